@@ -1,0 +1,44 @@
+/**
+ * The few atomic operations the module needs from shared state. Every TTL and due time is
+ * measured on the store's clock (`now()`), so tests move time with the sandbox's clock and
+ * limits, cooldowns and expiries follow. Keys are opaque strings chosen by the module; a
+ * store may prefix them. Values are strings (JSON where structured).
+ */
+export interface VerificationStore {
+  /** Milliseconds since the epoch on the store's clock. */
+  now(): number;
+
+  /** The value, or null when absent or expired. */
+  get(key: string): Promise<string | null>;
+  /** Sets the value; it expires `ttlMs` after now. */
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /** Sets the value only when absent (or expired). True when this call set it. Atomic. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Removes the key; no error when absent. */
+  delete(key: string): Promise<void>;
+  /**
+   * Adds `by` to an integer counter and returns the new value and the window end. The TTL
+   * is set when the counter is created and not extended by later increments (a fixed
+   * window); an expired counter starts again from zero. Atomic.
+   */
+  increment(key: string, by: number, ttlMs: number): Promise<{ value: number; expiresAt: number }>;
+
+  /** Adds or moves `member` in the due-queue `queue`, due at `dueAt` (store clock, ms). */
+  schedule(queue: string, member: string, dueAt: number): Promise<void>;
+  /**
+   * Takes up to `limit` members whose due time has passed and, in the same atomic step,
+   * re-schedules each at now + `leaseMs`, so that one member is handed to one caller per
+   * lease across every instance sharing the store.
+   */
+  claimDue(queue: string, limit: number, leaseMs: number): Promise<string[]>;
+  /** Removes `member` from the queue; no error when absent. */
+  unschedule(queue: string, member: string): Promise<void>;
+  /** Number of members in the queue (due or not). */
+  queueSize(queue: string): Promise<number>;
+
+  /** Releases what the store created itself (timers, its own connections). Never closes a client it was given. */
+  close(): Promise<void>;
+}
+
+/** Injection token, same name as the interface (as in @nestjs/throttler). */
+export const VerificationStore = Symbol('VerificationStore');

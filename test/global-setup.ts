@@ -1,0 +1,1 @@
+export default async function globalSetup(): Promise<void> {}
