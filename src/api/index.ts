@@ -1,0 +1,16 @@
+export * from './api.types.js';
+export type * from './api.wire.js';
+export {
+  API_CLIENT_DEFAULTS,
+  VERIFICATION_API_CLIENT_OPTIONS,
+  type ApiOperation,
+  type ApiRequestInfo,
+  type VerificationApiClientOptions,
+} from './api-client.options.js';
+export { isKnownMethod, normalizeMethod, toWireMethod } from './method-names.js';
+export { VerificationApiClient } from './verification-api.client.js';
+export {
+  VerificationApiError,
+  VerificationApiUnavailableError,
+  type UnavailableReason,
+} from './verification-api.error.js';

@@ -1,0 +1,410 @@
+import http from 'node:http';
+import https from 'node:https';
+import { HttpService } from '@nestjs/axios';
+import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
+import axios, { type AxiosResponse } from 'axios';
+import { firstValueFrom } from 'rxjs';
+import {
+  API_CLIENT_DEFAULTS,
+  VERIFICATION_API_CLIENT_OPTIONS,
+  type ApiOperation,
+  type ApiRequestInfo,
+  type VerificationApiClientOptions,
+} from './api-client.options.js';
+import {
+  isWireObject,
+  toBalance,
+  toCheckRequestWire,
+  toCheckResult,
+  toInitiateRequestWire,
+  toInitiateResult,
+  toPrices,
+  toProblem,
+  toUsageParams,
+  toUsageSummary,
+  toVerificationSession,
+} from './api.mapper.js';
+import type {
+  Balance,
+  CheckRequest,
+  CheckResult,
+  InitiateRequest,
+  InitiateResult,
+  Prices,
+  UsageQuery,
+  UsageSummary,
+  VerificationSession,
+} from './api.types.js';
+import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
+import { VerificationApiError, VerificationApiUnavailableError } from './verification-api.error.js';
+import { WireFormatError } from './wire-format.error.js';
+
+/** Bodies above this are not a verification API answer. */
+const MAX_BODY_BYTES = 1024 * 1024;
+/** Idle keep-alive sockets are closed after this (or the server's `Keep-Alive: timeout` hint, if shorter),
+ * below common server idle timeouts, so that a request rarely lands on a socket the server just closed. */
+const IDLE_SOCKET_MS = 4000;
+
+type ApiError = VerificationApiError | VerificationApiUnavailableError;
+
+interface Call<T> {
+  operation: ApiOperation;
+  method: 'GET' | 'POST';
+  /** Route template reported to the hook (no ids). */
+  route: string;
+  /** Actual path, ids encoded. */
+  path: string;
+  params?: Record<string, string>;
+  data?: unknown;
+  map: (body: unknown) => T;
+}
+
+type Outcome<T> = { ok: true; status: number; value: T } | { ok: false; status?: number; error: ApiError };
+
+/**
+ * Typed client of the verification API. GETs are retried on network errors, 5xx and 429 (within
+ * `maxRetries` and `retryDeadlineMs`); POSTs are retried only when the connection was refused, i.e.
+ * nothing reached the server, because a repeated initiate charges twice and a repeated check spends an
+ * attempt. Every failure is a VerificationApiError or a VerificationApiUnavailableError.
+ */
+@Injectable()
+export class VerificationApiClient implements OnModuleDestroy {
+  // Private (#) so neither util.inspect nor a serialiser of the client ever shows the credentials.
+  readonly #authorization: string;
+  readonly #baseUrl: string;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #retryDeadlineMs: number;
+  readonly #maxRetryAfterMs: number;
+  readonly #onRequest: ((info: ApiRequestInfo) => void) | undefined;
+  readonly #http: HttpService;
+  readonly #httpAgent = new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+  readonly #httpsAgent = new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+
+  constructor(
+    @Inject(VERIFICATION_API_CLIENT_OPTIONS) options: VerificationApiClientOptions,
+    @Optional() httpService?: HttpService,
+  ) {
+    this.#baseUrl = checkBaseUrl(options.baseUrl);
+    for (const field of ['apiKey', 'apiSecret'] as const) {
+      if (typeof options[field] !== 'string' || options[field] === '') {
+        throw new TypeError(`VerificationApiClient: "${field}" must be a non-empty string`);
+      }
+    }
+    this.#authorization =
+      'Basic ' + Buffer.from(`${options.apiKey}:${options.apiSecret}`, 'utf8').toString('base64');
+    this.#timeoutMs = positive(options.timeoutMs, 'timeoutMs') ?? API_CLIENT_DEFAULTS.timeoutMs;
+    this.#maxRetries = nonNegativeInt(options.maxRetries, 'maxRetries') ?? API_CLIENT_DEFAULTS.maxRetries;
+    this.#retryDeadlineMs =
+      positive(options.retryDeadlineMs, 'retryDeadlineMs') ?? API_CLIENT_DEFAULTS.retryDeadlineMs;
+    this.#maxRetryAfterMs =
+      nonNegative(options.maxRetryAfterMs, 'maxRetryAfterMs') ?? API_CLIENT_DEFAULTS.maxRetryAfterMs;
+    this.#onRequest = options.onRequest;
+    this.#http = httpService ?? new HttpService(axios.create());
+  }
+
+  /** A client outside Nest DI, with its own axios instance. Call `close()` when done. */
+  static create(options: VerificationApiClientOptions): VerificationApiClient {
+    return new VerificationApiClient(options, new HttpService(axios.create()));
+  }
+
+  /** `POST /v1/verify`. Never retried once it may have reached the server. */
+  initiate(req: InitiateRequest): Promise<InitiateResult> {
+    return this.#call({
+      operation: 'initiate',
+      method: 'POST',
+      route: '/v1/verify',
+      path: '/v1/verify',
+      data: toInitiateRequestWire(req),
+      map: toInitiateResult,
+    });
+  }
+
+  /** `GET /v1/verify/{request_id}`: the source of truth. */
+  getSession(requestId: string): Promise<VerificationSession> {
+    return this.#call({
+      operation: 'getSession',
+      method: 'GET',
+      route: '/v1/verify/:request_id',
+      path: `/v1/verify/${encodeURIComponent(requestId)}`,
+      map: toVerificationSession,
+    });
+  }
+
+  /** `POST /v1/verify/check`. Never retried once it may have reached the server. */
+  check(req: CheckRequest): Promise<CheckResult> {
+    return this.#call({
+      operation: 'check',
+      method: 'POST',
+      route: '/v1/verify/check',
+      path: '/v1/verify/check',
+      data: toCheckRequestWire(req),
+      map: toCheckResult,
+    });
+  }
+
+  getBalance(): Promise<Balance> {
+    return this.#call({
+      operation: 'getBalance',
+      method: 'GET',
+      route: '/v1/balance',
+      path: '/v1/balance',
+      map: toBalance,
+    });
+  }
+
+  async getUsage(query?: UsageQuery): Promise<UsageSummary> {
+    return this.#call({
+      operation: 'getUsage',
+      method: 'GET',
+      route: '/v1/usage',
+      path: '/v1/usage',
+      params: toUsageParams(query),
+      map: toUsageSummary,
+    });
+  }
+
+  getPrices(): Promise<Prices> {
+    return this.#call({
+      operation: 'getPrices',
+      method: 'GET',
+      route: '/v1/prices',
+      path: '/v1/prices',
+      map: toPrices,
+    });
+  }
+
+  /** Closes the keep-alive connections. */
+  close(): void {
+    this.#httpAgent.destroy();
+    this.#httpsAgent.destroy();
+  }
+
+  onModuleDestroy(): void {
+    this.close();
+  }
+
+  async #call<T>(call: Call<T>): Promise<T> {
+    const deadline = Date.now() + this.#retryDeadlineMs;
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now();
+      // The last attempt of a GET is cut short by the total deadline; a POST always gets its full timeout.
+      const timeoutMs =
+        call.method === 'GET' ? Math.max(1, Math.min(this.#timeoutMs, deadline - started)) : this.#timeoutMs;
+      const outcome = await this.#attempt(call, timeoutMs);
+      const waitMs = outcome.ok ? undefined : this.#retryWait(call, outcome.error, attempt, deadline);
+      this.#report({
+        operation: call.operation,
+        method: call.method,
+        path: call.route,
+        status: outcome.status,
+        durationMs: Date.now() - started,
+        attempt,
+        willRetry: waitMs !== undefined,
+        error: outcome.ok ? undefined : errorLabel(outcome.error),
+      });
+      if (outcome.ok) return outcome.value;
+      if (waitMs === undefined) throw outcome.error;
+      await sleep(waitMs);
+    }
+  }
+
+  /** How long to wait before retrying, or undefined when this failure is final. */
+  #retryWait(call: Call<unknown>, error: ApiError, attempt: number, deadline: number): number | undefined {
+    if (attempt > this.#maxRetries) return undefined;
+    let wait = backoffDelay(attempt - 1);
+    if (call.method === 'POST') {
+      // Refused means the request never left: the only failure after which a POST is safe to repeat.
+      if (!(error instanceof VerificationApiUnavailableError && error.code === 'ECONNREFUSED'))
+        return undefined;
+    } else if (error instanceof VerificationApiError) {
+      if (!isRetryableStatus(error.status)) return undefined;
+      if (error.retryAfterMs !== undefined) {
+        if (error.retryAfterMs > this.#maxRetryAfterMs) return undefined;
+        wait = error.retryAfterMs;
+      }
+    } else if (error.reason === 'bad_response') {
+      // An HTML/empty 5xx from a proxy is transient; a garbled 2xx or 4xx is not worth repeating.
+      if (error.status === undefined || error.status < 500) return undefined;
+    } else if (error.reason !== 'timeout' && error.reason !== 'network') {
+      return undefined;
+    }
+    // Leave the next attempt at least a little time before the deadline.
+    return Date.now() + wait + 50 < deadline ? wait : undefined;
+  }
+
+  async #attempt<T>(call: Call<T>, timeoutMs: number): Promise<Outcome<T>> {
+    const controller = new AbortController();
+    let timedOut = false;
+    // A hard deadline for the whole exchange: axios' own `timeout` only bounds socket inactivity.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    let response: AxiosResponse<unknown>;
+    try {
+      response = await firstValueFrom(
+        this.#http.request<unknown>({
+          method: call.method,
+          url: this.#baseUrl + call.path,
+          params: call.params,
+          data: call.data,
+          headers: {
+            Authorization: this.#authorization,
+            Accept: 'application/json, application/problem+json',
+            'User-Agent': 'nestjs-phone-verification',
+          },
+          timeout: timeoutMs,
+          signal: controller.signal,
+          httpAgent: this.#httpAgent,
+          httpsAgent: this.#httpsAgent,
+          validateStatus: () => true,
+          responseType: 'text',
+          transformResponse: [(data: unknown) => data],
+          maxRedirects: 0,
+          maxContentLength: MAX_BODY_BYTES,
+          maxBodyLength: MAX_BODY_BYTES,
+          transitional: { clarifyTimeoutError: true },
+        }),
+      );
+    } catch (err) {
+      // The axios error carries the request config (and so the Authorization header): read its code, drop it.
+      return { ok: false, error: unavailableFromThrown(call.operation, err, timedOut) };
+    } finally {
+      clearTimeout(timer);
+    }
+    return readResponse(call, response);
+  }
+
+  #report(info: ApiRequestInfo): void {
+    if (!this.#onRequest) return;
+    try {
+      this.#onRequest(info);
+    } catch {
+      // An observer's failure must not change the outcome of the call.
+    }
+  }
+}
+
+function unavailableFromThrown(
+  operation: ApiOperation,
+  err: unknown,
+  timedOut: boolean,
+): VerificationApiUnavailableError {
+  const raw = isWireObject(err) ? err.code : undefined;
+  const code = typeof raw === 'string' && /^[A-Z0-9_]{1,40}$/.test(raw) ? raw : undefined;
+  if (timedOut || code === 'ETIMEDOUT') {
+    return new VerificationApiUnavailableError({ operation, reason: 'timeout', code: 'ETIMEDOUT' });
+  }
+  if (code === 'ERR_BAD_RESPONSE' || code === 'ERR_FR_MAX_BODY_LENGTH_EXCEEDED') {
+    return new VerificationApiUnavailableError({ operation, reason: 'bad_response', code });
+  }
+  return new VerificationApiUnavailableError({ operation, reason: 'network', code });
+}
+
+/** Parses the body as JSON unless it is HTML or empty; undefined when it is not JSON. */
+function parseBody(data: unknown, contentType: string): unknown {
+  if (typeof data !== 'string' || data.trim() === '' || /html/i.test(contentType)) return undefined;
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function readResponse<T>(call: Call<T>, response: AxiosResponse<unknown>): Outcome<T> {
+  const { status } = response;
+  const operation = call.operation;
+  const contentType = String(response.headers['content-type'] ?? '');
+  const body = parseBody(response.data, contentType);
+  if (status >= 200 && status < 300) {
+    if (body === undefined) {
+      const detail = /html/i.test(contentType) ? 'HTML body' : 'body is not JSON';
+      return {
+        ok: false,
+        status,
+        error: new VerificationApiUnavailableError({ operation, reason: 'bad_response', status, detail }),
+      };
+    }
+    try {
+      return { ok: true, status, value: call.map(body) };
+    } catch (err) {
+      // Any mapping failure means the body is unusable; only WireFormatError's message is known to be safe.
+      const detail = err instanceof WireFormatError ? err.message : 'unreadable body';
+      return {
+        ok: false,
+        status,
+        error: new VerificationApiUnavailableError({ operation, reason: 'bad_response', status, detail }),
+      };
+    }
+  }
+  const problem = toProblem(body);
+  const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+  if (problem || status === 429) {
+    // A 429 is a definite answer even without a problem document.
+    return {
+      ok: false,
+      status,
+      error: new VerificationApiError({ operation, status, problem, retryAfterMs }),
+    };
+  }
+  const emptyBody = typeof response.data !== 'string' || response.data.trim() === '';
+  const reason = status === 403 && emptyBody ? 'forbidden' : 'bad_response';
+  const detail =
+    reason === 'forbidden' ? undefined : emptyBody ? 'empty body' : 'body is not a problem document';
+  return {
+    ok: false,
+    status,
+    error: new VerificationApiUnavailableError({ operation, reason, status, detail }),
+  };
+}
+
+function errorLabel(error: ApiError): string {
+  if (error instanceof VerificationApiError) return error.errorCode ?? `http_${error.status}`;
+  return error.reason;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function checkBaseUrl(value: unknown): string {
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new TypeError('VerificationApiClient: "baseUrl" must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError('VerificationApiClient: "baseUrl" must be an absolute http(s) URL');
+  }
+  if (url.username || url.password) {
+    // Credentials in the URL would travel in every error's request config; they belong in apiKey/apiSecret.
+    throw new TypeError('VerificationApiClient: "baseUrl" must not contain credentials');
+  }
+  return String(value).replace(/\/+$/, '');
+}
+
+function positive(value: number | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`VerificationApiClient: "${field}" must be a positive number`);
+  }
+  return value;
+}
+
+function nonNegative(value: number | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new TypeError(`VerificationApiClient: "${field}" must be a non-negative number`);
+  }
+  return value;
+}
+
+function nonNegativeInt(value: number | undefined, field: string): number | undefined {
+  const n = nonNegative(value, field);
+  if (n !== undefined && !Number.isInteger(n)) {
+    throw new TypeError(`VerificationApiClient: "${field}" must be a non-negative integer`);
+  }
+  return n;
+}
