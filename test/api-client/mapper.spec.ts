@@ -1,0 +1,315 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  parseDate,
+  toBalance,
+  toCheckResult,
+  toInitiateRequestWire,
+  toInitiateResult,
+  toPrices,
+  toUsageParams,
+  toUsageSummary,
+  toVerificationSession,
+} from '../../src/api/api.mapper.js';
+import { isKnownMethod, normalizeMethod, toWireMethod } from '../../src/api/method-names.js';
+import { backoffDelay, parseRetryAfter } from '../../src/api/retry-policy.js';
+import { WireFormatError } from '../../src/api/wire-format.error.js';
+
+const RID = '3f2c7d9e-8a41-4c55-9b1e-0d6a2f4e7b10';
+const common = {
+  request_id: RID,
+  phone_number: '+79123456789',
+  status: 'sent',
+  cost: { amount: 3, currency: 'RUB' },
+  expires_at: '2026-10-01T12:05:00Z',
+};
+
+describe('method names', () => {
+  it('normalises the schema name msgr1 to msgr1_otp and passes others through', () => {
+    expect(normalizeMethod('msgr1')).toBe('msgr1_otp');
+    expect(normalizeMethod('msgr1_otp')).toBe('msgr1_otp');
+    expect(normalizeMethod('sms')).toBe('sms');
+    expect(normalizeMethod('carrier_pigeon')).toBe('carrier_pigeon');
+  });
+
+  it('sends msgr1_otp as msgr1_otp (the guides name) and every other method as given', () => {
+    expect(toWireMethod('msgr1_otp')).toBe('msgr1_otp');
+    expect(toWireMethod('reverse_flash_call')).toBe('reverse_flash_call');
+    expect(
+      toInitiateRequestWire({ phoneNumber: '+79123456789', method: 'msgr1_otp', expirySeconds: 120 }),
+    ).toEqual({
+      phone_number: '+79123456789',
+      method: 'msgr1_otp',
+      expiry_seconds: 120,
+    });
+    expect(toInitiateRequestWire({ phoneNumber: '+79123456789', method: 'sms' })).not.toHaveProperty(
+      'expiry_seconds',
+    );
+  });
+
+  it('knows exactly the canonical methods', () => {
+    for (const m of [
+      'reverse_flash_call',
+      'flash_call',
+      'msgr1_otp',
+      'msgr2_bot',
+      'sms',
+      'operator_id',
+      'voice',
+    ]) {
+      expect(isKnownMethod(m)).toBe(true);
+    }
+    expect(isKnownMethod('msgr1')).toBe(false);
+    expect(isKnownMethod('carrier_pigeon')).toBe(false);
+  });
+});
+
+describe('dates', () => {
+  it('parses ISO date-times and turns anything else into undefined', () => {
+    expect(parseDate('2026-10-01T12:05:00Z')?.toISOString()).toBe('2026-10-01T12:05:00.000Z');
+    expect(parseDate('not a date')).toBeUndefined();
+    expect(parseDate('')).toBeUndefined();
+    expect(parseDate(12345)).toBeUndefined();
+    expect(parseDate(null)).toBeUndefined();
+  });
+});
+
+describe('initiate result', () => {
+  it('maps each method to its variant with its extra fields', () => {
+    const rfc = toInitiateResult({
+      ...common,
+      method: 'reverse_flash_call',
+      number_to_call: '+74950000000',
+      code_length: 4,
+    });
+    expect(rfc).toEqual({
+      method: 'reverse_flash_call',
+      requestId: RID,
+      phoneNumber: '+79123456789',
+      status: 'sent',
+      cost: { amount: 3, currency: 'RUB' },
+      expiresAt: new Date('2026-10-01T12:05:00Z'),
+      codeLength: 4,
+      numberToCall: '+74950000000',
+    });
+    const bot = toInitiateResult({
+      ...common,
+      method: 'msgr2_bot',
+      deep_link: 'https://m.example/bot?start=t',
+      code_length: 6,
+    });
+    expect(bot.method === 'msgr2_bot' && bot.deepLink).toBe('https://m.example/bot?start=t');
+    const op = toInitiateResult({ ...common, method: 'operator_id', awaiting_code: false });
+    expect(op.method === 'operator_id' && op.awaitingCode).toBe(false);
+    const sms = toInitiateResult({ ...common, method: 'sms', code_length: 6 });
+    expect(sms).toMatchObject({ method: 'sms', codeLength: 6 });
+    expect(sms).not.toHaveProperty('raw');
+  });
+
+  it('normalises the msgr1 discriminator to msgr1_otp', () => {
+    expect(toInitiateResult({ ...common, method: 'msgr1', code_length: 5 })).toMatchObject({
+      method: 'msgr1_otp',
+      codeLength: 5,
+    });
+  });
+
+  it('passes an unknown method through with the raw wire object', () => {
+    const wire = { ...common, method: 'carrier_pigeon', feather_colour: 'grey' };
+    const result = toInitiateResult(wire);
+    expect(result.method).toBe('carrier_pigeon');
+    expect('raw' in result && result.raw).toEqual(wire);
+  });
+
+  it('keeps an unknown status and degrades bad optional fields instead of crashing', () => {
+    const result = toInitiateResult({
+      ...common,
+      method: 'sms',
+      status: 'queued_on_the_moon',
+      expires_at: 'tomorrow-ish',
+      cost: { amount: 'lots' },
+      code_length: 'six',
+    });
+    expect(result.status).toBe('queued_on_the_moon');
+    expect(result.expiresAt).toBeUndefined();
+    expect(result.cost).toBeUndefined();
+    expect(result.codeLength).toBeUndefined();
+  });
+
+  it('accepts a decimal amount serialised as a string and keeps the currency', () => {
+    expect(
+      toInitiateResult({ ...common, method: 'sms', cost: { amount: '0.25', currency: 'RUB' } }).cost,
+    ).toEqual({
+      amount: 0.25,
+      currency: 'RUB',
+    });
+  });
+
+  it('rejects a body without its identity fields with a WireFormatError naming the field', () => {
+    expect(() => toInitiateResult({ ...common })).toThrow(
+      new WireFormatError('initiate response: missing "method"'),
+    );
+    expect(() => toInitiateResult({ method: 'sms', phone_number: '+79123456789', status: 'sent' })).toThrow(
+      /missing "request_id"/,
+    );
+    expect(() => toInitiateResult('garbage')).toThrow(WireFormatError);
+    expect(() => toInitiateResult([common])).toThrow(WireFormatError);
+  });
+});
+
+describe('session and check', () => {
+  it('maps a session with parsed dates and normalised method', () => {
+    const session = toVerificationSession({
+      ...common,
+      method: 'msgr1',
+      status: 'verified',
+      created_at: '2026-10-01T12:00:00Z',
+      verified_at: '2026-10-01T12:01:00Z',
+      awaiting_code: false,
+    });
+    expect(session).toEqual({
+      requestId: RID,
+      phoneNumber: '+79123456789',
+      method: 'msgr1_otp',
+      status: 'verified',
+      cost: { amount: 3, currency: 'RUB' },
+      createdAt: new Date('2026-10-01T12:00:00Z'),
+      verifiedAt: new Date('2026-10-01T12:01:00Z'),
+      expiresAt: new Date('2026-10-01T12:05:00Z'),
+      awaitingCode: false,
+    });
+  });
+
+  it('gives verifiedAt null when absent, null or invalid', () => {
+    expect(toVerificationSession({ ...common, method: 'sms' }).verifiedAt).toBeNull();
+    expect(toVerificationSession({ ...common, method: 'sms', verified_at: null }).verifiedAt).toBeNull();
+    expect(toVerificationSession({ ...common, method: 'sms', verified_at: 'soon' }).verifiedAt).toBeNull();
+  });
+
+  it('maps a check result and rejects one without a status', () => {
+    expect(toCheckResult({ request_id: RID, status: 'verified', phone_number: '+79123456789' })).toEqual({
+      requestId: RID,
+      status: 'verified',
+      phoneNumber: '+79123456789',
+    });
+    expect(() => toCheckResult({ request_id: RID, phone_number: '+79123456789' })).toThrow(
+      /missing "status"/,
+    );
+  });
+});
+
+describe('balance and usage', () => {
+  it('keeps Money as amount and currency', () => {
+    expect(toBalance({ balance: { amount: 99.75, currency: 'RUB' } })).toEqual({
+      balance: { amount: 99.75, currency: 'RUB' },
+    });
+    expect(() => toBalance({})).toThrow(WireFormatError);
+  });
+
+  it('normalises by_method keys, summing msgr1 and msgr1_otp, and drops invalid counts and days', () => {
+    const usage = toUsageSummary({
+      from: '2026-09-01',
+      to: '2026-09-30',
+      total_verifications: 10,
+      successful: 7,
+      success_rate: 0.7,
+      total_cost: { amount: 12.5, currency: 'RUB' },
+      by_method: { msgr1: 3, msgr1_otp: 1, sms: 6, voice: 'n/a' },
+      by_status: { verified: 7, expired: 2, failed: 1 },
+      daily: [{ date: '2026-09-02', total: 10, verified: 7 }, { total: 1 }, 'junk'],
+    });
+    expect(usage).toEqual({
+      from: '2026-09-01',
+      to: '2026-09-30',
+      totalVerifications: 10,
+      successful: 7,
+      successRate: 0.7,
+      totalCost: { amount: 12.5, currency: 'RUB' },
+      byMethod: { msgr1_otp: 4, sms: 6 },
+      byStatus: { verified: 7, expired: 2, failed: 1 },
+      daily: [{ date: '2026-09-02', total: 10, verified: 7 }],
+    });
+  });
+
+  it('derives a missing success rate rounded to 4 places', () => {
+    expect(toUsageSummary({ total_verifications: 3, successful: 2 }).successRate).toBe(0.6667);
+    expect(toUsageSummary({}).successRate).toBe(0);
+  });
+
+  it('sends Dates as their UTC date and strings as given', () => {
+    expect(toUsageParams({ from: new Date('2026-09-01T23:30:00-02:00'), to: '2026-09-30' })).toEqual({
+      from: '2026-09-02',
+      to: '2026-09-30',
+    });
+    expect(toUsageParams(undefined)).toEqual({});
+    expect(() => toUsageParams({ from: new Date('nope') })).toThrow(RangeError);
+  });
+});
+
+describe('prices (shape "not shown")', () => {
+  const expected = {
+    prices: [
+      { method: 'sms', price: { amount: 3, currency: 'RUB' } },
+      { method: 'msgr1_otp', price: { amount: 0.9, currency: 'RUB' } },
+    ],
+  };
+
+  it('accepts a list of { method, price: Money } under prices', () => {
+    expect(
+      toPrices({
+        currency: 'RUB',
+        prices: [
+          { method: 'sms', price: { amount: 3, currency: 'RUB' } },
+          { method: 'msgr1', price: { amount: 0.9, currency: 'RUB' } },
+        ],
+      }),
+    ).toEqual(expected);
+  });
+
+  it('accepts a top-level list of { method, amount, currency }', () => {
+    expect(
+      toPrices([
+        { method: 'sms', amount: 3, currency: 'RUB' },
+        { method: 'msgr1_otp', amount: '0.90' },
+      ]),
+    ).toEqual(expected);
+  });
+
+  it('accepts a map of Money or bare numbers, at the top level or under prices', () => {
+    expect(toPrices({ sms: { amount: 3, currency: 'RUB' }, msgr1: 0.9 })).toEqual(expected);
+    expect(toPrices({ currency: 'RUB', prices: { sms: 3, msgr1_otp: { amount: 0.9 } } })).toEqual(expected);
+  });
+
+  it('takes the document currency for bare amounts and skips nonsense entries', () => {
+    expect(
+      toPrices({
+        currency: 'USD',
+        prices: [
+          { method: 'sms', price: 1 },
+          { method: '' },
+          { price: 2 },
+          7,
+          { method: 'flash_call', price: 'x' },
+        ],
+      }),
+    ).toEqual({ prices: [{ method: 'sms', price: { amount: 1, currency: 'USD' } }] });
+    expect(() => toPrices('cheap')).toThrow(WireFormatError);
+  });
+});
+
+describe('retry policy', () => {
+  it('reads Retry-After as seconds or an HTTP-date', () => {
+    const now = Date.parse('2026-10-01T12:00:00Z');
+    expect(parseRetryAfter('2', now)).toBe(2000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('Thu, 01 Oct 2026 12:00:03 GMT', now)).toBe(3000);
+    expect(parseRetryAfter('Thu, 01 Oct 2026 11:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+
+  it('draws full-jitter delays below an exponentially growing, capped ceiling', () => {
+    expect(backoffDelay(0, () => 0.999)).toBe(99);
+    expect(backoffDelay(3, () => 0.5)).toBe(400);
+    expect(backoffDelay(20, () => 0.999)).toBe(1998);
+    expect(backoffDelay(5, () => 0)).toBe(0);
+  });
+});
