@@ -155,4 +155,369 @@ export interface VerificationModuleOptions {
   logger?: LoggerService;
   /** Mask phone numbers in logs. Default true. */
   maskPhoneNumbers?: boolean;
+  /**
+   * Clock in ms since the epoch (default `Date.now`). Tests link it to the sandbox's clock
+   * (`clock: () => sandbox.now()`); the default MemoryStore uses it too.
+   */
+  clock?: () => number;
+}
+
+/* ------------------------------------------------------------------ defaults and validation */
+
+export const DEFAULT_METHODS: KnownVerificationMethod[] = [
+  'reverse_flash_call',
+  'flash_call',
+  'msgr1_otp',
+  'msgr2_bot',
+  'sms',
+  'operator_id',
+];
+const ALL_METHODS: readonly string[] = [...DEFAULT_METHODS, 'voice'];
+const LOG_LEVELS: readonly string[] = ['log', 'error', 'warn', 'debug', 'verbose', 'fatal'];
+
+export interface ResolvedLimits {
+  enabled: boolean;
+  startPerIp: RateLimit | false;
+  startPerPhone: RateLimit | false;
+  resendCooldownMs: number | false;
+  checkPerIp: RateLimit | false;
+  coalesceStarts: boolean;
+  spendCap: { amount: number; windowMs: number; currency: string } | false;
+  key?: LimitsOptions['key'];
+  beforeStart?: LimitsOptions['beforeStart'];
+}
+
+/** Options after defaults were applied and validation passed. */
+export interface ResolvedVerificationOptions {
+  api: Required<ApiOptions>;
+  webhooks: {
+    secrets: string[];
+    verifier?: WebhookVerifier;
+    signature: 'standard-webhooks' | 'none';
+    toleranceSeconds: number;
+    path: string;
+    enabled: boolean;
+    confirmWithApi: boolean;
+  };
+  routes: { prefix: string; enabled: boolean };
+  methods: KnownVerificationMethod[];
+  phone: { defaultCountry: string; allowedCountries: string[]; allowedTypes: string[] };
+  limits: ResolvedLimits;
+  owner?: VerificationModuleOptions['owner'];
+  store?: StoreOption;
+  reconcile: Required<ReconcileOptions>;
+  statusCache: Required<StatusCacheOptions>;
+  expirySeconds?: number;
+  handleKey?: string;
+  balanceWatch?: BalanceWatchOptions;
+  pricesTtlMs: number;
+  metrics?: MetricsOptions;
+  logLevels: LogLevel[] | false;
+  logger?: LoggerService;
+  maskPhoneNumbers: boolean;
+  clock: () => number;
+}
+
+/** Thrown at boot when an option is wrong; the message names the field. */
+export class VerificationOptionsError extends Error {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`VerificationModule: option "${field}" ${problem}`);
+    this.name = 'VerificationOptionsError';
+  }
+}
+
+type Check = (value: unknown) => string | undefined;
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
+const nonEmptyString: Check = (v) =>
+  typeof v === 'string' && v.trim() !== '' ? undefined : 'must be a non-empty string';
+const positiveInt: Check = (v) =>
+  Number.isInteger(v) && (v as number) > 0 ? undefined : `must be a positive integer (got ${describe(v)})`;
+const nonNegativeInt: Check = (v) =>
+  Number.isInteger(v) && (v as number) >= 0
+    ? undefined
+    : `must be a non-negative integer (got ${describe(v)})`;
+const fn: Check = (v) => (typeof v === 'function' ? undefined : 'must be a function');
+const bool: Check = (v) =>
+  typeof v === 'boolean' ? undefined : `must be true or false (got ${describe(v)})`;
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (Array.isArray(v)) return 'an array';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'an object' : String(v);
+}
+
+function check(field: string, value: unknown, ...checks: Check[]): void {
+  for (const c of checks) {
+    const problem = c(value);
+    if (problem) throw new VerificationOptionsError(field, problem);
+  }
+}
+function optional(field: string, value: unknown, ...checks: Check[]): void {
+  if (value !== undefined) check(field, value, ...checks);
+}
+
+function rateLimit(
+  field: string,
+  value: RateLimit | false | undefined,
+  fallback: RateLimit,
+): RateLimit | false {
+  if (value === undefined) return fallback;
+  if (value === false) return false;
+  if (!isObject(value)) throw new VerificationOptionsError(field, 'must be { points, windowMs } or false');
+  check(`${field}.points`, value.points, positiveInt);
+  check(`${field}.windowMs`, value.windowMs, positiveInt);
+  return { points: value.points, windowMs: value.windowMs };
+}
+
+function normalizePrefix(prefix: string): string {
+  return prefix.replace(/^\/+|\/+$/g, '');
+}
+
+/**
+ * Applies defaults and validates. Called once at boot (forRoot and forRootAsync alike);
+ * a wrong option stops the application with a message naming the field. Never echoes secrets.
+ */
+export function resolveVerificationOptions(input: VerificationModuleOptions): ResolvedVerificationOptions {
+  if (!isObject(input)) throw new VerificationOptionsError('(root)', 'must be an options object');
+  const api = input.api as Partial<ApiOptions> | undefined;
+  if (!isObject(api))
+    throw new VerificationOptionsError('api', 'is required: { baseUrl, apiKey, apiSecret }');
+  check('api.baseUrl', api.baseUrl, nonEmptyString, (v) => {
+    try {
+      const u = new URL(v as string);
+      return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : 'must be an http(s) URL';
+    } catch {
+      return `must be an absolute http(s) URL (got ${describe(v)})`;
+    }
+  });
+  check('api.apiKey', api.apiKey, nonEmptyString);
+  // The secret itself is never echoed in a message.
+  check('api.apiSecret', api.apiSecret, nonEmptyString);
+  optional('api.timeoutMs', api.timeoutMs, positiveInt);
+  optional('api.maxRetries', api.maxRetries, nonNegativeInt);
+  optional('api.retryDeadlineMs', api.retryDeadlineMs, positiveInt);
+  optional('api.maxRetryAfterMs', api.maxRetryAfterMs, nonNegativeInt);
+
+  const webhooks = (input.webhooks ?? {}) as WebhookOptions;
+  if (!isObject(webhooks)) throw new VerificationOptionsError('webhooks', 'must be an object');
+  const secrets =
+    webhooks.secret === undefined ? [] : Array.isArray(webhooks.secret) ? webhooks.secret : [webhooks.secret];
+  secrets.forEach((s, i) =>
+    check(
+      Array.isArray(webhooks.secret) ? `webhooks.secret[${i}]` : 'webhooks.secret',
+      s,
+      nonEmptyString,
+      (v) =>
+        /^whsec_[A-Za-z0-9+/=]+$/.test(v as string)
+          ? undefined
+          : 'must be a Standard Webhooks secret ("whsec_<base64>")',
+    ),
+  );
+  optional('webhooks.signature', webhooks.signature, (v) =>
+    v === 'standard-webhooks' || v === 'none'
+      ? undefined
+      : `must be "standard-webhooks" or "none" (got ${describe(v)})`,
+  );
+  if (
+    webhooks.verifier !== undefined &&
+    !(isObject(webhooks.verifier) && typeof webhooks.verifier.verify === 'function')
+  )
+    throw new VerificationOptionsError(
+      'webhooks.verifier',
+      'must be an object with a verify(rawBody, headers) method',
+    );
+  optional('webhooks.toleranceSeconds', webhooks.toleranceSeconds, positiveInt);
+  optional('webhooks.path', webhooks.path, nonEmptyString);
+  optional('webhooks.enabled', webhooks.enabled, bool);
+  optional('webhooks.confirmWithApi', webhooks.confirmWithApi, bool);
+  const signature = webhooks.signature ?? 'standard-webhooks';
+  const webhooksConfigured = secrets.length > 0 || webhooks.verifier !== undefined || signature === 'none';
+  if (webhooks.enabled === true && !webhooksConfigured)
+    throw new VerificationOptionsError(
+      'webhooks.secret',
+      'is required when webhooks are enabled (or give webhooks.verifier, or signature: "none" to run unsigned)',
+    );
+
+  const routes = (input.routes ?? {}) as RoutesOptions;
+  optional('routes.prefix', routes.prefix, (v) =>
+    typeof v === 'string' && /^[A-Za-z0-9/_\-.:]*$/.test(v)
+      ? undefined
+      : `must be a URL path (got ${describe(v)})`,
+  );
+  optional('routes.enabled', routes.enabled, bool);
+
+  let methods = DEFAULT_METHODS;
+  if (input.methods !== undefined) {
+    if (!Array.isArray(input.methods) || input.methods.length === 0)
+      throw new VerificationOptionsError('methods', 'must be a non-empty array of method names');
+    input.methods.forEach((m, i) => {
+      if (!ALL_METHODS.includes(m as string))
+        throw new VerificationOptionsError(
+          `methods[${i}]`,
+          `is not a known method (got ${describe(m)}; known: ${ALL_METHODS.join(', ')})`,
+        );
+    });
+    methods = [...new Set(input.methods)];
+  }
+
+  const phone = (input.phone ?? {}) as PhoneOptions;
+  optional('phone.defaultCountry', phone.defaultCountry, (v) =>
+    typeof v === 'string' && /^[A-Z]{2}$/.test(v)
+      ? undefined
+      : `must be an ISO 3166 alpha-2 code like "RU" (got ${describe(v)})`,
+  );
+  if (phone.allowedCountries !== undefined) {
+    if (!Array.isArray(phone.allowedCountries) || phone.allowedCountries.length === 0)
+      throw new VerificationOptionsError('phone.allowedCountries', 'must be a non-empty array like ["RU"]');
+    phone.allowedCountries.forEach((c, i) =>
+      check(`phone.allowedCountries[${i}]`, c, (v) =>
+        typeof v === 'string' && /^[A-Z]{2}$/.test(v)
+          ? undefined
+          : `must be an ISO 3166 alpha-2 code (got ${describe(v)})`,
+      ),
+    );
+  }
+  if (
+    phone.allowedTypes !== undefined &&
+    (!Array.isArray(phone.allowedTypes) || phone.allowedTypes.length === 0)
+  )
+    throw new VerificationOptionsError('phone.allowedTypes', 'must be a non-empty array like ["MOBILE"]');
+
+  const limits = (input.limits ?? {}) as LimitsOptions;
+  if (!isObject(limits)) throw new VerificationOptionsError('limits', 'must be an object');
+  optional('limits.enabled', limits.enabled, bool);
+  optional('limits.coalesceStarts', limits.coalesceStarts, bool);
+  if (limits.resendCooldownMs !== undefined && limits.resendCooldownMs !== false)
+    check('limits.resendCooldownMs', limits.resendCooldownMs, positiveInt);
+  optional('limits.key', limits.key, fn);
+  optional('limits.beforeStart', limits.beforeStart, fn);
+  let spendCap: ResolvedLimits['spendCap'] = false;
+  if (limits.spendCap) {
+    if (!isObject(limits.spendCap))
+      throw new VerificationOptionsError('limits.spendCap', 'must be { amount, windowMs } or false');
+    check('limits.spendCap.amount', limits.spendCap.amount, (v) =>
+      typeof v === 'number' && Number.isFinite(v) && v > 0
+        ? undefined
+        : `must be a positive number (got ${describe(v)})`,
+    );
+    check('limits.spendCap.windowMs', limits.spendCap.windowMs, positiveInt);
+    spendCap = {
+      amount: limits.spendCap.amount,
+      windowMs: limits.spendCap.windowMs,
+      currency: limits.spendCap.currency ?? 'RUB',
+    };
+  }
+  const limitsEnabled = limits.enabled ?? true;
+
+  optional('owner', input.owner, fn);
+  optional('clock', input.clock, fn);
+  optional('expirySeconds', input.expirySeconds, (v) =>
+    Number.isInteger(v) && (v as number) > 0 && (v as number) <= 600
+      ? undefined
+      : `must be an integer of 1 to 600 seconds (got ${describe(v)})`,
+  );
+  optional('handleKey', input.handleKey, nonEmptyString, (v) =>
+    (v as string).length >= 32
+      ? undefined
+      : 'must be at least 32 characters (base64 or hex of 32+ random bytes)',
+  );
+  optional('pricesTtlMs', input.pricesTtlMs, positiveInt);
+  if (input.balanceWatch !== undefined) {
+    if (!isObject(input.balanceWatch))
+      throw new VerificationOptionsError('balanceWatch', 'must be { intervalMs, threshold }');
+    check('balanceWatch.intervalMs', input.balanceWatch.intervalMs, positiveInt);
+    check('balanceWatch.threshold', input.balanceWatch.threshold, (v) =>
+      typeof v === 'number' && Number.isFinite(v) && v >= 0
+        ? undefined
+        : `must be a non-negative number (got ${describe(v)})`,
+    );
+  }
+  const reconcile = (input.reconcile ?? {}) as ReconcileOptions;
+  optional('reconcile.enabled', reconcile.enabled, bool);
+  optional('reconcile.lazyIntervalMs', reconcile.lazyIntervalMs, positiveInt);
+  optional('reconcile.graceMs', reconcile.graceMs, nonNegativeInt);
+  optional('reconcile.tickMs', reconcile.tickMs, positiveInt);
+  optional('statusCache.enabled', input.statusCache?.enabled, bool);
+  if (input.logLevels !== undefined && input.logLevels !== false) {
+    if (!Array.isArray(input.logLevels))
+      throw new VerificationOptionsError('logLevels', 'must be an array of log levels or false');
+    input.logLevels.forEach((l, i) =>
+      check(`logLevels[${i}]`, l, (v) =>
+        LOG_LEVELS.includes(v as string) ? undefined : `is not a log level (got ${describe(v)})`,
+      ),
+    );
+  }
+  optional('maskPhoneNumbers', input.maskPhoneNumbers, bool);
+  if (input.metrics !== undefined) {
+    if (!isObject(input.metrics))
+      throw new VerificationOptionsError('metrics', 'must be { enabled, registry?, prefix? }');
+    check('metrics.enabled', input.metrics.enabled, bool);
+  }
+
+  return {
+    api: {
+      baseUrl: (api.baseUrl as string).replace(/\/+$/, ''),
+      apiKey: api.apiKey as string,
+      apiSecret: api.apiSecret as string,
+      timeoutMs: api.timeoutMs ?? 5000,
+      maxRetries: api.maxRetries ?? 2,
+      retryDeadlineMs: api.retryDeadlineMs ?? 10_000,
+      maxRetryAfterMs: api.maxRetryAfterMs ?? 5000,
+    },
+    webhooks: {
+      secrets,
+      verifier: webhooks.verifier,
+      signature,
+      toleranceSeconds: webhooks.toleranceSeconds ?? 300,
+      path: webhooks.path ?? 'webhooks',
+      enabled: (webhooks.enabled ?? true) && webhooksConfigured,
+      confirmWithApi: webhooks.confirmWithApi ?? true,
+    },
+    routes: { prefix: normalizePrefix(routes.prefix ?? 'verification'), enabled: routes.enabled ?? true },
+    methods,
+    phone: {
+      defaultCountry: phone.defaultCountry ?? 'RU',
+      allowedCountries: phone.allowedCountries ?? ['RU'],
+      allowedTypes: phone.allowedTypes ?? ['MOBILE', 'FIXED_LINE_OR_MOBILE'],
+    },
+    limits: {
+      enabled: limitsEnabled,
+      startPerIp: limitsEnabled
+        ? rateLimit('limits.startPerIp', limits.startPerIp, { points: 10, windowMs: 3_600_000 })
+        : false,
+      startPerPhone: limitsEnabled
+        ? rateLimit('limits.startPerPhone', limits.startPerPhone, { points: 5, windowMs: 3_600_000 })
+        : false,
+      resendCooldownMs: limitsEnabled ? (limits.resendCooldownMs ?? 60_000) : false,
+      checkPerIp: limitsEnabled
+        ? rateLimit('limits.checkPerIp', limits.checkPerIp, { points: 30, windowMs: 600_000 })
+        : false,
+      coalesceStarts: limits.coalesceStarts ?? true,
+      spendCap: limitsEnabled ? spendCap : false,
+      key: limits.key,
+      beforeStart: limits.beforeStart,
+    },
+    owner: input.owner,
+    store: input.store,
+    reconcile: {
+      enabled: reconcile.enabled ?? true,
+      lazyIntervalMs: reconcile.lazyIntervalMs ?? 15_000,
+      graceMs: reconcile.graceMs ?? 60_000,
+      tickMs: reconcile.tickMs ?? 250,
+    },
+    statusCache: { enabled: input.statusCache?.enabled ?? true },
+    expirySeconds: input.expirySeconds,
+    handleKey: input.handleKey,
+    balanceWatch: input.balanceWatch,
+    pricesTtlMs: input.pricesTtlMs ?? 600_000,
+    metrics: input.metrics,
+    logLevels: input.logLevels ?? ['log', 'error', 'warn', 'fatal'],
+    logger: input.logger,
+    maskPhoneNumbers: input.maskPhoneNumbers ?? true,
+    clock: input.clock ?? Date.now,
+  };
 }

@@ -1,0 +1,22 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString, MaxLength } from 'class-validator';
+
+export class StartVerificationDto {
+  @ApiProperty({
+    description: 'Phone number as typed; normalised to E.164 (default country applies)',
+    example: '+79123456789',
+    maxLength: 64,
+  })
+  @IsString()
+  @MaxLength(64)
+  phone_number!: string;
+
+  @ApiProperty({
+    description: 'One of the methods `GET /methods` offers',
+    example: 'sms',
+    enum: ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'sms', 'operator_id', 'voice'],
+  })
+  @IsString()
+  @MaxLength(40)
+  method!: string;
+}

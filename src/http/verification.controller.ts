@@ -1,0 +1,122 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Req,
+  UseFilters,
+  UsePipes,
+  type Type,
+} from '@nestjs/common';
+import {
+  ApiBody,
+  ApiOkResponse,
+  ApiCreatedResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiProduces,
+} from '@nestjs/swagger';
+import { VerificationService } from '../sessions/verification.service.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { CheckVerificationDto } from './check-verification.dto.js';
+import { clientIp } from './client-request.js';
+import { ProblemDetailsFilter } from './problem-details.filter.js';
+import { StartVerificationDto } from './start-verification.dto.js';
+import { createVerificationValidationPipe } from './validation.pipe.js';
+import {
+  CheckVerificationResponse,
+  StartVerificationResponse,
+  VerificationMethodsResponse,
+  VerificationStatusResponse,
+} from './verification.responses.js';
+
+/**
+ * The frontend-facing routes. The handlers live here; `createVerificationController(prefix)`
+ * declares a fresh subclass per registration with its own `@Controller(prefix)`, so the prefix is
+ * a static option and no shared class's metadata is ever rewritten at runtime.
+ */
+@ApiTags('verification')
+@ApiProduces('application/json', 'application/problem+json')
+@UseFilters(ProblemDetailsFilter)
+@UsePipes(createVerificationValidationPipe())
+export abstract class VerificationControllerBase {
+  constructor(
+    protected readonly verification: VerificationService,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) protected readonly options: ResolvedVerificationOptions,
+  ) {}
+
+  @Post('start')
+  @ApiOperation({ summary: 'Start a verification of a phone number' })
+  @ApiBody({ type: StartVerificationDto })
+  @ApiCreatedResponse({ type: StartVerificationResponse })
+  async start(
+    @Body() body: StartVerificationDto,
+    @Req() request: unknown,
+  ): Promise<StartVerificationResponse> {
+    const view = await this.verification.start({
+      phoneNumber: body.phone_number,
+      method: body.method,
+      owner: await this.owner(request),
+      ip: clientIp(request),
+      request,
+    });
+    return StartVerificationResponse.from(view);
+  }
+
+  @Post('check')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Submit the code the user received' })
+  @ApiBody({ type: CheckVerificationDto })
+  @ApiOkResponse({ type: CheckVerificationResponse })
+  async check(
+    @Body() body: CheckVerificationDto,
+    @Req() request: unknown,
+  ): Promise<CheckVerificationResponse> {
+    const view = await this.verification.check({
+      verificationId: body.verification_id,
+      code: body.code,
+      owner: await this.owner(request),
+      ip: clientIp(request),
+      request,
+    });
+    return CheckVerificationResponse.from(view);
+  }
+
+  @Get('status/:verification_id')
+  @ApiOperation({ summary: 'Follow a verification (poll at poll_interval_ms); resumes after a reload' })
+  @ApiParam({ name: 'verification_id' })
+  @ApiOkResponse({ type: VerificationStatusResponse })
+  async status(
+    @Param('verification_id') verificationId: string,
+    @Req() request: unknown,
+  ): Promise<VerificationStatusResponse> {
+    return VerificationStatusResponse.from(
+      await this.verification.status(verificationId, await this.owner(request)),
+    );
+  }
+
+  @Get('methods')
+  @ApiOperation({ summary: 'The verification methods this deployment offers' })
+  @ApiOkResponse({ type: VerificationMethodsResponse })
+  async methods(): Promise<VerificationMethodsResponse> {
+    return VerificationMethodsResponse.from(await this.verification.methods());
+  }
+
+  /** Who the caller is, from the host's `owner(req)`. Overridable. */
+  protected async owner(request: unknown): Promise<string | undefined> {
+    const owner = await this.options.owner?.(request);
+    return owner === undefined || owner === null ? undefined : String(owner);
+  }
+}
+
+/** A controller class serving the client routes under `prefix`. */
+export function createVerificationController(prefix: string): Type<VerificationControllerBase> {
+  @Controller(prefix)
+  class VerificationController extends VerificationControllerBase {}
+  return VerificationController;
+}

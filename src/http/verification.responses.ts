@@ -1,0 +1,103 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { CheckView, MethodView, StartView, StatusView } from '../sessions/verification.views.js';
+
+/** Response bodies of the client routes (snake_case, for frontends). No cost, no upstream ids. */
+export class StartVerificationResponse {
+  @ApiProperty() verification_id!: string;
+  @ApiProperty() method!: string;
+  @ApiProperty({ example: 'sent' }) status!: string;
+  @ApiProperty({ description: 'The number as normalised (E.164)' }) phone_number!: string;
+  @ApiProperty({ format: 'date-time' }) expires_at!: string;
+  @ApiProperty() poll_interval_ms!: number;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) resend_available_at!: string | null;
+  @ApiProperty({ description: 'Whether a code field is to be shown now' }) awaiting_code!: boolean;
+  @ApiProperty({ description: 'An identical pending start was handed back (no new charge)' })
+  resumed!: boolean;
+  @ApiPropertyOptional() code_length?: number;
+  @ApiPropertyOptional({ description: 'reverse_flash_call: the number the user calls' })
+  number_to_call?: string;
+  @ApiPropertyOptional({ description: 'msgr2_bot: link (or QR code) that opens the bot' }) deep_link?: string;
+
+  static from(view: StartView): StartVerificationResponse {
+    return withoutUndefined({
+      verification_id: view.verificationId,
+      method: view.method,
+      status: view.status,
+      phone_number: view.phoneNumber,
+      expires_at: view.expiresAt.toISOString(),
+      poll_interval_ms: view.pollIntervalMs,
+      resend_available_at: view.resendAvailableAt?.toISOString() ?? null,
+      awaiting_code: view.awaitingCode,
+      resumed: view.resumed,
+      code_length: view.codeLength,
+      number_to_call: view.numberToCall,
+      deep_link: view.deepLink,
+    });
+  }
+}
+
+export class CheckVerificationResponse {
+  @ApiProperty() verification_id!: string;
+  @ApiProperty({ description: '`sent` after an operator_id code was accepted: keep polling' })
+  status!: string;
+  @ApiProperty() verified!: boolean;
+
+  static from(view: CheckView): CheckVerificationResponse {
+    return { verification_id: view.verificationId, status: view.status, verified: view.verified };
+  }
+}
+
+export class VerificationStatusResponse {
+  @ApiProperty() verification_id!: string;
+  @ApiProperty() method!: string;
+  @ApiProperty() status!: string;
+  @ApiProperty({ example: '+7******4567' }) phone_number!: string;
+  @ApiProperty({ format: 'date-time' }) expires_at!: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) verified_at!: string | null;
+  @ApiProperty() awaiting_code!: boolean;
+  @ApiProperty() poll_interval_ms!: number;
+  @ApiPropertyOptional() code_length?: number;
+  @ApiPropertyOptional() number_to_call?: string;
+  @ApiPropertyOptional() deep_link?: string;
+
+  static from(view: StatusView): VerificationStatusResponse {
+    return withoutUndefined({
+      verification_id: view.verificationId,
+      method: view.method,
+      status: view.status,
+      phone_number: view.phoneNumberMasked,
+      expires_at: view.expiresAt.toISOString(),
+      verified_at: view.verifiedAt?.toISOString() ?? null,
+      awaiting_code: view.awaitingCode,
+      poll_interval_ms: view.pollIntervalMs,
+      code_length: view.codeLength,
+      number_to_call: view.numberToCall,
+      deep_link: view.deepLink,
+    });
+  }
+}
+
+export class VerificationMethodItem {
+  @ApiProperty() method!: string;
+  @ApiProperty({ enum: ['always', 'never', 'on_fallback'] }) code_entry!: string;
+  @ApiProperty() poll_interval_ms!: number;
+}
+
+export class VerificationMethodsResponse {
+  @ApiProperty({ type: [VerificationMethodItem] }) methods!: VerificationMethodItem[];
+
+  static from(views: MethodView[]): VerificationMethodsResponse {
+    return {
+      methods: views.map((v) => ({
+        method: v.method,
+        code_entry: v.codeEntry,
+        poll_interval_ms: v.pollIntervalMs,
+      })),
+    };
+  }
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
+  return value;
+}

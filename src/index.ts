@@ -1,0 +1,20 @@
+export { VerificationModule, type VerificationModuleAsyncOptions } from './verification.module.js';
+export { VERIFICATION_MODULE_OPTIONS } from './verification.module-definition.js';
+export * from './verification.options.js';
+export { ClientErrorCode, VerificationClientError } from './verification.errors.js';
+export * from './api/index.js';
+export * from './events/verification-events.js';
+export { OnVerificationEvent } from './events/on-verification-event.decorator.js';
+export { VerificationService } from './sessions/verification.service.js';
+export type * from './sessions/verification.views.js';
+export { VerificationListenerError } from './sessions/verification.tracker.js';
+export {
+  VerificationStore,
+  MemoryStore,
+  RedisStore,
+  VerificationStoreUnavailableError,
+  type MemoryStoreOptions,
+  type RedisStoreOptions,
+} from './store/index.js';
+export { VerificationControllerBase } from './http/verification.controller.js';
+export { VerificationProtection } from './protection/verification-protection.service.js';

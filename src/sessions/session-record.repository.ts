@@ -1,0 +1,26 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import type { SessionRecord } from './session-record.js';
+
+/** How long a record outlives its session: terminal states stay readable (and cached) this long. */
+export const RECORD_RETENTION_MS = 24 * 3_600_000;
+
+/** Session records in the store. The hash tag keeps one session's keys on one Redis Cluster slot. */
+@Injectable()
+export class SessionRecordRepository {
+  constructor(@Inject(VerificationStore) private readonly store: VerificationStore) {}
+
+  static key(requestId: string): string {
+    return `session:{${requestId}}`;
+  }
+
+  async get(requestId: string): Promise<SessionRecord | null> {
+    const raw = await this.store.get(SessionRecordRepository.key(requestId));
+    return raw === null ? null : (JSON.parse(raw) as SessionRecord);
+  }
+
+  async save(record: SessionRecord): Promise<void> {
+    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
+    await this.store.set(SessionRecordRepository.key(record.requestId), JSON.stringify(record), ttl);
+  }
+}

@@ -1,0 +1,46 @@
+import type { Money, VerificationMethod, VerificationStatus } from '../api/api.types.js';
+
+/**
+ * What the module keeps about a session it started, in the store under `session:{requestId}`.
+ * Times are ms since the epoch. `cost` stays server-side.
+ */
+export interface SessionRecord {
+  requestId: string;
+  phoneNumber: string;
+  method: VerificationMethod;
+  owner?: string;
+  status: VerificationStatus;
+  awaitingCode: boolean;
+  codeLength?: number;
+  numberToCall?: string;
+  deepLink?: string;
+  createdAt: number;
+  expiresAt: number;
+  verifiedAt: number | null;
+  cost?: Money;
+  /** An operator_id session that fell back to the SMS code at some point (code_required is due). */
+  fallback?: boolean;
+}
+
+/** Spec pace: every 1–2 s for reverse flash call, every 2–3 s otherwise, no faster. */
+export function pollIntervalMs(method: VerificationMethod): number {
+  return method === 'reverse_flash_call' ? 1500 : 2500;
+}
+
+export function isTerminal(status: VerificationStatus): boolean {
+  return status === 'verified' || status === 'expired' || status === 'failed';
+}
+
+/** Whether the frontend must show a code field now. */
+export function awaitsCode(record: Pick<SessionRecord, 'method' | 'awaitingCode' | 'status'>): boolean {
+  if (isTerminal(record.status)) return false;
+  switch (record.method) {
+    case 'reverse_flash_call':
+      return false;
+    case 'operator_id':
+    case 'msgr2_bot':
+      return record.awaitingCode;
+    default:
+      return true;
+  }
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import type { VerificationEventSource } from '../events/verification-events.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { SessionRecordRepository } from './session-record.repository.js';
+import { isTerminal, pollIntervalMs, type SessionRecord } from './session-record.js';
+import { VerificationTracker } from './verification.tracker.js';
+
+/**
+ * Reads a session's truth (`GET /v1/verify/{id}`) for status polls and the reconciler and hands
+ * it to the tracker. With coalescing on, upstream sees at most one GET per session per poll
+ * interval across every instance (a claim in the store), and concurrent callers in one process
+ * share one request; callers that lose the claim get the stored record, at most one interval old.
+ */
+@Injectable()
+export class SessionRefresher {
+  private readonly inflight = new Map<string, Promise<SessionRecord>>();
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly api: VerificationApiClient,
+    private readonly records: SessionRecordRepository,
+    private readonly tracker: VerificationTracker,
+  ) {}
+
+  static pollClaimKey(requestId: string): string {
+    return `poll:{${requestId}}`;
+  }
+
+  /** The freshest record allowed by the coalescing rules. Terminal records are returned as stored. */
+  async refresh(record: SessionRecord, source: VerificationEventSource = 'poll'): Promise<SessionRecord> {
+    if (isTerminal(record.status)) return record;
+    if (!this.options.statusCache.enabled) return this.fetch(record, source);
+    const running = this.inflight.get(record.requestId);
+    if (running) return running;
+    const claimed = await this.store.setIfAbsent(
+      SessionRefresher.pollClaimKey(record.requestId),
+      '1',
+      pollIntervalMs(record.method),
+    );
+    if (!claimed) return (await this.records.get(record.requestId)) ?? record;
+    const promise = this.fetch(record, source).finally(() => this.inflight.delete(record.requestId));
+    this.inflight.set(record.requestId, promise);
+    return promise;
+  }
+
+  private async fetch(record: SessionRecord, source: VerificationEventSource): Promise<SessionRecord> {
+    const session = await this.api.getSession(record.requestId);
+    return this.tracker.observe(session, source, record);
+  }
+}

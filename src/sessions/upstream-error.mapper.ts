@@ -1,0 +1,44 @@
+import { VerificationApiError, VerificationApiUnavailableError } from '../api/verification-api.error.js';
+import { VerificationClientError } from '../verification.errors.js';
+
+/**
+ * What a frontend sees of an upstream failure that has no more specific meaning for the route:
+ * 404 → not_found, 429 → rate_limit_exceeded with Retry-After, everything the frontend cannot act
+ * on (401, 402, 403, 5xx, time-outs, garbage) → 503 service_unavailable. The cause is logged by the
+ * caller for the operator, never shown.
+ */
+export function toClientError(error: unknown): VerificationClientError {
+  if (error instanceof VerificationClientError) return error;
+  if (error instanceof VerificationApiError) {
+    if (error.status === 404) return new VerificationClientError('not_found');
+    if (error.status === 429) {
+      const seconds = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
+      return new VerificationClientError(
+        'rate_limit_exceeded',
+        'Too many requests, try again later',
+        {},
+        seconds,
+      );
+    }
+  }
+  return new VerificationClientError(
+    'service_unavailable',
+    'Phone verification is temporarily unavailable, try again later',
+    {},
+    30,
+  );
+}
+
+/** A short, secret-free description of an upstream failure for the operator's log. */
+export function describeUpstreamError(error: unknown): string {
+  if (error instanceof VerificationApiError)
+    return `upstream ${error.operation} answered ${error.status}${error.errorCode ? ` ${error.errorCode}` : ''}`;
+  if (error instanceof VerificationApiUnavailableError)
+    return `upstream ${error.operation} unavailable (${error.reason}${error.code ? ` ${error.code}` : ''})`;
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return 'unknown error';
+}
+
+export function isInsufficientBalance(error: unknown): boolean {
+  return error instanceof VerificationApiError && error.status === 402;
+}

@@ -1,0 +1,64 @@
+import {
+  createCipheriv,
+  createDecipheriv,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+  createSecretKey,
+} from 'node:crypto';
+
+const VERSION = 1;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const MAX_HANDLE_CHARS = 256;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * The opaque `verification_id` a frontend holds: the upstream `request_id` sealed with
+ * AES-256-GCM, bound to the owner as associated data. The frontend cannot read the request id,
+ * and a forged, altered, truncated or foreign handle fails authentication, which the caller
+ * answers exactly like an unknown id. Stateless: any instance with the same key opens it.
+ */
+export class VerificationHandleCodec {
+  private readonly key: KeyObject;
+
+  /** `secret`: the handle key, or the API secret the key is derived from (HKDF-SHA256). */
+  constructor(secret: string) {
+    const derived = hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verification-handle-v1', 32);
+    this.key = createSecretKey(Buffer.from(derived));
+  }
+
+  seal(requestId: string, owner: string | undefined): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(ownerData(owner));
+    const body = Buffer.concat([cipher.update(requestId, 'utf8'), cipher.final()]);
+    return Buffer.concat([Buffer.of(VERSION), iv, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The request id, or null for anything that is not a handle this key sealed for this owner. */
+  open(handle: unknown, owner: string | undefined): string | null {
+    if (typeof handle !== 'string' || handle.length > MAX_HANDLE_CHARS || !BASE64URL.test(handle))
+      return null;
+    const bytes = Buffer.from(handle, 'base64url');
+    if (bytes.length < 1 + IV_BYTES + 1 + TAG_BYTES || bytes[0] !== VERSION) return null;
+    // Re-encoding must give the same text: rejects non-canonical spellings of the same bytes.
+    if (bytes.toString('base64url') !== handle) return null;
+    const iv = bytes.subarray(1, 1 + IV_BYTES);
+    const tag = bytes.subarray(bytes.length - TAG_BYTES);
+    const body = bytes.subarray(1 + IV_BYTES, bytes.length - TAG_BYTES);
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
+      decipher.setAAD(ownerData(owner));
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+    } catch {
+      return null;
+    }
+  }
+}
+
+function ownerData(owner: string | undefined): Buffer {
+  // A leading marker keeps "no owner" distinct from an owner that is the empty string.
+  return owner === undefined ? Buffer.of(0) : Buffer.concat([Buffer.of(1), Buffer.from(owner, 'utf8')]);
+}

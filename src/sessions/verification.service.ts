@@ -1,0 +1,313 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { InitiateResult, KnownVerificationMethod } from '../api/api.types.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationApiError } from '../api/verification-api.error.js';
+import { VerificationOpsEventName, type BalanceEvent } from '../events/verification-events.js';
+import { VerificationProtection } from '../protection/verification-protection.service.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import { VerificationClientError } from '../verification.errors.js';
+import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { maskPhoneNumber } from './phone-mask.js';
+import { PhoneNumberNormalizer } from './phone-number.normalizer.js';
+import { SessionRecordRepository } from './session-record.repository.js';
+import { awaitsCode, isTerminal, pollIntervalMs, type SessionRecord } from './session-record.js';
+import { SessionRefresher } from './session-refresher.js';
+import { describeUpstreamError, isInsufficientBalance, toClientError } from './upstream-error.mapper.js';
+import { VerificationHandleCodec } from './verification-handle.codec.js';
+import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
+import type {
+  CheckInput,
+  CheckView,
+  MethodView,
+  StartInput,
+  StartView,
+  StatusView,
+} from './verification.views.js';
+
+const CODE_PATTERN = /^\d{4,8}$/;
+
+/**
+ * The operations behind the client routes, for hosts that mount their own routes too. Every
+ * refusal is a VerificationClientError (rendered as problem+json by the module's filter).
+ */
+@Injectable()
+export class VerificationService {
+  private readonly logger = new Logger('VerificationService');
+  private readonly phones: PhoneNumberNormalizer;
+  private readonly handles: VerificationHandleCodec;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly api: VerificationApiClient,
+    private readonly records: SessionRecordRepository,
+    private readonly tracker: VerificationTracker,
+    private readonly refresher: SessionRefresher,
+    private readonly protection: VerificationProtection,
+    @Optional() private readonly emitter?: EventEmitter2,
+  ) {
+    this.phones = new PhoneNumberNormalizer(options.phone);
+    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
+  }
+
+  /** Starts a verification (or hands back the caller's identical pending one). */
+  async start(input: StartInput): Promise<StartView> {
+    const method = this.allowedMethod(input.method);
+    if (typeof input.phoneNumber !== 'string')
+      throw fieldError('phone_number', 'phone_number must be a string');
+    const phone = this.phones.normalize(input.phoneNumber);
+    const attempt = {
+      phoneNumber: phone.e164,
+      method,
+      owner: input.owner,
+      ip: input.ip,
+      clientKey: this.protection.clientKey(input.request, input.ip),
+      request: input.request,
+    };
+    const outcome = await this.protection.runStart(
+      attempt,
+      () => this.initiate(phone.e164, method, input.owner),
+      (requestId) => this.pendingRecord(requestId),
+    );
+    const record = outcome.result;
+    return {
+      verificationId: this.handles.seal(record.requestId, input.owner),
+      method: record.method,
+      status: record.status,
+      phoneNumber: record.phoneNumber,
+      expiresAt: new Date(record.expiresAt),
+      pollIntervalMs: pollIntervalMs(record.method),
+      resendAvailableAt: outcome.resendAvailableAt,
+      codeLength: record.codeLength,
+      numberToCall: record.numberToCall,
+      deepLink: record.deepLink,
+      awaitingCode: awaitsCode(record),
+      resumed: outcome.coalesced,
+    };
+  }
+
+  /** Submits a code. `verified: false` with `status: 'sent'` means operator_id accepted it and the result follows. */
+  async check(input: CheckInput): Promise<CheckView> {
+    const requestId = this.openHandle(input.verificationId, input.owner);
+    if (typeof input.code !== 'string' || !CODE_PATTERN.test(input.code))
+      throw fieldError('code', 'code must be 4 to 8 digits');
+    await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+    const record = await this.records.get(requestId);
+    if (!record) throw new VerificationClientError('not_found');
+    if (record.method === 'reverse_flash_call')
+      throw new VerificationClientError(
+        'method_not_available',
+        'This verification is confirmed by the call; there is no code to check',
+      );
+    if (isTerminal(record.status)) throw notPending(record.status);
+    if (record.expiresAt <= this.store.now()) throw notPending('expired');
+
+    let result;
+    try {
+      result = await this.api.check({ requestId, code: input.code });
+    } catch (error) {
+      throw await this.checkFailure(error, record);
+    }
+    const observed = await this.observeQuietly(
+      {
+        ...result,
+        method: record.method,
+        verifiedAt: result.status === 'verified' ? new Date(this.store.now()) : null,
+      },
+      'check',
+      record,
+    );
+    return {
+      verificationId: input.verificationId,
+      status: observed.status,
+      verified: observed.status === 'verified',
+    };
+  }
+
+  /** The session as a frontend may see it, fresh within one poll interval. */
+  async status(verificationId: string, owner?: string): Promise<StatusView> {
+    const requestId = this.openHandle(verificationId, owner);
+    let record = await this.records.get(requestId);
+    if (!record) throw new VerificationClientError('not_found');
+    try {
+      record = await this.refresher.refresh(record, 'poll');
+    } catch (error) {
+      // The last known state keeps the page alive; the reconciler and webhooks catch up.
+      if (error instanceof VerificationApiError && error.status === 404)
+        throw new VerificationClientError('not_found');
+      if (!(error instanceof VerificationListenerError))
+        this.logger.warn(`status served from the last known state: ${describeUpstreamError(error)}`);
+      record = (await this.records.get(requestId)) ?? record;
+    }
+    return {
+      verificationId,
+      method: record.method,
+      status: record.status,
+      phoneNumberMasked: maskPhoneNumber(record.phoneNumber),
+      expiresAt: new Date(record.expiresAt),
+      verifiedAt: record.verifiedAt === null ? null : new Date(record.verifiedAt),
+      awaitingCode: awaitsCode(record),
+      pollIntervalMs: pollIntervalMs(record.method),
+      codeLength: record.codeLength,
+      numberToCall: record.numberToCall,
+      deepLink: record.deepLink,
+    };
+  }
+
+  /** The methods this deployment offers to frontends. */
+  async methods(): Promise<MethodView[]> {
+    return this.options.methods.map((method) => ({
+      method,
+      codeEntry:
+        method === 'reverse_flash_call' ? 'never' : method === 'operator_id' ? 'on_fallback' : 'always',
+      pollIntervalMs: pollIntervalMs(method),
+    }));
+  }
+
+  /**
+   * The verified E.164 number behind a handle, or null: asked from the API (the source of truth),
+   * so the host never has to trust a frontend's claim.
+   */
+  async getVerifiedPhone(verificationId: string, owner?: string): Promise<string | null> {
+    const requestId = this.handles.open(verificationId, owner);
+    if (requestId === null) return null;
+    const record = await this.records.get(requestId);
+    if (!record) return null;
+    const session = await this.api.getSession(requestId);
+    const observed = await this.observeQuietly(session, 'poll', record);
+    return observed.status === 'verified' ? observed.phoneNumber : null;
+  }
+
+  /* ---------------------------------------------------------------- internals */
+
+  private allowedMethod(method: unknown): KnownVerificationMethod {
+    if (typeof method !== 'string') throw fieldError('method', 'method must be a string');
+    const found = this.options.methods.find((m) => m === method || (m === 'msgr1_otp' && method === 'msgr1'));
+    if (!found)
+      throw new VerificationClientError(
+        'method_not_available',
+        `Method "${method.slice(0, 40)}" is not offered here`,
+        {
+          available_methods: this.options.methods,
+        },
+      );
+    return found;
+  }
+
+  private openHandle(verificationId: unknown, owner: string | undefined): string {
+    const requestId = this.handles.open(verificationId, owner);
+    if (requestId === null) throw new VerificationClientError('not_found');
+    return requestId;
+  }
+
+  private async initiate(
+    phoneNumber: string,
+    method: KnownVerificationMethod,
+    owner: string | undefined,
+  ): Promise<SessionRecord> {
+    let result: InitiateResult;
+    try {
+      result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });
+    } catch (error) {
+      throw await this.upstreamFailure('start', error);
+    }
+    const now = this.store.now();
+    const record: SessionRecord = {
+      requestId: result.requestId,
+      phoneNumber: result.phoneNumber || phoneNumber,
+      method: result.method,
+      owner,
+      status: result.status,
+      awaitingCode: 'awaitingCode' in result && result.awaitingCode === true,
+      codeLength: result.codeLength,
+      numberToCall: 'numberToCall' in result ? result.numberToCall : undefined,
+      deepLink: 'deepLink' in result ? result.deepLink : undefined,
+      createdAt: now,
+      expiresAt: result.expiresAt?.getTime() ?? now + (this.options.expirySeconds ?? 300) * 1000,
+      verifiedAt: null,
+      cost: result.cost,
+    };
+    await this.records.save(record);
+    return record;
+  }
+
+  private async pendingRecord(requestId: string): Promise<SessionRecord | null> {
+    const record = await this.records.get(requestId);
+    if (!record || isTerminal(record.status) || record.expiresAt <= this.store.now()) return null;
+    return record;
+  }
+
+  private async observeQuietly(
+    session: Parameters<VerificationTracker['observe']>[0],
+    source: 'check' | 'poll',
+    record: SessionRecord,
+  ): Promise<SessionRecord> {
+    try {
+      return await this.tracker.observe(session, source, record);
+    } catch (error) {
+      // A failing host listener must not fail the frontend's request; the event comes again.
+      if (error instanceof VerificationListenerError)
+        return (await this.records.get(record.requestId)) ?? record;
+      throw error;
+    }
+  }
+
+  private async checkFailure(error: unknown, record: SessionRecord): Promise<VerificationClientError> {
+    if (error instanceof VerificationApiError) {
+      if (
+        error.status === 400 &&
+        error.errorCode === 'invalid_code' &&
+        error.attemptsRemaining !== undefined
+      ) {
+        if (error.attemptsRemaining <= 0) await this.refreshQuietly(record);
+        return new VerificationClientError('invalid_code', 'The code is not correct', {
+          attempts_remaining: error.attemptsRemaining,
+        });
+      }
+      if (error.status === 400 && error.errorCode === 'validation_error')
+        return fieldError('code', 'code must be 4 to 8 digits');
+      if (error.status === 409 || error.status === 400) {
+        // An expired session answers 400 or 409 depending on the API ("not shown"): ask the truth.
+        const fresh = await this.refreshQuietly(record);
+        if (fresh.expiresAt <= this.store.now() && !isTerminal(fresh.status)) return notPending('expired');
+        if (error.status === 400 && !isTerminal(fresh.status))
+          return new VerificationClientError('invalid_code', 'The code is not correct', {});
+        return notPending(fresh.status);
+      }
+    }
+    return this.upstreamFailure('check', error);
+  }
+
+  private async refreshQuietly(record: SessionRecord): Promise<SessionRecord> {
+    try {
+      return await this.observeQuietly(await this.api.getSession(record.requestId), 'poll', record);
+    } catch {
+      return record;
+    }
+  }
+
+  private async upstreamFailure(route: string, error: unknown): Promise<VerificationClientError> {
+    const clientError = toClientError(error);
+    if (clientError.errorCode === 'service_unavailable' || clientError.errorCode === 'rate_limit_exceeded')
+      this.logger.error(`${route}: ${describeUpstreamError(error)}`);
+    if (isInsufficientBalance(error) && this.emitter) {
+      const payload: BalanceEvent = {
+        event: VerificationOpsEventName.balanceInsufficient,
+        amount: null,
+        currency: 'RUB',
+      };
+      await this.emitter.emitAsync(payload.event, payload).catch(() => undefined);
+    }
+    return clientError;
+  }
+}
+
+function fieldError(field: string, message: string): VerificationClientError {
+  return new VerificationClientError('validation_error', message, { errors: [{ field, message }] });
+}
+
+function notPending(status: string): VerificationClientError {
+  return new VerificationClientError('not_pending', `The verification is ${status}`, { status });
+}

@@ -1,0 +1,66 @@
+import type { KnownVerificationMethod, VerificationMethod, VerificationStatus } from '../api/api.types.js';
+
+/** What a start gives back (camelCase; the client routes render it in snake_case). */
+export interface StartView {
+  /** Opaque handle for the frontend. */
+  verificationId: string;
+  method: VerificationMethod;
+  status: VerificationStatus;
+  /** The number the caller sent, in E.164. */
+  phoneNumber: string;
+  expiresAt: Date;
+  pollIntervalMs: number;
+  resendAvailableAt: Date | null;
+  codeLength?: number;
+  numberToCall?: string;
+  deepLink?: string;
+  awaitingCode: boolean;
+  /** True when an identical pending start was handed back instead of paying for a new one. */
+  resumed: boolean;
+}
+
+export interface CheckView {
+  verificationId: string;
+  status: VerificationStatus;
+  verified: boolean;
+}
+
+export interface StatusView {
+  verificationId: string;
+  method: VerificationMethod;
+  status: VerificationStatus;
+  /** Masked (`+7******4567`): the status route may be read by whoever holds the handle. */
+  phoneNumberMasked: string;
+  expiresAt: Date;
+  verifiedAt: Date | null;
+  awaitingCode: boolean;
+  pollIntervalMs: number;
+  codeLength?: number;
+  numberToCall?: string;
+  deepLink?: string;
+}
+
+export interface MethodView {
+  method: KnownVerificationMethod;
+  /** Whether the user types a code (operator_id: only after the SMS fallback). */
+  codeEntry: 'always' | 'never' | 'on_fallback';
+  pollIntervalMs: number;
+}
+
+export interface StartInput {
+  phoneNumber: string;
+  method: string;
+  owner?: string;
+  /** Client IP as the HTTP platform reports it (trust-proxy aware). */
+  ip?: string;
+  /** The raw request, for `limits.key` and `beforeStart`. */
+  request?: unknown;
+}
+
+export interface CheckInput {
+  verificationId: string;
+  code: string;
+  owner?: string;
+  ip?: string;
+  request?: unknown;
+}

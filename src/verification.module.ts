@@ -1,0 +1,153 @@
+import {
+  Inject,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
+import { HttpModule } from '@nestjs/axios';
+import {
+  VERIFICATION_API_CLIENT_OPTIONS,
+  type VerificationApiClientOptions,
+} from './api/api-client.options.js';
+import { VerificationApiClient } from './api/verification-api.client.js';
+import { createVerificationController } from './http/verification.controller.js';
+import { VerificationProtection } from './protection/verification-protection.service.js';
+import { SessionRecordRepository } from './sessions/session-record.repository.js';
+import { SessionRefresher } from './sessions/session-refresher.js';
+import { VerificationService } from './sessions/verification.service.js';
+import { VerificationTracker } from './sessions/verification.tracker.js';
+import { createStore, isVerificationStore } from './store/create-store.js';
+import { VerificationStore } from './store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS, VERIFICATION_ROUTE_SETTINGS } from './verification.constants.js';
+import {
+  ConfigurableVerificationModule,
+  VERIFICATION_ASYNC_OPTIONS_TYPE,
+  VERIFICATION_MODULE_OPTIONS,
+  VERIFICATION_OPTIONS_TYPE,
+} from './verification.module-definition.js';
+import {
+  resolveVerificationOptions,
+  VerificationOptionsError,
+  type ResolvedVerificationOptions,
+  type RoutesOptions,
+  type VerificationModuleOptions,
+} from './verification.options.js';
+
+/** Route paths are fixed when the module is imported (controllers are declared then). */
+export interface RouteSettings {
+  routes: { prefix: string; enabled: boolean };
+}
+
+/** forRootAsync: the factory gives the options; route paths are given here, statically. */
+export type VerificationModuleAsyncOptions = typeof VERIFICATION_ASYNC_OPTIONS_TYPE & {
+  /** Prefix and switch of the client routes (default `verification`, on). */
+  routes?: RoutesOptions;
+};
+
+/** Closes the store on shutdown when the module created it (never a store or client the host gave). */
+class OwnedStoreCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!isVerificationStore(this.options.store)) await this.store.close();
+  }
+}
+
+function staticRouteSettings(routes: RoutesOptions | undefined): RouteSettings {
+  const prefix = (routes?.prefix ?? 'verification').replace(/^\/+|\/+$/g, '');
+  return { routes: { prefix, enabled: routes?.enabled ?? true } };
+}
+
+function resolveWithStaticRoutes(
+  raw: VerificationModuleOptions,
+  settings: RouteSettings,
+): ResolvedVerificationOptions {
+  const resolved = resolveVerificationOptions(raw);
+  if (raw.routes?.prefix !== undefined && resolved.routes.prefix !== settings.routes.prefix)
+    throw new VerificationOptionsError(
+      'routes.prefix',
+      'must be given statically: forRootAsync({ routes: { prefix }, useFactory }) (route paths are fixed at import)',
+    );
+  return { ...resolved, routes: settings.routes };
+}
+
+const PROVIDERS: Provider[] = [
+  {
+    provide: RESOLVED_VERIFICATION_OPTIONS,
+    useFactory: (raw: VerificationModuleOptions, settings: RouteSettings) =>
+      resolveWithStaticRoutes(raw, settings),
+    inject: [VERIFICATION_MODULE_OPTIONS, VERIFICATION_ROUTE_SETTINGS],
+  },
+  {
+    provide: VerificationStore,
+    useFactory: (options: ResolvedVerificationOptions) => createStore(options.store, options.clock),
+    inject: [RESOLVED_VERIFICATION_OPTIONS],
+  },
+  {
+    provide: VERIFICATION_API_CLIENT_OPTIONS,
+    useFactory: (options: ResolvedVerificationOptions): VerificationApiClientOptions => ({ ...options.api }),
+    inject: [RESOLVED_VERIFICATION_OPTIONS],
+  },
+  OwnedStoreCloser,
+  VerificationApiClient,
+  SessionRecordRepository,
+  VerificationTracker,
+  SessionRefresher,
+  VerificationProtection,
+  VerificationService,
+];
+
+const EXPORTS = [
+  VerificationService,
+  VerificationApiClient,
+  VerificationStore,
+  RESOLVED_VERIFICATION_OPTIONS,
+];
+
+function controllersFor(settings: RouteSettings): Type[] {
+  return settings.routes.enabled ? [createVerificationController(settings.routes.prefix)] : [];
+}
+
+/**
+ * Phone-number verification for a NestJS app: the typed API client, VerificationService, the
+ * client routes (start, check, status, methods) and the webhook route. Requires
+ * `EventEmitterModule.forRoot()` in the host app.
+ */
+@Module({ imports: [HttpModule] })
+export class VerificationModule extends ConfigurableVerificationModule {
+  static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
+    const settings = staticRouteSettings(options.routes);
+    const base = super.forRoot(options);
+    return {
+      ...base,
+      controllers: controllersFor(settings),
+      providers: [
+        ...(base.providers ?? []),
+        { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
+        ...PROVIDERS,
+      ],
+      exports: EXPORTS,
+    };
+  }
+
+  static override forRootAsync(options: VerificationModuleAsyncOptions): DynamicModule {
+    const { routes, ...asyncOptions } = options;
+    const settings = staticRouteSettings(routes);
+    const base = super.forRootAsync(asyncOptions);
+    return {
+      ...base,
+      controllers: controllersFor(settings),
+      providers: [
+        ...(base.providers ?? []),
+        { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
+        ...PROVIDERS,
+      ],
+      exports: EXPORTS,
+    };
+  }
+}
