@@ -1,0 +1,16 @@
+export { VerificationSandbox, DEMO_API_KEY } from './sandbox.js';
+export type {
+  SandboxOptions,
+  SandboxAccountInput,
+  SandboxAccountCredentials,
+  SandboxMethod,
+  OperatorOutcome,
+} from './sandbox.options.js';
+export { SANDBOX_METHODS } from './sandbox.options.js';
+export type { SandboxSessionView, SessionStatus, OperatorState } from './sandbox-session.js';
+export type { SandboxAccountView } from './sandbox-accounts.js';
+export type { ControlActionResult } from './sandbox-state.js';
+export type { WebhookDelivery, WebhookEvent } from './sandbox-webhooks.js';
+export type { SandboxFaultInput, RouteFaultInput, WebhookFaultInput, ApiRoute } from './sandbox-faults.js';
+export type { UsageSummary } from './sandbox-usage.js';
+export type { WireMoney } from './sandbox-money.js';

@@ -1,0 +1,20 @@
+/**
+ * The sandbox's virtual clock: real time plus an offset that only grows. Tests move it forward with
+ * `advance` instead of sleeping, and everything timed in the sandbox (TTLs, auto-delivery, operator
+ * results, webhook retries, timestamps) reads this clock.
+ */
+export class SandboxClock {
+  private offsetMs = 0;
+
+  /** Virtual time, ms since the epoch. */
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  /** Moves virtual time forward by `ms` (negative values are refused: time in the sandbox never goes back). */
+  moveForward(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new RangeError('advance needs a finite, non-negative number of ms');
+    this.offsetMs += ms;
+  }
+}

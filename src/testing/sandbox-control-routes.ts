@@ -1,0 +1,133 @@
+import { toAccountView } from './sandbox-accounts.js';
+import type { SandboxContext } from './sandbox-context.js';
+import { toControlView } from './sandbox-session.js';
+import type { SandboxAccountInput } from './sandbox.options.js';
+import { notFound, SandboxProblem, validationError } from './problem.js';
+
+export interface ControlReply {
+  status: number;
+  body: unknown;
+}
+
+/** snake_case fields of the control API's account bodies, and their in-process names. */
+const ACCOUNT_FIELDS: Record<string, keyof SandboxAccountInput> = {
+  api_key: 'apiKey',
+  api_secret: 'apiSecret',
+  webhook_secret: 'webhookSecret',
+  webhook_url: 'webhookUrl',
+  balance: 'balance',
+  enabled_methods: 'enabledMethods',
+  prices: 'prices',
+  auto_deliver: 'autoDeliver',
+  code_attempts: 'codeAttempts',
+  rate_limit_per_second: 'rateLimitPerSecond',
+  disabled: 'disabled',
+};
+
+/** A control body's account fields as `SandboxAccountInput` (unknown fields are refused: typos should be loud). */
+export function accountInputFromWire(body: unknown): SandboxAccountInput {
+  if (body === undefined) return {};
+  const input = asObject(body);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    const name = ACCOUNT_FIELDS[key];
+    if (!name) throw validationError(`unknown account field ${key}`);
+    out[name] = value;
+  }
+  return out as SandboxAccountInput;
+}
+
+function asObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw validationError('The body must be a JSON object.');
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * The `/_sandbox` control API: plays the end user's phone and the world (no Basic auth). `path` is the
+ * part after `/_sandbox`.
+ */
+export function handleControl(
+  ctx: SandboxContext,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: unknown,
+): ControlReply {
+  const { state } = ctx;
+  const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const [first, second, third] = segments;
+  const route = `${method} ${first ?? ''}${segments.length > 1 ? '/:id' : ''}${third ? `/${third}` : ''}`;
+  switch (route) {
+    case 'POST accounts': {
+      const account = state.accounts.create(accountInputFromWire(body), { autoDeliver: false });
+      return { status: 201, body: toAccountView(account) };
+    }
+    case 'GET accounts/:id': {
+      const account = state.accounts.get(second!);
+      if (!account) throw notFound(`No account ${second}.`);
+      return { status: 200, body: toAccountView(account) };
+    }
+    case 'PATCH accounts/:id':
+      return { status: 200, body: toAccountView(state.accounts.update(second!, accountInputFromWire(body))) };
+    case 'GET sessions': {
+      const phone = query.get('phone_number');
+      if (!phone) throw validationError('phone_number is required, e.g. ?phone_number=%2B79991234567');
+      return { status: 200, body: { sessions: state.forPhone(phone).map(toControlView) } };
+    }
+    case 'GET sessions/:id': {
+      const session = state.get(second!.toLowerCase());
+      if (!session) throw notFound('No such verification session.');
+      return { status: 200, body: toControlView(session) };
+    }
+    case 'POST sessions/:id/deliver':
+      return actionReply(ctx, second!, state.deliver(second!));
+    case 'POST sessions/:id/share':
+      return actionReply(ctx, second!, state.share(second!, asObject(body).phone_number));
+    case 'POST sessions/:id/call':
+      return actionReply(ctx, second!, state.call(second!, asObject(body).from));
+    case 'POST sessions/:id/operator':
+      return actionReply(ctx, second!, state.operator(second!, asObject(body).outcome));
+    case 'GET clock':
+      return { status: 200, body: clockBody(ctx) };
+    case 'POST clock': {
+      const advanceMs = asObject(body).advance_ms;
+      if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0) {
+        throw validationError('advance_ms must be a number >= 0');
+      }
+      ctx.advance(advanceMs);
+      return { status: 200, body: clockBody(ctx) };
+    }
+    case 'POST faults':
+      ctx.faults.add(body);
+      return { status: 201, body: { ok: true } };
+    case 'DELETE faults':
+      ctx.faults.clear();
+      return { status: 200, body: { ok: true } };
+    case 'GET webhooks':
+      return { status: 200, body: { deliveries: ctx.webhooks.deliveries() } };
+    case 'GET requests':
+      return { status: 200, body: { counts: ctx.counts.all() } };
+    case 'DELETE requests':
+      ctx.counts.reset();
+      return { status: 200, body: { counts: {} } };
+    default:
+      throw new SandboxProblem(404, 'not_found', `No control route ${method} /_sandbox${path}.`);
+  }
+}
+
+function actionReply(
+  ctx: SandboxContext,
+  requestId: string,
+  action: { result: string; detail: string },
+): ControlReply {
+  const session = ctx.state.get(requestId.toLowerCase())!;
+  return { status: 200, body: { ...toControlView(session), result: action.result, detail: action.detail } };
+}
+
+/** The sandbox clock: ms since the epoch (as `sb.now()`) and the same instant in ISO. */
+function clockBody(ctx: SandboxContext): { now: number; now_iso: string } {
+  const now = ctx.clock.now();
+  return { now, now_iso: new Date(now).toISOString() };
+}
