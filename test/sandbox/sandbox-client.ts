@@ -1,6 +1,10 @@
 /** Plain-fetch helpers for the sandbox tests: real HTTP, nothing mocked. */
 import type { VerificationSandbox } from '../../src/testing/index.js';
 
+/** Parsed JSON of arbitrary shape: the tests assert on it field by field. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read JSON of many shapes
+export type Json = any;
+
 export interface Creds {
   apiKey: string;
   apiSecret: string;
@@ -10,7 +14,7 @@ export interface Reply {
   status: number;
   headers: Headers;
   /** Parsed JSON, or undefined for an empty body. */
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
+  body: Json;
   text: string;
 }
 
@@ -72,8 +76,7 @@ export async function initiate(
   method: string,
   creds?: Creds,
   extra: Record<string, unknown> = {},
-): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any -- the polymorphic initiate body
+): Promise<Json> {
   const res = await api(sb, 'POST', '/v1/verify', { body: { phone_number: phone, method, ...extra }, creds });
   if (res.status !== 201) throw new Error(`initiate ${method} answered ${res.status}: ${res.text}`);
   return res.body;
