@@ -1,0 +1,124 @@
+import 'reflect-metadata';
+import {
+  Controller,
+  Get,
+  Module,
+  type DynamicModule,
+  type INestApplication,
+  type Type,
+} from '@nestjs/common';
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { VerificationModule } from '../../src/verification.module.js';
+import type { VerificationModuleOptions } from '../../src/verification.options.js';
+import type { VerificationEvent } from '../../src/events/verification-events.js';
+
+export type Platform = 'express' | 'fastify';
+export const PLATFORMS: Platform[] = ['express', 'fastify'];
+
+/** A host app's own route, to prove the module leaves the host's routes and errors alone. */
+@Controller('host')
+class HostController {
+  @Get('ping')
+  ping(): { pong: true } {
+    return { pong: true };
+  }
+}
+
+export interface TestApp {
+  app: INestApplication;
+  /** `http://127.0.0.1:PORT` of the listening app. */
+  url: string;
+  /** Every verification.* event the host received, in order. */
+  events: VerificationEvent[];
+  /** Every ops event (balance_low, balance_insufficient, spend_cap_reached). */
+  opsEvents: { name: string; payload: unknown }[];
+  close(): Promise<void>;
+}
+
+export interface CreateTestAppOptions {
+  platform: Platform;
+  /** Module options, or a ready DynamicModule (forRootAsync cases). */
+  module: VerificationModuleOptions | DynamicModule;
+  imports?: (Type | DynamicModule)[];
+  providers?: Type[];
+  rawBody?: boolean;
+  /** Express `trust proxy` / Fastify `trustProxy`. */
+  trustProxy?: boolean;
+}
+
+/** Boots a host app with the module on a real port (Express or Fastify). */
+export async function createTestApp(options: CreateTestAppOptions): Promise<TestApp> {
+  const verificationModule =
+    'module' in options.module && typeof (options.module as DynamicModule).module === 'function'
+      ? (options.module as DynamicModule)
+      : VerificationModule.forRoot(options.module as VerificationModuleOptions);
+
+  @Module({
+    imports: [
+      EventEmitterModule.forRoot({ wildcard: false }),
+      verificationModule,
+      ...(options.imports ?? []),
+    ],
+    controllers: [HostController],
+    providers: options.providers ?? [],
+  })
+  class HostModule {}
+
+  const ref = await Test.createTestingModule({ imports: [HostModule] }).compile();
+  const rawBody = options.rawBody ?? true;
+  let app: INestApplication;
+  if (options.platform === 'fastify') {
+    app = ref.createNestApplication<NestFastifyApplication>(
+      new FastifyAdapter({ trustProxy: options.trustProxy ?? false, bodyLimit: 64 * 1024 }),
+      { rawBody, logger: false },
+    );
+  } else {
+    app = ref.createNestApplication({ rawBody, logger: false });
+    if (options.trustProxy)
+      (app.getHttpAdapter().getInstance() as { set(k: string, v: unknown): void }).set('trust proxy', true);
+  }
+  const events: VerificationEvent[] = [];
+  const opsEvents: { name: string; payload: unknown }[] = [];
+  const emitter = app.get(EventEmitter2);
+  for (const name of [
+    'verification.verified',
+    'verification.failed',
+    'verification.expired',
+    'verification.code_required',
+  ])
+    emitter.on(name, (payload: VerificationEvent) => void events.push(payload));
+  for (const name of [
+    'verification.balance_low',
+    'verification.balance_insufficient',
+    'verification.spend_cap_reached',
+  ])
+    emitter.on(name, (payload: unknown) => void opsEvents.push({ name, payload }));
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${address.port}`, events, opsEvents, close: () => app.close() };
+}
+
+/** JSON request helper over real HTTP (fetch), returning status, headers and parsed body. */
+export async function call(
+  url: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown>; text: string }> {
+  const res = await fetch(url + path, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    parsed = {};
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
