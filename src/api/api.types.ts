@@ -66,7 +66,13 @@ export interface UnknownMethodInitiated extends InitiateResultBase {
   /** The whole wire object, for fields this version does not know. */
   raw: Record<string, unknown>;
 }
-/** Discriminated on `method`. */
+/** The variants of the methods this version knows (narrows on `method` with a plain switch). */
+export type KnownInitiateResult =
+  ReverseFlashCallInitiated | Msgr2BotInitiated | OperatorIdInitiated | CodeMethodInitiated;
+/**
+ * Discriminated on `method`. `UnknownMethodInitiated.method` is any string, so comparing `method` alone
+ * does not exclude it: narrow with `isKnownInitiateResult` first (or test `'raw' in result`).
+ */
 export type InitiateResult =
   | ReverseFlashCallInitiated
   | Msgr2BotInitiated

@@ -7,7 +7,7 @@ export {
   type ApiRequestInfo,
   type VerificationApiClientOptions,
 } from './api-client.options.js';
-export { isKnownMethod, normalizeMethod, toWireMethod } from './method-names.js';
+export { isKnownInitiateResult, isKnownMethod, normalizeMethod, toWireMethod } from './method-names.js';
 export { VerificationApiClient } from './verification-api.client.js';
 export {
   VerificationApiError,

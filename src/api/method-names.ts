@@ -1,4 +1,10 @@
-import { VERIFICATION_METHODS, type KnownVerificationMethod, type VerificationMethod } from './api.types.js';
+import {
+  VERIFICATION_METHODS,
+  type InitiateResult,
+  type KnownInitiateResult,
+  type KnownVerificationMethod,
+  type VerificationMethod,
+} from './api.types.js';
 
 /** Wire aliases of canonical method names: the request schema and `by_method` say `msgr1`, the guides `msgr1_otp`. */
 const WIRE_ALIASES: Readonly<Record<string, KnownVerificationMethod>> = { msgr1: 'msgr1_otp' };
@@ -22,4 +28,9 @@ export function normalizeMethod(wire: string): VerificationMethod {
  */
 export function toWireMethod(method: VerificationMethod): string {
   return normalizeMethod(method);
+}
+
+/** Whether an initiate result is one of the known variants (then `switch (result.method)` narrows fully). */
+export function isKnownInitiateResult(result: InitiateResult): result is KnownInitiateResult {
+  return !('raw' in result) && isKnownMethod(result.method);
 }

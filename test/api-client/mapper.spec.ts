@@ -10,7 +10,12 @@ import {
   toUsageSummary,
   toVerificationSession,
 } from '../../src/api/api.mapper.js';
-import { isKnownMethod, normalizeMethod, toWireMethod } from '../../src/api/method-names.js';
+import {
+  isKnownInitiateResult,
+  isKnownMethod,
+  normalizeMethod,
+  toWireMethod,
+} from '../../src/api/method-names.js';
 import { backoffDelay, parseRetryAfter } from '../../src/api/retry-policy.js';
 import { WireFormatError } from '../../src/api/wire-format.error.js';
 
@@ -97,9 +102,11 @@ describe('initiate result', () => {
       deep_link: 'https://m.example/bot?start=t',
       code_length: 6,
     });
-    expect(bot.method === 'msgr2_bot' && bot.deepLink).toBe('https://m.example/bot?start=t');
+    expect(isKnownInitiateResult(bot) && bot.method === 'msgr2_bot' && bot.deepLink).toBe(
+      'https://m.example/bot?start=t',
+    );
     const op = toInitiateResult({ ...common, method: 'operator_id', awaiting_code: false });
-    expect(op.method === 'operator_id' && op.awaitingCode).toBe(false);
+    expect(isKnownInitiateResult(op) && op.method === 'operator_id' && op.awaitingCode).toBe(false);
     const sms = toInitiateResult({ ...common, method: 'sms', code_length: 6 });
     expect(sms).toMatchObject({ method: 'sms', codeLength: 6 });
     expect(sms).not.toHaveProperty('raw');
@@ -117,6 +124,8 @@ describe('initiate result', () => {
     const result = toInitiateResult(wire);
     expect(result.method).toBe('carrier_pigeon');
     expect('raw' in result && result.raw).toEqual(wire);
+    expect(isKnownInitiateResult(result)).toBe(false);
+    expect(isKnownInitiateResult(toInitiateResult({ ...common, method: 'msgr1' }))).toBe(true);
   });
 
   it('keeps an unknown status and degrades bad optional fields instead of crashing', () => {

@@ -10,6 +10,7 @@ import { VerificationApiClient } from '../../src/api/index.js';
 describe('unknown methods and statuses from the wire', () => {
   let server: http.Server;
   let client: VerificationApiClient;
+  let connections = 0;
   const RID = '0b7d1c2e-5f3a-4e9b-8c6d-1a2b3c4d5e6f';
 
   beforeAll(async () => {
@@ -60,6 +61,7 @@ describe('unknown methods and statuses from the wire', () => {
         res.end(JSON.stringify({ error_code: 'not_found' }));
       }
     });
+    server.on('connection', () => (connections += 1));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     client = VerificationApiClient.create({
@@ -98,6 +100,12 @@ describe('unknown methods and statuses from the wire', () => {
     const usage = await client.getUsage();
     expect(usage.byMethod).toEqual({ carrier_pigeon: 1, msgr1_otp: 1 });
     expect(usage.byStatus).toEqual({ in_flight: 1, verified: 1 });
+  });
+
+  it('reuses one keep-alive connection for consecutive calls (the sandbox does not expose its sockets)', async () => {
+    for (let i = 0; i < 4; i++) await client.getSession(RID);
+    // Every call of this describe block, these four included, went over the first connection.
+    expect(connections).toBe(1);
   });
 });
 

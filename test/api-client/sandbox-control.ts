@@ -1,0 +1,37 @@
+import type { SandboxSessionView, VerificationSandbox } from '../../src/testing/index.js';
+
+/** The end user's side of a session, played through the sandbox control API. */
+export async function control(
+  sb: VerificationSandbox,
+  requestId: string,
+  action: 'deliver' | 'share' | 'call' | 'operator',
+  body: Record<string, unknown> = {},
+): Promise<void> {
+  const res = await fetch(`${sb.url}/_sandbox/sessions/${encodeURIComponent(requestId)}/${action}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`sandbox ${action} failed: HTTP ${res.status} ${await res.text()}`);
+}
+
+let counter = 0;
+/** A distinct valid Russian mobile number per call, so tests never share a phone. */
+export function nextPhone(): string {
+  counter += 1;
+  return `+7912${String(process.pid % 1000).padStart(3, '0')}${String(counter).padStart(4, '0')}`;
+}
+
+/** The sandbox's internal view of a session the test just created (code, numbers, attempts). */
+export function issued(sb: VerificationSandbox, requestId: string): SandboxSessionView {
+  const session = sb.getSession(requestId);
+  if (!session) throw new Error(`the sandbox has no session ${requestId}`);
+  return session;
+}
+
+/** The code the user received; fails the test when the session has none. */
+export function issuedCode(sb: VerificationSandbox, requestId: string): string {
+  const { code } = issued(sb, requestId);
+  if (code === null) throw new Error(`session ${requestId} has no code`);
+  return code;
+}
