@@ -1,1 +1,141 @@
-export default async function globalSetup(): Promise<void> {}
+/**
+ * Jest's global setup and teardown: the suites run against a real Redis, `REDIS_URL` when set,
+ * otherwise a throwaway `redis-server` started here. Jest's workers inherit the parent's
+ * environment, so exporting `REDIS_URL` is how they find it. Missing Redis fails the run with
+ * how to install it.
+ *
+ * The throwaway server lives in this file, not in test/support, because jest loads global setup
+ * through Node's own ESM resolver, which cannot follow a `.js` import to a `.ts` source; the
+ * suites import it through test/support/redis-server.ts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+
+export const REDIS_REQUIRED_MESSAGE =
+  'Redis is required for the test suite: install it (Debian: apt-get install redis-server) or set REDIS_URL';
+
+/** A port nobody listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** True when something on the port answers a PING with a RESP reply. */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const finish = (answered: boolean): void => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.setTimeout(500, () => finish(false));
+    socket.once('error', () => finish(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => finish(/^[+-]/.test(data.toString())));
+  });
+}
+
+export interface RedisServerOptions {
+  /** Default: a free port. */
+  port?: number;
+  /** Sets `requirepass`; the URL then carries it. */
+  password?: string;
+}
+
+/**
+ * A throwaway `redis-server` (no persistence, loopback only) that a test can stop and start
+ * again on the same port, to play Redis going away and coming back.
+ */
+export class ThrowawayRedisServer {
+  private process: ChildProcess | undefined;
+  private readonly onParentExit = (): void => {
+    this.process?.kill('SIGKILL');
+  };
+
+  private constructor(
+    readonly port: number,
+    private readonly password: string | undefined,
+  ) {}
+
+  static async start(options: RedisServerOptions = {}): Promise<ThrowawayRedisServer> {
+    const server = new ThrowawayRedisServer(options.port ?? (await freePort()), options.password);
+    await server.start();
+    return server;
+  }
+
+  get url(): string {
+    const auth = this.password === undefined ? '' : `:${encodeURIComponent(this.password)}@`;
+    return `redis://${auth}127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.process !== undefined;
+  }
+
+  /** Starts the server (again) and resolves once it answers. */
+  async start(): Promise<void> {
+    if (this.process) return;
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    if (this.password !== undefined) args.push('--requirepass', this.password);
+    const child = spawn('redis-server', args, { stdio: 'ignore' });
+    const spawned = new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error: NodeJS.ErrnoException) =>
+        reject(error.code === 'ENOENT' ? new Error(REDIS_REQUIRED_MESSAGE) : error),
+      );
+    });
+    await spawned;
+    this.process = child;
+    // A crashed or interrupted run must not leave the server behind.
+    process.once('exit', this.onParentExit);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const deadline = Date.now() + 10_000;
+    while (!(await answersPing(this.port))) {
+      const gone = await Promise.race([exited.then(() => true), pause(50).then(() => false)]);
+      if (gone) {
+        this.process = undefined;
+        throw new Error(`redis-server exited at start (is port ${this.port} taken?)`);
+      }
+      if (Date.now() > deadline) {
+        await this.stop();
+        throw new Error(`redis-server did not answer on port ${this.port} within 10 s`);
+      }
+    }
+  }
+
+  /** Kills the server (like a crash) and resolves once it has exited. */
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (!child) return;
+    this.process = undefined;
+    process.removeListener('exit', this.onParentExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Jest loads global setup and teardown as separate modules; the parent's globalThis is the
+ * one place both see, so the shared server is kept there.
+ */
+const SHARED_SERVER_SLOT = Symbol.for('nestjs-phone-verification.test.sharedRedisServer');
+
+export default async function globalSetup(): Promise<void> {
+  if (process.env.REDIS_URL) return;
+  const server = await ThrowawayRedisServer.start();
+  (globalThis as Record<symbol, unknown>)[SHARED_SERVER_SLOT] = server;
+  process.env.REDIS_URL = server.url;
+}

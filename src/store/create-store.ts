@@ -1,0 +1,59 @@
+import type { StoreOption } from '../verification.options.js';
+import { MemoryStore } from './memory.store.js';
+import { isRedisClient } from './redis-command-runner.js';
+import { RedisStore } from './redis.store.js';
+import type { VerificationStore } from './verification-store.interface.js';
+
+const STORE_METHODS = [
+  'now',
+  'get',
+  'set',
+  'setIfAbsent',
+  'delete',
+  'increment',
+  'schedule',
+  'claimDue',
+  'unschedule',
+  'queueSize',
+  'close',
+] as const;
+
+/** True for a ready-made store (the host's own instance), as opposed to a description of one. */
+export function isVerificationStore(value: unknown): value is VerificationStore {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return STORE_METHODS.every((method) => typeof candidate[method] === 'function');
+}
+
+/**
+ * Turns the module's `store` option into a store. A store instance is used as given (with its
+ * own clock, and the host closes it); from anything else the module creates a store on `clock`
+ * and must close it on shutdown: `!isVerificationStore(option)` tells which.
+ */
+export function createStore(option: StoreOption | undefined, clock: () => number): VerificationStore {
+  if (option === undefined) return new MemoryStore({ clock });
+  if (isVerificationStore(option)) return option;
+  if (typeof option === 'object' && option !== null) {
+    const keyPrefix = (option as { keyPrefix?: unknown }).keyPrefix;
+    if (keyPrefix !== undefined && typeof keyPrefix !== 'string') {
+      throw new TypeError('store.keyPrefix must be a string');
+    }
+    if ('redis' in option) {
+      if (!isRedisClient(option.redis)) {
+        throw new TypeError(
+          'store.redis must be an ioredis client (Redis or Cluster) or a node-redis client',
+        );
+      }
+      return new RedisStore({ client: option.redis, keyPrefix, clock });
+    }
+    if ('url' in option) {
+      if (typeof option.url !== 'string' || !/^rediss?:\/\//i.test(option.url)) {
+        throw new TypeError('store.url must be a redis:// or rediss:// URL');
+      }
+      return new RedisStore({ url: option.url, keyPrefix, clock });
+    }
+  }
+  throw new TypeError(
+    'store must be a VerificationStore instance, { redis: client, keyPrefix? } or { url, keyPrefix? }',
+  );
+}

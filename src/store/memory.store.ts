@@ -1,0 +1,192 @@
+import { DueQueue } from './due-queue.js';
+import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
+import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
+import type { VerificationStore } from './verification-store.interface.js';
+
+export interface MemoryStoreOptions {
+  /** Milliseconds since the epoch; every TTL and due time is measured on it. Default `Date.now`. */
+  clock?: () => number;
+  /**
+   * Most key–value entries held, and most members of each due-queue. When full, the entry
+   * written least recently (for a queue: the member scheduled least recently) is evicted.
+   * Default 1,000,000.
+   */
+  maxEntries?: number;
+  /** How often (real time) expired entries are swept in slices. Default 1000 ms. */
+  sweepIntervalMs?: number;
+}
+
+class Entry {
+  constructor(
+    readonly value: string,
+    readonly expiresAt: number,
+  ) {}
+}
+
+/** Entries examined per sweep tick: bounds the pause of one tick whatever the store's size. */
+const SWEEP_SLICE = 10_000;
+
+/**
+ * The embedded default store: one process, no persistence. Entries expire lazily on read and
+ * are reclaimed by one unref'd interval that sweeps a slice of the map per tick (no timer per
+ * key). Operations are synchronous inside, so each is atomic with respect to the others.
+ */
+export class MemoryStore implements VerificationStore {
+  private readonly clock: () => number;
+  private readonly maxEntries: number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly queues = new Map<string, DueQueue>();
+  private sweepCursor: Iterator<[string, Entry]> | undefined;
+  private sweepTimer: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.clock = options.clock ?? Date.now;
+    this.maxEntries = options.maxEntries ?? 1_000_000;
+    if (!Number.isSafeInteger(this.maxEntries) || this.maxEntries < 1) {
+      throw new RangeError(`MemoryStore: maxEntries must be a positive integer, got ${options.maxEntries}`);
+    }
+    const sweepIntervalMs = options.sweepIntervalMs ?? 1000;
+    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs <= 0) {
+      throw new RangeError(`MemoryStore: sweepIntervalMs must be a positive number, got ${sweepIntervalMs}`);
+    }
+    this.sweepTimer = setInterval(() => this.sweepSlice(), sweepIntervalMs);
+    this.sweepTimer.unref();
+  }
+
+  now(): number {
+    return this.clock();
+  }
+
+  /** Number of key–value entries held, expired ones not yet swept included. */
+  get entryCount(): number {
+    return this.entries.size;
+  }
+
+  async get(key: string): Promise<string | null> {
+    this.assertOpen('get');
+    return this.live(key, this.clock())?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    this.assertOpen('set');
+    assertTtl(ttlMs);
+    this.write(key, new Entry(value, this.clock() + ttlMs));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    this.assertOpen('setIfAbsent');
+    assertTtl(ttlMs);
+    const now = this.clock();
+    if (this.live(key, now)) return false;
+    this.write(key, new Entry(value, now + ttlMs));
+    return true;
+  }
+
+  async delete(key: string): Promise<void> {
+    this.assertOpen('delete');
+    this.entries.delete(key);
+  }
+
+  async increment(key: string, by: number, ttlMs: number): Promise<{ value: number; expiresAt: number }> {
+    this.assertOpen('increment');
+    assertIncrement(by);
+    assertTtl(ttlMs);
+    const now = this.clock();
+    const current = this.live(key, now);
+    let value = by;
+    let expiresAt = now + ttlMs;
+    if (current) {
+      const count = Number(current.value);
+      if (!/^-?\d+$/.test(current.value) || !Number.isSafeInteger(count)) throw notACounter();
+      value = count + by;
+      expiresAt = current.expiresAt;
+    }
+    this.write(key, new Entry(String(value), expiresAt));
+    return { value, expiresAt };
+  }
+
+  async schedule(queue: string, member: string, dueAt: number): Promise<void> {
+    this.assertOpen('schedule');
+    assertDueAt(dueAt);
+    let due = this.queues.get(queue);
+    if (!due) {
+      due = new DueQueue();
+      this.queues.set(queue, due);
+    }
+    if (!due.has(member) && due.size >= this.maxEntries) {
+      const oldest = due.oldestMember();
+      if (oldest !== undefined) due.remove(oldest);
+    }
+    due.schedule(member, dueAt);
+  }
+
+  async claimDue(queue: string, limit: number, leaseMs: number): Promise<string[]> {
+    this.assertOpen('claimDue');
+    assertClaim(limit, leaseMs);
+    const due = this.queues.get(queue);
+    if (!due || limit === 0) return [];
+    const now = this.clock();
+    return due.claim(now, limit, now + leaseMs);
+  }
+
+  async unschedule(queue: string, member: string): Promise<void> {
+    this.assertOpen('unschedule');
+    const due = this.queues.get(queue);
+    if (!due) return;
+    due.remove(member);
+    if (due.size === 0) this.queues.delete(queue);
+  }
+
+  async queueSize(queue: string): Promise<number> {
+    this.assertOpen('queueSize');
+    return this.queues.get(queue)?.size ?? 0;
+  }
+
+  /** Stops the sweep timer and drops every entry; later operations reject. Idempotent. */
+  async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+    this.sweepCursor = undefined;
+    this.closed = true;
+    this.entries.clear();
+    this.queues.clear();
+  }
+
+  /** The entry when present and not expired; an expired one is dropped on the way. */
+  private live(key: string, now: number): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt > now) return entry;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  private write(key: string, entry: Entry): void {
+    // Re-inserting moves the key to the end of the map's order, which is the eviction order.
+    if (!this.entries.delete(key) && this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(key, entry);
+  }
+
+  /** Drops expired entries among the next slice of the map, resuming where the last tick stopped. */
+  private sweepSlice(): void {
+    const now = this.clock();
+    this.sweepCursor ??= this.entries.entries();
+    for (let examined = 0; examined < SWEEP_SLICE; examined++) {
+      const next = this.sweepCursor.next();
+      if (next.done) {
+        this.sweepCursor = undefined;
+        return;
+      }
+      const [key, entry] = next.value;
+      if (entry.expiresAt <= now) this.entries.delete(key);
+    }
+  }
+
+  private assertOpen(operation: string): void {
+    if (this.closed) throw new VerificationStoreUnavailableError(operation, 'the store is closed');
+  }
+}

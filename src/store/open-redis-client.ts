@@ -1,0 +1,75 @@
+/**
+ * Opens the store's own Redis connection from a URL. Both client libraries are optional peer
+ * dependencies, so they are imported only here, on demand. The connection fails fast instead of
+ * queueing while Redis is away (the store answers 503 rather than hanging), and reconnects by
+ * itself so that operations work again when Redis returns.
+ */
+
+export type RedisDriverName = 'ioredis' | 'redis';
+
+export interface OpenRedisClientOptions {
+  /** Libraries to try, in order. */
+  drivers: readonly RedisDriverName[];
+  commandTimeoutMs: number;
+}
+
+/** Longest pause between reconnection attempts: bounds how long the store stays down after Redis returns. */
+const MAX_RECONNECT_DELAY_MS = 1000;
+
+function reconnectDelay(attempt: number): number {
+  return Math.min(50 * 2 ** Math.min(attempt, 10), MAX_RECONNECT_DELAY_MS);
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}
+
+async function openIoRedis(url: string, commandTimeoutMs: number): Promise<unknown> {
+  const ioredis = await import('ioredis');
+  const Redis = ioredis.Redis ?? ioredis.default;
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    // Commands cut off by a lost connection fail now rather than run late, after the caller was told they failed.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: Math.max(commandTimeoutMs, 1000),
+    retryStrategy: (attempt: number) => reconnectDelay(attempt),
+  });
+  // Failures reach callers as rejected operations; without a listener ioredis would print each one.
+  client.on('error', () => undefined);
+  return client;
+}
+
+async function openNodeRedis(url: string, commandTimeoutMs: number): Promise<unknown> {
+  const { createClient } = await import('redis');
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: Math.max(commandTimeoutMs, 1000),
+      reconnectStrategy: (retries: number) => reconnectDelay(retries),
+    },
+  });
+  // node-redis throws an unhandled 'error' event without a listener; failures reach callers as rejected operations.
+  client.on('error', () => undefined);
+  // Connection problems surface per operation; the client keeps reconnecting on its own.
+  client.connect().catch(() => undefined);
+  return client;
+}
+
+export async function openRedisClient(url: string, options: OpenRedisClientOptions): Promise<unknown> {
+  for (const driver of options.drivers) {
+    try {
+      return driver === 'ioredis'
+        ? await openIoRedis(url, options.commandTimeoutMs)
+        : await openNodeRedis(url, options.commandTimeoutMs);
+    } catch (error) {
+      if (!isModuleNotFound(error)) throw error;
+    }
+  }
+  throw new Error(
+    `RedisStore: connecting by URL needs a Redis client library; install one of: ${options.drivers.join(', ')} (npm i ioredis)`,
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * Argument checks shared by every store, so that a programming error in the module fails the
+ * same way (a TypeError or RangeError, never a store-unavailable error) on MemoryStore and Redis.
+ */
+
+export function assertTtl(ttlMs: number): void {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0)
+    throw new RangeError(`ttlMs must be a positive number, got ${ttlMs}`);
+}
+
+export function assertIncrement(by: number): void {
+  if (!Number.isSafeInteger(by)) throw new RangeError(`increment must be a safe integer, got ${by}`);
+}
+
+export function assertDueAt(dueAt: number): void {
+  if (!Number.isFinite(dueAt)) throw new RangeError(`dueAt must be a finite number, got ${dueAt}`);
+}
+
+export function assertClaim(limit: number, leaseMs: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 0)
+    throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+  if (!Number.isFinite(leaseMs) || leaseMs < 0)
+    throw new RangeError(`leaseMs must be a non-negative number, got ${leaseMs}`);
+}
+
+/** Thrown when `increment` meets a key that holds something other than an integer counter. */
+export function notACounter(): TypeError {
+  return new TypeError('increment: the key holds a value that is not an integer counter');
+}

@@ -1,0 +1,99 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { describeStoreContract, TestClock } from './store-contract.js';
+
+describeStoreContract('MemoryStore', {
+  sharesState: false,
+  create: async (clock) => new MemoryStore({ clock }),
+});
+
+describe('MemoryStore bounds and sweeping', () => {
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('evicts the entry written least recently when full', async () => {
+    const store = new MemoryStore({ maxEntries: 3 });
+    await store.set('a', '1', 60_000);
+    await store.set('b', '2', 60_000);
+    await store.set('c', '3', 60_000);
+    await store.set('a', '1 again', 60_000);
+    await store.set('d', '4', 60_000);
+    expect(store.entryCount).toBe(3);
+    await expect(store.get('b')).resolves.toBeNull();
+    await expect(store.get('a')).resolves.toBe('1 again');
+    await expect(store.get('c')).resolves.toBe('3');
+    await expect(store.get('d')).resolves.toBe('4');
+    await store.close();
+  });
+
+  it('bounds each due-queue, evicting the member scheduled least recently', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now, maxEntries: 2 });
+    await store.schedule('q', 'a', clock.now());
+    await store.schedule('q', 'b', clock.now());
+    await store.schedule('q', 'a', clock.now() - 1);
+    await store.schedule('q', 'c', clock.now());
+    await expect(store.queueSize('q')).resolves.toBe(2);
+    await expect(store.claimDue('q', 10, 1000)).resolves.toEqual(['a', 'c']);
+    await store.close();
+  });
+
+  it('sweeps expired entries with one interval, without anyone reading them', async () => {
+    jest.useFakeTimers();
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now, sweepIntervalMs: 1000 });
+    expect(jest.getTimerCount()).toBe(1);
+    for (let i = 0; i < 1000; i++) await store.set(`short${i}`, 'v', 1000);
+    await store.set('long', 'v', 60_000);
+    expect(jest.getTimerCount()).toBe(1);
+    clock.advance(1000);
+    jest.advanceTimersByTime(1000);
+    expect(store.entryCount).toBe(1);
+    await expect(store.get('long')).resolves.toBe('v');
+    await store.close();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('sweeps a large map in slices, resuming where the last tick stopped', async () => {
+    jest.useFakeTimers();
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now, sweepIntervalMs: 1000 });
+    for (let i = 0; i < 25_000; i++) await store.set(`k${i}`, 'v', 1000);
+    clock.advance(1000);
+    jest.advanceTimersByTime(1000);
+    expect(store.entryCount).toBe(15_000);
+    jest.advanceTimersByTime(2000);
+    expect(store.entryCount).toBe(0);
+    await store.close();
+  });
+
+  it('drops an expired entry when it is read', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now });
+    await store.set('k', 'v', 1000);
+    clock.advance(1000);
+    await expect(store.get('k')).resolves.toBeNull();
+    expect(store.entryCount).toBe(0);
+    await store.close();
+  });
+
+  it('rejects bounds that are not positive', () => {
+    expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(RangeError);
+    expect(() => new MemoryStore({ sweepIntervalMs: 0 })).toThrow(RangeError);
+  });
+
+  it('claims from a queue of 100,000 members by due order, without scanning it', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now });
+    const start = clock.now();
+    for (let i = 0; i < 100_000; i++) await store.schedule('q', `m${i}`, start + ((i * 7919) % 100_000));
+    await expect(store.claimDue('q', 3, 60_000)).resolves.toEqual(['m0']);
+    clock.advance(2);
+    const claimed = await store.claimDue('q', 10, 60_000);
+    // Due at start+1 and start+2: i * 7919 % 100000 in {1, 2}.
+    expect(claimed).toHaveLength(2);
+    await expect(store.queueSize('q')).resolves.toBe(100_000);
+    await store.close();
+  });
+});

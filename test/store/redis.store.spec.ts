@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { RedisStore, type RedisStoreOptions } from '../../src/store/redis.store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
+import { describeStoreContract, TestClock } from './store-contract.js';
+
+/** Every run gets its own prefix: the shared Redis may serve other suites at the same time. */
+const RUN_PREFIX = `pv-test:${randomUUID()}:`;
+
+// Return type left to inference: node-redis client types are generic over modules and RESP version.
+async function connectNodeRedis(url: string) {
+  const client = createClient({ url });
+  // A host's client has an error listener; without one node-redis throws on a lost connection.
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** Resolves with the first value `attempt` yields, trying again every 50 ms (real time) for up to `withinMs`. */
+async function eventually<T>(attempt: () => Promise<T>, withinMs: number): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** How long `operation` takes to reject, and with what. */
+async function rejection(operation: () => Promise<unknown>): Promise<{ error: unknown; elapsedMs: number }> {
+  const started = Date.now();
+  try {
+    await operation();
+  } catch (error) {
+    return { error, elapsedMs: Date.now() - started };
+  }
+  throw new Error('the operation succeeded while Redis was down');
+}
+
+const hostIoredis = new Redis(sharedRedisUrl());
+let hostNodeRedis: Awaited<ReturnType<typeof connectNodeRedis>>;
+
+beforeAll(async () => {
+  hostNodeRedis = await connectNodeRedis(sharedRedisUrl());
+});
+
+afterAll(async () => {
+  await hostIoredis.quit();
+  await hostNodeRedis.close();
+});
+
+describeStoreContract('RedisStore with a host ioredis client', {
+  sharesState: true,
+  create: async (clock, namespace) =>
+    new RedisStore({ client: hostIoredis, clock, keyPrefix: `${RUN_PREFIX}ioredis:${namespace}:` }),
+});
+
+describeStoreContract('RedisStore with a host node-redis client', {
+  sharesState: true,
+  create: async (clock, namespace) =>
+    new RedisStore({ client: hostNodeRedis, clock, keyPrefix: `${RUN_PREFIX}node-redis:${namespace}:` }),
+});
+
+describeStoreContract('RedisStore opened from a URL (ioredis)', {
+  sharesState: true,
+  create: async (clock, namespace) =>
+    new RedisStore({ url: sharedRedisUrl(), clock, keyPrefix: `${RUN_PREFIX}url:${namespace}:` }),
+});
+
+describeStoreContract('RedisStore opened from a URL (node-redis)', {
+  sharesState: true,
+  create: async (clock, namespace) =>
+    new RedisStore({
+      url: sharedRedisUrl(),
+      driver: 'redis',
+      clock,
+      keyPrefix: `${RUN_PREFIX}url-nr:${namespace}:`,
+    }),
+});
+
+describe('RedisStore on Redis itself', () => {
+  it('leaves a client it did not create open after close()', async () => {
+    const viaIoredis = new RedisStore({ client: hostIoredis, keyPrefix: RUN_PREFIX });
+    const viaNodeRedis = new RedisStore({ client: hostNodeRedis, keyPrefix: RUN_PREFIX });
+    await viaIoredis.set('k', 'v', 1000);
+    await viaNodeRedis.set('k', 'v', 1000);
+    await viaIoredis.close();
+    await viaNodeRedis.close();
+    await expect(hostIoredis.ping()).resolves.toBe('PONG');
+    await expect(hostNodeRedis.ping()).resolves.toBe('PONG');
+  });
+
+  it('stores under its key prefix, with a real expiry as garbage collection', async () => {
+    const clock = new TestClock();
+    const prefix = `${RUN_PREFIX}raw:`;
+    const store = new RedisStore({ client: hostIoredis, keyPrefix: prefix, clock: clock.now });
+    await store.set('session', '{"a":1}', 30_000);
+    await store.increment('count', 1, 10_000);
+    await store.schedule('due', 'm', clock.now());
+    expect(await hostIoredis.exists('session')).toBe(0);
+    expect(await hostIoredis.get(`${prefix}session`)).toBe(`${clock.now() + 30_000}:{"a":1}`);
+    const sessionTtl = await hostIoredis.pttl(`${prefix}session`);
+    expect(sessionTtl).toBeGreaterThan(25_000);
+    expect(sessionTtl).toBeLessThanOrEqual(30_000);
+    const counterTtl = await hostIoredis.pttl(`${prefix}count`);
+    expect(counterTtl).toBeGreaterThan(5000);
+    expect(counterTtl).toBeLessThanOrEqual(10_000);
+    await store.increment('count', 1, 10_000);
+    expect(await hostIoredis.pttl(`${prefix}count`)).toBeLessThanOrEqual(counterTtl);
+    expect(await hostIoredis.zscore(`${prefix}due`, 'm')).toBe(String(clock.now()));
+    await hostIoredis.del(`${prefix}session`, `${prefix}count`, `${prefix}due`);
+    await store.close();
+  });
+
+  it('loads its scripts again after Redis forgot them (SCRIPT FLUSH)', async () => {
+    const server = await ThrowawayRedisServer.start();
+    const isolated = new RedisStore({ url: server.url, keyPrefix: `${RUN_PREFIX}flush:` });
+    try {
+      await expect(isolated.setIfAbsent('k', 'v', 1000)).resolves.toBe(true);
+      const admin = new Redis(server.url);
+      await admin.script('FLUSH');
+      await admin.quit();
+      await expect(isolated.setIfAbsent('k', 'v', 1000)).resolves.toBe(false);
+      await expect(isolated.increment('c', 2, 1000)).resolves.toMatchObject({ value: 2 });
+    } finally {
+      await isolated.close();
+      await server.stop();
+    }
+  });
+
+  it('closes the connection it opened from a URL', async () => {
+    const server = await ThrowawayRedisServer.start();
+    const admin = new Redis(server.url);
+    const connectedClients = async (): Promise<number> =>
+      Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))?.[1]);
+    try {
+      const store = new RedisStore({ url: server.url });
+      await store.set('k', 'v', 1000);
+      expect(await connectedClients()).toBe(2);
+      await store.close();
+      await eventually(async () => expect(await connectedClients()).toBe(1), 2000);
+    } finally {
+      await admin.quit();
+      await server.stop();
+    }
+  });
+
+  it('rejects options that are not one client or one URL', () => {
+    expect(() => new RedisStore({} as RedisStoreOptions)).toThrow(TypeError);
+    expect(() => new RedisStore({ client: hostIoredis, url: sharedRedisUrl() })).toThrow(TypeError);
+    expect(() => new RedisStore({ client: {} as never })).toThrow(/ioredis client .* or a node-redis client/);
+    expect(() => new RedisStore({ url: 'http://localhost:6379' })).toThrow(TypeError);
+    expect(() => new RedisStore({ url: sharedRedisUrl(), commandTimeoutMs: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('RedisStore while Redis is down', () => {
+  const password = `pw-${randomUUID()}`;
+  const commandTimeoutMs = 300;
+  let server: ThrowawayRedisServer;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  beforeAll(async () => {
+    server = await ThrowawayRedisServer.start({ password });
+  });
+
+  afterEach(async () => {
+    await server.start();
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const variants: [string, () => Promise<VerificationStore>][] = [
+    ['opened from a URL with ioredis', async () => new RedisStore({ url: server.url, commandTimeoutMs })],
+    [
+      'opened from a URL with node-redis',
+      async () => new RedisStore({ url: server.url, driver: 'redis', commandTimeoutMs }),
+    ],
+    [
+      'on a host ioredis client',
+      async () => {
+        const client = new Redis(server.url);
+        client.on('error', () => undefined);
+        cleanups.push(async () => client.disconnect());
+        return new RedisStore({ client, commandTimeoutMs });
+      },
+    ],
+    [
+      'on a host node-redis client',
+      async () => {
+        const client = await connectNodeRedis(server.url);
+        cleanups.push(async () => client.destroy());
+        return new RedisStore({ client, commandTimeoutMs });
+      },
+    ],
+  ];
+
+  for (const [name, makeStore] of variants) {
+    it(`${name}: every operation fails fast as unavailable, and works again when Redis returns`, async () => {
+      const store = await makeStore();
+      cleanups.push(() => store.close());
+      await store.set('k', 'before', 60_000);
+      await store.schedule('q', 'm', store.now());
+
+      await server.stop();
+      const operations: (() => Promise<unknown>)[] = [
+        () => store.get('k'),
+        () => store.set('k', 'v', 1000),
+        () => store.setIfAbsent('k', 'v', 1000),
+        () => store.delete('k'),
+        () => store.increment('c', 1, 1000),
+        () => store.schedule('q', 'm', 0),
+        () => store.claimDue('q', 1, 1000),
+        () => store.unschedule('q', 'm'),
+        () => store.queueSize('q'),
+      ];
+      for (const operation of operations) {
+        const { error, elapsedMs } = await rejection(operation);
+        expect(error).toBeInstanceOf(VerificationStoreUnavailableError);
+        expect(elapsedMs).toBeLessThan(commandTimeoutMs + 250);
+        const text = `${(error as Error).message}\n${(error as Error).stack}`;
+        expect(text).not.toContain(password);
+        expect((error as Error).cause).toBeUndefined();
+      }
+
+      await server.start();
+      // The server came back empty (no persistence): the store works on it without being re-created.
+      await eventually(() => store.set('k', 'after', 60_000), 5000);
+      await expect(store.get('k')).resolves.toBe('after');
+      await expect(store.setIfAbsent('fresh', 'v', 1000)).resolves.toBe(true);
+      await expect(store.increment('c', 1, 1000)).resolves.toMatchObject({ value: 1 });
+    });
+  }
+
+  for (const driver of ['ioredis', 'redis'] as const) {
+    it(`opened from a URL (${driver}) while Redis is down: fails as unavailable, then works once Redis is up`, async () => {
+      await server.stop();
+      const store = new RedisStore({ url: server.url, driver, commandTimeoutMs });
+      cleanups.push(() => store.close());
+      const { error, elapsedMs } = await rejection(() => store.get('k'));
+      expect(error).toBeInstanceOf(VerificationStoreUnavailableError);
+      expect(elapsedMs).toBeLessThan(commandTimeoutMs + 250);
+      await server.start();
+      await eventually(() => store.set('k', 'v', 60_000), 5000);
+      await expect(store.get('k')).resolves.toBe('v');
+    });
+  }
+});

@@ -1,0 +1,346 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+
+/** A clock the test moves by hand: TTLs are checked without sleeping. */
+export class TestClock {
+  private current = 1_700_000_000_000;
+  readonly now = (): number => this.current;
+
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+export interface StoreContractHarness {
+  /**
+   * A new store on `clock`. Stores created with the same `namespace` share their data when
+   * `sharesState` is true (two instances on one Redis); different namespaces never do.
+   */
+  create(clock: () => number, namespace: string): Promise<VerificationStore>;
+  sharesState: boolean;
+}
+
+const CONCURRENCY = 50;
+
+/** The behaviour every VerificationStore must show; run by each store's spec. */
+export function describeStoreContract(name: string, harness: StoreContractHarness): void {
+  describe(`VerificationStore contract: ${name}`, () => {
+    let clock: TestClock;
+    let namespace: string;
+    let opened: VerificationStore[];
+    let store: VerificationStore;
+
+    const open = async (ns = namespace): Promise<VerificationStore> => {
+      const created = await harness.create(clock.now, ns);
+      opened.push(created);
+      return created;
+    };
+
+    beforeEach(async () => {
+      clock = new TestClock();
+      namespace = randomUUID();
+      opened = [];
+      store = await open();
+    });
+
+    afterEach(async () => {
+      await Promise.all(opened.map((s) => s.close()));
+    });
+
+    it('reads time from its clock', () => {
+      expect(store.now()).toBe(clock.now());
+      clock.advance(12_345);
+      expect(store.now()).toBe(clock.now());
+    });
+
+    describe('get / set / delete', () => {
+      it('answers null for a key never set', async () => {
+        await expect(store.get('missing')).resolves.toBeNull();
+      });
+
+      it('returns exactly the value that was set, whatever it contains', async () => {
+        const values = [
+          '',
+          'plain',
+          'a:b:c',
+          '{"phone":"+79001234567","n":1}',
+          'юникод ✓',
+          '1700000000000:x',
+        ];
+        for (const [index, value] of values.entries()) await store.set(`k${index}`, value, 60_000);
+        for (const [index, value] of values.entries())
+          await expect(store.get(`k${index}`)).resolves.toBe(value);
+      });
+
+      it('keeps a value until just before its TTL and drops it at the TTL', async () => {
+        await store.set('k', 'v', 1000);
+        clock.advance(999);
+        await expect(store.get('k')).resolves.toBe('v');
+        clock.advance(1);
+        await expect(store.get('k')).resolves.toBeNull();
+      });
+
+      it('lets a later set replace both the value and the TTL', async () => {
+        await store.set('k', 'first', 1000);
+        await store.set('k', 'second', 5000);
+        clock.advance(2000);
+        await expect(store.get('k')).resolves.toBe('second');
+        clock.advance(3000);
+        await expect(store.get('k')).resolves.toBeNull();
+      });
+
+      it('expires entries after a jump of days on the clock', async () => {
+        await store.set('k', 'v', 60_000);
+        clock.advance(3 * 24 * 3600_000);
+        await expect(store.get('k')).resolves.toBeNull();
+      });
+
+      it('deletes a key, and deleting a missing key is not an error', async () => {
+        await store.set('k', 'v', 60_000);
+        await store.delete('k');
+        await expect(store.get('k')).resolves.toBeNull();
+        await expect(store.delete('never-set')).resolves.toBeUndefined();
+      });
+
+      it('rejects a TTL that is not a positive number', async () => {
+        await expect(store.set('k', 'v', 0)).rejects.toThrow(RangeError);
+        await expect(store.set('k', 'v', -5)).rejects.toThrow(RangeError);
+        await expect(store.set('k', 'v', Number.NaN)).rejects.toThrow(RangeError);
+        await expect(store.get('k')).resolves.toBeNull();
+      });
+    });
+
+    describe('setIfAbsent', () => {
+      it('sets only the first time and keeps the first value', async () => {
+        await expect(store.setIfAbsent('k', 'first', 1000)).resolves.toBe(true);
+        await expect(store.setIfAbsent('k', 'second', 1000)).resolves.toBe(false);
+        await expect(store.get('k')).resolves.toBe('first');
+      });
+
+      it('sets again once the earlier value has expired, with a fresh TTL', async () => {
+        await store.setIfAbsent('k', 'first', 1000);
+        clock.advance(999);
+        await expect(store.setIfAbsent('k', 'early', 1000)).resolves.toBe(false);
+        clock.advance(1);
+        await expect(store.setIfAbsent('k', 'second', 1000)).resolves.toBe(true);
+        await expect(store.get('k')).resolves.toBe('second');
+        clock.advance(999);
+        await expect(store.get('k')).resolves.toBe('second');
+        clock.advance(1);
+        await expect(store.get('k')).resolves.toBeNull();
+      });
+
+      it('sets again after a delete, and does not set over a value from set()', async () => {
+        await store.set('k', 'plain', 1000);
+        await expect(store.setIfAbsent('k', 'other', 1000)).resolves.toBe(false);
+        await store.delete('k');
+        await expect(store.setIfAbsent('k', 'other', 1000)).resolves.toBe(true);
+      });
+
+      it(`lets exactly one of ${CONCURRENCY} concurrent callers win`, async () => {
+        const stores = harness.sharesState ? [store, await open()] : [store];
+        const results = await Promise.all(
+          Array.from({ length: CONCURRENCY }, (_, i) =>
+            stores[i % stores.length].setIfAbsent('race', `caller-${i}`, 60_000),
+          ),
+        );
+        const winners = results.flatMap((won, i) => (won ? [i] : []));
+        expect(winners).toHaveLength(1);
+        await expect(store.get('race')).resolves.toBe(`caller-${winners[0]}`);
+      });
+
+      it('rejects a TTL that is not a positive number', async () => {
+        await expect(store.setIfAbsent('k', 'v', 0)).rejects.toThrow(RangeError);
+      });
+    });
+
+    describe('increment', () => {
+      it('starts a counter at `by` with a window ending at now + ttl', async () => {
+        const start = clock.now();
+        await expect(store.increment('c', 1, 10_000)).resolves.toEqual({
+          value: 1,
+          expiresAt: start + 10_000,
+        });
+        await expect(store.get('c')).resolves.toBe('1');
+      });
+
+      it('adds to a live counter without moving its window (fixed window)', async () => {
+        const start = clock.now();
+        await store.increment('c', 2, 10_000);
+        clock.advance(4000);
+        await expect(store.increment('c', 3, 99_000)).resolves.toEqual({
+          value: 5,
+          expiresAt: start + 10_000,
+        });
+        await expect(store.increment('c', -1, 10_000)).resolves.toEqual({
+          value: 4,
+          expiresAt: start + 10_000,
+        });
+      });
+
+      it('starts again from zero once the window has ended', async () => {
+        await store.increment('c', 7, 1000);
+        clock.advance(1000);
+        const restart = clock.now();
+        await expect(store.increment('c', 1, 5000)).resolves.toEqual({ value: 1, expiresAt: restart + 5000 });
+        clock.advance(4999);
+        await expect(store.get('c')).resolves.toBe('1');
+        clock.advance(1);
+        await expect(store.get('c')).resolves.toBeNull();
+      });
+
+      it('counts a value written with set() as a counter', async () => {
+        const start = clock.now();
+        await store.set('c', '41', 3000);
+        await expect(store.increment('c', 1, 60_000)).resolves.toEqual({
+          value: 42,
+          expiresAt: start + 3000,
+        });
+      });
+
+      it(`counts every one of ${CONCURRENCY} concurrent increments once`, async () => {
+        const stores = harness.sharesState ? [store, await open()] : [store];
+        const results = await Promise.all(
+          Array.from({ length: CONCURRENCY }, (_, i) => stores[i % stores.length].increment('c', 1, 60_000)),
+        );
+        const values = results.map((r) => r.value).sort((a, b) => a - b);
+        expect(values).toEqual(Array.from({ length: CONCURRENCY }, (_, i) => i + 1));
+        expect(new Set(results.map((r) => r.expiresAt)).size).toBe(1);
+        await expect(store.get('c')).resolves.toBe(String(CONCURRENCY));
+      });
+
+      it('rejects a non-integer step and a key that holds something else', async () => {
+        await expect(store.increment('c', 1.5, 1000)).rejects.toThrow(RangeError);
+        await expect(store.increment('c', 1, 0)).rejects.toThrow(RangeError);
+        await store.set('text', 'not a number', 60_000);
+        await expect(store.increment('text', 1, 1000)).rejects.toThrow(TypeError);
+        await expect(store.get('text')).resolves.toBe('not a number');
+      });
+    });
+
+    describe('due-queue', () => {
+      it('hands out nothing before the due time and a member at its due time', async () => {
+        const now = clock.now();
+        await store.schedule('q', 'm', now + 1000);
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual([]);
+        clock.advance(999);
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual([]);
+        clock.advance(1);
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual(['m']);
+      });
+
+      it('hands out due members earliest first, at most `limit` per call', async () => {
+        const now = clock.now();
+        await store.schedule('q', 'c', now - 100);
+        await store.schedule('q', 'a', now - 300);
+        await store.schedule('q', 'later', now + 10_000);
+        await store.schedule('q', 'b', now - 200);
+        await expect(store.claimDue('q', 2, 5000)).resolves.toEqual(['a', 'b']);
+        await expect(store.claimDue('q', 2, 5000)).resolves.toEqual(['c']);
+        await expect(store.claimDue('q', 0, 5000)).resolves.toEqual([]);
+      });
+
+      it('leases a claimed member: not handed out again until the lease ends', async () => {
+        await store.schedule('q', 'm', clock.now());
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual(['m']);
+        clock.advance(4999);
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual([]);
+        clock.advance(1);
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual(['m']);
+        await expect(store.queueSize('q')).resolves.toBe(1);
+      });
+
+      it('moves a member when it is scheduled again', async () => {
+        const now = clock.now();
+        await store.schedule('q', 'm', now);
+        await store.schedule('q', 'm', now + 60_000);
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual([]);
+        await expect(store.queueSize('q')).resolves.toBe(1);
+        await store.schedule('q', 'm', now - 1);
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual(['m']);
+      });
+
+      it('removes a member with unschedule, and counts members due or not', async () => {
+        const now = clock.now();
+        await store.schedule('q', 'due', now);
+        await store.schedule('q', 'later', now + 60_000);
+        await expect(store.queueSize('q')).resolves.toBe(2);
+        await store.unschedule('q', 'due');
+        await expect(store.unschedule('q', 'never-scheduled')).resolves.toBeUndefined();
+        await expect(store.unschedule('no-such-queue', 'm')).resolves.toBeUndefined();
+        await expect(store.queueSize('q')).resolves.toBe(1);
+        await expect(store.claimDue('q', 10, 5000)).resolves.toEqual([]);
+        await expect(store.queueSize('empty')).resolves.toBe(0);
+      });
+
+      it('keeps queues apart', async () => {
+        await store.schedule('q1', 'm', clock.now());
+        await expect(store.claimDue('q2', 10, 5000)).resolves.toEqual([]);
+        await expect(store.queueSize('q2')).resolves.toBe(0);
+        await expect(store.claimDue('q1', 10, 5000)).resolves.toEqual(['m']);
+      });
+
+      it(`hands each due member to exactly one of ${CONCURRENCY} concurrent claimers per lease`, async () => {
+        const stores = harness.sharesState ? [store, await open()] : [store];
+        const members = Array.from({ length: 20 }, (_, i) => `m${i}`);
+        for (const member of members) await store.schedule('q', member, clock.now() - 1);
+        const claims = await Promise.all(
+          Array.from({ length: CONCURRENCY }, (_, i) => stores[i % stores.length].claimDue('q', 1, 30_000)),
+        );
+        const handed = claims.flat();
+        expect(handed.sort()).toEqual([...members].sort());
+        clock.advance(29_999);
+        await expect(stores[stores.length - 1].claimDue('q', 100, 30_000)).resolves.toEqual([]);
+        clock.advance(1);
+        const again = await stores[stores.length - 1].claimDue('q', 100, 30_000);
+        expect(again.sort()).toEqual([...members].sort());
+      });
+
+      it('rejects a negative limit or lease and a due time that is not finite', async () => {
+        await expect(store.claimDue('q', -1, 1000)).rejects.toThrow(RangeError);
+        await expect(store.claimDue('q', 1, -1)).rejects.toThrow(RangeError);
+        await expect(store.schedule('q', 'm', Number.POSITIVE_INFINITY)).rejects.toThrow(RangeError);
+      });
+    });
+
+    describe('isolation and sharing', () => {
+      it('keeps stores of different namespaces (key prefixes) apart', async () => {
+        const other = await open(randomUUID());
+        await store.set('k', 'mine', 60_000);
+        await store.increment('c', 5, 60_000);
+        await store.schedule('q', 'm', clock.now());
+        await expect(other.get('k')).resolves.toBeNull();
+        await expect(other.setIfAbsent('k', 'theirs', 60_000)).resolves.toBe(true);
+        await expect(other.increment('c', 1, 60_000)).resolves.toMatchObject({ value: 1 });
+        await expect(other.queueSize('q')).resolves.toBe(0);
+        await expect(other.claimDue('q', 10, 1000)).resolves.toEqual([]);
+        await expect(store.get('k')).resolves.toBe('mine');
+        await expect(store.claimDue('q', 10, 1000)).resolves.toEqual(['m']);
+      });
+
+      if (harness.sharesState) {
+        it('shares data between two instances on the same namespace', async () => {
+          const other = await open();
+          await store.set('k', 'v', 1000);
+          await expect(other.get('k')).resolves.toBe('v');
+          await other.schedule('q', 'm', clock.now());
+          await expect(store.queueSize('q')).resolves.toBe(1);
+          clock.advance(1000);
+          await expect(other.get('k')).resolves.toBeNull();
+        });
+      }
+    });
+
+    describe('close', () => {
+      it('can be called twice, and operations afterwards reject as unavailable', async () => {
+        const closing = await open();
+        await closing.close();
+        await expect(closing.close()).resolves.toBeUndefined();
+        await expect(closing.get('k')).rejects.toThrow(VerificationStoreUnavailableError);
+        await expect(closing.claimDue('q', 1, 1000)).rejects.toThrow(VerificationStoreUnavailableError);
+      });
+    });
+  });
+}
