@@ -89,6 +89,8 @@ export function handleControl(
       return actionReply(ctx, second!, state.call(second!, asObject(body).from));
     case 'POST sessions/:id/operator':
       return actionReply(ctx, second!, state.operator(second!, asObject(body).outcome));
+    case 'POST sessions/:id/fail':
+      return actionReply(ctx, second!, state.failSession(second!));
     case 'GET clock':
       return { status: 200, body: clockBody(ctx) };
     case 'POST clock': {

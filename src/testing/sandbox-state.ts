@@ -324,6 +324,14 @@ export class SandboxState {
     }
   }
 
+  /** Control: a terminal error on the service side ("verification cannot complete"): sent/delivered → failed. */
+  failSession(requestId: string): ControlActionResult {
+    const session = this.controlSession(requestId);
+    if (session.method === 'operator_id') session.operatorState = 'failed';
+    this.fail(session);
+    return { result: 'failed', detail: 'The verification cannot complete.' };
+  }
+
   /** TTL elapsed (or operator consent timeout): sent/delivered → expired. */
   expire(session: SandboxSession): void {
     if (TERMINAL.has(session.status)) return;

@@ -139,6 +139,11 @@ export class VerificationSandbox {
     return this.act(() => this.ctx.state.operator(requestId, outcome));
   }
 
+  /** Control: a terminal error on the service side; the session fails (no charge for deferred-charge methods). */
+  async fail(requestId: string): Promise<ControlActionResult> {
+    return this.act(() => this.ctx.state.failSession(requestId));
+  }
+
   /** API requests received for a route key, or the total without one. */
   requestCount(route?: string): number {
     return this.ctx.counts.count(route);
