@@ -1,28 +1,48 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { VerificationClientError } from '../verification.errors.js';
+
+const POLLUTING_KEYS = ['__proto__', 'constructor', 'prototype'];
 
 /**
  * The client routes' own ValidationPipe (never installed globally): unknown or extra fields,
- * wrong types and non-object bodies are a 400 `validation_error` listing the fields.
+ * wrong types, non-object bodies and prototype-pollution keys are a 400 `validation_error`
+ * listing the fields, before class-transformer ever sees them.
  */
-export function createVerificationValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    transform: false,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors: ValidationError[]) => {
-      const list = flatten(errors).slice(0, 10);
-      return new VerificationClientError(
-        'validation_error',
-        list[0]?.message ?? 'The request body is not valid',
-        {
-          errors: list,
-        },
-      );
-    },
-  });
+export class VerificationValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: false,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors: ValidationError[]) => {
+        const list = flatten(errors).slice(0, 10);
+        return new VerificationClientError(
+          'validation_error',
+          list[0]?.message ?? 'The request body is not valid',
+          {
+            errors: list,
+          },
+        );
+      },
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body') {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        throw new VerificationClientError('validation_error', 'The request body must be a JSON object', {
+          errors: [{ field: null, message: 'The request body must be a JSON object' }],
+        });
+      const polluting = Object.keys(value).find((key) => POLLUTING_KEYS.includes(key));
+      if (polluting !== undefined)
+        throw new VerificationClientError('validation_error', `property ${polluting} should not exist`, {
+          errors: [{ field: polluting, message: `property ${polluting} should not exist` }],
+        });
+    }
+    return super.transform(value, metadata);
+  }
 }
 
 function flatten(errors: ValidationError[], parent = ''): { field: string | null; message: string }[] {

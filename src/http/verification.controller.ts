@@ -27,7 +27,7 @@ import { CheckVerificationDto } from './check-verification.dto.js';
 import { clientIp } from './client-request.js';
 import { ProblemDetailsFilter } from './problem-details.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
-import { createVerificationValidationPipe } from './validation.pipe.js';
+import { VerificationValidationPipe } from './validation.pipe.js';
 import {
   CheckVerificationResponse,
   StartVerificationResponse,
@@ -43,7 +43,7 @@ import {
 @ApiTags('verification')
 @ApiProduces('application/json', 'application/problem+json')
 @UseFilters(ProblemDetailsFilter)
-@UsePipes(createVerificationValidationPipe())
+@UsePipes(new VerificationValidationPipe())
 export abstract class VerificationControllerBase {
   constructor(
     protected readonly verification: VerificationService,

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+
+let phoneSeq = 200;
+const nextPhone = () => `+791234${String(phoneSeq++).padStart(5, '0')}`;
+
+function expectProblem(
+  res: { status: number; headers: Headers; body: Record<string, unknown> },
+  status: number,
+  code: string,
+) {
+  expect({ status: res.status, code: res.body.error_code }).toEqual({ status, code });
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  // not_pending carries the session's status in `status` (the design's contract); others the HTTP status.
+  if (code !== 'not_pending') expect(res.body.status).toBe(status);
+  expect(typeof res.body.title).toBe('string');
+}
+
+describe.each(PLATFORMS)('client routes: every client error code (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp;
+  let owned: TestApp;
+  let user = 'alice';
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0 });
+    const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
+    host = await createTestApp({
+      platform,
+      module: {
+        api,
+        clock: () => sb.now(),
+        limits: { enabled: false },
+        methods: ['sms', 'reverse_flash_call', 'operator_id'],
+      },
+    });
+    owned = await createTestApp({
+      platform,
+      module: {
+        api,
+        clock: () => sb.now(),
+        limits: { enabled: false },
+        routes: { prefix: 'api/v2/phone' },
+        owner: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-user'] ?? user,
+      },
+    });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await owned?.close();
+    await sb?.close();
+  });
+
+  const start = (body: unknown, app = host, prefix = '/verification', headers?: Record<string, string>) =>
+    call(app.url, 'POST', `${prefix}/start`, body, headers);
+
+  it('validation_error for missing, wrong-typed, extra and malformed bodies, and nothing reaches the API', async () => {
+    sb.resetRequestCounts();
+    const bodies: unknown[] = [
+      {},
+      { phone_number: 79123456789, method: 'sms' },
+      { phone_number: '+79123456789' },
+      { phone_number: '+79123456789', method: 'sms', extra: 1 },
+      { phone_number: ['+79123456789'], method: 'sms' },
+      [],
+      { phone_number: 'not a phone', method: 'sms' },
+      { phone_number: '+7912', method: 'sms' },
+      { phone_number: '+7'.padEnd(5000, '9'), method: 'sms' },
+    ];
+    for (const body of bodies) {
+      const res = await start(body);
+      expectProblem(res, 400, 'validation_error');
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+  });
+
+  it("bodies the host's JSON parser refuses before any route runs are still a 400 that reaches nothing", async () => {
+    sb.resetRequestCounts();
+    for (const body of [
+      '{"phone_number": "+79123456789", "method": "sms"',
+      'null',
+      '"text"',
+      '{"__proto__": {"polluted": true}, "phone_number": "+79123456789", "method": "sms"}',
+      '{"constructor": {"prototype": {"polluted": true}}, "phone_number": "+79123456789", "method": "sms"}',
+    ]) {
+      const res = await start(body);
+      expect(res.status).toBe(400);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+  });
+
+  it('phone_not_allowed for other countries (Kazakhstan shares +7) and non-mobile numbers', async () => {
+    sb.resetRequestCounts();
+    for (const phone of ['+77012345678', '+14155550123', '+74951234567', '+78001234567']) {
+      const res = await start({ phone_number: phone, method: 'sms' });
+      expectProblem(res, 400, 'phone_not_allowed');
+    }
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+  });
+
+  it('method_not_available for methods the deployment does not offer', async () => {
+    for (const method of ['msgr2_bot', 'voice', 'carrier_pigeon']) {
+      const res = await start({ phone_number: nextPhone(), method });
+      expectProblem(res, 400, 'method_not_available');
+    }
+  });
+
+  it('invalid_code keeps attempts_remaining; exhausting them fails the session (not_pending failed)', async () => {
+    const s = await start({ phone_number: nextPhone(), method: 'sms' });
+    const id = s.body.verification_id;
+    const first = await call(host.url, 'POST', '/verification/check', { verification_id: id, code: '0000' });
+    expectProblem(first, 400, 'invalid_code');
+    expect(first.body.attempts_remaining).toBe(2);
+    await call(host.url, 'POST', '/verification/check', { verification_id: id, code: '0000' });
+    const last = await call(host.url, 'POST', '/verification/check', { verification_id: id, code: '0000' });
+    expect(last.body.attempts_remaining).toBe(0);
+    const after = await call(host.url, 'POST', '/verification/check', { verification_id: id, code: '0000' });
+    expectProblem(after, 409, 'not_pending');
+    expect(after.body.status).toBe('failed');
+  });
+
+  it('codes of 3 or 9 digits are validation_error and spend no attempt', async () => {
+    const phone = nextPhone();
+    const s = await start({ phone_number: phone, method: 'sms' });
+    for (const code of ['123', '123456789', 'abcd', 1234]) {
+      const res = await call(host.url, 'POST', '/verification/check', {
+        verification_id: s.body.verification_id,
+        code,
+      });
+      expectProblem(res, 400, 'validation_error');
+    }
+    expect(sb.sessionsFor(phone)[0].attempts_remaining).toBe(3);
+  });
+
+  it('not_pending with status expired after the TTL, without spending an attempt', async () => {
+    const phone = nextPhone();
+    const s = await start({ phone_number: phone, method: 'sms' });
+    await sb.advance(301_000);
+    const res = await call(host.url, 'POST', '/verification/check', {
+      verification_id: s.body.verification_id,
+      code: '1234',
+    });
+    expectProblem(res, 409, 'not_pending');
+    expect(res.body.status).toBe('expired');
+  });
+
+  it('not_found for unknown, forged, altered and truncated handles, without an upstream call', async () => {
+    const s = await start({ phone_number: nextPhone(), method: 'sms' });
+    const id = s.body.verification_id as string;
+    const flipped = id.slice(0, 10) + (id[10] === 'A' ? 'B' : 'A') + id.slice(11);
+    sb.resetRequestCounts();
+    for (const handle of [
+      'nope',
+      flipped,
+      id.slice(0, -4),
+      'A'.repeat(80),
+      sb.sessionsFor(String(s.body.phone_number))[0].request_id,
+    ]) {
+      const status = await call(
+        host.url,
+        'GET',
+        `/verification/status/${encodeURIComponent(String(handle))}`,
+      );
+      expectProblem(status, 404, 'not_found');
+      const check = await call(host.url, 'POST', '/verification/check', {
+        verification_id: handle,
+        code: '1234',
+      });
+      expectProblem(check, 404, 'not_found');
+    }
+    expect(sb.requestCount()).toBe(0);
+  });
+
+  it('a handle bound to one owner is not_found for another, under a custom prefix', async () => {
+    const s = await start({ phone_number: nextPhone(), method: 'sms' }, owned, '/api/v2/phone', {
+      'x-user': 'alice',
+    });
+    expect(s.status).toBe(201);
+    const mine = await call(owned.url, 'GET', `/api/v2/phone/status/${s.body.verification_id}`, undefined, {
+      'x-user': 'alice',
+    });
+    expect(mine.status).toBe(200);
+    const theirs = await call(owned.url, 'GET', `/api/v2/phone/status/${s.body.verification_id}`, undefined, {
+      'x-user': 'bob',
+    });
+    expectProblem(theirs, 404, 'not_found');
+    const check = await call(
+      owned.url,
+      'POST',
+      '/api/v2/phone/check',
+      { verification_id: s.body.verification_id, code: '1234' },
+      { 'x-user': 'bob' },
+    );
+    expectProblem(check, 404, 'not_found');
+    // The default prefix is not served by this app.
+    expect((await call(owned.url, 'GET', '/verification/methods')).status).toBe(404);
+    user = 'alice';
+  });
+
+  it('check on a reverse flash call is method_not_available', async () => {
+    const s = await start({ phone_number: nextPhone(), method: 'reverse_flash_call' });
+    const res = await call(host.url, 'POST', '/verification/check', {
+      verification_id: s.body.verification_id,
+      code: '1234',
+    });
+    expectProblem(res, 400, 'method_not_available');
+  });
+
+  it('upstream 401, 402, 403, 5xx, time-outs and garbage become 503 service_unavailable; 429 stays 429 with Retry-After', async () => {
+    const cases = [
+      { kind: 'status', status: 500 },
+      { kind: 'status', status: 403 },
+      { kind: 'status', status: 401 },
+      { kind: 'status', status: 402 },
+      { kind: 'reset' },
+      { kind: 'garbage' },
+      { kind: 'html' },
+    ] as const;
+    for (const fault of cases) {
+      sb.clearFaults();
+      sb.addFault({ route: 'POST /v1/verify', count: 1, ...fault });
+      const res = await start({ phone_number: nextPhone(), method: 'sms' });
+      expectProblem(res, 503, 'service_unavailable');
+      expect(JSON.stringify(res.body)).not.toMatch(/402|403|401|500|html|garbage/i);
+    }
+    sb.addFault({ route: 'POST /v1/verify', count: 1, kind: 'status', status: 429, retry_after_s: 7 });
+    const limited = await start({ phone_number: nextPhone(), method: 'sms' });
+    expectProblem(limited, 429, 'rate_limit_exceeded');
+    expect(limited.headers.get('retry-after')).toBe('7');
+    sb.clearFaults();
+  });
+
+  it('an insufficient balance is 503 for the frontend and balance_insufficient for the host', async () => {
+    const before = host.opsEvents.length;
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 0 });
+    const res = await start({ phone_number: nextPhone(), method: 'sms' });
+    expectProblem(res, 503, 'service_unavailable');
+    expect(host.opsEvents.slice(before).map((e) => e.name)).toEqual(['verification.balance_insufficient']);
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 1000 });
+  });
+
+  it("leaves the host's own routes and error format alone", async () => {
+    const ok = await call(host.url, 'GET', '/host/ping');
+    expect(ok.body).toEqual({ pong: true });
+    const missing = await call(host.url, 'GET', '/host/missing');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).not.toMatch(/problem/);
+  });
+});
