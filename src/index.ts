@@ -1,5 +1,8 @@
 export { VerificationModule, type VerificationModuleAsyncOptions } from './verification.module.js';
-export { VERIFICATION_MODULE_OPTIONS } from './verification.module-definition.js';
+export {
+  VERIFICATION_MODULE_OPTIONS,
+  type VerificationOptionsFactory,
+} from './verification.module-definition.js';
 export * from './verification.options.js';
 export { ClientErrorCode, VerificationClientError } from './verification.errors.js';
 export * from './api/index.js';

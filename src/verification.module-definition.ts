@@ -8,5 +8,11 @@ export const {
   ASYNC_OPTIONS_TYPE: VERIFICATION_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<VerificationModuleOptions>({ moduleName: 'Verification' })
   .setClassMethodName('forRoot')
+  .setFactoryMethodName('createVerificationOptions')
   .setExtras({ isGlobal: false }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
   .build();
+
+/** What a `useClass` / `useExisting` options provider implements for `forRootAsync`. */
+export interface VerificationOptionsFactory {
+  createVerificationOptions(): VerificationModuleOptions | Promise<VerificationModuleOptions>;
+}
