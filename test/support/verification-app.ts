@@ -46,6 +46,8 @@ export interface CreateTestAppOptions {
   rawBody?: boolean;
   /** Express `trust proxy` / Fastify `trustProxy`. */
   trustProxy?: boolean;
+  /** The app's logger (default: none). */
+  logger?: LoggerService;
 }
 
 /** Boots a host app with the module on a real port (Express or Fastify). */
@@ -66,16 +68,18 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
   })
   class HostModule {}
 
-  const ref = await Test.createTestingModule({ imports: [HostModule] }).compile();
+  const builder = Test.createTestingModule({ imports: [HostModule] });
+  if (options.logger) builder.setLogger(options.logger);
+  const ref = await builder.compile();
   const rawBody = options.rawBody ?? true;
   let app: INestApplication;
   if (options.platform === 'fastify') {
     app = ref.createNestApplication<NestFastifyApplication>(
       new FastifyAdapter({ trustProxy: options.trustProxy ?? false, bodyLimit: 64 * 1024 }),
-      { rawBody, logger: false },
+      { rawBody, logger: options.logger ?? false },
     );
   } else {
-    app = ref.createNestApplication({ rawBody, logger: false });
+    app = ref.createNestApplication({ rawBody, logger: options.logger ?? false });
     if (options.trustProxy)
       (app.getHttpAdapter().getInstance() as { set(k: string, v: unknown): void }).set('trust proxy', true);
   }
