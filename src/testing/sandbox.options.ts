@@ -52,6 +52,11 @@ export interface SandboxOptions {
   host?: string;
   /** Serve the `/_sandbox` control API. Default true; false answers it with 404. */
   control?: boolean;
+  /**
+   * Freeze the clock: it starts at real time and then moves only by `advance` (default false: it also
+   * follows real time, which a standalone sandbox needs). Useful to assert exact millisecond boundaries.
+   */
+  freezeClock?: boolean;
   /** The demo account's settings. In-process its secrets are random unless given. */
   demoAccount?: SandboxAccountInput;
   /** Answer to a code check on an expired session: 409 `not_pending` (default) or 400 `invalid_code`. */
@@ -118,6 +123,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
     control: options.control ?? true,
+    freezeClock: options.freezeClock ?? false,
     demoAccount: options.demoAccount ?? {},
     expiredCheckStatus: options.expiredCheckStatus ?? 409,
     methodNotEnabled: options.methodNotEnabled ?? 403,

@@ -49,7 +49,7 @@ export class VerificationSandbox {
 
   static async start(options: SandboxOptions = {}): Promise<VerificationSandbox> {
     const resolved = resolveSandboxOptions(options);
-    const clock = new SandboxClock();
+    const clock = new SandboxClock(resolved.freezeClock);
     const scheduler = new SandboxScheduler(clock);
     const faults = new SandboxFaults();
     const webhooks = new SandboxWebhooks(resolved, clock, scheduler, faults);

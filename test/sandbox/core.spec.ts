@@ -121,3 +121,30 @@ describe('sandbox core: start, auth, sms flow, clock, control, counts, faults', 
     expect((await api(sb, 'GET', '/v1/balance')).status).toBe(200);
   });
 });
+
+describe('sandbox core: frozen clock', () => {
+  let sb: VerificationSandbox;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+  });
+  afterAll(async () => {
+    await sb.close();
+  });
+
+  it('moves only by advance, so millisecond boundaries are exact', async () => {
+    const t0 = sb.now();
+    const s = await initiate(sb, '+79990000101', 'sms', undefined, { expiry_seconds: 30 });
+    expect(sb.now()).toBe(t0);
+    await sb.advance(29_999);
+    expect((await api(sb, 'GET', `/v1/verify/${s.request_id}`)).body.status).toBe('sent');
+    await sb.advance(1);
+    expect((await api(sb, 'GET', `/v1/verify/${s.request_id}`)).body.status).toBe('expired');
+    expect(sb.now()).toBe(t0 + 30_000);
+  });
+
+  it('refuses to move backwards', async () => {
+    await expect(sb.advance(-1)).rejects.toThrow(RangeError);
+    expect((await control(sb, 'POST', '/clock', { advance_ms: -5 })).status).toBe(400);
+  });
+});
