@@ -211,6 +211,16 @@ export class VerificationService {
     try {
       result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });
     } catch (error) {
+      // Method not enabled for the account ("not shown": 400 with a code, or 403): say so when the API says so.
+      if (
+        error instanceof VerificationApiError &&
+        error.status === 400 &&
+        /method/.test(error.errorCode ?? '')
+      )
+        throw new VerificationClientError(
+          'method_not_available',
+          'This method is not available for this account',
+        );
       throw await this.upstreamFailure('start', error);
     }
     const now = this.store.now();
