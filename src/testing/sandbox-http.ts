@@ -39,6 +39,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('error', (err) => {
       if (!refused) reject(err);
     });
+    // A client that goes away mid-body must not leave the handler waiting forever.
+    req.on('close', () => {
+      if (!refused && !req.complete)
+        reject(new Error('the client closed the connection before the body ended'));
+    });
   });
 }
 

@@ -86,17 +86,17 @@ async function handleApiRequest(
   }
 
   const fault = ctx.faults.takeRouteFault(match.route);
+  if (fault && fault.kind !== 'latency') {
+    answerFault(req, res, fault);
+    return;
+  }
+  // The body is read before any latency: a client that gives up waiting has still sent its request.
+  const raw = method === 'POST' ? await readBody(req, ctx.options.maxBodyBytes) : Buffer.alloc(0);
   if (fault) {
-    if (fault.kind !== 'latency') {
-      answerFault(req, res, fault);
-      return;
-    }
     // Latency delays the answer in real time (client time-outs are real); the request is still processed.
     await delay(fault.latencyMs);
     ctx.scheduler.runDue();
   }
-
-  const raw = method === 'POST' ? await readBody(req, ctx.options.maxBodyBytes) : Buffer.alloc(0);
   const account = admit(ctx, req.headers.authorization);
   const body = method === 'POST' ? parseJson(raw) : undefined;
   const reply = handleApi(ctx, account, match, body, url.searchParams);
