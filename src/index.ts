@@ -11,6 +11,15 @@ export { OnVerificationEvent } from './events/on-verification-event.decorator.js
 export { VerificationService } from './sessions/verification.service.js';
 export type * from './sessions/verification.views.js';
 export { VerificationListenerError } from './sessions/verification.tracker.js';
+export { VerificationReconciler } from './sessions/verification.reconciler.js';
+export {
+  StandardWebhooksVerifier,
+  type StandardWebhooksVerifierOptions,
+  type WebhookHeaders,
+} from './webhooks/standard-webhooks.verifier.js';
+export { WebhookControllerBase, type WebhookAcknowledgement } from './webhooks/webhook.controller.js';
+export type { WebhookResult } from './webhooks/webhook-receiver.js';
+export type { WebhookRouteOptions } from './webhooks/webhook-route.js';
 export {
   VerificationStore,
   MemoryStore,

@@ -14,9 +14,11 @@ import {
 import { VerificationApiClient } from './api/verification-api.client.js';
 import { createVerificationController } from './http/verification.controller.js';
 import { VerificationProtection } from './protection/verification-protection.service.js';
+import { ReconcileQueue } from './sessions/reconcile-queue.js';
 import { SessionRecordRepository } from './sessions/session-record.repository.js';
 import { SessionRefresher } from './sessions/session-refresher.js';
 import { VerificationService } from './sessions/verification.service.js';
+import { VerificationReconciler } from './sessions/verification.reconciler.js';
 import { VerificationTracker } from './sessions/verification.tracker.js';
 import { createStore, isVerificationStore } from './store/create-store.js';
 import { VerificationStore } from './store/verification-store.interface.js';
@@ -34,16 +36,29 @@ import {
   type RoutesOptions,
   type VerificationModuleOptions,
 } from './verification.options.js';
+import { createWebhookController } from './webhooks/webhook.controller.js';
+import { WebhookReceiver } from './webhooks/webhook-receiver.js';
+import {
+  assertWebhookRouteMatches,
+  webhookRouteFromOptions,
+  webhookRouteFromStatic,
+  type WebhookRouteOptions,
+  type WebhookRouteSettings,
+} from './webhooks/webhook-route.js';
+import { webhookVerifierProvider } from './webhooks/webhook-verifier.provider.js';
 
 /** Route paths are fixed when the module is imported (controllers are declared then). */
 export interface RouteSettings {
   routes: { prefix: string; enabled: boolean };
+  webhooks: WebhookRouteSettings;
 }
 
 /** forRootAsync: the factory gives the options; route paths are given here, statically. */
 export type VerificationModuleAsyncOptions = typeof VERIFICATION_ASYNC_OPTIONS_TYPE & {
   /** Prefix and switch of the client routes (default `verification`, on). */
   routes?: RoutesOptions;
+  /** The webhook route (default off here: give `{ enabled: true }` when the factory sets a secret). */
+  webhooks?: WebhookRouteOptions;
 };
 
 /** Closes the store on shutdown when the module created it (never a store or client the host gave). */
@@ -58,9 +73,12 @@ class OwnedStoreCloser implements OnApplicationShutdown {
   }
 }
 
-function staticRouteSettings(routes: RoutesOptions | undefined): RouteSettings {
+function staticRouteSettings(
+  routes: RoutesOptions | undefined,
+  webhooks: (prefix: string) => WebhookRouteSettings,
+): RouteSettings {
   const prefix = (routes?.prefix ?? 'verification').replace(/^\/+|\/+$/g, '');
-  return { routes: { prefix, enabled: routes?.enabled ?? true } };
+  return { routes: { prefix, enabled: routes?.enabled ?? true }, webhooks: webhooks(prefix) };
 }
 
 function resolveWithStaticRoutes(
@@ -73,6 +91,7 @@ function resolveWithStaticRoutes(
       'routes.prefix',
       'must be given statically: forRootAsync({ routes: { prefix }, useFactory }) (route paths are fixed at import)',
     );
+  assertWebhookRouteMatches(raw, resolved, settings.webhooks, settings.routes.prefix);
   return { ...resolved, routes: settings.routes };
 }
 
@@ -100,17 +119,25 @@ const PROVIDERS: Provider[] = [
   SessionRefresher,
   VerificationProtection,
   VerificationService,
+  ReconcileQueue,
+  VerificationReconciler,
+  webhookVerifierProvider,
+  WebhookReceiver,
 ];
 
 const EXPORTS = [
   VerificationService,
+  VerificationReconciler,
   VerificationApiClient,
   VerificationStore,
   RESOLVED_VERIFICATION_OPTIONS,
 ];
 
 function controllersFor(settings: RouteSettings): Type[] {
-  return settings.routes.enabled ? [createVerificationController(settings.routes.prefix)] : [];
+  return [
+    ...(settings.routes.enabled ? [createVerificationController(settings.routes.prefix)] : []),
+    ...(settings.webhooks.enabled ? [createWebhookController(settings.webhooks.path)] : []),
+  ];
 }
 
 /**
@@ -121,7 +148,7 @@ function controllersFor(settings: RouteSettings): Type[] {
 @Module({ imports: [HttpModule] })
 export class VerificationModule extends ConfigurableVerificationModule {
   static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
-    const settings = staticRouteSettings(options.routes);
+    const settings = staticRouteSettings(options.routes, (prefix) => webhookRouteFromOptions(options, prefix));
     const base = super.forRoot(options);
     return {
       ...base,
@@ -136,8 +163,8 @@ export class VerificationModule extends ConfigurableVerificationModule {
   }
 
   static override forRootAsync(options: VerificationModuleAsyncOptions): DynamicModule {
-    const { routes, ...asyncOptions } = options;
-    const settings = staticRouteSettings(routes);
+    const { routes, webhooks, ...asyncOptions } = options;
+    const settings = staticRouteSettings(routes, (prefix) => webhookRouteFromStatic(webhooks, prefix));
     const base = super.forRootAsync(asyncOptions);
     return {
       ...base,

@@ -11,6 +11,7 @@ import { VerificationClientError } from '../verification.errors.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { maskPhoneNumber } from './phone-mask.js';
 import { PhoneNumberNormalizer } from './phone-number.normalizer.js';
+import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import { awaitsCode, isTerminal, pollIntervalMs, type SessionRecord } from './session-record.js';
 import { SessionRefresher } from './session-refresher.js';
@@ -46,6 +47,7 @@ export class VerificationService {
     private readonly tracker: VerificationTracker,
     private readonly refresher: SessionRefresher,
     private readonly protection: VerificationProtection,
+    private readonly reconcileQueue: ReconcileQueue,
     @Optional() private readonly emitter?: EventEmitter2,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
@@ -240,6 +242,8 @@ export class VerificationService {
       cost: result.cost,
     };
     await this.records.save(record);
+    // The reconciler follows every session started here until its outcome is emitted.
+    await this.reconcileQueue.track(record);
     return record;
   }
 

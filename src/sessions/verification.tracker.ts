@@ -8,6 +8,7 @@ import {
   type VerificationEventType,
 } from '../events/verification-events.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { ReconcileQueue } from './reconcile-queue.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { isTerminal, type SessionRecord } from './session-record.js';
 
@@ -23,10 +24,29 @@ export class VerificationListenerError extends Error {
 }
 
 /**
+ * How long an emission may run before its claim lapses and another instance may emit again
+ * (a process that died mid-emission must not swallow the event for good). A listener slower
+ * than this can see the event twice: at-least-once.
+ */
+export const EMIT_LEASE_MS = 60_000;
+const CLAIM_DONE = 'done';
+
+/** What became of one due event in this call. */
+type Emission = 'emitted' | 'done' | 'busy';
+
+/** What `emitDue` did: the events emitted by this call, and whether the session is now settled. */
+export interface EmitSummary {
+  emitted: VerificationEventType[];
+  /** Terminal, and every due event was emitted (by this call or before). */
+  settled: boolean;
+}
+
+/**
  * Every observation of a session (webhook, status poll, check answer, reconciler) comes here.
  * The tracker merges what was seen into the session record and emits each newly due
- * `(request_id, event)` once per deployment: the event is claimed in the store (set-if-absent)
- * before it is emitted, and the claim is released when a listener rejects.
+ * `(request_id, event)` once per deployment: the event is claimed in the store (set-if-absent,
+ * with a lease) before it is emitted, marked done once every listener resolved, and released
+ * when a listener rejects, so that it comes again (webhook retry or reconciler).
  */
 @Injectable()
 export class VerificationTracker {
@@ -35,6 +55,7 @@ export class VerificationTracker {
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
+    private readonly queue: ReconcileQueue,
     @Optional() private readonly emitter?: EventEmitter2,
   ) {
     if (!emitter)
@@ -56,30 +77,58 @@ export class VerificationTracker {
     source: VerificationEventSource,
     known?: SessionRecord | null,
   ): Promise<SessionRecord> {
-    const previous = known === undefined ? await this.records.get(session.requestId) : known;
-    const record = merge(previous, session, this.store.now());
-    if (changed(previous, record)) await this.records.save(record);
+    // A pending `known` is read again: a concurrent observer may have stored a newer state since.
+    const base =
+      known === undefined || (known !== null && !isTerminal(known.status))
+        ? ((await this.records.get(session.requestId)) ?? known ?? null)
+        : known;
+    const record = merge(base, session, this.store.now());
+    if (changed(base, record)) await this.records.save(record);
     await this.emitDue(record, source);
     return record;
   }
 
-  /** Emits every event the record's state calls for that was not emitted yet. */
-  async emitDue(record: SessionRecord, source: VerificationEventSource): Promise<void> {
-    if (record.method === 'operator_id' && (record.awaitingCode || hadFallback(record))) {
-      await this.emitOnce(record, VerificationEventName.codeRequired, source);
-    }
+  /**
+   * Emits every event the record's state calls for that was not emitted yet, in order
+   * (`code_required` before the terminal event). A terminal session whose events are all emitted
+   * leaves the reconciler's queue; one whose listener failed stays in it (retried one interval
+   * later). Rejects with the first VerificationListenerError after trying every due event.
+   */
+  async emitDue(record: SessionRecord, source: VerificationEventSource): Promise<EmitSummary> {
+    const due: VerificationEventType[] = [];
+    if (record.method === 'operator_id' && record.fallback === true)
+      due.push(VerificationEventName.codeRequired);
     const terminal = terminalEvent(record.status);
-    if (terminal) await this.emitOnce(record, terminal, source);
+    if (terminal) due.push(terminal);
+
+    const emitted: VerificationEventType[] = [];
+    let failure: VerificationListenerError | undefined;
+    let settled = terminal !== undefined;
+    for (const event of due) {
+      try {
+        const emission = await this.emitOnce(record, event, source);
+        if (emission === 'busy') settled = false;
+        if (emission === 'emitted') emitted.push(event);
+      } catch (error) {
+        if (!(error instanceof VerificationListenerError)) throw error;
+        failure ??= error;
+        settled = false;
+      }
+    }
+    if (settled) await this.queue.release(record.requestId);
+    else if (failure || (terminal && !settled)) await this.queue.retryLater(record);
+    if (failure) throw failure;
+    return { emitted, settled };
   }
 
   private async emitOnce(
     record: SessionRecord,
     event: VerificationEventType,
     source: VerificationEventSource,
-  ) {
+  ): Promise<Emission> {
     const key = VerificationTracker.claimKey(record.requestId, event);
-    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
-    if (!(await this.store.setIfAbsent(key, String(this.store.now()), ttl))) return;
+    if (!(await this.store.setIfAbsent(key, `emitting:${this.store.now()}`, EMIT_LEASE_MS)))
+      return (await this.store.get(key)) === CLAIM_DONE ? 'done' : 'busy';
     const payload: VerificationEvent = {
       event,
       requestId: record.requestId,
@@ -100,6 +149,9 @@ export class VerificationTracker {
       );
       throw new VerificationListenerError(event, record.requestId);
     }
+    const retention = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
+    await this.store.set(key, CLAIM_DONE, retention);
+    return 'emitted';
   }
 }
 
@@ -116,11 +168,6 @@ function terminalEvent(status: string): VerificationEventType | undefined {
   }
 }
 
-/** An operator_id session whose record once showed the SMS fallback keeps that fact. */
-function hadFallback(record: SessionRecord): boolean {
-  return record.fallback === true;
-}
-
 function merge(previous: SessionRecord | null, session: VerificationSession, now: number): SessionRecord {
   const base: SessionRecord = previous
     ? { ...previous }
@@ -135,15 +182,20 @@ function merge(previous: SessionRecord | null, session: VerificationSession, now
         verifiedAt: null,
         cost: session.cost,
       };
-  // A terminal state is final: a late or reordered observation never moves a session back.
-  if (!isTerminal(base.status) || isTerminal(session.status)) {
-    if (!isTerminal(base.status)) base.status = session.status;
-    if (session.awaitingCode !== undefined) base.awaitingCode = session.awaitingCode;
-    if (session.verifiedAt) base.verifiedAt = session.verifiedAt.getTime();
-    if (session.expiresAt) base.expiresAt = session.expiresAt.getTime();
-    if (session.cost) base.cost = session.cost;
+  // A terminal state is final: a late or reordered observation never moves a session back, and a
+  // code request seen only after the outcome is moot (code_required is not emitted after the fact).
+  if (isTerminal(base.status)) {
+    if (session.status === base.status && session.verifiedAt && base.verifiedAt === null)
+      base.verifiedAt = session.verifiedAt.getTime();
+    return base;
   }
-  if (base.method === 'operator_id' && session.awaitingCode) base.fallback = true;
+  base.status = session.status;
+  if (session.awaitingCode !== undefined) base.awaitingCode = session.awaitingCode;
+  if (session.verifiedAt) base.verifiedAt = session.verifiedAt.getTime();
+  if (session.expiresAt) base.expiresAt = session.expiresAt.getTime();
+  if (session.cost) base.cost = session.cost;
+  if (base.method === 'operator_id' && session.awaitingCode === true && !isTerminal(session.status))
+    base.fallback = true;
   return base;
 }
 

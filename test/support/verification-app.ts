@@ -5,6 +5,7 @@ import {
   Module,
   type DynamicModule,
   type INestApplication,
+  type LoggerService,
   type Type,
 } from '@nestjs/common';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';

@@ -1,0 +1,137 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { VerificationApiError } from '../api/verification-api.error.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { ReconcileQueue } from './reconcile-queue.js';
+import { SessionRecordRepository } from './session-record.repository.js';
+import { isTerminal } from './session-record.js';
+import { SessionRefresher } from './session-refresher.js';
+import { describeUpstreamError } from './upstream-error.mapper.js';
+import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
+
+/** Sessions claimed from the queue per store round trip (and polled concurrently). */
+const BATCH_SIZE = 50;
+
+/**
+ * The polling safety net. Every session started through the module sits in the store's
+ * reconcile queue until it is terminal with every event emitted, or past `expires_at` + grace.
+ * Each due session is claimed with a lease (one instance per session per interval across the
+ * deployment) and read through SessionRefresher, so status polls and the reconciler share one
+ * coalescing claim: upstream sees at most one GET per session per interval from both together.
+ * A terminal session whose listener failed stays queued and its events are emitted again.
+ *
+ * Runs on a real-time tick (`reconcile.tickMs`) from application bootstrap to shutdown; tests
+ * move the store's clock and call `runOnce()` instead of waiting.
+ */
+@Injectable()
+export class VerificationReconciler implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('VerificationReconciler');
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private current: Promise<number> = Promise.resolve(0);
+  private stopped = true;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly queue: ReconcileQueue,
+    private readonly records: SessionRecordRepository,
+    private readonly refresher: SessionRefresher,
+    private readonly tracker: VerificationTracker,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.options.reconcile.enabled) return;
+    this.stopped = false;
+    this.arm();
+  }
+
+  /** Stops the tick and waits for a pass in progress, so nothing touches the store after shutdown. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.current;
+  }
+
+  /**
+   * Polls every session due now (store clock) and returns how many were looked at. Passes in one
+   * process run one after another; a call made during a pass waits for it, then runs its own.
+   */
+  runOnce(): Promise<number> {
+    const pass = this.current.then(() => this.drain());
+    this.current = pass.catch(() => 0);
+    return pass;
+  }
+
+  /** Sessions waiting in the queue (due or not). */
+  pending(): Promise<number> {
+    return this.queue.size();
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.runOnce()
+        .catch((error: unknown) =>
+          this.logger.warn(`reconcile pass failed: ${(error as Error)?.name ?? 'Error'}`),
+        )
+        .finally(() => this.arm());
+    }, this.options.reconcile.tickMs);
+    // Never keeps a process alive on its own; shutdown clears it anyway.
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const batch = await this.queue.claimDue(BATCH_SIZE);
+      await Promise.all(batch.map((requestId) => this.reconcile(requestId)));
+      total += batch.length;
+      if (batch.length < BATCH_SIZE || this.stopped) return total;
+    }
+  }
+
+  /** One look at one claimed session. Failures leave it leased, so it comes back later. */
+  private async reconcile(requestId: string): Promise<void> {
+    const record = await this.records.get(requestId);
+    if (!record) {
+      await this.queue.release(requestId);
+      return;
+    }
+    try {
+      if (isTerminal(record.status)) {
+        // The truth is final; only events whose listeners failed before are still due.
+        await this.tracker.emitDue(record, 'poll');
+        return;
+      }
+      const fresh = await this.refresher.refresh(record, 'poll');
+      if (isTerminal(fresh.status)) return; // the tracker released it (or queued a retry)
+      const next = this.queue.nextPollAt(fresh, this.store.now());
+      if (next === null) {
+        this.logger.warn(
+          `gave up on a ${fresh.method} session still ${fresh.status} ${this.options.reconcile.graceMs} ms after expiry`,
+        );
+        await this.queue.release(requestId);
+      } else {
+        await this.queue.scheduleAt(requestId, next);
+      }
+    } catch (error) {
+      if (error instanceof VerificationListenerError) return; // the tracker queued the retry
+      if (error instanceof VerificationApiError && error.status === 404) {
+        this.logger.warn('the API no longer knows a session the module started; it is no longer polled');
+        await this.queue.release(requestId);
+        return;
+      }
+      this.logger.warn(`reconcile of a session failed, retried later: ${describeUpstreamError(error)}`);
+      await this.queue.retryLater(record).catch(() => undefined);
+    }
+  }
+}

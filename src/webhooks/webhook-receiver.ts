@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { VerificationApiError } from '../api/verification-api.error.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { ReconcileQueue } from '../sessions/reconcile-queue.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { isTerminal } from '../sessions/session-record.js';
+import { describeUpstreamError } from '../sessions/upstream-error.mapper.js';
+import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import { VerificationClientError } from '../verification.errors.js';
+import type { ResolvedVerificationOptions, WebhookVerifier } from '../verification.options.js';
+import { StandardWebhooksVerifier, type WebhookHeaders } from './standard-webhooks.verifier.js';
+import { WEBHOOK_VERIFIER } from './webhook-verifier.provider.js';
+import {
+  announcedStatus,
+  observationFromNotice,
+  readWebhookNotice,
+  type WebhookNotice,
+} from './webhook-notice.js';
+
+/**
+ * What became of a webhook (the 200 answer's `result`):
+ * - `processed`: the session was confirmed and every due event emitted;
+ * - `duplicate`: this webhook-id was (or is being) handled already;
+ * - `ignored`: not a session this deployment started (or one the API no longer knows);
+ * - `deferred`: the webhook announces an outcome the API does not show yet; the reconciler
+ *   looks again at the spec's pace and emits once the API agrees.
+ */
+export type WebhookResult = 'processed' | 'duplicate' | 'ignored' | 'deferred';
+
+/** How long a delivery holds its webhook-id while being processed (a crashed one frees it after this). */
+const PROCESSING_LEASE_MS = 30_000;
+const RAW_BODY_MISSING =
+  'VerificationModule: the webhook route needs the raw request body to check signatures, and this app ' +
+  'was created without it. Create the app with `NestFactory.create(AppModule, { rawBody: true })` ' +
+  '(Express and Fastify alike). Until then every webhook is answered 503, so the sender keeps retrying ' +
+  'and no event is lost.';
+
+/**
+ * Handles one webhook request: signature over the raw bytes, `(request_id, event)` from the body,
+ * de-duplication by `webhook-id`, confirmation with `GET /v1/verify/{id}` and hand-over to the
+ * tracker, which emits what the API says. Refusals are VerificationClientErrors (problem+json):
+ * 401 `invalid_signature` before anything else happens; 503 when it could not be processed (API,
+ * store or a listener failed), so the sender retries; nothing is marked done that was not done.
+ */
+@Injectable()
+export class WebhookReceiver {
+  private readonly logger = new Logger('VerificationWebhooks');
+  private rawBodyMissingReported = false;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    @Inject(WEBHOOK_VERIFIER) private readonly verifier: WebhookVerifier | null,
+    private readonly api: VerificationApiClient,
+    private readonly records: SessionRecordRepository,
+    private readonly tracker: VerificationTracker,
+    private readonly queue: ReconcileQueue,
+  ) {}
+
+  async receive(rawBody: unknown, headers: WebhookHeaders): Promise<WebhookResult> {
+    const body = this.rawBody(rawBody, headers);
+    await this.authenticate(body, headers);
+    const notice = parseNotice(body);
+
+    const dedupeKey = webhookIdKey(headers);
+    if (dedupeKey && !(await this.store.setIfAbsent(dedupeKey, 'processing', PROCESSING_LEASE_MS)))
+      return 'duplicate';
+    let result: WebhookResult;
+    try {
+      result = await this.handle(notice);
+    } catch (error) {
+      if (dedupeKey) await this.store.delete(dedupeKey).catch(() => undefined);
+      throw this.failure(error);
+    }
+    if (dedupeKey) await this.store.set(dedupeKey, 'done', this.doneTtlMs());
+    return result;
+  }
+
+  private async handle(notice: WebhookNotice): Promise<WebhookResult> {
+    const record = await this.records.get(notice.requestId);
+    // Only sessions this deployment started have an owner and a listener waiting; others (another
+    // integration on the same account, or long forgotten) are acknowledged so the sender stops.
+    if (!record) return 'ignored';
+    if (isTerminal(record.status)) {
+      // The outcome is final and known: at most an event whose listener failed is still due.
+      const { emitted } = await this.tracker.emitDue(record, 'webhook');
+      return emitted.length > 0 ? 'processed' : 'duplicate';
+    }
+    let session;
+    if (this.options.webhooks.confirmWithApi) {
+      try {
+        session = await this.api.getSession(notice.requestId);
+      } catch (error) {
+        if (error instanceof VerificationApiError && error.status === 404) {
+          this.logger.warn('a webhook named a session the API does not know; acknowledged, nothing emitted');
+          return 'ignored';
+        }
+        throw error;
+      }
+    } else {
+      session = observationFromNotice(notice, record, this.store.now());
+    }
+    const observed = await this.tracker.observe(session, 'webhook', record);
+    if (announcedStatus(notice.event) !== undefined && !isTerminal(observed.status)) {
+      await this.queue.pollSoon(observed);
+      return 'deferred';
+    }
+    return 'processed';
+  }
+
+  /** The raw bytes, or a loud refusal when the app was not created with `rawBody: true`. */
+  private rawBody(rawBody: unknown, headers: WebhookHeaders): Buffer {
+    if (Buffer.isBuffer(rawBody)) return rawBody;
+    const contentType = String(headers['content-type'] ?? '');
+    if (!/^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType))
+      throw new VerificationClientError('validation_error', 'A webhook body must be application/json', {
+        errors: [{ field: null, message: 'content-type must be application/json' }],
+      });
+    if (!this.rawBodyMissingReported) {
+      this.rawBodyMissingReported = true;
+      this.logger.error(RAW_BODY_MISSING);
+    } else {
+      this.logger.warn('webhook answered 503: raw body unavailable (create the app with { rawBody: true })');
+    }
+    throw new VerificationClientError(
+      'service_unavailable',
+      'The webhook receiver is misconfigured (raw request body unavailable); retry later',
+      {},
+      60,
+    );
+  }
+
+  private async authenticate(body: Buffer, headers: WebhookHeaders): Promise<void> {
+    if (this.verifier === null) return; // signature: 'none', warned about at boot
+    const reason =
+      this.verifier instanceof StandardWebhooksVerifier
+        ? this.verifier.check(body, headers)
+        : await hostVerdict(this.verifier, body, headers);
+    if (reason === undefined) return;
+    this.logger.warn(`webhook refused: invalid signature (${reason})`);
+    throw new VerificationClientError(
+      'invalid_signature',
+      'The webhook signature is missing, wrong or stale',
+    );
+  }
+
+  private failure(error: unknown): VerificationClientError {
+    if (error instanceof VerificationClientError) return error;
+    if (error instanceof VerificationListenerError)
+      this.logger.warn(`webhook answered 503: a listener of ${error.event} failed; the sender will retry`);
+    else if (error instanceof VerificationStoreUnavailableError)
+      this.logger.error(`webhook answered 503: store unavailable (${error.message})`);
+    else this.logger.warn(`webhook answered 503: ${describeUpstreamError(error)}`);
+    return new VerificationClientError(
+      'service_unavailable',
+      'The webhook could not be processed now; retry later',
+      {},
+      5,
+    );
+  }
+
+  /** A handled webhook-id is remembered for as long as a replay could still pass the timestamp check. */
+  private doneTtlMs(): number {
+    return Math.max(2 * this.options.webhooks.toleranceSeconds, 3600) * 1000;
+  }
+}
+
+/** A host verifier's answer; one that throws refuses (its error is not logged: it may quote a secret). */
+async function hostVerdict(
+  verifier: WebhookVerifier,
+  body: Buffer,
+  headers: WebhookHeaders,
+): Promise<string | undefined> {
+  try {
+    return (await verifier.verify(body, headers)) === true ? undefined : 'refused by the verifier';
+  } catch {
+    return 'the verifier threw';
+  }
+}
+
+function parseNotice(body: Buffer): WebhookNotice {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new VerificationClientError('validation_error', 'The webhook body is not JSON', {
+      errors: [{ field: null, message: 'body must be JSON' }],
+    });
+  }
+  const notice = readWebhookNotice(parsed);
+  if (!notice)
+    throw new VerificationClientError('validation_error', 'The webhook names no request_id or event', {
+      errors: [{ field: 'data.request_id', message: 'request_id and type are required' }],
+    });
+  return notice;
+}
+
+/** Store key of a delivery's `webhook-id` (hashed: the id is the sender's, of any length). */
+function webhookIdKey(headers: WebhookHeaders): string | undefined {
+  const value = headers['webhook-id'];
+  const id = Array.isArray(value) ? value[0] : value;
+  if (typeof id !== 'string' || id === '') return undefined;
+  return `webhook:${createHash('sha256').update(id).digest('base64url').slice(0, 32)}`;
+}

@@ -1,0 +1,37 @@
+import { Logger, type Provider } from '@nestjs/common';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import type { ResolvedVerificationOptions, WebhookVerifier } from '../verification.options.js';
+import { StandardWebhooksVerifier } from './standard-webhooks.verifier.js';
+
+/** The WebhookVerifier the webhook route uses; null when the route is off or runs unsigned (`signature: 'none'`). */
+export const WEBHOOK_VERIFIER = Symbol('WEBHOOK_VERIFIER');
+
+/**
+ * The host's verifier when given; otherwise Standard Webhooks with the configured secrets, its
+ * tolerance measured on the store's clock (so a test moving the sandbox clock moves it too).
+ */
+export function createWebhookVerifier(
+  options: ResolvedVerificationOptions,
+  store: VerificationStore,
+): WebhookVerifier | null {
+  const webhooks = options.webhooks;
+  if (!webhooks.enabled) return null;
+  if (webhooks.verifier) return webhooks.verifier;
+  if (webhooks.signature === 'none') {
+    new Logger('VerificationWebhooks').warn(
+      'webhooks.signature is "none": webhook signatures are NOT checked. Anyone who can reach the webhook route can make the module poll the API; use it only behind a trusted gateway that checks them.',
+    );
+    return null;
+  }
+  return new StandardWebhooksVerifier(webhooks.secrets, {
+    toleranceSeconds: webhooks.toleranceSeconds,
+    clock: () => store.now(),
+  });
+}
+
+export const webhookVerifierProvider: Provider = {
+  provide: WEBHOOK_VERIFIER,
+  useFactory: createWebhookVerifier,
+  inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationStore],
+};

@@ -1,0 +1,41 @@
+import { Controller, HttpCode, Post, Req, UseFilters, type Type } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { ProblemDetailsFilter } from '../http/problem-details.filter.js';
+import type { WebhookHeaders } from './standard-webhooks.verifier.js';
+import { WebhookReceiver, type WebhookResult } from './webhook-receiver.js';
+
+/** The request as Express and Fastify give it when the app was created with `rawBody: true`. */
+interface WebhookRequest {
+  rawBody?: unknown;
+  headers: WebhookHeaders;
+}
+
+/** The 200 answer: the sender only needs the status; `result` helps whoever reads the sender's log. */
+export interface WebhookAcknowledgement {
+  received: true;
+  result: WebhookResult;
+}
+
+/**
+ * The server-to-server webhook route (not for frontends, so it is left out of the OpenAPI
+ * document). `createWebhookController(path)` declares a fresh subclass per registration with its
+ * own `@Controller(path)`: the path is a static option, no shared class's metadata is rewritten.
+ */
+@ApiExcludeController()
+@UseFilters(ProblemDetailsFilter)
+export abstract class WebhookControllerBase {
+  constructor(protected readonly receiver: WebhookReceiver) {}
+
+  @Post()
+  @HttpCode(200)
+  async receive(@Req() request: WebhookRequest): Promise<WebhookAcknowledgement> {
+    return { received: true, result: await this.receiver.receive(request.rawBody, request.headers) };
+  }
+}
+
+/** A controller class serving the webhook route at `path` (e.g. `verification/webhooks`). */
+export function createWebhookController(path: string): Type<WebhookControllerBase> {
+  @Controller(path)
+  class VerificationWebhookController extends WebhookControllerBase {}
+  return VerificationWebhookController;
+}

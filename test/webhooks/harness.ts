@@ -1,0 +1,219 @@
+/**
+ * Shared by test/webhooks, test/events and test/reconciler: a host app wired to the sandbox's
+ * signed webhooks, sessions started through the module, and the end user's side of each method
+ * played through the sandbox (outcomes reach the host only by webhook or by polling, never by the
+ * host's own check route, unless a test says so).
+ */
+import type { LoggerService } from '@nestjs/common';
+import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
+import type { VerificationEvent } from '../../src/events/verification-events.js';
+import { VerificationSandbox, type SandboxMethod } from '../../src/testing/index.js';
+import type { VerificationModuleOptions } from '../../src/verification.options.js';
+import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
+
+export const METHODS: SandboxMethod[] = [
+  'reverse_flash_call',
+  'flash_call',
+  'msgr1_otp',
+  'msgr2_bot',
+  'sms',
+  'operator_id',
+];
+/** Methods a wrong code can fail (reverse_flash_call has no code; operator_id fails by the operator). */
+export const CODE_METHODS: SandboxMethod[] = ['flash_call', 'msgr1_otp', 'msgr2_bot', 'sms'];
+
+export type Outcome = 'verified' | 'failed' | 'expired';
+
+/** A sandbox whose clock moves only when a test moves it. */
+export function startSandbox(): Promise<VerificationSandbox> {
+  return VerificationSandbox.start({ port: 0, freezeClock: true });
+}
+
+export interface HostOptions {
+  /** Merged over the defaults (webhooks with the demo account's secret, no limits, no GET retries). */
+  module?: Partial<VerificationModuleOptions>;
+  rawBody?: boolean;
+  logger?: LoggerService;
+  providers?: NonNullable<Parameters<typeof createTestApp>[0]['providers']>;
+  /** Point the demo account's webhooks at this host. Default true. */
+  receiveWebhooks?: boolean;
+}
+
+/** Module options every test starts from: the sandbox's clock, webhooks on, reconciler only on demand. */
+export function moduleOptions(
+  sb: VerificationSandbox,
+  overrides: Partial<VerificationModuleOptions> = {},
+): VerificationModuleOptions {
+  return {
+    api: {
+      baseUrl: sb.url,
+      apiKey: sb.demoAccount.apiKey,
+      apiSecret: sb.demoAccount.apiSecret,
+      maxRetries: 0,
+    },
+    clock: () => sb.now(),
+    limits: { enabled: false },
+    owner: (req) => {
+      const user = (req as { headers: Record<string, string | undefined> }).headers['x-user'];
+      return user;
+    },
+    webhooks: { secret: sb.demoAccount.webhookSecret },
+    // Tests move the clock and call runOnce(); the real-time tick is out of the way.
+    reconcile: { tickMs: 3_600_000 },
+    ...overrides,
+  };
+}
+
+export async function startHost(
+  platform: Platform,
+  sb: VerificationSandbox,
+  options: HostOptions = {},
+): Promise<TestApp> {
+  const host = await createTestApp({
+    platform,
+    module: moduleOptions(sb, options.module),
+    rawBody: options.rawBody,
+    logger: options.logger,
+    providers: options.providers,
+  });
+  if (options.receiveWebhooks ?? true)
+    await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: `${host.url}/verification/webhooks` });
+  return host;
+}
+
+export function reconcilerOf(host: TestApp): VerificationReconciler {
+  return host.app.get(VerificationReconciler, { strict: false });
+}
+
+let phoneCounter = 0;
+/** A fresh Russian mobile number per call (worker-unique enough: the sandbox is per suite). */
+export function nextPhone(): string {
+  phoneCounter += 1;
+  return `+7912${String(1_000_000 + phoneCounter)
+    .slice(1)
+    .padStart(7, '0')}`;
+}
+
+export interface StartedSession {
+  requestId: string;
+  verificationId: string;
+  phone: string;
+  method: SandboxMethod;
+  owner: string;
+}
+
+/** Starts a verification through the host's client route, as a frontend would. */
+export async function startSession(
+  host: TestApp,
+  sb: VerificationSandbox,
+  method: SandboxMethod,
+  owner = 'user-1',
+): Promise<StartedSession> {
+  const phone = nextPhone();
+  const res = await call(
+    host.url,
+    'POST',
+    '/verification/start',
+    { phone_number: phone, method },
+    { 'x-user': owner },
+  );
+  if (res.status !== 201) throw new Error(`start ${method} answered ${res.status}: ${res.text}`);
+  const requestId = sb.sessionsFor(phone)[0]!.request_id;
+  return { requestId, verificationId: res.body.verification_id as string, phone, method, owner };
+}
+
+/** `POST /v1/verify/check` straight to the sandbox (the host learns the result only by webhook or poll). */
+export async function apiCheck(sb: VerificationSandbox, requestId: string, code: string): Promise<number> {
+  const auth = Buffer.from(`${sb.demoAccount.apiKey}:${sb.demoAccount.apiSecret}`).toString('base64');
+  const res = await fetch(`${sb.url}/v1/verify/check`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
+    body: JSON.stringify({ request_id: requestId, code }),
+  });
+  await res.text();
+  return res.status;
+}
+
+/** `GET /v1/verify/{id}` straight from the sandbox: the truth the events must match. */
+export async function apiStatus(sb: VerificationSandbox, requestId: string): Promise<string> {
+  const auth = Buffer.from(`${sb.demoAccount.apiKey}:${sb.demoAccount.apiSecret}`).toString('base64');
+  const res = await fetch(`${sb.url}/v1/verify/${requestId}`, {
+    headers: { authorization: `Basic ${auth}` },
+  });
+  return ((await res.json()) as { status: string }).status;
+}
+
+function codeOf(sb: VerificationSandbox, requestId: string): string {
+  const code = sb.getSession(requestId)?.code;
+  if (typeof code !== 'string') throw new Error(`no code issued for ${requestId}`);
+  return code;
+}
+
+function wrongCode(code: string): string {
+  const wrong = '0'.repeat(code.length);
+  return wrong === code ? '1'.repeat(code.length) : wrong;
+}
+
+/** Gets the code to the user: delivery, the bot share, or the operator's SMS fallback. */
+export async function sendCode(sb: VerificationSandbox, s: StartedSession): Promise<void> {
+  if (s.method === 'msgr2_bot') await sb.share(s.requestId, s.phone);
+  else if (s.method === 'operator_id') await sb.operator(s.requestId, 'fallback');
+  else await sb.deliver(s.requestId);
+}
+
+/**
+ * Plays the end user to `outcome`: verified (the right code, the call, the operator's approval),
+ * failed (wrong codes until none are left, or the operator failing) or expired (the clock moves past
+ * the TTL). operator_id with `viaFallback` goes through the SMS code (code_required, then verified).
+ */
+export async function drive(
+  sb: VerificationSandbox,
+  s: StartedSession,
+  outcome: Outcome,
+  options: { viaFallback?: boolean } = {},
+): Promise<void> {
+  if (outcome === 'expired') {
+    const expiresAt = Date.parse(sb.getSession(s.requestId)!.expires_at);
+    await sb.advance(Math.max(0, expiresAt - sb.now()) + 1);
+    return;
+  }
+  if (s.method === 'reverse_flash_call') {
+    if (outcome !== 'verified') throw new Error('reverse_flash_call can only be verified or expire');
+    await sb.call(s.requestId, s.phone);
+    return;
+  }
+  if (s.method === 'operator_id' && !options.viaFallback) {
+    await sb.operator(s.requestId, outcome === 'verified' ? 'approve' : 'fail');
+    return;
+  }
+  await sendCode(sb, s);
+  const code = codeOf(sb, s.requestId);
+  if (outcome === 'verified') {
+    await apiCheck(sb, s.requestId, code);
+    // operator_id: the operator's result follows the accepted code after a moment of sandbox time.
+    if (s.method === 'operator_id') await sb.advance(1000);
+    return;
+  }
+  while (sb.getSession(s.requestId)!.status !== 'failed') await apiCheck(sb, s.requestId, wrongCode(code));
+}
+
+/** Waits until no webhook delivery is in flight (each delivery's answer means the host finished it). */
+export async function settle(sb: VerificationSandbox): Promise<void> {
+  await sb.webhooksIdle();
+}
+
+/** The event names the host received for one session, in order. */
+export function eventsOf(host: TestApp, requestId: string): string[] {
+  return host.events.filter((e) => e.requestId === requestId).map((e) => e.event);
+}
+
+export function lastEventOf(host: TestApp, requestId: string): VerificationEvent | undefined {
+  return host.events.filter((e) => e.requestId === requestId).at(-1);
+}
+
+/** Every (method, outcome) pair the sandbox can produce. */
+export const OUTCOMES: { method: SandboxMethod; outcome: Outcome }[] = METHODS.flatMap((method) =>
+  (['verified', 'failed', 'expired'] as Outcome[])
+    .filter((outcome) => !(method === 'reverse_flash_call' && outcome === 'failed'))
+    .map((outcome) => ({ method, outcome })),
+);
