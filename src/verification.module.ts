@@ -148,7 +148,9 @@ function controllersFor(settings: RouteSettings): Type[] {
 @Module({ imports: [HttpModule] })
 export class VerificationModule extends ConfigurableVerificationModule {
   static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
-    const settings = staticRouteSettings(options.routes, (prefix) => webhookRouteFromOptions(options, prefix));
+    const settings = staticRouteSettings(options.routes, (prefix) =>
+      webhookRouteFromOptions(options, prefix),
+    );
     const base = super.forRoot(options);
     return {
       ...base,
