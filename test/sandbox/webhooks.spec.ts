@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { api, control, initiate, type Creds } from './sandbox-client.js';
+import { VerificationSandbox, type SandboxAccountCredentials } from '../../src/testing/index.js';
+import { api, control, initiate } from './sandbox-client.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 /** Signed webhook delivery, retries on the sandbox clock, and webhook faults, against a local receiver. */
 describe('sandbox webhooks', () => {
   let sb: VerificationSandbox;
   let receiver: WebhookReceiver;
-  let c: Creds;
+  let c: SandboxAccountCredentials;
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
