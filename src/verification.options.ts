@@ -72,10 +72,15 @@ export interface StartContext {
   owner: string | undefined;
   request: HostRequest;
 }
-export type BeforeStartResult = void | undefined | true | { allow: false; reason: string };
+/** Allow: nothing, `true` or `{ allow: true }`. Refuse: `{ allow: false, reason }` (the reason reaches the frontend) or `false`. */
+export type BeforeStartResult =
+  void | undefined | boolean | { allow: true } | { allow: false; reason: string };
 
 export interface LimitsOptions {
-  /** Switch every protection off (not recommended). Default true. */
+  /**
+   * `false` switches every protection off (not recommended): limits, cooldown, spend cap and, unless
+   * `coalesceStarts: true` is given, coalescing. A `beforeStart` hook still runs. Default true.
+   */
   enabled?: boolean;
   /** Default 10 per hour per client key. `false` switches it off. */
   startPerIp?: RateLimit | false;
@@ -85,13 +90,25 @@ export interface LimitsOptions {
   resendCooldownMs?: number | false;
   /** Default 30 per 10 minutes per client key. */
   checkPerIp?: RateLimit | false;
-  /** Coalesce duplicate starts of the same caller + phone + method. Default true. */
+  /**
+   * Coalesce duplicate starts of the same caller (owner, else client key) + phone + method: within the
+   * resend cooldown (or, with the cooldown off, while the session is pending) the first start's session
+   * is handed back instead of a new paid one. Default true (false when `enabled: false`).
+   */
   coalesceStarts?: boolean;
-  /** Optional spend cap over a window, from each initiation's `cost`. */
+  /**
+   * Optional spend cap: at most `amount` (major units, e.g. RUB) per `windowMs`, counted from each
+   * initiation's `cost` (an estimate from the price list is reserved first). Windows are aligned on the
+   * epoch (24 h = a UTC day). Past it, starts answer 503 and `verification.spend_cap_reached` is emitted
+   * once per window.
+   */
   spendCap?: { amount: number; windowMs: number; currency?: string } | false;
   /** How the per-client key is derived. Default: the client IP (trust-proxy aware). */
   key?: (req: HostRequest) => string | undefined;
-  /** Host rule or captcha, run after validation and before anything is counted or spent. */
+  /**
+   * Host rule or captcha, run after validation, the allowlists and coalescing, before anything is counted
+   * or spent. `{ allow: false, reason }` → 403 `start_refused` with that reason; a throw → 503.
+   */
   beforeStart?: (context: StartContext) => BeforeStartResult | Promise<BeforeStartResult>;
 }
 
@@ -118,9 +135,11 @@ export interface BalanceWatchOptions {
 }
 
 export interface MetricsOptions {
+  /** Counters and histograms with prom-client (an optional peer dependency, loaded only when true). */
   enabled: boolean;
   /** prom-client registry; default the global one. */
   registry?: unknown;
+  /** Prefix of every metric name. Default `verification_`. */
   prefix?: string;
 }
 
@@ -452,10 +471,28 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
     );
   }
   optional('maskPhoneNumbers', input.maskPhoneNumbers, bool);
+  optional('logger', input.logger, (v) =>
+    isObject(v) &&
+    ['log', 'error', 'warn'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
+      ? undefined
+      : 'must be a LoggerService (an object with log, error and warn methods)',
+  );
   if (input.metrics !== undefined) {
     if (!isObject(input.metrics))
       throw new VerificationOptionsError('metrics', 'must be { enabled, registry?, prefix? }');
     check('metrics.enabled', input.metrics.enabled, bool);
+    optional('metrics.registry', input.metrics.registry, (v) =>
+      isObject(v) &&
+      typeof (v as { getSingleMetric?: unknown }).getSingleMetric === 'function' &&
+      typeof (v as { registerMetric?: unknown }).registerMetric === 'function'
+        ? undefined
+        : 'must be a prom-client Registry',
+    );
+    optional('metrics.prefix', input.metrics.prefix, (v) =>
+      typeof v === 'string' && /^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(v)
+        ? undefined
+        : `must be a Prometheus metric name prefix like "verification_" (got ${describe(v)})`,
+    );
   }
 
   return {
@@ -496,7 +533,7 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
       checkPerIp: limitsEnabled
         ? rateLimit('limits.checkPerIp', limits.checkPerIp, { points: 30, windowMs: 600_000 })
         : false,
-      coalesceStarts: limits.coalesceStarts ?? true,
+      coalesceStarts: limits.coalesceStarts ?? limitsEnabled,
       spendCap: limitsEnabled ? spendCap : false,
       key: limits.key,
       beforeStart: limits.beforeStart,

@@ -1,62 +1,188 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { KnownVerificationMethod, Money } from '../api/api.types.js';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationApiError, VerificationApiUnavailableError } from '../api/verification-api.error.js';
+import type { SpendCapReachedEvent } from '../events/verification-events.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import { VerificationClientError } from '../verification.errors.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { runBeforeStart } from './before-start-hook.js';
+import { PriceEstimator } from './price-estimator.js';
+import { releaseAll, type ProtectionHold } from './protection-hold.js';
+import { ProtectionKeys } from './protection-keys.js';
+import { RequestRateLimits } from './request-rate-limits.js';
+import { ResendCooldown } from './resend-cooldown.js';
+import { SpendCap, type SpendReservation } from './spend-cap.js';
+import { StartCoalescer } from './start-coalescer.js';
+import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 
-/** One start as protection sees it (after validation and normalisation). */
-export interface StartAttempt {
-  /** E.164. */
-  phoneNumber: string;
-  method: KnownVerificationMethod;
-  owner: string | undefined;
-  /** Rate-limit key of the caller: `limits.key(req)` or the client IP. */
-  clientKey: string | undefined;
-  ip: string | undefined;
-  request: unknown;
-}
+export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 
-/** What protection needs to know of a session the start created. */
-export interface StartedSession {
-  requestId: string;
-  /** ms since the epoch. */
-  expiresAt: number;
-  cost?: Money;
-}
-
-export interface ProtectedStart<T> {
-  result: T;
-  /** True when a pending session of the same caller + phone + method was handed back instead. */
-  coalesced: boolean;
-  /** When the next start to this phone will be accepted (resend cooldown), or null. */
-  resendAvailableAt: Date | null;
-}
+/** Slack of a start's coalescing claim beyond the API timeout: the hook and the store calls. */
+const CLAIM_SLACK_MS = 10_000;
 
 /**
  * Protection of the host's money and users on the client routes: start and check limits, resend
- * cooldown, duplicate-start coalescing, spend cap, allowlists and the `beforeStart` hook. All
- * state lives in the VerificationStore so that limits hold across instances.
+ * cooldown, duplicate-start coalescing, spend cap and the `beforeStart` hook (the country and
+ * number-type allowlists run before, in PhoneNumberNormalizer). All state lives in the
+ * VerificationStore so that limits hold across instances.
+ *
+ * Order of a start: coalescing (an identical pending start is handed back, counted nowhere) →
+ * beforeStart → resend cooldown → per-client and per-phone limits → spend-cap reservation → the
+ * upstream call. Whatever a start took is given back when it is refused further on; when the API
+ * answered that nothing was sent, the cooldown and the reservation are given back (the request
+ * limits keep counting: they meter calls to the API).
  */
 @Injectable()
 export class VerificationProtection {
-  constructor(@Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions) {}
+  private readonly logger = new Logger('VerificationProtection');
+  private readonly limits: RequestRateLimits;
+  private readonly cooldown: ResendCooldown;
+  private readonly coalescer: StartCoalescer | undefined;
+  private readonly spendCap: SpendCap | undefined;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) store: VerificationStore,
+    api: VerificationApiClient,
+    @Optional() private readonly emitter?: EventEmitter2,
+  ) {
+    const limits = options.limits;
+    this.limits = new RequestRateLimits(store, limits);
+    this.cooldown = new ResendCooldown(store, limits.resendCooldownMs);
+    this.coalescer = limits.coalesceStarts
+      ? new StartCoalescer(store, {
+          claimTtlMs: options.api.timeoutMs + CLAIM_SLACK_MS,
+          windowMs: limits.resendCooldownMs,
+        })
+      : undefined;
+    this.spendCap = limits.spendCap
+      ? new SpendCap(
+          store,
+          limits.spendCap,
+          new PriceEstimator(api, options.pricesTtlMs, () => store.now(), this.logger),
+          (event) => this.emit(event),
+          this.logger,
+        )
+      : undefined;
+  }
 
   /** The caller's rate-limit key: the host's `limits.key(req)` or the client IP. */
   clientKey(request: unknown, ip: string | undefined): string | undefined {
-    return this.options.limits.key?.(request) ?? ip;
+    const key: unknown = this.options.limits.key?.(request);
+    if (typeof key === 'string' && key !== '') return key;
+    if (typeof key === 'number' && Number.isFinite(key)) return String(key);
+    return ip;
   }
 
   /**
    * Runs `initiate` (one paid upstream initiation) unless the attempt is refused or a pending
-   * session of the same caller + phone + method can be handed back (`resume`).
+   * session of the same caller + phone + method can be handed back (`resume`). When `initiate`
+   * fails, its error (or that error's `cause`) tells whether anything was sent: a
+   * VerificationApiError or a refused connection means nothing was.
    */
   async runStart<T extends StartedSession>(
-    _attempt: StartAttempt,
+    attempt: StartAttempt,
     initiate: () => Promise<T>,
-    _resume: (requestId: string) => Promise<T | null>,
+    resume: (requestId: string) => Promise<T | null>,
   ): Promise<ProtectedStart<T>> {
-    return { result: await initiate(), coalesced: false, resendAvailableAt: null };
+    const caller = callerOf(attempt);
+    if (!this.coalescer || caller === undefined) return this.freshStart(attempt, initiate);
+    return this.coalescer.run(
+      ProtectionKeys.coalesce(caller, attempt.phoneNumber, attempt.method),
+      () => this.freshStart(attempt, initiate),
+      resume,
+      async (result) => ({
+        result,
+        coalesced: true,
+        resendAvailableAt: await this.cooldown.availableAt(attempt.phoneNumber),
+      }),
+    );
   }
 
-  /** Refuses a check past the caller's check limit. */
-  async assertCheckAllowed(_clientKey: string | undefined): Promise<void> {}
+  /** Refuses a check past the caller's check limit (429 `check_limit`). */
+  async assertCheckAllowed(clientKey: string | undefined): Promise<void> {
+    await this.limits.countCheck(clientKey);
+  }
+
+  private async freshStart<T extends StartedSession>(
+    attempt: StartAttempt,
+    initiate: () => Promise<T>,
+  ): Promise<ProtectedStart<T>> {
+    await runBeforeStart(
+      this.options.limits.beforeStart,
+      {
+        phoneNumber: attempt.phoneNumber,
+        method: attempt.method,
+        ip: attempt.ip,
+        owner: attempt.owner,
+        request: attempt.request,
+      },
+      this.logger,
+    );
+    const holds: ProtectionHold[] = [];
+    let cooldown: ProtectionHold | undefined;
+    let reservation: SpendReservation | undefined;
+    let resendAvailableAt: Date | null;
+    try {
+      const claim = await this.cooldown.claim(attempt.phoneNumber);
+      cooldown = claim.hold;
+      resendAvailableAt = claim.availableAt;
+      holds.push(cooldown);
+      holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber));
+      reservation = await this.spendCap?.reserve(attempt.method);
+    } catch (error) {
+      await releaseAll(holds);
+      throw error;
+    }
+
+    let result: T;
+    try {
+      result = await initiate();
+    } catch (error) {
+      if (nothingSent(error)) await releaseAll([cooldown, reservation]);
+      throw error;
+    }
+    try {
+      await reservation?.settle(result.cost);
+    } catch (error) {
+      // The session exists and is paid for: serve it; the window keeps the estimate.
+      this.logger.warn(`spend cap: the real cost could not be recorded (${errorName(error)})`);
+    }
+    return { result, coalesced: false, resendAvailableAt };
+  }
+
+  private emit(event: SpendCapReachedEvent): void {
+    // Not awaited: a slow alerting listener must not hold the refused request.
+    this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
+      this.logger.error(`a ${event.event} listener failed: ${errorName(error)}`);
+    });
+  }
+}
+
+/** Who "the same caller" is for coalescing: the owner, else the client key; nobody without either. */
+function callerOf(attempt: StartAttempt): string | undefined {
+  if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
+  if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
+  return undefined;
+}
+
+/**
+ * True when the API's answer says the initiation did not happen: a problem document (the spec:
+ * a 4xx or 5xx initiation is not charged), a bodiless 403, or a refused connection. A time-out,
+ * a reset or an unreadable answer leaves the outcome unknown. The service hands the API client's
+ * error over as is or as the `cause` of the client error it made of it.
+ */
+function nothingSent(error: unknown): boolean {
+  const upstream = error instanceof VerificationClientError ? (error as Error).cause : error;
+  if (upstream instanceof VerificationApiError) return true;
+  return (
+    upstream instanceof VerificationApiUnavailableError &&
+    (upstream.reason === 'forbidden' || upstream.code === 'ECONNREFUSED')
+  );
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
 }

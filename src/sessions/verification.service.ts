@@ -219,11 +219,14 @@ export class VerificationService {
         error.status === 400 &&
         /method/.test(error.errorCode ?? '')
       )
-        throw new VerificationClientError(
-          'method_not_available',
-          'This method is not available for this account',
+        throw withUpstreamCause(
+          new VerificationClientError(
+            'method_not_available',
+            'This method is not available for this account',
+          ),
+          error,
         );
-      throw await this.upstreamFailure('start', error);
+      throw withUpstreamCause(await this.upstreamFailure('start', error), error);
     }
     const now = this.store.now();
     const record: SessionRecord = {
@@ -316,6 +319,15 @@ export class VerificationService {
     }
     return clientError;
   }
+}
+
+/**
+ * Keeps the upstream failure as the client error's (non-enumerable) `cause`: protection reads it to
+ * tell "the API answered, nothing was sent" from an unknown outcome. It never reaches a response.
+ */
+function withUpstreamCause(clientError: VerificationClientError, cause: unknown): VerificationClientError {
+  Object.defineProperty(clientError, 'cause', { value: cause, enumerable: false, configurable: true });
+  return clientError;
 }
 
 function fieldError(field: string, message: string): VerificationClientError {

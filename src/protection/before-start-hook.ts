@@ -1,0 +1,47 @@
+import type { Logger } from '@nestjs/common';
+import { VerificationClientError } from '../verification.errors.js';
+import type { LimitsOptions, StartContext } from '../verification.options.js';
+import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
+
+/** The host's reason reaches the frontend: only a short code-like string passes as is. */
+const REASON_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+const HOOK_FAILED_RETRY_MS = 5000;
+
+/**
+ * Runs the host's `beforeStart(context)` (sync or async). `{ allow: false, reason }` (or `false`)
+ * refuses with 403 `start_refused` and the host's reason. A hook that throws or answers something
+ * else fails closed with 503 `service_unavailable` (`reason: before_start_failed`): money is at
+ * stake, and a broken captcha check says nothing about this caller, so it is an outage to retry,
+ * not a verdict. Only the error's name is logged (its message may carry the host's data).
+ */
+export async function runBeforeStart(
+  hook: LimitsOptions['beforeStart'],
+  context: StartContext,
+  logger: Logger,
+): Promise<void> {
+  if (!hook) return;
+  let verdict: unknown;
+  try {
+    verdict = await hook(context);
+  } catch (error) {
+    logger.error(
+      `beforeStart hook threw ${error instanceof Error ? error.name : typeof error}; start refused`,
+    );
+    throw protectionUnavailable(ProtectionRefusalReason.beforeStartFailed, HOOK_FAILED_RETRY_MS);
+  }
+  if (verdict === undefined || verdict === null || verdict === true) return;
+  if (typeof verdict === 'object' && (verdict as { allow?: unknown }).allow === true) return;
+  if (
+    verdict === false ||
+    (typeof verdict === 'object' && (verdict as { allow?: unknown }).allow === false)
+  ) {
+    const reason = typeof verdict === 'object' ? (verdict as { reason?: unknown }).reason : undefined;
+    throw new VerificationClientError('start_refused', 'The start was refused', {
+      reason: typeof reason === 'string' && REASON_PATTERN.test(reason) ? reason : 'refused',
+    });
+  }
+  logger.error(
+    'beforeStart hook returned neither true/undefined nor { allow: false, reason }; start refused',
+  );
+  throw protectionUnavailable(ProtectionRefusalReason.beforeStartFailed, HOOK_FAILED_RETRY_MS);
+}

@@ -1,0 +1,12 @@
+/**
+ * Amounts in major units (RUB with kopecks as decimals) as integer minor units, so that the
+ * store's integer counters add them without floating-point drift. Undefined for non-amounts.
+ */
+export function toMinorUnits(amount: unknown): number | undefined {
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return undefined;
+  return Math.round(amount * 100);
+}
+
+export function toMajorUnits(minor: number): number {
+  return minor / 100;
+}

@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Store keys of protection. Caller-derived parts (IPs, host keys such as user ids, phone
+ * numbers) are hashed: keys stay short whatever the host's key function returns, and the
+ * store's key space does not list who called or which numbers were verified.
+ */
+export const ProtectionKeys = {
+  startPerClient: 'protect:start-client',
+  startPerPhone: 'protect:start-phone',
+  checkPerClient: 'protect:check-client',
+  spend: 'protect:spend',
+  cooldown: (phone: string): string => `protect:cooldown:${digest(phone)}`,
+  coalesce: (caller: string, phone: string, method: string): string =>
+    `protect:coalesce:${digest(`${caller}\n${phone}\n${method}`)}`,
+  spendCapEvent: (windowIndex: number): string => `protect:spend-cap-event:${windowIndex}`,
+} as const;
+
+/** 128 bits of SHA-256, base64url. */
+export function digest(value: string): string {
+  return createHash('sha256').update(value).digest('base64url').slice(0, 22);
+}

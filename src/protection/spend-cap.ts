@@ -1,0 +1,109 @@
+import type { Logger } from '@nestjs/common';
+import type { KnownVerificationMethod, Money } from '../api/api.types.js';
+import { VerificationOpsEventName, type SpendCapReachedEvent } from '../events/verification-events.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { toMajorUnits, toMinorUnits } from './money.js';
+import type { PriceEstimator } from './price-estimator.js';
+import type { ProtectionHold } from './protection-hold.js';
+import { ProtectionKeys } from './protection-keys.js';
+import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
+import { StoreRateLimiter } from './store-rate-limiter.js';
+
+export interface SpendCapSettings {
+  /** Major units (RUB). */
+  amount: number;
+  windowMs: number;
+  currency: string;
+}
+
+/** A start's share of the window's budget, held from before the initiation until its real cost is known. */
+export interface SpendReservation extends ProtectionHold {
+  /** Replaces the estimate with the real `cost` (the estimate stays when the API gave none). */
+  settle(cost: Money | undefined): Promise<void>;
+}
+
+/**
+ * The spend cap: at most `amount` per window, counted from the `cost` of each initiation, in
+ * integer minor units in the store (one counter per window, shared by every instance).
+ *
+ * The cost is known only after the API answered, so a start first reserves an estimate (the
+ * method's current price) and is refused when the reservation would pass the cap: concurrent
+ * starts cannot overshoot it. The reservation is then settled with the real cost, or given back
+ * when the API answered that nothing was sent. Windows are aligned on the epoch of the store's
+ * clock (a 24 h window is a UTC day). The first refusal in a window emits
+ * `verification.spend_cap_reached`, once per window across instances (a claim in the store).
+ */
+export class SpendCap {
+  private readonly limiter: StoreRateLimiter;
+  private readonly capMinor: number;
+
+  constructor(
+    private readonly store: VerificationStore,
+    private readonly settings: SpendCapSettings,
+    private readonly prices: PriceEstimator,
+    private readonly emit: (event: SpendCapReachedEvent) => void,
+    private readonly logger: Logger,
+  ) {
+    this.capMinor = toMinorUnits(settings.amount) ?? 0;
+    this.limiter = new StoreRateLimiter(store, {
+      keyPrefix: ProtectionKeys.spend,
+      points: this.capMinor,
+      windowMs: settings.windowMs,
+    });
+  }
+
+  /** Reserves the method's estimated cost in the current window, or throws 503 `spend_cap`. */
+  async reserve(method: KnownVerificationMethod): Promise<SpendReservation> {
+    const estimate = await this.prices.estimateMinor(method);
+    const now = this.store.now();
+    const windowIndex = Math.floor(now / this.settings.windowMs);
+    const windowEndsAt = (windowIndex + 1) * this.settings.windowMs;
+    const key = String(windowIndex);
+    const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
+    const outcome = await this.limiter.tryConsume(key, estimate, ttl());
+    if (!outcome.allowed) {
+      await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
+      await this.announce(windowIndex, windowEndsAt, outcome.consumed - estimate);
+      throw protectionUnavailable(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
+    }
+    let open = true;
+    return {
+      settle: async (cost) => {
+        if (!open) return;
+        open = false;
+        if (cost) this.prices.learn(method, cost);
+        const real = cost === undefined ? undefined : toMinorUnits(cost.amount);
+        if (real === undefined || real === estimate) return;
+        if (real > estimate)
+          await this.limiter.penalty(key, real - estimate, { customDuration: ttl() / 1000 });
+        else await this.limiter.refund(key, estimate - real, ttl());
+      },
+      release: async () => {
+        if (!open) return;
+        open = false;
+        await this.limiter.refund(key, estimate, ttl());
+      },
+    };
+  }
+
+  /** Emits the event once per window (the first instance to claim it does). */
+  private async announce(windowIndex: number, windowEndsAt: number, spentMinor: number): Promise<void> {
+    const ttl = Math.max(windowEndsAt - this.store.now(), 1);
+    try {
+      if (!(await this.store.setIfAbsent(ProtectionKeys.spendCapEvent(windowIndex), '1', ttl))) return;
+    } catch {
+      return; // The refusal matters more than the alert; the next refusal tries again.
+    }
+    this.logger.warn(
+      `spend cap reached: ${toMajorUnits(spentMinor)} of ${this.settings.amount} ${this.settings.currency}; starts are refused until ${new Date(windowEndsAt).toISOString()}`,
+    );
+    this.emit({
+      event: VerificationOpsEventName.spendCapReached,
+      spent: toMajorUnits(Math.max(spentMinor, 0)),
+      cap: this.settings.amount,
+      currency: this.settings.currency,
+      windowMs: this.settings.windowMs,
+      windowEndsAt: new Date(windowEndsAt),
+    });
+  }
+}

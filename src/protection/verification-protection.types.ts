@@ -1,0 +1,29 @@
+import type { KnownVerificationMethod, Money } from '../api/api.types.js';
+
+/** One start as protection sees it (after validation, normalisation and the allowlists). */
+export interface StartAttempt {
+  /** E.164. */
+  phoneNumber: string;
+  method: KnownVerificationMethod;
+  owner: string | undefined;
+  /** Rate-limit key of the caller: `limits.key(req)` or the client IP. */
+  clientKey: string | undefined;
+  ip: string | undefined;
+  request: unknown;
+}
+
+/** What protection needs to know of a session the start created. */
+export interface StartedSession {
+  requestId: string;
+  /** ms since the epoch. */
+  expiresAt: number;
+  cost?: Money;
+}
+
+export interface ProtectedStart<T> {
+  result: T;
+  /** True when a pending session of the same caller + phone + method was handed back instead. */
+  coalesced: boolean;
+  /** When the next start to this phone will be accepted (resend cooldown), or null. */
+  resendAvailableAt: Date | null;
+}

@@ -1,0 +1,125 @@
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import type { LimitsOptions, VerificationModuleOptions } from '../../src/verification.options.js';
+import {
+  call,
+  createTestApp,
+  type CreateTestAppOptions,
+  type Platform,
+  type TestApp,
+} from '../support/verification-app.js';
+
+/** Module options against the sandbox, on the sandbox's clock, with the given limits. */
+export function moduleOptions(
+  sb: VerificationSandbox,
+  limits: LimitsOptions = {},
+  extra: Partial<VerificationModuleOptions> = {},
+): VerificationModuleOptions {
+  return {
+    api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
+    clock: () => sb.now(),
+    reconcile: { enabled: false },
+    limits,
+    ...extra,
+  };
+}
+
+/** A host app (trust proxy on unless said otherwise, so tests pick the client IP with X-Forwarded-For). */
+export function protectedHost(
+  sb: VerificationSandbox,
+  platform: Platform,
+  limits: LimitsOptions = {},
+  extra: Partial<VerificationModuleOptions> = {},
+  app: Partial<CreateTestAppOptions> = {},
+): Promise<TestApp> {
+  return createTestApp({ platform, trustProxy: true, module: moduleOptions(sb, limits, extra), ...app });
+}
+
+let phoneSerial = 0;
+/** A fresh valid Russian mobile number for each call (per-phone state never leaks between tests). */
+export function freshPhone(): string {
+  phoneSerial += 1;
+  return `+7916${String(process.pid % 1000).padStart(3, '0')}${String(phoneSerial).padStart(4, '0')}`;
+}
+
+let ipSerial = 0;
+/** A fresh client IP (sent as X-Forwarded-For). */
+export function freshIp(): string {
+  ipSerial += 1;
+  return `198.51.${Math.floor(ipSerial / 250) % 250}.${(ipSerial % 250) + 1}`;
+}
+
+export function start(
+  host: TestApp,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): ReturnType<typeof call> {
+  return call(host.url, 'POST', '/verification/start', body, headers);
+}
+
+export function startFrom(
+  host: TestApp,
+  ip: string,
+  phone: string,
+  method = 'sms',
+  headers: Record<string, string> = {},
+): ReturnType<typeof call> {
+  return start(host, { phone_number: phone, method }, { 'x-forwarded-for': ip, ...headers });
+}
+
+export function check(
+  host: TestApp,
+  ip: string,
+  verificationId: unknown,
+  code: string,
+): ReturnType<typeof call> {
+  return call(
+    host.url,
+    'POST',
+    '/verification/check',
+    { verification_id: verificationId, code },
+    { 'x-forwarded-for': ip },
+  );
+}
+
+/** Reads the problem's reason and Retry-After of a refusal. */
+export function refusal(res: Awaited<ReturnType<typeof call>>): {
+  status: number;
+  errorCode: unknown;
+  reason: unknown;
+  retryAfter: string | null;
+} {
+  return {
+    status: res.status,
+    errorCode: res.body.error_code,
+    reason: res.body.reason,
+    retryAfter: res.headers.get('retry-after'),
+  };
+}
+
+/**
+ * The Retry-After a refusal must carry when its window ends somewhere in [endMin, endMax] and the
+ * server answered somewhere in [sentAt, receivedAt] (the sandbox clock moves with real time too):
+ * whole seconds to the window end, rounded up.
+ */
+export function retryAfterRange(
+  endMin: number,
+  endMax: number,
+  sentAt: number,
+  receivedAt: number,
+): number[] {
+  const low = Math.max(1, Math.ceil((endMin - receivedAt) / 1000));
+  const high = Math.max(1, Math.ceil((endMax - sentAt) / 1000));
+  const range: number[] = [];
+  for (let s = low; s <= high; s++) range.push(s);
+  return range;
+}
+
+/** Runs a request and returns it with the sandbox-clock times around it. */
+export async function timed<T>(
+  sb: { now(): number },
+  request: () => Promise<T>,
+): Promise<[T, number, number]> {
+  const sentAt = sb.now();
+  const res = await request();
+  return [res, sentAt, sb.now()];
+}
