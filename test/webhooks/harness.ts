@@ -5,6 +5,7 @@
  * host's own check route, unless a test says so).
  */
 import type { LoggerService } from '@nestjs/common';
+import { Webhook } from 'standardwebhooks';
 import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
 import type { VerificationEvent } from '../../src/events/verification-events.js';
 import { VerificationSandbox, type SandboxMethod } from '../../src/testing/index.js';
@@ -217,3 +218,65 @@ export const OUTCOMES: { method: SandboxMethod; outcome: Outcome }[] = METHODS.f
     .filter((outcome) => !(method === 'reverse_flash_call' && outcome === 'failed'))
     .map((outcome) => ({ method, outcome })),
 );
+
+/** Signs `body` as the sandbox would (with the standardwebhooks package), for hand-made deliveries. */
+export function signed(
+  secret: string,
+  body: unknown,
+  options: { id?: string; timestampSeconds?: number } = {},
+): { headers: Record<string, string>; body: string } {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const id = options.id ?? `msg_${Math.random().toString(36).slice(2)}`;
+  const timestampSeconds = options.timestampSeconds ?? Math.floor(Date.now() / 1000);
+  return {
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(timestampSeconds),
+      'webhook-signature': new Webhook(secret).sign(id, new Date(timestampSeconds * 1000), text),
+    },
+    body: text,
+  };
+}
+
+/** The sandbox's payload shape for an event of a session. */
+export function payloadFor(event: string, requestId: string, extra: Record<string, unknown> = {}): unknown {
+  return { type: event, timestamp: new Date().toISOString(), data: { request_id: requestId, ...extra } };
+}
+
+/** POSTs a hand-made delivery to the host's webhook route. */
+export async function postWebhook(
+  url: string,
+  delivery: { headers: Record<string, string>; body: string },
+): Promise<{ status: number; contentType: string | null; body: Record<string, unknown> }> {
+  const res = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
+  const text = await res.text();
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
+}
+
+/** A LoggerService that keeps every line, to assert on what the operator would read. */
+export class CapturingLogger implements LoggerService {
+  readonly lines: { level: string; message: string }[] = [];
+  log(message: unknown): void {
+    this.lines.push({ level: 'log', message: String(message) });
+  }
+  error(message: unknown): void {
+    this.lines.push({ level: 'error', message: String(message) });
+  }
+  warn(message: unknown): void {
+    this.lines.push({ level: 'warn', message: String(message) });
+  }
+  debug(message: unknown): void {
+    this.lines.push({ level: 'debug', message: String(message) });
+  }
+  verbose(message: unknown): void {
+    this.lines.push({ level: 'verbose', message: String(message) });
+  }
+  at(level: string): string[] {
+    return this.lines.filter((l) => l.level === level).map((l) => l.message);
+  }
+}
