@@ -1,6 +1,7 @@
 import type { SandboxAccount } from './sandbox-accounts.js';
 import type { SandboxContext } from './sandbox-context.js';
 import type { ApiRoute } from './sandbox-faults.js';
+import { decodeSegment } from './sandbox-http.js';
 import { toWireMoney } from './sandbox-money.js';
 import { takeRateToken } from './sandbox-rate-limit.js';
 import { toInitiateResponse, toWireSession } from './sandbox-session.js';
@@ -40,7 +41,7 @@ export function matchApiRoute(
   const byId = /^\/v1\/verify\/([^/]+)$/.exec(pathname);
   if (byId) {
     return method === 'GET'
-      ? { route: 'GET /v1/verify/:id', id: decodeURIComponent(byId[1]!) }
+      ? { route: 'GET /v1/verify/:id', id: decodeSegment(byId[1]!) }
       : { allowed: 'GET' };
   }
   return undefined;

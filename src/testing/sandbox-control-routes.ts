@@ -1,5 +1,6 @@
 import { toAccountView } from './sandbox-accounts.js';
 import type { SandboxContext } from './sandbox-context.js';
+import { decodeSegment } from './sandbox-http.js';
 import { toControlView } from './sandbox-session.js';
 import type { SandboxAccountInput } from './sandbox.options.js';
 import { notFound, SandboxProblem, validationError } from './problem.js';
@@ -56,7 +57,7 @@ export function handleControl(
   body: unknown,
 ): ControlReply {
   const { state } = ctx;
-  const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const segments = path.split('/').filter(Boolean).map(decodeSegment);
   const [first, second, third] = segments;
   const route = `${method} ${first ?? ''}${segments.length > 1 ? '/:id' : ''}${third ? `/${third}` : ''}`;
   switch (route) {

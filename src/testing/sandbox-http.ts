@@ -92,3 +92,21 @@ export function sendText(res: ServerResponse, status: number, contentType: strin
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
+
+/** A path segment decoded, or as it came when its percent-encoding is broken (it then matches nothing: 404). */
+export function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The request's URL; a request target that cannot be parsed is treated as `/` (answered 404). */
+export function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://sandbox.invalid');
+  } catch {
+    return new URL('/', 'http://sandbox.invalid');
+  }
+}

@@ -4,7 +4,7 @@ import { admit, handleApi, matchApiRoute } from './sandbox-api-routes.js';
 import type { SandboxContext } from './sandbox-context.js';
 import { handleControl } from './sandbox-control-routes.js';
 import type { RouteFault } from './sandbox-faults.js';
-import { parseJson, readBody, sendJson, sendProblem, sendText } from './sandbox-http.js';
+import { parseJson, readBody, requestUrl, sendJson, sendProblem, sendText } from './sandbox-http.js';
 import { notFound, SandboxProblem } from './problem.js';
 
 /** The sandbox's HTTP server: plain node:http, keep-alive, one handler that routes API and control requests. */
@@ -17,7 +17,7 @@ export function createSandboxServer(ctx: SandboxContext): http.Server {
 }
 
 async function handleRequest(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+  const url = requestUrl(req.url);
   try {
     // Due work first, so every answer reflects the clock as it is now (an elapsed TTL is already `expired`).
     ctx.scheduler.runDue();

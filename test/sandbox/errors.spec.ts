@@ -181,6 +181,12 @@ describe('sandbox errors', () => {
       expect((await api(sb, 'GET', `/v1/verify/${s.request_id}`, { creds: other })).status).toBe(200);
     });
 
+    it('for a broken percent-encoding in the id or a control path, never a 5xx', async () => {
+      expectProblem(await api(sb, 'GET', '/v1/verify/%E0%A4%A'), 404, 'not_found');
+      const res = await fetch(`${sb.url}/_sandbox/sessions/%E0%A4%A`);
+      expect(res.status).toBe(404);
+    });
+
     it('for unknown routes; 405 for a known path with the wrong method', async () => {
       expectProblem(await api(sb, 'GET', '/v1/nothing'), 404, 'not_found');
       const res = await api(sb, 'DELETE', '/v1/balance');
