@@ -6,8 +6,6 @@ import type { ProtectedStart, StartedSession } from './verification-protection.t
 export interface StartCoalescerSettings {
   /** How long a start may hold the claim (hook + limits + the upstream call); a crashed holder's claim ends then. */
   claimTtlMs: number;
-  /** How long after a start an identical one is served the same session; false = while it is pending. */
-  windowMs: number | false;
 }
 
 const CLAIM = 'claim:';
@@ -15,8 +13,8 @@ const SESSION = 'session:';
 
 /**
  * Duplicate-start coalescing: the same caller + phone + method gets the session its first start
- * created instead of a new paid initiation, while that session is pending and within the
- * window (the resend cooldown: after it, a start is a deliberate resend).
+ * created instead of a new paid initiation, while that session is pending and its resend
+ * cooldown runs (after the cooldown, a start is a deliberate resend).
  *
  * In one process, identical concurrent starts share one flight (a map of promises). Across
  * instances, the first start claims the key in the store (set-if-absent); the others wait for the
@@ -87,9 +85,12 @@ export class StartCoalescer {
       await this.deleteIf(key, claim).catch(() => undefined);
       throw error;
     }
-    const now = this.store.now();
-    const pendingFor = outcome.result.expiresAt - now;
-    const ttl = this.settings.windowMs === false ? pendingFor : Math.min(pendingFor, this.settings.windowMs);
+    // Handed back until a resend is allowed (the cooldown's end) and never past the session's expiry.
+    const until = Math.min(
+      outcome.result.expiresAt,
+      outcome.resendAvailableAt?.getTime() ?? outcome.result.expiresAt,
+    );
+    const ttl = until - this.store.now();
     try {
       if (ttl > 0) await this.store.set(key, SESSION + outcome.result.requestId, ttl);
       else await this.deleteIf(key, claim);

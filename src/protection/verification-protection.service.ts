@@ -52,10 +52,7 @@ export class VerificationProtection {
     this.limits = new RequestRateLimits(store, limits);
     this.cooldown = new ResendCooldown(store, limits.resendCooldownMs);
     this.coalescer = limits.coalesceStarts
-      ? new StartCoalescer(store, {
-          claimTtlMs: options.api.timeoutMs + CLAIM_SLACK_MS,
-          windowMs: limits.resendCooldownMs,
-        })
+      ? new StartCoalescer(store, { claimTtlMs: options.api.timeoutMs + CLAIM_SLACK_MS })
       : undefined;
     this.spendCap = limits.spendCap
       ? new SpendCap(

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { check, freshIp, freshPhone, protectedHost, startFrom } from './protection-host.js';
+
+type Response = Awaited<ReturnType<typeof call>>;
+
+/** The upstream request id behind a handle, through the status route and the sandbox. */
+function sessionsOf(sb: VerificationSandbox, phone: string): string[] {
+  return sb.sessionsFor(phone).map((s) => s.request_id);
+}
+
+describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+  });
+  afterEach(async () => {
+    sb.clearFaults();
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('20 concurrent identical starts make one POST /v1/verify and all get that session', async () => {
+    host = await protectedHost(sb, platform);
+    const phone = freshPhone();
+    const ip = freshIp();
+    const before = sb.requestCount('POST /v1/verify');
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => startFrom(host!, ip, phone, 'reverse_flash_call')),
+    );
+    expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
+    expect(responses.filter((r) => r.body.resumed === false)).toHaveLength(1);
+    expect(responses.filter((r) => r.body.resumed === true)).toHaveLength(19);
+    // Same display data everywhere: the number to call of the one session.
+    const [session] = sb.sessionsFor(phone);
+    expect(new Set(responses.map((r) => r.body.number_to_call))).toEqual(new Set([session.number_to_call]));
+    expect(new Set(responses.map((r) => r.body.resend_available_at)).size).toBe(1);
+    // Every handle opens the one session.
+    for (const r of responses.slice(0, 3)) {
+      const status = await call(host.url, 'GET', `/verification/status/${String(r.body.verification_id)}`);
+      expect(status.body).toMatchObject({ status: 'sent', number_to_call: session.number_to_call });
+    }
+    // Coalesced starts count nowhere: the IP still has 9 of its 10 starts.
+    for (let i = 0; i < 9; i++) expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
+    expect((await startFrom(host, ip, freshPhone())).body.reason).toBe('start_ip_limit');
+  });
+
+  it('the same caller is the owner when one is configured: other IPs of the user coalesce, other users do not', async () => {
+    host = await protectedHost(
+      sb,
+      platform,
+      { resendCooldownMs: false },
+      {
+        owner: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-user-id'],
+      },
+    );
+    const phone = freshPhone();
+    const as = (user: string) => ({ 'x-user-id': user });
+    const a1 = await startFrom(host, freshIp(), phone, 'sms', as('alice'));
+    const a2 = await startFrom(host, freshIp(), phone, 'sms', as('alice'));
+    expect([a1.body.resumed, a2.body.resumed]).toEqual([false, true]);
+    expect(sessionsOf(sb, phone)).toHaveLength(1);
+    const sharedIp = freshIp();
+    const b = await startFrom(host, sharedIp, phone, 'sms', as('bob'));
+    expect(b.body.resumed).toBe(false);
+    expect(sessionsOf(sb, phone)).toHaveLength(2);
+    // A handle handed back is bound to its owner like any other.
+    const foreign = await call(
+      host.url,
+      'GET',
+      `/verification/status/${String(a2.body.verification_id)}`,
+      undefined,
+      as('bob'),
+    );
+    expect(foreign.status).toBe(404);
+  });
+
+  it('a different method or phone is a different start', async () => {
+    host = await protectedHost(sb, platform, { resendCooldownMs: false });
+    const phone = freshPhone();
+    const ip = freshIp();
+    await startFrom(host, ip, phone, 'sms');
+    expect((await startFrom(host, ip, phone, 'flash_call')).body.resumed).toBe(false);
+    expect((await startFrom(host, ip, freshPhone(), 'sms')).body.resumed).toBe(false);
+    expect((await startFrom(host, ip, phone, 'sms')).body.resumed).toBe(true);
+  });
+
+  it('a session that ended is not handed back: the next start is a new one', async () => {
+    host = await protectedHost(sb, platform, { resendCooldownMs: false });
+    const phone = freshPhone();
+    const ip = freshIp();
+    const first = await startFrom(host, ip, phone);
+    const [session] = sb.sessionsFor(phone);
+    await sb.deliver(session.request_id);
+    const code = String(sb.getSession(session.request_id)!.code);
+    expect((await check(host, ip, first.body.verification_id, code)).body.verified).toBe(true);
+    const next = await startFrom(host, ip, phone);
+    expect(next.body).toMatchObject({ resumed: false, status: 'sent' });
+    expect(sessionsOf(sb, phone)).toHaveLength(2);
+  });
+
+  it('when the first start fails, its concurrent duplicates share the failure and the next start tries again', async () => {
+    // The first start times out (an unknown outcome), long enough for the duplicates to join it.
+    host = await protectedHost(
+      sb,
+      platform,
+      { resendCooldownMs: false },
+      {
+        api: {
+          baseUrl: sb.url,
+          apiKey: sb.demoAccount.apiKey,
+          apiSecret: sb.demoAccount.apiSecret,
+          timeoutMs: 400,
+        },
+      },
+    );
+    const phone = freshPhone();
+    const ip = freshIp();
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600 });
+    const before = sb.requestCount('POST /v1/verify');
+    const failed = await Promise.all(Array.from({ length: 5 }, () => startFrom(host!, ip, phone)));
+    expect(failed.map((r) => r.status)).toEqual(Array(5).fill(503));
+    expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
+    const retried = await startFrom(host, ip, phone);
+    expect(retried.body).toMatchObject({ resumed: false, status: 'sent' });
+    expect(sb.requestCount('POST /v1/verify') - before).toBe(2);
+  });
+
+  it('coalesceStarts: false makes every start a new one', async () => {
+    host = await protectedHost(sb, platform, { coalesceStarts: false, resendCooldownMs: false });
+    const phone = freshPhone();
+    const ip = freshIp();
+    const responses = await Promise.all(Array.from({ length: 3 }, () => startFrom(host!, ip, phone)));
+    expect(responses.map((r) => r.body.resumed)).toEqual([false, false, false]);
+    expect(sessionsOf(sb, phone)).toHaveLength(3);
+  });
+});
+
+const sharedStores: [string, (sb: VerificationSandbox) => VerificationStore][] = [
+  ['one MemoryStore', (sb) => new MemoryStore({ clock: () => sb.now() })],
+  [
+    'Redis',
+    (sb) =>
+      new RedisStore({ url: sharedRedisUrl(), keyPrefix: `pv-test:${randomUUID()}:`, clock: () => sb.now() }),
+  ],
+];
+
+describe.each(sharedStores)('coalescing across two module instances on %s', (_name, createStore) => {
+  let sb: VerificationSandbox;
+  let store: VerificationStore;
+  let hosts: TestApp[] = [];
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+    store = createStore(sb);
+    hosts = [
+      await protectedHost(sb, 'express', {}, { store }),
+      await protectedHost(sb, 'fastify', {}, { store }),
+    ];
+  });
+  afterAll(async () => {
+    for (const host of hosts) await host.close();
+    await store?.close();
+    await sb?.close();
+  });
+
+  it('20 concurrent identical starts spread over both instances make one POST /v1/verify', async () => {
+    const phone = freshPhone();
+    const ip = freshIp();
+    const before = sb.requestCount('POST /v1/verify');
+    const responses: Response[] = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => startFrom(hosts[i % 2], ip, phone)),
+    );
+    expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
+    expect(responses.filter((r) => r.body.resumed === false)).toHaveLength(1);
+    expect(new Set(responses.map((r) => r.body.expires_at)).size).toBe(1);
+    // Limits are shared too: the phone's cooldown set by one instance holds on the other.
+    const other = await startFrom(hosts[1], freshIp(), phone);
+    expect(other.body.reason).toBe('resend_cooldown');
+  });
+
+  it('the per-IP limit holds across both instances', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 10; i++) expect((await startFrom(hosts[i % 2], ip, freshPhone())).status).toBe(201);
+    expect((await startFrom(hosts[0], ip, freshPhone())).body.reason).toBe('start_ip_limit');
+    expect((await startFrom(hosts[1], ip, freshPhone())).body.reason).toBe('start_ip_limit');
+  });
+});

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { StoreRateLimiter } from '../../src/protection/store-rate-limiter.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+
+/** A clock the test moves by hand. */
+class ManualClock {
+  at = 1_700_000_000_000;
+  readonly now = (): number => this.at;
+}
+
+const stores: [string, (clock: ManualClock) => VerificationStore][] = [
+  ['MemoryStore', (clock) => new MemoryStore({ clock: clock.now })],
+  [
+    'RedisStore',
+    (clock) =>
+      new RedisStore({ url: sharedRedisUrl(), keyPrefix: `pv-test:${randomUUID()}:`, clock: clock.now }),
+  ],
+];
+
+describe.each(stores)('StoreRateLimiter on %s', (_name, createStore) => {
+  const clock = new ManualClock();
+  let store: VerificationStore;
+
+  beforeAll(() => {
+    store = createStore(clock);
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('allows exactly `points` per window and tells the time to the window end on the store clock', async () => {
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'a', points: 3, windowMs: 60_000 });
+    const results = [];
+    for (let i = 0; i < 3; i++) {
+      results.push(await limiter.tryConsume('k'));
+      clock.at += 1000;
+    }
+    expect(results.map((r) => [r.allowed, r.consumed])).toEqual([
+      [true, 1],
+      [true, 2],
+      [true, 3],
+    ]);
+    expect(results.map((r) => r.msBeforeNext)).toEqual([60_000, 59_000, 58_000]);
+    expect(await limiter.tryConsume('k')).toEqual({ allowed: false, consumed: 4, msBeforeNext: 57_000 });
+    // Refusals do not push the window end out (fixed window).
+    clock.at += 56_999;
+    expect((await limiter.tryConsume('k')).allowed).toBe(false);
+    clock.at += 1;
+    expect(await limiter.tryConsume('k')).toEqual({ allowed: true, consumed: 1, msBeforeNext: 60_000 });
+  });
+
+  it('keeps keys and limiters apart', async () => {
+    const one = new StoreRateLimiter(store, { keyPrefix: 'one', points: 1, windowMs: 10_000 });
+    const two = new StoreRateLimiter(store, { keyPrefix: 'two', points: 1, windowMs: 10_000 });
+    expect((await one.tryConsume('x')).allowed).toBe(true);
+    expect((await one.tryConsume('x')).allowed).toBe(false);
+    expect((await one.tryConsume('y')).allowed).toBe(true);
+    expect((await two.tryConsume('x')).allowed).toBe(true);
+  });
+
+  it('refund gives points back within the window', async () => {
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'refund', points: 2, windowMs: 10_000 });
+    await limiter.tryConsume('k');
+    await limiter.tryConsume('k');
+    await limiter.refund('k');
+    expect(await limiter.tryConsume('k')).toMatchObject({ allowed: true, consumed: 2 });
+    expect((await limiter.tryConsume('k')).allowed).toBe(false);
+  });
+
+  it('consumes weighted points (the spend cap in kopecks) with a custom window', async () => {
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'money', points: 900, windowMs: 86_400_000 });
+    expect(await limiter.tryConsume('day', 300, 5000)).toEqual({
+      allowed: true,
+      consumed: 300,
+      msBeforeNext: 5000,
+    });
+    expect((await limiter.tryConsume('day', 600, 5000)).allowed).toBe(true);
+    expect(await limiter.tryConsume('day', 1, 5000)).toMatchObject({ allowed: false, consumed: 901 });
+    await limiter.refund('day', 1, 5000);
+    await limiter.penalty('day', 5, { customDuration: 5 });
+    expect(await limiter.tryConsume('day', 0, 5000)).toMatchObject({ allowed: false, consumed: 905 });
+  });
+
+  it('get and delete go through the store', async () => {
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'gd', points: 5, windowMs: 30_000 });
+    expect(await limiter.get('k')).toBeNull();
+    await limiter.tryConsume('k', 2);
+    clock.at += 10_000;
+    const res = await limiter.get('k');
+    expect(res).toMatchObject({ consumedPoints: 2, remainingPoints: 3, msBeforeNext: 20_000 });
+    expect(await limiter.delete('k')).toBe(true);
+    expect(await limiter.get('k')).toBeNull();
+    expect(await limiter.delete('k')).toBe(false);
+  });
+});
