@@ -2,7 +2,12 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    // The package's own name (as the sample app imports it) resolves to the sources in tests.
+    '^nestjs-phone-verification$': '<rootDir>/src/index.ts',
+    '^nestjs-phone-verification/testing$': '<rootDir>/src/testing/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   transform: {
     '^.+\\.ts$': [
       'ts-jest',

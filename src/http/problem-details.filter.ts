@@ -42,6 +42,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (status === 413)
         return new VerificationClientError('payload_too_large', 'The request body is too large');
       if (status === 404) return new VerificationClientError('not_found');
+      // A host's own rate limiting (e.g. a global @nestjs/throttler guard) stays a 429; its Retry-After header is kept.
+      if (status === 429)
+        return new VerificationClientError('rate_limit_exceeded', 'Too many requests, try again later');
       if (status >= 400 && status < 500)
         return new VerificationClientError('validation_error', 'The request is not valid', {
           errors: [{ field: null, message: safeMessage(exception) }],

@@ -1,0 +1,104 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { bootstrapSampleApp, type SampleApp } from '../../sample-app/src/sample-app.js';
+
+/** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it when missing). No browser download. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(process.cwd(), 'test-output', 'screenshots');
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** The sample app in sandbox mode on a free port, and a headless Chromium with a fresh profile. */
+export interface SampleAppInBrowser {
+  sample: SampleApp;
+  context: BrowserContext;
+  /** A new tab on the sample's page, loaded and wired (`body[data-ready]`). */
+  openPage(): Promise<Page>;
+  screenshot(page: Page, name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startSampleAppInBrowser(): Promise<SampleAppInBrowser> {
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(`${CHROMIUM_PATH} is missing: install Debian's Chromium (apt-get install -y chromium)`);
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const sample = await bootstrapSampleApp({ port: 0, target: 'sandbox', logger: ['error', 'fatal'] });
+  const profile = mkdtempSync(join(tmpdir(), 'sample-app-chromium-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1360, height: 960 },
+      locale: 'en-GB',
+    });
+  } catch (error) {
+    await sample.close();
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+  context.setDefaultTimeout(10_000);
+  return {
+    sample,
+    context,
+    async openPage() {
+      const page = await context.newPage();
+      await page.goto(`${sample.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      return page;
+    },
+    async screenshot(page, name) {
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+    },
+    async close() {
+      await context.close();
+      await sample.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Types the number, picks the method and starts; resolves once the method's screen is shown. */
+export async function startVerification(page: Page, phoneNumber: string, method: string): Promise<void> {
+  await page.fill('#phone-input', phoneNumber);
+  await page.check(`#method-list input[value="${method}"]`);
+  await page.click('#start-button');
+  await page.waitForSelector('#verification:not([hidden])');
+}
+
+/** The code the simulated phone shows for the newest session (waits until it arrives). */
+export async function codeOnPhone(page: Page): Promise<string> {
+  const code = page.locator('#phone-screen .phone-item').first().locator('[data-code]');
+  await code.waitFor();
+  return (await code.getAttribute('data-code'))!;
+}
+
+/** Presses a button of the newest session on the simulated phone. */
+export async function actOnPhone(page: Page, action: string): Promise<void> {
+  await page.locator('#phone-screen .phone-item').first().locator(`button[data-action="${action}"]`).click();
+}
+
+export async function enterCode(page: Page, code: string): Promise<void> {
+  await page.fill('#code-input', code);
+  await page.click('#check-button');
+}
+
+/** A code of the same length that is not `code`. */
+export function wrongCodeFor(code: string): string {
+  return code
+    .split('')
+    .map((digit) => String((Number(digit) + 1) % 10))
+    .join('');
+}
