@@ -94,7 +94,8 @@ async function handleApiRequest(
   const raw = method === 'POST' ? await readBody(req, ctx.options.maxBodyBytes) : Buffer.alloc(0);
   if (fault) {
     // Latency delays the answer in real time (client time-outs are real); the request is still processed.
-    await delay(fault.latencyMs);
+    // Unref'd: a pending latency must not keep a test process alive after the sandbox is closed.
+    await delay(fault.latencyMs, undefined, { ref: false });
     ctx.scheduler.runDue();
   }
   const account = admit(ctx, req.headers.authorization);
