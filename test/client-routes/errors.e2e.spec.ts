@@ -32,6 +32,8 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
         api,
         clock: () => sb.now(),
         limits: { enabled: false },
+        // No background polling here: these tests count every request that reaches the API.
+        reconcile: { enabled: false },
         methods: ['sms', 'reverse_flash_call', 'operator_id'],
       },
     });

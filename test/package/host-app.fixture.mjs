@@ -12,7 +12,12 @@ class AppModule {}
 Module({
   imports: [
     EventEmitterModule.forRoot(),
-    VerificationModule.forRoot({ api: { baseUrl, apiKey, apiSecret }, limits: { enabled: false } }),
+    VerificationModule.forRoot({
+      api: { baseUrl, apiKey, apiSecret },
+      limits: { enabled: false },
+      // The test moves the sandbox's clock, not this process's: every status poll asks the API.
+      statusCache: { enabled: false },
+    }),
   ],
 })(AppModule);
 
