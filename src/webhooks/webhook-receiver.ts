@@ -31,6 +31,7 @@ import {
  */
 export type WebhookResult = 'processed' | 'duplicate' | 'ignored' | 'deferred';
 
+const CODE_REQUIRED = 'verification.code_required';
 /** How long a delivery holds its webhook-id while being processed (a crashed one frees it after this). */
 const PROCESSING_LEASE_MS = 30_000;
 const RAW_BODY_MISSING =
@@ -81,7 +82,7 @@ export class WebhookReceiver {
   }
 
   private async handle(notice: WebhookNotice): Promise<WebhookResult> {
-    const record = await this.records.get(notice.requestId);
+    let record = await this.records.get(notice.requestId);
     // Only sessions this deployment started have an owner and a listener waiting; others (another
     // integration on the same account, or long forgotten) are acknowledged so the sender stops.
     if (!record) return 'ignored';
@@ -89,6 +90,13 @@ export class WebhookReceiver {
       // The outcome is final and known: at most an event whose listener failed is still due.
       const { emitted } = await this.tracker.emitDue(record, 'webhook');
       return emitted.length > 0 ? 'processed' : 'duplicate';
+    }
+    if (notice.event === CODE_REQUIRED && record.method === 'operator_id' && record.fallback !== true) {
+      // The event name is signed, so the SMS fallback happened: kept before asking the API, which may
+      // no longer show `awaiting_code` (the code was accepted since) or may be down right now. The
+      // event is then due before the outcome, whichever observation comes next.
+      record = { ...record, fallback: true };
+      await this.records.save(record);
     }
     let session;
     if (this.options.webhooks.confirmWithApi) {

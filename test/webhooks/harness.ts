@@ -188,6 +188,8 @@ export async function drive(
     return;
   }
   await sendCode(sb, s);
+  // The user reads the code after it arrived; the code_required webhook went out with it.
+  if (s.method === 'operator_id') await settle(sb);
   const code = codeOf(sb, s.requestId);
   if (outcome === 'verified') {
     await apiCheck(sb, s.requestId, code);

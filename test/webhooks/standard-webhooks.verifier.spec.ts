@@ -88,7 +88,9 @@ describe('StandardWebhooksVerifier agrees with the standardwebhooks package', ()
 });
 
 describe('StandardWebhooksVerifier', () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it('measures the tolerance on its clock, not on Date.now', () => {
     const secret = newSecret();
@@ -158,7 +160,7 @@ describe('StandardWebhooksVerifier', () => {
     const signature = verifier.sign('msg_c', now, body);
     const from = jest.spyOn(Buffer, 'from');
     for (let i = 0; i < 5; i++) expect(verifier.verify(body, headers('msg_c', now, signature))).toBe(true);
-    const secretDecodes = from.mock.calls.filter((args) => args[1] === 'base64');
+    const secretDecodes = from.mock.calls.filter((args) => (args as unknown[])[1] === 'base64');
     expect(secretDecodes).toEqual([]);
   });
 
