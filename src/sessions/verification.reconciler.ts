@@ -130,6 +130,13 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
         await this.queue.release(requestId);
         return;
       }
+      if (!isTerminal(record.status) && this.queue.nextPollAt(record, this.store.now()) === null) {
+        this.logger.warn(
+          `gave up on a ${record.method} session after expiry: ${describeUpstreamError(error)}`,
+        );
+        await this.queue.release(requestId).catch(() => undefined);
+        return;
+      }
       this.logger.warn(`reconcile of a session failed, retried later: ${describeUpstreamError(error)}`);
       await this.queue.retryLater(record).catch(() => undefined);
     }

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import {
+  drive,
+  eventsOf,
+  lastEventOf,
+  reconcilerOf,
+  startHost,
+  startSandbox,
+  startSession,
+  type StartedSession,
+} from '../webhooks/harness.js';
+
+const GET_SESSION = 'GET /v1/verify/:id';
+
+describe.each(PLATFORMS)('reconciler without webhooks: the spec pace (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp;
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+    host = await startHost(platform, sb, {
+      module: { webhooks: undefined, reconcile: { tickMs: 3_600_000, graceMs: 60_000 } },
+      receiveWebhooks: false,
+    });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await sb?.close();
+  });
+
+  const status = (s: StartedSession) =>
+    fetch(`${host.url}/verification/status/${s.verificationId}`, { headers: { 'x-user': s.owner } }).then(
+      async (r) => ((await r.json()) as { status: string }).status,
+    );
+
+  it('polls reverse flash call every 1.5 s and other methods every 2.5 s, and stops at the outcome', async () => {
+    const call = await startSession(host, sb, 'reverse_flash_call');
+    const sms = await startSession(host, sb, 'sms');
+    const reconciler = reconcilerOf(host);
+    const gets = () => sb.requestCount(GET_SESSION);
+    sb.resetRequestCounts();
+    await sb.advance(1499);
+    await reconciler.runOnce();
+    expect(gets()).toBe(0);
+    await sb.advance(1); // 1.5 s
+    await reconciler.runOnce();
+    expect(gets()).toBe(1);
+    await sb.advance(1000); // 2.5 s
+    await reconciler.runOnce();
+    expect(gets()).toBe(2);
+    await drive(sb, call, 'verified');
+    await sb.advance(500); // 3.0 s: the call's second poll finds it verified
+    await reconciler.runOnce();
+    expect(gets()).toBe(3);
+    expect(eventsOf(host, call.requestId)).toEqual(['verification.verified']);
+    expect(lastEventOf(host, call.requestId)?.source).toBe('poll');
+    await drive(sb, sms, 'verified');
+    await sb.advance(2000); // 5.0 s: the sms's second poll
+    await reconciler.runOnce();
+    expect(gets()).toBe(4);
+    expect(eventsOf(host, sms.requestId)).toEqual(['verification.verified']);
+    // Both settled: nothing is asked any more.
+    for (let i = 0; i < 4; i++) {
+      await sb.advance(2500);
+      await reconciler.runOnce();
+    }
+    expect(gets()).toBe(4);
+  });
+
+  it('status polls and the reconciler together stay at one GET per session per interval', async () => {
+    const s = await startSession(host, sb, 'flash_call');
+    const reconciler = reconcilerOf(host);
+    sb.resetRequestCounts();
+    // A browser polls far too often; the reconciler's turn comes in the middle.
+    for (let t = 0; t < 10_000; t += 500) {
+      await sb.advance(500);
+      await status(s);
+      await reconciler.runOnce();
+    }
+    // 10 s at 2.5 s per interval: at most 4 GETs, however the two interleave.
+    expect(sb.requestCount(GET_SESSION)).toBeLessThanOrEqual(4);
+    expect(sb.requestCount(GET_SESSION)).toBeGreaterThanOrEqual(3);
+    await drive(sb, s, 'verified');
+    await sb.advance(2500);
+    expect(await status(s)).toBe('verified');
+    expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
+  });
+
+  it('gives up a session the API never settles, grace after expiry, and asks nothing more', async () => {
+    const s = await startSession(host, sb, 'msgr2_bot');
+    const reconciler = reconcilerOf(host);
+    const expiresAt = Date.parse(sb.getSession(s.requestId)!.expires_at);
+    sb.addFault({ route: GET_SESSION, kind: 'status', status: 503, count: 0 });
+    try {
+      await sb.advance(expiresAt - sb.now() + 30_000);
+      sb.resetRequestCounts();
+      await reconciler.runOnce();
+      expect(sb.requestCount(GET_SESSION)).toBe(1); // within grace: still tried
+      expect(await reconciler.pending()).toBe(1);
+      sb.resetRequestCounts();
+      await sb.advance(31_000); // past expires_at + 60 s
+      await reconciler.runOnce();
+      expect(sb.requestCount(GET_SESSION)).toBe(1); // the last try
+      expect(await reconciler.pending()).toBe(0);
+    } finally {
+      sb.clearFaults();
+    }
+    sb.resetRequestCounts();
+    await sb.advance(10_000);
+    await reconciler.runOnce();
+    expect(sb.requestCount(GET_SESSION)).toBe(0);
+    expect(eventsOf(host, s.requestId)).toEqual([]);
+  });
+});
