@@ -46,6 +46,8 @@ export async function bootstrapSampleApp(options: SampleAppOptions = {}): Promis
     rawBody: true,
     // The page's live event stream (SSE) must not keep a shutdown waiting.
     forceCloseConnections: true,
+    // A configuration mistake is thrown to the caller (main prints it), not a process.abort().
+    abortOnError: false,
     logger: options.logger ?? ['log', 'warn', 'error', 'fatal'],
   });
   app.use((_req: unknown, res: { setHeader(name: string, value: string): void }, next: () => void) => {
