@@ -1,0 +1,52 @@
+/**
+ * A host app that throttles globally with @nestjs/throttler and imports VerificationModule. Run
+ * by plain Node in a child process (see throttler.e2e.spec.ts): @nestjs/throttler is CommonJS and
+ * requires @nestjs/common, which is ES modules only since Nest 12; Node >= 20.19 loads that
+ * (require of ESM), jest's module runtime does not. Prints `LISTENING <port>` once it listens.
+ */
+import 'reflect-metadata';
+import { Controller, Get, Module } from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { VerificationModule } from '../../../src/verification.module.js';
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+@Controller('host-limited')
+class HostLimitedController {
+  @Get()
+  get(): { ok: true } {
+    return { ok: true };
+  }
+}
+
+@Module({
+  imports: [
+    EventEmitterModule.forRoot(),
+    ThrottlerModule.forRoot([{ ttl: 60_000, limit: Number(env('THROTTLE_LIMIT')) }]),
+    VerificationModule.forRoot({
+      api: { baseUrl: env('SANDBOX_URL'), apiKey: env('API_KEY'), apiSecret: env('API_SECRET') },
+      reconcile: { enabled: false },
+      limits: { startPerIp: { points: 2, windowMs: 3_600_000 }, resendCooldownMs: false },
+    }),
+  ],
+  controllers: [HostLimitedController],
+  providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+})
+class HostModule {}
+
+const app =
+  env('PLATFORM') === 'fastify'
+    ? await NestFactory.create(HostModule, new FastifyAdapter({ trustProxy: true }), { logger: false })
+    : await NestFactory.create(HostModule, { logger: false });
+if (env('PLATFORM') !== 'fastify')
+  (app.getHttpAdapter().getInstance() as { set(k: string, v: unknown): void }).set('trust proxy', true);
+await app.listen(0, '127.0.0.1');
+process.stdout.write(`LISTENING ${(app.getHttpServer().address() as { port: number }).port}\n`);
+process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -1,0 +1,83 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { call, PLATFORMS } from '../support/verification-app.js';
+import { freshIp, freshPhone, refusal } from './protection-host.js';
+import { removeTranspiled, startNodeHost, type NodeHost } from './throttler-host/run-in-node.js';
+
+const HOST_MAIN = fileURLToPath(new URL('./throttler-host/host-main.ts', import.meta.url));
+
+afterAll(() => removeTranspiled());
+
+/**
+ * A host that throttles every route with @nestjs/throttler (global ThrottlerGuard, 4 per minute
+ * per route and IP) and uses the module's own limits (2 starts per hour per IP). The host runs in
+ * plain Node: see throttler-host/host-main.ts for why not in jest.
+ */
+describe.each(PLATFORMS)('a host with @nestjs/throttler as a global guard (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: NodeHost;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+    host = await startNodeHost(HOST_MAIN, {
+      PLATFORM: platform,
+      SANDBOX_URL: sb.url,
+      API_KEY: sb.demoAccount.apiKey,
+      API_SECRET: sb.demoAccount.apiSecret,
+      THROTTLE_LIMIT: '4',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await host?.stop();
+    await sb?.close();
+  });
+
+  const startFrom = (ip: string) =>
+    call(
+      host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: freshPhone(), method: 'sms' },
+      {
+        'x-forwarded-for': ip,
+      },
+    );
+
+  it('the module limits answer with their own problem; the host throttling keeps its own answers on its routes', async () => {
+    const ip = freshIp();
+    expect((await startFrom(ip)).status).toBe(201);
+    expect((await startFrom(ip)).status).toBe(201);
+    const ours = await startFrom(ip);
+    expect(refusal(ours)).toMatchObject({
+      status: 429,
+      errorCode: 'rate_limit_exceeded',
+      reason: 'start_ip_limit',
+    });
+    expect(ours.headers.get('content-type')).toMatch(/application\/problem\+json/);
+
+    const hostIp = freshIp();
+    for (let i = 0; i < 4; i++)
+      expect(
+        (await call(host.url, 'GET', '/host-limited', undefined, { 'x-forwarded-for': hostIp })).status,
+      ).toBe(200);
+    const theirs = await call(host.url, 'GET', '/host-limited', undefined, { 'x-forwarded-for': hostIp });
+    expect(theirs.status).toBe(429);
+    expect(theirs.headers.get('content-type')).not.toMatch(/problem\+json/);
+    expect(theirs.body).not.toHaveProperty('error_code');
+  });
+
+  it('when the host throttler refuses a module route, the answer stays a 429 with its Retry-After', async () => {
+    const ip = freshIp();
+    const responses = [];
+    for (let i = 0; i < 5; i++)
+      responses.push(
+        await call(host.url, 'GET', '/verification/methods', undefined, { 'x-forwarded-for': ip }),
+      );
+    expect(responses.slice(0, 4).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const refused = responses[4];
+    expect(refused.status).toBe(429);
+    expect(refused.body.error_code).toBe('rate_limit_exceeded');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
