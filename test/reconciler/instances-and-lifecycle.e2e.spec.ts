@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import {
+  drive,
+  eventsOf,
+  METHODS,
+  reconcilerOf,
+  settle,
+  startHost,
+  startSandbox,
+  startSession,
+  type StartedSession,
+} from '../webhooks/harness.js';
+
+const GET_SESSION = 'GET /v1/verify/:id';
+/** A tick no other timer in these tests uses, so the spy below can tell the reconciler's apart. */
+const TICK_MS = 7;
+
+/** Resolves once `done()` holds, checking every few ms of real time; fails after `withinMs`. */
+async function eventually(done: () => boolean, withinMs = 5000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe.each(PLATFORMS)('reconciler across instances and the app lifecycle (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+    // Two instances of one deployment on one Redis: no webhooks, so the spec's pace applies.
+    const store = { url: sharedRedisUrl(), keyPrefix: `test-reconciler-${randomBytes(6).toString('hex')}:` };
+    const module = { webhooks: undefined, store };
+    a = await startHost(platform, sb, { module, receiveWebhooks: false });
+    b = await startHost(platform, sb, { module, receiveWebhooks: false });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await sb?.close();
+  });
+
+  it('polls each session once per interval in total and emits each outcome once across both instances', async () => {
+    const sessions: StartedSession[] = [];
+    for (const method of METHODS.filter((m) => m !== 'reverse_flash_call'))
+      for (let i = 0; i < 4; i++) sessions.push(await startSession(i % 2 ? a : b, sb, method));
+    sb.resetRequestCounts();
+    await sb.advance(2500);
+    await Promise.all([reconcilerOf(a).runOnce(), reconcilerOf(b).runOnce(), reconcilerOf(a).runOnce()]);
+    expect(sb.requestCount(GET_SESSION)).toBe(sessions.length);
+    // Frontends polling through either instance in the same interval add nothing upstream.
+    for (const s of sessions) {
+      const via = sessions.indexOf(s) % 2 ? a : b;
+      const res = await fetch(`${via.url}/verification/status/${s.verificationId}`, {
+        headers: { 'x-user': s.owner },
+      });
+      expect(res.status).toBe(200);
+    }
+    expect(sb.requestCount(GET_SESSION)).toBe(sessions.length);
+
+    for (const s of sessions) await drive(sb, s, 'verified', { viaFallback: s.method === 'operator_id' });
+    await sb.advance(2500);
+    await Promise.all([reconcilerOf(a).runOnce(), reconcilerOf(b).runOnce()]);
+    expect(sb.requestCount(GET_SESSION)).toBe(2 * sessions.length);
+    for (const s of sessions) {
+      const all = [...eventsOf(a, s.requestId), ...eventsOf(b, s.requestId)];
+      expect({ method: s.method, all: all.filter((e) => e === 'verification.verified') }).toEqual({
+        method: s.method,
+        all: ['verification.verified'],
+      });
+    }
+    expect(await reconcilerOf(a).pending()).toBe(0);
+  });
+
+  it('starts polling on application bootstrap and leaves no timer behind after app.close()', async () => {
+    const host = await startHost(platform, sb, {
+      module: { webhooks: undefined, reconcile: { tickMs: TICK_MS } },
+      receiveWebhooks: false,
+    });
+    let closed = false;
+    try {
+      const s = await startSession(host, sb, 'reverse_flash_call');
+      await drive(sb, s, 'verified');
+      await sb.advance(1500);
+      // No runOnce here: the instance's own tick finds it.
+      await eventually(() => eventsOf(host, s.requestId).length > 0);
+      expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
+
+      const pending = await startSession(host, sb, 'sms');
+      const timers = jest.spyOn(globalThis, 'setTimeout');
+      const ticksArmed = () => timers.mock.calls.filter((args) => args[1] === TICK_MS).length;
+      await eventually(() => ticksArmed() >= 2); // the tick re-arms itself while the app runs
+      await host.close();
+      closed = true;
+      timers.mockClear();
+      sb.resetRequestCounts();
+      await sb.advance(10_000);
+      await new Promise((resolve) => setTimeout(resolve, 20 * TICK_MS));
+      await settle(sb);
+      expect(ticksArmed()).toBe(0);
+      expect(sb.requestCount(GET_SESSION)).toBe(0);
+      expect(eventsOf(host, pending.requestId)).toEqual([]);
+    } finally {
+      jest.restoreAllMocks();
+      if (!closed) await host.close();
+    }
+  });
+});
