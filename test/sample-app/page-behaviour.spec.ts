@@ -93,9 +93,7 @@ describe('sample app: reloads, waits and errors on the page', () => {
     await startVerification(page, '+7 912 345-67-13', 'sms');
     await expect(page.textContent('#v-expiry')).resolves.toMatch(/^Expires in (5:00|4:5\d)$/);
     await page.click('#advance-1m');
-    await page.waitForFunction(() =>
-      /^Expires in (4:00|3:[45]\d)$/.test(document.getElementById('v-expiry')!.textContent!),
-    );
+    await page.locator('#v-expiry', { hasText: /^Expires in (4:00|3:[45]\d)$/ }).waitFor();
     await page.click('#advance-5m');
     await page.waitForSelector('#result[data-outcome="expired"]:not([hidden])');
     await expect(page.textContent('#result-title')).resolves.toBe('The verification expired');
