@@ -49,6 +49,12 @@ export interface RedisServerOptions {
   password?: string;
 }
 
+class PortTakenError extends Error {
+  constructor(port: number) {
+    super(`redis-server exited at start (is port ${port} taken?)`);
+  }
+}
+
 /**
  * A throwaway `redis-server` (no persistence, loopback only) that a test can stop and start
  * again on the same port, to play Redis going away and coming back.
@@ -65,9 +71,21 @@ export class ThrowawayRedisServer {
   ) {}
 
   static async start(options: RedisServerOptions = {}): Promise<ThrowawayRedisServer> {
-    const server = new ThrowawayRedisServer(options.port ?? (await freePort()), options.password);
-    await server.start();
-    return server;
+    if (options.port !== undefined) {
+      const server = new ThrowawayRedisServer(options.port, options.password);
+      await server.start();
+      return server;
+    }
+    // Another process may take the free port before redis-server binds it: try a few ports.
+    for (let attempt = 1; ; attempt++) {
+      const server = new ThrowawayRedisServer(await freePort(), options.password);
+      try {
+        await server.start();
+        return server;
+      } catch (error) {
+        if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+      }
+    }
   }
 
   get url(): string {
@@ -101,13 +119,23 @@ export class ThrowawayRedisServer {
       const gone = await Promise.race([exited.then(() => true), pause(50).then(() => false)]);
       if (gone) {
         this.process = undefined;
-        throw new Error(`redis-server exited at start (is port ${this.port} taken?)`);
+        throw new PortTakenError(this.port);
       }
       if (Date.now() > deadline) {
         await this.stop();
         throw new Error(`redis-server did not answer on port ${this.port} within 10 s`);
       }
     }
+  }
+
+  /** Freezes the server (SIGSTOP): connections stay open and nothing answers, like a hung Redis. */
+  freeze(): void {
+    this.process?.kill('SIGSTOP');
+  }
+
+  /** Lets a frozen server run again (SIGCONT). */
+  thaw(): void {
+    this.process?.kill('SIGCONT');
   }
 
   /** Kills the server (like a crash) and resolves once it has exited. */

@@ -44,8 +44,12 @@ export interface RedisCommandRunner {
   send(args: string[], key: string | undefined, signal: AbortSignal): Promise<unknown>;
   /** Waits while the client is (re)connecting; returns at once when it is ready or waiting would not help. */
   untilReady(signal: AbortSignal): Promise<void>;
-  /** Detaches the store's listeners; closes the client only when `owned`. */
-  release(owned: boolean): Promise<void>;
+  /**
+   * Detaches the store's listeners; closes the client only when `owned`: gracefully when it
+   * is ready, and drops the connection if that takes longer than `graceMs` (a hung Redis must
+   * not hang the host's shutdown).
+   */
+  release(owned: boolean, graceMs: number): Promise<void>;
 }
 
 /** Anything with ready events: one shared listener, however many operations wait. */
@@ -106,22 +110,16 @@ class IoRedisRunner implements RedisCommandRunner {
     if (IOREDIS_RECONNECTING.has(this.client.status)) await this.gate.wait(signal);
   }
 
-  async release(owned: boolean): Promise<void> {
+  async release(owned: boolean, graceMs: number): Promise<void> {
     this.gate.detach();
     if (!owned) return;
-    if (this.client.status === 'ready') {
-      try {
-        await this.client.quit();
-        return;
-      } catch {
-        // The connection died while quitting: fall through and drop it.
-      }
-    }
+    if (this.client.status === 'ready') await settledWithin(this.client.quit(), graceMs);
     this.client.disconnect();
   }
 }
 
 interface OwnedNodeRedisClient extends NodeRedisClientLike {
+  once(event: 'ready', listener: () => void): unknown;
   close?(): Promise<void>;
   quit?(): Promise<unknown>;
   destroy?(): void;
@@ -144,19 +142,24 @@ class NodeRedisRunner implements RedisCommandRunner {
     if (this.client.isOpen && !this.client.isReady) await this.gate.wait(signal);
   }
 
-  async release(owned: boolean): Promise<void> {
+  async release(owned: boolean, graceMs: number): Promise<void> {
     this.gate.detach();
-    if (!owned || !this.client.isOpen) return;
-    if (this.client.isReady) {
-      try {
-        await (this.client.close ? this.client.close() : this.client.quit?.());
-        return;
-      } catch {
-        // The connection died while closing: fall through and drop it.
-      }
-    }
-    if (this.client.destroy) this.client.destroy();
-    else await this.client.disconnect?.();
+    if (!owned) return;
+    const client = this.client;
+    // node-redis can complete a connection attempt that was under way when it was destroyed: drop it then.
+    client.once('ready', () => dropNodeRedisConnection(client));
+    if (client.isReady) await settledWithin(client.close ? client.close() : client.quit?.(), graceMs);
+    dropNodeRedisConnection(client);
+  }
+}
+
+/** Ends whatever is left of the connection, at once (a no-op when it is already closed). */
+function dropNodeRedisConnection(client: OwnedNodeRedisClient): void {
+  try {
+    if (client.destroy) client.destroy();
+    else client.disconnect?.().catch(() => undefined);
+  } catch {
+    // node-redis v4 throws when disconnecting a client that is already closed.
   }
 }
 
@@ -175,9 +178,22 @@ class NodeRedisClusterRunner implements RedisCommandRunner {
     // The cluster client routes and reconnects per node; it has no single ready state to wait for.
   }
 
-  async release(owned: boolean): Promise<void> {
+  async release(owned: boolean, graceMs: number): Promise<void> {
     if (!owned) return;
-    await (this.cluster.close ? this.cluster.close() : this.cluster.quit?.());
+    await settledWithin(this.cluster.close ? this.cluster.close() : this.cluster.quit?.(), graceMs);
+  }
+}
+
+/** Waits for `promise` to settle, or `ms` at most; its outcome does not matter. */
+async function settledWithin(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([promise?.catch(() => undefined), elapsed]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

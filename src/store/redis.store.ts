@@ -156,7 +156,7 @@ export class RedisStore implements VerificationStore {
     } catch {
       return;
     }
-    await connection.runner.release(connection.owned);
+    await connection.runner.release(connection.owned, this.commandTimeoutMs);
   }
 
   /** A single-key command on the prefixed key, routed by that key on a cluster. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Cluster, Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { createStore, isVerificationStore } from '../../src/store/create-store.js';
@@ -10,7 +10,11 @@ import type { VerificationStore } from '../../src/store/verification-store.inter
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { TestClock } from './store-contract.js';
 
-const hostIoredis = new Redis(sharedRedisUrl());
+let hostIoredis: Redis;
+
+beforeAll(() => {
+  hostIoredis = new Redis(sharedRedisUrl());
+});
 
 afterAll(async () => {
   await hostIoredis.quit();

@@ -44,10 +44,11 @@ async function rejection(operation: () => Promise<unknown>): Promise<{ error: un
   throw new Error('the operation succeeded while Redis was down');
 }
 
-const hostIoredis = new Redis(sharedRedisUrl());
+let hostIoredis: Redis;
 let hostNodeRedis: Awaited<ReturnType<typeof connectNodeRedis>>;
 
 beforeAll(async () => {
+  hostIoredis = new Redis(sharedRedisUrl());
   hostNodeRedis = await connectNodeRedis(sharedRedisUrl());
 });
 
@@ -135,22 +136,24 @@ describe('RedisStore on Redis itself', () => {
     }
   });
 
-  it('closes the connection it opened from a URL', async () => {
-    const server = await ThrowawayRedisServer.start();
-    const admin = new Redis(server.url);
-    const connectedClients = async (): Promise<number> =>
-      Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))?.[1]);
-    try {
-      const store = new RedisStore({ url: server.url });
-      await store.set('k', 'v', 1000);
-      expect(await connectedClients()).toBe(2);
-      await store.close();
-      await eventually(async () => expect(await connectedClients()).toBe(1), 2000);
-    } finally {
-      await admin.quit();
-      await server.stop();
-    }
-  });
+  for (const driver of ['ioredis', 'redis'] as const) {
+    it(`closes the connection it opened from a URL (${driver})`, async () => {
+      const server = await ThrowawayRedisServer.start();
+      const admin = new Redis(server.url);
+      const connectedClients = async (): Promise<number> =>
+        Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))?.[1]);
+      try {
+        const store = new RedisStore({ url: server.url, driver });
+        await store.set('k', 'v', 1000);
+        expect(await connectedClients()).toBe(2);
+        await store.close();
+        await eventually(async () => expect(await connectedClients()).toBe(1), 2000);
+      } finally {
+        await admin.quit();
+        await server.stop();
+      }
+    });
+  }
 
   it('rejects options that are not one client or one URL', () => {
     expect(() => new RedisStore({} as RedisStoreOptions)).toThrow(TypeError);
@@ -241,6 +244,28 @@ describe('RedisStore while Redis is down', () => {
       await expect(store.increment('c', 1, 1000)).resolves.toMatchObject({ value: 1 });
     });
   }
+
+  it('on a hung Redis: operations reject within the timeout and close() does not hang', async () => {
+    const stores = [
+      new RedisStore({ url: server.url, commandTimeoutMs }),
+      new RedisStore({ url: server.url, driver: 'redis', commandTimeoutMs }),
+    ];
+    for (const store of stores) await store.set('k', 'v', 60_000);
+    server.freeze();
+    try {
+      for (const store of stores) {
+        const { error, elapsedMs } = await rejection(() => store.increment('c', 1, 1000));
+        expect(error).toBeInstanceOf(VerificationStoreUnavailableError);
+        expect((error as Error).message).toMatch(/no answer within 300 ms/);
+        expect(elapsedMs).toBeLessThan(commandTimeoutMs + 250);
+        const closing = Date.now();
+        await store.close();
+        expect(Date.now() - closing).toBeLessThan(commandTimeoutMs + 250);
+      }
+    } finally {
+      server.thaw();
+    }
+  });
 
   for (const driver of ['ioredis', 'redis'] as const) {
     it(`opened from a URL (${driver}) while Redis is down: fails as unavailable, then works once Redis is up`, async () => {
