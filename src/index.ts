@@ -30,3 +30,4 @@ export {
 } from './store/index.js';
 export { VerificationControllerBase } from './http/verification.controller.js';
 export { VerificationProtection } from './protection/verification-protection.service.js';
+export * from './operations/index.js';

@@ -13,6 +13,10 @@ import {
 } from './api/api-client.options.js';
 import { VerificationApiClient } from './api/verification-api.client.js';
 import { createVerificationController } from './http/verification.controller.js';
+import { OPERATIONS_EXPORTS, OPERATIONS_PROVIDERS } from './operations/operations.providers.js';
+import { createUpstreamRequestObserver } from './operations/upstream-request.observer.js';
+import { VerificationLogger } from './operations/verification-logger.js';
+import { VerificationMetrics } from './operations/verification-metrics.js';
 import { VerificationProtection } from './protection/verification-protection.service.js';
 import { ReconcileQueue } from './sessions/reconcile-queue.js';
 import { SessionRecordRepository } from './sessions/session-record.repository.js';
@@ -109,9 +113,18 @@ const PROVIDERS: Provider[] = [
   },
   {
     provide: VERIFICATION_API_CLIENT_OPTIONS,
-    useFactory: (options: ResolvedVerificationOptions): VerificationApiClientOptions => ({ ...options.api }),
-    inject: [RESOLVED_VERIFICATION_OPTIONS],
+    useFactory: (
+      options: ResolvedVerificationOptions,
+      logger: VerificationLogger,
+      metrics: VerificationMetrics,
+    ): VerificationApiClientOptions => ({
+      ...options.api,
+      // Upstream latency and errors by operation, for the operator's logs and metrics.
+      onRequest: createUpstreamRequestObserver(logger, metrics),
+    }),
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics],
   },
+  ...OPERATIONS_PROVIDERS,
   OwnedStoreCloser,
   VerificationApiClient,
   SessionRecordRepository,
@@ -131,6 +144,7 @@ const EXPORTS = [
   VerificationApiClient,
   VerificationStore,
   RESOLVED_VERIFICATION_OPTIONS,
+  ...OPERATIONS_EXPORTS,
 ];
 
 function controllersFor(settings: RouteSettings): Type[] {

@@ -1,5 +1,6 @@
-import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
 import { VerificationClientError } from '../verification.errors.js';
 
@@ -11,9 +12,10 @@ import { VerificationClientError } from '../verification.errors.js';
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('VerificationRoutes');
-
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly logger: VerificationLogger,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const problem = this.toClientError(exception);
@@ -29,7 +31,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private toClientError(exception: unknown): VerificationClientError {
     if (exception instanceof VerificationClientError) return exception;
     if (exception instanceof VerificationStoreUnavailableError) {
-      this.logger.error(`store unavailable: ${exception.message}`);
+      this.logger.error('store unavailable', { error: exception.message });
       return new VerificationClientError(
         'service_unavailable',
         'Phone verification is temporarily unavailable',
@@ -51,7 +53,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         });
     }
     const name = exception instanceof Error ? exception.name : typeof exception;
-    this.logger.error(`unexpected error on a verification route: ${name}`);
+    this.logger.error('unexpected error on a verification route', { error: name });
     return new VerificationClientError(
       'service_unavailable',
       'Phone verification is temporarily unavailable',

@@ -1,9 +1,8 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Inject, Injectable } from '@nestjs/common';
 import type { InitiateResult, KnownVerificationMethod } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
-import { VerificationOpsEventName, type BalanceEvent } from '../events/verification-events.js';
+import { VerificationTelemetry, type RouteFailureContext } from '../operations/verification-telemetry.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
@@ -15,7 +14,7 @@ import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import { awaitsCode, isTerminal, pollIntervalMs, type SessionRecord } from './session-record.js';
 import { SessionRefresher } from './session-refresher.js';
-import { describeUpstreamError, isInsufficientBalance, toClientError } from './upstream-error.mapper.js';
+import { toClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
 import type {
@@ -35,7 +34,6 @@ const CODE_PATTERN = /^\d{4,8}$/;
  */
 @Injectable()
 export class VerificationService {
-  private readonly logger = new Logger('VerificationService');
   private readonly phones: PhoneNumberNormalizer;
   private readonly handles: VerificationHandleCodec;
 
@@ -48,7 +46,7 @@ export class VerificationService {
     private readonly refresher: SessionRefresher,
     private readonly protection: VerificationProtection,
     private readonly reconcileQueue: ReconcileQueue,
-    @Optional() private readonly emitter?: EventEmitter2,
+    private readonly telemetry: VerificationTelemetry,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -56,10 +54,27 @@ export class VerificationService {
 
   /** Starts a verification (or hands back the caller's identical pending one). */
   async start(input: StartInput): Promise<StartView> {
+    const startedAt = Date.now();
+    const context: RouteFailureContext = { latencyMs: 0 };
+    try {
+      return await this.startLogged(input, context, startedAt);
+    } catch (error) {
+      this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt });
+      throw error;
+    }
+  }
+
+  private async startLogged(
+    input: StartInput,
+    context: RouteFailureContext,
+    startedAt: number,
+  ): Promise<StartView> {
     const method = this.allowedMethod(input.method);
+    context.method = method;
     if (typeof input.phoneNumber !== 'string')
       throw fieldError('phone_number', 'phone_number must be a string');
     const phone = this.phones.normalize(input.phoneNumber);
+    context.phoneNumber = phone.e164;
     const attempt = {
       phoneNumber: phone.e164,
       method,
@@ -74,6 +89,7 @@ export class VerificationService {
       (requestId) => this.pendingRecord(requestId),
     );
     const record = outcome.result;
+    this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
     return {
       verificationId: this.handles.seal(record.requestId, input.owner),
       method: record.method,
@@ -92,12 +108,29 @@ export class VerificationService {
 
   /** Submits a code. `verified: false` with `status: 'sent'` means operator_id accepted it and the result follows. */
   async check(input: CheckInput): Promise<CheckView> {
+    const startedAt = Date.now();
+    const context: RouteFailureContext = { latencyMs: 0 };
+    try {
+      return await this.checkLogged(input, context, startedAt);
+    } catch (error) {
+      this.telemetry.checkFailed(error, { ...context, latencyMs: Date.now() - startedAt });
+      throw error;
+    }
+  }
+
+  private async checkLogged(
+    input: CheckInput,
+    context: RouteFailureContext,
+    startedAt: number,
+  ): Promise<CheckView> {
     const requestId = this.openHandle(input.verificationId, input.owner);
+    context.requestId = requestId;
     if (typeof input.code !== 'string' || !CODE_PATTERN.test(input.code))
       throw fieldError('code', 'code must be 4 to 8 digits');
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     const record = await this.records.get(requestId);
     if (!record) throw new VerificationClientError('not_found');
+    context.method = record.method;
     if (record.method === 'reverse_flash_call')
       throw new VerificationClientError(
         'method_not_available',
@@ -121,6 +154,7 @@ export class VerificationService {
       'check',
       record,
     );
+    this.telemetry.checked(observed, Date.now() - startedAt);
     return {
       verificationId: input.verificationId,
       status: observed.status,
@@ -130,6 +164,7 @@ export class VerificationService {
 
   /** The session as a frontend may see it, fresh within one poll interval. */
   async status(verificationId: string, owner?: string): Promise<StatusView> {
+    const startedAt = Date.now();
     const requestId = this.openHandle(verificationId, owner);
     let record = await this.records.get(requestId);
     if (!record) throw new VerificationClientError('not_found');
@@ -139,10 +174,10 @@ export class VerificationService {
       // The last known state keeps the page alive; the reconciler and webhooks catch up.
       if (error instanceof VerificationApiError && error.status === 404)
         throw new VerificationClientError('not_found');
-      if (!(error instanceof VerificationListenerError))
-        this.logger.warn(`status served from the last known state: ${describeUpstreamError(error)}`);
+      if (!(error instanceof VerificationListenerError)) this.telemetry.statusServedStale(record, error);
       record = (await this.records.get(requestId)) ?? record;
     }
+    this.telemetry.statusServed(record, Date.now() - startedAt);
     return {
       verificationId,
       method: record.method,
@@ -226,7 +261,7 @@ export class VerificationService {
           ),
           error,
         );
-      throw withUpstreamCause(await this.upstreamFailure('start', error), error);
+      throw withUpstreamCause(await this.upstreamFailure(error), error);
     }
     const now = this.store.now();
     const record: SessionRecord = {
@@ -294,7 +329,7 @@ export class VerificationService {
         return notPending(fresh.status);
       }
     }
-    return this.upstreamFailure('check', error);
+    return this.upstreamFailure(error);
   }
 
   private async refreshQuietly(record: SessionRecord): Promise<SessionRecord> {
@@ -305,19 +340,10 @@ export class VerificationService {
     }
   }
 
-  private async upstreamFailure(route: string, error: unknown): Promise<VerificationClientError> {
-    const clientError = toClientError(error);
-    if (clientError.errorCode === 'service_unavailable' || clientError.errorCode === 'rate_limit_exceeded')
-      this.logger.error(`${route}: ${describeUpstreamError(error)}`);
-    if (isInsufficientBalance(error) && this.emitter) {
-      const payload: BalanceEvent = {
-        event: VerificationOpsEventName.balanceInsufficient,
-        amount: null,
-        currency: 'RUB',
-      };
-      await this.emitter.emitAsync(payload.event, payload).catch(() => undefined);
-    }
-    return clientError;
+  private async upstreamFailure(error: unknown): Promise<VerificationClientError> {
+    // The upstream attempt itself was logged by the client's hook; a 402 also raises balance_insufficient.
+    await this.telemetry.upstreamFailed(error);
+    return toClientError(error);
   }
 }
 

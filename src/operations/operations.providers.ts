@@ -1,0 +1,30 @@
+import type { Provider } from '@nestjs/common';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { VerificationBalanceWatch } from './balance-watch.service.js';
+import { VerificationAccountService } from './verification-account.service.js';
+import { VerificationHealthIndicator } from './verification-health.indicator.js';
+import { VerificationLogger } from './verification-logger.js';
+import { VerificationMetrics } from './verification-metrics.js';
+import { VerificationTelemetry } from './verification-telemetry.js';
+
+/** The operations providers of VerificationModule (prom-client is loaded here only when metrics are on). */
+export const OPERATIONS_PROVIDERS: Provider[] = [
+  VerificationLogger,
+  {
+    provide: VerificationMetrics,
+    useFactory: (options: ResolvedVerificationOptions) => VerificationMetrics.create(options.metrics),
+    inject: [RESOLVED_VERIFICATION_OPTIONS],
+  },
+  VerificationAccountService,
+  VerificationBalanceWatch,
+  VerificationHealthIndicator,
+  VerificationTelemetry,
+];
+
+/** What a host injects: account reads, the balance watch, the health indicator. */
+export const OPERATIONS_EXPORTS = [
+  VerificationAccountService,
+  VerificationBalanceWatch,
+  VerificationHealthIndicator,
+];

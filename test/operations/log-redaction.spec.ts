@@ -1,0 +1,81 @@
+import { describe, expect, it } from '@jest/globals';
+import { LogRedactor, shortenId } from '../../src/operations/log-redaction.js';
+
+const API_KEY = 'pk_test_0001';
+const API_SECRET = 'sk_test_abcdef0123456789';
+const WEBHOOK_SECRET = 'whsec_' + Buffer.from('a webhook signing key, 32 bytes!').toString('base64');
+
+describe('LogRedactor', () => {
+  const redactor = new LogRedactor({
+    maskPhoneNumbers: true,
+    secrets: [API_SECRET, WEBHOOK_SECRET],
+    credentials: { apiKey: API_KEY, apiSecret: API_SECRET },
+  });
+
+  it('masks phone fields and shortens id fields', () => {
+    expect(
+      redactor.line('start', {
+        phone: '+79123454567',
+        request_id: '0f8c2d9e-1b2c-4d5e-8f90-123456789abc',
+        verification_id: 'AYTxKj0ys61Tu0977_NJY-YPE',
+        method: 'sms',
+        attempts: 2,
+        coalesced: false,
+        owner: null,
+        skipped: undefined,
+      }),
+    ).toBe(
+      'start phone=+7******4567 request_id=0f8c2d9e… verification_id=AYTxKj0y… method=sms attempts=2 coalesced=false owner=null',
+    );
+  });
+
+  it('quotes values with spaces, quotes or line breaks, so one event stays one line', () => {
+    expect(redactor.line('x', { route: 'POST /v1/verify', method: 'sms\nfake=line', empty: '' })).toBe(
+      'x route="POST /v1/verify" method="sms\\nfake=line" empty=""',
+    );
+  });
+
+  it('removes secrets, Basic headers and webhook secrets wherever they appear', () => {
+    const basic = Buffer.from(`${API_KEY}:${API_SECRET}`).toString('base64');
+    const line = redactor.line(`failed with ${API_SECRET}`, {
+      header: `Authorization: Basic ${basic}`,
+      other: 'Basic dXNlcjpwYXNzd29yZA==',
+      hook: WEBHOOK_SECRET,
+      key: WEBHOOK_SECRET.slice(6),
+      another: 'whsec_c29tZW9uZSBlbHNlcyBzZWNyZXQ=',
+    });
+    for (const secret of [
+      API_SECRET,
+      basic,
+      WEBHOOK_SECRET,
+      WEBHOOK_SECRET.slice(6),
+      'dXNlcjpwYXNzd29yZA==',
+      'c29tZW9uZSBlbHNl',
+    ])
+      expect(line).not.toContain(secret);
+    expect(line).toContain('[redacted]');
+  });
+
+  it('masks E.164 numbers and shortens UUIDs inside free text', () => {
+    expect(
+      redactor.scrub('session 0f8c2d9e-1b2c-4d5e-8f90-123456789abc of +79123454567 (and +442071838750)'),
+    ).toBe('session 0f8c2d9e… of +7******4567 (and +4*******8750)');
+  });
+
+  it('leaves phone numbers in the clear when masking is off, but still removes secrets', () => {
+    const clear = new LogRedactor({ maskPhoneNumbers: false, secrets: [API_SECRET] });
+    expect(clear.line(`x ${API_SECRET}`, { phone: '+79123454567' })).toBe('x [redacted] phone=+79123454567');
+  });
+
+  it('does not treat very short strings as secrets', () => {
+    const r = new LogRedactor({ maskPhoneNumbers: true, secrets: ['abc'] });
+    expect(r.line('abc route')).toBe('abc route');
+  });
+});
+
+describe('shortenId', () => {
+  it('keeps eight characters', () => {
+    expect(shortenId('0f8c2d9e-1b2c')).toBe('0f8c2d9e…');
+    expect(shortenId('short')).toBe('short');
+  });
+});

@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { CapturingLogger } from '../support/log-capture.js';
+import { call, type TestApp } from '../support/verification-app.js';
+import { bootHost } from './support/ops-host.js';
+
+const PHONE = '+79123456789';
+const API_SECRET = 'sk_live_5d41402abc4b2a76b9719d911017c592';
+const WEBHOOK_SECRET = 'whsec_' + Buffer.from('operations-log-test-webhook-key-0001').toString('base64');
+
+describe('logs over a whole flow: personal data masked, secrets never', () => {
+  let sb: VerificationSandbox | undefined;
+  let host: TestApp | undefined;
+  afterEach(async () => {
+    await host?.close();
+    await sb?.close();
+    host = sb = undefined;
+  });
+
+  async function boot(module: Parameters<typeof bootHost>[0]['module'], appLogger?: CapturingLogger) {
+    sb = await VerificationSandbox.start({
+      port: 0,
+      demoAccount: { apiSecret: API_SECRET, webhookSecret: WEBHOOK_SECRET },
+    });
+    host = await bootHost({
+      sb,
+      logger: appLogger,
+      module: {
+        api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: API_SECRET, maxRetries: 0 },
+        webhooks: { secret: WEBHOOK_SECRET },
+        ...module,
+      },
+    });
+    await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: `${host.url}/verification/webhooks` });
+    return { sb, host };
+  }
+
+  /** start, wrong code, right code, status, the signed webhook, and a 402: the routes' whole life. */
+  async function flow(sb: VerificationSandbox, host: TestApp) {
+    const start = await call(host.url, 'POST', '/verification/start', { phone_number: PHONE, method: 'sms' });
+    expect(start.status).toBe(201);
+    const handle = start.body.verification_id as string;
+    const requestId = sb.sessionsFor(PHONE)[0].request_id as string;
+    await sb.deliver(requestId);
+    const check = (code: string) =>
+      call(host.url, 'POST', '/verification/check', { verification_id: handle, code });
+    expect((await check('000000')).status).toBe(400);
+    expect((await check(sb.getSession(requestId)!.code as string)).status).toBe(200);
+    expect((await call(host.url, 'GET', `/verification/status/${handle}`)).body.status).toBe('verified');
+    await sb.webhooksIdle();
+    const delivered = sb.webhookLog().filter((d) => d.request_id === requestId);
+    expect(delivered.map((d) => [d.event, d.status])).toEqual([['verification.verified', 200]]);
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 0 });
+    expect(
+      (await call(host.url, 'POST', '/verification/start', { phone_number: '+79123456788', method: 'sms' }))
+        .status,
+    ).toBe(503);
+    return { handle, requestId };
+  }
+
+  function secretsIn(text: string): string[] {
+    const basic = Buffer.from(`${sb!.demoAccount.apiKey}:${API_SECRET}`).toString('base64');
+    const needles = {
+      'api secret': API_SECRET,
+      'Basic header': basic,
+      'part of the Basic header': basic.slice(10, 40),
+      'webhook secret': WEBHOOK_SECRET,
+      'webhook key': WEBHOOK_SECRET.slice('whsec_'.length),
+    };
+    return Object.entries(needles)
+      .filter(([, needle]) => text.includes(needle))
+      .map(([what]) => what);
+  }
+
+  it('every line of the app (module and Nest) carries context, masked phones and short ids, and no secret', async () => {
+    const logger = new CapturingLogger();
+    const { sb, host } = await boot({ logLevels: ['log', 'warn', 'error', 'debug', 'verbose'] }, logger);
+    const { handle, requestId } = await flow(sb, host);
+    const text = logger.lines.join('\n');
+
+    for (const personal of [PHONE, PHONE.slice(1), PHONE.slice(2), '+79123456788'])
+      expect(text).not.toContain(personal);
+    expect(text).not.toContain(requestId);
+    expect(text).not.toContain(handle);
+    expect(secretsIn(text)).toEqual([]);
+    expect(text).not.toMatch(/Basic\s+[A-Za-z0-9+/=]{8,}/);
+
+    const short = `${requestId.slice(0, 8)}…`;
+    const ours = logger.lines.filter((l) => l.endsWith(' PhoneVerification'));
+    const find = (pattern: RegExp) => ours.filter((l) => pattern.test(l));
+    expect(
+      find(
+        /^log start route=start method=sms phone=\+7\*{6}6789 request_id=\S+ status=sent coalesced=false latency_ms=\d+/,
+      ),
+    ).toHaveLength(1);
+    expect(
+      find(
+        new RegExp(
+          `^log check refused route=check method=sms request_id=${short} .*error_code=invalid_code http_status=400 attempts_remaining=2`,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(
+      find(
+        new RegExp(
+          `^log check route=check method=sms request_id=${short} status=verified verified=true latency_ms=\\d+`,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(
+      find(
+        new RegExp(
+          `^log verification\\.verified method=sms phone=\\+7\\*{6}6789 request_id=${short} status=verified source=check`,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(find(/^debug status route=status method=sms request_id=\S+ status=verified/)).toHaveLength(1);
+    expect(
+      find(
+        /^debug upstream request operation=initiate route="POST \/v1\/verify" upstream_status=201 latency_ms=\d+ attempt=1/,
+      ),
+    ).toHaveLength(1);
+    expect(
+      find(
+        /^warn upstream request failed operation=initiate route="POST \/v1\/verify" upstream_status=402 latency_ms=\d+ attempt=1 error=insufficient_balance/,
+      ),
+    ).toHaveLength(1);
+    expect(
+      find(
+        /^warn start failed route=start method=sms phone=\+7\*{6}6788 latency_ms=\d+ error_code=service_unavailable http_status=503/,
+      ),
+    ).toHaveLength(1);
+    expect(
+      find(/^error balance insufficient: the API refused a start with 402 amount=0 currency=RUB/),
+    ).toHaveLength(1);
+  });
+
+  it('goes to the host’s logger when given one, and honours maskPhoneNumbers: false (secrets still never)', async () => {
+    const hostLogger = new CapturingLogger();
+    const appLogger = new CapturingLogger();
+    const { sb, host } = await boot({ logger: hostLogger, maskPhoneNumbers: false }, appLogger);
+    await flow(sb, host);
+    expect(appLogger.lines.filter((l) => l.endsWith(' PhoneVerification'))).toEqual([]);
+    const text = hostLogger.lines.join('\n');
+    expect(text).toContain(`log start route=start method=sms phone=${PHONE} `);
+    expect(secretsIn(text)).toEqual([]);
+    // Default levels: no debug lines.
+    expect(hostLogger.lines.filter((l) => l.startsWith('debug'))).toEqual([]);
+  });
+
+  it('writes nothing with logLevels: false, and only errors with logLevels: ["error"]', async () => {
+    const silent = new CapturingLogger();
+    const first = await boot({ logger: silent, logLevels: false });
+    await flow(first.sb, first.host);
+    expect(silent.lines).toEqual([]);
+    await host!.close();
+    await sb!.close();
+
+    const errorsOnly = new CapturingLogger();
+    const second = await boot({ logger: errorsOnly, logLevels: ['error'] });
+    await flow(second.sb, second.host);
+    expect(errorsOnly.lines).toEqual([
+      'error balance insufficient: the API refused a start with 402 amount=0 currency=RUB PhoneVerification',
+    ]);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Run by optional-peers.spec.ts in a child process whose hooks hide `@nestjs/terminus` and
+ * `prom-client` (hide-optional-peers.hooks.mjs). Boots a host app with the package's public entry
+ * point against the sandbox, starts a verification, asks the health indicator (up, then down), and
+ * tries to turn metrics on. Prints one JSON line with what happened.
+ */
+import 'reflect-metadata';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import {
+  VerificationHealthIndicator,
+  VerificationModule,
+  type VerificationModuleOptions,
+} from '../../../src/index.js';
+import { VerificationSandbox } from '../../../src/testing/index.js';
+
+async function hidden(name: string): Promise<boolean> {
+  try {
+    await import(name);
+    return false;
+  } catch (error) {
+    return (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
+  }
+}
+
+async function boot(options: VerificationModuleOptions): Promise<INestApplication> {
+  @Module({ imports: [EventEmitterModule.forRoot(), VerificationModule.forRoot(options)] })
+  class HostModule {}
+  const app = await NestFactory.create(HostModule, { logger: false, abortOnError: false });
+  await app.listen(0, '127.0.0.1');
+  return app;
+}
+
+const sb = await VerificationSandbox.start({ port: 0 });
+const options: VerificationModuleOptions = {
+  api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
+  clock: () => sb.now(),
+  limits: { enabled: false },
+  balanceWatch: { intervalMs: 3_600_000, threshold: 100 },
+};
+const result: Record<string, unknown> = {
+  terminusHidden: await hidden('@nestjs/terminus'),
+  promClientHidden: await hidden('prom-client'),
+};
+
+const app = await boot(options);
+const { port } = app.getHttpServer().address() as { port: number };
+const start = await fetch(`http://127.0.0.1:${port}/verification/start`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ phone_number: '+79123450901', method: 'sms' }),
+});
+result.startStatus = start.status;
+const health = app.get(VerificationHealthIndicator);
+result.healthUp = await health.isHealthy('verification');
+await sb.updateAccount(sb.demoAccount.apiKey, { balance: 0 });
+result.healthDown = await health.isHealthy('verification');
+await app.close();
+
+try {
+  const withMetrics = await boot({ ...options, metrics: { enabled: true } });
+  await withMetrics.close();
+  result.metricsBoot = 'booted';
+} catch (error) {
+  result.metricsBoot = { name: (error as Error).name, message: (error as Error).message };
+}
+await sb.close();
+process.stdout.write(`${JSON.stringify(result)}\n`);
