@@ -313,7 +313,15 @@ export class VerificationService {
         error.errorCode === 'invalid_code' &&
         error.attemptsRemaining !== undefined
       ) {
-        if (error.attemptsRemaining <= 0) await this.refreshQuietly(record);
+        if (error.attemptsRemaining <= 0) {
+          // Out of attempts, or an expired session that the API answers with 400 ("not shown"): ask the truth.
+          const fresh = await this.refreshQuietly(record);
+          if (
+            fresh.status === 'expired' ||
+            (!isTerminal(fresh.status) && fresh.expiresAt <= this.store.now())
+          )
+            return notPending('expired');
+        }
         return new VerificationClientError('invalid_code', 'The code is not correct', {
           attempts_remaining: error.attemptsRemaining,
         });
