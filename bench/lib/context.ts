@@ -1,0 +1,115 @@
+import type { SandboxOptions } from '../../src/testing/index.js';
+import type { HostReady } from '../servers/host-process.js';
+import type { SandboxReady } from '../servers/sandbox-process.js';
+import { ChildServer, type ForkOptions } from './child-process.js';
+import type { HostConfig } from './host-app.js';
+
+/** What `bench/run.ts` hands every benchmark. */
+export interface BenchContext {
+  /** A fast smoke: fewer rounds, shorter runs, smaller populations. */
+  quick: boolean;
+  /** Rounds per measurement (medians are reported). */
+  rounds: number;
+  /** Seconds per load round. */
+  roundSeconds: number;
+  /** Soak length of benchmark 5, in minutes. */
+  soakMinutes: number;
+  /** Redis for the RedisStore rows: REDIS_URL or a throwaway redis-server started by the runner. */
+  redisUrl: () => Promise<string>;
+  log(line: string): void;
+}
+
+const server = (name: string): URL => new URL(`../servers/${name}.js`, import.meta.url);
+
+export function forkSandbox(
+  options: SandboxOptions = {},
+  fork?: ForkOptions,
+): Promise<ChildServer<SandboxReady>> {
+  return ChildServer.fork<SandboxReady>(server('sandbox-process'), options, fork);
+}
+
+export function forkHost(config: HostConfig, fork?: ForkOptions): Promise<ChildServer<HostReady>> {
+  return ChildServer.fork<HostReady>(server('host-process'), config, fork);
+}
+
+export function forkMinimalProxy(
+  sandbox: SandboxReady,
+  fork?: ForkOptions,
+): Promise<ChildServer<{ url: string }>> {
+  return ChildServer.fork(
+    server('minimal-proxy'),
+    { upstream: sandbox.url, apiKey: sandbox.apiKey, apiSecret: sandbox.apiSecret },
+    fork,
+  );
+}
+
+/**
+ * Runs `exportName(arg)` of a compiled benchmark module in a fresh process and returns its JSON
+ * result: isolation for heap figures and for work that must not share the runner's event loop.
+ */
+export async function runIsolated<T>(
+  modulePath: string,
+  exportName: string,
+  arg: unknown,
+  fork?: ForkOptions,
+): Promise<T> {
+  const worker = await ChildServer.fork(server('isolated-run'), { modulePath, exportName }, fork);
+  try {
+    return await worker.call<T>('run', arg);
+  } finally {
+    await worker.close();
+  }
+}
+
+/** The module options every benchmark host shares: the sandbox as upstream, no logs. */
+export function apiOptions(sandbox: SandboxReady): HostConfig['module']['api'] {
+  return { baseUrl: sandbox.url, apiKey: sandbox.apiKey, apiSecret: sandbox.apiSecret };
+}
+
+/** JSON over loopback (fetch), for setting up sessions before a load round. */
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+export function basicAuth(apiKey: string, apiSecret: string): string {
+  return `Basic ${Buffer.from(`${apiKey}:${apiSecret}`).toString('base64')}`;
+}
+
+/** Mobile ranges libphonenumber files under RU (so the module accepts them). */
+const RU_MOBILE_PREFIXES = [
+  '912',
+  '915',
+  '916',
+  '917',
+  '926',
+  '903',
+  '905',
+  '906',
+  '909',
+  '999',
+  '985',
+  '977',
+];
+
+/** Unique Russian mobile numbers, one per call (120 million before they repeat). */
+export class PhoneNumbers {
+  private next: number;
+  constructor(base = Math.floor(Math.random() * 5_000_000)) {
+    this.next = base;
+  }
+  take(): string {
+    const n = this.next++;
+    const prefix = RU_MOBILE_PREFIXES[Math.floor(n / 10_000_000) % RU_MOBILE_PREFIXES.length];
+    return `+7${prefix}${String(n % 10_000_000).padStart(7, '0')}`;
+  }
+}

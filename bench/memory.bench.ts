@@ -1,0 +1,130 @@
+/**
+ * Benchmark 5a (and issue 6's memory row): heap per tracked pending session in MemoryStore. A fresh
+ * process boots a host app, starts N sessions through VerificationService (the sandbox is another
+ * process, so its sessions do not count), and divides the settled heap growth by N. Measured with
+ * protection off (what tracking a session costs) and with the default protection on, one client
+ * per session (what a deployment holds per sign-up).
+ */
+import { VerificationService } from '../src/sessions/verification.service.js';
+import { MemoryStore } from '../src/store/memory.store.js';
+import { settledHeapUsed } from './lib/child-process.js';
+import { forkSandbox, PhoneNumbers, runIsolated, type BenchContext } from './lib/context.js';
+import { startHostApp } from './lib/host-app.js';
+import { fmt, type BenchTable } from './lib/report.js';
+import type { SandboxReady } from './servers/sandbox-process.js';
+
+const GOAL_BYTES = 1024;
+const IN_FLIGHT = 64;
+
+export interface MemoryArgs {
+  sandbox: SandboxReady;
+  sessions: number;
+  protection: boolean;
+}
+export interface MemoryResult {
+  bytesPerSession: number;
+  storeEntries: number;
+  queueSize: number;
+  baselineHeap: number;
+  finalHeap: number;
+  seconds: number;
+}
+
+export async function memoryBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
+  const sessions = ctx.quick ? 10_000 : 100_000;
+  const sandbox = await forkSandbox({ demoAccount: { balance: 1_000_000_000 } });
+  try {
+    const rows = [];
+    for (const protection of [false, true]) {
+      const r = await runIsolated<MemoryResult>('./memory.bench.js', 'runMemoryPerSession', {
+        sandbox: sandbox.ready,
+        sessions,
+        protection,
+      } satisfies MemoryArgs);
+      ctx.log(
+        `memory (protection ${protection ? 'on' : 'off'}): ${fmt(r.bytesPerSession)} B/session in ${fmt(r.seconds)} s`,
+      );
+      rows.push([
+        protection ? 'protection on (defaults, one client per session)' : 'protection off',
+        fmt(sessions),
+        fmt(r.bytesPerSession),
+        fmt(r.storeEntries / sessions, 2),
+        '≤ 1,024 B',
+        r.bytesPerSession <= GOAL_BYTES,
+      ]);
+    }
+    return [
+      {
+        title: `5a. Heap per tracked pending session (MemoryStore, ${fmt(sessions)} sessions)`,
+        columns: [
+          'configuration',
+          'sessions',
+          'heap bytes per session',
+          'store entries per session',
+          'goal',
+          'result',
+        ],
+        rows,
+        notes: [
+          'Settled heap (two full GCs) after N pending sms sessions started through VerificationService, minus the settled heap after a warm-up of 1,000; the sandbox runs in another process. Webhooks configured, so the reconciler holds each session in its queue at the lazy pace and does not poll during the measurement.',
+        ],
+      },
+    ];
+  } finally {
+    await sandbox.close();
+  }
+}
+
+export async function runMemoryPerSession(args: MemoryArgs): Promise<MemoryResult> {
+  const host = await startHostApp({
+    platform: 'fastify',
+    module: {
+      api: { baseUrl: args.sandbox.url, apiKey: args.sandbox.apiKey, apiSecret: args.sandbox.apiSecret },
+      webhooks: { secret: args.sandbox.webhookSecret },
+      reconcile: { lazyIntervalMs: 3_600_000 },
+      expirySeconds: 600,
+      ...(args.protection ? {} : { limits: { enabled: false } }),
+    },
+  });
+  try {
+    const service = host.app.get(VerificationService);
+    const phones = new PhoneNumbers();
+    let client = 0;
+    const startMany = async (count: number): Promise<void> => {
+      let issued = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (issued < count) {
+            issued++;
+            const n = client++;
+            const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+            await service.start({
+              phoneNumber: phones.take(),
+              method: 'sms',
+              owner: undefined,
+              ip,
+              request: { ip },
+            });
+          }
+        }),
+      );
+    };
+    await startMany(1000);
+    const baselineHeap = settledHeapUsed();
+    const entriesBefore = host.store instanceof MemoryStore ? host.store.entryCount : 0;
+    const started = Date.now();
+    await startMany(args.sessions);
+    const seconds = (Date.now() - started) / 1000;
+    const finalHeap = settledHeapUsed();
+    return {
+      bytesPerSession: (finalHeap - baselineHeap) / args.sessions,
+      storeEntries: (host.store instanceof MemoryStore ? host.store.entryCount : 0) - entriesBefore,
+      queueSize: await host.store.queueSize('reconcile'),
+      baselineHeap,
+      finalHeap,
+      seconds,
+    };
+  } finally {
+    await host.close();
+  }
+}

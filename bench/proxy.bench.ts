@@ -1,0 +1,220 @@
+/**
+ * Benchmark 1, proxy overhead: `GET /verification/status/:id` of a pending session with coalescing
+ * off (every call reaches the sandbox) against the sandbox's own `GET /v1/verify/{id}` and a
+ * minimal node:http proxy doing the same hop. Each server is its own process; the runner is the
+ * load generator. Rounds interleave the targets so that drift hits them alike.
+ */
+import type { ChildServer } from './lib/child-process.js';
+import {
+  apiOptions,
+  basicAuth,
+  forkHost,
+  forkMinimalProxy,
+  forkSandbox,
+  PhoneNumbers,
+  postJson,
+  type BenchContext,
+} from './lib/context.js';
+import type { Platform } from './lib/host-app.js';
+import { runLoad, type LoadResult } from './lib/load.js';
+import { fmt, median, type BenchTable } from './lib/report.js';
+import type { HostReady } from './servers/host-process.js';
+import type { SandboxReady } from './servers/sandbox-process.js';
+
+const CONNECTIONS = 50;
+/** Throughput goals relative to the minimal proxy, per platform. */
+const THROUGHPUT_GOAL: Record<Platform, number> = { fastify: 0.7, express: 0.5 };
+const ADDED_P99_GOAL_MS = 2;
+
+type TargetName = 'sandbox' | 'proxy' | Platform;
+const LABEL: Record<TargetName, string> = {
+  sandbox: 'sandbox GET /v1/verify/{id} (direct)',
+  proxy: 'minimal node:http proxy (same hop)',
+  express: 'module on Express',
+  fastify: 'module on Fastify',
+};
+
+export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
+  const sandbox = await forkSandbox();
+  const servers: ChildServer[] = [sandbox];
+  try {
+    const sb = sandbox.ready;
+    const proxy = await forkMinimalProxy(sb);
+    servers.push(proxy);
+    const hosts: Record<Platform, ChildServer<HostReady>> = {
+      express: await forkHost(hostConfig('express', sb)),
+      fastify: await forkHost(hostConfig('fastify', sb)),
+    };
+    servers.push(hosts.express, hosts.fastify);
+    const phones = new PhoneNumbers();
+    const targets: TargetName[] = ['sandbox', 'proxy', 'express', 'fastify'];
+
+    /** A fresh pending session per round (sessions expire after 10 minutes), addressed per target. */
+    const freshUrls = async (): Promise<Record<TargetName, string>> => {
+      const direct = await postJson(
+        `${sb.url}/v1/verify`,
+        { phone_number: phones.take(), method: 'sms', expiry_seconds: 600 },
+        { authorization: basicAuth(sb.apiKey, sb.apiSecret) },
+      );
+      const requestId = direct.body.request_id as string;
+      const handle = async (platform: Platform): Promise<string> => {
+        const res = await postJson(`${hosts[platform].ready.url}/verification/start`, {
+          phone_number: phones.take(),
+          method: 'sms',
+        });
+        if (res.status !== 201) throw new Error(`start on ${platform} answered ${res.status}`);
+        return res.body.verification_id as string;
+      };
+      return {
+        sandbox: `${sb.url}/v1/verify/${requestId}`,
+        proxy: `${proxy.ready.url}/status/${requestId}`,
+        express: `${hosts.express.ready.url}/verification/status/${await handle('express')}`,
+        fastify: `${hosts.fastify.ready.url}/verification/status/${await handle('fastify')}`,
+      };
+    };
+    const headersFor = (target: TargetName): Record<string, string> | undefined =>
+      target === 'sandbox' ? { authorization: basicAuth(sb.apiKey, sb.apiSecret) } : undefined;
+
+    // Warm-up: JIT, keep-alive pools, the module's first paths.
+    const warm = await freshUrls();
+    for (const target of targets)
+      await runLoad({
+        url: warm[target],
+        headers: headersFor(target),
+        connections: CONNECTIONS,
+        durationSec: 2,
+      });
+
+    const saturated: Record<TargetName, LoadResult[]> = { sandbox: [], proxy: [], express: [], fastify: [] };
+    const upstreamPerRequest: Record<Platform, number[]> = { express: [], fastify: [] };
+    for (let round = 0; round < ctx.rounds; round++) {
+      const urls = await freshUrls();
+      for (const target of rotate(targets, round)) {
+        const before = await sandbox.call<number>('requestCount', 'GET /v1/verify/:id');
+        const result = await runLoad({
+          url: urls[target],
+          headers: headersFor(target),
+          connections: CONNECTIONS,
+          durationSec: ctx.roundSeconds,
+        });
+        const upstream = (await sandbox.call<number>('requestCount', 'GET /v1/verify/:id')) - before;
+        if (target === 'express' || target === 'fastify')
+          upstreamPerRequest[target].push(upstream / result.responses);
+        saturated[target].push(result);
+        ctx.log(`proxy round ${round + 1}: ${target} ${fmt(result.rps)} req/s, p99 ${fmt(result.p99, 2)} ms`);
+      }
+    }
+
+    // Latency at one fixed, unsaturated rate for every target: what the module adds per request.
+    const slowest = Math.min(...targets.map((t) => median(saturated[t].map((r) => r.rps))));
+    const rate = Math.max(100, Math.round((slowest * 0.4) / 100) * 100);
+    const paced: Record<TargetName, LoadResult[]> = { sandbox: [], proxy: [], express: [], fastify: [] };
+    for (let round = 0; round < ctx.rounds; round++) {
+      const urls = await freshUrls();
+      for (const target of rotate(targets, round)) {
+        const result = await runLoad({
+          url: urls[target],
+          headers: headersFor(target),
+          connections: CONNECTIONS,
+          durationSec: ctx.roundSeconds,
+          overallRate: rate,
+        });
+        paced[target].push(result);
+      }
+    }
+
+    const med = (results: LoadResult[], key: 'rps' | 'p50' | 'p99'): number =>
+      median(results.map((r) => r[key]));
+    const proxyRps = med(saturated.proxy, 'rps');
+    const throughputRows = targets.map((target) => {
+      const rps = med(saturated[target], 'rps');
+      const ratio = rps / proxyRps;
+      const platform = target === 'express' || target === 'fastify' ? target : undefined;
+      const non2xx = saturated[target].reduce((n, r) => n + r.non2xx + r.errors, 0);
+      return [
+        LABEL[target],
+        fmt(rps),
+        fmt(med(saturated[target], 'p50'), 2),
+        fmt(med(saturated[target], 'p99'), 2),
+        fmt(ratio, 2),
+        platform ? `≥ ${THROUGHPUT_GOAL[platform]}` : '',
+        platform ? ratio >= THROUGHPUT_GOAL[platform] && non2xx === 0 : undefined,
+        platform ? fmt(median(upstreamPerRequest[platform]), 3) : '',
+        non2xx,
+      ];
+    });
+    const directP99 = med(paced.sandbox, 'p99');
+    const proxyP99 = med(paced.proxy, 'p99');
+    const latencyRows = targets.map((target) => {
+      const p99 = med(paced[target], 'p99');
+      const module = target === 'express' || target === 'fastify';
+      return [
+        LABEL[target],
+        fmt(med(paced[target], 'rps')),
+        fmt(med(paced[target], 'p50'), 2),
+        fmt(p99, 2),
+        target === 'sandbox' ? '' : fmt(p99 - directP99, 2),
+        module ? fmt(p99 - proxyP99, 2) : '',
+        module ? `≤ ${ADDED_P99_GOAL_MS} ms` : '',
+        module ? p99 - directP99 <= ADDED_P99_GOAL_MS : undefined,
+      ];
+    });
+    return [
+      {
+        title: `1a. Proxy overhead: throughput at ${CONNECTIONS} connections (medians of ${ctx.rounds} × ${ctx.roundSeconds} s)`,
+        columns: [
+          'target',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'ratio to minimal proxy',
+          'goal',
+          'result',
+          'upstream GETs per request',
+          'non-2xx/errors',
+        ],
+        rows: throughputRows,
+        notes: [
+          'Status of a pending sms session, `statusCache: { enabled: false }` and `limits: { enabled: false }`: every request is one upstream GET (column "upstream GETs per request", counted by the sandbox).',
+          "Sandbox, minimal proxy and each host app run in their own process; autocannon runs in the runner process. All share the machine's cores.",
+        ],
+      },
+      {
+        title: `1b. Proxy overhead: latency at a fixed ${fmt(rate)} req/s over ${CONNECTIONS} connections (medians of ${ctx.rounds} × ${ctx.roundSeconds} s)`,
+        columns: [
+          'target',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'added p99 vs direct ms',
+          'added p99 vs minimal proxy ms',
+          'goal (added vs direct)',
+          'result',
+        ],
+        rows: latencyRows,
+        notes: [
+          `The rate is 40% of the slowest target's saturated throughput, so no target queues: the difference in p99 is what the hop costs, not a queue. Latencies are measured per response with hrtime (float ms).`,
+        ],
+      },
+    ];
+  } finally {
+    for (const s of servers.reverse()) await s.close();
+  }
+}
+
+function hostConfig(platform: Platform, sb: SandboxReady) {
+  return {
+    platform,
+    module: {
+      api: apiOptions(sb),
+      statusCache: { enabled: false },
+      limits: { enabled: false },
+      expirySeconds: 600,
+    },
+  };
+}
+
+function rotate<T>(items: T[], by: number): T[] {
+  const k = by % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}

@@ -1,0 +1,197 @@
+/**
+ * Benchmark 4, webhook ingest on one core: signed `verification.verified` events per second
+ * accepted (2xx), de-duplicated (10% are re-deliveries of an earlier webhook-id) and emitted, with
+ * `confirmWithApi` off and on. The host app is pinned to CPU 0; the sandbox and this runner (the
+ * sender) to CPU 1. Each round seeds fresh sessions through the start route, verifies them in
+ * the sandbox, then sends every webhook once (a fixed amount; the rate is amount / time).
+ */
+import autocannon from 'autocannon';
+import type { ChildServer } from './lib/child-process.js';
+import { allCpus, pinProcess } from './lib/child-process.js';
+import { apiOptions, forkHost, forkSandbox, PhoneNumbers, type BenchContext } from './lib/context.js';
+import type { EventTally } from './lib/host-app.js';
+import { fmt, median, type BenchTable } from './lib/report.js';
+import { signWebhook, webhookBody, type SignedWebhook } from '../test/hardening/support/webhook-signer.js';
+import type { HostReady } from './servers/host-process.js';
+
+const CONNECTIONS = 50;
+const DUPLICATE_SHARE = 0.1;
+const GOALS = { off: 3000, on: 1000 } as const;
+type Mode = keyof typeof GOALS;
+
+interface RoundResult {
+  perSecond: number;
+  sent: number;
+  ok: number;
+  notOk: Record<string, number>;
+  distinct: number;
+  emitted: number;
+  repeated: number;
+  upstreamGets: number;
+}
+
+export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
+  const perRound = ctx.quick ? 2_000 : 10_000;
+  const runnerPinned = pinProcess(process.pid, '1');
+  const sandbox = await forkSandbox({ demoAccount: { balance: 1_000_000_000 } }, { cpu: 1 });
+  const servers: ChildServer[] = [sandbox];
+  try {
+    const sb = sandbox.ready;
+    const hosts = {} as Record<Mode, ChildServer<HostReady>>;
+    for (const mode of ['off', 'on'] as Mode[]) {
+      hosts[mode] = await forkHost(
+        {
+          platform: 'fastify',
+          recordEvents: true,
+          module: {
+            api: apiOptions(sb),
+            webhooks: { secret: sb.webhookSecret, confirmWithApi: mode === 'on' },
+            limits: { enabled: false },
+            // The sessions must be settled by the webhooks, not by the reconciler's lazy polls.
+            reconcile: { lazyIntervalMs: 3_600_000 },
+            expirySeconds: 600,
+          },
+        },
+        { cpu: 0 },
+      );
+      servers.push(hosts[mode]);
+    }
+    const phones = new PhoneNumbers();
+
+    const round = async (mode: Mode, count: number): Promise<RoundResult> => {
+      const host = hosts[mode];
+      const distinct = Math.round(count * (1 - DUPLICATE_SHARE));
+      const seeded: string[] = [];
+      await runAmount(`${host.ready.url}/verification/start`, distinct, () => {
+        const phone = phones.take();
+        seeded.push(phone);
+        return {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ phone_number: phone, method: 'reverse_flash_call' }),
+        };
+      });
+      const sessions = await sandbox.call<Record<string, unknown>[]>('verifyPhones', seeded);
+      const messages: SignedWebhook[] = sessions.map((data) =>
+        signWebhook(sb.webhookSecret, webhookBody('verification.verified', data)),
+      );
+      // Re-deliveries of earlier messages, spread through the stream: same webhook-id, same signature.
+      const stream: SignedWebhook[] = [];
+      const every = Math.round(1 / DUPLICATE_SHARE);
+      messages.forEach((m, i) => {
+        stream.push(m);
+        if (i % (every - 1) === every - 2 && stream.length < count) stream.push(messages[Math.floor(i / 2)]!);
+      });
+      await host.call('resetTally');
+      const getsBefore = await sandbox.call<number>('requestCount', 'GET /v1/verify/:id');
+      let next = 0;
+      const started = process.hrtime.bigint();
+      const codes = await runAmount(
+        `${host.ready.url}/verification/webhooks`,
+        stream.length,
+        () => stream[next++]!,
+      );
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const tally = await host.call<EventTally>('tally');
+      const upstreamGets = (await sandbox.call<number>('requestCount', 'GET /v1/verify/:id')) - getsBefore;
+      const ok = codes['200'] ?? 0;
+      const notOk = Object.fromEntries(Object.entries(codes).filter(([s]) => s !== '200'));
+      return {
+        perSecond: ok / seconds,
+        sent: stream.length,
+        ok,
+        notOk,
+        distinct: sessions.length,
+        emitted: tally.byName['verification.verified'] ?? 0,
+        repeated: tally.repeated,
+        upstreamGets,
+      };
+    };
+
+    await round('off', Math.min(1000, perRound));
+    await round('on', Math.min(1000, perRound));
+    const results: Record<Mode, RoundResult[]> = { off: [], on: [] };
+    for (let r = 0; r < ctx.rounds; r++)
+      for (const mode of (r % 2 === 0 ? ['off', 'on'] : ['on', 'off']) as Mode[]) {
+        const result = await round(mode, perRound);
+        results[mode].push(result);
+        ctx.log(
+          `webhooks round ${r + 1} confirmWithApi ${mode}: ${fmt(result.perSecond)}/s, ${result.emitted}/${result.distinct} emitted`,
+        );
+      }
+
+    const rows = (['off', 'on'] as Mode[]).map((mode) => {
+      const rs = results[mode];
+      const rate = median(rs.map((r) => r.perSecond));
+      const exact = rs.every((r) => r.emitted === r.distinct && r.repeated === 0 && r.ok === r.sent);
+      const getsPerEvent =
+        rs.reduce((n, r) => n + r.upstreamGets, 0) / rs.reduce((n, r) => n + r.distinct, 0);
+      return [
+        `confirmWithApi ${mode}`,
+        fmt(rate),
+        `≥ ${fmt(GOALS[mode])}/s`,
+        rate >= GOALS[mode] && exact,
+        rs.map((r) => `${r.emitted}/${r.distinct}`).join(', '),
+        rs.reduce((n, r) => n + r.repeated, 0),
+        fmt(getsPerEvent, 2),
+        rs.map((r) => (Object.keys(r.notOk).length ? JSON.stringify(r.notOk) : '0')).join(', '),
+      ];
+    });
+    return [
+      {
+        title: `4. Webhook ingest on one core: signed events accepted, de-duplicated and emitted (Fastify, ${CONNECTIONS} connections, medians of ${ctx.rounds} rounds × ${fmt(perRound)} webhooks)`,
+        columns: [
+          'mode',
+          'accepted events/s',
+          'goal',
+          'result',
+          'emitted / distinct sessions per round',
+          'emitted twice',
+          'upstream GETs per event',
+          'non-200 per round',
+        ],
+        rows,
+        notes: [
+          `Host app pinned to CPU 0 ${hosts.off.pinnedCpu === 0 ? '(taskset)' : '(taskset unavailable: NOT pinned)'}; sandbox and sender on CPU 1${runnerPinned ? '' : ' (not pinned)'}.`,
+          `${DUPLICATE_SHARE * 100}% of the webhooks repeat an earlier webhook-id (answered 200 \`duplicate\`, no second event). Reconciler at a 1 h lazy interval so that every event comes from its webhook.`,
+        ],
+      },
+    ];
+  } finally {
+    for (const s of servers.reverse()) await s.close();
+    if (runnerPinned) pinProcess(process.pid, allCpus());
+  }
+}
+
+/** Sends exactly `amount` requests (each from `next()`), 50 at a time; answers the status counts. */
+async function runAmount(
+  url: string,
+  amount: number,
+  next: () => { headers: Record<string, string>; body: string },
+): Promise<Record<string, number>> {
+  const codes: Record<string, number> = {};
+  await new Promise<void>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url,
+        method: 'POST',
+        connections: CONNECTIONS,
+        amount,
+        timeout: 30,
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req) => {
+              const { headers, body } = next();
+              return { ...req, headers, body };
+            },
+          },
+        ],
+      },
+      (error) => (error ? reject(error) : resolve()),
+    );
+    instance.on('response', (_c, status) => {
+      codes[status] = (codes[status] ?? 0) + 1;
+    });
+  });
+  return codes;
+}
