@@ -30,4 +30,10 @@ export {
 } from './store/index.js';
 export { VerificationControllerBase } from './http/verification.controller.js';
 export { VerificationProtection } from './protection/verification-protection.service.js';
+export { ProtectionRefusalReason } from './protection/protection-refusals.js';
+export type {
+  ProtectedStart,
+  StartAttempt,
+  StartedSession,
+} from './protection/verification-protection.types.js';
 export * from './operations/index.js';
