@@ -102,5 +102,5 @@ describe('optional peer dependencies (@nestjs/terminus, prom-client)', () => {
         message: expect.stringContaining('"metrics.enabled" is true but prom-client is not installed'),
       },
     });
-  }, 60_000);
+  }, 120_000);
 });

@@ -37,7 +37,7 @@ export function bootHost(options: {
 }
 
 /** Resolves once `condition()` holds (checked every 5 ms), or rejects after `timeoutMs` with `what`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
