@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { VerificationService } from '../../src/sessions/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import {
@@ -11,7 +12,7 @@ import {
   settle,
   startHost,
   startSandbox,
-  startSession,
+  nextPhone,
   type Outcome,
   type StartedSession,
 } from '../webhooks/harness.js';
@@ -28,6 +29,22 @@ interface Planned extends StartedSession {
 async function inBatches<T>(items: T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
   for (let i = 0; i < items.length; i += BATCH)
     await Promise.all(items.slice(i, i + BATCH).map((item, j) => work(item, i + j)));
+}
+
+/**
+ * Batches whose webhooks are answered before the next batch starts: the sandbox opens one connection
+ * per delivery and copy, and hundreds at once overflow the host's listen backlog (delivery time-outs
+ * that only measure the test machine).
+ */
+async function inDeliveredBatches<T>(
+  sb: VerificationSandbox,
+  items: T[],
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += BATCH) {
+    await Promise.all(items.slice(i, i + BATCH).map((item) => work(item)));
+    await settle(sb);
+  }
 }
 
 /**
@@ -52,20 +69,33 @@ describe('500 sessions, 30% of webhooks dropped and 30% duplicated: exactly one 
   it('every session ends with one terminal event that matches the API', async () => {
     const plan = Array.from({ length: SESSIONS }, (_, i) => OUTCOMES[i % OUTCOMES.length]!);
     const sessions: Planned[] = new Array(SESSIONS);
+    // Started through the module's service (the routes are covered elsewhere; 500 HTTP round trips
+    // would only measure the test machine).
+    const service = host.app.get(VerificationService, { strict: false });
     await inBatches(plan, async ({ method, outcome }, i) => {
-      const started = await startSession(host, sb, method, `user-${i}`);
+      const phone = nextPhone();
+      const owner = `user-${i}`;
+      const view = await service.start({ phoneNumber: phone, method, owner, ip: '127.0.0.1' });
+      const requestId = sb.sessionsFor(phone)[0]!.request_id;
       sessions[i] = {
-        ...started,
+        requestId,
+        verificationId: view.verificationId,
+        phone,
+        method,
+        owner,
         outcome,
         viaHostCheck: outcome === 'verified' && CODE_METHODS.includes(method) && i % 3 === 0,
       };
     });
 
     // The end users act (verify or fail); webhooks are lost or repeated on the way.
-    await inBatches(
+    await inDeliveredBatches(
+      sb,
       sessions.filter((s) => s.outcome !== 'expired'),
       async (s) => {
-        if (!s.viaHostCheck) return drive(sb, s, s.outcome, { viaFallback: s.method === 'operator_id' });
+        // Users type codes at machine speed here: code_required may be overtaken by the outcome (then moot).
+        if (!s.viaHostCheck)
+          return drive(sb, s, s.outcome, { viaFallback: s.method === 'operator_id', readFirst: false });
         await sendCode(sb, s);
         const code = sb.getSession(s.requestId)!.code!;
         const res = await call(

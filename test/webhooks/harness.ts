@@ -171,7 +171,10 @@ export async function drive(
   sb: VerificationSandbox,
   s: StartedSession,
   outcome: Outcome,
-  options: { viaFallback?: boolean } = {},
+  options: {
+    viaFallback?: boolean;
+    /** Let the code_required webhook land before the code is typed. Default true. */ readFirst?: boolean;
+  } = {},
 ): Promise<void> {
   if (outcome === 'expired') {
     const expiresAt = Date.parse(sb.getSession(s.requestId)!.expires_at);
@@ -189,7 +192,7 @@ export async function drive(
   }
   await sendCode(sb, s);
   // The user reads the code after it arrived; the code_required webhook went out with it.
-  if (s.method === 'operator_id') await settle(sb);
+  if (s.method === 'operator_id' && options.readFirst !== false) await settle(sb);
   const code = codeOf(sb, s.requestId);
   if (outcome === 'verified') {
     await apiCheck(sb, s.requestId, code);
