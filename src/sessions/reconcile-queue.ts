@@ -31,7 +31,10 @@ export class ReconcileQueue {
 
   /** Lease of a claimed member: if an instance dies while polling, another one takes over after this. */
   leaseMs(): number {
-    return Math.max(this.options.webhooks.enabled ? this.options.reconcile.lazyIntervalMs : 0, 2500);
+    const specPace = pollIntervalMs('sms');
+    return this.options.webhooks.enabled
+      ? Math.max(this.options.reconcile.lazyIntervalMs, specPace)
+      : specPace;
   }
 
   /**

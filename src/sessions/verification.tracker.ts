@@ -116,7 +116,7 @@ export class VerificationTracker {
       }
     }
     if (settled) await this.queue.release(record.requestId);
-    else if (failure || (terminal && !settled)) await this.queue.retryLater(record);
+    else if (failure || terminal) await this.queue.retryLater(record); // owed: look again later
     if (failure) throw failure;
     return { emitted, settled };
   }

@@ -114,6 +114,14 @@ export class WebhookReceiver {
     }
     const observed = await this.tracker.observe(session, 'webhook', record);
     if (announcedStatus(notice.event) !== undefined && !isTerminal(observed.status)) {
+      // Without the reconciler nobody would look again: the sender's retry is the way back.
+      if (!this.options.reconcile.enabled)
+        throw new VerificationClientError(
+          'service_unavailable',
+          'The API does not show this outcome yet; retry later',
+          {},
+          5,
+        );
       await this.queue.pollSoon(observed);
       return 'deferred';
     }

@@ -11,6 +11,7 @@ import {
   moduleOptions,
   payloadFor,
   postWebhook,
+  reconcilerOf,
   settle,
   signed,
   startHost,
@@ -225,6 +226,24 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
         }),
       }),
     ).rejects.toThrow(/"webhooks\.path" must be given statically/);
+  });
+
+  it('with the reconciler off, an outcome the API does not show yet is answered 503 so that the sender retries', async () => {
+    host = await startHost(platform, sb, { module: { reconcile: { enabled: false } } });
+    const s = await startSession(host, sb, 'sms');
+    expect(await reconcilerOf(host).pending()).toBe(0);
+    const early = await postWebhook(
+      `${host.url}/verification/webhooks`,
+      signed(sb.demoAccount.webhookSecret, payloadFor('verification.verified', s.requestId), {
+        timestampSeconds: ts(),
+      }),
+    );
+    expect(early.status).toBe(503);
+    expect(early.body.error_code).toBe('service_unavailable');
+    expect(eventsOf(host, s.requestId)).toEqual([]);
+    await drive(sb, s, 'verified');
+    await settle(sb);
+    expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
   });
 
   it("refuses signature: 'none' together with confirmWithApi: false (unsigned claims would be believed)", async () => {
