@@ -151,5 +151,5 @@ describe('500 sessions, 30% of webhooks dropped and 30% duplicated: exactly one 
     expect(mismatches).toEqual([]);
     const sources = new Set(host.events.map((e) => e.source));
     expect(sources).toEqual(new Set(['webhook', 'poll', 'check']));
-  }, 60_000);
+  }, 120_000); // ~20 s on an idle machine; the margin is for a loaded CI host
 });
