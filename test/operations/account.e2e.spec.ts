@@ -73,19 +73,20 @@ describe('VerificationAccountService: balance, usage and prices', () => {
   });
 
   it('caches prices for 10 minutes by default, on the module clock', async () => {
-    const { sb, account } = await boot();
+    // A frozen clock moves only when told: the boundary is exact to the millisecond.
+    const { sb, account } = await boot({ freezeClock: true });
     expect(await account.estimateCost('sms')).toEqual({ amount: 3, currency: 'RUB' });
     await sb.updateAccount(sb.demoAccount.apiKey, { prices: { sms: 4.5 } });
-    await sb.advance(599_000);
+    await sb.advance(599_999);
     expect(await account.estimateCost('sms')).toEqual({ amount: 3, currency: 'RUB' });
     expect(sb.requestCount('GET /v1/prices')).toBe(1);
-    await sb.advance(1_000);
+    await sb.advance(1);
     expect(await account.estimateCost('sms')).toEqual({ amount: 4.5, currency: 'RUB' });
     expect(sb.requestCount('GET /v1/prices')).toBe(2);
   });
 
   it('honours pricesTtlMs and reads once for concurrent callers', async () => {
-    const { sb, account } = await boot({}, { pricesTtlMs: 30_000 });
+    const { sb, account } = await boot({ freezeClock: true }, { pricesTtlMs: 30_000 });
     await Promise.all([account.getPrices(), account.getPrices(), account.estimateCost('flash_call')]);
     expect(sb.requestCount('GET /v1/prices')).toBe(1);
     await sb.advance(29_999);
