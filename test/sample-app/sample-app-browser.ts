@@ -25,6 +25,8 @@ export interface SampleAppInBrowser {
   context: BrowserContext;
   /** A new tab on the sample's page, loaded and wired (`body[data-ready]`). */
   openPage(): Promise<Page>;
+  /** Runs `use` with a fresh tab and closes it afterwards (tests that run concurrently). */
+  withPage(use: (page: Page) => Promise<void>): Promise<void>;
   screenshot(page: Page, name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -50,14 +52,23 @@ export async function startSampleAppInBrowser(): Promise<SampleAppInBrowser> {
     throw error;
   }
   context.setDefaultTimeout(10_000);
+  const openPage = async (): Promise<Page> => {
+    const page = await context.newPage();
+    await page.goto(`${sample.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    return page;
+  };
   return {
     sample,
     context,
-    async openPage() {
-      const page = await context.newPage();
-      await page.goto(`${sample.url}/`);
-      await page.waitForSelector('body[data-ready="true"]');
-      return page;
+    openPage,
+    async withPage(use) {
+      const page = await openPage();
+      try {
+        await use(page);
+      } finally {
+        await page.close();
+      }
     },
     async screenshot(page, name) {
       await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
@@ -66,6 +77,30 @@ export async function startSampleAppInBrowser(): Promise<SampleAppInBrowser> {
       await context.close();
       await sample.close();
       rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A test body that gets its own tab (and the shared app and browser). */
+export type PageTest = (page: Page, browser: SampleAppInBrowser) => Promise<void>;
+
+/**
+ * One app and browser for a file whose tests run side by side (`it.concurrent`), each in its own
+ * tab. Jest may start concurrent tests before `beforeAll` hooks, so the start is awaited per test.
+ */
+export function sharedSampleAppInBrowser(): {
+  inPage(test: PageTest): () => Promise<void>;
+  close(): Promise<void>;
+} {
+  const ready = startSampleAppInBrowser();
+  ready.catch(() => undefined); // reported by every test that awaits it
+  return {
+    inPage: (test) => async () => {
+      const browser = await ready;
+      await browser.withPage((page) => test(page, browser));
+    },
+    close: async () => {
+      await (await ready.catch(() => undefined))?.close();
     },
   };
 }
@@ -88,6 +123,13 @@ export async function codeOnPhone(page: Page): Promise<string> {
 /** Presses a button of the newest session on the simulated phone. */
 export async function actOnPhone(page: Page, action: string): Promise<void> {
   await page.locator('#phone-screen .phone-item').first().locator(`button[data-action="${action}"]`).click();
+}
+
+/** The text of an element once it is shown (a message replaces a hidden, possibly stale one). */
+export async function shownText(page: Page, selector: string): Promise<string> {
+  const element = page.locator(`${selector}:not([hidden])`);
+  await element.waitFor();
+  return (await element.textContent()) ?? '';
 }
 
 export async function enterCode(page: Page, code: string): Promise<void> {

@@ -1,7 +1,8 @@
-import { verificationApi, demoApi } from './api.js';
+import { verificationApi } from './api.js';
 import { describeProblem } from './error-messages.js';
 import { formatDuration, formatPhoneNumber, h } from './format.js';
 import { methodInfo } from './method-info.js';
+import { methodScreen } from './method-screen.js';
 import { serverClock } from './server-clock.js';
 
 /** Where the verification in progress is kept, so that a reload resumes it (this tab only). */
@@ -23,6 +24,8 @@ const KEPT_FIELDS = [
   'number_to_call',
   'deep_link',
 ];
+/** Methods where nothing is sent to resend: the user calls, or the operator asks. */
+const NO_CODE_SENT = new Set(['reverse_flash_call', 'operator_id']);
 const STATUS_WORDS = {
   sent: 'sent',
   delivered: 'delivered',
@@ -240,109 +243,7 @@ export class VerificationFlow {
     const key = [c.method, c.awaiting_code, this.#codeAccepted, c.deep_link, c.number_to_call].join('|');
     if (key === this.#instructionsKey) return;
     this.#instructionsKey = key;
-    const phone = formatPhoneNumber(c.phone_number);
-    const waiting = (text) => h('p', { class: 'waiting' }, h('span', { class: 'spinner' }), text);
-    let content;
-    switch (c.method) {
-      case 'sms':
-        content = [h('p', {}, `We sent a code by SMS to ${phone}. It can take a few seconds to arrive.`)];
-        break;
-      case 'msgr1_otp':
-        content = [h('p', {}, `We sent a code to your Messenger 1 app on ${phone}.`)];
-        break;
-      case 'flash_call':
-        content = [
-          h(
-            'p',
-            {},
-            `We are calling ${phone} and will hang up at once. You don't need to answer: ` +
-              `the last ${c.code_length ?? 4} digits of the number that called you are your code.`,
-          ),
-        ];
-        break;
-      case 'voice':
-        content = [h('p', {}, `We are calling ${phone}; a voice reads your code.`)];
-        break;
-      case 'reverse_flash_call':
-        content = [
-          h('p', {}, `Call this number from ${phone}:`),
-          h(
-            'p',
-            {},
-            h(
-              'a',
-              { class: 'call-number', href: `tel:${c.number_to_call}`, id: 'call-link' },
-              formatPhoneNumber(c.number_to_call),
-            ),
-          ),
-          h(
-            'p',
-            { class: 'muted' },
-            'The call is free and hangs up by itself: we recognise your number and confirm it.',
-          ),
-          waiting('Waiting for your call…'),
-        ];
-        break;
-      case 'msgr2_bot':
-        content = c.awaiting_code
-          ? [
-              h('p', {}, 'The bot sent you a code in Messenger 2. Enter it below.'),
-              h(
-                'p',
-                { class: 'muted' },
-                h('a', { href: c.deep_link, target: '_blank', rel: 'noopener' }, 'Open the bot again'),
-              ),
-            ]
-          : [
-              h(
-                'p',
-                {},
-                'Open our bot in Messenger 2 and share your phone number: the bot then sends you a code.',
-              ),
-              h(
-                'div',
-                { class: 'bot-link' },
-                h(
-                  'a',
-                  { class: 'open-bot', id: 'bot-link', href: c.deep_link, target: '_blank', rel: 'noopener' },
-                  'Open the bot',
-                ),
-                h('img', {
-                  id: 'bot-qr',
-                  src: demoApi.qrCodeUrl(c.deep_link),
-                  alt: 'QR code of the bot link: scan it with your phone',
-                  width: 132,
-                  height: 132,
-                }),
-              ),
-              h('p', { class: 'muted' }, "On a computer? Scan the QR code with your phone's camera."),
-              waiting('Waiting for you to share your number in the bot…'),
-            ];
-        break;
-      case 'operator_id':
-        content = this.#codeAccepted
-          ? [waiting('Code accepted. Your operator is confirming…')]
-          : c.awaiting_code
-            ? [
-                h(
-                  'p',
-                  {},
-                  "Your operator couldn't show the prompt, so we sent you a code by SMS. Enter it below.",
-                ),
-              ]
-            : [
-                h(
-                  'p',
-                  {},
-                  `Confirm on your phone: your mobile operator shows a prompt on ${phone}. Approve it.`,
-                ),
-                waiting('Waiting for your confirmation…'),
-              ];
-        break;
-      default:
-        content = [h('p', {}, 'Follow the instructions you received on your phone.')];
-    }
-    this.el.instructions.replaceChildren(...content);
+    this.el.instructions.replaceChildren(...methodScreen(c, this.#codeAccepted));
   }
 
   #showNotice(text, kind) {
@@ -378,8 +279,14 @@ export class VerificationFlow {
 
     const resendAt = current.resend_available_at ? Date.parse(current.resend_available_at) : null;
     const resendWait = resendAt === null ? 0 : resendAt - now;
+    const sendsCode = !NO_CODE_SENT.has(current.method);
     this.el.resend.textContent =
-      resendWait > 0 ? `You can ask for a new code in ${formatDuration(resendWait)}` : '';
+      resendWait > 0
+        ? `${sendsCode ? 'You can ask for a new code' : 'You can try again'} in ${formatDuration(resendWait)}`
+        : '';
+    this.el.restart.textContent = sendsCode
+      ? 'Send a new code or use another method'
+      : 'Try again or use another method';
     this.el.restart.disabled = resendWait > 0;
 
     const checkRefused = this.#checkRefusal;

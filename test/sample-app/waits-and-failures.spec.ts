@@ -1,0 +1,90 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { Page } from 'playwright-core';
+import {
+  shownText,
+  startSampleAppInBrowser,
+  startVerification,
+  type SampleAppInBrowser,
+} from './sample-app-browser.js';
+
+/**
+ * What the page shows when the world changes: the sandbox's clock moves (resend and rate-limit
+ * waits, expiry) or the API fails. These change what every session sees, so they run one at a time.
+ */
+describe('sample app: waits, expiry and a failing API', () => {
+  let browser: SampleAppInBrowser;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await startSampleAppInBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  beforeEach(async () => {
+    page = await browser.openPage();
+  });
+  afterEach(async () => {
+    await page?.close();
+  });
+
+  it('the resend countdown, then a rate-limit wait for another start to the same number', async () => {
+    await startVerification(page, '+7 912 345-67-12', 'sms');
+    await expect(page.textContent('#v-resend')).resolves.toMatch(
+      /^You can ask for a new code in (1:00|0:[0-5]\d)$/,
+    );
+    await expect(page.isDisabled('#restart-button')).resolves.toBe(true);
+
+    await page.click('#cancel-button');
+    await page.check('#method-list input[value="flash_call"]');
+    await page.click('#start-button');
+    const refusal = page.locator('#start-error');
+    await refusal.waitFor();
+    await expect(refusal.textContent()).resolves.toMatch(
+      /^We just sent something to this number\. You can ask again in (1:00|0:[0-5]\d)\.$/,
+    );
+    await expect(page.isDisabled('#start-button')).resolves.toBe(true);
+    await browser.screenshot(page, '11-rate-limit-wait');
+
+    // Time travel past the cooldown: the wait ends and the start goes through.
+    await page.click('#advance-1m');
+    await page.waitForSelector('#start-error', { state: 'hidden' });
+    await expect(page.isEnabled('#start-button')).resolves.toBe(true);
+    await page.click('#start-button');
+    await page.waitForSelector('#verification:not([hidden])');
+    await expect(page.textContent('#v-method')).resolves.toBe('Missed-call code');
+  });
+
+  it('expiry: the countdown runs on the server clock, and the page says when it expired', async () => {
+    await startVerification(page, '+7 912 345-67-13', 'sms');
+    await expect(page.textContent('#v-expiry')).resolves.toMatch(/^Expires in (5:00|4:5\d)$/);
+    await page.click('#advance-1m');
+    await page.locator('#v-expiry', { hasText: /^Expires in (4:00|3:[45]\d)$/ }).waitFor();
+    await page.click('#advance-5m');
+    await page.waitForSelector('#result[data-outcome="expired"]:not([hidden])');
+    await expect(page.textContent('#result-title')).resolves.toBe('The verification expired');
+    await page
+      .locator('#host-events li[data-event="verification.expired"]', { hasText: '+7******6713' })
+      .waitFor();
+    await browser.screenshot(page, '12-expired');
+  });
+
+  it('the API failing is "temporarily unavailable", and a retry then works', async () => {
+    await fetch(`${browser.sample.sandboxUrl}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ route: 'POST /v1/verify', kind: 'status', status: 500, count: 1 }),
+    });
+    await page.fill('#phone-input', '+7 912 345-67-15');
+    await page.check('#method-list input[value="sms"]');
+    await page.click('#start-button');
+    await expect(shownText(page, '#start-error')).resolves.toBe(
+      'Phone verification is temporarily unavailable. Please try again in a moment.',
+    );
+    await browser.screenshot(page, '13-service-unavailable');
+    await page.click('#start-button');
+    await page.waitForSelector('#verification:not([hidden])');
+    await expect(page.isHidden('#start-error')).resolves.toBe(true);
+  });
+});
