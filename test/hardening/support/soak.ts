@@ -1,0 +1,435 @@
+/**
+ * The soak: virtual users run whole verifications (every method, right and wrong codes,
+ * double-clicks, abandoned sessions, service-side failures) against a host app over HTTP while
+ * the sandbox injects faults into a share of the API calls and drops a share of the webhooks.
+ * Afterwards the clocks move past every expiry, the reconciler settles what the webhooks missed,
+ * and the run is checked: every session has exactly one terminal event, the one the API shows;
+ * the module's view of each session is the API's; no start paid twice; the sandbox's charges equal
+ * the costs the API reported; and, once the records' retention has passed, the host's store and
+ * heap are back where they started. Shared by the jest soak and `npm run bench -- soak`; it talks
+ * to the host and the sandbox over HTTP only, so either may run in another process.
+ */
+import { PhoneNumbers } from './phone-numbers.js';
+import { SandboxControl, type ControlSession } from './sandbox-control.js';
+
+export interface SoakTarget {
+  hostUrl: string;
+  control: SandboxControl;
+  /** Moves the sandbox's clock and the module's clock forward together. */
+  advanceClock(ms: number): Promise<void>;
+  /** Every event the host emitted: request_id → event names in order. */
+  events(): Promise<Record<string, string[]>>;
+  clearEvents(): Promise<void>;
+  /** The `cost.amount` the module keeps for each session (what the API reported), null without a record. */
+  recordedCosts(requestIds: string[]): Promise<Record<string, number | null>>;
+  reconcileQueueSize(): Promise<number>;
+  /** The host's heap after full collections. */
+  heapUsed(): Promise<number>;
+  /** Entries in the host's MemoryStore. */
+  storeEntries(): Promise<number>;
+}
+
+export interface SoakOptions {
+  /** Traffic of the measured phase (a warm-up phase of `warmupMs` comes first). */
+  durationMs: number;
+  warmupMs: number;
+  users: number;
+  /** Share of the module's upstream calls that meet an injected fault (one-shot faults, added before requests). */
+  faultRate: number;
+  /** Share of the sandbox's webhook messages dropped. */
+  webhookLossRate: number;
+  /** The module's api.timeoutMs: POST latency faults stay well under it (a late POST is processed). */
+  apiTimeoutMs: number;
+  /** The module's session TTL (expirySeconds × 1000). */
+  sessionTtlMs: number;
+  /** How long to wait for the reconciler to drain after the clocks moved. */
+  settleTimeoutMs: number;
+  heapSampleEveryMs?: number;
+  log?: (line: string) => void;
+}
+
+/** One verification as a user lived it. */
+interface Journey {
+  phone: string;
+  method: string;
+  plan: Plan;
+  handle?: string;
+  requestId?: string;
+  startAnswers: number[];
+}
+
+type Plan = 'verify' | 'wrong-codes' | 'abandon' | 'fail';
+
+export interface SoakReport {
+  journeys: number;
+  started: number;
+  startRefusals: Record<string, number>;
+  requests: Record<string, number>;
+  faultsInjected: number;
+  sessionsByStatus: Record<string, number>;
+  /** Problems found; empty when every invariant held. */
+  violations: string[];
+  money: { balanceDrop: number; charged: number; recorded: number; chargedSessions: number };
+  heap: {
+    baseline: number;
+    final: number;
+    samples: { atMs: number; heapUsed: number; storeEntries: number }[];
+  };
+  storeEntries: { baseline: number; final: number; peak: number };
+  wallMs: number;
+}
+
+const METHODS = ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'sms', 'operator_id'];
+const PLANS: [Plan, number][] = [
+  ['verify', 5],
+  ['wrong-codes', 1],
+  ['abandon', 2],
+  ['fail', 1],
+];
+const TERMINAL_EVENT: Record<string, string> = {
+  verified: 'verification.verified',
+  failed: 'verification.failed',
+  expired: 'verification.expired',
+};
+const DAY_MS = 86_400_000;
+
+export async function runSoak(target: SoakTarget, options: SoakOptions): Promise<SoakReport> {
+  const startedAt = Date.now();
+  const log = options.log ?? (() => undefined);
+  const { control } = target;
+  const journeys: Journey[] = [];
+  const violations: string[] = [];
+  const requests: Record<string, number> = {};
+  const startRefusals: Record<string, number> = {};
+  let faultsInjected = 0;
+  const phones = new PhoneNumbers();
+  let userSeq = 0;
+
+  const violation = (text: string): void => {
+    if (violations.length < 50) violations.push(text);
+  };
+  const random = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+  const think = (): Promise<void> => new Promise((r) => setTimeout(r, 5 + Math.random() * 40));
+
+  await control.updateAccount({
+    webhook_url: `${target.hostUrl}/verification/webhooks`,
+    balance: 10_000_000,
+  });
+  await control.clearFaults();
+  await control.addFault({ webhooks: { drop_rate: options.webhookLossRate } });
+
+  /** One-shot fault on the API route the next call will use, `faultRate` of the time. */
+  const maybeFault = async (route: string): Promise<void> => {
+    if (Math.random() >= options.faultRate) return;
+    faultsInjected++;
+    const post = route.startsWith('POST');
+    const kind = random(['status', 'status', 'reset', 'garbage', 'html', 'empty', 'latency'] as const);
+    const fault: Record<string, unknown> = { route, kind, count: 1 };
+    if (kind === 'status') {
+      fault.status = random([500, 502, 503, 429]);
+      fault.retry_after_s = 1;
+    }
+    // A POST past the time-out would be processed after the module gave up: its latency stays well under.
+    if (kind === 'latency')
+      fault.latency_ms = post
+        ? 20 + Math.floor(Math.random() * (options.apiTimeoutMs / 4))
+        : 50 + Math.floor(Math.random() * options.apiTimeoutMs * 1.5);
+    await control.addFault(fault);
+  };
+
+  const client = async (
+    label: string,
+    method: 'GET' | 'POST',
+    path: string,
+    user: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const res = await fetch(`${target.hostUrl}${path}`, {
+      method,
+      headers: { 'x-soak-user': user, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    requests[`${label} ${res.status}`] = (requests[`${label} ${res.status}`] ?? 0) + 1;
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      violation(`${label} answered ${res.status} with a body that is not JSON`);
+    }
+    const problem = /^application\/problem\+json/.test(res.headers.get('content-type') ?? '');
+    if (res.status >= 500 && !(res.status === 503 && parsed.error_code === 'service_unavailable'))
+      violation(`${label} answered ${res.status} ${text.slice(0, 120)}`);
+    if (res.status >= 400 && !problem)
+      violation(`${label} answered ${res.status} without a problem document`);
+    return { status: res.status, body: parsed };
+  };
+
+  const poll = async (journey: Journey, user: string, times: number): Promise<void> => {
+    for (let i = 0; i < times; i++) {
+      await maybeFault('GET /v1/verify/:id');
+      const res = await client('status', 'GET', `/verification/status/${journey.handle}`, user);
+      if (res.status !== 200) violation(`status of a started session answered ${res.status}`);
+      await think();
+    }
+  };
+
+  const check = async (journey: Journey, user: string, code: string): Promise<number> => {
+    let res;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await maybeFault('POST /v1/verify/check');
+      res = await client('check', 'POST', '/verification/check', user, {
+        verification_id: journey.handle,
+        code,
+      });
+      if (res.status !== 503 && res.status !== 429) break;
+      await think();
+    }
+    return res!.status;
+  };
+
+  const journey = async (): Promise<void> => {
+    const user = `soak-user-${userSeq++}`;
+    const weights = PLANS.reduce((n, [, w]) => n + w, 0);
+    let pickPlan = Math.random() * weights;
+    const plan = PLANS.find(([, w]) => (pickPlan -= w) < 0)![0];
+    const j: Journey = { phone: phones.take(), method: random(METHODS), plan, startAnswers: [] };
+    journeys.push(j);
+    if (Math.random() < 0.1) await client('methods', 'GET', '/verification/methods', user);
+
+    const startOnce = async () => {
+      await maybeFault('POST /v1/verify');
+      return client('start', 'POST', '/verification/start', user, {
+        phone_number: j.phone,
+        method: j.method,
+      });
+    };
+    let started;
+    for (let attempt = 0; attempt < 2 && !started; attempt++) {
+      // A double-click: two identical starts at once must make one paid initiation.
+      const answers =
+        Math.random() < 0.2 ? await Promise.all([startOnce(), startOnce()]) : [await startOnce()];
+      for (const a of answers) j.startAnswers.push(a.status);
+      // (Each answer seals its own handle, so two handles may name one session: the count below decides.)
+      const ok = answers.filter((a) => a.status === 201);
+      started = ok[0];
+      if (!started)
+        for (const a of answers)
+          startRefusals[String(a.body.error_code ?? a.status)] =
+            (startRefusals[String(a.body.error_code ?? a.status)] ?? 0) + 1;
+      else await think();
+    }
+    if (!started) return;
+    j.handle = started.body.verification_id as string;
+    const sessions = await control.sessionsFor(j.phone);
+    if (sessions.length !== 1) violation(`${sessions.length} upstream sessions for one start of ${j.phone}`);
+    const session = sessions[0];
+    if (!session) return;
+    j.requestId = session.request_id;
+    await poll(j, user, 1 + Math.floor(Math.random() * 2));
+
+    const rid = session.request_id;
+    const codeOf = async (s: ControlSession): Promise<string> =>
+      s.code ?? (await control.session(rid)).code ?? '000000';
+    const wrong = (code: string): string => code.replace(/\d/g, (d) => String((Number(d) + 1) % 10));
+    let plan2: Plan = plan;
+    if (plan2 === 'wrong-codes' && j.method === 'reverse_flash_call') plan2 = 'fail';
+    switch (plan2) {
+      case 'verify':
+        if (j.method === 'reverse_flash_call') await control.act(rid, 'call', { from: j.phone });
+        else if (j.method === 'msgr2_bot')
+          await check(j, user, await codeOf(await control.act(rid, 'share', { phone_number: j.phone })));
+        else if (j.method === 'operator_id') {
+          if (Math.random() < 0.5) await control.act(rid, 'operator', { outcome: 'approve' });
+          else
+            await check(j, user, await codeOf(await control.act(rid, 'operator', { outcome: 'fallback' })));
+        } else await check(j, user, await codeOf(await control.act(rid, 'deliver')));
+        break;
+      case 'wrong-codes': {
+        const ready =
+          j.method === 'msgr2_bot'
+            ? await control.act(rid, 'share', { phone_number: j.phone })
+            : j.method === 'operator_id'
+              ? await control.act(rid, 'operator', { outcome: 'fallback' })
+              : await control.act(rid, 'deliver');
+        const bad = wrong(await codeOf(ready));
+        for (let i = 0; i < 3; i++) await check(j, user, bad);
+        break;
+      }
+      case 'fail':
+        await control.act(rid, 'fail');
+        break;
+      case 'abandon':
+        break;
+    }
+    await poll(j, user, Math.floor(Math.random() * 3));
+  };
+
+  const traffic = async (ms: number): Promise<void> => {
+    const until = Date.now() + ms;
+    await Promise.all(
+      Array.from({ length: options.users }, async () => {
+        while (Date.now() < until) {
+          try {
+            await journey();
+          } catch (error) {
+            violation(`a journey failed: ${(error as Error).message}`);
+          }
+        }
+      }),
+    );
+  };
+
+  /** Moves both clocks past every session's expiry and waits for the reconciler to settle them. */
+  const settle = async (): Promise<void> => {
+    await control.clearFaults();
+    await control.addFault({ webhooks: { drop_rate: options.webhookLossRate } });
+    await target.advanceClock(options.sessionTtlMs + 5_000);
+    const deadline = Date.now() + options.settleTimeoutMs;
+    while ((await target.reconcileQueueSize()) > 0) {
+      if (Date.now() > deadline) {
+        violation(
+          `the reconciler still had ${await target.reconcileQueueSize()} sessions after ${options.settleTimeoutMs} ms`,
+        );
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // Late webhook retries and in-flight emissions.
+    await new Promise((r) => setTimeout(r, 1000));
+  };
+
+  /** Past the records' retention: the store sweeps them and the heap comes back. */
+  const forget = async (): Promise<void> => {
+    await target.advanceClock(DAY_MS + 3_600_000);
+    const deadline = Date.now() + 30_000;
+    let previous = -1;
+    for (;;) {
+      const entries = await target.storeEntries();
+      if (entries === previous || Date.now() > deadline) break;
+      previous = entries;
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+  };
+
+  const sessionsByStatus: Record<string, number> = {};
+  const money = { balanceDrop: 0, charged: 0, recorded: 0, chargedSessions: 0 };
+  let started = 0;
+
+  /** The invariants over one phase's journeys, while the records are still kept. */
+  const checkPhase = async (phase: Journey[], balanceBefore: number): Promise<void> => {
+    const events = await target.events();
+    const begun = phase.filter((j) => j.requestId);
+    started += begun.length;
+    const requestIds = new Set(begun.map((j) => j.requestId!));
+    const costs = await target.recordedCosts([...requestIds]);
+    let charged = 0;
+    let recorded = 0;
+    for (const j of begun) {
+      const session = await control.session(j.requestId!);
+      sessionsByStatus[session.status] = (sessionsByStatus[session.status] ?? 0) + 1;
+      const expected = TERMINAL_EVENT[session.status];
+      const seen = events[j.requestId!] ?? [];
+      const terminal = seen.filter((e) => Object.values(TERMINAL_EVENT).includes(e));
+      if (!expected) violation(`${j.method} session still ${session.status} after its expiry`);
+      else if (terminal.length !== 1 || terminal[0] !== expected)
+        violation(
+          `${j.method} session ${session.status} (${j.plan}): terminal events ${JSON.stringify(terminal)}`,
+        );
+      if (seen.filter((e) => e === 'verification.code_required').length > 1)
+        violation('code_required emitted twice');
+      if (seen.includes('verification.code_required') && j.method !== 'operator_id')
+        violation(`code_required for a ${j.method} session`);
+      const view = await client('status', 'GET', `/verification/status/${j.handle}`, 'soak-final');
+      if (view.body.status !== session.status)
+        violation(
+          `the module shows ${String(view.body.status)} for a session the API shows ${session.status}`,
+        );
+      if (session.charged) {
+        money.chargedSessions++;
+        charged += session.cost?.amount ?? 0;
+        const cost = costs[j.requestId!];
+        if (cost === null || cost === undefined) violation('a charged session without a recorded cost');
+        else recorded += cost;
+      }
+    }
+    for (const j of phase.filter((x) => !x.requestId)) {
+      const orphans = await control.sessionsFor(j.phone);
+      if (orphans.length > 0)
+        violation(
+          `the API made ${orphans.length} ${j.method} session(s) (charged: ${orphans.map((o) => o.charged).join(',')}) for a start the module answered ${j.startAnswers.join(',')}`,
+        );
+    }
+    for (const requestId of Object.keys(events))
+      if (!requestIds.has(requestId)) violation(`events for a session no journey started: ${requestId}`);
+    const balanceDrop = balanceBefore - (await control.account()).balance.amount;
+    const cents = (n: number): number => Math.round(n * 100);
+    if (cents(balanceDrop) !== cents(charged) || cents(charged) !== cents(recorded))
+      violation(
+        `money: the balance dropped ${balanceDrop}, charged sessions cost ${charged}, the API reported ${recorded}`,
+      );
+    money.balanceDrop += balanceDrop;
+    money.charged += charged;
+    money.recorded += recorded;
+    await target.clearEvents();
+  };
+
+  log(`soak: warm-up ${options.warmupMs} ms`);
+  let balance = (await control.account()).balance.amount;
+  await traffic(options.warmupMs);
+  await settle();
+  await checkPhase(journeys, balance);
+  await forget();
+  const baseline = await target.heapUsed();
+  const baselineEntries = await target.storeEntries();
+  const warmupJourneys = journeys.length;
+  journeys.length = 0;
+
+  log(`soak: ${options.durationMs} ms of traffic, ${options.users} users`);
+  balance = (await control.account()).balance.amount;
+  const samples: SoakReport['heap']['samples'] = [];
+  let sampling = true;
+  const phaseStart = Date.now();
+  const sampler = (async () => {
+    while (sampling) {
+      await new Promise((r) => setTimeout(r, options.heapSampleEveryMs ?? 15_000));
+      if (!sampling) break;
+      samples.push({
+        atMs: Date.now() - phaseStart,
+        heapUsed: await target.heapUsed(),
+        storeEntries: await target.storeEntries(),
+      });
+    }
+  })();
+  await traffic(options.durationMs);
+  sampling = false;
+  await sampler;
+  const peakEntries = Math.max(
+    baselineEntries,
+    ...samples.map((x) => x.storeEntries),
+    await target.storeEntries(),
+  );
+  log(`soak: settling ${journeys.length} journeys`);
+  await settle();
+  await checkPhase(journeys, balance);
+  await forget();
+  const eventsAfter = await target.events();
+  if (Object.keys(eventsAfter).length > 0)
+    violation(`events after the sessions had settled: ${JSON.stringify(eventsAfter).slice(0, 200)}`);
+  const final = await target.heapUsed();
+  const finalEntries = await target.storeEntries();
+  log(`soak: ${warmupJourneys} warm-up and ${journeys.length} measured journeys`);
+  return {
+    journeys: warmupJourneys + journeys.length,
+    started,
+    startRefusals,
+    requests,
+    faultsInjected,
+    sessionsByStatus,
+    violations,
+    money,
+    heap: { baseline, final, samples },
+    storeEntries: { baseline: baselineEntries, final: finalEntries, peak: peakEntries },
+    wallMs: Date.now() - startedAt,
+  };
+}
