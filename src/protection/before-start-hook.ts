@@ -1,6 +1,6 @@
-import type { Logger } from '@nestjs/common';
 import { VerificationClientError } from '../verification.errors.js';
 import type { LimitsOptions, StartContext } from '../verification.options.js';
+import type { ProtectionLog } from './protection-log.js';
 import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
 
 /** The host's reason reaches the frontend: only a short code-like string passes as is. */
@@ -17,16 +17,16 @@ const HOOK_FAILED_RETRY_MS = 5000;
 export async function runBeforeStart(
   hook: LimitsOptions['beforeStart'],
   context: StartContext,
-  logger: Logger,
+  logger: ProtectionLog,
 ): Promise<void> {
   if (!hook) return;
   let verdict: unknown;
   try {
     verdict = await hook(context);
   } catch (error) {
-    logger.error(
-      `beforeStart hook threw ${error instanceof Error ? error.name : typeof error}; start refused`,
-    );
+    logger.error('beforeStart hook threw; start refused', {
+      error: error instanceof Error ? error.name : typeof error,
+    });
     throw protectionUnavailable(ProtectionRefusalReason.beforeStartFailed, HOOK_FAILED_RETRY_MS);
   }
   if (verdict === undefined || verdict === null || verdict === true) return;

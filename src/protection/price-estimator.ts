@@ -1,7 +1,6 @@
-import type { Logger } from '@nestjs/common';
-import type { KnownVerificationMethod, Money } from '../api/api.types.js';
-import type { VerificationApiClient } from '../api/verification-api.client.js';
+import type { KnownVerificationMethod, Money, Prices } from '../api/api.types.js';
 import { toMinorUnits } from './money.js';
+import type { ProtectionLog } from './protection-log.js';
 
 const READ_RETRY_MS = 30_000;
 
@@ -14,8 +13,9 @@ interface PriceList {
 /**
  * What a start of a method is expected to cost, for the spend cap's reservation before the API
  * answers with the real `cost`. Prices come from `GET /v1/prices` (never hard-coded, as the spec
- * asks), cached for `pricesTtlMs` and read by one request at a time. When the list cannot be
- * read, the last list is used; a method missing from it is estimated by the last real cost seen
+ * asks) through the module's price cache (VerificationAccountService), asked again at most every
+ * `pricesTtlMs` and by one caller at a time. When the list cannot be read, the last list is used
+ * and no read is tried for 30 s (an outage must not slow every start); a method missing from it is estimated by the last real cost seen
  * for it, else by the highest known price; with nothing known at all, 1 minor unit (the real cost
  * is still counted when the API answers; only concurrent starts may then pass the cap).
  */
@@ -27,10 +27,10 @@ export class PriceEstimator {
   private readonly learned = new Map<string, number>();
 
   constructor(
-    private readonly api: VerificationApiClient,
+    private readonly readPrices: () => Promise<Prices>,
     private readonly ttlMs: number,
     private readonly now: () => number,
-    private readonly logger: Logger,
+    private readonly logger: ProtectionLog,
   ) {}
 
   /** The estimate in minor units (kopecks), at least 1. */
@@ -58,7 +58,7 @@ export class PriceEstimator {
 
   private async read(): Promise<PriceList | undefined> {
     try {
-      const prices = await this.api.getPrices();
+      const prices = await this.readPrices();
       const minorByMethod = new Map<string, number>();
       for (const { method, price } of prices.prices) {
         const minor = toMinorUnits(price.amount);
@@ -67,8 +67,9 @@ export class PriceEstimator {
       this.list = { readAt: this.now(), minorByMethod };
     } catch (error) {
       this.retryAfter = this.now() + Math.min(this.ttlMs, READ_RETRY_MS);
-      const name = error instanceof Error ? error.name : 'error';
-      this.logger.warn(`spend cap: prices could not be read (${name}); using the last known estimates`);
+      this.logger.warn('spend cap: prices could not be read; using the last known estimates', {
+        error: error instanceof Error ? error.name : 'error',
+      });
     }
     return this.list;
   }

@@ -1,10 +1,10 @@
-import type { Logger } from '@nestjs/common';
 import type { KnownVerificationMethod, Money } from '../api/api.types.js';
 import { VerificationOpsEventName, type SpendCapReachedEvent } from '../events/verification-events.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { toMajorUnits, toMinorUnits } from './money.js';
 import type { PriceEstimator } from './price-estimator.js';
 import type { ProtectionHold } from './protection-hold.js';
+import type { ProtectionLog } from './protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
@@ -42,7 +42,7 @@ export class SpendCap {
     private readonly settings: SpendCapSettings,
     private readonly prices: PriceEstimator,
     private readonly emit: (event: SpendCapReachedEvent) => void,
-    private readonly logger: Logger,
+    private readonly logger: ProtectionLog,
   ) {
     this.capMinor = toMinorUnits(settings.amount) ?? 0;
     this.limiter = new StoreRateLimiter(store, {
@@ -94,9 +94,12 @@ export class SpendCap {
     } catch {
       return; // The refusal matters more than the alert; the next refusal tries again.
     }
-    this.logger.warn(
-      `spend cap reached: ${toMajorUnits(spentMinor)} of ${this.settings.amount} ${this.settings.currency}; starts are refused until ${new Date(windowEndsAt).toISOString()}`,
-    );
+    this.logger.warn('spend cap reached: starts are refused until the window ends', {
+      spent: toMajorUnits(spentMinor),
+      cap: this.settings.amount,
+      currency: this.settings.currency,
+      window_ends_at: new Date(windowEndsAt).toISOString(),
+    });
     this.emit({
       event: VerificationOpsEventName.spendCapReached,
       spent: toMajorUnits(Math.max(spentMinor, 0)),

@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationApiError, VerificationApiUnavailableError } from '../api/verification-api.error.js';
 import type { SpendCapReachedEvent } from '../events/verification-events.js';
+import { VerificationAccountService } from '../operations/verification-account.service.js';
+import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import { VerificationClientError } from '../verification.errors.js';
@@ -36,7 +37,6 @@ const CLAIM_SLACK_MS = 10_000;
  */
 @Injectable()
 export class VerificationProtection {
-  private readonly logger = new Logger('VerificationProtection');
   private readonly limits: RequestRateLimits;
   private readonly cooldown: ResendCooldown;
   private readonly coalescer: StartCoalescer | undefined;
@@ -45,7 +45,8 @@ export class VerificationProtection {
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) store: VerificationStore,
-    api: VerificationApiClient,
+    account: VerificationAccountService,
+    private readonly logger: VerificationLogger,
     @Optional() private readonly emitter?: EventEmitter2,
   ) {
     const limits = options.limits;
@@ -58,7 +59,12 @@ export class VerificationProtection {
       ? new SpendCap(
           store,
           limits.spendCap,
-          new PriceEstimator(api, options.pricesTtlMs, () => store.now(), this.logger),
+          new PriceEstimator(
+            () => account.getPrices(),
+            options.pricesTtlMs,
+            () => store.now(),
+            logger,
+          ),
           (event) => this.emit(event),
           this.logger,
         )
@@ -145,7 +151,7 @@ export class VerificationProtection {
       await reservation?.settle(result.cost);
     } catch (error) {
       // The session exists and is paid for: serve it; the window keeps the estimate.
-      this.logger.warn(`spend cap: the real cost could not be recorded (${errorName(error)})`);
+      this.logger.warn('spend cap: the real cost could not be recorded', { error: errorName(error) });
     }
     return { result, coalesced: false, resendAvailableAt };
   }
@@ -153,7 +159,7 @@ export class VerificationProtection {
   private emit(event: SpendCapReachedEvent): void {
     // Not awaited: a slow alerting listener must not hold the refused request.
     this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
-      this.logger.error(`a ${event.event} listener failed: ${errorName(error)}`);
+      this.logger.error('a spend_cap_reached listener failed', { error: errorName(error) });
     });
   }
 }
