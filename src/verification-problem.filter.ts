@@ -1,8 +1,8 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { VerificationLogger } from '../operations/verification-logger.js';
-import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
-import { VerificationClientError } from '../verification.errors.js';
+import { VerificationLogger } from './operations/verification-logger.js';
+import { VerificationStoreUnavailableError } from './store/store-unavailable.error.js';
+import { VerificationClientError } from './verification.errors.js';
 
 /**
  * Renders every error of the module's own routes as `application/problem+json` with an

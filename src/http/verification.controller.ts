@@ -25,7 +25,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
 import { clientIp } from './client-request.js';
-import { ProblemDetailsFilter } from './problem-details.filter.js';
+import { ProblemDetailsFilter } from '../verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
 import { VerificationValidationPipe } from './validation.pipe.js';
 import {

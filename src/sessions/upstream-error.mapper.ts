@@ -38,7 +38,3 @@ export function describeUpstreamError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return 'unknown error';
 }
-
-export function isInsufficientBalance(error: unknown): boolean {
-  return error instanceof VerificationApiError && error.status === 402;
-}

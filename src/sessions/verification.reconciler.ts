@@ -1,11 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { VerificationApiError } from '../api/verification-api.error.js';
+import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
@@ -32,7 +27,6 @@ const BATCH_SIZE = 50;
  */
 @Injectable()
 export class VerificationReconciler implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('VerificationReconciler');
   private timer: ReturnType<typeof setTimeout> | undefined;
   private current: Promise<number> = Promise.resolve(0);
   private stopped = true;
@@ -44,6 +38,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     private readonly records: SessionRecordRepository,
     private readonly refresher: SessionRefresher,
     private readonly tracker: VerificationTracker,
+    private readonly logger: VerificationLogger,
   ) {}
 
   onApplicationBootstrap(): void {

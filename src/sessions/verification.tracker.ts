@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { VerificationLogger } from '../operations/verification-logger.js';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
 import {
@@ -50,12 +51,11 @@ export interface EmitSummary {
  */
 @Injectable()
 export class VerificationTracker {
-  private readonly logger = new Logger('VerificationTracker');
-
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
     private readonly queue: ReconcileQueue,
+    private readonly logger: VerificationLogger,
     @Optional() private readonly emitter?: EventEmitter2,
   ) {
     if (!emitter)
@@ -144,9 +144,11 @@ export class VerificationTracker {
       await this.emitter!.emitAsync(event, payload);
     } catch (error) {
       await this.store.delete(key);
-      this.logger.warn(
-        `listener of ${event} failed (${(error as Error)?.name ?? 'Error'}); claim released for redelivery`,
-      );
+      this.logger.warn('listener failed; claim released for redelivery', {
+        event,
+        request_id: record.requestId,
+        error: (error as Error)?.name ?? 'Error',
+      });
       throw new VerificationListenerError(event, record.requestId);
     }
     const retention = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationTelemetry } from '../operations/verification-telemetry.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { isTerminal } from '../sessions/session-record.js';
@@ -49,7 +51,6 @@ const RAW_BODY_MISSING =
  */
 @Injectable()
 export class WebhookReceiver {
-  private readonly logger = new Logger('VerificationWebhooks');
   private rawBodyMissingReported = false;
 
   constructor(
@@ -60,9 +61,33 @@ export class WebhookReceiver {
     private readonly records: SessionRecordRepository,
     private readonly tracker: VerificationTracker,
     private readonly queue: ReconcileQueue,
+    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
   ) {}
 
+  /** Handles one delivery; every outcome (also a refusal) is counted and logged once. */
   async receive(rawBody: unknown, headers: WebhookHeaders): Promise<WebhookResult> {
+    const startedAt = Date.now();
+    const webhookId = firstHeader(headers['webhook-id']);
+    try {
+      const result = await this.receiveChecked(rawBody, headers);
+      this.telemetry.webhookHandled(result, { webhookId, status: 200, latencyMs: Date.now() - startedAt });
+      return result;
+    } catch (error) {
+      const refusal = error instanceof VerificationClientError ? error : undefined;
+      this.telemetry.webhookHandled(
+        refusal?.errorCode === 'invalid_signature' ? 'invalid_signature' : 'failed',
+        {
+          webhookId,
+          status: refusal?.status ?? 503,
+          latencyMs: Date.now() - startedAt,
+        },
+      );
+      throw error;
+    }
+  }
+
+  private async receiveChecked(rawBody: unknown, headers: WebhookHeaders): Promise<WebhookResult> {
     const body = this.rawBody(rawBody, headers);
     await this.authenticate(body, headers);
     const notice = parseNotice(body);
@@ -196,6 +221,10 @@ async function hostVerdict(
   } catch {
     return 'the verifier threw';
   }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function parseNotice(body: Buffer): WebhookNotice {

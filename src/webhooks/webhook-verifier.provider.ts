@@ -1,4 +1,5 @@
-import { Logger, type Provider } from '@nestjs/common';
+import type { Provider } from '@nestjs/common';
+import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../verification.options.js';
@@ -14,12 +15,13 @@ export const WEBHOOK_VERIFIER = Symbol('WEBHOOK_VERIFIER');
 export function createWebhookVerifier(
   options: ResolvedVerificationOptions,
   store: VerificationStore,
+  logger: VerificationLogger,
 ): WebhookVerifier | null {
   const webhooks = options.webhooks;
   if (!webhooks.enabled) return null;
   if (webhooks.verifier) return webhooks.verifier;
   if (webhooks.signature === 'none') {
-    new Logger('VerificationWebhooks').warn(
+    logger.warn(
       'webhooks.signature is "none": webhook signatures are NOT checked. Anyone who can reach the webhook route can make the module poll the API; use it only behind a trusted gateway that checks them.',
     );
     return null;
@@ -33,5 +35,5 @@ export function createWebhookVerifier(
 export const webhookVerifierProvider: Provider = {
   provide: WEBHOOK_VERIFIER,
   useFactory: createWebhookVerifier,
-  inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationStore],
+  inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationStore, VerificationLogger],
 };

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Post, Req, UseFilters, type Type } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ProblemDetailsFilter } from '../http/problem-details.filter.js';
+import { ProblemDetailsFilter } from '../verification-problem.filter.js';
 import type { WebhookHeaders } from './standard-webhooks.verifier.js';
 import { WebhookReceiver, type WebhookResult } from './webhook-receiver.js';
 
