@@ -154,6 +154,20 @@ function controllersFor(settings: RouteSettings): Type[] {
   ];
 }
 
+/** The builder's definition (options provider, `global`) plus the controllers, providers and exports. */
+function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicModule {
+  return {
+    ...base,
+    controllers: controllersFor(settings),
+    providers: [
+      ...(base.providers ?? []),
+      { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
+      ...PROVIDERS,
+    ],
+    exports: EXPORTS,
+  };
+}
+
 /**
  * Phone-number verification for a NestJS app: the typed API client, VerificationService, the
  * client routes (start, check, status, methods) and the webhook route. Requires
@@ -165,32 +179,12 @@ export class VerificationModule extends ConfigurableVerificationModule {
     const settings = staticRouteSettings(options.routes, (prefix) =>
       webhookRouteFromOptions(options, prefix),
     );
-    const base = super.forRoot(options);
-    return {
-      ...base,
-      controllers: controllersFor(settings),
-      providers: [
-        ...(base.providers ?? []),
-        { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
-        ...PROVIDERS,
-      ],
-      exports: EXPORTS,
-    };
+    return withModuleParts(super.forRoot(options), settings);
   }
 
   static override forRootAsync(options: VerificationModuleAsyncOptions): DynamicModule {
     const { routes, webhooks, ...asyncOptions } = options;
     const settings = staticRouteSettings(routes, (prefix) => webhookRouteFromStatic(webhooks, prefix));
-    const base = super.forRootAsync(asyncOptions);
-    return {
-      ...base,
-      controllers: controllersFor(settings),
-      providers: [
-        ...(base.providers ?? []),
-        { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
-        ...PROVIDERS,
-      ],
-      exports: EXPORTS,
-    };
+    return withModuleParts(super.forRootAsync(asyncOptions), settings);
   }
 }

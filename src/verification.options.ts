@@ -1,24 +1,13 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
-import type { KnownVerificationMethod } from './api/api.types.js';
+import type { VerificationApiClientOptions } from './api/api-client.options.js';
+import { VERIFICATION_METHODS, type KnownVerificationMethod } from './api/api.types.js';
 import type { VerificationStore } from './store/verification-store.interface.js';
 
 /** What `owner(req)` and `limits.key` receive: the raw Express or Fastify request. */
 export type HostRequest = unknown;
 
-export interface ApiOptions {
-  /** Base address of the API, without `/v1` (for example the sandbox's `sb.url`). */
-  baseUrl: string;
-  apiKey: string;
-  apiSecret: string;
-  /** Per-request timeout. Default 5000 ms. */
-  timeoutMs?: number;
-  /** Retries of GETs (network errors, 5xx, 429): attempts after the first. Default 2. */
-  maxRetries?: number;
-  /** Total deadline of one GET with its retries. Default 10000 ms. */
-  retryDeadlineMs?: number;
-  /** Longest `Retry-After` honoured before giving up. Default 5000 ms. */
-  maxRetryAfterMs?: number;
-}
+/** The API and its credentials: the client's options without its observation hook (the module wires it). */
+export type ApiOptions = Omit<VerificationApiClientOptions, 'onRequest'>;
 
 /** Verifies a webhook request's signature over its raw bytes. Throws or returns false when it does not hold. */
 export interface WebhookVerifier {
@@ -183,15 +172,9 @@ export interface VerificationModuleOptions {
 
 /* ------------------------------------------------------------------ defaults and validation */
 
-export const DEFAULT_METHODS: KnownVerificationMethod[] = [
-  'reverse_flash_call',
-  'flash_call',
-  'msgr1_otp',
-  'msgr2_bot',
-  'sms',
-  'operator_id',
-];
-const ALL_METHODS: readonly string[] = [...DEFAULT_METHODS, 'voice'];
+/** Every known method but `voice` (announced as coming soon). */
+export const DEFAULT_METHODS: KnownVerificationMethod[] = VERIFICATION_METHODS.filter((m) => m !== 'voice');
+const ALL_METHODS: readonly string[] = VERIFICATION_METHODS;
 const LOG_LEVELS: readonly string[] = ['log', 'error', 'warn', 'debug', 'verbose', 'fatal'];
 
 export interface ResolvedLimits {
