@@ -119,11 +119,13 @@ export async function call(
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  let parsed: Record<string, unknown> = {};
+  return { status: res.status, headers: res.headers, body: parseJsonObject(text), text };
+}
+
+function parseJsonObject(text: string): Record<string, unknown> {
   try {
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   } catch {
-    parsed = {};
+    return {};
   }
-  return { status: res.status, headers: res.headers, body: parsed, text };
 }
