@@ -20,6 +20,17 @@ serveCommands(
     advanceClock: (ms) => host.advanceClock(ms as number),
     heapUsed: () => settledHeapUsed(),
     storeEntries: () => (host.store instanceof MemoryStore ? host.store.entryCount : null),
+    queueSize: (queue) => host.store.queueSize(queue as string),
+    /** The `cost.amount` of each session record (what the API reported), null without a record. */
+    recordedCosts: async (ids) => {
+      const costs: Record<string, number | null> = {};
+      for (const id of ids as string[]) {
+        const raw = await host.store.get(`session:{${id}}`);
+        costs[id] =
+          raw === null ? null : ((JSON.parse(raw) as { cost?: { amount: number } }).cost?.amount ?? null);
+      }
+      return costs;
+    },
   },
   () => host.close(),
 );
