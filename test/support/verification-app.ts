@@ -11,6 +11,7 @@ import {
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
+import request from 'supertest';
 import { VerificationModule } from '../../src/verification.module.js';
 import type { VerificationModuleOptions } from '../../src/verification.options.js';
 import type { VerificationEvent } from '../../src/events/verification-events.js';
@@ -105,7 +106,7 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
   return { app, url: `http://127.0.0.1:${address.port}`, events, opsEvents, close: () => app.close() };
 }
 
-/** JSON request helper over real HTTP (fetch), returning status, headers and parsed body. */
+/** JSON request helper (supertest) over real HTTP, returning status, headers and parsed body. */
 export async function call(
   url: string,
   method: 'GET' | 'POST',
@@ -113,13 +114,23 @@ export async function call(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; body: Record<string, unknown>; text: string }> {
-  const res = await fetch(url + path, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  let req = (method === 'GET' ? request(url).get(path) : request(url).post(path)).set(headers);
+  if (body !== undefined)
+    req = req
+      .set('content-type', headers['content-type'] ?? 'application/json')
+      .send(typeof body === 'string' ? body : JSON.stringify(body));
+  // Keep the body as text whatever its content type (problem+json, HTML from a host's parser, empty).
+  const res = await req.buffer(true).parse((stream, done) => {
+    let data = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => (data += chunk));
+    stream.on('end', () => done(null, data));
   });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: parseJsonObject(text), text };
+  const text = typeof res.body === 'string' ? res.body : '';
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(res.headers as Record<string, string | string[] | undefined>))
+    if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+  return { status: res.status, headers: responseHeaders, body: parseJsonObject(text), text };
 }
 
 function parseJsonObject(text: string): Record<string, unknown> {
