@@ -19,6 +19,11 @@ export class SessionRecordRepository {
     return raw === null ? null : (JSON.parse(raw) as SessionRecord);
   }
 
+  /** Rejects with the store's error when it cannot be reached (one cheap read). */
+  async ensureReachable(): Promise<void> {
+    await this.store.get(SessionRecordRepository.key('reachability-probe'));
+  }
+
   async save(record: SessionRecord): Promise<void> {
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
     await this.store.set(SessionRecordRepository.key(record.requestId), JSON.stringify(record), ttl);

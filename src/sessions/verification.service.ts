@@ -244,6 +244,9 @@ export class VerificationService {
     method: KnownVerificationMethod,
     owner: string | undefined,
   ): Promise<SessionRecord> {
+    // A paid initiation whose session could not be recorded would never be followed: with the store
+    // down (and no protection having touched it yet), refuse before paying.
+    await this.records.ensureReachable();
     let result: InitiateResult;
     try {
       result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });
