@@ -17,6 +17,11 @@ import { VerificationTracker } from './verification.tracker.js';
 @Injectable()
 export class SessionRefresher {
   private readonly inflight = new Map<string, Promise<SessionRecord>>();
+  /**
+   * Poll claims this process took: request id → end of the claim on the store clock, oldest
+   * first. A poll inside one would lose the claim anyway, so it skips the store round trip.
+   */
+  private readonly ownClaims = new Map<string, number>();
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -36,15 +41,30 @@ export class SessionRefresher {
     if (!this.options.statusCache.enabled) return this.fetch(record, source);
     const running = this.inflight.get(record.requestId);
     if (running) return running;
+    const now = this.store.now();
+    // The caller read `record` just now, with no wait since: it is what a re-read after a lost claim gives.
+    if ((this.ownClaims.get(record.requestId) ?? 0) > now) return record;
+    const intervalMs = pollIntervalMs(record.method);
     const claimed = await this.store.setIfAbsent(
       SessionRefresher.pollClaimKey(record.requestId),
       '1',
-      pollIntervalMs(record.method),
+      intervalMs,
     );
     if (!claimed) return (await this.records.get(record.requestId)) ?? record;
+    this.rememberClaim(record.requestId, now + intervalMs, now);
     const promise = this.fetch(record, source).finally(() => this.inflight.delete(record.requestId));
     this.inflight.set(record.requestId, promise);
     return promise;
+  }
+
+  private rememberClaim(requestId: string, until: number, now: number): void {
+    this.ownClaims.delete(requestId);
+    this.ownClaims.set(requestId, until);
+    // Claims end in about the order they were taken: drop the ended ones at the front (bounded by the poll rate).
+    for (const [id, end] of this.ownClaims) {
+      if (end > now) break;
+      this.ownClaims.delete(id);
+    }
   }
 
   private async fetch(record: SessionRecord, source: VerificationEventSource): Promise<SessionRecord> {
