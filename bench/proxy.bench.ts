@@ -16,7 +16,7 @@ import {
   type BenchContext,
 } from './lib/context.js';
 import type { Platform } from './lib/host-app.js';
-import { runLoad, type LoadResult } from './lib/load.js';
+import { runLoad, runPaced, type LoadResult } from './lib/load.js';
 import { fmt, median, type BenchTable } from './lib/report.js';
 import type { HostReady } from './servers/host-process.js';
 import type { SandboxReady } from './servers/sandbox-process.js';
@@ -112,12 +112,12 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     for (let round = 0; round < ctx.rounds; round++) {
       const urls = await freshUrls();
       for (const target of rotate(targets, round)) {
-        const result = await runLoad({
+        const result = await runPaced({
           url: urls[target],
           headers: headersFor(target),
           connections: CONNECTIONS,
           durationSec: ctx.roundSeconds,
-          overallRate: rate,
+          rate,
         });
         paced[target].push(result);
       }
@@ -193,7 +193,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         ],
         rows: latencyRows,
         notes: [
-          `The rate is 40% of the slowest target's saturated throughput, so no target queues: the difference in p99 is what the hop costs, not a queue. Latencies are measured per response with hrtime (float ms).`,
+          `An even pace (request i at start + i / rate, open loop, over a pool of ${CONNECTIONS} keep-alive connections) at 40% of the slowest target's saturated throughput, so that no target queues: the difference in p99 is what the hop costs. Latency runs from issuing a request to the end of its answer.`,
         ],
       },
     ];

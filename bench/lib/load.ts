@@ -1,3 +1,4 @@
+import http from 'node:http';
 import autocannon from 'autocannon';
 import { percentile } from './report.js';
 
@@ -9,6 +10,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   connections: number;
   durationSec: number;
+  /** Stop after this many requests instead of after `durationSec`. */
+  amount?: number;
   /** Requests per second over all connections (open loop per connection); absent = as fast as it goes. */
   overallRate?: number;
   /** Varies each request (autocannon `requests`); the first entry may use setupRequest. */
@@ -44,6 +47,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         headers: options.headers,
         connections: options.connections,
         duration: options.durationSec,
+        amount: options.amount,
         overallRate: options.overallRate,
         requests: options.requests,
         timeout: 10,
@@ -66,6 +70,71 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     responses: latencies.length,
     non2xx: latencies.length - ok,
     errors: result.errors,
+    statusCodes,
+  };
+}
+
+export interface PacedOptions {
+  url: string;
+  headers?: Record<string, string>;
+  /** Keep-alive connections the requests share (a request waits for a free one). */
+  connections: number;
+  /** Requests per second, issued evenly (autocannon's own rate limit sends each second's share in a burst). */
+  rate: number;
+  durationSec: number;
+}
+
+/**
+ * An open-loop GET load at an even pace: request i is issued at start + i / rate, whatever the
+ * answers before it; latency runs from issuing to the end of the answer (waiting for a free
+ * connection included).
+ */
+export async function runPaced(options: PacedOptions): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let ok = 0;
+  let errors = 0;
+  const total = Math.round(options.rate * options.durationSec);
+  const inFlight: Promise<void>[] = [];
+  const started = performance.now();
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const issued = performance.now();
+      const req = http.get(options.url, { agent, headers: options.headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          latencies.push(performance.now() - issued);
+          const status = res.statusCode ?? 0;
+          statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+          if (status >= 200 && status < 300) ok++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+    });
+  for (let issued = 0; issued < total;) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * options.rate) + 1);
+    while (issued < due) {
+      inFlight.push(one());
+      issued++;
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await Promise.all(inFlight);
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return {
+    rps: latencies.length / seconds,
+    okRps: ok / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    responses: latencies.length,
+    non2xx: latencies.length - ok,
+    errors,
     statusCodes,
   };
 }
