@@ -1,7 +1,8 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { VerificationClientError } from '../verification.errors.js';
 
-const POLLUTING_KEYS = ['__proto__', 'constructor', 'prototype'];
+/** Keys that name something every object inherits (`__proto__`, `constructor`, `valueOf`, …), or `prototype`. */
+const isPollutingKey = (key: string): boolean => key === 'prototype' || key in Object.prototype;
 
 /**
  * The client routes' own ValidationPipe (never installed globally): unknown or extra fields,
@@ -35,7 +36,7 @@ export class VerificationValidationPipe extends ValidationPipe {
         throw new VerificationClientError('validation_error', 'The request body must be a JSON object', {
           errors: [{ field: null, message: 'The request body must be a JSON object' }],
         });
-      const polluting = Object.keys(value).find((key) => POLLUTING_KEYS.includes(key));
+      const polluting = Object.keys(value).find(isPollutingKey);
       if (polluting !== undefined)
         throw new VerificationClientError('validation_error', `property ${polluting} should not exist`, {
           errors: [{ field: polluting, message: `property ${polluting} should not exist` }],

@@ -69,6 +69,8 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
       { phone_number: 'not a phone', method: 'sms' },
       { phone_number: '+7912', method: 'sms' },
       { phone_number: '+7'.padEnd(5000, '9'), method: 'sms' },
+      { phone_number: '+79123456789', method: 'sms', valueOf: { polluted: true } },
+      { phone_number: '+79123456789', method: 'sms', toString: 'x', hasOwnProperty: 1 },
     ];
     for (const body of bodies) {
       const res = await start(body);
