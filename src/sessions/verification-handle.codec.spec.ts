@@ -28,7 +28,7 @@ describe('VerificationHandleCodec: opened handles are remembered without weakeni
   it('stays correct past the bound of remembered handles', () => {
     const first = codec.seal('req-first', 'carol');
     expect(codec.open(first, 'carol')).toBe('req-first');
-    for (let i = 0; i < 10_050; i++)
+    for (let i = 0; i < 2_050; i++)
       expect(codec.open(codec.seal(`req-${i}`, undefined), undefined)).toBe(`req-${i}`);
     expect(codec.open(first, 'carol')).toBe('req-first');
     expect(codec.open(first, 'dave')).toBeNull();

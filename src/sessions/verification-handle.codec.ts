@@ -13,7 +13,7 @@ const TAG_BYTES = 16;
 const MAX_HANDLE_CHARS = 256;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** Handles remembered as opened: a page polls its handle every 1.5 to 2.5 s, so most polls skip the cipher. */
-const OPENED_CACHE_SIZE = 10_000;
+const OPENED_CACHE_SIZE = 2_000;
 
 /**
  * The opaque `verification_id` a frontend holds: the upstream `request_id` sealed with
