@@ -1,6 +1,8 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { getHeapSnapshot } from 'node:v8';
+import { settledHeapUsed } from '../../test/hardening/support/heap.js';
 import { availableParallelism } from 'node:os';
 
 /** Messages between the runner and a server it forked (node IPC, JSON). */
@@ -119,6 +121,36 @@ const BUILT_IN: Record<string, (arg: unknown) => unknown> = {
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.start');
   },
+  /** Objects on the heap by constructor (or string kind): count and self size, after full collections. */
+  heapCensus: async () => {
+    settledHeapUsed();
+    const chunks: Buffer[] = [];
+    for await (const chunk of getHeapSnapshot()) chunks.push(chunk as Buffer);
+    const snapshot = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+      nodes: number[];
+      strings: string[];
+    };
+    const fields = snapshot.snapshot.meta.node_fields;
+    const types = snapshot.snapshot.meta.node_types[0];
+    const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f)) as [
+      number,
+      number,
+      number,
+    ];
+    const census: Record<string, [number, number]> = {};
+    for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
+      const type = types[snapshot.nodes[i + typeAt]!]!;
+      const key =
+        type === 'object' || type === 'closure'
+          ? `${type}:${snapshot.strings[snapshot.nodes[i + nameAt]!]}`
+          : type;
+      const entry = (census[key] ??= [0, 0]);
+      entry[0]++;
+      entry[1] += snapshot.nodes[i + sizeAt]!;
+    }
+    return census;
+  },
   /** Stops it and writes a .cpuprofile (open in Chrome DevTools) to the given path. */
   profileStop: async (path) => {
     if (!profiler) throw new Error('profiler not started');
@@ -175,11 +207,4 @@ export function forkArgument<T>(): T {
   return JSON.parse(process.argv[2] ?? 'null') as T;
 }
 
-/** Heap in use after two full collections (needs --expose-gc). */
-export function settledHeapUsed(): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run node with --expose-gc');
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
+export { settledHeapUsed };

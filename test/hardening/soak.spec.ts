@@ -15,14 +15,15 @@ const API_SECRET = 'sk_soak_1a2b3c4d5e6f708192a3b4c5d6e7f809';
 const WEBHOOK_SECRET = `whsec_${Buffer.from('soak-webhook-secret-0123456789abc').toString('base64')}`;
 const TIMEOUT_MS = 1000;
 const TTL_SECONDS = 60;
-/** Heap a run may keep after every session is gone (noise of the collector, pools, JIT). */
-const HEAP_TOLERANCE = 3 * 1024 * 1024;
+/** Heap the second half may keep over the first once their sessions are gone (collector and JIT noise). */
+const HEAP_TOLERANCE = 2 * 1024 * 1024;
 
 /**
  * The soak of issue 8: mixed traffic across every method with 10% of the API calls faulted and 30%
  * of the webhooks lost. Every session ends with exactly one terminal event matching the API, the
- * module shows what the API shows, the money adds up, and the host's heap and store come back
- * once the sessions are over. The sandbox runs in its own process (it keeps every session), so
+ * module shows what the API shows, the money adds up, and the host's store comes back once the
+ * sessions are over and its heap with it: after a warm-up, the second half of the run leaves the
+ * heap where the first half left it. The sandbox runs in its own process (it keeps every session), so
  * the heap measured here is the host app's and the test's.
  */
 describe('hardening: soak of mixed traffic with faults and lost webhooks', () => {
@@ -114,7 +115,7 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
       expect(report.faultsInjected).toBeGreaterThan(0);
       expect(report.money.chargedSessions).toBeGreaterThan(0);
       expect(report.storeEntries.final).toBeLessThanOrEqual(report.storeEntries.baseline + 5);
-      expect(report.heap.final - report.heap.baseline).toBeLessThan(HEAP_TOLERANCE);
+      expect(report.heap.final - report.heap.afterFirstHalf).toBeLessThan(HEAP_TOLERANCE);
     },
     (SOAK_SECONDS + 240) * 1000,
   );

@@ -70,8 +70,10 @@ export interface SoakReport {
   /** Problems found; empty when every invariant held. */
   violations: string[];
   money: { balanceDrop: number; charged: number; recorded: number; chargedSessions: number };
+  /** Settled heap after the warm-up, after the first half and after the second half (each once its sessions were gone). */
   heap: {
     baseline: number;
+    afterFirstHalf: number;
     final: number;
     samples: { atMs: number; heapUsed: number; storeEntries: number }[];
   };
@@ -317,9 +319,9 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
   let started = 0;
 
   /** The invariants over one phase's journeys, while the records are still kept. */
-  const checkPhase = async (phase: Journey[], balanceBefore: number): Promise<void> => {
+  const checkPhase = async (phaseJourneys: Journey[], balanceBefore: number): Promise<void> => {
     const events = await target.events();
-    const begun = phase.filter((j) => j.requestId);
+    const begun = phaseJourneys.filter((j) => j.requestId);
     started += begun.length;
     const requestIds = new Set(begun.map((j) => j.requestId!));
     const costs = await target.recordedCosts([...requestIds]);
@@ -353,7 +355,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
         else recorded += cost;
       }
     }
-    for (const j of phase.filter((x) => !x.requestId)) {
+    for (const j of phaseJourneys.filter((x) => !x.requestId)) {
       const orphans = await control.sessionsFor(j.phone);
       if (orphans.length > 0)
         violation(
@@ -374,53 +376,60 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     await target.clearEvents();
   };
 
-  log(`soak: warm-up ${options.warmupMs} ms`);
-  let balance = (await control.account()).balance.amount;
-  await traffic(options.warmupMs);
-  await settle();
-  await checkPhase(journeys, balance);
-  await forget();
-  const baseline = await target.heapUsed();
-  const baselineEntries = await target.storeEntries();
-  const warmupJourneys = journeys.length;
-  journeys.length = 0;
+  /** One phase of traffic, then every session settled, checked and forgotten: the heap after it. */
+  const phase = async (
+    ms: number,
+    label: string,
+  ): Promise<{ heap: number; entries: number; peak: number }> => {
+    log(`soak: ${label}: ${ms} ms of traffic, ${options.users} users`);
+    const balance = (await control.account()).balance.amount;
+    let peak = 0;
+    let sampling = true;
+    let wake = (): void => undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const sampler = (async () => {
+      while (sampling) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, options.heapSampleEveryMs ?? 15_000);
+        });
+        if (!sampling) break;
+        const sample = {
+          atMs: Date.now() - startedAt,
+          heapUsed: await target.heapUsed(),
+          storeEntries: await target.storeEntries(),
+        };
+        samples.push(sample);
+        peak = Math.max(peak, sample.storeEntries);
+      }
+    })();
+    await traffic(ms);
+    sampling = false;
+    clearTimeout(timer);
+    wake();
+    await sampler;
+    peak = Math.max(peak, await target.storeEntries());
+    log(`soak: ${label}: settling ${journeys.length} journeys`);
+    await settle();
+    await checkPhase(journeys, balance);
+    await forget();
+    const eventsAfter = await target.events();
+    if (Object.keys(eventsAfter).length > 0)
+      violation(`events after the sessions had settled: ${JSON.stringify(eventsAfter).slice(0, 200)}`);
+    journeyCount += journeys.length;
+    journeys.length = 0;
+    return { heap: await target.heapUsed(), entries: await target.storeEntries(), peak };
+  };
 
-  log(`soak: ${options.durationMs} ms of traffic, ${options.users} users`);
-  balance = (await control.account()).balance.amount;
   const samples: SoakReport['heap']['samples'] = [];
-  let sampling = true;
-  const phaseStart = Date.now();
-  const sampler = (async () => {
-    while (sampling) {
-      await new Promise((r) => setTimeout(r, options.heapSampleEveryMs ?? 15_000));
-      if (!sampling) break;
-      samples.push({
-        atMs: Date.now() - phaseStart,
-        heapUsed: await target.heapUsed(),
-        storeEntries: await target.storeEntries(),
-      });
-    }
-  })();
-  await traffic(options.durationMs);
-  sampling = false;
-  await sampler;
-  const peakEntries = Math.max(
-    baselineEntries,
-    ...samples.map((x) => x.storeEntries),
-    await target.storeEntries(),
-  );
-  log(`soak: settling ${journeys.length} journeys`);
-  await settle();
-  await checkPhase(journeys, balance);
-  await forget();
-  const eventsAfter = await target.events();
-  if (Object.keys(eventsAfter).length > 0)
-    violation(`events after the sessions had settled: ${JSON.stringify(eventsAfter).slice(0, 200)}`);
-  const final = await target.heapUsed();
-  const finalEntries = await target.storeEntries();
-  log(`soak: ${warmupJourneys} warm-up and ${journeys.length} measured journeys`);
+  let journeyCount = 0;
+  // The warm-up fills what is bounded by design (JIT code, parser and socket pools, caches); the
+  // two halves after it must then leave the heap where the first left it.
+  const warm = await phase(options.warmupMs, 'warm-up');
+  const first = await phase(options.durationMs / 2, 'first half');
+  const second = await phase(options.durationMs / 2, 'second half');
   return {
-    journeys: warmupJourneys + journeys.length,
+    journeys: journeyCount,
     started,
     startRefusals,
     requests,
@@ -428,8 +437,8 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     sessionsByStatus,
     violations,
     money,
-    heap: { baseline, final, samples },
-    storeEntries: { baseline: baselineEntries, final: finalEntries, peak: peakEntries },
+    heap: { baseline: warm.heap, afterFirstHalf: first.heap, final: second.heap, samples },
+    storeEntries: { baseline: warm.entries, final: second.entries, peak: Math.max(first.peak, second.peak) },
     wallMs: Date.now() - startedAt,
   };
 }
