@@ -151,6 +151,26 @@ const BUILT_IN: Record<string, (arg: unknown) => unknown> = {
     }
     return census;
   },
+  /** Starts V8's sampling heap profiler: where the allocations come from. */
+  allocationsStart: async () => {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('HeapProfiler.enable');
+    await profiler.post('HeapProfiler.startSampling', {
+      samplingInterval: 1024,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  },
+  /** Stops it and writes a .heapprofile (Chrome DevTools) to the given path. */
+  allocationsStop: async (path) => {
+    if (!profiler) throw new Error('profiler not started');
+    const { profile } = await profiler.post('HeapProfiler.stopSampling');
+    profiler.disconnect();
+    profiler = undefined;
+    writeFileSync(path as string, JSON.stringify(profile));
+    return path;
+  },
   /** Stops it and writes a .cpuprofile (open in Chrome DevTools) to the given path. */
   profileStop: async (path) => {
     if (!profiler) throw new Error('profiler not started');

@@ -82,6 +82,8 @@ export interface PacedOptions {
   /** Requests per second, issued evenly (autocannon's own rate limit sends each second's share in a burst). */
   rate: number;
   durationSec: number;
+  /** Seconds at the same pace before the measured part, not recorded: connections up, code warm. Default 1. */
+  warmupSec?: number;
 }
 
 /**
@@ -95,15 +97,18 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
   const statusCodes: Record<string, number> = {};
   let ok = 0;
   let errors = 0;
-  const total = Math.round(options.rate * options.durationSec);
+  const warmup = Math.round(options.rate * (options.warmupSec ?? 1));
+  const total = warmup + Math.round(options.rate * options.durationSec);
   const inFlight: Promise<void>[] = [];
   const started = performance.now();
-  const one = (): Promise<void> =>
+  let measuredFrom = 0;
+  const one = (recorded: boolean): Promise<void> =>
     new Promise((resolve) => {
       const issued = performance.now();
       const req = http.get(options.url, { agent, headers: options.headers }, (res) => {
         res.resume();
         res.on('end', () => {
+          if (!recorded) return resolve();
           latencies.push(performance.now() - issued);
           const status = res.statusCode ?? 0;
           statusCodes[status] = (statusCodes[status] ?? 0) + 1;
@@ -119,13 +124,14 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
   for (let issued = 0; issued < total;) {
     const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * options.rate) + 1);
     while (issued < due) {
-      inFlight.push(one());
+      if (issued === warmup) measuredFrom = performance.now();
+      inFlight.push(one(issued >= warmup));
       issued++;
     }
     await new Promise((r) => setTimeout(r, 1));
   }
   await Promise.all(inFlight);
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = (performance.now() - (measuredFrom || started)) / 1000;
   agent.destroy();
   return {
     rps: latencies.length / seconds,
