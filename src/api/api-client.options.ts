@@ -22,6 +22,8 @@ export interface ApiRequestInfo {
   error?: string;
 }
 
+export type ApiTransport = 'node' | 'axios';
+
 export type ApiOperation = 'initiate' | 'getSession' | 'check' | 'getBalance' | 'getUsage' | 'getPrices';
 
 export interface VerificationApiClientOptions {
@@ -37,6 +39,12 @@ export interface VerificationApiClientOptions {
   retryDeadlineMs?: number;
   /** Longest `Retry-After` honoured before giving up. Default 5000 ms. */
   maxRetryAfterMs?: number;
+  /**
+   * How requests travel. `'node'` (default): a lean keep-alive `node:http` exchange. `'axios'`: the module's
+   * `HttpService` (axios with its own adapter), which honours `HTTP(S)_PROXY`/`NO_PROXY` in the environment, at
+   * about twice the CPU per request (docs/PERFORMANCE.md).
+   */
+  transport?: ApiTransport;
   /** Called after every attempt (metrics, logging). Exceptions it throws are swallowed. */
   onRequest?: (info: ApiRequestInfo) => void;
 }

@@ -5,6 +5,7 @@ export {
   VERIFICATION_API_CLIENT_OPTIONS,
   type ApiOperation,
   type ApiRequestInfo,
+  type ApiTransport,
   type VerificationApiClientOptions,
 } from './api-client.options.js';
 export { isKnownInitiateResult, isKnownMethod, normalizeMethod, toWireMethod } from './method-names.js';

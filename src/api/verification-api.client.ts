@@ -1,13 +1,13 @@
-import http from 'node:http';
-import https from 'node:https';
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
-import axios, { type AxiosResponse } from 'axios';
+import type { IncomingHttpHeaders } from 'node:http';
+import axios from 'axios';
 import {
   API_CLIENT_DEFAULTS,
   VERIFICATION_API_CLIENT_OPTIONS,
   type ApiOperation,
   type ApiRequestInfo,
+  type ApiTransport,
   type VerificationApiClientOptions,
 } from './api-client.options.js';
 import {
@@ -34,15 +34,17 @@ import type {
   UsageSummary,
   VerificationSession,
 } from './api.types.js';
+import { HttpTransport, HttpTransportError, type HttpAnswer } from './http-transport.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 import { VerificationApiError, VerificationApiUnavailableError } from './verification-api.error.js';
 import { WireFormatError } from './wire-format.error.js';
 
 /** Bodies above this are not a verification API answer. */
 const MAX_BODY_BYTES = 1024 * 1024;
-/** Idle keep-alive sockets are closed after this (or the server's `Keep-Alive: timeout` hint, if shorter),
- * below common server idle timeouts, so that a request rarely lands on a socket the server just closed. */
-const IDLE_SOCKET_MS = 4000;
+/** Bodies are serialised and parsed by the client itself. */
+const NO_TRANSFORM: [] = [];
+const ACCEPT = 'application/json, application/problem+json';
+const USER_AGENT = 'nestjs-phone-verification';
 
 type ApiError = VerificationApiError | VerificationApiUnavailableError;
 
@@ -51,9 +53,8 @@ interface Call<T> {
   method: 'GET' | 'POST';
   /** Route template reported to the hook (no ids). */
   route: string;
-  /** Actual path, ids encoded. */
-  path: string;
-  params?: Record<string, string>;
+  /** Absolute address, ids encoded. */
+  url: string;
   data?: unknown;
   map: (body: unknown) => T;
 }
@@ -77,8 +78,10 @@ export class VerificationApiClient implements OnModuleDestroy {
   readonly #maxRetryAfterMs: number;
   readonly #onRequest: ((info: ApiRequestInfo) => void) | undefined;
   readonly #http: HttpService;
-  readonly #httpAgent = new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
-  readonly #httpsAgent = new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+  readonly #transport = new HttpTransport();
+  readonly #getHeaders: Record<string, string>;
+  readonly #postHeaders: Record<string, string>;
+  readonly #transportKind: ApiTransport;
 
   constructor(
     @Inject(VERIFICATION_API_CLIENT_OPTIONS) options: VerificationApiClientOptions,
@@ -92,6 +95,8 @@ export class VerificationApiClient implements OnModuleDestroy {
     }
     this.#authorization =
       'Basic ' + Buffer.from(`${options.apiKey}:${options.apiSecret}`, 'utf8').toString('base64');
+    this.#getHeaders = { Authorization: this.#authorization, Accept: ACCEPT, 'User-Agent': USER_AGENT };
+    this.#postHeaders = { ...this.#getHeaders, 'Content-Type': 'application/json' };
     this.#timeoutMs = positive(options.timeoutMs, 'timeoutMs') ?? API_CLIENT_DEFAULTS.timeoutMs;
     this.#maxRetries = nonNegativeInt(options.maxRetries, 'maxRetries') ?? API_CLIENT_DEFAULTS.maxRetries;
     this.#retryDeadlineMs =
@@ -99,6 +104,7 @@ export class VerificationApiClient implements OnModuleDestroy {
     this.#maxRetryAfterMs =
       nonNegative(options.maxRetryAfterMs, 'maxRetryAfterMs') ?? API_CLIENT_DEFAULTS.maxRetryAfterMs;
     this.#onRequest = options.onRequest;
+    this.#transportKind = transportKind(options.transport);
     this.#http = httpService ?? new HttpService(axios.create());
   }
 
@@ -113,7 +119,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'initiate',
       method: 'POST',
       route: '/v1/verify',
-      path: '/v1/verify',
+      url: this.#baseUrl + '/v1/verify',
       data: toInitiateRequestWire(req),
       map: toInitiateResult,
     });
@@ -125,7 +131,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'getSession',
       method: 'GET',
       route: '/v1/verify/:request_id',
-      path: `/v1/verify/${encodeURIComponent(requestId)}`,
+      url: this.#baseUrl + `/v1/verify/${encodeURIComponent(requestId)}`,
       map: toVerificationSession,
     });
   }
@@ -136,7 +142,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'check',
       method: 'POST',
       route: '/v1/verify/check',
-      path: '/v1/verify/check',
+      url: this.#baseUrl + '/v1/verify/check',
       data: toCheckRequestWire(req),
       map: toCheckResult,
     });
@@ -147,7 +153,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'getBalance',
       method: 'GET',
       route: '/v1/balance',
-      path: '/v1/balance',
+      url: this.#baseUrl + '/v1/balance',
       map: toBalance,
     });
   }
@@ -157,8 +163,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'getUsage',
       method: 'GET',
       route: '/v1/usage',
-      path: '/v1/usage',
-      params: toUsageParams(query),
+      url: this.#baseUrl + '/v1/usage' + queryString(toUsageParams(query)),
       map: toUsageSummary,
     });
   }
@@ -168,15 +173,14 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'getPrices',
       method: 'GET',
       route: '/v1/prices',
-      path: '/v1/prices',
+      url: this.#baseUrl + '/v1/prices',
       map: toPrices,
     });
   }
 
   /** Closes the keep-alive connections. */
   close(): void {
-    this.#httpAgent.destroy();
-    this.#httpsAgent.destroy();
+    this.#transport.close();
   }
 
   onModuleDestroy(): void {
@@ -233,46 +237,65 @@ export class VerificationApiClient implements OnModuleDestroy {
   }
 
   async #attempt<T>(call: Call<T>, timeoutMs: number): Promise<Outcome<T>> {
-    const controller = new AbortController();
-    let timedOut = false;
-    // A hard deadline for the whole exchange: axios' own `timeout` only bounds socket inactivity.
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    let response: AxiosResponse<unknown>;
+    let answer: HttpAnswer;
     try {
-      // The HttpService's axios instance, called directly: its Observable wrapper costs a CancelToken and a
-      // CanceledError (with a stack trace) per request, about half the CPU of a status poll (docs/PERFORMANCE.md).
-      response = await this.#http.axiosRef.request<unknown>({
+      answer =
+        this.#transportKind === 'node'
+          ? await this.#transport.send({
+              method: call.method,
+              url: new URL(call.url),
+              headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
+              body: call.data === undefined ? undefined : JSON.stringify(call.data),
+              timeoutMs,
+              maxBodyBytes: MAX_BODY_BYTES,
+            })
+          : await this.#sendWithAxios(call, timeoutMs);
+    } catch (err) {
+      // Only the failure's code is read: an axios error carries the request config (and so the Authorization header).
+      return { ok: false, error: unavailableFromThrown(call.operation, err) };
+    }
+    return readResponse(call, answer);
+  }
+
+  /** `transport: 'axios'`: the HttpService's axios instance with its own adapter (proxy variables of the environment). */
+  async #sendWithAxios(call: Call<unknown>, timeoutMs: number): Promise<HttpAnswer> {
+    const controller = new AbortController();
+    // A hard deadline for the whole exchange: axios' own `timeout` only bounds socket inactivity.
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      // Called directly: the HttpService's Observable wrapper costs a CancelToken and a CanceledError per request.
+      const response = await this.#http.axiosRef.request<string>({
         method: call.method,
-        url: this.#baseUrl + call.path,
-        params: call.params,
-        data: call.data,
-        headers: {
-          Authorization: this.#authorization,
-          Accept: 'application/json, application/problem+json',
-          'User-Agent': 'nestjs-phone-verification',
-        },
+        url: call.url,
+        data: call.data === undefined ? undefined : JSON.stringify(call.data),
+        headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
         timeout: timeoutMs,
         signal: controller.signal,
-        httpAgent: this.#httpAgent,
-        httpsAgent: this.#httpsAgent,
-        validateStatus: () => true,
+        httpAgent: this.#transport.httpAgent,
+        httpsAgent: this.#transport.httpsAgent,
+        validateStatus: null,
         responseType: 'text',
-        transformResponse: [(data: unknown) => data],
+        transformRequest: NO_TRANSFORM,
+        transformResponse: NO_TRANSFORM,
         maxRedirects: 0,
         maxContentLength: MAX_BODY_BYTES,
         maxBodyLength: MAX_BODY_BYTES,
         transitional: { clarifyTimeoutError: true },
       });
+      return {
+        status: response.status,
+        headers: response.headers as IncomingHttpHeaders,
+        body: typeof response.data === 'string' ? response.data : '',
+      };
     } catch (err) {
-      // The axios error carries the request config (and so the Authorization header): read its code, drop it.
-      return { ok: false, error: unavailableFromThrown(call.operation, err, timedOut) };
+      if (controller.signal.aborted) throw new HttpTransportError('ETIMEDOUT');
+      const code = isWireObject(err) ? err.code : undefined;
+      throw new HttpTransportError(
+        typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'ENETWORK',
+      );
     } finally {
       clearTimeout(timer);
     }
-    return readResponse(call, response);
   }
 
   #report(info: ApiRequestInfo): void {
@@ -285,17 +308,17 @@ export class VerificationApiClient implements OnModuleDestroy {
   }
 }
 
-function unavailableFromThrown(
-  operation: ApiOperation,
-  err: unknown,
-  timedOut: boolean,
-): VerificationApiUnavailableError {
+function unavailableFromThrown(operation: ApiOperation, err: unknown): VerificationApiUnavailableError {
   const raw = isWireObject(err) ? err.code : undefined;
   const code = typeof raw === 'string' && /^[A-Z0-9_]{1,40}$/.test(raw) ? raw : undefined;
-  if (timedOut || code === 'ETIMEDOUT') {
+  if (code === 'ETIMEDOUT') {
     return new VerificationApiUnavailableError({ operation, reason: 'timeout', code: 'ETIMEDOUT' });
   }
-  if (code === 'ERR_BAD_RESPONSE' || code === 'ERR_FR_MAX_BODY_LENGTH_EXCEEDED') {
+  if (
+    code === 'ERR_BODY_TOO_LARGE' ||
+    code === 'ERR_FR_MAX_BODY_LENGTH_EXCEEDED' ||
+    code === 'ERR_BAD_RESPONSE'
+  ) {
     return new VerificationApiUnavailableError({ operation, reason: 'bad_response', code });
   }
   return new VerificationApiUnavailableError({ operation, reason: 'network', code });
@@ -311,11 +334,11 @@ function parseBody(data: unknown, contentType: string): unknown {
   }
 }
 
-function readResponse<T>(call: Call<T>, response: AxiosResponse<unknown>): Outcome<T> {
+function readResponse<T>(call: Call<T>, response: HttpAnswer): Outcome<T> {
   const { status } = response;
   const operation = call.operation;
   const contentType = String(response.headers['content-type'] ?? '');
-  const body = parseBody(response.data, contentType);
+  const body = parseBody(response.body, contentType);
   if (status >= 200 && status < 300) {
     if (body === undefined) {
       const detail = /html/i.test(contentType) ? 'HTML body' : 'body is not JSON';
@@ -347,7 +370,7 @@ function readResponse<T>(call: Call<T>, response: AxiosResponse<unknown>): Outco
       error: new VerificationApiError({ operation, status, problem, retryAfterMs }),
     };
   }
-  const emptyBody = typeof response.data !== 'string' || response.data.trim() === '';
+  const emptyBody = response.body.trim() === '';
   const reason = status === 403 && emptyBody ? 'forbidden' : 'bad_response';
   const detail =
     reason === 'forbidden' ? undefined : emptyBody ? 'empty body' : 'body is not a problem document';
@@ -361,6 +384,11 @@ function readResponse<T>(call: Call<T>, response: AxiosResponse<unknown>): Outco
 function errorLabel(error: ApiError): string {
   if (error instanceof VerificationApiError) return error.errorCode ?? `http_${error.status}`;
   return error.reason;
+}
+
+function queryString(params: Record<string, string> | undefined): string {
+  const query = params ? new URLSearchParams(params).toString() : '';
+  return query ? `?${query}` : '';
 }
 
 function sleep(ms: number): Promise<void> {
@@ -382,6 +410,11 @@ function checkBaseUrl(value: unknown): string {
     throw new TypeError('VerificationApiClient: "baseUrl" must not contain credentials');
   }
   return String(value).replace(/\/+$/, '');
+}
+
+function transportKind(value: unknown): ApiTransport {
+  if (value === undefined || value === 'node' || value === 'axios') return value ?? 'node';
+  throw new TypeError('VerificationApiClient: "transport" must be "node" or "axios"');
 }
 
 function positive(value: number | undefined, field: string): number | undefined {

@@ -8,12 +8,12 @@ import {
   type VerificationApiClientOptions,
 } from '../../src/api/index.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import { control, nextPhone } from './sandbox-control.js';
+import { API_TRANSPORTS, control, nextPhone } from './sandbox-control.js';
 
 const TIMEOUT_MS = 300;
 
 /** Faults injected through the sandbox's fault API, and what the client does with them. */
-describe('VerificationApiClient under upstream faults', () => {
+describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (transport: %s)', (transport) => {
   let sb: VerificationSandbox;
   let client: VerificationApiClient;
   const clients: VerificationApiClient[] = [];
@@ -27,6 +27,7 @@ describe('VerificationApiClient under upstream faults', () => {
       maxRetries: 2,
       retryDeadlineMs: 5000,
       maxRetryAfterMs: 1500,
+      transport,
       ...extra,
     });
     clients.push(c);

@@ -9,13 +9,13 @@ import {
   type ApiRequestInfo,
 } from '../../src/api/index.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import { nextPhone } from './sandbox-control.js';
+import { API_TRANSPORTS, nextPhone } from './sandbox-control.js';
 
 /**
  * Every kind of failure, serialised every way a host might log it: no API secret, no Basic header, no
  * Authorization header anywhere (axios errors carry the request config; none may escape).
  */
-describe('no secret in any error, stack or hook report', () => {
+describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (transport: %s)', (transport) => {
   let sb: VerificationSandbox;
   const secret = `sk_test_${randomBytes(12).toString('hex')}`;
   const wrongSecret = `sk_wrong_${randomBytes(12).toString('hex')}`;
@@ -41,6 +41,7 @@ describe('no secret in any error, stack or hook report', () => {
       maxRetries: 1,
       maxRetryAfterMs: 100,
       onRequest: (i) => reports.push(i),
+      transport,
     });
     clients.push(c);
     return c;

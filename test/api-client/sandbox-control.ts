@@ -1,3 +1,4 @@
+import type { ApiTransport } from '../../src/api/index.js';
 import type { SandboxSessionView, VerificationSandbox } from '../../src/testing/index.js';
 
 /** The end user's side of a session, played through the sandbox control API. */
@@ -35,3 +36,6 @@ export function issuedCode(sb: VerificationSandbox, requestId: string): string {
   if (code === null) throw new Error(`session ${requestId} has no code`);
   return code;
 }
+
+/** Both ways the client can send: every transport suite runs over each. */
+export const API_TRANSPORTS: ApiTransport[] = ['node', 'axios'];

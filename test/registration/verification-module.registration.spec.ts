@@ -172,6 +172,7 @@ describe('VerificationModule options are validated at boot', () => {
     ['api.baseUrl not a URL', () => ({ api: { ...api, baseUrl: 'localhost:4010' } }), /"api\.baseUrl"/],
     ['api.apiKey empty', () => ({ api: { ...api, apiKey: '' } }), /"api\.apiKey"/],
     ['api.timeoutMs negative', () => ({ api: { ...api, timeoutMs: -1 } }), /"api\.timeoutMs"/],
+    ['api.transport unknown', () => ({ api: { ...api, transport: 'fetch' as never } }), /"api\.transport"/],
     ['unknown method', () => ({ api, methods: ['sms', 'fax'] as never }), /"methods\[1\]"/],
     [
       'bad country',
