@@ -2,6 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import type { SessionRecord } from './session-record.js';
 
+export interface StoredRecord {
+  record: SessionRecord;
+  raw: string;
+}
+
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
 
@@ -15,8 +20,13 @@ export class SessionRecordRepository {
   }
 
   async get(requestId: string): Promise<SessionRecord | null> {
+    return (await this.getStored(requestId))?.record ?? null;
+  }
+
+  /** The record with the JSON it was stored as: comparing that string tells whether a merge changed anything. */
+  async getStored(requestId: string): Promise<StoredRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
-    return raw === null ? null : (JSON.parse(raw) as SessionRecord);
+    return raw === null ? null : { record: JSON.parse(raw) as SessionRecord, raw };
   }
 
   /** Rejects with the store's error when it cannot be reached (one cheap read). */
@@ -24,8 +34,9 @@ export class SessionRecordRepository {
     await this.store.get(SessionRecordRepository.key('reachability-probe'));
   }
 
-  async save(record: SessionRecord): Promise<void> {
+  /** `raw`: the record already serialised (`JSON.stringify(record)`), when the caller has it. */
+  async save(record: SessionRecord, raw = JSON.stringify(record)): Promise<void> {
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
-    await this.store.set(SessionRecordRepository.key(record.requestId), JSON.stringify(record), ttl);
+    await this.store.set(SessionRecordRepository.key(record.requestId), raw, ttl);
   }
 }

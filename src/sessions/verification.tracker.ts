@@ -78,12 +78,15 @@ export class VerificationTracker {
     known?: SessionRecord | null,
   ): Promise<SessionRecord> {
     // A pending `known` is read again: a concurrent observer may have stored a newer state since.
-    const base =
+    const stored =
       known === undefined || (known !== null && !isTerminal(known.status))
-        ? ((await this.records.get(session.requestId)) ?? known ?? null)
-        : known;
+        ? await this.records.getStored(session.requestId)
+        : null;
+    const base = stored?.record ?? known ?? null;
     const record = merge(base, session, this.store.now());
-    if (changed(base, record)) await this.records.save(record);
+    const raw = JSON.stringify(record);
+    // Unchanged (the usual pending poll): nothing to write.
+    if (base === null || raw !== (stored?.raw ?? JSON.stringify(base))) await this.records.save(record, raw);
     await this.emitDue(record, source);
     return record;
   }
@@ -199,8 +202,4 @@ function merge(previous: SessionRecord | null, session: VerificationSession, now
   if (base.method === 'operator_id' && session.awaitingCode === true && !isTerminal(session.status))
     base.fallback = true;
   return base;
-}
-
-function changed(previous: SessionRecord | null, next: SessionRecord): boolean {
-  return previous === null || JSON.stringify(previous) !== JSON.stringify(next);
 }
