@@ -5,11 +5,11 @@
  * sender) to CPU 1. Each round seeds fresh sessions through the start route, verifies them in
  * the sandbox, then sends every webhook once (a fixed amount; the rate is amount / time).
  */
-import autocannon from 'autocannon';
 import type { ChildServer } from './lib/child-process.js';
-import { allCpus, pinProcess } from './lib/child-process.js';
+import { allCpus, pinProcess, processCpuSeconds } from './lib/child-process.js';
 import { apiOptions, forkHost, forkSandbox, PhoneNumbers, type BenchContext } from './lib/context.js';
 import type { EventTally } from './lib/host-app.js';
+import { sendPrepared } from './lib/raw-sender.js';
 import { fmt, median, type BenchTable } from './lib/report.js';
 import { signWebhook, webhookBody, type SignedWebhook } from '../test/hardening/support/webhook-signer.js';
 import type { HostReady } from './servers/host-process.js';
@@ -28,6 +28,8 @@ interface RoundResult {
   emitted: number;
   repeated: number;
   upstreamGets: number;
+  /** CPU time of the host process (every thread) per webhook sent. */
+  hostCpuUsPerWebhook: number;
 }
 
 export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
@@ -61,15 +63,19 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
     const round = async (mode: Mode, count: number): Promise<RoundResult> => {
       const host = hosts[mode];
       const distinct = Math.round(count * (1 - DUPLICATE_SHARE));
-      const seeded: string[] = [];
-      await runAmount(`${host.ready.url}/verification/start`, distinct, () => {
-        const phone = phones.take();
-        seeded.push(phone);
-        return {
+      const seeded = Array.from({ length: distinct }, () => phones.take());
+      const starts = await sendPrepared(
+        `${host.ready.url}/verification/start`,
+        seeded.map((phone) => ({
+          method: 'POST',
+          path: '/verification/start',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ phone_number: phone, method: 'reverse_flash_call' }),
-        };
-      });
+        })),
+        CONNECTIONS,
+      );
+      if (starts.codes['201'] !== distinct)
+        throw new Error(`seeding starts answered ${JSON.stringify(starts.codes)}`);
       const sessions = await sandbox.call<Record<string, unknown>[]>('verifyPhones', seeded);
       const messages: SignedWebhook[] = sessions.map((data) =>
         signWebhook(sb.webhookSecret, webhookBody('verification.verified', data)),
@@ -83,14 +89,17 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
       });
       await host.call('resetTally');
       const getsBefore = await sandbox.call<number>('requestCount', 'GET /v1/verify/:id');
-      let next = 0;
-      const started = process.hrtime.bigint();
-      const codes = await runAmount(
+      // BENCH_PROFILE=<dir>: a CPU profile of the host per mode (the last round's), for finding costs.
+      const profileDir = process.env.BENCH_PROFILE;
+      if (profileDir) await host.call('profileStart');
+      const cpuBefore = processCpuSeconds(host.pid);
+      const { codes, seconds } = await sendPrepared(
         `${host.ready.url}/verification/webhooks`,
-        stream.length,
-        () => stream[next++]!,
+        stream.map((m) => ({ method: 'POST', path: '/verification/webhooks', ...m })),
+        CONNECTIONS,
       );
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const hostCpuSeconds = processCpuSeconds(host.pid) - cpuBefore;
+      if (profileDir) await host.call('profileStop', `${profileDir}/webhooks-${mode}.cpuprofile`);
       const tally = await host.call<EventTally>('tally');
       const upstreamGets = (await sandbox.call<number>('requestCount', 'GET /v1/verify/:id')) - getsBefore;
       const ok = codes['200'] ?? 0;
@@ -104,6 +113,7 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
         emitted: tally.byName['verification.verified'] ?? 0,
         repeated: tally.repeated,
         upstreamGets,
+        hostCpuUsPerWebhook: (hostCpuSeconds * 1e6) / stream.length,
       };
     };
 
@@ -125,9 +135,12 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
       const exact = rs.every((r) => r.emitted === r.distinct && r.repeated === 0 && r.ok === r.sent);
       const getsPerEvent =
         rs.reduce((n, r) => n + r.upstreamGets, 0) / rs.reduce((n, r) => n + r.distinct, 0);
+      const cpuUs = median(rs.map((r) => r.hostCpuUsPerWebhook));
       return [
         `confirmWithApi ${mode}`,
         fmt(rate),
+        fmt(cpuUs),
+        fmt(1e6 / cpuUs),
         `≥ ${fmt(GOALS[mode])}/s`,
         rate >= GOALS[mode] && exact,
         rs.map((r) => `${r.emitted}/${r.distinct}`).join(', '),
@@ -142,6 +155,8 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
         columns: [
           'mode',
           'accepted events/s',
+          'host CPU µs per webhook',
+          "one core's capacity (1 s / CPU per webhook)",
           'goal',
           'result',
           'emitted / distinct sessions per round',
@@ -152,6 +167,7 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
         rows,
         notes: [
           `Host app pinned to CPU 0 ${hosts.off.pinnedCpu === 0 ? '(taskset)' : '(taskset unavailable: NOT pinned)'}; sandbox and sender on CPU 1${runnerPinned ? '' : ' (not pinned)'}.`,
+          "Accepted events/s is what the host answered with 200 while its core was the only one it had; the sender writes pre-serialised requests (bench/lib/raw-sender.ts), so the rate is the host's, not the load generator's. \"One core's capacity\" is 1 s divided by the host's CPU time (all threads) per webhook.",
           `${DUPLICATE_SHARE * 100}% of the webhooks repeat an earlier webhook-id (answered 200 \`duplicate\`, no second event). Reconciler at a 1 h lazy interval so that every event comes from its webhook.`,
         ],
       },
@@ -160,38 +176,4 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
     for (const s of servers.reverse()) await s.close();
     if (runnerPinned) pinProcess(process.pid, allCpus());
   }
-}
-
-/** Sends exactly `amount` requests (each from `next()`), 50 at a time; answers the status counts. */
-async function runAmount(
-  url: string,
-  amount: number,
-  next: () => { headers: Record<string, string>; body: string },
-): Promise<Record<string, number>> {
-  const codes: Record<string, number> = {};
-  await new Promise<void>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url,
-        method: 'POST',
-        connections: CONNECTIONS,
-        amount,
-        timeout: 30,
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (req) => {
-              const { headers, body } = next();
-              return { ...req, headers, body };
-            },
-          },
-        ],
-      },
-      (error) => (error ? reject(error) : resolve()),
-    );
-    instance.on('response', (_c, status) => {
-      codes[status] = (codes[status] ?? 0) + 1;
-    });
-  });
-  return codes;
 }

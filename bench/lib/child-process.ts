@@ -1,5 +1,5 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { getHeapSnapshot } from 'node:v8';
 import { settledHeapUsed } from '../../test/hardening/support/heap.js';
@@ -102,6 +102,16 @@ export function pinProcess(pid: number, cpus: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc (Linux); NaN elsewhere. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
   }
 }
 
