@@ -10,6 +10,7 @@ import {
   basicAuth,
   forkHost,
   forkMinimalProxy,
+  forkPlatformFloor,
   forkSandbox,
   PhoneNumbers,
   postJson,
@@ -26,13 +27,26 @@ const CONNECTIONS = 50;
 const THROUGHPUT_GOAL: Record<Platform, number> = { fastify: 0.7, express: 0.5 };
 const ADDED_P99_GOAL_MS = 2;
 
-type TargetName = 'sandbox' | 'proxy' | Platform;
+type FloorName = 'floor-express' | 'floor-fastify';
+type TargetName = 'sandbox' | 'proxy' | FloorName | Platform;
 const LABEL: Record<TargetName, string> = {
   sandbox: 'sandbox GET /v1/verify/{id} (direct)',
   proxy: 'minimal node:http proxy (same hop)',
+  'floor-express': 'bare Nest route on Express (same hop, no module)',
+  'floor-fastify': 'bare Nest route on Fastify (same hop, no module)',
   express: 'module on Express',
   fastify: 'module on Fastify',
 };
+const FLOOR_OF: Record<Platform, FloorName> = { express: 'floor-express', fastify: 'floor-fastify' };
+const isModule = (target: TargetName): target is Platform => target === 'express' || target === 'fastify';
+const emptyByTarget = <T>(): Record<TargetName, T[]> => ({
+  sandbox: [],
+  proxy: [],
+  'floor-express': [],
+  'floor-fastify': [],
+  express: [],
+  fastify: [],
+});
 
 export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
   const sandbox = await forkSandbox();
@@ -46,8 +60,20 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       fastify: await forkHost(hostConfig('fastify', sb)),
     };
     servers.push(hosts.express, hosts.fastify);
+    const floors: Record<FloorName, ChildServer<{ url: string }>> = {
+      'floor-express': await forkPlatformFloor('express', sb),
+      'floor-fastify': await forkPlatformFloor('fastify', sb),
+    };
+    servers.push(floors['floor-express'], floors['floor-fastify']);
     const phones = new PhoneNumbers();
-    const targets: TargetName[] = ['sandbox', 'proxy', 'express', 'fastify'];
+    const targets: TargetName[] = [
+      'sandbox',
+      'proxy',
+      'floor-express',
+      'floor-fastify',
+      'express',
+      'fastify',
+    ];
 
     /** A fresh pending session per round (sessions expire after 10 minutes), addressed per target. */
     const freshUrls = async (): Promise<Record<TargetName, string>> => {
@@ -68,6 +94,8 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       return {
         sandbox: `${sb.url}/v1/verify/${requestId}`,
         proxy: `${proxy.ready.url}/status/${requestId}`,
+        'floor-express': `${floors['floor-express'].ready.url}/status/${requestId}`,
+        'floor-fastify': `${floors['floor-fastify'].ready.url}/status/${requestId}`,
         express: `${hosts.express.ready.url}/verification/status/${await handle('express')}`,
         fastify: `${hosts.fastify.ready.url}/verification/status/${await handle('fastify')}`,
       };
@@ -85,7 +113,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         durationSec: 2,
       });
 
-    const saturated: Record<TargetName, LoadResult[]> = { sandbox: [], proxy: [], express: [], fastify: [] };
+    const saturated = emptyByTarget<LoadResult>();
     const upstreamPerRequest: Record<Platform, number[]> = { express: [], fastify: [] };
     for (let round = 0; round < ctx.rounds; round++) {
       const urls = await freshUrls();
@@ -98,8 +126,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
           durationSec: ctx.roundSeconds,
         });
         const upstream = (await sandbox.call<number>('requestCount', 'GET /v1/verify/:id')) - before;
-        if (target === 'express' || target === 'fastify')
-          upstreamPerRequest[target].push(upstream / result.responses);
+        if (isModule(target)) upstreamPerRequest[target].push(upstream / result.responses);
         saturated[target].push(result);
         ctx.log(`proxy round ${round + 1}: ${target} ${fmt(result.rps)} req/s, p99 ${fmt(result.p99, 2)} ms`);
       }
@@ -108,7 +135,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     // Latency at one fixed, unsaturated rate for every target: what the module adds per request.
     const slowest = Math.min(...targets.map((t) => median(saturated[t].map((r) => r.rps))));
     const rate = Math.max(100, Math.round((slowest * 0.4) / 100) * 100);
-    const paced: Record<TargetName, LoadResult[]> = { sandbox: [], proxy: [], express: [], fastify: [] };
+    const paced = emptyByTarget<LoadResult>();
     for (let round = 0; round < ctx.rounds; round++) {
       const urls = await freshUrls();
       for (const target of rotate(targets, round)) {
@@ -129,7 +156,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     const throughputRows = targets.map((target) => {
       const rps = med(saturated[target], 'rps');
       const ratio = rps / proxyRps;
-      const platform = target === 'express' || target === 'fastify' ? target : undefined;
+      const platform = isModule(target) ? target : undefined;
       const non2xx = saturated[target].reduce((n, r) => n + r.non2xx + r.errors, 0);
       return [
         LABEL[target],
@@ -137,6 +164,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         fmt(med(saturated[target], 'p50'), 2),
         fmt(med(saturated[target], 'p99'), 2),
         fmt(ratio, 2),
+        platform ? fmt(rps / med(saturated[FLOOR_OF[platform]], 'rps'), 2) : '',
         platform ? `≥ ${THROUGHPUT_GOAL[platform]}` : '',
         platform ? ratio >= THROUGHPUT_GOAL[platform] && non2xx === 0 : undefined,
         platform ? fmt(median(upstreamPerRequest[platform]), 3) : '',
@@ -147,7 +175,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     const proxyP99 = med(paced.proxy, 'p99');
     const latencyRows = targets.map((target) => {
       const p99 = med(paced[target], 'p99');
-      const module = target === 'express' || target === 'fastify';
+      const module = isModule(target);
       return [
         LABEL[target],
         fmt(med(paced[target], 'rps')),
@@ -155,6 +183,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         fmt(p99, 2),
         target === 'sandbox' ? '' : fmt(p99 - directP99, 2),
         module ? fmt(p99 - proxyP99, 2) : '',
+        module ? fmt(p99 - med(paced[FLOOR_OF[target]], 'p99'), 2) : '',
         module ? `≤ ${ADDED_P99_GOAL_MS} ms` : '',
         module ? p99 - directP99 <= ADDED_P99_GOAL_MS : undefined,
       ];
@@ -168,6 +197,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
           'p50 ms',
           'p99 ms',
           'ratio to minimal proxy',
+          'ratio to the bare Nest route',
           'goal',
           'result',
           'upstream GETs per request',
@@ -177,6 +207,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         notes: [
           'Status of a pending sms session, `statusCache: { enabled: false }` and `limits: { enabled: false }`: every request is one upstream GET (column "upstream GETs per request", counted by the sandbox).',
           "Sandbox, minimal proxy and each host app run in their own process; autocannon runs in the runner process. All share the machine's cores.",
+          'The bare Nest routes (bench/servers/platform-floor.ts) do the same hop in a Nest controller on each platform with no module: what the platform alone costs. "Ratio to the bare Nest route" is the module\'s own share.',
         ],
       },
       {
@@ -188,6 +219,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
           'p99 ms',
           'added p99 vs direct ms',
           'added p99 vs minimal proxy ms',
+          'added p99 vs bare Nest route ms',
           'goal (added vs direct)',
           'result',
         ],

@@ -6,7 +6,6 @@
  * (sandbox, host apps, minimal proxy) runs in its own process; heap figures come from fresh
  * processes. Without names every benchmark runs.
  */
-import { existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ThrowawayRedisServer } from '../test/global-setup.js';
@@ -22,28 +21,12 @@ import { webhooksBenchmark } from './webhooks.bench.js';
 
 type Benchmark = (ctx: BenchContext) => Promise<BenchTable[]>;
 
-/**
- * Issue 5's benchmark (bench/protection.bench.ts, written by the protection engineer), included when
- * the file exists: its default export (or first exported function) is run in a fresh process and
- * returns rows (plain objects) or a table.
- */
+/** Issue 5's benchmark (bench/protection.bench.ts), run in a fresh process; it returns rows (plain objects). */
 const protectionBenchmark: Benchmark = async (ctx) => {
-  const title = '5 (issue 5). Protection: simulated SMS-pumping attack';
-  const file = new URL('./protection.bench.js', import.meta.url);
-  if (!existsSync(file))
-    return [{ title, columns: ['status'], rows: [['bench/protection.bench.ts is not written yet']] }];
-  const loaded = (await import(file.href)) as Record<string, unknown>;
-  const exportName =
-    typeof loaded.default === 'function'
-      ? 'default'
-      : Object.keys(loaded).find((name) => typeof loaded[name] === 'function');
-  if (!exportName) throw new Error('bench/protection.bench.ts exports no function');
-  const result = await runIsolated<unknown>('./protection.bench.js', exportName, { quick: ctx.quick });
-  const tables =
-    Array.isArray(result) && result.every((t) => t && typeof t === 'object' && 'columns' in t)
-      ? result
-      : [result];
-  return tables.map((t) => tableFromObjects(title, t));
+  const result = await runIsolated<Record<string, unknown>[]>('./protection.bench.js', 'runProtectionBench', {
+    quick: ctx.quick,
+  });
+  return [tableFromObjects('5 (issue 5). Protection: simulated SMS-pumping attack', result)];
 };
 
 const BENCHMARKS: Record<string, Benchmark> = {

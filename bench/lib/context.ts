@@ -43,6 +43,19 @@ export function forkMinimalProxy(
   );
 }
 
+/** A bare Nest app doing the status hop (bench/servers/platform-floor.ts): the platform's own cost. */
+export function forkPlatformFloor(
+  platform: 'express' | 'fastify',
+  sandbox: SandboxReady,
+  fork?: ForkOptions,
+): Promise<ChildServer<{ url: string }>> {
+  return ChildServer.fork(
+    server('platform-floor'),
+    { platform, upstream: sandbox.url, apiKey: sandbox.apiKey, apiSecret: sandbox.apiSecret },
+    fork,
+  );
+}
+
 /**
  * Runs `exportName(arg)` of a compiled benchmark module in a fresh process and returns its JSON
  * result: isolation for heap figures and for work that must not share the runner's event loop.
