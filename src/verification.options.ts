@@ -303,6 +303,9 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
   optional('api.maxRetries', api.maxRetries, nonNegativeInt);
   optional('api.retryDeadlineMs', api.retryDeadlineMs, positiveInt);
   optional('api.maxRetryAfterMs', api.maxRetryAfterMs, nonNegativeInt);
+  optional('api.transport', api.transport, (v) =>
+    v === 'node' || v === 'axios' ? undefined : `must be "node" or "axios" (got ${describe(v)})`,
+  );
 
   const webhooks = (input.webhooks ?? {}) as WebhookOptions;
   if (!isObject(webhooks)) throw new VerificationOptionsError('webhooks', 'must be an object');
@@ -487,6 +490,7 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
       maxRetries: api.maxRetries ?? 2,
       retryDeadlineMs: api.retryDeadlineMs ?? 10_000,
       maxRetryAfterMs: api.maxRetryAfterMs ?? 5000,
+      transport: api.transport ?? 'node',
     },
     webhooks: {
       secrets,
