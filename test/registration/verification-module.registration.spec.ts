@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HttpService } from '@nestjs/axios';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { EventEmitterModule } from '@nestjs/event-emitter';
@@ -158,6 +159,25 @@ describe('VerificationModule registration', () => {
     expect(await store.get('k')).toBe('v');
     await store.close();
   });
+
+  it.each([
+    ['node', 0],
+    ['axios', 1],
+  ] as const)(
+    'api.transport %s: requests go through the module HttpService %i time(s) per call',
+    async (transport, throughAxios) => {
+      const ref = await compile(VerificationModule.forRoot({ api: { ...api, transport } }));
+      let seen = 0;
+      ref.get(HttpService, { strict: false }).axiosRef.interceptors.request.use((config) => {
+        seen++;
+        return config;
+      });
+      const balance = await ref.get(VerificationApiClient).getBalance();
+      expect(balance.balance.amount).toBeGreaterThan(0);
+      expect(seen).toBe(throughAxios);
+      await ref.close();
+    },
+  );
 
   it('fails at boot without EventEmitterModule, saying what to add', async () => {
     await expect(
