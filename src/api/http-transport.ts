@@ -7,7 +7,10 @@ const IDLE_SOCKET_MS = 4000;
 
 export interface HttpExchange {
   method: 'GET' | 'POST';
-  url: URL;
+  /** Where to send it: parsed once per client, not per request. */
+  origin: HttpOrigin;
+  /** Path and query string, appended to the origin's base path. */
+  path: string;
   headers: OutgoingHttpHeaders;
   /** Request body, already serialised. */
   body?: string;
@@ -16,6 +19,25 @@ export interface HttpExchange {
   /** Answers longer than this are abandoned (`ERR_BODY_TOO_LARGE`). */
   maxBodyBytes: number;
   signal?: AbortSignal;
+}
+
+export interface HttpOrigin {
+  secure: boolean;
+  hostname: string;
+  port: number | undefined;
+  /** Path of the base address without its trailing slash ('' for none). */
+  basePath: string;
+}
+
+/** Parses an absolute http(s) address into what each exchange needs. */
+export function toHttpOrigin(baseUrl: string): HttpOrigin {
+  const url = new URL(baseUrl);
+  return {
+    secure: url.protocol === 'https:',
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    basePath: url.pathname.replace(/\/+$/, ''),
+  };
 }
 
 export interface HttpAnswer {
@@ -45,12 +67,12 @@ export class HttpTransport {
 
   send(exchange: HttpExchange): Promise<HttpAnswer> {
     return new Promise<HttpAnswer>((resolve, reject) => {
-      const { url, signal } = exchange;
+      const { origin, signal } = exchange;
       if (signal?.aborted) {
         reject(new HttpTransportError('ERR_CANCELED'));
         return;
       }
-      const secure = url.protocol === 'https:';
+      const secure = origin.secure;
       const headers: OutgoingHttpHeaders = { ...exchange.headers };
       if (exchange.body !== undefined) headers['content-length'] = Buffer.byteLength(exchange.body);
       let settled = false;
@@ -66,10 +88,10 @@ export class HttpTransport {
       const request = (secure ? https : http).request(
         {
           method: exchange.method,
-          protocol: url.protocol,
-          hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-          port: url.port || undefined,
-          path: url.pathname + url.search,
+          protocol: secure ? 'https:' : 'http:',
+          hostname: origin.hostname,
+          port: origin.port,
+          path: origin.basePath + exchange.path,
           headers,
           agent: secure ? this.httpsAgent : this.httpAgent,
         },

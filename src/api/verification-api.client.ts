@@ -34,7 +34,13 @@ import type {
   UsageSummary,
   VerificationSession,
 } from './api.types.js';
-import { HttpTransport, HttpTransportError, type HttpAnswer } from './http-transport.js';
+import {
+  HttpTransport,
+  HttpTransportError,
+  toHttpOrigin,
+  type HttpAnswer,
+  type HttpOrigin,
+} from './http-transport.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 import { VerificationApiError, VerificationApiUnavailableError } from './verification-api.error.js';
 import { WireFormatError } from './wire-format.error.js';
@@ -53,8 +59,8 @@ interface Call<T> {
   method: 'GET' | 'POST';
   /** Route template reported to the hook (no ids). */
   route: string;
-  /** Absolute address, ids encoded. */
-  url: string;
+  /** Path and query after the base address, ids encoded. */
+  path: string;
   data?: unknown;
   map: (body: unknown) => T;
 }
@@ -72,6 +78,7 @@ export class VerificationApiClient implements OnModuleDestroy {
   // Private (#) so neither util.inspect nor a serialiser of the client ever shows the credentials.
   readonly #authorization: string;
   readonly #baseUrl: string;
+  readonly #origin: HttpOrigin;
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
   readonly #retryDeadlineMs: number;
@@ -88,6 +95,7 @@ export class VerificationApiClient implements OnModuleDestroy {
     @Optional() httpService?: HttpService,
   ) {
     this.#baseUrl = checkBaseUrl(options.baseUrl);
+    this.#origin = toHttpOrigin(this.#baseUrl);
     for (const field of ['apiKey', 'apiSecret'] as const) {
       if (typeof options[field] !== 'string' || options[field] === '') {
         throw new TypeError(`VerificationApiClient: "${field}" must be a non-empty string`);
@@ -119,7 +127,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'initiate',
       method: 'POST',
       route: '/v1/verify',
-      url: this.#baseUrl + '/v1/verify',
+      path: '/v1/verify',
       data: toInitiateRequestWire(req),
       map: toInitiateResult,
     });
@@ -131,7 +139,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'getSession',
       method: 'GET',
       route: '/v1/verify/:request_id',
-      url: this.#baseUrl + `/v1/verify/${encodeURIComponent(requestId)}`,
+      path: `/v1/verify/${encodeURIComponent(requestId)}`,
       map: toVerificationSession,
     });
   }
@@ -142,7 +150,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'check',
       method: 'POST',
       route: '/v1/verify/check',
-      url: this.#baseUrl + '/v1/verify/check',
+      path: '/v1/verify/check',
       data: toCheckRequestWire(req),
       map: toCheckResult,
     });
@@ -153,7 +161,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'getBalance',
       method: 'GET',
       route: '/v1/balance',
-      url: this.#baseUrl + '/v1/balance',
+      path: '/v1/balance',
       map: toBalance,
     });
   }
@@ -163,7 +171,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'getUsage',
       method: 'GET',
       route: '/v1/usage',
-      url: this.#baseUrl + '/v1/usage' + queryString(toUsageParams(query)),
+      path: '/v1/usage' + queryString(toUsageParams(query)),
       map: toUsageSummary,
     });
   }
@@ -173,7 +181,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       operation: 'getPrices',
       method: 'GET',
       route: '/v1/prices',
-      url: this.#baseUrl + '/v1/prices',
+      path: '/v1/prices',
       map: toPrices,
     });
   }
@@ -243,7 +251,8 @@ export class VerificationApiClient implements OnModuleDestroy {
         this.#transportKind === 'node'
           ? await this.#transport.send({
               method: call.method,
-              url: new URL(call.url),
+              origin: this.#origin,
+              path: call.path,
               headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
               body: call.data === undefined ? undefined : JSON.stringify(call.data),
               timeoutMs,
@@ -266,7 +275,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       // Called directly: the HttpService's Observable wrapper costs a CancelToken and a CanceledError per request.
       const response = await this.#http.axiosRef.request<string>({
         method: call.method,
-        url: call.url,
+        url: this.#baseUrl + call.path,
         data: call.data === undefined ? undefined : JSON.stringify(call.data),
         headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
         timeout: timeoutMs,

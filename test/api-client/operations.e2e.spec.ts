@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   isKnownInitiateResult,
@@ -230,6 +231,39 @@ describe.each(API_TRANSPORTS)(
       } finally {
         mapClient.close();
         await mapSb.close();
+      }
+    });
+
+    it('keeps the path of a base address (an API gateway prefix) and the query string', async () => {
+      const seen: string[] = [];
+      const gateway = http.createServer((req, res) => {
+        seen.push(req.url ?? '');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            balance: { amount: 12.5, currency: 'RUB' },
+            total: 0,
+            by_method: {},
+            by_status: {},
+          }),
+        );
+      });
+      await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+      const { port } = gateway.address() as { port: number };
+      const viaGateway = VerificationApiClient.create({
+        transport,
+        baseUrl: `http://127.0.0.1:${port}/gateway/verification/`,
+        apiKey: 'key',
+        apiSecret: 'secret',
+      });
+      try {
+        expect((await viaGateway.getBalance()).balance).toEqual({ amount: 12.5, currency: 'RUB' });
+        await viaGateway.getUsage({ from: '2026-11-01' }).catch(() => undefined);
+        expect(seen[0]).toBe('/gateway/verification/v1/balance');
+        expect(seen[1]).toMatch(/^\/gateway\/verification\/v1\/usage\?from=2026-11-01$/);
+      } finally {
+        viaGateway.close();
+        await new Promise((resolve) => gateway.close(resolve));
       }
     });
   },
