@@ -1,38 +1,33 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { describe, expect, it } from '@jest/globals';
 import type { StartContext } from '../../src/verification.options.js';
-import { PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { freshIp, freshPhone, protectedHost, refusal, start, startFrom } from './protection-host.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import {
+  freshIp,
+  freshPhone,
+  protectedHost,
+  refusal,
+  start,
+  startFrom,
+  protectionFixture,
+} from './protection-host.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 const headersOf = (request: unknown): Headers => (request as { headers: Headers }).headers;
 
 describe.each(PLATFORMS)('beforeStart hook (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
+  const fx = protectionFixture();
 
-  beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
-  });
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
-
-  it('a refusal is 403 start_refused with the host reason; nothing is counted or sent', async () => {
-    host = await protectedHost(sb, platform, {
+  it('a refusal is 403 start_refused with the fx.host reason; nothing is counted or sent', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
       startPerIp: { points: 1, windowMs: 3_600_000 },
       beforeStart: async (ctx) =>
         headersOf(ctx.request)['x-captcha'] === 'ok' ? undefined : { allow: false, reason: 'captcha_failed' },
     });
     const ip = freshIp();
     const phone = freshPhone();
-    const posts = sb.requestCount('POST /v1/verify');
+    const posts = fx.sb.requestCount('POST /v1/verify');
     for (let i = 0; i < 3; i++) {
-      const refused = await startFrom(host, ip, phone);
+      const refused = await startFrom(fx.host, ip, phone);
       expect(refusal(refused)).toEqual({
         status: 403,
         errorCode: 'start_refused',
@@ -41,17 +36,17 @@ describe.each(PLATFORMS)('beforeStart hook (%s)', (platform) => {
       });
       expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
     }
-    expect(sb.requestCount('POST /v1/verify')).toBe(posts);
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
     // Neither the IP's only start nor the phone's cooldown was used by the refusals.
-    const passed = await startFrom(host, ip, phone, 'sms', { 'x-captcha': 'ok' });
+    const passed = await startFrom(fx.host, ip, phone, 'sms', { 'x-captcha': 'ok' });
     expect(passed.status).toBe(201);
     expect(passed.body.resumed).toBe(false);
   });
 
   it('gets the normalised attempt: E.164 number, method, client IP, owner and the raw request', async () => {
     const seen: StartContext[] = [];
-    host = await protectedHost(
-      sb,
+    fx.host = await protectedHost(
+      fx.sb,
       platform,
       {
         beforeStart: (ctx) => {
@@ -63,7 +58,7 @@ describe.each(PLATFORMS)('beforeStart hook (%s)', (platform) => {
     );
     const ip = freshIp();
     const res = await start(
-      host,
+      fx.host,
       { phone_number: '8 (916) 555-01-23', method: 'msgr1' },
       { 'x-forwarded-for': ip, 'x-user-id': 'u-42' },
     );
@@ -76,7 +71,7 @@ describe.each(PLATFORMS)('beforeStart hook (%s)', (platform) => {
   it('is not called for invalid input, and a double-click with a single-use captcha token is served once, not refused', async () => {
     const used = new Set<string>();
     let calls = 0;
-    host = await protectedHost(sb, platform, {
+    fx.host = await protectedHost(fx.sb, platform, {
       beforeStart: (ctx) => {
         calls += 1;
         const token = String(headersOf(ctx.request)['x-captcha']);
@@ -85,29 +80,29 @@ describe.each(PLATFORMS)('beforeStart hook (%s)', (platform) => {
         return { allow: true };
       },
     });
-    expect((await start(host, { phone_number: 'nope', method: 'sms' })).status).toBe(400);
-    expect((await start(host, { phone_number: '+78091234567', method: 'sms' })).status).toBe(400);
+    expect((await start(fx.host, { phone_number: 'nope', method: 'sms' })).status).toBe(400);
+    expect((await start(fx.host, { phone_number: '+78091234567', method: 'sms' })).status).toBe(400);
     expect(calls).toBe(0);
 
     const ip = freshIp();
     const phone = freshPhone();
     const clicks = await Promise.all(
-      [1, 2].map(() => startFrom(host!, ip, phone, 'sms', { 'x-captcha': 'token-1' })),
+      [1, 2].map(() => startFrom(fx.host!, ip, phone, 'sms', { 'x-captcha': 'token-1' })),
     );
     expect(clicks.map((r) => r.status)).toEqual([201, 201]);
     expect(clicks.map((r) => r.body.resumed).sort()).toEqual([false, true]);
     expect(calls).toBe(1);
-    expect(sb.sessionsFor(phone)).toHaveLength(1);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(1);
   });
 
   it('a hook that throws fails closed: 503 before_start_failed, nothing sent, its message not shown', async () => {
-    host = await protectedHost(sb, platform, {
+    fx.host = await protectedHost(fx.sb, platform, {
       beforeStart: () => {
         throw new Error('captcha provider down: secret-token-xyz');
       },
     });
-    const posts = sb.requestCount('POST /v1/verify');
-    const res = await startFrom(host, freshIp(), freshPhone());
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    const res = await startFrom(fx.host, freshIp(), freshPhone());
     expect(refusal(res)).toEqual({
       status: 503,
       errorCode: 'service_unavailable',
@@ -115,32 +110,32 @@ describe.each(PLATFORMS)('beforeStart hook (%s)', (platform) => {
       retryAfter: '5',
     });
     expect(res.text).not.toContain('secret-token-xyz');
-    expect(sb.requestCount('POST /v1/verify')).toBe(posts);
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
   });
 
   it('a reason that is not a short code is replaced by "refused"; false refuses too', async () => {
     let verdict: unknown = { allow: false, reason: '<script>alert(1)</script>' };
-    host = await protectedHost(sb, platform, {
+    fx.host = await protectedHost(fx.sb, platform, {
       beforeStart: () => verdict as { allow: false; reason: string },
     });
-    expect(refusal(await startFrom(host, freshIp(), freshPhone())).reason).toBe('refused');
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('refused');
     verdict = false;
-    expect(refusal(await startFrom(host, freshIp(), freshPhone()))).toMatchObject({
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone()))).toMatchObject({
       status: 403,
       reason: 'refused',
     });
     verdict = 'yes please';
-    expect(refusal(await startFrom(host, freshIp(), freshPhone()))).toMatchObject({
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone()))).toMatchObject({
       status: 503,
       reason: 'before_start_failed',
     });
   });
 
-  it('still runs with limits.enabled: false (it is the host rule, not a module limit)', async () => {
-    host = await protectedHost(sb, platform, {
+  it('still runs with limits.enabled: false (it is the fx.host rule, not a module limit)', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
       enabled: false,
       beforeStart: () => ({ allow: false, reason: 'maintenance' }),
     });
-    expect(refusal(await startFrom(host, freshIp(), freshPhone())).reason).toBe('maintenance');
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('maintenance');
   });
 });

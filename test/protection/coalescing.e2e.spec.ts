@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { check, freshIp, freshPhone, protectedHost, startFrom } from './protection-host.js';
+import {
+  check,
+  freshIp,
+  freshPhone,
+  protectedHost,
+  startFrom,
+  protectionFixture,
+} from './protection-host.js';
 
 type Response = Awaited<ReturnType<typeof call>>;
 
@@ -16,50 +23,37 @@ function sessionsOf(sb: VerificationSandbox, phone: string): string[] {
 }
 
 describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
-
-  beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
-  });
-  afterEach(async () => {
-    sb.clearFaults();
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
+  const fx = protectionFixture();
 
   it('20 concurrent identical starts make one POST /v1/verify and all get that session', async () => {
-    host = await protectedHost(sb, platform);
+    fx.host = await protectedHost(fx.sb, platform);
     const phone = freshPhone();
     const ip = freshIp();
-    const before = sb.requestCount('POST /v1/verify');
+    const before = fx.sb.requestCount('POST /v1/verify');
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => startFrom(host!, ip, phone, 'reverse_flash_call')),
+      Array.from({ length: 20 }, () => startFrom(fx.host!, ip, phone, 'reverse_flash_call')),
     );
-    expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
+    expect(fx.sb.requestCount('POST /v1/verify') - before).toBe(1);
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(responses.filter((r) => r.body.resumed === false)).toHaveLength(1);
     expect(responses.filter((r) => r.body.resumed === true)).toHaveLength(19);
     // Same display data everywhere: the number to call of the one session.
-    const [session] = sb.sessionsFor(phone);
+    const [session] = fx.sb.sessionsFor(phone);
     expect(new Set(responses.map((r) => r.body.number_to_call))).toEqual(new Set([session.number_to_call]));
     expect(new Set(responses.map((r) => r.body.resend_available_at)).size).toBe(1);
     // Every handle opens the one session.
     for (const r of responses.slice(0, 3)) {
-      const status = await call(host.url, 'GET', `/verification/status/${String(r.body.verification_id)}`);
+      const status = await call(fx.host.url, 'GET', `/verification/status/${String(r.body.verification_id)}`);
       expect(status.body).toMatchObject({ status: 'sent', number_to_call: session.number_to_call });
     }
     // Coalesced starts count nowhere: the IP still has 9 of its 10 starts.
-    for (let i = 0; i < 9; i++) expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
-    expect((await startFrom(host, ip, freshPhone())).body.reason).toBe('start_ip_limit');
+    for (let i = 0; i < 9; i++) expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+    expect((await startFrom(fx.host, ip, freshPhone())).body.reason).toBe('start_ip_limit');
   });
 
   it('the same caller is the owner when one is configured: other IPs of the user coalesce, other users do not', async () => {
-    host = await protectedHost(
-      sb,
+    fx.host = await protectedHost(
+      fx.sb,
       platform,
       { resendCooldownMs: false },
       {
@@ -68,17 +62,17 @@ describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
     );
     const phone = freshPhone();
     const as = (user: string) => ({ 'x-user-id': user });
-    const a1 = await startFrom(host, freshIp(), phone, 'sms', as('alice'));
-    const a2 = await startFrom(host, freshIp(), phone, 'sms', as('alice'));
+    const a1 = await startFrom(fx.host, freshIp(), phone, 'sms', as('alice'));
+    const a2 = await startFrom(fx.host, freshIp(), phone, 'sms', as('alice'));
     expect([a1.body.resumed, a2.body.resumed]).toEqual([false, true]);
-    expect(sessionsOf(sb, phone)).toHaveLength(1);
+    expect(sessionsOf(fx.sb, phone)).toHaveLength(1);
     const sharedIp = freshIp();
-    const b = await startFrom(host, sharedIp, phone, 'sms', as('bob'));
+    const b = await startFrom(fx.host, sharedIp, phone, 'sms', as('bob'));
     expect(b.body.resumed).toBe(false);
-    expect(sessionsOf(sb, phone)).toHaveLength(2);
+    expect(sessionsOf(fx.sb, phone)).toHaveLength(2);
     // A handle handed back is bound to its owner like any other.
     const foreign = await call(
-      host.url,
+      fx.host.url,
       'GET',
       `/verification/status/${String(a2.body.verification_id)}`,
       undefined,
@@ -88,63 +82,63 @@ describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
   });
 
   it('a different method or phone is a different start', async () => {
-    host = await protectedHost(sb, platform, { resendCooldownMs: false });
+    fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const phone = freshPhone();
     const ip = freshIp();
-    await startFrom(host, ip, phone, 'sms');
-    expect((await startFrom(host, ip, phone, 'flash_call')).body.resumed).toBe(false);
-    expect((await startFrom(host, ip, freshPhone(), 'sms')).body.resumed).toBe(false);
-    expect((await startFrom(host, ip, phone, 'sms')).body.resumed).toBe(true);
+    await startFrom(fx.host, ip, phone, 'sms');
+    expect((await startFrom(fx.host, ip, phone, 'flash_call')).body.resumed).toBe(false);
+    expect((await startFrom(fx.host, ip, freshPhone(), 'sms')).body.resumed).toBe(false);
+    expect((await startFrom(fx.host, ip, phone, 'sms')).body.resumed).toBe(true);
   });
 
   it('a session that ended is not handed back: the next start is a new one', async () => {
-    host = await protectedHost(sb, platform, { resendCooldownMs: false });
+    fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const phone = freshPhone();
     const ip = freshIp();
-    const first = await startFrom(host, ip, phone);
-    const [session] = sb.sessionsFor(phone);
-    await sb.deliver(session.request_id);
-    const code = String(sb.getSession(session.request_id)!.code);
-    expect((await check(host, ip, first.body.verification_id, code)).body.verified).toBe(true);
-    const next = await startFrom(host, ip, phone);
+    const first = await startFrom(fx.host, ip, phone);
+    const [session] = fx.sb.sessionsFor(phone);
+    await fx.sb.deliver(session.request_id);
+    const code = String(fx.sb.getSession(session.request_id)!.code);
+    expect((await check(fx.host, ip, first.body.verification_id, code)).body.verified).toBe(true);
+    const next = await startFrom(fx.host, ip, phone);
     expect(next.body).toMatchObject({ resumed: false, status: 'sent' });
-    expect(sessionsOf(sb, phone)).toHaveLength(2);
+    expect(sessionsOf(fx.sb, phone)).toHaveLength(2);
   });
 
   it('when the first start fails, its concurrent duplicates share the failure and the next start tries again', async () => {
     // The first start times out (an unknown outcome), long enough for the duplicates to join it.
-    host = await protectedHost(
-      sb,
+    fx.host = await protectedHost(
+      fx.sb,
       platform,
       { resendCooldownMs: false },
       {
         api: {
-          baseUrl: sb.url,
-          apiKey: sb.demoAccount.apiKey,
-          apiSecret: sb.demoAccount.apiSecret,
+          baseUrl: fx.sb.url,
+          apiKey: fx.sb.demoAccount.apiKey,
+          apiSecret: fx.sb.demoAccount.apiSecret,
           timeoutMs: 400,
         },
       },
     );
     const phone = freshPhone();
     const ip = freshIp();
-    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600 });
-    const before = sb.requestCount('POST /v1/verify');
-    const failed = await Promise.all(Array.from({ length: 5 }, () => startFrom(host!, ip, phone)));
+    fx.sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600 });
+    const before = fx.sb.requestCount('POST /v1/verify');
+    const failed = await Promise.all(Array.from({ length: 5 }, () => startFrom(fx.host!, ip, phone)));
     expect(failed.map((r) => r.status)).toEqual(Array(5).fill(503));
-    expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
-    const retried = await startFrom(host, ip, phone);
+    expect(fx.sb.requestCount('POST /v1/verify') - before).toBe(1);
+    const retried = await startFrom(fx.host, ip, phone);
     expect(retried.body).toMatchObject({ resumed: false, status: 'sent' });
-    expect(sb.requestCount('POST /v1/verify') - before).toBe(2);
+    expect(fx.sb.requestCount('POST /v1/verify') - before).toBe(2);
   });
 
   it('coalesceStarts: false makes every start a new one', async () => {
-    host = await protectedHost(sb, platform, { coalesceStarts: false, resendCooldownMs: false });
+    fx.host = await protectedHost(fx.sb, platform, { coalesceStarts: false, resendCooldownMs: false });
     const phone = freshPhone();
     const ip = freshIp();
-    const responses = await Promise.all(Array.from({ length: 3 }, () => startFrom(host!, ip, phone)));
+    const responses = await Promise.all(Array.from({ length: 3 }, () => startFrom(fx.host!, ip, phone)));
     expect(responses.map((r) => r.body.resumed)).toEqual([false, false, false]);
-    expect(sessionsOf(sb, phone)).toHaveLength(3);
+    expect(sessionsOf(fx.sb, phone)).toHaveLength(3);
   });
 });
 

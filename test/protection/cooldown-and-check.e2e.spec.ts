@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { describe, expect, it } from '@jest/globals';
+import { call, PLATFORMS } from '../support/verification-app.js';
 import {
   check,
   freshIp,
@@ -10,37 +9,25 @@ import {
   retryAfterRange,
   startFrom,
   timed,
+  protectionFixture,
 } from './protection-host.js';
 
 describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
-
-  beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
-  });
-  afterEach(async () => {
-    sb.clearFaults();
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
+  const fx = protectionFixture();
 
   it('resend_available_at is 60 s after the start; before it another start to the number is 429 resend_cooldown, after it a resend goes out', async () => {
-    host = await protectedHost(sb, platform);
+    fx.host = await protectedHost(fx.sb, platform);
     const phone = freshPhone();
     const ip = freshIp();
-    const [first, sentAt, receivedAt] = await timed(sb, () => startFrom(host!, ip, phone));
+    const [first, sentAt, receivedAt] = await timed(fx.sb, () => startFrom(fx.host!, ip, phone));
     expect(first.status).toBe(201);
     const availableAt = Date.parse(String(first.body.resend_available_at));
     expect(availableAt).toBeGreaterThanOrEqual(sentAt + 60_000);
     expect(availableAt).toBeLessThanOrEqual(receivedAt + 60_000);
 
-    await sb.advance(30_000);
-    const posts = sb.requestCount('POST /v1/verify');
-    const [other, otherSent, otherReceived] = await timed(sb, () => startFrom(host!, freshIp(), phone));
+    await fx.sb.advance(30_000);
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    const [other, otherSent, otherReceived] = await timed(fx.sb, () => startFrom(fx.host!, freshIp(), phone));
     expect(refusal(other)).toMatchObject({
       status: 429,
       errorCode: 'rate_limit_exceeded',
@@ -51,105 +38,93 @@ describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
       Number(other.headers.get('retry-after')),
     );
     // The same caller switching method is a new start to the number too.
-    expect(refusal(await startFrom(host, ip, phone, 'flash_call')).reason).toBe('resend_cooldown');
-    expect(sb.requestCount('POST /v1/verify')).toBe(posts);
+    expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call')).reason).toBe('resend_cooldown');
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
 
     // The sandbox clock also runs in real time: the boundary is probed with a margin of a request's duration.
-    await sb.advance(availableAt - sb.now() - 250);
-    expect(refusal(await startFrom(host, freshIp(), phone)).reason).toBe('resend_cooldown');
-    await sb.advance(Math.max(availableAt - sb.now(), 0));
-    const resend = await startFrom(host, ip, phone);
+    await fx.sb.advance(availableAt - fx.sb.now() - 250);
+    expect(refusal(await startFrom(fx.host, freshIp(), phone)).reason).toBe('resend_cooldown');
+    await fx.sb.advance(Math.max(availableAt - fx.sb.now(), 0));
+    const resend = await startFrom(fx.host, ip, phone);
     expect(resend.status).toBe(201);
     expect(resend.body.resumed).toBe(false);
     expect(resend.body.verification_id).not.toBe(first.body.verification_id);
     expect(Date.parse(String(resend.body.resend_available_at))).toBeGreaterThanOrEqual(availableAt + 60_000);
-    expect(sb.sessionsFor(phone)).toHaveLength(2);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(2);
   });
 
   it('a double-click inside the cooldown is served the same session, not refused', async () => {
-    host = await protectedHost(sb, platform);
+    fx.host = await protectedHost(fx.sb, platform);
     const phone = freshPhone();
     const ip = freshIp();
-    const first = await startFrom(host, ip, phone);
-    await sb.advance(5000);
-    const again = await startFrom(host, ip, phone);
+    const first = await startFrom(fx.host, ip, phone);
+    await fx.sb.advance(5000);
+    const again = await startFrom(fx.host, ip, phone);
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({
       resumed: true,
       resend_available_at: first.body.resend_available_at,
       expires_at: first.body.expires_at,
     });
-    expect(sb.sessionsFor(phone)).toHaveLength(1);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(1);
     // A handle of the same session (handles are sealed afresh each time): the code checks through it.
-    const [session] = sb.sessionsFor(phone);
-    await sb.deliver(session.request_id);
+    const [session] = fx.sb.sessionsFor(phone);
+    await fx.sb.deliver(session.request_id);
     const verified = await check(
-      host,
+      fx.host,
       ip,
       again.body.verification_id,
-      String(sb.getSession(session.request_id)!.code),
+      String(fx.sb.getSession(session.request_id)!.code),
     );
     expect(verified.body).toMatchObject({ verified: true });
   });
 
   it('a custom cooldown holds at its boundary', async () => {
-    host = await protectedHost(sb, platform, { resendCooldownMs: 15_000 });
+    fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: 15_000 });
     const phone = freshPhone();
-    const first = await startFrom(host, freshIp(), phone);
+    const first = await startFrom(fx.host, freshIp(), phone);
     const availableAt = Date.parse(String(first.body.resend_available_at));
-    await sb.advance(availableAt - sb.now() - 250);
-    expect(refusal(await startFrom(host, freshIp(), phone)).reason).toBe('resend_cooldown');
-    await sb.advance(Math.max(availableAt - sb.now(), 0));
-    expect((await startFrom(host, freshIp(), phone)).status).toBe(201);
+    await fx.sb.advance(availableAt - fx.sb.now() - 250);
+    expect(refusal(await startFrom(fx.host, freshIp(), phone)).reason).toBe('resend_cooldown');
+    await fx.sb.advance(Math.max(availableAt - fx.sb.now(), 0));
+    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
   });
 
   it('switched off: no resend_available_at and no cooldown', async () => {
-    host = await protectedHost(sb, platform, { resendCooldownMs: false });
+    fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const phone = freshPhone();
-    const first = await startFrom(host, freshIp(), phone);
+    const first = await startFrom(fx.host, freshIp(), phone);
     expect(first.body.resend_available_at).toBeNull();
-    expect((await startFrom(host, freshIp(), phone)).status).toBe(201);
+    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
   });
 
   it('is lifted when the API answered that nothing was sent, and kept when the outcome is unknown', async () => {
-    host = await protectedHost(sb, platform);
+    fx.host = await protectedHost(fx.sb, platform);
     const phone = freshPhone();
-    sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 500 });
-    expect((await startFrom(host, freshIp(), phone)).status).toBe(503);
-    expect((await startFrom(host, freshIp(), phone)).status).toBe(201);
+    fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 500 });
+    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(503);
+    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
 
     const other = freshPhone();
-    sb.addFault({ route: 'POST /v1/verify', kind: 'reset' });
-    expect((await startFrom(host, freshIp(), other)).status).toBe(503);
-    expect(refusal(await startFrom(host, freshIp(), other)).reason).toBe('resend_cooldown');
+    fx.sb.addFault({ route: 'POST /v1/verify', kind: 'reset' });
+    expect((await startFrom(fx.host, freshIp(), other)).status).toBe(503);
+    expect(refusal(await startFrom(fx.host, freshIp(), other)).reason).toBe('resend_cooldown');
   });
 });
 
 describe.each(PLATFORMS)('check limit (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
-
-  beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
-  });
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
+  const fx = protectionFixture();
 
   it('the 30th check passes, the 31st is 429 check_limit with Retry-After, and the 10-minute window resets', async () => {
-    host = await protectedHost(sb, platform);
+    fx.host = await protectedHost(fx.sb, platform);
     const ip = freshIp();
     const phone = freshPhone();
-    const started = await startFrom(host, ip, phone);
+    const started = await startFrom(fx.host, ip, phone);
     const id = started.body.verification_id;
-    const [, opened, openedBy] = await timed(sb, () => check(host!, ip, id, '000000'));
-    for (let i = 2; i <= 30; i++) expect((await check(host, ip, id, '000000')).status).not.toBe(429);
-    const checks = sb.requestCount('POST /v1/verify/check');
-    const [refused, sentAt, receivedAt] = await timed(sb, () => check(host!, ip, id, '000000'));
+    const [, opened, openedBy] = await timed(fx.sb, () => check(fx.host!, ip, id, '000000'));
+    for (let i = 2; i <= 30; i++) expect((await check(fx.host, ip, id, '000000')).status).not.toBe(429);
+    const checks = fx.sb.requestCount('POST /v1/verify/check');
+    const [refused, sentAt, receivedAt] = await timed(fx.sb, () => check(fx.host!, ip, id, '000000'));
     expect(refusal(refused)).toMatchObject({
       status: 429,
       errorCode: 'rate_limit_exceeded',
@@ -158,50 +133,57 @@ describe.each(PLATFORMS)('check limit (%s)', (platform) => {
     expect(retryAfterRange(opened + 600_000, openedBy + 600_000, sentAt, receivedAt)).toContain(
       Number(refused.headers.get('retry-after')),
     );
-    expect(sb.requestCount('POST /v1/verify/check')).toBe(checks);
+    expect(fx.sb.requestCount('POST /v1/verify/check')).toBe(checks);
     // Another client's checks are not affected.
-    expect((await check(host, freshIp(), id, '000000')).status).not.toBe(429);
+    expect((await check(fx.host, freshIp(), id, '000000')).status).not.toBe(429);
 
-    await sb.advance(openedBy + 600_000 - sb.now() - 1000);
-    expect((await check(host, ip, id, '000000')).status).toBe(429);
-    await sb.advance(1000);
-    const fresh = await startFrom(host, ip, freshPhone());
-    const session = sb.sessionsFor(String(fresh.body.phone_number))[0];
-    await sb.deliver(session.request_id);
+    await fx.sb.advance(openedBy + 600_000 - fx.sb.now() - 1000);
+    expect((await check(fx.host, ip, id, '000000')).status).toBe(429);
+    await fx.sb.advance(1000);
+    const fresh = await startFrom(fx.host, ip, freshPhone());
+    const session = fx.sb.sessionsFor(String(fresh.body.phone_number))[0];
+    await fx.sb.deliver(session.request_id);
     const ok = await check(
-      host,
+      fx.host,
       ip,
       fresh.body.verification_id,
-      String(sb.getSession(session.request_id)!.code),
+      String(fx.sb.getSession(session.request_id)!.code),
     );
     expect(ok.body).toMatchObject({ verified: true });
   });
 
   it('malformed checks (bad handle, bad code format) are not counted', async () => {
-    host = await protectedHost(sb, platform, { checkPerIp: { points: 2, windowMs: 600_000 } });
+    fx.host = await protectedHost(fx.sb, platform, { checkPerIp: { points: 2, windowMs: 600_000 } });
     const ip = freshIp();
-    const started = await startFrom(host, ip, freshPhone());
+    const started = await startFrom(fx.host, ip, freshPhone());
     const id = started.body.verification_id;
     for (let i = 0; i < 5; i++) {
-      expect((await check(host, ip, id, 'abc')).body.error_code).toBe('validation_error');
-      expect((await check(host, ip, 'forged-handle', '123456')).body.error_code).toBe('not_found');
+      expect((await check(fx.host, ip, id, 'abc')).body.error_code).toBe('validation_error');
+      expect((await check(fx.host, ip, 'forged-handle', '123456')).body.error_code).toBe('not_found');
       expect(
-        (await call(host.url, 'POST', '/verification/check', { code: '123456' }, { 'x-forwarded-for': ip }))
-          .status,
+        (
+          await call(
+            fx.host.url,
+            'POST',
+            '/verification/check',
+            { code: '123456' },
+            { 'x-forwarded-for': ip },
+          )
+        ).status,
       ).toBe(400);
     }
-    expect((await check(host, ip, id, '000000')).status).toBe(400);
-    expect((await check(host, ip, id, '000000')).status).toBe(400);
-    expect(refusal(await check(host, ip, id, '000000')).reason).toBe('check_limit');
+    expect((await check(fx.host, ip, id, '000000')).status).toBe(400);
+    expect((await check(fx.host, ip, id, '000000')).status).toBe(400);
+    expect(refusal(await check(fx.host, ip, id, '000000')).reason).toBe('check_limit');
   });
 
   it('switched off: checks are not limited', async () => {
-    host = await protectedHost(sb, platform, { checkPerIp: false, startPerIp: false });
+    fx.host = await protectedHost(fx.sb, platform, { checkPerIp: false, startPerIp: false });
     const ip = freshIp();
     for (let i = 0; i < 12; i++) {
-      const started = await startFrom(host, ip, freshPhone());
+      const started = await startFrom(fx.host, ip, freshPhone());
       for (let j = 0; j < 3; j++)
-        expect((await check(host, ip, started.body.verification_id, '000000')).status).not.toBe(429);
+        expect((await check(fx.host, ip, started.body.verification_id, '000000')).status).not.toBe(429);
     }
   });
 });

@@ -1,4 +1,5 @@
-import type { VerificationSandbox } from '../../src/testing/index.js';
+import { afterAll, afterEach, beforeAll } from '@jest/globals';
+import { VerificationSandbox } from '../../src/testing/index.js';
 import type { LimitsOptions, VerificationModuleOptions } from '../../src/verification.options.js';
 import {
   call,
@@ -7,6 +8,30 @@ import {
   type Platform,
   type TestApp,
 } from '../support/verification-app.js';
+
+export interface ProtectionFixture {
+  /** The describe block's sandbox (100,000 RUB), started before its first test. */
+  sb: VerificationSandbox;
+  /** The test's host app, if it made one: closed after each test, and the sandbox's faults cleared. */
+  host: TestApp | undefined;
+}
+
+/** Registers the lifecycle every protection scenario shares; call it at the top of a describe block. */
+export function protectionFixture(): ProtectionFixture {
+  const fixture = { host: undefined } as ProtectionFixture;
+  beforeAll(async () => {
+    fixture.sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+  });
+  afterEach(async () => {
+    fixture.sb.clearFaults();
+    await fixture.host?.close();
+    fixture.host = undefined;
+  });
+  afterAll(async () => {
+    await fixture.sb?.close();
+  });
+  return fixture;
+}
 
 /** Module options against the sandbox, on the sandbox's clock, with the given limits. */
 export function moduleOptions(

@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { SpendCapReachedEvent } from '../../src/events/verification-events.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { PLATFORMS } from '../support/verification-app.js';
 import {
   freshIp,
   freshPhone,
@@ -10,6 +9,7 @@ import {
   retryAfterRange,
   startFrom,
   timed,
+  protectionFixture,
 } from './protection-host.js';
 
 const DAY = 86_400_000;
@@ -23,34 +23,22 @@ const capOnly = (amount: number, windowMs = DAY) => ({
 });
 
 describe.each(PLATFORMS)('spend cap (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
-
-  beforeAll(async () => {
-    // sms 3.00, flash_call 0.80 RUB (the sandbox's default price list).
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
-  });
-  afterEach(async () => {
-    sb.clearFaults();
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
+  const fx = protectionFixture();
 
   const capEvents = () =>
-    host!.opsEvents
-      .filter((e) => e.name === 'verification.spend_cap_reached')
+    fx
+      .host!.opsEvents.filter((e) => e.name === 'verification.spend_cap_reached')
       .map((e) => e.payload as SpendCapReachedEvent);
 
   it('at its exact boundary: 3 sms of 3.00 fit 10.00, the 4th is 503 spend_cap, a 0.80 flash call still fits; one event per window; the next window opens', async () => {
-    host = await protectedHost(sb, platform, capOnly(10));
-    for (let i = 0; i < 3; i++) expect((await startFrom(host, freshIp(), freshPhone())).status).toBe(201);
-    const posts = sb.requestCount('POST /v1/verify');
-    const windowEnd = (Math.floor(sb.now() / DAY) + 1) * DAY;
+    fx.host = await protectedHost(fx.sb, platform, capOnly(10));
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    const windowEnd = (Math.floor(fx.sb.now() / DAY) + 1) * DAY;
 
-    const [refused, sentAt, receivedAt] = await timed(sb, () => startFrom(host!, freshIp(), freshPhone()));
+    const [refused, sentAt, receivedAt] = await timed(fx.sb, () =>
+      startFrom(fx.host!, freshIp(), freshPhone()),
+    );
     expect(refusal(refused)).toMatchObject({
       status: 503,
       errorCode: 'service_unavailable',
@@ -59,7 +47,7 @@ describe.each(PLATFORMS)('spend cap (%s)', (platform) => {
     expect(retryAfterRange(windowEnd, windowEnd, sentAt, receivedAt)).toContain(
       Number(refused.headers.get('retry-after')),
     );
-    expect(sb.requestCount('POST /v1/verify')).toBe(posts);
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
     expect(capEvents()).toEqual([
       {
         event: 'verification.spend_cap_reached',
@@ -71,59 +59,59 @@ describe.each(PLATFORMS)('spend cap (%s)', (platform) => {
       },
     ]);
 
-    expect((await startFrom(host, freshIp(), freshPhone(), 'flash_call')).status).toBe(201);
-    expect(refusal(await startFrom(host, freshIp(), freshPhone(), 'flash_call')).reason).toBe('spend_cap');
-    expect(refusal(await startFrom(host, freshIp(), freshPhone())).reason).toBe('spend_cap');
+    expect((await startFrom(fx.host, freshIp(), freshPhone(), 'flash_call')).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone(), 'flash_call')).reason).toBe('spend_cap');
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
     expect(capEvents()).toHaveLength(1);
-    expect(sb.requestCount('POST /v1/verify')).toBe(posts + 1);
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts + 1);
 
-    await sb.advance(windowEnd - sb.now());
-    for (let i = 0; i < 3; i++) expect((await startFrom(host, freshIp(), freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(host, freshIp(), freshPhone())).reason).toBe('spend_cap');
+    await fx.sb.advance(windowEnd - fx.sb.now());
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
     expect(capEvents()).toHaveLength(2);
     expect(capEvents()[1]).toMatchObject({ spent: 9, windowEndsAt: new Date(windowEnd + DAY) });
   });
 
   it('concurrent starts cannot overshoot it: 12 at once against 9.00 make exactly 3 initiations', async () => {
-    host = await protectedHost(sb, platform, capOnly(9));
-    const posts = sb.requestCount('POST /v1/verify');
+    fx.host = await protectedHost(fx.sb, platform, capOnly(9));
+    const posts = fx.sb.requestCount('POST /v1/verify');
     const responses = await Promise.all(
-      Array.from({ length: 12 }, () => startFrom(host!, freshIp(), freshPhone())),
+      Array.from({ length: 12 }, () => startFrom(fx.host!, freshIp(), freshPhone())),
     );
     expect(responses.filter((r) => r.status === 201)).toHaveLength(3);
     expect(responses.filter((r) => r.body.reason === 'spend_cap')).toHaveLength(9);
-    expect(sb.requestCount('POST /v1/verify') - posts).toBe(3);
+    expect(fx.sb.requestCount('POST /v1/verify') - posts).toBe(3);
     expect(capEvents()).toHaveLength(1);
   });
 
   it('estimates come from GET /v1/prices, read once and cached', async () => {
-    host = await protectedHost(sb, platform, capOnly(1000));
-    const reads = sb.requestCount('GET /v1/prices');
-    for (let i = 0; i < 5; i++) await startFrom(host, freshIp(), freshPhone());
-    expect(sb.requestCount('GET /v1/prices') - reads).toBe(1);
+    fx.host = await protectedHost(fx.sb, platform, capOnly(1000));
+    const reads = fx.sb.requestCount('GET /v1/prices');
+    for (let i = 0; i < 5; i++) await startFrom(fx.host, freshIp(), freshPhone());
+    expect(fx.sb.requestCount('GET /v1/prices') - reads).toBe(1);
   });
 
   it('counts the real cost: with the price list unavailable, the cost the API returns is what is counted', async () => {
-    sb.addFault({ route: 'GET /v1/prices', kind: 'status', status: 500, count: 0 });
-    host = await protectedHost(sb, platform, capOnly(9));
-    for (let i = 0; i < 3; i++) expect((await startFrom(host, freshIp(), freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(host, freshIp(), freshPhone())).reason).toBe('spend_cap');
+    fx.sb.addFault({ route: 'GET /v1/prices', kind: 'status', status: 500, count: 0 });
+    fx.host = await protectedHost(fx.sb, platform, capOnly(9));
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
     expect(capEvents()).toMatchObject([{ spent: 9 }]);
   });
 
   it('a start the API refused (nothing sent) gives its reservation back', async () => {
-    host = await protectedHost(sb, platform, capOnly(9));
-    sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 500, count: 2 });
-    expect((await startFrom(host, freshIp(), freshPhone())).status).toBe(503);
-    expect((await startFrom(host, freshIp(), freshPhone())).status).toBe(503);
-    for (let i = 0; i < 3; i++) expect((await startFrom(host, freshIp(), freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(host, freshIp(), freshPhone())).reason).toBe('spend_cap');
+    fx.host = await protectedHost(fx.sb, platform, capOnly(9));
+    fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 500, count: 2 });
+    expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(503);
+    expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(503);
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
   });
 
   it('off by default: no cap, and the price list is never read', async () => {
-    host = await protectedHost(sb, platform, { startPerIp: false, resendCooldownMs: false });
-    const reads = sb.requestCount('GET /v1/prices');
-    for (let i = 0; i < 5; i++) expect((await startFrom(host, freshIp(), freshPhone())).status).toBe(201);
-    expect(sb.requestCount('GET /v1/prices')).toBe(reads);
+    fx.host = await protectedHost(fx.sb, platform, { startPerIp: false, resendCooldownMs: false });
+    const reads = fx.sb.requestCount('GET /v1/prices');
+    for (let i = 0; i < 5; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    expect(fx.sb.requestCount('GET /v1/prices')).toBe(reads);
   });
 });

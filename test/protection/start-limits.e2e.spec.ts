@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { describe, expect, it } from '@jest/globals';
+import { PLATFORMS } from '../support/verification-app.js';
 import {
   freshIp,
   freshPhone,
@@ -10,35 +9,24 @@ import {
   start,
   startFrom,
   timed,
+  protectionFixture,
 } from './protection-host.js';
 
 const HOUR = 3_600_000;
 
 describe.each(PLATFORMS)('start limits (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
-
-  beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
-  });
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
+  const fx = protectionFixture();
 
   it('per client IP: the 10th start passes, the 11th is 429 start_ip_limit with Retry-After to the window end, and the window resets on the clock', async () => {
-    host = await protectedHost(sb, platform, { resendCooldownMs: false });
+    fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const ip = freshIp();
-    const [, opened, openedBy] = await timed(sb, async () =>
-      expect((await startFrom(host!, ip, freshPhone())).status).toBe(201),
+    const [, opened, openedBy] = await timed(fx.sb, async () =>
+      expect((await startFrom(fx.host!, ip, freshPhone())).status).toBe(201),
     );
-    for (let i = 2; i <= 10; i++) expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
-    await sb.advance(20 * 60_000);
-    const before = sb.requestCount('POST /v1/verify');
-    const [refused, sentAt, receivedAt] = await timed(sb, () => startFrom(host!, ip, freshPhone()));
+    for (let i = 2; i <= 10; i++) expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+    await fx.sb.advance(20 * 60_000);
+    const before = fx.sb.requestCount('POST /v1/verify');
+    const [refused, sentAt, receivedAt] = await timed(fx.sb, () => startFrom(fx.host!, ip, freshPhone()));
     expect(refusal(refused)).toMatchObject({
       status: 429,
       errorCode: 'rate_limit_exceeded',
@@ -49,27 +37,27 @@ describe.each(PLATFORMS)('start limits (%s)', (platform) => {
     );
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(39 * 60);
     expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    expect(sb.requestCount('POST /v1/verify')).toBe(before);
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(before);
     // Another client is not affected.
-    expect((await startFrom(host, freshIp(), freshPhone())).status).toBe(201);
+    expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
 
     // The window ends between opened + 1 h and openedBy + 1 h (the first start's server time).
-    await sb.advance(openedBy + HOUR - sb.now() - 1000);
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(429);
-    await sb.advance(1000);
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
+    await fx.sb.advance(openedBy + HOUR - fx.sb.now() - 1000);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(429);
+    await fx.sb.advance(1000);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
   });
 
   it('per phone: the 5th start to a number passes, the 6th is 429 start_phone_limit from any IP, until the window ends', async () => {
-    host = await protectedHost(sb, platform, { resendCooldownMs: false });
+    fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const phone = freshPhone();
-    const [, opened, openedBy] = await timed(sb, async () =>
-      expect((await startFrom(host!, freshIp(), phone)).status).toBe(201),
+    const [, opened, openedBy] = await timed(fx.sb, async () =>
+      expect((await startFrom(fx.host!, freshIp(), phone)).status).toBe(201),
     );
-    for (let i = 2; i <= 5; i++) expect((await startFrom(host, freshIp(), phone)).status).toBe(201);
-    expect(sb.sessionsFor(phone)).toHaveLength(5);
-    await sb.advance(15 * 60_000);
-    const [refused, sentAt, receivedAt] = await timed(sb, () => startFrom(host!, freshIp(), phone));
+    for (let i = 2; i <= 5; i++) expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(5);
+    await fx.sb.advance(15 * 60_000);
+    const [refused, sentAt, receivedAt] = await timed(fx.sb, () => startFrom(fx.host!, freshIp(), phone));
     expect(refusal(refused)).toMatchObject({
       status: 429,
       errorCode: 'rate_limit_exceeded',
@@ -78,54 +66,54 @@ describe.each(PLATFORMS)('start limits (%s)', (platform) => {
     expect(retryAfterRange(opened + HOUR, openedBy + HOUR, sentAt, receivedAt)).toContain(
       Number(refused.headers.get('retry-after')),
     );
-    expect(sb.sessionsFor(phone)).toHaveLength(5);
-    await sb.advance(openedBy + HOUR - sb.now() - 1000);
-    expect(refusal(await startFrom(host, freshIp(), phone)).reason).toBe('start_phone_limit');
-    await sb.advance(1000);
-    expect((await startFrom(host, freshIp(), phone)).status).toBe(201);
-    expect(sb.sessionsFor(phone)).toHaveLength(6);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(5);
+    await fx.sb.advance(openedBy + HOUR - fx.sb.now() - 1000);
+    expect(refusal(await startFrom(fx.host, freshIp(), phone)).reason).toBe('start_phone_limit');
+    await fx.sb.advance(1000);
+    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(6);
   });
 
   it('a start refused by the phone limit does not use up the caller IP budget', async () => {
-    host = await protectedHost(sb, platform, {
+    fx.host = await protectedHost(fx.sb, platform, {
       resendCooldownMs: false,
       startPerIp: { points: 3, windowMs: HOUR },
       startPerPhone: { points: 1, windowMs: HOUR },
     });
     const ip = freshIp();
     const phone = freshPhone();
-    expect((await startFrom(host, ip, phone)).status).toBe(201);
+    expect((await startFrom(fx.host, ip, phone)).status).toBe(201);
     // Another method, so that it is not the same start handed back (coalescing).
     for (let i = 0; i < 5; i++)
-      expect(refusal(await startFrom(host, ip, phone, 'flash_call')).reason).toBe('start_phone_limit');
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(host, ip, freshPhone())).reason).toBe('start_ip_limit');
+      expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call')).reason).toBe('start_phone_limit');
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, ip, freshPhone())).reason).toBe('start_ip_limit');
   });
 
   it('custom limits hold at their own boundary', async () => {
-    host = await protectedHost(sb, platform, {
+    fx.host = await protectedHost(fx.sb, platform, {
       resendCooldownMs: false,
       startPerIp: { points: 2, windowMs: 90_000 },
     });
     const ip = freshIp();
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
-    const refused = await startFrom(host, ip, freshPhone());
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+    const refused = await startFrom(fx.host, ip, freshPhone());
     expect(refusal(refused)).toMatchObject({ status: 429, reason: 'start_ip_limit', retryAfter: '90' });
-    await sb.advance(90_000);
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
+    await fx.sb.advance(90_000);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
   });
 
   it('invalid input and allowlist refusals never count against a limit and never reach the API', async () => {
-    host = await protectedHost(sb, platform, {
+    fx.host = await protectedHost(fx.sb, platform, {
       resendCooldownMs: false,
       startPerIp: { points: 1, windowMs: HOUR },
       startPerPhone: { points: 1, windowMs: HOUR },
     });
     const ip = freshIp();
     const phone = freshPhone();
-    const before = sb.requestCount();
+    const before = fx.sb.requestCount();
     const bad: [Record<string, unknown>, number, string][] = [
       [{ phone_number: 'not a number', method: 'sms' }, 400, 'validation_error'],
       [{ phone_number: '+7916', method: 'sms' }, 400, 'validation_error'],
@@ -137,40 +125,40 @@ describe.each(PLATFORMS)('start limits (%s)', (platform) => {
     ];
     for (let round = 0; round < 3; round++)
       for (const [body, status, code] of bad) {
-        const res = await start(host, body, { 'x-forwarded-for': ip });
+        const res = await start(fx.host, body, { 'x-forwarded-for': ip });
         expect([res.status, res.body.error_code]).toEqual([status, code]);
       }
-    expect(sb.requestCount()).toBe(before);
+    expect(fx.sb.requestCount()).toBe(before);
     // The only point of this IP and of this phone is still there.
-    expect((await startFrom(host, ip, phone)).status).toBe(201);
-    expect(refusal(await startFrom(host, ip, freshPhone())).reason).toBe('start_ip_limit');
+    expect((await startFrom(fx.host, ip, phone)).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, ip, freshPhone())).reason).toBe('start_ip_limit');
   });
 
-  it('limits keyed by the host (limits.key: the user id) instead of the IP', async () => {
-    host = await protectedHost(sb, platform, {
+  it('limits keyed by the fx.host (limits.key: the user id) instead of the IP', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
       resendCooldownMs: false,
       startPerIp: { points: 2, windowMs: HOUR },
       key: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-user-id'],
     });
     const sharedIp = freshIp();
     const as = (user: string) => ({ 'x-user-id': user });
-    expect((await startFrom(host, sharedIp, freshPhone(), 'sms', as('alice'))).status).toBe(201);
-    expect((await startFrom(host, sharedIp, freshPhone(), 'sms', as('alice'))).status).toBe(201);
-    expect(refusal(await startFrom(host, sharedIp, freshPhone(), 'sms', as('alice'))).reason).toBe(
+    expect((await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).status).toBe(201);
+    expect((await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).reason).toBe(
       'start_ip_limit',
     );
     // Same IP, other user: its own budget. Other IP, same user: the same (spent) budget.
-    expect((await startFrom(host, sharedIp, freshPhone(), 'sms', as('bob'))).status).toBe(201);
-    expect((await startFrom(host, freshIp(), freshPhone(), 'sms', as('alice'))).status).toBe(429);
+    expect((await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('bob'))).status).toBe(201);
+    expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms', as('alice'))).status).toBe(429);
     // No user id: falls back to the IP.
     const ip = freshIp();
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(201);
-    expect((await startFrom(host, ip, freshPhone())).status).toBe(429);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(429);
   });
 
   it('each start limit switched off lets starts through', async () => {
-    host = await protectedHost(sb, platform, {
+    fx.host = await protectedHost(fx.sb, platform, {
       resendCooldownMs: false,
       startPerIp: false,
       startPerPhone: false,
@@ -178,17 +166,17 @@ describe.each(PLATFORMS)('start limits (%s)', (platform) => {
     });
     const ip = freshIp();
     const phone = freshPhone();
-    for (let i = 0; i < 12; i++) expect((await startFrom(host, ip, phone)).status).toBe(201);
-    expect(sb.sessionsFor(phone)).toHaveLength(12);
+    for (let i = 0; i < 12; i++) expect((await startFrom(fx.host, ip, phone)).status).toBe(201);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(12);
   });
 
   it('limits.enabled: false switches every protection off, coalescing included', async () => {
-    host = await protectedHost(sb, platform, { enabled: false });
+    fx.host = await protectedHost(fx.sb, platform, { enabled: false });
     const ip = freshIp();
     const phone = freshPhone();
-    const first = await startFrom(host, ip, phone);
+    const first = await startFrom(fx.host, ip, phone);
     expect(first.body.resend_available_at).toBeNull();
-    for (let i = 0; i < 11; i++) expect((await startFrom(host, ip, phone)).body.resumed).toBe(false);
-    expect(sb.sessionsFor(phone)).toHaveLength(12);
+    for (let i = 0; i < 11; i++) expect((await startFrom(fx.host, ip, phone)).body.resumed).toBe(false);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(12);
   });
 });
