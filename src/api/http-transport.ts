@@ -18,7 +18,6 @@ export interface HttpExchange {
   timeoutMs: number;
   /** Answers longer than this are abandoned (`ERR_BODY_TOO_LARGE`). */
   maxBodyBytes: number;
-  signal?: AbortSignal;
 }
 
 export interface HttpOrigin {
@@ -46,8 +45,8 @@ export interface HttpAnswer {
   body: string;
 }
 
-/** A failed exchange: `code` is Node's (`ECONNREFUSED`, `ECONNRESET`, …) or ours (`ETIMEDOUT`, `ERR_BODY_TOO_LARGE`,
- * `ERR_CANCELED`). Carries neither the request's headers nor its URL, so no credential can travel in it. */
+/** A failed exchange: `code` is Node's (`ECONNREFUSED`, `ECONNRESET`, …) or ours (`ETIMEDOUT`, `ERR_BODY_TOO_LARGE`).
+ * Carries neither the request's headers nor its URL, so no credential can travel in it. */
 export class HttpTransportError extends Error {
   constructor(readonly code: string) {
     super(`HTTP exchange failed (${code})`);
@@ -67,24 +66,21 @@ export class HttpTransport {
 
   send(exchange: HttpExchange): Promise<HttpAnswer> {
     return new Promise<HttpAnswer>((resolve, reject) => {
-      const { origin, signal } = exchange;
-      if (signal?.aborted) {
-        reject(new HttpTransportError('ERR_CANCELED'));
-        return;
-      }
+      const { origin, body } = exchange;
       const secure = origin.secure;
-      const headers: OutgoingHttpHeaders = { ...exchange.headers };
-      if (exchange.body !== undefined) headers['content-length'] = Buffer.byteLength(exchange.body);
+      // node:http copies the headers it is given, so a GET passes the caller's object as it is.
+      const headers: OutgoingHttpHeaders =
+        body === undefined
+          ? exchange.headers
+          : { ...exchange.headers, 'content-length': Buffer.byteLength(body) };
       let settled = false;
       const fail = (code: string): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
         request.destroy();
         reject(new HttpTransportError(code));
       };
-      const onAbort = (): void => fail('ERR_CANCELED');
       const request = (secure ? https : http).request(
         {
           method: exchange.method,
@@ -109,7 +105,6 @@ export class HttpTransport {
             if (settled) return;
             settled = true;
             clearTimeout(timer);
-            signal?.removeEventListener('abort', onAbort);
             resolve({
               status: response.statusCode ?? 0,
               headers: response.headers,
@@ -119,9 +114,8 @@ export class HttpTransport {
         },
       );
       const timer = setTimeout(() => fail('ETIMEDOUT'), exchange.timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
       request.on('error', (err: NodeJS.ErrnoException) => fail(safeCode(err.code)));
-      request.end(exchange.body);
+      request.end(body);
     });
   }
 
