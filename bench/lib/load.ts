@@ -62,6 +62,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   });
   const result = await done;
   const seconds = result.duration > 0 ? result.duration : options.durationSec;
+  return summarise(latencies, ok, result.errors, statusCodes, seconds);
+}
+
+/** A run's figures from its latencies (ms), 2xx count, errors and status counts over `seconds`. */
+function summarise(
+  latencies: number[],
+  ok: number,
+  errors: number,
+  statusCodes: Record<string, number>,
+  seconds: number,
+): LoadResult {
   return {
     rps: latencies.length / seconds,
     okRps: ok / seconds,
@@ -69,7 +80,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p99: percentile(latencies, 99),
     responses: latencies.length,
     non2xx: latencies.length - ok,
-    errors: result.errors,
+    errors,
     statusCodes,
   };
 }
@@ -133,14 +144,5 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
   await Promise.all(inFlight);
   const seconds = (performance.now() - (measuredFrom || started)) / 1000;
   agent.destroy();
-  return {
-    rps: latencies.length / seconds,
-    okRps: ok / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    responses: latencies.length,
-    non2xx: latencies.length - ok,
-    errors,
-    statusCodes,
-  };
+  return summarise(latencies, ok, errors, statusCodes, seconds);
 }
