@@ -4,6 +4,7 @@
  * self time per function and per package. A tool for finding costs, not a benchmark.
  */
 import { readFileSync } from 'node:fs';
+import { processCpuSeconds } from './lib/child-process.js';
 import { apiOptions, forkHost, forkSandbox, PhoneNumbers, postJson } from './lib/context.js';
 import type { Platform } from './lib/host-app.js';
 import { runLoad } from './lib/load.js';
@@ -39,16 +40,17 @@ try {
   });
   const url = `${host.ready.url}/verification/status/${start.body.verification_id as string}`;
   await runLoad({ url, connections: 50, durationSec: 2 });
-  const cpu = (pid: number): number => {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  };
-  const c0 = [cpu(host.pid), cpu(sandbox.pid), process.cpuUsage()];
+  const hostBefore = processCpuSeconds(host.pid);
+  const sandboxBefore = processCpuSeconds(sandbox.pid);
+  const runnerBefore = process.cpuUsage();
   const plain = await runLoad({ url, connections: 50, durationSec: seconds });
-  const c1 = [cpu(host.pid), cpu(sandbox.pid), process.cpuUsage(c0[2] as NodeJS.CpuUsage)];
-  const n = plain.responses;
+  const runner = process.cpuUsage(runnerBefore);
+  const perRequest = (cpuSeconds: number): string => ((cpuSeconds * 1e6) / plain.responses).toFixed(0);
   console.log(
-    `${platform}: ${Math.round(plain.rps)} req/s, p99 ${plain.p99} ms; CPU µs per request: host ${((((c1[0] as number) - (c0[0] as number)) * 1e6) / n).toFixed(0)}, sandbox ${((((c1[1] as number) - (c0[1] as number)) * 1e6) / n).toFixed(0)}, runner ${(((c1[2] as NodeJS.CpuUsage).user + (c1[2] as NodeJS.CpuUsage).system) / n).toFixed(0)}`,
+    `${platform}: ${Math.round(plain.rps)} req/s, p99 ${plain.p99} ms; CPU µs per request: ` +
+      `host ${perRequest(processCpuSeconds(host.pid) - hostBefore)}, ` +
+      `sandbox ${perRequest(processCpuSeconds(sandbox.pid) - sandboxBefore)}, ` +
+      `runner ${perRequest((runner.user + runner.system) / 1e6)}`,
   );
   await host.call('profileStart');
   const result = await runLoad({ url, connections: 50, durationSec: seconds });
