@@ -297,11 +297,8 @@ export class VerificationApiClient implements OnModuleDestroy {
         body: typeof response.data === 'string' ? response.data : '',
       };
     } catch (err) {
-      if (controller.signal.aborted) throw new HttpTransportError('ETIMEDOUT');
-      const code = isWireObject(err) ? err.code : undefined;
-      throw new HttpTransportError(
-        typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'ENETWORK',
-      );
+      // Our deadline aborted it; any other failure goes to #attempt, which reads its code only.
+      throw controller.signal.aborted ? new HttpTransportError('ETIMEDOUT') : err;
     } finally {
       clearTimeout(timer);
     }
