@@ -47,6 +47,8 @@ export interface RedisServerOptions {
   port?: number;
   /** Sets `requirepass`; the URL then carries it. */
   password?: string;
+  /** More `redis-server` arguments, given the port (cluster mode: `--cluster-enabled yes`, …). */
+  args?: (port: number) => string[];
 }
 
 class PortTakenError extends Error {
@@ -68,17 +70,19 @@ export class ThrowawayRedisServer {
   private constructor(
     readonly port: number,
     private readonly password: string | undefined,
+    private readonly extraArgs: string[] = [],
   ) {}
 
   static async start(options: RedisServerOptions = {}): Promise<ThrowawayRedisServer> {
     if (options.port !== undefined) {
-      const server = new ThrowawayRedisServer(options.port, options.password);
+      const server = new ThrowawayRedisServer(options.port, options.password, options.args?.(options.port));
       await server.start();
       return server;
     }
     // Another process may take the free port before redis-server binds it: try a few ports.
     for (let attempt = 1; ; attempt++) {
-      const server = new ThrowawayRedisServer(await freePort(), options.password);
+      const port = await freePort();
+      const server = new ThrowawayRedisServer(port, options.password, options.args?.(port));
       try {
         await server.start();
         return server;
@@ -102,6 +106,7 @@ export class ThrowawayRedisServer {
     if (this.process) return;
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
     if (this.password !== undefined) args.push('--requirepass', this.password);
+    args.push(...this.extraArgs);
     const child = spawn('redis-server', args, { stdio: 'ignore' });
     const spawned = new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);

@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { Redis } from 'ioredis';
-import { createClient } from 'redis';
+import { Cluster, Redis } from 'ioredis';
+import { createClient, createCluster } from 'redis';
 import type { VerificationEvent } from '../../src/events/verification-events.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
@@ -18,12 +18,21 @@ import { moduleOptions } from '../webhooks/harness.js';
  * node-redis, owned by the test), or `store: { redis: client }` with a host's own ioredis or
  * node-redis client (the module builds the store on its clock).
  */
-export type StoreWiring = 'store-ioredis-url' | 'store-node-redis-url' | 'host-ioredis' | 'host-node-redis';
+export type StoreWiring =
+  | 'store-ioredis-url'
+  | 'store-node-redis-url'
+  | 'host-ioredis'
+  | 'host-node-redis'
+  | 'host-ioredis-cluster'
+  | 'host-node-redis-cluster';
 
 export interface InstanceOptions {
   platform: Platform;
   wiring: StoreWiring;
-  redisUrl: string;
+  /** Standalone wirings: the Redis to use. */
+  redisUrl?: string;
+  /** Cluster wirings: the seed nodes of the Redis Cluster. */
+  clusterSeeds?: { host: string; port: number }[];
   keyPrefix: string;
   /** Merged over the webhook harness's defaults (sandbox clock, webhooks signed, reconciler tick out of the way). */
   module?: Partial<VerificationModuleOptions>;
@@ -60,7 +69,7 @@ export async function startInstance(
     case 'store-ioredis-url':
     case 'store-node-redis-url': {
       const own = new RedisStore({
-        url: options.redisUrl,
+        url: redisUrlOf(options),
         driver: options.wiring === 'store-ioredis-url' ? 'ioredis' : 'redis',
         keyPrefix: options.keyPrefix,
         clock,
@@ -72,13 +81,29 @@ export async function startInstance(
       break;
     }
     case 'host-ioredis': {
-      const client = new Redis(options.redisUrl);
+      const client = new Redis(redisUrlOf(options));
       cleanups.push(() => client.quit());
       store = { redis: client, keyPrefix: options.keyPrefix };
       break;
     }
+    case 'host-ioredis-cluster': {
+      const client = new Cluster(clusterSeedsOf(options));
+      cleanups.push(() => client.quit());
+      store = { redis: client, keyPrefix: options.keyPrefix };
+      break;
+    }
+    case 'host-node-redis-cluster': {
+      const client = createCluster({
+        rootNodes: clusterSeedsOf(options).map(({ host, port }) => ({ url: `redis://${host}:${port}` })),
+      });
+      client.on('error', () => undefined);
+      await client.connect();
+      cleanups.push(() => client.close());
+      store = { redis: client, keyPrefix: options.keyPrefix };
+      break;
+    }
     case 'host-node-redis': {
-      const client = createClient({ url: options.redisUrl });
+      const client = createClient({ url: redisUrlOf(options) });
       // A host's client has an error listener; without one node-redis throws on a lost connection.
       client.on('error', () => undefined);
       await client.connect();
@@ -117,6 +142,16 @@ export async function startInstance(
       for (const cleanup of cleanups) await cleanup();
     },
   };
+}
+
+function redisUrlOf(options: InstanceOptions): string {
+  if (!options.redisUrl) throw new Error(`wiring ${options.wiring} needs redisUrl`);
+  return options.redisUrl;
+}
+
+function clusterSeedsOf(options: InstanceOptions): { host: string; port: number }[] {
+  if (!options.clusterSeeds?.length) throw new Error(`wiring ${options.wiring} needs clusterSeeds`);
+  return options.clusterSeeds;
 }
 
 /**
