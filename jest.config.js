@@ -7,6 +7,9 @@ export default {
     '^nestjs-phone-verification$': '<rootDir>/src/index.ts',
     '^nestjs-phone-verification/testing$': '<rootDir>/src/testing/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    // libphonenumber-js's ES build imports its metadata JSON without an import attribute, which
+    // Jest's ESM loader warns about once per file; its CommonJS build (same code) loads quietly.
+    '^libphonenumber-js/max$': '<rootDir>/node_modules/libphonenumber-js/max/index.cjs',
   },
   transform: {
     '^.+\\.ts$': [
