@@ -88,10 +88,11 @@ export interface LimitsOptions {
   /**
    * Optional spend cap: at most `amount` (major units, e.g. RUB) per `windowMs`, counted from each
    * initiation's `cost` (an estimate from the price list is reserved first). Windows are aligned on the
-   * epoch (24 h = a UTC day). Past it, starts answer 503 and `verification.spend_cap_reached` is emitted
+   * epoch shifted by `utcOffsetMinutes` (default 0: a 24 h window is a UTC day; 180: a day from
+   * midnight in Moscow). Past it, starts answer 503 and `verification.spend_cap_reached` is emitted
    * once per window.
    */
-  spendCap?: { amount: number; windowMs: number; currency?: string } | false;
+  spendCap?: { amount: number; windowMs: number; currency?: string; utcOffsetMinutes?: number } | false;
   /** How the per-client key is derived. Default: the client IP (trust-proxy aware). */
   key?: (req: HostRequest) => string | undefined;
   /**
@@ -184,7 +185,7 @@ export interface ResolvedLimits {
   resendCooldownMs: number | false;
   checkPerIp: RateLimit | false;
   coalesceStarts: boolean;
-  spendCap: { amount: number; windowMs: number; currency: string } | false;
+  spendCap: { amount: number; windowMs: number; currency: string; utcOffsetMinutes: number } | false;
   key?: LimitsOptions['key'];
   beforeStart?: LimitsOptions['beforeStart'];
 }
@@ -410,10 +411,16 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
         : `must be a positive number (got ${describe(v)})`,
     );
     check('limits.spendCap.windowMs', limits.spendCap.windowMs, positiveInt);
+    optional('limits.spendCap.utcOffsetMinutes', limits.spendCap.utcOffsetMinutes, (v) =>
+      Number.isInteger(v) && (v as number) >= -720 && (v as number) <= 840
+        ? undefined
+        : `must be a whole number of minutes from -720 to 840 (got ${describe(v)})`,
+    );
     spendCap = {
       amount: limits.spendCap.amount,
       windowMs: limits.spendCap.windowMs,
       currency: limits.spendCap.currency ?? 'RUB',
+      utcOffsetMinutes: limits.spendCap.utcOffsetMinutes ?? 0,
     };
   }
   const limitsEnabled = limits.enabled ?? true;

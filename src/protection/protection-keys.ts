@@ -13,7 +13,7 @@ export const ProtectionKeys = {
   cooldown: (phone: string): string => `protect:cooldown:${digest(phone)}`,
   coalesce: (caller: string, phone: string, method: string): string =>
     `protect:coalesce:${digest(`${caller}\n${phone}\n${method}`)}`,
-  spendCapEvent: (windowIndex: number): string => `protect:spend-cap-event:${windowIndex}`,
+  spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,
 } as const;
 
 /** 128 bits of SHA-256, base64url. */

@@ -14,6 +14,8 @@ export interface SpendCapSettings {
   amount: number;
   windowMs: number;
   currency: string;
+  /** Windows start at midnight of this UTC offset when `windowMs` is a day (0: UTC). */
+  utcOffsetMinutes: number;
 }
 
 /** A start's share of the window's budget, held from before the initiation until its real cost is known. */
@@ -30,7 +32,8 @@ export interface SpendReservation extends ProtectionHold {
  * method's current price) and is refused when the reservation would pass the cap: concurrent
  * starts cannot overshoot it. The reservation is then settled with the real cost, or given back
  * when the API answered that nothing was sent. Windows are aligned on the epoch of the store's
- * clock (a 24 h window is a UTC day). The first refusal in a window emits
+ * clock shifted by `utcOffsetMinutes` (a 24 h window is a day from midnight at that offset, UTC by
+ * default). The first refusal in a window emits
  * `verification.spend_cap_reached`, once per window across instances (a claim in the store).
  */
 export class SpendCap {
@@ -56,9 +59,10 @@ export class SpendCap {
   async reserve(method: KnownVerificationMethod): Promise<SpendReservation> {
     const estimate = await this.prices.estimateMinor(method);
     const now = this.store.now();
-    const windowIndex = Math.floor(now / this.settings.windowMs);
-    const windowEndsAt = (windowIndex + 1) * this.settings.windowMs;
-    const key = String(windowIndex);
+    const offsetMs = this.settings.utcOffsetMinutes * 60_000;
+    const windowIndex = Math.floor((now + offsetMs) / this.settings.windowMs);
+    const windowEndsAt = (windowIndex + 1) * this.settings.windowMs - offsetMs;
+    const key = this.windowKey(windowIndex);
     const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
     const outcome = await this.limiter.tryConsume(key, estimate, ttl());
     if (!outcome.allowed) {
@@ -86,11 +90,23 @@ export class SpendCap {
     };
   }
 
+  /**
+   * The window's name in the store. With an offset the same index is another stretch of time, so
+   * the offset is part of the name: a deployment that changes it does not reuse older counters.
+   */
+  private windowKey(windowIndex: number): string {
+    const offset = this.settings.utcOffsetMinutes;
+    return offset === 0 ? String(windowIndex) : `${windowIndex}@${offset}`;
+  }
+
   /** Emits the event once per window (the first instance to claim it does). */
   private async announce(windowIndex: number, windowEndsAt: number, spentMinor: number): Promise<void> {
     const ttl = Math.max(windowEndsAt - this.store.now(), 1);
     try {
-      if (!(await this.store.setIfAbsent(ProtectionKeys.spendCapEvent(windowIndex), '1', ttl))) return;
+      if (
+        !(await this.store.setIfAbsent(ProtectionKeys.spendCapEvent(this.windowKey(windowIndex)), '1', ttl))
+      )
+        return;
     } catch {
       return; // The refusal matters more than the alert; the next refusal tries again.
     }

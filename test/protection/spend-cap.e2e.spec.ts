@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { SpendCapReachedEvent } from '../../src/events/verification-events.js';
+import { resolveVerificationOptions } from '../../src/verification.options.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
   freshIp,
@@ -72,6 +73,34 @@ describe.each(PLATFORMS)('spend cap (%s)', (platform) => {
     expect(capEvents()[1]).toMatchObject({ spent: 9, windowEndsAt: new Date(windowEnd + DAY) });
   });
 
+  it('utcOffsetMinutes: 180 makes the daily window a Moscow day: it ends at 21:00 UTC', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
+      ...capOnly(10),
+      spendCap: { amount: 10, windowMs: DAY, utcOffsetMinutes: 180 },
+    });
+    const offset = 3 * 3_600_000;
+    const windowEnd = (Math.floor((fx.sb.now() + offset) / DAY) + 1) * DAY - offset;
+    expect(new Date(windowEnd).toISOString()).toMatch(/T21:00:00\.000Z$/);
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    const [refused, sentAt, receivedAt] = await timed(fx.sb, () =>
+      startFrom(fx.host!, freshIp(), freshPhone()),
+    );
+    expect(refusal(refused).reason).toBe('spend_cap');
+    expect(retryAfterRange(windowEnd, windowEnd, sentAt, receivedAt)).toContain(
+      Number(refused.headers.get('retry-after')),
+    );
+    expect(capEvents()).toMatchObject([{ spent: 9, windowEndsAt: new Date(windowEnd) }]);
+
+    // A second before the Moscow midnight (this sandbox clock also runs in real time) it still holds.
+    await fx.sb.advance(windowEnd - 1000 - fx.sb.now());
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
+    await fx.sb.advance(Math.max(windowEnd - fx.sb.now(), 0));
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
+    expect(capEvents()).toHaveLength(2);
+    expect(capEvents()[1]).toMatchObject({ windowEndsAt: new Date(windowEnd + DAY) });
+  });
+
   it('concurrent starts cannot overshoot it: 12 at once against 9.00 make exactly 3 initiations', async () => {
     fx.host = await protectedHost(fx.sb, platform, capOnly(9));
     const posts = fx.sb.requestCount('POST /v1/verify');
@@ -113,5 +142,34 @@ describe.each(PLATFORMS)('spend cap (%s)', (platform) => {
     const reads = fx.sb.requestCount('GET /v1/prices');
     for (let i = 0; i < 5; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
     expect(fx.sb.requestCount('GET /v1/prices')).toBe(reads);
+  });
+});
+
+describe('spend cap options', () => {
+  it.each([[1.5], [-721], [841], ['180']])(
+    'utcOffsetMinutes %j is refused at boot, naming the key',
+    (bad) => {
+      expect(() =>
+        resolveVerificationOptions({
+          api: { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' },
+          limits: { spendCap: { amount: 10, windowMs: DAY, utcOffsetMinutes: bad as number } },
+        }),
+      ).toThrow(
+        expect.objectContaining({
+          name: 'VerificationOptionsError',
+          field: 'limits.spendCap.utcOffsetMinutes',
+        }) as unknown as Error,
+      );
+    },
+  );
+
+  it('defaults to UTC days and keeps a valid offset', () => {
+    const resolveCap = (utcOffsetMinutes?: number) =>
+      resolveVerificationOptions({
+        api: { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' },
+        limits: { spendCap: { amount: 10, windowMs: DAY, utcOffsetMinutes } },
+      }).limits.spendCap;
+    expect(resolveCap()).toMatchObject({ utcOffsetMinutes: 0 });
+    expect(resolveCap(-300)).toMatchObject({ utcOffsetMinutes: -300 });
   });
 });
