@@ -13,6 +13,9 @@ export const RECORD_RETENTION_MS = 24 * 3_600_000;
 /** Session records in the store. The hash tag keeps one session's keys on one Redis Cluster slot. */
 @Injectable()
 export class SessionRecordRepository {
+  /** The JSON each record object was read as or saved as (records are never mutated once read). */
+  readonly #storedAs = new WeakMap<SessionRecord, string>();
+
   constructor(@Inject(VerificationStore) private readonly store: VerificationStore) {}
 
   static key(requestId: string): string {
@@ -25,8 +28,23 @@ export class SessionRecordRepository {
 
   /** The record with the JSON it was stored as: comparing that string tells whether a merge changed anything. */
   async getStored(requestId: string): Promise<StoredRecord | null> {
+    return this.getStoredSince(requestId, undefined);
+  }
+
+  /**
+   * Reads the record again; when the store still holds what `known` was read or saved as, `known`
+   * itself is returned instead of a second parse of the same JSON (the usual pending status poll).
+   */
+  async getStoredSince(
+    requestId: string,
+    known: SessionRecord | null | undefined,
+  ): Promise<StoredRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
-    return raw === null ? null : { record: JSON.parse(raw) as SessionRecord, raw };
+    if (raw === null) return null;
+    if (known && this.#storedAs.get(known) === raw) return { record: known, raw };
+    const record = JSON.parse(raw) as SessionRecord;
+    this.#storedAs.set(record, raw);
+    return { record, raw };
   }
 
   /** Rejects with the store's error when it cannot be reached (one cheap read). */
@@ -38,5 +56,6 @@ export class SessionRecordRepository {
   async save(record: SessionRecord, raw = JSON.stringify(record)): Promise<void> {
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
     await this.store.set(SessionRecordRepository.key(record.requestId), raw, ttl);
+    this.#storedAs.set(record, raw);
   }
 }
