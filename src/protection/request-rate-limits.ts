@@ -30,6 +30,11 @@ export class RequestRateLimits {
     this.checkPerClient = limiter(store, ProtectionKeys.checkPerClient, limits.checkPerIp);
   }
 
+  /** Whether every start is counted in the store (the per-phone limit applies to every start). */
+  get countsEveryStart(): boolean {
+    return this.startPerPhone !== undefined;
+  }
+
   /**
    * Counts one start against the caller's and the phone's limits, or throws 429. The hold gives
    * both points back (the start was refused further on, so it must not count).

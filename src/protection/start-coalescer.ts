@@ -54,18 +54,17 @@ export class StartCoalescer {
     for (;;) {
       if (Date.now() > deadline)
         throw protectionUnavailable(ProtectionRefusalReason.startInProgress, this.settings.claimTtlMs);
+      // Claim first: a new start (the usual case) takes one store round trip, a duplicate two.
+      const claim = CLAIM + randomUUID();
+      if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))
+        return this.startAsClaimHolder(key, claim, fresh);
       const current = await this.store.get(key);
-      if (current?.startsWith(SESSION)) {
+      if (current === null) continue; // Ended between the two calls: claim again.
+      if (current.startsWith(SESSION)) {
         const result = await resume(current.slice(SESSION.length));
         if (result) return handBack(result);
         // Ended or expired: no longer something to hand back.
         await this.deleteIf(key, current);
-        continue;
-      }
-      if (current === null) {
-        const claim = CLAIM + randomUUID();
-        if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))
-          return this.startAsClaimHolder(key, claim, fresh);
         continue;
       }
       await sleep(pause);

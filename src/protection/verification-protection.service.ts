@@ -83,18 +83,20 @@ export class VerificationProtection {
    * Runs `initiate` (one paid upstream initiation) unless the attempt is refused or a pending
    * session of the same caller + phone + method can be handed back (`resume`). When `initiate`
    * fails, its error (or that error's `cause`) tells whether anything was sent: a
-   * VerificationApiError or a refused connection means nothing was.
+   * VerificationApiError or a refused connection means nothing was. `initiate(storeReached)`:
+   * true when this attempt has just written to the store (a coalescing claim, a cooldown, a
+   * counter), so the caller need not probe the store again before paying.
    */
   async runStart<T extends StartedSession>(
     attempt: StartAttempt,
-    initiate: () => Promise<T>,
+    initiate: (storeReached: boolean) => Promise<T>,
     resume: (requestId: string) => Promise<T | null>,
   ): Promise<ProtectedStart<T>> {
     const caller = callerOf(attempt);
-    if (!this.coalescer || caller === undefined) return this.freshStart(attempt, initiate);
+    if (!this.coalescer || caller === undefined) return this.freshStart(attempt, initiate, false);
     return this.coalescer.run(
       ProtectionKeys.coalesce(caller, attempt.phoneNumber, attempt.method),
-      () => this.freshStart(attempt, initiate),
+      () => this.freshStart(attempt, initiate, true),
       resume,
       async (result) => ({
         result,
@@ -111,7 +113,8 @@ export class VerificationProtection {
 
   private async freshStart<T extends StartedSession>(
     attempt: StartAttempt,
-    initiate: () => Promise<T>,
+    initiate: (storeReached: boolean) => Promise<T>,
+    claimed: boolean,
   ): Promise<ProtectedStart<T>> {
     await runBeforeStart(
       this.options.limits.beforeStart,
@@ -142,7 +145,9 @@ export class VerificationProtection {
 
     let result: T;
     try {
-      result = await initiate();
+      result = await initiate(
+        claimed || this.cooldown.enabled || this.limits.countsEveryStart || reservation !== undefined,
+      );
     } catch (error) {
       if (nothingSent(error)) await releaseAll([cooldown, reservation]);
       throw error;

@@ -85,7 +85,7 @@ export class VerificationService {
     };
     const outcome = await this.protection.runStart(
       attempt,
-      () => this.initiate(phone.e164, method, input.owner),
+      (storeReached) => this.initiate(phone.e164, method, input.owner, storeReached),
       (requestId) => this.pendingRecord(requestId),
     );
     const record = outcome.result;
@@ -243,10 +243,11 @@ export class VerificationService {
     phoneNumber: string,
     method: KnownVerificationMethod,
     owner: string | undefined,
+    storeReached: boolean,
   ): Promise<SessionRecord> {
     // A paid initiation whose session could not be recorded would never be followed: with the store
-    // down (and no protection having touched it yet), refuse before paying.
-    await this.records.ensureReachable();
+    // down, refuse before paying. A protection that wrote to it a moment ago already showed it up.
+    if (!storeReached) await this.records.ensureReachable();
     let result: InitiateResult;
     try {
       result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });

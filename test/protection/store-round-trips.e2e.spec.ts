@@ -1,0 +1,83 @@
+import { describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+
+/**
+ * What a start costs in store round trips (each one a network hop with Redis): a new start with
+ * the default protections makes only the writes it needs, and probes the store before paying only
+ * when nothing else in the request has reached it.
+ */
+describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
+  const fx = protectionFixture();
+
+  /** A MemoryStore that records each operation as `name(key kind)`. */
+  function countingStore(): { store: VerificationStore; calls: string[] } {
+    const inner = new MemoryStore({ clock: () => fx.sb.now() });
+    const calls: string[] = [];
+    const store = new Proxy(inner, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function' || !ROUND_TRIPS.has(property)) return value;
+        return (...args: unknown[]) => {
+          calls.push(`${String(property)}(${kindOf(String(args[0]))})`);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { store, calls };
+  }
+
+  it('default protection: a new start makes six, with no read before paying; its duplicate is handed back without a write', async () => {
+    const { store, calls } = countingStore();
+    fx.host = await protectedHost(fx.sb, platform, {}, { store });
+    const phone = freshPhone();
+    const ip = freshIp();
+    calls.length = 0;
+    expect((await startFrom(fx.host, ip, phone)).status).toBe(201);
+    expect(calls).toEqual([
+      'setIfAbsent(protect:coalesce)',
+      'setIfAbsent(protect:cooldown)',
+      'increment(protect:start-client)',
+      'increment(protect:start-phone)',
+      'set(session)',
+      'set(protect:coalesce)',
+    ]);
+
+    calls.length = 0;
+    const again = await startFrom(fx.host, ip, phone);
+    expect({ status: again.status, resumed: again.body.resumed }).toEqual({ status: 201, resumed: true });
+    expect(calls.filter((c) => !c.startsWith('get(') && !c.startsWith('setIfAbsent('))).toEqual([]);
+    await store.close();
+  });
+
+  it('protection off: the start probes the store once before the paid call', async () => {
+    const { store, calls } = countingStore();
+    fx.host = await protectedHost(fx.sb, platform, { enabled: false }, { store });
+    calls.length = 0;
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    expect(calls).toEqual(['get(session)', 'set(session)']);
+    expect(fx.sb.requestCount('POST /v1/verify') - posts).toBe(1);
+    await store.close();
+  });
+});
+
+/** The store operations that are a round trip on Redis (the reconciler is off in these hosts). */
+const ROUND_TRIPS = new Set<string | symbol>([
+  'get',
+  'set',
+  'setIfAbsent',
+  'delete',
+  'increment',
+  'schedule',
+  'claimDue',
+  'unschedule',
+  'queueSize',
+]);
+
+/** `protect:cooldown:<digest>` → `protect:cooldown`, `session:{id}` → `session`; queue names as they are. */
+function kindOf(key: string): string {
+  return key.replace(/:\{.*$/, '').replace(/^(protect:[a-z-]+):.*$/, '$1');
+}
