@@ -95,6 +95,10 @@ export interface PacedOptions {
   durationSec: number;
   /** Seconds at the same pace before the measured part, not recorded: connections up, code warm. Default 1. */
   warmupSec?: number;
+  /** Keep-alive pool to use (and leave open), so that short runs in a row share warm connections. */
+  agent?: http.Agent;
+  /** Every measured latency (ms) is also appended here, to pool several runs into one distribution. */
+  samples?: number[];
 }
 
 /**
@@ -103,7 +107,7 @@ export interface PacedOptions {
  * connection included).
  */
 export async function runPaced(options: PacedOptions): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const agent = options.agent ?? new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = {};
   let ok = 0;
@@ -120,7 +124,9 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
         res.resume();
         res.on('end', () => {
           if (!recorded) return resolve();
-          latencies.push(performance.now() - issued);
+          const latency = performance.now() - issued;
+          latencies.push(latency);
+          options.samples?.push(latency);
           const status = res.statusCode ?? 0;
           statusCodes[status] = (statusCodes[status] ?? 0) + 1;
           if (status >= 200 && status < 300) ok++;
@@ -143,6 +149,6 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
   }
   await Promise.all(inFlight);
   const seconds = (performance.now() - (measuredFrom || started)) / 1000;
-  agent.destroy();
+  if (!options.agent) agent.destroy();
   return summarise(latencies, ok, errors, statusCodes, seconds);
 }
