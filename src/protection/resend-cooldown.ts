@@ -42,7 +42,14 @@ export class ResendCooldown {
       if (await this.store.setIfAbsent(key, value, this.cooldownMs)) {
         return { availableAt: new Date(availableAt), hold: { release: () => this.lift(key, value) } };
       }
-      const running = parseAvailableAt(await this.store.get(key));
+      const stored = await this.store.get(key);
+      const running = parseAvailableAt(stored);
+      // The stored entry can outlive its `availableAt` by the clock ticks between computing it and
+      // writing it: a cooldown whose time has come is over, whatever the entry's TTL says.
+      if (running !== null && running <= this.store.now()) {
+        if (stored !== null && (await this.store.get(key)) === stored) await this.store.delete(key);
+        continue;
+      }
       if (running !== null) {
         throw rateLimited(ProtectionRefusalReason.resendCooldown, running - this.store.now(), {
           resend_available_at: new Date(running).toISOString(),
