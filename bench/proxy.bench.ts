@@ -18,8 +18,8 @@ import {
   type BenchContext,
 } from './lib/context.js';
 import type { Platform } from './lib/host-app.js';
-import { runLoad, runPaced, type LoadResult } from './lib/load.js';
-import { fmt, median, percentile, type BenchTable } from './lib/report.js';
+import { runLoad, runPaced, summarise, type LoadResult } from './lib/load.js';
+import { fmt, median, type BenchTable } from './lib/report.js';
 import type { HostReady } from './servers/host-process.js';
 import type { SandboxReady } from './servers/sandbox-process.js';
 
@@ -286,21 +286,11 @@ function rotate<T>(items: T[], by: number): T[] {
 
 /** One target's figures in a round, from the latencies of all its slices. */
 function pooled(samples: number[], slices: LoadResult[]): LoadResult {
-  const seconds = slices.reduce((sum, r) => sum + (r.rps > 0 ? r.responses / r.rps : 0), 0);
-  const responses = slices.reduce((sum, r) => sum + r.responses, 0);
-  const ok = responses - slices.reduce((sum, r) => sum + r.non2xx, 0);
   const statusCodes: Record<string, number> = {};
   for (const r of slices)
     for (const [code, count] of Object.entries(r.statusCodes))
       statusCodes[code] = (statusCodes[code] ?? 0) + count;
-  return {
-    rps: seconds > 0 ? responses / seconds : 0,
-    okRps: seconds > 0 ? ok / seconds : 0,
-    p50: percentile(samples, 50),
-    p99: percentile(samples, 99),
-    responses,
-    non2xx: responses - ok,
-    errors: slices.reduce((sum, r) => sum + r.errors, 0),
-    statusCodes,
-  };
+  const ok = slices.reduce((sum, r) => sum + r.responses - r.non2xx, 0);
+  const errors = slices.reduce((sum, r) => sum + r.errors, 0);
+  return summarise(samples, ok, errors, statusCodes, slices.length * SLICE_SEC);
 }

@@ -66,7 +66,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** A run's figures from its latencies (ms), 2xx count, errors and status counts over `seconds`. */
-function summarise(
+export function summarise(
   latencies: number[],
   ok: number,
   errors: number,

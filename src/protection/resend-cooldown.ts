@@ -47,7 +47,7 @@ export class ResendCooldown {
       // The stored entry can outlive its `availableAt` by the clock ticks between computing it and
       // writing it: a cooldown whose time has come is over, whatever the entry's TTL says.
       if (running !== null && running <= this.store.now()) {
-        if (stored !== null && (await this.store.get(key)) === stored) await this.store.delete(key);
+        await this.lift(key, stored!);
         continue;
       }
       if (running !== null) {

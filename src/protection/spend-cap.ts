@@ -67,7 +67,7 @@ export class SpendCap {
     const outcome = await this.limiter.tryConsume(key, estimate, ttl());
     if (!outcome.allowed) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
-      await this.announce(windowIndex, windowEndsAt, outcome.consumed - estimate);
+      await this.announce(key, windowEndsAt, outcome.consumed - estimate);
       throw protectionUnavailable(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
     }
     let open = true;
@@ -100,13 +100,10 @@ export class SpendCap {
   }
 
   /** Emits the event once per window (the first instance to claim it does). */
-  private async announce(windowIndex: number, windowEndsAt: number, spentMinor: number): Promise<void> {
+  private async announce(window: string, windowEndsAt: number, spentMinor: number): Promise<void> {
     const ttl = Math.max(windowEndsAt - this.store.now(), 1);
     try {
-      if (
-        !(await this.store.setIfAbsent(ProtectionKeys.spendCapEvent(this.windowKey(windowIndex)), '1', ttl))
-      )
-        return;
+      if (!(await this.store.setIfAbsent(ProtectionKeys.spendCapEvent(window), '1', ttl))) return;
     } catch {
       return; // The refusal matters more than the alert; the next refusal tries again.
     }

@@ -4,7 +4,8 @@ import { isRedisClient } from './redis-command-runner.js';
 import { RedisStore } from './redis.store.js';
 import type { VerificationStore } from './verification-store.interface.js';
 
-const STORE_METHODS = [
+/** Every method of VerificationStore: what makes a value a store instance. */
+export const STORE_METHODS = [
   'now',
   'get',
   'set',
