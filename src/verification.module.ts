@@ -18,6 +18,7 @@ import { createUpstreamRequestObserver } from './operations/upstream-request.obs
 import { VerificationLogger } from './operations/verification-logger.js';
 import { VerificationMetrics } from './operations/verification-metrics.js';
 import { VerificationProtection } from './protection/verification-protection.service.js';
+import { InDoubtStarts } from './sessions/in-doubt-starts.js';
 import { ReconcileQueue } from './sessions/reconcile-queue.js';
 import { SessionRecordRepository } from './sessions/session-record.repository.js';
 import { SessionRefresher } from './sessions/session-refresher.js';
@@ -133,6 +134,7 @@ const PROVIDERS: Provider[] = [
   VerificationProtection,
   VerificationService,
   ReconcileQueue,
+  InDoubtStarts,
   VerificationReconciler,
   webhookVerifierProvider,
   WebhookReceiver,

@@ -107,3 +107,16 @@ export class VerificationApiUnavailableError extends Error {
     };
   }
 }
+
+/**
+ * Whether a POST that failed with `error` may still have been processed by the API: true for a
+ * time-out, a reset or an unreadable answer; false when the API answered (a problem document, which
+ * the spec says is never charged, or a bodiless 403) or the connection was refused (nothing was sent).
+ */
+export function mayHaveBeenProcessed(error: unknown): boolean {
+  if (error instanceof VerificationApiError) return false;
+  return !(
+    error instanceof VerificationApiUnavailableError &&
+    (error.reason === 'forbidden' || error.code === 'ECONNREFUSED')
+  );
+}

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { VerificationApiError, VerificationApiUnavailableError } from '../api/verification-api.error.js';
+import { mayHaveBeenProcessed } from '../api/verification-api.error.js';
 import type { SpendCapReachedEvent } from '../events/verification-events.js';
 import { VerificationAccountService } from '../operations/verification-account.service.js';
 import { VerificationLogger } from '../operations/verification-logger.js';
@@ -177,18 +177,13 @@ function callerOf(attempt: StartAttempt): string | undefined {
 }
 
 /**
- * True when the API's answer says the initiation did not happen: a problem document (the spec:
- * a 4xx or 5xx initiation is not charged), a bodiless 403, or a refused connection. A time-out,
- * a reset or an unreadable answer leaves the outcome unknown. The service hands the API client's
- * error over as is or as the `cause` of the client error it made of it.
+ * True when the API's answer says the initiation did not happen (a problem document, a bodiless 403,
+ * a refused connection). A time-out, a reset or an unreadable answer leaves the outcome unknown. The
+ * service hands the API client's error over as is or as the `cause` of the client error it made of it.
  */
 function nothingSent(error: unknown): boolean {
   const upstream = error instanceof VerificationClientError ? (error as Error).cause : error;
-  if (upstream instanceof VerificationApiError) return true;
-  return (
-    upstream instanceof VerificationApiUnavailableError &&
-    (upstream.reason === 'forbidden' || upstream.code === 'ECONNREFUSED')
-  );
+  return !mayHaveBeenProcessed(upstream);
 }
 
 function errorName(error: unknown): string {

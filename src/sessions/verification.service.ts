@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { InitiateResult, KnownVerificationMethod } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
-import { VerificationApiError } from '../api/verification-api.error.js';
+import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationTelemetry, type RouteFailureContext } from '../operations/verification-telemetry.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import { VerificationClientError } from '../verification.errors.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { InDoubtStarts } from './in-doubt-starts.js';
 import { maskPhoneNumber } from './phone-mask.js';
 import { PhoneNumberNormalizer } from './phone-number.normalizer.js';
 import { ReconcileQueue } from './reconcile-queue.js';
@@ -47,6 +48,7 @@ export class VerificationService {
     private readonly protection: VerificationProtection,
     private readonly reconcileQueue: ReconcileQueue,
     private readonly telemetry: VerificationTelemetry,
+    private readonly inDoubt: InDoubtStarts,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -252,6 +254,8 @@ export class VerificationService {
     try {
       result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });
     } catch (error) {
+      // The session may exist (and be paid for) all the same: its first webhook can reveal it.
+      if (mayHaveBeenProcessed(error)) await this.inDoubt.remember({ phoneNumber, method, owner });
       // Method not enabled for the account ("not shown": 400 with a code, or 403): say so when the API says so.
       if (
         error instanceof VerificationApiError &&

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { VerificationSession } from '../api/api.types.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationTelemetry } from '../operations/verification-telemetry.js';
+import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { isTerminal } from '../sessions/session-record.js';
+import { isTerminal, type SessionRecord } from '../sessions/session-record.js';
 import { describeUpstreamError } from '../sessions/upstream-error.mapper.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -63,6 +65,7 @@ export class WebhookReceiver {
     private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
     private readonly telemetry: VerificationTelemetry,
+    private readonly inDoubt: InDoubtStarts,
   ) {}
 
   /** Handles one delivery; every outcome (also a refusal) is counted and logged once. */
@@ -108,9 +111,15 @@ export class WebhookReceiver {
 
   private async handle(notice: WebhookNotice): Promise<WebhookResult> {
     let record = await this.records.get(notice.requestId);
-    // Only sessions this deployment started have an owner and a listener waiting; others (another
-    // integration on the same account, or long forgotten) are acknowledged so the sender stops.
-    if (!record) return 'ignored';
+    let session: VerificationSession | null | undefined;
+    if (!record) {
+      // Only sessions this deployment started have an owner and a listener waiting: one whose
+      // initiation timed out is adopted here; others (another integration on the same account, or
+      // long forgotten) are acknowledged so the sender stops.
+      const adopted = await this.inDoubt.adopt(notice.requestId);
+      if (!adopted) return 'ignored';
+      ({ record, session } = adopted);
+    }
     if (isTerminal(record.status)) {
       // The outcome is final and known: at most an event whose listener failed is still due.
       const { emitted } = await this.tracker.emitDue(record, 'webhook');
@@ -123,20 +132,9 @@ export class WebhookReceiver {
       record = { ...record, fallback: true };
       await this.records.save(record);
     }
-    let session;
-    if (this.options.webhooks.confirmWithApi) {
-      try {
-        session = await this.api.getSession(notice.requestId);
-      } catch (error) {
-        if (error instanceof VerificationApiError && error.status === 404) {
-          this.logger.warn('a webhook named a session the API does not know; acknowledged, nothing emitted');
-          return 'ignored';
-        }
-        throw error;
-      }
-    } else {
-      session = observationFromNotice(notice, record, this.store.now());
-    }
+    // An adopted session was asked of the API just now.
+    session ??= await this.confirmedSession(notice, record);
+    if (session === null) return 'ignored';
     const observed = await this.tracker.observe(session, 'webhook', record);
     if (announcedStatus(notice.event) !== undefined && !isTerminal(observed.status)) {
       // Without the reconciler nobody would look again: the sender's retry is the way back.
@@ -151,6 +149,23 @@ export class WebhookReceiver {
       return 'deferred';
     }
     return 'processed';
+  }
+
+  /** The session as the API shows it (`confirmWithApi`), or as the signed notice announces it; null when the API does not know it. */
+  private async confirmedSession(
+    notice: WebhookNotice,
+    record: SessionRecord,
+  ): Promise<VerificationSession | null> {
+    if (!this.options.webhooks.confirmWithApi) return observationFromNotice(notice, record, this.store.now());
+    try {
+      return await this.api.getSession(notice.requestId);
+    } catch (error) {
+      if (error instanceof VerificationApiError && error.status === 404) {
+        this.logger.warn('a webhook named a session the API does not know; acknowledged, nothing emitted');
+        return null;
+      }
+      throw error;
+    }
   }
 
   /** The raw bytes, or a loud refusal when the app was not created with `rawBody: true`. */

@@ -1,0 +1,181 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { VerificationMethod, VerificationSession } from '../api/api.types.js';
+import { VerificationApiError } from '../api/verification-api.error.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { maskPhoneNumber } from './phone-mask.js';
+import { ReconcileQueue } from './reconcile-queue.js';
+import { SessionRecordRepository } from './session-record.repository.js';
+import type { SessionRecord } from './session-record.js';
+
+/** Set while any in-doubt start is remembered: a webhook for an unknown session costs no API call otherwise. */
+const ANY_KEY = 'indoubt:any';
+/** How far the API's `created_at` may lie from the module's clock at the start (clock skew, queueing). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+/** Webhooks of a session may come this long after its expiry (the sender's retries). */
+const LATE_WEBHOOK_MS = 3_600_000;
+/** Upper bound of a session's TTL (spec: `expiry_seconds` at most 600). */
+const MAX_SESSION_TTL_MS = 600_000;
+
+/** One start whose initiation may have created a session the module never heard of. */
+interface InDoubtStart {
+  method: VerificationMethod;
+  owner?: string;
+  /** Store-clock time the initiation was sent. */
+  at: number;
+}
+
+/** A session adopted from an in-doubt start: its new record and the API's view of it. */
+export interface AdoptedSession {
+  record: SessionRecord;
+  session: VerificationSession;
+}
+
+/**
+ * Initiations whose outcome is unknown. A `POST /v1/verify` that timed out, was reset or answered
+ * garbage may still have created (and charged) a session, and the spec offers no way to look it up:
+ * there is no idempotency key and no listing. The session's first webhook is the only way the
+ * module can learn its `request_id`. So such a start is remembered (phone, method, owner, time) in
+ * the store, and a signed webhook for a session the module has no record of is matched against it:
+ * the API is asked for the session (the source of truth), and one whose number and method equal a
+ * remembered start, created around its time, is adopted: recorded with that start's owner, followed
+ * by the reconciler, and its events emitted like any other's. The caller's resend cooldown was kept
+ * meanwhile, so no second paid initiation went out.
+ */
+@Injectable()
+export class InDoubtStarts {
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly api: VerificationApiClient,
+    private readonly records: SessionRecordRepository,
+    private readonly queue: ReconcileQueue,
+    private readonly logger: VerificationLogger,
+  ) {}
+
+  /**
+   * Remembers a start whose initiation may have gone through. Never throws: the caller is already
+   * answering with the initiation's own failure. Without a webhook route nothing could reveal the
+   * session, so nothing is kept.
+   */
+  async remember(start: { phoneNumber: string; method: VerificationMethod; owner?: string }): Promise<void> {
+    this.logger.warn(
+      'initiation outcome unknown: a session may exist upstream; it is adopted if a webhook reveals it',
+      { method: start.method, phone: maskPhoneNumber(start.phoneNumber) },
+    );
+    if (!this.options.webhooks.enabled) return;
+    try {
+      const at = this.store.now();
+      const key = entryKey(start.phoneNumber);
+      const entries = [
+        ...parseEntries(await this.store.get(key)),
+        { method: start.method, owner: start.owner, at },
+      ];
+      await this.store.set(
+        key,
+        JSON.stringify(entries.filter((e) => e.at + this.lifetimeMs() > at)),
+        this.lifetimeMs(),
+      );
+      await this.store.set(ANY_KEY, '1', this.lifetimeMs());
+    } catch (error) {
+      this.logger.warn('an in-doubt start could not be remembered', {
+        error: (error as Error)?.name ?? 'Error',
+      });
+    }
+  }
+
+  /**
+   * The session behind a webhook that names an unknown `request_id`, adopted when it answers a
+   * remembered start; null when it does not (another integration's session, or none remembered).
+   * Rejects when the API or the store fails, so that the webhook is answered 503 and comes again.
+   */
+  async adopt(requestId: string): Promise<AdoptedSession | null> {
+    if ((await this.store.get(ANY_KEY)) === null) return null;
+    let session: VerificationSession;
+    try {
+      session = await this.api.getSession(requestId);
+    } catch (error) {
+      if (error instanceof VerificationApiError && error.status === 404) return null;
+      throw error;
+    }
+    const key = entryKey(session.phoneNumber);
+    const entries = parseEntries(await this.store.get(key));
+    const match = closestStart(entries, session, this.options.api.timeoutMs);
+    if (!match) return null;
+    const rest = entries.filter((e) => e !== match);
+    if (rest.length > 0) await this.store.set(key, JSON.stringify(rest), this.lifetimeMs());
+    else await this.store.delete(key);
+
+    const now = this.store.now();
+    // The state at initiation; the tracker merges the API's view into it and emits what is due.
+    const record: SessionRecord = {
+      requestId: session.requestId,
+      phoneNumber: session.phoneNumber,
+      method: session.method,
+      owner: match.owner,
+      status: 'sent',
+      awaitingCode: false,
+      createdAt: session.createdAt?.getTime() ?? match.at,
+      expiresAt: session.expiresAt?.getTime() ?? now + (this.options.expirySeconds ?? 300) * 1000,
+      verifiedAt: null,
+      cost: session.cost,
+    };
+    await this.records.save(record);
+    await this.queue.track(record);
+    this.logger.warn('adopted a session whose initiation outcome was unknown', {
+      request_id: session.requestId,
+      method: session.method,
+      phone: maskPhoneNumber(session.phoneNumber),
+    });
+    return { record, session };
+  }
+
+  /** How long a start stays in doubt: its session's whole life plus the sender's late retries. */
+  private lifetimeMs(): number {
+    const ttl =
+      this.options.expirySeconds === undefined ? MAX_SESSION_TTL_MS : this.options.expirySeconds * 1000;
+    return this.options.api.timeoutMs + ttl + LATE_WEBHOOK_MS;
+  }
+}
+
+function entryKey(phoneNumber: string): string {
+  return `indoubt:{${phoneNumber}}`;
+}
+
+function parseEntries(raw: string | null): InDoubtStart[] {
+  if (raw === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? (parsed as InDoubtStart[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The remembered start of the same method whose time is nearest the session's creation, within reach. */
+function closestStart(
+  entries: InDoubtStart[],
+  session: VerificationSession,
+  timeoutMs: number,
+): InDoubtStart | undefined {
+  const created = session.createdAt?.getTime();
+  let best: InDoubtStart | undefined;
+  let bestDistance = Infinity;
+  for (const entry of entries) {
+    if (entry.method !== session.method) continue;
+    const distance = created === undefined ? 0 : Math.abs(created - (entry.at + timeoutMs / 2));
+    if (
+      created !== undefined &&
+      (created < entry.at - CLOCK_SKEW_MS || created > entry.at + timeoutMs + CLOCK_SKEW_MS)
+    )
+      continue;
+    if (distance < bestDistance) {
+      best = entry;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}

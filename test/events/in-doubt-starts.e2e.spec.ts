@@ -1,0 +1,201 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import type { VerificationSandbox, SandboxMethod } from '../../src/testing/index.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { call, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import {
+  apiCheck,
+  drive,
+  eventsOf,
+  nextPhone,
+  reconcilerOf,
+  settle,
+  startHost,
+  startSandbox,
+  type Outcome,
+} from '../webhooks/harness.js';
+
+const TIMEOUT_MS = 300;
+/** Past the module's time-out: the module gives up, the sandbox creates the session a moment later. */
+const LATE_MS = 700;
+
+/**
+ * An initiation whose outcome is unknown (time-out, reset, unreadable answer) may still have created
+ * a session upstream, and the API cannot be asked which. The module answers 503, keeps the caller's
+ * cooldown (no second paid SMS), remembers the start, and adopts the session when its first signed
+ * webhook names it: recorded with the start's owner, followed by the reconciler, its outcome emitted
+ * exactly once.
+ */
+describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp;
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+  });
+  afterAll(async () => {
+    await sb.close();
+  });
+  beforeEach(async () => {
+    host = await startHost(platform, sb, {
+      module: {
+        api: {
+          baseUrl: sb.url,
+          apiKey: sb.demoAccount.apiKey,
+          apiSecret: sb.demoAccount.apiSecret,
+          timeoutMs: TIMEOUT_MS,
+          maxRetries: 0,
+        },
+        // The defaults: the resend cooldown is what stops a second paid start while the first is in doubt.
+        limits: {},
+      },
+    });
+  });
+  afterEach(async () => {
+    sb.clearFaults();
+    await host.close();
+  });
+
+  /** Starts through the host while the sandbox answers the POST too late; resolves once the session exists upstream. */
+  const startTooLate = async (
+    method: SandboxMethod,
+    owner: string,
+  ): Promise<{ phone: string; requestId: string; answer: Awaited<ReturnType<typeof call>> }> => {
+    const phone = nextPhone();
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: LATE_MS, count: 1 });
+    const answer = await call(
+      host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: phone, method },
+      { 'x-user': owner },
+    );
+    const until = Date.now() + 5000;
+    while (sb.sessionsFor(phone).length === 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    return { phone, requestId: sb.sessionsFor(phone)[0]!.request_id, answer };
+  };
+
+  const cases: { method: SandboxMethod; outcome: Outcome }[] = [
+    { method: 'operator_id', outcome: 'verified' },
+    { method: 'sms', outcome: 'expired' },
+    { method: 'msgr1_otp', outcome: 'failed' },
+    { method: 'reverse_flash_call', outcome: 'expired' },
+  ];
+
+  it.each(cases)(
+    '$method started past the time-out and then $outcome: 503, no second initiation, adopted by its webhook with one event',
+    async ({ method, outcome }) => {
+      const { phone, requestId, answer } = await startTooLate(method, 'user-a');
+      expect(answer.status).toBe(503);
+      expect(answer.body.error_code).toBe('service_unavailable');
+      expect(answer.text).not.toContain(requestId);
+
+      // The user tries again at once: the cooldown was kept, so no second paid initiation goes out.
+      const again = await call(
+        host.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method },
+        { 'x-user': 'user-a' },
+      );
+      expect(again.status).toBe(429);
+      expect(sb.sessionsFor(phone)).toHaveLength(1);
+
+      const store = host.app.get(SessionRecordRepository, { strict: false });
+      expect(await store.get(requestId)).toBeNull();
+
+      await drive(sb, { requestId, phone, method, owner: 'user-a', verificationId: '' }, outcome);
+      await settle(sb);
+
+      const events = host.events.filter((e) => e.requestId === requestId);
+      expect(events.map((e) => e.event)).toEqual([`verification.${outcome}`]);
+      expect(events[0]).toMatchObject({
+        owner: 'user-a',
+        phoneNumber: phone,
+        method,
+        status: outcome,
+        source: 'webhook',
+      });
+      const record = await store.get(requestId);
+      expect(record).toMatchObject({ requestId, owner: 'user-a', status: outcome });
+      // msgr1_otp is charged at initiation: the adopted record knows what it cost.
+      if (method === 'msgr1_otp') expect(record!.cost?.amount).toBeGreaterThan(0);
+      // Settled: nothing left for the reconciler, and the webhook's retries change nothing.
+      expect(await reconcilerOf(host).pending()).toBe(0);
+      await sb.advance(60_000);
+      await settle(sb);
+      expect(eventsOf(host, requestId)).toEqual([`verification.${outcome}`]);
+    },
+  );
+
+  it('an adopted session whose outcome webhook is lost is settled by the reconciler', async () => {
+    const { phone, requestId } = await startTooLate('operator_id', 'user-b');
+    // The SMS fallback's code_required reveals the session; the verified webhook is then lost.
+    await sb.operator(requestId, 'fallback');
+    await settle(sb);
+    expect(eventsOf(host, requestId)).toEqual(['verification.code_required']);
+    expect(await reconcilerOf(host).pending()).toBe(1);
+    sb.addFault({ webhooks: { drop_next: 1 } });
+    expect(await apiCheck(sb, requestId, sb.getSession(requestId)!.code!)).toBe(200);
+    // The operator's result follows the accepted code after a moment of sandbox time.
+    await sb.advance(1000);
+    await settle(sb);
+    expect(eventsOf(host, requestId)).toEqual(['verification.code_required']);
+    await sb.advance(15_000);
+    await reconcilerOf(host).runOnce();
+    expect(eventsOf(host, requestId)).toEqual(['verification.code_required', 'verification.verified']);
+    expect(host.events.find((e) => e.event === 'verification.verified')?.owner).toBe('user-b');
+    expect(await reconcilerOf(host).pending()).toBe(0);
+  });
+
+  it("a session that answers no remembered start is not adopted: another method, another number, or the API's definite refusal", async () => {
+    const { phone } = await startTooLate('sms', 'user-c');
+    const log = (): string[] =>
+      sb
+        .webhookLog()
+        .filter((d) => d.status === 200)
+        .map((d) => d.request_id);
+    // Another integration on the same account: the same number by another method, and another number.
+    const otherMethod = await apiInitiate(sb, phone, 'flash_call');
+    const otherNumber = await apiInitiate(sb, nextPhone(), 'sms');
+    // A start the API refused with a problem document was not processed: nothing is remembered.
+    const refusedPhone = nextPhone();
+    sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 500, count: 1 });
+    const refused = await call(
+      host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: refusedPhone, method: 'sms' },
+      { 'x-user': 'user-c' },
+    );
+    expect(refused.status).toBe(503);
+    const sameAsRefused = await apiInitiate(sb, refusedPhone, 'sms');
+
+    for (const id of [otherMethod, otherNumber, sameAsRefused]) await sb.fail(id);
+    await settle(sb);
+    for (const id of [otherMethod, otherNumber, sameAsRefused]) expect(log()).toContain(id);
+    const records = host.app.get(SessionRecordRepository, { strict: false });
+    for (const id of [otherMethod, otherNumber, sameAsRefused]) {
+      expect(eventsOf(host, id)).toEqual([]);
+      expect(await records.get(id)).toBeNull();
+    }
+    // The in-doubt start is still remembered for its own session.
+    const store = host.app.get<VerificationStore>(VerificationStore);
+    expect(await store.get(`indoubt:{${phone}}`)).not.toBeNull();
+    expect(await store.get(`indoubt:{${refusedPhone}}`)).toBeNull();
+  });
+});
+
+/** `POST /v1/verify` straight to the sandbox, as another integration on the same account would. */
+async function apiInitiate(sb: VerificationSandbox, phone: string, method: string): Promise<string> {
+  const auth = Buffer.from(`${sb.demoAccount.apiKey}:${sb.demoAccount.apiSecret}`).toString('base64');
+  const res = await fetch(`${sb.url}/v1/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
+    body: JSON.stringify({ phone_number: phone, method }),
+  });
+  const body = (await res.json()) as { request_id: string };
+  if (res.status !== 201) throw new Error(`initiate answered ${res.status}`);
+  return body.request_id;
+}
