@@ -108,8 +108,17 @@ export function handleControl(
     case 'DELETE faults':
       ctx.faults.clear();
       return { status: 200, body: { ok: true } };
-    case 'GET webhooks':
-      return { status: 200, body: { deliveries: ctx.webhooks.deliveries() } };
+    case 'GET webhooks': {
+      // `?request_id=` narrows the log to one session's deliveries.
+      const requestId = query.get('request_id')?.toLowerCase();
+      const deliveries = ctx.webhooks.deliveries();
+      return {
+        status: 200,
+        body: {
+          deliveries: requestId ? deliveries.filter((d) => d.request_id === requestId) : deliveries,
+        },
+      };
+    }
     case 'GET requests':
       return { status: 200, body: { counts: ctx.counts.all() } };
     case 'DELETE requests':

@@ -35,7 +35,7 @@ interface WebhookMessage {
 }
 
 /** Keeps the log bounded in a long-running CLI sandbox. */
-const MAX_LOG = 10_000;
+const MAX_LOG = 100_000;
 
 /**
  * Signed webhook delivery (Standard Webhooks): fire-and-forget POSTs with a per-attempt real-time

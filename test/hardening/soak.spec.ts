@@ -8,8 +8,8 @@ import { SandboxControl } from './support/sandbox-control.js';
 import { startSandboxProcess, type SandboxProcess } from './support/sandbox-process.js';
 import { runSoak, type SoakReport } from './support/soak.js';
 
-/** Seconds of measured traffic; `SOAK_SECONDS=300` is the issue's five minutes (a five-minute run beside the other suites flaked in CI: see docs/PERFORMANCE.md). */
-const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 40);
+/** Seconds of measured traffic: the issue's five minutes by default; `SOAK_SECONDS=40` for a quick loop. */
+const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
 const API_KEY = 'soak_key';
 const API_SECRET = 'sk_soak_1a2b3c4d5e6f708192a3b4c5d6e7f809';
 const WEBHOOK_SECRET = `whsec_${Buffer.from('soak-webhook-secret-0123456789abc').toString('base64')}`;
@@ -19,8 +19,8 @@ const TTL_SECONDS = 60;
 const HEAP_TOLERANCE = 2 * 1024 * 1024;
 
 /**
- * The soak of issue 8: mixed traffic across every method with 10% of the API calls faulted and 30%
- * of the webhooks lost. Every session ends with exactly one terminal event matching the API, the
+ * The soak of issue 8: mixed traffic across every method with 10% of the API calls faulted (some
+ * initiations answered only after the module's time-out: in-doubt starts) and 30% of the webhooks lost. Every session ends with exactly one terminal event matching the API, the
  * module shows what the API shows, the money adds up, and the host's store comes back once the
  * sessions are over and its heap with it: after a warm-up, the second half of the run leaves the
  * heap where the first half left it. The sandbox runs in its own process (it keeps every session), so
@@ -114,6 +114,9 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
       expect(Object.keys(report.sessionsByStatus).sort()).toEqual(['expired', 'failed', 'verified']);
       expect(report.faultsInjected).toBeGreaterThan(0);
       expect(report.money.chargedSessions).toBeGreaterThan(0);
+      // Starts past the API's time-out happened, and webhooks revealed some of their sessions.
+      expect(report.inDoubt.sessions).toBeGreaterThan(0);
+      expect(report.inDoubt.adopted).toBeGreaterThan(0);
       expect(report.storeEntries.final).toBeLessThanOrEqual(report.storeEntries.baseline + 5);
       expect(report.heap.final - report.heap.afterFirstHalf).toBeLessThan(HEAP_TOLERANCE);
     },

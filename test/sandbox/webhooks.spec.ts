@@ -141,6 +141,11 @@ describe('sandbox webhooks', () => {
       [3, 200],
     ]);
     expect((await control(sb, 'GET', '/webhooks')).body.deliveries).toEqual(sb.webhookLog());
+    // `?request_id=` narrows the log to one session (any case of the id).
+    expect(sb.webhookLog().some((d) => d.request_id !== s.request_id)).toBe(true);
+    expect(
+      (await control(sb, 'GET', `/webhooks?request_id=${s.request_id.toUpperCase()}`)).body.deliveries,
+    ).toEqual(log);
   });
 
   it('gives up after the configured number of attempts', async () => {

@@ -60,6 +60,16 @@ export class SandboxControl {
     return this.request('PATCH', `/accounts/${this.apiKey}`, patch);
   }
 
+  /** The sandbox's delivery log of one session's webhooks. */
+  async webhookLog(
+    requestId: string,
+  ): Promise<{ request_id: string; event: string; status: number | string }[]> {
+    const body = await this.request<{
+      deliveries: { request_id: string; event: string; status: number | string }[];
+    }>('GET', `/webhooks?request_id=${encodeURIComponent(requestId)}`);
+    return body.deliveries;
+  }
+
   async requestCounts(): Promise<Record<string, number>> {
     return (await this.request<{ counts: Record<string, number> }>('GET', '/requests')).counts;
   }

@@ -69,7 +69,19 @@ export interface SoakReport {
   sessionsByStatus: Record<string, number>;
   /** Problems found; empty when every invariant held. */
   violations: string[];
-  money: { balanceDrop: number; charged: number; recorded: number; chargedSessions: number };
+  /**
+   * Money: the balance's drop, what the charged sessions cost, the costs the API reported to the
+   * module, and the charges of in-doubt sessions no webhook revealed (the module never learnt them).
+   */
+  money: {
+    balanceDrop: number;
+    charged: number;
+    recorded: number;
+    unrevealed: number;
+    chargedSessions: number;
+  };
+  /** Sessions the API made for starts the module answered 503 (time-outs), and how many were adopted. */
+  inDoubt: { sessions: number; adopted: number };
   /** Settled heap after the warm-up, after the first half and after the second half (each once its sessions were gone). */
   heap: {
     baseline: number;
@@ -131,11 +143,14 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
       fault.status = random([500, 502, 503, 429]);
       fault.retry_after_s = 1;
     }
-    // A POST past the time-out would be processed after the module gave up: its latency stays well under.
+    // A POST past the time-out is processed after the module gave up: an in-doubt start, whose session
+    // the module adopts if a webhook reveals it. A third of the POST latencies go past it.
     if (kind === 'latency')
-      fault.latency_ms = post
-        ? 20 + Math.floor(Math.random() * (options.apiTimeoutMs / 4))
-        : 50 + Math.floor(Math.random() * options.apiTimeoutMs * 1.5);
+      fault.latency_ms = !post
+        ? 50 + Math.floor(Math.random() * options.apiTimeoutMs * 1.5)
+        : Math.random() < 1 / 3
+          ? options.apiTimeoutMs + 100 + Math.floor(Math.random() * 400)
+          : 20 + Math.floor(Math.random() * (options.apiTimeoutMs / 4));
     await control.addFault(fault);
   };
 
@@ -315,7 +330,8 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
   };
 
   const sessionsByStatus: Record<string, number> = {};
-  const money = { balanceDrop: 0, charged: 0, recorded: 0, chargedSessions: 0 };
+  const money = { balanceDrop: 0, charged: 0, recorded: 0, unrevealed: 0, chargedSessions: 0 };
+  const inDoubt = { sessions: 0, adopted: 0 };
   let started = 0;
 
   /** The invariants over one phase's journeys, while the records are still kept. */
@@ -355,24 +371,54 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
         else recorded += cost;
       }
     }
+    // Starts the module answered without a session: an in-doubt start (503 after a time-out) may still
+    // have made one upstream. It must be the only one, and either adopted (its first delivered webhook
+    // revealed it: then exactly one matching terminal event and its cost recorded) or never revealed
+    // (every webhook of it lost). Its charge is real either way.
+    let unrevealed = 0;
     for (const j of phaseJourneys.filter((x) => !x.requestId)) {
       const orphans = await control.sessionsFor(j.phone);
-      if (orphans.length > 0)
+      if (orphans.length === 0) continue;
+      const orphan = orphans[0]!;
+      if (orphans.length > 1 || !j.startAnswers.includes(503)) {
         violation(
           `the API made ${orphans.length} ${j.method} session(s) (charged: ${orphans.map((o) => o.charged).join(',')}) for a start the module answered ${j.startAnswers.join(',')}`,
         );
+        continue;
+      }
+      inDoubt.sessions++;
+      const seen = (events[orphan.request_id] ?? []).filter((e) => Object.values(TERMINAL_EVENT).includes(e));
+      const adopted = (await control.webhookLog(orphan.request_id)).some((d) => d.status === 200);
+      if (adopted) {
+        inDoubt.adopted++;
+        requestIds.add(orphan.request_id);
+        if (seen.length !== 1 || seen[0] !== TERMINAL_EVENT[orphan.status])
+          violation(`adopted ${j.method} session ${orphan.status}: terminal events ${JSON.stringify(seen)}`);
+      } else if (seen.length > 0) violation(`events for an in-doubt session no webhook revealed`);
+      if (orphan.charged) {
+        money.chargedSessions++;
+        charged += orphan.cost?.amount ?? 0;
+        if (!adopted) unrevealed += orphan.cost?.amount ?? 0;
+        else {
+          const cost = (await target.recordedCosts([orphan.request_id]))[orphan.request_id];
+          if (cost === null || cost === undefined)
+            violation('an adopted charged session without a recorded cost');
+          else recorded += cost;
+        }
+      }
     }
     for (const requestId of Object.keys(events))
       if (!requestIds.has(requestId)) violation(`events for a session no journey started: ${requestId}`);
     const balanceDrop = balanceBefore - (await control.account()).balance.amount;
     const cents = (n: number): number => Math.round(n * 100);
-    if (cents(balanceDrop) !== cents(charged) || cents(charged) !== cents(recorded))
+    if (cents(balanceDrop) !== cents(charged) || cents(charged) !== cents(recorded + unrevealed))
       violation(
-        `money: the balance dropped ${balanceDrop}, charged sessions cost ${charged}, the API reported ${recorded}`,
+        `money: the balance dropped ${balanceDrop}, charged sessions cost ${charged}, the API reported ${recorded} (+${unrevealed} in doubt, never revealed)`,
       );
     money.balanceDrop += balanceDrop;
     money.charged += charged;
     money.recorded += recorded;
+    money.unrevealed += unrevealed;
     await target.clearEvents();
   };
 
@@ -437,6 +483,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     sessionsByStatus,
     violations,
     money,
+    inDoubt,
     heap: { baseline: warm.heap, afterFirstHalf: first.heap, final: second.heap, samples },
     storeEntries: { baseline: warm.entries, final: second.entries, peak: Math.max(first.peak, second.peak) },
     wallMs: Date.now() - startedAt,
