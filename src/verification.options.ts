@@ -305,7 +305,9 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
   optional('api.retryDeadlineMs', api.retryDeadlineMs, positiveInt);
   optional('api.maxRetryAfterMs', api.maxRetryAfterMs, nonNegativeInt);
   optional('api.transport', api.transport, (v) =>
-    v === 'node' || v === 'axios' ? undefined : `must be "node" or "axios" (got ${describe(v)})`,
+    v === 'undici' || v === 'node' || v === 'axios'
+      ? undefined
+      : `must be "undici", "node" or "axios" (got ${describe(v)})`,
   );
 
   const webhooks = (input.webhooks ?? {}) as WebhookOptions;
@@ -497,7 +499,7 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
       maxRetries: api.maxRetries ?? 2,
       retryDeadlineMs: api.retryDeadlineMs ?? 10_000,
       maxRetryAfterMs: api.maxRetryAfterMs ?? 5000,
-      transport: api.transport ?? 'node',
+      transport: api.transport ?? 'undici',
     },
     webhooks: {
       secrets,

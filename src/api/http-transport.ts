@@ -3,7 +3,7 @@ import https from 'node:https';
 
 /** Idle keep-alive sockets are closed after this (or the server's `Keep-Alive: timeout` hint, if shorter),
  * below common server idle timeouts, so that a request rarely lands on a socket the server just closed. */
-const IDLE_SOCKET_MS = 4000;
+export const IDLE_SOCKET_MS = 4000;
 
 export interface HttpExchange {
   method: 'GET' | 'POST';
@@ -11,7 +11,8 @@ export interface HttpExchange {
   origin: HttpOrigin;
   /** Path and query string, appended to the origin's base path. */
   path: string;
-  headers: OutgoingHttpHeaders;
+  /** Fixed per client and never changed by a transport. */
+  headers: Readonly<Record<string, string>>;
   /** Request body, already serialised. */
   body?: string;
   /** Hard limit on the whole exchange, from sending to the last byte of the answer. */
@@ -21,6 +22,8 @@ export interface HttpExchange {
 }
 
 export interface HttpOrigin {
+  /** `scheme://host[:port]`, without the base path. */
+  origin: string;
   secure: boolean;
   hostname: string;
   port: number | undefined;
@@ -32,6 +35,7 @@ export interface HttpOrigin {
 export function toHttpOrigin(baseUrl: string): HttpOrigin {
   const url = new URL(baseUrl);
   return {
+    origin: url.origin,
     secure: url.protocol === 'https:',
     hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
     port: url.port ? Number(url.port) : undefined,
@@ -126,6 +130,7 @@ export class HttpTransport {
   }
 }
 
-function safeCode(code: unknown): string {
+/** A code that can travel in an error message: Node's and undici's codes are upper-case words. */
+export function safeCode(code: unknown): string {
   return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'ENETWORK';
 }

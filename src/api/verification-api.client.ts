@@ -41,6 +41,7 @@ import {
   type HttpAnswer,
   type HttpOrigin,
 } from './http-transport.js';
+import { UndiciTransport } from './undici-transport.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 import { VerificationApiError, VerificationApiUnavailableError } from './verification-api.error.js';
 import { WireFormatError } from './wire-format.error.js';
@@ -85,7 +86,10 @@ export class VerificationApiClient implements OnModuleDestroy {
   readonly #maxRetryAfterMs: number;
   readonly #onRequest: ((info: ApiRequestInfo) => void) | undefined;
   readonly #http: HttpService;
+  /** node:http's agents: the `'node'` transport, and the agents the `'axios'` path hands axios. */
   readonly #transport = new HttpTransport();
+  /** What sends each exchange for `'undici'` and `'node'` (undefined for `'axios'`). */
+  readonly #sender: UndiciTransport | HttpTransport | undefined;
   readonly #getHeaders: Record<string, string>;
   readonly #postHeaders: Record<string, string>;
   readonly #transportKind: ApiTransport;
@@ -113,6 +117,12 @@ export class VerificationApiClient implements OnModuleDestroy {
       nonNegative(options.maxRetryAfterMs, 'maxRetryAfterMs') ?? API_CLIENT_DEFAULTS.maxRetryAfterMs;
     this.#onRequest = options.onRequest;
     this.#transportKind = transportKind(options.transport);
+    this.#sender =
+      this.#transportKind === 'undici'
+        ? new UndiciTransport()
+        : this.#transportKind === 'node'
+          ? this.#transport
+          : undefined;
     this.#http = httpService ?? new HttpService(axios.create());
   }
 
@@ -188,6 +198,7 @@ export class VerificationApiClient implements OnModuleDestroy {
 
   /** Closes the keep-alive connections. */
   close(): void {
+    this.#sender?.close();
     this.#transport.close();
   }
 
@@ -248,8 +259,8 @@ export class VerificationApiClient implements OnModuleDestroy {
     let answer: HttpAnswer;
     try {
       answer =
-        this.#transportKind === 'node'
-          ? await this.#transport.send({
+        this.#sender !== undefined
+          ? await this.#sender.send({
               method: call.method,
               origin: this.#origin,
               path: call.path,
@@ -419,8 +430,9 @@ function checkBaseUrl(value: unknown): string {
 }
 
 function transportKind(value: unknown): ApiTransport {
-  if (value === undefined || value === 'node' || value === 'axios') return value ?? 'node';
-  throw new TypeError('VerificationApiClient: "transport" must be "node" or "axios"');
+  if (value === undefined) return 'undici';
+  if (value === 'undici' || value === 'node' || value === 'axios') return value;
+  throw new TypeError('VerificationApiClient: "transport" must be "undici", "node" or "axios"');
 }
 
 function positive(value: number | undefined, field: string): number | undefined {
