@@ -37,5 +37,5 @@ export function issuedCode(sb: VerificationSandbox, requestId: string): string {
   return code;
 }
 
-/** Both ways the client can send: every transport suite runs over each. */
-export const API_TRANSPORTS: ApiTransport[] = ['node', 'axios'];
+/** Every way the client can send: every transport suite runs over each. */
+export const API_TRANSPORTS: ApiTransport[] = ['undici', 'node', 'axios'];

@@ -161,6 +161,7 @@ describe('VerificationModule registration', () => {
   });
 
   it.each([
+    ['undici', 0],
     ['node', 0],
     ['axios', 1],
   ] as const)(

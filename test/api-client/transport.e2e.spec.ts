@@ -1,0 +1,248 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
+import util from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import {
+  VerificationApiClient,
+  VerificationApiUnavailableError,
+  type VerificationApiClientOptions,
+} from '../../src/api/index.js';
+import { API_TRANSPORTS } from './sandbox-control.js';
+
+const TIMEOUT_MS = 300;
+const BALANCE = { balance: { amount: 12.5, currency: 'RUB' } };
+
+/**
+ * What every transport promises besides the API's own answers (the sandbox cannot misbehave at the HTTP
+ * level in these ways, so a local HTTP server plays a broken upstream): the request it sends, keep-alive,
+ * the 1 MiB body cap, no redirects, a hard deadline on the whole exchange, answers cut short, bytes that are
+ * not HTTP, and no credential in any failure.
+ */
+describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) => {
+  const apiKey = `key_${randomBytes(6).toString('hex')}`;
+  const apiSecret = `sk_test_${randomBytes(12).toString('hex')}`;
+  const basic = Buffer.from(`${apiKey}:${apiSecret}`).toString('base64');
+  const forbidden = [apiSecret, basic, 'Authorization', 'authorization'];
+  let handler: http.RequestListener = () => undefined;
+  let server: http.Server;
+  let connections = 0;
+  const seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const clients: VerificationApiClient[] = [];
+  let baseUrl = '';
+
+  function makeClient(extra: Partial<VerificationApiClientOptions> = {}): VerificationApiClient {
+    const c = VerificationApiClient.create({
+      baseUrl,
+      apiKey,
+      apiSecret,
+      timeoutMs: TIMEOUT_MS,
+      maxRetries: 0,
+      transport,
+      ...extra,
+    });
+    clients.push(c);
+    return c;
+  }
+
+  async function failure<T>(promise: Promise<T>): Promise<unknown> {
+    const e = await promise.then(
+      () => {
+        throw new Error('expected the call to fail');
+      },
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(VerificationApiUnavailableError);
+    const rendered = [
+      JSON.stringify(e),
+      util.inspect(e, { depth: Infinity, showHidden: true, getters: true }),
+      String((e as Error).stack),
+    ].join('\n');
+    for (const needle of forbidden) expect(rendered).not.toContain(needle);
+    expect((e as Error).cause).toBeUndefined();
+    return e;
+  }
+
+  function json(res: http.ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        handler(req, res);
+      });
+    });
+    server.on('connection', () => (connections += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/api/`;
+  });
+
+  beforeEach(() => {
+    seen.length = 0;
+    handler = (_req, res) => json(res, 200, BALANCE);
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('sends the Basic credentials, the accepted types, its name and the base path', async () => {
+    const client = makeClient();
+    expect(await client.getBalance()).toEqual(BALANCE);
+    handler = (_req, res) =>
+      json(res, 201, {
+        request_id: '0b7d1c2e-5f3a-4e9b-8c6d-1a2b3c4d5e6f',
+        phone_number: '+79123456789',
+        method: 'sms',
+        status: 'sent',
+      });
+    await client.initiate({ phoneNumber: '+79123456789', method: 'sms' });
+    const [get, post] = seen;
+    expect(get).toMatchObject({ method: 'GET', url: '/api/v1/balance', body: '' });
+    expect(get.headers).toMatchObject({
+      authorization: `Basic ${basic}`,
+      accept: 'application/json, application/problem+json',
+      'user-agent': 'nestjs-phone-verification',
+    });
+    // No compression asked for, so none to undo (axios asks, and decompresses, with its own adapter).
+    if (transport !== 'axios') expect(get.headers['accept-encoding']).toBeUndefined();
+    expect(post).toMatchObject({ method: 'POST', url: '/api/v1/verify' });
+    expect(JSON.parse(post.body)).toMatchObject({ phone_number: '+79123456789', method: 'sms' });
+    expect(post.headers).toMatchObject({
+      authorization: `Basic ${basic}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(post.body)),
+    });
+  });
+
+  it('keeps connections alive: twenty consecutive calls open at most two', async () => {
+    const client = makeClient();
+    const before = connections;
+    for (let i = 0; i < 20; i++) await client.getBalance();
+    // node:http reuses the one socket; undici's pool waits one event-loop turn before reusing a socket, so a
+    // call made as the previous one ends may take a second connection.
+    expect(connections - before).toBeGreaterThanOrEqual(1);
+    expect(connections - before).toBeLessThanOrEqual(2);
+  });
+
+  it('after close(), a new call opens a new connection and succeeds', async () => {
+    const client = makeClient();
+    await client.getBalance();
+    client.close();
+    expect(await client.getBalance()).toEqual(BALANCE);
+  });
+
+  it('reads an answer just under 1 MiB', async () => {
+    handler = (_req, res) => json(res, 200, { ...BALANCE, padding: 'x'.repeat(1024 * 1024 - 100) });
+    expect((await makeClient().getBalance()).balance).toEqual(BALANCE.balance);
+  });
+
+  it('abandons an answer over 1 MiB as "bad_response"', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Streamed without a length, well past the cap.
+      const chunk = 'x'.repeat(64 * 1024);
+      let sent = 0;
+      const write = (): void => {
+        while (sent < 64 && !res.destroyed) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', write);
+        }
+        res.end();
+      };
+      write();
+    };
+    const e = await failure(makeClient().getBalance());
+    expect(e).toMatchObject({ reason: 'bad_response', operation: 'getBalance' });
+    if (transport !== 'axios') expect(e).toMatchObject({ code: 'ERR_BODY_TOO_LARGE' });
+  });
+
+  it('follows no redirect: the 302 is the answer and the credentials go nowhere else', async () => {
+    let elsewhere = 0;
+    const other = http.createServer((_req, res) => {
+      elsewhere++;
+      json(res, 200, BALANCE);
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = other.address() as net.AddressInfo;
+      handler = (_req, res) => {
+        res.writeHead(302, { location: `http://127.0.0.1:${port}/v1/balance`, 'content-length': 0 });
+        res.end();
+      };
+      const e = await failure(makeClient().getBalance());
+      expect(e).toMatchObject({ reason: 'bad_response', status: 302 });
+      expect(elsewhere).toBe(0);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('bounds the whole exchange: a body that trickles in forever times out at timeoutMs', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"balance":');
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 50);
+      res.on('close', () => clearInterval(drip));
+    };
+    const started = Date.now();
+    const e = await failure(makeClient().getBalance());
+    const ms = Date.now() - started;
+    expect(e).toMatchObject({ reason: 'timeout', code: 'ETIMEDOUT', operation: 'getBalance' });
+    expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+    expect(ms).toBeLessThan(TIMEOUT_MS + 700);
+  });
+
+  it('an answer cut short (fewer bytes than its Content-Length) is a failure, never a partial body', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+      res.write('{"balance":{"amount":1');
+      setTimeout(() => res.destroy(), 20);
+    };
+    const e = await failure(makeClient().getBalance());
+    // axios reports the aborted stream as ERR_BAD_RESPONSE.
+    expect(e).toMatchObject(
+      transport === 'axios'
+        ? { reason: 'bad_response', operation: 'getBalance' }
+        : { reason: 'network', code: 'ECONNRESET', operation: 'getBalance' },
+    );
+  });
+
+  it('bytes that are not HTTP are a network failure, with a code', async () => {
+    const raw = net.createServer((socket) => {
+      socket.once('data', () => socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = raw.address() as net.AddressInfo;
+      const e = await failure(makeClient({ baseUrl: `http://127.0.0.1:${port}` }).getBalance());
+      expect(e).toMatchObject({ reason: 'network', code: expect.stringMatching(/^[A-Z0-9_]+$/) });
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
+  });
+
+  it('a connection closed before any answer is ECONNRESET; a GET is retried once it has retries', async () => {
+    let calls = 0;
+    handler = (req, res) => {
+      calls++;
+      if (calls === 1) req.socket.destroy();
+      else json(res, 200, BALANCE);
+    };
+    const e = await failure(makeClient().getBalance());
+    expect(e).toMatchObject({ reason: 'network', code: 'ECONNRESET' });
+    calls = 0;
+    expect(await makeClient({ maxRetries: 1 }).getBalance()).toEqual(BALANCE);
+    expect(calls).toBe(2);
+  });
+});
