@@ -1,9 +1,11 @@
 /**
- * `node dist-bench/bench/profile-status.js [express|fastify] [seconds]`: a CPU profile of a host app
- * answering `GET /verification/status/:id` (coalescing off) under 50 connections, summarised by
- * self time per function and per package. A tool for finding costs, not a benchmark.
+ * `node dist-bench/bench/profile-status.js [express|fastify] [seconds] [undici|node|axios]`: a CPU profile of a
+ * host app answering `GET /verification/status/:id` (coalescing off) under 50 connections, summarised by
+ * self time per function and per package, with the API client's transport given (default: the module's
+ * default). A tool for finding costs, not a benchmark.
  */
 import { readFileSync } from 'node:fs';
+import type { ApiTransport } from '../src/api/index.js';
 import { processCpuSeconds } from './lib/child-process.js';
 import { apiOptions, forkHost, forkSandbox, PhoneNumbers, postJson } from './lib/context.js';
 import type { Platform } from './lib/host-app.js';
@@ -21,12 +23,13 @@ interface CpuProfile {
 
 const platform = (process.argv[2] ?? 'fastify') as Platform;
 const seconds = Number(process.argv[3] ?? 5);
+const transport = process.argv[4] as ApiTransport | undefined;
 const out = `/tmp/status-${platform}.cpuprofile`;
 const sandbox = await forkSandbox();
 const host = await forkHost({
   platform,
   module: {
-    api: apiOptions(sandbox.ready),
+    api: { ...apiOptions(sandbox.ready), ...(transport ? { transport } : {}) },
     statusCache: { enabled: false },
     limits: { enabled: false },
     expirySeconds: 600,
@@ -47,7 +50,7 @@ try {
   const runner = process.cpuUsage(runnerBefore);
   const perRequest = (cpuSeconds: number): string => ((cpuSeconds * 1e6) / plain.responses).toFixed(0);
   console.log(
-    `${platform}: ${Math.round(plain.rps)} req/s, p99 ${plain.p99} ms; CPU µs per request: ` +
+    `${platform}${transport ? ` (${transport})` : ''}: ${Math.round(plain.rps)} req/s, p99 ${plain.p99} ms; CPU µs per request: ` +
       `host ${perRequest(processCpuSeconds(host.pid) - hostBefore)}, ` +
       `sandbox ${perRequest(processCpuSeconds(sandbox.pid) - sandboxBefore)}, ` +
       `runner ${perRequest((runner.user + runner.system) / 1e6)}`,
