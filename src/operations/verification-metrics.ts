@@ -46,6 +46,7 @@ interface Instruments {
   upstreamDuration: HistogramLike;
   upstreamErrors: CounterLike;
   webhookEvents: CounterLike;
+  inDoubtStarts: CounterLike;
   spend: CounterLike;
   balance: GaugeLike;
 }
@@ -55,7 +56,8 @@ interface Instruments {
  * are off. Names carry the `metrics.prefix` (default `verification_`):
  * `starts_total{method}`, `outcomes_total{method,status}`, `refusals_total{reason}`,
  * `upstream_request_duration_seconds{operation}`, `upstream_errors_total{operation,error}`,
- * `webhook_events_total{result}`, `spend_total{method,currency}` and the gauge `balance{currency}`.
+ * `webhook_events_total{result}`, `in_doubt_starts_total{method,result}`, `spend_total{method,currency}`
+ * and the gauge `balance{currency}`.
  */
 export class VerificationMetrics {
   readonly #instruments: Instruments | undefined;
@@ -124,6 +126,14 @@ export class VerificationMetrics {
     this.#instruments?.webhookEvents.inc({ result: label(result) });
   }
 
+  /**
+   * A start whose initiation's outcome is unknown (`remembered`), or the session of one that a
+   * webhook revealed (`adopted`).
+   */
+  inDoubtStart(method: string, result: 'remembered' | 'adopted'): void {
+    this.#instruments?.inDoubtStarts.inc({ method: label(method), result });
+  }
+
   /** The price fixed at initiation (`cost`) of a new session. */
   spent(method: string, cost: Money | undefined): void {
     if (!cost || !Number.isFinite(cost.amount)) return;
@@ -190,6 +200,11 @@ function createInstruments(client: PromClientLike, registry: RegistryLike, prefi
       name: 'webhook_events_total',
       help: 'Webhook requests handled, by result',
       labelNames: ['result'],
+    }),
+    inDoubtStarts: make(client.Counter, {
+      name: 'in_doubt_starts_total',
+      help: 'Starts whose initiation outcome was unknown (remembered), and their sessions adopted when a webhook revealed them, by method',
+      labelNames: ['method', 'result'],
     }),
     spend: make(client.Counter, {
       name: 'spend_total',

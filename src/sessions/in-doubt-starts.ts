@@ -3,6 +3,7 @@ import type { VerificationMethod, VerificationSession } from '../api/api.types.j
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationMetrics } from '../operations/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
@@ -54,6 +55,7 @@ export class InDoubtStarts {
     private readonly records: SessionRecordRepository,
     private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
+    private readonly metrics: VerificationMetrics,
   ) {}
 
   /**
@@ -66,6 +68,7 @@ export class InDoubtStarts {
       'initiation outcome unknown: a session may exist upstream; it is adopted if a webhook reveals it',
       { method: start.method, phone: maskPhoneNumber(start.phoneNumber) },
     );
+    this.metrics.inDoubtStart(start.method, 'remembered');
     if (!this.options.webhooks.enabled) return;
     try {
       const at = this.store.now();
@@ -125,6 +128,10 @@ export class InDoubtStarts {
     };
     await this.records.save(record);
     await this.queue.track(record);
+    // A paid initiation after all: counted where the start route counts its own.
+    this.metrics.started(session.method);
+    this.metrics.spent(session.method, session.cost);
+    this.metrics.inDoubtStart(session.method, 'adopted');
     this.logger.warn('adopted a session whose initiation outcome was unknown', {
       request_id: session.requestId,
       method: session.method,

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { Registry } from 'prom-client';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox, SandboxMethod } from '../../src/testing/index.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
@@ -29,6 +30,15 @@ const LATE_MS = 700;
 describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
   let sb: VerificationSandbox;
   let host: TestApp;
+  let registry: Registry;
+  /** A counter's value for the given labels (0 when never incremented). */
+  const counter = async (name: string, labels: Record<string, string>): Promise<number> => {
+    const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === `verification_${name}`);
+    const sample = metric?.values.find((v) =>
+      Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l),
+    );
+    return sample?.value ?? 0;
+  };
 
   beforeAll(async () => {
     sb = await startSandbox();
@@ -37,8 +47,10 @@ describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
     await sb.close();
   });
   beforeEach(async () => {
+    registry = new Registry();
     host = await startHost(platform, sb, {
       module: {
+        metrics: { enabled: true, registry },
         api: {
           baseUrl: sb.url,
           apiKey: sb.demoAccount.apiKey,
@@ -121,6 +133,10 @@ describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
       expect(record).toMatchObject({ requestId, owner: 'user-a', status: outcome });
       // msgr1_otp is charged at initiation: the adopted record knows what it cost.
       if (method === 'msgr1_otp') expect(record!.cost?.amount).toBeGreaterThan(0);
+      // The operator sees the start in doubt, then its session adopted and counted as a paid start.
+      expect(await counter('in_doubt_starts_total', { method, result: 'remembered' })).toBe(1);
+      expect(await counter('in_doubt_starts_total', { method, result: 'adopted' })).toBe(1);
+      expect(await counter('starts_total', { method })).toBe(1);
       // Settled: nothing left for the reconciler, and the webhook's retries change nothing.
       expect(await reconcilerOf(host).pending()).toBe(0);
       await sb.advance(60_000);
