@@ -146,7 +146,7 @@ describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
   );
 
   it('an adopted session whose outcome webhook is lost is settled by the reconciler', async () => {
-    const { phone, requestId } = await startTooLate('operator_id', 'user-b');
+    const { requestId } = await startTooLate('operator_id', 'user-b');
     // The SMS fallback's code_required reveals the session; the verified webhook is then lost.
     await sb.operator(requestId, 'fallback');
     await settle(sb);
