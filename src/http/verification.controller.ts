@@ -2,6 +2,7 @@ import {
   Body,
   Controller,
   Get,
+  Header,
   HttpCode,
   Inject,
   Param,
@@ -88,6 +89,8 @@ export abstract class VerificationControllerBase {
   }
 
   @Get('status/:verification_id')
+  // A status changes from one poll to the next: no browser, proxy or CDN may answer a poll from a copy.
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Follow a verification (poll at poll_interval_ms); resumes after a reload' })
   @ApiParam({ name: 'verification_id' })
   @ApiOkResponse({ type: VerificationStatusResponse })

@@ -54,6 +54,7 @@ describe.each(PLATFORMS)('client routes: every method end to end (%s)', (platfor
     });
     const status = await call(host.url, 'GET', `/verification/status/${start.body.verification_id}`);
     expect(status.status).toBe(200);
+    expect(status.headers.get('cache-control')).toBe('no-store');
     expect(status.body).toMatchObject({
       status: 'verified',
       phone_number: '+7******6701',
