@@ -3,13 +3,16 @@
  * `GET /status/:id` poll (pending session, coalescing and limits off: one upstream GET per poll) of several
  * targets side by side, in short slices whose order rotates every round, so that a busy moment of the machine
  * falls on every target alike. Targets: `undici`, `node`, `axios` (the module with that API transport),
- * `floor` (the bare Nest route of bench/servers/platform-floor.ts), `proxy` (the minimal node:http proxy).
+ * `floor` (the bare Nest route of bench/servers/platform-floor.ts), `proxy` (the minimal node:http proxy);
+ * `undici@/tmp/before` runs the module as compiled into another tree (a copy of dist-bench made before a
+ * change: A/B of the change in one run).
  * Prints, per target, the median over rounds of the host's CPU µs per request and of req/s, and the median
  * of the per-round ratio of req/s to the minimal proxy when it is one of the targets. A tool for deciding
  * between variants, not a benchmark of the issue (that is `npm run bench -- proxy`).
  */
 import type { ApiTransport } from '../src/api/index.js';
-import { processCpuSeconds, type ChildServer } from './lib/child-process.js';
+import { pathToFileURL } from 'node:url';
+import { ChildServer, processCpuSeconds } from './lib/child-process.js';
 import {
   apiOptions,
   basicAuth,
@@ -20,9 +23,10 @@ import {
   PhoneNumbers,
   postJson,
 } from './lib/context.js';
-import type { Platform } from './lib/host-app.js';
+import type { HostConfig, Platform } from './lib/host-app.js';
 import { runLoad } from './lib/load.js';
 import { median } from './lib/report.js';
+import type { HostReady } from './servers/host-process.js';
 
 const platform = (process.argv[2] ?? 'fastify') as Platform;
 const rounds = Number(process.argv[3] ?? 7);
@@ -55,15 +59,19 @@ try {
       targets.push({ name, server, url: `${server.ready.url}/status/${requestId}`, cpu: [], rps: [] });
       continue;
     }
-    const server = await forkHost({
+    const [transport, tree] = name.split('@') as [ApiTransport, string | undefined];
+    const config: HostConfig = {
       platform,
       module: {
-        api: { ...apiOptions(sb), transport: name as ApiTransport },
+        api: { ...apiOptions(sb), transport },
         statusCache: { enabled: false },
         limits: { enabled: false },
         expirySeconds: 600,
       },
-    });
+    };
+    const server = tree
+      ? await ChildServer.fork<HostReady>(pathToFileURL(`${tree}/bench/servers/host-process.js`), config)
+      : await forkHost(config);
     const start = await postJson(`${server.ready.url}/verification/start`, {
       phone_number: phones.take(),
       method: 'sms',
@@ -95,7 +103,7 @@ console.log(`${platform}, ${rounds} rounds × ${seconds} s, medians:`);
 for (const t of targets) {
   const ratio = proxy ? median(t.rps.map((r, i) => r / proxy.rps[i])).toFixed(2) : '';
   console.log(
-    `${t.name.padEnd(7)} host CPU µs/request ${median(t.cpu).toFixed(0).padStart(4)}  ` +
+    `${t.name.padEnd(12)} host CPU µs/request ${median(t.cpu).toFixed(0).padStart(4)}  ` +
       `req/s ${Math.round(median(t.rps)).toString().padStart(6)}` +
       (proxy ? `  ratio to proxy ${ratio}` : '') +
       `  (CPU per round: ${t.cpu.map((c) => c.toFixed(0)).join(' ')})`,
