@@ -41,8 +41,8 @@ export interface VerificationApiClientOptions {
   maxRetryAfterMs?: number;
   /**
    * How requests travel. `'undici'` (default): an undici keep-alive `Pool` with a handler of the client's own,
-   * the cheapest in CPU. `'node'`: a lean keep-alive `node:http` exchange (about 20 µs of CPU more per
-   * request). `'axios'`: the module's `HttpService` (axios with its own adapter), which honours
+   * the cheapest in CPU. `'node'`: a lean keep-alive `node:http` exchange (30–60 µs of host CPU more per
+   * status poll). `'axios'`: the module's `HttpService` (axios with its own adapter), which honours
    * `HTTP(S)_PROXY`/`NO_PROXY` in the environment, at about twice the CPU of `'node'` (docs/PERFORMANCE.md).
    */
   transport?: ApiTransport;

@@ -30,8 +30,8 @@ const UNDICI_CODES: Readonly<Record<string, string>> = {
  * `HttpTransport`: a hard deadline on the whole exchange (a timer aborts it, which destroys the socket),
  * answers above `maxBodyBytes` abandoned, no redirects (undici's core follows none), no decompression, and
  * failures as an `HttpTransportError` carrying a code only, never the request's headers or URL (undici's own
- * errors, which can carry socket details, are read for their code and dropped). About 20 µs of CPU less per
- * request than node:http on this machine (docs/PERFORMANCE.md).
+ * errors, which can carry socket details, are read for their code and dropped). 30–60 µs of CPU less per
+ * status poll than node:http in the benchmark host (docs/PERFORMANCE.md).
  */
 export class UndiciTransport {
   readonly #pools = new Map<string, Pool>();
