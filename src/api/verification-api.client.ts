@@ -213,7 +213,28 @@ export class VerificationApiClient implements OnModuleDestroy {
       // The last attempt of a GET is cut short by the total deadline; a POST always gets its full timeout.
       const timeoutMs =
         call.method === 'GET' ? Math.max(1, Math.min(this.#timeoutMs, deadline - started)) : this.#timeoutMs;
-      const outcome = await this.#attempt(call, timeoutMs);
+      // The attempt inline (one `async` frame per call, not two): the exchange, then its reading.
+      let answer: HttpAnswer | undefined;
+      let failure: ApiError | undefined;
+      try {
+        answer =
+          this.#sender !== undefined
+            ? await this.#sender.send({
+                method: call.method,
+                origin: this.#origin,
+                path: call.path,
+                headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
+                body: call.data === undefined ? undefined : JSON.stringify(call.data),
+                timeoutMs,
+                maxBodyBytes: MAX_BODY_BYTES,
+              })
+            : await this.#sendWithAxios(call, timeoutMs);
+      } catch (err) {
+        // Only the failure's code is read: an axios error carries the request config (and so the Authorization header).
+        failure = unavailableFromThrown(call.operation, err);
+      }
+      const outcome: Outcome<T> =
+        failure === undefined ? readResponse(call, answer!) : { ok: false, error: failure };
       const waitMs = outcome.ok ? undefined : this.#retryWait(call, outcome.error, attempt, deadline);
       this.#report({
         operation: call.operation,
@@ -253,28 +274,6 @@ export class VerificationApiClient implements OnModuleDestroy {
     }
     // Leave the next attempt at least a little time before the deadline.
     return Date.now() + wait + 50 < deadline ? wait : undefined;
-  }
-
-  async #attempt<T>(call: Call<T>, timeoutMs: number): Promise<Outcome<T>> {
-    let answer: HttpAnswer;
-    try {
-      answer =
-        this.#sender !== undefined
-          ? await this.#sender.send({
-              method: call.method,
-              origin: this.#origin,
-              path: call.path,
-              headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
-              body: call.data === undefined ? undefined : JSON.stringify(call.data),
-              timeoutMs,
-              maxBodyBytes: MAX_BODY_BYTES,
-            })
-          : await this.#sendWithAxios(call, timeoutMs);
-    } catch (err) {
-      // Only the failure's code is read: an axios error carries the request config (and so the Authorization header).
-      return { ok: false, error: unavailableFromThrown(call.operation, err) };
-    }
-    return readResponse(call, answer);
   }
 
   /** `transport: 'axios'`: the HttpService's axios instance with its own adapter (proxy variables of the environment). */

@@ -22,13 +22,16 @@ export class SessionRecordRepository {
     return `session:{${requestId}}`;
   }
 
+  // Each read is one `async` frame over the store's (a status poll makes two reads): no delegation between them.
   async get(requestId: string): Promise<SessionRecord | null> {
-    return (await this.getStored(requestId))?.record ?? null;
+    const raw = await this.store.get(SessionRecordRepository.key(requestId));
+    return raw === null ? null : this.#parse(raw);
   }
 
   /** The record with the JSON it was stored as: comparing that string tells whether a merge changed anything. */
   async getStored(requestId: string): Promise<StoredRecord | null> {
-    return this.getStoredSince(requestId, undefined);
+    const raw = await this.store.get(SessionRecordRepository.key(requestId));
+    return raw === null ? null : { record: this.#parse(raw), raw };
   }
 
   /**
@@ -42,9 +45,13 @@ export class SessionRecordRepository {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
     if (raw === null) return null;
     if (known && this.#storedAs.get(known) === raw) return { record: known, raw };
+    return { record: this.#parse(raw), raw };
+  }
+
+  #parse(raw: string): SessionRecord {
     const record = JSON.parse(raw) as SessionRecord;
     this.#storedAs.set(record, raw);
-    return { record, raw };
+    return record;
   }
 
   /** Rejects with the store's error when it cannot be reached (one cheap read). */

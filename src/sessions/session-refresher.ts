@@ -38,7 +38,9 @@ export class SessionRefresher {
   /** The freshest record allowed by the coalescing rules. Terminal records are returned as stored. */
   async refresh(record: SessionRecord, source: VerificationEventSource = 'poll'): Promise<SessionRecord> {
     if (isTerminal(record.status)) return record;
-    if (!this.options.statusCache.enabled) return this.fetch(record, source);
+    // Coalescing off: the fetch inline (`return await`: adopting a returned promise costs extra microtasks).
+    if (!this.options.statusCache.enabled)
+      return await this.tracker.observe(await this.api.getSession(record.requestId), source, record);
     const running = this.inflight.get(record.requestId);
     if (running) return running;
     const now = this.store.now();
@@ -69,6 +71,6 @@ export class SessionRefresher {
 
   private async fetch(record: SessionRecord, source: VerificationEventSource): Promise<SessionRecord> {
     const session = await this.api.getSession(record.requestId);
-    return this.tracker.observe(session, source, record);
+    return await this.tracker.observe(session, source, record);
   }
 }

@@ -87,7 +87,8 @@ export class VerificationTracker {
     const raw = JSON.stringify(record);
     // Unchanged (the usual pending poll): nothing to write.
     if (base === null || raw !== (stored?.raw ?? JSON.stringify(base))) await this.records.save(record, raw);
-    await this.emitDue(record, source);
+    // Nothing due (a pending session without a code request, the usual poll): emitDue would do nothing.
+    if (hasDueEvents(record)) await this.emitDue(record, source);
     return record;
   }
 
@@ -158,6 +159,14 @@ export class VerificationTracker {
     await this.store.set(key, CLAIM_DONE, retention);
     return 'emitted';
   }
+}
+
+/** Whether emitDue has any event to consider for this record (the same conditions it tests). */
+function hasDueEvents(record: SessionRecord): boolean {
+  return (
+    (record.method === 'operator_id' && record.fallback === true) ||
+    terminalEvent(record.status) !== undefined
+  );
 }
 
 function terminalEvent(status: string): VerificationEventType | undefined {
