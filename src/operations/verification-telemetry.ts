@@ -121,6 +121,8 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
 
   /** A status poll answered (debug: frontends poll every few seconds). */
   statusServed(session: ObservedSession, latencyMs: number): void {
+    // Once per poll: the fields are not even built unless debug lines are written.
+    if (!this.logger.isLevelEnabled('debug')) return;
     this.logger.debug('status', {
       route: 'status',
       method: session.method,
