@@ -109,8 +109,14 @@ export async function soakBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
             report.violations.length === 0,
           ],
           [
-            'money: balance drop = charged sessions = costs the API reported',
-            `${fmt(report.money.balanceDrop, 2)} = ${fmt(report.money.charged, 2)} = ${fmt(report.money.recorded, 2)} RUB (${report.money.chargedSessions} charged sessions)`,
+            'in-doubt sessions (made upstream for a start answered 503 after the time-out) / adopted from a webhook',
+            `${fmt(report.inDoubt.sessions)} / ${fmt(report.inDoubt.adopted)}`,
+            '',
+            '',
+          ],
+          [
+            'money: balance drop = charged sessions = costs the API reported + in-doubt charges no webhook revealed',
+            `${fmt(report.money.balanceDrop, 2)} = ${fmt(report.money.charged, 2)} = ${fmt(report.money.recorded, 2)} + ${fmt(report.money.unrevealed, 2)} RUB (${report.money.chargedSessions} charged sessions)`,
             '',
             '',
           ],
