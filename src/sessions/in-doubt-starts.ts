@@ -4,6 +4,7 @@ import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationMetrics } from '../operations/verification-metrics.js';
+import { digest } from '../protection/protection-keys.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
@@ -58,6 +59,11 @@ export class InDoubtStarts {
     private readonly metrics: VerificationMetrics,
   ) {}
 
+  /** Store key of the in-doubt starts to one number (hashed, as protection's keys are: the key space lists no numbers). */
+  static key(phoneNumber: string): string {
+    return `indoubt:${digest(phoneNumber)}`;
+  }
+
   /**
    * Remembers a start whose initiation may have gone through. Never throws: the caller is already
    * answering with the initiation's own failure. Without a webhook route nothing could reveal the
@@ -72,7 +78,7 @@ export class InDoubtStarts {
     if (!this.options.webhooks.enabled) return;
     try {
       const at = this.store.now();
-      const key = entryKey(start.phoneNumber);
+      const key = InDoubtStarts.key(start.phoneNumber);
       const entries = [
         ...parseEntries(await this.store.get(key)),
         { method: start.method, owner: start.owner, at },
@@ -104,7 +110,7 @@ export class InDoubtStarts {
       if (error instanceof VerificationApiError && error.status === 404) return null;
       throw error;
     }
-    const key = entryKey(session.phoneNumber);
+    const key = InDoubtStarts.key(session.phoneNumber);
     const entries = parseEntries(await this.store.get(key));
     const match = closestStart(entries, session, this.options.api.timeoutMs);
     if (!match) return null;
@@ -146,10 +152,6 @@ export class InDoubtStarts {
       this.options.expirySeconds === undefined ? MAX_SESSION_TTL_MS : this.options.expirySeconds * 1000;
     return this.options.api.timeoutMs + ttl + LATE_WEBHOOK_MS;
   }
-}
-
-function entryKey(phoneNumber: string): string {
-  return `indoubt:{${phoneNumber}}`;
 }
 
 function parseEntries(raw: string | null): InDoubtStart[] {

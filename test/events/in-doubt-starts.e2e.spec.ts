@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
+import { InDoubtStarts } from '../../src/sessions/in-doubt-starts.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox, SandboxMethod } from '../../src/testing/index.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
@@ -198,8 +199,8 @@ describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
     }
     // The in-doubt start is still remembered for its own session.
     const store = host.app.get<VerificationStore>(VerificationStore);
-    expect(await store.get(`indoubt:{${phone}}`)).not.toBeNull();
-    expect(await store.get(`indoubt:{${refusedPhone}}`)).toBeNull();
+    expect(await store.get(InDoubtStarts.key(phone))).not.toBeNull();
+    expect(await store.get(InDoubtStarts.key(refusedPhone))).toBeNull();
   });
 });
 
