@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
 import {
   Controller,
   Get,
@@ -103,12 +102,7 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
   ])
     emitter.on(name, (payload: unknown) => void opsEvents.push({ name, payload }));
   await app.listen(0, '127.0.0.1');
-  const server = app.getHttpServer() as Server;
-  // Idle connections outlive every test client's (fetch closes its own after 4 s): under load, Node's 5 s
-  // default raced fetch's 4 s and reset a request now and then.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  const address = server.address() as { port: number };
+  const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://127.0.0.1:${address.port}`, events, opsEvents, close: () => app.close() };
 }
 
