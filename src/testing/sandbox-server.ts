@@ -12,11 +12,7 @@ export function createSandboxServer(ctx: SandboxContext): http.Server {
   const server = http.createServer((req, res) => {
     void handleRequest(ctx, req, res);
   });
-  // Longer than any client's idle time (undici's 4 s, the module's 4 s), as load balancers in front of real
-  // APIs are (60–75 s): the client always closes an idle connection first, so a request never meets one the
-  // server closed a moment before (under load a 5 s timeout raced clients' 4 s and reset their requests).
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  server.keepAliveTimeout = 5000;
   return server;
 }
 

@@ -1,3 +1,5 @@
+import { soakFetch } from './short-keep-alive.js';
+
 /** The sandbox's control API over HTTP (it may run in another process): the end user's phone and the world. */
 
 export interface ControlSession {
@@ -75,7 +77,7 @@ export class SandboxControl {
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.url}/_sandbox${path}`, {
+    const res = await soakFetch(`${this.url}/_sandbox${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),

@@ -11,6 +11,7 @@
  */
 import { PhoneNumbers } from './phone-numbers.js';
 import { SandboxControl, type ControlSession } from './sandbox-control.js';
+import { soakFetch } from './short-keep-alive.js';
 
 export interface SoakTarget {
   hostUrl: string;
@@ -161,7 +162,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     user: string,
     body?: unknown,
   ): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const res = await fetch(`${target.hostUrl}${path}`, {
+    const res = await soakFetch(`${target.hostUrl}${path}`, {
       method,
       headers: { 'x-soak-user': user, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
