@@ -22,7 +22,7 @@ export class SessionRecordRepository {
     return `session:{${requestId}}`;
   }
 
-  // Each read is one `async` frame over the store's (a status poll makes two reads): no delegation between them.
+  // `get` and `getStoredSince` are the status poll's two reads: each one `async` frame over the store's, no delegation.
   async get(requestId: string): Promise<SessionRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
     return raw === null ? null : this.#parse(raw);
@@ -30,8 +30,7 @@ export class SessionRecordRepository {
 
   /** The record with the JSON it was stored as: comparing that string tells whether a merge changed anything. */
   async getStored(requestId: string): Promise<StoredRecord | null> {
-    const raw = await this.store.get(SessionRecordRepository.key(requestId));
-    return raw === null ? null : { record: this.#parse(raw), raw };
+    return this.getStoredSince(requestId, undefined);
   }
 
   /**

@@ -88,7 +88,7 @@ export class VerificationTracker {
     // Unchanged (the usual pending poll): nothing to write.
     if (base === null || raw !== (stored?.raw ?? JSON.stringify(base))) await this.records.save(record, raw);
     // Nothing due (a pending session without a code request, the usual poll): emitDue would do nothing.
-    if (hasDueEvents(record)) await this.emitDue(record, source);
+    if (dueEvents(record) !== NOTHING_DUE) await this.emitDue(record, source);
     return record;
   }
 
@@ -99,11 +99,8 @@ export class VerificationTracker {
    * later). Rejects with the first VerificationListenerError after trying every due event.
    */
   async emitDue(record: SessionRecord, source: VerificationEventSource): Promise<EmitSummary> {
-    const due: VerificationEventType[] = [];
-    if (record.method === 'operator_id' && record.fallback === true)
-      due.push(VerificationEventName.codeRequired);
+    const due = dueEvents(record);
     const terminal = terminalEvent(record.status);
-    if (terminal) due.push(terminal);
 
     const emitted: VerificationEventType[] = [];
     let failure: VerificationListenerError | undefined;
@@ -161,12 +158,16 @@ export class VerificationTracker {
   }
 }
 
-/** Whether emitDue has any event to consider for this record (the same conditions it tests). */
-function hasDueEvents(record: SessionRecord): boolean {
-  return (
-    (record.method === 'operator_id' && record.fallback === true) ||
-    terminalEvent(record.status) !== undefined
-  );
+const NOTHING_DUE: readonly VerificationEventType[] = [];
+
+/** The events a record's state calls for, in order (`code_required` first); the shared empty list when none (no allocation per poll). */
+function dueEvents(record: SessionRecord): readonly VerificationEventType[] {
+  const codeRequired = record.method === 'operator_id' && record.fallback === true;
+  const terminal = terminalEvent(record.status);
+  if (!codeRequired && terminal === undefined) return NOTHING_DUE;
+  const due: VerificationEventType[] = codeRequired ? [VerificationEventName.codeRequired] : [];
+  if (terminal) due.push(terminal);
+  return due;
 }
 
 function terminalEvent(status: string): VerificationEventType | undefined {
