@@ -14,3 +14,16 @@ export type { WebhookDelivery, WebhookEvent } from './sandbox-webhooks.js';
 export type { SandboxFaultInput, RouteFaultInput, WebhookFaultInput, ApiRoute } from './sandbox-faults.js';
 export type { UsageSummary } from './sandbox-usage.js';
 export type { WireMoney } from './sandbox-money.js';
+export { SandboxControlClient, SandboxControlError } from './sandbox-control.client.js';
+export type { SandboxControlClientOptions, SandboxControlFetch } from './sandbox-control.client.js';
+export type {
+  SandboxControlAccount,
+  SandboxControlActionResult,
+  SandboxControlClock,
+  SandboxControlFault,
+  SandboxControlRouteFault,
+  SandboxControlSession,
+  SandboxControlWebhookDelivery,
+  SandboxControlWebhookFaults,
+} from './sandbox-control.types.js';
+export type { RouteFaultKind } from './sandbox-faults.js';
