@@ -6,7 +6,8 @@
  * over. The same run checks the soak's invariants (one matching terminal event per session,
  * the money adds up).
  */
-import { SandboxControl } from '../test/hardening/support/sandbox-control.js';
+import { SandboxControlClient } from '../src/testing/index.js';
+import { soakFetch } from '../test/hardening/support/short-keep-alive.js';
 import { runSoak, type SoakReport } from '../test/hardening/support/soak.js';
 import type { ChildServer } from './lib/child-process.js';
 import { apiOptions, forkHost, forkSandbox, type BenchContext } from './lib/context.js';
@@ -35,12 +36,13 @@ export async function soakBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       },
     });
     servers.push(host);
-    const control = new SandboxControl(sb.url, sb.apiKey);
+    const control = new SandboxControlClient(sb.url, { fetch: soakFetch });
     const minutes = ctx.soakMinutes;
     const report: SoakReport = await runSoak(
       {
         hostUrl: host.ready.url,
         control,
+        apiKey: sb.apiKey,
         advanceClock: async (ms) => {
           await control.advance(ms);
           await host.call('advanceClock', ms);

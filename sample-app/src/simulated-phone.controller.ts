@@ -1,7 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseFilters } from '@nestjs/common';
-import type { ControlActionResult } from 'nestjs-phone-verification/testing';
+import {
+  SandboxControlClient,
+  SandboxControlError,
+  type SandboxControlActionResult,
+} from 'nestjs-phone-verification/testing';
 import { DemoProblem, DemoProblemFilter } from './demo-problem.js';
-import { SandboxControlClient } from './sandbox-control.client.js';
 import {
   PHONE_ACTIONS,
   toPhoneScreenItem,
@@ -17,8 +20,10 @@ const MAX_ADVANCE_MS = 24 * 3_600_000;
 
 /**
  * Sandbox mode only: the end user's phone and the world, for the page's "simulated phone" panel.
- * Proxies the sandbox's control API, so the page never needs the sandbox's address. In live mode
- * every route is a 404: a real phone plays this part.
+ * Proxies the sandbox's control API over HTTP with the package's `SandboxControlClient`, exactly as a
+ * separate process would, so the page never needs the sandbox's address; the sandbox's own refusals
+ * (for example 409 not_applicable) pass through. In live mode every route is a 404: a real phone plays
+ * this part.
  */
 @Controller('demo')
 @UseFilters(DemoProblemFilter)
@@ -41,7 +46,7 @@ export class SimulatedPhoneController {
         'validation_error',
         'number must be an E.164 phone number such as +79123456789',
       );
-    const sessions = await control.sessionsOf(number);
+    const sessions = await passThrough(control.sessionsFor(number));
     return { phone_number: number, items: sessions.slice(0, SHOWN_SESSIONS).map(toPhoneScreenItem) };
   }
 
@@ -51,26 +56,23 @@ export class SimulatedPhoneController {
   async act(
     @Param('session_id') sessionId: string,
     @Param('action') action: string,
-  ): Promise<ControlActionResult> {
+  ): Promise<{ result: SandboxControlActionResult['result']; detail: string }> {
     const control = this.sandboxControl();
     if (!SESSION_ID.test(sessionId)) throw new DemoProblem(404, 'not_found', 'No such session on this phone');
     if (!(PHONE_ACTIONS as readonly string[]).includes(action))
       throw new DemoProblem(404, 'not_found', `The phone cannot "${action.slice(0, 20)}"`);
-    const session = await control.session(sessionId);
-    switch (action as PhoneAction) {
-      case 'deliver':
-        return control.act(sessionId, 'deliver');
-      case 'share':
-        return control.act(sessionId, 'share', { phone_number: session.phone_number });
-      case 'call':
-        return control.act(sessionId, 'call', { from: session.phone_number });
-      case 'approve':
-        return control.act(sessionId, 'operator', { outcome: 'approve' });
-      case 'deny':
-        return control.act(sessionId, 'operator', { outcome: 'fail' });
-      case 'fallback':
-        return control.act(sessionId, 'operator', { outcome: 'fallback' });
-    }
+    const { phoneNumber } = await passThrough(control.getSession(sessionId));
+    const acted = await passThrough(
+      {
+        deliver: () => control.deliver(sessionId),
+        share: () => control.share(sessionId, phoneNumber),
+        call: () => control.call(sessionId, phoneNumber),
+        approve: () => control.operator(sessionId, 'approve'),
+        deny: () => control.operator(sessionId, 'fail'),
+        fallback: () => control.operator(sessionId, 'fallback'),
+      }[action as PhoneAction](),
+    );
+    return { result: acted.result, detail: acted.detail };
   }
 
   /** Time travel: moves the sandbox's clock (and with it the module's) forward. */
@@ -81,12 +83,23 @@ export class SimulatedPhoneController {
     const ms = (body as { advance_ms?: unknown } | undefined)?.advance_ms;
     if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 1 || ms > MAX_ADVANCE_MS)
       throw new DemoProblem(400, 'validation_error', 'advance_ms must be an integer from 1 to 86400000');
-    return { now: await control.advanceClock(ms) };
+    return { now: (await passThrough(control.advance(ms))).now };
   }
 
   private sandboxControl(): SandboxControlClient {
     if (!this.control)
       throw new DemoProblem(404, 'not_found', 'The simulated phone exists only in sandbox mode');
     return this.control;
+  }
+}
+
+/** The sandbox's own refusal (for example 409 not_applicable, not_pending) as the demo route's problem. */
+async function passThrough<T>(request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (err) {
+    if (err instanceof SandboxControlError)
+      throw new DemoProblem(err.status, err.errorCode ?? 'sandbox_error', err.detail);
+    throw err;
   }
 }

@@ -1,4 +1,4 @@
-import type { SandboxSessionView } from 'nestjs-phone-verification/testing';
+import type { SandboxControlSession } from 'nestjs-phone-verification/testing';
 
 /** What the person can do on the simulated phone. */
 export type PhoneAction = 'deliver' | 'share' | 'call' | 'approve' | 'deny' | 'fallback';
@@ -52,10 +52,10 @@ const APPS: Record<string, PhoneApp> = {
   operator_id: 'operator',
 };
 
-const isPending = (s: SandboxSessionView): boolean => s.status === 'sent' || s.status === 'delivered';
+const isPending = (s: SandboxControlSession): boolean => s.status === 'sent' || s.status === 'delivered';
 
 /** Whether the code has reached the phone (the sandbox makes some codes before they are sent). */
-function codeArrived(s: SandboxSessionView): boolean {
+function codeArrived(s: SandboxControlSession): boolean {
   if (s.code === null) return false;
   switch (s.method) {
     case 'msgr2_bot':
@@ -71,38 +71,38 @@ function codeArrived(s: SandboxSessionView): boolean {
 }
 
 /** What the end user's phone shows for a sandbox session. */
-export function toPhoneScreenItem(s: SandboxSessionView): PhoneScreenItem {
+export function toPhoneScreenItem(s: SandboxControlSession): PhoneScreenItem {
   const item: PhoneScreenItem = {
-    session_id: s.request_id,
+    session_id: s.requestId,
     method: s.method,
     status: s.status,
     app: APPS[s.method] ?? 'sms',
     state: 'ended',
-    code_length: s.code_length,
-    created_at: s.created_at,
+    code_length: s.codeLength,
+    created_at: s.createdAt,
     actions: [],
   };
   const pending = isPending(s);
   if (s.method === 'reverse_flash_call') {
-    item.number_to_call = s.number_to_call ?? undefined;
+    item.number_to_call = s.numberToCall ?? undefined;
     if (pending) Object.assign(item, { state: 'dial', actions: ['call'] });
     return item;
   }
   if (codeArrived(s)) {
     item.code = s.code!;
     if (s.method === 'flash_call')
-      Object.assign(item, { state: 'missed_call', incoming_number: s.incoming_number });
+      Object.assign(item, { state: 'missed_call', incoming_number: s.incomingNumber });
     else
-      item.state = s.method === 'operator_id' && s.operator_state === 'code_accepted' ? 'confirming' : 'code';
+      item.state = s.method === 'operator_id' && s.operatorState === 'code_accepted' ? 'confirming' : 'code';
     if (s.method === 'operator_id') item.app = 'sms'; // the fallback code comes by SMS
     return item;
   }
   if (!pending) return item;
   switch (s.method) {
     case 'msgr2_bot':
-      return { ...item, state: 'share_prompt', deep_link: s.deep_link ?? undefined, actions: ['share'] };
+      return { ...item, state: 'share_prompt', deep_link: s.deepLink ?? undefined, actions: ['share'] };
     case 'operator_id':
-      return s.operator_state === 'push_pending'
+      return s.operatorState === 'push_pending'
         ? { ...item, state: 'push', actions: ['approve', 'deny', 'fallback'] }
         : { ...item, state: 'confirming' };
     default:

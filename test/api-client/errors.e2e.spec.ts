@@ -5,8 +5,8 @@ import {
   VerificationApiUnavailableError,
   type VerificationApiClientOptions,
 } from '../../src/api/index.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { control, issuedCode, nextPhone } from './sandbox-control.js';
+import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
+import { issuedCode, nextPhone } from './sandbox-control.js';
 
 /** Every error row of the spec, as the client reports it. */
 describe('VerificationApiClient errors against the sandbox', () => {
@@ -62,7 +62,7 @@ describe('VerificationApiClient errors against the sandbox', () => {
 
   it('400 invalid_code carries attempts_remaining as attemptsRemaining, down to failed', async () => {
     const started = await client.initiate({ phoneNumber: nextPhone(), method: 'sms' });
-    await control(sb, started.requestId, 'deliver');
+    await new SandboxControlClient(sb.url).deliver(started.requestId);
     const right = issuedCode(sb, started.requestId);
     const wrong = right === '000000' ? '111111' : '000000';
     const first = await failure(client.check({ requestId: started.requestId, code: wrong }));
@@ -112,7 +112,7 @@ describe('VerificationApiClient errors against the sandbox', () => {
 
   it('409 not_pending on a check of a resolved session', async () => {
     const started = await client.initiate({ phoneNumber: nextPhone(), method: 'sms' });
-    await control(sb, started.requestId, 'deliver');
+    await new SandboxControlClient(sb.url).deliver(started.requestId);
     const code = issuedCode(sb, started.requestId);
     await client.check({ requestId: started.requestId, code });
     const e = await failure(client.check({ requestId: started.requestId, code }));

@@ -7,8 +7,8 @@ import {
   type ApiRequestInfo,
   type VerificationApiClientOptions,
 } from '../../src/api/index.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { API_TRANSPORTS, control, nextPhone } from './sandbox-control.js';
+import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
+import { API_TRANSPORTS, nextPhone } from './sandbox-control.js';
 
 const TIMEOUT_MS = 300;
 
@@ -105,7 +105,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('a check that times out is not retried, because it may have spent an attempt', async () => {
       const started = await client.initiate({ phoneNumber: nextPhone(), method: 'sms' });
-      await control(sb, started.requestId, 'deliver');
+      await new SandboxControlClient(sb.url).deliver(started.requestId);
       sb.addFault({ route: 'POST /v1/verify/check', kind: 'latency', latency_ms: 800, count: 1 });
       const e = await failure(client.check({ requestId: started.requestId, code: '000000' }));
       expect(e).toMatchObject({ reason: 'timeout', operation: 'check' });

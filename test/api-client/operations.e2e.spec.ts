@@ -7,8 +7,8 @@ import {
   type InitiateResult,
   type KnownVerificationMethod,
 } from '../../src/api/index.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { API_TRANSPORTS, control, issued, issuedCode, nextPhone } from './sandbox-control.js';
+import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
+import { API_TRANSPORTS, issued, issuedCode, nextPhone } from './sandbox-control.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -69,7 +69,7 @@ describe.each(API_TRANSPORTS)(
           cost: started.cost,
         });
 
-        await control(sb, started.requestId, 'deliver');
+        await new SandboxControlClient(sb.url).deliver(started.requestId);
         expect((await client.getSession(started.requestId)).status).toBe('delivered');
 
         const code = issuedCode(sb, started.requestId);
@@ -95,7 +95,7 @@ describe.each(API_TRANSPORTS)(
       expect(started.numberToCall).toMatch(/^\+7\d{10}$/);
       expect(started.numberToCall).toBe(issued(sb, started.requestId).number_to_call);
 
-      await control(sb, started.requestId, 'call', { from: phone });
+      await new SandboxControlClient(sb.url).call(started.requestId, phone);
       await expectVerified(started.requestId, phone);
     });
 
@@ -107,7 +107,7 @@ describe.each(API_TRANSPORTS)(
       expect(started.deepLink).toBe(issued(sb, started.requestId).deep_link);
       expect(started.deepLink).toContain('?start=');
 
-      await control(sb, started.requestId, 'share', { phone_number: phone });
+      await new SandboxControlClient(sb.url).share(started.requestId, phone);
       const delivered = await client.getSession(started.requestId);
       expect(delivered).toMatchObject({ status: 'delivered', awaitingCode: true });
 
@@ -125,7 +125,7 @@ describe.each(API_TRANSPORTS)(
       if (!isKnownInitiateResult(started) || started.method !== 'operator_id') throw new Error('variant');
       expect(started.awaitingCode).toBe(false);
 
-      await control(sb, started.requestId, 'operator', { outcome: 'fallback' });
+      await new SandboxControlClient(sb.url).operator(started.requestId, 'fallback');
       expect(await client.getSession(started.requestId)).toMatchObject({
         status: 'sent',
         awaitingCode: true,
@@ -170,7 +170,7 @@ describe.each(API_TRANSPORTS)(
         const methods = ['msgr1_otp', 'msgr1_otp', 'sms', 'reverse_flash_call'] as const;
         const started = [];
         for (const method of methods) started.push(await own.initiate({ phoneNumber: nextPhone(), method }));
-        await control(sb, started[2].requestId, 'deliver');
+        await new SandboxControlClient(sb.url).deliver(started[2].requestId);
         await own.check({ requestId: started[2].requestId, code: issuedCode(sb, started[2].requestId) });
 
         const usage = await own.getUsage();

@@ -1,21 +1,6 @@
 import type { ApiTransport } from '../../src/api/index.js';
 import type { SandboxSessionView, VerificationSandbox } from '../../src/testing/index.js';
 
-/** The end user's side of a session, played through the sandbox control API. */
-export async function control(
-  sb: VerificationSandbox,
-  requestId: string,
-  action: 'deliver' | 'share' | 'call' | 'operator',
-  body: Record<string, unknown> = {},
-): Promise<void> {
-  const res = await fetch(`${sb.url}/_sandbox/sessions/${encodeURIComponent(requestId)}/${action}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`sandbox ${action} failed: HTTP ${res.status} ${await res.text()}`);
-}
-
 let counter = 0;
 /** A distinct valid Russian mobile number per call, so tests never share a phone. */
 export function nextPhone(): string {

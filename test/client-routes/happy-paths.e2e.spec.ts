@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
 
 describe.each(PLATFORMS)('client routes: every method end to end (%s)', (platform) => {
@@ -40,7 +40,7 @@ describe.each(PLATFORMS)('client routes: every method end to end (%s)', (platfor
     expect(start.body.poll_interval_ms).toBe(2500);
     const internal = sb.sessionsFor('+79123456701')[0];
     expect(JSON.stringify(start.body)).not.toContain(internal.request_id);
-    await fetch(`${sb.url}/_sandbox/sessions/${internal.request_id}/deliver`, { method: 'POST' });
+    await new SandboxControlClient(sb.url).deliver(internal.request_id);
     const code = sb.getSession(internal.request_id)!.code as string;
     const check = await call(host.url, 'POST', '/verification/check', {
       verification_id: start.body.verification_id,
@@ -75,11 +75,7 @@ describe.each(PLATFORMS)('client routes: every method end to end (%s)', (platfor
     expect(start.body.poll_interval_ms).toBe(1500);
     expect(start.body.awaiting_code).toBe(false);
     const internal = sb.sessionsFor('+79123456702')[0];
-    await fetch(`${sb.url}/_sandbox/sessions/${internal.request_id}/call`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ from: '+79123456702' }),
-    });
+    await new SandboxControlClient(sb.url).call(internal.request_id, '+79123456702');
     const status = await call(host.url, 'GET', `/verification/status/${start.body.verification_id}`);
     expect(status.body).toMatchObject({ status: 'verified', number_to_call: start.body.number_to_call });
     expect(typeof status.body.verified_at).toBe('string');

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { MemoryStore } from '../../src/store/memory.store.js';
+import { SandboxControlClient } from '../../src/testing/index.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { createTestApp, type TestApp } from '../support/verification-app.js';
 import { settledHeapUsed } from './support/heap.js';
-import { SandboxControl } from './support/sandbox-control.js';
 import { startSandboxProcess, type SandboxProcess } from './support/sandbox-process.js';
 import { runSoak, type SoakReport } from './support/soak.js';
+import { soakFetch } from './support/short-keep-alive.js';
 
 /** Seconds of measured traffic: the issue's five minutes by default; `SOAK_SECONDS=40` for a quick loop. */
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
@@ -60,11 +61,12 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
     `${SOAK_SECONDS} s of traffic: one matching terminal event per session, money adds up, heap flat`,
     async () => {
       const store = host.app.get<VerificationStore>(VerificationStore);
-      const control = new SandboxControl(sandbox.url, API_KEY);
+      const control = new SandboxControlClient(sandbox.url, { fetch: soakFetch });
       report = await runSoak(
         {
           hostUrl: host.url,
           control,
+          apiKey: API_KEY,
           advanceClock: async (ms) => {
             await control.advance(ms);
             offset += ms;

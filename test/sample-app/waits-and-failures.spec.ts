@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { SandboxControlClient } from '../../src/testing/index.js';
 import {
   shownText,
   startSampleAppInBrowser,
@@ -71,10 +72,11 @@ describe('sample app: waits, expiry and a failing API', () => {
   });
 
   it('the API failing is "temporarily unavailable", and a retry then works', async () => {
-    await fetch(`${browser.sample.sandboxUrl}/_sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ route: 'POST /v1/verify', kind: 'status', status: 500, count: 1 }),
+    await new SandboxControlClient(browser.sample.sandboxUrl!).addFault({
+      route: 'POST /v1/verify',
+      kind: 'status',
+      status: 500,
+      count: 1,
     });
     await page.fill('#phone-input', '+7 912 345-67-15');
     await page.check('#method-list input[value="sms"]');

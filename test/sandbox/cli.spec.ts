@@ -10,6 +10,7 @@ import {
   CLI_DEMO_WEBHOOK_SECRET,
   parseCliArgs,
 } from '../../src/testing/cli-args.js';
+import { SandboxControlClient } from '../../src/testing/index.js';
 
 describe('sandbox CLI arguments', () => {
   it('defaults to port 4010 on 127.0.0.1, the readable demo account, auto-delivery and control on', () => {
@@ -158,11 +159,9 @@ describe('sandbox CLI process', () => {
     });
     const { request_id } = (await started.json()) as { request_id: string };
     // Auto-delivery is the CLI default: one second of sandbox clock later the code is out.
-    await fetch(`${url}/_sandbox/clock`, { method: 'POST', body: JSON.stringify({ advance_ms: 1000 }) });
-    const session = (await (await fetch(`${url}/_sandbox/sessions/${request_id}`)).json()) as {
-      status: string;
-    };
-    expect(session.status).toBe('delivered');
+    const control = new SandboxControlClient(url);
+    await control.advance(1000);
+    expect((await control.getSession(request_id)).status).toBe('delivered');
 
     const exited = new Promise<number | null>((resolve) => child!.on('exit', resolve));
     child.kill('SIGTERM');

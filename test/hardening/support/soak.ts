@@ -10,12 +10,18 @@
  * to the host and the sandbox over HTTP only, so either may run in another process.
  */
 import { PhoneNumbers } from './phone-numbers.js';
-import { SandboxControl, type ControlSession } from './sandbox-control.js';
+import type {
+  SandboxControlClient,
+  SandboxControlRouteFault,
+  SandboxControlSession,
+} from '../../../src/testing/index.js';
 import { soakFetch } from './short-keep-alive.js';
 
 export interface SoakTarget {
   hostUrl: string;
-  control: SandboxControl;
+  control: SandboxControlClient;
+  /** The sandbox account the host's module uses. */
+  apiKey: string;
   /** Moves the sandbox's clock and the module's clock forward together. */
   advanceClock(ms: number): Promise<void>;
   /** Every event the host emitted: request_id → event names in order. */
@@ -126,12 +132,12 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
   const random = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
   const think = (): Promise<void> => new Promise((r) => setTimeout(r, 5 + Math.random() * 40));
 
-  await control.updateAccount({
-    webhook_url: `${target.hostUrl}/verification/webhooks`,
+  await control.updateAccount(target.apiKey, {
+    webhookUrl: `${target.hostUrl}/verification/webhooks`,
     balance: 10_000_000,
   });
   await control.clearFaults();
-  await control.addFault({ webhooks: { drop_rate: options.webhookLossRate } });
+  await control.addFault({ webhooks: { dropRate: options.webhookLossRate } });
 
   /** One-shot fault on the API route the next call will use, `faultRate` of the time. */
   const maybeFault = async (route: string): Promise<void> => {
@@ -139,15 +145,19 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     faultsInjected++;
     const post = route.startsWith('POST');
     const kind = random(['status', 'status', 'reset', 'garbage', 'html', 'empty', 'latency'] as const);
-    const fault: Record<string, unknown> = { route, kind, count: 1 };
+    const fault: SandboxControlRouteFault = {
+      route: route as SandboxControlRouteFault['route'],
+      kind,
+      count: 1,
+    };
     if (kind === 'status') {
       fault.status = random([500, 502, 503, 429]);
-      fault.retry_after_s = 1;
+      fault.retryAfterS = 1;
     }
     // A POST past the time-out is processed after the module gave up: an in-doubt start, whose session
     // the module adopts if a webhook reveals it. A third of the POST latencies go past it.
     if (kind === 'latency')
-      fault.latency_ms = !post
+      fault.latencyMs = !post
         ? 50 + Math.floor(Math.random() * options.apiTimeoutMs * 1.5)
         : Math.random() < 1 / 3
           ? options.apiTimeoutMs + 100 + Math.floor(Math.random() * 400)
@@ -243,39 +253,38 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     if (sessions.length !== 1) violation(`${sessions.length} upstream sessions for one start of ${j.phone}`);
     const session = sessions[0];
     if (!session) return;
-    j.requestId = session.request_id;
+    j.requestId = session.requestId;
     await poll(j, user, 1 + Math.floor(Math.random() * 2));
 
-    const rid = session.request_id;
-    const codeOf = async (s: ControlSession): Promise<string> =>
-      s.code ?? (await control.session(rid)).code ?? '000000';
+    const rid = session.requestId;
+    const codeOf = async (s: SandboxControlSession): Promise<string> =>
+      s.code ?? (await control.getSession(rid)).code ?? '000000';
     const wrong = (code: string): string => code.replace(/\d/g, (d) => String((Number(d) + 1) % 10));
     let plan2: Plan = plan;
     if (plan2 === 'wrong-codes' && j.method === 'reverse_flash_call') plan2 = 'fail';
     switch (plan2) {
       case 'verify':
-        if (j.method === 'reverse_flash_call') await control.act(rid, 'call', { from: j.phone });
+        if (j.method === 'reverse_flash_call') await control.call(rid, j.phone);
         else if (j.method === 'msgr2_bot')
-          await check(j, user, await codeOf(await control.act(rid, 'share', { phone_number: j.phone })));
+          await check(j, user, await codeOf(await control.share(rid, j.phone)));
         else if (j.method === 'operator_id') {
-          if (Math.random() < 0.5) await control.act(rid, 'operator', { outcome: 'approve' });
-          else
-            await check(j, user, await codeOf(await control.act(rid, 'operator', { outcome: 'fallback' })));
-        } else await check(j, user, await codeOf(await control.act(rid, 'deliver')));
+          if (Math.random() < 0.5) await control.operator(rid, 'approve');
+          else await check(j, user, await codeOf(await control.operator(rid, 'fallback')));
+        } else await check(j, user, await codeOf(await control.deliver(rid)));
         break;
       case 'wrong-codes': {
         const ready =
           j.method === 'msgr2_bot'
-            ? await control.act(rid, 'share', { phone_number: j.phone })
+            ? await control.share(rid, j.phone)
             : j.method === 'operator_id'
-              ? await control.act(rid, 'operator', { outcome: 'fallback' })
-              : await control.act(rid, 'deliver');
+              ? await control.operator(rid, 'fallback')
+              : await control.deliver(rid);
         const bad = wrong(await codeOf(ready));
         for (let i = 0; i < 3; i++) await check(j, user, bad);
         break;
       }
       case 'fail':
-        await control.act(rid, 'fail');
+        await control.fail(rid);
         break;
       case 'abandon':
         break;
@@ -301,7 +310,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
   /** Moves both clocks past every session's expiry and waits for the reconciler to settle them. */
   const settle = async (): Promise<void> => {
     await control.clearFaults();
-    await control.addFault({ webhooks: { drop_rate: options.webhookLossRate } });
+    await control.addFault({ webhooks: { dropRate: options.webhookLossRate } });
     await target.advanceClock(options.sessionTtlMs + 5_000);
     const deadline = Date.now() + options.settleTimeoutMs;
     while ((await target.reconcileQueueSize()) > 0) {
@@ -345,7 +354,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     let charged = 0;
     let recorded = 0;
     for (const j of begun) {
-      const session = await control.session(j.requestId!);
+      const session = await control.getSession(j.requestId!);
       sessionsByStatus[session.status] = (sessionsByStatus[session.status] ?? 0) + 1;
       const expected = TERMINAL_EVENT[session.status];
       const seen = events[j.requestId!] ?? [];
@@ -366,7 +375,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
         );
       if (session.charged) {
         money.chargedSessions++;
-        charged += session.cost?.amount ?? 0;
+        charged += session.cost.amount;
         const cost = costs[j.requestId!];
         if (cost === null || cost === undefined) violation('a charged session without a recorded cost');
         else recorded += cost;
@@ -388,20 +397,20 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
         continue;
       }
       inDoubt.sessions++;
-      const seen = (events[orphan.request_id] ?? []).filter((e) => Object.values(TERMINAL_EVENT).includes(e));
-      const adopted = (await control.webhookLog(orphan.request_id)).some((d) => d.status === 200);
+      const seen = (events[orphan.requestId] ?? []).filter((e) => Object.values(TERMINAL_EVENT).includes(e));
+      const adopted = (await control.webhookLog(orphan.requestId)).some((d) => d.status === 200);
       if (adopted) {
         inDoubt.adopted++;
-        requestIds.add(orphan.request_id);
+        requestIds.add(orphan.requestId);
         if (seen.length !== 1 || seen[0] !== TERMINAL_EVENT[orphan.status])
           violation(`adopted ${j.method} session ${orphan.status}: terminal events ${JSON.stringify(seen)}`);
       } else if (seen.length > 0) violation(`events for an in-doubt session no webhook revealed`);
       if (orphan.charged) {
         money.chargedSessions++;
-        charged += orphan.cost?.amount ?? 0;
-        if (!adopted) unrevealed += orphan.cost?.amount ?? 0;
+        charged += orphan.cost.amount;
+        if (!adopted) unrevealed += orphan.cost.amount;
         else {
-          const cost = (await target.recordedCosts([orphan.request_id]))[orphan.request_id];
+          const cost = (await target.recordedCosts([orphan.requestId]))[orphan.requestId];
           if (cost === null || cost === undefined)
             violation('an adopted charged session without a recorded cost');
           else recorded += cost;
@@ -410,7 +419,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     }
     for (const requestId of Object.keys(events))
       if (!requestIds.has(requestId)) violation(`events for a session no journey started: ${requestId}`);
-    const balanceDrop = balanceBefore - (await control.account()).balance.amount;
+    const balanceDrop = balanceBefore - (await control.getAccount(target.apiKey)).balance.amount;
     const cents = (n: number): number => Math.round(n * 100);
     if (cents(balanceDrop) !== cents(charged) || cents(charged) !== cents(recorded + unrevealed))
       violation(
@@ -429,7 +438,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     label: string,
   ): Promise<{ heap: number; entries: number; peak: number }> => {
     log(`soak: ${label}: ${ms} ms of traffic, ${options.users} users`);
-    const balance = (await control.account()).balance.amount;
+    const balance = (await control.getAccount(target.apiKey)).balance.amount;
     let peak = 0;
     let sampling = true;
     let wake = (): void => undefined;
