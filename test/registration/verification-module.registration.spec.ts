@@ -162,7 +162,6 @@ describe('VerificationModule registration', () => {
 
   it.each([
     ['undici', 0],
-    ['node', 0],
     ['axios', 1],
   ] as const)(
     'api.transport %s: requests go through the module HttpService %i time(s) per call',
