@@ -193,6 +193,11 @@ describe('VerificationModule options are validated at boot', () => {
     ['api.apiKey empty', () => ({ api: { ...api, apiKey: '' } }), /"api\.apiKey"/],
     ['api.timeoutMs negative', () => ({ api: { ...api, timeoutMs: -1 } }), /"api\.timeoutMs"/],
     ['api.transport unknown', () => ({ api: { ...api, transport: 'fetch' as never } }), /"api\.transport"/],
+    [
+      'api.transport node (dropped)',
+      () => ({ api: { ...api, transport: 'node' as never } }),
+      /"api\.transport"/,
+    ],
     ['unknown method', () => ({ api, methods: ['sms', 'fax'] as never }), /"methods\[1\]"/],
     [
       'bad country',
