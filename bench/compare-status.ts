@@ -2,7 +2,7 @@
  * `node dist-bench/bench/compare-status.js [express|fastify] [rounds] [seconds] [target...]`: host CPU per
  * `GET /status/:id` poll (pending session, coalescing and limits off: one upstream GET per poll) of several
  * targets side by side, in short slices whose order rotates every round, so that a busy moment of the machine
- * falls on every target alike. Targets: `undici`, `node`, `axios` (the module with that API transport),
+ * falls on every target alike. Targets: `undici`, `axios` (the module with that API transport),
  * `floor` (the bare Nest route of bench/servers/platform-floor.ts), `proxy` (the minimal node:http proxy);
  * `undici@/tmp/before` runs the module as compiled into another tree (a copy of dist-bench made before a
  * change: A/B of the change in one run).
@@ -31,7 +31,7 @@ import type { HostReady } from './servers/host-process.js';
 const platform = (process.argv[2] ?? 'fastify') as Platform;
 const rounds = Number(process.argv[3] ?? 7);
 const seconds = Number(process.argv[4] ?? 2);
-const names = process.argv.length > 5 ? process.argv.slice(5) : ['undici', 'node', 'floor', 'proxy'];
+const names = process.argv.length > 5 ? process.argv.slice(5) : ['undici', 'axios', 'floor', 'proxy'];
 
 interface Target {
   name: string;

@@ -175,7 +175,9 @@ function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicM
  * client routes (start, check, status, methods) and the webhook route. Requires
  * `EventEmitterModule.forRoot()` in the host app.
  */
-@Module({ imports: [HttpModule] })
+// HttpModule.register(), not the static HttpModule: the latter hands out axios' default instance, which the
+// host shares, so its global interceptors would see every request of ours and the API's credentials.
+@Module({ imports: [HttpModule.register({})] })
 export class VerificationModule extends ConfigurableVerificationModule {
   static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
     const settings = staticRouteSettings(options.routes, (prefix) =>

@@ -305,9 +305,7 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
   optional('api.retryDeadlineMs', api.retryDeadlineMs, positiveInt);
   optional('api.maxRetryAfterMs', api.maxRetryAfterMs, nonNegativeInt);
   optional('api.transport', api.transport, (v) =>
-    v === 'undici' || v === 'node' || v === 'axios'
-      ? undefined
-      : `must be "undici", "node" or "axios" (got ${describe(v)})`,
+    v === 'undici' || v === 'axios' ? undefined : `must be "undici" or "axios" (got ${describe(v)})`,
   );
 
   const webhooks = (input.webhooks ?? {}) as WebhookOptions;

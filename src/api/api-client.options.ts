@@ -22,7 +22,7 @@ export interface ApiRequestInfo {
   error?: string;
 }
 
-export type ApiTransport = 'undici' | 'node' | 'axios';
+export type ApiTransport = 'undici' | 'axios';
 
 export type ApiOperation = 'initiate' | 'getSession' | 'check' | 'getBalance' | 'getUsage' | 'getPrices';
 
@@ -41,9 +41,9 @@ export interface VerificationApiClientOptions {
   maxRetryAfterMs?: number;
   /**
    * How requests travel. `'undici'` (default): an undici keep-alive `Pool` with a handler of the client's own,
-   * the cheapest in CPU. `'node'`: a lean keep-alive `node:http` exchange (30–60 µs of host CPU more per
-   * status poll). `'axios'`: the module's `HttpService` (axios with its own adapter), which honours
-   * `HTTP(S)_PROXY`/`NO_PROXY` in the environment, at about twice the CPU of `'node'` (docs/PERFORMANCE.md).
+   * the cheapest in CPU. `'axios'`: the module's private `HttpService` (an axios instance no host code
+   * shares), which honours `HTTP(S)_PROXY`/`NO_PROXY` in the environment, at several times the CPU per
+   * request (docs/PERFORMANCE.md).
    */
   transport?: ApiTransport;
   /** Called after every attempt (metrics, logging). Exceptions it throws are swallowed. */

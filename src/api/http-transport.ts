@@ -1,5 +1,8 @@
-import http, { type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+/**
+ * The contract every transport of the API client keeps: one exchange in, the answer as text or a failure
+ * carrying a code only.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** Idle keep-alive sockets are closed after this (or the server's `Keep-Alive: timeout` hint, if shorter),
  * below common server idle timeouts, so that a request rarely lands on a socket the server just closed. */
@@ -58,76 +61,11 @@ export class HttpTransportError extends Error {
   }
 }
 
-/**
- * One HTTP exchange over a keep-alive agent, the body read as text. The verification API's client
- * needs nothing more, and axios' general pipeline (config merging, header objects, proxy lookup in
- * the environment, redirects, decompression) cost about two thirds of a status poll's CPU
- * (docs/PERFORMANCE.md). The agents are shared with the `transport: 'axios'` path.
- */
-export class HttpTransport {
-  readonly httpAgent = new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
-  readonly httpsAgent = new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
-
-  send(exchange: HttpExchange): Promise<HttpAnswer> {
-    return new Promise<HttpAnswer>((resolve, reject) => {
-      const { origin, body } = exchange;
-      const secure = origin.secure;
-      // node:http copies the headers it is given, so a GET passes the caller's object as it is.
-      const headers: OutgoingHttpHeaders =
-        body === undefined
-          ? exchange.headers
-          : { ...exchange.headers, 'content-length': Buffer.byteLength(body) };
-      let settled = false;
-      const fail = (code: string): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        request.destroy();
-        reject(new HttpTransportError(code));
-      };
-      const request = (secure ? https : http).request(
-        {
-          method: exchange.method,
-          protocol: secure ? 'https:' : 'http:',
-          hostname: origin.hostname,
-          port: origin.port,
-          path: origin.basePath + exchange.path,
-          headers,
-          agent: secure ? this.httpsAgent : this.httpAgent,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          let length = 0;
-          response.on('data', (chunk: Buffer) => {
-            length += chunk.length;
-            if (length > exchange.maxBodyBytes) fail('ERR_BODY_TOO_LARGE');
-            else chunks.push(chunk);
-          });
-          response.on('error', () => fail('ECONNRESET'));
-          response.on('aborted', () => fail('ECONNRESET'));
-          response.on('end', () => {
-            if (settled) return;
-            settled = true;
-            clearTimeout(timer);
-            resolve({
-              status: response.statusCode ?? 0,
-              headers: response.headers,
-              body: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'),
-            });
-          });
-        },
-      );
-      const timer = setTimeout(() => fail('ETIMEDOUT'), exchange.timeoutMs);
-      request.on('error', (err: NodeJS.ErrnoException) => fail(safeCode(err.code)));
-      request.end(body);
-    });
-  }
-
-  /** Closes the keep-alive connections. */
-  close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
-  }
+/** What sends the client's exchanges: `UndiciTransport` (default) or `AxiosTransport`. */
+export interface ExchangeTransport {
+  send(exchange: HttpExchange): Promise<HttpAnswer>;
+  /** Closes the keep-alive connections; a later request opens new ones. */
+  close(): void;
 }
 
 /** A code that can travel in an error message: Node's and undici's codes are upper-case words. */

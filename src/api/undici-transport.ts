@@ -4,14 +4,15 @@ import {
   HttpTransportError,
   IDLE_SOCKET_MS,
   safeCode,
+  type ExchangeTransport,
   type HttpAnswer,
   type HttpExchange,
   type HttpOrigin,
 } from './http-transport.js';
 
 /**
- * undici's codes for what node:http reports as a reset or a time-out, so that the client's errors (and the
- * `code` hosts see in logs and metrics) read the same whatever the transport.
+ * undici's codes for what Node's sockets (and so axios) report as a reset or a time-out, so that the client's
+ * errors (and the `code` hosts see in logs and metrics) read the same whatever the transport.
  */
 const UNDICI_CODES: Readonly<Record<string, string>> = {
   UND_ERR_SOCKET: 'ECONNRESET',
@@ -26,14 +27,14 @@ const UNDICI_CODES: Readonly<Record<string, string>> = {
 
 /**
  * One HTTP exchange over an undici `Pool` (one per origin, keep-alive), dispatched with a handler of our
- * own: no body stream, no `AbortSignal`, no header object copied per request. The same contract as
- * `HttpTransport`: a hard deadline on the whole exchange (a timer aborts it, which destroys the socket),
+ * own: no body stream, no `AbortSignal`, no header object copied per request. The contract of every
+ * transport (`ExchangeTransport`): a hard deadline on the whole exchange (a timer aborts it, which destroys the socket),
  * answers above `maxBodyBytes` abandoned, no redirects (undici's core follows none), no decompression, and
  * failures as an `HttpTransportError` carrying a code only, never the request's headers or URL (undici's own
- * errors, which can carry socket details, are read for their code and dropped). 30–60 µs of CPU less per
- * status poll than node:http in the benchmark host (docs/PERFORMANCE.md).
+ * errors, which can carry socket details, are read for their code and dropped). It costs the host less CPU
+ * per status poll than node:http's request, and far less than axios (docs/PERFORMANCE.md).
  */
-export class UndiciTransport {
+export class UndiciTransport implements ExchangeTransport {
   readonly #pools = new Map<string, Pool>();
 
   send(exchange: HttpExchange): Promise<HttpAnswer> {

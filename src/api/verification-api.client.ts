@@ -1,6 +1,5 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
-import type { IncomingHttpHeaders } from 'node:http';
 import axios from 'axios';
 import {
   API_CLIENT_DEFAULTS,
@@ -34,13 +33,8 @@ import type {
   UsageSummary,
   VerificationSession,
 } from './api.types.js';
-import {
-  HttpTransport,
-  HttpTransportError,
-  toHttpOrigin,
-  type HttpAnswer,
-  type HttpOrigin,
-} from './http-transport.js';
+import { AxiosTransport } from './axios-transport.js';
+import { toHttpOrigin, type ExchangeTransport, type HttpAnswer, type HttpOrigin } from './http-transport.js';
 import { UndiciTransport } from './undici-transport.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 import { VerificationApiError, VerificationApiUnavailableError } from './verification-api.error.js';
@@ -48,8 +42,6 @@ import { WireFormatError } from './wire-format.error.js';
 
 /** Bodies above this are not a verification API answer. */
 const MAX_BODY_BYTES = 1024 * 1024;
-/** Bodies are serialised and parsed by the client itself. */
-const NO_TRANSFORM: [] = [];
 const ACCEPT = 'application/json, application/problem+json';
 const USER_AGENT = 'nestjs-phone-verification';
 
@@ -78,28 +70,22 @@ type Outcome<T> = { ok: true; status: number; value: T } | { ok: false; status?:
 export class VerificationApiClient implements OnModuleDestroy {
   // Private (#) so neither util.inspect nor a serialiser of the client ever shows the credentials.
   readonly #authorization: string;
-  readonly #baseUrl: string;
   readonly #origin: HttpOrigin;
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
   readonly #retryDeadlineMs: number;
   readonly #maxRetryAfterMs: number;
   readonly #onRequest: ((info: ApiRequestInfo) => void) | undefined;
-  readonly #http: HttpService;
-  /** node:http's agents: the `'node'` transport, and the agents the `'axios'` path hands axios. */
-  readonly #transport = new HttpTransport();
-  /** What sends each exchange for `'undici'` and `'node'` (undefined for `'axios'`). */
-  readonly #sender: UndiciTransport | HttpTransport | undefined;
+  /** What sends each exchange (`api.transport`). */
+  readonly #sender: ExchangeTransport;
   readonly #getHeaders: Record<string, string>;
   readonly #postHeaders: Record<string, string>;
-  readonly #transportKind: ApiTransport;
 
   constructor(
     @Inject(VERIFICATION_API_CLIENT_OPTIONS) options: VerificationApiClientOptions,
     @Optional() httpService?: HttpService,
   ) {
-    this.#baseUrl = checkBaseUrl(options.baseUrl);
-    this.#origin = toHttpOrigin(this.#baseUrl);
+    this.#origin = toHttpOrigin(checkBaseUrl(options.baseUrl));
     for (const field of ['apiKey', 'apiSecret'] as const) {
       if (typeof options[field] !== 'string' || options[field] === '') {
         throw new TypeError(`VerificationApiClient: "${field}" must be a non-empty string`);
@@ -116,19 +102,16 @@ export class VerificationApiClient implements OnModuleDestroy {
     this.#maxRetryAfterMs =
       nonNegative(options.maxRetryAfterMs, 'maxRetryAfterMs') ?? API_CLIENT_DEFAULTS.maxRetryAfterMs;
     this.#onRequest = options.onRequest;
-    this.#transportKind = transportKind(options.transport);
     this.#sender =
-      this.#transportKind === 'undici'
+      transportKind(options.transport) === 'undici'
         ? new UndiciTransport()
-        : this.#transportKind === 'node'
-          ? this.#transport
-          : undefined;
-    this.#http = httpService ?? new HttpService(axios.create());
+        : // The module's HttpService is private to it (HttpModule.register); without one, an instance of our own.
+          new AxiosTransport(httpService ?? new HttpService(axios.create()));
   }
 
-  /** A client outside Nest DI, with its own axios instance. Call `close()` when done. */
+  /** A client outside Nest DI (with its own axios instance for `transport: 'axios'`). Call `close()` when done. */
   static create(options: VerificationApiClientOptions): VerificationApiClient {
-    return new VerificationApiClient(options, new HttpService(axios.create()));
+    return new VerificationApiClient(options);
   }
 
   /** `POST /v1/verify`. Never retried once it may have reached the server. */
@@ -198,8 +181,7 @@ export class VerificationApiClient implements OnModuleDestroy {
 
   /** Closes the keep-alive connections. */
   close(): void {
-    this.#sender?.close();
-    this.#transport.close();
+    this.#sender.close();
   }
 
   onModuleDestroy(): void {
@@ -217,20 +199,17 @@ export class VerificationApiClient implements OnModuleDestroy {
       let answer: HttpAnswer | undefined;
       let failure: ApiError | undefined;
       try {
-        answer =
-          this.#sender !== undefined
-            ? await this.#sender.send({
-                method: call.method,
-                origin: this.#origin,
-                path: call.path,
-                headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
-                body: call.data === undefined ? undefined : JSON.stringify(call.data),
-                timeoutMs,
-                maxBodyBytes: MAX_BODY_BYTES,
-              })
-            : await this.#sendWithAxios(call, timeoutMs);
+        answer = await this.#sender.send({
+          method: call.method,
+          origin: this.#origin,
+          path: call.path,
+          headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
+          body: call.data === undefined ? undefined : JSON.stringify(call.data),
+          timeoutMs,
+          maxBodyBytes: MAX_BODY_BYTES,
+        });
       } catch (err) {
-        // Only the failure's code is read: an axios error carries the request config (and so the Authorization header).
+        // Only the failure's code is read, whatever a transport throws.
         failure = unavailableFromThrown(call.operation, err);
       }
       const outcome: Outcome<T> =
@@ -274,44 +253,6 @@ export class VerificationApiClient implements OnModuleDestroy {
     }
     // Leave the next attempt at least a little time before the deadline.
     return Date.now() + wait + 50 < deadline ? wait : undefined;
-  }
-
-  /** `transport: 'axios'`: the HttpService's axios instance with its own adapter (proxy variables of the environment). */
-  async #sendWithAxios(call: Call<unknown>, timeoutMs: number): Promise<HttpAnswer> {
-    const controller = new AbortController();
-    // A hard deadline for the whole exchange: axios' own `timeout` only bounds socket inactivity.
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      // Called directly: the HttpService's Observable wrapper costs a CancelToken and a CanceledError per request.
-      const response = await this.#http.axiosRef.request<string>({
-        method: call.method,
-        url: this.#baseUrl + call.path,
-        data: call.data === undefined ? undefined : JSON.stringify(call.data),
-        headers: call.method === 'POST' ? this.#postHeaders : this.#getHeaders,
-        timeout: timeoutMs,
-        signal: controller.signal,
-        httpAgent: this.#transport.httpAgent,
-        httpsAgent: this.#transport.httpsAgent,
-        validateStatus: null,
-        responseType: 'text',
-        transformRequest: NO_TRANSFORM,
-        transformResponse: NO_TRANSFORM,
-        maxRedirects: 0,
-        maxContentLength: MAX_BODY_BYTES,
-        maxBodyLength: MAX_BODY_BYTES,
-        transitional: { clarifyTimeoutError: true },
-      });
-      return {
-        status: response.status,
-        headers: response.headers as IncomingHttpHeaders,
-        body: typeof response.data === 'string' ? response.data : '',
-      };
-    } catch (err) {
-      // Our deadline aborted it; any other failure goes to #attempt, which reads its code only.
-      throw controller.signal.aborted ? new HttpTransportError('ETIMEDOUT') : err;
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   #report(info: ApiRequestInfo): void {
@@ -430,8 +371,8 @@ function checkBaseUrl(value: unknown): string {
 
 function transportKind(value: unknown): ApiTransport {
   if (value === undefined) return 'undici';
-  if (value === 'undici' || value === 'node' || value === 'axios') return value;
-  throw new TypeError('VerificationApiClient: "transport" must be "undici", "node" or "axios"');
+  if (value === 'undici' || value === 'axios') return value;
+  throw new TypeError('VerificationApiClient: "transport" must be "undici" or "axios"');
 }
 
 function positive(value: number | undefined, field: string): number | undefined {

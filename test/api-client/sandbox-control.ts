@@ -23,4 +23,4 @@ export function issuedCode(sb: VerificationSandbox, requestId: string): string {
 }
 
 /** Every way the client can send: every transport suite runs over each. */
-export const API_TRANSPORTS: ApiTransport[] = ['undici', 'node', 'axios'];
+export const API_TRANSPORTS: ApiTransport[] = ['undici', 'axios'];

@@ -162,7 +162,6 @@ describe('VerificationModule registration', () => {
 
   it.each([
     ['undici', 0],
-    ['node', 0],
     ['axios', 1],
   ] as const)(
     'api.transport %s: requests go through the module HttpService %i time(s) per call',
@@ -194,6 +193,11 @@ describe('VerificationModule options are validated at boot', () => {
     ['api.apiKey empty', () => ({ api: { ...api, apiKey: '' } }), /"api\.apiKey"/],
     ['api.timeoutMs negative', () => ({ api: { ...api, timeoutMs: -1 } }), /"api\.timeoutMs"/],
     ['api.transport unknown', () => ({ api: { ...api, transport: 'fetch' as never } }), /"api\.transport"/],
+    [
+      'api.transport node (dropped)',
+      () => ({ api: { ...api, transport: 'node' as never } }),
+      /"api\.transport"/,
+    ],
     ['unknown method', () => ({ api, methods: ['sms', 'fax'] as never }), /"methods\[1\]"/],
     [
       'bad country',

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HttpModule, HttpService } from '@nestjs/axios';
+import { Injectable } from '@nestjs/common';
+import axios, { type InternalAxiosRequestConfig } from 'axios';
+import { VerificationApiClient } from '../../src/api/index.js';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { issuedCode, nextPhone } from './sandbox-control.js';
+
+/** A host's own use of @nestjs/axios: the static HttpModule, whose HttpService is axios' default instance. */
+@Injectable()
+class HostHttpClient {
+  constructor(readonly http: HttpService) {}
+}
+
+/** What a host's interceptors on the shared axios instance saw: URL and Authorization header of each request. */
+interface Seen {
+  url: string;
+  authorization: unknown;
+}
+
+/**
+ * `api.transport: 'axios'` in a host that installs global axios interceptors (tracing, logging, auth of its
+ * own) on the default instance, which it also uses through its own HttpModule: none of them ever sees a
+ * request of ours, so the API's `Authorization: Basic …` never reaches host code.
+ */
+describe.each(PLATFORMS)(
+  'the axios transport uses an axios instance no host code shares (%s)',
+  (platform) => {
+    let sb: VerificationSandbox;
+    let host: TestApp;
+    const requests: Seen[] = [];
+    const responses: Seen[] = [];
+    const ejects: (() => void)[] = [];
+
+    beforeAll(async () => {
+      sb = await VerificationSandbox.start({ port: 0 });
+      const onRequest = (config: InternalAxiosRequestConfig) => {
+        requests.push({ url: String(config.url), authorization: config.headers?.Authorization });
+        return config;
+      };
+      const id = axios.interceptors.request.use(onRequest);
+      ejects.push(() => axios.interceptors.request.eject(id));
+      host = await createTestApp({
+        platform,
+        module: {
+          api: {
+            baseUrl: sb.url,
+            apiKey: sb.demoAccount.apiKey,
+            apiSecret: sb.demoAccount.apiSecret,
+            transport: 'axios',
+          },
+          clock: () => sb.now(),
+          limits: { enabled: false },
+        },
+        imports: [HttpModule],
+        providers: [HostHttpClient],
+      });
+      const shared = host.app.get(HostHttpClient).http.axiosRef;
+      const responseId = shared.interceptors.response.use((response) => {
+        responses.push({
+          url: String(response.config.url),
+          authorization: response.config.headers?.Authorization,
+        });
+        return response;
+      });
+      ejects.push(() => shared.interceptors.response.eject(responseId));
+    });
+
+    afterAll(async () => {
+      for (const eject of ejects) eject();
+      await host?.close();
+      await sb?.close();
+    });
+
+    it("the host's interceptors see the host's requests, and none of the module's", async () => {
+      // The interceptors work: the host's own request through its HttpService passes both.
+      const ping = await host.app.get(HostHttpClient).http.axiosRef.get(`${host.url}/host/ping`);
+      expect(ping.data).toEqual({ pong: true });
+      expect(requests).toEqual([{ url: `${host.url}/host/ping`, authorization: undefined }]);
+      expect(responses).toEqual([{ url: `${host.url}/host/ping`, authorization: undefined }]);
+
+      // A verification over the client routes: start, status and check each reach the API through axios.
+      const phone = nextPhone();
+      const started = await call(host.url, 'POST', '/verification/start', {
+        phone_number: phone,
+        method: 'sms',
+      });
+      expect(started.status).toBe(201);
+      const id = started.body.verification_id as string;
+      const requestId = sb.sessionsFor(phone)[0].request_id as string;
+      await sb.deliver(requestId);
+      expect((await call(host.url, 'GET', `/verification/status/${id}`)).status).toBe(200);
+      const checked = await call(host.url, 'POST', '/verification/check', {
+        verification_id: id,
+        code: issuedCode(sb, requestId),
+      });
+      expect(checked.body).toMatchObject({ verified: true });
+
+      expect(requests).toHaveLength(1);
+      expect(responses).toHaveLength(1);
+      expect(JSON.stringify([requests, responses])).not.toContain('Basic ');
+    });
+
+    it('a client made outside Nest (VerificationApiClient.create) does not use the shared instance either', async () => {
+      const before = requests.length;
+      const client = VerificationApiClient.create({
+        baseUrl: sb.url,
+        apiKey: sb.demoAccount.apiKey,
+        apiSecret: sb.demoAccount.apiSecret,
+        transport: 'axios',
+      });
+      try {
+        expect((await client.getBalance()).balance.amount).toBeGreaterThan(0);
+      } finally {
+        client.close();
+      }
+      expect(requests).toHaveLength(before);
+    });
+  },
+);

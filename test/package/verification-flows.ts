@@ -1,0 +1,68 @@
+import { expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call } from '../support/verification-app.js';
+import type { HostApp } from './packed-app.js';
+
+/**
+ * Verifications completed through the four client routes of a host app alone, one per kind of method. The
+ * phone numbers start with `prefix`, so that two hosts sharing a sandbox never share a number.
+ */
+export function itCompletesVerifications(
+  context: () => { sb: VerificationSandbox; host: HostApp },
+  prefix: string,
+): void {
+  const start = async (phone: string, method: string) => {
+    const { sb, host } = context();
+    const res = await call(host.url, 'POST', '/verification/start', { phone_number: phone, method });
+    expect(res.status).toBe(201);
+    return {
+      id: res.body.verification_id as string,
+      body: res.body,
+      requestId: sb.sessionsFor(phone)[0].request_id as string,
+    };
+  };
+  const status = async (id: string) =>
+    (await call(context().host.url, 'GET', `/verification/status/${id}`)).body;
+  const check = async (id: string, requestId: string) =>
+    (
+      await call(context().host.url, 'POST', '/verification/check', {
+        verification_id: id,
+        code: context().sb.getSession(requestId)!.code,
+      })
+    ).body;
+
+  it('SMS', async () => {
+    const { id, requestId } = await start(`${prefix}1`, 'sms');
+    await context().sb.deliver(requestId);
+    expect(await check(id, requestId)).toMatchObject({ verified: true });
+  });
+
+  it('reverse flash call', async () => {
+    const { id, requestId } = await start(`${prefix}2`, 'reverse_flash_call');
+    await context().sb.call(requestId, `${prefix}2`);
+    expect((await status(id)).status).toBe('verified');
+  });
+
+  it('msgr2_bot', async () => {
+    const { id, requestId, body } = await start(`${prefix}3`, 'msgr2_bot');
+    expect(typeof body.deep_link).toBe('string');
+    await context().sb.share(requestId, `${prefix}3`);
+    expect((await status(id)).awaiting_code).toBe(true);
+    expect(await check(id, requestId)).toMatchObject({ verified: true });
+  });
+
+  it('operator_id with the SMS fallback', async () => {
+    const { id, requestId } = await start(`${prefix}4`, 'operator_id');
+    await context().sb.operator(requestId, 'fallback');
+    expect((await status(id)).awaiting_code).toBe(true);
+    expect(await check(id, requestId)).toMatchObject({ status: 'sent', verified: false });
+    await context().sb.advance(3000);
+    expect((await status(id)).status).toBe('verified');
+    expect(context().host.lines).toEqual(
+      expect.arrayContaining([
+        { event: 'verification.code_required', method: 'operator_id' },
+        { event: 'verification.verified', method: 'operator_id' },
+      ]),
+    );
+  });
+}
