@@ -83,6 +83,7 @@ export class VerificationService {
       owner: input.owner,
       ip: input.ip,
       clientKey: this.protection.clientKey(input.request, input.ip),
+      browserKey: input.browserKey,
       request: input.request,
     };
     const outcome = await this.protection.runStart(
@@ -141,12 +142,16 @@ export class VerificationService {
     if (isTerminal(record.status)) throw notPending(record.status);
     if (record.expiresAt <= this.store.now()) throw notPending('expired');
 
+    const wrongCodes = await this.protection.holdWrongCode(record.phoneNumber, input.owner);
     let result;
     try {
       result = await this.api.check({ requestId, code: input.code });
     } catch (error) {
-      throw await this.checkFailure(error, record);
+      const failure = await this.checkFailure(error, record);
+      await wrongCodes.settle(apiSaidWrongCode(error, failure));
+      throw failure;
     }
+    await wrongCodes.settle(false);
     const observed = await this.observeQuietly(
       {
         ...result,
@@ -370,6 +375,15 @@ export class VerificationService {
 function withUpstreamCause(clientError: VerificationClientError, cause: unknown): VerificationClientError {
   Object.defineProperty(clientError, 'cause', { value: cause, enumerable: false, configurable: true });
   return clientError;
+}
+
+/** Only a code the API itself answered `invalid_code` to (and not an expired session's 400) counts as wrong. */
+function apiSaidWrongCode(error: unknown, failure: VerificationClientError): boolean {
+  return (
+    error instanceof VerificationApiError &&
+    error.errorCode === 'invalid_code' &&
+    failure.errorCode === 'invalid_code'
+  );
 }
 
 function fieldError(field: string, message: string): VerificationClientError {
