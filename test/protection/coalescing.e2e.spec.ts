@@ -92,7 +92,11 @@ describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
     expect(first.body.resumed).toBe(false);
     const setCookie = first.headers.get('set-cookie') ?? '';
     expect(setCookie).toMatch(/^pv_browser=[A-Za-z0-9_-]{22}; /);
-    expect(setCookie.split('; ').slice(1).sort()).toEqual(['HttpOnly', 'Path=/verification', 'SameSite=Strict']);
+    expect(setCookie.split('; ').slice(1).sort()).toEqual([
+      'HttpOnly',
+      'Path=/verification',
+      'SameSite=Strict',
+    ]);
 
     // A second person behind the same NAT, same number and method: no handle to the first session.
     for (const neighbour of [{}, freshBrowser()]) {
