@@ -15,7 +15,7 @@ import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import { awaitsCode, isTerminal, pollIntervalMs, type SessionRecord } from './session-record.js';
 import { SessionRefresher } from './session-refresher.js';
-import { toClientError } from './upstream-error.mapper.js';
+import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
 import type {
@@ -375,15 +375,6 @@ export class VerificationService {
 function withUpstreamCause(clientError: VerificationClientError, cause: unknown): VerificationClientError {
   Object.defineProperty(clientError, 'cause', { value: cause, enumerable: false, configurable: true });
   return clientError;
-}
-
-/** Only a code the API itself answered `invalid_code` to (and not an expired session's 400) counts as wrong. */
-function apiSaidWrongCode(error: unknown, failure: VerificationClientError): boolean {
-  return (
-    error instanceof VerificationApiError &&
-    error.errorCode === 'invalid_code' &&
-    failure.errorCode === 'invalid_code'
-  );
 }
 
 function fieldError(field: string, message: string): VerificationClientError {
