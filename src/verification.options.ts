@@ -73,12 +73,24 @@ export interface LimitsOptions {
   enabled?: boolean;
   /** Default 10 per hour per client key. `false` switches it off. */
   startPerIp?: RateLimit | false;
-  /** Default 5 per hour per phone number. */
+  /**
+   * Default 15 per hour per phone number from all callers together: the ceiling above
+   * `startPerPhoneAndCaller`, so that other callers cannot use up one caller's budget.
+   */
   startPerPhone?: RateLimit | false;
-  /** Default 60 s between starts to the same phone. */
+  /** Default 5 per hour per phone number and caller (the owner when `owner()` answers, else the client key). */
+  startPerPhoneAndCaller?: RateLimit | false;
+  /** Default 60 s between one caller's starts to the same phone (other callers are not held back). */
   resendCooldownMs?: number | false;
   /** Default 30 per 10 minutes per client key. */
   checkPerIp?: RateLimit | false;
+  /**
+   * Default 10 per hour per phone number: wrong codes (as the API answered them) across all its
+   * sessions; past it, checks and starts for the number answer 429 `too_many_wrong_codes`.
+   */
+  wrongCodesPerPhone?: RateLimit | false;
+  /** Default 10 per hour per owner (when `owner()` answers), across numbers; same refusal. */
+  wrongCodesPerOwner?: RateLimit | false;
   /**
    * Coalesce duplicate starts of the same caller (owner, else client key) + phone + method: within the
    * resend cooldown (or, with the cooldown off, while the session is pending) the first start's session
@@ -182,8 +194,11 @@ export interface ResolvedLimits {
   enabled: boolean;
   startPerIp: RateLimit | false;
   startPerPhone: RateLimit | false;
+  startPerPhoneAndCaller: RateLimit | false;
   resendCooldownMs: number | false;
   checkPerIp: RateLimit | false;
+  wrongCodesPerPhone: RateLimit | false;
+  wrongCodesPerOwner: RateLimit | false;
   coalesceStarts: boolean;
   spendCap: { amount: number; windowMs: number; currency: string; utcOffsetMinutes: number } | false;
   key?: LimitsOptions['key'];
@@ -521,11 +536,29 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
         ? rateLimit('limits.startPerIp', limits.startPerIp, { points: 10, windowMs: 3_600_000 })
         : false,
       startPerPhone: limitsEnabled
-        ? rateLimit('limits.startPerPhone', limits.startPerPhone, { points: 5, windowMs: 3_600_000 })
+        ? rateLimit('limits.startPerPhone', limits.startPerPhone, { points: 15, windowMs: 3_600_000 })
+        : false,
+      startPerPhoneAndCaller: limitsEnabled
+        ? rateLimit('limits.startPerPhoneAndCaller', limits.startPerPhoneAndCaller, {
+            points: 5,
+            windowMs: 3_600_000,
+          })
         : false,
       resendCooldownMs: limitsEnabled ? (limits.resendCooldownMs ?? 60_000) : false,
       checkPerIp: limitsEnabled
         ? rateLimit('limits.checkPerIp', limits.checkPerIp, { points: 30, windowMs: 600_000 })
+        : false,
+      wrongCodesPerPhone: limitsEnabled
+        ? rateLimit('limits.wrongCodesPerPhone', limits.wrongCodesPerPhone, {
+            points: 10,
+            windowMs: 3_600_000,
+          })
+        : false,
+      wrongCodesPerOwner: limitsEnabled
+        ? rateLimit('limits.wrongCodesPerOwner', limits.wrongCodesPerOwner, {
+            points: 10,
+            windowMs: 3_600_000,
+          })
         : false,
       coalesceStarts: limits.coalesceStarts ?? limitsEnabled,
       spendCap: limitsEnabled ? spendCap : false,

@@ -8,6 +8,7 @@ import {
   Param,
   Post,
   Req,
+  Res,
   UseFilters,
   UsePipes,
   type Type,
@@ -24,6 +25,7 @@ import {
 import { VerificationService } from '../sessions/verification.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-key.cookie.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
 import { clientIp } from './client-request.js';
 import { ProblemDetailsFilter } from '../verification-problem.filter.js';
@@ -64,14 +66,27 @@ export abstract class VerificationControllerBase {
   async start(
     @Body() body: StartVerificationDto,
     @Req() request: unknown,
+    @Res({ passthrough: true }) response: unknown,
   ): Promise<StartVerificationResponse> {
+    const owner = await this.owner(request);
+    // Without an owner, only the same browser (its cookie) is handed a pending session back, or
+    // told exactly when its own cooldown ends.
+    const { coalesceStarts, resendCooldownMs } = this.options.limits;
+    const sentKey = owner === undefined ? readBrowserKey(request) : undefined;
+    const browserKey =
+      owner === undefined && (coalesceStarts || resendCooldownMs !== false)
+        ? (sentKey ?? newBrowserKey())
+        : undefined;
     const view = await this.verification.start({
       phoneNumber: body.phone_number,
       method: body.method,
-      owner: await this.owner(request),
+      owner,
       ip: clientIp(request),
+      browserKey,
       request,
     });
+    if (browserKey !== undefined && browserKey !== sentKey)
+      setBrowserKeyCookie(request, response, browserKey, this.options.routes.prefix);
     return StartVerificationResponse.from(view);
   }
 

@@ -31,6 +31,8 @@ export function refusalReason(error: unknown): RefusalReason | undefined {
       // Protection always says which limit; a bare 429 is the API's answer passed through.
       if (reason === undefined) return 'upstream_rate_limit';
       return /cooldown|resend/.test(reason) ? 'cooldown' : 'rate_limit';
+    case 'too_many_wrong_codes':
+      return 'rate_limit';
     default:
       return undefined;
   }

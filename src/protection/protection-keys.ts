@@ -8,9 +8,12 @@ import { createHash } from 'node:crypto';
 export const ProtectionKeys = {
   startPerClient: 'protect:start-client',
   startPerPhone: 'protect:start-phone',
+  startPerPhoneAndCaller: 'protect:start-phone-caller',
   checkPerClient: 'protect:check-client',
+  wrongCodesPerPhone: 'protect:wrong-codes-phone',
+  wrongCodesPerOwner: 'protect:wrong-codes-owner',
   spend: 'protect:spend',
-  cooldown: (phone: string): string => `protect:cooldown:${digest(phone)}`,
+  cooldown: (caller: string, phone: string): string => `protect:cooldown:${digest(`${caller}\n${phone}`)}`,
   coalesce: (caller: string, phone: string, method: string): string =>
     `protect:coalesce:${digest(`${caller}\n${phone}\n${method}`)}`,
   spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,

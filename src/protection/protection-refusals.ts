@@ -8,17 +8,33 @@ import { VerificationClientError } from '../verification.errors.js';
 export const ProtectionRefusalReason = {
   startIpLimit: 'start_ip_limit',
   startPhoneLimit: 'start_phone_limit',
+  startPhoneCallerLimit: 'start_phone_caller_limit',
   resendCooldown: 'resend_cooldown',
   checkLimit: 'check_limit',
   spendCap: 'spend_cap',
   beforeStartFailed: 'before_start_failed',
   startInProgress: 'start_in_progress',
+  wrongCodesPhone: 'wrong_codes_phone',
+  wrongCodesOwner: 'wrong_codes_owner',
 } as const;
 export type ProtectionRefusalReason = (typeof ProtectionRefusalReason)[keyof typeof ProtectionRefusalReason];
 
 /** Whole seconds for `Retry-After`, never below 1 (0 would invite an immediate retry storm). */
 export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** Granularity of a coarse wait: whole 5-minute steps (or the window, when shorter). */
+const COARSE_STEP_MS = 300_000;
+
+/**
+ * A wait rounded up to whole steps, for refusals caused by other callers (the per-number limits):
+ * an exact `Retry-After` would tell a stranger, to the second, when someone else's first start or
+ * wrong code of the window happened. Never shorter than the real wait, so a retry after it passes.
+ */
+export function coarseWaitMs(ms: number, windowMs: number): number {
+  const step = Math.min(COARSE_STEP_MS, windowMs);
+  return Math.max(1, Math.ceil(ms / step)) * step;
 }
 
 /** 429 `rate_limit_exceeded` with `Retry-After` and the limit's reason. */
@@ -31,6 +47,19 @@ export function rateLimited(
     'rate_limit_exceeded',
     'Too many requests, try again later',
     { reason, ...extra },
+    retryAfterSeconds(msBeforeNext),
+  );
+}
+
+/** 429 `too_many_wrong_codes`: the number's (or the owner's) wrong codes are used up for the window. */
+export function tooManyWrongCodes(
+  reason: ProtectionRefusalReason,
+  msBeforeNext: number,
+): VerificationClientError {
+  return new VerificationClientError(
+    'too_many_wrong_codes',
+    'Too many wrong codes were entered, try again later',
+    { reason },
     retryAfterSeconds(msBeforeNext),
   );
 }

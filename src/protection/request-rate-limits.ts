@@ -2,18 +2,24 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { RateLimit } from '../verification.options.js';
 import type { ProtectionHold } from './protection-hold.js';
 import { digest, ProtectionKeys } from './protection-keys.js';
-import { ProtectionRefusalReason, rateLimited } from './protection-refusals.js';
+import { coarseWaitMs, ProtectionRefusalReason, rateLimited } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 
 const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
 
 /**
- * The request limits of the client routes: starts per client key, starts per phone number and
- * checks per client key, each a fixed window in the store. A caller without a client key (the
- * host calling VerificationService without an IP or key) is not subject to the per-client limits.
+ * The request limits of the client routes, each a fixed window in the store: starts per client
+ * key, starts per phone number and caller, starts per phone number from all callers (a higher
+ * ceiling), and checks per client key. A caller without a client key (the host calling
+ * VerificationService without an IP or key) is not subject to the per-client limits.
+ *
+ * Per number, a caller first spends its own budget (`startPerPhoneAndCaller`), so another caller's
+ * starts cannot use up the owner's; the ceiling (`startPerPhone`) bounds what all callers together
+ * send to one number. Its refusal is caused by other callers, so its `Retry-After` is coarse.
  */
 export class RequestRateLimits {
   private readonly startPerClient: StoreRateLimiter | undefined;
+  private readonly startPerPhoneAndCaller: StoreRateLimiter | undefined;
   private readonly startPerPhone: StoreRateLimiter | undefined;
   private readonly checkPerClient: StoreRateLimiter | undefined;
 
@@ -21,46 +27,62 @@ export class RequestRateLimits {
     store: VerificationStore,
     limits: {
       startPerIp: RateLimit | false;
+      startPerPhoneAndCaller: RateLimit | false;
       startPerPhone: RateLimit | false;
       checkPerIp: RateLimit | false;
     },
   ) {
-    this.startPerClient = limiter(store, ProtectionKeys.startPerClient, limits.startPerIp);
-    this.startPerPhone = limiter(store, ProtectionKeys.startPerPhone, limits.startPerPhone);
-    this.checkPerClient = limiter(store, ProtectionKeys.checkPerClient, limits.checkPerIp);
+    this.startPerClient = StoreRateLimiter.forLimit(store, ProtectionKeys.startPerClient, limits.startPerIp);
+    this.startPerPhoneAndCaller = StoreRateLimiter.forLimit(
+      store,
+      ProtectionKeys.startPerPhoneAndCaller,
+      limits.startPerPhoneAndCaller,
+    );
+    this.startPerPhone = StoreRateLimiter.forLimit(store, ProtectionKeys.startPerPhone, limits.startPerPhone);
+    this.checkPerClient = StoreRateLimiter.forLimit(store, ProtectionKeys.checkPerClient, limits.checkPerIp);
   }
 
-  /** Whether every start is counted in the store (the per-phone limit applies to every start). */
+  /** Whether every start is counted in the store (a per-phone limit applies to every start). */
   get countsEveryStart(): boolean {
-    return this.startPerPhone !== undefined;
+    return this.startPerPhone !== undefined || this.startPerPhoneAndCaller !== undefined;
   }
 
   /**
-   * Counts one start against the caller's and the phone's limits, or throws 429. The hold gives
-   * both points back (the start was refused further on, so it must not count).
+   * Counts one start against the client's, the (phone, caller)'s and the phone's limits, or throws
+   * 429. The hold gives every point back (the start was refused further on, or nothing was sent).
    */
-  async countStart(clientKey: string | undefined, phoneNumber: string): Promise<ProtectionHold> {
-    const clientHold = await count(
-      this.startPerClient,
-      clientKey === undefined ? undefined : digest(clientKey),
-      ProtectionRefusalReason.startIpLimit,
-    );
+  async countStart(
+    clientKey: string | undefined,
+    phoneNumber: string,
+    caller: string,
+  ): Promise<ProtectionHold> {
+    const holds: ProtectionHold[] = [];
+    const release = async (): Promise<void> => {
+      for (const hold of [...holds].reverse()) await hold.release();
+    };
     try {
-      const phoneHold = await count(
-        this.startPerPhone,
-        digest(phoneNumber),
-        ProtectionRefusalReason.startPhoneLimit,
+      holds.push(
+        await count(
+          this.startPerClient,
+          clientKey === undefined ? undefined : digest(clientKey),
+          ProtectionRefusalReason.startIpLimit,
+        ),
       );
-      return {
-        release: async () => {
-          await phoneHold.release();
-          await clientHold.release();
-        },
-      };
+      holds.push(
+        await count(
+          this.startPerPhoneAndCaller,
+          digest(`${caller}\n${phoneNumber}`),
+          ProtectionRefusalReason.startPhoneCallerLimit,
+        ),
+      );
+      holds.push(
+        await count(this.startPerPhone, digest(phoneNumber), ProtectionRefusalReason.startPhoneLimit, true),
+      );
     } catch (error) {
-      await clientHold.release().catch(() => undefined);
+      await release().catch(() => undefined);
       throw error;
     }
+    return { release };
   }
 
   /** Counts one code check against the caller's limit, or throws 429 `check_limit`. */
@@ -73,19 +95,18 @@ export class RequestRateLimits {
   }
 }
 
-function limiter(store: VerificationStore, keyPrefix: string, limit: RateLimit | false) {
-  return limit === false
-    ? undefined
-    : new StoreRateLimiter(store, { keyPrefix, points: limit.points, windowMs: limit.windowMs });
-}
-
 async function count(
   limiter: StoreRateLimiter | undefined,
   key: string | undefined,
   reason: ProtectionRefusalReason,
+  coarse = false,
 ): Promise<ProtectionHold> {
   if (limiter === undefined || key === undefined) return NOTHING_HELD;
   const outcome = await limiter.tryConsume(key);
-  if (!outcome.allowed) throw rateLimited(reason, outcome.msBeforeNext);
+  if (!outcome.allowed)
+    throw rateLimited(
+      reason,
+      coarse ? coarseWaitMs(outcome.msBeforeNext, limiter.msDuration) : outcome.msBeforeNext,
+    );
   return { release: () => limiter.refund(key) };
 }

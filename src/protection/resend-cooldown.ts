@@ -1,23 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { ProtectionHold } from './protection-hold.js';
-import { ProtectionKeys } from './protection-keys.js';
-import { ProtectionRefusalReason, rateLimited } from './protection-refusals.js';
+import { digest, ProtectionKeys } from './protection-keys.js';
+import { coarseWaitMs, ProtectionRefusalReason, rateLimited } from './protection-refusals.js';
 
 export interface CooldownClaim {
-  /** When the next start to this phone will be accepted, or null when the cooldown is off. */
+  /** When the caller's next start to this phone will be accepted, or null when the cooldown is off. */
   availableAt: Date | null;
   /** Lifts the cooldown again (nothing was sent after all). */
   hold: ProtectionHold;
 }
 
+/** Who asks: the limits' caller (owner, else client key) and who started it, when known. */
+export interface CooldownCaller {
+  caller: string;
+  /** The owner or the browser key: a caller who can show it is the one who started. */
+  starter: string | undefined;
+}
+
 const NO_CLAIM: CooldownClaim = { availableAt: null, hold: { release: async () => undefined } };
 
 /**
- * The resend cooldown per phone number: after a start, the next start to the same number (from
- * anyone, by any method) is accepted only once `resendCooldownMs` has passed on the store's
- * clock. Claimed atomically (set-if-absent), so concurrent starts to one number cannot both pass.
- * The stored value is `<availableAt>:<claim token>`.
+ * The resend cooldown per phone number and caller (the owner when `owner()` answers, else the
+ * client key): after a start, the same caller's next start to the same number (by any method) is
+ * accepted only once `resendCooldownMs` has passed on the store's clock. Another caller is not held
+ * back by it (the per-number ceiling bounds what all callers together send): a stranger's start
+ * must not keep the number's owner waiting. Claimed atomically (set-if-absent), so concurrent
+ * starts of one caller cannot both pass.
+ *
+ * The stored value is `<availableAt>:<claim token>:<starter digest>`. A refused caller who is not
+ * the starter (another browser behind the same IP) gets no `resend_available_at` and a coarse
+ * `Retry-After`: the exact time would say when someone else's verification started.
  */
 export class ResendCooldown {
   constructor(
@@ -30,40 +43,49 @@ export class ResendCooldown {
     return this.cooldownMs !== false;
   }
 
-  /** Starts the cooldown for the phone, or throws 429 `resend_cooldown` while one is running. */
-  async claim(phoneNumber: string): Promise<CooldownClaim> {
+  /** Starts the cooldown for the caller and phone, or throws 429 `resend_cooldown` while one is running. */
+  async claim(phoneNumber: string, who: CooldownCaller): Promise<CooldownClaim> {
     if (this.cooldownMs === false) return NO_CLAIM;
-    const key = ProtectionKeys.cooldown(phoneNumber);
+    const key = ProtectionKeys.cooldown(who.caller, phoneNumber);
     const token = randomUUID();
+    const starter = who.starter === undefined ? '' : digest(who.starter);
     // Two rounds cover a cooldown that ends between the failed claim and the read.
     for (let round = 0; round < 2; round++) {
       const availableAt = this.store.now() + this.cooldownMs;
-      const value = `${availableAt}:${token}`;
+      const value = `${availableAt}:${token}:${starter}`;
       if (await this.store.setIfAbsent(key, value, this.cooldownMs)) {
         return { availableAt: new Date(availableAt), hold: { release: () => this.lift(key, value) } };
       }
       const stored = await this.store.get(key);
-      const running = parseAvailableAt(stored);
+      const running = parseCooldown(stored);
       // The stored entry can outlive its `availableAt` by the clock ticks between computing it and
       // writing it: a cooldown whose time has come is over, whatever the entry's TTL says.
-      if (running !== null && running <= this.store.now()) {
+      if (running !== null && running.availableAt <= this.store.now()) {
         await this.lift(key, stored!);
         continue;
       }
-      if (running !== null) {
-        throw rateLimited(ProtectionRefusalReason.resendCooldown, running - this.store.now(), {
-          resend_available_at: new Date(running).toISOString(),
-        });
-      }
+      if (running !== null) throw this.refusal(running, starter);
     }
     throw rateLimited(ProtectionRefusalReason.resendCooldown, this.cooldownMs);
   }
 
-  /** When the running cooldown of the phone ends, or null when none runs. */
-  async availableAt(phoneNumber: string): Promise<Date | null> {
+  /** When the caller's running cooldown for the phone ends, or null when none runs. */
+  async availableAt(phoneNumber: string, caller: string): Promise<Date | null> {
     if (this.cooldownMs === false) return null;
-    const running = parseAvailableAt(await this.store.get(ProtectionKeys.cooldown(phoneNumber)));
-    return running === null ? null : new Date(running);
+    const running = parseCooldown(await this.store.get(ProtectionKeys.cooldown(caller, phoneNumber)));
+    return running === null ? null : new Date(running.availableAt);
+  }
+
+  private refusal(running: RunningCooldown, starter: string) {
+    const waitMs = running.availableAt - this.store.now();
+    if (starter !== '' && running.starter === starter)
+      return rateLimited(ProtectionRefusalReason.resendCooldown, waitMs, {
+        resend_available_at: new Date(running.availableAt).toISOString(),
+      });
+    return rateLimited(
+      ProtectionRefusalReason.resendCooldown,
+      coarseWaitMs(waitMs, this.cooldownMs as number),
+    );
   }
 
   /** Removes the cooldown only while it is still the one this start claimed. */
@@ -72,8 +94,15 @@ export class ResendCooldown {
   }
 }
 
-function parseAvailableAt(value: string | null): number | null {
+interface RunningCooldown {
+  availableAt: number;
+  /** Digest of who started it, '' when unknown. */
+  starter: string;
+}
+
+function parseCooldown(value: string | null): RunningCooldown | null {
   if (value === null) return null;
-  const at = Number(value.slice(0, value.indexOf(':')));
-  return Number.isFinite(at) ? at : null;
+  const [at, , starter] = value.split(':');
+  const availableAt = Number(at);
+  return Number.isFinite(availableAt) ? { availableAt, starter: starter ?? '' } : null;
 }

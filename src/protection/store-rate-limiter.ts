@@ -53,6 +53,17 @@ export class StoreRateLimiter extends RateLimiterStoreBase {
     this.store = store;
   }
 
+  /** A limiter for one of the module's `{ points, windowMs }` options, or undefined when it is off. */
+  static forLimit(
+    store: VerificationStore,
+    keyPrefix: string,
+    limit: { points: number; windowMs: number } | false,
+  ): StoreRateLimiter | undefined {
+    return limit === false
+      ? undefined
+      : new StoreRateLimiter(store, { keyPrefix, points: limit.points, windowMs: limit.windowMs });
+  }
+
   /**
    * Counts `points` against `key`. Store failures reject (VerificationStoreUnavailableError);
    * an exhausted limit is an outcome, not an error.
@@ -65,6 +76,22 @@ export class StoreRateLimiter extends RateLimiterStoreBase {
       if (error instanceof RateLimiterRes) return outcome(false, error);
       throw error;
     }
+  }
+
+  /**
+   * Whether `key` still has a point left, without counting one: one store read, and a second
+   * only when the key is used up (to learn when its window ends).
+   */
+  async peek(key: string): Promise<ConsumeOutcome> {
+    const rlKey = this.getKey(key);
+    const consumed = Number((await this.store.get(rlKey)) ?? 0);
+    if (!(consumed >= this.points)) return { allowed: true, consumed, msBeforeNext: 0 };
+    const state = await this.store.increment(rlKey, 0, Math.max(1, Math.round(this.msDuration)));
+    return {
+      allowed: state.value < this.points,
+      consumed: state.value,
+      msBeforeNext: Math.max(state.expiresAt - this.store.now(), 0),
+    };
   }
 
   /** Gives `points` back to `key` (an attempt that was counted and then refused elsewhere). */

@@ -16,6 +16,7 @@ import { RequestRateLimits } from './request-rate-limits.js';
 import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, type SpendReservation } from './spend-cap.js';
 import { StartCoalescer } from './start-coalescer.js';
+import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
@@ -29,11 +30,11 @@ const CLAIM_SLACK_MS = 10_000;
  * number-type allowlists run before, in PhoneNumberNormalizer). All state lives in the
  * VerificationStore so that limits hold across instances.
  *
- * Order of a start: coalescing (an identical pending start is handed back, counted nowhere) →
- * beforeStart → resend cooldown → per-client and per-phone limits → spend-cap reservation → the
- * upstream call. Whatever a start took is given back when it is refused further on; when the API
- * answered that nothing was sent, the cooldown and the reservation are given back (the request
- * limits keep counting: they meter calls to the API).
+ * Order of a start: coalescing (an identical pending start of the same owner or browser is handed
+ * back, counted nowhere) → beforeStart → wrong-code budgets (read only) → resend cooldown →
+ * per-client, per-(phone, caller) and per-phone limits → spend-cap reservation → the upstream call.
+ * Whatever a start took is given back when it is refused further on, and when the API answered
+ * that nothing was sent: a start that sent nothing costs nobody any budget.
  */
 @Injectable()
 export class VerificationProtection {
@@ -41,6 +42,7 @@ export class VerificationProtection {
   private readonly cooldown: ResendCooldown;
   private readonly coalescer: StartCoalescer | undefined;
   private readonly spendCap: SpendCap | undefined;
+  private readonly wrongCodes: WrongCodeBudget;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -52,6 +54,7 @@ export class VerificationProtection {
     const limits = options.limits;
     this.limits = new RequestRateLimits(store, limits);
     this.cooldown = new ResendCooldown(store, limits.resendCooldownMs);
+    this.wrongCodes = new WrongCodeBudget(store, limits);
     this.coalescer = limits.coalesceStarts
       ? new StartCoalescer(store, { claimTtlMs: options.api.timeoutMs + CLAIM_SLACK_MS })
       : undefined;
@@ -81,7 +84,8 @@ export class VerificationProtection {
 
   /**
    * Runs `initiate` (one paid upstream initiation) unless the attempt is refused or a pending
-   * session of the same caller + phone + method can be handed back (`resume`). When `initiate`
+   * session of the same owner (or, without one, the same browser key) + phone + method can be
+   * handed back (`resume`). When `initiate`
    * fails, its error (or that error's `cause`) tells whether anything was sent: a
    * VerificationApiError or a refused connection means nothing was. `initiate(storeReached)`:
    * true when this attempt has just written to the store (a coalescing claim, a cooldown, a
@@ -92,16 +96,16 @@ export class VerificationProtection {
     initiate: (storeReached: boolean) => Promise<T>,
     resume: (requestId: string) => Promise<T | null>,
   ): Promise<ProtectedStart<T>> {
-    const caller = callerOf(attempt);
-    if (!this.coalescer || caller === undefined) return this.freshStart(attempt, initiate, false);
+    const starter = starterOf(attempt);
+    if (!this.coalescer || starter === undefined) return this.freshStart(attempt, initiate, false);
     return this.coalescer.run(
-      ProtectionKeys.coalesce(caller, attempt.phoneNumber, attempt.method),
+      ProtectionKeys.coalesce(starter, attempt.phoneNumber, attempt.method),
       () => this.freshStart(attempt, initiate, true),
       resume,
       async (result) => ({
         result,
         coalesced: true,
-        resendAvailableAt: await this.cooldown.availableAt(attempt.phoneNumber),
+        resendAvailableAt: await this.cooldown.availableAt(attempt.phoneNumber, limitsCallerOf(attempt)),
       }),
     );
   }
@@ -109,6 +113,14 @@ export class VerificationProtection {
   /** Refuses a check past the caller's check limit (429 `check_limit`). */
   async assertCheckAllowed(clientKey: string | undefined): Promise<void> {
     await this.limits.countCheck(clientKey);
+  }
+
+  /**
+   * Takes a point of the number's (and the owner's) wrong-code budget for a check about to ask the
+   * API, or throws 429 `too_many_wrong_codes`. Settle it with whether the API said the code was wrong.
+   */
+  async holdWrongCode(phoneNumber: string, owner: string | undefined): Promise<WrongCodeHold> {
+    return this.wrongCodes.holdCheck(phoneNumber, owner);
   }
 
   private async freshStart<T extends StartedSession>(
@@ -127,16 +139,16 @@ export class VerificationProtection {
       },
       this.logger,
     );
+    await this.wrongCodes.assertStartAllowed(attempt.phoneNumber, attempt.owner);
+    const caller = limitsCallerOf(attempt);
     const holds: ProtectionHold[] = [];
-    let cooldown: ProtectionHold | undefined;
     let reservation: SpendReservation | undefined;
     let resendAvailableAt: Date | null;
     try {
-      const claim = await this.cooldown.claim(attempt.phoneNumber);
-      cooldown = claim.hold;
+      const claim = await this.cooldown.claim(attempt.phoneNumber, { caller, starter: starterOf(attempt) });
       resendAvailableAt = claim.availableAt;
-      holds.push(cooldown);
-      holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber));
+      holds.push(claim.hold);
+      holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber, caller));
       reservation = await this.spendCap?.reserve(attempt.method);
     } catch (error) {
       await releaseAll(holds);
@@ -149,7 +161,9 @@ export class VerificationProtection {
         claimed || this.cooldown.enabled || this.limits.countsEveryStart || reservation !== undefined,
       );
     } catch (error) {
-      if (nothingSent(error)) await releaseAll([cooldown, reservation]);
+      // Nothing was sent (a method the account has not enabled, a refused connection): no budget is
+      // spent, or five refused starts would lock a number out without a single SMS.
+      if (nothingSent(error)) await releaseAll([...holds, reservation]);
       throw error;
     }
     try {
@@ -169,11 +183,24 @@ export class VerificationProtection {
   }
 }
 
-/** Who "the same caller" is for coalescing: the owner, else the client key; nobody without either. */
-function callerOf(attempt: StartAttempt): string | undefined {
+/**
+ * Who started a session, for handing it back (coalescing) and for exact cooldown timing: the owner,
+ * else the browser key; nobody without either. Never the IP: two people behind one NAT are not one.
+ */
+function starterOf(attempt: StartAttempt): string | undefined {
+  if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
+  if (attempt.browserKey !== undefined) return `browser:${attempt.browserKey}`;
+  return undefined;
+}
+
+/**
+ * Who is counted by the per-(phone, caller) limit and the cooldown: the owner, else the client key,
+ * else one shared anonymous caller. Not the browser key: a caller drops a cookie for free.
+ */
+function limitsCallerOf(attempt: StartAttempt): string {
   if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
   if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
-  return undefined;
+  return 'anonymous';
 }
 
 /**

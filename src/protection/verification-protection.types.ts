@@ -9,6 +9,11 @@ export interface StartAttempt {
   /** Rate-limit key of the caller: `limits.key(req)` or the client IP. */
   clientKey: string | undefined;
   ip: string | undefined;
+  /**
+   * The browser's own key (the module's cookie, or a host's per-browser id). Without an owner, a
+   * pending session is handed back only to the same browser key, never to the same IP.
+   */
+  browserKey?: string;
   request: unknown;
 }
 
@@ -24,6 +29,6 @@ export interface ProtectedStart<T> {
   result: T;
   /** True when a pending session of the same caller + phone + method was handed back instead. */
   coalesced: boolean;
-  /** When the next start to this phone will be accepted (resend cooldown), or null. */
+  /** When this caller's next start to this phone will be accepted (resend cooldown), or null. */
   resendAvailableAt: Date | null;
 }

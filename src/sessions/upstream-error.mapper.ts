@@ -38,3 +38,15 @@ export function describeUpstreamError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return 'unknown error';
 }
+
+/**
+ * Whether a failed check was a wrong code as the API said it (`invalid_code`) and the module
+ * answers it so: an expired session's 400 (answered `not_pending`) is not a wrong code.
+ */
+export function apiSaidWrongCode(error: unknown, failure: VerificationClientError): boolean {
+  return (
+    error instanceof VerificationApiError &&
+    error.errorCode === 'invalid_code' &&
+    failure.errorCode === 'invalid_code'
+  );
+}

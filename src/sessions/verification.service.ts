@@ -15,7 +15,7 @@ import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import { awaitsCode, isTerminal, pollIntervalMs, type SessionRecord } from './session-record.js';
 import { SessionRefresher } from './session-refresher.js';
-import { toClientError } from './upstream-error.mapper.js';
+import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
 import type {
@@ -83,6 +83,7 @@ export class VerificationService {
       owner: input.owner,
       ip: input.ip,
       clientKey: this.protection.clientKey(input.request, input.ip),
+      browserKey: input.browserKey,
       request: input.request,
     };
     const outcome = await this.protection.runStart(
@@ -141,12 +142,16 @@ export class VerificationService {
     if (isTerminal(record.status)) throw notPending(record.status);
     if (record.expiresAt <= this.store.now()) throw notPending('expired');
 
+    const wrongCodes = await this.protection.holdWrongCode(record.phoneNumber, input.owner);
     let result;
     try {
       result = await this.api.check({ requestId, code: input.code });
     } catch (error) {
-      throw await this.checkFailure(error, record);
+      const failure = await this.checkFailure(error, record);
+      await wrongCodes.settle(apiSaidWrongCode(error, failure));
+      throw failure;
     }
+    await wrongCodes.settle(false);
     const observed = await this.observeQuietly(
       {
         ...result,

@@ -53,6 +53,12 @@ export interface StartInput {
   owner?: string;
   /** Client IP as the HTTP platform reports it (trust-proxy aware). */
   ip?: string;
+  /**
+   * The browser's own key (the client routes use the module's `pv_browser` cookie). Without an
+   * owner, an identical pending start is handed back only to the same browser key; without either,
+   * it is never handed back.
+   */
+  browserKey?: string;
   /** The raw request, for `limits.key` and `beforeStart`. */
   request?: unknown;
 }

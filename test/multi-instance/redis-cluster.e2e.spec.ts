@@ -148,9 +148,11 @@ describe.each(PLATFORMS)('a deployment on a Redis Cluster (%s)', (platform: Plat
   it('resend cooldown and per-phone limit hold across both instances', async () => {
     await deploy({ limits: { startPerIp: false } }, true);
     const phone = freshPhone();
+    // One caller (one IP): the cooldown is per number and caller.
+    const ip = freshIp();
     const posts = sb.requestCount('POST /v1/verify');
     const burst = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => startFrom(instances[i % 2], freshIp(), phone)),
+      Array.from({ length: 6 }, (_, i) => startFrom(instances[i % 2], ip, phone)),
     );
     expect(burst.map((r) => r.status).sort()).toEqual([201, 429, 429, 429, 429, 429]);
     for (const refused of burst.filter((r) => r.status === 429))
@@ -158,7 +160,7 @@ describe.each(PLATFORMS)('a deployment on a Redis Cluster (%s)', (platform: Plat
     expect(sb.requestCount('POST /v1/verify') - posts).toBe(1);
     // Past the cooldown, one more start goes out from whichever instance takes it.
     await sb.advance(60_000);
-    const again = await Promise.all(instances.map((instance) => startFrom(instance, freshIp(), phone)));
+    const again = await Promise.all(instances.map((instance) => startFrom(instance, ip, phone)));
     expect(again.map((r) => r.status).sort()).toEqual([201, 429]);
     expect(sb.sessionsFor(phone)).toHaveLength(2);
   });

@@ -1,5 +1,5 @@
 /**
- * Starts spread over three instances on one Redis: the per-phone limit, the resend cooldown and
+ * Starts spread over three instances on one Redis: the per-phone limits, the resend cooldown and
  * the spend cap hold for the deployment as a whole, at their exact boundaries (the sandbox clock is
  * frozen, so every window ends on a known millisecond). Per-IP limits and coalescing across
  * instances are proven in test/protection/coalescing.e2e.spec.ts.
@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { SpendCapReachedEvent } from '../../src/events/verification-events.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { LimitsOptions } from '../../src/verification.options.js';
-import { freshIp, freshPhone, refusal, startFrom } from '../protection/protection-host.js';
+import { freshBrowser, freshIp, freshPhone, refusal, startFrom } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { PLATFORMS, type Platform } from '../support/verification-app.js';
 import { startSandbox } from '../webhooks/harness.js';
@@ -53,6 +53,23 @@ describe.each(PLATFORMS)('limits shared by three instances (%s)', (platform: Pla
     );
   }
 
+  /**
+   * `count` starts at once of one browser behind one IP (a fresh one unless given), the i-th through
+   * instance i mod 3, by method i mod 6 (so that none is the same start handed back).
+   */
+  function oneCallersStarts(
+    count: number,
+    phone: string,
+    { ip, browser } = { ip: freshIp(), browser: freshBrowser() },
+  ): Promise<Response[]> {
+    const methods = ['sms', 'flash_call', 'reverse_flash_call', 'msgr1_otp', 'msgr2_bot', 'operator_id'];
+    return Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        startFrom(instances[i % instances.length], ip, phone, methods[i % methods.length], browser),
+      ),
+    );
+  }
+
   beforeAll(async () => {
     sb = await startSandbox();
   });
@@ -64,8 +81,29 @@ describe.each(PLATFORMS)('limits shared by three instances (%s)', (platform: Pla
     await sb?.close();
   });
 
-  it('per phone (5 per hour): 12 concurrent starts to one number over three instances make exactly 5; the window ends on the millisecond for all', async () => {
+  it('per phone and caller (5 per hour): 12 concurrent starts of one caller to one number over three instances make exactly 5; other callers still start it', async () => {
     await deploy({ startPerIp: false, resendCooldownMs: false });
+    const phone = freshPhone();
+    // No cookie: no start is handed back, each is counted.
+    const burst = await oneCallersStarts(12, phone, { ip: freshIp(), browser: {} });
+    expect(statuses(burst)).toEqual([...Array(5).fill(201), ...Array(7).fill(429)]);
+    for (const refused of burst.filter((r) => r.status === 429))
+      expect(refusal(refused)).toEqual({
+        status: 429,
+        errorCode: 'rate_limit_exceeded',
+        reason: 'start_phone_caller_limit',
+        retryAfter: String(HOUR / 1000),
+      });
+    expect(sb.sessionsFor(phone)).toHaveLength(5);
+    expect(statuses(await concurrentStarts(3, () => phone))).toEqual([201, 201, 201]);
+  });
+
+  it('per phone from all callers (a ceiling of 5 per hour): 12 concurrent starts to one number over three instances make exactly 5; the window ends on the millisecond for all', async () => {
+    await deploy({
+      startPerIp: false,
+      resendCooldownMs: false,
+      startPerPhone: { points: 5, windowMs: HOUR },
+    });
     const phone = freshPhone();
     const posts = sb.requestCount(POSTS);
     const opened = sb.now();
@@ -81,12 +119,13 @@ describe.each(PLATFORMS)('limits shared by three instances (%s)', (platform: Pla
     expect(sb.sessionsFor(phone)).toHaveLength(5);
     expect(sb.requestCount(POSTS) - posts).toBe(5);
 
-    // One millisecond before the window ends, every instance still refuses; at its end each may start again.
+    // One millisecond before the window ends, every instance still refuses (with a coarse wait: the
+    // refusal is caused by other callers); at its end each may start again.
     await sb.advance(opened + HOUR - 1 - sb.now());
     for (const instance of instances)
       expect(refusal(await startFrom(instance, freshIp(), phone))).toMatchObject({
         reason: 'start_phone_limit',
-        retryAfter: '1',
+        retryAfter: '300',
       });
     expect(sb.requestCount(POSTS) - posts).toBe(5);
     await sb.advance(1);
@@ -96,11 +135,12 @@ describe.each(PLATFORMS)('limits shared by three instances (%s)', (platform: Pla
     expect(sb.requestCount(POSTS) - posts).toBe(10);
   });
 
-  it('resend cooldown (60 s): of 6 concurrent starts to one number over three instances one goes out; the next one exactly at resend_available_at', async () => {
+  it("resend cooldown (60 s): of one caller's 6 concurrent starts to one number over three instances one goes out; the next one exactly at resend_available_at", async () => {
     await deploy({ startPerIp: false });
     const phone = freshPhone();
+    const caller = { ip: freshIp(), browser: freshBrowser() };
     const posts = sb.requestCount(POSTS);
-    const burst = await concurrentStarts(6, () => phone);
+    const burst = await oneCallersStarts(6, phone, caller);
     const [sent] = burst.filter((r) => r.status === 201);
     expect(statuses(burst)).toEqual([201, 429, 429, 429, 429, 429]);
     const availableAt = Date.parse(String(sent.body.resend_available_at));
@@ -112,13 +152,15 @@ describe.each(PLATFORMS)('limits shared by three instances (%s)', (platform: Pla
 
     await sb.advance(availableAt - 1 - sb.now());
     for (const instance of instances)
-      expect(refusal(await startFrom(instance, freshIp(), phone))).toMatchObject({
+      expect(
+        refusal(await startFrom(instance, caller.ip, phone, 'flash_call', caller.browser)),
+      ).toMatchObject({
         reason: 'resend_cooldown',
         retryAfter: '1',
       });
     expect(sb.requestCount(POSTS) - posts).toBe(1);
     await sb.advance(1);
-    const resend = await concurrentStarts(3, () => phone);
+    const resend = await oneCallersStarts(3, phone, caller);
     expect(statuses(resend)).toEqual([201, 429, 429]);
     const [second] = resend.filter((r) => r.status === 201);
     expect(second.body.resumed).toBe(false);

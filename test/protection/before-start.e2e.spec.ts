@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { StartContext } from '../../src/verification.options.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
+  freshBrowser,
   freshIp,
   freshPhone,
   protectedHost,
@@ -86,8 +87,9 @@ describe.each(PLATFORMS)('beforeStart hook (%s)', (platform) => {
 
     const ip = freshIp();
     const phone = freshPhone();
+    const browser = freshBrowser();
     const clicks = await Promise.all(
-      [1, 2].map(() => startFrom(fx.host!, ip, phone, 'sms', { 'x-captcha': 'token-1' })),
+      [1, 2].map(() => startFrom(fx.host!, ip, phone, 'sms', { 'x-captcha': 'token-1', ...browser })),
     );
     expect(clicks.map((r) => r.status)).toEqual([201, 201]);
     expect(clicks.map((r) => r.body.resumed).sort()).toEqual([false, true]);

@@ -8,6 +8,8 @@ import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
   check,
+  cookieFrom,
+  freshBrowser,
   freshIp,
   freshPhone,
   protectedHost,
@@ -25,13 +27,14 @@ function sessionsOf(sb: VerificationSandbox, phone: string): string[] {
 describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
   const fx = protectionFixture();
 
-  it('20 concurrent identical starts make one POST /v1/verify and all get that session', async () => {
+  it('20 concurrent identical starts of one browser make one POST /v1/verify and all get that session', async () => {
     fx.host = await protectedHost(fx.sb, platform);
     const phone = freshPhone();
     const ip = freshIp();
+    const browser = freshBrowser();
     const before = fx.sb.requestCount('POST /v1/verify');
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => startFrom(fx.host!, ip, phone, 'reverse_flash_call')),
+      Array.from({ length: 20 }, () => startFrom(fx.host!, ip, phone, 'reverse_flash_call', browser)),
     );
     expect(fx.sb.requestCount('POST /v1/verify') - before).toBe(1);
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
@@ -81,14 +84,64 @@ describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
     expect(foreign.status).toBe(404);
   });
 
+  it('without an owner, a pending session is handed back only to the browser that started it (its cookie), never to another browser behind the same IP', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const phone = freshPhone();
+    const natIp = freshIp();
+    const first = await startFrom(fx.host, natIp, phone);
+    expect(first.body.resumed).toBe(false);
+    const setCookie = first.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^pv_browser=[A-Za-z0-9_-]{22}; /);
+    expect(setCookie.split('; ').slice(1).sort()).toEqual([
+      'HttpOnly',
+      'Path=/verification',
+      'SameSite=Strict',
+    ]);
+
+    // A second person behind the same NAT, same number and method: no handle to the first session.
+    for (const neighbour of [{}, freshBrowser()]) {
+      const other = await startFrom(fx.host, natIp, phone, 'sms', neighbour);
+      expect(other.status).toBe(429);
+      expect(other.body.verification_id).toBeUndefined();
+      expect(other.body.resumed).toBeUndefined();
+    }
+    // The first browser is handed its session back (a reload, a double-click).
+    const again = await startFrom(fx.host, natIp, phone, 'sms', cookieFrom(first));
+    expect(again.body).toMatchObject({ resumed: true, expires_at: first.body.expires_at });
+    expect(again.headers.get('set-cookie')).toBeNull();
+    expect(sessionsOf(fx.sb, phone)).toHaveLength(1);
+
+    // With the cooldown off the neighbour gets a session of its own, not the first one.
+    await fx.host.close();
+    fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
+    const mine = await startFrom(fx.host, natIp, phone, 'sms', cookieFrom(first));
+    const theirs = await startFrom(fx.host, natIp, phone, 'sms', freshBrowser());
+    expect([mine.body.resumed, theirs.body.resumed]).toEqual([false, false]);
+    expect(sessionsOf(fx.sb, phone)).toHaveLength(3);
+  });
+
+  it('the browser cookie is Secure when the request came over https, and never set when an owner is known', async () => {
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      {},
+      { owner: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-user-id'] },
+    );
+    const https = await startFrom(fx.host, freshIp(), freshPhone(), 'sms', { 'x-forwarded-proto': 'https' });
+    expect(https.headers.get('set-cookie')).toMatch(/; Secure$/);
+    const owned = await startFrom(fx.host, freshIp(), freshPhone(), 'sms', { 'x-user-id': 'alice' });
+    expect(owned.status).toBe(201);
+    expect(owned.headers.get('set-cookie')).toBeNull();
+  });
+
   it('a different method or phone is a different start', async () => {
     fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const phone = freshPhone();
     const ip = freshIp();
-    await startFrom(fx.host, ip, phone, 'sms');
-    expect((await startFrom(fx.host, ip, phone, 'flash_call')).body.resumed).toBe(false);
-    expect((await startFrom(fx.host, ip, freshPhone(), 'sms')).body.resumed).toBe(false);
-    expect((await startFrom(fx.host, ip, phone, 'sms')).body.resumed).toBe(true);
+    const browser = cookieFrom(await startFrom(fx.host, ip, phone, 'sms'));
+    expect((await startFrom(fx.host, ip, phone, 'flash_call', browser)).body.resumed).toBe(false);
+    expect((await startFrom(fx.host, ip, freshPhone(), 'sms', browser)).body.resumed).toBe(false);
+    expect((await startFrom(fx.host, ip, phone, 'sms', browser)).body.resumed).toBe(true);
   });
 
   it('a session that ended is not handed back: the next start is a new one', async () => {
@@ -122,12 +175,15 @@ describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
     );
     const phone = freshPhone();
     const ip = freshIp();
+    const browser = freshBrowser();
     fx.sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600 });
     const before = fx.sb.requestCount('POST /v1/verify');
-    const failed = await Promise.all(Array.from({ length: 5 }, () => startFrom(fx.host!, ip, phone)));
+    const failed = await Promise.all(
+      Array.from({ length: 5 }, () => startFrom(fx.host!, ip, phone, 'sms', browser)),
+    );
     expect(failed.map((r) => r.status)).toEqual(Array(5).fill(503));
     expect(fx.sb.requestCount('POST /v1/verify') - before).toBe(1);
-    const retried = await startFrom(fx.host, ip, phone);
+    const retried = await startFrom(fx.host, ip, phone, 'sms', browser);
     expect(retried.body).toMatchObject({ resumed: false, status: 'sent' });
     expect(fx.sb.requestCount('POST /v1/verify') - before).toBe(2);
   });
@@ -173,17 +229,29 @@ describe.each(sharedStores)('coalescing across two module instances on %s', (_na
   it('20 concurrent identical starts spread over both instances make one POST /v1/verify', async () => {
     const phone = freshPhone();
     const ip = freshIp();
+    const browser = freshBrowser();
     const before = sb.requestCount('POST /v1/verify');
     const responses: Response[] = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => startFrom(hosts[i % 2], ip, phone)),
+      Array.from({ length: 20 }, (_, i) => startFrom(hosts[i % 2], ip, phone, 'sms', browser)),
     );
     expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(responses.filter((r) => r.body.resumed === false)).toHaveLength(1);
     expect(new Set(responses.map((r) => r.body.expires_at)).size).toBe(1);
-    // Limits are shared too: the phone's cooldown set by one instance holds on the other.
-    const other = await startFrom(hosts[1], freshIp(), phone);
+    // Limits are shared too: the caller's cooldown set by one instance holds on the other.
+    const other = await startFrom(hosts[1], ip, phone, 'flash_call', browser);
     expect(other.body.reason).toBe('resend_cooldown');
+  });
+
+  it('two browsers behind one IP are not one caller on either instance: only the cookie gets the session back', async () => {
+    const phone = freshPhone();
+    const natIp = freshIp();
+    const first = await startFrom(hosts[0], natIp, phone);
+    const neighbour = await startFrom(hosts[1], natIp, phone, 'sms', freshBrowser());
+    expect(neighbour.status).toBe(429);
+    expect(neighbour.body.verification_id).toBeUndefined();
+    const again = await startFrom(hosts[1], natIp, phone, 'sms', cookieFrom(first));
+    expect(again.body).toMatchObject({ resumed: true, expires_at: first.body.expires_at });
   });
 
   it('the per-IP limit holds across both instances', async () => {

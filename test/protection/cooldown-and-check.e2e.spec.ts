@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { call, PLATFORMS } from '../support/verification-app.js';
 import {
   check,
+  cookieFrom,
   freshIp,
   freshPhone,
   protectedHost,
@@ -15,41 +16,72 @@ import {
 describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
   const fx = protectionFixture();
 
-  it('resend_available_at is 60 s after the start; before it another start to the number is 429 resend_cooldown, after it a resend goes out', async () => {
+  it("resend_available_at is 60 s after the start; before it the caller's next start to the number is 429 resend_cooldown, after it a resend goes out", async () => {
     fx.host = await protectedHost(fx.sb, platform);
     const phone = freshPhone();
     const ip = freshIp();
     const [first, sentAt, receivedAt] = await timed(fx.sb, () => startFrom(fx.host!, ip, phone));
     expect(first.status).toBe(201);
+    const browser = cookieFrom(first);
     const availableAt = Date.parse(String(first.body.resend_available_at));
     expect(availableAt).toBeGreaterThanOrEqual(sentAt + 60_000);
     expect(availableAt).toBeLessThanOrEqual(receivedAt + 60_000);
 
     await fx.sb.advance(30_000);
     const posts = fx.sb.requestCount('POST /v1/verify');
-    const [other, otherSent, otherReceived] = await timed(fx.sb, () => startFrom(fx.host!, freshIp(), phone));
-    expect(refusal(other)).toMatchObject({
+    // The same caller switching method is a new start to the number too; it started it, so it gets exact timing.
+    const [again, againSent, againReceived] = await timed(fx.sb, () =>
+      startFrom(fx.host!, ip, phone, 'flash_call', browser),
+    );
+    expect(refusal(again)).toMatchObject({
       status: 429,
       errorCode: 'rate_limit_exceeded',
       reason: 'resend_cooldown',
     });
-    expect(other.body.resend_available_at).toBe(first.body.resend_available_at);
-    expect(retryAfterRange(availableAt, availableAt, otherSent, otherReceived)).toContain(
-      Number(other.headers.get('retry-after')),
+    expect(again.body.resend_available_at).toBe(first.body.resend_available_at);
+    expect(retryAfterRange(availableAt, availableAt, againSent, againReceived)).toContain(
+      Number(again.headers.get('retry-after')),
     );
-    // The same caller switching method is a new start to the number too.
-    expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call')).reason).toBe('resend_cooldown');
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
 
     // The sandbox clock also runs in real time: the boundary is probed with a margin of a request's duration.
     await fx.sb.advance(availableAt - fx.sb.now() - 250);
-    expect(refusal(await startFrom(fx.host, freshIp(), phone)).reason).toBe('resend_cooldown');
+    expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call', browser)).reason).toBe(
+      'resend_cooldown',
+    );
     await fx.sb.advance(Math.max(availableAt - fx.sb.now(), 0));
-    const resend = await startFrom(fx.host, ip, phone);
+    const resend = await startFrom(fx.host, ip, phone, 'sms', browser);
     expect(resend.status).toBe(201);
     expect(resend.body.resumed).toBe(false);
     expect(resend.body.verification_id).not.toBe(first.body.verification_id);
     expect(Date.parse(String(resend.body.resend_available_at))).toBeGreaterThanOrEqual(availableAt + 60_000);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(2);
+  });
+
+  it("another caller's start is not held back by the cooldown: a stranger cannot keep the owner waiting", async () => {
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      {},
+      { owner: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-user-id'] },
+    );
+    const phone = freshPhone();
+    const ip = freshIp();
+    const stranger = await startFrom(fx.host, ip, phone, 'sms', { 'x-user-id': 'mallory' });
+    expect(stranger.status).toBe(201);
+    // The owner, seconds later, from the same IP too: their own start, with their own cooldown.
+    await fx.sb.advance(5000);
+    const [owner, sentAt, receivedAt] = await timed(fx.sb, () =>
+      startFrom(fx.host!, ip, phone, 'sms', { 'x-user-id': 'alice' }),
+    );
+    expect(owner.body).toMatchObject({ status: 'sent', resumed: false });
+    const availableAt = Date.parse(String(owner.body.resend_available_at));
+    expect(availableAt).toBeGreaterThanOrEqual(sentAt + 60_000);
+    expect(availableAt).toBeLessThanOrEqual(receivedAt + 60_000);
+    // Each caller's own repeat is still paced.
+    expect(
+      refusal(await startFrom(fx.host, ip, phone, 'flash_call', { 'x-user-id': 'mallory' })).reason,
+    ).toBe('resend_cooldown');
     expect(fx.sb.sessionsFor(phone)).toHaveLength(2);
   });
 
@@ -59,7 +91,7 @@ describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
     const ip = freshIp();
     const first = await startFrom(fx.host, ip, phone);
     await fx.sb.advance(5000);
-    const again = await startFrom(fx.host, ip, phone);
+    const again = await startFrom(fx.host, ip, phone, 'sms', cookieFrom(first));
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({
       resumed: true,
@@ -82,12 +114,13 @@ describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
   it('a custom cooldown holds at its boundary', async () => {
     fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: 15_000 });
     const phone = freshPhone();
-    const first = await startFrom(fx.host, freshIp(), phone);
+    const ip = freshIp();
+    const first = await startFrom(fx.host, ip, phone);
     const availableAt = Date.parse(String(first.body.resend_available_at));
     await fx.sb.advance(availableAt - fx.sb.now() - 250);
-    expect(refusal(await startFrom(fx.host, freshIp(), phone)).reason).toBe('resend_cooldown');
+    expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call')).reason).toBe('resend_cooldown');
     await fx.sb.advance(Math.max(availableAt - fx.sb.now(), 0));
-    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
+    expect((await startFrom(fx.host, ip, phone, 'flash_call')).status).toBe(201);
   });
 
   it('switched off: no resend_available_at and no cooldown', async () => {
@@ -101,14 +134,15 @@ describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
   it('is lifted when the API answered that nothing was sent, and kept when the outcome is unknown', async () => {
     fx.host = await protectedHost(fx.sb, platform);
     const phone = freshPhone();
+    const ip = freshIp();
     fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 500 });
-    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(503);
-    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
+    expect((await startFrom(fx.host, ip, phone)).status).toBe(503);
+    expect((await startFrom(fx.host, ip, phone)).status).toBe(201);
 
     const other = freshPhone();
     fx.sb.addFault({ route: 'POST /v1/verify', kind: 'reset' });
-    expect((await startFrom(fx.host, freshIp(), other)).status).toBe(503);
-    expect(refusal(await startFrom(fx.host, freshIp(), other)).reason).toBe('resend_cooldown');
+    expect((await startFrom(fx.host, ip, other)).status).toBe(503);
+    expect(refusal(await startFrom(fx.host, ip, other)).reason).toBe('resend_cooldown');
   });
 });
 

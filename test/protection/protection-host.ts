@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll } from '@jest/globals';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import type { LimitsOptions, VerificationModuleOptions } from '../../src/verification.options.js';
@@ -147,4 +148,15 @@ export async function timed<T>(
   const sentAt = sb.now();
   const res = await request();
   return [res, sentAt, sb.now()];
+}
+
+/** A browser's `pv_browser` cookie, as the Cookie header it sends back (a fresh, well-formed key). */
+export function freshBrowser(): Record<string, string> {
+  return { cookie: `pv_browser=${randomBytes(16).toString('base64url')}` };
+}
+
+/** The Cookie header a browser sends after this answer (its `pv_browser` Set-Cookie), or none. */
+export function cookieFrom(res: Awaited<ReturnType<typeof call>>): Record<string, string> {
+  const match = /pv_browser=([^;,\s]+)/.exec(res.headers.get('set-cookie') ?? '');
+  return match ? { cookie: `pv_browser=${match[1]}` } : {};
 }

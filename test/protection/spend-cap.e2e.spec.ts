@@ -19,6 +19,7 @@ const DAY = 86_400_000;
 const capOnly = (amount: number, windowMs = DAY) => ({
   startPerIp: false as const,
   startPerPhone: false as const,
+  startPerPhoneAndCaller: false as const,
   resendCooldownMs: false as const,
   spendCap: { amount, windowMs },
 });

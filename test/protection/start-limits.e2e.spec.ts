@@ -48,30 +48,59 @@ describe.each(PLATFORMS)('start limits (%s)', (platform) => {
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
   });
 
-  it('per phone: the 5th start to a number passes, the 6th is 429 start_phone_limit from any IP, until the window ends', async () => {
+  it('per phone and caller: the 5th start of one caller passes, the 6th is 429 start_phone_caller_limit with exact Retry-After; other callers still start the number', async () => {
     fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const phone = freshPhone();
+    const ip = freshIp();
     const [, opened, openedBy] = await timed(fx.sb, async () =>
-      expect((await startFrom(fx.host!, freshIp(), phone)).status).toBe(201),
+      expect((await startFrom(fx.host!, ip, phone)).status).toBe(201),
     );
-    for (let i = 2; i <= 5; i++) expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
-    expect(fx.sb.sessionsFor(phone)).toHaveLength(5);
+    for (let i = 2; i <= 5; i++) expect((await startFrom(fx.host, ip, phone, 'flash_call')).status).toBe(201);
     await fx.sb.advance(15 * 60_000);
-    const [refused, sentAt, receivedAt] = await timed(fx.sb, () => startFrom(fx.host!, freshIp(), phone));
+    const [refused, sentAt, receivedAt] = await timed(fx.sb, () =>
+      startFrom(fx.host!, ip, phone, 'flash_call'),
+    );
     expect(refusal(refused)).toMatchObject({
       status: 429,
       errorCode: 'rate_limit_exceeded',
-      reason: 'start_phone_limit',
+      reason: 'start_phone_caller_limit',
     });
     expect(retryAfterRange(opened + HOUR, openedBy + HOUR, sentAt, receivedAt)).toContain(
       Number(refused.headers.get('retry-after')),
     );
     expect(fx.sb.sessionsFor(phone)).toHaveLength(5);
+    // Another caller (the number's owner, say) is not locked out by them.
+    expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
+    await fx.sb.advance(openedBy + HOUR - fx.sb.now() - 1000);
+    expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call')).reason).toBe(
+      'start_phone_caller_limit',
+    );
+    await fx.sb.advance(1000);
+    expect((await startFrom(fx.host, ip, phone, 'flash_call')).status).toBe(201);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(7);
+  });
+
+  it('per phone from all callers: the 15th start passes, the 16th is 429 start_phone_limit with a coarse Retry-After, until the window ends', async () => {
+    fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
+    const phone = freshPhone();
+    const [, , openedBy] = await timed(fx.sb, async () =>
+      expect((await startFrom(fx.host!, freshIp(), phone)).status).toBe(201),
+    );
+    for (let i = 2; i <= 15; i++) expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(15);
+    await fx.sb.advance(15 * 60_000 + 7_000);
+    const [refused, , receivedAt] = await timed(fx.sb, () => startFrom(fx.host!, freshIp(), phone));
+    expect(refusal(refused)).toMatchObject({ status: 429, reason: 'start_phone_limit' });
+    // Whole 5-minute steps, never before the window's end: no exact time of others' starts.
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter % 300).toBe(0);
+    expect(receivedAt + retryAfter * 1000).toBeGreaterThanOrEqual(openedBy + HOUR);
+    expect(retryAfter).toBeLessThanOrEqual(45 * 60 + 300);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(15);
     await fx.sb.advance(openedBy + HOUR - fx.sb.now() - 1000);
     expect(refusal(await startFrom(fx.host, freshIp(), phone)).reason).toBe('start_phone_limit');
     await fx.sb.advance(1000);
     expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(201);
-    expect(fx.sb.sessionsFor(phone)).toHaveLength(6);
   });
 
   it('a start refused by the phone limit does not use up the caller IP budget', async () => {
@@ -162,6 +191,7 @@ describe.each(PLATFORMS)('start limits (%s)', (platform) => {
       resendCooldownMs: false,
       startPerIp: false,
       startPerPhone: false,
+      startPerPhoneAndCaller: false,
       coalesceStarts: false,
     });
     const ip = freshIp();

@@ -3,7 +3,14 @@ import { STORE_METHODS } from '../../src/store/create-store.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { PLATFORMS } from '../support/verification-app.js';
-import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+import {
+  cookieFrom,
+  freshIp,
+  freshPhone,
+  protectedHost,
+  protectionFixture,
+  startFrom,
+} from './protection-host.js';
 
 /**
  * What a start costs in store round trips (each one a network hop with Redis): a new start with
@@ -30,24 +37,27 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
     return { store, calls };
   }
 
-  it('default protection: a new start makes six, with no read before paying; its duplicate is handed back without a write', async () => {
+  it('default protection: a new start makes eight, the only read before paying the wrong-code budget; its duplicate is handed back without a write', async () => {
     const { store, calls } = countingStore();
     fx.host = await protectedHost(fx.sb, platform, {}, { store });
     const phone = freshPhone();
     const ip = freshIp();
     calls.length = 0;
-    expect((await startFrom(fx.host, ip, phone)).status).toBe(201);
+    const first = await startFrom(fx.host, ip, phone);
+    expect(first.status).toBe(201);
     expect(calls).toEqual([
       'setIfAbsent(protect:coalesce)',
+      'get(protect:wrong-codes-phone)',
       'setIfAbsent(protect:cooldown)',
       'increment(protect:start-client)',
+      'increment(protect:start-phone-caller)',
       'increment(protect:start-phone)',
       'set(session)',
       'set(protect:coalesce)',
     ]);
 
     calls.length = 0;
-    const again = await startFrom(fx.host, ip, phone);
+    const again = await startFrom(fx.host, ip, phone, 'sms', cookieFrom(first));
     expect({ status: again.status, resumed: again.body.resumed }).toEqual({ status: 201, resumed: true });
     expect(calls.filter((c) => !c.startsWith('get(') && !c.startsWith('setIfAbsent('))).toEqual([]);
     await store.close();
