@@ -39,6 +39,7 @@ function sandboxOptions(sandbox: VerificationSandbox): VerificationModuleOptions
     limits: {
       startPerIp: { points: 200, windowMs: HOUR_MS },
       startPerPhone: { points: 30, windowMs: HOUR_MS },
+      startPerPhoneAndCaller: { points: 30, windowMs: HOUR_MS },
     },
   };
 }

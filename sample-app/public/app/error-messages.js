@@ -43,12 +43,17 @@ export function describeProblem(problem, context, waitMs = null) {
         default:
           return 'This verification is already finished.';
       }
+    case 'too_many_wrong_codes': {
+      const wait = waitMs !== null && waitMs > 0 ? formatDuration(waitMs) : 'a while';
+      return `Too many wrong codes for this number. Please wait ${wait} before trying again.`;
+    }
     case 'rate_limit_exceeded': {
       const wait = waitMs !== null && waitMs > 0 ? formatDuration(waitMs) : 'a moment';
       switch (body.reason) {
         case 'resend_cooldown':
           return `We just sent something to this number. You can ask again in ${wait}.`;
         case 'start_phone_limit':
+        case 'start_phone_caller_limit':
           return `Too many verifications of this number. Please wait ${wait} before trying again.`;
         case 'start_ip_limit':
           return `Too many verifications from this device. Please wait ${wait} before trying again.`;
