@@ -300,7 +300,10 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
           try {
             await journey();
           } catch (error) {
-            violation(`a journey failed: ${(error as Error).message}`);
+            // undici's "fetch failed" says nothing by itself: its cause names the socket error.
+            const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+            const detail = cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : '';
+            violation(`a journey failed: ${(error as Error).message}${detail}`);
           }
         }
       }),
