@@ -25,9 +25,11 @@ export class RequestRateLimits {
       checkPerIp: RateLimit | false;
     },
   ) {
-    this.startPerClient = limiter(store, ProtectionKeys.startPerClient, limits.startPerIp);
-    this.startPerPhone = limiter(store, ProtectionKeys.startPerPhone, limits.startPerPhone);
-    this.checkPerClient = limiter(store, ProtectionKeys.checkPerClient, limits.checkPerIp);
+    // Per-client counters are evictable: one exists per caller, so a flood of callers must not
+    // evict the per-phone limits, cooldowns and sessions a bounded store keeps.
+    this.startPerClient = limiter(store, ProtectionKeys.startPerClient, limits.startPerIp, true);
+    this.startPerPhone = limiter(store, ProtectionKeys.startPerPhone, limits.startPerPhone, false);
+    this.checkPerClient = limiter(store, ProtectionKeys.checkPerClient, limits.checkPerIp, true);
   }
 
   /** Whether every start is counted in the store (the per-phone limit applies to every start). */
@@ -73,10 +75,10 @@ export class RequestRateLimits {
   }
 }
 
-function limiter(store: VerificationStore, keyPrefix: string, limit: RateLimit | false) {
+function limiter(store: VerificationStore, keyPrefix: string, limit: RateLimit | false, evictable: boolean) {
   return limit === false
     ? undefined
-    : new StoreRateLimiter(store, { keyPrefix, points: limit.points, windowMs: limit.windowMs });
+    : new StoreRateLimiter(store, { keyPrefix, points: limit.points, windowMs: limit.windowMs, evictable });
 }
 
 async function count(
