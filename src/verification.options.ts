@@ -164,7 +164,10 @@ export interface VerificationModuleOptions {
   api: ApiOptions;
   webhooks?: WebhookOptions;
   routes?: RoutesOptions;
-  /** Methods offered to frontends. Default: every known method except `voice`. */
+  /**
+   * Methods offered to frontends, as given. Default: those of every known method except `voice` that
+   * the account can use (the ones `GET /v1/prices` lists; all of them while it cannot be read).
+   */
   methods?: KnownVerificationMethod[];
   phone?: PhoneOptions;
   limits?: LimitsOptions;
@@ -239,7 +242,10 @@ export interface ResolvedVerificationOptions {
     confirmWithApi: boolean;
   };
   routes: { prefix: string; enabled: boolean };
+  /** The host's `methods`, or the default candidates. */
   methods: KnownVerificationMethod[];
+  /** True when `methods` was not given: offer the candidates the account's price list names. */
+  methodsFromAccount: boolean;
   phone: { defaultCountry: string; allowedCountries: string[]; allowedTypes: string[] };
   limits: ResolvedLimits;
   owner?: VerificationModuleOptions['owner'];
@@ -560,6 +566,7 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
     },
     routes: { prefix: normalizePrefix(routes.prefix ?? 'verification'), enabled: routes.enabled ?? true },
     methods,
+    methodsFromAccount: input.methods === undefined,
     phone: {
       defaultCountry: phone.defaultCountry ?? 'RU',
       allowedCountries: phone.allowedCountries ?? ['RU'],
