@@ -23,6 +23,7 @@ const READ_RETRY_MS = 30_000;
 export class OfferedMethods {
   private retryAfter = 0;
   private emptyListReported = false;
+  private lastList: KnownVerificationMethod[] | undefined;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -30,7 +31,17 @@ export class OfferedMethods {
     private readonly logger: VerificationLogger,
   ) {}
 
+  /** The list as last worked out, without asking the API (before the first read: every candidate). */
+  current(): KnownVerificationMethod[] {
+    return this.lastList ?? this.options.methods;
+  }
+
   async list(): Promise<KnownVerificationMethod[]> {
+    this.lastList = await this.workOut();
+    return this.lastList;
+  }
+
+  private async workOut(): Promise<KnownVerificationMethod[]> {
     const candidates = this.options.methods;
     if (!this.options.methodsFromAccount || this.options.clock() < this.retryAfter) return candidates;
     let priced: Set<string>;

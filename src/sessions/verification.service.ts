@@ -73,12 +73,14 @@ export class VerificationService {
     context: RouteFailureContext,
     startedAt: number,
   ): Promise<StartView> {
-    const method = await this.allowedMethod(input.method);
+    const method = this.allowedMethod(input.method, this.options.methods);
     context.method = method;
     if (typeof input.phoneNumber !== 'string')
       throw fieldError('phone_number', 'phone_number must be a string');
     const phone = this.phones.normalize(input.phoneNumber);
     context.phoneNumber = phone.e164;
+    // Only a valid start asks which methods the account has (a cached price read): bad input never reaches the API.
+    this.allowedMethod(method, await this.offered.list());
     const attempt = {
       phoneNumber: phone.e164,
       method,
@@ -223,16 +225,16 @@ export class VerificationService {
 
   /* ---------------------------------------------------------------- internals */
 
-  private async allowedMethod(method: unknown): Promise<KnownVerificationMethod> {
+  /** The method among `offered` (the deployment's candidates, then the effective list), or 400 method_not_available. */
+  private allowedMethod(method: unknown, offered: KnownVerificationMethod[]): KnownVerificationMethod {
     if (typeof method !== 'string') throw fieldError('method', 'method must be a string');
-    const offered = await this.offered.list();
     const found = offered.find((m) => m === method || (m === 'msgr1_otp' && method === 'msgr1'));
     if (!found)
       throw new VerificationClientError(
         'method_not_available',
         `Method "${method.slice(0, 40)}" is not offered here`,
         {
-          available_methods: offered,
+          available_methods: this.offered.current(),
         },
       );
     return found;

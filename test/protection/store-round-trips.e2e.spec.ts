@@ -30,7 +30,7 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
     return { store, calls };
   }
 
-  it('default protection: a new start makes six, with no read before paying; its duplicate is handed back without a write', async () => {
+  it('default protection: a new start makes seven, with no read before paying; its duplicate is handed back without a write', async () => {
     const { store, calls } = countingStore();
     fx.host = await protectedHost(fx.sb, platform, {}, { store });
     const phone = freshPhone();
@@ -42,6 +42,7 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
       'setIfAbsent(protect:cooldown)',
       'increment(protect:start-client)',
       'increment(protect:start-phone)',
+      'increment(protect:spend)',
       'set(session)',
       'set(protect:coalesce)',
     ]);
