@@ -83,7 +83,10 @@ export async function runMemoryPerSession(args: MemoryArgs): Promise<MemoryResul
       webhooks: { secret: args.sandbox.webhookSecret },
       reconcile: { lazyIntervalMs: 3_600_000 },
       expirySeconds: 600,
-      ...(args.protection ? {} : { limits: { enabled: false } }),
+      // Protection on: its defaults, with a spend cap above what the sessions spend.
+      limits: args.protection
+        ? { spendCap: { amount: 100_000_000, windowMs: 86_400_000 } }
+        : { enabled: false },
     },
   });
   try {

@@ -34,7 +34,13 @@ export async function routesBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
     const config = (store: StoreName) => ({
       platform: 'fastify' as const,
       keyHeader: 'x-bench-client',
-      module: { api: apiOptions(sandbox.ready), expirySeconds: 600 },
+      module: {
+        api: apiOptions(sandbox.ready),
+        expirySeconds: 600,
+        // The default spend cap (1,000 RUB a day) would refuse most of a round's starts: a cap is
+        // still reserved and settled on every start, above what the rounds spend.
+        limits: { spendCap: { amount: 100_000_000, windowMs: 86_400_000 } },
+      },
       ...(store === 'redis'
         ? { redis: { url: redisUrl, keyPrefix: `bench:${randomBytes(4).toString('hex')}:` } }
         : {}),

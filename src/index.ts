@@ -27,6 +27,7 @@ export {
   VerificationStoreUnavailableError,
   type MemoryStoreOptions,
   type RedisStoreOptions,
+  type StoreWriteOptions,
 } from './store/index.js';
 export { VerificationControllerBase } from './http/verification.controller.js';
 export { VerificationProtection } from './protection/verification-protection.service.js';

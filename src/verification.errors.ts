@@ -12,6 +12,7 @@ export const ClientErrorCode = {
   serviceUnavailable: 'service_unavailable',
   invalidSignature: 'invalid_signature',
   payloadTooLarge: 'payload_too_large',
+  unsupportedMediaType: 'unsupported_media_type',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
@@ -28,6 +29,7 @@ const TITLES: Record<ClientErrorCode, string> = {
   service_unavailable: 'Service unavailable',
   invalid_signature: 'Invalid webhook signature',
   payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
 };
 
 const STATUSES: Record<ClientErrorCode, number> = {
@@ -43,6 +45,7 @@ const STATUSES: Record<ClientErrorCode, number> = {
   service_unavailable: 503,
   invalid_signature: 401,
   payload_too_large: 413,
+  unsupported_media_type: 415,
 };
 
 /**

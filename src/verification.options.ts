@@ -98,20 +98,44 @@ export interface LimitsOptions {
    */
   coalesceStarts?: boolean;
   /**
-   * Optional spend cap: at most `amount` (major units, e.g. RUB) per `windowMs`, counted from each
-   * initiation's `cost` (an estimate from the price list is reserved first). Windows are aligned on the
+   * Spend cap: at most `amount` (major units, e.g. RUB) per `windowMs`, counted from each
+   * initiation's `cost` (an estimate from the price list is reserved first; while no price is known,
+   * `worstCasePrice`, default 3 RUB, the highest price the API documents). Windows are aligned on the
    * epoch shifted by `utcOffsetMinutes` (default 0: a 24 h window is a UTC day; 180: a day from
    * midnight in Moscow). Past it, starts answer 503 and `verification.spend_cap_reached` is emitted
-   * once per window.
+   * once per window. Default `{ amount: 1000, windowMs: 86_400_000 }` (1,000 RUB a UTC day); raise it
+   * to your traffic, or `false` to switch it off.
    */
-  spendCap?: { amount: number; windowMs: number; currency?: string; utcOffsetMinutes?: number } | false;
-  /** How the per-client key is derived. Default: the client IP (trust-proxy aware). */
+  spendCap?: SpendCapOptions | false;
+  /** How the per-client key is derived. Default: the client IP (trust-proxy aware), IPv6 by network prefix. */
   key?: (req: HostRequest) => string | undefined;
+  /**
+   * Length of the IPv6 prefix that is one client for the default key (one subscriber holds a whole
+   * /64). IPv4-mapped IPv6 counts as the IPv4 address. Default 64; from 32 to 128.
+   */
+  ipv6PrefixLength?: number;
   /**
    * Host rule or captcha, run after validation, the allowlists and coalescing, before anything is counted
    * or spent. `{ allow: false, reason }` → 403 `start_refused` with that reason; a throw → 503.
    */
   beforeStart?: (context: StartContext) => BeforeStartResult | Promise<BeforeStartResult>;
+}
+
+export interface SpendCapOptions {
+  /** Most spent per window, major units (RUB). */
+  amount: number;
+  /** Window length, ms. */
+  windowMs: number;
+  /** Currency of `amount` and `worstCasePrice`. Default `RUB`. */
+  currency?: string;
+  /** Offset of the windows' alignment from UTC, minutes. Default 0. */
+  utcOffsetMinutes?: number;
+  /**
+   * Reserved for a start whose method has no known price (the price list could not be read yet, or
+   * lacks the method), until the real `cost` replaces it. Default 3 (RUB: the highest price the API
+   * documents, `sms`).
+   */
+  worstCasePrice?: number;
 }
 
 export interface ReconcileOptions {
@@ -152,7 +176,10 @@ export interface VerificationModuleOptions {
   api: ApiOptions;
   webhooks?: WebhookOptions;
   routes?: RoutesOptions;
-  /** Methods offered to frontends. Default: every known method except `voice`. */
+  /**
+   * Methods offered to frontends, as given. Default: those of every known method except `voice` that
+   * the account can use (the ones `GET /v1/prices` lists; all of them while it cannot be read).
+   */
   methods?: KnownVerificationMethod[];
   phone?: PhoneOptions;
   limits?: LimitsOptions;
@@ -188,6 +215,17 @@ export interface VerificationModuleOptions {
 /** Every known method but `voice` (announced as coming soon). */
 export const DEFAULT_METHODS: KnownVerificationMethod[] = VERIFICATION_METHODS.filter((m) => m !== 'voice');
 const ALL_METHODS: readonly string[] = VERIFICATION_METHODS;
+/**
+ * The spend cap when `limits.spendCap` is not given: 1,000 RUB a UTC day, reserving 3 RUB (the
+ * highest price the API documents) for a start whose price is not known.
+ */
+export const DEFAULT_SPEND_CAP: Readonly<Required<SpendCapOptions>> = {
+  amount: 1000,
+  windowMs: 86_400_000,
+  currency: 'RUB',
+  utcOffsetMinutes: 0,
+  worstCasePrice: 3,
+};
 const LOG_LEVELS: readonly string[] = ['log', 'error', 'warn', 'debug', 'verbose', 'fatal'];
 
 export interface ResolvedLimits {
@@ -200,8 +238,9 @@ export interface ResolvedLimits {
   wrongCodesPerPhone: RateLimit | false;
   wrongCodesPerOwner: RateLimit | false;
   coalesceStarts: boolean;
-  spendCap: { amount: number; windowMs: number; currency: string; utcOffsetMinutes: number } | false;
+  spendCap: Required<SpendCapOptions> | false;
   key?: LimitsOptions['key'];
+  ipv6PrefixLength: number;
   beforeStart?: LimitsOptions['beforeStart'];
 }
 
@@ -218,7 +257,10 @@ export interface ResolvedVerificationOptions {
     confirmWithApi: boolean;
   };
   routes: { prefix: string; enabled: boolean };
+  /** The host's `methods`, or the default candidates. */
   methods: KnownVerificationMethod[];
+  /** True when `methods` was not given: offer the candidates the account's price list names. */
+  methodsFromAccount: boolean;
   phone: { defaultCountry: string; allowedCountries: string[]; allowedTypes: string[] };
   limits: ResolvedLimits;
   owner?: VerificationModuleOptions['owner'];
@@ -416,8 +458,14 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
     check('limits.resendCooldownMs', limits.resendCooldownMs, positiveInt);
   optional('limits.key', limits.key, fn);
   optional('limits.beforeStart', limits.beforeStart, fn);
+  optional('limits.ipv6PrefixLength', limits.ipv6PrefixLength, (v) =>
+    Number.isInteger(v) && (v as number) >= 32 && (v as number) <= 128
+      ? undefined
+      : `must be a whole number of bits from 32 to 128 (got ${describe(v)})`,
+  );
   let spendCap: ResolvedLimits['spendCap'] = false;
-  if (limits.spendCap) {
+  if (limits.spendCap === undefined) spendCap = { ...DEFAULT_SPEND_CAP };
+  else if (limits.spendCap !== false) {
     if (!isObject(limits.spendCap))
       throw new VerificationOptionsError('limits.spendCap', 'must be { amount, windowMs } or false');
     check('limits.spendCap.amount', limits.spendCap.amount, (v) =>
@@ -431,11 +479,17 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
         ? undefined
         : `must be a whole number of minutes from -720 to 840 (got ${describe(v)})`,
     );
+    optional('limits.spendCap.worstCasePrice', limits.spendCap.worstCasePrice, (v) =>
+      typeof v === 'number' && Number.isFinite(v) && v > 0
+        ? undefined
+        : `must be a positive number (got ${describe(v)})`,
+    );
     spendCap = {
       amount: limits.spendCap.amount,
       windowMs: limits.spendCap.windowMs,
       currency: limits.spendCap.currency ?? 'RUB',
       utcOffsetMinutes: limits.spendCap.utcOffsetMinutes ?? 0,
+      worstCasePrice: limits.spendCap.worstCasePrice ?? DEFAULT_SPEND_CAP.worstCasePrice,
     };
   }
   const limitsEnabled = limits.enabled ?? true;
@@ -525,6 +579,7 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
     },
     routes: { prefix: normalizePrefix(routes.prefix ?? 'verification'), enabled: routes.enabled ?? true },
     methods,
+    methodsFromAccount: input.methods === undefined,
     phone: {
       defaultCountry: phone.defaultCountry ?? 'RU',
       allowedCountries: phone.allowedCountries ?? ['RU'],
@@ -563,6 +618,7 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
       coalesceStarts: limits.coalesceStarts ?? limitsEnabled,
       spendCap: limitsEnabled ? spendCap : false,
       key: limits.key,
+      ipv6PrefixLength: limits.ipv6PrefixLength ?? 64,
       beforeStart: limits.beforeStart,
     },
     owner: input.owner,

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { VerificationSandbox } from 'nestjs-phone-verification/testing';
-import { readLiveApiSettings } from './verification-env.js';
+import { assertSandboxModeAllowed, readLiveApiSettings } from './verification-env.js';
 import { VerificationTarget } from './verification-target.js';
 
 /** `from-environment`: the real API when configured, else the sandbox. `sandbox`: always the sandbox (tests). */
@@ -21,6 +21,7 @@ async function createVerificationTarget(
   choice: TargetChoice,
 ): Promise<VerificationTarget> {
   if (choice === 'from-environment' && readLiveApiSettings(config)) return VerificationTarget.live();
+  assertSandboxModeAllowed(config);
   // Auto-delivery: SMS, messenger codes and flash calls "arrive" a second after the start, as on a real phone.
   const sandbox = await VerificationSandbox.start({ port: 0, demoAccount: { autoDeliver: true } });
   new Logger('SampleApp').log(`sandbox mode: embedded sandbox listening on ${sandbox.url}`);

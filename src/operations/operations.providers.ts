@@ -3,6 +3,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { VerificationBalanceWatch } from './balance-watch.service.js';
 import { VerificationAccountService } from './verification-account.service.js';
+import { OfferedMethods } from './offered-methods.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
 import { VerificationLogger } from './verification-logger.js';
 import { VerificationMetrics } from './verification-metrics.js';
@@ -20,6 +21,7 @@ export const OPERATIONS_PROVIDERS: Provider[] = [
   VerificationBalanceWatch,
   VerificationHealthIndicator,
   VerificationTelemetry,
+  OfferedMethods,
 ];
 
 /** What a host injects: account reads, the balance watch, the health indicator. */

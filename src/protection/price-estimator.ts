@@ -15,9 +15,10 @@ interface PriceList {
  * answers with the real `cost`. Prices come from `GET /v1/prices` (never hard-coded, as the spec
  * asks) through the module's price cache (VerificationAccountService), asked again at most every
  * `pricesTtlMs` and by one caller at a time. When the list cannot be read, the last list is used
- * and no read is tried for 30 s (an outage must not slow every start); a method missing from it is estimated by the last real cost seen
- * for it, else by the highest known price; with nothing known at all, 1 minor unit (the real cost
- * is still counted when the API answers; only concurrent starts may then pass the cap).
+ * and no read is tried for 30 s (an outage must not slow every start). A method missing from the
+ * list is estimated by the last real cost seen for it; with no price known for it, by the
+ * configured worst-case price (or the highest known price, if higher): an estimate below the real
+ * cost would let concurrent starts pass the cap before their real costs are counted.
  */
 export class PriceEstimator {
   private list: PriceList | undefined;
@@ -31,6 +32,8 @@ export class PriceEstimator {
     private readonly ttlMs: number,
     private readonly now: () => number,
     private readonly logger: ProtectionLog,
+    /** Reserved for a method with no known price, minor units. */
+    private readonly worstCaseMinor: number,
   ) {}
 
   /** The estimate in minor units (kopecks), at least 1. */
@@ -39,7 +42,7 @@ export class PriceEstimator {
     const known = list?.minorByMethod.get(method) ?? this.learned.get(method);
     if (known !== undefined) return Math.max(known, 1);
     const highest = Math.max(0, ...(list?.minorByMethod.values() ?? []), ...this.learned.values());
-    return Math.max(highest, 1);
+    return Math.max(highest, this.worstCaseMinor, 1);
   }
 
   /** Remembers the real cost of a started session (used when the price list lacks the method). */

@@ -32,14 +32,27 @@ export class RequestRateLimits {
       checkPerIp: RateLimit | false;
     },
   ) {
-    this.startPerClient = StoreRateLimiter.forLimit(store, ProtectionKeys.startPerClient, limits.startPerIp);
+    // Counters one of which exists per caller are evictable: a flood of callers must not evict the
+    // per-phone ceilings, cooldowns and sessions a bounded store keeps.
+    this.startPerClient = StoreRateLimiter.forLimit(
+      store,
+      ProtectionKeys.startPerClient,
+      limits.startPerIp,
+      true,
+    );
     this.startPerPhoneAndCaller = StoreRateLimiter.forLimit(
       store,
       ProtectionKeys.startPerPhoneAndCaller,
       limits.startPerPhoneAndCaller,
+      true,
     );
     this.startPerPhone = StoreRateLimiter.forLimit(store, ProtectionKeys.startPerPhone, limits.startPerPhone);
-    this.checkPerClient = StoreRateLimiter.forLimit(store, ProtectionKeys.checkPerClient, limits.checkPerIp);
+    this.checkPerClient = StoreRateLimiter.forLimit(
+      store,
+      ProtectionKeys.checkPerClient,
+      limits.checkPerIp,
+      true,
+    );
   }
 
   /** Whether every start is counted in the store (a per-phone limit applies to every start). */

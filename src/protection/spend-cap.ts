@@ -16,6 +16,8 @@ export interface SpendCapSettings {
   currency: string;
   /** Windows start at midnight of this UTC offset when `windowMs` is a day (0: UTC). */
   utcOffsetMinutes: number;
+  /** Major units reserved for a method with no known price (see PriceEstimator). */
+  worstCasePrice: number;
 }
 
 /** A start's share of the window's budget, held from before the initiation until its real cost is known. */
@@ -29,8 +31,8 @@ export interface SpendReservation extends ProtectionHold {
  * integer minor units in the store (one counter per window, shared by every instance).
  *
  * The cost is known only after the API answered, so a start first reserves an estimate (the
- * method's current price) and is refused when the reservation would pass the cap: concurrent
- * starts cannot overshoot it. The reservation is then settled with the real cost, or given back
+ * method's current price, or `worstCasePrice` while it is not known) and is refused when the
+ * reservation would pass the cap: concurrent starts cannot overshoot it. The reservation is then settled with the real cost, or given back
  * when the API answered that nothing was sent. Windows are aligned on the epoch of the store's
  * clock shifted by `utcOffsetMinutes` (a 24 h window is a day from midnight at that offset, UTC by
  * default). The first refusal in a window emits
@@ -122,4 +124,20 @@ export class SpendCap {
       windowEndsAt: new Date(windowEndsAt),
     });
   }
+}
+
+/**
+ * In production, a deployment whose starts nothing bounds in money (no spend cap, no `beforeStart`
+ * hook such as a captcha) is told so at boot: the per-client and per-phone limits alone let many
+ * addresses and numbers spend without end.
+ */
+export function warnWhenSpendUnbounded(
+  limits: { spendCap: unknown; beforeStart?: unknown },
+  logger: ProtectionLog,
+  nodeEnv = process.env.NODE_ENV,
+): void {
+  if (nodeEnv !== 'production' || limits.spendCap !== false || limits.beforeStart !== undefined) return;
+  logger.warn(
+    'limits.spendCap is off and no limits.beforeStart hook is set: nothing bounds what starts from many addresses can spend. Set limits.spendCap ({ amount, windowMs }) or a beforeStart check (captcha).',
+  );
 }

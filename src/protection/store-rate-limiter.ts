@@ -1,5 +1,5 @@
 import { RateLimiterRedis, RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
-import type { VerificationStore } from '../store/verification-store.interface.js';
+import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
 
 /**
  * rate-limiter-flexible declares RateLimiterStoreAbstract in its types but does not export it at
@@ -22,6 +22,11 @@ export interface StoreRateLimiterOptions {
   points: number;
   /** Window length in ms (fixed window, from the first point consumed). */
   windowMs: number;
+  /**
+   * Counters anyone can create one of per caller (per-client limits): written evictable, so a
+   * flood of callers never evicts a kept entry from a bounded store. Default false.
+   */
+  evictable?: boolean;
 }
 
 /** The outcome of one consume, as a value instead of rate-limiter-flexible's resolve/reject. */
@@ -42,6 +47,7 @@ export interface ConsumeOutcome {
  */
 export class StoreRateLimiter extends RateLimiterStoreBase {
   private readonly store: VerificationStore;
+  private readonly writeOptions: StoreWriteOptions | undefined;
 
   constructor(store: VerificationStore, options: StoreRateLimiterOptions) {
     super({
@@ -51,6 +57,7 @@ export class StoreRateLimiter extends RateLimiterStoreBase {
       duration: options.windowMs / 1000,
     });
     this.store = store;
+    this.writeOptions = options.evictable ? { evictable: true } : undefined;
   }
 
   /** A limiter for one of the module's `{ points, windowMs }` options, or undefined when it is off. */
@@ -58,10 +65,11 @@ export class StoreRateLimiter extends RateLimiterStoreBase {
     store: VerificationStore,
     keyPrefix: string,
     limit: { points: number; windowMs: number } | false,
+    evictable = false,
   ): StoreRateLimiter | undefined {
     return limit === false
       ? undefined
-      : new StoreRateLimiter(store, { keyPrefix, points: limit.points, windowMs: limit.windowMs });
+      : new StoreRateLimiter(store, { keyPrefix, points: limit.points, windowMs: limit.windowMs, evictable });
   }
 
   /**
@@ -105,13 +113,13 @@ export class StoreRateLimiter extends RateLimiterStoreBase {
   _upsert(rlKey: string, points: number, msDuration: number, forceExpire = false): Promise<CounterState> {
     const ttlMs = Math.max(1, Math.round(msDuration));
     if (forceExpire) return this.overwrite(rlKey, points, ttlMs);
-    return this.store.increment(rlKey, points, ttlMs);
+    return this.store.increment(rlKey, points, ttlMs, this.writeOptions);
   }
 
   async _get(rlKey: string): Promise<CounterState | null> {
     if ((await this.store.get(rlKey)) === null) return null;
     // Adding 0 reads the counter and its window end without touching either.
-    return this.store.increment(rlKey, 0, Math.max(1, Math.round(this.msDuration)));
+    return this.store.increment(rlKey, 0, Math.max(1, Math.round(this.msDuration)), this.writeOptions);
   }
 
   async _delete(rlKey: string): Promise<boolean> {
@@ -130,7 +138,7 @@ export class StoreRateLimiter extends RateLimiterStoreBase {
   }
 
   private async overwrite(rlKey: string, points: number, ttlMs: number): Promise<CounterState> {
-    await this.store.set(rlKey, String(points), ttlMs);
+    await this.store.set(rlKey, String(points), ttlMs, this.writeOptions);
     return { value: points, expiresAt: this.store.now() + ttlMs };
   }
 }

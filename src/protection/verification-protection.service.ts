@@ -9,12 +9,14 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import { VerificationClientError } from '../verification.errors.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { runBeforeStart } from './before-start-hook.js';
+import { clientAddressKey } from './client-address.js';
+import { toMinorUnits } from './money.js';
 import { PriceEstimator } from './price-estimator.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { ResendCooldown } from './resend-cooldown.js';
-import { SpendCap, type SpendReservation } from './spend-cap.js';
+import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
 import { StartCoalescer } from './start-coalescer.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
@@ -52,6 +54,7 @@ export class VerificationProtection {
     @Optional() private readonly emitter?: EventEmitter2,
   ) {
     const limits = options.limits;
+    warnWhenSpendUnbounded(limits, logger);
     this.limits = new RequestRateLimits(store, limits);
     this.cooldown = new ResendCooldown(store, limits.resendCooldownMs);
     this.wrongCodes = new WrongCodeBudget(store, limits);
@@ -67,6 +70,7 @@ export class VerificationProtection {
             options.pricesTtlMs,
             () => store.now(),
             logger,
+            toMinorUnits(limits.spendCap.worstCasePrice) ?? 0,
           ),
           (event) => this.emit(event),
           this.logger,
@@ -74,12 +78,12 @@ export class VerificationProtection {
       : undefined;
   }
 
-  /** The caller's rate-limit key: the host's `limits.key(req)` or the client IP. */
+  /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
   clientKey(request: unknown, ip: string | undefined): string | undefined {
     const key: unknown = this.options.limits.key?.(request);
     if (typeof key === 'string' && key !== '') return key;
     if (typeof key === 'number' && Number.isFinite(key)) return String(key);
-    return ip;
+    return ip === undefined ? undefined : clientAddressKey(ip, this.options.limits.ipv6PrefixLength);
   }
 
   /**

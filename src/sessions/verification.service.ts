@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { InitiateResult, KnownVerificationMethod } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
+import { OfferedMethods } from '../operations/offered-methods.js';
 import { VerificationTelemetry, type RouteFailureContext } from '../operations/verification-telemetry.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -49,6 +50,7 @@ export class VerificationService {
     private readonly reconcileQueue: ReconcileQueue,
     private readonly telemetry: VerificationTelemetry,
     private readonly inDoubt: InDoubtStarts,
+    private readonly offered: OfferedMethods,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -71,12 +73,14 @@ export class VerificationService {
     context: RouteFailureContext,
     startedAt: number,
   ): Promise<StartView> {
-    const method = this.allowedMethod(input.method);
+    const method = this.allowedMethod(input.method, this.options.methods);
     context.method = method;
     if (typeof input.phoneNumber !== 'string')
       throw fieldError('phone_number', 'phone_number must be a string');
     const phone = this.phones.normalize(input.phoneNumber);
     context.phoneNumber = phone.e164;
+    // Only a valid start asks which methods the account has (a cached price read): bad input never reaches the API.
+    this.allowedMethod(method, await this.offered.list());
     const attempt = {
       phoneNumber: phone.e164,
       method,
@@ -200,9 +204,9 @@ export class VerificationService {
     };
   }
 
-  /** The methods this deployment offers to frontends. */
+  /** The methods this deployment offers to frontends (see OfferedMethods). */
   async methods(): Promise<MethodView[]> {
-    return this.options.methods.map((method) => ({
+    return (await this.offered.list()).map((method) => ({
       method,
       codeEntry:
         method === 'reverse_flash_call' ? 'never' : method === 'operator_id' ? 'on_fallback' : 'always',
@@ -226,15 +230,16 @@ export class VerificationService {
 
   /* ---------------------------------------------------------------- internals */
 
-  private allowedMethod(method: unknown): KnownVerificationMethod {
+  /** The method among `offered` (the deployment's candidates, then the effective list), or 400 method_not_available. */
+  private allowedMethod(method: unknown, offered: KnownVerificationMethod[]): KnownVerificationMethod {
     if (typeof method !== 'string') throw fieldError('method', 'method must be a string');
-    const found = this.options.methods.find((m) => m === method || (m === 'msgr1_otp' && method === 'msgr1'));
+    const found = offered.find((m) => m === method || (m === 'msgr1_otp' && method === 'msgr1'));
     if (!found)
       throw new VerificationClientError(
         'method_not_available',
         `Method "${method.slice(0, 40)}" is not offered here`,
         {
-          available_methods: this.options.methods,
+          available_methods: this.offered.current(),
         },
       );
     return found;

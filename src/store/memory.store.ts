@@ -1,17 +1,24 @@
 import { DueQueue } from './due-queue.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
-import type { VerificationStore } from './verification-store.interface.js';
+import type { StoreWriteOptions, VerificationStore } from './verification-store.interface.js';
 
 export interface MemoryStoreOptions {
   /** Milliseconds since the epoch; every TTL and due time is measured on it. Default `Date.now`. */
   clock?: () => number;
   /**
-   * Most key–value entries held, and most members of each due-queue. When full, the entry
-   * written least recently (for a queue: the member scheduled least recently) is evicted.
-   * Default 1,000,000.
+   * Most key–value entries held (evictable ones apart), and most members of each due-queue. When
+   * full, the entry written least recently (for a queue: the member scheduled least recently) is
+   * evicted. Default 1,000,000.
    */
   maxEntries?: number;
+  /**
+   * Most evictable entries held (the per-client counters, written with `{ evictable: true }`): a
+   * budget of their own, so that a flood of callers (one request per address) evicts only other
+   * per-client counters, never a session record, a cooldown or a per-phone limit. Default
+   * `maxEntries`.
+   */
+  maxEvictableEntries?: number;
   /** How often (real time) expired entries are swept in slices. Default 1000 ms. */
   sweepIntervalMs?: number;
 }
@@ -28,15 +35,21 @@ const SWEEP_SLICE = 10_000;
 
 /**
  * The embedded default store: one process, no persistence. Entries expire lazily on read and
- * are reclaimed by one unref'd interval that sweeps a slice of the map per tick (no timer per
+ * are reclaimed by one unref'd interval that sweeps a slice of the maps per tick (no timer per
  * key). Operations are synchronous inside, so each is atomic with respect to the others.
+ *
+ * Entries live in two maps with a bound each: kept entries and evictable ones (see
+ * StoreWriteOptions). A full map evicts its own least recently written entry, so filling one
+ * class never takes room from the other.
  */
 export class MemoryStore implements VerificationStore {
   private readonly clock: () => number;
   private readonly maxEntries: number;
+  private readonly maxEvictableEntries: number;
   private readonly entries = new Map<string, Entry>();
+  private readonly evictableEntries = new Map<string, Entry>();
   private readonly queues = new Map<string, DueQueue>();
-  private sweepCursor: Iterator<[string, Entry]> | undefined;
+  private sweepCursor: Iterator<[Map<string, Entry>, string, Entry]> | undefined;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
 
@@ -45,6 +58,12 @@ export class MemoryStore implements VerificationStore {
     this.maxEntries = options.maxEntries ?? 1_000_000;
     if (!Number.isSafeInteger(this.maxEntries) || this.maxEntries < 1) {
       throw new RangeError(`MemoryStore: maxEntries must be a positive integer, got ${options.maxEntries}`);
+    }
+    this.maxEvictableEntries = options.maxEvictableEntries ?? this.maxEntries;
+    if (!Number.isSafeInteger(this.maxEvictableEntries) || this.maxEvictableEntries < 1) {
+      throw new RangeError(
+        `MemoryStore: maxEvictableEntries must be a positive integer, got ${options.maxEvictableEntries}`,
+      );
     }
     const sweepIntervalMs = options.sweepIntervalMs ?? 1000;
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs <= 0) {
@@ -58,9 +77,9 @@ export class MemoryStore implements VerificationStore {
     return this.clock();
   }
 
-  /** Number of key–value entries held, expired ones not yet swept included. */
+  /** Number of key–value entries held (evictable ones included), expired ones not yet swept included. */
   get entryCount(): number {
-    return this.entries.size;
+    return this.entries.size + this.evictableEntries.size;
   }
 
   async get(key: string): Promise<string | null> {
@@ -68,27 +87,38 @@ export class MemoryStore implements VerificationStore {
     return this.live(key, this.clock())?.value ?? null;
   }
 
-  async set(key: string, value: string, ttlMs: number): Promise<void> {
+  async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
     this.assertOpen('set');
     assertTtl(ttlMs);
-    this.write(key, new Entry(value, this.clock() + ttlMs));
+    this.write(key, new Entry(value, this.clock() + ttlMs), options);
   }
 
-  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+  async setIfAbsent(
+    key: string,
+    value: string,
+    ttlMs: number,
+    options?: StoreWriteOptions,
+  ): Promise<boolean> {
     this.assertOpen('setIfAbsent');
     assertTtl(ttlMs);
     const now = this.clock();
     if (this.live(key, now)) return false;
-    this.write(key, new Entry(value, now + ttlMs));
+    this.write(key, new Entry(value, now + ttlMs), options);
     return true;
   }
 
   async delete(key: string): Promise<void> {
     this.assertOpen('delete');
     this.entries.delete(key);
+    this.evictableEntries.delete(key);
   }
 
-  async increment(key: string, by: number, ttlMs: number): Promise<{ value: number; expiresAt: number }> {
+  async increment(
+    key: string,
+    by: number,
+    ttlMs: number,
+    options?: StoreWriteOptions,
+  ): Promise<{ value: number; expiresAt: number }> {
     this.assertOpen('increment');
     assertIncrement(by);
     assertTtl(ttlMs);
@@ -102,7 +132,7 @@ export class MemoryStore implements VerificationStore {
       value = count + by;
       expiresAt = current.expiresAt;
     }
-    this.write(key, new Entry(String(value), expiresAt));
+    this.write(key, new Entry(String(value), expiresAt), options);
     return { value, expiresAt };
   }
 
@@ -150,40 +180,52 @@ export class MemoryStore implements VerificationStore {
     this.sweepCursor = undefined;
     this.closed = true;
     this.entries.clear();
+    this.evictableEntries.clear();
     this.queues.clear();
   }
 
   /** The entry when present and not expired; an expired one is dropped on the way. */
   private live(key: string, now: number): Entry | undefined {
-    const entry = this.entries.get(key);
+    const map = this.entries.has(key) ? this.entries : this.evictableEntries;
+    const entry = map.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt > now) return entry;
-    this.entries.delete(key);
+    map.delete(key);
     return undefined;
   }
 
-  private write(key: string, entry: Entry): void {
+  private write(key: string, entry: Entry, options: StoreWriteOptions | undefined): void {
+    const evictable = options?.evictable === true;
+    const [own, other, bound] = evictable
+      ? [this.evictableEntries, this.entries, this.maxEvictableEntries]
+      : [this.entries, this.evictableEntries, this.maxEntries];
+    other.delete(key); // The last write decides the class.
     // Re-inserting moves the key to the end of the map's order, which is the eviction order.
-    if (!this.entries.delete(key) && this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    if (!own.delete(key) && own.size >= bound) {
+      const oldest = own.keys().next().value;
+      if (oldest !== undefined) own.delete(oldest);
     }
-    this.entries.set(key, entry);
+    own.set(key, entry);
   }
 
-  /** Drops expired entries among the next slice of the map, resuming where the last tick stopped. */
+  /** Drops expired entries among the next slice of the maps, resuming where the last tick stopped. */
   private sweepSlice(): void {
     const now = this.clock();
-    this.sweepCursor ??= this.entries.entries();
+    this.sweepCursor ??= this.everyEntry();
     for (let examined = 0; examined < SWEEP_SLICE; examined++) {
       const next = this.sweepCursor.next();
       if (next.done) {
         this.sweepCursor = undefined;
         return;
       }
-      const [key, entry] = next.value;
-      if (entry.expiresAt <= now) this.entries.delete(key);
+      const [map, key, entry] = next.value;
+      if (entry.expiresAt <= now) map.delete(key);
     }
+  }
+
+  private *everyEntry(): Generator<[Map<string, Entry>, string, Entry]> {
+    for (const map of [this.entries, this.evictableEntries])
+      for (const [key, entry] of map) yield [map, key, entry];
   }
 
   private assertOpen(operation: string): void {

@@ -4,6 +4,18 @@
  * limits, cooldowns and expiries follow. Keys are opaque strings chosen by the module; a
  * store may prefix them. Values are strings (JSON where structured).
  */
+/** How a bounded store may treat an entry when it is full. */
+export interface StoreWriteOptions {
+  /**
+   * True for entries any caller can make the module create, one per caller (the per-client
+   * counters: one per IP or /64). A bounded store may evict an evictable entry, but only to make
+   * room for another evictable one; an entry written without the flag (a session record, a
+   * cooldown, a per-phone limit) is never evicted to make room for an evictable entry. The last
+   * write of a key decides its class. A store that never evicts (Redis) may ignore it.
+   */
+  evictable?: boolean;
+}
+
 export interface VerificationStore {
   /** Milliseconds since the epoch on the store's clock. */
   now(): number;
@@ -11,9 +23,9 @@ export interface VerificationStore {
   /** The value, or null when absent or expired. */
   get(key: string): Promise<string | null>;
   /** Sets the value; it expires `ttlMs` after now. */
-  set(key: string, value: string, ttlMs: number): Promise<void>;
+  set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void>;
   /** Sets the value only when absent (or expired). True when this call set it. Atomic. */
-  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  setIfAbsent(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<boolean>;
   /** Removes the key; no error when absent. */
   delete(key: string): Promise<void>;
   /**
@@ -21,7 +33,12 @@ export interface VerificationStore {
    * is set when the counter is created and not extended by later increments (a fixed
    * window); an expired counter starts again from zero. Atomic.
    */
-  increment(key: string, by: number, ttlMs: number): Promise<{ value: number; expiresAt: number }>;
+  increment(
+    key: string,
+    by: number,
+    ttlMs: number,
+    options?: StoreWriteOptions,
+  ): Promise<{ value: number; expiresAt: number }>;
 
   /** Adds or moves `member` in the due-queue `queue`, due at `dueAt` (store clock, ms). */
   schedule(queue: string, member: string, dueAt: number): Promise<void>;

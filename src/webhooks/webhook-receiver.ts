@@ -38,6 +38,8 @@ export type WebhookResult = 'processed' | 'duplicate' | 'ignored' | 'deferred';
 const CODE_REQUIRED = 'verification.code_required';
 /** How long a delivery holds its webhook-id while being processed (a crashed one frees it after this). */
 const PROCESSING_LEASE_MS = 30_000;
+/** `application/json` and the structured `+json` types (`application/cloudevents+json`). */
+const JSON_MEDIA_TYPE = /^application\/([a-z0-9.-]+\+)?json$/;
 const RAW_BODY_MISSING =
   'VerificationModule: the webhook route needs the raw request body to check signatures, and this app ' +
   'was created without it. Create the app with `NestFactory.create(AppModule, { rawBody: true })` ' +
@@ -68,12 +70,15 @@ export class WebhookReceiver {
     private readonly inDoubt: InDoubtStarts,
   ) {}
 
-  /** Handles one delivery; every outcome (also a refusal) is counted and logged once. */
-  async receive(rawBody: unknown, headers: WebhookHeaders): Promise<WebhookResult> {
+  /**
+   * Handles one delivery; every outcome (also a refusal) is counted and logged once. `bodyRead`:
+   * whether a body parser of the host read the body (false: no parser takes its content type).
+   */
+  async receive(rawBody: unknown, headers: WebhookHeaders, bodyRead = true): Promise<WebhookResult> {
     const startedAt = Date.now();
     const webhookId = firstHeader(headers['webhook-id']);
     try {
-      const result = await this.receiveChecked(rawBody, headers);
+      const result = await this.receiveChecked(rawBody, headers, bodyRead);
       this.telemetry.webhookHandled(result, { webhookId, status: 200, latencyMs: Date.now() - startedAt });
       return result;
     } catch (error) {
@@ -90,8 +95,12 @@ export class WebhookReceiver {
     }
   }
 
-  private async receiveChecked(rawBody: unknown, headers: WebhookHeaders): Promise<WebhookResult> {
-    const body = this.rawBody(rawBody, headers);
+  private async receiveChecked(
+    rawBody: unknown,
+    headers: WebhookHeaders,
+    bodyRead: boolean,
+  ): Promise<WebhookResult> {
+    const body = this.rawBody(rawBody, headers, bodyRead);
     await this.authenticate(body, headers);
     const notice = parseNotice(body);
 
@@ -168,14 +177,24 @@ export class WebhookReceiver {
     }
   }
 
-  /** The raw bytes, or a loud refusal when the app was not created with `rawBody: true`. */
-  private rawBody(rawBody: unknown, headers: WebhookHeaders): Buffer {
+  /**
+   * The raw bytes. A content type that is not JSON, or one the host's parsers do not read (Express
+   * leaves `application/merge-patch+json` unread), is a 415 the sender will not retry; only a body
+   * that was read without its raw bytes kept means the app lacks `rawBody: true`: a loud 503.
+   */
+  private rawBody(rawBody: unknown, headers: WebhookHeaders, bodyRead: boolean): Buffer {
+    const mediaType = String(headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
+    if (!JSON_MEDIA_TYPE.test(mediaType))
+      throw unsupportedMediaType('A webhook body must be application/json');
     if (Buffer.isBuffer(rawBody)) return rawBody;
-    const contentType = String(headers['content-type'] ?? '');
-    if (!/^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType))
-      throw new VerificationClientError('validation_error', 'A webhook body must be application/json', {
-        errors: [{ field: null, message: 'content-type must be application/json' }],
-      });
+    if (!hasBody(headers)) return Buffer.alloc(0);
+    if (!bodyRead)
+      throw unsupportedMediaType(
+        `This app does not read ${mediaType.slice(0, 80)} bodies; send application/json`,
+      );
     if (!this.rawBodyMissingReported) {
       this.rawBodyMissingReported = true;
       this.logger.error(RAW_BODY_MISSING);
@@ -265,4 +284,17 @@ function webhookIdKey(headers: WebhookHeaders): string | undefined {
   const id = Array.isArray(value) ? value[0] : value;
   if (typeof id !== 'string' || id === '') return undefined;
   return `webhook:${createHash('sha256').update(id).digest('base64url').slice(0, 32)}`;
+}
+
+function unsupportedMediaType(detail: string): VerificationClientError {
+  return new VerificationClientError('unsupported_media_type', detail, {
+    errors: [{ field: null, message: 'content-type must be application/json' }],
+  });
+}
+
+/** Whether the request carries a body at all (RFC 9112: a length above zero or a transfer coding). */
+function hasBody(headers: WebhookHeaders): boolean {
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const length = Number(firstHeader(headers['content-length']) ?? 0);
+  return Number.isFinite(length) && length > 0;
 }

@@ -8,6 +8,10 @@ import { WebhookReceiver, type WebhookResult } from './webhook-receiver.js';
 interface WebhookRequest {
   rawBody?: unknown;
   headers: WebhookHeaders;
+  /** Express: the request stream itself. */
+  readableEnded?: boolean;
+  /** Fastify: the Node request under it. */
+  raw?: { readableEnded?: boolean };
 }
 
 /** The 200 answer: the sender only needs the status; `result` helps whoever reads the sender's log. */
@@ -29,8 +33,19 @@ export abstract class WebhookControllerBase {
   @Post()
   @HttpCode(200)
   async receive(@Req() request: WebhookRequest): Promise<WebhookAcknowledgement> {
-    return { received: true, result: await this.receiver.receive(request.rawBody, request.headers) };
+    return {
+      received: true,
+      result: await this.receiver.receive(request.rawBody, request.headers, bodyWasRead(request)),
+    };
   }
+}
+
+/**
+ * Whether one of the host's body parsers read the request body: a parser consumes the stream, and
+ * a content type no parser takes leaves it unread (Express passes such a request on untouched).
+ */
+function bodyWasRead(request: WebhookRequest): boolean {
+  return (request.raw ?? request).readableEnded === true;
 }
 
 /** A controller class serving the webhook route at `path` (e.g. `verification/webhooks`). */

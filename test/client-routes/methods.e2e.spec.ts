@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
 
@@ -122,5 +122,86 @@ describe.each(PLATFORMS)('client routes: code methods and display data (%s)', (p
       verified_at: null,
     });
     expect(status.body).not.toHaveProperty('cost');
+  });
+});
+
+describe.each(PLATFORMS)('client routes: the methods offered by default (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, demoAccount: { enabledMethods: ['sms', 'flash_call'] } });
+  });
+  afterEach(async () => {
+    sb.clearFaults();
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  const boot = async (extra: Record<string, unknown> = {}): Promise<TestApp> =>
+    createTestApp({
+      platform,
+      module: {
+        api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
+        clock: () => sb.now(),
+        limits: { enabled: false },
+        reconcile: { enabled: false },
+        ...extra,
+      },
+    });
+  const offered = async (): Promise<unknown[]> => {
+    const res = await call(host!.url, 'GET', '/verification/methods');
+    expect(res.status).toBe(200);
+    return (res.body.methods as { method: string }[]).map((m) => m.method);
+  };
+
+  it('offers only what the account can use (its price list), and refuses another method before paying', async () => {
+    host = await boot();
+    expect(await offered()).toEqual(['flash_call', 'sms']);
+    const posts = sb.requestCount('POST /v1/verify');
+    const res = await call(host.url, 'POST', '/verification/start', {
+      phone_number: nextPhone(),
+      method: 'msgr2_bot',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error_code: 'method_not_available',
+      available_methods: ['flash_call', 'sms'],
+    });
+    expect(sb.requestCount('POST /v1/verify')).toBe(posts);
+    expect(
+      (await call(host.url, 'POST', '/verification/start', { phone_number: nextPhone(), method: 'sms' }))
+        .status,
+    ).toBe(201);
+  });
+
+  it('methods given by the host are offered as given, and the price list is not read for them', async () => {
+    host = await boot({ methods: ['sms', 'msgr2_bot'] });
+    const reads = sb.requestCount('GET /v1/prices');
+    expect(await offered()).toEqual(['sms', 'msgr2_bot']);
+    expect(sb.requestCount('GET /v1/prices')).toBe(reads);
+  });
+
+  it('while the price list cannot be read, every default method is offered; it is asked again after 30 s', async () => {
+    sb.addFault({ route: 'GET /v1/prices', kind: 'status', status: 500, count: 0 });
+    host = await boot({
+      api: {
+        baseUrl: sb.url,
+        apiKey: sb.demoAccount.apiKey,
+        apiSecret: sb.demoAccount.apiSecret,
+        maxRetries: 0,
+      },
+    });
+    const all = ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'sms', 'operator_id'];
+    expect(await offered()).toEqual(all);
+    const reads = sb.requestCount('GET /v1/prices');
+    expect(await offered()).toEqual(all);
+    expect(sb.requestCount('GET /v1/prices')).toBe(reads); // no read per request during an outage
+    sb.clearFaults();
+    await sb.advance(30_000);
+    expect(await offered()).toEqual(['flash_call', 'sms']);
   });
 });

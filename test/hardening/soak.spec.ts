@@ -46,8 +46,13 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
         api: { baseUrl: sandbox.url, apiKey: API_KEY, apiSecret: API_SECRET, timeoutMs: TIMEOUT_MS },
         webhooks: { secret: WEBHOOK_SECRET },
         expirySeconds: TTL_SECONDS,
-        // Protection on with its defaults; each virtual user is one client.
-        limits: { key: (req) => (req as { headers: Record<string, string> }).headers['x-soak-user'] },
+        // Protection on with its defaults; each virtual user is one client. The soak spends about
+        // 10,000 RUB in five minutes: the spend cap stays on (its reservations run under the faults)
+        // but above that, so that the traffic is not refused by the default 1,000 RUB a day.
+        limits: {
+          key: (req) => (req as { headers: Record<string, string> }).headers['x-soak-user'],
+          spendCap: { amount: 10_000_000, windowMs: 86_400_000 },
+        },
         clock: () => Date.now() + offset,
       },
     });

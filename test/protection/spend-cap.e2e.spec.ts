@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { SpendCapReachedEvent } from '../../src/events/verification-events.js';
 import { resolveVerificationOptions } from '../../src/verification.options.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
   freshIp,
@@ -138,11 +139,80 @@ describe.each(PLATFORMS)('spend cap (%s)', (platform) => {
     expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
   });
 
-  it('off by default: no cap, and the price list is never read', async () => {
-    fx.host = await protectedHost(fx.sb, platform, { startPerIp: false, resendCooldownMs: false });
+  it('with the price list unavailable, 60 concurrent sms starts against 9.00 make exactly 3 initiations (the worst-case price is reserved)', async () => {
+    fx.sb.addFault({ route: 'GET /v1/prices', kind: 'status', status: 500, count: 0 });
+    fx.host = await protectedHost(fx.sb, platform, { ...capOnly(9), startPerPhone: false });
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    const responses = await Promise.all(
+      Array.from({ length: 60 }, () => startFrom(fx.host!, freshIp(), freshPhone())),
+    );
+    expect(responses.filter((r) => r.status === 201)).toHaveLength(3);
+    expect(responses.filter((r) => r.body.reason === 'spend_cap')).toHaveLength(57);
+    expect(fx.sb.requestCount('POST /v1/verify') - posts).toBe(3);
+  });
+
+  it('worstCasePrice is the host setting: 4.50 reserved per unknown price lets 2 of 10 concurrent starts through a 9.00 cap', async () => {
+    fx.sb.addFault({ route: 'GET /v1/prices', kind: 'status', status: 500, count: 0 });
+    fx.host = await protectedHost(fx.sb, platform, {
+      ...capOnly(9),
+      spendCap: { amount: 9, windowMs: DAY, worstCasePrice: 4.5 },
+    });
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => startFrom(fx.host!, freshIp(), freshPhone())),
+    );
+    expect(responses.filter((r) => r.status === 201)).toHaveLength(2);
+    expect(fx.sb.requestCount('POST /v1/verify') - posts).toBe(2);
+  });
+
+  it('on by default: 1,000 RUB a UTC day (at 400 RUB an sms, the third start is refused)', async () => {
+    await fx.sb.updateAccount(fx.sb.demoAccount.apiKey, { prices: { sms: 400 } });
+    try {
+      fx.host = await protectedHost(fx.sb, platform, {
+        startPerIp: false,
+        startPerPhone: false,
+        resendCooldownMs: false,
+      });
+      for (let i = 0; i < 2; i++)
+        expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+      expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
+      expect(capEvents()).toMatchObject([{ spent: 800, cap: 1000, currency: 'RUB', windowMs: DAY }]);
+    } finally {
+      await fx.sb.updateAccount(fx.sb.demoAccount.apiKey, { prices: { sms: 3 } });
+    }
+  });
+
+  it('spendCap: false switches it off: no cap, and (with methods given) the price list is never read', async () => {
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      { startPerIp: false, resendCooldownMs: false, spendCap: false },
+      { methods: ['sms'] },
+    );
     const reads = fx.sb.requestCount('GET /v1/prices');
     for (let i = 0; i < 5; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
     expect(fx.sb.requestCount('GET /v1/prices')).toBe(reads);
+  });
+
+  it('warns at boot under NODE_ENV=production when nothing bounds spending (no spend cap, no beforeStart)', async () => {
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    const warningsWith = async (limits: Parameters<typeof protectedHost>[2]): Promise<string[]> => {
+      const logger = new CapturingLogger();
+      const host = await protectedHost(fx.sb, platform, limits, {}, { logger });
+      await host.close();
+      return logger.lines.filter((l) => l.startsWith('warn') && l.includes('limits.spendCap is off'));
+    };
+    try {
+      expect(await warningsWith({ spendCap: false })).toHaveLength(1);
+      expect(await warningsWith({ enabled: false })).toHaveLength(1);
+      expect(await warningsWith({})).toEqual([]);
+      expect(await warningsWith({ spendCap: false, beforeStart: () => true })).toEqual([]);
+      process.env.NODE_ENV = 'development';
+      expect(await warningsWith({ spendCap: false })).toEqual([]);
+    } finally {
+      process.env.NODE_ENV = nodeEnv;
+    }
   });
 });
 
@@ -163,6 +233,41 @@ describe('spend cap options', () => {
       );
     },
   );
+
+  it('defaults to 1,000 RUB a UTC day reserving 3 RUB for an unknown price; false turns it off; enabled: false too', () => {
+    const resolveLimits = (limits: Parameters<typeof resolveVerificationOptions>[0]['limits']) =>
+      resolveVerificationOptions({
+        api: { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' },
+        limits,
+      }).limits.spendCap;
+    expect(resolveLimits(undefined)).toEqual({
+      amount: 1000,
+      windowMs: DAY,
+      currency: 'RUB',
+      utcOffsetMinutes: 0,
+      worstCasePrice: 3,
+    });
+    expect(resolveLimits({ spendCap: false })).toBe(false);
+    expect(resolveLimits({ enabled: false })).toBe(false);
+    expect(resolveLimits({ spendCap: { amount: 50, windowMs: DAY, worstCasePrice: 7.5 } })).toMatchObject({
+      amount: 50,
+      worstCasePrice: 7.5,
+    });
+  });
+
+  it.each([[0], [-1], ['3'], [Number.NaN]])('worstCasePrice %j is refused at boot, naming the key', (bad) => {
+    expect(() =>
+      resolveVerificationOptions({
+        api: { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' },
+        limits: { spendCap: { amount: 10, windowMs: DAY, worstCasePrice: bad as number } },
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        name: 'VerificationOptionsError',
+        field: 'limits.spendCap.worstCasePrice',
+      }) as unknown as Error,
+    );
+  });
 
   it('defaults to UTC days and keeps a valid offset', () => {
     const resolveCap = (utcOffsetMinutes?: number) =>

@@ -99,3 +99,54 @@ describe('sample app: a half-configured environment', () => {
     }
   });
 });
+
+/**
+ * Sandbox mode serves every code through its simulated phone and lets the page move the clock: it
+ * must never be what a production deployment falls back to.
+ */
+describe('sample app: no sandbox fallback where it would be unsafe', () => {
+  it('refuses to boot when the four variables are set but empty, naming them', async () => {
+    const restore = withEnvironment({
+      VERIFICATION_API_URL: '',
+      VERIFICATION_API_KEY: '',
+      VERIFICATION_API_SECRET: ' ',
+      VERIFICATION_WEBHOOK_SECRET: '',
+    });
+    try {
+      await expect(bootstrapSampleApp({ port: 0, logger: false })).rejects.toThrow(
+        'VERIFICATION_API_URL, VERIFICATION_API_KEY, VERIFICATION_API_SECRET, VERIFICATION_WEBHOOK_SECRET set but empty',
+      );
+    } finally {
+      restore();
+    }
+  });
+
+  it.each([
+    ['none of the variables', {}],
+    ['the variables set but empty', { VERIFICATION_API_URL: '', VERIFICATION_API_KEY: '' }],
+  ])('refuses sandbox mode under NODE_ENV=production with %s', async (_label, values) => {
+    const restore = withEnvironment(values);
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      const boot = bootstrapSampleApp({ port: 0, logger: false });
+      await expect(boot).rejects.toThrow(/VERIFICATION_/);
+      await expect(boot).rejects.toThrow(/production|empty/);
+    } finally {
+      process.env.NODE_ENV = nodeEnv;
+      restore();
+    }
+  });
+
+  it('still runs the sandbox on a laptop: no variables, NODE_ENV not production', async () => {
+    const restore = withEnvironment({});
+    let sample: SampleApp | undefined;
+    try {
+      sample = await bootstrapSampleApp({ port: 0, logger: false });
+      expect(sample.mode).toBe('sandbox');
+    } finally {
+      await sample?.close();
+      restore();
+    }
+  });
+});

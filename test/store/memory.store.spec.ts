@@ -4,7 +4,7 @@ import { describeStoreContract, TestClock } from './store-contract.js';
 
 describeStoreContract('MemoryStore', {
   sharesState: false,
-  create: async (clock) => new MemoryStore({ clock }),
+  create: async (clock, _namespace, maxEntries) => new MemoryStore({ clock, maxEntries }),
 });
 
 describe('MemoryStore bounds and sweeping', () => {
@@ -24,6 +24,24 @@ describe('MemoryStore bounds and sweeping', () => {
     await expect(store.get('a')).resolves.toBe('1 again');
     await expect(store.get('c')).resolves.toBe('3');
     await expect(store.get('d')).resolves.toBe('4');
+    await store.close();
+  });
+
+  it('evicts evictable entries only among themselves, each class within its own bound', async () => {
+    const store = new MemoryStore({ maxEntries: 2, maxEvictableEntries: 3 });
+    await store.set('session', 's', 60_000);
+    await store.set('cooldown', 'c', 60_000);
+    for (let i = 0; i < 5; i++) await store.increment(`client:${i}`, 1, 60_000, { evictable: true });
+    expect(store.entryCount).toBe(5);
+    await expect(store.get('session')).resolves.toBe('s');
+    await expect(store.get('cooldown')).resolves.toBe('c');
+    await expect(store.get('client:1')).resolves.toBeNull();
+    await expect(store.get('client:2')).resolves.toBe('1');
+    // A kept write past its own bound evicts the oldest kept entry, never a client counter.
+    await store.set('limit', 'l', 60_000);
+    await expect(store.get('session')).resolves.toBeNull();
+    await expect(store.get('client:2')).resolves.toBe('1');
+    expect(store.entryCount).toBe(5);
     await store.close();
   });
 
@@ -80,6 +98,7 @@ describe('MemoryStore bounds and sweeping', () => {
 
   it('rejects bounds that are not positive', () => {
     expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(RangeError);
+    expect(() => new MemoryStore({ maxEvictableEntries: 0 })).toThrow(RangeError);
     expect(() => new MemoryStore({ sweepIntervalMs: 0 })).toThrow(RangeError);
   });
 

@@ -17,8 +17,10 @@ export interface StoreContractHarness {
   /**
    * A new store on `clock`. Stores created with the same `namespace` share their data when
    * `sharesState` is true (two instances on one Redis); different namespaces never do.
+   * `maxEntries`: a bounded store holds at most that many entries of each class (kept, evictable);
+   * a store that never evicts (Redis) ignores it.
    */
-  create(clock: () => number, namespace: string): Promise<VerificationStore>;
+  create(clock: () => number, namespace: string, maxEntries?: number): Promise<VerificationStore>;
   sharesState: boolean;
 }
 
@@ -32,8 +34,8 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
     let opened: VerificationStore[];
     let store: VerificationStore;
 
-    const open = async (ns = namespace): Promise<VerificationStore> => {
-      const created = await harness.create(clock.now, ns);
+    const open = async (ns = namespace, maxEntries?: number): Promise<VerificationStore> => {
+      const created = await harness.create(clock.now, ns, maxEntries);
       opened.push(created);
       return created;
     };
@@ -217,6 +219,60 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await store.set('text', 'not a number', 60_000);
         await expect(store.increment('text', 1, 1000)).rejects.toThrow(TypeError);
         await expect(store.get('text')).resolves.toBe('not a number');
+      });
+    });
+
+    describe('evictable entries (per-client counters)', () => {
+      it('behave like any entry: values, TTLs, set-if-absent and fixed-window counters', async () => {
+        const evictable = { evictable: true };
+        await store.set('v', 'value', 1000, evictable);
+        await expect(store.setIfAbsent('v', 'other', 1000, evictable)).resolves.toBe(false);
+        await expect(store.setIfAbsent('once', 'first', 1000, evictable)).resolves.toBe(true);
+        const start = clock.now();
+        await expect(store.increment('c', 2, 1000, evictable)).resolves.toEqual({
+          value: 2,
+          expiresAt: start + 1000,
+        });
+        clock.advance(500);
+        await expect(store.increment('c', 1, 9000, evictable)).resolves.toEqual({
+          value: 3,
+          expiresAt: start + 1000,
+        });
+        await expect(store.get('v')).resolves.toBe('value');
+        await expect(store.get('once')).resolves.toBe('first');
+        clock.advance(500);
+        await expect(store.get('v')).resolves.toBeNull();
+        await expect(store.get('c')).resolves.toBeNull();
+      });
+
+      it('can be deleted, and a key keeps one value whichever class its writes name', async () => {
+        await store.set('k', 'kept', 60_000);
+        await store.increment('k2', 1, 60_000, { evictable: true });
+        await store.set('k', 'now evictable', 60_000, { evictable: true });
+        await store.increment('k2', 1, 60_000);
+        await expect(store.get('k')).resolves.toBe('now evictable');
+        await expect(store.get('k2')).resolves.toBe('2');
+        await store.delete('k');
+        await store.delete('k2');
+        await expect(store.get('k')).resolves.toBeNull();
+        await expect(store.get('k2')).resolves.toBeNull();
+      });
+
+      it('a flood of evictable writes past the bound evicts no kept entry', async () => {
+        const bounded = await open(namespace, 10);
+        const start = clock.now();
+        await bounded.set('session', 'record', 60_000);
+        await bounded.setIfAbsent('cooldown', '1', 60_000);
+        await bounded.increment('per-phone', 1, 60_000);
+        for (let i = 0; i < 100; i++) await bounded.increment(`client:${i}`, 1, 60_000, { evictable: true });
+        await expect(bounded.get('session')).resolves.toBe('record');
+        await expect(bounded.get('cooldown')).resolves.toBe('1');
+        await expect(bounded.increment('per-phone', 1, 60_000)).resolves.toEqual({
+          value: 2,
+          expiresAt: start + 60_000,
+        });
+        // The latest per-client counters are still counted.
+        await expect(bounded.get('client:99')).resolves.toBe('1');
       });
     });
 

@@ -177,7 +177,7 @@ describe.each(PLATFORMS)('webhook route: signatures, dedupe and confirmation (%s
     expect(sb.requestCount(GET_SESSION)).toBe(before);
   });
 
-  it('answers a signed body that names no request_id, or is not JSON, with 400 and nothing else', async () => {
+  it('answers a signed body that names no request_id with 400, one that is not JSON with 415, and nothing else', async () => {
     const ts = Math.floor(sb.now() / 1000);
     const before = sb.requestCount(GET_SESSION);
     const noId = await postWebhook(
@@ -196,8 +196,8 @@ describe.each(PLATFORMS)('webhook route: signatures, dedupe and confirmation (%s
       headers: { ...textBody.headers, 'content-type': 'text/plain' },
       body: textBody.body,
     });
-    expect(text.status).toBe(400);
-    expect(text.body.error_code).toBe('validation_error');
+    expect(text.status).toBe(415);
+    expect(text.body.error_code).toBe('unsupported_media_type');
     // Malformed JSON is refused by the host's body parser before the route runs (the host's own 400).
     const malformed = await postWebhook(
       route,

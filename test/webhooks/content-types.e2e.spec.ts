@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import {
+  CapturingLogger,
+  payloadFor,
+  postWebhook,
+  signed,
+  startHost,
+  startSandbox,
+  startSession,
+} from './harness.js';
+
+/**
+ * A webhook whose content type the host does not parse is a 415 (the sender stops retrying), not a
+ * 503 "the app has no rawBody" (which the sender would retry forever and which sends the operator
+ * after a fix that is already in place). The 503 stays for an app that really lacks `rawBody: true`.
+ */
+describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+  });
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  const route = (): string => `${host!.url}/verification/webhooks`;
+  const ts = (): number => Math.floor(sb.now() / 1000);
+
+  it('unsigned, with a +json type the host does not parse: 415, no error logged, nothing asked upstream', async () => {
+    const logger = new CapturingLogger();
+    host = await startHost(platform, sb, { module: { webhooks: { signature: 'none' } }, logger });
+    const s = await startSession(host, sb, 'sms');
+    const gets = sb.requestCount('GET /v1/verify/:id');
+    const res = await postWebhook(route(), {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify(payloadFor('verification.verified', s.requestId)),
+    });
+    expect(res.status).toBe(415);
+    // Fastify refuses a content type it has no parser for itself, before the route (its own 415).
+    if (platform === 'express') {
+      expect(res.contentType).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 415, error_code: 'unsupported_media_type' });
+    }
+    expect(logger.at('error')).toEqual([]);
+    expect(logger.at('warn').some((m) => m.includes('rawBody'))).toBe(false);
+    expect(sb.requestCount('GET /v1/verify/:id')).toBe(gets);
+  });
+
+  it('signed, with a type that is not JSON: 415 unsupported_media_type from the module on both platforms', async () => {
+    const logger = new CapturingLogger();
+    host = await startHost(platform, sb, { logger });
+    const s = await startSession(host, sb, 'sms');
+    const delivery = signed(sb.demoAccount.webhookSecret, payloadFor('verification.verified', s.requestId), {
+      timestampSeconds: ts(),
+    });
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await postWebhook(route(), {
+        headers: { ...delivery.headers, 'content-type': contentType },
+        body: delivery.body,
+      });
+      expect({ contentType, status: res.status, code: res.body.error_code }).toEqual({
+        contentType,
+        status: 415,
+        code: 'unsupported_media_type',
+      });
+    }
+    expect(logger.at('error')).toEqual([]);
+    // The same delivery as application/json (with a charset) is processed.
+    const ok = await postWebhook(route(), {
+      headers: { ...delivery.headers, 'content-type': 'application/json; charset=utf-8' },
+      body: delivery.body,
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('an app really created without rawBody still answers JSON with 503 and the error naming the fix', async () => {
+    const logger = new CapturingLogger();
+    host = await startHost(platform, sb, { rawBody: false, logger, receiveWebhooks: false });
+    const merge = await postWebhook(route(), {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: '{}',
+    });
+    expect(merge.status).toBe(415);
+    expect(logger.at('error')).toEqual([]);
+    const json = await postWebhook(
+      route(),
+      signed(sb.demoAccount.webhookSecret, payloadFor('verification.verified', 'req-x'), {
+        timestampSeconds: ts(),
+      }),
+    );
+    expect(json.status).toBe(503);
+    expect(json.body.error_code).toBe('service_unavailable');
+    expect(logger.at('error')).toHaveLength(1);
+    expect(logger.at('error')[0]).toContain('rawBody: true');
+  });
+});
