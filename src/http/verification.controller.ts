@@ -26,7 +26,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
 import { clientIp } from './client-request.js';
-import { ProblemDetailsFilter } from '../verification-problem.filter.js';
+import { VerificationProblemFilter } from '../verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
 import { VerificationValidationPipe } from './validation.pipe.js';
 import {
@@ -49,7 +49,7 @@ const VALIDATION_PIPE = new VerificationValidationPipe();
  */
 @ApiTags('verification')
 @ApiProduces('application/json', 'application/problem+json')
-@UseFilters(ProblemDetailsFilter)
+@UseFilters(VerificationProblemFilter)
 export abstract class VerificationControllerBase {
   constructor(
     protected readonly verification: VerificationService,
