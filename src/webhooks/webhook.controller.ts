@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post, Req, UseFilters, type Type } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiExcludeController } from '../openapi-decorators.js';
 import { VerificationProblemFilter } from '../verification-problem.filter.js';
 import type { WebhookHeaders } from './standard-webhooks.verifier.js';
 import { WebhookReceiver, type WebhookResult } from './webhook-receiver.js';
