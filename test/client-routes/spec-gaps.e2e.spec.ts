@@ -40,7 +40,11 @@ describe('client routes across the spec gaps', () => {
         code: '1234',
       });
       expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({ error_code: 'not_pending', status: 409, verification_status: 'expired' });
+      expect(res.body).toMatchObject({
+        error_code: 'not_pending',
+        status: 409,
+        verification_status: 'expired',
+      });
     },
   );
 

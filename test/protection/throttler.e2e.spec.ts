@@ -67,7 +67,7 @@ describe.each(PLATFORMS)('a host with @nestjs/throttler as a global guard (%s)',
     expect(theirs.body).not.toHaveProperty('error_code');
   });
 
-  it("when the host throttler refuses a module route, its own 429 and Retry-After pass through untouched", async () => {
+  it('when the host throttler refuses a module route, its own 429 and Retry-After pass through untouched', async () => {
     const ip = freshIp();
     const responses = [];
     for (let i = 0; i < 5; i++)
