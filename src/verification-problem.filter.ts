@@ -27,4 +27,3 @@ export class VerificationProblemFilter implements ExceptionFilter<VerificationEr
     http.reply(response, JSON.stringify(exception.getResponse()), exception.getStatus());
   }
 }
-

@@ -56,7 +56,10 @@ export class ClientBodyGuard implements CanActivate {
         );
     }
     if (!isJson(header(headers, 'content-type')))
-      throw new VerificationClientError('unsupported_media_type', 'The request body must be application/json');
+      throw new VerificationClientError(
+        'unsupported_media_type',
+        'The request body must be application/json',
+      );
     if (bodySize(request) > this.bodyLimit)
       throw new VerificationClientError(
         'payload_too_large',
