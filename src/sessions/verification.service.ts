@@ -168,12 +168,7 @@ export class VerificationService {
 
   /** The session as a frontend may see it, fresh within one poll interval. */
   async status(verificationId: string, owner?: string): Promise<StatusView> {
-    try {
-      return await this.statusChecked(verificationId, owner);
-    } catch (error) {
-      this.telemetry.unexpectedFailure('status', error);
-      throw asVerificationError(error);
-    }
+    return this.failingAsVerificationError('status', () => this.statusChecked(verificationId, owner));
   }
 
   private async statusChecked(verificationId: string, owner: string | undefined): Promise<StatusView> {
@@ -221,12 +216,9 @@ export class VerificationService {
    * so the host never has to trust a frontend's claim.
    */
   async getVerifiedPhone(verificationId: string, owner?: string): Promise<string | null> {
-    try {
-      return await this.verifiedPhone(verificationId, owner);
-    } catch (error) {
-      this.telemetry.unexpectedFailure('getVerifiedPhone', error);
-      throw asVerificationError(error);
-    }
+    return this.failingAsVerificationError('getVerifiedPhone', () =>
+      this.verifiedPhone(verificationId, owner),
+    );
   }
 
   private async verifiedPhone(verificationId: string, owner: string | undefined): Promise<string | null> {
@@ -240,6 +232,16 @@ export class VerificationService {
   }
 
   /* ---------------------------------------------------------------- internals */
+
+  /** Runs `operation`; what is not a package error is logged and thrown as a 503 one (see asVerificationError). */
+  private async failingAsVerificationError<T>(route: string, operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.telemetry.unexpectedFailure(route, error);
+      throw asVerificationError(error);
+    }
+  }
 
   private allowedMethod(method: unknown): KnownVerificationMethod {
     if (typeof method !== 'string') throw fieldError('method', 'method must be a string');

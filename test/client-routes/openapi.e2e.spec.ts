@@ -14,6 +14,7 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
         routes: { prefix: 'phone' },
+        webhooks: { secret: `whsec_${Buffer.from('openapi-webhook-secret-0123456789').toString('base64')}` },
       },
     });
   });
@@ -32,6 +33,8 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
         '/phone/methods',
       ]),
     );
+    // The server-to-server webhook route stays out of the frontends' document.
+    expect(Object.keys(document.paths).filter((path) => path.includes('webhooks'))).toEqual([]);
     const schemas = document.components?.schemas ?? {};
     expect(Object.keys(schemas)).toEqual(
       expect.arrayContaining(['StartVerificationDto', 'CheckVerificationDto', 'StartVerificationResponse']),
