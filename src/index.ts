@@ -4,7 +4,8 @@ export {
   type VerificationOptionsFactory,
 } from './verification.module-definition.js';
 export * from './verification.options.js';
-export { ClientErrorCode, VerificationClientError } from './verification.errors.js';
+export { ClientErrorCode, VerificationClientError, VerificationError } from './verification.errors.js';
+export { VerificationProblemFilter } from './verification-problem.filter.js';
 export * from './api/index.js';
 export * from './events/verification-events.js';
 export { OnVerificationEvent } from './events/on-verification-event.decorator.js';

@@ -1,3 +1,5 @@
+import { HttpException } from '@nestjs/common';
+
 /** Error codes a frontend may receive from the client routes (`error_code` of the problem document). */
 export const ClientErrorCode = {
   validationError: 'validation_error',
@@ -13,6 +15,7 @@ export const ClientErrorCode = {
   invalidSignature: 'invalid_signature',
   payloadTooLarge: 'payload_too_large',
   unsupportedMediaType: 'unsupported_media_type',
+  crossSiteRequest: 'cross_site_request',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
@@ -30,9 +33,11 @@ const TITLES: Record<ClientErrorCode, string> = {
   invalid_signature: 'Invalid webhook signature',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
+  cross_site_request: 'Cross-site request refused',
 };
 
-const STATUSES: Record<ClientErrorCode, number> = {
+/** The HTTP status of each error code (the problem document's integer `status`). */
+export const CLIENT_ERROR_STATUSES: Readonly<Record<ClientErrorCode, number>> = {
   validation_error: 400,
   invalid_code: 400,
   method_not_available: 400,
@@ -46,39 +51,111 @@ const STATUSES: Record<ClientErrorCode, number> = {
   invalid_signature: 401,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  cross_site_request: 403,
 };
 
+const PROBLEM_TYPE_PREFIX = 'urn:nestjs-phone-verification:error:';
+
+/** The problem document of `service_unavailable` without a detail: what any other package error shows. */
+function unavailableProblem(): Record<string, unknown> {
+  return {
+    type: `${PROBLEM_TYPE_PREFIX}service_unavailable`,
+    title: TITLES.service_unavailable,
+    status: 503,
+    detail: 'Phone verification is temporarily unavailable, try again later',
+    error_code: 'service_unavailable',
+  };
+}
+
 /**
- * A refusal the frontend may see, rendered as `application/problem+json` by the module's filter.
- * `extra` holds the code-specific fields (`attempts_remaining`, `status`, `reason`, `errors`), in snake_case.
- * Never put secrets, upstream ids or costs here: everything in it reaches the browser.
+ * The base class of every error this package throws at a host's code or onto its routes. It is an
+ * HttpException, so Nest's own exception filter (or a host's) renders it without knowing the
+ * package: its response is an RFC 9457 problem document and its status the HTTP status. A package
+ * error with no meaning for a frontend renders as a bare 503 `service_unavailable`; its message and
+ * `cause` (for the operator's log) never reach the response.
  */
-export class VerificationClientError extends Error {
-  readonly status: number;
+export class VerificationError extends HttpException {
+  constructor(
+    message: string,
+    options: { cause?: unknown; status?: number; problem?: Record<string, unknown>; errorCode?: string } = {},
+  ) {
+    super(options.problem ?? unavailableProblem(), options.status ?? 503, {
+      cause: options.cause,
+      errorCode: options.errorCode ?? 'service_unavailable',
+    });
+    this.message = message;
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * A refusal the frontend may see: an HttpException whose `getResponse()` is the problem document
+ * (`application/problem+json` on the module's routes, rendered by VerificationProblemFilter) and
+ * whose `getStatus()` is its HTTP status. `extra` holds the code-specific fields
+ * (`attempts_remaining`, `verification_status`, `reason`, `errors`), in snake_case; it never holds
+ * `status`, which is always the integer HTTP status. Never put secrets, upstream ids or costs here:
+ * everything in it reaches the browser.
+ */
+export class VerificationClientError extends VerificationError {
+  declare readonly errorCode: ClientErrorCode;
   readonly title: string;
 
   constructor(
-    readonly errorCode: ClientErrorCode,
+    errorCode: ClientErrorCode,
     readonly detail?: string,
     readonly extra: Record<string, unknown> = {},
     /** Seconds for the `Retry-After` header (429, 503). */
     readonly retryAfterSeconds?: number,
+    options: { cause?: unknown } = {},
   ) {
-    super(detail ?? TITLES[errorCode]);
-    this.name = 'VerificationClientError';
-    this.status = STATUSES[errorCode];
+    const status = CLIENT_ERROR_STATUSES[errorCode];
+    super(detail ?? TITLES[errorCode], {
+      status,
+      errorCode,
+      cause: options.cause,
+      problem: problemDocument(errorCode, status, detail, extra),
+    });
     this.title = TITLES[errorCode];
   }
 
+  /** The problem document, optionally with an `instance`. */
   toProblem(instance?: string): Record<string, unknown> {
-    return {
-      type: `urn:nestjs-phone-verification:error:${this.errorCode}`,
-      title: this.title,
-      status: this.status,
-      detail: this.detail ?? this.title,
-      ...(instance ? { instance } : {}),
-      error_code: this.errorCode,
-      ...this.extra,
-    };
+    const problem = this.getResponse() as Record<string, unknown>;
+    return instance ? { ...problem, instance } : problem;
   }
+}
+
+function problemDocument(
+  errorCode: ClientErrorCode,
+  status: number,
+  detail: string | undefined,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
+  const problem: Record<string, unknown> = {
+    type: `${PROBLEM_TYPE_PREFIX}${errorCode}`,
+    title: TITLES[errorCode],
+    status,
+    detail: detail ?? TITLES[errorCode],
+    error_code: errorCode,
+    ...extra,
+  };
+  // `status` stays the integer HTTP status whatever `extra` holds (RFC 9457).
+  problem.status = status;
+  return problem;
+}
+
+/**
+ * The error to hand a host for anything that went wrong inside the module: a package error as it
+ * is, anything else (a store outage, an upstream failure, a bug) as a 503 `service_unavailable`
+ * keeping the original as its `cause` (for logs; it never reaches a response).
+ */
+export function asVerificationError(error: unknown): VerificationError {
+  if (error instanceof VerificationError) return error;
+  return new VerificationClientError(
+    'service_unavailable',
+    'Phone verification is temporarily unavailable, try again later',
+    {},
+    5,
+    { cause: error },
+  );
 }

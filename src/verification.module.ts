@@ -13,6 +13,7 @@ import {
 } from './api/api-client.options.js';
 import { VerificationApiClient } from './api/verification-api.client.js';
 import { createVerificationController } from './http/verification.controller.js';
+import { loadOpenApiDocs } from './openapi-decorators.js';
 import { OPERATIONS_EXPORTS, OPERATIONS_PROVIDERS } from './operations/operations.providers.js';
 import { createUpstreamRequestObserver } from './operations/upstream-request.observer.js';
 import { VerificationLogger } from './operations/verification-logger.js';
@@ -52,6 +53,8 @@ import {
 } from './webhooks/webhook-route.js';
 import { webhookVerifierProvider } from './webhooks/webhook-verifier.provider.js';
 
+const OPENAPI_DOCS = Symbol('VERIFICATION_OPENAPI_DOCS');
+
 /** Route paths are fixed when the module is imported (controllers are declared then). */
 export interface RouteSettings {
   routes: { prefix: string; enabled: boolean };
@@ -60,8 +63,8 @@ export interface RouteSettings {
 
 /** forRootAsync: the factory gives the options; route paths are given here, statically. */
 export type VerificationModuleAsyncOptions = typeof VERIFICATION_ASYNC_OPTIONS_TYPE & {
-  /** Prefix and switch of the client routes (default `verification`, on). */
-  routes?: RoutesOptions;
+  /** Prefix and switch of the client routes (default `verification`, on); their other options come from the factory. */
+  routes?: Pick<RoutesOptions, 'prefix' | 'enabled'>;
   /** The webhook route (default off here: give `{ enabled: true }` when the factory sets a secret). */
   webhooks?: WebhookRouteOptions;
 };
@@ -79,7 +82,7 @@ class OwnedStoreCloser implements OnApplicationShutdown {
 }
 
 function staticRouteSettings(
-  routes: RoutesOptions | undefined,
+  routes: Pick<RoutesOptions, 'prefix' | 'enabled'> | undefined,
   webhooks: (prefix: string) => WebhookRouteSettings,
 ): RouteSettings {
   const prefix = (routes?.prefix ?? 'verification').replace(/^\/+|\/+$/g, '');
@@ -97,7 +100,7 @@ function resolveWithStaticRoutes(
       'must be given statically: forRootAsync({ routes: { prefix }, useFactory }) (route paths are fixed at import)',
     );
   assertWebhookRouteMatches(raw, resolved, settings.webhooks, settings.routes.prefix);
-  return { ...resolved, routes: settings.routes };
+  return { ...resolved, routes: { ...resolved.routes, ...settings.routes } };
 }
 
 const PROVIDERS: Provider[] = [
@@ -125,6 +128,8 @@ const PROVIDERS: Provider[] = [
     }),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics],
   },
+  // The routes' OpenAPI metadata, applied at boot when @nestjs/swagger (an optional peer) is installed.
+  { provide: OPENAPI_DOCS, useFactory: loadOpenApiDocs },
   ...OPERATIONS_PROVIDERS,
   OwnedStoreCloser,
   VerificationApiClient,

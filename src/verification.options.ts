@@ -36,6 +36,14 @@ export interface RoutesOptions {
   prefix?: string;
   /** Serve the client routes (start, check, status, methods). Default true. */
   enabled?: boolean;
+  /**
+   * Origins (`https://shop.example`) whose pages may call the body routes cross-site: a request
+   * whose `Sec-Fetch-Site` is `cross-site` is refused (403 `cross_site_request`) unless its `Origin`
+   * is listed. Default none.
+   */
+  allowedOrigins?: string[];
+  /** Largest request body the body routes accept, in bytes (413 `payload_too_large` above). Default 4096. */
+  bodyLimit?: number;
 }
 
 export interface PhoneOptions {
@@ -244,6 +252,14 @@ export interface ResolvedLimits {
   beforeStart?: LimitsOptions['beforeStart'];
 }
 
+export interface ResolvedRoutes {
+  prefix: string;
+  enabled: boolean;
+  /** Serialised origins (`scheme://host[:port]`). */
+  allowedOrigins: string[];
+  bodyLimit: number;
+}
+
 /** Options after defaults were applied and validation passed. */
 export interface ResolvedVerificationOptions {
   api: Required<ApiOptions>;
@@ -256,7 +272,7 @@ export interface ResolvedVerificationOptions {
     enabled: boolean;
     confirmWithApi: boolean;
   };
-  routes: { prefix: string; enabled: boolean };
+  routes: ResolvedRoutes;
   /** The host's `methods`, or the default candidates. */
   methods: KnownVerificationMethod[];
   /** True when `methods` was not given: offer the candidates the account's price list names. */
@@ -331,6 +347,38 @@ function rateLimit(
   check(`${field}.points`, value.points, positiveInt);
   check(`${field}.windowMs`, value.windowMs, positiveInt);
   return { points: value.points, windowMs: value.windowMs };
+}
+
+/** `routes.allowedOrigins` as browsers send them in `Origin` (scheme://host[:port], no path). */
+function resolveOrigins(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    throw new VerificationOptionsError(
+      'routes.allowedOrigins',
+      'must be an array of origins like ["https://shop.example"]',
+    );
+  return value.map((origin: unknown, i) => {
+    const parsed = typeof origin === 'string' ? parseUrl(origin) : undefined;
+    if (
+      typeof origin !== 'string' ||
+      !parsed ||
+      parsed.origin === 'null' ||
+      parsed.origin !== origin.replace(/\/$/, '').toLowerCase()
+    )
+      throw new VerificationOptionsError(
+        `routes.allowedOrigins[${i}]`,
+        `must be an origin like "https://shop.example" (scheme, host and port only; got ${describe(origin)})`,
+      );
+    return parsed.origin;
+  });
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function normalizePrefix(prefix: string): string {
@@ -412,6 +460,8 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
       : `must be a URL path (got ${describe(v)})`,
   );
   optional('routes.enabled', routes.enabled, bool);
+  optional('routes.bodyLimit', routes.bodyLimit, positiveInt);
+  const allowedOrigins = resolveOrigins(routes.allowedOrigins);
 
   let methods = DEFAULT_METHODS;
   if (input.methods !== undefined) {
@@ -577,7 +627,12 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
       enabled: (webhooks.enabled ?? true) && webhooksConfigured,
       confirmWithApi: webhooks.confirmWithApi ?? true,
     },
-    routes: { prefix: normalizePrefix(routes.prefix ?? 'verification'), enabled: routes.enabled ?? true },
+    routes: {
+      prefix: normalizePrefix(routes.prefix ?? 'verification'),
+      enabled: routes.enabled ?? true,
+      allowedOrigins,
+      bodyLimit: routes.bodyLimit ?? 4096,
+    },
     methods,
     methodsFromAccount: input.methods === undefined,
     phone: {

@@ -1,7 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../openapi-decorators.js';
 import { IsString, Matches, MaxLength } from 'class-validator';
 
 export class CheckVerificationDto {
+  /** Every field of the body (see BodyFields). */
+  static readonly fields = ['verification_id', 'code'] as const;
+
   @ApiProperty({ description: 'The opaque handle returned by start' })
   @IsString()
   @MaxLength(256)

@@ -1,7 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../openapi-decorators.js';
 import { IsString, MaxLength } from 'class-validator';
 
 export class StartVerificationDto {
+  /** Every field of the body (see BodyFields). */
+  static readonly fields = ['phone_number', 'method'] as const;
+
   @ApiProperty({
     description: 'Phone number as typed; normalised to E.164 (default country applies)',
     example: '+79123456789',

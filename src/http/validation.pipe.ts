@@ -1,13 +1,16 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { VerificationClientError } from '../verification.errors.js';
 
-/** Keys that name something every object inherits (`__proto__`, `constructor`, `valueOf`, …), or `prototype`. */
-const isPollutingKey = (key: string): boolean => key === 'prototype' || key in Object.prototype;
+/** A body DTO lists its fields (all strings): anything else in a body is refused before a deep walk. */
+export interface BodyFields {
+  readonly fields: readonly string[];
+}
 
 /**
- * The client routes' own ValidationPipe (never installed globally): unknown or extra fields,
- * wrong types, non-object bodies and prototype-pollution keys are a 400 `validation_error`
- * listing the fields, before class-transformer ever sees them.
+ * The client routes' own ValidationPipe (never installed globally): non-object bodies, unknown or
+ * extra fields (prototype-pollution keys among them) and non-string values are a 400
+ * `validation_error` after a shallow look at the body's own keys, before class-validator and
+ * class-transformer walk it (a deeply nested unknown field would overflow their copy's stack).
  */
 export class VerificationValidationPipe extends ValidationPipe {
   constructor() {
@@ -36,14 +39,26 @@ export class VerificationValidationPipe extends ValidationPipe {
         throw new VerificationClientError('validation_error', 'The request body must be a JSON object', {
           errors: [{ field: null, message: 'The request body must be a JSON object' }],
         });
-      const polluting = Object.keys(value).find(isPollutingKey);
-      if (polluting !== undefined)
-        throw new VerificationClientError('validation_error', `property ${polluting} should not exist`, {
-          errors: [{ field: polluting, message: `property ${polluting} should not exist` }],
-        });
+      const fields = (metadata.metatype as Partial<BodyFields> | undefined)?.fields;
+      if (fields) assertShallowFields(value, fields);
     }
     return super.transform(value, metadata);
   }
+}
+
+/** Own keys only among `fields`, each value a string; stops at the first offence (no walk of the rest). */
+function assertShallowFields(body: object, fields: readonly string[]): void {
+  for (const key in body) {
+    if (!Object.hasOwn(body, key)) continue;
+    const field = key.slice(0, 64);
+    if (!fields.includes(key)) throw fieldError(field, `property ${field} should not exist`);
+    if (typeof (body as Record<string, unknown>)[key] !== 'string')
+      throw fieldError(field, `${field} must be a string`);
+  }
+}
+
+function fieldError(field: string, message: string): VerificationClientError {
+  return new VerificationClientError('validation_error', message, { errors: [{ field, message }] });
 }
 
 function flatten(errors: ValidationError[], parent = ''): { field: string | null; message: string }[] {

@@ -10,27 +10,27 @@ import {
   Req,
   Res,
   UseFilters,
-  UsePipes,
   type Type,
 } from '@nestjs/common';
 import {
   ApiBody,
-  ApiOkResponse,
-  ApiCreatedResponse,
+  ApiConsumes,
   ApiOperation,
   ApiParam,
-  ApiTags,
   ApiProduces,
-} from '@nestjs/swagger';
+  ApiResponse,
+  ApiTags,
+} from '../openapi-decorators.js';
 import { VerificationService } from '../sessions/verification.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-key.cookie.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
+import { ClientBodyRoute } from './client-body.guard.js';
 import { clientIp } from './client-request.js';
-import { ProblemDetailsFilter } from '../verification-problem.filter.js';
+import { VerificationProblemFilter } from '../verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
-import { VerificationValidationPipe } from './validation.pipe.js';
+import { ApiProblemResponses, ROUTE_ERROR_CODES } from './verification.problems.js';
 import {
   CheckVerificationResponse,
   StartVerificationResponse,
@@ -39,19 +39,13 @@ import {
 } from './verification.responses.js';
 
 /**
- * The body routes' validation (start, check), one instance for both. Not on the status route: there it only
- * passed the string parameter through, at the cost of Nest's pipe chain on every poll.
- */
-const VALIDATION_PIPE = new VerificationValidationPipe();
-
-/**
  * The frontend-facing routes. The handlers live here; `createVerificationController(prefix)`
  * declares a fresh subclass per registration with its own `@Controller(prefix)`, so the prefix is
  * a static option and no shared class's metadata is ever rewritten at runtime.
  */
 @ApiTags('verification')
-@ApiProduces('application/json', 'application/problem+json')
-@UseFilters(ProblemDetailsFilter)
+@ApiProduces('application/json')
+@UseFilters(VerificationProblemFilter)
 export abstract class VerificationControllerBase {
   constructor(
     protected readonly verification: VerificationService,
@@ -59,10 +53,12 @@ export abstract class VerificationControllerBase {
   ) {}
 
   @Post('start')
-  @UsePipes(VALIDATION_PIPE)
+  @ClientBodyRoute()
   @ApiOperation({ summary: 'Start a verification of a phone number' })
+  @ApiConsumes('application/json')
   @ApiBody({ type: StartVerificationDto })
-  @ApiCreatedResponse({ type: StartVerificationResponse })
+  @ApiResponse({ status: 201, type: StartVerificationResponse })
+  @ApiProblemResponses(ROUTE_ERROR_CODES.start)
   async start(
     @Body() body: StartVerificationDto,
     @Req() request: unknown,
@@ -91,11 +87,13 @@ export abstract class VerificationControllerBase {
   }
 
   @Post('check')
-  @UsePipes(VALIDATION_PIPE)
+  @ClientBodyRoute()
   @HttpCode(200)
   @ApiOperation({ summary: 'Submit the code the user received' })
+  @ApiConsumes('application/json')
   @ApiBody({ type: CheckVerificationDto })
-  @ApiOkResponse({ type: CheckVerificationResponse })
+  @ApiResponse({ status: 200, type: CheckVerificationResponse })
+  @ApiProblemResponses(ROUTE_ERROR_CODES.check)
   async check(
     @Body() body: CheckVerificationDto,
     @Req() request: unknown,
@@ -115,7 +113,8 @@ export abstract class VerificationControllerBase {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Follow a verification (poll at poll_interval_ms); resumes after a reload' })
   @ApiParam({ name: 'verification_id' })
-  @ApiOkResponse({ type: VerificationStatusResponse })
+  @ApiResponse({ status: 200, type: VerificationStatusResponse })
+  @ApiProblemResponses(ROUTE_ERROR_CODES.status)
   async status(
     @Param('verification_id') verificationId: string,
     @Req() request: unknown,
@@ -130,7 +129,8 @@ export abstract class VerificationControllerBase {
 
   @Get('methods')
   @ApiOperation({ summary: 'The verification methods this deployment offers' })
-  @ApiOkResponse({ type: VerificationMethodsResponse })
+  @ApiResponse({ status: 200, type: VerificationMethodsResponse })
+  @ApiProblemResponses(ROUTE_ERROR_CODES.methods)
   async methods(): Promise<VerificationMethodsResponse> {
     return VerificationMethodsResponse.from(await this.verification.methods());
   }

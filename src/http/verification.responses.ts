@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../openapi-decorators.js';
 import type { CheckView, MethodView, StartView, StatusView } from '../sessions/verification.views.js';
 
 /** Response bodies of the client routes (snake_case, for frontends). No cost, no upstream ids. */

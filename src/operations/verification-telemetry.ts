@@ -7,7 +7,7 @@ import {
   type VerificationEvent,
   type VerificationEventType,
 } from '../events/verification-events.js';
-import { VerificationClientError } from '../verification.errors.js';
+import { VerificationClientError, VerificationError } from '../verification.errors.js';
 import { VerificationBalanceWatch } from './balance-watch.service.js';
 import type { LogFields } from './log-redaction.js';
 import { refusalReason } from './refusal-reason.js';
@@ -119,6 +119,15 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /** A failure that is not one of the package's errors (store down, a bug) on `route`; refusals are not logged here. */
+  unexpectedFailure(route: string, error: unknown): void {
+    if (error instanceof VerificationError) return;
+    this.logger.error(`${route} failed`, {
+      route,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
+
   /** A status poll answered (debug: frontends poll every few seconds). */
   statusServed(session: ObservedSession, latencyMs: number): void {
     // Once per poll: the fields are not even built unless debug lines are written.
@@ -203,10 +212,11 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     const all: LogFields = {
       ...fields,
       error_code: error.errorCode,
-      http_status: error.status,
+      http_status: error.getStatus(),
       cause: typeof error.extra.reason === 'string' ? error.extra.reason.slice(0, 60) : undefined,
       attempts_remaining: numberOrUndefined(error.extra.attempts_remaining),
-      session_status: typeof error.extra.status === 'string' ? error.extra.status : undefined,
+      session_status:
+        typeof error.extra.verification_status === 'string' ? error.extra.verification_status : undefined,
     };
     if (error.errorCode === 'service_unavailable' && !fields.reason) this.logger.warn(`${route} failed`, all);
     else if (error.errorCode === 'validation_error') this.logger.debug(`${route} refused`, all);

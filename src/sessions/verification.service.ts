@@ -7,7 +7,7 @@ import { VerificationTelemetry, type RouteFailureContext } from '../operations/v
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import { VerificationClientError } from '../verification.errors.js';
+import { asVerificationError, VerificationClientError } from '../verification.errors.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 import { maskPhoneNumber } from './phone-mask.js';
@@ -31,8 +31,10 @@ import type {
 const CODE_PATTERN = /^\d{4,8}$/;
 
 /**
- * The operations behind the client routes, for hosts that mount their own routes too. Every
- * refusal is a VerificationClientError (rendered as problem+json by the module's filter).
+ * The operations behind the client routes, for hosts that mount their own routes too. Every error
+ * a caller receives is a VerificationError (an HttpException): a refusal is a VerificationClientError,
+ * and anything else that went wrong inside (store down, upstream garbage, a bug) becomes a 503
+ * `service_unavailable` one, its cause logged here for the operator.
  */
 @Injectable()
 export class VerificationService {
@@ -64,7 +66,7 @@ export class VerificationService {
       return await this.startLogged(input, context, startedAt);
     } catch (error) {
       this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt });
-      throw error;
+      throw asVerificationError(error);
     }
   }
 
@@ -121,7 +123,7 @@ export class VerificationService {
       return await this.checkLogged(input, context, startedAt);
     } catch (error) {
       this.telemetry.checkFailed(error, { ...context, latencyMs: Date.now() - startedAt });
-      throw error;
+      throw asVerificationError(error);
     }
   }
 
@@ -175,6 +177,10 @@ export class VerificationService {
 
   /** The session as a frontend may see it, fresh within one poll interval. */
   async status(verificationId: string, owner?: string): Promise<StatusView> {
+    return this.failingAsVerificationError('status', () => this.statusChecked(verificationId, owner));
+  }
+
+  private async statusChecked(verificationId: string, owner: string | undefined): Promise<StatusView> {
     const startedAt = Date.now();
     const requestId = this.openHandle(verificationId, owner);
     let record = await this.records.get(requestId);
@@ -219,6 +225,12 @@ export class VerificationService {
    * so the host never has to trust a frontend's claim.
    */
   async getVerifiedPhone(verificationId: string, owner?: string): Promise<string | null> {
+    return this.failingAsVerificationError('getVerifiedPhone', () =>
+      this.verifiedPhone(verificationId, owner),
+    );
+  }
+
+  private async verifiedPhone(verificationId: string, owner: string | undefined): Promise<string | null> {
     const requestId = this.handles.open(verificationId, owner);
     if (requestId === null) return null;
     const record = await this.records.get(requestId);
@@ -229,6 +241,16 @@ export class VerificationService {
   }
 
   /* ---------------------------------------------------------------- internals */
+
+  /** Runs `operation`; what is not a package error is logged and thrown as a 503 one (see asVerificationError). */
+  private async failingAsVerificationError<T>(route: string, operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.telemetry.unexpectedFailure(route, error);
+      throw asVerificationError(error);
+    }
+  }
 
   /** The method among `offered` (the deployment's candidates, then the effective list), or 400 method_not_available. */
   private allowedMethod(method: unknown, offered: KnownVerificationMethod[]): KnownVerificationMethod {
@@ -387,5 +409,7 @@ function fieldError(field: string, message: string): VerificationClientError {
 }
 
 function notPending(status: string): VerificationClientError {
-  return new VerificationClientError('not_pending', `The verification is ${status}`, { status });
+  return new VerificationClientError('not_pending', `The verification is ${status}`, {
+    verification_status: status,
+  });
 }

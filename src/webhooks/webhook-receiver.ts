@@ -87,11 +87,11 @@ export class WebhookReceiver {
         refusal?.errorCode === 'invalid_signature' ? 'invalid_signature' : 'failed',
         {
           webhookId,
-          status: refusal?.status ?? 503,
+          status: refusal?.getStatus() ?? 503,
           latencyMs: Date.now() - startedAt,
         },
       );
-      throw error;
+      throw this.failure(error);
     }
   }
 

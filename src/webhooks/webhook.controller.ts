@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Post, Req, UseFilters, type Type } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { ProblemDetailsFilter } from '../verification-problem.filter.js';
+import { ApiExcludeController } from '../openapi-decorators.js';
+import { VerificationProblemFilter } from '../verification-problem.filter.js';
 import type { WebhookHeaders } from './standard-webhooks.verifier.js';
 import { WebhookReceiver, type WebhookResult } from './webhook-receiver.js';
 
@@ -26,7 +26,7 @@ export interface WebhookAcknowledgement {
  * own `@Controller(path)`: the path is a static option, no shared class's metadata is rewritten.
  */
 @ApiExcludeController()
-@UseFilters(ProblemDetailsFilter)
+@UseFilters(VerificationProblemFilter)
 export abstract class WebhookControllerBase {
   constructor(protected readonly receiver: WebhookReceiver) {}
 

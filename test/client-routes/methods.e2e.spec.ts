@@ -81,7 +81,7 @@ describe.each(PLATFORMS)('client routes: code methods and display data (%s)', (p
     expect(res.body.awaiting_code).toBe(false);
     const early = await call(host.url, 'POST', '/verification/check', { verification_id: id, code: '1234' });
     expect(early.status).toBe(409);
-    expect(early.body).toMatchObject({ error_code: 'not_pending', status: 'sent' });
+    expect(early.body).toMatchObject({ error_code: 'not_pending', status: 409, verification_status: 'sent' });
     await sb.operator(requestId, 'fallback');
     await sb.advance(3000);
     const waiting = await call(host.url, 'GET', `/verification/status/${id}`);

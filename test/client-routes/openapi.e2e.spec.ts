@@ -14,6 +14,7 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
         routes: { prefix: 'phone' },
+        webhooks: { secret: `whsec_${Buffer.from('openapi-webhook-secret-0123456789').toString('base64')}` },
       },
     });
   });
@@ -32,6 +33,8 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
         '/phone/methods',
       ]),
     );
+    // The server-to-server webhook route stays out of the frontends' document.
+    expect(Object.keys(document.paths).filter((path) => path.includes('webhooks'))).toEqual([]);
     const schemas = document.components?.schemas ?? {};
     expect(Object.keys(schemas)).toEqual(
       expect.arrayContaining(['StartVerificationDto', 'CheckVerificationDto', 'StartVerificationResponse']),
@@ -44,5 +47,67 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
     expect(document.paths['/phone/start'].post?.responses['201']).toBeDefined();
     const startResponse = JSON.stringify(schemas.StartVerificationResponse);
     expect(startResponse).not.toMatch(/cost|request_id/);
+  });
+
+  it('describes every error response of every route as application/problem+json with its error codes', () => {
+    const document = SwaggerModule.createDocument(host.app, new DocumentBuilder().setTitle('host').build());
+    const problem = document.components?.schemas?.VerificationProblem as {
+      required?: string[];
+      properties: Record<string, { type?: string }>;
+    };
+    expect(problem.required).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'detail', 'error_code']),
+    );
+    expect(problem.properties.status.type).toBe('integer');
+    expect(problem.properties).toHaveProperty('verification_status');
+
+    /** status → error codes of one route's problem responses; fails if a 2xx lists problem+json. */
+    const errorCodes = (path: string, method: 'get' | 'post'): Record<string, string[]> => {
+      const responses = document.paths[path][method]!.responses as Record<
+        string,
+        {
+          content?: Record<
+            string,
+            { schema?: { allOf?: { properties?: Record<string, { enum?: string[] }> }[] } }
+          >;
+        }
+      >;
+      const out: Record<string, string[]> = {};
+      for (const [status, response] of Object.entries(responses)) {
+        const types = Object.keys(response.content ?? {});
+        if (status.startsWith('2')) {
+          expect({ status, types }).toEqual({ status, types: ['application/json'] });
+          continue;
+        }
+        expect({ status, types }).toEqual({ status, types: ['application/problem+json'] });
+        const schema = response.content!['application/problem+json'].schema!;
+        expect(JSON.stringify(schema)).toContain('#/components/schemas/VerificationProblem');
+        out[status] = schema.allOf!.flatMap((part) => part.properties?.error_code?.enum ?? []);
+      }
+      return out;
+    };
+    expect(errorCodes('/phone/start', 'post')).toEqual({
+      '400': ['validation_error', 'method_not_available', 'phone_not_allowed'],
+      '403': ['cross_site_request', 'start_refused'],
+      '413': ['payload_too_large'],
+      '415': ['unsupported_media_type'],
+      '429': ['rate_limit_exceeded'],
+      '503': ['service_unavailable'],
+    });
+    expect(errorCodes('/phone/check', 'post')).toEqual({
+      '400': ['validation_error', 'invalid_code', 'method_not_available'],
+      '403': ['cross_site_request'],
+      '404': ['not_found'],
+      '409': ['not_pending'],
+      '413': ['payload_too_large'],
+      '415': ['unsupported_media_type'],
+      '429': ['rate_limit_exceeded'],
+      '503': ['service_unavailable'],
+    });
+    expect(errorCodes('/phone/status/{verification_id}', 'get')).toEqual({
+      '404': ['not_found'],
+      '503': ['service_unavailable'],
+    });
+    expect(errorCodes('/phone/methods', 'get')).toEqual({ '503': ['service_unavailable'] });
   });
 });

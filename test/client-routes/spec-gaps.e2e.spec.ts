@@ -29,7 +29,7 @@ describe('client routes across the spec gaps', () => {
   }
 
   it.each([400, 409] as const)(
-    'an expired session on check is not_pending with status expired when the API answers %s',
+    'an expired session on check is not_pending with verification_status expired when the API answers %s',
     async (expiredCheckStatus) => {
       const { sb, host } = await boot({ expiredCheckStatus }, false);
       const start = await call(host.url, 'POST', '/verification/start', {
@@ -42,7 +42,11 @@ describe('client routes across the spec gaps', () => {
         code: '1234',
       });
       expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({ error_code: 'not_pending', status: 'expired' });
+      expect(res.body).toMatchObject({
+        error_code: 'not_pending',
+        status: 409,
+        verification_status: 'expired',
+      });
     },
   );
 

@@ -6,6 +6,7 @@ import {
   type DynamicModule,
   type INestApplication,
   type LoggerService,
+  type Provider,
   type Type,
 } from '@nestjs/common';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
@@ -44,7 +45,11 @@ export interface CreateTestAppOptions {
   /** Module options, or a ready DynamicModule (forRootAsync cases). */
   module: VerificationModuleOptions | DynamicModule;
   imports?: (Type | DynamicModule)[];
-  providers?: Type[];
+  /** The host's own providers (APP_GUARD, APP_FILTER, ...) and controllers, beside the module. */
+  providers?: Provider[];
+  controllers?: Type[];
+  /** Fastify's bodyLimit (default here 64 KiB; Fastify's own default is 1 MiB). */
+  bodyLimit?: number;
   rawBody?: boolean;
   /** Express `trust proxy` / Fastify `trustProxy`. */
   trustProxy?: boolean;
@@ -65,7 +70,7 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
       verificationModule,
       ...(options.imports ?? []),
     ],
-    controllers: [HostController],
+    controllers: [HostController, ...(options.controllers ?? [])],
     providers: options.providers ?? [],
   })
   class HostModule {}
@@ -77,7 +82,10 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
   let app: INestApplication;
   if (options.platform === 'fastify') {
     app = ref.createNestApplication<NestFastifyApplication>(
-      new FastifyAdapter({ trustProxy: options.trustProxy ?? false, bodyLimit: 64 * 1024 }),
+      new FastifyAdapter({
+        trustProxy: options.trustProxy ?? false,
+        bodyLimit: options.bodyLimit ?? 64 * 1024,
+      }),
       { rawBody, logger: options.logger ?? false },
     );
   } else {

@@ -33,7 +33,7 @@ export function describeProblem(problem, context, waitMs = null) {
     case 'not_found':
       return "This verification can't be found any more. Please start again.";
     case 'not_pending':
-      switch (body.status) {
+      switch (body.verification_status) {
         case 'expired':
           return 'This verification has expired. Please start again.';
         case 'verified':
@@ -69,6 +69,9 @@ export function describeProblem(problem, context, waitMs = null) {
       return 'Phone verification is temporarily unavailable. Please try again in a moment.';
     case 'payload_too_large':
       return 'That was too much text. Please shorten it and try again.';
+    case 'unsupported_media_type':
+    case 'cross_site_request':
+      return 'This page cannot send the request. Please reload it and try again.';
     case 'network_error':
       return "We can't reach the server. Please check your connection and try again.";
     default:

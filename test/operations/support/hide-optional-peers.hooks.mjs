@@ -1,8 +1,8 @@
 /**
- * Module hooks for a child Node process that must run the package as if `@nestjs/terminus` and
- * `prom-client` were not installed: resolving either (from anywhere, statically or with import())
- * fails with ERR_MODULE_NOT_FOUND, exactly as in an app that does not depend on them. The same hooks
- * run the TypeScript sources directly (a `.js` import of a `.ts` file is mapped to the `.ts` and
+ * Module hooks for a child Node process that must run the package as if `@nestjs/terminus`,
+ * `prom-client` and `@nestjs/swagger` were not installed: resolving any of them (from anywhere,
+ * statically or with import()) fails with ERR_MODULE_NOT_FOUND, exactly as in an app that does not
+ * depend on them. The same hooks run the TypeScript sources directly (a `.js` import of a `.ts` file is mapped to the `.ts` and
  * transpiled like ts-jest does), so the test needs no build.
  */
 import { existsSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-export const HIDDEN_PACKAGES = ['@nestjs/terminus', 'prom-client'];
+export const HIDDEN_PACKAGES = ['@nestjs/terminus', 'prom-client', '@nestjs/swagger'];
 
 function packageName(specifier) {
   const parts = specifier.split('/');

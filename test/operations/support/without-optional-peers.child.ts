@@ -1,7 +1,7 @@
 /**
- * Run by optional-peers.spec.ts in a child process whose hooks hide `@nestjs/terminus` and
- * `prom-client` (hide-optional-peers.hooks.mjs). Boots a host app with the package's public entry
- * point against the sandbox, starts a verification, asks the health indicator (up, then down), and
+ * Run by optional-peers.spec.ts in a child process whose hooks hide `@nestjs/terminus`,
+ * `prom-client` and `@nestjs/swagger` (hide-optional-peers.hooks.mjs). Boots a host app with the
+ * package's public entry point against the sandbox, starts a verification, asks the health indicator (up, then down), and
  * tries to turn metrics on. Prints one JSON line with what happened.
  */
 import 'reflect-metadata';
@@ -42,6 +42,7 @@ const options: VerificationModuleOptions = {
 const result: Record<string, unknown> = {
   terminusHidden: await hidden('@nestjs/terminus'),
   promClientHidden: await hidden('prom-client'),
+  swaggerHidden: await hidden('@nestjs/swagger'),
 };
 
 const app = await boot(options);

@@ -1,0 +1,94 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse } from '../openapi-decorators.js';
+import { CLIENT_ERROR_STATUSES, type ClientErrorCode } from '../verification.errors.js';
+
+/** The problem document (RFC 9457) of every refusal of the client routes, for the OpenAPI document. */
+export class VerificationProblem {
+  @ApiProperty({ example: 'urn:nestjs-phone-verification:error:invalid_code' }) type!: string;
+  @ApiProperty({ example: 'Invalid code' }) title!: string;
+  @ApiProperty({ type: 'integer', description: 'The HTTP status', example: 400 }) status!: number;
+  @ApiProperty({ example: 'The code is not correct' }) detail!: string;
+  @ApiProperty({ description: 'Stable code to branch on', example: 'invalid_code' }) error_code!: string;
+  @ApiPropertyOptional({ description: 'invalid_code: attempts left on this session', type: 'integer' })
+  attempts_remaining?: number;
+  @ApiPropertyOptional({ description: "not_pending: the verification's status (e.g. expired, verified)" })
+  verification_status?: string;
+  @ApiPropertyOptional({ description: 'rate_limit_exceeded, phone_not_allowed, start_refused: why' })
+  reason?: string;
+  @ApiPropertyOptional({ description: 'method_not_available: the methods offered', type: [String] })
+  available_methods?: string[];
+  @ApiPropertyOptional({
+    description: 'validation_error: the offending fields',
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { field: { type: 'string', nullable: true }, message: { type: 'string' } },
+    },
+  })
+  errors?: { field: string | null; message: string }[];
+}
+
+/** Refusals every body route (start, check, and later ones) can give before its handler runs (ClientBodyGuard). */
+const BODY_RULES: ClientErrorCode[] = [
+  'validation_error',
+  'cross_site_request',
+  'payload_too_large',
+  'unsupported_media_type',
+];
+
+/** The error codes each client route can answer with. */
+export const ROUTE_ERROR_CODES = {
+  start: [
+    ...BODY_RULES,
+    'method_not_available',
+    'phone_not_allowed',
+    'start_refused',
+    'rate_limit_exceeded',
+    'service_unavailable',
+  ],
+  check: [
+    ...BODY_RULES,
+    'invalid_code',
+    'method_not_available',
+    'not_found',
+    'not_pending',
+    'rate_limit_exceeded',
+    'service_unavailable',
+  ],
+  status: ['not_found', 'service_unavailable'],
+  methods: ['service_unavailable'],
+} satisfies Record<string, ClientErrorCode[]>;
+
+const PROBLEM_SCHEMA_REF = `#/components/schemas/${VerificationProblem.name}`;
+
+/**
+ * One OpenAPI response per HTTP status the route can refuse with, each `application/problem+json`
+ * with the problem schema and its `error_code` narrowed to the codes of that status, so generated
+ * clients get typed errors.
+ */
+export function ApiProblemResponses(codes: readonly ClientErrorCode[]): MethodDecorator {
+  const byStatus = new Map<number, ClientErrorCode[]>();
+  for (const code of codes) {
+    const status = CLIENT_ERROR_STATUSES[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return applyDecorators(
+    ApiExtraModels(VerificationProblem),
+    ...[...byStatus].map(([status, statusCodes]) =>
+      ApiResponse({
+        status,
+        description: statusCodes.join(', '),
+        content: {
+          'application/problem+json': {
+            schema: {
+              allOf: [
+                { $ref: PROBLEM_SCHEMA_REF },
+                { properties: { error_code: { type: 'string', enum: statusCodes } } },
+              ],
+            },
+          },
+        },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { resolveVerificationOptions, type VerificationModuleOptions } from '../../src/index.js';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { send } from '../hardening/support/responses.js';
+import { CapturingLogger } from '../support/log-capture.js';
+import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+
+const SHOP = 'https://shop.example';
+
+function expectProblem(
+  res: { status: number; headers: Headers; text: string },
+  status: number,
+  code: string,
+): void {
+  const body = JSON.parse(res.text) as Record<string, unknown>;
+  expect({ status: res.status, code: body.error_code, bodyStatus: body.status }).toEqual({
+    status,
+    code,
+    bodyStatus: status,
+  });
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+}
+
+/** A start body with an unknown field nested `depth` arrays deep (2 bytes a level). */
+function deepBody(depth: number): string {
+  return `{"phone_number":"+79123450500","method":"sms","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+}
+
+describe('routes.allowedOrigins and routes.bodyLimit are validated at boot', () => {
+  const api = { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' };
+  const resolve = (routes: unknown) =>
+    resolveVerificationOptions({ api, routes } as VerificationModuleOptions).routes;
+
+  it('defaults: no cross-site origin, 4 KiB bodies', () => {
+    expect(resolve(undefined)).toMatchObject({ allowedOrigins: [], bodyLimit: 4096 });
+  });
+
+  it('keeps origins as browsers send them, and names the bad field', () => {
+    expect(
+      resolve({ allowedOrigins: ['https://Shop.Example', 'http://localhost:5173/'] }).allowedOrigins,
+    ).toEqual(['https://shop.example', 'http://localhost:5173']);
+    expect(() => resolve({ allowedOrigins: 'https://shop.example' })).toThrow('"routes.allowedOrigins"');
+    expect(() => resolve({ allowedOrigins: ['https://shop.example/app'] })).toThrow(
+      '"routes.allowedOrigins[0]"',
+    );
+    expect(() => resolve({ allowedOrigins: [SHOP, '*'] })).toThrow('"routes.allowedOrigins[1]"');
+    expect(() => resolve({ bodyLimit: 0 })).toThrow('"routes.bodyLimit"');
+  });
+});
+
+describe.each(PLATFORMS)('the body routes accept only same-site application/json bodies (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp;
+  let shop: TestApp;
+  let roomy: TestApp;
+  const logger = new CapturingLogger();
+  let phoneSeq = 600;
+  const nextPhone = () => `+791234${String(phoneSeq++).padStart(5, '0')}`;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0 });
+    const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
+    // Protection on, with its defaults (10 starts per IP an hour): a refusal must count nothing.
+    host = await createTestApp({
+      platform,
+      module: { api, clock: () => sb.now(), reconcile: { enabled: false } },
+      // Fastify's own default limit (1 MiB), so a 1 MB body reaches the module.
+      bodyLimit: 1024 * 1024,
+    });
+    shop = await createTestApp({
+      platform,
+      module: {
+        api,
+        clock: () => sb.now(),
+        reconcile: { enabled: false },
+        limits: { enabled: false },
+        routes: { allowedOrigins: [SHOP] },
+      },
+    });
+    roomy = await createTestApp({
+      platform,
+      logger,
+      module: {
+        api,
+        clock: () => sb.now(),
+        reconcile: { enabled: false },
+        limits: { enabled: false },
+        routes: { bodyLimit: 64 * 1024 },
+      },
+    });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await shop?.close();
+    await roomy?.close();
+    await sb?.close();
+  });
+
+  it('form-encoded, multipart and text bodies are 415 unsupported_media_type and start nothing', async () => {
+    sb.resetRequestCounts();
+    const phone = nextPhone();
+    const bodies: [string, string][] = [
+      ['application/x-www-form-urlencoded', `phone_number=${encodeURIComponent(phone)}&method=sms`],
+      ['text/plain', JSON.stringify({ phone_number: phone, method: 'sms' })],
+      [
+        'multipart/form-data; boundary=X',
+        `--X\r\nContent-Disposition: form-data; name="phone_number"\r\n\r\n${phone}\r\n--X--\r\n`,
+      ],
+    ];
+    for (const [contentType, body] of bodies) {
+      for (const route of ['start', 'check']) {
+        const res = await send(`${host.url}/verification/${route}`, 'POST', body, {
+          'content-type': contentType,
+        });
+        if (platform === 'fastify' && contentType.startsWith('multipart'))
+          // Fastify has no multipart parser: it refuses the type itself, before any route runs.
+          expect(res.status).toBe(415);
+        else expectProblem(res, 415, 'unsupported_media_type');
+      }
+    }
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+    const json = await call(host.url, 'POST', '/verification/start', { phone_number: phone, method: 'sms' });
+    expect(json.status).toBe(201);
+    const charset = await send(
+      `${host.url}/verification/start`,
+      'POST',
+      JSON.stringify({ phone_number: nextPhone(), method: 'sms' }),
+      { 'content-type': 'Application/JSON; charset=utf-8' },
+    );
+    expect(charset.status).toBe(201);
+  });
+
+  it('a cross-site request is 403 cross_site_request and counts against no limit', async () => {
+    sb.resetRequestCounts();
+    const ip = {
+      'content-type': 'application/json',
+      'sec-fetch-site': 'cross-site',
+      origin: 'https://evil.example',
+    };
+    // More than the per-IP start limit (10): had the refusals been counted, the last start would be a 429.
+    for (let i = 0; i < 12; i++) {
+      const res = await send(
+        `${host.url}/verification/start`,
+        'POST',
+        JSON.stringify({ phone_number: nextPhone(), method: 'sms' }),
+        ip,
+      );
+      expectProblem(res, 403, 'cross_site_request');
+    }
+    const check = await send(
+      `${host.url}/verification/check`,
+      'POST',
+      JSON.stringify({ verification_id: 'x', code: '1234' }),
+      ip,
+    );
+    expectProblem(check, 403, 'cross_site_request');
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+    for (const site of ['same-origin', 'same-site', 'none']) {
+      const res = await send(
+        `${host.url}/verification/start`,
+        'POST',
+        JSON.stringify({ phone_number: nextPhone(), method: 'sms' }),
+        { ...ip, 'sec-fetch-site': site },
+      );
+      expect({ site, status: res.status }).toEqual({ site, status: 201 });
+    }
+  });
+
+  it('a cross-site request from an allowed origin passes; from any other origin it does not', async () => {
+    const headers = { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' };
+    const body = () => JSON.stringify({ phone_number: nextPhone(), method: 'sms' });
+    const allowed = await send(`${shop.url}/verification/start`, 'POST', body(), {
+      ...headers,
+      origin: SHOP,
+    });
+    expect(allowed.status).toBe(201);
+    for (const origin of ['https://shop.example.evil', 'http://shop.example', 'null']) {
+      const res = await send(`${shop.url}/verification/start`, 'POST', body(), { ...headers, origin });
+      expectProblem(res, 403, 'cross_site_request');
+    }
+    const noOrigin = await send(`${shop.url}/verification/start`, 'POST', body(), headers);
+    expectProblem(noOrigin, 403, 'cross_site_request');
+  });
+
+  it('a body over the limit is 413 payload_too_large in milliseconds, before any validation', async () => {
+    sb.resetRequestCounts();
+    const padded = (size: number) =>
+      JSON.stringify({ phone_number: nextPhone(), method: 'sms', pad: 'x'.repeat(size) });
+    expectProblem(
+      await send(`${host.url}/verification/start`, 'POST', padded(5_000)),
+      413,
+      'payload_too_large',
+    );
+    const startedAt = performance.now();
+    const huge = await send(`${host.url}/verification/start`, 'POST', padded(1_000_000));
+    const elapsedMs = performance.now() - startedAt;
+    expect(huge.status).toBe(413);
+    // Fastify (1 MiB limit) lets it through to the module's guard; Express' parser (100 KiB) refuses it first.
+    if (platform === 'fastify') expectProblem(huge, 413, 'payload_too_large');
+    expect(elapsedMs).toBeLessThan(400);
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+  });
+
+  it('an unknown field nested 2,000 deep is a 400 validation_error at once, with no error logged', async () => {
+    logger.lines.length = 0;
+    const body = deepBody(2000);
+    expect(body.length).toBeLessThan(64 * 1024);
+    const startedAt = performance.now();
+    const res = await send(`${roomy.url}/verification/start`, 'POST', body);
+    expect(performance.now() - startedAt).toBeLessThan(400);
+    expectProblem(res, 400, 'validation_error');
+    expect(JSON.parse(res.text)).toMatchObject({
+      errors: [{ field: 'x', message: 'property x should not exist' }],
+    });
+    // A non-string value of a known field is refused the same way, before any deep walk.
+    const nested = await send(
+      `${roomy.url}/verification/start`,
+      'POST',
+      `{"phone_number":${'['.repeat(2000)}${']'.repeat(2000)},"method":"sms"}`,
+    );
+    expectProblem(nested, 400, 'validation_error');
+    expect(logger.lines.filter((line) => /^(error|fatal)/.test(line))).toEqual([]);
+  });
+});

@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  Body,
+  Catch,
+  Controller,
+  ForbiddenException,
+  Get,
+  Injectable,
+  Param,
+  Post,
+  UnauthorizedException,
+  UseFilters,
+  type ArgumentsHost,
+  type CanActivate,
+  type ExceptionFilter,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, HttpAdapterHost } from '@nestjs/core';
+import {
+  MemoryStore,
+  VerificationClientError,
+  VerificationError,
+  VerificationProblemFilter,
+  VerificationService,
+  VerificationStoreUnavailableError,
+} from '../../src/index.js';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+
+/** A host's auth guard, global: `x-deny: unauthorized|forbidden` refuses, anything else passes. */
+@Injectable()
+class HostAuthGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const deny = context.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers['x-deny'];
+    if (deny === 'unauthorized') throw new UnauthorizedException();
+    if (deny === 'forbidden') throw new ForbiddenException('No access for you');
+    return true;
+  }
+}
+
+/** A host's own global filter for its 403s: it must see them on every route, the module's too. */
+@Catch(ForbiddenException)
+class HostForbiddenFilter implements ExceptionFilter {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  catch(exception: ForbiddenException, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse();
+    this.adapterHost.httpAdapter.reply(response, { host_filter: true, message: exception.message }, 403);
+  }
+}
+
+/** A store whose reads fail on demand, as a store that went away. */
+class FlakyStore extends MemoryStore {
+  down = false;
+  override async get(key: string): Promise<string | null> {
+    if (this.down) throw new VerificationStoreUnavailableError('get', 'connection lost');
+    return super.get(key);
+  }
+}
+
+/** A host's own routes calling VerificationService (the README's recipe), one of them with the package's filter. */
+@Controller('signup')
+class HostSignupController {
+  constructor(private readonly verification: VerificationService) {}
+
+  @Post('phone')
+  async start(@Body() body: { phone: string }): Promise<unknown> {
+    return this.verification.start({ phoneNumber: body.phone, method: 'sms' });
+  }
+
+  @Get('phone/:id')
+  async status(@Param('id') id: string): Promise<unknown> {
+    return this.verification.status(id);
+  }
+}
+
+@Controller('signup-problems')
+@UseFilters(VerificationProblemFilter)
+class HostProblemController {
+  constructor(private readonly verification: VerificationService) {}
+
+  @Post('phone')
+  async start(@Body() body: { phone: string }): Promise<unknown> {
+    return this.verification.start({ phoneNumber: body.phone, method: 'sms' });
+  }
+}
+
+describe('the package error classes', () => {
+  it('a client error is an HttpException whose response is its problem document', () => {
+    const error = new VerificationClientError('not_pending', 'The verification is expired', {
+      verification_status: 'expired',
+      status: 'expired',
+    });
+    expect(error).toBeInstanceOf(VerificationError);
+    expect(error.getStatus()).toBe(409);
+    expect(error.getResponse()).toEqual({
+      type: 'urn:nestjs-phone-verification:error:not_pending',
+      title: 'Verification is not pending',
+      status: 409,
+      detail: 'The verification is expired',
+      error_code: 'not_pending',
+      verification_status: 'expired',
+    });
+  });
+});
+
+describe.each(PLATFORMS)('the host boundary of the client routes (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let guarded: TestApp;
+  let ownRoutes: TestApp;
+  const store = new FlakyStore();
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0 });
+    const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
+    guarded = await createTestApp({
+      platform,
+      module: { api, clock: () => sb.now(), limits: { enabled: false }, reconcile: { enabled: false } },
+      providers: [
+        { provide: APP_GUARD, useClass: HostAuthGuard },
+        { provide: APP_FILTER, useClass: HostForbiddenFilter },
+      ],
+    });
+    ownRoutes = await createTestApp({
+      platform,
+      module: {
+        api,
+        clock: () => sb.now(),
+        limits: { enabled: false },
+        reconcile: { enabled: false },
+        routes: { enabled: false },
+        store,
+      },
+      controllers: [HostSignupController, HostProblemController],
+    });
+  });
+  afterAll(async () => {
+    await guarded?.close();
+    await ownRoutes?.close();
+    await sb?.close();
+  });
+
+  it("a host guard's 401 on a module route keeps its status and body (no validation_error)", async () => {
+    const res = await call(guarded.url, 'GET', '/verification/methods', undefined, {
+      'x-deny': 'unauthorized',
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).not.toMatch(/problem/);
+    expect(res.body).toEqual({ statusCode: 401, message: 'Unauthorized' });
+    const start = await call(
+      guarded.url,
+      'POST',
+      '/verification/start',
+      { phone_number: '+79123450101', method: 'sms' },
+      { 'x-deny': 'unauthorized' },
+    );
+    expect(start.status).toBe(401);
+    expect(sb.sessionsFor('+79123450101')).toHaveLength(0);
+  });
+
+  it("a host guard's 403 reaches the host's own global filter, on the module's routes as on its own", async () => {
+    for (const path of ['/verification/methods', '/verification/status/anything', '/host/ping']) {
+      const res = await call(guarded.url, 'GET', path, undefined, { 'x-deny': 'forbidden' });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 403,
+        body: { host_filter: true, message: 'No access for you' },
+      });
+    }
+    // The module's own refusals stay problem documents next to the host's global filter.
+    const res = await call(guarded.url, 'GET', '/verification/status/nope');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 404, error_code: 'not_found' });
+  });
+
+  it("a host's own route calling VerificationService with bad input answers 400 with the problem, not 500", async () => {
+    const res = await call(ownRoutes.url, 'POST', '/signup/phone', { phone: '12ab' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 400, error_code: 'validation_error' });
+    const missing = await call(ownRoutes.url, 'GET', '/signup/phone/forged-handle');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ status: 404, error_code: 'not_found' });
+  });
+
+  it('with VerificationProblemFilter on its controller, a host route answers application/problem+json', async () => {
+    const res = await call(ownRoutes.url, 'POST', '/signup-problems/phone', { phone: '12ab' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 400, error_code: 'validation_error' });
+  });
+
+  it("a failure inside the module (store down, upstream garbage) reaches a host's route as a 503 problem, never a 500", async () => {
+    const started = await call(ownRoutes.url, 'POST', '/signup/phone', { phone: '+79123450102' });
+    expect(started.status).toBe(201);
+    store.down = true;
+    try {
+      const res = await call(ownRoutes.url, 'GET', `/signup/phone/${String(started.body.verificationId)}`);
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+      expect(res.text).not.toMatch(/connection lost|VerificationStore/);
+    } finally {
+      store.down = false;
+    }
+    sb.addFault({ route: 'POST /v1/verify', count: 1, kind: 'garbage' });
+    const garbage = await call(ownRoutes.url, 'POST', '/signup/phone', { phone: '+79123450103' });
+    sb.clearFaults();
+    expect(garbage.status).toBe(503);
+    expect(garbage.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+  });
+});
