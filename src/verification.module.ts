@@ -20,6 +20,7 @@ import { VerificationMetrics } from './operations/verification-metrics.js';
 import { VerificationProtection } from './protection/verification-protection.service.js';
 import { InDoubtStarts } from './sessions/in-doubt-starts.js';
 import { ReconcileQueue } from './sessions/reconcile-queue.js';
+import { SessionRecordRecovery } from './sessions/session-record-recovery.js';
 import { SessionRecordRepository } from './sessions/session-record.repository.js';
 import { SessionRefresher } from './sessions/session-refresher.js';
 import { VerificationService } from './sessions/verification.service.js';
@@ -129,6 +130,7 @@ const PROVIDERS: Provider[] = [
   OwnedStoreCloser,
   VerificationApiClient,
   SessionRecordRepository,
+  SessionRecordRecovery,
   VerificationTracker,
   SessionRefresher,
   VerificationProtection,
