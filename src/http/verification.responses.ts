@@ -17,7 +17,9 @@ export class StartVerificationResponse {
   code_length?: number;
   @ApiPropertyOptional({ description: 'While awaiting_code: fewest digits the code may have' })
   code_length_min?: number;
-  @ApiPropertyOptional({ description: 'While awaiting_code: most digits the code may have (size the field by it)' })
+  @ApiPropertyOptional({
+    description: 'While awaiting_code: most digits the code may have (size the field by it)',
+  })
   code_length_max?: number;
   @ApiPropertyOptional({ description: 'reverse_flash_call: the number the user calls' })
   number_to_call?: string;
@@ -67,7 +69,9 @@ export class VerificationStatusResponse {
   code_length?: number;
   @ApiPropertyOptional({ description: 'While awaiting_code: fewest digits the code may have' })
   code_length_min?: number;
-  @ApiPropertyOptional({ description: 'While awaiting_code: most digits the code may have (size the field by it)' })
+  @ApiPropertyOptional({
+    description: 'While awaiting_code: most digits the code may have (size the field by it)',
+  })
   code_length_max?: number;
   @ApiPropertyOptional() number_to_call?: string;
   @ApiPropertyOptional() deep_link?: string;
