@@ -36,6 +36,7 @@ import {
   VERIFICATION_OPTIONS_TYPE,
 } from './verification.module-definition.js';
 import {
+  optionWarnings,
   resolveVerificationOptions,
   VerificationOptionsError,
   type ResolvedVerificationOptions,
@@ -101,6 +102,9 @@ function resolveWithStaticRoutes(
   return { ...resolved, routes: settings.routes };
 }
 
+/** The options that boot but look like a mistake, each logged once at boot (see `optionWarnings`). */
+const VERIFICATION_OPTION_WARNINGS = Symbol('VERIFICATION_OPTION_WARNINGS');
+
 const PROVIDERS: Provider[] = [
   {
     provide: RESOLVED_VERIFICATION_OPTIONS,
@@ -125,6 +129,15 @@ const PROVIDERS: Provider[] = [
       onRequest: createUpstreamRequestObserver(logger, metrics),
     }),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics],
+  },
+  {
+    provide: VERIFICATION_OPTION_WARNINGS,
+    useFactory: (options: ResolvedVerificationOptions, logger: VerificationLogger): string[] => {
+      const warnings = optionWarnings(options);
+      for (const warning of warnings) logger.warn(warning);
+      return warnings;
+    },
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger],
   },
   ...OPERATIONS_PROVIDERS,
   OwnedStoreCloser,

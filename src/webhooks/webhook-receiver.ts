@@ -91,6 +91,9 @@ export class WebhookReceiver {
   }
 
   private async receiveChecked(rawBody: unknown, headers: WebhookHeaders): Promise<WebhookResult> {
+    // The route is declared but the options switched webhooks off: no verifier exists, nothing is believed.
+    if (!this.options.webhooks.enabled)
+      throw new VerificationClientError('not_found', 'Webhooks are switched off here');
     const body = this.rawBody(rawBody, headers);
     await this.authenticate(body, headers);
     const notice = parseNotice(body);
