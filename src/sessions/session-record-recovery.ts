@@ -3,10 +3,13 @@ import type { VerificationSession } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationTelemetry } from '../operations/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { VerificationClientError } from '../verification.errors.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from './session-record.js';
+import { toClientError } from './upstream-error.mapper.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
 
 /**
@@ -38,10 +41,27 @@ export class SessionRecordRecovery {
     private readonly tracker: VerificationTracker,
     private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
   ) {}
 
   static unknownKey(requestId: string): string {
     return `unknown:{${requestId}}`;
+  }
+
+  /**
+   * For the client routes: the rebuilt record, or 404 `not_found` when the API does not know the
+   * session; an upstream failure is logged for the operator and answered as the routes answer it (503).
+   */
+  async require(requestId: string, owner: string | undefined): Promise<SessionRecord> {
+    let record: SessionRecord | null;
+    try {
+      record = await this.recover(requestId, owner);
+    } catch (error) {
+      await this.telemetry.upstreamFailed(error);
+      throw toClientError(error);
+    }
+    if (!record) throw new VerificationClientError('not_found');
+    return record;
   }
 
   /**

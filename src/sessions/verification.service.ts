@@ -139,7 +139,8 @@ export class VerificationService {
     if (typeof input.code !== 'string' || !CODE_PATTERN.test(input.code))
       throw fieldError('code', 'code must be 4 to 8 digits');
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
-    const record = (await this.records.get(requestId)) ?? (await this.recovered(requestId, input.owner));
+    const record =
+      (await this.records.get(requestId)) ?? (await this.recovery.require(requestId, input.owner));
     context.method = record.method;
     if (record.method === 'reverse_flash_call')
       throw new VerificationClientError(
@@ -178,7 +179,7 @@ export class VerificationService {
     const requestId = this.openHandle(verificationId, owner);
     let record = await this.records.get(requestId);
     // A record the store lost is rebuilt from the API: that read is this poll's fresh one.
-    if (!record) record = await this.recovered(requestId, owner);
+    if (!record) record = await this.recovery.require(requestId, owner);
     else
       try {
         record = await this.refresher.refresh(record, 'poll');
@@ -253,18 +254,6 @@ export class VerificationService {
     const requestId = this.handles.open(verificationId, owner);
     if (requestId === null) throw new VerificationClientError('not_found');
     return requestId;
-  }
-
-  /** A record the store lost, rebuilt from the API (the handle opened, so the session is this caller's). */
-  private async recovered(requestId: string, owner: string | undefined): Promise<SessionRecord> {
-    let record: SessionRecord | null;
-    try {
-      record = await this.recovery.recover(requestId, owner);
-    } catch (error) {
-      throw await this.upstreamFailure(error);
-    }
-    if (!record) throw new VerificationClientError('not_found');
-    return record;
   }
 
   private async initiate(
