@@ -21,6 +21,7 @@ import { VerificationMetrics } from './operations/verification-metrics.js';
 import { VerificationProtection } from './protection/verification-protection.service.js';
 import { InDoubtStarts } from './sessions/in-doubt-starts.js';
 import { ReconcileQueue } from './sessions/reconcile-queue.js';
+import { SessionRecordRecovery } from './sessions/session-record-recovery.js';
 import { SessionRecordRepository } from './sessions/session-record.repository.js';
 import { SessionRefresher } from './sessions/session-refresher.js';
 import { VerificationService } from './sessions/verification.service.js';
@@ -36,6 +37,7 @@ import {
   VERIFICATION_OPTIONS_TYPE,
 } from './verification.module-definition.js';
 import {
+  optionWarnings,
   resolveVerificationOptions,
   VerificationOptionsError,
   type ResolvedVerificationOptions,
@@ -103,6 +105,9 @@ function resolveWithStaticRoutes(
   return { ...resolved, routes: { ...resolved.routes, ...settings.routes } };
 }
 
+/** The options that boot but look like a mistake, each logged once at boot (see `optionWarnings`). */
+const VERIFICATION_OPTION_WARNINGS = Symbol('VERIFICATION_OPTION_WARNINGS');
+
 const PROVIDERS: Provider[] = [
   {
     provide: RESOLVED_VERIFICATION_OPTIONS,
@@ -130,10 +135,20 @@ const PROVIDERS: Provider[] = [
   },
   // The routes' OpenAPI metadata, applied at boot when @nestjs/swagger (an optional peer) is installed.
   { provide: OPENAPI_DOCS, useFactory: loadOpenApiDocs },
+  {
+    provide: VERIFICATION_OPTION_WARNINGS,
+    useFactory: (options: ResolvedVerificationOptions, logger: VerificationLogger): string[] => {
+      const warnings = optionWarnings(options);
+      for (const warning of warnings) logger.warn(warning);
+      return warnings;
+    },
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger],
+  },
   ...OPERATIONS_PROVIDERS,
   OwnedStoreCloser,
   VerificationApiClient,
   SessionRecordRepository,
+  SessionRecordRecovery,
   VerificationTracker,
   SessionRefresher,
   VerificationProtection,

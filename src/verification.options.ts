@@ -1,9 +1,14 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
+import { isSupportedCountry } from 'libphonenumber-js/max';
 import type { VerificationApiClientOptions } from './api/api-client.options.js';
 import { VERIFICATION_METHODS, type KnownVerificationMethod } from './api/api.types.js';
 import type { VerificationStore } from './store/verification-store.interface.js';
 
-/** What `owner(req)` and `limits.key` receive: the raw Express or Fastify request. */
+/**
+ * What `owner(req)` and `limits.key(req)` receive: the raw Express or Fastify request. Both are
+ * declared as methods, so a host annotates the request type its platform gives, without a cast:
+ * `owner: (req: Request) => req.user?.id` (Express) or `(req: FastifyRequest) => …` (Fastify).
+ */
 export type HostRequest = unknown;
 
 /** The API and its credentials: the client's options without its observation hook (the module wires it). */
@@ -116,7 +121,7 @@ export interface LimitsOptions {
    */
   spendCap?: SpendCapOptions | false;
   /** How the per-client key is derived. Default: the client IP (trust-proxy aware), IPv6 by network prefix. */
-  key?: (req: HostRequest) => string | undefined;
+  key?(req: HostRequest): string | undefined;
   /**
    * Length of the IPv6 prefix that is one client for the default key (one subscriber holds a whole
    * /64). IPv4-mapped IPv6 counts as the IPv4 address. Default 64; from 32 to 128.
@@ -192,7 +197,7 @@ export interface VerificationModuleOptions {
   phone?: PhoneOptions;
   limits?: LimitsOptions;
   /** Who the caller is (user id); binds handles to it. */
-  owner?: (req: HostRequest) => string | undefined | Promise<string | undefined>;
+  owner?(req: HostRequest): string | undefined | Promise<string | undefined>;
   /** Default: a MemoryStore. */
   store?: StoreOption;
   reconcile?: ReconcileOptions;
@@ -381,6 +386,31 @@ function parseUrl(text: string): URL | undefined {
   }
 }
 
+/** Common non-ISO spellings of a country, and the ISO 3166 code meant. */
+const ISO_SPELLINGS: Record<string, string> = { UK: 'GB', EN: 'GB', EL: 'GR' };
+
+/** A code libphonenumber-js has numbering data for (a code it does not know would refuse every number). */
+const knownCountry: Check = (v) => {
+  if (isSupportedCountry(v as string)) return undefined;
+  const meant = ISO_SPELLINGS[v as string];
+  return `is not an ISO 3166 alpha-2 country code with phone numbering data (got ${describe(v)}${
+    meant ? `; did you mean "${meant}"?` : ''
+  })`;
+};
+
+/**
+ * Options that boot but are probably not what the host meant: the module logs each one at boot.
+ * Never echoes secrets.
+ */
+export function optionWarnings(options: ResolvedVerificationOptions): string[] {
+  const warnings: string[] = [];
+  if (/\/v1$/i.test(options.api.baseUrl))
+    warnings.push(
+      'option "api.baseUrl" ends in /v1, and the module adds /v1 to every path itself (/v1/v1/verify would answer 404): give the URL without it',
+    );
+  return warnings;
+}
+
 function normalizePrefix(prefix: string): string {
   return prefix.replace(/^\/+|\/+$/g, '');
 }
@@ -478,19 +508,27 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
   }
 
   const phone = (input.phone ?? {}) as PhoneOptions;
-  optional('phone.defaultCountry', phone.defaultCountry, (v) =>
-    typeof v === 'string' && /^[A-Z]{2}$/.test(v)
-      ? undefined
-      : `must be an ISO 3166 alpha-2 code like "RU" (got ${describe(v)})`,
+  optional(
+    'phone.defaultCountry',
+    phone.defaultCountry,
+    (v) =>
+      typeof v === 'string' && /^[A-Z]{2}$/.test(v)
+        ? undefined
+        : `must be an ISO 3166 alpha-2 code like "RU" (got ${describe(v)})`,
+    knownCountry,
   );
   if (phone.allowedCountries !== undefined) {
     if (!Array.isArray(phone.allowedCountries) || phone.allowedCountries.length === 0)
       throw new VerificationOptionsError('phone.allowedCountries', 'must be a non-empty array like ["RU"]');
     phone.allowedCountries.forEach((c, i) =>
-      check(`phone.allowedCountries[${i}]`, c, (v) =>
-        typeof v === 'string' && /^[A-Z]{2}$/.test(v)
-          ? undefined
-          : `must be an ISO 3166 alpha-2 code (got ${describe(v)})`,
+      check(
+        `phone.allowedCountries[${i}]`,
+        c,
+        (v) =>
+          typeof v === 'string' && /^[A-Z]{2}$/.test(v)
+            ? undefined
+            : `must be an ISO 3166 alpha-2 code (got ${describe(v)})`,
+        knownCountry,
       ),
     );
   }

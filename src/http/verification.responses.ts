@@ -13,7 +13,14 @@ export class StartVerificationResponse {
   @ApiProperty({ description: 'Whether a code field is to be shown now' }) awaiting_code!: boolean;
   @ApiProperty({ description: 'An identical pending start was handed back (no new charge)' })
   resumed!: boolean;
-  @ApiPropertyOptional() code_length?: number;
+  @ApiPropertyOptional({ description: 'Exact digits of the code, when the API gives it' })
+  code_length?: number;
+  @ApiPropertyOptional({ description: 'While awaiting_code: fewest digits the code may have' })
+  code_length_min?: number;
+  @ApiPropertyOptional({
+    description: 'While awaiting_code: most digits the code may have (size the field by it)',
+  })
+  code_length_max?: number;
   @ApiPropertyOptional({ description: 'reverse_flash_call: the number the user calls' })
   number_to_call?: string;
   @ApiPropertyOptional({ description: 'msgr2_bot: link (or QR code) that opens the bot' }) deep_link?: string;
@@ -30,6 +37,8 @@ export class StartVerificationResponse {
       awaiting_code: view.awaitingCode,
       resumed: view.resumed,
       code_length: view.codeLength,
+      code_length_min: view.codeLengthMin,
+      code_length_max: view.codeLengthMax,
       number_to_call: view.numberToCall,
       deep_link: view.deepLink,
     });
@@ -56,7 +65,14 @@ export class VerificationStatusResponse {
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) verified_at!: string | null;
   @ApiProperty() awaiting_code!: boolean;
   @ApiProperty() poll_interval_ms!: number;
-  @ApiPropertyOptional() code_length?: number;
+  @ApiPropertyOptional({ description: 'Exact digits of the code, when the API gives it' })
+  code_length?: number;
+  @ApiPropertyOptional({ description: 'While awaiting_code: fewest digits the code may have' })
+  code_length_min?: number;
+  @ApiPropertyOptional({
+    description: 'While awaiting_code: most digits the code may have (size the field by it)',
+  })
+  code_length_max?: number;
   @ApiPropertyOptional() number_to_call?: string;
   @ApiPropertyOptional() deep_link?: string;
 
@@ -71,6 +87,8 @@ export class VerificationStatusResponse {
       awaiting_code: view.awaitingCode,
       poll_interval_ms: view.pollIntervalMs,
       code_length: view.codeLength,
+      code_length_min: view.codeLengthMin,
+      code_length_max: view.codeLengthMax,
       number_to_call: view.numberToCall,
       deep_link: view.deepLink,
     });

@@ -60,8 +60,23 @@ export class SessionRecordRepository {
 
   /** `raw`: the record already serialised (`JSON.stringify(record)`), when the caller has it. */
   async save(record: SessionRecord, raw = JSON.stringify(record)): Promise<void> {
-    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
-    await this.store.set(SessionRecordRepository.key(record.requestId), raw, ttl);
+    await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record));
     this.#storedAs.set(record, raw);
+  }
+
+  /** Saves only when no record of the session is stored (a rebuilt one never overwrites a newer one). */
+  async saveIfAbsent(record: SessionRecord): Promise<boolean> {
+    const raw = JSON.stringify(record);
+    const saved = await this.store.setIfAbsent(
+      SessionRecordRepository.key(record.requestId),
+      raw,
+      this.#ttl(record),
+    );
+    if (saved) this.#storedAs.set(record, raw);
+    return saved;
+  }
+
+  #ttl(record: SessionRecord): number {
+    return Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
   }
 }

@@ -44,3 +44,21 @@ export function awaitsCode(record: Pick<SessionRecord, 'method' | 'awaitingCode'
       return true;
   }
 }
+
+/** Digits a code may have: the spec's bounds of a check request, for a session whose exact length the API did not give. */
+export const CODE_LENGTH_BOUNDS = { min: 4, max: 8 } as const;
+
+/**
+ * The digits the code field takes while a code is awaited: exactly `codeLength` when the API gave
+ * it, else the spec's bounds (operator_id's SMS fallback, whose length the API does not say, and a
+ * record rebuilt after a restart). Nothing while no code is awaited.
+ */
+export function codeLengthRange(
+  record: Pick<SessionRecord, 'method' | 'awaitingCode' | 'status' | 'codeLength'>,
+): { codeLengthMin: number; codeLengthMax: number } | undefined {
+  if (!awaitsCode(record)) return undefined;
+  const exact = record.codeLength;
+  return exact === undefined
+    ? { codeLengthMin: CODE_LENGTH_BOUNDS.min, codeLengthMax: CODE_LENGTH_BOUNDS.max }
+    : { codeLengthMin: exact, codeLengthMax: exact };
+}

@@ -13,8 +13,15 @@ import { InDoubtStarts } from './in-doubt-starts.js';
 import { maskPhoneNumber } from './phone-mask.js';
 import { PhoneNumberNormalizer } from './phone-number.normalizer.js';
 import { ReconcileQueue } from './reconcile-queue.js';
+import { SessionRecordRecovery } from './session-record-recovery.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import { awaitsCode, isTerminal, pollIntervalMs, type SessionRecord } from './session-record.js';
+import {
+  awaitsCode,
+  codeLengthRange,
+  isTerminal,
+  pollIntervalMs,
+  type SessionRecord,
+} from './session-record.js';
 import { SessionRefresher } from './session-refresher.js';
 import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
@@ -53,6 +60,7 @@ export class VerificationService {
     private readonly telemetry: VerificationTelemetry,
     private readonly inDoubt: InDoubtStarts,
     private readonly offered: OfferedMethods,
+    private readonly recovery: SessionRecordRecovery,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -108,6 +116,7 @@ export class VerificationService {
       pollIntervalMs: pollIntervalMs(record.method),
       resendAvailableAt: outcome.resendAvailableAt,
       codeLength: record.codeLength,
+      ...codeLengthRange(record),
       numberToCall: record.numberToCall,
       deepLink: record.deepLink,
       awaitingCode: awaitsCode(record),
@@ -137,8 +146,8 @@ export class VerificationService {
     if (typeof input.code !== 'string' || !CODE_PATTERN.test(input.code))
       throw fieldError('code', 'code must be 4 to 8 digits');
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
-    const record = await this.records.get(requestId);
-    if (!record) throw new VerificationClientError('not_found');
+    const record =
+      (await this.records.get(requestId)) ?? (await this.recovery.require(requestId, input.owner));
     context.method = record.method;
     if (record.method === 'reverse_flash_call')
       throw new VerificationClientError(
@@ -184,16 +193,18 @@ export class VerificationService {
     const startedAt = Date.now();
     const requestId = this.openHandle(verificationId, owner);
     let record = await this.records.get(requestId);
-    if (!record) throw new VerificationClientError('not_found');
-    try {
-      record = await this.refresher.refresh(record, 'poll');
-    } catch (error) {
-      // The last known state keeps the page alive; the reconciler and webhooks catch up.
-      if (error instanceof VerificationApiError && error.status === 404)
-        throw new VerificationClientError('not_found');
-      if (!(error instanceof VerificationListenerError)) this.telemetry.statusServedStale(record, error);
-      record = (await this.records.get(requestId)) ?? record;
-    }
+    // A record the store lost is rebuilt from the API: that read is this poll's fresh one.
+    if (!record) record = await this.recovery.require(requestId, owner);
+    else
+      try {
+        record = await this.refresher.refresh(record, 'poll');
+      } catch (error) {
+        // The last known state keeps the page alive; the reconciler and webhooks catch up.
+        if (error instanceof VerificationApiError && error.status === 404)
+          throw new VerificationClientError('not_found');
+        if (!(error instanceof VerificationListenerError)) this.telemetry.statusServedStale(record, error);
+        record = (await this.records.get(requestId)) ?? record;
+      }
     this.telemetry.statusServed(record, Date.now() - startedAt);
     return {
       verificationId,
@@ -205,6 +216,7 @@ export class VerificationService {
       awaitingCode: awaitsCode(record),
       pollIntervalMs: pollIntervalMs(record.method),
       codeLength: record.codeLength,
+      ...codeLengthRange(record),
       numberToCall: record.numberToCall,
       deepLink: record.deepLink,
     };
@@ -234,7 +246,10 @@ export class VerificationService {
     const requestId = this.handles.open(verificationId, owner);
     if (requestId === null) return null;
     const record = await this.records.get(requestId);
-    if (!record) return null;
+    if (!record) {
+      const recovered = await this.recovery.recover(requestId, owner);
+      return recovered?.status === 'verified' ? recovered.phoneNumber : null;
+    }
     const session = await this.api.getSession(requestId);
     const observed = await this.observeQuietly(session, 'poll', record);
     return observed.status === 'verified' ? observed.phoneNumber : null;

@@ -11,7 +11,11 @@ export interface StartView {
   expiresAt: Date;
   pollIntervalMs: number;
   resendAvailableAt: Date | null;
+  /** Exact digits of the code, when the API gave it. */
   codeLength?: number;
+  /** While a code is awaited: the digits it may have (both `codeLength` when known, else the spec's 4 and 8). */
+  codeLengthMin?: number;
+  codeLengthMax?: number;
   numberToCall?: string;
   deepLink?: string;
   awaitingCode: boolean;
@@ -36,6 +40,9 @@ export interface StatusView {
   awaitingCode: boolean;
   pollIntervalMs: number;
   codeLength?: number;
+  /** As in StartView: set while a code is awaited. */
+  codeLengthMin?: number;
+  codeLengthMax?: number;
   numberToCall?: string;
   deepLink?: string;
 }

@@ -100,6 +100,9 @@ export class WebhookReceiver {
     headers: WebhookHeaders,
     bodyRead: boolean,
   ): Promise<WebhookResult> {
+    // The route is declared but the options switched webhooks off: no verifier exists, nothing is believed.
+    if (!this.options.webhooks.enabled)
+      throw new VerificationClientError('not_found', 'Webhooks are switched off here');
     const body = this.rawBody(rawBody, headers, bodyRead);
     await this.authenticate(body, headers);
     const notice = parseNotice(body);

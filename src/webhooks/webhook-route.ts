@@ -67,10 +67,12 @@ export function assertWebhookRouteMatches(
       'webhooks.enabled',
       'must be given statically when the factory configures webhooks: forRootAsync({ webhooks: { enabled: true, path? }, useFactory }) (routes are declared at import)',
     );
-  if (route.enabled && !resolved.webhooks.enabled)
+  // A factory may switch a declared route off from configuration (`webhooks: { enabled: false }`):
+  // the route then answers 404 and the reconciler polls at the spec's pace.
+  if (route.enabled && !resolved.webhooks.enabled && raw.webhooks?.enabled !== false)
     throw new VerificationOptionsError(
       'webhooks.secret',
-      'is required: the webhook route is declared (webhooks.enabled) but no secret, verifier or signature: "none" was given',
+      'is required: the webhook route is declared (webhooks.enabled) but no secret, verifier or signature: "none" was given (or return webhooks: { enabled: false } to switch it off)',
     );
   if (raw.webhooks?.path !== undefined && webhookRoutePath(prefix, raw.webhooks.path) !== route.path)
     throw new VerificationOptionsError(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import {
+  optionWarnings,
   resolveVerificationOptions,
   VerificationOptionsError,
   type VerificationModuleOptions,
@@ -52,5 +53,43 @@ describe('operations options', () => {
     expect(options.metrics).toEqual({ enabled: true, registry, prefix: 'shop_' });
     expect(options.logger).toBe(logger);
     expect(options.logLevels).toBe(false);
+  });
+
+  it.each([
+    [{ phone: { defaultCountry: 'UK' } }, 'phone.defaultCountry', '"UK"; did you mean "GB"?'],
+    [{ phone: { allowedCountries: ['RU', 'UK'] } }, 'phone.allowedCountries[1]', 'did you mean "GB"?'],
+    [{ phone: { allowedCountries: ['ZZ'] } }, 'phone.allowedCountries[0]', 'not an ISO 3166 alpha-2 country'],
+  ])(
+    'a country code libphonenumber-js does not know (%j) stops the boot, naming %s',
+    (extra, field, problem) => {
+      let thrown: unknown;
+      try {
+        resolve(extra);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(VerificationOptionsError);
+      expect((thrown as VerificationOptionsError).field).toBe(field);
+      expect((thrown as Error).message).toContain(problem);
+    },
+  );
+
+  it('"UK" is refused where "GB" boots, and the other real codes boot too', () => {
+    expect(() => resolve({ phone: { defaultCountry: 'UK' } })).toThrow(VerificationOptionsError);
+    expect(
+      resolve({ phone: { defaultCountry: 'GB', allowedCountries: ['GB', 'KZ', 'BY', 'RU'] } }).phone,
+    ).toMatchObject({ defaultCountry: 'GB', allowedCountries: ['GB', 'KZ', 'BY', 'RU'] });
+  });
+
+  it.each([
+    ['https://api.example.com/v1', 1],
+    ['https://api.example.com/v1/', 1],
+    ['https://api.example.com/V1', 1],
+    ['https://api.example.com', 0],
+    ['https://api.example.com/proxy/v10', 0],
+  ])('api.baseUrl %s boots with %i warning(s) about /v1', (baseUrl, count) => {
+    const warnings = optionWarnings(resolve({ api: { ...api, baseUrl } }));
+    expect(warnings).toHaveLength(count);
+    if (count) expect(warnings[0]).toMatch(/"api\.baseUrl" ends in \/v1/);
   });
 });

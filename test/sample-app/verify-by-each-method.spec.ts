@@ -187,6 +187,8 @@ describe('sample app: a verification by every method through the page', () => {
       const code = await codeOnPhone(page);
       await page.waitForSelector('#code-form:not([hidden])');
       await expect(page.textContent('#v-instructions')).resolves.toContain('we sent you a code by SMS');
+      // The API does not say the fallback code's length: the field takes the spec's 4 to 8 digits.
+      await expect(page.textContent('#code-label')).resolves.toBe('Enter the code (4 to 8 digits)');
       // The host heard about it too.
       await page
         .locator('#host-events li[data-event="verification.code_required"]', { hasText: '+7******6707' })

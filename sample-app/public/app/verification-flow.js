@@ -21,6 +21,8 @@ const KEPT_FIELDS = [
   'poll_interval_ms',
   'awaiting_code',
   'code_length',
+  'code_length_min',
+  'code_length_max',
   'number_to_call',
   'deep_link',
 ];
@@ -222,11 +224,17 @@ export class VerificationFlow {
     const wasHidden = this.el.codeForm.hidden;
     const codeWanted = current.awaiting_code === true && !TERMINAL.has(current.status) && !this.#codeAccepted;
     this.el.codeForm.hidden = !codeWanted;
+    // The exact length when the API gives it; else the bounds (operator_id's SMS fallback: 4 to 8).
     const length = current.code_length;
-    this.el.codeInput.maxLength = length ?? 8;
-    this.el.codeInput.size = (length ?? 6) + 2;
+    const max = current.code_length_max ?? length ?? 8;
+    this.el.codeInput.maxLength = max;
+    this.el.codeInput.size = max + 2;
     this.el.codeInput.placeholder = '•'.repeat(length ?? 6);
-    this.el.codeLabel.textContent = length ? `Enter the ${length}-digit code` : 'Enter the code';
+    this.el.codeLabel.textContent = length
+      ? `Enter the ${length}-digit code`
+      : current.code_length_min && max
+        ? `Enter the code (${current.code_length_min} to ${max} digits)`
+        : 'Enter the code';
     if (codeWanted && wasHidden) this.el.codeInput.focus();
 
     this.el.attempts.hidden = this.#attemptsLeft === null || !codeWanted || !this.el.error.hidden;
@@ -321,6 +329,11 @@ export class VerificationFlow {
     if (!/^\d+$/.test(code)) return error('Please enter the code as it arrived: digits only.');
     if (current.code_length && code.length !== current.code_length)
       return error(`The code has ${current.code_length} digits.`);
+    if (
+      current.code_length_min &&
+      (code.length < current.code_length_min || code.length > current.code_length_max)
+    )
+      return error(`The code has ${current.code_length_min} to ${current.code_length_max} digits.`);
     this.el.checkButton.disabled = true;
     this.el.error.hidden = true;
     this.#checkRefusal = null;
