@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationHandleCodec } from '../../src/sessions/verification-handle.codec.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
+import { cookieFrom } from '../protection/protection-host.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
 
 describe.each(PLATFORMS)(
@@ -33,8 +34,8 @@ describe.each(PLATFORMS)(
       await sb?.close();
     });
 
-    const start = (phone: string, method: string) =>
-      call(host.url, 'POST', '/verification/start', { phone_number: phone, method });
+    const start = (phone: string, method: string, headers: Record<string, string> = {}) =>
+      call(host.url, 'POST', '/verification/start', { phone_number: phone, method }, headers);
     const status = async (verificationId: string) => {
       // One upstream read per poll interval: each poll here is a fresh one.
       await sb.advance(2500);
@@ -51,12 +52,8 @@ describe.each(PLATFORMS)(
       const id = started.body.verification_id as string;
       const requestId = sb.sessionsFor(phone)[0]!.request_id;
 
-      const pushed = await fetch(`${sb.url}/_sandbox/sessions/${requestId}/operator`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ outcome: 'fallback' }),
-      });
-      expect(pushed.status).toBe(200);
+      const pushed = await new SandboxControlClient(sb.url).operator(requestId, 'fallback');
+      expect(pushed.result).toBe('code_required');
 
       const fallen = await status(id);
       expect(fallen.status).toBe(200);
@@ -68,8 +65,9 @@ describe.each(PLATFORMS)(
       });
       expect(fallen.body).not.toHaveProperty('code_length');
 
-      // The page reloads and starts again: the pending session comes back with the same bounds.
-      const again = await start(phone, 'operator_id');
+      // The page reloads and starts again (the same browser, so its cookie): the pending session comes
+      // back with the same bounds.
+      const again = await start(phone, 'operator_id', cookieFrom(started));
       expect(again.status).toBe(201);
       expect(again.body).toMatchObject({
         resumed: true,
