@@ -44,6 +44,7 @@ export const ROUTE_ERROR_CODES = {
     'phone_not_allowed',
     'start_refused',
     'rate_limit_exceeded',
+    'too_many_wrong_codes',
     'service_unavailable',
   ],
   check: [
@@ -53,6 +54,7 @@ export const ROUTE_ERROR_CODES = {
     'not_found',
     'not_pending',
     'rate_limit_exceeded',
+    'too_many_wrong_codes',
     'service_unavailable',
   ],
   status: ['not_found', 'service_unavailable'],

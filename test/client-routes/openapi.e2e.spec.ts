@@ -91,7 +91,7 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       '403': ['cross_site_request', 'start_refused'],
       '413': ['payload_too_large'],
       '415': ['unsupported_media_type'],
-      '429': ['rate_limit_exceeded'],
+      '429': ['rate_limit_exceeded', 'too_many_wrong_codes'],
       '503': ['service_unavailable'],
     });
     expect(errorCodes('/phone/check', 'post')).toEqual({
@@ -101,7 +101,7 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       '409': ['not_pending'],
       '413': ['payload_too_large'],
       '415': ['unsupported_media_type'],
-      '429': ['rate_limit_exceeded'],
+      '429': ['rate_limit_exceeded', 'too_many_wrong_codes'],
       '503': ['service_unavailable'],
     });
     expect(errorCodes('/phone/status/{verification_id}', 'get')).toEqual({
