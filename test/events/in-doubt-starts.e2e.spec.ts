@@ -47,10 +47,11 @@ describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
   afterAll(async () => {
     await sb.close();
   });
-  beforeEach(async () => {
+  const boot = (expirySeconds?: number) => {
     registry = new Registry();
-    host = await startHost(platform, sb, {
+    return startHost(platform, sb, {
       module: {
+        expirySeconds,
         metrics: { enabled: true, registry },
         api: {
           baseUrl: sb.url,
@@ -63,6 +64,9 @@ describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
         limits: {},
       },
     });
+  };
+  beforeEach(async () => {
+    host = await boot();
   });
   afterEach(async () => {
     sb.clearFaults();
@@ -201,6 +205,33 @@ describe.each(PLATFORMS)('in-doubt starts (%s)', (platform: Platform) => {
     const store = host.app.get<VerificationStore>(VerificationStore);
     expect(await store.get(InDoubtStarts.key(phone))).not.toBeNull();
     expect(await store.get(InDoubtStarts.key(refusedPhone))).toBeNull();
+  });
+  it("a later session of the same number and method is not adopted: the start's window has an upper bound", async () => {
+    // Sessions live ten minutes here, so the in-doubt start's own session is still pending (and its
+    // start still remembered) when another integration starts the same number much later.
+    await host.close();
+    host = await boot(600);
+    const { phone, requestId: own } = await startTooLate('sms', 'user-d');
+    // Past the start's window: its time-out plus the allowed clock skew (five minutes).
+    await sb.advance(6 * 60_000);
+    const later = await apiInitiate(sb, phone, 'sms');
+    await sb.fail(later);
+    await settle(sb);
+    expect(
+      sb
+        .webhookLog()
+        .filter((d) => d.status === 200)
+        .map((d) => d.request_id),
+    ).toContain(later);
+    const records = host.app.get(SessionRecordRepository, { strict: false });
+    expect(eventsOf(host, later)).toEqual([]);
+    expect(await records.get(later)).toBeNull();
+    // The start is still remembered for its own session, which is adopted when it reveals itself.
+    const store = host.app.get<VerificationStore>(VerificationStore);
+    expect(await store.get(InDoubtStarts.key(phone))).not.toBeNull();
+    await sb.fail(own);
+    await settle(sb);
+    expect(eventsOf(host, own)).toEqual(['verification.failed']);
   });
 });
 
