@@ -22,7 +22,7 @@ export class SessionRecordRepository {
     return `session:{${requestId}}`;
   }
 
-  // `get` and `getStoredSince` are the status poll's two reads: each one `async` frame over the store's, no delegation.
+  // `get` and `getStoredSince` are the status poll's two reads.
   async get(requestId: string): Promise<SessionRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
     return raw === null ? null : this.#parse(raw);

@@ -38,7 +38,7 @@ export class SessionRefresher {
   /** The freshest record allowed by the coalescing rules. Terminal records are returned as stored. */
   async refresh(record: SessionRecord, source: VerificationEventSource = 'poll'): Promise<SessionRecord> {
     if (isTerminal(record.status)) return record;
-    // Coalescing off: the fetch inline (`return await`: adopting a returned promise costs extra microtasks).
+    // Coalescing off: every poll asks the API itself.
     if (!this.options.statusCache.enabled)
       return await this.tracker.observe(await this.api.getSession(record.requestId), source, record);
     const running = this.inflight.get(record.requestId);
