@@ -1,4 +1,9 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
@@ -48,7 +53,7 @@ const CAP_RETRY_AFTER_SECONDS = 5;
  * follow its streamed sessions, through the same coalesced refresher.
  */
 @Injectable()
-export class StatusStreamHub implements OnApplicationShutdown {
+export class StatusStreamHub implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly sessions = new Map<string, Set<StatusStream>>();
   private readonly perClient = new Map<string, number>();
   private readonly reading = new Map<string, boolean>();
@@ -143,6 +148,15 @@ export class StatusStreamHub implements OnApplicationShutdown {
     if (opened.missed) this.changed(requestId);
   }
 
+  /**
+   * Ends every stream before Nest closes the HTTP server (which waits for open responses, so an
+   * open stream would hold the shutdown forever), and stops accepting new ones.
+   */
+  beforeApplicationShutdown(): void {
+    this.onApplicationShutdown();
+  }
+
+  /** The same, for a context whose server was closed by other means; idempotent. */
   onApplicationShutdown(): void {
     this.stopped = true;
     for (const streams of [...this.sessions.values()])

@@ -5,6 +5,7 @@ import {
   Header,
   HttpCode,
   Inject,
+  Optional,
   Param,
   Post,
   Req,
@@ -52,7 +53,8 @@ export abstract class VerificationControllerBase {
   constructor(
     protected readonly verification: VerificationService,
     @Inject(RESOLVED_VERIFICATION_OPTIONS) protected readonly options: ResolvedVerificationOptions,
-    protected readonly streams: StatusStreamHub,
+    // Optional: a host's subclass written before the stream route calls super() with two arguments.
+    @Optional() protected readonly streams?: StatusStreamHub,
   ) {}
 
   @Post('start')
@@ -144,7 +146,7 @@ export abstract class VerificationControllerBase {
     @Req() request: unknown,
     @Res() response: unknown,
   ): Promise<void> {
-    if (!this.options.statusStream.enabled) throw new VerificationClientError('not_found');
+    if (!this.options.statusStream.enabled || !this.streams) throw new VerificationClientError('not_found');
     await this.streams.open(verificationId, await this.owner(request), request, response);
   }
 
