@@ -37,7 +37,11 @@ export class SseResponse {
 
   /** Calls `listener` once the connection is gone (client left, or end() was called). */
   onClose(listener: () => void): void {
-    this.raw.once('close', listener);
+    this.raw.once('close', () => {
+      // A client that left may leave its half of the connection open: drop it, or the server's close would wait on it.
+      if (!this.raw.writableEnded) this.raw.destroy();
+      listener();
+    });
   }
 
   /** Sends the head and the client's reconnection delay; nothing is buffered by proxies from here on. */

@@ -181,8 +181,8 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
       );
       // As the status route answers it (Fastify refuses an over-long parameter itself with 414).
       expect(res.status).toBe(status.status);
-      expect(res.body).toEqual(status.body);
       if (id.length < 100) {
+        expect(res.body).toEqual(status.body);
         expect(res.status).toBe(404);
         expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       }
@@ -230,6 +230,11 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     expect(hub().size).toBe(1);
     events.close();
     await waitFor(() => hub().size === 0);
+    // Nothing of the stream holds the server: it closes at once.
+    const closing = Date.now();
+    await host!.close();
+    host = undefined;
+    expect(Date.now() - closing).toBeLessThan(1000);
   });
 
   it('ends every stream on shutdown, and the app closes', async () => {

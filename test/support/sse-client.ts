@@ -1,3 +1,5 @@
+import { get as httpGet, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 /**
  * A minimal Server-Sent Events reader over fetch, as a browser's EventSource would see a stream:
  * messages (`event`, `id`, `data`), comments (`: ping`) and `retry`, and the server's end. It
@@ -124,22 +126,34 @@ export class SseStream {
   }
 }
 
-/** Opens `url` as an EventSource would (Accept: text/event-stream). */
+/**
+ * Opens `url` as an EventSource would (Accept: text/event-stream), on a connection of its own
+ * (node:http, no agent): fetch's pool opens a spare connection when a request is aborted, which
+ * would hold the server's close for a keep-alive timeout and blur what the module itself leaves open.
+ */
 export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseOpen> {
   const controller = new AbortController();
-  const res = await fetch(url, {
-    headers: { accept: 'text/event-stream', ...headers },
-    signal: controller.signal,
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = httpGet(
+      url,
+      { headers: { accept: 'text/event-stream', ...headers }, agent: false, signal: controller.signal },
+      resolve,
+    );
+    req.once('error', reject);
   });
-  if (res.status !== 200 || !res.body) {
-    const text = await res.text();
-    let body: Record<string, unknown> = {};
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(res.headers))
+    if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+  const body = Readable.toWeb(res) as ReadableStream<Uint8Array>;
+  if (res.statusCode !== 200) {
+    const text = await new Response(body).text();
+    let parsed: Record<string, unknown> = {};
     try {
-      body = JSON.parse(text) as Record<string, unknown>;
+      parsed = JSON.parse(text) as Record<string, unknown>;
     } catch {
       // Not JSON: the test looks at the status.
     }
-    return { status: res.status, headers: res.headers, body };
+    return { status: res.statusCode ?? 0, headers: responseHeaders, body: parsed };
   }
-  return { status: res.status, headers: res.headers, stream: new SseStream(res.body, controller) };
+  return { status: 200, headers: responseHeaders, stream: new SseStream(body, controller) };
 }
