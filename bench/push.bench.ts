@@ -99,7 +99,7 @@ export async function pushBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         webhooks: { secret: sb.webhookSecret },
         limits: { enabled: false },
         statusStream: { maxPerClient: 1_000_000 },
-        expirySeconds: 3600,
+        expirySeconds: 600,
       },
     });
     servers.push(host);

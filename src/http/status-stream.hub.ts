@@ -32,8 +32,8 @@ interface StatusStream {
   /** Real time (performance.now) after which the stream is ended at the next heartbeat. */
   readonly endsAt: number;
   lastId: number;
-  /** The last status answer sent; null until the first one went out. */
-  lastBody: string | null;
+  /** What the last answer sent showed of the session (see `shown`); null until the first one went out. */
+  lastShown: string | null;
   /** A change was announced before the first answer went out: read again after it. */
   missed: boolean;
 }
@@ -127,7 +127,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
         response: SseResponse.take(response),
         endsAt: startedAt + lifetime,
         lastId: 0,
-        lastBody: null,
+        lastShown: null,
         missed: false,
       };
       this.add(stream);
@@ -144,7 +144,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     }
     // Reconnection after an early end (maximum duration, shutdown): at the pace a poll would have had.
     opened.response.open(view.pollIntervalMs);
-    this.send(opened, JSON.stringify(VerificationStatusResponse.from(view)), view.status);
+    this.send(opened, view);
     if (opened.missed) this.changed(requestId);
   }
 
@@ -209,22 +209,22 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     const streams = this.sessions.get(requestId);
     if (!record || !streams) return;
     for (const stream of [...streams]) {
-      if (stream.lastBody === null) {
+      if (stream.lastShown === null) {
         stream.missed = true;
         continue;
       }
-      const view = toStatusView(stream.verificationId, record);
-      this.send(stream, JSON.stringify(VerificationStatusResponse.from(view)), view.status);
+      this.send(stream, toStatusView(stream.verificationId, record));
     }
   }
 
-  /** Writes an answer that differs from the last one; ends the stream after a terminal one. */
-  private send(stream: StatusStream, body: string, status: string): void {
-    if (body !== stream.lastBody) {
-      stream.lastBody = body;
-      stream.response.event(++stream.lastId, body);
+  /** Writes the status answer when it differs from the last one; ends the stream after a terminal one. */
+  private send(stream: StatusStream, view: StatusView): void {
+    const shown = shownState(view);
+    if (shown !== stream.lastShown) {
+      stream.lastShown = shown;
+      stream.response.event(++stream.lastId, JSON.stringify(VerificationStatusResponse.from(view)));
     }
-    if (isTerminal(status)) stream.response.end();
+    if (isTerminal(view.status)) stream.response.end();
   }
 
   private add(stream: StatusStream): void {
@@ -308,4 +308,24 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
         else stream.response.ping();
       }
   }
+}
+
+/**
+ * The part of a status answer that a record can change, to tell a new answer from a repeat. Kept
+ * per stream instead of the whole answer (a fraction of its size, at tens of thousands of
+ * streams); the rest (handle, masked number, poll interval, which follows the method) is fixed.
+ */
+function shownState(view: StatusView): string {
+  return [
+    view.status,
+    view.method,
+    view.numberToCall,
+    view.deepLink,
+    view.awaitingCode,
+    view.expiresAt.getTime(),
+    view.verifiedAt?.getTime(),
+    view.codeLength,
+    view.codeLengthMin,
+    view.codeLengthMax,
+  ].join('|');
 }
