@@ -17,7 +17,7 @@ import { VerificationService } from '../sessions/verification.service.js';
 import type { StatusView } from '../sessions/verification.views.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import { VerificationClientError } from '../verification.errors.js';
+import { asVerificationError, VerificationClientError, VerificationError } from '../verification.errors.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { clientIp } from './client-request.js';
 import { SseResponse } from './sse-response.js';
@@ -133,7 +133,10 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       this.add(stream);
     } catch (error) {
       this.releaseSlot(clientKey);
-      throw error;
+      // The status route's refusals as they are; the store unreachable for the subscription is a 503.
+      if (!(error instanceof VerificationError))
+        this.logger.warn(`status stream refused: ${(error as Error)?.name ?? 'Error'}`);
+      throw asVerificationError(error);
     }
     const opened = stream;
     opened.response.onClose(() => this.remove(opened));

@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/verification.options.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
@@ -246,6 +248,26 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     host = undefined;
     await events.ends();
     await closing;
+  });
+
+  it('answers 503 service_unavailable, holding nothing, when the store cannot subscribe', async () => {
+    const store = new (class extends MemoryStore {
+      override subscribe(): Promise<() => void> {
+        return Promise.reject(new VerificationStoreUnavailableError('subscribe', 'down'));
+      }
+    })({ clock: () => sb.now() });
+    try {
+      await boot({ store });
+      const s = await startSession(host!, sb, 'sms');
+      const res = await openSse(eventsUrl(s), { 'x-user': s.owner });
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+      expect(hub().size).toBe(0);
+    } finally {
+      await host?.close();
+      host = undefined;
+      await store.close();
+    }
   });
 
   it('is a 404 when statusStream.enabled is false', async () => {
