@@ -138,8 +138,11 @@ export abstract class VerificationControllerBase {
       'Follow a verification over Server-Sent Events: the status answer on every change, closed at a terminal status',
   })
   @ApiParam({ name: 'verification_id' })
-  @ApiProduces('text/event-stream')
-  @ApiResponse({ status: 200, description: '`event: status` messages whose data is the status answer' })
+  @ApiResponse({
+    status: 200,
+    description: '`event: status` messages whose data is the status answer',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   @ApiProblemResponses(ROUTE_ERROR_CODES.statusEvents)
   async statusEvents(
     @Param('verification_id') verificationId: string,
