@@ -1,4 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import type { Observable } from 'rxjs';
 import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
@@ -270,6 +273,16 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     }
   });
 
+  it('keeps the headers the host set on the response before the stream (CORS from an interceptor)', async () => {
+    host = await startHost(platform, sb, { providers: [{ provide: APP_INTERCEPTOR, useClass: CorsHeader }] });
+    const s = await startSession(host, sb, 'sms');
+    const opened = await openSse(eventsUrl(s), { 'x-user': s.owner });
+    open.push(opened.stream!);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect(opened.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  });
+
   it('is a 404 when statusStream.enabled is false', async () => {
     await boot({ statusStream: { enabled: false } });
     const s = await startSession(host!, sb, 'sms');
@@ -277,6 +290,21 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     expect(res.status).toBe(404);
   });
 });
+
+/** A host's interceptor that sets a header on every response, as CORS would (Fastify: on the reply). */
+@Injectable()
+class CorsHeader implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const response = context.switchToHttp().getResponse<{
+      header?: (name: string, value: string) => unknown;
+      setHeader?: (name: string, value: string) => unknown;
+    }>();
+    if (typeof response.header === 'function' && !response.setHeader)
+      response.header('access-control-allow-origin', 'https://shop.example');
+    else response.setHeader!('access-control-allow-origin', 'https://shop.example');
+    return next.handle();
+  }
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
