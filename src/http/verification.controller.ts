@@ -5,6 +5,7 @@ import {
   Header,
   HttpCode,
   Inject,
+  Optional,
   Param,
   Post,
   Req,
@@ -30,6 +31,8 @@ import { ClientBodyRoute } from './client-body.guard.js';
 import { clientIp } from './client-request.js';
 import { VerificationProblemFilter } from '../verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
+import { StatusStreamHub } from './status-stream.hub.js';
+import { VerificationClientError } from '../verification.errors.js';
 import { ApiProblemResponses, ROUTE_ERROR_CODES } from './verification.problems.js';
 import {
   CheckVerificationResponse,
@@ -50,6 +53,8 @@ export abstract class VerificationControllerBase {
   constructor(
     protected readonly verification: VerificationService,
     @Inject(RESOLVED_VERIFICATION_OPTIONS) protected readonly options: ResolvedVerificationOptions,
+    // Optional: a host's subclass written before the stream route calls super() with two arguments.
+    @Optional() protected readonly streams?: StatusStreamHub,
   ) {}
 
   @Post('start')
@@ -125,6 +130,27 @@ export abstract class VerificationControllerBase {
         ? undefined
         : await this.owner(request);
     return VerificationStatusResponse.from(await this.verification.status(verificationId, owner));
+  }
+
+  @Get('status/:verification_id/events')
+  @ApiOperation({
+    summary:
+      'Follow a verification over Server-Sent Events: the status answer on every change, closed at a terminal status',
+  })
+  @ApiParam({ name: 'verification_id' })
+  @ApiResponse({
+    status: 200,
+    description: '`event: status` messages whose data is the status answer',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiProblemResponses(ROUTE_ERROR_CODES.statusEvents)
+  async statusEvents(
+    @Param('verification_id') verificationId: string,
+    @Req() request: unknown,
+    @Res() response: unknown,
+  ): Promise<void> {
+    if (!this.options.statusStream.enabled || !this.streams) throw new VerificationClientError('not_found');
+    await this.streams.open(verificationId, await this.owner(request), request, response);
   }
 
   @Get('methods')
