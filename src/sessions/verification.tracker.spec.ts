@@ -5,6 +5,7 @@ import { VerificationLogger } from '../operations/verification-logger.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { resolveVerificationOptions } from '../verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
+import { SessionChanges } from './session-changes.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from './session-record.js';
 import { VerificationTracker } from './verification.tracker.js';
@@ -58,11 +59,13 @@ describe('VerificationTracker: terminal is final', () => {
     const emitter = new EventEmitter2();
     emitted = [];
     emitter.onAny((event) => void emitted.push(String(event)));
+    const logger = new VerificationLogger({ ...options, logLevels: false });
     tracker = new VerificationTracker(
       store,
       records,
       new ReconcileQueue(options, store),
-      new VerificationLogger({ ...options, logLevels: false }),
+      logger,
+      new SessionChanges(store, logger),
       emitter,
     );
   });
