@@ -22,7 +22,9 @@ import { VerificationProtection } from './protection/verification-protection.ser
 import { InDoubtStarts } from './sessions/in-doubt-starts.js';
 import { ReconcileQueue } from './sessions/reconcile-queue.js';
 import { SessionRecordRecovery } from './sessions/session-record-recovery.js';
+import { SessionChanges } from './sessions/session-changes.js';
 import { SessionRecordRepository } from './sessions/session-record.repository.js';
+import { StatusStreamHub } from './http/status-stream.hub.js';
 import { SessionRefresher } from './sessions/session-refresher.js';
 import { VerificationService } from './sessions/verification.service.js';
 import { VerificationReconciler } from './sessions/verification.reconciler.js';
@@ -150,6 +152,8 @@ const PROVIDERS: Provider[] = [
   SessionRecordRepository,
   SessionRecordRecovery,
   VerificationTracker,
+  SessionChanges,
+  StatusStreamHub,
   SessionRefresher,
   VerificationProtection,
   VerificationService,

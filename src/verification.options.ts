@@ -167,6 +167,20 @@ export interface StatusCacheOptions {
   enabled?: boolean;
 }
 
+export interface StatusStreamOptions {
+  /** Serve `GET /{prefix}/status/:verification_id/events` (Server-Sent Events). Default true. */
+  enabled?: boolean;
+  /** Streams one client (its `limits.key`, or its IP or IPv6 /64) may hold open on one instance. Default 5. */
+  maxPerClient?: number;
+  /** A `: ping` comment this often keeps proxies from closing an idle stream. Default 15000 ms. */
+  heartbeatMs?: number;
+  /**
+   * Longest life of one stream (real time); the browser reconnects if it still waits. A stream
+   * also ends once its session is past `expires_at` + `reconcile.graceMs`. Default 600000 ms.
+   */
+  maxDurationMs?: number;
+}
+
 export interface BalanceWatchOptions {
   /** Read the balance every `intervalMs` and emit `verification.balance_low` below `threshold`. */
   intervalMs: number;
@@ -202,6 +216,7 @@ export interface VerificationModuleOptions {
   store?: StoreOption;
   reconcile?: ReconcileOptions;
   statusCache?: StatusCacheOptions;
+  statusStream?: StatusStreamOptions;
   /** Session TTL requested upstream, seconds. Default: the API's default (300). */
   expirySeconds?: number;
   /** Key for handles (32+ bytes, base64 or hex); default derived from the API secret with HKDF. */
@@ -288,6 +303,7 @@ export interface ResolvedVerificationOptions {
   store?: StoreOption;
   reconcile: Required<ReconcileOptions>;
   statusCache: Required<StatusCacheOptions>;
+  statusStream: Required<StatusStreamOptions>;
   expirySeconds?: number;
   handleKey?: string;
   balanceWatch?: BalanceWatchOptions;
@@ -611,6 +627,12 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
   optional('reconcile.graceMs', reconcile.graceMs, nonNegativeInt);
   optional('reconcile.tickMs', reconcile.tickMs, positiveInt);
   optional('statusCache.enabled', input.statusCache?.enabled, bool);
+  if (input.statusStream !== undefined && !isObject(input.statusStream))
+    throw new VerificationOptionsError('statusStream', 'must be an object');
+  optional('statusStream.enabled', input.statusStream?.enabled, bool);
+  optional('statusStream.maxPerClient', input.statusStream?.maxPerClient, positiveInt);
+  optional('statusStream.heartbeatMs', input.statusStream?.heartbeatMs, positiveInt);
+  optional('statusStream.maxDurationMs', input.statusStream?.maxDurationMs, positiveInt);
   if (input.logLevels !== undefined && input.logLevels !== false) {
     if (!Array.isArray(input.logLevels))
       throw new VerificationOptionsError('logLevels', 'must be an array of log levels or false');
@@ -723,6 +745,12 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
       tickMs: reconcile.tickMs ?? 250,
     },
     statusCache: { enabled: input.statusCache?.enabled ?? true },
+    statusStream: {
+      enabled: input.statusStream?.enabled ?? true,
+      maxPerClient: input.statusStream?.maxPerClient ?? 5,
+      heartbeatMs: input.statusStream?.heartbeatMs ?? 15_000,
+      maxDurationMs: input.statusStream?.maxDurationMs ?? 600_000,
+    },
     expirySeconds: input.expirySeconds,
     handleKey: input.handleKey,
     balanceWatch: input.balanceWatch,

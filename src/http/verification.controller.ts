@@ -30,6 +30,8 @@ import { ClientBodyRoute } from './client-body.guard.js';
 import { clientIp } from './client-request.js';
 import { VerificationProblemFilter } from '../verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
+import { StatusStreamHub } from './status-stream.hub.js';
+import { VerificationClientError } from '../verification.errors.js';
 import { ApiProblemResponses, ROUTE_ERROR_CODES } from './verification.problems.js';
 import {
   CheckVerificationResponse,
@@ -50,6 +52,7 @@ export abstract class VerificationControllerBase {
   constructor(
     protected readonly verification: VerificationService,
     @Inject(RESOLVED_VERIFICATION_OPTIONS) protected readonly options: ResolvedVerificationOptions,
+    protected readonly streams: StatusStreamHub,
   ) {}
 
   @Post('start')
@@ -125,6 +128,24 @@ export abstract class VerificationControllerBase {
         ? undefined
         : await this.owner(request);
     return VerificationStatusResponse.from(await this.verification.status(verificationId, owner));
+  }
+
+  @Get('status/:verification_id/events')
+  @ApiOperation({
+    summary:
+      'Follow a verification over Server-Sent Events: the status answer on every change, closed at a terminal status',
+  })
+  @ApiParam({ name: 'verification_id' })
+  @ApiProduces('text/event-stream')
+  @ApiResponse({ status: 200, description: '`event: status` messages whose data is the status answer' })
+  @ApiProblemResponses(ROUTE_ERROR_CODES.statusEvents)
+  async statusEvents(
+    @Param('verification_id') verificationId: string,
+    @Req() request: unknown,
+    @Res() response: unknown,
+  ): Promise<void> {
+    if (!this.options.statusStream.enabled) throw new VerificationClientError('not_found');
+    await this.streams.open(verificationId, await this.owner(request), request, response);
   }
 
   @Get('methods')

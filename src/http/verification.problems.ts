@@ -56,6 +56,7 @@ export const ROUTE_ERROR_CODES = {
     'service_unavailable',
   ],
   status: ['not_found', 'service_unavailable'],
+  statusEvents: ['not_found', 'rate_limit_exceeded', 'service_unavailable'],
   methods: ['service_unavailable'],
 } satisfies Record<string, ClientErrorCode[]>;
 

@@ -10,7 +10,6 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import { asVerificationError, VerificationClientError } from '../verification.errors.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
-import { maskPhoneNumber } from './phone-mask.js';
 import { PhoneNumberNormalizer } from './phone-number.normalizer.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRecovery } from './session-record-recovery.js';
@@ -23,6 +22,7 @@ import {
   type SessionRecord,
 } from './session-record.js';
 import { SessionRefresher } from './session-refresher.js';
+import { toStatusView } from './status-view.js';
 import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
@@ -206,20 +206,7 @@ export class VerificationService {
         record = (await this.records.get(requestId)) ?? record;
       }
     this.telemetry.statusServed(record, Date.now() - startedAt);
-    return {
-      verificationId,
-      method: record.method,
-      status: record.status,
-      phoneNumberMasked: maskPhoneNumber(record.phoneNumber),
-      expiresAt: new Date(record.expiresAt),
-      verifiedAt: record.verifiedAt === null ? null : new Date(record.verifiedAt),
-      awaitingCode: awaitsCode(record),
-      pollIntervalMs: pollIntervalMs(record.method),
-      codeLength: record.codeLength,
-      ...codeLengthRange(record),
-      numberToCall: record.numberToCall,
-      deepLink: record.deepLink,
-    };
+    return toStatusView(verificationId, record);
   }
 
   /** The methods this deployment offers to frontends (see OfferedMethods). */

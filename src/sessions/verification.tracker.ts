@@ -10,6 +10,7 @@ import {
 } from '../events/verification-events.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
+import { SessionChanges } from './session-changes.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { isTerminal, type SessionRecord } from './session-record.js';
 
@@ -56,6 +57,7 @@ export class VerificationTracker {
     private readonly records: SessionRecordRepository,
     private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
+    private readonly changes: SessionChanges,
     @Optional() private readonly emitter?: EventEmitter2,
   ) {
     if (!emitter)
@@ -86,9 +88,15 @@ export class VerificationTracker {
     const record = merge(base, session, this.store.now());
     const raw = JSON.stringify(record);
     // Unchanged (the usual pending poll): nothing to write.
-    if (base === null || raw !== (stored?.raw ?? JSON.stringify(base))) await this.records.save(record, raw);
-    // Nothing due (a pending session without a code request, the usual poll): emitDue would do nothing.
-    if (dueEvents(record) !== NOTHING_DUE) await this.emitDue(record, source);
+    const changed = base === null || raw !== (stored?.raw ?? JSON.stringify(base));
+    if (changed) await this.records.save(record, raw);
+    try {
+      // Nothing due (a pending session without a code request, the usual poll): emitDue would do nothing.
+      if (dueEvents(record) !== NOTHING_DUE) await this.emitDue(record, source);
+    } finally {
+      // Announced after the host's listeners ran, so a browser told "verified" finds the host done.
+      if (changed) await this.changes.announce(record.requestId);
+    }
     return record;
   }
 

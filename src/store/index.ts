@@ -1,4 +1,8 @@
-export { VerificationStore, type StoreWriteOptions } from './verification-store.interface.js';
+export {
+  VerificationStore,
+  type StoreMessageListener,
+  type StoreWriteOptions,
+} from './verification-store.interface.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory.store.js';
 export { RedisStore, type RedisStoreOptions } from './redis.store.js';
 export type { RedisDriverName } from './open-redis-client.js';

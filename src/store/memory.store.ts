@@ -1,7 +1,12 @@
 import { DueQueue } from './due-queue.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
-import type { StoreWriteOptions, VerificationStore } from './verification-store.interface.js';
+import { LocalChannels } from './local-channels.js';
+import type {
+  StoreMessageListener,
+  StoreWriteOptions,
+  VerificationStore,
+} from './verification-store.interface.js';
 
 export interface MemoryStoreOptions {
   /** Milliseconds since the epoch; every TTL and due time is measured on it. Default `Date.now`. */
@@ -49,6 +54,7 @@ export class MemoryStore implements VerificationStore {
   private readonly entries = new Map<string, Entry>();
   private readonly evictableEntries = new Map<string, Entry>();
   private readonly queues = new Map<string, DueQueue>();
+  private readonly channels = new LocalChannels();
   private sweepCursor: Iterator<[Map<string, Entry>, string, Entry]> | undefined;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
@@ -174,7 +180,17 @@ export class MemoryStore implements VerificationStore {
   }
 
   /** Stops the sweep timer and drops every entry; later operations reject. Idempotent. */
+  async publish(channel: string, message: string): Promise<void> {
+    if (this.closed) return;
+    this.channels.publish(channel, message);
+  }
+
+  async subscribe(channel: string, listener: StoreMessageListener): Promise<() => void> {
+    return this.channels.subscribe(channel, listener);
+  }
+
   async close(): Promise<void> {
+    this.channels.clear();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
     this.sweepCursor = undefined;

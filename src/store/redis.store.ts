@@ -7,7 +7,8 @@ import {
 import { CLAIM_DUE, INCREMENT, SET_IF_ABSENT, type RedisScript } from './redis-scripts.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { redactSecrets, VerificationStoreUnavailableError } from './store-unavailable.error.js';
-import type { VerificationStore } from './verification-store.interface.js';
+import { RedisSubscriber } from './redis-subscriber.js';
+import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
 
 export interface RedisStoreOptions {
   /** The host's connected client: ioredis (Redis or Cluster) or node-redis (client or cluster). Never closed by the store. */
@@ -25,6 +26,7 @@ export interface RedisStoreOptions {
 }
 
 interface Connection {
+  readonly client: unknown;
   readonly runner: RedisCommandRunner;
   readonly owned: boolean;
 }
@@ -42,6 +44,7 @@ export class RedisStore implements VerificationStore {
   private readonly secrets: string[];
   private readonly connection: Promise<Connection>;
   private closed = false;
+  private readonly subscriber: RedisSubscriber;
 
   constructor(options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
@@ -59,18 +62,23 @@ export class RedisStore implements VerificationStore {
     }
     this.secrets = options.url ? urlSecrets(options.url) : [];
     if (options.client !== undefined) {
-      this.connection = Promise.resolve({ runner: createCommandRunner(options.client), owned: false });
+      this.connection = Promise.resolve({
+        client: options.client,
+        runner: createCommandRunner(options.client),
+        owned: false,
+      });
     } else {
       const url = options.url as string;
       if (!/^rediss?:\/\//i.test(url))
         throw new TypeError('RedisStore: url must start with redis:// or rediss://');
       const drivers: RedisDriverName[] = options.driver ? [options.driver] : ['ioredis', 'redis'];
       this.connection = openRedisClient(url, { drivers, commandTimeoutMs: this.commandTimeoutMs }).then(
-        (client) => ({ runner: createCommandRunner(client), owned: true }),
+        (client) => ({ client, runner: createCommandRunner(client), owned: true }),
       );
       // A failure is reported by every operation and by ready(); this only keeps it from being unhandled.
       this.connection.catch(() => undefined);
     }
+    this.subscriber = new RedisSubscriber(async () => (await this.connection).client, this.commandTimeoutMs);
   }
 
   /**
@@ -146,10 +154,46 @@ export class RedisStore implements VerificationStore {
     return Number(reply);
   }
 
-  /** Closes the connection the store opened from a URL; a client it was given stays open. Idempotent. */
+  async publish(channel: string, message: string): Promise<void> {
+    await this.run('publish', (send) => this.command(send, 'PUBLISH', channel, message));
+  }
+
+  /** Listens on a dedicated connection (see RedisSubscriber); rejects when Redis does not answer in time. */
+  async subscribe(channel: string, listener: StoreMessageListener): Promise<() => void> {
+    if (this.closed) throw new VerificationStoreUnavailableError('subscribe', 'the store is closed');
+    const subscribing = this.subscriber.subscribe(this.keyPrefix + channel, listener);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new VerificationStoreUnavailableError(
+              'subscribe',
+              `no answer within ${this.commandTimeoutMs} ms`,
+            ),
+          ),
+        this.commandTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([subscribing, deadline]);
+    } catch (error) {
+      // Subscribed after all, too late: leave no listener behind.
+      subscribing.then((unsubscribe) => unsubscribe()).catch(() => undefined);
+      throw this.failure('subscribe', error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Closes the subscriber connection and the connection the store opened from a URL; a client it
+   * was given stays open. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.subscriber.close();
     let connection: Connection;
     try {
       connection = await this.connection;

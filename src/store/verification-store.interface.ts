@@ -16,6 +16,9 @@ export interface StoreWriteOptions {
   evictable?: boolean;
 }
 
+/** Receives one published message. */
+export type StoreMessageListener = (message: string) => void;
+
 export interface VerificationStore {
   /** Milliseconds since the epoch on the store's clock. */
   now(): number;
@@ -52,6 +55,20 @@ export interface VerificationStore {
   unschedule(queue: string, member: string): Promise<void>;
   /** Number of members in the queue (due or not). */
   queueSize(queue: string): Promise<number>;
+
+  /**
+   * Sends `message` to every current subscriber of `channel` on every instance sharing the store
+   * (Redis PUBLISH; in-process for MemoryStore). Fire-and-forget: a subscriber that joins later
+   * never sees it. Optional for a host's own store: without it, changes reach only the streams of
+   * the instance that observed them.
+   */
+  publish?(channel: string, message: string): Promise<void>;
+  /**
+   * Calls `listener` with each message published on `channel` from now on (Redis: a dedicated
+   * subscriber connection the store opens and closes itself). Resolves once subscribed, with the
+   * function that removes the listener.
+   */
+  subscribe?(channel: string, listener: StoreMessageListener): Promise<() => void>;
 
   /** Releases what the store created itself (timers, its own connections). Never closes a client it was given. */
   close(): Promise<void>;

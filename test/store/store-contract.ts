@@ -398,5 +398,69 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await expect(closing.claimDue('q', 1, 1000)).rejects.toThrow(VerificationStoreUnavailableError);
       });
     });
+
+    describe('publish / subscribe', () => {
+      /** Collects the messages of one channel; `next()` waits (real time: pub/sub has no clock) for the next one. */
+      const inbox = async (on: VerificationStore, channel: string) => {
+        const received: string[] = [];
+        let wake: (() => void) | undefined;
+        const unsubscribe = await on.subscribe!(channel, (message) => {
+          received.push(message);
+          wake?.();
+        });
+        const next = async (count = received.length + 1): Promise<string[]> => {
+          const deadline = Date.now() + 3000;
+          while (received.length < count && Date.now() < deadline)
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+              setTimeout(resolve, 50);
+            });
+          return [...received];
+        };
+        return { received, next, unsubscribe };
+      };
+
+      it('delivers a message to every listener of its channel, and to no other channel', async () => {
+        const first = await inbox(store, 'status');
+        const second = await inbox(store, 'status');
+        const other = await inbox(store, 'other');
+        await store.publish!('status', 'changed:1');
+        await store.publish!('status', 'changed:2');
+        expect(await first.next(2)).toEqual(['changed:1', 'changed:2']);
+        expect(await second.next(2)).toEqual(['changed:1', 'changed:2']);
+        expect(other.received).toEqual([]);
+      });
+
+      it('stops delivering once unsubscribed', async () => {
+        const leaving = await inbox(store, 'status');
+        const staying = await inbox(store, 'status');
+        leaving.unsubscribe();
+        await store.publish!('status', 'after');
+        expect(await staying.next()).toEqual(['after']);
+        expect(leaving.received).toEqual([]);
+      });
+
+      it('keeps delivering to the others when a listener throws', async () => {
+        await store.subscribe!('status', () => {
+          throw new Error('listener failure');
+        });
+        const healthy = await inbox(store, 'status');
+        await store.publish!('status', 'one');
+        expect(await healthy.next()).toEqual(['one']);
+      });
+
+      if (harness.sharesState) {
+        it('reaches a listener on another instance of the same store, never one of another namespace', async () => {
+          const other = await open();
+          const elsewhere = await open(randomUUID());
+          const remote = await inbox(other, 'status');
+          const foreign = await inbox(elsewhere, 'status');
+          await store.publish!('status', 'from-a');
+          expect(await remote.next()).toEqual(['from-a']);
+          await elsewhere.publish!('status', 'own');
+          expect(await foreign.next()).toEqual(['own']);
+        });
+      }
+    });
   });
 }

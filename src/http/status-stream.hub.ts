@@ -1,0 +1,297 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationProtection } from '../protection/verification-protection.service.js';
+import { ReconcileQueue } from '../sessions/reconcile-queue.js';
+import { SessionChanges } from '../sessions/session-changes.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { isTerminal } from '../sessions/session-record.js';
+import { SessionRefresher } from '../sessions/session-refresher.js';
+import { toStatusView } from '../sessions/status-view.js';
+import { VerificationHandleCodec } from '../sessions/verification-handle.codec.js';
+import { VerificationService } from '../sessions/verification.service.js';
+import type { StatusView } from '../sessions/verification.views.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
+import { VerificationClientError } from '../verification.errors.js';
+import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { clientIp } from './client-request.js';
+import { SseResponse } from './sse-response.js';
+import { VerificationStatusResponse } from './verification.responses.js';
+
+/** One open stream. Kept small: a deployment may hold tens of thousands. */
+interface StatusStream {
+  readonly requestId: string;
+  readonly verificationId: string;
+  readonly clientKey: string;
+  readonly response: SseResponse;
+  /** Real time (performance.now) after which the stream is ended at the next heartbeat. */
+  readonly endsAt: number;
+  lastId: number;
+  /** The last status answer sent; null until the first one went out. */
+  lastBody: string | null;
+  /** A change was announced before the first answer went out: read again after it. */
+  missed: boolean;
+}
+
+/** Streams of callers without any key (no IP from the platform) share one cap. */
+const NO_CLIENT_KEY = '';
+
+/** Retry-After of the cap's 429: streams end with their sessions, so a slot is soon free again. */
+const CAP_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The status streams held by this instance. A change of a session, observed anywhere in the
+ * deployment, is announced through the store (SessionChanges); the hub reads the record once per
+ * session and writes the status answer to each of its streams, then ends them at a terminal
+ * status. Streams never poll the API themselves: the reconciler already follows every session
+ * (one GET per session per interval across instances); only with the reconciler off does the hub
+ * follow its streamed sessions, through the same coalesced refresher.
+ */
+@Injectable()
+export class StatusStreamHub implements OnApplicationShutdown {
+  private readonly sessions = new Map<string, Set<StatusStream>>();
+  private readonly perClient = new Map<string, number>();
+  private readonly reading = new Map<string, boolean>();
+  private readonly followers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly handles: VerificationHandleCodec;
+  private listening: Promise<() => void> | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private stopped = false;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly verification: VerificationService,
+    private readonly records: SessionRecordRepository,
+    private readonly refresher: SessionRefresher,
+    private readonly queue: ReconcileQueue,
+    private readonly changes: SessionChanges,
+    private readonly protection: VerificationProtection,
+    private readonly logger: VerificationLogger,
+  ) {
+    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
+  }
+
+  /** Streams open on this instance. */
+  get size(): number {
+    let total = 0;
+    for (const streams of this.sessions.values()) total += streams.size;
+    return total;
+  }
+
+  /**
+   * Opens a stream and sends the current status answer. Refusals (404 not_found, 429
+   * rate_limit_exceeded, 503) are thrown before anything is written, as the status route's are.
+   */
+  async open(
+    verificationId: string,
+    owner: string | undefined,
+    request: unknown,
+    response: unknown,
+  ): Promise<void> {
+    if (this.stopped)
+      throw new VerificationClientError('service_unavailable', 'The server is shutting down', {}, 1);
+    const requestId = this.handles.open(verificationId, owner);
+    if (requestId === null) throw new VerificationClientError('not_found');
+    const clientKey = this.protection.clientKey(request, clientIp(request)) ?? NO_CLIENT_KEY;
+    const held = this.perClient.get(clientKey) ?? 0;
+    if (held >= this.options.statusStream.maxPerClient)
+      throw new VerificationClientError(
+        'rate_limit_exceeded',
+        'Too many open status streams',
+        {},
+        CAP_RETRY_AFTER_SECONDS,
+      );
+    // The slot is taken before the first await, so concurrent opens cannot pass the cap together.
+    this.perClient.set(clientKey, held + 1);
+    let stream: StatusStream;
+    let view: StatusView;
+    try {
+      await this.listen();
+      const startedAt = performance.now();
+      // The current answer, exactly as the status route gives it (and with its refusals).
+      view = await this.verification.status(verificationId, owner);
+      const lifetime = Math.min(
+        this.options.statusStream.maxDurationMs,
+        Math.max(0, view.expiresAt.getTime() + this.options.reconcile.graceMs - this.store.now()),
+      );
+      stream = {
+        requestId,
+        verificationId,
+        clientKey,
+        response: SseResponse.take(response),
+        endsAt: startedAt + lifetime,
+        lastId: 0,
+        lastBody: null,
+        missed: false,
+      };
+      this.add(stream);
+    } catch (error) {
+      this.releaseSlot(clientKey);
+      throw error;
+    }
+    const opened = stream;
+    opened.response.onClose(() => this.remove(opened));
+    // The client may have left while the first answer was read.
+    if (opened.response.closed) {
+      this.remove(opened);
+      return;
+    }
+    // Reconnection after an early end (maximum duration, shutdown): at the pace a poll would have had.
+    opened.response.open(view.pollIntervalMs);
+    this.send(opened, JSON.stringify(VerificationStatusResponse.from(view)), view.status);
+    if (opened.missed) this.changed(requestId);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    for (const streams of [...this.sessions.values()])
+      for (const stream of [...streams]) stream.response.end();
+    this.sessions.clear();
+    this.perClient.clear();
+    for (const timer of this.followers.values()) clearTimeout(timer);
+    this.followers.clear();
+    this.stopHeartbeat();
+    const listening = this.listening;
+    this.listening = undefined;
+    listening?.then((unsubscribe) => unsubscribe()).catch(() => undefined);
+  }
+
+  private listen(): Promise<() => void> {
+    if (!this.listening) {
+      this.listening = this.changes.listen((requestId) => this.changed(requestId));
+      // A failed subscription is tried again by the next stream.
+      this.listening.catch(() => (this.listening = undefined));
+    }
+    return this.listening;
+  }
+
+  /** A session changed somewhere in the deployment: one read of its record, then each stream's answer. */
+  private changed(requestId: string): void {
+    const streams = this.sessions.get(requestId);
+    if (!streams) return;
+    if (this.reading.has(requestId)) {
+      // Reads of one session never overlap (an older answer could overtake a newer one): read once more after.
+      this.reading.set(requestId, true);
+      return;
+    }
+    this.reading.set(requestId, false);
+    void this.push(requestId).finally(() => {
+      const again = this.reading.get(requestId);
+      this.reading.delete(requestId);
+      if (again) this.changed(requestId);
+    });
+  }
+
+  private async push(requestId: string): Promise<void> {
+    let record;
+    try {
+      record = await this.records.get(requestId);
+    } catch (error) {
+      // The store is away: the next change, the follower or the stream's end comes later.
+      this.logger.warn(`status stream could not read a session: ${(error as Error)?.name ?? 'Error'}`);
+      return;
+    }
+    const streams = this.sessions.get(requestId);
+    if (!record || !streams) return;
+    for (const stream of [...streams]) {
+      if (stream.lastBody === null) {
+        stream.missed = true;
+        continue;
+      }
+      const view = toStatusView(stream.verificationId, record);
+      this.send(stream, JSON.stringify(VerificationStatusResponse.from(view)), view.status);
+    }
+  }
+
+  /** Writes an answer that differs from the last one; ends the stream after a terminal one. */
+  private send(stream: StatusStream, body: string, status: string): void {
+    if (body !== stream.lastBody) {
+      stream.lastBody = body;
+      stream.response.event(++stream.lastId, body);
+    }
+    if (isTerminal(status)) stream.response.end();
+  }
+
+  private add(stream: StatusStream): void {
+    let streams = this.sessions.get(stream.requestId);
+    if (!streams) {
+      this.sessions.set(stream.requestId, (streams = new Set()));
+      this.follow(stream.requestId);
+    }
+    streams.add(stream);
+    this.startHeartbeat();
+  }
+
+  /** The client left or the stream ended: nothing of it stays behind. */
+  private remove(stream: StatusStream): void {
+    const streams = this.sessions.get(stream.requestId);
+    if (!streams?.delete(stream)) return;
+    this.releaseSlot(stream.clientKey);
+    if (streams.size > 0) return;
+    this.sessions.delete(stream.requestId);
+    const follower = this.followers.get(stream.requestId);
+    if (follower) clearTimeout(follower);
+    this.followers.delete(stream.requestId);
+    if (this.sessions.size === 0) this.stopHeartbeat();
+  }
+
+  private releaseSlot(clientKey: string): void {
+    const held = (this.perClient.get(clientKey) ?? 1) - 1;
+    if (held > 0) this.perClient.set(clientKey, held);
+    else this.perClient.delete(clientKey);
+  }
+
+  /**
+   * With the reconciler off, nobody else would ask the API about a streamed session without
+   * webhooks: the hub does, at the reconciler's pace and through the coalesced refresher, so
+   * streams add no upstream GET beyond one per session per poll interval across instances.
+   */
+  private follow(requestId: string): void {
+    if (this.options.reconcile.enabled || this.stopped) return;
+    const arm = (delayMs: number): void => {
+      if (!Number.isFinite(delayMs) || !this.sessions.has(requestId) || this.stopped) return;
+      const timer = setTimeout(() => void this.look(requestId).then(arm), delayMs);
+      timer.unref();
+      this.followers.set(requestId, timer);
+    };
+    void this.look(requestId).then(arm);
+  }
+
+  /** One coalesced look at a followed session; the delay until the next one, or never. */
+  private async look(requestId: string): Promise<number> {
+    if (!this.sessions.has(requestId)) return NaN;
+    try {
+      const record = await this.records.get(requestId);
+      if (!record || isTerminal(record.status)) return NaN;
+      const fresh = await this.refresher.refresh(record, 'poll');
+      const now = this.store.now();
+      const next = this.queue.nextPollAt(fresh, now);
+      return next === null || isTerminal(fresh.status) ? NaN : next - now;
+    } catch {
+      // Upstream or store trouble: look again one interval later.
+      return this.queue.intervalMs({ method: 'sms' });
+    }
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => this.beat(), this.options.statusStream.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  /** One timer for every stream: a ping each, and the end of those past their time. */
+  private beat(): void {
+    const now = performance.now();
+    for (const streams of [...this.sessions.values()])
+      for (const stream of [...streams]) {
+        if (now >= stream.endsAt) stream.response.end();
+        else stream.response.ping();
+      }
+  }
+}
