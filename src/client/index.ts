@@ -5,7 +5,13 @@ export {
   type VerificationClientOptions,
 } from './verification-client.js';
 export { VerificationClientError, type VerificationErrorCode, type VerificationProblem } from './errors.js';
-export type { EventSourceFactory, EventSourceLike, FetchLike } from './transport.js';
+export type {
+  EventSourceFactory,
+  EventSourceLike,
+  FetchLike,
+  RequestInitLike,
+  ResponseLike,
+} from './transport.js';
 export type { VerificationStorage } from './storage.js';
 export type {
   CheckAnswer,
