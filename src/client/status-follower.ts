@@ -42,9 +42,37 @@ export class StatusFollower {
     else this.schedule(this.intervalMs);
   }
 
-  /** Asks now (the clock moved, a code was refused): a stream already says every change. */
-  refresh(): void {
+  /** Polls now instead of at the next interval; nothing while the stream is open (it says every change). */
+  pollNow(): void {
     if (!this.source && !this.stopped) this.schedule(0);
+  }
+
+  /**
+   * A read now (and, over a stream, one more an interval later), stream or not: something happened
+   * that the server may learn only when asked (a session that moved on, the page knows the clock moved
+   * or the user acted on the phone).
+   */
+  refresh(): void {
+    if (!this.source) return this.pollNow();
+    if (this.stopped) return;
+    void this.readOnce();
+    // The server asks the API at most once per interval: a change just after its last look shows then.
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.readOnce(), this.intervalMs);
+  }
+
+  private async readOnce(): Promise<void> {
+    try {
+      const answer = await this.read();
+      if (!this.stopped) this.hooks.onStatus(answer);
+    } catch (error) {
+      if (!this.stopped && (error as VerificationClientError).code === 'not_found')
+        this.hooks.onLost(error as VerificationClientError);
+    }
+  }
+
+  private read(): Promise<StatusAnswer> {
+    return this.transport.request<StatusAnswer>(`/status/${encodeURIComponent(this.id)}`, this.signal);
   }
 
   stop(): void {
@@ -93,10 +121,7 @@ export class StatusFollower {
 
   private async poll(): Promise<void> {
     try {
-      const answer = await this.transport.request<StatusAnswer>(
-        `/status/${encodeURIComponent(this.id)}`,
-        this.signal,
-      );
+      const answer = await this.read();
       if (this.stopped) return;
       this.failures = 0;
       this.intervalMs = answer.poll_interval_ms || this.intervalMs;

@@ -171,15 +171,22 @@ export class VerificationClient {
     } catch (error) {
       const refusal = error as VerificationClientError;
       const attempts = refusal.attemptsRemaining;
-      if (refusal.code === 'not_found') this.refused(error, signal, { ...this.state, phase: 'failed' });
+      // No attempt left: the API fails the session (the status route will say so too).
+      if (refusal.code === 'not_found' || attempts === 0)
+        this.refused(error, signal, {
+          ...this.state,
+          phase: 'failed',
+          status: attempts === 0 ? 'failed' : this.state.status,
+          attemptsRemaining: attempts ?? this.state.attemptsRemaining,
+        });
       else
         this.refused(error, signal, {
           ...this.state,
           phase: 'awaiting_user',
           attemptsRemaining: typeof attempts === 'number' ? attempts : this.state.attemptsRemaining,
         });
-      // No attempts left, or the session moved on: the server says what it became.
-      if (attempts === 0 || refusal.code === 'not_pending') this.follower?.refresh();
+      // The session moved on: the server says what it became.
+      if (refusal.code === 'not_pending') this.follower?.refresh();
     }
     return this.state;
   }
@@ -209,7 +216,7 @@ export class VerificationClient {
     this.set(IDLE);
   }
 
-  /** Asks the server now when polling (e.g. after the page learnt that the server's clock moved). */
+  /** Reads the status once now, stream or not (e.g. the page learnt that the server's clock moved). */
   refresh(): void {
     this.tick();
     this.follower?.refresh();
@@ -241,7 +248,8 @@ export class VerificationClient {
     this.slot.write(this.saved);
     this.apply(answer, {
       resumed,
-      phoneNumber: answer.phone_number,
+      // The number as typed and normalised (kept for a reload); the status route only has it masked.
+      phoneNumber: phone || answer.phone_number,
       resendAvailableAt:
         'resend_available_at' in answer ? dateMs(answer.resend_available_at) : this.state.resendAvailableAt,
     });
@@ -346,7 +354,7 @@ export class VerificationClient {
     if (pending && next.expiresAt !== null) {
       const over = this.now() - next.expiresAt;
       if (over >= EXPIRY_GRACE_MS) return this.finish({ ...next, phase: 'expired', status: 'expired' });
-      if (over >= 0 && before.expiresInMs !== 0) this.follower?.refresh();
+      if (over >= 0 && before.expiresInMs !== 0) this.follower?.pollNow();
     }
     if (
       next.expiresInMs !== before.expiresInMs ||

@@ -190,8 +190,13 @@ describe('VerificationClient (state machine)', () => {
     });
     expect(state.error?.problem.detail).toBe('invalid_code');
     await c.check('000000');
-    await jest.advanceTimersByTimeAsync(0);
-    expect(c.getState()).toMatchObject({ phase: 'failed', attemptsRemaining: 0 });
+    expect(c.getState()).toMatchObject({
+      phase: 'failed',
+      attemptsRemaining: 0,
+      error: { code: 'invalid_code' },
+    });
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(routes.count('GET /status')).toBe(0);
   });
 
   it('countdowns run on the server clock (Date header), whatever the device clock says', async () => {
@@ -330,7 +335,8 @@ describe('VerificationClient (state machine)', () => {
       phase: 'awaiting_user',
       resumed: true,
       verificationId: 'VID-9',
-      phoneNumber: '+7******6789',
+      // The number kept from the start (the status route gives it masked).
+      phoneNumber: '+79123456789',
       prompt: { kind: 'link' },
     });
 
@@ -390,9 +396,11 @@ describe('VerificationClient (state machine)', () => {
     stream.fail(0);
     await jest.advanceTimersByTimeAsync(30_000);
     expect(routes.count('GET /status')).toBe(0);
+    // An explicit refresh reads now and once more an interval later, and adds no polling.
+    routes.on('GET /status', { status: 200, body: answer(routes, { status: 'delivered' }) });
     c.refresh();
-    await jest.advanceTimersByTimeAsync(0);
-    expect(routes.count('GET /status')).toBe(0);
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(routes.count('GET /status')).toBe(2);
     stream.push(answer(routes, { status: 'verified' }));
     expect(c.getState()).toMatchObject({ phase: 'verified', connection: null });
     expect(stream.closed).toBe(true);
