@@ -61,7 +61,13 @@ const TICK_MS = 250;
 
 const dateMs = (value: string | null | undefined): number | null => (value ? Date.parse(value) : null);
 const leftMs = (at: number | null, now: number): number | null =>
-  at === null ? null : Math.max(0, Math.ceil((at - now) / 1000) * 1000);
+  at === null ? null : Math.max(0, Math.round((at - now) / 1000) * 1000);
+/**
+ * Until when a refusal makes the user wait: a 429's `Retry-After`. A 503's is honoured by the
+ * automatic reads (backoff); a person may retry at once.
+ */
+const waitUntil = (error: VerificationClientError | null): number | null =>
+  error?.status === 429 ? error.retryUntil : null;
 
 /**
  * A verification as a small state machine over the client routes:
@@ -307,10 +313,10 @@ export class VerificationClient {
     return this.state;
   }
 
-  /** A `Retry-After` wait is running: a call now would only be refused again. */
+  /** A rate limit's `Retry-After` wait is running: a call now would only be refused again. */
   private waiting(): boolean {
-    const until = this.state.error?.retryUntil;
-    return until != null && until > this.now();
+    const until = waitUntil(this.state.error);
+    return until !== null && until > this.now();
   }
 
   private set(state: VerificationState): void {
@@ -319,7 +325,7 @@ export class VerificationClient {
     const live =
       this.state.phase === 'awaiting_user' ||
       this.state.phase === 'verifying' ||
-      this.state.error?.retryUntil != null;
+      waitUntil(this.state.error) !== null;
     if (live && this.ticker === undefined) this.ticker = setInterval(() => this.tick(), TICK_MS);
     if (!live && this.ticker !== undefined) {
       clearInterval(this.ticker);
@@ -328,13 +334,13 @@ export class VerificationClient {
     for (const listener of [...this.listeners]) listener(this.state);
   }
 
-  /** Countdowns in whole seconds (rounded up), so that a tick changes the state once a second. */
+  /** Countdowns in whole seconds, so that a tick changes the state once a second. */
   private withCountdowns(state: VerificationState): VerificationState {
     const now = this.now();
     const pending = state.phase === 'awaiting_user' || state.phase === 'verifying';
     const resendInMs = pending ? leftMs(state.resendAvailableAt, now) : null;
     let error = state.error;
-    let retryInMs = leftMs(error?.retryUntil ?? null, now);
+    let retryInMs = leftMs(waitUntil(error), now);
     // The wait is over: the refusal no longer applies.
     if (retryInMs === 0) [error, retryInMs] = [null, null];
     return {

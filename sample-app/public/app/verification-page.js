@@ -275,6 +275,10 @@ export class VerificationPage {
   }
 
   #renderOutcome(state) {
+    // The refusal that ended it (a last wrong code) stays in words beside the outcome.
+    if (state.error && state.error.code !== 'not_found')
+      this.el.error.textContent = describeProblem(state.error, 'check');
+    this.el.error.hidden = !state.error || state.error.code === 'not_found';
     const phone = formatPhoneNumber(state.phoneNumber);
     const lost = state.error?.code === 'not_found';
     const outcome = lost ? 'lost' : state.phase;
