@@ -1,73 +1,20 @@
 import { VerificationClientError } from './errors.js';
+import type { StartInput, VerificationClientOptions } from './client-options.js';
+import { dateMs, IDLE, waitUntil, withCountdowns } from './client-state.js';
 import { StatusFollower } from './status-follower.js';
-import {
-  defaultStorage,
-  SavedVerificationSlot,
-  type SavedVerification,
-  type VerificationStorage,
-} from './storage.js';
-import { browser, RoutesTransport, type EventSourceFactory, type FetchLike } from './transport.js';
+import { defaultStorage, SavedVerificationSlot, type SavedVerification } from './storage.js';
+import { browser, RoutesTransport, type EventSourceFactory } from './transport.js';
 import type { CheckAnswer, StartAnswer, StatusAnswer, VerificationState } from './types.js';
 import { isTerminal, phaseOf } from './user-prompt.js';
 import { receiveSmsCode } from './web-otp.js';
 
-export interface VerificationClientOptions {
-  /** Where the module's client routes are (`/{prefix}`). Default `/verification`. */
-  baseUrl?: string;
-  /** Default: the browser's `fetch`. */
-  fetch?: FetchLike;
-  /** Opens the status stream; `null` polls only. Default: the browser's `EventSource`, if any. */
-  eventSource?: EventSourceFactory | null;
-  /** Keeps the verification across a reload; `null` keeps nothing. Default `sessionStorage`. */
-  storage?: VerificationStorage | null;
-  storageKey?: string;
-  /** The module's clock, when the page knows it better than the `Date` header (a sandbox's time travel). */
-  serverNow?: () => number;
-  /** Offer SMS codes through WebOTP where the browser has it. Default true. */
-  webOtp?: boolean;
-  /** Jitter source for backoff (tests). */
-  random?: () => number;
-}
-
-export interface StartInput {
-  phoneNumber: string;
-  /** A method of `GET /methods`; omitted, the server picks. */
-  method?: string;
-}
+export type { StartInput, VerificationClientOptions } from './client-options.js';
 
 type Listener = (state: VerificationState) => void;
 
-const IDLE: VerificationState = {
-  phase: 'idle',
-  verificationId: null,
-  method: null,
-  status: null,
-  phoneNumber: null,
-  prompt: null,
-  attemptsRemaining: null,
-  resumed: false,
-  expiresAt: null,
-  expiresInMs: null,
-  resendAvailableAt: null,
-  resendInMs: null,
-  canResend: false,
-  error: null,
-  retryInMs: null,
-  connection: null,
-};
 /** Past the expiry by this much with no word from the server, the verification is taken as expired. */
 const EXPIRY_GRACE_MS = 5000;
 const TICK_MS = 250;
-
-const dateMs = (value: string | null | undefined): number | null => (value ? Date.parse(value) : null);
-const leftMs = (at: number | null, now: number): number | null =>
-  at === null ? null : Math.max(0, Math.round((at - now) / 1000) * 1000);
-/**
- * Until when a refusal makes the user wait: a 429's `Retry-After`. A 503's is honoured by the
- * automatic reads (backoff); a person may retry at once.
- */
-const waitUntil = (error: VerificationClientError | null): number | null =>
-  error?.status === 429 ? error.retryUntil : null;
 
 /**
  * A verification as a small state machine over the client routes:
@@ -334,23 +281,8 @@ export class VerificationClient {
     for (const listener of [...this.listeners]) listener(this.state);
   }
 
-  /** Countdowns in whole seconds, so that a tick changes the state once a second. */
   private withCountdowns(state: VerificationState): VerificationState {
-    const now = this.now();
-    const pending = state.phase === 'awaiting_user' || state.phase === 'verifying';
-    const resendInMs = pending ? leftMs(state.resendAvailableAt, now) : null;
-    let error = state.error;
-    let retryInMs = leftMs(waitUntil(error), now);
-    // The wait is over: the refusal no longer applies.
-    if (retryInMs === 0) [error, retryInMs] = [null, null];
-    return {
-      ...state,
-      error,
-      retryInMs,
-      expiresInMs: pending ? leftMs(state.expiresAt, now) : null,
-      resendInMs,
-      canResend: pending && !!this.saved?.phone && (resendInMs ?? 0) === 0,
-    };
+    return withCountdowns(state, this.now(), !!this.saved?.phone);
   }
 
   private tick(): void {
