@@ -13,6 +13,7 @@ import { runIsolated, type BenchContext } from './lib/context.js';
 import { formatTable, tableFromObjects, type BenchTable } from './lib/report.js';
 import { coalescingBenchmark } from './coalescing.bench.js';
 import { proxyBenchmark } from './proxy.bench.js';
+import { pushBenchmark } from './push.bench.js';
 import { memoryBenchmark } from './memory.bench.js';
 import { routesBenchmark } from './routes.bench.js';
 import { soakBenchmark } from './soak.bench.js';
@@ -38,6 +39,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   memory: memoryBenchmark,
   soak: soakBenchmark,
   protection: protectionBenchmark,
+  push: pushBenchmark,
 };
 
 async function main(): Promise<void> {

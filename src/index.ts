@@ -28,6 +28,7 @@ export {
   VerificationStoreUnavailableError,
   type MemoryStoreOptions,
   type RedisStoreOptions,
+  type StoreMessageListener,
   type StoreWriteOptions,
 } from './store/index.js';
 export { VerificationControllerBase } from './http/verification.controller.js';

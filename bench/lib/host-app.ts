@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { Module, type INestApplication } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { Controller, Get, Module, Res, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -29,6 +30,11 @@ export interface HostConfig {
   keyHeader?: string;
   /** A RedisStore at this URL instead of the default MemoryStore. */
   redis?: { url: string; keyPrefix: string };
+  /**
+   * `GET /bench/hold`: answers an event-stream head and never ends, the platform's own cost of an
+   * open response (the push benchmark subtracts it to get the module's share per stream).
+   */
+  holdRoute?: boolean;
   /** Keep every emitted `(request_id, event)` (the soak checks them); otherwise only counts. */
   recordEvents?: boolean;
 }
@@ -57,6 +63,18 @@ export interface HostApp {
  * Boots a NestJS host app with the module on a free loopback port: Express or Fastify, no logger,
  * `rawBody` on (the webhook route verifies signatures over the raw bytes).
  */
+@Controller('bench')
+class HoldController {
+  @Get('hold')
+  hold(@Res() response: unknown): void {
+    const reply = response as { raw?: ServerResponse; hijack?: () => void };
+    if (reply.hijack) reply.hijack();
+    const raw = reply.raw ?? (response as ServerResponse);
+    raw.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+    raw.write(': held\n\n');
+  }
+}
+
 export async function startHostApp(config: HostConfig, clock?: () => number): Promise<HostApp> {
   let offset = 0;
   const keyHeader = config.keyHeader;
@@ -70,7 +88,10 @@ export async function startHostApp(config: HostConfig, clock?: () => number): Pr
     ...(clock ? { clock } : config.clockOffset ? { clock: () => Date.now() + offset } : {}),
   };
 
-  @Module({ imports: [EventEmitterModule.forRoot({ wildcard: false }), VerificationModule.forRoot(options)] })
+  @Module({
+    imports: [EventEmitterModule.forRoot({ wildcard: false }), VerificationModule.forRoot(options)],
+    controllers: config.holdRoute ? [HoldController] : [],
+  })
   class BenchHostModule {}
 
   const app: INestApplication =

@@ -37,7 +37,12 @@ export class SseResponse {
 
   /** Calls `listener` once the connection is gone (client left, or end() was called). */
   onClose(listener: () => void): void {
-    this.raw.once('close', listener);
+    // `on`, not `once`: 'close' comes once anyway, and once's wrapper would cost memory per stream.
+    this.raw.on('close', () => {
+      // A client that left may leave its half of the connection open: drop it, or the server's close would wait on it.
+      if (!this.raw.writableEnded) this.raw.destroy();
+      listener();
+    });
   }
 
   /** Sends the head and the client's reconnection delay; nothing is buffered by proxies from here on. */

@@ -1,4 +1,9 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
@@ -12,7 +17,7 @@ import { VerificationService } from '../sessions/verification.service.js';
 import type { StatusView } from '../sessions/verification.views.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import { VerificationClientError } from '../verification.errors.js';
+import { asVerificationError, VerificationClientError, VerificationError } from '../verification.errors.js';
 import type { ResolvedVerificationOptions } from '../verification.options.js';
 import { clientIp } from './client-request.js';
 import { SseResponse } from './sse-response.js';
@@ -27,8 +32,8 @@ interface StatusStream {
   /** Real time (performance.now) after which the stream is ended at the next heartbeat. */
   readonly endsAt: number;
   lastId: number;
-  /** The last status answer sent; null until the first one went out. */
-  lastBody: string | null;
+  /** What the last answer sent showed of the session (see `shown`); null until the first one went out. */
+  lastShown: string | null;
   /** A change was announced before the first answer went out: read again after it. */
   missed: boolean;
 }
@@ -48,7 +53,7 @@ const CAP_RETRY_AFTER_SECONDS = 5;
  * follow its streamed sessions, through the same coalesced refresher.
  */
 @Injectable()
-export class StatusStreamHub implements OnApplicationShutdown {
+export class StatusStreamHub implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly sessions = new Map<string, Set<StatusStream>>();
   private readonly perClient = new Map<string, number>();
   private readonly reading = new Map<string, boolean>();
@@ -122,13 +127,16 @@ export class StatusStreamHub implements OnApplicationShutdown {
         response: SseResponse.take(response),
         endsAt: startedAt + lifetime,
         lastId: 0,
-        lastBody: null,
+        lastShown: null,
         missed: false,
       };
       this.add(stream);
     } catch (error) {
       this.releaseSlot(clientKey);
-      throw error;
+      // The status route's refusals as they are; the store unreachable for the subscription is a 503.
+      if (!(error instanceof VerificationError))
+        this.logger.warn(`status stream refused: ${(error as Error)?.name ?? 'Error'}`);
+      throw asVerificationError(error);
     }
     const opened = stream;
     opened.response.onClose(() => this.remove(opened));
@@ -139,10 +147,19 @@ export class StatusStreamHub implements OnApplicationShutdown {
     }
     // Reconnection after an early end (maximum duration, shutdown): at the pace a poll would have had.
     opened.response.open(view.pollIntervalMs);
-    this.send(opened, JSON.stringify(VerificationStatusResponse.from(view)), view.status);
+    this.send(opened, view);
     if (opened.missed) this.changed(requestId);
   }
 
+  /**
+   * Ends every stream before Nest closes the HTTP server (which waits for open responses, so an
+   * open stream would hold the shutdown forever), and stops accepting new ones.
+   */
+  beforeApplicationShutdown(): void {
+    this.onApplicationShutdown();
+  }
+
+  /** The same, for a context whose server was closed by other means; idempotent. */
   onApplicationShutdown(): void {
     this.stopped = true;
     for (const streams of [...this.sessions.values()])
@@ -195,22 +212,22 @@ export class StatusStreamHub implements OnApplicationShutdown {
     const streams = this.sessions.get(requestId);
     if (!record || !streams) return;
     for (const stream of [...streams]) {
-      if (stream.lastBody === null) {
+      if (stream.lastShown === null) {
         stream.missed = true;
         continue;
       }
-      const view = toStatusView(stream.verificationId, record);
-      this.send(stream, JSON.stringify(VerificationStatusResponse.from(view)), view.status);
+      this.send(stream, toStatusView(stream.verificationId, record));
     }
   }
 
-  /** Writes an answer that differs from the last one; ends the stream after a terminal one. */
-  private send(stream: StatusStream, body: string, status: string): void {
-    if (body !== stream.lastBody) {
-      stream.lastBody = body;
-      stream.response.event(++stream.lastId, body);
+  /** Writes the status answer when it differs from the last one; ends the stream after a terminal one. */
+  private send(stream: StatusStream, view: StatusView): void {
+    const shown = shownState(view);
+    if (shown !== stream.lastShown) {
+      stream.lastShown = shown;
+      stream.response.event(++stream.lastId, JSON.stringify(VerificationStatusResponse.from(view)));
     }
-    if (isTerminal(status)) stream.response.end();
+    if (isTerminal(view.status)) stream.response.end();
   }
 
   private add(stream: StatusStream): void {
@@ -294,4 +311,24 @@ export class StatusStreamHub implements OnApplicationShutdown {
         else stream.response.ping();
       }
   }
+}
+
+/**
+ * The part of a status answer that a record can change, to tell a new answer from a repeat. Kept
+ * per stream instead of the whole answer (a fraction of its size, at tens of thousands of
+ * streams); the rest (handle, masked number, poll interval, which follows the method) is fixed.
+ */
+function shownState(view: StatusView): string {
+  return [
+    view.status,
+    view.method,
+    view.numberToCall,
+    view.deepLink,
+    view.awaitingCode,
+    view.expiresAt.getTime(),
+    view.verifiedAt?.getTime(),
+    view.codeLength,
+    view.codeLengthMin,
+    view.codeLengthMax,
+  ].join('|');
 }

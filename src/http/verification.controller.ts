@@ -5,6 +5,7 @@ import {
   Header,
   HttpCode,
   Inject,
+  Optional,
   Param,
   Post,
   Req,
@@ -52,7 +53,8 @@ export abstract class VerificationControllerBase {
   constructor(
     protected readonly verification: VerificationService,
     @Inject(RESOLVED_VERIFICATION_OPTIONS) protected readonly options: ResolvedVerificationOptions,
-    protected readonly streams: StatusStreamHub,
+    // Optional: a host's subclass written before the stream route calls super() with two arguments.
+    @Optional() protected readonly streams?: StatusStreamHub,
   ) {}
 
   @Post('start')
@@ -136,15 +138,18 @@ export abstract class VerificationControllerBase {
       'Follow a verification over Server-Sent Events: the status answer on every change, closed at a terminal status',
   })
   @ApiParam({ name: 'verification_id' })
-  @ApiProduces('text/event-stream')
-  @ApiResponse({ status: 200, description: '`event: status` messages whose data is the status answer' })
+  @ApiResponse({
+    status: 200,
+    description: '`event: status` messages whose data is the status answer',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   @ApiProblemResponses(ROUTE_ERROR_CODES.statusEvents)
   async statusEvents(
     @Param('verification_id') verificationId: string,
     @Req() request: unknown,
     @Res() response: unknown,
   ): Promise<void> {
-    if (!this.options.statusStream.enabled) throw new VerificationClientError('not_found');
+    if (!this.options.statusStream.enabled || !this.streams) throw new VerificationClientError('not_found');
     await this.streams.open(verificationId, await this.owner(request), request, response);
   }
 

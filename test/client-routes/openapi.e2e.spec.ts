@@ -109,5 +109,11 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       '503': ['service_unavailable'],
     });
     expect(errorCodes('/phone/methods', 'get')).toEqual({ '503': ['service_unavailable'] });
+    const events = document.paths['/phone/status/{verification_id}/events'].get!.responses as Record<
+      string,
+      { content?: Record<string, unknown> }
+    >;
+    expect(Object.keys(events['200'].content ?? {})).toContain('text/event-stream');
+    expect(Object.keys(events).sort()).toEqual(['200', '404', '429', '503']);
   });
 });

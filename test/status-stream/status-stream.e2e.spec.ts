@@ -1,0 +1,287 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationModuleOptions } from '../../src/verification.options.js';
+import { openSse, type SseStream } from '../support/sse-client.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import {
+  drive,
+  reconcilerOf,
+  sendCode,
+  startHost,
+  startSandbox,
+  startSession,
+  type StartedSession,
+} from '../webhooks/harness.js';
+
+/**
+ * The status stream as a browser sees it, over real HTTP on both platforms: the current answer at
+ * once, each change observed anywhere in the module (webhook, check, reconciler), the end at a
+ * terminal status, and the limits (owner binding, cap per client, heartbeats, duration, shutdown).
+ */
+describe.each(PLATFORMS)('status stream (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+  const open: SseStream[] = [];
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+  });
+  afterEach(async () => {
+    for (const stream of open.splice(0)) stream.close();
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  const boot = async (
+    module: Partial<VerificationModuleOptions> = {},
+    receiveWebhooks = true,
+  ): Promise<TestApp> => {
+    host = await startHost(platform, sb, { module, receiveWebhooks });
+    return host;
+  };
+  const hub = (): StatusStreamHub => host!.app.get(StatusStreamHub, { strict: false });
+  const eventsUrl = (s: StartedSession): string =>
+    `${host!.url}/verification/status/${s.verificationId}/events`;
+  const stream = async (s: StartedSession, owner = s.owner): Promise<SseStream> => {
+    const opened = await openSse(eventsUrl(s), { 'x-user': owner });
+    expect(opened.status).toBe(200);
+    open.push(opened.stream!);
+    return opened.stream!;
+  };
+  const statusBody = async (s: StartedSession) =>
+    (
+      await call(host!.url, 'GET', `/verification/status/${s.verificationId}`, undefined, {
+        'x-user': s.owner,
+      })
+    ).body;
+
+  it('answers text/event-stream and sends the status answer at once, after a retry line', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'sms');
+    const opened = await openSse(eventsUrl(s), { 'x-user': s.owner });
+    open.push(opened.stream!);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(opened.headers.get('cache-control')).toBe('no-store');
+    expect(opened.headers.get('x-accel-buffering')).toBe('no');
+    const messages = await opened.stream!.until((m) => m.some((x) => x.event === 'status'));
+    expect(messages[0]).toEqual({ retry: 2500 });
+    expect(messages[1]).toMatchObject({ event: 'status', id: '1' });
+    expect(JSON.parse(messages[1]!.data!)).toEqual(await statusBody(s));
+    expect(opened.stream!.statuses()[0]).toMatchObject({
+      status: 'sent',
+      phone_number: expect.stringMatching(/\*/),
+    });
+  });
+
+  it('pushes a change that arrives by webhook, then ends at the terminal status', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'reverse_flash_call');
+    const events = await stream(s);
+    await events.statusCount(1);
+    const gets = sb.requestCount('GET /v1/verify/:id');
+    await drive(sb, s, 'verified');
+    await events.ends();
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+    expect(events.statuses()[1]).toEqual(await statusBody(s));
+    // The webhook's own confirmation aside, the stream asked the API nothing.
+    expect(sb.requestCount('GET /v1/verify/:id') - gets).toBeLessThanOrEqual(1);
+    expect(hub().size).toBe(0);
+  });
+
+  it('pushes the outcome of a check made on the check route', async () => {
+    await boot({ webhooks: undefined }, false);
+    const s = await startSession(host!, sb, 'sms');
+    const events = await stream(s);
+    await events.statusCount(1);
+    await sendCode(sb, s);
+    const code = sb.getSession(s.requestId)!.code as string;
+    const check = await call(
+      host!.url,
+      'POST',
+      '/verification/check',
+      { verification_id: s.verificationId, code },
+      { 'x-user': s.owner },
+    );
+    expect(check.body).toMatchObject({ verified: true });
+    await events.ends();
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  });
+
+  it('without webhooks, pushes what the reconciler polls', async () => {
+    await boot({ webhooks: undefined }, false);
+    const s = await startSession(host!, sb, 'reverse_flash_call');
+    const events = await stream(s);
+    await events.statusCount(1);
+    await sb.call(s.requestId, s.phone);
+    await sb.advance(1500);
+    await reconcilerOf(host!).runOnce();
+    await events.ends();
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  });
+
+  it('without webhooks or reconciler, follows the session itself at the poll pace', async () => {
+    await boot({ webhooks: undefined, reconcile: { enabled: false } }, false);
+    const s = await startSession(host!, sb, 'reverse_flash_call');
+    const events = await stream(s);
+    await events.statusCount(1);
+    await sb.call(s.requestId, s.phone);
+    // The stream's own look runs on real time; the poll claim of the first answer ends on the sandbox's clock.
+    await sb.advance(1500);
+    await events.ends(4000);
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  });
+
+  it('pushes expiry (the clock passes expires_at) and ends', async () => {
+    await boot({ webhooks: undefined }, false);
+    const s = await startSession(host!, sb, 'sms');
+    const events = await stream(s);
+    await events.statusCount(1);
+    await drive(sb, s, 'expired');
+    await sb.advance(1000);
+    await reconcilerOf(host!).runOnce();
+    await events.ends();
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'expired']);
+  });
+
+  it('sends a terminal status once and ends at once when the session is already over', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'reverse_flash_call');
+    await drive(sb, s, 'verified');
+    await sb.webhooksIdle();
+    const events = await stream(s);
+    await events.ends();
+    expect(events.statuses().map((x) => x.status)).toEqual(['verified']);
+  });
+
+  it('refuses a forged handle and another owner’s handle with the status route’s 404', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'sms');
+    const forged = `${s.verificationId.slice(0, -2)}${s.verificationId.endsWith('A') ? 'BB' : 'AA'}`;
+    for (const [id, owner] of [
+      [forged, s.owner],
+      [s.verificationId, 'someone-else'],
+      ['x'.repeat(600), s.owner],
+    ] as const) {
+      const res = await openSse(`${host!.url}/verification/status/${encodeURIComponent(id)}/events`, {
+        'x-user': owner,
+      });
+      const status = await call(
+        host!.url,
+        'GET',
+        `/verification/status/${encodeURIComponent(id)}`,
+        undefined,
+        {
+          'x-user': owner,
+        },
+      );
+      // As the status route answers it (Fastify refuses an over-long parameter itself with 414).
+      expect(res.status).toBe(status.status);
+      if (id.length < 100) {
+        expect(res.body).toEqual(status.body);
+        expect(res.status).toBe(404);
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      }
+    }
+    expect(hub().size).toBe(0);
+  });
+
+  it('caps open streams per client with 429 and Retry-After; a closed stream frees its slot', async () => {
+    await boot({ statusStream: { maxPerClient: 2 } });
+    const s = await startSession(host!, sb, 'sms');
+    const first = await stream(s);
+    await stream(s);
+    await first.statusCount(1);
+    const refused = await openSse(eventsUrl(s), { 'x-user': s.owner });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    first.close();
+    await waitFor(() => hub().size === 1);
+    const again = await stream(s);
+    await again.statusCount(1);
+  });
+
+  it('sends a heartbeat comment every heartbeatMs', async () => {
+    await boot({ statusStream: { heartbeatMs: 30 } });
+    const s = await startSession(host!, sb, 'sms');
+    const events = await stream(s);
+    await events.until((m) => m.filter((x) => x.comment === 'ping').length >= 2);
+  });
+
+  it('ends a stream after maxDurationMs', async () => {
+    await boot({ statusStream: { heartbeatMs: 20, maxDurationMs: 60 } });
+    const s = await startSession(host!, sb, 'sms');
+    const events = await stream(s);
+    await events.ends();
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent']);
+    expect(hub().size).toBe(0);
+  });
+
+  it('frees everything when the client leaves', async () => {
+    await boot({ statusStream: { heartbeatMs: 20 } });
+    const s = await startSession(host!, sb, 'sms');
+    const events = await stream(s);
+    await events.statusCount(1);
+    expect(hub().size).toBe(1);
+    events.close();
+    await waitFor(() => hub().size === 0);
+    // Nothing of the stream holds the server: it closes at once.
+    const closing = Date.now();
+    await host!.close();
+    host = undefined;
+    expect(Date.now() - closing).toBeLessThan(1000);
+  });
+
+  it('ends every stream on shutdown, and the app closes', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'sms');
+    const events = await stream(s);
+    await events.statusCount(1);
+    const closing = host!.close();
+    host = undefined;
+    await events.ends();
+    await closing;
+  });
+
+  it('answers 503 service_unavailable, holding nothing, when the store cannot subscribe', async () => {
+    const store = new (class extends MemoryStore {
+      override subscribe(): Promise<() => void> {
+        return Promise.reject(new VerificationStoreUnavailableError('subscribe', 'down'));
+      }
+    })({ clock: () => sb.now() });
+    try {
+      await boot({ store });
+      const s = await startSession(host!, sb, 'sms');
+      const res = await openSse(eventsUrl(s), { 'x-user': s.owner });
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+      expect(hub().size).toBe(0);
+    } finally {
+      await host?.close();
+      host = undefined;
+      await store.close();
+    }
+  });
+
+  it('is a 404 when statusStream.enabled is false', async () => {
+    await boot({ statusStream: { enabled: false } });
+    const s = await startSession(host!, sb, 'sms');
+    const res = await openSse(eventsUrl(s), { 'x-user': s.owner });
+    expect(res.status).toBe(404);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
