@@ -7,14 +7,16 @@ import {
   shownText,
   startVerification,
   wrongCodeFor,
+  PAGE_TRANSPORTS,
 } from './sample-app-browser.js';
 
 const FLOW_TIMEOUT_MS = 60_000;
 
 /** The page around the happy path: reloads, attempts, refusals in plain words, a narrow screen. */
-describe('sample app: reloads, attempts and refusals on the page', () => {
+// Over the status stream, and by polling as in a browser without EventSource.
+describe.each(PAGE_TRANSPORTS)('sample app: reloads, attempts and refusals on the page (%s)', (transport) => {
   // Each test has its own tab and phone number; they run side by side in one browser.
-  const shared = sharedSampleAppInBrowser();
+  const shared = sharedSampleAppInBrowser({ transport });
   const inPage = shared.inPage;
   afterAll(() => shared.close());
 

@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { bootstrapSampleApp, type SampleApp } from '../../sample-app/src/sample-app.js';
 
 /** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it when missing). No browser download. */
@@ -22,6 +21,7 @@ const CHROMIUM_ARGS = [
 /** The sample app in sandbox mode on a free port, and a headless Chromium with a fresh profile. */
 export interface SampleAppInBrowser {
   sample: SampleApp;
+  /** A context of its own, for tests that want one (each `openPage` tab has its own). */
   context: BrowserContext;
   /** A new tab on the sample's page, loaded and wired (`body[data-ready]`). */
   openPage(): Promise<Page>;
@@ -31,30 +31,40 @@ export interface SampleAppInBrowser {
   close(): Promise<void>;
 }
 
-export async function startSampleAppInBrowser(): Promise<SampleAppInBrowser> {
+export interface SampleAppInBrowserOptions {
+  /** `polling`: the page's client runs as in a browser without EventSource (`?transport=polling`). */
+  transport?: PageTransport;
+}
+
+export type PageTransport = 'stream' | 'polling';
+export const PAGE_TRANSPORTS: PageTransport[] = ['stream', 'polling'];
+
+export async function startSampleAppInBrowser(
+  options: SampleAppInBrowserOptions = {},
+): Promise<SampleAppInBrowser> {
   if (!existsSync(CHROMIUM_PATH))
     throw new Error(`${CHROMIUM_PATH} is missing: install Debian's Chromium (apt-get install -y chromium)`);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const sample = await bootstrapSampleApp({ port: 0, target: 'sandbox', logger: ['error', 'fatal'] });
-  const profile = mkdtempSync(join(tmpdir(), 'sample-app-chromium-'));
-  let context: BrowserContext;
+  let browser: Browser;
   try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1360, height: 960 },
-      locale: 'en-GB',
-    });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
   } catch (error) {
     await sample.close();
-    rmSync(profile, { recursive: true, force: true });
     throw error;
   }
-  context.setDefaultTimeout(10_000);
+  const query = options.transport === 'polling' ? '?transport=polling' : '';
+  // A context per tab: Chromium allows 6 HTTP/1.1 connections per host and profile, and each tab
+  // holds two event streams (its status stream and the host's events) while the others poll.
+  const newContext = async (): Promise<BrowserContext> => {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 960 }, locale: 'en-GB' });
+    context.setDefaultTimeout(10_000);
+    return context;
+  };
+  const context = await newContext();
   const openPage = async (): Promise<Page> => {
-    const page = await context.newPage();
-    await page.goto(`${sample.url}/`);
+    const page = await (await newContext()).newPage();
+    await page.goto(`${sample.url}/${query}`);
     await page.waitForSelector('body[data-ready="true"]');
     return page;
   };
@@ -67,16 +77,15 @@ export async function startSampleAppInBrowser(): Promise<SampleAppInBrowser> {
       try {
         await use(page);
       } finally {
-        await page.close();
+        await page.context().close();
       }
     },
     async screenshot(page, name) {
       await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
     },
     async close() {
-      await context.close();
+      await browser.close();
       await sample.close();
-      rmSync(profile, { recursive: true, force: true });
     },
   };
 }
@@ -88,11 +97,11 @@ export type PageTest = (page: Page, browser: SampleAppInBrowser) => Promise<void
  * One app and browser for a file whose tests run side by side (`it.concurrent`), each in its own
  * tab. Jest may start concurrent tests before `beforeAll` hooks, so the start is awaited per test.
  */
-export function sharedSampleAppInBrowser(): {
+export function sharedSampleAppInBrowser(options: SampleAppInBrowserOptions = {}): {
   inPage(test: PageTest): () => Promise<void>;
   close(): Promise<void>;
 } {
-  const ready = startSampleAppInBrowser();
+  const ready = startSampleAppInBrowser(options);
   ready.catch(() => undefined); // reported by every test that awaits it
   return {
     inPage: (test) => async () => {

@@ -8,6 +8,7 @@ import {
   sharedSampleAppInBrowser,
   startVerification,
   wrongCodeFor,
+  PAGE_TRANSPORTS,
 } from './sample-app-browser.js';
 
 /**
@@ -26,195 +27,199 @@ function decodedImageWidth(element: unknown): Promise<number> {
 /** Flows share one machine and browser; each waits on poll intervals, so give each room under load. */
 const FLOW_TIMEOUT_MS = 60_000;
 
-describe('sample app: a verification by every method through the page', () => {
-  // Each flow has its own tab and phone number, so the flows run side by side in one browser.
-  const shared = sharedSampleAppInBrowser();
-  const inPage = shared.inPage;
-  afterAll(() => shared.close());
+// Over the status stream, and by polling as in a browser without EventSource.
+describe.each(PAGE_TRANSPORTS)(
+  'sample app: a verification by every method through the page (%s)',
+  (transport) => {
+    // Each flow has its own tab and phone number, so the flows run side by side in one browser.
+    const shared = sharedSampleAppInBrowser({ transport });
+    const inPage = shared.inPage;
+    afterAll(() => shared.close());
 
-  /** The page's success screen, the host's verified event and the demo user's account. */
-  async function expectVerified(page: Page, masked: string): Promise<void> {
-    await page.waitForSelector('#result[data-outcome="verified"]:not([hidden])');
-    await expect(page.textContent('#result-title')).resolves.toBe('Your number is verified');
-    const event = page.locator(`#host-events li[data-event="verification.verified"]`, { hasText: masked });
-    await event.waitFor();
-    await expect(event.textContent()).resolves.toContain(
-      "marked the number verified on the demo user's account",
+    /** The page's success screen, the host's verified event and the demo user's account. */
+    async function expectVerified(page: Page, masked: string): Promise<void> {
+      await page.waitForSelector('#result[data-outcome="verified"]:not([hidden])');
+      await expect(page.textContent('#result-title')).resolves.toBe('Your number is verified');
+      const event = page.locator(`#host-events li[data-event="verification.verified"]`, { hasText: masked });
+      await event.waitFor();
+      await expect(event.textContent()).resolves.toContain(
+        "marked the number verified on the demo user's account",
+      );
+      await page.locator(`#verified-numbers li[data-verified-number="${masked}"]`).waitFor();
+    }
+
+    it.concurrent(
+      'shows sandbox mode and the methods the module offers',
+      inPage(async (page, browser) => {
+        await expect(page.textContent('#mode-badge')).resolves.toBe('Sandbox mode');
+        await expect(page.isVisible('#phone-column')).resolves.toBe(true);
+        const methods = await page.$$eval('#method-list input[name="method"]', (inputs) =>
+          inputs.map((input) => input.getAttribute('value')),
+        );
+        expect(methods).toEqual([
+          'reverse_flash_call',
+          'flash_call',
+          'msgr1_otp',
+          'msgr2_bot',
+          'sms',
+          'operator_id',
+        ]);
+        await browser.screenshot(page, '01-start-form');
+      }),
+      FLOW_TIMEOUT_MS,
     );
-    await page.locator(`#verified-numbers li[data-verified-number="${masked}"]`).waitFor();
-  }
 
-  it.concurrent(
-    'shows sandbox mode and the methods the module offers',
-    inPage(async (page, browser) => {
-      await expect(page.textContent('#mode-badge')).resolves.toBe('Sandbox mode');
-      await expect(page.isVisible('#phone-column')).resolves.toBe(true);
-      const methods = await page.$$eval('#method-list input[name="method"]', (inputs) =>
-        inputs.map((input) => input.getAttribute('value')),
-      );
-      expect(methods).toEqual([
-        'reverse_flash_call',
-        'flash_call',
-        'msgr1_otp',
-        'msgr2_bot',
-        'sms',
-        'operator_id',
-      ]);
-      await browser.screenshot(page, '01-start-form');
-    }),
-    FLOW_TIMEOUT_MS,
-  );
+    it.concurrent(
+      'sms: the code field is sized by code_length; a wrong code, then the right one',
+      inPage(async (page, browser) => {
+        await startVerification(page, '+7 912 345-67-01', 'sms');
+        await expect(page.getAttribute('#code-input', 'maxlength')).resolves.toBe('6');
+        await expect(page.textContent('#code-label')).resolves.toBe('Enter the 6-digit code');
+        const code = await codeOnPhone(page);
+        await browser.screenshot(page, '02-sms-code-on-phone');
 
-  it.concurrent(
-    'sms: the code field is sized by code_length; a wrong code, then the right one',
-    inPage(async (page, browser) => {
-      await startVerification(page, '+7 912 345-67-01', 'sms');
-      await expect(page.getAttribute('#code-input', 'maxlength')).resolves.toBe('6');
-      await expect(page.textContent('#code-label')).resolves.toBe('Enter the 6-digit code');
-      const code = await codeOnPhone(page);
-      await browser.screenshot(page, '02-sms-code-on-phone');
+        await enterCode(page, wrongCodeFor(code));
+        await expect(shownText(page, '#v-error')).resolves.toBe(
+          "That code isn't right. You have 2 attempts left.",
+        );
+        await browser.screenshot(page, '03-sms-wrong-code');
+        // Typing again dismisses the message; the attempts left stay on screen.
+        await page.fill('#code-input', code.slice(0, 2));
+        await expect(page.isHidden('#v-error')).resolves.toBe(true);
+        await expect(page.textContent('#v-attempts')).resolves.toBe('2 attempts left');
+        await expect(page.isVisible('#v-attempts')).resolves.toBe(true);
 
-      await enterCode(page, wrongCodeFor(code));
-      await expect(shownText(page, '#v-error')).resolves.toBe(
-        "That code isn't right. You have 2 attempts left.",
-      );
-      await browser.screenshot(page, '03-sms-wrong-code');
-      // Typing again dismisses the message; the attempts left stay on screen.
-      await page.fill('#code-input', code.slice(0, 2));
-      await expect(page.isHidden('#v-error')).resolves.toBe(true);
-      await expect(page.textContent('#v-attempts')).resolves.toBe('2 attempts left');
-      await expect(page.isVisible('#v-attempts')).resolves.toBe(true);
+        await enterCode(page, code);
+        await expectVerified(page, '+7******6701');
+        await browser.screenshot(page, '04-sms-verified');
+      }),
+      FLOW_TIMEOUT_MS,
+    );
 
-      await enterCode(page, code);
-      await expectVerified(page, '+7******6701');
-      await browser.screenshot(page, '04-sms-verified');
-    }),
-    FLOW_TIMEOUT_MS,
-  );
+    it.concurrent(
+      'msgr1_otp: the code arrives in the messenger',
+      inPage(async (page) => {
+        await startVerification(page, '+7 912 345-67-02', 'msgr1_otp');
+        await expect(page.textContent('#v-instructions')).resolves.toContain('Messenger 1');
+        const item = page.locator('#phone-screen .phone-item').first();
+        const code = await codeOnPhone(page);
+        await expect(item.locator('.phone-app').textContent()).resolves.toBe('Messenger 1');
+        await enterCode(page, code);
+        await expectVerified(page, '+7******6702');
+      }),
+      FLOW_TIMEOUT_MS,
+    );
 
-  it.concurrent(
-    'msgr1_otp: the code arrives in the messenger',
-    inPage(async (page) => {
-      await startVerification(page, '+7 912 345-67-02', 'msgr1_otp');
-      await expect(page.textContent('#v-instructions')).resolves.toContain('Messenger 1');
-      const item = page.locator('#phone-screen .phone-item').first();
-      const code = await codeOnPhone(page);
-      await expect(item.locator('.phone-app').textContent()).resolves.toBe('Messenger 1');
-      await enterCode(page, code);
-      await expectVerified(page, '+7******6702');
-    }),
-    FLOW_TIMEOUT_MS,
-  );
+    it.concurrent(
+      'flash_call: the code is the last digits of the missed call',
+      inPage(async (page, browser) => {
+        await startVerification(page, '+7 912 345-67-03', 'flash_call');
+        await expect(page.getAttribute('#code-input', 'maxlength')).resolves.toBe('4');
+        await expect(page.textContent('#v-instructions')).resolves.toContain('the last 4 digits');
+        const caller = page.locator('#phone-screen .phone-item').first().locator('[data-incoming-number]');
+        await caller.waitFor();
+        const incoming = (await caller.getAttribute('data-incoming-number'))!;
+        expect(incoming).toMatch(/^\+79\d{9}$/);
+        await browser.screenshot(page, '05-flash-call-missed-call');
+        await enterCode(page, incoming.slice(-4));
+        await expectVerified(page, '+7******6703');
+      }),
+      FLOW_TIMEOUT_MS,
+    );
 
-  it.concurrent(
-    'flash_call: the code is the last digits of the missed call',
-    inPage(async (page, browser) => {
-      await startVerification(page, '+7 912 345-67-03', 'flash_call');
-      await expect(page.getAttribute('#code-input', 'maxlength')).resolves.toBe('4');
-      await expect(page.textContent('#v-instructions')).resolves.toContain('the last 4 digits');
-      const caller = page.locator('#phone-screen .phone-item').first().locator('[data-incoming-number]');
-      await caller.waitFor();
-      const incoming = (await caller.getAttribute('data-incoming-number'))!;
-      expect(incoming).toMatch(/^\+79\d{9}$/);
-      await browser.screenshot(page, '05-flash-call-missed-call');
-      await enterCode(page, incoming.slice(-4));
-      await expectVerified(page, '+7******6703');
-    }),
-    FLOW_TIMEOUT_MS,
-  );
+    it.concurrent(
+      'reverse_flash_call: "call this number" with a tel: link; the call verifies, no code',
+      inPage(async (page, browser) => {
+        await startVerification(page, '+7 912 345-67-04', 'reverse_flash_call');
+        const href = (await page.getAttribute('#call-link', 'href'))!;
+        expect(href).toMatch(/^tel:\+7800\d{7}$/);
+        await expect(page.isHidden('#code-form')).resolves.toBe(true);
+        // The phone dials the number the page shows.
+        const dial = page.locator('#phone-screen .phone-item').first().locator('[data-number-to-call]');
+        await expect(dial.getAttribute('data-number-to-call')).resolves.toBe(href.slice('tel:'.length));
+        await browser.screenshot(page, '06-reverse-flash-call');
+        await actOnPhone(page, 'call');
+        await expectVerified(page, '+7******6704');
+      }),
+      FLOW_TIMEOUT_MS,
+    );
 
-  it.concurrent(
-    'reverse_flash_call: "call this number" with a tel: link; the call verifies, no code',
-    inPage(async (page, browser) => {
-      await startVerification(page, '+7 912 345-67-04', 'reverse_flash_call');
-      const href = (await page.getAttribute('#call-link', 'href'))!;
-      expect(href).toMatch(/^tel:\+7800\d{7}$/);
-      await expect(page.isHidden('#code-form')).resolves.toBe(true);
-      // The phone dials the number the page shows.
-      const dial = page.locator('#phone-screen .phone-item').first().locator('[data-number-to-call]');
-      await expect(dial.getAttribute('data-number-to-call')).resolves.toBe(href.slice('tel:'.length));
-      await browser.screenshot(page, '06-reverse-flash-call');
-      await actOnPhone(page, 'call');
-      await expectVerified(page, '+7******6704');
-    }),
-    FLOW_TIMEOUT_MS,
-  );
+    it.concurrent(
+      'msgr2_bot: the deep link and its QR code; the bot sends the code once the number is shared',
+      inPage(async (page, browser) => {
+        await startVerification(page, '+7 912 345-67-05', 'msgr2_bot');
+        const link = (await page.getAttribute('#bot-link', 'href'))!;
+        expect(link).toMatch(/^https:\/\/msgr2\.example\/sandbox_verify_bot\?start=[0-9a-f]+$/);
+        await expect(page.getAttribute('#bot-qr', 'src')).resolves.toBe(
+          `/demo/qr.svg?data=${encodeURIComponent(link)}`,
+        );
+        // The browser loads and decodes the server-rendered SVG (works offline: no CDN, no script).
+        await expect(page.locator('#bot-qr').evaluate(decodedImageWidth)).resolves.toBeGreaterThan(0);
+        // No code field until the bot has sent a code (awaiting_code).
+        await expect(page.isHidden('#code-form')).resolves.toBe(true);
+        await browser.screenshot(page, '07-msgr2-bot-link-and-qr');
 
-  it.concurrent(
-    'msgr2_bot: the deep link and its QR code; the bot sends the code once the number is shared',
-    inPage(async (page, browser) => {
-      await startVerification(page, '+7 912 345-67-05', 'msgr2_bot');
-      const link = (await page.getAttribute('#bot-link', 'href'))!;
-      expect(link).toMatch(/^https:\/\/msgr2\.example\/sandbox_verify_bot\?start=[0-9a-f]+$/);
-      await expect(page.getAttribute('#bot-qr', 'src')).resolves.toBe(
-        `/demo/qr.svg?data=${encodeURIComponent(link)}`,
-      );
-      // The browser loads and decodes the server-rendered SVG (works offline: no CDN, no script).
-      await expect(page.locator('#bot-qr').evaluate(decodedImageWidth)).resolves.toBeGreaterThan(0);
-      // No code field until the bot has sent a code (awaiting_code).
-      await expect(page.isHidden('#code-form')).resolves.toBe(true);
-      await browser.screenshot(page, '07-msgr2-bot-link-and-qr');
+        await actOnPhone(page, 'share');
+        const code = await codeOnPhone(page);
+        await page.waitForSelector('#code-form:not([hidden])');
+        await expect(page.textContent('#v-instructions')).resolves.toContain('The bot sent you a code');
+        await enterCode(page, code);
+        await expectVerified(page, '+7******6705');
+      }),
+      FLOW_TIMEOUT_MS,
+    );
 
-      await actOnPhone(page, 'share');
-      const code = await codeOnPhone(page);
-      await page.waitForSelector('#code-form:not([hidden])');
-      await expect(page.textContent('#v-instructions')).resolves.toContain('The bot sent you a code');
-      await enterCode(page, code);
-      await expectVerified(page, '+7******6705');
-    }),
-    FLOW_TIMEOUT_MS,
-  );
+    it.concurrent(
+      'operator_id: "confirm on your phone", approved on the phone',
+      inPage(async (page, browser) => {
+        await startVerification(page, '+7 912 345-67-06', 'operator_id');
+        await expect(page.textContent('#v-instructions')).resolves.toContain('Confirm on your phone');
+        await expect(page.isHidden('#code-form')).resolves.toBe(true);
+        await page.locator('#phone-screen .phone-item[data-state="push"]').waitFor();
+        await browser.screenshot(page, '08-operator-push');
+        await actOnPhone(page, 'approve');
+        await expectVerified(page, '+7******6706');
+      }),
+      FLOW_TIMEOUT_MS,
+    );
 
-  it.concurrent(
-    'operator_id: "confirm on your phone", approved on the phone',
-    inPage(async (page, browser) => {
-      await startVerification(page, '+7 912 345-67-06', 'operator_id');
-      await expect(page.textContent('#v-instructions')).resolves.toContain('Confirm on your phone');
-      await expect(page.isHidden('#code-form')).resolves.toBe(true);
-      await page.locator('#phone-screen .phone-item[data-state="push"]').waitFor();
-      await browser.screenshot(page, '08-operator-push');
-      await actOnPhone(page, 'approve');
-      await expectVerified(page, '+7******6706');
-    }),
-    FLOW_TIMEOUT_MS,
-  );
+    it.concurrent(
+      'operator_id: the push cannot complete, the wait turns into a code field (SMS fallback)',
+      inPage(async (page, browser) => {
+        await startVerification(page, '+7 912 345-67-07', 'operator_id');
+        await actOnPhone(page, 'fallback');
+        const code = await codeOnPhone(page);
+        await page.waitForSelector('#code-form:not([hidden])');
+        await expect(page.textContent('#v-instructions')).resolves.toContain('we sent you a code by SMS');
+        // The API does not say the fallback code's length: the field takes the spec's 4 to 8 digits.
+        await expect(page.textContent('#code-label')).resolves.toBe('Enter the code (4 to 8 digits)');
+        // The host heard about it too.
+        await page
+          .locator('#host-events li[data-event="verification.code_required"]', { hasText: '+7******6707' })
+          .waitFor();
+        await browser.screenshot(page, '09-operator-fallback-code');
+        await enterCode(page, code);
+        // The operator confirms the accepted code asynchronously; the page keeps polling meanwhile.
+        await expectVerified(page, '+7******6707');
+      }),
+      FLOW_TIMEOUT_MS,
+    );
 
-  it.concurrent(
-    'operator_id: the push cannot complete, the wait turns into a code field (SMS fallback)',
-    inPage(async (page, browser) => {
-      await startVerification(page, '+7 912 345-67-07', 'operator_id');
-      await actOnPhone(page, 'fallback');
-      const code = await codeOnPhone(page);
-      await page.waitForSelector('#code-form:not([hidden])');
-      await expect(page.textContent('#v-instructions')).resolves.toContain('we sent you a code by SMS');
-      // The API does not say the fallback code's length: the field takes the spec's 4 to 8 digits.
-      await expect(page.textContent('#code-label')).resolves.toBe('Enter the code (4 to 8 digits)');
-      // The host heard about it too.
-      await page
-        .locator('#host-events li[data-event="verification.code_required"]', { hasText: '+7******6707' })
-        .waitFor();
-      await browser.screenshot(page, '09-operator-fallback-code');
-      await enterCode(page, code);
-      // The operator confirms the accepted code asynchronously; the page keeps polling meanwhile.
-      await expectVerified(page, '+7******6707');
-    }),
-    FLOW_TIMEOUT_MS,
-  );
-
-  it.concurrent(
-    'operator_id: denied on the phone, the page says it failed and the host records it',
-    inPage(async (page) => {
-      await startVerification(page, '+7 912 345-67-08', 'operator_id');
-      await actOnPhone(page, 'deny');
-      await page.waitForSelector('#result[data-outcome="failed"]:not([hidden])');
-      await expect(page.textContent('#result-title')).resolves.toBe("We couldn't verify your number");
-      await page
-        .locator('#host-events li[data-event="verification.failed"]', { hasText: '+7******6708' })
-        .waitFor();
-      await expect(
-        page.locator('#verified-numbers li[data-verified-number="+7******6708"]').count(),
-      ).resolves.toBe(0);
-    }),
-    FLOW_TIMEOUT_MS,
-  );
-});
+    it.concurrent(
+      'operator_id: denied on the phone, the page says it failed and the host records it',
+      inPage(async (page) => {
+        await startVerification(page, '+7 912 345-67-08', 'operator_id');
+        await actOnPhone(page, 'deny');
+        await page.waitForSelector('#result[data-outcome="failed"]:not([hidden])');
+        await expect(page.textContent('#result-title')).resolves.toBe("We couldn't verify your number");
+        await page
+          .locator('#host-events li[data-event="verification.failed"]', { hasText: '+7******6708' })
+          .waitFor();
+        await expect(
+          page.locator('#verified-numbers li[data-verified-number="+7******6708"]').count(),
+        ).resolves.toBe(0);
+      }),
+      FLOW_TIMEOUT_MS,
+    );
+  },
+);

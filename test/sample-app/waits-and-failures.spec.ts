@@ -6,18 +6,20 @@ import {
   startSampleAppInBrowser,
   startVerification,
   type SampleAppInBrowser,
+  PAGE_TRANSPORTS,
 } from './sample-app-browser.js';
 
 /**
  * What the page shows when the world changes: the sandbox's clock moves (resend and rate-limit
  * waits, expiry) or the API fails. These change what every session sees, so they run one at a time.
  */
-describe('sample app: waits, expiry and a failing API', () => {
+// Over the status stream, and by polling as in a browser without EventSource.
+describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)', (transport) => {
   let browser: SampleAppInBrowser;
   let page: Page;
 
   beforeAll(async () => {
-    browser = await startSampleAppInBrowser();
+    browser = await startSampleAppInBrowser({ transport });
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,6 @@
 /**
- * HTTP calls of the page. The verification itself uses only the module's four client routes
- * (`/verification/...`); `/demo/...` are this sample's own routes (mode, events, simulated phone).
+ * The sample's own routes (`/demo/...`: mode, events, simulated phone). The verification itself
+ * goes through `nestjs-phone-verification/client` (see verification-page.js).
  */
 
 /** A refusal (problem+json) or a network failure, with the `error_code` the page explains in words. */
@@ -55,16 +55,6 @@ async function request(method, path, body) {
     throw new ApiProblem(response.status, parsed, parseRetryAfter(response.headers.get('retry-after')));
   return parsed;
 }
-
-/** The module's client routes: what any frontend of a host app calls. */
-export const verificationApi = {
-  methods: () => request('GET', '/verification/methods'),
-  start: (phoneNumber, method) =>
-    request('POST', '/verification/start', { phone_number: phoneNumber, method }),
-  check: (verificationId, code) =>
-    request('POST', '/verification/check', { verification_id: verificationId, code }),
-  status: (verificationId) => request('GET', `/verification/status/${encodeURIComponent(verificationId)}`),
-};
 
 /** The sample's own routes. */
 export const demoApi = {

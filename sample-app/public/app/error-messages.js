@@ -5,12 +5,13 @@ import { formatDuration } from './format.js';
  * page was doing: 'start', 'check' or 'status'. `waitMs` is what is left of a rate-limit wait.
  */
 export function describeProblem(problem, context, waitMs = null) {
-  const body = problem.body ?? {};
+  // A VerificationClientError of the client (its problem document), or a plain { code }.
+  const body = problem.problem ?? {};
   switch (problem.code) {
     case 'validation_error': {
       if (context === 'check') return 'Please enter the code as it arrived: digits only.';
       const fields = Array.isArray(body.errors) ? body.errors.map((e) => e.field) : [];
-      if (fields.includes('phone_number') || /phone_number/.test(problem.message))
+      if (fields.includes('phone_number') || /phone_number/.test(problem.message ?? ''))
         return "That doesn't look like a phone number. Please check it, for example +7 912 345-67-89.";
       if (fields.includes('method')) return 'Please choose how we should check your number.';
       return 'Something in the form is not right. Please check it and try again.';

@@ -1,7 +1,7 @@
 import { HostEvents } from './host-events.js';
 import { serverClock } from './server-clock.js';
 import { SimulatedPhone } from './simulated-phone.js';
-import { VerificationFlow } from './verification-flow.js';
+import { VerificationPage } from './verification-page.js';
 
 /** Wires the page: the mode banner, the verification, the simulated phone (sandbox) and the host's events. */
 async function main() {
@@ -13,8 +13,17 @@ async function main() {
   }
   showMode(mode);
 
-  const phone = mode === 'sandbox' ? new SimulatedPhone({ onClockMoved: () => clockMoved() }) : null;
-  const flow = new VerificationFlow({ onPhoneNumber: (number) => phone?.watch(number) });
+  const phone =
+    mode === 'sandbox'
+      ? new SimulatedPhone({
+          onClockMoved: () => clockMoved(),
+          // The status stream hears of a change the module observes; with webhooks on, a change the
+          // API announces by no webhook (a bot's code sent after the share) would wait for the lazy
+          // reconciler. The simulated phone knows it acted: the page asks once.
+          onActed: () => flow.refresh(),
+        })
+      : null;
+  const flow = new VerificationPage({ onPhoneNumber: (number) => phone?.watch(number) });
   async function clockMoved() {
     await serverClock.sync();
     flow.clockMoved();

@@ -32,10 +32,11 @@ export class SimulatedPhone {
   /** The last refused action, shown on its session until another action succeeds. */
   #actionError = null;
 
-  constructor({ onClockMoved }) {
+  constructor({ onClockMoved, onActed }) {
     this.screen = document.getElementById('phone-screen');
     this.numberLabel = document.getElementById('phone-number');
     this.onClockMoved = onClockMoved;
+    this.onActed = onActed;
     for (const button of document.querySelectorAll('[data-advance-ms]'))
       button.addEventListener('click', () => this.#advance(Number(button.dataset.advanceMs), button));
   }
@@ -184,6 +185,7 @@ export class SimulatedPhone {
     try {
       await demoApi.act(sessionId, action);
       this.#actionError = null;
+      this.onActed?.();
     } catch (problem) {
       this.#actionError = { sessionId, text: problem.message };
     } finally {

@@ -1,0 +1,26 @@
+import type { VerificationStorage } from './storage.js';
+import type { EventSourceFactory, FetchLike } from './transport.js';
+
+export interface VerificationClientOptions {
+  /** Where the module's client routes are (`/{prefix}`). Default `/verification`. */
+  baseUrl?: string;
+  /** Default: the browser's `fetch`. */
+  fetch?: FetchLike;
+  /** Opens the status stream; `null` polls only. Default: the browser's `EventSource`, if any. */
+  eventSource?: EventSourceFactory | null;
+  /** Keeps the verification across a reload; `null` keeps nothing. Default `sessionStorage`. */
+  storage?: VerificationStorage | null;
+  storageKey?: string;
+  /** The module's clock, when the page knows it better than the `Date` header (a sandbox's time travel). */
+  serverNow?: () => number;
+  /** Offer SMS codes through WebOTP where the browser has it. Default true. */
+  webOtp?: boolean;
+  /** Jitter source for backoff (tests). */
+  random?: () => number;
+}
+
+export interface StartInput {
+  phoneNumber: string;
+  /** A method of `GET /methods`; omitted, the server picks. */
+  method?: string;
+}

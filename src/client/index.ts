@@ -1,0 +1,29 @@
+/** `nestjs-phone-verification/client`: the browser client of the module's client routes (no dependencies). */
+export {
+  VerificationClient,
+  type StartInput,
+  type VerificationClientOptions,
+} from './verification-client.js';
+export { VerificationClientError, type VerificationErrorCode, type VerificationProblem } from './errors.js';
+export type {
+  EventSourceFactory,
+  EventSourceLike,
+  FetchLike,
+  RequestInitLike,
+  ResponseLike,
+} from './transport.js';
+export type { VerificationStorage } from './storage.js';
+export type {
+  CheckAnswer,
+  StartAnswer,
+  StatusAnswer,
+  UserPrompt,
+  VerificationPhase,
+  VerificationState,
+} from './types.js';
+
+import { VerificationClient, type VerificationClientOptions } from './verification-client.js';
+
+export function createVerificationClient(options?: VerificationClientOptions): VerificationClient {
+  return new VerificationClient(options);
+}

@@ -1,0 +1,128 @@
+import type { EventSourceLike, FetchLike, RequestInitLike } from '../../src/client/index.js';
+
+export interface FakeReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The client routes as a fake transport: queued answers per route, every request recorded, and a
+ * server clock `offsetMs` away from the device's (sent in each answer's Date header).
+ */
+export class FakeRoutes {
+  offsetMs = 0;
+  readonly requests: { route: string; body: unknown; init: RequestInitLike }[] = [];
+  private readonly queues = new Map<string, FakeReply[]>();
+  readonly streams: FakeEventSource[] = [];
+
+  serverNow(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  /** Answers for `route` (`POST /start`, `GET /status`) from now on, in turn; the last one repeats. */
+  on(route: string, ...replies: FakeReply[]): this {
+    this.queues.set(route, replies);
+    return this;
+  }
+
+  count(route: string): number {
+    return this.requests.filter((r) => r.route === route).length;
+  }
+
+  fetch: FetchLike = async (url, init) => {
+    const path = url.replace(/^\/verification/, '').replace(/^\/status\/.*/, '/status');
+    const route = `${init.method} ${path}`;
+    this.requests.push({ route, body: init.body ? JSON.parse(init.body) : undefined, init });
+    if (init.signal.aborted) throw new DOMException('aborted', 'AbortError');
+    const queue = this.queues.get(route) ?? [];
+    const reply = queue.length > 1 ? queue.shift()! : queue[0];
+    if (!reply) throw new TypeError(`no answer queued for ${route}`);
+    const headers: Record<string, string> = {
+      date: new Date(this.serverNow()).toUTCString(),
+      ...Object.fromEntries(Object.entries(reply.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    };
+    return {
+      ok: reply.status < 300,
+      status: reply.status,
+      headers: { get: (name: string) => headers[name.toLowerCase()] ?? null },
+      json: async () => reply.body,
+    };
+  };
+
+  eventSource = (url: string): EventSourceLike => {
+    const source = new FakeEventSource(url);
+    this.streams.push(source);
+    return source;
+  };
+}
+
+export class FakeEventSource implements EventSourceLike {
+  readyState = 0;
+  closed = false;
+  private readonly listeners = new Map<string, ((event: { data?: unknown }) => void)[]>();
+
+  constructor(readonly url: string) {}
+
+  addEventListener(type: string, listener: (event: { data?: unknown }) => void): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.readyState = 2;
+  }
+
+  push(answer: unknown): void {
+    this.readyState = 1;
+    for (const listener of this.listeners.get('status') ?? []) listener({ data: JSON.stringify(answer) });
+  }
+
+  fail(readyState = 2): void {
+    this.readyState = readyState;
+    for (const listener of this.listeners.get('error') ?? []) listener({});
+  }
+}
+
+/** A start or status answer of the contract, `expiresInS` seconds ahead on the server's clock. */
+export function answer(
+  routes: FakeRoutes,
+  fields: Record<string, unknown> = {},
+  expiresInS = 300,
+): Record<string, unknown> {
+  return {
+    verification_id: 'VID-1',
+    method: 'sms',
+    status: 'sent',
+    phone_number: '+79123456789',
+    expires_at: new Date(routes.serverNow() + expiresInS * 1000).toISOString(),
+    resend_available_at: new Date(routes.serverNow() + 60_000).toISOString(),
+    poll_interval_ms: 2500,
+    awaiting_code: true,
+    resumed: false,
+    code_length: 6,
+    ...fields,
+  };
+}
+
+export function problem(status: number, errorCode: string, extra: Record<string, unknown> = {}): FakeReply {
+  return {
+    status,
+    body: {
+      type: 'about:blank',
+      title: errorCode,
+      status,
+      detail: errorCode,
+      error_code: errorCode,
+      ...extra,
+    },
+  };
+}
+
+/** A Map-backed storage, as sessionStorage. */
+export class MemoryStorage {
+  readonly items = new Map<string, string>();
+  getItem = (key: string): string | null => this.items.get(key) ?? null;
+  setItem = (key: string, value: string): void => void this.items.set(key, value);
+  removeItem = (key: string): void => void this.items.delete(key);
+}

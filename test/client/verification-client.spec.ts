@@ -1,0 +1,469 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import {
+  VerificationClient,
+  type VerificationClientOptions,
+  type VerificationState,
+} from '../../src/client/index.js';
+import { backoffMs } from '../../src/client/status-follower.js';
+import { answer, FakeRoutes, MemoryStorage, problem } from './fake-routes.js';
+
+/** The client's state machine over a fake transport, on fake timers (no network, no waiting). */
+describe('VerificationClient (state machine)', () => {
+  let routes: FakeRoutes;
+  let storage: MemoryStorage;
+  const clients: VerificationClient[] = [];
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
+    routes = new FakeRoutes();
+    storage = new MemoryStorage();
+  });
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.dispose();
+    jest.useRealTimers();
+  });
+
+  function client(options: VerificationClientOptions = {}): VerificationClient {
+    const made = new VerificationClient({
+      fetch: routes.fetch,
+      eventSource: null,
+      storage,
+      random: () => 0,
+      webOtp: false,
+      ...options,
+    });
+    clients.push(made);
+    return made;
+  }
+
+  const phases = (c: VerificationClient): string[] => {
+    const seen: string[] = [];
+    c.subscribe((s) => {
+      if (seen.at(-1) !== s.phase) seen.push(s.phase);
+    });
+    return seen;
+  };
+
+  it('sms: idle → starting → awaiting_user (a 6-digit code) → verifying → verified; kept for a reload, then forgotten', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes) });
+    routes.on('POST /check', {
+      status: 200,
+      body: { verification_id: 'VID-1', status: 'verified', verified: true },
+    });
+    const c = client();
+    const seen = phases(c);
+    expect(c.getState().phase).toBe('idle');
+    await c.start({ phoneNumber: '+7 912 345-67-89', method: 'sms' });
+    expect(routes.requests[0]!.body).toEqual({ phone_number: '+7 912 345-67-89', method: 'sms' });
+    expect(routes.requests[0]!.init.headers['content-type']).toBe('application/json');
+    expect(c.getState()).toMatchObject({
+      phase: 'awaiting_user',
+      verificationId: 'VID-1',
+      prompt: { kind: 'code', length: 6, minLength: 6, maxLength: 6 },
+      connection: 'polling',
+    });
+    expect(JSON.parse(storage.getItem('nestjs-phone-verification')!)).toEqual({
+      id: 'VID-1',
+      method: 'sms',
+      phone: '+79123456789',
+    });
+    await c.check('123 456');
+    expect(routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', code: '123456' });
+    expect(seen).toEqual(['starting', 'awaiting_user', 'verifying', 'verified']);
+    expect(storage.items.size).toBe(0);
+    // Finished: no more status polls.
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(routes.count('GET /status')).toBe(0);
+  });
+
+  it('polls status at poll_interval_ms and ends at a terminal status (expired, failed)', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes, { poll_interval_ms: 1000 }) });
+    routes.on(
+      'GET /status',
+      { status: 200, body: answer(routes) },
+      { status: 200, body: answer(routes, { status: 'expired' }) },
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(999);
+    expect(routes.count('GET /status')).toBe(0);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(routes.count('GET /status')).toBe(1);
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(c.getState()).toMatchObject({ phase: 'expired', prompt: null, connection: null });
+    await jest.advanceTimersByTimeAsync(20_000);
+    expect(routes.count('GET /status')).toBe(2);
+
+    routes.on('POST /start', { status: 201, body: answer(routes, { status: 'failed' }) });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState().phase).toBe('failed');
+  });
+
+  it('each method has its task: a tel: link, a deep link, an operator push then its SMS fallback (4 to 8 digits)', async () => {
+    const c = client();
+    routes.on('POST /start', {
+      status: 201,
+      body: answer(routes, {
+        method: 'reverse_flash_call',
+        awaiting_code: false,
+        code_length: 4,
+        number_to_call: '+78005551234',
+      }),
+    });
+    await c.start({ phoneNumber: '+79123456789', method: 'reverse_flash_call' });
+    expect(c.getState().prompt).toEqual({
+      kind: 'call',
+      numberToCall: '+78005551234',
+      telHref: 'tel:+78005551234',
+    });
+
+    routes = new FakeRoutes();
+    const bot = client();
+    routes.on('POST /start', {
+      status: 201,
+      body: answer(routes, {
+        method: 'msgr2_bot',
+        awaiting_code: false,
+        deep_link: 'https://m2.example/bot?start=x',
+      }),
+    });
+    routes.on('GET /status', {
+      status: 200,
+      body: answer(routes, { method: 'msgr2_bot', deep_link: 'https://m2.example/bot?start=x' }),
+    });
+    await bot.start({ phoneNumber: '+79123456789', method: 'msgr2_bot' });
+    expect(bot.getState().prompt).toEqual({ kind: 'link', deepLink: 'https://m2.example/bot?start=x' });
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(bot.getState().prompt).toMatchObject({ kind: 'code', length: 6 });
+
+    routes = new FakeRoutes();
+    const operator = client();
+    const pending = { method: 'operator_id', awaiting_code: false, code_length: undefined };
+    routes.on('POST /start', { status: 201, body: answer(routes, pending) });
+    routes.on(
+      'GET /status',
+      {
+        status: 200,
+        body: answer(routes, { ...pending, awaiting_code: true, code_length_min: 4, code_length_max: 8 }),
+      },
+      {
+        status: 200,
+        body: answer(routes, { ...pending, awaiting_code: true, code_length_min: 4, code_length_max: 8 }),
+      },
+      { status: 200, body: answer(routes, { ...pending, status: 'verified' }) },
+    );
+    routes.on('POST /check', {
+      status: 200,
+      body: { verification_id: 'VID-1', status: 'sent', verified: false },
+    });
+    await operator.start({ phoneNumber: '+79123456789', method: 'operator_id' });
+    expect(operator.getState()).toMatchObject({ phase: 'awaiting_user', prompt: { kind: 'push' } });
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(operator.getState().prompt).toEqual({ kind: 'code', length: null, minLength: 4, maxLength: 8 });
+    await operator.check('12345');
+    // Accepted, not yet verified: the operator's verdict follows by status.
+    expect(operator.getState()).toMatchObject({ phase: 'verifying', prompt: null });
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(operator.getState().phase).toBe('verifying');
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(operator.getState().phase).toBe('verified');
+  });
+
+  it('a wrong code: attempts_remaining and a typed error; none left, the server says failed', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes) });
+    routes.on(
+      'POST /check',
+      problem(400, 'invalid_code', { attempts_remaining: 1 }),
+      problem(400, 'invalid_code', { attempts_remaining: 0 }),
+    );
+    routes.on('GET /status', { status: 200, body: answer(routes, { status: 'failed' }) });
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await c.check('000000');
+    const state = c.getState();
+    expect(state).toMatchObject({ phase: 'awaiting_user', attemptsRemaining: 1 });
+    expect(state.error).toMatchObject({
+      name: 'VerificationClientError',
+      code: 'invalid_code',
+      status: 400,
+      attemptsRemaining: 1,
+    });
+    expect(state.error?.problem.detail).toBe('invalid_code');
+    await c.check('000000');
+    expect(c.getState()).toMatchObject({
+      phase: 'failed',
+      attemptsRemaining: 0,
+      error: { code: 'invalid_code' },
+    });
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(routes.count('GET /status')).toBe(0);
+  });
+
+  it('countdowns run on the server clock (Date header), whatever the device clock says', async () => {
+    routes.offsetMs = 3_600_000; // the device is an hour behind
+    routes.on('POST /start', { status: 201, body: answer(routes) });
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({ expiresInMs: 300_000, resendInMs: 60_000, canResend: false });
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(c.getState()).toMatchObject({ expiresInMs: 299_000, resendInMs: 59_000 });
+    routes.on('GET /status', { status: 200, body: answer(routes) });
+    await jest.advanceTimersByTimeAsync(59_000);
+    expect(c.getState()).toMatchObject({ resendInMs: 0, canResend: true });
+    // resend: the same number and method again.
+    routes.on('POST /start', { status: 201, body: answer(routes, { verification_id: 'VID-2' }) });
+    await c.resend();
+    expect(routes.requests.filter((r) => r.route === 'POST /start').at(-1)!.body).toEqual({
+      phone_number: '+79123456789',
+      method: 'sms',
+    });
+    expect(c.getState()).toMatchObject({ verificationId: 'VID-2', canResend: false });
+  });
+
+  it('a resend before its time is refused locally (no request)', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes) });
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await c.resend();
+    expect(c.getState().error?.code).toBe('resend_unavailable');
+    expect(routes.count('POST /start')).toBe(1);
+  });
+
+  it('the expiry passing with no word from the server ends in expired', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes, {}, 10) });
+    routes.on('GET /status', { status: 503, body: {} });
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(14_000);
+    expect(c.getState().phase).toBe('awaiting_user');
+    await jest.advanceTimersByTimeAsync(1_500);
+    expect(c.getState().phase).toBe('expired');
+  });
+
+  it('Retry-After is honoured: the wait counts down, calls during it send nothing, then it clears', async () => {
+    const fresh = routes;
+    fresh.on(
+      'POST /start',
+      { ...problem(429, 'rate_limit_exceeded'), headers: { 'Retry-After': '30' } },
+      { status: 201, body: answer(fresh) },
+    );
+    const limited = client();
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(limited.getState()).toMatchObject({ phase: 'idle', retryInMs: 30_000 });
+    expect(limited.getState().error).toMatchObject({
+      code: 'rate_limit_exceeded',
+      status: 429,
+      retryAfterMs: 30_000,
+    });
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(fresh.count('POST /start')).toBe(1);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(limited.getState().retryInMs).toBe(20_000);
+    await jest.advanceTimersByTimeAsync(20_000);
+    expect(limited.getState()).toMatchObject({ error: null, retryInMs: null });
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(limited.getState().phase).toBe('awaiting_user');
+  });
+
+  it('a 503 on start is not retried (a POST may have reached the API); a 503 on status backs off with jitter', async () => {
+    routes.on('POST /start', problem(503, 'service_unavailable'), {
+      status: 201,
+      body: answer(routes, { poll_interval_ms: 1000 }),
+    });
+    routes.on('GET /status', problem(503, 'service_unavailable'), problem(503, 'service_unavailable'), {
+      status: 200,
+      body: answer(routes),
+    });
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({
+      phase: 'idle',
+      error: { code: 'service_unavailable', status: 503 },
+    });
+    expect(routes.count('POST /start')).toBe(1);
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(1000); // first poll: 503
+    expect(routes.count('GET /status')).toBe(1);
+    // random() = 0: half of min(30 s, max(1 s, interval) · 2^(n-1)).
+    await jest.advanceTimersByTimeAsync(499);
+    expect(routes.count('GET /status')).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(routes.count('GET /status')).toBe(2);
+    await jest.advanceTimersByTimeAsync(999);
+    expect(routes.count('GET /status')).toBe(2);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(routes.count('GET /status')).toBe(3);
+    expect(backoffMs(10, 2500, () => 1)).toBe(30_000);
+    expect(backoffMs(1, 2500, () => 0.5)).toBe(1875);
+  });
+
+  it('a 429 on a status poll waits its Retry-After', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes, { poll_interval_ms: 1000 }) });
+    routes.on(
+      'GET /status',
+      { ...problem(429, 'rate_limit_exceeded'), headers: { 'retry-after': '7' } },
+      { status: 200, body: answer(routes) },
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(1000);
+    await jest.advanceTimersByTimeAsync(6999);
+    expect(routes.count('GET /status')).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(routes.count('GET /status')).toBe(2);
+  });
+
+  it('resumes after a reload from the storage: the status route says where it is', async () => {
+    storage.setItem(
+      'nestjs-phone-verification',
+      JSON.stringify({ id: 'VID-9', method: 'msgr2_bot', phone: '+79123456789' }),
+    );
+    routes.on('GET /status', {
+      status: 200,
+      body: answer(routes, {
+        verification_id: 'VID-9',
+        method: 'msgr2_bot',
+        awaiting_code: false,
+        deep_link: 'https://m2.example/b',
+        phone_number: '+7******6789',
+      }),
+    });
+    const c = client();
+    await expect(c.resume()).resolves.toBe(true);
+    expect(routes.requests[0]!.route).toBe('GET /status');
+    expect(c.getState()).toMatchObject({
+      phase: 'awaiting_user',
+      resumed: true,
+      verificationId: 'VID-9',
+      // The number kept from the start (the status route gives it masked).
+      phoneNumber: '+79123456789',
+      prompt: { kind: 'link' },
+    });
+
+    // Nothing saved: nothing to resume.
+    await expect(client({ storage: new MemoryStorage() }).resume()).resolves.toBe(false);
+  });
+
+  it('a handle the server no longer knows is forgotten on resume', async () => {
+    storage.setItem('nestjs-phone-verification', JSON.stringify({ id: 'gone', method: 'sms', phone: '' }));
+    routes.on('GET /status', problem(404, 'not_found'));
+    const c = client();
+    await expect(c.resume()).resolves.toBe(false);
+    expect(c.getState()).toMatchObject({ phase: 'idle', error: { code: 'not_found' } });
+    expect(storage.items.size).toBe(0);
+  });
+
+  it('cancel aborts what is in flight, stops following and forgets', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes) });
+    const c = client();
+    const starting = c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    c.cancel();
+    await starting;
+    expect(routes.requests[0]!.init.signal.aborted).toBe(true);
+    expect(c.getState().phase).toBe('canceled');
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(storage.items.size).toBe(1);
+    c.cancel();
+    expect(c.getState()).toMatchObject({ phase: 'canceled', verificationId: null, method: 'sms' });
+    expect(storage.items.size).toBe(0);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(routes.count('GET /status')).toBe(0);
+  });
+
+  it('a handle lost while following (404) fails the verification; a network failure is a typed error', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes) });
+    routes.on('GET /status', problem(404, 'not_found'));
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(c.getState()).toMatchObject({ phase: 'failed', error: { code: 'not_found', status: 404 } });
+
+    const offline = client({ fetch: () => Promise.reject(new TypeError('Failed to fetch')) });
+    await offline.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(offline.getState()).toMatchObject({ phase: 'idle', error: { code: 'network_error', status: 0 } });
+  });
+
+  it('over the stream: the status is pushed, no polls while it is open, closed at the outcome', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes) });
+    const c = client({ eventSource: routes.eventSource });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    const stream = routes.streams[0]!;
+    expect(stream.url).toBe('/verification/status/VID-1/events');
+    expect(c.getState().connection).toBe('stream');
+    stream.push(answer(routes, { status: 'delivered' }));
+    expect(c.getState().status).toBe('delivered');
+    // A dropped connection after the first message: EventSource reconnects by itself.
+    stream.fail(0);
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(routes.count('GET /status')).toBe(0);
+    // An explicit refresh reads now and once more an interval later, and adds no polling.
+    routes.on('GET /status', { status: 200, body: answer(routes, { status: 'delivered' }) });
+    c.refresh();
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(routes.count('GET /status')).toBe(2);
+    stream.push(answer(routes, { status: 'verified' }));
+    expect(c.getState()).toMatchObject({ phase: 'verified', connection: null });
+    expect(stream.closed).toBe(true);
+  });
+
+  it('falls back to polling when the stream fails before its first message (no route, too many streams)', async () => {
+    routes.on('POST /start', { status: 201, body: answer(routes) });
+    routes.on('GET /status', { status: 200, body: answer(routes, { status: 'verified' }) });
+    const c = client({ eventSource: routes.eventSource });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    routes.streams[0]!.fail();
+    expect(routes.streams[0]!.closed).toBe(true);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(routes.count('GET /status')).toBe(1);
+    expect(c.getState().phase).toBe('verified');
+  });
+
+  it('WebOTP: the code offered by the browser is checked; the request is aborted when code entry ends', async () => {
+    const signals: AbortSignal[] = [];
+    let offer: (credential: { code: string }) => void = () => undefined;
+    const globals = globalThis as Record<string, unknown>;
+    globals.OTPCredential = class {};
+    Object.defineProperty(globalThis, 'navigator', {
+      configurable: true,
+      value: {
+        credentials: {
+          get: (options: { otp: unknown; signal: AbortSignal }) => {
+            expect(options.otp).toEqual({ transport: ['sms'] });
+            signals.push(options.signal);
+            return new Promise((resolve) => (offer = resolve));
+          },
+        },
+      },
+    });
+    try {
+      routes.on('POST /start', { status: 201, body: answer(routes) });
+      routes.on('POST /check', {
+        status: 200,
+        body: { verification_id: 'VID-1', status: 'verified', verified: true },
+      });
+      const c = client({ webOtp: true });
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      expect(signals).toHaveLength(1);
+      offer({ code: '424242' });
+      await jest.advanceTimersByTimeAsync(0);
+      expect(routes.requests.at(-1)).toMatchObject({ route: 'POST /check', body: { code: '424242' } });
+      expect(c.getState().phase).toBe('verified');
+      expect(signals[0]!.aborted).toBe(true);
+    } finally {
+      delete globals.OTPCredential;
+      Reflect.deleteProperty(globalThis, 'navigator');
+    }
+  });
+
+  it('subscribers see each state once per change, and a check with no code awaited is refused locally', async () => {
+    const c = client();
+    const states: VerificationState[] = [];
+    const unsubscribe = c.subscribe((s) => states.push(s));
+    await c.check('123456');
+    expect(states.at(-1)!.error?.code).toBe('no_verification');
+    expect(routes.requests).toHaveLength(0);
+    unsubscribe();
+    await c.check('123456');
+    expect(states).toHaveLength(1);
+  });
+});
