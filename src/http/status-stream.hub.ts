@@ -6,10 +6,9 @@ import {
 } from '@nestjs/common';
 import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { isTerminal } from '../sessions/session-record.js';
+import { isTerminal, pollIntervalMs } from '../sessions/session-record.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { toStatusView } from '../sessions/status-view.js';
 import { VerificationHandleCodec } from '../sessions/verification-handle.codec.js';
@@ -48,9 +47,10 @@ const CAP_RETRY_AFTER_SECONDS = 5;
  * The status streams held by this instance. A change of a session, observed anywhere in the
  * deployment, is announced through the store (SessionChanges); the hub reads the record once per
  * session and writes the status answer to each of its streams, then ends them at a terminal
- * status. Streams never poll the API themselves: the reconciler already follows every session
- * (one GET per session per interval across instances); only with the reconciler off does the hub
- * follow its streamed sessions, through the same coalesced refresher.
+ * status. While a session has a stream, the hub follows it at the method's poll interval through
+ * the coalesced refresher: webhooks do not announce every change (a bot's code request, a session
+ * failed by its last wrong code), and a browser on a stream no longer polls, so the hub looks for
+ * it: one upstream GET per session per poll interval across instances, as a polling page costs.
  */
 @Injectable()
 export class StatusStreamHub implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -69,7 +69,6 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     private readonly verification: VerificationService,
     private readonly records: SessionRecordRepository,
     private readonly refresher: SessionRefresher,
-    private readonly queue: ReconcileQueue,
     private readonly changes: SessionChanges,
     private readonly protection: VerificationProtection,
     private readonly logger: VerificationLogger,
@@ -259,13 +258,9 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     else this.perClient.delete(clientKey);
   }
 
-  /**
-   * With the reconciler off, nobody else would ask the API about a streamed session without
-   * webhooks: the hub does, at the reconciler's pace and through the coalesced refresher, so
-   * streams add no upstream GET beyond one per session per poll interval across instances.
-   */
+  /** Follows a streamed session at its method's poll interval (see the class comment), until it ends. */
   private follow(requestId: string): void {
-    if (this.options.reconcile.enabled || this.stopped) return;
+    if (this.stopped) return;
     const arm = (delayMs: number): void => {
       if (!Number.isFinite(delayMs) || !this.sessions.has(requestId) || this.stopped) return;
       const timer = setTimeout(() => void this.look(requestId).then(arm), delayMs);
@@ -282,12 +277,10 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       const record = await this.records.get(requestId);
       if (!record || isTerminal(record.status)) return NaN;
       const fresh = await this.refresher.refresh(record, 'poll');
-      const now = this.store.now();
-      const next = this.queue.nextPollAt(fresh, now);
-      return next === null || isTerminal(fresh.status) ? NaN : next - now;
+      return isTerminal(fresh.status) ? NaN : pollIntervalMs(fresh.method);
     } catch {
       // Upstream or store trouble: look again one interval later.
-      return this.queue.intervalMs({ method: 'sms' });
+      return pollIntervalMs('sms');
     }
   }
 

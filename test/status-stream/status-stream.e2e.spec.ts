@@ -98,6 +98,20 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     expect(hub().size).toBe(0);
   });
 
+  it('with webhooks on, follows the session for what no webhook announces (the bot sends its code)', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'msgr2_bot');
+    const events = await stream(s);
+    expect((await events.statusCount(1))[0]).toMatchObject({ status: 'sent', awaiting_code: false });
+    // The user shares the number in the bot: the bot sends a code, which no webhook reports. The page
+    // on the stream does not poll, so the module looks for it at the method's poll pace.
+    await sb.share(s.requestId, s.phone);
+    await sb.advance(3000);
+    const seen = await events.statusCount(2, 6000);
+    expect(seen[1]).toMatchObject({ awaiting_code: true });
+    expect(seen[1]).toEqual(await statusBody(s));
+  });
+
   it('pushes the outcome of a check made on the check route', async () => {
     await boot({ webhooks: undefined }, false);
     const s = await startSession(host!, sb, 'sms');
