@@ -43,7 +43,7 @@ export async function runPumpingScenarios(options: ProtectionBenchOptions = {}):
   return [...(await attackScenario(scale)), ...(await normalTrafficScenario(scale))];
 }
 
-async function attackScenario(scale: number): Promise<ProtectionBenchRow[]> {
+export async function attackScenario(scale: number): Promise<ProtectionBenchRow[]> {
   const scenario = 'pumping: 1,000 addresses, 50 owners, 20 mobile ranges; types widened, no captcha, cap 1,000 RUB';
   const random = mulberry32(20);
   const ranges = Array.from({ length: 20 }, (_, r) => `+7926${String(100 + r * 37).padStart(3, '0')}`);

@@ -19,6 +19,7 @@ import type { ResolvedPumping } from './pumping-options.js';
 import {
   coolOffMs,
   countryUnderAttack,
+  holdStands,
   numberRange,
   reserveRefuses,
   subjectToHold,
@@ -135,7 +136,10 @@ export class PumpingDefence {
     const underAttack = countryUnderAttack(counts.get(subjects[1]!.id)!, this.settings);
     const now = this.store.now();
     let held: Held | undefined;
-    const runningAt = holds.findIndex((h) => h !== undefined && h.until > now);
+    const runningAt = holdable.findIndex((s, i) => {
+      const hold = holds[i];
+      return hold !== undefined && hold.until > now && holdStands(counts.get(s.id)!, this.settings);
+    });
     if (runningAt >= 0) {
       const s = holdable[runningAt]!;
       held = { kind: s.kind, id: s.id, counts: counts.get(s.id)!, hold: holds[runningAt], running: true };
@@ -173,8 +177,10 @@ export class PumpingDefence {
 
   /**
    * Counts the start, or refuses it (429 `range_held`, `owner_held`, `client_held`; 503
-   * `spend_cap_reserve`). A held start is still counted: the pattern going on is what makes the next
-   * cool-off longer. `challengePassed`: the host's `beforeStart` checked this caller (a captcha) and
+   * `spend_cap_reserve`). A held start is counted for its country only: the attack going on keeps the
+   * country under attack, while the held range or caller does not sink deeper (it is let go once its
+   * starts convert). A pattern that goes on shows in the window's counts when the cool-off ends, and
+   * the next hold is twice as long. `challengePassed`: the host's `beforeStart` checked this caller (a captcha) and
    * lifts the hold for this one start. In monitor mode nothing is refused.
    */
   async admit(assessment: PumpingAssessment | undefined, challengePassed: boolean): Promise<ProtectionHold> {
@@ -186,7 +192,8 @@ export class PumpingDefence {
       this.report.refusal(reason, this.settings.mode);
       if (enforce) {
         if (assessment.held) {
-          await this.stats.countStart(assessment.subjects);
+          // The country keeps seeing the attack go on; the held subject's own counts do not sink.
+          await this.stats.countStart(assessment.subjects.filter((s) => s.kind === 'country'));
           const waitMs = Math.max(until - this.store.now(), 1);
           throw rateLimited(
             reason,

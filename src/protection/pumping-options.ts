@@ -30,7 +30,7 @@ export interface PumpingOptions {
   countryMinStarts?: number;
   /**
    * While its country is under attack, the unconverted starts a range or caller without a record of
-   * completed verifications takes before it is held. Default 2.
+   * completed verifications takes before it is held. Default 1.
    */
   underAttackMinStarts?: number;
   /** Share of starts that must complete (verified / starts) for a subject not to be held. Default 0.2. */
@@ -78,7 +78,7 @@ export const DEFAULT_PUMPING: Readonly<ResolvedPumping> = {
   rangeMinStarts: 20,
   callerMinStarts: 20,
   countryMinStarts: 20,
-  underAttackMinStarts: 2,
+  underAttackMinStarts: 1,
   minConversion: 0.2,
   surgeFactor: 3,
   holdMs: 900_000,

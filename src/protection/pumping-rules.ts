@@ -8,7 +8,7 @@ export type PumpingSubjectKind = 'range' | 'owner' | 'client' | 'network';
 
 /** One subject's counts in the sliding window, before the start being judged. */
 export interface SubjectCounts {
-  /** Starts that reached the defence (held ones included: the pattern continuing). */
+  /** Starts let through by the defence (for a country, held ones too: the attack going on). */
   starts: number;
   verified: number;
   /** Average starts per window over the previous day (ranges and countries), else undefined. */
@@ -74,6 +74,14 @@ export function subjectToHold<T extends { kind: PumpingSubjectKind; counts: Subj
   return subjects.find((s) =>
     doesNotConvert(s.counts, minUnconvertedFor(s.kind, s.counts, underAttack, rules), rules),
   );
+}
+
+/**
+ * Whether a running hold still stands: it ends early once the subject converts again (its starts
+ * completing, e.g. a legitimate range held while its first users were still typing their codes).
+ */
+export function holdStands(counts: SubjectCounts, rules: Pick<PumpingThresholds, 'minConversion'>): boolean {
+  return !(counts.verified > 0 && counts.verified >= rules.minConversion * counts.starts);
 }
 
 /** The cool-off of the `level`th hold in a row (0 first): doubled each time, at most `maxMs`. */

@@ -4,6 +4,7 @@ import {
   coolOffMs,
   countryUnderAttack,
   doesNotConvert,
+  holdStands,
   minUnconvertedFor,
   numberRange,
   reserveRefuses,
@@ -38,7 +39,7 @@ describe('pumping rules', () => {
 
   it('under attack, subjects without a record get the lower minimum; known ones keep the normal one', () => {
     expect(minUnconvertedFor('range', counts(0, 0), false, rules)).toBe(20);
-    expect(minUnconvertedFor('range', counts(0, 0), true, rules)).toBe(2);
+    expect(minUnconvertedFor('range', counts(0, 0), true, rules)).toBe(1);
     expect(minUnconvertedFor('owner', counts(0, 0, { known: true }), true, rules)).toBe(20);
     expect(minUnconvertedFor('client', counts(0, 0), true, { ...rules, callerMinStarts: 1 })).toBe(1);
   });
@@ -58,6 +59,13 @@ describe('pumping rules', () => {
     expect(subjectToHold(subjects, false, rules)).toBeUndefined();
     expect(subjectToHold(subjects, true, rules)?.kind).toBe('range');
     expect(subjectToHold(subjects, false, { ...rules, callerMinStarts: 5 })?.kind).toBe('owner');
+  });
+
+  it('a running hold is let go once its subject converts again (its first users completed)', () => {
+    expect(holdStands(counts(2, 0), rules)).toBe(true);
+    expect(holdStands(counts(0, 0), rules)).toBe(true);
+    expect(holdStands(counts(10, 1), rules)).toBe(true);
+    expect(holdStands(counts(2, 1), rules)).toBe(false);
   });
 
   it('the cool-off doubles with each hold in a row, up to the maximum', () => {
