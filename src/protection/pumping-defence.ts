@@ -130,7 +130,7 @@ export class PumpingDefence {
     const subjects = this.subjectsOf(attempt, range, country);
     const holdable = subjects.filter((s): s is Subject & { kind: PumpingSubjectKind } => s.kind !== 'country');
     const [counts, holds] = await Promise.all([
-      this.stats.read(subjects),
+      this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
     ]);
     const underAttack = countryUnderAttack(counts.get(subjects[1]!.id)!, this.settings);
@@ -193,7 +193,10 @@ export class PumpingDefence {
       if (enforce) {
         if (assessment.held) {
           // The country keeps seeing the attack go on; the held subject's own counts do not sink.
-          await this.stats.countStart(assessment.subjects.filter((s) => s.kind === 'country'));
+          await this.stats.countStart(
+            assessment.subjects.filter((s) => s.kind === 'country'),
+            undefined,
+          );
           const waitMs = Math.max(until - this.store.now(), 1);
           throw rateLimited(
             reason,
@@ -203,7 +206,7 @@ export class PumpingDefence {
         throw protectionUnavailable(ProtectionRefusalReason.spendCapReserve, this.settings.holdMs);
       }
     }
-    return { release: await this.stats.countStart(assessment.subjects) };
+    return { release: await this.stats.countStart(assessment.subjects, assessment.attempt.phoneNumber) };
   }
 
   /** Remembers which subjects a started session belongs to, so that its verification is counted there. */

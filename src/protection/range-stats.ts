@@ -25,6 +25,7 @@ const key = {
   day: (id: string, d: number) => `protect:pump:d:${digest(id)}:${d}`,
   known: (id: string) => `protect:pump:known:${digest(id)}`,
   hold: (id: string) => `protect:pump:hold:${digest(id)}`,
+  number: (e164: string, w: number) => `protect:pump:n:${digest(e164)}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
 };
 
@@ -42,8 +43,12 @@ export class RangeStats {
     private readonly settings: { windowMs: number; recordTtlMs: number },
   ) {}
 
-  /** Each subject's counts in the sliding window ending now, read at once. */
-  async read(subjects: StatsSubject[]): Promise<Map<string, SubjectCounts>> {
+  /**
+   * Each subject's counts in the sliding window ending now, read at once. Ranges and countries count
+   * numbers, not starts (see countStart): when `phoneNumber` was already counted in the window, it is
+   * taken out of theirs, so that a number's own earlier starts never hold its range.
+   */
+  async read(subjects: StatsSubject[], phoneNumber: string): Promise<Map<string, SubjectCounts>> {
     const now = this.store.now();
     const { windowMs } = this.settings;
     const w = Math.floor(now / windowMs);
@@ -53,6 +58,10 @@ export class RangeStats {
       const n = Number(await this.store.get(k));
       return Number.isFinite(n) && n > 0 ? n : 0;
     };
+    const seen = Promise.all([
+      this.store.get(key.number(phoneNumber, w)),
+      this.store.get(key.number(phoneNumber, w - 1)),
+    ]).then(([current, previous]) => current !== null || previous !== null);
     const rows = await Promise.all(
       subjects.map(async (s) => {
         const [sc, sp, vc, vp, previousDay, known] = await Promise.all([
@@ -63,8 +72,9 @@ export class RangeStats {
           s.withBaseline ? number(key.day(s.id, day - 1)) : Promise.resolve(0),
           this.store.get(key.known(s.id)),
         ]);
+        const own = s.withBaseline && (await seen) ? 1 : 0;
         const counts: SubjectCounts = {
-          starts: slidingCount(sc, sp, elapsed),
+          starts: Math.max(0, slidingCount(sc, sp, elapsed) - own),
           verified: slidingCount(vc, vp, elapsed),
           known: known !== null,
         };
@@ -75,12 +85,22 @@ export class RangeStats {
     return new Map(rows);
   }
 
-  /** Counts a start for each subject; the returned function takes it back (the start did not go ahead). */
-  async countStart(subjects: StatsSubject[]): Promise<() => Promise<void>> {
-    const writes = this.startKeys(subjects);
+  /**
+   * Counts a start for each subject; the returned function takes it back (the start did not go
+   * ahead). Ranges and countries count a number once per window (repeated starts of one number are
+   * the per-number limits' business; pumping goes to many numbers). Without a number, every given
+   * subject is counted (a held start's pressure on its country).
+   */
+  async countStart(subjects: StatsSubject[], phoneNumber: string | undefined): Promise<() => Promise<void>> {
+    const w = Math.floor(this.store.now() / this.settings.windowMs);
+    const marker = phoneNumber === undefined ? undefined : key.number(phoneNumber, w);
+    const firstOfNumber =
+      marker === undefined || (await this.store.setIfAbsent(marker, '1', 2 * this.settings.windowMs, EVICTABLE));
+    const writes = this.startKeys(firstOfNumber ? subjects : subjects.filter((s) => !s.withBaseline));
     await Promise.all(writes.map(([k, ttl, options]) => this.store.increment(k, 1, ttl, options)));
     return async () => {
       await Promise.all(writes.map(([k, ttl, options]) => this.store.increment(k, -1, ttl, options)));
+      if (marker !== undefined && firstOfNumber) await this.store.delete(marker);
     };
   }
 

@@ -37,7 +37,7 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
     return { store, calls };
   }
 
-  it('default protection: a new start makes nine besides the pumping defence\'s three batches, the only read before paying the wrong-code budget; its duplicate is handed back without a write', async () => {
+  it('default protection: a new start makes nine besides the pumping defence\'s four batches, the only read before paying the wrong-code budget; its duplicate is handed back without a write', async () => {
     const { store, calls } = countingStore();
     fx.host = await protectedHost(fx.sb, platform, {}, { store });
     const phone = freshPhone();
@@ -45,14 +45,16 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
     calls.length = 0;
     const first = await startFrom(fx.host, ip, phone);
     expect(first.status).toBe(201);
-    // The pumping defence's calls go in three batches of concurrent calls (one hop each on Redis,
-    // which pipelines them): its reading (counts of the range, the country and the client, and their
-    // holds), its counts of the start, and which subjects the session belongs to.
+    // The pumping defence's calls go in four batches of concurrent calls (one hop each on Redis,
+    // which pipelines them): its reading (counts of the range, the country and the client, their
+    // holds, whether the number was counted), the number's mark, its counts of the start, and which
+    // subjects the session belongs to.
     const pumping = calls.filter((c) => c.endsWith('(protect:pump)'));
-    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(20);
+    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(21);
+    expect(pumping.filter((c) => c.startsWith('setIfAbsent(')).length).toBe(1);
     expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(5);
     expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(1);
-    expect(pumping.length).toBe(26);
+    expect(pumping.length).toBe(28);
     expect(calls.filter((c) => !c.endsWith('(protect:pump)'))).toEqual([
       'setIfAbsent(protect:coalesce)',
       'get(protect:wrong-codes-phone)',
