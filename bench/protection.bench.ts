@@ -261,7 +261,9 @@ export async function startHost(
   class BenchHostModule {}
   const app: INestApplication = await NestFactory.create(BenchHostModule, { logger: false });
   if (onEvent)
-    app.get(EventEmitter2).onAny((name: string | string[], payload: unknown) => onEvent(String(name), payload));
+    app
+      .get(EventEmitter2)
+      .onAny((name: string | string[], payload: unknown) => onEvent(String(name), payload));
   (app.getHttpAdapter().getInstance() as { set(k: string, v: unknown): void }).set('trust proxy', true);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };

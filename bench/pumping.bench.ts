@@ -38,13 +38,16 @@ interface Caller {
   phone: string;
 }
 
-export async function runPumpingScenarios(options: ProtectionBenchOptions = {}): Promise<ProtectionBenchRow[]> {
+export async function runPumpingScenarios(
+  options: ProtectionBenchOptions = {},
+): Promise<ProtectionBenchRow[]> {
   const scale = options.quick ? 0.2 : 1;
   return [...(await attackScenario(scale)), ...(await normalTrafficScenario(scale))];
 }
 
 export async function attackScenario(scale: number): Promise<ProtectionBenchRow[]> {
-  const scenario = 'pumping: 1,000 addresses, 50 owners, 20 mobile ranges; types widened, no captcha, cap 1,000 RUB';
+  const scenario =
+    'pumping: 1,000 addresses, 50 owners, 20 mobile ranges; types widened, no captcha, cap 1,000 RUB';
   const random = mulberry32(20);
   const ranges = Array.from({ length: 20 }, (_, r) => `+7926${String(100 + r * 37).padStart(3, '0')}`);
   const attack: Caller[] = Array.from({ length: 10_000 * scale }, () => ({
@@ -53,7 +56,8 @@ export async function attackScenario(scale: number): Promise<ProtectionBenchRow[
     phone: `${ranges[Math.floor(random() * ranges.length)]}${String(Math.floor(random() * 10_000)).padStart(4, '0')}`,
   }));
   for (const range of ranges)
-    if (parsePhoneNumberWithError(`${range}0000`).getType() !== 'MOBILE') throw new Error(`${range} is not mobile`);
+    if (parsePhoneNumberWithError(`${range}0000`).getType() !== 'MOBILE')
+      throw new Error(`${range} is not mobile`);
   const users: Caller[] = Array.from({ length: 40 }, (_, i) => ({
     ip: `100.64.${i >> 8}.${i & 255}`,
     owner: `user-${i}`,
@@ -70,7 +74,12 @@ export async function attackScenario(scale: number): Promise<ProtectionBenchRow[
     met,
   });
   return [
-    row('legitimate users served (verified)', `${run.verified}/${users.length}`, `≥ 39/${users.length}`, run.verified >= 39),
+    row(
+      'legitimate users served (verified)',
+      `${run.verified}/${users.length}`,
+      `≥ 39/${users.length}`,
+      run.verified >= 39,
+    ),
     row(
       'attacker spend, RUB (initiations × sms price)',
       `${attackRub} (${run.attackInitiations} initiations)`,
@@ -78,7 +87,12 @@ export async function attackScenario(scale: number): Promise<ProtectionBenchRow[
       attackRub <= CAP_RUB / 10,
     ),
     row('RUB charged by the sandbox (all)', run.charged, `≤ ${CAP_RUB}`, run.charged <= CAP_RUB),
-    row('verification.fraud_suspected events (by reason)', summary(run.events.map((e) => e.reason)), '', undefined),
+    row(
+      'verification.fraud_suspected events (by reason)',
+      summary(run.events.map((e) => e.reason)),
+      '',
+      undefined,
+    ),
     row('attack attempts answered (status reason: count)', summary(run.attackAnswers), '', undefined),
   ];
 }
@@ -146,7 +160,10 @@ async function runTraffic(input: {
   capRub: number;
   doubleClick: boolean;
 }): Promise<TrafficRun> {
-  const sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 1_000_000, autoDeliver: true } });
+  const sb = await VerificationSandbox.start({
+    port: 0,
+    demoAccount: { balance: 1_000_000, autoDeliver: true },
+  });
   const events: FraudSuspectedEvent[] = [];
   const host = await startHost(
     {
@@ -227,10 +244,16 @@ async function runTraffic(input: {
 }
 
 function start(url: string, caller: Caller) {
-  return post(url, '/verification/start', caller.ip, { 'x-user': caller.owner }, {
-    phone_number: caller.phone,
-    method: 'sms',
-  });
+  return post(
+    url,
+    '/verification/start',
+    caller.ip,
+    { 'x-user': caller.owner },
+    {
+      phone_number: caller.phone,
+      method: 'sms',
+    },
+  );
 }
 
 function answerOf(res: { status: number; body: Record<string, unknown> }): string {
@@ -241,7 +264,12 @@ function answerOf(res: { status: number; body: Record<string, unknown> }): strin
 function summary(values: string[]): string {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([v, n]) => `${v}: ${n}`).join(', ') || 'none';
+  return (
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([v, n]) => `${v}: ${n}`)
+      .join(', ') || 'none'
+  );
 }
 
 function header(req: { headers: Record<string, unknown> }, name: string): string | undefined {

@@ -128,7 +128,9 @@ export class PumpingDefence {
       return undefined;
     const country = countryOf(attempt.phoneNumber);
     const subjects = this.subjectsOf(attempt, range, country);
-    const holdable = subjects.filter((s): s is Subject & { kind: PumpingSubjectKind } => s.kind !== 'country');
+    const holdable = subjects.filter(
+      (s): s is Subject & { kind: PumpingSubjectKind } => s.kind !== 'country',
+    );
     const [counts, holds] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
@@ -172,7 +174,9 @@ export class PumpingDefence {
   /** What `beforeStart` is told: the refusal the defence would give this start, if any. */
   signal(assessment: PumpingAssessment | undefined): PumpingSignal | undefined {
     const reason = reasonOf(assessment);
-    return reason === undefined ? undefined : { reason, range: assessment!.range, country: assessment!.country };
+    return reason === undefined
+      ? undefined
+      : { reason, range: assessment!.range, country: assessment!.country };
   }
 
   /**
@@ -210,7 +214,11 @@ export class PumpingDefence {
   }
 
   /** Remembers which subjects a started session belongs to, so that its verification is counted there. */
-  async started(assessment: PumpingAssessment | undefined, requestId: string, expiresAt: number): Promise<void> {
+  async started(
+    assessment: PumpingAssessment | undefined,
+    requestId: string,
+    expiresAt: number,
+  ): Promise<void> {
     if (assessment === undefined) return;
     const ttl = Math.max(expiresAt - this.store.now(), 0) + this.settings.windowMs;
     await this.stats.rememberSession(
@@ -242,7 +250,8 @@ export class PumpingDefence {
       subjects.push({ kind: 'owner', id: `owner:${attempt.owner}`, withBaseline: false });
     if (attempt.clientKey !== undefined)
       subjects.push({ kind: 'client', id: `client:${attempt.clientKey}`, withBaseline: false });
-    const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, this.ipv6PrefixLength);
+    const network =
+      attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, this.ipv6PrefixLength);
     if (network !== undefined && network !== attempt.clientKey)
       subjects.push({ kind: 'network', id: `network:${network}`, withBaseline: false });
     return subjects;
@@ -252,11 +261,16 @@ export class PumpingDefence {
    * Starts the hold a new verdict calls for (or the reserve's, once per cool-off) and reports it once
    * across instances: log, metric, event. Returns when the hold ends.
    */
-  private async startHoldOnce(assessment: PumpingAssessment, reason: FraudSuspectedEvent['reason']): Promise<number> {
+  private async startHoldOnce(
+    assessment: PumpingAssessment,
+    reason: FraudSuspectedEvent['reason'],
+  ): Promise<number> {
     const held = assessment.held;
     if (held?.running) return held.hold!.until;
     const level = held?.hold === undefined ? 0 : held.hold.level + 1;
-    const holdMs = held ? coolOffMs(level, this.settings.holdMs, this.settings.maxHoldMs) : this.settings.holdMs;
+    const holdMs = held
+      ? coolOffMs(level, this.settings.holdMs, this.settings.maxHoldMs)
+      : this.settings.holdMs;
     const id = held ? held.id : `reserve:${assessment.country}`;
     const first = await this.stats.startHold(id, held?.hold, level, holdMs);
     const until = this.store.now() + holdMs;

@@ -129,7 +129,10 @@ export function resolvePumpingOptions(value: unknown, limitsEnabled: boolean): R
     const v = input[name];
     if (v === undefined) continue;
     if (!Number.isInteger(v) || v <= 0)
-      throw new VerificationOptionsError(`${field}.${name}`, `must be a positive integer (got ${describe(v)})`);
+      throw new VerificationOptionsError(
+        `${field}.${name}`,
+        `must be a positive integer (got ${describe(v)})`,
+      );
     resolved[name] = v;
   }
   if (resolved.maxHoldMs < resolved.holdMs)
@@ -147,7 +150,10 @@ export function resolvePumpingOptions(value: unknown, limitsEnabled: boolean): R
   if (input.surgeFactor !== undefined) {
     const v = input.surgeFactor;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 1)
-      throw new VerificationOptionsError(`${field}.surgeFactor`, `must be a number of at least 1 (got ${describe(v)})`);
+      throw new VerificationOptionsError(
+        `${field}.surgeFactor`,
+        `must be a number of at least 1 (got ${describe(v)})`,
+      );
     resolved.surgeFactor = v;
   }
   resolved.safeList = resolveSafeList(input.safeList);
@@ -166,7 +172,10 @@ function resolveSafeList(value: unknown): ResolvedPumping['safeList'] {
     if (!Array.isArray(items)) throw new VerificationOptionsError(`${field}.${name}`, 'must be an array');
     items.forEach((item, i) => {
       if (typeof item !== 'string' || !pattern.test(item))
-        throw new VerificationOptionsError(`${field}.${name}[${i}]`, `must be ${shape} (got ${describe(item)})`);
+        throw new VerificationOptionsError(
+          `${field}.${name}[${i}]`,
+          `must be ${shape} (got ${describe(item)})`,
+        );
     });
     return [...items];
   };

@@ -95,7 +95,8 @@ export class RangeStats {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
     const marker = phoneNumber === undefined ? undefined : key.number(phoneNumber, w);
     const firstOfNumber =
-      marker === undefined || (await this.store.setIfAbsent(marker, '1', 2 * this.settings.windowMs, EVICTABLE));
+      marker === undefined ||
+      (await this.store.setIfAbsent(marker, '1', 2 * this.settings.windowMs, EVICTABLE));
     const writes = this.startKeys(firstOfNumber ? subjects : subjects.filter((s) => !s.withBaseline));
     await Promise.all(writes.map(([k, ttl, options]) => this.store.increment(k, 1, ttl, options)));
     return async () => {
@@ -127,7 +128,12 @@ export class RangeStats {
    * Starts a hold of `coolOffMs` at `level`, unless another request (or instance) started one since
    * `previous` was read. True when this call started it (it then reports it, once).
    */
-  async startHold(id: string, previous: HoldState | undefined, level: number, coolOffMs: number): Promise<boolean> {
+  async startHold(
+    id: string,
+    previous: HoldState | undefined,
+    level: number,
+    coolOffMs: number,
+  ): Promise<boolean> {
     const k = key.hold(id);
     const value = `${this.store.now() + coolOffMs}:${level}`;
     // Remembered a window past the cool-off, so a pattern that goes on gets the next, longer one.

@@ -220,7 +220,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   private emit(event: SpendCapReachedEvent | FraudSuspectedEvent): void {
     // Not awaited: a slow alerting listener must not hold the refused request.
     this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
-      this.logger.error(`a ${event.event.replace("verification.", "")} listener failed`, { error: errorName(error) });
+      this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
+        error: errorName(error),
+      });
     });
   }
 

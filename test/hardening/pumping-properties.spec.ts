@@ -63,10 +63,17 @@ describe('pumping defence properties', () => {
   it('legitimate traffic across random ranges is never held (up to 300 users an hour, up to 40 % abandoning)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ phone: mobileNumber, abandons: fc.boolean(), gapMs: fc.integer({ min: 0, max: 60_000 }) }), {
-          minLength: 1,
-          maxLength: 300,
-        }),
+        fc.array(
+          fc.record({
+            phone: mobileNumber,
+            abandons: fc.boolean(),
+            gapMs: fc.integer({ min: 0, max: 60_000 }),
+          }),
+          {
+            minLength: 1,
+            maxLength: 300,
+          },
+        ),
         fc.double({ min: 0, max: 0.4, noNaN: true }),
         async (users, abandonShare) => {
           const { pumping, clock, store } = defence();
@@ -77,7 +84,12 @@ describe('pumping defence properties', () => {
               // At most the given share of users abandons (what a host with real users sees).
               const abandons = user.abandons && abandoned < abandonShare * (i + 1);
               if (abandons) abandoned += 1;
-              const attempt = { phoneNumber: user.phone, owner: `user-${i}`, clientKey: `10.1.${i >> 8}.${i & 255}`, ip: undefined };
+              const attempt = {
+                phoneNumber: user.phone,
+                owner: `user-${i}`,
+                clientKey: `10.1.${i >> 8}.${i & 255}`,
+                ip: undefined,
+              };
               expect(await startOnce(pumping, attempt, `req-${i}`, !abandons)).toBe(true);
             }
           } finally {

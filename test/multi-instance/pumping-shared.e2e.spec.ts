@@ -61,7 +61,9 @@ describe.each(PLATFORMS)('pumping defence shared by two instances on Redis (%s)'
 
   const fraudEvents = (): FraudSuspectedEvent[] =>
     instances.flatMap((i) =>
-      i.opsEvents.filter((e) => e.name === 'verification.fraud_suspected').map((e) => e.payload as FraudSuspectedEvent),
+      i.opsEvents
+        .filter((e) => e.name === 'verification.fraud_suspected')
+        .map((e) => e.payload as FraudSuspectedEvent),
     );
 
   it('unconverted starts through A hold the range on B; the hold is reported once', async () => {

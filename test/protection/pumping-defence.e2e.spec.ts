@@ -21,7 +21,9 @@ const pumpingOnly = (pumping: PumpingOptions, extra: LimitsOptions = {}): Limits
   pumping: { rangeMinStarts: 5, callerMinStarts: 50, countryMinStarts: 100, ...pumping },
   ...extra,
 });
-const byOwner = { owner: (req: { headers: Record<string, unknown> }) => req.headers['x-user'] as string | undefined };
+const byOwner = {
+  owner: (req: { headers: Record<string, unknown> }) => req.headers['x-user'] as string | undefined,
+};
 
 let rangeSerial = 0;
 /** A fresh range of mobile numbers (+7926 NNN), and its numbers. */
@@ -41,7 +43,11 @@ describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
   const fx = protectionFixture();
 
   /** Starts and types the right code: a completed verification. */
-  async function verifyOne(host: TestApp, phone: string, headers: Record<string, string> = {}): Promise<void> {
+  async function verifyOne(
+    host: TestApp,
+    phone: string,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
     const ip = freshIp();
     const started = await startFrom(host, ip, phone, 'sms', headers);
     expect(started.status).toBe(201);
@@ -59,11 +65,16 @@ describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
   it('a range whose starts do not complete is held (429 range_held, nothing sent, one event); other ranges are served; the next cool-off is doubled', async () => {
     fx.host = await protectedHost(fx.sb, platform, pumpingOnly({}));
     const attacked = freshRange();
-    for (let i = 0; i < 5; i++) expect((await startFrom(fx.host, freshIp(), attacked.number(i))).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await startFrom(fx.host, freshIp(), attacked.number(i))).status).toBe(201);
     const posts = fx.sb.requestCount('POST /v1/verify');
 
     const held = await startFrom(fx.host, freshIp(), attacked.number(5));
-    expect(refusal(held)).toMatchObject({ status: 429, errorCode: 'rate_limit_exceeded', reason: 'range_held' });
+    expect(refusal(held)).toMatchObject({
+      status: 429,
+      errorCode: 'rate_limit_exceeded',
+      reason: 'range_held',
+    });
     expect(Number(held.headers.get('retry-after'))).toBe(HOLD / 1000);
     expect(refusal(await startFrom(fx.host, freshIp(), attacked.number(6))).reason).toBe('range_held');
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
@@ -102,13 +113,19 @@ describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
   it("a stranger's repeated starts of one number never hold its range: ranges count numbers, not starts", async () => {
     fx.host = await protectedHost(fx.sb, platform, pumpingOnly({}));
     const range = freshRange();
-    for (let i = 0; i < 12; i++) expect((await startFrom(fx.host, freshIp(), range.number(1))).status).toBe(201);
+    for (let i = 0; i < 12; i++)
+      expect((await startFrom(fx.host, freshIp(), range.number(1))).status).toBe(201);
     await verifyOne(fx.host, range.number(1));
     expect(fraudEvents(fx.host)).toEqual([]);
   });
 
   it('an owner whose verifications never complete is held across ranges (owner_held); another owner is served', async () => {
-    fx.host = await protectedHost(fx.sb, platform, pumpingOnly({ rangeMinStarts: 100, callerMinStarts: 4 }), byOwner);
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      pumpingOnly({ rangeMinStarts: 100, callerMinStarts: 4 }),
+      byOwner,
+    );
     const bot = { 'x-user': `bot-${rangeSerial}` };
     for (let i = 0; i < 4; i++)
       expect((await startFrom(fx.host, freshIp(), freshRange().number(i), 'sms', bot)).status).toBe(201);
@@ -124,8 +141,11 @@ describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
       metrics: { enabled: true, registry },
     });
     const attacked = freshRange();
-    for (let i = 0; i < 8; i++) expect((await startFrom(fx.host, freshIp(), attacked.number(i))).status).toBe(201);
-    expect(fraudEvents(fx.host)).toEqual([expect.objectContaining({ reason: 'range_held', mode: 'monitor' })]);
+    for (let i = 0; i < 8; i++)
+      expect((await startFrom(fx.host, freshIp(), attacked.number(i))).status).toBe(201);
+    expect(fraudEvents(fx.host)).toEqual([
+      expect.objectContaining({ reason: 'range_held', mode: 'monitor' }),
+    ]);
     const text = await registry.metrics();
     expect(text).toContain('verification_fraud_suspected_total{reason="range_held",mode="monitor"} 1');
     expect(text).toContain('verification_pumping_refusals_total{reason="range_held",mode="monitor"} 3');
@@ -140,11 +160,15 @@ describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
       pumpingOnly({ safeList: { ranges: [listed.range], numbers: [other.number(0)], owners: ['partner'] } }),
       byOwner,
     );
-    for (let i = 0; i < 10; i++) expect((await startFrom(fx.host, freshIp(), listed.number(i))).status).toBe(201);
-    for (let i = 1; i < 6; i++) expect((await startFrom(fx.host, freshIp(), other.number(i))).status).toBe(201);
+    for (let i = 0; i < 10; i++)
+      expect((await startFrom(fx.host, freshIp(), listed.number(i))).status).toBe(201);
+    for (let i = 1; i < 6; i++)
+      expect((await startFrom(fx.host, freshIp(), other.number(i))).status).toBe(201);
     expect(refusal(await startFrom(fx.host, freshIp(), other.number(7))).reason).toBe('range_held');
     expect((await startFrom(fx.host, freshIp(), other.number(0))).status).toBe(201);
-    expect((await startFrom(fx.host, freshIp(), other.number(8), 'sms', { 'x-user': 'partner' })).status).toBe(201);
+    expect(
+      (await startFrom(fx.host, freshIp(), other.number(8), 'sms', { 'x-user': 'partner' })).status,
+    ).toBe(201);
   });
 
   it('while a country is under attack, ranges without a record are held sooner, ranges with one are served first; beforeStart is told and can let a solved challenge through', async () => {
@@ -157,7 +181,8 @@ describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
         {
           beforeStart: ({ suspected, request }) => {
             seen.push(suspected);
-            const solved = (request as { headers: Record<string, unknown> }).headers['x-captcha'] === 'solved';
+            const solved =
+              (request as { headers: Record<string, unknown> }).headers['x-captcha'] === 'solved';
             return solved ? { allow: true, challengePassed: true } : true;
           },
         },
@@ -174,9 +199,12 @@ describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
     expect(fraudEvents(fx.host).at(-1)).toMatchObject({ countryUnderAttack: true, range: unknown[0]!.range });
     expect(seen.at(-1)).toEqual({ reason: 'range_held', range: unknown[0]!.range, country: 'RU' });
     // The range with a record keeps the normal minimum.
-    for (let i = 1; i < 4; i++) expect((await startFrom(fx.host, freshIp(), known.number(i))).status).toBe(201);
+    for (let i = 1; i < 4; i++)
+      expect((await startFrom(fx.host, freshIp(), known.number(i))).status).toBe(201);
     // A solved challenge lets one start into the held range through.
-    const solved = await startFrom(fx.host, freshIp(), unknown[0]!.number(51), 'sms', { 'x-captcha': 'solved' });
+    const solved = await startFrom(fx.host, freshIp(), unknown[0]!.number(51), 'sms', {
+      'x-captcha': 'solved',
+    });
     expect(solved.status).toBe(201);
   });
 
@@ -191,7 +219,8 @@ describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
     );
     const known = freshRange();
     await verifyOne(fx.host, known.number(0));
-    for (let i = 0; i < 7; i++) expect((await startFrom(fx.host, freshIp(), freshRange().number(i))).status).toBe(201);
+    for (let i = 0; i < 7; i++)
+      expect((await startFrom(fx.host, freshIp(), freshRange().number(i))).status).toBe(201);
     // 8 × 3 RUB of 30: 80 %.
     const waiting = await startFrom(fx.host, freshIp(), freshRange().number(9));
     expect(refusal(waiting)).toMatchObject({ status: 503, reason: 'spend_cap_reserve' });

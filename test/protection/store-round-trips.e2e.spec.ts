@@ -37,7 +37,7 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
     return { store, calls };
   }
 
-  it('default protection: a new start makes nine besides the pumping defence\'s four batches, the only read before paying the wrong-code budget; its duplicate is handed back without a write', async () => {
+  it("default protection: a new start makes nine besides the pumping defence's four batches, the only read before paying the wrong-code budget; its duplicate is handed back without a write", async () => {
     const { store, calls } = countingStore();
     fx.host = await protectedHost(fx.sb, platform, {}, { store });
     const phone = freshPhone();
