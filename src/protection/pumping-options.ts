@@ -49,7 +49,10 @@ export interface PumpingOptions {
    * while their country is under attack. Default 0.2 (past 80 % of the cap, unknown starts wait). 0 turns it off.
    */
   reserveShare?: number;
-  /** How long a completed verification makes its range and callers known, ms. Default 30 days. */
+  /**
+   * How long a completed verification makes its range and callers known, ms (one store entry each).
+   * Default 86,400,000: a day, the default spend cap's window.
+   */
   recordTtlMs?: number;
   safeList?: PumpingSafeList;
 }
@@ -84,7 +87,7 @@ export const DEFAULT_PUMPING: Readonly<ResolvedPumping> = {
   holdMs: 900_000,
   maxHoldMs: 86_400_000,
   reserveShare: 0.2,
-  recordTtlMs: 30 * 86_400_000,
+  recordTtlMs: 86_400_000,
   safeList: { numbers: [], ranges: [], owners: [] },
 };
 
