@@ -13,11 +13,12 @@ import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { EventEmitterModule } from '@nestjs/event-emitter';
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
 import { VerificationSandbox } from '../src/testing/index.js';
 import { VerificationModule } from '../src/verification.module.js';
 import type { LimitsOptions, VerificationModuleOptions } from '../src/verification.options.js';
+import { runPumpingScenarios } from './pumping.bench.js';
 
 export interface ProtectionBenchRow {
   scenario: string;
@@ -116,6 +117,7 @@ export async function runProtectionBench(
   const traffic = buildTraffic(scale);
   const rows: ProtectionBenchRow[] = [];
   for (const scenario of SCENARIOS) rows.push(...(await runScenario(scenario, traffic)));
+  rows.push(...(await runPumpingScenarios(options)));
   return rows;
 }
 
@@ -250,12 +252,18 @@ async function runScenario(scenario: Scenario, traffic: Traffic): Promise<Protec
 
 /* ------------------------------------------------------------------ host app and HTTP */
 
-async function startHost(
+export async function startHost(
   options: VerificationModuleOptions,
+  /** Sees every event the module emits (ops events included). */
+  onEvent?: (name: string, payload: unknown) => void,
 ): Promise<{ url: string; close(): Promise<void> }> {
   @Module({ imports: [EventEmitterModule.forRoot(), VerificationModule.forRoot(options)] })
   class BenchHostModule {}
   const app: INestApplication = await NestFactory.create(BenchHostModule, { logger: false });
+  if (onEvent)
+    app
+      .get(EventEmitter2)
+      .onAny((name: string | string[], payload: unknown) => onEvent(String(name), payload));
   (app.getHttpAdapter().getInstance() as { set(k: string, v: unknown): void }).set('trust proxy', true);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
@@ -271,7 +279,7 @@ function postStart(url: string, ip: string, phone: string, headers: Record<strin
   return post(url, '/verification/start', ip, headers, { phone_number: phone, method: 'sms' });
 }
 
-async function post(
+export async function post(
   url: string,
   path: string,
   ip: string,
@@ -287,7 +295,7 @@ async function post(
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-async function runPool(tasks: (() => Promise<void>)[], size: number): Promise<void> {
+export async function runPool(tasks: (() => Promise<void>)[], size: number): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tasks.length) await tasks[next++]!();
@@ -295,7 +303,7 @@ async function runPool(tasks: (() => Promise<void>)[], size: number): Promise<vo
   await Promise.all(Array.from({ length: Math.min(size, tasks.length) }, worker));
 }
 
-function balanceOf(sb: VerificationSandbox): number {
+export function balanceOf(sb: VerificationSandbox): number {
   return Number(sb.getAccount(sb.demoAccount.apiKey)!.balance.amount);
 }
 
@@ -305,7 +313,7 @@ function headerOf(request: unknown, name: string): string | undefined {
 }
 
 /** Small seeded PRNG: the same traffic on every run. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed;
   return () => {
     a = (a + 0x6d2b79f5) | 0;

@@ -3,6 +3,13 @@ import { isSupportedCountry } from 'libphonenumber-js/max';
 import type { VerificationApiClientOptions } from './api/api-client.options.js';
 import { VERIFICATION_METHODS, type KnownVerificationMethod } from './api/api.types.js';
 import type { VerificationStore } from './store/verification-store.interface.js';
+import {
+  resolvePumpingOptions,
+  type PumpingOptions,
+  type ResolvedPumping,
+} from './protection/pumping-options.js';
+
+export type { PumpingOptions, PumpingSafeList, ResolvedPumping } from './protection/pumping-options.js';
 
 /**
  * What `owner(req)` and `limits.key(req)` receive: the raw Express or Fastify request. Both are
@@ -73,10 +80,17 @@ export interface StartContext {
   ip: string | undefined;
   owner: string | undefined;
   request: HostRequest;
+  /**
+   * Set when the pumping defence would refuse this start (its range or caller does not convert, or
+   * the spend cap's reserve is for known callers). Answer `{ allow: true, challengePassed: true }`
+   * once the caller solved a challenge (a captcha) to let this one start through; a plain allow
+   * leaves the refusal to the defence.
+   */
+  suspected?: { reason: string; range: string; country: string };
 }
 /** Allow: nothing, `true` or `{ allow: true }`. Refuse: `{ allow: false, reason }` (the reason reaches the frontend) or `false`. */
 export type BeforeStartResult =
-  void | undefined | boolean | { allow: true } | { allow: false; reason: string };
+  void | undefined | boolean | { allow: true; challengePassed?: boolean } | { allow: false; reason: string };
 
 export interface LimitsOptions {
   /**
@@ -120,6 +134,13 @@ export interface LimitsOptions {
    * to your traffic, or `false` to switch it off.
    */
   spendCap?: SpendCapOptions | false;
+  /**
+   * Pumping defence: starts and verifications per number range, country and caller; a range or caller
+   * whose starts do not complete is held (429 `range_held`, `owner_held`, `client_held`), and near the
+   * spend cap unknown starts wait (503 `spend_cap_reserve`). Default on (`mode: 'enforce'`); `false`
+   * or `{ mode: 'off' }` switches it off, `{ mode: 'monitor' }` only reports. See README.
+   */
+  pumping?: PumpingOptions | false;
   /** How the per-client key is derived. Default: the client IP (trust-proxy aware), IPv6 by network prefix. */
   key?(req: HostRequest): string | undefined;
   /**
@@ -267,6 +288,7 @@ export interface ResolvedLimits {
   wrongCodesPerOwner: RateLimit | false;
   coalesceStarts: boolean;
   spendCap: Required<SpendCapOptions> | false;
+  pumping: ResolvedPumping;
   key?: LimitsOptions['key'];
   ipv6PrefixLength: number;
   beforeStart?: LimitsOptions['beforeStart'];
@@ -732,6 +754,7 @@ export function resolveVerificationOptions(input: VerificationModuleOptions): Re
         : false,
       coalesceStarts: limits.coalesceStarts ?? limitsEnabled,
       spendCap: limitsEnabled ? spendCap : false,
+      pumping: resolvePumpingOptions(limits.pumping, limitsEnabled),
       key: limits.key,
       ipv6PrefixLength: limits.ipv6PrefixLength ?? 64,
       beforeStart: limits.beforeStart,

@@ -16,6 +16,7 @@ export const VerificationOpsEventName = {
   balanceInsufficient: 'verification.balance_insufficient',
   balanceLow: 'verification.balance_low',
   spendCapReached: 'verification.spend_cap_reached',
+  fraudSuspected: 'verification.fraud_suspected',
 } as const;
 
 /** Where the module learned the outcome. */
@@ -53,4 +54,30 @@ export interface SpendCapReachedEvent {
   currency: string;
   windowMs: number;
   windowEndsAt: Date;
+}
+
+/**
+ * Payload of `verification.fraud_suspected`: the pumping defence started a hold (or, in monitor
+ * mode, would have). Emitted once per hold across instances; alert on it.
+ */
+export interface FraudSuspectedEvent {
+  event: (typeof VerificationOpsEventName)['fraudSuspected'];
+  /** The refusal reason the hold gives: `range_held`, `owner_held`, `client_held` or `spend_cap_reserve`. */
+  reason: 'range_held' | 'owner_held' | 'client_held' | 'spend_cap_reserve';
+  /** `enforce`: starts are refused; `monitor`: only reported. */
+  mode: 'enforce' | 'monitor';
+  /** The number range of the start that tripped it (E.164 without its last digits). */
+  range: string;
+  /** ISO 3166 country of the number (or its calling code when it has none). */
+  country: string;
+  /** The owner of that start, when `owner()` gave one. */
+  owner?: string;
+  phoneNumberMasked: string;
+  /** Whether the number's country was under attack (its traffic as a whole not converting). */
+  countryUnderAttack: boolean;
+  /** The held subject's counts in the sliding window, before this start. */
+  counts: { starts: number; verified: number };
+  /** Cool-off of this hold (0 for the reserve, which lasts while the cap is near). */
+  holdMs: number;
+  heldUntil: Date;
 }

@@ -49,6 +49,8 @@ interface Instruments {
   inDoubtStarts: CounterLike;
   spend: CounterLike;
   balance: GaugeLike;
+  fraudSuspected: CounterLike;
+  pumpingRefusals: CounterLike;
 }
 
 /**
@@ -57,7 +59,8 @@ interface Instruments {
  * `starts_total{method}`, `outcomes_total{method,status}`, `refusals_total{reason}`,
  * `upstream_request_duration_seconds{operation}`, `upstream_errors_total{operation,error}`,
  * `webhook_events_total{result}`, `in_doubt_starts_total{method,result}`, `spend_total{method,currency}`
- * and the gauge `balance{currency}`.
+ * `fraud_suspected_total{reason,mode}` (holds of the pumping defence), `pumping_refusals_total{reason,mode}`
+ * (starts it refused, or in monitor mode would have) and the gauge `balance{currency}`.
  */
 export class VerificationMetrics {
   readonly #instruments: Instruments | undefined;
@@ -140,6 +143,16 @@ export class VerificationMetrics {
     this.#instruments?.spend.inc({ method: label(method), currency: label(cost.currency) }, cost.amount);
   }
 
+  /** A hold of the pumping defence started (once per hold), by reason and mode (`enforce`, `monitor`). */
+  fraudSuspected(reason: string, mode: string): void {
+    this.#instruments?.fraudSuspected.inc({ reason: label(reason), mode: label(mode) });
+  }
+
+  /** A start the pumping defence refused (`enforce`) or would have refused (`monitor`). */
+  pumpingRefusal(reason: string, mode: string): void {
+    this.#instruments?.pumpingRefusals.inc({ reason: label(reason), mode: label(mode) });
+  }
+
   /** The balance as last read. */
   balance(money: Money): void {
     if (Number.isFinite(money.amount))
@@ -210,6 +223,16 @@ function createInstruments(client: PromClientLike, registry: RegistryLike, prefi
       name: 'spend_total',
       help: 'Prices fixed at initiation (cost) of new verifications, by method; see GET /v1/usage for billed totals',
       labelNames: ['method', 'currency'],
+    }),
+    fraudSuspected: make(client.Counter, {
+      name: 'fraud_suspected_total',
+      help: 'Holds started by the pumping defence (or that it would start, in monitor mode), by reason and mode',
+      labelNames: ['reason', 'mode'],
+    }),
+    pumpingRefusals: make(client.Counter, {
+      name: 'pumping_refusals_total',
+      help: 'Starts the pumping defence refused (enforce) or would have refused (monitor), by reason and mode',
+      labelNames: ['reason', 'mode'],
     }),
     balance: make(client.Gauge, {
       name: 'balance',

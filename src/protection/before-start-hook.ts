@@ -13,13 +13,15 @@ const HOOK_FAILED_RETRY_MS = 5000;
  * else fails closed with 503 `service_unavailable` (`reason: before_start_failed`): money is at
  * stake, and a broken captcha check says nothing about this caller, so it is an outage to retry,
  * not a verdict. Only the error's name is logged (its message may carry the host's data).
+ * Resolves to true when the hook answered `{ allow: true, challengePassed: true }` (the caller solved
+ * its challenge: a pumping hold is lifted for this start).
  */
 export async function runBeforeStart(
   hook: LimitsOptions['beforeStart'],
   context: StartContext,
   logger: ProtectionLog,
-): Promise<void> {
-  if (!hook) return;
+): Promise<boolean> {
+  if (!hook) return false;
   let verdict: unknown;
   try {
     verdict = await hook(context);
@@ -29,8 +31,9 @@ export async function runBeforeStart(
     });
     throw protectionUnavailable(ProtectionRefusalReason.beforeStartFailed, HOOK_FAILED_RETRY_MS);
   }
-  if (verdict === undefined || verdict === null || verdict === true) return;
-  if (typeof verdict === 'object' && (verdict as { allow?: unknown }).allow === true) return;
+  if (verdict === undefined || verdict === null || verdict === true) return false;
+  if (typeof verdict === 'object' && (verdict as { allow?: unknown }).allow === true)
+    return (verdict as { challengePassed?: unknown }).challengePassed === true;
   if (
     verdict === false ||
     (typeof verdict === 'object' && (verdict as { allow?: unknown }).allow === false)

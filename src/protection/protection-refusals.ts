@@ -16,6 +16,10 @@ export const ProtectionRefusalReason = {
   startInProgress: 'start_in_progress',
   wrongCodesPhone: 'wrong_codes_phone',
   wrongCodesOwner: 'wrong_codes_owner',
+  rangeHeld: 'range_held',
+  ownerHeld: 'owner_held',
+  clientHeld: 'client_held',
+  spendCapReserve: 'spend_cap_reserve',
 } as const;
 export type ProtectionRefusalReason = (typeof ProtectionRefusalReason)[keyof typeof ProtectionRefusalReason];
 

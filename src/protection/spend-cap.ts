@@ -60,11 +60,7 @@ export class SpendCap {
   /** Reserves the method's estimated cost in the current window, or throws 503 `spend_cap`. */
   async reserve(method: KnownVerificationMethod): Promise<SpendReservation> {
     const estimate = await this.prices.estimateMinor(method);
-    const now = this.store.now();
-    const offsetMs = this.settings.utcOffsetMinutes * 60_000;
-    const windowIndex = Math.floor((now + offsetMs) / this.settings.windowMs);
-    const windowEndsAt = (windowIndex + 1) * this.settings.windowMs - offsetMs;
-    const key = this.windowKey(windowIndex);
+    const { key, windowEndsAt } = this.currentWindow();
     const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
     const outcome = await this.limiter.tryConsume(key, estimate, ttl());
     if (!outcome.allowed) {
@@ -90,6 +86,20 @@ export class SpendCap {
         await this.limiter.refund(key, estimate, ttl());
       },
     };
+  }
+
+  /** Share of the current window's cap spent or reserved (1 and above: reached). */
+  async spentShare(): Promise<number> {
+    const { key } = this.currentWindow();
+    const consumed = Number(await this.store.get(this.limiter.getKey(key)));
+    return Number.isFinite(consumed) && consumed > 0 ? consumed / Math.max(this.capMinor, 1) : 0;
+  }
+
+  private currentWindow(): { key: string; windowEndsAt: number } {
+    const offsetMs = this.settings.utcOffsetMinutes * 60_000;
+    const windowIndex = Math.floor((this.store.now() + offsetMs) / this.settings.windowMs);
+    const windowEndsAt = (windowIndex + 1) * this.settings.windowMs - offsetMs;
+    return { key: this.windowKey(windowIndex), windowEndsAt };
   }
 
   /**

@@ -1,9 +1,15 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { mayHaveBeenProcessed } from '../api/verification-api.error.js';
-import type { SpendCapReachedEvent } from '../events/verification-events.js';
+import {
+  VerificationEventName,
+  type FraudSuspectedEvent,
+  type SpendCapReachedEvent,
+  type VerificationEvent,
+} from '../events/verification-events.js';
 import { VerificationAccountService } from '../operations/verification-account.service.js';
 import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationMetrics } from '../operations/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
 import { VerificationClientError } from '../verification.errors.js';
@@ -14,6 +20,7 @@ import { toMinorUnits } from './money.js';
 import { PriceEstimator } from './price-estimator.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
 import { ProtectionKeys } from './protection-keys.js';
+import { PumpingDefence } from './pumping-defence.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
@@ -33,14 +40,17 @@ const CLAIM_SLACK_MS = 10_000;
  * VerificationStore so that limits hold across instances.
  *
  * Order of a start: coalescing (an identical pending start of the same owner or browser is handed
- * back, counted nowhere) → beforeStart → wrong-code budgets (read only) → resend cooldown →
- * per-client, per-(phone, caller) and per-phone limits → spend-cap reservation → the upstream call.
+ * back, counted nowhere) → the pumping defence's reading → beforeStart (told what the defence
+ * suspects) → wrong-code budgets (read only) → resend cooldown → per-client, per-(phone, caller) and
+ * per-phone limits → the pumping defence's verdict → spend-cap reservation → the upstream call.
  * Whatever a start took is given back when it is refused further on, and when the API answered
  * that nothing was sent: a start that sent nothing costs nobody any budget.
  */
 @Injectable()
-export class VerificationProtection {
+export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   private readonly limits: RequestRateLimits;
+  private readonly pumping: PumpingDefence;
+  private readonly onVerified = (event: VerificationEvent): Promise<void> => this.countVerified(event);
   private readonly cooldown: ResendCooldown;
   private readonly coalescer: StartCoalescer | undefined;
   private readonly spendCap: SpendCap | undefined;
@@ -52,6 +62,7 @@ export class VerificationProtection {
     account: VerificationAccountService,
     private readonly logger: VerificationLogger,
     @Optional() private readonly emitter?: EventEmitter2,
+    @Optional() metrics?: VerificationMetrics,
   ) {
     const limits = options.limits;
     warnWhenSpendUnbounded(limits, logger);
@@ -76,6 +87,23 @@ export class VerificationProtection {
           this.logger,
         )
       : undefined;
+    const spendCap = this.spendCap;
+    this.pumping = new PumpingDefence(store, limits.pumping, limits.ipv6PrefixLength, {
+      logger,
+      emit: (event) => this.emit(event),
+      fraudSuspected: (reason, mode) => metrics?.fraudSuspected(reason, mode),
+      refusal: (reason, mode) => metrics?.pumpingRefusal(reason, mode),
+      spentShare: spendCap ? () => spendCap.spentShare() : undefined,
+    });
+  }
+
+  /** Completed verifications feed the pumping defence (the tracker emits each once per deployment). */
+  onModuleInit(): void {
+    if (this.pumping.enabled) this.emitter?.on(VerificationEventName.verified, this.onVerified);
+  }
+
+  onModuleDestroy(): void {
+    this.emitter?.off(VerificationEventName.verified, this.onVerified);
   }
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
@@ -132,7 +160,9 @@ export class VerificationProtection {
     initiate: (storeReached: boolean) => Promise<T>,
     claimed: boolean,
   ): Promise<ProtectedStart<T>> {
-    await runBeforeStart(
+    const pumping = await this.pumping.assess(attempt);
+    const suspected = this.pumping.signal(pumping);
+    const challengePassed = await runBeforeStart(
       this.options.limits.beforeStart,
       {
         phoneNumber: attempt.phoneNumber,
@@ -140,6 +170,7 @@ export class VerificationProtection {
         ip: attempt.ip,
         owner: attempt.owner,
         request: attempt.request,
+        ...(suspected ? { suspected } : {}),
       },
       this.logger,
     );
@@ -153,6 +184,7 @@ export class VerificationProtection {
       resendAvailableAt = claim.availableAt;
       holds.push(claim.hold);
       holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber, caller));
+      holds.push(await this.pumping.admit(pumping, challengePassed));
       reservation = await this.spendCap?.reserve(attempt.method);
     } catch (error) {
       await releaseAll(holds);
@@ -171,6 +203,12 @@ export class VerificationProtection {
       throw error;
     }
     try {
+      await this.pumping.started(pumping, result.requestId, result.expiresAt);
+    } catch (error) {
+      // Its verification will be counted for its range, country and owner only.
+      this.logger.warn('pumping defence: the start could not be attributed', { error: errorName(error) });
+    }
+    try {
       await reservation?.settle(result.cost);
     } catch (error) {
       // The session exists and is paid for: serve it; the window keeps the estimate.
@@ -179,11 +217,22 @@ export class VerificationProtection {
     return { result, coalesced: false, resendAvailableAt };
   }
 
-  private emit(event: SpendCapReachedEvent): void {
+  private emit(event: SpendCapReachedEvent | FraudSuspectedEvent): void {
     // Not awaited: a slow alerting listener must not hold the refused request.
     this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
-      this.logger.error('a spend_cap_reached listener failed', { error: errorName(error) });
+      this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
+        error: errorName(error),
+      });
     });
+  }
+
+  /** Never throws: a failing count must not make the tracker deliver the event again. */
+  private async countVerified(event: VerificationEvent): Promise<void> {
+    try {
+      await this.pumping.verified(event);
+    } catch (error) {
+      this.logger.warn('pumping defence: a verification could not be counted', { error: errorName(error) });
+    }
   }
 }
 

@@ -15,6 +15,12 @@ describe('refusalReason: start-route errors as metric labels', () => {
     ['service_unavailable', 'before_start_failed', 'hook'],
     ['service_unavailable', 'start_in_progress', 'in_progress'],
     ['start_refused', 'captcha_required', 'hook'],
+    // The pumping defence's holds and the spend cap's reserve.
+    ['rate_limit_exceeded', 'range_held', 'pumping'],
+    ['rate_limit_exceeded', 'owner_held', 'pumping'],
+    ['rate_limit_exceeded', 'client_held', 'pumping'],
+    ['service_unavailable', 'spend_cap_reserve', 'pumping'],
+    ['start_refused', 'range_held', 'hook'],
     // The host's own reason code is never read as one of protection's.
     ['start_refused', 'spend_too_much', 'hook'],
     ['phone_not_allowed', undefined, 'allowlist'],

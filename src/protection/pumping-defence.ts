@@ -1,0 +1,317 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import {
+  VerificationOpsEventName,
+  type FraudSuspectedEvent,
+  type VerificationEvent,
+} from '../events/verification-events.js';
+import { maskPhoneNumber } from '../sessions/phone-mask.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { clientAddressKey } from './client-address.js';
+import type { ProtectionHold } from './protection-hold.js';
+import type { ProtectionLog } from './protection-log.js';
+import {
+  coarseWaitMs,
+  protectionUnavailable,
+  ProtectionRefusalReason,
+  rateLimited,
+} from './protection-refusals.js';
+import type { ResolvedPumping } from './pumping-options.js';
+import {
+  coolOffMs,
+  countryUnderAttack,
+  holdStands,
+  numberRange,
+  reserveRefuses,
+  subjectToHold,
+  type PumpingSubjectKind,
+  type SubjectCounts,
+} from './pumping-rules.js';
+import { RangeStats, type HoldState, type StatsSubject } from './range-stats.js';
+
+/** One start as the defence sees it. */
+export interface PumpingAttempt {
+  phoneNumber: string;
+  owner: string | undefined;
+  clientKey: string | undefined;
+  ip: string | undefined;
+}
+
+/** What `beforeStart` is told of a start the defence would refuse (see `StartContext.suspected`). */
+export interface PumpingSignal {
+  reason: FraudSuspectedEvent['reason'];
+  range: string;
+  country: string;
+}
+
+/** Where the defence reports: the module's metrics and the ops event. */
+export interface PumpingReporting {
+  logger: ProtectionLog;
+  emit(event: FraudSuspectedEvent): void;
+  fraudSuspected(reason: string, mode: string): void;
+  refusal(reason: string, mode: string): void;
+  /** Share of the spend cap's window used, when a cap is configured. */
+  spentShare?: () => Promise<number>;
+}
+
+interface Subject extends StatsSubject {
+  kind: PumpingSubjectKind | 'country';
+}
+
+interface Held {
+  kind: PumpingSubjectKind;
+  id: string;
+  counts: SubjectCounts;
+  /** The hold read from the store, when one exists (running or ended). */
+  hold: HoldState | undefined;
+  running: boolean;
+}
+
+/** The defence's reading of one start, taken before `beforeStart` and applied after the limits. */
+export interface PumpingAssessment {
+  attempt: PumpingAttempt;
+  range: string;
+  country: string;
+  subjects: Subject[];
+  counts: Map<string, SubjectCounts>;
+  underAttack: boolean;
+  held: Held | undefined;
+  reserve: boolean;
+}
+
+const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
+  range: ProtectionRefusalReason.rangeHeld,
+  owner: ProtectionRefusalReason.ownerHeld,
+  client: ProtectionRefusalReason.clientHeld,
+  network: ProtectionRefusalReason.clientHeld,
+};
+const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
+
+/**
+ * Defence against SMS pumping (traffic pumped to numbers whose operator pays the attacker): starts
+ * and completed verifications are counted per number range, per country and per caller (owner,
+ * client key, IPv6 network) in the store; a range or caller whose starts do not convert is held for
+ * a cool-off that doubles while the pattern goes on, and while a country's traffic as a whole does
+ * not convert, subjects without a record of completed verifications are held sooner and, near the
+ * spend cap, wait for those with one. The rules are in pumping-rules.ts; README states the costs.
+ */
+export class PumpingDefence {
+  private readonly stats: RangeStats;
+  private readonly safeNumbers: Set<string>;
+  private readonly safeRanges: Set<string>;
+  private readonly safeOwners: Set<string>;
+
+  constructor(
+    private readonly store: VerificationStore,
+    private readonly settings: ResolvedPumping,
+    private readonly ipv6PrefixLength: number,
+    private readonly report: PumpingReporting,
+  ) {
+    this.stats = new RangeStats(store, settings);
+    this.safeNumbers = new Set(settings.safeList.numbers);
+    this.safeRanges = new Set(settings.safeList.ranges);
+    this.safeOwners = new Set(settings.safeList.owners);
+  }
+
+  get enabled(): boolean {
+    return this.settings.mode !== 'off';
+  }
+
+  /** Reads the counts of a start's subjects; undefined when the defence is off or the start is on the safe list. */
+  async assess(attempt: PumpingAttempt): Promise<PumpingAssessment | undefined> {
+    if (this.settings.mode === 'off') return undefined;
+    const range = numberRange(attempt.phoneNumber, this.settings.rangeDigits);
+    if (
+      this.safeNumbers.has(attempt.phoneNumber) ||
+      this.safeRanges.has(range) ||
+      (attempt.owner !== undefined && this.safeOwners.has(attempt.owner))
+    )
+      return undefined;
+    const country = countryOf(attempt.phoneNumber);
+    const subjects = this.subjectsOf(attempt, range, country);
+    const holdable = subjects.filter(
+      (s): s is Subject & { kind: PumpingSubjectKind } => s.kind !== 'country',
+    );
+    const [counts, holds] = await Promise.all([
+      this.stats.read(subjects, attempt.phoneNumber),
+      Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
+    ]);
+    const underAttack = countryUnderAttack(counts.get(subjects[1]!.id)!, this.settings);
+    const now = this.store.now();
+    let held: Held | undefined;
+    const runningAt = holdable.findIndex((s, i) => {
+      const hold = holds[i];
+      return hold !== undefined && hold.until > now && holdStands(counts.get(s.id)!, this.settings);
+    });
+    if (runningAt >= 0) {
+      const s = holdable[runningAt]!;
+      held = { kind: s.kind, id: s.id, counts: counts.get(s.id)!, hold: holds[runningAt], running: true };
+    } else {
+      const found = subjectToHold(
+        holdable.map((s) => ({ kind: s.kind, id: s.id, counts: counts.get(s.id)! })),
+        underAttack,
+        this.settings,
+      );
+      if (found) {
+        const hold = holds[holdable.findIndex((s) => s.id === found.id)];
+        held = { kind: found.kind, id: found.id, counts: found.counts, hold, running: false };
+      }
+    }
+    const known = holdable.some((s) => counts.get(s.id)!.known);
+    const reserve =
+      held === undefined &&
+      underAttack &&
+      !known &&
+      this.report.spentShare !== undefined &&
+      reserveRefuses({
+        spentShare: await this.report.spentShare(),
+        reserveShare: this.settings.reserveShare,
+        underAttack,
+        known,
+      });
+    return { attempt, range, country, subjects, counts, underAttack, held, reserve };
+  }
+
+  /** What `beforeStart` is told: the refusal the defence would give this start, if any. */
+  signal(assessment: PumpingAssessment | undefined): PumpingSignal | undefined {
+    const reason = reasonOf(assessment);
+    return reason === undefined
+      ? undefined
+      : { reason, range: assessment!.range, country: assessment!.country };
+  }
+
+  /**
+   * Counts the start, or refuses it (429 `range_held`, `owner_held`, `client_held`; 503
+   * `spend_cap_reserve`). A held start is counted for its country only: the attack going on keeps the
+   * country under attack, while the held range or caller does not sink deeper (it is let go once its
+   * starts convert). A pattern that goes on shows in the window's counts when the cool-off ends, and
+   * the next hold is twice as long. `challengePassed`: the host's `beforeStart` checked this caller (a captcha) and
+   * lifts the hold for this one start. In monitor mode nothing is refused.
+   */
+  async admit(assessment: PumpingAssessment | undefined, challengePassed: boolean): Promise<ProtectionHold> {
+    if (assessment === undefined) return NOTHING_HELD;
+    const reason = reasonOf(assessment);
+    const enforce = this.settings.mode === 'enforce' && !challengePassed;
+    if (reason !== undefined) {
+      const until = await this.startHoldOnce(assessment, reason);
+      this.report.refusal(reason, this.settings.mode);
+      if (enforce) {
+        if (assessment.held) {
+          // The country keeps seeing the attack go on; the held subject's own counts do not sink.
+          await this.stats.countStart(
+            assessment.subjects.filter((s) => s.kind === 'country'),
+            undefined,
+          );
+          const waitMs = Math.max(until - this.store.now(), 1);
+          throw rateLimited(
+            reason,
+            assessment.held.kind === 'range' ? coarseWaitMs(waitMs, this.settings.holdMs) : waitMs,
+          );
+        }
+        throw protectionUnavailable(ProtectionRefusalReason.spendCapReserve, this.settings.holdMs);
+      }
+    }
+    return { release: await this.stats.countStart(assessment.subjects, assessment.attempt.phoneNumber) };
+  }
+
+  /** Remembers which subjects a started session belongs to, so that its verification is counted there. */
+  async started(
+    assessment: PumpingAssessment | undefined,
+    requestId: string,
+    expiresAt: number,
+  ): Promise<void> {
+    if (assessment === undefined) return;
+    const ttl = Math.max(expiresAt - this.store.now(), 0) + this.settings.windowMs;
+    await this.stats.rememberSession(
+      requestId,
+      assessment.subjects.map((s) => s.id),
+      ttl,
+    );
+  }
+
+  /** A verification completed: counted for the subjects of its start (else its range, country and owner). */
+  async verified(event: VerificationEvent): Promise<void> {
+    if (this.settings.mode === 'off') return;
+    const ids =
+      (await this.stats.takeSession(event.requestId)) ??
+      this.subjectsOf(
+        { phoneNumber: event.phoneNumber, owner: event.owner, clientKey: undefined, ip: undefined },
+        numberRange(event.phoneNumber, this.settings.rangeDigits),
+        countryOf(event.phoneNumber),
+      ).map((s) => s.id);
+    await this.stats.countVerified(ids);
+  }
+
+  private subjectsOf(attempt: PumpingAttempt, range: string, country: string): Subject[] {
+    const subjects: Subject[] = [
+      { kind: 'range', id: `range:${range}`, withBaseline: true },
+      { kind: 'country', id: `country:${country}`, withBaseline: true },
+    ];
+    if (attempt.owner !== undefined)
+      subjects.push({ kind: 'owner', id: `owner:${attempt.owner}`, withBaseline: false });
+    if (attempt.clientKey !== undefined)
+      subjects.push({ kind: 'client', id: `client:${attempt.clientKey}`, withBaseline: false });
+    const network =
+      attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, this.ipv6PrefixLength);
+    if (network !== undefined && network !== attempt.clientKey)
+      subjects.push({ kind: 'network', id: `network:${network}`, withBaseline: false });
+    return subjects;
+  }
+
+  /**
+   * Starts the hold a new verdict calls for (or the reserve's, once per cool-off) and reports it once
+   * across instances: log, metric, event. Returns when the hold ends.
+   */
+  private async startHoldOnce(
+    assessment: PumpingAssessment,
+    reason: FraudSuspectedEvent['reason'],
+  ): Promise<number> {
+    const held = assessment.held;
+    if (held?.running) return held.hold!.until;
+    const level = held?.hold === undefined ? 0 : held.hold.level + 1;
+    const holdMs = held
+      ? coolOffMs(level, this.settings.holdMs, this.settings.maxHoldMs)
+      : this.settings.holdMs;
+    const id = held ? held.id : `reserve:${assessment.country}`;
+    const first = await this.stats.startHold(id, held?.hold, level, holdMs);
+    const until = this.store.now() + holdMs;
+    if (!first) return until;
+    const counts = held?.counts ?? assessment.counts.get(assessment.subjects[1]!.id)!;
+    const { attempt } = assessment;
+    const event: FraudSuspectedEvent = {
+      event: VerificationOpsEventName.fraudSuspected,
+      reason,
+      mode: this.settings.mode === 'monitor' ? 'monitor' : 'enforce',
+      range: assessment.range,
+      country: assessment.country,
+      ...(attempt.owner === undefined ? {} : { owner: attempt.owner }),
+      phoneNumberMasked: maskPhoneNumber(attempt.phoneNumber),
+      countryUnderAttack: assessment.underAttack,
+      counts: { starts: Math.round(counts.starts), verified: Math.round(counts.verified) },
+      holdMs,
+      heldUntil: new Date(until),
+    };
+    this.report.logger.warn('pumping defence: starts that do not complete; hold started', {
+      reason,
+      mode: event.mode,
+      range: event.range,
+      country: event.country,
+      starts: event.counts.starts,
+      verified: event.counts.verified,
+      hold_ms: holdMs,
+    });
+    this.report.fraudSuspected(reason, event.mode);
+    this.report.emit(event);
+    return until;
+  }
+}
+
+function reasonOf(assessment: PumpingAssessment | undefined): FraudSuspectedEvent['reason'] | undefined {
+  if (assessment?.held) return REASON_OF[assessment.held.kind];
+  return assessment?.reserve ? ProtectionRefusalReason.spendCapReserve : undefined;
+}
+
+/** ISO country of a number, else its calling code (a number the allowlists passed always has one). */
+function countryOf(e164: string): string {
+  const parsed = parsePhoneNumberFromString(e164);
+  return parsed?.country ?? `+${parsed?.countryCallingCode ?? e164.slice(1, 2)}`;
+}

@@ -1,0 +1,231 @@
+/**
+ * Issue 20: the pumping defence over real HTTP on Express and Fastify (MemoryStore; two instances on
+ * Redis are in test/multi-instance/pumping-shared.e2e.spec.ts). Small minimum volumes keep each
+ * scenario short; the defaults are measured by the benchmark (bench/pumping.bench.ts).
+ */
+import { describe, expect, it } from '@jest/globals';
+import { Registry } from 'prom-client';
+import type { FraudSuspectedEvent } from '../../src/events/verification-events.js';
+import type { LimitsOptions, PumpingOptions } from '../../src/verification.options.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { freshIp, protectedHost, protectionFixture, refusal, startFrom } from './protection-host.js';
+
+const HOLD = 900_000;
+/** Only the pumping defence (and a cap out of the way): the other limits would get in the way of many starts. */
+const pumpingOnly = (pumping: PumpingOptions, extra: LimitsOptions = {}): LimitsOptions => ({
+  startPerIp: false,
+  startPerPhone: false,
+  startPerPhoneAndCaller: false,
+  resendCooldownMs: false,
+  spendCap: { amount: 100_000, windowMs: 86_400_000 },
+  pumping: { rangeMinStarts: 5, callerMinStarts: 50, countryMinStarts: 100, ...pumping },
+  ...extra,
+});
+const byOwner = {
+  owner: (req: { headers: Record<string, unknown> }) => req.headers['x-user'] as string | undefined,
+};
+
+let rangeSerial = 0;
+/** A fresh range of mobile numbers (+7926 NNN), and its numbers. */
+function freshRange(): { range: string; number: (i: number) => string } {
+  rangeSerial += 1;
+  const range = `+7926${String((process.pid * 7 + rangeSerial * 13) % 1000).padStart(3, '0')}`;
+  return { range, number: (i) => `${range}${String(i).padStart(4, '0')}` };
+}
+
+function fraudEvents(host: TestApp): FraudSuspectedEvent[] {
+  return host.opsEvents
+    .filter((e) => e.name === 'verification.fraud_suspected')
+    .map((e) => e.payload as FraudSuspectedEvent);
+}
+
+describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
+  const fx = protectionFixture();
+
+  /** Starts and types the right code: a completed verification. */
+  async function verifyOne(
+    host: TestApp,
+    phone: string,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
+    const ip = freshIp();
+    const started = await startFrom(host, ip, phone, 'sms', headers);
+    expect(started.status).toBe(201);
+    const code = fx.sb.sessionsFor(phone).at(-1)!.code!;
+    const checked = await call(
+      host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: started.body.verification_id, code },
+      { 'x-forwarded-for': ip, ...headers },
+    );
+    expect(checked.body.verified).toBe(true);
+  }
+
+  it('a range whose starts do not complete is held (429 range_held, nothing sent, one event); other ranges are served; the next cool-off is doubled', async () => {
+    fx.host = await protectedHost(fx.sb, platform, pumpingOnly({}));
+    const attacked = freshRange();
+    for (let i = 0; i < 5; i++)
+      expect((await startFrom(fx.host, freshIp(), attacked.number(i))).status).toBe(201);
+    const posts = fx.sb.requestCount('POST /v1/verify');
+
+    const held = await startFrom(fx.host, freshIp(), attacked.number(5));
+    expect(refusal(held)).toMatchObject({
+      status: 429,
+      errorCode: 'rate_limit_exceeded',
+      reason: 'range_held',
+    });
+    expect(Number(held.headers.get('retry-after'))).toBe(HOLD / 1000);
+    expect(refusal(await startFrom(fx.host, freshIp(), attacked.number(6))).reason).toBe('range_held');
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
+    const events = fraudEvents(fx.host);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      event: 'verification.fraud_suspected',
+      reason: 'range_held',
+      mode: 'enforce',
+      range: attacked.range,
+      country: 'RU',
+      counts: { starts: 5, verified: 0 },
+      holdMs: HOLD,
+    });
+    expect(events[0]!.phoneNumberMasked).toMatch(/^\+7\*+0005$/);
+
+    // Another range is served meanwhile.
+    expect((await startFrom(fx.host, freshIp(), freshRange().number(1))).status).toBe(201);
+
+    // After the cool-off, the pattern going on is held again within the minimum, for twice as long.
+    await fx.sb.advance(HOLD);
+    const answers: unknown[] = [];
+    for (let i = 10; i < 16 && answers.at(-1) !== 'range_held'; i++)
+      answers.push(refusal(await startFrom(fx.host, freshIp(), attacked.number(i))).reason);
+    expect(answers.at(-1)).toBe('range_held');
+    expect(fraudEvents(fx.host).map((e) => e.holdMs)).toEqual([HOLD, 2 * HOLD]);
+  });
+
+  it('a range whose starts complete is never held, at many times the minimum volume', async () => {
+    fx.host = await protectedHost(fx.sb, platform, pumpingOnly({}));
+    const busy = freshRange();
+    for (let i = 0; i < 20; i++) await verifyOne(fx.host, busy.number(i));
+    expect(fraudEvents(fx.host)).toEqual([]);
+  });
+
+  it("a stranger's repeated starts of one number never hold its range: ranges count numbers, not starts", async () => {
+    fx.host = await protectedHost(fx.sb, platform, pumpingOnly({}));
+    const range = freshRange();
+    for (let i = 0; i < 12; i++)
+      expect((await startFrom(fx.host, freshIp(), range.number(1))).status).toBe(201);
+    // Twelve starts of one number, five of the minimum: the range has one unconverted number.
+    expect((await startFrom(fx.host, freshIp(), range.number(2))).status).toBe(201);
+    expect(fraudEvents(fx.host)).toEqual([]);
+  });
+
+  it('an owner whose verifications never complete is held across ranges (owner_held); another owner is served', async () => {
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      pumpingOnly({ rangeMinStarts: 100, callerMinStarts: 4 }),
+      byOwner,
+    );
+    const bot = { 'x-user': `bot-${rangeSerial}` };
+    for (let i = 0; i < 4; i++)
+      expect((await startFrom(fx.host, freshIp(), freshRange().number(i), 'sms', bot)).status).toBe(201);
+    const held = await startFrom(fx.host, freshIp(), freshRange().number(9), 'sms', bot);
+    expect(refusal(held)).toMatchObject({ status: 429, reason: 'owner_held' });
+    expect(fraudEvents(fx.host)[0]).toMatchObject({ reason: 'owner_held', owner: bot['x-user'] });
+    await verifyOne(fx.host, freshRange().number(1), { 'x-user': 'someone-else' });
+  });
+
+  it('monitor mode refuses nothing, and reports what it would have refused (event, metrics)', async () => {
+    const registry = new Registry();
+    fx.host = await protectedHost(fx.sb, platform, pumpingOnly({ mode: 'monitor' }), {
+      metrics: { enabled: true, registry },
+    });
+    const attacked = freshRange();
+    for (let i = 0; i < 8; i++)
+      expect((await startFrom(fx.host, freshIp(), attacked.number(i))).status).toBe(201);
+    expect(fraudEvents(fx.host)).toEqual([
+      expect.objectContaining({ reason: 'range_held', mode: 'monitor' }),
+    ]);
+    const text = await registry.metrics();
+    expect(text).toContain('verification_fraud_suspected_total{reason="range_held",mode="monitor"} 1');
+    expect(text).toContain('verification_pumping_refusals_total{reason="range_held",mode="monitor"} 3');
+  });
+
+  it('a range, a number or an owner on the safe list is never held', async () => {
+    const listed = freshRange();
+    const other = freshRange();
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      pumpingOnly({ safeList: { ranges: [listed.range], numbers: [other.number(0)], owners: ['partner'] } }),
+      byOwner,
+    );
+    for (let i = 0; i < 10; i++)
+      expect((await startFrom(fx.host, freshIp(), listed.number(i))).status).toBe(201);
+    for (let i = 1; i < 6; i++)
+      expect((await startFrom(fx.host, freshIp(), other.number(i))).status).toBe(201);
+    expect(refusal(await startFrom(fx.host, freshIp(), other.number(7))).reason).toBe('range_held');
+    expect((await startFrom(fx.host, freshIp(), other.number(0))).status).toBe(201);
+    expect(
+      (await startFrom(fx.host, freshIp(), other.number(8), 'sms', { 'x-user': 'partner' })).status,
+    ).toBe(201);
+  });
+
+  it('while a country is under attack, ranges without a record are held sooner, ranges with one are served first; beforeStart is told and can let a solved challenge through', async () => {
+    const seen: unknown[] = [];
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      pumpingOnly(
+        { rangeMinStarts: 100, countryMinStarts: 6, underAttackMinStarts: 2 },
+        {
+          beforeStart: ({ suspected, request }) => {
+            seen.push(suspected);
+            const solved =
+              (request as { headers: Record<string, unknown> }).headers['x-captcha'] === 'solved';
+            return solved ? { allow: true, challengePassed: true } : true;
+          },
+        },
+      ),
+    );
+    const known = freshRange();
+    await verifyOne(fx.host, known.number(0));
+    // Six unconverted starts over three ranges: the country's traffic does not convert.
+    const unknown = [freshRange(), freshRange(), freshRange()];
+    for (let i = 0; i < 6; i++)
+      expect((await startFrom(fx.host, freshIp(), unknown[i % 3]!.number(i))).status).toBe(201);
+    const held = await startFrom(fx.host, freshIp(), unknown[0]!.number(50));
+    expect(refusal(held).reason).toBe('range_held');
+    expect(fraudEvents(fx.host).at(-1)).toMatchObject({ countryUnderAttack: true, range: unknown[0]!.range });
+    expect(seen.at(-1)).toEqual({ reason: 'range_held', range: unknown[0]!.range, country: 'RU' });
+    // The range with a record keeps the normal minimum.
+    for (let i = 1; i < 4; i++)
+      expect((await startFrom(fx.host, freshIp(), known.number(i))).status).toBe(201);
+    // A solved challenge lets one start into the held range through.
+    const solved = await startFrom(fx.host, freshIp(), unknown[0]!.number(51), 'sms', {
+      'x-captcha': 'solved',
+    });
+    expect(solved.status).toBe(201);
+  });
+
+  it('near the spend cap, while the country is under attack, unknown starts wait (503 spend_cap_reserve) and known ranges are served', async () => {
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      pumpingOnly(
+        { rangeMinStarts: 100, callerMinStarts: 100, countryMinStarts: 4, underAttackMinStarts: 100 },
+        { spendCap: { amount: 30, windowMs: 86_400_000 } },
+      ),
+    );
+    const known = freshRange();
+    await verifyOne(fx.host, known.number(0));
+    for (let i = 0; i < 7; i++)
+      expect((await startFrom(fx.host, freshIp(), freshRange().number(i))).status).toBe(201);
+    // 8 × 3 RUB of 30: 80 %.
+    const waiting = await startFrom(fx.host, freshIp(), freshRange().number(9));
+    expect(refusal(waiting)).toMatchObject({ status: 503, reason: 'spend_cap_reserve' });
+    expect(fraudEvents(fx.host).map((e) => e.reason)).toEqual(['spend_cap_reserve']);
+    expect((await startFrom(fx.host, freshIp(), known.number(1))).status).toBe(201);
+  });
+});

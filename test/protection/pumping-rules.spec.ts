@@ -1,0 +1,126 @@
+import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_PUMPING, resolvePumpingOptions } from '../../src/protection/pumping-options.js';
+import {
+  coolOffMs,
+  countryUnderAttack,
+  doesNotConvert,
+  holdStands,
+  minUnconvertedFor,
+  numberRange,
+  reserveRefuses,
+  slidingCount,
+  subjectToHold,
+  type SubjectCounts,
+} from '../../src/protection/pumping-rules.js';
+import { VerificationOptionsError } from '../../src/verification.options.js';
+
+const rules = DEFAULT_PUMPING;
+const counts = (starts: number, verified: number, extra: Partial<SubjectCounts> = {}): SubjectCounts => ({
+  starts,
+  verified,
+  known: false,
+  ...extra,
+});
+
+describe('pumping rules', () => {
+  it('a subject is held only past the minimum of unconverted starts, below the conversion floor', () => {
+    expect(doesNotConvert(counts(19, 0), 20, rules)).toBe(false);
+    expect(doesNotConvert(counts(20, 0), 20, rules)).toBe(true);
+    // 20 % of its starts completed: converts.
+    expect(doesNotConvert(counts(40, 8), 20, rules)).toBe(false);
+    expect(doesNotConvert(counts(40, 7), 20, rules)).toBe(true);
+  });
+
+  it('a range or country is held only when its starts jump past surgeFactor times its normal rate', () => {
+    expect(doesNotConvert(counts(30, 0, { baseline: 10 }), 20, rules)).toBe(false);
+    expect(doesNotConvert(counts(31, 0, { baseline: 10 }), 20, rules)).toBe(true);
+    expect(doesNotConvert(counts(30, 0, { baseline: 0 }), 20, rules)).toBe(true);
+  });
+
+  it('under attack, subjects without a record get the lower minimum; known ones keep the normal one', () => {
+    expect(minUnconvertedFor('range', counts(0, 0), false, rules)).toBe(20);
+    expect(minUnconvertedFor('range', counts(0, 0), true, rules)).toBe(1);
+    expect(minUnconvertedFor('owner', counts(0, 0, { known: true }), true, rules)).toBe(20);
+    expect(minUnconvertedFor('client', counts(0, 0), true, { ...rules, callerMinStarts: 1 })).toBe(1);
+  });
+
+  it('the country decides "under attack" at its own minimum', () => {
+    expect(countryUnderAttack(counts(19, 0), rules)).toBe(false);
+    expect(countryUnderAttack(counts(20, 0), rules)).toBe(true);
+    expect(countryUnderAttack(counts(200, 100), rules)).toBe(false);
+  });
+
+  it('subjectToHold picks the first subject that does not convert, in the given order', () => {
+    const subjects = [
+      { kind: 'range' as const, counts: counts(3, 0) },
+      { kind: 'owner' as const, counts: counts(5, 0) },
+      { kind: 'client' as const, counts: counts(9, 0) },
+    ];
+    expect(subjectToHold(subjects, false, rules)).toBeUndefined();
+    expect(subjectToHold(subjects, true, rules)?.kind).toBe('range');
+    expect(subjectToHold(subjects, false, { ...rules, callerMinStarts: 5 })?.kind).toBe('owner');
+  });
+
+  it('a running hold is let go once its subject converts again (its first users completed)', () => {
+    expect(holdStands(counts(2, 0), rules)).toBe(true);
+    expect(holdStands(counts(0, 0), rules)).toBe(true);
+    expect(holdStands(counts(10, 1), rules)).toBe(true);
+    expect(holdStands(counts(2, 1), rules)).toBe(false);
+  });
+
+  it('the cool-off doubles with each hold in a row, up to the maximum', () => {
+    expect([0, 1, 2, 3, 7, 100].map((level) => coolOffMs(level, 900_000, 86_400_000))).toEqual([
+      900_000, 1_800_000, 3_600_000, 7_200_000, 86_400_000, 86_400_000,
+    ]);
+  });
+
+  it('the reserve refuses unknown starts past 1 - reserveShare of the cap, only while the country is under attack', () => {
+    const base = { spentShare: 0.8, reserveShare: 0.2, underAttack: true, known: false };
+    expect(reserveRefuses(base)).toBe(true);
+    expect(reserveRefuses({ ...base, spentShare: 0.79 })).toBe(false);
+    expect(reserveRefuses({ ...base, known: true })).toBe(false);
+    expect(reserveRefuses({ ...base, underAttack: false })).toBe(false);
+    expect(reserveRefuses({ ...base, reserveShare: 0 })).toBe(false);
+  });
+
+  it('the sliding count weighs the previous window by what is left of it; a range drops the last digits', () => {
+    expect(slidingCount(4, 10, 0.25)).toBe(11.5);
+    expect(slidingCount(4, 10, 1)).toBe(4);
+    expect(numberRange('+79161234567', 4)).toBe('+7916123');
+    expect(numberRange('+79161234567', 8)).toBe('+791');
+  });
+});
+
+describe('limits.pumping options', () => {
+  it('defaults on, off with limits.enabled false or pumping false', () => {
+    expect(resolvePumpingOptions(undefined, true)).toMatchObject({ mode: 'enforce', rangeDigits: 4 });
+    expect(resolvePumpingOptions(undefined, false).mode).toBe('off');
+    expect(resolvePumpingOptions(false, true).mode).toBe('off');
+    expect(resolvePumpingOptions({ mode: 'monitor', holdMs: 60_000 }, true)).toMatchObject({
+      mode: 'monitor',
+      holdMs: 60_000,
+    });
+  });
+
+  it.each([
+    [{ mode: 'block' }, 'limits.pumping.mode'],
+    [{ rangeDigits: 0 }, 'limits.pumping.rangeDigits'],
+    [{ rangeDigits: 2.5 }, 'limits.pumping.rangeDigits'],
+    [{ windowMs: -1 }, 'limits.pumping.windowMs'],
+    [{ minConversion: 1 }, 'limits.pumping.minConversion'],
+    [{ surgeFactor: 0.5 }, 'limits.pumping.surgeFactor'],
+    [{ holdMs: 10_000, maxHoldMs: 5_000 }, 'limits.pumping.maxHoldMs'],
+    [{ safeList: { ranges: ['7916'] } }, 'limits.pumping.safeList.ranges[0]'],
+    [{ safeList: { numbers: 'x' } }, 'limits.pumping.safeList.numbers'],
+    ['on', 'limits.pumping'],
+  ])('%j is refused at boot, naming %s', (value, field) => {
+    let error: unknown;
+    try {
+      resolvePumpingOptions(value, true);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(VerificationOptionsError);
+    expect((error as VerificationOptionsError).field).toBe(field);
+  });
+});
