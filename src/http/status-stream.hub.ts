@@ -8,7 +8,12 @@ import { VerificationLogger } from '../operations/verification-logger.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { isTerminal, pollIntervalMs } from '../sessions/session-record.js';
+import {
+  awaitsUnreportedChange,
+  isTerminal,
+  pollIntervalMs,
+  type SessionRecord,
+} from '../sessions/session-record.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { toStatusView } from '../sessions/status-view.js';
 import { VerificationHandleCodec } from '../sessions/verification-handle.codec.js';
@@ -47,10 +52,12 @@ const CAP_RETRY_AFTER_SECONDS = 5;
  * The status streams held by this instance. A change of a session, observed anywhere in the
  * deployment, is announced through the store (SessionChanges); the hub reads the record once per
  * session and writes the status answer to each of its streams, then ends them at a terminal
- * status. While a session has a stream, the hub follows it at the method's poll interval through
- * the coalesced refresher: webhooks do not announce every change (a bot's code request, a session
- * failed by its last wrong code), and a browser on a stream no longer polls, so the hub looks for
- * it: one upstream GET per session per poll interval across instances, as a polling page costs.
+ * status. Streams add no upstream GET where observations happen anyway: webhooks report outcomes,
+ * and the reconciler follows every session (at the spec's pace without webhooks). The hub asks the
+ * API itself, through the coalesced refresher at the method's poll interval, only for a streamed
+ * session whose next change nobody would report (the reconciler off, or with webhooks on a change
+ * the API sends no webhook for: `awaitsUnreportedChange`), so a page on a stream sees it as soon as
+ * a polling page would.
  */
 @Injectable()
 export class StatusStreamHub implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -258,7 +265,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     else this.perClient.delete(clientKey);
   }
 
-  /** Follows a streamed session at its method's poll interval (see the class comment), until it ends. */
+  /** Follows a streamed session while it needs the hub to ask for its changes (see the class comment). */
   private follow(requestId: string): void {
     if (this.stopped) return;
     const arm = (delayMs: number): void => {
@@ -270,14 +277,21 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     void this.look(requestId).then(arm);
   }
 
+  /** Whether nobody else would observe the record's next change soon. */
+  private needsLooking(record: SessionRecord): boolean {
+    if (isTerminal(record.status)) return false;
+    if (!this.options.reconcile.enabled) return true;
+    return this.options.webhooks.enabled && awaitsUnreportedChange(record);
+  }
+
   /** One coalesced look at a followed session; the delay until the next one, or never. */
   private async look(requestId: string): Promise<number> {
     if (!this.sessions.has(requestId)) return NaN;
     try {
       const record = await this.records.get(requestId);
-      if (!record || isTerminal(record.status)) return NaN;
+      if (!record || !this.needsLooking(record)) return NaN;
       const fresh = await this.refresher.refresh(record, 'poll');
-      return isTerminal(fresh.status) ? NaN : pollIntervalMs(fresh.method);
+      return this.needsLooking(fresh) ? pollIntervalMs(fresh.method) : NaN;
     } catch {
       // Upstream or store trouble: look again one interval later.
       return pollIntervalMs('sms');

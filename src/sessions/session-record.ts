@@ -45,6 +45,17 @@ export function awaitsCode(record: Pick<SessionRecord, 'method' | 'awaitingCode'
   }
 }
 
+/**
+ * Whether the session's next change for the frontend comes without a webhook. The API's webhooks
+ * report outcomes and operator_id's code request; msgr2_bot's code request (the bot sends the code
+ * once the user shares the number) is seen only by asking.
+ */
+export function awaitsUnreportedChange(
+  record: Pick<SessionRecord, 'method' | 'awaitingCode' | 'status'>,
+): boolean {
+  return record.method === 'msgr2_bot' && !record.awaitingCode && !isTerminal(record.status);
+}
+
 /** Digits a code may have: the spec's bounds of a check request, for a session whose exact length the API did not give. */
 export const CODE_LENGTH_BOUNDS = { min: 4, max: 8 } as const;
 
