@@ -26,6 +26,8 @@ import { toStatusView } from './status-view.js';
 import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
+import { checkRefusal } from './check-refusal.js';
+import { fieldError, notPending, offeredMethod, withUpstreamCause } from './client-refusals.js';
 import type {
   CheckInput,
   CheckView,
@@ -83,14 +85,14 @@ export class VerificationService {
     context: RouteFailureContext,
     startedAt: number,
   ): Promise<StartView> {
-    const method = this.allowedMethod(input.method, this.options.methods);
+    const method = offeredMethod(input.method, this.options.methods, this.offered.current());
     context.method = method;
     if (typeof input.phoneNumber !== 'string')
       throw fieldError('phone_number', 'phone_number must be a string');
     const phone = this.phones.normalize(input.phoneNumber);
     context.phoneNumber = phone.e164;
     // Only a valid start asks which methods the account has (a cached price read): bad input never reaches the API.
-    this.allowedMethod(method, await this.offered.list());
+    offeredMethod(method, await this.offered.list(), this.offered.current());
     const attempt = {
       phoneNumber: phone.e164,
       method,
@@ -162,12 +164,16 @@ export class VerificationService {
     try {
       result = await this.api.check({ requestId, code: input.code });
     } catch (error) {
-      const failure = await this.checkFailure(error, record);
+      const failure = await checkRefusal(error, record, {
+        now: this.store.now(),
+        refresh: (stale) => this.refreshQuietly(stale),
+        upstreamFailure: (cause) => this.upstreamFailure(cause),
+      });
       await wrongCodes.settle(apiSaidWrongCode(error, failure));
       throw failure;
     }
     await wrongCodes.settle(false);
-    const observed = await this.observeQuietly(
+    const observed = await this.tracker.observeQuietly(
       {
         ...result,
         method: record.method,
@@ -238,7 +244,7 @@ export class VerificationService {
       return recovered?.status === 'verified' ? recovered.phoneNumber : null;
     }
     const session = await this.api.getSession(requestId);
-    const observed = await this.observeQuietly(session, 'poll', record);
+    const observed = await this.tracker.observeQuietly(session, 'poll', record);
     return observed.status === 'verified' ? observed.phoneNumber : null;
   }
 
@@ -252,21 +258,6 @@ export class VerificationService {
       this.telemetry.unexpectedFailure(route, error);
       throw asVerificationError(error);
     }
-  }
-
-  /** The method among `offered` (the deployment's candidates, then the effective list), or 400 method_not_available. */
-  private allowedMethod(method: unknown, offered: KnownVerificationMethod[]): KnownVerificationMethod {
-    if (typeof method !== 'string') throw fieldError('method', 'method must be a string');
-    const found = offered.find((m) => m === method || (m === 'msgr1_otp' && method === 'msgr1'));
-    if (!found)
-      throw new VerificationClientError(
-        'method_not_available',
-        `Method "${method.slice(0, 40)}" is not offered here`,
-        {
-          available_methods: this.offered.current(),
-        },
-      );
-    return found;
   }
 
   private openHandle(verificationId: unknown, owner: string | undefined): string {
@@ -333,58 +324,9 @@ export class VerificationService {
     return record;
   }
 
-  private async observeQuietly(
-    session: Parameters<VerificationTracker['observe']>[0],
-    source: 'check' | 'poll',
-    record: SessionRecord,
-  ): Promise<SessionRecord> {
-    try {
-      return await this.tracker.observe(session, source, record);
-    } catch (error) {
-      // A failing host listener must not fail the frontend's request; the event comes again.
-      if (error instanceof VerificationListenerError)
-        return (await this.records.get(record.requestId)) ?? record;
-      throw error;
-    }
-  }
-
-  private async checkFailure(error: unknown, record: SessionRecord): Promise<VerificationClientError> {
-    if (error instanceof VerificationApiError) {
-      if (
-        error.status === 400 &&
-        error.errorCode === 'invalid_code' &&
-        error.attemptsRemaining !== undefined
-      ) {
-        if (error.attemptsRemaining <= 0) {
-          // Out of attempts, or an expired session that the API answers with 400 ("not shown"): ask the truth.
-          const fresh = await this.refreshQuietly(record);
-          if (
-            fresh.status === 'expired' ||
-            (!isTerminal(fresh.status) && fresh.expiresAt <= this.store.now())
-          )
-            return notPending('expired');
-        }
-        return new VerificationClientError('invalid_code', 'The code is not correct', {
-          attempts_remaining: error.attemptsRemaining,
-        });
-      }
-      if (error.status === 400 && error.errorCode === 'validation_error')
-        return fieldError('code', 'code must be 4 to 8 digits');
-      if (error.status === 409 || error.status === 400) {
-        // An expired session answers 400 or 409 depending on the API ("not shown"): ask the truth.
-        const fresh = await this.refreshQuietly(record);
-        if (fresh.expiresAt <= this.store.now() && !isTerminal(fresh.status)) return notPending('expired');
-        if (error.status === 400 && !isTerminal(fresh.status))
-          return new VerificationClientError('invalid_code', 'The code is not correct', {});
-        return notPending(fresh.status);
-      }
-    }
-    return this.upstreamFailure(error);
-  }
-
   private async refreshQuietly(record: SessionRecord): Promise<SessionRecord> {
     try {
-      return await this.observeQuietly(await this.api.getSession(record.requestId), 'poll', record);
+      return await this.tracker.observeQuietly(await this.api.getSession(record.requestId), 'poll', record);
     } catch {
       return record;
     }
@@ -395,23 +337,4 @@ export class VerificationService {
     await this.telemetry.upstreamFailed(error);
     return toClientError(error);
   }
-}
-
-/**
- * Keeps the upstream failure as the client error's (non-enumerable) `cause`: protection reads it to
- * tell "the API answered, nothing was sent" from an unknown outcome. It never reaches a response.
- */
-function withUpstreamCause(clientError: VerificationClientError, cause: unknown): VerificationClientError {
-  Object.defineProperty(clientError, 'cause', { value: cause, enumerable: false, configurable: true });
-  return clientError;
-}
-
-function fieldError(field: string, message: string): VerificationClientError {
-  return new VerificationClientError('validation_error', message, { errors: [{ field, message }] });
-}
-
-function notPending(status: string): VerificationClientError {
-  return new VerificationClientError('not_pending', `The verification is ${status}`, {
-    verification_status: status,
-  });
 }

@@ -101,6 +101,24 @@ export class VerificationTracker {
   }
 
   /**
+   * `observe` on a frontend's behalf: a failing host listener must not fail the frontend's
+   * request (the event comes again), so it answers with the record as stored.
+   */
+  async observeQuietly(
+    session: VerificationSession,
+    source: 'check' | 'poll',
+    record: SessionRecord,
+  ): Promise<SessionRecord> {
+    try {
+      return await this.observe(session, source, record);
+    } catch (error) {
+      if (error instanceof VerificationListenerError)
+        return (await this.records.get(record.requestId)) ?? record;
+      throw error;
+    }
+  }
+
+  /**
    * Emits every event the record's state calls for that was not emitted yet, in order
    * (`code_required` before the terminal event). A terminal session whose events are all emitted
    * leaves the reconciler's queue; one whose listener failed stays in it (retried one interval
