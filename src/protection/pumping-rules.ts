@@ -1,3 +1,5 @@
+import type { ResolvedPumping } from './pumping-options.js';
+
 /**
  * The pumping defence's scoring rules: pure functions of counts, no I/O (PumpingDefence reads the
  * counts from the store and applies the verdict).
@@ -17,14 +19,16 @@ export interface SubjectCounts {
   known: boolean;
 }
 
-export interface PumpingThresholds {
-  rangeMinStarts: number;
-  callerMinStarts: number;
-  countryMinStarts: number;
-  underAttackMinStarts: number;
-  minConversion: number;
-  surgeFactor: number;
-}
+/** The options the rules read (`limits.pumping`, resolved). */
+export type PumpingThresholds = Pick<
+  ResolvedPumping,
+  | 'rangeMinStarts'
+  | 'callerMinStarts'
+  | 'countryMinStarts'
+  | 'underAttackMinStarts'
+  | 'minConversion'
+  | 'surgeFactor'
+>;
 
 /** Starts that did not (yet) complete. */
 export function unconverted(counts: SubjectCounts): number {
