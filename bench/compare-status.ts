@@ -10,7 +10,7 @@
  * of the per-round ratio of req/s to the minimal proxy when it is one of the targets. A tool for deciding
  * between variants, not a benchmark of the issue (that is `npm run bench -- proxy`).
  */
-import type { ApiTransport } from '../src/api/index.js';
+import type { ApiTransport } from '../src/index.js';
 import { pathToFileURL } from 'node:url';
 import { ChildServer, processCpuSeconds } from './lib/child-process.js';
 import {

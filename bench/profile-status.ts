@@ -5,7 +5,7 @@
  * default). A tool for finding costs, not a benchmark.
  */
 import { readFileSync } from 'node:fs';
-import type { ApiTransport } from '../src/api/index.js';
+import type { ApiTransport } from '../src/index.js';
 import { processCpuSeconds } from './lib/child-process.js';
 import { apiOptions, forkHost, forkSandbox, PhoneNumbers, postJson } from './lib/context.js';
 import type { Platform } from './lib/host-app.js';

@@ -4,7 +4,7 @@ import {
   VerificationApiError,
   VerificationApiUnavailableError,
   type VerificationApiClientOptions,
-} from '../../src/api/index.js';
+} from '../../src/index.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { issuedCode, nextPhone } from './sandbox-control.js';
 

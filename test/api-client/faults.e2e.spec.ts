@@ -6,7 +6,7 @@ import {
   VerificationApiUnavailableError,
   type ApiRequestInfo,
   type VerificationApiClientOptions,
-} from '../../src/api/index.js';
+} from '../../src/index.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { API_TRANSPORTS, nextPhone } from './sandbox-control.js';
 

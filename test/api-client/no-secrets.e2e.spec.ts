@@ -7,7 +7,7 @@ import {
   VerificationApiError,
   VerificationApiUnavailableError,
   type ApiRequestInfo,
-} from '../../src/api/index.js';
+} from '../../src/index.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { API_TRANSPORTS, nextPhone } from './sandbox-control.js';
 

@@ -6,7 +6,7 @@ import {
   VerificationApiError,
   type InitiateResult,
   type KnownVerificationMethod,
-} from '../../src/api/index.js';
+} from '../../src/index.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { API_TRANSPORTS, issued, issuedCode, nextPhone } from './sandbox-control.js';
 

@@ -1,4 +1,4 @@
-import type { ApiTransport } from '../../src/api/index.js';
+import type { ApiTransport } from '../../src/index.js';
 import type { SandboxSessionView, VerificationSandbox } from '../../src/testing/index.js';
 
 let counter = 0;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HttpModule, HttpService } from '@nestjs/axios';
 import { Injectable } from '@nestjs/common';
 import axios, { type InternalAxiosRequestConfig } from 'axios';
-import { VerificationApiClient } from '../../src/api/index.js';
+import { VerificationApiClient } from '../../src/index.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { issuedCode, nextPhone } from './sandbox-control.js';

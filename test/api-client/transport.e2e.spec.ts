@@ -7,7 +7,7 @@ import {
   VerificationApiClient,
   VerificationApiUnavailableError,
   type VerificationApiClientOptions,
-} from '../../src/api/index.js';
+} from '../../src/index.js';
 import { API_TRANSPORTS } from './sandbox-control.js';
 
 const TIMEOUT_MS = 300;
