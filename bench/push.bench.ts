@@ -91,17 +91,21 @@ export async function pushBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
   const servers: ChildServer[] = [sandbox];
   try {
     const sb = sandbox.ready;
-    const host: ChildServer<HostReady> = await forkHost({
-      platform: 'express',
-      holdRoute: true,
-      module: {
-        api: apiOptions(sb),
-        webhooks: { secret: sb.webhookSecret },
-        limits: { enabled: false },
-        statusStream: { maxPerClient: 1_000_000 },
-        expirySeconds: 600,
-      },
-    });
+    /** The measured host: streams uncapped, protection out of the way, sessions alive 10 minutes. */
+    const streamingHost = (extra: Record<string, unknown> = {}): Promise<ChildServer<HostReady>> =>
+      forkHost({
+        platform: 'express',
+        holdRoute: true,
+        module: {
+          api: apiOptions(sb),
+          webhooks: { secret: sb.webhookSecret },
+          limits: { enabled: false },
+          statusStream: { maxPerClient: 1_000_000 },
+          expirySeconds: 600,
+          ...extra,
+        },
+      });
+    const host: ChildServer<HostReady> = await streamingHost();
     servers.push(host);
     const base = host.ready.url;
     const phones = new PhoneNumbers();
@@ -198,18 +202,7 @@ export async function pushBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     // (3) Heap per open stream, on a host of its own whose reconciler stays idle (1 h lazy interval):
     // its lazy polls of the 10,000 sessions would otherwise land in the middle of the measurement.
     ctx.log(`push: heap at ${population} open streams`);
-    const quiet: ChildServer<HostReady> = await forkHost({
-      platform: 'express',
-      holdRoute: true,
-      module: {
-        api: apiOptions(sb),
-        webhooks: { secret: sb.webhookSecret },
-        limits: { enabled: false },
-        statusStream: { maxPerClient: 1_000_000 },
-        reconcile: { lazyIntervalMs: 3_600_000 },
-        expirySeconds: 600,
-      },
-    });
+    const quiet: ChildServer<HostReady> = await streamingHost({ reconcile: { lazyIntervalMs: 3_600_000 } });
     servers.push(quiet);
     const quietBase = quiet.ready.url;
     const sessions = await inBatches(Array.from({ length: population }), 100, async () => {
