@@ -1,5 +1,30 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import boundaries from 'eslint-plugin-boundaries';
+
+/**
+ * The layers of src/, lowest first (docs/ARCHITECTURE.md, "Layout"). A file may import its own folder
+ * and any folder of a lower layer, never one of its own layer or above: the dependencies point one way.
+ */
+const LAYERS = [
+  ['core'], // pure rules: methods, statuses, the session record, events, errors, money, hashing
+  ['api', 'store'], // the two ports to the outside: the verification API and the shared store
+  ['options'], // public option types, defaults, rules, the resolver
+  ['observability'], // logger, redaction, metrics, telemetry (they read the resolved options)
+  ['account'], // prices, balance, methods offered: what the account may do
+  ['sessions'], // the session record's life: tracker, refresher, repository, reconciler
+  ['protection'], // limits, cooldowns, spend cap, coalescing, pumping defence
+  ['verification'], // the service frontends and hosts call: start, check, status, handles, phone policy
+  ['http', 'operations'], // client routes (and the problem filter, OpenAPI), health
+  ['webhooks'], // the webhook route (answers through http's problem filter)
+  ['module'], // VerificationModule: wires everything
+];
+const layerPolicies = LAYERS.flatMap((layer, rank) =>
+  layer.map((type) => ({
+    from: { element: { type } },
+    allow: { to: { element: { types: { anyOf: [type, ...LAYERS.slice(0, rank).flat()] } } } },
+  })),
+);
 
 export default tseslint.config(
   {
@@ -38,6 +63,41 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': ['error', { allow: ['warn', 'error'] }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    // src/index.ts stands above every layer: it names what the package exports.
+    ignores: ['src/**/*.spec.ts', 'src/index.ts'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+      'boundaries/elements': [
+        ...LAYERS.flat().map((type) => ({ type, pattern: `src/${type}` })),
+        // The sandbox and the browser client are entry points of their own: they stand beside the layers.
+        { type: 'testing', pattern: 'src/testing' },
+        { type: 'client', pattern: 'src/client' },
+      ],
+    },
+    rules: {
+      // Every file of src/ belongs to a layer (or to the sandbox or the browser client).
+      'boundaries/no-unknown-files': 'error',
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'disallow',
+          message:
+            'layers point one way: {{from.type}} may not import {{to.type}} (eslint.config.js, LAYERS)',
+          policies: [
+            ...layerPolicies,
+            {
+              from: { element: { type: 'testing' } },
+              allow: { to: { element: { types: { anyOf: ['testing', 'core', 'api'] } } } },
+            },
+            { from: { element: { type: 'client' } }, allow: { to: { element: { type: 'client' } } } },
+          ],
+        },
+      ],
     },
   },
   {

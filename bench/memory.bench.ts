@@ -5,7 +5,7 @@
  * protection off (what tracking a session costs) and with the default protection on, one client
  * per session (what a deployment holds per sign-up).
  */
-import { VerificationService } from '../src/sessions/verification.service.js';
+import { VerificationService } from '../src/verification/verification.service.js';
 import { MemoryStore } from '../src/store/memory.store.js';
 import { settledHeapUsed } from './lib/child-process.js';
 import { forkSandbox, PhoneNumbers, runIsolated, type BenchContext } from './lib/context.js';

@@ -16,8 +16,8 @@ import { NestFactory } from '@nestjs/core';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
 import { VerificationSandbox } from '../src/testing/index.js';
-import { VerificationModule } from '../src/verification.module.js';
-import type { LimitsOptions, VerificationModuleOptions } from '../src/verification.options.js';
+import { VerificationModule } from '../src/module/verification.module.js';
+import type { LimitsOptions, VerificationModuleOptions } from '../src/options/verification.options.js';
 import { runPumpingScenarios } from './pumping.bench.js';
 
 export interface ProtectionBenchRow {

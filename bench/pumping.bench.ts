@@ -12,7 +12,7 @@
  * One hour of sandbox clock in 20 ticks of 3 minutes, as the other scenarios; seeded traffic.
  */
 import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
-import type { FraudSuspectedEvent } from '../src/events/verification-events.js';
+import type { FraudSuspectedEvent } from '../src/core/verification-events.js';
 import { VerificationSandbox } from '../src/testing/index.js';
 import {
   balanceOf,

@@ -4,11 +4,11 @@
  */
 
 /* ---------------------------------------------------------------- registering the module */
-export { VerificationModule, type VerificationModuleAsyncOptions } from './verification.module.js';
+export { VerificationModule, type VerificationModuleAsyncOptions } from './module/verification.module.js';
 export {
   VERIFICATION_MODULE_OPTIONS,
   type VerificationOptionsFactory,
-} from './verification.module-definition.js';
+} from './module/verification.module-definition.js';
 export type {
   ApiOptions,
   BalanceWatchOptions,
@@ -34,17 +34,17 @@ export type {
   VerificationModuleOptions,
   WebhookOptions,
   WebhookVerifier,
-} from './verification.options.js';
+} from './options/verification.options.js';
 export {
   DEFAULT_METHODS,
   DEFAULT_SPEND_CAP,
   optionWarnings,
   resolveVerificationOptions,
   VerificationOptionsError,
-} from './verification.options.js';
+} from './options/verification.options.js';
 
 /* ---------------------------------------------------------------- a host's own code: service, events, errors */
-export { VerificationService } from './sessions/verification.service.js';
+export { VerificationService } from './verification/verification.service.js';
 export type {
   CheckInput,
   CheckView,
@@ -52,8 +52,8 @@ export type {
   StartInput,
   StartView,
   StatusView,
-} from './sessions/verification.views.js';
-export { OnVerificationEvent } from './events/on-verification-event.decorator.js';
+} from './verification/verification.views.js';
+export { OnVerificationEvent } from './module/on-verification-event.decorator.js';
 export {
   VerificationEventName,
   VerificationOpsEventName,
@@ -64,9 +64,9 @@ export {
   type VerificationEventShortName,
   type VerificationEventSource,
   type VerificationEventType,
-} from './events/verification-events.js';
-export { ClientErrorCode, VerificationClientError, VerificationError } from './verification.errors.js';
-export { VerificationProblemFilter } from './verification-problem.filter.js';
+} from './core/verification-events.js';
+export { ClientErrorCode, VerificationClientError, VerificationError } from './core/verification.errors.js';
+export { VerificationProblemFilter } from './http/verification-problem.filter.js';
 export { VerificationListenerError } from './sessions/verification.tracker.js';
 export { ProtectionRefusalReason } from './protection/protection-refusals.js';
 
@@ -139,8 +139,8 @@ export { RedisStore, type RedisStoreOptions } from './store/redis.store.js';
 export { VerificationStoreUnavailableError } from './store/store-unavailable.error.js';
 
 /* ---------------------------------------------------------------- operating it: account, health, metrics */
-export { VerificationAccountService } from './operations/verification-account.service.js';
-export { VerificationBalanceWatch, type BalanceReading } from './operations/balance-watch.service.js';
+export { VerificationAccountService } from './account/verification-account.service.js';
+export { VerificationBalanceWatch, type BalanceReading } from './account/balance-watch.service.js';
 export {
   VerificationHealthIndicator,
   type VerificationHealthOptions,
@@ -148,8 +148,8 @@ export {
   type VerificationHealthResult,
   type VerificationHealthStatus,
 } from './operations/verification-health.indicator.js';
-export { DEFAULT_METRICS_PREFIX } from './operations/verification-metrics.js';
-export type { RefusalReason } from './operations/refusal-reason.js';
+export { DEFAULT_METRICS_PREFIX } from './observability/verification-metrics.js';
+export type { RefusalReason } from './core/refusal-reason.js';
 export { VerificationReconciler } from './sessions/verification.reconciler.js';
 
 /* ---------------------------------------------------------------- extending the routes and protection */

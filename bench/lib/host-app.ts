@@ -4,10 +4,10 @@ import { Controller, Get, Module, Res, type INestApplication } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { VerificationEvent } from '../../src/events/verification-events.js';
+import type { VerificationEvent } from '../../src/core/verification-events.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { VerificationModule } from '../../src/verification.module.js';
-import type { LimitsOptions, VerificationModuleOptions } from '../../src/verification.options.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
+import type { LimitsOptions, VerificationModuleOptions } from '../../src/options/verification.options.js';
 
 export type Platform = 'express' | 'fastify';
 

@@ -3,30 +3,21 @@
  * Unknown methods and statuses from the wire pass through as plain strings, typed as such.
  */
 
-/** Canonical method names (the guides' ones). The schema name `msgr1` is normalised to `msgr1_otp`. */
-export const VERIFICATION_METHODS = [
-  'reverse_flash_call',
-  'flash_call',
-  'msgr1_otp',
-  'msgr2_bot',
-  'sms',
-  'operator_id',
-  'voice',
-] as const;
-export type KnownVerificationMethod = (typeof VERIFICATION_METHODS)[number];
-/** A known method, or a method this version of the package does not know yet (passed through as sent). */
-export type VerificationMethod = KnownVerificationMethod | (string & { readonly __unknownMethod?: never });
-
-export const VERIFICATION_STATUSES = ['sent', 'delivered', 'verified', 'expired', 'failed'] as const;
-export type KnownVerificationStatus = (typeof VERIFICATION_STATUSES)[number];
-export type VerificationStatus = KnownVerificationStatus | (string & { readonly __unknownStatus?: never });
-export const TERMINAL_STATUSES: readonly KnownVerificationStatus[] = ['verified', 'expired', 'failed'];
-
-export interface Money {
-  /** Decimal amount as on the wire (at most 2 places for RUB). */
-  amount: number;
-  currency: 'RUB' | (string & { readonly __unknownCurrency?: never });
-}
+export {
+  VERIFICATION_METHODS,
+  type KnownVerificationMethod,
+  type VerificationMethod,
+} from '../core/verification-method.js';
+export {
+  VERIFICATION_STATUSES,
+  TERMINAL_STATUSES,
+  type KnownVerificationStatus,
+  type VerificationStatus,
+} from '../core/verification-status.js';
+export type { Money } from '../core/money.js';
+import type { VerificationMethod } from '../core/verification-method.js';
+import type { VerificationStatus } from '../core/verification-status.js';
+import type { Money } from '../core/money.js';
 
 export interface InitiateRequest {
   /** E.164. */

@@ -120,3 +120,13 @@ export function mayHaveBeenProcessed(error: unknown): boolean {
     (error.reason === 'forbidden' || error.code === 'ECONNREFUSED')
   );
 }
+
+/** A short, secret-free description of an upstream failure for the operator's log. */
+export function describeUpstreamError(error: unknown): string {
+  if (error instanceof VerificationApiError)
+    return `upstream ${error.operation} answered ${error.status}${error.errorCode ? ` ${error.errorCode}` : ''}`;
+  if (error instanceof VerificationApiUnavailableError)
+    return `upstream ${error.operation} unavailable (${error.reason}${error.code ? ` ${error.code}` : ''})`;
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return 'unknown error';
+}

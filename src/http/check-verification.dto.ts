@@ -1,4 +1,4 @@
-import { ApiProperty } from '../openapi-decorators.js';
+import { ApiProperty } from './openapi-decorators.js';
 import { IsString, Matches, MaxLength } from 'class-validator';
 
 export class CheckVerificationDto {

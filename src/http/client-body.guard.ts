@@ -7,9 +7,9 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import { VerificationClientError } from '../verification.errors.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import { VerificationClientError } from '../core/verification.errors.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationValidationPipe } from './validation.pipe.js';
 
 /** What the guard reads of an Express or Fastify request. */

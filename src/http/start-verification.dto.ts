@@ -1,4 +1,4 @@
-import { ApiProperty } from '../openapi-decorators.js';
+import { ApiProperty } from './openapi-decorators.js';
 import { IsString, MaxLength } from 'class-validator';
 
 export class StartVerificationDto {

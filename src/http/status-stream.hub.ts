@@ -4,7 +4,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
@@ -13,16 +13,20 @@ import {
   isTerminal,
   pollIntervalMs,
   type SessionRecord,
-} from '../sessions/session-record.js';
+} from '../core/session-record.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
-import { toStatusView } from '../sessions/status-view.js';
-import { VerificationHandleCodec } from '../sessions/verification-handle.codec.js';
-import { VerificationService } from '../sessions/verification.service.js';
-import type { StatusView } from '../sessions/verification.views.js';
+import { toStatusView } from '../verification/status-view.js';
+import { VerificationHandleCodec } from '../verification/verification-handle.codec.js';
+import { VerificationService } from '../verification/verification.service.js';
+import type { StatusView } from '../verification/verification.views.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import { asVerificationError, VerificationClientError, VerificationError } from '../verification.errors.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import {
+  asVerificationError,
+  VerificationClientError,
+  VerificationError,
+} from '../core/verification.errors.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { clientIp } from './client-request.js';
 import { SseResponse } from './sse-response.js';
 import { VerificationStatusResponse } from './verification.responses.js';

@@ -1,5 +1,5 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { VerificationClientError } from '../verification.errors.js';
+import { VerificationClientError } from '../core/verification.errors.js';
 
 /** A body DTO lists its fields (all strings): anything else in a body is refused before a deep walk. */
 export interface BodyFields {

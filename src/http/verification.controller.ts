@@ -21,18 +21,18 @@ import {
   ApiProduces,
   ApiResponse,
   ApiTags,
-} from '../openapi-decorators.js';
-import { VerificationService } from '../sessions/verification.service.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
+} from './openapi-decorators.js';
+import { VerificationService } from '../verification/verification.service.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-key.cookie.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
 import { ClientBodyRoute } from './client-body.guard.js';
 import { clientIp } from './client-request.js';
-import { VerificationProblemFilter } from '../verification-problem.filter.js';
+import { VerificationProblemFilter } from './verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
 import { StatusStreamHub } from './status-stream.hub.js';
-import { VerificationClientError } from '../verification.errors.js';
+import { VerificationClientError } from '../core/verification.errors.js';
 import { ApiProblemResponses, ROUTE_ERROR_CODES } from './verification.problems.js';
 import {
   CheckVerificationResponse,

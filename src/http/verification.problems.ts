@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse } from '../openapi-decorators.js';
-import { CLIENT_ERROR_STATUSES, type ClientErrorCode } from '../verification.errors.js';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse } from './openapi-decorators.js';
+import { CLIENT_ERROR_STATUSES, type ClientErrorCode } from '../core/verification.errors.js';
 
 /** The problem document (RFC 9457) of every refusal of the client routes, for the OpenAPI document. */
 export class VerificationProblem {

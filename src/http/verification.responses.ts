@@ -1,5 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '../openapi-decorators.js';
-import type { CheckView, MethodView, StartView, StatusView } from '../sessions/verification.views.js';
+import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
+import type { CheckView, MethodView, StartView, StatusView } from '../verification/verification.views.js';
 
 /** Response bodies of the client routes (snake_case, for frontends). No cost, no upstream ids. */
 export class StartVerificationResponse {

@@ -1,13 +1,13 @@
 import type { Provider } from '@nestjs/common';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
-import { VerificationBalanceWatch } from './balance-watch.service.js';
-import { VerificationAccountService } from './verification-account.service.js';
-import { OfferedMethods } from './offered-methods.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
+import { VerificationAccountService } from '../account/verification-account.service.js';
+import { OfferedMethods } from '../account/offered-methods.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
-import { VerificationLogger } from './verification-logger.js';
-import { VerificationMetrics } from './verification-metrics.js';
-import { VerificationTelemetry } from './verification-telemetry.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 
 /** The operations providers of VerificationModule (prom-client is loaded here only when metrics are on). */
 export const OPERATIONS_PROVIDERS: Provider[] = [

@@ -1,6 +1,6 @@
-import { VerificationClientError } from '../verification.errors.js';
-import type { LimitsOptions, StartContext } from '../verification.options.js';
-import type { ProtectionLog } from './protection-log.js';
+import { VerificationClientError } from '../core/verification.errors.js';
+import type { LimitsOptions, StartContext } from '../options/verification.options.js';
+import type { ProtectionLog } from '../observability/protection-log.js';
 import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
 
 /** The host's reason reaches the frontend: only a short code-like string passes as is. */

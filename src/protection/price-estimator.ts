@@ -1,6 +1,6 @@
 import type { KnownVerificationMethod, Money, Prices } from '../api/api.types.js';
-import { toMinorUnits } from './money.js';
-import type { ProtectionLog } from './protection-log.js';
+import { toMinorUnits } from '../core/money.js';
+import type { ProtectionLog } from '../observability/protection-log.js';
 
 const READ_RETRY_MS = 30_000;
 

@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto';
+import { digest } from '../core/digest.js';
+
+export { digest };
 
 /**
  * Store keys of protection. Caller-derived parts (IPs, host keys such as user ids, phone
@@ -18,8 +20,3 @@ export const ProtectionKeys = {
     `protect:coalesce:${digest(`${caller}\n${phone}\n${method}`)}`,
   spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,
 } as const;
-
-/** 128 bits of SHA-256, base64url. */
-export function digest(value: string): string {
-  return createHash('sha256').update(value).digest('base64url').slice(0, 22);
-}

@@ -1,4 +1,4 @@
-import { VerificationClientError } from '../verification.errors.js';
+import { VerificationClientError } from '../core/verification.errors.js';
 
 /**
  * Machine-readable `reason` of every refusal made by protection (in the problem document, so

@@ -3,19 +3,19 @@ import {
   VerificationOpsEventName,
   type FraudSuspectedEvent,
   type VerificationEvent,
-} from '../events/verification-events.js';
-import { maskPhoneNumber } from '../sessions/phone-mask.js';
+} from '../core/verification-events.js';
+import { maskPhoneNumber } from '../core/phone-mask.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { clientAddressKey } from './client-address.js';
 import type { ProtectionHold } from './protection-hold.js';
-import type { ProtectionLog } from './protection-log.js';
+import type { ProtectionLog } from '../observability/protection-log.js';
 import {
   coarseWaitMs,
   protectionUnavailable,
   ProtectionRefusalReason,
   rateLimited,
 } from './protection-refusals.js';
-import type { ResolvedPumping } from './pumping-options.js';
+import type { ResolvedPumping } from '../options/pumping-options.js';
 import {
   coolOffMs,
   countryUnderAttack,

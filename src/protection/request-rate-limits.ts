@@ -1,5 +1,5 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import type { RateLimit } from '../verification.options.js';
+import type { RateLimit } from '../options/verification.options.js';
 import type { ProtectionHold } from './protection-hold.js';
 import { digest, ProtectionKeys } from './protection-keys.js';
 import { coarseWaitMs, ProtectionRefusalReason, rateLimited } from './protection-refusals.js';

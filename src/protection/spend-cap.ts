@@ -1,10 +1,10 @@
 import type { KnownVerificationMethod, Money } from '../api/api.types.js';
-import { VerificationOpsEventName, type SpendCapReachedEvent } from '../events/verification-events.js';
+import { VerificationOpsEventName, type SpendCapReachedEvent } from '../core/verification-events.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { toMajorUnits, toMinorUnits } from './money.js';
+import { toMajorUnits, toMinorUnits } from '../core/money.js';
 import type { PriceEstimator } from './price-estimator.js';
 import type { ProtectionHold } from './protection-hold.js';
-import type { ProtectionLog } from './protection-log.js';
+import type { ProtectionLog } from '../observability/protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';

@@ -6,17 +6,17 @@ import {
   type FraudSuspectedEvent,
   type SpendCapReachedEvent,
   type VerificationEvent,
-} from '../events/verification-events.js';
-import { VerificationAccountService } from '../operations/verification-account.service.js';
-import { VerificationLogger } from '../operations/verification-logger.js';
-import { VerificationMetrics } from '../operations/verification-metrics.js';
+} from '../core/verification-events.js';
+import { VerificationAccountService } from '../account/verification-account.service.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import { VerificationClientError } from '../verification.errors.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import { VerificationClientError } from '../core/verification.errors.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { runBeforeStart } from './before-start-hook.js';
 import { clientAddressKey } from './client-address.js';
-import { toMinorUnits } from './money.js';
+import { toMinorUnits } from '../core/money.js';
 import { PriceEstimator } from './price-estimator.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
 import { ProtectionKeys } from './protection-keys.js';

@@ -1,5 +1,5 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import type { RateLimit } from '../verification.options.js';
+import type { RateLimit } from '../options/verification.options.js';
 import { digest, ProtectionKeys } from './protection-keys.js';
 import { coarseWaitMs, ProtectionRefusalReason, tooManyWrongCodes } from './protection-refusals.js';
 import { StoreRateLimiter, type ConsumeOutcome } from './store-rate-limiter.js';

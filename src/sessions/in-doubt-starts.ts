@@ -2,16 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { VerificationMethod, VerificationSession } from '../api/api.types.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
-import { VerificationLogger } from '../operations/verification-logger.js';
-import { VerificationMetrics } from '../operations/verification-metrics.js';
-import { digest } from '../protection/protection-keys.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { digest } from '../core/digest.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
-import { maskPhoneNumber } from './phone-mask.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { maskPhoneNumber } from '../core/phone-mask.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import type { SessionRecord } from './session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
 
 /** Set while any in-doubt start is remembered: a webhook for an unknown session costs no API call otherwise. */
 const ANY_KEY = 'indoubt:any';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
-import { pollIntervalMs, type SessionRecord } from './session-record.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { pollIntervalMs, type SessionRecord } from '../core/session-record.js';
 
 /** Name of the store's due-queue that holds the sessions the reconciler still has to settle. */
 export const RECONCILE_QUEUE = 'reconcile';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
 import { LocalChannels } from '../store/local-channels.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import type { SessionRecord } from './session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
 
 const record: SessionRecord = {
   requestId: 'req-1',

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import type { SessionRecord } from './session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
 
 export interface StoredRecord {
   record: SessionRecord;

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VerificationApiClient } from '../api/verification-api.client.js';
-import type { VerificationEventSource } from '../events/verification-events.js';
+import type { VerificationEventSource } from '../core/verification-events.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import { isTerminal, pollIntervalMs, type SessionRecord } from './session-record.js';
+import { isTerminal, pollIntervalMs, type SessionRecord } from '../core/session-record.js';
 import { VerificationTracker } from './verification.tracker.js';
 
 /**

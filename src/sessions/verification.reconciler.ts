@@ -1,14 +1,14 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { VerificationApiError } from '../api/verification-api.error.js';
-import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import type { ResolvedVerificationOptions } from '../verification.options.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import { isTerminal } from './session-record.js';
+import { isTerminal } from '../core/session-record.js';
 import { SessionRefresher } from './session-refresher.js';
-import { describeUpstreamError } from './upstream-error.mapper.js';
+import { describeUpstreamError } from '../api/verification-api.error.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
 
 /** Sessions claimed from the queue per store round trip (and polled concurrently). */

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
-import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { resolveVerificationOptions } from '../verification.options.js';
+import { resolveVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionChanges } from './session-changes.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import type { SessionRecord } from './session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
 import { VerificationTracker } from './verification.tracker.js';
 
 const NOW = 1_700_000_000_000;

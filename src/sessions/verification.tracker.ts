@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
 import {
@@ -7,12 +7,12 @@ import {
   type VerificationEvent,
   type VerificationEventSource,
   type VerificationEventType,
-} from '../events/verification-events.js';
+} from '../core/verification-events.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionChanges } from './session-changes.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
-import { isTerminal, type SessionRecord } from './session-record.js';
+import { isTerminal, type SessionRecord } from '../core/session-record.js';
 
 /** Thrown when a listener rejected: the event's claim was released so it comes again. */
 export class VerificationListenerError extends Error {

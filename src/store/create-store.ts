@@ -1,4 +1,3 @@
-import type { StoreOption } from '../verification.options.js';
 import { MemoryStore } from './memory.store.js';
 import { isRedisClient } from './redis-command-runner.js';
 import { RedisStore } from './redis.store.js';
@@ -31,6 +30,10 @@ export function isVerificationStore(value: unknown): value is VerificationStore 
  * own clock, and the host closes it); from anything else the module creates a store on `clock`
  * and must close it on shutdown: `!isVerificationStore(option)` tells which.
  */
+/** The `store` option: a store instance, or how to reach Redis. */
+export type StoreOption =
+  VerificationStore | { redis: unknown; keyPrefix?: string } | { url: string; keyPrefix?: string };
+
 export function createStore(option: StoreOption | undefined, clock: () => number): VerificationStore {
   if (option === undefined) return new MemoryStore({ clock });
   if (isVerificationStore(option)) return option;

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { WebhookVerifier } from '../verification.options.js';
+import type { WebhookVerifier } from '../options/verification.options.js';
 
 /** Headers of a webhook request as Express and Fastify give them (lower-case names). */
 export type WebhookHeaders = Record<string, string | string[] | undefined>;

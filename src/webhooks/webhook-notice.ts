@@ -1,5 +1,5 @@
 import type { VerificationSession } from '../api/api.types.js';
-import type { SessionRecord } from '../sessions/session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
 
 /**
  * What the module takes from a webhook body: which session and which event. Everything else

@@ -3,7 +3,7 @@ import {
   type ResolvedVerificationOptions,
   type VerificationModuleOptions,
   type WebhookOptions,
-} from '../verification.options.js';
+} from '../options/verification.options.js';
 
 /** The webhook route as declared when the module is imported: the controller path and whether it exists. */
 export interface WebhookRouteSettings {

@@ -1,8 +1,8 @@
 import type { Provider } from '@nestjs/common';
-import { VerificationLogger } from '../operations/verification-logger.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../verification.constants.js';
-import type { ResolvedVerificationOptions, WebhookVerifier } from '../verification.options.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
 import { StandardWebhooksVerifier } from './standard-webhooks.verifier.js';
 
 /** The WebhookVerifier the webhook route uses; null when the route is off or runs unsigned (`signature: 'none'`). */

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Post, Req, UseFilters, type Type } from '@nestjs/common';
-import { ApiExcludeController } from '../openapi-decorators.js';
-import { VerificationProblemFilter } from '../verification-problem.filter.js';
+import { ApiExcludeController } from '../http/openapi-decorators.js';
+import { VerificationProblemFilter } from '../http/verification-problem.filter.js';
 import type { WebhookHeaders } from './standard-webhooks.verifier.js';
 import { WebhookReceiver, type WebhookResult } from './webhook-receiver.js';
 

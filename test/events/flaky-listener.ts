@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OnVerificationEvent } from '../../src/events/on-verification-event.decorator.js';
-import type { VerificationEvent } from '../../src/events/verification-events.js';
+import { OnVerificationEvent } from '../../src/module/on-verification-event.decorator.js';
+import type { VerificationEvent } from '../../src/core/verification-events.js';
 
 /**
  * A host listener written the way the README tells hosts to (`@OnVerificationEvent`). With

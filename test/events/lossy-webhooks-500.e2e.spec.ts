@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationService } from '../../src/sessions/verification.service.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import {

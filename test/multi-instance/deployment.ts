@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Cluster, Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
-import type { VerificationEvent } from '../../src/events/verification-events.js';
+import type { VerificationEvent } from '../../src/core/verification-events.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
-import type { VerificationModuleOptions } from '../../src/verification.options.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
 

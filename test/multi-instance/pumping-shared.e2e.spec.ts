@@ -4,7 +4,7 @@
  * completed through one instance count for starts made through the other.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { FraudSuspectedEvent } from '../../src/events/verification-events.js';
+import type { FraudSuspectedEvent } from '../../src/core/verification-events.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { check, freshIp, refusal, startFrom } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';

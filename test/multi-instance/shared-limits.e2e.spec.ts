@@ -5,9 +5,9 @@
  * instances are proven in test/protection/coalescing.e2e.spec.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { SpendCapReachedEvent } from '../../src/events/verification-events.js';
+import type { SpendCapReachedEvent } from '../../src/core/verification-events.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
-import type { LimitsOptions } from '../../src/verification.options.js';
+import type { LimitsOptions } from '../../src/options/verification.options.js';
 import { freshBrowser, freshIp, freshPhone, refusal, startFrom } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { PLATFORMS, type Platform } from '../support/verification-app.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { VerificationAccountService } from '../../src/operations/verification-account.service.js';
+import { VerificationAccountService } from '../../src/account/verification-account.service.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import type { TestApp } from '../support/verification-app.js';

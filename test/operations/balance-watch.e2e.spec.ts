@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import type { BalanceEvent } from '../../src/events/verification-events.js';
-import { VerificationBalanceWatch } from '../../src/operations/balance-watch.service.js';
+import type { BalanceEvent } from '../../src/core/verification-events.js';
+import { VerificationBalanceWatch } from '../../src/account/balance-watch.service.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';

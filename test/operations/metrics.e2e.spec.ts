@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Header, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
-import { VerificationBalanceWatch } from '../../src/operations/balance-watch.service.js';
-import { VerificationTelemetry } from '../../src/operations/verification-telemetry.js';
+import { VerificationBalanceWatch } from '../../src/account/balance-watch.service.js';
+import { VerificationTelemetry } from '../../src/observability/verification-telemetry.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import { bootHost } from './support/ops-host.js';

@@ -59,8 +59,8 @@ describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swa
     expect(files).toEqual(
       expect.arrayContaining([
         'src/operations/verification-health.indicator.ts',
-        'src/operations/verification-metrics.ts',
-        'src/verification.module.ts',
+        'src/observability/verification-metrics.ts',
+        'src/module/verification.module.ts',
         'src/http/verification.controller.ts',
         'src/webhooks/webhook.controller.ts',
       ]),

@@ -5,7 +5,7 @@ import {
   resolveVerificationOptions,
   VerificationOptionsError,
   type VerificationModuleOptions,
-} from '../../src/verification.options.js';
+} from '../../src/options/verification.options.js';
 
 const api = { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' };
 const resolve = (extra: Record<string, unknown>) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { StartContext } from '../../src/verification.options.js';
+import type { StartContext } from '../../src/options/verification.options.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
   freshBrowser,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll } from '@jest/globals';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import type { LimitsOptions, VerificationModuleOptions } from '../../src/verification.options.js';
+import type { LimitsOptions, VerificationModuleOptions } from '../../src/options/verification.options.js';
 import {
   call,
   createTestApp,

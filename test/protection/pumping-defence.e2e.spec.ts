@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import type { FraudSuspectedEvent } from '../../src/events/verification-events.js';
-import type { LimitsOptions, PumpingOptions } from '../../src/verification.options.js';
+import type { FraudSuspectedEvent } from '../../src/core/verification-events.js';
+import type { LimitsOptions, PumpingOptions } from '../../src/options/verification.options.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { freshIp, protectedHost, protectionFixture, refusal, startFrom } from './protection-host.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { SpendCapReachedEvent } from '../../src/events/verification-events.js';
-import { resolveVerificationOptions } from '../../src/verification.options.js';
+import type { SpendCapReachedEvent } from '../../src/core/verification-events.js';
+import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import { VerificationModule } from '../../src/verification.module.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
 

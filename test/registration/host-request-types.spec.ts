@@ -7,12 +7,12 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
 import type { FastifyRequest } from 'fastify';
-import { VerificationModule } from '../../src/verification.module.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
 import {
   resolveVerificationOptions,
   type LimitsOptions,
   type VerificationModuleOptions,
-} from '../../src/verification.options.js';
+} from '../../src/options/verification.options.js';
 
 /** The user an auth guard puts on the request. */
 interface AuthUser {

@@ -6,13 +6,13 @@ import { ConfigModule, ConfigService } from '@nestjs/config';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import { VerificationModule } from '../../src/verification.module.js';
-import { VerificationService } from '../../src/sessions/verification.service.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { VerificationApiClient } from '../../src/api/verification-api.client.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
-import type { VerificationModuleOptions } from '../../src/verification.options.js';
-import type { VerificationOptionsFactory } from '../../src/verification.module-definition.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import type { VerificationOptionsFactory } from '../../src/module/verification.module-definition.js';
 import { call, createTestApp } from '../support/verification-app.js';
 
 let sb: VerificationSandbox;

@@ -6,8 +6,8 @@
  * A handle that does not open (forged, altered, another owner's) costs no upstream call.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationHandleCodec } from '../../src/sessions/verification-handle.codec.js';
-import { VerificationService } from '../../src/sessions/verification.service.js';
+import { VerificationHandleCodec } from '../../src/verification/verification-handle.codec.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {

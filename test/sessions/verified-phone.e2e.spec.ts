@@ -5,7 +5,7 @@
  * handle and another owner's handle all give null. The platform does not matter here (no route).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationService } from '../../src/sessions/verification.service.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { TestApp } from '../support/verification-app.js';
 import { drive, startHost, startSandbox, startSession, type Outcome } from '../webhooks/harness.js';

@@ -6,7 +6,7 @@ import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
-import type { VerificationModuleOptions } from '../../src/verification.options.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {

@@ -13,9 +13,9 @@ import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { VerificationModule } from '../../src/verification.module.js';
-import type { VerificationModuleOptions } from '../../src/verification.options.js';
-import type { VerificationEvent } from '../../src/events/verification-events.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import type { VerificationEvent } from '../../src/core/verification-events.js';
 
 export type Platform = 'express' | 'fastify';
 export const PLATFORMS: Platform[] = ['express', 'fastify'];

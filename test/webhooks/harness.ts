@@ -7,9 +7,9 @@
 import type { LoggerService } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
-import type { VerificationEvent } from '../../src/events/verification-events.js';
+import type { VerificationEvent } from '../../src/core/verification-events.js';
 import { VerificationSandbox, type SandboxMethod } from '../../src/testing/index.js';
-import type { VerificationModuleOptions } from '../../src/verification.options.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
 
 export const METHODS: SandboxMethod[] = [

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationModule } from '../../src/verification.module.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
-import type { WebhookVerifier } from '../../src/verification.options.js';
+import type { WebhookVerifier } from '../../src/options/verification.options.js';
 import { createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
   CapturingLogger,

@@ -1,5 +1,5 @@
 import { expect } from '@jest/globals';
-import { ClientErrorCode } from '../../../src/verification.errors.js';
+import { ClientErrorCode } from '../../../src/core/verification.errors.js';
 
 export interface Answer {
   status: number;

@@ -1,6 +1,6 @@
 import type { DynamicModule, LoggerService, Type } from '@nestjs/common';
-import { VerificationModule } from '../../../src/verification.module.js';
-import type { VerificationModuleOptions } from '../../../src/verification.options.js';
+import { VerificationModule } from '../../../src/module/verification.module.js';
+import type { VerificationModuleOptions } from '../../../src/options/verification.options.js';
 import type { VerificationSandbox } from '../../../src/testing/index.js';
 import { createTestApp, type Platform, type TestApp } from '../../support/verification-app.js';
 

@@ -10,7 +10,7 @@ import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
-import { VerificationModule } from '../../../src/verification.module.js';
+import { VerificationModule } from '../../../src/module/verification.module.js';
 
 const env = (name: string): string => {
   const value = process.env[name];

@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Money, Prices, UsageQuery, UsageSummary, VerificationMethod } from '../api/api.types.js';
+import { normalizeMethod } from '../api/method-names.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+interface CachedPrices {
+  prices: Prices;
+  /** Module clock, ms. */
+  fetchedAt: number;
+}
+
+/**
+ * Server-side reads of the account for the host: balance, usage and prices. Prices change
+ * upstream (the spec says never to hard-code them), so they are read from the API and cached for
+ * `pricesTtlMs` (default 10 minutes) on the module's clock; when a refresh fails the last prices
+ * are served and the failure logged. Never exposed to frontends.
+ */
+@Injectable()
+export class VerificationAccountService {
+  #prices: CachedPrices | undefined;
+  #pricesInflight: Promise<Prices> | undefined;
+  #balanceInflight: Promise<Money> | undefined;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    private readonly api: VerificationApiClient,
+    private readonly logger: VerificationLogger,
+  ) {}
+
+  /** The current prepaid balance (`GET /v1/balance`); concurrent callers share one request. */
+  getBalance(): Promise<Money> {
+    this.#balanceInflight ??= this.api
+      .getBalance()
+      .then((b) => b.balance)
+      .finally(() => (this.#balanceInflight = undefined));
+    return this.#balanceInflight;
+  }
+
+  /**
+   * Usage over an inclusive date range (`YYYY-MM-DD` or Date; the API's default range when both are
+   * omitted). `byMethod` is keyed by canonical method names (`msgr1` on the wire is `msgr1_otp`).
+   */
+  async getUsage(query: UsageQuery = {}): Promise<UsageSummary> {
+    const from = checkDate('from', query.from);
+    const to = checkDate('to', query.to);
+    if (from !== undefined && to !== undefined && from > to)
+      throw new RangeError(`getUsage: "from" (${from}) is after "to" (${to})`);
+    return this.api.getUsage({ from, to });
+  }
+
+  /** Per-method prices, cached for `pricesTtlMs`. */
+  async getPrices(): Promise<Prices> {
+    const cached = this.#prices;
+    if (cached && this.options.clock() - cached.fetchedAt < this.options.pricesTtlMs) return cached.prices;
+    this.#pricesInflight ??= this.#refreshPrices(cached).finally(() => (this.#pricesInflight = undefined));
+    return this.#pricesInflight;
+  }
+
+  /**
+   * What a verification with `method` would cost now, from the prices (`msgr1` accepted for
+   * `msgr1_otp`), or null when the account has no price for it (for example a method not enabled).
+   */
+  async estimateCost(method: VerificationMethod): Promise<Money | null> {
+    const wanted = normalizeMethod(method);
+    const { prices } = await this.getPrices();
+    const entry = prices.find((p) => p.method === wanted);
+    return entry ? { ...entry.price } : null;
+  }
+
+  async #refreshPrices(stale: CachedPrices | undefined): Promise<Prices> {
+    try {
+      const prices = await this.api.getPrices();
+      this.#prices = { prices, fetchedAt: this.options.clock() };
+      return prices;
+    } catch (error) {
+      if (!stale) throw error;
+      this.logger.warn('prices refresh failed, serving the cached prices', {
+        age_ms: this.options.clock() - stale.fetchedAt,
+        error: error instanceof Error ? error.message : 'unknown error',
+      });
+      return stale.prices;
+    }
+  }
+}
+
+function checkDate(field: 'from' | 'to', value: string | Date | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new RangeError(`getUsage: "${field}" is an invalid Date`);
+    return value.toISOString().slice(0, 10);
+  }
+  if (typeof value !== 'string' || !DATE_ONLY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))
+    throw new RangeError(`getUsage: "${field}" must be a date like 2026-01-31 or a Date`);
+  // Date.parse accepts 2026-02-31 (it rolls over): compare the round trip.
+  if (new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value)
+    throw new RangeError(`getUsage: "${field}" is not a calendar date`);
+  return value;
+}

@@ -1,0 +1,84 @@
+import type { VerificationMethod } from './verification-method.js';
+import type { VerificationStatus } from './verification-status.js';
+
+/** Names of the Nest events emitted through @nestjs/event-emitter (equal to the upstream event names). */
+export const VerificationEventName = {
+  verified: 'verification.verified',
+  failed: 'verification.failed',
+  expired: 'verification.expired',
+  codeRequired: 'verification.code_required',
+} as const;
+export type VerificationEventType = (typeof VerificationEventName)[keyof typeof VerificationEventName];
+/** Short names accepted by `@OnVerificationEvent(...)`. */
+export type VerificationEventShortName = 'verified' | 'failed' | 'expired' | 'code_required';
+
+/** Operational events for the people who run the host app. */
+export const VerificationOpsEventName = {
+  balanceInsufficient: 'verification.balance_insufficient',
+  balanceLow: 'verification.balance_low',
+  spendCapReached: 'verification.spend_cap_reached',
+  fraudSuspected: 'verification.fraud_suspected',
+} as const;
+
+/** Where the module learned the outcome. */
+export type VerificationEventSource = 'webhook' | 'poll' | 'check';
+
+/** Payload of `verification.verified|failed|expired|code_required`. What the API says, not what a webhook claimed. */
+export interface VerificationEvent {
+  event: VerificationEventType;
+  /** Upstream `request_id` (server-side only; frontends see an opaque `verification_id`). */
+  requestId: string;
+  /** E.164. */
+  phoneNumber: string;
+  method: VerificationMethod;
+  status: VerificationStatus;
+  verifiedAt: Date | null;
+  expiresAt: Date | null;
+  /** The `owner(req)` the session was started for, when an owner resolver is configured. */
+  owner: string | undefined;
+  source: VerificationEventSource;
+}
+
+export interface BalanceEvent {
+  event: (typeof VerificationOpsEventName)['balanceInsufficient' | 'balanceLow'];
+  /** Balance amount as last read (null when the API only answered 402). */
+  amount: number | null;
+  currency: string;
+  threshold?: number;
+}
+
+export interface SpendCapReachedEvent {
+  event: (typeof VerificationOpsEventName)['spendCapReached'];
+  /** Spent in the current window, in major units (RUB). */
+  spent: number;
+  cap: number;
+  currency: string;
+  windowMs: number;
+  windowEndsAt: Date;
+}
+
+/**
+ * Payload of `verification.fraud_suspected`: the pumping defence started a hold (or, in monitor
+ * mode, would have). Emitted once per hold across instances; alert on it.
+ */
+export interface FraudSuspectedEvent {
+  event: (typeof VerificationOpsEventName)['fraudSuspected'];
+  /** The refusal reason the hold gives: `range_held`, `owner_held`, `client_held` or `spend_cap_reserve`. */
+  reason: 'range_held' | 'owner_held' | 'client_held' | 'spend_cap_reserve';
+  /** `enforce`: starts are refused; `monitor`: only reported. */
+  mode: 'enforce' | 'monitor';
+  /** The number range of the start that tripped it (E.164 without its last digits). */
+  range: string;
+  /** ISO 3166 country of the number (or its calling code when it has none). */
+  country: string;
+  /** The owner of that start, when `owner()` gave one. */
+  owner?: string;
+  phoneNumberMasked: string;
+  /** Whether the number's country was under attack (its traffic as a whole not converting). */
+  countryUnderAttack: boolean;
+  /** The held subject's counts in the sliding window, before this start. */
+  counts: { starts: number; verified: number };
+  /** Cool-off of this hold (0 for the reserve, which lasts while the cap is near). */
+  holdMs: number;
+  heldUntil: Date;
+}

@@ -1,0 +1,221 @@
+import {
+  Inject,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
+import { HttpModule } from '@nestjs/axios';
+import {
+  VERIFICATION_API_CLIENT_OPTIONS,
+  type VerificationApiClientOptions,
+} from '../api/api-client.options.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { createVerificationController } from '../http/verification.controller.js';
+import { loadOpenApiDocs } from '../http/openapi-decorators.js';
+import { OPERATIONS_EXPORTS, OPERATIONS_PROVIDERS } from '../operations/operations.providers.js';
+import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { VerificationProtection } from '../protection/verification-protection.service.js';
+import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
+import { ReconcileQueue } from '../sessions/reconcile-queue.js';
+import { SessionRecordRecovery } from '../verification/session-record-recovery.js';
+import { SessionChanges } from '../sessions/session-changes.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { StatusStreamHub } from '../http/status-stream.hub.js';
+import { SessionRefresher } from '../sessions/session-refresher.js';
+import { VerificationService } from '../verification/verification.service.js';
+import { VerificationReconciler } from '../sessions/verification.reconciler.js';
+import { VerificationTracker } from '../sessions/verification.tracker.js';
+import { createStore, isVerificationStore } from '../store/create-store.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import {
+  RESOLVED_VERIFICATION_OPTIONS,
+  VERIFICATION_ROUTE_SETTINGS,
+} from '../options/verification-options.tokens.js';
+import {
+  ConfigurableVerificationModule,
+  VERIFICATION_ASYNC_OPTIONS_TYPE,
+  VERIFICATION_MODULE_OPTIONS,
+  VERIFICATION_OPTIONS_TYPE,
+} from './verification.module-definition.js';
+import {
+  optionWarnings,
+  resolveVerificationOptions,
+  VerificationOptionsError,
+  type ResolvedVerificationOptions,
+  type RoutesOptions,
+  type VerificationModuleOptions,
+} from '../options/verification.options.js';
+import { createWebhookController } from '../webhooks/webhook.controller.js';
+import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
+import {
+  assertWebhookRouteMatches,
+  webhookRouteFromOptions,
+  webhookRouteFromStatic,
+  type WebhookRouteOptions,
+  type WebhookRouteSettings,
+} from '../webhooks/webhook-route.js';
+import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.js';
+
+const OPENAPI_DOCS = Symbol('VERIFICATION_OPENAPI_DOCS');
+
+/** Route paths are fixed when the module is imported (controllers are declared then). */
+export interface RouteSettings {
+  routes: { prefix: string; enabled: boolean };
+  webhooks: WebhookRouteSettings;
+}
+
+/** forRootAsync: the factory gives the options; route paths are given here, statically. */
+export type VerificationModuleAsyncOptions = typeof VERIFICATION_ASYNC_OPTIONS_TYPE & {
+  /** Prefix and switch of the client routes (default `verification`, on); their other options come from the factory. */
+  routes?: Pick<RoutesOptions, 'prefix' | 'enabled'>;
+  /** The webhook route (default off here: give `{ enabled: true }` when the factory sets a secret). */
+  webhooks?: WebhookRouteOptions;
+};
+
+/** Closes the store on shutdown when the module created it (never a store or client the host gave). */
+class OwnedStoreCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!isVerificationStore(this.options.store)) await this.store.close();
+  }
+}
+
+function staticRouteSettings(
+  routes: Pick<RoutesOptions, 'prefix' | 'enabled'> | undefined,
+  webhooks: (prefix: string) => WebhookRouteSettings,
+): RouteSettings {
+  const prefix = (routes?.prefix ?? 'verification').replace(/^\/+|\/+$/g, '');
+  return { routes: { prefix, enabled: routes?.enabled ?? true }, webhooks: webhooks(prefix) };
+}
+
+function resolveWithStaticRoutes(
+  raw: VerificationModuleOptions,
+  settings: RouteSettings,
+): ResolvedVerificationOptions {
+  const resolved = resolveVerificationOptions(raw);
+  if (raw.routes?.prefix !== undefined && resolved.routes.prefix !== settings.routes.prefix)
+    throw new VerificationOptionsError(
+      'routes.prefix',
+      'must be given statically: forRootAsync({ routes: { prefix }, useFactory }) (route paths are fixed at import)',
+    );
+  assertWebhookRouteMatches(raw, resolved, settings.webhooks, settings.routes.prefix);
+  return { ...resolved, routes: { ...resolved.routes, ...settings.routes } };
+}
+
+/** The options that boot but look like a mistake, each logged once at boot (see `optionWarnings`). */
+const VERIFICATION_OPTION_WARNINGS = Symbol('VERIFICATION_OPTION_WARNINGS');
+
+const PROVIDERS: Provider[] = [
+  {
+    provide: RESOLVED_VERIFICATION_OPTIONS,
+    useFactory: (raw: VerificationModuleOptions, settings: RouteSettings) =>
+      resolveWithStaticRoutes(raw, settings),
+    inject: [VERIFICATION_MODULE_OPTIONS, VERIFICATION_ROUTE_SETTINGS],
+  },
+  {
+    provide: VerificationStore,
+    useFactory: (options: ResolvedVerificationOptions) => createStore(options.store, options.clock),
+    inject: [RESOLVED_VERIFICATION_OPTIONS],
+  },
+  {
+    provide: VERIFICATION_API_CLIENT_OPTIONS,
+    useFactory: (
+      options: ResolvedVerificationOptions,
+      logger: VerificationLogger,
+      metrics: VerificationMetrics,
+    ): VerificationApiClientOptions => ({
+      ...options.api,
+      // Upstream latency and errors by operation, for the operator's logs and metrics.
+      onRequest: createUpstreamRequestObserver(logger, metrics),
+    }),
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics],
+  },
+  // The routes' OpenAPI metadata, applied at boot when @nestjs/swagger (an optional peer) is installed.
+  { provide: OPENAPI_DOCS, useFactory: loadOpenApiDocs },
+  {
+    provide: VERIFICATION_OPTION_WARNINGS,
+    useFactory: (options: ResolvedVerificationOptions, logger: VerificationLogger): string[] => {
+      const warnings = optionWarnings(options);
+      for (const warning of warnings) logger.warn(warning);
+      return warnings;
+    },
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger],
+  },
+  ...OPERATIONS_PROVIDERS,
+  OwnedStoreCloser,
+  VerificationApiClient,
+  SessionRecordRepository,
+  SessionRecordRecovery,
+  VerificationTracker,
+  SessionChanges,
+  StatusStreamHub,
+  SessionRefresher,
+  VerificationProtection,
+  VerificationService,
+  ReconcileQueue,
+  InDoubtStarts,
+  VerificationReconciler,
+  webhookVerifierProvider,
+  WebhookReceiver,
+];
+
+const EXPORTS = [
+  VerificationService,
+  VerificationReconciler,
+  VerificationApiClient,
+  VerificationStore,
+  RESOLVED_VERIFICATION_OPTIONS,
+  ...OPERATIONS_EXPORTS,
+];
+
+function controllersFor(settings: RouteSettings): Type[] {
+  return [
+    ...(settings.routes.enabled ? [createVerificationController(settings.routes.prefix)] : []),
+    ...(settings.webhooks.enabled ? [createWebhookController(settings.webhooks.path)] : []),
+  ];
+}
+
+/** The builder's definition (options provider, `global`) plus the controllers, providers and exports. */
+function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicModule {
+  return {
+    ...base,
+    controllers: controllersFor(settings),
+    providers: [
+      ...(base.providers ?? []),
+      { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
+      ...PROVIDERS,
+    ],
+    exports: EXPORTS,
+  };
+}
+
+/**
+ * Phone-number verification for a NestJS app: the typed API client, VerificationService, the
+ * client routes (start, check, status, methods) and the webhook route. Requires
+ * `EventEmitterModule.forRoot()` in the host app.
+ */
+// HttpModule.register(), not the static HttpModule: the latter hands out axios' default instance, which the
+// host shares, so its global interceptors would see every request of ours and the API's credentials.
+@Module({ imports: [HttpModule.register({})] })
+export class VerificationModule extends ConfigurableVerificationModule {
+  static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
+    const settings = staticRouteSettings(options.routes, (prefix) =>
+      webhookRouteFromOptions(options, prefix),
+    );
+    return withModuleParts(super.forRoot(options), settings);
+  }
+
+  static override forRootAsync(options: VerificationModuleAsyncOptions): DynamicModule {
+    const { routes, webhooks, ...asyncOptions } = options;
+    const settings = staticRouteSettings(routes, (prefix) => webhookRouteFromStatic(webhooks, prefix));
+    return withModuleParts(super.forRootAsync(asyncOptions), settings);
+  }
+}

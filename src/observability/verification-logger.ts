@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger, type LoggerService, type LogLevel } from '@nestjs/common';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { LogRedactor, type LogFields } from './log-redaction.js';
+
+/** Context name of every line the module writes. */
+export const VERIFICATION_LOG_CONTEXT = 'PhoneVerification';
+
+/**
+ * The module's one logger: one line per meaningful event, `message key=value ...`, written to the
+ * host's `logger` option or Nest's `Logger`, filtered by `logLevels` (`false` = silent). Every line
+ * goes through LogRedactor: phone numbers masked, ids shortened, secrets never.
+ */
+@Injectable()
+export class VerificationLogger {
+  readonly #target: LoggerService;
+  /** The host's logger is told the context; Nest's Logger instance already carries it. */
+  readonly #context: string[];
+  readonly #levels: ReadonlySet<LogLevel>;
+  readonly #redactor: LogRedactor;
+
+  constructor(@Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions) {
+    this.#target = options.logger ?? new Logger(VERIFICATION_LOG_CONTEXT);
+    this.#context = options.logger ? [VERIFICATION_LOG_CONTEXT] : [];
+    this.#levels = new Set(options.logLevels === false ? [] : options.logLevels);
+    this.#redactor = new LogRedactor({
+      maskPhoneNumbers: options.maskPhoneNumbers,
+      secrets: [
+        options.api.apiSecret,
+        ...options.webhooks.secrets,
+        ...(options.handleKey ? [options.handleKey] : []),
+      ],
+      credentials: { apiKey: options.api.apiKey, apiSecret: options.api.apiSecret },
+    });
+  }
+
+  isLevelEnabled(level: LogLevel): boolean {
+    return this.#levels.has(level);
+  }
+
+  log(message: string, fields?: LogFields): void {
+    this.#write('log', message, fields);
+  }
+
+  warn(message: string, fields?: LogFields): void {
+    this.#write('warn', message, fields);
+  }
+
+  error(message: string, fields?: LogFields): void {
+    this.#write('error', message, fields);
+  }
+
+  debug(message: string, fields?: LogFields): void {
+    this.#write('debug', message, fields);
+  }
+
+  verbose(message: string, fields?: LogFields): void {
+    this.#write('verbose', message, fields);
+  }
+
+  /** Redacts free text the same way (for hosts and other parts of the module that build their own text). */
+  redact(text: string): string {
+    return this.#redactor.scrub(text);
+  }
+
+  #write(level: LogLevel, message: string, fields: LogFields | undefined): void {
+    if (!this.#levels.has(level)) return;
+    const line = this.#redactor.line(message, fields);
+    try {
+      switch (level) {
+        case 'log':
+          return this.#target.log(line, ...this.#context);
+        case 'warn':
+          return this.#target.warn(line, ...this.#context);
+        case 'error':
+          return this.#target.error(line, ...this.#context);
+        case 'fatal':
+          return (this.#target.fatal ?? this.#target.error).call(this.#target, line, ...this.#context);
+        case 'debug':
+          return this.#target.debug?.(line, ...this.#context);
+        case 'verbose':
+          return this.#target.verbose?.(line, ...this.#context);
+      }
+    } catch {
+      // A failing host logger must not fail a verification.
+    }
+  }
+}

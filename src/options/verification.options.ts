@@ -1,0 +1,325 @@
+import type { LoggerService, LogLevel } from '@nestjs/common';
+import type { VerificationApiClientOptions } from '../api/api-client.options.js';
+import type { KnownVerificationMethod } from '../core/verification-method.js';
+import type { PumpingOptions, ResolvedPumping } from './pumping-options.js';
+
+export type { PumpingOptions, PumpingSafeList, ResolvedPumping } from './pumping-options.js';
+
+/**
+ * What `owner(req)` and `limits.key(req)` receive: the raw Express or Fastify request. Both are
+ * declared as methods, so a host annotates the request type its platform gives, without a cast:
+ * `owner: (req: Request) => req.user?.id` (Express) or `(req: FastifyRequest) => …` (Fastify).
+ */
+export type HostRequest = unknown;
+
+/** The API and its credentials: the client's options without its observation hook (the module wires it). */
+export type ApiOptions = Omit<VerificationApiClientOptions, 'onRequest'>;
+
+/** Verifies a webhook request's signature over its raw bytes. Throws or returns false when it does not hold. */
+export interface WebhookVerifier {
+  verify(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): boolean | Promise<boolean>;
+}
+
+export interface WebhookOptions {
+  /** `whsec_…` secret(s) for the default Standard Webhooks verifier; several at once during rotation. */
+  secret?: string | string[];
+  /** A host's own verifier, for another scheme. */
+  verifier?: WebhookVerifier;
+  /** `'none'` runs without signature checks (logs a warning at boot). Default `'standard-webhooks'`. */
+  signature?: 'standard-webhooks' | 'none';
+  /** Timestamp tolerance. Default 300 s. */
+  toleranceSeconds?: number;
+  /** Path under the routes' prefix (default `webhooks`), or absolute when it starts with `/`. */
+  path?: string;
+  /** Serve the webhook route. Default true when a secret, verifier or `signature: 'none'` is set. */
+  enabled?: boolean;
+  /** Confirm each webhook with `GET /v1/verify/{id}` before emitting. Default true. */
+  confirmWithApi?: boolean;
+}
+
+export interface RoutesOptions {
+  /** Prefix of the client routes. Default `verification`. */
+  prefix?: string;
+  /** Serve the client routes (start, check, status, methods). Default true. */
+  enabled?: boolean;
+  /**
+   * Origins (`https://shop.example`) whose pages may call the body routes cross-site: a request
+   * whose `Sec-Fetch-Site` is `cross-site` is refused (403 `cross_site_request`) unless its `Origin`
+   * is listed. Default none.
+   */
+  allowedOrigins?: string[];
+  /** Largest request body the body routes accept, in bytes (413 `payload_too_large` above). Default 4096. */
+  bodyLimit?: number;
+}
+
+export interface PhoneOptions {
+  /** Country assumed for numbers written without `+`. Default `RU`. */
+  defaultCountry?: string;
+  /** ISO 3166 countries whose numbers may be verified. Default `['RU']`. */
+  allowedCountries?: string[];
+  /** Number types accepted. Default `['MOBILE', 'FIXED_LINE_OR_MOBILE']`. */
+  allowedTypes?: string[];
+}
+
+export interface RateLimit {
+  /** Requests allowed per window. */
+  points: number;
+  /** Window length in ms. */
+  windowMs: number;
+}
+
+export interface StartContext {
+  phoneNumber: string;
+  method: KnownVerificationMethod;
+  ip: string | undefined;
+  owner: string | undefined;
+  request: HostRequest;
+  /**
+   * Set when the pumping defence would refuse this start (its range or caller does not convert, or
+   * the spend cap's reserve is for known callers). Answer `{ allow: true, challengePassed: true }`
+   * once the caller solved a challenge (a captcha) to let this one start through; a plain allow
+   * leaves the refusal to the defence.
+   */
+  suspected?: { reason: string; range: string; country: string };
+}
+/** Allow: nothing, `true` or `{ allow: true }`. Refuse: `{ allow: false, reason }` (the reason reaches the frontend) or `false`. */
+export type BeforeStartResult =
+  void | undefined | boolean | { allow: true; challengePassed?: boolean } | { allow: false; reason: string };
+
+export interface LimitsOptions {
+  /**
+   * `false` switches every protection off (not recommended): limits, cooldown, spend cap and, unless
+   * `coalesceStarts: true` is given, coalescing. A `beforeStart` hook still runs. Default true.
+   */
+  enabled?: boolean;
+  /** Default 10 per hour per client key. `false` switches it off. */
+  startPerIp?: RateLimit | false;
+  /**
+   * Default 15 per hour per phone number from all callers together: the ceiling above
+   * `startPerPhoneAndCaller`, so that other callers cannot use up one caller's budget.
+   */
+  startPerPhone?: RateLimit | false;
+  /** Default 5 per hour per phone number and caller (the owner when `owner()` answers, else the client key). */
+  startPerPhoneAndCaller?: RateLimit | false;
+  /** Default 60 s between one caller's starts to the same phone (other callers are not held back). */
+  resendCooldownMs?: number | false;
+  /** Default 30 per 10 minutes per client key. */
+  checkPerIp?: RateLimit | false;
+  /**
+   * Default 10 per hour per phone number: wrong codes (as the API answered them) across all its
+   * sessions; past it, checks and starts for the number answer 429 `too_many_wrong_codes`.
+   */
+  wrongCodesPerPhone?: RateLimit | false;
+  /** Default 10 per hour per owner (when `owner()` answers), across numbers; same refusal. */
+  wrongCodesPerOwner?: RateLimit | false;
+  /**
+   * Coalesce duplicate starts of the same caller (owner, else client key) + phone + method: within the
+   * resend cooldown (or, with the cooldown off, while the session is pending) the first start's session
+   * is handed back instead of a new paid one. Default true (false when `enabled: false`).
+   */
+  coalesceStarts?: boolean;
+  /**
+   * Spend cap: at most `amount` (major units, e.g. RUB) per `windowMs`, counted from each
+   * initiation's `cost` (an estimate from the price list is reserved first; while no price is known,
+   * `worstCasePrice`, default 3 RUB, the highest price the API documents). Windows are aligned on the
+   * epoch shifted by `utcOffsetMinutes` (default 0: a 24 h window is a UTC day; 180: a day from
+   * midnight in Moscow). Past it, starts answer 503 and `verification.spend_cap_reached` is emitted
+   * once per window. Default `{ amount: 1000, windowMs: 86_400_000 }` (1,000 RUB a UTC day); raise it
+   * to your traffic, or `false` to switch it off.
+   */
+  spendCap?: SpendCapOptions | false;
+  /**
+   * Pumping defence: starts and verifications per number range, country and caller; a range or caller
+   * whose starts do not complete is held (429 `range_held`, `owner_held`, `client_held`), and near the
+   * spend cap unknown starts wait (503 `spend_cap_reserve`). Default on (`mode: 'enforce'`); `false`
+   * or `{ mode: 'off' }` switches it off, `{ mode: 'monitor' }` only reports. See README.
+   */
+  pumping?: PumpingOptions | false;
+  /** How the per-client key is derived. Default: the client IP (trust-proxy aware), IPv6 by network prefix. */
+  key?(req: HostRequest): string | undefined;
+  /**
+   * Length of the IPv6 prefix that is one client for the default key (one subscriber holds a whole
+   * /64). IPv4-mapped IPv6 counts as the IPv4 address. Default 64; from 32 to 128.
+   */
+  ipv6PrefixLength?: number;
+  /**
+   * Host rule or captcha, run after validation, the allowlists and coalescing, before anything is counted
+   * or spent. `{ allow: false, reason }` → 403 `start_refused` with that reason; a throw → 503.
+   */
+  beforeStart?: (context: StartContext) => BeforeStartResult | Promise<BeforeStartResult>;
+}
+
+export interface SpendCapOptions {
+  /** Most spent per window, major units (RUB). */
+  amount: number;
+  /** Window length, ms. */
+  windowMs: number;
+  /** Currency of `amount` and `worstCasePrice`. Default `RUB`. */
+  currency?: string;
+  /** Offset of the windows' alignment from UTC, minutes. Default 0. */
+  utcOffsetMinutes?: number;
+  /**
+   * Reserved for a start whose method has no known price (the price list could not be read yet, or
+   * lacks the method), until the real `cost` replaces it. Default 3 (RUB: the highest price the API
+   * documents, `sms`).
+   */
+  worstCasePrice?: number;
+}
+
+export interface ReconcileOptions {
+  /** Poll sessions started through the module until terminal. Default true. */
+  enabled?: boolean;
+  /** Interval when webhooks are configured. Default 15000 ms. */
+  lazyIntervalMs?: number;
+  /** Grace after `expires_at` before a session is given up. Default 60000 ms. */
+  graceMs?: number;
+  /** How often this instance looks for due sessions (real time). Default 250 ms. */
+  tickMs?: number;
+}
+
+export interface StatusCacheOptions {
+  /** Coalesce status polls (one upstream GET per session per interval). Default true. */
+  enabled?: boolean;
+}
+
+export interface StatusStreamOptions {
+  /** Serve `GET /{prefix}/status/:verification_id/events` (Server-Sent Events). Default true. */
+  enabled?: boolean;
+  /** Streams one client (its `limits.key`, or its IP or IPv6 /64) may hold open on one instance. Default 5. */
+  maxPerClient?: number;
+  /** A `: ping` comment this often keeps proxies from closing an idle stream. Default 15000 ms. */
+  heartbeatMs?: number;
+  /**
+   * Longest life of one stream (real time); the browser reconnects if it still waits. A stream
+   * also ends once its session is past `expires_at` + `reconcile.graceMs`. Default 600000 ms.
+   */
+  maxDurationMs?: number;
+}
+
+export interface BalanceWatchOptions {
+  /** Read the balance every `intervalMs` and emit `verification.balance_low` below `threshold`. */
+  intervalMs: number;
+  threshold: number;
+}
+
+export interface MetricsOptions {
+  /** Counters and histograms with prom-client (an optional peer dependency, loaded only when true). */
+  enabled: boolean;
+  /** prom-client registry; default the global one. */
+  registry?: unknown;
+  /** Prefix of every metric name. Default `verification_`. */
+  prefix?: string;
+}
+
+export type { StoreOption } from '../store/create-store.js';
+import type { StoreOption } from '../store/create-store.js';
+
+export interface VerificationModuleOptions {
+  api: ApiOptions;
+  webhooks?: WebhookOptions;
+  routes?: RoutesOptions;
+  /**
+   * Methods offered to frontends, as given. Default: those of every known method except `voice` that
+   * the account can use (the ones `GET /v1/prices` lists; all of them while it cannot be read).
+   */
+  methods?: KnownVerificationMethod[];
+  phone?: PhoneOptions;
+  limits?: LimitsOptions;
+  /** Who the caller is (user id); binds handles to it. */
+  owner?(req: HostRequest): string | undefined | Promise<string | undefined>;
+  /** Default: a MemoryStore. */
+  store?: StoreOption;
+  reconcile?: ReconcileOptions;
+  statusCache?: StatusCacheOptions;
+  statusStream?: StatusStreamOptions;
+  /** Session TTL requested upstream, seconds. Default: the API's default (300). */
+  expirySeconds?: number;
+  /** Key for handles (32+ bytes, base64 or hex); default derived from the API secret with HKDF. */
+  handleKey?: string;
+  balanceWatch?: BalanceWatchOptions;
+  /** Prices cache TTL. Default 10 minutes. */
+  pricesTtlMs?: number;
+  metrics?: MetricsOptions;
+  /** Levels to log (default all but verbose/debug), or `false` for none. */
+  logLevels?: LogLevel[] | false;
+  /** The host's logger. */
+  logger?: LoggerService;
+  /** Mask phone numbers in logs. Default true. */
+  maskPhoneNumbers?: boolean;
+  /**
+   * Clock in ms since the epoch (default `Date.now`). Tests link it to the sandbox's clock
+   * (`clock: () => sandbox.now()`); the default MemoryStore uses it too.
+   */
+  clock?: () => number;
+}
+
+/* ------------------------------------------------------------------ resolved options */
+
+export interface ResolvedLimits {
+  enabled: boolean;
+  startPerIp: RateLimit | false;
+  startPerPhone: RateLimit | false;
+  startPerPhoneAndCaller: RateLimit | false;
+  resendCooldownMs: number | false;
+  checkPerIp: RateLimit | false;
+  wrongCodesPerPhone: RateLimit | false;
+  wrongCodesPerOwner: RateLimit | false;
+  coalesceStarts: boolean;
+  spendCap: Required<SpendCapOptions> | false;
+  pumping: ResolvedPumping;
+  key?: LimitsOptions['key'];
+  ipv6PrefixLength: number;
+  beforeStart?: LimitsOptions['beforeStart'];
+}
+
+export interface ResolvedRoutes {
+  prefix: string;
+  enabled: boolean;
+  /** Serialised origins (`scheme://host[:port]`). */
+  allowedOrigins: string[];
+  bodyLimit: number;
+}
+
+/** Options after defaults were applied and validation passed. */
+export interface ResolvedVerificationOptions {
+  api: Required<ApiOptions>;
+  webhooks: {
+    secrets: string[];
+    verifier?: WebhookVerifier;
+    signature: 'standard-webhooks' | 'none';
+    toleranceSeconds: number;
+    path: string;
+    enabled: boolean;
+    confirmWithApi: boolean;
+  };
+  routes: ResolvedRoutes;
+  /** The host's `methods`, or the default candidates. */
+  methods: KnownVerificationMethod[];
+  /** True when `methods` was not given: offer the candidates the account's price list names. */
+  methodsFromAccount: boolean;
+  phone: { defaultCountry: string; allowedCountries: string[]; allowedTypes: string[] };
+  limits: ResolvedLimits;
+  owner?: VerificationModuleOptions['owner'];
+  store?: StoreOption;
+  reconcile: Required<ReconcileOptions>;
+  statusCache: Required<StatusCacheOptions>;
+  statusStream: Required<StatusStreamOptions>;
+  expirySeconds?: number;
+  handleKey?: string;
+  balanceWatch?: BalanceWatchOptions;
+  pricesTtlMs: number;
+  metrics?: MetricsOptions;
+  logLevels: LogLevel[] | false;
+  logger?: LoggerService;
+  maskPhoneNumbers: boolean;
+  clock: () => number;
+}
+
+// Defaults, the rules and the resolver live beside these types (one role per file).
+export {
+  DEFAULT_METHODS,
+  optionWarnings,
+  resolveVerificationOptions,
+} from './verification-options.resolver.js';
+export { DEFAULT_SPEND_CAP } from './verification-options.limits.js';
+export { VerificationOptionsError } from './verification-options.rules.js';

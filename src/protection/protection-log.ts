@@ -1,4 +1,0 @@
-import type { VerificationLogger } from '../operations/verification-logger.js';
-
-/** The part of the module's logger protection writes to (redacted, filtered by `logLevels`). */
-export type ProtectionLog = Pick<VerificationLogger, 'warn' | 'error'>;

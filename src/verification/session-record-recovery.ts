@@ -1,0 +1,129 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { VerificationSession } from '../api/api.types.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationApiError } from '../api/verification-api.error.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { VerificationClientError } from '../core/verification.errors.js';
+import { ReconcileQueue } from '../sessions/reconcile-queue.js';
+import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { toClientError } from './upstream-error.mapper.js';
+import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
+
+/**
+ * How long a handle whose session the API does not know is remembered as unknown, so that a page
+ * polling it does not cost one upstream GET per poll.
+ */
+export const UNKNOWN_SESSION_TTL_MS = 60_000;
+/** The spec's longest session TTL, for a session read without `expires_at`. */
+const MAX_SESSION_TTL_MS = 600_000;
+
+/**
+ * Rebuilds the record of a session the store lost (a single instance restarted on a MemoryStore,
+ * or an evicted Redis key) from a handle that opened and `GET /v1/verify/{id}`. Only a valid
+ * handle reaches here: it was sealed by this deployment's key for this owner, so a stranger cannot
+ * make the module ask the API about arbitrary ids, and the owner the handle binds becomes the
+ * record's owner. The rebuilt record enters the reconciler's queue and goes through the tracker,
+ * whose claims emit each outcome once. A session past its record's retention is left unknown: its
+ * record was dropped as usual, not lost, and its events (if any) went out back then.
+ */
+@Injectable()
+export class SessionRecordRecovery {
+  /** Rebuilds under way in this process, by request id: concurrent polls share one upstream GET. */
+  private readonly inflight = new Map<string, Promise<SessionRecord | null>>();
+
+  constructor(
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly records: SessionRecordRepository,
+    private readonly api: VerificationApiClient,
+    private readonly tracker: VerificationTracker,
+    private readonly queue: ReconcileQueue,
+    private readonly logger: VerificationLogger,
+    private readonly balance: VerificationBalanceWatch,
+  ) {}
+
+  static unknownKey(requestId: string): string {
+    return `unknown:{${requestId}}`;
+  }
+
+  /**
+   * For the client routes: the rebuilt record, or 404 `not_found` when the API does not know the
+   * session; an upstream failure is logged for the operator and answered as the routes answer it (503).
+   */
+  async require(requestId: string, owner: string | undefined): Promise<SessionRecord> {
+    let record: SessionRecord | null;
+    try {
+      record = await this.recover(requestId, owner);
+    } catch (error) {
+      await this.balance.noteUpstreamFailure(error);
+      throw toClientError(error);
+    }
+    if (!record) throw new VerificationClientError('not_found');
+    return record;
+  }
+
+  /**
+   * The rebuilt record, freshly observed, or null when the API does not know the session (or it is
+   * past retention). Rejects with the API's error when it could not be asked (the caller maps it).
+   */
+  recover(requestId: string, owner: string | undefined): Promise<SessionRecord | null> {
+    const running = this.inflight.get(requestId);
+    if (running) return running;
+    const promise = this.rebuild(requestId, owner).finally(() => this.inflight.delete(requestId));
+    this.inflight.set(requestId, promise);
+    return promise;
+  }
+
+  private async rebuild(requestId: string, owner: string | undefined): Promise<SessionRecord | null> {
+    if ((await this.store.get(SessionRecordRecovery.unknownKey(requestId))) !== null) return null;
+    let session: VerificationSession;
+    try {
+      session = await this.api.getSession(requestId);
+    } catch (error) {
+      if (!(error instanceof VerificationApiError && error.status === 404)) throw error;
+      await this.store.set(SessionRecordRecovery.unknownKey(requestId), '1', UNKNOWN_SESSION_TTL_MS);
+      return null;
+    }
+    const now = this.store.now();
+    const seed = seedRecord(session, owner, now);
+    if (seed.expiresAt + RECORD_RETENTION_MS <= now) return null;
+    // Another instance (or a webhook adoption) may have stored it meanwhile: theirs stands.
+    if (!(await this.records.saveIfAbsent(seed))) return this.records.get(requestId);
+    this.logger.log('session record rebuilt from its handle and the API (the store had lost it)', {
+      request_id: requestId,
+      method: session.method,
+    });
+    await this.queue.track(seed);
+    try {
+      return await this.tracker.observe(session, 'poll', seed);
+    } catch (error) {
+      // A failing listener: the tracker released the claim and queued a retry; the record stands.
+      if (error instanceof VerificationListenerError) return (await this.records.get(requestId)) ?? seed;
+      throw error;
+    }
+  }
+}
+
+/**
+ * The record as it was at start, as far as the API's session tells: the tracker then merges the
+ * session into it like any first observation (status, `awaiting_code`, the operator_id fallback,
+ * `verified_at`). Display data of start (`code_length`, `number_to_call`, `deep_link`) is not in the
+ * session resource and stays unknown.
+ */
+function seedRecord(session: VerificationSession, owner: string | undefined, now: number): SessionRecord {
+  const createdAt = session.createdAt?.getTime() ?? now;
+  return {
+    requestId: session.requestId,
+    phoneNumber: session.phoneNumber,
+    method: session.method,
+    owner,
+    status: 'sent',
+    awaitingCode: false,
+    createdAt,
+    expiresAt: session.expiresAt?.getTime() ?? createdAt + MAX_SESSION_TTL_MS,
+    verifiedAt: null,
+    cost: session.cost,
+  };
+}
