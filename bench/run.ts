@@ -1,8 +1,8 @@
 /**
  * `npm run bench [-- <names...>] [--quick] [--rounds N] [--seconds N] [--soak-minutes N]`
  *
- * Runs the benchmarks of docs/PERFORMANCE.md in one go and prints one Markdown table per
- * benchmark: medians of several rounds, the ratio, the goal beside it and PASS/MISS. Each server
+ * Runs the benchmarks of bench/README.md (which records their latest results) and prints one Markdown
+ * table per benchmark: medians of several rounds, the ratio, the goal beside it and PASS/MISS. Each server
  * (sandbox, host apps, minimal proxy) runs in its own process; heap figures come from fresh
  * processes. Without names every benchmark runs.
  */

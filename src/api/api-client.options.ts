@@ -43,7 +43,7 @@ export interface VerificationApiClientOptions {
    * How requests travel. `'undici'` (default): an undici keep-alive `Pool` with a handler of the client's own,
    * the cheapest in CPU. `'axios'`: the module's private `HttpService` (an axios instance no host code
    * shares), which honours `HTTP(S)_PROXY`/`NO_PROXY` in the environment, at several times the CPU per
-   * request (docs/PERFORMANCE.md).
+   * request (bench/README.md, "Tools").
    */
   transport?: ApiTransport;
   /** Called after every attempt (metrics, logging). Exceptions it throws are swallowed. */

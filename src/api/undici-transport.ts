@@ -32,7 +32,7 @@ const UNDICI_CODES: Readonly<Record<string, string>> = {
  * answers above `maxBodyBytes` abandoned, no redirects (undici's core follows none), no decompression, and
  * failures as an `HttpTransportError` carrying a code only, never the request's headers or URL (undici's own
  * errors, which can carry socket details, are read for their code and dropped). It costs the host less CPU
- * per status poll than node:http's request, and far less than axios (docs/PERFORMANCE.md).
+ * per status poll than node:http's request, and far less than axios (bench/README.md, "Tools").
  */
 export class UndiciTransport implements ExchangeTransport {
   readonly #pools = new Map<string, Pool>();

@@ -114,7 +114,7 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
           heapSampleEveryMs: 10_000,
         },
       );
-      // SOAK_REPORT=<file> keeps the figures of a run (docs/PERFORMANCE.md records a five-minute run).
+      // SOAK_REPORT=<file> keeps the figures of a run (bench/README.md, "soak", records a five-minute run).
       if (process.env.SOAK_REPORT) {
         mkdirSync('test-output', { recursive: true });
         writeFileSync(process.env.SOAK_REPORT, JSON.stringify({ seconds: SOAK_SECONDS, ...report }, null, 2));
