@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { rubToKopecks } from './sandbox-money.js';
+import { SANDBOX_POPULATION_REALISTIC } from './sandbox-population.realistic.js';
 import type { SandboxOptions } from './sandbox.options.js';
 
 /** The CLI demo account's fixed, readable credentials (a fake account: readable on purpose). */
@@ -22,6 +23,9 @@ Options (environment variable in brackets):
   --balance <rub>         demo account balance in RUB (default 1000)
   --no-auto-deliver       codes do not go out by themselves; use the control API's /deliver
   --no-control            refuse the /_sandbox control API (404)
+  --population <name>     simulated end users for every account: realistic or off (default off)
+                          [SANDBOX_POPULATION]; see docs/sandbox-population.md
+  --population-seed <s>   the population's seed (default: the preset's) [SANDBOX_POPULATION_SEED]
   -h, --help              show this help
 `;
 
@@ -43,6 +47,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       balance: { type: 'string' },
       'no-auto-deliver': { type: 'boolean' },
       'no-control': { type: 'boolean' },
+      population: { type: 'string' },
+      'population-seed': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -68,9 +74,21 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(webhookSecret))
     throw new Error('--webhook-secret must be whsec_<base64>');
 
+  const populationName = values.population ?? env.SANDBOX_POPULATION ?? 'off';
+  if (populationName !== 'realistic' && populationName !== 'off') {
+    throw new Error(`--population must be realistic or off, got ${populationName}`);
+  }
+  const seed = values['population-seed'] ?? env.SANDBOX_POPULATION_SEED;
+  if (seed !== undefined && (seed.length < 1 || seed.length > 128)) {
+    throw new Error('--population-seed must be 1 to 128 characters');
+  }
+
   return {
     help: false,
     options: {
+      ...(populationName === 'realistic'
+        ? { population: { ...SANDBOX_POPULATION_REALISTIC, ...(seed === undefined ? {} : { seed }) } }
+        : {}),
       port,
       host: values.host ?? env.SANDBOX_HOST ?? '127.0.0.1',
       control: !values['no-control'],

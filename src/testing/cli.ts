@@ -33,6 +33,8 @@ async function main(): Promise<void> {
   console.log(`  webhook url:    ${account.webhookUrl ?? '(none; set --webhook-url)'}`);
   console.log(`  auto-deliver:   ${account.autoDeliver ? 'on' : 'off'}`);
   console.log(`  control API:    ${command.options.control ? `${sb.url}/_sandbox` : 'off'}`);
+  const population = command.options.population;
+  console.log(`  population:     ${population ? `realistic (seed ${String(population.seed)})` : 'off'}`);
 
   const stop = (): void => {
     void sb.close().then(() => process.exit(0));

@@ -23,7 +23,20 @@ export type {
   SandboxControlFault,
   SandboxControlRouteFault,
   SandboxControlSession,
+  SandboxControlUserDevice,
+  SandboxControlUserPlan,
   SandboxControlWebhookDelivery,
   SandboxControlWebhookFaults,
 } from './sandbox-control.types.js';
 export type { RouteFaultKind } from './sandbox-faults.js';
+export { SANDBOX_POPULATION_REALISTIC } from './sandbox-population.realistic.js';
+export { SANDBOX_DEVICES } from './sandbox-population.js';
+export type {
+  SandboxDevice,
+  SandboxMethodBehaviour,
+  SandboxPopulation,
+  SandboxUndelivered,
+  SandboxUserBehaviour,
+  SandboxUserTime,
+} from './sandbox-population.js';
+export type { SandboxCompletedBy, SandboxUserPlanView } from './sandbox-users.js';

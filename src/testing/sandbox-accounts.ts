@@ -1,7 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_PRICES_KOPECKS } from './sandbox-billing.js';
+import { snakePopulation } from './sandbox-control.types.js';
 import { rubToKopecks, toWireMoney, type WireMoney } from './sandbox-money.js';
+import { parsePopulation, type ResolvedPopulation } from './sandbox-population.js';
 import {
+  canonicalMethod,
   DEFAULT_BALANCE_RUB,
   DEFAULT_CODE_ATTEMPTS,
   SANDBOX_METHODS,
@@ -27,6 +30,8 @@ export interface SandboxAccount {
   /** Fixed one-second window of the rate limit, on the sandbox clock. */
   rateWindowStart: number;
   rateWindowCount: number;
+  /** Simulated end users (drawn at initiation), or null: sessions wait for the control API. */
+  population: ResolvedPopulation | null;
 }
 
 /** What the control API shows of an account (it is a fake account: its secrets are shown on purpose). */
@@ -42,15 +47,11 @@ export interface SandboxAccountView {
   code_attempts: number;
   rate_limit_per_second: number | null;
   disabled: boolean;
+  /** The population as given (snake_case keys, canonical method names), or null. */
+  population: Record<string, unknown> | null;
 }
 
-/** Accepts the guides' names and the schema's `msgr1`; undefined for anything else. */
-export function canonicalMethod(name: unknown): SandboxMethod | undefined {
-  if (name === 'msgr1') return 'msgr1_otp';
-  return typeof name === 'string' && (SANDBOX_METHODS as readonly string[]).includes(name)
-    ? (name as SandboxMethod)
-    : undefined;
-}
+export { canonicalMethod };
 
 export function randomApiSecret(): string {
   return `sk_${randomBytes(24).toString('base64url')}`;
@@ -69,7 +70,10 @@ export class SandboxAccounts {
     return this.accounts.get(apiKey);
   }
 
-  create(input: SandboxAccountInput, defaults: { autoDeliver: boolean }): SandboxAccount {
+  create(
+    input: SandboxAccountInput,
+    defaults: { autoDeliver: boolean; population?: ResolvedPopulation | null },
+  ): SandboxAccount {
     const apiKey = input.apiKey ?? `key_${randomBytes(8).toString('hex')}`;
     if (typeof apiKey !== 'string' || !/^[A-Za-z0-9_.-]{1,128}$/.test(apiKey)) {
       throw validationError('api_key must be 1 to 128 characters of A-Z, a-z, 0-9, _ . -');
@@ -90,6 +94,7 @@ export class SandboxAccounts {
       disabled: false,
       rateWindowStart: 0,
       rateWindowCount: 0,
+      population: defaults.population ?? null,
     };
     applySettings(account, input);
     this.accounts.set(apiKey, account);
@@ -140,6 +145,7 @@ export function toAccountView(account: SandboxAccount): SandboxAccountView {
     code_attempts: account.codeAttempts,
     rate_limit_per_second: account.rateLimitPerSecond,
     disabled: account.disabled,
+    population: account.population && snakePopulation(account.population.given),
   };
 }
 
@@ -219,6 +225,9 @@ function applySettings(account: SandboxAccount, input: SandboxAccountInput): voi
   if (input.disabled !== undefined) {
     if (typeof input.disabled !== 'boolean') throw validationError('disabled must be a boolean');
     next.disabled = input.disabled;
+  }
+  if (input.population !== undefined) {
+    next.population = input.population === null ? null : parsePopulation(input.population);
   }
   Object.assign(account, next);
 }

@@ -1,7 +1,9 @@
 import { toAccountView } from './sandbox-accounts.js';
 import type { SandboxContext } from './sandbox-context.js';
+import { camelPopulation } from './sandbox-control.types.js';
 import { decodeSegment } from './sandbox-http.js';
 import { toControlView } from './sandbox-session.js';
+import { toUserPlanView } from './sandbox-users.js';
 import type { SandboxAccountInput } from './sandbox.options.js';
 import { notFound, SandboxProblem, validationError } from './problem.js';
 
@@ -23,6 +25,7 @@ const ACCOUNT_FIELDS: Record<string, keyof SandboxAccountInput> = {
   code_attempts: 'codeAttempts',
   rate_limit_per_second: 'rateLimitPerSecond',
   disabled: 'disabled',
+  population: 'population',
 };
 
 /** A control body's account fields as `SandboxAccountInput` (unknown fields are refused: typos should be loud). */
@@ -33,7 +36,7 @@ export function accountInputFromWire(body: unknown): SandboxAccountInput {
   for (const [key, value] of Object.entries(input)) {
     const name = ACCOUNT_FIELDS[key];
     if (!name) throw validationError(`unknown account field ${key}`);
-    out[name] = value;
+    out[name] = name === 'population' && value !== null ? camelPopulation(value) : value;
   }
   return out as SandboxAccountInput;
 }
@@ -62,7 +65,7 @@ export function handleControl(
   const route = `${method} ${first ?? ''}${segments.length > 1 ? '/:id' : ''}${third ? `/${third}` : ''}`;
   switch (route) {
     case 'POST accounts': {
-      const account = state.accounts.create(accountInputFromWire(body), { autoDeliver: false });
+      const account = state.createAccount(accountInputFromWire(body));
       return { status: 201, body: toAccountView(account) };
     }
     case 'GET accounts/:id': {
@@ -82,6 +85,20 @@ export function handleControl(
       if (!session) throw notFound('No such verification session.');
       return { status: 200, body: toControlView(session) };
     }
+    case 'GET sessions/:id/user': {
+      const session = state.get(second!.toLowerCase());
+      if (!session) throw notFound('No such verification session.');
+      if (!session.user) {
+        throw new SandboxProblem(
+          409,
+          'not_applicable',
+          `No simulated user: the account's population did not cover ${session.method} when the session started.`,
+        );
+      }
+      return { status: 200, body: toUserPlanView(session, session.user) };
+    }
+    case 'PUT users/:id':
+      return { status: 200, body: state.users.declare(second, asObject(body).device) };
     case 'POST sessions/:id/deliver':
       return actionReply(ctx, second!, state.deliver(second!));
     case 'POST sessions/:id/share':

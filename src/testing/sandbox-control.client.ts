@@ -1,11 +1,16 @@
+import type { SandboxDevice, SandboxPopulation } from './sandbox-population.js';
 import {
   camelKeys,
+  camelPopulation,
   snakeKeys,
+  snakePopulation,
   type SandboxControlAccount,
   type SandboxControlActionResult,
   type SandboxControlClock,
   type SandboxControlFault,
   type SandboxControlSession,
+  type SandboxControlUserDevice,
+  type SandboxControlUserPlan,
   type SandboxControlWebhookDelivery,
 } from './sandbox-control.types.js';
 import type { OperatorOutcome, SandboxAccountInput } from './sandbox.options.js';
@@ -56,19 +61,37 @@ export class SandboxControlClient {
 
   /** `POST /_sandbox/accounts`: a new account; random key and secrets unless given. No auto-delivery unless asked. */
   async createAccount(input: SandboxAccountInput = {}): Promise<SandboxControlAccount> {
-    return camelKeys(await this.request('POST', '/accounts', snakeKeys(input)));
+    return accountFromWire(await this.request('POST', '/accounts', accountToWire(input)));
   }
 
   /** `GET /_sandbox/accounts/:api_key`: an account's settings and balance. */
   async getAccount(apiKey: string): Promise<SandboxControlAccount> {
-    return camelKeys(await this.request('GET', `/accounts/${encodeURIComponent(apiKey)}`));
+    return accountFromWire(await this.request('GET', `/accounts/${encodeURIComponent(apiKey)}`));
   }
 
   /** `PATCH /_sandbox/accounts/:api_key`: changes the given settings (a bad field changes nothing). */
   async updateAccount(apiKey: string, patch: SandboxAccountInput): Promise<SandboxControlAccount> {
-    return camelKeys(
-      await this.request('PATCH', `/accounts/${encodeURIComponent(apiKey)}`, snakeKeys(patch)),
+    return accountFromWire(
+      await this.request('PATCH', `/accounts/${encodeURIComponent(apiKey)}`, accountToWire(patch)),
     );
+  }
+
+  /**
+   * `PATCH /_sandbox/accounts/:api_key` with `population`: the account's simulated end users from now on
+   * (sessions already started keep theirs); null turns them off. A bad knob is a 400 and changes nothing.
+   */
+  async setPopulation(apiKey: string, population: SandboxPopulation | null): Promise<SandboxControlAccount> {
+    return this.updateAccount(apiKey, { population });
+  }
+
+  /** `GET …/user`: the session's simulated user, to act out its code entry. 409 `not_applicable` without one. */
+  async userPlan(requestId: string): Promise<SandboxControlUserPlan> {
+    return camelKeys(await this.request('GET', `${this.sessionPath(requestId)}/user`));
+  }
+
+  /** `PUT /_sandbox/users/:phone_number`: declares the user's device for sessions started from now on (null: drawn). */
+  async setDevice(phoneNumber: string, device: SandboxDevice | null): Promise<SandboxControlUserDevice> {
+    return camelKeys(await this.request('PUT', `/users/${encodeURIComponent(phoneNumber)}`, { device }));
   }
 
   /** `GET /_sandbox/sessions/:request_id`: the session with its code, incoming number, attempts, cost. */
@@ -176,6 +199,17 @@ export class SandboxControlClient {
     if (!res.ok) throw problemError(res.status, method, path, parsed);
     return parsed as T;
   }
+}
+
+function accountToWire(input: SandboxAccountInput): Record<string, unknown> {
+  const wire = snakeKeys(input);
+  if (input.population) wire.population = snakePopulation(input.population);
+  return wire;
+}
+
+function accountFromWire(wire: unknown): SandboxControlAccount {
+  const account = camelKeys<SandboxControlAccount>(wire);
+  return { ...account, population: account.population && camelPopulation(account.population) };
 }
 
 function problemError(status: number, method: string, path: string, body: unknown): SandboxControlError {

@@ -4,8 +4,10 @@
  */
 import type { ApiRoute, RouteFaultKind } from './sandbox-faults.js';
 import type { WireMoney } from './sandbox-money.js';
+import type { SandboxDevice, SandboxPopulation } from './sandbox-population.js';
 import type { OperatorState, SessionStatus } from './sandbox-session.js';
 import type { ControlActionResult } from './sandbox-state.js';
+import type { SandboxCompletedBy } from './sandbox-users.js';
 import type { WebhookEvent } from './sandbox-webhooks.js';
 import type { SandboxMethod } from './sandbox.options.js';
 
@@ -57,6 +59,39 @@ export interface SandboxControlAccount {
   codeAttempts: number;
   rateLimitPerSecond: number | null;
   disabled: boolean;
+  /** Simulated end users as set (method names canonical), or null. */
+  population: SandboxPopulation | null;
+}
+
+/**
+ * A session's simulated user (`GET /_sandbox/sessions/:id/user`), for a driver to act out what the sandbox
+ * cannot: typing the code into the host's frontend at `createdAt + completesAfterMs` when `completedBy`
+ * is `driver` and `completes` is true. Times are ms after the session's creation, on the sandbox clock.
+ */
+export interface SandboxControlUserPlan {
+  requestId: string;
+  phoneNumber: string;
+  method: SandboxMethod;
+  device: SandboxDevice;
+  /** 1 for the number's first session of this method on the account, 2 for the next, ... */
+  attempt: number;
+  /** Whether the code, call, bot share or push reaches the user; null for reverse_flash_call. */
+  delivered: boolean | null;
+  /** When it is delivered; undelivered, when the channel gives up (a failure, the SMS fallback), or null. */
+  deliveredAfterMs: number | null;
+  /** Whether the user completes (a user slower than the TTL finds the session expired). */
+  completes: boolean;
+  completesAfterMs: number | null;
+  /** `sandbox`: the sandbox completes it by itself (the reverse call, the push approval); `driver`: code entry. */
+  completedBy: SandboxCompletedBy;
+  /** The code the user holds now: null until delivered (read the plan again at `completesAfterMs`). */
+  code: string | null;
+}
+
+/** A phone number's declared device (`PUT /_sandbox/users/:phone_number`); null = the population draws it. */
+export interface SandboxControlUserDevice {
+  phoneNumber: string;
+  device: SandboxDevice | null;
 }
 
 /** The sandbox clock: ms since the epoch, and the same instant in ISO. */
@@ -131,4 +166,38 @@ export function camelKeys<T>(wire: unknown): T {
 /** The reverse of `camelKeys`, for request bodies. */
 export function snakeKeys(input: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(input).map(([key, value]) => [toSnake(key), value]));
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every key converted, all the way down. */
+function deepKeys(value: unknown, convert: (key: string) => string): unknown {
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [convert(key), deepKeys(inner, convert)]),
+  );
+}
+
+/** A population's keys converted, except the keys of `methods`: method names are data (`reverse_flash_call`). */
+function populationKeys(value: unknown, convert: (key: string) => string): unknown {
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => {
+      const name = convert(key);
+      if (name !== 'methods' || !isRecord(inner)) return [name, deepKeys(inner, convert)];
+      const methods = Object.entries(inner).map(([method, entry]) => [method, deepKeys(entry, convert)]);
+      return [name, Object.fromEntries(methods)];
+    }),
+  );
+}
+
+/** A population from the wire (snake_case) in camelCase; unknown keys are converted too and refused later. */
+export function camelPopulation(wire: unknown): SandboxPopulation {
+  return populationKeys(wire, toCamel) as SandboxPopulation;
+}
+
+/** A population in the wire's snake_case. */
+export function snakePopulation(population: SandboxPopulation): Record<string, unknown> {
+  return populationKeys(population, toSnake) as Record<string, unknown>;
 }

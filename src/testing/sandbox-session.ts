@@ -1,4 +1,5 @@
 import type { SandboxMethod } from './sandbox.options.js';
+import type { SimulatedUser } from './sandbox-users.js';
 import { toWireMoney, type WireMoney } from './sandbox-money.js';
 
 export type SessionStatus = 'sent' | 'delivered' | 'verified' | 'expired' | 'failed';
@@ -42,6 +43,10 @@ export interface SandboxSession {
   sharedPhoneNumber: string | null;
   /** operator_id: the code the operator accepted (a resubmission is 409 without spending an attempt). */
   acceptedCode: string | null;
+  /** When the user got the code (delivery, the bot's code after the share, the operator's SMS fallback). */
+  deliveredAt: number | null;
+  /** The simulated user, when the account's population covers the method (fixed at initiation). */
+  user: SimulatedUser | null;
 }
 
 /** The wire name of a method: `msgr1_otp` travels as the schema's `msgr1`, the others as they are. */

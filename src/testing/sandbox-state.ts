@@ -1,12 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { canonicalMethod, SandboxAccounts, type SandboxAccount } from './sandbox-accounts.js';
+import { populationOption, type ResolvedPopulation } from './sandbox-population.js';
 import { canAfford, charge, CHARGE_MOMENT } from './sandbox-billing.js';
 import type { SandboxClock } from './sandbox-clock.js';
 import { flashCallerNumber, normalizeE164, poolNumberToCall, randomCode } from './sandbox-phone.js';
 import type { SandboxScheduler } from './sandbox-scheduler.js';
 import { TERMINAL, type SandboxSession } from './sandbox-session.js';
+import { SandboxUsers } from './sandbox-users.js';
 import type { SandboxWebhooks, WebhookEvent } from './sandbox-webhooks.js';
 import {
+  type SandboxAccountInput,
   DEFAULT_EXPIRY_SECONDS,
   MAX_EXPIRY_SECONDS,
   type OperatorOutcome,
@@ -40,6 +43,9 @@ export interface CheckOutcome {
  */
 export class SandboxState {
   readonly accounts = new SandboxAccounts();
+  readonly users = new SandboxUsers();
+  /** `SandboxOptions.population`: the population of every account created without its own. */
+  private readonly defaultPopulation: ResolvedPopulation | null;
   private readonly sessions = new Map<string, SandboxSession>();
   private readonly byPhone = new Map<string, SandboxSession[]>();
 
@@ -48,7 +54,14 @@ export class SandboxState {
     private readonly clock: SandboxClock,
     private readonly scheduler: SandboxScheduler,
     private readonly webhooks: SandboxWebhooks,
-  ) {}
+  ) {
+    this.defaultPopulation = populationOption(options.population);
+  }
+
+  /** A new account: no auto-delivery unless asked; the sandbox's default population unless it brings its own. */
+  createAccount(input: SandboxAccountInput): SandboxAccount {
+    return this.accounts.create(input, { autoDeliver: false, population: this.defaultPopulation });
+  }
 
   get(requestId: string): SandboxSession | undefined {
     return this.sessions.get(requestId);
@@ -152,15 +165,23 @@ export class SandboxState {
       operatorState: method === 'operator_id' ? 'push_pending' : null,
       sharedPhoneNumber: null,
       acceptedCode: null,
+      deliveredAt: null,
+      user: null,
     };
     if (CHARGE_MOMENT[method] === 'initiation') charge(account, session, now);
     this.sessions.set(session.requestId, session);
     const list = this.byPhone.get(phoneNumber) ?? [];
+    const attempt = 1 + list.filter((s) => s.apiKey === account.apiKey && s.method === method).length;
     list.push(session);
     this.byPhone.set(phoneNumber, list);
 
     this.scheduler.at(session.expiresAt, () => this.expire(session));
-    if (account.autoDeliver && AUTO_DELIVERED.has(method)) {
+    session.user =
+      (account.population && this.users.draw(account.population, phoneNumber, method, attempt)) ?? null;
+    if (session.user) {
+      // A simulated user replaces auto-delivery for the methods the population covers.
+      this.actOutUser(session);
+    } else if (account.autoDeliver && AUTO_DELIVERED.has(method)) {
       this.scheduler.at(now + this.options.autoDeliverDelayMs, () => {
         if (session.status === 'sent') this.deliverCode(session);
       });
@@ -263,11 +284,7 @@ export class SandboxState {
     }
     if (session.status === 'delivered')
       return { result: 'already_delivered', detail: 'The code was already sent.' };
-    session.code = randomCode(session.codeLength);
-    session.status = 'delivered';
-    session.awaitingCode = true;
-    session.updatedAt = this.clock.now();
-    charge(this.accountOf(session), session, this.clock.now());
+    this.sendBotCode(session);
     return { result: 'delivered', detail: 'The bot sent the code.' };
   }
 
@@ -307,11 +324,7 @@ export class SandboxState {
         if (session.operatorState !== 'push_pending') {
           throw notPending(`The SMS fallback already happened (operator state ${session.operatorState}).`);
         }
-        session.operatorState = 'sms_fallback';
-        session.code = randomCode(session.codeLength);
-        session.awaitingCode = true;
-        session.updatedAt = this.clock.now();
-        this.emit(session, 'verification.code_required');
+        this.fallBackToSms(session);
         return { result: 'code_required', detail: 'The push could not complete; an SMS code was sent.' };
       case 'timeout':
         session.operatorState = 'timed_out';
@@ -341,9 +354,85 @@ export class SandboxState {
     this.emit(session, 'verification.expired');
   }
 
+  /**
+   * Schedules what the session's simulated user does, on the sandbox clock: delivery (or the channel giving
+   * up), and the completion the sandbox can act out itself (the reverse call, the push approval). Code
+   * entry is left to a driver reading the plan. Each step re-checks the session: a control action or a
+   * check may have moved it on meanwhile.
+   */
+  private actOutUser(session: SandboxSession): void {
+    const user = session.user!;
+    const later = (afterMs: number | null, run: () => void): void => {
+      if (afterMs === null) return;
+      const at = session.createdAt + afterMs;
+      if (at >= session.expiresAt) return; // the TTL comes first: the session expires
+      this.scheduler.at(at, () => {
+        if (!TERMINAL.has(session.status)) run();
+      });
+    };
+    switch (session.method) {
+      case 'reverse_flash_call':
+        if (user.completes) later(user.completesAfterMs, () => this.verify(session)); // the caller ID matches
+        return;
+      case 'operator_id':
+        if (!user.delivered) {
+          later(user.deliveredAfterMs, () => {
+            if (session.operatorState === 'push_pending') this.fallBackToSms(session);
+          });
+        } else if (user.completes) {
+          later(user.completesAfterMs, () => {
+            if (session.operatorState !== 'push_pending') return;
+            session.operatorState = 'approved';
+            this.verify(session);
+          });
+        }
+        return;
+      case 'msgr2_bot':
+        if (user.delivered) {
+          later(user.deliveredAfterMs, () => {
+            if (session.status !== 'sent') return;
+            session.sharedPhoneNumber = session.phoneNumber; // the user shares the very number
+            this.sendBotCode(session);
+          });
+        }
+        return;
+      default:
+        if (user.delivered) {
+          later(user.deliveredAfterMs, () => {
+            if (session.status === 'sent') this.deliverCode(session);
+          });
+        } else if (user.failsUndelivered) {
+          later(user.deliveredAfterMs, () => this.fail(session));
+        }
+    }
+  }
+
+  /** msgr2_bot: the user shared the verified number; the bot sends the code (charged now). */
+  private sendBotCode(session: SandboxSession): void {
+    const now = this.clock.now();
+    session.code = randomCode(session.codeLength);
+    session.status = 'delivered';
+    session.awaitingCode = true;
+    session.updatedAt = now;
+    session.deliveredAt = now;
+    charge(this.accountOf(session), session, now);
+  }
+
+  /** operator_id: the SIM push cannot complete; an SMS code goes out instead. */
+  private fallBackToSms(session: SandboxSession): void {
+    const now = this.clock.now();
+    session.operatorState = 'sms_fallback';
+    session.code = randomCode(session.codeLength);
+    session.awaitingCode = true;
+    session.updatedAt = now;
+    session.deliveredAt = now;
+    this.emit(session, 'verification.code_required');
+  }
+
   private deliverCode(session: SandboxSession): void {
     session.status = 'delivered';
     session.updatedAt = this.clock.now();
+    session.deliveredAt = this.clock.now();
     if (session.method === 'flash_call') session.incomingNumber = flashCallerNumber(session.code!);
     if (CHARGE_MOMENT[session.method] === 'delivery')
       charge(this.accountOf(session), session, this.clock.now());

@@ -1,4 +1,5 @@
 /** Options of `VerificationSandbox.start` and of sandbox accounts, with the defaults of every "not shown" choice. */
+import type { SandboxPopulation } from './sandbox-population.js';
 
 /** Canonical method names the sandbox stores (the guides' names; the schema's `msgr1` is accepted on input). */
 export const SANDBOX_METHODS = [
@@ -10,6 +11,14 @@ export const SANDBOX_METHODS = [
   'operator_id',
 ] as const;
 export type SandboxMethod = (typeof SANDBOX_METHODS)[number];
+
+/** Accepts the guides' names and the schema's `msgr1`; undefined for anything else. */
+export function canonicalMethod(name: unknown): SandboxMethod | undefined {
+  if (name === 'msgr1') return 'msgr1_otp';
+  return typeof name === 'string' && (SANDBOX_METHODS as readonly string[]).includes(name)
+    ? (name as SandboxMethod)
+    : undefined;
+}
 
 /** Outcomes of the operator's SIM push, driven by the control API. */
 export type OperatorOutcome = 'approve' | 'fallback' | 'timeout' | 'fail';
@@ -37,6 +46,11 @@ export interface SandboxAccountInput {
   rateLimitPerSecond?: number | null;
   /** A disabled account gets 403 (no body) on every API call: the sandbox's condition for 403. */
   disabled?: boolean;
+  /**
+   * Simulated end users per method (docs/sandbox-population.md); null = none. Default: the sandbox's
+   * `population` option. Applies to sessions started after it is set.
+   */
+  population?: SandboxPopulation | null;
 }
 
 export interface SandboxAccountCredentials {
@@ -89,13 +103,22 @@ export interface SandboxOptions {
   maxBodyBytes?: number;
   /** Where the sandbox writes one line per notable event (webhook drops, failures). Default: nowhere. */
   log?: (line: string) => void;
+  /**
+   * Simulated end users for every account created without its own `population`, the demo account
+   * included (e.g. `SANDBOX_POPULATION_REALISTIC`). Default none: sessions wait for the control API.
+   */
+  population?: SandboxPopulation;
 }
 
 /** Options with every default applied. */
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'demoAccount' | 'codeLengths' | 'log'>> & {
+export type ResolvedSandboxOptions = Required<
+  Omit<SandboxOptions, 'demoAccount' | 'codeLengths' | 'log' | 'population'>
+> & {
   demoAccount: SandboxAccountInput;
   codeLengths: Record<SandboxMethod, number>;
   log: (line: string) => void;
+  /** Validated by the sandbox's state when it starts. */
+  population: SandboxPopulation | null;
 };
 
 export const DEFAULT_EXPIRY_SECONDS = 300;
@@ -140,6 +163,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     tickMs: options.tickMs ?? 100,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     log: options.log ?? (() => undefined),
+    population: options.population ?? null,
   };
   if (![400, 409].includes(resolved.expiredCheckStatus))
     throw new RangeError('expiredCheckStatus must be 400 or 409');

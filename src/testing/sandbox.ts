@@ -9,6 +9,8 @@ import { SandboxScheduler } from './sandbox-scheduler.js';
 import { createSandboxServer } from './sandbox-server.js';
 import { toControlView, type SandboxSessionView } from './sandbox-session.js';
 import { SandboxState, type ControlActionResult } from './sandbox-state.js';
+import { toUserPlanView, type SandboxUserPlanView } from './sandbox-users.js';
+import type { SandboxDevice } from './sandbox-population.js';
 import { SandboxWebhooks, type WebhookDelivery } from './sandbox-webhooks.js';
 import {
   resolveSandboxOptions,
@@ -67,10 +69,7 @@ export class VerificationSandbox {
         scheduler.runDue();
       },
     };
-    const demo = state.accounts.create(
-      { apiKey: DEMO_API_KEY, ...resolved.demoAccount },
-      { autoDeliver: false },
-    );
+    const demo = state.createAccount({ apiKey: DEMO_API_KEY, ...resolved.demoAccount });
     const server = createSandboxServer(ctx);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -86,7 +85,7 @@ export class VerificationSandbox {
 
   /** Creates an account; random secrets unless given. */
   async createAccount(input: SandboxAccountInput = {}): Promise<SandboxAccountCredentials> {
-    return credentialsOf(this.ctx.state.accounts.create(input, { autoDeliver: false }));
+    return credentialsOf(this.ctx.state.createAccount(input));
   }
 
   async updateAccount(apiKey: string, patch: SandboxAccountInput): Promise<SandboxAccountCredentials> {
@@ -112,6 +111,17 @@ export class VerificationSandbox {
   getSession(requestId: string): SandboxSessionView | undefined {
     const session = this.ctx.state.get(requestId.toLowerCase());
     return session && toControlView(session);
+  }
+
+  /** A session's simulated user (as `GET /_sandbox/sessions/:id/user`), or undefined without one. */
+  userPlan(requestId: string): SandboxUserPlanView | undefined {
+    const session = this.ctx.state.get(requestId.toLowerCase());
+    return session?.user ? toUserPlanView(session, session.user) : undefined;
+  }
+
+  /** Declares a phone number's device for sessions started from now on (null: the population draws it). */
+  async setDevice(phoneNumber: string, device: SandboxDevice | null): Promise<void> {
+    this.ctx.state.users.declare(phoneNumber, device);
   }
 
   /** Sessions of a phone number, newest first (what the end user's phone would show). */
