@@ -1,14 +1,77 @@
 /*
- * The package's public surface, named one by one and grouped by who uses it, so that every change
- * of it shows in a diff of this file.
+ * The package's public surface: what a host's code uses, named one by one and grouped by audience.
+ * etc/nestjs-phone-verification.api.md is its report; `npm run lint` fails when the two differ.
  */
 
-/* ---------------------------------------------------------------- registering the module */
+/* Module & registration: importing the module, statically or from a factory. */
 export { VerificationModule, type VerificationModuleAsyncOptions } from './module/verification.module.js';
+export { type VerificationOptionsFactory } from './module/verification.module-definition.js';
+export { InjectVerificationOptions } from './module/inject-verification-options.decorator.js';
+
+/* The service and events a host's code uses: starting, checking and following from its own code. */
+export { VerificationService } from './verification/verification.service.js';
+export { OnVerificationEvent } from './module/on-verification-event.decorator.js';
+export { VerificationEventName, VerificationOpsEventName } from './core/verification-events.js';
+
+/* Errors a host renders or catches. */
+export { ClientErrorCode, VerificationClientError, VerificationError } from './core/verification.errors.js';
+export { ProtectionRefusalReason } from './protection/protection-refusals.js';
+export { VerificationProblemFilter } from './http/verification-problem.filter.js';
+export { VerificationListenerError } from './sessions/verification.tracker.js';
+export { VerificationOptionsError } from './options/verification.options.js';
+export { VerificationStoreUnavailableError } from './store/store-unavailable.error.js';
+
+/* Stores: the built-in two, and the interface (and injection token) a host's own store implements. */
 export {
-  VERIFICATION_MODULE_OPTIONS,
-  type VerificationOptionsFactory,
-} from './module/verification.module-definition.js';
+  VerificationStore,
+  type StoreMessageListener,
+  type StoreWriteOptions,
+} from './store/verification-store.interface.js';
+export { MemoryStore, type MemoryStoreOptions } from './store/memory.store.js';
+export { RedisStore, type RedisStoreOptions } from './store/redis.store.js';
+export type { RedisDriverName } from './store/open-redis-client.js';
+export type {
+  IoRedisClientLike,
+  NodeRedisClientLike,
+  NodeRedisClusterLike,
+  RedisClientLike,
+} from './store/redis-command-runner.js';
+
+/* Operations: account (balance, prices, usage), the balance watch, health, metrics, the reconciler. */
+export { VerificationAccountService } from './account/verification-account.service.js';
+export { VerificationBalanceWatch, type BalanceReading } from './account/balance-watch.service.js';
+export {
+  VerificationHealthIndicator,
+  type VerificationHealthOptions,
+  type VerificationHealthReason,
+  type VerificationHealthResult,
+  type VerificationHealthStatus,
+} from './operations/verification-health.indicator.js';
+export { DEFAULT_METRICS_PREFIX } from './observability/verification-metrics.js';
+export { VerificationReconciler } from './sessions/verification.reconciler.js';
+
+/* Extension points: controller bases for custom routes, the typed API client and its errors for direct use. */
+export { VerificationControllerBase } from './http/verification.controller.js';
+export { WebhookControllerBase, type WebhookAcknowledgement } from './webhooks/webhook.controller.js';
+export type { WebhookResult } from './webhooks/webhook-receiver.js';
+export {
+  StandardWebhooksVerifier,
+  type SignatureRejection,
+  type StandardWebhooksVerifierOptions,
+  type WebhookHeaders,
+} from './webhooks/standard-webhooks.verifier.js';
+export { VerificationApiClient } from './api/verification-api.client.js';
+export {
+  VerificationApiError,
+  VerificationApiUnavailableError,
+  type UnavailableReason,
+} from './api/verification-api.error.js';
+// The one wire type a host sees: the API's problem document, as `VerificationApiError.problem`.
+export type { ProblemWire } from './api/api.wire.js';
+export { isKnownInitiateResult } from './api/method-names.js';
+export { VERIFICATION_METHODS, VERIFICATION_STATUSES } from './api/api.types.js';
+
+/* Types of options, views and events. */
 export type {
   ApiOptions,
   BalanceWatchOptions,
@@ -35,16 +98,14 @@ export type {
   WebhookOptions,
   WebhookVerifier,
 } from './options/verification.options.js';
-export {
-  DEFAULT_METHODS,
-  DEFAULT_SPEND_CAP,
-  optionWarnings,
-  resolveVerificationOptions,
-  VerificationOptionsError,
-} from './options/verification.options.js';
-
-/* ---------------------------------------------------------------- a host's own code: service, events, errors */
-export { VerificationService } from './verification/verification.service.js';
+export { DEFAULT_METHODS, DEFAULT_SPEND_CAP } from './options/verification.options.js';
+export type { WebhookRouteOptions } from './webhooks/webhook-route.js';
+export type {
+  ApiOperation,
+  ApiRequestInfo,
+  ApiTransport,
+  VerificationApiClientOptions,
+} from './api/api-client.options.js';
 export type {
   CheckInput,
   CheckView,
@@ -53,118 +114,36 @@ export type {
   StartView,
   StatusView,
 } from './verification/verification.views.js';
-export { OnVerificationEvent } from './module/on-verification-event.decorator.js';
-export {
-  VerificationEventName,
-  VerificationOpsEventName,
-  type BalanceEvent,
-  type FraudSuspectedEvent,
-  type SpendCapReachedEvent,
-  type VerificationEvent,
-  type VerificationEventShortName,
-  type VerificationEventSource,
-  type VerificationEventType,
+export type {
+  BalanceEvent,
+  FraudSuspectedEvent,
+  SpendCapReachedEvent,
+  VerificationEvent,
+  VerificationEventShortName,
+  VerificationEventSource,
+  VerificationEventType,
 } from './core/verification-events.js';
-export { ClientErrorCode, VerificationClientError, VerificationError } from './core/verification.errors.js';
-export { VerificationProblemFilter } from './http/verification-problem.filter.js';
-export { VerificationListenerError } from './sessions/verification.tracker.js';
-export { ProtectionRefusalReason } from './protection/protection-refusals.js';
-
-/* ---------------------------------------------------------------- the API client */
-export { VerificationApiClient } from './api/verification-api.client.js';
-export {
-  API_CLIENT_DEFAULTS,
-  VERIFICATION_API_CLIENT_OPTIONS,
-  type ApiOperation,
-  type ApiRequestInfo,
-  type ApiTransport,
-  type VerificationApiClientOptions,
-} from './api/api-client.options.js';
-export {
-  VerificationApiError,
-  VerificationApiUnavailableError,
-  type UnavailableReason,
-} from './api/verification-api.error.js';
-export { isKnownInitiateResult, isKnownMethod, normalizeMethod, toWireMethod } from './api/method-names.js';
-export {
-  TERMINAL_STATUSES,
-  VERIFICATION_METHODS,
-  VERIFICATION_STATUSES,
-  type Balance,
-  type CheckRequest,
-  type CheckResult,
-  type CodeMethodInitiated,
-  type InitiateRequest,
-  type InitiateResult,
-  type KnownInitiateResult,
-  type KnownVerificationMethod,
-  type KnownVerificationStatus,
-  type MethodPrice,
-  type Money,
-  type Msgr2BotInitiated,
-  type OperatorIdInitiated,
-  type Prices,
-  type ReverseFlashCallInitiated,
-  type UnknownMethodInitiated,
-  type UsageDay,
-  type UsageQuery,
-  type UsageSummary,
-  type VerificationMethod,
-  type VerificationSession,
-  type VerificationStatus,
+export type {
+  Balance,
+  CheckRequest,
+  CheckResult,
+  CodeMethodInitiated,
+  InitiateRequest,
+  InitiateResult,
+  KnownInitiateResult,
+  KnownVerificationMethod,
+  KnownVerificationStatus,
+  MethodPrice,
+  Money,
+  Msgr2BotInitiated,
+  OperatorIdInitiated,
+  Prices,
+  ReverseFlashCallInitiated,
+  UnknownMethodInitiated,
+  UsageDay,
+  UsageQuery,
+  UsageSummary,
+  VerificationMethod,
+  VerificationSession,
+  VerificationStatus,
 } from './api/api.types.js';
-export type {
-  BalanceWire,
-  CheckRequestWire,
-  CheckResponseWire,
-  InitiateRequestWire,
-  InitiateResponseWire,
-  MoneyWire,
-  PriceEntryWire,
-  PricesWire,
-  ProblemWire,
-  UsageDayWire,
-  UsageSummaryWire,
-  VerificationSessionWire,
-} from './api/api.wire.js';
-
-/* ---------------------------------------------------------------- stores */
-export {
-  VerificationStore,
-  type StoreMessageListener,
-  type StoreWriteOptions,
-} from './store/verification-store.interface.js';
-export { MemoryStore, type MemoryStoreOptions } from './store/memory.store.js';
-export { RedisStore, type RedisStoreOptions } from './store/redis.store.js';
-export { VerificationStoreUnavailableError } from './store/store-unavailable.error.js';
-
-/* ---------------------------------------------------------------- operating it: account, health, metrics */
-export { VerificationAccountService } from './account/verification-account.service.js';
-export { VerificationBalanceWatch, type BalanceReading } from './account/balance-watch.service.js';
-export {
-  VerificationHealthIndicator,
-  type VerificationHealthOptions,
-  type VerificationHealthReason,
-  type VerificationHealthResult,
-  type VerificationHealthStatus,
-} from './operations/verification-health.indicator.js';
-export { DEFAULT_METRICS_PREFIX } from './observability/verification-metrics.js';
-export type { RefusalReason } from './core/refusal-reason.js';
-export { VerificationReconciler } from './sessions/verification.reconciler.js';
-
-/* ---------------------------------------------------------------- extending the routes and protection */
-export { VerificationControllerBase } from './http/verification.controller.js';
-export {
-  StandardWebhooksVerifier,
-  type StandardWebhooksVerifierOptions,
-  type WebhookHeaders,
-} from './webhooks/standard-webhooks.verifier.js';
-export { WebhookControllerBase, type WebhookAcknowledgement } from './webhooks/webhook.controller.js';
-export type { WebhookResult } from './webhooks/webhook-receiver.js';
-export type { WebhookRouteOptions } from './webhooks/webhook-route.js';
-export { VerificationProtection } from './protection/verification-protection.service.js';
-export type {
-  ProtectedStart,
-  StartAttempt,
-  StartedSession,
-} from './protection/verification-protection.types.js';

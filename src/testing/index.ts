@@ -12,7 +12,7 @@ export type { SandboxAccountView } from './sandbox-accounts.js';
 export type { ControlActionResult } from './sandbox-state.js';
 export type { WebhookDelivery, WebhookEvent } from './sandbox-webhooks.js';
 export type { SandboxFaultInput, RouteFaultInput, WebhookFaultInput, ApiRoute } from './sandbox-faults.js';
-export type { UsageSummary } from './sandbox-usage.js';
+export type { SandboxUsageSummary } from './sandbox-usage.js';
 export type { WireMoney } from './sandbox-money.js';
 export { SandboxControlClient, SandboxControlError } from './sandbox-control.client.js';
 export type { SandboxControlClientOptions, SandboxControlFetch } from './sandbox-control.client.js';

@@ -11,7 +11,7 @@ export interface UsageRange {
 }
 
 /** `GET /v1/usage` body. */
-export interface UsageSummary {
+export interface SandboxUsageSummary {
   from: string;
   to: string;
   total_verifications: number;
@@ -57,7 +57,7 @@ export function usageRange(query: URLSearchParams, now: number, defaultDays: num
  * was actually charged for them; `by_method` uses the schema's keys (`msgr1`) and lists methods seen;
  * `by_status` lists all five statuses; `daily` is ordered by date with empty days omitted.
  */
-export function summarizeUsage(sessions: readonly SandboxSession[], range: UsageRange): UsageSummary {
+export function summarizeUsage(sessions: readonly SandboxSession[], range: UsageRange): SandboxUsageSummary {
   const byMethod: Record<string, number> = {};
   const byStatus = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<SessionStatus, number>;
   const days = new Map<string, { date: string; total: number; verified: number }>();

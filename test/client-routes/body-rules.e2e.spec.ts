@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { resolveVerificationOptions, type VerificationModuleOptions } from '../../src/index.js';
+import type { VerificationModuleOptions } from '../../src/index.js';
+// The resolver is internal (not a package export): this suite checks its rules for the route options.
+import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { send } from '../hardening/support/responses.js';
 import { CapturingLogger } from '../support/log-capture.js';
