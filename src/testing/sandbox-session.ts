@@ -1,8 +1,8 @@
-import type { KnownVerificationStatus } from '../core/verification-status.js';
 import type { SandboxMethod } from './sandbox.options.js';
 import { toWireMoney, type WireMoney } from './sandbox-money.js';
 
-export type SessionStatus = KnownVerificationStatus;
+export type SessionStatus = 'sent' | 'delivered' | 'verified' | 'expired' | 'failed';
+export const TERMINAL: ReadonlySet<SessionStatus> = new Set(['verified', 'expired', 'failed']);
 
 /**
  * Where an `operator_id` session stands: the SIM push is pending; it fell back to an SMS code; the operator

@@ -4,9 +4,7 @@ import { canAfford, charge, CHARGE_MOMENT } from './sandbox-billing.js';
 import type { SandboxClock } from './sandbox-clock.js';
 import { flashCallerNumber, normalizeE164, poolNumberToCall, randomCode } from './sandbox-phone.js';
 import type { SandboxScheduler } from './sandbox-scheduler.js';
-import type { SandboxSession } from './sandbox-session.js';
-import { isVerificationCode } from '../core/verification-code.js';
-import { isTerminal } from '../core/verification-status.js';
+import { TERMINAL, type SandboxSession } from './sandbox-session.js';
 import type { SandboxWebhooks, WebhookEvent } from './sandbox-webhooks.js';
 import {
   DEFAULT_EXPIRY_SECONDS,
@@ -177,7 +175,7 @@ export class SandboxState {
     }
     const input = body as Record<string, unknown>;
     if (!isGuid(input.request_id)) throw validationError('request_id must be a GUID.');
-    if (!isVerificationCode(input.code)) {
+    if (typeof input.code !== 'string' || !/^\d{4,8}$/.test(input.code)) {
       throw validationError('code must be a string of 4 to 8 digits.');
     }
     const code = input.code;
@@ -197,7 +195,7 @@ export class SandboxState {
       }
       throw notPending('The session has expired.');
     }
-    if (isTerminal(session.status)) throw notPending(`The session is already ${session.status}.`);
+    if (TERMINAL.has(session.status)) throw notPending(`The session is already ${session.status}.`);
     if (session.method === 'operator_id') {
       if (session.operatorState === 'push_pending') {
         throw notPending(
@@ -225,7 +223,7 @@ export class SandboxState {
       session.acceptedCode = code;
       session.awaitingCode = false;
       this.scheduler.at(this.clock.now() + this.options.operatorResultDelayMs, () => {
-        if (session.operatorState === 'code_accepted' && !isTerminal(session.status)) this.verify(session);
+        if (session.operatorState === 'code_accepted' && !TERMINAL.has(session.status)) this.verify(session);
       });
       return outcome(); // status stays `sent`: the operator's result follows asynchronously
     }
@@ -336,7 +334,7 @@ export class SandboxState {
 
   /** TTL elapsed (or operator consent timeout): sent/delivered → expired. */
   expire(session: SandboxSession): void {
-    if (isTerminal(session.status)) return;
+    if (TERMINAL.has(session.status)) return;
     session.status = 'expired';
     session.awaitingCode = false;
     session.updatedAt = this.clock.now();
@@ -382,7 +380,7 @@ export class SandboxState {
   private controlSession(requestId: string): SandboxSession {
     const session = isGuid(requestId) ? this.sessions.get(requestId.toLowerCase()) : undefined;
     if (!session) throw notFound('No such verification session.');
-    if (isTerminal(session.status)) throw notPending(`The session is already ${session.status}.`);
+    if (TERMINAL.has(session.status)) throw notPending(`The session is already ${session.status}.`);
     return session;
   }
 }

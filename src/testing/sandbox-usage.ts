@@ -1,10 +1,9 @@
-import { VERIFICATION_STATUSES } from '../core/verification-status.js';
 import { toWireMoney, type WireMoney } from './sandbox-money.js';
 import { wireMethod, type SandboxSession, type SessionStatus } from './sandbox-session.js';
 import { validationError } from './problem.js';
 
 const DAY_MS = 86_400_000;
-const STATUSES: readonly SessionStatus[] = VERIFICATION_STATUSES;
+const STATUSES: readonly SessionStatus[] = ['sent', 'delivered', 'verified', 'expired', 'failed'];
 
 export interface UsageRange {
   from: string;

@@ -1,15 +1,15 @@
-import { VERIFICATION_METHODS, type KnownVerificationMethod } from '../core/verification-method.js';
-
 /** Options of `VerificationSandbox.start` and of sandbox accounts, with the defaults of every "not shown" choice. */
 
-/**
- * Canonical method names the sandbox stores (the guides' names; the schema's `msgr1` is accepted on
- * input): every method but voice, which the API announces as coming soon and refuses.
- */
-export type SandboxMethod = Exclude<KnownVerificationMethod, 'voice'>;
-export const SANDBOX_METHODS: readonly SandboxMethod[] = VERIFICATION_METHODS.filter(
-  (method): method is SandboxMethod => method !== 'voice',
-);
+/** Canonical method names the sandbox stores (the guides' names; the schema's `msgr1` is accepted on input). */
+export const SANDBOX_METHODS = [
+  'reverse_flash_call',
+  'flash_call',
+  'msgr1_otp',
+  'msgr2_bot',
+  'sms',
+  'operator_id',
+] as const;
+export type SandboxMethod = (typeof SANDBOX_METHODS)[number];
 
 /** Outcomes of the operator's SIM push, driven by the control API. */
 export type OperatorOutcome = 'approve' | 'fallback' | 'timeout' | 'fail';
