@@ -6,7 +6,7 @@
  * (runIsolated): sandbox, relay, host app and browsers share the sandbox's clock.
  */
 import http from 'node:http';
-import { pollIntervalMs } from '../src/core/session-record.js';
+import { pollIntervalMs } from '../src/core/verification-method.js';
 import { VerificationSandbox } from '../src/testing/index.js';
 import { PhoneNumbers, runIsolated, type BenchContext } from './lib/context.js';
 import { startHostApp } from './lib/host-app.js';

@@ -184,7 +184,7 @@ export class VerificationApiClient implements OnModuleDestroy {
       // The last attempt of a GET is cut short by the total deadline; a POST always gets its full timeout.
       const timeoutMs =
         call.method === 'GET' ? Math.max(1, Math.min(this.#timeoutMs, deadline - started)) : this.#timeoutMs;
-      // The attempt inline (one `async` frame per call, not two): the exchange, then its reading.
+      // One attempt: the exchange, then its reading.
       let answer: HttpAnswer | undefined;
       let failure: ApiError | undefined;
       try {

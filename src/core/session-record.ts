@@ -1,12 +1,11 @@
 import type { Money } from './money.js';
-import type { VerificationMethod } from './verification-method.js';
+import { CODE_LENGTH_BOUNDS } from './verification-code.js';
+import { methodTraits, type VerificationMethod } from './verification-method.js';
 import { isTerminal, type VerificationStatus } from './verification-status.js';
-
-export { isTerminal };
 
 /**
  * What the module keeps about a session it started, in the store under `session:{requestId}`.
- * Times are ms since the epoch. `cost` stays server-side.
+ * Times are ms since the epoch. `cost` stays server-side. Made only by `newSessionRecord`.
  */
 export interface SessionRecord {
   requestId: string;
@@ -22,42 +21,105 @@ export interface SessionRecord {
   expiresAt: number;
   verifiedAt: number | null;
   cost?: Money;
-  /** An operator_id session that fell back to the SMS code at some point (code_required is due). */
+  /** A session whose method announces its code request (operator_id) had one: code_required is due. */
   fallback?: boolean;
 }
 
-/** Spec pace: every 1–2 s for reverse flash call, every 2–3 s otherwise, no faster. */
-export function pollIntervalMs(method: VerificationMethod): number {
-  return method === 'reverse_flash_call' ? 1500 : 2500;
+/** The spec's default session TTL (`expiry_seconds` not sent). */
+export const DEFAULT_SESSION_TTL_MS = 300_000;
+/** The spec's longest session TTL (`expiry_seconds` at most 600). */
+export const MAX_SESSION_TTL_MS = 600_000;
+
+/**
+ * What the API said of a session: the start's answer, or a later read of it. The start's answer and
+ * the session resource (`GET /v1/verify/{id}`) both fit.
+ */
+export interface SessionFacts {
+  requestId: string;
+  phoneNumber: string;
+  method: VerificationMethod;
+  status: VerificationStatus;
+  awaitingCode?: boolean;
+  codeLength?: number;
+  numberToCall?: string;
+  deepLink?: string;
+  createdAt?: Date;
+  expiresAt?: Date;
+  cost?: Money;
+}
+
+/** What the module knows of a session beyond the API's word. */
+export interface SessionOrigin {
+  /** The `owner(req)` it was started for. */
+  owner?: string;
+  /** When it began, if the API does not say (`created_at`). */
+  createdAt: number;
+  /** Its TTL, if the API does not say when it ends (`expires_at`): counted from its beginning. */
+  ttlMs: number;
+  /**
+   * `answer`: the start's own answer, kept as it is (status, code request, display data).
+   * `seed`: a session found later (adopted from a webhook, rebuilt after the store lost it), recorded
+   * as it was at initiation; the tracker then merges the API's current view into it like any first
+   * observation, so that what became due since (code_required, the outcome) is emitted once.
+   */
+  as: 'answer' | 'seed';
+}
+
+/** The one way a SessionRecord comes to be: at start, on adoption of an in-doubt start, on recovery. */
+export function newSessionRecord(facts: SessionFacts, origin: SessionOrigin): SessionRecord {
+  const createdAt = facts.createdAt?.getTime() ?? origin.createdAt;
+  const seed = origin.as === 'seed';
+  return {
+    requestId: facts.requestId,
+    phoneNumber: facts.phoneNumber,
+    method: facts.method,
+    owner: origin.owner,
+    status: seed ? 'sent' : facts.status,
+    awaitingCode: seed ? false : facts.awaitingCode === true,
+    codeLength: facts.codeLength,
+    numberToCall: facts.numberToCall,
+    deepLink: facts.deepLink,
+    createdAt,
+    expiresAt: facts.expiresAt?.getTime() ?? createdAt + origin.ttlMs,
+    verifiedAt: null,
+    cost: facts.cost,
+  };
 }
 
 /** Whether the frontend must show a code field now. */
 export function awaitsCode(record: Pick<SessionRecord, 'method' | 'awaitingCode' | 'status'>): boolean {
   if (isTerminal(record.status)) return false;
-  switch (record.method) {
-    case 'reverse_flash_call':
+  switch (methodTraits(record.method).codeAwaited) {
+    case 'never':
       return false;
-    case 'operator_id':
-    case 'msgr2_bot':
+    case 'when_api_says':
       return record.awaitingCode;
-    default:
+    case 'from_start':
       return true;
   }
 }
 
 /**
  * Whether the session's next change for the frontend comes without a webhook. The API's webhooks
- * report outcomes and operator_id's code request; msgr2_bot's code request (the bot sends the code
- * once the user shares the number) is seen only by asking.
+ * report outcomes and announced code requests (operator_id's); a code request the API does not
+ * announce (msgr2_bot's: the bot sends the code once the user shares the number) is seen only by asking.
  */
 export function awaitsUnreportedChange(
   record: Pick<SessionRecord, 'method' | 'awaitingCode' | 'status'>,
 ): boolean {
-  return record.method === 'msgr2_bot' && !record.awaitingCode && !isTerminal(record.status);
+  const traits = methodTraits(record.method);
+  return (
+    traits.codeAwaited === 'when_api_says' &&
+    !traits.codeRequestAnnounced &&
+    !record.awaitingCode &&
+    !isTerminal(record.status)
+  );
 }
 
-/** Digits a code may have: the spec's bounds of a check request, for a session whose exact length the API did not give. */
-export const CODE_LENGTH_BOUNDS = { min: 4, max: 8 } as const;
+/** Whether the record owes the `code_required` event: its method announces code requests, and one came. */
+export function owesCodeRequired(record: Pick<SessionRecord, 'method' | 'fallback'>): boolean {
+  return methodTraits(record.method).codeRequestAnnounced && record.fallback === true;
+}
 
 /**
  * The digits the code field takes while a code is awaited: exactly `codeLength` when the API gave

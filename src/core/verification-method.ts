@@ -1,4 +1,4 @@
-/** The verification methods: the domain's one list of them. */
+/** The verification methods: the domain's one list of them, and what each one does differently. */
 
 /** Canonical method names (the guides' ones). The schema name `msgr1` is normalised to `msgr1_otp`. */
 export const VERIFICATION_METHODS = [
@@ -13,3 +13,92 @@ export const VERIFICATION_METHODS = [
 export type KnownVerificationMethod = (typeof VERIFICATION_METHODS)[number];
 /** A known method, or a method this version of the package does not know yet (passed through as sent). */
 export type VerificationMethod = KnownVerificationMethod | (string & { readonly __unknownMethod?: never });
+
+/** Whether the user types a code, as `GET /methods` tells frontends. */
+export const CODE_ENTRIES = ['always', 'never', 'on_fallback'] as const;
+export type CodeEntry = (typeof CODE_ENTRIES)[number];
+
+/** What the module does differently for one method. Everything method-specific is read from here. */
+export interface MethodTraits {
+  /** Pace of status polls (spec: every 1–2 s for reverse flash call, every 2–3 s otherwise, no faster). */
+  readonly pollIntervalMs: number;
+  /**
+   * Whether the user types a code: `never` (the user places a call), `always`, or `on_fallback`
+   * (operator_id: only when the operator falls back to an SMS code).
+   */
+  readonly codeEntry: CodeEntry;
+  /**
+   * When the code field shows while the session is pending: from the start, only once the API says
+   * `awaiting_code` (the bot sent the code after the user shared the number; the operator fell back
+   * to SMS), or never (exactly when `codeEntry` is `never`).
+   */
+  readonly codeAwaited: 'from_start' | 'when_api_says' | 'never';
+  /**
+   * Whether the API announces the code request by webhook (`verification.code_required`, operator_id's
+   * SMS fallback): the record then remembers the fallback and the module emits `code_required`. A code
+   * request without it (msgr2_bot's) is seen only by asking the API.
+   */
+  readonly codeRequestAnnounced: boolean;
+  /** Offered when the host names no methods (voice is not: the API announces it as coming). */
+  readonly offeredByDefault: boolean;
+}
+
+const NORMAL_POLL_MS = 2500;
+const FAST_POLL_MS = 1500;
+
+/** A code sent to the user when the session starts (SMS, a messenger, a voice call, a flash call's caller ID). */
+const CODE_FROM_START: MethodTraits = {
+  pollIntervalMs: NORMAL_POLL_MS,
+  codeEntry: 'always',
+  codeAwaited: 'from_start',
+  codeRequestAnnounced: false,
+  offeredByDefault: true,
+};
+
+const TRAITS: Readonly<Record<KnownVerificationMethod, MethodTraits>> = {
+  reverse_flash_call: {
+    pollIntervalMs: FAST_POLL_MS,
+    codeEntry: 'never',
+    codeAwaited: 'never',
+    codeRequestAnnounced: false,
+    offeredByDefault: true,
+  },
+  flash_call: CODE_FROM_START,
+  msgr1_otp: CODE_FROM_START,
+  msgr2_bot: { ...CODE_FROM_START, codeAwaited: 'when_api_says' },
+  sms: CODE_FROM_START,
+  operator_id: {
+    ...CODE_FROM_START,
+    codeEntry: 'on_fallback',
+    codeAwaited: 'when_api_says',
+    codeRequestAnnounced: true,
+  },
+  voice: { ...CODE_FROM_START, offeredByDefault: false },
+};
+
+/**
+ * A method this version does not know: treated as the plain code methods are (a code field from the
+ * start, the spec's normal pace), never offered unless the host names it.
+ */
+export const UNKNOWN_METHOD_TRAITS: MethodTraits = { ...CODE_FROM_START, offeredByDefault: false };
+
+/** The traits of a method; a method this version does not know gets UNKNOWN_METHOD_TRAITS. */
+export function methodTraits(method: VerificationMethod): MethodTraits {
+  return Object.hasOwn(TRAITS, method) ? TRAITS[method as KnownVerificationMethod] : UNKNOWN_METHOD_TRAITS;
+}
+
+/** How often a session of this method may be polled. */
+export function pollIntervalMs(method: VerificationMethod): number {
+  return methodTraits(method).pollIntervalMs;
+}
+
+/** The slowest poll pace of any method: for what must span one poll of whatever session (a lease, a retry). */
+export const SLOWEST_POLL_INTERVAL_MS = Math.max(
+  UNKNOWN_METHOD_TRAITS.pollIntervalMs,
+  ...Object.values(TRAITS).map((traits) => traits.pollIntervalMs),
+);
+
+/** The methods offered when the host names none. */
+export const DEFAULT_VERIFICATION_METHODS: readonly KnownVerificationMethod[] = VERIFICATION_METHODS.filter(
+  (method) => TRAITS[method].offeredByDefault,
+);

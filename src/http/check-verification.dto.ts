@@ -1,5 +1,6 @@
 import { ApiProperty } from './openapi-decorators.js';
 import { IsString, Matches, MaxLength } from 'class-validator';
+import { CODE_PATTERN, CODE_RULE } from '../core/verification-code.js';
 
 export class CheckVerificationDto {
   /** Every field of the body (see BodyFields). */
@@ -10,8 +11,8 @@ export class CheckVerificationDto {
   @MaxLength(256)
   verification_id!: string;
 
-  @ApiProperty({ description: '4 to 8 digits', example: '1234', pattern: '^\\d{4,8}$' })
+  @ApiProperty({ description: CODE_RULE, example: '1234', pattern: CODE_PATTERN.source })
   @IsString()
-  @Matches(/^\d{4,8}$/, { message: 'code must be 4 to 8 digits' })
+  @Matches(CODE_PATTERN, { message: `code must be ${CODE_RULE}` })
   code!: string;
 }

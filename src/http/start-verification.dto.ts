@@ -1,5 +1,6 @@
 import { ApiProperty } from './openapi-decorators.js';
 import { IsString, MaxLength } from 'class-validator';
+import { VERIFICATION_METHODS } from '../core/verification-method.js';
 
 export class StartVerificationDto {
   /** Every field of the body (see BodyFields). */
@@ -17,7 +18,7 @@ export class StartVerificationDto {
   @ApiProperty({
     description: 'One of the methods `GET /methods` offers',
     example: 'sms',
-    enum: ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'sms', 'operator_id', 'voice'],
+    enum: [...VERIFICATION_METHODS],
   })
   @IsString()
   @MaxLength(40)

@@ -8,12 +8,9 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import {
-  awaitsUnreportedChange,
-  isTerminal,
-  pollIntervalMs,
-  type SessionRecord,
-} from '../core/session-record.js';
+import { awaitsUnreportedChange, type SessionRecord } from '../core/session-record.js';
+import { pollIntervalMs, SLOWEST_POLL_INTERVAL_MS } from '../core/verification-method.js';
+import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { toStatusView } from '../verification/status-view.js';
 import { VerificationHandleCodec } from '../verification/verification-handle.codec.js';
@@ -298,7 +295,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       return this.needsLooking(fresh) ? pollIntervalMs(fresh.method) : NaN;
     } catch {
       // Upstream or store trouble: look again one interval later.
-      return pollIntervalMs('sms');
+      return SLOWEST_POLL_INTERVAL_MS;
     }
   }
 

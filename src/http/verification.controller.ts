@@ -124,11 +124,7 @@ export abstract class VerificationControllerBase {
     @Param('verification_id') verificationId: string,
     @Req() request: unknown,
   ): Promise<VerificationStatusResponse> {
-    // No owner function and owner() not overridden: the owner is undefined, with no `await` for it.
-    const owner =
-      this.options.owner === undefined && this.owner === ownerFromOptions
-        ? undefined
-        : await this.owner(request);
+    const owner = await this.owner(request);
     return VerificationStatusResponse.from(await this.verification.status(verificationId, owner));
   }
 
@@ -167,9 +163,6 @@ export abstract class VerificationControllerBase {
     return owner === undefined || owner === null ? undefined : String(owner);
   }
 }
-
-/** The base class's own `owner()`, which only asks `options.owner`. */
-const ownerFromOptions = VerificationControllerBase.prototype['owner'];
 
 /** A controller class serving the client routes under `prefix`. */
 export function createVerificationController(prefix: string): Type<VerificationControllerBase> {

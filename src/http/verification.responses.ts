@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
+import { CODE_ENTRIES } from '../core/verification-method.js';
 import type { CheckView, MethodView, StartView, StatusView } from '../verification/verification.views.js';
 
 /** Response bodies of the client routes (snake_case, for frontends). No cost, no upstream ids. */
@@ -97,7 +98,7 @@ export class VerificationStatusResponse {
 
 export class VerificationMethodItem {
   @ApiProperty() method!: string;
-  @ApiProperty({ enum: ['always', 'never', 'on_fallback'] }) code_entry!: string;
+  @ApiProperty({ enum: [...CODE_ENTRIES] }) code_entry!: string;
   @ApiProperty() poll_interval_ms!: number;
 }
 
@@ -115,7 +116,7 @@ export class VerificationMethodsResponse {
   }
 }
 
-/** A copy without the undefined fields (copied rather than `delete`d: deleting turns an object into a slow dictionary). */
+/** A copy without the undefined fields: a host that calls `from` itself sees only the fields the answer has. */
 function withoutUndefined<T extends object>(value: T): T {
   const copy = {} as T;
   for (const key in value) if (value[key] !== undefined) copy[key] = value[key];

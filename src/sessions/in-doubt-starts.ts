@@ -11,7 +11,12 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { maskPhoneNumber } from '../core/phone-mask.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import type { SessionRecord } from '../core/session-record.js';
+import {
+  DEFAULT_SESSION_TTL_MS,
+  MAX_SESSION_TTL_MS,
+  newSessionRecord,
+  type SessionRecord,
+} from '../core/session-record.js';
 
 /** Set while any in-doubt start is remembered: a webhook for an unknown session costs no API call otherwise. */
 const ANY_KEY = 'indoubt:any';
@@ -19,8 +24,6 @@ const ANY_KEY = 'indoubt:any';
 const CLOCK_SKEW_MS = 5 * 60_000;
 /** Webhooks of a session may come this long after its expiry (the sender's retries). */
 const LATE_WEBHOOK_MS = 3_600_000;
-/** Upper bound of a session's TTL (spec: `expiry_seconds` at most 600). */
-const MAX_SESSION_TTL_MS = 600_000;
 
 /** One start whose initiation may have created a session the module never heard of. */
 interface InDoubtStart {
@@ -118,20 +121,14 @@ export class InDoubtStarts {
     if (rest.length > 0) await this.store.set(key, JSON.stringify(rest), this.lifetimeMs());
     else await this.store.delete(key);
 
-    const now = this.store.now();
     // The state at initiation; the tracker merges the API's view into it and emits what is due.
-    const record: SessionRecord = {
-      requestId: session.requestId,
-      phoneNumber: session.phoneNumber,
-      method: session.method,
+    const record = newSessionRecord(session, {
       owner: match.owner,
-      status: 'sent',
-      awaitingCode: false,
-      createdAt: session.createdAt?.getTime() ?? match.at,
-      expiresAt: session.expiresAt?.getTime() ?? now + (this.options.expirySeconds ?? 300) * 1000,
-      verifiedAt: null,
-      cost: session.cost,
-    };
+      createdAt: match.at,
+      ttlMs:
+        this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
+      as: 'seed',
+    });
     await this.records.save(record);
     await this.queue.track(record);
     // A paid initiation after all: counted where the start route counts its own.

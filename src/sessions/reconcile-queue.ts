@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { pollIntervalMs, type SessionRecord } from '../core/session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { pollIntervalMs, SLOWEST_POLL_INTERVAL_MS } from '../core/verification-method.js';
 
 /** Name of the store's due-queue that holds the sessions the reconciler still has to settle. */
 export const RECONCILE_QUEUE = 'reconcile';
@@ -31,10 +32,9 @@ export class ReconcileQueue {
 
   /** Lease of a claimed member: if an instance dies while polling, another one takes over after this. */
   leaseMs(): number {
-    const specPace = pollIntervalMs('sms');
     return this.options.webhooks.enabled
-      ? Math.max(this.options.reconcile.lazyIntervalMs, specPace)
-      : specPace;
+      ? Math.max(this.options.reconcile.lazyIntervalMs, SLOWEST_POLL_INTERVAL_MS)
+      : SLOWEST_POLL_INTERVAL_MS;
   }
 
   /**

@@ -7,46 +7,48 @@ const record: SessionRecord = {
   requestId: 'req-1',
   phoneNumber: '+79123456789',
   method: 'sms',
-  status: 'pending',
+  status: 'sent',
   awaitingCode: true,
   createdAt: 1_700_000_000_000,
   expiresAt: 1_700_000_300_000,
   verifiedAt: null,
 };
 
-describe('SessionRecordRepository: a re-read skips the parse only while the store holds what was read', () => {
+describe('SessionRecordRepository: a merge that changed nothing writes nothing', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
+  let writes: number;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
+    const set = store.set.bind(store);
+    writes = 0;
+    store.set = (...args) => {
+      writes++;
+      return set(...args);
+    };
     records = new SessionRecordRepository(store);
   });
   afterEach(() => store.close());
 
-  it('hands back the record it read when the stored JSON is unchanged, and a fresh one once another writer changed it', async () => {
-    await records.save(record);
-    const first = (await records.getStored('req-1'))!.record;
-    expect(first).toEqual(record);
-    expect((await records.getStoredSince('req-1', first))!.record).toBe(first);
+  it('saves a record that has no predecessor, skips one equal to what it was made from, saves a changed one', async () => {
+    await expect(records.saveIfChanged(record, null)).resolves.toBe(true);
+    expect(writes).toBe(1);
+    const read = (await records.get('req-1'))!;
+    expect(read).toEqual(record);
 
-    // Another observer (a webhook, another instance) stores a newer state in between.
-    const verified = { ...first, status: 'verified' as const, verifiedAt: 1_700_000_100_000 };
-    await store.set(SessionRecordRepository.key('req-1'), JSON.stringify(verified), 60_000);
-    const again = (await records.getStoredSince('req-1', first))!;
-    expect(again.record).not.toBe(first);
-    expect(again.record).toEqual(verified);
-    expect(again.raw).toBe(JSON.stringify(verified));
+    await expect(records.saveIfChanged({ ...read }, read)).resolves.toBe(false);
+    expect(writes).toBe(1);
+
+    const verified = { ...read, status: 'verified', verifiedAt: 1_700_000_100_000 };
+    await expect(records.saveIfChanged(verified, read)).resolves.toBe(true);
+    expect(writes).toBe(2);
+    await expect(records.get('req-1')).resolves.toEqual(verified);
   });
 
-  it('knows a record it saved, and never a record it did not read or save', async () => {
-    const saved = { ...record, requestId: 'req-2' };
-    await records.save(saved);
-    expect((await records.getStoredSince('req-2', saved))!.record).toBe(saved);
-    const lookalike = { ...saved };
-    const read = (await records.getStoredSince('req-2', lookalike))!.record;
-    expect(read).not.toBe(lookalike);
-    expect(read).toEqual(saved);
-    await store.delete(SessionRecordRepository.key('req-2'));
-    await expect(records.getStoredSince('req-2', saved)).resolves.toBeNull();
+  it('a field added by the merge (the fallback mark) is a change', async () => {
+    await records.save(record);
+    const read = (await records.get('req-1'))!;
+    await expect(records.saveIfChanged({ ...read, fallback: true }, read)).resolves.toBe(true);
+    await expect(records.get('req-1')).resolves.toMatchObject({ fallback: true });
   });
 });

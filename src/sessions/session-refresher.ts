@@ -5,7 +5,9 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import { isTerminal, pollIntervalMs, type SessionRecord } from '../core/session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { pollIntervalMs } from '../core/verification-method.js';
+import { isTerminal } from '../core/verification-status.js';
 import { VerificationTracker } from './verification.tracker.js';
 
 /**
@@ -39,8 +41,7 @@ export class SessionRefresher {
   async refresh(record: SessionRecord, source: VerificationEventSource = 'poll'): Promise<SessionRecord> {
     if (isTerminal(record.status)) return record;
     // Coalescing off: every poll asks the API itself.
-    if (!this.options.statusCache.enabled)
-      return await this.tracker.observe(await this.api.getSession(record.requestId), source, record);
+    if (!this.options.statusCache.enabled) return this.fetch(record, source);
     const running = this.inflight.get(record.requestId);
     if (running) return running;
     const now = this.store.now();
@@ -71,6 +72,6 @@ export class SessionRefresher {
 
   private async fetch(record: SessionRecord, source: VerificationEventSource): Promise<SessionRecord> {
     const session = await this.api.getSession(record.requestId);
-    return await this.tracker.observe(session, source, record);
+    return this.tracker.observe(session, source, record);
   }
 }

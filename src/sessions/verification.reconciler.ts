@@ -6,7 +6,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import { isTerminal } from '../core/session-record.js';
+import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from './session-refresher.js';
 import { describeUpstreamError } from '../api/verification-api.error.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';

@@ -8,11 +8,13 @@ import {
   type VerificationEventSource,
   type VerificationEventType,
 } from '../core/verification-events.js';
+import { methodTraits } from '../core/verification-method.js';
+import { isTerminal, terminalEvent } from '../core/verification-status.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionChanges } from './session-changes.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
-import { isTerminal, type SessionRecord } from '../core/session-record.js';
+import { newSessionRecord, owesCodeRequired, type SessionRecord } from '../core/session-record.js';
 
 /** Thrown when a listener rejected: the event's claim was released so it comes again. */
 export class VerificationListenerError extends Error {
@@ -82,17 +84,14 @@ export class VerificationTracker {
     // A pending `known` is read again: a concurrent observer may have stored a newer state since.
     const stored =
       known === undefined || (known !== null && !isTerminal(known.status))
-        ? await this.records.getStoredSince(session.requestId, known)
+        ? await this.records.get(session.requestId)
         : null;
-    const base = stored?.record ?? known ?? null;
+    const base = stored ?? known ?? null;
     const record = merge(base, session, this.store.now());
-    const raw = JSON.stringify(record);
-    // Unchanged (the usual pending poll): nothing to write.
-    const changed = base === null || raw !== (stored?.raw ?? JSON.stringify(base));
-    if (changed) await this.records.save(record, raw);
+    // The usual pending poll changes nothing: nothing is written, and nothing announced to streams.
+    const changed = await this.records.saveIfChanged(record, base);
     try {
-      // Nothing due (a pending session without a code request, the usual poll): emitDue would do nothing.
-      if (dueEvents(record) !== NOTHING_DUE) await this.emitDue(record, source);
+      await this.emitDue(record, source);
     } finally {
       // Announced after the host's listeners ran, so a browser told "verified" finds the host done.
       if (changed) await this.changes.announce(record.requestId);
@@ -184,45 +183,19 @@ export class VerificationTracker {
   }
 }
 
-const NOTHING_DUE: readonly VerificationEventType[] = [];
-
-/** The events a record's state calls for, in order (`code_required` first); the shared empty list when none (no allocation per poll). */
-function dueEvents(record: SessionRecord): readonly VerificationEventType[] {
-  const codeRequired = record.method === 'operator_id' && record.fallback === true;
+/** The events a record's state calls for, in order (`code_required` first). */
+function dueEvents(record: SessionRecord): VerificationEventType[] {
+  const due: VerificationEventType[] = owesCodeRequired(record) ? [VerificationEventName.codeRequired] : [];
   const terminal = terminalEvent(record.status);
-  if (!codeRequired && terminal === undefined) return NOTHING_DUE;
-  const due: VerificationEventType[] = codeRequired ? [VerificationEventName.codeRequired] : [];
   if (terminal) due.push(terminal);
   return due;
 }
 
-function terminalEvent(status: string): VerificationEventType | undefined {
-  switch (status) {
-    case 'verified':
-      return VerificationEventName.verified;
-    case 'failed':
-      return VerificationEventName.failed;
-    case 'expired':
-      return VerificationEventName.expired;
-    default:
-      return undefined;
-  }
-}
-
 function merge(previous: SessionRecord | null, session: VerificationSession, now: number): SessionRecord {
+  // No record yet: the session as the API shows it (an end it does not state counts as now).
   const base: SessionRecord = previous
     ? { ...previous }
-    : {
-        requestId: session.requestId,
-        phoneNumber: session.phoneNumber,
-        method: session.method,
-        status: session.status,
-        awaitingCode: session.awaitingCode ?? false,
-        createdAt: session.createdAt?.getTime() ?? now,
-        expiresAt: session.expiresAt?.getTime() ?? now,
-        verifiedAt: null,
-        cost: session.cost,
-      };
+    : newSessionRecord(session, { createdAt: now, ttlMs: 0, as: 'answer' });
   // A terminal state is final: a late or reordered observation never moves a session back, and a
   // code request seen only after the outcome is moot (code_required is not emitted after the fact).
   if (isTerminal(base.status)) {
@@ -235,7 +208,12 @@ function merge(previous: SessionRecord | null, session: VerificationSession, now
   if (session.verifiedAt) base.verifiedAt = session.verifiedAt.getTime();
   if (session.expiresAt) base.expiresAt = session.expiresAt.getTime();
   if (session.cost) base.cost = session.cost;
-  if (base.method === 'operator_id' && session.awaitingCode === true && !isTerminal(session.status))
+  // A code request the API announces (operator_id's fallback) is remembered: code_required is then due.
+  if (
+    methodTraits(base.method).codeRequestAnnounced &&
+    session.awaitingCode === true &&
+    !isTerminal(session.status)
+  )
     base.fallback = true;
   return base;
 }

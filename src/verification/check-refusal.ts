@@ -1,7 +1,9 @@
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { fieldError, notPending } from './client-refusals.js';
-import { isTerminal, type SessionRecord } from '../core/session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { CODE_RULE } from '../core/verification-code.js';
+import { isTerminal } from '../core/verification-status.js';
 
 /** What a failed check's translation may ask: the truth about the session, and the module's clock. */
 export interface CheckRefusalContext {
@@ -36,7 +38,7 @@ export async function checkRefusal(
       });
     }
     if (error.status === 400 && error.errorCode === 'validation_error')
-      return fieldError('code', 'code must be 4 to 8 digits');
+      return fieldError('code', `code must be ${CODE_RULE}`);
     if (error.status === 409 || error.status === 400) {
       // An expired session answers 400 or 409 depending on the API ("not shown"): ask the truth.
       const fresh = await context.refresh(record);

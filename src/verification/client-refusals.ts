@@ -1,4 +1,5 @@
 import type { KnownVerificationMethod } from '../api/api.types.js';
+import { normalizeMethod } from '../api/method-names.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 
 /**
@@ -11,7 +12,8 @@ export function offeredMethod(
   available: readonly KnownVerificationMethod[],
 ): KnownVerificationMethod {
   if (typeof method !== 'string') throw fieldError('method', 'method must be a string');
-  const found = offered.find((m) => m === method || (m === 'msgr1_otp' && method === 'msgr1'));
+  const canonical = normalizeMethod(method);
+  const found = offered.find((m) => m === canonical);
   if (!found)
     throw new VerificationClientError(
       'method_not_available',

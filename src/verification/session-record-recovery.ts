@@ -8,7 +8,7 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
-import type { SessionRecord } from '../core/session-record.js';
+import { MAX_SESSION_TTL_MS, newSessionRecord, type SessionRecord } from '../core/session-record.js';
 import { toClientError } from './upstream-error.mapper.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 
@@ -17,8 +17,6 @@ import { VerificationListenerError, VerificationTracker } from '../sessions/veri
  * polling it does not cost one upstream GET per poll.
  */
 export const UNKNOWN_SESSION_TTL_MS = 60_000;
-/** The spec's longest session TTL, for a session read without `expires_at`. */
-const MAX_SESSION_TTL_MS = 600_000;
 
 /**
  * Rebuilds the record of a session the store lost (a single instance restarted on a MemoryStore,
@@ -87,7 +85,10 @@ export class SessionRecordRecovery {
       return null;
     }
     const now = this.store.now();
-    const seed = seedRecord(session, owner, now);
+    // As it was at start, as far as the session resource tells (display data of start, such as
+    // `code_length`, `number_to_call` or `deep_link`, is not in it and stays unknown); the longest TTL
+    // when the API does not say when it ends.
+    const seed = newSessionRecord(session, { owner, createdAt: now, ttlMs: MAX_SESSION_TTL_MS, as: 'seed' });
     if (seed.expiresAt + RECORD_RETENTION_MS <= now) return null;
     // Another instance (or a webhook adoption) may have stored it meanwhile: theirs stands.
     if (!(await this.records.saveIfAbsent(seed))) return this.records.get(requestId);
@@ -104,26 +105,4 @@ export class SessionRecordRecovery {
       throw error;
     }
   }
-}
-
-/**
- * The record as it was at start, as far as the API's session tells: the tracker then merges the
- * session into it like any first observation (status, `awaiting_code`, the operator_id fallback,
- * `verified_at`). Display data of start (`code_length`, `number_to_call`, `deep_link`) is not in the
- * session resource and stays unknown.
- */
-function seedRecord(session: VerificationSession, owner: string | undefined, now: number): SessionRecord {
-  const createdAt = session.createdAt?.getTime() ?? now;
-  return {
-    requestId: session.requestId,
-    phoneNumber: session.phoneNumber,
-    method: session.method,
-    owner,
-    status: 'sent',
-    awaitingCode: false,
-    createdAt,
-    expiresAt: session.expiresAt?.getTime() ?? createdAt + MAX_SESSION_TTL_MS,
-    verifiedAt: null,
-    cost: session.cost,
-  };
 }

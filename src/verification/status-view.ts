@@ -1,5 +1,6 @@
 import { maskPhoneNumber } from '../core/phone-mask.js';
-import { awaitsCode, codeLengthRange, pollIntervalMs, type SessionRecord } from '../core/session-record.js';
+import { awaitsCode, codeLengthRange, type SessionRecord } from '../core/session-record.js';
+import { pollIntervalMs } from '../core/verification-method.js';
 import type { StatusView } from './verification.views.js';
 
 /** What a frontend may see of a session record: the status route's and the status stream's answer. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 
-describe('VerificationHandleCodec: opened handles are remembered without weakening the binding', () => {
+describe('VerificationHandleCodec: a handle opens only for its owner, and only as sealed', () => {
   const codec = new VerificationHandleCodec('a-test-secret-of-enough-length-0123456789');
 
   it('opens the same handle again to the same request id, and only for its owner', () => {
@@ -16,21 +16,12 @@ describe('VerificationHandleCodec: opened handles are remembered without weakeni
     expect(codec.open(ownerless, '')).toBeNull();
   });
 
-  it('an altered spelling of a remembered handle is still refused', () => {
+  it('an altered spelling of an opened handle is refused', () => {
     const handle = codec.seal('req-3', undefined);
     expect(codec.open(handle, undefined)).toBe('req-3');
     const last = handle.at(-1)!;
     expect(codec.open(handle.slice(0, -1) + (last === 'A' ? 'B' : 'A'), undefined)).toBeNull();
     expect(codec.open(`${handle}A`, undefined)).toBeNull();
     expect(codec.open(handle.slice(0, -1), undefined)).toBeNull();
-  });
-
-  it('stays correct past the bound of remembered handles', () => {
-    const first = codec.seal('req-first', 'carol');
-    expect(codec.open(first, 'carol')).toBe('req-first');
-    for (let i = 0; i < 2_050; i++)
-      expect(codec.open(codec.seal(`req-${i}`, undefined), undefined)).toBe(`req-${i}`);
-    expect(codec.open(first, 'carol')).toBe('req-first');
-    expect(codec.open(first, 'dave')).toBeNull();
   });
 });

@@ -12,8 +12,6 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const MAX_HANDLE_CHARS = 256;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-/** Handles remembered as opened: a page polls its handle every 1.5 to 2.5 s, so most polls skip the cipher. */
-const OPENED_CACHE_SIZE = 2_000;
 
 /**
  * The opaque `verification_id` a frontend holds: the upstream `request_id` sealed with
@@ -23,8 +21,6 @@ const OPENED_CACHE_SIZE = 2_000;
  */
 export class VerificationHandleCodec {
   private readonly key: KeyObject;
-  /** (owner, handle) → request id, for handles this key opened; oldest first, bounded. */
-  private readonly opened = new Map<string, string>();
 
   /** `secret`: the handle key, or the API secret the key is derived from (HKDF-SHA256). */
   constructor(secret: string) {
@@ -44,19 +40,6 @@ export class VerificationHandleCodec {
   open(handle: unknown, owner: string | undefined): string | null {
     if (typeof handle !== 'string' || handle.length > MAX_HANDLE_CHARS || !BASE64URL.test(handle))
       return null;
-    // The owner is part of the cache key (a handle opens only for its owner); `\u0000` cannot occur in a handle.
-    const cacheKey = owner === undefined ? handle : `${handle}\u0000${owner}`;
-    const cached = this.opened.get(cacheKey);
-    if (cached !== undefined) return cached;
-    const requestId = this.decrypt(handle, owner);
-    if (requestId !== null) {
-      if (this.opened.size >= OPENED_CACHE_SIZE) this.opened.delete(this.opened.keys().next().value!);
-      this.opened.set(cacheKey, requestId);
-    }
-    return requestId;
-  }
-
-  private decrypt(handle: string, owner: string | undefined): string | null {
     const bytes = Buffer.from(handle, 'base64url');
     if (bytes.length < 1 + IV_BYTES + 1 + TAG_BYTES || bytes[0] !== VERSION) return null;
     // Re-encoding must give the same text: rejects non-canonical spellings of the same bytes.

@@ -18,10 +18,13 @@ import { SessionRecordRepository } from '../sessions/session-record.repository.j
 import {
   awaitsCode,
   codeLengthRange,
-  isTerminal,
-  pollIntervalMs,
+  DEFAULT_SESSION_TTL_MS,
+  newSessionRecord,
   type SessionRecord,
 } from '../core/session-record.js';
+import { CODE_RULE, isVerificationCode } from '../core/verification-code.js';
+import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
+import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { toStatusView } from './status-view.js';
 import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
@@ -37,8 +40,6 @@ import type {
   StartView,
   StatusView,
 } from './verification.views.js';
-
-const CODE_PATTERN = /^\d{4,8}$/;
 
 /**
  * The operations behind the client routes, for hosts that mount their own routes too. Every error
@@ -147,13 +148,12 @@ export class VerificationService {
   ): Promise<CheckView> {
     const requestId = this.openHandle(input.verificationId, input.owner);
     context.requestId = requestId;
-    if (typeof input.code !== 'string' || !CODE_PATTERN.test(input.code))
-      throw fieldError('code', 'code must be 4 to 8 digits');
+    if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     const record =
       (await this.records.get(requestId)) ?? (await this.recovery.require(requestId, input.owner));
     context.method = record.method;
-    if (record.method === 'reverse_flash_call')
+    if (methodTraits(record.method).codeEntry === 'never')
       throw new VerificationClientError(
         'method_not_available',
         'This verification is confirmed by the call; there is no code to check',
@@ -221,8 +221,7 @@ export class VerificationService {
   async methods(): Promise<MethodView[]> {
     return (await this.offered.list()).map((method) => ({
       method,
-      codeEntry:
-        method === 'reverse_flash_call' ? 'never' : method === 'operator_id' ? 'on_fallback' : 'always',
+      codeEntry: methodTraits(method).codeEntry,
       pollIntervalMs: pollIntervalMs(method),
     }));
   }
@@ -298,22 +297,18 @@ export class VerificationService {
         );
       throw withUpstreamCause(await this.upstreamFailure(error), error);
     }
-    const now = this.store.now();
-    const record: SessionRecord = {
-      requestId: result.requestId,
-      phoneNumber: result.phoneNumber || phoneNumber,
-      method: result.method,
-      owner,
-      status: result.status,
-      awaitingCode: 'awaitingCode' in result && result.awaitingCode === true,
-      codeLength: result.codeLength,
-      numberToCall: 'numberToCall' in result ? result.numberToCall : undefined,
-      deepLink: 'deepLink' in result ? result.deepLink : undefined,
-      createdAt: now,
-      expiresAt: result.expiresAt?.getTime() ?? now + (this.options.expirySeconds ?? 300) * 1000,
-      verifiedAt: null,
-      cost: result.cost,
-    };
+    const record = newSessionRecord(
+      { ...result, phoneNumber: result.phoneNumber || phoneNumber },
+      {
+        owner,
+        createdAt: this.store.now(),
+        ttlMs:
+          this.options.expirySeconds === undefined
+            ? DEFAULT_SESSION_TTL_MS
+            : this.options.expirySeconds * 1000,
+        as: 'answer',
+      },
+    );
     await this.records.save(record);
     // The reconciler follows every session started here until its outcome is emitted.
     await this.reconcileQueue.track(record);

@@ -1,4 +1,5 @@
 import type { KnownVerificationMethod, VerificationMethod, VerificationStatus } from '../api/api.types.js';
+import type { CodeEntry } from '../core/verification-method.js';
 
 /** What a start gives back (camelCase; the client routes render it in snake_case). */
 export interface StartView {
@@ -50,7 +51,7 @@ export interface StatusView {
 export interface MethodView {
   method: KnownVerificationMethod;
   /** Whether the user types a code (operator_id: only after the SMS fallback). */
-  codeEntry: 'always' | 'never' | 'on_fallback';
+  codeEntry: CodeEntry;
   pollIntervalMs: number;
 }
 

@@ -1,5 +1,7 @@
 import type { VerificationSession } from '../api/api.types.js';
 import type { SessionRecord } from '../core/session-record.js';
+import { VerificationEventName } from '../core/verification-events.js';
+import { announcedStatus } from '../core/verification-status.js';
 
 /**
  * What the module takes from a webhook body: which session and which event. Everything else
@@ -35,20 +37,6 @@ export function readWebhookNotice(body: unknown): WebhookNotice | undefined {
   return { requestId, event, data };
 }
 
-/** The status an event announces (`verification.verified` → `verified`), when it announces one. */
-export function announcedStatus(event: string): 'verified' | 'failed' | 'expired' | undefined {
-  switch (event) {
-    case 'verification.verified':
-      return 'verified';
-    case 'verification.failed':
-      return 'failed';
-    case 'verification.expired':
-      return 'expired';
-    default:
-      return undefined;
-  }
-}
-
 /**
  * `confirmWithApi: false`: the observation is built from the signed event itself. The session's
  * identity (number, method, owner) still comes from the module's own record, never the payload.
@@ -67,7 +55,8 @@ export function observationFromNotice(
     status: status ?? record.status,
     verifiedAt,
     expiresAt: new Date(record.expiresAt),
-    awaitingCode: notice.event === 'verification.code_required' ? true : status ? false : record.awaitingCode,
+    awaitingCode:
+      notice.event === VerificationEventName.codeRequired ? true : status ? false : record.awaitingCode,
   };
 }
 

@@ -8,7 +8,10 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { isTerminal, type SessionRecord } from '../core/session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { methodTraits } from '../core/verification-method.js';
+import { VerificationEventName } from '../core/verification-events.js';
+import { announcedStatus, isTerminal } from '../core/verification-status.js';
 import { describeUpstreamError } from '../api/verification-api.error.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -18,12 +21,7 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
 import { StandardWebhooksVerifier, type WebhookHeaders } from './standard-webhooks.verifier.js';
 import { WEBHOOK_VERIFIER } from './webhook-verifier.provider.js';
-import {
-  announcedStatus,
-  observationFromNotice,
-  readWebhookNotice,
-  type WebhookNotice,
-} from './webhook-notice.js';
+import { observationFromNotice, readWebhookNotice, type WebhookNotice } from './webhook-notice.js';
 
 /**
  * What became of a webhook (the 200 answer's `result`):
@@ -35,7 +33,6 @@ import {
  */
 export type WebhookResult = 'processed' | 'duplicate' | 'ignored' | 'deferred';
 
-const CODE_REQUIRED = 'verification.code_required';
 /** How long a delivery holds its webhook-id while being processed (a crashed one frees it after this). */
 const PROCESSING_LEASE_MS = 30_000;
 /** `application/json` and the structured `+json` types (`application/cloudevents+json`). */
@@ -137,7 +134,11 @@ export class WebhookReceiver {
       const { emitted } = await this.tracker.emitDue(record, 'webhook');
       return emitted.length > 0 ? 'processed' : 'duplicate';
     }
-    if (notice.event === CODE_REQUIRED && record.method === 'operator_id' && record.fallback !== true) {
+    if (
+      notice.event === VerificationEventName.codeRequired &&
+      methodTraits(record.method).codeRequestAnnounced &&
+      record.fallback !== true
+    ) {
       // The event name is signed, so the SMS fallback happened: kept before asking the API, which may
       // no longer show `awaiting_code` (the code was accepted since) or may be down right now. The
       // event is then due before the outcome, whichever observation comes next.

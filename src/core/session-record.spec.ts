@@ -1,0 +1,148 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  awaitsCode,
+  awaitsUnreportedChange,
+  codeLengthRange,
+  newSessionRecord,
+  owesCodeRequired,
+  type SessionFacts,
+  type SessionRecord,
+} from './session-record.js';
+import { VERIFICATION_METHODS } from './verification-method.js';
+
+const NOW = 1_700_000_000_000;
+
+const answer: SessionFacts = {
+  requestId: 'req-1',
+  phoneNumber: '+79123456789',
+  method: 'operator_id',
+  status: 'delivered',
+  awaitingCode: true,
+  codeLength: 6,
+  numberToCall: '+78001234567',
+  deepLink: 'https://t.me/bot?start=x',
+  expiresAt: new Date(NOW + 120_000),
+  cost: { amount: 1.5, currency: 'RUB' },
+};
+
+describe('newSessionRecord: the one way a session record is made', () => {
+  it('keeps the start answer as it is, with the owner, the clock and no verification yet', () => {
+    expect(
+      newSessionRecord(answer, { owner: 'alice', createdAt: NOW, ttlMs: 300_000, as: 'answer' }),
+    ).toEqual({
+      requestId: 'req-1',
+      phoneNumber: '+79123456789',
+      method: 'operator_id',
+      owner: 'alice',
+      status: 'delivered',
+      awaitingCode: true,
+      codeLength: 6,
+      numberToCall: '+78001234567',
+      deepLink: 'https://t.me/bot?start=x',
+      createdAt: NOW,
+      expiresAt: NOW + 120_000,
+      verifiedAt: null,
+      cost: { amount: 1.5, currency: 'RUB' },
+    });
+  });
+
+  it('a code is awaited only when the API says true', () => {
+    for (const awaitingCode of [false, undefined])
+      expect(
+        newSessionRecord({ ...answer, awaitingCode }, { createdAt: NOW, ttlMs: 0, as: 'answer' })
+          .awaitingCode,
+      ).toBe(false);
+  });
+
+  it('a session found later is recorded as it was at initiation (the tracker merges the rest in)', () => {
+    const found = { ...answer, status: 'verified', awaitingCode: true, verifiedAt: new Date(NOW) };
+    const seed = newSessionRecord(found, { owner: 'bob', createdAt: NOW, ttlMs: 300_000, as: 'seed' });
+    expect(seed).toMatchObject({ status: 'sent', awaitingCode: false, verifiedAt: null, owner: 'bob' });
+    expect(seed.cost).toEqual(answer.cost);
+  });
+
+  it("the API's created_at and expires_at win; without them, the origin's time and TTL from creation", () => {
+    const created = new Date(NOW - 60_000);
+    const stated = newSessionRecord(
+      { ...answer, createdAt: created },
+      { createdAt: NOW, ttlMs: 1, as: 'seed' },
+    );
+    expect(stated).toMatchObject({ createdAt: NOW - 60_000, expiresAt: NOW + 120_000 });
+
+    const noEnd = { ...answer, createdAt: created, expiresAt: undefined };
+    expect(newSessionRecord(noEnd, { createdAt: NOW, ttlMs: 600_000, as: 'seed' })).toMatchObject({
+      createdAt: NOW - 60_000,
+      expiresAt: NOW - 60_000 + 600_000,
+    });
+    const nothing = { ...answer, expiresAt: undefined };
+    expect(newSessionRecord(nothing, { createdAt: NOW, ttlMs: 300_000, as: 'answer' })).toMatchObject({
+      createdAt: NOW,
+      expiresAt: NOW + 300_000,
+    });
+  });
+});
+
+function record(fields: Partial<SessionRecord>): SessionRecord {
+  return {
+    ...newSessionRecord(
+      { ...answer, awaitingCode: false, codeLength: undefined },
+      { createdAt: NOW, ttlMs: 0, as: 'answer' },
+    ),
+    status: 'sent',
+    ...fields,
+  };
+}
+
+describe('the code field and the follow rules, read from the method traits', () => {
+  it('shows a code field: never for reverse flash call, when the API says for msgr2_bot and operator_id, else always', () => {
+    for (const method of VERIFICATION_METHODS)
+      for (const awaitingCode of [false, true]) {
+        const expected =
+          method === 'reverse_flash_call'
+            ? false
+            : method === 'msgr2_bot' || method === 'operator_id'
+              ? awaitingCode
+              : true;
+        expect([method, awaitingCode, awaitsCode(record({ method, awaitingCode }))]).toEqual([
+          method,
+          awaitingCode,
+          expected,
+        ]);
+      }
+    expect(awaitsCode(record({ method: 'some_new_method' }))).toBe(true);
+  });
+
+  it('shows no code field once the session is final, whatever the method says', () => {
+    for (const status of ['verified', 'expired', 'failed'])
+      for (const method of [...VERIFICATION_METHODS, 'some_new_method'])
+        expect(awaitsCode(record({ method, status, awaitingCode: true }))).toBe(false);
+  });
+
+  it("only msgr2_bot's pending code request goes unreported (no webhook announces it)", () => {
+    expect(awaitsUnreportedChange(record({ method: 'msgr2_bot' }))).toBe(true);
+    expect(awaitsUnreportedChange(record({ method: 'msgr2_bot', awaitingCode: true }))).toBe(false);
+    expect(awaitsUnreportedChange(record({ method: 'msgr2_bot', status: 'expired' }))).toBe(false);
+    for (const method of [...VERIFICATION_METHODS.filter((m) => m !== 'msgr2_bot'), 'some_new_method'])
+      expect(awaitsUnreportedChange(record({ method }))).toBe(false);
+  });
+
+  it('owes code_required only for an announced code request that came (operator_id fallback)', () => {
+    expect(owesCodeRequired(record({ method: 'operator_id', fallback: true }))).toBe(true);
+    expect(owesCodeRequired(record({ method: 'operator_id' }))).toBe(false);
+    expect(owesCodeRequired(record({ method: 'msgr2_bot', fallback: true }))).toBe(false);
+    expect(owesCodeRequired(record({ method: 'some_new_method', fallback: true }))).toBe(false);
+  });
+
+  it('sizes the code field: exactly the length the API gave, else the spec bounds, nothing when no code is awaited', () => {
+    expect(codeLengthRange(record({ method: 'sms', codeLength: 6 }))).toEqual({
+      codeLengthMin: 6,
+      codeLengthMax: 6,
+    });
+    expect(codeLengthRange(record({ method: 'operator_id', awaitingCode: true }))).toEqual({
+      codeLengthMin: 4,
+      codeLengthMax: 8,
+    });
+    expect(codeLengthRange(record({ method: 'operator_id' }))).toBeUndefined();
+    expect(codeLengthRange(record({ method: 'reverse_flash_call', codeLength: 4 }))).toBeUndefined();
+  });
+});
