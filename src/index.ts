@@ -161,7 +161,7 @@ export {
 } from './webhooks/standard-webhooks.verifier.js';
 export { WebhookControllerBase, type WebhookAcknowledgement } from './webhooks/webhook.controller.js';
 export type { WebhookResult } from './webhooks/webhook-receiver.js';
-export type { WebhookRouteOptions } from './webhooks/webhook-route.js';
+export type { WebhookRouteOptions } from './options/verification.options.js';
 export { VerificationProtection } from './protection/verification-protection.service.js';
 export type {
   ProtectedStart,
