@@ -32,6 +32,7 @@ import { VerificationReconciler } from '../sessions/verification.reconciler.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { createStore, isVerificationStore } from '../store/create-store.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { VerificationClock } from '../core/clock.js';
 import {
   RESOLVED_VERIFICATION_OPTIONS,
   VERIFICATION_ROUTE_SETTINGS,
@@ -90,10 +91,17 @@ const PROVIDERS: Provider[] = [
       resolveVerificationOptions(raw, declared),
     inject: [VERIFICATION_MODULE_OPTIONS, VERIFICATION_ROUTE_SETTINGS],
   },
+  // The one clock: the store the module creates, the services and the webhook tolerance read it.
+  {
+    provide: VerificationClock,
+    useFactory: (options: ResolvedVerificationOptions): VerificationClock => ({ now: options.clock }),
+    inject: [RESOLVED_VERIFICATION_OPTIONS],
+  },
   {
     provide: VerificationStore,
-    useFactory: (options: ResolvedVerificationOptions) => createStore(options.store, options.clock),
-    inject: [RESOLVED_VERIFICATION_OPTIONS],
+    useFactory: (options: ResolvedVerificationOptions, clock: VerificationClock) =>
+      createStore(options.store, () => clock.now()),
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
   },
   {
     provide: VERIFICATION_API_CLIENT_OPTIONS,
