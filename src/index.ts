@@ -99,7 +99,7 @@ export type {
   WebhookVerifier,
 } from './options/verification.options.js';
 export { DEFAULT_METHODS, DEFAULT_SPEND_CAP } from './options/verification.options.js';
-export type { WebhookRouteOptions } from './webhooks/webhook-route.js';
+export type { WebhookRouteOptions } from './options/verification.options.js';
 export type {
   ApiOperation,
   ApiRequestInfo,

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { KnownVerificationMethod } from '../api/api.types.js';
+import { VerificationClock } from '../core/clock.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationAccountService } from './verification-account.service.js';
@@ -27,6 +28,7 @@ export class OfferedMethods {
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationClock) private readonly clock: VerificationClock,
     private readonly account: VerificationAccountService,
     private readonly logger: VerificationLogger,
   ) {}
@@ -43,12 +45,12 @@ export class OfferedMethods {
 
   private async workOut(): Promise<KnownVerificationMethod[]> {
     const candidates = this.options.methods;
-    if (!this.options.methodsFromAccount || this.options.clock() < this.retryAfter) return candidates;
+    if (!this.options.methodsFromAccount || this.clock.now() < this.retryAfter) return candidates;
     let priced: Set<string>;
     try {
       priced = new Set((await this.account.getPrices()).prices.map((p) => p.method));
     } catch (error) {
-      this.retryAfter = this.options.clock() + Math.min(READ_RETRY_MS, this.options.pricesTtlMs);
+      this.retryAfter = this.clock.now() + Math.min(READ_RETRY_MS, this.options.pricesTtlMs);
       this.logger.warn('methods: prices could not be read; offering every default method until they can', {
         error: error instanceof Error ? error.name : 'error',
       });

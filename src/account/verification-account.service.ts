@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Money, Prices, UsageQuery, UsageSummary, VerificationMethod } from '../api/api.types.js';
 import { normalizeMethod } from '../api/method-names.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationClock } from '../core/clock.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -28,6 +29,7 @@ export class VerificationAccountService {
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationClock) private readonly clock: VerificationClock,
     private readonly api: VerificationApiClient,
     private readonly logger: VerificationLogger,
   ) {}
@@ -56,7 +58,7 @@ export class VerificationAccountService {
   /** Per-method prices, cached for `pricesTtlMs`. */
   async getPrices(): Promise<Prices> {
     const cached = this.#prices;
-    if (cached && this.options.clock() - cached.fetchedAt < this.options.pricesTtlMs) return cached.prices;
+    if (cached && this.clock.now() - cached.fetchedAt < this.options.pricesTtlMs) return cached.prices;
     this.#pricesInflight ??= this.#refreshPrices(cached).finally(() => (this.#pricesInflight = undefined));
     return this.#pricesInflight;
   }
@@ -75,12 +77,12 @@ export class VerificationAccountService {
   async #refreshPrices(stale: CachedPrices | undefined): Promise<Prices> {
     try {
       const prices = await this.api.getPrices();
-      this.#prices = { prices, fetchedAt: this.options.clock() };
+      this.#prices = { prices, fetchedAt: this.clock.now() };
       return prices;
     } catch (error) {
       if (!stale) throw error;
       this.logger.warn('prices refresh failed, serving the cached prices', {
-        age_ms: this.options.clock() - stale.fetchedAt,
+        age_ms: this.clock.now() - stale.fetchedAt,
         error: error instanceof Error ? error.message : 'unknown error',
       });
       return stale.prices;

@@ -1,6 +1,19 @@
+import {
+  checkOptions,
+  fn,
+  isObject,
+  nonEmptyString,
+  nonNegativeInt,
+  oneOf,
+  positiveInt,
+  type Check,
+  type OptionRule,
+} from '../core/option-rules.js';
+
 /**
- * Configuration of VerificationApiClient. Same fields as `ApiOptions` in `../verification.options.ts`
- * (redeclared here because `api/` imports nothing of ours but its own types), plus an observation hook.
+ * Configuration of VerificationApiClient: its types, its defaults and its rules, defined once. The
+ * module's `api` option is these options without `onRequest`; the module's option table holds
+ * these rules under `api.` and its defaults object holds these defaults.
  */
 
 /** What the client reports after every HTTP attempt. Carries no headers, body, phone number or secret. */
@@ -53,9 +66,82 @@ export interface VerificationApiClientOptions {
 /** Injection token of VerificationApiClientOptions. */
 export const VERIFICATION_API_CLIENT_OPTIONS = Symbol('VERIFICATION_API_CLIENT_OPTIONS');
 
-export const API_CLIENT_DEFAULTS = {
+/** Defaults of the client's options. */
+export const API_CLIENT_DEFAULTS = Object.freeze({
   timeoutMs: 5000,
   maxRetries: 2,
   retryDeadlineMs: 10_000,
   maxRetryAfterMs: 5000,
-} as const;
+  transport: 'undici' as ApiTransport,
+});
+
+/** The options with every default applied (what the client runs on). */
+export type ResolvedApiClientOptions = Required<Omit<VerificationApiClientOptions, 'onRequest'>> &
+  Pick<VerificationApiClientOptions, 'onRequest'>;
+
+/** An absolute http(s) URL without credentials. Never echoes the value: it may hold a password. */
+const httpUrl: Check = (v) => {
+  let url: URL;
+  try {
+    url = new URL(v as string);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http(s) URL';
+  // Credentials in the URL would travel in every error's request config; they belong in apiKey/apiSecret.
+  if (url.username || url.password) return 'must not contain credentials';
+  return undefined;
+};
+
+/** The client's option rules. Neither key nor secret is ever echoed in a message. */
+export const API_CLIENT_OPTION_RULES: readonly OptionRule[] = [
+  { path: 'baseUrl', required: true, checks: [nonEmptyString, httpUrl] },
+  { path: 'apiKey', required: true, checks: [nonEmptyString] },
+  { path: 'apiSecret', required: true, checks: [nonEmptyString] },
+  { path: 'timeoutMs', checks: [positiveInt] },
+  { path: 'maxRetries', checks: [nonNegativeInt] },
+  { path: 'retryDeadlineMs', checks: [positiveInt] },
+  { path: 'maxRetryAfterMs', checks: [nonNegativeInt] },
+  { path: 'transport', checks: [oneOf('undici', 'axios')] },
+  { path: 'onRequest', checks: [fn] },
+];
+
+const OPTIONS_OBJECT: OptionRule = {
+  path: '',
+  required: true,
+  checks: [(v) => (isObject(v) ? undefined : 'must be { baseUrl, apiKey, apiSecret, … }')],
+};
+
+/** Options the rules passed, with the defaults applied: the client takes them as they are. */
+const resolvedOptions = new WeakSet<ResolvedApiClientOptions>();
+
+/**
+ * Applies the defaults to options already checked against API_CLIENT_OPTION_RULES (the module's
+ * resolver checks them at boot, under `api.`).
+ */
+export function withApiClientDefaults(options: VerificationApiClientOptions): ResolvedApiClientOptions {
+  const resolved: ResolvedApiClientOptions = {
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    apiKey: options.apiKey,
+    apiSecret: options.apiSecret,
+    timeoutMs: options.timeoutMs ?? API_CLIENT_DEFAULTS.timeoutMs,
+    maxRetries: options.maxRetries ?? API_CLIENT_DEFAULTS.maxRetries,
+    retryDeadlineMs: options.retryDeadlineMs ?? API_CLIENT_DEFAULTS.retryDeadlineMs,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? API_CLIENT_DEFAULTS.maxRetryAfterMs,
+    transport: options.transport ?? API_CLIENT_DEFAULTS.transport,
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  };
+  resolvedOptions.add(resolved);
+  return resolved;
+}
+
+/**
+ * The options a client runs on: as given when they came from `withApiClientDefaults`, otherwise
+ * checked against API_CLIENT_OPTION_RULES (throwing VerificationOptionsError naming the field) and
+ * completed with the defaults.
+ */
+export function resolveApiClientOptions(options: VerificationApiClientOptions): ResolvedApiClientOptions {
+  if (resolvedOptions.has(options as ResolvedApiClientOptions)) return options as ResolvedApiClientOptions;
+  checkOptions([OPTIONS_OBJECT, ...API_CLIENT_OPTION_RULES], options, 'VerificationApiClient');
+  return withApiClientDefaults(options);
+}

@@ -2,10 +2,9 @@ import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import axios from 'axios';
 import {
-  API_CLIENT_DEFAULTS,
+  resolveApiClientOptions,
   VERIFICATION_API_CLIENT_OPTIONS,
   type ApiRequestInfo,
-  type ApiTransport,
   type VerificationApiClientOptions,
 } from './api-client.options.js';
 import {
@@ -70,29 +69,28 @@ export class VerificationApiClient implements OnModuleDestroy {
   readonly #getHeaders: Record<string, string>;
   readonly #postHeaders: Record<string, string>;
 
+  /**
+   * Within the module, `options` are the module's resolved `api` options, checked at boot; given
+   * by hand (`new VerificationApiClient(...)`, `create`), they are checked here against the same
+   * rules (API_CLIENT_OPTION_RULES), throwing VerificationOptionsError naming the field.
+   */
   constructor(
     @Inject(VERIFICATION_API_CLIENT_OPTIONS) options: VerificationApiClientOptions,
     @Optional() httpService?: HttpService,
   ) {
-    this.#origin = toHttpOrigin(checkBaseUrl(options.baseUrl));
-    for (const field of ['apiKey', 'apiSecret'] as const) {
-      if (typeof options[field] !== 'string' || options[field] === '') {
-        throw new TypeError(`VerificationApiClient: "${field}" must be a non-empty string`);
-      }
-    }
+    const resolved = resolveApiClientOptions(options);
+    this.#origin = toHttpOrigin(resolved.baseUrl);
     this.#authorization =
-      'Basic ' + Buffer.from(`${options.apiKey}:${options.apiSecret}`, 'utf8').toString('base64');
+      'Basic ' + Buffer.from(`${resolved.apiKey}:${resolved.apiSecret}`, 'utf8').toString('base64');
     this.#getHeaders = { Authorization: this.#authorization, Accept: ACCEPT, 'User-Agent': USER_AGENT };
     this.#postHeaders = { ...this.#getHeaders, 'Content-Type': 'application/json' };
-    this.#timeoutMs = positive(options.timeoutMs, 'timeoutMs') ?? API_CLIENT_DEFAULTS.timeoutMs;
-    this.#maxRetries = nonNegativeInt(options.maxRetries, 'maxRetries') ?? API_CLIENT_DEFAULTS.maxRetries;
-    this.#retryDeadlineMs =
-      positive(options.retryDeadlineMs, 'retryDeadlineMs') ?? API_CLIENT_DEFAULTS.retryDeadlineMs;
-    this.#maxRetryAfterMs =
-      nonNegative(options.maxRetryAfterMs, 'maxRetryAfterMs') ?? API_CLIENT_DEFAULTS.maxRetryAfterMs;
-    this.#onRequest = options.onRequest;
+    this.#timeoutMs = resolved.timeoutMs;
+    this.#maxRetries = resolved.maxRetries;
+    this.#retryDeadlineMs = resolved.retryDeadlineMs;
+    this.#maxRetryAfterMs = resolved.maxRetryAfterMs;
+    this.#onRequest = resolved.onRequest;
     this.#sender =
-      transportKind(options.transport) === 'undici'
+      resolved.transport === 'undici'
         ? new UndiciTransport()
         : // The module's HttpService is private to it (HttpModule.register); without one, an instance of our own.
           new AxiosTransport(httpService ?? new HttpService(axios.create()));
@@ -261,51 +259,4 @@ function queryString(params: Record<string, string> | undefined): string {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function checkBaseUrl(value: unknown): string {
-  let url: URL;
-  try {
-    url = new URL(String(value));
-  } catch {
-    throw new TypeError('VerificationApiClient: "baseUrl" must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError('VerificationApiClient: "baseUrl" must be an absolute http(s) URL');
-  }
-  if (url.username || url.password) {
-    // Credentials in the URL would travel in every error's request config; they belong in apiKey/apiSecret.
-    throw new TypeError('VerificationApiClient: "baseUrl" must not contain credentials');
-  }
-  return String(value).replace(/\/+$/, '');
-}
-
-function transportKind(value: unknown): ApiTransport {
-  if (value === undefined) return 'undici';
-  if (value === 'undici' || value === 'axios') return value;
-  throw new TypeError('VerificationApiClient: "transport" must be "undici" or "axios"');
-}
-
-function positive(value: number | undefined, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`VerificationApiClient: "${field}" must be a positive number`);
-  }
-  return value;
-}
-
-function nonNegative(value: number | undefined, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new TypeError(`VerificationApiClient: "${field}" must be a non-negative number`);
-  }
-  return value;
-}
-
-function nonNegativeInt(value: number | undefined, field: string): number | undefined {
-  const n = nonNegative(value, field);
-  if (n !== undefined && !Number.isInteger(n)) {
-    throw new TypeError(`VerificationApiClient: "${field}" must be a non-negative integer`);
-  }
-  return n;
 }

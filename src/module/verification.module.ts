@@ -9,6 +9,7 @@ import {
 import { HttpModule } from '@nestjs/axios';
 import {
   VERIFICATION_API_CLIENT_OPTIONS,
+  withApiClientDefaults,
   type VerificationApiClientOptions,
 } from '../api/api-client.options.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
@@ -31,6 +32,7 @@ import { VerificationReconciler } from '../sessions/verification.reconciler.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { createStore, isVerificationStore } from '../store/create-store.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { VerificationClock } from '../core/clock.js';
 import {
   RESOLVED_VERIFICATION_OPTIONS,
   VERIFICATION_ROUTE_SETTINGS,
@@ -42,31 +44,21 @@ import {
   VERIFICATION_OPTIONS_TYPE,
 } from './verification.module-definition.js';
 import {
+  declaredAsyncRoutes,
+  declaredRoutes,
   optionWarnings,
   resolveVerificationOptions,
-  VerificationOptionsError,
   type ResolvedVerificationOptions,
+  type RouteSettings,
   type RoutesOptions,
   type VerificationModuleOptions,
+  type WebhookRouteOptions,
 } from '../options/verification.options.js';
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import {
-  assertWebhookRouteMatches,
-  webhookRouteFromOptions,
-  webhookRouteFromStatic,
-  type WebhookRouteOptions,
-  type WebhookRouteSettings,
-} from '../webhooks/webhook-route.js';
 import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.js';
 
 const OPENAPI_DOCS = Symbol('VERIFICATION_OPENAPI_DOCS');
-
-/** Route paths are fixed when the module is imported (controllers are declared then). */
-export interface RouteSettings {
-  routes: { prefix: string; enabled: boolean };
-  webhooks: WebhookRouteSettings;
-}
 
 /** forRootAsync: the factory gives the options; route paths are given here, statically. */
 export type VerificationModuleAsyncOptions = typeof VERIFICATION_ASYNC_OPTIONS_TYPE & {
@@ -88,42 +80,28 @@ class OwnedStoreCloser implements OnApplicationShutdown {
   }
 }
 
-function staticRouteSettings(
-  routes: Pick<RoutesOptions, 'prefix' | 'enabled'> | undefined,
-  webhooks: (prefix: string) => WebhookRouteSettings,
-): RouteSettings {
-  const prefix = (routes?.prefix ?? 'verification').replace(/^\/+|\/+$/g, '');
-  return { routes: { prefix, enabled: routes?.enabled ?? true }, webhooks: webhooks(prefix) };
-}
-
-function resolveWithStaticRoutes(
-  raw: VerificationModuleOptions,
-  settings: RouteSettings,
-): ResolvedVerificationOptions {
-  const resolved = resolveVerificationOptions(raw);
-  if (raw.routes?.prefix !== undefined && resolved.routes.prefix !== settings.routes.prefix)
-    throw new VerificationOptionsError(
-      'routes.prefix',
-      'must be given statically: forRootAsync({ routes: { prefix }, useFactory }) (route paths are fixed at import)',
-    );
-  assertWebhookRouteMatches(raw, resolved, settings.webhooks, settings.routes.prefix);
-  return { ...resolved, routes: { ...resolved.routes, ...settings.routes } };
-}
-
 /** The options that boot but look like a mistake, each logged once at boot (see `optionWarnings`). */
 const VERIFICATION_OPTION_WARNINGS = Symbol('VERIFICATION_OPTION_WARNINGS');
 
 const PROVIDERS: Provider[] = [
   {
     provide: RESOLVED_VERIFICATION_OPTIONS,
-    useFactory: (raw: VerificationModuleOptions, settings: RouteSettings) =>
-      resolveWithStaticRoutes(raw, settings),
+    // Checked and completed once, against the routes declared at import.
+    useFactory: (raw: VerificationModuleOptions, declared: RouteSettings) =>
+      resolveVerificationOptions(raw, declared),
     inject: [VERIFICATION_MODULE_OPTIONS, VERIFICATION_ROUTE_SETTINGS],
+  },
+  // The one clock: the store the module creates, the services and the webhook tolerance read it.
+  {
+    provide: VerificationClock,
+    useFactory: (options: ResolvedVerificationOptions): VerificationClock => ({ now: options.clock }),
+    inject: [RESOLVED_VERIFICATION_OPTIONS],
   },
   {
     provide: VerificationStore,
-    useFactory: (options: ResolvedVerificationOptions) => createStore(options.store, options.clock),
-    inject: [RESOLVED_VERIFICATION_OPTIONS],
+    useFactory: (options: ResolvedVerificationOptions, clock: VerificationClock) =>
+      createStore(options.store, () => clock.now()),
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
   },
   {
     provide: VERIFICATION_API_CLIENT_OPTIONS,
@@ -131,11 +109,13 @@ const PROVIDERS: Provider[] = [
       options: ResolvedVerificationOptions,
       logger: VerificationLogger,
       metrics: VerificationMetrics,
-    ): VerificationApiClientOptions => ({
-      ...options.api,
-      // Upstream latency and errors by operation, for the operator's logs and metrics.
-      onRequest: createUpstreamRequestObserver(logger, metrics),
-    }),
+    ): VerificationApiClientOptions =>
+      // Checked at boot with the client's own rules (under `api.`): the client takes them as they are.
+      withApiClientDefaults({
+        ...options.api,
+        // Upstream latency and errors by operation, for the operator's logs and metrics.
+        onRequest: createUpstreamRequestObserver(logger, metrics),
+      }),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics],
   },
   // The routes' OpenAPI metadata, applied at boot when @nestjs/swagger (an optional peer) is installed.
@@ -207,15 +187,11 @@ function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicM
 @Module({ imports: [HttpModule.register({})] })
 export class VerificationModule extends ConfigurableVerificationModule {
   static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
-    const settings = staticRouteSettings(options.routes, (prefix) =>
-      webhookRouteFromOptions(options, prefix),
-    );
-    return withModuleParts(super.forRoot(options), settings);
+    return withModuleParts(super.forRoot(options), declaredRoutes(options));
   }
 
   static override forRootAsync(options: VerificationModuleAsyncOptions): DynamicModule {
     const { routes, webhooks, ...asyncOptions } = options;
-    const settings = staticRouteSettings(routes, (prefix) => webhookRouteFromStatic(webhooks, prefix));
-    return withModuleParts(super.forRootAsync(asyncOptions), settings);
+    return withModuleParts(super.forRootAsync(asyncOptions), declaredAsyncRoutes(routes, webhooks));
   }
 }

@@ -1,6 +1,10 @@
 import type { ApiRequestInfo } from '../api/api-client.options.js';
 import type { Money } from '../api/api.types.js';
-import { VerificationOptionsError, type MetricsOptions } from '../options/verification.options.js';
+import {
+  VERIFICATION_DEFAULTS,
+  VerificationOptionsError,
+  type MetricsOptions,
+} from '../options/verification.options.js';
 import type { RefusalReason } from '../core/refusal-reason.js';
 
 /*
@@ -37,7 +41,8 @@ interface RegistryLike {
 
 /** Latency buckets of upstream calls, seconds (the client's default timeout is 5 s). */
 const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-export const DEFAULT_METRICS_PREFIX = 'verification_';
+/** `VERIFICATION_DEFAULTS.metrics.prefix`. */
+export const DEFAULT_METRICS_PREFIX = VERIFICATION_DEFAULTS.metrics.prefix;
 
 interface Instruments {
   starts: CounterLike;

@@ -1,88 +1,93 @@
 import { isSupportedCountry } from 'libphonenumber-js/max';
-import type { RateLimit } from './verification.options.js';
+import { API_CLIENT_OPTION_RULES } from '../api/api-client.options.js';
+import {
+  bool,
+  describe,
+  fn,
+  isObject,
+  nonEmptyString,
+  nonNegativeInt,
+  oneOf,
+  positiveInt,
+  rulesUnder,
+  type Check,
+  type OptionRule,
+} from '../core/option-rules.js';
+import { VERIFICATION_METHODS } from '../core/verification-method.js';
+import { isVerificationStore } from '../store/create-store.js';
+import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
+import type { RouteSettings, WebhookOptions } from './verification.options.js';
 
-/** The checks each option is held to at boot; a failed one names the field and what was given. */
+/**
+ * The table of the module's option rules, applied in order at boot by the resolver: each names its
+ * field, checks it, and says what is wrong naming the field (`VerificationModule: option
+ * "api.timeoutMs" must be a positive integer (got 0)`). Values are never echoed for secrets.
+ */
 
-/** Thrown at boot when an option is wrong; the message names the field. */
-export class VerificationOptionsError extends Error {
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super(`VerificationModule: option "${field}" ${problem}`);
-    this.name = 'VerificationOptionsError';
-  }
-}
+/* ------------------------------------------------------------------ checks of this table */
 
-export type Check = (value: unknown) => string | undefined;
-export const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
-export const nonEmptyString: Check = (v) =>
-  typeof v === 'string' && v.trim() !== '' ? undefined : 'must be a non-empty string';
-export const positiveInt: Check = (v) =>
-  Number.isInteger(v) && (v as number) > 0 ? undefined : `must be a positive integer (got ${describe(v)})`;
-export const nonNegativeInt: Check = (v) =>
-  Number.isInteger(v) && (v as number) >= 0
+/** A section of options: an object (absent, or `null`, when not given). */
+const section =
+  (shape = 'an object'): Check =>
+  (v) =>
+    v === null || isObject(v) ? undefined : `must be ${shape}`;
+/** An object, or `false` to switch the protection off. */
+const objectOrFalse =
+  (shape: string): Check =>
+  (v) =>
+    v === false || isObject(v) ? undefined : `must be ${shape} or false`;
+const nonEmptyArray =
+  (example: string): Check =>
+  (v) =>
+    Array.isArray(v) && v.length > 0 ? undefined : `must be a non-empty array like ${example}`;
+const array =
+  (message = 'must be an array'): Check =>
+  (v) =>
+    Array.isArray(v) ? undefined : message;
+const intRange =
+  (min: number, max: number, unit: string): Check =>
+  (v) =>
+    Number.isInteger(v) && (v as number) >= min && (v as number) <= max
+      ? undefined
+      : `must be a whole number of ${unit} from ${min} to ${max} (got ${describe(v)})`;
+const positiveNumber: Check = (v) =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0
     ? undefined
-    : `must be a non-negative integer (got ${describe(v)})`;
-export const fn: Check = (v) => (typeof v === 'function' ? undefined : 'must be a function');
-export const bool: Check = (v) =>
-  typeof v === 'boolean' ? undefined : `must be true or false (got ${describe(v)})`;
+    : `must be a positive number (got ${describe(v)})`;
+const share: Check = (v) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 && v < 1
+    ? undefined
+    : `must be a share from 0 to below 1 (got ${describe(v)})`;
+const matching =
+  (pattern: RegExp, shape: string): Check =>
+  (v) =>
+    typeof v === 'string' && pattern.test(v) ? undefined : `must be ${shape} (got ${describe(v)})`;
+const alpha2 = (example: string): Check => matching(/^[A-Z]{2}$/, `an ISO 3166 alpha-2 code${example}`);
 
-export function describe(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
-  if (Array.isArray(v)) return 'an array';
-  if (v === null) return 'null';
-  return typeof v === 'object' ? 'an object' : String(v);
-}
+/** Common non-ISO spellings of a country, and the ISO 3166 code meant. */
+const ISO_SPELLINGS: Record<string, string> = { UK: 'GB', EN: 'GB', EL: 'GR' };
 
-export function check(field: string, value: unknown, ...checks: Check[]): void {
-  for (const c of checks) {
-    const problem = c(value);
-    if (problem) throw new VerificationOptionsError(field, problem);
-  }
-}
-export function optional(field: string, value: unknown, ...checks: Check[]): void {
-  if (value !== undefined) check(field, value, ...checks);
-}
+/** A code libphonenumber-js has numbering data for (a code it does not know would refuse every number). */
+const knownCountry: Check = (v) => {
+  if (isSupportedCountry(v as string)) return undefined;
+  const meant = ISO_SPELLINGS[v as string];
+  return `is not an ISO 3166 alpha-2 country code with phone numbering data (got ${describe(v)}${
+    meant ? `; did you mean "${meant}"?` : ''
+  })`;
+};
 
-export function rateLimit(
-  field: string,
-  value: RateLimit | false | undefined,
-  fallback: RateLimit,
-): RateLimit | false {
-  if (value === undefined) return fallback;
-  if (value === false) return false;
-  if (!isObject(value)) throw new VerificationOptionsError(field, 'must be { points, windowMs } or false');
-  check(`${field}.points`, value.points, positiveInt);
-  check(`${field}.windowMs`, value.windowMs, positiveInt);
-  return { points: value.points, windowMs: value.windowMs };
-}
+/** An origin as browsers send it in `Origin` (scheme://host[:port], no path). */
+const origin: Check = (v) => {
+  const parsed = typeof v === 'string' ? parseUrl(v) : undefined;
+  return typeof v === 'string' &&
+    parsed &&
+    parsed.origin !== 'null' &&
+    parsed.origin === v.replace(/\/$/, '').toLowerCase()
+    ? undefined
+    : `must be an origin like "https://shop.example" (scheme, host and port only; got ${describe(v)})`;
+};
 
-/** `routes.allowedOrigins` as browsers send them in `Origin` (scheme://host[:port], no path). */
-export function resolveOrigins(value: unknown): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value))
-    throw new VerificationOptionsError(
-      'routes.allowedOrigins',
-      'must be an array of origins like ["https://shop.example"]',
-    );
-  return value.map((origin: unknown, i) => {
-    const parsed = typeof origin === 'string' ? parseUrl(origin) : undefined;
-    if (
-      typeof origin !== 'string' ||
-      !parsed ||
-      parsed.origin === 'null' ||
-      parsed.origin !== origin.replace(/\/$/, '').toLowerCase()
-    )
-      throw new VerificationOptionsError(
-        `routes.allowedOrigins[${i}]`,
-        `must be an origin like "https://shop.example" (scheme, host and port only; got ${describe(origin)})`,
-      );
-    return parsed.origin;
-  });
-}
-
-export function parseUrl(text: string): URL | undefined {
+function parseUrl(text: string): URL | undefined {
   try {
     return new URL(text);
   } catch {
@@ -90,14 +95,362 @@ export function parseUrl(text: string): URL | undefined {
   }
 }
 
-/** Common non-ISO spellings of a country, and the ISO 3166 code meant. */
-export const ISO_SPELLINGS: Record<string, string> = { UK: 'GB', EN: 'GB', EL: 'GR' };
+/* ------------------------------------------------------------------ routes and webhooks, as the rules and the resolver both read them */
 
-/** A code libphonenumber-js has numbering data for (a code it does not know would refuse every number). */
-export const knownCountry: Check = (v) => {
-  if (isSupportedCountry(v as string)) return undefined;
-  const meant = ISO_SPELLINGS[v as string];
-  return `is not an ISO 3166 alpha-2 country code with phone numbering data (got ${describe(v)}${
-    meant ? `; did you mean "${meant}"?` : ''
-  })`;
-};
+/** Prefix of the routes or a webhook path: without leading or trailing slashes. */
+export const trimSlashes = (path: string): string => path.replace(/^\/+|\/+$/g, '');
+
+/** `webhooks.secret` as a list (one secret, several during rotation, or none). */
+export function webhookSecrets(webhooks: WebhookOptions | null | undefined): string[] {
+  const secret = webhooks?.secret;
+  return secret === undefined ? [] : Array.isArray(secret) ? secret : [secret];
+}
+
+/** True when the webhook receiver can check (or is told not to check) signatures. */
+export function webhooksConfigured(webhooks: WebhookOptions | null | undefined): boolean {
+  return (
+    webhookSecrets(webhooks).length > 0 || webhooks?.verifier !== undefined || webhooks?.signature === 'none'
+  );
+}
+
+/** Whether the webhook receiver runs: configured and not switched off. */
+export function webhooksEnabled(webhooks: WebhookOptions | null | undefined): boolean {
+  return (webhooks?.enabled ?? true) && webhooksConfigured(webhooks);
+}
+
+// Never echoes the value: it is a secret.
+const whsec: Check = (v) =>
+  /^whsec_[A-Za-z0-9+/=]+$/.test(v as string)
+    ? undefined
+    : 'must be a Standard Webhooks secret ("whsec_<base64>")';
+
+/** Rate limits: `{ points, windowMs }` or `false`. */
+export const RATE_LIMITS = [
+  'startPerIp',
+  'startPerPhone',
+  'startPerPhoneAndCaller',
+  'checkPerIp',
+  'wrongCodesPerPhone',
+  'wrongCodesPerOwner',
+] as const;
+
+const PUMPING_COUNTS = [
+  'windowMs',
+  'rangeMinStarts',
+  'callerMinStarts',
+  'countryMinStarts',
+  'underAttackMinStarts',
+  'holdMs',
+  'maxHoldMs',
+  'recordTtlMs',
+] as const;
+
+/** Readings of the two clocks this far apart at boot mean two clocks. */
+const CLOCK_AGREEMENT_MS = 1000;
+const LOG_LEVELS = ['log', 'error', 'warn', 'debug', 'verbose', 'fatal'];
+const PUMPING = VERIFICATION_DEFAULTS.limits.pumping;
+
+/* ------------------------------------------------------------------ the table */
+
+export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
+  { path: '', required: true, checks: [(v) => (isObject(v) ? undefined : 'must be an options object')] },
+
+  {
+    path: 'api',
+    required: true,
+    checks: [(v) => (isObject(v) ? undefined : 'is required: { baseUrl, apiKey, apiSecret }')],
+  },
+  // The API client's own rules (api/api-client.options.ts), but its observation hook: the module wires that.
+  ...rulesUnder(
+    'api',
+    API_CLIENT_OPTION_RULES.filter((rule) => rule.path !== 'onRequest'),
+  ),
+
+  { path: 'webhooks', checks: [section()] },
+  {
+    path: 'webhooks.secret',
+    checks: [(v, at) => (Array.isArray(v) ? undefined : (nonEmptyString(v, at) ?? whsec(v, at)))],
+  },
+  { path: 'webhooks.secret[]', checks: [nonEmptyString, whsec] },
+  { path: 'webhooks.signature', checks: [oneOf('standard-webhooks', 'none')] },
+  {
+    path: 'webhooks.verifier',
+    checks: [
+      (v) =>
+        isObject(v) && typeof (v as { verify?: unknown }).verify === 'function'
+          ? undefined
+          : 'must be an object with a verify(rawBody, headers) method',
+    ],
+  },
+  { path: 'webhooks.toleranceSeconds', checks: [positiveInt] },
+  { path: 'webhooks.path', checks: [nonEmptyString] },
+  { path: 'webhooks.enabled', checks: [bool] },
+  { path: 'webhooks.confirmWithApi', checks: [bool] },
+  {
+    path: 'webhooks.secret',
+    required: true,
+    checks: [
+      (_, { parent }) =>
+        parent.enabled === true && !webhooksConfigured(parent)
+          ? 'is required when webhooks are enabled (or give webhooks.verifier, or signature: "none" to run unsigned)'
+          : undefined,
+    ],
+  },
+  {
+    path: 'webhooks.signature',
+    checks: [
+      (v, { parent }) =>
+        v === 'none' && (webhookSecrets(parent).length > 0 || parent.verifier !== undefined)
+          ? 'is "none" while a secret or verifier is given: remove one of them'
+          : undefined,
+    ],
+  },
+  {
+    path: 'webhooks.confirmWithApi',
+    checks: [
+      (v, { parent }) =>
+        v === false && parent.signature === 'none'
+          ? 'cannot be false with signature: "none": unsigned webhooks would be believed as they are'
+          : undefined,
+    ],
+  },
+
+  { path: 'routes', checks: [section()] },
+  { path: 'routes.prefix', checks: [matching(/^[A-Za-z0-9/_\-.:]*$/, 'a URL path')] },
+  { path: 'routes.enabled', checks: [bool] },
+  { path: 'routes.bodyLimit', checks: [positiveInt] },
+  {
+    path: 'routes.allowedOrigins',
+    checks: [array('must be an array of origins like ["https://shop.example"]')],
+  },
+  { path: 'routes.allowedOrigins[]', checks: [origin] },
+
+  { path: 'methods', checks: [nonEmptyArray('["sms"]')] },
+  {
+    path: 'methods[]',
+    checks: [
+      (v) =>
+        (VERIFICATION_METHODS as readonly unknown[]).includes(v)
+          ? undefined
+          : `is not a known method (got ${describe(v)}; known: ${VERIFICATION_METHODS.join(', ')})`,
+    ],
+  },
+
+  { path: 'phone', checks: [section()] },
+  { path: 'phone.defaultCountry', checks: [alpha2(' like "RU"'), knownCountry] },
+  { path: 'phone.allowedCountries', checks: [nonEmptyArray('["RU"]')] },
+  { path: 'phone.allowedCountries[]', checks: [alpha2(''), knownCountry] },
+  { path: 'phone.allowedTypes', checks: [nonEmptyArray('["MOBILE"]')] },
+
+  { path: 'owner', checks: [fn] },
+  { path: 'clock', checks: [fn] },
+  {
+    path: 'clock',
+    checks: [
+      (v, { root }) => {
+        if (!isVerificationStore(root.store)) return undefined;
+        const apart = Math.abs((v as () => number)() - root.store.now());
+        return apart > CLOCK_AGREEMENT_MS
+          ? `disagrees with the clock of the given store by ${apart} ms: give the store the same clock, or leave "clock" out to use the store's`
+          : undefined;
+      },
+    ],
+  },
+  { path: 'expirySeconds', checks: [intRange(1, 600, 'seconds')] },
+  {
+    path: 'handleKey',
+    checks: [
+      nonEmptyString,
+      (v) =>
+        (v as string).length >= 32
+          ? undefined
+          : 'must be at least 32 characters (base64 or hex of 32+ random bytes)',
+    ],
+  },
+  { path: 'pricesTtlMs', checks: [positiveInt] },
+  { path: 'balanceWatch', checks: [section('{ intervalMs, threshold }')] },
+  { path: 'balanceWatch.intervalMs', required: true, checks: [positiveInt] },
+  {
+    path: 'balanceWatch.threshold',
+    required: true,
+    checks: [
+      (v) =>
+        typeof v === 'number' && Number.isFinite(v) && v >= 0
+          ? undefined
+          : `must be a non-negative number (got ${describe(v)})`,
+    ],
+  },
+  { path: 'reconcile', checks: [section()] },
+  { path: 'reconcile.enabled', checks: [bool] },
+  { path: 'reconcile.lazyIntervalMs', checks: [positiveInt] },
+  { path: 'reconcile.graceMs', checks: [nonNegativeInt] },
+  { path: 'reconcile.tickMs', checks: [positiveInt] },
+  { path: 'statusCache', checks: [section()] },
+  { path: 'statusCache.enabled', checks: [bool] },
+  { path: 'statusStream', checks: [section()] },
+  { path: 'statusStream.enabled', checks: [bool] },
+  { path: 'statusStream.maxPerClient', checks: [positiveInt] },
+  { path: 'statusStream.heartbeatMs', checks: [positiveInt] },
+  { path: 'statusStream.maxDurationMs', checks: [positiveInt] },
+  {
+    path: 'logLevels',
+    checks: [
+      (v) => (v === false || Array.isArray(v) ? undefined : 'must be an array of log levels or false'),
+    ],
+  },
+  {
+    path: 'logLevels[]',
+    checks: [
+      (v) => (LOG_LEVELS.includes(v as string) ? undefined : `is not a log level (got ${describe(v)})`),
+    ],
+  },
+  { path: 'maskPhoneNumbers', checks: [bool] },
+  {
+    path: 'logger',
+    checks: [
+      (v) =>
+        isObject(v) &&
+        ['log', 'error', 'warn'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
+          ? undefined
+          : 'must be a LoggerService (an object with log, error and warn methods)',
+    ],
+  },
+  { path: 'metrics', checks: [section('{ enabled, registry?, prefix? }')] },
+  { path: 'metrics.enabled', required: true, checks: [bool] },
+  {
+    path: 'metrics.registry',
+    checks: [
+      (v) =>
+        isObject(v) &&
+        typeof (v as { getSingleMetric?: unknown }).getSingleMetric === 'function' &&
+        typeof (v as { registerMetric?: unknown }).registerMetric === 'function'
+          ? undefined
+          : 'must be a prom-client Registry',
+    ],
+  },
+  {
+    path: 'metrics.prefix',
+    checks: [matching(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'a Prometheus metric name prefix like "verification_"')],
+  },
+
+  { path: 'limits', checks: [section()] },
+  { path: 'limits.enabled', checks: [bool] },
+  { path: 'limits.coalesceStarts', checks: [bool] },
+  { path: 'limits.resendCooldownMs', checks: [(v, at) => (v === false ? undefined : positiveInt(v, at))] },
+  { path: 'limits.key', checks: [fn] },
+  { path: 'limits.beforeStart', checks: [fn] },
+  { path: 'limits.ipv6PrefixLength', checks: [intRange(32, 128, 'bits')] },
+  { path: 'limits.spendCap', checks: [objectOrFalse('{ amount, windowMs }')] },
+  { path: 'limits.spendCap.amount', required: true, checks: [positiveNumber] },
+  { path: 'limits.spendCap.windowMs', required: true, checks: [positiveInt] },
+  { path: 'limits.spendCap.utcOffsetMinutes', checks: [intRange(-720, 840, 'minutes')] },
+  { path: 'limits.spendCap.worstCasePrice', checks: [positiveNumber] },
+  ...RATE_LIMITS.flatMap((name): OptionRule[] => [
+    { path: `limits.${name}`, checks: [objectOrFalse('{ points, windowMs }')] },
+    { path: `limits.${name}.points`, required: true, checks: [positiveInt] },
+    { path: `limits.${name}.windowMs`, required: true, checks: [positiveInt] },
+  ]),
+
+  { path: 'limits.pumping', checks: [objectOrFalse('an object ({ mode, rangeDigits, … })')] },
+  { path: 'limits.pumping.mode', checks: [oneOf('enforce', 'monitor', 'off')] },
+  { path: 'limits.pumping.rangeDigits', checks: [intRange(1, 8, 'digits')] },
+  ...PUMPING_COUNTS.map((name): OptionRule => ({ path: `limits.pumping.${name}`, checks: [positiveInt] })),
+  {
+    path: 'limits.pumping.maxHoldMs',
+    required: true,
+    checks: [
+      (v, { parent }) =>
+        ((v as number | undefined) ?? PUMPING.maxHoldMs) <
+        ((parent.holdMs as number | undefined) ?? PUMPING.holdMs)
+          ? 'must be at least holdMs'
+          : undefined,
+    ],
+  },
+  { path: 'limits.pumping.minConversion', checks: [share] },
+  { path: 'limits.pumping.reserveShare', checks: [share] },
+  {
+    path: 'limits.pumping.surgeFactor',
+    checks: [
+      (v) =>
+        typeof v === 'number' && Number.isFinite(v) && v >= 1
+          ? undefined
+          : `must be a number of at least 1 (got ${describe(v)})`,
+    ],
+  },
+  { path: 'limits.pumping.safeList', checks: [section('{ numbers?, ranges?, owners? }')] },
+  { path: 'limits.pumping.safeList.numbers', checks: [array()] },
+  {
+    path: 'limits.pumping.safeList.numbers[]',
+    checks: [matching(/^\+[1-9]\d{6,14}$/, 'an E.164 number like "+79161234567"')],
+  },
+  { path: 'limits.pumping.safeList.ranges', checks: [array()] },
+  {
+    path: 'limits.pumping.safeList.ranges[]',
+    checks: [matching(/^\+[1-9]\d{0,13}$/, 'a range like "+7916123" (E.164 without its last digits)')],
+  },
+  { path: 'limits.pumping.safeList.owners', checks: [array()] },
+  { path: 'limits.pumping.safeList.owners[]', checks: [matching(/^.{1,200}$/s, 'a non-empty owner id')] },
+];
+
+/**
+ * Rules that hold the options against the routes declared at import (forRootAsync declares them
+ * before its factory runs): a configured receiver without a route, or a route without a way to
+ * check signatures, fails the boot with what to change, instead of answering 404 or 401 later.
+ */
+export function declaredRouteRules(declared: RouteSettings): OptionRule[] {
+  const staticHint = (what: string) =>
+    `must be given statically: forRootAsync({ ${what}, useFactory }) (routes are declared at import)`;
+  return [
+    {
+      path: 'routes.prefix',
+      checks: [
+        (v) =>
+          trimSlashes(v as string) === declared.routes.prefix ? undefined : staticHint('routes: { prefix }'),
+      ],
+    },
+    {
+      path: 'webhooks.enabled',
+      always: true,
+      checks: [
+        (_, { root }) =>
+          webhooksEnabled(root.webhooks as WebhookOptions | undefined) && !declared.webhooks.enabled
+            ? 'must be given statically when the factory configures webhooks: forRootAsync({ webhooks: { enabled: true, path? }, useFactory }) (routes are declared at import)'
+            : undefined,
+      ],
+    },
+    {
+      // A factory may switch a declared route off (`webhooks: { enabled: false }`): it then answers 404.
+      path: 'webhooks.secret',
+      always: true,
+      checks: [
+        (_, { root }) => {
+          const webhooks = root.webhooks as WebhookOptions | undefined;
+          return declared.webhooks.enabled && !webhooksEnabled(webhooks) && webhooks?.enabled !== false
+            ? 'is required: the webhook route is declared (webhooks.enabled) but no secret, verifier or signature: "none" was given (or return webhooks: { enabled: false } to switch it off)'
+            : undefined;
+        },
+      ],
+    },
+    {
+      path: 'webhooks.path',
+      checks: [
+        (v) =>
+          webhookRoutePath(declared.routes.prefix, v as string) === declared.webhooks.path
+            ? undefined
+            : staticHint('webhooks: { enabled: true, path }'),
+      ],
+    },
+  ];
+}
+
+/** The client routes' prefix as given (or the default), without leading or trailing slashes. */
+export function resolvePrefix(options: { routes?: { prefix?: string } | null }): string {
+  return trimSlashes(options.routes?.prefix ?? VERIFICATION_DEFAULTS.routes.prefix);
+}
+
+/** `webhooks.path` under the client routes' prefix, or on its own when it starts with `/`. */
+export function webhookRoutePath(prefix: string, path: string | undefined): string {
+  const given = path ?? VERIFICATION_DEFAULTS.webhooks.path;
+  if (given.startsWith('/')) return trimSlashes(given);
+  return prefix === '' ? trimSlashes(given) : `${prefix}/${trimSlashes(given)}`;
+}

@@ -1,9 +1,6 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { VerificationApiClientOptions } from '../api/api-client.options.js';
 import type { KnownVerificationMethod } from '../core/verification-method.js';
-import type { PumpingOptions, ResolvedPumping } from './pumping-options.js';
-
-export type { PumpingOptions, PumpingSafeList, ResolvedPumping } from './pumping-options.js';
 
 /**
  * What `owner(req)` and `limits.key(req)` receive: the raw Express or Fastify request. Both are
@@ -11,6 +8,12 @@ export type { PumpingOptions, PumpingSafeList, ResolvedPumping } from './pumping
  * `owner: (req: Request) => req.user?.id` (Express) or `(req: FastifyRequest) => …` (Fastify).
  */
 export type HostRequest = unknown;
+
+/**
+ * Every option a host gives the module, and the options after resolution. The defaults:
+ * VERIFICATION_DEFAULTS (verification-options.defaults.ts); the rules: the table in
+ * verification-options.rules.ts; both applied once at boot by resolveVerificationOptions.
+ */
 
 /** The API and its credentials: the client's options without its observation hook (the module wires it). */
 export type ApiOptions = Omit<VerificationApiClientOptions, 'onRequest'>;
@@ -35,6 +38,14 @@ export interface WebhookOptions {
   enabled?: boolean;
   /** Confirm each webhook with `GET /v1/verify/{id}` before emitting. Default true. */
   confirmWithApi?: boolean;
+}
+
+/** Static webhook route settings of `forRootAsync` (the secret comes from the factory). */
+export interface WebhookRouteOptions {
+  /** Declare the webhook route. Default false: an async factory's secrets are unknown at import. */
+  enabled?: boolean;
+  /** Path under the routes' prefix (default `webhooks`), or absolute when it starts with `/`. */
+  path?: WebhookOptions['path'];
 }
 
 export interface RoutesOptions {
@@ -149,6 +160,80 @@ export interface LimitsOptions {
   beforeStart?: (context: StartContext) => BeforeStartResult | Promise<BeforeStartResult>;
 }
 
+/** Numbers, ranges and owners the pumping defence never holds (nor counts). */
+export interface PumpingSafeList {
+  /** E.164 numbers (`+79161234567`). */
+  numbers?: string[];
+  /** Ranges as the defence writes them: the E.164 number without its last `rangeDigits` digits (`+7916123`). */
+  ranges?: string[];
+  /** Values of `owner(req)`. */
+  owners?: string[];
+}
+
+/**
+ * The pumping defence (`limits.pumping`): starts and verifications counted per number range, per
+ * country and per caller (owner, client key, IPv6 network), in the store; a subject whose starts do
+ * not convert into verifications is held. See README "Pumping defence" for what each costs.
+ */
+export interface PumpingOptions {
+  /** `'enforce'` refuses held starts; `'monitor'` only logs, counts and emits; `'off'`. Default `'enforce'`. */
+  mode?: 'enforce' | 'monitor' | 'off';
+  /** Digits dropped from the end of an E.164 number to name its range. Default 4 (10,000 numbers); 1 to 8. */
+  rangeDigits?: number;
+  /** Length of the sliding window counts are kept over, ms. Default 3,600,000 (an hour). */
+  windowMs?: number;
+  /** Unconverted starts a range takes in the window before it is held. Default 20. */
+  rangeMinStarts?: number;
+  /** Unconverted starts an owner, a client key or an IPv6 network takes in the window before it is held. Default 20. */
+  callerMinStarts?: number;
+  /** Unconverted starts in one country's window that mean it is under attack. Default 20. */
+  countryMinStarts?: number;
+  /**
+   * While its country is under attack, the unconverted starts a range or caller without a record of
+   * completed verifications takes before it is held. Default 1.
+   */
+  underAttackMinStarts?: number;
+  /** Share of starts that must complete (verified / starts) for a subject not to be held. Default 0.2. */
+  minConversion?: number;
+  /**
+   * A range or country is held only when its starts in the window pass this many times its average
+   * window of the previous day (its normal rate). Default 3.
+   */
+  surgeFactor?: number;
+  /** First cool-off of a hold, ms; doubled for each hold that follows while the pattern continues. Default 900,000. */
+  holdMs?: number;
+  /** Longest cool-off, ms. Default 86,400,000. */
+  maxHoldMs?: number;
+  /**
+   * Share of the spend cap kept for callers and ranges with a record of completed verifications
+   * while their country is under attack. Default 0.2 (past 80 % of the cap, unknown starts wait). 0 turns it off.
+   */
+  reserveShare?: number;
+  /**
+   * How long a completed verification makes its range and callers known, ms (one store entry each).
+   * Default 86,400,000: a day, the default spend cap's window.
+   */
+  recordTtlMs?: number;
+  safeList?: PumpingSafeList;
+}
+
+export interface ResolvedPumping {
+  mode: 'enforce' | 'monitor' | 'off';
+  rangeDigits: number;
+  windowMs: number;
+  rangeMinStarts: number;
+  callerMinStarts: number;
+  countryMinStarts: number;
+  underAttackMinStarts: number;
+  minConversion: number;
+  surgeFactor: number;
+  holdMs: number;
+  maxHoldMs: number;
+  reserveShare: number;
+  recordTtlMs: number;
+  safeList: { numbers: string[]; ranges: string[]; owners: string[] };
+}
+
 export interface SpendCapOptions {
   /** Most spent per window, major units (RUB). */
   amount: number;
@@ -247,8 +332,10 @@ export interface VerificationModuleOptions {
   /** Mask phone numbers in logs. Default true. */
   maskPhoneNumbers?: boolean;
   /**
-   * Clock in ms since the epoch (default `Date.now`). Tests link it to the sandbox's clock
-   * (`clock: () => sandbox.now()`); the default MemoryStore uses it too.
+   * The module's clock, ms since the epoch: the store it creates, its services and the webhook
+   * tolerance all read it. Tests link it to the sandbox's clock (`clock: () => sandbox.now()`).
+   * Default: the clock of the `store` instance given, else `Date.now`. With both a store instance
+   * and a clock, the two must agree at boot (give the store the same clock).
    */
   clock?: () => number;
 }
@@ -312,14 +399,28 @@ export interface ResolvedVerificationOptions {
   logLevels: LogLevel[] | false;
   logger?: LoggerService;
   maskPhoneNumbers: boolean;
+  /** The module's one clock (the `VerificationClock` provider reads it). */
   clock: () => number;
 }
 
-// Defaults, the rules and the resolver live beside these types (one role per file).
+/** Route paths, fixed when the module is imported (controllers are declared then). */
+export interface RouteSettings {
+  /** The client routes: prefix without leading or trailing slashes (`verification`), and whether they are served. */
+  routes: { prefix: string; enabled: boolean };
+  /** The webhook route: whether it is declared, and its controller path (`verification/webhooks`). */
+  webhooks: { enabled: boolean; path: string };
+}
+
+// The defaults, the rules and the resolver live beside these types (one role per file).
 export {
   DEFAULT_METHODS,
+  DEFAULT_SPEND_CAP,
+  VERIFICATION_DEFAULTS,
+} from './verification-options.defaults.js';
+export {
+  declaredAsyncRoutes,
+  declaredRoutes,
   optionWarnings,
   resolveVerificationOptions,
 } from './verification-options.resolver.js';
-export { DEFAULT_SPEND_CAP } from './verification-options.limits.js';
-export { VerificationOptionsError } from './verification-options.rules.js';
+export { VerificationOptionsError } from '../core/option-rules.js';

@@ -15,7 +15,7 @@ import {
   ProtectionRefusalReason,
   rateLimited,
 } from './protection-refusals.js';
-import type { ResolvedPumping } from '../options/pumping-options.js';
+import type { ResolvedPumping } from '../options/verification.options.js';
 import {
   coolOffMs,
   countryUnderAttack,

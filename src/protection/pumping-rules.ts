@@ -1,4 +1,4 @@
-import type { ResolvedPumping } from '../options/pumping-options.js';
+import type { ResolvedPumping } from '../options/verification.options.js';
 
 /**
  * The pumping defence's scoring rules: pure functions of counts, no I/O (PumpingDefence reads the

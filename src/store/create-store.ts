@@ -25,15 +25,16 @@ export function isVerificationStore(value: unknown): value is VerificationStore 
   return STORE_METHODS.every((method) => typeof candidate[method] === 'function');
 }
 
-/**
- * Turns the module's `store` option into a store. A store instance is used as given (with its
- * own clock, and the host closes it); from anything else the module creates a store on `clock`
- * and must close it on shutdown: `!isVerificationStore(option)` tells which.
- */
 /** The `store` option: a store instance, or how to reach Redis. */
 export type StoreOption =
   VerificationStore | { redis: unknown; keyPrefix?: string } | { url: string; keyPrefix?: string };
 
+/**
+ * Turns the module's `store` option into a store. A store instance is used as given (its clock is
+ * the module's clock, and the host closes it); from anything else the module creates a store on
+ * the module's clock (`clock`, the VerificationClock) and must close it on shutdown:
+ * `!isVerificationStore(option)` tells which.
+ */
 export function createStore(option: StoreOption | undefined, clock: () => number): VerificationStore {
   if (option === undefined) return new MemoryStore({ clock });
   if (isVerificationStore(option)) return option;

@@ -20,7 +20,11 @@ export interface StoreWriteOptions {
 export type StoreMessageListener = (message: string) => void;
 
 export interface VerificationStore {
-  /** Milliseconds since the epoch on the store's clock. */
+  /**
+   * Milliseconds since the epoch on the store's clock. Within the module it is the module's one
+   * clock: the store the module creates runs on it, and a store instance given reads the same
+   * (the module takes the instance's clock, or checks at boot that the two agree).
+   */
   now(): number;
 
   /** The value, or null when absent or expired. */

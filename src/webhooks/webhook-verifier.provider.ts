@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
+import { VerificationClock } from '../core/clock.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
 import { StandardWebhooksVerifier } from './standard-webhooks.verifier.js';
@@ -10,11 +10,11 @@ export const WEBHOOK_VERIFIER = Symbol('WEBHOOK_VERIFIER');
 
 /**
  * The host's verifier when given; otherwise Standard Webhooks with the configured secrets, its
- * tolerance measured on the store's clock (so a test moving the sandbox clock moves it too).
+ * tolerance measured on the module's clock (so a test moving the sandbox clock moves it too).
  */
 export function createWebhookVerifier(
   options: ResolvedVerificationOptions,
-  store: VerificationStore,
+  clock: VerificationClock,
   logger: VerificationLogger,
 ): WebhookVerifier | null {
   const webhooks = options.webhooks;
@@ -28,12 +28,12 @@ export function createWebhookVerifier(
   }
   return new StandardWebhooksVerifier(webhooks.secrets, {
     toleranceSeconds: webhooks.toleranceSeconds,
-    clock: () => store.now(),
+    clock: () => clock.now(),
   });
 }
 
 export const webhookVerifierProvider: Provider = {
   provide: WEBHOOK_VERIFIER,
   useFactory: createWebhookVerifier,
-  inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationStore, VerificationLogger],
+  inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock, VerificationLogger],
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { PumpingDefence, type PumpingAttempt } from '../../src/protection/pumping-defence.js';
-import { DEFAULT_PUMPING } from '../../src/options/pumping-options.js';
+import { VERIFICATION_DEFAULTS } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationClientError } from '../../src/core/verification.errors.js';
 
@@ -17,7 +17,7 @@ const quiet = { warn: () => undefined, error: () => undefined };
 function defence(): { pumping: PumpingDefence; clock: { now: number }; store: MemoryStore } {
   const clock = { now: Date.UTC(2026, 0, 1) };
   const store = new MemoryStore({ clock: () => clock.now });
-  const pumping = new PumpingDefence(store, { ...DEFAULT_PUMPING }, 64, {
+  const pumping = new PumpingDefence(store, { ...VERIFICATION_DEFAULTS.limits.pumping }, 64, {
     logger: quiet,
     emit: () => undefined,
     fraudSuspected: () => undefined,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_PUMPING, resolvePumpingOptions } from '../../src/options/pumping-options.js';
 import {
   coolOffMs,
   countryUnderAttack,
@@ -12,9 +11,9 @@ import {
   subjectToHold,
   type SubjectCounts,
 } from '../../src/protection/pumping-rules.js';
-import { VerificationOptionsError } from '../../src/options/verification.options.js';
+import { VERIFICATION_DEFAULTS } from '../../src/options/verification.options.js';
 
-const rules = DEFAULT_PUMPING;
+const rules = VERIFICATION_DEFAULTS.limits.pumping;
 const counts = (starts: number, verified: number, extra: Partial<SubjectCounts> = {}): SubjectCounts => ({
   starts,
   verified,
@@ -88,39 +87,5 @@ describe('pumping rules', () => {
     expect(slidingCount(4, 10, 1)).toBe(4);
     expect(numberRange('+79161234567', 4)).toBe('+7916123');
     expect(numberRange('+79161234567', 8)).toBe('+791');
-  });
-});
-
-describe('limits.pumping options', () => {
-  it('defaults on, off with limits.enabled false or pumping false', () => {
-    expect(resolvePumpingOptions(undefined, true)).toMatchObject({ mode: 'enforce', rangeDigits: 4 });
-    expect(resolvePumpingOptions(undefined, false).mode).toBe('off');
-    expect(resolvePumpingOptions(false, true).mode).toBe('off');
-    expect(resolvePumpingOptions({ mode: 'monitor', holdMs: 60_000 }, true)).toMatchObject({
-      mode: 'monitor',
-      holdMs: 60_000,
-    });
-  });
-
-  it.each([
-    [{ mode: 'block' }, 'limits.pumping.mode'],
-    [{ rangeDigits: 0 }, 'limits.pumping.rangeDigits'],
-    [{ rangeDigits: 2.5 }, 'limits.pumping.rangeDigits'],
-    [{ windowMs: -1 }, 'limits.pumping.windowMs'],
-    [{ minConversion: 1 }, 'limits.pumping.minConversion'],
-    [{ surgeFactor: 0.5 }, 'limits.pumping.surgeFactor'],
-    [{ holdMs: 10_000, maxHoldMs: 5_000 }, 'limits.pumping.maxHoldMs'],
-    [{ safeList: { ranges: ['7916'] } }, 'limits.pumping.safeList.ranges[0]'],
-    [{ safeList: { numbers: 'x' } }, 'limits.pumping.safeList.numbers'],
-    ['on', 'limits.pumping'],
-  ])('%j is refused at boot, naming %s', (value, field) => {
-    let error: unknown;
-    try {
-      resolvePumpingOptions(value, true);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(VerificationOptionsError);
-    expect((error as VerificationOptionsError).field).toBe(field);
   });
 });

@@ -1,0 +1,93 @@
+import { API_CLIENT_DEFAULTS } from '../api/api-client.options.js';
+import { VERIFICATION_METHODS, type KnownVerificationMethod } from '../core/verification-method.js';
+import type { LogLevel } from '@nestjs/common';
+import type { RateLimit, ResolvedPumping, SpendCapOptions, WebhookOptions } from './verification.options.js';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/** A rate limit of `points` per `windowMs`. */
+const perWindow = (points: number, windowMs: number): RateLimit => ({ points, windowMs });
+
+/**
+ * Every default of the module's options, in one place: the resolver applies them, the rules read
+ * them where one field is held against another. Frozen; the resolver copies what it hands out.
+ *
+ * Three defaults follow from other options and are worked out by the resolver: `webhooks.enabled`
+ * (true when a secret, a verifier or `signature: 'none'` is given), `limits.coalesceStarts` (as
+ * `limits.enabled`) and `clock` (the given store instance's clock, else `Date.now`).
+ */
+export const VERIFICATION_DEFAULTS = deepFreeze({
+  /** The API client's own defaults (api/api-client.options.ts). */
+  api: API_CLIENT_DEFAULTS,
+  webhooks: {
+    signature: 'standard-webhooks' as NonNullable<WebhookOptions['signature']>,
+    toleranceSeconds: 300,
+    path: 'webhooks',
+    confirmWithApi: true,
+  },
+  /** forRootAsync's static webhook route: an async factory's secrets are unknown at import. */
+  asyncWebhookRoute: { enabled: false },
+  routes: { prefix: 'verification', enabled: true, allowedOrigins: [] as string[], bodyLimit: 4096 },
+  /** Every known method but `voice` (announced as coming soon). */
+  methods: VERIFICATION_METHODS.filter((m) => m !== 'voice') as KnownVerificationMethod[],
+  phone: {
+    defaultCountry: 'RU',
+    allowedCountries: ['RU'],
+    allowedTypes: ['MOBILE', 'FIXED_LINE_OR_MOBILE'],
+  },
+  limits: {
+    enabled: true,
+    startPerIp: perWindow(10, HOUR),
+    startPerPhone: perWindow(15, HOUR),
+    startPerPhoneAndCaller: perWindow(5, HOUR),
+    resendCooldownMs: MINUTE,
+    checkPerIp: perWindow(30, 10 * MINUTE),
+    wrongCodesPerPhone: perWindow(10, HOUR),
+    wrongCodesPerOwner: perWindow(10, HOUR),
+    ipv6PrefixLength: 64,
+    /** 1,000 RUB a UTC day, reserving 3 RUB (the highest price the API documents) for a start of unknown price. */
+    spendCap: {
+      amount: 1000,
+      windowMs: DAY,
+      currency: 'RUB',
+      utcOffsetMinutes: 0,
+      worstCasePrice: 3,
+    } as Required<SpendCapOptions>,
+    pumping: {
+      mode: 'enforce',
+      rangeDigits: 4,
+      windowMs: HOUR,
+      rangeMinStarts: 20,
+      callerMinStarts: 20,
+      countryMinStarts: 20,
+      underAttackMinStarts: 1,
+      minConversion: 0.2,
+      surgeFactor: 3,
+      holdMs: 15 * MINUTE,
+      maxHoldMs: DAY,
+      reserveShare: 0.2,
+      recordTtlMs: DAY,
+      safeList: { numbers: [], ranges: [], owners: [] },
+    } as ResolvedPumping,
+  },
+  reconcile: { enabled: true, lazyIntervalMs: 15_000, graceMs: MINUTE, tickMs: 250 },
+  statusCache: { enabled: true },
+  statusStream: { enabled: true, maxPerClient: 5, heartbeatMs: 15_000, maxDurationMs: 10 * MINUTE },
+  pricesTtlMs: 10 * MINUTE,
+  metrics: { prefix: 'verification_' },
+  logLevels: ['log', 'error', 'warn', 'fatal'] as LogLevel[],
+  maskPhoneNumbers: true,
+});
+
+/** `VERIFICATION_DEFAULTS.methods`. */
+export const DEFAULT_METHODS: readonly KnownVerificationMethod[] = VERIFICATION_DEFAULTS.methods;
+/** `VERIFICATION_DEFAULTS.limits.spendCap`. */
+export const DEFAULT_SPEND_CAP: Readonly<Required<SpendCapOptions>> = VERIFICATION_DEFAULTS.limits.spendCap;
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value))
+    if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) deepFreeze(child);
+  return Object.freeze(value);
+}

@@ -1,0 +1,161 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { API_CLIENT_DEFAULTS, resolveApiClientOptions } from '../api/api-client.options.js';
+import { MemoryStore } from '../store/memory.store.js';
+import {
+  DEFAULT_METHODS,
+  DEFAULT_SPEND_CAP,
+  VERIFICATION_DEFAULTS as D,
+} from './verification-options.defaults.js';
+import { declaredRoutes, resolveVerificationOptions } from './verification-options.resolver.js';
+import type { VerificationModuleOptions } from './verification.options.js';
+
+const api = { baseUrl: 'http://127.0.0.1:1/', apiKey: 'k', apiSecret: 's' };
+const resolve = (extra: Partial<VerificationModuleOptions> = {}) =>
+  resolveVerificationOptions({ api, ...extra });
+
+describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', () => {
+  it('every section of options left out resolves to its defaults', () => {
+    const resolved = resolve();
+    expect(resolved.api).toEqual({ ...D.api, baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' });
+    expect(resolved.webhooks).toEqual({ ...D.webhooks, secrets: [], verifier: undefined, enabled: false });
+    expect(resolved.routes).toEqual(D.routes);
+    expect(resolved.methods).toEqual(D.methods);
+    expect(resolved.phone).toEqual(D.phone);
+    expect(resolved.reconcile).toEqual(D.reconcile);
+    expect(resolved.statusCache).toEqual(D.statusCache);
+    expect(resolved.statusStream).toEqual(D.statusStream);
+    expect(resolved).toMatchObject({
+      pricesTtlMs: D.pricesTtlMs,
+      logLevels: D.logLevels,
+      maskPhoneNumbers: D.maskPhoneNumbers,
+    });
+    const { spendCap, pumping, ...limits } = resolved.limits;
+    const { spendCap: capDefault, pumping: pumpingDefault, ...limitDefaults } = D.limits;
+    expect(limits).toEqual({
+      ...limitDefaults,
+      coalesceStarts: true,
+      key: undefined,
+      beforeStart: undefined,
+    });
+    expect(spendCap).toEqual(capDefault);
+    expect(pumping).toEqual(pumpingDefault);
+    expect(resolve({ metrics: { enabled: true } }).metrics).toEqual({
+      enabled: true,
+      prefix: D.metrics.prefix,
+    });
+  });
+
+  it('one set of API defaults: the client alone resolves to the same ones as the module', () => {
+    expect(D.api).toBe(API_CLIENT_DEFAULTS);
+    expect(resolveApiClientOptions(api)).toEqual(resolve().api);
+    expect(DEFAULT_METHODS).toBe(D.methods);
+    expect(DEFAULT_SPEND_CAP).toBe(D.limits.spendCap);
+  });
+
+  it('the defaults are frozen, and what the resolver hands out is a copy of its own', () => {
+    expect(Object.isFrozen(D.limits.pumping.safeList.numbers)).toBe(true);
+    const first = resolve();
+    first.limits.pumping.safeList.numbers.push('+79161234567');
+    first.methods.push('voice');
+    (first.reconcile as { tickMs: number }).tickMs = 1;
+    const second = resolve();
+    expect(second.limits.pumping.safeList.numbers).toEqual([]);
+    expect(second.methods).toEqual(D.methods);
+    expect(second.reconcile.tickMs).toBe(D.reconcile.tickMs);
+  });
+
+  it('a given field replaces its default, the others stay', () => {
+    expect(resolve({ reconcile: { graceMs: 0 } }).reconcile).toEqual({ ...D.reconcile, graceMs: 0 });
+    expect(resolve({ limits: { spendCap: { amount: 50, windowMs: 1000 } } }).limits.spendCap).toEqual({
+      ...D.limits.spendCap,
+      amount: 50,
+      windowMs: 1000,
+    });
+    expect(resolve({ methods: ['sms', 'sms', 'flash_call'] })).toMatchObject({
+      methods: ['sms', 'flash_call'],
+      methodsFromAccount: false,
+    });
+  });
+});
+
+describe('options that follow from other options', () => {
+  it('limits.enabled: false switches every protection off, coalescing and pumping included', () => {
+    const limits = resolve({ limits: { enabled: false } }).limits;
+    expect(limits).toMatchObject({
+      startPerIp: false,
+      startPerPhone: false,
+      startPerPhoneAndCaller: false,
+      resendCooldownMs: false,
+      checkPerIp: false,
+      wrongCodesPerPhone: false,
+      wrongCodesPerOwner: false,
+      coalesceStarts: false,
+      spendCap: false,
+    });
+    expect(limits.pumping.mode).toBe('off');
+    expect(resolve({ limits: { enabled: false, coalesceStarts: true } }).limits.coalesceStarts).toBe(true);
+  });
+
+  it('limits.pumping: on by default, off with false, a given mode kept', () => {
+    expect(resolve().limits.pumping.mode).toBe('enforce');
+    expect(resolve({ limits: { pumping: false } }).limits.pumping).toEqual({
+      ...D.limits.pumping,
+      mode: 'off',
+    });
+    expect(
+      resolve({ limits: { pumping: { mode: 'monitor', holdMs: 60_000 } } }).limits.pumping,
+    ).toMatchObject({
+      mode: 'monitor',
+      holdMs: 60_000,
+      maxHoldMs: D.limits.pumping.maxHoldMs,
+    });
+  });
+
+  it('webhooks are enabled by a secret, a verifier or signature: "none", unless switched off', () => {
+    const secret = 'whsec_c2VjcmV0';
+    expect(resolve({ webhooks: { secret } }).webhooks).toMatchObject({ enabled: true, secrets: [secret] });
+    expect(resolve({ webhooks: { signature: 'none' } }).webhooks.enabled).toBe(true);
+    expect(resolve({ webhooks: { verifier: { verify: () => true } } }).webhooks.enabled).toBe(true);
+    expect(resolve({ webhooks: { secret, enabled: false } }).webhooks.enabled).toBe(false);
+  });
+});
+
+describe('one clock', () => {
+  const store = new MemoryStore({ clock: () => 42 });
+  afterAll(() => store.close());
+
+  it("is the clock option when given, else the given store instance's clock, else Date.now", () => {
+    const clock = () => 7;
+    expect(resolve({ clock }).clock).toBe(clock);
+    expect(resolve({ store }).clock()).toBe(42);
+    expect(resolve().clock).toBe(Date.now);
+    expect(resolve({ store, clock: () => 42 }).clock()).toBe(42);
+  });
+});
+
+describe('the routes declared at import', () => {
+  it('the prefix is resolved once, and the resolved options carry it', () => {
+    const options = { api, routes: { prefix: '/shop/verify/' }, webhooks: { secret: 'whsec_c2VjcmV0' } };
+    expect(declaredRoutes(options)).toEqual({
+      routes: { prefix: 'shop/verify', enabled: true },
+      webhooks: { enabled: true, path: 'shop/verify/webhooks' },
+    });
+    expect(resolveVerificationOptions(options).routes.prefix).toBe('shop/verify');
+  });
+
+  it('an absolute webhook path stands alone; an empty prefix leaves the path as given', () => {
+    expect(declaredRoutes({ api, webhooks: { signature: 'none', path: '/hooks/in/' } }).webhooks.path).toBe(
+      'hooks/in',
+    );
+    expect(declaredRoutes({ api, routes: { prefix: '' } }).webhooks).toEqual({
+      enabled: false,
+      path: 'webhooks',
+    });
+  });
+
+  it('at import, options not checked yet fall back to the defaults (the boot then names the field)', () => {
+    const garbage = { api, routes: { prefix: 5 } } as unknown as VerificationModuleOptions;
+    expect(declaredRoutes(garbage).routes.prefix).toBe(D.routes.prefix);
+    expect(() => resolveVerificationOptions(garbage)).toThrow(/"routes\.prefix" must be a URL path/);
+  });
+});
