@@ -22,6 +22,9 @@ const capOnly = (amount: number, windowMs = DAY) => ({
   startPerPhone: false as const,
   startPerPhoneAndCaller: false as const,
   resendCooldownMs: false as const,
+  // Fresh numbers from one range that never convert are what pumping defence holds; which of the two
+  // refuses a concurrent start first depends on the interleaving, so the cap is tested alone.
+  pumping: false as const,
   spendCap: { amount, windowMs },
 });
 
