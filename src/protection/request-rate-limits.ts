@@ -119,7 +119,7 @@ async function count(
   if (!outcome.allowed)
     throw rateLimited(
       reason,
-      coarse ? coarseWaitMs(outcome.msBeforeNext, limiter.msDuration) : outcome.msBeforeNext,
+      coarse ? coarseWaitMs(outcome.msBeforeNext, limiter.windowMs) : outcome.msBeforeNext,
     );
   return { release: () => limiter.refund(key) };
 }

@@ -76,8 +76,7 @@ export class SpendCap {
         if (cost) this.prices.learn(method, cost);
         const real = cost === undefined ? undefined : toMinorUnits(cost.amount);
         if (real === undefined || real === estimate) return;
-        if (real > estimate)
-          await this.limiter.penalty(key, real - estimate, { customDuration: ttl() / 1000 });
+        if (real > estimate) await this.limiter.charge(key, real - estimate, ttl());
         else await this.limiter.refund(key, estimate - real, ttl());
       },
       release: async () => {
@@ -91,7 +90,7 @@ export class SpendCap {
   /** Share of the current window's cap spent or reserved (1 and above: reached). */
   async spentShare(): Promise<number> {
     const { key } = this.currentWindow();
-    const consumed = Number(await this.store.get(this.limiter.getKey(key)));
+    const consumed = Number(await this.store.get(this.limiter.storeKey(key)));
     return Number.isFinite(consumed) && consumed > 0 ? consumed / Math.max(this.capMinor, 1) : 0;
   }
 

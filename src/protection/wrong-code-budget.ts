@@ -99,7 +99,7 @@ export class WrongCodeBudget {
 
 function refusal(budget: Budget, outcome: ConsumeOutcome) {
   const waitMs = budget.coarse
-    ? coarseWaitMs(outcome.msBeforeNext, budget.limiter.msDuration)
+    ? coarseWaitMs(outcome.msBeforeNext, budget.limiter.windowMs)
     : outcome.msBeforeNext;
   return tooManyWrongCodes(budget.reason, waitMs);
 }
