@@ -141,7 +141,9 @@ describe.each(PLATFORMS)('spend cap (%s)', (platform) => {
 
   it('with the price list unavailable, 60 concurrent sms starts against 9.00 make exactly 3 initiations (the worst-case price is reserved)', async () => {
     fx.sb.addFault({ route: 'GET /v1/prices', kind: 'status', status: 500, count: 0 });
-    fx.host = await protectedHost(fx.sb, platform, { ...capOnly(9), startPerPhone: false });
+    // 60 starts in one number range without a verification look like pumping: with the defence on,
+    // how many of them it holds depends on how the concurrent starts interleave.
+    fx.host = await protectedHost(fx.sb, platform, { ...capOnly(9), startPerPhone: false, pumping: false });
     const posts = fx.sb.requestCount('POST /v1/verify');
     const responses = await Promise.all(
       Array.from({ length: 60 }, () => startFrom(fx.host!, freshIp(), freshPhone())),
