@@ -6,7 +6,7 @@ import type { PriceEstimator } from './price-estimator.js';
 import type { ProtectionHold } from './protection-hold.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 
 export interface SpendCapSettings {
@@ -66,7 +66,7 @@ export class SpendCap {
     if (!outcome.allowed) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
       await this.announce(key, windowEndsAt, outcome.consumed - estimate);
-      throw protectionUnavailable(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
+      throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
     }
     let open = true;
     return {
