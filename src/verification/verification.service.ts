@@ -303,6 +303,8 @@ export class VerificationService {
     try {
       result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });
     } catch (error) {
+      // The API answered with a refusal, or the connection was refused: nothing was sent, and the
+      // start gives back what it took (a time-out or a reset leaves it counted).
       await permit.rollback({ nothingSent: !mayHaveBeenProcessed(error) });
       // The session may exist (and be paid for) all the same: its first webhook can reveal it.
       if (mayHaveBeenProcessed(error)) await this.inDoubt.remember({ phoneNumber, method, owner });
