@@ -1,4 +1,4 @@
-import { VerificationClientError } from './verification.errors.js';
+import { VerificationClientError, type ClientErrorCode } from './verification.errors.js';
 
 /**
  * Why the start route refused a caller, as a low-cardinality metric label:
@@ -17,33 +17,98 @@ export type RefusalReason =
   | 'pumping';
 
 /**
- * The refusal reason of an error thrown on the start route, or undefined when it is not a refusal
- * (bad input, upstream unavailable, a bug). Protection puts a machine-readable `reason` in the
- * error's `extra`; the error code decides the family, the reason refines it. A `start_refused`
- * carries the host's own reason code, which is never used as a label (unbounded).
+ * Machine-readable `reason` of every refusal made by protection (in the problem document, so
+ * frontends and metrics can tell them apart). A `start_refused` carries the host's own reason
+ * from `beforeStart` instead.
  */
-/** The pumping defence's holds and the spend cap's reserve for known callers. */
-const PUMPING_REASONS: readonly string[] = ['range_held', 'owner_held', 'client_held', 'spend_cap_reserve'];
+export const ProtectionRefusalReason = {
+  startIpLimit: 'start_ip_limit',
+  startPhoneLimit: 'start_phone_limit',
+  startPhoneCallerLimit: 'start_phone_caller_limit',
+  resendCooldown: 'resend_cooldown',
+  checkLimit: 'check_limit',
+  spendCap: 'spend_cap',
+  beforeStartFailed: 'before_start_failed',
+  startInProgress: 'start_in_progress',
+  wrongCodesPhone: 'wrong_codes_phone',
+  wrongCodesOwner: 'wrong_codes_owner',
+  rangeHeld: 'range_held',
+  ownerHeld: 'owner_held',
+  clientHeld: 'client_held',
+  spendCapReserve: 'spend_cap_reserve',
+} as const;
+export type ProtectionRefusalReason = (typeof ProtectionRefusalReason)[keyof typeof ProtectionRefusalReason];
 
+/** The error codes protection refuses with. */
+export type ProtectionRefusalCode = Extract<
+  ClientErrorCode,
+  'rate_limit_exceeded' | 'too_many_wrong_codes' | 'service_unavailable'
+>;
+
+/**
+ * Each protection refusal once: the error code it is answered with (its HTTP status is that code's,
+ * in CLIENT_ERROR_STATUSES) and the metric label it is counted under.
+ */
+export const PROTECTION_REFUSALS: Readonly<
+  Record<ProtectionRefusalReason, { errorCode: ProtectionRefusalCode; label: RefusalReason }>
+> = {
+  start_ip_limit: { errorCode: 'rate_limit_exceeded', label: 'rate_limit' },
+  start_phone_limit: { errorCode: 'rate_limit_exceeded', label: 'rate_limit' },
+  start_phone_caller_limit: { errorCode: 'rate_limit_exceeded', label: 'rate_limit' },
+  resend_cooldown: { errorCode: 'rate_limit_exceeded', label: 'cooldown' },
+  // The check route's: not counted as a start refusal (the label is there for completeness).
+  check_limit: { errorCode: 'rate_limit_exceeded', label: 'rate_limit' },
+  spend_cap: { errorCode: 'service_unavailable', label: 'spend_cap' },
+  before_start_failed: { errorCode: 'service_unavailable', label: 'hook' },
+  start_in_progress: { errorCode: 'service_unavailable', label: 'in_progress' },
+  wrong_codes_phone: { errorCode: 'too_many_wrong_codes', label: 'rate_limit' },
+  wrong_codes_owner: { errorCode: 'too_many_wrong_codes', label: 'rate_limit' },
+  range_held: { errorCode: 'rate_limit_exceeded', label: 'pumping' },
+  owner_held: { errorCode: 'rate_limit_exceeded', label: 'pumping' },
+  client_held: { errorCode: 'rate_limit_exceeded', label: 'pumping' },
+  spend_cap_reserve: { errorCode: 'service_unavailable', label: 'pumping' },
+};
+
+const DETAILS: Readonly<Record<ProtectionRefusalCode, string>> = {
+  rate_limit_exceeded: 'Too many requests, try again later',
+  too_many_wrong_codes: 'Too many wrong codes were entered, try again later',
+  service_unavailable: 'Phone verification is temporarily unavailable, try again later',
+};
+
+/**
+ * A refusal made by protection: `reason` is typed, and its error code, HTTP status and metric label
+ * follow from it (PROTECTION_REFUSALS). On the wire it is the client error it always was, with
+ * `reason` (and `extra`) in the problem document and `Retry-After`.
+ */
+export class ProtectionRefusal extends VerificationClientError {
+  constructor(
+    readonly reason: ProtectionRefusalReason,
+    retryAfterSeconds: number,
+    extra: Record<string, unknown> = {},
+  ) {
+    const { errorCode } = PROTECTION_REFUSALS[reason];
+    super(errorCode, DETAILS[errorCode], { reason, ...extra }, retryAfterSeconds);
+  }
+}
+
+/**
+ * The refusal label of an error thrown on the start route, or undefined when it is not a refusal
+ * (bad input, upstream unavailable, a bug). Protection's refusals carry their label in
+ * PROTECTION_REFUSALS; of other errors, the error code alone decides. A `start_refused` carries
+ * the host's own reason code, which is never used as a label (unbounded).
+ */
 export function refusalReason(error: unknown): RefusalReason | undefined {
+  if (error instanceof ProtectionRefusal) return PROTECTION_REFUSALS[error.reason].label;
   if (!(error instanceof VerificationClientError)) return undefined;
-  // The host's own reason code (any text) must not be read as one of protection's.
-  if (error.errorCode === 'start_refused') return 'hook';
-  const reason = typeof error.extra.reason === 'string' ? error.extra.reason.toLowerCase() : undefined;
-  if (reason !== undefined && PUMPING_REASONS.includes(reason)) return 'pumping';
-  if (reason?.includes('spend')) return 'spend_cap';
-  if (reason?.includes('before_start')) return 'hook';
-  if (reason?.includes('in_progress')) return 'in_progress';
   switch (error.errorCode) {
+    case 'start_refused':
+      return 'hook';
     case 'phone_not_allowed':
     case 'method_not_available':
       return 'allowlist';
     case 'rate_limit_exceeded':
-      // Protection always says which limit; a bare 429 is the API's answer passed through.
-      if (reason === undefined) return 'upstream_rate_limit';
-      return /cooldown|resend/.test(reason) ? 'cooldown' : 'rate_limit';
-    case 'too_many_wrong_codes':
-      return 'rate_limit';
+      // Protection's own are ProtectionRefusals: this is the API's 429 passed through.
+      return 'upstream_rate_limit';
     default:
       return undefined;
   }

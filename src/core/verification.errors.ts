@@ -61,7 +61,7 @@ function unavailableProblem(): Record<string, unknown> {
   return {
     type: `${PROBLEM_TYPE_PREFIX}service_unavailable`,
     title: TITLES.service_unavailable,
-    status: 503,
+    status: CLIENT_ERROR_STATUSES.service_unavailable,
     detail: 'Phone verification is temporarily unavailable, try again later',
     error_code: 'service_unavailable',
   };
@@ -79,10 +79,14 @@ export class VerificationError extends HttpException {
     message: string,
     options: { cause?: unknown; status?: number; problem?: Record<string, unknown>; errorCode?: string } = {},
   ) {
-    super(options.problem ?? unavailableProblem(), options.status ?? 503, {
-      cause: options.cause,
-      errorCode: options.errorCode ?? 'service_unavailable',
-    });
+    super(
+      options.problem ?? unavailableProblem(),
+      options.status ?? CLIENT_ERROR_STATUSES.service_unavailable,
+      {
+        cause: options.cause,
+        errorCode: options.errorCode ?? 'service_unavailable',
+      },
+    );
     this.message = message;
     this.name = new.target.name;
   }

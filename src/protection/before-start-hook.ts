@@ -1,7 +1,7 @@
 import { VerificationClientError } from '../core/verification.errors.js';
 import type { LimitsOptions, StartContext } from '../options/verification.options.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
-import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 
 /** The host's reason reaches the frontend: only a short code-like string passes as is. */
 const REASON_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -29,7 +29,7 @@ export async function runBeforeStart(
     logger.error('beforeStart hook threw; start refused', {
       error: error instanceof Error ? error.name : typeof error,
     });
-    throw protectionUnavailable(ProtectionRefusalReason.beforeStartFailed, HOOK_FAILED_RETRY_MS);
+    throw protectionRefusal(ProtectionRefusalReason.beforeStartFailed, HOOK_FAILED_RETRY_MS);
   }
   if (verdict === undefined || verdict === null || verdict === true) return false;
   if (typeof verdict === 'object' && (verdict as { allow?: unknown }).allow === true)
@@ -46,5 +46,5 @@ export async function runBeforeStart(
   logger.error(
     'beforeStart hook returned neither true/undefined nor { allow: false, reason }; start refused',
   );
-  throw protectionUnavailable(ProtectionRefusalReason.beforeStartFailed, HOOK_FAILED_RETRY_MS);
+  throw protectionRefusal(ProtectionRefusalReason.beforeStartFailed, HOOK_FAILED_RETRY_MS);
 }

@@ -1,27 +1,6 @@
-import { VerificationClientError } from '../core/verification.errors.js';
+import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 
-/**
- * Machine-readable `reason` of every refusal made by protection (in the problem document, so
- * frontends and metrics can tell them apart). A `start_refused` carries the host's own reason
- * from `beforeStart` instead.
- */
-export const ProtectionRefusalReason = {
-  startIpLimit: 'start_ip_limit',
-  startPhoneLimit: 'start_phone_limit',
-  startPhoneCallerLimit: 'start_phone_caller_limit',
-  resendCooldown: 'resend_cooldown',
-  checkLimit: 'check_limit',
-  spendCap: 'spend_cap',
-  beforeStartFailed: 'before_start_failed',
-  startInProgress: 'start_in_progress',
-  wrongCodesPhone: 'wrong_codes_phone',
-  wrongCodesOwner: 'wrong_codes_owner',
-  rangeHeld: 'range_held',
-  ownerHeld: 'owner_held',
-  clientHeld: 'client_held',
-  spendCapReserve: 'spend_cap_reserve',
-} as const;
-export type ProtectionRefusalReason = (typeof ProtectionRefusalReason)[keyof typeof ProtectionRefusalReason];
+export { ProtectionRefusalReason };
 
 /** Whole seconds for `Retry-After`, never below 1 (0 would invite an immediate retry storm). */
 export function retryAfterSeconds(ms: number): number {
@@ -41,42 +20,16 @@ export function coarseWaitMs(ms: number, windowMs: number): number {
   return Math.max(1, Math.ceil(ms / step)) * step;
 }
 
-/** 429 `rate_limit_exceeded` with `Retry-After` and the limit's reason. */
-export function rateLimited(
-  reason: ProtectionRefusalReason,
-  msBeforeNext: number,
-  extra: Record<string, unknown> = {},
-): VerificationClientError {
-  return new VerificationClientError(
-    'rate_limit_exceeded',
-    'Too many requests, try again later',
-    { reason, ...extra },
-    retryAfterSeconds(msBeforeNext),
-  );
-}
-
-/** 429 `too_many_wrong_codes`: the number's (or the owner's) wrong codes are used up for the window. */
-export function tooManyWrongCodes(
-  reason: ProtectionRefusalReason,
-  msBeforeNext: number,
-): VerificationClientError {
-  return new VerificationClientError(
-    'too_many_wrong_codes',
-    'Too many wrong codes were entered, try again later',
-    { reason },
-    retryAfterSeconds(msBeforeNext),
-  );
-}
-
-/** 503 `service_unavailable` made by protection itself (spend cap, failing hook). */
-export function protectionUnavailable(
+/**
+ * Protection's refusal for `reason`, retryable after `retryAfterMs` (`Retry-After`). Its error code
+ * and status come from the reason (429 `rate_limit_exceeded` for the limits, cooldown and pumping
+ * holds; 429 `too_many_wrong_codes`; 503 `service_unavailable` for the spend cap, a failing hook
+ * and a start still in flight); `extra` adds fields to the problem document.
+ */
+export function protectionRefusal(
   reason: ProtectionRefusalReason,
   retryAfterMs: number,
-): VerificationClientError {
-  return new VerificationClientError(
-    'service_unavailable',
-    'Phone verification is temporarily unavailable, try again later',
-    { reason },
-    retryAfterSeconds(retryAfterMs),
-  );
+  extra: Record<string, unknown> = {},
+): ProtectionRefusal {
+  return new ProtectionRefusal(reason, retryAfterSeconds(retryAfterMs), extra);
 }

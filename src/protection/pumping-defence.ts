@@ -9,12 +9,7 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import { clientAddressKey } from './client-address.js';
 import type { ProtectionHold } from './protection-hold.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
-import {
-  coarseWaitMs,
-  protectionUnavailable,
-  ProtectionRefusalReason,
-  rateLimited,
-} from './protection-refusals.js';
+import { coarseWaitMs, protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
 import {
   coolOffMs,
@@ -202,12 +197,12 @@ export class PumpingDefence {
             undefined,
           );
           const waitMs = Math.max(until - this.store.now(), 1);
-          throw rateLimited(
+          throw protectionRefusal(
             reason,
             assessment.held.kind === 'range' ? coarseWaitMs(waitMs, this.settings.holdMs) : waitMs,
           );
         }
-        throw protectionUnavailable(ProtectionRefusalReason.spendCapReserve, this.settings.holdMs);
+        throw protectionRefusal(ProtectionRefusalReason.spendCapReserve, this.settings.holdMs);
       }
     }
     return { release: await this.stats.countStart(assessment.subjects, assessment.attempt.phoneNumber) };

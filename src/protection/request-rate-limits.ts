@@ -2,7 +2,7 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { RateLimit } from '../options/verification.options.js';
 import type { ProtectionHold } from './protection-hold.js';
 import { digest, ProtectionKeys } from './protection-keys.js';
-import { coarseWaitMs, ProtectionRefusalReason, rateLimited } from './protection-refusals.js';
+import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 
 const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
@@ -117,9 +117,9 @@ async function count(
   if (limiter === undefined || key === undefined) return NOTHING_HELD;
   const outcome = await limiter.tryConsume(key);
   if (!outcome.allowed)
-    throw rateLimited(
+    throw protectionRefusal(
       reason,
-      coarse ? coarseWaitMs(outcome.msBeforeNext, limiter.msDuration) : outcome.msBeforeNext,
+      coarse ? coarseWaitMs(outcome.msBeforeNext, limiter.windowMs) : outcome.msBeforeNext,
     );
   return { release: () => limiter.refund(key) };
 }

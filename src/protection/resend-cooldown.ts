@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { ProtectionHold } from './protection-hold.js';
 import { digest, ProtectionKeys } from './protection-keys.js';
-import { coarseWaitMs, ProtectionRefusalReason, rateLimited } from './protection-refusals.js';
+import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
 
 export interface CooldownClaim {
   /** When the caller's next start to this phone will be accepted, or null when the cooldown is off. */
@@ -66,7 +66,7 @@ export class ResendCooldown {
       }
       if (running !== null) throw this.refusal(running, starter);
     }
-    throw rateLimited(ProtectionRefusalReason.resendCooldown, this.cooldownMs);
+    throw protectionRefusal(ProtectionRefusalReason.resendCooldown, this.cooldownMs);
   }
 
   /** When the caller's running cooldown for the phone ends, or null when none runs. */
@@ -79,10 +79,10 @@ export class ResendCooldown {
   private refusal(running: RunningCooldown, starter: string) {
     const waitMs = running.availableAt - this.store.now();
     if (starter !== '' && running.starter === starter)
-      return rateLimited(ProtectionRefusalReason.resendCooldown, waitMs, {
+      return protectionRefusal(ProtectionRefusalReason.resendCooldown, waitMs, {
         resend_available_at: new Date(running.availableAt).toISOString(),
       });
-    return rateLimited(
+    return protectionRefusal(
       ProtectionRefusalReason.resendCooldown,
       coarseWaitMs(waitMs, this.cooldownMs as number),
     );

@@ -6,7 +6,7 @@ import type { PriceEstimator } from './price-estimator.js';
 import type { ProtectionHold } from './protection-hold.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 
 export interface SpendCapSettings {
@@ -66,7 +66,7 @@ export class SpendCap {
     if (!outcome.allowed) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
       await this.announce(key, windowEndsAt, outcome.consumed - estimate);
-      throw protectionUnavailable(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
+      throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
     }
     let open = true;
     return {
@@ -76,8 +76,7 @@ export class SpendCap {
         if (cost) this.prices.learn(method, cost);
         const real = cost === undefined ? undefined : toMinorUnits(cost.amount);
         if (real === undefined || real === estimate) return;
-        if (real > estimate)
-          await this.limiter.penalty(key, real - estimate, { customDuration: ttl() / 1000 });
+        if (real > estimate) await this.limiter.charge(key, real - estimate, ttl());
         else await this.limiter.refund(key, estimate - real, ttl());
       },
       release: async () => {
@@ -91,7 +90,7 @@ export class SpendCap {
   /** Share of the current window's cap spent or reserved (1 and above: reached). */
   async spentShare(): Promise<number> {
     const { key } = this.currentWindow();
-    const consumed = Number(await this.store.get(this.limiter.getKey(key)));
+    const consumed = Number(await this.store.get(this.limiter.storeKey(key)));
     return Number.isFinite(consumed) && consumed > 0 ? consumed / Math.max(this.capMinor, 1) : 0;
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { protectionUnavailable, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import type { ProtectedStart, StartedSession } from './verification-protection.types.js';
 
 export interface StartCoalescerSettings {
@@ -53,7 +53,7 @@ export class StartCoalescer {
     let pause = 10;
     for (;;) {
       if (Date.now() > deadline)
-        throw protectionUnavailable(ProtectionRefusalReason.startInProgress, this.settings.claimTtlMs);
+        throw protectionRefusal(ProtectionRefusalReason.startInProgress, this.settings.claimTtlMs);
       // Claim first: a new start (the usual case) takes one store round trip, a duplicate two.
       const claim = CLAIM + randomUUID();
       if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))

@@ -1,26 +1,11 @@
-import { RateLimiterRedis, RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
-
-/**
- * rate-limiter-flexible declares RateLimiterStoreAbstract in its types but does not export it at
- * runtime; every store-backed limiter of the library (RateLimiterRedis among them) extends it.
- */
-const RateLimiterStoreBase = Object.getPrototypeOf(RateLimiterRedis) as typeof RateLimiterStoreAbstract;
-if (RateLimiterStoreBase.name !== 'RateLimiterStoreAbstract')
-  throw new Error('rate-limiter-flexible: RateLimiterStoreAbstract not found (library layout changed)');
-
-/** What the store answers to one upsert: the counter after it and when its window ends. */
-interface CounterState {
-  value: number;
-  expiresAt: number;
-}
 
 export interface StoreRateLimiterOptions {
   /** Namespace of the limiter's keys in the store. */
   keyPrefix: string;
   /** Points allowed per window. */
   points: number;
-  /** Window length in ms (fixed window, from the first point consumed). */
+  /** Window length in ms (fixed window, from the first point counted). */
   windowMs: number;
   /**
    * Counters anyone can create one of per caller (per-client limits): written evictable, so a
@@ -29,7 +14,7 @@ export interface StoreRateLimiterOptions {
   evictable?: boolean;
 }
 
-/** The outcome of one consume, as a value instead of rate-limiter-flexible's resolve/reject. */
+/** The outcome of one consume or peek. */
 export interface ConsumeOutcome {
   allowed: boolean;
   /** Points counted in the current window, this consume included. */
@@ -39,24 +24,25 @@ export interface ConsumeOutcome {
 }
 
 /**
- * A rate-limiter-flexible limiter on top of the module's VerificationStore: the library does the
- * limiter arithmetic (points, rejection, reward/penalty), the store does the atomic counter with
- * its TTL. So one limiter works on MemoryStore and RedisStore alike, its windows follow the
- * store's clock (tests move the sandbox's clock), and state is shared by every instance that
- * shares the store.
+ * A fixed-window limit per key on the module's VerificationStore: `store.increment` is the atomic
+ * counter, and its TTL, set when the counter is created and never extended, is the window. So one
+ * limiter works on MemoryStore and RedisStore alike, its windows follow the store's clock (tests
+ * move the sandbox's clock), and every instance sharing the store shares the counts. A consume past
+ * the limit is counted too (the window's count says how far over it went) and refused.
  */
-export class StoreRateLimiter extends RateLimiterStoreBase {
-  private readonly store: VerificationStore;
+export class StoreRateLimiter {
+  readonly points: number;
+  readonly windowMs: number;
+  private readonly keyPrefix: string;
   private readonly writeOptions: StoreWriteOptions | undefined;
 
-  constructor(store: VerificationStore, options: StoreRateLimiterOptions) {
-    super({
-      storeClient: store,
-      keyPrefix: options.keyPrefix,
-      points: options.points,
-      duration: options.windowMs / 1000,
-    });
-    this.store = store;
+  constructor(
+    private readonly store: VerificationStore,
+    options: StoreRateLimiterOptions,
+  ) {
+    this.keyPrefix = options.keyPrefix;
+    this.points = options.points;
+    this.windowMs = options.windowMs;
     this.writeOptions = options.evictable ? { evictable: true } : undefined;
   }
 
@@ -72,29 +58,33 @@ export class StoreRateLimiter extends RateLimiterStoreBase {
       : new StoreRateLimiter(store, { keyPrefix, points: limit.points, windowMs: limit.windowMs, evictable });
   }
 
+  /** The store key of `key`'s counter: `<prefix>:<key>` (the layout earlier versions wrote, so counts carry over). */
+  storeKey(key: string): string {
+    return this.keyPrefix === '' ? key : `${this.keyPrefix}:${key}`;
+  }
+
   /**
-   * Counts `points` against `key`. Store failures reject (VerificationStoreUnavailableError);
-   * an exhausted limit is an outcome, not an error.
+   * Counts `points` against `key`; allowed while the window's count stays within the limit. A
+   * window of its own (`windowMs`) applies only when this call creates the counter. Store failures
+   * reject (VerificationStoreUnavailableError); an exhausted limit is an outcome, not an error.
    */
-  async tryConsume(key: string, points = 1, windowMs?: number): Promise<ConsumeOutcome> {
-    const options = windowMs === undefined ? {} : { customDuration: windowMs / 1000 };
-    try {
-      return outcome(true, await this.consume(key, points, options));
-    } catch (error) {
-      if (error instanceof RateLimiterRes) return outcome(false, error);
-      throw error;
-    }
+  async tryConsume(key: string, points = 1, windowMs = this.windowMs): Promise<ConsumeOutcome> {
+    const state = await this.add(key, points, windowMs);
+    return {
+      allowed: state.value <= this.points,
+      consumed: state.value,
+      msBeforeNext: Math.max(state.expiresAt - this.store.now(), 0),
+    };
   }
 
   /**
    * Whether `key` still has a point left, without counting one: one store read, and a second
-   * only when the key is used up (to learn when its window ends).
+   * only when the key is used up (adding 0 tells when its window ends without touching it).
    */
   async peek(key: string): Promise<ConsumeOutcome> {
-    const rlKey = this.getKey(key);
-    const consumed = Number((await this.store.get(rlKey)) ?? 0);
+    const consumed = Number((await this.store.get(this.storeKey(key))) ?? 0);
     if (!(consumed >= this.points)) return { allowed: true, consumed, msBeforeNext: 0 };
-    const state = await this.store.increment(rlKey, 0, Math.max(1, Math.round(this.msDuration)));
+    const state = await this.add(key, 0, this.windowMs);
     return {
       allowed: state.value < this.points,
       consumed: state.value,
@@ -103,46 +93,17 @@ export class StoreRateLimiter extends RateLimiterStoreBase {
   }
 
   /** Gives `points` back to `key` (an attempt that was counted and then refused elsewhere). */
-  async refund(key: string, points = 1, windowMs?: number): Promise<void> {
+  async refund(key: string, points = 1, windowMs = this.windowMs): Promise<void> {
     if (points === 0) return;
-    await this.reward(key, points, windowMs === undefined ? {} : { customDuration: windowMs / 1000 });
+    await this.add(key, -points, windowMs);
   }
 
-  /* ------------------------------------------ rate-limiter-flexible's store contract */
-
-  _upsert(rlKey: string, points: number, msDuration: number, forceExpire = false): Promise<CounterState> {
-    const ttlMs = Math.max(1, Math.round(msDuration));
-    if (forceExpire) return this.overwrite(rlKey, points, ttlMs);
-    return this.store.increment(rlKey, points, ttlMs, this.writeOptions);
+  /** Counts `points` more against `key` whatever the limit (a real cost above its estimate). */
+  async charge(key: string, points: number, windowMs = this.windowMs): Promise<void> {
+    await this.add(key, points, windowMs);
   }
 
-  async _get(rlKey: string): Promise<CounterState | null> {
-    if ((await this.store.get(rlKey)) === null) return null;
-    // Adding 0 reads the counter and its window end without touching either.
-    return this.store.increment(rlKey, 0, Math.max(1, Math.round(this.msDuration)), this.writeOptions);
+  private add(key: string, by: number, windowMs: number): Promise<{ value: number; expiresAt: number }> {
+    return this.store.increment(this.storeKey(key), by, Math.max(1, Math.round(windowMs)), this.writeOptions);
   }
-
-  async _delete(rlKey: string): Promise<boolean> {
-    const existed = (await this.store.get(rlKey)) !== null;
-    await this.store.delete(rlKey);
-    return existed;
-  }
-
-  _getRateLimiterRes(_rlKey: string, changedPoints: number, state: CounterState): RateLimiterRes {
-    return new RateLimiterRes(
-      Math.max(this.points - state.value, 0),
-      Math.max(state.expiresAt - this.store.now(), 0),
-      state.value,
-      state.value === changedPoints,
-    );
-  }
-
-  private async overwrite(rlKey: string, points: number, ttlMs: number): Promise<CounterState> {
-    await this.store.set(rlKey, String(points), ttlMs, this.writeOptions);
-    return { value: points, expiresAt: this.store.now() + ttlMs };
-  }
-}
-
-function outcome(allowed: boolean, res: RateLimiterRes): ConsumeOutcome {
-  return { allowed, consumed: res.consumedPoints, msBeforeNext: res.msBeforeNext };
 }

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { mayHaveBeenProcessed } from '../api/verification-api.error.js';
 import {
   VerificationEventName,
   type FraudSuspectedEvent,
@@ -12,7 +11,6 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
-import { VerificationClientError } from '../core/verification.errors.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { runBeforeStart } from './before-start-hook.js';
 import { clientAddressKey } from './client-address.js';
@@ -25,10 +23,12 @@ import { RequestRateLimits } from './request-rate-limits.js';
 import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
 import { StartCoalescer } from './start-coalescer.js';
+import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
+export type { StartPermit, StartRollback } from './start-permit.js';
 
 /** Slack of a start's coalescing claim beyond the API timeout: the hook and the store calls. */
 const CLAIM_SLACK_MS = 10_000;
@@ -40,11 +40,12 @@ const CLAIM_SLACK_MS = 10_000;
  * VerificationStore so that limits hold across instances.
  *
  * Order of a start: coalescing (an identical pending start of the same owner or browser is handed
- * back, counted nowhere) → the pumping defence's reading → beforeStart (told what the defence
- * suspects) → wrong-code budgets (read only) → resend cooldown → per-client, per-(phone, caller) and
- * per-phone limits → the pumping defence's verdict → spend-cap reservation → the upstream call.
- * Whatever a start took is given back when it is refused further on, and when the API answered
- * that nothing was sent: a start that sent nothing costs nobody any budget.
+ * back, counted nowhere; `coalesceStart`) → the pumping defence's reading → beforeStart (told what
+ * the defence suspects) → wrong-code budgets (read only) → resend cooldown → per-client,
+ * per-(phone, caller) and per-phone limits → the pumping defence's verdict → spend-cap reservation
+ * (`admitStart`, which hands out a StartPermit) → the upstream call (the caller's) → the permit
+ * settled. Whatever a start took is given back when it is refused further on, and when the API
+ * answered that nothing was sent: a start that sent nothing costs nobody any budget.
  */
 @Injectable()
 export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
@@ -115,24 +116,22 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Runs `initiate` (one paid upstream initiation) unless the attempt is refused or a pending
-   * session of the same owner (or, without one, the same browser key) + phone + method can be
-   * handed back (`resume`). When `initiate`
-   * fails, its error (or that error's `cause`) tells whether anything was sent: a
-   * VerificationApiError or a refused connection means nothing was. `initiate(storeReached)`:
-   * true when this attempt has just written to the store (a coalescing claim, a cooldown, a
-   * counter), so the caller need not probe the store again before paying.
+   * Runs `start` (one paid start: `admitStart`, the upstream call, the permit settled) unless a
+   * pending session of the same owner (or, without one, the same browser key) + phone + method can
+   * be handed back (`resume`). Identical concurrent starts share one outcome: in one process they
+   * await one flight; across instances the first claims the start in the store and the others wait
+   * for its session, or start on their own when it fails.
    */
-  async runStart<T extends StartedSession>(
+  async coalesceStart<T extends StartedSession>(
     attempt: StartAttempt,
-    initiate: (storeReached: boolean) => Promise<T>,
+    start: () => Promise<ProtectedStart<T>>,
     resume: (requestId: string) => Promise<T | null>,
   ): Promise<ProtectedStart<T>> {
     const starter = starterOf(attempt);
-    if (!this.coalescer || starter === undefined) return this.freshStart(attempt, initiate, false);
+    if (!this.coalescer || starter === undefined) return start();
     return this.coalescer.run(
       ProtectionKeys.coalesce(starter, attempt.phoneNumber, attempt.method),
-      () => this.freshStart(attempt, initiate, true),
+      start,
       resume,
       async (result) => ({
         result,
@@ -142,24 +141,14 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /** Refuses a check past the caller's check limit (429 `check_limit`). */
-  async assertCheckAllowed(clientKey: string | undefined): Promise<void> {
-    await this.limits.countCheck(clientKey);
-  }
-
   /**
-   * Takes a point of the number's (and the owner's) wrong-code budget for a check about to ask the
-   * API, or throws 429 `too_many_wrong_codes`. Settle it with whether the API said the code was wrong.
+   * Checks one start and takes its share of every limit (in the order above, up to the spend
+   * reservation), or throws the refusal after giving back whatever it took. The permit is settled
+   * by the caller after the upstream call (see StartPermit). Meant for coalesceStart's `start`: for
+   * a caller who can be handed a session back, coalescing has claimed the start in the store, which
+   * is part of what `storeReached` says.
    */
-  async holdWrongCode(phoneNumber: string, owner: string | undefined): Promise<WrongCodeHold> {
-    return this.wrongCodes.holdCheck(phoneNumber, owner);
-  }
-
-  private async freshStart<T extends StartedSession>(
-    attempt: StartAttempt,
-    initiate: (storeReached: boolean) => Promise<T>,
-    claimed: boolean,
-  ): Promise<ProtectedStart<T>> {
+  async admitStart(attempt: StartAttempt): Promise<StartPermit> {
     const pumping = await this.pumping.assess(attempt);
     const suspected = this.pumping.signal(pumping);
     const challengePassed = await runBeforeStart(
@@ -190,31 +179,31 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       await releaseAll(holds);
       throw error;
     }
+    const claimed = this.coalescer !== undefined && starterOf(attempt) !== undefined;
+    return new StartPermit(
+      {
+        resendAvailableAt,
+        storeReached:
+          claimed || this.cooldown.enabled || this.limits.countsEveryStart || reservation !== undefined,
+        holds,
+        reservation,
+        attribute: (session) => this.pumping.started(pumping, session.requestId, session.expiresAt),
+      },
+      this.logger,
+    );
+  }
 
-    let result: T;
-    try {
-      result = await initiate(
-        claimed || this.cooldown.enabled || this.limits.countsEveryStart || reservation !== undefined,
-      );
-    } catch (error) {
-      // Nothing was sent (a method the account has not enabled, a refused connection): no budget is
-      // spent, or five refused starts would lock a number out without a single SMS.
-      if (nothingSent(error)) await releaseAll([...holds, reservation]);
-      throw error;
-    }
-    try {
-      await this.pumping.started(pumping, result.requestId, result.expiresAt);
-    } catch (error) {
-      // Its verification will be counted for its range, country and owner only.
-      this.logger.warn('pumping defence: the start could not be attributed', { error: errorName(error) });
-    }
-    try {
-      await reservation?.settle(result.cost);
-    } catch (error) {
-      // The session exists and is paid for: serve it; the window keeps the estimate.
-      this.logger.warn('spend cap: the real cost could not be recorded', { error: errorName(error) });
-    }
-    return { result, coalesced: false, resendAvailableAt };
+  /** Refuses a check past the caller's check limit (429 `check_limit`). */
+  async assertCheckAllowed(clientKey: string | undefined): Promise<void> {
+    await this.limits.countCheck(clientKey);
+  }
+
+  /**
+   * Takes a point of the number's (and the owner's) wrong-code budget for a check about to ask the
+   * API, or throws 429 `too_many_wrong_codes`. Settle it with whether the API said the code was wrong.
+   */
+  async holdWrongCode(phoneNumber: string, owner: string | undefined): Promise<WrongCodeHold> {
+    return this.wrongCodes.holdCheck(phoneNumber, owner);
   }
 
   private emit(event: SpendCapReachedEvent | FraudSuspectedEvent): void {
@@ -254,16 +243,6 @@ function limitsCallerOf(attempt: StartAttempt): string {
   if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
   if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
   return 'anonymous';
-}
-
-/**
- * True when the API's answer says the initiation did not happen (a problem document, a bodiless 403,
- * a refused connection). A time-out, a reset or an unreadable answer leaves the outcome unknown. The
- * service hands the API client's error over as is or as the `cause` of the client error it made of it.
- */
-function nothingSent(error: unknown): boolean {
-  const upstream = error instanceof VerificationClientError ? (error as Error).cause : error;
-  return !mayHaveBeenProcessed(upstream);
 }
 
 function errorName(error: unknown): string {

@@ -1,7 +1,7 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { RateLimit } from '../options/verification.options.js';
 import { digest, ProtectionKeys } from './protection-keys.js';
-import { coarseWaitMs, ProtectionRefusalReason, tooManyWrongCodes } from './protection-refusals.js';
+import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
 import { StoreRateLimiter, type ConsumeOutcome } from './store-rate-limiter.js';
 
 /** A check's share of the wrong-code budgets, taken before the API is asked. */
@@ -99,7 +99,7 @@ export class WrongCodeBudget {
 
 function refusal(budget: Budget, outcome: ConsumeOutcome) {
   const waitMs = budget.coarse
-    ? coarseWaitMs(outcome.msBeforeNext, budget.limiter.msDuration)
+    ? coarseWaitMs(outcome.msBeforeNext, budget.limiter.windowMs)
     : outcome.msBeforeNext;
-  return tooManyWrongCodes(budget.reason, waitMs);
+  return protectionRefusal(budget.reason, waitMs);
 }

@@ -25,18 +25,6 @@ export function offeredMethod(
   return found;
 }
 
-/**
- * Keeps the upstream failure as the client error's (non-enumerable) `cause`: protection reads it to
- * tell "the API answered, nothing was sent" from an unknown outcome. It never reaches a response.
- */
-export function withUpstreamCause(
-  clientError: VerificationClientError,
-  cause: unknown,
-): VerificationClientError {
-  Object.defineProperty(clientError, 'cause', { value: cause, enumerable: false, configurable: true });
-  return clientError;
-}
-
 export function fieldError(field: string, message: string): VerificationClientError {
   return new VerificationClientError('validation_error', message, { errors: [{ field, message }] });
 }

@@ -5,7 +5,12 @@ import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-
 import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
 import { OfferedMethods } from '../account/offered-methods.js';
 import { VerificationTelemetry, type RouteFailureContext } from '../observability/verification-telemetry.js';
-import { VerificationProtection } from '../protection/verification-protection.service.js';
+import {
+  VerificationProtection,
+  type ProtectedStart,
+  type StartAttempt,
+  type StartPermit,
+} from '../protection/verification-protection.service.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import { asVerificationError, VerificationClientError } from '../core/verification.errors.js';
@@ -31,7 +36,7 @@ import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 import { checkRefusal } from './check-refusal.js';
-import { fieldError, notPending, offeredMethod, withUpstreamCause } from './client-refusals.js';
+import { fieldError, notPending, offeredMethod } from './client-refusals.js';
 import type {
   CheckInput,
   CheckView,
@@ -96,7 +101,7 @@ export class VerificationService {
     context.phoneNumber = phone.e164;
     // Only a valid start asks which methods the account has (a cached price read): bad input never reaches the API.
     offeredMethod(method, await this.offered.list(), this.offered.current());
-    const attempt = {
+    const attempt: StartAttempt = {
       phoneNumber: phone.e164,
       method,
       owner: input.owner,
@@ -105,9 +110,9 @@ export class VerificationService {
       browserKey: input.browserKey,
       request: input.request,
     };
-    const outcome = await this.protection.runStart(
+    const outcome = await this.protection.coalesceStart(
       attempt,
-      (storeReached) => this.initiate(phone.e164, method, input.owner, storeReached),
+      () => this.paidStart(attempt),
       (requestId) => this.pendingRecord(requestId),
     );
     const record = outcome.result;
@@ -267,19 +272,39 @@ export class VerificationService {
     return requestId;
   }
 
+  /**
+   * One paid start under a permit: protection admits it (or throws its refusal), the API is asked,
+   * and the permit is settled with what happened (see StartPermit).
+   */
+  private async paidStart(attempt: StartAttempt): Promise<ProtectedStart<SessionRecord>> {
+    const permit = await this.protection.admitStart(attempt);
+    try {
+      const record = await this.initiate(attempt.phoneNumber, attempt.method, attempt.owner, permit);
+      await permit.commit(record);
+      return { result: record, coalesced: false, resendAvailableAt: permit.resendAvailableAt };
+    } finally {
+      // Unsettled only when the store failed before or after the API call: a session may exist (and
+      // be paid for), so everything the start took stays counted.
+      if (!permit.isSettled) await permit.rollback({ nothingSent: false });
+    }
+  }
+
   private async initiate(
     phoneNumber: string,
     method: KnownVerificationMethod,
     owner: string | undefined,
-    storeReached: boolean,
+    permit: StartPermit,
   ): Promise<SessionRecord> {
     // A paid initiation whose session could not be recorded would never be followed: with the store
-    // down, refuse before paying. A protection that wrote to it a moment ago already showed it up.
-    if (!storeReached) await this.records.ensureReachable();
+    // down, refuse before paying. An admission that wrote to it a moment ago already showed it up.
+    if (!permit.storeReached) await this.records.ensureReachable();
     let result: InitiateResult;
     try {
       result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });
     } catch (error) {
+      // The API answered with a refusal, or the connection was refused: nothing was sent, and the
+      // start gives back what it took (a time-out or a reset leaves it counted).
+      await permit.rollback({ nothingSent: !mayHaveBeenProcessed(error) });
       // The session may exist (and be paid for) all the same: its first webhook can reveal it.
       if (mayHaveBeenProcessed(error)) await this.inDoubt.remember({ phoneNumber, method, owner });
       // Method not enabled for the account ("not shown": 400 with a code, or 403): say so when the API says so.
@@ -288,14 +313,11 @@ export class VerificationService {
         error.status === 400 &&
         /method/.test(error.errorCode ?? '')
       )
-        throw withUpstreamCause(
-          new VerificationClientError(
-            'method_not_available',
-            'This method is not available for this account',
-          ),
-          error,
+        throw new VerificationClientError(
+          'method_not_available',
+          'This method is not available for this account',
         );
-      throw withUpstreamCause(await this.upstreamFailure(error), error);
+      throw await this.upstreamFailure(error);
     }
     const record = newSessionRecord(
       { ...result, phoneNumber: result.phoneNumber || phoneNumber },

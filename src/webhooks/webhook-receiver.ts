@@ -17,7 +17,7 @@ import { VerificationListenerError, VerificationTracker } from '../sessions/veri
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
-import { VerificationClientError } from '../core/verification.errors.js';
+import { CLIENT_ERROR_STATUSES, VerificationClientError } from '../core/verification.errors.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
 import { StandardWebhooksVerifier, type WebhookHeaders } from './standard-webhooks.verifier.js';
 import { WEBHOOK_VERIFIER } from './webhook-verifier.provider.js';
@@ -84,7 +84,8 @@ export class WebhookReceiver {
         refusal?.errorCode === 'invalid_signature' ? 'invalid_signature' : 'failed',
         {
           webhookId,
-          status: refusal?.getStatus() ?? 503,
+          // What `failure` turns any other error into.
+          status: refusal?.getStatus() ?? CLIENT_ERROR_STATUSES.service_unavailable,
           latencyMs: Date.now() - startedAt,
         },
       );

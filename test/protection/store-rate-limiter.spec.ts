@@ -71,7 +71,7 @@ describe.each(stores)('StoreRateLimiter on %s', (_name, createStore) => {
     expect((await limiter.tryConsume('k')).allowed).toBe(false);
   });
 
-  it('consumes weighted points (the spend cap in kopecks) with a custom window', async () => {
+  it('consumes weighted points (the spend cap in kopecks) with a window of its own', async () => {
     const limiter = new StoreRateLimiter(store, { keyPrefix: 'money', points: 900, windowMs: 86_400_000 });
     expect(await limiter.tryConsume('day', 300, 5000)).toEqual({
       allowed: true,
@@ -81,19 +81,86 @@ describe.each(stores)('StoreRateLimiter on %s', (_name, createStore) => {
     expect((await limiter.tryConsume('day', 600, 5000)).allowed).toBe(true);
     expect(await limiter.tryConsume('day', 1, 5000)).toMatchObject({ allowed: false, consumed: 901 });
     await limiter.refund('day', 1, 5000);
-    await limiter.penalty('day', 5, { customDuration: 5 });
+    await limiter.charge('day', 5, 5000);
     expect(await limiter.tryConsume('day', 0, 5000)).toMatchObject({ allowed: false, consumed: 905 });
+    // The window is the one the counter was created with, not the limiter's day.
+    clock.at += 5000;
+    expect(await limiter.tryConsume('day', 900)).toEqual({
+      allowed: true,
+      consumed: 900,
+      msBeforeNext: 86_400_000,
+    });
   });
 
-  it('get and delete go through the store', async () => {
-    const limiter = new StoreRateLimiter(store, { keyPrefix: 'gd', points: 5, windowMs: 30_000 });
-    expect(await limiter.get('k')).toBeNull();
-    await limiter.tryConsume('k', 2);
-    clock.at += 10_000;
-    const res = await limiter.get('k');
-    expect(res).toMatchObject({ consumedPoints: 2, remainingPoints: 3, msBeforeNext: 20_000 });
-    expect(await limiter.delete('k')).toBe(true);
-    expect(await limiter.get('k')).toBeNull();
-    expect(await limiter.delete('k')).toBe(false);
+  it('keeps the counter in the store under <prefix>:<key> with the window as its TTL', async () => {
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'ttl', points: 2, windowMs: 30_000 });
+    await limiter.tryConsume('k');
+    expect(await store.get('ttl:k')).toBe('1');
+    expect(limiter.storeKey('k')).toBe('ttl:k');
+    clock.at += 29_999;
+    expect(await store.get('ttl:k')).toBe('1');
+    clock.at += 1;
+    expect(await store.get('ttl:k')).toBeNull();
+  });
+
+  it('neither a refund nor a refused consume moves the window end', async () => {
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'fixed', points: 1, windowMs: 10_000 });
+    await limiter.tryConsume('k');
+    clock.at += 6000;
+    await limiter.refund('k', 1, 60_000);
+    expect(await limiter.tryConsume('k', 1, 60_000)).toEqual({
+      allowed: true,
+      consumed: 1,
+      msBeforeNext: 4000,
+    });
+    expect((await limiter.tryConsume('k')).allowed).toBe(false);
+    clock.at += 4000;
+    expect(await limiter.tryConsume('k')).toEqual({ allowed: true, consumed: 1, msBeforeNext: 10_000 });
+  });
+
+  it('a refund of zero points writes nothing', async () => {
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'zero', points: 1, windowMs: 10_000 });
+    await limiter.refund('k', 0);
+    expect(await store.get('zero:k')).toBeNull();
+  });
+
+  it('peek tells whether a point is left without counting one', async () => {
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'peek', points: 2, windowMs: 20_000 });
+    expect(await limiter.peek('k')).toEqual({ allowed: true, consumed: 0, msBeforeNext: 0 });
+    await limiter.tryConsume('k');
+    expect(await limiter.peek('k')).toEqual({ allowed: true, consumed: 1, msBeforeNext: 0 });
+    expect(await limiter.peek('k')).toEqual({ allowed: true, consumed: 1, msBeforeNext: 0 });
+    await limiter.tryConsume('k');
+    clock.at += 5000;
+    expect(await limiter.peek('k')).toEqual({ allowed: false, consumed: 2, msBeforeNext: 15_000 });
+    clock.at += 15_000;
+    expect(await limiter.peek('k')).toEqual({ allowed: true, consumed: 0, msBeforeNext: 0 });
+  });
+});
+
+describe('StoreRateLimiter writes', () => {
+  it('marks per-caller counters evictable, and only those', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore({ clock: clock.now });
+    const written: [string, unknown][] = [];
+    const increment = store.increment.bind(store);
+    store.increment = (key, by, ttlMs, options) => {
+      written.push([key, options]);
+      return increment(key, by, ttlMs, options);
+    };
+    const perCaller = StoreRateLimiter.forLimit(store, 'caller', { points: 1, windowMs: 1000 }, true)!;
+    const perPhone = StoreRateLimiter.forLimit(store, 'phone', { points: 1, windowMs: 1000 })!;
+    await perCaller.tryConsume('a');
+    await perCaller.refund('a');
+    await perPhone.tryConsume('a');
+    await perPhone.charge('a', 2);
+    expect(written).toEqual([
+      ['caller:a', { evictable: true }],
+      ['caller:a', { evictable: true }],
+      ['phone:a', undefined],
+      ['phone:a', undefined],
+    ]);
+    expect(StoreRateLimiter.forLimit(store, 'off', false)).toBeUndefined();
+    await store.close();
   });
 });

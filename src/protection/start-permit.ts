@@ -1,0 +1,103 @@
+import type { ProtectionLog } from '../observability/protection-log.js';
+import { releaseAll, type ProtectionHold } from './protection-hold.js';
+import type { SpendReservation } from './spend-cap.js';
+import type { StartedSession } from './verification-protection.types.js';
+
+/** What an admitted start took from protection, for its permit to settle. */
+export interface StartAdmission {
+  /** When this caller's next start to this phone will be accepted (resend cooldown), or null. */
+  resendAvailableAt: Date | null;
+  /** True when admitting wrote to the store (a coalescing claim, a cooldown, a counter, a reservation). */
+  storeReached: boolean;
+  /** The cooldown, the request limits' points and the pumping counts, in the order they were taken. */
+  holds: ProtectionHold[];
+  reservation: SpendReservation | undefined;
+  /** Remembers which pumping subjects a started session belongs to (so its verification counts there). */
+  attribute(session: StartedSession): Promise<void>;
+}
+
+/** How a start that did not produce a session ended, as far as the caller knows. */
+export interface StartRollback {
+  /**
+   * True when the API certainly did not start a session (it answered with a refusal, or refused the
+   * connection): everything the start took is given back, or a few refused starts would lock a
+   * number out without a single SMS. False when it may have (a time-out, a reset, an unreadable
+   * answer, or a failure after the API answered): everything stays counted.
+   */
+  nothingSent: boolean;
+}
+
+/**
+ * Leave for one paid start, handed out by `VerificationProtection.admitStart` once the start has
+ * passed every check and taken its share of every limit. The caller calls the API and then settles
+ * the permit once: `commit(session)` when the API started a session (the spend reservation takes its
+ * real cost, the pumping defence learns which subjects the session belongs to), `rollback(...)` when
+ * it did not (see StartRollback). The first settlement counts; later ones do nothing.
+ *
+ * Settlements never throw: the session, or the refusal the caller is about to report, matters more
+ * than a count that could not be corrected (a failed correction is logged and errs on the safe side).
+ *
+ * A permit that is never settled gives nothing back, as `rollback({ nothingSent: false })` does: a
+ * start whose outcome nobody reported may have been paid for. Nothing leaks past its window all the
+ * same: the cooldown, the limits' counters and the spend window each end on their own TTL, and the
+ * reservation keeps its estimate instead of the real cost. Callers settle in `finally` even so.
+ */
+export class StartPermit {
+  private settled = false;
+
+  constructor(
+    private readonly admission: StartAdmission,
+    private readonly logger: ProtectionLog,
+  ) {}
+
+  /** When this caller's next start to this phone will be accepted (resend cooldown), or null. */
+  get resendAvailableAt(): Date | null {
+    return this.admission.resendAvailableAt;
+  }
+
+  /**
+   * True when admitting this start has just written to the store, so the caller need not probe the
+   * store again before paying.
+   */
+  get storeReached(): boolean {
+    return this.admission.storeReached;
+  }
+
+  /** Whether the permit was committed or rolled back. */
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
+  /** The API started `session`: its real cost replaces the reservation's estimate; it is attributed for the pumping defence. */
+  async commit(session: StartedSession): Promise<void> {
+    if (!this.settle()) return;
+    try {
+      await this.admission.attribute(session);
+    } catch (error) {
+      // Its verification will be counted for its range, country and owner only.
+      this.logger.warn('pumping defence: the start could not be attributed', { error: errorName(error) });
+    }
+    try {
+      await this.admission.reservation?.settle(session.cost);
+    } catch (error) {
+      // The session exists and is paid for: serve it; the window keeps the estimate.
+      this.logger.warn('spend cap: the real cost could not be recorded', { error: errorName(error) });
+    }
+  }
+
+  /** The start produced no session: gives everything back when nothing was sent, keeps it counted otherwise. */
+  async rollback(outcome: StartRollback): Promise<void> {
+    if (!this.settle()) return;
+    if (outcome.nothingSent) await releaseAll([...this.admission.holds, this.admission.reservation]);
+  }
+
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    return true;
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}

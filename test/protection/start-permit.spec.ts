@@ -1,0 +1,260 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { VerificationAccountService } from '../../src/account/verification-account.service.js';
+import type { Money } from '../../src/api/api.types.js';
+import { VerificationClientError } from '../../src/core/verification.errors.js';
+import type { VerificationLogger } from '../../src/observability/verification-logger.js';
+import { resolveVerificationOptions, type LimitsOptions } from '../../src/options/verification.options.js';
+import { ProtectionKeys } from '../../src/protection/protection-keys.js';
+import { StartPermit, type StartAdmission } from '../../src/protection/start-permit.js';
+import { VerificationProtection } from '../../src/protection/verification-protection.service.js';
+import type { StartAttempt, StartedSession } from '../../src/protection/verification-protection.types.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+
+/** A permit over recording fakes: `log` lists what was given back, settled, attributed and warned. */
+function recordingPermit(
+  overrides: {
+    attribute?: () => Promise<void>;
+    settle?: () => Promise<void>;
+    release?: () => Promise<void>;
+  } = {},
+) {
+  const log: string[] = [];
+  const hold = (name: string) => ({
+    release: async () => {
+      log.push(`release ${name}`);
+      await overrides.release?.();
+    },
+  });
+  const admission: StartAdmission = {
+    resendAvailableAt: new Date(1_700_000_060_000),
+    storeReached: true,
+    holds: [hold('cooldown'), hold('limits'), hold('pumping')],
+    reservation: {
+      release: async () => {
+        log.push('release reservation');
+      },
+      settle: async (cost: Money | undefined) => {
+        log.push(`settle ${cost?.amount}`);
+        await overrides.settle?.();
+      },
+    },
+    attribute: async (session: StartedSession) => {
+      log.push(`attribute ${session.requestId}`);
+      await overrides.attribute?.();
+    },
+  };
+  const logger = {
+    warn: (message: string, fields?: Record<string, unknown>) =>
+      log.push(`warn ${message} ${JSON.stringify(fields)}`),
+    error: (message: string) => log.push(`error ${message}`),
+  };
+  return { permit: new StartPermit(admission, logger), log };
+}
+
+const session: StartedSession = {
+  requestId: 'req-1',
+  expiresAt: 1_700_000_300_000,
+  cost: { amount: 3.5, currency: 'RUB' },
+};
+
+describe('StartPermit', () => {
+  it('commit attributes the session and settles the reservation with its real cost, giving nothing back', async () => {
+    const { permit, log } = recordingPermit();
+    expect(permit.isSettled).toBe(false);
+    await permit.commit(session);
+    expect(permit.isSettled).toBe(true);
+    expect(log).toEqual(['attribute req-1', 'settle 3.5']);
+    expect(permit.resendAvailableAt).toEqual(new Date(1_700_000_060_000));
+  });
+
+  it('rollback with nothing sent gives back the reservation and every hold, last taken first', async () => {
+    const { permit, log } = recordingPermit();
+    await permit.rollback({ nothingSent: true });
+    expect(log).toEqual(['release reservation', 'release pumping', 'release limits', 'release cooldown']);
+  });
+
+  it('rollback when something may have been sent keeps everything counted', async () => {
+    const { permit, log } = recordingPermit();
+    await permit.rollback({ nothingSent: false });
+    expect(permit.isSettled).toBe(true);
+    expect(log).toEqual([]);
+  });
+
+  it('settles once: the first settlement counts, later ones do nothing', async () => {
+    const committed = recordingPermit();
+    await committed.permit.commit(session);
+    await committed.permit.rollback({ nothingSent: true });
+    await committed.permit.commit(session);
+    expect(committed.log).toEqual(['attribute req-1', 'settle 3.5']);
+
+    const rolledBack = recordingPermit();
+    await rolledBack.permit.rollback({ nothingSent: false });
+    await rolledBack.permit.rollback({ nothingSent: true });
+    await rolledBack.permit.commit(session);
+    expect(rolledBack.log).toEqual([]);
+  });
+
+  it('commit never throws: a failed attribution or settlement is logged by name and the other still runs', async () => {
+    const { permit, log } = recordingPermit({
+      attribute: () => Promise.reject(new RangeError('store down')),
+      settle: () => Promise.reject(new TypeError('store down')),
+    });
+    await expect(permit.commit(session)).resolves.toBeUndefined();
+    expect(log).toEqual([
+      'attribute req-1',
+      'warn pumping defence: the start could not be attributed {"error":"RangeError"}',
+      'settle 3.5',
+      'warn spend cap: the real cost could not be recorded {"error":"TypeError"}',
+    ]);
+  });
+
+  it('rollback never throws: a failed release does not keep the others from being given back', async () => {
+    const { permit, log } = recordingPermit({ release: () => Promise.reject(new Error('store down')) });
+    await expect(permit.rollback({ nothingSent: true })).resolves.toBeUndefined();
+    expect(log.filter((line) => line.startsWith('release'))).toHaveLength(4);
+  });
+});
+
+const HOUR = 3_600_000;
+
+describe('VerificationProtection: admitStart and coalesceStart on a store', () => {
+  let clock: number;
+  let store: MemoryStore;
+
+  beforeEach(() => {
+    clock = 1_700_000_000_000;
+    store = new MemoryStore({ clock: () => clock });
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  /** Only a cooldown and one start per number and caller an hour, unless `limits` says more. */
+  const protection = (limits: LimitsOptions = {}) => {
+    const options = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' },
+      clock: () => clock,
+      limits: {
+        startPerIp: false,
+        startPerPhone: false,
+        checkPerIp: false,
+        spendCap: false,
+        pumping: false,
+        wrongCodesPerPhone: false,
+        wrongCodesPerOwner: false,
+        resendCooldownMs: 60_000,
+        startPerPhoneAndCaller: { points: 1, windowMs: HOUR },
+        ...limits,
+      },
+    });
+    const quiet = { warn: () => undefined, error: () => undefined } as unknown as VerificationLogger;
+    return new VerificationProtection(options, store, {} as VerificationAccountService, quiet);
+  };
+  const attempt = (owner?: string): StartAttempt => ({
+    phoneNumber: '+79160000001',
+    method: 'sms',
+    owner,
+    clientKey: 'client-1',
+    ip: '198.51.100.1',
+    request: {},
+  });
+  const refusalOf = async (admitting: Promise<unknown>) => {
+    const error = await admitting.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(VerificationClientError);
+    return (error as VerificationClientError).extra.reason;
+  };
+
+  it('a rollback with nothing sent lets the same start in again at once', async () => {
+    const p = protection();
+    const permit = await p.admitStart(attempt());
+    expect(permit.resendAvailableAt).toEqual(new Date(clock + 60_000));
+    await permit.rollback({ nothingSent: true });
+    await (await p.admitStart(attempt())).commit({ requestId: 'r', expiresAt: clock + 300_000 });
+  });
+
+  it('a committed start, a rollback that may have sent something and an unsettled permit all keep the cooldown', async () => {
+    const p = protection();
+    await (await p.admitStart(attempt('a'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
+    expect(await refusalOf(p.admitStart(attempt('a')))).toBe('resend_cooldown');
+
+    await (await p.admitStart(attempt('b'))).rollback({ nothingSent: false });
+    expect(await refusalOf(p.admitStart(attempt('b')))).toBe('resend_cooldown');
+
+    await p.admitStart(attempt('c')); // never settled
+    expect(await refusalOf(p.admitStart(attempt('c')))).toBe('resend_cooldown');
+    // Nothing outlives its window: past the cooldown, the per-number limit still counts the
+    // unsettled start; past its hour, the caller starts again.
+    clock += 60_000;
+    expect(await refusalOf(p.admitStart(attempt('c')))).toBe('start_phone_caller_limit');
+    clock += HOUR;
+    expect((await p.admitStart(attempt('c'))).isSettled).toBe(false);
+  });
+
+  it('a refused admission gives back what it took before the refusal', async () => {
+    const p = protection({ resendCooldownMs: 60_000, startPerPhoneAndCaller: { points: 1, windowMs: HOUR } });
+    await (await p.admitStart(attempt('a'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
+    clock += 60_000;
+    // The cooldown is claimed, then the per-number limit refuses: the cooldown is lifted again.
+    expect(await refusalOf(p.admitStart(attempt('a')))).toBe('start_phone_caller_limit');
+    expect(await store.get(ProtectionKeys.cooldown('owner:a', '+79160000001'))).toBeNull();
+  });
+
+  it('storeReached says whether admitting wrote to the store', async () => {
+    const nothing = protection({
+      resendCooldownMs: false,
+      startPerPhoneAndCaller: false,
+      coalesceStarts: false,
+    });
+    expect((await nothing.admitStart(attempt())).storeReached).toBe(false);
+    const coalescing = protection({ resendCooldownMs: false, startPerPhoneAndCaller: false });
+    expect((await coalescing.admitStart(attempt('owner'))).storeReached).toBe(true);
+    expect((await coalescing.admitStart(attempt())).storeReached).toBe(false);
+    expect((await protection().admitStart(attempt())).storeReached).toBe(true);
+  });
+
+  it('coalesceStart: identical concurrent starts of one owner share one paid start and its outcome', async () => {
+    const p = protection();
+    const record = { requestId: 'shared', expiresAt: clock + 300_000 };
+    let paid = 0;
+    const start = async () => {
+      paid += 1;
+      const permit = await p.admitStart(attempt('owner'));
+      await permit.commit(record);
+      return { result: record, coalesced: false, resendAvailableAt: permit.resendAvailableAt };
+    };
+    const [first, second] = await Promise.all([
+      p.coalesceStart(attempt('owner'), start, async () => record),
+      p.coalesceStart(attempt('owner'), start, async () => record),
+    ]);
+    expect(paid).toBe(1);
+    expect([first.coalesced, second.coalesced]).toEqual([false, true]);
+    expect(second.result).toBe(first.result);
+    // Later, while the session is pending, the same start is handed back without a new payment.
+    const third = await p.coalesceStart(attempt('owner'), start, async () => record);
+    expect(paid).toBe(1);
+    expect(third).toEqual({ result: record, coalesced: true, resendAvailableAt: new Date(clock + 60_000) });
+  });
+
+  it('coalesceStart: a failed start fails its concurrent duplicates too, then frees the claim', async () => {
+    const p = protection();
+    const failure = new VerificationClientError('service_unavailable');
+    let paid = 0;
+    const failing = async () => {
+      paid += 1;
+      const permit = await p.admitStart(attempt('owner'));
+      await permit.rollback({ nothingSent: true });
+      throw failure;
+    };
+    const outcomes = await Promise.allSettled([
+      p.coalesceStart(attempt('owner'), failing, async () => null),
+      p.coalesceStart(attempt('owner'), failing, async () => null),
+    ]);
+    expect(paid).toBe(1);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason : o.value))).toEqual([failure, failure]);
+    await expect(p.coalesceStart(attempt('owner'), failing, async () => null)).rejects.toBe(failure);
+    expect(paid).toBe(2);
+  });
+});
