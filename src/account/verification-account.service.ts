@@ -6,6 +6,7 @@ import { VerificationClock } from '../core/clock.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
+import { MethodStats, type MethodStatsQuery, type MethodStatsReport } from './method-stats.service.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -16,7 +17,8 @@ interface CachedPrices {
 }
 
 /**
- * Server-side reads of the account for the host: balance, usage and prices. Prices change
+ * Server-side reads of the account for the host: balance, usage, prices and what each method costs
+ * per verified user (`methodStats`). Prices change
  * upstream (the spec says never to hard-code them), so they are read from the API and cached for
  * `pricesTtlMs` (default 10 minutes) on the module's clock; when a refresh fails the last prices
  * are served and the failure logged. Never exposed to frontends.
@@ -32,6 +34,7 @@ export class VerificationAccountService {
     @Inject(VerificationClock) private readonly clock: VerificationClock,
     private readonly api: VerificationApiClient,
     private readonly logger: VerificationLogger,
+    private readonly stats: MethodStats,
   ) {}
 
   /** The current prepaid balance (`GET /v1/balance`); concurrent callers share one request. */
@@ -72,6 +75,26 @@ export class VerificationAccountService {
     const { prices } = await this.getPrices();
     const entry = prices.find((p) => p.method === wanted);
     return entry ? { ...entry.price } : null;
+  }
+
+  /**
+   * What each method did over the last `days` days (default 30, at most 35; UTC days on the module
+   * clock, today included), for the host's dashboard: per method that started a session, the
+   * sessions `started`, `delivered` (the code or call went out), `verified`, `expired` and `failed`,
+   * `verifiedRate` (verified ÷ started), `medianTimeToVerifyMs` (estimated from buckets of 5 s to
+   * 10 min), `charged` (money the API debited by the method's billing rule: reverse flash call when
+   * verified; SMS, flash call and msgr2_bot on delivery; msgr1_otp and operator_id at initiation) and
+   * `costPerVerified` (charged ÷ verified; null before the first verification).
+   *
+   * `country` narrows it to numbers of one calling code (`"7"`, `"+7"`, or an ISO code such as
+   * `"RU"`; `"unknown"` for numbers without one). The figures are kept in the store, shared by every
+   * instance, each session counted once; a session's figures all count on the day it started.
+   * Counts are of what the module saw: a delivery it never observed (an SMS that expired before any
+   * poll showed `delivered`) is not counted, nor its charge. Rejects with a RangeError for a bad
+   * `days` or `country`.
+   */
+  methodStats(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
+    return this.stats.figures(query);
   }
 
   async #refreshPrices(stale: CachedPrices | undefined): Promise<Prices> {

@@ -2,9 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import {
   awaitsCode,
   awaitsUnreportedChange,
+  chargedCost,
   codeLengthRange,
   newSessionRecord,
   owesCodeRequired,
+  showsDelivery,
   type SessionFacts,
   type SessionRecord,
 } from './session-record.js';
@@ -43,6 +45,8 @@ describe('newSessionRecord: the one way a session record is made', () => {
       expiresAt: NOW + 120_000,
       verifiedAt: null,
       cost: { amount: 1.5, currency: 'RUB' },
+      // The answer showed the delivery: what the on_delivery billing rule charges on.
+      delivered: true,
     });
   });
 
@@ -144,5 +148,61 @@ describe('the code field and the follow rules, read from the method traits', () 
     });
     expect(codeLengthRange(record({ method: 'operator_id' }))).toBeUndefined();
     expect(codeLengthRange(record({ method: 'reverse_flash_call', codeLength: 4 }))).toBeUndefined();
+  });
+});
+
+describe('chargedCost: the money debited so far, by the billing rule of the method', () => {
+  const cost = { amount: 3, currency: 'RUB' };
+  const charged = (method: string, status: string, delivered?: boolean) =>
+    chargedCost({ method, status, delivered, cost });
+
+  it('reverse flash call: only once verified; an expired or failed one costs nothing', () => {
+    expect(charged('reverse_flash_call', 'verified')).toEqual(cost);
+    for (const status of ['sent', 'delivered', 'expired', 'failed'])
+      expect(charged('reverse_flash_call', status, true)).toBeUndefined();
+  });
+
+  it.each(['sms', 'flash_call', 'msgr2_bot', 'voice'])(
+    '%s: once delivered, whatever came after; never when the code or call did not go out',
+    (method) => {
+      for (const status of ['delivered', 'verified', 'expired', 'failed'])
+        expect(charged(method, status, true)).toEqual(cost);
+      for (const status of ['sent', 'expired', 'failed'])
+        expect(charged(method, status, undefined)).toBeUndefined();
+    },
+  );
+
+  it.each(['msgr1_otp', 'operator_id', 'a_method_this_version_does_not_know'])(
+    '%s: at initiation, whatever became of the attempt',
+    (method) => {
+      for (const status of ['sent', 'expired', 'failed', 'verified'])
+        expect(charged(method, status, undefined)).toEqual(cost);
+    },
+  );
+
+  it("nothing when the cost is unknown; a copy, never the record's own object", () => {
+    expect(chargedCost({ method: 'msgr1_otp', status: 'verified', delivered: true })).toBeUndefined();
+    const record = { method: 'sms', status: 'delivered', delivered: true, cost };
+    const money = chargedCost(record)!;
+    money.amount = 99;
+    expect(record.cost.amount).toBe(3);
+  });
+});
+
+describe('showsDelivery: what proves the code or call went out', () => {
+  it('delivered for every method; verified only for a method whose user types a code', () => {
+    for (const method of VERIFICATION_METHODS) expect(showsDelivery(method, 'delivered')).toBe(true);
+    expect(showsDelivery('sms', 'verified')).toBe(true);
+    expect(showsDelivery('operator_id', 'verified')).toBe(true);
+    expect(showsDelivery('reverse_flash_call', 'verified')).toBe(false);
+    for (const status of ['sent', 'expired', 'failed']) expect(showsDelivery('sms', status)).toBe(false);
+  });
+
+  it('a start answer already delivered is recorded delivered; a seed never is (the tracker merges that in)', () => {
+    const sent = newSessionRecord({ ...answer, status: 'sent' }, { createdAt: NOW, ttlMs: 0, as: 'answer' });
+    expect(sent.delivered).toBeUndefined();
+    expect('delivered' in sent).toBe(false);
+    const seed = newSessionRecord(answer, { createdAt: NOW, ttlMs: 0, as: 'seed' });
+    expect(seed.delivered).toBeUndefined();
   });
 });

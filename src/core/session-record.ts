@@ -23,6 +23,12 @@ export interface SessionRecord {
   cost?: Money;
   /** A session whose method announces its code request (operator_id) had one: code_required is due. */
   fallback?: boolean;
+  /**
+   * The code or call went out: the API showed `delivered`, or `verified` for a method whose user
+   * types a code (the code must have reached them). Set by the tracker, never unset; what the
+   * `on_delivery` billing rule charges on.
+   */
+  delivered?: boolean;
 }
 
 /** The spec's default session TTL (`expiry_seconds` not sent). */
@@ -69,7 +75,7 @@ export interface SessionOrigin {
 export function newSessionRecord(facts: SessionFacts, origin: SessionOrigin): SessionRecord {
   const createdAt = facts.createdAt?.getTime() ?? origin.createdAt;
   const seed = origin.as === 'seed';
-  return {
+  const record: SessionRecord = {
     requestId: facts.requestId,
     phoneNumber: facts.phoneNumber,
     method: facts.method,
@@ -84,6 +90,36 @@ export function newSessionRecord(facts: SessionFacts, origin: SessionOrigin): Se
     verifiedAt: null,
     cost: facts.cost,
   };
+  if (!seed && showsDelivery(facts.method, facts.status)) record.delivered = true;
+  return record;
+}
+
+/**
+ * Whether a status the API showed proves the code or call went out: `delivered`, or `verified` for
+ * a method whose user types a code (a reverse flash call is verified by the user's own call).
+ */
+export function showsDelivery(method: VerificationMethod, status: VerificationStatus): boolean {
+  return status === 'delivered' || (status === 'verified' && methodTraits(method).codeEntry !== 'never');
+}
+
+/**
+ * The money the API has debited for this session so far, by its method's billing rule: the `cost`
+ * fixed at initiation once the rule's moment came (at initiation; once delivered; once verified).
+ * Undefined when nothing is charged yet (or ever: an undelivered SMS, a reverse flash call that
+ * expired) and when the cost is unknown (a record rebuilt without it).
+ */
+export function chargedCost(
+  record: Pick<SessionRecord, 'method' | 'status' | 'delivered' | 'cost'>,
+): Money | undefined {
+  if (!record.cost) return undefined;
+  switch (methodTraits(record.method).billing) {
+    case 'on_initiation':
+      return { ...record.cost };
+    case 'on_delivery':
+      return record.delivered === true ? { ...record.cost } : undefined;
+    case 'on_verified':
+      return record.status === 'verified' ? { ...record.cost } : undefined;
+  }
 }
 
 /** Whether the frontend must show a code field now. */

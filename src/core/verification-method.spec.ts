@@ -18,6 +18,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeAwaited: 'never',
     codeRequestAnnounced: false,
     offeredByDefault: true,
+    billing: 'on_verified',
   },
   flash_call: {
     pollIntervalMs: 2500,
@@ -25,6 +26,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeAwaited: 'from_start',
     codeRequestAnnounced: false,
     offeredByDefault: true,
+    billing: 'on_delivery',
   },
   msgr1_otp: {
     pollIntervalMs: 2500,
@@ -32,6 +34,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeAwaited: 'from_start',
     codeRequestAnnounced: false,
     offeredByDefault: true,
+    billing: 'on_initiation',
   },
   msgr2_bot: {
     pollIntervalMs: 2500,
@@ -39,6 +42,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeAwaited: 'when_api_says',
     codeRequestAnnounced: false,
     offeredByDefault: true,
+    billing: 'on_delivery',
   },
   sms: {
     pollIntervalMs: 2500,
@@ -46,6 +50,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeAwaited: 'from_start',
     codeRequestAnnounced: false,
     offeredByDefault: true,
+    billing: 'on_delivery',
   },
   operator_id: {
     pollIntervalMs: 2500,
@@ -53,6 +58,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeAwaited: 'when_api_says',
     codeRequestAnnounced: true,
     offeredByDefault: true,
+    billing: 'on_initiation',
   },
   voice: {
     pollIntervalMs: 2500,
@@ -60,6 +66,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeAwaited: 'from_start',
     codeRequestAnnounced: false,
     offeredByDefault: false,
+    billing: 'on_delivery',
   },
 };
 
@@ -90,7 +97,18 @@ describe('method traits: one table says what each method does differently', () =
     for (const unknown of ['whatsapp_otp', '', 'msgr1', 'SMS', 'constructor', 'toString', '__proto__']) {
       expect(methodTraits(unknown)).toBe(UNKNOWN_METHOD_TRAITS);
     }
-    expect(UNKNOWN_METHOD_TRAITS).toEqual({ ...EXPECTED.sms, offeredByDefault: false });
+    expect(UNKNOWN_METHOD_TRAITS).toEqual({
+      ...EXPECTED.sms,
+      offeredByDefault: false,
+      billing: 'on_initiation',
+    });
+  });
+
+  it("bills as the spec's table says: reverse flash call when verified, sms/flash_call/msgr2_bot on delivery, msgr1_otp/operator_id at initiation", () => {
+    const by = (billing: string) => VERIFICATION_METHODS.filter((m) => methodTraits(m).billing === billing);
+    expect(by('on_verified')).toEqual(['reverse_flash_call']);
+    expect(by('on_delivery')).toEqual(['flash_call', 'msgr2_bot', 'sms', 'voice']);
+    expect(by('on_initiation')).toEqual(['msgr1_otp', 'operator_id']);
   });
 
   it('offers every method but voice by default, in the list order', () => {

@@ -41,7 +41,16 @@ export interface MethodTraits {
   readonly codeRequestAnnounced: boolean;
   /** Offered when the host names no methods (voice is not: the API announces it as coming). */
   readonly offeredByDefault: boolean;
+  /**
+   * When the API debits the session's `cost` (the spec's billing table): only once it is verified,
+   * once the code or call went out (`delivered`, or verified for a method whose user types a code),
+   * or per attempt at initiation.
+   */
+  readonly billing: MethodBilling;
 }
+
+/** The moments the spec's billing table names. */
+export type MethodBilling = 'on_verified' | 'on_delivery' | 'on_initiation';
 
 const NORMAL_POLL_MS = 2500;
 const FAST_POLL_MS = 1500;
@@ -53,6 +62,7 @@ const CODE_FROM_START: MethodTraits = {
   codeAwaited: 'from_start',
   codeRequestAnnounced: false,
   offeredByDefault: true,
+  billing: 'on_delivery',
 };
 
 const TRAITS: Readonly<Record<KnownVerificationMethod, MethodTraits>> = {
@@ -62,9 +72,10 @@ const TRAITS: Readonly<Record<KnownVerificationMethod, MethodTraits>> = {
     codeAwaited: 'never',
     codeRequestAnnounced: false,
     offeredByDefault: true,
+    billing: 'on_verified',
   },
   flash_call: CODE_FROM_START,
-  msgr1_otp: CODE_FROM_START,
+  msgr1_otp: { ...CODE_FROM_START, billing: 'on_initiation' },
   msgr2_bot: { ...CODE_FROM_START, codeAwaited: 'when_api_says' },
   sms: CODE_FROM_START,
   operator_id: {
@@ -72,15 +83,23 @@ const TRAITS: Readonly<Record<KnownVerificationMethod, MethodTraits>> = {
     codeEntry: 'on_fallback',
     codeAwaited: 'when_api_says',
     codeRequestAnnounced: true,
+    billing: 'on_initiation',
   },
+  // The spec states no billing rule for voice (announced as coming): assumed to be charged like the
+  // other calls that carry a code (flash_call), once the call went out.
   voice: { ...CODE_FROM_START, offeredByDefault: false },
 };
 
 /**
  * A method this version does not know: treated as the plain code methods are (a code field from the
- * start, the spec's normal pace), never offered unless the host names it.
+ * start, the spec's normal pace), never offered unless the host names it, and counted as charged at
+ * initiation (the conservative assumption: money is never under-counted).
  */
-export const UNKNOWN_METHOD_TRAITS: MethodTraits = { ...CODE_FROM_START, offeredByDefault: false };
+export const UNKNOWN_METHOD_TRAITS: MethodTraits = {
+  ...CODE_FROM_START,
+  offeredByDefault: false,
+  billing: 'on_initiation',
+};
 
 /** The traits of a method; a method this version does not know gets UNKNOWN_METHOD_TRAITS. */
 export function methodTraits(method: VerificationMethod): MethodTraits {

@@ -6,6 +6,7 @@ import {
   type MetricsOptions,
 } from '../options/verification.options.js';
 import type { RefusalReason } from '../core/refusal-reason.js';
+import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 
 /*
  * prom-client is an optional peer dependency: it is loaded with a dynamic import() only when
@@ -41,6 +42,8 @@ interface RegistryLike {
 
 /** Latency buckets of upstream calls, seconds (the client's default timeout is 5 s). */
 const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Time-to-verify buckets, seconds: the same bounds as the stored histogram's. */
+const TIME_TO_VERIFY_BUCKETS = TIME_TO_VERIFY_BUCKETS_MS.map((ms) => ms / 1000);
 /** `VERIFICATION_DEFAULTS.metrics.prefix`. */
 export const DEFAULT_METRICS_PREFIX = VERIFICATION_DEFAULTS.metrics.prefix;
 
@@ -56,6 +59,9 @@ interface Instruments {
   balance: GaugeLike;
   fraudSuspected: CounterLike;
   pumpingRefusals: CounterLike;
+  methodSessions: CounterLike;
+  methodCharged: CounterLike;
+  timeToVerify: HistogramLike;
 }
 
 /**
@@ -65,7 +71,11 @@ interface Instruments {
  * `upstream_request_duration_seconds{operation}`, `upstream_errors_total{operation,error}`,
  * `webhook_events_total{result}`, `in_doubt_starts_total{method,result}`, `spend_total{method,currency}`
  * `fraud_suspected_total{reason,mode}` (holds of the pumping defence), `pumping_refusals_total{reason,mode}`
- * (starts it refused, or in monitor mode would have) and the gauge `balance{currency}`.
+ * (starts it refused, or in monitor mode would have), the gauge `balance{currency}`, and the method
+ * figures (each counted once per session across instances, by the instance that counted it in the
+ * store): `method_sessions_total{method,country,outcome}` (outcome: started, delivered, verified,
+ * expired, failed; country: the number's calling code), `method_charged_total{method,currency}` (money
+ * debited by the billing rule of the method) and `method_time_to_verify_seconds{method}`.
  */
 export class VerificationMetrics {
   readonly #instruments: Instruments | undefined;
@@ -158,6 +168,30 @@ export class VerificationMetrics {
     this.#instruments?.pumpingRefusals.inc({ reason: label(reason), mode: label(mode) });
   }
 
+  /** One transition of a session, counted once per session across instances (see MethodStats). */
+  methodTransition(method: string, country: string, outcome: string): void {
+    this.#instruments?.methodSessions.inc({
+      method: label(method),
+      country: label(country),
+      outcome: label(outcome),
+    });
+  }
+
+  /** Money the API debited for a session, at the moment its method's billing rule says. */
+  methodCharged(method: string, money: Money): void {
+    if (!Number.isFinite(money.amount)) return;
+    this.#instruments?.methodCharged.inc(
+      { method: label(method), currency: label(money.currency) },
+      money.amount,
+    );
+  }
+
+  /** From a session's start to its verification. */
+  timeToVerify(method: string, durationMs: number): void {
+    if (!Number.isFinite(durationMs) || durationMs < 0) return;
+    this.#instruments?.timeToVerify.observe({ method: label(method) }, durationMs / 1000);
+  }
+
   /** The balance as last read. */
   balance(money: Money): void {
     if (Number.isFinite(money.amount))
@@ -238,6 +272,22 @@ function createInstruments(client: PromClientLike, registry: RegistryLike, prefi
       name: 'pumping_refusals_total',
       help: 'Starts the pumping defence refused (enforce) or would have refused (monitor), by reason and mode',
       labelNames: ['reason', 'mode'],
+    }),
+    methodSessions: make(client.Counter, {
+      name: 'method_sessions_total',
+      help: 'Verification sessions by method, calling code of the number and transition (started, delivered, verified, expired, failed), each counted once per session',
+      labelNames: ['method', 'country', 'outcome'],
+    }),
+    methodCharged: make(client.Counter, {
+      name: 'method_charged_total',
+      help: 'Money debited for verifications by the billing rule of their method (at initiation, on delivery or when verified), by method',
+      labelNames: ['method', 'currency'],
+    }),
+    timeToVerify: make(client.Histogram, {
+      name: 'method_time_to_verify_seconds',
+      help: 'Time from the start of a verification to its verification, by method',
+      labelNames: ['method'],
+      buckets: TIME_TO_VERIFY_BUCKETS,
     }),
     balance: make(client.Gauge, {
       name: 'balance',

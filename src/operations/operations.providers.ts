@@ -4,6 +4,7 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
 import { VerificationAccountService } from '../account/verification-account.service.js';
 import { OfferedMethods } from '../account/offered-methods.js';
+import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
@@ -18,6 +19,7 @@ export const OPERATIONS_PROVIDERS: Provider[] = [
     inject: [RESOLVED_VERIFICATION_OPTIONS],
   },
   VerificationAccountService,
+  MethodStats,
   VerificationBalanceWatch,
   VerificationHealthIndicator,
   VerificationTelemetry,

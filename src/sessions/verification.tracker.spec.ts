@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
+import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
@@ -92,4 +94,91 @@ describe('VerificationTracker: terminal is final', () => {
       expect(emitted).toEqual([`verification.${terminal}`]);
     },
   );
+});
+
+/**
+ * The method figures follow the tracker's transitions: a delivery counted when first seen, an
+ * outcome when its event is claimed, each once even when a listener fails and the event comes again.
+ */
+describe('VerificationTracker: delivered flag and method figures', () => {
+  let store: MemoryStore;
+  let records: SessionRecordRepository;
+  let stats: MethodStats;
+  let emitter: EventEmitter2;
+  let tracker: VerificationTracker;
+
+  beforeEach(() => {
+    store = new MemoryStore({ clock: () => NOW });
+    records = new SessionRecordRepository(store);
+    const options = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      clock: () => NOW,
+    });
+    emitter = new EventEmitter2();
+    const logger = new VerificationLogger({ ...options, logLevels: false });
+    stats = new MethodStats(store, VerificationMetrics.disabled(), logger);
+    tracker = new VerificationTracker(
+      store,
+      records,
+      new ReconcileQueue(options, store),
+      logger,
+      new SessionChanges(store, logger),
+      emitter,
+      stats,
+    );
+  });
+  afterEach(() => store.close());
+
+  it('marks the record delivered when the API shows it, and keeps it so through the outcome', async () => {
+    await records.save({ ...pending, cost: { amount: 3, currency: 'RUB' } });
+    await tracker.observe(observed('sent'), 'poll');
+    expect((await records.get('req-1'))!.delivered).toBeUndefined();
+    await tracker.observe(observed('delivered'), 'poll');
+    expect((await records.get('req-1'))!.delivered).toBe(true);
+    await tracker.observe(observed('expired'), 'webhook');
+    expect(await records.get('req-1')).toMatchObject({ status: 'expired', delivered: true });
+    expect((await stats.figures()).sms).toMatchObject({
+      started: 1,
+      delivered: 1,
+      expired: 1,
+      charged: { amount: 3, currency: 'RUB' },
+    });
+  });
+
+  it('a code method verified without a delivery seen counts as delivered; a reverse flash call does not', async () => {
+    await records.save(pending);
+    await tracker.observe(observed('verified', new Date(NOW + 1000)), 'check');
+    expect((await records.get('req-1'))!.delivered).toBe(true);
+
+    const rfc = { ...pending, requestId: 'req-2', method: 'reverse_flash_call', awaitingCode: false };
+    await records.save(rfc);
+    await tracker.observe(
+      { ...observed('verified', new Date(NOW + 1000)), requestId: 'req-2', method: 'reverse_flash_call' },
+      'webhook',
+    );
+    expect((await records.get('req-2'))!.delivered).toBeUndefined();
+    expect((await stats.figures()).reverse_flash_call).toMatchObject({
+      started: 1,
+      delivered: 0,
+      verified: 1,
+    });
+  });
+
+  it('counts an outcome once when its listener fails and the event is emitted again', async () => {
+    let calls = 0;
+    emitter.on('verification.verified', () => {
+      calls += 1;
+      if (calls === 1) throw new Error('listener down');
+    });
+    await records.save(pending);
+    await expect(tracker.observe(observed('verified', new Date(NOW + 1000)), 'webhook')).rejects.toThrow(
+      'will be delivered again',
+    );
+    const record = (await records.get('req-1'))!;
+    await tracker.emitDue(record, 'poll');
+    await tracker.emitDue(record, 'poll');
+    await tracker.observe(observed('verified', new Date(NOW + 1000)), 'webhook');
+    expect(calls).toBe(2);
+    expect((await stats.figures()).sms).toMatchObject({ started: 1, delivered: 1, verified: 1 });
+  });
 });

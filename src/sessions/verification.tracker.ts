@@ -14,7 +14,13 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionChanges } from './session-changes.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
-import { newSessionRecord, owesCodeRequired, type SessionRecord } from '../core/session-record.js';
+import {
+  newSessionRecord,
+  owesCodeRequired,
+  showsDelivery,
+  type SessionRecord,
+} from '../core/session-record.js';
+import { MethodStats } from '../account/method-stats.service.js';
 
 /** Thrown when a listener rejected: the event's claim was released so it comes again. */
 export class VerificationListenerError extends Error {
@@ -61,6 +67,7 @@ export class VerificationTracker {
     private readonly logger: VerificationLogger,
     private readonly changes: SessionChanges,
     @Optional() private readonly emitter?: EventEmitter2,
+    @Optional() private readonly stats?: MethodStats,
   ) {
     if (!emitter)
       throw new Error(
@@ -90,6 +97,8 @@ export class VerificationTracker {
     const record = merge(base, session, this.store.now());
     // The usual pending poll changes nothing: nothing is written, and nothing announced to streams.
     const changed = await this.records.saveIfChanged(record, base);
+    // The method figures count a delivery when it is first seen (an outcome when its event is claimed).
+    if (changed && record.delivered && !base?.delivered) await this.stats?.tally(record);
     try {
       await this.emitDue(record, source);
     } finally {
@@ -155,6 +164,9 @@ export class VerificationTracker {
     const key = VerificationTracker.claimKey(record.requestId, event);
     if (!(await this.store.setIfAbsent(key, `emitting:${this.store.now()}`, EMIT_LEASE_MS)))
       return (await this.store.get(key)) === CLAIM_DONE ? 'done' : 'busy';
+    // Whoever holds the outcome's claim counts it (once per session: the figures claim their own),
+    // before the listeners run, so a failing listener does not hold the figures back.
+    if (event === terminalEvent(record.status)) await this.stats?.tally(record);
     const payload: VerificationEvent = {
       event,
       requestId: record.requestId,
@@ -204,6 +216,7 @@ function merge(previous: SessionRecord | null, session: VerificationSession, now
     return base;
   }
   base.status = session.status;
+  if (showsDelivery(base.method, session.status)) base.delivered = true;
   if (session.awaitingCode !== undefined) base.awaitingCode = session.awaitingCode;
   if (session.verifiedAt) base.verifiedAt = session.verifiedAt.getTime();
   if (session.expiresAt) base.expiresAt = session.expiresAt.getTime();

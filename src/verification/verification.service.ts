@@ -4,6 +4,7 @@ import { VerificationApiClient } from '../api/verification-api.client.js';
 import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
 import { OfferedMethods } from '../account/offered-methods.js';
+import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationTelemetry, type RouteFailureContext } from '../observability/verification-telemetry.js';
 import {
   VerificationProtection,
@@ -71,6 +72,7 @@ export class VerificationService {
     private readonly inDoubt: InDoubtStarts,
     private readonly offered: OfferedMethods,
     private readonly recovery: SessionRecordRecovery,
+    private readonly methodStats: MethodStats,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -117,6 +119,7 @@ export class VerificationService {
     );
     const record = outcome.result;
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
+    if (!outcome.coalesced) await this.methodStats.tally(record);
     return {
       verificationId: this.handles.seal(record.requestId, input.owner),
       method: record.method,

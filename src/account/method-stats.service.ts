@@ -1,0 +1,289 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { bucketIndex, medianFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
+import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
+import type { SessionRecord } from '../core/session-record.js';
+import {
+  methodTraits,
+  VERIFICATION_METHODS,
+  type MethodBilling,
+  type VerificationMethod,
+} from '../core/verification-method.js';
+import { isTerminal } from '../core/verification-status.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+
+/** What happens to a session, each counted once per session. */
+export const METHOD_TRANSITIONS = ['started', 'delivered', 'verified', 'expired', 'failed'] as const;
+export type MethodTransition = (typeof METHOD_TRANSITIONS)[number];
+
+/** How many days of figures the store keeps (the counters' TTL), and so the longest window. */
+export const STATS_RETENTION_DAYS = 35;
+/** The window `methodStats()` sums over when not told. */
+export const DEFAULT_STATS_WINDOW_DAYS = 30;
+
+/** One method's figures over a window. Money in the account's currency. */
+export interface MethodFigures {
+  started: number;
+  /** The code or call went out (the API showed `delivered`, or a code method was verified). */
+  delivered: number;
+  verified: number;
+  expired: number;
+  failed: number;
+  /** verified ÷ started (sessions still pending count as not verified yet); null when none started. */
+  verifiedRate: number | null;
+  /** Estimated from a histogram of fixed buckets (5 s … 10 min); null when none was verified. */
+  medianTimeToVerifyMs: number | null;
+  /** Money the API debited by the method's billing rule (at initiation, on delivery or when verified). */
+  charged: Money;
+  /** charged ÷ verified; null when none was verified. */
+  costPerVerified: Money | null;
+}
+
+/**
+ * Figures by method, for the methods that started a session in the window. A method this version
+ * does not know is counted under `other`.
+ */
+export type MethodStatsReport = Partial<Record<VerificationMethod, MethodFigures>>;
+
+export interface MethodStatsQuery {
+  /** Days summed, today (UTC, on the module clock) included: 1 to 35, default 30. */
+  days?: number;
+  /**
+   * Only numbers of one country: a calling code (`"7"`, `"+7"`), an ISO 3166 code (`"RU"`: its
+   * calling code, so RU and KZ read the same +7 figures), or `"unknown"` (numbers without one).
+   */
+  country?: string;
+}
+
+const DAY_MS = 86_400_000;
+const COUNTER_TTL_MS = STATS_RETENTION_DAYS * DAY_MS;
+/** A claim outlives its session by this much, like the tracker's event claims. */
+const CLAIM_RETENTION_MS = DAY_MS;
+/** The counters summed over every country. */
+const ALL_COUNTRIES = 'all';
+const UNKNOWN_COUNTRY = 'unknown';
+const OTHER_METHOD = 'other';
+const CURRENCY_KEY = 'stats:currency';
+const DEFAULT_CURRENCY = 'RUB';
+const CHARGED_FIELD = 'charged';
+const BUCKET_COUNT = TIME_TO_VERIFY_BUCKETS_MS.length + 1;
+const REPORTED_METHODS: readonly string[] = [...VERIFICATION_METHODS, OTHER_METHOD];
+
+/** The transition at which a billing rule debits the cost. */
+const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
+  on_initiation: 'started',
+  on_delivery: 'delivered',
+  on_verified: 'verified',
+};
+
+/**
+ * Per method and per calling code of the number: sessions started, delivered, verified, expired and
+ * failed, money charged and time to verify, kept in the store (shared across instances) as day
+ * counters `stats:{day}:{method}:{cc}:{field}` (and `…:all:…` over every country) for 35 days. A
+ * session's figures all go to the day it started, so rates over a window never count an outcome
+ * without its start.
+ *
+ * Each `(request_id, transition)` is counted once across instances: it is claimed in the store
+ * (set-if-absent) before it is added. `tally` is called where a transition becomes known (the start,
+ * the tracker's first sight of a delivery, the claim of an outcome's event) and counts whatever the
+ * record shows that was not counted yet, so a session adopted after an in-doubt start still counts as
+ * started. Counting never fails the caller: a store error loses that count (at most once, never twice)
+ * and is logged.
+ */
+@Injectable()
+export class MethodStats {
+  constructor(
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly metrics: VerificationMetrics,
+    private readonly logger: VerificationLogger,
+  ) {}
+
+  static claimKey(requestId: string, transition: MethodTransition): string {
+    return `stats-counted:{${requestId}}:${transition}`;
+  }
+
+  static counterKey(day: string, method: string, country: string, field: string): string {
+    return `stats:${day}:${method}:${country}:${field}`;
+  }
+
+  /** Counts what the record shows (started; delivered; its outcome) that no instance counted yet. */
+  async tally(record: SessionRecord): Promise<void> {
+    try {
+      const shown = shownTransitions(record);
+      const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
+      const claimed = await Promise.all(
+        shown.map((transition) =>
+          this.store.setIfAbsent(MethodStats.claimKey(record.requestId, transition), '1', ttl),
+        ),
+      );
+      const won = shown.filter((_, i) => claimed[i]);
+      if (won.length > 0) await this.#count(record, won);
+    } catch (error) {
+      this.logger.warn('method figures: a session transition could not be counted', {
+        method: record.method,
+        request_id: record.requestId,
+        error: error instanceof Error ? error.name : 'unknown',
+      });
+    }
+  }
+
+  /** The figures of each method over the last `days` days, optionally for one country. */
+  async figures(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
+    const days = windowDays(query.days);
+    const country = query.country === undefined ? ALL_COUNTRIES : countryKey(query.country);
+    const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
+    const dayNames = Array.from({ length: days }, (_, i) => dayName(today - i * DAY_MS));
+    const [currency, perMethod] = await Promise.all([
+      this.store.get(CURRENCY_KEY),
+      Promise.all(REPORTED_METHODS.map((method) => this.#sum(method, country, dayNames))),
+    ]);
+    const report: MethodStatsReport = {};
+    REPORTED_METHODS.forEach((method, i) => {
+      const sums = perMethod[i]!;
+      if (sums.started > 0) report[method] = toFigures(sums, currency ?? DEFAULT_CURRENCY);
+    });
+    return report;
+  }
+
+  async #count(record: SessionRecord, transitions: MethodTransition[]): Promise<void> {
+    const method = storedMethod(record.method);
+    const country = callingCodeOf(record.phoneNumber);
+    const day = dayName(record.createdAt);
+    const adds: [field: string, by: number][] = transitions.map((transition) => [transition, 1]);
+    const cost = record.cost;
+    const minor = cost ? toMinorUnits(cost.amount) : undefined;
+    const charged =
+      transitions.includes(CHARGED_AT[methodTraits(record.method).billing]) && minor !== undefined;
+    if (charged && minor > 0) adds.push([CHARGED_FIELD, minor]);
+    let timeToVerifyMs: number | undefined;
+    if (transitions.includes('verified')) {
+      timeToVerifyMs = Math.max((record.verifiedAt ?? this.store.now()) - record.createdAt, 0);
+      adds.push([bucketField(bucketIndex(timeToVerifyMs)), 1]);
+    }
+    await Promise.all([
+      ...adds.flatMap(([field, by]) =>
+        [country, ALL_COUNTRIES].map((cc) =>
+          this.store.increment(MethodStats.counterKey(day, method, cc, field), by, COUNTER_TTL_MS),
+        ),
+      ),
+      ...(charged ? [this.store.set(CURRENCY_KEY, cost!.currency, COUNTER_TTL_MS)] : []),
+    ]);
+    for (const transition of transitions) this.metrics.methodTransition(method, country, transition);
+    if (charged) this.metrics.methodCharged(method, cost!);
+    if (timeToVerifyMs !== undefined) this.metrics.timeToVerify(method, timeToVerifyMs);
+  }
+
+  /** One method's counters over the days; a day without starts is not read further. */
+  async #sum(method: string, country: string, days: string[]): Promise<Sums> {
+    const key = (day: string, field: string) => MethodStats.counterKey(day, method, country, field);
+    const startedByDay = await Promise.all(days.map((day) => this.#read(key(day, 'started'))));
+    const active = days.filter((_, i) => startedByDay[i]! > 0);
+    const fields = [
+      'delivered',
+      'verified',
+      'expired',
+      'failed',
+      CHARGED_FIELD,
+      ...Array.from({ length: BUCKET_COUNT }, (_, i) => bucketField(i)),
+    ];
+    const values = await Promise.all(
+      active.map((day) => Promise.all(fields.map((field) => this.#read(key(day, field))))),
+    );
+    const total = (field: string) =>
+      values.reduce((sum, dayValues) => sum + dayValues[fields.indexOf(field)]!, 0);
+    return {
+      started: startedByDay.reduce((sum, value) => sum + value, 0),
+      delivered: total('delivered'),
+      verified: total('verified'),
+      expired: total('expired'),
+      failed: total('failed'),
+      chargedMinor: total(CHARGED_FIELD),
+      buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
+    };
+  }
+
+  async #read(key: string): Promise<number> {
+    const raw = await this.store.get(key);
+    const value = raw === null ? 0 : Number(raw);
+    return Number.isSafeInteger(value) && value > 0 ? value : 0;
+  }
+}
+
+interface Sums {
+  started: number;
+  delivered: number;
+  verified: number;
+  expired: number;
+  failed: number;
+  chargedMinor: number;
+  buckets: number[];
+}
+
+function toFigures(sums: Sums, currency: string): MethodFigures {
+  return {
+    started: sums.started,
+    delivered: sums.delivered,
+    verified: sums.verified,
+    expired: sums.expired,
+    failed: sums.failed,
+    verifiedRate: sums.started > 0 ? sums.verified / sums.started : null,
+    medianTimeToVerifyMs: medianFromBuckets(sums.buckets),
+    charged: { amount: toMajorUnits(sums.chargedMinor), currency },
+    costPerVerified:
+      sums.verified > 0
+        ? { amount: toMajorUnits(Math.round(sums.chargedMinor / sums.verified)), currency }
+        : null,
+  };
+}
+
+/** The transitions a record's state shows, in the order they happened. */
+function shownTransitions(record: SessionRecord): MethodTransition[] {
+  const shown: MethodTransition[] = ['started'];
+  if (record.delivered === true) shown.push('delivered');
+  if (isTerminal(record.status)) shown.push(record.status);
+  return shown;
+}
+
+/** Known methods under their name; any other under `other` (the keys stay few whatever the API sends). */
+function storedMethod(method: VerificationMethod): string {
+  return (VERIFICATION_METHODS as readonly string[]).includes(method) ? method : OTHER_METHOD;
+}
+
+/** The calling code of an E.164 number (`7` for +7 912 …), or `unknown`. */
+export function callingCodeOf(phoneNumber: string): string {
+  try {
+    return parsePhoneNumberFromString(phoneNumber)?.countryCallingCode ?? UNKNOWN_COUNTRY;
+  } catch {
+    return UNKNOWN_COUNTRY;
+  }
+}
+
+function countryKey(country: string): string {
+  if (country === UNKNOWN_COUNTRY) return UNKNOWN_COUNTRY;
+  const digits = /^\+?([1-9]\d{0,2})$/.exec(country);
+  if (digits) return digits[1]!;
+  const iso = country.toUpperCase();
+  if (/^[A-Z]{2}$/.test(iso) && isSupportedCountry(iso)) return getCountryCallingCode(iso);
+  throw new RangeError(
+    `methodStats: "country" must be a calling code ("7", "+7"), an ISO 3166 code ("RU") or "unknown", got ${JSON.stringify(country)}`,
+  );
+}
+
+function windowDays(days: number | undefined): number {
+  if (days === undefined) return DEFAULT_STATS_WINDOW_DAYS;
+  if (!Number.isSafeInteger(days) || days < 1 || days > STATS_RETENTION_DAYS)
+    throw new RangeError(
+      `methodStats: "days" must be an integer from 1 to ${STATS_RETENTION_DAYS}, got ${days}`,
+    );
+  return days;
+}
+
+function dayName(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function bucketField(index: number): string {
+  return `ttv${index}`;
+}
