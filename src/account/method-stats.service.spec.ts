@@ -102,6 +102,43 @@ describe('MethodStats: each transition counted once, by method and calling code'
     });
   });
 
+  it('the start path counts in one go, and takes its count back when an observation was first', async () => {
+    const calls: string[] = [];
+    const watched = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(property));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const starter = new MethodStats(watched, VerificationMetrics.disabled(), logger());
+    const first = session({ method: 'msgr1_otp', cost: rub(0.9) });
+    await starter.started(first);
+    // The claim, both started counters, both charged counters and the currency: all at once.
+    expect(calls.filter((c) => c !== 'now').sort()).toEqual([
+      'increment',
+      'increment',
+      'increment',
+      'increment',
+      'set',
+      'setIfAbsent',
+    ]);
+    await starter.started(first); // a second call (never made, but harmless): claimed, so taken back
+
+    // A webhook's observation counted the session before the start path got to it.
+    const raced = session({ method: 'msgr1_otp', cost: rub(0.9) });
+    await stats.tally({ ...raced, status: 'verified', delivered: true, verifiedAt: now + 1000 });
+    await starter.started(raced);
+    expect((await stats.figures()).msgr1_otp).toMatchObject({
+      started: 2,
+      verified: 1,
+      charged: rub(1.8),
+    });
+  });
+
   it('counts the charge at the moment the billing rule names, once', async () => {
     // sms: on delivery. One delivered and expired, one never delivered.
     await live(session(), { status: 'delivered', delivered: true }, { status: 'expired' });

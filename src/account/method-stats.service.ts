@@ -86,10 +86,9 @@ const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
  * without its start.
  *
  * Each `(request_id, transition)` is counted once across instances: it is claimed in the store
- * (set-if-absent) before it is added. `tally` is called where a transition becomes known (the start,
- * the tracker's first sight of a delivery, the claim of an outcome's event) and counts whatever the
- * record shows that was not counted yet, so a session adopted after an in-doubt start still counts as
- * started. Counting never fails the caller: a store error loses that count (at most once, never twice)
+ * (set-if-absent) when it is added. `started` is called by the start path, `tally` by the tracker
+ * (its first sight of a delivery, its claim of an outcome's event); both count whatever the record
+ * shows that was not counted yet, so a session adopted after an in-doubt start still counts as started. Counting never fails the caller: a store error loses that count (at most once, never twice)
  * and is logged.
  */
 @Injectable()
@@ -112,20 +111,35 @@ export class MethodStats {
   async tally(record: SessionRecord): Promise<void> {
     try {
       const shown = shownTransitions(record);
-      const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
-      const claimed = await Promise.all(
-        shown.map((transition) =>
-          this.store.setIfAbsent(MethodStats.claimKey(record.requestId, transition), '1', ttl),
-        ),
-      );
+      const claimed = await this.#claim(record, shown);
       const won = shown.filter((_, i) => claimed[i]);
-      if (won.length > 0) await this.#count(record, won);
+      if (won.length === 0) return;
+      const counts = this.#counts(record, won);
+      await this.#add(counts, 1);
+      this.#report(counts);
     } catch (error) {
-      this.logger.warn('method figures: a session transition could not be counted', {
-        method: record.method,
-        request_id: record.requestId,
-        error: error instanceof Error ? error.name : 'unknown',
-      });
+      this.#lost(record, error);
+    }
+  }
+
+  /**
+   * `tally` for the start path, which has just made the session: nothing else knows it yet, so its
+   * counts are claimed and added at once (one round trip on Redis, not two). In the rare race where an
+   * observation of the session claimed one first, the count added here is taken back.
+   */
+  async started(record: SessionRecord): Promise<void> {
+    try {
+      const shown = shownTransitions(record);
+      const [claimed] = await Promise.all([
+        this.#claim(record, shown),
+        this.#add(this.#counts(record, shown), 1),
+      ]);
+      const lost = shown.filter((_, i) => !claimed[i]);
+      if (lost.length > 0) await this.#add(this.#counts(record, lost), -1);
+      const won = shown.filter((_, i) => claimed[i]);
+      if (won.length > 0) this.#report(this.#counts(record, won));
+    } catch (error) {
+      this.#lost(record, error);
     }
   }
 
@@ -147,32 +161,65 @@ export class MethodStats {
     return report;
   }
 
-  async #count(record: SessionRecord, transitions: MethodTransition[]): Promise<void> {
-    const method = storedMethod(record.method);
-    const country = callingCodeOf(record.phoneNumber);
-    const day = dayName(record.createdAt);
-    const adds: [field: string, by: number][] = transitions.map((transition) => [transition, 1]);
-    const cost = record.cost;
-    const minor = cost ? toMinorUnits(cost.amount) : undefined;
-    const charged =
-      transitions.includes(CHARGED_AT[methodTraits(record.method).billing]) && minor !== undefined;
-    if (charged && minor > 0) adds.push([CHARGED_FIELD, minor]);
-    let timeToVerifyMs: number | undefined;
-    if (transitions.includes('verified')) {
-      timeToVerifyMs = Math.max((record.verifiedAt ?? this.store.now()) - record.createdAt, 0);
-      adds.push([bucketField(bucketIndex(timeToVerifyMs)), 1]);
+  #claim(record: SessionRecord, transitions: MethodTransition[]): Promise<boolean[]> {
+    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
+    return Promise.all(
+      transitions.map((transition) =>
+        this.store.setIfAbsent(MethodStats.claimKey(record.requestId, transition), '1', ttl),
+      ),
+    );
+  }
+
+  /** What counting `transitions` of the record adds: each transition, the charge, the time to verify. */
+  #counts(record: SessionRecord, transitions: MethodTransition[]): Counts {
+    const counts: Counts = {
+      method: storedMethod(record.method),
+      country: callingCodeOf(record.phoneNumber),
+      day: dayName(record.createdAt),
+      transitions,
+      adds: transitions.map((transition) => [transition, 1]),
+    };
+    const minor = record.cost ? toMinorUnits(record.cost.amount) : undefined;
+    if (transitions.includes(CHARGED_AT[methodTraits(record.method).billing]) && minor !== undefined) {
+      counts.charged = record.cost;
+      if (minor > 0) counts.adds.push([CHARGED_FIELD, minor]);
     }
+    if (transitions.includes('verified')) {
+      counts.timeToVerifyMs = Math.max((record.verifiedAt ?? this.store.now()) - record.createdAt, 0);
+      counts.adds.push([bucketField(bucketIndex(counts.timeToVerifyMs)), 1]);
+    }
+    return counts;
+  }
+
+  /** Adds (sign 1) or takes back (sign -1) the counts, in the day's counters of the country and of all. */
+  async #add(counts: Counts, sign: 1 | -1): Promise<void> {
+    const { day, method, country } = counts;
     await Promise.all([
-      ...adds.flatMap(([field, by]) =>
+      ...counts.adds.flatMap(([field, by]) =>
         [country, ALL_COUNTRIES].map((cc) =>
-          this.store.increment(MethodStats.counterKey(day, method, cc, field), by, COUNTER_TTL_MS),
+          this.store.increment(MethodStats.counterKey(day, method, cc, field), sign * by, COUNTER_TTL_MS),
         ),
       ),
-      ...(charged ? [this.store.set(CURRENCY_KEY, cost!.currency, COUNTER_TTL_MS)] : []),
+      ...(counts.charged && sign > 0
+        ? [this.store.set(CURRENCY_KEY, counts.charged.currency, COUNTER_TTL_MS)]
+        : []),
     ]);
-    for (const transition of transitions) this.metrics.methodTransition(method, country, transition);
-    if (charged) this.metrics.methodCharged(method, cost!);
-    if (timeToVerifyMs !== undefined) this.metrics.timeToVerify(method, timeToVerifyMs);
+  }
+
+  /** Prometheus counts what this instance counted in the store (so instances add up to the figures). */
+  #report(counts: Counts): void {
+    for (const transition of counts.transitions)
+      this.metrics.methodTransition(counts.method, counts.country, transition);
+    if (counts.charged) this.metrics.methodCharged(counts.method, counts.charged);
+    if (counts.timeToVerifyMs !== undefined) this.metrics.timeToVerify(counts.method, counts.timeToVerifyMs);
+  }
+
+  #lost(record: SessionRecord, error: unknown): void {
+    this.logger.warn('method figures: a session transition could not be counted', {
+      method: record.method,
+      request_id: record.requestId,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
   }
 
   /** One method's counters over the days; a day without starts is not read further. */
@@ -209,6 +256,18 @@ export class MethodStats {
     const value = raw === null ? 0 : Number(raw);
     return Number.isSafeInteger(value) && value > 0 ? value : 0;
   }
+}
+
+/** What counting some transitions of one session adds, and where. */
+interface Counts {
+  method: string;
+  country: string;
+  day: string;
+  transitions: MethodTransition[];
+  adds: [field: string, by: number][];
+  /** The cost, when one of the transitions is the moment its billing rule charges it. */
+  charged?: Money;
+  timeToVerifyMs?: number;
 }
 
 interface Sums {

@@ -119,7 +119,7 @@ export class VerificationService {
     );
     const record = outcome.result;
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
-    if (!outcome.coalesced) await this.methodStats.tally(record);
+    if (!outcome.coalesced) await this.methodStats.started(record);
     return {
       verificationId: this.handles.seal(record.requestId, input.owner),
       method: record.method,

@@ -37,7 +37,7 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
     return { store, calls };
   }
 
-  it("default protection: a new start makes nine besides the pumping defence's four batches, the only read before paying the wrong-code budget; its duplicate is handed back without a write", async () => {
+  it("default protection: a new start makes nine besides the pumping defence's four batches and the method figures' one, the only read before paying the wrong-code budget; its duplicate is handed back without a write", async () => {
     const { store, calls } = countingStore();
     fx.host = await protectedHost(fx.sb, platform, {}, { store });
     const phone = freshPhone();
@@ -65,6 +65,8 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
       'increment(protect:spend)',
       'set(session)',
       'set(protect:coalesce)',
+      // The method figures: the session's start claimed and counted at once (one batch).
+      ...METHOD_FIGURES_OF_A_START,
     ]);
 
     calls.length = 0;
@@ -74,22 +76,31 @@ describe.each(PLATFORMS)('store round trips of a start (%s)', (platform) => {
     await store.close();
   });
 
-  it('protection off: the start probes the store once before the paid call', async () => {
+  it('protection off: the start probes the store once before the paid call, then records and counts the session', async () => {
     const { store, calls } = countingStore();
     fx.host = await protectedHost(fx.sb, platform, { enabled: false }, { store });
     calls.length = 0;
     const posts = fx.sb.requestCount('POST /v1/verify');
     expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
-    expect(calls).toEqual(['get(session)', 'set(session)']);
+    expect(calls).toEqual(['get(session)', 'set(session)', ...METHOD_FIGURES_OF_A_START]);
     expect(fx.sb.requestCount('POST /v1/verify') - posts).toBe(1);
     await store.close();
   });
 });
 
+/** An SMS start's method figures (charged on delivery, so nothing charged yet): sent together, one hop. */
+const METHOD_FIGURES_OF_A_START = ['setIfAbsent(stats-counted)', 'increment(stats)', 'increment(stats)'];
+
 /** The store operations that are a round trip on Redis (all but the clock and close; the reconciler is off in these hosts). */
 const ROUND_TRIPS = new Set<string | symbol>(STORE_METHODS.filter((m) => m !== 'now' && m !== 'close'));
 
-/** `protect:cooldown:<digest>` → `protect:cooldown`, `session:{id}` → `session`; queue names as they are. */
+/**
+ * `protect:cooldown:<digest>` → `protect:cooldown`, `session:{id}` → `session`, `stats:<day>:…` →
+ * `stats`; queue names as they are.
+ */
 function kindOf(key: string): string {
-  return key.replace(/:\{.*$/, '').replace(/^(protect:[a-z-]+):.*$/, '$1');
+  return key
+    .replace(/:\{.*$/, '')
+    .replace(/^(protect:[a-z-]+):.*$/, '$1')
+    .replace(/^stats:.*$/, 'stats');
 }
