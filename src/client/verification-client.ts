@@ -73,7 +73,7 @@ export class VerificationClient {
     this.device = input.device;
     this.set({ ...IDLE, phase: 'starting', method: input.method ?? null });
     try {
-      // Absent fields stay out of the body: the server refuses unknown ones, and an older one `device`.
+      // Undefined fields drop out of the JSON: the server refuses unknown ones (an older one `device`).
       const body = { phone_number: input.phoneNumber, method: input.method, device: input.device };
       const answer = await this.transport.request<StartAnswer>('/start', signal, body);
       if (!signal.aborted) this.follow(answer, answer.phone_number, answer.resumed, signal);
