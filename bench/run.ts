@@ -15,6 +15,7 @@ import { coalescingBenchmark } from './coalescing.bench.js';
 import { proxyBenchmark } from './proxy.bench.js';
 import { pushBenchmark } from './push.bench.js';
 import { memoryBenchmark } from './memory.bench.js';
+import { orchestrationBenchmark } from './orchestration.bench.js';
 import { routesBenchmark } from './routes.bench.js';
 import { soakBenchmark } from './soak.bench.js';
 import { storeBenchmark } from './store.bench.js';
@@ -40,6 +41,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   soak: soakBenchmark,
   protection: protectionBenchmark,
   push: pushBenchmark,
+  orchestration: orchestrationBenchmark,
 };
 
 async function main(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { DeviceHint } from './device-hint.js';
 import type { VerificationStorage } from './storage.js';
 import type { EventSourceFactory, FetchLike } from './transport.js';
 
@@ -21,6 +22,11 @@ export interface VerificationClientOptions {
 
 export interface StartInput {
   phoneNumber: string;
-  /** A method of `GET /methods`; omitted, the server picks. */
+  /** A method of `GET /methods`, or `'auto'`; omitted (or `'auto'`), the server's policy picks. */
   method?: string;
+  /**
+   * The user's device, for the server's policy (a desktop user cannot tap a `tel:` link). Not sent
+   * when omitted; `detectDevice()` gives a cheap guess.
+   */
+  device?: DeviceHint;
 }

@@ -16,6 +16,11 @@ export const IDLE: VerificationState = {
   resendAvailableAt: null,
   resendInMs: null,
   canResend: false,
+  methodsTried: [],
+  switchMethods: [],
+  fallbackAvailableAt: null,
+  fallbackInMs: null,
+  canSwitch: false,
   error: null,
   retryInMs: null,
   connection: null,
@@ -38,6 +43,13 @@ export function withCountdowns(
 ): VerificationState {
   const pending = state.phase === 'awaiting_user' || state.phase === 'verifying';
   const resendInMs = pending ? leftMs(state.resendAvailableAt, now) : null;
+  const canSwitchAtAll = state.switchMethods.length > 0;
+  // A method that failed or expired may be left at once (the server says so too).
+  const fallbackInMs = pending
+    ? leftMs(state.fallbackAvailableAt, now)
+    : (state.phase === 'failed' || state.phase === 'expired') && canSwitchAtAll
+      ? 0
+      : null;
   let error = state.error;
   let retryInMs = leftMs(waitUntil(error), now);
   // The wait is over: the refusal no longer applies.
@@ -49,5 +61,7 @@ export function withCountdowns(
     expiresInMs: pending ? leftMs(state.expiresAt, now) : null,
     resendInMs,
     canResend: pending && canResendAtAll && (resendInMs ?? 0) === 0,
+    fallbackInMs,
+    canSwitch: canSwitchAtAll && fallbackInMs === 0,
   };
 }

@@ -8,13 +8,18 @@ export interface VerificationProblem {
   attempts_remaining?: number;
   verification_status?: string;
   available_methods?: string[];
+  /** `fallback_not_available`: when the switch will be accepted. */
+  fallback_available_at?: string;
   reason?: string;
   errors?: { field: string; message: string }[];
   [field: string]: unknown;
 }
 
 /**
- * The server's `error_code`s (see the README's error codes table), and the client's own:
+ * The server's `error_code`s (see the README's error codes table; `switch_in_progress`: another
+ * switch of the same verification is under way, 409 with `Retry-After`; `fallback_not_available`: too
+ * early to leave this method, 409 with `fallback_available_at`; `journey_limit_reached`: no more
+ * methods for this verification, 409), and the client's own:
  * `network_error` (no answer), `unexpected_response` (an answer that is not the contract's),
  * `no_verification` (a call that needs a verification in progress), `resend_unavailable`.
  */
@@ -31,6 +36,9 @@ export type VerificationErrorCode =
   | 'unsupported_media_type'
   | 'rate_limit_exceeded'
   | 'too_many_wrong_codes'
+  | 'switch_in_progress'
+  | 'fallback_not_available'
+  | 'journey_limit_reached'
   | 'service_unavailable'
   | 'network_error'
   | 'unexpected_response'

@@ -13,7 +13,9 @@ export type {
   ResponseLike,
 } from './transport.js';
 export type { VerificationStorage } from './storage.js';
+export { detectDevice, type DeviceHint } from './device-hint.js';
 export type {
+  CancelAnswer,
   CheckAnswer,
   StartAnswer,
   StatusAnswer,

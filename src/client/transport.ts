@@ -34,7 +34,11 @@ export interface BrowserGlobals {
     setItem(key: string, value: string): void;
     removeItem(key: string): void;
   };
-  navigator?: { credentials?: { get(options: object): Promise<unknown> } };
+  navigator?: {
+    credentials?: { get(options: object): Promise<unknown> };
+    userAgent?: string;
+    userAgentData?: { mobile?: boolean };
+  };
   OTPCredential?: unknown;
 }
 export const browser = globalThis as unknown as BrowserGlobals;

@@ -21,6 +21,18 @@ export interface StatusAnswer {
   code_length_max?: number;
   number_to_call?: string;
   deep_link?: string;
+  /** The journey's methods so far, oldest first (a server without journeys: absent). */
+  methods_tried?: string[];
+  /** Methods `POST /switch` may move to now. */
+  switch_methods?: string[];
+  /** From when "try another way" should be offered; absent when there is nothing to switch to. */
+  fallback_available_at?: string | null;
+}
+
+/** The cancel route's answer (200). */
+export interface CancelAnswer {
+  verification_id: string;
+  status: 'canceled';
 }
 
 /** The check route's answer (200). */
@@ -62,6 +74,18 @@ export interface VerificationState {
   resendAvailableAt: number | null;
   resendInMs: number | null;
   canResend: boolean;
+  /** The journey's methods so far, oldest first. */
+  methodsTried: string[];
+  /** What `switchMethod()` may move to (the server's `switch_methods`). */
+  switchMethods: string[];
+  /** When "try another way" should be offered (server clock), and the time left until then. */
+  fallbackAvailableAt: number | null;
+  fallbackInMs: number | null;
+  /**
+   * The moment to offer "try another way": `fallbackAvailableAt` has passed (or the method failed or
+   * expired) and there is a method to switch to. The server may accept an earlier switch.
+   */
+  canSwitch: boolean;
   /** The last refusal; `error.retryUntil` (server clock) with `retryInMs` for a wait. */
   error: VerificationClientError | null;
   retryInMs: number | null;

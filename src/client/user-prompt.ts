@@ -1,6 +1,6 @@
 import type { StatusAnswer, UserPrompt, VerificationPhase } from './types.js';
 
-const TERMINAL: readonly string[] = ['verified', 'failed', 'expired'];
+const TERMINAL: readonly string[] = ['verified', 'failed', 'expired', 'canceled'];
 
 export function isTerminal(status: string): boolean {
   return TERMINAL.includes(status);

@@ -1,10 +1,11 @@
+import type { DeviceHint } from './device-hint.js';
 import { VerificationClientError } from './errors.js';
 import type { StartInput, VerificationClientOptions } from './client-options.js';
 import { dateMs, IDLE, waitUntil, withCountdowns } from './client-state.js';
 import { StatusFollower } from './status-follower.js';
 import { defaultStorage, SavedVerificationSlot, type SavedVerification } from './storage.js';
 import { browser, RoutesTransport, type EventSourceFactory } from './transport.js';
-import type { CheckAnswer, StartAnswer, StatusAnswer, VerificationState } from './types.js';
+import type { CancelAnswer, CheckAnswer, StartAnswer, StatusAnswer, VerificationState } from './types.js';
 import { isTerminal, phaseOf } from './user-prompt.js';
 import { receiveSmsCode } from './web-otp.js';
 
@@ -18,7 +19,8 @@ const TICK_MS = 250;
 
 /**
  * A verification as a small state machine over the client routes:
- * `idle → starting → awaiting_user → verifying → verified | failed | expired | canceled`.
+ * `idle → starting → awaiting_user → verifying → verified | failed | expired | canceled`; a switch
+ * to another method goes back to `awaiting_user` with the same `verificationId`.
  * Calls never throw for a refusal: it lands in `state.error`.
  */
 export class VerificationClient {
@@ -33,6 +35,8 @@ export class VerificationClient {
   private otp: AbortController | null = null;
   private saved: SavedVerification | null = null;
   private codeAccepted = false;
+  private switching: Promise<VerificationState> | null = null;
+  private device: DeviceHint | undefined;
 
   constructor(private readonly options: VerificationClientOptions = {}) {
     const fetchImpl = options.fetch ?? browser.fetch?.bind(globalThis);
@@ -66,11 +70,11 @@ export class VerificationClient {
   async start(input: StartInput): Promise<VerificationState> {
     if (this.waiting()) return this.state;
     const signal = this.restart();
+    this.device = input.device;
     this.set({ ...IDLE, phase: 'starting', method: input.method ?? null });
     try {
-      const body = input.method
-        ? { phone_number: input.phoneNumber, method: input.method }
-        : { phone_number: input.phoneNumber };
+      // Undefined fields drop out of the JSON: the server refuses unknown ones (an older one `device`).
+      const body = { phone_number: input.phoneNumber, method: input.method, device: input.device };
       const answer = await this.transport.request<StartAnswer>('/start', signal, body);
       if (!signal.aborted) this.follow(answer, answer.phone_number, answer.resumed, signal);
     } catch (error) {
@@ -148,18 +152,78 @@ export class VerificationClient {
   async resend(): Promise<VerificationState> {
     const saved = this.saved;
     if (!saved?.phone || !this.state.canResend) return this.local('resend_unavailable');
-    return this.start({ phoneNumber: saved.phone, method: saved.method });
+    return this.start({ phoneNumber: saved.phone, method: saved.method, device: this.device });
   }
 
   /**
-   * Stops following and forgets the verification here. The upstream session runs out on its own;
-   * a server-side cancel will be called from here when the module has the route.
+   * Another way for the same verification: the next method of the server's policy, or `method` (one
+   * of `switchMethods`). The state moves to the new method's task; on a refusal the current method
+   * goes on (`journey_limit_reached` empties `switchMethods`, `fallback_not_available` moves
+   * `fallbackAvailableAt`). A second call while one is under way waits for it rather than switching twice.
    */
-  cancel(): void {
-    const { method, phoneNumber } = this.state;
+  switchMethod(method?: string): Promise<VerificationState> {
+    return (this.switching ??= this.switchNow(method).finally(() => (this.switching = null)));
+  }
+
+  private async switchNow(method: string | undefined): Promise<VerificationState> {
+    const { phase, verificationId } = this.state;
+    if (!verificationId || !(phase === 'awaiting_user' || phase === 'verifying' || this.state.canSwitch))
+      return this.local('no_verification');
+    if (this.waiting()) return this.state;
+    const signal = this.controller.signal;
+    try {
+      const answer = await this.transport.request<StartAnswer>('/switch', signal, {
+        verification_id: verificationId,
+        method,
+      });
+      if (signal.aborted) return this.state;
+      this.follower?.stop();
+      this.follower = null;
+      this.codeAccepted = false;
+      this.state = { ...this.state, error: null, attemptsRemaining: null, resumed: false };
+      this.follow(answer, this.saved?.phone ?? '', false, signal);
+    } catch (error) {
+      const refusal = error as VerificationClientError;
+      this.refused(error, signal, {
+        ...this.state,
+        switchMethods: refusal.code === 'journey_limit_reached' ? [] : this.state.switchMethods,
+        fallbackAvailableAt: dateMs(refusal.problem?.fallback_available_at) ?? this.state.fallbackAvailableAt,
+      });
+      // switch_in_progress: another tab moved it on; not_pending: it ended. The status says which.
+      this.follower?.refresh();
+    }
+    return this.state;
+  }
+
+  /**
+   * Ends the verification: stops following and forgets it here at once, then asks the server to
+   * cancel it (`POST /cancel`), so that nothing more is charged for it. When that call fails (no
+   * network, a server without the route) the local stop stands and the refusal is in `state.error`;
+   * the upstream session then runs out on its own. Verified meanwhile: the state says `verified`.
+   */
+  async cancel(): Promise<VerificationState> {
+    const { method, phoneNumber, verificationId, phase, canSwitch } = this.state;
+    const live = phase === 'starting' || phase === 'awaiting_user' || phase === 'verifying' || canSwitch;
     this.restart();
+    const mine = this.controller;
     this.slot.clear();
     this.set({ ...IDLE, phase: 'canceled', method, phoneNumber });
+    if (!verificationId || !live) return this.state;
+    try {
+      // Not aborted by a start that follows: the cancel is for this verification, whatever comes next.
+      await this.transport.request<CancelAnswer>('/cancel', new AbortController().signal, {
+        verification_id: verificationId,
+      });
+    } catch (error) {
+      const refusal = error as VerificationClientError;
+      if (this.controller !== mine) return this.state;
+      if (refusal.verificationStatus === 'verified')
+        this.set({ ...this.state, phase: 'verified', status: 'verified', verificationId });
+      // Unknown or already over: nothing left to cancel.
+      else if (refusal.code !== 'not_found' && refusal.code !== 'not_pending')
+        this.set({ ...this.state, error: refusal });
+    }
+    return this.state;
   }
 
   /** Back to `idle` (after an outcome, to start afresh). */
@@ -214,7 +278,7 @@ export class VerificationClient {
       signal,
       {
         onStatus: (status) => this.apply(status, {}),
-        onLost: (error) => this.finish({ ...this.state, phase: 'failed', error }),
+        onLost: (error) => this.finish({ ...this.state, phase: 'failed', error, switchMethods: [] }),
         onConnection: (connection) => this.set({ ...this.state, connection }),
       },
       this.options.random ?? Math.random,
@@ -223,7 +287,14 @@ export class VerificationClient {
   }
 
   private apply(answer: StatusAnswer, extra: Partial<VerificationState>): void {
+    const saved = this.saved;
+    // Another tab switched the method: a reload and a resend go on with the new one.
+    if (saved && saved.method !== answer.method) {
+      this.codeAccepted = false;
+      this.slot.write((this.saved = { ...saved, method: answer.method }));
+    }
     const { phase, prompt } = phaseOf(answer, this.codeAccepted);
+    const tried = this.state.methodsTried;
     const next: VerificationState = {
       ...this.state,
       ...extra,
@@ -233,6 +304,11 @@ export class VerificationClient {
       method: answer.method,
       status: answer.status,
       expiresAt: dateMs(answer.expires_at),
+      // A server without journeys says nothing of these: one method, nothing to switch to.
+      methodsTried:
+        answer.methods_tried ?? (tried.includes(answer.method) ? tried : [...tried, answer.method]),
+      switchMethods: answer.switch_methods ?? [],
+      fallbackAvailableAt: dateMs(answer.fallback_available_at),
     };
     if (isTerminal(answer.status)) this.finish(next);
     else this.set(next);
@@ -298,7 +374,8 @@ export class VerificationClient {
       next.expiresInMs !== before.expiresInMs ||
       next.resendInMs !== before.resendInMs ||
       next.retryInMs !== before.retryInMs ||
-      next.canResend !== before.canResend
+      next.canResend !== before.canResend ||
+      next.fallbackInMs !== before.fallbackInMs
     )
       this.set(next);
   }

@@ -126,3 +126,28 @@ export class MemoryStorage {
   setItem = (key: string, value: string): void => void this.items.set(key, value);
   removeItem = (key: string): void => void this.items.delete(key);
 }
+
+/**
+ * The journey fields of a start or status answer (issue 18): the methods tried, those `POST /switch`
+ * may move to, and when "try another way" should be offered (`fallbackInS` ahead on the server's clock).
+ */
+export function journey(
+  routes: FakeRoutes,
+  tried: string[],
+  switchTo: string[],
+  fallbackInS: number | null,
+): Record<string, unknown> {
+  return {
+    method: tried.at(-1),
+    methods_tried: tried,
+    switch_methods: switchTo,
+    ...(fallbackInS === null
+      ? {}
+      : { fallback_available_at: new Date(routes.serverNow() + fallbackInS * 1000).toISOString() }),
+  };
+}
+
+/** `POST /cancel`'s answer (200). */
+export function canceled(verificationId = 'VID-1'): FakeReply {
+  return { status: 200, body: { verification_id: verificationId, status: 'canceled' } };
+}

@@ -5,7 +5,7 @@ import {
   type VerificationState,
 } from '../../src/client/index.js';
 import { backoffMs } from '../../src/client/status-follower.js';
-import { answer, FakeRoutes, MemoryStorage, problem } from './fake-routes.js';
+import { answer, canceled, FakeRoutes, MemoryStorage, problem } from './fake-routes.js';
 
 /** The client's state machine over a fake transport, on fake timers (no network, no waiting). */
 describe('VerificationClient (state machine)', () => {
@@ -353,19 +353,28 @@ describe('VerificationClient (state machine)', () => {
     expect(storage.items.size).toBe(0);
   });
 
-  it('cancel aborts what is in flight, stops following and forgets', async () => {
+  it('cancel aborts what is in flight, stops following, forgets, and cancels on the server', async () => {
     routes.on('POST /start', { status: 201, body: answer(routes) });
+    routes.on('POST /cancel', canceled());
     const c = client();
     const starting = c.start({ phoneNumber: '+79123456789', method: 'sms' });
-    c.cancel();
+    // No handle yet: nothing to cancel on the server.
+    await c.cancel();
     await starting;
     expect(routes.requests[0]!.init.signal.aborted).toBe(true);
     expect(c.getState().phase).toBe('canceled');
+    expect(routes.count('POST /cancel')).toBe(0);
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     expect(storage.items.size).toBe(1);
-    c.cancel();
+    const canceling = c.cancel();
+    // Stopped here at once, before the server answers.
     expect(c.getState()).toMatchObject({ phase: 'canceled', verificationId: null, method: 'sms' });
     expect(storage.items.size).toBe(0);
+    await expect(canceling).resolves.toMatchObject({ phase: 'canceled', error: null });
+    expect(routes.requests.at(-1)).toMatchObject({
+      route: 'POST /cancel',
+      body: { verification_id: 'VID-1' },
+    });
     await jest.advanceTimersByTimeAsync(10_000);
     expect(routes.count('GET /status')).toBe(0);
   });

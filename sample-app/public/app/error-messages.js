@@ -2,7 +2,7 @@ import { formatDuration } from './format.js';
 
 /**
  * Every `error_code` of the client routes, in words a person understands. `context` is what the
- * page was doing: 'start', 'check' or 'status'. `waitMs` is what is left of a rate-limit wait.
+ * page was doing: 'start', 'check' (or switching) or 'status'. `waitMs` is what is left of a rate-limit wait.
  */
 export function describeProblem(problem, context, waitMs = null) {
   // A VerificationClientError of the client (its problem document), or a plain { code }.
@@ -64,6 +64,12 @@ export function describeProblem(problem, context, waitMs = null) {
           return `Too many attempts. Please wait ${wait} before trying again.`;
       }
     }
+    case 'switch_in_progress':
+      return 'Another way is already on its way. One moment, please.';
+    case 'fallback_not_available':
+      return 'Please give this way a little longer; you can try another way soon.';
+    case 'journey_limit_reached':
+      return 'There is no other way left to check this number. Please finish this one or start again later.';
     case 'start_refused':
       return "We can't start a verification for this request right now. Please try again later.";
     case 'service_unavailable':

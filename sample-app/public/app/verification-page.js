@@ -23,6 +23,7 @@ export class VerificationPage {
   /** The user typed since the last refusal: it is hidden until the next one. */
   #errorDismissed = false;
   #checking = false;
+  #switching = false;
   #deepLink = null;
   #notice = null;
 
@@ -56,6 +57,9 @@ export class VerificationPage {
         ['attempts', 'v-attempts'],
         ['expiry', 'v-expiry'],
         ['resend', 'v-resend'],
+        ['fallback', 'v-fallback'],
+        ['switch', 'switch-button'],
+        ['resultSwitch', 'result-switch-button'],
         ['restart', 'restart-button'],
         ['cancel', 'cancel-button'],
         ['result', 'result'],
@@ -71,6 +75,8 @@ export class VerificationPage {
       this.#errorDismissed = true;
       this.#render(this.client.getState());
     });
+    this.el.switch.addEventListener('click', () => this.#switchMethod());
+    this.el.resultSwitch.addEventListener('click', () => this.#switchMethod());
     this.el.restart.addEventListener('click', () => this.#backToForm());
     this.el.cancel.addEventListener('click', () => this.#backToForm());
     this.el.again.addEventListener('click', () => this.#backToForm());
@@ -167,6 +173,25 @@ export class VerificationPage {
     this.#render(this.client.getState());
   }
 
+  /** "Try another way": the next method the server's policy offers, for the same verification. */
+  async #switchMethod() {
+    const before = this.client.getState().method;
+    this.#switching = true;
+    this.#errorDismissed = false;
+    this.#render(this.client.getState());
+    try {
+      await this.client.switchMethod();
+    } finally {
+      this.#switching = false;
+    }
+    const state = this.client.getState();
+    if (state.method !== before) {
+      this.#notice = `Trying another way: ${methodInfo(state.method).title}.`;
+      this.#deepLink = null;
+    }
+    this.#render(state);
+  }
+
   #showStartError(text) {
     this.el.startError.textContent = text;
     this.el.startError.hidden = false;
@@ -185,8 +210,14 @@ export class VerificationPage {
     this.el.result.hidden = true;
     this.el.form.hidden = false;
     const error = state.error;
-    // A handle the server no longer knows, from a reload: nothing to say, start afresh.
-    if (!error || error.code === 'not_found' || error.code === 'no_verification')
+    // A handle the server no longer knows, from a reload: nothing to say, start afresh. Canceled: a
+    // cancel the server did not hear of is stopped here all the same (the session runs out).
+    if (
+      !error ||
+      error.code === 'not_found' ||
+      error.code === 'no_verification' ||
+      state.phase === 'canceled'
+    )
       this.el.startError.hidden = true;
     else this.#showStartError(describeProblem(error, 'start', state.retryInMs));
   }
@@ -272,6 +303,14 @@ export class VerificationPage {
       ? 'Send a new code or use another method'
       : 'Try again or use another method';
     this.el.restart.disabled = state.resendInMs > 0;
+
+    // "Try another way" once the server says so (fallback_available_at); a server without journeys never does.
+    this.el.fallback.textContent =
+      state.fallbackInMs > 0 && state.switchMethods.length
+        ? `You can try another way in ${formatDuration(state.fallbackInMs)}`
+        : '';
+    this.el.switch.hidden = !state.canSwitch;
+    this.el.switch.disabled = this.#switching;
   }
 
   #renderOutcome(state) {
@@ -304,6 +343,9 @@ export class VerificationPage {
     this.el.resultTitle.textContent = title;
     this.el.resultText.textContent = text;
     this.el.again.textContent = outcome === 'verified' ? 'Verify another number' : 'Start again';
+    // A method that failed or expired: another one may still verify the number, without starting over.
+    this.el.resultSwitch.hidden = !state.canSwitch || lost;
+    this.el.resultSwitch.disabled = this.#switching;
     this.el.view.hidden = true;
     this.el.form.hidden = true;
     this.el.result.hidden = false;
@@ -311,7 +353,8 @@ export class VerificationPage {
 
   #backToForm() {
     const { method, phoneNumber } = this.client.getState();
-    this.client.cancel();
+    // Stops here at once; the server's answer comes later (a failure leaves the local stop).
+    void this.client.cancel();
     this.#notice = null;
     this.#deepLink = null;
     if (phoneNumber && !phoneNumber.includes('*')) this.el.phone.value = formatPhoneNumber(phoneNumber);

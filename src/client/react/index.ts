@@ -15,6 +15,7 @@ export interface UseVerification {
   start: VerificationClient['start'];
   check: VerificationClient['check'];
   resend: VerificationClient['resend'];
+  switchMethod: VerificationClient['switchMethod'];
   cancel: VerificationClient['cancel'];
   reset: VerificationClient['reset'];
 }
@@ -38,6 +39,7 @@ export function useVerification(options: UseVerificationOptions = {}): UseVerifi
     start: (input) => client.start(input),
     check: (code) => client.check(code),
     resend: () => client.resend(),
+    switchMethod: (method) => client.switchMethod(method),
     cancel: () => client.cancel(),
     reset: () => client.reset(),
   };

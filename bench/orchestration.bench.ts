@@ -1,0 +1,356 @@
+/**
+ * Issue 18's benchmark, `npm run bench -- orchestration`: method orchestration against SMS only, on a
+ * realistic population of simulated users (SANDBOX_POPULATION_REALISTIC, docs/sandbox-population.md).
+ *
+ * 1,000 users (+79990000000…), 5 arriving per second, each with its own number and IP; 30 % of them on a
+ * desktop (drawn here, seeded, and declared to the sandbox per number as `PUT /_sandbox/users/:phone`
+ * does, so that the sandbox's user and the device hint agree). A host app (Express, the module with
+ * its defaults: reconciler on, no webhooks) and the sandbox run in this process; the users' frontends
+ * talk to the host over real HTTP, the host to the sandbox over real HTTP. Everything runs on the
+ * sandbox clock, advanced in 1 s ticks (no real waiting). Per scenario, on a fresh sandbox and host:
+ *
+ * - "SMS only": `POST /start { method: "sms" }`; no switching.
+ * - "auto": `POST /start { method: "auto", device }`; when a status poll shows `fallback_available_at`
+ *   passed and the user is not verified, `POST /switch`.
+ *
+ * Each user polls `GET /status` every 5 s (and at `fallback_available_at`), and acts out the plan the
+ * sandbox drew for the current step (`sb.userPlan`, as `GET /_sandbox/sessions/:id/user`): a code
+ * method's code is typed through `POST /check` at `completes_after_ms` when the user completes; a call
+ * or a push is completed by the sandbox itself. A step the user switched away from is no longer acted
+ * on, but what the sandbox completes by itself (a late reverse call) still counts, as it would.
+ *
+ * Reported per scenario: users, verified users (the sandbox's truth: a session of the number verified),
+ * those whose frontend saw `verified`, RUB charged (the sandbox balance's fall), RUB per verified user,
+ * median time to verify (sandbox clock, from the start to the first verified session). Goal: auto
+ * verifies at least as many users as SMS only at ≤ 40 % of its RUB per verified user.
+ *
+ * Protection that would refuse 1,000 fresh numbers in a few minutes is off in the bench host: the
+ * pumping defence (one range of fresh numbers, a seventh of whose starts never complete, is what it
+ * holds), the per-client start and check limits (harmless with one IP per user; off so that they
+ * cannot matter) and the spend cap (1,000 RUB a day by default; the SMS-only run spends about 3,000).
+ * The per-number limits, the resend cooldown and coalescing keep their defaults. The sandbox clock is
+ * frozen between ticks, so a run repeats exactly.
+ *
+ * `runOrchestrationBench({ quick })` returns the table (200 users with --quick); run directly
+ * (compiled), it prints it.
+ */
+import 'reflect-metadata';
+import { pathToFileURL } from 'node:url';
+import { SANDBOX_POPULATION_REALISTIC, VerificationSandbox } from '../src/testing/index.js';
+import type { VerificationModuleOptions } from '../src/options/verification.options.js';
+import { runIsolated, type BenchContext } from './lib/context.js';
+import { fmt, formatTable, median, verdict, type BenchTable, type Cell } from './lib/report.js';
+import { balanceOf, mulberry32, post, runPool, startHost } from './protection.bench.js';
+
+export interface OrchestrationBenchOptions {
+  /** 200 users instead of 1,000 (same mix), for a fast check. */
+  quick?: boolean;
+}
+
+type Device = 'mobile' | 'desktop';
+type Scenario = 'SMS only' | 'auto';
+
+const TICK_MS = 1000;
+const ARRIVALS_PER_TICK = 5;
+const POLL_MS = 5000;
+const CONCURRENCY = 32;
+/** Past the last arrival: longer than any journey (three steps' timeouts and a 300 s TTL, with room). */
+const RUN_LIMIT_MS = 40 * 60_000;
+const GOAL_COST_SHARE = 0.4;
+const TERMINAL = new Set(['verified', 'failed', 'expired', 'canceled']);
+
+interface User {
+  phone: string;
+  ip: string;
+  device: Device;
+  /** Sandbox time of the start. */
+  arriveAt: number;
+  id?: string;
+  /** The sandbox session of the current step, and when its user types the code (null: never, or not the driver). */
+  requestId?: string;
+  codeDueAt: number | null;
+  nextPollAt: number;
+  /** The server said no further method (journey_limit_reached, method_not_available). */
+  noMoreSwitches: boolean;
+  sawVerified: boolean;
+  done: boolean;
+}
+
+interface ScenarioResult {
+  scenario: Scenario;
+  users: number;
+  verified: number;
+  sawVerified: number;
+  rub: number;
+  rubPerVerified: number;
+  medianSeconds: number;
+  steps: Record<string, number>;
+  refusals: Record<string, number>;
+}
+
+/** The same users in both scenarios: numbers, IPs and devices from one seed. */
+function buildUsers(count: number): Omit<User, 'arriveAt'>[] {
+  const random = mulberry32(18);
+  const desktopShare = SANDBOX_POPULATION_REALISTIC.desktopShare ?? 0;
+  return Array.from({ length: count }, (_, i) => ({
+    phone: `+7999${String(i).padStart(7, '0')}`,
+    ip: `100.64.${i >> 8}.${i & 255}`,
+    device: random() < desktopShare ? 'desktop' : 'mobile',
+    codeDueAt: null,
+    nextPollAt: 0,
+    noMoreSwitches: false,
+    sawVerified: false,
+    done: false,
+  }));
+}
+
+export async function runOrchestrationBench(options: OrchestrationBenchOptions = {}): Promise<BenchTable> {
+  const count = options.quick ? 200 : 1000;
+  const sms = await runScenario('SMS only', count);
+  let auto: ScenarioResult | Error;
+  try {
+    auto = await runScenario('auto', count);
+  } catch (error) {
+    auto = error as Error;
+  }
+  return report(sms, auto);
+}
+
+async function runScenario(scenario: Scenario, count: number): Promise<ScenarioResult> {
+  const sb = await VerificationSandbox.start({
+    port: 0,
+    // Time moves only by the ticks: the same users do the same things at the same instants, run after run.
+    freezeClock: true,
+    demoAccount: { balance: 1_000_000 },
+    population: { ...SANDBOX_POPULATION_REALISTIC },
+  });
+  const hostOptions: VerificationModuleOptions = {
+    api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
+    clock: () => sb.now(),
+    limits: { pumping: false, startPerIp: false, checkPerIp: false, spendCap: false },
+  };
+  const host = await startHost(hostOptions);
+  const refusals: Record<string, number> = {};
+  const refused = (route: string, status: number, body: Record<string, unknown>): void => {
+    const key = `${route} ${status} ${String(body.error_code ?? '')}`.trim();
+    refusals[key] = (refusals[key] ?? 0) + 1;
+  };
+  try {
+    const t0 = sb.now();
+    const users: User[] = buildUsers(count).map((user, i) => ({
+      ...user,
+      arriveAt: t0 + Math.floor(i / ARRIVALS_PER_TICK) * TICK_MS,
+    }));
+    for (const user of users) await sb.setDevice(user.phone, user.device);
+    const balanceBefore = balanceOf(sb);
+
+    /** The newest sandbox session of the user's number is the step just started; its plan says what the user does. */
+    const follow = (user: User): void => {
+      const session = sb.sessionsFor(user.phone)[0]!;
+      const plan = sb.userPlan(session.request_id);
+      user.requestId = session.request_id;
+      user.codeDueAt =
+        plan?.completed_by === 'driver' && plan.completes && plan.completes_after_ms !== null
+          ? Date.parse(session.created_at) + plan.completes_after_ms
+          : null;
+    };
+
+    const start = async (user: User): Promise<void> => {
+      const body =
+        scenario === 'auto'
+          ? { phone_number: user.phone, method: 'auto', device: user.device }
+          : { phone_number: user.phone, method: 'sms' };
+      const res = await post(host.url, '/verification/start', user.ip, {}, body);
+      if (res.status !== 201) {
+        refused('start', res.status, res.body);
+        // The server side of the scenario is missing (or refuses it): no point in going on.
+        if (res.status === 400 || res.status === 404)
+          throw new Error(
+            `${scenario}: POST /start answered ${res.status} ${String(res.body.error_code ?? '')} ` +
+              `(${String(res.body.detail ?? '')})`,
+          );
+        user.done = true;
+        return;
+      }
+      user.id = String(res.body.verification_id);
+      user.nextPollAt = sb.now() + POLL_MS;
+      follow(user);
+    };
+
+    const typeCode = async (user: User): Promise<void> => {
+      user.codeDueAt = null;
+      const code = sb.userPlan(user.requestId!)?.code;
+      if (!code) return;
+      const res = await post(
+        host.url,
+        '/verification/check',
+        user.ip,
+        {},
+        {
+          verification_id: user.id,
+          code,
+        },
+      );
+      if (res.status === 200 && res.body.verified === true) {
+        user.sawVerified = true;
+        user.done = true;
+      } else if (res.status !== 200) refused('check', res.status, res.body);
+    };
+
+    const switchMethod = async (user: User): Promise<void> => {
+      const res = await post(host.url, '/verification/switch', user.ip, {}, { verification_id: user.id });
+      if (res.status === 201) {
+        follow(user);
+        user.nextPollAt = sb.now() + POLL_MS;
+        return;
+      }
+      refused('switch', res.status, res.body);
+      const code = res.body.error_code;
+      if (code === 'journey_limit_reached' || code === 'method_not_available') user.noMoreSwitches = true;
+      if (res.status === 404) throw new Error(`auto: POST /switch answered 404 (no such route?)`);
+    };
+
+    const poll = async (user: User): Promise<void> => {
+      const now = sb.now();
+      const res = await getJson(`${host.url}/verification/status/${encodeURIComponent(user.id!)}`, user.ip);
+      if (res.status !== 200) {
+        refused('status', res.status, res.body);
+        user.nextPollAt = now + POLL_MS;
+        return;
+      }
+      const status = String(res.body.status);
+      if (status === 'verified') {
+        user.sawVerified = true;
+        user.done = true;
+        return;
+      }
+      const fallbackAt =
+        typeof res.body.fallback_available_at === 'string'
+          ? Date.parse(res.body.fallback_available_at)
+          : null;
+      const canSwitch = scenario === 'auto' && !user.noMoreSwitches && fallbackAt !== null;
+      if (canSwitch && fallbackAt <= now) return switchMethod(user);
+      if (TERMINAL.has(status) && !canSwitch) {
+        user.done = true;
+        return;
+      }
+      // The frontend's countdown ends at fallback_available_at: the user presses the button then.
+      user.nextPollAt = canSwitch && fallbackAt < now + POLL_MS ? fallbackAt : now + POLL_MS;
+    };
+
+    const lastArrival = users.at(-1)!.arriveAt;
+    while (users.some((u) => !u.done) && sb.now() < lastArrival + RUN_LIMIT_MS) {
+      const now = sb.now();
+      const tasks: (() => Promise<void>)[] = [];
+      for (const user of users) {
+        if (user.done || user.arriveAt > now) continue;
+        if (user.id === undefined) tasks.push(() => start(user));
+        else if (user.codeDueAt !== null && user.codeDueAt <= now) tasks.push(() => typeCode(user));
+        else if (user.nextPollAt <= now) tasks.push(() => poll(user));
+      }
+      await runPool(tasks, CONCURRENCY);
+      await sb.advance(TICK_MS);
+    }
+    // Past every TTL: what is charged on delivery or by a late reverse call is in.
+    await sb.advance(10 * 60_000);
+
+    const steps: Record<string, number> = {};
+    const times: number[] = [];
+    for (const user of users) {
+      const sessions = sb.sessionsFor(user.phone);
+      for (const s of sessions) steps[s.method] = (steps[s.method] ?? 0) + 1;
+      const verifiedAt = sessions
+        .filter((s) => s.status === 'verified' && s.verified_at)
+        .map((s) => Date.parse(s.verified_at!));
+      if (verifiedAt.length) times.push(Math.min(...verifiedAt) - user.arriveAt);
+    }
+    const rub = Math.round((balanceBefore - balanceOf(sb)) * 100) / 100;
+    return {
+      scenario,
+      users: users.length,
+      verified: times.length,
+      sawVerified: users.filter((u) => u.sawVerified).length,
+      rub,
+      rubPerVerified: times.length ? rub / times.length : Number.NaN,
+      medianSeconds: median(times) / 1000,
+      steps,
+      refusals,
+    };
+  } finally {
+    await host.close();
+    await sb.close();
+  }
+}
+
+function report(sms: ScenarioResult, auto: ScenarioResult | Error): BenchTable {
+  const row = (r: ScenarioResult): Cell[] => [
+    r.scenario,
+    fmt(r.users),
+    fmt(r.verified),
+    fmt(r.sawVerified),
+    fmt(r.rub, 2),
+    fmt(r.rubPerVerified, 2),
+    fmt(r.medianSeconds, 1),
+    '',
+  ];
+  const describe = (r: ScenarioResult): string =>
+    `${r.scenario}: sessions per method ${JSON.stringify(r.steps)}` +
+    (Object.keys(r.refusals).length ? `; refusals ${JSON.stringify(r.refusals)}` : '');
+  const rows: Cell[][] = [row(sms)];
+  const notes = [describe(sms)];
+  let met = false;
+  if (auto instanceof Error) {
+    rows.push(['auto', fmt(sms.users), `failed: ${auto.message}`, '', '', '', '', '']);
+  } else {
+    rows.push(row(auto));
+    notes.push(describe(auto));
+    const share = auto.rubPerVerified / sms.rubPerVerified;
+    met = auto.verified >= sms.verified && share <= GOAL_COST_SHARE;
+    notes.push(`auto's RUB per verified user is ${fmt(share * 100, 1)} % of SMS only's.`);
+  }
+  rows.push([
+    'goal (auto)',
+    '',
+    `≥ ${fmt(sms.verified)}`,
+    '',
+    '',
+    `≤ ${fmt(GOAL_COST_SHARE * sms.rubPerVerified, 2)} (${GOAL_COST_SHARE * 100} % of SMS only)`,
+    '',
+    verdict(met),
+  ]);
+  notes.push(
+    'Population: SANDBOX_POPULATION_REALISTIC (seed "realistic"), 30 % desktop users; sandbox default prices. ' +
+      'Verified users: a session of the number verified (the sandbox); frontend saw: the status or check route said verified.',
+  );
+  return {
+    title: '18 (issue 18). Orchestration: SMS only against auto, on a realistic population',
+    columns: [
+      'scenario',
+      'users',
+      'verified users',
+      'frontend saw verified',
+      'RUB charged',
+      'RUB per verified user',
+      'median time to verify (s)',
+      'result',
+    ],
+    rows,
+    notes,
+  };
+}
+
+async function getJson(url: string, ip: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, { headers: { accept: 'application/json', 'x-forwarded-for': ip } });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** `npm run bench -- orchestration`: in a fresh process, like the protection benchmark. */
+export async function orchestrationBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
+  return [
+    await runIsolated<BenchTable>('./orchestration.bench.js', 'runOrchestrationBench', { quick: ctx.quick }),
+  ];
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  console.log(formatTable(await runOrchestrationBench({ quick: process.argv.includes('--quick') })));
