@@ -23,6 +23,8 @@ export interface SessionRecord {
   cost?: Money;
   /** A session whose method announces its code request (operator_id) had one: code_required is due. */
   fallback?: boolean;
+  /** The journey it is a step of, for steps after the first (absent: it is its own journey's first step). */
+  journeyId?: string;
 }
 
 /** The spec's default session TTL (`expiry_seconds` not sent). */
@@ -63,6 +65,8 @@ export interface SessionOrigin {
    * observation, so that what became due since (code_required, the outcome) is emitted once.
    */
   as: 'answer' | 'seed';
+  /** The journey it was started for by a switch (absent for a journey's first session). */
+  journeyId?: string;
 }
 
 /** The one way a SessionRecord comes to be: at start, on adoption of an in-doubt start, on recovery. */
@@ -83,6 +87,7 @@ export function newSessionRecord(facts: SessionFacts, origin: SessionOrigin): Se
     expiresAt: facts.expiresAt?.getTime() ?? createdAt + origin.ttlMs,
     verifiedAt: null,
     cost: facts.cost,
+    ...(origin.journeyId === undefined ? {} : { journeyId: origin.journeyId }),
   };
 }
 

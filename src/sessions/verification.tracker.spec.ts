@@ -5,6 +5,7 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
+import { JourneyRepository } from './journey.repository.js';
 import { SessionChanges } from './session-changes.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -66,6 +67,7 @@ describe('VerificationTracker: terminal is final', () => {
       new ReconcileQueue(options, store),
       logger,
       new SessionChanges(store, logger),
+      new JourneyRepository(store),
       emitter,
     );
   });

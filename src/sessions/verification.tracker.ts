@@ -15,6 +15,8 @@ import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionChanges } from './session-changes.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { newSessionRecord, owesCodeRequired, type SessionRecord } from '../core/session-record.js';
+import { journeyCost, methodsTried, provisionalChargedCost } from '../core/journey.js';
+import { JourneyRepository } from './journey.repository.js';
 
 /** Thrown when a listener rejected: the event's claim was released so it comes again. */
 export class VerificationListenerError extends Error {
@@ -60,6 +62,7 @@ export class VerificationTracker {
     private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
     private readonly changes: SessionChanges,
+    private readonly journeys: JourneyRepository,
     @Optional() private readonly emitter?: EventEmitter2,
   ) {
     if (!emitter)
@@ -155,6 +158,14 @@ export class VerificationTracker {
     const key = VerificationTracker.claimKey(record.requestId, event);
     if (!(await this.store.setIfAbsent(key, `emitting:${this.store.now()}`, EMIT_LEASE_MS)))
       return (await this.store.get(key)) === CLAIM_DONE ? 'done' : 'busy';
+    let journey: Pick<VerificationEvent, 'methodsTried' | 'journeyCost'>;
+    try {
+      journey = await this.journeyFacts(record);
+    } catch (error) {
+      // The store failed between the claim and the emission: the event is not swallowed for a lease.
+      await this.store.delete(key).catch(() => undefined);
+      throw error;
+    }
     const payload: VerificationEvent = {
       event,
       requestId: record.requestId,
@@ -165,6 +176,7 @@ export class VerificationTracker {
       expiresAt: new Date(record.expiresAt),
       owner: record.owner,
       source,
+      ...journey,
     };
     try {
       await this.emitter!.emitAsync(event, payload);
@@ -181,7 +193,27 @@ export class VerificationTracker {
     await this.store.set(key, CLAIM_DONE, retention);
     return 'emitted';
   }
+
+  /**
+   * The journey the session is a step of, as its events tell it: the methods tried and the money
+   * charged for them. A session without a journey record is a journey of its own.
+   */
+  private async journeyFacts(
+    record: SessionRecord,
+  ): Promise<Pick<VerificationEvent, 'methodsTried' | 'journeyCost'>> {
+    const journey = await this.journeys.get(record.journeyId ?? record.requestId);
+    if (!journey) return { methodsTried: [record.method], journeyCost: journeyCost([record], CHARGE_OF) };
+    const records = await Promise.all(
+      journey.steps.map((step) =>
+        step.requestId === record.requestId ? record : this.records.get(step.requestId),
+      ),
+    );
+    return { methodsTried: methodsTried(journey), journeyCost: journeyCost(records, CHARGE_OF) };
+  }
 }
+
+/** The billing rule the journey's cost is counted by. */
+const CHARGE_OF = provisionalChargedCost;
 
 /** The events a record's state calls for, in order (`code_required` first). */
 function dueEvents(record: SessionRecord): VerificationEventType[] {
