@@ -110,8 +110,9 @@ export function remainingMethods(
 
 /**
  * When the frontend may offer another method: the current step's start plus its method's timeout;
- * at once (`now`) when the current session failed or expired (its upstream never got through in
- * time). Undefined when the journey is over for the frontend (canceled, verified) or no method is
+ * at once when the current session failed or expired (its upstream never got through in time): the
+ * timeout's time if it has passed, else now (a time that does not move once it is in the past, so
+ * the answer does not change from one poll to the next). Undefined when the journey is over for the frontend (canceled, verified) or no method is
  * left to switch to.
  */
 export function fallbackAvailableAt(input: {
@@ -124,8 +125,9 @@ export function fallbackAvailableAt(input: {
 }): number | undefined {
   const { status, current, step, timeoutMs, hasCandidate, now } = input;
   if (!hasCandidate || status === CANCELED || status === 'verified') return undefined;
-  if (isTerminal(current.status) || current.expiresAt <= now) return now;
-  return step.startedAt + timeoutMs;
+  const timedOutAt = step.startedAt + timeoutMs;
+  if (isTerminal(current.status) || current.expiresAt <= now) return Math.min(timedOutAt, now);
+  return timedOutAt;
 }
 
 /** What a charge function tells of a session: the money it was charged, or undefined when none (yet). */
@@ -220,7 +222,8 @@ export function decideSwitch(
   if (request.named !== undefined) {
     method = request.remaining.find((m) => m === request.named);
     if (!method) return { refusal: { code: 'method_not_available', available: affordable } };
-    if (!affordable.includes(method)) return { refusal: { code: 'journey_limit_reached', limit: 'max_cost' } };
+    if (!affordable.includes(method))
+      return { refusal: { code: 'journey_limit_reached', limit: 'max_cost' } };
   } else {
     if (request.remaining.length === 0)
       return { refusal: { code: 'journey_limit_reached', limit: 'methods' } };
