@@ -12,6 +12,11 @@ import { moduleOptions } from '../webhooks/harness.js';
 
 export const OWNER = 'user-1';
 
+/** The owner header, or none (`null`: a caller without an owner, known by its IP and cookie). */
+function who(owner: string | null): Record<string, string> {
+  return owner === null ? {} : { 'x-user': owner };
+}
+
 export interface JourneyFixture {
   sb: VerificationSandbox;
   /** The test's host (closed after each test). */
@@ -67,48 +72,47 @@ export type Answer = Awaited<ReturnType<typeof call>>;
 export function start(
   host: TestApp,
   body: Record<string, unknown>,
-  owner = OWNER,
+  owner: string | null = OWNER,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  return call(host.url, 'POST', '/verification/start', body, { 'x-user': owner, ...headers });
+  return call(host.url, 'POST', '/verification/start', body, { ...who(owner), ...headers });
 }
 
 export function switchMethod(
   host: TestApp,
   verificationId: unknown,
   method?: string,
-  owner = OWNER,
+  owner: string | null = OWNER,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
   const body =
     method === undefined ? { verification_id: verificationId } : { verification_id: verificationId, method };
-  return call(host.url, 'POST', '/verification/switch', body, { 'x-user': owner, ...headers });
+  return call(host.url, 'POST', '/verification/switch', body, { ...who(owner), ...headers });
 }
 
-export function cancel(host: TestApp, verificationId: unknown, owner = OWNER): Promise<Answer> {
-  return call(
-    host.url,
-    'POST',
-    '/verification/cancel',
-    { verification_id: verificationId },
-    { 'x-user': owner },
-  );
+export function cancel(
+  host: TestApp,
+  verificationId: unknown,
+  owner: string | null = OWNER,
+): Promise<Answer> {
+  return call(host.url, 'POST', '/verification/cancel', { verification_id: verificationId }, who(owner));
 }
 
-export function status(host: TestApp, verificationId: unknown, owner = OWNER): Promise<Answer> {
-  return call(host.url, 'GET', `/verification/status/${String(verificationId)}`, undefined, {
-    'x-user': owner,
-  });
+export function status(
+  host: TestApp,
+  verificationId: unknown,
+  owner: string | null = OWNER,
+): Promise<Answer> {
+  return call(host.url, 'GET', `/verification/status/${String(verificationId)}`, undefined, who(owner));
 }
 
-export function check(host: TestApp, verificationId: unknown, code: string, owner = OWNER): Promise<Answer> {
-  return call(
-    host.url,
-    'POST',
-    '/verification/check',
-    { verification_id: verificationId, code },
-    { 'x-user': owner },
-  );
+export function check(
+  host: TestApp,
+  verificationId: unknown,
+  code: string,
+  owner: string | null = OWNER,
+): Promise<Answer> {
+  return call(host.url, 'POST', '/verification/check', { verification_id: verificationId, code }, who(owner));
 }
 
 export function reconciler(host: TestApp): VerificationReconciler {
