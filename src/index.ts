@@ -79,12 +79,14 @@ export type {
   HostRequest,
   LimitsOptions,
   MetricsOptions,
+  OrchestrationOptions,
   PhoneOptions,
   PumpingOptions,
   PumpingSafeList,
   RateLimit,
   ReconcileOptions,
   ResolvedLimits,
+  ResolvedOrchestration,
   ResolvedPumping,
   ResolvedRoutes,
   ResolvedVerificationOptions,
@@ -107,13 +109,17 @@ export type {
   VerificationApiClientOptions,
 } from './api/api-client.options.js';
 export type {
+  CancelInput,
+  CancelView,
   CheckInput,
   CheckView,
   MethodView,
   StartInput,
   StartView,
   StatusView,
+  SwitchInput,
 } from './verification/verification.views.js';
+export type { DeviceHint } from './core/journey.js';
 export type {
   BalanceEvent,
   FraudSuspectedEvent,

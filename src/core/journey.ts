@@ -10,8 +10,9 @@ import type { KnownVerificationMethod, VerificationMethod } from './verification
 import { isTerminal, type VerificationStatus } from './verification-status.js';
 
 /** The device hint a frontend may send with a start (`device`): the policy can exclude methods per device. */
-export const DEVICE_HINTS = ['mobile', 'desktop'] as const;
-export type DeviceHint = (typeof DEVICE_HINTS)[number];
+export type DeviceHint = 'mobile' | 'desktop';
+/** Every device hint. */
+export const DEVICE_HINTS: readonly DeviceHint[] = ['mobile', 'desktop'];
 
 export function isDeviceHint(value: unknown): value is DeviceHint {
   return (DEVICE_HINTS as readonly unknown[]).includes(value);

@@ -111,6 +111,7 @@ export interface CancelInput {
   request?: unknown;
 }
 
+/** What a cancel gives back: the journey is over for its frontend. */
 export interface CancelView {
   verificationId: string;
   status: 'canceled';
