@@ -368,14 +368,15 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   { path: 'orchestration.skippable[]', checks: [knownMethod] },
   {
     path: 'orchestration.timeoutSeconds',
-    checks: [section('an object of seconds by method, like { sms: 60 }'), onlyKeys(VERIFICATION_METHODS, 'methods')],
+    checks: [
+      section('an object of seconds by method, like { sms: 60 }'),
+      onlyKeys(VERIFICATION_METHODS, 'methods'),
+    ],
   },
-  ...VERIFICATION_METHODS.map(
-    (method): OptionRule => ({
-      path: `orchestration.timeoutSeconds.${method}`,
-      checks: [intRange(1, 600, 'seconds')],
-    }),
-  ),
+  ...VERIFICATION_METHODS.map((method): OptionRule => ({
+    path: `orchestration.timeoutSeconds.${method}`,
+    checks: [intRange(1, 600, 'seconds')],
+  })),
   { path: 'orchestration.maxSteps', checks: [positiveInt] },
   { path: 'orchestration.maxCost', checks: [positiveNumber] },
   {

@@ -74,9 +74,7 @@ export class ResendCooldown {
   /** When the caller's running cooldown for the phone and method ends, or null when none runs. */
   async availableAt(phoneNumber: string, method: string, caller: string): Promise<Date | null> {
     if (this.cooldownMs === false) return null;
-    const running = parseCooldown(
-      await this.store.get(ProtectionKeys.cooldown(caller, phoneNumber, method)),
-    );
+    const running = parseCooldown(await this.store.get(ProtectionKeys.cooldown(caller, phoneNumber, method)));
     return running === null ? null : new Date(running.availableAt);
   }
 
