@@ -330,10 +330,14 @@ export class VerificationService {
     if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     // The code is the current method's: a journey checks it against its current session.
-    const { journey, current: record } = await this.journeyState.load(journeyId, input.owner);
+    const loaded = await this.journeyState.load(journeyId, input.owner);
+    const record = loaded.current;
     const requestId = record.requestId;
     context.method = record.method;
-    if (journey.canceledAt !== undefined) throw notPending('canceled');
+    // Over for the frontend: canceled, or verified by a method it switched away from.
+    const journeyStatus = answeringSession(loaded.journey, loaded.records, record).status;
+    if (journeyStatus === 'canceled' || (journeyStatus === 'verified' && record.status !== 'verified'))
+      throw notPending(journeyStatus);
     if (methodTraits(record.method).codeEntry === 'never')
       throw new VerificationClientError(
         'method_not_available',
@@ -373,7 +377,10 @@ export class VerificationService {
     };
   }
 
-  /** The session as a frontend may see it, fresh within one poll interval. */
+  /**
+   * The verification (its journey) as a frontend may see it: the current method's session, fresh
+   * within one poll interval, with the methods tried, those it may switch to and when.
+   */
   async status(verificationId: string, owner?: string): Promise<StatusView> {
     return this.failingAsVerificationError('status', () => this.statusChecked(verificationId, owner));
   }
@@ -417,7 +424,8 @@ export class VerificationService {
 
   /**
    * The verified E.164 number behind a handle, or null: asked from the API (the source of truth),
-   * so the host never has to trust a frontend's claim.
+   * so the host never has to trust a frontend's claim. Any method of the journey may have verified it
+   * (the newest is asked first); a canceled journey answers null.
    */
   async getVerifiedPhone(verificationId: string, owner?: string): Promise<string | null> {
     return this.failingAsVerificationError('getVerifiedPhone', () =>

@@ -209,7 +209,7 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     expect((await switchMethod(host, id, 'auto')).body.method).toBe('flash_call');
   });
 
-  it('a switched-away method that completes makes the journey verified: no switch, no cancel, and the host reads the number', async () => {
+  it('a switched-away method that completes makes the journey verified: no switch, no cancel, no check, and the host reads the number', async () => {
     const host = await journeyHost(fx, platform);
     const phone = freshPhone();
     const first = await start(host, { phone_number: phone, method: 'sms' });
@@ -227,7 +227,7 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
       methods_tried: ['sms', 'reverse_flash_call'],
       switch_methods: [],
     });
-    for (const res of [await switchMethod(host, id), await cancel(host, id)]) {
+    for (const res of [await switchMethod(host, id), await cancel(host, id), await check(host, id, '1234')]) {
       expect(problem(res)).toMatchObject({ status: 409, error_code: 'not_pending' });
       expect(res.body.verification_status).toBe('verified');
     }
