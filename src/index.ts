@@ -80,12 +80,14 @@ export type {
   HostRequest,
   LimitsOptions,
   MetricsOptions,
+  OrchestrationOptions,
   PhoneOptions,
   PumpingOptions,
   PumpingSafeList,
   RateLimit,
   ReconcileOptions,
   ResolvedLimits,
+  ResolvedOrchestration,
   ResolvedPumping,
   ResolvedRoutes,
   ResolvedVerificationOptions,
@@ -108,13 +110,17 @@ export type {
   VerificationApiClientOptions,
 } from './api/api-client.options.js';
 export type {
+  CancelInput,
+  CancelView,
   CheckInput,
   CheckView,
   MethodView,
   StartInput,
   StartView,
   StatusView,
+  SwitchInput,
 } from './verification/verification.views.js';
+export type { DeviceHint } from './core/journey.js';
 export type {
   BalanceEvent,
   FraudSuspectedEvent,

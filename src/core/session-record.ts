@@ -29,6 +29,8 @@ export interface SessionRecord {
    * `on_delivery` billing rule charges on.
    */
   delivered?: boolean;
+  /** The journey it is a step of, for steps after the first (absent: it is its own journey's first step). */
+  journeyId?: string;
 }
 
 /** The spec's default session TTL (`expiry_seconds` not sent). */
@@ -69,6 +71,8 @@ export interface SessionOrigin {
    * observation, so that what became due since (code_required, the outcome) is emitted once.
    */
   as: 'answer' | 'seed';
+  /** The journey it was started for by a switch (absent for a journey's first session). */
+  journeyId?: string;
 }
 
 /** The one way a SessionRecord comes to be: at start, on adoption of an in-doubt start, on recovery. */
@@ -89,6 +93,7 @@ export function newSessionRecord(facts: SessionFacts, origin: SessionOrigin): Se
     expiresAt: facts.expiresAt?.getTime() ?? createdAt + origin.ttlMs,
     verifiedAt: null,
     cost: facts.cost,
+    ...(origin.journeyId === undefined ? {} : { journeyId: origin.journeyId }),
   };
   if (!seed && showsDelivery(facts.method, facts.status)) record.delivered = true;
   return record;
@@ -116,7 +121,9 @@ export function chargedCost(
     case 'on_initiation':
       return { ...record.cost };
     case 'on_delivery':
-      return record.delivered === true ? { ...record.cost } : undefined;
+      return record.delivered === true || showsDelivery(record.method, record.status)
+        ? { ...record.cost }
+        : undefined;
     case 'on_verified':
       return record.status === 'verified' ? { ...record.cost } : undefined;
   }

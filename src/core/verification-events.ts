@@ -1,3 +1,4 @@
+import type { Money } from './money.js';
 import type { VerificationMethod } from './verification-method.js';
 import type { VerificationStatus } from './verification-status.js';
 
@@ -37,6 +38,17 @@ export interface VerificationEvent {
   /** The `owner(req)` the session was started for, when an owner resolver is configured. */
   owner: string | undefined;
   source: VerificationEventSource;
+  /**
+   * The methods the session's journey tried, in order (the frontend's `verification_id` names the
+   * journey; each method tried is one upstream session). `[method]` for a journey of one step.
+   */
+  methodsTried: VerificationMethod[];
+  /**
+   * Money charged for the journey's steps so far, by the API's billing rules (reverse flash call
+   * once verified; SMS, flash call and the bot once delivered; the others at initiation), or null
+   * when the API stated no price for any of them. Server-side only, like `cost`.
+   */
+  journeyCost: Money | null;
 }
 
 export interface BalanceEvent {

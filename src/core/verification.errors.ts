@@ -16,6 +16,9 @@ export const ClientErrorCode = {
   payloadTooLarge: 'payload_too_large',
   unsupportedMediaType: 'unsupported_media_type',
   crossSiteRequest: 'cross_site_request',
+  journeyLimitReached: 'journey_limit_reached',
+  fallbackNotAvailable: 'fallback_not_available',
+  switchInProgress: 'switch_in_progress',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
@@ -34,6 +37,9 @@ const TITLES: Record<ClientErrorCode, string> = {
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   cross_site_request: 'Cross-site request refused',
+  journey_limit_reached: 'Journey limit reached',
+  fallback_not_available: 'Fallback not available yet',
+  switch_in_progress: 'Switch in progress',
 };
 
 /** The HTTP status of each error code (the problem document's integer `status`). */
@@ -52,6 +58,9 @@ export const CLIENT_ERROR_STATUSES: Readonly<Record<ClientErrorCode, number>> = 
   payload_too_large: 413,
   unsupported_media_type: 415,
   cross_site_request: 403,
+  journey_limit_reached: 409,
+  fallback_not_available: 409,
+  switch_in_progress: 409,
 };
 
 const PROBLEM_TYPE_PREFIX = 'urn:nestjs-phone-verification:error:';

@@ -1,10 +1,11 @@
-import { ApiProperty } from './openapi-decorators.js';
-import { IsString, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { DEVICE_HINTS } from '../core/journey.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 
 export class StartVerificationDto {
   /** Every field of the body (see BodyFields). */
-  static readonly fields = ['phone_number', 'method'] as const;
+  static readonly fields = ['phone_number', 'method', 'device'] as const;
 
   @ApiProperty({
     description: 'Phone number as typed; normalised to E.164 (default country applies)',
@@ -15,12 +16,22 @@ export class StartVerificationDto {
   @MaxLength(64)
   phone_number!: string;
 
-  @ApiProperty({
-    description: 'One of the methods `GET /methods` offers',
-    example: 'sms',
-    enum: [...VERIFICATION_METHODS],
+  @ApiPropertyOptional({
+    description:
+      'One of the methods `GET /methods` offers, or `auto` (the default when left out): the orchestration policy picks it',
+    example: 'auto',
+    enum: ['auto', ...VERIFICATION_METHODS],
   })
+  @IsOptional()
   @IsString()
   @MaxLength(40)
-  method!: string;
+  method?: string;
+
+  @ApiPropertyOptional({
+    description: "The user's device, for the policy to leave out methods that do not suit it",
+    enum: [...DEVICE_HINTS],
+  })
+  @IsOptional()
+  @IsIn([...DEVICE_HINTS], { message: 'device must be "mobile" or "desktop"' })
+  device?: string;
 }

@@ -26,15 +26,18 @@ import { VerificationService } from '../verification/verification.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-key.cookie.js';
+import { CancelVerificationDto } from './cancel-verification.dto.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
 import { ClientBodyRoute } from './client-body.guard.js';
 import { clientIp } from './client-request.js';
 import { VerificationProblemFilter } from './verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
+import { SwitchVerificationDto } from './switch-verification.dto.js';
 import { StatusStreamHub } from './status-stream.hub.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { ApiProblemResponses, ROUTE_ERROR_CODES } from './verification.problems.js';
 import {
+  CancelVerificationResponse,
   CheckVerificationResponse,
   StartVerificationResponse,
   VerificationMethodsResponse,
@@ -81,6 +84,7 @@ export abstract class VerificationControllerBase {
     const view = await this.verification.start({
       phoneNumber: body.phone_number,
       method: body.method,
+      device: body.device,
       owner,
       ip: clientIp(request),
       browserKey,
@@ -111,6 +115,54 @@ export abstract class VerificationControllerBase {
       request,
     });
     return CheckVerificationResponse.from(view);
+  }
+
+  @Post('switch')
+  @ClientBodyRoute()
+  @ApiOperation({
+    summary:
+      "Move a verification to another method (the policy's next, or a named one) for the same number; the verification_id stays",
+  })
+  @ApiConsumes('application/json')
+  @ApiBody({ type: SwitchVerificationDto })
+  @ApiResponse({ status: 201, type: StartVerificationResponse })
+  @ApiProblemResponses(ROUTE_ERROR_CODES.switch)
+  async switchMethod(
+    @Body() body: SwitchVerificationDto,
+    @Req() request: unknown,
+  ): Promise<StartVerificationResponse> {
+    const owner = await this.owner(request);
+    const view = await this.verification.switchMethod({
+      verificationId: body.verification_id,
+      method: body.method,
+      owner,
+      ip: clientIp(request),
+      // The browser that started it gets its cooldown's exact timing (its cookie; none is set here).
+      browserKey: owner === undefined ? readBrowserKey(request) : undefined,
+      request,
+    });
+    return StartVerificationResponse.from(view);
+  }
+
+  @Post('cancel')
+  @ClientBodyRoute()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'End a verification: nothing more is sent or polled for it' })
+  @ApiConsumes('application/json')
+  @ApiBody({ type: CancelVerificationDto })
+  @ApiResponse({ status: 200, type: CancelVerificationResponse })
+  @ApiProblemResponses(ROUTE_ERROR_CODES.cancel)
+  async cancel(
+    @Body() body: CancelVerificationDto,
+    @Req() request: unknown,
+  ): Promise<CancelVerificationResponse> {
+    const view = await this.verification.cancel({
+      verificationId: body.verification_id,
+      owner: await this.owner(request),
+      ip: clientIp(request),
+      request,
+    });
+    return CancelVerificationResponse.from(view);
   }
 
   @Get('status/:verification_id')

@@ -15,8 +15,17 @@ export class VerificationProblem {
   verification_status?: string;
   @ApiPropertyOptional({ description: 'rate_limit_exceeded, phone_not_allowed, start_refused: why' })
   reason?: string;
-  @ApiPropertyOptional({ description: 'method_not_available: the methods offered', type: [String] })
+  @ApiPropertyOptional({
+    description: 'method_not_available: the methods offered (on switch: the methods it may move to)',
+    type: [String],
+  })
   available_methods?: string[];
+  @ApiPropertyOptional({
+    description: 'journey_limit_reached: which ceiling (`max_steps`, `max_cost`, or `methods`: none left)',
+  })
+  limit?: string;
+  @ApiPropertyOptional({ description: 'fallback_not_available: when it will be', format: 'date-time' })
+  fallback_available_at?: string;
   @ApiPropertyOptional({
     description: 'validation_error: the offending fields',
     type: 'array',
@@ -28,7 +37,7 @@ export class VerificationProblem {
   errors?: { field: string | null; message: string }[];
 }
 
-/** Refusals every body route (start, check, and later ones) can give before its handler runs (ClientBodyGuard). */
+/** Refusals every body route (start, check, switch, cancel) can give before its handler runs (ClientBodyGuard). */
 const BODY_RULES: ClientErrorCode[] = [
   'validation_error',
   'cross_site_request',
@@ -55,6 +64,27 @@ export const ROUTE_ERROR_CODES = {
     'not_pending',
     'rate_limit_exceeded',
     'too_many_wrong_codes',
+    'service_unavailable',
+  ],
+  switch: [
+    ...BODY_RULES,
+    'method_not_available',
+    'not_found',
+    'not_pending',
+    'journey_limit_reached',
+    'fallback_not_available',
+    'switch_in_progress',
+    'start_refused',
+    'rate_limit_exceeded',
+    'too_many_wrong_codes',
+    'service_unavailable',
+  ],
+  cancel: [
+    ...BODY_RULES,
+    'not_found',
+    'not_pending',
+    'switch_in_progress',
+    'rate_limit_exceeded',
     'service_unavailable',
   ],
   status: ['not_found', 'service_unavailable'],

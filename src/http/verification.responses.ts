@@ -1,6 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
 import { CODE_ENTRIES } from '../core/verification-method.js';
-import type { CheckView, MethodView, StartView, StatusView } from '../verification/verification.views.js';
+import type {
+  CancelView,
+  CheckView,
+  MethodView,
+  StartView,
+  StatusView,
+} from '../verification/verification.views.js';
 
 /** Response bodies of the client routes (snake_case, for frontends). No cost, no upstream ids. */
 export class StartVerificationResponse {
@@ -59,8 +65,10 @@ export class CheckVerificationResponse {
 
 export class VerificationStatusResponse {
   @ApiProperty() verification_id!: string;
-  @ApiProperty() method!: string;
-  @ApiProperty() status!: string;
+  @ApiProperty({ description: "The answering session's method (the current one, or the one that verified)" })
+  method!: string;
+  @ApiProperty({ description: 'A session status, or `canceled` once the verification was canceled' })
+  status!: string;
   @ApiProperty({ example: '+7******4567' }) phone_number!: string;
   @ApiProperty({ format: 'date-time' }) expires_at!: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) verified_at!: string | null;
@@ -76,6 +84,21 @@ export class VerificationStatusResponse {
   code_length_max?: number;
   @ApiPropertyOptional() number_to_call?: string;
   @ApiPropertyOptional() deep_link?: string;
+  @ApiProperty({
+    description: 'The methods this verification tried, in order (the current one last)',
+    type: [String],
+  })
+  methods_tried!: string[];
+  @ApiProperty({
+    description: 'The methods `POST /switch` may move to now, in the policy order (empty once it is over)',
+    type: [String],
+  })
+  switch_methods!: string[];
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'When "try another way" may be offered (absent when no method is left or it is over)',
+  })
+  fallback_available_at?: string;
 
   static from(view: StatusView): VerificationStatusResponse {
     return withoutUndefined({
@@ -92,7 +115,19 @@ export class VerificationStatusResponse {
       code_length_max: view.codeLengthMax,
       number_to_call: view.numberToCall,
       deep_link: view.deepLink,
+      methods_tried: view.methodsTried,
+      switch_methods: view.switchMethods,
+      fallback_available_at: view.fallbackAvailableAt?.toISOString(),
     });
+  }
+}
+
+export class CancelVerificationResponse {
+  @ApiProperty() verification_id!: string;
+  @ApiProperty({ enum: ['canceled'] }) status!: 'canceled';
+
+  static from(view: CancelView): CancelVerificationResponse {
+    return { verification_id: view.verificationId, status: view.status };
   }
 }
 

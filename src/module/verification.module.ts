@@ -25,6 +25,9 @@ import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRecovery } from '../verification/session-record-recovery.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { JourneyRepository } from '../sessions/journey.repository.js';
+import { JourneyState } from '../verification/journey-state.js';
+import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationService } from '../verification/verification.service.js';
@@ -133,7 +136,10 @@ const PROVIDERS: Provider[] = [
   OwnedStoreCloser,
   VerificationApiClient,
   SessionRecordRepository,
+  JourneyRepository,
   SessionRecordRecovery,
+  OrchestrationPolicy,
+  JourneyState,
   VerificationTracker,
   SessionChanges,
   StatusStreamHub,

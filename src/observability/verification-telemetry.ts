@@ -65,14 +65,22 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     for (const [name, listener] of this.#listeners.splice(0)) this.emitter?.off(name, listener);
   }
 
-  /** A start answered: a new, paid upstream session, or the caller's pending one handed back. */
-  started(session: ObservedSession, coalesced: boolean, latencyMs: number): void {
+  /**
+   * A start answered: a new, paid upstream session, or the caller's pending one handed back. A
+   * journey's switch (`route: 'switch'`) is a paid start of its own.
+   */
+  started(
+    session: ObservedSession,
+    coalesced: boolean,
+    latencyMs: number,
+    route: 'start' | 'switch' = 'start',
+  ): void {
     if (!coalesced) {
       this.metrics.started(session.method);
       this.metrics.spent(session.method, session.cost);
     }
-    this.logger.log('start', {
-      route: 'start',
+    this.logger.log(route, {
+      route,
       method: session.method,
       phone: session.phoneNumber,
       request_id: session.requestId,
@@ -82,16 +90,27 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** A start refused (limits, allowlists, hook, bad input) or failed (upstream). */
-  startFailed(error: unknown, context: RouteFailureContext): void {
+  /** A start (or a journey's switch) refused (limits, allowlists, hook, bad input) or failed (upstream). */
+  startFailed(error: unknown, context: RouteFailureContext, route: 'start' | 'switch' = 'start'): void {
     const reason = refusalReason(error);
     if (reason) this.metrics.refused(reason);
-    this.#failure('start', error, {
-      route: 'start',
+    this.#failure(route, error, {
+      route,
       method: context.method,
       phone: context.phoneNumber,
       reason,
       latency_ms: context.latencyMs,
+    });
+  }
+
+  /** A journey canceled by its frontend (`session`: its current one). */
+  canceled(session: ObservedSession, steps: number): void {
+    this.logger.log('cancel', {
+      route: 'cancel',
+      method: session.method,
+      request_id: session.requestId,
+      status: session.status,
+      steps,
     });
   }
 

@@ -1,7 +1,13 @@
 import { API_CLIENT_DEFAULTS } from '../api/api-client.options.js';
 import { VERIFICATION_METHODS, type KnownVerificationMethod } from '../core/verification-method.js';
 import type { LogLevel } from '@nestjs/common';
-import type { RateLimit, ResolvedPumping, SpendCapOptions, WebhookOptions } from './verification.options.js';
+import type {
+  RateLimit,
+  ResolvedOrchestration,
+  ResolvedPumping,
+  SpendCapOptions,
+  WebhookOptions,
+} from './verification.options.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -72,6 +78,25 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
       safeList: { numbers: [], ranges: [], owners: [] },
     } as ResolvedPumping,
   },
+  orchestration: {
+    mode: 'price',
+    minSamples: 50,
+    skippable: 'all',
+    /** When a fallback becomes available, seconds after the method's start (voice: as the code methods). */
+    timeoutSeconds: {
+      reverse_flash_call: 45,
+      flash_call: 30,
+      msgr1_otp: 60,
+      msgr2_bot: 90,
+      sms: 60,
+      operator_id: 60,
+      voice: 60,
+    },
+    maxSteps: 3,
+    /** RUB: two SMS prices. */
+    maxCost: 6,
+    exclude: { mobile: [], desktop: [] },
+  } as Omit<ResolvedOrchestration, 'methods'>,
   reconcile: { enabled: true, lazyIntervalMs: 15_000, graceMs: MINUTE, tickMs: 250 },
   statusCache: { enabled: true },
   statusStream: { enabled: true, maxPerClient: 5, heartbeatMs: 15_000, maxDurationMs: 10 * MINUTE },

@@ -13,6 +13,32 @@ const api = { baseUrl: 'http://127.0.0.1:1/', apiKey: 'k', apiSecret: 's' };
 const resolve = (extra: Partial<VerificationModuleOptions> = {}) =>
   resolveVerificationOptions({ api, ...extra });
 
+describe('orchestration: what the host gives over the defaults, copied', () => {
+  it('keeps the defaults of the timeouts it does not name, and copies every list', () => {
+    const methods: ('sms' | 'flash_call')[] = ['sms', 'flash_call', 'sms'];
+    const mobile: 'msgr2_bot'[] = ['msgr2_bot'];
+    const resolved = resolve({
+      orchestration: { methods, skippable: ['sms'], timeoutSeconds: { sms: 20 }, exclude: { mobile } },
+    }).orchestration;
+    expect(resolved).toEqual({
+      ...D.orchestration,
+      methods: ['sms', 'flash_call'],
+      skippable: ['sms'],
+      timeoutSeconds: { ...D.orchestration.timeoutSeconds, sms: 20 },
+      exclude: { mobile: ['msgr2_bot'], desktop: [] },
+    });
+    mobile.push('msgr2_bot');
+    expect(resolved.exclude.mobile).toEqual(['msgr2_bot']);
+    expect(
+      resolve({ orchestration: { skippable: 'all', maxSteps: 5, maxCost: 2.5 } }).orchestration,
+    ).toMatchObject({
+      skippable: 'all',
+      maxSteps: 5,
+      maxCost: 2.5,
+    });
+  });
+});
+
 describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', () => {
   it('every section of options left out resolves to its defaults', () => {
     const resolved = resolve();
@@ -24,6 +50,7 @@ describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', ()
     expect(resolved.reconcile).toEqual(D.reconcile);
     expect(resolved.statusCache).toEqual(D.statusCache);
     expect(resolved.statusStream).toEqual(D.statusStream);
+    expect(resolved.orchestration).toEqual({ ...D.orchestration, methods: undefined });
     expect(resolved).toMatchObject({
       pricesTtlMs: D.pricesTtlMs,
       logLevels: D.logLevels,

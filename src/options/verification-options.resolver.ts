@@ -14,6 +14,8 @@ import {
 } from './verification-options.rules.js';
 import type {
   LimitsOptions,
+  OrchestrationOptions,
+  ResolvedOrchestration,
   PumpingOptions,
   RateLimit,
   ResolvedLimits,
@@ -69,6 +71,7 @@ export function resolveVerificationOptions(
       allowedTypes: [...(phone.allowedTypes ?? D.phone.allowedTypes)],
     },
     limits: resolveLimits(input.limits ?? {}),
+    orchestration: resolveOrchestration(input.orchestration ?? {}),
     owner: input.owner,
     store,
     reconcile: withDefaults(D.reconcile, input.reconcile),
@@ -178,6 +181,27 @@ function resolvePumping(given: PumpingOptions | false | undefined, limitsEnabled
       numbers: [...(safeList?.numbers ?? [])],
       ranges: [...(safeList?.ranges ?? [])],
       owners: [...(safeList?.owners ?? [])],
+    },
+  };
+}
+
+function resolveOrchestration(given: OrchestrationOptions): ResolvedOrchestration {
+  const D = VERIFICATION_DEFAULTS.orchestration;
+  const timeouts = { ...D.timeoutSeconds };
+  for (const [method, seconds] of Object.entries(given.timeoutSeconds ?? {}))
+    if (seconds !== undefined) timeouts[method as keyof typeof timeouts] = seconds;
+  return {
+    methods: given.methods ? [...new Set(given.methods)] : undefined,
+    mode: given.mode ?? D.mode,
+    minSamples: given.minSamples ?? D.minSamples,
+    skippable:
+      given.skippable === undefined || given.skippable === 'all' ? D.skippable : [...given.skippable],
+    timeoutSeconds: timeouts,
+    maxSteps: given.maxSteps ?? D.maxSteps,
+    maxCost: given.maxCost ?? D.maxCost,
+    exclude: {
+      mobile: [...(given.exclude?.mobile ?? D.exclude.mobile)],
+      desktop: [...(given.exclude?.desktop ?? D.exclude.desktop)],
     },
   };
 }

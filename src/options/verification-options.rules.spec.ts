@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { API_CLIENT_OPTION_RULES, resolveApiClientOptions } from '../api/api-client.options.js';
 import { VerificationOptionsError } from '../core/option-rules.js';
 import { MemoryStore } from '../store/memory.store.js';
+import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { VERIFICATION_OPTION_RULES } from './verification-options.rules.js';
 import { declaredAsyncRoutes, resolveVerificationOptions } from './verification-options.resolver.js';
 import type { RouteSettings, VerificationModuleOptions } from './verification.options.js';
@@ -156,6 +157,105 @@ const CASES: [string, unknown, string, string][] = [
     'ISO 3166',
   ],
   ['phone.allowedTypes', { api, phone: { allowedTypes: 'MOBILE' } }, 'phone.allowedTypes', 'non-empty array'],
+  ['orchestration', { api, orchestration: 'cheap' }, 'orchestration', 'must be an object'],
+  [
+    'orchestration.methods',
+    { api, orchestration: { methods: [] } },
+    'orchestration.methods',
+    'non-empty array like ["reverse_flash_call", "sms"]',
+  ],
+  [
+    'orchestration.methods[]',
+    { api, orchestration: { methods: ['sms', 'pigeon'] } },
+    'orchestration.methods[1]',
+    'is not a known method (got "pigeon"',
+  ],
+  [
+    'orchestration.methods outside methods',
+    { api, methods: ['sms'], orchestration: { methods: ['flash_call'] } },
+    'orchestration.methods',
+    'names none of the offered "methods"',
+  ],
+  [
+    'orchestration.mode',
+    { api, orchestration: { mode: 'cheapest' } },
+    'orchestration.mode',
+    'must be "price" or "cost_per_success" (got "cheapest")',
+  ],
+  [
+    'orchestration.minSamples',
+    { api, orchestration: { minSamples: 0 } },
+    'orchestration.minSamples',
+    'positive integer',
+  ],
+  [
+    'orchestration.skippable',
+    { api, orchestration: { skippable: 'some' } },
+    'orchestration.skippable',
+    'must be "all" or an array of methods (got "some")',
+  ],
+  [
+    'orchestration.skippable[]',
+    { api, orchestration: { skippable: ['fax'] } },
+    'orchestration.skippable[0]',
+    'is not a known method',
+  ],
+  [
+    'orchestration.timeoutSeconds',
+    { api, orchestration: { timeoutSeconds: 30 } },
+    'orchestration.timeoutSeconds',
+    'must be an object of seconds by method',
+  ],
+  [
+    'orchestration.timeoutSeconds unknown method',
+    { api, orchestration: { timeoutSeconds: { fax: 30 } } },
+    'orchestration.timeoutSeconds',
+    'has an unknown key "fax" (methods: reverse_flash_call',
+  ],
+  ...VERIFICATION_METHODS.map((method): [string, unknown, string, string] => [
+    `orchestration.timeoutSeconds.${method}`,
+    { api, orchestration: { timeoutSeconds: { [method]: 0 } } },
+    `orchestration.timeoutSeconds.${method}`,
+    'must be a whole number of seconds from 1 to 600 (got 0)',
+  ]),
+  [
+    'orchestration.maxSteps',
+    { api, orchestration: { maxSteps: 1.5 } },
+    'orchestration.maxSteps',
+    'positive integer',
+  ],
+  [
+    'orchestration.maxCost',
+    { api, orchestration: { maxCost: -1 } },
+    'orchestration.maxCost',
+    'must be a positive number (got -1)',
+  ],
+  [
+    'orchestration.exclude',
+    { api, orchestration: { exclude: ['sms'] } },
+    'orchestration.exclude',
+    'must be { mobile?, desktop? }',
+  ],
+  [
+    'orchestration.exclude unknown device',
+    { api, orchestration: { exclude: { tablet: ['sms'] } } },
+    'orchestration.exclude',
+    'has an unknown key "tablet" (device hints: mobile, desktop)',
+  ],
+  ...(['mobile', 'desktop'] as const).flatMap((device): [string, unknown, string, string][] => [
+    [
+      `orchestration.exclude.${device}`,
+      { api, orchestration: { exclude: { [device]: 'sms' } } },
+      `orchestration.exclude.${device}`,
+      'must be an array of methods',
+    ],
+    [
+      `orchestration.exclude.${device}[]`,
+      { api, orchestration: { exclude: { [device]: ['sms', 'tv'] } } },
+      `orchestration.exclude.${device}[1]`,
+      'is not a known method (got "tv"',
+    ],
+  ]),
   ['owner', { api, owner: 'me' }, 'owner', 'must be a function'],
   ['clock', { api, clock: 5 }, 'clock', 'must be a function'],
   [

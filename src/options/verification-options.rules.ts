@@ -13,6 +13,7 @@ import {
   type Check,
   type OptionRule,
 } from '../core/option-rules.js';
+import { DEVICE_HINTS } from '../core/journey.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { isVerificationStore } from '../store/create-store.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
@@ -63,6 +64,21 @@ const matching =
   (v) =>
     typeof v === 'string' && pattern.test(v) ? undefined : `must be ${shape} (got ${describe(v)})`;
 const alpha2 = (example: string): Check => matching(/^[A-Z]{2}$/, `an ISO 3166 alpha-2 code${example}`);
+
+const knownMethod: Check = (v) =>
+  (VERIFICATION_METHODS as readonly unknown[]).includes(v)
+    ? undefined
+    : `is not a known method (got ${describe(v)}; known: ${VERIFICATION_METHODS.join(', ')})`;
+
+/** An object whose keys are all among `keys`. */
+const onlyKeys =
+  (keys: readonly string[], what: string): Check =>
+  (v) => {
+    const unknown = Object.keys(v as object).find((key) => !keys.includes(key));
+    return unknown === undefined
+      ? undefined
+      : `has an unknown key ${describe(unknown)} (${what}: ${keys.join(', ')})`;
+  };
 
 /** Common non-ISO spellings of a country, and the ISO 3166 code meant. */
 const ISO_SPELLINGS: Record<string, string> = { UK: 'GB', EN: 'GB', EL: 'GR' };
@@ -226,15 +242,7 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   { path: 'routes.allowedOrigins[]', checks: [origin] },
 
   { path: 'methods', checks: [nonEmptyArray('["sms"]')] },
-  {
-    path: 'methods[]',
-    checks: [
-      (v) =>
-        (VERIFICATION_METHODS as readonly unknown[]).includes(v)
-          ? undefined
-          : `is not a known method (got ${describe(v)}; known: ${VERIFICATION_METHODS.join(', ')})`,
-    ],
-  },
+  { path: 'methods[]', checks: [knownMethod] },
 
   { path: 'phone', checks: [section()] },
   { path: 'phone.defaultCountry', checks: [alpha2(' like "RU"'), knownCountry] },
@@ -332,6 +340,53 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
     path: 'metrics.prefix',
     checks: [matching(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'a Prometheus metric name prefix like "verification_"')],
   },
+
+  { path: 'orchestration', checks: [section()] },
+  { path: 'orchestration.methods', checks: [nonEmptyArray('["reverse_flash_call", "sms"]')] },
+  { path: 'orchestration.methods[]', checks: [knownMethod] },
+  {
+    path: 'orchestration.methods',
+    checks: [
+      (v, { root }) =>
+        Array.isArray(root.methods) &&
+        !(v as unknown[]).some((method) => (root.methods as unknown[]).includes(method))
+          ? 'names none of the offered "methods": every automatic start would be refused'
+          : undefined,
+    ],
+  },
+  { path: 'orchestration.mode', checks: [oneOf('price', 'cost_per_success')] },
+  { path: 'orchestration.minSamples', checks: [positiveInt] },
+  {
+    path: 'orchestration.skippable',
+    checks: [
+      (v) =>
+        v === 'all' || Array.isArray(v)
+          ? undefined
+          : `must be "all" or an array of methods (got ${describe(v)})`,
+    ],
+  },
+  { path: 'orchestration.skippable[]', checks: [knownMethod] },
+  {
+    path: 'orchestration.timeoutSeconds',
+    checks: [
+      section('an object of seconds by method, like { sms: 60 }'),
+      onlyKeys(VERIFICATION_METHODS, 'methods'),
+    ],
+  },
+  ...VERIFICATION_METHODS.map((method): OptionRule => ({
+    path: `orchestration.timeoutSeconds.${method}`,
+    checks: [intRange(1, 600, 'seconds')],
+  })),
+  { path: 'orchestration.maxSteps', checks: [positiveInt] },
+  { path: 'orchestration.maxCost', checks: [positiveNumber] },
+  {
+    path: 'orchestration.exclude',
+    checks: [section('{ mobile?, desktop? }'), onlyKeys(DEVICE_HINTS, 'device hints')],
+  },
+  ...DEVICE_HINTS.flatMap((device): OptionRule[] => [
+    { path: `orchestration.exclude.${device}`, checks: [array('must be an array of methods')] },
+    { path: `orchestration.exclude.${device}[]`, checks: [knownMethod] },
+  ]),
 
   { path: 'limits', checks: [section()] },
   { path: 'limits.enabled', checks: [bool] },

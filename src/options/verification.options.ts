@@ -92,6 +92,12 @@ export interface StartContext {
    * leaves the refusal to the defence.
    */
   suspected?: { reason: string; range: string; country: string };
+  /**
+   * Set when this start is a switch of a journey already under way (`POST /{prefix}/switch`): the
+   * method it leaves. A hook that asks for a challenge on a start may let a switch through (its
+   * body carries only the journey's `verification_id` and the method).
+   */
+  switchedFrom?: KnownVerificationMethod;
 }
 /** Allow: nothing, `true` or `{ allow: true }`. Refuse: `{ allow: false, reason }` (the reason reaches the frontend) or `false`. */
 export type BeforeStartResult =
@@ -251,6 +257,52 @@ export interface SpendCapOptions {
   worstCasePrice?: number;
 }
 
+/**
+ * Method orchestration (`orchestration`): the method a start with `method: "auto"` (or none) gets,
+ * where `POST /{prefix}/switch` goes next, when a frontend may offer another method, and a journey's
+ * ceilings. A journey is one verification (one `verification_id`) with one upstream session per
+ * method tried.
+ */
+export interface OrchestrationOptions {
+  /** A fixed order of methods (only these are candidates). Default: the offered methods by their current price, cheapest first. */
+  methods?: KnownVerificationMethod[];
+  /**
+   * `price` (cheapest first) or `cost_per_success` (price ÷ observed success rate once a method has
+   * `minSamples` starts; price order before). Ignored when `methods` is given. Default `price`.
+   */
+  mode?: 'price' | 'cost_per_success';
+  /** `cost_per_success`: starts of a method before its observed figures count. Default 50. */
+  minSamples?: number;
+  /**
+   * Methods the frontend may leave for another before their timeout (`fallback_available_at`);
+   * switching from any other one before then is 409 `fallback_not_available`. Default `'all'`.
+   */
+  skippable?: KnownVerificationMethod[] | 'all';
+  /**
+   * Seconds after a method's start when a fallback becomes available. Defaults: reverse_flash_call
+   * 45, flash_call 30, msgr1_otp 60, msgr2_bot 90, sms 60, operator_id 60, voice 60.
+   */
+  timeoutSeconds?: Partial<Record<KnownVerificationMethod, number>>;
+  /** Methods (upstream sessions) per journey. Default 3. */
+  maxSteps?: number;
+  /** Money per journey (major units, RUB): charged plus what pending steps may still be charged, plus the next price. Default 6. */
+  maxCost?: number;
+  /** Methods never picked for a device hint (`device` on start). Default none. */
+  exclude?: { mobile?: KnownVerificationMethod[]; desktop?: KnownVerificationMethod[] };
+}
+
+export interface ResolvedOrchestration {
+  /** The host's fixed order, or undefined for the policy's own (`mode`). */
+  methods: KnownVerificationMethod[] | undefined;
+  mode: 'price' | 'cost_per_success';
+  minSamples: number;
+  skippable: KnownVerificationMethod[] | 'all';
+  timeoutSeconds: Record<KnownVerificationMethod, number>;
+  maxSteps: number;
+  maxCost: number;
+  exclude: { mobile: KnownVerificationMethod[]; desktop: KnownVerificationMethod[] };
+}
+
 export interface ReconcileOptions {
   /** Poll sessions started through the module until terminal. Default true. */
   enabled?: boolean;
@@ -310,6 +362,8 @@ export interface VerificationModuleOptions {
   methods?: KnownVerificationMethod[];
   phone?: PhoneOptions;
   limits?: LimitsOptions;
+  /** Which method `auto` picks, where a switch goes, fallback timeouts and a journey's ceilings. */
+  orchestration?: OrchestrationOptions;
   /** Who the caller is (user id); binds handles to it. */
   owner?(req: HostRequest): string | undefined | Promise<string | undefined>;
   /** Default: a MemoryStore. */
@@ -386,6 +440,7 @@ export interface ResolvedVerificationOptions {
   methodsFromAccount: boolean;
   phone: { defaultCountry: string; allowedCountries: string[]; allowedTypes: string[] };
   limits: ResolvedLimits;
+  orchestration: ResolvedOrchestration;
   owner?: VerificationModuleOptions['owner'];
   store?: StoreOption;
   reconcile: Required<ReconcileOptions>;

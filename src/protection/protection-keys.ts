@@ -15,7 +15,9 @@ export const ProtectionKeys = {
   wrongCodesPerPhone: 'protect:wrong-codes-phone',
   wrongCodesPerOwner: 'protect:wrong-codes-owner',
   spend: 'protect:spend',
-  cooldown: (caller: string, phone: string): string => `protect:cooldown:${digest(`${caller}\n${phone}`)}`,
+  /** Per caller, number and method: another method is not a resend (a journey's switch). */
+  cooldown: (caller: string, phone: string, method: string): string =>
+    `protect:cooldown:${digest(`${caller}\n${phone}\n${method}`)}`,
   coalesce: (caller: string, phone: string, method: string): string =>
     `protect:coalesce:${digest(`${caller}\n${phone}\n${method}`)}`,
   spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,

@@ -21,9 +21,11 @@ export interface CooldownCaller {
 const NO_CLAIM: CooldownClaim = { availableAt: null, hold: { release: async () => undefined } };
 
 /**
- * The resend cooldown per phone number and caller (the owner when `owner()` answers, else the
- * client key): after a start, the same caller's next start to the same number (by any method) is
- * accepted only once `resendCooldownMs` has passed on the store's clock. Another caller is not held
+ * The resend cooldown per phone number, method and caller (the owner when `owner()` answers, else
+ * the client key): after a start, the same caller's next start to the same number by the same
+ * method is accepted only once `resendCooldownMs` has passed on the store's clock. Another method
+ * is not a resend (a journey switching from SMS to a call must not wait out the SMS's cooldown);
+ * the per-number limits bound how many methods one caller can try. Another caller is not held
  * back by it (the per-number ceiling bounds what all callers together send): a stranger's start
  * must not keep the number's owner waiting. Claimed atomically (set-if-absent), so concurrent
  * starts of one caller cannot both pass.
@@ -43,10 +45,10 @@ export class ResendCooldown {
     return this.cooldownMs !== false;
   }
 
-  /** Starts the cooldown for the caller and phone, or throws 429 `resend_cooldown` while one is running. */
-  async claim(phoneNumber: string, who: CooldownCaller): Promise<CooldownClaim> {
+  /** Starts the cooldown for the caller, phone and method, or throws 429 `resend_cooldown` while one is running. */
+  async claim(phoneNumber: string, method: string, who: CooldownCaller): Promise<CooldownClaim> {
     if (this.cooldownMs === false) return NO_CLAIM;
-    const key = ProtectionKeys.cooldown(who.caller, phoneNumber);
+    const key = ProtectionKeys.cooldown(who.caller, phoneNumber, method);
     const token = randomUUID();
     const starter = who.starter === undefined ? '' : digest(who.starter);
     // Two rounds cover a cooldown that ends between the failed claim and the read.
@@ -69,10 +71,10 @@ export class ResendCooldown {
     throw protectionRefusal(ProtectionRefusalReason.resendCooldown, this.cooldownMs);
   }
 
-  /** When the caller's running cooldown for the phone ends, or null when none runs. */
-  async availableAt(phoneNumber: string, caller: string): Promise<Date | null> {
+  /** When the caller's running cooldown for the phone and method ends, or null when none runs. */
+  async availableAt(phoneNumber: string, method: string, caller: string): Promise<Date | null> {
     if (this.cooldownMs === false) return null;
-    const running = parseCooldown(await this.store.get(ProtectionKeys.cooldown(caller, phoneNumber)));
+    const running = parseCooldown(await this.store.get(ProtectionKeys.cooldown(caller, phoneNumber, method)));
     return running === null ? null : new Date(running.availableAt);
   }
 

@@ -39,6 +39,9 @@ const CLAIM_SLACK_MS = 10_000;
  * number-type allowlists run before, in PhoneNumberNormalizer). All state lives in the
  * VerificationStore so that limits hold across instances.
  *
+ * A journey's switch to another method is a start like any other here (`admitStart` without
+ * coalescing: the journey's step claim keeps it single), its cooldown that of its own method.
+ *
  * Order of a start: coalescing (an identical pending start of the same owner or browser is handed
  * back, counted nowhere; `coalesceStart`) → the pumping defence's reading → beforeStart (told what
  * the defence suspects) → wrong-code budgets (read only) → resend cooldown → per-client,
@@ -136,7 +139,11 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       async (result) => ({
         result,
         coalesced: true,
-        resendAvailableAt: await this.cooldown.availableAt(attempt.phoneNumber, limitsCallerOf(attempt)),
+        resendAvailableAt: await this.cooldown.availableAt(
+          attempt.phoneNumber,
+          attempt.method,
+          limitsCallerOf(attempt),
+        ),
       }),
     );
   }
@@ -160,6 +167,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         owner: attempt.owner,
         request: attempt.request,
         ...(suspected ? { suspected } : {}),
+        ...(attempt.switchedFrom ? { switchedFrom: attempt.switchedFrom } : {}),
       },
       this.logger,
     );
@@ -169,7 +177,10 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     let reservation: SpendReservation | undefined;
     let resendAvailableAt: Date | null;
     try {
-      const claim = await this.cooldown.claim(attempt.phoneNumber, { caller, starter: starterOf(attempt) });
+      const claim = await this.cooldown.claim(attempt.phoneNumber, attempt.method, {
+        caller,
+        starter: starterOf(attempt),
+      });
       resendAvailableAt = claim.availableAt;
       holds.push(claim.hold);
       holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber, caller));

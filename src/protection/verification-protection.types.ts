@@ -15,6 +15,8 @@ export interface StartAttempt {
    */
   browserKey?: string;
   request: unknown;
+  /** A journey's switch: the method it leaves (told to `beforeStart`). */
+  switchedFrom?: KnownVerificationMethod;
 }
 
 /** What protection needs to know of a session the start created. */

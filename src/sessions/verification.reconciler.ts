@@ -6,7 +6,10 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
+import { JourneyRepository } from './journey.repository.js';
 import { isTerminal } from '../core/verification-status.js';
+import type { JourneyRecord } from '../core/journey.js';
+import type { SessionRecord } from '../core/session-record.js';
 import { SessionRefresher } from './session-refresher.js';
 import { describeUpstreamError } from '../api/verification-api.error.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
@@ -21,6 +24,9 @@ const BATCH_SIZE = 50;
  * deployment) and read through SessionRefresher, so status polls and the reconciler share one
  * coalescing claim: upstream sees at most one GET per session per interval from both together.
  * A terminal session whose listener failed stays queued and its events are emitted again.
+ *
+ * The sessions of a canceled journey leave the queue at their next look, without a poll (cancel
+ * takes them out too; this covers a look that was under way meanwhile).
  *
  * Runs on a real-time tick (`reconcile.tickMs`) from application bootstrap to shutdown; tests
  * move the store's clock and call `runOnce()` instead of waiting.
@@ -39,6 +45,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     private readonly refresher: SessionRefresher,
     private readonly tracker: VerificationTracker,
     private readonly logger: VerificationLogger,
+    private readonly journeys: JourneyRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -96,12 +103,21 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
 
   /** One look at one claimed session. Failures leave it leased, so it comes back later. */
   private async reconcile(requestId: string): Promise<void> {
-    const record = await this.records.get(requestId);
+    // A journey's first session names it: both are read at once (the usual session has no journey record).
+    const [record, ownJourney] = await Promise.all([
+      this.records.get(requestId),
+      this.journeys.get(requestId),
+    ]);
     if (!record) {
       await this.queue.release(requestId);
       return;
     }
     try {
+      if (!isTerminal(record.status) && (await this.canceled(record, ownJourney))) {
+        // Its journey was canceled: nothing more is polled (a late webhook is still handled).
+        await this.queue.release(requestId);
+        return;
+      }
       if (isTerminal(record.status)) {
         // The truth is final; only events whose listeners failed before are still due.
         await this.tracker.emitDue(record, 'poll');
@@ -135,5 +151,11 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
       this.logger.warn(`reconcile of a session failed, retried later: ${describeUpstreamError(error)}`);
       await this.queue.retryLater(record).catch(() => undefined);
     }
+  }
+
+  /** Whether the session's journey was canceled (`ownJourney`: the journey its request id names, if any). */
+  private async canceled(record: SessionRecord, ownJourney: JourneyRecord | null): Promise<boolean> {
+    const journey = record.journeyId === undefined ? ownJourney : await this.journeys.get(record.journeyId);
+    return journey?.canceledAt !== undefined;
   }
 }

@@ -7,6 +7,7 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
+import { JourneyRepository } from './journey.repository.js';
 import { SessionChanges } from './session-changes.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -68,6 +69,7 @@ describe('VerificationTracker: terminal is final', () => {
       new ReconcileQueue(options, store),
       logger,
       new SessionChanges(store, logger),
+      new JourneyRepository(store),
       emitter,
     );
   });
@@ -123,6 +125,7 @@ describe('VerificationTracker: delivered flag and method figures', () => {
       new ReconcileQueue(options, store),
       logger,
       new SessionChanges(store, logger),
+      new JourneyRepository(store),
       emitter,
       stats,
     );

@@ -15,12 +15,15 @@ import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionChanges } from './session-changes.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import {
+  chargedCost,
   newSessionRecord,
   owesCodeRequired,
   showsDelivery,
   type SessionRecord,
 } from '../core/session-record.js';
 import { MethodStats } from '../account/method-stats.service.js';
+import { journeyCost, methodsTried } from '../core/journey.js';
+import { JourneyRepository } from './journey.repository.js';
 
 /** Thrown when a listener rejected: the event's claim was released so it comes again. */
 export class VerificationListenerError extends Error {
@@ -66,6 +69,7 @@ export class VerificationTracker {
     private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
     private readonly changes: SessionChanges,
+    private readonly journeys: JourneyRepository,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
   ) {
@@ -167,6 +171,14 @@ export class VerificationTracker {
     // Whoever holds the outcome's claim counts it (once per session: the figures claim their own),
     // before the listeners run, so a failing listener does not hold the figures back.
     if (event === terminalEvent(record.status)) await this.stats?.tally(record);
+    let journey: Pick<VerificationEvent, 'methodsTried' | 'journeyCost'>;
+    try {
+      journey = await this.journeyFacts(record);
+    } catch (error) {
+      // The store failed between the claim and the emission: the event is not swallowed for a lease.
+      await this.store.delete(key).catch(() => undefined);
+      throw error;
+    }
     const payload: VerificationEvent = {
       event,
       requestId: record.requestId,
@@ -177,6 +189,7 @@ export class VerificationTracker {
       expiresAt: new Date(record.expiresAt),
       owner: record.owner,
       source,
+      ...journey,
     };
     try {
       await this.emitter!.emitAsync(event, payload);
@@ -193,7 +206,27 @@ export class VerificationTracker {
     await this.store.set(key, CLAIM_DONE, retention);
     return 'emitted';
   }
+
+  /**
+   * The journey the session is a step of, as its events tell it: the methods tried and the money
+   * charged for them. A session without a journey record is a journey of its own.
+   */
+  private async journeyFacts(
+    record: SessionRecord,
+  ): Promise<Pick<VerificationEvent, 'methodsTried' | 'journeyCost'>> {
+    const journey = await this.journeys.get(record.journeyId ?? record.requestId);
+    if (!journey) return { methodsTried: [record.method], journeyCost: journeyCost([record], CHARGE_OF) };
+    const records = await Promise.all(
+      journey.steps.map((step) =>
+        step.requestId === record.requestId ? record : this.records.get(step.requestId),
+      ),
+    );
+    return { methodsTried: methodsTried(journey), journeyCost: journeyCost(records, CHARGE_OF) };
+  }
 }
+
+/** The billing rule the journey's cost is counted by. */
+const CHARGE_OF = chargedCost;
 
 /** The events a record's state calls for, in order (`code_required` first). */
 function dueEvents(record: SessionRecord): VerificationEventType[] {

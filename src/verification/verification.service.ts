@@ -29,23 +29,47 @@ import {
   type SessionRecord,
 } from '../core/session-record.js';
 import { CODE_RULE, isVerificationCode } from '../core/verification-code.js';
-import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
+import { methodTraits, pollIntervalMs, VERIFICATION_METHODS } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
-import { toStatusView } from './status-view.js';
 import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 import { checkRefusal } from './check-refusal.js';
-import { fieldError, notPending, offeredMethod } from './client-refusals.js';
+import {
+  deviceHint,
+  fieldError,
+  notPending,
+  offeredMethod,
+  switchInProgress,
+  switchRefusal,
+} from './client-refusals.js';
+import {
+  answeringSession,
+  decideSwitch,
+  oneStepJourney,
+  withStep,
+  type DeviceHint,
+} from '../core/journey.js';
+import { normalizeMethod } from '../api/method-names.js';
+import { JourneyRepository } from '../sessions/journey.repository.js';
+import { SessionChanges } from '../sessions/session-changes.js';
+import { JourneyState, type LoadedJourney } from './journey-state.js';
+import { OrchestrationPolicy } from './orchestration.policy.js';
 import type {
+  CancelInput,
+  CancelView,
   CheckInput,
   CheckView,
   MethodView,
   StartInput,
   StartView,
   StatusView,
+  SwitchInput,
 } from './verification.views.js';
+
+/** `method` of a start or switch that leaves the choice to the orchestration policy. */
+const AUTO = 'auto';
 
 /**
  * The operations behind the client routes, for hosts that mount their own routes too. Every error
@@ -73,12 +97,19 @@ export class VerificationService {
     private readonly offered: OfferedMethods,
     private readonly recovery: SessionRecordRecovery,
     private readonly methodStats: MethodStats,
+    private readonly journeys: JourneyRepository,
+    private readonly journeyState: JourneyState,
+    private readonly policy: OrchestrationPolicy,
+    private readonly changes: SessionChanges,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
   }
 
-  /** Starts a verification (or hands back the caller's identical pending one). */
+  /**
+   * Starts a verification (or hands back the caller's identical pending one). `method` may be `auto`
+   * (or left out): the orchestration policy picks the first method it offers for the device hint.
+   */
   async start(input: StartInput): Promise<StartView> {
     const startedAt = Date.now();
     const context: RouteFailureContext = { latencyMs: 0 };
@@ -95,14 +126,21 @@ export class VerificationService {
     context: RouteFailureContext,
     startedAt: number,
   ): Promise<StartView> {
-    const method = offeredMethod(input.method, this.options.methods, this.offered.current());
+    const auto = input.method === undefined || input.method === AUTO;
+    let method = auto ? undefined : offeredMethod(input.method, this.options.methods, this.offered.current());
     context.method = method;
     if (typeof input.phoneNumber !== 'string')
       throw fieldError('phone_number', 'phone_number must be a string');
+    const device = deviceHint(input.device);
     const phone = this.phones.normalize(input.phoneNumber);
     context.phoneNumber = phone.e164;
     // Only a valid start asks which methods the account has (a cached price read): bad input never reaches the API.
-    offeredMethod(method, await this.offered.list(), this.offered.current());
+    const offered = await this.offered.list();
+    method =
+      method === undefined
+        ? await this.firstMethod(offered, device)
+        : offeredMethod(method, offered, offered);
+    context.method = method;
     const attempt: StartAttempt = {
       phoneNumber: phone.e164,
       method,
@@ -118,23 +156,160 @@ export class VerificationService {
       (requestId) => this.pendingRecord(requestId),
     );
     const record = outcome.result;
+    if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
     if (!outcome.coalesced) await this.methodStats.started(record);
-    return {
-      verificationId: this.handles.seal(record.requestId, input.owner),
-      method: record.method,
-      status: record.status,
-      phoneNumber: record.phoneNumber,
-      expiresAt: new Date(record.expiresAt),
-      pollIntervalMs: pollIntervalMs(record.method),
-      resendAvailableAt: outcome.resendAvailableAt,
-      codeLength: record.codeLength,
-      ...codeLengthRange(record),
-      numberToCall: record.numberToCall,
-      deepLink: record.deepLink,
-      awaitingCode: awaitsCode(record),
-      resumed: outcome.coalesced,
-    };
+    return startView(
+      this.handles.seal(record.requestId, input.owner),
+      record,
+      outcome.resendAvailableAt,
+      outcome.coalesced,
+    );
+  }
+
+  /** The policy's first method for a new journey: its order of the offered methods, less those the device excludes. */
+  private async firstMethod(
+    offered: KnownVerificationMethod[],
+    device: DeviceHint | undefined,
+  ): Promise<KnownVerificationMethod> {
+    const excluded: readonly string[] = device === undefined ? [] : this.policy.exclude[device];
+    const ordered = (await this.policy.order(offered)).filter((method) => !excluded.includes(method));
+    if (ordered.length === 0)
+      throw new VerificationClientError('method_not_available', 'No method is offered here for this device', {
+        available_methods: offered,
+      });
+    return ordered[0]!;
+  }
+
+  /** The device hint is kept on the journey for its switches; a store failure here loses only the hint. */
+  private async rememberDevice(record: SessionRecord, device: DeviceHint): Promise<void> {
+    try {
+      await this.journeys.save(oneStepJourney(record, device), record.expiresAt);
+    } catch (error) {
+      this.telemetry.unexpectedFailure('start', error);
+    }
+  }
+
+  /**
+   * Moves a journey to another method for the same number: the named one, or the policy's next.
+   * The new session is paid for under the same protection as a start (limits, spend cap, pumping
+   * defence; the resend cooldown is its own method's), one switch per journey at a time across
+   * every instance (a step claim in the store). The previous session is no longer followed for the
+   * frontend; the reconciler follows it to its outcome, whose events still fire.
+   */
+  async switchMethod(input: SwitchInput): Promise<StartView> {
+    const startedAt = Date.now();
+    const context: RouteFailureContext = { latencyMs: 0 };
+    try {
+      return await this.switchLogged(input, context, startedAt);
+    } catch (error) {
+      this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt }, 'switch');
+      throw asVerificationError(error);
+    }
+  }
+
+  private async switchLogged(
+    input: SwitchInput,
+    context: RouteFailureContext,
+    startedAt: number,
+  ): Promise<StartView> {
+    const journeyId = this.openHandle(input.verificationId, input.owner);
+    context.requestId = journeyId;
+    const named = namedMethod(input.method);
+    const loaded = await this.freshJourney(journeyId, input.owner);
+    const { journey, current } = loaded;
+    context.phoneNumber = journey.phoneNumber;
+    const options = await this.journeyState.options(loaded);
+    const now = this.store.now();
+    const decision = decideSwitch({
+      journey,
+      status: options.status,
+      current,
+      remaining: options.remaining,
+      named,
+      priceMinor: options.priceOf,
+      spentMinor: options.spentMinor,
+      maxSteps: this.policy.maxSteps,
+      maxCostMinor: this.policy.maxCostMinor,
+      timeoutMs: this.policy.timeoutMs(current.method),
+      skippable: this.policy.skippable(current.method),
+      now,
+    });
+    if ('refusal' in decision) throw switchRefusal(decision.refusal, named, now);
+    context.method = decision.method;
+
+    const claim = await this.journeys.claimStep(journeyId, journey.steps.length);
+    if (!claim) throw switchInProgress();
+    let latest: typeof journey;
+    let outcome: ProtectedStart<SessionRecord>;
+    try {
+      // Under the claim: a switch that finished since the read (or a cancel) decides.
+      latest = (await this.journeys.get(journeyId)) ?? journey;
+      if (latest.steps.length !== journey.steps.length) throw switchInProgress();
+      if (latest.canceledAt !== undefined) throw notPending('canceled');
+      outcome = await this.paidStart(
+        {
+          phoneNumber: journey.phoneNumber,
+          method: decision.method,
+          owner: input.owner,
+          ip: input.ip,
+          clientKey: this.protection.clientKey(input.request, input.ip),
+          browserKey: input.browserKey,
+          request: input.request,
+          ...(isKnown(current.method) ? { switchedFrom: current.method } : {}),
+        },
+        journeyId,
+      );
+    } catch (error) {
+      await this.journeys.releaseStep(claim).catch(() => undefined);
+      throw error;
+    }
+    // The claim stays: it expires on its own, and this step is taken.
+    const record = outcome.result;
+    await this.journeys.save(
+      withStep(latest, { requestId: record.requestId, method: record.method, startedAt: record.createdAt }),
+      record.expiresAt,
+    );
+    await this.methodStats.started(record);
+    // Status streams of the journey move to the new session.
+    await this.changes.announce(journeyId);
+    this.telemetry.started(record, false, Date.now() - startedAt, 'switch');
+    return startView(input.verificationId, record, outcome.resendAvailableAt, false);
+  }
+
+  /**
+   * Ends a journey for the frontend (`canceled`, idempotent): nothing more is polled for it (its
+   * pending sessions leave the reconciler's queue; status polls stop asking the API). A late outcome
+   * that arrives by webhook is still recorded and emitted to listeners. A verified journey is not
+   * canceled (409 `not_pending`).
+   */
+  async cancel(input: CancelInput): Promise<CancelView> {
+    return this.failingAsVerificationError('cancel', () => this.cancelChecked(input));
+  }
+
+  private async cancelChecked(input: CancelInput): Promise<CancelView> {
+    const journeyId = this.openHandle(input.verificationId, input.owner);
+    // A cancel writes to the store for its caller: it counts as a check does against the caller's limit.
+    await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+    const canceled: CancelView = { verificationId: input.verificationId, status: 'canceled' };
+    const loaded = await this.freshJourney(journeyId, input.owner);
+    if (loaded.journey.canceledAt !== undefined) return canceled;
+    const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
+    if (status === 'verified') throw notPending('verified');
+    const claim = await this.journeys.claimStep(journeyId, loaded.journey.steps.length);
+    if (!claim) throw switchInProgress();
+    try {
+      const latest = (await this.journeys.get(journeyId)) ?? loaded.journey;
+      await this.journeys.save({ ...latest, canceledAt: this.store.now() }, loaded.current.expiresAt);
+    } finally {
+      await this.journeys.releaseStep(claim).catch(() => undefined);
+    }
+    // Nothing more is polled; sessions whose events are still owed stay queued until emitted.
+    for (const record of loaded.records)
+      if (record && !isTerminal(record.status)) await this.reconcileQueue.release(record.requestId);
+    await this.changes.announce(journeyId);
+    this.telemetry.canceled(loaded.current, loaded.journey.steps.length);
+    return canceled;
   }
 
   /** Submits a code. `verified: false` with `status: 'sent'` means operator_id accepted it and the result follows. */
@@ -154,13 +329,19 @@ export class VerificationService {
     context: RouteFailureContext,
     startedAt: number,
   ): Promise<CheckView> {
-    const requestId = this.openHandle(input.verificationId, input.owner);
-    context.requestId = requestId;
+    const journeyId = this.openHandle(input.verificationId, input.owner);
+    context.requestId = journeyId;
     if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
-    const record =
-      (await this.records.get(requestId)) ?? (await this.recovery.require(requestId, input.owner));
+    // The code is the current method's: a journey checks it against its current session.
+    const loaded = await this.journeyState.load(journeyId, input.owner);
+    const record = loaded.current;
+    const requestId = record.requestId;
     context.method = record.method;
+    // Over for the frontend: canceled, or verified by a method it switched away from.
+    const journeyStatus = answeringSession(loaded.journey, loaded.records, record).status;
+    if (journeyStatus === 'canceled' || (journeyStatus === 'verified' && record.status !== 'verified'))
+      throw notPending(journeyStatus);
     if (methodTraits(record.method).codeEntry === 'never')
       throw new VerificationClientError(
         'method_not_available',
@@ -200,29 +381,40 @@ export class VerificationService {
     };
   }
 
-  /** The session as a frontend may see it, fresh within one poll interval. */
+  /**
+   * The verification (its journey) as a frontend may see it: the current method's session, fresh
+   * within one poll interval, with the methods tried, those it may switch to and when.
+   */
   async status(verificationId: string, owner?: string): Promise<StatusView> {
     return this.failingAsVerificationError('status', () => this.statusChecked(verificationId, owner));
   }
 
   private async statusChecked(verificationId: string, owner: string | undefined): Promise<StatusView> {
     const startedAt = Date.now();
-    const requestId = this.openHandle(verificationId, owner);
-    let record = await this.records.get(requestId);
-    // A record the store lost is rebuilt from the API: that read is this poll's fresh one.
-    if (!record) record = await this.recovery.require(requestId, owner);
-    else
-      try {
-        record = await this.refresher.refresh(record, 'poll');
-      } catch (error) {
-        // The last known state keeps the page alive; the reconciler and webhooks catch up.
-        if (error instanceof VerificationApiError && error.status === 404)
-          throw new VerificationClientError('not_found');
-        if (!(error instanceof VerificationListenerError)) this.telemetry.statusServedStale(record, error);
-        record = (await this.records.get(requestId)) ?? record;
-      }
-    this.telemetry.statusServed(record, Date.now() - startedAt);
-    return toStatusView(verificationId, record);
+    const journeyId = this.openHandle(verificationId, owner);
+    const loaded = await this.freshJourney(journeyId, owner);
+    this.telemetry.statusServed(loaded.current, Date.now() - startedAt);
+    return this.journeyState.view(verificationId, loaded);
+  }
+
+  /**
+   * The journey a handle names, its current session fresh within one poll interval (a record the
+   * store lost is rebuilt from the API: that read is this call's fresh one). A canceled journey is
+   * not asked about: nothing more is polled for it. A switched-away session is read as stored.
+   */
+  private async freshJourney(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
+    const loaded = await this.journeyState.load(journeyId, owner);
+    if (loaded.recovered || loaded.journey.canceledAt !== undefined) return loaded;
+    const record = loaded.current;
+    try {
+      return this.journeyState.withCurrent(loaded, await this.refresher.refresh(record, 'poll'));
+    } catch (error) {
+      // The last known state keeps the page alive; the reconciler and webhooks catch up.
+      if (error instanceof VerificationApiError && error.status === 404)
+        throw new VerificationClientError('not_found');
+      if (!(error instanceof VerificationListenerError)) this.telemetry.statusServedStale(record, error);
+      return this.journeyState.withCurrent(loaded, (await this.records.get(record.requestId)) ?? record);
+    }
   }
 
   /** The methods this deployment offers to frontends (see OfferedMethods). */
@@ -236,7 +428,8 @@ export class VerificationService {
 
   /**
    * The verified E.164 number behind a handle, or null: asked from the API (the source of truth),
-   * so the host never has to trust a frontend's claim.
+   * so the host never has to trust a frontend's claim. Any method of the journey may have verified it
+   * (the newest is asked first); a canceled journey answers null.
    */
   async getVerifiedPhone(verificationId: string, owner?: string): Promise<string | null> {
     return this.failingAsVerificationError('getVerifiedPhone', () =>
@@ -245,13 +438,27 @@ export class VerificationService {
   }
 
   private async verifiedPhone(verificationId: string, owner: string | undefined): Promise<string | null> {
-    const requestId = this.handles.open(verificationId, owner);
-    if (requestId === null) return null;
+    const journeyId = this.handles.open(verificationId, owner);
+    if (journeyId === null) return null;
+    const journey = await this.journeys.get(journeyId);
+    // A canceled journey is over for its frontend, whatever arrived late.
+    if (journey?.canceledAt !== undefined) return null;
+    const steps = journey ? [...journey.steps].reverse() : [{ requestId: journeyId }];
+    for (const { requestId } of steps) {
+      const phone = await this.verifiedPhoneOf(requestId, owner);
+      if (phone !== null) return phone;
+    }
+    return null;
+  }
+
+  /** One session's verified number as the API says it; a session whose record ended otherwise is not asked about. */
+  private async verifiedPhoneOf(requestId: string, owner: string | undefined): Promise<string | null> {
     const record = await this.records.get(requestId);
     if (!record) {
       const recovered = await this.recovery.recover(requestId, owner);
       return recovered?.status === 'verified' ? recovered.phoneNumber : null;
     }
+    if (isTerminal(record.status) && record.status !== 'verified') return null;
     const session = await this.api.getSession(requestId);
     const observed = await this.tracker.observeQuietly(session, 'poll', record);
     return observed.status === 'verified' ? observed.phoneNumber : null;
@@ -279,10 +486,10 @@ export class VerificationService {
    * One paid start under a permit: protection admits it (or throws its refusal), the API is asked,
    * and the permit is settled with what happened (see StartPermit).
    */
-  private async paidStart(attempt: StartAttempt): Promise<ProtectedStart<SessionRecord>> {
+  private async paidStart(attempt: StartAttempt, journeyId?: string): Promise<ProtectedStart<SessionRecord>> {
     const permit = await this.protection.admitStart(attempt);
     try {
-      const record = await this.initiate(attempt.phoneNumber, attempt.method, attempt.owner, permit);
+      const record = await this.initiate(attempt, permit, journeyId);
       await permit.commit(record);
       return { result: record, coalesced: false, resendAvailableAt: permit.resendAvailableAt };
     } finally {
@@ -293,10 +500,9 @@ export class VerificationService {
   }
 
   private async initiate(
-    phoneNumber: string,
-    method: KnownVerificationMethod,
-    owner: string | undefined,
+    { phoneNumber, method, owner }: StartAttempt,
     permit: StartPermit,
+    journeyId: string | undefined,
   ): Promise<SessionRecord> {
     // A paid initiation whose session could not be recorded would never be followed: with the store
     // down, refuse before paying. An admission that wrote to it a moment ago already showed it up.
@@ -332,6 +538,7 @@ export class VerificationService {
             ? DEFAULT_SESSION_TTL_MS
             : this.options.expirySeconds * 1000,
         as: 'answer',
+        journeyId,
       },
     );
     await this.records.save(record);
@@ -359,4 +566,39 @@ export class VerificationService {
     await this.balance.noteUpstreamFailure(error);
     return toClientError(error);
   }
+}
+
+/** The start answer (a switch's too: the same answer for the journey's new session). */
+function startView(
+  verificationId: string,
+  record: SessionRecord,
+  resendAvailableAt: Date | null,
+  resumed: boolean,
+): StartView {
+  return {
+    verificationId,
+    method: record.method,
+    status: record.status,
+    phoneNumber: record.phoneNumber,
+    expiresAt: new Date(record.expiresAt),
+    pollIntervalMs: pollIntervalMs(record.method),
+    resendAvailableAt,
+    codeLength: record.codeLength,
+    ...codeLengthRange(record),
+    numberToCall: record.numberToCall,
+    deepLink: record.deepLink,
+    awaitingCode: awaitsCode(record),
+    resumed,
+  };
+}
+
+/** The method a switch names (canonical), or undefined for the policy's next (`auto` or none). */
+function namedMethod(method: unknown): string | undefined {
+  if (method === undefined || method === AUTO) return undefined;
+  if (typeof method !== 'string') throw fieldError('method', 'method must be a string');
+  return normalizeMethod(method);
+}
+
+function isKnown(method: string): method is KnownVerificationMethod {
+  return (VERIFICATION_METHODS as readonly string[]).includes(method);
 }

@@ -1,4 +1,5 @@
 import type { KnownVerificationMethod, VerificationMethod, VerificationStatus } from '../api/api.types.js';
+import type { DeviceHint } from '../core/journey.js';
 import type { CodeEntry } from '../core/verification-method.js';
 
 /** What a start gives back (camelCase; the client routes render it in snake_case). */
@@ -33,7 +34,8 @@ export interface CheckView {
 export interface StatusView {
   verificationId: string;
   method: VerificationMethod;
-  status: VerificationStatus;
+  /** The journey's status: its answering session's, or `canceled`. */
+  status: VerificationStatus | 'canceled';
   /** Masked (`+7******4567`): the status route may be read by whoever holds the handle. */
   phoneNumberMasked: string;
   expiresAt: Date;
@@ -46,6 +48,12 @@ export interface StatusView {
   codeLengthMax?: number;
   numberToCall?: string;
   deepLink?: string;
+  /** The methods the journey tried, in order (the current one last). */
+  methodsTried: VerificationMethod[];
+  /** The methods a switch may go to now, in the policy's order (empty once the journey is over). */
+  switchMethods: KnownVerificationMethod[];
+  /** When the frontend may offer another method (absent when none is left, or the journey is over). */
+  fallbackAvailableAt?: Date;
 }
 
 export interface MethodView {
@@ -57,7 +65,10 @@ export interface MethodView {
 
 export interface StartInput {
   phoneNumber: string;
-  method: string;
+  /** A method `GET /methods` offers, or `auto` (or nothing): the orchestration policy picks it. */
+  method?: string;
+  /** `mobile` or `desktop`: the policy leaves out the methods `orchestration.exclude` names for it. */
+  device?: DeviceHint | (string & { readonly __unknownDevice?: never });
   owner?: string;
   /** Client IP as the HTTP platform reports it (trust-proxy aware). */
   ip?: string;
@@ -77,4 +88,31 @@ export interface CheckInput {
   owner?: string;
   ip?: string;
   request?: unknown;
+}
+
+/** A journey's move to another method (`POST /{prefix}/switch`). */
+export interface SwitchInput {
+  verificationId: string;
+  /** A method the journey may switch to (`switchMethods`), or `auto` (or nothing): the policy's next. */
+  method?: string;
+  owner?: string;
+  ip?: string;
+  /** As in StartInput: who started, for the cooldown's exact timing. */
+  browserKey?: string;
+  request?: unknown;
+}
+
+/** The end of a journey (`POST /{prefix}/cancel`). */
+export interface CancelInput {
+  verificationId: string;
+  owner?: string;
+  /** For the per-client limit a cancel counts against (`limits.checkPerIp`). */
+  ip?: string;
+  request?: unknown;
+}
+
+/** What a cancel gives back: the journey is over for its frontend. */
+export interface CancelView {
+  verificationId: string;
+  status: 'canceled';
 }

@@ -62,7 +62,9 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     const bodies: unknown[] = [
       {},
       { phone_number: 79123456789, method: 'sms' },
-      { phone_number: '+79123456789' },
+      // A missing method is `auto` (the policy picks one); a missing number is not.
+      { method: 'sms' },
+      { phone_number: '+79123456789', method: 'sms', device: 'tablet' },
       { phone_number: '+79123456789', method: 'sms', extra: 1 },
       { phone_number: ['+79123456789'], method: 'sms' },
       [],

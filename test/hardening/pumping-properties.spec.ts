@@ -52,6 +52,8 @@ async function startOnce(
       expiresAt: null,
       owner: attempt.owner,
       source: 'check',
+      methodsTried: ['sms'],
+      journeyCost: null,
     });
   return true;
 }

@@ -45,13 +45,13 @@ describe('metrics after a scripted flow, read from a real prom-client registry',
   let sb: VerificationSandbox;
   let host: TestApp;
   // One browser (its cookie): its double click is handed back its pending session.
-  const start = (phone_number: string, method: string) =>
+  const start = (phone_number: string, method: string, browser = 'metricsBrowserKey0000w') =>
     call(
       host.url,
       'POST',
       '/verification/start',
       { phone_number, method },
-      { cookie: 'pv_browser=metricsBrowserKey0000w' },
+      { cookie: `pv_browser=${browser}` },
     );
 
   beforeAll(async () => {
@@ -83,7 +83,10 @@ describe('metrics after a scripted flow, read from a real prom-client registry',
     expect(rfc.status).toBe(201);
 
     // Refusals, one per reason.
-    expect((await start('+79123450301', 'flash_call')).body.reason).toBe('resend_cooldown');
+    // Another browser of the same caller (its IP), not handed the session back: a resend of the SMS.
+    expect((await start('+79123450301', 'sms', 'metricsOtherBrowser00w')).body.reason).toBe(
+      'resend_cooldown',
+    );
     expect((await start('+79123450304', 'voice')).body.error_code).toBe('method_not_available');
     expect((await start('+12025550123', 'sms')).body.error_code).toBe('phone_not_allowed');
     expect((await start('+79123450309', 'sms')).body.error_code).toBe('start_refused');

@@ -238,8 +238,9 @@ describe.each(sharedStores)('coalescing across two module instances on %s', (_na
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(responses.filter((r) => r.body.resumed === false)).toHaveLength(1);
     expect(new Set(responses.map((r) => r.body.expires_at)).size).toBe(1);
-    // Limits are shared too: the caller's cooldown set by one instance holds on the other.
-    const other = await startFrom(hosts[1], ip, phone, 'flash_call', browser);
+    // Limits are shared too: the caller's cooldown set by one instance holds on the other (another
+    // browser of the same IP: not handed the session back).
+    const other = await startFrom(hosts[1], ip, phone, 'sms', freshBrowser());
     expect(other.body.reason).toBe('resend_cooldown');
   });
 

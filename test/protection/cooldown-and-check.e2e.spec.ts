@@ -16,7 +16,7 @@ import {
 describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
   const fx = protectionFixture();
 
-  it("resend_available_at is 60 s after the start; before it the caller's next start to the number is 429 resend_cooldown, after it a resend goes out", async () => {
+  it("resend_available_at is 60 s after the start; before it the caller's next start to the number by the same method is 429 resend_cooldown, after it a resend goes out; another method is not a resend", async () => {
     fx.host = await protectedHost(fx.sb, platform);
     const phone = freshPhone();
     const ip = freshIp();
@@ -28,10 +28,18 @@ describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
     expect(availableAt).toBeLessThanOrEqual(receivedAt + 60_000);
 
     await fx.sb.advance(30_000);
+    // Another method is not a resend (a user giving up on the SMS for a call): it goes out at once.
+    const other = await startFrom(fx.host, ip, phone, 'flash_call', browser);
+    expect(other.body).toMatchObject({ status: 'sent', resumed: false });
+    // The SMS verified: it is no longer handed back, and a new SMS by the same caller is a resend.
+    const sms = fx.sb.sessionsFor(phone).find((s) => s.method === 'sms')!;
+    await fx.sb.deliver(sms.request_id);
+    const code = String(fx.sb.getSession(sms.request_id)!.code);
+    expect((await check(fx.host, ip, first.body.verification_id, code)).body.verified).toBe(true);
     const posts = fx.sb.requestCount('POST /v1/verify');
-    // The same caller switching method is a new start to the number too; it started it, so it gets exact timing.
+    // It started the first one, so it gets exact timing.
     const [again, againSent, againReceived] = await timed(fx.sb, () =>
-      startFrom(fx.host!, ip, phone, 'flash_call', browser),
+      startFrom(fx.host!, ip, phone, 'sms', browser),
     );
     expect(refusal(again)).toMatchObject({
       status: 429,
@@ -46,16 +54,14 @@ describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
 
     // The sandbox clock also runs in real time: the boundary is probed with a margin of a request's duration.
     await fx.sb.advance(availableAt - fx.sb.now() - 250);
-    expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call', browser)).reason).toBe(
-      'resend_cooldown',
-    );
+    expect(refusal(await startFrom(fx.host, ip, phone, 'sms', browser)).reason).toBe('resend_cooldown');
     await fx.sb.advance(Math.max(availableAt - fx.sb.now(), 0));
     const resend = await startFrom(fx.host, ip, phone, 'sms', browser);
     expect(resend.status).toBe(201);
     expect(resend.body.resumed).toBe(false);
     expect(resend.body.verification_id).not.toBe(first.body.verification_id);
     expect(Date.parse(String(resend.body.resend_available_at))).toBeGreaterThanOrEqual(availableAt + 60_000);
-    expect(fx.sb.sessionsFor(phone)).toHaveLength(2);
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(3);
   });
 
   it("another caller's start is not held back by the cooldown: a stranger cannot keep the owner waiting", async () => {
@@ -78,10 +84,25 @@ describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
     const availableAt = Date.parse(String(owner.body.resend_available_at));
     expect(availableAt).toBeGreaterThanOrEqual(sentAt + 60_000);
     expect(availableAt).toBeLessThanOrEqual(receivedAt + 60_000);
-    // Each caller's own repeat is still paced.
+    // Each caller's own repeat is still paced: once the stranger's SMS ended (so it is not handed
+    // back), the stranger's next SMS to the number waits out the stranger's own cooldown.
+    const strangers = fx.sb.sessionsFor(phone).at(-1)!; // newest first: the stranger's came first
+    await fx.sb.deliver(strangers.request_id);
+    const code = String(fx.sb.getSession(strangers.request_id)!.code);
     expect(
-      refusal(await startFrom(fx.host, ip, phone, 'flash_call', { 'x-user-id': 'mallory' })).reason,
-    ).toBe('resend_cooldown');
+      (
+        await call(
+          fx.host.url,
+          'POST',
+          '/verification/check',
+          { verification_id: stranger.body.verification_id, code },
+          { 'x-forwarded-for': ip, 'x-user-id': 'mallory' },
+        )
+      ).body.verified,
+    ).toBe(true);
+    expect(refusal(await startFrom(fx.host, ip, phone, 'sms', { 'x-user-id': 'mallory' })).reason).toBe(
+      'resend_cooldown',
+    );
     expect(fx.sb.sessionsFor(phone)).toHaveLength(2);
   });
 
@@ -118,9 +139,10 @@ describe.each(PLATFORMS)('resend cooldown (%s)', (platform) => {
     const first = await startFrom(fx.host, ip, phone);
     const availableAt = Date.parse(String(first.body.resend_available_at));
     await fx.sb.advance(availableAt - fx.sb.now() - 250);
-    expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call')).reason).toBe('resend_cooldown');
+    // No cookie: each start is a new browser, never handed the first one back; the caller (its IP) is the same.
+    expect(refusal(await startFrom(fx.host, ip, phone, 'sms')).reason).toBe('resend_cooldown');
     await fx.sb.advance(Math.max(availableAt - fx.sb.now(), 0));
-    expect((await startFrom(fx.host, ip, phone, 'flash_call')).status).toBe(201);
+    expect((await startFrom(fx.host, ip, phone, 'sms')).status).toBe(201);
   });
 
   it('switched off: no resend_available_at and no cooldown', async () => {

@@ -199,7 +199,7 @@ describe('VerificationProtection: admitStart and coalesceStart on a store', () =
     clock += 60_000;
     // The cooldown is claimed, then the per-number limit refuses: the cooldown is lifted again.
     expect(await refusalOf(p.admitStart(attempt('a')))).toBe('start_phone_caller_limit');
-    expect(await store.get(ProtectionKeys.cooldown('owner:a', '+79160000001'))).toBeNull();
+    expect(await store.get(ProtectionKeys.cooldown('owner:a', '+79160000001', 'sms'))).toBeNull();
   });
 
   it('storeReached says whether admitting wrote to the store', async () => {

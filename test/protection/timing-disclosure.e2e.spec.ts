@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
+  check,
   cookieFrom,
   freshBrowser,
   freshIp,
@@ -49,14 +50,19 @@ describe.each(PLATFORMS)("another caller's verification timing (%s)", (platform)
     const natIp = freshIp();
     const first = await startFrom(fx.host, natIp, phone);
     const availableAt = Date.parse(String(first.body.resend_available_at));
+    // The user verified: the session is no longer handed back, so its own browser is refused too.
+    const [session] = fx.sb.sessionsFor(phone);
+    await fx.sb.deliver(session!.request_id);
+    const code = String(fx.sb.getSession(session!.request_id)!.code);
+    expect((await check(fx.host, natIp, first.body.verification_id, code)).body.verified).toBe(true);
     for (const elapsed of [13_000, 31_000]) {
       await fx.sb.advance(elapsed - (fx.sb.now() - (availableAt - 60_000)));
       for (const neighbour of [{}, freshBrowser()]) {
-        const refused = await startFrom(fx.host, natIp, phone, 'flash_call', neighbour);
+        const refused = await startFrom(fx.host, natIp, phone, 'sms', neighbour);
         expect(refusal(refused)).toMatchObject({ status: 429, reason: 'resend_cooldown', retryAfter: '60' });
         expect(refused.body).not.toHaveProperty('resend_available_at');
       }
-      const own = await startFrom(fx.host, natIp, phone, 'flash_call', cookieFrom(first));
+      const own = await startFrom(fx.host, natIp, phone, 'sms', cookieFrom(first));
       expect(refusal(own)).toMatchObject({ status: 429, reason: 'resend_cooldown' });
       expect(own.body.resend_available_at).toBe(first.body.resend_available_at);
       expect(Number(own.headers.get('retry-after'))).toBeLessThan(60);

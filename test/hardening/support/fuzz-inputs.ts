@@ -96,8 +96,14 @@ export const startBody: fc.Arbitrary<unknown> = fc.oneof(
   ),
   // Wrong phone (the method is fine).
   fc.record({ phone_number: invalidPhone, method: fc.constantFrom(...VALID_METHODS) }),
-  // Missing a field.
-  fc.oneof(fc.record({ phone_number: validPhone }), fc.record({ method: fc.constantFrom(...VALID_METHODS) })),
+  // Missing the number (a missing method is `auto`: a valid start).
+  fc.record({ method: fc.constantFrom(...VALID_METHODS) }),
+  // A device hint that is not one.
+  fc.record({
+    phone_number: validPhone,
+    method: fc.constantFrom(...VALID_METHODS),
+    device: junk.filter((v) => v !== 'mobile' && v !== 'desktop'),
+  }),
   // Valid fields plus an extra or prototype-polluting key.
   fc
     .tuple(
@@ -106,7 +112,7 @@ export const startBody: fc.Arbitrary<unknown> = fc.oneof(
       validPhone,
       fc.constantFrom(...VALID_METHODS),
     )
-    .filter(([key]) => key !== 'phone_number' && key !== 'method')
+    .filter(([key]) => key !== 'phone_number' && key !== 'method' && key !== 'device')
     .map(([key, value, phone, method]) => withOwn({ phone_number: phone, method }, key, value)),
 );
 

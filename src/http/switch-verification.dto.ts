@@ -1,0 +1,24 @@
+import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { VERIFICATION_METHODS } from '../core/verification-method.js';
+
+export class SwitchVerificationDto {
+  /** Every field of the body (see BodyFields). */
+  static readonly fields = ['verification_id', 'method'] as const;
+
+  @ApiProperty({ description: 'The opaque handle returned by start (it stays the same)' })
+  @IsString()
+  @MaxLength(256)
+  verification_id!: string;
+
+  @ApiPropertyOptional({
+    description:
+      "One of the status answer's `switch_methods`, or `auto` (the default when left out): the policy's next method",
+    example: 'auto',
+    enum: ['auto', ...VERIFICATION_METHODS],
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  method?: string;
+}

@@ -1,0 +1,161 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { KnownVerificationMethod } from '../api/api.types.js';
+import { OfferedMethods } from '../account/offered-methods.js';
+import {
+  answeringSession,
+  currentStep,
+  fallbackAvailableAt,
+  journeyExposureMinor,
+  methodsTried,
+  oneStepJourney,
+  remainingMethods,
+  switchableMethods,
+  type ChargeOf,
+  type JourneyRecord,
+  type JourneyStatus,
+} from '../core/journey.js';
+import { chargedCost, type SessionRecord } from '../core/session-record.js';
+import { JourneyRepository } from '../sessions/journey.repository.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { OrchestrationPolicy, type PriceOf } from './orchestration.policy.js';
+import { SessionRecordRecovery } from './session-record-recovery.js';
+import { toStatusView } from './status-view.js';
+import type { StatusView } from './verification.views.js';
+
+/** The billing rule a journey's money is counted by (its ceiling, its events' cost). */
+export const JOURNEY_CHARGE_OF: ChargeOf = chargedCost;
+
+/** A journey as read from the store, with its steps' session records. */
+export interface LoadedJourney {
+  journey: JourneyRecord;
+  /** The steps' records in step order (null where the store has none); the last is `current`. */
+  records: (SessionRecord | null)[];
+  /** The current step's record. */
+  current: SessionRecord;
+  /** True when `current` was just rebuilt from the API (it is as fresh as a poll). */
+  recovered: boolean;
+}
+
+/** Where a journey may go from here: the methods left in the policy's order, and what they cost. */
+export interface JourneyOptions {
+  status: JourneyStatus;
+  /** The policy's order of the offered methods, less those tried and excluded for the device. */
+  remaining: KnownVerificationMethod[];
+  /** Those a switch may take now (steps and money left). */
+  switchable: KnownVerificationMethod[];
+  priceOf: PriceOf;
+  spentMinor: number;
+}
+
+/**
+ * Reads journeys for the status route, the switch and cancel routes and the status streams: the
+ * journey a handle names (no journey record: its first session alone), its steps' records, the
+ * status the frontend sees and the methods it may switch to.
+ */
+@Injectable()
+export class JourneyState {
+  constructor(
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly records: SessionRecordRepository,
+    private readonly journeys: JourneyRepository,
+    private readonly recovery: SessionRecordRecovery,
+    private readonly policy: OrchestrationPolicy,
+    private readonly offered: OfferedMethods,
+  ) {}
+
+  /**
+   * The journey a handle opened to. A current session the store lost is rebuilt from the API
+   * (404 `not_found` when the API does not know it; see SessionRecordRecovery).
+   */
+  async load(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
+    const [journey, first] = await this.readBoth(journeyId);
+    const stored = await this.assemble(journey, first);
+    if (stored) return stored;
+    const current = await this.recovery.require(journey ? currentStep(journey).requestId : journeyId, owner);
+    if (!journey) return { journey: oneStepJourney(current), records: [current], current, recovered: true };
+    const records = await this.stepRecords(journey, first);
+    records[records.length - 1] = current;
+    return { journey, records, current, recovered: true };
+  }
+
+  /** The journey as the store holds it, or null when its current session's record is not there. */
+  async read(journeyId: string): Promise<LoadedJourney | null> {
+    const [journey, first] = await this.readBoth(journeyId);
+    return this.assemble(journey, first);
+  }
+
+  /** The journey with a fresher record of its current session. */
+  withCurrent(loaded: LoadedJourney, current: SessionRecord): LoadedJourney {
+    const records = [...loaded.records];
+    records[records.length - 1] = current;
+    return { ...loaded, records, current };
+  }
+
+  /** The journey's status and where it may go from here. */
+  async options(loaded: LoadedJourney): Promise<JourneyOptions> {
+    const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
+    const priceOf = await this.policy.pricing();
+    const spentMinor = journeyExposureMinor(loaded.records, JOURNEY_CHARGE_OF);
+    const ordered = await this.policy.order(await this.offered.list());
+    const remaining = remainingMethods(ordered, loaded.journey, this.policy.exclude);
+    const switchable = switchableMethods({
+      journey: loaded.journey,
+      status,
+      remaining,
+      priceMinor: priceOf,
+      spentMinor,
+      maxSteps: this.policy.maxSteps,
+      maxCostMinor: this.policy.maxCostMinor,
+    });
+    return { status, remaining, switchable, priceOf, spentMinor };
+  }
+
+  /** The status answer for the journey (the status route's and the status stream's). */
+  async view(verificationId: string, loaded: LoadedJourney): Promise<StatusView> {
+    const { record } = answeringSession(loaded.journey, loaded.records, loaded.current);
+    const { status, switchable } = await this.options(loaded);
+    const fallbackAt = fallbackAvailableAt({
+      status,
+      current: loaded.current,
+      step: currentStep(loaded.journey),
+      timeoutMs: this.policy.timeoutMs(loaded.current.method),
+      hasCandidate: switchable.length > 0,
+      now: this.store.now(),
+    });
+    return toStatusView(verificationId, record, {
+      status,
+      methodsTried: methodsTried(loaded.journey),
+      switchMethods: switchable,
+      fallbackAvailableAt: fallbackAt,
+    });
+  }
+
+  /** The journey record and its first session's record, in one round trip's time. */
+  private readBoth(journeyId: string): Promise<[JourneyRecord | null, SessionRecord | null]> {
+    return Promise.all([this.journeys.get(journeyId), this.records.get(journeyId)]);
+  }
+
+  private async assemble(
+    journey: JourneyRecord | null,
+    first: SessionRecord | null,
+  ): Promise<LoadedJourney | null> {
+    if (!journey)
+      return first && { journey: oneStepJourney(first), records: [first], current: first, recovered: false };
+    const records = await this.stepRecords(journey, first);
+    const current = records[records.length - 1];
+    return current ? { journey, records, current, recovered: false } : null;
+  }
+
+  /** Every step's record (the first one as already read), in step order. */
+  private stepRecords(
+    journey: JourneyRecord,
+    first: SessionRecord | null,
+  ): Promise<(SessionRecord | null)[]> {
+    return Promise.all(
+      journey.steps.map((step) =>
+        step.requestId === journey.journeyId && first !== null ? first : this.records.get(step.requestId),
+      ),
+    );
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * `method: "auto"` (or no method) on start: the orchestration policy picks the method, by the
+ * account's current prices (cheapest first), or by the host's fixed order, less what the device
+ * hint excludes.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { PLATFORMS } from '../support/verification-app.js';
+import {
+  freshPhone,
+  journeyFixture,
+  journeyHost,
+  problem,
+  start,
+  status,
+  switchMethod,
+} from './journey-host.js';
+
+describe.each(PLATFORMS)('journeys: automatic start (%s)', (platform) => {
+  const fx = journeyFixture();
+
+  it("auto, and a start without a method, take the cheapest method the account offers at today's prices", async () => {
+    const host = await journeyHost(fx, platform, { pricesTtlMs: 60_000 });
+    const auto = await start(host, { phone_number: freshPhone(), method: 'auto' });
+    expect(auto.status).toBe(201);
+    // The sandbox's price list: reverse flash call 0.25, flash call 0.80, ..., SMS 3.00.
+    expect(auto.body).toMatchObject({ method: 'reverse_flash_call', status: 'sent', resumed: false });
+    expect(String(auto.body.number_to_call)).toMatch(/^\+7\d{10}$/);
+    const none = await start(host, { phone_number: freshPhone() });
+    expect(none.body.method).toBe('reverse_flash_call');
+
+    // Prices change upstream: once the module's price cache is stale, auto follows them.
+    await fx.sb.updateAccount(fx.apiKey, { prices: { reverse_flash_call: 2.5, flash_call: 0.5, sms: 0.4 } });
+    expect((await start(host, { phone_number: freshPhone() })).body.method).toBe('reverse_flash_call');
+    await fx.sb.advance(60_000);
+    const phone = freshPhone();
+    const cheaper = await start(host, { phone_number: phone, method: 'auto' });
+    expect(cheaper.body.method).toBe('sms');
+    // The journey's other methods follow the same order.
+    expect((await status(host, cheaper.body.verification_id)).body.switch_methods).toEqual([
+      'flash_call',
+      'msgr1_otp',
+      'msgr2_bot',
+      'operator_id',
+      'reverse_flash_call',
+    ]);
+    expect(fx.sb.sessionsFor(phone).map((s) => s.method)).toEqual(['sms']);
+  });
+
+  it('orchestration.methods fixes the order: the first of them the deployment offers, and only them', async () => {
+    const host = await journeyHost(fx, platform, {
+      methods: ['flash_call', 'sms', 'reverse_flash_call'],
+      orchestration: { methods: ['operator_id', 'sms', 'flash_call'] },
+    });
+    const first = await start(host, { phone_number: freshPhone(), method: 'auto' });
+    // operator_id is not offered here: sms is the first of the fixed order that is.
+    expect(first.body.method).toBe('sms');
+    const journey = await status(host, first.body.verification_id);
+    expect(journey.body).toMatchObject({ methods_tried: ['sms'], switch_methods: ['flash_call'] });
+    expect((await switchMethod(host, first.body.verification_id)).body.method).toBe('flash_call');
+    // reverse_flash_call is offered, but not in the policy's list: never switched to.
+    const last = await status(host, first.body.verification_id);
+    expect(last.body).toMatchObject({ methods_tried: ['sms', 'flash_call'], switch_methods: [] });
+    expect(last.body).not.toHaveProperty('fallback_available_at');
+    expect(problem(await switchMethod(host, first.body.verification_id))).toMatchObject({
+      status: 409,
+      error_code: 'journey_limit_reached',
+    });
+  });
+
+  it('the device hint leaves out what the policy excludes for that device, for the start and its switches', async () => {
+    const host = await journeyHost(fx, platform, {
+      orchestration: { exclude: { desktop: ['reverse_flash_call', 'flash_call'], mobile: ['msgr2_bot'] } },
+    });
+    const desktop = await start(host, { phone_number: freshPhone(), device: 'desktop' });
+    expect(desktop.body.method).toBe('msgr1_otp');
+    expect((await status(host, desktop.body.verification_id)).body.switch_methods).toEqual([
+      'msgr2_bot',
+      'operator_id',
+      'sms',
+    ]);
+    // A desktop user cannot tap a tel: link: naming the call is refused for this journey.
+    const named = await switchMethod(host, desktop.body.verification_id, 'reverse_flash_call');
+    expect(problem(named)).toMatchObject({ status: 400, error_code: 'method_not_available' });
+    expect(named.body.available_methods).toEqual(['msgr2_bot', 'operator_id', 'sms']);
+    expect((await switchMethod(host, desktop.body.verification_id)).body.method).toBe('msgr2_bot');
+
+    const mobile = await start(host, { phone_number: freshPhone(), method: 'auto', device: 'mobile' });
+    expect(mobile.body.method).toBe('reverse_flash_call');
+    expect((await status(host, mobile.body.verification_id)).body.switch_methods).toEqual([
+      'flash_call',
+      'msgr1_otp',
+      'operator_id',
+      'sms',
+    ]);
+    // A named method at start is the host's frontend's choice: the hint does not overrule it.
+    expect(
+      (await start(host, { phone_number: freshPhone(), method: 'flash_call', device: 'desktop' })).status,
+    ).toBe(201);
+  });
+
+  it('a device other than mobile or desktop is 400, as is a device whose every method is excluded; nothing is sent', async () => {
+    const host = await journeyHost(fx, platform, {
+      methods: ['sms', 'flash_call'],
+      orchestration: { exclude: { desktop: ['sms', 'flash_call'] } },
+    });
+    fx.sb.resetRequestCounts();
+    for (const device of ['tablet', 'MOBILE', '']) {
+      const res = await start(host, { phone_number: freshPhone(), device });
+      expect(problem(res)).toMatchObject({ status: 400, error_code: 'validation_error' });
+    }
+    const none = await start(host, { phone_number: freshPhone(), device: 'desktop' });
+    expect(problem(none)).toMatchObject({ status: 400, error_code: 'method_not_available' });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(0);
+    expect((await start(host, { phone_number: freshPhone(), device: 'mobile' })).body.method).toBe(
+      'flash_call',
+    );
+  });
+});

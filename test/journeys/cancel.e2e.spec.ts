@@ -1,0 +1,119 @@
+/**
+ * `POST /{prefix}/cancel`: the journey ends for the frontend (`canceled`), nothing more is polled
+ * for it, and an outcome that still arrives by webhook is recorded and emitted to listeners once.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { VerificationService } from '../../src/verification/verification.service.js';
+import { openSse } from '../support/sse-client.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import {
+  cancel,
+  check,
+  freshPhone,
+  journeyFixture,
+  journeyHost,
+  OWNER,
+  problem,
+  reconciler,
+  sessionIds,
+  start,
+  status,
+  switchMethod,
+} from './journey-host.js';
+
+describe.each(PLATFORMS)('journeys: cancel (%s)', (platform) => {
+  const fx = journeyFixture();
+
+  it('cancel then a late webhook: canceled for the frontend, nothing more polled, the listener gets the outcome once', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id as string;
+    await fx.sb.advance(5000);
+    expect((await switchMethod(host, id)).body.method).toBe('reverse_flash_call');
+    const [smsId, callId] = sessionIds(fx.sb, phone);
+    const queue = reconciler(host);
+    expect(await queue.pending()).toBe(2);
+    const opened = await openSse(`${host.url}/verification/status/${id}/events`, { 'x-user': OWNER });
+    const stream = opened.stream!;
+    try {
+      await stream.statusCount(1);
+      const res = await cancel(host, id);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ verification_id: id, status: 'canceled' });
+      // The stream tells the page, and ends.
+      await stream.ends();
+      expect(stream.statuses().at(-1)).toMatchObject({ status: 'canceled', awaiting_code: false });
+    } finally {
+      stream.close();
+    }
+    // Both pending sessions left the reconciler's queue.
+    expect(await queue.pending()).toBe(0);
+
+    fx.sb.resetRequestCounts();
+    const answer = await status(host, id);
+    expect(answer.body).toMatchObject({
+      status: 'canceled',
+      method: 'reverse_flash_call',
+      awaiting_code: false,
+      methods_tried: ['sms', 'reverse_flash_call'],
+      switch_methods: [],
+    });
+    expect(answer.body).not.toHaveProperty('fallback_available_at');
+    await fx.sb.advance(30_000);
+    await queue.runOnce();
+    await status(host, id);
+    expect(fx.sb.requestCount('GET /v1/verify/:id')).toBe(0);
+    // Cancel again is the same answer; nothing else moves a canceled journey.
+    expect((await cancel(host, id)).body).toEqual({ verification_id: id, status: 'canceled' });
+    for (const res of [await switchMethod(host, id), await check(host, id, '1234')]) {
+      expect(problem(res)).toMatchObject({ status: 409, error_code: 'not_pending' });
+      expect(res.body.verification_status).toBe('canceled');
+    }
+    expect(fx.sb.requestCount()).toBe(0);
+
+    // The user calls all the same: the webhook is confirmed (one GET) and the outcome emitted once.
+    await fx.sb.call(callId!, phone);
+    await fx.sb.webhooksIdle();
+    expect(fx.sb.requestCount('GET /v1/verify/:id')).toBe(1);
+    expect(host.events.filter((e) => e.requestId === callId).map((e) => e.event)).toEqual([
+      'verification.verified',
+    ]);
+    expect(host.events.find((e) => e.requestId === callId)!.methodsTried).toEqual([
+      'sms',
+      'reverse_flash_call',
+    ]);
+    expect((await status(host, id)).body.status).toBe('canceled');
+    await fx.sb.advance(60_000);
+    await queue.runOnce();
+    await status(host, id);
+    expect(fx.sb.requestCount('GET /v1/verify/:id')).toBe(1);
+    expect(host.events.filter((e) => e.requestId === callId)).toHaveLength(1);
+    expect(host.events.filter((e) => e.requestId === smsId)).toEqual([]);
+    // For the host too the journey is over: no verified number behind the handle.
+    await expect(host.app.get(VerificationService).getVerifiedPhone(id, OWNER)).resolves.toBeNull();
+  });
+
+  it('a journey of one step is canceled the same way; a verified one is not (409 not_pending)', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const single = await start(host, { phone_number: phone, method: 'flash_call' });
+    expect((await cancel(host, single.body.verification_id)).body.status).toBe('canceled');
+    expect(await reconciler(host).pending()).toBe(0);
+    // A late delivery is not followed: the canceled journey shows no code field.
+    await fx.sb.deliver(sessionIds(fx.sb, phone)[0]!);
+    expect((await status(host, single.body.verification_id)).body).toMatchObject({
+      status: 'canceled',
+      awaiting_code: false,
+    });
+
+    const other = freshPhone();
+    const verified = await start(host, { phone_number: other, method: 'reverse_flash_call' });
+    await fx.sb.call(sessionIds(fx.sb, other)[0]!, other);
+    await fx.sb.webhooksIdle();
+    const refused = await cancel(host, verified.body.verification_id);
+    expect(problem(refused)).toMatchObject({ status: 409, error_code: 'not_pending' });
+    expect(refused.body.verification_status).toBe('verified');
+    expect((await status(host, verified.body.verification_id)).body.status).toBe('verified');
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * `verification.verified` (and failed, expired) carry the journey: the methods it tried and the
+ * money it was charged, by the API's billing rules, as the sandbox's balance shows them.
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { VerificationEvent } from '../../src/core/verification-events.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import {
+  apiCheck,
+  check,
+  freshPhone,
+  journeyFixture,
+  journeyHost,
+  sessionIds,
+  start,
+  switchMethod,
+} from './journey-host.js';
+
+function eventOf(host: TestApp, requestId: string, event: string): VerificationEvent | undefined {
+  return host.events.find((e) => e.requestId === requestId && e.event === event);
+}
+
+describe.each(PLATFORMS)('journeys: events carry the journey (%s)', (platform) => {
+  const fx = journeyFixture();
+  const balance = () => fx.sb.getAccount(fx.apiKey)!.balance.amount;
+
+  it('verified after a switch: both methods, and what both cost; the switched-away one expires with the same journey', async () => {
+    const host = await journeyHost(fx, platform);
+    const before = balance();
+    const phone = freshPhone();
+    // msgr1_otp is charged at initiation (0.90), the reverse flash call once verified (0.25).
+    const first = await start(host, { phone_number: phone, method: 'msgr1_otp' });
+    expect((await switchMethod(host, first.body.verification_id)).body.method).toBe('reverse_flash_call');
+    const [otpId, callId] = sessionIds(fx.sb, phone);
+    await fx.sb.call(callId!, phone);
+    await fx.sb.webhooksIdle();
+    expect(eventOf(host, callId!, 'verification.verified')).toMatchObject({
+      methodsTried: ['msgr1_otp', 'reverse_flash_call'],
+      journeyCost: { amount: 1.15, currency: 'RUB' },
+      source: 'webhook',
+    });
+    expect(before - balance()).toBeCloseTo(1.15, 2);
+
+    await fx.sb.advance(300_000);
+    await fx.sb.webhooksIdle();
+    expect(eventOf(host, otpId!, 'verification.expired')).toMatchObject({
+      methodsTried: ['msgr1_otp', 'reverse_flash_call'],
+      journeyCost: { amount: 1.15, currency: 'RUB' },
+    });
+    expect(before - balance()).toBeCloseTo(1.15, 2);
+  });
+
+  it('a journey of one step: its own method, and its own charge (none when not delivered or not verified)', async () => {
+    const host = await journeyHost(fx, platform);
+    const before = balance();
+    const smsPhone = freshPhone();
+    const sms = await start(host, { phone_number: smsPhone, method: 'sms' });
+    const [smsId] = sessionIds(fx.sb, smsPhone);
+    await fx.sb.deliver(smsId!);
+    await check(host, sms.body.verification_id, String(fx.sb.getSession(smsId!)!.code));
+    expect(eventOf(host, smsId!, 'verification.verified')).toMatchObject({
+      methodsTried: ['sms'],
+      journeyCost: { amount: 3, currency: 'RUB' },
+      source: 'check',
+    });
+
+    const operatorPhone = freshPhone();
+    await start(host, { phone_number: operatorPhone, method: 'operator_id' });
+    const [operatorId] = sessionIds(fx.sb, operatorPhone);
+    await fx.sb.operator(operatorId!, 'fail');
+    await fx.sb.webhooksIdle();
+    expect(eventOf(host, operatorId!, 'verification.failed')).toMatchObject({
+      methodsTried: ['operator_id'],
+      journeyCost: { amount: 2, currency: 'RUB' },
+    });
+
+    const callPhone = freshPhone();
+    await start(host, { phone_number: callPhone, method: 'reverse_flash_call' });
+    const [callId] = sessionIds(fx.sb, callPhone);
+    const flashPhone = freshPhone();
+    await start(host, { phone_number: flashPhone, method: 'flash_call' });
+    const [flashId] = sessionIds(fx.sb, flashPhone);
+    await fx.sb.advance(300_000);
+    await fx.sb.webhooksIdle();
+    for (const [id, method] of [
+      [callId!, 'reverse_flash_call'],
+      [flashId!, 'flash_call'],
+    ])
+      expect(eventOf(host, id, 'verification.expired')).toMatchObject({
+        methodsTried: [method],
+        journeyCost: { amount: 0, currency: 'RUB' },
+      });
+    // The sandbox charged exactly what the events say: 3.00 + 2.00.
+    expect(before - balance()).toBeCloseTo(5, 2);
+  });
+
+  it('a code typed on the API directly for a switched-away step still reports the whole journey', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'flash_call' });
+    await switchMethod(host, first.body.verification_id, 'sms');
+    const [flashId] = sessionIds(fx.sb, phone);
+    await fx.sb.deliver(flashId!);
+    await apiCheck(fx.sb, fx.apiKey, flashId!, String(fx.sb.getSession(flashId!)!.code));
+    await fx.sb.webhooksIdle();
+    // The flash call was delivered (0.80); the SMS, never delivered, costs nothing.
+    expect(eventOf(host, flashId!, 'verification.verified')).toMatchObject({
+      methodsTried: ['flash_call', 'sms'],
+      journeyCost: { amount: 0.8, currency: 'RUB' },
+    });
+  });
+});

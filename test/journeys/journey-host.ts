@@ -1,0 +1,157 @@
+/**
+ * Shared by test/journeys: a host app on its own sandbox account (its own prices and balance), on a
+ * frozen sandbox clock, with the sandbox's signed webhooks, the owner from `x-user`, and the client
+ * routes called as a frontend would call them.
+ */
+import { afterAll, afterEach, beforeAll } from '@jest/globals';
+import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
+import { VerificationSandbox, type SandboxAccountInput } from '../../src/testing/index.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+export const OWNER = 'user-1';
+
+/** The owner header, or none (`null`: a caller without an owner, known by its IP and cookie). */
+function who(owner: string | null): Record<string, string> {
+  return owner === null ? {} : { 'x-user': owner };
+}
+
+export interface JourneyFixture {
+  sb: VerificationSandbox;
+  /** The test's host (closed after each test). */
+  host: TestApp | undefined;
+  /** The test's account. */
+  apiKey: string;
+}
+
+/** A frozen-clock sandbox per describe block; each test boots its host on an account of its own. */
+export function journeyFixture(): JourneyFixture {
+  const fixture = { host: undefined } as JourneyFixture;
+  beforeAll(async () => {
+    fixture.sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+  });
+  afterEach(async () => {
+    fixture.sb.clearFaults();
+    await fixture.host?.close();
+    fixture.host = undefined;
+  });
+  afterAll(async () => {
+    await fixture.sb?.close();
+  });
+  return fixture;
+}
+
+/**
+ * Boots the test's host on a fresh account (webhooks to the host), with `module` over the webhook
+ * harness's defaults (no protection unless `limits` is given, reconciler on demand).
+ */
+export async function journeyHost(
+  fx: JourneyFixture,
+  platform: Platform,
+  module: Partial<VerificationModuleOptions> = {},
+  account: SandboxAccountInput = {},
+): Promise<TestApp> {
+  const credentials = await fx.sb.createAccount({ balance: 10_000, ...account });
+  fx.apiKey = credentials.apiKey;
+  const base = moduleOptions(fx.sb, module);
+  fx.host = await createTestApp({
+    platform,
+    module: {
+      ...base,
+      api: { ...base.api, apiKey: credentials.apiKey, apiSecret: credentials.apiSecret },
+      webhooks: { secret: credentials.webhookSecret },
+    },
+  });
+  await fx.sb.updateAccount(credentials.apiKey, { webhookUrl: `${fx.host.url}/verification/webhooks` });
+  return fx.host;
+}
+
+export type Answer = Awaited<ReturnType<typeof call>>;
+
+export function start(
+  host: TestApp,
+  body: Record<string, unknown>,
+  owner: string | null = OWNER,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return call(host.url, 'POST', '/verification/start', body, { ...who(owner), ...headers });
+}
+
+export function switchMethod(
+  host: TestApp,
+  verificationId: unknown,
+  method?: string,
+  owner: string | null = OWNER,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const body =
+    method === undefined ? { verification_id: verificationId } : { verification_id: verificationId, method };
+  return call(host.url, 'POST', '/verification/switch', body, { ...who(owner), ...headers });
+}
+
+export function cancel(
+  host: TestApp,
+  verificationId: unknown,
+  owner: string | null = OWNER,
+): Promise<Answer> {
+  return call(host.url, 'POST', '/verification/cancel', { verification_id: verificationId }, who(owner));
+}
+
+export function status(
+  host: TestApp,
+  verificationId: unknown,
+  owner: string | null = OWNER,
+): Promise<Answer> {
+  return call(host.url, 'GET', `/verification/status/${String(verificationId)}`, undefined, who(owner));
+}
+
+export function check(
+  host: TestApp,
+  verificationId: unknown,
+  code: string,
+  owner: string | null = OWNER,
+): Promise<Answer> {
+  return call(host.url, 'POST', '/verification/check', { verification_id: verificationId, code }, who(owner));
+}
+
+export function reconciler(host: TestApp): VerificationReconciler {
+  return host.app.get(VerificationReconciler, { strict: false });
+}
+
+/** The request ids of a number's sessions, oldest first. */
+export function sessionIds(sb: VerificationSandbox, phone: string): string[] {
+  return sb
+    .sessionsFor(phone)
+    .map((s) => s.request_id)
+    .reverse();
+}
+
+let serial = 0;
+/** A fresh Russian mobile number for each call. */
+export function freshPhone(): string {
+  serial += 1;
+  return `+7915${String(process.pid % 1000).padStart(3, '0')}${String(serial).padStart(4, '0')}`;
+}
+
+/** The problem document's essentials. */
+export function problem(res: Answer): { status: number; error_code: unknown; retry_after: string | null } {
+  return { status: res.status, error_code: res.body.error_code, retry_after: res.headers.get('retry-after') };
+}
+
+/** `POST /v1/verify/check` straight to the sandbox, as the end user's phone would finish a code method. */
+export async function apiCheck(
+  sb: VerificationSandbox,
+  apiKey: string,
+  requestId: string,
+  code: string,
+): Promise<void> {
+  const account = sb.getAccount(apiKey)!;
+  const auth = Buffer.from(`${apiKey}:${account.api_secret}`).toString('base64');
+  const res = await fetch(`${sb.url}/v1/verify/check`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
+    body: JSON.stringify({ request_id: requestId, code }),
+  });
+  await res.text();
+}

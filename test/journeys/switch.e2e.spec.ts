@@ -1,0 +1,290 @@
+/**
+ * `POST /{prefix}/switch` and the status answer of a journey: the next (or a named) method for the
+ * same number under the same verification_id, within the first method's resend cooldown, held by
+ * the journey's ceilings and the policy's fallback timeouts.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { VerificationService } from '../../src/verification/verification.service.js';
+import { openSse } from '../support/sse-client.js';
+import { call, PLATFORMS } from '../support/verification-app.js';
+import {
+  apiCheck,
+  cancel,
+  check,
+  freshPhone,
+  journeyFixture,
+  journeyHost,
+  OWNER,
+  problem,
+  sessionIds,
+  start,
+  status,
+  switchMethod,
+} from './journey-host.js';
+
+const HOUR = 3_600_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
+  const fx = journeyFixture();
+
+  it('the status answer tells the journey; a switch moves it to the next method under the same verification_id', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const t0 = fx.sb.now();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id;
+    expect((await status(host, id)).body).toMatchObject({
+      verification_id: id,
+      method: 'sms',
+      status: 'sent',
+      methods_tried: ['sms'],
+      // By price, without the method tried; all fit under the 6 RUB ceiling with the SMS's 3.
+      switch_methods: ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'operator_id'],
+      fallback_available_at: iso(t0 + 60_000),
+    });
+
+    await fx.sb.advance(10_000);
+    const moved = await switchMethod(host, id);
+    expect(moved.status).toBe(201);
+    expect(moved.body).toMatchObject({
+      verification_id: id,
+      method: 'reverse_flash_call',
+      status: 'sent',
+      phone_number: phone,
+      awaiting_code: false,
+      resumed: false,
+    });
+    expect(moved.body).not.toHaveProperty('cost');
+    const [smsId, callId] = sessionIds(fx.sb, phone);
+    expect(JSON.stringify(moved.body)).not.toContain(callId);
+    expect((await status(host, id)).body).toMatchObject({
+      method: 'reverse_flash_call',
+      status: 'sent',
+      number_to_call: moved.body.number_to_call,
+      awaiting_code: false,
+      methods_tried: ['sms', 'reverse_flash_call'],
+      switch_methods: ['flash_call', 'msgr1_otp', 'msgr2_bot', 'operator_id'],
+      fallback_available_at: iso(t0 + 10_000 + 45_000),
+    });
+
+    // The user calls: the journey is verified, and over.
+    await fx.sb.call(callId!, phone);
+    await fx.sb.webhooksIdle();
+    const done = await status(host, id);
+    expect(done.body).toMatchObject({ status: 'verified', method: 'reverse_flash_call', switch_methods: [] });
+    expect(done.body).not.toHaveProperty('fallback_available_at');
+    expect(fx.sb.getSession(smsId!)!.status).toBe('sent');
+  });
+
+  it("a switch within the first method's resend cooldown goes out; the same method is still a resend; the per-number limits hold", async () => {
+    const host = await journeyHost(fx, platform, {
+      limits: { startPerPhoneAndCaller: { points: 3, windowMs: HOUR } },
+      orchestration: { maxSteps: 5 },
+    });
+    const phone = freshPhone();
+    // A caller without an owner (its IP is its caller key): nothing is handed back, everything is counted.
+    const first = await start(host, { phone_number: phone, method: 'sms' }, null);
+    expect(first.status).toBe(201);
+    expect(first.body.resend_available_at).toBe(iso(fx.sb.now() + 60_000));
+    await fx.sb.advance(5000);
+    const moved = await switchMethod(host, first.body.verification_id, undefined, null);
+    expect(moved.status).toBe(201);
+    expect(moved.body.resend_available_at).toBe(iso(fx.sb.now() + 60_000));
+    // Starting SMS again is a resend: it waits out the SMS's cooldown.
+    const resend = await start(host, { phone_number: phone, method: 'sms' }, null);
+    expect(problem(resend)).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    expect(resend.body.reason).toBe('resend_cooldown');
+    // The third start of the number by this caller in the hour is the last one the limit allows.
+    expect((await switchMethod(host, first.body.verification_id, undefined, null)).status).toBe(201);
+    const limited = await switchMethod(host, first.body.verification_id, undefined, null);
+    expect(problem(limited)).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    expect(limited.body.reason).toBe('start_phone_caller_limit');
+    expect(fx.sb.sessionsFor(phone).map((s) => s.method)).toEqual([
+      'flash_call',
+      'reverse_flash_call',
+      'sms',
+    ]);
+    // The refused switch gave its step back: the journey can still go on once the limit allows.
+    expect((await status(host, first.body.verification_id, null)).body.methods_tried).toEqual([
+      'sms',
+      'reverse_flash_call',
+      'flash_call',
+    ]);
+  });
+
+  it('past maxSteps or maxCost a switch is 409 journey_limit_reached, and nothing is sent', async () => {
+    const host = await journeyHost(fx, platform, { orchestration: { maxSteps: 2, maxCost: 3.5 } });
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id;
+    // 3.00 is held by the pending SMS: only the 0.25 call fits under 3.50.
+    expect((await status(host, id)).body.switch_methods).toEqual(['reverse_flash_call']);
+    const dear = await switchMethod(host, id, 'flash_call');
+    expect(problem(dear)).toMatchObject({ status: 409, error_code: 'journey_limit_reached' });
+    expect(dear.body.limit).toBe('max_cost');
+    expect((await switchMethod(host, id)).body.method).toBe('reverse_flash_call');
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    const third = await switchMethod(host, id);
+    expect(problem(third)).toMatchObject({ status: 409, error_code: 'journey_limit_reached' });
+    expect(third.body.limit).toBe('max_steps');
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
+    const last = await status(host, id);
+    expect(last.body).toMatchObject({ methods_tried: ['sms', 'reverse_flash_call'], switch_methods: [] });
+    expect(last.body).not.toHaveProperty('fallback_available_at');
+
+    // An SMS that was never delivered is not charged: once it expired, it no longer counts.
+    const other = await start(host, { phone_number: freshPhone(), method: 'sms' });
+    await fx.sb.advance(300_000);
+    const expired = await status(host, other.body.verification_id);
+    expect(expired.body).toMatchObject({
+      status: 'expired',
+      fallback_available_at: iso(fx.sb.now() - 240_000),
+    });
+    expect(expired.body.switch_methods).toEqual([
+      'reverse_flash_call',
+      'flash_call',
+      'msgr1_otp',
+      'msgr2_bot',
+      'operator_id',
+    ]);
+    expect((await switchMethod(host, other.body.verification_id, 'operator_id')).status).toBe(201);
+  });
+
+  it('a method that may not be skipped is held until its fallback time (409 fallback_not_available, Retry-After); a failed one is left at once', async () => {
+    const host = await journeyHost(fx, platform, {
+      orchestration: { skippable: ['reverse_flash_call'], timeoutSeconds: { sms: 40 } },
+    });
+    const t0 = fx.sb.now();
+    const first = await start(host, { phone_number: freshPhone(), method: 'sms' });
+    const id = first.body.verification_id;
+    await fx.sb.advance(15_000);
+    const early = await switchMethod(host, id);
+    expect(problem(early)).toMatchObject({
+      status: 409,
+      error_code: 'fallback_not_available',
+      retry_after: '25',
+    });
+    expect(early.body.fallback_available_at).toBe(iso(t0 + 40_000));
+    expect((await status(host, id)).body.fallback_available_at).toBe(iso(t0 + 40_000));
+    await fx.sb.advance(25_000);
+    const moved = await switchMethod(host, id);
+    expect(moved.status).toBe(201);
+    expect(moved.body.method).toBe('reverse_flash_call');
+    // The call is skippable: the next switch need not wait.
+    expect((await switchMethod(host, id)).body.method).toBe('flash_call');
+
+    // The SMS fails upstream before its time: the fallback is available at once.
+    const phone = freshPhone();
+    const failing = await start(host, { phone_number: phone, method: 'sms' });
+    await fx.sb.advance(1000);
+    await fx.sb.fail(sessionIds(fx.sb, phone)[0]!);
+    await fx.sb.webhooksIdle();
+    const failed = await status(host, failing.body.verification_id);
+    expect(failed.body).toMatchObject({ status: 'failed', fallback_available_at: iso(fx.sb.now()) });
+    expect((await switchMethod(host, failing.body.verification_id)).status).toBe(201);
+  });
+
+  it('a named method the journey may not switch to is 400 method_not_available, with the methods it may; msgr1 names msgr1_otp', async () => {
+    const host = await journeyHost(fx, platform, { methods: ['sms', 'flash_call', 'msgr1_otp'] });
+    const first = await start(host, { phone_number: freshPhone(), method: 'sms' });
+    const id = first.body.verification_id;
+    fx.sb.resetRequestCounts();
+    for (const method of ['voice', 'reverse_flash_call', 'sms', 'carrier_pigeon', 'SMS']) {
+      const res = await switchMethod(host, id, method);
+      expect(problem(res)).toMatchObject({ status: 400, error_code: 'method_not_available' });
+      expect(res.body.available_methods).toEqual(['flash_call', 'msgr1_otp']);
+    }
+    for (const body of [
+      { verification_id: id, method: 7 },
+      { verification_id: id, extra: 'x' },
+      { method: 'sms' },
+    ])
+      expect(
+        problem(await call(host.url, 'POST', '/verification/switch', body, { 'x-user': OWNER })),
+      ).toMatchObject({ status: 400, error_code: 'validation_error' });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(0);
+    const named = await switchMethod(host, id, 'msgr1');
+    expect(named.body).toMatchObject({ method: 'msgr1_otp', awaiting_code: true });
+    expect((await switchMethod(host, id, 'auto')).body.method).toBe('flash_call');
+  });
+
+  it('a switched-away method that completes makes the journey verified: no switch, no cancel, no check, and the host reads the number', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id;
+    const [smsId] = sessionIds(fx.sb, phone);
+    await fx.sb.deliver(smsId!);
+    expect((await switchMethod(host, id)).body.method).toBe('reverse_flash_call');
+    // The SMS arrived after all, and the user typed it where the bank's app read it.
+    await apiCheck(fx.sb, fx.apiKey, smsId!, String(fx.sb.getSession(smsId!)!.code));
+    await fx.sb.webhooksIdle();
+    const done = await status(host, id);
+    expect(done.body).toMatchObject({
+      status: 'verified',
+      method: 'sms',
+      methods_tried: ['sms', 'reverse_flash_call'],
+      switch_methods: [],
+    });
+    for (const res of [await switchMethod(host, id), await cancel(host, id), await check(host, id, '1234')]) {
+      expect(problem(res)).toMatchObject({ status: 409, error_code: 'not_pending' });
+      expect(res.body.verification_status).toBe('verified');
+    }
+    const service = host.app.get(VerificationService);
+    await expect(service.getVerifiedPhone(id as string, OWNER)).resolves.toBe(phone);
+    await expect(service.getVerifiedPhone(id as string, 'someone-else')).resolves.toBeNull();
+  });
+
+  it('a handle of a journey of one step works as before: status, check; after a switch the code is the new method’s', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'flash_call' });
+    const id = first.body.verification_id;
+    expect((await status(host, id)).body).toMatchObject({
+      method: 'flash_call',
+      methods_tried: ['flash_call'],
+      awaiting_code: true,
+    });
+    const moved = await switchMethod(host, id, 'sms');
+    expect(moved.body).toMatchObject({ method: 'sms', awaiting_code: true });
+    const [flashId, smsId] = sessionIds(fx.sb, phone);
+    await fx.sb.deliver(flashId!);
+    await fx.sb.deliver(smsId!);
+    const wrong = await check(host, id, String(fx.sb.getSession(flashId!)!.code));
+    expect(problem(wrong)).toMatchObject({ status: 400, error_code: 'invalid_code' });
+    const right = await check(host, id, String(fx.sb.getSession(smsId!)!.code));
+    expect(right.body).toEqual({ verification_id: id, status: 'verified', verified: true });
+    await expect(host.app.get(VerificationService).getVerifiedPhone(id as string, OWNER)).resolves.toBe(
+      phone,
+    );
+  });
+
+  it('a status stream follows the journey to its new method, and ends when it is verified', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id as string;
+    const opened = await openSse(`${host.url}/verification/status/${id}/events`, { 'x-user': OWNER });
+    expect(opened.status).toBe(200);
+    const stream = opened.stream!;
+    try {
+      await stream.statusCount(1);
+      const moved = await switchMethod(host, id);
+      await stream.statusCount(2);
+      const [, callId] = sessionIds(fx.sb, phone);
+      await fx.sb.call(callId!, phone);
+      await stream.ends();
+      expect(
+        stream.statuses().map((s) => [s.method, s.status, (s.methods_tried as string[]).length]),
+      ).toEqual([
+        ['sms', 'sent', 1],
+        ['reverse_flash_call', 'sent', 2],
+        ['reverse_flash_call', 'verified', 2],
+      ]);
+      expect(stream.statuses()[1]!.number_to_call).toBe(moved.body.number_to_call);
+    } finally {
+      stream.close();
+    }
+  });
+});
