@@ -1,4 +1,4 @@
-import { createVerificationClient } from '/client/index.js';
+import { createVerificationClient, detectDevice } from '/client/index.js';
 import { describeProblem } from './error-messages.js';
 import { formatDuration, formatPhoneNumber, h } from './format.js';
 import { methodInfo } from './method-info.js';
@@ -135,7 +135,8 @@ export class VerificationPage {
     if (!method) return this.#showStartError('Please choose how we should check your number.');
     sessionStorage.setItem(LAST_METHOD_KEY, method);
     this.#notice = null;
-    const state = await this.client.start({ phoneNumber, method });
+    // The device hint lets the module's policy leave out what this device cannot do when it chooses.
+    const state = await this.client.start({ phoneNumber, method, device: detectDevice() });
     if (state.resumed && state.verificationId)
       this.#notice =
         'You already had this verification in progress, so we continued it (nothing new was sent).';
