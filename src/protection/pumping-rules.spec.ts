@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_PUMPING, resolvePumpingOptions } from '../../src/options/pumping-options.js';
+import { DEFAULT_PUMPING, resolvePumpingOptions } from '../options/pumping-options.js';
 import {
   coolOffMs,
   countryUnderAttack,
@@ -11,8 +11,8 @@ import {
   slidingCount,
   subjectToHold,
   type SubjectCounts,
-} from '../../src/protection/pumping-rules.js';
-import { VerificationOptionsError } from '../../src/options/verification.options.js';
+} from './pumping-rules.js';
+import { VerificationOptionsError } from '../options/verification.options.js';
 
 const rules = DEFAULT_PUMPING;
 const counts = (starts: number, verified: number, extra: Partial<SubjectCounts> = {}): SubjectCounts => ({

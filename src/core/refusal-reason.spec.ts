@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { refusalReason } from '../../src/core/refusal-reason.js';
-import { VerificationClientError, type ClientErrorCode } from '../../src/core/verification.errors.js';
+import { refusalReason } from './refusal-reason.js';
+import { VerificationClientError, type ClientErrorCode } from './verification.errors.js';
 
 const refusal = (code: ClientErrorCode, reason?: string) =>
   refusalReason(new VerificationClientError(code, undefined, reason === undefined ? {} : { reason }));
