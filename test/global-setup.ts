@@ -184,8 +184,13 @@ export async function chromiumExecutable(): Promise<string> {
 
 export default async function globalSetup(): Promise<void> {
   // Resolved once, before the workers start: the packed browser's first use unpacks it into the
-  // temporary folder (a few seconds), which two workers doing at once would race on.
-  process.env.PV_TEST_CHROMIUM_PATH = await chromiumExecutable();
+  // temporary folder (a few seconds), which two workers doing at once would race on. A failure here
+  // is left to the browser tests, which try again and report it.
+  try {
+    process.env.PV_TEST_CHROMIUM_PATH = await chromiumExecutable();
+  } catch {
+    delete process.env.PV_TEST_CHROMIUM_PATH;
+  }
   if (process.env.REDIS_URL) return;
   const server = await ThrowawayRedisServer.start();
   (globalThis as Record<symbol, unknown>)[SHARED_SERVER_SLOT] = server;
