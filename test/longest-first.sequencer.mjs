@@ -9,14 +9,14 @@ import TestSequencer from '@jest/test-sequencer';
 const LONGEST = [
   'test/hardening/soak.spec.ts',
   'test/sample-app/verify-by-each-method.spec.ts',
-  'test/status-stream/status-stream.e2e.spec.ts',
-  'test/package/cjs-host.e2e.spec.ts',
-  'test/protection/throttler.e2e.spec.ts',
+  'test/hardening/fuzz-client-routes.spec.ts',
   'test/sample-app/page-behaviour.spec.ts',
-  'test/client/browser-client.e2e.spec.ts',
-  'test/operations/optional-peers.spec.ts',
   'test/api-client/faults.e2e.spec.ts',
+  'test/package/cjs-host.e2e.spec.ts',
+  'test/hardening/fuzz-webhook-route.spec.ts',
   'test/sample-app/waits-and-failures.spec.ts',
+  'test/operations/optional-peers.spec.ts',
+  'test/status-stream/status-stream.e2e.spec.ts',
 ];
 
 const rank = (path) => {
