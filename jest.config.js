@@ -20,6 +20,7 @@ export default {
   testMatch: ['<rootDir>/test/**/*.spec.ts', '<rootDir>/src/**/*.spec.ts'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+  testSequencer: '<rootDir>/test/longest-first.sequencer.mjs',
   testTimeout: 30000,
   maxWorkers: 2,
 };

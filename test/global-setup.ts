@@ -9,6 +9,7 @@
  * suites import it through test/support/redis-server.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 
 export const REDIS_REQUIRED_MESSAGE =
@@ -166,7 +167,30 @@ function pause(ms: number): Promise<void> {
  */
 const SHARED_SERVER_SLOT = Symbol.for('nestjs-phone-verification.test.sharedRedisServer');
 
+/** Debian's Chromium (`apt-get install chromium`): the browser tests use it when it is installed. */
+export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * The Chromium the browser tests drive: Debian's when installed, else the one packed in the
+ * @sparticuz/chromium devDependency, so that `npm install && npm test` needs no system package.
+ * `PV_TEST_CHROMIUM=bundled` takes the packed one even where Debian's is installed.
+ */
+export async function chromiumExecutable(): Promise<string> {
+  if (process.env.PV_TEST_CHROMIUM_PATH) return process.env.PV_TEST_CHROMIUM_PATH;
+  if (process.env.PV_TEST_CHROMIUM !== 'bundled' && existsSync(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  const { default: packed } = await import('@sparticuz/chromium');
+  return packed.executablePath();
+}
+
 export default async function globalSetup(): Promise<void> {
+  // Resolved once, before the workers start: the packed browser's first use unpacks it into the
+  // temporary folder (a few seconds), which two workers doing at once would race on. A failure here
+  // is left to the browser tests, which try again and report it.
+  try {
+    process.env.PV_TEST_CHROMIUM_PATH = await chromiumExecutable();
+  } catch {
+    delete process.env.PV_TEST_CHROMIUM_PATH;
+  }
   if (process.env.REDIS_URL) return;
   const server = await ThrowawayRedisServer.start();
   (globalThis as Record<symbol, unknown>)[SHARED_SERVER_SLOT] = server;

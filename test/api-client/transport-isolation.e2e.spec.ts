@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import axios, { type InternalAxiosRequestConfig } from 'axios';
 import { VerificationApiClient } from '../../src/index.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { issuedCode, nextPhone } from './sandbox-control.js';
 
 /** A host's own use of @nestjs/axios: the static HttpModule, whose HttpService is axios' default instance. */
@@ -24,7 +24,7 @@ interface Seen {
  * own) on the default instance, which it also uses through its own HttpModule: none of them ever sees a
  * request of ours, so the API's `Authorization: Basic …` never reaches host code.
  */
-describe.each(PLATFORMS)(
+describe.each(ONE_PLATFORM)(
   'the axios transport uses an axios instance no host code shares (%s)',
   (platform) => {
     let sb: VerificationSandbox;

@@ -1,6 +1,6 @@
 import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_PATH } from '../sample-app/sample-app-browser.js';
+import { chromiumExecutable } from '../support/chromium.js';
 
 /**
  * The real client in Chromium: bundled from its sources with esbuild (as a host's bundler would),
@@ -62,7 +62,7 @@ export interface ClientBrowser {
 export async function startClientBrowser(): Promise<ClientBrowser> {
   const [clientScript, hookScript] = await Promise.all([bundle(PAGE_SCRIPT), bundle(HOOK_SCRIPT)]);
   const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: await chromiumExecutable(),
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
   });

@@ -34,6 +34,12 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
   let sandbox: SandboxProcess;
   let host: TestApp;
   let offset = 0;
+  const clock = (): number => Date.now() + offset;
+  /**
+   * The module's default store (a MemoryStore), sweeping every 100 ms instead of every second: the
+   * soak waits for it to forget each phase's records, and a sweep a second apart made that wait long.
+   */
+  const store = new MemoryStore({ clock, sweepIntervalMs: 100 });
   let report: SoakReport;
 
   beforeAll(async () => {
@@ -56,19 +62,21 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
           key: (req) => (req as { headers: Record<string, string> }).headers['x-soak-user'],
           spendCap: { amount: 10_000_000, windowMs: 86_400_000 },
         },
-        clock: () => Date.now() + offset,
+        clock,
+        store,
       },
     });
   }, 60_000);
   afterAll(async () => {
     await host?.close();
+    await store.close();
     await sandbox?.stop();
   });
 
   it(
     `${SOAK_SECONDS} s of traffic: one matching terminal event per session, money adds up, heap flat`,
     async () => {
-      const store = host.app.get<VerificationStore>(VerificationStore);
+      const moduleStore = host.app.get<VerificationStore>(VerificationStore);
       const control = new SandboxControlClient(sandbox.url, { fetch: soakFetch });
       report = await runSoak(
         {
@@ -90,7 +98,7 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
           recordedCosts: async (ids) => {
             const costs: Record<string, number | null> = {};
             for (const id of ids) {
-              const raw = await store.get(`session:{${id}}`);
+              const raw = await moduleStore.get(`session:{${id}}`);
               costs[id] =
                 raw === null
                   ? null
@@ -98,9 +106,9 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
             }
             return costs;
           },
-          reconcileQueueSize: () => store.queueSize('reconcile'),
+          reconcileQueueSize: () => moduleStore.queueSize('reconcile'),
           heapUsed: async () => settledHeapUsed(),
-          storeEntries: async () => (store as MemoryStore).entryCount,
+          storeEntries: async () => store.entryCount,
         },
         {
           durationMs: SOAK_SECONDS * 1000,
@@ -112,6 +120,7 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
           sessionTtlMs: TTL_SECONDS * 1000,
           settleTimeoutMs: 60_000,
           heapSampleEveryMs: 10_000,
+          forgetPollMs: 300,
         },
       );
       // SOAK_REPORT=<file> keeps the figures of a run (bench/README.md, "soak", records a five-minute run).

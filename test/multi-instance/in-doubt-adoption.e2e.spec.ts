@@ -8,11 +8,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { freshPhone } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type Platform } from '../support/verification-app.js';
 import { settle, startSandbox } from '../webhooks/harness.js';
 import { eventsAcross, startInstance, uniqueKeyPrefix, type Instance } from './deployment.js';
 
-describe.each(PLATFORMS)('in-doubt start adopted by another instance (%s)', (platform: Platform) => {
+describe.each(ONE_PLATFORM)('in-doubt start adopted by another instance (%s)', (platform: Platform) => {
   let sb: VerificationSandbox;
   let instances: Instance[] = [];
 

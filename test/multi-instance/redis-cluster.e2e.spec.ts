@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { freshIp, freshPhone, refusal, startFrom } from '../protection/protection-host.js';
 import { ThrowawayRedisCluster } from '../support/redis-cluster.js';
-import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type Platform } from '../support/verification-app.js';
 import {
   apiStatus,
   drive,
@@ -38,7 +38,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-describe.each(PLATFORMS)('a deployment on a Redis Cluster (%s)', (platform: Platform) => {
+describe.each(ONE_PLATFORM)('a deployment on a Redis Cluster (%s)', (platform: Platform) => {
   let sb: VerificationSandbox;
   let instances: Instance[] = [];
 

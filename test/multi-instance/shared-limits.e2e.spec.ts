@@ -10,7 +10,7 @@ import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { LimitsOptions } from '../../src/options/verification.options.js';
 import { freshBrowser, freshIp, freshPhone, refusal, startFrom } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { PLATFORMS, type Platform } from '../support/verification-app.js';
+import { ONE_PLATFORM, type Platform } from '../support/verification-app.js';
 import { startSandbox } from '../webhooks/harness.js';
 import { startInstance, uniqueKeyPrefix, type Instance, type StoreWiring } from './deployment.js';
 
@@ -23,7 +23,7 @@ type Response = Awaited<ReturnType<typeof startFrom>>;
 
 const statuses = (responses: Response[]): number[] => responses.map((r) => r.status).sort();
 
-describe.each(PLATFORMS)('limits shared by three instances (%s)', (platform: Platform) => {
+describe.each(ONE_PLATFORM)('limits shared by three instances (%s)', (platform: Platform) => {
   let sb: VerificationSandbox;
   let instances: Instance[] = [];
 

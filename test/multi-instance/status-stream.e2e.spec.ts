@@ -7,11 +7,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
-import { call, PLATFORMS } from '../support/verification-app.js';
+import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import { drive, sendCode, startSandbox, startSession } from '../webhooks/harness.js';
 import { startInstance, uniqueKeyPrefix, type Instance, type StoreWiring } from './deployment.js';
 
-describe.each(PLATFORMS)('status stream across two instances on Redis (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('status stream across two instances on Redis (%s)', (platform) => {
   let sb: VerificationSandbox;
   const open: SseStream[] = [];
 

@@ -3,7 +3,7 @@ import type { BalanceEvent } from '../../src/core/verification-events.js';
 import { VerificationBalanceWatch } from '../../src/account/balance-watch.service.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { bootHost, waitFor } from './support/ops-host.js';
 
 /** An interval no test reaches: reads happen at boot and through checkNow(). */
@@ -108,7 +108,7 @@ describe('balance watch', () => {
     expect(sb.requestCount('GET /v1/balance')).toBe(0);
   });
 
-  describe.each(PLATFORMS)('a 402 on start (%s)', (platform) => {
+  describe.each(ONE_PLATFORM)('a 402 on start (%s)', (platform) => {
     it('answers the frontend 503 and emits one balance_insufficient per 402, with the amount', async () => {
       sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 0 } });
       const host = await bootHost({

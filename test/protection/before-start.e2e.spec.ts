@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { StartContext } from '../../src/options/verification.options.js';
-import { PLATFORMS } from '../support/verification-app.js';
+import { ONE_PLATFORM } from '../support/verification-app.js';
 import {
   freshBrowser,
   freshIp,
@@ -15,7 +15,7 @@ import {
 type Headers = Record<string, string | string[] | undefined>;
 const headersOf = (request: unknown): Headers => (request as { headers: Headers }).headers;
 
-describe.each(PLATFORMS)('beforeStart hook (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('beforeStart hook (%s)', (platform) => {
   const fx = protectionFixture();
 
   it('a refusal is 403 start_refused with the fx.host reason; nothing is counted or sent', async () => {

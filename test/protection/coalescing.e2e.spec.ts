@@ -5,7 +5,7 @@ import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   check,
   cookieFrom,
@@ -24,7 +24,7 @@ function sessionsOf(sb: VerificationSandbox, phone: string): string[] {
   return sb.sessionsFor(phone).map((s) => s.request_id);
 }
 
-describe.each(PLATFORMS)('duplicate-start coalescing (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('duplicate-start coalescing (%s)', (platform) => {
   const fx = protectionFixture();
 
   it('20 concurrent identical starts of one browser make one POST /v1/verify and all get that session', async () => {

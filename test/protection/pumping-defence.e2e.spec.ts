@@ -1,5 +1,5 @@
 /**
- * Issue 20: the pumping defence over real HTTP on Express and Fastify (MemoryStore; two instances on
+ * Issue 20: the pumping defence over real HTTP on one platform (MemoryStore; two instances on
  * Redis are in test/multi-instance/pumping-shared.e2e.spec.ts). Small minimum volumes keep each
  * scenario short; the defaults are measured by the benchmark (bench/pumping.bench.ts).
  */
@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import type { FraudSuspectedEvent } from '../../src/core/verification-events.js';
 import type { LimitsOptions, PumpingOptions } from '../../src/options/verification.options.js';
-import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { freshIp, protectedHost, protectionFixture, refusal, startFrom } from './protection-host.js';
 
 const HOLD = 900_000;
@@ -39,7 +39,7 @@ function fraudEvents(host: TestApp): FraudSuspectedEvent[] {
     .map((e) => e.payload as FraudSuspectedEvent);
 }
 
-describe.each(PLATFORMS)('pumping defence (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('pumping defence (%s)', (platform) => {
   const fx = protectionFixture();
 
   /** Starts and types the right code: a completed verification. */

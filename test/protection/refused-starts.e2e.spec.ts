@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { freshIp, freshPhone, protectedHost, refusal, startFrom } from './protection-host.js';
 
 const HOUR = 3_600_000;
@@ -10,7 +10,7 @@ const HOUR = 3_600_000;
  * a refused connection): it must cost nobody any budget. Before, each one kept its per-phone point,
  * so a handful of refused starts locked a number out for an hour without a single SMS.
  */
-describe.each(PLATFORMS)('starts the API refused cost no budget (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('starts the API refused cost no budget (%s)', (platform) => {
   // Only sms is enabled; the two sandboxes answer another method with 403 (no body) and 400.
   const sandboxes: Record<'403' | '400', VerificationSandbox> = {} as never;
   let host: TestApp | undefined;

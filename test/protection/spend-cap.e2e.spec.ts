@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { SpendCapReachedEvent } from '../../src/core/verification-events.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import { CapturingLogger } from '../support/log-capture.js';
-import { PLATFORMS } from '../support/verification-app.js';
+import { ONE_PLATFORM } from '../support/verification-app.js';
 import {
   freshIp,
   freshPhone,
@@ -28,7 +28,7 @@ const capOnly = (amount: number, windowMs = DAY) => ({
   spendCap: { amount, windowMs },
 });
 
-describe.each(PLATFORMS)('spend cap (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('spend cap (%s)', (platform) => {
   const fx = protectionFixture();
 
   const capEvents = () =>

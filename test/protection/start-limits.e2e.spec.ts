@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { PLATFORMS } from '../support/verification-app.js';
+import { ONE_PLATFORM } from '../support/verification-app.js';
 import {
   freshIp,
   freshPhone,
@@ -14,7 +14,7 @@ import {
 
 const HOUR = 3_600_000;
 
-describe.each(PLATFORMS)('start limits (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
   const fx = protectionFixture();
 
   it('per client IP: the 10th start passes, the 11th is 429 start_ip_limit with Retry-After to the window end, and the window resets on the clock', async () => {

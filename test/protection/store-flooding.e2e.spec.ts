@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import { call, PLATFORMS } from '../support/verification-app.js';
+import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import {
   check,
   freshIp,
@@ -19,7 +19,7 @@ const FLOOD = 200;
  * One request per address fills a bounded MemoryStore with per-client counters. Those are evictable
  * only among themselves: another number's cooldown and limits and a live session record survive.
  */
-describe.each(PLATFORMS)('store flooding with per-client counters (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('store flooding with per-client counters (%s)', (platform) => {
   const fx = protectionFixture();
 
   it(`${FLOOD} checks from ${FLOOD} addresses past maxEntries evict no cooldown, per-phone limit or session`, async () => {

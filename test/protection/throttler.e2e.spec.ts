@@ -7,35 +7,36 @@ import { removeTranspiled, startNodeHost, type NodeHost } from './throttler-host
 
 const HOST_MAIN = fileURLToPath(new URL('./throttler-host/host-main.ts', import.meta.url));
 
-afterAll(() => removeTranspiled());
+let sb: VerificationSandbox;
+let host: NodeHost;
+
+beforeAll(async () => {
+  sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+  host = await startNodeHost(HOST_MAIN, {
+    PLATFORMS: PLATFORMS.join(','),
+    SANDBOX_URL: sb.url,
+    API_KEY: sb.demoAccount.apiKey,
+    API_SECRET: sb.demoAccount.apiSecret,
+    THROTTLE_LIMIT: '4',
+  });
+}, 60_000);
+afterAll(async () => {
+  await host?.stop();
+  await sb?.close();
+  removeTranspiled();
+});
 
 /**
  * A host that throttles every route with @nestjs/throttler (global ThrottlerGuard, 4 per minute
  * per route and IP) and uses the module's own limits (2 starts per hour per IP). The host runs in
- * plain Node: see throttler-host/host-main.ts for why not in jest.
+ * plain Node, one app per platform: see throttler-host/host-main.ts for why not in jest.
  */
 describe.each(PLATFORMS)('a host with @nestjs/throttler as a global guard (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: NodeHost;
-
-  beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
-    host = await startNodeHost(HOST_MAIN, {
-      PLATFORM: platform,
-      SANDBOX_URL: sb.url,
-      API_KEY: sb.demoAccount.apiKey,
-      API_SECRET: sb.demoAccount.apiSecret,
-      THROTTLE_LIMIT: '4',
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await host?.stop();
-    await sb?.close();
-  });
+  const url = (): string => host.urls[platform]!;
 
   const startFrom = (ip: string) =>
     call(
-      host.url,
+      url(),
       'POST',
       '/verification/start',
       { phone_number: freshPhone(), method: 'sms' },
@@ -59,9 +60,9 @@ describe.each(PLATFORMS)('a host with @nestjs/throttler as a global guard (%s)',
     const hostIp = freshIp();
     for (let i = 0; i < 4; i++)
       expect(
-        (await call(host.url, 'GET', '/host-limited', undefined, { 'x-forwarded-for': hostIp })).status,
+        (await call(url(), 'GET', '/host-limited', undefined, { 'x-forwarded-for': hostIp })).status,
       ).toBe(200);
-    const theirs = await call(host.url, 'GET', '/host-limited', undefined, { 'x-forwarded-for': hostIp });
+    const theirs = await call(url(), 'GET', '/host-limited', undefined, { 'x-forwarded-for': hostIp });
     expect(theirs.status).toBe(429);
     expect(theirs.headers.get('content-type')).not.toMatch(/problem\+json/);
     expect(theirs.body).not.toHaveProperty('error_code');
@@ -71,9 +72,7 @@ describe.each(PLATFORMS)('a host with @nestjs/throttler as a global guard (%s)',
     const ip = freshIp();
     const responses = [];
     for (let i = 0; i < 5; i++)
-      responses.push(
-        await call(host.url, 'GET', '/verification/methods', undefined, { 'x-forwarded-for': ip }),
-      );
+      responses.push(await call(url(), 'GET', '/verification/methods', undefined, { 'x-forwarded-for': ip }));
     expect(responses.slice(0, 4).map((r) => r.status)).toEqual([200, 200, 200, 200]);
     const refused = responses[4];
     expect(refused.status).toBe(429);

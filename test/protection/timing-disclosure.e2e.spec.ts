@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { PLATFORMS } from '../support/verification-app.js';
+import { ONE_PLATFORM } from '../support/verification-app.js';
 import {
   check,
   cookieFrom,
@@ -18,7 +18,7 @@ import {
  * verification started (no `resend_available_at`, no exact `Retry-After`). The starter keeps exact
  * timing. Per-number ceilings: test/protection/start-limits and wrong-codes (coarse waits).
  */
-describe.each(PLATFORMS)("another caller's verification timing (%s)", (platform) => {
+describe.each(ONE_PLATFORM)("another caller's verification timing (%s)", (platform) => {
   const fx = protectionFixture();
 
   it("a stranger who starts a number someone is verifying learns nothing of that verification's start", async () => {

@@ -5,7 +5,7 @@ import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   freshIp,
   freshPhone,
@@ -44,7 +44,7 @@ function checkAs(
   );
 }
 
-describe.each(PLATFORMS)('wrong codes across sessions (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('wrong codes across sessions (%s)', (platform) => {
   const fx = protectionFixture();
 
   it('10 wrong codes an hour per number, across sessions and callers; then checks (even the right code) and starts of the number are 429 too_many_wrong_codes with a coarse Retry-After, until the window ends', async () => {

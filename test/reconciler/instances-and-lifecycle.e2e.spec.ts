@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   drive,
   eventsOf,
@@ -28,7 +28,7 @@ async function eventually(done: () => boolean, withinMs = 5000): Promise<void> {
   }
 }
 
-describe.each(PLATFORMS)('reconciler across instances and the app lifecycle (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (%s)', (platform) => {
   let sb: VerificationSandbox;
   let a: TestApp;
   let b: TestApp;

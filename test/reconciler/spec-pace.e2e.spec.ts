@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
-import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   drive,
   eventsOf,
@@ -14,7 +14,7 @@ import {
 
 const GET_SESSION = 'GET /v1/verify/:id';
 
-describe.each(PLATFORMS)('reconciler without webhooks: the spec pace (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (platform) => {
   let sb: VerificationSandbox;
   let host: TestApp;
 

@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { bootstrapSampleApp, type SampleApp } from '../../sample-app/src/sample-app.js';
+import { chromiumExecutable } from '../support/chromium.js';
 
-/** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it when missing). No browser download. */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(process.cwd(), 'test-output', 'screenshots');
 
 const CHROMIUM_ARGS = [
@@ -42,13 +41,12 @@ export const PAGE_TRANSPORTS: PageTransport[] = ['stream', 'polling'];
 export async function startSampleAppInBrowser(
   options: SampleAppInBrowserOptions = {},
 ): Promise<SampleAppInBrowser> {
-  if (!existsSync(CHROMIUM_PATH))
-    throw new Error(`${CHROMIUM_PATH} is missing: install Debian's Chromium (apt-get install -y chromium)`);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const executablePath = await chromiumExecutable();
   const sample = await bootstrapSampleApp({ port: 0, target: 'sandbox', logger: ['error', 'fatal'] });
   let browser: Browser;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
   } catch (error) {
     await sample.close();
     throw error;

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { VerificationHandleCodec } from '../../src/verification/verification-handle.codec.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
-import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   apiCheck,
   drive,
@@ -24,7 +24,7 @@ const GET_SESSION = 'GET /v1/verify/:id';
 /** The reconciler's pace with webhooks configured. */
 const LAZY_MS = 15_000;
 
-describe.each(PLATFORMS)('a restarted instance on a fresh MemoryStore (%s)', (platform) => {
+describe.each(ONE_PLATFORM)('a restarted instance on a fresh MemoryStore (%s)', (platform) => {
   let sb: VerificationSandbox;
   const hosts: TestApp[] = [];
 

@@ -400,21 +400,27 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
     });
 
     describe('publish / subscribe', () => {
-      /** Collects the messages of one channel; `next()` waits (real time: pub/sub has no clock) for the next one. */
+      /**
+       * Collects the messages of one channel; `next()` waits (real time: pub/sub has no clock) for one
+       * more message than it last returned, `next(count)` for `count` in all. A message delivered
+       * before `next()` is called counts: the wait is for what the caller has not seen yet.
+       */
       const inbox = async (on: VerificationStore, channel: string) => {
         const received: string[] = [];
+        let seen = 0;
         let wake: (() => void) | undefined;
         const unsubscribe = await on.subscribe!(channel, (message) => {
           received.push(message);
           wake?.();
         });
-        const next = async (count = received.length + 1): Promise<string[]> => {
+        const next = async (count = seen + 1): Promise<string[]> => {
           const deadline = Date.now() + 3000;
           while (received.length < count && Date.now() < deadline)
             await new Promise<void>((resolve) => {
               wake = resolve;
               setTimeout(resolve, 50);
             });
+          seen = received.length;
           return [...received];
         };
         return { received, next, unsubscribe };

@@ -18,7 +18,13 @@ import type { VerificationModuleOptions } from '../../src/options/verification.o
 import type { VerificationEvent } from '../../src/core/verification-events.js';
 
 export type Platform = 'express' | 'fastify';
+/** Both platforms: for suites where the HTTP layer is what is tested (routes, webhooks, bodies, host boundary, stream). */
 export const PLATFORMS: Platform[] = ['express', 'fastify'];
+/**
+ * One platform: for suites of the rules behind the routes (protection, events, reconciler, several
+ * instances, operations), which the platform does not change; the route suites cover both.
+ */
+export const ONE_PLATFORM: Platform[] = ['express'];
 
 /** A host app's own route, to prove the module leaves the host's routes and errors alone. */
 @Controller('host')

@@ -52,7 +52,26 @@ export interface SoakOptions {
   /** How long to wait for the reconciler to drain after the clocks moved. */
   settleTimeoutMs: number;
   heapSampleEveryMs?: number;
+  /**
+   * How often to count the store's entries while it forgets (until two counts agree): longer than
+   * the store's sweep interval, or two counts between sweeps agree too early. Default 1500 ms.
+   */
+  forgetPollMs?: number;
   log?: (line: string) => void;
+}
+
+/** Runs `each` over `items`, at most `limit` at a time. */
+async function inParallel<T>(
+  items: readonly T[],
+  limit: number,
+  each: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await each(items[next++]!);
+    }),
+  );
 }
 
 /** One verification as a user lived it. */
@@ -338,7 +357,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
       const entries = await target.storeEntries();
       if (entries === previous || Date.now() > deadline) break;
       previous = entries;
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, options.forgetPollMs ?? 1500));
     }
   };
 
@@ -356,7 +375,8 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     const costs = await target.recordedCosts([...requestIds]);
     let charged = 0;
     let recorded = 0;
-    for (const j of begun) {
+    // Each journey is checked on its own (two reads); a few at a time, as the users ran them.
+    await inParallel(begun, options.users, async (j) => {
       const session = await control.getSession(j.requestId!);
       sessionsByStatus[session.status] = (sessionsByStatus[session.status] ?? 0) + 1;
       const expected = TERMINAL_EVENT[session.status];
@@ -383,7 +403,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
         if (cost === null || cost === undefined) violation('a charged session without a recorded cost');
         else recorded += cost;
       }
-    }
+    });
     // Starts the module answered without a session: an in-doubt start (503 after a time-out) may still
     // have made one upstream. It must be the only one, and either adopted (its first delivered webhook
     // revealed it: then exactly one matching terminal event and its cost recorded) or never revealed

@@ -45,7 +45,8 @@ function walk(dir: string): string[] {
 }
 
 export interface NodeHost {
-  url: string;
+  /** `http://127.0.0.1:PORT` of each app the host announced, by name. */
+  urls: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -57,7 +58,10 @@ export function removeTranspiled(): void {
   transpiled.clear();
 }
 
-/** Starts `entry` (a TypeScript file that prints `LISTENING <port>`) in a plain Node child process. */
+/**
+ * Starts `entry` (a TypeScript file that prints `LISTENING <name> <port>` for each app it serves, then
+ * `READY`) in a plain Node child process.
+ */
 export async function startNodeHost(entry: string, env: Record<string, string>): Promise<NodeHost> {
   if (!transpiled.has(entry)) transpiled.set(entry, transpileForNode(entry));
   const { entryJs } = transpiled.get(entry)!;
@@ -75,18 +79,21 @@ export async function startNodeHost(entry: string, env: Record<string, string>):
     clearTimeout(hard);
   };
   try {
-    const port = await new Promise<number>((resolve, reject) => {
+    const urls = await new Promise<Record<string, string>>((resolve, reject) => {
       let out = '';
       let err = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        const match = /LISTENING (\d+)/.exec(out);
-        if (match) resolve(Number(match[1]));
+        if (!/^READY$/m.test(out)) return;
+        const found: Record<string, string> = {};
+        for (const [, name, port] of out.matchAll(/^LISTENING (\S+) (\d+)$/gm))
+          found[name!] = `http://127.0.0.1:${port}`;
+        resolve(found);
       });
       child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
       child.once('exit', (code) => reject(new Error(`host exited with ${code}: ${err.slice(0, 2000)}`)));
     });
-    return { url: `http://127.0.0.1:${port}`, stop };
+    return { urls, stop };
   } catch (error) {
     await stop();
     throw error;

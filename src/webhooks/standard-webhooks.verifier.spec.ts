@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
-import { StandardWebhooksVerifier } from '../../src/webhooks/standard-webhooks.verifier.js';
+import { StandardWebhooksVerifier } from './standard-webhooks.verifier.js';
 
 const newSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 

@@ -10,8 +10,8 @@ import {
   slidingCount,
   subjectToHold,
   type SubjectCounts,
-} from '../../src/protection/pumping-rules.js';
-import { VERIFICATION_DEFAULTS } from '../../src/options/verification.options.js';
+} from './pumping-rules.js';
+import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 
 const rules = VERIFICATION_DEFAULTS.limits.pumping;
 const counts = (starts: number, verified: number, extra: Partial<SubjectCounts> = {}): SubjectCounts => ({

@@ -3,21 +3,14 @@ import {
   parseDate,
   toBalance,
   toCheckResult,
-  toInitiateRequestWire,
   toInitiateResult,
   toPrices,
   toUsageParams,
   toUsageSummary,
   toVerificationSession,
-} from '../../src/api/api.mapper.js';
-import {
-  isKnownInitiateResult,
-  isKnownMethod,
-  normalizeMethod,
-  toWireMethod,
-} from '../../src/api/method-names.js';
-import { backoffDelay, parseRetryAfter } from '../../src/api/retry-policy.js';
-import { WireFormatError } from '../../src/api/wire-format.error.js';
+} from './api.mapper.js';
+import { isKnownInitiateResult } from './method-names.js';
+import { WireFormatError } from './wire-format.error.js';
 
 const RID = '3f2c7d9e-8a41-4c55-9b1e-0d6a2f4e7b10';
 const common = {
@@ -27,46 +20,6 @@ const common = {
   cost: { amount: 3, currency: 'RUB' },
   expires_at: '2026-10-01T12:05:00Z',
 };
-
-describe('method names', () => {
-  it('normalises the schema name msgr1 to msgr1_otp and passes others through', () => {
-    expect(normalizeMethod('msgr1')).toBe('msgr1_otp');
-    expect(normalizeMethod('msgr1_otp')).toBe('msgr1_otp');
-    expect(normalizeMethod('sms')).toBe('sms');
-    expect(normalizeMethod('carrier_pigeon')).toBe('carrier_pigeon');
-  });
-
-  it('sends msgr1_otp as msgr1_otp (the guides name) and every other method as given', () => {
-    expect(toWireMethod('msgr1_otp')).toBe('msgr1_otp');
-    expect(toWireMethod('reverse_flash_call')).toBe('reverse_flash_call');
-    expect(
-      toInitiateRequestWire({ phoneNumber: '+79123456789', method: 'msgr1_otp', expirySeconds: 120 }),
-    ).toEqual({
-      phone_number: '+79123456789',
-      method: 'msgr1_otp',
-      expiry_seconds: 120,
-    });
-    expect(toInitiateRequestWire({ phoneNumber: '+79123456789', method: 'sms' })).not.toHaveProperty(
-      'expiry_seconds',
-    );
-  });
-
-  it('knows exactly the canonical methods', () => {
-    for (const m of [
-      'reverse_flash_call',
-      'flash_call',
-      'msgr1_otp',
-      'msgr2_bot',
-      'sms',
-      'operator_id',
-      'voice',
-    ]) {
-      expect(isKnownMethod(m)).toBe(true);
-    }
-    expect(isKnownMethod('msgr1')).toBe(false);
-    expect(isKnownMethod('carrier_pigeon')).toBe(false);
-  });
-});
 
 describe('dates', () => {
   it('parses ISO date-times and turns anything else into undefined', () => {
@@ -301,24 +254,5 @@ describe('prices (shape "not shown")', () => {
       }),
     ).toEqual({ prices: [{ method: 'sms', price: { amount: 1, currency: 'USD' } }] });
     expect(() => toPrices('cheap')).toThrow(WireFormatError);
-  });
-});
-
-describe('retry policy', () => {
-  it('reads Retry-After as seconds or an HTTP-date', () => {
-    const now = Date.parse('2026-10-01T12:00:00Z');
-    expect(parseRetryAfter('2', now)).toBe(2000);
-    expect(parseRetryAfter(' 0 ', now)).toBe(0);
-    expect(parseRetryAfter('Thu, 01 Oct 2026 12:00:03 GMT', now)).toBe(3000);
-    expect(parseRetryAfter('Thu, 01 Oct 2026 11:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
-  });
-
-  it('draws full-jitter delays below an exponentially growing, capped ceiling', () => {
-    expect(backoffDelay(0, () => 0.999)).toBe(99);
-    expect(backoffDelay(3, () => 0.5)).toBe(400);
-    expect(backoffDelay(20, () => 0.999)).toBe(1998);
-    expect(backoffDelay(5, () => 0)).toBe(0);
   });
 });

@@ -4,8 +4,8 @@ import {
   ProtectionRefusal,
   ProtectionRefusalReason,
   refusalReason,
-} from '../../src/core/refusal-reason.js';
-import { VerificationClientError, type ClientErrorCode } from '../../src/core/verification.errors.js';
+} from './refusal-reason.js';
+import { VerificationClientError, type ClientErrorCode } from './verification.errors.js';
 
 const isProtectionReason = (reason: string): reason is ProtectionRefusalReason =>
   Object.hasOwn(PROTECTION_REFUSALS, reason);

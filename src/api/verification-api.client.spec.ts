@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationApiClient } from '../../src/index.js';
+import { VerificationApiClient } from './verification-api.client.js';
 
 /**
  * The sandbox never sends a method or status this package does not know, so this one case uses a tiny

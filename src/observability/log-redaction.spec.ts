@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { LogRedactor, shortenId } from '../../src/observability/log-redaction.js';
+import { LogRedactor, shortenId } from './log-redaction.js';
 
 const API_KEY = 'pk_test_0001';
 const API_SECRET = 'sk_test_abcdef0123456789';

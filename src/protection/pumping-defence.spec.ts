@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { PumpingDefence, type PumpingAttempt } from '../../src/protection/pumping-defence.js';
-import { VERIFICATION_DEFAULTS } from '../../src/options/verification.options.js';
-import { MemoryStore } from '../../src/store/memory.store.js';
-import { VerificationClientError } from '../../src/core/verification.errors.js';
+import { PumpingDefence, type PumpingAttempt } from './pumping-defence.js';
+import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { VerificationClientError } from '../core/verification.errors.js';
 
 /**
  * Issue 20's pumping defence as properties, with its default thresholds, on a MemoryStore and a

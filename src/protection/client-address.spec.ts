@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { clientAddressKey } from '../../src/protection/client-address.js';
+import { clientAddressKey } from './client-address.js';
 
 describe('clientAddressKey (the default per-client key of an IP)', () => {
   it.each([
