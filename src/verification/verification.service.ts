@@ -159,8 +159,9 @@ export class VerificationService {
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
     if (!outcome.coalesced) await this.methodStats.started(record);
+    // A resumed session may be a later step of a journey: the handle names the journey.
     return startView(
-      this.handles.seal(record.requestId, input.owner),
+      this.handles.seal(record.journeyId ?? record.requestId, input.owner),
       record,
       outcome.resendAvailableAt,
       outcome.coalesced,
@@ -547,9 +548,12 @@ export class VerificationService {
     return record;
   }
 
+  /** The session an identical start may resume: pending, and of a journey that was not canceled. */
   private async pendingRecord(requestId: string): Promise<SessionRecord | null> {
     const record = await this.records.get(requestId);
     if (!record || isTerminal(record.status) || record.expiresAt <= this.store.now()) return null;
+    const journey = await this.journeys.get(record.journeyId ?? record.requestId);
+    if (journey?.canceledAt !== undefined) return null;
     return record;
   }
 

@@ -94,6 +94,26 @@ describe.each(PLATFORMS)('journeys: cancel (%s)', (platform) => {
     await expect(host.app.get(VerificationService).getVerifiedPhone(id, OWNER)).resolves.toBeNull();
   });
 
+  it('a start after cancel is not handed the canceled session back: the same method waits out its cooldown', async () => {
+    const host = await journeyHost(fx, platform, {
+      limits: { startPerPhoneAndCaller: false, startPerPhone: false },
+    });
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    expect(first.status).toBe(201);
+    expect((await cancel(host, first.body.verification_id)).body.status).toBe('canceled');
+    // Within the cooldown an identical start would resume the pending session: not a canceled one.
+    const again = await start(host, { phone_number: phone, method: 'sms' });
+    expect(problem(again)).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    expect(again.body.reason).toBe('resend_cooldown');
+    await fx.sb.advance(61_000);
+    const fresh = await start(host, { phone_number: phone, method: 'sms' });
+    expect(fresh.status).toBe(201);
+    expect(fresh.body.resumed).toBe(false);
+    expect(fresh.body.verification_id).not.toBe(first.body.verification_id);
+    expect(sessionIds(fx.sb, phone)).toHaveLength(2);
+  });
+
   it('a journey of one step is canceled the same way; a verified one is not (409 not_pending)', async () => {
     const host = await journeyHost(fx, platform);
     const phone = freshPhone();

@@ -39,8 +39,9 @@ describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)
     );
     await expect(page.isDisabled('#restart-button')).resolves.toBe(true);
 
+    // The cooldown is per method: starting SMS again after a cancel is a resend and waits.
     await page.click('#cancel-button');
-    await page.check('#method-list input[value="flash_call"]');
+    await page.check('#method-list input[value="sms"]');
     await page.click('#start-button');
     const refusal = page.locator('#start-error');
     await refusal.waitFor();
@@ -56,7 +57,7 @@ describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)
     await expect(page.isEnabled('#start-button')).resolves.toBe(true);
     await page.click('#start-button');
     await page.waitForSelector('#verification:not([hidden])');
-    await expect(page.textContent('#v-method')).resolves.toBe('Missed-call code');
+    await expect(page.textContent('#v-method')).resolves.toBe('SMS code');
   });
 
   it('expiry: the countdown runs on the server clock, and the page says when it expired', async () => {
