@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { KnownVerificationMethod } from '../api/api.types.js';
+import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { VerificationClock } from '../core/clock.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -43,12 +43,14 @@ export class OfferedMethods {
     return this.lastList;
   }
 
+  private derived?: { prices: Prices; list: KnownVerificationMethod[] };
+
   private async workOut(): Promise<KnownVerificationMethod[]> {
     const candidates = this.options.methods;
     if (!this.options.methodsFromAccount || this.clock.now() < this.retryAfter) return candidates;
-    let priced: Set<string>;
+    let prices: Prices;
     try {
-      priced = new Set((await this.account.getPrices()).prices.map((p) => p.method));
+      prices = await this.account.getPrices();
     } catch (error) {
       this.retryAfter = this.clock.now() + Math.min(READ_RETRY_MS, this.options.pricesTtlMs);
       this.logger.warn('methods: prices could not be read; offering every default method until they can', {
@@ -56,8 +58,14 @@ export class OfferedMethods {
       });
       return candidates;
     }
+    // Worked out once per price list read (every status poll asks for it).
+    if (this.derived?.prices === prices) return this.derived.list;
+    const priced = new Set(prices.prices.map((p) => p.method));
     const usable = candidates.filter((method) => priced.has(method));
-    if (usable.length > 0) return usable;
+    if (usable.length > 0) {
+      this.derived = { prices, list: usable };
+      return usable;
+    }
     if (!this.emptyListReported) {
       this.emptyListReported = true;
       this.logger.warn('methods: the price list names none of the default methods; offering all of them');

@@ -8,6 +8,12 @@ export const RECORD_RETENTION_MS = 24 * 3_600_000;
 /** Session records in the store. The hash tag keeps one session's keys on one Redis Cluster slot. */
 @Injectable()
 export class SessionRecordRepository {
+  /**
+   * The JSON each record object was read or saved as (records are not mutated once read), so that
+   * saveIfChanged compares one serialisation, not two, on every status poll.
+   */
+  private readonly storedAs = new WeakMap<SessionRecord, string>();
+
   constructor(@Inject(VerificationStore) private readonly store: VerificationStore) {}
 
   static key(requestId: string): string {
@@ -16,7 +22,23 @@ export class SessionRecordRepository {
 
   async get(requestId: string): Promise<SessionRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
-    return raw === null ? null : (JSON.parse(raw) as SessionRecord);
+    if (raw === null) return null;
+    const record = JSON.parse(raw) as SessionRecord;
+    this.storedAs.set(record, raw);
+    return record;
+  }
+
+  /**
+   * The record as stored now; `known` itself when the store still holds what `known` was read or
+   * saved as (a pending status poll re-reads its record, usually unchanged).
+   */
+  async getSince(requestId: string, known: SessionRecord | null | undefined): Promise<SessionRecord | null> {
+    const raw = await this.store.get(SessionRecordRepository.key(requestId));
+    if (raw === null) return null;
+    if (known && this.storedAs.get(known) === raw) return known;
+    const record = JSON.parse(raw) as SessionRecord;
+    this.storedAs.set(record, raw);
+    return record;
   }
 
   /** Rejects with the store's error when it cannot be reached (one cheap read). */
@@ -25,11 +47,9 @@ export class SessionRecordRepository {
   }
 
   async save(record: SessionRecord): Promise<void> {
-    await this.store.set(
-      SessionRecordRepository.key(record.requestId),
-      JSON.stringify(record),
-      this.#ttl(record),
-    );
+    const raw = JSON.stringify(record);
+    await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record));
+    this.storedAs.set(record, raw);
   }
 
   /**
@@ -38,8 +58,9 @@ export class SessionRecordRepository {
    */
   async saveIfChanged(record: SessionRecord, before: SessionRecord | null): Promise<boolean> {
     const raw = JSON.stringify(record);
-    if (before !== null && raw === JSON.stringify(before)) return false;
+    if (before !== null && raw === (this.storedAs.get(before) ?? JSON.stringify(before))) return false;
     await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record));
+    this.storedAs.set(record, raw);
     return true;
   }
 

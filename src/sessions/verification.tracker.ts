@@ -95,7 +95,7 @@ export class VerificationTracker {
     // A pending `known` is read again: a concurrent observer may have stored a newer state since.
     const stored =
       known === undefined || (known !== null && !isTerminal(known.status))
-        ? await this.records.get(session.requestId)
+        ? await this.records.getSince(session.requestId, known)
         : null;
     const base = stored ?? known ?? null;
     const record = merge(base, session, this.store.now());

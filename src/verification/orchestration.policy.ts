@@ -28,6 +28,13 @@ export class OrchestrationPolicy {
   private readonly settings: ResolvedOrchestration;
   private retryAfter = 0;
   private cachedSamples?: { samples: MethodSamplesByMethod; until: number };
+  private lastOrder?: {
+    offered: readonly KnownVerificationMethod[];
+    prices: Prices | undefined;
+    samples: MethodSamplesByMethod | undefined;
+    order: KnownVerificationMethod[];
+  };
+  private lastPricing?: { prices: Prices | undefined; priceOf: PriceOf };
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -42,7 +49,15 @@ export class OrchestrationPolicy {
   async order(offered: readonly KnownVerificationMethod[]): Promise<KnownVerificationMethod[]> {
     const fixed = this.settings.methods;
     if (fixed) return fixed.filter((method) => offered.includes(method));
-    return this.rankCandidates([...offered], await this.prices());
+    const prices = await this.prices();
+    const samples = this.settings.mode === 'cost_per_success' ? await this.samples() : undefined;
+    // Every status poll asks: the order is worked out again only when what it is made of changed.
+    const last = this.lastOrder;
+    if (last && last.offered === offered && last.prices === prices && last.samples === samples)
+      return last.order;
+    const order = this.rank([...offered], prices, samples);
+    this.lastOrder = { offered, prices, samples, order };
+    return order;
   }
 
   /**
@@ -50,17 +65,15 @@ export class OrchestrationPolicy {
    * observed price ÷ success rate once a method has `minSamples` starts (core/method-ranking.ts),
    * from the method figures the store keeps, read at most once per `pricesTtlMs`.
    */
-  protected async rankCandidates(
+  private rank(
     methods: KnownVerificationMethod[],
     prices: Prices | undefined,
-  ): Promise<KnownVerificationMethod[]> {
+    samples: MethodSamplesByMethod | undefined,
+  ): KnownVerificationMethod[] {
     const list = prices?.prices ?? [];
-    switch (this.settings.mode) {
-      case 'cost_per_success':
-        return rankByCostPerSuccess(methods, list, await this.samples(), this.settings.minSamples);
-      case 'price':
-        return rankByPrice(methods, list);
-    }
+    return samples
+      ? rankByCostPerSuccess(methods, list, samples, this.settings.minSamples)
+      : rankByPrice(methods, list);
   }
 
   /** Observed starts and verifications per method; a figure read fails soft (price order stands). */
@@ -110,6 +123,8 @@ export class OrchestrationPolicy {
    */
   async pricing(): Promise<PriceOf> {
     const prices = await this.prices();
+    const last = this.lastPricing;
+    if (last && last.prices === prices) return last.priceOf;
     const known = new Map<string, number>();
     for (const { method, price } of prices?.prices ?? []) {
       const minor = toMinorUnits(price.amount);
@@ -118,7 +133,9 @@ export class OrchestrationPolicy {
     const spendCap = this.options.limits.spendCap;
     const worstCase =
       toMinorUnits(spendCap ? spendCap.worstCasePrice : DEFAULT_SPEND_CAP.worstCasePrice) ?? 0;
-    return (method) => known.get(method) ?? worstCase;
+    const priceOf: PriceOf = (method) => known.get(method) ?? worstCase;
+    this.lastPricing = { prices, priceOf };
+    return priceOf;
   }
 
   private async prices(): Promise<Prices | undefined> {

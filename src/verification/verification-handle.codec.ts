@@ -12,6 +12,8 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const MAX_HANDLE_CHARS = 256;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** How many opened handles are remembered: a page polls its handle every 1.5 to 2.5 s (bench/README.md, "status"). */
+const RECENTLY_OPENED = 2_000;
 
 /**
  * The opaque `verification_id` a frontend holds: the upstream `request_id` sealed with
@@ -21,6 +23,8 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
  */
 export class VerificationHandleCodec {
   private readonly key: KeyObject;
+  /** (handle, owner) → request id, for handles this key opened lately; oldest first, bounded. */
+  private readonly recentlyOpened = new Map<string, string>();
 
   /** `secret`: the handle key, or the API secret the key is derived from (HKDF-SHA256). */
   constructor(secret: string) {
@@ -40,6 +44,20 @@ export class VerificationHandleCodec {
   open(handle: unknown, owner: string | undefined): string | null {
     if (typeof handle !== 'string' || handle.length > MAX_HANDLE_CHARS || !BASE64URL.test(handle))
       return null;
+    // The owner is part of the key (a handle opens only for its owner); `\u0000` cannot occur in a handle.
+    const remembered = owner === undefined ? handle : `${handle}\u0000${owner}`;
+    const known = this.recentlyOpened.get(remembered);
+    if (known !== undefined) return known;
+    const requestId = this.decrypt(handle, owner);
+    if (requestId !== null) {
+      if (this.recentlyOpened.size >= RECENTLY_OPENED)
+        this.recentlyOpened.delete(this.recentlyOpened.keys().next().value!);
+      this.recentlyOpened.set(remembered, requestId);
+    }
+    return requestId;
+  }
+
+  private decrypt(handle: string, owner: string | undefined): string | null {
     const bytes = Buffer.from(handle, 'base64url');
     if (bytes.length < 1 + IV_BYTES + 1 + TAG_BYTES || bytes[0] !== VERSION) return null;
     // Re-encoding must give the same text: rejects non-canonical spellings of the same bytes.
