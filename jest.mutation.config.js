@@ -1,0 +1,47 @@
+/**
+ * Jest for the mutation run (`npm run test:mutation`, stryker.config.js): the unit specs only, the
+ * ones that start no server, so that each mutant runs in a fraction of a second and needs no Redis
+ * (no global setup). The list is found, not written down: specs move between test/ and src/.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import base from './jest.config.js';
+
+const root = import.meta.dirname;
+
+/** Folders whose specs drive a browser, a packed build or the sandbox's own routes, not the rules. */
+const NOT_UNIT = /^test\/(client|package|sample-app|sandbox)\//;
+
+/**
+ * A spec that imports the Nest module, the sandbox, a test host or a Redis server, runs a child
+ * process or listens on a port is not a unit spec.
+ */
+const STARTS_SOMETHING =
+  /from '[^']*(\/module\/|\/testing\/|@nestjs\/(testing|core|platform-\w+)|\/support\/|redis\.store|node:child_process|node:http|playwright|supertest)[^']*'|\.listen\(/;
+
+function specsUnder(dir) {
+  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
+    .filter(
+      (entry) => entry.isFile() && entry.name.endsWith('.spec.ts') && !entry.name.endsWith('.e2e.spec.ts'),
+    )
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split('\\').join('/'));
+}
+
+export const unitSpecs = [...specsUnder('src'), ...specsUnder('test')]
+  .filter((path) => !NOT_UNIT.test(path))
+  .filter((path) => !STARTS_SOMETHING.test(readFileSync(join(root, path), 'utf8')))
+  .sort();
+
+const { globalSetup: _setup, globalTeardown: _teardown, ...unitBase } = base;
+
+export default {
+  ...unitBase,
+  moduleNameMapper: {
+    ...unitBase.moduleNameMapper,
+    // Stryker's sandbox has no node_modules folder of its own: resolve from here, as Node would.
+    '^libphonenumber-js/max$': createRequire(import.meta.url).resolve('libphonenumber-js/max'),
+  },
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testMatch: unitSpecs.map((path) => `<rootDir>/${path}`),
+};
