@@ -37,7 +37,8 @@ export const unitSpecs = [...specsUnder('src'), ...specsUnder('test')]
   .filter((path) => !STARTS_SOMETHING.test(readFileSync(join(root, path), 'utf8')))
   .sort();
 
-const { globalSetup: _setup, globalTeardown: _teardown, ...unitBase } = base;
+// No Redis to start, and no ordering of the long suites to do: those are the full suite's.
+const { globalSetup: _setup, globalTeardown: _teardown, testSequencer: _sequencer, ...unitBase } = base;
 
 export default {
   ...unitBase,
