@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../store/memory.store.js';
+import { RangeStats, type StatsSubject } from './range-stats.js';
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+/** The start of an hour window (and of a day). */
+const MIDNIGHT = Date.UTC(2026, 0, 2);
+
+const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
+const country: StatsSubject = { id: 'country:RU', withBaseline: true };
+const owner: StatsSubject = { id: 'owner:user-1', withBaseline: false };
+
+describe('RangeStats', () => {
+  const clock = { now: MIDNIGHT };
+  const stores: MemoryStore[] = [];
+  const stats = (store = new MemoryStore({ clock: () => clock.now })): RangeStats => {
+    stores.push(store);
+    return new RangeStats(store, { windowMs: HOUR, recordTtlMs: DAY });
+  };
+  afterEach(async () => {
+    clock.now = MIDNIGHT;
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
+
+  it('counts each start for callers, but a number once per window for ranges and countries', async () => {
+    const rs = stats();
+    await rs.countStart([range, country, owner], '+79161234567');
+    await rs.countStart([range, country, owner], '+79161234567');
+    await rs.countStart([range, country, owner], '+79161234568');
+    const counts = await rs.read([range, country, owner], '+79160000000');
+    expect(counts.get(range.id)).toEqual({ starts: 2, verified: 0, known: false, baseline: 0 });
+    expect(counts.get(country.id)).toEqual({ starts: 2, verified: 0, known: false, baseline: 0 });
+    expect(counts.get(owner.id)).toEqual({ starts: 3, verified: 0, known: false });
+  });
+
+  it("a number's own earlier start in the window is taken out of its range's and country's count", async () => {
+    const rs = stats();
+    await rs.countStart([range, owner], '+79161234567');
+    await rs.countStart([range, owner], '+79161234568');
+    const counts = await rs.read([range, owner], '+79161234567');
+    expect(counts.get(range.id)?.starts).toBe(1);
+    expect(counts.get(owner.id)?.starts).toBe(2);
+    // Seen in the previous window counts as seen too.
+    clock.now += HOUR;
+    expect((await rs.read([range], '+79161234567')).get(range.id)?.starts).toBe(1);
+  });
+
+  it('a start taken back no longer counts, and its number counts again at its next start', async () => {
+    const rs = stats();
+    const undo = await rs.countStart([range, owner], '+79161234567');
+    await undo();
+    let counts = await rs.read([range, owner], '+79160000000');
+    expect([counts.get(range.id)?.starts, counts.get(owner.id)?.starts]).toEqual([0, 0]);
+    await rs.countStart([range, owner], '+79161234567');
+    counts = await rs.read([range, owner], '+79160000000');
+    expect([counts.get(range.id)?.starts, counts.get(owner.id)?.starts]).toEqual([1, 1]);
+
+    // A repeated start of a number taken back leaves the number counted (its first start stands).
+    const again = await rs.countStart([range, owner], '+79161234567');
+    await again();
+    await rs.countStart([range, owner], '+79169999999');
+    counts = await rs.read([range, owner], '+79160000000');
+    expect([counts.get(range.id)?.starts, counts.get(owner.id)?.starts]).toEqual([2, 2]);
+  });
+
+  it('without a number, every subject counts the start (a held start weighs on its country)', async () => {
+    const rs = stats();
+    await rs.countStart([country], undefined);
+    await rs.countStart([country], undefined);
+    expect((await rs.read([country], '+79160000000')).get(country.id)?.starts).toBe(2);
+  });
+
+  it('reads one sliding window: the previous window weighs by the share of it still inside', async () => {
+    const rs = stats();
+    for (let i = 0; i < 8; i++) await rs.countStart([owner], undefined);
+    await rs.countVerified([owner.id, owner.id]);
+    clock.now += HOUR + HOUR / 4;
+    await rs.countStart([owner], undefined);
+    const counts = (await rs.read([owner], '+79160000000')).get(owner.id);
+    // 1 now + 8 × 3/4 of the last hour; verified 2 × 3/4.
+    expect(counts).toEqual({ starts: 7, verified: 1.5, known: true });
+    clock.now += HOUR;
+    expect((await rs.read([owner], '+79160000000')).get(owner.id)).toMatchObject({
+      starts: 0.75,
+      verified: 0,
+    });
+  });
+
+  it("a range's baseline is its previous day's starts per window", async () => {
+    const rs = stats();
+    for (let i = 0; i < 48; i++) await rs.countStart([range, owner], `+7916123${String(i).padStart(4, '0')}`);
+    clock.now += DAY;
+    const counts = await rs.read([range, owner], '+79160000000');
+    expect(counts.get(range.id)?.baseline).toBe(2);
+    expect(counts.get(owner.id)?.baseline).toBeUndefined();
+    clock.now += DAY;
+    expect((await rs.read([range], '+79160000000')).get(range.id)?.baseline).toBe(0);
+  });
+
+  it('a completed verification is counted and makes its subjects known for recordTtlMs', async () => {
+    const rs = stats();
+    await rs.countVerified([range.id]);
+    let counts = await rs.read([range, owner], '+79160000000');
+    expect(counts.get(range.id)).toMatchObject({ verified: 1, known: true });
+    expect(counts.get(owner.id)).toMatchObject({ verified: 0, known: false });
+    clock.now += DAY - 1;
+    expect((await rs.read([range], '+79160000000')).get(range.id)?.known).toBe(true);
+    clock.now += 1;
+    counts = await rs.read([range], '+79160000000');
+    expect(counts.get(range.id)?.known).toBe(false);
+  });
+
+  it('starts a hold once: a second start without the first one read loses, one that read it takes over', async () => {
+    const rs = stats();
+    expect(await rs.readHold(range.id)).toBeUndefined();
+    expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(true);
+    expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(false);
+    const first = await rs.readHold(range.id);
+    expect(first).toEqual({ until: MIDNIGHT + 900_000, level: 0 });
+
+    clock.now += 1000;
+    expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(true);
+    const second = await rs.readHold(range.id);
+    expect(second).toEqual({ until: clock.now + 1_800_000, level: 1 });
+    // Another instance still holding the first state read loses to the one that moved on.
+    expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(false);
+    expect(await rs.readHold(range.id)).toEqual(second);
+    expect(await rs.readHold(owner.id)).toBeUndefined();
+  });
+
+  it('a hold is remembered two windows past its cool-off, so a pattern that goes on gets a longer one', async () => {
+    const rs = stats();
+    await rs.startHold(range.id, undefined, 0, 900_000);
+    clock.now += 900_000 + 2 * HOUR - 1;
+    expect(await rs.readHold(range.id)).toEqual({ until: MIDNIGHT + 900_000, level: 0 });
+    clock.now += 1;
+    expect(await rs.readHold(range.id)).toBeUndefined();
+    // A hold that expired since it was read starts again.
+    expect(await rs.startHold(range.id, { until: MIDNIGHT + 900_000, level: 0 }, 1, 900_000)).toBe(true);
+  });
+
+  it("remembers a session's subjects until it is taken, once", async () => {
+    const store = new MemoryStore({ clock: () => clock.now });
+    const rs = stats(store);
+    await rs.rememberSession('req-1', [range.id, owner.id], 600_000);
+    expect(await rs.takeSession('req-1')).toEqual([range.id, owner.id]);
+    expect(await rs.takeSession('req-1')).toBeUndefined();
+    await rs.rememberSession('req-2', [range.id], 600_000);
+    clock.now += 600_000;
+    expect(await rs.takeSession('req-2')).toBeUndefined();
+  });
+
+  it('a flood of ranges evicts only evictable counters: a country keeps its counts', async () => {
+    const store = new MemoryStore({ clock: () => clock.now, maxEvictableEntries: 10 });
+    const rs = stats(store);
+    await rs.countStart([country], undefined);
+    for (let i = 0; i < 50; i++)
+      await rs.countStart([{ id: `range:+79${i}`, withBaseline: true }], `+79${i}00000000`);
+    await rs.countVerified([country.id]);
+    for (let i = 0; i < 50; i++) await rs.countVerified([`owner:${i}`]);
+    const counts = (await rs.read([country], '+70000000000')).get(country.id);
+    expect(counts).toMatchObject({ starts: 1, verified: 1, known: true });
+  });
+});

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { ProtectionRefusal } from '../core/refusal-reason.js';
+import type { RateLimit } from '../options/verification.options.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { RequestRateLimits } from './request-rate-limits.js';
+
+const HOUR = 3_600_000;
+
+interface Limits {
+  startPerIp: RateLimit | false;
+  startPerPhoneAndCaller: RateLimit | false;
+  startPerPhone: RateLimit | false;
+  checkPerIp: RateLimit | false;
+}
+
+async function refusalOf(promise: Promise<unknown>): Promise<ProtectionRefusal | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    if (error instanceof ProtectionRefusal) return error;
+    throw error;
+  }
+}
+
+describe('RequestRateLimits', () => {
+  const clock = { now: 1_700_000_000_000 };
+  const stores: MemoryStore[] = [];
+  const limits = (overrides: Partial<Limits> = {}): RequestRateLimits => {
+    const store = new MemoryStore({ clock: () => clock.now });
+    stores.push(store);
+    return new RequestRateLimits(store, {
+      startPerIp: { points: 100, windowMs: HOUR },
+      startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
+      startPerPhone: { points: 100, windowMs: HOUR },
+      checkPerIp: { points: 100, windowMs: HOUR },
+      ...overrides,
+    });
+  };
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
+
+  it("a client's starts are limited across numbers and callers, with the exact wait", async () => {
+    const rl = limits({ startPerIp: { points: 2, windowMs: HOUR } });
+    await rl.countStart('203.0.113.7', '+79160000001', 'a');
+    await rl.countStart('203.0.113.7', '+79160000002', 'b');
+    clock.now += 1000;
+    const refused = await refusalOf(rl.countStart('203.0.113.7', '+79160000003', 'c'));
+    expect(refused?.reason).toBe('start_ip_limit');
+    expect(refused?.retryAfterSeconds).toBe(3599);
+    // Another client, and a caller without a client key, are not held back.
+    await rl.countStart('203.0.113.8', '+79160000003', 'c');
+    await rl.countStart(undefined, '+79160000004', 'c');
+    await rl.countStart(undefined, '+79160000005', 'c');
+    await rl.countStart(undefined, '+79160000006', 'c');
+  });
+
+  it("a caller's starts to one number are limited; another caller to that number is not", async () => {
+    const rl = limits({ startPerPhoneAndCaller: { points: 1, windowMs: HOUR } });
+    await rl.countStart('198.51.100.1', '+79161234567', 'owner-1');
+    const refused = await refusalOf(rl.countStart('198.51.100.2', '+79161234567', 'owner-1'));
+    expect(refused?.reason).toBe('start_phone_caller_limit');
+    expect(refused?.retryAfterSeconds).toBe(3600);
+    await rl.countStart('198.51.100.1', '+79161234567', 'owner-2');
+    await rl.countStart('198.51.100.1', '+79161234568', 'owner-1');
+  });
+
+  it("the number's ceiling bounds all callers together, with a coarse wait (caused by others)", async () => {
+    const rl = limits({ startPerPhone: { points: 2, windowMs: HOUR } });
+    await rl.countStart('198.51.100.1', '+79161234567', 'a');
+    await rl.countStart('198.51.100.2', '+79161234567', 'b');
+    clock.now += 1000;
+    const refused = await refusalOf(rl.countStart('198.51.100.3', '+79161234567', 'c'));
+    expect(refused?.reason).toBe('start_phone_limit');
+    // 59:59 left, given as the whole hour in 5-minute steps.
+    expect(refused?.retryAfterSeconds).toBe(3600);
+  });
+
+  it('a refused start gives back the points it already took from the earlier limits', async () => {
+    const rl = limits({
+      startPerIp: { points: 2, windowMs: HOUR },
+      startPerPhoneAndCaller: { points: 1, windowMs: HOUR },
+    });
+    await rl.countStart('203.0.113.7', '+79161234567', 'a');
+    expect((await refusalOf(rl.countStart('203.0.113.7', '+79161234567', 'a')))?.reason).toBe(
+      'start_phone_caller_limit',
+    );
+    // The refused start's client point was given back: one start is still left to this client.
+    await rl.countStart('203.0.113.7', '+79160000009', 'b');
+    expect((await refusalOf(rl.countStart('203.0.113.7', '+79160000010', 'c')))?.reason).toBe(
+      'start_ip_limit',
+    );
+  });
+
+  it('releasing a start gives every point back', async () => {
+    const rl = limits({
+      startPerIp: { points: 1, windowMs: HOUR },
+      startPerPhoneAndCaller: { points: 1, windowMs: HOUR },
+      startPerPhone: { points: 1, windowMs: HOUR },
+    });
+    const hold = await rl.countStart('203.0.113.7', '+79161234567', 'a');
+    await hold.release();
+    await rl.countStart('203.0.113.7', '+79161234567', 'a');
+    expect(await refusalOf(rl.countStart('203.0.113.7', '+79161234567', 'a'))).toBeDefined();
+  });
+
+  it('checks are limited per client key with their own reason; a caller without one is not', async () => {
+    const rl = limits({ checkPerIp: { points: 2, windowMs: 60_000 } });
+    await rl.countCheck('203.0.113.7');
+    await rl.countCheck('203.0.113.7');
+    const refused = await refusalOf(rl.countCheck('203.0.113.7'));
+    expect(refused?.reason).toBe('check_limit');
+    expect(refused?.retryAfterSeconds).toBe(60);
+    await rl.countCheck('203.0.113.8');
+    for (let i = 0; i < 5; i++) await rl.countCheck(undefined);
+  });
+
+  it('every start is counted while a per-number limit is on; limits that are off refuse nothing', async () => {
+    expect(limits().countsEveryStart).toBe(true);
+    expect(limits({ startPerPhone: false }).countsEveryStart).toBe(true);
+    expect(limits({ startPerPhoneAndCaller: false }).countsEveryStart).toBe(true);
+    const off = limits({
+      startPerIp: false,
+      startPerPhoneAndCaller: false,
+      startPerPhone: false,
+      checkPerIp: false,
+    });
+    expect(off.countsEveryStart).toBe(false);
+    for (let i = 0; i < 150; i++) {
+      await off.countStart('203.0.113.7', '+79161234567', 'a');
+      await off.countCheck('203.0.113.7');
+    }
+  });
+});

@@ -1,0 +1,196 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { Money } from '../api/api.types.js';
+import type { SpendCapReachedEvent } from '../core/verification-events.js';
+import { ProtectionRefusal } from '../core/refusal-reason.js';
+import { MemoryStore } from '../store/memory.store.js';
+import type { PriceEstimator } from './price-estimator.js';
+import { SpendCap, warnWhenSpendUnbounded, type SpendCapSettings } from './spend-cap.js';
+
+const DAY = 86_400_000;
+/** 2026-01-01T10:00:00Z. */
+const TEN_AM = Date.UTC(2026, 0, 1, 10);
+const rub = (amount: number): Money => ({ amount, currency: 'RUB' });
+
+/** A spend cap of `amount` RUB a day whose every start is estimated at `estimateMinor` kopecks. */
+function spendCap(settings: Partial<SpendCapSettings> = {}, estimateMinor = 300) {
+  const clock = { now: TEN_AM };
+  const store = new MemoryStore({ clock: () => clock.now });
+  const learned: [string, Money][] = [];
+  const prices = {
+    estimateMinor: async () => estimateMinor,
+    learn: (method: string, cost: Money) => void learned.push([method, cost]),
+  } as unknown as PriceEstimator;
+  const events: SpendCapReachedEvent[] = [];
+  const warnings: { message: string; context: unknown }[] = [];
+  const cap = new SpendCap(
+    store,
+    { amount: 10, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 0, worstCasePrice: 50, ...settings },
+    prices,
+    (event) => void events.push(event),
+    {
+      warn: (message: string, context?: unknown) => void warnings.push({ message, context }),
+      error: () => {},
+    } as never,
+  );
+  return { cap, clock, store, learned, events, warnings };
+}
+
+async function refusalOf(promise: Promise<unknown>): Promise<ProtectionRefusal | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    if (error instanceof ProtectionRefusal) return error;
+    throw error;
+  }
+}
+
+describe('SpendCap', () => {
+  const stores: MemoryStore[] = [];
+  const make = (...args: Parameters<typeof spendCap>) => {
+    const made = spendCap(...args);
+    stores.push(made.store);
+    return made;
+  };
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
+
+  it("reserves each start's estimate; the start that would pass the cap is refused with 503 until the window ends", async () => {
+    const { cap } = make({ amount: 10 }, 300);
+    for (let i = 0; i < 3; i++) await cap.reserve('sms');
+    expect(await cap.spentShare()).toBeCloseTo(0.9);
+    const refused = await refusalOf(cap.reserve('sms'));
+    expect(refused?.reason).toBe('spend_cap');
+    expect(refused?.getStatus()).toBe(503);
+    // The window is the UTC day: 14 hours are left at 10:00.
+    expect(refused?.retryAfterSeconds).toBe(14 * 3600);
+    // The refused estimate is not kept: the spent share stays where it was.
+    expect(await cap.spentShare()).toBeCloseTo(0.9);
+  });
+
+  it('a start that exactly reaches the cap is let through', async () => {
+    const { cap } = make({ amount: 9 }, 300);
+    for (let i = 0; i < 3; i++) await cap.reserve('sms');
+    expect(await cap.spentShare()).toBe(1);
+    expect((await refusalOf(cap.reserve('sms')))?.reason).toBe('spend_cap');
+  });
+
+  it('settles the reservation with the real cost: more is charged, less is given back, none keeps the estimate', async () => {
+    const { cap, learned } = make({ amount: 20 }, 300);
+    await (await cap.reserve('sms')).settle(rub(5));
+    expect(await cap.spentShare()).toBeCloseTo(0.25);
+    await (await cap.reserve('sms')).settle(rub(1));
+    expect(await cap.spentShare()).toBeCloseTo(0.3);
+    await (await cap.reserve('sms')).settle(undefined);
+    expect(await cap.spentShare()).toBeCloseTo(0.45);
+    await (await cap.reserve('voice')).settle(rub(3));
+    expect(await cap.spentShare()).toBeCloseTo(0.6);
+    // The real costs teach the price estimate.
+    expect(learned).toEqual([
+      ['sms', rub(5)],
+      ['sms', rub(1)],
+      ['voice', rub(3)],
+    ]);
+  });
+
+  it('a released reservation gives its estimate back; a reservation is settled or released once', async () => {
+    const { cap } = make({ amount: 10 }, 300);
+    const first = await cap.reserve('sms');
+    await first.release();
+    expect(await cap.spentShare()).toBe(0);
+    await first.release();
+    await first.settle(rub(5));
+    expect(await cap.spentShare()).toBe(0);
+
+    const second = await cap.reserve('sms');
+    await second.settle(rub(4));
+    await second.release();
+    await second.settle(rub(9));
+    expect(await cap.spentShare()).toBeCloseTo(0.4);
+  });
+
+  it('announces the cap once per window, across refusals, with what was spent', async () => {
+    const { cap, clock, events, warnings } = make({ amount: 10 }, 400);
+    await (await cap.reserve('sms')).settle(rub(4.5));
+    await cap.reserve('sms');
+    await refusalOf(cap.reserve('sms'));
+    await refusalOf(cap.reserve('sms'));
+    const windowEndsAt = new Date(Date.UTC(2026, 0, 2));
+    expect(events).toEqual([
+      {
+        event: 'verification.spend_cap_reached',
+        spent: 8.5,
+        cap: 10,
+        currency: 'RUB',
+        windowMs: DAY,
+        windowEndsAt,
+      },
+    ]);
+    expect(warnings).toEqual([
+      {
+        message: 'spend cap reached: starts are refused until the window ends',
+        context: { spent: 8.5, cap: 10, currency: 'RUB', window_ends_at: windowEndsAt.toISOString() },
+      },
+    ]);
+
+    // The next day is a new window: its budget is whole again, and its first refusal is announced.
+    clock.now += DAY;
+    expect(await cap.spentShare()).toBe(0);
+    for (let i = 0; i < 2; i++) await cap.reserve('sms');
+    const refused = await refusalOf(cap.reserve('sms'));
+    expect(refused?.retryAfterSeconds).toBe(14 * 3600);
+    expect(events).toHaveLength(2);
+    expect(events[1]).toMatchObject({ spent: 8, windowEndsAt: new Date(Date.UTC(2026, 0, 3)) });
+  });
+
+  it('a day window starts at midnight of the configured UTC offset', async () => {
+    // UTC+3: the window ends at 21:00 UTC, eleven hours after 10:00 UTC.
+    const { cap, clock, store } = make({ amount: 3, utcOffsetMinutes: 180 }, 300);
+    await cap.reserve('sms');
+    const refused = await refusalOf(cap.reserve('sms'));
+    expect(refused?.retryAfterSeconds).toBe(11 * 3600);
+    // At 21:00 UTC the day at +03:00 turns: the cap is whole again.
+    clock.now = Date.UTC(2026, 0, 1, 21);
+    await cap.reserve('sms');
+    // Counters of another offset are another stretch of time: they are not shared with the UTC window.
+    const utc = new SpendCap(
+      store,
+      { amount: 3, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 0, worstCasePrice: 50 },
+      { estimateMinor: async () => 300, learn: () => undefined } as unknown as PriceEstimator,
+      () => undefined,
+      { warn: () => undefined, error: () => undefined } as never,
+    );
+    expect(await utc.spentShare()).toBe(0);
+  });
+
+  it('the refusal stands when the store cannot claim the announcement', async () => {
+    const { cap, store, events } = make({ amount: 3 }, 300);
+    await cap.reserve('sms');
+    store.setIfAbsent = () => Promise.reject(new Error('store down'));
+    expect((await refusalOf(cap.reserve('sms')))?.reason).toBe('spend_cap');
+    expect(events).toEqual([]);
+  });
+});
+
+describe('warnWhenSpendUnbounded', () => {
+  const warned = (limits: { spendCap: unknown; beforeStart?: unknown }, nodeEnv: string | undefined) => {
+    const warnings: string[] = [];
+    warnWhenSpendUnbounded(
+      limits,
+      { warn: (m: string) => void warnings.push(m), error: () => {} } as never,
+      nodeEnv,
+    );
+    return warnings;
+  };
+
+  it('warns in production when neither a spend cap nor a beforeStart hook bounds spending', () => {
+    expect(warned({ spendCap: false }, 'production')).toEqual([
+      expect.stringContaining('limits.spendCap is off and no limits.beforeStart hook is set'),
+    ]);
+    expect(warned({ spendCap: false }, 'development')).toEqual([]);
+    expect(warned({ spendCap: false }, undefined)).toEqual([]);
+    expect(warned({ spendCap: { amount: 100 } }, 'production')).toEqual([]);
+    expect(warned({ spendCap: false, beforeStart: () => undefined }, 'production')).toEqual([]);
+  });
+});
