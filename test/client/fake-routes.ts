@@ -1,4 +1,11 @@
-import type { EventSourceLike, FetchLike, RequestInitLike } from '../../src/client/index.js';
+import { afterEach, beforeEach, jest } from '@jest/globals';
+import {
+  VerificationClient,
+  type EventSourceLike,
+  type FetchLike,
+  type RequestInitLike,
+  type VerificationClientOptions,
+} from '../../src/client/index.js';
 
 export interface FakeReply {
   status: number;
@@ -150,4 +157,53 @@ export function journey(
 /** `POST /cancel`'s answer (200). */
 export function canceled(verificationId = 'VID-1'): FakeReply {
   return { status: 200, body: { verification_id: verificationId, status: 'canceled' } };
+}
+
+/**
+ * Per test: fresh fake routes and storage on fake timers (12:00 UTC), and clients over them (polling,
+ * no jitter, no WebOTP) that are disposed after the test. Call inside a `describe`.
+ */
+export function clientHarness(): {
+  readonly routes: FakeRoutes;
+  readonly storage: MemoryStorage;
+  client(options?: VerificationClientOptions): VerificationClient;
+  /** New routes for the rest of the test (clients made from now on use them). */
+  freshRoutes(): FakeRoutes;
+} {
+  let routes: FakeRoutes;
+  let storage: MemoryStorage;
+  const clients: VerificationClient[] = [];
+  beforeEach(() => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
+    routes = new FakeRoutes();
+    storage = new MemoryStorage();
+  });
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.dispose();
+    jest.useRealTimers();
+  });
+  return {
+    get routes() {
+      return routes;
+    },
+    get storage() {
+      return storage;
+    },
+    freshRoutes() {
+      routes = new FakeRoutes();
+      return routes;
+    },
+    client(options: VerificationClientOptions = {}) {
+      const made = new VerificationClient({
+        fetch: routes.fetch,
+        eventSource: null,
+        storage,
+        random: () => 0,
+        webOtp: false,
+        ...options,
+      });
+      clients.push(made);
+      return made;
+    },
+  };
 }

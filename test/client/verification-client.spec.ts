@@ -1,40 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import {
-  VerificationClient,
-  type VerificationClientOptions,
-  type VerificationState,
-} from '../../src/client/index.js';
+import { describe, expect, it, jest } from '@jest/globals';
+import { VerificationClient, type VerificationState } from '../../src/client/index.js';
 import { backoffMs } from '../../src/client/status-follower.js';
-import { answer, canceled, FakeRoutes, MemoryStorage, problem } from './fake-routes.js';
+import { answer, canceled, clientHarness, MemoryStorage, problem } from './fake-routes.js';
 
 /** The client's state machine over a fake transport, on fake timers (no network, no waiting). */
 describe('VerificationClient (state machine)', () => {
-  let routes: FakeRoutes;
-  let storage: MemoryStorage;
-  const clients: VerificationClient[] = [];
-
-  beforeEach(() => {
-    jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
-    routes = new FakeRoutes();
-    storage = new MemoryStorage();
-  });
-  afterEach(() => {
-    for (const client of clients.splice(0)) client.dispose();
-    jest.useRealTimers();
-  });
-
-  function client(options: VerificationClientOptions = {}): VerificationClient {
-    const made = new VerificationClient({
-      fetch: routes.fetch,
-      eventSource: null,
-      storage,
-      random: () => 0,
-      webOtp: false,
-      ...options,
-    });
-    clients.push(made);
-    return made;
-  }
+  const harness = clientHarness();
+  const client = harness.client;
 
   const phases = (c: VerificationClient): string[] => {
     const seen: string[] = [];
@@ -45,8 +17,8 @@ describe('VerificationClient (state machine)', () => {
   };
 
   it('sms: idle → starting → awaiting_user (a 6-digit code) → verifying → verified; kept for a reload, then forgotten', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
-    routes.on('POST /check', {
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('POST /check', {
       status: 200,
       body: { verification_id: 'VID-1', status: 'verified', verified: true },
     });
@@ -54,56 +26,59 @@ describe('VerificationClient (state machine)', () => {
     const seen = phases(c);
     expect(c.getState().phase).toBe('idle');
     await c.start({ phoneNumber: '+7 912 345-67-89', method: 'sms' });
-    expect(routes.requests[0]!.body).toEqual({ phone_number: '+7 912 345-67-89', method: 'sms' });
-    expect(routes.requests[0]!.init.headers['content-type']).toBe('application/json');
+    expect(harness.routes.requests[0]!.body).toEqual({ phone_number: '+7 912 345-67-89', method: 'sms' });
+    expect(harness.routes.requests[0]!.init.headers['content-type']).toBe('application/json');
     expect(c.getState()).toMatchObject({
       phase: 'awaiting_user',
       verificationId: 'VID-1',
       prompt: { kind: 'code', length: 6, minLength: 6, maxLength: 6 },
       connection: 'polling',
     });
-    expect(JSON.parse(storage.getItem('nestjs-phone-verification')!)).toEqual({
+    expect(JSON.parse(harness.storage.getItem('nestjs-phone-verification')!)).toEqual({
       id: 'VID-1',
       method: 'sms',
       phone: '+79123456789',
     });
     await c.check('123 456');
-    expect(routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', code: '123456' });
+    expect(harness.routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', code: '123456' });
     expect(seen).toEqual(['starting', 'awaiting_user', 'verifying', 'verified']);
-    expect(storage.items.size).toBe(0);
+    expect(harness.storage.items.size).toBe(0);
     // Finished: no more status polls.
     await jest.advanceTimersByTimeAsync(10_000);
-    expect(routes.count('GET /status')).toBe(0);
+    expect(harness.routes.count('GET /status')).toBe(0);
   });
 
   it('polls status at poll_interval_ms and ends at a terminal status (expired, failed)', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes, { poll_interval_ms: 1000 }) });
-    routes.on(
+    harness.routes.on('POST /start', {
+      status: 201,
+      body: answer(harness.routes, { poll_interval_ms: 1000 }),
+    });
+    harness.routes.on(
       'GET /status',
-      { status: 200, body: answer(routes) },
-      { status: 200, body: answer(routes, { status: 'expired' }) },
+      { status: 200, body: answer(harness.routes) },
+      { status: 200, body: answer(harness.routes, { status: 'expired' }) },
     );
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await jest.advanceTimersByTimeAsync(999);
-    expect(routes.count('GET /status')).toBe(0);
+    expect(harness.routes.count('GET /status')).toBe(0);
     await jest.advanceTimersByTimeAsync(1);
-    expect(routes.count('GET /status')).toBe(1);
+    expect(harness.routes.count('GET /status')).toBe(1);
     await jest.advanceTimersByTimeAsync(2500);
     expect(c.getState()).toMatchObject({ phase: 'expired', prompt: null, connection: null });
     await jest.advanceTimersByTimeAsync(20_000);
-    expect(routes.count('GET /status')).toBe(2);
+    expect(harness.routes.count('GET /status')).toBe(2);
 
-    routes.on('POST /start', { status: 201, body: answer(routes, { status: 'failed' }) });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes, { status: 'failed' }) });
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     expect(c.getState().phase).toBe('failed');
   });
 
   it('each method has its task: a tel: link, a deep link, an operator push then its SMS fallback (4 to 8 digits)', async () => {
     const c = client();
-    routes.on('POST /start', {
+    harness.routes.on('POST /start', {
       status: 201,
-      body: answer(routes, {
+      body: answer(harness.routes, {
         method: 'reverse_flash_call',
         awaiting_code: false,
         code_length: 4,
@@ -117,42 +92,52 @@ describe('VerificationClient (state machine)', () => {
       telHref: 'tel:+78005551234',
     });
 
-    routes = new FakeRoutes();
+    harness.freshRoutes();
     const bot = client();
-    routes.on('POST /start', {
+    harness.routes.on('POST /start', {
       status: 201,
-      body: answer(routes, {
+      body: answer(harness.routes, {
         method: 'msgr2_bot',
         awaiting_code: false,
         deep_link: 'https://m2.example/bot?start=x',
       }),
     });
-    routes.on('GET /status', {
+    harness.routes.on('GET /status', {
       status: 200,
-      body: answer(routes, { method: 'msgr2_bot', deep_link: 'https://m2.example/bot?start=x' }),
+      body: answer(harness.routes, { method: 'msgr2_bot', deep_link: 'https://m2.example/bot?start=x' }),
     });
     await bot.start({ phoneNumber: '+79123456789', method: 'msgr2_bot' });
     expect(bot.getState().prompt).toEqual({ kind: 'link', deepLink: 'https://m2.example/bot?start=x' });
     await jest.advanceTimersByTimeAsync(2500);
     expect(bot.getState().prompt).toMatchObject({ kind: 'code', length: 6 });
 
-    routes = new FakeRoutes();
+    harness.freshRoutes();
     const operator = client();
     const pending = { method: 'operator_id', awaiting_code: false, code_length: undefined };
-    routes.on('POST /start', { status: 201, body: answer(routes, pending) });
-    routes.on(
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes, pending) });
+    harness.routes.on(
       'GET /status',
       {
         status: 200,
-        body: answer(routes, { ...pending, awaiting_code: true, code_length_min: 4, code_length_max: 8 }),
+        body: answer(harness.routes, {
+          ...pending,
+          awaiting_code: true,
+          code_length_min: 4,
+          code_length_max: 8,
+        }),
       },
       {
         status: 200,
-        body: answer(routes, { ...pending, awaiting_code: true, code_length_min: 4, code_length_max: 8 }),
+        body: answer(harness.routes, {
+          ...pending,
+          awaiting_code: true,
+          code_length_min: 4,
+          code_length_max: 8,
+        }),
       },
-      { status: 200, body: answer(routes, { ...pending, status: 'verified' }) },
+      { status: 200, body: answer(harness.routes, { ...pending, status: 'verified' }) },
     );
-    routes.on('POST /check', {
+    harness.routes.on('POST /check', {
       status: 200,
       body: { verification_id: 'VID-1', status: 'sent', verified: false },
     });
@@ -170,13 +155,13 @@ describe('VerificationClient (state machine)', () => {
   });
 
   it('a wrong code: attempts_remaining and a typed error; none left, the server says failed', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
-    routes.on(
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on(
       'POST /check',
       problem(400, 'invalid_code', { attempts_remaining: 1 }),
       problem(400, 'invalid_code', { attempts_remaining: 0 }),
     );
-    routes.on('GET /status', { status: 200, body: answer(routes, { status: 'failed' }) });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'failed' }) });
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await c.check('000000');
@@ -196,24 +181,27 @@ describe('VerificationClient (state machine)', () => {
       error: { code: 'invalid_code' },
     });
     await jest.advanceTimersByTimeAsync(10_000);
-    expect(routes.count('GET /status')).toBe(0);
+    expect(harness.routes.count('GET /status')).toBe(0);
   });
 
   it('countdowns run on the server clock (Date header), whatever the device clock says', async () => {
-    routes.offsetMs = 3_600_000; // the device is an hour behind
-    routes.on('POST /start', { status: 201, body: answer(routes) });
+    harness.routes.offsetMs = 3_600_000; // the device is an hour behind
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     expect(c.getState()).toMatchObject({ expiresInMs: 300_000, resendInMs: 60_000, canResend: false });
     await jest.advanceTimersByTimeAsync(1000);
     expect(c.getState()).toMatchObject({ expiresInMs: 299_000, resendInMs: 59_000 });
-    routes.on('GET /status', { status: 200, body: answer(routes) });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes) });
     await jest.advanceTimersByTimeAsync(59_000);
     expect(c.getState()).toMatchObject({ resendInMs: 0, canResend: true });
     // resend: the same number and method again.
-    routes.on('POST /start', { status: 201, body: answer(routes, { verification_id: 'VID-2' }) });
+    harness.routes.on('POST /start', {
+      status: 201,
+      body: answer(harness.routes, { verification_id: 'VID-2' }),
+    });
     await c.resend();
-    expect(routes.requests.filter((r) => r.route === 'POST /start').at(-1)!.body).toEqual({
+    expect(harness.routes.requests.filter((r) => r.route === 'POST /start').at(-1)!.body).toEqual({
       phone_number: '+79123456789',
       method: 'sms',
     });
@@ -221,17 +209,17 @@ describe('VerificationClient (state machine)', () => {
   });
 
   it('a resend before its time is refused locally (no request)', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await c.resend();
     expect(c.getState().error?.code).toBe('resend_unavailable');
-    expect(routes.count('POST /start')).toBe(1);
+    expect(harness.routes.count('POST /start')).toBe(1);
   });
 
   it('the expiry passing with no word from the server ends in expired', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes, {}, 10) });
-    routes.on('GET /status', { status: 503, body: {} });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes, {}, 10) });
+    harness.routes.on('GET /status', { status: 503, body: {} });
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await jest.advanceTimersByTimeAsync(14_000);
@@ -241,7 +229,7 @@ describe('VerificationClient (state machine)', () => {
   });
 
   it('Retry-After is honoured: the wait counts down, calls during it send nothing, then it clears', async () => {
-    const fresh = routes;
+    const fresh = harness.routes;
     fresh.on(
       'POST /start',
       { ...problem(429, 'rate_limit_exceeded'), headers: { 'Retry-After': '30' } },
@@ -266,61 +254,69 @@ describe('VerificationClient (state machine)', () => {
   });
 
   it('a 503 on start is not retried (a POST may have reached the API); a 503 on status backs off with jitter', async () => {
-    routes.on('POST /start', problem(503, 'service_unavailable'), {
+    harness.routes.on('POST /start', problem(503, 'service_unavailable'), {
       status: 201,
-      body: answer(routes, { poll_interval_ms: 1000 }),
+      body: answer(harness.routes, { poll_interval_ms: 1000 }),
     });
-    routes.on('GET /status', problem(503, 'service_unavailable'), problem(503, 'service_unavailable'), {
-      status: 200,
-      body: answer(routes),
-    });
+    harness.routes.on(
+      'GET /status',
+      problem(503, 'service_unavailable'),
+      problem(503, 'service_unavailable'),
+      {
+        status: 200,
+        body: answer(harness.routes),
+      },
+    );
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     expect(c.getState()).toMatchObject({
       phase: 'idle',
       error: { code: 'service_unavailable', status: 503 },
     });
-    expect(routes.count('POST /start')).toBe(1);
+    expect(harness.routes.count('POST /start')).toBe(1);
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await jest.advanceTimersByTimeAsync(1000); // first poll: 503
-    expect(routes.count('GET /status')).toBe(1);
+    expect(harness.routes.count('GET /status')).toBe(1);
     // random() = 0: half of min(30 s, max(1 s, interval) · 2^(n-1)).
     await jest.advanceTimersByTimeAsync(499);
-    expect(routes.count('GET /status')).toBe(1);
+    expect(harness.routes.count('GET /status')).toBe(1);
     await jest.advanceTimersByTimeAsync(1);
-    expect(routes.count('GET /status')).toBe(2);
+    expect(harness.routes.count('GET /status')).toBe(2);
     await jest.advanceTimersByTimeAsync(999);
-    expect(routes.count('GET /status')).toBe(2);
+    expect(harness.routes.count('GET /status')).toBe(2);
     await jest.advanceTimersByTimeAsync(1);
-    expect(routes.count('GET /status')).toBe(3);
+    expect(harness.routes.count('GET /status')).toBe(3);
     expect(backoffMs(10, 2500, () => 1)).toBe(30_000);
     expect(backoffMs(1, 2500, () => 0.5)).toBe(1875);
   });
 
   it('a 429 on a status poll waits its Retry-After', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes, { poll_interval_ms: 1000 }) });
-    routes.on(
+    harness.routes.on('POST /start', {
+      status: 201,
+      body: answer(harness.routes, { poll_interval_ms: 1000 }),
+    });
+    harness.routes.on(
       'GET /status',
       { ...problem(429, 'rate_limit_exceeded'), headers: { 'retry-after': '7' } },
-      { status: 200, body: answer(routes) },
+      { status: 200, body: answer(harness.routes) },
     );
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await jest.advanceTimersByTimeAsync(1000);
     await jest.advanceTimersByTimeAsync(6999);
-    expect(routes.count('GET /status')).toBe(1);
+    expect(harness.routes.count('GET /status')).toBe(1);
     await jest.advanceTimersByTimeAsync(1);
-    expect(routes.count('GET /status')).toBe(2);
+    expect(harness.routes.count('GET /status')).toBe(2);
   });
 
   it('resumes after a reload from the storage: the status route says where it is', async () => {
-    storage.setItem(
+    harness.storage.setItem(
       'nestjs-phone-verification',
       JSON.stringify({ id: 'VID-9', method: 'msgr2_bot', phone: '+79123456789' }),
     );
-    routes.on('GET /status', {
+    harness.routes.on('GET /status', {
       status: 200,
-      body: answer(routes, {
+      body: answer(harness.routes, {
         verification_id: 'VID-9',
         method: 'msgr2_bot',
         awaiting_code: false,
@@ -330,7 +326,7 @@ describe('VerificationClient (state machine)', () => {
     });
     const c = client();
     await expect(c.resume()).resolves.toBe(true);
-    expect(routes.requests[0]!.route).toBe('GET /status');
+    expect(harness.routes.requests[0]!.route).toBe('GET /status');
     expect(c.getState()).toMatchObject({
       phase: 'awaiting_user',
       resumed: true,
@@ -345,43 +341,46 @@ describe('VerificationClient (state machine)', () => {
   });
 
   it('a handle the server no longer knows is forgotten on resume', async () => {
-    storage.setItem('nestjs-phone-verification', JSON.stringify({ id: 'gone', method: 'sms', phone: '' }));
-    routes.on('GET /status', problem(404, 'not_found'));
+    harness.storage.setItem(
+      'nestjs-phone-verification',
+      JSON.stringify({ id: 'gone', method: 'sms', phone: '' }),
+    );
+    harness.routes.on('GET /status', problem(404, 'not_found'));
     const c = client();
     await expect(c.resume()).resolves.toBe(false);
     expect(c.getState()).toMatchObject({ phase: 'idle', error: { code: 'not_found' } });
-    expect(storage.items.size).toBe(0);
+    expect(harness.storage.items.size).toBe(0);
   });
 
   it('cancel aborts what is in flight, stops following, forgets, and cancels on the server', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
-    routes.on('POST /cancel', canceled());
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('POST /cancel', canceled());
     const c = client();
     const starting = c.start({ phoneNumber: '+79123456789', method: 'sms' });
     // No handle yet: nothing to cancel on the server.
     await c.cancel();
     await starting;
-    expect(routes.requests[0]!.init.signal.aborted).toBe(true);
+    expect(harness.routes.requests[0]!.init.signal.aborted).toBe(true);
     expect(c.getState().phase).toBe('canceled');
-    expect(routes.count('POST /cancel')).toBe(0);
+    expect(harness.routes.count('POST /cancel')).toBe(0);
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
-    expect(storage.items.size).toBe(1);
+    expect(harness.storage.items.size).toBe(1);
     const canceling = c.cancel();
     // Stopped here at once, before the server answers.
     expect(c.getState()).toMatchObject({ phase: 'canceled', verificationId: null, method: 'sms' });
-    expect(storage.items.size).toBe(0);
+    expect(harness.storage.items.size).toBe(0);
     await expect(canceling).resolves.toMatchObject({ phase: 'canceled', error: null });
-    expect(routes.requests.at(-1)).toMatchObject({
+    expect(harness.routes.requests.at(-1)).toMatchObject({
       route: 'POST /cancel',
       body: { verification_id: 'VID-1' },
     });
     await jest.advanceTimersByTimeAsync(10_000);
-    expect(routes.count('GET /status')).toBe(0);
+    expect(harness.routes.count('GET /status')).toBe(0);
   });
 
   it('a handle lost while following (404) fails the verification; a network failure is a typed error', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
-    routes.on('GET /status', problem(404, 'not_found'));
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('GET /status', problem(404, 'not_found'));
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await jest.advanceTimersByTimeAsync(2500);
@@ -393,37 +392,37 @@ describe('VerificationClient (state machine)', () => {
   });
 
   it('over the stream: the status is pushed, no polls while it is open, closed at the outcome', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
-    const c = client({ eventSource: routes.eventSource });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    const c = client({ eventSource: harness.routes.eventSource });
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
-    const stream = routes.streams[0]!;
+    const stream = harness.routes.streams[0]!;
     expect(stream.url).toBe('/verification/status/VID-1/events');
     expect(c.getState().connection).toBe('stream');
-    stream.push(answer(routes, { status: 'delivered' }));
+    stream.push(answer(harness.routes, { status: 'delivered' }));
     expect(c.getState().status).toBe('delivered');
     // A dropped connection after the first message: EventSource reconnects by itself.
     stream.fail(0);
     await jest.advanceTimersByTimeAsync(30_000);
-    expect(routes.count('GET /status')).toBe(0);
+    expect(harness.routes.count('GET /status')).toBe(0);
     // An explicit refresh reads now and once more an interval later, and adds no polling.
-    routes.on('GET /status', { status: 200, body: answer(routes, { status: 'delivered' }) });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'delivered' }) });
     c.refresh();
     await jest.advanceTimersByTimeAsync(30_000);
-    expect(routes.count('GET /status')).toBe(2);
-    stream.push(answer(routes, { status: 'verified' }));
+    expect(harness.routes.count('GET /status')).toBe(2);
+    stream.push(answer(harness.routes, { status: 'verified' }));
     expect(c.getState()).toMatchObject({ phase: 'verified', connection: null });
     expect(stream.closed).toBe(true);
   });
 
   it('falls back to polling when the stream fails before its first message (no route, too many streams)', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
-    routes.on('GET /status', { status: 200, body: answer(routes, { status: 'verified' }) });
-    const c = client({ eventSource: routes.eventSource });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'verified' }) });
+    const c = client({ eventSource: harness.routes.eventSource });
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
-    routes.streams[0]!.fail();
-    expect(routes.streams[0]!.closed).toBe(true);
+    harness.routes.streams[0]!.fail();
+    expect(harness.routes.streams[0]!.closed).toBe(true);
     await jest.advanceTimersByTimeAsync(0);
-    expect(routes.count('GET /status')).toBe(1);
+    expect(harness.routes.count('GET /status')).toBe(1);
     expect(c.getState().phase).toBe('verified');
   });
 
@@ -445,8 +444,8 @@ describe('VerificationClient (state machine)', () => {
       },
     });
     try {
-      routes.on('POST /start', { status: 201, body: answer(routes) });
-      routes.on('POST /check', {
+      harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+      harness.routes.on('POST /check', {
         status: 200,
         body: { verification_id: 'VID-1', status: 'verified', verified: true },
       });
@@ -455,7 +454,10 @@ describe('VerificationClient (state machine)', () => {
       expect(signals).toHaveLength(1);
       offer({ code: '424242' });
       await jest.advanceTimersByTimeAsync(0);
-      expect(routes.requests.at(-1)).toMatchObject({ route: 'POST /check', body: { code: '424242' } });
+      expect(harness.routes.requests.at(-1)).toMatchObject({
+        route: 'POST /check',
+        body: { code: '424242' },
+      });
       expect(c.getState().phase).toBe('verified');
       expect(signals[0]!.aborted).toBe(true);
     } finally {
@@ -470,7 +472,7 @@ describe('VerificationClient (state machine)', () => {
     const unsubscribe = c.subscribe((s) => states.push(s));
     await c.check('123456');
     expect(states.at(-1)!.error?.code).toBe('no_verification');
-    expect(routes.requests).toHaveLength(0);
+    expect(harness.routes.requests).toHaveLength(0);
     unsubscribe();
     await c.check('123456');
     expect(states).toHaveLength(1);

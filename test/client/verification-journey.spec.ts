@@ -1,54 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { detectDevice, VerificationClient, type VerificationClientOptions } from '../../src/client/index.js';
-import { answer, FakeRoutes, journey, MemoryStorage, problem } from './fake-routes.js';
+import { describe, expect, it, jest } from '@jest/globals';
+import { detectDevice, type VerificationClient } from '../../src/client/index.js';
+import { answer, clientHarness, journey, problem } from './fake-routes.js';
 
 const RFC = { awaiting_code: false, code_length: 4, number_to_call: '+78005551234' };
 
 /** Journeys in the client (issue 18): auto start, switching, fallback timing and a server-side cancel. */
 describe('VerificationClient (journeys)', () => {
-  let routes: FakeRoutes;
-  let storage: MemoryStorage;
-  const clients: VerificationClient[] = [];
-
-  beforeEach(() => {
-    jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
-    routes = new FakeRoutes();
-    storage = new MemoryStorage();
-  });
-  afterEach(() => {
-    for (const client of clients.splice(0)) client.dispose();
-    jest.useRealTimers();
-  });
-
-  function client(options: VerificationClientOptions = {}): VerificationClient {
-    const made = new VerificationClient({
-      fetch: routes.fetch,
-      eventSource: null,
-      storage,
-      random: () => 0,
-      webOtp: false,
-      ...options,
-    });
-    clients.push(made);
-    return made;
-  }
+  const harness = clientHarness();
+  const client = harness.client;
 
   /** An auto start that the server answers with a reverse flash call, fallback in `fallbackInS`. */
   async function startedOnReverseCall(c: VerificationClient, fallbackInS = 45): Promise<void> {
-    const first = answer(routes, {
+    const first = answer(harness.routes, {
       ...RFC,
-      ...journey(routes, ['reverse_flash_call'], ['flash_call', 'sms'], fallbackInS),
+      ...journey(harness.routes, ['reverse_flash_call'], ['flash_call', 'sms'], fallbackInS),
     });
-    routes.on('POST /start', { status: 201, body: first });
-    routes.on('GET /status', { status: 200, body: first });
+    harness.routes.on('POST /start', { status: 201, body: first });
+    harness.routes.on('GET /status', { status: 200, body: first });
     await c.start({ phoneNumber: '+79123456789', method: 'auto', device: 'desktop' });
   }
 
   it('auto start with a device hint; "try another way" comes at fallback_available_at, on the server clock', async () => {
-    routes.offsetMs = 3_600_000; // the device is an hour behind
+    harness.routes.offsetMs = 3_600_000; // the device is an hour behind
     const c = client();
     await startedOnReverseCall(c);
-    expect(routes.requests[0]!.body).toEqual({
+    expect(harness.routes.requests[0]!.body).toEqual({
       phone_number: '+79123456789',
       method: 'auto',
       device: 'desktop',
@@ -68,24 +44,27 @@ describe('VerificationClient (journeys)', () => {
     expect(c.getState()).toMatchObject({ fallbackInMs: 0, canSwitch: true });
 
     // No method and no device: neither is sent (the server's policy picks).
-    routes.on('POST /start', { status: 201, body: answer(routes) });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
     await c.start({ phoneNumber: '+79123456789' });
-    expect(routes.requests.at(-1)!.body).toEqual({ phone_number: '+79123456789' });
+    expect(harness.routes.requests.at(-1)!.body).toEqual({ phone_number: '+79123456789' });
   });
 
   it("switchMethod: POST /switch, then the new method's task for the same verification", async () => {
     const c = client();
     await startedOnReverseCall(c, 0);
     expect(c.getState().canSwitch).toBe(true);
-    const next = answer(routes, journey(routes, ['reverse_flash_call', 'flash_call'], ['sms'], 30));
-    routes.on('POST /switch', {
+    const next = answer(
+      harness.routes,
+      journey(harness.routes, ['reverse_flash_call', 'flash_call'], ['sms'], 30),
+    );
+    harness.routes.on('POST /switch', {
       status: 201,
       body: { ...next, code_length: 4, resend_available_at: null },
     });
-    routes.on('GET /status', { status: 200, body: { ...next, code_length: 4 } });
-    const polls = routes.count('GET /status');
+    harness.routes.on('GET /status', { status: 200, body: { ...next, code_length: 4 } });
+    const polls = harness.routes.count('GET /status');
     await c.switchMethod();
-    expect(routes.requests.at(-1)).toMatchObject({
+    expect(harness.routes.requests.at(-1)).toMatchObject({
       route: 'POST /switch',
       body: { verification_id: 'VID-1' },
     });
@@ -101,33 +80,39 @@ describe('VerificationClient (journeys)', () => {
       resendAvailableAt: null,
     });
     // A reload resumes the new method; a resend would resend it.
-    expect(JSON.parse(storage.getItem('nestjs-phone-verification')!)).toMatchObject({
+    expect(JSON.parse(harness.storage.getItem('nestjs-phone-verification')!)).toMatchObject({
       id: 'VID-1',
       method: 'flash_call',
     });
     // One follower: the old one stopped, the new one polls at the new answer's interval.
     await jest.advanceTimersByTimeAsync(2500);
-    expect(routes.count('GET /status')).toBe(polls + 1);
+    expect(harness.routes.count('GET /status')).toBe(polls + 1);
 
     // A named method is sent as asked.
-    routes.on('POST /switch', {
+    harness.routes.on('POST /switch', {
       status: 201,
-      body: answer(routes, journey(routes, ['reverse_flash_call', 'flash_call', 'sms'], [], null)),
+      body: answer(
+        harness.routes,
+        journey(harness.routes, ['reverse_flash_call', 'flash_call', 'sms'], [], null),
+      ),
     });
     await c.switchMethod('sms');
-    expect(routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', method: 'sms' });
+    expect(harness.routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', method: 'sms' });
     expect(c.getState()).toMatchObject({ method: 'sms', switchMethods: [], fallbackInMs: null });
   });
 
   it('a second switchMethod while one is under way sends nothing more', async () => {
     const c = client();
     await startedOnReverseCall(c, 0);
-    routes.on('POST /switch', {
+    harness.routes.on('POST /switch', {
       status: 201,
-      body: answer(routes, journey(routes, ['reverse_flash_call', 'flash_call'], ['sms'], 30)),
+      body: answer(
+        harness.routes,
+        journey(harness.routes, ['reverse_flash_call', 'flash_call'], ['sms'], 30),
+      ),
     });
     const [a, b] = await Promise.all([c.switchMethod(), c.switchMethod()]);
-    expect(routes.count('POST /switch')).toBe(1);
+    expect(harness.routes.count('POST /switch')).toBe(1);
     expect(a).toBe(b);
   });
 
@@ -135,9 +120,9 @@ describe('VerificationClient (journeys)', () => {
     const c = client();
     await startedOnReverseCall(c, 0);
 
-    routes.on('POST /switch', {
+    harness.routes.on('POST /switch', {
       ...problem(409, 'fallback_not_available', {
-        fallback_available_at: new Date(routes.serverNow() + 20_000).toISOString(),
+        fallback_available_at: new Date(harness.routes.serverNow() + 20_000).toISOString(),
       }),
       headers: { 'Retry-After': '20' },
     });
@@ -150,7 +135,7 @@ describe('VerificationClient (journeys)', () => {
       canSwitch: false,
     });
 
-    routes.on('POST /switch', problem(409, 'journey_limit_reached'));
+    harness.routes.on('POST /switch', problem(409, 'journey_limit_reached'));
     await c.switchMethod();
     expect(c.getState()).toMatchObject({
       phase: 'awaiting_user',
@@ -160,29 +145,37 @@ describe('VerificationClient (journeys)', () => {
     });
 
     // Another tab switched first: the status, read at once, says where the verification went.
-    const elsewhere = answer(routes, journey(routes, ['reverse_flash_call', 'sms'], [], null));
-    routes.on('POST /switch', { ...problem(409, 'switch_in_progress'), headers: { 'Retry-After': '1' } });
-    routes.on('GET /status', { status: 200, body: elsewhere });
-    const polls = routes.count('GET /status');
+    const elsewhere = answer(
+      harness.routes,
+      journey(harness.routes, ['reverse_flash_call', 'sms'], [], null),
+    );
+    harness.routes.on('POST /switch', {
+      ...problem(409, 'switch_in_progress'),
+      headers: { 'Retry-After': '1' },
+    });
+    harness.routes.on('GET /status', { status: 200, body: elsewhere });
+    const polls = harness.routes.count('GET /status');
     await c.switchMethod();
     expect(c.getState().error).toMatchObject({ code: 'switch_in_progress', retryAfterMs: 1000 });
     await jest.advanceTimersByTimeAsync(0);
-    expect(routes.count('GET /status')).toBe(polls + 1);
+    expect(harness.routes.count('GET /status')).toBe(polls + 1);
     expect(c.getState()).toMatchObject({
       method: 'sms',
       prompt: { kind: 'code' },
       methodsTried: ['reverse_flash_call', 'sms'],
     });
-    expect(JSON.parse(storage.getItem('nestjs-phone-verification')!)).toMatchObject({ method: 'sms' });
+    expect(JSON.parse(harness.storage.getItem('nestjs-phone-verification')!)).toMatchObject({
+      method: 'sms',
+    });
 
     // A server without the route: a refusal like any other, and nothing changes.
-    routes.on('POST /switch', { status: 404, body: { statusCode: 404, message: 'Cannot POST' } });
+    harness.routes.on('POST /switch', { status: 404, body: { statusCode: 404, message: 'Cannot POST' } });
     await c.switchMethod();
     expect(c.getState()).toMatchObject({ phase: 'awaiting_user', error: { status: 404 } });
   });
 
   it('a status without the journey fields (a server before journeys): one method, nothing to switch to', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     expect(c.getState()).toMatchObject({
@@ -193,54 +186,54 @@ describe('VerificationClient (journeys)', () => {
       canSwitch: false,
     });
     await c.switchMethod();
-    expect(routes.count('POST /switch')).toBe(1);
+    expect(harness.routes.count('POST /switch')).toBe(1);
     // Not pending: refused locally.
     c.reset();
     await c.switchMethod();
     expect(c.getState().error?.code).toBe('no_verification');
-    expect(routes.count('POST /switch')).toBe(1);
+    expect(harness.routes.count('POST /switch')).toBe(1);
   });
 
   it('a method that failed may be left at once: switch from the outcome back to a task', async () => {
     const c = client();
     await startedOnReverseCall(c, 45);
-    routes.on('GET /status', {
+    harness.routes.on('GET /status', {
       status: 200,
-      body: answer(routes, {
+      body: answer(harness.routes, {
         ...RFC,
-        ...journey(routes, ['reverse_flash_call'], ['flash_call'], 0),
+        ...journey(harness.routes, ['reverse_flash_call'], ['flash_call'], 0),
         status: 'expired',
       }),
     });
     await jest.advanceTimersByTimeAsync(2500);
     expect(c.getState()).toMatchObject({ phase: 'expired', fallbackInMs: 0, canSwitch: true });
-    routes.on('POST /switch', {
+    harness.routes.on('POST /switch', {
       status: 201,
-      body: answer(routes, journey(routes, ['reverse_flash_call', 'flash_call'], [], null)),
+      body: answer(harness.routes, journey(harness.routes, ['reverse_flash_call', 'flash_call'], [], null)),
     });
     await c.switchMethod();
     expect(c.getState()).toMatchObject({ phase: 'awaiting_user', method: 'flash_call', canSwitch: false });
   });
 
   it('cancel: a failed call leaves the local stop with the refusal; verified meanwhile says verified', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
     const c = client();
 
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
-    routes.on('POST /cancel', problem(503, 'service_unavailable'));
+    harness.routes.on('POST /cancel', problem(503, 'service_unavailable'));
     await expect(c.cancel()).resolves.toMatchObject({
       phase: 'canceled',
       error: { code: 'service_unavailable' },
     });
-    expect(storage.items.size).toBe(0);
+    expect(harness.storage.items.size).toBe(0);
 
     // Unknown or already over on the server: nothing to cancel, no error.
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
-    routes.on('POST /cancel', problem(404, 'not_found'));
+    harness.routes.on('POST /cancel', problem(404, 'not_found'));
     await expect(c.cancel()).resolves.toMatchObject({ phase: 'canceled', error: null });
 
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
-    routes.on('POST /cancel', problem(409, 'not_pending', { verification_status: 'verified' }));
+    harness.routes.on('POST /cancel', problem(409, 'not_pending', { verification_status: 'verified' }));
     await expect(c.cancel()).resolves.toMatchObject({
       phase: 'verified',
       status: 'verified',
@@ -249,27 +242,30 @@ describe('VerificationClient (journeys)', () => {
 
     // A start right after: the cancel's late answer does not touch the new verification.
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
-    routes.on('POST /cancel', problem(503, 'service_unavailable'));
+    harness.routes.on('POST /cancel', problem(503, 'service_unavailable'));
     const canceling = c.cancel();
-    routes.on('POST /start', { status: 201, body: answer(routes, { verification_id: 'VID-2' }) });
+    harness.routes.on('POST /start', {
+      status: 201,
+      body: answer(harness.routes, { verification_id: 'VID-2' }),
+    });
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await canceling;
     expect(c.getState()).toMatchObject({ phase: 'awaiting_user', verificationId: 'VID-2', error: null });
     // The cancel went out whole, not aborted by the start.
-    const cancel = routes.requests.filter((r) => r.route === 'POST /cancel').at(-1)!;
+    const cancel = harness.routes.requests.filter((r) => r.route === 'POST /cancel').at(-1)!;
     expect(cancel.init.signal.aborted).toBe(false);
   });
 
   it('a status of canceled (another tab canceled) ends following', async () => {
-    routes.on('POST /start', { status: 201, body: answer(routes) });
-    routes.on('GET /status', { status: 200, body: answer(routes, { status: 'canceled' }) });
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'canceled' }) });
     const c = client();
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     await jest.advanceTimersByTimeAsync(2500);
     expect(c.getState()).toMatchObject({ phase: 'canceled', connection: null });
-    expect(storage.items.size).toBe(0);
+    expect(harness.storage.items.size).toBe(0);
     await jest.advanceTimersByTimeAsync(10_000);
-    expect(routes.count('GET /status')).toBe(1);
+    expect(harness.routes.count('GET /status')).toBe(1);
   });
 
   it('detectDevice: client hints first, else the Mobi token; nothing outside a browser', () => {
