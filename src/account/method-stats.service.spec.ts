@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Registry } from 'prom-client';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -6,7 +6,7 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { callingCodeOf, MethodStats } from './method-stats.service.js';
+import { callingCodeOf, MethodStats, STATS_FLUSH_INTERVAL_MS } from './method-stats.service.js';
 
 const DAY = 86_400_000;
 /** Noon UTC, so that a few minutes either way stay on the same day. */
@@ -91,6 +91,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
       ...done.map((r) => other.tally(r)),
       ...records.map((r) => other.tally(r)),
     ]);
+    await stats.flush();
     expect((await other.figures()).msgr1_otp).toMatchObject({
       started: 20,
       delivered: 10,
@@ -102,7 +103,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
     });
   });
 
-  it('the start path counts in one go, and takes its count back when an observation was first', async () => {
+  it('claims each count at once and adds what it counted to the store in one batch per flush', async () => {
     const calls: string[] = [];
     const watched = new Proxy(store, {
       get(target, property, receiver) {
@@ -114,29 +115,75 @@ describe('MethodStats: each transition counted once, by method and calling code'
         };
       },
     });
-    const starter = new MethodStats(watched, VerificationMetrics.disabled(), logger());
+    const counter = new MethodStats(watched, VerificationMetrics.disabled(), logger());
     const first = session({ method: 'msgr1_otp', cost: rub(0.9) });
-    await starter.started(first);
-    // The claim, both started counters, both charged counters and the currency: all at once.
-    expect(calls.filter((c) => c !== 'now').sort()).toEqual([
+    await counter.tally(first);
+    await counter.tally(session({ method: 'msgr1_otp', cost: rub(0.9) }));
+    // Only the claims so far: another instance reads nothing yet.
+    expect(calls.filter((c) => c !== 'now')).toEqual(['setIfAbsent', 'setIfAbsent']);
+    expect(await stats.figures()).toEqual({});
+
+    await counter.flush();
+    // Two sessions' started and charged counts, each in its country and in all: four counters, and the currency.
+    expect(calls.filter((c) => c !== 'now' && c !== 'setIfAbsent').sort()).toEqual([
       'increment',
       'increment',
       'increment',
       'increment',
       'set',
-      'setIfAbsent',
     ]);
-    await starter.started(first); // a second call (never made, but harmless): claimed, so taken back
+    expect((await stats.figures()).msgr1_otp).toMatchObject({ started: 2, charged: rub(1.8) });
 
-    // A webhook's observation counted the session before the start path got to it.
+    // Observed again: claimed already, so nothing more is counted.
+    await counter.tally({ ...first, status: 'verified', verifiedAt: now + 1000 });
+    await counter.onModuleDestroy(); // the module's shutdown flushes
+    expect((await stats.figures()).msgr1_otp).toMatchObject({ started: 2, verified: 1, charged: rub(1.8) });
+  });
+
+  it('an observation that counted first is not counted again by the start path', async () => {
     const raced = session({ method: 'msgr1_otp', cost: rub(0.9) });
     await stats.tally({ ...raced, status: 'verified', delivered: true, verifiedAt: now + 1000 });
-    await starter.started(raced);
-    expect((await stats.figures()).msgr1_otp).toMatchObject({
-      started: 2,
-      verified: 1,
-      charged: rub(1.8),
-    });
+    await stats.tally(raced);
+    expect((await stats.figures()).msgr1_otp).toMatchObject({ started: 1, verified: 1, charged: rub(0.9) });
+  });
+
+  it('adds its counts to the store by itself within the flush interval', async () => {
+    const counter = new MethodStats(store, VerificationMetrics.disabled(), logger());
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+    try {
+      await counter.tally(session());
+      expect(await stats.figures()).toEqual({});
+      await jest.advanceTimersByTimeAsync(STATS_FLUSH_INTERVAL_MS - 1);
+      expect(await stats.figures()).toEqual({});
+      await jest.advanceTimersByTimeAsync(1);
+      expect((await stats.figures()).sms).toMatchObject({ started: 1 });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('a batch the store refuses is logged and lost, never counted twice', async () => {
+    const warnings: string[] = [];
+    const log = logger();
+    log.warn = (message: string) => void warnings.push(message);
+    const failing = new MethodStats(
+      new Proxy(store, {
+        get(target, property, receiver) {
+          if (property === 'increment') return () => Promise.reject(new Error('store down'));
+          return Reflect.get(target, property, receiver) as unknown;
+        },
+      }),
+      VerificationMetrics.disabled(),
+      log,
+    );
+    const record = session();
+    await failing.tally(record);
+    await failing.flush();
+    expect(warnings).toEqual(['method figures: counts could not be added to the store']);
+    await failing.tally(record); // claimed: not added again
+    await stats.tally(record);
+    await failing.flush();
+    expect(await stats.figures()).toEqual({});
   });
 
   it('counts the charge at the moment the billing rule names, once', async () => {
@@ -239,7 +286,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   it('never fails the caller: a store error loses the count and is logged without the number', async () => {
     const lines: string[] = [];
     const broken: VerificationStore = Object.create(store) as VerificationStore;
-    broken.increment = () => Promise.reject(new Error('store down'));
+    broken.setIfAbsent = () => Promise.reject(new Error('store down'));
     const quiet = logger();
     quiet.warn = (message, fields) => void lines.push(`${message} ${JSON.stringify(fields)}`);
     const failing = new MethodStats(broken, VerificationMetrics.disabled(), quiet);

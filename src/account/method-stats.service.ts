@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { bucketIndex, medianFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
@@ -69,6 +69,8 @@ const CURRENCY_KEY = 'stats:currency';
 const DEFAULT_CURRENCY = 'RUB';
 const CHARGED_FIELD = 'charged';
 const BUCKET_COUNT = TIME_TO_VERIFY_BUCKETS_MS.length + 1;
+/** How long counts wait in the instance before they are added to the store's counters (see `flush`). */
+export const STATS_FLUSH_INTERVAL_MS = 1_000;
 const REPORTED_METHODS: readonly string[] = [...VERIFICATION_METHODS, OTHER_METHOD];
 
 /** The transition at which a billing rule debits the cost. */
@@ -86,13 +88,28 @@ const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
  * without its start.
  *
  * Each `(request_id, transition)` is counted once across instances: it is claimed in the store
- * (set-if-absent) when it is added. `started` is called by the start path, `tally` by the tracker
- * (its first sight of a delivery, its claim of an outcome's event); both count whatever the record
- * shows that was not counted yet, so a session adopted after an in-doubt start still counts as started. Counting never fails the caller: a store error loses that count (at most once, never twice)
- * and is logged.
+ * (set-if-absent) when it is counted. `tally` is called by the start path and by the tracker (its
+ * first sight of a delivery, its claim of an outcome's event); it counts whatever the record shows
+ * that was not counted yet, so a session adopted after an in-doubt start still counts as started.
+ * Counting never fails the caller: a store error loses that count (at most once, never twice) and is
+ * logged.
+ *
+ * The counts an instance claimed wait in it for up to `STATS_FLUSH_INTERVAL_MS` and are then added to
+ * the store's counters in one batch (`flush`): an outcome would otherwise cost eight counter writes
+ * (four fields, by country and in all), a busy webhook route eight times its own store work. So
+ * `figures` on one instance includes its own counts at once (it flushes first) and other instances'
+ * within a second; a crash loses at most the last second's counts; the module flushes at shutdown.
  */
 @Injectable()
-export class MethodStats {
+export class MethodStats implements OnModuleDestroy {
+  /** Claimed counts not yet in the store, by counter key. */
+  #pending = new Map<string, number>();
+  /** The currency of the charges in `#pending`. */
+  #pendingCurrency: string | undefined;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Batches being written; `flush` waits for them too, so a read after it sees them. */
+  readonly #writing = new Set<Promise<void>>();
+
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly metrics: VerificationMetrics,
@@ -115,29 +132,8 @@ export class MethodStats {
       const won = shown.filter((_, i) => claimed[i]);
       if (won.length === 0) return;
       const counts = this.#counts(record, won);
-      await this.#add(counts, 1);
+      this.#add(counts);
       this.#report(counts);
-    } catch (error) {
-      this.#lost(record, error);
-    }
-  }
-
-  /**
-   * `tally` for the start path, which has just made the session: nothing else knows it yet, so its
-   * counts are claimed and added at once (one round trip on Redis, not two). In the rare race where an
-   * observation of the session claimed one first, the count added here is taken back.
-   */
-  async started(record: SessionRecord): Promise<void> {
-    try {
-      const shown = shownTransitions(record);
-      const [claimed] = await Promise.all([
-        this.#claim(record, shown),
-        this.#add(this.#counts(record, shown), 1),
-      ]);
-      const lost = shown.filter((_, i) => !claimed[i]);
-      if (lost.length > 0) await this.#add(this.#counts(record, lost), -1);
-      const won = shown.filter((_, i) => claimed[i]);
-      if (won.length > 0) this.#report(this.#counts(record, won));
     } catch (error) {
       this.#lost(record, error);
     }
@@ -147,6 +143,7 @@ export class MethodStats {
   async figures(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
     const days = windowDays(query.days);
     const country = query.country === undefined ? ALL_COUNTRIES : countryKey(query.country);
+    await this.flush();
     const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
     const dayNames = Array.from({ length: days }, (_, i) => dayName(today - i * DAY_MS));
     const [currency, perMethod] = await Promise.all([
@@ -191,19 +188,52 @@ export class MethodStats {
     return counts;
   }
 
-  /** Adds (sign 1) or takes back (sign -1) the counts, in the day's counters of the country and of all. */
-  async #add(counts: Counts, sign: 1 | -1): Promise<void> {
+  /** Adds the counts to the batch for the store, in the day's counters of the country and of all. */
+  #add(counts: Counts): void {
     const { day, method, country } = counts;
-    await Promise.all([
-      ...counts.adds.flatMap(([field, by]) =>
-        [country, ALL_COUNTRIES].map((cc) =>
-          this.store.increment(MethodStats.counterKey(day, method, cc, field), sign * by, COUNTER_TTL_MS),
-        ),
-      ),
-      ...(counts.charged && sign > 0
-        ? [this.store.set(CURRENCY_KEY, counts.charged.currency, COUNTER_TTL_MS)]
-        : []),
-    ]);
+    for (const [field, by] of counts.adds)
+      for (const cc of [country, ALL_COUNTRIES]) {
+        const key = MethodStats.counterKey(day, method, cc, field);
+        this.#pending.set(key, (this.#pending.get(key) ?? 0) + by);
+      }
+    if (counts.charged) this.#pendingCurrency = counts.charged.currency;
+    this.#flushTimer ??= setTimeout(() => void this.flush(), STATS_FLUSH_INTERVAL_MS).unref();
+  }
+
+  /**
+   * Adds the counts waiting in this instance to the store's counters, and waits for batches already
+   * being written. A batch the store refuses is lost (logged), like a count whose claim failed.
+   */
+  async flush(): Promise<void> {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#pending.size > 0) {
+      const batch = this.#pending;
+      const currency = this.#pendingCurrency;
+      this.#pending = new Map();
+      this.#pendingCurrency = undefined;
+      const writing = this.#write(batch, currency).finally(() => this.#writing.delete(writing));
+      this.#writing.add(writing);
+    }
+    await Promise.all(this.#writing);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.flush();
+  }
+
+  async #write(batch: Map<string, number>, currency: string | undefined): Promise<void> {
+    try {
+      await Promise.all([
+        ...[...batch].map(([key, by]) => this.store.increment(key, by, COUNTER_TTL_MS)),
+        ...(currency === undefined ? [] : [this.store.set(CURRENCY_KEY, currency, COUNTER_TTL_MS)]),
+      ]);
+    } catch (error) {
+      this.logger.warn('method figures: counts could not be added to the store', {
+        counters: batch.size,
+        error: error instanceof Error ? error.name : 'unknown',
+      });
+    }
   }
 
   /** Prometheus counts what this instance counted in the store (so instances add up to the figures). */
@@ -310,13 +340,27 @@ function storedMethod(method: VerificationMethod): string {
   return (VERIFICATION_METHODS as readonly string[]).includes(method) ? method : OTHER_METHOD;
 }
 
+/**
+ * Calling codes found so far, by a number's `+` and first three digits: calling codes are a prefix
+ * code of one to three digits, so those decide it, and a number is parsed once per prefix, not once
+ * per count (at most 1,000 entries).
+ */
+const callingCodeByPrefix = new Map<string, string>();
+
 /** The calling code of an E.164 number (`7` for +7 912 …), or `unknown`. */
 export function callingCodeOf(phoneNumber: string): string {
+  const prefix = phoneNumber.slice(0, 4);
+  const known = callingCodeByPrefix.get(prefix);
+  if (known !== undefined) return known;
+  let code: string | undefined;
   try {
-    return parsePhoneNumberFromString(phoneNumber)?.countryCallingCode ?? UNKNOWN_COUNTRY;
+    code = parsePhoneNumberFromString(phoneNumber)?.countryCallingCode;
   } catch {
-    return UNKNOWN_COUNTRY;
+    code = undefined;
   }
+  if (code === undefined) return UNKNOWN_COUNTRY;
+  if (/^\+\d{3}$/.test(prefix)) callingCodeByPrefix.set(prefix, code);
+  return code;
 }
 
 function countryKey(country: string): string {

@@ -39,6 +39,9 @@ export class OfferedMethods {
   }
 
   async list(): Promise<KnownVerificationMethod[]> {
+    // Every status poll asks: while the price list it was worked out from is still the cached one, it stands.
+    const derived = this.derived;
+    if (derived && derived.prices === this.account.cachedPrices()) return (this.lastList = derived.list);
     this.lastList = await this.workOut();
     return this.lastList;
   }

@@ -60,10 +60,24 @@ export class VerificationAccountService {
 
   /** Per-method prices, cached for `pricesTtlMs`. */
   async getPrices(): Promise<Prices> {
-    const cached = this.#prices;
-    if (cached && this.clock.now() - cached.fetchedAt < this.options.pricesTtlMs) return cached.prices;
-    this.#pricesInflight ??= this.#refreshPrices(cached).finally(() => (this.#pricesInflight = undefined));
+    const cached = this.cachedPrices();
+    if (cached) return cached;
+    this.#pricesInflight ??= this.#refreshPrices(this.#prices).finally(
+      () => (this.#pricesInflight = undefined),
+    );
     return this.#pricesInflight;
+  }
+
+  /**
+   * The price list `getPrices` holds while it is younger than `pricesTtlMs`, without asking the API;
+   * undefined when the next `getPrices` would ask. What the module works out from prices is worked
+   * out again only when this changes.
+   */
+  cachedPrices(): Prices | undefined {
+    const cached = this.#prices;
+    return cached && this.clock.now() - cached.fetchedAt < this.options.pricesTtlMs
+      ? cached.prices
+      : undefined;
   }
 
   /**

@@ -95,26 +95,13 @@ export class JourneyState {
   /** The journey's status and where it may go from here. */
   async options(loaded: LoadedJourney): Promise<JourneyOptions> {
     const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
-    const priceOf = await this.policy.pricing();
-    const spentMinor = journeyExposureMinor(loaded.records, JOURNEY_CHARGE_OF);
-    const ordered = await this.policy.order(await this.offered.list());
-    const remaining = remainingMethods(ordered, loaded.journey, this.policy.exclude);
-    const switchable = switchableMethods({
-      journey: loaded.journey,
-      status,
-      remaining,
-      priceMinor: priceOf,
-      spentMinor,
-      maxSteps: this.policy.maxSteps,
-      maxCostMinor: this.policy.maxCostMinor,
-    });
-    return { status, remaining, switchable, priceOf, spentMinor };
+    return this.optionsAt(loaded, status);
   }
 
   /** The status answer for the journey (the status route's and the status stream's). */
   async view(verificationId: string, loaded: LoadedJourney): Promise<StatusView> {
-    const { record } = answeringSession(loaded.journey, loaded.records, loaded.current);
-    const { status, switchable } = await this.options(loaded);
+    const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
+    const { switchable } = await this.optionsAt(loaded, status);
     const fallbackAt = fallbackAvailableAt({
       status,
       current: loaded.current,
@@ -129,6 +116,22 @@ export class JourneyState {
       switchMethods: switchable,
       fallbackAvailableAt: fallbackAt,
     });
+  }
+
+  private async optionsAt(loaded: LoadedJourney, status: JourneyStatus): Promise<JourneyOptions> {
+    const { order, priceOf } = await this.policy.plan(await this.offered.list());
+    const spentMinor = journeyExposureMinor(loaded.records, JOURNEY_CHARGE_OF);
+    const remaining = remainingMethods(order, loaded.journey, this.policy.exclude);
+    const switchable = switchableMethods({
+      journey: loaded.journey,
+      status,
+      remaining,
+      priceMinor: priceOf,
+      spentMinor,
+      maxSteps: this.policy.maxSteps,
+      maxCostMinor: this.policy.maxCostMinor,
+    });
+    return { status, remaining, switchable, priceOf, spentMinor };
   }
 
   /** The journey record and its first session's record, in one round trip's time. */

@@ -16,6 +16,12 @@ const READ_RETRY_MS = 30_000;
 /** What a start of a method is expected to cost, minor units (kopecks). */
 export type PriceOf = (method: KnownVerificationMethod) => number;
 
+/** What the policy makes of the offered methods now: their order, and what each is expected to cost. */
+export interface MethodPlan {
+  order: KnownVerificationMethod[];
+  priceOf: PriceOf;
+}
+
 /**
  * The host's orchestration policy (`orchestration`): the order in which methods are tried (a fixed
  * list, or by price, or by cost per verified user), which methods a device hint excludes, when a
@@ -28,13 +34,13 @@ export class OrchestrationPolicy {
   private readonly settings: ResolvedOrchestration;
   private retryAfter = 0;
   private cachedSamples?: { samples: MethodSamplesByMethod; until: number };
-  private lastOrder?: {
+  /** The plan as last worked out, and what it was worked out from (see `plan`). */
+  private lastPlan?: {
     offered: readonly KnownVerificationMethod[];
     prices: Prices | undefined;
     samples: MethodSamplesByMethod | undefined;
-    order: KnownVerificationMethod[];
+    plan: MethodPlan;
   };
-  private lastPricing?: { prices: Prices | undefined; priceOf: PriceOf };
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -47,17 +53,41 @@ export class OrchestrationPolicy {
 
   /** The offered methods in the policy's order: the host's fixed list (only those), else ranked by `mode`. */
   async order(offered: readonly KnownVerificationMethod[]): Promise<KnownVerificationMethod[]> {
-    const fixed = this.settings.methods;
-    if (fixed) return fixed.filter((method) => offered.includes(method));
+    return (await this.plan(offered)).order;
+  }
+
+  /**
+   * The policy's order of `offered` and each method's expected price, from one read of the prices
+   * (and of the method figures for `cost_per_success`). Every status poll asks: the plan is worked
+   * out again only when what it is made of changed (another price list or figures read).
+   */
+  async plan(offered: readonly KnownVerificationMethod[]): Promise<MethodPlan> {
+    const last = this.lastPlan;
+    if (last && last.offered === offered && this.stillCurrent(last)) return last.plan;
     const prices = await this.prices();
     const samples = this.settings.mode === 'cost_per_success' ? await this.samples() : undefined;
-    // Every status poll asks: the order is worked out again only when what it is made of changed.
-    const last = this.lastOrder;
     if (last && last.offered === offered && last.prices === prices && last.samples === samples)
-      return last.order;
-    const order = this.rank([...offered], prices, samples);
-    this.lastOrder = { offered, prices, samples, order };
-    return order;
+      return last.plan;
+    const fixed = this.settings.methods;
+    const plan: MethodPlan = {
+      order: fixed
+        ? fixed.filter((method) => offered.includes(method))
+        : this.rank([...offered], prices, samples),
+      priceOf: this.priceOf(prices),
+    };
+    this.lastPlan = { offered, prices, samples, plan };
+    return plan;
+  }
+
+  /** Whether a plan was worked out from the price list still cached (and the figures still cached), without reading either. */
+  private stillCurrent(last: {
+    prices: Prices | undefined;
+    samples: MethodSamplesByMethod | undefined;
+  }): boolean {
+    if (last.prices === undefined || last.prices !== this.account.cachedPrices()) return false;
+    if (this.settings.mode !== 'cost_per_success') return true;
+    const cached = this.cachedSamples;
+    return cached !== undefined && cached.samples === last.samples && this.clock.now() < cached.until;
   }
 
   /**
@@ -121,10 +151,7 @@ export class OrchestrationPolicy {
    * Expected price per method, minor units: the account's current price, else the worst case the
    * spend cap reserves for an unknown price (the ceiling must not let an unpriced method through).
    */
-  async pricing(): Promise<PriceOf> {
-    const prices = await this.prices();
-    const last = this.lastPricing;
-    if (last && last.prices === prices) return last.priceOf;
+  private priceOf(prices: Prices | undefined): PriceOf {
     const known = new Map<string, number>();
     for (const { method, price } of prices?.prices ?? []) {
       const minor = toMinorUnits(price.amount);
@@ -133,9 +160,7 @@ export class OrchestrationPolicy {
     const spendCap = this.options.limits.spendCap;
     const worstCase =
       toMinorUnits(spendCap ? spendCap.worstCasePrice : DEFAULT_SPEND_CAP.worstCasePrice) ?? 0;
-    const priceOf: PriceOf = (method) => known.get(method) ?? worstCase;
-    this.lastPricing = { prices, priceOf };
-    return priceOf;
+    return (method) => known.get(method) ?? worstCase;
   }
 
   private async prices(): Promise<Prices | undefined> {

@@ -158,7 +158,7 @@ export class VerificationService {
     const record = outcome.result;
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
-    if (!outcome.coalesced) await this.methodStats.started(record);
+    if (!outcome.coalesced) await this.methodStats.tally(record);
     // A resumed session may be a later step of a journey: the handle names the journey.
     return startView(
       this.handles.seal(record.journeyId ?? record.requestId, input.owner),
@@ -271,7 +271,7 @@ export class VerificationService {
       withStep(latest, { requestId: record.requestId, method: record.method, startedAt: record.createdAt }),
       record.expiresAt,
     );
-    await this.methodStats.started(record);
+    await this.methodStats.tally(record);
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
     this.telemetry.started(record, false, Date.now() - startedAt, 'switch');

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { VerificationAccountService } from '../../src/account/verification-account.service.js';
-import type { MethodFigures } from '../../src/account/method-stats.service.js';
+import { MethodStats, type MethodFigures } from '../../src/account/method-stats.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, type TestApp } from '../support/verification-app.js';
@@ -285,6 +285,9 @@ describe('two instances on one Redis: each transition counted once', () => {
   });
 
   it('both instances read the same figures, each transition counted once', async () => {
+    // Each instance adds its counts to the store within a second (STATS_FLUSH_INTERVAL_MS); the
+    // figures a read returns are those in the store once both have.
+    await Promise.all(instances.map((i) => i.app.get(MethodStats).flush()));
     const [a, b] = await Promise.all(
       instances.map((i) => i.app.get(VerificationAccountService).methodStats()),
     );
