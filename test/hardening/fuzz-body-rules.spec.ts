@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { printable } from './support/fuzz-inputs.js';
-import { expectProblem4xx, send } from './support/responses.js';
+import { hostRefusesJson, printable } from './support/fuzz-inputs.js';
+import { expectProblem4xx, isProblem, send } from './support/responses.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const TIMEOUT_MS = 120_000;
@@ -115,8 +115,15 @@ describe.each(PLATFORMS)('hardening: the body routes’ rules (%s)', (platform) 
             const startedAt = performance.now();
             const res = await send(`${host.url}/verification/start`, 'POST', text);
             expect(performance.now() - startedAt).toBeLessThan(1000);
-            const problem = expectProblem4xx(res);
-            expect(['validation_error', 'payload_too_large']).toContain(problem.error_code);
+            if (hostRefusesJson(platform, JSON.parse(text))) {
+              // Fastify's parser refuses a `__proto__` key itself (found by this property with fast-check's
+              // own `__proto__` strings): the host's 400, which the module leaves as it is.
+              expect(res.status).toBe(400);
+              expect(isProblem(res)).toBe(false);
+            } else {
+              const problem = expectProblem4xx(res);
+              expect(['validation_error', 'payload_too_large']).toContain(problem.error_code);
+            }
             expect(sb.requestCount()).toBe(0);
           },
         ),
