@@ -39,7 +39,7 @@ export type {
 
 /* Operations: account (balance, prices, usage), the balance watch, health, metrics, the reconciler. */
 export { VerificationAccountService } from './account/verification-account.service.js';
-export type { MethodFigures, MethodStatsQuery, MethodStatsReport } from './account/method-stats.service.js';
+export type { MethodFigures, MethodStatsQuery, MethodStatsReport } from './account/method-figures.js';
 export { VerificationBalanceWatch, type BalanceReading } from './account/balance-watch.service.js';
 export {
   VerificationHealthIndicator,

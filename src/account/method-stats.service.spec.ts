@@ -6,7 +6,8 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { callingCodeOf, MethodStats, STATS_FLUSH_INTERVAL_MS } from './method-stats.service.js';
+import { callingCodeOf } from './method-figures.js';
+import { MethodStats, STATS_FLUSH_INTERVAL_MS } from './method-stats.service.js';
 
 const DAY = 86_400_000;
 /** Noon UTC, so that a few minutes either way stay on the same day. */

@@ -6,7 +6,8 @@ import { VerificationClock } from '../core/clock.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
-import { MethodStats, type MethodStatsQuery, type MethodStatsReport } from './method-stats.service.js';
+import type { MethodStatsQuery, MethodStatsReport } from './method-figures.js';
+import { MethodStats } from './method-stats.service.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 

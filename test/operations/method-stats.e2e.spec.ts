@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { VerificationAccountService } from '../../src/account/verification-account.service.js';
-import { MethodStats, type MethodFigures } from '../../src/account/method-stats.service.js';
+import type { MethodFigures } from '../../src/account/method-figures.js';
+import { MethodStats } from '../../src/account/method-stats.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, type TestApp } from '../support/verification-app.js';

@@ -1,0 +1,120 @@
+import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import type { Money } from '../core/money.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
+import { isTerminal } from '../core/verification-status.js';
+
+/*
+ * The method figures' model: what they count and answer, and the pure rules for their keys (method,
+ * calling code, day, bucket) and windows. MethodStats keeps them in the store.
+ */
+
+/** What happens to a session, each counted once per session. */
+export const METHOD_TRANSITIONS = ['started', 'delivered', 'verified', 'expired', 'failed'] as const;
+export type MethodTransition = (typeof METHOD_TRANSITIONS)[number];
+
+/** How many days of figures the store keeps (the counters' TTL), and so the longest window. */
+export const STATS_RETENTION_DAYS = 35;
+/** The window `methodStats()` sums over when not told. */
+export const DEFAULT_STATS_WINDOW_DAYS = 30;
+
+/** One method's figures over a window. Money in the account's currency. */
+export interface MethodFigures {
+  started: number;
+  /** The code or call went out (the API showed `delivered`, or a code method was verified). */
+  delivered: number;
+  verified: number;
+  expired: number;
+  failed: number;
+  /** verified ÷ started (sessions still pending count as not verified yet); null when none started. */
+  verifiedRate: number | null;
+  /** Estimated from a histogram of fixed buckets (5 s … 10 min); null when none was verified. */
+  medianTimeToVerifyMs: number | null;
+  /** Money the API debited by the method's billing rule (at initiation, on delivery or when verified). */
+  charged: Money;
+  /** charged ÷ verified; null when none was verified. */
+  costPerVerified: Money | null;
+}
+
+/**
+ * Figures by method, for the methods that started a session in the window. A method this version
+ * does not know is counted under `other`.
+ */
+export type MethodStatsReport = Partial<Record<VerificationMethod, MethodFigures>>;
+
+export interface MethodStatsQuery {
+  /** Days summed, today (UTC, on the module clock) included: 1 to 35, default 30. */
+  days?: number;
+  /**
+   * Only numbers of one country: a calling code (`"7"`, `"+7"`), an ISO 3166 code (`"RU"`: its
+   * calling code, so RU and KZ read the same +7 figures), or `"unknown"` (numbers without one).
+   */
+  country?: string;
+}
+
+export const UNKNOWN_COUNTRY = 'unknown';
+export const OTHER_METHOD = 'other';
+
+/** The transitions a record's state shows, in the order they happened. */
+export function shownTransitions(record: SessionRecord): MethodTransition[] {
+  const shown: MethodTransition[] = ['started'];
+  if (record.delivered === true) shown.push('delivered');
+  if (isTerminal(record.status)) shown.push(record.status);
+  return shown;
+}
+
+/** Known methods under their name; any other under `other` (the keys stay few whatever the API sends). */
+export function storedMethod(method: VerificationMethod): string {
+  return (VERIFICATION_METHODS as readonly string[]).includes(method) ? method : OTHER_METHOD;
+}
+
+/**
+ * Calling codes found so far, by a number's `+` and first three digits: calling codes are a prefix
+ * code of one to three digits, so those decide it, and a number is parsed once per prefix, not once
+ * per count (at most 1,000 entries).
+ */
+const callingCodeByPrefix = new Map<string, string>();
+
+/** The calling code of an E.164 number (`7` for +7 912 …), or `unknown`. */
+export function callingCodeOf(phoneNumber: string): string {
+  const prefix = phoneNumber.slice(0, 4);
+  const known = callingCodeByPrefix.get(prefix);
+  if (known !== undefined) return known;
+  let code: string | undefined;
+  try {
+    code = parsePhoneNumberFromString(phoneNumber)?.countryCallingCode;
+  } catch {
+    code = undefined;
+  }
+  if (code === undefined) return UNKNOWN_COUNTRY;
+  if (/^\+\d{3}$/.test(prefix)) callingCodeByPrefix.set(prefix, code);
+  return code;
+}
+
+export function countryKey(country: string): string {
+  if (country === UNKNOWN_COUNTRY) return UNKNOWN_COUNTRY;
+  const digits = /^\+?([1-9]\d{0,2})$/.exec(country);
+  if (digits) return digits[1]!;
+  const iso = country.toUpperCase();
+  if (/^[A-Z]{2}$/.test(iso) && isSupportedCountry(iso)) return getCountryCallingCode(iso);
+  throw new RangeError(
+    `methodStats: "country" must be a calling code ("7", "+7"), an ISO 3166 code ("RU") or "unknown", got ${JSON.stringify(country)}`,
+  );
+}
+
+export function windowDays(days: number | undefined): number {
+  if (days === undefined) return DEFAULT_STATS_WINDOW_DAYS;
+  if (!Number.isSafeInteger(days) || days < 1 || days > STATS_RETENTION_DAYS)
+    throw new RangeError(
+      `methodStats: "days" must be an integer from 1 to ${STATS_RETENTION_DAYS}, got ${days}`,
+    );
+  return days;
+}
+
+export function dayName(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function bucketField(index: number): string {
+  return `ttv${index}`;
+}
