@@ -111,8 +111,16 @@ export function windowDays(days: number | undefined): number {
   return days;
 }
 
+const DAY_MS = 86_400_000;
+
+/** The last day named: most counts of a day fall on that day. */
+let lastDay = { index: NaN, name: '' };
+
+/** The UTC day of a time, as `YYYY-MM-DD`. */
 export function dayName(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const index = Math.floor(ms / DAY_MS);
+  if (index !== lastDay.index) lastDay = { index, name: new Date(index * DAY_MS).toISOString().slice(0, 10) };
+  return lastDay.name;
 }
 
 export function bucketField(index: number): string {

@@ -65,8 +65,11 @@ const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
  */
 @Injectable()
 export class MethodStats implements OnModuleDestroy {
-  /** Claimed counts not yet in the store, by counter key. */
-  #pending = new Map<string, number>();
+  /**
+   * Claimed counts not yet in the store: by day, method and country (`counterKey` without its field),
+   * then by field. A count adds to two such groups, the fields are a few fixed names.
+   */
+  #pending = new Map<string, Map<string, number>>();
   /** The currency of the charges in `#pending`. */
   #pendingCurrency: string | undefined;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -154,11 +157,12 @@ export class MethodStats implements OnModuleDestroy {
   /** Adds the counts to the batch for the store, in the day's counters of the country and of all. */
   #add(counts: Counts): void {
     const { day, method, country } = counts;
-    for (const [field, by] of counts.adds)
-      for (const cc of [country, ALL_COUNTRIES]) {
-        const key = MethodStats.counterKey(day, method, cc, field);
-        this.#pending.set(key, (this.#pending.get(key) ?? 0) + by);
-      }
+    for (const cc of [country, ALL_COUNTRIES]) {
+      const group = MethodStats.counterKey(day, method, cc, '');
+      let pending = this.#pending.get(group);
+      if (pending === undefined) this.#pending.set(group, (pending = new Map()));
+      for (const [field, by] of counts.adds) pending.set(field, (pending.get(field) ?? 0) + by);
+    }
     if (counts.charged) this.#pendingCurrency = counts.charged.currency;
     this.#flushTimer ??= setTimeout(() => void this.flush(), STATS_FLUSH_INTERVAL_MS).unref();
   }
@@ -185,15 +189,18 @@ export class MethodStats implements OnModuleDestroy {
     await this.flush();
   }
 
-  async #write(batch: Map<string, number>, currency: string | undefined): Promise<void> {
+  async #write(batch: Map<string, Map<string, number>>, currency: string | undefined): Promise<void> {
+    const counters = [...batch].flatMap(([group, fields]) =>
+      [...fields].map(([field, by]) => [group + field, by] as const),
+    );
     try {
       await Promise.all([
-        ...[...batch].map(([key, by]) => this.store.increment(key, by, COUNTER_TTL_MS)),
+        ...counters.map(([key, by]) => this.store.increment(key, by, COUNTER_TTL_MS)),
         ...(currency === undefined ? [] : [this.store.set(CURRENCY_KEY, currency, COUNTER_TTL_MS)]),
       ]);
     } catch (error) {
       this.logger.warn('method figures: counts could not be added to the store', {
-        counters: batch.size,
+        counters: counters.length,
         error: error instanceof Error ? error.name : 'unknown',
       });
     }

@@ -17,10 +17,13 @@ export class VerificationLogger {
   /** The host's logger is told the context; Nest's Logger instance already carries it. */
   readonly #context: string[];
   readonly #levels: ReadonlySet<LogLevel>;
+  /** The host gave its own `logger` (it filters what it receives itself). */
+  readonly #hostLogger: boolean;
   readonly #redactor: LogRedactor;
 
   constructor(@Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions) {
     this.#target = options.logger ?? new Logger(VERIFICATION_LOG_CONTEXT);
+    this.#hostLogger = Boolean(options.logger);
     this.#context = options.logger ? [VERIFICATION_LOG_CONTEXT] : [];
     this.#levels = new Set(options.logLevels === false ? [] : options.logLevels);
     this.#redactor = new LogRedactor({
@@ -34,8 +37,14 @@ export class VerificationLogger {
     });
   }
 
+  /**
+   * Whether a line of this level is written: allowed by `logLevels`, and, when the lines go to Nest's
+   * `Logger`, by the app's own logger settings (`logger: false`, or levels that leave it out), so
+   * that a line nobody will see is never built and redacted. Asked per line: the app may change its
+   * logger after boot.
+   */
   isLevelEnabled(level: LogLevel): boolean {
-    return this.#levels.has(level);
+    return this.#levels.has(level) && (this.#hostLogger || Logger.isLevelEnabled(level));
   }
 
   log(message: string, fields?: LogFields): void {
@@ -64,7 +73,7 @@ export class VerificationLogger {
   }
 
   #write(level: LogLevel, message: string, fields: LogFields | undefined): void {
-    if (!this.#levels.has(level)) return;
+    if (!this.isLevelEnabled(level)) return;
     const line = this.#redactor.line(message, fields);
     try {
       switch (level) {

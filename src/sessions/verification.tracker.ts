@@ -101,8 +101,10 @@ export class VerificationTracker {
     const record = merge(base, session, this.store.now());
     // The usual pending poll changes nothing: nothing is written, and nothing announced to streams.
     const changed = await this.records.saveIfChanged(record, base);
-    // The method figures count a delivery when it is first seen (an outcome when its event is claimed).
-    if (changed && record.delivered && !base?.delivered) await this.stats?.tally(record);
+    // The method figures count a delivery when it is first seen. A terminal record's delivery is
+    // counted with its outcome, by whoever claims the outcome's event (one tally, not two).
+    if (changed && record.delivered && !base?.delivered && !isTerminal(record.status))
+      await this.stats?.tally(record);
     try {
       await this.emitDue(record, source);
     } finally {
