@@ -1,3 +1,5 @@
+import { OldestFirst } from '../core/oldest-first.js';
+
 /** One scheduling of a member; a member's current ticket is the one its index points to. */
 interface Ticket {
   readonly member: string;
@@ -12,15 +14,18 @@ interface Ticket {
  */
 export class DueQueue {
   private readonly current = new Map<string, Ticket>();
+  readonly #oldest = new OldestFirst(this.current);
   private heap: Ticket[] = [];
 
   get size(): number {
     return this.current.size;
   }
 
-  /** The member that has been (re)scheduled least recently, for eviction when a bound is reached. */
-  oldestMember(): string | undefined {
-    return this.current.keys().next().value;
+  /** Removes the member that has been (re)scheduled least recently (a bound was reached); which one. */
+  evictOldest(): string | undefined {
+    const member = this.#oldest.evict();
+    if (member !== undefined) this.compactIfSparse();
+    return member;
   }
 
   has(member: string): boolean {
@@ -29,7 +34,7 @@ export class DueQueue {
 
   schedule(member: string, dueAt: number): void {
     const ticket: Ticket = { member, dueAt };
-    // Deleting first moves the member to the end of the index's insertion order (see oldestMember).
+    // Deleting first moves the member to the end of the index's insertion order (see evictOldest).
     this.current.delete(member);
     this.current.set(member, ticket);
     this.push(ticket);

@@ -1,3 +1,4 @@
+import { OldestFirst } from '../core/oldest-first.js';
 import { DueQueue } from './due-queue.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
@@ -53,6 +54,8 @@ export class MemoryStore implements VerificationStore {
   private readonly maxEvictableEntries: number;
   private readonly entries = new Map<string, Entry>();
   private readonly evictableEntries = new Map<string, Entry>();
+  private readonly oldestKept = new OldestFirst(this.entries);
+  private readonly oldestEvictable = new OldestFirst(this.evictableEntries);
   private readonly queues = new Map<string, DueQueue>();
   private readonly channels = new LocalChannels();
   private sweepCursor: Iterator<[Map<string, Entry>, string, Entry]> | undefined;
@@ -150,10 +153,7 @@ export class MemoryStore implements VerificationStore {
       due = new DueQueue();
       this.queues.set(queue, due);
     }
-    if (!due.has(member) && due.size >= this.maxEntries) {
-      const oldest = due.oldestMember();
-      if (oldest !== undefined) due.remove(oldest);
-    }
+    if (!due.has(member) && due.size >= this.maxEntries) due.evictOldest();
     due.schedule(member, dueAt);
   }
 
@@ -212,15 +212,12 @@ export class MemoryStore implements VerificationStore {
 
   private write(key: string, entry: Entry, options: StoreWriteOptions | undefined): void {
     const evictable = options?.evictable === true;
-    const [own, other, bound] = evictable
-      ? [this.evictableEntries, this.entries, this.maxEvictableEntries]
-      : [this.entries, this.evictableEntries, this.maxEntries];
+    const [own, other, bound, oldest] = evictable
+      ? [this.evictableEntries, this.entries, this.maxEvictableEntries, this.oldestEvictable]
+      : [this.entries, this.evictableEntries, this.maxEntries, this.oldestKept];
     other.delete(key); // The last write decides the class.
     // Re-inserting moves the key to the end of the map's order, which is the eviction order.
-    if (!own.delete(key) && own.size >= bound) {
-      const oldest = own.keys().next().value;
-      if (oldest !== undefined) own.delete(oldest);
-    }
+    if (!own.delete(key) && own.size >= bound) oldest.evict();
     own.set(key, entry);
   }
 

@@ -1,3 +1,4 @@
+import { OldestFirst } from '../core/oldest-first.js';
 import {
   createCipheriv,
   createDecipheriv,
@@ -25,6 +26,7 @@ export class VerificationHandleCodec {
   private readonly key: KeyObject;
   /** (handle, owner) → request id, for handles this key opened lately; oldest first, bounded. */
   private readonly recentlyOpened = new Map<string, string>();
+  private readonly oldestOpened = new OldestFirst(this.recentlyOpened);
 
   /** `secret`: the handle key, or the API secret the key is derived from (HKDF-SHA256). */
   constructor(secret: string) {
@@ -50,8 +52,7 @@ export class VerificationHandleCodec {
     if (known !== undefined) return known;
     const requestId = this.decrypt(handle, owner);
     if (requestId !== null) {
-      if (this.recentlyOpened.size >= RECENTLY_OPENED)
-        this.recentlyOpened.delete(this.recentlyOpened.keys().next().value!);
+      if (this.recentlyOpened.size >= RECENTLY_OPENED) this.oldestOpened.evict();
       this.recentlyOpened.set(remembered, requestId);
     }
     return requestId;

@@ -27,6 +27,32 @@ describe('MemoryStore bounds and sweeping', () => {
     await store.close();
   });
 
+  it('keeps evicting the least recently written entry through a long stream of new keys, rewrites and deletes', async () => {
+    const store = new MemoryStore({ maxEntries: 50, maxEvictableEntries: 50 });
+    const kept: string[] = []; // the model: least recently written first
+    const write = async (key: string) => {
+      await store.set(key, key, 60_000);
+      if (kept.includes(key)) kept.splice(kept.indexOf(key), 1);
+      kept.push(key);
+      if (kept.length > 50) kept.shift();
+    };
+    for (let i = 0; i < 5_000; i++) {
+      await write(`new:${i}`);
+      if (i % 7 === 0) await write(kept[kept.length >> 1]!); // a rewrite moves a key to the newest
+      if (i % 11 === 0) {
+        const gone = kept.splice(3, 1)[0]!;
+        await store.delete(gone);
+      }
+      // Many addresses' counters at once: the evictable class is bounded and churned on its own.
+      await store.increment(`client:${i}`, 1, 60_000, { evictable: true });
+    }
+    expect(store.entryCount).toBe(kept.length + 50);
+    for (const key of kept) await expect(store.get(key)).resolves.toBe(key);
+    await expect(store.get('client:4950')).resolves.toBe('1');
+    await expect(store.get('client:4949')).resolves.toBeNull();
+    await store.close();
+  });
+
   it('evicts evictable entries only among themselves, each class within its own bound', async () => {
     const store = new MemoryStore({ maxEntries: 2, maxEvictableEntries: 3 });
     await store.set('session', 's', 60_000);
