@@ -18,7 +18,13 @@ export interface StoreOpsArgs {
   opsPerRound: number;
   rounds: number;
 }
-export type StoreOpsResult = Record<'memory' | 'redis', Record<Operation, number[]>>;
+export type StoreOpsResult = Record<'memory' | 'redis', Record<Operation, number[]>> & {
+  /** New keys per second written into a MemoryStore at its bound (each write evicts the oldest). */
+  fullMemorySets: number[];
+};
+
+/** The bound of the full-store row: large enough that a scan of the map's deleted slots would show. */
+const FULL_STORE_ENTRIES = 200_000;
 
 export async function storeBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
   const args: StoreOpsArgs = {
@@ -39,6 +45,7 @@ export async function storeBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       notes: [
         'No goal of its own: Redis is a network round trip per operation (Lua where atomic), MemoryStore a Map lookup. What matters to users is the route throughput ratio in table 3.',
         '`claimDue` claims up to 10 members of a queue of 10,000 due members per call; `schedule` moves members of that queue.',
+        `A full MemoryStore (bound ${fmt(FULL_STORE_ENTRIES)}, every write a new key that evicts the oldest, as under a stream of new client addresses): ${fmt(median(r.fullMemorySets))} sets/s.`,
       ],
     },
   ];
@@ -49,7 +56,7 @@ export async function runStoreOps(args: StoreOpsArgs): Promise<StoreOpsResult> {
     memory: new MemoryStore(),
     redis: new RedisStore({ url: args.redisUrl, keyPrefix: `bench:${randomBytes(4).toString('hex')}:` }),
   };
-  const result = { memory: {}, redis: {} } as StoreOpsResult;
+  const result = { memory: {}, redis: {}, fullMemorySets: [] } as unknown as StoreOpsResult;
   try {
     for (const [name, store] of Object.entries(stores) as ['memory' | 'redis', VerificationStore][]) {
       for (let i = 0; i < 10_000; i++) await store.set(`k:${i}`, `value-${i}`, 600_000);
@@ -60,6 +67,7 @@ export async function runStoreOps(args: StoreOpsArgs): Promise<StoreOpsResult> {
           result[name][op].push(await opsPerSecond(store, op, args.opsPerRound, round));
       }
     }
+    result.fullMemorySets = await fullStoreSetsPerSecond(args);
     return result;
   } finally {
     await stores.memory.close();
@@ -99,4 +107,23 @@ async function opsPerSecond(
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return total / seconds;
+}
+
+/** New keys per second into a MemoryStore that is full: each write evicts the least recently written entry. */
+async function fullStoreSetsPerSecond(args: StoreOpsArgs): Promise<number[]> {
+  const store = new MemoryStore({ maxEntries: FULL_STORE_ENTRIES });
+  try {
+    let next = 0;
+    // Filled past its bound twice, so that its map has been through evictions before it is measured.
+    while (next < 2 * FULL_STORE_ENTRIES) await store.set(`new:${next++}`, '1', 600_000);
+    const rates: number[] = [];
+    for (let round = 0; round < args.rounds; round++) {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < args.opsPerRound; i++) await store.set(`new:${next++}`, '1', 600_000);
+      rates.push(args.opsPerRound / (Number(process.hrtime.bigint() - started) / 1e9));
+    }
+    return rates;
+  } finally {
+    await store.close();
+  }
 }
