@@ -6,6 +6,7 @@ import {
   codeLengthRange,
   newSessionRecord,
   owesCodeRequired,
+  sameRecord,
   showsDelivery,
   type SessionFacts,
   type SessionRecord,
@@ -204,5 +205,36 @@ describe('showsDelivery: what proves the code or call went out', () => {
     expect('delivered' in sent).toBe(false);
     const seed = newSessionRecord(answer, { createdAt: NOW, ttlMs: 0, as: 'seed' });
     expect(seed.delivered).toBeUndefined();
+  });
+});
+
+describe('sameRecord: whether an observation changed a record', () => {
+  const record: SessionRecord = newSessionRecord(answer, { createdAt: NOW, ttlMs: 300_000, as: 'answer' });
+  const stored = (r: SessionRecord): SessionRecord => JSON.parse(JSON.stringify(r)) as SessionRecord;
+
+  it('the same facts, whatever the field order and whether an absent field is undefined or left out', () => {
+    expect(record.owner).toBeUndefined();
+    expect(Object.keys(record)).toContain('owner');
+    expect(sameRecord(record, stored(record))).toBe(true);
+    expect(sameRecord(stored(record), record)).toBe(true);
+    const reordered = Object.fromEntries(Object.entries(record).reverse()) as unknown as SessionRecord;
+    expect(sameRecord(reordered, record)).toBe(true);
+    expect(sameRecord({ ...record, cost: { amount: 1.5, currency: 'RUB' } }, record)).toBe(true);
+  });
+
+  it('any field changed, added or removed is a change, the cost by amount and by currency', () => {
+    expect(sameRecord({ ...record, status: 'verified' }, record)).toBe(false);
+    expect(sameRecord({ ...record, verifiedAt: NOW }, record)).toBe(false);
+    expect(record.delivered).toBe(true);
+    expect(sameRecord({ ...record, delivered: undefined }, record)).toBe(false);
+    expect(sameRecord({ ...record, journeyId: 'req-0' }, record)).toBe(false);
+    expect(sameRecord(record, { ...record, fallback: true })).toBe(false);
+    expect(sameRecord({ ...record, awaitingCode: false }, record)).toBe(false);
+    expect(sameRecord({ ...record, cost: { amount: 2, currency: 'RUB' } }, record)).toBe(false);
+    expect(sameRecord({ ...record, cost: { amount: 1.5, currency: 'KZT' } }, record)).toBe(false);
+    expect(sameRecord({ ...record, cost: undefined }, record)).toBe(false);
+    expect(sameRecord(record, { ...record, cost: undefined })).toBe(false);
+    const { codeLength: _dropped, ...withoutLength } = record;
+    expect(sameRecord(withoutLength as SessionRecord, record)).toBe(false);
   });
 });

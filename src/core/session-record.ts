@@ -33,6 +33,30 @@ export interface SessionRecord {
   journeyId?: string;
 }
 
+/**
+ * Whether two records hold the same facts, as their JSON would show them: a field set to `undefined`
+ * is one the JSON leaves out, and the order of fields does not matter. What decides whether an
+ * observation changed a record, and so whether it is written and announced.
+ */
+export function sameRecord(a: SessionRecord, b: SessionRecord): boolean {
+  let fields = 0;
+  for (const key in a) {
+    const field = key as keyof SessionRecord;
+    const value = a[field];
+    if (value === undefined) continue;
+    fields++;
+    const other = b[field];
+    if (value === other) continue;
+    if (field !== 'cost' || !sameMoney(value as Money, other as Money | undefined)) return false;
+  }
+  for (const key in b) if (b[key as keyof SessionRecord] !== undefined) fields--;
+  return fields === 0;
+}
+
+function sameMoney(a: Money, b: Money | undefined): boolean {
+  return b !== undefined && a.amount === b.amount && a.currency === b.currency;
+}
+
 /** The spec's default session TTL (`expiry_seconds` not sent). */
 export const DEFAULT_SESSION_TTL_MS = 300_000;
 /** The spec's longest session TTL (`expiry_seconds` at most 600). */

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
 import { CODE_ENTRIES } from '../core/verification-method.js';
+import { isoTime } from '../core/iso-time.js';
 import type {
   CancelView,
   CheckView,
@@ -38,9 +39,9 @@ export class StartVerificationResponse {
       method: view.method,
       status: view.status,
       phone_number: view.phoneNumber,
-      expires_at: view.expiresAt.toISOString(),
+      expires_at: isoTime(view.expiresAt),
       poll_interval_ms: view.pollIntervalMs,
-      resend_available_at: view.resendAvailableAt?.toISOString() ?? null,
+      resend_available_at: view.resendAvailableAt ? isoTime(view.resendAvailableAt) : null,
       awaiting_code: view.awaitingCode,
       resumed: view.resumed,
       code_length: view.codeLength,
@@ -106,8 +107,8 @@ export class VerificationStatusResponse {
       method: view.method,
       status: view.status,
       phone_number: view.phoneNumberMasked,
-      expires_at: view.expiresAt.toISOString(),
-      verified_at: view.verifiedAt?.toISOString() ?? null,
+      expires_at: isoTime(view.expiresAt),
+      verified_at: view.verifiedAt ? isoTime(view.verifiedAt) : null,
       awaiting_code: view.awaitingCode,
       poll_interval_ms: view.pollIntervalMs,
       code_length: view.codeLength,
@@ -117,7 +118,7 @@ export class VerificationStatusResponse {
       deep_link: view.deepLink,
       methods_tried: view.methodsTried,
       switch_methods: view.switchMethods,
-      fallback_available_at: view.fallbackAvailableAt?.toISOString(),
+      fallback_available_at: view.fallbackAvailableAt && isoTime(view.fallbackAvailableAt),
     });
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import type { SessionRecord } from '../core/session-record.js';
+import { sameRecord, type SessionRecord } from '../core/session-record.js';
 
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
@@ -10,7 +10,7 @@ export const RECORD_RETENTION_MS = 24 * 3_600_000;
 export class SessionRecordRepository {
   /**
    * The JSON each record object was read or saved as (records are not mutated once read), so that
-   * saveIfChanged compares one serialisation, not two, on every status poll.
+   * getSince hands back the record it was given when the store still holds that, without parsing it.
    */
   private readonly storedAs = new WeakMap<SessionRecord, string>();
 
@@ -53,12 +53,12 @@ export class SessionRecordRepository {
   }
 
   /**
-   * Saves `record` unless it holds exactly what `before` (the record it was made from) held: most
+   * Saves `record` unless it holds the same facts as `before` (the record it was made from): most
    * status polls change nothing, and then write nothing. Whether it saved.
    */
   async saveIfChanged(record: SessionRecord, before: SessionRecord | null): Promise<boolean> {
+    if (before !== null && sameRecord(record, before)) return false;
     const raw = JSON.stringify(record);
-    if (before !== null && raw === (this.storedAs.get(before) ?? JSON.stringify(before))) return false;
     await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record));
     this.storedAs.set(record, raw);
     return true;
