@@ -18,7 +18,7 @@ import { chargedCost, type SessionRecord } from '../core/session-record.js';
 import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { OrchestrationPolicy, type PriceOf } from './orchestration.policy.js';
+import { OrchestrationPolicy, type MethodPlan, type PriceOf } from './orchestration.policy.js';
 import { SessionRecordRecovery } from './session-record-recovery.js';
 import { toStatusView } from './status-view.js';
 import type { StatusView } from './verification.views.js';
@@ -70,7 +70,7 @@ export class JourneyState {
    */
   async load(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
     const [journey, first] = await this.readBoth(journeyId);
-    const stored = await this.assemble(journey, first);
+    const stored = journey ? await this.withSteps(journey, first) : first && alone(first);
     if (stored) return stored;
     const current = await this.recovery.require(journey ? currentStep(journey).requestId : journeyId, owner);
     if (!journey) return { journey: oneStepJourney(current), records: [current], current, recovered: true };
@@ -82,7 +82,7 @@ export class JourneyState {
   /** The journey as the store holds it, or null when its current session's record is not there. */
   async read(journeyId: string): Promise<LoadedJourney | null> {
     const [journey, first] = await this.readBoth(journeyId);
-    return this.assemble(journey, first);
+    return journey ? this.withSteps(journey, first) : first && alone(first);
   }
 
   /** The journey with a fresher record of its current session. */
@@ -95,13 +95,13 @@ export class JourneyState {
   /** The journey's status and where it may go from here. */
   async options(loaded: LoadedJourney): Promise<JourneyOptions> {
     const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
-    return this.optionsAt(loaded, status);
+    return this.optionsAt(this.currentPlan() ?? (await this.freshPlan()), loaded, status);
   }
 
   /** The status answer for the journey (the status route's and the status stream's). */
   async view(verificationId: string, loaded: LoadedJourney): Promise<StatusView> {
     const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
-    const { switchable } = await this.optionsAt(loaded, status);
+    const { switchable } = this.optionsAt(this.currentPlan() ?? (await this.freshPlan()), loaded, status);
     const fallbackAt = fallbackAvailableAt({
       status,
       current: loaded.current,
@@ -118,8 +118,23 @@ export class JourneyState {
     });
   }
 
-  private async optionsAt(loaded: LoadedJourney, status: JourneyStatus): Promise<JourneyOptions> {
-    const { order, priceOf } = await this.policy.plan(await this.offered.list());
+  /**
+   * The policy's plan of the offered methods as last worked out, while it stands (as on nearly every
+   * status poll: it changes with the price list), taken without waiting; else undefined.
+   */
+  private currentPlan(): MethodPlan | undefined {
+    return this.policy.currentPlan(this.offered.current());
+  }
+
+  private async freshPlan(): Promise<MethodPlan> {
+    return this.policy.plan(await this.offered.list());
+  }
+
+  private optionsAt(
+    { order, priceOf }: MethodPlan,
+    loaded: LoadedJourney,
+    status: JourneyStatus,
+  ): JourneyOptions {
     const spentMinor = journeyExposureMinor(loaded.records, JOURNEY_CHARGE_OF);
     const remaining = remainingMethods(order, loaded.journey, this.policy.exclude);
     const switchable = switchableMethods({
@@ -139,12 +154,11 @@ export class JourneyState {
     return Promise.all([this.journeys.get(journeyId), this.records.get(journeyId)]);
   }
 
-  private async assemble(
-    journey: JourneyRecord | null,
+  /** A journey with a record: its steps' records read; null when its current session's record is not there. */
+  private async withSteps(
+    journey: JourneyRecord,
     first: SessionRecord | null,
   ): Promise<LoadedJourney | null> {
-    if (!journey)
-      return first && { journey: oneStepJourney(first), records: [first], current: first, recovered: false };
     const records = await this.stepRecords(journey, first);
     const current = records[records.length - 1];
     return current ? { journey, records, current, recovered: false } : null;
@@ -161,4 +175,9 @@ export class JourneyState {
       ),
     );
   }
+}
+
+/** A first session without a journey record: a journey of its own (one step). */
+function alone(first: SessionRecord): LoadedJourney {
+  return { journey: oneStepJourney(first), records: [first], current: first, recovered: false };
 }

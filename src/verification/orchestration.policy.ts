@@ -62,8 +62,9 @@ export class OrchestrationPolicy {
    * out again only when what it is made of changed (another price list or figures read).
    */
   async plan(offered: readonly KnownVerificationMethod[]): Promise<MethodPlan> {
+    const current = this.currentPlan(offered);
+    if (current) return current;
     const last = this.lastPlan;
-    if (last && last.offered === offered && this.stillCurrent(last)) return last.plan;
     const prices = await this.prices();
     const samples = this.settings.mode === 'cost_per_success' ? await this.samples() : undefined;
     if (last && last.offered === offered && last.prices === prices && last.samples === samples)
@@ -77,6 +78,15 @@ export class OrchestrationPolicy {
     };
     this.lastPlan = { offered, prices, samples, plan };
     return plan;
+  }
+
+  /**
+   * The plan of `offered` as last worked out, while nothing it is made of changed (the price list and the
+   * figures still the cached ones); undefined when `plan` must work it out again. Read without waiting.
+   */
+  currentPlan(offered: readonly KnownVerificationMethod[]): MethodPlan | undefined {
+    const last = this.lastPlan;
+    return last && last.offered === offered && this.stillCurrent(last) ? last.plan : undefined;
   }
 
   /** Whether a plan was worked out from the price list still cached (and the figures still cached), without reading either. */
