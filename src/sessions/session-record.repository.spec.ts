@@ -14,41 +14,34 @@ const record: SessionRecord = {
   verifiedAt: null,
 };
 
-describe('SessionRecordRepository: a merge that changed nothing writes nothing', () => {
+describe('SessionRecordRepository: records read again', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
-  let writes: number;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    const set = store.set.bind(store);
-    writes = 0;
-    store.set = (...args) => {
-      writes++;
-      return set(...args);
-    };
     records = new SessionRecordRepository(store);
   });
   afterEach(() => store.close());
 
-  it('saves a record that has no predecessor, skips one equal to what it was made from, saves a changed one', async () => {
-    await expect(records.saveIfChanged(record, null)).resolves.toBe(true);
-    expect(writes).toBe(1);
-    const read = (await records.get('req-1'))!;
-    expect(read).toEqual(record);
-
-    await expect(records.saveIfChanged({ ...read }, read)).resolves.toBe(false);
-    expect(writes).toBe(1);
-
-    const verified = { ...read, status: 'verified', verifiedAt: 1_700_000_100_000 };
-    await expect(records.saveIfChanged(verified, read)).resolves.toBe(true);
-    expect(writes).toBe(2);
-    await expect(records.get('req-1')).resolves.toEqual(verified);
-  });
-
-  it('a field added by the merge (the fallback mark) is a change', async () => {
+  it('getSince hands back the record it was given while the store holds what that record was read as', async () => {
     await records.save(record);
     const read = (await records.get('req-1'))!;
-    await expect(records.saveIfChanged({ ...read, fallback: true }, read)).resolves.toBe(true);
-    await expect(records.get('req-1')).resolves.toMatchObject({ fallback: true });
+    expect(read).toEqual(record);
+    await expect(records.getSince('req-1', read)).resolves.toBe(read);
+
+    const verified = { ...read, status: 'verified', verifiedAt: 1_700_000_100_000 };
+    await records.save(verified);
+    const again = await records.getSince('req-1', read);
+    expect(again).not.toBe(read);
+    expect(again).toEqual(verified);
+    // The record just saved is known as what it was saved as.
+    await expect(records.getSince('req-1', verified)).resolves.toBe(verified);
+  });
+
+  it('getSince reads a record it was not given, and null when the store has none', async () => {
+    await expect(records.getSince('req-1', undefined)).resolves.toBeNull();
+    await records.save(record);
+    await expect(records.getSince('req-1', null)).resolves.toEqual(record);
+    await expect(records.getSince('req-1', { ...record })).resolves.toEqual(record);
   });
 });

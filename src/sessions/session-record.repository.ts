@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { sameRecord, type SessionRecord } from '../core/session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
 
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
@@ -50,18 +50,6 @@ export class SessionRecordRepository {
     const raw = JSON.stringify(record);
     await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record));
     this.storedAs.set(record, raw);
-  }
-
-  /**
-   * Saves `record` unless it holds the same facts as `before` (the record it was made from): most
-   * status polls change nothing, and then write nothing. Whether it saved.
-   */
-  async saveIfChanged(record: SessionRecord, before: SessionRecord | null): Promise<boolean> {
-    if (before !== null && sameRecord(record, before)) return false;
-    const raw = JSON.stringify(record);
-    await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record));
-    this.storedAs.set(record, raw);
-    return true;
   }
 
   /** Saves only when no record of the session is stored (a rebuilt one never overwrites a newer one). */

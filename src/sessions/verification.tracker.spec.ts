@@ -185,3 +185,69 @@ describe('VerificationTracker: delivered flag and method figures', () => {
     expect((await stats.figures()).sms).toMatchObject({ started: 1, delivered: 1, verified: 1 });
   });
 });
+
+/** The usual pending poll shows nothing new: the record is not written again, nor announced to streams. */
+describe('VerificationTracker: an observation that changes nothing writes nothing', () => {
+  let store: MemoryStore;
+  let records: SessionRecordRepository;
+  let tracker: VerificationTracker;
+  let writes: string[];
+  let announced: string[];
+
+  beforeEach(() => {
+    store = new MemoryStore({ clock: () => NOW });
+    const set = store.set.bind(store);
+    writes = [];
+    store.set = (key, ...rest) => {
+      writes.push(key);
+      return set(key, ...rest);
+    };
+    records = new SessionRecordRepository(store);
+    const options = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      clock: () => NOW,
+    });
+    const logger = new VerificationLogger({ ...options, logLevels: false });
+    const changes = new SessionChanges(store, logger);
+    announced = [];
+    changes.announce = async (requestId: string) => void announced.push(requestId);
+    tracker = new VerificationTracker(
+      store,
+      records,
+      new ReconcileQueue(options, store),
+      logger,
+      changes,
+      new JourneyRepository(store),
+      new EventEmitter2(),
+    );
+  });
+  afterEach(() => store.close());
+
+  it('writes and announces a change, then nothing for the same state seen again, read or given', async () => {
+    await records.save(pending);
+    writes.length = 0;
+    const sent = await tracker.observe(
+      { ...observed('sent'), expiresAt: new Date(pending.expiresAt) },
+      'poll',
+    );
+    expect(writes).toEqual([]);
+    expect(announced).toEqual([]);
+    await tracker.observe({ ...observed('sent'), expiresAt: new Date(pending.expiresAt) }, 'poll', sent);
+    expect(writes).toEqual([]);
+
+    const delivered = await tracker.observe(observed('delivered'), 'poll', sent);
+    expect(writes).toEqual([SessionRecordRepository.key('req-1')]);
+    expect(announced).toEqual(['req-1']);
+    expect(await records.get('req-1')).toMatchObject({ status: 'delivered', delivered: true });
+
+    await tracker.observe(observed('delivered'), 'poll', delivered);
+    expect(writes).toHaveLength(1);
+    expect(announced).toHaveLength(1);
+  });
+
+  it('a session it has no record of is written on its first observation', async () => {
+    await tracker.observe(observed('sent'), 'webhook');
+    expect(writes).toEqual([SessionRecordRepository.key('req-1')]);
+    expect(await records.get('req-1')).toMatchObject({ requestId: 'req-1', status: 'sent' });
+  });
+});

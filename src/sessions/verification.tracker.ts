@@ -18,6 +18,7 @@ import {
   chargedCost,
   newSessionRecord,
   owesCodeRequired,
+  sameRecord,
   showsDelivery,
   type SessionRecord,
 } from '../core/session-record.js';
@@ -100,7 +101,8 @@ export class VerificationTracker {
     const base = stored ?? known ?? null;
     const record = merge(base, session, this.store.now());
     // The usual pending poll changes nothing: nothing is written, and nothing announced to streams.
-    const changed = await this.records.saveIfChanged(record, base);
+    const changed = base === null || !sameRecord(record, base);
+    if (changed) await this.records.save(record);
     // The method figures count a delivery when it is first seen. A terminal record's delivery is
     // counted with its outcome, by whoever claims the outcome's event (one tally, not two).
     if (changed && record.delivered && !base?.delivered && !isTerminal(record.status))
