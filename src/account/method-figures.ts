@@ -1,4 +1,5 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { DAY_MS } from '../core/clock.js';
 import type { Money } from '../core/money.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
@@ -110,8 +111,6 @@ export function windowDays(days: number | undefined): number {
     );
   return days;
 }
-
-const DAY_MS = 86_400_000;
 
 /** The last day named: most counts of a day fall on that day. */
 let lastDay = { index: NaN, name: '' };

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { DAY_MS } from '../core/clock.js';
 import { bucketIndex, medianFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -22,7 +23,6 @@ import {
   type MethodTransition,
 } from './method-figures.js';
 
-const DAY_MS = 86_400_000;
 const COUNTER_TTL_MS = STATS_RETENTION_DAYS * DAY_MS;
 /** A claim outlives its session by this much, like the tracker's event claims. */
 const CLAIM_RETENTION_MS = DAY_MS;

@@ -9,3 +9,6 @@ export interface VerificationClock {
 
 /** Injection token, same name as the interface (as `VerificationStore`). */
 export const VerificationClock = Symbol('VerificationClock');
+
+/** One UTC day in ms (the day counters, the daily windows). */
+export const DAY_MS = 86_400_000;

@@ -1,4 +1,5 @@
 import { API_CLIENT_DEFAULTS } from '../api/api-client.options.js';
+import { DAY_MS } from '../core/clock.js';
 import { VERIFICATION_METHODS, type KnownVerificationMethod } from '../core/verification-method.js';
 import type { LogLevel } from '@nestjs/common';
 import type {
@@ -11,7 +12,6 @@ import type {
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-const DAY = 86_400_000;
 
 /** A rate limit of `points` per `windowMs`. */
 const perWindow = (points: number, windowMs: number): RateLimit => ({ points, windowMs });
@@ -56,7 +56,7 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
     /** 1,000 RUB a UTC day, reserving 3 RUB (the highest price the API documents) for a start of unknown price. */
     spendCap: {
       amount: 1000,
-      windowMs: DAY,
+      windowMs: DAY_MS,
       currency: 'RUB',
       utcOffsetMinutes: 0,
       worstCasePrice: 3,
@@ -72,9 +72,9 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
       minConversion: 0.2,
       surgeFactor: 3,
       holdMs: 15 * MINUTE,
-      maxHoldMs: DAY,
+      maxHoldMs: DAY_MS,
       reserveShare: 0.2,
-      recordTtlMs: DAY,
+      recordTtlMs: DAY_MS,
       safeList: { numbers: [], ranges: [], owners: [] },
     } as ResolvedPumping,
   },

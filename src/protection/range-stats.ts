@@ -1,8 +1,8 @@
+import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
 import { digest } from './protection-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-rules.js';
 
-const DAY_MS = 86_400_000;
 /** Anyone can make the defence create one of these per range or caller: a bounded store may evict them among themselves. */
 const EVICTABLE: StoreWriteOptions = { evictable: true };
 
