@@ -70,10 +70,10 @@ export class JourneyState {
    */
   async load(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
     const [journey, first] = await this.readBoth(journeyId);
-    const stored = journey ? await this.withSteps(journey, first) : first && alone(first);
+    const stored = journey ? await this.withSteps(journey, first) : first && alone(first, false);
     if (stored) return stored;
     const current = await this.recovery.require(journey ? currentStep(journey).requestId : journeyId, owner);
-    if (!journey) return { journey: oneStepJourney(current), records: [current], current, recovered: true };
+    if (!journey) return alone(current, true);
     const records = await this.stepRecords(journey, first);
     records[records.length - 1] = current;
     return { journey, records, current, recovered: true };
@@ -82,7 +82,7 @@ export class JourneyState {
   /** The journey as the store holds it, or null when its current session's record is not there. */
   async read(journeyId: string): Promise<LoadedJourney | null> {
     const [journey, first] = await this.readBoth(journeyId);
-    return journey ? this.withSteps(journey, first) : first && alone(first);
+    return journey ? this.withSteps(journey, first) : first && alone(first, false);
   }
 
   /** The journey with a fresher record of its current session. */
@@ -178,6 +178,6 @@ export class JourneyState {
 }
 
 /** A first session without a journey record: a journey of its own (one step). */
-function alone(first: SessionRecord): LoadedJourney {
-  return { journey: oneStepJourney(first), records: [first], current: first, recovered: false };
+function alone(first: SessionRecord, recovered: boolean): LoadedJourney {
+  return { journey: oneStepJourney(first), records: [first], current: first, recovered };
 }
