@@ -1,4 +1,3 @@
-import { isSupportedCountry } from 'libphonenumber-js/max';
 import { API_CLIENT_OPTION_RULES } from '../api/api-client.options.js';
 import {
   bool,
@@ -10,12 +9,27 @@ import {
   oneOf,
   positiveInt,
   rulesUnder,
-  type Check,
   type OptionRule,
 } from '../core/option-rules.js';
 import { DEVICE_HINTS } from '../core/journey.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { isVerificationStore } from '../store/create-store.js';
+import {
+  alpha2,
+  array,
+  intRange,
+  knownCountry,
+  knownMethod,
+  matching,
+  nonEmptyArray,
+  objectOrFalse,
+  onlyKeys,
+  origin,
+  positiveNumber,
+  section,
+  share,
+  whsec,
+} from './verification-option-checks.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
 import type { RouteSettings, WebhookOptions } from './verification.options.js';
 
@@ -24,94 +38,6 @@ import type { RouteSettings, WebhookOptions } from './verification.options.js';
  * field, checks it, and says what is wrong naming the field (`VerificationModule: option
  * "api.timeoutMs" must be a positive integer (got 0)`). Values are never echoed for secrets.
  */
-
-/* ------------------------------------------------------------------ checks of this table */
-
-/** A section of options: an object (absent, or `null`, when not given). */
-const section =
-  (shape = 'an object'): Check =>
-  (v) =>
-    v === null || isObject(v) ? undefined : `must be ${shape}`;
-/** An object, or `false` to switch the protection off. */
-const objectOrFalse =
-  (shape: string): Check =>
-  (v) =>
-    v === false || isObject(v) ? undefined : `must be ${shape} or false`;
-const nonEmptyArray =
-  (example: string): Check =>
-  (v) =>
-    Array.isArray(v) && v.length > 0 ? undefined : `must be a non-empty array like ${example}`;
-const array =
-  (message = 'must be an array'): Check =>
-  (v) =>
-    Array.isArray(v) ? undefined : message;
-const intRange =
-  (min: number, max: number, unit: string): Check =>
-  (v) =>
-    Number.isInteger(v) && (v as number) >= min && (v as number) <= max
-      ? undefined
-      : `must be a whole number of ${unit} from ${min} to ${max} (got ${describe(v)})`;
-const positiveNumber: Check = (v) =>
-  typeof v === 'number' && Number.isFinite(v) && v > 0
-    ? undefined
-    : `must be a positive number (got ${describe(v)})`;
-const share: Check = (v) =>
-  typeof v === 'number' && Number.isFinite(v) && v >= 0 && v < 1
-    ? undefined
-    : `must be a share from 0 to below 1 (got ${describe(v)})`;
-const matching =
-  (pattern: RegExp, shape: string): Check =>
-  (v) =>
-    typeof v === 'string' && pattern.test(v) ? undefined : `must be ${shape} (got ${describe(v)})`;
-const alpha2 = (example: string): Check => matching(/^[A-Z]{2}$/, `an ISO 3166 alpha-2 code${example}`);
-
-const knownMethod: Check = (v) =>
-  (VERIFICATION_METHODS as readonly unknown[]).includes(v)
-    ? undefined
-    : `is not a known method (got ${describe(v)}; known: ${VERIFICATION_METHODS.join(', ')})`;
-
-/** An object whose keys are all among `keys`. */
-const onlyKeys =
-  (keys: readonly string[], what: string): Check =>
-  (v) => {
-    const unknown = Object.keys(v as object).find((key) => !keys.includes(key));
-    return unknown === undefined
-      ? undefined
-      : `has an unknown key ${describe(unknown)} (${what}: ${keys.join(', ')})`;
-  };
-
-/** Common non-ISO spellings of a country, and the ISO 3166 code meant. */
-const ISO_SPELLINGS: Record<string, string> = { UK: 'GB', EN: 'GB', EL: 'GR' };
-
-/** A code libphonenumber-js has numbering data for (a code it does not know would refuse every number). */
-const knownCountry: Check = (v) => {
-  if (isSupportedCountry(v as string)) return undefined;
-  const meant = ISO_SPELLINGS[v as string];
-  return `is not an ISO 3166 alpha-2 country code with phone numbering data (got ${describe(v)}${
-    meant ? `; did you mean "${meant}"?` : ''
-  })`;
-};
-
-/** An origin as browsers send it in `Origin` (scheme://host[:port], no path). */
-const origin: Check = (v) => {
-  const parsed = typeof v === 'string' ? parseUrl(v) : undefined;
-  return typeof v === 'string' &&
-    parsed &&
-    parsed.origin !== 'null' &&
-    parsed.origin === v.replace(/\/$/, '').toLowerCase()
-    ? undefined
-    : `must be an origin like "https://shop.example" (scheme, host and port only; got ${describe(v)})`;
-};
-
-function parseUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/* ------------------------------------------------------------------ routes and webhooks, as the rules and the resolver both read them */
 
 /** Prefix of the routes or a webhook path: without leading or trailing slashes. */
 export const trimSlashes = (path: string): string => path.replace(/^\/+|\/+$/g, '');
@@ -133,12 +59,6 @@ export function webhooksConfigured(webhooks: WebhookOptions | null | undefined):
 export function webhooksEnabled(webhooks: WebhookOptions | null | undefined): boolean {
   return (webhooks?.enabled ?? true) && webhooksConfigured(webhooks);
 }
-
-// Never echoes the value: it is a secret.
-const whsec: Check = (v) =>
-  /^whsec_[A-Za-z0-9+/=]+$/.test(v as string)
-    ? undefined
-    : 'must be a Standard Webhooks secret ("whsec_<base64>")';
 
 /** Rate limits: `{ points, windowMs }` or `false`. */
 export const RATE_LIMITS = [
