@@ -1,12 +1,13 @@
 /**
  * `node dist-bench/bench/compare-status.js [express|fastify] [rounds] [seconds] [target...]`
- * (`COMPARE_PROCESSES=n`, default 3: processes per target): host CPU per
+ * (`COMPARE_PROCESSES=n`, default 3: processes per target; `COMPARE_PACED_RATE=n`: also latency at an even
+ * n req/s): host CPU per
  * `GET /status/:id` poll (pending session, coalescing and limits off: one upstream GET per poll) of several
  * targets side by side, in short slices whose order rotates every round, so that a busy moment of the machine
  * falls on every target alike. Targets: `undici`, `axios` (the module with that API transport),
  * `floor` (the bare Nest route of bench/servers/platform-floor.ts), `proxy` (the minimal node:http proxy);
  * `undici@/tmp/before` runs the module as compiled into another tree (a copy of dist-bench made before a
- * change: A/B of the change in one run).
+ * change: A/B of the change in one run), `sandbox` the sandbox's own `GET /v1/verify/{id}` (the direct hop).
  * Prints, per target, the median over rounds of the host's CPU µs per request and of req/s, and the median
  * of the per-round ratio of req/s to the minimal proxy when it is one of the targets. Every target is pinned
  * to CPU 0 and this runner and the sandbox to CPU 1 (`taskset`, when the machine has it): unpinned, the
@@ -15,7 +16,13 @@
  * differed by up to 7 µs (52 and 59) for their whole lives, more than most changes being compared: so each
  * target runs as several processes, and its figure is the median over all of their slices. A tool for
  * deciding between variants, not a benchmark of the issue (that is `npm run bench -- proxy`).
+ * With `COMPARE_PACED_RATE`, rounds at that even rate follow (the same slices and rotation, `runPaced`), and
+ * each target's p50 and p99 are taken over every latency of all its processes pooled; with `sandbox` among the
+ * targets, the p99 each adds to the direct hop. One process's p99 at an even rate moves by a millisecond
+ * between processes of one build (a collector's pause landing on more or fewer requests), so only the pooled
+ * figure of several processes decides.
  */
+import http from 'node:http';
 import type { ApiTransport } from '../src/index.js';
 import { pathToFileURL } from 'node:url';
 import { allCpus, ChildServer, pinProcess, processCpuSeconds } from './lib/child-process.js';
@@ -30,8 +37,8 @@ import {
   postJson,
 } from './lib/context.js';
 import type { HostConfig, Platform } from './lib/host-app.js';
-import { runLoad } from './lib/load.js';
-import { median } from './lib/report.js';
+import { runLoad, runPaced } from './lib/load.js';
+import { median, percentile } from './lib/report.js';
 import type { HostReady } from './servers/host-process.js';
 
 const platform = (process.argv[2] ?? 'fastify') as Platform;
@@ -39,13 +46,17 @@ const rounds = Number(process.argv[3] ?? 7);
 const seconds = Number(process.argv[4] ?? 2);
 const names = process.argv.length > 5 ? process.argv.slice(5) : ['undici', 'axios', 'floor', 'proxy'];
 const processesPerTarget = Math.max(1, Number(process.env.COMPARE_PROCESSES ?? 3));
+const pacedRate = Number(process.env.COMPARE_PACED_RATE ?? 0);
 
 interface Target {
   name: string;
   server: ChildServer<{ url: string }>;
   url: string;
+  headers?: Record<string, string>;
   cpu: number[];
   rps: number[];
+  /** Every latency (ms) of the paced rounds. */
+  paced: number[];
 }
 
 const TARGET_CPU = 0;
@@ -65,10 +76,18 @@ try {
   const requestId = direct.body.request_id as string;
   for (let copy = 0; copy < processesPerTarget; copy++)
     for (const name of names) {
+      if (name === 'sandbox') {
+        // The direct hop: the sandbox itself (on the runner's CPU), one "process" per copy for the rotation.
+        const url = `${sb.url}/v1/verify/${requestId}`;
+        const headers = { authorization: basicAuth(sb.apiKey, sb.apiSecret) };
+        targets.push({ name, server: sandbox, url, headers, cpu: [], rps: [], paced: [] });
+        continue;
+      }
       if (name === 'proxy' || name === 'floor') {
         const server = name === 'proxy' ? await forkMinimalProxy(sb) : await forkPlatformFloor(platform, sb);
         if (runnerPinned) pinProcess(server.pid, String(TARGET_CPU));
-        targets.push({ name, server, url: `${server.ready.url}/status/${requestId}`, cpu: [], rps: [] });
+        const url = `${server.ready.url}/status/${requestId}`;
+        targets.push({ name, server, url, cpu: [], rps: [], paced: [] });
         continue;
       }
       const [transport, tree] = name.split('@') as [ApiTransport, string | undefined];
@@ -91,25 +110,55 @@ try {
       });
       if (start.status !== 201) throw new Error(`start on ${name} answered ${start.status}`);
       const url = `${server.ready.url}/verification/status/${start.body.verification_id as string}`;
-      targets.push({ name, server, url, cpu: [], rps: [] });
+      targets.push({ name, server, url, cpu: [], rps: [], paced: [] });
     }
 
-  for (const t of targets) await runLoad({ url: t.url, connections: 50, durationSec: 1 });
+  for (const t of targets) await runLoad({ url: t.url, headers: t.headers, connections: 50, durationSec: 1 });
   for (let round = 0; round < rounds; round++) {
     const order = targets.map((_, i) => targets[(i + round) % targets.length]);
     for (const t of order) {
       const before = processCpuSeconds(t.server.pid);
-      const result = await runLoad({ url: t.url, connections: 50, durationSec: seconds });
+      const result = await runLoad({ url: t.url, headers: t.headers, connections: 50, durationSec: seconds });
       t.cpu.push(((processCpuSeconds(t.server.pid) - before) * 1e6) / result.responses);
       t.rps.push(result.rps);
       if (result.non2xx + result.errors > 0)
         console.log(`${t.name}: ${result.non2xx + result.errors} not 2xx`);
     }
   }
+  if (pacedRate > 0) await pacedRounds();
 } finally {
   if (runnerPinned) pinProcess(process.pid, allCpus());
-  for (const t of targets) await t.server.close();
+  for (const t of targets) if (t.server !== sandbox) await t.server.close();
   await sandbox.close();
+}
+
+/** The paced rounds: every target at `pacedRate` for `seconds` per round, each on its own warm keep-alive pool. */
+async function pacedRounds(): Promise<void> {
+  const agents = targets.map(() => new http.Agent({ keepAlive: true, maxSockets: 50 }));
+  const paced = (t: Target, i: number, durationSec: number, samples?: number[]) =>
+    runPaced({
+      url: t.url,
+      headers: t.headers,
+      connections: 50,
+      durationSec,
+      warmupSec: 0,
+      rate: pacedRate,
+      agent: agents[i],
+      samples,
+    });
+  try {
+    for (const [i, t] of targets.entries()) await paced(t, i, 1);
+    for (let round = 0; round < rounds; round++)
+      for (let k = 0; k < targets.length; k++) {
+        const i = (k + round) % targets.length;
+        const t = targets[i]!;
+        const result = await paced(t, i, seconds, t.paced);
+        if (result.non2xx + result.errors > 0)
+          console.log(`${t.name} paced: ${result.non2xx + result.errors} not 2xx`);
+      }
+  } finally {
+    for (const agent of agents) agent.destroy();
+  }
 }
 
 /** A target's slices, every process of it together. */
@@ -130,6 +179,12 @@ function roundRps(name: string): number[] {
   );
 }
 
+/** A target's paced latencies, every process of it pooled, and each process's p99. */
+function pacedOf(name: string): { pooled: number[]; perProcess: number[] } {
+  const mine = targets.filter((t) => t.name === name);
+  return { pooled: mine.flatMap((t) => t.paced), perProcess: mine.map((t) => percentile(t.paced, 99)) };
+}
+
 const hasProxy = names.includes('proxy');
 console.log(
   `${platform}, ${rounds} rounds × ${seconds} s × ${processesPerTarget} processes per target, medians` +
@@ -145,4 +200,20 @@ for (const name of names) {
       (hasProxy ? `  ratio to proxy ${ratio}` : '') +
       `  (per process: ${perProcess.map((c) => c.toFixed(0)).join(' ')})`,
   );
+}
+
+if (pacedRate > 0) {
+  console.log(`at an even ${pacedRate} req/s, every latency of a target's processes pooled (ms):`);
+  const direct = names.includes('sandbox') ? percentile(pacedOf('sandbox').pooled, 99) : undefined;
+  for (const name of names) {
+    const { pooled, perProcess } = pacedOf(name);
+    const p99 = percentile(pooled, 99);
+    console.log(
+      `${name.padEnd(12)} p50 ${percentile(pooled, 50).toFixed(2)}  p99 ${p99.toFixed(2)}` +
+        (direct === undefined || name === 'sandbox'
+          ? ''
+          : `  added p99 vs direct ${(p99 - direct).toFixed(2)}`) +
+        `  (p99 per process: ${perProcess.map((p) => p.toFixed(2)).join(' ')}; ${pooled.length} requests)`,
+    );
+  }
 }

@@ -90,7 +90,8 @@ export function answeringSession(
   current: SessionRecord,
 ): { status: JourneyStatus; record: SessionRecord } {
   if (journey.canceledAt !== undefined) return { status: CANCELED, record: current };
-  const verified = [current, ...records].find((record) => record?.status === 'verified');
+  const verified =
+    current.status === 'verified' ? current : records.find((record) => record?.status === 'verified');
   if (verified) return { status: 'verified', record: verified };
   return { status: current.status, record: current };
 }
@@ -104,9 +105,10 @@ export function remainingMethods(
   journey: Pick<JourneyRecord, 'steps' | 'device'>,
   exclude: Readonly<Record<DeviceHint, readonly KnownVerificationMethod[]>>,
 ): KnownVerificationMethod[] {
-  const tried = new Set<string>(methodsTried(journey));
-  const excluded = new Set<string>(journey.device === undefined ? [] : exclude[journey.device]);
-  return ordered.filter((method) => !tried.has(method) && !excluded.has(method));
+  const excluded = journey.device === undefined ? [] : exclude[journey.device];
+  return ordered.filter(
+    (method) => !excluded.includes(method) && !journey.steps.some((step) => step.method === method),
+  );
 }
 
 /**

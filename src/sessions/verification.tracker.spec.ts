@@ -232,7 +232,13 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
     );
     expect(writes).toEqual([]);
     expect(announced).toEqual([]);
-    await tracker.observe({ ...observed('sent'), expiresAt: new Date(pending.expiresAt) }, 'poll', sent);
+    // The record given back is the one given: a caller holding it can tell nothing changed.
+    const again = await tracker.observe(
+      { ...observed('sent'), expiresAt: new Date(pending.expiresAt) },
+      'poll',
+      sent,
+    );
+    expect(again).toBe(sent);
     expect(writes).toEqual([]);
 
     const delivered = await tracker.observe(observed('delivered'), 'poll', sent);

@@ -99,16 +99,20 @@ export class VerificationTracker {
         ? await this.records.getSince(session.requestId, known)
         : null;
     const base = stored ?? known ?? null;
-    const record = merge(base, session, this.store.now());
-    // The usual pending poll changes nothing: nothing is written, and nothing announced to streams.
-    const changed = base === null || !sameRecord(record, base);
+    const merged = merge(base, session, this.store.now());
+    // The usual pending poll changes nothing: the record stays the one read, nothing is written, and
+    // nothing announced to streams.
+    const changed = base === null || !sameRecord(merged, base);
+    const record = changed ? merged : base;
     if (changed) await this.records.save(record);
     // The method figures count a delivery when it is first seen. A terminal record's delivery is
     // counted with its outcome, by whoever claims the outcome's event (one tally, not two).
     if (changed && record.delivered && !base?.delivered && !isTerminal(record.status))
       await this.stats?.tally(record);
     try {
-      await this.emitDue(record, source);
+      // A pending session owing no event (the usual poll) has nothing to emit and nothing to settle.
+      const due = dueEvents(record);
+      if (due.length > 0) await this.emitEvents(record, due, source);
     } finally {
       // Announced after the host's listeners ran, so a browser told "verified" finds the host done.
       if (changed) await this.changes.announce(record.requestId);
@@ -141,7 +145,14 @@ export class VerificationTracker {
    * later). Rejects with the first VerificationListenerError after trying every due event.
    */
   async emitDue(record: SessionRecord, source: VerificationEventSource): Promise<EmitSummary> {
-    const due = dueEvents(record);
+    return this.emitEvents(record, dueEvents(record), source);
+  }
+
+  private async emitEvents(
+    record: SessionRecord,
+    due: VerificationEventType[],
+    source: VerificationEventSource,
+  ): Promise<EmitSummary> {
     const terminal = terminalEvent(record.status);
 
     const emitted: VerificationEventType[] = [];

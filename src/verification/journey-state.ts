@@ -87,6 +87,7 @@ export class JourneyState {
 
   /** The journey with a fresher record of its current session. */
   withCurrent(loaded: LoadedJourney, current: SessionRecord): LoadedJourney {
+    if (current === loaded.current) return loaded;
     const records = [...loaded.records];
     records[records.length - 1] = current;
     return { ...loaded, records, current };
