@@ -2,7 +2,10 @@
  * Benchmark 1, proxy overhead: `GET /verification/status/:id` of a pending session with coalescing
  * off (every call reaches the sandbox) against the sandbox's own `GET /v1/verify/{id}` and a
  * minimal node:http proxy doing the same hop. Each server is its own process; the runner is the
- * load generator. Rounds interleave the targets so that drift hits them alike.
+ * load generator. Rounds interleave the targets so that drift hits them alike. Every target but the
+ * sandbox runs as PROCESSES processes, round r on the (r mod PROCESSES)th: two processes of one build
+ * differ by up to 10 % in throughput and by milliseconds in p99 for their whole lives (bench/README.md,
+ * compare-status), so one process per target made a figure one process's luck.
  */
 import http from 'node:http';
 import type { ChildServer } from './lib/child-process.js';
@@ -29,6 +32,8 @@ const THROUGHPUT_GOAL: Record<Platform, number> = { fastify: 0.7, express: 0.5 }
 const ADDED_P99_GOAL_MS = 2;
 /** Length of one target's turn in the latency rounds. */
 const SLICE_SEC = 0.5;
+/** Processes per target (the sandbox aside); a figure is the median over rounds that use them in turn. */
+const PROCESSES = 3;
 
 type FloorName = 'floor-express' | 'floor-fastify';
 type TargetName = 'sandbox' | 'proxy' | FloorName | Platform;
@@ -56,18 +61,28 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
   const servers: ChildServer[] = [sandbox];
   try {
     const sb = sandbox.ready;
-    const proxy = await forkMinimalProxy(sb);
-    servers.push(proxy);
-    const hosts: Record<Platform, ChildServer<HostReady>> = {
-      express: await forkHost(hostConfig('express', sb)),
-      fastify: await forkHost(hostConfig('fastify', sb)),
-    };
-    servers.push(hosts.express, hosts.fastify);
-    const floors: Record<FloorName, ChildServer<{ url: string }>> = {
-      'floor-express': await forkPlatformFloor('express', sb),
-      'floor-fastify': await forkPlatformFloor('fastify', sb),
-    };
-    servers.push(floors['floor-express'], floors['floor-fastify']);
+    /** One process of each target but the sandbox. */
+    interface Copy {
+      proxy: ChildServer<{ url: string }>;
+      hosts: Record<Platform, ChildServer<HostReady>>;
+      floors: Record<FloorName, ChildServer<{ url: string }>>;
+    }
+    const copies: Copy[] = [];
+    for (let i = 0; i < PROCESSES; i++) {
+      const copy: Copy = {
+        proxy: await forkMinimalProxy(sb),
+        hosts: {
+          express: await forkHost(hostConfig('express', sb)),
+          fastify: await forkHost(hostConfig('fastify', sb)),
+        },
+        floors: {
+          'floor-express': await forkPlatformFloor('express', sb),
+          'floor-fastify': await forkPlatformFloor('fastify', sb),
+        },
+      };
+      copies.push(copy);
+      servers.push(copy.proxy, ...Object.values(copy.hosts), ...Object.values(copy.floors));
+    }
     const phones = new PhoneNumbers();
     const targets: TargetName[] = [
       'sandbox',
@@ -78,8 +93,12 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       'fastify',
     ];
 
-    /** A fresh pending session per round (sessions expire after 10 minutes), addressed per target. */
-    const freshUrls = async (): Promise<Record<TargetName, string>> => {
+    /**
+     * A fresh pending session per round (sessions expire after 10 minutes), addressed per target, on
+     * the round's processes.
+     */
+    const freshUrls = async (round: number): Promise<Record<TargetName, string>> => {
+      const { proxy, hosts, floors } = copies[round % PROCESSES]!;
       const direct = await postJson(
         `${sb.url}/v1/verify`,
         { phone_number: phones.take(), method: 'sms', expiry_seconds: 600 },
@@ -106,20 +125,23 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     const headersFor = (target: TargetName): Record<string, string> | undefined =>
       target === 'sandbox' ? { authorization: basicAuth(sb.apiKey, sb.apiSecret) } : undefined;
 
-    // Warm-up: JIT, keep-alive pools, the module's first paths.
-    const warm = await freshUrls();
-    for (const target of targets)
-      await runLoad({
-        url: warm[target],
-        headers: headersFor(target),
-        connections: CONNECTIONS,
-        durationSec: 2,
-      });
+    // Warm-up of every process: JIT, keep-alive pools, the module's first paths.
+    for (let copy = 0; copy < PROCESSES; copy++) {
+      const warm = await freshUrls(copy);
+      for (const target of targets)
+        if (copy === 0 || target !== 'sandbox')
+          await runLoad({
+            url: warm[target],
+            headers: headersFor(target),
+            connections: CONNECTIONS,
+            durationSec: 2,
+          });
+    }
 
     const saturated = emptyByTarget<LoadResult>();
     const upstreamPerRequest: Record<Platform, number[]> = { express: [], fastify: [] };
     for (let round = 0; round < ctx.rounds; round++) {
-      const urls = await freshUrls();
+      const urls = await freshUrls(round);
       for (const target of rotate(targets, round)) {
         const before = await sandbox.call<number>('requestCount', 'GET /v1/verify/:id');
         const result = await runLoad({
@@ -147,20 +169,34 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       targets.map((t) => [t, new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })]),
     ) as Record<TargetName, http.Agent>;
     try {
-      const warmUrls = await freshUrls();
-      for (const target of targets)
-        await runPaced({
-          url: warmUrls[target],
-          headers: headersFor(target),
-          connections: CONNECTIONS,
-          durationSec: 1,
-          rate,
-          agent: agents[target],
-        });
+      for (let copy = 0; copy < PROCESSES; copy++) {
+        const warmUrls = await freshUrls(copy);
+        for (const target of targets)
+          await runPaced({
+            url: warmUrls[target],
+            headers: headersFor(target),
+            connections: CONNECTIONS,
+            durationSec: 1,
+            rate,
+            agent: agents[target],
+          });
+      }
       for (let round = 0; round < ctx.rounds; round++) {
-        const urls = await freshUrls();
+        const urls = await freshUrls(round);
         const samples = emptyByTarget<number>();
         const slices = emptyByTarget<LoadResult>();
+        // The round's processes were last paced a round or more ago: their keep-alive connections
+        // have closed, and opening them again is not what is measured.
+        for (const target of targets)
+          await runPaced({
+            url: urls[target],
+            headers: headersFor(target),
+            connections: CONNECTIONS,
+            durationSec: SLICE_SEC,
+            warmupSec: 0,
+            rate,
+            agent: agents[target],
+          });
         for (let slice = 0; slice < ctx.roundSeconds / SLICE_SEC; slice++)
           for (const target of rotate(targets, round + slice)) {
             const result = await runPaced({
@@ -238,7 +274,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         rows: throughputRows,
         notes: [
           'Status of a pending sms session, `statusCache: { enabled: false }` and `limits: { enabled: false }`: every request is one upstream GET (column "upstream GETs per request", counted by the sandbox).',
-          "Sandbox, minimal proxy and each host app run in their own process; autocannon runs in the runner process. All share the machine's cores.",
+          `Sandbox, minimal proxy and each host app run in their own process; autocannon runs in the runner process. All share the machine's cores. Every target but the sandbox runs as ${PROCESSES} processes, round r on the (r mod ${PROCESSES})th, so that one process's lasting luck is not the figure.`,
           'The bare Nest routes (bench/servers/platform-floor.ts) do the same hop in a Nest controller on each platform with no module: what the platform alone costs. "Ratio to the bare Nest route" is the module\'s own share.',
         ],
       },
@@ -258,7 +294,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         rows: latencyRows,
         notes: [
           `An even pace (request i at start + i / rate, open loop, over a pool of ${CONNECTIONS} keep-alive connections) at 40% of the slowest target's saturated throughput, so that no target queues: the difference in p99 is what the hop costs. Latency runs from issuing a request to the end of its answer.`,
-          `Each round runs every target in ${SLICE_SEC} s slices, the order rotating slice by slice, so that the machine's slow moments fall on every target alike and every target's keep-alive connections stay open between its turns; a target's p99 is taken over all its slices of the round, and an added p99 is the median over rounds of the difference within each round.`,
+          `Each round runs every target in ${SLICE_SEC} s slices, the order rotating slice by slice, so that the machine's slow moments fall on every target alike and every target's keep-alive connections stay open between its turns; a target's p99 is taken over all its slices of the round, and an added p99 is the median over rounds of the difference within each round. A round starts with one unrecorded slice per target on the round's processes, to open their keep-alive connections again.`,
         ],
       },
     ];
