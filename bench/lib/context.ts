@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import type { SandboxOptions } from '../../src/testing/index.js';
 import type { HostReady } from '../servers/host-process.js';
 import type { SandboxReady } from '../servers/sandbox-process.js';
@@ -28,8 +29,14 @@ export function forkSandbox(
   return ChildServer.fork<SandboxReady>(server('sandbox-process'), options, fork);
 }
 
+/**
+ * A host app with the module, in its own process. `BENCH_MODULE_TREE=<dist-bench of another tree>` forks
+ * that tree's host instead (its module, this harness): an earlier tree measured exactly as this one is.
+ */
 export function forkHost(config: HostConfig, fork?: ForkOptions): Promise<ChildServer<HostReady>> {
-  return ChildServer.fork<HostReady>(server('host-process'), config, fork);
+  const tree = process.env.BENCH_MODULE_TREE;
+  const host = tree ? pathToFileURL(`${tree}/bench/servers/host-process.js`) : server('host-process');
+  return ChildServer.fork<HostReady>(host, config, fork);
 }
 
 export function forkMinimalProxy(
