@@ -4,6 +4,9 @@
  * `confirmWithApi` off and on. The host app is pinned to CPU 0; the sandbox and this runner (the
  * sender) to CPU 1. Each round seeds fresh sessions through the start route, verifies them in
  * the sandbox, then sends every webhook once (a fixed amount; the rate is amount / time).
+ * `BENCH_AB_TREE=<dist-bench of another tree>` adds that tree's hosts (its module, this harness) to the
+ * same rounds, their order rotating: the two trees side by side in one run, as compare-status does for
+ * the status route (two runs minutes apart differed by more than 10 % on a shared machine).
  */
 import type { ChildServer } from './lib/child-process.js';
 import { allCpus, pinProcess, processCpuSeconds } from './lib/child-process.js';
@@ -18,6 +21,12 @@ const CONNECTIONS = 50;
 const DUPLICATE_SHARE = 0.1;
 const GOALS = { off: 3000, on: 1000 } as const;
 type Mode = keyof typeof GOALS;
+/** A host measured: its mode, and the other tree it runs (BENCH_AB_TREE) or this one. */
+interface Variant {
+  mode: Mode;
+  tree?: string;
+  label: string;
+}
 
 interface RoundResult {
   perSecond: number;
@@ -39,9 +48,15 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
   const servers: ChildServer[] = [sandbox];
   try {
     const sb = sandbox.ready;
-    const hosts = {} as Record<Mode, ChildServer<HostReady>>;
-    for (const mode of ['off', 'on'] as Mode[]) {
-      hosts[mode] = await forkHost(
+    const other = process.env.BENCH_AB_TREE;
+    const variants: Variant[] = (['off', 'on'] as Mode[]).flatMap((mode) => [
+      { mode, label: `confirmWithApi ${mode}` },
+      ...(other ? [{ mode, tree: other, label: `confirmWithApi ${mode} (${other})` }] : []),
+    ]);
+    const hosts = new Map<Variant, ChildServer<HostReady>>();
+    for (const variant of variants) {
+      const { mode } = variant;
+      const host = await forkHost(
         {
           platform: 'fastify',
           recordEvents: true,
@@ -55,13 +70,16 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
           },
         },
         { cpu: 0 },
+        variant.tree,
       );
-      servers.push(hosts[mode]);
+      hosts.set(variant, host);
+      servers.push(host);
     }
     const phones = new PhoneNumbers();
 
-    const round = async (mode: Mode, count: number): Promise<RoundResult> => {
-      const host = hosts[mode];
+    const round = async (variant: Variant, count: number): Promise<RoundResult> => {
+      const host = hosts.get(variant)!;
+      const mode = variant.tree ? `${variant.mode}-ab` : variant.mode;
       const distinct = Math.round(count * (1 - DUPLICATE_SHARE));
       const seeded = Array.from({ length: distinct }, () => phones.take());
       const starts = await sendPrepared(
@@ -117,27 +135,28 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
       };
     };
 
-    await round('off', Math.min(1000, perRound));
-    await round('on', Math.min(1000, perRound));
-    const results: Record<Mode, RoundResult[]> = { off: [], on: [] };
+    for (const variant of variants) await round(variant, Math.min(1000, perRound));
+    const results = new Map<Variant, RoundResult[]>(variants.map((v) => [v, []]));
     for (let r = 0; r < ctx.rounds; r++)
-      for (const mode of (r % 2 === 0 ? ['off', 'on'] : ['on', 'off']) as Mode[]) {
-        const result = await round(mode, perRound);
-        results[mode].push(result);
+      for (let k = 0; k < variants.length; k++) {
+        const variant = variants[(k + r) % variants.length]!;
+        const result = await round(variant, perRound);
+        results.get(variant)!.push(result);
         ctx.log(
-          `webhooks round ${r + 1} confirmWithApi ${mode}: ${fmt(result.perSecond)}/s, ${result.emitted}/${result.distinct} emitted`,
+          `webhooks round ${r + 1} ${variant.label}: ${fmt(result.perSecond)}/s, ${result.emitted}/${result.distinct} emitted`,
         );
       }
 
-    const rows = (['off', 'on'] as Mode[]).map((mode) => {
-      const rs = results[mode];
+    const rows = variants.map((variant) => {
+      const { mode } = variant;
+      const rs = results.get(variant)!;
       const rate = median(rs.map((r) => r.perSecond));
       const exact = rs.every((r) => r.emitted === r.distinct && r.repeated === 0 && r.ok === r.sent);
       const getsPerEvent =
         rs.reduce((n, r) => n + r.upstreamGets, 0) / rs.reduce((n, r) => n + r.distinct, 0);
       const cpuUs = median(rs.map((r) => r.hostCpuUsPerWebhook));
       return [
-        `confirmWithApi ${mode}`,
+        variant.label,
         fmt(rate),
         fmt(cpuUs),
         fmt(1e6 / cpuUs),
@@ -166,7 +185,7 @@ export async function webhooksBenchmark(ctx: BenchContext): Promise<BenchTable[]
         ],
         rows,
         notes: [
-          `Host app pinned to CPU 0 ${hosts.off.pinnedCpu === 0 ? '(taskset)' : '(taskset unavailable: NOT pinned)'}; sandbox and sender on CPU 1${runnerPinned ? '' : ' (not pinned)'}.`,
+          `Host app pinned to CPU 0 ${hosts.get(variants[0]!)!.pinnedCpu === 0 ? '(taskset)' : '(taskset unavailable: NOT pinned)'}; sandbox and sender on CPU 1${runnerPinned ? '' : ' (not pinned)'}.`,
           "Accepted events/s is what the host answered with 200 while its core was the only one it had; the sender writes pre-serialised requests (bench/lib/raw-sender.ts), so the rate is the host's, not the load generator's. \"One core's capacity\" is 1 s divided by the host's CPU time (all threads) per webhook.",
           `${DUPLICATE_SHARE * 100}% of the webhooks repeat an earlier webhook-id (answered 200 \`duplicate\`, no second event). Reconciler at a 1 h lazy interval so that every event comes from its webhook.`,
         ],

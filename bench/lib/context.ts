@@ -31,10 +31,14 @@ export function forkSandbox(
 
 /**
  * A host app with the module, in its own process. `BENCH_MODULE_TREE=<dist-bench of another tree>` forks
- * that tree's host instead (its module, this harness): an earlier tree measured exactly as this one is.
+ * that tree's host instead (its module, this harness): an earlier tree measured exactly as this one is;
+ * `tree` names one for this host alone.
  */
-export function forkHost(config: HostConfig, fork?: ForkOptions): Promise<ChildServer<HostReady>> {
-  const tree = process.env.BENCH_MODULE_TREE;
+export function forkHost(
+  config: HostConfig,
+  fork?: ForkOptions,
+  tree = process.env.BENCH_MODULE_TREE,
+): Promise<ChildServer<HostReady>> {
   const host = tree ? pathToFileURL(`${tree}/bench/servers/host-process.js`) : server('host-process');
   return ChildServer.fork<HostReady>(host, config, fork);
 }
