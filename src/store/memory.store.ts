@@ -202,11 +202,11 @@ export class MemoryStore implements VerificationStore {
 
   /** The entry when present and not expired; an expired one is dropped on the way. */
   private live(key: string, now: number): Entry | undefined {
-    const map = this.entries.has(key) ? this.entries : this.evictableEntries;
-    const entry = map.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt > now) return entry;
-    map.delete(key);
+    // A key is in one of the maps at most (see write): a kept key, the usual one, is one lookup.
+    const entry = this.entries.get(key) ?? this.evictableEntries.get(key);
+    if (entry === undefined || entry.expiresAt > now) return entry;
+    this.entries.delete(key);
+    this.evictableEntries.delete(key);
     return undefined;
   }
 
