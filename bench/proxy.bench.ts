@@ -164,6 +164,11 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     // slow moment of the machine (a collector, another process) lands on every target alike; a
     // target's p99 in the round is taken over all its slices. A target comes back every
     // SLICE_SEC × 6 = 3 s, within every server's keep-alive timeout (Node's 5 s): its connections stay warm.
+    // Every process starts the paced rounds collected: the saturated rounds left garbage whose full
+    // collection would otherwise fall on the first paced rounds, more of it in a process that allocates
+    // more per request (the module on Fastify lost 4-5 ms of added p99 in those rounds, in two runs).
+    // (An earlier tree's host, BENCH_MODULE_TREE, knows only `heapUsed`, which collects the same way.)
+    await Promise.all(servers.map((s) => s.call('collectGarbage').catch(() => s.call('heapUsed'))));
     const paced = emptyByTarget<LoadResult>();
     const agents = Object.fromEntries(
       targets.map((t) => [t, new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })]),
@@ -212,6 +217,10 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
             slices[target].push(result);
           }
         for (const target of targets) paced[target].push(pooled(samples[target], slices[target]));
+        ctx.log(
+          `proxy paced round ${round + 1} (processes #${(round % PROCESSES) + 1}): ` +
+            targets.map((t) => `${t} p99 ${fmt(paced[t][round]!.p99, 2)} ms`).join(', '),
+        );
       }
     } finally {
       for (const agent of Object.values(agents)) agent.destroy();

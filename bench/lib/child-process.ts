@@ -131,6 +131,11 @@ const BUILT_IN: Record<string, (arg: unknown) => unknown> = {
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.start');
   },
+  /**
+   * Full collections now, so that the next measurement does not pay for garbage the last one left
+   * (a saturated run leaves more in a process that allocates more, due at some moment after it).
+   */
+  collectGarbage: () => void settledHeapUsed(),
   /** Objects on the heap by constructor (or string kind): count and self size, after full collections. */
   heapCensus: async () => {
     settledHeapUsed();
