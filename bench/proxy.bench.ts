@@ -6,6 +6,8 @@
  * sandbox runs as PROCESSES processes, round r on the (r mod PROCESSES)th: two processes of one build
  * differ by up to 10 % in throughput and by milliseconds in p99 for their whole lives (bench/README.md,
  * compare-status), so one process per target made a figure one process's luck.
+ * `BENCH_AB_TREE=<dist-bench of another tree>` adds the module as that tree compiled it, on both
+ * platforms, to the same rounds (its processes beside this tree's): a before/after in one run.
  */
 import http from 'node:http';
 import type { ChildServer } from './lib/child-process.js';
@@ -36,7 +38,10 @@ const SLICE_SEC = 0.5;
 const PROCESSES = 3;
 
 type FloorName = 'floor-express' | 'floor-fastify';
-type TargetName = 'sandbox' | 'proxy' | FloorName | Platform;
+/** The module on each platform, and as BENCH_AB_TREE compiled it (another tree, side by side in one run). */
+type ModuleName = Platform | 'express-ab' | 'fastify-ab';
+type TargetName = 'sandbox' | 'proxy' | FloorName | ModuleName;
+const AB_TREE = process.env.BENCH_AB_TREE;
 const LABEL: Record<TargetName, string> = {
   sandbox: 'sandbox GET /v1/verify/{id} (direct)',
   proxy: 'minimal node:http proxy (same hop)',
@@ -44,9 +49,13 @@ const LABEL: Record<TargetName, string> = {
   'floor-fastify': 'bare Nest route on Fastify (same hop, no module)',
   express: 'module on Express',
   fastify: 'module on Fastify',
+  'express-ab': `module on Express, ${AB_TREE}`,
+  'fastify-ab': `module on Fastify, ${AB_TREE}`,
 };
 const FLOOR_OF: Record<Platform, FloorName> = { express: 'floor-express', fastify: 'floor-fastify' };
-const isModule = (target: TargetName): target is Platform => target === 'express' || target === 'fastify';
+const MODULES: readonly ModuleName[] = ['express', 'fastify', 'express-ab', 'fastify-ab'];
+const isModule = (target: TargetName): target is ModuleName => MODULES.includes(target as ModuleName);
+const platformOf = (module: ModuleName): Platform => (module.startsWith('express') ? 'express' : 'fastify');
 const emptyByTarget = <T>(): Record<TargetName, T[]> => ({
   sandbox: [],
   proxy: [],
@@ -54,6 +63,8 @@ const emptyByTarget = <T>(): Record<TargetName, T[]> => ({
   'floor-fastify': [],
   express: [],
   fastify: [],
+  'express-ab': [],
+  'fastify-ab': [],
 });
 
 export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
@@ -64,7 +75,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     /** One process of each target but the sandbox. */
     interface Copy {
       proxy: ChildServer<{ url: string }>;
-      hosts: Record<Platform, ChildServer<HostReady>>;
+      hosts: Partial<Record<ModuleName, ChildServer<HostReady>>>;
       floors: Record<FloorName, ChildServer<{ url: string }>>;
     }
     const copies: Copy[] = [];
@@ -74,6 +85,10 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         hosts: {
           express: await forkHost(hostConfig('express', sb)),
           fastify: await forkHost(hostConfig('fastify', sb)),
+          ...(AB_TREE && {
+            'express-ab': await forkHost(hostConfig('express', sb), undefined, AB_TREE),
+            'fastify-ab': await forkHost(hostConfig('fastify', sb), undefined, AB_TREE),
+          }),
         },
         floors: {
           'floor-express': await forkPlatformFloor('express', sb),
@@ -81,7 +96,11 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         },
       };
       copies.push(copy);
-      servers.push(copy.proxy, ...Object.values(copy.hosts), ...Object.values(copy.floors));
+      servers.push(
+        copy.proxy,
+        ...Object.values(copy.hosts).filter((h) => h !== undefined),
+        ...Object.values(copy.floors),
+      );
     }
     const phones = new PhoneNumbers();
     const targets: TargetName[] = [
@@ -91,6 +110,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       'floor-fastify',
       'express',
       'fastify',
+      ...(AB_TREE ? (['express-ab', 'fastify-ab'] as const) : []),
     ];
 
     /**
@@ -105,21 +125,26 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         { authorization: basicAuth(sb.apiKey, sb.apiSecret) },
       );
       const requestId = direct.body.request_id as string;
-      const handle = async (platform: Platform): Promise<string> => {
-        const res = await postJson(`${hosts[platform].ready.url}/verification/start`, {
+      /** The status URL of a session started on the module's host ('' when it has none: no BENCH_AB_TREE). */
+      const statusUrl = async (module: ModuleName): Promise<string> => {
+        const host = hosts[module];
+        if (!host) return '';
+        const res = await postJson(`${host.ready.url}/verification/start`, {
           phone_number: phones.take(),
           method: 'sms',
         });
-        if (res.status !== 201) throw new Error(`start on ${platform} answered ${res.status}`);
-        return res.body.verification_id as string;
+        if (res.status !== 201) throw new Error(`start on ${module} answered ${res.status}`);
+        return `${host.ready.url}/verification/status/${res.body.verification_id as string}`;
       };
       return {
         sandbox: `${sb.url}/v1/verify/${requestId}`,
         proxy: `${proxy.ready.url}/status/${requestId}`,
         'floor-express': `${floors['floor-express'].ready.url}/status/${requestId}`,
         'floor-fastify': `${floors['floor-fastify'].ready.url}/status/${requestId}`,
-        express: `${hosts.express.ready.url}/verification/status/${await handle('express')}`,
-        fastify: `${hosts.fastify.ready.url}/verification/status/${await handle('fastify')}`,
+        express: await statusUrl('express'),
+        fastify: await statusUrl('fastify'),
+        'express-ab': await statusUrl('express-ab'),
+        'fastify-ab': await statusUrl('fastify-ab'),
       };
     };
     const headersFor = (target: TargetName): Record<string, string> | undefined =>
@@ -139,7 +164,12 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     }
 
     const saturated = emptyByTarget<LoadResult>();
-    const upstreamPerRequest: Record<Platform, number[]> = { express: [], fastify: [] };
+    const upstreamPerRequest: Record<ModuleName, number[]> = {
+      express: [],
+      fastify: [],
+      'express-ab': [],
+      'fastify-ab': [],
+    };
     for (let round = 0; round < ctx.rounds; round++) {
       const urls = await freshUrls(round);
       for (const target of rotate(targets, round)) {
@@ -232,7 +262,8 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     const throughputRows = targets.map((target) => {
       const rps = med(saturated[target], 'rps');
       const ratio = rps / proxyRps;
-      const platform = isModule(target) ? target : undefined;
+      const module = isModule(target) ? target : undefined;
+      const platform = module && platformOf(module);
       const non2xx = saturated[target].reduce((n, r) => n + r.non2xx + r.errors, 0);
       return [
         LABEL[target],
@@ -243,7 +274,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         platform ? fmt(rps / med(saturated[FLOOR_OF[platform]], 'rps'), 2) : '',
         platform ? `≥ ${THROUGHPUT_GOAL[platform]}` : '',
         platform ? ratio >= THROUGHPUT_GOAL[platform] && non2xx === 0 : undefined,
-        platform ? fmt(median(upstreamPerRequest[platform]), 3) : '',
+        module ? fmt(median(upstreamPerRequest[module]), 3) : '',
         non2xx,
       ];
     });
@@ -260,7 +291,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         fmt(med(paced[target], 'p99'), 2),
         target === 'sandbox' ? '' : fmt(added, 2),
         module ? fmt(addedP99(target, 'proxy'), 2) : '',
-        module ? fmt(addedP99(target, FLOOR_OF[target]), 2) : '',
+        module ? fmt(addedP99(target, FLOOR_OF[platformOf(target)]), 2) : '',
         module ? `≤ ${ADDED_P99_GOAL_MS} ms` : '',
         module ? added <= ADDED_P99_GOAL_MS : undefined,
       ];
