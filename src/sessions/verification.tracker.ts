@@ -111,8 +111,7 @@ export class VerificationTracker {
       await this.stats?.tally(record);
     try {
       // A pending session owing no event (the usual poll) has nothing to emit and nothing to settle.
-      const due = dueEvents(record);
-      if (due.length > 0) await this.emitEvents(record, due, source);
+      if (dueEvents(record).length > 0) await this.emitDue(record, source);
     } finally {
       // Announced after the host's listeners ran, so a browser told "verified" finds the host done.
       if (changed) await this.changes.announce(record.requestId);
@@ -145,14 +144,7 @@ export class VerificationTracker {
    * later). Rejects with the first VerificationListenerError after trying every due event.
    */
   async emitDue(record: SessionRecord, source: VerificationEventSource): Promise<EmitSummary> {
-    return this.emitEvents(record, dueEvents(record), source);
-  }
-
-  private async emitEvents(
-    record: SessionRecord,
-    due: VerificationEventType[],
-    source: VerificationEventSource,
-  ): Promise<EmitSummary> {
+    const due = dueEvents(record);
     const terminal = terminalEvent(record.status);
 
     const emitted: VerificationEventType[] = [];
