@@ -70,7 +70,7 @@ export class JourneyState {
    */
   async load(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
     const [journey, first] = await this.readBoth(journeyId);
-    const stored = journey ? await this.withSteps(journey, first) : first && alone(first, false);
+    const stored = await this.stored(journey, first);
     if (stored) return stored;
     const current = await this.recovery.require(journey ? currentStep(journey).requestId : journeyId, owner);
     if (!journey) return alone(current, true);
@@ -82,7 +82,7 @@ export class JourneyState {
   /** The journey as the store holds it, or null when its current session's record is not there. */
   async read(journeyId: string): Promise<LoadedJourney | null> {
     const [journey, first] = await this.readBoth(journeyId);
-    return journey ? this.withSteps(journey, first) : first && alone(first, false);
+    return this.stored(journey, first);
   }
 
   /** The journey with a fresher record of its current session. */
@@ -153,6 +153,17 @@ export class JourneyState {
   /** The journey record and its first session's record, in one round trip's time. */
   private readBoth(journeyId: string): Promise<[JourneyRecord | null, SessionRecord | null]> {
     return Promise.all([this.journeys.get(journeyId), this.records.get(journeyId)]);
+  }
+
+  /**
+   * The journey from what was read: with a record, its steps' records read too; without one, its first
+   * session alone (no further read). Null when its current session's record is not there.
+   */
+  private stored(
+    journey: JourneyRecord | null,
+    first: SessionRecord | null,
+  ): Promise<LoadedJourney | null> | LoadedJourney | null {
+    return journey ? this.withSteps(journey, first) : first && alone(first, false);
   }
 
   /** A journey with a record: its steps' records read; null when its current session's record is not there. */
