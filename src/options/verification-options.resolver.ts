@@ -2,16 +2,15 @@ import { withApiClientDefaults } from '../api/api-client.options.js';
 import { checkOptions } from '../core/option-rules.js';
 import { isVerificationStore } from '../store/create-store.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
+import { type RATE_LIMITS, VERIFICATION_OPTION_RULES } from './verification-options.rules.js';
 import {
   declaredRouteRules,
   resolvePrefix,
-  type RATE_LIMITS,
   trimSlashes,
-  VERIFICATION_OPTION_RULES,
   webhookRoutePath,
   webhookSecrets,
   webhooksEnabled,
-} from './verification-options.rules.js';
+} from './verification-routes.rules.js';
 import type {
   LimitsOptions,
   OrchestrationOptions,

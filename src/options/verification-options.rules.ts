@@ -31,34 +31,13 @@ import {
   whsec,
 } from './verification-option-checks.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
-import type { RouteSettings, WebhookOptions } from './verification.options.js';
+import { webhookSecrets, webhooksConfigured } from './verification-routes.rules.js';
 
 /**
  * The table of the module's option rules, applied in order at boot by the resolver: each names its
  * field, checks it, and says what is wrong naming the field (`VerificationModule: option
  * "api.timeoutMs" must be a positive integer (got 0)`). Values are never echoed for secrets.
  */
-
-/** Prefix of the routes or a webhook path: without leading or trailing slashes. */
-export const trimSlashes = (path: string): string => path.replace(/^\/+|\/+$/g, '');
-
-/** `webhooks.secret` as a list (one secret, several during rotation, or none). */
-export function webhookSecrets(webhooks: WebhookOptions | null | undefined): string[] {
-  const secret = webhooks?.secret;
-  return secret === undefined ? [] : Array.isArray(secret) ? secret : [secret];
-}
-
-/** True when the webhook receiver can check (or is told not to check) signatures. */
-export function webhooksConfigured(webhooks: WebhookOptions | null | undefined): boolean {
-  return (
-    webhookSecrets(webhooks).length > 0 || webhooks?.verifier !== undefined || webhooks?.signature === 'none'
-  );
-}
-
-/** Whether the webhook receiver runs: configured and not switched off. */
-export function webhooksEnabled(webhooks: WebhookOptions | null | undefined): boolean {
-  return (webhooks?.enabled ?? true) && webhooksConfigured(webhooks);
-}
 
 /** Rate limits: `{ points, windowMs }` or `false`. */
 export const RATE_LIMITS = [
@@ -366,66 +345,3 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   { path: 'limits.pumping.safeList.owners', checks: [array()] },
   { path: 'limits.pumping.safeList.owners[]', checks: [matching(/^.{1,200}$/s, 'a non-empty owner id')] },
 ];
-
-/**
- * Rules that hold the options against the routes declared at import (forRootAsync declares them
- * before its factory runs): a configured receiver without a route, or a route without a way to
- * check signatures, fails the boot with what to change, instead of answering 404 or 401 later.
- */
-export function declaredRouteRules(declared: RouteSettings): OptionRule[] {
-  const staticHint = (what: string) =>
-    `must be given statically: forRootAsync({ ${what}, useFactory }) (routes are declared at import)`;
-  return [
-    {
-      path: 'routes.prefix',
-      checks: [
-        (v) =>
-          trimSlashes(v as string) === declared.routes.prefix ? undefined : staticHint('routes: { prefix }'),
-      ],
-    },
-    {
-      path: 'webhooks.enabled',
-      always: true,
-      checks: [
-        (_, { root }) =>
-          webhooksEnabled(root.webhooks as WebhookOptions | undefined) && !declared.webhooks.enabled
-            ? 'must be given statically when the factory configures webhooks: forRootAsync({ webhooks: { enabled: true, path? }, useFactory }) (routes are declared at import)'
-            : undefined,
-      ],
-    },
-    {
-      // A factory may switch a declared route off (`webhooks: { enabled: false }`): it then answers 404.
-      path: 'webhooks.secret',
-      always: true,
-      checks: [
-        (_, { root }) => {
-          const webhooks = root.webhooks as WebhookOptions | undefined;
-          return declared.webhooks.enabled && !webhooksEnabled(webhooks) && webhooks?.enabled !== false
-            ? 'is required: the webhook route is declared (webhooks.enabled) but no secret, verifier or signature: "none" was given (or return webhooks: { enabled: false } to switch it off)'
-            : undefined;
-        },
-      ],
-    },
-    {
-      path: 'webhooks.path',
-      checks: [
-        (v) =>
-          webhookRoutePath(declared.routes.prefix, v as string) === declared.webhooks.path
-            ? undefined
-            : staticHint('webhooks: { enabled: true, path }'),
-      ],
-    },
-  ];
-}
-
-/** The client routes' prefix as given (or the default), without leading or trailing slashes. */
-export function resolvePrefix(options: { routes?: { prefix?: string } | null }): string {
-  return trimSlashes(options.routes?.prefix ?? VERIFICATION_DEFAULTS.routes.prefix);
-}
-
-/** `webhooks.path` under the client routes' prefix, or on its own when it starts with `/`. */
-export function webhookRoutePath(prefix: string, path: string | undefined): string {
-  const given = path ?? VERIFICATION_DEFAULTS.webhooks.path;
-  if (given.startsWith('/')) return trimSlashes(given);
-  return prefix === '' ? trimSlashes(given) : `${prefix}/${trimSlashes(given)}`;
-}
