@@ -194,27 +194,30 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     // slow moment of the machine (a collector, another process) lands on every target alike; a
     // target's p99 in the round is taken over all its slices. A target comes back every
     // SLICE_SEC × 6 = 3 s, within every server's keep-alive timeout (Node's 5 s): its connections stay warm.
-    // Every process starts the paced rounds collected: the saturated rounds left garbage whose full
-    // collection would otherwise fall on the first paced rounds, more of it in a process that allocates
-    // more per request (the module on Fastify lost 4-5 ms of added p99 in those rounds, in two runs).
+    // Every process starts the paced rounds collected, so that garbage the saturated rounds left (more
+    // of it in a process that allocates more per request) is not collected during a paced slice.
     // (An earlier tree's host, BENCH_MODULE_TREE, knows only `heapUsed`, which collects the same way.)
     await Promise.all(servers.map((s) => s.call('collectGarbage').catch(() => s.call('heapUsed'))));
     const paced = emptyByTarget<LoadResult>();
     const agents = Object.fromEntries(
       targets.map((t) => [t, new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })]),
     ) as Record<TargetName, http.Agent>;
+    /** One target at the even rate for `durationSec`, on its warm pool; recorded into `samples` when given. */
+    const pace = (target: TargetName, url: string, durationSec: number, samples?: number[]) =>
+      runPaced({
+        url,
+        headers: headersFor(target),
+        connections: CONNECTIONS,
+        durationSec,
+        warmupSec: 0,
+        rate,
+        agent: agents[target],
+        samples,
+      });
     try {
       for (let copy = 0; copy < PROCESSES; copy++) {
         const warmUrls = await freshUrls(copy);
-        for (const target of targets)
-          await runPaced({
-            url: warmUrls[target],
-            headers: headersFor(target),
-            connections: CONNECTIONS,
-            durationSec: 1,
-            rate,
-            agent: agents[target],
-          });
+        for (const target of targets) await pace(target, warmUrls[target], 2);
       }
       for (let round = 0; round < ctx.rounds; round++) {
         const urls = await freshUrls(round);
@@ -222,30 +225,10 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         const slices = emptyByTarget<LoadResult>();
         // The round's processes were last paced a round or more ago: their keep-alive connections
         // have closed, and opening them again is not what is measured.
-        for (const target of targets)
-          await runPaced({
-            url: urls[target],
-            headers: headersFor(target),
-            connections: CONNECTIONS,
-            durationSec: SLICE_SEC,
-            warmupSec: 0,
-            rate,
-            agent: agents[target],
-          });
+        for (const target of targets) await pace(target, urls[target], SLICE_SEC);
         for (let slice = 0; slice < ctx.roundSeconds / SLICE_SEC; slice++)
-          for (const target of rotate(targets, round + slice)) {
-            const result = await runPaced({
-              url: urls[target],
-              headers: headersFor(target),
-              connections: CONNECTIONS,
-              durationSec: SLICE_SEC,
-              warmupSec: 0,
-              rate,
-              agent: agents[target],
-              samples: samples[target],
-            });
-            slices[target].push(result);
-          }
+          for (const target of rotate(targets, round + slice))
+            slices[target].push(await pace(target, urls[target], SLICE_SEC, samples[target]));
         for (const target of targets) paced[target].push(pooled(samples[target], slices[target]));
         ctx.log(
           `proxy paced round ${round + 1} (processes #${(round % PROCESSES) + 1}): ` +
