@@ -2,8 +2,8 @@
  * Benchmark 1, proxy overhead: `GET /verification/status/:id` of a pending session with coalescing
  * off (every call reaches the sandbox) against the sandbox's own `GET /v1/verify/{id}` and a
  * minimal node:http proxy doing the same hop. Each server is its own process; the runner is the
- * load generator. Rounds interleave the targets so that drift hits them alike. Every target but the
- * sandbox runs as PROCESSES processes, round r on the (r mod PROCESSES)th: two processes of one build
+ * load generator. Rounds interleave the targets, in an order drawn for each round, so that drift hits
+ * them alike. Every target but the sandbox runs as PROCESSES processes, round r on the (r mod PROCESSES)th: two processes of one build
  * differ by up to 10 % in throughput and by milliseconds in p99 for their whole lives (bench/README.md,
  * compare-status), so one process per target made a figure one process's luck.
  * `BENCH_AB_TREE=<dist-bench of another tree>` adds the module as that tree compiled it, on both
@@ -25,6 +25,7 @@ import {
 import type { Platform } from './lib/host-app.js';
 import { runLoad, runPaced, summarise, type LoadResult } from './lib/load.js';
 import { fmt, median, type BenchTable } from './lib/report.js';
+import { mulberry32 } from './protection.bench.js';
 import type { HostReady } from './servers/host-process.js';
 import type { SandboxReady } from './servers/sandbox-process.js';
 
@@ -103,6 +104,10 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       );
     }
     const phones = new PhoneNumbers();
+    // Each round's order is drawn (seeded, so that a run can be repeated): with one order rotated for the
+    // whole run, each target always followed the same one, and an A/A run (one tree in both module rows)
+    // differed by 2x in added p99 (bench/README.md).
+    const order = mulberry32(17);
     const targets: TargetName[] = [
       'sandbox',
       'proxy',
@@ -172,7 +177,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     };
     for (let round = 0; round < ctx.rounds; round++) {
       const urls = await freshUrls(round);
-      for (const target of rotate(targets, round)) {
+      for (const target of shuffled(targets, order)) {
         const before = await sandbox.call<number>('requestCount', 'GET /v1/verify/:id');
         const result = await runLoad({
           url: urls[target],
@@ -190,10 +195,10 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     // Latency at one fixed, unsaturated rate for every target: what the module adds per request.
     const slowest = Math.min(...targets.map((t) => median(saturated[t].map((r) => r.rps))));
     const rate = Math.max(100, Math.round((slowest * 0.4) / 100) * 100);
-    // Each round runs every target in short slices, rotating the order slice by slice, so that a
-    // slow moment of the machine (a collector, another process) lands on every target alike; a
+    // Each round runs every target in short slices, the round's drawn order rotating slice by slice, so
+    // that a slow moment of the machine (a collector, another process) lands on every target alike; a
     // target's p99 in the round is taken over all its slices. A target comes back every
-    // SLICE_SEC × 6 = 3 s, within every server's keep-alive timeout (Node's 5 s): its connections stay warm.
+    // SLICE_SEC × 7 = 3.5 s, within every server's keep-alive timeout (Node's 5 s): its connections stay warm.
     // Every process starts the paced rounds collected, so that garbage the saturated rounds left (more
     // of it in a process that allocates more per request) is not collected during a paced slice.
     // (An earlier tree's host, BENCH_MODULE_TREE, knows only `heapUsed`, which collects the same way.)
@@ -221,13 +226,14 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
       }
       for (let round = 0; round < ctx.rounds; round++) {
         const urls = await freshUrls(round);
+        const roundOrder = shuffled(targets, order);
         const samples = emptyByTarget<number>();
         const slices = emptyByTarget<LoadResult>();
         // The round's processes were last paced a round or more ago: their keep-alive connections
         // have closed, and opening them again is not what is measured.
         for (const target of targets) await pace(target, urls[target], SLICE_SEC);
         for (let slice = 0; slice < ctx.roundSeconds / SLICE_SEC; slice++)
-          for (const target of rotate(targets, round + slice))
+          for (const target of rotate(roundOrder, slice))
             slices[target].push(await pace(target, urls[target], SLICE_SEC, samples[target]));
         for (const target of targets) paced[target].push(pooled(samples[target], slices[target]));
         ctx.log(
@@ -317,7 +323,7 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
         rows: latencyRows,
         notes: [
           `An even pace (request i at start + i / rate, open loop, over a pool of ${CONNECTIONS} keep-alive connections) at 40% of the slowest target's saturated throughput, so that no target queues: the difference in p99 is what the hop costs. Latency runs from issuing a request to the end of its answer.`,
-          `Each round runs every target in ${SLICE_SEC} s slices, the order rotating slice by slice, so that the machine's slow moments fall on every target alike and every target's keep-alive connections stay open between its turns; a target's p99 is taken over all its slices of the round, and an added p99 is the median over rounds of the difference within each round. A round starts with one unrecorded slice per target on the round's processes, to open their keep-alive connections again.`,
+          `Each round runs every target in ${SLICE_SEC} s slices, in an order drawn (seeded) for each round and rotating slice by slice, so that the machine's slow moments and the load each target leaves behind fall on every target alike and every target's keep-alive connections stay open between its turns; a target's p99 is taken over all its slices of the round, and an added p99 is the median over rounds of the difference within each round. A round starts with one unrecorded slice per target on the round's processes, to open their keep-alive connections again.`,
         ],
       },
     ];
@@ -341,6 +347,16 @@ function hostConfig(platform: Platform, sb: SandboxReady) {
 function rotate<T>(items: T[], by: number): T[] {
   const k = by % items.length;
   return [...items.slice(k), ...items.slice(0, k)];
+}
+
+/** The items in an order drawn from `random` (Fisher–Yates). */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const result = [...items];
+  for (let i = result.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [result[i], result[j]] = [result[j]!, result[i]!];
+  }
+  return result;
 }
 
 /** One target's figures in a round, from the latencies of all its slices. */
