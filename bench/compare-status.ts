@@ -3,8 +3,8 @@
  * (`COMPARE_PROCESSES=n`, default 3: processes per target; `COMPARE_PACED_RATE=n`: also latency at an even
  * n req/s): host CPU per
  * `GET /status/:id` poll (pending session, coalescing and limits off: one upstream GET per poll) of several
- * targets side by side, in short slices whose order rotates every round, so that a busy moment of the machine
- * falls on every target alike. Targets: `undici`, `axios` (the module with that API transport),
+ * targets side by side, in short slices in an order drawn (seeded) for every round, so that a busy moment
+ * of the machine, or a neighbour's leftover load, falls on every target alike. Targets: `undici`, `axios` (the module with that API transport),
  * `floor` (the bare Nest route of bench/servers/platform-floor.ts), `proxy` (the minimal node:http proxy);
  * `undici@/tmp/before` runs the module as compiled into another tree (a copy of dist-bench made before a
  * change: A/B of the change in one run), `sandbox` the sandbox's own `GET /v1/verify/{id}` (the direct hop).
@@ -16,8 +16,8 @@
  * differed by up to 7 µs (52 and 59) for their whole lives, more than most changes being compared: so each
  * target runs as several processes, and its figure is the median over all of their slices. A tool for
  * deciding between variants, not a benchmark of the issue (that is `npm run bench -- proxy`).
- * With `COMPARE_PACED_RATE`, rounds at that even rate follow (the same slices and rotation, `runPaced`). Per
- * target it prints the p50 and p99 over every latency of all its processes pooled, each process's own p99,
+ * With `COMPARE_PACED_RATE`, rounds at that even rate follow (the same slices, each round's order drawn,
+ * `runPaced`). Per target it prints the p50 and p99 over every latency of all its processes pooled, each process's own p99,
  * and their median, the typical process; with `sandbox` among the targets, the p99 each adds to the direct
  * hop, typical and pooled. One process's p99 at an even rate moved from 1.6 to 35 ms between processes of
  * one build, in both trees alike, so a pooled p99 is decided by its worst process and one process's by chance:
@@ -38,12 +38,15 @@ import {
   postJson,
 } from './lib/context.js';
 import type { HostConfig, Platform } from './lib/host-app.js';
-import { runLoad, runPaced } from './lib/load.js';
+import { runLoad, runPaced, shuffled } from './lib/load.js';
 import { median, percentile } from './lib/report.js';
 import type { HostReady } from './servers/host-process.js';
+import { mulberry32 } from './protection.bench.js';
 
 const platform = (process.argv[2] ?? 'fastify') as Platform;
 const rounds = Number(process.argv[3] ?? 7);
+/** The order of each round's turns (seeded, so that a run can be repeated). */
+const drawOrder = mulberry32(17);
 const seconds = Number(process.argv[4] ?? 2);
 const names = process.argv.length > 5 ? process.argv.slice(5) : ['undici', 'axios', 'floor', 'proxy'];
 const processesPerTarget = Math.max(1, Number(process.env.COMPARE_PROCESSES ?? 3));
@@ -116,8 +119,7 @@ try {
 
   for (const t of targets) await runLoad({ url: t.url, headers: t.headers, connections: 50, durationSec: 1 });
   for (let round = 0; round < rounds; round++) {
-    const order = targets.map((_, i) => targets[(i + round) % targets.length]);
-    for (const t of order) {
+    for (const t of shuffled(targets, drawOrder)) {
       const before = processCpuSeconds(t.server.pid);
       const result = await runLoad({ url: t.url, headers: t.headers, connections: 50, durationSec: seconds });
       t.cpu.push(((processCpuSeconds(t.server.pid) - before) * 1e6) / result.responses);
@@ -150,8 +152,7 @@ async function pacedRounds(): Promise<void> {
   try {
     for (const [i, t] of targets.entries()) await paced(t, i, 1);
     for (let round = 0; round < rounds; round++)
-      for (let k = 0; k < targets.length; k++) {
-        const i = (k + round) % targets.length;
+      for (const i of shuffled([...targets.keys()], drawOrder)) {
         const t = targets[i]!;
         const result = await paced(t, i, seconds, t.paced);
         if (result.non2xx + result.errors > 0)

@@ -3,9 +3,10 @@
  * off (every call reaches the sandbox) against the sandbox's own `GET /v1/verify/{id}` and a
  * minimal node:http proxy doing the same hop. Each server is its own process; the runner is the
  * load generator. Rounds interleave the targets, in an order drawn for each round, so that drift hits
- * them alike. Every target but the sandbox runs as PROCESSES processes, round r on the (r mod PROCESSES)th: two processes of one build
- * differ by up to 10 % in throughput and by milliseconds in p99 for their whole lives (bench/README.md,
- * compare-status), so one process per target made a figure one process's luck.
+ * them alike. Every target but the sandbox runs as PROCESSES processes, round r on the (r mod
+ * PROCESSES)th: two processes of one build differ by up to 10 % in throughput and by milliseconds in p99
+ * for their whole lives (bench/README.md, compare-status), so one process per target made a figure one
+ * process's luck.
  * `BENCH_AB_TREE=<dist-bench of another tree>` adds the module as that tree compiled it, on both
  * platforms, to the same rounds (its processes beside this tree's): a before/after in one run.
  */
@@ -23,7 +24,7 @@ import {
   type BenchContext,
 } from './lib/context.js';
 import type { Platform } from './lib/host-app.js';
-import { runLoad, runPaced, summarise, type LoadResult } from './lib/load.js';
+import { runLoad, runPaced, shuffled, summarise, type LoadResult } from './lib/load.js';
 import { fmt, median, type BenchTable } from './lib/report.js';
 import { mulberry32 } from './protection.bench.js';
 import type { HostReady } from './servers/host-process.js';
@@ -347,16 +348,6 @@ function hostConfig(platform: Platform, sb: SandboxReady) {
 function rotate<T>(items: T[], by: number): T[] {
   const k = by % items.length;
   return [...items.slice(k), ...items.slice(0, k)];
-}
-
-/** The items in an order drawn from `random` (Fisher–Yates). */
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const result = [...items];
-  for (let i = result.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [result[i], result[j]] = [result[j]!, result[i]!];
-  }
-  return result;
 }
 
 /** One target's figures in a round, from the latencies of all its slices. */
