@@ -38,10 +38,10 @@ import {
   postJson,
 } from './lib/context.js';
 import type { HostConfig, Platform } from './lib/host-app.js';
-import { runLoad, runPaced, shuffled } from './lib/load.js';
+import { runLoad, runPaced } from './lib/load.js';
+import { mulberry32, shuffled } from './lib/random.js';
 import { median, percentile } from './lib/report.js';
 import type { HostReady } from './servers/host-process.js';
-import { mulberry32 } from './protection.bench.js';
 
 const platform = (process.argv[2] ?? 'fastify') as Platform;
 const rounds = Number(process.argv[3] ?? 7);

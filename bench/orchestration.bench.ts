@@ -40,7 +40,8 @@ import { SANDBOX_POPULATION_REALISTIC, VerificationSandbox } from '../src/testin
 import type { VerificationModuleOptions } from '../src/options/verification.options.js';
 import { runIsolated, type BenchContext } from './lib/context.js';
 import { fmt, formatTable, median, verdict, type BenchTable, type Cell } from './lib/report.js';
-import { balanceOf, mulberry32, post, runPool, startHost } from './protection.bench.js';
+import { mulberry32 } from './lib/random.js';
+import { balanceOf, post, runPool, startHost } from './protection.bench.js';
 
 export interface OrchestrationBenchOptions {
   /** 200 users instead of 1,000 (same mix), for a fast check. */

@@ -18,6 +18,7 @@ import { parsePhoneNumberWithError } from 'libphonenumber-js/max';
 import { VerificationSandbox } from '../src/testing/index.js';
 import { VerificationModule } from '../src/module/verification.module.js';
 import type { LimitsOptions, VerificationModuleOptions } from '../src/options/verification.options.js';
+import { mulberry32 } from './lib/random.js';
 import { runPumpingScenarios } from './pumping.bench.js';
 
 export interface ProtectionBenchRow {
@@ -310,17 +311,6 @@ export function balanceOf(sb: VerificationSandbox): number {
 function headerOf(request: unknown, name: string): string | undefined {
   const value = (request as { headers?: Record<string, unknown> }).headers?.[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-/** Small seeded PRNG: the same traffic on every run. */
-export function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export default runProtectionBench;

@@ -24,9 +24,9 @@ import {
   type BenchContext,
 } from './lib/context.js';
 import type { Platform } from './lib/host-app.js';
-import { runLoad, runPaced, shuffled, summarise, type LoadResult } from './lib/load.js';
+import { runLoad, runPaced, summarise, type LoadResult } from './lib/load.js';
+import { mulberry32, shuffled } from './lib/random.js';
 import { fmt, median, type BenchTable } from './lib/report.js';
-import { mulberry32 } from './protection.bench.js';
 import type { HostReady } from './servers/host-process.js';
 import type { SandboxReady } from './servers/sandbox-process.js';
 

@@ -16,13 +16,13 @@ import type { FraudSuspectedEvent } from '../src/core/verification-events.js';
 import { VerificationSandbox } from '../src/testing/index.js';
 import {
   balanceOf,
-  mulberry32,
   post,
   runPool,
   startHost,
   type ProtectionBenchOptions,
   type ProtectionBenchRow,
 } from './protection.bench.js';
+import { mulberry32 } from './lib/random.js';
 
 const DAY_MS = 86_400_000;
 const TICKS = 20;

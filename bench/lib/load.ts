@@ -152,17 +152,3 @@ export async function runPaced(options: PacedOptions): Promise<LoadResult> {
   if (!options.agent) agent.destroy();
   return summarise(latencies, ok, errors, statusCodes, seconds);
 }
-
-/**
- * The items in an order drawn from `random` (Fisher–Yates): the order of the targets' turns, drawn for
- * each round so that no target always follows the same one (a neighbour's leftover load is not one
- * target's luck).
- */
-export function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const result = [...items];
-  for (let i = result.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [result[i], result[j]] = [result[j]!, result[i]!];
-  }
-  return result;
-}
