@@ -84,7 +84,7 @@ export class JourneyState {
   /** The journey as the store holds it, or null when its current session's record is not there. */
   async read(journeyId: string): Promise<LoadedJourney | null> {
     const [journey, first] = await this.readBoth(journeyId);
-    return this.stored(journey, first);
+    return journey ? this.withSteps(journey, first) : first && alone(first, false);
   }
 
   /** The journey with a fresher record of its current session. */
@@ -155,17 +155,6 @@ export class JourneyState {
   /** The journey record and its first session's record, in one round trip's time. */
   private readBoth(journeyId: string): Promise<[JourneyRecord | null, SessionRecord | null]> {
     return Promise.all([this.journeys.get(journeyId), this.records.get(journeyId)]);
-  }
-
-  /**
-   * The journey from what was read: with a record, its steps' records read too; without one, its first
-   * session alone (no further read). Null when its current session's record is not there.
-   */
-  private stored(
-    journey: JourneyRecord | null,
-    first: SessionRecord | null,
-  ): Promise<LoadedJourney | null> | LoadedJourney | null {
-    return journey ? this.withSteps(journey, first) : first && alone(first, false);
   }
 
   /** A journey with a record: its steps' records read; null when its current session's record is not there. */
