@@ -4,8 +4,9 @@
  * n req/s): host CPU per
  * `GET /status/:id` poll (pending session, coalescing and limits off: one upstream GET per poll) of several
  * targets side by side, in short slices in an order drawn (seeded) for every round, so that a busy moment
- * of the machine, or a neighbour's leftover load, falls on every target alike. Targets: `undici`, `axios` (the module with that API transport),
- * `floor` (the bare Nest route of bench/servers/platform-floor.ts), `proxy` (the minimal node:http proxy);
+ * of the machine, or a neighbour's leftover load, falls on every target alike. Targets: `undici`,
+ * `axios` (the module with that API transport), `floor` (the bare Nest route of
+ * bench/servers/platform-floor.ts), `proxy` (the minimal node:http proxy);
  * `undici@/tmp/before` runs the module as compiled into another tree (a copy of dist-bench made before a
  * change: A/B of the change in one run), `sandbox` the sandbox's own `GET /v1/verify/{id}` (the direct hop).
  * Prints, per target, the median over rounds of the host's CPU µs per request and of req/s, and the median
@@ -17,8 +18,8 @@
  * target runs as several processes, and its figure is the median over all of their slices. A tool for
  * deciding between variants, not a benchmark of the issue (that is `npm run bench -- proxy`).
  * With `COMPARE_PACED_RATE`, rounds at that even rate follow (the same slices, each round's order drawn,
- * `runPaced`). Per target it prints the p50 and p99 over every latency of all its processes pooled, each process's own p99,
- * and their median, the typical process; with `sandbox` among the targets, the p99 each adds to the direct
+ * `runPaced`). Per target it prints the p50 and p99 over every latency of all its processes pooled,
+ * each process's own p99, and their median, the typical process; with `sandbox` among the targets, the p99 each adds to the direct
  * hop, typical and pooled. One process's p99 at an even rate moved from 1.6 to 35 ms between processes of
  * one build, in both trees alike, so a pooled p99 is decided by its worst process and one process's by chance:
  * the typical process's is the figure to compare.

@@ -64,8 +64,9 @@ export interface VerificationStore {
    * Sends `message` to every current subscriber of `channel` on every instance sharing the store
    * (Redis PUBLISH; in-process for MemoryStore). Fire-and-forget: a subscriber that joins later
    * never sees it, and two messages may arrive in another order than sent (a Redis Cluster relays
-   * each from the node that took it), so a message says what to read again, not a state. Optional for a host's own store: without it, changes reach only the streams of
-   * the instance that observed them.
+   * each from the node that took it), so a message says what to read again, not a state. Optional
+   * for a host's own store: without it, changes reach only the streams of the instance that observed
+   * them.
    */
   publish?(channel: string, message: string): Promise<void>;
   /**
