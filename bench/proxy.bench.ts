@@ -199,7 +199,8 @@ export async function proxyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
     // Each round runs every target in short slices, the round's drawn order rotating slice by slice, so
     // that a slow moment of the machine (a collector, another process) lands on every target alike; a
     // target's p99 in the round is taken over all its slices. A target comes back every
-    // SLICE_SEC × 7 = 3.5 s, within every server's keep-alive timeout (Node's 5 s): its connections stay warm.
+    // SLICE_SEC × (targets − 1), 3.5 s at most (eight targets with BENCH_AB_TREE), within every server's
+    // keep-alive timeout (Node's 5 s): its connections stay warm.
     // Every process starts the paced rounds collected, so that garbage the saturated rounds left (more
     // of it in a process that allocates more per request) is not collected during a paced slice.
     // (An earlier tree's host, BENCH_MODULE_TREE, knows only `heapUsed`, which collects the same way.)
