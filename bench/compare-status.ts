@@ -18,11 +18,11 @@
  * target runs as several processes, and its figure is the median over all of their slices. A tool for
  * deciding between variants, not a benchmark of the issue (that is `npm run bench -- proxy`).
  * With `COMPARE_PACED_RATE`, rounds at that even rate follow (the same slices, each round's order drawn,
- * `runPaced`). Per target it prints the p50 and p99 over every latency of all its processes pooled,
- * each process's own p99, and their median, the typical process; with `sandbox` among the targets, the p99 each adds to the direct
- * hop, typical and pooled. One process's p99 at an even rate moved from 1.6 to 35 ms between processes of
- * one build, in both trees alike, so a pooled p99 is decided by its worst process and one process's by chance:
- * the typical process's is the figure to compare.
+ * `runPaced`). Per target it prints the p50 and p99 over every latency of all its processes pooled, each
+ * process's own p99, and their median, the typical process; with `sandbox` among the targets, the p99 each
+ * adds to the direct hop, typical and pooled. One process's p99 at an even rate moved from 1.6 to 35 ms
+ * between processes of one build, in both trees alike, so a pooled p99 is decided by its worst process and
+ * one process's by chance: the typical process's is the figure to compare.
  */
 import http from 'node:http';
 import type { ApiTransport } from '../src/index.js';
@@ -46,11 +46,11 @@ import type { HostReady } from './servers/host-process.js';
 
 const platform = (process.argv[2] ?? 'fastify') as Platform;
 const rounds = Number(process.argv[3] ?? 7);
-/** The order of each round's turns (seeded, so that a run can be repeated). */
-const drawOrder = mulberry32(17);
 const seconds = Number(process.argv[4] ?? 2);
 const names = process.argv.length > 5 ? process.argv.slice(5) : ['undici', 'axios', 'floor', 'proxy'];
 const processesPerTarget = Math.max(1, Number(process.env.COMPARE_PROCESSES ?? 3));
+/** The order of each round's turns (seeded, so that a run can be repeated). */
+const drawOrder = mulberry32(17);
 const pacedRate = Number(process.env.COMPARE_PACED_RATE ?? 0);
 
 interface Target {
