@@ -30,6 +30,7 @@ import { JourneyState } from '../verification/journey-state.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
+import { PaidStart } from '../verification/paid-start.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { VerificationReconciler } from '../sessions/verification.reconciler.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
@@ -145,6 +146,7 @@ const PROVIDERS: Provider[] = [
   StatusStreamHub,
   SessionRefresher,
   VerificationProtection,
+  PaidStart,
   VerificationService,
   ReconcileQueue,
   InDoubtStarts,

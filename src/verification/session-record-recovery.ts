@@ -9,7 +9,7 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { MAX_SESSION_TTL_MS, newSessionRecord, type SessionRecord } from '../core/session-record.js';
-import { toClientError } from './upstream-error.mapper.js';
+import { upstreamClientError } from './upstream-error.mapper.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 
 /**
@@ -55,8 +55,7 @@ export class SessionRecordRecovery {
     try {
       record = await this.recover(requestId, owner);
     } catch (error) {
-      await this.balance.noteUpstreamFailure(error);
-      throw toClientError(error);
+      throw await upstreamClientError(error, this.balance);
     }
     if (!record) throw new VerificationClientError('not_found');
     return record;

@@ -1,5 +1,18 @@
+import type { VerificationBalanceWatch } from '../account/balance-watch.service.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationClientError } from '../core/verification.errors.js';
+
+/**
+ * The client error for an upstream failure, once the balance watch has seen it (a 402 raises
+ * balance_insufficient). The attempt itself was logged by the API client's hook.
+ */
+export async function upstreamClientError(
+  error: unknown,
+  balance: VerificationBalanceWatch,
+): Promise<VerificationClientError> {
+  await balance.noteUpstreamFailure(error);
+  return toClientError(error);
+}
 
 /**
  * What a frontend sees of an upstream failure that has no more specific meaning for the route:

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { InitiateResult, KnownVerificationMethod } from '../api/api.types.js';
+import type { KnownVerificationMethod } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
-import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
+import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
 import { OfferedMethods } from '../account/offered-methods.js';
 import { MethodStats } from '../account/method-stats.service.js';
@@ -10,29 +10,21 @@ import {
   VerificationProtection,
   type ProtectedStart,
   type StartAttempt,
-  type StartPermit,
 } from '../protection/verification-protection.service.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import { asVerificationError, VerificationClientError } from '../core/verification.errors.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
 import { PhoneNumberNormalizer } from './phone-number.policy.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRecovery } from './session-record-recovery.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import {
-  awaitsCode,
-  codeLengthRange,
-  DEFAULT_SESSION_TTL_MS,
-  newSessionRecord,
-  type SessionRecord,
-} from '../core/session-record.js';
+import type { SessionRecord } from '../core/session-record.js';
 import { CODE_RULE, isVerificationCode } from '../core/verification-code.js';
 import { methodTraits, pollIntervalMs, VERIFICATION_METHODS } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
-import { apiSaidWrongCode, toClientError } from './upstream-error.mapper.js';
+import { apiSaidWrongCode, upstreamClientError } from './upstream-error.mapper.js';
 import { VerificationHandleCodec } from './verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 import { checkRefusal } from './check-refusal.js';
@@ -55,6 +47,8 @@ import { normalizeMethod } from '../api/method-names.js';
 import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
+import { PaidStart } from './paid-start.js';
+import { toStartView } from './start-view.js';
 import { OrchestrationPolicy } from './orchestration.policy.js';
 import type {
   CancelInput,
@@ -93,7 +87,6 @@ export class VerificationService {
     private readonly reconcileQueue: ReconcileQueue,
     private readonly telemetry: VerificationTelemetry,
     private readonly balance: VerificationBalanceWatch,
-    private readonly inDoubt: InDoubtStarts,
     private readonly offered: OfferedMethods,
     private readonly recovery: SessionRecordRecovery,
     private readonly methodStats: MethodStats,
@@ -101,6 +94,7 @@ export class VerificationService {
     private readonly journeyState: JourneyState,
     private readonly policy: OrchestrationPolicy,
     private readonly changes: SessionChanges,
+    private readonly paidStart: PaidStart,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -152,7 +146,7 @@ export class VerificationService {
     };
     const outcome = await this.protection.coalesceStart(
       attempt,
-      () => this.paidStart(attempt),
+      () => this.paidStart.run(attempt),
       (requestId) => this.pendingRecord(requestId),
     );
     const record = outcome.result;
@@ -160,7 +154,7 @@ export class VerificationService {
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
     if (!outcome.coalesced) await this.methodStats.tally(record);
     // A resumed session may be a later step of a journey: the handle names the journey.
-    return startView(
+    return toStartView(
       this.handles.seal(record.journeyId ?? record.requestId, input.owner),
       record,
       outcome.resendAvailableAt,
@@ -248,7 +242,7 @@ export class VerificationService {
       latest = (await this.journeys.get(journeyId)) ?? journey;
       if (latest.steps.length !== journey.steps.length) throw switchInProgress();
       if (latest.canceledAt !== undefined) throw notPending('canceled');
-      outcome = await this.paidStart(
+      outcome = await this.paidStart.run(
         {
           phoneNumber: journey.phoneNumber,
           method: decision.method,
@@ -275,7 +269,7 @@ export class VerificationService {
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
     this.telemetry.started(record, false, Date.now() - startedAt, 'switch');
-    return startView(input.verificationId, record, outcome.resendAvailableAt, false);
+    return toStartView(input.verificationId, record, outcome.resendAvailableAt, false);
   }
 
   /**
@@ -359,7 +353,7 @@ export class VerificationService {
       const failure = await checkRefusal(error, record, {
         now: this.store.now(),
         refresh: (stale) => this.refreshQuietly(stale),
-        upstreamFailure: (cause) => this.upstreamFailure(cause),
+        upstreamFailure: (cause) => upstreamClientError(cause, this.balance),
       });
       await wrongCodes.settle(apiSaidWrongCode(error, failure));
       throw failure;
@@ -483,71 +477,6 @@ export class VerificationService {
     return requestId;
   }
 
-  /**
-   * One paid start under a permit: protection admits it (or throws its refusal), the API is asked,
-   * and the permit is settled with what happened (see StartPermit).
-   */
-  private async paidStart(attempt: StartAttempt, journeyId?: string): Promise<ProtectedStart<SessionRecord>> {
-    const permit = await this.protection.admitStart(attempt);
-    try {
-      const record = await this.initiate(attempt, permit, journeyId);
-      await permit.commit(record);
-      return { result: record, coalesced: false, resendAvailableAt: permit.resendAvailableAt };
-    } finally {
-      // Unsettled only when the store failed before or after the API call: a session may exist (and
-      // be paid for), so everything the start took stays counted.
-      if (!permit.isSettled) await permit.rollback({ nothingSent: false });
-    }
-  }
-
-  private async initiate(
-    { phoneNumber, method, owner }: StartAttempt,
-    permit: StartPermit,
-    journeyId: string | undefined,
-  ): Promise<SessionRecord> {
-    // A paid initiation whose session could not be recorded would never be followed: with the store
-    // down, refuse before paying. An admission that wrote to it a moment ago already showed it up.
-    if (!permit.storeReached) await this.records.ensureReachable();
-    let result: InitiateResult;
-    try {
-      result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });
-    } catch (error) {
-      // The API answered with a refusal, or the connection was refused: nothing was sent, and the
-      // start gives back what it took (a time-out or a reset leaves it counted).
-      await permit.rollback({ nothingSent: !mayHaveBeenProcessed(error) });
-      // The session may exist (and be paid for) all the same: its first webhook can reveal it.
-      if (mayHaveBeenProcessed(error)) await this.inDoubt.remember({ phoneNumber, method, owner });
-      // Method not enabled for the account ("not shown": 400 with a code, or 403): say so when the API says so.
-      if (
-        error instanceof VerificationApiError &&
-        error.status === 400 &&
-        /method/.test(error.errorCode ?? '')
-      )
-        throw new VerificationClientError(
-          'method_not_available',
-          'This method is not available for this account',
-        );
-      throw await this.upstreamFailure(error);
-    }
-    const record = newSessionRecord(
-      { ...result, phoneNumber: result.phoneNumber || phoneNumber },
-      {
-        owner,
-        createdAt: this.store.now(),
-        ttlMs:
-          this.options.expirySeconds === undefined
-            ? DEFAULT_SESSION_TTL_MS
-            : this.options.expirySeconds * 1000,
-        as: 'answer',
-        journeyId,
-      },
-    );
-    await this.records.save(record);
-    // The reconciler follows every session started here until its outcome is emitted.
-    await this.reconcileQueue.track(record);
-    return record;
-  }
-
   /** The session an identical start may resume: pending, and of a journey that was not canceled. */
   private async pendingRecord(requestId: string): Promise<SessionRecord | null> {
     const record = await this.records.get(requestId);
@@ -564,36 +493,6 @@ export class VerificationService {
       return record;
     }
   }
-
-  private async upstreamFailure(error: unknown): Promise<VerificationClientError> {
-    // The upstream attempt itself was logged by the client's hook; a 402 also raises balance_insufficient.
-    await this.balance.noteUpstreamFailure(error);
-    return toClientError(error);
-  }
-}
-
-/** The start answer (a switch's too: the same answer for the journey's new session). */
-function startView(
-  verificationId: string,
-  record: SessionRecord,
-  resendAvailableAt: Date | null,
-  resumed: boolean,
-): StartView {
-  return {
-    verificationId,
-    method: record.method,
-    status: record.status,
-    phoneNumber: record.phoneNumber,
-    expiresAt: new Date(record.expiresAt),
-    pollIntervalMs: pollIntervalMs(record.method),
-    resendAvailableAt,
-    codeLength: record.codeLength,
-    ...codeLengthRange(record),
-    numberToCall: record.numberToCall,
-    deepLink: record.deepLink,
-    awaitingCode: awaitsCode(record),
-    resumed,
-  };
 }
 
 /** The method a switch names (canonical), or undefined for the policy's next (`auto` or none). */
