@@ -2,8 +2,8 @@ import { OldestFirst } from '../core/oldest-first.js';
 import {
   createCipheriv,
   createDecipheriv,
+  createHmac,
   hkdfSync,
-  randomBytes,
   type KeyObject,
   createSecretKey,
 } from 'node:crypto';
@@ -21,9 +21,17 @@ const RECENTLY_OPENED = 2_000;
  * AES-256-GCM, bound to the owner as associated data. The frontend cannot read the request id,
  * and a forged, altered, truncated or foreign handle fails authentication, which the caller
  * answers exactly like an unknown id. Stateless: any instance with the same key opens it.
+ *
+ * Deterministic: the IV is an HMAC of the owner and the request id (the SIV idea), so one
+ * verification has one `verification_id` string however often it is handed out (a resumed start
+ * gives the frontend the string it already holds; events carry the same string). Two different
+ * plaintexts never share an IV but by a 96-bit collision, which is what keeps GCM safe here; the
+ * string reveals only that two handles are the same verification, which their holder knows anyway.
  */
 export class VerificationHandleCodec {
   private readonly key: KeyObject;
+  /** Derives each handle's IV from what it seals. */
+  private readonly ivKey: KeyObject;
   /** (handle, owner) → request id, for handles this key opened lately; oldest first, bounded. */
   private readonly recentlyOpened = new Map<string, string>();
   private readonly oldestOpened = new OldestFirst(this.recentlyOpened);
@@ -32,12 +40,23 @@ export class VerificationHandleCodec {
   constructor(secret: string) {
     const derived = hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verification-handle-v1', 32);
     this.key = createSecretKey(Buffer.from(derived));
+    const ivKey = hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verification-handle-iv-v1', 32);
+    this.ivKey = createSecretKey(Buffer.from(ivKey));
   }
 
   seal(requestId: string, owner: string | undefined): string {
-    const iv = randomBytes(IV_BYTES);
+    const aad = ownerData(owner);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(aad.length);
+    // Length-prefixed: no two (owner, request id) pairs feed the HMAC the same bytes.
+    const iv = createHmac('sha256', this.ivKey)
+      .update(length)
+      .update(aad)
+      .update(requestId, 'utf8')
+      .digest()
+      .subarray(0, IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(ownerData(owner));
+    cipher.setAAD(aad);
     const body = Buffer.concat([cipher.update(requestId, 'utf8'), cipher.final()]);
     return Buffer.concat([Buffer.of(VERSION), iv, body, cipher.getAuthTag()]).toString('base64url');
   }

@@ -149,17 +149,26 @@ export class VerificationService {
       () => this.paidStart.run(attempt),
       (requestId) => this.pendingRecord(requestId),
     );
-    const record = outcome.result;
-    if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
-    this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
-    if (!outcome.coalesced) await this.methodStats.tally(record);
-    // A resumed session may be a later step of a journey: the handle names the journey.
+    const started = outcome.result;
+    if (device !== undefined && !outcome.coalesced) await this.rememberDevice(started, device);
+    this.telemetry.started(started, outcome.coalesced, Date.now() - startedAt);
+    if (!outcome.coalesced) await this.methodStats.tally(started);
+    const journeyId = started.journeyId ?? started.requestId;
+    // A resumed session may be a step the journey switched away from: the answer is the journey's
+    // current step (status and check go there), under the handle the frontend already holds.
+    const record = outcome.coalesced ? await this.currentStepOf(journeyId, started) : started;
     return toStartView(
-      this.handles.seal(record.journeyId ?? record.requestId, input.owner),
+      this.handles.seal(journeyId, input.owner),
       record,
       outcome.resendAvailableAt,
       outcome.coalesced,
     );
+  }
+
+  /** The current step's record of the journey `resumed` belongs to (`resumed` itself when it is the current one). */
+  private async currentStepOf(journeyId: string, resumed: SessionRecord): Promise<SessionRecord> {
+    const loaded = await this.journeyState.read(journeyId);
+    return loaded?.current ?? resumed;
   }
 
   /** The policy's first method for a new journey: its order of the offered methods, less those the device excludes. */
