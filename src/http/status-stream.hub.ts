@@ -116,6 +116,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     owner: string | undefined,
     request: unknown,
     response: unknown,
+    journeyToken?: string,
   ): Promise<void> {
     if (this.stopped)
       throw new VerificationClientError('service_unavailable', 'The server is shutting down', {}, 1);
@@ -138,7 +139,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       await this.listen();
       const startedAt = performance.now();
       // The current answer, exactly as the status route gives it (and with its refusals).
-      view = await this.verification.status(verificationId, owner);
+      view = await this.verification.status(verificationId, owner, journeyToken);
       stream = {
         journeyId,
         verificationId,

@@ -8,13 +8,27 @@ import {
   createSecretKey,
 } from 'node:crypto';
 
+import type { DeviceHint, JourneyStep } from '../core/journey.js';
+
 const VERSION = 1;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const MAX_HANDLE_CHARS = 256;
+/** A journey token: a few steps of a request id (a GUID), a method and a time each. */
+const JOURNEY_VERSION = 2;
+export const MAX_JOURNEY_TOKEN_CHARS = 2048;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** How many opened handles are remembered: a page polls its handle every 1.5 to 2.5 s (bench/README.md, "status"). */
 const RECENTLY_OPENED = 2_000;
+
+/** What a journey token carries: enough to rebuild the journey record the store lost. */
+export interface CarriedJourney {
+  journeyId: string;
+  steps: JourneyStep[];
+  device?: DeviceHint;
+}
+
+type CarriedWire = { j: string; s: [string, string, number][]; d?: DeviceHint };
 
 /**
  * The opaque `verification_id` a frontend holds: the upstream `request_id` sealed with
@@ -45,20 +59,56 @@ export class VerificationHandleCodec {
   }
 
   seal(requestId: string, owner: string | undefined): string {
-    const aad = ownerData(owner);
+    return this.sealText(VERSION, ownerData(owner), requestId);
+  }
+
+  /**
+   * The `journey_token` of a journey of more than one step: its steps sealed for its owner, which a
+   * frontend sends back so that a deployment whose store lost the journey (a restart on a
+   * MemoryStore) rebuilds it. Deterministic like a handle: the same journey gives the same token.
+   */
+  sealJourney(journey: CarriedJourney, owner: string | undefined): string {
+    const carried: CarriedWire = {
+      j: journey.journeyId,
+      s: journey.steps.map((step) => [step.requestId, step.method, step.startedAt]),
+      ...(journey.device === undefined ? {} : { d: journey.device }),
+    };
+    return this.sealText(JOURNEY_VERSION, journeyData(owner), JSON.stringify(carried));
+  }
+
+  /** The journey a token carries, or null for anything that is not a token this key sealed for this owner. */
+  openJourney(token: unknown, owner: string | undefined): CarriedJourney | null {
+    if (typeof token !== 'string' || token.length > MAX_JOURNEY_TOKEN_CHARS || !BASE64URL.test(token))
+      return null;
+    const text = this.openText(JOURNEY_VERSION, journeyData(owner), token);
+    if (text === null) return null;
+    try {
+      const wire = JSON.parse(text) as CarriedWire;
+      return {
+        journeyId: wire.j,
+        steps: wire.s.map(([requestId, method, startedAt]) => ({ requestId, method, startedAt })),
+        ...(wire.d === undefined ? {} : { device: wire.d }),
+      };
+    } catch {
+      // Sealed by this key, so never malformed unless the format changed: treated as no token.
+      return null;
+    }
+  }
+
+  private sealText(version: number, aad: Buffer, text: string): string {
     const length = Buffer.alloc(4);
     length.writeUInt32BE(aad.length);
-    // Length-prefixed: no two (owner, request id) pairs feed the HMAC the same bytes.
+    // Length-prefixed: no two (associated data, text) pairs feed the HMAC the same bytes.
     const iv = createHmac('sha256', this.ivKey)
       .update(length)
       .update(aad)
-      .update(requestId, 'utf8')
+      .update(text, 'utf8')
       .digest()
       .subarray(0, IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(aad);
-    const body = Buffer.concat([cipher.update(requestId, 'utf8'), cipher.final()]);
-    return Buffer.concat([Buffer.of(VERSION), iv, body, cipher.getAuthTag()]).toString('base64url');
+    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return Buffer.concat([Buffer.of(version), iv, body, cipher.getAuthTag()]).toString('base64url');
   }
 
   /** The request id, or null for anything that is not a handle this key sealed for this owner. */
@@ -69,7 +119,7 @@ export class VerificationHandleCodec {
     const remembered = owner === undefined ? handle : `${handle}\u0000${owner}`;
     const known = this.recentlyOpened.get(remembered);
     if (known !== undefined) return known;
-    const requestId = this.decrypt(handle, owner);
+    const requestId = this.openText(VERSION, ownerData(owner), handle);
     if (requestId !== null) {
       if (this.recentlyOpened.size >= RECENTLY_OPENED) this.oldestOpened.evict();
       this.recentlyOpened.set(remembered, requestId);
@@ -77,23 +127,28 @@ export class VerificationHandleCodec {
     return requestId;
   }
 
-  private decrypt(handle: string, owner: string | undefined): string | null {
-    const bytes = Buffer.from(handle, 'base64url');
-    if (bytes.length < 1 + IV_BYTES + 1 + TAG_BYTES || bytes[0] !== VERSION) return null;
+  private openText(version: number, aad: Buffer, sealed: string): string | null {
+    const bytes = Buffer.from(sealed, 'base64url');
+    if (bytes.length < 1 + IV_BYTES + 1 + TAG_BYTES || bytes[0] !== version) return null;
     // Re-encoding must give the same text: rejects non-canonical spellings of the same bytes.
-    if (bytes.toString('base64url') !== handle) return null;
+    if (bytes.toString('base64url') !== sealed) return null;
     const iv = bytes.subarray(1, 1 + IV_BYTES);
     const tag = bytes.subarray(bytes.length - TAG_BYTES);
     const body = bytes.subarray(1 + IV_BYTES, bytes.length - TAG_BYTES);
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
-      decipher.setAAD(ownerData(owner));
+      decipher.setAAD(aad);
       decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
     } catch {
       return null;
     }
   }
+}
+
+/** Tokens authenticate their kind too: a handle's bytes never open as a token, nor the reverse. */
+function journeyData(owner: string | undefined): Buffer {
+  return Buffer.concat([Buffer.of(JOURNEY_VERSION), ownerData(owner)]);
 }
 
 function ownerData(owner: string | undefined): Buffer {

@@ -42,6 +42,7 @@ import {
   oneStepJourney,
   withStep,
   type DeviceHint,
+  type JourneyStep,
 } from '../core/journey.js';
 import { normalizeMethod } from '../api/method-names.js';
 import { JourneyRepository } from '../sessions/journey.repository.js';
@@ -156,19 +157,15 @@ export class VerificationService {
     const journeyId = started.journeyId ?? started.requestId;
     // A resumed session may be a step the journey switched away from: the answer is the journey's
     // current step (status and check go there), under the handle the frontend already holds.
-    const record = outcome.coalesced ? await this.currentStepOf(journeyId, started) : started;
-    return toStartView(
+    const loaded = outcome.coalesced ? await this.journeyState.read(journeyId) : null;
+    const record = loaded?.current ?? started;
+    const view = toStartView(
       this.handles.seal(journeyId, input.owner),
       record,
       outcome.resendAvailableAt,
       outcome.coalesced,
     );
-  }
-
-  /** The current step's record of the journey `resumed` belongs to (`resumed` itself when it is the current one). */
-  private async currentStepOf(journeyId: string, resumed: SessionRecord): Promise<SessionRecord> {
-    const loaded = await this.journeyState.read(journeyId);
-    return loaded?.current ?? resumed;
+    return loaded ? { ...view, ...this.journeyToken(loaded.journey, input.owner) } : view;
   }
 
   /** The policy's first method for a new journey: its order of the offered methods, less those the device excludes. */
@@ -217,7 +214,7 @@ export class VerificationService {
     context: RouteFailureContext,
     startedAt: number,
   ): Promise<StartView> {
-    const journeyId = this.openHandle(input.verificationId, input.owner);
+    const journeyId = await this.openJourney(input.verificationId, input.owner, input.journeyToken);
     context.requestId = journeyId;
     const named = namedMethod(input.method);
     const loaded = await this.freshJourney(journeyId, input.owner);
@@ -270,15 +267,20 @@ export class VerificationService {
     }
     // The claim stays: it expires on its own, and this step is taken.
     const record = outcome.result;
-    await this.journeys.save(
-      withStep(latest, { requestId: record.requestId, method: record.method, startedAt: record.createdAt }),
-      record.expiresAt,
-    );
+    const moved = withStep(latest, {
+      requestId: record.requestId,
+      method: record.method,
+      startedAt: record.createdAt,
+    });
+    await this.journeys.save(moved, record.expiresAt);
     await this.methodStats.tally(record);
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
     this.telemetry.started(record, false, Date.now() - startedAt, 'switch');
-    return toStartView(input.verificationId, record, outcome.resendAvailableAt, false);
+    return {
+      ...toStartView(input.verificationId, record, outcome.resendAvailableAt, false),
+      ...this.journeyToken(moved, input.owner),
+    };
   }
 
   /**
@@ -292,7 +294,7 @@ export class VerificationService {
   }
 
   private async cancelChecked(input: CancelInput): Promise<CancelView> {
-    const journeyId = this.openHandle(input.verificationId, input.owner);
+    const journeyId = await this.openJourney(input.verificationId, input.owner, input.journeyToken);
     // A cancel writes to the store for its caller: it counts as a check does against the caller's limit.
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     const canceled: CancelView = { verificationId: input.verificationId, status: 'canceled' };
@@ -337,6 +339,7 @@ export class VerificationService {
     context.requestId = journeyId;
     if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+    await this.adoptCarried(journeyId, input.owner, input.journeyToken);
     // The code is the current method's: a journey checks it against its current session.
     const loaded = await this.journeyState.load(journeyId, input.owner);
     const record = loaded.current;
@@ -389,16 +392,25 @@ export class VerificationService {
    * The verification (its journey) as a frontend may see it: the current method's session, fresh
    * within one poll interval, with the methods tried, those it may switch to and when.
    */
-  async status(verificationId: string, owner?: string): Promise<StatusView> {
-    return this.failingAsVerificationError('status', () => this.statusChecked(verificationId, owner));
+  async status(verificationId: string, owner?: string, journeyToken?: string): Promise<StatusView> {
+    return this.failingAsVerificationError('status', () =>
+      this.statusChecked(verificationId, owner, journeyToken),
+    );
   }
 
-  private async statusChecked(verificationId: string, owner: string | undefined): Promise<StatusView> {
+  private async statusChecked(
+    verificationId: string,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<StatusView> {
     const startedAt = Date.now();
-    const journeyId = this.openHandle(verificationId, owner);
+    const journeyId = await this.openJourney(verificationId, owner, journeyToken);
     const loaded = await this.freshJourney(journeyId, owner);
     this.telemetry.statusServed(loaded.current, Date.now() - startedAt);
-    return this.journeyState.view(verificationId, loaded);
+    return {
+      ...(await this.journeyState.view(verificationId, loaded)),
+      ...this.journeyToken(loaded.journey, owner),
+    };
   }
 
   /**
@@ -435,15 +447,24 @@ export class VerificationService {
    * so the host never has to trust a frontend's claim. Any method of the journey may have verified it
    * (the newest is asked first); a canceled journey answers null.
    */
-  async getVerifiedPhone(verificationId: string, owner?: string): Promise<string | null> {
+  async getVerifiedPhone(
+    verificationId: string,
+    owner?: string,
+    journeyToken?: string,
+  ): Promise<string | null> {
     return this.failingAsVerificationError('getVerifiedPhone', () =>
-      this.verifiedPhone(verificationId, owner),
+      this.verifiedPhone(verificationId, owner, journeyToken),
     );
   }
 
-  private async verifiedPhone(verificationId: string, owner: string | undefined): Promise<string | null> {
+  private async verifiedPhone(
+    verificationId: string,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<string | null> {
     const journeyId = this.handles.open(verificationId, owner);
     if (journeyId === null) return null;
+    await this.adoptCarried(journeyId, owner, journeyToken);
     const journey = await this.journeys.get(journeyId);
     // A canceled journey is over for its frontend, whatever arrived late.
     if (journey?.canceledAt !== undefined) return null;
@@ -478,6 +499,37 @@ export class VerificationService {
       this.telemetry.unexpectedFailure(route, error);
       throw asVerificationError(error);
     }
+  }
+
+  /** The journey a handle names (404 `not_found` for anything else), its record put back from `journeyToken` when the store lost it. */
+  private async openJourney(
+    verificationId: unknown,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<string> {
+    const journeyId = this.openHandle(verificationId, owner);
+    await this.adoptCarried(journeyId, owner, journeyToken);
+    return journeyId;
+  }
+
+  /** A token that does not open for this owner, or names another journey, is no token (the handle alone decides). */
+  private async adoptCarried(
+    journeyId: string,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<void> {
+    if (journeyToken === undefined) return;
+    const carried = this.handles.openJourney(journeyToken, owner);
+    if (carried?.journeyId === journeyId) await this.journeyState.adopt(carried, owner);
+  }
+
+  /** `journeyToken` for an answer: once the journey has more than one step (the handle carries the first). */
+  private journeyToken(
+    journey: { journeyId: string; steps: JourneyStep[]; device?: DeviceHint },
+    owner: string | undefined,
+  ): { journeyToken?: string } {
+    if (journey.steps.length < 2) return {};
+    return { journeyToken: this.handles.sealJourney(journey, owner) };
   }
 
   private openHandle(verificationId: unknown, owner: string | undefined): string {
