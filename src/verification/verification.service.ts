@@ -284,10 +284,11 @@ export class VerificationService {
   }
 
   /**
-   * Ends a journey for the frontend (`canceled`, idempotent): nothing more is polled for it (its
-   * pending sessions leave the reconciler's queue; status polls stop asking the API). A late outcome
-   * that arrives by webhook is still recorded and emitted to listeners. A verified journey is not
-   * canceled (409 `not_pending`).
+   * Ends a journey for the frontend (`canceled`, idempotent), after one more fresh look at its pending
+   * steps (an outcome of the last second is emitted and refuses the cancel). Its status polls stop
+   * asking the API. A late outcome still reaches listeners: by webhook, or without webhooks through
+   * the reconciler, which follows the pending sessions to their end at the lazy pace. A verified
+   * journey is not canceled (409 `not_pending`).
    */
   async cancel(input: CancelInput): Promise<CancelView> {
     return this.failingAsVerificationError('cancel', () => this.cancelChecked(input));
@@ -298,8 +299,10 @@ export class VerificationService {
     // A cancel writes to the store for its caller: it counts as a check does against the caller's limit.
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     const canceled: CancelView = { verificationId: input.verificationId, status: 'canceled' };
-    const loaded = await this.freshJourney(journeyId, input.owner);
-    if (loaded.journey.canceledAt !== undefined) return canceled;
+    const seen = await this.journeyState.load(journeyId, input.owner);
+    if (seen.journey.canceledAt !== undefined) return canceled;
+    // Once more, fresh from the API, before letting go: the user may have just finished a step.
+    const loaded = await this.lookOnceMore(seen);
     const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
     if (status === 'verified') throw notPending('verified');
     const claim = await this.journeys.claimStep(journeyId, loaded.journey.steps.length);
@@ -310,12 +313,39 @@ export class VerificationService {
     } finally {
       await this.journeys.releaseStep(claim).catch(() => undefined);
     }
-    // Nothing more is polled; sessions whose events are still owed stay queued until emitted.
-    for (const record of loaded.records)
-      if (record && !isTerminal(record.status)) await this.reconcileQueue.release(record.requestId);
+    // With webhooks, nothing more is polled (a late outcome arrives by webhook); without them the
+    // reconciler follows the pending sessions to their end (see VerificationReconciler).
+    if (this.options.webhooks.enabled)
+      for (const record of loaded.records)
+        if (record && !isTerminal(record.status)) await this.reconcileQueue.release(record.requestId);
     await this.changes.announce(journeyId);
     this.telemetry.canceled(loaded.current, loaded.journey.steps.length);
     return canceled;
+  }
+
+  /**
+   * The journey with each pending step's record read fresh from the API (not through the poll
+   * coalescing: an outcome of the last second decides whether a cancel may go through). A step that
+   * could not be read keeps its record and stays in the reconciler's queue.
+   */
+  private async lookOnceMore(loaded: LoadedJourney): Promise<LoadedJourney> {
+    const records = await Promise.all(
+      loaded.records.map(async (record) => {
+        if (!record || isTerminal(record.status)) return record;
+        try {
+          return await this.tracker.observeQuietly(
+            await this.api.getSession(record.requestId),
+            'poll',
+            record,
+          );
+        } catch (error) {
+          this.telemetry.statusServedStale(record, error);
+          return record;
+        }
+      }),
+    );
+    const current = records[records.length - 1] ?? loaded.current;
+    return { ...loaded, records, current };
   }
 
   /** Submits a code. `verified: false` with `status: 'sent'` means operator_id accepted it and the result follows. */
