@@ -19,6 +19,13 @@ import { VerificationListenerError, VerificationTracker } from '../sessions/veri
 export const UNKNOWN_SESSION_TTL_MS = 60_000;
 
 /**
+ * How long a session past its record's retention is remembered as gone: it never comes back, so a
+ * day-old handle polled by a page (or by a client with many old handles) costs the API one GET a day,
+ * not one per request.
+ */
+export const GONE_SESSION_TTL_MS = RECORD_RETENTION_MS;
+
+/**
  * Rebuilds the record of a session the store lost (a single instance restarted on a MemoryStore,
  * or an evicted Redis key) from a handle that opened and `GET /v1/verify/{id}`. Only a valid
  * handle reaches here: it was sealed by this deployment's key for this owner, so a stranger cannot
@@ -99,7 +106,10 @@ export class SessionRecordRecovery {
       // A later step of a journey (from a journey token) belongs to it, as when it was started.
       ...(journeyId === undefined || journeyId === requestId ? {} : { journeyId }),
     });
-    if (seed.expiresAt + RECORD_RETENTION_MS <= now) return null;
+    if (seed.expiresAt + RECORD_RETENTION_MS <= now) {
+      await this.store.set(SessionRecordRecovery.unknownKey(requestId), 'gone', GONE_SESSION_TTL_MS);
+      return null;
+    }
     // Another instance (or a webhook adoption) may have stored it meanwhile: theirs stands.
     if (!(await this.records.saveIfAbsent(seed))) return this.records.get(requestId);
     this.logger.log('session record rebuilt from its handle and the API (the store had lost it)', {
