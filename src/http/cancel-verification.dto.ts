@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { MAX_JOURNEY_TOKEN_CHARS } from '../verification/verification-handle.codec.js';
+import { MAX_JOURNEY_TOKEN_CHARS } from '../core/verification-handle.codec.js';
 
 export class CancelVerificationDto {
   /** Every field of the body (see BodyFields). */

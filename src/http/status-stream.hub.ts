@@ -13,7 +13,7 @@ import { pollIntervalMs, SLOWEST_POLL_INTERVAL_MS } from '../core/verification-m
 import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { JourneyState, type LoadedJourney } from '../verification/journey-state.js';
-import { VerificationHandleCodec } from '../verification/verification-handle.codec.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { VerificationService } from '../verification/verification.service.js';
 import type { StatusView } from '../verification/verification.views.js';
 import { VerificationStore } from '../store/verification-store.interface.js';

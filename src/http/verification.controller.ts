@@ -36,7 +36,7 @@ import { VerificationProblemFilter } from './verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
 import { SwitchVerificationDto } from './switch-verification.dto.js';
 import { StatusStreamHub } from './status-stream.hub.js';
-import { MAX_JOURNEY_TOKEN_CHARS } from '../verification/verification-handle.codec.js';
+import { MAX_JOURNEY_TOKEN_CHARS } from '../core/verification-handle.codec.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { ApiProblemResponses, ROUTE_ERROR_CODES } from './verification.problems.js';
 import {

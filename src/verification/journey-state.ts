@@ -21,7 +21,7 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { OrchestrationPolicy, type MethodPlan, type PriceOf } from './orchestration.policy.js';
 import { SessionRecordRecovery } from './session-record-recovery.js';
 import { toStatusView } from './status-view.js';
-import type { CarriedJourney } from './verification-handle.codec.js';
+import type { CarriedJourney } from '../core/verification-handle.codec.js';
 import type { StatusView } from './verification.views.js';
 
 /** The billing rule a journey's money is counted by (its ceiling, its events' cost). */

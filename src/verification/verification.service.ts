@@ -25,7 +25,7 @@ import { methodTraits, pollIntervalMs, VERIFICATION_METHODS } from '../core/veri
 import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { apiSaidWrongCode, upstreamClientError } from './upstream-error.mapper.js';
-import { VerificationHandleCodec } from './verification-handle.codec.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 import { checkRefusal } from './check-refusal.js';
 import {

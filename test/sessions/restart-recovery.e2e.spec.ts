@@ -6,7 +6,7 @@
  * A handle that does not open (forged, altered, another owner's) costs no upstream call.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationHandleCodec } from '../../src/verification/verification-handle.codec.js';
+import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { GONE_SESSION_TTL_MS } from '../../src/verification/session-record-recovery.js';
 import { RECORD_RETENTION_MS } from '../../src/sessions/session-record.repository.js';

@@ -1,4 +1,4 @@
-import { OldestFirst } from '../core/oldest-first.js';
+import { OldestFirst } from './oldest-first.js';
 import {
   createCipheriv,
   createDecipheriv,
@@ -8,7 +8,7 @@ import {
   createSecretKey,
 } from 'node:crypto';
 
-import type { DeviceHint, JourneyStep } from '../core/journey.js';
+import type { DeviceHint, JourneyStep } from './journey.js';
 
 const VERSION = 1;
 const IV_BYTES = 12;
