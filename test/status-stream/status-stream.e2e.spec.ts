@@ -230,6 +230,40 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     await again.statusCount(1);
   });
 
+  it('caps open streams per verification too: one handle streamed from many clients gets 429 past maxPerVerification', async () => {
+    // Each request is its own client (its `x-client`): only the per-verification cap can refuse.
+    await boot({
+      statusStream: { maxPerClient: 5, maxPerVerification: 3 },
+      limits: {
+        enabled: false,
+        key: (req) => (req as { headers: Record<string, string> }).headers['x-client'],
+      },
+    });
+    const s = await startSession(host!, sb, 'sms');
+    const clients = ['a', 'b', 'c', 'd', 'e'];
+    const opened = [];
+    for (const client of clients.slice(0, 3)) {
+      const res = await openSse(eventsUrl(s), { 'x-user': s.owner, 'x-client': client });
+      expect(res.status).toBe(200);
+      open.push(res.stream!);
+      opened.push(res.stream!);
+    }
+    for (const client of clients.slice(3)) {
+      const refused = await openSse(eventsUrl(s), { 'x-user': s.owner, 'x-client': client });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    }
+    // Another verification of the same owner is not held back by it.
+    const other = await startSession(host!, sb, 'sms');
+    await stream(other);
+    // A closed stream frees its slot.
+    opened[0]!.close();
+    await waitFor(() => hub().size === 3);
+    const again = await openSse(eventsUrl(s), { 'x-user': s.owner, 'x-client': 'f' });
+    expect(again.status).toBe(200);
+    open.push(again.stream!);
+  });
+
   it('sends a heartbeat comment every heartbeatMs', async () => {
     await boot({ statusStream: { heartbeatMs: 30 } });
     const s = await startSession(host!, sb, 'sms');
