@@ -7,7 +7,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { moduleOptions, nextPhone, startSandbox } from '../webhooks/harness.js';
+import {
+  CapturingLogger,
+  drive,
+  eventsOf,
+  moduleOptions,
+  nextPhone,
+  startSandbox,
+} from '../webhooks/harness.js';
 
 describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
   let sb: VerificationSandbox;
@@ -24,11 +31,12 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
     await sb?.close();
   });
 
-  const boot = async () => {
+  const boot = async (logger?: CapturingLogger) => {
     host = await createTestApp({
       platform,
       globalPrefix: 'api',
       trustProxy: true,
+      logger,
       // Protection on (coalescing and the resend cooldown); no owner header: the browser key decides.
       module: moduleOptions(sb, { limits: {} }),
     });
@@ -81,5 +89,26 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
     expect(planted.body.verification_id).toBeUndefined();
     const mine = await start(phone, { ...https, cookie: `__Host-pv_browser=${key}` });
     expect(mine.body).toMatchObject({ resumed: true, verification_id: first.body.verification_id });
+  });
+
+  it('logs the URLs it serves with the prefix applied, and the webhook works there', async () => {
+    const logger = new CapturingLogger();
+    await boot(logger);
+    const lines = logger.at('log').join('\n');
+    expect(lines).toContain('client routes at /api/verification: POST /api/verification/start');
+    expect(lines).toContain('GET /api/verification/status/:verification_id/events');
+    expect(lines).toContain('webhook route at POST /api/verification/webhooks');
+    await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: `${host!.url}/api/verification/webhooks` });
+    const phone = nextPhone();
+    const started = await start(phone, { 'x-user': 'user-9' });
+    const [requestId] = sb.sessionsFor(phone).map((x) => x.request_id);
+    await drive(
+      sb,
+      { requestId: requestId!, verificationId: '', phone, method: 'sms', owner: 'user-9' },
+      'verified',
+    );
+    await sb.webhooksIdle();
+    expect(eventsOf(host!, requestId!)).toContain('verification.verified');
+    expect(started.status).toBe(201);
   });
 });
