@@ -3,6 +3,7 @@ import { VerificationClientError } from './errors.js';
 import type { StartInput, VerificationClientOptions } from './client-options.js';
 import { dateMs, IDLE, waitUntil, withCountdowns } from './client-state.js';
 import { StatusFollower } from './status-follower.js';
+import { fetchEventSource } from './fetch-event-source.js';
 import { defaultStorage, SavedVerificationSlot, type SavedVerification } from './storage.js';
 import { browser, RoutesTransport, type EventSourceFactory } from './transport.js';
 import type { CancelAnswer, CheckAnswer, StartAnswer, StatusAnswer, VerificationState } from './types.js';
@@ -46,7 +47,12 @@ export class VerificationClient {
   constructor(private readonly options: VerificationClientOptions = {}) {
     const fetchImpl = options.fetch ?? browser.fetch?.bind(globalThis);
     if (!fetchImpl) throw new TypeError('VerificationClient needs fetch (pass options.fetch)');
-    this.transport = new RoutesTransport(options.baseUrl ?? '/verification', fetchImpl, options.serverNow);
+    this.transport = new RoutesTransport(
+      options.baseUrl ?? '/verification',
+      fetchImpl,
+      options.serverNow,
+      options.headers,
+    );
     this.slot = new SavedVerificationSlot(
       options.storage === undefined ? defaultStorage() : options.storage,
       options.storageKey ?? 'nestjs-phone-verification',
@@ -55,9 +61,11 @@ export class VerificationClient {
     this.eventSource =
       options.eventSource !== undefined
         ? options.eventSource
-        : NativeEventSource
-          ? (url) => new NativeEventSource(url)
-          : null;
+        : options.headers
+          ? fetchEventSource(fetchImpl, options.headers)
+          : NativeEventSource
+            ? (url) => new NativeEventSource(url)
+            : null;
   }
 
   getState = (): VerificationState => this.state;
