@@ -57,6 +57,7 @@ class FetchEventSource implements EventSourceLike {
         cache: 'no-store',
         signal: this.controller.signal,
       });
+      if (this.readyState === CLOSED) return; // closed while connecting
       const reader = response.ok ? response.body?.getReader() : undefined;
       // Refused (401, 404, 429) or not a stream: closed for good, as EventSource does.
       if (!reader) return this.fail();
