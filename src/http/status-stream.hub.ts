@@ -33,6 +33,8 @@ interface StatusStream {
   /** The journey the handle names (its first session's request id). */
   readonly journeyId: string;
   readonly verificationId: string;
+  /** Whom the handle is bound to: the journey token of a switched journey is sealed for it. */
+  readonly owner: string | undefined;
   readonly clientKey: string;
   readonly response: SseResponse;
   /** Real time (performance.now) of the open, for the stream's longest life. */
@@ -150,6 +152,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       stream = {
         journeyId,
         verificationId,
+        owner,
         clientKey,
         response: SseResponse.take(response),
         openedAt: startedAt,
@@ -258,7 +261,14 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
         stream.missed = true;
         continue;
       }
-      this.send(stream, { ...view, verificationId: stream.verificationId });
+      this.send(stream, {
+        ...view,
+        verificationId: stream.verificationId,
+        // After a switch (here or in another tab) the page learns the journey's newest token.
+        ...(loaded.journey.steps.length > 1
+          ? { journeyToken: this.handles.sealJourney(loaded.journey, stream.owner) }
+          : {}),
+      });
     }
   }
 

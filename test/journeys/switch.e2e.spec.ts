@@ -283,6 +283,9 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
         ['reverse_flash_call', 'verified', 2],
       ]);
       expect(stream.statuses()[1]!.number_to_call).toBe(moved.body.number_to_call);
+      // The stream hands the page the journey's token too (a switch made in another tab).
+      expect(stream.statuses()[0]).not.toHaveProperty('journey_token');
+      expect(stream.statuses()[1]!.journey_token).toBe(moved.body.journey_token);
     } finally {
       stream.close();
     }
