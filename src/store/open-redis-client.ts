@@ -69,7 +69,16 @@ export async function openRedisClient(url: string, options: OpenRedisClientOptio
       if (!isModuleNotFound(error)) throw error;
     }
   }
-  throw new Error(
-    `RedisStore: connecting by URL needs a Redis client library; install one of: ${options.drivers.join(', ')} (npm i ioredis)`,
-  );
+  throw new RedisDriverMissingError(options.drivers);
+}
+
+/** Neither Redis client library the store may open a URL with is installed. */
+export class RedisDriverMissingError extends Error {
+  override readonly name = 'RedisDriverMissingError';
+
+  constructor(readonly drivers: readonly RedisDriverName[]) {
+    super(
+      `RedisStore: connecting by URL needs a Redis client library; install one of: ${drivers.join(', ')} (npm i ${drivers[0]})`,
+    );
+  }
 }
