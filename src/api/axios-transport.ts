@@ -1,3 +1,4 @@
+import { isModuleNotFound } from '../core/module-not-found.js';
 import { VerificationOptionsError } from '../core/option-rules.js';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
@@ -16,11 +17,6 @@ import {
  */
 interface AxiosRequester {
   request<T>(config: Record<string, unknown>): Promise<{ status: number; headers: unknown; data: T }>;
-}
-
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
 /**

@@ -5,6 +5,8 @@
  * itself so that operations work again when Redis returns.
  */
 
+import { isModuleNotFound } from '../core/module-not-found.js';
+
 export type RedisDriverName = 'ioredis' | 'redis';
 
 export interface OpenRedisClientOptions {
@@ -18,11 +20,6 @@ const MAX_RECONNECT_DELAY_MS = 1000;
 
 function reconnectDelay(attempt: number): number {
   return Math.min(50 * 2 ** Math.min(attempt, 10), MAX_RECONNECT_DELAY_MS);
-}
-
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
 async function openIoRedis(url: string, commandTimeoutMs: number): Promise<unknown> {
