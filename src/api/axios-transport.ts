@@ -19,11 +19,14 @@ interface AxiosRequester {
   request<T>(config: Record<string, unknown>): Promise<{ status: number; headers: unknown; data: T }>;
 }
 
+/** Whose option chose the transport: the module's (`api.transport`) or a standalone client's (`transport`). */
+export type TransportOwner = 'VerificationModule' | 'VerificationApiClient';
+
 /**
  * axios and @nestjs/axios are optional peers, needed only for this transport: imported on first use (or at
  * boot, through `ready()`), so that a host on the default transport installs neither and never loads them.
  */
-async function loadAxios(owner: string): Promise<AxiosRequester> {
+async function loadAxios(owner: TransportOwner): Promise<AxiosRequester> {
   try {
     // One after the other: jest's ESM loader fails two concurrent imports that share a module (axios).
     const { default: axios } = await import('axios');
@@ -33,7 +36,8 @@ async function loadAxios(owner: string): Promise<AxiosRequester> {
   } catch (error) {
     if (!isModuleNotFound(error)) throw error;
     throw new VerificationOptionsError(
-      'api.transport',
+      // The module's option is `api.transport`; a standalone client's, `transport`.
+      owner === 'VerificationModule' ? 'api.transport' : 'transport',
       "is 'axios' but axios or @nestjs/axios is not installed: run `npm i axios @nestjs/axios`, or leave the default 'undici'",
       owner,
     );
@@ -59,8 +63,8 @@ export class AxiosTransport implements ExchangeTransport {
 
   #axios: Promise<AxiosRequester> | undefined;
 
-  /** @param owner whose `api.transport` option it is, for the message when axios is missing. */
-  constructor(private readonly owner: string) {}
+  /** @param owner whose option chose this transport, for the message when axios is missing. */
+  constructor(private readonly owner: TransportOwner) {}
 
   /** Loads axios; rejects with a VerificationOptionsError naming the packages to install. */
   ready(): Promise<AxiosRequester> {

@@ -122,6 +122,12 @@ describe('optional peer dependencies (terminus, prom-client, swagger, axios, ior
           '"api.transport" is \'axios\' but axios or @nestjs/axios is not installed: run `npm i axios @nestjs/axios`',
         ),
       },
+      standaloneAxios: {
+        name: 'VerificationOptionsError',
+        message: expect.stringContaining(
+          'VerificationApiClient: option "transport" is \'axios\' but axios or @nestjs/axios is not installed',
+        ),
+      },
       storeUrlBoot: {
         name: 'VerificationOptionsError',
         message: expect.stringContaining('"store.url" needs a Redis client library: run `npm i ioredis`'),

@@ -9,6 +9,7 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import {
+  VerificationApiClient,
   VerificationHealthIndicator,
   VerificationModule,
   type VerificationModuleOptions,
@@ -74,6 +75,13 @@ async function bootOutcome(extra: Partial<VerificationModuleOptions>): Promise<u
 
 result.metricsBoot = await bootOutcome({ metrics: { enabled: true } });
 result.axiosBoot = await bootOutcome({ api: { ...options.api, transport: 'axios' } });
+// A standalone client on the axios transport: its first call says what to install (its option is `transport`).
+const standalone = VerificationApiClient.create({ ...options.api, transport: 'axios' });
+result.standaloneAxios = await standalone.getBalance().then(
+  () => 'answered',
+  (error: Error) => ({ name: error.name, message: error.message }),
+);
+standalone.close();
 result.storeUrlBoot = await bootOutcome({ store: { url: 'redis://:s3cret-pass@127.0.0.1:1' } });
 await sb.close();
 process.stdout.write(`${JSON.stringify(result)}\n`);
