@@ -20,6 +20,7 @@ const ENTRIES = [
     dts: 'client/react/index.d.ts',
     report: 'nestjs-phone-verification-client-react',
   },
+  { entry: './element', dts: 'element/index.d.ts', report: 'nestjs-phone-verification-element' },
 ];
 
 function configFor({ dts, report }) {

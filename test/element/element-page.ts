@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { build } from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumExecutable } from '../support/chromium.js';
+
+/**
+ * `<phone-verification>` in Chromium: the element bundled from its sources with esbuild (as a host's
+ * bundler would), on a page served on the host app's own origin, with axe-core at hand
+ * (`window.axe`). `window.events` records the element's DOM events as the host receives them.
+ */
+const ELEMENT_SCRIPT = `
+  const events = [];
+  const el = document.querySelector('phone-verification');
+  // The module's clock is the sandbox's: a test that moves it moves clockOffset too.
+  window.clockOffset ??= 0;
+  el.clientOptions = { serverNow: () => Date.now() + window.clockOffset };
+  if (location.search.includes('stream=off')) el.clientOptions.eventSource = null;
+  if (location.search.includes('header=on')) el.headers = async () => ({ 'x-host-token': 'token-1' });
+  await import('../../src/element/index.js');
+  for (const type of ['verified', 'failed', 'expired', 'canceled', 'error'])
+    el.addEventListener(type, (event) => events.push({ type, detail: event.detail }));
+  Object.assign(window, { events, el });
+`;
+
+export interface ElementBrowser {
+  /** A tab on `origin` with `<phone-verification attributes>` (and `el`, `events`, `axe` on window). */
+  open(origin: string, attributes?: string, query?: string): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** `clockOffset`: how far the module's clock (a sandbox's) is ahead of this machine's, when a page loads. */
+export async function startElementBrowser(clockOffset: () => number = () => 0): Promise<ElementBrowser> {
+  const bundled = await build({
+    stdin: { contents: ELEMENT_SCRIPT, resolveDir: new URL('.', import.meta.url).pathname, loader: 'ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  const script = bundled.outputFiles[0]!.text;
+  const axe = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  const browser: Browser = await chromium.launch({
+    executablePath: await chromiumExecutable(),
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+  return {
+    async open(origin, attributes = '', query = '') {
+      const context = await browser.newContext();
+      context.setDefaultTimeout(15_000);
+      const page = await context.newPage();
+      await page.route(`${origin}/__test/**`, (route) => {
+        const url = route.request().url();
+        if (url.includes('/__test/page'))
+          return route.fulfill({
+            contentType: 'text/html',
+            body:
+              `<!doctype html><html lang="${url.includes('lang=ru') ? 'ru' : 'en'}"><title>t</title>` +
+              `<script>window.clockOffset = ${clockOffset()}</script>` +
+              `<main><h1>Sign in</h1><phone-verification ${attributes}></phone-verification></main>` +
+              `<script src="/__test/axe.js"></script><script type="module" src="/__test/element.js"></script>`,
+          });
+        return route.fulfill({
+          contentType: 'text/javascript',
+          body: url.includes('/axe.js') ? axe : script,
+        });
+      });
+      await page.goto(`${origin}/__test/page${query}`);
+      await page.waitForFunction(`'el' in window`);
+      return page;
+    },
+    close: () => browser.close(),
+  };
+}
+
+/** axe-core's violations on the page as it is now (the element's shadow DOM included), as `rule: targets`. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`axe.run(document).then((r) =>
+    r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => JSON.stringify(n.target)).join(', ')))`);
+}
