@@ -9,7 +9,6 @@ import {
 } from '../client/index.js';
 import { duration, languageOf, MESSAGES, type TextKey, type Texts } from './messages.js';
 import { formatPhone, phoneDigits } from './phone-format.js';
-import { qrSvg } from './qr.js';
 import { STYLES } from './styles.js';
 
 /** Headers the host adds to every request (`credentials="header"`): an object or a function giving one. */
@@ -32,28 +31,28 @@ const TEMPLATE = `<div part="root">
 <form id="start" part="form start-form" novalidate>
 <label for="phone" part="label">_</label>
 <input id="phone" part="input phone-input" type="tel" autocomplete="tel" inputmode="tel" aria-describedby="hint start-error">
-<p id="hint" class="muted" part="hint"></p>
+<p id="hint" part="muted hint"></p>
 <fieldset id="methods" part="methods" hidden><legend></legend><div id="options"></div></fieldset>
-<p id="start-error" class="error" part="error" role="alert"></p>
-<button id="go" class="primary" part="button primary" type="submit"></button>
+<p id="start-error" part="error" role="alert"></p>
+<button id="go" part="button primary" type="submit"></button>
 </form>
 <section id="task" part="task" hidden>
 <div id="screen" part="screen"></div>
 <form id="code-form" part="form code-form" novalidate hidden>
 <label for="code" id="code-label" part="label"></label>
 <input id="code" part="input code-input" autocomplete="one-time-code" inputmode="numeric" pattern="[0-9]*" aria-describedby="attempts task-error">
-<p id="attempts" class="muted" part="attempts"></p>
-<button id="check" class="primary" part="button primary" type="submit"></button>
+<p id="attempts" part="muted attempts"></p>
+<button id="check" part="button primary" type="submit"></button>
 </form>
-<p id="task-error" class="error" part="error" role="alert"></p>
-<p id="timer" class="muted" part="countdown"></p>
-<div class="actions"><button id="resend" class="secondary" part="button secondary" type="button"></button><button id="switch" class="secondary" part="button secondary" type="button"></button><button id="cancel" class="secondary" part="button secondary" type="button"></button></div>
+<p id="task-error" part="error" role="alert"></p>
+<p id="timer" part="muted countdown"></p>
+<div part="actions"><button id="resend" part="button secondary" type="button"></button><button id="switch" part="button secondary" type="button"></button><button id="cancel" part="button secondary" type="button"></button></div>
 </section>
 <section id="outcome" part="outcome" hidden>
-<p id="title" class="title" part="outcome-title" tabindex="-1"></p>
+<p id="title" part="outcome-title" tabindex="-1"></p>
 <p id="text" part="outcome-text"></p>
-<p id="outcome-error" class="error" part="error"></p>
-<div class="actions"><button id="outcome-switch" class="primary" part="button primary" type="button"></button><button id="again" class="secondary" part="button secondary" type="button"></button></div>
+<p id="outcome-error" part="error"></p>
+<div part="actions"><button id="outcome-switch" part="button primary" type="button"></button><button id="again" part="button secondary" type="button"></button></div>
 </section>
 <p id="status" class="sr" role="status"></p>
 </div>`;
@@ -69,105 +68,132 @@ const OUTCOMES = ['verified', 'failed', 'expired'];
  * Events (bubbling, composed): `verified`, `failed`, `expired`, `canceled`, `error`.
  */
 export class PhoneVerificationElement extends HTMLElement {
+  #headers?: HostHeaders;
+  #clientOptions?: VerificationClientOptions;
+
   /** Headers for every request (`credentials="header"`; read per request, so a token may change). */
-  declare headers?: HostHeaders;
+  get headers(): HostHeaders | undefined {
+    return this.#headers;
+  }
+  set headers(headers: HostHeaders | undefined) {
+    this.#headers = headers;
+  }
+
   /** More options of the client (`serverNow`, `storage`, `storageKey`, …), read when connected. */
-  declare clientOptions?: VerificationClientOptions;
+  get clientOptions(): VerificationClientOptions | undefined {
+    return this.#clientOptions;
+  }
+  set clientOptions(options: VerificationClientOptions | undefined) {
+    this.#clientOptions = options;
+  }
+
+  /** Replaces texts in both languages (as `setTexts(texts)`), for frameworks that set properties. */
+  set texts(texts: Texts) {
+    this.setTexts(texts);
+  }
 
   static readonly observedAttributes = ['lang'];
 
-  private readonly root: ShadowRoot;
-  private verification: VerificationClient | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private overrides: Partial<Record<'en' | 'ru', Texts>> = {};
-  private last: VerificationState | null = null;
-  private screenKey = '';
-  private lastError: VerificationClientError | null = null;
-  private errorDismissed = false;
+  readonly #root: ShadowRoot;
+  #verification: VerificationClient | null = null;
+  #unsubscribe: (() => void) | null = null;
+  #overrides: Partial<Record<'en' | 'ru', Texts>> = {};
+  #last: VerificationState | null = null;
+  #screenKey = '';
+  #lastError: VerificationClientError | null = null;
+  #errorDismissed = false;
   /** The user acted in the element: focus may follow the flow (never stolen on page load). */
-  private engaged = false;
-  private notice = '';
-  private deepLink = '';
-  private offered: string[] = [];
-  private localError = '';
+  #engaged = false;
+  #notice = '';
+  #deepLink = '';
+  #offered: string[] = [];
+  #localError = '';
 
   constructor() {
     super();
-    this.root = this.attachShadow({ mode: 'open' });
-    this.root.innerHTML = `<style>${STYLES}</style>${TEMPLATE}`;
+    this.#root = this.attachShadow({ mode: 'open' });
+    this.#root.innerHTML = `<style>${STYLES}</style>${TEMPLATE}`;
     const on = (id: string, type: string, listener: (event: Event) => void): void =>
-      this.$(id).addEventListener(type, (event) => {
-        this.engaged = true;
+      this.#$(id).addEventListener(type, (event) => {
+        this.#engaged = true;
         listener(event);
       });
-    on('start', 'submit', (event) => void this.submitStart(event));
-    on('phone', 'input', (event) => this.formatTyped(event as InputEvent));
-    on('code-form', 'submit', (event) => void this.submitCode(event));
-    on('code', 'input', () => this.codeTyped());
+    on('start', 'submit', (event) => void this.#submitStart(event));
+    on('phone', 'input', (event) => this.#formatTyped(event as InputEvent));
+    on('code-form', 'submit', (event) => void this.#submitCode(event));
+    on('code', 'input', () => this.#codeTyped());
     on('resend', 'click', () => void this.client.resend());
-    on('switch', 'click', () => void this.switchMethod());
-    on('outcome-switch', 'click', () => void this.switchMethod());
-    on('cancel', 'click', () => void this.cancel());
+    on('switch', 'click', () => void this.#switchMethod());
+    on('outcome-switch', 'click', () => void this.#switchMethod());
+    on('cancel', 'click', () => void this.#cancel());
     on('again', 'click', () => this.client.reset());
+    // A property set before the element was defined sits on the instance, over the accessor.
+    const own = this as unknown as Record<string, unknown>;
+    for (const key of ['headers', 'clientOptions', 'texts'])
+      if (Object.hasOwn(this, key)) {
+        const value = own[key];
+        delete own[key];
+        own[key] = value;
+      }
   }
 
   /** The browser client underneath (e.g. `refresh()` when the page knows something changed). */
   get client(): VerificationClient {
-    return (this.verification ??= this.createClient());
+    return (this.#verification ??= this.#createClient());
   }
 
   /** Replaces texts (all or some, by key; see `messages.ts`), for `lang` or for both languages. */
   setTexts(texts: Texts, lang?: 'en' | 'ru'): void {
     for (const l of lang ? [lang] : (['en', 'ru'] as const))
-      this.overrides[l] = { ...this.overrides[l], ...texts };
-    this.refreshTexts();
+      this.#overrides[l] = { ...this.#overrides[l], ...texts };
+    this.#refreshTexts();
   }
 
   connectedCallback(): void {
-    this.unsubscribe = this.client.subscribe((state) => this.render(state));
-    this.refreshTexts();
-    void this.loadMethods();
+    this.#unsubscribe = this.client.subscribe((state) => this.#render(state));
+    this.#refreshTexts();
+    void this.#loadMethods();
     if (this.client.getState().phase === 'idle')
       void this.client.resume().then((resumed) => {
-        if (resumed) this.announce((this.notice = this.t('resumed')));
+        if (resumed) this.#announce((this.#notice = this.#t('resumed')));
       });
   }
 
   disconnectedCallback(): void {
-    this.unsubscribe?.();
+    this.#unsubscribe?.();
     // Timers and the stream stop; the saved verification stays for the next connect (or reload).
-    this.verification?.dispose();
-    this.verification = null;
-    this.last = null;
+    this.#verification?.dispose();
+    this.#verification = null;
+    this.#last = null;
   }
 
   attributeChangedCallback(): void {
-    if (this.isConnected) this.refreshTexts();
+    if (this.isConnected) this.#refreshTexts();
   }
 
-  private $<T extends HTMLElement = HTMLElement>(id: string): T {
-    return this.root.getElementById(id) as T;
+  #$<T extends HTMLElement = HTMLElement>(id: string): T {
+    return this.#root.getElementById(id) as T;
   }
 
-  private get lang2(): 'en' | 'ru' {
+  get #lang2(): 'en' | 'ru' {
     const tagged = this.closest('[lang]')?.getAttribute('lang') ?? document.documentElement.lang;
     return languageOf(tagged || navigator.language || 'en');
   }
 
-  private t(key: TextKey, values: Record<string, string | number> = {}): string {
-    const lang = this.lang2;
-    const text = this.overrides[lang]?.[key] ?? MESSAGES[lang][key] ?? MESSAGES.en[key] ?? key;
+  #t(key: TextKey, values: Record<string, string | number> = {}): string {
+    const lang = this.#lang2;
+    const text = this.#overrides[lang]?.[key] ?? MESSAGES[lang][key] ?? MESSAGES.en[key] ?? key;
     return text.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ''));
   }
 
-  private attempts(n: number): string {
-    const key = `attempts_${new Intl.PluralRules(this.lang2).select(n)}` as const;
-    const text = this.t(key, { n });
-    return text === key ? this.t('attempts_other', { n }) : text;
+  #attempts(n: number): string {
+    const key = `attempts_${new Intl.PluralRules(this.#lang2).select(n)}` as const;
+    const text = this.#t(key, { n });
+    return text === key ? this.#t('attempts_other', { n }) : text;
   }
 
   /** `fetch` with the credentials mode and, for `credentials="header"`, the host's headers. */
-  private readonly send: FetchLike = async (url, init) => {
+  readonly #send: FetchLike = async (url, init) => {
     const mode = this.getAttribute('credentials');
     const extra = typeof this.headers === 'function' ? await this.headers() : (this.headers ?? {});
     return fetch(url, {
@@ -177,15 +203,15 @@ export class PhoneVerificationElement extends HTMLElement {
     });
   };
 
-  private get baseUrl(): string {
+  get #baseUrl(): string {
     return this.getAttribute('base-url') ?? '/verification';
   }
 
-  private createClient(): VerificationClient {
+  #createClient(): VerificationClient {
     const mode = this.getAttribute('credentials');
     return createVerificationClient({
-      baseUrl: this.baseUrl,
-      fetch: this.send,
+      baseUrl: this.#baseUrl,
+      fetch: this.#send,
       // EventSource cannot send headers: with them the status is polled.
       eventSource:
         mode === 'header' || typeof EventSource !== 'function'
@@ -195,17 +221,17 @@ export class PhoneVerificationElement extends HTMLElement {
     });
   }
 
-  private get country(): string {
+  get #country(): string {
     return this.getAttribute('country') ?? 'RU';
   }
 
   /** The methods to offer: the `methods` attribute, limited to what `GET /methods` says the server offers. */
-  private async loadMethods(): Promise<void> {
+  async #loadMethods(): Promise<void> {
     const wanted = (this.getAttribute('methods') ?? 'auto').split(/[\s,]+/).filter(Boolean);
-    if (wanted.length < 2) return this.renderMethods(wanted);
+    if (wanted.length < 2) return this.#renderMethods(wanted);
     let offered = wanted;
     try {
-      const response = await this.send(`${this.baseUrl}/methods`, {
+      const response = await this.#send(`${this.#baseUrl}/methods`, {
         method: 'GET',
         headers: { accept: 'application/json' },
         credentials: 'same-origin',
@@ -217,33 +243,32 @@ export class PhoneVerificationElement extends HTMLElement {
     } catch {
       // The start route refuses a method it does not offer, in words.
     }
-    this.renderMethods(offered);
+    this.#renderMethods(offered);
   }
 
-  private renderMethods(methods: string[]): void {
-    this.offered = methods;
-    const options = this.$('options');
+  #renderMethods(methods: string[]): void {
+    this.#offered = methods;
+    const options = this.#$('options');
     options.replaceChildren(
       ...methods.map((method, i) => {
         const label = document.createElement('label');
-        label.className = 'opt';
         label.setAttribute('part', 'method');
         label.innerHTML = `<input type="radio" name="method"${i === 0 ? ' checked' : ''}><span></span>`;
         (label.firstChild as HTMLInputElement).value = method;
-        label.lastChild!.textContent = this.methodName(method);
+        label.lastChild!.textContent = this.#methodName(method);
         return label;
       }),
     );
-    this.$('methods').hidden = methods.length < 2;
+    this.#$('methods').hidden = methods.length < 2;
   }
 
-  private methodName(method: string | null): string {
+  #methodName(method: string | null): string {
     const key = `m_${method}` as TextKey;
-    const name = this.t(key);
+    const name = this.#t(key);
     return name === key ? (method ?? '') : name;
   }
 
-  private refreshTexts(): void {
+  #refreshTexts(): void {
     for (const [id, key] of [
       ['hint', 'phoneHint'],
       ['go', 'start'],
@@ -251,101 +276,97 @@ export class PhoneVerificationElement extends HTMLElement {
       ['cancel', 'cancel'],
       ['again', 'again'],
     ] as const)
-      this.$(id).textContent = this.t(key);
-    this.$('start').querySelector('label')!.textContent = this.t('phone');
-    this.$('methods').querySelector('legend')!.textContent = this.t('method');
-    this.renderMethods(this.offered);
-    this.screenKey = '';
-    this.render(this.client.getState());
+      this.#$(id).textContent = this.#t(key);
+    this.#$('start').querySelector('label')!.textContent = this.#t('phone');
+    this.#$('methods').querySelector('legend')!.textContent = this.#t('method');
+    this.#renderMethods(this.#offered);
+    this.#screenKey = '';
+    this.#render(this.client.getState());
   }
 
-  private formatTyped(event: InputEvent): void {
+  #formatTyped(event: InputEvent): void {
     const input = event.target as HTMLInputElement;
-    this.localError = '';
+    this.#localError = '';
     // Deleting keeps what the user left (a separator would come straight back).
     if (!event.inputType?.startsWith('delete') && input.selectionStart === input.value.length)
-      input.value = formatPhone(input.value, this.country);
-    this.render(this.client.getState());
+      input.value = formatPhone(input.value, this.#country);
+    this.#render(this.client.getState());
   }
 
-  private async submitStart(event: Event): Promise<void> {
+  async #submitStart(event: Event): Promise<void> {
     event.preventDefault();
     const state = this.client.getState();
     if (state.phase === 'starting' || (state.retryInMs ?? 0) > 0) return;
-    const digits = phoneDigits((this.$('phone') as HTMLInputElement).value, this.country);
+    const digits = phoneDigits((this.#$('phone') as HTMLInputElement).value, this.#country);
     if (digits.length < 8) {
-      this.localError = this.t('e_phone');
-      this.render(state);
-      return this.focus$('phone');
+      this.#localError = this.#t('e_phone');
+      this.#render(state);
+      return this.#focus$('phone');
     }
-    this.localError = '';
-    this.notice = '';
-    const method = this.root.querySelector<HTMLInputElement>('input[name=method]:checked')?.value ?? 'auto';
+    this.#localError = '';
+    this.#notice = '';
+    const method = this.#root.querySelector<HTMLInputElement>('input[name=method]:checked')?.value ?? 'auto';
     await this.client.start({ phoneNumber: '+' + digits, method, device: detectDevice() });
   }
 
-  private codeTyped(): void {
-    const input = this.$('code') as HTMLInputElement;
+  #codeTyped(): void {
+    const input = this.#$('code') as HTMLInputElement;
     const prompt = this.client.getState().prompt;
     if (prompt?.kind !== 'code') return;
     // A pasted "123-456" or "Your code: 123456" keeps its digits.
     input.value = input.value.replace(/\D/g, '').slice(0, prompt.maxLength);
-    this.errorDismissed = true;
-    this.render(this.client.getState());
-    if (input.value.length === (prompt.length ?? prompt.maxLength)) void this.submitCode();
+    this.#errorDismissed = true;
+    this.#render(this.client.getState());
+    if (input.value.length === (prompt.length ?? prompt.maxLength)) void this.#submitCode();
   }
 
-  private async submitCode(event?: Event): Promise<void> {
+  async #submitCode(event?: Event): Promise<void> {
     event?.preventDefault();
     const state = this.client.getState();
-    const input = this.$('code') as HTMLInputElement;
+    const input = this.#$('code') as HTMLInputElement;
     const prompt = state.prompt;
     if (prompt?.kind !== 'code' || state.phase !== 'awaiting_user' || (state.retryInMs ?? 0) > 0) return;
     if (input.value.length < prompt.minLength) {
-      this.localError = this.t('e_codeFormat');
-      this.errorDismissed = false;
-      this.render(state);
-      return this.focus$('code');
+      this.#localError = this.#t('e_codeFormat');
+      this.#errorDismissed = false;
+      this.#render(state);
+      return this.#focus$('code');
     }
-    this.localError = '';
-    this.errorDismissed = false;
+    this.#localError = '';
+    this.#errorDismissed = false;
     const after = await this.client.check(input.value);
     if (after.error?.code === 'invalid_code' && after.phase === 'awaiting_user') {
       input.value = '';
-      this.focus$('code');
+      this.#focus$('code');
     }
   }
 
-  private async switchMethod(): Promise<void> {
+  async #switchMethod(): Promise<void> {
     const before = this.client.getState().method;
-    this.errorDismissed = false;
+    this.#errorDismissed = false;
     const after = await this.client.switchMethod();
     if (after.method !== before) {
-      this.notice = this.t('switched', { method: this.methodName(after.method) });
-      this.announce(this.notice);
-    } else if (after.error) this.focus$('switch');
+      this.#notice = this.#t('switched', { method: this.#methodName(after.method) });
+      this.#announce(this.#notice);
+    } else if (after.error) this.#focus$('switch');
   }
 
-  private async cancel(): Promise<void> {
+  async #cancel(): Promise<void> {
     const { phoneNumber } = this.client.getState();
     if (phoneNumber && !phoneNumber.includes('*'))
-      (this.$('phone') as HTMLInputElement).value = formatPhone(phoneNumber, this.country);
+      (this.#$('phone') as HTMLInputElement).value = formatPhone(phoneNumber, this.#country);
     await this.client.cancel();
   }
 
-  private focus$(id: string): void {
-    if (this.engaged) this.$(id).focus();
+  #focus$(id: string): void {
+    if (this.#engaged) this.#$(id).focus();
   }
 
-  private announce(text: string): void {
-    this.$('status').textContent = text;
+  #announce(text: string): void {
+    this.#$('status').textContent = text;
   }
 
-  private emit(
-    type: string,
-    state: VerificationState,
-    extra: Partial<PhoneVerificationEventDetail> = {},
-  ): void {
+  #emit(type: string, state: VerificationState, extra: Partial<PhoneVerificationEventDetail> = {}): void {
     const detail: PhoneVerificationEventDetail = {
       verification_id: state.verificationId,
       method: state.method,
@@ -361,132 +382,135 @@ export class PhoneVerificationElement extends HTMLElement {
     switch (error.code) {
       case 'invalid_code':
         return typeof p.attempts_remaining === 'number'
-          ? this.t('e_invalid_code_left', { attempts: this.attempts(p.attempts_remaining) })
-          : this.t('e_invalid_code');
+          ? this.#t('e_invalid_code_left', { attempts: this.#attempts(p.attempts_remaining) })
+          : this.#t('e_invalid_code');
       case 'not_pending':
         return p.verification_status && ['expired', 'verified', 'failed'].includes(p.verification_status)
-          ? this.t(`e_not_pending_${p.verification_status}` as TextKey)
-          : this.t('e_not_pending');
+          ? this.#t(`e_not_pending_${p.verification_status}` as TextKey)
+          : this.#t('e_not_pending');
       case 'rate_limit_exceeded':
         return waitMs
-          ? this.t('e_rate_limit_wait', { t: duration(waitMs) })
-          : this.t('e_rate_limit_exceeded');
+          ? this.#t('e_rate_limit_wait', { t: duration(waitMs) })
+          : this.#t('e_rate_limit_exceeded');
       case 'validation_error':
-        if (p.errors?.some((e) => e.field === 'phone_number')) return this.t('e_phone');
+        if (p.errors?.some((e) => e.field === 'phone_number')) return this.#t('e_phone');
     }
-    const key = `e_${error.code}` as TextKey;
-    const text = this.t(key);
-    return text === key ? this.t('e_other', { code: error.code }) : text;
+    const key =
+      `e_${/^(cross_site_request|unsupported_media_type|payload_too_large)$/.test(error.code) ? 'page' : error.code}` as TextKey;
+    const text = this.#t(key);
+    return text === key ? this.#t('e_other', { code: error.code }) : text;
   }
 
-  private render(s: VerificationState): void {
-    const prev = this.last;
-    this.last = s;
+  #render(s: VerificationState): void {
+    const prev = this.#last;
+    this.#last = s;
     const { phase, prompt, error } = s;
     const idle = phase === 'idle' || phase === 'starting' || phase === 'canceled';
     const outcome = OUTCOMES.includes(phase);
-    this.$('start').hidden = !idle;
-    this.$('task').hidden = idle || outcome;
-    this.$('outcome').hidden = !outcome;
+    this.#$('start').hidden = !idle;
+    this.#$('task').hidden = idle || outcome;
+    this.#$('outcome').hidden = !outcome;
 
-    if (error && error !== this.lastError) {
-      this.lastError = error;
-      this.errorDismissed = false;
-      this.emit('error', s, { error_code: error.code, status: error.status, message: this.describe(error) });
+    if (error && error !== this.#lastError) {
+      this.#lastError = error;
+      this.#errorDismissed = false;
+      this.#emit('error', s, { error_code: error.code, status: error.status, message: this.describe(error) });
     }
     const message =
-      this.localError || (error && !this.errorDismissed ? this.describe(error, s.retryInMs) : '');
+      this.#localError || (error && !this.#errorDismissed ? this.describe(error, s.retryInMs) : '');
     // A handle a reload left that the server no longer knows, or a cancel it did not hear of: nothing to say.
     const quiet = error?.code === 'not_found' || error?.code === 'no_verification' || phase === 'canceled';
-    this.$('start-error').textContent = idle && !quiet ? message : '';
-    this.$('task-error').textContent = idle || outcome ? '' : message;
-    this.$('outcome-error').textContent = outcome && error ? this.describe(error) : '';
-    const go = this.$<HTMLButtonElement>('go');
+    this.#$('start-error').textContent = idle && !quiet ? message : '';
+    this.#$('task-error').textContent = idle || outcome ? '' : message;
+    this.#$('outcome-error').textContent = outcome && error ? this.describe(error) : '';
+    const go = this.#$<HTMLButtonElement>('go');
     const waiting = (s.retryInMs ?? 0) > 0;
     go.setAttribute('aria-disabled', String(phase === 'starting' || waiting));
 
-    if (!idle && !outcome) this.renderTask(s);
-    if (outcome) this.renderOutcome(s);
+    if (!idle && !outcome) this.#renderTask(s);
+    if (outcome) this.#renderOutcome(s);
 
     // What changed: events, the live region and the focus follow the flow.
     if (prev && prev.phase !== phase) {
-      if (outcome || phase === 'canceled') this.emit(phase, s, error ? { error_code: error.code } : {});
-      if (outcome) this.announce(this.$('title').textContent ?? '');
+      if (outcome || phase === 'canceled') this.#emit(phase, s, error ? { error_code: error.code } : {});
+      if (outcome) this.#announce(this.#$('title').textContent ?? '');
     }
     if (!prev || prev.phase !== phase || prev.prompt?.kind !== prompt?.kind || prev.method !== s.method) {
       if (phase === 'awaiting_user' || phase === 'verifying') {
-        this.announce(
-          [this.notice, this.$('screen').firstElementChild?.textContent].filter(Boolean).join(' '),
+        this.#announce(
+          [this.#notice, this.#$('screen').firstElementChild?.textContent].filter(Boolean).join(' '),
         );
       }
-      this.focusNext(s);
-    } else if (idle && error && error !== prev.error && !quiet) this.focusStart(error);
+      this.#focusNext(s);
+    } else if (idle && error && error !== prev.error && !quiet) this.#focusStart(error);
   }
 
-  private focusNext(s: VerificationState): void {
+  #focusNext(s: VerificationState): void {
     const kind = s.prompt?.kind;
     if (s.phase === 'awaiting_user')
-      return this.focus$(
+      return this.#focus$(
         kind === 'code' ? 'code' : kind === 'call' ? 'call' : kind === 'link' ? 'bot' : 'say',
       );
-    if (s.phase === 'verifying' && !s.prompt) return this.focus$('say');
-    if (s.phase === 'verified') return this.focus$('title');
+    if (s.phase === 'verifying' && !s.prompt) return this.#focus$('say');
+    if (s.phase === 'verified') return this.#focus$('title');
     if (s.phase === 'failed' || s.phase === 'expired')
-      return this.focus$(s.canSwitch ? 'outcome-switch' : 'again');
+      return this.#focus$(s.canSwitch ? 'outcome-switch' : 'again');
     if (s.phase === 'idle' || s.phase === 'canceled')
-      return s.error && s.error.code !== 'not_found' ? this.focusStart(s.error) : this.focus$('phone');
+      return s.error && s.error.code !== 'not_found' ? this.#focusStart(s.error) : this.#focus$('phone');
   }
 
-  private focusStart(error: VerificationClientError): void {
+  #focusStart(error: VerificationClientError): void {
     const aboutPhone =
       error.code === 'phone_not_allowed' ||
       (error.code === 'validation_error' && error.problem.errors?.some((e) => e.field === 'phone_number'));
-    this.focus$(aboutPhone ? 'phone' : error.code === 'method_not_available' ? 'options' : 'go');
+    this.#focus$(aboutPhone ? 'phone' : error.code === 'method_not_available' ? 'options' : 'go');
   }
 
-  private renderTask(s: VerificationState): void {
+  #renderTask(s: VerificationState): void {
     const { prompt } = s;
-    const phone = formatPhone(s.phoneNumber ?? '', this.country);
-    if (prompt?.kind === 'link') this.deepLink = prompt.deepLink;
-    const key = [s.method, prompt?.kind, s.phase, this.deepLink, s.verificationId, this.lang2].join('|');
-    if (key !== this.screenKey) {
-      this.screenKey = key;
-      this.$('screen').replaceChildren(...this.screen(s, phone));
-      if (prompt?.kind === 'code') (this.$('code') as HTMLInputElement).value = '';
+    const phone = formatPhone(s.phoneNumber ?? '', this.#country);
+    if (prompt?.kind === 'link') this.#deepLink = prompt.deepLink;
+    const key = [s.method, prompt?.kind, s.phase, this.#deepLink, s.verificationId, this.#lang2].join('|');
+    if (key !== this.#screenKey) {
+      this.#screenKey = key;
+      this.#$('screen').replaceChildren(...this.#screen(s, phone));
+      if (prompt?.kind === 'code') (this.#$('code') as HTMLInputElement).value = '';
     }
     const code = prompt?.kind === 'code' ? prompt : null;
-    this.$('code-form').hidden = !code;
+    this.#$('code-form').hidden = !code;
     if (code) {
-      const input = this.$<HTMLInputElement>('code');
+      const input = this.#$<HTMLInputElement>('code');
       input.size = code.maxLength + 1;
       input.minLength = code.minLength;
-      this.$('code-label').textContent = code.length
-        ? this.t('code', { n: code.length })
-        : this.t('codeRange', { min: code.minLength, max: code.maxLength });
+      this.#$('code-label').textContent = code.length
+        ? this.#t('code', { n: code.length })
+        : this.#t('codeRange', { min: code.minLength, max: code.maxLength });
     }
-    this.$<HTMLButtonElement>('check').disabled = s.phase === 'verifying' || (s.retryInMs ?? 0) > 0;
-    this.$('attempts').textContent =
-      code && s.attemptsRemaining !== null ? this.attempts(s.attemptsRemaining) : '';
-    this.$('timer').textContent = s.expiresInMs ? this.t('expires', { t: duration(s.expiresInMs) }) : '';
-    const resend = this.$<HTMLButtonElement>('resend');
+    this.#$<HTMLButtonElement>('check').disabled = s.phase === 'verifying' || (s.retryInMs ?? 0) > 0;
+    this.#$('attempts').textContent =
+      code && s.attemptsRemaining !== null ? this.#attempts(s.attemptsRemaining) : '';
+    this.#$('timer').textContent = s.expiresInMs ? this.#t('expires', { t: duration(s.expiresInMs) }) : '';
+    const resend = this.#$<HTMLButtonElement>('resend');
     // Only a code is sent again; a call or a push is another way.
     resend.hidden = !code || s.method === 'operator_id' || (!s.canResend && !s.resendInMs);
     resend.disabled = !s.canResend;
-    resend.textContent = s.resendInMs ? this.t('resendIn', { t: duration(s.resendInMs) }) : this.t('resend');
-    const switchButton = this.$<HTMLButtonElement>('switch');
+    resend.textContent = s.resendInMs
+      ? this.#t('resendIn', { t: duration(s.resendInMs) })
+      : this.#t('resend');
+    const switchButton = this.#$<HTMLButtonElement>('switch');
     switchButton.hidden = !s.switchMethods.length || (!s.canSwitch && !s.fallbackInMs);
     switchButton.disabled = !s.canSwitch;
     switchButton.textContent = s.fallbackInMs
-      ? this.t('switchIn', { t: duration(s.fallbackInMs) })
-      : this.t('switch');
+      ? this.#t('switchIn', { t: duration(s.fallbackInMs) })
+      : this.#t('switch');
   }
 
   /** The method's own screen: what to do now. Its first paragraph (`#say`) is what the live region says. */
-  private screen(s: VerificationState, phone: string): Node[] {
-    const p = (text: string, cls = ''): HTMLElement => {
+  #screen(s: VerificationState, phone: string): Node[] {
+    const p = (text: string, part = ''): HTMLElement => {
       const el = document.createElement('p');
       el.textContent = text;
-      if (cls) el.className = cls;
+      if (part) el.setAttribute('part', part);
       return el;
     };
     const say = (text: string): HTMLElement => {
@@ -495,10 +519,10 @@ export class PhoneVerificationElement extends HTMLElement {
       el.tabIndex = -1;
       return el;
     };
-    const link = (id: string, href: string, text: string, cls: string): HTMLElement => {
+    const link = (id: string, href: string, text: string, part: string): HTMLElement => {
       const a = document.createElement('a');
-      Object.assign(a, { id, href, textContent: text, className: cls });
-      a.setAttribute('part', id === 'call' ? 'call-number' : 'bot-link');
+      Object.assign(a, { id, href, textContent: text });
+      a.setAttribute('part', part);
       if (id === 'bot') Object.assign(a, { target: '_blank', rel: 'noopener' });
       return a;
     };
@@ -506,56 +530,60 @@ export class PhoneVerificationElement extends HTMLElement {
       // On a phone the link itself is what to tap.
       if (detectDevice() !== 'desktop') return [];
       const box = document.createElement('div');
-      box.className = 'qr';
       box.setAttribute('part', 'qr');
-      box.innerHTML = qrSvg(target, this.t('qrLabel', { link: target }));
-      return [box, p(this.t('qr'), 'muted')];
+      // Loaded when first drawn: a phone (and every method but two) never needs the encoder.
+      void import('./qr.js').then(
+        ({ qrSvg }) => (box.innerHTML = qrSvg(target, this.#t('qrLabel', { link: target }))),
+      );
+      return [box, p(this.#t('qr'), 'muted')];
     };
     const { prompt, method } = s;
-    if (s.phase === 'verifying' && !prompt) return [say(this.t('s_accepted'))];
+    if (s.phase === 'verifying' && !prompt) return [say(this.#t('s_accepted'))];
     switch (prompt?.kind) {
       case 'call':
         return [
-          say(this.t('s_call', { phone })),
-          link('call', prompt.telHref, formatPhone(prompt.numberToCall, this.country), 'number'),
+          say(this.#t('s_call', { phone })),
+          link('call', prompt.telHref, formatPhone(prompt.numberToCall, this.#country), 'call-number'),
           ...qr(prompt.telHref),
-          p(this.t('s_callWait'), 'muted'),
+          p(this.#t('s_callWait'), 'muted'),
         ];
       case 'link':
         return [
-          say(this.t('s_bot')),
-          link('bot', prompt.deepLink, this.t('s_openBot'), 'link primary'),
+          say(this.#t('s_bot')),
+          link('bot', prompt.deepLink, this.#t('s_openBot'), 'bot-link button primary'),
           ...qr(prompt.deepLink),
         ];
       case 'push':
-        return [say(this.t('s_push', { phone })), p(this.t('s_pushWait'), 'muted')];
+        return [say(this.#t('s_push', { phone })), p(this.#t('s_pushWait'), 'muted')];
       case 'code': {
         const n = prompt.length ?? prompt.minLength;
         if (method === 'msgr2_bot')
           return [
-            say(this.t('s_botCode')),
-            ...(this.deepLink ? [link('bot', this.deepLink, this.t('s_openBot'), 'link secondary')] : []),
+            say(this.#t('s_botCode')),
+            ...(this.#deepLink
+              ? [link('bot', this.#deepLink, this.#t('s_openBot'), 'bot-link button secondary')]
+              : []),
           ];
         const own = `s_${method === 'operator_id' ? 'pushSms' : method}` as TextKey;
-        const text = this.t(own, { phone, n });
-        return [say(text === own ? this.t('s_other') : text)];
+        const text = this.#t(own, { phone, n });
+        return [say(text === own ? this.#t('s_other') : text)];
       }
       default:
-        return [say(this.t('s_other'))];
+        return [say(this.#t('s_other'))];
     }
   }
 
-  private renderOutcome(s: VerificationState): void {
+  #renderOutcome(s: VerificationState): void {
     const lost = s.error?.code === 'not_found';
     const phase = s.phase as 'verified' | 'failed' | 'expired';
-    this.$('title').textContent = this.t(phase);
-    this.$('text').textContent = lost
+    this.#$('title').textContent = this.#t(phase);
+    this.#$('text').textContent = lost
       ? ''
-      : this.t(`${phase}Text`, { phone: formatPhone(s.phoneNumber ?? '', this.country) });
-    const again = this.$('again');
+      : this.#t(`${phase}Text`, { phone: formatPhone(s.phoneNumber ?? '', this.#country) });
+    const again = this.#$('again');
     again.hidden = phase === 'verified';
-    const other = this.$<HTMLButtonElement>('outcome-switch');
+    const other = this.#$<HTMLButtonElement>('outcome-switch');
     other.hidden = !s.canSwitch || lost;
-    other.textContent = this.t('switch');
+    other.textContent = this.#t('switch');
   }
 }

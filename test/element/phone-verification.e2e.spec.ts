@@ -192,7 +192,9 @@ describe('<phone-verification> in Chromium', () => {
         const number = await start(page, national(), 'reverse_flash_call');
         const href = (await el(page, '#call').getAttribute('href'))!;
         expect(href).toMatch(/^tel:\+7800\d{7}$/);
-        await expect(el(page, '.qr svg').getAttribute('aria-label')).resolves.toBe(`QR code of ${href}`);
+        await expect(el(page, '[part~=qr] svg').getAttribute('aria-label')).resolves.toBe(
+          `QR code of ${href}`,
+        );
         await expect(el(page, '#code-form').isHidden()).resolves.toBe(true);
         await expect(focused(page)).resolves.toBe('call');
         await expectAccessible(page);
@@ -214,7 +216,7 @@ describe('<phone-verification> in Chromium', () => {
         const number = await start(page, national(), 'msgr2_bot');
         const link = (await el(page, '#bot').getAttribute('href'))!;
         expect(link).toMatch(/^https:\/\/msgr2\.example\//);
-        await el(page, '.qr svg').waitFor();
+        await el(page, '[part~=qr] svg').waitFor();
         await expect(focused(page)).resolves.toBe('bot');
         await expectAccessible(page);
         const session = await sessionOf(number);
@@ -331,7 +333,7 @@ describe('<phone-verification> in Chromium', () => {
         const number = await start(page, national(), 'sms');
         await el(page, '#code-form:not([hidden])').waitFor();
         const button = el(page, '#switch');
-        await expect(button.textContent()).resolves.toMatch(/^Another way in \d+:\d\d$/);
+        await button.filter({ hasText: /^Another way in \d+:\d\d$/ }).waitFor({ state: 'attached' });
         await expect(button.isDisabled()).resolves.toBe(true);
         await control.advance(61_000);
         await page.evaluate(`window.clockOffset += 61000; el.client.refresh()`);
