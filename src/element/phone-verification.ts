@@ -87,7 +87,11 @@ export class PhoneVerificationElement extends HTMLElement {
     this.#clientOptions = options;
   }
 
-  /** Replaces texts in both languages (as `setTexts(texts)`), for frameworks that set properties. */
+  /** The texts the host replaced, in the element's language. */
+  get texts(): Texts {
+    return this.#overrides[this.#lang2] ?? {};
+  }
+  // Replaces texts in both languages (as `setTexts(texts)`), for frameworks that set properties.
   set texts(texts: Texts) {
     this.setTexts(texts);
   }

@@ -23,24 +23,52 @@ const ELEMENT_SCRIPT = `
   Object.assign(window, { events, el });
 `;
 
+/** The element rendered by React 19: properties as properties, `on<event>` props as listeners. */
+const REACT_SCRIPT = `
+  import '../../src/element/index.js';
+  import { createElement as h } from 'react';
+  import { createRoot } from 'react-dom/client';
+  const events = [];
+  const listener = (event) => events.push({ type: event.type, detail: event.detail });
+  createRoot(document.getElementById('root')).render(
+    h('phone-verification', {
+      methods: 'auto sms',
+      headers: { 'x-host-token': 'token-2' },
+      credentials: 'header',
+      texts: { start: 'Send me a code' },
+      onverified: listener,
+      oncanceled: listener,
+    }),
+  );
+  const waitForElement = () => document.querySelector('phone-verification') ?? new Promise((r) => setTimeout(() => r(waitForElement()), 10));
+  Object.assign(window, { events, el: await waitForElement() });
+`;
+
 export interface ElementBrowser {
-  /** A tab on `origin` with `<phone-verification attributes>` (and `el`, `events`, `axe` on window). */
+  /**
+   * A tab on `origin` with `<phone-verification attributes>` (and `el`, `events`, `axe` on window);
+   * `?react=on`: the element as React renders it (REACT_SCRIPT).
+   */
   open(origin: string, attributes?: string, query?: string): Promise<Page>;
   close(): Promise<void>;
 }
 
 /** `clockOffset`: how far the module's clock (a sandbox's) is ahead of this machine's, when a page loads. */
 export async function startElementBrowser(clockOffset: () => number = () => 0): Promise<ElementBrowser> {
-  const bundled = await build({
-    stdin: { contents: ELEMENT_SCRIPT, resolveDir: new URL('.', import.meta.url).pathname, loader: 'ts' },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = bundled.outputFiles[0]!.text;
+  const bundle = async (contents: string): Promise<string> => {
+    const result = await build({
+      stdin: { contents, resolveDir: new URL('.', import.meta.url).pathname, loader: 'ts' },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      define: { 'process.env.NODE_ENV': '"production"' },
+      logLevel: 'silent',
+    });
+    return result.outputFiles[0]!.text;
+  };
+  const [script, reactScript] = await Promise.all([bundle(ELEMENT_SCRIPT), bundle(REACT_SCRIPT)]);
   const axe = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const browser: Browser = await chromium.launch({
     executablePath: await chromiumExecutable(),
@@ -60,12 +88,14 @@ export async function startElementBrowser(clockOffset: () => number = () => 0): 
             body:
               `<!doctype html><html lang="${url.includes('lang=ru') ? 'ru' : 'en'}"><title>t</title>` +
               `<script>window.clockOffset = ${clockOffset()}</script>` +
-              `<main><h1>Sign in</h1><phone-verification ${attributes}></phone-verification></main>` +
-              `<script src="/__test/axe.js"></script><script type="module" src="/__test/element.js"></script>`,
+              `<main><h1>Sign in</h1><div id="root">` +
+              (url.includes('react=on') ? '' : `<phone-verification ${attributes}></phone-verification>`) +
+              `</div></main><script src="/__test/axe.js"></script>` +
+              `<script type="module" src="/__test/${url.includes('react=on') ? 'react' : 'element'}.js"></script>`,
           });
         return route.fulfill({
           contentType: 'text/javascript',
-          body: url.includes('/axe.js') ? axe : script,
+          body: url.includes('/axe.js') ? axe : url.includes('/react.js') ? reactScript : script,
         });
       });
       await page.goto(`${origin}/__test/page${query}`);

@@ -500,4 +500,29 @@ describe('<phone-verification> in Chromium', () => {
     },
     FLOW_TIMEOUT_MS,
   );
+
+  it(
+    'in React 19: properties set as properties, on<event> props as listeners',
+    async () => {
+      const page = await open('', '?react=on');
+      const tokens: (string | undefined)[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/verification/'))
+          tokens.push(request.headers()['x-host-token']);
+      });
+      try {
+        await expect(page.evaluate(`el.getAttribute('headers')`)).resolves.toBeNull();
+        await expect(el(page, '#go').textContent()).resolves.toBe('Send me a code');
+        await start(page, national(), 'sms');
+        await el(page, '#cancel').click();
+        await el(page, '#start:not([hidden])').waitFor();
+        expect((await events(page)).map((e) => e.type)).toEqual(['canceled']);
+        expect(tokens.length).toBeGreaterThan(1);
+        expect(tokens.every((token) => token === 'token-2')).toBe(true);
+      } finally {
+        await page.close();
+      }
+    },
+    FLOW_TIMEOUT_MS,
+  );
 });
