@@ -62,7 +62,8 @@ const OUTCOMES = ['verified', 'failed', 'expired'];
 /**
  * `<phone-verification>`: the whole verification flow of the module's client routes in one element,
  * on `nestjs-phone-verification/client`. Attributes: `base-url` (default `/verification`), `methods`
- * (`auto`, or the methods to offer, space-separated, `auto` among them for "best for this device"),
+ * (`auto`, or the methods to offer, space-separated, `auto` among them for "best for this device", `all`
+ * for every method the server offers),
  * `credentials` (`same-origin` cookies by default, `include` for another origin's cookies, `header`
  * for the `headers` property), `country` (of a number typed without `+`, default RU), `lang`.
  * Events (bubbling, composed): `verified`, `failed`, `expired`, `canceled`, `error`.
@@ -116,7 +117,11 @@ export class PhoneVerificationElement extends HTMLElement {
   constructor() {
     super();
     this.#root = this.attachShadow({ mode: 'open' });
-    this.#root.innerHTML = `<style>${STYLES}</style>${TEMPLATE}`;
+    // A constructed sheet: a strict Content-Security-Policy (no 'unsafe-inline' styles) allows it.
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(STYLES);
+    this.#root.adoptedStyleSheets = [sheet];
+    this.#root.innerHTML = TEMPLATE;
     const on = (id: string, type: string, listener: (event: Event) => void): void =>
       this.#$(id).addEventListener(type, (event) => {
         this.#engaged = true;
@@ -232,8 +237,8 @@ export class PhoneVerificationElement extends HTMLElement {
   /** The methods to offer: the `methods` attribute, limited to what `GET /methods` says the server offers. */
   async #loadMethods(): Promise<void> {
     const wanted = (this.getAttribute('methods') ?? 'auto').split(/[\s,]+/).filter(Boolean);
-    if (wanted.length < 2) return this.#renderMethods(wanted);
-    let offered = wanted;
+    if (wanted.length < 2 && wanted[0] !== 'all') return this.#renderMethods(wanted);
+    let offered = wanted.filter((m) => m !== 'all');
     try {
       const response = await this.#send(`${this.#baseUrl}/methods`, {
         method: 'GET',
@@ -243,7 +248,14 @@ export class PhoneVerificationElement extends HTMLElement {
         signal: new AbortController().signal,
       });
       const { methods } = (await response.json()) as { methods: { method: string }[] };
-      offered = wanted.filter((m) => m === 'auto' || methods.some((o) => o.method === m));
+      // `all`: every method the server offers, in its order.
+      offered = wanted.flatMap((m) =>
+        m === 'all'
+          ? methods.map((o) => o.method)
+          : m === 'auto' || methods.some((o) => o.method === m)
+            ? [m]
+            : [],
+      );
     } catch {
       // The start route refuses a method it does not offer, in words.
     }
@@ -393,9 +405,14 @@ export class PhoneVerificationElement extends HTMLElement {
           ? this.#t(`e_not_pending_${p.verification_status}` as TextKey)
           : this.#t('e_not_pending');
       case 'rate_limit_exceeded':
+        if (waitMs && p.reason === 'resend_cooldown')
+          return this.#t('e_resend_cooldown', { t: duration(waitMs) });
         return waitMs
           ? this.#t('e_rate_limit_wait', { t: duration(waitMs) })
           : this.#t('e_rate_limit_exceeded');
+      case 'phone_not_allowed':
+        if (p.reason === 'number_type') return this.#t('e_phone_type');
+        break;
       case 'validation_error':
         if (p.errors?.some((e) => e.field === 'phone_number')) return this.#t('e_phone');
     }
@@ -408,6 +425,8 @@ export class PhoneVerificationElement extends HTMLElement {
   #render(s: VerificationState): void {
     const prev = this.#last;
     this.#last = s;
+    // For the host's styles and tests: `phone-verification[data-phase='verified']`.
+    this.dataset.phase = s.phase;
     const { phase, prompt, error } = s;
     const idle = phase === 'idle' || phase === 'starting' || phase === 'canceled';
     const outcome = OUTCOMES.includes(phase);

@@ -20,7 +20,7 @@ input[type=tel],[part~=code-input]{font:inherit;font-size:1.15em;padding:.5rem .
 p{margin:0}
 [part~=muted]{color:var(--pv-muted,#545454)}
 [part~=error]{color:var(--pv-error,#b3261e)}
-[part~=call-number]{font-size:1.5em;font-weight:700}
+[part~=call-number]{font-size:1.5em;font-weight:700;color:var(--pv-accent,#0b57d0)}
 [part~=qr] svg{width:var(--pv-qr-size,9rem);display:block}
 [part~=actions]{display:flex;flex-wrap:wrap;gap:.5rem}
 [part~=outcome-title]{font-size:1.2em;font-weight:700}
