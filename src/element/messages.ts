@@ -171,6 +171,16 @@ const ru: Texts = {
 
 export const MESSAGES: Record<'en' | 'ru', Texts> = { en, ru };
 
+/**
+ * The message of an `error_code`: its own, the one the page-caused refusals share, or `e_other` for a
+ * code this version does not know (a newer server's).
+ */
+export function errorKey(code: string): TextKey {
+  if (/^(cross_site_request|unsupported_media_type|payload_too_large)$/.test(code)) return 'e_page';
+  const key = `e_${code}`;
+  return key in en ? (key as TextKey) : 'e_other';
+}
+
 /** The language of the element: `ru` for any Russian tag, else English. */
 export const languageOf = (tag: string): 'en' | 'ru' => (/^ru\b/i.test(tag) ? 'ru' : 'en');
 

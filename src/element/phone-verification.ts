@@ -7,7 +7,7 @@ import {
   type VerificationClientOptions,
   type VerificationState,
 } from '../client/index.js';
-import { duration, languageOf, MESSAGES, type TextKey, type Texts } from './messages.js';
+import { duration, errorKey, languageOf, MESSAGES, type TextKey, type Texts } from './messages.js';
 import { formatPhone, phoneDigits } from './phone-format.js';
 import { STYLES } from './styles.js';
 
@@ -416,10 +416,8 @@ export class PhoneVerificationElement extends HTMLElement {
       case 'validation_error':
         if (p.errors?.some((e) => e.field === 'phone_number')) return this.#t('e_phone');
     }
-    const key =
-      `e_${/^(cross_site_request|unsupported_media_type|payload_too_large)$/.test(error.code) ? 'page' : error.code}` as TextKey;
-    const text = this.#t(key);
-    return text === key ? this.#t('e_other', { code: error.code }) : text;
+    const key = errorKey(error.code);
+    return this.#t(key, { code: error.code });
   }
 
   #render(s: VerificationState): void {
@@ -428,7 +426,9 @@ export class PhoneVerificationElement extends HTMLElement {
     // For the host's styles and tests: `phone-verification[data-phase='verified']`.
     this.dataset.phase = s.phase;
     const { phase, prompt, error } = s;
-    const idle = phase === 'idle' || phase === 'starting' || phase === 'canceled';
+    // A resend is a new start: the method's screen stays while it runs.
+    const starting = phase === 'starting';
+    const idle = phase === 'idle' || phase === 'canceled' || (starting && this.#$('task').hidden);
     const outcome = OUTCOMES.includes(phase);
     this.#$('start').hidden = !idle;
     this.#$('task').hidden = idle || outcome;
@@ -450,7 +450,7 @@ export class PhoneVerificationElement extends HTMLElement {
     const waiting = (s.retryInMs ?? 0) > 0;
     go.setAttribute('aria-disabled', String(phase === 'starting' || waiting));
 
-    if (!idle && !outcome) this.#renderTask(s);
+    if (!idle && !outcome && !starting) this.#renderTask(s);
     if (outcome) this.#renderOutcome(s);
 
     // What changed: events, the live region and the focus follow the flow.

@@ -43,6 +43,7 @@ describe('<phone-verification> in Chromium', () => {
           checkPerIp: false,
           pumping: false,
           coalesceStarts: false,
+          resendCooldownMs: false,
           startPerPhone: { points: 1, windowMs: 3_600_000 },
           beforeStart: ({ phoneNumber }) =>
             phoneNumber.endsWith('99') ? { allow: false, reason: 'captcha' } : true,
@@ -84,7 +85,8 @@ describe('<phone-verification> in Chromium', () => {
   async function sessionOf(number: string) {
     for (;;) {
       const sessions = await control.sessionsFor(number);
-      if (sessions.length) return sessions[sessions.length - 1]!;
+      // Newest first.
+      if (sessions.length) return sessions[0]!;
     }
   }
 
@@ -519,6 +521,60 @@ describe('<phone-verification> in Chromium', () => {
         expect((await events(page)).map((e) => e.type)).toEqual(['canceled']);
         expect(tokens.length).toBeGreaterThan(1);
         expect(tokens.every((token) => token === 'token-2')).toBe(true);
+      } finally {
+        await page.close();
+      }
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  it(
+    'keyboard only: Tab into the field, type, arrows pick the method, Enter starts, the code verifies',
+    async () => {
+      const page = await open();
+      try {
+        const nat = national();
+        await page.keyboard.press('Tab');
+        await expect(focused(page)).resolves.toBe('phone');
+        await page.keyboard.type(nat.replace(/\D/g, ''));
+        await page.keyboard.press('Tab');
+        await expect(page.evaluate('el.shadowRoot.activeElement.value')).resolves.toBe('auto');
+        await page.keyboard.press('ArrowDown');
+        await expect(page.evaluate('el.shadowRoot.activeElement.value')).resolves.toBe('sms');
+        await page.keyboard.press('Tab');
+        await expect(focused(page)).resolves.toBe('go');
+        await page.keyboard.press('Enter');
+        await el(page, '#code-form:not([hidden])').waitFor();
+        await expect(focused(page)).resolves.toBe('code');
+        const session = await sessionOf(e164(nat));
+        await control.deliver(session.requestId);
+        await page.keyboard.type((await control.getSession(session.requestId)).code!);
+        await expectVerified(page, e164(nat));
+      } finally {
+        await page.close();
+      }
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  it(
+    'resend: a new code for the same number and method, the screen kept, focus back on the code',
+    async () => {
+      const page = await open();
+      try {
+        const number = await start(page, national(), 'sms');
+        await el(page, '#code-form:not([hidden])').waitFor();
+        const resend = el(page, '#resend');
+        await expect(resend.textContent()).resolves.toBe('Send a new code');
+        await resend.click();
+        await page.waitForFunction(`el.client.getState().phase === 'awaiting_user'`);
+        expect((await control.sessionsFor(number)).length).toBe(2);
+        await expect(el(page, '#task').isVisible()).resolves.toBe(true);
+        await expect(focused(page)).resolves.toBe('code');
+        const session = await sessionOf(number);
+        await control.deliver(session.requestId);
+        await enterCode(page, (await control.getSession(session.requestId)).code!);
+        await expectVerified(page, number);
       } finally {
         await page.close();
       }
