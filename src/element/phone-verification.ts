@@ -59,6 +59,9 @@ const TEMPLATE = `<div part="root">
 
 const OUTCOMES = ['verified', 'failed', 'expired'];
 
+/** Outside a browser (a server rendering the page, Node loading every module) the class still loads. */
+const ElementBase = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
+
 /**
  * `<phone-verification>`: the whole verification flow of the module's client routes in one element,
  * on `nestjs-phone-verification/client`. Attributes: `base-url` (default `/verification`), `methods`
@@ -68,7 +71,7 @@ const OUTCOMES = ['verified', 'failed', 'expired'];
  * for the `headers` property), `country` (of a number typed without `+`, default RU), `lang`.
  * Events (bubbling, composed): `verified`, `failed`, `expired`, `canceled`, `error`.
  */
-export class PhoneVerificationElement extends HTMLElement {
+export class PhoneVerificationElement extends ElementBase {
   #headers?: HostHeaders;
   #clientOptions?: VerificationClientOptions;
 

@@ -114,6 +114,19 @@ describe('<phone-verification> in Chromium', () => {
     await expect(focused(page)).resolves.toBe('title');
   }
 
+  it('axe looks inside the shadow root: a host theme with too little contrast is reported', async () => {
+    const page = await open();
+    try {
+      await page.evaluate(`el.style.setProperty('--pv-muted', '#c8c8c8')`);
+      const violations = await axeViolations(page);
+      expect(violations.filter((v) => v.startsWith('color-contrast'))).toEqual([
+        expect.stringContaining('#hint'),
+      ]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it(
     'sms chosen by the user: the number formatted as typed, a wrong code, then the right one pasted',
     async () => {
