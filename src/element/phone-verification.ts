@@ -233,15 +233,18 @@ export class PhoneVerificationElement extends ElementBase {
     });
   }
 
+  /** The module's `phone.defaultCountry`, as `GET /methods` says it (a server before it: RU, its default). */
+  #serverCountry = 'RU';
+
   get #country(): string {
-    return this.getAttribute('country') ?? 'RU';
+    return this.getAttribute('country') ?? this.#serverCountry;
   }
 
   /** The methods to offer: the `methods` attribute, limited to what `GET /methods` says the server offers. */
   async #loadMethods(): Promise<void> {
     const wanted = (this.getAttribute('methods') ?? 'auto').split(/[\s,]+/).filter(Boolean);
-    if (wanted.length < 2 && wanted[0] !== 'all') return this.#renderMethods(wanted);
     let offered = wanted.filter((m) => m !== 'all');
+    this.#renderMethods(offered.length > 1 ? [] : offered);
     try {
       const response = await this.#send(`${this.#baseUrl}/methods`, {
         method: 'GET',
@@ -250,7 +253,9 @@ export class PhoneVerificationElement extends ElementBase {
         cache: 'no-store',
         signal: new AbortController().signal,
       });
-      const { methods } = (await response.json()) as { methods: { method: string }[] };
+      const answer = (await response.json()) as { methods: { method: string }[]; default_country?: string };
+      const methods = answer.methods;
+      this.#serverCountry = answer.default_country ?? this.#serverCountry;
       // `all`: every method the server offers, in its order.
       offered = wanted.flatMap((m) =>
         m === 'all'
