@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { chromiumExecutable } from '../support/chromium.js';
 
 /**
@@ -49,7 +49,7 @@ export interface ElementBrowser {
    * A tab on `origin` with `<phone-verification attributes>` (and `el`, `events`, `axe` on window);
    * `?react=on`: the element as React renders it (REACT_SCRIPT).
    */
-  open(origin: string, attributes?: string, query?: string): Promise<Page>;
+  open(origin: string, attributes?: string, query?: string, context?: BrowserContextOptions): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -76,8 +76,8 @@ export async function startElementBrowser(clockOffset: () => number = () => 0): 
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
   });
   return {
-    async open(origin, attributes = '', query = '') {
-      const context = await browser.newContext();
+    async open(origin, attributes = '', query = '', options = {}) {
+      const context = await browser.newContext(options);
       context.setDefaultTimeout(15_000);
       const page = await context.newPage();
       await page.route(`${origin}/__test/**`, (route) => {

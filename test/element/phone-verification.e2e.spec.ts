@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Page } from 'playwright-core';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { createTestApp, type TestApp } from '../support/verification-app.js';
@@ -69,8 +69,13 @@ describe('<phone-verification> in Chromium', () => {
     await expect(axeViolations(page)).resolves.toEqual([]);
   }
 
-  async function open(attributes = `methods="${ALL}"`, query = '', app = host): Promise<Page> {
-    return browser.open(app.url, attributes, query);
+  async function open(
+    attributes = `methods="${ALL}"`,
+    query = '',
+    app = host,
+    context: BrowserContextOptions = {},
+  ): Promise<Page> {
+    return browser.open(app.url, attributes, query, context);
   }
 
   /** Types the number as a person would, picks the method (when offered) and starts. */
@@ -216,6 +221,32 @@ describe('<phone-verification> in Chromium', () => {
         const session = await sessionOf(number);
         await control.call(session.requestId, number);
         await expectVerified(page, number);
+      } finally {
+        await page.close();
+      }
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  it(
+    'on a phone: the call link to tap, no QR code, and the device hint says mobile',
+    async () => {
+      const page = await open(`methods="${ALL}"`, '', host, {
+        isMobile: true,
+        viewport: { width: 390, height: 844 },
+        userAgent:
+          'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/141.0.0.0 Mobile Safari/537.36',
+      });
+      const bodies: { device?: string }[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/verification/start')) bodies.push(request.postDataJSON());
+      });
+      try {
+        await start(page, national(), 'reverse_flash_call');
+        await expect(el(page, '#call').getAttribute('href')).resolves.toMatch(/^tel:/);
+        await expect(el(page, '[part~=qr]').count()).resolves.toBe(0);
+        expect(bodies.map((b) => b.device)).toEqual(['mobile']);
+        await expectAccessible(page);
       } finally {
         await page.close();
       }
