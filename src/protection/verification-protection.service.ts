@@ -26,6 +26,7 @@ import { StartCoalescer } from './start-coalescer.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
+import { errorText } from '../core/error-text.js';
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
@@ -221,7 +222,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     // Not awaited: a slow alerting listener must not hold the refused request.
     this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
       this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
-        error: errorName(error),
+        error: errorText(error),
       });
     });
   }
@@ -231,7 +232,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     try {
       await this.pumping.verified(event);
     } catch (error) {
-      this.logger.warn('pumping defence: a verification could not be counted', { error: errorName(error) });
+      this.logger.warn('pumping defence: a verification could not be counted', { error: errorText(error) });
     }
   }
 }
@@ -254,8 +255,4 @@ function limitsCallerOf(attempt: StartAttempt): string {
   if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
   if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
   return 'anonymous';
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
 }
