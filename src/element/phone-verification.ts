@@ -224,11 +224,16 @@ export class PhoneVerificationElement extends ElementBase {
     return createVerificationClient({
       baseUrl: this.#baseUrl,
       fetch: this.#send,
-      // EventSource cannot send headers: with them the status is polled.
-      eventSource:
-        mode === 'header' || typeof EventSource !== 'function'
-          ? null
-          : (url) => new EventSource(url, { withCredentials: mode === 'include' }),
+      ...(mode === 'header'
+        ? // #send adds the host's headers (they may be async) to every call; any `headers` makes the
+          // client read the stream with fetch, which can carry them, where an EventSource cannot.
+          { headers: () => ({}) }
+        : {
+            eventSource:
+              typeof EventSource === 'function'
+                ? (url: string) => new EventSource(url, { withCredentials: mode === 'include' })
+                : null,
+          }),
       ...this.clientOptions,
     });
   }
