@@ -52,6 +52,9 @@ export const RATE_LIMITS = [
 const PUMPING_COUNTS = [
   'windowMs',
   'rangeMinStarts',
+  'prefixMinStarts',
+  'freshRangeMinStarts',
+  'freshPrefixMinStarts',
   'callerMinStarts',
   'countryMinStarts',
   'underAttackMinStarts',

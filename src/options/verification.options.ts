@@ -188,8 +188,20 @@ export interface PumpingOptions {
   rangeDigits?: number;
   /** Length of the sliding window counts are kept over, ms. Default 3,600,000 (an hour). */
   windowMs?: number;
-  /** Unconverted starts a range takes in the window before it is held. Default 20. */
+  /** Unconverted starts a range with a history (numbers verified in it) takes in the window before it is held. Default 20. */
   rangeMinStarts?: number;
+  /**
+   * Unconverted starts an operator prefix (calling code and national destination code, `+7985`)
+   * with a history takes in the window before it is held. Default 20.
+   */
+  prefixMinStarts?: number;
+  /**
+   * Unconverted starts a range without a history (no number verified in it yesterday or in the
+   * window) takes before it is held: a burst into numbers nobody verified is an attack's signature. Default 3.
+   */
+  freshRangeMinStarts?: number;
+  /** The same for an operator prefix without a history. Default 10. */
+  freshPrefixMinStarts?: number;
   /** Unconverted starts an owner, a client key or an IPv6 network takes in the window before it is held. Default 20. */
   callerMinStarts?: number;
   /** Unconverted starts in one country's window that mean it is under attack. Default 20. */
@@ -228,6 +240,9 @@ export interface ResolvedPumping {
   rangeDigits: number;
   windowMs: number;
   rangeMinStarts: number;
+  prefixMinStarts: number;
+  freshRangeMinStarts: number;
+  freshPrefixMinStarts: number;
   callerMinStarts: number;
   countryMinStarts: number;
   underAttackMinStarts: number;
