@@ -137,7 +137,7 @@ export class PumpingDefence {
     const subjects = this.subjectsOf(attempt, range, prefix, country);
     const holdable = holdableOf(subjects);
     const [counts, holdList] = await Promise.all([
-      this.stats.read(subjects),
+      this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
@@ -218,7 +218,7 @@ export class PumpingDefence {
    */
   async admit(assessment: PumpingAssessment | undefined, challengePassed: boolean): Promise<ProtectionHold> {
     if (assessment === undefined) return NOTHING_HELD;
-    const counted = await this.stats.countStart(assessment.subjects);
+    const counted = await this.stats.countStart(assessment.subjects, assessment.attempt.phoneNumber);
     if (reasonOf(assessment) === undefined) {
       const concurrent = new Map(
         [...assessment.counts].map(([id, c]) => {

@@ -43,6 +43,13 @@ export type PumpingThresholds = Pick<
   | 'surgeFactor'
 >;
 
+/**
+ * A number's own starts in the window taken out of its range's and prefix's count when its next
+ * start is judged: a first start, a resend and a switch. An owner who retries is never held by
+ * their own retries; a number started more often than that (pumped) weighs like anyone's.
+ */
+export const OWNER_RETRIES = 3;
+
 /** Starts that did not (yet) complete. */
 export function unconverted(counts: SubjectCounts): number {
   return Math.max(0, counts.starts - counts.verified);

@@ -34,6 +34,21 @@ describe('RangeStats', () => {
     expect(counts.get(owner.id)).toEqual({ starts: 3, verified: 0, known: false, current: 3 });
   });
 
+  it("takes a number's own starts, up to OWNER_RETRIES, out of its range's and prefix's count when it is judged", async () => {
+    const rs = stats();
+    const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+    for (let i = 0; i < 2; i++) await rs.countStart([range, prefix, owner], '+79161234567');
+    let counts = await rs.read([range, prefix, owner], '+79161234567');
+    expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toEqual([0, 0]);
+    expect(counts.get(owner.id)?.starts).toBe(2);
+    // Another number sees them all.
+    expect((await rs.read([range], '+79161234568')).get(range.id)?.starts).toBe(2);
+    // Past OWNER_RETRIES, the number's starts weigh for itself too.
+    for (let i = 0; i < 5; i++) await rs.countStart([range, prefix, owner], '+79161234567');
+    counts = await rs.read([range, prefix], '+79161234567');
+    expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toEqual([4, 4]);
+  });
+
   it('answers the count before each start atomically: concurrent starts are told apart', async () => {
     const rs = stats();
     const counted = await Promise.all(Array.from({ length: 5 }, () => rs.countStart([range])));

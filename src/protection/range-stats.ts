@@ -1,7 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
 import { digest } from './protection-keys.js';
-import { slidingCount, type SubjectCounts } from './pumping-rules.js';
+import { OWNER_RETRIES, slidingCount, type SubjectCounts } from './pumping-rules.js';
 
 /** Anyone can make the defence create one of these per range or caller: a bounded store may evict them among themselves. */
 const EVICTABLE: StoreWriteOptions = { evictable: true };
@@ -35,6 +35,7 @@ const key = {
   day: (id: string, d: number) => `protect:pump:dv:${digest(id)}:${d}`,
   known: (id: string) => `protect:pump:known:${digest(id)}`,
   hold: (id: string) => `protect:pump:hold:${digest(id)}`,
+  number: (e164: string, w: number) => `protect:pump:n:${digest(e164)}:${w}`,
   verifiedNumber: (e164: string, w: number) => `protect:pump:vn:${digest(e164)}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
 };
@@ -55,8 +56,13 @@ export class RangeStats {
     private readonly settings: { windowMs: number; recordTtlMs: number },
   ) {}
 
-  /** Each subject's counts in the sliding window ending now, read at once. */
-  async read(subjects: StatsSubject[]): Promise<Map<string, SubjectCounts>> {
+  /**
+   * Each subject's counts in the sliding window ending now, read at once. The judged number's own
+   * earlier starts, up to OWNER_RETRIES, are taken out of its range's and prefix's: an owner who
+   * retries never holds their own range (the one per-number dedupe kept); past that, a number's
+   * starts weigh like anyone's.
+   */
+  async read(subjects: StatsSubject[], phoneNumber?: string): Promise<Map<string, SubjectCounts>> {
     const now = this.store.now();
     const { windowMs } = this.settings;
     const w = Math.floor(now / windowMs);
@@ -66,6 +72,17 @@ export class RangeStats {
       const n = Number(await this.store.get(k));
       return Number.isFinite(n) && n > 0 ? n : 0;
     };
+    const own =
+      phoneNumber === undefined
+        ? 0
+        : Math.min(
+            OWNER_RETRIES,
+            slidingCount(
+              await number(key.number(phoneNumber, w)),
+              await number(key.number(phoneNumber, w - 1)),
+              elapsed,
+            ),
+          );
     const rows = await Promise.all(
       subjects.map(async (s) => {
         const [sc, sp, vc, vp, previousDay, known] = await Promise.all([
@@ -76,8 +93,9 @@ export class RangeStats {
           s.withBaseline ? number(key.day(s.id, day - 1)) : Promise.resolve(0),
           s.withBaseline ? Promise.resolve(null) : this.store.get(key.known(s.id)),
         ]);
+        const mine = s.id.startsWith('range:') || s.id.startsWith('prefix:') ? own : 0;
         const counts: SubjectCounts = {
-          starts: slidingCount(sc, sp, elapsed),
+          starts: Math.max(0, slidingCount(sc, sp, elapsed) - mine),
           verified: slidingCount(vc, vp, elapsed),
           known: known !== null,
           current: sc,
@@ -95,9 +113,10 @@ export class RangeStats {
    * that concurrent starts are judged one after the other; `release` takes it back (the start did
    * not go ahead and nothing was sent).
    */
-  async countStart(subjects: StatsSubject[]): Promise<CountedStart> {
+  async countStart(subjects: StatsSubject[], phoneNumber?: string): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
     const keys = subjects.map((s) => [s.id, key.starts(s.id, w), options(s.id)] as const);
+    if (phoneNumber !== undefined) keys.push(['', key.number(phoneNumber, w), EVICTABLE]);
     const values = await Promise.all(
       keys.map(([, k, o]) => this.store.increment(k, 1, 2 * this.settings.windowMs, o)),
     );

@@ -78,7 +78,7 @@ export class StartPermit {
       this.logger.warn('pumping defence: the start could not be attributed', { error: errorName(error) });
     }
     try {
-      await this.admission.reservation?.settle(session.cost);
+      await this.admission.reservation?.settle(session.cost, session);
     } catch (error) {
       // The session exists and is paid for: serve it; the window keeps the estimate.
       this.logger.warn('spend cap: the real cost could not be recorded', { error: errorName(error) });

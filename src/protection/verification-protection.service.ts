@@ -10,6 +10,7 @@ import { VerificationAccountService } from '../account/verification-account.serv
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { runBeforeStart } from './before-start-hook.js';
@@ -29,6 +30,9 @@ import type { ProtectedStart, StartAttempt, StartedSession } from './verificatio
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
+
+/** The outcomes that end a session, and so settle its open spend reservation. */
+const SESSION_ENDS = ['verified', 'failed', 'expired'] as const;
 
 /** Slack of a start's coalescing claim beyond the API timeout: the hook and the store calls. */
 const CLAIM_SLACK_MS = 10_000;
@@ -55,6 +59,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   private readonly limits: RequestRateLimits;
   private readonly pumping: PumpingDefence;
   private readonly onVerified = (event: VerificationEvent): Promise<void> => this.countVerified(event);
+  private readonly onEnded = (event: VerificationEvent): Promise<void> => this.sessionEnded(event);
   private readonly cooldown: ResendCooldown;
   private readonly coalescer: StartCoalescer | undefined;
   private readonly spendCap: SpendCap | undefined;
@@ -67,6 +72,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     private readonly logger: VerificationLogger,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() metrics?: VerificationMetrics,
+    @Optional() private readonly records?: SessionRecordRepository,
   ) {
     const limits = options.limits;
     warnWhenSpendUnbounded(limits, logger);
@@ -104,10 +110,13 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   /** Completed verifications feed the pumping defence (the tracker emits each once per deployment). */
   onModuleInit(): void {
     if (this.pumping.enabled) this.emitter?.on(VerificationEventName.verified, this.onVerified);
+    if (this.spendCap)
+      for (const name of SESSION_ENDS) this.emitter?.on(VerificationEventName[name], this.onEnded);
   }
 
   onModuleDestroy(): void {
     this.emitter?.off(VerificationEventName.verified, this.onVerified);
+    for (const name of SESSION_ENDS) this.emitter?.off(VerificationEventName[name], this.onEnded);
   }
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
@@ -224,6 +233,22 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         error: errorName(error),
       });
     });
+  }
+
+  /**
+   * A session ended: the spend cap gives its reservation back when the API does not charge it.
+   * Never throws (as countVerified); a failure keeps the reservation (the safe side).
+   */
+  private async sessionEnded(event: VerificationEvent): Promise<void> {
+    try {
+      const verified = event.status === 'verified';
+      // Without the record, nothing says it went undelivered: it is kept (charged).
+      const record = verified ? null : await this.records?.get(event.requestId);
+      const delivered = verified || (record ? record.delivered === true : true);
+      await this.spendCap?.ended(event.requestId, { verified, delivered });
+    } catch (error) {
+      this.logger.warn('spend cap: an ended session could not be settled', { error: errorName(error) });
+    }
   }
 
   /** Never throws: a failing count must not make the tracker deliver the event again. */

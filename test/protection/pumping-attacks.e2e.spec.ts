@@ -39,6 +39,42 @@ describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) =
     expect(fraudEvents(fx.host).length).toBeGreaterThan(0);
   });
 
+  it('finding 2, the cap turned against users: starts to numbers that receive nothing give their reservation back when they end, and a real user is served', async () => {
+    const apiKey = fx.sb.demoAccount.apiKey;
+    // Nobody receives an SMS, nobody places the reverse flash call.
+    await fx.sb.updateAccount(apiKey, {
+      population: { methods: { sms: { deliveryRate: 0 }, reverse_flash_call: { completionRate: 0 } } },
+    });
+    try {
+      fx.host = await protectedHost(fx.sb, platform, {
+        startPerIp: false,
+        startPerPhone: false,
+        startPerPhoneAndCaller: false,
+        resendCooldownMs: false,
+        pumping: false,
+        // Ten SMS at 3 RUB.
+        spendCap: { amount: 30, windowMs: 24 * HOUR },
+      });
+      const ids: unknown[] = [];
+      for (let i = 0; i < 10; i++) {
+        const r = await startFrom(fx.host, freshIp(), freshRange('903').number(i));
+        expect(r.status).toBe(201);
+        ids.push(r.body.verification_id);
+      }
+      const flash = await startFrom(fx.host, freshIp(), freshRange('903').number(0), 'reverse_flash_call');
+      expect(flash.status).toBe(503);
+      // The sessions expire undelivered (the host learns it as its pages poll).
+      await fx.sb.advance(6 * 60_000);
+      for (const id of ids)
+        expect((await call(fx.host.url, 'GET', `/verification/status/${String(id)}`)).body.status).toBe(
+          'expired',
+        );
+      expect((await startFrom(fx.host, freshIp(), freshRange('903').number(1))).status).toBe(201);
+    } finally {
+      await fx.sb.updateAccount(apiKey, { population: null });
+    }
+  });
+
   it('finding 3, faked conversions: 4 numbers verified 8 times each do not make 150 numbers of their prefix look converting', async () => {
     fx.host = await protectedHost(fx.sb, platform);
     const own = freshRange();
