@@ -84,6 +84,7 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
   orchestration: {
     mode: 'price',
     minSamples: 50,
+    minCallers: 20,
     skippable: 'all',
     /** When a fallback becomes available, seconds after the method's start (voice: as the code methods). */
     timeoutSeconds: {

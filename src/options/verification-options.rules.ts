@@ -258,6 +258,7 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   },
   { path: 'orchestration.mode', checks: [oneOf('price', 'cost_per_success')] },
   { path: 'orchestration.minSamples', checks: [positiveInt] },
+  { path: 'orchestration.minCallers', checks: [positiveInt] },
   {
     path: 'orchestration.skippable',
     checks: [

@@ -289,6 +289,11 @@ export interface OrchestrationOptions {
   /** `cost_per_success`: starts of a method before its observed figures count. Default 50. */
   minSamples?: number;
   /**
+   * `cost_per_success`: distinct callers (owners, else client keys) a method's starts must come from
+   * before its observed rate is trusted: a few callers cannot steer `auto` with abandoned starts. Default 20.
+   */
+  minCallers?: number;
+  /**
    * Methods the frontend may leave for another before their timeout (`fallback_available_at`);
    * switching from any other one before then is 409 `fallback_not_available`. Default `'all'`.
    */
@@ -311,6 +316,7 @@ export interface ResolvedOrchestration {
   methods: KnownVerificationMethod[] | undefined;
   mode: 'price' | 'cost_per_success';
   minSamples: number;
+  minCallers: number;
   skippable: KnownVerificationMethod[] | 'all';
   timeoutSeconds: Record<KnownVerificationMethod, number>;
   maxSteps: number;

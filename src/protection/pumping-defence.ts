@@ -198,6 +198,15 @@ export class PumpingDefence {
       : undefined;
   }
 
+  /**
+   * Whether a start the defence let go is suspect all the same: it would have refused it (monitor
+   * mode, a passed challenge), or its country is under attack. Its session is left out of the method
+   * figures.
+   */
+  suspects(assessment: PumpingAssessment | undefined): boolean {
+    return assessment !== undefined && (reasonOf(assessment) !== undefined || assessment.underAttack);
+  }
+
   /** What `beforeStart` is told: the refusal the defence would give this start, if any. */
   signal(assessment: PumpingAssessment | undefined): PumpingSignal | undefined {
     const reason = reasonOf(assessment);

@@ -12,6 +12,8 @@ export interface StartAdmission {
   /** The cooldown, the request limits' points and the pumping counts, in the order they were taken. */
   holds: ProtectionHold[];
   reservation: SpendReservation | undefined;
+  /** The pumping defence suspected the start but let it go (monitor mode, a passed challenge, an attack on its country). */
+  suspected: boolean;
   /** Remembers which pumping subjects a started session belongs to (so its verification counts there). */
   attribute(session: StartedSession): Promise<void>;
 }
@@ -61,6 +63,11 @@ export class StartPermit {
    */
   get storeReached(): boolean {
     return this.admission.storeReached;
+  }
+
+  /** The pumping defence suspected this start (the method figures leave it out). */
+  get suspected(): boolean {
+    return this.admission.suspected;
   }
 
   /** Whether the permit was committed or rolled back. */

@@ -207,6 +207,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
           claimed || this.cooldown.enabled || this.limits.countsEveryStart || reservation !== undefined,
         holds,
         reservation,
+        suspected: this.pumping.suspects(pumping),
         attribute: (session) => this.pumping.started(pumping, session.requestId, session.expiresAt),
       },
       this.logger,

@@ -152,7 +152,7 @@ export class VerificationService {
     const record = outcome.result;
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
-    if (!outcome.coalesced) await this.methodStats.tally(record);
+    if (!outcome.coalesced) await this.methodStats.tally(record, callerOf(attempt));
     // A resumed session may be a later step of a journey: the handle names the journey.
     return toStartView(
       this.handles.seal(record.journeyId ?? record.requestId, input.owner),
@@ -265,7 +265,10 @@ export class VerificationService {
       withStep(latest, { requestId: record.requestId, method: record.method, startedAt: record.createdAt }),
       record.expiresAt,
     );
-    await this.methodStats.tally(record);
+    await this.methodStats.tally(
+      record,
+      callerOf({ owner: input.owner, clientKey: this.protection.clientKey(input.request, input.ip) }),
+    );
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
     this.telemetry.started(record, false, Date.now() - startedAt, 'switch');
@@ -504,4 +507,10 @@ function namedMethod(method: unknown): string | undefined {
 
 function isKnown(method: string): method is KnownVerificationMethod {
   return (VERIFICATION_METHODS as readonly string[]).includes(method);
+}
+
+/** Who a start's method figures count as a caller: the owner, else the client key. */
+function callerOf(attempt: { owner?: string; clientKey?: string }): string | undefined {
+  if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
+  return attempt.clientKey === undefined ? undefined : `client:${attempt.clientKey}`;
 }
