@@ -146,7 +146,7 @@ export class MethodStats implements OnModuleDestroy {
     const known = await this.store.get(decided);
     if (known !== null) return known === '1';
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
-    const numberKey = `stats-number:${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}`;
+    const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}}`;
     const first =
       (await this.store.setIfAbsent(numberKey, record.requestId, 2 * DAY_MS)) ||
       (await this.store.get(numberKey)) === record.requestId;
@@ -156,7 +156,7 @@ export class MethodStats implements OnModuleDestroy {
 
   /** Whether this is the caller's first counted start of the method on the session's day. */
   #firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
-    const key = `stats-caller:${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(caller)}`;
+    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(caller)}}`;
     return this.store.setIfAbsent(key, '1', 2 * DAY_MS);
   }
 

@@ -189,6 +189,12 @@ const CASES: [string, unknown, string, string][] = [
     'positive integer',
   ],
   [
+    'orchestration.minCallers',
+    { api, orchestration: { minCallers: 1.5 } },
+    'orchestration.minCallers',
+    'positive integer',
+  ],
+  [
     'orchestration.skippable',
     { api, orchestration: { skippable: 'some' } },
     'orchestration.skippable',
@@ -420,6 +426,9 @@ const CASES: [string, unknown, string, string][] = [
     [
       'windowMs',
       'rangeMinStarts',
+      'prefixMinStarts',
+      'freshRangeMinStarts',
+      'freshPrefixMinStarts',
       'callerMinStarts',
       'countryMinStarts',
       'underAttackMinStarts',

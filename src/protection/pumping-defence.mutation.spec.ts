@@ -170,22 +170,31 @@ describe('PumpingDefence, one start at a time', () => {
     expect(((await start(attempt(inRange(10)))) as ProtectionRefusal).reason).toBe('range_held');
   });
 
-  it('a range nobody verified in takes a burst of only freshRangeMinStarts, judged one by one when simultaneous', async () => {
+  it('a range nobody verified in takes a burst from only freshRangeMinStarts callers, judged one by one when simultaneous', async () => {
     const { start, reported } = defence({ rangeMinStarts: 20, freshRangeMinStarts: 3 });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => start(attempt(inRange(i)))));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => start(attempt(inRange(i), { clientKey: `addr-${i}` }))),
+    );
     expect(answers.filter((a) => a === 'ok')).toHaveLength(3);
     expect(reported.events[0]).toMatchObject({ subject: 'range', rule: 'fresh_burst' });
+  });
+
+  it("one caller's starts into a fresh range are not a burst: the normal minimum applies", async () => {
+    const { start } = defence({ rangeMinStarts: 20, freshRangeMinStarts: 3, callerMinStarts: 50 });
+    for (let i = 0; i < 12; i++)
+      expect(await start(attempt(inRange(i), { clientKey: 'one-office' }))).toBe('ok');
   });
 
   it('an operator prefix is judged on its own: waves into fresh ranges of one prefix are held there', async () => {
     const { start, reported } = defence({ freshPrefixMinStarts: 4 });
     const answers: unknown[] = [];
     for (let r = 0; r < 4; r++)
-      for (let i = 0; i < 2; i++) answers.push(await start(attempt(`+7926${r}00000${i}`)));
+      for (let i = 0; i < 2; i++)
+        answers.push(await start(attempt(`+7926${r}00000${i}`, { clientKey: `addr-${r}-${i}` })));
     expect(answers.filter((a) => a === 'ok')).toHaveLength(4);
     expect(reported.events[0]).toMatchObject({ subject: 'prefix', prefix: '+7926', rule: 'fresh_burst' });
     // Another prefix is not touched.
-    expect(await start(attempt('+79851230000'))).toBe('ok');
+    expect(await start(attempt('+79851230000', { clientKey: 'addr-x' }))).toBe('ok');
   });
 
   it('a hold ends after its cool-off; a pattern that goes on gets one twice as long, up to the maximum', async () => {

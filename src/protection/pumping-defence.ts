@@ -154,7 +154,7 @@ export class PumpingDefence {
         kind: running.kind,
         id: running.id,
         counts: c,
-        rule: ruleOf(running.kind, c, underAttack, this.settings),
+        rule: ruleOf(running.kind, c, underAttack, this.settings) ?? 'unconverted',
         hold: holds.get(running.id),
         running: true,
       };
@@ -191,7 +191,7 @@ export class PumpingDefence {
           kind: found.kind,
           id: found.id,
           counts: found.counts,
-          rule: ruleOf(found.kind, found.counts, underAttack, this.settings),
+          rule: ruleOf(found.kind, found.counts, underAttack, this.settings)!,
           hold: holds.get(found.id),
           running: false,
         }
@@ -227,12 +227,25 @@ export class PumpingDefence {
    */
   async admit(assessment: PumpingAssessment | undefined, challengePassed: boolean): Promise<ProtectionHold> {
     if (assessment === undefined) return NOTHING_HELD;
-    const counted = await this.stats.countStart(assessment.subjects, assessment.attempt.phoneNumber);
+    const { attempt } = assessment;
+    const counted = await this.stats.countStart(
+      assessment.subjects,
+      attempt.phoneNumber,
+      callerOf(attempt, this.ipv6PrefixLength),
+    );
     if (reasonOf(assessment) === undefined) {
       const concurrent = new Map(
         [...assessment.counts].map(([id, c]) => {
           const extra = Math.max(0, (counted.before.get(id) ?? 0) - (c.current ?? 0));
-          return [id, extra === 0 ? c : { ...c, starts: c.starts + extra }] as const;
+          const callers = Math.max(0, (counted.callersBefore.get(id) ?? 0) - (c.currentCallers ?? 0));
+          return [
+            id,
+            {
+              ...c,
+              starts: c.starts + extra,
+              callers: c.callers === undefined ? undefined : c.callers + callers,
+            },
+          ] as const;
         }),
       );
       const held = this.verdict(
@@ -378,6 +391,14 @@ function placeOf(e164: string): { prefix: string; country: string } {
   const parsed = parsePhoneNumberFromString(e164);
   if (!parsed) return { prefix: e164.slice(0, 2), country: `+${e164.slice(1, 2)}` };
   return { prefix: operatorPrefix(parsed), country: parsed.country ?? `+${parsed.countryCallingCode}` };
+}
+
+/** Who a start came from, for the burst signature: the client key, else the address's network, else the owner. */
+function callerOf(attempt: PumpingAttempt, ipv6PrefixLength: number): string | undefined {
+  if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
+  const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
+  if (network !== undefined) return `network:${network}`;
+  return attempt.owner === undefined ? undefined : `owner:${attempt.owner}`;
 }
 
 function holdableOf(subjects: Subject[]): (Subject & { kind: PumpingSubjectKind })[] {

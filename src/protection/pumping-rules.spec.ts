@@ -4,10 +4,12 @@ import {
   countryUnderAttack,
   doesNotConvert,
   holdStands,
+  freshBurst,
   minUnconvertedFor,
   numberRange,
   operatorPrefix,
   reserveRefuses,
+  ruleOf,
   slidingCount,
   subjectToHold,
   type SubjectCounts,
@@ -38,13 +40,21 @@ describe('pumping rules', () => {
     expect(doesNotConvert(counts(30, 0, { baseline: 0 }), 20, rules)).toBe(true);
   });
 
-  it('a range or prefix with no history (no number verified yesterday or in the window) takes the fresh minimum', () => {
-    expect(minUnconvertedFor('range', counts(0, 0), false, rules)).toBe(3);
-    expect(minUnconvertedFor('prefix', counts(0, 0), false, rules)).toBe(10);
-    expect(minUnconvertedFor('range', counts(0, 0, { baseline: 0.5 }), false, rules)).toBe(20);
-    expect(minUnconvertedFor('prefix', counts(4, 1), false, rules)).toBe(20);
-    expect(minUnconvertedFor('range', counts(0, 0, { baseline: 0.5 }), true, rules)).toBe(1);
-    expect(minUnconvertedFor('range', counts(4, 1), true, rules)).toBe(20);
+  it('the burst signature: a range or prefix with no history, unconverted starts from freshMinStarts distinct callers', () => {
+    expect(freshBurst('range', counts(3, 0, { callers: 2 }), rules)).toBe(false);
+    expect(freshBurst('range', counts(3, 0, { callers: 3 }), rules)).toBe(true);
+    // One caller's many starts are not a burst (the normal minimum is theirs).
+    expect(freshBurst('range', counts(19, 0, { callers: 1 }), rules)).toBe(false);
+    expect(freshBurst('prefix', counts(9, 0, { callers: 9 }), rules)).toBe(false);
+    expect(freshBurst('prefix', counts(10, 0, { callers: 10 }), rules)).toBe(true);
+    // A history (a number verified yesterday or in the window) takes the normal minimum.
+    expect(freshBurst('range', counts(5, 0, { callers: 5, baseline: 0.5 }), rules)).toBe(false);
+    expect(freshBurst('range', counts(5, 1, { callers: 5 }), rules)).toBe(false);
+    expect(freshBurst('owner', counts(50, 0, { callers: 50 }), rules)).toBe(false);
+    expect(ruleOf('range', counts(3, 0, { callers: 3 }), false, rules)).toBe('fresh_burst');
+    expect(ruleOf('range', counts(20, 0, { callers: 1 }), false, rules)).toBe('unconverted');
+    expect(ruleOf('range', counts(1, 0, { callers: 1 }), true, rules)).toBe('country_under_attack');
+    expect(ruleOf('range', counts(1, 0, { callers: 1 }), false, rules)).toBeUndefined();
   });
 
   it('under attack, subjects without a record get the lower minimum; known ones keep the normal one', () => {

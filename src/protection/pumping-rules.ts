@@ -27,6 +27,10 @@ export interface SubjectCounts {
   known: boolean;
   /** The current fixed window's raw start count (to add starts counted concurrently since the read). */
   current?: number;
+  /** Ranges and prefixes: starts of a number new to it from a caller new to it, in the window (the burst signature). */
+  callers?: number;
+  /** The current fixed window's raw count of distinct callers. */
+  currentCallers?: number;
 }
 
 /** The options the rules read (`limits.pumping`, resolved). */
@@ -83,10 +87,9 @@ export function hasHistory(counts: SubjectCounts): boolean {
 }
 
 /**
- * The unconverted starts a subject takes before it is held: the normal minimum; for a range or
- * prefix with no history, the lower fresh minimum (a burst of starts into numbers nobody ever
- * verified is an attack's signature, not a user's); while the country is under attack, the lowest
- * one for ranges and prefixes with no conversion in the window and for callers without a record.
+ * The unconverted starts a subject takes before it is held: the normal minimum, or, while its
+ * country is under attack, the lowest one for ranges and prefixes with no conversion in the window
+ * and for callers without a record.
  */
 export function minUnconvertedFor(
   kind: PumpingSubjectKind,
@@ -96,34 +99,44 @@ export function minUnconvertedFor(
 ): number {
   if (kind === 'range' || kind === 'prefix') {
     const normal = kind === 'range' ? rules.rangeMinStarts : rules.prefixMinStarts;
-    const fresh = kind === 'range' ? rules.freshRangeMinStarts : rules.freshPrefixMinStarts;
-    const min = hasHistory(counts) ? normal : Math.min(normal, fresh);
-    return underAttack && counts.verified === 0 ? Math.min(min, rules.underAttackMinStarts) : min;
+    return underAttack && counts.verified === 0 ? Math.min(normal, rules.underAttackMinStarts) : normal;
   }
   const normal = rules.callerMinStarts;
   return underAttack && !counts.known ? Math.min(normal, rules.underAttackMinStarts) : normal;
 }
 
+/**
+ * The burst signature: a range or prefix with no history that took at least `freshRangeMinStarts`
+ * (`freshPrefixMinStarts`) starts of new numbers from new callers in the window, unconverted. Real
+ * users of a range nobody verified in arrive one at a time and convert; starts into many of its
+ * numbers from many addresses are an attack's. One caller's starts, or one number's, are the normal
+ * rule's and the per-number limits' business.
+ */
+export function freshBurst(
+  kind: PumpingSubjectKind,
+  counts: SubjectCounts,
+  rules: PumpingThresholds,
+): boolean {
+  if ((kind !== 'range' && kind !== 'prefix') || hasHistory(counts)) return false;
+  const min = kind === 'range' ? rules.freshRangeMinStarts : rules.freshPrefixMinStarts;
+  return doesNotConvert({ ...counts, starts: counts.callers ?? 0 }, min, rules);
+}
+
 /** Which rule holds a subject, as `verification.fraud_suspected` names it. */
 export type PumpingRule = 'unconverted' | 'fresh_burst' | 'country_under_attack';
 
-/** The rule behind a subject's hold: the one whose minimum minUnconvertedFor applied. */
+/** The rule that holds a subject (see holds), or undefined. */
 export function ruleOf(
   kind: PumpingSubjectKind,
   counts: SubjectCounts,
   underAttack: boolean,
   rules: PumpingThresholds,
-): PumpingRule {
-  const min = minUnconvertedFor(kind, counts, underAttack, rules);
-  const calm = minUnconvertedFor(kind, counts, false, rules);
-  if (min < calm) return 'country_under_attack';
-  const normal =
-    kind === 'range'
-      ? rules.rangeMinStarts
-      : kind === 'prefix'
-        ? rules.prefixMinStarts
-        : rules.callerMinStarts;
-  return calm < normal ? 'fresh_burst' : 'unconverted';
+): PumpingRule | undefined {
+  if (doesNotConvert(counts, minUnconvertedFor(kind, counts, false, rules), rules)) return 'unconverted';
+  if (freshBurst(kind, counts, rules)) return 'fresh_burst';
+  if (underAttack && doesNotConvert(counts, minUnconvertedFor(kind, counts, true, rules), rules))
+    return 'country_under_attack';
+  return undefined;
 }
 
 /**
@@ -144,7 +157,7 @@ export function subjectToHold<T extends { kind: PumpingSubjectKind; counts: Subj
   return subjects.find(
     (s) =>
       !((s.kind === 'client' || s.kind === 'network') && numberConverts) &&
-      doesNotConvert(s.counts, minUnconvertedFor(s.kind, s.counts, underAttack, rules), rules),
+      ruleOf(s.kind, s.counts, underAttack, rules) !== undefined,
   );
 }
 

@@ -29,7 +29,13 @@ describe('RangeStats', () => {
     await rs.countStart([range, country, owner]);
     await rs.countStart([range, country, owner]);
     const counts = await rs.read([range, country, owner]);
-    expect(counts.get(range.id)).toEqual({ starts: 3, verified: 0, known: false, baseline: 0, current: 3 });
+    expect(counts.get(range.id)).toMatchObject({
+      starts: 3,
+      verified: 0,
+      known: false,
+      baseline: 0,
+      current: 3,
+    });
     expect(counts.get(country.id)).toMatchObject({ starts: 3, verified: 0 });
     expect(counts.get(owner.id)).toEqual({ starts: 3, verified: 0, known: false, current: 3 });
   });

@@ -26,6 +26,8 @@ export interface HoldState {
 export interface CountedStart {
   /** Per subject id: the current window's starts before this one, as the store counted them atomically. */
   before: Map<string, number>;
+  /** Per range or prefix id: its current window's distinct callers before this start's (counted atomically). */
+  callersBefore: Map<string, number>;
   release(): Promise<void>;
 }
 
@@ -35,6 +37,8 @@ const key = {
   day: (id: string, d: number) => `protect:pump:dv:${digest(id)}:${d}`,
   known: (id: string) => `protect:pump:known:${digest(id)}`,
   hold: (id: string) => `protect:pump:hold:${digest(id)}`,
+  callers: (id: string, w: number) => `protect:pump:c:${digest(id)}:${w}`,
+  caller: (id: string, caller: string, w: number) => `protect:pump:cm:${digest(`${id}\n${caller}`)}:${w}`,
   number: (e164: string, w: number) => `protect:pump:n:${digest(e164)}:${w}`,
   verifiedNumber: (e164: string, w: number) => `protect:pump:vn:${digest(e164)}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
@@ -72,28 +76,27 @@ export class RangeStats {
       const n = Number(await this.store.get(k));
       return Number.isFinite(n) && n > 0 ? n : 0;
     };
+    // Read with the subjects' counts (one batch).
     const own =
       phoneNumber === undefined
-        ? 0
-        : Math.min(
-            OWNER_RETRIES,
-            slidingCount(
-              await number(key.number(phoneNumber, w)),
-              await number(key.number(phoneNumber, w - 1)),
-              elapsed,
-            ),
+        ? Promise.resolve(0)
+        : Promise.all([number(key.number(phoneNumber, w)), number(key.number(phoneNumber, w - 1))]).then(
+            ([current, previous]) => Math.min(OWNER_RETRIES, slidingCount(current, previous, elapsed)),
           );
     const rows = await Promise.all(
       subjects.map(async (s) => {
-        const [sc, sp, vc, vp, previousDay, known] = await Promise.all([
+        const burst = bursty(s.id);
+        const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
           number(key.starts(s.id, w)),
           number(key.starts(s.id, w - 1)),
           number(key.verified(s.id, w)),
           number(key.verified(s.id, w - 1)),
           s.withBaseline ? number(key.day(s.id, day - 1)) : Promise.resolve(0),
           s.withBaseline ? Promise.resolve(null) : this.store.get(key.known(s.id)),
+          burst ? number(key.callers(s.id, w)) : Promise.resolve(0),
+          burst ? number(key.callers(s.id, w - 1)) : Promise.resolve(0),
         ]);
-        const mine = s.id.startsWith('range:') || s.id.startsWith('prefix:') ? own : 0;
+        const mine = s.id.startsWith('range:') || s.id.startsWith('prefix:') ? await own : 0;
         const counts: SubjectCounts = {
           starts: Math.max(0, slidingCount(sc, sp, elapsed) - mine),
           verified: slidingCount(vc, vp, elapsed),
@@ -101,6 +104,10 @@ export class RangeStats {
           current: sc,
         };
         if (s.withBaseline) counts.baseline = (previousDay * windowMs) / DAY_MS;
+        if (burst) {
+          counts.callers = slidingCount(cc, cp, elapsed);
+          counts.currentCallers = cc;
+        }
         return [s.id, counts] as const;
       }),
     );
@@ -113,16 +120,37 @@ export class RangeStats {
    * that concurrent starts are judged one after the other; `release` takes it back (the start did
    * not go ahead and nothing was sent).
    */
-  async countStart(subjects: StatsSubject[], phoneNumber?: string): Promise<CountedStart> {
+  async countStart(subjects: StatsSubject[], phoneNumber?: string, caller?: string): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
+    const ttl = 2 * this.settings.windowMs;
+    // A start of a number new to a range or prefix in the window, from a caller new to it, is counted
+    // there (the burst signature): many numbers from many addresses. One number from many addresses
+    // (the per-number limits' business, and a stranger must not hold its owner's range), or many
+    // numbers from one (an office: the normal minimum's), count once.
+    const bursts = Promise.all(
+      subjects
+        .filter((s) => bursty(s.id) && caller !== undefined && phoneNumber !== undefined)
+        .map(async (s) => {
+          const [newNumber, newCaller] = await Promise.all([
+            this.store.setIfAbsent(key.caller(s.id, `n:${phoneNumber!}`, w), '1', ttl, EVICTABLE),
+            this.store.setIfAbsent(key.caller(s.id, caller!, w), '1', ttl, EVICTABLE),
+          ]);
+          if (!newNumber || !newCaller) return undefined;
+          const counted = await this.store.increment(key.callers(s.id, w), 1, ttl, EVICTABLE);
+          return [s.id, counted.value - 1] as const;
+        }),
+    );
     const keys = subjects.map((s) => [s.id, key.starts(s.id, w), options(s.id)] as const);
     if (phoneNumber !== undefined) keys.push(['', key.number(phoneNumber, w), EVICTABLE]);
-    const values = await Promise.all(
-      keys.map(([, k, o]) => this.store.increment(k, 1, 2 * this.settings.windowMs, o)),
-    );
+    const [values, newTo] = await Promise.all([
+      Promise.all(keys.map(([, k, o]) => this.store.increment(k, 1, 2 * this.settings.windowMs, o))),
+      bursts,
+    ]);
+    const callersBefore = new Map(newTo.filter((x) => x !== undefined));
     let released = false;
     return {
       before: new Map(keys.map(([id], i) => [id, values[i]!.value - 1])),
+      callersBefore,
       release: async () => {
         if (released) return;
         released = true;
@@ -203,6 +231,11 @@ export class RangeStats {
       return undefined;
     }
   }
+}
+
+/** Ranges and prefixes count distinct callers (the burst signature). */
+function bursty(id: string): boolean {
+  return id.startsWith('range:') || id.startsWith('prefix:');
 }
 
 /** Ranges, prefixes and countries keep a baseline; callers a record. */
