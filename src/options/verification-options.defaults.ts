@@ -63,6 +63,7 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
     } as Required<SpendCapOptions>,
     pumping: {
       mode: 'enforce',
+      grading: true,
       rangeDigits: 4,
       windowMs: HOUR,
       rangeMinStarts: 20,

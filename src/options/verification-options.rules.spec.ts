@@ -189,6 +189,12 @@ const CASES: [string, unknown, string, string][] = [
     'positive integer',
   ],
   [
+    'limits.pumping.grading',
+    { api, limits: { pumping: { grading: 'yes' } } },
+    'limits.pumping.grading',
+    'boolean',
+  ],
+  [
     'orchestration.minCallers',
     { api, orchestration: { minCallers: 1.5 } },
     'orchestration.minCallers',

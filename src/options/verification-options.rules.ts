@@ -311,6 +311,7 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
 
   { path: 'limits.pumping', checks: [objectOrFalse('an object ({ mode, rangeDigits, … })')] },
   { path: 'limits.pumping.mode', checks: [oneOf('enforce', 'monitor', 'off')] },
+  { path: 'limits.pumping.grading', checks: [bool] },
   { path: 'limits.pumping.rangeDigits', checks: [intRange(1, 8, 'digits')] },
   ...PUMPING_COUNTS.map((name): OptionRule => ({ path: `limits.pumping.${name}`, checks: [positiveInt] })),
   {

@@ -184,6 +184,13 @@ export interface PumpingSafeList {
 export interface PumpingOptions {
   /** `'enforce'` refuses held starts; `'monitor'` only logs, counts and emits; `'off'`. Default `'enforce'`. */
   mode?: 'enforce' | 'monitor' | 'off';
+  /**
+   * Graded answers: a suspected start (held range, prefix or caller; the reserve; the spend cap's
+   * last share) is offered only the methods charged on proof (reverse_flash_call, msgr2_bot) that
+   * the account offers: `auto` picks among them, an explicit other method gets 409 `method_held`
+   * with `offered_methods` and `Retry-After`. Refused as before when none is offered. Default true.
+   */
+  grading?: boolean;
   /** Digits dropped from the end of an E.164 number to name its range. Default 4 (10,000 numbers); 1 to 8. */
   rangeDigits?: number;
   /** Length of the sliding window counts are kept over, ms. Default 3,600,000 (an hour). */
@@ -237,6 +244,7 @@ export interface PumpingOptions {
 
 export interface ResolvedPumping {
   mode: 'enforce' | 'monitor' | 'off';
+  grading: boolean;
   rangeDigits: number;
   windowMs: number;
   rangeMinStarts: number;

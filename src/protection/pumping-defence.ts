@@ -34,6 +34,17 @@ export interface PumpingAttempt {
   ip: string | undefined;
 }
 
+/**
+ * A graded answer's terms (`limits.pumping.grading`): whether the start's method is charged on proof,
+ * and the methods charged on proof the account offers it. With one offered, a suspected start of a
+ * method charged on proof goes ahead (nobody can make the host pay for a number they do not hold),
+ * and one of another method is answered 409 `method_held` naming them.
+ */
+export interface GradedAnswer {
+  proofCharged: boolean;
+  offered: readonly string[];
+}
+
 /** What `beforeStart` is told of a start the defence would refuse (see `StartContext.suspected`). */
 export interface PumpingSignal {
   reason: FraudSuspectedEvent['reason'];
@@ -207,6 +218,18 @@ export class PumpingDefence {
     return assessment !== undefined && (reasonOf(assessment) !== undefined || assessment.underAttack);
   }
 
+  /** Whether one of the start's callers has a record of completed verifications (served from the cap's last share). */
+  knownCaller(assessment: PumpingAssessment | undefined): boolean {
+    if (assessment === undefined) return false;
+    return assessment.subjects.some(
+      (s) =>
+        s.kind !== 'range' &&
+        s.kind !== 'prefix' &&
+        s.kind !== 'country' &&
+        assessment.counts.get(s.id)?.known,
+    );
+  }
+
   /** What `beforeStart` is told: the refusal the defence would give this start, if any. */
   signal(assessment: PumpingAssessment | undefined): PumpingSignal | undefined {
     const reason = reasonOf(assessment);
@@ -225,7 +248,11 @@ export class PumpingDefence {
    * `challengePassed`: the host's `beforeStart` checked this caller (a captcha) and lifts the hold
    * for this one start. In monitor mode nothing is refused.
    */
-  async admit(assessment: PumpingAssessment | undefined, challengePassed: boolean): Promise<ProtectionHold> {
+  async admit(
+    assessment: PumpingAssessment | undefined,
+    challengePassed: boolean,
+    grade?: GradedAnswer,
+  ): Promise<ProtectionHold> {
     if (assessment === undefined) return NOTHING_HELD;
     const { attempt } = assessment;
     const counted = await this.stats.countStart(
@@ -262,16 +289,20 @@ export class PumpingDefence {
       const until = await this.startHoldOnce(assessment, reason);
       this.report.refusal(reason, this.settings.mode);
       if (enforce) {
-        if (assessment.held) {
-          const waitMs = Math.max(until - this.store.now(), 1);
-          throw protectionRefusal(
-            reason,
-            assessment.held.kind === 'range' || assessment.held.kind === 'prefix'
-              ? coarseWaitMs(waitMs, this.settings.holdMs)
-              : waitMs,
-          );
+        const held = assessment.held;
+        const waitMs = held
+          ? held.kind === 'range' || held.kind === 'prefix'
+            ? coarseWaitMs(Math.max(until - this.store.now(), 1), this.settings.holdMs)
+            : Math.max(until - this.store.now(), 1)
+          : this.settings.holdMs;
+        if (grade && grade.offered.length > 0) {
+          if (grade.proofCharged) return { release: counted.release };
+          throw protectionRefusal(ProtectionRefusalReason.methodHeld, waitMs, {
+            offered_methods: [...grade.offered],
+            held: reason,
+          });
         }
-        throw protectionRefusal(ProtectionRefusalReason.spendCapReserve, this.settings.holdMs);
+        throw protectionRefusal(reason, waitMs);
       }
     }
     return { release: counted.release };

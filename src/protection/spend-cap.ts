@@ -83,12 +83,22 @@ export class SpendCap {
     });
   }
 
-  /** Reserves the method's estimated cost in the current window, or throws 503 `spend_cap`. */
-  async reserve(method: KnownVerificationMethod): Promise<SpendReservation> {
+  /**
+   * Reserves the method's estimated cost in the current window, or throws 503 `spend_cap`. `keepShare`:
+   * the share of the cap this start may not take (the last share, kept for methods charged on proof
+   * and callers with a record: nobody can spend the cap to shut real users out).
+   */
+  async reserve(method: KnownVerificationMethod, keepShare = 0): Promise<SpendReservation> {
     const estimate = await this.prices.estimateMinor(method);
     const { key, windowEndsAt } = this.currentWindow();
     const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
     const outcome = await this.limiter.tryConsume(key, estimate, ttl());
+    if (outcome.allowed && keepShare > 0 && outcome.consumed > this.capMinor * (1 - keepShare)) {
+      await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
+      throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now(), {
+        last_share: true,
+      });
+    }
     if (!outcome.allowed) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
       await this.announce(key, windowEndsAt, outcome.consumed - estimate);

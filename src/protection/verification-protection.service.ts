@@ -26,6 +26,10 @@ import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend
 import { StartCoalescer } from './start-coalescer.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
+import { methodTraits } from '../core/verification-method.js';
+import { ProtectionRefusal } from '../core/refusal-reason.js';
+import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import type { GradedAnswer } from './pumping-defence.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
@@ -193,8 +197,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       resendAvailableAt = claim.availableAt;
       holds.push(claim.hold);
       holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber, caller));
-      holds.push(await this.pumping.admit(pumping, challengePassed));
-      reservation = await this.spendCap?.reserve(attempt.method);
+      const grade = this.gradeOf(attempt);
+      holds.push(await this.pumping.admit(pumping, challengePassed, grade));
+      reservation = await this.reserve(attempt, pumping, grade);
     } catch (error) {
       await releaseAll(holds);
       throw error;
@@ -212,6 +217,47 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       },
       this.logger,
     );
+  }
+
+  /** The graded answer's terms for this start, when grading is on (see GradedAnswer). */
+  private gradeOf(attempt: StartAttempt): GradedAnswer | undefined {
+    if (!this.options.limits.pumping.grading || this.options.limits.pumping.mode !== 'enforce')
+      return undefined;
+    return {
+      proofCharged: methodTraits(attempt.method).chargedOnProof,
+      offered: (attempt.offered ?? []).filter((m) => methodTraits(m).chargedOnProof),
+    };
+  }
+
+  /**
+   * The spend reservation. The cap's last share (`limits.pumping.reserveShare`) is kept for methods
+   * charged on proof and callers with a record; a start the cap cannot afford is graded (409
+   * `method_held`) rather than refused while a method charged on proof is offered.
+   */
+  private async reserve(
+    attempt: StartAttempt,
+    pumping: Awaited<ReturnType<PumpingDefence['assess']>>,
+    grade: GradedAnswer | undefined,
+  ): Promise<SpendReservation | undefined> {
+    if (!this.spendCap) return undefined;
+    const privileged = methodTraits(attempt.method).chargedOnProof || this.pumping.knownCaller(pumping);
+    const keep = this.pumping.enabled && !privileged ? this.options.limits.pumping.reserveShare : 0;
+    try {
+      return await this.spendCap.reserve(attempt.method, keep);
+    } catch (error) {
+      if (
+        error instanceof ProtectionRefusal &&
+        error.reason === ProtectionRefusalReason.spendCap &&
+        grade &&
+        !grade.proofCharged &&
+        grade.offered.length > 0
+      )
+        throw protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
+          offered_methods: [...grade.offered],
+          held: ProtectionRefusalReason.spendCap,
+        });
+      throw error;
+    }
   }
 
   /** Refuses a check past the caller's check limit (429 `check_limit`). */

@@ -44,6 +44,7 @@ import {
   type DeviceHint,
 } from '../core/journey.js';
 import { normalizeMethod } from '../api/method-names.js';
+import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
@@ -130,6 +131,7 @@ export class VerificationService {
     context.phoneNumber = phone.e164;
     // Only a valid start asks which methods the account has (a cached price read): bad input never reaches the API.
     const offered = await this.offered.list();
+    const ordered = await this.orderedFor(offered, device);
     method =
       method === undefined
         ? await this.firstMethod(offered, device)
@@ -138,17 +140,30 @@ export class VerificationService {
     const attempt: StartAttempt = {
       phoneNumber: phone.e164,
       method,
+      offered: ordered,
       owner: input.owner,
       ip: input.ip,
       clientKey: this.protection.clientKey(input.request, input.ip),
       browserKey: input.browserKey,
       request: input.request,
     };
-    const outcome = await this.protection.coalesceStart(
-      attempt,
-      () => this.paidStart.run(attempt),
-      (requestId) => this.pendingRecord(requestId),
-    );
+    const run = (a: StartAttempt) =>
+      this.protection.coalesceStart(
+        a,
+        () => this.paidStart.run(a),
+        (requestId) => this.pendingRecord(requestId),
+      );
+    let outcome: Awaited<ReturnType<typeof run>>;
+    try {
+      outcome = await run(attempt);
+    } catch (error) {
+      // A graded answer: `auto` takes the policy's first method charged on proof, as the host's
+      // page would (an explicit method gets the 409 `method_held` naming them).
+      const graded = auto ? gradedMethod(error) : undefined;
+      if (graded === undefined) throw error;
+      context.method = graded;
+      outcome = await run({ ...attempt, method: graded });
+    }
     const record = outcome.result;
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
@@ -163,6 +178,15 @@ export class VerificationService {
   }
 
   /** The policy's first method for a new journey: its order of the offered methods, less those the device excludes. */
+  /** The offered methods in the policy's order, those the device hint rules out left out. */
+  private async orderedFor(
+    offered: KnownVerificationMethod[],
+    device: DeviceHint | undefined,
+  ): Promise<KnownVerificationMethod[]> {
+    const excluded: readonly string[] = device === undefined ? [] : this.policy.exclude[device];
+    return (await this.policy.order(offered)).filter((method) => !excluded.includes(method));
+  }
+
   private async firstMethod(
     offered: KnownVerificationMethod[],
     device: DeviceHint | undefined,
@@ -513,4 +537,14 @@ function isKnown(method: string): method is KnownVerificationMethod {
 function callerOf(attempt: { owner?: string; clientKey?: string }): string | undefined {
   if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
   return attempt.clientKey === undefined ? undefined : `client:${attempt.clientKey}`;
+}
+
+/** The first method a graded answer (409 `method_held`) offers, or undefined for any other error. */
+function gradedMethod(error: unknown): KnownVerificationMethod | undefined {
+  if (!(error instanceof ProtectionRefusal) || error.reason !== ProtectionRefusalReason.methodHeld)
+    return undefined;
+  const offered = error.extra.offered_methods;
+  return Array.isArray(offered) && typeof offered[0] === 'string' && isKnown(offered[0])
+    ? offered[0]
+    : undefined;
 }
