@@ -192,7 +192,7 @@ const CASES: [string, unknown, string, string][] = [
     'limits.pumping.grading',
     { api, limits: { pumping: { grading: 'yes' } } },
     'limits.pumping.grading',
-    'boolean',
+    'must be true or false',
   ],
   [
     'orchestration.minCallers',
