@@ -131,7 +131,9 @@ export class VerificationService {
     context.phoneNumber = phone.e164;
     // Only a valid start asks which methods the account has (a cached price read): bad input never reaches the API.
     const offered = await this.offered.list();
-    const ordered = await this.orderedFor(offered, device);
+    // What a graded answer may offer: in the policy's order for `auto` (it takes the first); an
+    // explicit method needs no price read (the frontend picks).
+    const ordered = auto ? await this.orderedFor(offered, device) : this.allowedFor(offered, device);
     method =
       method === undefined
         ? await this.firstMethod(offered, device)
@@ -183,8 +185,16 @@ export class VerificationService {
     offered: KnownVerificationMethod[],
     device: DeviceHint | undefined,
   ): Promise<KnownVerificationMethod[]> {
+    return this.allowedFor(await this.policy.order(offered), device);
+  }
+
+  /** The methods the device hint does not rule out. */
+  private allowedFor(
+    methods: readonly KnownVerificationMethod[],
+    device: DeviceHint | undefined,
+  ): KnownVerificationMethod[] {
     const excluded: readonly string[] = device === undefined ? [] : this.policy.exclude[device];
-    return (await this.policy.order(offered)).filter((method) => !excluded.includes(method));
+    return methods.filter((method) => !excluded.includes(method));
   }
 
   private async firstMethod(
@@ -276,6 +286,8 @@ export class VerificationService {
           browserKey: input.browserKey,
           request: input.request,
           ...(isKnown(current.method) ? { switchedFrom: current.method } : {}),
+          // A suspected switch is offered the journey's remaining methods charged on proof.
+          offered: options.remaining,
         },
         journeyId,
       );

@@ -18,8 +18,10 @@ const pumpingOnly = (pumping: PumpingOptions, extra: LimitsOptions = {}): Limits
   startPerPhoneAndCaller: false,
   resendCooldownMs: false,
   spendCap: { amount: 100_000, windowMs: 86_400_000 },
-  // The fresh-range and prefix rules have their own scenarios (pumping-attacks.e2e.spec.ts).
+  // The fresh-range and prefix rules have their own scenarios (pumping-attacks.e2e.spec.ts), and so
+  // have graded answers (graded-answers.e2e.spec.ts): these are the holds' refusals.
   pumping: {
+    grading: false,
     rangeMinStarts: 5,
     freshRangeMinStarts: 100,
     prefixMinStarts: 100,
