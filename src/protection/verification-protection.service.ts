@@ -241,7 +241,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   ): Promise<SpendReservation | undefined> {
     if (!this.spendCap) return undefined;
     const privileged = methodTraits(attempt.method).chargedOnProof || this.pumping.knownCaller(pumping);
-    const keep = this.pumping.enabled && !privileged ? this.options.limits.pumping.reserveShare : 0;
+    // Monitor mode reports and never acts: the whole cap is open to everyone.
+    const enforced = this.options.limits.pumping.mode === 'enforce';
+    const keep = enforced && !privileged ? this.options.limits.pumping.reserveShare : 0;
     try {
       return await this.spendCap.reserve(attempt.method, keep);
     } catch (error) {

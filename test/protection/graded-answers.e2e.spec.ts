@@ -74,6 +74,19 @@ describe.each(ONE_PLATFORM)('graded answers (%s)', (platform) => {
     });
   });
 
+  it('monitor mode reports without acting: nothing is graded, the whole cap is open, the event names subject and rule', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
+      pumping: { mode: 'monitor' },
+      spendCap: { amount: 30, windowMs: 86_400_000 },
+    });
+    const number = await heldRange(fx.host);
+    expect((await startFrom(fx.host, freshIp(), number(10))).status).toBe(201);
+    // Ten SMS take the whole cap (the last share is not kept in monitor mode): five more fit.
+    for (let i = 0; i < 5; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    const events = fx.host.opsEvents.filter((e) => e.name === 'verification.fraud_suspected');
+    expect(events[0]?.payload).toMatchObject({ mode: 'monitor', subject: 'range', rule: 'fresh_burst' });
+  });
+
   it("the spend cap's last share is kept for methods charged on proof: past it an SMS is graded, not 503, and a reverse flash call is served", async () => {
     // 30 RUB: the last 20 % (6 RUB) is kept; eight SMS at 3 RUB take the rest.
     fx.host = await protectedHost(fx.sb, platform, { spendCap: { amount: 30, windowMs: 86_400_000 } });
