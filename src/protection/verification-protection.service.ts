@@ -31,6 +31,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import type { GradedAnswer } from './pumping-defence.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
+import { errorText } from '../core/error-text.js';
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
@@ -279,7 +280,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     // Not awaited: a slow alerting listener must not hold the refused request.
     this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
       this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
-        error: errorName(error),
+        error: errorText(error),
       });
     });
   }
@@ -296,7 +297,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       const delivered = verified || (record ? record.delivered === true : true);
       await this.spendCap?.ended(event.requestId, { verified, delivered });
     } catch (error) {
-      this.logger.warn('spend cap: an ended session could not be settled', { error: errorName(error) });
+      this.logger.warn('spend cap: an ended session could not be settled', { error: errorText(error) });
     }
   }
 
@@ -305,7 +306,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     try {
       await this.pumping.verified(event);
     } catch (error) {
-      this.logger.warn('pumping defence: a verification could not be counted', { error: errorName(error) });
+      this.logger.warn('pumping defence: a verification could not be counted', { error: errorText(error) });
     }
   }
 }
@@ -328,8 +329,4 @@ function limitsCallerOf(attempt: StartAttempt): string {
   if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
   if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
   return 'anonymous';
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
 }
