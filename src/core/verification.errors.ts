@@ -19,6 +19,7 @@ export const ClientErrorCode = {
   journeyLimitReached: 'journey_limit_reached',
   fallbackNotAvailable: 'fallback_not_available',
   switchInProgress: 'switch_in_progress',
+  methodHeld: 'method_held',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
@@ -40,6 +41,7 @@ const TITLES: Record<ClientErrorCode, string> = {
   journey_limit_reached: 'Journey limit reached',
   fallback_not_available: 'Fallback not available yet',
   switch_in_progress: 'Switch in progress',
+  method_held: 'Method held',
 };
 
 /** The HTTP status of each error code (the problem document's integer `status`). */
@@ -61,6 +63,7 @@ export const CLIENT_ERROR_STATUSES: Readonly<Record<ClientErrorCode, number>> = 
   journey_limit_reached: 409,
   fallback_not_available: 409,
   switch_in_progress: 409,
+  method_held: 409,
 };
 
 const PROBLEM_TYPE_PREFIX = 'urn:nestjs-phone-verification:error:';

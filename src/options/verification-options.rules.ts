@@ -52,6 +52,9 @@ export const RATE_LIMITS = [
 const PUMPING_COUNTS = [
   'windowMs',
   'rangeMinStarts',
+  'prefixMinStarts',
+  'freshRangeMinStarts',
+  'freshPrefixMinStarts',
   'callerMinStarts',
   'countryMinStarts',
   'underAttackMinStarts',
@@ -256,6 +259,7 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   },
   { path: 'orchestration.mode', checks: [oneOf('price', 'cost_per_success')] },
   { path: 'orchestration.minSamples', checks: [positiveInt] },
+  { path: 'orchestration.minCallers', checks: [positiveInt] },
   {
     path: 'orchestration.skippable',
     checks: [
@@ -308,6 +312,7 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
 
   { path: 'limits.pumping', checks: [objectOrFalse('an object ({ mode, rangeDigits, … })')] },
   { path: 'limits.pumping.mode', checks: [oneOf('enforce', 'monitor', 'off')] },
+  { path: 'limits.pumping.grading', checks: [bool] },
   { path: 'limits.pumping.rangeDigits', checks: [intRange(1, 8, 'digits')] },
   ...PUMPING_COUNTS.map((name): OptionRule => ({ path: `limits.pumping.${name}`, checks: [positiveInt] })),
   {

@@ -91,6 +91,7 @@ export class PaidStart {
             : this.options.expirySeconds * 1000,
         as: 'answer',
         journeyId,
+        suspected: permit.suspected,
       },
     );
     await this.records.save(record);
