@@ -197,8 +197,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       });
       resendAvailableAt = claim.availableAt;
       holds.push(claim.hold);
-      holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber, caller));
       const grade = this.gradeOf(attempt);
+      holds.push(await this.countStart(attempt, caller, grade));
       holds.push(await this.pumping.admit(pumping, challengePassed, grade));
       reservation = await this.reserve(attempt, pumping, grade);
     } catch (error) {
@@ -218,6 +218,35 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       },
       this.logger,
     );
+  }
+
+  /**
+   * The request limits. A shared address (carrier NAT, an office) is not a reason to refuse a
+   * user: under grading, a start of a method charged on proof (which costs nothing unless the
+   * number's owner proves it) is not counted against the per-address limit, and any other start
+   * past it is graded (409 `method_held`) rather than refused while such a method is offered.
+   */
+  private async countStart(
+    attempt: StartAttempt,
+    caller: string,
+    grade: GradedAnswer | undefined,
+  ): Promise<ProtectionHold> {
+    const clientKey = grade?.proofCharged ? undefined : attempt.clientKey;
+    try {
+      return await this.limits.countStart(clientKey, attempt.phoneNumber, caller);
+    } catch (error) {
+      if (
+        error instanceof ProtectionRefusal &&
+        error.reason === ProtectionRefusalReason.startIpLimit &&
+        grade &&
+        grade.offered.length > 0
+      )
+        throw protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
+          offered_methods: [...grade.offered],
+          held: ProtectionRefusalReason.startIpLimit,
+        });
+      throw error;
+    }
   }
 
   /** The graded answer's terms for this start, when grading is on (see GradedAnswer). */

@@ -99,4 +99,30 @@ describe.each(ONE_PLATFORM)('graded answers (%s)', (platform) => {
     });
     expect((await startFrom(fx.host, freshIp(), freshPhone(), 'reverse_flash_call')).status).toBe(201);
   });
+
+  it('a shared address (carrier NAT) past the per-address limit: an SMS is graded, not 429, and a reverse flash call from it is served; grading off refuses as before', async () => {
+    fx.host = await protectedHost(fx.sb, platform, { startPerIp: { points: 3, windowMs: 3_600_000 } });
+    const nat = freshIp();
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, nat, freshPhone())).status).toBe(201);
+    const graded = await startFrom(fx.host, nat, freshPhone());
+    expect(graded.status).toBe(409);
+    expect(graded.body).toMatchObject({
+      error_code: 'method_held',
+      held: 'start_ip_limit',
+      offered_methods: ['reverse_flash_call', 'msgr2_bot'],
+    });
+    for (let i = 0; i < 5; i++)
+      expect((await startFrom(fx.host, nat, freshPhone(), 'reverse_flash_call')).status).toBe(201);
+    await fx.host.close();
+
+    fx.host = await protectedHost(fx.sb, platform, {
+      startPerIp: { points: 3, windowMs: 3_600_000 },
+      pumping: { grading: false },
+    });
+    const office = freshIp();
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, office, freshPhone())).status).toBe(201);
+    const refused = await startFrom(fx.host, office, freshPhone(), 'reverse_flash_call');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ reason: 'start_ip_limit' });
+  });
 });
