@@ -15,6 +15,7 @@ import {
   coolOffMs,
   countryUnderAttack,
   holdStands,
+  liftsAt,
   numberRange,
   operatorPrefix,
   reserveRefuses,
@@ -281,6 +282,15 @@ export class PumpingDefence {
               ...c,
               starts: c.starts + extra,
               callers: c.callers === undefined ? undefined : c.callers + callers,
+              ...(c.raw === undefined
+                ? {}
+                : {
+                    raw: {
+                      ...c.raw,
+                      starts: [c.raw.starts[0] + extra, c.raw.starts[1]] as [number, number],
+                      callers: [c.raw.callers[0] + callers, c.raw.callers[1]] as [number, number],
+                    },
+                  }),
             },
           ] as const;
         }),
@@ -300,10 +310,15 @@ export class PumpingDefence {
       this.report.refusal(reason, this.settings.mode);
       if (enforce) {
         const held = assessment.held;
+        // When the hold really lifts: its end, or later, once the window has rolled enough that the
+        // subject is not held again at once (a held attempt counts too, so retrying pushes it on).
+        const lifts = held
+          ? liftsAt(held.kind, countsWith(held.counts, 1), assessment.underAttack, until, this.settings)
+          : until;
         const waitMs = held
           ? held.kind === 'range' || held.kind === 'prefix'
-            ? coarseWaitMs(Math.max(until - this.store.now(), 1), this.settings.holdMs)
-            : Math.max(until - this.store.now(), 1)
+            ? coarseWaitMs(Math.max(lifts - this.store.now(), 1), this.settings.holdMs)
+            : Math.max(lifts - this.store.now(), 1)
           : this.settings.holdMs;
         if (grade && grade.offered.length > 0) {
           if (grade.proofCharged) return { release: counted.release };
@@ -448,4 +463,25 @@ function holdableOf(subjects: Subject[]): (Subject & { kind: PumpingSubjectKind 
 
 function countryId(subjects: Subject[]): string {
   return subjects.find((s) => s.kind === 'country')!.id;
+}
+
+/**
+ * `counts` with `n` more starts in the current window (the held attempt itself counts), each taken
+ * as a new number from a new caller: when in doubt, the hold is said to lift later, not sooner.
+ */
+function countsWith(counts: SubjectCounts, n: number): SubjectCounts {
+  return {
+    ...counts,
+    starts: counts.starts + n,
+    ...(counts.callers === undefined ? {} : { callers: counts.callers + n }),
+    ...(counts.raw === undefined
+      ? {}
+      : {
+          raw: {
+            ...counts.raw,
+            starts: [counts.raw.starts[0] + n, counts.raw.starts[1]],
+            callers: [counts.raw.callers[0] + n, counts.raw.callers[1]],
+          },
+        }),
+  };
 }

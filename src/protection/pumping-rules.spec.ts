@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  countsAt,
+  liftsAt,
   coolOffMs,
   countryUnderAttack,
   doesNotConvert,
@@ -134,5 +136,43 @@ describe('pumping rules', () => {
     expect(slidingCount(4, 10, 1)).toBe(4);
     expect(numberRange('+79161234567', 4)).toBe('+7916123');
     expect(numberRange('+79161234567', 8)).toBe('+791');
+  });
+
+  describe('liftsAt: when a hold really lifts', () => {
+    const HOUR = 3_600_000;
+    // A fresh range read 10 minutes into a window: 5 starts of new numbers from new callers.
+    const at = 100 * HOUR + 10 * 60_000;
+    const fresh = {
+      starts: 5,
+      verified: 0,
+      known: false,
+      callers: 5,
+      baseline: 0,
+      raw: {
+        at,
+        windowMs: HOUR,
+        starts: [5, 0] as [number, number],
+        verified: [0, 0] as [number, number],
+        callers: [5, 0] as [number, number],
+        deducted: 0,
+      },
+    };
+
+    it('not at the cool-off end while the window still holds the burst: once it has rolled below the minimum', () => {
+      const until = at + 15 * 60_000;
+      const lifts = liftsAt('range', fresh, false, until, rules);
+      // 5 callers slide below freshRangeMinStarts (3) 40 % into the next window (to a minute's step).
+      expect(lifts).toBeGreaterThan(101 * HOUR + 0.4 * HOUR);
+      expect(lifts).toBeLessThanOrEqual(101 * HOUR + 0.4 * HOUR + 60_000);
+      expect(ruleOf('range', countsAt(fresh, lifts - 2 * 60_000), false, rules)).toBe('fresh_burst');
+      expect(ruleOf('range', countsAt(fresh, lifts), false, rules)).toBeUndefined();
+    });
+
+    it('at the cool-off end when the window no longer holds the subject by then, and then without raw counts', () => {
+      const until = 103 * HOUR;
+      expect(liftsAt('range', fresh, false, until, rules)).toBe(until);
+      const { raw: _raw, ...withoutRaw } = fresh;
+      expect(liftsAt('range', withoutRaw, false, at + 60_000, rules)).toBe(at + 60_000);
+    });
   });
 });

@@ -31,6 +31,61 @@ export interface SubjectCounts {
   callers?: number;
   /** The current fixed window's raw count of distinct callers. */
   currentCallers?: number;
+  /**
+   * The raw fixed-window counts the sliding figures were read from, and when (so that a hold can
+   * say when the window will have rolled enough to admit the subject): see countsAt.
+   */
+  raw?: RawWindow;
+}
+
+/** A subject's two fixed windows as read (current and previous), at `at`. */
+export interface RawWindow {
+  at: number;
+  windowMs: number;
+  starts: [current: number, previous: number];
+  verified: [current: number, previous: number];
+  callers: [current: number, previous: number];
+  /** Taken out of the sliding start count (the judged number's own retries). */
+  deducted: number;
+}
+
+/** The counts a subject will show at `at` when nothing is started or verified meanwhile. */
+export function countsAt(counts: SubjectCounts, at: number): SubjectCounts {
+  const raw = counts.raw;
+  if (raw === undefined) return counts;
+  const w0 = Math.floor(raw.at / raw.windowMs);
+  const w = Math.floor(at / raw.windowMs);
+  const elapsed = (at - w * raw.windowMs) / raw.windowMs;
+  const slide = ([current, previous]: [number, number]): number =>
+    w === w0 ? slidingCount(current, previous, elapsed) : w === w0 + 1 ? current * (1 - elapsed) : 0;
+  return {
+    ...counts,
+    starts: Math.max(0, slide(raw.starts) - raw.deducted),
+    verified: slide(raw.verified),
+    ...(counts.callers === undefined ? {} : { callers: slide(raw.callers) }),
+  };
+}
+
+/**
+ * When a hold ending at `until` really lifts: the first moment from then on at which its subject,
+ * with nothing more started, is no longer held by any rule (a hold that ends while the rule still
+ * applies is followed by another). Looked up in steps of a sixtieth of the window, up to two windows
+ * after the read, when every count has rolled out.
+ */
+export function liftsAt(
+  kind: PumpingSubjectKind,
+  counts: SubjectCounts,
+  underAttack: boolean,
+  until: number,
+  rules: PumpingThresholds,
+): number {
+  const raw = counts.raw;
+  if (raw === undefined) return until;
+  const step = Math.max(1, Math.ceil(raw.windowMs / 60));
+  const end = (Math.floor(raw.at / raw.windowMs) + 2) * raw.windowMs;
+  for (let t = until; t < end; t += step)
+    if (ruleOf(kind, countsAt(counts, t), underAttack, rules) === undefined) return t;
+  return Math.max(until, end);
 }
 
 /** The options the rules read (`limits.pumping`, resolved). */

@@ -102,6 +102,14 @@ export class RangeStats {
           verified: slidingCount(vc, vp, elapsed),
           known: known !== null,
           current: sc,
+          raw: {
+            at: now,
+            windowMs,
+            starts: [sc, sp],
+            verified: [vc, vp],
+            callers: [cc, cp],
+            deducted: Math.min(mine, slidingCount(sc, sp, elapsed)),
+          },
         };
         if (s.withBaseline) counts.baseline = (previousDay * windowMs) / DAY_MS;
         if (burst) {

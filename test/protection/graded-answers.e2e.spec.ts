@@ -125,4 +125,36 @@ describe.each(ONE_PLATFORM)('graded answers (%s)', (platform) => {
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ reason: 'start_ip_limit' });
   });
+
+  it("a hold's Retry-After says when it really lifts (the window rolled enough), not the cool-off's end: graded before it, served at it", async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    // Two ranges held alike at once, in two operator prefixes (so that neither prefix is held).
+    const rangeIn = (prefix: string): ((i: number) => string) => {
+      rangeSerial += 1;
+      const range = `+7${prefix}${String((process.pid * 13 + rangeSerial * 43) % 1000).padStart(3, '0')}`;
+      return (i) => `${range}${String(i).padStart(4, '0')}`;
+    };
+    const a = rangeIn('977');
+    const b = rangeIn('985');
+    const t0 = fx.sb.now();
+    let lastA: Awaited<ReturnType<typeof startFrom>> | undefined;
+    let lastB: Awaited<ReturnType<typeof startFrom>> | undefined;
+    for (let i = 0; i < 5; i++) {
+      lastA = await startFrom(fx.host, freshIp(), a(i));
+      lastB = await startFrom(fx.host, freshIp(), b(i));
+    }
+    expect(lastA!.body).toMatchObject({ error_code: 'method_held', held: 'range_held' });
+    expect(lastB!.body).toMatchObject({ error_code: 'method_held', held: 'range_held' });
+    const retryA = Number(lastA!.headers.get('retry-after'));
+    const retryB = Number(lastB!.headers.get('retry-after'));
+    // The cool-off is 15 minutes; the burst stays in the sliding window longer than that.
+    expect(retryA).toBeGreaterThan(15 * 60);
+    expect(Math.abs(retryA - retryB)).toBeLessThanOrEqual(5 * 60);
+    // Ten minutes before it says (the answer is rounded up to 5 minutes): still graded.
+    await fx.sb.advance(t0 + (retryA - 10 * 60) * 1000 - fx.sb.now());
+    expect((await startFrom(fx.host, freshIp(), a(100))).body).toMatchObject({ held: 'range_held' });
+    // When it says: served.
+    await fx.sb.advance(t0 + retryB * 1000 + 1000 - fx.sb.now());
+    expect((await startFrom(fx.host, freshIp(), b(100))).status).toBe(201);
+  });
 });
