@@ -104,14 +104,17 @@ describe('PumpingDefence, one start at a time', () => {
   }
 
   it('holds a range after its minimum of unconverted starts from other numbers, and reports it once', async () => {
-    const { start, reported } = defence();
+    const { start, reported, pumping, clock } = defence();
     for (let i = 0; i < 3; i++) expect(await start(attempt(inRange(i)))).toBe('ok');
     const refused = await start(attempt(inRange(3), { owner: 'user-9' }));
     expect(refused).toBeInstanceOf(ProtectionRefusal);
     const refusal = refused as ProtectionRefusal;
     expect([refusal.reason, refusal.getStatus()]).toEqual(['range_held', 429]);
-    // A range's wait is coarse (whole steps of the hold): it says nothing about one caller.
-    expect(refusal.retryAfterSeconds).toBe(HOLD_MS / 1000);
+    // A range's wait is when the hold really lifts (past its cool-off, once the window has rolled),
+    // coarse (whole 5-minute steps): it says nothing about one caller.
+    expect(refusal.retryAfterSeconds! * 1000).toBeGreaterThanOrEqual(HOLD_MS);
+    expect(refusal.retryAfterSeconds! % 300).toBe(0);
+    await expectLiftsAt(pumping, clock, attempt(inRange(50)), refusal.retryAfterSeconds!, 300);
     expect(reported.events).toEqual([
       {
         event: 'verification.fraud_suspected',
@@ -204,7 +207,8 @@ describe('PumpingDefence, one start at a time', () => {
     clock.now += HOLD_MS;
     // The window still shows the range not converting: held again, twice as long.
     const again = (await start(attempt(inRange(5)))) as ProtectionRefusal;
-    expect(again.retryAfterSeconds).toBe((2 * HOLD_MS) / 1000);
+    // Its Retry-After is when it really lifts: not before the longer cool-off ends.
+    expect(again.retryAfterSeconds! * 1000).toBeGreaterThanOrEqual(2 * HOLD_MS);
     clock.now += 2 * HOLD_MS;
     await start(attempt(inRange(6)));
     expect(reported.events.map((e) => e.holdMs)).toEqual([HOLD_MS, 2 * HOLD_MS, 3 * HOLD_MS]);
@@ -228,12 +232,22 @@ describe('PumpingDefence, one start at a time', () => {
   });
 
   it('an owner starting many ranges is held with the exact wait; its verifications count where it started', async () => {
-    const { pumping, start, sessionId } = defence();
+    const { pumping, start, sessionId, clock } = defence();
     for (let i = 0; i < 3; i++) await start(attempt(ownRange(i), { owner: 'user-1' }));
     const refused = (await start(attempt(ownRange(3), { owner: 'user-1' }))) as ProtectionRefusal;
     expect(refused.reason).toBe('owner_held');
-    expect(refused.retryAfterSeconds).toBe(HOLD_MS / 1000);
+    // The moment it lifts (to the minute): past the cool-off, once the window no longer holds the owner.
+    expect(refused.retryAfterSeconds! * 1000).toBeGreaterThanOrEqual(HOLD_MS);
+    const later = { ...clock };
     expect(await start(attempt(ownRange(3), { owner: 'user-2' }))).toBe('ok');
+    await expectLiftsAt(
+      pumping,
+      clock,
+      attempt(ownRange(60), { owner: 'user-1' }),
+      refused.retryAfterSeconds!,
+      60,
+    );
+    clock.now = later.now;
 
     // Another owner who completes its verifications is never held.
     for (let i = 10; i < 20; i++) {
@@ -433,3 +447,24 @@ describe('PumpingDefence, one start at a time', () => {
     });
   });
 });
+
+/**
+ * The hold `attempt` meets lifts at `retryAfterSeconds` from now, to `step` seconds (the lift is
+ * looked up in one-minute steps; a coarse answer is rounded up to five): read only (assess counts
+ * nothing), it is still held a step before and not at that moment.
+ */
+async function expectLiftsAt(
+  pumping: PumpingDefence,
+  clock: { now: number },
+  a: PumpingAttempt,
+  retryAfterSeconds: number,
+  step: number,
+): Promise<void> {
+  const from = clock.now;
+
+  clock.now = from + (retryAfterSeconds - step) * 1000;
+  expect((await pumping.assess(a))?.held).toBeDefined();
+  clock.now = from + retryAfterSeconds * 1000;
+  expect((await pumping.assess(a))?.held).toBeUndefined();
+  clock.now = from;
+}

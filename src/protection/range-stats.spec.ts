@@ -37,7 +37,13 @@ describe('RangeStats', () => {
       current: 3,
     });
     expect(counts.get(country.id)).toMatchObject({ starts: 3, verified: 0 });
-    expect(counts.get(owner.id)).toEqual({ starts: 3, verified: 0, known: false, current: 3 });
+    expect(counts.get(owner.id)).toEqual({
+      starts: 3,
+      verified: 0,
+      known: false,
+      current: 3,
+      raw: { at: clock.now, windowMs: HOUR, starts: [3, 0], verified: [0, 0], callers: [0, 0], deducted: 0 },
+    });
   });
 
   it("takes a number's own starts, up to OWNER_RETRIES, out of its range's and prefix's count when it is judged", async () => {
@@ -80,7 +86,14 @@ describe('RangeStats', () => {
     await rs.countStart([owner]);
     const counts = (await rs.read([owner])).get(owner.id);
     // 1 now + 8 × 3/4 of the last hour; verified 2 × 3/4.
-    expect(counts).toEqual({ starts: 7, verified: 1.5, known: true, current: 1 });
+    // The raw windows it was read from (a hold's Retry-After rolls them on).
+    expect(counts).toEqual({
+      starts: 7,
+      verified: 1.5,
+      known: true,
+      current: 1,
+      raw: { at: clock.now, windowMs: HOUR, starts: [1, 8], verified: [0, 2], callers: [0, 0], deducted: 0 },
+    });
     clock.now += HOUR;
     expect((await rs.read([owner])).get(owner.id)).toMatchObject({ starts: 0.75, verified: 0 });
   });

@@ -118,15 +118,15 @@ export function refusal(res: Awaited<ReturnType<typeof call>>): {
   status: number;
   errorCode: unknown;
   reason: unknown;
-  /** The limit or rule that caught the start, whether it refused it or graded it (409 `method_held`'s `held`). */
-  limit: unknown;
+  /** What graded the start (409 `method_held`): the limit or rule that would have refused it. */
+  held: unknown;
   retryAfter: string | null;
 } {
   return {
     status: res.status,
     errorCode: res.body.error_code,
     reason: res.body.reason,
-    limit: res.body.held ?? res.body.reason,
+    held: res.body.held,
     retryAfter: res.headers.get('retry-after'),
   };
 }

@@ -30,7 +30,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     expect(refusal(refused)).toMatchObject({
       status: 409,
       errorCode: 'method_held',
-      limit: 'start_ip_limit',
+      held: 'start_ip_limit',
     });
     expect(retryAfterRange(opened + HOUR, openedBy + HOUR, sentAt, receivedAt)).toContain(
       Number(refused.headers.get('retry-after')),
@@ -117,7 +117,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
       expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call')).reason).toBe('start_phone_limit');
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, ip, freshPhone())).limit).toBe('start_ip_limit');
+    expect(refusal(await startFrom(fx.host, ip, freshPhone())).held).toBe('start_ip_limit');
   });
 
   it('custom limits hold at their own boundary', async () => {
@@ -129,7 +129,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     const refused = await startFrom(fx.host, ip, freshPhone());
-    expect(refusal(refused)).toMatchObject({ status: 409, limit: 'start_ip_limit', retryAfter: '90' });
+    expect(refusal(refused)).toMatchObject({ status: 409, held: 'start_ip_limit', retryAfter: '90' });
     await fx.sb.advance(90_000);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
   });
@@ -161,7 +161,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     expect(fx.sb.requestCount()).toBe(before);
     // The only point of this IP and of this phone is still there.
     expect((await startFrom(fx.host, ip, phone)).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, ip, freshPhone())).limit).toBe('start_ip_limit');
+    expect(refusal(await startFrom(fx.host, ip, freshPhone())).held).toBe('start_ip_limit');
   });
 
   it('limits keyed by the fx.host (limits.key: the user id) instead of the IP', async () => {
@@ -174,7 +174,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     const as = (user: string) => ({ 'x-user-id': user });
     expect((await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).status).toBe(201);
     expect((await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).limit).toBe(
+    expect(refusal(await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).held).toBe(
       'start_ip_limit',
     );
     // Same IP, other user: its own budget. Other IP, same user: the same (spent) budget.
