@@ -13,7 +13,7 @@ const LAYERS = [
   ['observability'], // logger, redaction, metrics, telemetry (they read the resolved options)
   ['account'], // prices, balance, methods offered: what the account may do
   ['sessions'], // the session record's life: tracker, refresher, repository, reconciler
-  ['protection'], // limits, cooldowns, spend cap, coalescing, pumping defence
+  ['protection', 'test-numbers'], // limits, cooldowns, spend cap, coalescing, pumping defence; reviewer numbers
   ['verification'], // the service frontends and hosts call: start, check, status, handles, phone policy
   ['http', 'operations'], // client routes (and the problem filter, OpenAPI), health
   ['webhooks'], // the webhook route (answers through http's problem filter)

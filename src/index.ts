@@ -103,6 +103,9 @@ export type {
 } from './options/verification.options.js';
 export { DEFAULT_METHODS, DEFAULT_SPEND_CAP } from './options/verification.options.js';
 export type { WebhookRouteOptions } from './options/verification.options.js';
+/* Reviewer and demo numbers (`testNumbers`). */
+export type { ResolvedTestNumbers, TestNumber, TestNumbersOptions } from './options/verification.options.js';
+export { isTestSession, type TestNumberOutcome } from './core/test-session.js';
 export type {
   ApiOperation,
   ApiRequestInfo,

@@ -1,3 +1,4 @@
+import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
 import { bucketIndex, medianFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
@@ -92,6 +93,8 @@ export class MethodStats implements OnModuleDestroy {
 
   /** Counts what the record shows (started; delivered; its outcome) that no instance counted yet. */
   async tally(record: SessionRecord): Promise<void> {
+    // A test number's session says nothing about a method's real success or price.
+    if (isTestSession(record.requestId)) return;
     try {
       const shown = shownTransitions(record);
       const claimed = await this.#claim(record, shown);

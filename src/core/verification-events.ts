@@ -49,6 +49,11 @@ export interface VerificationEvent {
    * when the API stated no price for any of them. Server-side only, like `cost`.
    */
   journeyCost: Money | null;
+  /**
+   * Present (true) only for a session of one of the host's `testNumbers`: played by the module,
+   * never sent to the API, never billed. Hosts that act on real verifications may check it.
+   */
+  test?: true;
 }
 
 export interface BalanceEvent {

@@ -6,7 +6,7 @@ import {
   type Provider,
   type Type,
 } from '@nestjs/common';
-import { HttpModule } from '@nestjs/axios';
+import { HttpModule, HttpService } from '@nestjs/axios';
 import {
   VERIFICATION_API_CLIENT_OPTIONS,
   withApiClientDefaults,
@@ -61,6 +61,8 @@ import {
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.js';
+import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
+import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
 const OPENAPI_DOCS = Symbol('VERIFICATION_OPENAPI_DOCS');
 
@@ -135,7 +137,20 @@ const PROVIDERS: Provider[] = [
   },
   ...OPERATIONS_PROVIDERS,
   OwnedStoreCloser,
-  VerificationApiClient,
+  TestNumberSessions,
+  {
+    provide: VerificationApiClient,
+    // With test numbers, their sessions are played by the module and never reach the API.
+    useFactory: (
+      apiOptions: VerificationApiClientOptions,
+      testNumbers: TestNumberSessions,
+      http?: HttpService,
+    ): VerificationApiClient =>
+      testNumbers.enabled
+        ? new TestNumberApiClient(apiOptions, testNumbers, http)
+        : new VerificationApiClient(apiOptions, http),
+    inject: [VERIFICATION_API_CLIENT_OPTIONS, TestNumberSessions, { token: HttpService, optional: true }],
+  },
   SessionRecordRepository,
   JourneyRepository,
   SessionRecordRecovery,

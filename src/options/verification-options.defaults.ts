@@ -104,6 +104,8 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
   metrics: { prefix: 'verification_' },
   logLevels: ['log', 'error', 'warn', 'fatal'] as LogLevel[],
   maskPhoneNumbers: true,
+  /** The API's own attempts per session (the spec's default, 3), and a budget per number across sessions. */
+  testNumbers: { maxAttempts: 3, wrongCodesPerNumber: perWindow(10, HOUR) },
 });
 
 /** `VERIFICATION_DEFAULTS.methods`. */

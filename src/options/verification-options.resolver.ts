@@ -23,6 +23,8 @@ import type {
   RouteSettings,
   RoutesOptions,
   SpendCapOptions,
+  ResolvedTestNumbers,
+  TestNumbersOptions,
   VerificationModuleOptions,
   WebhookRouteOptions,
 } from './verification.options.js';
@@ -88,6 +90,7 @@ export function resolveVerificationOptions(
     maskPhoneNumbers: input.maskPhoneNumbers ?? D.maskPhoneNumbers,
     // One clock: the host's, else that of the store instance it gives (the rules hold the two together).
     clock: input.clock ?? (isVerificationStore(store) ? () => store.now() : Date.now),
+    testNumbers: resolveTestNumbers(input.testNumbers),
   };
 }
 
@@ -132,6 +135,14 @@ export function optionWarnings(options: ResolvedVerificationOptions): string[] {
   if (/\/v1$/i.test(options.api.baseUrl))
     warnings.push(
       'option "api.baseUrl" ends in /v1, and the module adds /v1 to every path itself (/v1/v1/verify would answer 404): give the URL without it',
+    );
+  const { numbers, owners } = options.testNumbers;
+  if (numbers.length > 0)
+    warnings.push(
+      `option "testNumbers": ${numbers.length} test number(s) enabled, answered with a fixed code and never sent to the API` +
+        (owners === undefined
+          ? ' (any owner may use them: set testNumbers.owners to restrict them)'
+          : ` (for ${owners.length} owner(s))`),
     );
   return warnings;
 }
@@ -202,6 +213,20 @@ function resolveOrchestration(given: OrchestrationOptions): ResolvedOrchestratio
       mobile: [...(given.exclude?.mobile ?? D.exclude.mobile)],
       desktop: [...(given.exclude?.desktop ?? D.exclude.desktop)],
     },
+  };
+}
+
+function resolveTestNumbers(given: TestNumbersOptions | undefined): ResolvedTestNumbers {
+  const D = VERIFICATION_DEFAULTS.testNumbers;
+  return {
+    numbers: (given?.numbers ?? []).map(({ phoneNumber, code, outcome }) => ({
+      phoneNumber,
+      ...(code === undefined ? {} : { code }),
+      ...(outcome === undefined ? {} : { outcome }),
+    })),
+    owners: given?.owners === undefined ? undefined : [...given.owners],
+    maxAttempts: given?.maxAttempts ?? D.maxAttempts,
+    wrongCodesPerNumber: { ...(given?.wrongCodesPerNumber ?? D.wrongCodesPerNumber) },
   };
 }
 

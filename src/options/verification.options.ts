@@ -1,6 +1,7 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { VerificationApiClientOptions } from '../api/api-client.options.js';
 import type { KnownVerificationMethod } from '../core/verification-method.js';
+import type { TestNumberOutcome } from '../core/test-session.js';
 
 /**
  * What `owner(req)` and `limits.key(req)` receive: the raw Express or Fastify request. Both are
@@ -348,6 +349,43 @@ export interface MetricsOptions {
   prefix?: string;
 }
 
+/** One reviewer or demo number (`testNumbers.numbers`). */
+export interface TestNumber {
+  /** E.164 (`+79990000001`), matched exactly: never a prefix or a range. */
+  phoneNumber: string;
+  /** The fixed code (4 to 8 digits). Required unless `outcome` is `verified`, `expired` or `failed`. */
+  code?: string;
+  /**
+   * What the session does on its own at its first read after the start (a status poll, the
+   * reconciler): `verified`, `expired`, `failed`, or `code_required` (an operator_id push falling
+   * back to a code). None: it waits for its code like a real session.
+   */
+  outcome?: TestNumberOutcome;
+}
+
+/**
+ * Reviewer and demo numbers (app-store review, demo accounts): the module plays their sessions
+ * itself with a fixed code, never calls the paid API for them, and protection neither counts nor
+ * bills them. Off by default. See docs/test-numbers.md.
+ */
+export interface TestNumbersOptions {
+  numbers: TestNumber[];
+  /** Values of `owner(req)` allowed to use them; others are refused (400 `phone_not_allowed`). Default: anyone. */
+  owners?: string[];
+  /** Wrong codes one session takes before it fails (as the API's attempts). Default 3. */
+  maxAttempts?: number;
+  /** Wrong codes per test number across its sessions; past it every check of the number fails. Default 10 per hour. */
+  wrongCodesPerNumber?: RateLimit;
+}
+
+export interface ResolvedTestNumbers {
+  numbers: { phoneNumber: string; code?: string; outcome?: TestNumberOutcome }[];
+  /** undefined: anyone. */
+  owners: string[] | undefined;
+  maxAttempts: number;
+  wrongCodesPerNumber: RateLimit;
+}
+
 export type { StoreOption } from '../store/create-store.js';
 import type { StoreOption } from '../store/create-store.js';
 
@@ -392,6 +430,8 @@ export interface VerificationModuleOptions {
    * and a clock, the two must agree at boot (give the store the same clock).
    */
   clock?: () => number;
+  /** Reviewer and demo numbers with a fixed code, never sent to the paid API. Default none. */
+  testNumbers?: TestNumbersOptions;
 }
 
 /* ------------------------------------------------------------------ resolved options */
@@ -456,6 +496,8 @@ export interface ResolvedVerificationOptions {
   maskPhoneNumbers: boolean;
   /** The module's one clock (the `VerificationClock` provider reads it). */
   clock: () => number;
+  /** No numbers: off. */
+  testNumbers: ResolvedTestNumbers;
 }
 
 /** Route paths, fixed when the module is imported (controllers are declared then). */

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { isTestSession } from '../core/test-session.js';
 import type { VerificationSession } from '../api/api.types.js';
 import {
   VerificationEventName,
@@ -197,6 +198,7 @@ export class VerificationTracker {
       owner: record.owner,
       source,
       ...journey,
+      ...(isTestSession(record.requestId) ? { test: true as const } : {}),
     };
     try {
       await this.emitter!.emitAsync(event, payload);

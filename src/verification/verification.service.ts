@@ -48,6 +48,8 @@ import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
 import { PaidStart } from './paid-start.js';
+import { isTestSession } from '../core/test-session.js';
+import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 import { toStartView } from './start-view.js';
 import { OrchestrationPolicy } from './orchestration.policy.js';
 import type {
@@ -61,6 +63,9 @@ import type {
   StatusView,
   SwitchInput,
 } from './verification.views.js';
+
+/** A test number's check holds nothing of protection's wrong-code budgets. */
+const NOTHING_HELD = { settle: async (_wrongCode: boolean): Promise<void> => undefined };
 
 /** `method` of a start or switch that leaves the choice to the orchestration policy. */
 const AUTO = 'auto';
@@ -95,6 +100,7 @@ export class VerificationService {
     private readonly policy: OrchestrationPolicy,
     private readonly changes: SessionChanges,
     private readonly paidStart: PaidStart,
+    private readonly testNumbers: TestNumberSessions,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -144,11 +150,14 @@ export class VerificationService {
       browserKey: input.browserKey,
       request: input.request,
     };
-    const outcome = await this.protection.coalesceStart(
-      attempt,
-      () => this.paidStart.run(attempt),
-      (requestId) => this.pendingRecord(requestId),
-    );
+    // A test number is not coalesced either: protection keeps nothing of it.
+    const outcome = this.testNumbers.plays(phone.e164)
+      ? await this.paidStart.run(attempt)
+      : await this.protection.coalesceStart(
+          attempt,
+          () => this.paidStart.run(attempt),
+          (requestId) => this.pendingRecord(requestId),
+        );
     const record = outcome.result;
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
@@ -284,8 +293,10 @@ export class VerificationService {
 
   private async cancelChecked(input: CancelInput): Promise<CancelView> {
     const journeyId = this.openHandle(input.verificationId, input.owner);
-    // A cancel writes to the store for its caller: it counts as a check does against the caller's limit.
-    await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+    // A cancel writes to the store for its caller: it counts as a check does against the caller's limit
+    // (not a test number's: protection counts nothing of those).
+    if (!isTestSession(journeyId))
+      await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     const canceled: CancelView = { verificationId: input.verificationId, status: 'canceled' };
     const loaded = await this.freshJourney(journeyId, input.owner);
     if (loaded.journey.canceledAt !== undefined) return canceled;
@@ -327,7 +338,9 @@ export class VerificationService {
     const journeyId = this.openHandle(input.verificationId, input.owner);
     context.requestId = journeyId;
     if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
-    await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+    // A test number's checks are held by its own budgets (TestNumberSessions), not counted by protection.
+    const test = isTestSession(journeyId);
+    if (!test) await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     // The code is the current method's: a journey checks it against its current session.
     const loaded = await this.journeyState.load(journeyId, input.owner);
     const record = loaded.current;
@@ -345,7 +358,9 @@ export class VerificationService {
     if (isTerminal(record.status)) throw notPending(record.status);
     if (record.expiresAt <= this.store.now()) throw notPending('expired');
 
-    const wrongCodes = await this.protection.holdWrongCode(record.phoneNumber, input.owner);
+    const wrongCodes = test
+      ? NOTHING_HELD
+      : await this.protection.holdWrongCode(record.phoneNumber, input.owner);
     let result;
     try {
       result = await this.api.check({ requestId, code: input.code });
