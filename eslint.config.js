@@ -15,7 +15,7 @@ const LAYERS = [
   ['sessions'], // the session record's life: tracker, refresher, repository, reconciler
   ['protection', 'test-numbers'], // limits, cooldowns, spend cap, coalescing, pumping defence; reviewer numbers
   ['verification'], // the service frontends and hosts call: start, check, status, handles, phone policy
-  ['http', 'operations'], // client routes (and the problem filter, OpenAPI), health
+  ['http', 'operations', 'guard'], // client routes (and the problem filter, OpenAPI), health, the verified-phone guard
   ['webhooks'], // the webhook route (answers through http's problem filter)
   ['module'], // VerificationModule: wires everything
 ];

@@ -106,6 +106,20 @@ export type { WebhookRouteOptions } from './options/verification.options.js';
 /* Reviewer and demo numbers (`testNumbers`). */
 export type { ResolvedTestNumbers, TestNumber, TestNumbersOptions } from './options/verification.options.js';
 export { isTestSession, type TestNumberOutcome } from './core/test-session.js';
+/* "Requires a verified phone" on the host's own routes. */
+export type { VerifiedPhoneOptions } from './options/verification.options.js';
+export { VerifiedPhoneGuard, VERIFIED_WITHIN_MS } from './guard/verified-phone.guard.js';
+export {
+  RequireVerifiedPhone,
+  VerifiedPhone,
+  type RequireVerifiedPhoneOptions,
+} from './guard/verified-phone.decorators.js';
+export { verifiedPhoneOf, type VerifiedPhoneDetails } from './guard/verified-phone.request.js';
+export {
+  VerifiedPhoneClaims,
+  type VerifiedPhoneClaim,
+  type VerifiedPhoneFacts,
+} from './guard/verified-phone-claims.js';
 export type {
   ApiOperation,
   ApiRequestInfo,

@@ -61,6 +61,8 @@ import {
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.js';
+import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
+import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
@@ -168,6 +170,8 @@ const PROVIDERS: Provider[] = [
   VerificationReconciler,
   webhookVerifierProvider,
   WebhookReceiver,
+  VerifiedPhoneClaims,
+  VerifiedPhoneGuard,
 ];
 
 const EXPORTS = [
@@ -176,6 +180,9 @@ const EXPORTS = [
   VerificationApiClient,
   VerificationStore,
   RESOLVED_VERIFICATION_OPTIONS,
+  VerificationClock,
+  VerifiedPhoneClaims,
+  VerifiedPhoneGuard,
   ...OPERATIONS_EXPORTS,
 ];
 

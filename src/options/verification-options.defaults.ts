@@ -106,6 +106,12 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
   maskPhoneNumbers: true,
   /** The API's own attempts per session (the spec's default, 3), and a budget per number across sessions. */
   testNumbers: { maxAttempts: 3, wrongCodesPerNumber: perWindow(10, HOUR) },
+  verifiedPhone: {
+    header: 'x-verification-id',
+    bodyField: 'verification_id',
+    claimHeader: 'x-verified-phone-claim',
+    claimTtlMs: 10 * MINUTE,
+  },
 });
 
 /** `VERIFICATION_DEFAULTS.methods`. */

@@ -26,6 +26,7 @@ import type {
   ResolvedTestNumbers,
   TestNumbersOptions,
   VerificationModuleOptions,
+  VerifiedPhoneOptions,
   WebhookRouteOptions,
 } from './verification.options.js';
 
@@ -91,6 +92,7 @@ export function resolveVerificationOptions(
     // One clock: the host's, else that of the store instance it gives (the rules hold the two together).
     clock: input.clock ?? (isVerificationStore(store) ? () => store.now() : Date.now),
     testNumbers: resolveTestNumbers(input.testNumbers),
+    verifiedPhone: resolveVerifiedPhone(input.verifiedPhone),
   };
 }
 
@@ -227,6 +229,16 @@ function resolveTestNumbers(given: TestNumbersOptions | undefined): ResolvedTest
     owners: given?.owners === undefined ? undefined : [...given.owners],
     maxAttempts: given?.maxAttempts ?? D.maxAttempts,
     wrongCodesPerNumber: { ...(given?.wrongCodesPerNumber ?? D.wrongCodesPerNumber) },
+  };
+}
+
+function resolveVerifiedPhone(given: VerifiedPhoneOptions | undefined): Required<VerifiedPhoneOptions> {
+  const resolved = withDefaults(VERIFICATION_DEFAULTS.verifiedPhone, given);
+  // Node gives header names lower-cased, on Express and Fastify alike.
+  return {
+    ...resolved,
+    header: resolved.header.toLowerCase(),
+    claimHeader: resolved.claimHeader.toLowerCase(),
   };
 }
 

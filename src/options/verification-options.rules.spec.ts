@@ -593,6 +593,31 @@ const CASES: [string, unknown, string, string][] = [
     'testNumbers.wrongCodesPerNumber.windowMs',
     'positive integer',
   ],
+  ['verifiedPhone', { api, verifiedPhone: 'x' }, 'verifiedPhone', 'must be { header?'],
+  [
+    'verifiedPhone.header',
+    { api, verifiedPhone: { header: 'x id' } },
+    'verifiedPhone.header',
+    'an HTTP header name',
+  ],
+  [
+    'verifiedPhone.bodyField',
+    { api, verifiedPhone: { bodyField: '' } },
+    'verifiedPhone.bodyField',
+    'a JSON field name',
+  ],
+  [
+    'verifiedPhone.claimHeader',
+    { api, verifiedPhone: { claimHeader: 'a:b' } },
+    'verifiedPhone.claimHeader',
+    'an HTTP header name',
+  ],
+  [
+    'verifiedPhone.claimTtlMs',
+    { api, verifiedPhone: { claimTtlMs: 0 } },
+    'verifiedPhone.claimTtlMs',
+    'positive integer',
+  ],
 ];
 
 describe('the option table: each rule refuses what it should, naming the field', () => {

@@ -386,6 +386,21 @@ export interface ResolvedTestNumbers {
   wrongCodesPerNumber: RateLimit;
 }
 
+/**
+ * Where VerifiedPhoneGuard finds what a request carries on the host's own routes, and the lifetime of
+ * the signed claim it hands out (`verifiedPhone`). See docs/verified-phone-guard.md.
+ */
+export interface VerifiedPhoneOptions {
+  /** Header holding the `verification_id`. Default `x-verification-id`. */
+  header?: string;
+  /** Field of a JSON body holding the `verification_id`. Default `verification_id`. */
+  bodyField?: string;
+  /** Header holding a signed claim from an earlier verification (step-up checks). Default `x-verified-phone-claim`. */
+  claimHeader?: string;
+  /** How long a claim is accepted after it was issued, ms. Default 600,000 (10 minutes). */
+  claimTtlMs?: number;
+}
+
 export type { StoreOption } from '../store/create-store.js';
 import type { StoreOption } from '../store/create-store.js';
 
@@ -432,6 +447,8 @@ export interface VerificationModuleOptions {
   clock?: () => number;
   /** Reviewer and demo numbers with a fixed code, never sent to the paid API. Default none. */
   testNumbers?: TestNumbersOptions;
+  /** VerifiedPhoneGuard on the host's own routes: where it reads the verification, the claim's lifetime. */
+  verifiedPhone?: VerifiedPhoneOptions;
 }
 
 /* ------------------------------------------------------------------ resolved options */
@@ -498,6 +515,8 @@ export interface ResolvedVerificationOptions {
   clock: () => number;
   /** No numbers: off. */
   testNumbers: ResolvedTestNumbers;
+  /** Header names lower-cased. */
+  verifiedPhone: Required<VerifiedPhoneOptions>;
 }
 
 /** Route paths, fixed when the module is imported (controllers are declared then). */

@@ -6,8 +6,8 @@ import { array, matching, onlyKeys, section } from './verification-option-checks
 /** Outcomes that end a test session on their own: such a number needs no code. */
 const ENDING_OUTCOMES: readonly string[] = ['verified', 'expired', 'failed'];
 
-/** The rules of `testNumbers` (spread into the module's table). A code is never echoed in a message. */
-export const TEST_NUMBER_OPTION_RULES: readonly OptionRule[] = [
+/** The rules of `testNumbers` and `verifiedPhone` (spread into the module's table). A code is never echoed in a message. */
+export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
   { path: 'testNumbers', checks: [section('{ numbers, owners?, maxAttempts?, wrongCodesPerNumber? }')] },
   {
     path: 'testNumbers',
@@ -66,4 +66,16 @@ export const TEST_NUMBER_OPTION_RULES: readonly OptionRule[] = [
   { path: 'testNumbers.wrongCodesPerNumber', checks: [section('{ points, windowMs }')] },
   { path: 'testNumbers.wrongCodesPerNumber.points', required: true, checks: [positiveInt] },
   { path: 'testNumbers.wrongCodesPerNumber.windowMs', required: true, checks: [positiveInt] },
+
+  { path: 'verifiedPhone', checks: [section('{ header?, bodyField?, claimHeader?, claimTtlMs? }')] },
+  {
+    path: 'verifiedPhone.header',
+    checks: [matching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name')],
+  },
+  { path: 'verifiedPhone.bodyField', checks: [matching(/^[A-Za-z0-9_$-]{1,100}$/, 'a JSON field name')] },
+  {
+    path: 'verifiedPhone.claimHeader',
+    checks: [matching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name')],
+  },
+  { path: 'verifiedPhone.claimTtlMs', checks: [positiveInt] },
 ];
