@@ -106,6 +106,14 @@ export type { WebhookRouteOptions } from './options/verification.options.js';
 /* Reviewer and demo numbers (`testNumbers`). */
 export type { ResolvedTestNumbers, TestNumber, TestNumbersOptions } from './options/verification.options.js';
 export { isTestSession, type TestNumberOutcome } from './core/test-session.js';
+/* Per-number and per-owner history for support. */
+export type { HistoryOptions } from './options/verification.options.js';
+export { VerificationHistory } from './history/verification-history.service.js';
+export type {
+  VerificationHistoryEntry,
+  VerificationHistoryKind,
+  VerificationHistoryQuery,
+} from './history/verification-history.types.js';
 /* "Requires a verified phone" on the host's own routes. */
 export type { VerifiedPhoneOptions } from './options/verification.options.js';
 export { VerifiedPhoneGuard, VERIFIED_WITHIN_MS } from './guard/verified-phone.guard.js';

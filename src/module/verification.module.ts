@@ -63,6 +63,7 @@ import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.js';
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
+import { VerificationHistory } from '../history/verification-history.service.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
@@ -172,6 +173,7 @@ const PROVIDERS: Provider[] = [
   WebhookReceiver,
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
+  VerificationHistory,
 ];
 
 const EXPORTS = [
@@ -183,6 +185,7 @@ const EXPORTS = [
   VerificationClock,
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
+  VerificationHistory,
   ...OPERATIONS_EXPORTS,
 ];
 

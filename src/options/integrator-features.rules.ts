@@ -1,12 +1,12 @@
 import { isObject, positiveInt, oneOf, type OptionRule } from '../core/option-rules.js';
 import { CODE_PATTERN, CODE_RULE } from '../core/verification-code.js';
 import { TEST_NUMBER_OUTCOMES } from '../core/test-session.js';
-import { array, matching, onlyKeys, section } from './verification-option-checks.js';
+import { array, intRange, matching, objectOrFalse, onlyKeys, section } from './verification-option-checks.js';
 
 /** Outcomes that end a test session on their own: such a number needs no code. */
 const ENDING_OUTCOMES: readonly string[] = ['verified', 'expired', 'failed'];
 
-/** The rules of `testNumbers` and `verifiedPhone` (spread into the module's table). A code is never echoed in a message. */
+/** The rules of `testNumbers`, `verifiedPhone` and `history` (spread into the module's table). A code is never echoed in a message. */
 export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
   { path: 'testNumbers', checks: [section('{ numbers, owners?, maxAttempts?, wrongCodesPerNumber? }')] },
   {
@@ -78,4 +78,8 @@ export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
     checks: [matching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name')],
   },
   { path: 'verifiedPhone.claimTtlMs', checks: [positiveInt] },
+
+  { path: 'history', checks: [objectOrFalse('{ retentionDays?, maxEntries? }')] },
+  { path: 'history.retentionDays', checks: [intRange(1, 3650, 'days')] },
+  { path: 'history.maxEntries', checks: [intRange(1, 10_000, 'entries')] },
 ];

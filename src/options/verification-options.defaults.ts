@@ -112,6 +112,8 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
     claimHeader: 'x-verified-phone-claim',
     claimTtlMs: 10 * MINUTE,
   },
+  /** Once `history` is given. */
+  history: { retentionDays: 30, maxEntries: 100 },
 });
 
 /** `VERIFICATION_DEFAULTS.methods`. */

@@ -93,6 +93,10 @@ export function resolveVerificationOptions(
     clock: input.clock ?? (isVerificationStore(store) ? () => store.now() : Date.now),
     testNumbers: resolveTestNumbers(input.testNumbers),
     verifiedPhone: resolveVerifiedPhone(input.verifiedPhone),
+    history:
+      input.history === undefined || input.history === false
+        ? false
+        : withDefaults(VERIFICATION_DEFAULTS.history, input.history),
   };
 }
 

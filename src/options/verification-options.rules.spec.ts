@@ -618,6 +618,14 @@ const CASES: [string, unknown, string, string][] = [
     'verifiedPhone.claimTtlMs',
     'positive integer',
   ],
+  ['history', { api, history: true }, 'history', 'must be { retentionDays?, maxEntries? } or false'],
+  [
+    'history.retentionDays',
+    { api, history: { retentionDays: 0 } },
+    'history.retentionDays',
+    'from 1 to 3650',
+  ],
+  ['history.maxEntries', { api, history: { maxEntries: 10_001 } }, 'history.maxEntries', 'from 1 to 10000'],
 ];
 
 describe('the option table: each rule refuses what it should, naming the field', () => {

@@ -401,6 +401,14 @@ export interface VerifiedPhoneOptions {
   claimTtlMs?: number;
 }
 
+/** Per-number and per-owner history for support (`VerificationHistory.list`). See docs/history.md. */
+export interface HistoryOptions {
+  /** Days an entry is kept. Default 30. */
+  retentionDays?: number;
+  /** Entries kept per number and per owner (the oldest give way). Default 100. */
+  maxEntries?: number;
+}
+
 export type { StoreOption } from '../store/create-store.js';
 import type { StoreOption } from '../store/create-store.js';
 
@@ -449,6 +457,8 @@ export interface VerificationModuleOptions {
   testNumbers?: TestNumbersOptions;
   /** VerifiedPhoneGuard on the host's own routes: where it reads the verification, the claim's lifetime. */
   verifiedPhone?: VerifiedPhoneOptions;
+  /** Keep a history per number and per owner (`{}` for the defaults). Default off. */
+  history?: HistoryOptions | false;
 }
 
 /* ------------------------------------------------------------------ resolved options */
@@ -517,6 +527,8 @@ export interface ResolvedVerificationOptions {
   testNumbers: ResolvedTestNumbers;
   /** Header names lower-cased. */
   verifiedPhone: Required<VerifiedPhoneOptions>;
+  /** false: no history is kept. */
+  history: Required<HistoryOptions> | false;
 }
 
 /** Route paths, fixed when the module is imported (controllers are declared then). */

@@ -49,6 +49,8 @@ import { SessionChanges } from '../sessions/session-changes.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
 import { PaidStart } from './paid-start.js';
 import { isTestSession } from '../core/test-session.js';
+import { VerificationHistory } from '../history/verification-history.service.js';
+import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 import { toStartView } from './start-view.js';
 import { OrchestrationPolicy } from './orchestration.policy.js';
@@ -63,6 +65,25 @@ import type {
   StatusView,
   SwitchInput,
 } from './verification.views.js';
+
+/** The history entry of a start or switch that went through. */
+function startEntry(
+  kind: 'start' | 'switch',
+  record: SessionRecord,
+  owner: string | undefined,
+  resumed: boolean,
+): Omit<VerificationHistoryEntry, 'at' | 'test'> {
+  return {
+    kind,
+    phoneNumber: record.phoneNumber,
+    owner,
+    method: record.method,
+    requestId: record.requestId,
+    status: record.status,
+    cost: record.cost ?? null,
+    ...(resumed ? { resumed } : {}),
+  };
+}
 
 /** A test number's check holds nothing of protection's wrong-code budgets. */
 const NOTHING_HELD = { settle: async (_wrongCode: boolean): Promise<void> => undefined };
@@ -101,6 +122,7 @@ export class VerificationService {
     private readonly changes: SessionChanges,
     private readonly paidStart: PaidStart,
     private readonly testNumbers: TestNumberSessions,
+    private readonly history: VerificationHistory,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -117,6 +139,7 @@ export class VerificationService {
       return await this.startLogged(input, context, startedAt);
     } catch (error) {
       this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt });
+      await this.history.refused('start', error, context, input.owner);
       throw asVerificationError(error);
     }
   }
@@ -161,6 +184,7 @@ export class VerificationService {
     const record = outcome.result;
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
     this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
+    await this.history.record(startEntry('start', record, input.owner, outcome.coalesced));
     if (!outcome.coalesced) await this.methodStats.tally(record);
     // A resumed session may be a later step of a journey: the handle names the journey.
     return toStartView(
@@ -208,6 +232,7 @@ export class VerificationService {
       return await this.switchLogged(input, context, startedAt);
     } catch (error) {
       this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt }, 'switch');
+      await this.history.refused('switch', error, context, input.owner);
       throw asVerificationError(error);
     }
   }
@@ -278,6 +303,7 @@ export class VerificationService {
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
     this.telemetry.started(record, false, Date.now() - startedAt, 'switch');
+    await this.history.record(startEntry('switch', record, input.owner, false));
     return toStartView(input.verificationId, record, outcome.resendAvailableAt, false);
   }
 
@@ -326,6 +352,7 @@ export class VerificationService {
       return await this.checkLogged(input, context, startedAt);
     } catch (error) {
       this.telemetry.checkFailed(error, { ...context, latencyMs: Date.now() - startedAt });
+      await this.history.refused('check', error, context, input.owner);
       throw asVerificationError(error);
     }
   }
@@ -346,6 +373,7 @@ export class VerificationService {
     const record = loaded.current;
     const requestId = record.requestId;
     context.method = record.method;
+    context.phoneNumber = record.phoneNumber;
     // Over for the frontend: canceled, or verified by a method it switched away from.
     const journeyStatus = answeringSession(loaded.journey, loaded.records, record).status;
     if (journeyStatus === 'canceled' || (journeyStatus === 'verified' && record.status !== 'verified'))
@@ -374,6 +402,16 @@ export class VerificationService {
       throw failure;
     }
     await wrongCodes.settle(false);
+    // Before the outcome it causes (the tracker's event writes its own entry).
+    await this.history.record({
+      kind: 'check',
+      check: result.status === 'verified' ? 'right' : undefined,
+      status: result.status,
+      phoneNumber: record.phoneNumber,
+      owner: input.owner,
+      method: record.method,
+      requestId,
+    });
     const observed = await this.tracker.observeQuietly(
       {
         ...result,
