@@ -64,6 +64,7 @@ import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.j
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
+import { VerificationTracing } from '../observability/verification-tracing.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
@@ -174,6 +175,7 @@ const PROVIDERS: Provider[] = [
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
   VerificationHistory,
+  VerificationTracing,
 ];
 
 const EXPORTS = [

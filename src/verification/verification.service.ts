@@ -50,6 +50,7 @@ import { JourneyState, type LoadedJourney } from './journey-state.js';
 import { PaidStart } from './paid-start.js';
 import { isTestSession } from '../core/test-session.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
+import { VerificationTracing } from '../observability/verification-tracing.js';
 import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 import { toStartView } from './start-view.js';
@@ -123,6 +124,7 @@ export class VerificationService {
     private readonly paidStart: PaidStart,
     private readonly testNumbers: TestNumberSessions,
     private readonly history: VerificationHistory,
+    private readonly tracing: VerificationTracing,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -133,15 +135,20 @@ export class VerificationService {
    * (or left out): the orchestration policy picks the first method it offers for the device hint.
    */
   async start(input: StartInput): Promise<StartView> {
-    const startedAt = Date.now();
-    const context: RouteFailureContext = { latencyMs: 0 };
-    try {
-      return await this.startLogged(input, context, startedAt);
-    } catch (error) {
-      this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt });
-      await this.history.refused('start', error, context, input.owner);
-      throw asVerificationError(error);
-    }
+    return this.tracing.span('start', async (span) => {
+      const startedAt = Date.now();
+      const context: RouteFailureContext = { latencyMs: 0 };
+      try {
+        const view = await this.startLogged(input, context, startedAt);
+        span.set({ method: view.method, outcome: view.resumed ? 'resumed' : view.status });
+        return view;
+      } catch (error) {
+        span.set({ method: context.method });
+        this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt });
+        await this.history.refused('start', error, context, input.owner);
+        throw asVerificationError(error);
+      }
+    });
   }
 
   private async startLogged(
@@ -226,15 +233,20 @@ export class VerificationService {
    * frontend; the reconciler follows it to its outcome, whose events still fire.
    */
   async switchMethod(input: SwitchInput): Promise<StartView> {
-    const startedAt = Date.now();
-    const context: RouteFailureContext = { latencyMs: 0 };
-    try {
-      return await this.switchLogged(input, context, startedAt);
-    } catch (error) {
-      this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt }, 'switch');
-      await this.history.refused('switch', error, context, input.owner);
-      throw asVerificationError(error);
-    }
+    return this.tracing.span('switch', async (span) => {
+      const startedAt = Date.now();
+      const context: RouteFailureContext = { latencyMs: 0 };
+      try {
+        const view = await this.switchLogged(input, context, startedAt);
+        span.set({ method: view.method, outcome: view.resumed ? 'resumed' : view.status });
+        return view;
+      } catch (error) {
+        span.set({ method: context.method });
+        this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt }, 'switch');
+        await this.history.refused('switch', error, context, input.owner);
+        throw asVerificationError(error);
+      }
+    });
   }
 
   private async switchLogged(
@@ -314,7 +326,11 @@ export class VerificationService {
    * canceled (409 `not_pending`).
    */
   async cancel(input: CancelInput): Promise<CancelView> {
-    return this.failingAsVerificationError('cancel', () => this.cancelChecked(input));
+    return this.tracing.span('cancel', async (span) => {
+      const view = await this.failingAsVerificationError('cancel', () => this.cancelChecked(input));
+      span.set({ outcome: view.status });
+      return view;
+    });
   }
 
   private async cancelChecked(input: CancelInput): Promise<CancelView> {
@@ -346,15 +362,20 @@ export class VerificationService {
 
   /** Submits a code. `verified: false` with `status: 'sent'` means operator_id accepted it and the result follows. */
   async check(input: CheckInput): Promise<CheckView> {
-    const startedAt = Date.now();
-    const context: RouteFailureContext = { latencyMs: 0 };
-    try {
-      return await this.checkLogged(input, context, startedAt);
-    } catch (error) {
-      this.telemetry.checkFailed(error, { ...context, latencyMs: Date.now() - startedAt });
-      await this.history.refused('check', error, context, input.owner);
-      throw asVerificationError(error);
-    }
+    return this.tracing.span('check', async (span) => {
+      const startedAt = Date.now();
+      const context: RouteFailureContext = { latencyMs: 0 };
+      try {
+        const view = await this.checkLogged(input, context, startedAt);
+        span.set({ method: context.method, outcome: view.status });
+        return view;
+      } catch (error) {
+        span.set({ method: context.method });
+        this.telemetry.checkFailed(error, { ...context, latencyMs: Date.now() - startedAt });
+        await this.history.refused('check', error, context, input.owner);
+        throw asVerificationError(error);
+      }
+    });
   }
 
   private async checkLogged(

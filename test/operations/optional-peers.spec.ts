@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const OPTIONAL_PEERS = ['@nestjs/terminus', 'prom-client', '@nestjs/swagger'];
+const OPTIONAL_PEERS = ['@nestjs/terminus', 'prom-client', '@nestjs/swagger', '@opentelemetry/api'];
 
 /** Every file statically reachable from `entry` and the bare specifiers they import (type-only included). */
 function staticImportGraph(entry: string): { files: string[]; bare: Map<string, string[]> } {
@@ -52,7 +52,7 @@ function runChild(): Promise<{ code: number | null; stdout: string; stderr: stri
   return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
 }
 
-describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swagger)', () => {
+describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swagger, @opentelemetry/api)', () => {
   it('are never imported statically anywhere in the package entry point’s import graph', () => {
     const { files, bare } = staticImportGraph(resolve(ROOT, 'src/index.ts'));
     // The walk really covers the operations code that uses them (lazily).
@@ -60,6 +60,7 @@ describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swa
       expect.arrayContaining([
         'src/operations/verification-health.indicator.ts',
         'src/observability/verification-metrics.ts',
+        'src/observability/verification-tracing.ts',
         'src/module/verification.module.ts',
         'src/http/verification.controller.ts',
         'src/webhooks/webhook.controller.ts',
