@@ -106,6 +106,14 @@ export type { WebhookRouteOptions } from './options/verification.options.js';
 /* Reviewer and demo numbers (`testNumbers`). */
 export type { ResolvedTestNumbers, TestNumber, TestNumbersOptions } from './options/verification.options.js';
 export { isTestSession, type TestNumberOutcome } from './core/test-session.js';
+/* Several accounts in one app: named registrations. */
+export {
+  getVerificationToken,
+  InjectVerificationAccountService,
+  InjectVerificationHistory,
+  InjectVerificationService,
+  InjectVerificationStore,
+} from './module/verification-registration.js';
 /* Per-number and per-owner history for support. */
 export type { HistoryOptions } from './options/verification.options.js';
 export { VerificationHistory } from './history/verification-history.service.js';

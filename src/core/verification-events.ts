@@ -54,6 +54,16 @@ export interface VerificationEvent {
    * never sent to the API, never billed. Hosts that act on real verifications may check it.
    */
   test?: true;
+  /**
+   * The `name` of the registration the session belongs to (`VerificationModule.forRoot({ name })`),
+   * when the app has named registrations; absent for the unnamed one.
+   */
+  registration?: string;
+}
+
+/** Whether an event of the module's came from the registration `name` (undefined: the unnamed one). */
+export function isEventOf(event: { registration?: string }, name: string | undefined): boolean {
+  return event.registration === name;
 }
 
 export interface BalanceEvent {

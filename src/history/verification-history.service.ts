@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DAY_MS } from '../core/clock.js';
 import { digest } from '../core/digest.js';
 import { isTestSession } from '../core/test-session.js';
-import { VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
+import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { refusalReason } from '../core/refusal-reason.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -142,6 +142,8 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   }
 
   private async outcome(event: VerificationEvent): Promise<void> {
+    // Another registration's event goes to its own history.
+    if (!isEventOf(event, this.options.name)) return;
     // A listener that threw would release the event's claim: record() never throws.
     await this.record({
       kind: 'outcome',

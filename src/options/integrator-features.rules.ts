@@ -1,4 +1,4 @@
-import { isObject, positiveInt, oneOf, type OptionRule } from '../core/option-rules.js';
+import { fn, isObject, positiveInt, oneOf, type OptionRule } from '../core/option-rules.js';
 import { CODE_PATTERN, CODE_RULE } from '../core/verification-code.js';
 import { TEST_NUMBER_OUTCOMES } from '../core/test-session.js';
 import { array, intRange, matching, objectOrFalse, onlyKeys, section } from './verification-option-checks.js';
@@ -6,8 +6,12 @@ import { array, intRange, matching, objectOrFalse, onlyKeys, section } from './v
 /** Outcomes that end a test session on their own: such a number needs no code. */
 const ENDING_OUTCOMES: readonly string[] = ['verified', 'expired', 'failed'];
 
-/** The rules of `testNumbers`, `verifiedPhone` and `history` (spread into the module's table). A code is never echoed in a message. */
+/** The rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone` and `history` (spread into the module's table). A code is never echoed in a message. */
 export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
+  {
+    path: 'name',
+    checks: [matching(/^[A-Za-z0-9_.-]{1,64}$/, 'a registration name of letters, digits, _ . - (1 to 64)')],
+  },
   { path: 'testNumbers', checks: [section('{ numbers, owners?, maxAttempts?, wrongCodesPerNumber? }')] },
   {
     path: 'testNumbers',
@@ -67,6 +71,11 @@ export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
   { path: 'testNumbers.wrongCodesPerNumber.points', required: true, checks: [positiveInt] },
   { path: 'testNumbers.wrongCodesPerNumber.windowMs', required: true, checks: [positiveInt] },
 
+  {
+    path: 'webhooks.decorators',
+    checks: [array('must be an array of class decorators like [SkipThrottle()]')],
+  },
+  { path: 'webhooks.decorators[]', checks: [fn] },
   { path: 'verifiedPhone', checks: [section('{ header?, bodyField?, claimHeader?, claimTtlMs? }')] },
   {
     path: 'verifiedPhone.header',

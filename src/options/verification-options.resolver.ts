@@ -49,6 +49,7 @@ export function resolveVerificationOptions(
   const store = input.store;
   const { onRequest: _notAnOption, ...api } = input.api as typeof input.api & { onRequest?: unknown };
   return {
+    name: routes.name,
     api: withApiClientDefaults(api),
     webhooks: {
       secrets: [...webhookSecrets(webhooks)],
@@ -108,11 +109,14 @@ export function declaredRoutes(options: VerificationModuleOptions): RouteSetting
   const routes = isRecord(options) && isRecord(options.routes) ? options.routes : {};
   const webhooks = isRecord(options) && isRecord(options.webhooks) ? options.webhooks : {};
   const prefix = typeof routes.prefix === 'string' ? trimSlashes(routes.prefix) : resolvePrefix({});
+  const name = isRecord(options) && typeof options.name === 'string' ? options.name : undefined;
   return {
+    ...(name === undefined ? {} : { name }),
     routes: { prefix, enabled: routes.enabled !== false },
     webhooks: {
       enabled: webhooksEnabled(webhooks) === true,
       path: webhookRoutePath(prefix, typeof webhooks.path === 'string' ? webhooks.path : undefined),
+      decorators: decoratorsOf(webhooks.decorators),
     },
   };
 }
@@ -121,13 +125,16 @@ export function declaredRoutes(options: VerificationModuleOptions): RouteSetting
 export function declaredAsyncRoutes(
   routes: Pick<RoutesOptions, 'prefix' | 'enabled'> | undefined,
   webhooks: WebhookRouteOptions | undefined,
+  name?: string,
 ): RouteSettings {
   const prefix = resolvePrefix({ routes });
   return {
+    ...(name === undefined ? {} : { name }),
     routes: { prefix, enabled: routes?.enabled ?? VERIFICATION_DEFAULTS.routes.enabled },
     webhooks: {
       enabled: webhooks?.enabled ?? VERIFICATION_DEFAULTS.asyncWebhookRoute.enabled,
       path: webhookRoutePath(prefix, webhooks?.path),
+      decorators: decoratorsOf(webhooks?.decorators),
     },
   };
 }
@@ -253,6 +260,11 @@ function withDefaults<T extends object>(defaults: Readonly<T>, given: Partial<T>
     for (const key of Object.keys(defaults) as (keyof T)[])
       if (given[key] !== undefined) resolved[key] = given[key] as T[keyof T];
   return resolved;
+}
+
+/** The webhook controller's decorators as declared (a wrong value is reported at boot by the rules). */
+function decoratorsOf(value: unknown): ClassDecorator[] {
+  return Array.isArray(value) ? value.filter((d): d is ClassDecorator => typeof d === 'function') : [];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

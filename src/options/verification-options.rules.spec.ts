@@ -626,6 +626,19 @@ const CASES: [string, unknown, string, string][] = [
     'from 1 to 3650',
   ],
   ['history.maxEntries', { api, history: { maxEntries: 10_001 } }, 'history.maxEntries', 'from 1 to 10000'],
+  ['name', { api, name: 'brand b' }, 'name', 'a registration name'],
+  [
+    'webhooks.decorators',
+    { api, webhooks: { decorators: 'x' } },
+    'webhooks.decorators',
+    'must be an array of class decorators',
+  ],
+  [
+    'webhooks.decorators[]',
+    { api, webhooks: { decorators: [1] } },
+    'webhooks.decorators[0]',
+    'must be a function',
+  ],
 ];
 
 describe('the option table: each rule refuses what it should, naming the field', () => {
@@ -748,7 +761,7 @@ describe('forRootAsync: the options are held to the routes declared at import', 
     const routes = declared(true, '/shop/', 'hooks');
     expect(routes).toEqual({
       routes: { prefix: 'shop', enabled: true },
-      webhooks: { enabled: true, path: 'shop/hooks' },
+      webhooks: { enabled: true, path: 'shop/hooks', decorators: [] },
     });
     const resolved = resolveVerificationOptions(
       { api, routes: { prefix: 'shop' }, webhooks: { secret: SECRET, path: 'hooks' } },

@@ -39,6 +39,12 @@ export interface WebhookOptions {
   enabled?: boolean;
   /** Confirm each webhook with `GET /v1/verify/{id}` before emitting. Default true. */
   confirmWithApi?: boolean;
+  /**
+   * The host's class decorators applied to the webhook controller when it is declared (at import),
+   * such as `SkipThrottle()` of `@nestjs/throttler`. Under forRootAsync, give them in its static
+   * `webhooks`. Default none.
+   */
+  decorators?: ClassDecorator[];
 }
 
 /** Static webhook route settings of `forRootAsync` (the secret comes from the factory). */
@@ -47,6 +53,8 @@ export interface WebhookRouteOptions {
   enabled?: boolean;
   /** Path under the routes' prefix (default `webhooks`), or absolute when it starts with `/`. */
   path?: WebhookOptions['path'];
+  /** Class decorators for the webhook controller (see WebhookOptions.decorators). */
+  decorators?: ClassDecorator[];
 }
 
 export interface RoutesOptions {
@@ -413,6 +421,13 @@ export type { StoreOption } from '../store/create-store.js';
 import type { StoreOption } from '../store/create-store.js';
 
 export interface VerificationModuleOptions {
+  /**
+   * Names this registration, for several accounts in one app (brands, regions): inject its services
+   * with `@InjectVerificationService(name)` (and the like), or bind a feature module to it with
+   * `VerificationModule.forFeature(name)`; its events carry `registration: name`. Each registration
+   * needs its own `routes.prefix` and webhook path. Default: the one unnamed registration.
+   */
+  name?: string;
   api: ApiOptions;
   webhooks?: WebhookOptions;
   routes?: RoutesOptions;
@@ -490,6 +505,8 @@ export interface ResolvedRoutes {
 
 /** Options after defaults were applied and validation passed. */
 export interface ResolvedVerificationOptions {
+  /** The registration's name (named registrations), else undefined. */
+  name: string | undefined;
   api: Required<ApiOptions>;
   webhooks: {
     secrets: string[];
@@ -536,7 +553,9 @@ export interface RouteSettings {
   /** The client routes: prefix without leading or trailing slashes (`verification`), and whether they are served. */
   routes: { prefix: string; enabled: boolean };
   /** The webhook route: whether it is declared, and its controller path (`verification/webhooks`). */
-  webhooks: { enabled: boolean; path: string };
+  webhooks: { enabled: boolean; path: string; decorators: ClassDecorator[] };
+  /** The registration's name, declared at import (its injection tokens are made then). */
+  name?: string;
 }
 
 // The defaults, the rules and the resolver live beside these types (one role per file).

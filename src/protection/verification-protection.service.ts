@@ -228,8 +228,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
 
   /** Never throws: a failing count must not make the tracker deliver the event again. */
   private async countVerified(event: VerificationEvent): Promise<void> {
-    // A test number's verification converts nothing: protection never counted its start either.
-    if (event.test) return;
+    // A test number's verification converts nothing: protection never counted its start either. Another
+    // registration's event is its own protection's to count.
+    if (event.test || event.registration !== this.options.name) return;
     try {
       await this.pumping.verified(event);
     } catch (error) {

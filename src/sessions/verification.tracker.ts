@@ -1,3 +1,5 @@
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -74,6 +76,7 @@ export class VerificationTracker {
     private readonly journeys: JourneyRepository,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
+    @Optional() @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options?: ResolvedVerificationOptions,
   ) {
     if (!emitter)
       throw new Error(
@@ -199,6 +202,7 @@ export class VerificationTracker {
       source,
       ...journey,
       ...(isTestSession(record.requestId) ? { test: true as const } : {}),
+      ...(this.options?.name === undefined ? {} : { registration: this.options.name }),
     };
     try {
       await this.emitter!.emitAsync(event, payload);
