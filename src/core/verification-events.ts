@@ -72,6 +72,8 @@ export interface BalanceEvent {
   amount: number | null;
   currency: string;
   threshold?: number;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
 }
 
 export interface SpendCapReachedEvent {
@@ -82,6 +84,8 @@ export interface SpendCapReachedEvent {
   currency: string;
   windowMs: number;
   windowEndsAt: Date;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
 }
 
 /**
@@ -108,4 +112,6 @@ export interface FraudSuspectedEvent {
   /** Cool-off of this hold (0 for the reserve, which lasts while the cap is near). */
   holdMs: number;
   heldUntil: Date;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
 }

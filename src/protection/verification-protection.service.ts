@@ -219,7 +219,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
 
   private emit(event: SpendCapReachedEvent | FraudSuspectedEvent): void {
     // Not awaited: a slow alerting listener must not hold the refused request.
-    this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
+    const { name } = this.options;
+    const payload = name === undefined ? event : { ...event, registration: name };
+    this.emitter?.emitAsync(event.event, payload).catch((error: unknown) => {
       this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
         error: errorName(error),
       });

@@ -250,6 +250,23 @@ describe.each(PLATFORMS)('named registrations (%s)', (platform: Platform) => {
     const refused = await postWebhook(`${host.url}/closed/verification/webhooks`, delivery('closed'));
     expect(refused.status).toBe(403);
   });
+
+  it('operational events say which registration too', async () => {
+    const broke = await registration('broke');
+    await sb.updateAccount(accounts.broke!.apiKey, { balance: 0 });
+    host = await createTestApp({ platform, module: VerificationModule.forRoot(broke) });
+    const started = await call(host.url, 'POST', '/broke/verification/start', {
+      phone_number: phoneNumber(),
+      method: 'sms',
+    });
+    expect(started.status).toBe(503);
+    expect(host.opsEvents).toEqual([
+      {
+        name: 'verification.balance_insufficient',
+        payload: expect.objectContaining({ registration: 'broke' }),
+      },
+    ]);
+  });
 });
 
 describe('named registrations: store and options', () => {
