@@ -23,6 +23,7 @@ import {
   type MethodStatsReport,
   type MethodTransition,
 } from './method-figures.js';
+import { errorText } from '../core/error-text.js';
 
 const COUNTER_TTL_MS = STATS_RETENTION_DAYS * DAY_MS;
 /** A claim outlives its session by this much, like the tracker's event claims. */
@@ -204,7 +205,7 @@ export class MethodStats implements OnModuleDestroy {
     } catch (error) {
       this.logger.warn('method figures: counts could not be added to the store', {
         counters: counters.length,
-        error: error instanceof Error ? error.name : 'unknown',
+        error: errorText(error),
       });
     }
   }
@@ -221,7 +222,7 @@ export class MethodStats implements OnModuleDestroy {
     this.logger.warn('method figures: a session transition could not be counted', {
       method: record.method,
       request_id: record.requestId,
-      error: error instanceof Error ? error.name : 'unknown',
+      error: errorText(error),
     });
   }
 

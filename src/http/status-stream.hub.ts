@@ -27,6 +27,7 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { clientIp } from './client-request.js';
 import { SseResponse } from './sse-response.js';
 import { VerificationStatusResponse } from './verification.responses.js';
+import { errorText } from '../core/error-text.js';
 
 /** One open stream. Kept small: a deployment may hold tens of thousands. */
 interface StatusStream {
@@ -155,7 +156,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       this.releaseSlot(clientKey);
       // The status route's refusals as they are; the store unreachable for the subscription is a 503.
       if (!(error instanceof VerificationError))
-        this.logger.warn(`status stream refused: ${(error as Error)?.name ?? 'Error'}`);
+        this.logger.warn(`status stream refused: ${errorText(error)}`);
       throw asVerificationError(error);
     }
     const opened = stream;
@@ -238,7 +239,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       if (loaded) view = await this.journeys.view('', loaded);
     } catch (error) {
       // The store is away: the next change, the follower or the stream's end comes later.
-      this.logger.warn(`status stream could not read a session: ${(error as Error)?.name ?? 'Error'}`);
+      this.logger.warn(`status stream could not read a session: ${errorText(error)}`);
       return;
     }
     const streams = this.sessions.get(journeyId);

@@ -7,7 +7,6 @@ import {
   type Provider,
   type Type,
 } from '@nestjs/common';
-import { HttpModule, HttpService } from '@nestjs/axios';
 import {
   VERIFICATION_API_CLIENT_OPTIONS,
   withApiClientDefaults,
@@ -35,7 +34,7 @@ import { PaidStart } from '../verification/paid-start.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { VerificationReconciler } from '../sessions/verification.reconciler.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
-import { createStore, isVerificationStore } from '../store/create-store.js';
+import { isVerificationStore, openStore } from '../store/create-store.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationClock } from '../core/clock.js';
 import {
@@ -113,8 +112,9 @@ const PROVIDERS: Provider[] = [
   },
   {
     provide: VerificationStore,
+    // Async: a store opened from a URL fails the boot when no Redis client library is installed.
     useFactory: (options: ResolvedVerificationOptions, clock: VerificationClock) =>
-      createStore(registrationStore(options.store, options.name), () => clock.now()),
+      openStore(registrationStore(options.store, options.name), () => clock.now()),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
   },
   {
@@ -152,12 +152,11 @@ const PROVIDERS: Provider[] = [
     useFactory: (
       apiOptions: VerificationApiClientOptions,
       testNumbers: TestNumberSessions,
-      http?: HttpService,
     ): VerificationApiClient =>
       testNumbers.enabled
-        ? new TestNumberApiClient(apiOptions, testNumbers, http)
-        : new VerificationApiClient(apiOptions, http),
-    inject: [VERIFICATION_API_CLIENT_OPTIONS, TestNumberSessions, { token: HttpService, optional: true }],
+        ? new TestNumberApiClient(apiOptions, testNumbers)
+        : new VerificationApiClient(apiOptions),
+    inject: [VERIFICATION_API_CLIENT_OPTIONS, TestNumberSessions],
   },
   SessionRecordRepository,
   JourneyRepository,
@@ -242,9 +241,7 @@ class VerificationFeatureModule {}
  * client routes (start, check, status, methods) and the webhook route. Requires
  * `EventEmitterModule.forRoot()` in the host app.
  */
-// HttpModule.register(), not the static HttpModule: the latter hands out axios' default instance, which the
-// host shares, so its global interceptors would see every request of ours and the API's credentials.
-@Module({ imports: [HttpModule.register({})] })
+@Module({})
 export class VerificationModule extends ConfigurableVerificationModule {
   static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
     return withModuleParts(super.forRoot(options), declaredRoutes(options));

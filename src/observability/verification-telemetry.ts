@@ -15,6 +15,7 @@ import type { LogFields } from './log-redaction.js';
 import { refusalReason } from '../core/refusal-reason.js';
 import { VerificationLogger } from './verification-logger.js';
 import { VerificationMetrics } from './verification-metrics.js';
+import { errorText } from '../core/error-text.js';
 
 /** What telemetry reads of a session (a SessionRecord fits). */
 export interface ObservedSession {
@@ -145,7 +146,7 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     if (error instanceof VerificationError) return;
     this.logger.error(`${route} failed`, {
       route,
-      error: error instanceof Error ? error.name : 'unknown',
+      error: errorText(error),
     });
   }
 
@@ -222,7 +223,7 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     if (!(error instanceof VerificationClientError)) {
       this.logger.error(`${route} failed`, {
         ...fields,
-        error: error instanceof Error ? error.name : 'unknown',
+        error: errorText(error),
       });
       return;
     }

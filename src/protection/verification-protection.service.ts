@@ -26,6 +26,7 @@ import { StartCoalescer } from './start-coalescer.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
+import { errorText } from '../core/error-text.js';
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
@@ -223,7 +224,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     const payload = name === undefined ? event : { ...event, registration: name };
     this.emitter?.emitAsync(event.event, payload).catch((error: unknown) => {
       this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
-        error: errorName(error),
+        error: errorText(error),
       });
     });
   }
@@ -236,7 +237,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     try {
       await this.pumping.verified(event);
     } catch (error) {
-      this.logger.warn('pumping defence: a verification could not be counted', { error: errorName(error) });
+      this.logger.warn('pumping defence: a verification could not be counted', { error: errorText(error) });
     }
   }
 }
@@ -259,8 +260,4 @@ function limitsCallerOf(attempt: StartAttempt): string {
   if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
   if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
   return 'anonymous';
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
 }

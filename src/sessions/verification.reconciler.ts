@@ -14,6 +14,7 @@ import type { SessionRecord } from '../core/session-record.js';
 import { SessionRefresher } from './session-refresher.js';
 import { describeUpstreamError } from '../api/verification-api.error.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
+import { errorText } from '../core/error-text.js';
 
 /** Sessions claimed from the queue per store round trip (and polled concurrently). */
 const BATCH_SIZE = 50;
@@ -84,9 +85,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.runOnce()
-        .catch((error: unknown) =>
-          this.logger.warn(`reconcile pass failed: ${(error as Error)?.name ?? 'Error'}`),
-        )
+        .catch((error: unknown) => this.logger.warn(`reconcile pass failed: ${errorText(error)}`))
         .finally(() => this.arm());
     }, this.options.reconcile.tickMs);
     // Never keeps a process alive on its own; shutdown clears it anyway.

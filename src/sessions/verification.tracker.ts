@@ -211,6 +211,7 @@ export class VerificationTracker {
       this.logger.warn('listener failed; claim released for redelivery', {
         event,
         request_id: record.requestId,
+        // The name only: a host listener's message is the host's data, which the module cannot vouch for.
         error: (error as Error)?.name ?? 'Error',
       });
       throw new VerificationListenerError(event, record.requestId);

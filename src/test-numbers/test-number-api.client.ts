@@ -1,4 +1,3 @@
-import type { HttpService } from '@nestjs/axios';
 import type { VerificationApiClientOptions } from '../api/api-client.options.js';
 import type {
   CheckRequest,
@@ -21,12 +20,8 @@ import type { TestNumberSessions } from './test-number-sessions.js';
 export class TestNumberApiClient extends VerificationApiClient {
   readonly #sessions: TestNumberSessions;
 
-  constructor(
-    options: VerificationApiClientOptions,
-    sessions: TestNumberSessions,
-    httpService?: HttpService,
-  ) {
-    super(options, httpService);
+  constructor(options: VerificationApiClientOptions, sessions: TestNumberSessions) {
+    super(options);
     this.#sessions = sessions;
   }
 
