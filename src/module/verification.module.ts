@@ -18,6 +18,7 @@ import { loadOpenApiDocs } from '../http/openapi-decorators.js';
 import { OPERATIONS_EXPORTS, OPERATIONS_PROVIDERS } from '../operations/operations.providers.js';
 import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
+import { ServedRoutesLog } from './served-routes.log.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
@@ -145,6 +146,7 @@ const PROVIDERS: Provider[] = [
   },
   ...OPERATIONS_PROVIDERS,
   OwnedStoreCloser,
+  ServedRoutesLog,
   TestNumberSessions,
   {
     provide: VerificationApiClient,

@@ -202,11 +202,15 @@ describe.each(PLATFORMS)('journeys: the switch and cancel routes are guarded lik
       { required?: string[]; properties: Record<string, unknown> }
     >;
     expect(schemas.SwitchVerificationDto!.required).toEqual(['verification_id']);
-    expect(Object.keys(schemas.SwitchVerificationDto!.properties)).toEqual(['verification_id', 'method']);
+    expect(Object.keys(schemas.SwitchVerificationDto!.properties)).toEqual([
+      'verification_id',
+      'method',
+      'journey_token',
+    ]);
     expect(schemas.CancelVerificationDto!.required).toEqual(['verification_id']);
     expect(schemas.StartVerificationDto!.required).toEqual(['phone_number']);
     expect(Object.keys(schemas.VerificationStatusResponse!.properties)).toEqual(
-      expect.arrayContaining(['methods_tried', 'switch_methods', 'fallback_available_at']),
+      expect.arrayContaining(['methods_tried', 'switch_methods', 'fallback_available_at', 'journey_token']),
     );
     expect(schemas.VerificationStatusResponse!.required).toEqual(
       expect.arrayContaining(['methods_tried', 'switch_methods']),

@@ -40,6 +40,8 @@ describe.each(ONE_PLATFORM)('duplicate-start coalescing (%s)', (platform) => {
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(responses.filter((r) => r.body.resumed === false)).toHaveLength(1);
     expect(responses.filter((r) => r.body.resumed === true)).toHaveLength(19);
+    // One verification, one verification_id string: every resumed start hands back the same text.
+    expect(new Set(responses.map((r) => r.body.verification_id)).size).toBe(1);
     // Same display data everywhere: the number to call of the one session.
     const [session] = fx.sb.sessionsFor(phone);
     expect(new Set(responses.map((r) => r.body.number_to_call))).toEqual(new Set([session.number_to_call]));
