@@ -27,6 +27,11 @@ export interface MethodFigures {
   verified: number;
   expired: number;
   failed: number;
+  /**
+   * Distinct callers (owners, else client keys) the starts came from, summed over the days. Counted
+   * only for starts that are counted (not suspected by the pumping defence; a number's first of the day).
+   */
+  callers: number;
   /** verified ÷ started (sessions still pending count as not verified yet); null when none started. */
   verifiedRate: number | null;
   /** Estimated from a histogram of fixed buckets (5 s … 10 min); null when none was verified. */

@@ -20,7 +20,8 @@ function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
   seq += 1;
   return {
     requestId: `req-${seq}`,
-    phoneNumber: '+79123456789',
+    // A number of its own: the figures count a number's first session of the day only.
+    phoneNumber: `+79123${String(seq).padStart(6, '0')}`,
     method: 'sms',
     status: 'sent',
     awaitingCode: true,
@@ -39,6 +40,42 @@ function logger(): VerificationLogger {
   });
   return new VerificationLogger({ ...options, logLevels: false });
 }
+
+describe('MethodStats: figures an attacker cannot steer (issue 29, finding 6)', () => {
+  let store: MemoryStore;
+  let stats: MethodStats;
+  beforeEach(() => {
+    now = NOON;
+    store = new MemoryStore({ clock: () => now });
+    stats = new MethodStats(store, VerificationMetrics.disabled(), logger());
+  });
+  afterEach(() => store.close());
+
+  it('abandoned starts repeated on a few numbers by a few callers count once per number, and name few callers', async () => {
+    // Real users: 30 reverse flash calls from 30 callers, 27 verified.
+    for (let i = 0; i < 30; i++) {
+      const record = session({ method: 'reverse_flash_call', cost: rub(0.25) });
+      await stats.tally(record, `client:user-${i}`);
+      if (i < 27) await stats.tally({ ...record, status: 'verified', verifiedAt: now + 10_000 });
+    }
+    // The attack: 728 abandoned starts on 4 numbers from 3 addresses.
+    for (let i = 0; i < 728; i++) {
+      const record = session({ method: 'reverse_flash_call', phoneNumber: `+7912000000${i % 4}` });
+      await stats.tally(record, `client:attacker-${i % 3}`);
+      await stats.tally({ ...record, status: 'expired' });
+    }
+    const figures = (await stats.figures()).reverse_flash_call!;
+    expect(figures).toMatchObject({ started: 34, verified: 27, expired: 4, callers: 33 });
+  });
+
+  it('leaves out a session whose start the pumping defence suspected', async () => {
+    const record = session({ suspected: true });
+    await stats.tally(record, 'client:a');
+    await stats.tally({ ...record, status: 'expired' });
+    await stats.tally(session(), 'client:b');
+    expect((await stats.figures()).sms).toMatchObject({ started: 1, expired: 0, callers: 1 });
+  });
+});
 
 describe('MethodStats: each transition counted once, by method and calling code', () => {
   let store: MemoryStore;
@@ -120,19 +157,21 @@ describe('MethodStats: each transition counted once, by method and calling code'
     const first = session({ method: 'msgr1_otp', cost: rub(0.9) });
     await counter.tally(first);
     await counter.tally(session({ method: 'msgr1_otp', cost: rub(0.9) }));
-    // Only the claims so far: another instance reads nothing yet.
-    expect(calls.filter((c) => c !== 'now')).toEqual(['setIfAbsent', 'setIfAbsent']);
+    // Only each number's admission (read the decision, claim the number, remember the decision) and
+    // the claims so far: another instance reads nothing yet.
+    const admitted = ['get', 'setIfAbsent', 'set', 'setIfAbsent'];
+    expect(calls.filter((c) => c !== 'now')).toEqual([...admitted, ...admitted]);
     expect(await stats.figures()).toEqual({});
 
+    const claimed = calls.length;
     await counter.flush();
     // Two sessions' started and charged counts, each in its country and in all: four counters, and the currency.
-    expect(calls.filter((c) => c !== 'now' && c !== 'setIfAbsent').sort()).toEqual([
-      'increment',
-      'increment',
-      'increment',
-      'increment',
-      'set',
-    ]);
+    expect(
+      calls
+        .slice(claimed)
+        .filter((c) => c !== 'now')
+        .sort(),
+    ).toEqual(['increment', 'increment', 'increment', 'increment', 'set']);
     expect((await stats.figures()).msgr1_otp).toMatchObject({ started: 2, charged: rub(1.8) });
 
     // Observed again: claimed already, so nothing more is counted.

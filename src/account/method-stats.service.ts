@@ -1,6 +1,7 @@
 import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
+import { digest } from '../core/digest.js';
 import { bucketIndex, medianFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -33,6 +34,7 @@ const ALL_COUNTRIES = 'all';
 const CURRENCY_KEY = 'stats:currency';
 const DEFAULT_CURRENCY = 'RUB';
 const CHARGED_FIELD = 'charged';
+const CALLERS_FIELD = 'callers';
 const BUCKET_COUNT = TIME_TO_VERIFY_BUCKETS_MS.length + 1;
 /** How long counts wait in the instance before they are added to the store's counters (see `flush`). */
 export const STATS_FLUSH_INTERVAL_MS = 1_000;
@@ -92,16 +94,26 @@ export class MethodStats implements OnModuleDestroy {
     return `stats:${day}:${method}:${country}:${field}`;
   }
 
-  /** Counts what the record shows (started; delivered; its outcome) that no instance counted yet. */
-  async tally(record: SessionRecord): Promise<void> {
+  /**
+   * Counts what the record shows (started; delivered; its outcome) that no instance counted yet.
+   * Figures an attacker cannot steer: a session whose start the pumping defence suspected is left
+   * out, and so is every session of a number after its first with the method that day (abandoned
+   * starts repeated on a few numbers do not sink a method's rate). `caller` (the start path's owner
+   * or client key) is counted once per day and method: `cost_per_success` trusts a rate only from
+   * enough distinct callers.
+   */
+  async tally(record: SessionRecord, caller?: string): Promise<void> {
     // A test number's session says nothing about a method's real success or price.
-    if (isTestSession(record.requestId)) return;
+    if (record.suspected || isTestSession(record.requestId)) return;
     try {
+      if (!(await this.#admitted(record))) return;
       const shown = shownTransitions(record);
       const claimed = await this.#claim(record, shown);
       const won = shown.filter((_, i) => claimed[i]);
       if (won.length === 0) return;
       const counts = this.#counts(record, won);
+      if (caller !== undefined && won.includes('started') && (await this.#firstCaller(record, caller)))
+        counts.adds.push([CALLERS_FIELD, 1]);
       this.#add(counts);
       this.#report(counts);
     } catch (error) {
@@ -126,6 +138,35 @@ export class MethodStats implements OnModuleDestroy {
       if (sums.started > 0) report[method] = toFigures(sums, currency ?? DEFAULT_CURRENCY);
     });
     return report;
+  }
+
+  /**
+   * Whether the session is the first of its number with its method on its day (decided once per
+   * session and remembered: later transitions follow the start's decision).
+   */
+  async #admitted(record: SessionRecord): Promise<boolean> {
+    const decided = `stats-admitted:{${record.requestId}}`;
+    const known = await this.store.get(decided);
+    if (known !== null) return known === '1';
+    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
+    const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}}`;
+    const first =
+      (await this.store.setIfAbsent(numberKey, record.requestId, this.#untilDayEnds(record))) ||
+      (await this.store.get(numberKey)) === record.requestId;
+    await this.store.set(decided, first ? '1' : '0', ttl);
+    return first;
+  }
+
+  /** Whether this is the caller's first counted start of the method on the session's day. */
+  #firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
+    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(caller)}}`;
+    return this.store.setIfAbsent(key, '1', this.#untilDayEnds(record));
+  }
+
+  /** A per-day claim lasts until the session's day ends (and a minute for clocks that disagree). */
+  #untilDayEnds(record: SessionRecord): number {
+    const dayEnds = (Math.floor(record.createdAt / DAY_MS) + 1) * DAY_MS;
+    return Math.max(dayEnds - this.store.now(), 0) + 60_000;
   }
 
   #claim(record: SessionRecord, transitions: MethodTransition[]): Promise<boolean[]> {
@@ -237,6 +278,7 @@ export class MethodStats implements OnModuleDestroy {
       'expired',
       'failed',
       CHARGED_FIELD,
+      CALLERS_FIELD,
       ...Array.from({ length: BUCKET_COUNT }, (_, i) => bucketField(i)),
     ];
     const values = await Promise.all(
@@ -251,6 +293,7 @@ export class MethodStats implements OnModuleDestroy {
       expired: total('expired'),
       failed: total('failed'),
       chargedMinor: total(CHARGED_FIELD),
+      callers: total(CALLERS_FIELD),
       buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
     };
   }
@@ -281,6 +324,7 @@ interface Sums {
   expired: number;
   failed: number;
   chargedMinor: number;
+  callers: number;
   buckets: number[];
 }
 
@@ -291,6 +335,7 @@ function toFigures(sums: Sums, currency: string): MethodFigures {
     verified: sums.verified,
     expired: sums.expired,
     failed: sums.failed,
+    callers: sums.callers,
     verifiedRate: sums.started > 0 ? sums.verified / sums.started : null,
     medianTimeToVerifyMs: medianFromBuckets(sums.buckets),
     charged: { amount: toMajorUnits(sums.chargedMinor), currency },

@@ -88,7 +88,10 @@ export class VerificationClient {
     try {
       // Undefined fields drop out of the JSON: the server refuses unknown ones (an older one `device`).
       const body = { phone_number: input.phoneNumber, method: input.method, device: input.device };
-      const answer = await this.transport.request<StartAnswer>('/start', signal, body);
+      const answer = await heldOver(
+        (method) => this.transport.request<StartAnswer>('/start', signal, { ...body, method }),
+        input.method,
+      );
       if (!signal.aborted) this.follow(answer, answer.phone_number, answer.resumed, signal);
     } catch (error) {
       this.refused(error, signal, { ...IDLE, method: input.method ?? null });
@@ -186,11 +189,15 @@ export class VerificationClient {
     if (this.waiting()) return this.state;
     const signal = this.controller.signal;
     try {
-      const answer = await this.transport.request<StartAnswer>('/switch', signal, {
-        verification_id: verificationId,
+      const answer = await heldOver(
+        (named) =>
+          this.transport.request<StartAnswer>('/switch', signal, {
+            verification_id: verificationId,
+            method: named,
+            journey_token: this.saved?.token,
+          }),
         method,
-        journey_token: this.saved?.token,
-      });
+      );
       if (signal.aborted) return this.state;
       this.follower?.stop();
       this.follower = null;
@@ -419,5 +426,25 @@ export class VerificationClient {
       this.otp.abort();
       this.otp = null;
     }
+  }
+}
+
+/**
+ * Runs `send` with `method`; a graded answer (409 `method_held`: this number is offered only methods
+ * charged on proof for now) is followed once, with the first method it offers: the page then asks
+ * the user to call a number, or to open the bot, instead of waiting for a code.
+ */
+async function heldOver<T>(
+  send: (method: string | undefined) => Promise<T>,
+  method: string | undefined,
+): Promise<T> {
+  try {
+    return await send(method);
+  } catch (error) {
+    const offered = (error as VerificationClientError).problem?.offered_methods;
+    const next = Array.isArray(offered) && typeof offered[0] === 'string' ? offered[0] : undefined;
+    if ((error as VerificationClientError).code !== 'method_held' || next === undefined || next === method)
+      throw error;
+    return send(next);
   }
 }

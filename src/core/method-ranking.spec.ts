@@ -119,3 +119,24 @@ describe('rankByCostPerSuccess: price ÷ success rate once sampled', () => {
       expect(() => rankByCostPerSuccess(['sms'], PRICES, {}, bad)).toThrow(RangeError);
   });
 });
+
+describe('rankByCostPerSuccess: a rate is trusted only from minCallers distinct callers (issue 29, finding 6)', () => {
+  const methods = ['reverse_flash_call', 'sms'] as const;
+  const prices: MethodPriceEntry[] = [
+    { method: 'reverse_flash_call', price: rub(0.25) },
+    { method: 'sms', price: rub(3) },
+  ];
+
+  it('abandoned starts from a few callers do not move auto from the reverse flash call to SMS', () => {
+    const stats = {
+      // 728 abandoned starts from 3 callers sank its rate to 1 %.
+      reverse_flash_call: { started: 758, verified: 8, callers: 3 },
+      sms: { started: 100, verified: 90, callers: 100 },
+    };
+    expect(rankByCostPerSuccess(methods, prices, stats, 50)).toEqual(['sms', 'reverse_flash_call']);
+    expect(rankByCostPerSuccess(methods, prices, stats, 50, 20)).toEqual(['reverse_flash_call', 'sms']);
+    // From enough callers, the rate is trusted.
+    const many = { ...stats, reverse_flash_call: { ...stats.reverse_flash_call, callers: 20 } };
+    expect(rankByCostPerSuccess(methods, prices, many, 50, 20)).toEqual(['sms', 'reverse_flash_call']);
+  });
+});

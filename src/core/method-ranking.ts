@@ -8,10 +8,12 @@ export interface MethodPriceEntry {
   price: Money;
 }
 
-/** What was observed of a method: sessions started, and how many of them were verified. */
+/** What was observed of a method: sessions started, how many of them were verified, and from how many callers. */
 export interface MethodSamples {
   started: number;
   verified: number;
+  /** Distinct callers the starts came from (summed over days); absent: not known. */
+  callers?: number;
 }
 
 /** Observed figures by method name (`methodStats()`' answer fits); a method absent has no samples. */
@@ -38,7 +40,8 @@ export function rankByPrice<M extends VerificationMethod>(
  * The policy mode `cost_per_success`: `methods` by what a verified user costs, the observed price ÷
  * success rate (success = verified ÷ started), cheapest first.
  *
- * A method counts as sampled once it has at least `minSamples` starts (and at least one). A method
+ * A method counts as sampled once it has at least `minSamples` starts (and at least one) from at
+ * least `minCallers` distinct callers: a rate a few callers made (abandoned starts) is not trusted. A method
  * not sampled yet competes at its price ÷ the pooled success rate of the sampled candidates (their
  * verified ÷ their starts): as if it converted like an average method. Ranking everything by price
  * until every candidate is sampled would never start: a method that price order puts last seldom
@@ -53,6 +56,7 @@ export function rankByCostPerSuccess<M extends VerificationMethod>(
   prices: readonly MethodPriceEntry[],
   stats: MethodSamplesByMethod,
   minSamples: number,
+  minCallers = 0,
 ): M[] {
   if (!Number.isSafeInteger(minSamples) || minSamples < 0)
     throw new RangeError(`minSamples must be a non-negative integer, got ${minSamples}`);
@@ -61,7 +65,8 @@ export function rankByCostPerSuccess<M extends VerificationMethod>(
   const sampled = new Map<string, MethodSamples>();
   for (const method of methods) {
     const samples = stats[method];
-    if (price.has(method) && samples && samples.started >= needed) sampled.set(method, samples);
+    if (price.has(method) && samples && samples.started >= needed && (samples.callers ?? 0) >= minCallers)
+      sampled.set(method, samples);
   }
   if (sampled.size === 0) return rankByPrice(methods, prices);
   let started = 0;

@@ -22,6 +22,7 @@ const TABLE: Record<ProtectionRefusalReason, [string, number, string]> = {
   owner_held: ['rate_limit_exceeded', 429, 'pumping'],
   client_held: ['rate_limit_exceeded', 429, 'pumping'],
   spend_cap_reserve: ['service_unavailable', 503, 'pumping'],
+  method_held: ['method_held', 409, 'pumping'],
 };
 
 describe('protection refusals, every one', () => {

@@ -96,6 +96,7 @@ describe('protection refusals on the wire', () => {
       ['owner_held', 429, 'rate_limit_exceeded'],
       ['client_held', 429, 'rate_limit_exceeded'],
       ['spend_cap_reserve', 503, 'service_unavailable'],
+      ['method_held', 409, 'method_held'],
     ]);
   });
 

@@ -36,13 +36,14 @@ export const ProtectionRefusalReason = {
   ownerHeld: 'owner_held',
   clientHeld: 'client_held',
   spendCapReserve: 'spend_cap_reserve',
+  methodHeld: 'method_held',
 } as const;
 export type ProtectionRefusalReason = (typeof ProtectionRefusalReason)[keyof typeof ProtectionRefusalReason];
 
 /** The error codes protection refuses with. */
 export type ProtectionRefusalCode = Extract<
   ClientErrorCode,
-  'rate_limit_exceeded' | 'too_many_wrong_codes' | 'service_unavailable'
+  'rate_limit_exceeded' | 'too_many_wrong_codes' | 'service_unavailable' | 'method_held'
 >;
 
 /**
@@ -67,12 +68,15 @@ export const PROTECTION_REFUSALS: Readonly<
   owner_held: { errorCode: 'rate_limit_exceeded', label: 'pumping' },
   client_held: { errorCode: 'rate_limit_exceeded', label: 'pumping' },
   spend_cap_reserve: { errorCode: 'service_unavailable', label: 'pumping' },
+  // A graded answer: the start is suspected, and only methods charged on proof are offered.
+  method_held: { errorCode: 'method_held', label: 'pumping' },
 };
 
 const DETAILS: Readonly<Record<ProtectionRefusalCode, string>> = {
   rate_limit_exceeded: 'Too many requests, try again later',
   too_many_wrong_codes: 'Too many wrong codes were entered, try again later',
   service_unavailable: 'Phone verification is temporarily unavailable, try again later',
+  method_held: 'This method is not available for this number now: use one of offered_methods',
 };
 
 /**

@@ -31,6 +31,11 @@ export interface SessionRecord {
   delivered?: boolean;
   /** The journey it is a step of, for steps after the first (absent: it is its own journey's first step). */
   journeyId?: string;
+  /**
+   * The pumping defence suspected its start (monitor mode, a passed challenge, its country under
+   * attack): the method figures leave it out, so an attack cannot steer `cost_per_success`.
+   */
+  suspected?: boolean;
 }
 
 /**
@@ -97,6 +102,8 @@ export interface SessionOrigin {
   as: 'answer' | 'seed';
   /** The journey it was started for by a switch (absent for a journey's first session). */
   journeyId?: string;
+  /** The pumping defence suspected the start (see SessionRecord.suspected). */
+  suspected?: boolean;
 }
 
 /** The one way a SessionRecord comes to be: at start, on adoption of an in-doubt start, on recovery. */
@@ -118,6 +125,7 @@ export function newSessionRecord(facts: SessionFacts, origin: SessionOrigin): Se
     verifiedAt: null,
     cost: facts.cost,
     ...(origin.journeyId === undefined ? {} : { journeyId: origin.journeyId }),
+    ...(origin.suspected ? { suspected: true } : {}),
   };
   if (!seed && showsDelivery(facts.method, facts.status)) record.delivered = true;
   return record;

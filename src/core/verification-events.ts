@@ -112,6 +112,19 @@ export interface FraudSuspectedEvent {
   mode: 'enforce' | 'monitor';
   /** The number range of the start that tripped it (E.164 without its last digits). */
   range: string;
+  /** Its operator prefix: calling code and national destination code (`+7985`). */
+  prefix: string;
+  /**
+   * What is held: the start's `range`, its operator `prefix`, its `owner`, `client` key or
+   * `network`, or (`spend_cap_reserve`) its `country`.
+   */
+  subject: 'range' | 'prefix' | 'owner' | 'client' | 'network' | 'country';
+  /**
+   * Why: `unconverted` (its starts do not complete), `fresh_burst` (a range or prefix nobody verified
+   * in took a burst of starts), `country_under_attack` (the stricter minimum while the country's
+   * traffic does not convert), `spend_cap_reserve` (the cap's last share is kept for callers with a record).
+   */
+  rule: 'unconverted' | 'fresh_burst' | 'country_under_attack' | 'spend_cap_reserve';
   /** ISO 3166 country of the number (or its calling code when it has none). */
   country: string;
   /** The owner of that start, when `owner()` gave one. */

@@ -19,6 +19,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeRequestAnnounced: false,
     offeredByDefault: true,
     billing: 'on_verified',
+    chargedOnProof: true,
   },
   flash_call: {
     pollIntervalMs: 2500,
@@ -27,6 +28,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeRequestAnnounced: false,
     offeredByDefault: true,
     billing: 'on_delivery',
+    chargedOnProof: false,
   },
   msgr1_otp: {
     pollIntervalMs: 2500,
@@ -35,6 +37,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeRequestAnnounced: false,
     offeredByDefault: true,
     billing: 'on_initiation',
+    chargedOnProof: false,
   },
   msgr2_bot: {
     pollIntervalMs: 2500,
@@ -43,6 +46,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeRequestAnnounced: false,
     offeredByDefault: true,
     billing: 'on_delivery',
+    chargedOnProof: true,
   },
   sms: {
     pollIntervalMs: 2500,
@@ -51,6 +55,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeRequestAnnounced: false,
     offeredByDefault: true,
     billing: 'on_delivery',
+    chargedOnProof: false,
   },
   operator_id: {
     pollIntervalMs: 2500,
@@ -59,6 +64,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeRequestAnnounced: true,
     offeredByDefault: true,
     billing: 'on_initiation',
+    chargedOnProof: false,
   },
   voice: {
     pollIntervalMs: 2500,
@@ -67,6 +73,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
     codeRequestAnnounced: false,
     offeredByDefault: false,
     billing: 'on_delivery',
+    chargedOnProof: false,
   },
 };
 

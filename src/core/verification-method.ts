@@ -47,6 +47,12 @@ export interface MethodTraits {
    * or per attempt at initiation.
    */
   readonly billing: MethodBilling;
+  /**
+   * Charged only once the user's own action proves the number: the user's call (reverse flash call)
+   * or the user opening the bot and sharing the number (msgr2_bot). Nobody can make the host pay for
+   * such a start to a number they do not hold, so a suspected start is offered these (issue 29).
+   */
+  readonly chargedOnProof: boolean;
 }
 
 /** The moments the spec's billing table names. */
@@ -63,6 +69,7 @@ const CODE_FROM_START: MethodTraits = {
   codeRequestAnnounced: false,
   offeredByDefault: true,
   billing: 'on_delivery',
+  chargedOnProof: false,
 };
 
 const TRAITS: Readonly<Record<KnownVerificationMethod, MethodTraits>> = {
@@ -73,10 +80,12 @@ const TRAITS: Readonly<Record<KnownVerificationMethod, MethodTraits>> = {
     codeRequestAnnounced: false,
     offeredByDefault: true,
     billing: 'on_verified',
+    chargedOnProof: true,
   },
   flash_call: CODE_FROM_START,
   msgr1_otp: { ...CODE_FROM_START, billing: 'on_initiation' },
-  msgr2_bot: { ...CODE_FROM_START, codeAwaited: 'when_api_says' },
+  // Delivered (and charged) only once the user opened the bot and shared the number.
+  msgr2_bot: { ...CODE_FROM_START, codeAwaited: 'when_api_says', chargedOnProof: true },
   sms: CODE_FROM_START,
   operator_id: {
     ...CODE_FROM_START,

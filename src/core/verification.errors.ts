@@ -19,6 +19,7 @@ export const ClientErrorCode = {
   journeyLimitReached: 'journey_limit_reached',
   fallbackNotAvailable: 'fallback_not_available',
   switchInProgress: 'switch_in_progress',
+  methodHeld: 'method_held',
   /** VerifiedPhoneGuard on a host's route: no verification (or claim) this caller may use. */
   phoneVerificationRequired: 'phone_verification_required',
   /** VerifiedPhoneGuard on a host's route: the verification is the caller's but not verified. */
@@ -44,6 +45,7 @@ const TITLES: Record<ClientErrorCode, string> = {
   journey_limit_reached: 'Journey limit reached',
   fallback_not_available: 'Fallback not available yet',
   switch_in_progress: 'Switch in progress',
+  method_held: 'Method held',
   phone_verification_required: 'Phone verification required',
   phone_not_verified: 'Phone not verified',
 };
@@ -67,6 +69,7 @@ export const CLIENT_ERROR_STATUSES: Readonly<Record<ClientErrorCode, number>> = 
   journey_limit_reached: 409,
   fallback_not_available: 409,
   switch_in_progress: 409,
+  method_held: 409,
   phone_verification_required: 403,
   phone_not_verified: 409,
 };

@@ -227,7 +227,11 @@ export abstract class VerificationControllerBase {
   @ApiResponse({ status: 200, type: VerificationMethodsResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.methods)
   async methods(): Promise<VerificationMethodsResponse> {
-    return VerificationMethodsResponse.from(await this.verification.methods());
+    // The country lets a frontend read a number typed without `+` as the server will (the element does).
+    return VerificationMethodsResponse.from(
+      await this.verification.methods(),
+      this.options.phone.defaultCountry,
+    );
   }
 
   /** Who the caller is, from the host's `owner(req)`. Overridable. */

@@ -54,6 +54,7 @@ export const ROUTE_ERROR_CODES = {
     'start_refused',
     'rate_limit_exceeded',
     'too_many_wrong_codes',
+    'method_held',
     'service_unavailable',
   ],
   check: [
@@ -77,6 +78,7 @@ export const ROUTE_ERROR_CODES = {
     'start_refused',
     'rate_limit_exceeded',
     'too_many_wrong_codes',
+    'method_held',
     'service_unavailable',
   ],
   cancel: [

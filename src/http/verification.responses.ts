@@ -152,15 +152,21 @@ export class VerificationMethodItem {
 
 export class VerificationMethodsResponse {
   @ApiProperty({ type: [VerificationMethodItem] }) methods!: VerificationMethodItem[];
+  @ApiPropertyOptional({
+    description:
+      'The country (ISO 3166-1 alpha-2) a number without a country code is read in (`phone.defaultCountry`)',
+  })
+  default_country?: string;
 
-  static from(views: MethodView[]): VerificationMethodsResponse {
-    return {
+  static from(views: MethodView[], defaultCountry?: string): VerificationMethodsResponse {
+    return withoutUndefined({
       methods: views.map((v) => ({
         method: v.method,
         code_entry: v.codeEntry,
         poll_interval_ms: v.pollIntervalMs,
       })),
-    };
+      default_country: defaultCountry,
+    });
   }
 }
 

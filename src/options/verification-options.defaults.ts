@@ -63,9 +63,13 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
     } as Required<SpendCapOptions>,
     pumping: {
       mode: 'enforce',
+      grading: true,
       rangeDigits: 4,
       windowMs: HOUR,
       rangeMinStarts: 20,
+      prefixMinStarts: 20,
+      freshRangeMinStarts: 3,
+      freshPrefixMinStarts: 10,
       callerMinStarts: 20,
       countryMinStarts: 20,
       underAttackMinStarts: 1,
@@ -81,6 +85,7 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
   orchestration: {
     mode: 'price',
     minSamples: 50,
+    minCallers: 20,
     skippable: 'all',
     /** When a fallback becomes available, seconds after the method's start (voice: as the code methods). */
     timeoutSeconds: {

@@ -217,6 +217,7 @@ function resolveOrchestration(given: OrchestrationOptions): ResolvedOrchestratio
     methods: given.methods ? [...new Set(given.methods)] : undefined,
     mode: given.mode ?? D.mode,
     minSamples: given.minSamples ?? D.minSamples,
+    minCallers: given.minCallers ?? D.minCallers,
     skippable:
       given.skippable === undefined || given.skippable === 'all' ? D.skippable : [...given.skippable],
     timeoutSeconds: timeouts,

@@ -189,6 +189,18 @@ const CASES: [string, unknown, string, string][] = [
     'positive integer',
   ],
   [
+    'limits.pumping.grading',
+    { api, limits: { pumping: { grading: 'yes' } } },
+    'limits.pumping.grading',
+    'must be true or false',
+  ],
+  [
+    'orchestration.minCallers',
+    { api, orchestration: { minCallers: 1.5 } },
+    'orchestration.minCallers',
+    'positive integer',
+  ],
+  [
     'orchestration.skippable',
     { api, orchestration: { skippable: 'some' } },
     'orchestration.skippable',
@@ -426,6 +438,9 @@ const CASES: [string, unknown, string, string][] = [
     [
       'windowMs',
       'rangeMinStarts',
+      'prefixMinStarts',
+      'freshRangeMinStarts',
+      'freshPrefixMinStarts',
       'callerMinStarts',
       'countryMinStarts',
       'underAttackMinStarts',

@@ -53,6 +53,9 @@ export const RATE_LIMITS = [
 const PUMPING_COUNTS = [
   'windowMs',
   'rangeMinStarts',
+  'prefixMinStarts',
+  'freshRangeMinStarts',
+  'freshPrefixMinStarts',
   'callerMinStarts',
   'countryMinStarts',
   'underAttackMinStarts',
@@ -257,6 +260,7 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   },
   { path: 'orchestration.mode', checks: [oneOf('price', 'cost_per_success')] },
   { path: 'orchestration.minSamples', checks: [positiveInt] },
+  { path: 'orchestration.minCallers', checks: [positiveInt] },
   {
     path: 'orchestration.skippable',
     checks: [
@@ -309,6 +313,7 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
 
   { path: 'limits.pumping', checks: [objectOrFalse('an object ({ mode, rangeDigits, … })')] },
   { path: 'limits.pumping.mode', checks: [oneOf('enforce', 'monitor', 'off')] },
+  { path: 'limits.pumping.grading', checks: [bool] },
   { path: 'limits.pumping.rangeDigits', checks: [intRange(1, 8, 'digits')] },
   ...PUMPING_COUNTS.map((name): OptionRule => ({ path: `limits.pumping.${name}`, checks: [positiveInt] })),
   {

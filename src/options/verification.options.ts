@@ -193,12 +193,31 @@ export interface PumpingSafeList {
 export interface PumpingOptions {
   /** `'enforce'` refuses held starts; `'monitor'` only logs, counts and emits; `'off'`. Default `'enforce'`. */
   mode?: 'enforce' | 'monitor' | 'off';
+  /**
+   * Graded answers: a suspected start (held range, prefix or caller; the reserve; the spend cap's
+   * last share) is offered only the methods charged on proof (reverse_flash_call, msgr2_bot) that
+   * the account offers: `auto` picks among them, an explicit other method gets 409 `method_held`
+   * with `offered_methods` and `Retry-After`. Refused as before when none is offered. Default true.
+   */
+  grading?: boolean;
   /** Digits dropped from the end of an E.164 number to name its range. Default 4 (10,000 numbers); 1 to 8. */
   rangeDigits?: number;
   /** Length of the sliding window counts are kept over, ms. Default 3,600,000 (an hour). */
   windowMs?: number;
-  /** Unconverted starts a range takes in the window before it is held. Default 20. */
+  /** Unconverted starts a range with a history (numbers verified in it) takes in the window before it is held. Default 20. */
   rangeMinStarts?: number;
+  /**
+   * Unconverted starts an operator prefix (calling code and national destination code, `+7985`)
+   * with a history takes in the window before it is held. Default 20.
+   */
+  prefixMinStarts?: number;
+  /**
+   * Unconverted starts a range without a history (no number verified in it yesterday or in the
+   * window) takes before it is held: a burst into numbers nobody verified is an attack's signature. Default 3.
+   */
+  freshRangeMinStarts?: number;
+  /** The same for an operator prefix without a history. Default 10. */
+  freshPrefixMinStarts?: number;
   /** Unconverted starts an owner, a client key or an IPv6 network takes in the window before it is held. Default 20. */
   callerMinStarts?: number;
   /** Unconverted starts in one country's window that mean it is under attack. Default 20. */
@@ -234,9 +253,13 @@ export interface PumpingOptions {
 
 export interface ResolvedPumping {
   mode: 'enforce' | 'monitor' | 'off';
+  grading: boolean;
   rangeDigits: number;
   windowMs: number;
   rangeMinStarts: number;
+  prefixMinStarts: number;
+  freshRangeMinStarts: number;
+  freshPrefixMinStarts: number;
   callerMinStarts: number;
   countryMinStarts: number;
   underAttackMinStarts: number;
@@ -283,6 +306,11 @@ export interface OrchestrationOptions {
   /** `cost_per_success`: starts of a method before its observed figures count. Default 50. */
   minSamples?: number;
   /**
+   * `cost_per_success`: distinct callers (owners, else client keys) a method's starts must come from
+   * before its observed rate is trusted: a few callers cannot steer `auto` with abandoned starts. Default 20.
+   */
+  minCallers?: number;
+  /**
    * Methods the frontend may leave for another before their timeout (`fallback_available_at`);
    * switching from any other one before then is 409 `fallback_not_available`. Default `'all'`.
    */
@@ -305,6 +333,7 @@ export interface ResolvedOrchestration {
   methods: KnownVerificationMethod[] | undefined;
   mode: 'price' | 'cost_per_success';
   minSamples: number;
+  minCallers: number;
   skippable: KnownVerificationMethod[] | 'all';
   timeoutSeconds: Record<KnownVerificationMethod, number>;
   maxSteps: number;

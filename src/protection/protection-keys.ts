@@ -21,4 +21,6 @@ export const ProtectionKeys = {
   coalesce: (caller: string, phone: string, method: string): string =>
     `protect:coalesce:${digest(`${caller}\n${phone}\n${method}`)}`,
   spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,
+  /** A session's spend reservation kept open until the session ends (charged on proof or delivery). */
+  spendOpen: (requestId: string): string => `protect:spend-open:${digest(requestId)}`,
 } as const;

@@ -65,6 +65,10 @@ describe('PumpingDefence, one start at a time', () => {
       {
         ...VERIFICATION_DEFAULTS.limits.pumping,
         rangeMinStarts: 3,
+        // The fresh-range and prefix rules have their own cases below.
+        freshRangeMinStarts: 100,
+        prefixMinStarts: 100,
+        freshPrefixMinStarts: 100,
         callerMinStarts: 3,
         countryMinStarts: 50,
         holdMs: HOLD_MS,
@@ -114,7 +118,10 @@ describe('PumpingDefence, one start at a time', () => {
         reason: 'range_held',
         mode: 'enforce',
         range: '+7916123',
+        prefix: '+7916',
         country: 'RU',
+        subject: 'range',
+        rule: 'unconverted',
         owner: 'user-9',
         phoneNumberMasked: '+7******0003',
         countryUnderAttack: false,
@@ -129,7 +136,10 @@ describe('PumpingDefence, one start at a time', () => {
         context: {
           reason: 'range_held',
           mode: 'enforce',
+          subject: 'range',
+          rule: 'unconverted',
           range: '+7916123',
+          prefix: '+7916',
           country: 'RU',
           starts: 3,
           verified: 0,
@@ -146,14 +156,45 @@ describe('PumpingDefence, one start at a time', () => {
     expect(await start(attempt('+79261234567'))).toBe('ok');
   });
 
-  it("a held start is counted for its country only: the held range's own count does not sink deeper", async () => {
-    const { pumping, start } = defence();
+  // Issue 29 rewrote this one: a held start used to count for its country only, so a held range's
+  // window emptied while its attempts went on and let a start through at each boundary.
+  it('a held attempt counts for every subject: the held range stays unconverted when its window rolls over', async () => {
+    const { pumping, start, clock } = defence();
     for (let i = 0; i < 3; i++) await start(attempt(inRange(i)));
-    await start(attempt(inRange(3)));
-    await start(attempt(inRange(4)));
+    for (let i = 3; i < 8; i++) await start(attempt(inRange(i)));
     const assessment = await pumping.assess(attempt(inRange(9)));
-    expect(assessment?.counts.get('range:+7916123')?.starts).toBe(3);
-    expect(assessment?.counts.get('country:RU')?.starts).toBe(5);
+    expect(assessment?.counts.get('range:+7916123')?.starts).toBe(8);
+    expect(assessment?.counts.get('country:RU')?.starts).toBe(8);
+    // Past the hold and into the next window, the attempts still weigh: held again, not one let through.
+    clock.now += HOLD_MS + 5 * MINUTE;
+    expect(((await start(attempt(inRange(10)))) as ProtectionRefusal).reason).toBe('range_held');
+  });
+
+  it('a range nobody verified in takes a burst from only freshRangeMinStarts callers, judged one by one when simultaneous', async () => {
+    const { start, reported } = defence({ rangeMinStarts: 20, freshRangeMinStarts: 3 });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => start(attempt(inRange(i), { clientKey: `addr-${i}` }))),
+    );
+    expect(answers.filter((a) => a === 'ok')).toHaveLength(3);
+    expect(reported.events[0]).toMatchObject({ subject: 'range', rule: 'fresh_burst' });
+  });
+
+  it("one caller's starts into a fresh range are not a burst: the normal minimum applies", async () => {
+    const { start } = defence({ rangeMinStarts: 20, freshRangeMinStarts: 3, callerMinStarts: 50 });
+    for (let i = 0; i < 12; i++)
+      expect(await start(attempt(inRange(i), { clientKey: 'one-office' }))).toBe('ok');
+  });
+
+  it('an operator prefix is judged on its own: waves into fresh ranges of one prefix are held there', async () => {
+    const { start, reported } = defence({ freshPrefixMinStarts: 4 });
+    const answers: unknown[] = [];
+    for (let r = 0; r < 4; r++)
+      for (let i = 0; i < 2; i++)
+        answers.push(await start(attempt(`+7926${r}00000${i}`, { clientKey: `addr-${r}-${i}` })));
+    expect(answers.filter((a) => a === 'ok')).toHaveLength(4);
+    expect(reported.events[0]).toMatchObject({ subject: 'prefix', prefix: '+7926', rule: 'fresh_burst' });
+    // Another prefix is not touched.
+    expect(await start(attempt('+79851230000', { clientKey: 'addr-x' }))).toBe('ok');
   });
 
   it('a hold ends after its cool-off; a pattern that goes on gets one twice as long, up to the maximum', async () => {
@@ -201,6 +242,20 @@ describe('PumpingDefence, one start at a time', () => {
     }
   });
 
+  it("a journey's switch is judged as part of its journey: a held caller does not refuse it, and its verification credits the caller", async () => {
+    const { pumping, start, sessionId } = defence();
+    const caller = { clientKey: 'nat-1' };
+    for (let i = 0; i < 3; i++) await start(attempt(ownRange(i), caller));
+    expect(((await start(attempt(ownRange(3), caller))) as ProtectionRefusal).reason).toBe('client_held');
+    // The switch of a journey this caller started goes ahead, and is not counted for the caller.
+    expect(await start(attempt(ownRange(0), { ...caller, switchedFrom: 'sms' }))).toBe('ok');
+    const before = await pumping.assess(attempt(ownRange(9), caller));
+    expect(before?.counts.get('client:nat-1')?.starts).toBe(4);
+    await pumping.verified(verifiedEvent(sessionId(), ownRange(0)));
+    const after = await pumping.assess(attempt(ownRange(9), caller));
+    expect(after?.counts.get('client:nat-1')?.verified).toBe(1);
+  });
+
   it('a client key and, when it is not the address, the IPv6 /64 are callers of their own', async () => {
     const { start } = defence();
     for (let i = 0; i < 3; i++)
@@ -225,6 +280,7 @@ describe('PumpingDefence, one start at a time', () => {
     );
     expect(assessment?.subjects.map((s) => s.id)).toEqual([
       'range:+7926000',
+      'prefix:+7926',
       'country:RU',
       'client:203.0.113.7',
     ]);
@@ -233,6 +289,7 @@ describe('PumpingDefence, one start at a time', () => {
     );
     expect(v6?.subjects.map((s) => s.id)).toEqual([
       'range:+7926000',
+      'prefix:+7926',
       'country:RU',
       'owner:u',
       'client:k',
@@ -290,12 +347,14 @@ describe('PumpingDefence, one start at a time', () => {
     expect(await safeOwner.pumping.assess(attempt('+79161231111', { owner: 'someone' }))).toBeDefined();
   });
 
-  it('a verification without a remembered start counts for its range, country and owner', async () => {
+  it('a verification without a remembered start counts for its range, prefix, country and owner; only the owner becomes known', async () => {
     const { pumping } = defence();
     await pumping.verified(verifiedEvent('unknown-req', '+79161234567', 'user-1'));
+    await pumping.verified(verifiedEvent('again-req', '+79161234567', 'user-1'));
     const assessment = await pumping.assess(attempt('+79161230000', { owner: 'user-1' }));
-    expect(assessment?.counts.get('range:+7916123')).toMatchObject({ verified: 1, known: true });
-    expect(assessment?.counts.get('country:RU')).toMatchObject({ verified: 1, known: true });
+    expect(assessment?.counts.get('range:+7916123')).toMatchObject({ verified: 1, known: false });
+    expect(assessment?.counts.get('prefix:+7916')).toMatchObject({ verified: 1, known: false });
+    expect(assessment?.counts.get('country:RU')).toMatchObject({ verified: 1, known: false });
     expect(assessment?.counts.get('owner:user-1')).toMatchObject({ verified: 1, known: true });
   });
 
@@ -303,7 +362,7 @@ describe('PumpingDefence, one start at a time', () => {
     const { pumping } = defence();
     const assessment = await pumping.assess(attempt('+80012345678'));
     expect(assessment?.country).toBe('+800');
-    expect(assessment?.subjects[1]?.id).toBe('country:+800');
+    expect(assessment?.subjects[2]?.id).toBe('country:+800');
   });
 
   it('a released start is taken back from the counts', async () => {
@@ -340,8 +399,8 @@ describe('PumpingDefence, one start at a time', () => {
         { rangeMinStarts: 1000, callerMinStarts: 1000, underAttackMinStarts: 1000 },
         0.85,
       );
-      await start(attempt('+79031110000'));
-      await pumping.verified(verifiedEvent(sessionId(), '+79031110000'));
+      await start(attempt('+79031110000', { owner: 'regular' }));
+      await pumping.verified(verifiedEvent(sessionId(), '+79031110000', 'regular'));
       await attack(start);
       const reserve = (await start(attempt('+79051110000'))) as ProtectionRefusal;
       expect([reserve.reason, reserve.getStatus(), reserve.retryAfterSeconds]).toEqual([
@@ -358,7 +417,9 @@ describe('PumpingDefence, one start at a time', () => {
       // Reported once per cool-off, however many starts wait.
       await start(attempt('+79051110001'));
       expect(reported.events.filter((e) => e.reason === 'spend_cap_reserve')).toHaveLength(1);
-      expect(await start(attempt('+79031110001'))).toBe('ok');
+      // A caller with a record is served; a range is not vouched for by a verification in it.
+      expect(await start(attempt('+79031110001', { owner: 'regular' }))).toBe('ok');
+      expect(((await start(attempt('+79031110002'))) as ProtectionRefusal).reason).toBe('spend_cap_reserve');
     });
 
     it('below the reserve, or with no spend cap, starts without a record go on', async () => {

@@ -21,8 +21,10 @@ describe('pumping rules at their edges', () => {
   });
 
   it('a range takes the range minimum, a caller the callers one', () => {
-    const distinct = { ...rules, rangeMinStarts: 30, callerMinStarts: 10 };
-    expect(minUnconvertedFor('range', counts(0, 0), false, distinct)).toBe(30);
+    const distinct = { ...rules, rangeMinStarts: 30, prefixMinStarts: 40, callerMinStarts: 10 };
+    const history = { ...counts(0, 0), baseline: 1 };
+    expect(minUnconvertedFor('range', history, false, distinct)).toBe(30);
+    expect(minUnconvertedFor('prefix', history, false, distinct)).toBe(40);
     for (const kind of ['owner', 'client', 'network'] as const)
       expect(minUnconvertedFor(kind, counts(0, 0), false, distinct)).toBe(10);
   });

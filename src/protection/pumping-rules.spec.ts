@@ -4,13 +4,17 @@ import {
   countryUnderAttack,
   doesNotConvert,
   holdStands,
+  freshBurst,
   minUnconvertedFor,
   numberRange,
+  operatorPrefix,
   reserveRefuses,
+  ruleOf,
   slidingCount,
   subjectToHold,
   type SubjectCounts,
 } from './pumping-rules.js';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 
 const rules = VERIFICATION_DEFAULTS.limits.pumping;
@@ -36,8 +40,25 @@ describe('pumping rules', () => {
     expect(doesNotConvert(counts(30, 0, { baseline: 0 }), 20, rules)).toBe(true);
   });
 
+  it('the burst signature: a range or prefix with no history, unconverted starts from freshMinStarts distinct callers', () => {
+    expect(freshBurst('range', counts(3, 0, { callers: 2 }), rules)).toBe(false);
+    expect(freshBurst('range', counts(3, 0, { callers: 3 }), rules)).toBe(true);
+    // One caller's many starts are not a burst (the normal minimum is theirs).
+    expect(freshBurst('range', counts(19, 0, { callers: 1 }), rules)).toBe(false);
+    expect(freshBurst('prefix', counts(9, 0, { callers: 9 }), rules)).toBe(false);
+    expect(freshBurst('prefix', counts(10, 0, { callers: 10 }), rules)).toBe(true);
+    // A history (a number verified yesterday or in the window) takes the normal minimum.
+    expect(freshBurst('range', counts(5, 0, { callers: 5, baseline: 0.5 }), rules)).toBe(false);
+    expect(freshBurst('range', counts(5, 1, { callers: 5 }), rules)).toBe(false);
+    expect(freshBurst('owner', counts(50, 0, { callers: 50 }), rules)).toBe(false);
+    expect(ruleOf('range', counts(3, 0, { callers: 3 }), false, rules)).toBe('fresh_burst');
+    expect(ruleOf('range', counts(20, 0, { callers: 1 }), false, rules)).toBe('unconverted');
+    expect(ruleOf('range', counts(1, 0, { callers: 1 }), true, rules)).toBe('country_under_attack');
+    expect(ruleOf('range', counts(1, 0, { callers: 1 }), false, rules)).toBeUndefined();
+  });
+
   it('under attack, subjects without a record get the lower minimum; known ones keep the normal one', () => {
-    expect(minUnconvertedFor('range', counts(0, 0), false, rules)).toBe(20);
+    expect(minUnconvertedFor('owner', counts(0, 0), false, rules)).toBe(20);
     expect(minUnconvertedFor('range', counts(0, 0), true, rules)).toBe(1);
     expect(minUnconvertedFor('owner', counts(0, 0, { known: true }), true, rules)).toBe(20);
     expect(minUnconvertedFor('client', counts(0, 0), true, { ...rules, callerMinStarts: 1 })).toBe(1);
@@ -51,13 +72,39 @@ describe('pumping rules', () => {
 
   it('subjectToHold picks the first subject that does not convert, in the given order', () => {
     const subjects = [
-      { kind: 'range' as const, counts: counts(3, 0) },
+      { kind: 'range' as const, counts: counts(2, 0) },
       { kind: 'owner' as const, counts: counts(5, 0) },
       { kind: 'client' as const, counts: counts(9, 0) },
     ];
     expect(subjectToHold(subjects, false, rules)).toBeUndefined();
     expect(subjectToHold(subjects, true, rules)?.kind).toBe('range');
     expect(subjectToHold(subjects, false, { ...rules, callerMinStarts: 5 })?.kind).toBe('owner');
+  });
+
+  it('a shared address is not held for a start whose range and prefix convert; an owner still is', () => {
+    const strict = { ...rules, callerMinStarts: 5 };
+    const converting = counts(10, 8, { baseline: 1 });
+    const address = [
+      { kind: 'range' as const, counts: converting },
+      { kind: 'prefix' as const, counts: converting },
+      { kind: 'network' as const, counts: counts(40, 0) },
+    ];
+    expect(subjectToHold(address, false, strict)).toBeUndefined();
+    expect(
+      subjectToHold([...address, { kind: 'owner' as const, counts: counts(9, 0) }], false, strict)?.kind,
+    ).toBe('owner');
+    const notConverting = [
+      { kind: 'range' as const, counts: counts(1, 0, { baseline: 1 }) },
+      ...address.slice(1),
+    ];
+    expect(subjectToHold(notConverting, false, strict)?.kind).toBe('network');
+  });
+
+  it('the operator prefix is the calling code and the national destination code', () => {
+    const of = (e164: string) => operatorPrefix(parsePhoneNumberFromString(e164)!);
+    expect(of('+79851234567')).toBe('+7985');
+    expect(of('+442079460000')).toBe('+4420');
+    expect(of('+12133734253')).toBe('+1213');
   });
 
   it('a running hold is let go once its subject converts again (its first users completed)', () => {

@@ -23,92 +23,103 @@ describe('RangeStats', () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));
   });
 
-  it('counts each start for callers, but a number once per window for ranges and countries', async () => {
+  it("counts every start for every subject, a number's repeated starts too (money, not numbers)", async () => {
     const rs = stats();
-    await rs.countStart([range, country, owner], '+79161234567');
-    await rs.countStart([range, country, owner], '+79161234567');
-    await rs.countStart([range, country, owner], '+79161234568');
-    const counts = await rs.read([range, country, owner], '+79160000000');
-    expect(counts.get(range.id)).toEqual({ starts: 2, verified: 0, known: false, baseline: 0 });
-    expect(counts.get(country.id)).toEqual({ starts: 2, verified: 0, known: false, baseline: 0 });
-    expect(counts.get(owner.id)).toEqual({ starts: 3, verified: 0, known: false });
+    await rs.countStart([range, country, owner]);
+    await rs.countStart([range, country, owner]);
+    await rs.countStart([range, country, owner]);
+    const counts = await rs.read([range, country, owner]);
+    expect(counts.get(range.id)).toMatchObject({
+      starts: 3,
+      verified: 0,
+      known: false,
+      baseline: 0,
+      current: 3,
+    });
+    expect(counts.get(country.id)).toMatchObject({ starts: 3, verified: 0 });
+    expect(counts.get(owner.id)).toEqual({ starts: 3, verified: 0, known: false, current: 3 });
   });
 
-  it("a number's own earlier start in the window is taken out of its range's and country's count", async () => {
+  it("takes a number's own starts, up to OWNER_RETRIES, out of its range's and prefix's count when it is judged", async () => {
     const rs = stats();
-    await rs.countStart([range, owner], '+79161234567');
-    await rs.countStart([range, owner], '+79161234568');
-    const counts = await rs.read([range, owner], '+79161234567');
-    expect(counts.get(range.id)?.starts).toBe(1);
+    const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+    for (let i = 0; i < 2; i++) await rs.countStart([range, prefix, owner], '+79161234567');
+    let counts = await rs.read([range, prefix, owner], '+79161234567');
+    expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toEqual([0, 0]);
     expect(counts.get(owner.id)?.starts).toBe(2);
-    // Seen in the previous window counts as seen too.
-    clock.now += HOUR;
-    expect((await rs.read([range], '+79161234567')).get(range.id)?.starts).toBe(1);
+    // Another number sees them all.
+    expect((await rs.read([range], '+79161234568')).get(range.id)?.starts).toBe(2);
+    // Past OWNER_RETRIES, the number's starts weigh for itself too.
+    for (let i = 0; i < 5; i++) await rs.countStart([range, prefix, owner], '+79161234567');
+    counts = await rs.read([range, prefix], '+79161234567');
+    expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toEqual([4, 4]);
   });
 
-  it('a start taken back no longer counts, and its number counts again at its next start', async () => {
+  it('answers the count before each start atomically: concurrent starts are told apart', async () => {
     const rs = stats();
-    const undo = await rs.countStart([range, owner], '+79161234567');
-    await undo();
-    let counts = await rs.read([range, owner], '+79160000000');
-    expect([counts.get(range.id)?.starts, counts.get(owner.id)?.starts]).toEqual([0, 0]);
-    await rs.countStart([range, owner], '+79161234567');
-    counts = await rs.read([range, owner], '+79160000000');
+    const counted = await Promise.all(Array.from({ length: 5 }, () => rs.countStart([range])));
+    expect(counted.map((c) => c.before.get(range.id)).sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('a start taken back no longer counts; taking it back twice takes it once', async () => {
+    const rs = stats();
+    const first = await rs.countStart([range, owner]);
+    await rs.countStart([range, owner]);
+    await first.release();
+    await first.release();
+    const counts = await rs.read([range, owner]);
     expect([counts.get(range.id)?.starts, counts.get(owner.id)?.starts]).toEqual([1, 1]);
-
-    // A repeated start of a number taken back leaves the number counted (its first start stands).
-    const again = await rs.countStart([range, owner], '+79161234567');
-    await again();
-    await rs.countStart([range, owner], '+79169999999');
-    counts = await rs.read([range, owner], '+79160000000');
-    expect([counts.get(range.id)?.starts, counts.get(owner.id)?.starts]).toEqual([2, 2]);
-  });
-
-  it('without a number, every subject counts the start (a held start weighs on its country)', async () => {
-    const rs = stats();
-    await rs.countStart([country], undefined);
-    await rs.countStart([country], undefined);
-    expect((await rs.read([country], '+79160000000')).get(country.id)?.starts).toBe(2);
   });
 
   it('reads one sliding window: the previous window weighs by the share of it still inside', async () => {
     const rs = stats();
-    for (let i = 0; i < 8; i++) await rs.countStart([owner], undefined);
-    await rs.countVerified([owner.id, owner.id]);
+    for (let i = 0; i < 8; i++) await rs.countStart([owner]);
+    await rs.countVerified([owner.id], '+79161234567');
+    await rs.countVerified([owner.id], '+79161234568');
     clock.now += HOUR + HOUR / 4;
-    await rs.countStart([owner], undefined);
-    const counts = (await rs.read([owner], '+79160000000')).get(owner.id);
+    await rs.countStart([owner]);
+    const counts = (await rs.read([owner])).get(owner.id);
     // 1 now + 8 × 3/4 of the last hour; verified 2 × 3/4.
-    expect(counts).toEqual({ starts: 7, verified: 1.5, known: true });
+    expect(counts).toEqual({ starts: 7, verified: 1.5, known: true, current: 1 });
     clock.now += HOUR;
-    expect((await rs.read([owner], '+79160000000')).get(owner.id)).toMatchObject({
-      starts: 0.75,
-      verified: 0,
-    });
+    expect((await rs.read([owner])).get(owner.id)).toMatchObject({ starts: 0.75, verified: 0 });
   });
 
-  it("a range's baseline is its previous day's starts per window", async () => {
+  it('counts a number verified again in the window once: faked conversions do not multiply', async () => {
     const rs = stats();
-    for (let i = 0; i < 48; i++) await rs.countStart([range, owner], `+7916123${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < 8; i++) await rs.countVerified([range.id, owner.id], '+79161234567');
+    await rs.countVerified([range.id, owner.id], '+79161234568');
+    expect((await rs.read([range])).get(range.id)?.verified).toBe(2);
+    // The next window is another proof.
+    clock.now += HOUR;
+    await rs.countVerified([range.id], '+79161234567');
+    expect((await rs.read([range])).get(range.id)?.verified).toBe(3);
+  });
+
+  it("a range's baseline is its previous day's distinct verified numbers per window; starts never raise it", async () => {
+    const rs = stats();
+    for (let i = 0; i < 200; i++) await rs.countStart([range, owner]);
+    for (let i = 0; i < 48; i++)
+      await rs.countVerified([range.id, owner.id], `+7916123${String(i).padStart(4, '0')}`);
     clock.now += DAY;
-    const counts = await rs.read([range, owner], '+79160000000');
+    const counts = await rs.read([range, owner]);
     expect(counts.get(range.id)?.baseline).toBe(2);
     expect(counts.get(owner.id)?.baseline).toBeUndefined();
     clock.now += DAY;
-    expect((await rs.read([range], '+79160000000')).get(range.id)?.baseline).toBe(0);
+    expect((await rs.read([range])).get(range.id)?.baseline).toBe(0);
   });
 
-  it('a completed verification is counted and makes its subjects known for recordTtlMs', async () => {
+  it('a completed verification makes a caller known for recordTtlMs; a range is never vouched for that way', async () => {
     const rs = stats();
-    await rs.countVerified([range.id]);
-    let counts = await rs.read([range, owner], '+79160000000');
-    expect(counts.get(range.id)).toMatchObject({ verified: 1, known: true });
-    expect(counts.get(owner.id)).toMatchObject({ verified: 0, known: false });
+    await rs.countVerified([range.id, owner.id], '+79161234567');
+    let counts = await rs.read([range, owner]);
+    expect(counts.get(range.id)).toMatchObject({ verified: 1, known: false });
+    expect(counts.get(owner.id)).toMatchObject({ verified: 1, known: true });
     clock.now += DAY - 1;
-    expect((await rs.read([range], '+79160000000')).get(range.id)?.known).toBe(true);
+    expect((await rs.read([owner])).get(owner.id)?.known).toBe(true);
     clock.now += 1;
-    counts = await rs.read([range], '+79160000000');
-    expect(counts.get(range.id)?.known).toBe(false);
+    counts = await rs.read([owner]);
+    expect(counts.get(owner.id)?.known).toBe(false);
   });
 
   it('starts a hold once: a second start without the first one read loses, one that read it takes over', async () => {
@@ -154,12 +165,12 @@ describe('RangeStats', () => {
   it('a flood of ranges evicts only evictable counters: a country keeps its counts', async () => {
     const store = new MemoryStore({ clock: () => clock.now, maxEvictableEntries: 10 });
     const rs = stats(store);
-    await rs.countStart([country], undefined);
+    await rs.countStart([country]);
+    for (let i = 0; i < 50; i++) await rs.countStart([{ id: `range:+79${i}`, withBaseline: true }]);
+    await rs.countVerified([country.id], '+79160000000');
     for (let i = 0; i < 50; i++)
-      await rs.countStart([{ id: `range:+79${i}`, withBaseline: true }], `+79${i}00000000`);
-    await rs.countVerified([country.id]);
-    for (let i = 0; i < 50; i++) await rs.countVerified([`owner:${i}`]);
-    const counts = (await rs.read([country], '+70000000000')).get(country.id);
-    expect(counts).toMatchObject({ starts: 1, verified: 1, known: true });
+      await rs.countVerified([`owner:${i}`], `+7916000${String(i).padStart(4, '0')}`);
+    const counts = (await rs.read([country])).get(country.id);
+    expect(counts).toMatchObject({ starts: 1, verified: 1, baseline: 0 });
   });
 });

@@ -1,15 +1,18 @@
 import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
 import { digest } from './protection-keys.js';
-import { slidingCount, type SubjectCounts } from './pumping-rules.js';
+import { OWNER_RETRIES, slidingCount, type SubjectCounts } from './pumping-rules.js';
 
 /** Anyone can make the defence create one of these per range or caller: a bounded store may evict them among themselves. */
 const EVICTABLE: StoreWriteOptions = { evictable: true };
 
-/** A subject the defence counts: `range:+7916123`, `country:RU`, `owner:…`, `client:…`, `network:…`. */
+/**
+ * A subject the defence counts: `range:+7916123`, `prefix:+7916`, `country:RU`, `owner:…`,
+ * `client:…`, `network:…`.
+ */
 export interface StatsSubject {
   id: string;
-  /** Ranges and countries keep a day counter: their normal rate. */
+  /** Ranges, prefixes and countries keep a day counter of distinct verified numbers: their normal rate. */
   withBaseline: boolean;
 }
 
@@ -19,22 +22,36 @@ export interface HoldState {
   level: number;
 }
 
+/** A start counted: each subject's current-window count including it, and how to take it back. */
+export interface CountedStart {
+  /** Per subject id: the current window's starts before this one, as the store counted them atomically. */
+  before: Map<string, number>;
+  /** Per range or prefix id: its current window's distinct callers before this start's (counted atomically). */
+  callersBefore: Map<string, number>;
+  release(): Promise<void>;
+}
+
 const key = {
   starts: (id: string, w: number) => `protect:pump:s:${digest(id)}:${w}`,
   verified: (id: string, w: number) => `protect:pump:v:${digest(id)}:${w}`,
-  day: (id: string, d: number) => `protect:pump:d:${digest(id)}:${d}`,
+  day: (id: string, d: number) => `protect:pump:dv:${digest(id)}:${d}`,
   known: (id: string) => `protect:pump:known:${digest(id)}`,
   hold: (id: string) => `protect:pump:hold:${digest(id)}`,
+  callers: (id: string, w: number) => `protect:pump:c:${digest(id)}:${w}`,
+  caller: (id: string, caller: string, w: number) => `protect:pump:cm:${digest(`${id}\n${caller}`)}:${w}`,
   number: (e164: string, w: number) => `protect:pump:n:${digest(e164)}:${w}`,
+  verifiedNumber: (e164: string, w: number) => `protect:pump:vn:${digest(e164)}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
 };
 
 /**
- * The pumping defence's counts in the store, shared by every instance: starts and verifications per
- * subject in two fixed windows (read as one sliding window), a day counter of starts for ranges and
- * countries (their normal rate), a record of completed verifications, holds, and which subjects a
- * started session belongs to (so its verification is counted where its start was). Everything but
- * the country counters is written evictable: one exists per range or caller, and a flood of them must
+ * The pumping defence's counts in the store, shared by every instance: starts (every one that can
+ * be charged, and every attempt a hold refused: money, not numbers) and distinct verified numbers
+ * per subject in two fixed windows (read as one sliding window), a day counter of distinct verified
+ * numbers for ranges, prefixes and countries (their normal rate: only a proof raises it, never a
+ * start), a record of completed verifications for callers, holds, and which subjects a started
+ * session belongs to (so its verification is counted where its start was). Everything but the
+ * country counters is written evictable: one exists per range or caller, and a flood of them must
  * not evict sessions, cooldowns or per-phone limits from a bounded store.
  */
 export class RangeStats {
@@ -44,11 +61,12 @@ export class RangeStats {
   ) {}
 
   /**
-   * Each subject's counts in the sliding window ending now, read at once. Ranges and countries count
-   * numbers, not starts (see countStart): when `phoneNumber` was already counted in the window, it is
-   * taken out of theirs, so that a number's own earlier starts never hold its range.
+   * Each subject's counts in the sliding window ending now, read at once. The judged number's own
+   * earlier starts, up to OWNER_RETRIES, are taken out of its range's and prefix's: an owner who
+   * retries never holds their own range (the one per-number dedupe kept); past that, a number's
+   * starts weigh like anyone's.
    */
-  async read(subjects: StatsSubject[], phoneNumber: string): Promise<Map<string, SubjectCounts>> {
+  async read(subjects: StatsSubject[], phoneNumber?: string): Promise<Map<string, SubjectCounts>> {
     const now = this.store.now();
     const { windowMs } = this.settings;
     const w = Math.floor(now / windowMs);
@@ -58,27 +76,38 @@ export class RangeStats {
       const n = Number(await this.store.get(k));
       return Number.isFinite(n) && n > 0 ? n : 0;
     };
-    const seen = Promise.all([
-      this.store.get(key.number(phoneNumber, w)),
-      this.store.get(key.number(phoneNumber, w - 1)),
-    ]).then(([current, previous]) => current !== null || previous !== null);
+    // Read with the subjects' counts (one batch).
+    const own =
+      phoneNumber === undefined
+        ? Promise.resolve(0)
+        : Promise.all([number(key.number(phoneNumber, w)), number(key.number(phoneNumber, w - 1))]).then(
+            ([current, previous]) => Math.min(OWNER_RETRIES, slidingCount(current, previous, elapsed)),
+          );
     const rows = await Promise.all(
       subjects.map(async (s) => {
-        const [sc, sp, vc, vp, previousDay, known] = await Promise.all([
+        const burst = bursty(s.id);
+        const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
           number(key.starts(s.id, w)),
           number(key.starts(s.id, w - 1)),
           number(key.verified(s.id, w)),
           number(key.verified(s.id, w - 1)),
           s.withBaseline ? number(key.day(s.id, day - 1)) : Promise.resolve(0),
-          this.store.get(key.known(s.id)),
+          s.withBaseline ? Promise.resolve(null) : this.store.get(key.known(s.id)),
+          burst ? number(key.callers(s.id, w)) : Promise.resolve(0),
+          burst ? number(key.callers(s.id, w - 1)) : Promise.resolve(0),
         ]);
-        const own = s.withBaseline && (await seen) ? 1 : 0;
+        const mine = s.id.startsWith('range:') || s.id.startsWith('prefix:') ? await own : 0;
         const counts: SubjectCounts = {
-          starts: Math.max(0, slidingCount(sc, sp, elapsed) - own),
+          starts: Math.max(0, slidingCount(sc, sp, elapsed) - mine),
           verified: slidingCount(vc, vp, elapsed),
           known: known !== null,
+          current: sc,
         };
         if (s.withBaseline) counts.baseline = (previousDay * windowMs) / DAY_MS;
+        if (burst) {
+          counts.callers = slidingCount(cc, cp, elapsed);
+          counts.currentCallers = cc;
+        }
         return [s.id, counts] as const;
       }),
     );
@@ -86,33 +115,72 @@ export class RangeStats {
   }
 
   /**
-   * Counts a start for each subject; the returned function takes it back (the start did not go
-   * ahead). Ranges and countries count a number once per window (repeated starts of one number are
-   * the per-number limits' business; pumping goes to many numbers). Without a number, every given
-   * subject is counted (a held start's pressure on its country).
+   * Counts a start (or a refused attempt) for each subject, every time: a number's repeated starts
+   * cost the host each time. Answers what each current window held before it, read atomically, so
+   * that concurrent starts are judged one after the other; `release` takes it back (the start did
+   * not go ahead and nothing was sent).
    */
-  async countStart(subjects: StatsSubject[], phoneNumber: string | undefined): Promise<() => Promise<void>> {
+  async countStart(subjects: StatsSubject[], phoneNumber?: string, caller?: string): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
-    const marker = phoneNumber === undefined ? undefined : key.number(phoneNumber, w);
-    const firstOfNumber =
-      marker === undefined ||
-      (await this.store.setIfAbsent(marker, '1', 2 * this.settings.windowMs, EVICTABLE));
-    const writes = this.startKeys(firstOfNumber ? subjects : subjects.filter((s) => !s.withBaseline));
-    await Promise.all(writes.map(([k, ttl, options]) => this.store.increment(k, 1, ttl, options)));
-    return async () => {
-      await Promise.all(writes.map(([k, ttl, options]) => this.store.increment(k, -1, ttl, options)));
-      if (marker !== undefined && firstOfNumber) await this.store.delete(marker);
+    const ttl = 2 * this.settings.windowMs;
+    // A start of a number new to a range or prefix in the window, from a caller new to it, is counted
+    // there (the burst signature): many numbers from many addresses. One number from many addresses
+    // (the per-number limits' business, and a stranger must not hold its owner's range), or many
+    // numbers from one (an office: the normal minimum's), count once.
+    const bursts = Promise.all(
+      subjects
+        .filter((s) => bursty(s.id) && caller !== undefined && phoneNumber !== undefined)
+        .map(async (s) => {
+          const [newNumber, newCaller] = await Promise.all([
+            this.store.setIfAbsent(key.caller(s.id, `n:${phoneNumber!}`, w), '1', ttl, EVICTABLE),
+            this.store.setIfAbsent(key.caller(s.id, caller!, w), '1', ttl, EVICTABLE),
+          ]);
+          if (!newNumber || !newCaller) return undefined;
+          const counted = await this.store.increment(key.callers(s.id, w), 1, ttl, EVICTABLE);
+          return [s.id, counted.value - 1] as const;
+        }),
+    );
+    const keys = subjects.map((s) => [s.id, key.starts(s.id, w), options(s.id)] as const);
+    if (phoneNumber !== undefined) keys.push(['', key.number(phoneNumber, w), EVICTABLE]);
+    const [values, newTo] = await Promise.all([
+      Promise.all(keys.map(([, k, o]) => this.store.increment(k, 1, 2 * this.settings.windowMs, o))),
+      bursts,
+    ]);
+    const callersBefore = new Map(newTo.filter((x) => x !== undefined));
+    let released = false;
+    return {
+      before: new Map(keys.map(([id], i) => [id, values[i]!.value - 1])),
+      callersBefore,
+      release: async () => {
+        if (released) return;
+        released = true;
+        await Promise.all(keys.map(([, k, o]) => this.store.increment(k, -1, 2 * this.settings.windowMs, o)));
+      },
     };
   }
 
-  /** Counts a completed verification for each subject and records them as known. */
-  async countVerified(ids: string[]): Promise<void> {
+  /**
+   * Counts a completed verification of `phoneNumber` for each subject, once per number and window
+   * (a number verified again and again is one proof, not many: faked conversions do not multiply),
+   * feeds the baselines and records callers as known.
+   */
+  async countVerified(ids: string[], phoneNumber: string): Promise<void> {
     const now = this.store.now();
     const w = Math.floor(now / this.settings.windowMs);
+    const first = await this.store.setIfAbsent(
+      key.verifiedNumber(phoneNumber, w),
+      '1',
+      2 * this.settings.windowMs,
+      EVICTABLE,
+    );
+    if (!first) return;
+    const day = Math.floor(now / DAY_MS);
     await Promise.all(
       ids.flatMap((id) => [
         this.store.increment(key.verified(id, w), 1, 2 * this.settings.windowMs, options(id)),
-        this.store.set(key.known(id), '1', this.settings.recordTtlMs, options(id)),
+        hasBaseline(id)
+          ? this.store.increment(key.day(id, day), 1, 2 * DAY_MS, options(id))
+          : this.store.set(key.known(id), '1', this.settings.recordTtlMs, options(id)),
       ]),
     );
   }
@@ -163,19 +231,16 @@ export class RangeStats {
       return undefined;
     }
   }
+}
 
-  private startKeys(subjects: StatsSubject[]): [string, number, StoreWriteOptions | undefined][] {
-    const now = this.store.now();
-    const w = Math.floor(now / this.settings.windowMs);
-    const day = Math.floor(now / DAY_MS);
-    return subjects.flatMap((s) => {
-      const writes: [string, number, StoreWriteOptions | undefined][] = [
-        [key.starts(s.id, w), 2 * this.settings.windowMs, options(s.id)],
-      ];
-      if (s.withBaseline) writes.push([key.day(s.id, day), 2 * DAY_MS, options(s.id)]);
-      return writes;
-    });
-  }
+/** Ranges and prefixes count distinct callers (the burst signature). */
+function bursty(id: string): boolean {
+  return id.startsWith('range:') || id.startsWith('prefix:');
+}
+
+/** Ranges, prefixes and countries keep a baseline; callers a record. */
+function hasBaseline(id: string): boolean {
+  return id.startsWith('range:') || id.startsWith('prefix:') || id.startsWith('country:');
 }
 
 /** Country counters are few (one per country): kept. Every other subject's entries are evictable. */

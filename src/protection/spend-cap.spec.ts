@@ -4,7 +4,7 @@ import type { SpendCapReachedEvent } from '../core/verification-events.js';
 import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { MemoryStore } from '../store/memory.store.js';
 import type { PriceEstimator } from './price-estimator.js';
-import { SpendCap, warnWhenSpendUnbounded, type SpendCapSettings } from './spend-cap.js';
+import { chargedAtEnd, SpendCap, warnWhenSpendUnbounded, type SpendCapSettings } from './spend-cap.js';
 
 const DAY = 86_400_000;
 /** 2026-01-01T10:00:00Z. */
@@ -192,5 +192,18 @@ describe('warnWhenSpendUnbounded', () => {
     expect(warned({ spendCap: false }, undefined)).toEqual([]);
     expect(warned({ spendCap: { amount: 100 } }, 'production')).toEqual([]);
     expect(warned({ spendCap: false, beforeStart: () => undefined }, 'production')).toEqual([]);
+  });
+});
+
+describe('chargedAtEnd (issue 29: the cap counts what the API charges)', () => {
+  it('proof-charged methods are charged only verified, delivery-charged ones only delivered, per-attempt ones always', () => {
+    const ends = [
+      { verified: false, delivered: false },
+      { verified: false, delivered: true },
+      { verified: true, delivered: true },
+    ];
+    expect(ends.map((end) => chargedAtEnd('on_verified', end))).toEqual([false, false, true]);
+    expect(ends.map((end) => chargedAtEnd('on_delivery', end))).toEqual([false, true, true]);
+    expect(ends.map((end) => chargedAtEnd('on_initiation', end))).toEqual([true, true, true]);
   });
 });

@@ -2,6 +2,7 @@ import type { KnownVerificationMethod, Money } from '../api/api.types.js';
 import { VerificationOpsEventName, type SpendCapReachedEvent } from '../core/verification-events.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { toMajorUnits, toMinorUnits } from '../core/money.js';
+import { methodTraits, type MethodBilling } from '../core/verification-method.js';
 import type { PriceEstimator } from './price-estimator.js';
 import type { ProtectionHold } from './protection-hold.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
@@ -22,13 +23,41 @@ export interface SpendCapSettings {
 
 /** A start's share of the window's budget, held from before the initiation until its real cost is known. */
 export interface SpendReservation extends ProtectionHold {
-  /** Replaces the estimate with the real `cost` (the estimate stays when the API gave none). */
-  settle(cost: Money | undefined): Promise<void>;
+  /**
+   * Replaces the estimate with the real `cost` (the estimate stays when the API gave none). With the
+   * started `session`, a method the API charges only on proof or on delivery keeps it open until
+   * the session ends (see `ended`).
+   */
+  settle(cost: Money | undefined, session?: { requestId: string; expiresAt: number }): Promise<void>;
+}
+
+/** How a session ended, as far as its charge goes. */
+export interface SessionEnd {
+  verified: boolean;
+  /** The code or call went out (the record's `delivered`). */
+  delivered: boolean;
+}
+
+/** Whether the API charges a session of this billing that ended so. */
+export function chargedAtEnd(billing: MethodBilling, end: SessionEnd): boolean {
+  if (billing === 'on_verified') return end.verified;
+  if (billing === 'on_delivery') return end.verified || end.delivered;
+  return true;
 }
 
 /**
+ * How long an open reservation is remembered past its session's expiry (a late webhook, the
+ * reconciler's grace); an outcome learned later leaves it charged (the safe side).
+ */
+const OPEN_SLACK_MS = 3_600_000;
+
+/**
  * The spend cap: at most `amount` per window, counted from the `cost` of each initiation, in
- * integer minor units in the store (one counter per window, shared by every instance).
+ * integer minor units in the store (one counter per window, shared by every instance). It counts
+ * what the API charges: a method charged on proof (reverse flash call) gives its reservation back
+ * when its session ends unverified, one charged on delivery (SMS, flash call, the bot) when it ends
+ * undelivered; per-attempt methods keep it. So starts to numbers that receive nothing cannot fill
+ * the cap and shut real users out.
  *
  * The cost is known only after the API answered, so a start first reserves an estimate (the
  * method's current price, or `worstCasePrice` while it is not known) and is refused when the
@@ -57,12 +86,22 @@ export class SpendCap {
     });
   }
 
-  /** Reserves the method's estimated cost in the current window, or throws 503 `spend_cap`. */
-  async reserve(method: KnownVerificationMethod): Promise<SpendReservation> {
+  /**
+   * Reserves the method's estimated cost in the current window, or throws 503 `spend_cap`. `keepShare`:
+   * the share of the cap this start may not take (the last share, kept for methods charged on proof
+   * and callers with a record: nobody can spend the cap to shut real users out).
+   */
+  async reserve(method: KnownVerificationMethod, keepShare = 0): Promise<SpendReservation> {
     const estimate = await this.prices.estimateMinor(method);
     const { key, windowEndsAt } = this.currentWindow();
     const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
     const outcome = await this.limiter.tryConsume(key, estimate, ttl());
+    if (outcome.allowed && keepShare > 0 && outcome.consumed > this.capMinor * (1 - keepShare)) {
+      await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
+      throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now(), {
+        last_share: true,
+      });
+    }
     if (!outcome.allowed) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
       await this.announce(key, windowEndsAt, outcome.consumed - estimate);
@@ -70,14 +109,22 @@ export class SpendCap {
     }
     let open = true;
     return {
-      settle: async (cost) => {
+      settle: async (cost, session) => {
         if (!open) return;
         open = false;
         if (cost) this.prices.learn(method, cost);
         const real = cost === undefined ? undefined : toMinorUnits(cost.amount);
-        if (real === undefined || real === estimate) return;
-        if (real > estimate) await this.limiter.charge(key, real - estimate, ttl());
-        else await this.limiter.refund(key, estimate - real, ttl());
+        if (real !== undefined && real > estimate) await this.limiter.charge(key, real - estimate, ttl());
+        else if (real !== undefined && real < estimate)
+          await this.limiter.refund(key, estimate - real, ttl());
+        const billing = methodTraits(method).billing;
+        const kept = real ?? estimate;
+        if (session && billing !== 'on_initiation' && kept > 0)
+          await this.store.set(
+            ProtectionKeys.spendOpen(session.requestId),
+            JSON.stringify({ key, windowEndsAt, minor: kept, billing }),
+            Math.max(session.expiresAt - this.store.now(), 0) + OPEN_SLACK_MS,
+          );
       },
       release: async () => {
         if (!open) return;
@@ -85,6 +132,26 @@ export class SpendCap {
         await this.limiter.refund(key, estimate, ttl());
       },
     };
+  }
+
+  /**
+   * A session ended: its reservation, kept open by `settle`, is given back when the API does not
+   * charge it (see chargedAtEnd), once. Nothing is known of a session started elsewhere or too long
+   * ago: nothing is given back.
+   */
+  async ended(requestId: string, end: SessionEnd): Promise<void> {
+    const k = ProtectionKeys.spendOpen(requestId);
+    const value = await this.store.get(k);
+    if (value === null) return;
+    await this.store.delete(k);
+    let open: { key: string; windowEndsAt: number; minor: number; billing: MethodBilling };
+    try {
+      open = JSON.parse(value) as typeof open;
+    } catch {
+      return;
+    }
+    if (chargedAtEnd(open.billing, end) || !(open.minor > 0)) return;
+    await this.limiter.refund(open.key, open.minor, Math.max(open.windowEndsAt - this.store.now(), 1));
   }
 
   /** Share of the current window's cap spent or reserved (1 and above: reached). */

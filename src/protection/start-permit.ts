@@ -13,6 +13,8 @@ export interface StartAdmission {
   /** The cooldown, the request limits' points and the pumping counts, in the order they were taken. */
   holds: ProtectionHold[];
   reservation: SpendReservation | undefined;
+  /** The pumping defence suspected the start but let it go (monitor mode, a passed challenge, an attack on its country). */
+  suspected: boolean;
   /** Remembers which pumping subjects a started session belongs to (so its verification counts there). */
   attribute(session: StartedSession): Promise<void>;
 }
@@ -64,6 +66,11 @@ export class StartPermit {
     return this.admission.storeReached;
   }
 
+  /** The pumping defence suspected this start (the method figures leave it out). */
+  get suspected(): boolean {
+    return this.admission.suspected;
+  }
+
   /** Whether the permit was committed or rolled back. */
   get isSettled(): boolean {
     return this.settled;
@@ -79,7 +86,7 @@ export class StartPermit {
       this.logger.warn('pumping defence: the start could not be attributed', { error: errorText(error) });
     }
     try {
-      await this.admission.reservation?.settle(session.cost);
+      await this.admission.reservation?.settle(session.cost, session);
     } catch (error) {
       // The session exists and is paid for: serve it; the window keeps the estimate.
       this.logger.warn('spend cap: the real cost could not be recorded', { error: errorText(error) });

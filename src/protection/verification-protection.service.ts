@@ -10,6 +10,7 @@ import { VerificationAccountService } from '../account/verification-account.serv
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { runBeforeStart } from './before-start-hook.js';
@@ -25,11 +26,18 @@ import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend
 import { StartCoalescer } from './start-coalescer.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
+import { methodTraits } from '../core/verification-method.js';
+import { ProtectionRefusal } from '../core/refusal-reason.js';
+import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import type { GradedAnswer } from './pumping-defence.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 import { errorText } from '../core/error-text.js';
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
+
+/** The outcomes that end a session, and so settle its open spend reservation. */
+const SESSION_ENDS = ['verified', 'failed', 'expired'] as const;
 
 /** Slack of a start's coalescing claim beyond the API timeout: the hook and the store calls. */
 const CLAIM_SLACK_MS = 10_000;
@@ -56,6 +64,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   private readonly limits: RequestRateLimits;
   private readonly pumping: PumpingDefence;
   private readonly onVerified = (event: VerificationEvent): Promise<void> => this.countVerified(event);
+  private readonly onEnded = (event: VerificationEvent): Promise<void> => this.sessionEnded(event);
   private readonly cooldown: ResendCooldown;
   private readonly coalescer: StartCoalescer | undefined;
   private readonly spendCap: SpendCap | undefined;
@@ -68,6 +77,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     private readonly logger: VerificationLogger,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() metrics?: VerificationMetrics,
+    @Optional() private readonly records?: SessionRecordRepository,
   ) {
     const limits = options.limits;
     warnWhenSpendUnbounded(limits, logger);
@@ -105,10 +115,13 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   /** Completed verifications feed the pumping defence (the tracker emits each once per deployment). */
   onModuleInit(): void {
     if (this.pumping.enabled) this.emitter?.on(VerificationEventName.verified, this.onVerified);
+    if (this.spendCap)
+      for (const name of SESSION_ENDS) this.emitter?.on(VerificationEventName[name], this.onEnded);
   }
 
   onModuleDestroy(): void {
     this.emitter?.off(VerificationEventName.verified, this.onVerified);
+    for (const name of SESSION_ENDS) this.emitter?.off(VerificationEventName[name], this.onEnded);
   }
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
@@ -185,8 +198,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       resendAvailableAt = claim.availableAt;
       holds.push(claim.hold);
       holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber, caller));
-      holds.push(await this.pumping.admit(pumping, challengePassed));
-      reservation = await this.spendCap?.reserve(attempt.method);
+      const grade = this.gradeOf(attempt);
+      holds.push(await this.pumping.admit(pumping, challengePassed, grade));
+      reservation = await this.reserve(attempt, pumping, grade);
     } catch (error) {
       await releaseAll(holds);
       throw error;
@@ -199,10 +213,54 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
           claimed || this.cooldown.enabled || this.limits.countsEveryStart || reservation !== undefined,
         holds,
         reservation,
+        suspected: this.pumping.suspects(pumping),
         attribute: (session) => this.pumping.started(pumping, session.requestId, session.expiresAt),
       },
       this.logger,
     );
+  }
+
+  /** The graded answer's terms for this start, when grading is on (see GradedAnswer). */
+  private gradeOf(attempt: StartAttempt): GradedAnswer | undefined {
+    if (!this.options.limits.pumping.grading || this.options.limits.pumping.mode !== 'enforce')
+      return undefined;
+    return {
+      proofCharged: methodTraits(attempt.method).chargedOnProof,
+      offered: (attempt.offered ?? []).filter((m) => methodTraits(m).chargedOnProof),
+    };
+  }
+
+  /**
+   * The spend reservation. The cap's last share (`limits.pumping.reserveShare`) is kept for methods
+   * charged on proof and callers with a record; a start the cap cannot afford is graded (409
+   * `method_held`) rather than refused while a method charged on proof is offered.
+   */
+  private async reserve(
+    attempt: StartAttempt,
+    pumping: Awaited<ReturnType<PumpingDefence['assess']>>,
+    grade: GradedAnswer | undefined,
+  ): Promise<SpendReservation | undefined> {
+    if (!this.spendCap) return undefined;
+    const privileged = methodTraits(attempt.method).chargedOnProof || this.pumping.knownCaller(pumping);
+    // Monitor mode reports and never acts: the whole cap is open to everyone.
+    const enforced = this.options.limits.pumping.mode === 'enforce';
+    const keep = enforced && !privileged ? this.options.limits.pumping.reserveShare : 0;
+    try {
+      return await this.spendCap.reserve(attempt.method, keep);
+    } catch (error) {
+      if (
+        error instanceof ProtectionRefusal &&
+        error.reason === ProtectionRefusalReason.spendCap &&
+        grade &&
+        !grade.proofCharged &&
+        grade.offered.length > 0
+      )
+        throw protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
+          offered_methods: [...grade.offered],
+          held: ProtectionRefusalReason.spendCap,
+        });
+      throw error;
+    }
   }
 
   /** Refuses a check past the caller's check limit (429 `check_limit`). */
@@ -227,6 +285,22 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         error: errorText(error),
       });
     });
+  }
+
+  /**
+   * A session ended: the spend cap gives its reservation back when the API does not charge it.
+   * Never throws (as countVerified); a failure keeps the reservation (the safe side).
+   */
+  private async sessionEnded(event: VerificationEvent): Promise<void> {
+    try {
+      const verified = event.status === 'verified';
+      // Without the record, nothing says it went undelivered: it is kept (charged).
+      const record = verified ? null : await this.records?.get(event.requestId);
+      const delivered = verified || (record ? record.delivered === true : true);
+      await this.spendCap?.ended(event.requestId, { verified, delivered });
+    } catch (error) {
+      this.logger.warn('spend cap: an ended session could not be settled', { error: errorText(error) });
+    }
   }
 
   /** Never throws: a failing count must not make the tracker deliver the event again. */

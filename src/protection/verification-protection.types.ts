@@ -17,6 +17,11 @@ export interface StartAttempt {
   request: unknown;
   /** A journey's switch: the method it leaves (told to `beforeStart`). */
   switchedFrom?: KnownVerificationMethod;
+  /**
+   * The methods the account offers this start, in the policy's order: those charged on proof are
+   * what a suspected start is offered instead (graded answers). None given: nothing to grade to.
+   */
+  offered?: readonly KnownVerificationMethod[];
 }
 
 /** What protection needs to know of a session the start created. */

@@ -113,7 +113,7 @@ export class OrchestrationPolicy {
   ): KnownVerificationMethod[] {
     const list = prices?.prices ?? [];
     return samples
-      ? rankByCostPerSuccess(methods, list, samples, this.settings.minSamples)
+      ? rankByCostPerSuccess(methods, list, samples, this.settings.minSamples, this.settings.minCallers)
       : rankByPrice(methods, list);
   }
 

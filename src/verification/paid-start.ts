@@ -89,7 +89,7 @@ export class PaidStart {
         );
       throw await upstreamClientError(error, this.balance);
     }
-    return this.recorded({ phoneNumber, owner }, result, journeyId);
+    return this.recorded({ phoneNumber, owner }, result, journeyId, permit.suspected);
   }
 
   private request({ phoneNumber, method }: Pick<StartAttempt, 'phoneNumber' | 'method'>) {
@@ -101,6 +101,7 @@ export class PaidStart {
     { phoneNumber, owner }: Pick<StartAttempt, 'phoneNumber' | 'owner'>,
     result: InitiateResult,
     journeyId: string | undefined,
+    suspected?: StartPermit['suspected'],
   ): Promise<SessionRecord> {
     const record = newSessionRecord(
       { ...result, phoneNumber: result.phoneNumber || phoneNumber },
@@ -113,6 +114,7 @@ export class PaidStart {
             : this.options.expirySeconds * 1000,
         as: 'answer',
         journeyId,
+        suspected,
       },
     );
     await this.records.save(record);

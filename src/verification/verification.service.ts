@@ -45,6 +45,7 @@ import {
   type JourneyStep,
 } from '../core/journey.js';
 import { normalizeMethod } from '../api/method-names.js';
+import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
@@ -167,6 +168,9 @@ export class VerificationService {
     context.phoneNumber = phone.e164;
     // Only a valid start asks which methods the account has (a cached price read): bad input never reaches the API.
     const offered = await this.offered.list();
+    // What a graded answer may offer: in the policy's order for `auto` (it takes the first); an
+    // explicit method needs no price read (the frontend picks).
+    const ordered = auto ? await this.orderedFor(offered, device) : this.allowedFor(offered, device);
     method =
       method === undefined
         ? await this.firstMethod(offered, device)
@@ -175,6 +179,7 @@ export class VerificationService {
     const attempt: StartAttempt = {
       phoneNumber: phone.e164,
       method,
+      offered: ordered,
       owner: input.owner,
       ip: input.ip,
       clientKey: this.protection.clientKey(input.request, input.ip),
@@ -182,18 +187,30 @@ export class VerificationService {
       request: input.request,
     };
     // A test number is not coalesced either: protection keeps nothing of it.
-    const outcome = this.testNumbers.plays(phone.e164)
-      ? await this.paidStart.run(attempt)
-      : await this.protection.coalesceStart(
-          attempt,
-          () => this.paidStart.run(attempt),
-          (requestId) => this.pendingRecord(requestId),
-        );
+    const run = (a: StartAttempt) =>
+      this.testNumbers.plays(a.phoneNumber)
+        ? this.paidStart.run(a)
+        : this.protection.coalesceStart(
+            a,
+            () => this.paidStart.run(a),
+            (requestId) => this.pendingRecord(requestId),
+          );
+    let outcome: Awaited<ReturnType<typeof run>>;
+    try {
+      outcome = await run(attempt);
+    } catch (error) {
+      // A graded answer: `auto` takes the policy's first method charged on proof, as the host's
+      // page would (an explicit method gets the 409 `method_held` naming them).
+      const graded = auto ? gradedMethod(error) : undefined;
+      if (graded === undefined) throw error;
+      context.method = graded;
+      outcome = await run({ ...attempt, method: graded });
+    }
     const started = outcome.result;
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(started, device);
     this.telemetry.started(started, outcome.coalesced, Date.now() - startedAt);
     await this.history.record(startEntry('start', started, input.owner, outcome.coalesced));
-    if (!outcome.coalesced) await this.methodStats.tally(started);
+    if (!outcome.coalesced) await this.methodStats.tally(started, callerOf(attempt));
     const journeyId = started.journeyId ?? started.requestId;
     // A resumed session may be a step the journey switched away from: the answer is the journey's
     // current step (status and check go there), under the handle the frontend already holds.
@@ -209,6 +226,23 @@ export class VerificationService {
   }
 
   /** The policy's first method for a new journey: its order of the offered methods, less those the device excludes. */
+  /** The offered methods in the policy's order, those the device hint rules out left out. */
+  private async orderedFor(
+    offered: KnownVerificationMethod[],
+    device: DeviceHint | undefined,
+  ): Promise<KnownVerificationMethod[]> {
+    return this.allowedFor(await this.policy.order(offered), device);
+  }
+
+  /** The methods the device hint does not rule out. */
+  private allowedFor(
+    methods: readonly KnownVerificationMethod[],
+    device: DeviceHint | undefined,
+  ): KnownVerificationMethod[] {
+    const excluded: readonly string[] = device === undefined ? [] : this.policy.exclude[device];
+    return methods.filter((method) => !excluded.includes(method));
+  }
+
   private async firstMethod(
     offered: KnownVerificationMethod[],
     device: DeviceHint | undefined,
@@ -304,6 +338,8 @@ export class VerificationService {
           browserKey: input.browserKey,
           request: input.request,
           ...(isKnown(current.method) ? { switchedFrom: current.method } : {}),
+          // A suspected switch is offered the journey's remaining methods charged on proof.
+          offered: options.remaining,
         },
         journeyId,
       );
@@ -319,7 +355,10 @@ export class VerificationService {
       startedAt: record.createdAt,
     });
     await this.journeys.save(moved, record.expiresAt);
-    await this.methodStats.tally(record);
+    await this.methodStats.tally(
+      record,
+      callerOf({ owner: input.owner, clientKey: this.protection.clientKey(input.request, input.ip) }),
+    );
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
     this.telemetry.started(record, false, Date.now() - startedAt, 'switch');
@@ -669,4 +708,20 @@ function namedMethod(method: unknown): string | undefined {
 
 function isKnown(method: string): method is KnownVerificationMethod {
   return (VERIFICATION_METHODS as readonly string[]).includes(method);
+}
+
+/** Who a start's method figures count as a caller: the owner, else the client key. */
+function callerOf(attempt: { owner?: string; clientKey?: string }): string | undefined {
+  if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
+  return attempt.clientKey === undefined ? undefined : `client:${attempt.clientKey}`;
+}
+
+/** The first method a graded answer (409 `method_held`) offers, or undefined for any other error. */
+function gradedMethod(error: unknown): KnownVerificationMethod | undefined {
+  if (!(error instanceof ProtectionRefusal) || error.reason !== ProtectionRefusalReason.methodHeld)
+    return undefined;
+  const offered = error.extra.offered_methods;
+  return Array.isArray(offered) && typeof offered[0] === 'string' && isKnown(offered[0])
+    ? offered[0]
+    : undefined;
 }

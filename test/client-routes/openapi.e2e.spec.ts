@@ -93,6 +93,7 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
     expect(errorCodes('/phone/start', 'post')).toEqual({
       '400': ['validation_error', 'method_not_available', 'phone_not_allowed'],
       '403': ['cross_site_request', 'start_refused'],
+      '409': ['method_held'],
       '413': ['payload_too_large'],
       '415': ['unsupported_media_type'],
       '429': ['rate_limit_exceeded', 'too_many_wrong_codes'],

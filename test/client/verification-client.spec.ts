@@ -48,6 +48,43 @@ describe('VerificationClient (state machine)', () => {
     expect(harness.routes.count('GET /status')).toBe(0);
   });
 
+  it('a graded answer (409 method_held) is followed by itself: the start goes on with the first method offered, once', async () => {
+    harness.routes.on(
+      'POST /start',
+      problem(409, 'method_held', {
+        offered_methods: ['reverse_flash_call', 'msgr2_bot'],
+        held: 'range_held',
+      }),
+      {
+        status: 201,
+        body: answer(harness.routes, {
+          method: 'reverse_flash_call',
+          number_to_call: '+78005553535',
+          code_length: undefined,
+        }),
+      },
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+7 912 345-67-89', method: 'sms' });
+    expect(harness.routes.requests.map((r) => (r.body as { method?: string }).method)).toEqual([
+      'sms',
+      'reverse_flash_call',
+    ]);
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', method: 'reverse_flash_call', error: null });
+  });
+
+  it('a graded answer offering nothing new is the error it is', async () => {
+    harness.routes.on(
+      'POST /start',
+      problem(409, 'method_held', { offered_methods: ['reverse_flash_call'] }),
+      problem(409, 'method_held', { offered_methods: ['reverse_flash_call'] }),
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+7 912 345-67-89', method: 'sms' });
+    expect(harness.routes.count('POST /start')).toBe(2);
+    expect(c.getState().error?.code).toBe('method_held');
+  });
+
   it('polls status at poll_interval_ms and ends at a terminal status (expired, failed)', async () => {
     harness.routes.on('POST /start', {
       status: 201,

@@ -166,8 +166,9 @@ describe.each(ONE_PLATFORM)('hardening: the spend cap under concurrent starts (%
               ),
             );
             const sessions = phones.flatMap((phone) => sb.sessionsFor(phone));
-            // Not a vacuous pass: the first start always fits a cap of at least the worst-case price.
-            if (capRub >= 3) expect(sessions.length).toBeGreaterThan(0);
+            // Not a vacuous pass: the first start always fits a cap whose share open to any method
+            // (all but the last 20 %, kept for methods charged on proof) holds the worst-case price.
+            if (capRub * 0.8 >= 3) expect(sessions.length).toBeGreaterThan(0);
             const spentKopecks = sessions.reduce(
               (sum, s) => sum + Math.round(Number((s.cost as { amount: number }).amount) * 100),
               0,

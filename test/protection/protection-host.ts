@@ -61,10 +61,16 @@ export function protectedHost(
 }
 
 let phoneSerial = 0;
-/** A fresh valid Russian mobile number for each call (per-phone state never leaks between tests). */
+/**
+ * A fresh valid Russian mobile number for each call (per-phone state never leaks between tests), each
+ * in a range of its own: a test's users are not a burst into one range (the pumping defence's
+ * scenarios make their own ranges).
+ */
 export function freshPhone(): string {
   phoneSerial += 1;
-  return `+7916${String(process.pid % 1000).padStart(3, '0')}${String(phoneSerial).padStart(4, '0')}`;
+  const range = String(phoneSerial % 1000).padStart(3, '0');
+  const rest = `${process.pid % 10}${String(Math.floor(phoneSerial / 1000) % 1000).padStart(3, '0')}`;
+  return `+7916${range}${rest}`;
 }
 
 let ipSerial = 0;

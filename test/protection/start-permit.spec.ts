@@ -28,6 +28,7 @@ function recordingPermit(
   const admission: StartAdmission = {
     resendAvailableAt: new Date(1_700_000_060_000),
     storeReached: true,
+    suspected: false,
     holds: [hold('cooldown'), hold('limits'), hold('pumping')],
     reservation: {
       release: async () => {

@@ -1,0 +1,102 @@
+/**
+ * Issue 29: graded answers instead of refusals. A suspected start (its range held, the spend cap's
+ * last share) is offered only the methods charged on proof: `auto` picks among them, an explicit
+ * other method gets 409 `method_held` naming them with `Retry-After`. Over real HTTP, default options.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import {
+  freshIp,
+  freshPhone,
+  protectedHost,
+  protectionFixture,
+  start,
+  startFrom,
+} from './protection-host.js';
+
+let rangeSerial = 0;
+/** A fresh range (+7 977 NNN) and its numbers. */
+function freshRange(): (i: number) => string {
+  rangeSerial += 1;
+  const range = `+7977${String((process.pid * 11 + rangeSerial * 41) % 1000).padStart(3, '0')}`;
+  return (i) => `${range}${String(i).padStart(4, '0')}`;
+}
+
+/** Holds a fresh range: starts of four of its numbers from four addresses, none completed. */
+async function heldRange(host: TestApp): Promise<(i: number) => string> {
+  const number = freshRange();
+  for (let i = 0; i < 4; i++) await startFrom(host, freshIp(), number(i));
+  return number;
+}
+
+describe.each(ONE_PLATFORM)('graded answers (%s)', (platform) => {
+  const fx = protectionFixture();
+
+  it('a held range: an explicit SMS is 409 method_held with Retry-After and the methods charged on proof; auto starts a reverse flash call; an explicit one is served', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const number = await heldRange(fx.host);
+    const sent = fx.sb.requestCount('POST /v1/verify');
+    const held = await startFrom(fx.host, freshIp(), number(10));
+    expect(held.status).toBe(409);
+    expect(held.headers.get('content-type')).toContain('application/problem+json');
+    expect(held.body).toMatchObject({
+      status: 409,
+      error_code: 'method_held',
+      reason: 'method_held',
+      held: 'range_held',
+      offered_methods: ['reverse_flash_call', 'msgr2_bot'],
+    });
+    expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
+
+    const auto = await start(
+      fx.host,
+      { phone_number: number(10), method: 'auto' },
+      { 'x-forwarded-for': freshIp() },
+    );
+    expect(auto.status).toBe(201);
+    expect(auto.body.method).toBe('reverse_flash_call');
+    const explicit = await startFrom(fx.host, freshIp(), number(11), 'msgr2_bot');
+    expect(explicit.status).toBe(201);
+  });
+
+  it('grading off, or no method charged on proof offered: refused as before (429 range_held)', async () => {
+    fx.host = await protectedHost(fx.sb, platform, { pumping: { grading: false } });
+    let number = await heldRange(fx.host);
+    expect((await startFrom(fx.host, freshIp(), number(10))).body.reason).toBe('range_held');
+    await fx.host.close();
+    fx.host = await protectedHost(fx.sb, platform, {}, { methods: ['sms', 'flash_call'] });
+    number = await heldRange(fx.host);
+    const refused = await startFrom(fx.host, freshIp(), number(10));
+    expect({ status: refused.status, reason: refused.body.reason }).toEqual({
+      status: 429,
+      reason: 'range_held',
+    });
+  });
+
+  it('monitor mode reports without acting: nothing is graded, the whole cap is open, the event names subject and rule', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
+      pumping: { mode: 'monitor' },
+      spendCap: { amount: 30, windowMs: 86_400_000 },
+    });
+    const number = await heldRange(fx.host);
+    expect((await startFrom(fx.host, freshIp(), number(10))).status).toBe(201);
+    // Ten SMS take the whole cap (the last share is not kept in monitor mode): five more fit.
+    for (let i = 0; i < 5; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    const events = fx.host.opsEvents.filter((e) => e.name === 'verification.fraud_suspected');
+    expect(events[0]?.payload).toMatchObject({ mode: 'monitor', subject: 'range', rule: 'fresh_burst' });
+  });
+
+  it("the spend cap's last share is kept for methods charged on proof: past it an SMS is graded, not 503, and a reverse flash call is served", async () => {
+    // 30 RUB: the last 20 % (6 RUB) is kept; eight SMS at 3 RUB take the rest.
+    fx.host = await protectedHost(fx.sb, platform, { spendCap: { amount: 30, windowMs: 86_400_000 } });
+    for (let i = 0; i < 8; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    const graded = await startFrom(fx.host, freshIp(), freshPhone());
+    expect(graded.body).toMatchObject({
+      error_code: 'method_held',
+      held: 'spend_cap',
+      offered_methods: ['reverse_flash_call', 'msgr2_bot'],
+    });
+    expect((await startFrom(fx.host, freshIp(), freshPhone(), 'reverse_flash_call')).status).toBe(201);
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * Issue 29: the outside review's attacks on the money protection, written as the attacker plays
+ * them: a few SIM cards, a pool of addresses (a fresh one for every start), no captcha, the default
+ * options. Over real HTTP against the sandbox, on the sandbox's clock. Each names the finding it
+ * reproduces; the figures are what the attacker gets out, not the rule's thresholds.
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { FraudSuspectedEvent } from '../../src/core/verification-events.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { freshIp, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+
+const HOUR = 3_600_000;
+
+let rangeSerial = 0;
+/** A fresh range of mobile numbers in one operator prefix (+7 926), and its numbers. */
+function freshRange(prefix = '926'): { range: string; number: (i: number) => string } {
+  rangeSerial += 1;
+  const range = `+7${prefix}${String((process.pid * 7 + rangeSerial * 37) % 1000).padStart(3, '0')}`;
+  return { range, number: (i) => `${range}${String(i).padStart(4, '0')}` };
+}
+
+function fraudEvents(host: TestApp): FraudSuspectedEvent[] {
+  return host.opsEvents
+    .filter((e) => e.name === 'verification.fraud_suspected')
+    .map((e) => e.payload as FraudSuspectedEvent);
+}
+
+describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) => {
+  const fx = protectionFixture();
+  const sent = (): number => fx.sb.requestCount('POST /v1/verify');
+
+  it('finding 1, repeated numbers: 10 numbers x 15 starts over 10 ranges send a few SMS, not 150, and are reported', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const numbers = Array.from({ length: 10 }, () => freshRange().number(1));
+    const before = sent();
+    for (let round = 0; round < 15; round++)
+      for (const phone of numbers) await startFrom(fx.host, freshIp(), phone);
+    expect(sent() - before).toBeLessThanOrEqual(15);
+    expect(fraudEvents(fx.host).length).toBeGreaterThan(0);
+  });
+
+  it('finding 2, the cap turned against users: starts to numbers that receive nothing give their reservation back when they end, and a real user is served', async () => {
+    const apiKey = fx.sb.demoAccount.apiKey;
+    // Nobody receives an SMS, nobody places the reverse flash call.
+    await fx.sb.updateAccount(apiKey, {
+      population: { methods: { sms: { deliveryRate: 0 }, reverse_flash_call: { completionRate: 0 } } },
+    });
+    try {
+      fx.host = await protectedHost(fx.sb, platform, {
+        startPerIp: false,
+        startPerPhone: false,
+        startPerPhoneAndCaller: false,
+        resendCooldownMs: false,
+        pumping: false,
+        // Ten SMS at 3 RUB.
+        spendCap: { amount: 30, windowMs: 24 * HOUR },
+      });
+      const ids: unknown[] = [];
+      for (let i = 0; i < 10; i++) {
+        const r = await startFrom(fx.host, freshIp(), freshRange('903').number(i));
+        expect(r.status).toBe(201);
+        ids.push(r.body.verification_id);
+      }
+      const flash = await startFrom(fx.host, freshIp(), freshRange('903').number(0), 'reverse_flash_call');
+      expect(flash.status).toBe(503);
+      // The sessions expire undelivered (the host learns it as its pages poll).
+      await fx.sb.advance(6 * 60_000);
+      for (const id of ids)
+        expect((await call(fx.host.url, 'GET', `/verification/status/${String(id)}`)).body.status).toBe(
+          'expired',
+        );
+      expect((await startFrom(fx.host, freshIp(), freshRange('903').number(1))).status).toBe(201);
+    } finally {
+      await fx.sb.updateAccount(apiKey, { population: null });
+    }
+  });
+
+  it('finding 3, faked conversions: 4 numbers verified 8 times each do not make 150 numbers of their prefix look converting', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const own = freshRange();
+    for (let round = 0; round < 8; round++)
+      for (let i = 0; i < 4; i++) {
+        const ip = freshIp();
+        const started = await startFrom(fx.host, ip, own.number(i));
+        if (started.status !== 201) continue;
+        const code = fx.sb.sessionsFor(own.number(i)).at(-1)!.code!;
+        await call(
+          fx.host.url,
+          'POST',
+          '/verification/check',
+          { verification_id: started.body.verification_id, code },
+          { 'x-forwarded-for': ip },
+        );
+      }
+    const before = sent();
+    const pumped = Array.from({ length: 10 }, () => freshRange());
+    for (let i = 0; i < 15; i++)
+      for (const range of pumped) await startFrom(fx.host, freshIp(), range.number(100 + i));
+    expect(sent() - before).toBeLessThanOrEqual(10);
+  });
+
+  it('finding 4, slow drip: a day of held attempts does not raise the next day’s baseline; the same attack then sends a few SMS', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const dripRanges = Array.from({ length: 20 }, () => freshRange('925'));
+    let n = 0;
+    for (let tick = 0; tick < 72; tick++) {
+      for (let i = 0; i < 5; i++) {
+        n += 1;
+        await startFrom(fx.host, freshIp(), dripRanges[n % 20]!.number(n));
+      }
+      await fx.sb.advance(20 * 60_000);
+    }
+    await fx.sb.advance(2 * HOUR);
+    const before = sent();
+    const pumped = Array.from({ length: 10 }, () => freshRange('925'));
+    for (let i = 0; i < 15; i++) {
+      for (const range of pumped) await startFrom(fx.host, freshIp(), range.number(5000 + i));
+      await fx.sb.advance(4 * 60_000);
+    }
+    expect(sent() - before).toBeLessThanOrEqual(10);
+    expect(n).toBe(360);
+  }, 180_000);
+
+  it('finding 5, bursts into fresh ranges: 25 simultaneous starts into a range never seen send a few; waves into further ranges of the prefix, across window boundaries, are held too', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const burst = async (): Promise<number> => {
+      const range = freshRange('929');
+      const before = sent();
+      await Promise.all(
+        Array.from({ length: 25 }, (_, i) => startFrom(fx.host!, freshIp(), range.number(i))),
+      );
+      return sent() - before;
+    };
+    expect(await burst()).toBeLessThanOrEqual(3);
+    let total = 0;
+    for (let wave = 0; wave < 4; wave++) total += await burst();
+    expect(total).toBeLessThanOrEqual(10);
+    for (let wave = 0; wave < 3; wave++) {
+      await fx.sb.advance(HOUR);
+      total += await burst();
+    }
+    expect(total).toBeLessThanOrEqual(15);
+    expect(fraudEvents(fx.host).some((e) => e.reason === 'range_held')).toBe(true);
+  });
+});
