@@ -103,6 +103,39 @@ export type {
 } from './options/verification.options.js';
 export { DEFAULT_METHODS, DEFAULT_SPEND_CAP } from './options/verification.options.js';
 export type { WebhookRouteOptions } from './options/verification.options.js';
+/* Reviewer and demo numbers (`testNumbers`). */
+export type { ResolvedTestNumbers, TestNumber, TestNumbersOptions } from './options/verification.options.js';
+export { isTestSession, type TestNumberOutcome } from './core/test-session.js';
+/* Several accounts in one app: named registrations. */
+export {
+  getVerificationToken,
+  InjectVerificationAccountService,
+  InjectVerificationHistory,
+  InjectVerificationService,
+  InjectVerificationStore,
+} from './module/verification-registration.js';
+/* Per-number and per-owner history for support. */
+export type { HistoryOptions } from './options/verification.options.js';
+export { VerificationHistory } from './history/verification-history.service.js';
+export type {
+  VerificationHistoryEntry,
+  VerificationHistoryKind,
+  VerificationHistoryQuery,
+} from './history/verification-history.types.js';
+/* "Requires a verified phone" on the host's own routes. */
+export type { VerifiedPhoneOptions } from './options/verification.options.js';
+export { VerifiedPhoneGuard, VERIFIED_WITHIN_MS } from './guard/verified-phone.guard.js';
+export {
+  RequireVerifiedPhone,
+  VerifiedPhone,
+  type RequireVerifiedPhoneOptions,
+} from './guard/verified-phone.decorators.js';
+export { verifiedPhoneOf, type VerifiedPhoneDetails } from './guard/verified-phone.request.js';
+export {
+  VerifiedPhoneClaims,
+  type VerifiedPhoneClaim,
+  type VerifiedPhoneFacts,
+} from './guard/verified-phone-claims.js';
 export type {
   ApiOperation,
   ApiRequestInfo,

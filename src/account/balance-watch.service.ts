@@ -189,7 +189,11 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
   async #emit(payload: BalanceEvent): Promise<void> {
     if (!this.emitter) return;
     try {
-      await this.emitter.emitAsync(payload.event, payload);
+      const { name } = this.options;
+      await this.emitter.emitAsync(
+        payload.event,
+        name === undefined ? payload : { ...payload, registration: name },
+      );
     } catch (error) {
       this.logger.warn('a listener of a balance event failed', {
         event: payload.event,

@@ -1,3 +1,4 @@
+import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
 import { digest } from '../core/digest.js';
@@ -102,7 +103,8 @@ export class MethodStats implements OnModuleDestroy {
    * enough distinct callers.
    */
   async tally(record: SessionRecord, caller?: string): Promise<void> {
-    if (record.suspected) return;
+    // A test number's session says nothing about a method's real success or price.
+    if (record.suspected || isTestSession(record.requestId)) return;
     try {
       if (!(await this.#admitted(record))) return;
       const shown = shownTransitions(record);

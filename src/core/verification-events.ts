@@ -61,6 +61,21 @@ export interface VerificationEvent {
    * when the API stated no price for any of them. Server-side only, like `cost`.
    */
   journeyCost: Money | null;
+  /**
+   * Present (true) only for a session of one of the host's `testNumbers`: played by the module,
+   * never sent to the API, never billed. Hosts that act on real verifications may check it.
+   */
+  test?: true;
+  /**
+   * The `name` of the registration the session belongs to (`VerificationModule.forRoot({ name })`),
+   * when the app has named registrations; absent for the unnamed one.
+   */
+  registration?: string;
+}
+
+/** Whether an event of the module's came from the registration `name` (undefined: the unnamed one). */
+export function isEventOf(event: { registration?: string }, name: string | undefined): boolean {
+  return event.registration === name;
 }
 
 export interface BalanceEvent {
@@ -69,6 +84,8 @@ export interface BalanceEvent {
   amount: number | null;
   currency: string;
   threshold?: number;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
 }
 
 export interface SpendCapReachedEvent {
@@ -79,6 +96,8 @@ export interface SpendCapReachedEvent {
   currency: string;
   windowMs: number;
   windowEndsAt: Date;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
 }
 
 /**
@@ -118,4 +137,6 @@ export interface FraudSuspectedEvent {
   /** Cool-off of this hold (0 for the reserve, which lasts while the cap is near). */
   holdMs: number;
   heldUntil: Date;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
 }

@@ -27,6 +27,8 @@ const CONTRACT: Record<ClientErrorCode, [number, string]> = {
   fallback_not_available: [409, 'Fallback not available yet'],
   switch_in_progress: [409, 'Switch in progress'],
   method_held: [409, 'Method held'],
+  phone_verification_required: [403, 'Phone verification required'],
+  phone_not_verified: [409, 'Phone not verified'],
 };
 
 describe('VerificationClientError', () => {

@@ -20,6 +20,10 @@ export const ClientErrorCode = {
   fallbackNotAvailable: 'fallback_not_available',
   switchInProgress: 'switch_in_progress',
   methodHeld: 'method_held',
+  /** VerifiedPhoneGuard on a host's route: no verification (or claim) this caller may use. */
+  phoneVerificationRequired: 'phone_verification_required',
+  /** VerifiedPhoneGuard on a host's route: the verification is the caller's but not verified. */
+  phoneNotVerified: 'phone_not_verified',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
@@ -42,6 +46,8 @@ const TITLES: Record<ClientErrorCode, string> = {
   fallback_not_available: 'Fallback not available yet',
   switch_in_progress: 'Switch in progress',
   method_held: 'Method held',
+  phone_verification_required: 'Phone verification required',
+  phone_not_verified: 'Phone not verified',
 };
 
 /** The HTTP status of each error code (the problem document's integer `status`). */
@@ -64,6 +70,8 @@ export const CLIENT_ERROR_STATUSES: Readonly<Record<ClientErrorCode, number>> = 
   fallback_not_available: 409,
   switch_in_progress: 409,
   method_held: 409,
+  phone_verification_required: 403,
+  phone_not_verified: 409,
 };
 
 const PROBLEM_TYPE_PREFIX = 'urn:nestjs-phone-verification:error:';

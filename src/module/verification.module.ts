@@ -2,6 +2,7 @@ import {
   Inject,
   Module,
   type DynamicModule,
+  type InjectionToken,
   type OnApplicationShutdown,
   type Provider,
   type Type,
@@ -61,6 +62,13 @@ import {
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.js';
+import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
+import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
+import { VerificationHistory } from '../history/verification-history.service.js';
+import { getVerificationToken, registrationStore } from './verification-registration.js';
+import { VerificationTracing } from '../observability/verification-tracing.js';
+import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
+import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
 const OPENAPI_DOCS = Symbol('VERIFICATION_OPENAPI_DOCS');
 
@@ -70,6 +78,8 @@ export type VerificationModuleAsyncOptions = typeof VERIFICATION_ASYNC_OPTIONS_T
   routes?: Pick<RoutesOptions, 'prefix' | 'enabled'>;
   /** The webhook route (default off here: give `{ enabled: true }` when the factory sets a secret). */
   webhooks?: WebhookRouteOptions;
+  /** The registration's name (see VerificationModuleOptions.name), given statically: its tokens are made at import. */
+  name?: string;
 };
 
 /** Closes the store on shutdown when the module created it (never a store or client the host gave). */
@@ -105,7 +115,7 @@ const PROVIDERS: Provider[] = [
     provide: VerificationStore,
     // Async: a store opened from a URL fails the boot when no Redis client library is installed.
     useFactory: (options: ResolvedVerificationOptions, clock: VerificationClock) =>
-      openStore(options.store, () => clock.now()),
+      openStore(registrationStore(options.store, options.name), () => clock.now()),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
   },
   {
@@ -137,7 +147,19 @@ const PROVIDERS: Provider[] = [
   ...OPERATIONS_PROVIDERS,
   OwnedStoreCloser,
   ServedRoutesLog,
-  VerificationApiClient,
+  TestNumberSessions,
+  {
+    provide: VerificationApiClient,
+    // With test numbers, their sessions are played by the module and never reach the API.
+    useFactory: (
+      apiOptions: VerificationApiClientOptions,
+      testNumbers: TestNumberSessions,
+    ): VerificationApiClient =>
+      testNumbers.enabled
+        ? new TestNumberApiClient(apiOptions, testNumbers)
+        : new VerificationApiClient(apiOptions),
+    inject: [VERIFICATION_API_CLIENT_OPTIONS, TestNumberSessions],
+  },
   SessionRecordRepository,
   JourneyRepository,
   SessionRecordRecovery,
@@ -155,6 +177,10 @@ const PROVIDERS: Provider[] = [
   VerificationReconciler,
   webhookVerifierProvider,
   WebhookReceiver,
+  VerifiedPhoneClaims,
+  VerifiedPhoneGuard,
+  VerificationHistory,
+  VerificationTracing,
 ];
 
 const EXPORTS = [
@@ -163,29 +189,54 @@ const EXPORTS = [
   VerificationApiClient,
   VerificationStore,
   RESOLVED_VERIFICATION_OPTIONS,
+  VerificationClock,
+  VerifiedPhoneClaims,
+  VerifiedPhoneGuard,
+  VerificationHistory,
   ...OPERATIONS_EXPORTS,
 ];
 
 function controllersFor(settings: RouteSettings): Type[] {
   return [
     ...(settings.routes.enabled ? [createVerificationController(settings.routes.prefix)] : []),
-    ...(settings.webhooks.enabled ? [createWebhookController(settings.webhooks.path)] : []),
+    ...(settings.webhooks.enabled
+      ? [createWebhookController(settings.webhooks.path, settings.webhooks.decorators)]
+      : []),
   ];
 }
 
-/** The builder's definition (options provider, `global`) plus the controllers, providers and exports. */
+/**
+ * The builder's definition (options provider, `global`) plus the controllers, providers and exports.
+ * A named registration exports its services only under tokens carrying its name, from a global module:
+ * two registrations never offer the same token, and any module can inject either by name.
+ */
 function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicModule {
+  const { name } = settings;
+  const named = name === undefined ? [] : EXPORTS.map((token) => namedAlias(token, name));
   return {
     ...base,
+    ...(name === undefined ? {} : { global: true }),
     controllers: controllersFor(settings),
     providers: [
       ...(base.providers ?? []),
       { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
       ...PROVIDERS,
+      ...named,
     ],
-    exports: EXPORTS,
+    exports: name === undefined ? EXPORTS : named.map((alias) => alias.provide),
   };
 }
+
+function namedAlias(
+  token: InjectionToken,
+  name: string,
+): { provide: InjectionToken; useExisting: InjectionToken } {
+  return { provide: getVerificationToken(token, name), useExisting: token };
+}
+
+/** `VerificationModule.forFeature(name)`: a named registration's exports under their usual tokens. */
+@Module({})
+class VerificationFeatureModule {}
 
 /**
  * Phone-number verification for a NestJS app: the typed API client, VerificationService, the
@@ -199,7 +250,20 @@ export class VerificationModule extends ConfigurableVerificationModule {
   }
 
   static override forRootAsync(options: VerificationModuleAsyncOptions): DynamicModule {
-    const { routes, webhooks, ...asyncOptions } = options;
-    return withModuleParts(super.forRootAsync(asyncOptions), declaredAsyncRoutes(routes, webhooks));
+    const { routes, webhooks, name, ...asyncOptions } = options;
+    return withModuleParts(super.forRootAsync(asyncOptions), declaredAsyncRoutes(routes, webhooks, name));
+  }
+
+  /**
+   * Binds the importing (feature) module to the named registration `name`: there, VerificationService,
+   * VerificationAccountService, VerificationStore, the guard and the rest resolve to that registration's,
+   * as with a single unnamed registration. The registration itself is `forRoot({ name, … })` once.
+   */
+  static forFeature(name: string): DynamicModule {
+    return {
+      module: VerificationFeatureModule,
+      providers: EXPORTS.map((token) => ({ provide: token, useExisting: getVerificationToken(token, name) })),
+      exports: EXPORTS,
+    };
   }
 }

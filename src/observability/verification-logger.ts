@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type LoggerService, type LogLevel } from '@
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LogRedactor, type LogFields } from './log-redaction.js';
+import { isTestSession } from '../core/test-session.js';
 
 /** Context name of every line the module writes. */
 export const VERIFICATION_LOG_CONTEXT = 'PhoneVerification';
@@ -20,12 +21,15 @@ export class VerificationLogger {
   /** The host gave its own `logger` (it filters what it receives itself). */
   readonly #hostLogger: boolean;
   readonly #redactor: LogRedactor;
+  /** The host's test numbers (`testNumbers`): a line about one of them says `test=true`. */
+  readonly #testNumbers: ReadonlySet<string>;
 
   constructor(@Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions) {
     this.#target = options.logger ?? new Logger(VERIFICATION_LOG_CONTEXT);
     this.#hostLogger = Boolean(options.logger);
     this.#context = options.logger ? [VERIFICATION_LOG_CONTEXT] : [];
     this.#levels = new Set(options.logLevels === false ? [] : options.logLevels);
+    this.#testNumbers = new Set(options.testNumbers.numbers.map((entry) => entry.phoneNumber));
     this.#redactor = new LogRedactor({
       maskPhoneNumbers: options.maskPhoneNumbers,
       secrets: [
@@ -72,9 +76,19 @@ export class VerificationLogger {
     return this.#redactor.scrub(text);
   }
 
+  /** A line about a test number's session (by its id, or its number) says so, whatever wrote it. */
+  #marked(fields: LogFields | undefined): LogFields | undefined {
+    if (fields === undefined || fields.test !== undefined) return fields;
+    const { request_id: requestId, phone } = fields;
+    const test =
+      (typeof requestId === 'string' && isTestSession(requestId)) ||
+      (typeof phone === 'string' && this.#testNumbers.has(phone));
+    return test ? { ...fields, test: true } : fields;
+  }
+
   #write(level: LogLevel, message: string, fields: LogFields | undefined): void {
     if (!this.isLevelEnabled(level)) return;
-    const line = this.#redactor.line(message, fields);
+    const line = this.#redactor.line(message, this.#marked(fields));
     try {
       switch (level) {
         case 'log':

@@ -1,8 +1,11 @@
-import { Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Money } from '../api/api.types.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import {
+  isEventOf,
   VerificationEventName,
   type VerificationEvent,
   type VerificationEventType,
@@ -50,6 +53,7 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     private readonly logger: VerificationLogger,
     private readonly metrics: VerificationMetrics,
     @Optional() private readonly emitter?: EventEmitter2,
+    @Optional() @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options?: ResolvedVerificationOptions,
   ) {}
 
   /** Outcomes are counted from the events: the tracker emits each `(request_id, event)` once per deployment. */
@@ -198,6 +202,8 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
   }
 
   #outcome(event: VerificationEvent): void {
+    // Another registration's event (named registrations share the host's emitter): its own telemetry counts it.
+    if (!isEventOf(event, this.options?.name)) return;
     try {
       if (TERMINAL_EVENTS.includes(event.event)) this.metrics.outcome(event.method, event.status);
       this.logger.log(event.event, {

@@ -115,6 +115,16 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
   metrics: { prefix: 'verification_' },
   logLevels: ['log', 'error', 'warn', 'fatal'] as LogLevel[],
   maskPhoneNumbers: true,
+  /** The API's own attempts per session (the spec's default, 3), and a budget per number across sessions. */
+  testNumbers: { maxAttempts: 3, wrongCodesPerNumber: perWindow(10, HOUR) },
+  verifiedPhone: {
+    header: 'x-verification-id',
+    bodyField: 'verification_id',
+    claimHeader: 'x-verified-phone-claim',
+    claimTtlMs: 10 * MINUTE,
+  },
+  /** Once `history` is given. */
+  history: { retentionDays: 30, maxEntries: 100 },
 });
 
 /** `VERIFICATION_DEFAULTS.methods`. */

@@ -165,7 +165,7 @@ describe('the routes declared at import', () => {
     const options = { api, routes: { prefix: '/shop/verify/' }, webhooks: { secret: 'whsec_c2VjcmV0' } };
     expect(declaredRoutes(options)).toEqual({
       routes: { prefix: 'shop/verify', enabled: true },
-      webhooks: { enabled: true, path: 'shop/verify/webhooks' },
+      webhooks: { enabled: true, path: 'shop/verify/webhooks', decorators: [] },
     });
     expect(resolveVerificationOptions(options).routes.prefix).toBe('shop/verify');
   });
@@ -177,6 +177,7 @@ describe('the routes declared at import', () => {
     expect(declaredRoutes({ api, routes: { prefix: '' } }).webhooks).toEqual({
       enabled: false,
       path: 'webhooks',
+      decorators: [],
     });
   });
 

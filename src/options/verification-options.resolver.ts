@@ -23,7 +23,10 @@ import type {
   RouteSettings,
   RoutesOptions,
   SpendCapOptions,
+  ResolvedTestNumbers,
+  TestNumbersOptions,
   VerificationModuleOptions,
+  VerifiedPhoneOptions,
   WebhookRouteOptions,
 } from './verification.options.js';
 
@@ -46,6 +49,7 @@ export function resolveVerificationOptions(
   const store = input.store;
   const { onRequest: _notAnOption, ...api } = input.api as typeof input.api & { onRequest?: unknown };
   return {
+    name: routes.name,
     api: withApiClientDefaults(api),
     webhooks: {
       secrets: [...webhookSecrets(webhooks)],
@@ -88,6 +92,12 @@ export function resolveVerificationOptions(
     maskPhoneNumbers: input.maskPhoneNumbers ?? D.maskPhoneNumbers,
     // One clock: the host's, else that of the store instance it gives (the rules hold the two together).
     clock: input.clock ?? (isVerificationStore(store) ? () => store.now() : Date.now),
+    testNumbers: resolveTestNumbers(input.testNumbers),
+    verifiedPhone: resolveVerifiedPhone(input.verifiedPhone),
+    history:
+      input.history === undefined || input.history === false
+        ? false
+        : withDefaults(VERIFICATION_DEFAULTS.history, input.history),
   };
 }
 
@@ -99,11 +109,14 @@ export function declaredRoutes(options: VerificationModuleOptions): RouteSetting
   const routes = isRecord(options) && isRecord(options.routes) ? options.routes : {};
   const webhooks = isRecord(options) && isRecord(options.webhooks) ? options.webhooks : {};
   const prefix = typeof routes.prefix === 'string' ? trimSlashes(routes.prefix) : resolvePrefix({});
+  const name = isRecord(options) && typeof options.name === 'string' ? options.name : undefined;
   return {
+    ...(name === undefined ? {} : { name }),
     routes: { prefix, enabled: routes.enabled !== false },
     webhooks: {
       enabled: webhooksEnabled(webhooks) === true,
       path: webhookRoutePath(prefix, typeof webhooks.path === 'string' ? webhooks.path : undefined),
+      decorators: decoratorsOf(webhooks.decorators),
     },
   };
 }
@@ -112,13 +125,16 @@ export function declaredRoutes(options: VerificationModuleOptions): RouteSetting
 export function declaredAsyncRoutes(
   routes: Pick<RoutesOptions, 'prefix' | 'enabled'> | undefined,
   webhooks: WebhookRouteOptions | undefined,
+  name?: string,
 ): RouteSettings {
   const prefix = resolvePrefix({ routes });
   return {
+    ...(name === undefined ? {} : { name }),
     routes: { prefix, enabled: routes?.enabled ?? VERIFICATION_DEFAULTS.routes.enabled },
     webhooks: {
       enabled: webhooks?.enabled ?? VERIFICATION_DEFAULTS.asyncWebhookRoute.enabled,
       path: webhookRoutePath(prefix, webhooks?.path),
+      decorators: decoratorsOf(webhooks?.decorators),
     },
   };
 }
@@ -132,6 +148,14 @@ export function optionWarnings(options: ResolvedVerificationOptions): string[] {
   if (/\/v1$/i.test(options.api.baseUrl))
     warnings.push(
       'option "api.baseUrl" ends in /v1, and the module adds /v1 to every path itself (/v1/v1/verify would answer 404): give the URL without it',
+    );
+  const { numbers, owners } = options.testNumbers;
+  if (numbers.length > 0)
+    warnings.push(
+      `option "testNumbers": ${numbers.length} test number(s) enabled, answered with a fixed code and never sent to the API` +
+        (owners === undefined
+          ? ' (any owner may use them: set testNumbers.owners to restrict them)'
+          : ` (for ${owners.length} owner(s))`),
     );
   return warnings;
 }
@@ -206,6 +230,30 @@ function resolveOrchestration(given: OrchestrationOptions): ResolvedOrchestratio
   };
 }
 
+function resolveTestNumbers(given: TestNumbersOptions | undefined): ResolvedTestNumbers {
+  const D = VERIFICATION_DEFAULTS.testNumbers;
+  return {
+    numbers: (given?.numbers ?? []).map(({ phoneNumber, code, outcome }) => ({
+      phoneNumber,
+      ...(code === undefined ? {} : { code }),
+      ...(outcome === undefined ? {} : { outcome }),
+    })),
+    owners: given?.owners === undefined ? undefined : [...given.owners],
+    maxAttempts: given?.maxAttempts ?? D.maxAttempts,
+    wrongCodesPerNumber: { ...(given?.wrongCodesPerNumber ?? D.wrongCodesPerNumber) },
+  };
+}
+
+function resolveVerifiedPhone(given: VerifiedPhoneOptions | undefined): Required<VerifiedPhoneOptions> {
+  const resolved = withDefaults(VERIFICATION_DEFAULTS.verifiedPhone, given);
+  // Node gives header names lower-cased, on Express and Fastify alike.
+  return {
+    ...resolved,
+    header: resolved.header.toLowerCase(),
+    claimHeader: resolved.claimHeader.toLowerCase(),
+  };
+}
+
 /** `defaults` with each field the host gave (and only the fields `defaults` names). */
 function withDefaults<T extends object>(defaults: Readonly<T>, given: Partial<T> | null | undefined): T {
   const resolved = { ...defaults } as T;
@@ -213,6 +261,11 @@ function withDefaults<T extends object>(defaults: Readonly<T>, given: Partial<T>
     for (const key of Object.keys(defaults) as (keyof T)[])
       if (given[key] !== undefined) resolved[key] = given[key] as T[keyof T];
   return resolved;
+}
+
+/** The webhook controller's decorators as declared (a wrong value is reported at boot by the rules). */
+function decoratorsOf(value: unknown): ClassDecorator[] {
+  return Array.isArray(value) ? value.filter((d): d is ClassDecorator => typeof d === 'function') : [];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -32,6 +32,7 @@ import {
 } from './verification-option-checks.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
 import { webhookSecrets, webhooksConfigured } from './verification-routes.rules.js';
+import { INTEGRATOR_FEATURE_OPTION_RULES } from './integrator-features.rules.js';
 
 /**
  * The table of the module's option rules, applied in order at boot by the resolver: each names its
@@ -350,4 +351,6 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   },
   { path: 'limits.pumping.safeList.owners', checks: [array()] },
   { path: 'limits.pumping.safeList.owners[]', checks: [matching(/^.{1,200}$/s, 'a non-empty owner id')] },
+
+  ...INTEGRATOR_FEATURE_OPTION_RULES,
 ];

@@ -38,6 +38,11 @@ export function declaredRouteRules(declared: RouteSettings): OptionRule[] {
     `must be given statically: forRootAsync({ ${what}, useFactory }) (routes are declared at import)`;
   return [
     {
+      // The registration's injection tokens are made at import: the factory cannot rename it.
+      path: 'name',
+      checks: [(v) => (v === declared.name ? undefined : staticHint('name'))],
+    },
+    {
       path: 'routes.prefix',
       checks: [
         (v) =>

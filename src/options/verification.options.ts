@@ -1,6 +1,7 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { VerificationApiClientOptions } from '../api/api-client.options.js';
 import type { KnownVerificationMethod } from '../core/verification-method.js';
+import type { TestNumberOutcome } from '../core/test-session.js';
 
 /**
  * What `owner(req)` and `limits.key(req)` receive: the raw Express or Fastify request. Both are
@@ -38,6 +39,12 @@ export interface WebhookOptions {
   enabled?: boolean;
   /** Confirm each webhook with `GET /v1/verify/{id}` before emitting. Default true. */
   confirmWithApi?: boolean;
+  /**
+   * The host's class decorators applied to the webhook controller when it is declared (at import),
+   * such as `SkipThrottle()` of `@nestjs/throttler`. Under forRootAsync, give them in its static
+   * `webhooks`. Default none.
+   */
+  decorators?: ClassDecorator[];
 }
 
 /** Static webhook route settings of `forRootAsync` (the secret comes from the factory). */
@@ -46,6 +53,8 @@ export interface WebhookRouteOptions {
   enabled?: boolean;
   /** Path under the routes' prefix (default `webhooks`), or absolute when it starts with `/`. */
   path?: WebhookOptions['path'];
+  /** Class decorators for the webhook controller (see WebhookOptions.decorators). */
+  decorators?: ClassDecorator[];
 }
 
 export interface RoutesOptions {
@@ -382,10 +391,77 @@ export interface MetricsOptions {
   prefix?: string;
 }
 
+/** One reviewer or demo number (`testNumbers.numbers`). */
+export interface TestNumber {
+  /** E.164 (`+79990000001`), matched exactly: never a prefix or a range. */
+  phoneNumber: string;
+  /** The fixed code (4 to 8 digits). Required unless `outcome` is `verified`, `expired` or `failed`. */
+  code?: string;
+  /**
+   * What the session does on its own at its first read after the start (a status poll, the
+   * reconciler): `verified`, `expired`, `failed`, or `code_required` (an operator_id push falling
+   * back to a code). None: it waits for its code like a real session.
+   */
+  outcome?: TestNumberOutcome;
+}
+
+/**
+ * Reviewer and demo numbers (app-store review, demo accounts): the module plays their sessions
+ * itself with a fixed code, never calls the paid API for them, and protection neither counts nor
+ * bills them. Off by default. See docs/test-numbers.md.
+ */
+export interface TestNumbersOptions {
+  numbers: TestNumber[];
+  /** Values of `owner(req)` allowed to use them; others are refused (400 `phone_not_allowed`). Default: anyone. */
+  owners?: string[];
+  /** Wrong codes one session takes before it fails (as the API's attempts). Default 3. */
+  maxAttempts?: number;
+  /** Wrong codes per test number across its sessions; past it every check of the number fails. Default 10 per hour. */
+  wrongCodesPerNumber?: RateLimit;
+}
+
+export interface ResolvedTestNumbers {
+  numbers: { phoneNumber: string; code?: string; outcome?: TestNumberOutcome }[];
+  /** undefined: anyone. */
+  owners: string[] | undefined;
+  maxAttempts: number;
+  wrongCodesPerNumber: RateLimit;
+}
+
+/**
+ * Where VerifiedPhoneGuard finds what a request carries on the host's own routes, and the lifetime of
+ * the signed claim it hands out (`verifiedPhone`). See docs/verified-phone-guard.md.
+ */
+export interface VerifiedPhoneOptions {
+  /** Header holding the `verification_id`. Default `x-verification-id`. */
+  header?: string;
+  /** Field of a JSON body holding the `verification_id`. Default `verification_id`. */
+  bodyField?: string;
+  /** Header holding a signed claim from an earlier verification (step-up checks). Default `x-verified-phone-claim`. */
+  claimHeader?: string;
+  /** How long a claim is accepted after it was issued, ms. Default 600,000 (10 minutes). */
+  claimTtlMs?: number;
+}
+
+/** Per-number and per-owner history for support (`VerificationHistory.list`). See docs/history.md. */
+export interface HistoryOptions {
+  /** Days an entry is kept. Default 30. */
+  retentionDays?: number;
+  /** Entries kept per number and per owner (the oldest give way). Default 100. */
+  maxEntries?: number;
+}
+
 export type { StoreOption } from '../store/create-store.js';
 import type { StoreOption } from '../store/create-store.js';
 
 export interface VerificationModuleOptions {
+  /**
+   * Names this registration, for several accounts in one app (brands, regions): inject its services
+   * with `@InjectVerificationService(name)` (and the like), or bind a feature module to it with
+   * `VerificationModule.forFeature(name)`; its events carry `registration: name`. Each registration
+   * needs its own `routes.prefix` and webhook path. Default: the one unnamed registration.
+   */
+  name?: string;
   api: ApiOptions;
   webhooks?: WebhookOptions;
   routes?: RoutesOptions;
@@ -426,6 +502,12 @@ export interface VerificationModuleOptions {
    * and a clock, the two must agree at boot (give the store the same clock).
    */
   clock?: () => number;
+  /** Reviewer and demo numbers with a fixed code, never sent to the paid API. Default none. */
+  testNumbers?: TestNumbersOptions;
+  /** VerifiedPhoneGuard on the host's own routes: where it reads the verification, the claim's lifetime. */
+  verifiedPhone?: VerifiedPhoneOptions;
+  /** Keep a history per number and per owner (`{}` for the defaults). Default off. */
+  history?: HistoryOptions | false;
 }
 
 /* ------------------------------------------------------------------ resolved options */
@@ -457,6 +539,8 @@ export interface ResolvedRoutes {
 
 /** Options after defaults were applied and validation passed. */
 export interface ResolvedVerificationOptions {
+  /** The registration's name (named registrations), else undefined. */
+  name: string | undefined;
   api: Required<ApiOptions>;
   webhooks: {
     secrets: string[];
@@ -490,6 +574,12 @@ export interface ResolvedVerificationOptions {
   maskPhoneNumbers: boolean;
   /** The module's one clock (the `VerificationClock` provider reads it). */
   clock: () => number;
+  /** No numbers: off. */
+  testNumbers: ResolvedTestNumbers;
+  /** Header names lower-cased. */
+  verifiedPhone: Required<VerifiedPhoneOptions>;
+  /** false: no history is kept. */
+  history: Required<HistoryOptions> | false;
 }
 
 /** Route paths, fixed when the module is imported (controllers are declared then). */
@@ -497,7 +587,9 @@ export interface RouteSettings {
   /** The client routes: prefix without leading or trailing slashes (`verification`), and whether they are served. */
   routes: { prefix: string; enabled: boolean };
   /** The webhook route: whether it is declared, and its controller path (`verification/webhooks`). */
-  webhooks: { enabled: boolean; path: string };
+  webhooks: { enabled: boolean; path: string; decorators: ClassDecorator[] };
+  /** The registration's name, declared at import (its injection tokens are made then). */
+  name?: string;
 }
 
 // The defaults, the rules and the resolver live beside these types (one role per file).

@@ -307,7 +307,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
 
   private emit(event: SpendCapReachedEvent | FraudSuspectedEvent): void {
     // Not awaited: a slow alerting listener must not hold the refused request.
-    this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
+    const { name } = this.options;
+    const payload = name === undefined ? event : { ...event, registration: name };
+    this.emitter?.emitAsync(event.event, payload).catch((error: unknown) => {
       this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
         error: errorText(error),
       });
@@ -332,6 +334,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
 
   /** Never throws: a failing count must not make the tracker deliver the event again. */
   private async countVerified(event: VerificationEvent): Promise<void> {
+    // A test number's verification converts nothing: protection never counted its start either. Another
+    // registration's event is its own protection's to count.
+    if (event.test || event.registration !== this.options.name) return;
     try {
       await this.pumping.verified(event);
     } catch (error) {

@@ -1,3 +1,4 @@
+import { VerificationTracing } from '../observability/verification-tracing.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import type { VerificationEventSource } from '../core/verification-events.js';
@@ -31,6 +32,7 @@ export class SessionRefresher {
     private readonly api: VerificationApiClient,
     private readonly records: SessionRecordRepository,
     private readonly tracker: VerificationTracker,
+    private readonly tracing: VerificationTracing,
   ) {}
 
   static pollClaimKey(requestId: string): string {
@@ -71,7 +73,15 @@ export class SessionRefresher {
   }
 
   private async fetch(record: SessionRecord, source: VerificationEventSource): Promise<SessionRecord> {
-    const session = await this.api.getSession(record.requestId);
-    return this.tracker.observe(session, source, record);
+    return this.tracing.span(
+      'status_refresh',
+      async (span) => {
+        const session = await this.api.getSession(record.requestId);
+        const observed = await this.tracker.observe(session, source, record);
+        span.set({ outcome: observed.status });
+        return observed;
+      },
+      { method: record.method },
+    );
   }
 }

@@ -1,3 +1,4 @@
+import { VerificationTracing, type TraceSpan } from '../observability/verification-tracing.js';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -49,6 +50,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     private readonly tracker: VerificationTracker,
     private readonly logger: VerificationLogger,
     private readonly journeys: JourneyRepository,
+    private readonly tracing: VerificationTracing,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -103,7 +105,12 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
   }
 
   /** One look at one claimed session. Failures leave it leased, so it comes back later. */
-  private async reconcile(requestId: string): Promise<void> {
+  /** One session's turn, in a `verification.reconcile` span. */
+  private reconcile(requestId: string): Promise<void> {
+    return this.tracing.span('reconcile', (span) => this.reconcileSession(requestId, span));
+  }
+
+  private async reconcileSession(requestId: string, span: TraceSpan): Promise<void> {
     // A journey's first session names it: both are read at once (the usual session has no journey record).
     const [record, ownJourney] = await Promise.all([
       this.records.get(requestId),
@@ -113,6 +120,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
       await this.queue.release(requestId);
       return;
     }
+    span.set({ method: record.method, outcome: record.status });
     try {
       if (!isTerminal(record.status) && (await this.canceled(record, ownJourney))) {
         await this.followCanceled(record);

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { isTestSession } from '../core/test-session.js';
 import type { VerificationSession } from '../api/api.types.js';
 import {
   VerificationEventName,
@@ -71,7 +72,7 @@ export class VerificationTracker {
   private readonly handles: VerificationHandleCodec;
 
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
     private readonly queue: ReconcileQueue,
@@ -225,6 +226,8 @@ export class VerificationTracker {
       owner: record.owner,
       source,
       ...journey,
+      ...(isTestSession(record.requestId) ? { test: true as const } : {}),
+      ...(this.options.name === undefined ? {} : { registration: this.options.name }),
     };
     try {
       await this.emitter!.emitAsync(name, payload);

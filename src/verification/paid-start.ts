@@ -18,6 +18,7 @@ import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { upstreamClientError } from './upstream-error.mapper.js';
+import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
 /**
  * One paid start, a journey's first session or a switch's: protection admits it (or throws its
@@ -35,10 +36,18 @@ export class PaidStart {
     private readonly reconcileQueue: ReconcileQueue,
     private readonly inDoubt: InDoubtStarts,
     private readonly balance: VerificationBalanceWatch,
+    private readonly testNumbers: TestNumberSessions,
   ) {}
 
   /** Starts `attempt` as a session of journey `journeyId` (none: a journey's first session). */
   async run(attempt: StartAttempt, journeyId?: string): Promise<ProtectedStart<SessionRecord>> {
+    // A test number (`testNumbers`): played by the module, so nothing to admit, count or settle.
+    if (this.testNumbers.book.admit(attempt.phoneNumber, attempt.owner))
+      return {
+        result: await this.recorded(attempt, await this.api.initiate(this.request(attempt)), journeyId),
+        coalesced: false,
+        resendAvailableAt: null,
+      };
     const permit = await this.protection.admitStart(attempt);
     try {
       const record = await this.initiate(attempt, permit, journeyId);
@@ -61,7 +70,7 @@ export class PaidStart {
     if (!permit.storeReached) await this.records.ensureReachable();
     let result: InitiateResult;
     try {
-      result = await this.api.initiate({ phoneNumber, method, expirySeconds: this.options.expirySeconds });
+      result = await this.api.initiate(this.request({ phoneNumber, method }));
     } catch (error) {
       // The API answered with a refusal, or the connection was refused: nothing was sent, and the
       // start gives back what it took (a time-out or a reset leaves it counted).
@@ -80,6 +89,20 @@ export class PaidStart {
         );
       throw await upstreamClientError(error, this.balance);
     }
+    return this.recorded({ phoneNumber, owner }, result, journeyId, permit.suspected);
+  }
+
+  private request({ phoneNumber, method }: Pick<StartAttempt, 'phoneNumber' | 'method'>) {
+    return { phoneNumber, method, expirySeconds: this.options.expirySeconds };
+  }
+
+  /** The started session, recorded and followed by the reconciler until its outcome is emitted. */
+  private async recorded(
+    { phoneNumber, owner }: Pick<StartAttempt, 'phoneNumber' | 'owner'>,
+    result: InitiateResult,
+    journeyId: string | undefined,
+    suspected?: StartPermit['suspected'],
+  ): Promise<SessionRecord> {
     const record = newSessionRecord(
       { ...result, phoneNumber: result.phoneNumber || phoneNumber },
       {
@@ -91,7 +114,7 @@ export class PaidStart {
             : this.options.expirySeconds * 1000,
         as: 'answer',
         journeyId,
-        suspected: permit.suspected,
+        suspected,
       },
     );
     await this.records.save(record);

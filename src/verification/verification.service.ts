@@ -50,6 +50,11 @@ import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionChanges } from '../sessions/session-changes.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
 import { PaidStart } from './paid-start.js';
+import { isTestSession } from '../core/test-session.js';
+import { VerificationHistory } from '../history/verification-history.service.js';
+import { VerificationTracing } from '../observability/verification-tracing.js';
+import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
+import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 import { toStartView } from './start-view.js';
 import { OrchestrationPolicy } from './orchestration.policy.js';
 import type {
@@ -63,6 +68,28 @@ import type {
   StatusView,
   SwitchInput,
 } from './verification.views.js';
+
+/** The history entry of a start or switch that went through. */
+function startEntry(
+  kind: 'start' | 'switch',
+  record: SessionRecord,
+  owner: string | undefined,
+  resumed: boolean,
+): Omit<VerificationHistoryEntry, 'at' | 'test'> {
+  return {
+    kind,
+    phoneNumber: record.phoneNumber,
+    owner,
+    method: record.method,
+    requestId: record.requestId,
+    status: record.status,
+    cost: record.cost ?? null,
+    ...(resumed ? { resumed } : {}),
+  };
+}
+
+/** A test number's check holds nothing of protection's wrong-code budgets. */
+const NOTHING_HELD = { settle: async (_wrongCode: boolean): Promise<void> => undefined };
 
 /** `method` of a start or switch that leaves the choice to the orchestration policy. */
 const AUTO = 'auto';
@@ -97,6 +124,9 @@ export class VerificationService {
     private readonly policy: OrchestrationPolicy,
     private readonly changes: SessionChanges,
     private readonly paidStart: PaidStart,
+    private readonly testNumbers: TestNumberSessions,
+    private readonly history: VerificationHistory,
+    private readonly tracing: VerificationTracing,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
     this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
@@ -107,14 +137,20 @@ export class VerificationService {
    * (or left out): the orchestration policy picks the first method it offers for the device hint.
    */
   async start(input: StartInput): Promise<StartView> {
-    const startedAt = Date.now();
-    const context: RouteFailureContext = { latencyMs: 0 };
-    try {
-      return await this.startLogged(input, context, startedAt);
-    } catch (error) {
-      this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt });
-      throw asVerificationError(error);
-    }
+    return this.tracing.span('start', async (span) => {
+      const startedAt = Date.now();
+      const context: RouteFailureContext = { latencyMs: 0 };
+      try {
+        const view = await this.startLogged(input, context, startedAt);
+        span.set({ method: view.method, outcome: view.resumed ? 'resumed' : view.status });
+        return view;
+      } catch (error) {
+        span.set({ method: context.method });
+        this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt });
+        await this.history.refused('start', error, context, input.owner);
+        throw asVerificationError(error);
+      }
+    });
   }
 
   private async startLogged(
@@ -150,12 +186,15 @@ export class VerificationService {
       browserKey: input.browserKey,
       request: input.request,
     };
+    // A test number is not coalesced either: protection keeps nothing of it.
     const run = (a: StartAttempt) =>
-      this.protection.coalesceStart(
-        a,
-        () => this.paidStart.run(a),
-        (requestId) => this.pendingRecord(requestId),
-      );
+      this.testNumbers.plays(a.phoneNumber)
+        ? this.paidStart.run(a)
+        : this.protection.coalesceStart(
+            a,
+            () => this.paidStart.run(a),
+            (requestId) => this.pendingRecord(requestId),
+          );
     let outcome: Awaited<ReturnType<typeof run>>;
     try {
       outcome = await run(attempt);
@@ -170,6 +209,7 @@ export class VerificationService {
     const started = outcome.result;
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(started, device);
     this.telemetry.started(started, outcome.coalesced, Date.now() - startedAt);
+    await this.history.record(startEntry('start', started, input.owner, outcome.coalesced));
     if (!outcome.coalesced) await this.methodStats.tally(started, callerOf(attempt));
     const journeyId = started.journeyId ?? started.requestId;
     // A resumed session may be a step the journey switched away from: the answer is the journey's
@@ -233,14 +273,20 @@ export class VerificationService {
    * frontend; the reconciler follows it to its outcome, whose events still fire.
    */
   async switchMethod(input: SwitchInput): Promise<StartView> {
-    const startedAt = Date.now();
-    const context: RouteFailureContext = { latencyMs: 0 };
-    try {
-      return await this.switchLogged(input, context, startedAt);
-    } catch (error) {
-      this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt }, 'switch');
-      throw asVerificationError(error);
-    }
+    return this.tracing.span('switch', async (span) => {
+      const startedAt = Date.now();
+      const context: RouteFailureContext = { latencyMs: 0 };
+      try {
+        const view = await this.switchLogged(input, context, startedAt);
+        span.set({ method: view.method, outcome: view.resumed ? 'resumed' : view.status });
+        return view;
+      } catch (error) {
+        span.set({ method: context.method });
+        this.telemetry.startFailed(error, { ...context, latencyMs: Date.now() - startedAt }, 'switch');
+        await this.history.refused('switch', error, context, input.owner);
+        throw asVerificationError(error);
+      }
+    });
   }
 
   private async switchLogged(
@@ -316,6 +362,7 @@ export class VerificationService {
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
     this.telemetry.started(record, false, Date.now() - startedAt, 'switch');
+    await this.history.record(startEntry('switch', record, input.owner, false));
     return {
       ...toStartView(input.verificationId, record, outcome.resendAvailableAt, false),
       ...this.journeyToken(moved, input.owner),
@@ -330,13 +377,19 @@ export class VerificationService {
    * journey is not canceled (409 `not_pending`).
    */
   async cancel(input: CancelInput): Promise<CancelView> {
-    return this.failingAsVerificationError('cancel', () => this.cancelChecked(input));
+    return this.tracing.span('cancel', async (span) => {
+      const view = await this.failingAsVerificationError('cancel', () => this.cancelChecked(input));
+      span.set({ outcome: view.status });
+      return view;
+    });
   }
 
   private async cancelChecked(input: CancelInput): Promise<CancelView> {
     const journeyId = await this.openJourney(input.verificationId, input.owner, input.journeyToken);
-    // A cancel writes to the store for its caller: it counts as a check does against the caller's limit.
-    await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+    // A cancel writes to the store for its caller: it counts as a check does against the caller's limit
+    // (not a test number's: protection counts nothing of those).
+    if (!isTestSession(journeyId))
+      await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     const canceled: CancelView = { verificationId: input.verificationId, status: 'canceled' };
     const seen = await this.journeyState.load(journeyId, input.owner);
     if (seen.journey.canceledAt !== undefined) return canceled;
@@ -389,14 +442,20 @@ export class VerificationService {
 
   /** Submits a code. `verified: false` with `status: 'sent'` means operator_id accepted it and the result follows. */
   async check(input: CheckInput): Promise<CheckView> {
-    const startedAt = Date.now();
-    const context: RouteFailureContext = { latencyMs: 0 };
-    try {
-      return await this.checkLogged(input, context, startedAt);
-    } catch (error) {
-      this.telemetry.checkFailed(error, { ...context, latencyMs: Date.now() - startedAt });
-      throw asVerificationError(error);
-    }
+    return this.tracing.span('check', async (span) => {
+      const startedAt = Date.now();
+      const context: RouteFailureContext = { latencyMs: 0 };
+      try {
+        const view = await this.checkLogged(input, context, startedAt);
+        span.set({ method: context.method, outcome: view.status });
+        return view;
+      } catch (error) {
+        span.set({ method: context.method });
+        this.telemetry.checkFailed(error, { ...context, latencyMs: Date.now() - startedAt });
+        await this.history.refused('check', error, context, input.owner);
+        throw asVerificationError(error);
+      }
+    });
   }
 
   private async checkLogged(
@@ -407,13 +466,16 @@ export class VerificationService {
     const journeyId = this.openHandle(input.verificationId, input.owner);
     context.requestId = journeyId;
     if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
-    await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+    // A test number's checks are held by its own budgets (TestNumberSessions), not counted by protection.
+    const test = isTestSession(journeyId);
+    if (!test) await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     await this.adoptCarried(journeyId, input.owner, input.journeyToken);
     // The code is the current method's: a journey checks it against its current session.
     const loaded = await this.journeyState.load(journeyId, input.owner);
     const record = loaded.current;
     const requestId = record.requestId;
     context.method = record.method;
+    context.phoneNumber = record.phoneNumber;
     // Over for the frontend: canceled, or verified by a method it switched away from.
     const journeyStatus = answeringSession(loaded.journey, loaded.records, record).status;
     if (journeyStatus === 'canceled' || (journeyStatus === 'verified' && record.status !== 'verified'))
@@ -426,7 +488,9 @@ export class VerificationService {
     if (isTerminal(record.status)) throw notPending(record.status);
     if (record.expiresAt <= this.store.now()) throw notPending('expired');
 
-    const wrongCodes = await this.protection.holdWrongCode(record.phoneNumber, input.owner);
+    const wrongCodes = test
+      ? NOTHING_HELD
+      : await this.protection.holdWrongCode(record.phoneNumber, input.owner);
     let result;
     try {
       result = await this.api.check({ requestId, code: input.code });
@@ -440,6 +504,16 @@ export class VerificationService {
       throw failure;
     }
     await wrongCodes.settle(false);
+    // Before the outcome it causes (the tracker's event writes its own entry).
+    await this.history.record({
+      kind: 'check',
+      check: result.status === 'verified' ? 'right' : undefined,
+      status: result.status,
+      phoneNumber: record.phoneNumber,
+      owner: input.owner,
+      method: record.method,
+      requestId,
+    });
     const observed = await this.tracker.observeQuietly(
       {
         ...result,

@@ -1,3 +1,4 @@
+import { VerificationTracing } from '../observability/verification-tracing.js';
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { VerificationSession } from '../api/api.types.js';
@@ -65,6 +66,7 @@ export class WebhookReceiver {
     private readonly logger: VerificationLogger,
     private readonly telemetry: VerificationTelemetry,
     private readonly inDoubt: InDoubtStarts,
+    private readonly tracing: VerificationTracing,
   ) {}
 
   /**
@@ -72,6 +74,19 @@ export class WebhookReceiver {
    * whether a body parser of the host read the body (false: no parser takes its content type).
    */
   async receive(rawBody: unknown, headers: WebhookHeaders, bodyRead = true): Promise<WebhookResult> {
+    // The span is active while the events are emitted: the host's listeners run in the webhook's trace.
+    return this.tracing.span('webhook', async (span) => {
+      const result = await this.receiveCounted(rawBody, headers, bodyRead);
+      span.set({ outcome: result });
+      return result;
+    });
+  }
+
+  private async receiveCounted(
+    rawBody: unknown,
+    headers: WebhookHeaders,
+    bodyRead: boolean,
+  ): Promise<WebhookResult> {
     const startedAt = Date.now();
     const webhookId = firstHeader(headers['webhook-id']);
     try {

@@ -49,8 +49,13 @@ function bodyWasRead(request: WebhookRequest): boolean {
 }
 
 /** A controller class serving the webhook route at `path` (e.g. `verification/webhooks`). */
-export function createWebhookController(path: string): Type<WebhookControllerBase> {
+export function createWebhookController(
+  path: string,
+  decorators: ClassDecorator[] = [],
+): Type<WebhookControllerBase> {
   @Controller(path)
   class VerificationWebhookController extends WebhookControllerBase {}
+  // The host's decorators (`webhooks.decorators`) on this registration's own class only.
+  for (const decorate of decorators) decorate(VerificationWebhookController);
   return VerificationWebhookController;
 }

@@ -14,6 +14,7 @@ const OPTIONAL_PEERS = [
   '@nestjs/axios',
   'ioredis',
   'redis',
+  '@opentelemetry/api',
 ];
 
 /** Every file statically reachable from `entry` and the bare specifiers they import (type-only included). */
@@ -60,7 +61,7 @@ function runChild(): Promise<{ code: number | null; stdout: string; stderr: stri
   return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
 }
 
-describe('optional peer dependencies (terminus, prom-client, swagger, axios, ioredis, redis)', () => {
+describe('optional peer dependencies (terminus, prom-client, swagger, axios, ioredis, redis, @opentelemetry/api)', () => {
   it('are never imported statically anywhere in the package entry point’s import graph', () => {
     const { files, bare } = staticImportGraph(resolve(ROOT, 'src/index.ts'));
     // The walk really covers the operations code that uses them (lazily).
@@ -68,6 +69,7 @@ describe('optional peer dependencies (terminus, prom-client, swagger, axios, ior
       expect.arrayContaining([
         'src/operations/verification-health.indicator.ts',
         'src/observability/verification-metrics.ts',
+        'src/observability/verification-tracing.ts',
         'src/module/verification.module.ts',
         'src/http/verification.controller.ts',
         'src/webhooks/webhook.controller.ts',

@@ -1,6 +1,6 @@
 /**
  * Module hooks for a child Node process that must run the package as if none of its optional peers
- * (`@nestjs/terminus`, `prom-client`, `@nestjs/swagger`, `axios` and `@nestjs/axios`, `ioredis`, `redis`)
+ * (`@nestjs/terminus`, `prom-client`, `@nestjs/swagger`, `axios` and `@nestjs/axios`, `ioredis`, `redis`, `@opentelemetry/api`)
  * were installed: resolving any of them (from anywhere,
  * statically or with import()) fails with ERR_MODULE_NOT_FOUND, exactly as in an app that does not
  * depend on them. The same hooks run the TypeScript sources directly (a `.js` import of a `.ts` file is mapped to the `.ts` and
@@ -19,6 +19,7 @@ export const HIDDEN_PACKAGES = [
   '@nestjs/axios',
   'ioredis',
   'redis',
+  '@opentelemetry/api',
 ];
 
 function packageName(specifier) {

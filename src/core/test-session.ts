@@ -1,0 +1,16 @@
+/**
+ * Sessions of the host's reviewer and demo numbers (`testNumbers`): the module plays them itself and
+ * never asks the paid API. Their request ids carry this prefix, which an upstream id (a GUID) never
+ * has, so every part of the module tells them apart by the id alone, even for a record rebuilt after
+ * the store lost it.
+ */
+export const TEST_SESSION_PREFIX = 'test_';
+
+/** Whether a request id (or a journey id: its first session's) names a test number's session. */
+export function isTestSession(requestId: string | undefined): boolean {
+  return requestId !== undefined && requestId.startsWith(TEST_SESSION_PREFIX);
+}
+
+/** Outcomes a test number may play on its own once started (none: it waits for its code). */
+export const TEST_NUMBER_OUTCOMES = ['verified', 'expired', 'failed', 'code_required'] as const;
+export type TestNumberOutcome = (typeof TEST_NUMBER_OUTCOMES)[number];

@@ -1,0 +1,114 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { VerificationClock } from '../core/clock.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+
+/** What a signed claim says: this number was verified for this owner at `verifiedAt`. */
+export interface VerifiedPhoneClaim {
+  /** E.164. */
+  phoneNumber: string;
+  /** The `owner(req)` it was verified for (undefined without an owner resolver). */
+  owner: string | undefined;
+  verifiedAt: Date;
+  /** When the claim stops being accepted (issued + `verifiedPhone.claimTtlMs`). */
+  expiresAt: Date;
+}
+
+/** What a claim is made of. */
+export type VerifiedPhoneFacts = Pick<VerifiedPhoneClaim, 'phoneNumber' | 'owner' | 'verifiedAt'>;
+
+const PREFIX = 'vpc1';
+const MAX_CLAIM_CHARS = 1024;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+interface ClaimBody {
+  /** number */
+  n: string;
+  /** owner, or null */
+  o: string | null;
+  /** verified at, ms */
+  va: number;
+  /** expires at, ms */
+  exp: number;
+}
+
+/**
+ * Short-lived signed claims of a verified phone, for step-up checks on the host's routes ("verified
+ * within the last 10 minutes") without asking the API again: `vpc1.<body>.<HMAC-SHA256>`, the body
+ * JSON in base64url (readable: it holds the caller's own number and nothing secret), the key derived
+ * from the handle key (or the API secret) with HKDF under a label of its own. A claim is accepted only
+ * for the owner it names and until it expires; a forged, altered or foreign one reads as none.
+ */
+@Injectable()
+export class VerifiedPhoneClaims {
+  readonly #key: Buffer;
+  readonly #ttlMs: number;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
+    @Inject(VerificationClock) private readonly clock: VerificationClock,
+  ) {
+    const secret = options.handleKey ?? options.api.apiSecret;
+    this.#key = Buffer.from(
+      hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verified-phone-claim-v1', 32),
+    );
+    this.#ttlMs = options.verifiedPhone.claimTtlMs;
+  }
+
+  /** A claim of `facts`, accepted for `verifiedPhone.claimTtlMs` from now. */
+  async issue(facts: VerifiedPhoneFacts): Promise<string> {
+    const body: ClaimBody = {
+      n: facts.phoneNumber,
+      o: facts.owner ?? null,
+      va: facts.verifiedAt.getTime(),
+      exp: this.clock.now() + this.#ttlMs,
+    };
+    const encoded = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+    return `${PREFIX}.${encoded}.${this.#mac(encoded)}`;
+  }
+
+  /** The claim, when `token` is one this key signed for `owner` and it has not expired; else null. */
+  async read(token: unknown, owner: string | undefined): Promise<VerifiedPhoneClaim | null> {
+    if (typeof token !== 'string' || token.length > MAX_CLAIM_CHARS) return null;
+    const [prefix, encoded, mac, ...rest] = token.split('.');
+    if (
+      prefix !== PREFIX ||
+      rest.length > 0 ||
+      !encoded ||
+      !mac ||
+      !BASE64URL.test(encoded) ||
+      !BASE64URL.test(mac)
+    )
+      return null;
+    const expected = Buffer.from(this.#mac(encoded), 'base64url');
+    const given = Buffer.from(mac, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    const body = parseBody(encoded);
+    if (body === null || body.o !== (owner ?? null) || body.exp <= this.clock.now()) return null;
+    return {
+      phoneNumber: body.n,
+      owner: body.o ?? undefined,
+      verifiedAt: new Date(body.va),
+      expiresAt: new Date(body.exp),
+    };
+  }
+
+  #mac(encoded: string): string {
+    return createHmac('sha256', this.#key).update(`${PREFIX}.${encoded}`).digest('base64url');
+  }
+}
+
+function parseBody(encoded: string): ClaimBody | null {
+  try {
+    const body = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Partial<ClaimBody>;
+    return typeof body.n === 'string' &&
+      (typeof body.o === 'string' || body.o === null) &&
+      Number.isFinite(body.va) &&
+      Number.isFinite(body.exp)
+      ? (body as ClaimBody)
+      : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,46 @@
+import {
+  applyDecorators,
+  createParamDecorator,
+  SetMetadata,
+  UseGuards,
+  type ExecutionContext,
+  type Type,
+} from '@nestjs/common';
+import { VERIFIED_WITHIN_MS, VerifiedPhoneGuard } from './verified-phone.guard.js';
+import { verifiedPhoneOf, type VerifiedPhoneDetails } from './verified-phone.request.js';
+
+export interface RequireVerifiedPhoneOptions {
+  /** The verification (or claim) must be at most this old, ms: a step-up check ("within 10 minutes"). */
+  within?: number;
+  /** The guard to apply: a subclass of VerifiedPhoneGuard for other contexts (GraphQL). Default VerifiedPhoneGuard. */
+  guard?: Type<VerifiedPhoneGuard>;
+}
+
+/**
+ * `@UseGuards(VerifiedPhoneGuard)` on a host's route or controller, with an optional age limit of the
+ * verification. The handler reads the number with `@VerifiedPhone()`.
+ */
+export function RequireVerifiedPhone(
+  options: RequireVerifiedPhoneOptions = {},
+): MethodDecorator & ClassDecorator {
+  if (options.within !== undefined && !(Number.isInteger(options.within) && options.within > 0))
+    throw new TypeError('RequireVerifiedPhone: "within" must be a positive integer of ms');
+  return applyDecorators(
+    ...(options.within === undefined ? [] : [SetMetadata(VERIFIED_WITHIN_MS, options.within)]),
+    UseGuards(options.guard ?? VerifiedPhoneGuard),
+  );
+}
+
+/**
+ * The verified number (E.164) VerifiedPhoneGuard let the request through with; `@VerifiedPhone('details')`
+ * gives all it found (verified at, owner, source, the signed claim to hand to the frontend). Throws
+ * when the guard did not run on the route: a route that reads a verified number must be guarded.
+ */
+export const VerifiedPhone = createParamDecorator(
+  (data: 'phoneNumber' | 'details' | undefined, context: ExecutionContext): string | VerifiedPhoneDetails => {
+    const details = verifiedPhoneOf(context.switchToHttp().getRequest());
+    if (details === undefined)
+      throw new Error('@VerifiedPhone() needs VerifiedPhoneGuard on the route (@RequireVerifiedPhone())');
+    return data === 'details' ? details : details.phoneNumber;
+  },
+);

@@ -1,0 +1,192 @@
+import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { DAY_MS } from '../core/clock.js';
+import { digest } from '../core/digest.js';
+import { isTestSession } from '../core/test-session.js';
+import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
+import { VerificationClientError } from '../core/verification.errors.js';
+import { refusalReason } from '../core/refusal-reason.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verification-history.types.js';
+
+/** The events an outcome entry is written for. */
+const OUTCOME_EVENTS = [
+  VerificationEventName.verified,
+  VerificationEventName.failed,
+  VerificationEventName.expired,
+  VerificationEventName.codeRequired,
+] as const;
+
+/** An entry as the store keeps it (`at` in ms). */
+type StoredEntry = Omit<VerificationHistoryEntry, 'at'> & { at: number; seq: number };
+
+/**
+ * Per-number and per-owner history for support (`history` option): one entry per start, switch,
+ * check (right or wrong, never the code), refusal with its reason, and outcome with its cost.
+ *
+ * Kept in the store as a ring of `maxEntries` slots per number and per owner (an atomic counter picks
+ * the slot; each slot expires `retentionDays` after it was written), so every instance writes and
+ * reads the same history and a number's history is bounded whatever its traffic. Keys name numbers
+ * and owners by digest, as protection's keys do; the entries hold the E.164 number, as the session
+ * records do. Writing never fails a verification: a store error loses the entry, logged.
+ */
+@Injectable()
+export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
+  readonly #listener = (event: VerificationEvent): Promise<void> => this.outcome(event);
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly logger: VerificationLogger,
+    @Optional() private readonly emitter?: EventEmitter2,
+  ) {}
+
+  /** Whether history is kept (`history` given). */
+  get enabled(): boolean {
+    return this.options.history !== false;
+  }
+
+  onModuleInit(): void {
+    if (this.enabled) for (const name of OUTCOME_EVENTS) this.emitter?.on(name, this.#listener);
+  }
+
+  onModuleDestroy(): void {
+    for (const name of OUTCOME_EVENTS) this.emitter?.off(name, this.#listener);
+  }
+
+  /**
+   * One number's entries (`phoneNumber`, E.164) or one owner's, oldest first, within `from`..`to`
+   * (inclusive) when given. Empty when history is off.
+   */
+  async list(query: VerificationHistoryQuery): Promise<VerificationHistoryEntry[]> {
+    const ring = ringOf(query);
+    if (this.options.history === false) return [];
+    const from = query.from?.getTime() ?? -Infinity;
+    const to = query.to?.getTime() ?? Infinity;
+    const slots = Array.from({ length: this.options.history.maxEntries }, (_, i) =>
+      this.store.get(`${ring}:${i}`),
+    );
+    const entries: StoredEntry[] = [];
+    for (const text of await Promise.all(slots)) {
+      const entry = text === null ? null : parseEntry(text);
+      if (entry && entry.at >= from && entry.at <= to) entries.push(entry);
+    }
+    return entries
+      .sort((a, b) => a.at - b.at || a.seq - b.seq)
+      .map(({ at, seq: _seq, ...rest }) => ({ ...rest, at: new Date(at) }));
+  }
+
+  /** Writes an entry to its number's ring and its owner's. Never throws. */
+  async record(entry: Omit<VerificationHistoryEntry, 'at' | 'test'>): Promise<void> {
+    if (this.options.history === false) return;
+    const stored: Omit<StoredEntry, 'seq'> = {
+      ...withoutUndefined(entry),
+      at: this.store.now(),
+      ...(isTestSession(entry.requestId) ? { test: true } : {}),
+    };
+    const rings = [
+      numberRing(entry.phoneNumber),
+      ...(entry.owner === undefined ? [] : [ownerRing(entry.owner)]),
+    ];
+    try {
+      await Promise.all(rings.map((ring) => this.append(ring, stored)));
+    } catch (error) {
+      this.logger.warn('history: an entry could not be written', {
+        kind: entry.kind,
+        error: (error as Error)?.name ?? 'Error',
+      });
+    }
+  }
+
+  /**
+   * A refused or failed operation, when the number is known: a wrong code (`invalid_code`) is a
+   * `check` entry, any other refusal a `refusal` entry with its `error_code` and reason. Errors that
+   * are not refusals (a bug, the store down) are not the caller's doing and are not written.
+   */
+  async refused(
+    operation: string,
+    error: unknown,
+    context: { phoneNumber?: string; method?: string; requestId?: string },
+    owner: string | undefined,
+  ): Promise<void> {
+    if (context.phoneNumber === undefined || !(error instanceof VerificationClientError)) return;
+    const about = {
+      phoneNumber: context.phoneNumber,
+      owner,
+      method: context.method,
+      requestId: context.requestId,
+    };
+    if (operation === 'check' && error.errorCode === 'invalid_code')
+      return this.record({ ...about, kind: 'check', check: 'wrong' });
+    const reason =
+      refusalReason(error) ?? (typeof error.extra.reason === 'string' ? error.extra.reason : undefined);
+    await this.record({ ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason });
+  }
+
+  private async append(ring: string, entry: Omit<StoredEntry, 'seq'>): Promise<void> {
+    const { maxEntries, retentionDays } = this.options.history as {
+      maxEntries: number;
+      retentionDays: number;
+    };
+    const ttlMs = retentionDays * DAY_MS;
+    const { value } = await this.store.increment(`${ring}:seq`, 1, ttlMs);
+    // The ring's sequence orders entries of the same millisecond.
+    await this.store.set(
+      `${ring}:${(value - 1) % maxEntries}`,
+      JSON.stringify({ ...entry, seq: value }),
+      ttlMs,
+    );
+  }
+
+  private async outcome(event: VerificationEvent): Promise<void> {
+    // Another registration's event goes to its own history.
+    if (!isEventOf(event, this.options.name)) return;
+    // A listener that threw would release the event's claim: record() never throws.
+    await this.record({
+      kind: 'outcome',
+      phoneNumber: event.phoneNumber,
+      owner: event.owner,
+      method: event.method,
+      requestId: event.requestId,
+      status: event.event.replace('verification.', ''),
+      cost: event.journeyCost,
+    });
+  }
+}
+
+function ringOf(query: VerificationHistoryQuery): string {
+  const byNumber = typeof query?.phoneNumber === 'string';
+  const byOwner = typeof query?.owner === 'string';
+  if (byNumber === byOwner)
+    throw new VerificationClientError('validation_error', 'Give either phoneNumber or owner', {
+      errors: [{ field: 'phoneNumber', message: 'give either phoneNumber (E.164) or owner' }],
+    });
+  return byNumber ? numberRing(query.phoneNumber!) : ownerRing(query.owner!);
+}
+
+// Hash tags keep a ring's keys in one Redis Cluster slot.
+function numberRing(phoneNumber: string): string {
+  return `history:{n:${digest(phoneNumber)}}`;
+}
+
+function ownerRing(owner: string): string {
+  return `history:{o:${digest(owner)}}`;
+}
+
+function parseEntry(text: string): StoredEntry | null {
+  try {
+    const entry = JSON.parse(text) as StoredEntry;
+    return typeof entry.at === 'number' && typeof entry.kind === 'string'
+      ? { ...entry, seq: Number(entry.seq) || 0 }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

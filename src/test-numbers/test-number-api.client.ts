@@ -1,0 +1,39 @@
+import type { VerificationApiClientOptions } from '../api/api-client.options.js';
+import type {
+  CheckRequest,
+  CheckResult,
+  InitiateRequest,
+  InitiateResult,
+  VerificationSession,
+} from '../api/api.types.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { isTestSession } from '../core/test-session.js';
+import type { TestNumberSessions } from './test-number-sessions.js';
+
+/**
+ * The module's API client when `testNumbers` are configured: a test number's sessions are answered
+ * by TestNumberSessions and never reach the API (nothing is sent, nothing is billed); every other
+ * call goes to the API as it would without test numbers. One seam for every reader of sessions (the
+ * routes, the refresher, the reconciler, recovery, getVerifiedPhone), so a test number's session
+ * behaves as a real one does all the way through.
+ */
+export class TestNumberApiClient extends VerificationApiClient {
+  readonly #sessions: TestNumberSessions;
+
+  constructor(options: VerificationApiClientOptions, sessions: TestNumberSessions) {
+    super(options);
+    this.#sessions = sessions;
+  }
+
+  override initiate(req: InitiateRequest): Promise<InitiateResult> {
+    return this.#sessions.plays(req.phoneNumber) ? this.#sessions.initiate(req) : super.initiate(req);
+  }
+
+  override getSession(requestId: string): Promise<VerificationSession> {
+    return isTestSession(requestId) ? this.#sessions.getSession(requestId) : super.getSession(requestId);
+  }
+
+  override check(req: CheckRequest): Promise<CheckResult> {
+    return isTestSession(req.requestId) ? this.#sessions.check(req) : super.check(req);
+  }
+}

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type {
+  CheckRequest,
+  CheckResult,
+  InitiateRequest,
+  InitiateResult,
+  VerificationSession,
+} from '../api/api.types.js';
+import type { ApiOperation } from '../api/api-client.options.js';
+import { VerificationApiError } from '../api/verification-api.error.js';
+import { digest } from '../core/digest.js';
+import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
+import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
+import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
+import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
+
+/** What a frontend is shown to call (reverse flash call) or open (the bot) for a test session: nothing real. */
+export const TEST_NUMBER_TO_CALL = '+70000000000';
+export const TEST_DEEP_LINK = 'https://test-number.invalid/bot';
+
+/** A test session as the store keeps it (the module's stand-in for the API's session). */
+interface TestSessionState {
+  requestId: string;
+  phoneNumber: string;
+  method: VerificationMethod;
+  status: VerificationStatus;
+  awaitingCode: boolean;
+  createdAt: number;
+  expiresAt: number;
+  verifiedAt: number | null;
+  attemptsLeft: number;
+  /** The number's outcome was played (at the first read after the start). */
+  played: boolean;
+}
+
+/** How long a test session is kept past its end, for late reads (the reconciler's grace, a status page). */
+const RETENTION_MS = 3_600_000;
+
+/**
+ * The API's side of test numbers' sessions, played by the module in the store (so every instance
+ * sees the same session): initiate, read and check answer as the API would, with the number's fixed
+ * code and outcome, and no money. The API's attempts per session hold (`maxAttempts`), and wrong
+ * codes are also counted per number across its sessions (`wrongCodesPerNumber`): new sessions do not
+ * buy new guesses.
+ */
+@Injectable()
+export class TestNumberSessions {
+  readonly book: TestNumberBook;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+  ) {
+    this.book = new TestNumberBook(options.testNumbers);
+  }
+
+  get enabled(): boolean {
+    return this.book.size > 0;
+  }
+
+  /** Whether the API would be asked about this number: false for a test number. */
+  plays(phoneNumber: string): boolean {
+    return this.book.find(phoneNumber) !== undefined;
+  }
+
+  async initiate(request: InitiateRequest): Promise<InitiateResult> {
+    const entry = this.entry(request.phoneNumber, 'initiate');
+    const now = this.store.now();
+    const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
+    const traits = methodTraits(request.method);
+    const state: TestSessionState = {
+      requestId: `${TEST_SESSION_PREFIX}${randomUUID()}`,
+      phoneNumber: entry.phoneNumber,
+      method: request.method,
+      status: 'sent',
+      awaitingCode: false,
+      createdAt: now,
+      expiresAt: now + ttlMs,
+      verifiedAt: null,
+      attemptsLeft: this.options.testNumbers.maxAttempts,
+      played: false,
+    };
+    await this.save(state);
+    return {
+      requestId: state.requestId,
+      phoneNumber: state.phoneNumber,
+      method: request.method,
+      status: state.status,
+      expiresAt: new Date(state.expiresAt),
+      ...(traits.codeEntry === 'always' && entry.code !== undefined ? { codeLength: entry.code.length } : {}),
+      ...(request.method === 'reverse_flash_call' ? { numberToCall: TEST_NUMBER_TO_CALL } : {}),
+      ...(request.method === 'msgr2_bot' ? { deepLink: TEST_DEEP_LINK } : {}),
+      ...(request.method === 'operator_id' ? { awaitingCode: false } : {}),
+    } as InitiateResult;
+  }
+
+  async getSession(requestId: string): Promise<VerificationSession> {
+    const state = await this.current(requestId, 'getSession');
+    return toSession(state);
+  }
+
+  async check(request: CheckRequest): Promise<CheckResult> {
+    const state = await this.current(request.requestId, 'check');
+    if (isTerminal(state.status))
+      throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
+    const entry = this.entry(state.phoneNumber, 'check');
+    const budget = this.options.testNumbers.wrongCodesPerNumber;
+    const key = `test-number:wrong:${digest(state.phoneNumber)}`;
+    // Past the number's budget no code is compared: the session ends as if out of attempts.
+    const spent = Number((await this.store.get(key)) ?? 0) >= budget.points;
+    if (!spent && this.book.codeMatches(entry, request.code)) {
+      await this.save({ ...state, status: 'verified', verifiedAt: this.store.now(), awaitingCode: false });
+      return { requestId: state.requestId, status: 'verified', phoneNumber: state.phoneNumber };
+    }
+    if (!spent) await this.store.increment(key, 1, budget.windowMs);
+    const attemptsLeft = spent ? 0 : state.attemptsLeft - 1;
+    await this.save({ ...state, attemptsLeft, ...(attemptsLeft <= 0 ? { status: 'failed' } : {}) });
+    throw apiError('check', 400, 'invalid_code', 'The code is not correct', {
+      attempts_remaining: attemptsLeft,
+    });
+  }
+
+  /** The session as it stands now: past its end it has expired; at its first read it plays the number's outcome. */
+  private async current(requestId: string, operation: ApiOperation): Promise<TestSessionState> {
+    const stored = isTestSession(requestId) ? await this.store.get(sessionKey(requestId)) : null;
+    if (stored === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
+    let state = JSON.parse(stored) as TestSessionState;
+    const now = this.store.now();
+    if (!isTerminal(state.status) && state.expiresAt <= now) state = { ...state, status: 'expired' };
+    else if (!state.played && !isTerminal(state.status))
+      state = played(state, this.book.find(state.phoneNumber), now);
+    if (stored !== JSON.stringify(state)) await this.save(state);
+    return state;
+  }
+
+  private entry(phoneNumber: string, operation: ApiOperation): TestNumberEntry {
+    const entry = this.book.find(phoneNumber);
+    // A number taken out of testNumbers since its session began: gone, as far as anyone may tell.
+    if (entry === undefined) throw apiError(operation, 404, 'not_found', 'Verification not found');
+    return entry;
+  }
+
+  private async save(state: TestSessionState): Promise<void> {
+    const ttl = Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
+    await this.store.set(sessionKey(state.requestId), JSON.stringify(state), ttl);
+  }
+}
+
+/** The number's outcome, played once. */
+function played(state: TestSessionState, entry: TestNumberEntry | undefined, now: number): TestSessionState {
+  const next = { ...state, played: true };
+  switch (entry?.outcome) {
+    case 'verified':
+      return { ...next, status: 'verified', verifiedAt: now };
+    case 'expired':
+      return { ...next, status: 'expired' };
+    case 'failed':
+      return { ...next, status: 'failed' };
+    case 'code_required':
+      return { ...next, awaitingCode: true };
+    default:
+      return next;
+  }
+}
+
+function toSession(state: TestSessionState): VerificationSession {
+  return {
+    requestId: state.requestId,
+    phoneNumber: state.phoneNumber,
+    method: state.method,
+    status: state.status,
+    createdAt: new Date(state.createdAt),
+    expiresAt: new Date(state.expiresAt),
+    verifiedAt: state.verifiedAt === null ? null : new Date(state.verifiedAt),
+    awaitingCode: state.awaitingCode,
+  };
+}
+
+function sessionKey(requestId: string): string {
+  return `test-number:session:{${requestId}}`;
+}
+
+function apiError(
+  operation: ApiOperation,
+  status: number,
+  code: string,
+  title: string,
+  extra: Record<string, unknown> = {},
+): VerificationApiError {
+  return new VerificationApiError({
+    operation,
+    status,
+    problem: { status, title, error_code: code, ...extra },
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * VerificationHistory: per-number and per-owner entries for support, written as the client routes
+ * are used over real HTTP (starts, switches, checks right and wrong, refusals with their reason,
+ * outcomes with their cost), kept for `retentionDays`, bounded per number, never holding a code.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { moduleOptions } from '../webhooks/harness.js';
+import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+
+describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+  let serial = 0;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+  });
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  async function boot(overrides: Partial<VerificationModuleOptions> = {}): Promise<VerificationHistory> {
+    const account = await sb.createAccount({ balance: 100 });
+    const base = moduleOptions(sb, overrides);
+    host = await createTestApp({
+      platform,
+      module: {
+        ...base,
+        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+        webhooks: { secret: account.webhookSecret },
+      },
+    });
+    return host.app.get(VerificationHistory);
+  }
+  const post = (path: string, body: unknown, user: string) =>
+    call(host!.url, 'POST', `/verification/${path}`, body, { 'x-user': user });
+  const phoneNumber = () =>
+    `+7916444${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(2, '0')}`;
+
+  it('one entry per start, check (right and wrong), switch, refusal and outcome, per number and per owner, never the code', async () => {
+    const history = await boot({
+      history: {},
+      limits: {
+        startPerPhoneAndCaller: { points: 3, windowMs: 3_600_000 },
+        resendCooldownMs: false,
+        spendCap: false,
+        pumping: false,
+      },
+    });
+    const phone = phoneNumber();
+    const started = await post('start', { phone_number: phone, method: 'sms' }, 'alice');
+    const id = started.body.verification_id;
+    const [session] = sb.sessionsFor(phone);
+    await sb.deliver(session!.request_id);
+    const code = String(sb.getSession(session!.request_id)!.code);
+    const wrong = code === '0000' ? '1111' : '0000';
+    expect((await post('check', { verification_id: id, code: wrong }, 'alice')).status).toBe(400);
+    expect((await post('check', { verification_id: id, code }, 'alice')).body.verified).toBe(true);
+
+    const second = await post('start', { phone_number: phone, method: 'flash_call' }, 'alice');
+    const switched = await post(
+      'switch',
+      { verification_id: second.body.verification_id, method: 'sms' },
+      'alice',
+    );
+    expect(switched.status).toBe(201);
+    const refused = await post('start', { phone_number: phone, method: 'msgr1_otp' }, 'alice');
+    expect(refused.status).toBe(429);
+
+    const entries = await history.list({ phoneNumber: phone });
+    expect(entries.map((e) => [e.kind, e.check ?? e.status ?? e.errorCode])).toEqual([
+      ['start', 'sent'],
+      ['check', 'wrong'],
+      ['check', 'right'],
+      ['outcome', 'verified'],
+      ['start', 'sent'],
+      ['switch', 'sent'],
+      ['refusal', 'rate_limit_exceeded'],
+    ]);
+    expect(entries[0]).toMatchObject({
+      phoneNumber: phone,
+      owner: 'alice',
+      method: 'sms',
+      cost: { currency: 'RUB' },
+    });
+    expect(entries[0]!.at).toBeInstanceOf(Date);
+    expect(entries[3]).toMatchObject({
+      kind: 'outcome',
+      cost: { amount: expect.any(Number), currency: 'RUB' },
+    });
+    expect(entries[6]).toMatchObject({
+      kind: 'refusal',
+      operation: 'start',
+      reason: expect.any(String),
+      method: 'msgr1_otp',
+    });
+    expect(JSON.stringify(entries)).not.toContain(`"${code}"`);
+    expect(JSON.stringify(entries)).not.toContain(wrong);
+
+    // The owner's history holds the same entries; another owner's and another number's are apart.
+    expect((await history.list({ owner: 'alice' })).map((e) => e.kind)).toEqual(entries.map((e) => e.kind));
+    expect(await history.list({ owner: 'bob' })).toEqual([]);
+    expect(await history.list({ phoneNumber: phoneNumber() })).toEqual([]);
+    // from/to bound the entries by time.
+    await sb.advance(60_000);
+    await post('start', { phone_number: phoneNumber(), method: 'sms' }, 'alice');
+    const later = await history.list({ owner: 'alice', from: new Date(sb.now() - 1000) });
+    expect(later.map((e) => e.kind)).toEqual(['start']);
+    expect(await history.list({ owner: 'alice', to: new Date(sb.now() - 30_000) })).toHaveLength(
+      entries.length,
+    );
+    await expect(history.list({} as never)).rejects.toMatchObject({ errorCode: 'validation_error' });
+  });
+
+  it('bounded per number (the oldest give way) and kept for retentionDays', async () => {
+    const history = await boot({ history: { maxEntries: 3, retentionDays: 1 } });
+    const phone = phoneNumber();
+    const methods = ['sms', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'reverse_flash_call'];
+    for (const method of methods) {
+      expect((await post('start', { phone_number: phone, method }, 'carol')).status).toBe(201);
+      await sb.advance(1000);
+    }
+    expect((await history.list({ phoneNumber: phone })).map((e) => e.method)).toEqual(methods.slice(2));
+    await sb.advance(86_400_000);
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+  });
+
+  it('off by default: nothing is written, list answers empty', async () => {
+    const history = await boot();
+    const phone = phoneNumber();
+    expect((await post('start', { phone_number: phone, method: 'sms' }, 'dave')).status).toBe(201);
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+    expect(history.enabled).toBe(false);
+  });
+});

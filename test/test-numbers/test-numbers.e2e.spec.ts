@@ -1,0 +1,294 @@
+/**
+ * `testNumbers`: reviewer and demo numbers with a fixed code. The module plays their sessions
+ * itself (nothing reaches the API, nothing is billed or counted by protection), the routes and
+ * events behave as for a real number, and every event and log line says test.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Test } from '@nestjs/testing';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { reconciler } from '../journeys/journey-host.js';
+import { moduleOptions } from '../webhooks/harness.js';
+import { CapturingLogger } from '../support/log-capture.js';
+import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+
+const REVIEWER = '+79990000001';
+const AUTO_VERIFIED = '+79990000002';
+const EXPIRES = '+79990000003';
+const FAILS = '+79990000004';
+const FALLBACK = '+79990000005';
+const CODE = '246810';
+
+const TEST_NUMBERS: VerificationModuleOptions['testNumbers'] = {
+  numbers: [
+    { phoneNumber: REVIEWER, code: CODE },
+    { phoneNumber: AUTO_VERIFIED, outcome: 'verified' },
+    { phoneNumber: EXPIRES, outcome: 'expired' },
+    { phoneNumber: FAILS, outcome: 'failed' },
+    { phoneNumber: FALLBACK, code: '1357', outcome: 'code_required' },
+  ],
+};
+
+describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+  let logger: CapturingLogger;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+  });
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  async function boot(overrides: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {
+    logger = new CapturingLogger();
+    const account = await sb.createAccount({ balance: 100 });
+    const base = moduleOptions(sb, {
+      testNumbers: TEST_NUMBERS,
+      logLevels: ['log', 'warn', 'error', 'debug'],
+      ...overrides,
+    });
+    host = await createTestApp({
+      platform,
+      logger,
+      module: {
+        ...base,
+        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+        webhooks: { secret: account.webhookSecret },
+      },
+    });
+    sb.resetRequestCounts();
+    return host;
+  }
+
+  const post = (path: string, body: unknown, user = 'reviewer') =>
+    call(host!.url, 'POST', `/verification/${path}`, body, { 'x-user': user });
+  const get = (path: string, user = 'reviewer') =>
+    call(host!.url, 'GET', `/verification/${path}`, undefined, { 'x-user': user });
+  /** Requests that reached the API about sessions (the price list is read for the offered methods). */
+  const sessionCalls = () =>
+    sb.requestCount('POST /v1/verify') +
+    sb.requestCount('POST /v1/verify/check') +
+    sb.requestCount('GET /v1/verify/:request_id');
+
+  it('a reviewer number verifies with its fixed code over the routes, events say test, the API is never asked', async () => {
+    await boot();
+    const started = await post('start', { phone_number: REVIEWER, method: 'sms' });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ method: 'sms', status: 'sent', code_length: CODE.length });
+    const id = started.body.verification_id;
+
+    const wrong = await post('check', { verification_id: id, code: '111111' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ error_code: 'invalid_code', attempts_remaining: 2 });
+    expect(wrong.headers.get('content-type')).toContain('application/problem+json');
+
+    const right = await post('check', { verification_id: id, code: CODE });
+    expect(right.body).toEqual({ verification_id: id, status: 'verified', verified: true });
+    expect((await get(`status/${String(id)}`)).body).toMatchObject({ status: 'verified' });
+    await expect(host!.app.get(VerificationService).getVerifiedPhone(String(id), 'reviewer')).resolves.toBe(
+      REVIEWER,
+    );
+
+    expect(host!.events).toHaveLength(1);
+    expect(host!.events[0]).toMatchObject({
+      event: 'verification.verified',
+      phoneNumber: REVIEWER,
+      test: true,
+      source: 'check',
+      owner: 'reviewer',
+    });
+    expect(host!.events[0]!.requestId).toMatch(/^test_/);
+    // Nothing about sessions reached the API, and nothing was billed.
+    expect(sessionCalls()).toBe(0);
+    expect(sb.sessionsFor(REVIEWER)).toHaveLength(0);
+    // Every line about the test session says so.
+    const lines = logger.lines.filter((line) =>
+      /^\w+ (start|check|check refused|verification\.verified) /.test(line),
+    );
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    for (const line of lines) expect(line).toContain('test=true');
+  });
+
+  it('a real number is never matched by the test list (exact numbers only): it goes to the API', async () => {
+    await boot();
+    const near = '+79990000011';
+    const started = await post('start', { phone_number: near, method: 'sms' });
+    expect(started.status).toBe(201);
+    expect(sb.sessionsFor(near)).toHaveLength(1);
+    const wrong = await post('check', { verification_id: started.body.verification_id, code: CODE });
+    expect(wrong.body.error_code).toBe('invalid_code');
+    expect(logger.lines.filter((line) => line.includes('test=true'))).toEqual([]);
+  });
+
+  it('outcomes play at the first read: verified (no code entry), expired, failed, code_required', async () => {
+    await boot();
+    const call1 = await post('start', { phone_number: AUTO_VERIFIED, method: 'reverse_flash_call' });
+    expect(call1.body).toMatchObject({ method: 'reverse_flash_call', status: 'sent' });
+    expect(String(call1.body.number_to_call)).toMatch(/^\+7\d{10}$/);
+    expect((await get(`status/${String(call1.body.verification_id)}`)).body).toMatchObject({
+      status: 'verified',
+    });
+
+    const expires = await post('start', { phone_number: EXPIRES, method: 'sms' });
+    expect((await get(`status/${String(expires.body.verification_id)}`)).body.status).toBe('expired');
+    const fails = await post('start', { phone_number: FAILS, method: 'sms' });
+    expect((await get(`status/${String(fails.body.verification_id)}`)).body.status).toBe('failed');
+
+    const push = await post('start', { phone_number: FALLBACK, method: 'operator_id' });
+    expect(push.body.awaiting_code).toBe(false);
+    expect((await get(`status/${String(push.body.verification_id)}`)).body.awaiting_code).toBe(true);
+    expect(
+      (await post('check', { verification_id: push.body.verification_id, code: '1357' })).body.verified,
+    ).toBe(true);
+
+    expect(host!.events.map((e) => [e.event, e.phoneNumber, e.test])).toEqual([
+      ['verification.verified', AUTO_VERIFIED, true],
+      ['verification.expired', EXPIRES, true],
+      ['verification.failed', FAILS, true],
+      ['verification.code_required', FALLBACK, true],
+      ['verification.verified', FALLBACK, true],
+    ]);
+    expect(sessionCalls()).toBe(0);
+  });
+
+  it('a session left alone expires on the clock and the reconciler emits it; switch and cancel work as for a real number', async () => {
+    await boot();
+    const started = await post('start', { phone_number: REVIEWER, method: 'sms' });
+    const id = started.body.verification_id;
+    const switched = await post('switch', { verification_id: id, method: 'flash_call' });
+    expect(switched.status).toBe(201);
+    expect(switched.body).toMatchObject({
+      verification_id: id,
+      method: 'flash_call',
+      code_length: CODE.length,
+    });
+    expect((await post('check', { verification_id: id, code: CODE })).body.verified).toBe(true);
+
+    const left = await post('start', { phone_number: REVIEWER, method: 'msgr1_otp' });
+    await sb.advance(301_000);
+    await reconciler(host!).runOnce();
+    // The switched-away sms session is followed to its outcome too, as a real one is.
+    expect(host!.events.filter((e) => e.event === 'verification.expired').map((e) => e.method)).toEqual(
+      expect.arrayContaining(['msgr1_otp', 'sms']),
+    );
+    expect((await get(`status/${String(left.body.verification_id)}`)).body.status).toBe('expired');
+
+    const canceled = await post('start', { phone_number: REVIEWER, method: 'sms' });
+    expect((await post('cancel', { verification_id: canceled.body.verification_id })).body).toMatchObject({
+      status: 'canceled',
+    });
+    expect(sessionCalls()).toBe(0);
+  });
+
+  it('protection counts nothing: limits, cooldown and wrong-code budgets of real numbers are untouched', async () => {
+    await boot({
+      limits: {
+        startPerPhoneAndCaller: { points: 1, windowMs: 3_600_000 },
+        startPerIp: { points: 2, windowMs: 3_600_000 },
+        wrongCodesPerPhone: { points: 1, windowMs: 3_600_000 },
+        spendCap: false,
+        pumping: false,
+      },
+    });
+    for (let i = 0; i < 4; i++) {
+      const started = await post('start', { phone_number: REVIEWER, method: 'sms' });
+      expect(started.status).toBe(201);
+      // Never handed back as a duplicate: protection keeps nothing of test numbers.
+      expect(started.body.resumed).toBe(false);
+      expect(started.body.resend_available_at).toBeNull();
+    }
+    // The per-IP start limit (2) is still whole for real numbers.
+    expect((await post('start', { phone_number: '+79161230001', method: 'sms' })).status).toBe(201);
+    expect((await post('start', { phone_number: '+79161230002', method: 'sms' })).status).toBe(201);
+    expect((await post('start', { phone_number: '+79161230003', method: 'sms' })).status).toBe(429);
+  });
+
+  it('the fixed code has a wrong-code budget per session and per number across sessions', async () => {
+    await boot({
+      testNumbers: {
+        ...TEST_NUMBERS,
+        maxAttempts: 2,
+        wrongCodesPerNumber: { points: 3, windowMs: 3_600_000 },
+      },
+    });
+    const first = await post('start', { phone_number: REVIEWER, method: 'sms' });
+    expect(
+      (await post('check', { verification_id: first.body.verification_id, code: '0000' })).body
+        .attempts_remaining,
+    ).toBe(1);
+    const spent = await post('check', { verification_id: first.body.verification_id, code: '0001' });
+    expect(spent.body).toMatchObject({ error_code: 'invalid_code', attempts_remaining: 0 });
+    expect((await get(`status/${String(first.body.verification_id)}`)).body.status).toBe('failed');
+
+    const second = await post('start', { phone_number: REVIEWER, method: 'sms' });
+    expect((await post('check', { verification_id: second.body.verification_id, code: '0002' })).status).toBe(
+      400,
+    );
+    // The number's budget (3) is spent: even the right code no longer verifies until the window ends.
+    const right = await post('check', { verification_id: second.body.verification_id, code: CODE });
+    expect(right.body).toMatchObject({ error_code: 'invalid_code', attempts_remaining: 0 });
+    await sb.advance(3_600_000);
+    const third = await post('start', { phone_number: REVIEWER, method: 'sms' });
+    expect(
+      (await post('check', { verification_id: third.body.verification_id, code: CODE })).body.verified,
+    ).toBe(true);
+  });
+
+  it('the owner allowlist: other owners are refused without a call to the API; the boot warning counts the numbers', async () => {
+    await boot({ testNumbers: { ...TEST_NUMBERS, owners: ['reviewer'] } });
+    const stranger = await post('start', { phone_number: REVIEWER, method: 'sms' }, 'someone-else');
+    expect(stranger.status).toBe(400);
+    expect(stranger.body).toMatchObject({ error_code: 'phone_not_allowed', status: 400 });
+    expect((await post('start', { phone_number: REVIEWER, method: 'sms' })).status).toBe(201);
+    expect(sessionCalls()).toBe(0);
+    const warning = logger.lines.find((line) => line.includes('option "testNumbers"'));
+    expect(warning).toMatch(/^warn .*5 test number\(s\) enabled.*for 1 owner/);
+    expect(warning).not.toContain(CODE);
+  });
+});
+
+describe('test numbers: options', () => {
+  const boot = (testNumbers: unknown) =>
+    Test.createTestingModule({
+      imports: [
+        EventEmitterModule.forRoot(),
+        VerificationModule.forRoot({
+          api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's'.repeat(32) },
+          testNumbers: testNumbers as VerificationModuleOptions['testNumbers'],
+        }),
+      ],
+    }).compile();
+
+  it.each([
+    [{ numbers: [{ phoneNumber: '+7999' + '*', code: '1234' }] }, 'testNumbers.numbers[0].phoneNumber'],
+    [{ numbers: [{ phoneNumber: REVIEWER }] }, 'testNumbers.numbers[0].code'],
+    [{ numbers: [{ phoneNumber: REVIEWER, code: '12' }] }, 'testNumbers.numbers[0].code'],
+    [
+      { numbers: [{ phoneNumber: REVIEWER, code: '1234', outcome: 'maybe' }] },
+      'testNumbers.numbers[0].outcome',
+    ],
+    [
+      {
+        numbers: [
+          { phoneNumber: REVIEWER, code: '1234' },
+          { phoneNumber: REVIEWER, code: '5678' },
+        ],
+      },
+      'testNumbers.numbers',
+    ],
+    [{ numbers: [], maxAttempts: 0 }, 'testNumbers.maxAttempts'],
+  ])('a wrong testNumbers option stops the boot naming the field (%#)', async (testNumbers, field) => {
+    const failure = boot(testNumbers);
+    await expect(failure).rejects.toThrow(`option "${field}"`);
+    await expect(failure).rejects.not.toThrow(/5678/);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * OpenTelemetry spans with `@opentelemetry/api` and an SDK (the in-memory exporter): one span per
+ * start, check, switch, cancel, status refresh, webhook and reconcile, with method, outcome, refusal
+ * reason and cost class and never a phone number; a webhook's span is the active one while the host's
+ * listeners run. Without a registered SDK the spans are no-ops.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { context, trace, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { apiCheck, reconciler } from '../journeys/journey-host.js';
+import { moduleOptions } from '../webhooks/harness.js';
+import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+
+const exporter = new InMemorySpanExporter();
+let serial = 0;
+const phoneNumber = () =>
+  `+7916333${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(2, '0')}`;
+
+function spans(name: string): ReadableSpan[] {
+  return exporter.getFinishedSpans().filter((span) => span.name === name);
+}
+
+describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+  let apiKey: string;
+  const contextManager = new AsyncLocalStorageContextManager();
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+    context.setGlobalContextManager(contextManager.enable());
+    trace.setGlobalTracerProvider(
+      new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+    );
+  });
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+    exporter.reset();
+  });
+  afterAll(async () => {
+    trace.disable();
+    context.disable();
+    await sb?.close();
+  });
+
+  async function boot(): Promise<TestApp> {
+    const account = await sb.createAccount({ balance: 100 });
+    apiKey = account.apiKey;
+    const base = moduleOptions(sb, {
+      limits: { startPerPhoneAndCaller: { points: 2, windowMs: 60_000 }, resendCooldownMs: false },
+    });
+    host = await createTestApp({
+      platform,
+      module: {
+        ...base,
+        api: { ...base.api, apiKey, apiSecret: account.apiSecret },
+        webhooks: { secret: account.webhookSecret },
+      },
+    });
+    await sb.updateAccount(apiKey, { webhookUrl: `${host.url}/verification/webhooks` });
+    return host;
+  }
+  const post = (path: string, body: unknown) =>
+    call(host!.url, 'POST', `/verification/${path}`, body, { 'x-user': 'u1' });
+
+  it('spans for start, check, switch, status refresh, cancel and reconcile, with method, outcome, refusal reason and cost class', async () => {
+    await boot();
+    const phone = phoneNumber();
+    const started = await post('start', { phone_number: phone, method: 'sms' });
+    const id = started.body.verification_id;
+    expect((await post('check', { verification_id: id, code: '0000' })).status).toBe(400);
+    await sb.advance(3000);
+    expect(
+      (await call(host!.url, 'GET', `/verification/status/${String(id)}`, undefined, { 'x-user': 'u1' }))
+        .status,
+    ).toBe(200);
+    expect((await post('switch', { verification_id: id, method: 'reverse_flash_call' })).status).toBe(201);
+    expect((await post('start', { phone_number: phone, method: 'msgr1_otp' })).status).toBe(429);
+    expect((await post('cancel', { verification_id: id })).status).toBe(200);
+    const other = await post('start', { phone_number: phoneNumber(), method: 'flash_call' });
+    expect(other.status).toBe(201);
+    await sb.advance(16_000);
+    await reconciler(host!).runOnce();
+
+    const [start, refused] = spans('verification.start');
+    expect(start!.attributes).toMatchObject({
+      'verification.method': 'sms',
+      'verification.outcome': 'sent',
+      'verification.cost_class': 'on_delivery',
+    });
+    expect(refused!.attributes).toMatchObject({
+      'verification.outcome': 'refused',
+      'verification.refusal_reason': expect.any(String),
+    });
+    expect(spans('verification.check')[0]!.attributes).toMatchObject({
+      'verification.method': 'sms',
+      'verification.outcome': 'refused',
+      'verification.refusal_reason': 'invalid_code',
+    });
+    expect(spans('verification.switch')[0]!.attributes).toMatchObject({
+      'verification.method': 'reverse_flash_call',
+      'verification.cost_class': 'on_verified',
+      'verification.outcome': 'sent',
+    });
+    expect(spans('verification.cancel')[0]!.attributes).toMatchObject({ 'verification.outcome': 'canceled' });
+    expect(spans('verification.status_refresh').length).toBeGreaterThan(0);
+    expect(spans('verification.reconcile').length).toBeGreaterThan(0);
+    // A status refresh under the reconciler is its child.
+    const reconcile = spans('verification.reconcile')[0]!;
+    expect(
+      spans('verification.status_refresh').some(
+        (span) => span.parentSpanContext?.spanId === reconcile.spanContext().spanId,
+      ),
+    ).toBe(true);
+    // No span says the number, whole or in part.
+    const everything = JSON.stringify(
+      exporter.getFinishedSpans().map((span) => [span.name, span.attributes]),
+    );
+    expect(everything).not.toContain(phone.slice(2));
+    expect(everything).not.toContain(phone.slice(-7));
+  });
+
+  it("a webhook's span is active while the host's listeners run: their spans join its trace", async () => {
+    await boot();
+    const seen: { active: Span | undefined; child: ReadableSpan | undefined }[] = [];
+    host!.app.get(EventEmitter2).on('verification.verified', async () => {
+      const active = trace.getActiveSpan();
+      trace.getTracer('host').startActiveSpan('host.listener', (span) => span.end());
+      seen.push({ active, child: undefined });
+    });
+    const phone = phoneNumber();
+    await post('start', { phone_number: phone, method: 'sms' });
+    const [session] = sb.sessionsFor(phone);
+    await sb.deliver(session!.request_id);
+    await apiCheck(sb, apiKey, session!.request_id, String(sb.getSession(session!.request_id)!.code));
+    await sb.webhooksIdle();
+
+    const webhook = spans('verification.webhook').find(
+      (span) => span.attributes['verification.outcome'] === 'processed',
+    );
+    expect(webhook).toBeDefined();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.active?.spanContext().spanId).toBe(webhook!.spanContext().spanId);
+    const listener = spans('host.listener')[0]!;
+    expect(listener.spanContext().traceId).toBe(webhook!.spanContext().traceId);
+    expect(listener.parentSpanContext?.spanId).toBe(webhook!.spanContext().spanId);
+  });
+});
+
+describe('OpenTelemetry without an SDK', () => {
+  it('the module works and nothing is exported: the API alone is a no-op', async () => {
+    trace.disable();
+    exporter.reset();
+    const sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+    const host = await createTestApp({ platform: 'express', module: moduleOptions(sb) });
+    try {
+      const started = await call(host.url, 'POST', '/verification/start', {
+        phone_number: phoneNumber(),
+        method: 'sms',
+      });
+      expect(started.status).toBe(201);
+      expect(exporter.getFinishedSpans()).toEqual([]);
+    } finally {
+      await host.close();
+      await sb.close();
+    }
+  });
+});

@@ -1,0 +1,313 @@
+/**
+ * VerifiedPhoneGuard and @VerifiedPhone() on a host's own routes, in a host with its own auth guard
+ * (a global APP_GUARD that sets req.user; the module's owner is req.user.id): 403/409 problems the
+ * host's filters render, only a verification of this owner that the API says is verified, and the
+ * signed claim for step-up checks.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  Body,
+  Controller,
+  Injectable,
+  Post,
+  UnauthorizedException,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { RequireVerifiedPhone, VerifiedPhone } from '../../src/guard/verified-phone.decorators.js';
+import type { VerifiedPhoneDetails } from '../../src/guard/verified-phone.request.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { moduleOptions } from '../webhooks/harness.js';
+import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+
+/** The host's own authentication: `authorization: Bearer <user>` or 401, for every route. */
+@Injectable()
+class HostAuthGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context
+      .switchToHttp()
+      .getRequest<{ headers: Record<string, string>; user?: { id: string } }>();
+    const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '');
+    if (!match) throw new UnauthorizedException();
+    request.user = { id: match[1]! };
+    return true;
+  }
+}
+
+@Controller('account')
+class AccountController {
+  @Post('phone')
+  @RequireVerifiedPhone()
+  changeNumber(
+    @VerifiedPhone() phone: string,
+    @VerifiedPhone('details') details: VerifiedPhoneDetails,
+    @Body() body: Record<string, unknown>,
+  ) {
+    return {
+      phone,
+      source: details.source,
+      owner: details.owner,
+      claim: details.claim,
+      nickname: body.nickname,
+    };
+  }
+
+  @Post('payout')
+  @RequireVerifiedPhone({ within: 600_000 })
+  payout(@VerifiedPhone('details') details: VerifiedPhoneDetails) {
+    return {
+      phone: details.phoneNumber,
+      source: details.source,
+      verified_at: details.verifiedAt.toISOString(),
+    };
+  }
+}
+
+describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: Platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+  let serial = 0;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+  });
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  async function boot(overrides: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {
+    const account = await sb.createAccount({ balance: 100 });
+    const base = moduleOptions(sb, {
+      owner: (req) => (req as { user?: { id: string } }).user?.id,
+      ...overrides,
+    });
+    host = await createTestApp({
+      platform,
+      module: {
+        ...base,
+        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+        webhooks: { secret: account.webhookSecret },
+      },
+      controllers: [AccountController],
+      providers: [{ provide: APP_GUARD, useClass: HostAuthGuard }],
+    });
+    return host;
+  }
+
+  const as = (user: string, extra: Record<string, string> = {}) => ({
+    authorization: `Bearer ${user}`,
+    ...extra,
+  });
+  const phoneNumber = () =>
+    `+7916555${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(2, '0')}`;
+
+  /** Starts an SMS verification for `user` over the client routes; `verify` also delivers and checks the code. */
+  async function verification(user: string, verify: boolean): Promise<{ id: string; phone: string }> {
+    const phone = phoneNumber();
+    const started = await call(
+      host!.url,
+      'POST',
+      '/verification/start',
+      { phone_number: phone, method: 'sms' },
+      as(user),
+    );
+    expect(started.status).toBe(201);
+    const id = String(started.body.verification_id);
+    if (verify) {
+      const [session] = sb.sessionsFor(phone);
+      await sb.deliver(session!.request_id);
+      const code = String(sb.getSession(session!.request_id)!.code);
+      const checked = await call(
+        host!.url,
+        'POST',
+        '/verification/check',
+        { verification_id: id, code },
+        as(user),
+      );
+      expect(checked.body.verified).toBe(true);
+    }
+    return { id, phone };
+  }
+
+  it('lets a route through only with a verification of this owner that is verified, and hands the handler the number', async () => {
+    await boot();
+    // The host's own guard runs first: no user, no route.
+    expect((await call(host!.url, 'POST', '/account/phone', {}, {})).status).toBe(401);
+
+    const missing = await call(host!.url, 'POST', '/account/phone', {}, as('alice'));
+    expect(missing.status).toBe(403);
+    expect(missing.body).toMatchObject({
+      status: 403,
+      error_code: 'phone_verification_required',
+      reason: 'missing',
+    });
+
+    const pending = await verification('alice', false);
+    const notYet = await call(
+      host!.url,
+      'POST',
+      '/account/phone',
+      {},
+      as('alice', { 'x-verification-id': pending.id }),
+    );
+    expect(notYet.status).toBe(409);
+    expect(notYet.body).toMatchObject({
+      status: 409,
+      error_code: 'phone_not_verified',
+      verification_status: 'sent',
+    });
+
+    const done = await verification('alice', true);
+    const ok = await call(
+      host!.url,
+      'POST',
+      '/account/phone',
+      { nickname: 'a' },
+      as('alice', { 'x-verification-id': done.id }),
+    );
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({
+      phone: done.phone,
+      source: 'verification',
+      owner: 'alice',
+      nickname: 'a',
+    });
+    expect(String(ok.body.claim)).toMatch(/^vpc1\./);
+
+    // The id in the body field works the same.
+    const inBody = await call(host!.url, 'POST', '/account/phone', { verification_id: done.id }, as('alice'));
+    expect(inBody.body.phone).toBe(done.phone);
+
+    // Another user presenting alice's verification, or a forged id: the same 403 as none at all.
+    const foreign = await call(
+      host!.url,
+      'POST',
+      '/account/phone',
+      {},
+      as('mallory', { 'x-verification-id': done.id }),
+    );
+    expect(foreign.body).toMatchObject({
+      status: 403,
+      error_code: 'phone_verification_required',
+      reason: 'unknown',
+    });
+    const forged = await call(
+      host!.url,
+      'POST',
+      '/account/phone',
+      {},
+      as('alice', { 'x-verification-id': `${done.id}x` }),
+    );
+    expect(forged.body).toMatchObject({ status: 403, error_code: 'phone_verification_required' });
+    expect(JSON.stringify(foreign.body)).not.toContain(done.phone);
+
+    // An expired verification: 409 saying so.
+    const stale = await verification('alice', false);
+    await sb.advance(301_000);
+    const expired = await call(
+      host!.url,
+      'POST',
+      '/account/phone',
+      {},
+      as('alice', { 'x-verification-id': stale.id }),
+    );
+    expect(expired.body).toMatchObject({
+      status: 409,
+      error_code: 'phone_not_verified',
+      verification_status: 'expired',
+    });
+  });
+
+  it('the signed claim: step-up without the API within its lifetime, only for its owner, and the route age limit', async () => {
+    await boot({ verifiedPhone: { claimTtlMs: 900_000, header: 'X-Phone-Verification' } });
+    const done = await verification('bob', true);
+    // The configured header (case-insensitive).
+    const first = await call(
+      host!.url,
+      'POST',
+      '/account/phone',
+      {},
+      as('bob', { 'X-Phone-Verification': done.id }),
+    );
+    expect(first.status).toBe(201);
+    const claim = String(first.body.claim);
+
+    const readsBefore = sb.requestCount('GET /v1/verify/:request_id');
+    const stepUp = await call(
+      host!.url,
+      'POST',
+      '/account/payout',
+      {},
+      as('bob', { 'x-verified-phone-claim': claim }),
+    );
+    expect(stepUp.status).toBe(201);
+    expect(stepUp.body).toMatchObject({ phone: done.phone, source: 'claim' });
+    expect(sb.requestCount('GET /v1/verify/:request_id')).toBe(readsBefore);
+
+    const stolen = await call(
+      host!.url,
+      'POST',
+      '/account/payout',
+      {},
+      as('eve', { 'x-verified-phone-claim': claim }),
+    );
+    expect(stolen.body).toMatchObject({
+      status: 403,
+      error_code: 'phone_verification_required',
+      reason: 'invalid_claim',
+    });
+    const [prefix, body, mac] = claim.split('.');
+    const altered = Buffer.from(Buffer.from(body!, 'base64url').toString().replace('bob', 'eve')).toString(
+      'base64url',
+    );
+    expect(
+      (
+        await call(
+          host!.url,
+          'POST',
+          '/account/payout',
+          {},
+          as('eve', { 'x-verified-phone-claim': `${prefix}.${altered}.${mac}` }),
+        )
+      ).status,
+    ).toBe(403);
+
+    // Eleven minutes on: the claim still lives (15 min) but the payout wants a verification of the last 10.
+    await sb.advance(660_000);
+    const old = await call(
+      host!.url,
+      'POST',
+      '/account/payout',
+      {},
+      as('bob', { 'x-verified-phone-claim': claim }),
+    );
+    expect(old.body).toMatchObject({
+      status: 403,
+      error_code: 'phone_verification_required',
+      reason: 'stale',
+    });
+    // The route without an age limit still takes it, until the claim's own lifetime ends.
+    expect(
+      (await call(host!.url, 'POST', '/account/phone', {}, as('bob', { 'x-verified-phone-claim': claim })))
+        .status,
+    ).toBe(201);
+    await sb.advance(300_000);
+    const expiredClaim = await call(
+      host!.url,
+      'POST',
+      '/account/phone',
+      {},
+      as('bob', { 'x-verified-phone-claim': claim }),
+    );
+    expect(expiredClaim.body).toMatchObject({
+      error_code: 'phone_verification_required',
+      reason: 'invalid_claim',
+    });
+  });
+});
