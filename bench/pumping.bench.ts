@@ -536,14 +536,11 @@ async function runTraffic(input: TrafficInput): Promise<TrafficRun> {
     const attackPhones = new Set(input.attack.map((a) => a.phone));
     let attackInitiations = 0;
     let attackCharged = 0;
-    const byRange = new Map<string, number>();
     for (const phone of attackPhones)
       for (const s of sb.sessionsFor(phone)) {
-        if (process.env.BENCH_DEBUG) byRange.set(`${phone.slice(0, 8)} ${s.method}`, (byRange.get(`${phone.slice(0, 8)} ${s.method}`) ?? 0) + 1);
         attackInitiations += 1;
         if (s.charged) attackCharged += Number(s.cost.amount);
       }
-    if (process.env.BENCH_DEBUG) console.log([...byRange]);
     const completing = input.users.filter((u) => !input.abandon(u));
     return {
       verified: verified.size,
