@@ -60,6 +60,8 @@ const en = {
   e_invalid_code: 'That code is not right.',
   e_invalid_code_left: 'That code is not right. {attempts}.',
   e_method_not_available: 'This way of checking is not available. Please choose another.',
+  /** The client moves to an offered method by itself; this shows only where it could not. */
+  e_method_held: 'This way of checking is not available for this number right now. Please choose another.',
   e_phone_not_allowed: 'This number cannot be verified here. Please use another one.',
   e_phone_type: 'Only mobile numbers can be verified. Please enter a mobile number.',
   e_start_refused: 'We cannot start a verification for this request now. Please try later.',
@@ -145,6 +147,7 @@ const ru: Texts = {
   e_invalid_code: 'Неверный код.',
   e_invalid_code_left: 'Неверный код. {attempts}.',
   e_method_not_available: 'Этот способ недоступен. Выберите другой.',
+  e_method_held: 'Сейчас этот способ для этого номера недоступен. Выберите другой.',
   e_phone_not_allowed: 'Этот номер здесь не проверить. Укажите другой.',
   e_phone_type: 'Проверить можно только мобильный номер. Укажите мобильный.',
   e_start_refused: 'Сейчас нельзя начать проверку. Попробуйте позже.',
