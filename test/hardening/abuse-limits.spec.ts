@@ -194,7 +194,7 @@ describe.each(ONE_PLATFORM)('hardening: starts the API refused (%s)', (platform)
             // Every budget is whole: the number's one start (no cooldown left), the IP's second, then the cap.
             expect((await startFrom(host, ip, phone, 'sms')).status).toBe(201);
             expect((await startFrom(host, ip, other, 'sms')).status).toBe(201);
-            expect(refusal(await startFrom(host, ip, third, 'sms')).held).toBe('start_ip_limit');
+            expect(refusal(await startFrom(host, ip, third, 'sms')).reason).toBe('start_ip_limit');
             expect(refusal(await startFrom(host, freshIp(), third, 'sms')).reason).toBe('spend_cap');
           } finally {
             sb.clearFaults();

@@ -122,12 +122,12 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     expect((await status(host, id)).body.switch_methods).toEqual(['reverse_flash_call']);
     const dear = await switchMethod(host, id, 'flash_call');
     expect(problem(dear)).toMatchObject({ status: 409, error_code: 'journey_limit_reached' });
-    expect(dear.body.held).toBe('max_cost');
+    expect(dear.body.limit).toBe('max_cost');
     expect((await switchMethod(host, id)).body.method).toBe('reverse_flash_call');
     const posts = fx.sb.requestCount('POST /v1/verify');
     const third = await switchMethod(host, id);
     expect(problem(third)).toMatchObject({ status: 409, error_code: 'journey_limit_reached' });
-    expect(third.body.held).toBe('max_steps');
+    expect(third.body.limit).toBe('max_steps');
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
     const last = await status(host, id);
     expect(last.body).toMatchObject({ methods_tried: ['sms', 'reverse_flash_call'], switch_methods: [] });
