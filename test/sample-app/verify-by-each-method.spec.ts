@@ -46,6 +46,8 @@ describe.each(PAGE_TRANSPORTS)(
       inPage(async (page, browser) => {
         await expect(page.textContent('#mode-badge')).resolves.toBe('Sandbox mode');
         await expect(page.isVisible('#phone-column')).resolves.toBe(true);
+        // The element lists the methods once GET /methods has answered: wait for the last one.
+        await page.locator(inElement('input[name="method"][value="operator_id"]')).waitFor();
         const methods = await page
           .locator(inElement('input[name="method"]'))
           .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
