@@ -77,6 +77,7 @@ export default tseslint.config(
         // The sandbox and the browser client are entry points of their own: they stand beside the layers.
         { type: 'testing', pattern: 'src/testing' },
         { type: 'client', pattern: 'src/client' },
+        { type: 'element', pattern: 'src/element' },
       ],
     },
     rules: {
@@ -95,6 +96,11 @@ export default tseslint.config(
               allow: { to: { element: { types: { anyOf: ['testing', 'core', 'api'] } } } },
             },
             { from: { element: { type: 'client' } }, allow: { to: { element: { type: 'client' } } } },
+            // The custom element is built on the browser client's public entry only.
+            {
+              from: { element: { type: 'element' } },
+              allow: { to: { element: { types: { anyOf: ['element', 'client'] } } } },
+            },
           ],
         },
       ],

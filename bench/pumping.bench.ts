@@ -36,13 +36,277 @@ interface Caller {
   ip: string;
   owner: string;
   phone: string;
+  /** The tick it starts in (default: the list spread evenly over the ticks). */
+  tick?: number;
+  /** The method the attacker asks for (default sms). */
+  method?: string;
 }
 
 export async function runPumpingScenarios(
   options: ProtectionBenchOptions = {},
 ): Promise<ProtectionBenchRow[]> {
   const scale = options.quick ? 0.2 : 1;
-  return [...(await attackScenario(scale)), ...(await normalTrafficScenario(scale))];
+  return [
+    ...(await attackScenario(scale)),
+    ...(await normalTrafficScenario(scale)),
+    ...(await repeatedNumbersScenario()),
+    ...(await capDrainScenario()),
+    ...(await fakedConversionsScenario()),
+    ...(await slowDripScenario()),
+    ...(await freshRangeBurstsScenario()),
+    ...(await ownerFarmScenario()),
+    ...(await flashCrowdScenario()),
+  ];
+}
+
+/* ------------------------------------------------------------------ issue 29's scenarios */
+
+let rangeSerial = 0;
+/** A range of mobile numbers never used before in this run (+7 <prefix> xxx), its numbers. */
+function freshRange(prefix: string): (i: number) => string {
+  rangeSerial += 1;
+  const range = `+7${prefix}${String((rangeSerial * 37) % 1000).padStart(3, '0')}`;
+  return (i) => `${range}${String(i % 10_000).padStart(4, '0')}`;
+}
+
+let ipSerial = 0;
+function freshIp(): string {
+  ipSerial += 1;
+  return `10.${(ipSerial >> 16) & 255}.${(ipSerial >> 8) & 255}.${ipSerial & 255}`;
+}
+
+/** The 40 legitimate users of the attack scenarios: own address, own owner, own number of +7 916. */
+function legitimateUsers(count: number, ticks: number, seed: number): Caller[] {
+  return Array.from({ length: count }, (_, i) => ({
+    ip: `100.64.${(seed + i) >> 8}.${(seed + i) & 255}`,
+    owner: `user-${seed}-${i}`,
+    phone: `+7916${String(7_000_000 + seed * 100 + i)}`,
+    tick: Math.floor((i * ticks) / count),
+  }));
+}
+
+/** The goal rows every attack scenario of issue 29 shares. */
+function attackRows(scenario: string, run: TrafficRun, days: number): ProtectionBenchRow[] {
+  const share = run.verified / Math.max(run.completing, 1);
+  const perDay = Math.round((run.attackCharged / days) * 100) / 100;
+  return [
+    {
+      scenario,
+      metric: 'legitimate users verified (following graded answers)',
+      measured: `${run.verified}/${run.completing} (${Math.round(share * 1000) / 10} %; ${run.graded} graded)`,
+      goal: '≥ 97.5 %',
+      met: share >= 0.975,
+    },
+    {
+      scenario,
+      metric: 'attacker spend per day, RUB (what the sandbox charged for its numbers)',
+      measured: `${perDay} (${run.attackInitiations} initiations${days > 1 ? `, ${days} days` : ''})`,
+      goal: `≤ ${CAP_RUB / 10} (10 % of the cap)`,
+      met: perDay <= CAP_RUB / 10,
+    },
+    {
+      scenario,
+      metric: 'legitimate users answered 503 by the cap',
+      measured: run.capRefused,
+      goal: '0',
+      met: run.capRefused === 0,
+    },
+    {
+      scenario,
+      metric: 'attack answered / fraud_suspected events',
+      measured: `${summary(run.attackAnswers)} / ${summary(run.events.map((e) => e.reason))}`,
+      goal: '',
+      met: undefined,
+    },
+  ];
+}
+
+/** Finding 1: 40 numbers, each started 15 times an hour (5 per caller from 3 addresses), over 10 ranges. */
+export async function repeatedNumbersScenario(): Promise<ProtectionBenchRow[]> {
+  const ranges = Array.from({ length: 10 }, () => freshRange('926'));
+  const attack: Caller[] = [];
+  for (let n = 0; n < 40; n++) {
+    const phone = ranges[n % 10]!(n);
+    for (let k = 0; k < 15; k++)
+      attack.push({ ip: `10.1.${n}.${k % 3}`, owner: `bot-${n}-${k % 3}`, phone, tick: k + 2 });
+  }
+  const run = await runTraffic({
+    attack,
+    users: legitimateUsers(40, TICKS, 1),
+    abandon: () => false,
+    capRub: CAP_RUB,
+    doubleClick: false,
+  });
+  return attackRows('issue 29: repeated numbers (40 numbers × 15 starts in an hour, 10 ranges)', run, 1);
+}
+
+/** Finding 2: 1,500 starts to numbers that never receive anything, to spend the cap's reservations. */
+export async function capDrainScenario(): Promise<ProtectionBenchRow[]> {
+  const attack: Caller[] = Array.from({ length: 1500 }, (_, i) => {
+    const range = freshRange(['903', '905', '915', '925'][i % 4]!);
+    return { ip: freshIp(), owner: `bot-${i}`, phone: range(i) };
+  });
+  const run = await runTraffic({
+    attack,
+    users: legitimateUsers(40, TICKS, 2),
+    abandon: () => false,
+    capRub: CAP_RUB,
+    doubleClick: false,
+    autoDeliver: false,
+  });
+  return attackRows('issue 29: cap drain, nothing delivered (1,500 starts, a fresh range each)', run, 1);
+}
+
+/** Finding 3: 4 numbers the attacker holds, verified 8 times each by reverse flash call, then 600 SMS into their prefix. */
+export async function fakedConversionsScenario(): Promise<ProtectionBenchRow[]> {
+  const own = freshRange('926');
+  const attack: Caller[] = [];
+  for (let round = 0; round < 8; round++)
+    for (let i = 0; i < 4; i++)
+      attack.push({ ip: freshIp(), owner: `own-${i}`, phone: own(i), tick: round, method: 'owned' });
+  const pumped = Array.from({ length: 10 }, () => freshRange('926'));
+  for (let i = 0; i < 600; i++)
+    attack.push({ ip: freshIp(), owner: `bot-${i}`, phone: pumped[i % 10]!(100 + i), tick: 8 + (i % 12) });
+  const run = await runTraffic({
+    attack,
+    users: legitimateUsers(40, TICKS, 3),
+    abandon: () => false,
+    capRub: CAP_RUB,
+    doubleClick: false,
+    attackerVerifies: (a) => a.method === 'owned',
+  });
+  return attackRows('issue 29: faked conversions (4 own numbers verified 8× each, then 600 starts)', run, 1);
+}
+
+/** Finding 4: two days of a steady drip (5 starts every 20 minutes over 20 ranges of two prefixes). */
+export async function slowDripScenario(): Promise<ProtectionBenchRow[]> {
+  const ranges = Array.from({ length: 20 }, (_, r) => freshRange(r % 2 ? '925' : '985'));
+  const ticks = 144;
+  const attack: Caller[] = [];
+  for (let tick = 0; tick < ticks; tick++)
+    for (let i = 0; i < 5; i++) {
+      const n = tick * 5 + i;
+      attack.push({ ip: freshIp(), owner: `bot-${n % 200}`, phone: ranges[n % 20]!(n), tick });
+    }
+  const run = await runTraffic({
+    attack,
+    users: legitimateUsers(40, ticks, 4),
+    abandon: () => false,
+    capRub: CAP_RUB,
+    doubleClick: false,
+    ticks,
+    tickMs: 20 * 60_000,
+  });
+  return attackRows('issue 29: two-day slow drip (5 starts / 20 min over 20 ranges, 2 prefixes)', run, 2);
+}
+
+/** Finding 5: waves of 25 simultaneous starts into fresh ranges of one operator prefix, each from its own address. */
+export async function freshRangeBurstsScenario(): Promise<ProtectionBenchRow[]> {
+  const attack: Caller[] = [];
+  for (let wave = 0; wave < 20; wave++) {
+    const range = freshRange('929');
+    for (let i = 0; i < 25; i++)
+      attack.push({ ip: freshIp(), owner: `bot-${wave}-${i}`, phone: range(i), tick: wave });
+  }
+  const run = await runTraffic({
+    attack,
+    users: legitimateUsers(40, TICKS, 5),
+    abandon: () => false,
+    capRub: CAP_RUB,
+    doubleClick: false,
+  });
+  return attackRows('issue 29: bursts into fresh ranges (20 waves × 25, one prefix, every 3 min)', run, 1);
+}
+
+/** An owner farm: 50 signed-up accounts each verify their own number, then each pumps 30 numbers. */
+export async function ownerFarmScenario(): Promise<ProtectionBenchRow[]> {
+  const own = freshRange('926');
+  const attack: Caller[] = Array.from({ length: 50 }, (_, i) => ({
+    ip: `10.9.0.${i}`,
+    owner: `farm-${i}`,
+    phone: own(i),
+    tick: 0,
+    method: 'owned',
+  }));
+  const pumped = Array.from({ length: 20 }, (_, r) => freshRange(r % 2 ? '926' : '903'));
+  for (let i = 0; i < 1500; i++)
+    attack.push({
+      ip: `10.9.${1 + (i % 50)}.${i % 7}`,
+      owner: `farm-${i % 50}`,
+      phone: pumped[i % 20]!(i),
+      tick: 1 + (i % 19),
+    });
+  const run = await runTraffic({
+    attack,
+    users: legitimateUsers(40, TICKS, 6),
+    abandon: () => false,
+    capRub: CAP_RUB,
+    doubleClick: false,
+    attackerVerifies: (a) => a.method === 'owned',
+  });
+  return attackRows('issue 29: owner farm (50 accounts verified once, then 1,500 starts)', run, 1);
+}
+
+/**
+ * A legitimate flash crowd: 500 users in 10 minutes; 100 behind one carrier-NAT address, 100 in one
+ * range, the rest on random mobile numbers; 15 % never type the code. No attack.
+ */
+export async function flashCrowdScenario(): Promise<ProtectionBenchRow[]> {
+  const scenario =
+    'issue 29: flash crowd (500 users in 10 min; 100 behind one NAT address, 100 in one range)';
+  const random = mulberry32(29);
+  const shared = freshRange('916');
+  const users: Caller[] = [];
+  while (users.length < 500) {
+    const i = users.length;
+    let phone = `+79${String(Math.floor(random() * 1e9)).padStart(9, '0')}`;
+    if (i >= 100 && i < 200) phone = shared(i);
+    else if (parsePhoneNumberWithError(phone).getType() !== 'MOBILE') continue;
+    const ip = i < 100 ? '100.70.0.1' : `100.71.${i >> 8}.${i & 255}`;
+    users.push({ ip, owner: `crowd-${i}`, phone, tick: Math.floor(random() * 10) });
+  }
+  users.sort((a, b) => a.tick! - b.tick!);
+  const abandoning = new Set(users.filter(() => random() < 0.15).map((u) => u.phone));
+  const run = await runTraffic({
+    attack: [],
+    users,
+    abandon: (u) => abandoning.has(u.phone),
+    // The cap out of the way: this measures the pumping defence's holds, not the host's budget.
+    capRub: 100_000,
+    doubleClick: false,
+    ticks: 10,
+    tickMs: 60_000,
+  });
+  return [
+    {
+      scenario,
+      metric: 'false holds: users who would complete and ended unverified',
+      measured: `${run.unverified}/${run.completing} (${Math.round((run.unverified / run.completing) * 10_000) / 100} %)`,
+      goal: '≤ 0.5 %',
+      met: run.unverified / run.completing <= 0.005,
+    },
+    {
+      scenario,
+      metric: 'users graded (409 method_held, then verified by the offered method)',
+      measured: run.graded,
+      goal: '',
+      met: undefined,
+    },
+    {
+      scenario,
+      metric: 'first answers / fraud_suspected events',
+      measured: `${summary(run.userAnswers)} / ${summary(run.events.map((e) => e.reason))}`,
+      goal: '',
+      met: undefined,
+    },
+    {
+      scenario,
+      metric: 'users answered 503 by the cap',
+      measured: run.capRefused,
+      goal: '0',
+      met: run.capRefused === 0,
+    },
+  ];
 }
 
 export async function attackScenario(scale: number): Promise<ProtectionBenchRow[]> {
@@ -145,31 +409,55 @@ async function normalTrafficScenario(scale: number): Promise<ProtectionBenchRow[
 
 interface TrafficRun {
   verified: number;
+  /** Users who meant to complete (typed the code or placed the call). */
+  completing: number;
   attackInitiations: number;
+  /** RUB the sandbox charged for the attacker's numbers. */
+  attackCharged: number;
   charged: number;
   smsPrice: number;
   events: FraudSuspectedEvent[];
   attackAnswers: string[];
+  /** Each user's first answer (before following a graded one). */
   userAnswers: string[];
+  /** Users answered 409 `method_held` who then started the offered method. */
+  graded: number;
+  /** Users who would have completed and ended unverified. */
+  unverified: number;
+  /** Users answered 503 (the cap). */
+  capRefused: number;
 }
 
-async function runTraffic(input: {
+interface TrafficInput {
   attack: Caller[];
   users: Caller[];
   abandon: (user: Caller) => boolean;
   capRub: number;
   doubleClick: boolean;
-}): Promise<TrafficRun> {
+  ticks?: number;
+  tickMs?: number;
+  /** False: nothing is delivered but what a legitimate user receives (the bench delivers theirs). */
+  autoDeliver?: boolean;
+  /** Attack numbers the attacker holds and verifies (a faked conversion) rather than pumps. */
+  attackerVerifies?: (a: Caller) => boolean;
+  /** Run on the module's reconciler (default off: the pages' polls tell the host). */
+  reconcile?: boolean;
+}
+
+async function runTraffic(input: TrafficInput): Promise<TrafficRun> {
+  const ticks = input.ticks ?? TICKS;
+  const tickMs = input.tickMs ?? TICK_MS;
+  const autoDeliver = input.autoDeliver ?? true;
   const sb = await VerificationSandbox.start({
     port: 0,
-    demoAccount: { balance: 1_000_000, autoDeliver: true },
+    demoAccount: { balance: 1_000_000, autoDeliver },
   });
   const events: FraudSuspectedEvent[] = [];
   const host = await startHost(
     {
       api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
       clock: () => sb.now(),
-      reconcile: { enabled: false },
+      reconcile: { enabled: input.reconcile ?? false },
       phone: { allowedTypes: WIDENED_TYPES },
       owner: (req: { headers: Record<string, unknown> }) => header(req, 'x-user'),
       limits: { spendCap: { amount: input.capRub, windowMs: DAY_MS } },
@@ -183,59 +471,93 @@ async function runTraffic(input: {
   const attackAnswers: string[] = [];
   const userAnswers: string[] = [];
   const verified = new Set<string>();
+  let graded = 0;
+  let capRefused = 0;
+  const tickOf = (list: Caller[], tick: number): Caller[] => {
+    const per = Math.ceil(list.length / ticks);
+    return list.filter((c, i) => (c.tick ?? Math.floor(i / per)) === tick);
+  };
   try {
-    const perTickAttack = Math.ceil(input.attack.length / TICKS);
-    const perTickUsers = Math.ceil(input.users.length / TICKS);
-    for (let tick = 0; tick < TICKS; tick++) {
-      const attack = input.attack.slice(tick * perTickAttack, (tick + 1) * perTickAttack);
-      const users = input.users.slice(tick * perTickUsers, (tick + 1) * perTickUsers);
-      const handles = new Map<string, string>();
+    for (let tick = 0; tick < ticks; tick++) {
+      const attack = tickOf(input.attack, tick);
+      const users = tickOf(input.users, tick);
+      const handles = new Map<string, Reply>();
+      const owned: { caller: Caller; reply: Reply }[] = [];
       const tasks: (() => Promise<void>)[] = attack.map((a) => async () => {
-        attackAnswers.push(answerOf(await start(host.url, a)));
+        if (input.attackerVerifies?.(a)) {
+          const reply = await start(host.url, a, 'reverse_flash_call');
+          attackAnswers.push(answerOf(reply));
+          if (reply.status === 201) owned.push({ caller: a, reply });
+          return;
+        }
+        attackAnswers.push(answerOf(await start(host.url, a, a.method ?? 'sms')));
       });
       users.forEach((user, i) => {
         tasks.splice(Math.floor((i + 0.5) * (Math.max(tasks.length, 1) / users.length)), 0, async () => {
           const clicks = await Promise.all(
-            Array.from({ length: input.doubleClick ? 2 : 1 }, () => start(host.url, user)),
+            Array.from({ length: input.doubleClick ? 2 : 1 }, () => start(host.url, user, 'sms')),
           );
-          userAnswers.push(answerOf(clicks[0]!));
-          const ok = clicks.find((c) => c.status === 201);
-          if (ok) handles.set(user.phone, String(ok.body.verification_id));
+          const first = clicks[0]!;
+          userAnswers.push(answerOf(first));
+          if (clicks.some((c) => c.status === 503)) capRefused += 1;
+          let ok = clicks.find((c) => c.status === 201);
+          const offered = first.body.offered_methods;
+          // As the browser client does: a graded answer is followed once, with the first method offered.
+          if (!ok && first.body.error_code === 'method_held' && Array.isArray(offered)) {
+            const next = await start(host.url, user, String(offered[0]));
+            if (next.status === 503) capRefused += 1;
+            if (next.status === 201) {
+              graded += 1;
+              ok = next;
+            }
+          }
+          if (ok) handles.set(user.phone, ok);
         });
       });
       await runPool(tasks, CONCURRENCY);
+      if (!autoDeliver)
+        for (const user of users) {
+          const session = sb.sessionsFor(user.phone)[0];
+          if (session?.method === 'sms' && session.status === 'sent') await sb.deliver(session.request_id);
+        }
       await sb.advance(2000);
+      for (const { caller, reply } of owned) await complete(sb, host.url, caller, reply);
       await runPool(
         users
           .filter((u) => handles.has(u.phone) && !input.abandon(u))
           .map((user) => async () => {
-            const session = sb.sessionsFor(user.phone).at(-1);
-            if (!session?.code) return;
-            const res = await post(
-              host.url,
-              '/verification/check',
-              user.ip,
-              { 'x-user': user.owner },
-              { verification_id: handles.get(user.phone), code: session.code },
-            );
-            if (res.body.verified === true) verified.add(user.phone);
+            if (await complete(sb, host.url, user, handles.get(user.phone)!)) verified.add(user.phone);
           }),
         CONCURRENCY,
       );
-      await sb.advance(TICK_MS - 2000);
+      await sb.advance(tickMs - 2000);
     }
     await sb.advance(5000);
     const attackPhones = new Set(input.attack.map((a) => a.phone));
     let attackInitiations = 0;
-    for (const phone of attackPhones) attackInitiations += sb.sessionsFor(phone).length;
+    let attackCharged = 0;
+    const byRange = new Map<string, number>();
+    for (const phone of attackPhones)
+      for (const s of sb.sessionsFor(phone)) {
+        if (process.env.BENCH_DEBUG) byRange.set(`${phone.slice(0, 8)} ${s.method}`, (byRange.get(`${phone.slice(0, 8)} ${s.method}`) ?? 0) + 1);
+        attackInitiations += 1;
+        if (s.charged) attackCharged += Number(s.cost.amount);
+      }
+    if (process.env.BENCH_DEBUG) console.log([...byRange]);
+    const completing = input.users.filter((u) => !input.abandon(u));
     return {
       verified: verified.size,
+      completing: completing.length,
+      unverified: completing.filter((u) => !verified.has(u.phone)).length,
       attackInitiations,
+      attackCharged: Math.round(attackCharged * 100) / 100,
       charged: Math.round((balanceBefore - balanceOf(sb)) * 100) / 100,
       smsPrice: Number(sb.getAccount(sb.demoAccount.apiKey)!.prices.sms.amount),
       events,
       attackAnswers,
       userAnswers,
+      graded,
+      capRefused,
     };
   } finally {
     await host.close();
@@ -243,7 +565,41 @@ async function runTraffic(input: {
   }
 }
 
-function start(url: string, caller: Caller) {
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/**
+ * The user completes the step started: types the code received (sms, the bot's code after sharing
+ * the number), or places the reverse flash call and the page polls the status. True when verified.
+ */
+async function complete(
+  sb: VerificationSandbox,
+  url: string,
+  caller: Caller,
+  reply: Reply,
+): Promise<boolean> {
+  const id = String(reply.body.verification_id);
+  const headers = { 'x-user': caller.owner };
+  const session = sb.sessionsFor(caller.phone)[0];
+  if (!session) return false;
+  if (session.method === 'reverse_flash_call') {
+    await sb.call(session.request_id, caller.phone);
+    const res = await fetch(`${url}/verification/status/${id}`, {
+      headers: { 'x-forwarded-for': caller.ip, ...headers },
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    return body.status === 'verified';
+  }
+  if (session.method === 'msgr2_bot') await sb.share(session.request_id, caller.phone);
+  const code = sb.sessionsFor(caller.phone)[0]?.code;
+  if (!code) return false;
+  const res = await post(url, '/verification/check', caller.ip, headers, { verification_id: id, code });
+  return res.body.verified === true;
+}
+
+function start(url: string, caller: Caller, method: string) {
   return post(
     url,
     '/verification/start',
@@ -251,7 +607,7 @@ function start(url: string, caller: Caller) {
     { 'x-user': caller.owner },
     {
       phone_number: caller.phone,
-      method: 'sms',
+      method,
     },
   );
 }

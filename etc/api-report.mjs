@@ -1,5 +1,5 @@
 /**
- * The API reports of the package's four entry points (API Extractor), one etc/<entry>.api.md each.
+ * The API reports of the package's entry points (API Extractor), one etc/<entry>.api.md each.
  * Reads the declarations `npm run api:check` / `api:report` emit into dist-api/ (never dist/, which
  * lint runs before). `--local` rewrites the reports; without it a difference fails the run.
  */
@@ -20,6 +20,8 @@ const ENTRIES = [
     dts: 'client/react/index.d.ts',
     report: 'nestjs-phone-verification-client-react',
   },
+  { entry: './element', dts: 'element/index.d.ts', report: 'nestjs-phone-verification-element' },
+  { entry: './element/react', dts: 'element/react.d.ts', report: 'nestjs-phone-verification-element-react' },
 ];
 
 function configFor({ dts, report }) {
@@ -33,7 +35,7 @@ function configFor({ dts, report }) {
           target: 'ES2022',
           module: 'NodeNext',
           moduleResolution: 'NodeNext',
-          // One program reads all four entries: the server's need Node's types, the browser client's the DOM.
+          // One program reads all the entries: the server's need Node's types, the browser client's the DOM.
           lib: ['ES2023', 'DOM'],
           types: ['node'],
           strict: true,
@@ -72,7 +74,7 @@ const configs = ENTRIES.map((spec) =>
     packageJsonFullPath: join(root, 'package.json'),
   }),
 );
-// One TypeScript program for the four analyses (building it is most of the time).
+// One TypeScript program for all the analyses (building it is most of the time).
 const compilerState = CompilerState.create(configs[0], {
   additionalEntryPoints: configs.slice(1).map((config) => config.mainEntryPointFilePath),
 });

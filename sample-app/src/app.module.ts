@@ -5,7 +5,6 @@ import { VerificationModule } from 'nestjs-phone-verification';
 import { DemoHostController } from './demo-host.controller.js';
 import { DemoUserAccount } from './demo-user-account.service.js';
 import { HostEventLog } from './host-event-log.service.js';
-import { QrCodeController } from './qr-code.controller.js';
 import { SandboxHostModule, type TargetChoice } from './sandbox-host.module.js';
 import { SimulatedPhoneController } from './simulated-phone.controller.js';
 import { verificationOptionsFor } from './verification-options.factory.js';
@@ -33,7 +32,7 @@ export class AppModule {
           useFactory: (config: ConfigService, api: VerificationTarget) => verificationOptionsFor(config, api),
         }),
       ],
-      controllers: [DemoHostController, SimulatedPhoneController, QrCodeController],
+      controllers: [DemoHostController, SimulatedPhoneController],
       providers: [DemoUserAccount, HostEventLog, VerificationEventsListener],
     };
   }

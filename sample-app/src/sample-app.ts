@@ -9,8 +9,12 @@ import { VerificationTarget, type SampleMode } from './verification-target.js';
 
 /** The page: plain HTML, CSS and ES modules, served as they are (works offline). */
 const PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
-/** The package's browser client as built (`npm run build`), served to the page as an ES module. */
+/**
+ * The package's element and the browser client it is built on, as built (`npm run build`), served to
+ * the page as ES modules (the element imports `../client/index.js`).
+ */
 const CLIENT_DIR = fileURLToPath(new URL('../../dist/client', import.meta.url));
+const ELEMENT_DIR = fileURLToPath(new URL('../../dist/element', import.meta.url));
 
 /** Everything the page loads comes from this app; no CDN, no inline script. */
 const CONTENT_SECURITY_POLICY =
@@ -59,6 +63,7 @@ export async function bootstrapSampleApp(options: SampleAppOptions = {}): Promis
   });
   app.useStaticAssets(PUBLIC_DIR, { index: 'index.html' });
   app.useStaticAssets(CLIENT_DIR, { prefix: '/client/' });
+  app.useStaticAssets(ELEMENT_DIR, { prefix: '/element/' });
   await app.listen(options.port ?? 3000, options.host ?? '127.0.0.1');
 
   const { port } = app.getHttpServer().address() as { port: number };

@@ -14,6 +14,7 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { VerificationAccountService } from './verification-account.service.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { errorText } from '../core/error-text.js';
 
 /** Set while the balance is below the threshold: `verification.balance_low` is emitted by whoever sets it. */
 export const BALANCE_LOW_KEY = 'ops:balance-low';
@@ -143,7 +144,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
     } catch (error) {
       // The reading stands; the crossing is decided on the next one, when the store is back.
       this.logger.warn('balance watch could not reach the store', {
-        error: error instanceof Error ? error.name : 'unknown',
+        error: errorText(error),
       });
       return;
     }
@@ -192,6 +193,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
     } catch (error) {
       this.logger.warn('a listener of a balance event failed', {
         event: payload.event,
+        // The name only: a host listener's message is the host's data, which the module cannot vouch for.
         error: error instanceof Error ? error.name : 'unknown',
       });
     }

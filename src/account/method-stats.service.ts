@@ -28,6 +28,7 @@ import {
   type MethodStatsReport,
   type MethodTransition,
 } from './method-figures.js';
+import { errorText } from '../core/error-text.js';
 
 const COUNTER_TTL_MS = STATS_RETENTION_DAYS * DAY_MS;
 /** A claim outlives its session by this much, like the tracker's event claims. */
@@ -165,7 +166,7 @@ export class MethodStats implements OnModuleDestroy {
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
     const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}}`;
     const first =
-      (await this.store.setIfAbsent(numberKey, record.requestId, 2 * DAY_MS)) ||
+      (await this.store.setIfAbsent(numberKey, record.requestId, this.#untilDayEnds(record))) ||
       (await this.store.get(numberKey)) === record.requestId;
     await this.store.set(decided, first ? '1' : '0', ttl);
     return first;
@@ -174,7 +175,13 @@ export class MethodStats implements OnModuleDestroy {
   /** Whether this is the caller's first counted start of the method on the session's day. */
   #firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
     const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(caller)}}`;
-    return this.store.setIfAbsent(key, '1', 2 * DAY_MS);
+    return this.store.setIfAbsent(key, '1', this.#untilDayEnds(record));
+  }
+
+  /** A per-day claim lasts until the session's day ends (and a minute for clocks that disagree). */
+  #untilDayEnds(record: SessionRecord): number {
+    const dayEnds = (Math.floor(record.createdAt / DAY_MS) + 1) * DAY_MS;
+    return Math.max(dayEnds - this.store.now(), 0) + 60_000;
   }
 
   #claim(record: SessionRecord, transitions: MethodTransition[]): Promise<boolean[]> {
@@ -254,7 +261,7 @@ export class MethodStats implements OnModuleDestroy {
     } catch (error) {
       this.logger.warn('method figures: counts could not be added to the store', {
         counters: counters.length,
-        error: error instanceof Error ? error.name : 'unknown',
+        error: errorText(error),
       });
     }
   }
@@ -271,7 +278,7 @@ export class MethodStats implements OnModuleDestroy {
     this.logger.warn('method figures: a session transition could not be counted', {
       method: record.method,
       request_id: record.requestId,
-      error: error instanceof Error ? error.name : 'unknown',
+      error: errorText(error),
     });
   }
 

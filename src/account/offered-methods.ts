@@ -5,6 +5,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationAccountService } from './verification-account.service.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
+import { errorText } from '../core/error-text.js';
 
 /** Pause after a failed price read before the next one (an outage must not slow every request). */
 const READ_RETRY_MS = 30_000;
@@ -57,7 +58,7 @@ export class OfferedMethods {
     } catch (error) {
       this.retryAfter = this.clock.now() + Math.min(READ_RETRY_MS, this.options.pricesTtlMs);
       this.logger.warn('methods: prices could not be read; offering every default method until they can', {
-        error: error instanceof Error ? error.name : 'error',
+        error: errorText(error),
       });
       return candidates;
     }

@@ -54,9 +54,9 @@ export interface VerificationApiClientOptions {
   maxRetryAfterMs?: number;
   /**
    * How requests travel. `'undici'` (default): an undici keep-alive `Pool` with a handler of the client's own,
-   * the cheapest in CPU. `'axios'`: the module's private `HttpService` (an axios instance no host code
+   * the cheapest in CPU. `'axios'`: the client's private `HttpService` (an axios instance no host code
    * shares), which honours `HTTP(S)_PROXY`/`NO_PROXY` in the environment, at several times the CPU per
-   * request (bench/README.md, "Tools").
+   * request (bench/README.md, "Tools"); needs the optional peers `axios` and `@nestjs/axios`.
    */
   transport?: ApiTransport;
   /** Called after every attempt (metrics, logging). Exceptions it throws are swallowed. */

@@ -64,6 +64,8 @@ export class HttpTransportError extends Error {
 /** What sends the client's exchanges: `UndiciTransport` (default) or `AxiosTransport`. */
 export interface ExchangeTransport {
   send(exchange: HttpExchange): Promise<HttpAnswer>;
+  /** Loads what the transport needs (an optional peer); rejects naming the package to install. */
+  ready?(): Promise<unknown>;
   /** Closes the keep-alive connections; a later request opens new ones. */
   close(): void;
 }

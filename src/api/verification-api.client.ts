@@ -1,6 +1,4 @@
-import { HttpService } from '@nestjs/axios';
-import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
-import axios from 'axios';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
   resolveApiClientOptions,
   VERIFICATION_API_CLIENT_OPTIONS,
@@ -55,7 +53,7 @@ const USER_AGENT = 'nestjs-phone-verification';
  * attempt. Every failure is a VerificationApiError or a VerificationApiUnavailableError.
  */
 @Injectable()
-export class VerificationApiClient implements OnModuleDestroy {
+export class VerificationApiClient implements OnModuleInit, OnModuleDestroy {
   // Private (#) so neither util.inspect nor a serialiser of the client ever shows the credentials.
   readonly #authorization: string;
   readonly #origin: HttpOrigin;
@@ -74,10 +72,7 @@ export class VerificationApiClient implements OnModuleDestroy {
    * by hand (`new VerificationApiClient(...)`, `create`), they are checked here against the same
    * rules (API_CLIENT_OPTION_RULES), throwing VerificationOptionsError naming the field.
    */
-  constructor(
-    @Inject(VERIFICATION_API_CLIENT_OPTIONS) options: VerificationApiClientOptions,
-    @Optional() httpService?: HttpService,
-  ) {
+  constructor(@Inject(VERIFICATION_API_CLIENT_OPTIONS) options: VerificationApiClientOptions) {
     const resolved = resolveApiClientOptions(options);
     this.#origin = toHttpOrigin(resolved.baseUrl);
     this.#authorization =
@@ -92,8 +87,15 @@ export class VerificationApiClient implements OnModuleDestroy {
     this.#sender =
       resolved.transport === 'undici'
         ? new UndiciTransport()
-        : // The module's HttpService is private to it (HttpModule.register); without one, an instance of our own.
-          new AxiosTransport(httpService ?? new HttpService(axios.create()));
+        : new AxiosTransport(options === resolved ? 'VerificationModule' : 'VerificationApiClient');
+  }
+
+  /**
+   * At boot: loads what the transport needs, so that a missing optional peer (axios for `transport:
+   * 'axios'`) fails the boot with the package to install, not every request later.
+   */
+  async onModuleInit(): Promise<void> {
+    await this.#sender.ready?.();
   }
 
   /** A client outside Nest DI (with its own axios instance for `transport: 'axios'`). Call `close()` when done. */
@@ -176,6 +178,8 @@ export class VerificationApiClient implements OnModuleDestroy {
   }
 
   async #call<T>(call: Call<T>): Promise<T> {
+    // A missing optional peer is the caller's configuration error (VerificationOptionsError), not an outage.
+    if (this.#sender.ready) await this.#sender.ready();
     const deadline = Date.now() + this.#retryDeadlineMs;
     for (let attempt = 1; ; attempt++) {
       const started = Date.now();

@@ -1,5 +1,6 @@
 import type { ApiOperation } from './api-client.options.js';
 import type { ProblemWire } from './api.wire.js';
+import { errorText } from '../core/error-text.js';
 
 /**
  * Errors of VerificationApiClient. Both are built fresh from safe values only: no request config,
@@ -127,6 +128,5 @@ export function describeUpstreamError(error: unknown): string {
     return `upstream ${error.operation} answered ${error.status}${error.errorCode ? ` ${error.errorCode}` : ''}`;
   if (error instanceof VerificationApiUnavailableError)
     return `upstream ${error.operation} unavailable (${error.reason}${error.code ? ` ${error.code}` : ''})`;
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return 'unknown error';
+  return error === undefined || error === null ? 'unknown error' : errorText(error);
 }

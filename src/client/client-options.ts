@@ -7,7 +7,16 @@ export interface VerificationClientOptions {
   baseUrl?: string;
   /** Default: the browser's `fetch`. */
   fetch?: FetchLike;
-  /** Opens the status stream; `null` polls only. Default: the browser's `EventSource`, if any. */
+  /**
+   * Headers for every call to the routes, asked for each call: your app's `Authorization: Bearer …`
+   * when its guard wants one. With them the status stream is read with `fetch` (an EventSource
+   * cannot send headers), so it still streams rather than polls.
+   */
+  headers?: () => Record<string, string>;
+  /**
+   * Opens the status stream; `null` polls only. Default: with `headers`, a fetch-based reader;
+   * else the browser's `EventSource`, if any.
+   */
   eventSource?: EventSourceFactory | null;
   /** Keeps the verification across a reload; `null` keeps nothing. Default `sessionStorage`. */
   storage?: VerificationStorage | null;

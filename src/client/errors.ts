@@ -10,6 +10,8 @@ export interface VerificationProblem {
   available_methods?: string[];
   /** `fallback_not_available`: when the switch will be accepted. */
   fallback_available_at?: string;
+  /** `method_held`: the methods (charged on proof) this number is offered for now. */
+  offered_methods?: string[];
   reason?: string;
   errors?: { field: string; message: string }[];
   [field: string]: unknown;
@@ -19,7 +21,9 @@ export interface VerificationProblem {
  * The server's `error_code`s (see the README's error codes table; `switch_in_progress`: another
  * switch of the same verification is under way, 409 with `Retry-After`; `fallback_not_available`: too
  * early to leave this method, 409 with `fallback_available_at`; `journey_limit_reached`: no more
- * methods for this verification, 409), and the client's own:
+ * methods for this verification, 409; `method_held`: only methods charged on proof are offered
+ * for this number now, 409 with `offered_methods`, which `start` and `switchMethod` follow by
+ * themselves), and the client's own:
  * `network_error` (no answer), `unexpected_response` (an answer that is not the contract's),
  * `no_verification` (a call that needs a verification in progress), `resend_unavailable`.
  */
@@ -39,6 +43,7 @@ export type VerificationErrorCode =
   | 'switch_in_progress'
   | 'fallback_not_available'
   | 'journey_limit_reached'
+  | 'method_held'
   | 'service_unavailable'
   | 'network_error'
   | 'unexpected_response'

@@ -35,6 +35,8 @@ export class StatusFollower {
     private readonly signal: AbortSignal,
     private readonly hooks: FollowerHooks,
     private readonly random: () => number,
+    /** The query the status reads carry (the journey token, once there is one). */
+    private readonly query: () => string = () => '',
   ) {}
 
   start(eventSource: EventSourceFactory | null): void {
@@ -72,7 +74,10 @@ export class StatusFollower {
   }
 
   private read(): Promise<StatusAnswer> {
-    return this.transport.request<StatusAnswer>(`/status/${encodeURIComponent(this.id)}`, this.signal);
+    return this.transport.request<StatusAnswer>(
+      `/status/${encodeURIComponent(this.id)}${this.query()}`,
+      this.signal,
+    );
   }
 
   stop(): void {
@@ -86,7 +91,9 @@ export class StatusFollower {
     let received = false;
     let source: EventSourceLike;
     try {
-      source = eventSource(this.transport.url(`/status/${encodeURIComponent(this.id)}/events`));
+      source = eventSource(
+        this.transport.url(`/status/${encodeURIComponent(this.id)}/events${this.query()}`),
+      );
     } catch {
       return this.schedule(0);
     }

@@ -7,11 +7,15 @@ export interface VerificationStorage {
   removeItem(key: string): void;
 }
 
-/** What a reload needs: the handle, and the number and method for a resend. Nothing else is kept. */
+/**
+ * What a reload needs: the handle, the number and method for a resend, and the journey token of a
+ * verification that switched methods. Nothing else is kept.
+ */
 export interface SavedVerification {
   id: string;
   method: string;
   phone: string;
+  token?: string;
 }
 
 export function defaultStorage(): VerificationStorage | null {
@@ -35,7 +39,12 @@ export class SavedVerificationSlot {
         this.storage?.getItem(this.key) ?? 'null',
       ) as Partial<SavedVerification> | null;
       return saved && typeof saved.id === 'string' && typeof saved.method === 'string'
-        ? { id: saved.id, method: saved.method, phone: typeof saved.phone === 'string' ? saved.phone : '' }
+        ? {
+            id: saved.id,
+            method: saved.method,
+            phone: typeof saved.phone === 'string' ? saved.phone : '',
+            ...(typeof saved.token === 'string' ? { token: saved.token } : {}),
+          }
         : null;
     } catch {
       return null;

@@ -14,6 +14,8 @@ export interface ResponseLike {
   readonly status: number;
   readonly headers: { get(name: string): string | null };
   json(): Promise<unknown>;
+  /** The body as a stream (the status stream read with fetch). */
+  readonly body?: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }> } } | null;
 }
 export type FetchLike = (url: string, init: RequestInitLike) => Promise<ResponseLike>;
 
@@ -54,6 +56,8 @@ export class RoutesTransport {
     private readonly baseUrl: string,
     private readonly fetchImpl: FetchLike,
     private readonly clock?: () => number,
+    /** The host's own headers for every call (a bearer token). */
+    private readonly extraHeaders: () => Record<string, string> = () => ({}),
   ) {}
 
   now(): number {
@@ -70,9 +74,11 @@ export class RoutesTransport {
     try {
       response = await this.fetchImpl(this.url(path), {
         method: body ? 'POST' : 'GET',
-        headers: body
-          ? { 'content-type': 'application/json', accept: 'application/json' }
-          : { accept: 'application/json' },
+        headers: {
+          ...this.extraHeaders(),
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          accept: 'application/json',
+        },
         body: body ? JSON.stringify(body) : undefined,
         credentials: 'same-origin',
         cache: 'no-store',

@@ -27,6 +27,8 @@ export interface StatusAnswer {
   switch_methods?: string[];
   /** From when "try another way" should be offered; absent when there is nothing to switch to. */
   fallback_available_at?: string | null;
+  /** After a switch: sent back with every later call (a server that lost the journey follows it by this). */
+  journey_token?: string;
 }
 
 /** The cancel route's answer (200). */

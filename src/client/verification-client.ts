@@ -3,6 +3,7 @@ import { VerificationClientError } from './errors.js';
 import type { StartInput, VerificationClientOptions } from './client-options.js';
 import { dateMs, IDLE, waitUntil, withCountdowns } from './client-state.js';
 import { StatusFollower } from './status-follower.js';
+import { fetchEventSource } from './fetch-event-source.js';
 import { defaultStorage, SavedVerificationSlot, type SavedVerification } from './storage.js';
 import { browser, RoutesTransport, type EventSourceFactory } from './transport.js';
 import type { CancelAnswer, CheckAnswer, StartAnswer, StatusAnswer, VerificationState } from './types.js';
@@ -12,6 +13,11 @@ import { receiveSmsCode } from './web-otp.js';
 export type { StartInput, VerificationClientOptions } from './client-options.js';
 
 type Listener = (state: VerificationState) => void;
+
+/** The journey token as the GET routes take it (`?journey_token=`), or nothing before a switch. */
+function tokenQuery(token: string | undefined): string {
+  return token ? `?journey_token=${encodeURIComponent(token)}` : '';
+}
 
 /** Past the expiry by this much with no word from the server, the verification is taken as expired. */
 const EXPIRY_GRACE_MS = 5000;
@@ -43,7 +49,12 @@ export class VerificationClient {
   constructor(private readonly options: VerificationClientOptions = {}) {
     const fetchImpl = options.fetch ?? browser.fetch?.bind(globalThis);
     if (!fetchImpl) throw new TypeError('VerificationClient needs fetch (pass options.fetch)');
-    this.transport = new RoutesTransport(options.baseUrl ?? '/verification', fetchImpl, options.serverNow);
+    this.transport = new RoutesTransport(
+      options.baseUrl ?? '/verification',
+      fetchImpl,
+      options.serverNow,
+      options.headers,
+    );
     this.slot = new SavedVerificationSlot(
       options.storage === undefined ? defaultStorage() : options.storage,
       options.storageKey ?? 'nestjs-phone-verification',
@@ -52,9 +63,11 @@ export class VerificationClient {
     this.eventSource =
       options.eventSource !== undefined
         ? options.eventSource
-        : NativeEventSource
-          ? (url) => new NativeEventSource(url)
-          : null;
+        : options.headers
+          ? fetchEventSource(fetchImpl, options.headers)
+          : NativeEventSource
+            ? (url) => new NativeEventSource(url)
+            : null;
   }
 
   getState = (): VerificationState => this.state;
@@ -77,7 +90,10 @@ export class VerificationClient {
     try {
       // Undefined fields drop out of the JSON: the server refuses unknown ones (an older one `device`).
       const body = { phone_number: input.phoneNumber, method: input.method, device: input.device };
-      const answer = await this.transport.request<StartAnswer>('/start', signal, body);
+      const answer = await heldOver(
+        (method) => this.transport.request<StartAnswer>('/start', signal, { ...body, method }),
+        input.method,
+      );
       if (!signal.aborted) this.follow(answer, answer.phone_number, answer.resumed, signal);
     } catch (error) {
       this.refused(error, signal, { ...IDLE, method: input.method ?? null });
@@ -93,12 +109,12 @@ export class VerificationClient {
     this.set({ ...IDLE, phase: 'starting', method: saved.method, verificationId: saved.id, resumed: true });
     try {
       const answer = await this.transport.request<StatusAnswer>(
-        `/status/${encodeURIComponent(saved.id)}`,
+        `/status/${encodeURIComponent(saved.id)}${tokenQuery(saved.token)}`,
         signal,
       );
       if (signal.aborted) return false;
       if (isTerminal(answer.status)) this.slot.clear();
-      else this.follow(answer, saved.phone, true, signal);
+      else this.follow(answer, saved.phone, true, signal, saved.token);
       this.set({ ...this.state, phase: isTerminal(answer.status) ? 'idle' : this.state.phase });
       return !isTerminal(answer.status);
     } catch (error) {
@@ -119,6 +135,7 @@ export class VerificationClient {
       const answer = await this.transport.request<CheckAnswer>('/check', signal, {
         verification_id: verificationId,
         code: code.replace(/[\s-]/g, ''),
+        journey_token: this.saved?.token,
       });
       if (signal.aborted) return this.state;
       if (answer.verified) this.finish({ ...this.state, phase: 'verified', status: answer.status });
@@ -174,10 +191,15 @@ export class VerificationClient {
     if (this.waiting()) return this.state;
     const signal = this.controller.signal;
     try {
-      const answer = await this.transport.request<StartAnswer>('/switch', signal, {
-        verification_id: verificationId,
+      const answer = await heldOver(
+        (named) =>
+          this.transport.request<StartAnswer>('/switch', signal, {
+            verification_id: verificationId,
+            method: named,
+            journey_token: this.saved?.token,
+          }),
         method,
-      });
+      );
       if (signal.aborted) return this.state;
       this.follower?.stop();
       this.follower = null;
@@ -206,6 +228,7 @@ export class VerificationClient {
   async cancel(): Promise<VerificationState> {
     const { method, phoneNumber, verificationId, phase, canSwitch } = this.state;
     const live = phase === 'starting' || phase === 'awaiting_user' || phase === 'verifying' || canSwitch;
+    const token = this.saved?.token;
     this.restart();
     const mine = this.controller;
     this.slot.clear();
@@ -215,6 +238,7 @@ export class VerificationClient {
       // Not aborted by a start that follows: the cancel is for this verification, whatever comes next.
       await this.transport.request<CancelAnswer>('/cancel', new AbortController().signal, {
         verification_id: verificationId,
+        journey_token: token,
       });
     } catch (error) {
       const refusal = error as VerificationClientError;
@@ -262,8 +286,11 @@ export class VerificationClient {
     phone: string,
     resumed: boolean,
     signal: AbortSignal,
+    heldToken?: string,
   ): void {
-    this.saved = { id: answer.verification_id, method: answer.method, phone };
+    // A switch's answer carries the journey's newest token; a start's none (a journey of one step).
+    const token = answer.journey_token ?? heldToken;
+    this.saved = { id: answer.verification_id, method: answer.method, phone, ...(token ? { token } : {}) };
     this.slot.write(this.saved);
     this.apply(answer, {
       resumed,
@@ -284,6 +311,7 @@ export class VerificationClient {
         onConnection: (connection) => this.set({ ...this.state, connection }),
       },
       this.options.random ?? Math.random,
+      () => tokenQuery(this.saved?.token),
     );
     this.follower.start(this.eventSource);
   }
@@ -295,6 +323,9 @@ export class VerificationClient {
       this.codeAccepted = false;
       this.slot.write((this.saved = { ...saved, method: answer.method }));
     }
+    // The journey's newest token (another tab's switch): kept for the calls and a reload that follow.
+    if (this.saved && answer.journey_token && answer.journey_token !== this.saved.token)
+      this.slot.write((this.saved = { ...this.saved, token: answer.journey_token }));
     const { phase, prompt } = phaseOf(answer, this.codeAccepted);
     const tried = this.state.methodsTried;
     const next: VerificationState = {
@@ -408,5 +439,25 @@ export class VerificationClient {
       this.otp.abort();
       this.otp = null;
     }
+  }
+}
+
+/**
+ * Runs `send` with `method`; a graded answer (409 `method_held`: this number is offered only methods
+ * charged on proof for now) is followed once, with the first method it offers: the page then asks
+ * the user to call a number, or to open the bot, instead of waiting for a code.
+ */
+async function heldOver<T>(
+  send: (method: string | undefined) => Promise<T>,
+  method: string | undefined,
+): Promise<T> {
+  try {
+    return await send(method);
+  } catch (error) {
+    const offered = (error as VerificationClientError).problem?.offered_methods;
+    const next = Array.isArray(offered) && typeof offered[0] === 'string' ? offered[0] : undefined;
+    if ((error as VerificationClientError).code !== 'method_held' || next === undefined || next === method)
+      throw error;
+    return send(next);
   }
 }

@@ -8,10 +8,17 @@ export const VerificationEventName = {
   failed: 'verification.failed',
   expired: 'verification.expired',
   codeRequired: 'verification.code_required',
+  /**
+   * A journey verified by a second of its steps (the user finished a method it had switched away
+   * from too): `verification.verified` went out for the first, at most once per journey, and this one
+   * tells of the other step (its charge, its number) without granting anything twice.
+   */
+  verifiedAgain: 'verification.verified_again',
 } as const;
 export type VerificationEventType = (typeof VerificationEventName)[keyof typeof VerificationEventName];
 /** Short names accepted by `@OnVerificationEvent(...)`. */
-export type VerificationEventShortName = 'verified' | 'failed' | 'expired' | 'code_required';
+export type VerificationEventShortName =
+  'verified' | 'failed' | 'expired' | 'code_required' | 'verified_again';
 
 /** Operational events for the people who run the host app. */
 export const VerificationOpsEventName = {
@@ -27,6 +34,11 @@ export type VerificationEventSource = 'webhook' | 'poll' | 'check';
 /** Payload of `verification.verified|failed|expired|code_required`. What the API says, not what a webhook claimed. */
 export interface VerificationEvent {
   event: VerificationEventType;
+  /**
+   * The journey's `verification_id`, the very string its frontend holds (one per verification, across
+   * its methods): group a journey's events by it, or match them to what your frontend sent.
+   */
+  verificationId: string;
   /** Upstream `request_id` (server-side only; frontends see an opaque `verification_id`). */
   requestId: string;
   /** E.164. */

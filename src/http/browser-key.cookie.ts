@@ -2,16 +2,39 @@ import { randomBytes } from 'node:crypto';
 
 /** Name of the cookie that tells one browser from another behind the same IP (no owner configured). */
 export const BROWSER_KEY_COOKIE = 'pv_browser';
+/**
+ * Its name on https: a `__Host-` cookie is set only by this very host (no `Domain`), `Secure` and for
+ * `Path=/`, so a sibling subdomain cannot plant or shadow one and take over a pending session.
+ */
+export const SECURE_BROWSER_KEY_COOKIE = `__Host-${BROWSER_KEY_COOKIE}`;
 
 /** 128 random bits, base64url: what the module issues, and the only form it accepts back. */
 const BROWSER_KEY_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 const COOKIE_PATTERN = new RegExp(`(?:^|;)\\s*${BROWSER_KEY_COOKIE}=([^;]*)`);
+const SECURE_COOKIE_PATTERN = new RegExp(`(?:^|;)\\s*${SECURE_BROWSER_KEY_COOKIE}=([^;]*)`);
 
-/** The browser key the request carries in its `pv_browser` cookie, when well-formed. */
+/** What the cookie functions read of an Express or Fastify request. */
+interface CookieRequest {
+  headers?: Record<string, unknown>;
+  protocol?: unknown;
+  /** Express: the path as the client sent it, before any router took its part. */
+  originalUrl?: unknown;
+  url?: unknown;
+}
+
+function isSecure(request: unknown): boolean {
+  return (request as CookieRequest | undefined)?.protocol === 'https';
+}
+
+/**
+ * The browser key the request carries, when well-formed: on https only the `__Host-` cookie counts
+ * (a plain one may have been planted from a sibling subdomain); on plain http the plain cookie.
+ */
 export function readBrowserKey(request: unknown): string | undefined {
-  const header = (request as { headers?: Record<string, unknown> } | undefined)?.headers?.cookie;
+  const header = (request as CookieRequest | undefined)?.headers?.cookie;
   if (typeof header !== 'string') return undefined;
-  const value = COOKIE_PATTERN.exec(header)?.[1]?.trim();
+  const pattern = isSecure(request) ? SECURE_COOKIE_PATTERN : COOKIE_PATTERN;
+  const value = pattern.exec(header)?.[1]?.trim();
   return value !== undefined && BROWSER_KEY_PATTERN.test(value) ? value : undefined;
 }
 
@@ -20,16 +43,33 @@ export function newBrowserKey(): string {
 }
 
 /**
+ * Where the client routes are mounted as the browser sees them: the path of the request to
+ * `{mount}/{prefix}/{route}` less its last segment, so a global prefix (`app.setGlobalPrefix`), a
+ * versioned path or a proxy's rewrite the app knows of are all followed. `/{prefix}` when the path
+ * cannot be read.
+ */
+export function clientRoutesPath(request: unknown, prefix: string): string {
+  const { originalUrl, url } = (request as CookieRequest | undefined) ?? {};
+  const raw = typeof originalUrl === 'string' ? originalUrl : typeof url === 'string' ? url : undefined;
+  const path = raw?.split(/[?#]/, 1)[0];
+  const cut = path?.lastIndexOf('/') ?? -1;
+  // Only characters a cookie's Path may hold: anything else falls back to the static prefix.
+  if (path === undefined || cut <= 0 || !/^[A-Za-z0-9/._~%!$&'()*+,=:@-]+$/.test(path)) return `/${prefix}`;
+  return path.slice(0, cut);
+}
+
+/**
  * Adds the `Set-Cookie` of a browser key to the response (Express or Fastify), next to any cookie
  * the host set. HttpOnly (page scripts never read it), SameSite=Strict (never sent by another
- * site's requests), Secure when the request came over https, Path = the routes' prefix (sent only
- * to the client routes), no expiry (it ends with the browser session; a pending session lasts
- * minutes).
+ * site's requests), no expiry (it ends with the browser session; a pending session lasts minutes).
+ * Over https: `__Host-pv_browser`, Secure, `Path=/` (the prefix requires it). Over http:
+ * `pv_browser` with the path the client routes are served under (see clientRoutesPath), so it is
+ * sent only to them.
  */
 export function setBrowserKeyCookie(request: unknown, response: unknown, key: string, prefix: string): void {
-  const secure = (request as { protocol?: unknown } | undefined)?.protocol === 'https';
-  const cookie =
-    `${BROWSER_KEY_COOKIE}=${key}; Path=/${prefix}; HttpOnly; SameSite=Strict` + (secure ? '; Secure' : '');
+  const cookie = isSecure(request)
+    ? `${SECURE_BROWSER_KEY_COOKIE}=${key}; Path=/; HttpOnly; SameSite=Strict; Secure`
+    : `${BROWSER_KEY_COOKIE}=${key}; Path=${clientRoutesPath(request, prefix)}; HttpOnly; SameSite=Strict`;
   const reply = response as {
     append?: (name: string, value: string) => unknown;
     header?: (name: string, value: string) => unknown;

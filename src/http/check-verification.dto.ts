@@ -1,10 +1,11 @@
-import { ApiProperty } from './openapi-decorators.js';
-import { IsString, Matches, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { MAX_JOURNEY_TOKEN_CHARS } from '../core/verification-handle.codec.js';
 import { CODE_PATTERN, CODE_RULE } from '../core/verification-code.js';
 
 export class CheckVerificationDto {
   /** Every field of the body (see BodyFields). */
-  static readonly fields = ['verification_id', 'code'] as const;
+  static readonly fields = ['verification_id', 'code', 'journey_token'] as const;
 
   @ApiProperty({ description: 'The opaque handle returned by start' })
   @IsString()
@@ -15,4 +16,13 @@ export class CheckVerificationDto {
   @IsString()
   @Matches(CODE_PATTERN, { message: `code must be ${CODE_RULE}` })
   code!: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The last `journey_token` an answer gave (after a switch): lets a server that lost the journey (a restart) follow its current step',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_JOURNEY_TOKEN_CHARS)
+  journey_token?: string;
 }

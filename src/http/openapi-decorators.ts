@@ -27,6 +27,7 @@ type SwaggerDecoratorName =
   | 'ApiOperation'
   | 'ApiBody'
   | 'ApiParam'
+  | 'ApiQuery'
   | 'ApiResponse'
   | 'ApiExtraModels'
   | 'ApiExcludeController';
@@ -59,6 +60,7 @@ export const ApiConsumes = deferred('ApiConsumes');
 export const ApiOperation = deferred('ApiOperation');
 export const ApiBody = deferred('ApiBody');
 export const ApiParam = deferred('ApiParam');
+export const ApiQuery = deferred('ApiQuery');
 export const ApiResponse = deferred('ApiResponse');
 export const ApiExtraModels = deferred('ApiExtraModels');
 export const ApiExcludeController = deferred('ApiExcludeController');

@@ -13,7 +13,7 @@ import { pollIntervalMs, SLOWEST_POLL_INTERVAL_MS } from '../core/verification-m
 import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { JourneyState, type LoadedJourney } from '../verification/journey-state.js';
-import { VerificationHandleCodec } from '../verification/verification-handle.codec.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { VerificationService } from '../verification/verification.service.js';
 import type { StatusView } from '../verification/verification.views.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -27,12 +27,15 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { clientIp } from './client-request.js';
 import { SseResponse } from './sse-response.js';
 import { VerificationStatusResponse } from './verification.responses.js';
+import { errorText } from '../core/error-text.js';
 
 /** One open stream. Kept small: a deployment may hold tens of thousands. */
 interface StatusStream {
   /** The journey the handle names (its first session's request id). */
   readonly journeyId: string;
   readonly verificationId: string;
+  /** Whom the handle is bound to: the journey token of a switched journey is sealed for it. */
+  readonly owner: string | undefined;
   readonly clientKey: string;
   readonly response: SseResponse;
   /** Real time (performance.now) of the open, for the stream's longest life. */
@@ -79,6 +82,8 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
   /** Request ids each streamed journey is listed under in `journeysOf`. */
   private readonly stepsOf = new Map<string, string[]>();
   private readonly perClient = new Map<string, number>();
+  /** Streams held (or being opened) per journey on this instance. */
+  private readonly perJourney = new Map<string, number>();
   private readonly reading = new Map<string, boolean>();
   /** The follower of each streamed journey that has one (see `follow`). */
   private readonly followers = new Map<string, Follower>();
@@ -116,6 +121,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     owner: string | undefined,
     request: unknown,
     response: unknown,
+    journeyToken?: string,
   ): Promise<void> {
     if (this.stopped)
       throw new VerificationClientError('service_unavailable', 'The server is shutting down', {}, 1);
@@ -123,25 +129,31 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     if (journeyId === null) throw new VerificationClientError('not_found');
     const clientKey = this.protection.clientKey(request, clientIp(request)) ?? NO_CLIENT_KEY;
     const held = this.perClient.get(clientKey) ?? 0;
-    if (held >= this.options.statusStream.maxPerClient)
+    const ofJourney = this.perJourney.get(journeyId) ?? 0;
+    if (
+      held >= this.options.statusStream.maxPerClient ||
+      ofJourney >= this.options.statusStream.maxPerVerification
+    )
       throw new VerificationClientError(
         'rate_limit_exceeded',
         'Too many open status streams',
         {},
         CAP_RETRY_AFTER_SECONDS,
       );
-    // The slot is taken before the first await, so concurrent opens cannot pass the cap together.
+    // The slots are taken before the first await, so concurrent opens cannot pass a cap together.
     this.perClient.set(clientKey, held + 1);
+    this.perJourney.set(journeyId, ofJourney + 1);
     let stream: StatusStream;
     let view: StatusView;
     try {
       await this.listen();
       const startedAt = performance.now();
       // The current answer, exactly as the status route gives it (and with its refusals).
-      view = await this.verification.status(verificationId, owner);
+      view = await this.verification.status(verificationId, owner, journeyToken);
       stream = {
         journeyId,
         verificationId,
+        owner,
         clientKey,
         response: SseResponse.take(response),
         openedAt: startedAt,
@@ -152,10 +164,10 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       };
       this.add(stream);
     } catch (error) {
-      this.releaseSlot(clientKey);
+      this.releaseSlot(clientKey, journeyId);
       // The status route's refusals as they are; the store unreachable for the subscription is a 503.
       if (!(error instanceof VerificationError))
-        this.logger.warn(`status stream refused: ${(error as Error)?.name ?? 'Error'}`);
+        this.logger.warn(`status stream refused: ${errorText(error)}`);
       throw asVerificationError(error);
     }
     const opened = stream;
@@ -238,7 +250,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       if (loaded) view = await this.journeys.view('', loaded);
     } catch (error) {
       // The store is away: the next change, the follower or the stream's end comes later.
-      this.logger.warn(`status stream could not read a session: ${(error as Error)?.name ?? 'Error'}`);
+      this.logger.warn(`status stream could not read a session: ${errorText(error)}`);
       return;
     }
     const streams = this.sessions.get(journeyId);
@@ -250,7 +262,14 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
         stream.missed = true;
         continue;
       }
-      this.send(stream, { ...view, verificationId: stream.verificationId });
+      this.send(stream, {
+        ...view,
+        verificationId: stream.verificationId,
+        // After a switch (here or in another tab) the page learns the journey's newest token.
+        ...(loaded.journey.steps.length > 1
+          ? { journeyToken: this.handles.sealJourney(loaded.journey, stream.owner) }
+          : {}),
+      });
     }
   }
 
@@ -306,7 +325,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
   private remove(stream: StatusStream): void {
     const streams = this.sessions.get(stream.journeyId);
     if (!streams?.delete(stream)) return;
-    this.releaseSlot(stream.clientKey);
+    this.releaseSlot(stream.clientKey, stream.journeyId);
     if (streams.size > 0) return;
     this.sessions.delete(stream.journeyId);
     this.unlist(stream.journeyId);
@@ -315,10 +334,9 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     if (this.sessions.size === 0) this.stopHeartbeat();
   }
 
-  private releaseSlot(clientKey: string): void {
-    const held = (this.perClient.get(clientKey) ?? 1) - 1;
-    if (held > 0) this.perClient.set(clientKey, held);
-    else this.perClient.delete(clientKey);
+  private releaseSlot(clientKey: string, journeyId: string): void {
+    release(this.perClient, clientKey);
+    release(this.perJourney, journeyId);
   }
 
   /**
@@ -417,4 +435,11 @@ function shownState(view: StatusView): string {
     view.switchMethods.join(','),
     view.fallbackAvailableAt?.getTime(),
   ].join('|');
+}
+
+/** One slot of a cap given back; a key holding none is dropped (the maps hold only what is open). */
+function release(counts: Map<string, number>, key: string): void {
+  const held = (counts.get(key) ?? 1) - 1;
+  if (held > 0) counts.set(key, held);
+  else counts.delete(key);
 }

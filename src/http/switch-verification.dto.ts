@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { MAX_JOURNEY_TOKEN_CHARS } from '../core/verification-handle.codec.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 
 export class SwitchVerificationDto {
   /** Every field of the body (see BodyFields). */
-  static readonly fields = ['verification_id', 'method'] as const;
+  static readonly fields = ['verification_id', 'method', 'journey_token'] as const;
 
   @ApiProperty({ description: 'The opaque handle returned by start (it stays the same)' })
   @IsString()
@@ -21,4 +22,13 @@ export class SwitchVerificationDto {
   @IsString()
   @MaxLength(40)
   method?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The last `journey_token` an answer gave (after a switch): lets a server that lost the journey (a restart) follow its current step',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_JOURNEY_TOKEN_CHARS)
+  journey_token?: string;
 }

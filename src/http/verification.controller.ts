@@ -8,6 +8,7 @@ import {
   Optional,
   Param,
   Post,
+  Query,
   Req,
   Res,
   UseFilters,
@@ -19,6 +20,7 @@ import {
   ApiOperation,
   ApiParam,
   ApiProduces,
+  ApiQuery,
   ApiResponse,
   ApiTags,
 } from './openapi-decorators.js';
@@ -34,6 +36,7 @@ import { VerificationProblemFilter } from './verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
 import { SwitchVerificationDto } from './switch-verification.dto.js';
 import { StatusStreamHub } from './status-stream.hub.js';
+import { MAX_JOURNEY_TOKEN_CHARS } from '../core/verification-handle.codec.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { ApiProblemResponses, ROUTE_ERROR_CODES } from './verification.problems.js';
 import {
@@ -43,6 +46,14 @@ import {
   VerificationMethodsResponse,
   VerificationStatusResponse,
 } from './verification.responses.js';
+
+/** The `journey_token` query parameter of the GET routes (see StatusView.journeyToken). */
+const JOURNEY_TOKEN_QUERY = {
+  name: 'journey_token',
+  required: false,
+  description:
+    'The last `journey_token` an answer gave (after a switch): lets a server that lost the journey (a restart) follow its current step',
+};
 
 /**
  * The frontend-facing routes. The handlers live here; `createVerificationController(prefix)`
@@ -110,6 +121,7 @@ export abstract class VerificationControllerBase {
     const view = await this.verification.check({
       verificationId: body.verification_id,
       code: body.code,
+      journeyToken: body.journey_token,
       owner: await this.owner(request),
       ip: clientIp(request),
       request,
@@ -135,6 +147,7 @@ export abstract class VerificationControllerBase {
     const view = await this.verification.switchMethod({
       verificationId: body.verification_id,
       method: body.method,
+      journeyToken: body.journey_token,
       owner,
       ip: clientIp(request),
       // The browser that started it gets its cooldown's exact timing (its cookie; none is set here).
@@ -158,6 +171,7 @@ export abstract class VerificationControllerBase {
   ): Promise<CancelVerificationResponse> {
     const view = await this.verification.cancel({
       verificationId: body.verification_id,
+      journeyToken: body.journey_token,
       owner: await this.owner(request),
       ip: clientIp(request),
       request,
@@ -170,14 +184,18 @@ export abstract class VerificationControllerBase {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Follow a verification (poll at poll_interval_ms); resumes after a reload' })
   @ApiParam({ name: 'verification_id' })
+  @ApiQuery(JOURNEY_TOKEN_QUERY)
   @ApiResponse({ status: 200, type: VerificationStatusResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.status)
   async status(
     @Param('verification_id') verificationId: string,
+    @Query('journey_token') journeyToken: unknown,
     @Req() request: unknown,
   ): Promise<VerificationStatusResponse> {
     const owner = await this.owner(request);
-    return VerificationStatusResponse.from(await this.verification.status(verificationId, owner));
+    return VerificationStatusResponse.from(
+      await this.verification.status(verificationId, owner, journeyTokenOf(journeyToken)),
+    );
   }
 
   @Get('status/:verification_id/events')
@@ -186,6 +204,7 @@ export abstract class VerificationControllerBase {
       'Follow a verification over Server-Sent Events: the status answer on every change, closed at a terminal status',
   })
   @ApiParam({ name: 'verification_id' })
+  @ApiQuery(JOURNEY_TOKEN_QUERY)
   @ApiResponse({
     status: 200,
     description: '`event: status` messages whose data is the status answer',
@@ -194,11 +213,13 @@ export abstract class VerificationControllerBase {
   @ApiProblemResponses(ROUTE_ERROR_CODES.statusEvents)
   async statusEvents(
     @Param('verification_id') verificationId: string,
+    @Query('journey_token') journeyToken: unknown,
     @Req() request: unknown,
     @Res() response: unknown,
   ): Promise<void> {
     if (!this.options.statusStream.enabled || !this.streams) throw new VerificationClientError('not_found');
-    await this.streams.open(verificationId, await this.owner(request), request, response);
+    const owner = await this.owner(request);
+    await this.streams.open(verificationId, owner, request, response, journeyTokenOf(journeyToken));
   }
 
   @Get('methods')
@@ -206,7 +227,11 @@ export abstract class VerificationControllerBase {
   @ApiResponse({ status: 200, type: VerificationMethodsResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.methods)
   async methods(): Promise<VerificationMethodsResponse> {
-    return VerificationMethodsResponse.from(await this.verification.methods());
+    // The country lets a frontend read a number typed without `+` as the server will (the element does).
+    return VerificationMethodsResponse.from(
+      await this.verification.methods(),
+      this.options.phone.defaultCountry,
+    );
   }
 
   /** Who the caller is, from the host's `owner(req)`. Overridable. */
@@ -214,6 +239,11 @@ export abstract class VerificationControllerBase {
     const owner = await this.options.owner?.(request);
     return owner === undefined || owner === null ? undefined : String(owner);
   }
+}
+
+/** A query value that can be a token (one string); anything else is no token. */
+function journeyTokenOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= MAX_JOURNEY_TOKEN_CHARS ? value : undefined;
 }
 
 /** A controller class serving the client routes under `prefix`. */

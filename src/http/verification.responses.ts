@@ -32,6 +32,11 @@ export class StartVerificationResponse {
   @ApiPropertyOptional({ description: 'reverse_flash_call: the number the user calls' })
   number_to_call?: string;
   @ApiPropertyOptional({ description: 'msgr2_bot: link (or QR code) that opens the bot' }) deep_link?: string;
+  @ApiPropertyOptional({
+    description:
+      'After a switch: send it back as `journey_token` with every later call of this verification (a server that lost the journey, after a restart, follows its current step by it)',
+  })
+  journey_token?: string;
 
   static from(view: StartView): StartVerificationResponse {
     return withoutUndefined({
@@ -49,6 +54,7 @@ export class StartVerificationResponse {
       code_length_max: view.codeLengthMax,
       number_to_call: view.numberToCall,
       deep_link: view.deepLink,
+      journey_token: view.journeyToken,
     });
   }
 }
@@ -100,6 +106,11 @@ export class VerificationStatusResponse {
     description: 'When "try another way" may be offered (absent when no method is left or it is over)',
   })
   fallback_available_at?: string;
+  @ApiPropertyOptional({
+    description:
+      'After a switch: send it back as `journey_token` with every later call of this verification (a server that lost the journey, after a restart, follows its current step by it)',
+  })
+  journey_token?: string;
 
   static from(view: StatusView): VerificationStatusResponse {
     return withoutUndefined({
@@ -119,6 +130,7 @@ export class VerificationStatusResponse {
       methods_tried: view.methodsTried,
       switch_methods: view.switchMethods,
       fallback_available_at: view.fallbackAvailableAt && isoTime(view.fallbackAvailableAt),
+      journey_token: view.journeyToken,
     });
   }
 }
@@ -140,15 +152,21 @@ export class VerificationMethodItem {
 
 export class VerificationMethodsResponse {
   @ApiProperty({ type: [VerificationMethodItem] }) methods!: VerificationMethodItem[];
+  @ApiPropertyOptional({
+    description:
+      'The country (ISO 3166-1 alpha-2) a number without a country code is read in (`phone.defaultCountry`)',
+  })
+  default_country?: string;
 
-  static from(views: MethodView[]): VerificationMethodsResponse {
-    return {
+  static from(views: MethodView[], defaultCountry?: string): VerificationMethodsResponse {
+    return withoutUndefined({
       methods: views.map((v) => ({
         method: v.method,
         code_entry: v.codeEntry,
         poll_interval_ms: v.pollIntervalMs,
       })),
-    };
+      default_country: defaultCountry,
+    });
   }
 }
 

@@ -6,7 +6,6 @@ import {
   type Provider,
   type Type,
 } from '@nestjs/common';
-import { HttpModule } from '@nestjs/axios';
 import {
   VERIFICATION_API_CLIENT_OPTIONS,
   withApiClientDefaults,
@@ -18,6 +17,7 @@ import { loadOpenApiDocs } from '../http/openapi-decorators.js';
 import { OPERATIONS_EXPORTS, OPERATIONS_PROVIDERS } from '../operations/operations.providers.js';
 import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
+import { ServedRoutesLog } from './served-routes.log.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
@@ -35,7 +35,7 @@ import { PaidStart } from '../verification/paid-start.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { VerificationReconciler } from '../sessions/verification.reconciler.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
-import { createStore, isVerificationStore } from '../store/create-store.js';
+import { isVerificationStore, openStore } from '../store/create-store.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationClock } from '../core/clock.js';
 import {
@@ -104,8 +104,9 @@ const PROVIDERS: Provider[] = [
   },
   {
     provide: VerificationStore,
+    // Async: a store opened from a URL fails the boot when no Redis client library is installed.
     useFactory: (options: ResolvedVerificationOptions, clock: VerificationClock) =>
-      createStore(options.store, () => clock.now()),
+      openStore(options.store, () => clock.now()),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
   },
   {
@@ -136,6 +137,7 @@ const PROVIDERS: Provider[] = [
   },
   ...OPERATIONS_PROVIDERS,
   OwnedStoreCloser,
+  ServedRoutesLog,
   VerificationApiClient,
   SessionRecordRepository,
   JourneyRepository,
@@ -192,9 +194,7 @@ function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicM
  * client routes (start, check, status, methods) and the webhook route. Requires
  * `EventEmitterModule.forRoot()` in the host app.
  */
-// HttpModule.register(), not the static HttpModule: the latter hands out axios' default instance, which the
-// host shares, so its global interceptors would see every request of ours and the API's credentials.
-@Module({ imports: [HttpModule.register({})] })
+@Module({})
 export class VerificationModule extends ConfigurableVerificationModule {
   static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
     return withModuleParts(super.forRoot(options), declaredRoutes(options));

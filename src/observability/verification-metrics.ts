@@ -7,6 +7,7 @@ import {
 } from '../options/verification.options.js';
 import type { RefusalReason } from '../core/refusal-reason.js';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
+import { isModuleNotFound } from '../core/module-not-found.js';
 
 /*
  * prom-client is an optional peer dependency: it is loaded with a dynamic import() only when
@@ -93,7 +94,9 @@ export class VerificationMetrics {
         default?: PromClientLike;
       };
       client = typeof loaded.Counter === 'function' ? loaded : (loaded.default as PromClientLike);
-    } catch {
+    } catch (error) {
+      // A prom-client that is installed but fails to load is reported as itself, not as missing.
+      if (!isModuleNotFound(error)) throw error;
       throw new VerificationOptionsError(
         'metrics.enabled',
         'is true but prom-client is not installed: run `npm i prom-client` or turn metrics off',

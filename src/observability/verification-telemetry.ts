@@ -12,6 +12,7 @@ import type { LogFields } from './log-redaction.js';
 import { refusalReason } from '../core/refusal-reason.js';
 import { VerificationLogger } from './verification-logger.js';
 import { VerificationMetrics } from './verification-metrics.js';
+import { errorText } from '../core/error-text.js';
 
 /** What telemetry reads of a session (a SessionRecord fits). */
 export interface ObservedSession {
@@ -141,7 +142,7 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     if (error instanceof VerificationError) return;
     this.logger.error(`${route} failed`, {
       route,
-      error: error instanceof Error ? error.name : 'unknown',
+      error: errorText(error),
     });
   }
 
@@ -216,7 +217,7 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     if (!(error instanceof VerificationClientError)) {
       this.logger.error(`${route} failed`, {
         ...fields,
-        error: error instanceof Error ? error.name : 'unknown',
+        error: errorText(error),
       });
       return;
     }

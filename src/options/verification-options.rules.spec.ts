@@ -344,6 +344,12 @@ const CASES: [string, unknown, string, string][] = [
     'positive',
   ],
   [
+    'statusStream.maxPerVerification',
+    { api, statusStream: { maxPerVerification: 1.5 } },
+    'statusStream.maxPerVerification',
+    'positive',
+  ],
+  [
     'statusStream.heartbeatMs',
     { api, statusStream: { heartbeatMs: 0 } },
     'statusStream.heartbeatMs',

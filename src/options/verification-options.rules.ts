@@ -201,6 +201,7 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   { path: 'statusStream', checks: [section()] },
   { path: 'statusStream.enabled', checks: [bool] },
   { path: 'statusStream.maxPerClient', checks: [positiveInt] },
+  { path: 'statusStream.maxPerVerification', checks: [positiveInt] },
   { path: 'statusStream.heartbeatMs', checks: [positiveInt] },
   { path: 'statusStream.maxDurationMs', checks: [positiveInt] },
   {

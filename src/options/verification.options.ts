@@ -384,6 +384,11 @@ export interface StatusStreamOptions {
   enabled?: boolean;
   /** Streams one client (its `limits.key`, or its IP or IPv6 /64) may hold open on one instance. Default 5. */
   maxPerClient?: number;
+  /**
+   * Streams one verification (its `verification_id`) may have open on one instance, whoever holds
+   * them: a handle shared with many addresses cannot hold that many connections. Default 5.
+   */
+  maxPerVerification?: number;
   /** A `: ping` comment this often keeps proxies from closing an idle stream. Default 15000 ms. */
   heartbeatMs?: number;
   /**

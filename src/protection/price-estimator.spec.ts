@@ -107,7 +107,7 @@ describe('PriceEstimator', () => {
     expect(state.warnings).toEqual([
       {
         message: 'spend cap: prices could not be read; using the last known estimates',
-        context: { error: 'TypeError' },
+        context: { error: 'TypeError: socket hang up' },
       },
     ]);
     clock.now += 29_999;
@@ -145,6 +145,6 @@ describe('PriceEstimator', () => {
       300,
     );
     expect(await prices.estimateMinor('sms')).toBe(300);
-    expect(warnings).toEqual([{ error: 'error' }]);
+    expect(warnings).toEqual([{ error: 'string' }]);
   });
 });

@@ -1,6 +1,7 @@
 import type { KnownVerificationMethod, Money, Prices } from '../api/api.types.js';
 import { toMinorUnits } from '../core/money.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
+import { errorText } from '../core/error-text.js';
 
 const READ_RETRY_MS = 30_000;
 
@@ -71,7 +72,7 @@ export class PriceEstimator {
     } catch (error) {
       this.retryAfter = this.now() + Math.min(this.ttlMs, READ_RETRY_MS);
       this.logger.warn('spend cap: prices could not be read; using the last known estimates', {
-        error: error instanceof Error ? error.name : 'error',
+        error: errorText(error),
       });
     }
     return this.list;

@@ -242,6 +242,20 @@ describe('PumpingDefence, one start at a time', () => {
     }
   });
 
+  it("a journey's switch is judged as part of its journey: a held caller does not refuse it, and its verification credits the caller", async () => {
+    const { pumping, start, sessionId } = defence();
+    const caller = { clientKey: 'nat-1' };
+    for (let i = 0; i < 3; i++) await start(attempt(ownRange(i), caller));
+    expect(((await start(attempt(ownRange(3), caller))) as ProtectionRefusal).reason).toBe('client_held');
+    // The switch of a journey this caller started goes ahead, and is not counted for the caller.
+    expect(await start(attempt(ownRange(0), { ...caller, switchedFrom: 'sms' }))).toBe('ok');
+    const before = await pumping.assess(attempt(ownRange(9), caller));
+    expect(before?.counts.get('client:nat-1')?.starts).toBe(4);
+    await pumping.verified(verifiedEvent(sessionId(), ownRange(0)));
+    const after = await pumping.assess(attempt(ownRange(9), caller));
+    expect(after?.counts.get('client:nat-1')?.verified).toBe(1);
+  });
+
   it('a client key and, when it is not the address, the IPv6 /64 are callers of their own', async () => {
     const { start } = defence();
     for (let i = 0; i < 3; i++)

@@ -44,6 +44,7 @@ async function startOnce(
   if (completes)
     await pumping.verified({
       event: 'verification.verified',
+      verificationId: `vid-${requestId}`,
       requestId,
       phoneNumber: attempt.phoneNumber,
       method: 'sms',

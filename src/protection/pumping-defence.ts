@@ -32,6 +32,12 @@ export interface PumpingAttempt {
   owner: string | undefined;
   clientKey: string | undefined;
   ip: string | undefined;
+  /**
+   * A journey's switch (the method it leaves): judged as part of its journey, not as a new start of
+   * its caller. It costs money, so it counts for its number's range, prefix and country; its callers
+   * were counted when the journey started.
+   */
+  switchedFrom?: string;
 }
 
 /**
@@ -83,6 +89,8 @@ export interface PumpingAssessment {
   prefix: string;
   country: string;
   subjects: Subject[];
+  /** Whom its verification is credited to: its subjects, and a switch's callers too (their journey converts). */
+  credited: string[];
   counts: Map<string, SubjectCounts>;
   /** The holds read for the holdable subjects (running or ended), by subject id. */
   holds: Map<string, HoldState | undefined>;
@@ -145,7 +153,8 @@ export class PumpingDefence {
     )
       return undefined;
     const { prefix, country } = placeOf(attempt.phoneNumber);
-    const subjects = this.subjectsOf(attempt, range, prefix, country);
+    const all = this.subjectsOf(attempt, range, prefix, country);
+    const subjects = attempt.switchedFrom === undefined ? all : all.filter((s) => !isCaller(s));
     const holdable = holdableOf(subjects);
     const [counts, holdList] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
@@ -182,7 +191,8 @@ export class PumpingDefence {
         underAttack,
         known,
       });
-    return { attempt, range, prefix, country, subjects, counts, holds, underAttack, held, reserve };
+    const credited = all.map((s) => s.id);
+    return { attempt, range, prefix, country, subjects, credited, counts, holds, underAttack, held, reserve };
   }
 
   /** The subject a new hold is due for, judged on `counts`, or undefined. */
@@ -316,11 +326,7 @@ export class PumpingDefence {
   ): Promise<void> {
     if (assessment === undefined) return;
     const ttl = Math.max(expiresAt - this.store.now(), 0) + this.settings.windowMs;
-    await this.stats.rememberSession(
-      requestId,
-      assessment.subjects.map((s) => s.id),
-      ttl,
-    );
+    await this.stats.rememberSession(requestId, assessment.credited, ttl);
   }
 
   /** A verification completed: counted for the subjects of its start (else its range, country and owner). */
@@ -430,6 +436,10 @@ function callerOf(attempt: PumpingAttempt, ipv6PrefixLength: number): string | u
   const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
   if (network !== undefined) return `network:${network}`;
   return attempt.owner === undefined ? undefined : `owner:${attempt.owner}`;
+}
+
+function isCaller(subject: Subject): boolean {
+  return subject.kind === 'owner' || subject.kind === 'client' || subject.kind === 'network';
 }
 
 function holdableOf(subjects: Subject[]): (Subject & { kind: PumpingSubjectKind })[] {

@@ -63,6 +63,7 @@ export class RequestRateLimits {
   /**
    * Counts one start against the client's, the (phone, caller)'s and the phone's limits, or throws
    * 429. The hold gives every point back (the start was refused further on, or nothing was sent).
+   * `clientKey` undefined: the per-client limit does not apply to this start.
    */
   async countStart(
     clientKey: string | undefined,

@@ -45,8 +45,11 @@ export function chargedAtEnd(billing: MethodBilling, end: SessionEnd): boolean {
   return true;
 }
 
-/** How long an open reservation is remembered past its session's expiry (a late webhook or poll). */
-const OPEN_SLACK_MS = 86_400_000;
+/**
+ * How long an open reservation is remembered past its session's expiry (a late webhook, the
+ * reconciler's grace); an outcome learned later leaves it charged (the safe side).
+ */
+const OPEN_SLACK_MS = 3_600_000;
 
 /**
  * The spend cap: at most `amount` per window, counted from the `cost` of each initiation, in

@@ -2,6 +2,7 @@ import type { ProtectionLog } from '../observability/protection-log.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
 import type { SpendReservation } from './spend-cap.js';
 import type { StartedSession } from './verification-protection.types.js';
+import { errorText } from '../core/error-text.js';
 
 /** What an admitted start took from protection, for its permit to settle. */
 export interface StartAdmission {
@@ -82,13 +83,13 @@ export class StartPermit {
       await this.admission.attribute(session);
     } catch (error) {
       // Its verification will be counted for its range, country and owner only.
-      this.logger.warn('pumping defence: the start could not be attributed', { error: errorName(error) });
+      this.logger.warn('pumping defence: the start could not be attributed', { error: errorText(error) });
     }
     try {
       await this.admission.reservation?.settle(session.cost, session);
     } catch (error) {
       // The session exists and is paid for: serve it; the window keeps the estimate.
-      this.logger.warn('spend cap: the real cost could not be recorded', { error: errorName(error) });
+      this.logger.warn('spend cap: the real cost could not be recorded', { error: errorText(error) });
     }
   }
 
@@ -103,8 +104,4 @@ export class StartPermit {
     this.settled = true;
     return true;
   }
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
 }

@@ -31,6 +31,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import type { GradedAnswer } from './pumping-defence.js';
 import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
+import { errorText } from '../core/error-text.js';
 
 export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
@@ -196,8 +197,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       });
       resendAvailableAt = claim.availableAt;
       holds.push(claim.hold);
-      holds.push(await this.limits.countStart(attempt.clientKey, attempt.phoneNumber, caller));
       const grade = this.gradeOf(attempt);
+      holds.push(await this.countStart(attempt, caller, grade));
       holds.push(await this.pumping.admit(pumping, challengePassed, grade));
       reservation = await this.reserve(attempt, pumping, grade);
     } catch (error) {
@@ -217,6 +218,35 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       },
       this.logger,
     );
+  }
+
+  /**
+   * The request limits. A shared address (carrier NAT, an office) is not a reason to refuse a
+   * user: under grading, a start of a method charged on proof (which costs nothing unless the
+   * number's owner proves it) is not counted against the per-address limit, and any other start
+   * past it is graded (409 `method_held`) rather than refused while such a method is offered.
+   */
+  private async countStart(
+    attempt: StartAttempt,
+    caller: string,
+    grade: GradedAnswer | undefined,
+  ): Promise<ProtectionHold> {
+    const clientKey = grade?.proofCharged ? undefined : attempt.clientKey;
+    try {
+      return await this.limits.countStart(clientKey, attempt.phoneNumber, caller);
+    } catch (error) {
+      if (
+        error instanceof ProtectionRefusal &&
+        error.reason === ProtectionRefusalReason.startIpLimit &&
+        grade &&
+        grade.offered.length > 0
+      )
+        throw protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
+          offered_methods: [...grade.offered],
+          held: ProtectionRefusalReason.startIpLimit,
+        });
+      throw error;
+    }
   }
 
   /** The graded answer's terms for this start, when grading is on (see GradedAnswer). */
@@ -241,7 +271,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   ): Promise<SpendReservation | undefined> {
     if (!this.spendCap) return undefined;
     const privileged = methodTraits(attempt.method).chargedOnProof || this.pumping.knownCaller(pumping);
-    const keep = this.pumping.enabled && !privileged ? this.options.limits.pumping.reserveShare : 0;
+    // Monitor mode reports and never acts: the whole cap is open to everyone.
+    const enforced = this.options.limits.pumping.mode === 'enforce';
+    const keep = enforced && !privileged ? this.options.limits.pumping.reserveShare : 0;
     try {
       return await this.spendCap.reserve(attempt.method, keep);
     } catch (error) {
@@ -277,7 +309,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     // Not awaited: a slow alerting listener must not hold the refused request.
     this.emitter?.emitAsync(event.event, event).catch((error: unknown) => {
       this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
-        error: errorName(error),
+        error: errorText(error),
       });
     });
   }
@@ -294,7 +326,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       const delivered = verified || (record ? record.delivered === true : true);
       await this.spendCap?.ended(event.requestId, { verified, delivered });
     } catch (error) {
-      this.logger.warn('spend cap: an ended session could not be settled', { error: errorName(error) });
+      this.logger.warn('spend cap: an ended session could not be settled', { error: errorText(error) });
     }
   }
 
@@ -303,7 +335,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     try {
       await this.pumping.verified(event);
     } catch (error) {
-      this.logger.warn('pumping defence: a verification could not be counted', { error: errorName(error) });
+      this.logger.warn('pumping defence: a verification could not be counted', { error: errorText(error) });
     }
   }
 }
@@ -326,8 +358,4 @@ function limitsCallerOf(attempt: StartAttempt): string {
   if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
   if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
   return 'anonymous';
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
 }

@@ -17,6 +17,7 @@ import {
   newSessionRecord,
   type SessionRecord,
 } from '../core/session-record.js';
+import { errorText } from '../core/error-text.js';
 
 /** Set while any in-doubt start is remembered: a webhook for an unknown session costs no API call otherwise. */
 const ANY_KEY = 'indoubt:any';
@@ -94,7 +95,7 @@ export class InDoubtStarts {
       await this.store.set(ANY_KEY, '1', this.lifetimeMs());
     } catch (error) {
       this.logger.warn('an in-doubt start could not be remembered', {
-        error: (error as Error)?.name ?? 'Error',
+        error: errorText(error),
       });
     }
   }

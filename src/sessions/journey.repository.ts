@@ -46,6 +46,12 @@ export class JourneyRepository {
     await this.store.set(JourneyRepository.key(journey.journeyId), JSON.stringify(journey), ttl);
   }
 
+  /** Saves the journey unless the store holds one already (then that one stands). True when saved. */
+  async saveIfAbsent(journey: JourneyRecord, expiresAt: number): Promise<boolean> {
+    const ttl = Math.max(expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
+    return this.store.setIfAbsent(JourneyRepository.key(journey.journeyId), JSON.stringify(journey), ttl);
+  }
+
   /**
    * Claims the journey's step `n` across every instance (set-if-absent): one switch (or cancel) at a
    * time, so two concurrent switches cannot both pay. Null when another holds it.

@@ -42,13 +42,27 @@ export class ReconcileQueue {
    * never past the moment just after expiry, and never past `expires_at` + grace. Null once the
    * grace is over (the session is given up).
    */
-  nextPollAt(record: Pick<SessionRecord, 'method' | 'expiresAt'>, now: number): number | null {
+  nextPollAt(
+    record: Pick<SessionRecord, 'method' | 'expiresAt'>,
+    now: number,
+    intervalMs = this.intervalMs(record),
+  ): number | null {
     const giveUpAt = record.expiresAt + this.options.reconcile.graceMs;
     if (now >= giveUpAt) return null;
-    let next = now + this.intervalMs(record);
+    let next = now + intervalMs;
     const justAfterExpiry = record.expiresAt + EXPIRY_SETTLE_MS;
     if (now < justAfterExpiry) next = Math.min(next, justAfterExpiry);
     return Math.min(next, giveUpAt);
+  }
+
+  /**
+   * When a session of a canceled journey is looked at next: at the lazy pace (nobody waits on it, but
+   * the API may still verify and charge it); null once webhooks report outcomes (a late one arrives by
+   * webhook) or past its grace.
+   */
+  nextCanceledPollAt(record: Pick<SessionRecord, 'method' | 'expiresAt'>, now: number): number | null {
+    if (this.options.webhooks.enabled) return null;
+    return this.nextPollAt(record, now, this.options.reconcile.lazyIntervalMs);
   }
 
   /** Adds a session the module just started. */

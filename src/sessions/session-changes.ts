@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { LocalChannels } from '../store/local-channels.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { errorText } from '../core/error-text.js';
 
 /** The store channel on which a changed session is announced, by its request id. */
 export const SESSION_CHANGED_CHANNEL = 'session-changed';
@@ -31,7 +32,7 @@ export class SessionChanges {
     try {
       await this.store.publish!(SESSION_CHANGED_CHANNEL, requestId);
     } catch (error) {
-      this.logger.warn(`could not announce a session change: ${(error as Error)?.name ?? 'Error'}`);
+      this.logger.warn(`could not announce a session change: ${errorText(error)}`);
     }
   }
 

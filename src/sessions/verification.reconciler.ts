@@ -13,6 +13,7 @@ import type { SessionRecord } from '../core/session-record.js';
 import { SessionRefresher } from './session-refresher.js';
 import { describeUpstreamError } from '../api/verification-api.error.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
+import { errorText } from '../core/error-text.js';
 
 /** Sessions claimed from the queue per store round trip (and polled concurrently). */
 const BATCH_SIZE = 50;
@@ -25,8 +26,10 @@ const BATCH_SIZE = 50;
  * coalescing claim: upstream sees at most one GET per session per interval from both together.
  * A terminal session whose listener failed stays queued and its events are emitted again.
  *
- * The sessions of a canceled journey leave the queue at their next look, without a poll (cancel
- * takes them out too; this covers a look that was under way meanwhile).
+ * The sessions of a canceled journey leave the queue at their next look, without a poll, when
+ * webhooks report outcomes (cancel takes them out too; this covers a look that was under way
+ * meanwhile); without webhooks they are followed to their end at the lazy pace, since a poll is then
+ * the only way a late outcome reaches the host.
  *
  * Runs on a real-time tick (`reconcile.tickMs`) from application bootstrap to shutdown; tests
  * move the store's clock and call `runOnce()` instead of waiting.
@@ -82,9 +85,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.runOnce()
-        .catch((error: unknown) =>
-          this.logger.warn(`reconcile pass failed: ${(error as Error)?.name ?? 'Error'}`),
-        )
+        .catch((error: unknown) => this.logger.warn(`reconcile pass failed: ${errorText(error)}`))
         .finally(() => this.arm());
     }, this.options.reconcile.tickMs);
     // Never keeps a process alive on its own; shutdown clears it anyway.
@@ -114,8 +115,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     }
     try {
       if (!isTerminal(record.status) && (await this.canceled(record, ownJourney))) {
-        // Its journey was canceled: nothing more is polled (a late webhook is still handled).
-        await this.queue.release(requestId);
+        await this.followCanceled(record);
         return;
       }
       if (isTerminal(record.status)) {
@@ -151,6 +151,23 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
       this.logger.warn(`reconcile of a session failed, retried later: ${describeUpstreamError(error)}`);
       await this.queue.retryLater(record).catch(() => undefined);
     }
+  }
+
+  /**
+   * A session of a canceled journey: with webhooks, nothing more is polled (a late outcome arrives by
+   * webhook). Without them, a poll is the only way an outcome the API still reaches (and charges) gets
+   * to the host, so it is followed to its end at the lazy pace.
+   */
+  private async followCanceled(record: SessionRecord): Promise<void> {
+    if (this.queue.nextCanceledPollAt(record, this.store.now()) === null) {
+      await this.queue.release(record.requestId);
+      return;
+    }
+    const fresh = await this.refresher.refresh(record, 'poll');
+    if (isTerminal(fresh.status)) return; // the tracker released it (or queued a retry)
+    const next = this.queue.nextCanceledPollAt(fresh, this.store.now());
+    if (next === null) await this.queue.release(record.requestId);
+    else await this.queue.scheduleAt(record.requestId, next);
   }
 
   /** Whether the session's journey was canceled (`ownJourney`: the journey its request id names, if any). */

@@ -64,6 +64,7 @@ describe('VerificationTracker: terminal is final', () => {
     emitter.onAny((event) => void emitted.push(String(event)));
     const logger = new VerificationLogger({ ...options, logLevels: false });
     tracker = new VerificationTracker(
+      options,
       store,
       records,
       new ReconcileQueue(options, store),
@@ -120,6 +121,7 @@ describe('VerificationTracker: delivered flag and method figures', () => {
     const logger = new VerificationLogger({ ...options, logLevels: false });
     stats = new MethodStats(store, VerificationMetrics.disabled(), logger);
     tracker = new VerificationTracker(
+      options,
       store,
       records,
       new ReconcileQueue(options, store),
@@ -212,6 +214,7 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
     announced = [];
     changes.announce = async (requestId: string) => void announced.push(requestId);
     tracker = new VerificationTracker(
+      options,
       store,
       records,
       new ReconcileQueue(options, store),

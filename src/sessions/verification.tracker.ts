@@ -25,6 +25,9 @@ import {
 import { MethodStats } from '../account/method-stats.service.js';
 import { journeyCost, methodsTried } from '../core/journey.js';
 import { JourneyRepository } from './journey.repository.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
 /** Thrown when a listener rejected: the event's claim was released so it comes again. */
 export class VerificationListenerError extends Error {
@@ -64,7 +67,11 @@ export interface EmitSummary {
  */
 @Injectable()
 export class VerificationTracker {
+  /** Names each event by its journey's handle, as the frontend holds it. */
+  private readonly handles: VerificationHandleCodec;
+
   constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
     private readonly queue: ReconcileQueue,
@@ -74,6 +81,7 @@ export class VerificationTracker {
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
   ) {
+    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
     if (!emitter)
       throw new Error(
         'VerificationModule needs @nestjs/event-emitter: add EventEmitterModule.forRoot() to the imports of your AppModule',
@@ -82,6 +90,11 @@ export class VerificationTracker {
 
   static claimKey(requestId: string, event: VerificationEventType): string {
     return `event:{${requestId}}:${event}`;
+  }
+
+  /** The journey's `verification.verified` claim: which of its steps verified it first (at most one event). */
+  static journeyVerifiedKey(journeyId: string): string {
+    return `journey-verified:{${journeyId}}`;
   }
 
   /**
@@ -178,16 +191,31 @@ export class VerificationTracker {
     // Whoever holds the outcome's claim counts it (once per session: the figures claim their own),
     // before the listeners run, so a failing listener does not hold the figures back.
     if (event === terminalEvent(record.status)) await this.stats?.tally(record);
+    const journeyId = record.journeyId ?? record.requestId;
+    const retention = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
     let journey: Pick<VerificationEvent, 'methodsTried' | 'journeyCost'>;
+    let name: VerificationEventType = event;
+    let journeyClaim: string | undefined;
     try {
+      if (event === VerificationEventName.verified) {
+        journeyClaim = VerificationTracker.journeyVerifiedKey(journeyId);
+        // Atomic across instances: the first verified step of the journey takes it.
+        if (!(await this.store.setIfAbsent(journeyClaim, record.requestId, retention))) {
+          if ((await this.store.get(journeyClaim)) !== record.requestId)
+            name = VerificationEventName.verifiedAgain;
+          journeyClaim = undefined;
+        }
+      }
       journey = await this.journeyFacts(record);
     } catch (error) {
       // The store failed between the claim and the emission: the event is not swallowed for a lease.
       await this.store.delete(key).catch(() => undefined);
+      if (journeyClaim) await this.store.delete(journeyClaim).catch(() => undefined);
       throw error;
     }
     const payload: VerificationEvent = {
-      event,
+      event: name,
+      verificationId: this.handles.seal(journeyId, record.owner),
       requestId: record.requestId,
       phoneNumber: record.phoneNumber,
       method: record.method,
@@ -199,17 +227,19 @@ export class VerificationTracker {
       ...journey,
     };
     try {
-      await this.emitter!.emitAsync(event, payload);
+      await this.emitter!.emitAsync(name, payload);
     } catch (error) {
       await this.store.delete(key);
+      // The journey's verified event was not delivered: whichever step comes again delivers it.
+      if (journeyClaim) await this.store.delete(journeyClaim).catch(() => undefined);
       this.logger.warn('listener failed; claim released for redelivery', {
         event,
         request_id: record.requestId,
+        // The name only: a host listener's message is the host's data, which the module cannot vouch for.
         error: (error as Error)?.name ?? 'Error',
       });
       throw new VerificationListenerError(event, record.requestId);
     }
-    const retention = Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
     await this.store.set(key, CLAIM_DONE, retention);
     return 'emitted';
   }

@@ -1,4 +1,6 @@
+import { VerificationOptionsError } from '../core/option-rules.js';
 import { MemoryStore } from './memory.store.js';
+import { RedisDriverMissingError } from './open-redis-client.js';
 import { isRedisClient } from './redis-command-runner.js';
 import { RedisStore } from './redis.store.js';
 import type { VerificationStore } from './verification-store.interface.js';
@@ -61,4 +63,28 @@ export function createStore(option: StoreOption | undefined, clock: () => number
   throw new TypeError(
     'store must be a VerificationStore instance, { redis: client, keyPrefix? } or { url, keyPrefix? }',
   );
+}
+
+/**
+ * `createStore`, then, for a store the module opens from a URL, waits until its client library is loaded
+ * (not for Redis itself): ioredis and redis are optional peers, and a host that has neither must learn it at
+ * boot, not from a 503 on every start.
+ */
+export async function openStore(
+  option: StoreOption | undefined,
+  clock: () => number,
+): Promise<VerificationStore> {
+  const store = createStore(option, clock);
+  if (store instanceof RedisStore && !isVerificationStore(option)) {
+    try {
+      await store.ready();
+    } catch (error) {
+      if (!(error instanceof RedisDriverMissingError)) throw error;
+      throw new VerificationOptionsError(
+        'store.url',
+        `needs a Redis client library: run \`npm i ioredis\` (or \`npm i redis\`)`,
+      );
+    }
+  }
+  return store;
 }

@@ -5,6 +5,8 @@
  * itself so that operations work again when Redis returns.
  */
 
+import { isModuleNotFound } from '../core/module-not-found.js';
+
 export type RedisDriverName = 'ioredis' | 'redis';
 
 export interface OpenRedisClientOptions {
@@ -18,11 +20,6 @@ const MAX_RECONNECT_DELAY_MS = 1000;
 
 function reconnectDelay(attempt: number): number {
   return Math.min(50 * 2 ** Math.min(attempt, 10), MAX_RECONNECT_DELAY_MS);
-}
-
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
 async function openIoRedis(url: string, commandTimeoutMs: number): Promise<unknown> {
@@ -69,7 +66,16 @@ export async function openRedisClient(url: string, options: OpenRedisClientOptio
       if (!isModuleNotFound(error)) throw error;
     }
   }
-  throw new Error(
-    `RedisStore: connecting by URL needs a Redis client library; install one of: ${options.drivers.join(', ')} (npm i ioredis)`,
-  );
+  throw new RedisDriverMissingError(options.drivers);
+}
+
+/** Neither Redis client library the store may open a URL with is installed. */
+export class RedisDriverMissingError extends Error {
+  override readonly name = 'RedisDriverMissingError';
+
+  constructor(readonly drivers: readonly RedisDriverName[]) {
+    super(
+      `RedisStore: connecting by URL needs a Redis client library; install one of: ${drivers.join(', ')} (npm i ${drivers[0]})`,
+    );
+  }
 }

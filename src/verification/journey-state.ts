@@ -14,7 +14,7 @@ import {
   type JourneyRecord,
   type JourneyStatus,
 } from '../core/journey.js';
-import { chargedCost, type SessionRecord } from '../core/session-record.js';
+import { chargedCost, MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -22,6 +22,7 @@ import { FallbackTiming } from './fallback-timing.js';
 import { OrchestrationPolicy, type MethodPlan, type PriceOf } from './orchestration.policy.js';
 import { SessionRecordRecovery } from './session-record-recovery.js';
 import { toStatusView } from './status-view.js';
+import type { CarriedJourney } from '../core/verification-handle.codec.js';
 import type { StatusView } from './verification.views.js';
 
 /** The billing rule a journey's money is counted by (its ceiling, its events' cost). */
@@ -81,6 +82,37 @@ export class JourneyState {
     const records = await this.stepRecords(journey, first);
     records[records.length - 1] = current;
     return { journey, records, current, recovered: true };
+  }
+
+  /**
+   * Puts back the journey record a store lost, from the steps a frontend's `journey_token` carries
+   * (the handle seals only the first step): each step's record is rebuilt from the API as a handle's
+   * would be (followed by the reconciler, its outcome emitted once), so after a restart the status
+   * and check go to the current step, an earlier step's verification counts, and the journey's steps
+   * and money count against `maxSteps` and `maxCost`. A journey the store still holds is left as
+   * it is (the store is the truth; a token may be older than the journey).
+   */
+  async adopt(carried: CarriedJourney, owner: string | undefined): Promise<void> {
+    if (carried.steps.length < 2 || (await this.journeys.get(carried.journeyId)) !== null) return;
+    const records: (SessionRecord | null)[] = [];
+    for (const step of carried.steps)
+      records.push(
+        (await this.records.get(step.requestId)) ??
+          (await this.recovery.recover(step.requestId, owner, carried.journeyId)),
+      );
+    const known = records.filter((record): record is SessionRecord => record !== null);
+    const current = records[records.length - 1];
+    if (known.length === 0) return;
+    const journey: JourneyRecord = {
+      journeyId: carried.journeyId,
+      phoneNumber: known[0]!.phoneNumber,
+      ...(owner === undefined ? {} : { owner }),
+      ...(carried.device === undefined ? {} : { device: carried.device }),
+      steps: carried.steps,
+      createdAt: carried.steps[0]!.startedAt,
+    };
+    const expiresAt = current?.expiresAt ?? currentStep(journey).startedAt + MAX_SESSION_TTL_MS;
+    await this.journeys.saveIfAbsent(journey, expiresAt);
   }
 
   /** The journey as the store holds it, or null when its current session's record is not there. */

@@ -9,6 +9,7 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { DEFAULT_SPEND_CAP } from '../options/verification-options.defaults.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedOrchestration, ResolvedVerificationOptions } from '../options/verification.options.js';
+import { errorText } from '../core/error-text.js';
 
 /** Pause after a failed price read before the policy asks again (an outage must not slow every start). */
 const READ_RETRY_MS = 30_000;
@@ -125,7 +126,7 @@ export class OrchestrationPolicy {
       samples = await this.account.methodStats();
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; price order stands', {
-        error: error instanceof Error ? error.name : 'error',
+        error: errorText(error),
       });
     }
     this.cachedSamples = { samples, until: now + this.options.pricesTtlMs };
@@ -180,7 +181,7 @@ export class OrchestrationPolicy {
     } catch (error) {
       this.retryAfter = this.clock.now() + Math.min(READ_RETRY_MS, this.options.pricesTtlMs);
       this.logger.warn('orchestration: prices could not be read; the offered order stands until they can', {
-        error: error instanceof Error ? error.name : 'error',
+        error: errorText(error),
       });
       return undefined;
     }

@@ -19,6 +19,13 @@ import { VerificationListenerError, VerificationTracker } from '../sessions/veri
 export const UNKNOWN_SESSION_TTL_MS = 60_000;
 
 /**
+ * How long a session past its record's retention is remembered as gone: it never comes back, so a
+ * day-old handle polled by a page (or by a client with many old handles) costs the API one GET a day,
+ * not one per request.
+ */
+export const GONE_SESSION_TTL_MS = RECORD_RETENTION_MS;
+
+/**
  * Rebuilds the record of a session the store lost (a single instance restarted on a MemoryStore,
  * or an evicted Redis key) from a handle that opened and `GET /v1/verify/{id}`. Only a valid
  * handle reaches here: it was sealed by this deployment's key for this owner, so a stranger cannot
@@ -65,15 +72,19 @@ export class SessionRecordRecovery {
    * The rebuilt record, freshly observed, or null when the API does not know the session (or it is
    * past retention). Rejects with the API's error when it could not be asked (the caller maps it).
    */
-  recover(requestId: string, owner: string | undefined): Promise<SessionRecord | null> {
+  recover(requestId: string, owner: string | undefined, journeyId?: string): Promise<SessionRecord | null> {
     const running = this.inflight.get(requestId);
     if (running) return running;
-    const promise = this.rebuild(requestId, owner).finally(() => this.inflight.delete(requestId));
+    const promise = this.rebuild(requestId, owner, journeyId).finally(() => this.inflight.delete(requestId));
     this.inflight.set(requestId, promise);
     return promise;
   }
 
-  private async rebuild(requestId: string, owner: string | undefined): Promise<SessionRecord | null> {
+  private async rebuild(
+    requestId: string,
+    owner: string | undefined,
+    journeyId: string | undefined,
+  ): Promise<SessionRecord | null> {
     if ((await this.store.get(SessionRecordRecovery.unknownKey(requestId))) !== null) return null;
     let session: VerificationSession;
     try {
@@ -87,8 +98,18 @@ export class SessionRecordRecovery {
     // As it was at start, as far as the session resource tells (display data of start, such as
     // `code_length`, `number_to_call` or `deep_link`, is not in it and stays unknown); the longest TTL
     // when the API does not say when it ends.
-    const seed = newSessionRecord(session, { owner, createdAt: now, ttlMs: MAX_SESSION_TTL_MS, as: 'seed' });
-    if (seed.expiresAt + RECORD_RETENTION_MS <= now) return null;
+    const seed = newSessionRecord(session, {
+      owner,
+      createdAt: now,
+      ttlMs: MAX_SESSION_TTL_MS,
+      as: 'seed',
+      // A later step of a journey (from a journey token) belongs to it, as when it was started.
+      ...(journeyId === undefined || journeyId === requestId ? {} : { journeyId }),
+    });
+    if (seed.expiresAt + RECORD_RETENTION_MS <= now) {
+      await this.store.set(SessionRecordRecovery.unknownKey(requestId), 'gone', GONE_SESSION_TTL_MS);
+      return null;
+    }
     // Another instance (or a webhook adoption) may have stored it meanwhile: theirs stands.
     if (!(await this.records.saveIfAbsent(seed))) return this.records.get(requestId);
     this.logger.log('session record rebuilt from its handle and the API (the store had lost it)', {

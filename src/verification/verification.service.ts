@@ -25,7 +25,7 @@ import { methodTraits, pollIntervalMs, VERIFICATION_METHODS } from '../core/veri
 import { isTerminal } from '../core/verification-status.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { apiSaidWrongCode, upstreamClientError } from './upstream-error.mapper.js';
-import { VerificationHandleCodec } from './verification-handle.codec.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 import { checkRefusal } from './check-refusal.js';
 import {
@@ -42,6 +42,7 @@ import {
   oneStepJourney,
   withStep,
   type DeviceHint,
+  type JourneyStep,
 } from '../core/journey.js';
 import { normalizeMethod } from '../api/method-names.js';
 import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
@@ -166,17 +167,22 @@ export class VerificationService {
       context.method = graded;
       outcome = await run({ ...attempt, method: graded });
     }
-    const record = outcome.result;
-    if (device !== undefined && !outcome.coalesced) await this.rememberDevice(record, device);
-    this.telemetry.started(record, outcome.coalesced, Date.now() - startedAt);
-    if (!outcome.coalesced) await this.methodStats.tally(record, callerOf(attempt));
-    // A resumed session may be a later step of a journey: the handle names the journey.
-    return toStartView(
-      this.handles.seal(record.journeyId ?? record.requestId, input.owner),
+    const started = outcome.result;
+    if (device !== undefined && !outcome.coalesced) await this.rememberDevice(started, device);
+    this.telemetry.started(started, outcome.coalesced, Date.now() - startedAt);
+    if (!outcome.coalesced) await this.methodStats.tally(started, callerOf(attempt));
+    const journeyId = started.journeyId ?? started.requestId;
+    // A resumed session may be a step the journey switched away from: the answer is the journey's
+    // current step (status and check go there), under the handle the frontend already holds.
+    const loaded = outcome.coalesced ? await this.journeyState.read(journeyId) : null;
+    const record = loaded?.current ?? started;
+    const view = toStartView(
+      this.handles.seal(journeyId, input.owner),
       record,
       outcome.resendAvailableAt,
       outcome.coalesced,
     );
+    return loaded ? { ...view, ...this.journeyToken(loaded.journey, input.owner) } : view;
   }
 
   /** The policy's first method for a new journey: its order of the offered methods, less those the device excludes. */
@@ -242,7 +248,7 @@ export class VerificationService {
     context: RouteFailureContext,
     startedAt: number,
   ): Promise<StartView> {
-    const journeyId = this.openHandle(input.verificationId, input.owner);
+    const journeyId = await this.openJourney(input.verificationId, input.owner, input.journeyToken);
     context.requestId = journeyId;
     const named = namedMethod(input.method);
     const loaded = await this.freshJourney(journeyId, input.owner);
@@ -297,10 +303,12 @@ export class VerificationService {
     }
     // The claim stays: it expires on its own, and this step is taken.
     const record = outcome.result;
-    await this.journeys.save(
-      withStep(latest, { requestId: record.requestId, method: record.method, startedAt: record.createdAt }),
-      record.expiresAt,
-    );
+    const moved = withStep(latest, {
+      requestId: record.requestId,
+      method: record.method,
+      startedAt: record.createdAt,
+    });
+    await this.journeys.save(moved, record.expiresAt);
     await this.methodStats.tally(
       record,
       callerOf({ owner: input.owner, clientKey: this.protection.clientKey(input.request, input.ip) }),
@@ -308,26 +316,32 @@ export class VerificationService {
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
     this.telemetry.started(record, false, Date.now() - startedAt, 'switch');
-    return toStartView(input.verificationId, record, outcome.resendAvailableAt, false);
+    return {
+      ...toStartView(input.verificationId, record, outcome.resendAvailableAt, false),
+      ...this.journeyToken(moved, input.owner),
+    };
   }
 
   /**
-   * Ends a journey for the frontend (`canceled`, idempotent): nothing more is polled for it (its
-   * pending sessions leave the reconciler's queue; status polls stop asking the API). A late outcome
-   * that arrives by webhook is still recorded and emitted to listeners. A verified journey is not
-   * canceled (409 `not_pending`).
+   * Ends a journey for the frontend (`canceled`, idempotent), after one more fresh look at its pending
+   * steps (an outcome of the last second is emitted and refuses the cancel). Its status polls stop
+   * asking the API. A late outcome still reaches listeners: by webhook, or without webhooks through
+   * the reconciler, which follows the pending sessions to their end at the lazy pace. A verified
+   * journey is not canceled (409 `not_pending`).
    */
   async cancel(input: CancelInput): Promise<CancelView> {
     return this.failingAsVerificationError('cancel', () => this.cancelChecked(input));
   }
 
   private async cancelChecked(input: CancelInput): Promise<CancelView> {
-    const journeyId = this.openHandle(input.verificationId, input.owner);
+    const journeyId = await this.openJourney(input.verificationId, input.owner, input.journeyToken);
     // A cancel writes to the store for its caller: it counts as a check does against the caller's limit.
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
     const canceled: CancelView = { verificationId: input.verificationId, status: 'canceled' };
-    const loaded = await this.freshJourney(journeyId, input.owner);
-    if (loaded.journey.canceledAt !== undefined) return canceled;
+    const seen = await this.journeyState.load(journeyId, input.owner);
+    if (seen.journey.canceledAt !== undefined) return canceled;
+    // Once more, fresh from the API, before letting go: the user may have just finished a step.
+    const loaded = await this.lookOnceMore(seen);
     const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
     if (status === 'verified') throw notPending('verified');
     const claim = await this.journeys.claimStep(journeyId, loaded.journey.steps.length);
@@ -338,12 +352,39 @@ export class VerificationService {
     } finally {
       await this.journeys.releaseStep(claim).catch(() => undefined);
     }
-    // Nothing more is polled; sessions whose events are still owed stay queued until emitted.
-    for (const record of loaded.records)
-      if (record && !isTerminal(record.status)) await this.reconcileQueue.release(record.requestId);
+    // With webhooks, nothing more is polled (a late outcome arrives by webhook); without them the
+    // reconciler follows the pending sessions to their end (see VerificationReconciler).
+    if (this.options.webhooks.enabled)
+      for (const record of loaded.records)
+        if (record && !isTerminal(record.status)) await this.reconcileQueue.release(record.requestId);
     await this.changes.announce(journeyId);
     this.telemetry.canceled(loaded.current, loaded.journey.steps.length);
     return canceled;
+  }
+
+  /**
+   * The journey with each pending step's record read fresh from the API (not through the poll
+   * coalescing: an outcome of the last second decides whether a cancel may go through). A step that
+   * could not be read keeps its record and stays in the reconciler's queue.
+   */
+  private async lookOnceMore(loaded: LoadedJourney): Promise<LoadedJourney> {
+    const records = await Promise.all(
+      loaded.records.map(async (record) => {
+        if (!record || isTerminal(record.status)) return record;
+        try {
+          return await this.tracker.observeQuietly(
+            await this.api.getSession(record.requestId),
+            'poll',
+            record,
+          );
+        } catch (error) {
+          this.telemetry.statusServedStale(record, error);
+          return record;
+        }
+      }),
+    );
+    const current = records[records.length - 1] ?? loaded.current;
+    return { ...loaded, records, current };
   }
 
   /** Submits a code. `verified: false` with `status: 'sent'` means operator_id accepted it and the result follows. */
@@ -367,6 +408,7 @@ export class VerificationService {
     context.requestId = journeyId;
     if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
     await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+    await this.adoptCarried(journeyId, input.owner, input.journeyToken);
     // The code is the current method's: a journey checks it against its current session.
     const loaded = await this.journeyState.load(journeyId, input.owner);
     const record = loaded.current;
@@ -419,16 +461,25 @@ export class VerificationService {
    * The verification (its journey) as a frontend may see it: the current method's session, fresh
    * within one poll interval, with the methods tried, those it may switch to and when.
    */
-  async status(verificationId: string, owner?: string): Promise<StatusView> {
-    return this.failingAsVerificationError('status', () => this.statusChecked(verificationId, owner));
+  async status(verificationId: string, owner?: string, journeyToken?: string): Promise<StatusView> {
+    return this.failingAsVerificationError('status', () =>
+      this.statusChecked(verificationId, owner, journeyToken),
+    );
   }
 
-  private async statusChecked(verificationId: string, owner: string | undefined): Promise<StatusView> {
+  private async statusChecked(
+    verificationId: string,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<StatusView> {
     const startedAt = Date.now();
-    const journeyId = this.openHandle(verificationId, owner);
+    const journeyId = await this.openJourney(verificationId, owner, journeyToken);
     const loaded = await this.freshJourney(journeyId, owner);
     this.telemetry.statusServed(loaded.current, Date.now() - startedAt);
-    return this.journeyState.view(verificationId, loaded);
+    return {
+      ...(await this.journeyState.view(verificationId, loaded)),
+      ...this.journeyToken(loaded.journey, owner),
+    };
   }
 
   /**
@@ -465,15 +516,24 @@ export class VerificationService {
    * so the host never has to trust a frontend's claim. Any method of the journey may have verified it
    * (the newest is asked first); a canceled journey answers null.
    */
-  async getVerifiedPhone(verificationId: string, owner?: string): Promise<string | null> {
+  async getVerifiedPhone(
+    verificationId: string,
+    owner?: string,
+    journeyToken?: string,
+  ): Promise<string | null> {
     return this.failingAsVerificationError('getVerifiedPhone', () =>
-      this.verifiedPhone(verificationId, owner),
+      this.verifiedPhone(verificationId, owner, journeyToken),
     );
   }
 
-  private async verifiedPhone(verificationId: string, owner: string | undefined): Promise<string | null> {
+  private async verifiedPhone(
+    verificationId: string,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<string | null> {
     const journeyId = this.handles.open(verificationId, owner);
     if (journeyId === null) return null;
+    await this.adoptCarried(journeyId, owner, journeyToken);
     const journey = await this.journeys.get(journeyId);
     // A canceled journey is over for its frontend, whatever arrived late.
     if (journey?.canceledAt !== undefined) return null;
@@ -508,6 +568,37 @@ export class VerificationService {
       this.telemetry.unexpectedFailure(route, error);
       throw asVerificationError(error);
     }
+  }
+
+  /** The journey a handle names (404 `not_found` for anything else), its record put back from `journeyToken` when the store lost it. */
+  private async openJourney(
+    verificationId: unknown,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<string> {
+    const journeyId = this.openHandle(verificationId, owner);
+    await this.adoptCarried(journeyId, owner, journeyToken);
+    return journeyId;
+  }
+
+  /** A token that does not open for this owner, or names another journey, is no token (the handle alone decides). */
+  private async adoptCarried(
+    journeyId: string,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<void> {
+    if (journeyToken === undefined) return;
+    const carried = this.handles.openJourney(journeyToken, owner);
+    if (carried?.journeyId === journeyId) await this.journeyState.adopt(carried, owner);
+  }
+
+  /** `journeyToken` for an answer: once the journey has more than one step (the handle carries the first). */
+  private journeyToken(
+    journey: { journeyId: string; steps: JourneyStep[]; device?: DeviceHint },
+    owner: string | undefined,
+  ): { journeyToken?: string } {
+    if (journey.steps.length < 2) return {};
+    return { journeyToken: this.handles.sealJourney(journey, owner) };
   }
 
   private openHandle(verificationId: unknown, owner: string | undefined): string {

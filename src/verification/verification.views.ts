@@ -23,6 +23,12 @@ export interface StartView {
   awaitingCode: boolean;
   /** True when an identical pending start was handed back instead of paying for a new one. */
   resumed: boolean;
+  /**
+   * Once the journey has more than one step: its steps sealed for the frontend, to send back as
+   * `journey_token` with every later call, so that a deployment whose store lost the journey (a
+   * restart on the default MemoryStore) still follows its current step. The browser client does it.
+   */
+  journeyToken?: string;
 }
 
 export interface CheckView {
@@ -54,6 +60,12 @@ export interface StatusView {
   switchMethods: KnownVerificationMethod[];
   /** When the frontend may offer another method (absent when none is left, or the journey is over). */
   fallbackAvailableAt?: Date;
+  /**
+   * Once the journey has more than one step: its steps sealed for the frontend, to send back as
+   * `journey_token` with every later call, so that a deployment whose store lost the journey (a
+   * restart on the default MemoryStore) still follows its current step. The browser client does it.
+   */
+  journeyToken?: string;
 }
 
 export interface MethodView {
@@ -88,6 +100,8 @@ export interface CheckInput {
   owner?: string;
   ip?: string;
   request?: unknown;
+  /** The `journey_token` the frontend was given last (see StatusView.journeyToken), if any. */
+  journeyToken?: string;
 }
 
 /** A journey's move to another method (`POST /{prefix}/switch`). */
@@ -100,6 +114,8 @@ export interface SwitchInput {
   /** As in StartInput: who started, for the cooldown's exact timing. */
   browserKey?: string;
   request?: unknown;
+  /** The `journey_token` the frontend was given last (see StatusView.journeyToken), if any. */
+  journeyToken?: string;
 }
 
 /** The end of a journey (`POST /{prefix}/cancel`). */
@@ -109,6 +125,8 @@ export interface CancelInput {
   /** For the per-client limit a cancel counts against (`limits.checkPerIp`). */
   ip?: string;
   request?: unknown;
+  /** The `journey_token` the frontend was given last (see StatusView.journeyToken), if any. */
+  journeyToken?: string;
 }
 
 /** What a cancel gives back: the journey is over for its frontend. */

@@ -92,5 +92,7 @@ describe.each(PLATFORMS)('client routes: every method end to end (%s)', (platfor
       'sms',
       'operator_id',
     ]);
+    // The phone option's default country, for a frontend that reads numbers typed without `+`.
+    expect(res.body.default_country).toBe('RU');
   });
 });

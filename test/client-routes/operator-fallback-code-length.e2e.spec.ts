@@ -5,7 +5,7 @@
  * three fields. The fallback is played through the sandbox's control API over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationHandleCodec } from '../../src/verification/verification-handle.codec.js';
+import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { cookieFrom } from '../protection/protection-host.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';

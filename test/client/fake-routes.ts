@@ -19,7 +19,7 @@ export interface FakeReply {
  */
 export class FakeRoutes {
   offsetMs = 0;
-  readonly requests: { route: string; body: unknown; init: RequestInitLike }[] = [];
+  readonly requests: { route: string; body: unknown; init: RequestInitLike; url: string }[] = [];
   private readonly queues = new Map<string, FakeReply[]>();
   readonly streams: FakeEventSource[] = [];
 
@@ -40,7 +40,7 @@ export class FakeRoutes {
   fetch: FetchLike = async (url, init) => {
     const path = url.replace(/^\/verification/, '').replace(/^\/status\/.*/, '/status');
     const route = `${init.method} ${path}`;
-    this.requests.push({ route, body: init.body ? JSON.parse(init.body) : undefined, init });
+    this.requests.push({ route, body: init.body ? JSON.parse(init.body) : undefined, init, url });
     if (init.signal.aborted) throw new DOMException('aborted', 'AbortError');
     const queue = this.queues.get(route) ?? [];
     const reply = queue.length > 1 ? queue.shift()! : queue[0];

@@ -1,7 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { VerificationClient, type VerificationState } from '../../src/client/index.js';
 import { backoffMs } from '../../src/client/status-follower.js';
-import { answer, canceled, clientHarness, MemoryStorage, problem } from './fake-routes.js';
+import { answer, canceled, clientHarness, journey, MemoryStorage, problem } from './fake-routes.js';
 
 /** The client's state machine over a fake transport, on fake timers (no network, no waiting). */
 describe('VerificationClient (state machine)', () => {
@@ -46,6 +46,43 @@ describe('VerificationClient (state machine)', () => {
     // Finished: no more status polls.
     await jest.advanceTimersByTimeAsync(10_000);
     expect(harness.routes.count('GET /status')).toBe(0);
+  });
+
+  it('a graded answer (409 method_held) is followed by itself: the start goes on with the first method offered, once', async () => {
+    harness.routes.on(
+      'POST /start',
+      problem(409, 'method_held', {
+        offered_methods: ['reverse_flash_call', 'msgr2_bot'],
+        held: 'range_held',
+      }),
+      {
+        status: 201,
+        body: answer(harness.routes, {
+          method: 'reverse_flash_call',
+          number_to_call: '+78005553535',
+          code_length: undefined,
+        }),
+      },
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+7 912 345-67-89', method: 'sms' });
+    expect(harness.routes.requests.map((r) => (r.body as { method?: string }).method)).toEqual([
+      'sms',
+      'reverse_flash_call',
+    ]);
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', method: 'reverse_flash_call', error: null });
+  });
+
+  it('a graded answer offering nothing new is the error it is', async () => {
+    harness.routes.on(
+      'POST /start',
+      problem(409, 'method_held', { offered_methods: ['reverse_flash_call'] }),
+      problem(409, 'method_held', { offered_methods: ['reverse_flash_call'] }),
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+7 912 345-67-89', method: 'sms' });
+    expect(harness.routes.count('POST /start')).toBe(2);
+    expect(c.getState().error?.code).toBe('method_held');
   });
 
   it('polls status at poll_interval_ms and ends at a terminal status (expired, failed)', async () => {
@@ -389,6 +426,53 @@ describe('VerificationClient (state machine)', () => {
     const offline = client({ fetch: () => Promise.reject(new TypeError('Failed to fetch')) });
     await offline.start({ phoneNumber: '+79123456789', method: 'sms' });
     expect(offline.getState()).toMatchObject({ phase: 'idle', error: { code: 'network_error', status: 0 } });
+  });
+
+  it('never sends a POST again by itself: a start, check, switch or cancel that met a network error (or a 503) is not retried', async () => {
+    const posts: string[] = [];
+    let failing = false;
+    // Status reads go through the fake routes; POSTs fail once `failing` (the request may have reached the server).
+    const fetchImpl: typeof harness.routes.fetch = (url, init) => {
+      if (init.method === 'POST' && failing) {
+        posts.push(url);
+        return Promise.reject(new TypeError('Failed to fetch'));
+      }
+      return harness.routes.fetch(url, init);
+    };
+    failing = true;
+    const c = client({ fetch: fetchImpl });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({ phase: 'idle', error: { code: 'network_error' } });
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(posts).toEqual(['/verification/start']);
+
+    // Started: check, switch and cancel each fail once, and stay failed.
+    failing = false;
+    const first = answer(harness.routes, journey(harness.routes, ['sms'], ['flash_call'], 0));
+    harness.routes.on('POST /start', { status: 201, body: { ...first, code_length: 4 } });
+    harness.routes.on('GET /status', { status: 200, body: { ...first, code_length: 4 } });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    failing = true;
+    await c.check('1234');
+    await c.switchMethod();
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(posts).toEqual(['/verification/start', '/verification/check', '/verification/switch']);
+    await c.cancel();
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(posts).toEqual([
+      '/verification/start',
+      '/verification/check',
+      '/verification/switch',
+      '/verification/cancel',
+    ]);
+
+    // A 503 answer to a start is not retried either (the API may have charged it).
+    failing = false;
+    harness.routes.on('POST /start', problem(503, 'service_unavailable'));
+    const again = client({ fetch: fetchImpl });
+    await again.start({ phoneNumber: '+79123456780', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(harness.routes.count('POST /start')).toBe(2);
   });
 
   it('over the stream: the status is pushed, no polls while it is open, closed at the outcome', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { detectDevice, type VerificationClient } from '../../src/client/index.js';
-import { answer, clientHarness, journey, problem } from './fake-routes.js';
+import { answer, canceled, clientHarness, journey, problem } from './fake-routes.js';
 
 const RFC = { awaiting_code: false, code_length: 4, number_to_call: '+78005551234' };
 
@@ -317,5 +317,44 @@ describe('VerificationClient (journeys)', () => {
     } finally {
       Reflect.deleteProperty(globalThis, 'navigator');
     }
+  });
+
+  it('the journey token of a switch answer is sent back with every later call, kept for a reload, and resumed with', async () => {
+    const c = client();
+    await startedOnReverseCall(c, 0);
+    // A start's answer has no token: nothing is sent.
+    expect(harness.routes.requests.every((r) => !r.url.includes('journey_token'))).toBe(true);
+    const next = {
+      ...answer(harness.routes, journey(harness.routes, ['reverse_flash_call', 'sms'], [], null)),
+      code_length: 4,
+    };
+    harness.routes.on('POST /switch', { status: 201, body: { ...next, journey_token: 'JT-1' } });
+    harness.routes.on('GET /status', { status: 200, body: next });
+    await c.switchMethod();
+    await jest.advanceTimersByTimeAsync(2500);
+    const poll = harness.routes.requests.filter((r) => r.route === 'GET /status').at(-1)!;
+    expect(poll.url).toBe('/verification/status/VID-1?journey_token=JT-1');
+    harness.routes.on('POST /check', problem(400, 'invalid_code', { attempts_remaining: 2 }));
+    await c.check('1234');
+    expect(harness.routes.requests.at(-1)!.body).toEqual({
+      verification_id: 'VID-1',
+      code: '1234',
+      journey_token: 'JT-1',
+    });
+    expect(JSON.parse(harness.storage.getItem('nestjs-phone-verification')!)).toMatchObject({
+      id: 'VID-1',
+      token: 'JT-1',
+    });
+    // A status answer with a newer token (another tab switched) replaces it.
+    harness.routes.on('GET /status', { status: 200, body: { ...next, journey_token: 'JT-2' } });
+    await jest.advanceTimersByTimeAsync(2500);
+    // After a reload, the resumed read carries it.
+    const reloaded = client();
+    expect(await reloaded.resume()).toBe(true);
+    const resumed = harness.routes.requests.filter((r) => r.route === 'GET /status').at(-1)!;
+    expect(resumed.url).toBe('/verification/status/VID-1?journey_token=JT-2');
+    harness.routes.on('POST /cancel', canceled());
+    await reloaded.cancel();
+    expect(harness.routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', journey_token: 'JT-2' });
   });
 });

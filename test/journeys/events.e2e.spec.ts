@@ -109,4 +109,34 @@ describe.each(PLATFORMS)('journeys: events carry the journey (%s)', (platform) =
       journeyCost: { amount: 0.8, currency: 'RUB' },
     });
   });
+
+  it('two steps verified: one verification.verified for the journey, the other step as verification.verified_again, both named by the verification_id the frontend holds', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'flash_call' });
+    const id = first.body.verification_id;
+    expect((await switchMethod(host, id, 'reverse_flash_call')).body.verification_id).toBe(id);
+    const [flashId, callId] = sessionIds(fx.sb, phone);
+    // The user calls (the journey is verified), then types the flash call's code on the API too.
+    await fx.sb.call(callId!, phone);
+    await fx.sb.webhooksIdle();
+    await fx.sb.deliver(flashId!);
+    await apiCheck(fx.sb, fx.apiKey, flashId!, String(fx.sb.getSession(flashId!)!.code));
+    await fx.sb.webhooksIdle();
+    const outcomes = host.events.filter((e) => e.event !== 'verification.code_required');
+    expect(outcomes.map((e) => [e.event, e.requestId])).toEqual([
+      ['verification.verified', callId],
+      ['verification.verified_again', flashId],
+    ]);
+    for (const event of host.events) expect(event.verificationId).toBe(id);
+    // A journey of one step is named by its handle too.
+    const other = freshPhone();
+    const single = await start(host, { phone_number: other, method: 'reverse_flash_call' });
+    await fx.sb.call(sessionIds(fx.sb, other)[0]!, other);
+    await fx.sb.webhooksIdle();
+    expect(host.events.at(-1)).toMatchObject({
+      event: 'verification.verified',
+      verificationId: single.body.verification_id,
+    });
+  });
 });

@@ -283,8 +283,33 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
         ['reverse_flash_call', 'verified', 2],
       ]);
       expect(stream.statuses()[1]!.number_to_call).toBe(moved.body.number_to_call);
+      // The stream hands the page the journey's token too (a switch made in another tab).
+      expect(stream.statuses()[0]).not.toHaveProperty('journey_token');
+      expect(stream.statuses()[1]!.journey_token).toBe(moved.body.journey_token);
     } finally {
       stream.close();
     }
+  });
+
+  it('a start resumed after a switch answers the journey’s current step, under the verification_id the frontend holds', async () => {
+    // Protection on: an identical pending start of the same owner is handed back.
+    const host = await journeyHost(fx, platform, { limits: { enabled: true } });
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id;
+    await fx.sb.advance(10_000);
+    const moved = await switchMethod(host, id, 'flash_call');
+    expect(moved.body).toMatchObject({ verification_id: id, method: 'flash_call' });
+    // The page reloads and starts SMS again: the SMS session is pending, so it is resumed.
+    const again = await start(host, { phone_number: phone, method: 'sms' });
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ verification_id: id, method: 'flash_call', resumed: true });
+    expect((await status(host, again.body.verification_id)).body).toMatchObject({ method: 'flash_call' });
+    // The code the answer asks for is the flash call's, and it verifies.
+    const [, callId] = sessionIds(fx.sb, phone);
+    await fx.sb.deliver(callId!);
+    const checked = await check(host, again.body.verification_id, fx.sb.getSession(callId!)!.code!);
+    expect(checked.body).toMatchObject({ verification_id: id, verified: true });
+    expect(fx.sb.sessionsFor(phone)).toHaveLength(2);
   });
 });

@@ -51,7 +51,15 @@ describe.each(ONE_PLATFORM)('pumping defence shared by two instances on Redis (%
               startPerPhone: false,
               startPerPhoneAndCaller: false,
               resendCooldownMs: false,
-              pumping: { rangeMinStarts: 4, countryMinStarts: 100 },
+              // The holds' refusals by the unconverted rule (the burst rule and graded answers have their
+              // own scenarios: pumping-attacks and graded-answers.e2e.spec.ts).
+              pumping: {
+                rangeMinStarts: 4,
+                countryMinStarts: 100,
+                grading: false,
+                freshRangeMinStarts: 100,
+                freshPrefixMinStarts: 100,
+              },
             },
           },
         }),

@@ -68,6 +68,8 @@ describe('metrics after a scripted flow, read from a real prom-client registry',
           startPerPhone: { points: 1, windowMs: 3_600_000 },
           resendCooldownMs: 5_000,
           spendCap: { amount: 7, windowMs: 86_400_000 },
+          // The cap to the kopeck (its last share would be kept for methods charged on proof).
+          pumping: false,
           beforeStart: ({ phoneNumber }) =>
             phoneNumber === '+79123450309' ? { allow: false, reason: 'captcha_required' } : undefined,
         },

@@ -6,7 +6,15 @@ import { describe, expect, it } from '@jest/globals';
 import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const OPTIONAL_PEERS = ['@nestjs/terminus', 'prom-client', '@nestjs/swagger'];
+const OPTIONAL_PEERS = [
+  '@nestjs/terminus',
+  'prom-client',
+  '@nestjs/swagger',
+  'axios',
+  '@nestjs/axios',
+  'ioredis',
+  'redis',
+];
 
 /** Every file statically reachable from `entry` and the bare specifiers they import (type-only included). */
 function staticImportGraph(entry: string): { files: string[]; bare: Map<string, string[]> } {
@@ -52,7 +60,7 @@ function runChild(): Promise<{ code: number | null; stdout: string; stderr: stri
   return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
 }
 
-describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swagger)', () => {
+describe('optional peer dependencies (terminus, prom-client, swagger, axios, ioredis, redis)', () => {
   it('are never imported statically anywhere in the package entry point’s import graph', () => {
     const { files, bare } = staticImportGraph(resolve(ROOT, 'src/index.ts'));
     // The walk really covers the operations code that uses them (lazily).
@@ -63,6 +71,8 @@ describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swa
         'src/module/verification.module.ts',
         'src/http/verification.controller.ts',
         'src/webhooks/webhook.controller.ts',
+        'src/api/axios-transport.ts',
+        'src/store/open-redis-client.ts',
       ]),
     );
     expect(bare.has('@nestjs/common')).toBe(true);
@@ -74,7 +84,7 @@ describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swa
     expect(offenders).toEqual([]);
   });
 
-  it('without them installed, the package boots, verifies, reports health, and refuses metrics clearly', async () => {
+  it('without them installed, the package boots, verifies, reports health, and refuses at boot each option that needs one, naming the package', async () => {
     const { code, stdout, stderr } = await runChild();
     expect({
       code,
@@ -88,6 +98,8 @@ describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swa
       terminusHidden: true,
       promClientHidden: true,
       swaggerHidden: true,
+      axiosHidden: true,
+      redisHidden: true,
       startStatus: 201,
       healthUp: { verification: { status: 'up', balance: 1000, currency: 'RUB', threshold: 100 } },
       healthDown: {
@@ -104,6 +116,24 @@ describe('optional peer dependencies (@nestjs/terminus, prom-client, @nestjs/swa
         name: 'VerificationOptionsError',
         message: expect.stringContaining('"metrics.enabled" is true but prom-client is not installed'),
       },
+      axiosBoot: {
+        name: 'VerificationOptionsError',
+        message: expect.stringContaining(
+          '"api.transport" is \'axios\' but axios or @nestjs/axios is not installed: run `npm i axios @nestjs/axios`',
+        ),
+      },
+      standaloneAxios: {
+        name: 'VerificationOptionsError',
+        message: expect.stringContaining(
+          'VerificationApiClient: option "transport" is \'axios\' but axios or @nestjs/axios is not installed',
+        ),
+      },
+      storeUrlBoot: {
+        name: 'VerificationOptionsError',
+        message: expect.stringContaining('"store.url" needs a Redis client library: run `npm i ioredis`'),
+      },
     });
+    // The URL's password is in no message.
+    expect(stdout).not.toContain('s3cret-pass');
   }, 120_000);
 });

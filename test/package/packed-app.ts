@@ -1,43 +1,168 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const root = resolve(process.cwd());
 
-/** A fresh app folder with the packed package installed as users get it. */
+/** What a host app puts in its `dependencies` beside this package: name → version or range. */
+export type HostPeers = Record<string, string>;
+
+/**
+ * The newest versions the required peers' ranges allow, and what a NestJS 12 app has anyway (an HTTP platform,
+ * `reflect-metadata` and `rxjs`, which are Nest's peers, not ours). npm picks the newest in each range.
+ */
+export const LATEST_PEERS: HostPeers = {
+  '@nestjs/common': '^12.0.0',
+  '@nestjs/core': '^12.0.0',
+  '@nestjs/platform-express': '^12.0.0',
+  '@nestjs/event-emitter': '^12.0.0',
+  'class-validator': '>=0.13.2',
+  'class-transformer': '>=0.5.1',
+  'reflect-metadata': '^0.2.0',
+  rxjs: '^7.1.0',
+};
+
+/**
+ * The lowest versions the ranges allow (ours, and Nest's for `reflect-metadata` and `rxjs`). `@nestjs/core` and
+ * `@nestjs/platform-express` 12.0.0 were published with peers on `@nestjs/common` ^11 and install beside no
+ * NestJS 12 at all, so a NestJS 12 app starts at their 12.0.1. `class-transformer` starts at 0.5.1 although Nest
+ * declares `>=0.4.1`: its ValidationPipe calls `plainToInstance` (0.5.0 on) and `classToPlain` (gone in 0.5.0,
+ * back in 0.5.1), so a validated body fails with a 500 on anything older.
+ */
+export const LOWEST_PEERS: HostPeers = {
+  '@nestjs/common': '12.0.0',
+  '@nestjs/core': '12.0.1',
+  '@nestjs/platform-express': '12.0.1',
+  '@nestjs/event-emitter': '12.0.0',
+  'class-validator': '0.13.2',
+  'class-transformer': '0.5.1',
+  'reflect-metadata': '0.1.12',
+  rxjs: '7.1.0',
+};
+
+/** The floors of the package's own caret dependencies, for the lowest install (as `overrides`). */
+export const LOWEST_DEPENDENCIES: HostPeers = {
+  'ipaddr.js': '2.5.0',
+  'libphonenumber-js': '1.13.16',
+  undici: '7.30.2',
+};
+
+/** A fresh app folder with the packed package installed from its tarball, as users get it. */
 export interface PackedApp {
   dir: string;
   /** Where the package was installed: `<dir>/node_modules/nestjs-phone-verification`. */
   packageDir: string;
+  /** What `npm install` printed (warnings included). */
+  installLog: string;
   remove(): void;
 }
 
+/** The environment of a nested npm or host process: none of the outer `npm test`'s settings leak in. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env))
+    if (!/^npm_/i.test(key) && key !== 'NODE_OPTIONS' && key !== 'INIT_CWD') env[key] = value;
+  return env;
+}
+
 /**
- * Packs the package (`npm pack`, so `files` and `exports` are what users get) and installs the tarball into
- * a fresh app folder. The app's other dependencies are the packages the repository has installed.
+ * Packs the package (`npm pack`, so `files` and `exports` are what users get; `--ignore-scripts`: `npm test`
+ * has built `dist`, and a second build would race the other suite's pack) and installs the tarball into a
+ * fresh CommonJS app (no `"type"`) with `peers` from the npm registry and nothing else: no link to this
+ * repository's `node_modules`, so a missing or too narrow peer shows here as it would for users. Peer
+ * conflicts fail the install (`ERESOLVE`, no `--legacy-peer-deps`). npm's cache is used offline first, so a
+ * run after the first reads the registry for nothing it already has.
  */
-export function installPackedPackage(): PackedApp {
+export function installPackedPackage(peers: HostPeers, overrides: HostPeers = {}): PackedApp {
   if (!existsSync(join(root, 'dist', 'index.js')))
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
   const dir = mkdtempSync(join(tmpdir(), 'pv-host-'));
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  const modules = join(dir, 'node_modules');
-  const packageDir = join(modules, 'nestjs-phone-verification');
-  mkdirSync(packageDir, { recursive: true });
-  execFileSync('tar', ['-xzf', join(dir, tarball), '-C', packageDir, '--strip-components=1']);
-  for (const entry of readdirSync(join(root, 'node_modules'))) {
-    if (entry.startsWith('.') || entry === 'nestjs-phone-verification') continue;
-    symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+      cwd: root,
+      encoding: 'utf8',
+      env: cleanEnv(),
+    }),
+  ) as { filename: string }[];
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'packed-host',
+      private: true,
+      dependencies: { 'nestjs-phone-verification': `file:./${packed[0].filename}`, ...peers },
+      overrides,
+    }),
+  );
+  let installLog: string;
+  try {
+    installLog = execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--legacy-peer-deps=false',
+        '--loglevel=warn',
+      ],
+      { cwd: dir, encoding: 'utf8', env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`npm install of the packed package failed:\n${stdout ?? ''}${stderr ?? ''}`, {
+      cause: error,
+    });
   }
-  return { dir, packageDir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  const packageDir = join(dir, 'node_modules', 'nestjs-phone-verification');
+  return { dir, packageDir, installLog, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A CommonJS host's TypeScript settings, as Nest's starter has them (module and resolution `nodenext`). */
+const CJS_HOST_TSCONFIG = {
+  compilerOptions: {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'ES2023',
+    strict: true,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    // Node's types are the compiler's, not the host's: the app installs nothing but the package and its peers.
+    typeRoots: [join(root, 'node_modules', '@types')],
+    types: ['node'],
+    rootDir: 'src',
+    outDir: 'dist',
+  },
+  include: ['src'],
+};
+
+/**
+ * Writes both hosts into the app: `main.mjs`, an ES-module host in plain JavaScript, and `dist/main.js`, a
+ * TypeScript host compiled by tsc to CommonJS `require()` calls (the app has no `"type"`). tsc type-checks the
+ * host against the installed package's declarations, so types that do not resolve for CommonJS fail here.
+ */
+export function writeHosts(app: PackedApp): void {
+  copyFileSync(join(root, 'test/package/host-app.fixture.mjs'), join(app.dir, 'main.mjs'));
+  writeFileSync(join(app.dir, 'tsconfig.json'), JSON.stringify(CJS_HOST_TSCONFIG));
+  mkdirSync(join(app.dir, 'src'));
+  copyFileSync(join(root, 'test/package/cjs-host.fixture.cts'), join(app.dir, 'src', 'main.ts'));
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', app.dir], {
+    cwd: app.dir,
+    encoding: 'utf8',
+  });
 }
 
 /** A host app process: its address, what it printed at boot, and the JSON lines it printed since. */
@@ -56,7 +181,7 @@ export async function startHostApp(dir: string, script: string, args: string[]):
   const child: ChildProcess = spawn(process.execPath, [join(dir, script), ...args], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
+    env: cleanEnv(),
   });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -75,6 +200,16 @@ export async function startHostApp(dir: string, script: string, args: string[]):
     lines,
     stop: () => void child.kill('SIGTERM'),
   };
+}
+
+/** Runs a CommonJS script in the app folder and returns what it printed. */
+export function runCommonJs(dir: string, source: string): string {
+  writeFileSync(join(dir, 'probe.cjs'), source);
+  return execFileSync(process.execPath, [join(dir, 'probe.cjs')], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
 }
 
 /** Every file under `dir`, as paths relative to it. */

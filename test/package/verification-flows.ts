@@ -66,3 +66,28 @@ export function itCompletesVerifications(
     );
   });
 }
+
+/** One SMS verification through the client routes: start, the code delivered, check. */
+export function itCompletesAVerification(
+  context: () => { sb: VerificationSandbox; host: HostApp },
+  phone: string,
+): void {
+  it('SMS', async () => {
+    const { sb, host } = context();
+    const started = await call(host.url, 'POST', '/verification/start', {
+      phone_number: phone,
+      method: 'sms',
+    });
+    expect(started.status).toBe(201);
+    const requestId = sb.sessionsFor(phone)[0].request_id as string;
+    await sb.deliver(requestId);
+    const checked = await call(host.url, 'POST', '/verification/check', {
+      verification_id: started.body.verification_id,
+      code: sb.getSession(requestId)!.code,
+    });
+    expect(checked.body).toMatchObject({ verified: true });
+    expect(
+      (await call(host.url, 'GET', `/verification/status/${started.body.verification_id as string}`)).body,
+    ).toMatchObject({ status: 'verified' });
+  });
+}

@@ -18,7 +18,7 @@ describe.each(PLATFORMS)('client IP and trust proxy (%s)', (platform) => {
     fx.host = await protectedHost(fx.sb, platform, twoPerHour, {}, { trustProxy: false });
     expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('start_ip_limit');
+    expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).limit).toBe('start_ip_limit');
   });
 
   it('with trust proxy, the forwarded client IP is the key', async () => {
@@ -26,7 +26,7 @@ describe.each(PLATFORMS)('client IP and trust proxy (%s)', (platform) => {
     const ip = freshIp();
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, ip, freshPhone())).reason).toBe('start_ip_limit');
+    expect(refusal(await startFrom(fx.host, ip, freshPhone())).limit).toBe('start_ip_limit');
     expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
   });
 
@@ -40,7 +40,7 @@ describe.each(PLATFORMS)('client IP and trust proxy (%s)', (platform) => {
     for (const address of addresses)
       expect((await startFrom(fx.host, address, freshPhone())).status).toBe(201);
     const posts = fx.sb.requestCount('POST /v1/verify');
-    expect(refusal(await startFrom(fx.host, `${net}:ffff:ffff:ffff:fffe`, freshPhone())).reason).toBe(
+    expect(refusal(await startFrom(fx.host, `${net}:ffff:ffff:ffff:fffe`, freshPhone())).limit).toBe(
       'start_ip_limit',
     );
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
@@ -54,7 +54,7 @@ describe.each(PLATFORMS)('client IP and trust proxy (%s)', (platform) => {
     const ip = freshIp();
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, `::ffff:${ip}`, freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, ip, freshPhone())).reason).toBe('start_ip_limit');
+    expect(refusal(await startFrom(fx.host, ip, freshPhone())).limit).toBe('start_ip_limit');
   });
 
   it('limits.ipv6PrefixLength: 56 makes a /56 one client', async () => {
@@ -62,7 +62,7 @@ describe.each(PLATFORMS)('client IP and trust proxy (%s)', (platform) => {
     const net = `2001:db8:${(++v6Net).toString(16)}`;
     expect((await startFrom(fx.host, `${net}:100::1`, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, `${net}:1ff::1`, freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, `${net}:180::1`, freshPhone())).reason).toBe('start_ip_limit');
+    expect(refusal(await startFrom(fx.host, `${net}:180::1`, freshPhone())).limit).toBe('start_ip_limit');
     expect((await startFrom(fx.host, `${net}:200::1`, freshPhone())).status).toBe(201);
   });
 });

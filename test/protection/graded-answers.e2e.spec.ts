@@ -74,6 +74,19 @@ describe.each(ONE_PLATFORM)('graded answers (%s)', (platform) => {
     });
   });
 
+  it('monitor mode reports without acting: nothing is graded, the whole cap is open, the event names subject and rule', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
+      pumping: { mode: 'monitor' },
+      spendCap: { amount: 30, windowMs: 86_400_000 },
+    });
+    const number = await heldRange(fx.host);
+    expect((await startFrom(fx.host, freshIp(), number(10))).status).toBe(201);
+    // Ten SMS take the whole cap (the last share is not kept in monitor mode): five more fit.
+    for (let i = 0; i < 5; i++) expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    const events = fx.host.opsEvents.filter((e) => e.name === 'verification.fraud_suspected');
+    expect(events[0]?.payload).toMatchObject({ mode: 'monitor', subject: 'range', rule: 'fresh_burst' });
+  });
+
   it("the spend cap's last share is kept for methods charged on proof: past it an SMS is graded, not 503, and a reverse flash call is served", async () => {
     // 30 RUB: the last 20 % (6 RUB) is kept; eight SMS at 3 RUB take the rest.
     fx.host = await protectedHost(fx.sb, platform, { spendCap: { amount: 30, windowMs: 86_400_000 } });
@@ -85,5 +98,31 @@ describe.each(ONE_PLATFORM)('graded answers (%s)', (platform) => {
       offered_methods: ['reverse_flash_call', 'msgr2_bot'],
     });
     expect((await startFrom(fx.host, freshIp(), freshPhone(), 'reverse_flash_call')).status).toBe(201);
+  });
+
+  it('a shared address (carrier NAT) past the per-address limit: an SMS is graded, not 429, and a reverse flash call from it is served; grading off refuses as before', async () => {
+    fx.host = await protectedHost(fx.sb, platform, { startPerIp: { points: 3, windowMs: 3_600_000 } });
+    const nat = freshIp();
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, nat, freshPhone())).status).toBe(201);
+    const graded = await startFrom(fx.host, nat, freshPhone());
+    expect(graded.status).toBe(409);
+    expect(graded.body).toMatchObject({
+      error_code: 'method_held',
+      held: 'start_ip_limit',
+      offered_methods: ['reverse_flash_call', 'msgr2_bot'],
+    });
+    for (let i = 0; i < 5; i++)
+      expect((await startFrom(fx.host, nat, freshPhone(), 'reverse_flash_call')).status).toBe(201);
+    await fx.host.close();
+
+    fx.host = await protectedHost(fx.sb, platform, {
+      startPerIp: { points: 3, windowMs: 3_600_000 },
+      pumping: { grading: false },
+    });
+    const office = freshIp();
+    for (let i = 0; i < 3; i++) expect((await startFrom(fx.host, office, freshPhone())).status).toBe(201);
+    const refused = await startFrom(fx.host, office, freshPhone(), 'reverse_flash_call');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ reason: 'start_ip_limit' });
   });
 });

@@ -118,12 +118,15 @@ export function refusal(res: Awaited<ReturnType<typeof call>>): {
   status: number;
   errorCode: unknown;
   reason: unknown;
+  /** The limit or rule that caught the start, whether it refused it or graded it (409 `method_held`'s `held`). */
+  limit: unknown;
   retryAfter: string | null;
 } {
   return {
     status: res.status,
     errorCode: res.body.error_code,
     reason: res.body.reason,
+    limit: res.body.held ?? res.body.reason,
     retryAfter: res.headers.get('retry-after'),
   };
 }

@@ -119,7 +119,7 @@ describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) =
     }
     expect(sent() - before).toBeLessThanOrEqual(10);
     expect(n).toBe(360);
-  });
+  }, 180_000);
 
   it('finding 5, bursts into fresh ranges: 25 simultaneous starts into a range never seen send a few; waves into further ranges of the prefix, across window boundaries, are held too', async () => {
     fx.host = await protectedHost(fx.sb, platform);

@@ -91,6 +91,6 @@ describe.each(ONE_PLATFORM)('starts the API refused cost no budget (%s)', (platf
     const other = freshPhone();
     sb.addFault({ route: 'POST /v1/verify', kind: 'reset' });
     expect((await startFrom(host, ip, other)).status).toBe(503);
-    expect(refusal(await startFrom(host, ip, freshPhone())).reason).toBe('start_ip_limit');
+    expect(refusal(await startFrom(host, ip, freshPhone())).limit).toBe('start_ip_limit');
   });
 });

@@ -17,7 +17,7 @@ const HOUR = 3_600_000;
 describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
   const fx = protectionFixture();
 
-  it('per client IP: the 10th start passes, the 11th is 429 start_ip_limit with Retry-After to the window end, and the window resets on the clock', async () => {
+  it('per client IP: the 10th start passes, the 11th SMS is graded (409 method_held, held start_ip_limit) with Retry-After to the window end, and the window resets on the clock', async () => {
     fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const ip = freshIp();
     const [, opened, openedBy] = await timed(fx.sb, async () =>
@@ -28,9 +28,9 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     const before = fx.sb.requestCount('POST /v1/verify');
     const [refused, sentAt, receivedAt] = await timed(fx.sb, () => startFrom(fx.host!, ip, freshPhone()));
     expect(refusal(refused)).toMatchObject({
-      status: 429,
-      errorCode: 'rate_limit_exceeded',
-      reason: 'start_ip_limit',
+      status: 409,
+      errorCode: 'method_held',
+      limit: 'start_ip_limit',
     });
     expect(retryAfterRange(opened + HOUR, openedBy + HOUR, sentAt, receivedAt)).toContain(
       Number(refused.headers.get('retry-after')),
@@ -43,7 +43,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
 
     // The window ends between opened + 1 h and openedBy + 1 h (the first start's server time).
     await fx.sb.advance(openedBy + HOUR - fx.sb.now() - 1000);
-    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(429);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(409);
     await fx.sb.advance(1000);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
   });
@@ -117,7 +117,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
       expect(refusal(await startFrom(fx.host, ip, phone, 'flash_call')).reason).toBe('start_phone_limit');
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, ip, freshPhone())).reason).toBe('start_ip_limit');
+    expect(refusal(await startFrom(fx.host, ip, freshPhone())).limit).toBe('start_ip_limit');
   });
 
   it('custom limits hold at their own boundary', async () => {
@@ -129,7 +129,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     const refused = await startFrom(fx.host, ip, freshPhone());
-    expect(refusal(refused)).toMatchObject({ status: 429, reason: 'start_ip_limit', retryAfter: '90' });
+    expect(refusal(refused)).toMatchObject({ status: 409, limit: 'start_ip_limit', retryAfter: '90' });
     await fx.sb.advance(90_000);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
   });
@@ -161,7 +161,7 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     expect(fx.sb.requestCount()).toBe(before);
     // The only point of this IP and of this phone is still there.
     expect((await startFrom(fx.host, ip, phone)).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, ip, freshPhone())).reason).toBe('start_ip_limit');
+    expect(refusal(await startFrom(fx.host, ip, freshPhone())).limit).toBe('start_ip_limit');
   });
 
   it('limits keyed by the fx.host (limits.key: the user id) instead of the IP', async () => {
@@ -174,17 +174,17 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     const as = (user: string) => ({ 'x-user-id': user });
     expect((await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).status).toBe(201);
     expect((await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).status).toBe(201);
-    expect(refusal(await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).reason).toBe(
+    expect(refusal(await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('alice'))).limit).toBe(
       'start_ip_limit',
     );
     // Same IP, other user: its own budget. Other IP, same user: the same (spent) budget.
     expect((await startFrom(fx.host, sharedIp, freshPhone(), 'sms', as('bob'))).status).toBe(201);
-    expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms', as('alice'))).status).toBe(429);
+    expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms', as('alice'))).status).toBe(409);
     // No user id: falls back to the IP.
     const ip = freshIp();
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
-    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(429);
+    expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(409);
   });
 
   it('each start limit switched off lets starts through', async () => {

@@ -95,7 +95,7 @@ describe('StartPermit', () => {
     expect(rolledBack.log).toEqual([]);
   });
 
-  it('commit never throws: a failed attribution or settlement is logged by name and the other still runs', async () => {
+  it('commit never throws: a failed attribution or settlement is logged by name and message and the other still runs', async () => {
     const { permit, log } = recordingPermit({
       attribute: () => Promise.reject(new RangeError('store down')),
       settle: () => Promise.reject(new TypeError('store down')),
@@ -103,9 +103,9 @@ describe('StartPermit', () => {
     await expect(permit.commit(session)).resolves.toBeUndefined();
     expect(log).toEqual([
       'attribute req-1',
-      'warn pumping defence: the start could not be attributed {"error":"RangeError"}',
+      'warn pumping defence: the start could not be attributed {"error":"RangeError: store down"}',
       'settle 3.5',
-      'warn spend cap: the real cost could not be recorded {"error":"TypeError"}',
+      'warn spend cap: the real cost could not be recorded {"error":"TypeError: store down"}',
     ]);
   });
 

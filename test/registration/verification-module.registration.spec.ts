@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HttpService } from '@nestjs/axios';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
@@ -164,18 +165,50 @@ describe('VerificationModule registration', () => {
     ['undici', 0],
     ['axios', 1],
   ] as const)(
-    'api.transport %s: requests go through the module HttpService %i time(s) per call',
-    async (transport, throughAxios) => {
-      const ref = await compile(VerificationModule.forRoot({ api: { ...api, transport } }));
-      let seen = 0;
-      ref.get(HttpService, { strict: false }).axiosRef.interceptors.request.use((config) => {
-        seen++;
-        return config;
+    'api.transport %s: requests go through HTTP_PROXY %i time(s) per call (axios honours it, undici does not)',
+    async (transport, throughProxy) => {
+      // A forward proxy that counts what it relays: what a host on `transport: 'axios'` sets HTTP_PROXY for.
+      let relayed = 0;
+      const proxy = http.createServer((req, res) => {
+        relayed++;
+        const target = new URL(req.url!);
+        const upstream = http.request(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname + target.search,
+            method: req.method,
+            headers: req.headers,
+          },
+          (answer) => {
+            res.writeHead(answer.statusCode!, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        req.pipe(upstream);
       });
-      const balance = await ref.get(VerificationApiClient).getBalance();
-      expect(balance.balance.amount).toBeGreaterThan(0);
-      expect(seen).toBe(throughAxios);
-      await ref.close();
+      await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+      const saved = {
+        HTTP_PROXY: process.env.HTTP_PROXY,
+        NO_PROXY: process.env.NO_PROXY,
+        no_proxy: process.env.no_proxy,
+      };
+      process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      delete process.env.NO_PROXY;
+      delete process.env.no_proxy;
+      const ref = await compile(VerificationModule.forRoot({ api: { ...api, transport } }));
+      try {
+        const balance = await ref.get(VerificationApiClient).getBalance();
+        expect(balance.balance.amount).toBeGreaterThan(0);
+        expect(relayed).toBe(throughProxy);
+      } finally {
+        await ref.close();
+        for (const [key, value] of Object.entries(saved))
+          if (value === undefined) delete process.env[key];
+          else process.env[key] = value;
+        proxy.closeAllConnections();
+        await new Promise((done) => proxy.close(done));
+      }
     },
   );
 

@@ -112,12 +112,20 @@ export function sharedSampleAppInBrowser(options: SampleAppInBrowserOptions = {}
   };
 }
 
+/** A selector inside the page's `<phone-verification>` (Playwright's CSS pierces its open shadow root). */
+export const inElement = (selector: string): string => `phone-verification ${selector}`;
+
+/** The element once its verification is in `phase` (`data-phase` on the element). */
+export async function waitForPhase(page: Page, phase: string): Promise<void> {
+  await page.waitForSelector(`phone-verification[data-phase="${phase}"]`);
+}
+
 /** Types the number, picks the method and starts; resolves once the method's screen is shown. */
 export async function startVerification(page: Page, phoneNumber: string, method: string): Promise<void> {
-  await page.fill('#phone-input', phoneNumber);
-  await page.check(`#method-list input[value="${method}"]`);
-  await page.click('#start-button');
-  await page.waitForSelector('#verification:not([hidden])');
+  await page.fill(inElement('#phone'), phoneNumber);
+  await page.check(inElement(`input[name="method"][value="${method}"]`));
+  await page.click(inElement('#go'));
+  await page.waitForSelector(inElement('#task:not([hidden])'));
 }
 
 /** The code the simulated phone shows for the newest session (waits until it arrives). */
@@ -132,16 +140,20 @@ export async function actOnPhone(page: Page, action: string): Promise<void> {
   await page.locator('#phone-screen .phone-item').first().locator(`button[data-action="${action}"]`).click();
 }
 
-/** The text of an element once it is shown (a message replaces a hidden, possibly stale one). */
+/** The text of an element once it has one (a message is written when the answer arrives). */
 export async function shownText(page: Page, selector: string): Promise<string> {
-  const element = page.locator(`${selector}:not([hidden])`);
-  await element.waitFor();
+  const element = page.locator(selector).filter({ hasText: /./ });
+  await element.waitFor({ state: 'attached' });
   return (await element.textContent()) ?? '';
 }
 
+/** Types (or pastes) the code: a code of the announced length submits itself; one of 4 to 8 digits needs Confirm. */
 export async function enterCode(page: Page, code: string): Promise<void> {
-  await page.fill('#code-input', code);
-  await page.click('#check-button');
+  const exact = await page.evaluate<boolean>(
+    `!!document.querySelector('phone-verification').client.getState().prompt?.length`,
+  );
+  await page.fill(inElement('#code'), code);
+  if (!exact) await page.click(inElement('#check'));
 }
 
 /** A code of the same length that is not `code`. */

@@ -2,9 +2,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Page } from 'playwright-core';
 import { SandboxControlClient } from '../../src/testing/index.js';
 import {
+  inElement,
   shownText,
   startSampleAppInBrowser,
   startVerification,
+  waitForPhase,
   type SampleAppInBrowser,
   PAGE_TRANSPORTS,
 } from './sample-app-browser.js';
@@ -34,40 +36,38 @@ describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)
 
   it('the resend countdown, then a rate-limit wait for another start to the same number', async () => {
     await startVerification(page, '+7 912 345-67-12', 'sms');
-    await expect(page.textContent('#v-resend')).resolves.toMatch(
-      /^You can ask for a new code in (1:00|0:[0-5]\d)$/,
-    );
-    await expect(page.isDisabled('#restart-button')).resolves.toBe(true);
+    await expect(page.textContent(inElement('#resend'))).resolves.toMatch(/^New code in (1:00|0:[0-5]\d)$/);
+    await expect(page.isDisabled(inElement('#resend'))).resolves.toBe(true);
 
     // The cooldown is per method: starting SMS again after a cancel is a resend and waits.
-    await page.click('#cancel-button');
-    await page.check('#method-list input[value="sms"]');
-    await page.click('#start-button');
-    const refusal = page.locator('#start-error');
-    await refusal.waitFor();
-    await expect(refusal.textContent()).resolves.toMatch(
+    await page.click(inElement('#cancel'));
+    await page.check(inElement('input[name="method"][value="sms"]'));
+    await page.click(inElement('#go'));
+    await expect(shownText(page, inElement('#start-error'))).resolves.toMatch(
       /^We just sent something to this number\. You can ask again in (1:00|0:[0-5]\d)\.$/,
     );
-    await expect(page.isDisabled('#start-button')).resolves.toBe(true);
+    await expect(page.getAttribute(inElement('#go'), 'aria-disabled')).resolves.toBe('true');
     await browser.screenshot(page, '11-rate-limit-wait');
 
     // Time travel past the cooldown: the wait ends and the start goes through.
     await page.click('#advance-1m');
-    await page.waitForSelector('#start-error', { state: 'hidden' });
-    await expect(page.isEnabled('#start-button')).resolves.toBe(true);
-    await page.click('#start-button');
-    await page.waitForSelector('#verification:not([hidden])');
-    await expect(page.textContent('#v-method')).resolves.toBe('SMS code');
+    await page.locator(inElement('#go[aria-disabled="false"]')).waitFor();
+    await expect(page.textContent(inElement('#start-error'))).resolves.toBe('');
+    await page.click(inElement('#go'));
+    await page.waitForSelector(inElement('#task:not([hidden])'));
+    await expect(
+      page.evaluate(`document.querySelector('phone-verification').client.getState().method`),
+    ).resolves.toBe('sms');
   });
 
   it('expiry: the countdown runs on the server clock, and the page says when it expired', async () => {
     await startVerification(page, '+7 912 345-67-13', 'sms');
-    await expect(page.textContent('#v-expiry')).resolves.toMatch(/^Expires in (5:00|4:5\d)$/);
+    await expect(page.textContent(inElement('#timer'))).resolves.toMatch(/^Expires in (5:00|4:5\d)$/);
     await page.click('#advance-1m');
-    await page.locator('#v-expiry', { hasText: /^Expires in (4:00|3:[45]\d)$/ }).waitFor();
+    await page.locator(inElement('#timer'), { hasText: /^Expires in (4:00|3:[45]\d)$/ }).waitFor();
     await page.click('#advance-5m');
-    await page.waitForSelector('#result[data-outcome="expired"]:not([hidden])');
-    await expect(page.textContent('#result-title')).resolves.toBe('The verification expired');
+    await waitForPhase(page, 'expired');
+    await expect(page.textContent(inElement('#title'))).resolves.toBe('The verification expired');
     await page
       .locator('#host-events li[data-event="verification.expired"]', { hasText: '+7******6713' })
       .waitFor();
@@ -81,15 +81,15 @@ describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)
       status: 500,
       count: 1,
     });
-    await page.fill('#phone-input', '+7 912 345-67-15');
-    await page.check('#method-list input[value="sms"]');
-    await page.click('#start-button');
-    await expect(shownText(page, '#start-error')).resolves.toBe(
-      'Phone verification is temporarily unavailable. Please try again in a moment.',
+    await page.fill(inElement('#phone'), '+7 912 345-67-15');
+    await page.check(inElement('input[name="method"][value="sms"]'));
+    await page.click(inElement('#go'));
+    await expect(shownText(page, inElement('#start-error'))).resolves.toBe(
+      'Verification is unavailable right now. Please try again in a moment.',
     );
     await browser.screenshot(page, '13-service-unavailable');
-    await page.click('#start-button');
-    await page.waitForSelector('#verification:not([hidden])');
-    await expect(page.isHidden('#start-error')).resolves.toBe(true);
+    await page.click(inElement('#go'));
+    await page.waitForSelector(inElement('#task:not([hidden])'));
+    await expect(page.textContent(inElement('#start-error'))).resolves.toBe('');
   });
 });

@@ -6,8 +6,10 @@
  * A handle that does not open (forged, altered, another owner's) costs no upstream call.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationHandleCodec } from '../../src/verification/verification-handle.codec.js';
+import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
+import { GONE_SESSION_TTL_MS } from '../../src/verification/session-record-recovery.js';
+import { RECORD_RETENTION_MS } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
@@ -195,5 +197,42 @@ describe.each(ONE_PLATFORM)('a restarted instance on a fresh MemoryStore (%s)', 
     }
     expect(sb.requestCount(GET_SESSION)).toBe(1);
     expect(after.events).toEqual([]);
+  });
+
+  it('a handle past its record’s retention costs one GET, not one per request: 300 polls and stream opens after it ask nothing', async () => {
+    const host = await boot(false);
+    const s = await startSession(host, sb, 'sms', 'user-7');
+    // A day and more later the record is gone from the store (as on any instance, restarted or not).
+    await sb.advance(RECORD_RETENTION_MS + 10 * 60_000);
+    sb.resetRequestCounts();
+    for (let i = 0; i < 300; i++) {
+      const res = await status(host, s.verificationId, 'user-7');
+      expect(res.status).toBe(404);
+    }
+    const stream = await call(host.url, 'GET', `/verification/status/${s.verificationId}/events`, undefined, {
+      'x-user': 'user-7',
+    });
+    expect(stream.status).toBe(404);
+    expect(await host.app.get(VerificationService).getVerifiedPhone(s.verificationId, 'user-7')).toBeNull();
+    expect(sb.requestCount(GET_SESSION)).toBe(1);
+    // Remembered for a day, then asked once more.
+    await sb.advance(GONE_SESSION_TTL_MS + 1);
+    for (let i = 0; i < 3; i++) expect((await status(host, s.verificationId, 'user-7')).status).toBe(404);
+    expect(sb.requestCount(GET_SESSION)).toBe(2);
+  });
+
+  it('a handle the API does not know costs at most one GET per minute however often it is polled', async () => {
+    const host = await boot(false);
+    const unknown = new VerificationHandleCodec(sb.demoAccount.apiSecret).seal(
+      '00000000-0000-4000-8000-000000000001',
+      'user-8',
+    );
+    sb.resetRequestCounts();
+    // Five minutes of a poll a second.
+    for (let i = 0; i < 300; i++) {
+      expect((await status(host, unknown, 'user-8')).status).toBe(404);
+      await sb.advance(1000);
+    }
+    expect(sb.requestCount(GET_SESSION)).toBeLessThanOrEqual(5);
   });
 });

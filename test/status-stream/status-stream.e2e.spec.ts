@@ -3,6 +3,7 @@ import { Injectable, type CallHandler, type ExecutionContext, type NestIntercept
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
+import { JourneyState } from '../../src/verification/journey-state.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
@@ -10,6 +11,7 @@ import type { VerificationModuleOptions } from '../../src/options/verification.o
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { call, ONE_PLATFORM, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
+  apiCheck,
   drive,
   reconcilerOf,
   sendCode,
@@ -228,6 +230,73 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     await waitFor(() => hub().size === 1);
     const again = await stream(s);
     await again.statusCount(1);
+  });
+
+  it('caps open streams per verification too: one handle streamed from many clients gets 429 past maxPerVerification', async () => {
+    // Each request is its own client (its `x-client`): only the per-verification cap can refuse.
+    await boot({
+      statusStream: { maxPerClient: 5, maxPerVerification: 3 },
+      limits: {
+        enabled: false,
+        key: (req) => (req as { headers: Record<string, string> }).headers['x-client'],
+      },
+    });
+    const s = await startSession(host!, sb, 'sms');
+    const clients = ['a', 'b', 'c', 'd', 'e'];
+    const opened = [];
+    for (const client of clients.slice(0, 3)) {
+      const res = await openSse(eventsUrl(s), { 'x-user': s.owner, 'x-client': client });
+      expect(res.status).toBe(200);
+      open.push(res.stream!);
+      opened.push(res.stream!);
+    }
+    for (const client of clients.slice(3)) {
+      const refused = await openSse(eventsUrl(s), { 'x-user': s.owner, 'x-client': client });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    }
+    // Another verification of the same owner is not held back by it.
+    const other = await startSession(host!, sb, 'sms');
+    await stream(other);
+    // A closed stream frees its slot.
+    opened[0]!.close();
+    await waitFor(() => hub().size === 3);
+    const again = await openSse(eventsUrl(s), { 'x-user': s.owner, 'x-client': 'f' });
+    expect(again.status).toBe(200);
+    open.push(again.stream!);
+  });
+
+  it('a change announced while the hub is reading the journey is not dropped: the stream reads once more and ends at the outcome', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'operator_id');
+    const events = await stream(s);
+    await events.statusCount(1);
+    // The hub's next read of the journey is held after it read the store, until released.
+    const journeys = host!.app.get(JourneyState, { strict: false });
+    const read = journeys.read.bind(journeys);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    journeys.read = async (journeyId: string) => {
+      const loaded = await read(journeyId);
+      if (++reads === 1) await held;
+      return loaded;
+    };
+    // Change 1: the operator falls back to an SMS code (a webhook); the hub reads it and is held there.
+    await sb.operator(s.requestId, 'fallback');
+    await sb.webhooksIdle();
+    await waitFor(() => reads === 1);
+    // Change 2, announced during that read: the user enters the code elsewhere.
+    await apiCheck(sb, s.requestId, sb.getSession(s.requestId)!.code!);
+    await sb.advance(1000);
+    await sb.webhooksIdle();
+    release();
+    await events.ends();
+    expect(events.statuses().map((x) => [x.status, x.awaiting_code])).toEqual([
+      ['sent', false],
+      ['sent', true],
+      ['verified', false],
+    ]);
   });
 
   it('sends a heartbeat comment every heartbeatMs', async () => {

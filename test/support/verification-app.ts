@@ -61,6 +61,8 @@ export interface CreateTestAppOptions {
   trustProxy?: boolean;
   /** The app's logger (default: none). */
   logger?: LoggerService;
+  /** `app.setGlobalPrefix(...)` before the app starts (the client routes and the webhook move under it). */
+  globalPrefix?: string;
 }
 
 /** Boots a host app with the module on a real port (Express or Fastify). */
@@ -99,6 +101,7 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
     if (options.trustProxy)
       (app.getHttpAdapter().getInstance() as { set(k: string, v: unknown): void }).set('trust proxy', true);
   }
+  if (options.globalPrefix !== undefined) app.setGlobalPrefix(options.globalPrefix);
   const events: VerificationEvent[] = [];
   const opsEvents: { name: string; payload: unknown }[] = [];
   const emitter = app.get(EventEmitter2);
@@ -107,6 +110,7 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
     'verification.failed',
     'verification.expired',
     'verification.code_required',
+    'verification.verified_again',
   ])
     emitter.on(name, (payload: VerificationEvent) => void events.push(payload));
   for (const name of [

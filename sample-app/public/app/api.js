@@ -1,6 +1,6 @@
 /**
  * The sample's own routes (`/demo/...`: mode, events, simulated phone). The verification itself
- * goes through `nestjs-phone-verification/client` (see verification-page.js).
+ * goes through `nestjs-phone-verification/element` (see main.js).
  */
 
 /** A refusal (problem+json) or a network failure, with the `error_code` the page explains in words. */
@@ -64,5 +64,4 @@ export const demoApi = {
   act: (sessionId, action) =>
     request('POST', `/demo/phone/sessions/${encodeURIComponent(sessionId)}/${encodeURIComponent(action)}`),
   advanceClock: (ms) => request('POST', '/demo/sandbox/clock', { advance_ms: ms }),
-  qrCodeUrl: (link) => `/demo/qr.svg?data=${encodeURIComponent(link)}`,
 };

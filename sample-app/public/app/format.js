@@ -1,12 +1,3 @@
-/** `95_000` → `1:35`. */
-export function formatDuration(ms) {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const minutes = Math.floor(total / 60);
-  const seconds = String(total % 60).padStart(2, '0');
-  if (minutes < 60) return `${minutes}:${seconds}`;
-  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}:${seconds}`;
-}
-
 /** `+79123456789` → `+7 912 345-67-89` (Russian numbers); other numbers as they are. */
 export function formatPhoneNumber(e164) {
   const ru = /^\+7(\d{3})(\d{3})(\d{2})(\d{2})$/.exec(e164 ?? '');

@@ -1,9 +1,11 @@
 import { HostEvents } from './host-events.js';
 import { serverClock } from './server-clock.js';
 import { SimulatedPhone } from './simulated-phone.js';
-import { VerificationPage } from './verification-page.js';
 
-/** Wires the page: the mode banner, the verification, the simulated phone (sandbox) and the host's events. */
+/**
+ * Wires the page: the mode banner, the verification (`<phone-verification>`, the package's element,
+ * as a host would use it), the simulated phone (sandbox) and the host's events.
+ */
 async function main() {
   let mode = 'live';
   try {
@@ -13,24 +15,34 @@ async function main() {
   }
   showMode(mode);
 
+  const element = document.querySelector('phone-verification');
+  const polling = new URLSearchParams(location.search).get('transport') === 'polling';
+  // Set before the element is defined, so that the client it makes has them: the module's clock (the
+  // sandbox's, which time travel moves, as /demo/info tells it), and `?transport=polling` as a browser
+  // without EventSource (the sample's tests run both ways).
+  element.clientOptions = { serverNow: () => serverClock.now(), ...(polling ? { eventSource: null } : {}) };
+  await import('/element/index.js');
+
   const phone =
     mode === 'sandbox'
       ? new SimulatedPhone({
-          onClockMoved: () => clockMoved(),
+          // The sandbox's clock moved: expiry and waits changed; look at the truth now.
+          onClockMoved: async () => {
+            await serverClock.sync();
+            element.client.refresh();
+          },
           // The status stream hears of a change the module observes; with webhooks on, a change the
           // API announces by no webhook (a bot's code sent after the share) would wait for the lazy
           // reconciler. The simulated phone knows it acted: the page asks once.
-          onActed: () => flow.refresh(),
+          onActed: () => element.client.refresh(),
         })
       : null;
-  const flow = new VerificationPage({ onPhoneNumber: (number) => phone?.watch(number) });
-  async function clockMoved() {
-    await serverClock.sync();
-    flow.clockMoved();
-  }
+  // The phone of the number being verified (E.164 after a start, and after a reload).
+  element.client.subscribe((state) => {
+    if (state.phoneNumber && state.phase !== 'idle') phone?.watch(state.phoneNumber);
+  });
   phone?.show();
   new HostEvents().start();
-  await flow.init(mode);
   document.body.dataset.ready = 'true';
 }
 

@@ -1,6 +1,7 @@
 /**
- * Module hooks for a child Node process that must run the package as if `@nestjs/terminus`,
- * `prom-client` and `@nestjs/swagger` were not installed: resolving any of them (from anywhere,
+ * Module hooks for a child Node process that must run the package as if none of its optional peers
+ * (`@nestjs/terminus`, `prom-client`, `@nestjs/swagger`, `axios` and `@nestjs/axios`, `ioredis`, `redis`)
+ * were installed: resolving any of them (from anywhere,
  * statically or with import()) fails with ERR_MODULE_NOT_FOUND, exactly as in an app that does not
  * depend on them. The same hooks run the TypeScript sources directly (a `.js` import of a `.ts` file is mapped to the `.ts` and
  * transpiled like ts-jest does), so the test needs no build.
@@ -10,7 +11,15 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-export const HIDDEN_PACKAGES = ['@nestjs/terminus', 'prom-client', '@nestjs/swagger'];
+export const HIDDEN_PACKAGES = [
+  '@nestjs/terminus',
+  'prom-client',
+  '@nestjs/swagger',
+  'axios',
+  '@nestjs/axios',
+  'ioredis',
+  'redis',
+];
 
 function packageName(specifier) {
   const parts = specifier.split('/');

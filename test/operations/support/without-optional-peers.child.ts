@@ -1,14 +1,15 @@
 /**
- * Run by optional-peers.spec.ts in a child process whose hooks hide `@nestjs/terminus`,
- * `prom-client` and `@nestjs/swagger` (hide-optional-peers.hooks.mjs). Boots a host app with the
- * package's public entry point against the sandbox, starts a verification, asks the health indicator (up, then down), and
- * tries to turn metrics on. Prints one JSON line with what happened.
+ * Run by optional-peers.spec.ts in a child process whose hooks hide every optional peer
+ * (hide-optional-peers.hooks.mjs). Boots a host app with the package's public entry point against the
+ * sandbox, starts a verification, asks the health indicator (up, then down), and tries each option that
+ * needs an optional peer (metrics, the axios transport, a store by URL). Prints one JSON line with what happened.
  */
 import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import {
+  VerificationApiClient,
   VerificationHealthIndicator,
   VerificationModule,
   type VerificationModuleOptions,
@@ -43,6 +44,8 @@ const result: Record<string, unknown> = {
   terminusHidden: await hidden('@nestjs/terminus'),
   promClientHidden: await hidden('prom-client'),
   swaggerHidden: await hidden('@nestjs/swagger'),
+  axiosHidden: (await hidden('axios')) && (await hidden('@nestjs/axios')),
+  redisHidden: (await hidden('ioredis')) && (await hidden('redis')),
 };
 
 const app = await boot(options);
@@ -59,12 +62,26 @@ await sb.updateAccount(sb.demoAccount.apiKey, { balance: 0 });
 result.healthDown = await health.isHealthy('verification');
 await app.close();
 
-try {
-  const withMetrics = await boot({ ...options, metrics: { enabled: true } });
-  await withMetrics.close();
-  result.metricsBoot = 'booted';
-} catch (error) {
-  result.metricsBoot = { name: (error as Error).name, message: (error as Error).message };
+/** Boots with `extra` and reports how the boot ended: 'booted', or the error's name and message. */
+async function bootOutcome(extra: Partial<VerificationModuleOptions>): Promise<unknown> {
+  try {
+    const booted = await boot({ ...options, ...extra });
+    await booted.close();
+    return 'booted';
+  } catch (error) {
+    return { name: (error as Error).name, message: (error as Error).message };
+  }
 }
+
+result.metricsBoot = await bootOutcome({ metrics: { enabled: true } });
+result.axiosBoot = await bootOutcome({ api: { ...options.api, transport: 'axios' } });
+// A standalone client on the axios transport: its first call says what to install (its option is `transport`).
+const standalone = VerificationApiClient.create({ ...options.api, transport: 'axios' });
+result.standaloneAxios = await standalone.getBalance().then(
+  () => 'answered',
+  (error: Error) => ({ name: error.name, message: error.message }),
+);
+standalone.close();
+result.storeUrlBoot = await bootOutcome({ store: { url: 'redis://:s3cret-pass@127.0.0.1:1' } });
 await sb.close();
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -24,4 +24,20 @@ describe('VerificationHandleCodec: a handle opens only for its owner, and only a
     expect(codec.open(`${handle}A`, undefined)).toBeNull();
     expect(codec.open(handle.slice(0, -1), undefined)).toBeNull();
   });
+
+  it('one verification has one handle string: sealing again gives the same text, another owner or id another', () => {
+    const handle = codec.seal('req-4', 'alice');
+    expect(codec.seal('req-4', 'alice')).toBe(handle);
+    expect(
+      new VerificationHandleCodec('a-test-secret-of-enough-length-0123456789').seal('req-4', 'alice'),
+    ).toBe(handle);
+    expect(codec.seal('req-4', 'bob')).not.toBe(handle);
+    expect(codec.seal('req-5', 'alice')).not.toBe(handle);
+    expect(codec.seal('req-4', undefined)).not.toBe(handle);
+    // IVs differ with what is sealed (a shared IV under one GCM key would leak the plaintexts' XOR).
+    const iv = (h: string) => Buffer.from(h, 'base64url').subarray(1, 13).toString('hex');
+    expect(new Set([iv(handle), iv(codec.seal('req-5', 'alice')), iv(codec.seal('req-4', 'bob'))]).size).toBe(
+      3,
+    );
+  });
 });

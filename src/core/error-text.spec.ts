@@ -1,0 +1,19 @@
+import { describe, expect, it } from '@jest/globals';
+import { errorText } from './error-text.js';
+
+describe('errorText', () => {
+  it('gives the name and the message, so a log line says what failed', () => {
+    expect(errorText(new RangeError('socket hang up'))).toBe('RangeError: socket hang up');
+  });
+
+  it('gives the name alone for an error without a message, and the type of a thrown non-error', () => {
+    expect(errorText(new TypeError())).toBe('TypeError');
+    expect(errorText('text')).toBe('string');
+    expect(errorText(undefined)).toBe('undefined');
+  });
+
+  it('caps a long message at 300 characters', () => {
+    const text = errorText(new Error('x'.repeat(1000)));
+    expect(text).toBe(`Error: ${'x'.repeat(293)}…`);
+  });
+});

@@ -1,0 +1,113 @@
+import { describe, expect, it } from '@jest/globals';
+import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
+import type { VerificationAccountService } from '../account/verification-account.service.js';
+import { oneStepJourney, switchableMethods } from '../core/journey.js';
+import { newSessionRecord } from '../core/session-record.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import {
+  resolveVerificationOptions,
+  type VerificationModuleOptions,
+} from '../options/verification.options.js';
+import { OrchestrationPolicy } from './orchestration.policy.js';
+
+const NOW = Date.parse('2026-11-26T12:00:00Z');
+const RUB = (amount: number) => ({ amount, currency: 'RUB' });
+const PRICES: Prices = {
+  prices: [
+    { method: 'reverse_flash_call', price: RUB(0.25) },
+    { method: 'flash_call', price: RUB(0.8) },
+    { method: 'sms', price: RUB(3) },
+  ],
+};
+const OFFERED: KnownVerificationMethod[] = ['reverse_flash_call', 'flash_call', 'sms'];
+
+/** A policy over a fake account whose price list is `prices` (undefined: it cannot be read). */
+function policy(
+  options: Partial<VerificationModuleOptions>,
+  prices: Prices | undefined,
+): OrchestrationPolicy {
+  const resolved = resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+    clock: () => NOW,
+    ...options,
+  });
+  const account = {
+    getPrices: () => (prices ? Promise.resolve(prices) : Promise.reject(new Error('prices unreadable'))),
+    cachedPrices: () => prices,
+    methodStats: () => Promise.resolve({}),
+  } as unknown as VerificationAccountService;
+  return new OrchestrationPolicy(
+    resolved,
+    { now: () => NOW },
+    account,
+    new VerificationLogger({ ...resolved, logLevels: false }),
+  );
+}
+
+/** The methods a journey whose pending SMS holds 3.00 RUB may switch to under the policy's ceilings. */
+async function switchableAfterSms(p: OrchestrationPolicy): Promise<KnownVerificationMethod[]> {
+  const sms = newSessionRecord(
+    {
+      requestId: 'r-1',
+      phoneNumber: '+79123456789',
+      method: 'sms',
+      status: 'sent',
+      cost: RUB(3),
+    },
+    { createdAt: NOW, ttlMs: 300_000, as: 'answer' },
+  );
+  const { priceOf } = await p.plan(OFFERED);
+  return switchableMethods({
+    journey: oneStepJourney(sms),
+    status: 'sent',
+    remaining: OFFERED.filter((m) => m !== 'sms'),
+    priceMinor: priceOf,
+    spentMinor: 300,
+    maxSteps: p.maxSteps,
+    maxCostMinor: p.maxCostMinor,
+  });
+}
+
+/**
+ * The journey's cost ceiling and the prices it is compared with are in one unit (kopecks): a ceiling
+ * or a price read in roubles on one side only would let journeys spend past `maxCost` (or refuse all).
+ */
+describe('OrchestrationPolicy: the cost ceiling and the prices in one unit of money', () => {
+  it('maxCost and the price list are both counted in kopecks', async () => {
+    const p = policy({ orchestration: { maxCost: 3.5 } }, PRICES);
+    expect(p.maxCostMinor).toBe(350);
+    const { priceOf } = await p.plan(OFFERED);
+    expect([priceOf('reverse_flash_call'), priceOf('flash_call'), priceOf('sms')]).toEqual([25, 80, 300]);
+  });
+
+  it('a switch fits under the ceiling to the kopeck, and not one kopeck past it', async () => {
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.5 } }, PRICES))).toEqual([
+      'reverse_flash_call',
+    ]);
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.8 } }, PRICES))).toEqual([
+      'reverse_flash_call',
+      'flash_call',
+    ]);
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.79 } }, PRICES))).toEqual([
+      'reverse_flash_call',
+    ]);
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.24 } }, PRICES))).toEqual([]);
+  });
+
+  it('while prices cannot be read, every method counts as the spend cap’s worst case, in kopecks too', async () => {
+    // Default worst case 3 RUB: 3.00 spent + 3.00 > 5.99, but fits under 6.00.
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 5.99 } }, undefined))).toEqual([]);
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 6 } }, undefined))).toEqual([
+      'reverse_flash_call',
+      'flash_call',
+    ]);
+    const { priceOf } = await policy(
+      {
+        orchestration: { maxCost: 6 },
+        limits: { spendCap: { amount: 100, windowMs: 86_400_000, worstCasePrice: 1.5 } },
+      },
+      undefined,
+    ).plan(OFFERED);
+    expect(priceOf('flash_call')).toBe(150);
+  });
+});

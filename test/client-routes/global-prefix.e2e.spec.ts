@@ -1,0 +1,114 @@
+/**
+ * A host with `app.setGlobalPrefix('api')`: the client routes and the webhook move under it, the
+ * browser key cookie follows the real mount path (so a second start of the same browser is resumed,
+ * not refused by its own cooldown), and over https it is a `__Host-` cookie that a sibling subdomain
+ * cannot plant.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import {
+  CapturingLogger,
+  drive,
+  eventsOf,
+  moduleOptions,
+  nextPhone,
+  startSandbox,
+} from '../webhooks/harness.js';
+
+describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+  });
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  const boot = async (logger?: CapturingLogger) => {
+    host = await createTestApp({
+      platform,
+      globalPrefix: 'api',
+      trustProxy: true,
+      logger,
+      // Protection on (coalescing and the resend cooldown); no owner header: the browser key decides.
+      module: moduleOptions(sb, { limits: {} }),
+    });
+    return host;
+  };
+  const start = (phone: string, headers: Record<string, string>) =>
+    call(host!.url, 'POST', '/api/verification/start', { phone_number: phone, method: 'sms' }, headers);
+  const cookieOf = (res: Awaited<ReturnType<typeof call>>) =>
+    (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+
+  it('the browser key cookie is scoped to the prefixed routes, and the same browser is resumed', async () => {
+    await boot();
+    const ip = { 'x-forwarded-for': '203.0.113.10' };
+    const phone = nextPhone();
+    const first = await start(phone, ip);
+    expect(first.status).toBe(201);
+    const setCookie = first.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^pv_browser=[A-Za-z0-9_-]{22}; /);
+    expect(setCookie.split('; ').slice(1).sort()).toEqual([
+      'HttpOnly',
+      'Path=/api/verification',
+      'SameSite=Strict',
+    ]);
+    // The browser sends the cookie back to /api/verification/*: its start again is the same verification.
+    const again = await start(phone, { ...ip, cookie: cookieOf(first) });
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ resumed: true, verification_id: first.body.verification_id });
+    // The routes are not served without the prefix.
+    expect((await call(host!.url, 'POST', '/verification/start', { phone_number: phone })).status).toBe(404);
+  });
+
+  it('over https the key is a __Host- cookie; a plain pv_browser planted with its value hands nothing over', async () => {
+    await boot();
+    const https = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.11' };
+    const phone = nextPhone();
+    const first = await start(phone, https);
+    expect(first.status).toBe(201);
+    const setCookie = first.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^__Host-pv_browser=[A-Za-z0-9_-]{22}; /);
+    expect(setCookie.split('; ').slice(1).sort()).toEqual([
+      'HttpOnly',
+      'Path=/',
+      'SameSite=Strict',
+      'Secure',
+    ]);
+    const key = cookieOf(first).split('=')[1]!;
+    // A sibling subdomain can set `pv_browser` for the parent domain, not `__Host-pv_browser`.
+    const planted = await start(phone, { ...https, cookie: `pv_browser=${key}` });
+    expect(planted.status).toBe(429);
+    expect(planted.body.verification_id).toBeUndefined();
+    const mine = await start(phone, { ...https, cookie: `__Host-pv_browser=${key}` });
+    expect(mine.body).toMatchObject({ resumed: true, verification_id: first.body.verification_id });
+  });
+
+  it('logs the URLs it serves with the prefix applied, and the webhook works there', async () => {
+    const logger = new CapturingLogger();
+    await boot(logger);
+    const lines = logger.at('log').join('\n');
+    expect(lines).toContain('client routes at /api/verification: POST /api/verification/start');
+    expect(lines).toContain('GET /api/verification/status/:verification_id/events');
+    expect(lines).toContain('webhook route at POST /api/verification/webhooks');
+    await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: `${host!.url}/api/verification/webhooks` });
+    const phone = nextPhone();
+    const started = await start(phone, { 'x-user': 'user-9' });
+    const [requestId] = sb.sessionsFor(phone).map((x) => x.request_id);
+    await drive(
+      sb,
+      { requestId: requestId!, verificationId: '', phone, method: 'sms', owner: 'user-9' },
+      'verified',
+    );
+    await sb.webhooksIdle();
+    expect(eventsOf(host!, requestId!)).toContain('verification.verified');
+    expect(started.status).toBe(201);
+  });
+});

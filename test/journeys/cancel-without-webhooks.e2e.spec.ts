@@ -1,0 +1,85 @@
+/**
+ * Cancel in polling mode (no webhooks: only polls and the reconciler learn outcomes). A cancel never
+ * loses an outcome: it looks once more at the API before letting a session go, and a session the
+ * API may still verify (and charge) after the cancel is followed to its end at the lazy pace.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { VerificationService } from '../../src/verification/verification.service.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { eventsOf, nextPhone, reconcilerOf, startHost, startSandbox } from '../webhooks/harness.js';
+
+const LAZY_MS = 15_000;
+
+describe.each(PLATFORMS)('cancel without webhooks (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp | undefined;
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+  });
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  const boot = async () => {
+    host = await startHost(platform, sb, { module: { webhooks: {} }, receiveWebhooks: false });
+    return host;
+  };
+  const post = (route: string, body: Record<string, unknown>) =>
+    call(host!.url, 'POST', `/verification/${route}`, body, { 'x-user': 'user-1' });
+  const status = (id: string) =>
+    call(host!.url, 'GET', `/verification/status/${id}`, undefined, { 'x-user': 'user-1' });
+
+  it('a cancel just after the user completed: the verified outcome is seen, emitted once, and the cancel refused', async () => {
+    await boot();
+    const phone = nextPhone();
+    const started = await post('start', { phone_number: phone, method: 'reverse_flash_call' });
+    const id = started.body.verification_id as string;
+    // The page polls (the status is fresh for a poll interval), then the user calls, then cancels.
+    expect((await status(id)).body.status).toBe('sent');
+    const [requestId] = sb.sessionsFor(phone).map((s) => s.request_id);
+    await sb.call(requestId!, phone);
+    const refused = await post('cancel', { verification_id: id });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error_code: 'not_pending', verification_status: 'verified' });
+    expect(eventsOf(host!, requestId!)).toEqual(['verification.verified']);
+    expect(await host!.app.get(VerificationService).getVerifiedPhone(id, 'user-1')).toBe(phone);
+    await sb.advance(LAZY_MS);
+    await reconcilerOf(host!).runOnce();
+    expect(eventsOf(host!, requestId!)).toEqual(['verification.verified']);
+    expect(await reconcilerOf(host!).pending()).toBe(0);
+  });
+
+  it('the operator approves just after the cancel: the reconciler follows the session at the lazy pace and the host hears of it', async () => {
+    await boot();
+    const phone = nextPhone();
+    const started = await post('start', { phone_number: phone, method: 'operator_id' });
+    const id = started.body.verification_id as string;
+    expect((await post('cancel', { verification_id: id })).body).toEqual({
+      verification_id: id,
+      status: 'canceled',
+    });
+    const [requestId] = sb.sessionsFor(phone).map((s) => s.request_id);
+    sb.resetRequestCounts();
+    // The look already scheduled happens; after it, not at the spec's pace: nobody waits on it.
+    for (let i = 0; i < 3; i++) {
+      await sb.advance(5_000);
+      await reconcilerOf(host!).runOnce();
+    }
+    expect(sb.requestCount('GET /v1/verify/:id')).toBe(1);
+    expect(await reconcilerOf(host!).pending()).toBe(1);
+    await sb.operator(requestId!, 'approve');
+    await sb.advance(LAZY_MS);
+    await reconcilerOf(host!).runOnce();
+    expect(sb.requestCount('GET /v1/verify/:id')).toBe(2);
+    expect(eventsOf(host!, requestId!)).toEqual(['verification.verified']);
+    expect(await reconcilerOf(host!).pending()).toBe(0);
+    // For the frontend and getVerifiedPhone the journey stays canceled.
+    expect((await status(id)).body.status).toBe('canceled');
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * A journey of more than one step across a restart, on the default MemoryStore (the new instance
+ * has an empty store) and on Redis (the journey record is kept): the frontend holds its handle and
+ * the `journey_token` the switch answer gave. After the restart the status and check go to the
+ * current step, a step verified while the app was down emits its event once and getVerifiedPhone
+ * answers its number, and `orchestration.maxSteps` still holds.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { RedisStore } from '../../src/store/redis.store.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { untilAnswering, uniqueKeyPrefix } from '../multi-instance/deployment.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { eventsOf, nextPhone, reconcilerOf, startHost, startSandbox } from '../webhooks/harness.js';
+
+const LAZY_MS = 15_000;
+const STORES = ['memory', 'redis'] as const;
+
+describe.each(ONE_PLATFORM.flatMap((platform) => STORES.map((store) => [platform, store] as const)))(
+  'a journey across a restart (%s, %s store)',
+  (platform, storeKind) => {
+    let sb: VerificationSandbox;
+    const hosts: TestApp[] = [];
+    const stores: RedisStore[] = [];
+    let keyPrefix: string;
+
+    beforeAll(async () => {
+      sb = await startSandbox();
+    });
+    afterEach(async () => {
+      for (const host of hosts.splice(0)) await host.close();
+      for (const store of stores.splice(0)) await store.close();
+    });
+    afterAll(async () => {
+      await sb?.close();
+    });
+
+    /** One test's deployment: every boot shares the Redis key prefix (a MemoryStore starts empty). */
+    const fresh = () => {
+      keyPrefix = uniqueKeyPrefix('journey-restart');
+    };
+    const boot = async (module: Partial<VerificationModuleOptions> = {}) => {
+      let store: RedisStore | undefined;
+      if (storeKind === 'redis') {
+        store = new RedisStore({ url: sharedRedisUrl(), keyPrefix, clock: () => sb.now() });
+        await untilAnswering(store);
+        stores.push(store);
+      }
+      // Webhooks never reach the host: only polls and the reconciler learn outcomes.
+      const host = await startHost(platform, sb, {
+        receiveWebhooks: false,
+        module: { ...module, ...(store ? { store } : {}) },
+      });
+      hosts.push(host);
+      return host;
+    };
+    const stop = async (host: TestApp) => {
+      hosts.splice(hosts.indexOf(host), 1);
+      await host.close();
+    };
+    const who = (owner: string) => ({ 'x-user': owner });
+    const query = (token: unknown) =>
+      typeof token === 'string' ? `?journey_token=${encodeURIComponent(token)}` : '';
+    const status = (host: TestApp, id: string, owner: string, token?: unknown) =>
+      call(host.url, 'GET', `/verification/status/${id}${query(token)}`, undefined, who(owner));
+    const post = (host: TestApp, route: string, owner: string, body: Record<string, unknown>) =>
+      call(host.url, 'POST', `/verification/${route}`, body, who(owner));
+
+    it('SMS, then operator_id approved while the app is down: verified, once, and the host reads the number', async () => {
+      fresh();
+      const before = await boot();
+      const phone = nextPhone();
+      const started = await post(before, 'start', 'user-1', { phone_number: phone, method: 'sms' });
+      const id = started.body.verification_id as string;
+      expect(started.body).not.toHaveProperty('journey_token');
+      await sb.advance(61_000);
+      const moved = await post(before, 'switch', 'user-1', { verification_id: id, method: 'operator_id' });
+      expect(moved.body).toMatchObject({ verification_id: id, method: 'operator_id' });
+      const token = moved.body.journey_token as string;
+      expect(typeof token).toBe('string');
+      // The status answer carries it too (a reload or another tab picks it up), the same string.
+      expect((await status(before, id, 'user-1')).body.journey_token).toBe(token);
+      await stop(before);
+
+      const [operatorId] = sb.sessionsFor(phone).map((s) => s.request_id);
+      await sb.operator(operatorId!, 'approve');
+
+      const after = await boot();
+      const service = after.app.get(VerificationService);
+      expect(await service.getVerifiedPhone(id, 'user-1', token)).toBe(phone);
+      const seen = await status(after, id, 'user-1', token);
+      expect(seen.status).toBe(200);
+      expect(seen.body).toMatchObject({
+        verification_id: id,
+        method: 'operator_id',
+        status: 'verified',
+        methods_tried: ['sms', 'operator_id'],
+        switch_methods: [],
+      });
+      // Once put back, the journey is the store's: the handle alone answers, and so does getVerifiedPhone.
+      expect((await status(after, id, 'user-1')).body).toMatchObject({
+        method: 'operator_id',
+        status: 'verified',
+      });
+      expect(await service.getVerifiedPhone(id, 'user-1')).toBe(phone);
+      await sb.advance(LAZY_MS);
+      await reconcilerOf(after).runOnce();
+      expect(eventsOf(after, operatorId!)).toEqual(['verification.verified']);
+      // A token of another owner, or for another verification, puts nothing back.
+      expect(await service.getVerifiedPhone(id, 'user-2', token)).toBeNull();
+    });
+
+    it('SMS, then flash call, restart: status and check go to the flash call, and maxSteps holds', async () => {
+      fresh();
+      const module = { orchestration: { maxSteps: 3 } };
+      const before = await boot(module);
+      const phone = nextPhone();
+      const started = await post(before, 'start', 'user-3', { phone_number: phone, method: 'sms' });
+      const id = started.body.verification_id as string;
+      await sb.advance(61_000);
+      const moved = await post(before, 'switch', 'user-3', { verification_id: id, method: 'flash_call' });
+      expect(moved.status).toBe(201);
+      const token = moved.body.journey_token as string;
+      await stop(before);
+
+      const after = await boot(module);
+      const seen = await status(after, id, 'user-3', token);
+      expect(seen.body).toMatchObject({ method: 'flash_call', methods_tried: ['sms', 'flash_call'] });
+      const [callId, smsId] = sb.sessionsFor(phone).map((s) => s.request_id);
+      await sb.deliver(callId!);
+      await sb.deliver(smsId!);
+      // The SMS code is not this step's: the flash call's code verifies.
+      const checked = await post(after, 'check', 'user-3', {
+        verification_id: id,
+        code: sb.getSession(callId!)!.code!,
+        journey_token: token,
+      });
+      expect(checked.body).toMatchObject({ verification_id: id, status: 'verified', verified: true });
+      expect(sb.getSession(smsId!)!.status).not.toBe('verified');
+      expect(after.events.filter((e) => e.event === 'verification.verified')).toHaveLength(1);
+    });
+
+    it('a journey at maxSteps before the restart cannot take another paid step after it', async () => {
+      fresh();
+      const module = { orchestration: { maxSteps: 2 } };
+      const before = await boot(module);
+      const phone = nextPhone();
+      const started = await post(before, 'start', 'user-4', { phone_number: phone, method: 'sms' });
+      const id = started.body.verification_id as string;
+      await sb.advance(61_000);
+      const moved = await post(before, 'switch', 'user-4', { verification_id: id, method: 'flash_call' });
+      const token = moved.body.journey_token as string;
+      await stop(before);
+
+      const after = await boot(module);
+      await sb.advance(61_000);
+      const again = await post(after, 'switch', 'user-4', { verification_id: id, journey_token: token });
+      expect(again.status).toBe(409);
+      expect(again.body.error_code).toBe('journey_limit_reached');
+      expect(sb.sessionsFor(phone)).toHaveLength(2);
+    });
+  },
+);
