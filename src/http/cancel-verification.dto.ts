@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { MAX_JOURNEY_TOKEN_CHARS } from '../core/verification-handle.codec.js';
+import { ApiProperty } from './openapi-decorators.js';
+import { IsString, MaxLength } from 'class-validator';
+import { JourneyTokenField } from './journey-token.field.js';
 
 export class CancelVerificationDto {
   /** Every field of the body (see BodyFields). */
@@ -11,12 +11,6 @@ export class CancelVerificationDto {
   @MaxLength(256)
   verification_id!: string;
 
-  @ApiPropertyOptional({
-    description:
-      'The last `journey_token` an answer gave (after a switch): lets a server that lost the journey (a restart) follow its current step',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(MAX_JOURNEY_TOKEN_CHARS)
+  @JourneyTokenField()
   journey_token?: string;
 }

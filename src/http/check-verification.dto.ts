@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { MAX_JOURNEY_TOKEN_CHARS } from '../core/verification-handle.codec.js';
+import { ApiProperty } from './openapi-decorators.js';
+import { IsString, Matches, MaxLength } from 'class-validator';
+import { JourneyTokenField } from './journey-token.field.js';
 import { CODE_PATTERN, CODE_RULE } from '../core/verification-code.js';
 
 export class CheckVerificationDto {
@@ -17,12 +17,6 @@ export class CheckVerificationDto {
   @Matches(CODE_PATTERN, { message: `code must be ${CODE_RULE}` })
   code!: string;
 
-  @ApiPropertyOptional({
-    description:
-      'The last `journey_token` an answer gave (after a switch): lets a server that lost the journey (a restart) follow its current step',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(MAX_JOURNEY_TOKEN_CHARS)
+  @JourneyTokenField()
   journey_token?: string;
 }

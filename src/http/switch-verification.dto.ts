@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from './openapi-decorators.js';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { MAX_JOURNEY_TOKEN_CHARS } from '../core/verification-handle.codec.js';
+import { JourneyTokenField } from './journey-token.field.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 
 export class SwitchVerificationDto {
@@ -23,12 +23,6 @@ export class SwitchVerificationDto {
   @MaxLength(40)
   method?: string;
 
-  @ApiPropertyOptional({
-    description:
-      'The last `journey_token` an answer gave (after a switch): lets a server that lost the journey (a restart) follow its current step',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(MAX_JOURNEY_TOKEN_CHARS)
+  @JourneyTokenField()
   journey_token?: string;
 }
