@@ -357,6 +357,7 @@ export interface ResolvedOrchestration {
   minCallers: number;
   skippable: KnownVerificationMethod[] | 'all';
   timeoutSeconds: Record<KnownVerificationMethod, number>;
+  /** `orchestration.fallback` resolved, or false (always `timeoutSeconds`). */
   fallback: ResolvedOrchestrationFallback | false;
   maxSteps: number;
   maxCost: number;
