@@ -331,7 +331,7 @@ export interface OrchestrationOptions {
 export interface OrchestrationFallbackOptions {
   /**
    * The share (0 to below 1) of the method's successful users still unfinished below which the step
-   * has stalled: 0.5 falls back at their median time to verify, 0.1 at their 90th percentile. Default 0.5.
+   * has stalled: 0.5 falls back at their median time to verify, 0.1 at their 90th percentile. Default 0.4.
    */
   stalledShare?: number;
   /** Verified sessions (method and calling code) before the figures decide. Default 30. */
