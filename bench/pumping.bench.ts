@@ -539,7 +539,11 @@ async function runTraffic(input: TrafficInput): Promise<TrafficRun> {
     const byRange = new Map<string, number>();
     for (const phone of attackPhones)
       for (const s of sb.sessionsFor(phone)) {
-        if (process.env.BENCH_DEBUG) byRange.set(`${phone.slice(0, 8)} ${s.method}`, (byRange.get(`${phone.slice(0, 8)} ${s.method}`) ?? 0) + 1);
+        if (process.env.BENCH_DEBUG)
+          byRange.set(
+            `${phone.slice(0, 8)} ${s.method}`,
+            (byRange.get(`${phone.slice(0, 8)} ${s.method}`) ?? 0) + 1,
+          );
         attackInitiations += 1;
         if (s.charged) attackCharged += Number(s.cost.amount);
       }
