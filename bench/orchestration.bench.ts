@@ -21,8 +21,12 @@
  *
  * Reported per scenario: users, verified users (the sandbox's truth: a session of the number verified),
  * those whose frontend saw `verified`, RUB charged (the sandbox balance's fall), RUB per verified user,
- * median time to verify (sandbox clock, from the start to the first verified session). Goal: auto
- * verifies at least as many users as SMS only at ≤ 40 % of its RUB per verified user.
+ * median and 90th percentile time to verify (sandbox clock, from the start to the first verified
+ * session). "auto" runs on the realistic population and on a pessimistic one (the reverse call completed
+ * by 30 % of mobile, 10 % of desktop users). Goals (issue 33): on the realistic population auto verifies
+ * at least as many users as SMS only, at ≤ 25 % of its RUB per verified user, with a median time to
+ * verify no longer; on the pessimistic one, at least as many users at ≤ 50 %. The host learns each
+ * step's `fallback_available_at` from its own figures as the run goes (module defaults).
  *
  * Protection that would refuse 1,000 fresh numbers in a few minutes is off in the bench host: the
  * pumping defence (one range of fresh numbers, a seventh of whose starts never complete, is what it
@@ -36,10 +40,14 @@
  */
 import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
-import { SANDBOX_POPULATION_REALISTIC, VerificationSandbox } from '../src/testing/index.js';
+import {
+  SANDBOX_POPULATION_REALISTIC,
+  VerificationSandbox,
+  type SandboxPopulation,
+} from '../src/testing/index.js';
 import type { VerificationModuleOptions } from '../src/options/verification.options.js';
 import { runIsolated, type BenchContext } from './lib/context.js';
-import { fmt, formatTable, median, verdict, type BenchTable, type Cell } from './lib/report.js';
+import { fmt, formatTable, median, percentile, verdict, type BenchTable, type Cell } from './lib/report.js';
 import { mulberry32 } from './lib/random.js';
 import { balanceOf, post, runPool, startHost } from './protection.bench.js';
 
@@ -50,6 +58,28 @@ export interface OrchestrationBenchOptions {
 
 type Device = 'mobile' | 'desktop';
 type Scenario = 'SMS only' | 'auto';
+type PopulationName = 'realistic' | 'pessimistic';
+
+/**
+ * The realistic population with the reverse call completed far less often: 30 % on mobile, 10 % on
+ * desktop (timings and every other method as realistic). SMS behaves the same in both, and the
+ * sandbox draws per number, method and attempt from the same seed: "SMS only" is the same run.
+ */
+const SANDBOX_POPULATION_PESSIMISTIC: SandboxPopulation = {
+  ...SANDBOX_POPULATION_REALISTIC,
+  methods: {
+    ...SANDBOX_POPULATION_REALISTIC.methods,
+    reverse_flash_call: {
+      ...SANDBOX_POPULATION_REALISTIC.methods!.reverse_flash_call,
+      completionRate: 0.3,
+      desktop: { ...SANDBOX_POPULATION_REALISTIC.methods!.reverse_flash_call!.desktop, completionRate: 0.1 },
+    },
+  },
+};
+const POPULATIONS: Record<PopulationName, SandboxPopulation> = {
+  realistic: SANDBOX_POPULATION_REALISTIC,
+  pessimistic: SANDBOX_POPULATION_PESSIMISTIC,
+};
 
 const TICK_MS = 1000;
 const ARRIVALS_PER_TICK = 5;
@@ -57,7 +87,10 @@ const POLL_MS = 5000;
 const CONCURRENCY = 32;
 /** Past the last arrival: longer than any journey (three steps' timeouts and a 300 s TTL, with room). */
 const RUN_LIMIT_MS = 40 * 60_000;
-const GOAL_COST_SHARE = 0.4;
+/** Issue 33's goals: on the realistic population (cost share, and as many verified, no slower median)… */
+const GOAL_COST_SHARE = 0.25;
+/** …and on the pessimistic one (as many verified, cost share). */
+const GOAL_PESSIMISTIC_COST_SHARE = 0.5;
 const TERMINAL = new Set(['verified', 'failed', 'expired', 'canceled']);
 
 interface User {
@@ -79,12 +112,14 @@ interface User {
 
 interface ScenarioResult {
   scenario: Scenario;
+  population: PopulationName;
   users: number;
   verified: number;
   sawVerified: number;
   rub: number;
   rubPerVerified: number;
   medianSeconds: number;
+  p90Seconds: number;
   steps: Record<string, number>;
   refusals: Record<string, number>;
 }
@@ -107,23 +142,29 @@ function buildUsers(count: number): Omit<User, 'arriveAt'>[] {
 
 export async function runOrchestrationBench(options: OrchestrationBenchOptions = {}): Promise<BenchTable> {
   const count = options.quick ? 200 : 1000;
-  const sms = await runScenario('SMS only', count);
-  let auto: ScenarioResult | Error;
-  try {
-    auto = await runScenario('auto', count);
-  } catch (error) {
-    auto = error as Error;
+  const sms = await runScenario('SMS only', 'realistic', count);
+  const autos: (ScenarioResult | Error)[] = [];
+  for (const population of ['realistic', 'pessimistic'] as const) {
+    try {
+      autos.push(await runScenario('auto', population, count));
+    } catch (error) {
+      autos.push(error as Error);
+    }
   }
-  return report(sms, auto);
+  return report(sms, autos[0]!, autos[1]!);
 }
 
-async function runScenario(scenario: Scenario, count: number): Promise<ScenarioResult> {
+async function runScenario(
+  scenario: Scenario,
+  population: PopulationName,
+  count: number,
+): Promise<ScenarioResult> {
   const sb = await VerificationSandbox.start({
     port: 0,
     // Time moves only by the ticks: the same users do the same things at the same instants, run after run.
     freezeClock: true,
     demoAccount: { balance: 1_000_000 },
-    population: { ...SANDBOX_POPULATION_REALISTIC },
+    population: { ...POPULATIONS[population] },
   });
   const hostOptions: VerificationModuleOptions = {
     api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -268,12 +309,14 @@ async function runScenario(scenario: Scenario, count: number): Promise<ScenarioR
     const rub = Math.round((balanceBefore - balanceOf(sb)) * 100) / 100;
     return {
       scenario,
+      population,
       users: users.length,
       verified: times.length,
       sawVerified: users.filter((u) => u.sawVerified).length,
       rub,
       rubPerVerified: times.length ? rub / times.length : Number.NaN,
       medianSeconds: median(times) / 1000,
+      p90Seconds: percentile(times, 90) / 1000,
       steps,
       refusals,
     };
@@ -283,48 +326,97 @@ async function runScenario(scenario: Scenario, count: number): Promise<ScenarioR
   }
 }
 
-function report(sms: ScenarioResult, auto: ScenarioResult | Error): BenchTable {
-  const row = (r: ScenarioResult): Cell[] => [
-    r.scenario,
+function report(
+  sms: ScenarioResult,
+  auto: ScenarioResult | Error,
+  pessimistic: ScenarioResult | Error,
+): BenchTable {
+  const row = (label: string, r: ScenarioResult): Cell[] => [
+    label,
     fmt(r.users),
     fmt(r.verified),
     fmt(r.sawVerified),
     fmt(r.rub, 2),
     fmt(r.rubPerVerified, 2),
     fmt(r.medianSeconds, 1),
+    fmt(r.p90Seconds, 1),
     '',
   ];
   const describe = (r: ScenarioResult): string =>
-    `${r.scenario}: sessions per method ${JSON.stringify(r.steps)}` +
+    `${r.scenario} (${r.population}): sessions per method ${JSON.stringify(r.steps)}` +
     (Object.keys(r.refusals).length ? `; refusals ${JSON.stringify(r.refusals)}` : '');
-  const rows: Cell[][] = [row(sms)];
+  const failed = (label: string, error: Error): Cell[] => [
+    label,
+    '',
+    `failed: ${error.message}`,
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+  ];
+  const share = (r: ScenarioResult): number => r.rubPerVerified / sms.rubPerVerified;
+  const rows: Cell[][] = [row('SMS only (either population)', sms)];
   const notes = [describe(sms)];
-  let met = false;
-  if (auto instanceof Error) {
-    rows.push(['auto', fmt(sms.users), `failed: ${auto.message}`, '', '', '', '', '']);
-  } else {
-    rows.push(row(auto));
-    notes.push(describe(auto));
-    const share = auto.rubPerVerified / sms.rubPerVerified;
-    met = auto.verified >= sms.verified && share <= GOAL_COST_SHARE;
-    notes.push(`auto's RUB per verified user is ${fmt(share * 100, 1)} % of SMS only's.`);
+  if (auto instanceof Error) rows.push(failed('auto (realistic)', auto));
+  else {
+    rows.push(row('auto (realistic)', auto));
+    notes.push(
+      describe(auto),
+      `auto's RUB per verified user is ${fmt(share(auto) * 100, 1)} % of SMS only's (realistic).`,
+    );
   }
-  rows.push([
-    'goal (auto)',
-    '',
-    `≥ ${fmt(sms.verified)}`,
-    '',
-    '',
-    `≤ ${fmt(GOAL_COST_SHARE * sms.rubPerVerified, 2)} (${GOAL_COST_SHARE * 100} % of SMS only)`,
-    '',
-    verdict(met),
-  ]);
+  if (pessimistic instanceof Error) rows.push(failed('auto (pessimistic)', pessimistic));
+  else {
+    rows.push(row('auto (pessimistic)', pessimistic));
+    notes.push(
+      describe(pessimistic),
+      `auto's RUB per verified user is ${fmt(share(pessimistic) * 100, 1)} % of SMS only's (pessimistic).`,
+    );
+  }
+  const ok = (r: ScenarioResult | Error, test: (r: ScenarioResult) => boolean): boolean =>
+    !(r instanceof Error) && test(r);
+  const costCap = (goal: number): string =>
+    `≤ ${fmt(goal * sms.rubPerVerified, 2)} (${goal * 100} % of SMS only)`;
+  rows.push(
+    [
+      'goal: auto (realistic)',
+      '',
+      `≥ ${fmt(sms.verified)}`,
+      '',
+      '',
+      costCap(GOAL_COST_SHARE),
+      `≤ ${fmt(sms.medianSeconds, 1)}`,
+      '',
+      verdict(
+        ok(
+          auto,
+          (r) =>
+            r.verified >= sms.verified && share(r) <= GOAL_COST_SHARE && r.medianSeconds <= sms.medianSeconds,
+        ),
+      ),
+    ],
+    [
+      'goal: auto (pessimistic)',
+      '',
+      `≥ ${fmt(sms.verified)}`,
+      '',
+      '',
+      costCap(GOAL_PESSIMISTIC_COST_SHARE),
+      '',
+      '',
+      verdict(ok(pessimistic, (r) => r.verified >= sms.verified && share(r) <= GOAL_PESSIMISTIC_COST_SHARE)),
+    ],
+  );
   notes.push(
-    'Population: SANDBOX_POPULATION_REALISTIC (seed "realistic"), 30 % desktop users; sandbox default prices. ' +
-      'Verified users: a session of the number verified (the sandbox); frontend saw: the status or check route said verified.',
+    'Populations: SANDBOX_POPULATION_REALISTIC (seed "realistic"), 30 % desktop users; pessimistic: the same with the ' +
+      'reverse call completed by 30 % of mobile and 10 % of desktop users (SMS only does not use it: one run serves both). ' +
+      'Sandbox default prices. Verified users: a session of the number verified (the sandbox); frontend saw: the status ' +
+      'or check route said verified. Times: from the start to the first verified session, verified users only.',
   );
   return {
-    title: '18 (issue 18). Orchestration: SMS only against auto, on a realistic population',
+    title: 'Orchestration (issues 18, 33): SMS only against auto, realistic and pessimistic populations',
     columns: [
       'scenario',
       'users',
@@ -333,6 +425,7 @@ function report(sms: ScenarioResult, auto: ScenarioResult | Error): BenchTable {
       'RUB charged',
       'RUB per verified user',
       'median time to verify (s)',
+      'p90 time to verify (s)',
       'result',
     ],
     rows,

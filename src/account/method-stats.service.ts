@@ -5,7 +5,12 @@ import { digest } from '../core/digest.js';
 import { bucketIndex, medianFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { methodTraits, VERIFICATION_METHODS, type MethodBilling } from '../core/verification-method.js';
+import {
+  methodTraits,
+  VERIFICATION_METHODS,
+  type MethodBilling,
+  type VerificationMethod,
+} from '../core/verification-method.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -138,6 +143,18 @@ export class MethodStats implements OnModuleDestroy {
       if (sums.started > 0) report[method] = toFigures(sums, currency ?? DEFAULT_CURRENCY);
     });
     return report;
+  }
+
+  /**
+   * The time-to-verify histogram (counts per TIME_TO_VERIFY_BUCKETS_MS bucket) of one method's
+   * counted sessions with numbers of one calling code over the last `days` days: what the fallback
+   * moment is learned from (core/fallback-moment.ts).
+   */
+  async timeToVerify(method: VerificationMethod, callingCode: string, days: number): Promise<number[]> {
+    await this.flush();
+    const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
+    const dayNames = Array.from({ length: windowDays(days) }, (_, i) => dayName(today - i * DAY_MS));
+    return (await this.#sum(storedMethod(method), callingCode, dayNames)).buckets;
   }
 
   /**

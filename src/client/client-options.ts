@@ -25,6 +25,12 @@ export interface VerificationClientOptions {
   serverNow?: () => number;
   /** Offer SMS codes through WebOTP where the browser has it. Default true. */
   webOtp?: boolean;
+  /**
+   * Switch to the server's next method by itself once the current one may be left
+   * (`fallbackInMs` reaches 0, at the `fallback_available_at` the server learned from its figures),
+   * as if the user pressed "try another way". Once per step. Default false.
+   */
+  autoFallback?: boolean;
   /** Jitter source for backoff (tests). */
   random?: () => number;
 }

@@ -42,6 +42,8 @@ export class VerificationClient {
   private saved: SavedVerification | null = null;
   private codeAccepted = false;
   private switching: Promise<VerificationState> | null = null;
+  /** The step `autoFallback` last switched from. */
+  private autoSwitchedAt: string | null = null;
   private device: DeviceHint | undefined;
 
   constructor(private readonly options: VerificationClientOptions = {}) {
@@ -386,6 +388,17 @@ export class VerificationClient {
       this.ticker = undefined;
     }
     for (const listener of [...this.listeners]) listener(this.state);
+    this.fallBackByItself();
+  }
+
+  /** `autoFallback`: the switch the user would ask for, once per step (a refused one is not retried). */
+  private fallBackByItself(): void {
+    const { canSwitch, verificationId, method, methodsTried } = this.state;
+    if (!this.options.autoFallback || !canSwitch || this.switching || !verificationId) return;
+    const step = `${verificationId}:${methodsTried.length}:${method ?? ''}`;
+    if (this.autoSwitchedAt === step) return;
+    this.autoSwitchedAt = step;
+    void this.switchMethod();
   }
 
   private withCountdowns(state: VerificationState): VerificationState {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { bucketIndex, medianFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from './duration-histogram.js';
+import {
+  bucketIndex,
+  medianFromBuckets,
+  quantileFromBuckets,
+  TIME_TO_VERIFY_BUCKETS_MS,
+} from './duration-histogram.js';
 
 const BOUNDS = [10, 20, 40];
 
@@ -52,5 +57,18 @@ describe('duration histogram: fixed buckets and the median estimated from them',
     expect(Math.abs(median - 127_000)).toBeLessThanOrEqual(60_000);
     expect(median).toBeGreaterThan(120_000);
     expect(median).toBeLessThanOrEqual(180_000);
+  });
+});
+
+describe('quantileFromBuckets', () => {
+  it('finds the bucket of the q-th observation and interpolates in it; the median is its 0.5', () => {
+    // 10 observations: 2 in (0, 10], 6 in (10, 20], 2 in (20, 40].
+    const counts = [2, 6, 2, 0];
+    expect(quantileFromBuckets(counts, 0.2, BOUNDS)).toBe(10);
+    expect(quantileFromBuckets(counts, 0.5, BOUNDS)).toBe(15);
+    expect(quantileFromBuckets(counts, 0.9, BOUNDS)).toBe(30);
+    expect(medianFromBuckets(counts, BOUNDS)).toBe(quantileFromBuckets(counts, 0.5, BOUNDS));
+    expect(quantileFromBuckets([0, 0, 0, 5], 0.5, BOUNDS)).toBe(40);
+    expect(quantileFromBuckets([], 0.9, BOUNDS)).toBeNull();
   });
 });

@@ -23,25 +23,36 @@ export function bucketIndex(
 
 /**
  * The median estimated from bucket counts (`counts[i]` for bucket i, `bounds.length + 1` entries;
- * missing ones count as 0): the bucket holding the middle observation, and within it a linear
- * interpolation, as Prometheus' `histogram_quantile` does. The first bucket starts at 0; a median
- * in the overflow bucket is reported as the last bound (its true value is only known to be above).
- * Null when nothing was observed.
+ * missing ones count as 0): see `quantileFromBuckets`. Null when nothing was observed.
  */
 export function medianFromBuckets(
   counts: readonly number[],
   bounds: readonly number[] = TIME_TO_VERIFY_BUCKETS_MS,
 ): number | null {
+  return quantileFromBuckets(counts, 0.5, bounds);
+}
+
+/**
+ * The `q` quantile (0 < q < 1) estimated from bucket counts: the bucket holding that observation,
+ * and within it a linear interpolation, as Prometheus' `histogram_quantile` does. The first bucket
+ * starts at 0; a quantile in the overflow bucket is reported as the last bound (its true value is
+ * only known to be above). Null when nothing was observed.
+ */
+export function quantileFromBuckets(
+  counts: readonly number[],
+  q: number,
+  bounds: readonly number[] = TIME_TO_VERIFY_BUCKETS_MS,
+): number | null {
   const total = counts.reduce((sum, count) => sum + count, 0);
   if (total <= 0) return null;
-  const middle = total / 2;
+  const rank = total * q;
   let below = 0;
   for (let i = 0; i <= bounds.length; i++) {
     const count = counts[i] ?? 0;
-    if (count > 0 && below + count >= middle) {
+    if (count > 0 && below + count >= rank) {
       if (i === bounds.length) return bounds[bounds.length - 1] ?? 0;
       const lower = i === 0 ? 0 : bounds[i - 1]!;
-      return lower + ((middle - below) / count) * (bounds[i]! - lower);
+      return lower + ((rank - below) / count) * (bounds[i]! - lower);
     }
     below += count;
   }

@@ -28,6 +28,7 @@ import { SessionChanges } from '../sessions/session-changes.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { JourneyRepository } from '../sessions/journey.repository.js';
 import { JourneyState } from '../verification/journey-state.js';
+import { FallbackTiming } from '../verification/fallback-timing.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
@@ -164,6 +165,7 @@ const PROVIDERS: Provider[] = [
   JourneyRepository,
   SessionRecordRecovery,
   OrchestrationPolicy,
+  FallbackTiming,
   JourneyState,
   VerificationTracker,
   SessionChanges,

@@ -187,3 +187,15 @@ describe('the routes declared at import', () => {
     expect(() => resolveVerificationOptions(garbage)).toThrow(/"routes\.prefix" must be a URL path/);
   });
 });
+
+describe('orchestration.fallback: learned by default, each field over the defaults, or off', () => {
+  it('resolves', () => {
+    const O = D.orchestration;
+    expect(resolve({}).orchestration.fallback).toEqual(O.fallback);
+    expect(resolve({ orchestration: { fallback: { stalledShare: 0.2 } } }).orchestration.fallback).toEqual({
+      ...(O.fallback as object),
+      stalledShare: 0.2,
+    });
+    expect(resolve({ orchestration: { fallback: false } }).orchestration.fallback).toBe(false);
+  });
+});

@@ -15,6 +15,7 @@ import type {
   LimitsOptions,
   OrchestrationOptions,
   ResolvedOrchestration,
+  ResolvedOrchestrationFallback,
   PumpingOptions,
   RateLimit,
   ResolvedLimits,
@@ -221,6 +222,10 @@ function resolveOrchestration(given: OrchestrationOptions): ResolvedOrchestratio
     skippable:
       given.skippable === undefined || given.skippable === 'all' ? D.skippable : [...given.skippable],
     timeoutSeconds: timeouts,
+    fallback:
+      given.fallback === false
+        ? false
+        : withDefaults(D.fallback as ResolvedOrchestrationFallback, given.fallback),
     maxSteps: given.maxSteps ?? D.maxSteps,
     maxCost: given.maxCost ?? D.maxCost,
     exclude: {

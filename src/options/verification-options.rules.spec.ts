@@ -183,6 +183,42 @@ const CASES: [string, unknown, string, string][] = [
     'must be "price" or "cost_per_success" (got "cheapest")',
   ],
   [
+    'orchestration.fallback',
+    { api, orchestration: { fallback: true } },
+    'orchestration.fallback',
+    'or false',
+  ],
+  [
+    'orchestration.fallback.stalledShare',
+    { api, orchestration: { fallback: { stalledShare: 1 } } },
+    'orchestration.fallback.stalledShare',
+    'share from 0 to below 1',
+  ],
+  [
+    'orchestration.fallback.stalledShare 0',
+    { api, orchestration: { fallback: { stalledShare: 0 } } },
+    'orchestration.fallback.stalledShare',
+    'must be above 0',
+  ],
+  [
+    'orchestration.fallback.ceilingMs below floorMs',
+    { api, orchestration: { fallback: { floorMs: 20_000, ceilingMs: 15_000 } } },
+    'orchestration.fallback.ceilingMs',
+    'must be at least floorMs',
+  ],
+  [
+    'orchestration.fallback.floorMs',
+    { api, orchestration: { fallback: { floorMs: 500 } } },
+    'orchestration.fallback.floorMs',
+    'from 1000 to 600000',
+  ],
+  [
+    'orchestration.fallback.minSamples',
+    { api, orchestration: { fallback: { minSamples: 0 } } },
+    'orchestration.fallback.minSamples',
+    'positive integer',
+  ],
+  [
     'orchestration.minSamples',
     { api, orchestration: { minSamples: 0 } },
     'orchestration.minSamples',

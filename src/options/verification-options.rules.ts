@@ -68,6 +68,7 @@ const PUMPING_COUNTS = [
 const CLOCK_AGREEMENT_MS = 1000;
 const LOG_LEVELS = ['log', 'error', 'warn', 'debug', 'verbose', 'fatal'];
 const PUMPING = VERIFICATION_DEFAULTS.limits.pumping;
+const FALLBACK = VERIFICATION_DEFAULTS.orchestration.fallback as { floorMs: number; ceilingMs: number };
 
 /* ------------------------------------------------------------------ the table */
 
@@ -282,6 +283,33 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
     path: `orchestration.timeoutSeconds.${method}`,
     checks: [intRange(1, 600, 'seconds')],
   })),
+  {
+    path: 'orchestration.fallback',
+    checks: [
+      objectOrFalse('{ stalledShare?, minSamples?, floorMs?, ceilingMs? }'),
+      onlyKeys(['stalledShare', 'minSamples', 'floorMs', 'ceilingMs'], 'fields'),
+    ],
+  },
+  {
+    path: 'orchestration.fallback.stalledShare',
+    checks: [
+      (v, at) =>
+        share(v, at) ?? (v === 0 ? 'must be above 0 (0 would wait for the slowest user)' : undefined),
+    ],
+  },
+  { path: 'orchestration.fallback.minSamples', checks: [positiveInt] },
+  { path: 'orchestration.fallback.floorMs', checks: [intRange(1000, 600_000, 'ms')] },
+  {
+    path: 'orchestration.fallback.ceilingMs',
+    checks: [
+      intRange(1000, 600_000, 'ms'),
+      (v, { parent }) =>
+        ((v as number | undefined) ?? FALLBACK.ceilingMs) <
+        ((parent.floorMs as number | undefined) ?? FALLBACK.floorMs)
+          ? 'must be at least floorMs'
+          : undefined,
+    ],
+  },
   { path: 'orchestration.maxSteps', checks: [positiveInt] },
   { path: 'orchestration.maxCost', checks: [positiveNumber] },
   {

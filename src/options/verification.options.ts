@@ -320,12 +320,42 @@ export interface OrchestrationOptions {
    * 45, flash_call 30, msgr1_otp 60, msgr2_bot 90, sms 60, operator_id 60, voice 60.
    */
   timeoutSeconds?: Partial<Record<KnownVerificationMethod, number>>;
+  /**
+   * When a step may fall back, learned from the method figures (`fallback_available_at`): once
+   * `minSamples` verified sessions of the method with the number's calling code are counted (last 7
+   * days, starts the pumping defence did not suspect), the time by which all but `stalledShare` of
+   * them had verified, bounded by `floorMs` and `ceilingMs`; before that, `timeoutSeconds`.
+   * `false`: always `timeoutSeconds`.
+   */
+  fallback?: OrchestrationFallbackOptions | false;
   /** Methods (upstream sessions) per journey. Default 3. */
   maxSteps?: number;
   /** Money per journey (major units, RUB): charged plus what pending steps may still be charged, plus the next price. Default 6. */
   maxCost?: number;
   /** Methods never picked for a device hint (`device` on start). Default none. */
   exclude?: { mobile?: KnownVerificationMethod[]; desktop?: KnownVerificationMethod[] };
+}
+
+/** `orchestration.fallback`. */
+export interface OrchestrationFallbackOptions {
+  /**
+   * The share (0 to below 1) of the method's successful users still unfinished below which the step
+   * has stalled: 0.5 falls back at their median time to verify, 0.1 at their 90th percentile. Default 0.4.
+   */
+  stalledShare?: number;
+  /** Verified sessions (method and calling code) before the figures decide. Default 30. */
+  minSamples?: number;
+  /** Earliest learned moment, ms from the step's start. Default 10000. */
+  floorMs?: number;
+  /** Latest learned moment, ms from the step's start. Default 90000. */
+  ceilingMs?: number;
+}
+
+export interface ResolvedOrchestrationFallback {
+  stalledShare: number;
+  minSamples: number;
+  floorMs: number;
+  ceilingMs: number;
 }
 
 export interface ResolvedOrchestration {
@@ -336,6 +366,8 @@ export interface ResolvedOrchestration {
   minCallers: number;
   skippable: KnownVerificationMethod[] | 'all';
   timeoutSeconds: Record<KnownVerificationMethod, number>;
+  /** `orchestration.fallback` resolved, or false (always `timeoutSeconds`). */
+  fallback: ResolvedOrchestrationFallback | false;
   maxSteps: number;
   maxCost: number;
   exclude: { mobile: KnownVerificationMethod[]; desktop: KnownVerificationMethod[] };

@@ -18,6 +18,7 @@ import { chargedCost, MAX_SESSION_TTL_MS, type SessionRecord } from '../core/ses
 import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { FallbackTiming } from './fallback-timing.js';
 import { OrchestrationPolicy, type MethodPlan, type PriceOf } from './orchestration.policy.js';
 import { SessionRecordRecovery } from './session-record-recovery.js';
 import { toStatusView } from './status-view.js';
@@ -63,6 +64,7 @@ export class JourneyState {
     private readonly recovery: SessionRecordRecovery,
     private readonly policy: OrchestrationPolicy,
     private readonly offered: OfferedMethods,
+    private readonly fallbackTiming: FallbackTiming,
   ) {}
 
   /**
@@ -141,7 +143,7 @@ export class JourneyState {
       status,
       current: loaded.current,
       step: currentStep(loaded.journey),
-      timeoutMs: this.policy.timeoutMs(loaded.current.method),
+      timeoutMs: await this.fallbackAfterMs(loaded),
       hasCandidate: switchable.length > 0,
       now: this.store.now(),
     });
@@ -151,6 +153,11 @@ export class JourneyState {
       switchMethods: switchable,
       fallbackAvailableAt: fallbackAt,
     });
+  }
+
+  /** When the journey's current step may fall back, ms after its start (FallbackTiming). */
+  fallbackAfterMs(loaded: LoadedJourney): Promise<number> {
+    return this.fallbackTiming.afterMs(currentStep(loaded.journey).method, loaded.journey.phoneNumber);
   }
 
   /**

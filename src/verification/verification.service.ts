@@ -312,7 +312,7 @@ export class VerificationService {
       spentMinor: options.spentMinor,
       maxSteps: this.policy.maxSteps,
       maxCostMinor: this.policy.maxCostMinor,
-      timeoutMs: this.policy.timeoutMs(current.method),
+      timeoutMs: await this.journeyState.fallbackAfterMs(loaded),
       skippable: this.policy.skippable(current.method),
       now,
     });

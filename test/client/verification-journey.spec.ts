@@ -101,6 +101,38 @@ describe('VerificationClient (journeys)', () => {
     expect(c.getState()).toMatchObject({ method: 'sms', switchMethods: [], fallbackInMs: null });
   });
 
+  it('autoFallback: switches by itself when fallbackInMs reaches 0, once per step; without it, never', async () => {
+    const c = client({ autoFallback: true });
+    await startedOnReverseCall(c, 20);
+    const next = answer(
+      harness.routes,
+      journey(harness.routes, ['reverse_flash_call', 'flash_call'], ['sms'], 30),
+    );
+    harness.routes.on('POST /switch', {
+      status: 201,
+      body: { ...next, code_length: 4, resend_available_at: null },
+    });
+    await jest.advanceTimersByTimeAsync(19_000);
+    expect(harness.routes.count('POST /switch')).toBe(0);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(harness.routes.count('POST /switch')).toBe(1);
+    harness.routes.on('GET /status', { status: 200, body: { ...next, code_length: 4 } });
+    expect(c.getState()).toMatchObject({ method: 'flash_call', fallbackInMs: 10_000, canSwitch: false });
+    // The next step's moment (30 s after the answer was made): one more switch; a refused one is not retried.
+    harness.routes.on('POST /switch', problem(409, 'journey_limit_reached', { limit: 'max_steps' }));
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(harness.routes.count('POST /switch')).toBe(2);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(harness.routes.count('POST /switch')).toBe(2);
+
+    c.dispose();
+    const manual = client();
+    await startedOnReverseCall(manual, 0);
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(manual.getState().canSwitch).toBe(true);
+    expect(harness.routes.count('POST /switch')).toBe(2);
+  });
+
   it('a second switchMethod while one is under way sends nothing more', async () => {
     const c = client();
     await startedOnReverseCall(c, 0);

@@ -1,0 +1,83 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { callingCodeOf } from '../account/method-figures.js';
+import { MethodStats } from '../account/method-stats.service.js';
+import { VerificationClock } from '../core/clock.js';
+import { fallbackAfterMs } from '../core/fallback-moment.js';
+import type { VerificationMethod } from '../core/verification-method.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { OrchestrationPolicy } from './orchestration.policy.js';
+
+/** Days of figures the moment is learned from: recent enough to follow a change, enough to have samples. */
+export const FALLBACK_FIGURES_DAYS = 7;
+/**
+ * How long a learned moment stands before the figures are read again (module clock). Short: a new
+ * host learns within its first minutes, and a read is one store round of a few keys per day.
+ */
+export const FALLBACK_FIGURES_TTL_MS = 30_000;
+
+/**
+ * When a step may fall back, ms after its start (`fallback_available_at`), for the status answers and
+ * the switch route alike: learned per method and calling code from the method figures
+ * (`orchestration.fallback`, core/fallback-moment.ts), the method's fixed `timeoutSeconds` until they
+ * hold enough samples or when learning is off. Each (method, calling code) is read at most once per
+ * FALLBACK_FIGURES_TTL_MS, one read at a time; a read that fails keeps the last moment (or the fixed
+ * one) and is logged: a store hiccup never delays a status answer's fallback.
+ */
+@Injectable()
+export class FallbackTiming {
+  readonly #cache = new Map<string, { afterMs: number; until: number }>();
+  readonly #reading = new Map<string, Promise<number>>();
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationClock) private readonly clock: VerificationClock,
+    private readonly policy: OrchestrationPolicy,
+    private readonly stats: MethodStats,
+    private readonly logger: VerificationLogger,
+  ) {}
+
+  /** Ms after a step of `method` for `phoneNumber` started when it may fall back. */
+  async afterMs(method: VerificationMethod, phoneNumber: string): Promise<number> {
+    const fixed = this.policy.timeoutMs(method);
+    const settings = this.options.orchestration.fallback;
+    if (settings === false) return fixed;
+    const callingCode = callingCodeOf(phoneNumber);
+    const key = `${method}:${callingCode}`;
+    const cached = this.#cache.get(key);
+    if (cached && this.clock.now() < cached.until) return cached.afterMs;
+    let reading = this.#reading.get(key);
+    if (!reading) {
+      reading = this.#read(method, callingCode, fixed, cached?.afterMs).finally(() =>
+        this.#reading.delete(key),
+      );
+      this.#reading.set(key, reading);
+    }
+    return reading;
+  }
+
+  async #read(
+    method: VerificationMethod,
+    callingCode: string,
+    fixed: number,
+    last: number | undefined,
+  ): Promise<number> {
+    const settings = this.options.orchestration.fallback;
+    let afterMs = last ?? fixed;
+    try {
+      const buckets = await this.stats.timeToVerify(method, callingCode, FALLBACK_FIGURES_DAYS);
+      if (settings !== false) afterMs = fallbackAfterMs(buckets, settings, fixed);
+    } catch (error) {
+      this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
+        method,
+        error: error instanceof Error ? error.name : 'error',
+      });
+    }
+    this.#cache.set(`${method}:${callingCode}`, {
+      afterMs,
+      until: this.clock.now() + FALLBACK_FIGURES_TTL_MS,
+    });
+    return afterMs;
+  }
+}
