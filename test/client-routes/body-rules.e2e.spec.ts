@@ -199,7 +199,10 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
     expect(huge.status).toBe(413);
     // Fastify (1 MiB limit) lets it through to the module's guard; Express' parser (100 KiB) refuses it first.
     if (platform === 'fastify') expectProblem(huge, 413, 'payload_too_large');
-    expect(elapsedMs).toBeLessThan(400);
+    // A bound against work out of proportion to the body (a parse or walk of the whole megabyte
+    // takes seconds), not a speed figure: sending 1 MB over loopback beside other suites took
+    // 470 ms on Node 22.
+    expect(elapsedMs).toBeLessThan(2000);
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
   });
 
@@ -209,7 +212,8 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
     expect(body.length).toBeLessThan(64 * 1024);
     const startedAt = performance.now();
     const res = await send(`${roomy.url}/verification/start`, 'POST', body);
-    expect(performance.now() - startedAt).toBeLessThan(400);
+    // As above: out of proportion (a recursive walk 2,000 deep), not a speed figure.
+    expect(performance.now() - startedAt).toBeLessThan(2000);
     expectProblem(res, 400, 'validation_error');
     expect(JSON.parse(res.text)).toMatchObject({
       errors: [{ field: 'x', message: 'property x should not exist' }],
