@@ -35,7 +35,7 @@ export interface PhoneVerificationProps extends DetailedHTMLProps<
 }
 
 declare module 'react' {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- React declares IntrinsicElements in its JSX namespace; only a namespace can augment it
   namespace JSX {
     interface IntrinsicElements {
       'phone-verification': PhoneVerificationProps;
