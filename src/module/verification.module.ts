@@ -32,6 +32,12 @@ import { FallbackTiming } from '../verification/fallback-timing.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
+import { FlowOutcomes } from '../verification/flow-outcomes.js';
+import { StartFlow } from '../verification/start.flow.js';
+import { SwitchFlow } from '../verification/switch.flow.js';
+import { CancelFlow } from '../verification/cancel.flow.js';
+import { CheckFlow } from '../verification/check.flow.js';
+import { StatusFlow } from '../verification/status.flow.js';
 import { PaidStart } from '../verification/paid-start.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { VerificationReconciler } from '../sessions/verification.reconciler.js';
@@ -173,6 +179,12 @@ const PROVIDERS: Provider[] = [
   SessionRefresher,
   VerificationProtection,
   PaidStart,
+  FlowOutcomes,
+  StartFlow,
+  SwitchFlow,
+  CancelFlow,
+  CheckFlow,
+  StatusFlow,
   VerificationService,
   ReconcileQueue,
   InDoubtStarts,
