@@ -165,7 +165,10 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     return this.admit(candidate, undefined);
   }
 
-  private async admit(candidate: StartCandidate, coalescing: CoalescingClaim | undefined): Promise<StartPermit> {
+  private async admit(
+    candidate: StartCandidate,
+    coalescing: CoalescingClaim | undefined,
+  ): Promise<StartPermit> {
     const pumping = await this.pumping.assess(candidate);
     const suspected = this.pumping.signal(pumping);
     const challengePassed = await runBeforeStart(

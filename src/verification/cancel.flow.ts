@@ -43,7 +43,11 @@ export class CancelFlow {
   async cancel(input: CancelInput): Promise<CancelView> {
     return this.outcomes.span('cancel', async (span) => {
       try {
-        const journeyId = await this.handles.openCarrying(input.verificationId, input.owner, input.journeyToken);
+        const journeyId = await this.handles.openCarrying(
+          input.verificationId,
+          input.owner,
+          input.journeyToken,
+        );
         // A cancel writes to the store for its caller: it counts as a check does against the caller's limit
         // (not a test number's: protection counts nothing of those).
         if (!isTestSession(journeyId))

@@ -56,7 +56,8 @@ export class CheckFlow {
         facts.requestId = journeyId;
         if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
         const test = isTestSession(journeyId);
-        if (!test) await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+        if (!test)
+          await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
         await this.handles.adopt(journeyId, input.owner, input.journeyToken);
 
         // The code is the current method's: a journey checks it against its current session.

@@ -5,7 +5,11 @@ import { asVerificationError, type VerificationError } from '../core/verificatio
 import { VerificationHistory } from '../history/verification-history.service.js';
 import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import { VerificationTracing, type TraceSpan, type TracedOperation } from '../observability/verification-tracing.js';
+import {
+  VerificationTracing,
+  type TraceSpan,
+  type TracedOperation,
+} from '../observability/verification-tracing.js';
 
 /** What a refused or failed flow knew when it stopped (for its log line and history entry). */
 export interface FlowFacts {

@@ -88,7 +88,10 @@ export class PaidStart {
   private async refusalOf(error: unknown): Promise<unknown> {
     // Method not enabled for the account ("not shown": 400 with a code, or 403): say so when the API says so.
     if (error instanceof VerificationApiError && error.status === 400 && /method/.test(error.errorCode ?? ''))
-      return new VerificationClientError('method_not_available', 'This method is not available for this account');
+      return new VerificationClientError(
+        'method_not_available',
+        'This method is not available for this account',
+      );
     return upstreamClientError(error, this.balance);
   }
 

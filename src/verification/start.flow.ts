@@ -111,7 +111,13 @@ export class StartFlow {
         }
         if (device !== undefined && !resumed) await this.rememberDevice(started, device);
         const caller = callerOf(input.owner, clientKey);
-        await this.outcomes.started('start', { record: started, resumed, owner: input.owner, caller, began: facts.began });
+        await this.outcomes.started('start', {
+          record: started,
+          resumed,
+          owner: input.owner,
+          caller,
+          began: facts.began,
+        });
 
         // Answer: a resumed session may be a step the journey switched away from; the answer is the
         // journey's current step (status and check go there), under the handle the frontend holds.

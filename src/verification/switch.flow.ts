@@ -49,7 +49,11 @@ export class SwitchFlow {
     return this.outcomes.span('switch', async (span) => {
       try {
         // Open the journey and decide the move on what its frontend sees now.
-        const journeyId = await this.handles.openCarrying(input.verificationId, input.owner, input.journeyToken);
+        const journeyId = await this.handles.openCarrying(
+          input.verificationId,
+          input.owner,
+          input.journeyToken,
+        );
         facts.requestId = journeyId;
         const named = namedMethod(input.method);
         const loaded = await this.status.fresh(journeyId, input.owner);
@@ -71,7 +75,12 @@ export class SwitchFlow {
           latest = (await this.journeys.get(journeyId)) ?? journey;
           if (latest.steps.length !== journey.steps.length) throw switchInProgress();
           if (latest.canceledAt !== undefined) throw notPending('canceled');
-          const order = { phoneNumber: journey.phoneNumber, method: decision.method, owner: input.owner, journeyId };
+          const order = {
+            phoneNumber: journey.phoneNumber,
+            method: decision.method,
+            owner: input.owner,
+            journeyId,
+          };
           if (this.paid.plays(order.phoneNumber)) {
             record = await this.paid.play(order);
           } else {
@@ -105,7 +114,13 @@ export class SwitchFlow {
         await this.journeys.save(moved, record.expiresAt);
         await this.changes.announce(journeyId);
         const caller = callerOf(input.owner, clientKey);
-        await this.outcomes.started('switch', { record, resumed: false, owner: input.owner, caller, began: facts.began });
+        await this.outcomes.started('switch', {
+          record,
+          resumed: false,
+          owner: input.owner,
+          caller,
+          began: facts.began,
+        });
 
         const view = toStartView(input.verificationId, record, resendAvailableAt, false);
         span.set({ method: view.method, outcome: view.status });

@@ -240,7 +240,10 @@ describe('VerificationProtection: admitting starts on a store', () => {
 
   it('admitStart: a refused admission frees the claim for the next start', async () => {
     const p = protection();
-    await permitOf(await p.admitSwitch(attempt('owner'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
+    await permitOf(await p.admitSwitch(attempt('owner'))).commit({
+      requestId: 'r',
+      expiresAt: clock + 300_000,
+    });
     expect(await refusalOf(p.admitStart(attempt('owner')))).toBe('resend_cooldown');
     expect(await store.get(ProtectionKeys.coalesce('owner:owner', '+79160000001', 'sms'))).toBeNull();
   });
