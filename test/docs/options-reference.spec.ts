@@ -40,7 +40,8 @@ const namesOf = (field: OptionField): string[] => {
 /** A value as the reference writes it: numbers with or without thousands separators, strings with or without quotes. */
 function cites(cell: string, value: unknown): boolean {
   const plain = cell.replace(/(\d)[,_ ](?=\d{3}\b)/g, '$1');
-  if (typeof value === 'number') return new RegExp(`(?<![\\d.])${String(value).replace('.', '\\.')}(?![\\d.])`).test(plain);
+  if (typeof value === 'number')
+    return new RegExp(`(?<![\\d.])${String(value).replace('.', '\\.')}(?![\\d.])`).test(plain);
   if (typeof value === 'string') return plain.includes(value);
   if (typeof value === 'boolean') return plain.includes(String(value));
   return false;
@@ -90,7 +91,9 @@ describe('docs/OPTIONS.md, the options reference', () => {
 
   it('documents every option field a host can set', () => {
     const required = fields.filter((f) => f.hasValue || !f.hasChildren);
-    const missing = required.filter((f) => !namesOf(f).some((name) => documented.has(name))).map((f) => f.path);
+    const missing = required
+      .filter((f) => !namesOf(f).some((name) => documented.has(name)))
+      .map((f) => f.path);
     expect(missing).toEqual([]);
   });
 
@@ -100,7 +103,9 @@ describe('docs/OPTIONS.md, the options reference', () => {
   });
 
   it('cites the defaults the code applies', async () => {
-    const { VERIFICATION_DEFAULTS } = (await import(pathToFileURL(fileDeclaring('VERIFICATION_DEFAULTS')).href)) as {
+    const { VERIFICATION_DEFAULTS } = (await import(
+      pathToFileURL(fileDeclaring('VERIFICATION_DEFAULTS')).href
+    )) as {
       VERIFICATION_DEFAULTS: object;
     };
     const checked: string[] = [];
@@ -108,8 +113,7 @@ describe('docs/OPTIONS.md, the options reference', () => {
     for (const row of rows) {
       if (row.names.length !== 1) continue;
       // An object whose fields have rows of their own (`history.retentionDays`) is cited there.
-      if ([...documented].some((n) => n.startsWith(`${row.names[0]}.`)))
-        continue;
+      if ([...documented].some((n) => n.startsWith(`${row.names[0]}.`))) continue;
       const leaves = citableLeaves(defaultAt(VERIFICATION_DEFAULTS, row.names[0]!));
       if (!leaves) continue;
       checked.push(row.names[0]!);
@@ -118,7 +122,12 @@ describe('docs/OPTIONS.md, the options reference', () => {
     expect(wrong).toEqual([]);
     // The check bites: the limits, the pumping thresholds and the routes' defaults are among those compared.
     expect(checked).toEqual(
-      expect.arrayContaining(['api.timeoutMs', 'limits.startPerIp', 'limits.pumping.holdMs', 'routes.bodyLimit']),
+      expect.arrayContaining([
+        'api.timeoutMs',
+        'limits.startPerIp',
+        'limits.pumping.holdMs',
+        'routes.bodyLimit',
+      ]),
     );
   });
 });

@@ -107,7 +107,9 @@ export function optionFields(typeName = 'VerificationModuleOptions'): OptionFiel
       const path = prefix ? `${prefix}.${property.name}` : property.name;
       const declaration = property.declarations?.[0];
       const declaredIn =
-        declaration && ts.isInterfaceDeclaration(declaration.parent) ? declaration.parent.name.text : undefined;
+        declaration && ts.isInterfaceDeclaration(declaration.parent)
+          ? declaration.parent.name.text
+          : undefined;
       const { objects, value } = alternatives(checker.getTypeOfSymbol(property));
       if (fields.some((f) => f.path === path)) continue;
       fields.push({ path, declaredIn, hasValue: value, hasChildren: objects.length > 0 });
@@ -136,7 +138,8 @@ export function fileDeclaring(name: string): string {
 export const readDoc = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
 
 /** Markdown without its fenced code blocks (they hold examples, not citations). */
-export const withoutFences = (markdown: string): string => markdown.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+export const withoutFences = (markdown: string): string =>
+  markdown.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
 
 /** The inline code spans of some Markdown (fenced blocks left out). */
 export function inlineCode(markdown: string): string[] {
