@@ -32,7 +32,6 @@ const EXTERNAL_NAMES = new Set([
   'emitAsync', // EventEmitter2
   'getResponse', // HttpException
   'getStatus',
-  'plainToInstance', // class-transformer, called by Nest's ValidationPipe
 ]);
 
 /** Top-level folders a cited path may start with; anything else is resolved under src/. */
