@@ -4,7 +4,7 @@
  * Bytes as `wc -c` counts them; a KB is 1,000 bytes.
  */
 import { describe, expect, it } from '@jest/globals';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './source-program.js';
 
@@ -17,5 +17,12 @@ const BUDGETS: [file: string, bytes: number][] = [
 describe('documentation budgets', () => {
   it.each(BUDGETS)('%s is at most %d bytes', (file, bytes) => {
     expect(statSync(join(ROOT, file)).size).toBeLessThanOrEqual(bytes);
+  });
+
+  it("keeps the README's test command the one CI runs", () => {
+    const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(ci).toMatch(/^echo "ci: test .*"; npm test$/m);
+    expect(readme).toMatch(/^npm test {2,}# builds, then runs every suite$/m);
   });
 });
