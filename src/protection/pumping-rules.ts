@@ -157,7 +157,8 @@ export function minUnconvertedFor(
  * (`freshPrefixMinStarts`) starts of new numbers from new callers in the window, unconverted. Real
  * users of a range nobody verified in arrive one at a time and convert; starts into many of its
  * numbers from many addresses are an attack's. One caller's starts, or one number's, are the normal
- * rule's and the per-number limits' business.
+ * rule's and the per-number limits' business. A prefix's proofs here are its ranges verified in,
+ * not its numbers: a farm's numbers verified in one range do not cover a burst into the others.
  */
 export function freshBurst(
   kind: PumpingSubjectKind,
@@ -166,7 +167,8 @@ export function freshBurst(
 ): boolean {
   if ((kind !== 'range' && kind !== 'prefix') || hasHistory(kind, counts)) return false;
   const min = kind === 'range' ? rules.freshRangeMinStarts : rules.freshPrefixMinStarts;
-  return doesNotConvert({ ...counts, starts: counts.callers ?? 0 }, min, rules);
+  const verified = kind === 'prefix' ? Math.min(counts.verified, counts.ranges ?? counts.verified) : counts.verified;
+  return doesNotConvert({ ...counts, starts: counts.callers ?? 0, verified }, min, rules);
 }
 
 /** Which rule holds a subject, as `verification.fraud_suspected` names it. */
@@ -188,25 +190,33 @@ export function ruleOf(
 }
 
 /**
- * The first subject (in the given order) that is to be held, or undefined. A shared address (a
- * client key or network: carrier NAT, an office) is not by itself a reason to hold a start whose
- * range and prefix convert: the address's other users are not this one.
+ * Which of a start's subjects cannot hold it by themselves: its prefix, when its own range converts
+ * (a range's proofs vouch for that range only, and the prefix's other ranges are not this one), and
+ * a shared address (a client key or network: carrier NAT, an office), when its range and prefix
+ * convert (the address's other users are not this one).
  */
+export function exemptions<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
+  subjects: T[],
+  rules: Pick<PumpingThresholds, 'minConversion'>,
+): (subject: T) => boolean {
+  const converts = (kind: PumpingSubjectKind): boolean => {
+    const s = subjects.find((x) => x.kind === kind);
+    return s !== undefined && converting(s.counts, rules);
+  };
+  const rangeConverts = converts('range');
+  const numberConverts = rangeConverts && converts('prefix');
+  return (s) =>
+    (s.kind === 'prefix' && rangeConverts) || ((s.kind === 'client' || s.kind === 'network') && numberConverts);
+}
+
+/** The first subject (in the given order) that is to be held, or undefined (see exemptions). */
 export function subjectToHold<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
   subjects: T[],
   underAttack: boolean,
   rules: PumpingThresholds,
 ): T | undefined {
-  const converts = (kind: PumpingSubjectKind): boolean => {
-    const s = subjects.find((x) => x.kind === kind);
-    return s !== undefined && converting(s.counts, rules);
-  };
-  const numberConverts = converts('range') && converts('prefix');
-  return subjects.find(
-    (s) =>
-      !((s.kind === 'client' || s.kind === 'network') && numberConverts) &&
-      ruleOf(s.kind, s.counts, underAttack, rules) !== undefined,
-  );
+  const exempt = exemptions(subjects, rules);
+  return subjects.find((s) => !exempt(s) && ruleOf(s.kind, s.counts, underAttack, rules) !== undefined);
 }
 
 /** Whether a subject's window shows conversions at or above `minConversion`. */

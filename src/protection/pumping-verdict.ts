@@ -1,6 +1,7 @@
 import { coarseWaitMs } from './protection-refusals.js';
 import { countsWith, type SubjectCounts } from './pumping-counts.js';
 import {
+  exemptions,
   holdStands,
   liftsAt,
   ruleOf,
@@ -38,13 +39,20 @@ export interface VerdictInput {
 }
 
 /**
- * The hold a start meets: a running one whose subject still does not convert, else the subject a
- * new hold is due for, else undefined.
+ * The hold a start meets: a running one whose subject still does not convert (and may hold this
+ * start: see exemptions), else the subject a new hold is due for, else undefined.
  */
 export function heldBy(input: VerdictInput, now: number, rules: PumpingThresholds): Held | undefined {
+  const exempt = exemptions(
+    input.holdable.map((s) => ({ kind: s.kind, counts: input.counts.get(s.id)! })),
+    rules,
+  );
   const running = input.holdable.find((s) => {
     const hold = input.holds.get(s.id);
-    return hold !== undefined && hold.until > now && holdStands(input.counts.get(s.id)!, rules);
+    const counts = input.counts.get(s.id)!;
+    return (
+      hold !== undefined && hold.until > now && holdStands(counts, rules) && !exempt({ kind: s.kind, counts })
+    );
   });
   if (!running) return dueHold(input, rules);
   const counts = input.counts.get(running.id)!;
