@@ -30,18 +30,12 @@ const counts = (starts: number, verified: number, extra: Partial<SubjectCounts> 
 const day = (starts: number, verified: number, baseline = 0): DayCounts => ({ starts, verified, baseline });
 
 describe('the slow drip: a prefix or country judged over the day', () => {
-  it('a prefix with no history takes the fresh minimum of unconverted starts a day, one with a history the normal one', () => {
-    expect(slowDrip('prefix', counts(2, 0, { day: day(rules.freshPrefixMinStarts - 1, 0) }), rules)).toBe(
-      false,
-    );
-    expect(slowDrip('prefix', counts(2, 0, { day: day(rules.freshPrefixMinStarts, 0) }), rules)).toBe(true);
-    const known = { ranges: HISTORY_RANGES };
-    expect(slowDrip('prefix', counts(2, 0, { ...known, day: day(rules.prefixMinStarts - 1, 0) }), rules)).toBe(
-      false,
-    );
-    expect(slowDrip('prefix', counts(2, 0, { ...known, day: day(rules.prefixMinStarts, 0) }), rules)).toBe(
-      true,
-    );
+  it('a prefix takes its window minimum of unconverted starts over a day, with or without a history', () => {
+    for (const ranges of [0, HISTORY_RANGES]) {
+      const under = counts(2, 0, { ranges, day: day(rules.prefixMinStarts - 1, 0) });
+      expect(slowDrip('prefix', under, rules)).toBe(false);
+      expect(slowDrip('prefix', { ...under, day: day(rules.prefixMinStarts, 0) }, rules)).toBe(true);
+    }
     expect(slowDrip('prefix', counts(2, 0), rules)).toBe(false);
   });
 

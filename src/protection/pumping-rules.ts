@@ -108,9 +108,9 @@ export function hasHistory(kind: PumpingSubjectKind | 'country', counts: Subject
 
 /**
  * The slow drip's judgement: a prefix's or country's starts over the last day do not convert, at
- * its minimum (a country's; a prefix's with a history, else a fresh one's), against its normal
- * daily rate (distinct ranges verified in yesterday). A patient attacker who spreads starts thin in
- * time and across ranges stays under every window's minimum; a day of them does not.
+ * its window minimum (`prefixMinStarts`, `countryMinStarts`), against its normal daily rate
+ * (distinct ranges verified in yesterday). A patient attacker who spreads starts thin in time and
+ * across ranges stays under every window's minimum; a day of them does not.
  */
 export function slowDrip(
   kind: 'prefix' | 'country',
@@ -119,15 +119,9 @@ export function slowDrip(
 ): boolean {
   const day = counts.day;
   if (day === undefined) return false;
-  const min =
-    kind === 'country'
-      ? rules.countryMinStarts
-      : hasHistory(kind, counts)
-        ? rules.prefixMinStarts
-        : rules.freshPrefixMinStarts;
   return doesNotConvert(
     { starts: day.starts, verified: day.verified, baseline: day.baseline, known: false },
-    min,
+    kind === 'country' ? rules.countryMinStarts : rules.prefixMinStarts,
     rules,
   );
 }
@@ -167,7 +161,8 @@ export function freshBurst(
 ): boolean {
   if ((kind !== 'range' && kind !== 'prefix') || hasHistory(kind, counts)) return false;
   const min = kind === 'range' ? rules.freshRangeMinStarts : rules.freshPrefixMinStarts;
-  const verified = kind === 'prefix' ? Math.min(counts.verified, counts.ranges ?? counts.verified) : counts.verified;
+  const verified =
+    kind === 'prefix' ? Math.min(counts.verified, counts.ranges ?? counts.verified) : counts.verified;
   return doesNotConvert({ ...counts, starts: counts.callers ?? 0, verified }, min, rules);
 }
 
@@ -206,7 +201,8 @@ export function exemptions<T extends { kind: PumpingSubjectKind; counts: Subject
   const rangeConverts = converts('range');
   const numberConverts = rangeConverts && converts('prefix');
   return (s) =>
-    (s.kind === 'prefix' && rangeConverts) || ((s.kind === 'client' || s.kind === 'network') && numberConverts);
+    (s.kind === 'prefix' && rangeConverts) ||
+    ((s.kind === 'client' || s.kind === 'network') && numberConverts);
 }
 
 /** The first subject (in the given order) that is to be held, or undefined (see exemptions). */
