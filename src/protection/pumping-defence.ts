@@ -239,7 +239,12 @@ export class PumpingDefence {
   /** A verification completed: counted for the subjects of its start (else its range, country and owner). */
   async verified(event: VerificationEvent): Promise<void> {
     if (this.settings.mode === 'off') return;
-    const attempt = { phoneNumber: event.phoneNumber, owner: event.owner, clientKey: undefined, ip: undefined };
+    const attempt = {
+      phoneNumber: event.phoneNumber,
+      owner: event.owner,
+      clientKey: undefined,
+      ip: undefined,
+    };
     const ids =
       (await this.stats.takeSession(event.requestId)) ??
       subjectsOf(attempt, placeOf(event.phoneNumber, this.settings.rangeDigits), this.ipv6PrefixLength).map(
