@@ -18,16 +18,13 @@ import { forbidden, notFound, notPending, SandboxProblem, validationError } from
 import { checkRequest, initiateRequest, isGuid } from './sandbox-requests.js';
 import { SandboxTransitions } from './sandbox-transitions.js';
 import { actOutUser } from './sandbox-user-script.js';
+import type { ControlActionResult } from './sandbox-control.types.js';
 
 /** Methods whose code goes out by itself when the account has auto-delivery on. */
 const AUTO_DELIVERED: ReadonlySet<SandboxMethod> = new Set(['sms', 'flash_call', 'msgr1_otp']);
 const OPERATOR_OUTCOMES: readonly OperatorOutcome[] = ['approve', 'fallback', 'timeout', 'fail'];
 
-/** Result of a control action on a session: what happened, in words a test can assert on. */
-export interface ControlActionResult {
-  result: 'delivered' | 'already_delivered' | 'verified' | 'ignored' | 'code_required' | 'expired' | 'failed';
-  detail: string;
-}
+export type { ControlActionResult } from './sandbox-control.types.js';
 
 export interface CheckOutcome {
   request_id: string;
