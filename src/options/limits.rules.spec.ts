@@ -1,6 +1,6 @@
 import { describe } from '@jest/globals';
 import { api, itRefusesEachCase, type RefusalCase } from '../../test/support/option-refusals.js';
-import { LIMITS_OPTION_RULES } from './limits.rules.js';
+import { LIMITS_OPTION_RULES, RATE_LIMITS } from './limits.rules.js';
 
 /** One wrong value per rule of `limits` (with the spend cap and the pumping defence): [case, options, field named, words of the message]. */
 const CASES: RefusalCase[] = [
@@ -70,16 +70,8 @@ const CASES: RefusalCase[] = [
     'positive number',
   ],
 
-  ...(
-    [
-      'startPerIp',
-      'startPerPhone',
-      'startPerPhoneAndCaller',
-      'checkPerIp',
-      'wrongCodesPerPhone',
-      'wrongCodesPerOwner',
-    ] as const
-  ).flatMap((name): RefusalCase[] => [
+  // The resolver reads each of RATE_LIMITS by name (typed), so the list cannot lose one unnoticed.
+  ...RATE_LIMITS.flatMap((name): RefusalCase[] => [
     [
       `limits.${name}`,
       { api, limits: { [name]: 10 } },
@@ -116,6 +108,7 @@ const CASES: RefusalCase[] = [
     '1 to 8',
   ],
 
+  // Restated, not imported: a count dropped from the table must fail here.
   ...(
     [
       'windowMs',
