@@ -11,22 +11,12 @@ import { type Texts } from './messages.js';
 import { formatPhone, phoneDigits } from './phone-format.js';
 import { refusalText } from './refusal-text.js';
 import { STYLES } from './styles.js';
+import { elementEvent } from './element-events.js';
 import { ElementTexts } from './element-texts.js';
 import { focusAfter, focusOnRefusal, renderMethods, TaskView, type ElementView } from './element-view.js';
 
 export type { HostHeaders } from './element-client.js';
-
-/** `detail` of the element's events. */
-export interface PhoneVerificationEventDetail {
-  verification_id: string | null;
-  method: string | null;
-  phone_number: string | null;
-  /** `failed`, `error`: the refusal's code, if any. */
-  error_code?: string;
-  /** `error`: the HTTP status (0 without an answer) and the message the element shows. */
-  status?: number;
-  message?: string;
-}
+export type { PhoneVerificationEventDetail } from './element-events.js';
 
 const OUTCOMES = ['verified', 'failed', 'expired'];
 
@@ -283,16 +273,6 @@ export class PhoneVerificationElement extends ElementBase {
     this.#$('status').textContent = text;
   }
 
-  #emit(type: string, state: VerificationState, extra: Partial<PhoneVerificationEventDetail> = {}): void {
-    const detail: PhoneVerificationEventDetail = {
-      verification_id: state.verificationId,
-      method: state.method,
-      phone_number: state.phoneNumber,
-      ...extra,
-    };
-    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-  }
-
   /** The message of a refusal in the element's language. */
   describe(error: VerificationClientError, waitMs: number | null = null): string {
     return refusalText(error, waitMs, this.#texts);
@@ -315,7 +295,13 @@ export class PhoneVerificationElement extends ElementBase {
     if (error && error !== this.#lastError) {
       this.#lastError = error;
       this.#errorDismissed = false;
-      this.#emit('error', s, { error_code: error.code, status: error.status, message: this.describe(error) });
+      this.dispatchEvent(
+        elementEvent('error', s, {
+          error_code: error.code,
+          status: error.status,
+          message: this.describe(error),
+        }),
+      );
     }
     const message =
       this.#localError || (error && !this.#errorDismissed ? this.describe(error, s.retryInMs) : '');
@@ -333,7 +319,8 @@ export class PhoneVerificationElement extends ElementBase {
 
     // What changed: events, the live region and the focus follow the flow.
     if (prev && prev.phase !== phase) {
-      if (outcome || phase === 'canceled') this.#emit(phase, s, error ? { error_code: error.code } : {});
+      if (outcome || phase === 'canceled')
+        this.dispatchEvent(elementEvent(phase, s, error ? { error_code: error.code } : {}));
       if (outcome) this.#announce(this.#$('title').textContent ?? '');
     }
     if (!prev || prev.phase !== phase || prev.prompt?.kind !== prompt?.kind || prev.method !== s.method) {
