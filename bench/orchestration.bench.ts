@@ -140,18 +140,21 @@ function buildUsers(count: number): Omit<User, 'arriveAt'>[] {
   }));
 }
 
+const SMS_BASELINE: ScenarioResult = { scenario: 'SMS only', population: 'realistic', users: 1000, verified: 859, sawVerified: 859, rub: 2952, rubPerVerified: 3.4366, medianSeconds: 27, p90Seconds: 69, steps: {}, refusals: {} };
+
 export async function runOrchestrationBench(options: OrchestrationBenchOptions = {}): Promise<BenchTable> {
   const count = options.quick ? 200 : 1000;
-  const sms = await runScenario('SMS only', 'realistic', count);
+  const only = process.env.ORCH_ONLY;
+  const sms = only ? SMS_BASELINE : await runScenario('SMS only', 'realistic', count);
   const autos: (ScenarioResult | Error)[] = [];
-  for (const population of ['realistic', 'pessimistic'] as const) {
+  for (const population of (only ? [only] : ['realistic', 'pessimistic']) as PopulationName[]) {
     try {
       autos.push(await runScenario('auto', population, count));
     } catch (error) {
       autos.push(error as Error);
     }
   }
-  return report(sms, autos[0]!, autos[1]!);
+  return report(sms, autos[0]!, autos[1] ?? new Error('skipped'));
 }
 
 async function runScenario(
@@ -171,6 +174,8 @@ async function runScenario(
     clock: () => sb.now(),
     limits: { pumping: false, startPerIp: false, checkPerIp: false, spendCap: false },
   };
+  if (process.env.ORCH_FALLBACK)
+    hostOptions.orchestration = { fallback: JSON.parse(process.env.ORCH_FALLBACK) } as never;
   const host = await startHost(hostOptions);
   const refusals: Record<string, number> = {};
   const refused = (route: string, status: number, body: Record<string, unknown>): void => {
@@ -270,6 +275,13 @@ async function runScenario(
         typeof res.body.fallback_available_at === 'string'
           ? Date.parse(res.body.fallback_available_at)
           : null;
+      if (fallbackAt !== null && process.env.ORCH_DIAG) {
+        const step = sb.sessionsFor(user.phone)[0]!;
+        const key = `${step.method}/${user.device}`;
+        const list = (moments[key] ??= []);
+        const m = (fallbackAt - Date.parse(step.created_at)) / 1000;
+        if (list.at(-1)?.[1] !== m) list.push([Math.round((now - t0) / 1000), m]);
+      }
       const canSwitch = scenario === 'auto' && !user.noMoreSwitches && fallbackAt !== null;
       if (canSwitch && fallbackAt <= now) return switchMethod(user);
       if (TERMINAL.has(status) && !canSwitch) {
@@ -280,6 +292,7 @@ async function runScenario(
       user.nextPollAt = canSwitch && fallbackAt < now + POLL_MS ? fallbackAt : now + POLL_MS;
     };
 
+    const moments: Record<string, [number, number][]> = {};
     const lastArrival = users.at(-1)!.arriveAt;
     while (users.some((u) => !u.done) && sb.now() < lastArrival + RUN_LIMIT_MS) {
       const now = sb.now();
@@ -298,14 +311,28 @@ async function runScenario(
 
     const steps: Record<string, number> = {};
     const times: number[] = [];
+    const diag: Record<string, { n: number; v: number; times: number[]; late: number; byMethod: Record<string, number> }> = {};
     for (const user of users) {
       const sessions = sb.sessionsFor(user.phone);
       for (const s of sessions) steps[s.method] = (steps[s.method] ?? 0) + 1;
-      const verifiedAt = sessions
-        .filter((s) => s.status === 'verified' && s.verified_at)
-        .map((s) => Date.parse(s.verified_at!));
-      if (verifiedAt.length) times.push(Math.min(...verifiedAt) - user.arriveAt);
+      const verified = sessions.filter((s) => s.status === 'verified' && s.verified_at);
+      const verifiedAt = verified.map((s) => Date.parse(s.verified_at!));
+      const d = (diag[user.device] ??= { n: 0, v: 0, times: [], late: 0, byMethod: {} });
+      d.n++;
+      if (verifiedAt.length) {
+        times.push(Math.min(...verifiedAt) - user.arriveAt);
+        d.v++;
+        d.times.push(Math.min(...verifiedAt) - user.arriveAt);
+        for (const s of verified) d.byMethod[s.method] = (d.byMethod[s.method] ?? 0) + 1;
+        if (verified.some((s) => s.request_id !== sessions[0]!.request_id)) d.late++;
+      }
     }
+    if (process.env.ORCH_DIAG) console.error(JSON.stringify(moments));
+    if (process.env.ORCH_DIAG)
+      for (const [device, d] of Object.entries(diag))
+        console.error(
+          `${scenario} ${population} ${device}: users ${d.n} verified ${d.v} median ${median(d.times) / 1000} p90 ${percentile(d.times, 90) / 1000} verified-not-on-last-step ${d.late} byMethod ${JSON.stringify(d.byMethod)}`,
+        );
     const rub = Math.round((balanceBefore - balanceOf(sb)) * 100) / 100;
     return {
       scenario,

@@ -2,7 +2,9 @@
  * When a step may fall back to the next method, counted from its start: the moment the data says the
  * method has stalled for this user. Pure; the figures are MethodStats', the settings the policy's.
  */
+import { createHash } from 'node:crypto';
 import { quantileFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from './duration-histogram.js';
+import { methodTraits, type VerificationMethod } from './verification-method.js';
 
 /** `orchestration.fallback`: when a step has stalled. */
 export interface FallbackMomentSettings {
@@ -36,4 +38,38 @@ export function fallbackAfterMs(
   const finished = quantileFromBuckets(buckets, 1 - settings.stalledShare, bounds);
   if (finished === null) return timeoutMs;
   return Math.round(Math.min(Math.max(finished, settings.floorMs), settings.ceilingMs));
+}
+
+/** One step in this many of a method completed in the page is a probe (see `informsFallbackMoment`). */
+export const PROBE_EVERY = 10;
+
+/**
+ * Whether the step falls back only at the ceiling, to feed the figures (a probe): a code typed in
+ * the page is abandoned once the user moves on, so steps cut off at the learned moment show only
+ * the users faster than it, and a moment learned from them would sink step by step to the floor.
+ * A method the user completes outside the page (`codeEntry: 'never'`: the reverse call is placed
+ * whatever the page shows) is not cut off and needs no probe. Drawn from the request id: every
+ * instance agrees, and nothing is stored.
+ */
+export function isProbeStep(method: VerificationMethod, requestId: string): boolean {
+  if (methodTraits(method).codeEntry === 'never') return false;
+  return createHash('sha256').update(requestId).digest().readUInt32BE(0) % PROBE_EVERY === 0;
+}
+
+/**
+ * Whether a session's time to verify may teach the method's fallback moment: its method is
+ * completed outside the page, or the session was a probe (ran to the ceiling).
+ */
+export function informsFallbackMoment(method: VerificationMethod, requestId: string): boolean {
+  return methodTraits(method).codeEntry === 'never' || isProbeStep(method, requestId);
+}
+
+/** Where a step may fall back, ms after its start: a probe at the ceiling, else `learnedMs`. */
+export function stepFallbackMs(
+  method: VerificationMethod,
+  requestId: string,
+  settings: FallbackMomentSettings,
+  learnedMs: number,
+): number {
+  return isProbeStep(method, requestId) ? Math.max(settings.ceilingMs, learnedMs) : learnedMs;
 }
