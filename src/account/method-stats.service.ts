@@ -3,6 +3,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
 import { digest } from '../core/digest.js';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
+import type { FallbackFigures } from '../core/fallback-moment.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
@@ -139,8 +140,8 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   /**
-   * The time-to-verify histogram (counts per TIME_TO_VERIFY_BUCKETS_MS bucket) over the last `days`
-   * days of one method's counted sessions that inform the fallback moment (core/fallback-moment.ts),
+   * Sessions started and the time-to-verify histogram (counts per TIME_TO_VERIFY_BUCKETS_MS bucket)
+   * over the last `days` days of one method's counted sessions that inform the fallback moment (core/fallback-moment.ts),
    * with numbers of one calling code, started with one device hint (undefined: none).
    */
   async timeToVerify(
@@ -148,11 +149,16 @@ export class MethodStats implements OnModuleDestroy {
     callingCode: string,
     device: DeviceHint | undefined,
     days: number,
-  ): Promise<number[]> {
+  ): Promise<FallbackFigures> {
     await this.flush();
     const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
     const dayNames = Array.from({ length: windowDays(days) }, (_, i) => dayName(today - i * DAY_MS));
-    return (await this.#sum(storedMethod(method), momentGroup(callingCode, device), dayNames)).buckets;
+    const { started, buckets } = await this.#sum(
+      storedMethod(method),
+      momentGroup(callingCode, device),
+      dayNames,
+    );
+    return { started, buckets };
   }
 
   /**

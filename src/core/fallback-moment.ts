@@ -21,21 +21,34 @@ export interface FallbackMomentSettings {
   ceilingMs: number;
 }
 
+/** What the moment is learned from: one method's sessions that inform it (started, and verified by bucket). */
+export interface FallbackFigures {
+  started: number;
+  /** Verified sessions per time-to-verify bucket (TIME_TO_VERIFY_BUCKETS_MS). */
+  buckets: readonly number[];
+}
+
 /**
  * Ms from a step's start at which it may fall back: once `minSamples` verified sessions of its method
- * are counted in `buckets` (time-to-verify histogram, TIME_TO_VERIFY_BUCKETS_MS), the time by which
- * all but `stalledShare` of them had verified, bounded by `floorMs` and `ceilingMs`; before that, the
- * fixed `timeoutMs` (the host's `timeoutSeconds`) as it stands.
+ * are counted, the earliest time at which fewer than `stalledShare` of the users still waiting go on
+ * to verify (of `started` sessions, `verified` verified, the time by which all but
+ * stalledShare × (started − verified_by_then) of them had), bounded by `floorMs` and `ceilingMs`;
+ * before that, the fixed `timeoutMs` (the host's `timeoutSeconds`) as it stands. A method most users
+ * complete falls back late (a waiting user is likely still on the way), one few complete early.
  */
 export function fallbackAfterMs(
-  buckets: readonly number[],
+  figures: FallbackFigures,
   settings: FallbackMomentSettings,
   timeoutMs: number,
   bounds: readonly number[] = TIME_TO_VERIFY_BUCKETS_MS,
 ): number {
-  const verified = buckets.reduce((sum, count) => sum + count, 0);
+  const verified = figures.buckets.reduce((sum, count) => sum + count, 0);
   if (verified < settings.minSamples) return timeoutMs;
-  const finished = quantileFromBuckets(buckets, 1 - settings.stalledShare, bounds);
+  const started = Math.max(figures.started, verified);
+  const share = settings.stalledShare;
+  // (verified − x) ÷ (started − x) ≤ share once x, the users verified by then, reaches this:
+  const needed = (verified - share * started) / (1 - share);
+  const finished = needed <= 0 ? 0 : quantileFromBuckets(figures.buckets, needed / verified, bounds);
   if (finished === null) return timeoutMs;
   return Math.round(Math.min(Math.max(finished, settings.floorMs), settings.ceilingMs));
 }

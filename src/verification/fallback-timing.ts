@@ -76,8 +76,8 @@ export class FallbackTiming {
     const settings = this.options.orchestration.fallback;
     let afterMs = last ?? fixed;
     try {
-      const buckets = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
-      if (settings !== false) afterMs = fallbackAfterMs(buckets, settings, fixed);
+      const figures = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
+      if (settings !== false) afterMs = fallbackAfterMs(figures, settings, fixed);
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
