@@ -2,7 +2,7 @@
  * Issue 18's benchmark, `npm run bench -- orchestration`: method orchestration against SMS only, on a
  * realistic population of simulated users (SANDBOX_POPULATION_REALISTIC, docs/sandbox-population.md).
  *
- * 1,000 users (+79990000000…), 5 arriving per second, each with its own number and IP; 30 % of them on a
+ * 1,000 users (numbers spread over the +79xx ranges), 5 arriving per second, each with its own number and IP; 30 % on a
  * desktop (drawn here, seeded, and declared to the sandbox per number as `PUT /_sandbox/users/:phone`
  * does, so that the sandbox's user and the device hint agree). A host app (Express, the module with
  * its defaults: reconciler on, no webhooks) and the sandbox run in this process; the users' frontends
@@ -142,13 +142,18 @@ interface ScenarioResult extends ScenarioSpec {
 
 /**
  * The same users in every scenario: numbers, IPs and devices from one seed. A warm-up cohort
- * (`cohort` 1) has numbers +7998… and addresses 100.65.…, its devices drawn from another seed.
+ * (`cohort` 1) has addresses 100.65.…, its numbers and devices drawn from another seed.
  */
 function buildUsers(count: number, cohort = 0): Omit<User, 'arriveAt'>[] {
   const random = mulberry32(18 + cohort);
   const desktopShare = SANDBOX_POPULATION_REALISTIC.desktopShare ?? 0;
-  return Array.from({ length: count }, (_, i) => ({
-    phone: `+799${9 - cohort}${String(i).padStart(7, '0')}`,
+  const phones = new Set<string>();
+  // Real users' numbers: spread over the +79xx mobile ranges (a run of one range is what the
+  // pumping defence holds; a new one per user, like real ones).
+  while (phones.size < count) phones.add(`+79${String(Math.floor(random() * 1e9)).padStart(9, '0')}`);
+  const numbers = [...phones];
+  return numbers.map((phone, i) => ({
+    phone,
     ip: `100.${64 + cohort}.${i >> 8}.${i & 255}`,
     device: random() < desktopShare ? 'desktop' : 'mobile',
     codeDueAt: null,
@@ -308,7 +313,15 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
     };
 
     const switchMethod = async (user: User): Promise<void> => {
-      const res = await post(host.url, '/verification/switch', user.ip, {}, { verification_id: user.id });
+      let res = await post(host.url, '/verification/switch', user.ip, {}, { verification_id: user.id });
+      // A graded answer (the pumping defence holds the number to methods charged on proof): the
+      // browser client follows it once with the first method it offers, and so does this user.
+      const offered = res.body.offered_methods;
+      if (res.body.error_code === 'method_held' && Array.isArray(offered) && typeof offered[0] === 'string') {
+        refused(user, 'switch', res.status, res.body);
+        const body = { verification_id: user.id, method: offered[0] };
+        res = await post(host.url, '/verification/switch', user.ip, {}, body);
+      }
       if (res.status === 201) {
         follow(user);
         user.nextPollAt = sb.now() + POLL_MS;
@@ -316,7 +329,8 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
       }
       refused(user, 'switch', res.status, res.body);
       const code = res.body.error_code;
-      if (code === 'journey_limit_reached' || code === 'method_not_available') user.noMoreSwitches = true;
+      if (code === 'journey_limit_reached' || code === 'method_not_available' || code === 'method_held')
+        user.noMoreSwitches = true;
       if (res.status === 404) throw new Error(`auto: POST /switch answered 404 (no such route?)`);
     };
 

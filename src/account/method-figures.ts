@@ -141,6 +141,8 @@ export function bucketField(index: number): string {
 
 export const CHARGED_FIELD = 'charged';
 export const CALLERS_FIELD = 'callers';
+/** The fallback moment's figures: sessions that ended unverified because another step of their journey was verified. */
+export const LEFT_FIELD = 'left';
 
 /** The transition at which a billing rule debits the cost. */
 const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
@@ -164,6 +166,8 @@ export interface Counts {
   country: string;
   /** Where the counts also go for the fallback moment (momentGroup), when the session informs it. */
   momentGroup?: string;
+  /** What goes there instead of `adds` (a session whose journey another step verified). */
+  momentAdds?: [field: string, by: number][];
   day: string;
   transitions: MethodTransition[];
   adds: [field: string, by: number][];
@@ -214,6 +218,8 @@ export interface Sums {
   failed: number;
   chargedMinor: number;
   callers: number;
+  /** Moment figures only: see LEFT_FIELD. */
+  left: number;
   buckets: number[];
 }
 

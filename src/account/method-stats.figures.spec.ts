@@ -264,6 +264,24 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     expect((await stats.figures()).flash_call).toMatchObject({ started: 60, verified: 60 });
   });
 
+  it('a step left unverified because another step of its journey was verified is taken out', async () => {
+    // A journey: a reverse call, then an SMS the user is verified by; the call then expires.
+    const call = session(rfc);
+    await stats.tally(call, 'client:a', 'mobile');
+    const sms = session({ journeyId: call.requestId });
+    await stats.tally(sms, 'client:a', 'mobile');
+    await stats.tally({ ...sms, status: 'verified', delivered: true, verifiedAt: now + 20_000 });
+    await stats.tally({ ...call, status: 'expired' });
+    // A journey of one reverse call that expired: a user who did not call.
+    const lone = session(rfc);
+    await stats.tally(lone, 'client:b', 'mobile');
+    await stats.tally({ ...lone, status: 'expired' });
+
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ started: 1 });
+    // Every other figure still counts both calls as expired.
+    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 2, expired: 2 });
+  });
+
   it('leaves out a suspected start, as every figure does', async () => {
     const record = session({ ...rfc, suspected: true });
     await stats.tally(record, 'client:a', 'mobile');

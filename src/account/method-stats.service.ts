@@ -15,6 +15,7 @@ import {
   CALLERS_FIELD,
   CHARGED_FIELD,
   countryKey,
+  LEFT_FIELD,
   countsOf,
   dayName,
   momentGroup,
@@ -111,6 +112,7 @@ export class MethodStats implements OnModuleDestroy {
       const won = shown.filter((_, i) => claimed[i]);
       if (won.length === 0) return;
       const counts = countsOf(record, won, this.store.now(), admitted.device);
+      await this.#journeyOutcome(record, counts);
       if (caller !== undefined && won.includes('started') && (await this.#firstCaller(record, caller)))
         counts.adds.push([CALLERS_FIELD, 1]);
       this.#add(counts);
@@ -153,12 +155,12 @@ export class MethodStats implements OnModuleDestroy {
     await this.flush();
     const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
     const dayNames = Array.from({ length: windowDays(days) }, (_, i) => dayName(today - i * DAY_MS));
-    const { started, buckets } = await this.#sum(
+    const { started, left, buckets } = await this.#sum(
       storedMethod(method),
       momentGroup(callingCode, device),
       dayNames,
     );
-    return { started, buckets };
+    return { started: Math.max(started - left, 0), buckets };
   }
 
   /**
@@ -181,6 +183,27 @@ export class MethodStats implements OnModuleDestroy {
     const decision = first ? `1${device === undefined ? '' : `:${device}`}` : '0';
     await this.store.set(decided, decision, ttl);
     return admission(decision);
+  }
+
+  /**
+   * A journey verified by one step says nothing of how its other steps would have ended: a user
+   * verified by a late reverse call leaves the code of the method they switched to untyped. Such a
+   * step ending unverified is taken out of its method's moment figures (counted as `left`, not as
+   * expired or failed), or a method tried after another would look as if its users gave up.
+   */
+  async #journeyOutcome(record: SessionRecord, counts: Counts): Promise<void> {
+    const key = `stats-journey-verified:{${record.journeyId ?? record.requestId}}`;
+    if (counts.transitions.includes('verified'))
+      await this.store.set(key, '1', Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS);
+    else if (
+      counts.momentGroup !== undefined &&
+      (counts.transitions.includes('expired') || counts.transitions.includes('failed')) &&
+      (await this.store.get(key)) !== null
+    )
+      counts.momentAdds = [
+        ...counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed'),
+        [LEFT_FIELD, 1],
+      ];
   }
 
   /** Whether this is the caller's first counted start of the method on the session's day. */
@@ -207,13 +230,16 @@ export class MethodStats implements OnModuleDestroy {
   /** Adds the counts to the batch for the store: the day's counters of the country, of all, and for the fallback moment. */
   #add(counts: Counts): void {
     const { day, method, country } = counts;
-    const groups = [country, ALL_COUNTRIES];
-    if (counts.momentGroup !== undefined) groups.push(counts.momentGroup);
-    for (const cc of groups) {
+    const groups: [string, [string, number][]][] = [
+      [country, counts.adds],
+      [ALL_COUNTRIES, counts.adds],
+    ];
+    if (counts.momentGroup !== undefined) groups.push([counts.momentGroup, counts.momentAdds ?? counts.adds]);
+    for (const [cc, adds] of groups) {
       const group = MethodStats.counterKey(day, method, cc, '');
       let pending = this.#pending.get(group);
       if (pending === undefined) this.#pending.set(group, (pending = new Map()));
-      for (const [field, by] of counts.adds) pending.set(field, (pending.get(field) ?? 0) + by);
+      for (const [field, by] of adds) pending.set(field, (pending.get(field) ?? 0) + by);
     }
     if (counts.charged) this.#pendingCurrency = counts.charged.currency;
     this.#flushTimer ??= setTimeout(() => void this.flush(), STATS_FLUSH_INTERVAL_MS).unref();
@@ -286,6 +312,7 @@ export class MethodStats implements OnModuleDestroy {
       'failed',
       CHARGED_FIELD,
       CALLERS_FIELD,
+      LEFT_FIELD,
       ...Array.from({ length: BUCKET_COUNT }, (_, i) => bucketField(i)),
     ];
     const values = await Promise.all(
@@ -301,6 +328,7 @@ export class MethodStats implements OnModuleDestroy {
       failed: total('failed'),
       chargedMinor: total(CHARGED_FIELD),
       callers: total(CALLERS_FIELD),
+      left: total(LEFT_FIELD),
       buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
     };
   }
