@@ -40,6 +40,7 @@
  */
 import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
+import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import {
   SANDBOX_POPULATION_REALISTIC,
   VerificationSandbox,
@@ -150,7 +151,10 @@ function buildUsers(count: number, cohort = 0): Omit<User, 'arriveAt'>[] {
   const phones = new Set<string>();
   // Real users' numbers: spread over the +79xx mobile ranges (a run of one range is what the
   // pumping defence holds; a new one per user, like real ones).
-  while (phones.size < count) phones.add(`+79${String(Math.floor(random() * 1e9)).padStart(9, '0')}`);
+  while (phones.size < count) {
+    const phone = `+79${String(Math.floor(random() * 1e9)).padStart(9, '0')}`;
+    if (isValidPhoneNumber(phone)) phones.add(phone);
+  }
   const numbers = [...phones];
   return numbers.map((phone, i) => ({
     phone,
