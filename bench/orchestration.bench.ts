@@ -513,7 +513,9 @@ function report(results: Record<string, ScenarioResult | Error>): BenchTable {
       costCap(GOAL_PESSIMISTIC_COST_SHARE),
       '',
       '',
-      verdict(ok('pessimistic', (r) => r.verified >= sms.verified && share(r) <= GOAL_PESSIMISTIC_COST_SHARE)),
+      verdict(
+        ok('pessimistic', (r) => r.verified >= sms.verified && share(r) <= GOAL_PESSIMISTIC_COST_SHARE),
+      ),
     ]);
   const open = results.realistic;
   if (results.protected && open && !(open instanceof Error))

@@ -6,7 +6,6 @@ import { resolveVerificationOptions } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { MethodStats, STATS_FLUSH_INTERVAL_MS } from './method-stats.service.js';
 
-const DAY = 86_400_000;
 /** Noon UTC, so that a few minutes either way stay on the same day. */
 const NOON = Date.UTC(2026, 2, 15, 12);
 const rub = (amount: number) => ({ amount, currency: 'RUB' });
@@ -84,17 +83,6 @@ describe('MethodStats: each transition counted once, by method and calling code'
     stats = new MethodStats(store, VerificationMetrics.disabled(), logger());
   });
   afterEach(() => store.close());
-
-  /** Plays a session's life: start, then each state the tracker would store, each tallied. */
-  async function live(record: SessionRecord, ...states: Partial<SessionRecord>[]): Promise<SessionRecord> {
-    let current = record;
-    await stats.tally(current);
-    for (const state of states) {
-      current = { ...current, ...state };
-      await stats.tally(current);
-    }
-    return current;
-  }
 
   it('counts started, delivered and the outcome once, however often the same state is tallied', async () => {
     const record = session();
