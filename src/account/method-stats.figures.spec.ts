@@ -264,22 +264,31 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     expect((await stats.figures()).flash_call).toMatchObject({ started: 60, verified: 60 });
   });
 
-  it('a step left unverified because another step of its journey was verified is taken out', async () => {
-    // A journey: a reverse call, then an SMS the user is verified by; the call then expires.
-    const call = session(rfc);
-    await stats.tally(call, 'client:a', 'mobile');
-    const sms = session({ journeyId: call.requestId });
+  it('a step typed in the page, left unverified because another step of its journey was verified, is taken out', async () => {
+    const probes = Array.from({ length: 200 }, (_, i) => `probe-${i}`).filter((id) => isProbeStep('sms', id));
+    // A journey: an SMS (a probe), then a reverse call the user is verified by; the SMS then expires.
+    const sms = session({ requestId: probes[0]! });
     await stats.tally(sms, 'client:a', 'mobile');
-    await stats.tally({ ...sms, status: 'verified', delivered: true, verifiedAt: now + 20_000 });
-    await stats.tally({ ...call, status: 'expired' });
-    // A journey of one reverse call that expired: a user who did not call.
-    const lone = session(rfc);
+    const call = session({ ...rfc, journeyId: sms.requestId });
+    await stats.tally(call, 'client:a', 'mobile');
+    await stats.tally({ ...call, status: 'verified', verifiedAt: now + 20_000 });
+    await stats.tally({ ...sms, status: 'expired' });
+    // A journey of one SMS (a probe) that expired: a user who did not type the code.
+    const lone = session({ requestId: probes[1]! });
     await stats.tally(lone, 'client:b', 'mobile');
     await stats.tally({ ...lone, status: 'expired' });
+    expect(await stats.timeToVerify('sms', '7', 'mobile', 7)).toMatchObject({ started: 1 });
+    // Every other figure still counts both as expired.
+    expect((await stats.figures()).sms).toMatchObject({ started: 2, expired: 2 });
 
-    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ started: 1 });
-    // Every other figure still counts both calls as expired.
-    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 2, expired: 2 });
+    // A reverse call is placed whatever the page shows: one left behind by a verified SMS still counts.
+    const first = session(rfc);
+    await stats.tally(first, 'client:c', 'desktop');
+    const next = session({ journeyId: first.requestId });
+    await stats.tally(next, 'client:c', 'desktop');
+    await stats.tally({ ...next, status: 'verified', delivered: true, verifiedAt: now + 30_000 });
+    await stats.tally({ ...first, status: 'expired' });
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'desktop', 7)).toMatchObject({ started: 1 });
   });
 
   it('leaves out a suspected start, as every figure does', async () => {

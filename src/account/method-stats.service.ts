@@ -3,7 +3,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
 import { digest } from '../core/digest.js';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
-import type { FallbackFigures } from '../core/fallback-moment.js';
+import { cutOffBySwitch, type FallbackFigures } from '../core/fallback-moment.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
@@ -186,10 +186,10 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   /**
-   * A journey verified by one step says nothing of how its other steps would have ended: a user
-   * verified by a late reverse call leaves the code of the method they switched to untyped. Such a
-   * step ending unverified is taken out of its method's moment figures (counted as `left`, not as
-   * expired or failed), or a method tried after another would look as if its users gave up.
+   * A journey verified by one step says nothing of how its steps typed in the page would have ended:
+   * a user verified by a late reverse call leaves the code of the method they switched to untyped.
+   * Such a step ending unverified is taken out of its method's moment figures (counted as `left`,
+   * not as expired or failed), or a method tried after another would look as if its users gave up.
    */
   async #journeyOutcome(record: SessionRecord, counts: Counts): Promise<void> {
     const key = `stats-journey-verified:{${record.journeyId ?? record.requestId}}`;
@@ -197,6 +197,7 @@ export class MethodStats implements OnModuleDestroy {
       await this.store.set(key, '1', Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS);
     else if (
       counts.momentGroup !== undefined &&
+      cutOffBySwitch(record.method) &&
       (counts.transitions.includes('expired') || counts.transitions.includes('failed')) &&
       (await this.store.get(key)) !== null
     )

@@ -65,7 +65,7 @@ export const PROBE_EVERY = 10;
  * instance agrees, and nothing is stored.
  */
 export function isProbeStep(method: VerificationMethod, requestId: string): boolean {
-  if (methodTraits(method).codeEntry === 'never') return false;
+  if (!cutOffBySwitch(method)) return false;
   return createHash('sha256').update(requestId).digest().readUInt32BE(0) % PROBE_EVERY === 0;
 }
 
@@ -74,7 +74,12 @@ export function isProbeStep(method: VerificationMethod, requestId: string): bool
  * completed outside the page, or the session was a probe (ran to the ceiling).
  */
 export function informsFallbackMoment(method: VerificationMethod, requestId: string): boolean {
-  return methodTraits(method).codeEntry === 'never' || isProbeStep(method, requestId);
+  return !cutOffBySwitch(method) || isProbeStep(method, requestId);
+}
+
+/** Whether a user who moves on abandons a step of this method: its code is typed in the page. */
+export function cutOffBySwitch(method: VerificationMethod): boolean {
+  return methodTraits(method).codeEntry !== 'never';
 }
 
 /** Where a step may fall back, ms after its start: a probe at the ceiling, else `learnedMs`. */
