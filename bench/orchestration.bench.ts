@@ -2,8 +2,8 @@
  * Issue 18's benchmark, `npm run bench -- orchestration`: method orchestration against SMS only, on a
  * realistic population of simulated users (SANDBOX_POPULATION_REALISTIC, docs/sandbox-population.md).
  *
- * 1,000 users (numbers spread over the +79xx ranges), 5 arriving per second, each with its own number and IP; 30 % on a
- * desktop (drawn here, seeded, and declared to the sandbox per number as `PUT /_sandbox/users/:phone`
+ * 1,000 users (numbers spread over the +79xx ranges, as real users' are), 5 arriving per second,
+ * each with its own number and IP; 30 % on a desktop (drawn here, seeded, and declared to the sandbox per number as `PUT /_sandbox/users/:phone`
  * does, so that the sandbox's user and the device hint agree). A host app (Express, the module with
  * its defaults: reconciler on, no webhooks) and the sandbox run in this process; the users' frontends
  * talk to the host over real HTTP, the host to the sandbox over real HTTP. Everything runs on the
@@ -11,7 +11,8 @@
  *
  * - "SMS only": `POST /start { method: "sms" }`; no switching.
  * - "auto": `POST /start { method: "auto", device }`; when a status poll shows `fallback_available_at`
- *   passed and the user is not verified, `POST /switch`.
+ *   passed and the user is not verified, `POST /switch` (a graded 409 `method_held` is followed once
+ *   with the first method it offers, as the browser client does).
  *
  * Each user polls `GET /status` every 5 s (and at `fallback_available_at`), and acts out the plan the
  * sandbox drew for the current step (`sb.userPlan`, as `GET /_sandbox/sessions/:id/user`): a code
@@ -20,20 +21,24 @@
  * on, but what the sandbox completes by itself (a late reverse call) still counts, as it would.
  *
  * Reported per scenario: users, verified users (the sandbox's truth: a session of the number verified),
- * those whose frontend saw `verified`, RUB charged (the sandbox balance's fall), RUB per verified user,
+ * those whose frontend saw `verified`, users refused (402, 403, 429, 503), RUB charged (the sessions
+ * the sandbox charged), RUB per verified user,
  * median and 90th percentile time to verify (sandbox clock, from the start to the first verified
  * session). "auto" runs on the realistic population and on a pessimistic one (the reverse call completed
  * by 30 % of mobile, 10 % of desktop users). Goals (issue 33): on the realistic population auto verifies
  * at least as many users as SMS only, at ≤ 25 % of its RUB per verified user, with a median time to
  * verify no longer; on the pessimistic one, at least as many users at ≤ 50 %. The host learns each
- * step's `fallback_available_at` from its own figures as the run goes (module defaults).
+ * step's `fallback_available_at` from its own figures as the run goes (module defaults); the warm-host
+ * row first runs 1,000 other users of the population through the same host, as a running host has
+ * figures.
  *
- * Protection that would refuse 1,000 fresh numbers in a few minutes is off in the bench host: the
- * pumping defence (one range of fresh numbers, a seventh of whose starts never complete, is what it
- * holds), the per-client start and check limits (harmless with one IP per user; off so that they
- * cannot matter) and the spend cap (1,000 RUB a day by default; the SMS-only run spends about 3,000).
- * The per-number limits, the resend cooldown and coalescing keep their defaults. The sandbox clock is
- * frozen between ticks, so a run repeats exactly.
+ * Protection is off in the host but in the last row (issue 29: the default protection, goal as many
+ * verified and RUB per verified as without, within 3 %, and no user refused): the pumping defence,
+ * the per-client start and check limits and the spend cap (1,000 RUB a day by default; the SMS-only
+ * run spends about 3,000). The per-number limits, the resend cooldown and coalescing keep their
+ * defaults. The sandbox clock is frozen between ticks, so a run repeats exactly. For trying a change:
+ * ORCH_ONLY=realistic,warm (rows), ORCH_FALLBACK='{"stalledShare":0.3}', ORCH_DIAG=1 (moments and
+ * figures per device on stderr).
  *
  * `runOrchestrationBench({ quick })` returns the table (200 users with --quick); run directly
  * (compiled), it prints it.
