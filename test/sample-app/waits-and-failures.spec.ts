@@ -82,6 +82,7 @@ describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)
     await page.waitForFunction(
       `document.querySelector('phone-verification').client.getState().method !== 'reverse_flash_call'`,
     );
+    await waitForPhase(page, 'awaiting_user');
     const state = (await page.evaluate(
       `(() => { const s = document.querySelector('phone-verification').client.getState(); return { id: s.verificationId, tried: s.methodsTried, phase: s.phase }; })()`,
     )) as { id: string; tried: string[]; phase: string };
