@@ -157,7 +157,8 @@ export class JourneyState {
 
   /** When the journey's current step may fall back, ms after its start (FallbackTiming). */
   fallbackAfterMs(loaded: LoadedJourney): Promise<number> {
-    return this.fallbackTiming.afterMs(currentStep(loaded.journey).method, loaded.journey.phoneNumber);
+    const { journey } = loaded;
+    return this.fallbackTiming.afterMs(currentStep(journey), journey.phoneNumber, journey.device);
   }
 
   /**

@@ -210,7 +210,7 @@ export class VerificationService {
     if (device !== undefined && !outcome.coalesced) await this.rememberDevice(started, device);
     this.telemetry.started(started, outcome.coalesced, Date.now() - startedAt);
     await this.history.record(startEntry('start', started, input.owner, outcome.coalesced));
-    if (!outcome.coalesced) await this.methodStats.tally(started, callerOf(attempt));
+    if (!outcome.coalesced) await this.methodStats.tally(started, callerOf(attempt), device);
     const journeyId = started.journeyId ?? started.requestId;
     // A resumed session may be a step the journey switched away from: the answer is the journey's
     // current step (status and check go there), under the handle the frontend already holds.
@@ -358,6 +358,7 @@ export class VerificationService {
     await this.methodStats.tally(
       record,
       callerOf({ owner: input.owner, clientKey: this.protection.clientKey(input.request, input.ip) }),
+      moved.device,
     );
     // Status streams of the journey move to the new session.
     await this.changes.announce(journeyId);
