@@ -47,7 +47,7 @@ export {
   type VerificationHealthReason,
   type VerificationHealthResult,
   type VerificationHealthStatus,
-} from './operations/verification-health.indicator.js';
+} from './account/verification-health.indicator.js';
 export { DEFAULT_METRICS_PREFIX } from './observability/verification-metrics.js';
 export { VerificationReconciler } from './sessions/verification.reconciler.js';
 

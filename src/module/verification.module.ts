@@ -15,7 +15,7 @@ import {
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { createVerificationController } from '../http/verification.controller.js';
 import { loadOpenApiDocs } from '../http/openapi-decorators.js';
-import { OPERATIONS_EXPORTS, OPERATIONS_PROVIDERS } from '../operations/operations.providers.js';
+import { ACCOUNT_EXPORTS, ACCOUNT_PROVIDERS } from '../account/account.providers.js';
 import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { ServedRoutesLog } from './served-routes.log.js';
@@ -145,7 +145,7 @@ const PROVIDERS: Provider[] = [
     },
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger],
   },
-  ...OPERATIONS_PROVIDERS,
+  ...ACCOUNT_PROVIDERS,
   OwnedStoreCloser,
   ServedRoutesLog,
   TestNumberSessions,
@@ -195,7 +195,7 @@ const EXPORTS = [
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
   VerificationHistory,
-  ...OPERATIONS_EXPORTS,
+  ...ACCOUNT_EXPORTS,
 ];
 
 function controllersFor(settings: RouteSettings): Type[] {
