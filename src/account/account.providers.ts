@@ -9,6 +9,7 @@ import { VerificationAccountService } from './verification-account.service.js';
 import { OfferedMethods } from './offered-methods.js';
 import { MethodStats } from './method-stats.service.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
+import { PriceBook } from './price-book.js';
 
 /**
  * The account and operations providers of VerificationModule, with the observability they report
@@ -21,6 +22,7 @@ export const ACCOUNT_PROVIDERS: Provider[] = [
     useFactory: (options: ResolvedVerificationOptions) => VerificationMetrics.create(options.metrics),
     inject: [RESOLVED_VERIFICATION_OPTIONS],
   },
+  PriceBook,
   VerificationAccountService,
   MethodStats,
   VerificationBalanceWatch,
