@@ -31,6 +31,7 @@ import { JourneyState } from '../verification/journey-state.js';
 import { FallbackTiming } from '../verification/fallback-timing.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
+import { StatusWatch } from '../verification/status-watch.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { PaidStart } from '../verification/paid-start.js';
 import { VerificationService } from '../verification/verification.service.js';
@@ -169,6 +170,7 @@ const PROVIDERS: Provider[] = [
   JourneyState,
   VerificationTracker,
   SessionChanges,
+  StatusWatch,
   StatusStreamHub,
   SessionRefresher,
   VerificationProtection,
