@@ -12,7 +12,8 @@ import { receiveSmsCode } from './web-otp.js';
 
 export type { StartInput, VerificationClientOptions } from './client-options.js';
 
-type Listener = (state: VerificationState) => void;
+/** What `subscribe` calls with each new state. */
+export type VerificationStateListener = (state: VerificationState) => void;
 
 /** The journey token as the GET routes take it (`?journey_token=`), or nothing before a switch. */
 function tokenQuery(token: string | undefined): string {
@@ -31,7 +32,7 @@ const TICK_MS = 250;
  */
 export class VerificationClient {
   private state: VerificationState = IDLE;
-  private readonly listeners = new Set<Listener>();
+  private readonly listeners = new Set<VerificationStateListener>();
   private readonly transport: RoutesTransport;
   private readonly slot: SavedVerificationSlot;
   private readonly eventSource: EventSourceFactory | null;
@@ -72,7 +73,7 @@ export class VerificationClient {
 
   getState = (): VerificationState => this.state;
 
-  subscribe = (listener: Listener): (() => void) => {
+  subscribe = (listener: VerificationStateListener): (() => void) => {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
   };
