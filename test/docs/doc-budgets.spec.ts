@@ -1,0 +1,28 @@
+/**
+ * The three documents a newcomer reads stay within their budgets (issue 31): a new fact goes into a
+ * focused page under docs/ or replaces an older sentence, and a benchmark's new run replaces its row.
+ * Bytes as `wc -c` counts them; a KB is 1,000 bytes.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './source-program.js';
+
+const BUDGETS: [file: string, bytes: number][] = [
+  ['README.md', 26_000],
+  ['docs/ARCHITECTURE.md', 30_000],
+  ['bench/README.md', 15_000],
+];
+
+describe('documentation budgets', () => {
+  it.each(BUDGETS)('%s is at most %d bytes', (file, bytes) => {
+    expect(statSync(join(ROOT, file)).size).toBeLessThanOrEqual(bytes);
+  });
+
+  it("keeps the README's test command the one CI runs", () => {
+    const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(ci).toMatch(/^echo "ci: test .*"; npm test$/m);
+    expect(readme).toMatch(/^npm test {2,}# builds, then runs every suite$/m);
+  });
+});
