@@ -85,6 +85,28 @@ function legitimateUsers(count: number, ticks: number, seed: number): Caller[] {
   }));
 }
 
+/**
+ * An attack scenario of issue 29: the attack beside 40 legitimate users (seeded by `seed`) who each
+ * start once, follow a graded answer and complete; spend cap 1,000 RUB a day. Its goal rows.
+ */
+async function attackScenarioRows(
+  scenario: string,
+  attack: Caller[],
+  seed: number,
+  input: Partial<TrafficInput> = {},
+  days = 1,
+): Promise<ProtectionBenchRow[]> {
+  const run = await runTraffic({
+    attack,
+    users: legitimateUsers(40, input.ticks ?? TICKS, seed),
+    abandon: () => false,
+    capRub: CAP_RUB,
+    doubleClick: false,
+    ...input,
+  });
+  return attackRows(scenario, run, days);
+}
+
 /** The goal rows every attack scenario of issue 29 shares. */
 function attackRows(scenario: string, run: TrafficRun, days: number): ProtectionBenchRow[] {
   const share = run.verified / Math.max(run.completing, 1);
@@ -130,14 +152,11 @@ export async function repeatedNumbersScenario(): Promise<ProtectionBenchRow[]> {
     for (let k = 0; k < 15; k++)
       attack.push({ ip: `10.1.${n}.${k % 3}`, owner: `bot-${n}-${k % 3}`, phone, tick: k + 2 });
   }
-  const run = await runTraffic({
+  return attackScenarioRows(
+    'issue 29: repeated numbers (40 numbers × 15 starts in an hour, 10 ranges)',
     attack,
-    users: legitimateUsers(40, TICKS, 1),
-    abandon: () => false,
-    capRub: CAP_RUB,
-    doubleClick: false,
-  });
-  return attackRows('issue 29: repeated numbers (40 numbers × 15 starts in an hour, 10 ranges)', run, 1);
+    1,
+  );
 }
 
 /** Finding 2: 1,500 starts to numbers that never receive anything, to spend the cap's reservations. */
@@ -146,15 +165,12 @@ export async function capDrainScenario(): Promise<ProtectionBenchRow[]> {
     const range = freshRange(['903', '905', '915', '925'][i % 4]!);
     return { ip: freshIp(), owner: `bot-${i}`, phone: range(i) };
   });
-  const run = await runTraffic({
+  return attackScenarioRows(
+    'issue 29: cap drain, nothing delivered (1,500 starts, a fresh range each)',
     attack,
-    users: legitimateUsers(40, TICKS, 2),
-    abandon: () => false,
-    capRub: CAP_RUB,
-    doubleClick: false,
-    autoDeliver: false,
-  });
-  return attackRows('issue 29: cap drain, nothing delivered (1,500 starts, a fresh range each)', run, 1);
+    2,
+    { autoDeliver: false },
+  );
 }
 
 /** Finding 3: 4 numbers the attacker holds, verified 8 times each by reverse flash call, then 600 SMS into their prefix. */
@@ -167,15 +183,12 @@ export async function fakedConversionsScenario(): Promise<ProtectionBenchRow[]> 
   const pumped = Array.from({ length: 10 }, () => freshRange('926'));
   for (let i = 0; i < 600; i++)
     attack.push({ ip: freshIp(), owner: `bot-${i}`, phone: pumped[i % 10]!(100 + i), tick: 8 + (i % 12) });
-  const run = await runTraffic({
+  return attackScenarioRows(
+    'issue 29: faked conversions (4 own numbers verified 8× each, then 600 starts)',
     attack,
-    users: legitimateUsers(40, TICKS, 3),
-    abandon: () => false,
-    capRub: CAP_RUB,
-    doubleClick: false,
-    attackerVerifies: (a) => a.method === 'owned',
-  });
-  return attackRows('issue 29: faked conversions (4 own numbers verified 8× each, then 600 starts)', run, 1);
+    3,
+    { attackerVerifies: (a) => a.method === 'owned' },
+  );
 }
 
 /** Finding 4: two days of a steady drip (5 starts every 20 minutes over 20 ranges of two prefixes). */
@@ -188,16 +201,13 @@ export async function slowDripScenario(): Promise<ProtectionBenchRow[]> {
       const n = tick * 5 + i;
       attack.push({ ip: freshIp(), owner: `bot-${n % 200}`, phone: ranges[n % 20]!(n), tick });
     }
-  const run = await runTraffic({
+  return attackScenarioRows(
+    'issue 29: two-day slow drip (5 starts / 20 min over 20 ranges, 2 prefixes)',
     attack,
-    users: legitimateUsers(40, ticks, 4),
-    abandon: () => false,
-    capRub: CAP_RUB,
-    doubleClick: false,
-    ticks,
-    tickMs: 20 * 60_000,
-  });
-  return attackRows('issue 29: two-day slow drip (5 starts / 20 min over 20 ranges, 2 prefixes)', run, 2);
+    4,
+    { ticks, tickMs: 20 * 60_000 },
+    2,
+  );
 }
 
 /** Finding 5: waves of 25 simultaneous starts into fresh ranges of one operator prefix, each from its own address. */
@@ -208,14 +218,11 @@ export async function freshRangeBurstsScenario(): Promise<ProtectionBenchRow[]> 
     for (let i = 0; i < 25; i++)
       attack.push({ ip: freshIp(), owner: `bot-${wave}-${i}`, phone: range(i), tick: wave });
   }
-  const run = await runTraffic({
+  return attackScenarioRows(
+    'issue 29: bursts into fresh ranges (20 waves × 25, one prefix, every 3 min)',
     attack,
-    users: legitimateUsers(40, TICKS, 5),
-    abandon: () => false,
-    capRub: CAP_RUB,
-    doubleClick: false,
-  });
-  return attackRows('issue 29: bursts into fresh ranges (20 waves × 25, one prefix, every 3 min)', run, 1);
+    5,
+  );
 }
 
 /** An owner farm: 50 signed-up accounts each verify their own number, then each pumps 30 numbers. */
@@ -236,15 +243,12 @@ export async function ownerFarmScenario(): Promise<ProtectionBenchRow[]> {
       phone: pumped[i % 20]!(i),
       tick: 1 + (i % 19),
     });
-  const run = await runTraffic({
+  return attackScenarioRows(
+    'issue 29: owner farm (50 accounts verified once, then 1,500 starts)',
     attack,
-    users: legitimateUsers(40, TICKS, 6),
-    abandon: () => false,
-    capRub: CAP_RUB,
-    doubleClick: false,
-    attackerVerifies: (a) => a.method === 'owned',
-  });
-  return attackRows('issue 29: owner farm (50 accounts verified once, then 1,500 starts)', run, 1);
+    6,
+    { attackerVerifies: (a) => a.method === 'owned' },
+  );
 }
 
 /**

@@ -121,10 +121,11 @@ export interface FraudSuspectedEvent {
   subject: 'range' | 'prefix' | 'owner' | 'client' | 'network' | 'country';
   /**
    * Why: `unconverted` (its starts do not complete), `fresh_burst` (a range or prefix nobody verified
-   * in took a burst of starts), `country_under_attack` (the stricter minimum while the country's
-   * traffic does not convert), `spend_cap_reserve` (the cap's last share is kept for callers with a record).
+   * in took a burst of starts), `slow_drip` (a prefix's starts over the last day do not complete),
+   * `country_under_attack` (the stricter minimum while the country's traffic does not convert, in
+   * the window or over the day), `spend_cap_reserve` (the cap's last share is kept for callers with a record).
    */
-  rule: 'unconverted' | 'fresh_burst' | 'country_under_attack' | 'spend_cap_reserve';
+  rule: 'unconverted' | 'fresh_burst' | 'slow_drip' | 'country_under_attack' | 'spend_cap_reserve';
   /** ISO 3166 country of the number (or its calling code when it has none). */
   country: string;
   /** The owner of that start, when `owner()` gave one. */

@@ -48,22 +48,8 @@ const TIME_TO_VERIFY_BUCKETS = TIME_TO_VERIFY_BUCKETS_MS.map((ms) => ms / 1000);
 /** `VERIFICATION_DEFAULTS.metrics.prefix`. */
 export const DEFAULT_METRICS_PREFIX = VERIFICATION_DEFAULTS.metrics.prefix;
 
-interface Instruments {
-  starts: CounterLike;
-  outcomes: CounterLike;
-  refusals: CounterLike;
-  upstreamDuration: HistogramLike;
-  upstreamErrors: CounterLike;
-  webhookEvents: CounterLike;
-  inDoubtStarts: CounterLike;
-  spend: CounterLike;
-  balance: GaugeLike;
-  fraudSuspected: CounterLike;
-  pumpingRefusals: CounterLike;
-  methodSessions: CounterLike;
-  methodCharged: CounterLike;
-  timeToVerify: HistogramLike;
-}
+/** The instruments, as createInstruments registers them. */
+type Instruments = ReturnType<typeof createInstruments>;
 
 /**
  * Counters and histograms for the host's `/metrics` (prom-client), or nothing at all when metrics
@@ -219,7 +205,8 @@ function label(value: string): string {
   return cleaned === '' ? 'unknown' : cleaned;
 }
 
-function createInstruments(client: PromClientLike, registry: RegistryLike, prefix: string): Instruments {
+// Its return type is the Instruments type: one list of the metrics.
+function createInstruments(client: PromClientLike, registry: RegistryLike, prefix: string) {
   // Reuse a metric already in the registry (two apps in one process, or a re-created module).
   const make = <T>(Kind: new (config: MetricConfig) => T, config: Omit<MetricConfig, 'registers'>): T =>
     (registry.getSingleMetric(prefix + config.name) as T | undefined) ??

@@ -2,7 +2,8 @@ import { withApiClientDefaults } from '../api/api-client.options.js';
 import { checkOptions } from '../core/option-rules.js';
 import { isVerificationStore } from '../store/create-store.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
-import { type RATE_LIMITS, VERIFICATION_OPTION_RULES } from './verification-options.rules.js';
+import type { RATE_LIMITS } from './limits.rules.js';
+import { VERIFICATION_OPTION_RULES } from './verification-options.rules.js';
 import {
   declaredRouteRules,
   resolvePrefix,

@@ -1,45 +1,27 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import {
-  VerificationOpsEventName,
-  type FraudSuspectedEvent,
-  type VerificationEvent,
-} from '../core/verification-events.js';
-import { maskPhoneNumber } from '../core/phone-mask.js';
+import type { FraudSuspectedEvent, VerificationEvent } from '../core/verification-events.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { clientAddressKey } from './client-address.js';
 import type { ProtectionHold } from './protection-hold.js';
-import type { ProtectionLog } from '../observability/protection-log.js';
-import { coarseWaitMs, protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
+import type { SubjectCounts } from './pumping-counts.js';
+import { coolOffMs, countryUnderAttack, reserveRefuses, type PumpingSubjectKind } from './pumping-rules.js';
+import { reportHold, type PumpingReporting } from './pumping-report.js';
 import {
-  coolOffMs,
-  countryUnderAttack,
-  holdStands,
-  liftsAt,
-  numberRange,
-  operatorPrefix,
-  reserveRefuses,
-  ruleOf,
-  subjectToHold,
-  type PumpingRule,
-  type PumpingSubjectKind,
-  type SubjectCounts,
-} from './pumping-rules.js';
-import { RangeStats, type HoldState, type StatsSubject } from './range-stats.js';
+  callerOf,
+  countryId,
+  holdableOf,
+  isCaller,
+  placeOf,
+  subjectsOf,
+  type NumberPlace,
+  type PumpingAttempt,
+  type Subject,
+} from './pumping-subjects.js';
+import { dueHold, heldBy, waitMs, withConcurrent, type Held } from './pumping-verdict.js';
+import { RangeStats, type HoldState } from './range-stats.js';
 
-/** One start as the defence sees it. */
-export interface PumpingAttempt {
-  phoneNumber: string;
-  owner: string | undefined;
-  clientKey: string | undefined;
-  ip: string | undefined;
-  /**
-   * A journey's switch (the method it leaves): judged as part of its journey, not as a new start of
-   * its caller. It costs money, so it counts for its number's range, prefix and country; its callers
-   * were counted when the journey started.
-   */
-  switchedFrom?: string;
-}
+export type { PumpingAttempt } from './pumping-subjects.js';
+export type { PumpingReporting } from './pumping-report.js';
 
 /**
  * A graded answer's terms (`limits.pumping.grading`): whether the start's method is charged on proof,
@@ -57,30 +39,6 @@ export interface PumpingSignal {
   reason: FraudSuspectedEvent['reason'];
   range: string;
   country: string;
-}
-
-/** Where the defence reports: the module's metrics and the ops event. */
-export interface PumpingReporting {
-  logger: ProtectionLog;
-  emit(event: FraudSuspectedEvent): void;
-  fraudSuspected(reason: string, mode: string): void;
-  refusal(reason: string, mode: string): void;
-  /** Share of the spend cap's window used, when a cap is configured. */
-  spentShare?: () => Promise<number>;
-}
-
-interface Subject extends StatsSubject {
-  kind: PumpingSubjectKind | 'country';
-}
-
-interface Held {
-  kind: PumpingSubjectKind;
-  id: string;
-  counts: SubjectCounts;
-  rule: PumpingRule;
-  /** The hold read from the store, when one exists (running or ended). */
-  hold: HoldState | undefined;
-  running: boolean;
 }
 
 /** The defence's reading of one start, taken before `beforeStart` and applied after the limits. */
@@ -115,10 +73,11 @@ const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
  * prefix, country and caller (owner, client key, IPv6 network) in the store, against the distinct
  * numbers verified there; a range, prefix or caller whose starts do not convert is held for a
  * cool-off that doubles while the pattern goes on. A range or prefix nobody verified in takes only
- * a few unconverted starts (a burst is an attack's signature), and while a country's traffic as a
- * whole does not convert, subjects without conversions or a record are held sooner and, near the
- * spend cap, wait for those with one. Concurrent starts are judged one after the other: each is
- * counted first and judged with the starts counted before it. The rules are in pumping-rules.ts;
+ * a few unconverted starts (a burst is an attack's signature); a prefix or country is judged over
+ * the day too (a slow drip); while a country's traffic as a whole does not convert, subjects
+ * without conversions or a record are held sooner and, near the spend cap, wait for those with one.
+ * Concurrent starts are judged one after the other: each is counted first and judged with the
+ * starts counted before it. The rules are in pumping-rules.ts, the verdict in pumping-verdict.ts;
  * README states the costs.
  */
 export class PumpingDefence {
@@ -146,15 +105,14 @@ export class PumpingDefence {
   /** Reads the counts of a start's subjects; undefined when the defence is off or the start is on the safe list. */
   async assess(attempt: PumpingAttempt): Promise<PumpingAssessment | undefined> {
     if (this.settings.mode === 'off') return undefined;
-    const range = numberRange(attempt.phoneNumber, this.settings.rangeDigits);
+    const place = placeOf(attempt.phoneNumber, this.settings.rangeDigits);
     if (
       this.safeNumbers.has(attempt.phoneNumber) ||
-      this.safeRanges.has(range) ||
+      this.safeRanges.has(place.range) ||
       (attempt.owner !== undefined && this.safeOwners.has(attempt.owner))
     )
       return undefined;
-    const { prefix, country } = placeOf(attempt.phoneNumber);
-    const all = this.subjectsOf(attempt, range, prefix, country);
+    const all = subjectsOf(attempt, place, this.ipv6PrefixLength);
     const subjects = attempt.switchedFrom === undefined ? all : all.filter((s) => !isCaller(s));
     const holdable = holdableOf(subjects);
     const [counts, holdList] = await Promise.all([
@@ -163,23 +121,7 @@ export class PumpingDefence {
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
-    const now = this.store.now();
-    let held: Held | undefined;
-    const running = holdable.find((s) => {
-      const hold = holds.get(s.id);
-      return hold !== undefined && hold.until > now && holdStands(counts.get(s.id)!, this.settings);
-    });
-    if (running) {
-      const c = counts.get(running.id)!;
-      held = {
-        kind: running.kind,
-        id: running.id,
-        counts: c,
-        rule: ruleOf(running.kind, c, underAttack, this.settings) ?? 'unconverted',
-        hold: holds.get(running.id),
-        running: true,
-      };
-    } else held = this.verdict(holdable, counts, holds, underAttack);
+    const held = heldBy({ holdable, counts, holds, underAttack }, this.store.now(), this.settings);
     const known = holdable.some((s) => counts.get(s.id)!.known);
     const reserve =
       held === undefined &&
@@ -193,31 +135,7 @@ export class PumpingDefence {
         known,
       });
     const credited = all.map((s) => s.id);
-    return { attempt, range, prefix, country, subjects, credited, counts, holds, underAttack, held, reserve };
-  }
-
-  /** The subject a new hold is due for, judged on `counts`, or undefined. */
-  private verdict(
-    holdable: (Subject & { kind: PumpingSubjectKind })[],
-    counts: Map<string, SubjectCounts>,
-    holds: Map<string, HoldState | undefined>,
-    underAttack: boolean,
-  ): Held | undefined {
-    const found = subjectToHold(
-      holdable.map((s) => ({ kind: s.kind, id: s.id, counts: counts.get(s.id)! })),
-      underAttack,
-      this.settings,
-    );
-    return found
-      ? {
-          kind: found.kind,
-          id: found.id,
-          counts: found.counts,
-          rule: ruleOf(found.kind, found.counts, underAttack, this.settings)!,
-          hold: holds.get(found.id),
-          running: false,
-        }
-      : undefined;
+    return { attempt, ...place, subjects, credited, counts, holds, underAttack, held, reserve };
   }
 
   /**
@@ -272,34 +190,15 @@ export class PumpingDefence {
       callerOf(attempt, this.ipv6PrefixLength),
     );
     if (reasonOf(assessment) === undefined) {
-      const concurrent = new Map(
-        [...assessment.counts].map(([id, c]) => {
-          const extra = Math.max(0, (counted.before.get(id) ?? 0) - (c.current ?? 0));
-          const callers = Math.max(0, (counted.callersBefore.get(id) ?? 0) - (c.currentCallers ?? 0));
-          return [
-            id,
-            {
-              ...c,
-              starts: c.starts + extra,
-              callers: c.callers === undefined ? undefined : c.callers + callers,
-              ...(c.raw === undefined
-                ? {}
-                : {
-                    raw: {
-                      ...c.raw,
-                      starts: [c.raw.starts[0] + extra, c.raw.starts[1]] as [number, number],
-                      callers: [c.raw.callers[0] + callers, c.raw.callers[1]] as [number, number],
-                    },
-                  }),
-            },
-          ] as const;
-        }),
-      );
-      const held = this.verdict(
-        holdableOf(assessment.subjects),
-        concurrent,
-        assessment.holds,
-        assessment.underAttack,
+      const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
+      const held = dueHold(
+        {
+          holdable: holdableOf(assessment.subjects),
+          counts: concurrent,
+          holds: assessment.holds,
+          underAttack: assessment.underAttack,
+        },
+        this.settings,
       );
       if (held) assessment = { ...assessment, held, counts: concurrent };
     }
@@ -310,24 +209,17 @@ export class PumpingDefence {
       this.report.refusal(reason, this.settings.mode);
       if (enforce) {
         const held = assessment.held;
-        // When the hold really lifts: its end, or later, once the window has rolled enough that the
-        // subject is not held again at once (a held attempt counts too, so retrying pushes it on).
-        const lifts = held
-          ? liftsAt(held.kind, countsWith(held.counts, 1), assessment.underAttack, until, this.settings)
-          : until;
-        const waitMs = held
-          ? held.kind === 'range' || held.kind === 'prefix'
-            ? coarseWaitMs(Math.max(lifts - this.store.now(), 1), this.settings.holdMs)
-            : Math.max(lifts - this.store.now(), 1)
+        const wait = held
+          ? waitMs(held, assessment.underAttack, until, this.store.now(), this.settings)
           : this.settings.holdMs;
         if (grade && grade.offered.length > 0) {
           if (grade.proofCharged) return { release: counted.release };
-          throw protectionRefusal(ProtectionRefusalReason.methodHeld, waitMs, {
+          throw protectionRefusal(ProtectionRefusalReason.methodHeld, wait, {
             offered_methods: [...grade.offered],
             held: reason,
           });
         }
-        throw protectionRefusal(reason, waitMs);
+        throw protectionRefusal(reason, wait);
       }
     }
     return { release: counted.release };
@@ -347,38 +239,23 @@ export class PumpingDefence {
   /** A verification completed: counted for the subjects of its start (else its range, country and owner). */
   async verified(event: VerificationEvent): Promise<void> {
     if (this.settings.mode === 'off') return;
-    const { prefix, country } = placeOf(event.phoneNumber);
+    const attempt = {
+      phoneNumber: event.phoneNumber,
+      owner: event.owner,
+      clientKey: undefined,
+      ip: undefined,
+    };
     const ids =
       (await this.stats.takeSession(event.requestId)) ??
-      this.subjectsOf(
-        { phoneNumber: event.phoneNumber, owner: event.owner, clientKey: undefined, ip: undefined },
-        numberRange(event.phoneNumber, this.settings.rangeDigits),
-        prefix,
-        country,
-      ).map((s) => s.id);
+      subjectsOf(attempt, placeOf(event.phoneNumber, this.settings.rangeDigits), this.ipv6PrefixLength).map(
+        (s) => s.id,
+      );
     await this.stats.countVerified(ids, event.phoneNumber);
-  }
-
-  private subjectsOf(attempt: PumpingAttempt, range: string, prefix: string, country: string): Subject[] {
-    const subjects: Subject[] = [
-      { kind: 'range', id: `range:${range}`, withBaseline: true },
-      { kind: 'prefix', id: `prefix:${prefix}`, withBaseline: true },
-      { kind: 'country', id: `country:${country}`, withBaseline: true },
-    ];
-    if (attempt.owner !== undefined)
-      subjects.push({ kind: 'owner', id: `owner:${attempt.owner}`, withBaseline: false });
-    if (attempt.clientKey !== undefined)
-      subjects.push({ kind: 'client', id: `client:${attempt.clientKey}`, withBaseline: false });
-    const network =
-      attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, this.ipv6PrefixLength);
-    if (network !== undefined && network !== attempt.clientKey)
-      subjects.push({ kind: 'network', id: `network:${network}`, withBaseline: false });
-    return subjects;
   }
 
   /**
    * Starts the hold a new verdict calls for (or the reserve's, once per cool-off) and reports it once
-   * across instances: log, metric, event. Returns when the hold ends.
+   * across instances. Returns when the hold ends.
    */
   private async startHoldOnce(
     assessment: PumpingAssessment,
@@ -393,39 +270,18 @@ export class PumpingDefence {
     const id = held ? held.id : `reserve:${assessment.country}`;
     const first = await this.stats.startHold(id, held?.hold, level, holdMs);
     const until = this.store.now() + holdMs;
-    if (!first) return until;
-    const counts = held?.counts ?? assessment.counts.get(countryId(assessment.subjects))!;
-    const { attempt } = assessment;
-    const event: FraudSuspectedEvent = {
-      event: VerificationOpsEventName.fraudSuspected,
-      reason,
-      mode: this.settings.mode === 'monitor' ? 'monitor' : 'enforce',
-      range: assessment.range,
-      prefix: assessment.prefix,
-      country: assessment.country,
-      subject: held ? held.kind : 'country',
-      rule: held ? held.rule : 'spend_cap_reserve',
-      ...(attempt.owner === undefined ? {} : { owner: attempt.owner }),
-      phoneNumberMasked: maskPhoneNumber(attempt.phoneNumber),
-      countryUnderAttack: assessment.underAttack,
-      counts: { starts: Math.round(counts.starts), verified: Math.round(counts.verified) },
-      holdMs,
-      heldUntil: new Date(until),
-    };
-    this.report.logger.warn('pumping defence: starts that do not complete; hold started', {
-      reason,
-      mode: event.mode,
-      subject: event.subject,
-      rule: event.rule,
-      range: event.range,
-      prefix: event.prefix,
-      country: event.country,
-      starts: event.counts.starts,
-      verified: event.counts.verified,
-      hold_ms: holdMs,
-    });
-    this.report.fraudSuspected(reason, event.mode);
-    this.report.emit(event);
+    if (first)
+      reportHold(this.report, {
+        reason,
+        mode: this.settings.mode === 'monitor' ? 'monitor' : 'enforce',
+        attempt: assessment.attempt,
+        place: placeOfAssessment(assessment),
+        underAttack: assessment.underAttack,
+        held,
+        counts: held?.counts ?? assessment.counts.get(countryId(assessment.subjects))!,
+        holdMs,
+        until,
+      });
     return until;
   }
 }
@@ -435,53 +291,6 @@ function reasonOf(assessment: PumpingAssessment | undefined): FraudSuspectedEven
   return assessment?.reserve ? ProtectionRefusalReason.spendCapReserve : undefined;
 }
 
-/**
- * A number's operator prefix and ISO country (else its calling code: a number the allowlists passed
- * always has one).
- */
-function placeOf(e164: string): { prefix: string; country: string } {
-  const parsed = parsePhoneNumberFromString(e164);
-  if (!parsed) return { prefix: e164.slice(0, 2), country: `+${e164.slice(1, 2)}` };
-  return { prefix: operatorPrefix(parsed), country: parsed.country ?? `+${parsed.countryCallingCode}` };
-}
-
-/** Who a start came from, for the burst signature: the client key, else the address's network, else the owner. */
-function callerOf(attempt: PumpingAttempt, ipv6PrefixLength: number): string | undefined {
-  if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
-  const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
-  if (network !== undefined) return `network:${network}`;
-  return attempt.owner === undefined ? undefined : `owner:${attempt.owner}`;
-}
-
-function isCaller(subject: Subject): boolean {
-  return subject.kind === 'owner' || subject.kind === 'client' || subject.kind === 'network';
-}
-
-function holdableOf(subjects: Subject[]): (Subject & { kind: PumpingSubjectKind })[] {
-  return subjects.filter((s): s is Subject & { kind: PumpingSubjectKind } => s.kind !== 'country');
-}
-
-function countryId(subjects: Subject[]): string {
-  return subjects.find((s) => s.kind === 'country')!.id;
-}
-
-/**
- * `counts` with `n` more starts in the current window (the held attempt itself counts), each taken
- * as a new number from a new caller: when in doubt, the hold is said to lift later, not sooner.
- */
-function countsWith(counts: SubjectCounts, n: number): SubjectCounts {
-  return {
-    ...counts,
-    starts: counts.starts + n,
-    ...(counts.callers === undefined ? {} : { callers: counts.callers + n }),
-    ...(counts.raw === undefined
-      ? {}
-      : {
-          raw: {
-            ...counts.raw,
-            starts: [counts.raw.starts[0] + n, counts.raw.starts[1]],
-            callers: [counts.raw.callers[0] + n, counts.raw.callers[1]],
-          },
-        }),
-  };
+function placeOfAssessment(assessment: PumpingAssessment): NumberPlace {
+  return { range: assessment.range, prefix: assessment.prefix, country: assessment.country };
 }

@@ -6,8 +6,8 @@ import {
   minUnconvertedFor,
   reserveRefuses,
   unconverted,
-  type SubjectCounts,
 } from './pumping-rules.js';
+import type { SubjectCounts } from './pumping-counts.js';
 
 const rules = VERIFICATION_DEFAULTS.limits.pumping;
 const counts = (starts: number, verified: number): SubjectCounts => ({ starts, verified, known: false });

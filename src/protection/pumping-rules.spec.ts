@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { countsAt, numberRange, operatorPrefix, slidingCount, type SubjectCounts } from './pumping-counts.js';
 import {
-  countsAt,
   liftsAt,
   coolOffMs,
   countryUnderAttack,
@@ -8,13 +8,9 @@ import {
   holdStands,
   freshBurst,
   minUnconvertedFor,
-  numberRange,
-  operatorPrefix,
   reserveRefuses,
   ruleOf,
-  slidingCount,
   subjectToHold,
-  type SubjectCounts,
 } from './pumping-rules.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';

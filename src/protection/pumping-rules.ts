@@ -1,4 +1,6 @@
+import { DAY_MS } from '../core/clock.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
+import { countsAt, type SubjectCounts } from './pumping-counts.js';
 
 /**
  * The pumping defence's scoring rules: pure functions of counts, no I/O (PumpingDefence reads the
@@ -12,65 +14,12 @@ import type { ResolvedPumping } from '../options/verification.options.js';
  */
 export type PumpingSubjectKind = 'range' | 'prefix' | 'owner' | 'client' | 'network';
 
-/** One subject's counts in the sliding window, before the start being judged. */
-export interface SubjectCounts {
-  /** Starts that could be charged, each one, and attempts a hold refused (money, not numbers). */
-  starts: number;
-  /** Distinct numbers verified (a number verified again in the window is not a new proof). */
-  verified: number;
-  /**
-   * Average distinct verified numbers per window over the previous day (ranges, prefixes,
-   * countries), else undefined: their normal rate, which only proofs raise, never starts.
-   */
-  baseline?: number;
-  /** A caller's completed verification within `recordTtlMs` (callers only). */
-  known: boolean;
-  /** The current fixed window's raw start count (to add starts counted concurrently since the read). */
-  current?: number;
-  /** Ranges and prefixes: starts of a number new to it from a caller new to it, in the window (the burst signature). */
-  callers?: number;
-  /** The current fixed window's raw count of distinct callers. */
-  currentCallers?: number;
-  /**
-   * The raw fixed-window counts the sliding figures were read from, and when (so that a hold can
-   * say when the window will have rolled enough to admit the subject): see countsAt.
-   */
-  raw?: RawWindow;
-}
-
-/** A subject's two fixed windows as read (current and previous), at `at`. */
-export interface RawWindow {
-  at: number;
-  windowMs: number;
-  starts: [current: number, previous: number];
-  verified: [current: number, previous: number];
-  callers: [current: number, previous: number];
-  /** Taken out of the sliding start count (the judged number's own retries). */
-  deducted: number;
-}
-
-/** The counts a subject will show at `at` when nothing is started or verified meanwhile. */
-export function countsAt(counts: SubjectCounts, at: number): SubjectCounts {
-  const raw = counts.raw;
-  if (raw === undefined) return counts;
-  const w0 = Math.floor(raw.at / raw.windowMs);
-  const w = Math.floor(at / raw.windowMs);
-  const elapsed = (at - w * raw.windowMs) / raw.windowMs;
-  const slide = ([current, previous]: [number, number]): number =>
-    w === w0 ? slidingCount(current, previous, elapsed) : w === w0 + 1 ? current * (1 - elapsed) : 0;
-  return {
-    ...counts,
-    starts: Math.max(0, slide(raw.starts) - raw.deducted),
-    verified: slide(raw.verified),
-    ...(counts.callers === undefined ? {} : { callers: slide(raw.callers) }),
-  };
-}
-
 /**
  * When a hold ending at `until` really lifts: the first moment from then on at which its subject,
  * with nothing more started, is no longer held by any rule (a hold that ends while the rule still
- * applies is followed by another). Looked up in steps of a sixtieth of the window, up to two windows
- * after the read, when every count has rolled out.
+ * applies is followed by another). Looked up in steps of a sixtieth of the window up to two windows
+ * after the read, when every count of the window has rolled out; then, for the day's judgement, in
+ * steps of a window up to two days after it.
  */
 export function liftsAt(
   kind: PumpingSubjectKind,
@@ -85,7 +34,11 @@ export function liftsAt(
   const end = (Math.floor(raw.at / raw.windowMs) + 2) * raw.windowMs;
   for (let t = until; t < end; t += step)
     if (ruleOf(kind, countsAt(counts, t), underAttack, rules) === undefined) return t;
-  return Math.max(until, end);
+  if (counts.day?.raw === undefined) return Math.max(until, end);
+  const dayEnd = (Math.floor(raw.at / DAY_MS) + 2) * DAY_MS;
+  for (let t = Math.max(until, end); t < dayEnd; t += raw.windowMs)
+    if (ruleOf(kind, countsAt(counts, t), underAttack, rules) === undefined) return t;
+  return Math.max(until, dayEnd);
 }
 
 /** The options the rules read (`limits.pumping`, resolved). */
@@ -128,23 +81,55 @@ export function doesNotConvert(
   return counts.baseline === undefined || counts.starts > rules.surgeFactor * counts.baseline;
 }
 
-/** A country is under attack when its own traffic does not convert, at its (higher) minimum volume. */
+/**
+ * A country is under attack when its own traffic does not convert, at its (higher) minimum volume:
+ * in the window, or over the day (a slow drip).
+ */
 export function countryUnderAttack(country: SubjectCounts, rules: PumpingThresholds): boolean {
-  return doesNotConvert(country, rules.countryMinStarts, rules);
+  return doesNotConvert(country, rules.countryMinStarts, rules) || slowDrip('country', country, rules);
 }
 
 /**
- * Whether a range or prefix has a history of its own: numbers verified in it yesterday or in the
- * window. Only proofs make one (a start never does, and a caller's record does not vouch for a range).
+ * Distinct ranges verified in (today or yesterday) that give an operator prefix a history: one
+ * range's numbers, however many, do not vouch for the prefix (a farm of SIM cards is bought in one
+ * range), a few ranges of real users do.
  */
-export function hasHistory(counts: SubjectCounts): boolean {
-  return counts.verified > 0 || (counts.baseline ?? 0) > 0;
+export const HISTORY_RANGES = 3;
+
+/**
+ * Whether a subject has a history of its own. A range: numbers verified in it yesterday or in the
+ * window. A prefix or country: HISTORY_RANGES distinct ranges verified in, today or yesterday. Only
+ * proofs make one (a start never does, and a caller's record does not vouch for a range).
+ */
+export function hasHistory(kind: PumpingSubjectKind | 'country', counts: SubjectCounts): boolean {
+  if (kind !== 'prefix' && kind !== 'country') return counts.verified > 0 || (counts.baseline ?? 0) > 0;
+  return (counts.ranges ?? 0) >= HISTORY_RANGES;
+}
+
+/**
+ * The slow drip's judgement: a prefix's or country's starts over the last day do not convert, at
+ * its window minimum (`prefixMinStarts`, `countryMinStarts`), against its normal daily rate
+ * (distinct ranges verified in yesterday). A patient attacker who spreads starts thin in time and
+ * across ranges stays under every window's minimum; a day of them does not.
+ */
+export function slowDrip(
+  kind: 'prefix' | 'country',
+  counts: SubjectCounts,
+  rules: PumpingThresholds,
+): boolean {
+  const day = counts.day;
+  if (day === undefined) return false;
+  return doesNotConvert(
+    { starts: day.starts, verified: day.verified, baseline: day.baseline, known: false },
+    kind === 'country' ? rules.countryMinStarts : rules.prefixMinStarts,
+    rules,
+  );
 }
 
 /**
  * The unconverted starts a subject takes before it is held: the normal minimum, or, while its
  * country is under attack, the lowest one for ranges and prefixes with no conversion in the window
- * and for callers without a record.
+ * or no history, and for callers without a record.
  */
 export function minUnconvertedFor(
   kind: PumpingSubjectKind,
@@ -154,7 +139,8 @@ export function minUnconvertedFor(
 ): number {
   if (kind === 'range' || kind === 'prefix') {
     const normal = kind === 'range' ? rules.rangeMinStarts : rules.prefixMinStarts;
-    return underAttack && counts.verified === 0 ? Math.min(normal, rules.underAttackMinStarts) : normal;
+    const trusted = counts.verified > 0 && hasHistory(kind, counts);
+    return underAttack && !trusted ? Math.min(normal, rules.underAttackMinStarts) : normal;
   }
   const normal = rules.callerMinStarts;
   return underAttack && !counts.known ? Math.min(normal, rules.underAttackMinStarts) : normal;
@@ -165,20 +151,23 @@ export function minUnconvertedFor(
  * (`freshPrefixMinStarts`) starts of new numbers from new callers in the window, unconverted. Real
  * users of a range nobody verified in arrive one at a time and convert; starts into many of its
  * numbers from many addresses are an attack's. One caller's starts, or one number's, are the normal
- * rule's and the per-number limits' business.
+ * rule's and the per-number limits' business. A prefix's proofs here are its ranges verified in,
+ * not its numbers: a farm's numbers verified in one range do not cover a burst into the others.
  */
 export function freshBurst(
   kind: PumpingSubjectKind,
   counts: SubjectCounts,
   rules: PumpingThresholds,
 ): boolean {
-  if ((kind !== 'range' && kind !== 'prefix') || hasHistory(counts)) return false;
+  if ((kind !== 'range' && kind !== 'prefix') || hasHistory(kind, counts)) return false;
   const min = kind === 'range' ? rules.freshRangeMinStarts : rules.freshPrefixMinStarts;
-  return doesNotConvert({ ...counts, starts: counts.callers ?? 0 }, min, rules);
+  const verified =
+    kind === 'prefix' ? Math.min(counts.verified, counts.ranges ?? counts.verified) : counts.verified;
+  return doesNotConvert({ ...counts, starts: counts.callers ?? 0, verified }, min, rules);
 }
 
 /** Which rule holds a subject, as `verification.fraud_suspected` names it. */
-export type PumpingRule = 'unconverted' | 'fresh_burst' | 'country_under_attack';
+export type PumpingRule = 'unconverted' | 'fresh_burst' | 'slow_drip' | 'country_under_attack';
 
 /** The rule that holds a subject (see holds), or undefined. */
 export function ruleOf(
@@ -189,31 +178,41 @@ export function ruleOf(
 ): PumpingRule | undefined {
   if (doesNotConvert(counts, minUnconvertedFor(kind, counts, false, rules), rules)) return 'unconverted';
   if (freshBurst(kind, counts, rules)) return 'fresh_burst';
+  if (kind === 'prefix' && slowDrip(kind, counts, rules)) return 'slow_drip';
   if (underAttack && doesNotConvert(counts, minUnconvertedFor(kind, counts, true, rules), rules))
     return 'country_under_attack';
   return undefined;
 }
 
 /**
- * The first subject (in the given order) that is to be held, or undefined. A shared address (a
- * client key or network: carrier NAT, an office) is not by itself a reason to hold a start whose
- * range and prefix convert: the address's other users are not this one.
+ * Which of a start's subjects cannot hold it by themselves: its prefix, when its own range converts
+ * (a range's proofs vouch for that range only, and the prefix's other ranges are not this one), and
+ * a shared address (a client key or network: carrier NAT, an office), when its range and prefix
+ * convert (the address's other users are not this one).
  */
+export function exemptions<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
+  subjects: T[],
+  rules: Pick<PumpingThresholds, 'minConversion'>,
+): (subject: T) => boolean {
+  const converts = (kind: PumpingSubjectKind): boolean => {
+    const s = subjects.find((x) => x.kind === kind);
+    return s !== undefined && converting(s.counts, rules);
+  };
+  const rangeConverts = converts('range');
+  const numberConverts = rangeConverts && converts('prefix');
+  return (s) =>
+    (s.kind === 'prefix' && rangeConverts) ||
+    ((s.kind === 'client' || s.kind === 'network') && numberConverts);
+}
+
+/** The first subject (in the given order) that is to be held, or undefined (see exemptions). */
 export function subjectToHold<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
   subjects: T[],
   underAttack: boolean,
   rules: PumpingThresholds,
 ): T | undefined {
-  const converts = (kind: PumpingSubjectKind): boolean => {
-    const s = subjects.find((x) => x.kind === kind);
-    return s !== undefined && converting(s.counts, rules);
-  };
-  const numberConverts = converts('range') && converts('prefix');
-  return subjects.find(
-    (s) =>
-      !((s.kind === 'client' || s.kind === 'network') && numberConverts) &&
-      ruleOf(s.kind, s.counts, underAttack, rules) !== undefined,
-  );
+  const exempt = exemptions(subjects, rules);
+  return subjects.find((s) => !exempt(s) && ruleOf(s.kind, s.counts, underAttack, rules) !== undefined);
 }
 
 /** Whether a subject's window shows conversions at or above `minConversion`. */
@@ -246,29 +245,4 @@ export function reserveRefuses(input: {
 }): boolean {
   if (input.reserveShare <= 0 || !input.underAttack || input.known) return false;
   return input.spentShare >= 1 - input.reserveShare;
-}
-
-/** Counts over a sliding window from two fixed windows: the current one and the previous one, weighted by its overlap. */
-export function slidingCount(current: number, previous: number, elapsedShare: number): number {
-  const share = Math.min(Math.max(elapsedShare, 0), 1);
-  return current + previous * (1 - share);
-}
-
-/**
- * The operator prefix of an E.164 number: its calling code and national destination code (+7 985),
- * as the international format's first group gives it (libphonenumber's own way to find the NDC);
- * the calling code alone when the format has no such group.
- */
-export function operatorPrefix(parsed: {
-  countryCallingCode: string;
-  formatInternational(): string;
-}): string {
-  const groups = parsed.formatInternational().split(' ');
-  const ndc = groups.length > 2 ? groups[1]!.replace(/\D/g, '') : '';
-  return `+${parsed.countryCallingCode}${ndc}`;
-}
-
-/** The range of an E.164 number: without its last `digits` digits (never shorter than `+` and one digit). */
-export function numberRange(e164: string, digits: number): string {
-  return e164.slice(0, Math.max(2, e164.length - digits));
 }

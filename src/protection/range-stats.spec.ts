@@ -122,6 +122,30 @@ describe('RangeStats', () => {
     expect((await rs.read([range])).get(range.id)?.baseline).toBe(0);
   });
 
+  it("a prefix's and country's day: every start, distinct numbers verified, and distinct ranges verified in (their history and baseline)", async () => {
+    const rs = stats();
+    const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+    const farm = (i: number) => `+7916123${String(i).padStart(4, '0')}`;
+    for (let i = 0; i < 30; i++) await rs.countStart([range, prefix, country]);
+    // A farm: 50 numbers of one range, each verified in two windows; then one number of another range.
+    for (let i = 0; i < 50; i++) await rs.countVerified([range.id, prefix.id, country.id], farm(i));
+    clock.now += 2 * HOUR;
+    for (let i = 0; i < 50; i++) await rs.countVerified([range.id, prefix.id, country.id], farm(i));
+    await rs.countVerified(['range:+7916999', prefix.id, country.id], '+79169990000');
+    let counts = (await rs.read([range, prefix, country])).get(prefix.id)!;
+    expect(counts.day).toMatchObject({ starts: 30, verified: 51, baseline: 0 });
+    expect(counts.ranges).toBe(2);
+    expect((await rs.read([range])).get(range.id)?.day).toBeUndefined();
+    // The next day: yesterday's weighs by what is left of it; its ranges are the baseline.
+    clock.now = MIDNIGHT + DAY + 6 * HOUR;
+    counts = (await rs.read([prefix])).get(prefix.id)!;
+    expect(counts.day?.starts).toBeCloseTo(30 * 0.75);
+    expect(counts.day?.verified).toBeCloseTo(51 * 0.75);
+    expect(counts.day?.baseline).toBe(2);
+    expect(counts.baseline).toBeCloseTo((2 * HOUR) / DAY);
+    expect(counts.ranges).toBe(2);
+  });
+
   it('a completed verification makes a caller known for recordTtlMs; a range is never vouched for that way', async () => {
     const rs = stats();
     await rs.countVerified([range.id, owner.id], '+79161234567');

@@ -1,7 +1,8 @@
 import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
 import { digest } from './protection-keys.js';
-import { OWNER_RETRIES, slidingCount, type SubjectCounts } from './pumping-rules.js';
+import { slidingCount, type SubjectCounts } from './pumping-counts.js';
+import { OWNER_RETRIES } from './pumping-rules.js';
 
 /** Anyone can make the defence create one of these per range or caller: a bounded store may evict them among themselves. */
 const EVICTABLE: StoreWriteOptions = { evictable: true };
@@ -35,6 +36,10 @@ const key = {
   starts: (id: string, w: number) => `protect:pump:s:${digest(id)}:${w}`,
   verified: (id: string, w: number) => `protect:pump:v:${digest(id)}:${w}`,
   day: (id: string, d: number) => `protect:pump:dv:${digest(id)}:${d}`,
+  dayStarts: (id: string, d: number) => `protect:pump:ds:${digest(id)}:${d}`,
+  dayRanges: (id: string, d: number) => `protect:pump:dr:${digest(id)}:${d}`,
+  dayRange: (id: string, range: string, d: number) => `protect:pump:drm:${digest(`${id}\n${range}`)}:${d}`,
+  dayNumber: (e164: string, d: number) => `protect:pump:dn:${digest(e164)}:${d}`,
   known: (id: string) => `protect:pump:known:${digest(id)}`,
   hold: (id: string) => `protect:pump:hold:${digest(id)}`,
   callers: (id: string, w: number) => `protect:pump:c:${digest(id)}:${w}`,
@@ -47,9 +52,10 @@ const key = {
 /**
  * The pumping defence's counts in the store, shared by every instance: starts (every one that can
  * be charged, and every attempt a hold refused: money, not numbers) and distinct verified numbers
- * per subject in two fixed windows (read as one sliding window), a day counter of distinct verified
- * numbers for ranges, prefixes and countries (their normal rate: only a proof raises it, never a
- * start), a record of completed verifications for callers, holds, and which subjects a started
+ * per subject in two fixed windows (read as one sliding window), day counters of distinct verified
+ * numbers for ranges, prefixes and countries (a range's normal rate: only a proof raises it, never
+ * a start), of starts and of distinct ranges verified in for prefixes and countries (their day's
+ * judgement, history and normal rate), a record of completed verifications for callers, holds, and which subjects a started
  * session belongs to (so its verification is counted where its start was). Everything but the
  * country counters is written evictable: one exists per range or caller, and a flood of them must
  * not evict sessions, cooldowns or per-phone limits from a bounded store.
@@ -86,6 +92,16 @@ export class RangeStats {
     const rows = await Promise.all(
       subjects.map(async (s) => {
         const burst = bursty(s.id);
+        const daily = judgedByDay(s.id);
+        const dayCounts = daily
+          ? Promise.all([
+              number(key.dayStarts(s.id, day)),
+              number(key.dayStarts(s.id, day - 1)),
+              number(key.day(s.id, day)),
+              number(key.dayRanges(s.id, day)),
+              number(key.dayRanges(s.id, day - 1)),
+            ])
+          : undefined;
         const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
           number(key.starts(s.id, w)),
           number(key.starts(s.id, w - 1)),
@@ -112,6 +128,18 @@ export class RangeStats {
           },
         };
         if (s.withBaseline) counts.baseline = (previousDay * windowMs) / DAY_MS;
+        if (dayCounts) {
+          const [dsc, dsp, dvc, drc, drp] = await dayCounts;
+          const dayElapsed = (now - day * DAY_MS) / DAY_MS;
+          counts.baseline = (drp * windowMs) / DAY_MS;
+          counts.ranges = Math.max(drc, drp);
+          counts.day = {
+            starts: Math.max(0, slidingCount(dsc, dsp, dayElapsed) - mine),
+            verified: slidingCount(dvc, previousDay, dayElapsed),
+            baseline: drp,
+            raw: { starts: [dsc, dsp], verified: [dvc, previousDay] },
+          };
+        }
         if (burst) {
           counts.callers = slidingCount(cc, cp, elapsed);
           counts.currentCallers = cc;
@@ -148,10 +176,13 @@ export class RangeStats {
           return [s.id, counted.value - 1] as const;
         }),
     );
-    const keys = subjects.map((s) => [s.id, key.starts(s.id, w), options(s.id)] as const);
-    if (phoneNumber !== undefined) keys.push(['', key.number(phoneNumber, w), EVICTABLE]);
+    const day = Math.floor(this.store.now() / DAY_MS);
+    const keys = subjects.map((s) => [s.id, key.starts(s.id, w), options(s.id), ttl] as const);
+    if (phoneNumber !== undefined) keys.push(['', key.number(phoneNumber, w), EVICTABLE, ttl]);
+    for (const s of subjects.filter((x) => judgedByDay(x.id)))
+      keys.push(['', key.dayStarts(s.id, day), options(s.id), 2 * DAY_MS]);
     const [values, newTo] = await Promise.all([
-      Promise.all(keys.map(([, k, o]) => this.store.increment(k, 1, 2 * this.settings.windowMs, o))),
+      Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
       bursts,
     ]);
     const callersBefore = new Map(newTo.filter((x) => x !== undefined));
@@ -162,7 +193,7 @@ export class RangeStats {
       release: async () => {
         if (released) return;
         released = true;
-        await Promise.all(keys.map(([, k, o]) => this.store.increment(k, -1, 2 * this.settings.windowMs, o)));
+        await Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, -1, t, o)));
       },
     };
   }
@@ -170,25 +201,35 @@ export class RangeStats {
   /**
    * Counts a completed verification of `phoneNumber` for each subject, once per number and window
    * (a number verified again and again is one proof, not many: faked conversions do not multiply),
-   * feeds the baselines and records callers as known.
+   * records callers as known, and, once per number and day, feeds the day counters: distinct
+   * verified numbers, and for prefixes and countries the distinct ranges verified in (one range
+   * vouches once for its prefix, however many of its numbers a farm verifies).
    */
   async countVerified(ids: string[], phoneNumber: string): Promise<void> {
     const now = this.store.now();
     const w = Math.floor(now / this.settings.windowMs);
-    const first = await this.store.setIfAbsent(
-      key.verifiedNumber(phoneNumber, w),
-      '1',
-      2 * this.settings.windowMs,
-      EVICTABLE,
-    );
-    if (!first) return;
     const day = Math.floor(now / DAY_MS);
+    const [first, firstToday] = await Promise.all([
+      this.store.setIfAbsent(key.verifiedNumber(phoneNumber, w), '1', 2 * this.settings.windowMs, EVICTABLE),
+      this.store.setIfAbsent(key.dayNumber(phoneNumber, day), '1', DAY_MS, EVICTABLE),
+    ]);
+    const range = ids.find((id) => id.startsWith('range:'));
+    const newRange = async (id: string): Promise<void> => {
+      if (range === undefined) return;
+      if (await this.store.setIfAbsent(key.dayRange(id, range, day), '1', DAY_MS, EVICTABLE))
+        await this.store.increment(key.dayRanges(id, day), 1, 2 * DAY_MS, options(id));
+    };
     await Promise.all(
       ids.flatMap((id) => [
-        this.store.increment(key.verified(id, w), 1, 2 * this.settings.windowMs, options(id)),
-        hasBaseline(id)
-          ? this.store.increment(key.day(id, day), 1, 2 * DAY_MS, options(id))
-          : this.store.set(key.known(id), '1', this.settings.recordTtlMs, options(id)),
+        first ? this.store.increment(key.verified(id, w), 1, 2 * this.settings.windowMs, options(id)) : [],
+        !hasBaseline(id)
+          ? first
+            ? this.store.set(key.known(id), '1', this.settings.recordTtlMs, options(id))
+            : []
+          : firstToday
+            ? this.store.increment(key.day(id, day), 1, 2 * DAY_MS, options(id))
+            : [],
+        firstToday && judgedByDay(id) ? newRange(id) : [],
       ]),
     );
   }
@@ -244,6 +285,11 @@ export class RangeStats {
 /** Ranges and prefixes count distinct callers (the burst signature). */
 function bursty(id: string): boolean {
   return id.startsWith('range:') || id.startsWith('prefix:');
+}
+
+/** Prefixes and countries are judged over the day too (the slow drip). */
+function judgedByDay(id: string): boolean {
+  return id.startsWith('prefix:') || id.startsWith('country:');
 }
 
 /** Ranges, prefixes and countries keep a baseline; callers a record. */

@@ -5,11 +5,18 @@
 import type { ApiRoute, RouteFaultKind } from './sandbox-faults.js';
 import type { WireMoney } from './sandbox-money.js';
 import type { SandboxDevice, SandboxPopulation } from './sandbox-population.js';
-import type { OperatorState, SessionStatus } from './sandbox-session.js';
-import type { ControlActionResult } from './sandbox-state.js';
 import type { SandboxCompletedBy } from './sandbox-users.js';
 import type { WebhookEvent } from './sandbox-webhooks.js';
 import type { SandboxMethod } from './sandbox.options.js';
+
+export type SessionStatus = 'sent' | 'delivered' | 'verified' | 'expired' | 'failed';
+
+/**
+ * Where an `operator_id` session stands: the SIM push is pending; it fell back to an SMS code; the operator
+ * accepted a code and the result is on its way; or the operator leg ended.
+ */
+export type OperatorState =
+  'push_pending' | 'sms_fallback' | 'code_accepted' | 'approved' | 'timed_out' | 'failed';
 
 /** A session as `GET /_sandbox/sessions/:id` shows it: what the end user's phone knows, and more. */
 export interface SandboxControlSession {
@@ -38,6 +45,12 @@ export interface SandboxControlSession {
   operatorState: OperatorState | null;
   /** msgr2_bot: the last number shared in the bot, matching or not. */
   sharedPhoneNumber: string | null;
+}
+
+/** Result of a control action on a session: what happened, in words a test can assert on. */
+export interface ControlActionResult {
+  result: 'delivered' | 'already_delivered' | 'verified' | 'ignored' | 'code_required' | 'expired' | 'failed';
+  detail: string;
 }
 
 /** A control action's answer: the session after it, and what happened in words a test can assert on. */

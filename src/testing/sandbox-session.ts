@@ -1,36 +1,20 @@
 import type { SandboxMethod } from './sandbox.options.js';
 import type { SimulatedUser } from './sandbox-users.js';
 import { toWireMoney, type WireMoney } from './sandbox-money.js';
+import type { OperatorState, SandboxControlSession, SessionStatus } from './sandbox-control.types.js';
 
-export type SessionStatus = 'sent' | 'delivered' | 'verified' | 'expired' | 'failed';
+export type { OperatorState, SessionStatus } from './sandbox-control.types.js';
+
 export const TERMINAL: ReadonlySet<SessionStatus> = new Set(['verified', 'expired', 'failed']);
 
 /**
- * Where an `operator_id` session stands: the SIM push is pending; it fell back to an SMS code; the operator
- * accepted a code and the result is on its way; or the operator leg ended.
+ * A verification session as the sandbox keeps it: what the control API shows of it, with its times in
+ * ms of the sandbox clock, and what only the sandbox needs.
  */
-export type OperatorState =
-  'push_pending' | 'sms_fallback' | 'code_accepted' | 'approved' | 'timed_out' | 'failed';
-
-/** A verification session as the sandbox keeps it (times in ms of the sandbox clock). */
-export interface SandboxSession {
-  requestId: string;
-  apiKey: string;
-  phoneNumber: string;
-  method: SandboxMethod;
-  status: SessionStatus;
-  /** The code the user receives (null for reverse_flash_call, which has none). */
-  code: string | null;
-  codeLength: number;
-  /** flash_call: the caller ID shown to the user, set when the call goes out. */
-  incomingNumber: string | null;
-  /** reverse_flash_call: the number the user must call. */
-  numberToCall: string | null;
-  /** msgr2_bot: the bot link the user opens. */
-  deepLink: string | null;
-  attemptsRemaining: number;
-  awaitingCode: boolean;
-  charged: boolean;
+export interface SandboxSession extends Omit<
+  SandboxControlSession,
+  'cost' | 'createdAt' | 'expiresAt' | 'verifiedAt'
+> {
   chargedAt: number | null;
   costKopecks: number;
   createdAt: number;
@@ -38,9 +22,6 @@ export interface SandboxSession {
   verifiedAt: number | null;
   /** Last time the status changed (delivery, verification, expiry, failure). */
   updatedAt: number;
-  operatorState: OperatorState | null;
-  /** msgr2_bot: the last number shared in the bot, matching or not. */
-  sharedPhoneNumber: string | null;
   /** operator_id: the code the operator accepted (a resubmission is 409 without spending an attempt). */
   acceptedCode: string | null;
   /** When the user got the code (delivery, the bot's code after the share, the operator's SMS fallback). */

@@ -1,35 +1,30 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { canonicalMethod, SandboxAccounts, type SandboxAccount } from './sandbox-accounts.js';
+import { SandboxAccounts, type SandboxAccount } from './sandbox-accounts.js';
 import { populationOption, type ResolvedPopulation } from './sandbox-population.js';
 import { canAfford, charge, CHARGE_MOMENT } from './sandbox-billing.js';
 import type { SandboxClock } from './sandbox-clock.js';
-import { flashCallerNumber, normalizeE164, poolNumberToCall, randomCode } from './sandbox-phone.js';
+import { normalizeE164, poolNumberToCall, randomCode } from './sandbox-phone.js';
 import type { SandboxScheduler } from './sandbox-scheduler.js';
 import { TERMINAL, type SandboxSession } from './sandbox-session.js';
 import { SandboxUsers } from './sandbox-users.js';
-import type { SandboxWebhooks, WebhookEvent } from './sandbox-webhooks.js';
+import type { SandboxWebhooks } from './sandbox-webhooks.js';
 import {
   type SandboxAccountInput,
-  DEFAULT_EXPIRY_SECONDS,
-  MAX_EXPIRY_SECONDS,
   type OperatorOutcome,
   type ResolvedSandboxOptions,
   type SandboxMethod,
 } from './sandbox.options.js';
 import { forbidden, notFound, notPending, SandboxProblem, validationError } from './problem.js';
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isGuid = (value: unknown): value is string => typeof value === 'string' && GUID.test(value);
+import { checkRequest, initiateRequest, isGuid } from './sandbox-requests.js';
+import { SandboxTransitions } from './sandbox-transitions.js';
+import { actOutUser } from './sandbox-user-script.js';
+import type { ControlActionResult } from './sandbox-control.types.js';
 
 /** Methods whose code goes out by itself when the account has auto-delivery on. */
 const AUTO_DELIVERED: ReadonlySet<SandboxMethod> = new Set(['sms', 'flash_call', 'msgr1_otp']);
 const OPERATOR_OUTCOMES: readonly OperatorOutcome[] = ['approve', 'fallback', 'timeout', 'fail'];
 
-/** Result of a control action on a session: what happened, in words a test can assert on. */
-export interface ControlActionResult {
-  result: 'delivered' | 'already_delivered' | 'verified' | 'ignored' | 'code_required' | 'expired' | 'failed';
-  detail: string;
-}
+export type { ControlActionResult } from './sandbox-control.types.js';
 
 export interface CheckOutcome {
   request_id: string;
@@ -38,8 +33,9 @@ export interface CheckOutcome {
 }
 
 /**
- * Accounts, sessions and every transition of the spec's state table. Everything that changes a session
- * goes through here, so billing and events follow each transition exactly once.
+ * Accounts, sessions and the requests that move them (the API's and the control routes'): every
+ * transition of the spec's state table is asked of here, and made by SandboxTransitions, so billing
+ * and events follow each transition exactly once.
  */
 export class SandboxState {
   readonly accounts = new SandboxAccounts();
@@ -48,14 +44,16 @@ export class SandboxState {
   private readonly defaultPopulation: ResolvedPopulation | null;
   private readonly sessions = new Map<string, SandboxSession>();
   private readonly byPhone = new Map<string, SandboxSession[]>();
+  private readonly move: SandboxTransitions;
 
   constructor(
     private readonly options: ResolvedSandboxOptions,
     private readonly clock: SandboxClock,
     private readonly scheduler: SandboxScheduler,
-    private readonly webhooks: SandboxWebhooks,
+    webhooks: SandboxWebhooks,
   ) {
     this.defaultPopulation = populationOption(options.population);
+    this.move = new SandboxTransitions(this.accounts, clock, webhooks);
   }
 
   /** A new account: no auto-delivery unless asked; the sandbox's default population unless it brings its own. */
@@ -87,43 +85,16 @@ export class SandboxState {
 
   /** `POST /v1/verify`: validates everything before changing anything; charges only what initiation charges. */
   initiate(account: SandboxAccount, body: unknown): SandboxSession {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw validationError('The body must be a JSON object with phone_number and method.');
-    }
-    const input = body as Record<string, unknown>;
-    const phoneNumber = normalizeE164(input.phone_number);
-    if (!phoneNumber)
-      throw validationError('phone_number must be an E.164 number, for example +79991234567.');
-    if (input.method === 'voice') {
-      throw new SandboxProblem(
-        400,
-        'method_not_available',
-        'The voice method is coming soon and cannot be used yet.',
-      );
-    }
-    const method = canonicalMethod(input.method);
-    if (!method) {
-      throw validationError(
-        'method must be one of reverse_flash_call, flash_call, msgr1 (msgr1_otp), msgr2_bot, sms, operator_id.',
-      );
-    }
-    const expirySeconds = input.expiry_seconds ?? DEFAULT_EXPIRY_SECONDS;
-    if (
-      typeof expirySeconds !== 'number' ||
-      !Number.isInteger(expirySeconds) ||
-      expirySeconds < this.options.minExpirySeconds ||
-      expirySeconds > MAX_EXPIRY_SECONDS
-    ) {
-      throw validationError(
-        `expiry_seconds must be an integer from ${this.options.minExpirySeconds} to ${MAX_EXPIRY_SECONDS}.`,
-      );
-    }
+    const { phoneNumber, method, expirySeconds, asked } = initiateRequest(
+      body,
+      this.options.minExpirySeconds,
+    );
     if (!account.enabledMethods.has(method)) {
       if (this.options.methodNotEnabled === 403) throw forbidden();
       throw new SandboxProblem(
         400,
         'method_not_enabled',
-        `The method ${input.method} is not enabled for this account.`,
+        `The method ${String(asked)} is not enabled for this account.`,
       );
     }
     const price = account.pricesKopecks[method];
@@ -175,15 +146,15 @@ export class SandboxState {
     list.push(session);
     this.byPhone.set(phoneNumber, list);
 
-    this.scheduler.at(session.expiresAt, () => this.expire(session));
+    this.scheduler.at(session.expiresAt, () => this.move.expire(session));
     session.user =
       (account.population && this.users.draw(account.population, phoneNumber, method, attempt)) ?? null;
     if (session.user) {
       // A simulated user replaces auto-delivery for the methods the population covers.
-      this.actOutUser(session);
+      actOutUser(session, this.scheduler, this.move);
     } else if (account.autoDeliver && AUTO_DELIVERED.has(method)) {
       this.scheduler.at(now + this.options.autoDeliverDelayMs, () => {
-        if (session.status === 'sent') this.deliverCode(session);
+        if (session.status === 'sent') this.move.deliverCode(session);
       });
     }
     return session;
@@ -191,16 +162,8 @@ export class SandboxState {
 
   /** `POST /v1/verify/check`. */
   check(account: SandboxAccount, body: unknown): CheckOutcome {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw validationError('The body must be a JSON object with request_id and code.');
-    }
-    const input = body as Record<string, unknown>;
-    if (!isGuid(input.request_id)) throw validationError('request_id must be a GUID.');
-    if (typeof input.code !== 'string' || !/^\d{4,8}$/.test(input.code)) {
-      throw validationError('code must be a string of 4 to 8 digits.');
-    }
-    const code = input.code;
-    const session = this.find(account, input.request_id);
+    const { requestId, code } = checkRequest(body);
+    const session = this.find(account, requestId);
     const outcome = (): CheckOutcome => ({
       request_id: session.requestId,
       status: session.status,
@@ -234,7 +197,7 @@ export class SandboxState {
 
     if (code !== session.code) {
       session.attemptsRemaining = Math.max(0, session.attemptsRemaining - 1);
-      if (session.attemptsRemaining === 0) this.fail(session);
+      if (session.attemptsRemaining === 0) this.move.fail(session);
       throw new SandboxProblem(400, 'invalid_code', 'The code is wrong.', {
         attempts_remaining: session.attemptsRemaining,
       });
@@ -244,11 +207,12 @@ export class SandboxState {
       session.acceptedCode = code;
       session.awaitingCode = false;
       this.scheduler.at(this.clock.now() + this.options.operatorResultDelayMs, () => {
-        if (session.operatorState === 'code_accepted' && !TERMINAL.has(session.status)) this.verify(session);
+        if (session.operatorState === 'code_accepted' && !TERMINAL.has(session.status))
+          this.move.verify(session);
       });
       return outcome(); // status stays `sent`: the operator's result follows asynchronously
     }
-    this.verify(session);
+    this.move.verify(session);
     return outcome();
   }
 
@@ -264,7 +228,7 @@ export class SandboxState {
       throw new SandboxProblem(409, 'not_applicable', how[session.method]!);
     }
     if (session.status === 'delivered') return { result: 'already_delivered', detail: 'Already delivered.' };
-    this.deliverCode(session);
+    this.move.deliverCode(session);
     return { result: 'delivered', detail: `The ${session.method} code went out.` };
   }
 
@@ -284,7 +248,7 @@ export class SandboxState {
     }
     if (session.status === 'delivered')
       return { result: 'already_delivered', detail: 'The code was already sent.' };
-    this.sendBotCode(session);
+    this.move.sendBotCode(session);
     return { result: 'delivered', detail: 'The bot sent the code.' };
   }
 
@@ -302,7 +266,7 @@ export class SandboxState {
         detail: `A call from ${caller} does not match the number being verified; no change.`,
       };
     }
-    this.verify(session);
+    this.move.verify(session);
     return { result: 'verified', detail: 'The caller ID matched.' };
   }
 
@@ -318,21 +282,21 @@ export class SandboxState {
     switch (outcome as OperatorOutcome) {
       case 'approve':
         session.operatorState = 'approved';
-        this.verify(session);
+        this.move.verify(session);
         return { result: 'verified', detail: 'The subscriber approved the push.' };
       case 'fallback':
         if (session.operatorState !== 'push_pending') {
           throw notPending(`The SMS fallback already happened (operator state ${session.operatorState}).`);
         }
-        this.fallBackToSms(session);
+        this.move.fallBackToSms(session);
         return { result: 'code_required', detail: 'The push could not complete; an SMS code was sent.' };
       case 'timeout':
         session.operatorState = 'timed_out';
-        this.expire(session);
+        this.move.expire(session);
         return { result: 'expired', detail: 'The operator consent timed out.' };
       case 'fail':
         session.operatorState = 'failed';
-        this.fail(session);
+        this.move.fail(session);
         return { result: 'failed', detail: 'The operator could not verify the number.' };
     }
   }
@@ -341,128 +305,8 @@ export class SandboxState {
   failSession(requestId: string): ControlActionResult {
     const session = this.controlSession(requestId);
     if (session.method === 'operator_id') session.operatorState = 'failed';
-    this.fail(session);
+    this.move.fail(session);
     return { result: 'failed', detail: 'The verification cannot complete.' };
-  }
-
-  /** TTL elapsed (or operator consent timeout): sent/delivered → expired. */
-  expire(session: SandboxSession): void {
-    if (TERMINAL.has(session.status)) return;
-    session.status = 'expired';
-    session.awaitingCode = false;
-    session.updatedAt = this.clock.now();
-    this.emit(session, 'verification.expired');
-  }
-
-  /**
-   * Schedules what the session's simulated user does, on the sandbox clock: delivery (or the channel giving
-   * up), and the completion the sandbox can act out itself (the reverse call, the push approval). Code
-   * entry is left to a driver reading the plan. Each step re-checks the session: a control action or a
-   * check may have moved it on meanwhile.
-   */
-  private actOutUser(session: SandboxSession): void {
-    const user = session.user!;
-    const later = (afterMs: number | null, run: () => void): void => {
-      if (afterMs === null) return;
-      const at = session.createdAt + afterMs;
-      if (at >= session.expiresAt) return; // the TTL comes first: the session expires
-      this.scheduler.at(at, () => {
-        if (!TERMINAL.has(session.status)) run();
-      });
-    };
-    switch (session.method) {
-      case 'reverse_flash_call':
-        if (user.completes) later(user.completesAfterMs, () => this.verify(session)); // the caller ID matches
-        return;
-      case 'operator_id':
-        if (!user.delivered) {
-          later(user.deliveredAfterMs, () => {
-            if (session.operatorState === 'push_pending') this.fallBackToSms(session);
-          });
-        } else if (user.completes) {
-          later(user.completesAfterMs, () => {
-            if (session.operatorState !== 'push_pending') return;
-            session.operatorState = 'approved';
-            this.verify(session);
-          });
-        }
-        return;
-      case 'msgr2_bot':
-        if (user.delivered) {
-          later(user.deliveredAfterMs, () => {
-            if (session.status !== 'sent') return;
-            session.sharedPhoneNumber = session.phoneNumber; // the user shares the very number
-            this.sendBotCode(session);
-          });
-        }
-        return;
-      default:
-        if (user.delivered) {
-          later(user.deliveredAfterMs, () => {
-            if (session.status === 'sent') this.deliverCode(session);
-          });
-        } else if (user.failsUndelivered) {
-          later(user.deliveredAfterMs, () => this.fail(session));
-        }
-    }
-  }
-
-  /** msgr2_bot: the user shared the verified number; the bot sends the code (charged now). */
-  private sendBotCode(session: SandboxSession): void {
-    const now = this.clock.now();
-    session.code = randomCode(session.codeLength);
-    session.status = 'delivered';
-    session.awaitingCode = true;
-    session.updatedAt = now;
-    session.deliveredAt = now;
-    charge(this.accountOf(session), session, now);
-  }
-
-  /** operator_id: the SIM push cannot complete; an SMS code goes out instead. */
-  private fallBackToSms(session: SandboxSession): void {
-    const now = this.clock.now();
-    session.operatorState = 'sms_fallback';
-    session.code = randomCode(session.codeLength);
-    session.awaitingCode = true;
-    session.updatedAt = now;
-    session.deliveredAt = now;
-    this.emit(session, 'verification.code_required');
-  }
-
-  private deliverCode(session: SandboxSession): void {
-    session.status = 'delivered';
-    session.updatedAt = this.clock.now();
-    session.deliveredAt = this.clock.now();
-    if (session.method === 'flash_call') session.incomingNumber = flashCallerNumber(session.code!);
-    if (CHARGE_MOMENT[session.method] === 'delivery')
-      charge(this.accountOf(session), session, this.clock.now());
-  }
-
-  private verify(session: SandboxSession): void {
-    const now = this.clock.now();
-    session.status = 'verified';
-    session.verifiedAt = now;
-    session.awaitingCode = false;
-    session.updatedAt = now;
-    // reverse_flash_call is charged now; a delivery-charged session verified straight from `sent` had its
-    // code delivered (a correct code proves it), so it is charged now too.
-    if (CHARGE_MOMENT[session.method] !== 'initiation') charge(this.accountOf(session), session, now);
-    this.emit(session, 'verification.verified');
-  }
-
-  private fail(session: SandboxSession): void {
-    session.status = 'failed';
-    session.awaitingCode = false;
-    session.updatedAt = this.clock.now();
-    this.emit(session, 'verification.failed');
-  }
-
-  private emit(session: SandboxSession, event: WebhookEvent): void {
-    this.webhooks.emit(this.accountOf(session), event, session);
-  }
-
-  private accountOf(session: SandboxSession): SandboxAccount {
-    return this.accounts.get(session.apiKey)!;
   }
 
   /** A session a control action applies to: it must exist and still be pending. */

@@ -4,46 +4,27 @@
  * not refused by its own cooldown), and over https it is a `__Host-` cookie that a sibling subdomain
  * cannot plant.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import {
-  CapturingLogger,
-  drive,
-  eventsOf,
-  moduleOptions,
-  nextPhone,
-  startSandbox,
-} from '../webhooks/harness.js';
+import { describe, expect, it } from '@jest/globals';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, createTestApp, PLATFORMS } from '../support/verification-app.js';
+import { CapturingLogger, drive, eventsOf, moduleOptions, nextPhone } from '../webhooks/harness.js';
 
 describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
-
-  beforeAll(async () => {
-    sb = await startSandbox();
-  });
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
+  const suite = sandboxSuite();
 
   const boot = async (logger?: CapturingLogger) => {
-    host = await createTestApp({
+    suite.host = await createTestApp({
       platform,
       globalPrefix: 'api',
       trustProxy: true,
       logger,
       // Protection on (coalescing and the resend cooldown); no owner header: the browser key decides.
-      module: moduleOptions(sb, { limits: {} }),
+      module: moduleOptions(suite.sb, { limits: {} }),
     });
-    return host;
+    return suite.host;
   };
   const start = (phone: string, headers: Record<string, string>) =>
-    call(host!.url, 'POST', '/api/verification/start', { phone_number: phone, method: 'sms' }, headers);
+    call(suite.host!.url, 'POST', '/api/verification/start', { phone_number: phone, method: 'sms' }, headers);
   const cookieOf = (res: Awaited<ReturnType<typeof call>>) =>
     (res.headers.get('set-cookie') ?? '').split(';')[0]!;
 
@@ -65,7 +46,9 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ resumed: true, verification_id: first.body.verification_id });
     // The routes are not served without the prefix.
-    expect((await call(host!.url, 'POST', '/verification/start', { phone_number: phone })).status).toBe(404);
+    expect((await call(suite.host!.url, 'POST', '/verification/start', { phone_number: phone })).status).toBe(
+      404,
+    );
   });
 
   it('over https the key is a __Host- cookie; a plain pv_browser planted with its value hands nothing over', async () => {
@@ -98,17 +81,19 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
     expect(lines).toContain('client routes at /api/verification: POST /api/verification/start');
     expect(lines).toContain('GET /api/verification/status/:verification_id/events');
     expect(lines).toContain('webhook route at POST /api/verification/webhooks');
-    await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: `${host!.url}/api/verification/webhooks` });
+    await suite.sb.updateAccount(suite.sb.demoAccount.apiKey, {
+      webhookUrl: `${suite.host!.url}/api/verification/webhooks`,
+    });
     const phone = nextPhone();
     const started = await start(phone, { 'x-user': 'user-9' });
-    const [requestId] = sb.sessionsFor(phone).map((x) => x.request_id);
+    const [requestId] = suite.sb.sessionsFor(phone).map((x) => x.request_id);
     await drive(
-      sb,
+      suite.sb,
       { requestId: requestId!, verificationId: '', phone, method: 'sms', owner: 'user-9' },
       'verified',
     );
-    await sb.webhooksIdle();
-    expect(eventsOf(host!, requestId!)).toContain('verification.verified');
+    await suite.sb.webhooksIdle();
+    expect(eventsOf(suite.host!, requestId!)).toContain('verification.verified');
     expect(started.status).toBe(201);
   });
 });

@@ -1,6 +1,5 @@
-import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { chromiumExecutable } from '../support/chromium.js';
+import type { Page } from 'playwright-core';
+import { bundlePageScript, launchChromium, openTestPage } from '../support/chromium.js';
 
 /**
  * The real client in Chromium: bundled from its sources with esbuild (as a host's bundler would),
@@ -39,20 +38,6 @@ const HOOK_SCRIPT = `
   createRoot(document.getElementById('root')).render(h(Verify));
 `;
 
-async function bundle(contents: string): Promise<string> {
-  const result = await build({
-    stdin: { contents, resolveDir: new URL('.', import.meta.url).pathname, loader: 'tsx' },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    define: { 'process.env.NODE_ENV': '"production"' },
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0]!.text;
-}
-
 export interface ClientBrowser {
   /** A tab on `origin` with the client (`window.client`) or the React hook page (`hook`). */
   open(origin: string, page: 'client' | 'hook', query?: string): Promise<Page>;
@@ -60,33 +45,26 @@ export interface ClientBrowser {
 }
 
 export async function startClientBrowser(): Promise<ClientBrowser> {
-  const [clientScript, hookScript] = await Promise.all([bundle(PAGE_SCRIPT), bundle(HOOK_SCRIPT)]);
-  const browser: Browser = await chromium.launch({
-    executablePath: await chromiumExecutable(),
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
+  const dir = new URL('.', import.meta.url).pathname;
+  const [clientScript, hookScript] = await Promise.all([
+    bundlePageScript(PAGE_SCRIPT, dir),
+    bundlePageScript(HOOK_SCRIPT, dir),
+  ]);
+  const browser = await launchChromium();
   return {
-    async open(origin, kind, query = '') {
-      const context = await browser.newContext();
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
-      await page.route(`${origin}/__test/**`, (route) => {
-        const url = route.request().url();
-        if (url.includes('/__test/page'))
-          return route.fulfill({
-            contentType: 'text/html',
-            body: `<!doctype html><div id="root"></div><script type="module" src="/__test/${kind}.js"></script>`,
-          });
-        return route.fulfill({
-          contentType: 'text/javascript',
-          body: url.includes('/hook.js') ? hookScript : clientScript,
-        });
-      });
-      await page.goto(`${origin}/__test/page${query}`);
-      await page.waitForFunction(`'client' in window || document.getElementById('phase') !== null`);
-      return page;
-    },
+    open: (origin, kind, query = '') =>
+      openTestPage(browser, {
+        origin,
+        query,
+        serve: (url) =>
+          url.includes('/__test/page')
+            ? {
+                contentType: 'text/html',
+                body: `<!doctype html><div id="root"></div><script type="module" src="/__test/${kind}.js"></script>`,
+              }
+            : { contentType: 'text/javascript', body: url.includes('/hook.js') ? hookScript : clientScript },
+        ready: `'client' in window || document.getElementById('phase') !== null`,
+      }),
     close: () => browser.close(),
   };
 }

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { build } from 'esbuild';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
-import { chromiumExecutable } from '../support/chromium.js';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { bundlePageScript, launchChromium, openTestPage } from '../support/chromium.js';
 
 /**
  * `<phone-verification>` in Chromium: the element bundled from its sources with esbuild (as a host's
@@ -55,53 +54,39 @@ export interface ElementBrowser {
 
 /** `clockOffset`: how far the module's clock (a sandbox's) is ahead of this machine's, when a page loads. */
 export async function startElementBrowser(clockOffset: () => number = () => 0): Promise<ElementBrowser> {
-  const bundle = async (contents: string): Promise<string> => {
-    const result = await build({
-      stdin: { contents, resolveDir: new URL('.', import.meta.url).pathname, loader: 'ts' },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      write: false,
-      define: { 'process.env.NODE_ENV': '"production"' },
-      logLevel: 'silent',
-    });
-    return result.outputFiles[0]!.text;
-  };
-  const [script, reactScript] = await Promise.all([bundle(ELEMENT_SCRIPT), bundle(REACT_SCRIPT)]);
+  const dir = new URL('.', import.meta.url).pathname;
+  const [script, reactScript] = await Promise.all([
+    bundlePageScript(ELEMENT_SCRIPT, dir),
+    bundlePageScript(REACT_SCRIPT, dir),
+  ]);
   const axe = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  const browser: Browser = await chromium.launch({
-    executablePath: await chromiumExecutable(),
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   return {
-    async open(origin, attributes = '', query = '', options = {}) {
-      const context = await browser.newContext(options);
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
-      await page.route(`${origin}/__test/**`, (route) => {
-        const url = route.request().url();
-        if (url.includes('/__test/page'))
-          return route.fulfill({
-            contentType: 'text/html',
-            body:
-              `<!doctype html><html lang="${url.includes('lang=ru') ? 'ru' : 'en'}"><title>t</title>` +
-              `<script>window.clockOffset = ${clockOffset()}</script>` +
-              `<main><h1>Sign in</h1><div id="root">` +
-              (url.includes('react=on') ? '' : `<phone-verification ${attributes}></phone-verification>`) +
-              `</div></main><script src="/__test/axe.js"></script>` +
-              `<script type="module" src="/__test/${url.includes('react=on') ? 'react' : 'element'}.js"></script>`,
-          });
-        return route.fulfill({
-          contentType: 'text/javascript',
-          body: url.includes('/axe.js') ? axe : url.includes('/react.js') ? reactScript : script,
-        });
-      });
-      await page.goto(`${origin}/__test/page${query}`);
-      await page.waitForFunction(`'el' in window`);
-      return page;
-    },
+    open: (origin, attributes = '', query = '', context = {}) =>
+      openTestPage(browser, {
+        origin,
+        query,
+        context,
+        serve: (url) =>
+          url.includes('/__test/page')
+            ? {
+                contentType: 'text/html',
+                body:
+                  `<!doctype html><html lang="${url.includes('lang=ru') ? 'ru' : 'en'}"><title>t</title>` +
+                  `<script>window.clockOffset = ${clockOffset()}</script>` +
+                  `<main><h1>Sign in</h1><div id="root">` +
+                  (url.includes('react=on')
+                    ? ''
+                    : `<phone-verification ${attributes}></phone-verification>`) +
+                  `</div></main><script src="/__test/axe.js"></script>` +
+                  `<script type="module" src="/__test/${url.includes('react=on') ? 'react' : 'element'}.js"></script>`,
+              }
+            : {
+                contentType: 'text/javascript',
+                body: url.includes('/axe.js') ? axe : url.includes('/react.js') ? reactScript : script,
+              },
+        ready: `'el' in window`,
+      }),
     close: () => browser.close(),
   };
 }

@@ -3,44 +3,23 @@
  * are used over real HTTP (starts, switches, checks right and wrong, refusals with their reason,
  * outcomes with their cost), kept for `retentionDays`, bounded per number, never holding a code.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { describe, expect, it } from '@jest/globals';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
-import { moduleOptions } from '../webhooks/harness.js';
-import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
+import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
 
 describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
+  const suite = sandboxSuite();
   let serial = 0;
 
-  beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
-  });
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
-
   async function boot(overrides: Partial<VerificationModuleOptions> = {}): Promise<VerificationHistory> {
-    const account = await sb.createAccount({ balance: 100 });
-    const base = moduleOptions(sb, overrides);
-    host = await createTestApp({
-      platform,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
-    });
-    return host.app.get(VerificationHistory);
+    suite.host = await startAccountHost(platform, suite.sb, { module: overrides });
+    return suite.host.app.get(VerificationHistory);
   }
   const post = (path: string, body: unknown, user: string) =>
-    call(host!.url, 'POST', `/verification/${path}`, body, { 'x-user': user });
+    call(suite.host!.url, 'POST', `/verification/${path}`, body, { 'x-user': user });
   const phoneNumber = () =>
     `+7916444${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(2, '0')}`;
 
@@ -57,9 +36,9 @@ describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
     const phone = phoneNumber();
     const started = await post('start', { phone_number: phone, method: 'sms' }, 'alice');
     const id = started.body.verification_id;
-    const [session] = sb.sessionsFor(phone);
-    await sb.deliver(session!.request_id);
-    const code = String(sb.getSession(session!.request_id)!.code);
+    const [session] = suite.sb.sessionsFor(phone);
+    await suite.sb.deliver(session!.request_id);
+    const code = String(suite.sb.getSession(session!.request_id)!.code);
     const wrong = code === '0000' ? '1111' : '0000';
     expect((await post('check', { verification_id: id, code: wrong }, 'alice')).status).toBe(400);
     expect((await post('check', { verification_id: id, code }, 'alice')).body.verified).toBe(true);
@@ -109,11 +88,11 @@ describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
     expect(await history.list({ owner: 'bob' })).toEqual([]);
     expect(await history.list({ phoneNumber: phoneNumber() })).toEqual([]);
     // from/to bound the entries by time.
-    await sb.advance(60_000);
+    await suite.sb.advance(60_000);
     await post('start', { phone_number: phoneNumber(), method: 'sms' }, 'alice');
-    const later = await history.list({ owner: 'alice', from: new Date(sb.now() - 1000) });
+    const later = await history.list({ owner: 'alice', from: new Date(suite.sb.now() - 1000) });
     expect(later.map((e) => e.kind)).toEqual(['start']);
-    expect(await history.list({ owner: 'alice', to: new Date(sb.now() - 30_000) })).toHaveLength(
+    expect(await history.list({ owner: 'alice', to: new Date(suite.sb.now() - 30_000) })).toHaveLength(
       entries.length,
     );
     await expect(history.list({} as never)).rejects.toMatchObject({ errorCode: 'validation_error' });
@@ -125,10 +104,10 @@ describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
     const methods = ['sms', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'reverse_flash_call'];
     for (const method of methods) {
       expect((await post('start', { phone_number: phone, method }, 'carol')).status).toBe(201);
-      await sb.advance(1000);
+      await suite.sb.advance(1000);
     }
     expect((await history.list({ phoneNumber: phone })).map((e) => e.method)).toEqual(methods.slice(2));
-    await sb.advance(86_400_000);
+    await suite.sb.advance(86_400_000);
     expect(await history.list({ phoneNumber: phone })).toEqual([]);
   });
 

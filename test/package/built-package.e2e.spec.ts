@@ -1,19 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import {
-  filesUnder,
-  installPackedPackage,
-  LATEST_PEERS,
-  root,
-  runCommonJs,
-  startHostApp,
-  writeHosts,
-  type HostApp,
-  type PackedApp,
-} from './packed-app.js';
+import { filesUnder, LATEST_PEERS, packedHosts, root, runCommonJs } from './packed-app.js';
 import { itCompletesVerifications } from './verification-flows.js';
 
 interface Manifest {
@@ -40,46 +29,25 @@ function importedPackages(source: string): string[] {
  * each complete verifications against the sandbox.
  */
 describe('the packed package in a fresh NestJS app with the latest required peers', () => {
-  let app: PackedApp;
-  let sb: VerificationSandbox;
-  let esm: HostApp;
-  let cjs: HostApp;
+  const suite = packedHosts(LATEST_PEERS);
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
 
-  beforeAll(async () => {
-    app = installPackedPackage(LATEST_PEERS);
-    writeHosts(app);
-    sb = await VerificationSandbox.start({ port: 0 });
-    const args = [sb.url, sb.demoAccount.apiKey, sb.demoAccount.apiSecret];
-    [esm, cjs] = await Promise.all([
-      startHostApp(app.dir, 'main.mjs', args),
-      startHostApp(app.dir, 'dist/main.js', args),
-    ]);
-  }, 240_000);
-
-  afterAll(async () => {
-    esm?.stop();
-    cjs?.stop();
-    await sb?.close();
-    app?.remove();
-  });
-
   it('installs without a peer conflict and with no optional peer pulled in', () => {
-    expect(app.installLog).not.toMatch(/ERESOLVE|peer dep/i);
+    expect(suite.app.installLog).not.toMatch(/ERESOLVE|peer dep/i);
     for (const optional of ['axios', '@nestjs/axios', 'ioredis', 'redis', 'prom-client', '@nestjs/terminus'])
-      expect(existsSync(join(app.dir, 'node_modules', optional))).toBe(false);
+      expect(existsSync(join(suite.app.dir, 'node_modules', optional))).toBe(false);
   });
 
   it('boots an ES-module host and a CommonJS host (require()) on both entries', () => {
-    expect(readFileSync(join(app.dir, 'dist', 'main.js'), 'utf8')).toContain(
+    expect(readFileSync(join(suite.app.dir, 'dist', 'main.js'), 'utf8')).toContain(
       'require("nestjs-phone-verification")',
     );
-    expect(esm.ready.sandbox).toBe('function');
-    expect(cjs.ready.sandbox).toBe('function');
+    expect(suite.esm.ready.sandbox).toBe('function');
+    expect(suite.cjs.ready.sandbox).toBe('function');
   });
 
   it('ships dist, the sources its maps point at, README, CHANGELOG, LICENSE and docs; no tests', () => {
-    const files = filesUnder(app.packageDir);
+    const files = filesUnder(suite.app.packageDir);
     const top = new Set(files.map((file) => file.split('/')[0]));
     expect([...top].sort()).toEqual([
       'CHANGELOG.md',
@@ -97,9 +65,9 @@ describe('the packed package in a fresh NestJS app with the latest required peer
 
   it('declares as peers exactly the packages its modules import (besides its dependencies)', () => {
     const imported = new Set(
-      filesUnder(join(app.packageDir, 'dist'))
+      filesUnder(join(suite.app.packageDir, 'dist'))
         .filter((file) => file.endsWith('.js'))
-        .flatMap((file) => importedPackages(readFileSync(join(app.packageDir, 'dist', file), 'utf8'))),
+        .flatMap((file) => importedPackages(readFileSync(join(suite.app.packageDir, 'dist', file), 'utf8'))),
     );
     for (const dependency of Object.keys(manifest.dependencies)) imported.delete(dependency);
     // Nest's ValidationPipe (the client routes' pipe extends it) loads class-transformer itself.
@@ -118,24 +86,24 @@ describe('the packed package in a fresh NestJS app with the latest required peer
   });
 
   it("README's links work on the registry's page: absolute, an anchor, or a file in the tarball", () => {
-    const readme = readFileSync(join(app.packageDir, 'README.md'), 'utf8');
+    const readme = readFileSync(join(suite.app.packageDir, 'README.md'), 'utf8');
     const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]);
     expect(links.length).toBeGreaterThan(5);
     const broken = links.filter(
       (link) =>
         !/^https?:\/\//.test(link) &&
         !link.startsWith('#') &&
-        !existsSync(join(app.packageDir, link.split('#')[0])),
+        !existsSync(join(suite.app.packageDir, link.split('#')[0])),
     );
     expect(broken).toEqual([]);
   });
 
   it('every source map and declaration map resolves to source text inside the package', () => {
-    const maps = filesUnder(app.packageDir).filter((file) => file.endsWith('.map'));
+    const maps = filesUnder(suite.app.packageDir).filter((file) => file.endsWith('.map'));
     expect(maps).toEqual(expect.arrayContaining(['dist/index.js.map', 'dist/index.d.ts.map']));
     const unresolved: string[] = [];
     for (const map of maps) {
-      const path = join(app.packageDir, map);
+      const path = join(suite.app.packageDir, map);
       const parsed = JSON.parse(readFileSync(path, 'utf8')) as {
         sources: string[];
         sourceRoot?: string;
@@ -144,7 +112,7 @@ describe('the packed package in a fresh NestJS app with the latest required peer
       expect(parsed.sources.length).toBeGreaterThan(0);
       parsed.sources.forEach((source, i) => {
         const target = resolve(dirname(path), parsed.sourceRoot ?? '', source);
-        const inside = target.startsWith(app.packageDir + '/');
+        const inside = target.startsWith(suite.app.packageDir + '/');
         if (typeof parsed.sourcesContent?.[i] !== 'string' && !(inside && existsSync(target)))
           unresolved.push(`${map} -> ${source}`);
       });
@@ -154,7 +122,7 @@ describe('the packed package in a fresh NestJS app with the latest required peer
 
   it('require() gives both entries to plain CommonJS, with their exports', () => {
     const printed = runCommonJs(
-      app.dir,
+      suite.app.dir,
       `const main = require('nestjs-phone-verification');
        const testing = require('nestjs-phone-verification/testing');
        console.log(JSON.stringify({
@@ -170,16 +138,16 @@ describe('the packed package in a fresh NestJS app with the latest required peer
     // Every module, not only those the entries load today: a top-level await added anywhere fails here.
     // The sandbox CLI is the one exception: it runs as its own program, never under require(). The React
     // hook's module needs react, an optional peer this app does not have.
-    const modules = filesUnder(join(app.packageDir, 'dist')).filter(
+    const modules = filesUnder(join(suite.app.packageDir, 'dist')).filter(
       (file) => file.endsWith('.js') && file !== 'testing/cli.js' && file !== 'client/react/index.js',
     );
     expect(modules.length).toBeGreaterThan(50);
     const printed = runCommonJs(
-      app.dir,
+      suite.app.dir,
       `const { join } = require('node:path');
        const failed = [];
        for (const file of ${JSON.stringify(modules)}) {
-         try { require(join(${JSON.stringify(join(app.packageDir, 'dist'))}, file)); }
+         try { require(join(${JSON.stringify(join(suite.app.packageDir, 'dist'))}, file)); }
          catch (err) { failed.push(file + ': ' + (err.code ?? err.message)); }
        }
        console.log(JSON.stringify(failed));`,
@@ -188,10 +156,10 @@ describe('the packed package in a fresh NestJS app with the latest required peer
   });
 
   describe('ES-module host', () => {
-    itCompletesVerifications(() => ({ sb, host: esm }), '+7912340000');
+    itCompletesVerifications(() => ({ sb: suite.sb, host: suite.esm }), '+7912340000');
   });
 
   describe('CommonJS host', () => {
-    itCompletesVerifications(() => ({ sb, host: cjs }), '+7912340010');
+    itCompletesVerifications(() => ({ sb: suite.sb, host: suite.cjs }), '+7912340010');
   });
 });

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
@@ -11,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { VerificationSandbox } from '../../src/testing/index.js';
 
 export const root = resolve(process.cwd());
 
@@ -200,6 +202,39 @@ export async function startHostApp(dir: string, script: string, args: string[]):
     lines,
     stop: () => void child.kill('SIGTERM'),
   };
+}
+
+/** A suite's packed app, its sandbox, and an ES-module and a CommonJS host verifying against it. */
+export interface PackedHosts {
+  readonly app: PackedApp;
+  readonly sb: VerificationSandbox;
+  readonly esm: HostApp;
+  readonly cjs: HostApp;
+}
+
+/**
+ * Before the suite: the packed package installed with `peers` (and `dependencies` pinned), both hosts
+ * written and started against a sandbox; after it, all of it stopped and removed.
+ */
+export function packedHosts(peers: HostPeers, dependencies?: HostPeers): PackedHosts {
+  const suite = {} as { -readonly [K in keyof PackedHosts]: PackedHosts[K] };
+  beforeAll(async () => {
+    suite.app = installPackedPackage(peers, dependencies);
+    writeHosts(suite.app);
+    suite.sb = await VerificationSandbox.start({ port: 0 });
+    const args = [suite.sb.url, suite.sb.demoAccount.apiKey, suite.sb.demoAccount.apiSecret];
+    [suite.esm, suite.cjs] = await Promise.all([
+      startHostApp(suite.app.dir, 'main.mjs', args),
+      startHostApp(suite.app.dir, 'dist/main.js', args),
+    ]);
+  }, 240_000);
+  afterAll(async () => {
+    suite.esm?.stop();
+    suite.cjs?.stop();
+    await suite.sb?.close();
+    suite.app?.remove();
+  });
+  return suite;
 }
 
 /** Runs a CommonJS script in the app folder and returns what it printed. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { FraudSuspectedEvent } from '../../src/core/verification-events.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
-import { freshIp, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+import { check, freshIp, protectedHost, protectionFixture, startFrom } from './protection-host.js';
 
 const HOUR = 3_600_000;
 
@@ -141,5 +141,37 @@ describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) =
     }
     expect(total).toBeLessThanOrEqual(15);
     expect(fraudEvents(fx.host).some((e) => e.reason === 'range_held')).toBe(true);
+  });
+
+  it('a slow drip: 15 starts an hour spread over 20 ranges of two prefixes, under every window minimum, is held within the day', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const ranges = Array.from({ length: 20 }, (_, r) => freshRange(r % 2 ? '925' : '985'));
+    const before = sent();
+    let n = 0;
+    // 12 hours: 5 starts every 20 minutes, each number and address new.
+    for (let tick = 0; tick < 36; tick++) {
+      for (let i = 0; i < 5; i++, n++) await startFrom(fx.host, freshIp(), ranges[n % 20]!.number(n));
+      await fx.sb.advance(20 * 60_000);
+    }
+    expect(sent() - before).toBeLessThanOrEqual(30);
+    expect(fraudEvents(fx.host).some((e) => e.rule === 'slow_drip' || e.countryUnderAttack)).toBe(true);
+    // A user of a prefix that converts is served as asked.
+    expect((await startFrom(fx.host, freshIp(), freshRange('916').number(1))).status).toBe(201);
+  }, 60_000);
+
+  it('an owner farm: numbers verified in one range do not vouch for their prefix; a spread over its other ranges is held there', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const farm = freshRange();
+    for (let i = 0; i < 10; i++) {
+      const ip = freshIp();
+      const started = await startFrom(fx.host, ip, farm.number(i));
+      const code = fx.sb.sessionsFor(farm.number(i)).at(-1)!.code!;
+      await check(fx.host, ip, started.body.verification_id, code);
+    }
+    const before = sent();
+    const pumped = Array.from({ length: 10 }, () => freshRange());
+    for (let i = 0; i < 60; i++) await startFrom(fx.host, freshIp(), pumped[i % 10]!.number(100 + i));
+    expect(sent() - before).toBeLessThanOrEqual(12);
+    expect(fraudEvents(fx.host).some((e) => e.subject === 'prefix' && e.prefix === '+7926')).toBe(true);
   });
 });

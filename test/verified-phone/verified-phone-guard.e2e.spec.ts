@@ -4,7 +4,8 @@
  * host's filters render, only a verification of this owner that the API says is verified, and the
  * signed claim for step-up checks.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 import {
   Body,
   Controller,
@@ -15,12 +16,11 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { VerificationSandbox } from '../../src/testing/index.js';
 import { RequireVerifiedPhone, VerifiedPhone } from '../../src/guard/verified-phone.decorators.js';
 import type { VerifiedPhoneDetails } from '../../src/guard/verified-phone.request.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
-import { moduleOptions } from '../webhooks/harness.js';
-import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
+import { call, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 
 /** The host's own authentication: `authorization: Bearer <user>` or 401, for every route. */
 @Injectable()
@@ -66,38 +66,16 @@ class AccountController {
 }
 
 describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: Platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
+  const suite = sandboxSuite();
   let serial = 0;
 
-  beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
-  });
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
-
   async function boot(overrides: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {
-    const account = await sb.createAccount({ balance: 100 });
-    const base = moduleOptions(sb, {
-      owner: (req) => (req as { user?: { id: string } }).user?.id,
-      ...overrides,
-    });
-    host = await createTestApp({
-      platform,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
+    suite.host = await startAccountHost(platform, suite.sb, {
+      module: { owner: (req) => (req as { user?: { id: string } }).user?.id, ...overrides },
       controllers: [AccountController],
       providers: [{ provide: APP_GUARD, useClass: HostAuthGuard }],
     });
-    return host;
+    return suite.host;
   }
 
   const as = (user: string, extra: Record<string, string> = {}) => ({
@@ -111,7 +89,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
   async function verification(user: string, verify: boolean): Promise<{ id: string; phone: string }> {
     const phone = phoneNumber();
     const started = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/verification/start',
       { phone_number: phone, method: 'sms' },
@@ -120,11 +98,11 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     expect(started.status).toBe(201);
     const id = String(started.body.verification_id);
     if (verify) {
-      const [session] = sb.sessionsFor(phone);
-      await sb.deliver(session!.request_id);
-      const code = String(sb.getSession(session!.request_id)!.code);
+      const [session] = suite.sb.sessionsFor(phone);
+      await suite.sb.deliver(session!.request_id);
+      const code = String(suite.sb.getSession(session!.request_id)!.code);
       const checked = await call(
-        host!.url,
+        suite.host!.url,
         'POST',
         '/verification/check',
         { verification_id: id, code },
@@ -138,9 +116,9 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
   it('lets a route through only with a verification of this owner that is verified, and hands the handler the number', async () => {
     await boot();
     // The host's own guard runs first: no user, no route.
-    expect((await call(host!.url, 'POST', '/account/phone', {}, {})).status).toBe(401);
+    expect((await call(suite.host!.url, 'POST', '/account/phone', {}, {})).status).toBe(401);
 
-    const missing = await call(host!.url, 'POST', '/account/phone', {}, as('alice'));
+    const missing = await call(suite.host!.url, 'POST', '/account/phone', {}, as('alice'));
     expect(missing.status).toBe(403);
     expect(missing.body).toMatchObject({
       status: 403,
@@ -150,7 +128,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
 
     const pending = await verification('alice', false);
     const notYet = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/phone',
       {},
@@ -165,7 +143,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
 
     const done = await verification('alice', true);
     const ok = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/phone',
       { nickname: 'a' },
@@ -181,12 +159,18 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     expect(String(ok.body.claim)).toMatch(/^vpc1\./);
 
     // The id in the body field works the same.
-    const inBody = await call(host!.url, 'POST', '/account/phone', { verification_id: done.id }, as('alice'));
+    const inBody = await call(
+      suite.host!.url,
+      'POST',
+      '/account/phone',
+      { verification_id: done.id },
+      as('alice'),
+    );
     expect(inBody.body.phone).toBe(done.phone);
 
     // Another user presenting alice's verification, or a forged id: the same 403 as none at all.
     const foreign = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/phone',
       {},
@@ -198,7 +182,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
       reason: 'unknown',
     });
     const forged = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/phone',
       {},
@@ -209,9 +193,9 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
 
     // An expired verification: 409 saying so.
     const stale = await verification('alice', false);
-    await sb.advance(301_000);
+    await suite.sb.advance(301_000);
     const expired = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/phone',
       {},
@@ -229,7 +213,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     const done = await verification('bob', true);
     // The configured header (case-insensitive).
     const first = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/phone',
       {},
@@ -238,9 +222,9 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     expect(first.status).toBe(201);
     const claim = String(first.body.claim);
 
-    const readsBefore = sb.requestCount('GET /v1/verify/:request_id');
+    const readsBefore = suite.sb.requestCount('GET /v1/verify/:request_id');
     const stepUp = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/payout',
       {},
@@ -248,10 +232,10 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     );
     expect(stepUp.status).toBe(201);
     expect(stepUp.body).toMatchObject({ phone: done.phone, source: 'claim' });
-    expect(sb.requestCount('GET /v1/verify/:request_id')).toBe(readsBefore);
+    expect(suite.sb.requestCount('GET /v1/verify/:request_id')).toBe(readsBefore);
 
     const stolen = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/payout',
       {},
@@ -269,7 +253,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     expect(
       (
         await call(
-          host!.url,
+          suite.host!.url,
           'POST',
           '/account/payout',
           {},
@@ -279,9 +263,9 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     ).toBe(403);
 
     // Eleven minutes on: the claim still lives (15 min) but the payout wants a verification of the last 10.
-    await sb.advance(660_000);
+    await suite.sb.advance(660_000);
     const old = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/payout',
       {},
@@ -294,12 +278,19 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     });
     // The route without an age limit still takes it, until the claim's own lifetime ends.
     expect(
-      (await call(host!.url, 'POST', '/account/phone', {}, as('bob', { 'x-verified-phone-claim': claim })))
-        .status,
+      (
+        await call(
+          suite.host!.url,
+          'POST',
+          '/account/phone',
+          {},
+          as('bob', { 'x-verified-phone-claim': claim }),
+        )
+      ).status,
     ).toBe(201);
-    await sb.advance(300_000);
+    await suite.sb.advance(300_000);
     const expiredClaim = await call(
-      host!.url,
+      suite.host!.url,
       'POST',
       '/account/phone',
       {},

@@ -1,15 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { VerificationSandbox } from '../../src/testing/index.js';
-import { PLATFORMS, type TestApp } from '../support/verification-app.js';
-import {
-  CapturingLogger,
-  payloadFor,
-  postWebhook,
-  signed,
-  startHost,
-  startSandbox,
-  startSession,
-} from './harness.js';
+import { describe, expect, it } from '@jest/globals';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import { CapturingLogger, payloadFor, postWebhook, signed, startHost, startSession } from './harness.js';
 
 /**
  * A webhook whose content type the host does not parse is a 415 (the sender stops retrying), not a
@@ -17,28 +9,16 @@ import {
  * after a fix that is already in place). The 503 stays for an app that really lacks `rawBody: true`.
  */
 describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
+  const suite = sandboxSuite();
 
-  beforeAll(async () => {
-    sb = await startSandbox();
-  });
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
-
-  const route = (): string => `${host!.url}/verification/webhooks`;
-  const ts = (): number => Math.floor(sb.now() / 1000);
+  const route = (): string => `${suite.host!.url}/verification/webhooks`;
+  const ts = (): number => Math.floor(suite.sb.now() / 1000);
 
   it('unsigned, with a +json type the host does not parse: 415, no error logged, nothing asked upstream', async () => {
     const logger = new CapturingLogger();
-    host = await startHost(platform, sb, { module: { webhooks: { signature: 'none' } }, logger });
-    const s = await startSession(host, sb, 'sms');
-    const gets = sb.requestCount('GET /v1/verify/:id');
+    suite.host = await startHost(platform, suite.sb, { module: { webhooks: { signature: 'none' } }, logger });
+    const s = await startSession(suite.host, suite.sb, 'sms');
+    const gets = suite.sb.requestCount('GET /v1/verify/:id');
     const res = await postWebhook(route(), {
       headers: { 'content-type': 'application/merge-patch+json' },
       body: JSON.stringify(payloadFor('verification.verified', s.requestId)),
@@ -51,16 +31,20 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
     }
     expect(logger.at('error')).toEqual([]);
     expect(logger.at('warn').some((m) => m.includes('rawBody'))).toBe(false);
-    expect(sb.requestCount('GET /v1/verify/:id')).toBe(gets);
+    expect(suite.sb.requestCount('GET /v1/verify/:id')).toBe(gets);
   });
 
   it('signed, with a type that is not JSON: 415 unsupported_media_type from the module on both platforms', async () => {
     const logger = new CapturingLogger();
-    host = await startHost(platform, sb, { logger });
-    const s = await startSession(host, sb, 'sms');
-    const delivery = signed(sb.demoAccount.webhookSecret, payloadFor('verification.verified', s.requestId), {
-      timestampSeconds: ts(),
-    });
+    suite.host = await startHost(platform, suite.sb, { logger });
+    const s = await startSession(suite.host, suite.sb, 'sms');
+    const delivery = signed(
+      suite.sb.demoAccount.webhookSecret,
+      payloadFor('verification.verified', s.requestId),
+      {
+        timestampSeconds: ts(),
+      },
+    );
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
       const res = await postWebhook(route(), {
         headers: { ...delivery.headers, 'content-type': contentType },
@@ -83,7 +67,7 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
 
   it('an app really created without rawBody still answers JSON with 503 and the error naming the fix', async () => {
     const logger = new CapturingLogger();
-    host = await startHost(platform, sb, { rawBody: false, logger, receiveWebhooks: false });
+    suite.host = await startHost(platform, suite.sb, { rawBody: false, logger, receiveWebhooks: false });
     const merge = await postWebhook(route(), {
       headers: { 'content-type': 'application/merge-patch+json' },
       body: '{}',
@@ -92,7 +76,7 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
     expect(logger.at('error')).toEqual([]);
     const json = await postWebhook(
       route(),
-      signed(sb.demoAccount.webhookSecret, payloadFor('verification.verified', 'req-x'), {
+      signed(suite.sb.demoAccount.webhookSecret, payloadFor('verification.verified', 'req-x'), {
         timestampSeconds: ts(),
       }),
     );

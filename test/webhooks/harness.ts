@@ -36,6 +36,7 @@ export interface HostOptions {
   rawBody?: boolean;
   logger?: LoggerService;
   providers?: NonNullable<Parameters<typeof createTestApp>[0]['providers']>;
+  controllers?: NonNullable<Parameters<typeof createTestApp>[0]['controllers']>;
   /** Point the demo account's webhooks at this host. Default true. */
   receiveWebhooks?: boolean;
 }
@@ -80,6 +81,30 @@ export async function startHost(
   if (options.receiveWebhooks ?? true)
     await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: `${host.url}/verification/webhooks` });
   return host;
+}
+
+/**
+ * A host on an account of its own (balance 100; its webhook secret, no webhooks sent to the host):
+ * its sessions, money and history stay apart from other tests'.
+ */
+export async function startAccountHost(
+  platform: Platform,
+  sb: VerificationSandbox,
+  options: Omit<HostOptions, 'receiveWebhooks' | 'rawBody'> = {},
+): Promise<TestApp> {
+  const account = await sb.createAccount({ balance: 100 });
+  const base = moduleOptions(sb, options.module);
+  return createTestApp({
+    platform,
+    module: {
+      ...base,
+      api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+      webhooks: { secret: account.webhookSecret },
+    },
+    logger: options.logger,
+    providers: options.providers,
+    controllers: options.controllers,
+  });
 }
 
 export function reconcilerOf(host: TestApp): VerificationReconciler {

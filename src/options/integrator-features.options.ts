@@ -1,0 +1,63 @@
+/** The options of the host-facing features: test numbers, VerifiedPhoneGuard and the history. */
+import type { TestNumberOutcome } from '../core/test-session.js';
+import type { RateLimit } from './limits.options.js';
+
+/** One reviewer or demo number (`testNumbers.numbers`). */
+export interface TestNumber {
+  /** E.164 (`+79990000001`), matched exactly: never a prefix or a range. */
+  phoneNumber: string;
+  /** The fixed code (4 to 8 digits). Required unless `outcome` is `verified`, `expired` or `failed`. */
+  code?: string;
+  /**
+   * What the session does on its own at its first read after the start (a status poll, the
+   * reconciler): `verified`, `expired`, `failed`, or `code_required` (an operator_id push falling
+   * back to a code). None: it waits for its code like a real session.
+   */
+  outcome?: TestNumberOutcome;
+}
+
+/**
+ * Reviewer and demo numbers (app-store review, demo accounts): the module plays their sessions
+ * itself with a fixed code, never calls the paid API for them, and protection neither counts nor
+ * bills them. Off by default. See docs/test-numbers.md.
+ */
+export interface TestNumbersOptions {
+  numbers: TestNumber[];
+  /** Values of `owner(req)` allowed to use them; others are refused (400 `phone_not_allowed`). Default: anyone. */
+  owners?: string[];
+  /** Wrong codes one session takes before it fails (as the API's attempts). Default 3. */
+  maxAttempts?: number;
+  /** Wrong codes per test number across its sessions; past it every check of the number fails. Default 10 per hour. */
+  wrongCodesPerNumber?: RateLimit;
+}
+
+export interface ResolvedTestNumbers {
+  numbers: { phoneNumber: string; code?: string; outcome?: TestNumberOutcome }[];
+  /** undefined: anyone. */
+  owners: string[] | undefined;
+  maxAttempts: number;
+  wrongCodesPerNumber: RateLimit;
+}
+
+/**
+ * Where VerifiedPhoneGuard finds what a request carries on the host's own routes, and the lifetime of
+ * the signed claim it hands out (`verifiedPhone`). See docs/verified-phone-guard.md.
+ */
+export interface VerifiedPhoneOptions {
+  /** Header holding the `verification_id`. Default `x-verification-id`. */
+  header?: string;
+  /** Field of a JSON body holding the `verification_id`. Default `verification_id`. */
+  bodyField?: string;
+  /** Header holding a signed claim from an earlier verification (step-up checks). Default `x-verified-phone-claim`. */
+  claimHeader?: string;
+  /** How long a claim is accepted after it was issued, ms. Default 600,000 (10 minutes). */
+  claimTtlMs?: number;
+}
+
+/** Per-number and per-owner history for support (`VerificationHistory.list`). See docs/history.md. */
+export interface HistoryOptions {
+  /** Days an entry is kept. Default 30. */
+  retentionDays?: number;
+  /** Entries kept per number and per owner (the oldest give way). Default 100. */
+  maxEntries?: number;
+}

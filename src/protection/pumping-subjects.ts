@@ -1,0 +1,90 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { clientAddressKey } from './client-address.js';
+import { numberRange, operatorPrefix } from './pumping-counts.js';
+import type { PumpingSubjectKind } from './pumping-rules.js';
+import type { StatsSubject } from './range-stats.js';
+
+/**
+ * What a start is counted against, named as the store keys them: its number's range, operator
+ * prefix and country, and its callers (owner, client key, IPv6 network). Pure.
+ */
+
+/** One start as the defence sees it. */
+export interface PumpingAttempt {
+  phoneNumber: string;
+  owner: string | undefined;
+  clientKey: string | undefined;
+  ip: string | undefined;
+  /**
+   * A journey's switch (the method it leaves): judged as part of its journey, not as a new start of
+   * its caller. It costs money, so it counts for its number's range, prefix and country; its callers
+   * were counted when the journey started.
+   */
+  switchedFrom?: string;
+}
+
+export interface Subject extends StatsSubject {
+  kind: PumpingSubjectKind | 'country';
+}
+
+export type HoldableSubject = Subject & { kind: PumpingSubjectKind };
+
+/** Where a number stands: its range, operator prefix and country. */
+export interface NumberPlace {
+  range: string;
+  prefix: string;
+  country: string;
+}
+
+/**
+ * A number's range, operator prefix and ISO country (else its calling code: a number the
+ * allowlists passed always has one).
+ */
+export function placeOf(e164: string, rangeDigits: number): NumberPlace {
+  const range = numberRange(e164, rangeDigits);
+  const parsed = parsePhoneNumberFromString(e164);
+  if (!parsed) return { range, prefix: e164.slice(0, 2), country: `+${e164.slice(1, 2)}` };
+  return {
+    range,
+    prefix: operatorPrefix(parsed),
+    country: parsed.country ?? `+${parsed.countryCallingCode}`,
+  };
+}
+
+/** The subjects a start is counted for: its place's, then its callers' (an address that is the client key once). */
+export function subjectsOf(attempt: PumpingAttempt, place: NumberPlace, ipv6PrefixLength: number): Subject[] {
+  const subjects: Subject[] = [
+    { kind: 'range', id: `range:${place.range}`, withBaseline: true },
+    { kind: 'prefix', id: `prefix:${place.prefix}`, withBaseline: true },
+    { kind: 'country', id: `country:${place.country}`, withBaseline: true },
+  ];
+  if (attempt.owner !== undefined)
+    subjects.push({ kind: 'owner', id: `owner:${attempt.owner}`, withBaseline: false });
+  if (attempt.clientKey !== undefined)
+    subjects.push({ kind: 'client', id: `client:${attempt.clientKey}`, withBaseline: false });
+  const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
+  if (network !== undefined && network !== attempt.clientKey)
+    subjects.push({ kind: 'network', id: `network:${network}`, withBaseline: false });
+  return subjects;
+}
+
+/** Who a start came from, for the burst signature: the client key, else the address's network, else the owner. */
+export function callerOf(attempt: PumpingAttempt, ipv6PrefixLength: number): string | undefined {
+  if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
+  const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
+  if (network !== undefined) return `network:${network}`;
+  return attempt.owner === undefined ? undefined : `owner:${attempt.owner}`;
+}
+
+export function isCaller(subject: Subject): boolean {
+  return subject.kind === 'owner' || subject.kind === 'client' || subject.kind === 'network';
+}
+
+/** The subjects a hold can stand on: all but the country (judged as a whole, it is never held). */
+export function holdableOf(subjects: Subject[]): HoldableSubject[] {
+  return subjects.filter((s): s is HoldableSubject => s.kind !== 'country');
+}
+
+export function countryId(subjects: Subject[]): string {
+  return subjects.find((s) => s.kind === 'country')!.id;
+}
