@@ -25,7 +25,8 @@ import { Ticker } from './ticker.js';
 
 export type { StartInput, VerificationClientOptions } from './client-options.js';
 
-type Listener = (state: VerificationState) => void;
+/** What `subscribe` calls with each new state. */
+export type VerificationStateListener = (state: VerificationState) => void;
 
 /** Past the expiry by this much with no word from the server, the verification is taken as expired. */
 const EXPIRY_GRACE_MS = 5000;
@@ -39,7 +40,7 @@ const TICK_MS = 250;
  */
 export class VerificationClient {
   private state: VerificationState = IDLE;
-  private readonly listeners = new Set<Listener>();
+  private readonly listeners = new Set<VerificationStateListener>();
   private readonly transport: RoutesTransport;
   private readonly followed: FollowedVerification;
   private readonly eventSource: EventSourceFactory | null;
@@ -60,7 +61,7 @@ export class VerificationClient {
 
   getState = (): VerificationState => this.state;
 
-  subscribe = (listener: Listener): (() => void) => {
+  subscribe = (listener: VerificationStateListener): (() => void) => {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
   };

@@ -105,6 +105,7 @@ export class VerificationService {
   private readonly phones: PhoneNumberNormalizer;
   private readonly handles: VerificationHandleCodec;
 
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
