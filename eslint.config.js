@@ -11,11 +11,11 @@ const LAYERS = [
   ['api', 'store'], // the two ports to the outside: the verification API and the shared store
   ['options'], // public option types, defaults, rules, the resolver
   ['observability'], // logger, redaction, metrics, telemetry (they read the resolved options)
-  ['account', 'history'], // prices, balance, methods offered: what the account may do; per-number history
+  ['account', 'history'], // prices, balance, methods offered, health: what the account may do; per-number history
   ['sessions'], // the session record's life: tracker, refresher, repository, reconciler
   ['protection', 'test-numbers'], // limits, cooldowns, spend cap, coalescing, pumping defence; reviewer numbers
   ['verification'], // the service frontends and hosts call: start, check, status, handles, phone policy
-  ['http', 'operations', 'guard'], // client routes (and the problem filter, OpenAPI), health, the verified-phone guard
+  ['http', 'guard'], // client routes (and the problem filter, OpenAPI), the verified-phone guard
   ['webhooks'], // the webhook route (answers through http's problem filter)
   ['module'], // VerificationModule: wires everything
 ];

@@ -34,7 +34,11 @@ const LAYOUTS: Record<string, string[]> = {
   module: ['src/module/verification.module.js', 'src/verification.module.js'],
   service: ['src/verification/verification.service.js', 'src/sessions/verification.service.js'],
   client: ['src/api/verification-api.client.js'],
-  codec: ['src/verification/verification-handle.codec.js', 'src/sessions/verification-handle.codec.js'],
+  codec: [
+    'src/core/verification-handle.codec.js',
+    'src/verification/verification-handle.codec.js',
+    'src/sessions/verification-handle.codec.js',
+  ],
   store: ['src/store/verification-store.interface.js'],
   responses: ['src/http/verification.responses.js'],
 };

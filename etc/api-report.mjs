@@ -59,8 +59,10 @@ function configFor({ dts, report }) {
         default: { logLevel: 'warning' },
         // No release tags (@public, @beta): everything an entry exports is public.
         'ae-missing-release-tag': { logLevel: 'none' },
-        // An internal type a public signature names (a service's constructor): noted in the report.
-        'ae-forgotten-export': { logLevel: 'none', addToApiReportFile: true },
+        // A type a public signature names but the entry does not export fails lint: export it
+        // deliberately (in the entry's index.ts, by audience) or keep it off the public surface (a
+        // constructor the module calls is `/** @internal */`, which tsconfig's stripInternal drops).
+        'ae-forgotten-export': { logLevel: 'error', addToApiReportFile: false },
         'ae-undocumented': { logLevel: 'none' },
       },
     },
@@ -89,10 +91,13 @@ for (const [i, spec] of ENTRIES.entries()) {
   if (!result.succeeded) {
     failed = true;
     console.error(
-      result.apiReportChanged
-        ? `api: the public surface of "${spec.entry}" differs from etc/${spec.report}.api.md;` +
+      result.errorCount > 0
+        ? `api: "${spec.entry}" has ${result.errorCount} errors above (a forgotten export: a type its public` +
+            ' signatures name that it does not export)'
+        : result.apiReportChanged
+          ? `api: the public surface of "${spec.entry}" differs from etc/${spec.report}.api.md;` +
             ' if the change is meant, run `npm run api:report` and commit the report'
-        : `api: API Extractor failed on "${spec.entry}" (${result.errorCount} errors, ${result.warningCount} warnings)`,
+          : `api: API Extractor failed on "${spec.entry}" (${result.errorCount} errors, ${result.warningCount} warnings)`,
     );
   }
 }

@@ -5,7 +5,11 @@
 
 /* Module & registration: importing the module, statically or from a factory. */
 export { VerificationModule, type VerificationModuleAsyncOptions } from './module/verification.module.js';
-export { type VerificationOptionsFactory } from './module/verification.module-definition.js';
+export type {
+  VerificationModuleAsyncBase,
+  VerificationModuleRootOptions,
+  VerificationOptionsFactory,
+} from './module/verification.module-definition.js';
 export { InjectVerificationOptions } from './module/inject-verification-options.decorator.js';
 
 /* The service and events a host's code uses: starting, checking and following from its own code. */
@@ -47,14 +51,35 @@ export {
   type VerificationHealthReason,
   type VerificationHealthResult,
   type VerificationHealthStatus,
-} from './operations/verification-health.indicator.js';
+} from './account/verification-health.indicator.js';
 export { DEFAULT_METRICS_PREFIX } from './observability/verification-metrics.js';
 export { VerificationReconciler } from './sessions/verification.reconciler.js';
 
-/* Extension points: controller bases for custom routes, the typed API client and its errors for direct use. */
+/*
+ * Extension points: controller bases for custom routes, with what a subclass's constructor takes (the
+ * stream hub, the webhook receiver: made by the module, injected) and what its handlers take and answer;
+ * the typed API client and its errors for direct use.
+ */
 export { VerificationControllerBase } from './http/verification.controller.js';
-export { WebhookControllerBase, type WebhookAcknowledgement } from './webhooks/webhook.controller.js';
-export type { WebhookResult } from './webhooks/webhook-receiver.js';
+export { StatusStreamHub } from './http/status-stream.hub.js';
+export { StartVerificationDto } from './http/start-verification.dto.js';
+export { CheckVerificationDto } from './http/check-verification.dto.js';
+export { SwitchVerificationDto } from './http/switch-verification.dto.js';
+export { CancelVerificationDto } from './http/cancel-verification.dto.js';
+export {
+  CancelVerificationResponse,
+  CheckVerificationResponse,
+  StartVerificationResponse,
+  VerificationMethodItem,
+  VerificationMethodsResponse,
+  VerificationStatusResponse,
+} from './http/verification.responses.js';
+export {
+  WebhookControllerBase,
+  type WebhookAcknowledgement,
+  type WebhookRequest,
+} from './webhooks/webhook.controller.js';
+export { WebhookReceiver, type WebhookResult } from './webhooks/webhook-receiver.js';
 export {
   StandardWebhooksVerifier,
   type SignatureRejection,
@@ -156,6 +181,7 @@ export type {
   SwitchInput,
 } from './verification/verification.views.js';
 export type { DeviceHint } from './core/journey.js';
+export type { CodeEntry } from './core/verification-method.js';
 export type {
   BalanceEvent,
   FraudSuspectedEvent,
@@ -171,6 +197,7 @@ export type {
   CheckResult,
   CodeMethodInitiated,
   InitiateRequest,
+  InitiateResultBase,
   InitiateResult,
   KnownInitiateResult,
   KnownVerificationMethod,

@@ -53,6 +53,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
   #applying: Promise<void> = Promise.resolve();
   #last: { reading: BalanceReading; at: number } | undefined;
 
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,

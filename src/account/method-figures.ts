@@ -1,8 +1,16 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { DAY_MS } from '../core/clock.js';
-import type { Money } from '../core/money.js';
+import { bucketIndex, medianFromBuckets } from '../core/duration-histogram.js';
+import { informsFallbackMoment } from '../core/fallback-moment.js';
+import type { DeviceHint } from '../core/journey.js';
+import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
+import {
+  methodTraits,
+  VERIFICATION_METHODS,
+  type MethodBilling,
+  type VerificationMethod,
+} from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 
 /*
@@ -129,4 +137,106 @@ export function dayName(ms: number): string {
 
 export function bucketField(index: number): string {
   return `ttv${index}`;
+}
+
+export const CHARGED_FIELD = 'charged';
+export const CALLERS_FIELD = 'callers';
+/** The fallback moment's figures: sessions that ended unverified because another step of their journey was verified. */
+export const LEFT_FIELD = 'left';
+
+/** The transition at which a billing rule debits the cost. */
+const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
+  on_initiation: 'started',
+  on_delivery: 'delivered',
+  on_verified: 'verified',
+};
+
+/**
+ * The figures the fallback moment is learned from: a calling code's, per device hint (a desktop
+ * user dials a reverse call by hand, a mobile user taps it: two populations), `unhinted` for starts
+ * without one. Kept beside the country's figures as a country key no query can name.
+ */
+export function momentGroup(callingCode: string, device: DeviceHint | undefined): string {
+  return `${callingCode}~${device ?? 'unhinted'}`;
+}
+
+/** What counting some transitions of one session adds, and where. */
+export interface Counts {
+  method: string;
+  country: string;
+  /** Where the counts also go for the fallback moment (momentGroup), when the session informs it. */
+  momentGroup?: string;
+  /** What goes there instead of `adds` (a session whose journey another step verified). */
+  momentAdds?: [field: string, by: number][];
+  day: string;
+  transitions: MethodTransition[];
+  adds: [field: string, by: number][];
+  /** The cost, when one of the transitions is the moment its billing rule charges it. */
+  charged?: Money;
+  timeToVerifyMs?: number;
+}
+
+/**
+ * What counting `transitions` of the record adds: each transition, the charge, the time to verify
+ * (to `now` if the record has no verifiedAt). `device` is the start's hint (null: none given).
+ */
+export function countsOf(
+  record: SessionRecord,
+  transitions: MethodTransition[],
+  now: number,
+  device: DeviceHint | null,
+): Counts {
+  const country = callingCodeOf(record.phoneNumber);
+  const counts: Counts = {
+    method: storedMethod(record.method),
+    country,
+    ...(informsFallbackMoment(record.method, record.requestId)
+      ? { momentGroup: momentGroup(country, device ?? undefined) }
+      : {}),
+    day: dayName(record.createdAt),
+    transitions,
+    adds: transitions.map((transition) => [transition, 1]),
+  };
+  const minor = record.cost ? toMinorUnits(record.cost.amount) : undefined;
+  if (transitions.includes(CHARGED_AT[methodTraits(record.method).billing]) && minor !== undefined) {
+    counts.charged = record.cost;
+    if (minor > 0) counts.adds.push([CHARGED_FIELD, minor]);
+  }
+  if (transitions.includes('verified')) {
+    counts.timeToVerifyMs = Math.max((record.verifiedAt ?? now) - record.createdAt, 0);
+    counts.adds.push([bucketField(bucketIndex(counts.timeToVerifyMs)), 1]);
+  }
+  return counts;
+}
+
+/** One method's counters summed over days. */
+export interface Sums {
+  started: number;
+  delivered: number;
+  verified: number;
+  expired: number;
+  failed: number;
+  chargedMinor: number;
+  callers: number;
+  /** Moment figures only: see LEFT_FIELD. */
+  left: number;
+  buckets: number[];
+}
+
+export function toFigures(sums: Sums, currency: string): MethodFigures {
+  return {
+    started: sums.started,
+    delivered: sums.delivered,
+    verified: sums.verified,
+    expired: sums.expired,
+    failed: sums.failed,
+    callers: sums.callers,
+    verifiedRate: sums.started > 0 ? sums.verified / sums.started : null,
+    medianTimeToVerifyMs: medianFromBuckets(sums.buckets),
+    charged: { amount: toMajorUnits(sums.chargedMinor), currency },
+    costPerVerified:
+      sums.verified > 0
+        ? { amount: toMajorUnits(Math.round(sums.chargedMinor / sums.verified)), currency }
+        : null,
+  };
 }

@@ -2,32 +2,34 @@ import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
 import { digest } from '../core/digest.js';
-import { bucketIndex, medianFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
-import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
+import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
+import { cutOffBySwitch, type FallbackFigures } from '../core/fallback-moment.js';
+import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
-import {
-  methodTraits,
-  VERIFICATION_METHODS,
-  type MethodBilling,
-  type VerificationMethod,
-} from '../core/verification-method.js';
+import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import {
   bucketField,
-  callingCodeOf,
+  CALLERS_FIELD,
+  CHARGED_FIELD,
   countryKey,
+  LEFT_FIELD,
+  countsOf,
   dayName,
+  momentGroup,
   OTHER_METHOD,
   shownTransitions,
   STATS_RETENTION_DAYS,
   storedMethod,
+  toFigures,
   windowDays,
-  type MethodFigures,
+  type Counts,
   type MethodStatsQuery,
   type MethodStatsReport,
   type MethodTransition,
+  type Sums,
 } from './method-figures.js';
 import { errorText } from '../core/error-text.js';
 
@@ -38,19 +40,10 @@ const CLAIM_RETENTION_MS = DAY_MS;
 const ALL_COUNTRIES = 'all';
 const CURRENCY_KEY = 'stats:currency';
 const DEFAULT_CURRENCY = 'RUB';
-const CHARGED_FIELD = 'charged';
-const CALLERS_FIELD = 'callers';
 const BUCKET_COUNT = TIME_TO_VERIFY_BUCKETS_MS.length + 1;
 /** How long counts wait in the instance before they are added to the store's counters (see `flush`). */
 export const STATS_FLUSH_INTERVAL_MS = 1_000;
 const REPORTED_METHODS: readonly string[] = [...VERIFICATION_METHODS, OTHER_METHOD];
-
-/** The transition at which a billing rule debits the cost. */
-const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
-  on_initiation: 'started',
-  on_delivery: 'delivered',
-  on_verified: 'verified',
-};
 
 /**
  * Per method and per calling code of the number: sessions started, delivered, verified, expired and
@@ -105,18 +98,21 @@ export class MethodStats implements OnModuleDestroy {
    * out, and so is every session of a number after its first with the method that day (abandoned
    * starts repeated on a few numbers do not sink a method's rate). `caller` (the start path's owner
    * or client key) is counted once per day and method: `cost_per_success` trusts a rate only from
-   * enough distinct callers.
+   * enough distinct callers. `device` (the start's hint, given by the start path and the switch) is
+   * remembered with the session's first count, so its later counts go to the same device's figures.
    */
-  async tally(record: SessionRecord, caller?: string): Promise<void> {
+  async tally(record: SessionRecord, caller?: string, device?: DeviceHint): Promise<void> {
     // A test number's session says nothing about a method's real success or price.
     if (record.suspected || isTestSession(record.requestId)) return;
     try {
-      if (!(await this.#admitted(record))) return;
+      const admitted = await this.#admitted(record, device);
+      if (admitted === false) return;
       const shown = shownTransitions(record);
       const claimed = await this.#claim(record, shown);
       const won = shown.filter((_, i) => claimed[i]);
       if (won.length === 0) return;
-      const counts = this.#counts(record, won);
+      const counts = countsOf(record, won, this.store.now(), admitted.device);
+      await this.#journeyOutcome(record, counts);
       if (caller !== undefined && won.includes('started') && (await this.#firstCaller(record, caller)))
         counts.adds.push([CALLERS_FIELD, 1]);
       this.#add(counts);
@@ -146,32 +142,69 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   /**
-   * The time-to-verify histogram (counts per TIME_TO_VERIFY_BUCKETS_MS bucket) of one method's
-   * counted sessions with numbers of one calling code over the last `days` days: what the fallback
-   * moment is learned from (core/fallback-moment.ts).
+   * Sessions started and the time-to-verify histogram (counts per TIME_TO_VERIFY_BUCKETS_MS bucket)
+   * over the last `days` days of one method's counted sessions that inform the fallback moment (core/fallback-moment.ts),
+   * with numbers of one calling code, started with one device hint (undefined: none).
    */
-  async timeToVerify(method: VerificationMethod, callingCode: string, days: number): Promise<number[]> {
+  async timeToVerify(
+    method: VerificationMethod,
+    callingCode: string,
+    device: DeviceHint | undefined,
+    days: number,
+  ): Promise<FallbackFigures> {
     await this.flush();
     const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
     const dayNames = Array.from({ length: windowDays(days) }, (_, i) => dayName(today - i * DAY_MS));
-    return (await this.#sum(storedMethod(method), callingCode, dayNames)).buckets;
+    const { started, left, buckets } = await this.#sum(
+      storedMethod(method),
+      momentGroup(callingCode, device),
+      dayNames,
+    );
+    return { started: Math.max(started - left, 0), buckets };
   }
 
   /**
-   * Whether the session is the first of its number with its method on its day (decided once per
-   * session and remembered: later transitions follow the start's decision).
+   * Whether the session is the first of its number with its method on its day, and the device hint
+   * it started with (null: none): decided once per session and remembered, so later transitions
+   * follow the start's decision. False when it is not counted.
    */
-  async #admitted(record: SessionRecord): Promise<boolean> {
+  async #admitted(
+    record: SessionRecord,
+    device: DeviceHint | undefined,
+  ): Promise<false | { device: DeviceHint | null }> {
     const decided = `stats-admitted:{${record.requestId}}`;
     const known = await this.store.get(decided);
-    if (known !== null) return known === '1';
+    if (known !== null) return admission(known);
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
     const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}}`;
     const first =
       (await this.store.setIfAbsent(numberKey, record.requestId, this.#untilDayEnds(record))) ||
       (await this.store.get(numberKey)) === record.requestId;
-    await this.store.set(decided, first ? '1' : '0', ttl);
-    return first;
+    const decision = first ? `1${device === undefined ? '' : `:${device}`}` : '0';
+    await this.store.set(decided, decision, ttl);
+    return admission(decision);
+  }
+
+  /**
+   * A journey verified by one step says nothing of how its steps typed in the page would have ended:
+   * a user verified by a late reverse call leaves the code of the method they switched to untyped.
+   * Such a step ending unverified is taken out of its method's moment figures (counted as `left`,
+   * not as expired or failed), or a method tried after another would look as if its users gave up.
+   */
+  async #journeyOutcome(record: SessionRecord, counts: Counts): Promise<void> {
+    const key = `stats-journey-verified:{${record.journeyId ?? record.requestId}}`;
+    if (counts.transitions.includes('verified'))
+      await this.store.set(key, '1', Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS);
+    else if (
+      counts.momentGroup !== undefined &&
+      cutOffBySwitch(record.method) &&
+      (counts.transitions.includes('expired') || counts.transitions.includes('failed')) &&
+      (await this.store.get(key)) !== null
+    )
+      counts.momentAdds = [
+        ...counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed'),
+        [LEFT_FIELD, 1],
+      ];
   }
 
   /** Whether this is the caller's first counted start of the method on the session's day. */
@@ -195,35 +228,19 @@ export class MethodStats implements OnModuleDestroy {
     );
   }
 
-  /** What counting `transitions` of the record adds: each transition, the charge, the time to verify. */
-  #counts(record: SessionRecord, transitions: MethodTransition[]): Counts {
-    const counts: Counts = {
-      method: storedMethod(record.method),
-      country: callingCodeOf(record.phoneNumber),
-      day: dayName(record.createdAt),
-      transitions,
-      adds: transitions.map((transition) => [transition, 1]),
-    };
-    const minor = record.cost ? toMinorUnits(record.cost.amount) : undefined;
-    if (transitions.includes(CHARGED_AT[methodTraits(record.method).billing]) && minor !== undefined) {
-      counts.charged = record.cost;
-      if (minor > 0) counts.adds.push([CHARGED_FIELD, minor]);
-    }
-    if (transitions.includes('verified')) {
-      counts.timeToVerifyMs = Math.max((record.verifiedAt ?? this.store.now()) - record.createdAt, 0);
-      counts.adds.push([bucketField(bucketIndex(counts.timeToVerifyMs)), 1]);
-    }
-    return counts;
-  }
-
-  /** Adds the counts to the batch for the store, in the day's counters of the country and of all. */
+  /** Adds the counts to the batch for the store: the day's counters of the country, of all, and for the fallback moment. */
   #add(counts: Counts): void {
     const { day, method, country } = counts;
-    for (const cc of [country, ALL_COUNTRIES]) {
+    const groups: [string, [string, number][]][] = [
+      [country, counts.adds],
+      [ALL_COUNTRIES, counts.adds],
+    ];
+    if (counts.momentGroup !== undefined) groups.push([counts.momentGroup, counts.momentAdds ?? counts.adds]);
+    for (const [cc, adds] of groups) {
       const group = MethodStats.counterKey(day, method, cc, '');
       let pending = this.#pending.get(group);
       if (pending === undefined) this.#pending.set(group, (pending = new Map()));
-      for (const [field, by] of counts.adds) pending.set(field, (pending.get(field) ?? 0) + by);
+      for (const [field, by] of adds) pending.set(field, (pending.get(field) ?? 0) + by);
     }
     if (counts.charged) this.#pendingCurrency = counts.charged.currency;
     this.#flushTimer ??= setTimeout(() => void this.flush(), STATS_FLUSH_INTERVAL_MS).unref();
@@ -296,6 +313,7 @@ export class MethodStats implements OnModuleDestroy {
       'failed',
       CHARGED_FIELD,
       CALLERS_FIELD,
+      LEFT_FIELD,
       ...Array.from({ length: BUCKET_COUNT }, (_, i) => bucketField(i)),
     ];
     const values = await Promise.all(
@@ -311,6 +329,7 @@ export class MethodStats implements OnModuleDestroy {
       failed: total('failed'),
       chargedMinor: total(CHARGED_FIELD),
       callers: total(CALLERS_FIELD),
+      left: total(LEFT_FIELD),
       buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
     };
   }
@@ -322,43 +341,9 @@ export class MethodStats implements OnModuleDestroy {
   }
 }
 
-/** What counting some transitions of one session adds, and where. */
-interface Counts {
-  method: string;
-  country: string;
-  day: string;
-  transitions: MethodTransition[];
-  adds: [field: string, by: number][];
-  /** The cost, when one of the transitions is the moment its billing rule charges it. */
-  charged?: Money;
-  timeToVerifyMs?: number;
-}
-
-interface Sums {
-  started: number;
-  delivered: number;
-  verified: number;
-  expired: number;
-  failed: number;
-  chargedMinor: number;
-  callers: number;
-  buckets: number[];
-}
-
-function toFigures(sums: Sums, currency: string): MethodFigures {
-  return {
-    started: sums.started,
-    delivered: sums.delivered,
-    verified: sums.verified,
-    expired: sums.expired,
-    failed: sums.failed,
-    callers: sums.callers,
-    verifiedRate: sums.started > 0 ? sums.verified / sums.started : null,
-    medianTimeToVerifyMs: medianFromBuckets(sums.buckets),
-    charged: { amount: toMajorUnits(sums.chargedMinor), currency },
-    costPerVerified:
-      sums.verified > 0
-        ? { amount: toMajorUnits(Math.round(sums.chargedMinor / sums.verified)), currency }
-        : null,
-  };
+/** A remembered admission (`1`, `1:desktop`, `0`): counted or not, and the start's device hint. */
+function admission(decision: string): false | { device: DeviceHint | null } {
+  if (!decision.startsWith('1')) return false;
+  const device = decision.slice(2);
+  return { device: isDeviceHint(device) ? device : null };
 }

@@ -1,40 +1,27 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Money, Prices, UsageQuery, UsageSummary, VerificationMethod } from '../api/api.types.js';
 import { normalizeMethod } from '../api/method-names.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
-import { VerificationClock } from '../core/clock.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
-import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
 import type { MethodStatsQuery, MethodStatsReport } from './method-figures.js';
 import { MethodStats } from './method-stats.service.js';
+import { PriceBook } from './price-book.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-interface CachedPrices {
-  prices: Prices;
-  /** Module clock, ms. */
-  fetchedAt: number;
-}
-
 /**
  * Server-side reads of the account for the host: balance, usage, prices and what each method costs
- * per verified user (`methodStats`). Prices change
- * upstream (the spec says never to hard-code them), so they are read from the API and cached for
- * `pricesTtlMs` (default 10 minutes) on the module's clock; when a refresh fails the last prices
- * are served and the failure logged. Never exposed to frontends.
+ * per verified user (`methodStats`). Prices come from the module's price book (PriceBook): read
+ * from the API, cached for `pricesTtlMs` (default 10 minutes) on the module's clock; when a refresh
+ * fails the last prices are served and the failure logged. Never exposed to frontends.
  */
 @Injectable()
 export class VerificationAccountService {
-  #prices: CachedPrices | undefined;
-  #pricesInflight: Promise<Prices> | undefined;
   #balanceInflight: Promise<Money> | undefined;
 
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationClock) private readonly clock: VerificationClock,
     private readonly api: VerificationApiClient,
-    private readonly logger: VerificationLogger,
+    private readonly book: PriceBook,
     private readonly stats: MethodStats,
   ) {}
 
@@ -61,24 +48,15 @@ export class VerificationAccountService {
 
   /** Per-method prices, cached for `pricesTtlMs`. */
   async getPrices(): Promise<Prices> {
-    const cached = this.cachedPrices();
-    if (cached) return cached;
-    this.#pricesInflight ??= this.#refreshPrices(this.#prices).finally(
-      () => (this.#pricesInflight = undefined),
-    );
-    return this.#pricesInflight;
+    return (await this.book.fetch()).prices;
   }
 
   /**
    * The price list `getPrices` holds while it is younger than `pricesTtlMs`, without asking the API;
-   * undefined when the next `getPrices` would ask. What the module works out from prices is worked
-   * out again only when this changes.
+   * undefined when the next `getPrices` would ask.
    */
   cachedPrices(): Prices | undefined {
-    const cached = this.#prices;
-    return cached && this.clock.now() - cached.fetchedAt < this.options.pricesTtlMs
-      ? cached.prices
-      : undefined;
+    return this.book.current()?.prices;
   }
 
   /**
@@ -110,21 +88,6 @@ export class VerificationAccountService {
    */
   methodStats(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
     return this.stats.figures(query);
-  }
-
-  async #refreshPrices(stale: CachedPrices | undefined): Promise<Prices> {
-    try {
-      const prices = await this.api.getPrices();
-      this.#prices = { prices, fetchedAt: this.clock.now() };
-      return prices;
-    } catch (error) {
-      if (!stale) throw error;
-      this.logger.warn('prices refresh failed, serving the cached prices', {
-        age_ms: this.clock.now() - stale.fetchedAt,
-        error: error instanceof Error ? error.message : 'unknown error',
-      });
-      return stale.prices;
-    }
   }
 }
 

@@ -27,7 +27,8 @@ export interface InitiateRequest {
   expirySeconds?: number;
 }
 
-interface InitiateResultBase {
+/** What every initiation result carries, whatever the method. */
+export interface InitiateResultBase {
   requestId: string;
   phoneNumber: string;
   status: VerificationStatus;

@@ -3,6 +3,7 @@ export {
   VerificationClient,
   type StartInput,
   type VerificationClientOptions,
+  type VerificationStateListener,
 } from './verification-client.js';
 export { VerificationClientError, type VerificationErrorCode, type VerificationProblem } from './errors.js';
 export type {

@@ -28,10 +28,14 @@ export function defaultStorage(): VerificationStorage | null {
 }
 
 export class SavedVerificationSlot {
-  constructor(
-    private readonly storage: VerificationStorage | null,
-    private readonly key: string,
-  ) {}
+  private readonly storage: VerificationStorage | null;
+  private readonly key: string;
+
+  /** `storage` undefined: the page's sessionStorage; null: none. */
+  constructor(storage: VerificationStorage | null | undefined, key = 'nestjs-phone-verification') {
+    this.storage = storage === undefined ? defaultStorage() : storage;
+    this.key = key;
+  }
 
   read(): SavedVerification | null {
     try {
@@ -65,5 +69,48 @@ export class SavedVerificationSlot {
     } catch {
       // As above.
     }
+  }
+}
+
+/**
+ * The verification this client follows, kept in the slot for a reload: set when a start, a switch
+ * or a resume answers, moved on when a status shows another tab's switch (method, journey token).
+ */
+export class FollowedVerification {
+  private saved: SavedVerification | null = null;
+
+  constructor(readonly slot: SavedVerificationSlot) {}
+
+  get current(): SavedVerification | null {
+    return this.saved;
+  }
+
+  /** Follows the answer's verification from now on: `phone` as typed, the answer's token else `heldToken`. */
+  follow(
+    answer: { verification_id: string; method: string; journey_token?: string },
+    phone: string,
+    heldToken?: string,
+  ): void {
+    // A switch's answer carries the journey's newest token; a start's none (a journey of one step).
+    const token = answer.journey_token ?? heldToken;
+    this.saved = { id: answer.verification_id, method: answer.method, phone, ...(token ? { token } : {}) };
+    this.slot.write(this.saved);
+  }
+
+  /** Another tab's switch, as a status shows it: true when the method changed. */
+  moved(answer: { method: string; journey_token?: string }): boolean {
+    const saved = this.saved;
+    if (!saved) return false;
+    const methodChanged = saved.method !== answer.method;
+    const token =
+      answer.journey_token && answer.journey_token !== saved.token ? answer.journey_token : saved.token;
+    if (methodChanged || token !== saved.token)
+      this.slot.write((this.saved = { ...saved, method: answer.method, ...(token ? { token } : {}) }));
+    return methodChanged;
+  }
+
+  /** Followed no more here (the slot keeps it for `resume()`). */
+  drop(): void {
+    this.saved = null;
   }
 }

@@ -1,3 +1,7 @@
+import type { StartInput } from './client-options.js';
+import type { CancelAnswer, CheckAnswer, StartAnswer, StatusAnswer } from './types.js';
+import type { VerificationClientOptions } from './client-options.js';
+import { fetchEventSource } from './fetch-event-source.js';
 import { parseRetryAfter, VerificationClientError, type VerificationProblem } from './errors.js';
 
 /** The parts of `fetch` the client uses (the browser's by default; a fake in tests). */
@@ -64,6 +68,43 @@ export class RoutesTransport {
     return this.clock ? this.clock() : Date.now() + this.offsetMs;
   }
 
+  /** `POST /start`; a graded answer is followed once (heldOver). */
+  start(input: StartInput, signal: AbortSignal): Promise<StartAnswer> {
+    // Undefined fields drop out of the JSON: the server refuses unknown ones (an older one `device`).
+    const body = { phone_number: input.phoneNumber, device: input.device };
+    return heldOver(
+      (method) => this.request<StartAnswer>('/start', signal, { ...body, method }),
+      input.method,
+    );
+  }
+
+  status(id: string, token: string | undefined, signal: AbortSignal): Promise<StatusAnswer> {
+    return this.request<StatusAnswer>(`/status/${encodeURIComponent(id)}${tokenQuery(token)}`, signal);
+  }
+
+  /** `POST /check` with the code as typed, less spaces and dashes. */
+  check(id: string, code: string, token: string | undefined, signal: AbortSignal): Promise<CheckAnswer> {
+    const body = { verification_id: id, code: code.replace(/[\s-]/g, ''), journey_token: token };
+    return this.request<CheckAnswer>('/check', signal, body);
+  }
+
+  /** `POST /switch` to `method` (or the policy's next); a graded answer is followed once (heldOver). */
+  switch(id: string, method: string | undefined, token: string | undefined, signal: AbortSignal) {
+    const body = { verification_id: id, journey_token: token };
+    return heldOver(
+      (named) => this.request<StartAnswer>('/switch', signal, { ...body, method: named }),
+      method,
+    );
+  }
+
+  /** `POST /cancel`, not aborted by a start that follows: the cancel is for this verification, whatever comes next. */
+  cancel(id: string, token: string | undefined): Promise<CancelAnswer> {
+    return this.request<CancelAnswer>('/cancel', new AbortController().signal, {
+      verification_id: id,
+      journey_token: token,
+    });
+  }
+
   url(path: string): string {
     return `${this.baseUrl}${path}`;
   }
@@ -123,4 +164,58 @@ export class RoutesTransport {
     const offset = serverAt + 500 - localAt;
     if (Math.abs(offset - this.offsetMs) > 1000) this.offsetMs = offset;
   }
+}
+
+/** The journey token as the GET routes take it (`?journey_token=`), or nothing before a switch. */
+export function tokenQuery(token: string | undefined): string {
+  return token ? `?journey_token=${encodeURIComponent(token)}` : '';
+}
+
+/**
+ * Runs `send` with `method`; a graded answer (409 `method_held`: this number is offered only methods
+ * charged on proof for now) is followed once, with the first method it offers: the page then asks
+ * the user to call a number, or to open the bot, instead of waiting for a code.
+ */
+export async function heldOver<T>(
+  send: (method: string | undefined) => Promise<T>,
+  method: string | undefined,
+): Promise<T> {
+  try {
+    return await send(method);
+  } catch (error) {
+    const offered = (error as VerificationClientError).problem?.offered_methods;
+    const next = Array.isArray(offered) && typeof offered[0] === 'string' ? offered[0] : undefined;
+    if ((error as VerificationClientError).code !== 'method_held' || next === undefined || next === method)
+      throw error;
+    return send(next);
+  }
+}
+
+/**
+ * The client's way to the routes: its fetch (the page's unless given), and how a status stream is
+ * opened: the given factory, else over fetch when headers must go with it (EventSource sends none),
+ * else the browser's EventSource, else none (polling).
+ */
+export function routesFor(options: VerificationClientOptions): {
+  transport: RoutesTransport;
+  eventSource: EventSourceFactory | null;
+} {
+  const fetchImpl = options.fetch ?? browser.fetch?.bind(globalThis);
+  if (!fetchImpl) throw new TypeError('VerificationClient needs fetch (pass options.fetch)');
+  const transport = new RoutesTransport(
+    options.baseUrl ?? '/verification',
+    fetchImpl,
+    options.serverNow,
+    options.headers,
+  );
+  const NativeEventSource = browser.EventSource;
+  const eventSource =
+    options.eventSource !== undefined
+      ? options.eventSource
+      : options.headers
+        ? fetchEventSource(fetchImpl, options.headers)
+        : NativeEventSource
+          ? (url: string) => new NativeEventSource(url)
+          : null;
+  return { transport, eventSource };
 }

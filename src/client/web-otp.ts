@@ -16,3 +16,22 @@ export async function receiveSmsCode(signal: AbortSignal): Promise<string | null
     return null;
   }
 }
+
+/** Runs WebOTP while it is wanted, handing each code it receives on; aborted once it no longer is. */
+export class WebOtpWatcher {
+  private running: AbortController | null = null;
+
+  constructor(private readonly onCode: (code: string) => void) {}
+
+  watch(wanted: boolean): void {
+    if (wanted && !this.running) {
+      const otp = (this.running = new AbortController());
+      void receiveSmsCode(otp.signal).then((code) => {
+        if (code && this.running === otp) this.onCode(code);
+      });
+    } else if (!wanted && this.running) {
+      this.running.abort();
+      this.running = null;
+    }
+  }
+}

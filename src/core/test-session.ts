@@ -12,5 +12,10 @@ export function isTestSession(requestId: string | undefined): boolean {
 }
 
 /** Outcomes a test number may play on its own once started (none: it waits for its code). */
-export const TEST_NUMBER_OUTCOMES = ['verified', 'expired', 'failed', 'code_required'] as const;
-export type TestNumberOutcome = (typeof TEST_NUMBER_OUTCOMES)[number];
+export type TestNumberOutcome = 'verified' | 'expired' | 'failed' | 'code_required';
+export const TEST_NUMBER_OUTCOMES = [
+  'verified',
+  'expired',
+  'failed',
+  'code_required',
+] as const satisfies readonly TestNumberOutcome[];

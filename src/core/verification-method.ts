@@ -15,8 +15,8 @@ export type KnownVerificationMethod = (typeof VERIFICATION_METHODS)[number];
 export type VerificationMethod = KnownVerificationMethod | (string & { readonly __unknownMethod?: never });
 
 /** Whether the user types a code, as `GET /methods` tells frontends. */
-export const CODE_ENTRIES = ['always', 'never', 'on_fallback'] as const;
-export type CodeEntry = (typeof CODE_ENTRIES)[number];
+export type CodeEntry = 'always' | 'never' | 'on_fallback';
+export const CODE_ENTRIES = ['always', 'never', 'on_fallback'] as const satisfies readonly CodeEntry[];
 
 /** What the module does differently for one method. Everything method-specific is read from here. */
 export interface MethodTraits {

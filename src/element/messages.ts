@@ -4,7 +4,8 @@
  * `error_code` the client routes answer (and of the client's own codes); the host may replace any
  * text with `element.setTexts()`.
  */
-const en = {
+/** The element's English texts, the keys every language has. */
+export const EN_TEXTS = {
   phone: 'Phone number',
   phoneHint: 'For example, +7 912 345-67-89',
   method: 'How should we check it?',
@@ -87,7 +88,7 @@ const en = {
   e_other: 'Something went wrong ({code}). Please try again.',
 };
 
-export type TextKey = keyof typeof en | `attempts_${Intl.LDMLPluralRule}`;
+export type TextKey = keyof typeof EN_TEXTS | `attempts_${Intl.LDMLPluralRule}`;
 export type Texts = Partial<Record<TextKey, string>>;
 
 const ru: Texts = {
@@ -172,7 +173,7 @@ const ru: Texts = {
   e_other: 'Что-то пошло не так ({code}). Попробуйте снова.',
 };
 
-export const MESSAGES: Record<'en' | 'ru', Texts> = { en, ru };
+export const MESSAGES: Record<'en' | 'ru', Texts> = { en: EN_TEXTS, ru };
 
 /**
  * The message of an `error_code`: its own, the one the page-caused refusals share, or `e_other` for a
@@ -181,7 +182,7 @@ export const MESSAGES: Record<'en' | 'ru', Texts> = { en, ru };
 export function errorKey(code: string): TextKey {
   if (/^(cross_site_request|unsupported_media_type|payload_too_large)$/.test(code)) return 'e_page';
   const key = `e_${code}`;
-  return key in en ? (key as TextKey) : 'e_other';
+  return key in EN_TEXTS ? (key as TextKey) : 'e_other';
 }
 
 /** The language of the element: `ru` for any Russian tag, else English. */

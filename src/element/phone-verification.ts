@@ -20,8 +20,11 @@ export type { PhoneVerificationEventDetail } from './element-events.js';
 
 const OUTCOMES = ['verified', 'failed', 'expired'];
 
-/** Outside a browser (a server rendering the page, Node loading every module) the class still loads. */
-const ElementBase = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
+/**
+ * `HTMLElement`, or a stand-in outside a browser (a server rendering the page, Node loading every
+ * module), so that the element's class still loads there.
+ */
+export const PhoneVerificationElementBase = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
 
 /**
  * `<phone-verification>`: the whole verification flow of the module's client routes in one element,
@@ -32,7 +35,7 @@ const ElementBase = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
  * for the `headers` property), `country` (of a number typed without `+`, default RU), `lang`.
  * Events (bubbling, composed): `verified`, `failed`, `expired`, `canceled`, `error`.
  */
-export class PhoneVerificationElement extends ElementBase {
+export class PhoneVerificationElement extends PhoneVerificationElementBase {
   #headers?: HostHeaders;
   #clientOptions?: VerificationClientOptions;
 

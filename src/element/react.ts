@@ -13,7 +13,8 @@ import type {
 } from './phone-verification.js';
 import type { VerificationClientOptions } from '../client/index.js';
 
-type Listener = (event: CustomEvent<PhoneVerificationEventDetail>) => void;
+/** An `on<event>` prop's listener. */
+export type PhoneVerificationListener = (event: CustomEvent<PhoneVerificationEventDetail>) => void;
 
 export interface PhoneVerificationProps extends DetailedHTMLProps<
   HTMLAttributes<PhoneVerificationElement>,
@@ -27,11 +28,11 @@ export interface PhoneVerificationProps extends DetailedHTMLProps<
   headers?: HostHeaders;
   clientOptions?: VerificationClientOptions;
   texts?: Texts;
-  onverified?: Listener;
-  onfailed?: Listener;
-  onexpired?: Listener;
-  oncanceled?: Listener;
-  onerror?: Listener;
+  onverified?: PhoneVerificationListener;
+  onfailed?: PhoneVerificationListener;
+  onexpired?: PhoneVerificationListener;
+  oncanceled?: PhoneVerificationListener;
+  onerror?: PhoneVerificationListener;
 }
 
 declare module 'react' {
@@ -42,3 +43,6 @@ declare module 'react' {
     }
   }
 }
+
+/* The element's types the props use (its values come from `nestjs-phone-verification/element`). */
+export type * from './index.js';

@@ -45,6 +45,7 @@ export class VerifiedPhoneClaims {
   readonly #key: Buffer;
   readonly #ttlMs: number;
 
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
     @Inject(VerificationClock) private readonly clock: VerificationClock,

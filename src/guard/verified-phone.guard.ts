@@ -27,6 +27,7 @@ export const VERIFIED_WITHIN_MS = 'nestjs-phone-verification:verified-within-ms'
  */
 @Injectable()
 export class VerifiedPhoneGuard implements CanActivate {
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationClock) private readonly clock: VerificationClock,

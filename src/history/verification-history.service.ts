@@ -37,6 +37,7 @@ type StoredEntry = Omit<VerificationHistoryEntry, 'at'> & { at: number; seq: num
 export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   readonly #listener = (event: VerificationEvent): Promise<void> => this.outcome(event);
 
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,

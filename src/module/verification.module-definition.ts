@@ -1,11 +1,9 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { VerificationModuleOptions } from '../options/verification.options.js';
 
 export const {
   ConfigurableModuleClass: ConfigurableVerificationModule,
   MODULE_OPTIONS_TOKEN: VERIFICATION_MODULE_OPTIONS,
-  OPTIONS_TYPE: VERIFICATION_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: VERIFICATION_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<VerificationModuleOptions>({ moduleName: 'Verification' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createVerificationOptions')
@@ -16,3 +14,12 @@ export const {
 export interface VerificationOptionsFactory {
   createVerificationOptions(): VerificationModuleOptions | Promise<VerificationModuleOptions>;
 }
+
+/** `forRoot`'s options: the module's options, and whether the module is global (`isGlobal`). */
+export type VerificationModuleRootOptions = VerificationModuleOptions & { isGlobal?: boolean };
+
+/** `forRootAsync`'s options as Nest's module builder takes them (before the route options added to them). */
+export type VerificationModuleAsyncBase = ConfigurableModuleAsyncOptions<
+  VerificationModuleOptions,
+  'createVerificationOptions'
+> & { isGlobal?: boolean };

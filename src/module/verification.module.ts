@@ -11,7 +11,7 @@ import { withApiClientDefaults } from '../api/api-client.options.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { createVerificationController } from '../http/verification.controller.js';
 import { loadOpenApiDocs } from '../http/openapi-decorators.js';
-import { OPERATIONS_EXPORTS, OPERATIONS_PROVIDERS } from '../operations/operations.providers.js';
+import { ACCOUNT_EXPORTS, ACCOUNT_PROVIDERS } from '../account/account.providers.js';
 import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { ServedRoutesLog } from './served-routes.log.js';
@@ -27,6 +27,7 @@ import { JourneyState } from '../verification/journey-state.js';
 import { FallbackTiming } from '../verification/fallback-timing.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
+import { StatusWatch } from '../verification/status-watch.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { FlowOutcomes } from '../verification/flow-outcomes.js';
 import { StartFlow } from '../verification/start.flow.js';
@@ -47,9 +48,9 @@ import {
 } from '../options/verification-options.tokens.js';
 import {
   ConfigurableVerificationModule,
-  VERIFICATION_ASYNC_OPTIONS_TYPE,
   VERIFICATION_MODULE_OPTIONS,
-  VERIFICATION_OPTIONS_TYPE,
+  type VerificationModuleAsyncBase,
+  type VerificationModuleRootOptions,
 } from './verification.module-definition.js';
 import {
   declaredAsyncRoutes,
@@ -76,7 +77,7 @@ import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 const OPENAPI_DOCS = Symbol('VERIFICATION_OPENAPI_DOCS');
 
 /** forRootAsync: the factory gives the options; route paths are given here, statically. */
-export type VerificationModuleAsyncOptions = typeof VERIFICATION_ASYNC_OPTIONS_TYPE & {
+export type VerificationModuleAsyncOptions = VerificationModuleAsyncBase & {
   /** Prefix and switch of the client routes (default `verification`, on); their other options come from the factory. */
   routes?: Pick<RoutesOptions, 'prefix' | 'enabled'>;
   /** The webhook route (default off here: give `{ enabled: true }` when the factory sets a secret). */
@@ -132,7 +133,7 @@ const PROVIDERS: Provider[] = [
     },
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger],
   },
-  ...OPERATIONS_PROVIDERS,
+  ...ACCOUNT_PROVIDERS,
   OwnedStoreCloser,
   ServedRoutesLog,
   TestNumberSessions,
@@ -165,6 +166,7 @@ const PROVIDERS: Provider[] = [
   JourneyState,
   VerificationTracker,
   SessionChanges,
+  StatusWatch,
   StatusStreamHub,
   SessionRefresher,
   VerificationProtection,
@@ -197,7 +199,7 @@ const EXPORTS = [
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
   VerificationHistory,
-  ...OPERATIONS_EXPORTS,
+  ...ACCOUNT_EXPORTS,
 ];
 
 function controllersFor(settings: RouteSettings): Type[] {
@@ -219,6 +221,7 @@ function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicM
   const named = name === undefined ? [] : EXPORTS.map((token) => namedAlias(token, name));
   return {
     ...base,
+    module: VerificationModule,
     ...(name === undefined ? {} : { global: true }),
     controllers: controllersFor(settings),
     providers: [
@@ -248,14 +251,19 @@ class VerificationFeatureModule {}
  * `EventEmitterModule.forRoot()` in the host app.
  */
 @Module({})
-export class VerificationModule extends ConfigurableVerificationModule {
-  static override forRoot(options: typeof VERIFICATION_OPTIONS_TYPE): DynamicModule {
-    return withModuleParts(super.forRoot(options), declaredRoutes(options));
+export class VerificationModule {
+  // Nest's module builder makes the options providers; the module is this class (withModuleParts),
+  // which does not extend the builder's so that no builder type reaches the public API.
+  static forRoot(options: VerificationModuleRootOptions): DynamicModule {
+    return withModuleParts(ConfigurableVerificationModule.forRoot(options), declaredRoutes(options));
   }
 
-  static override forRootAsync(options: VerificationModuleAsyncOptions): DynamicModule {
+  static forRootAsync(options: VerificationModuleAsyncOptions): DynamicModule {
     const { routes, webhooks, name, ...asyncOptions } = options;
-    return withModuleParts(super.forRootAsync(asyncOptions), declaredAsyncRoutes(routes, webhooks, name));
+    return withModuleParts(
+      ConfigurableVerificationModule.forRootAsync(asyncOptions),
+      declaredAsyncRoutes(routes, webhooks, name),
+    );
   }
 
   /**

@@ -33,10 +33,11 @@ export interface OrchestrationOptions {
   timeoutSeconds?: Partial<Record<KnownVerificationMethod, number>>;
   /**
    * When a step may fall back, learned from the method figures (`fallback_available_at`): once
-   * `minSamples` verified sessions of the method with the number's calling code are counted (last 7
-   * days, starts the pumping defence did not suspect), the time by which all but `stalledShare` of
-   * them had verified, bounded by `floorMs` and `ceilingMs`; before that, `timeoutSeconds`.
-   * `false`: always `timeoutSeconds`.
+   * `minSamples` verified sessions of the method with the number's calling code and the start's
+   * device hint are counted (last 7 days, starts the pumping defence did not suspect), the earliest
+   * time at which fewer than `stalledShare` of the users still waiting go on to verify, bounded by
+   * `floorMs` and `ceilingMs`; before that, `timeoutSeconds`. A method whose code is typed in the
+   * page learns from its probe steps (1 in 10, falling back at `ceilingMs`). `false`: always `timeoutSeconds`.
    */
   fallback?: OrchestrationFallbackOptions | false;
   /** Methods (upstream sessions) per journey. Default 3. */
@@ -50,11 +51,12 @@ export interface OrchestrationOptions {
 /** `orchestration.fallback`. */
 export interface OrchestrationFallbackOptions {
   /**
-   * The share (0 to below 1) of the method's successful users still unfinished below which the step
-   * has stalled: 0.5 falls back at their median time to verify, 0.1 at their 90th percentile. Default 0.4.
+   * The share (0 to below 1) of the users still waiting on a step who go on to verify, below which
+   * the step has stalled: a method most users complete falls back late, one few complete early
+   * (at `floorMs` when no more than this share ever complete it). Default 0.4.
    */
   stalledShare?: number;
-  /** Verified sessions (method and calling code) before the figures decide. Default 30. */
+  /** Verified sessions (method, calling code, device hint) before the figures decide. Default 30. */
   minSamples?: number;
   /** Earliest learned moment, ms from the step's start. Default 10000. */
   floorMs?: number;

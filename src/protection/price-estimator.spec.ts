@@ -1,33 +1,20 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Prices } from '../api/api.types.js';
+import { toPriceList } from '../account/price-book.js';
 import { PriceEstimator } from './price-estimator.js';
 
-const TTL_MS = 600_000;
-
-/** An estimator over a price list the test changes, on a clock the test moves. */
-function estimator(options: { worstCaseMinor?: number; ttlMs?: number } = {}) {
-  const clock = { now: 1_700_000_000_000 };
+/** An estimator over a price list the test changes (the price book's cache and pause are its own: price-book.spec.ts). */
+function estimator(options: { worstCaseMinor?: number } = {}) {
   const state = {
     prices: { prices: [{ method: 'sms', price: { amount: 3.5, currency: 'RUB' } }] } as Prices,
-    fails: false,
-    reads: 0,
-    warnings: [] as { message: string; context: unknown }[],
   };
-  const prices = new PriceEstimator(
-    async () => {
-      state.reads++;
-      if (state.fails) throw new TypeError('socket hang up');
-      return state.prices;
+  const book = {
+    latest: async () => {
+      return toPriceList(state.prices);
     },
-    options.ttlMs ?? TTL_MS,
-    () => clock.now,
-    {
-      warn: (message: string, context?: unknown) => void state.warnings.push({ message, context }),
-      error: () => undefined,
-    } as never,
-    options.worstCaseMinor ?? 5000,
-  );
-  return { prices, clock, state };
+  };
+  const prices = new PriceEstimator(book, options.worstCaseMinor ?? 5000);
+  return { prices, state };
 }
 
 describe('PriceEstimator', () => {
@@ -40,7 +27,7 @@ describe('PriceEstimator', () => {
   });
 
   it('estimates a method missing from the list by the worst case, or the highest known price when higher', async () => {
-    const { prices, state } = estimator({ worstCaseMinor: 5000 });
+    const { prices } = estimator({ worstCaseMinor: 5000 });
     expect(await prices.estimateMinor('voice')).toBe(5000);
     const higher = estimator({ worstCaseMinor: 100 });
     higher.state.prices = {
@@ -53,7 +40,6 @@ describe('PriceEstimator', () => {
     const none = estimator({ worstCaseMinor: 0 });
     none.state.prices = { prices: [] };
     expect(await none.prices.estimateMinor('voice')).toBe(1);
-    expect(state.reads).toBe(1);
   });
 
   it('a method missing from the list is estimated by the last real cost seen for it', async () => {
@@ -80,71 +66,10 @@ describe('PriceEstimator', () => {
     expect(await prices.estimateMinor('sms')).toBe(400);
   });
 
-  it('reads the list again only once it is older than its TTL, and one read serves concurrent callers', async () => {
-    const { prices, clock, state } = estimator();
-    await Promise.all([
-      prices.estimateMinor('sms'),
-      prices.estimateMinor('sms'),
-      prices.estimateMinor('sms'),
-    ]);
-    expect(state.reads).toBe(1);
-    state.prices = { prices: [{ method: 'sms', price: { amount: 4, currency: 'RUB' } }] };
-    clock.now += TTL_MS - 1;
-    expect(await prices.estimateMinor('sms')).toBe(350);
-    expect(state.reads).toBe(1);
-    clock.now += 1;
-    expect(await prices.estimateMinor('sms')).toBe(400);
-    expect(state.reads).toBe(2);
-  });
-
-  it('when the list cannot be read, keeps the last one and does not ask again for 30 s (nor past the TTL)', async () => {
-    const { prices, clock, state } = estimator();
-    expect(await prices.estimateMinor('sms')).toBe(350);
-    state.fails = true;
-    clock.now += TTL_MS;
-    expect(await prices.estimateMinor('sms')).toBe(350);
-    expect(state.reads).toBe(2);
-    expect(state.warnings).toEqual([
-      {
-        message: 'spend cap: prices could not be read; using the last known estimates',
-        context: { error: 'TypeError: socket hang up' },
-      },
-    ]);
-    clock.now += 29_999;
-    expect(await prices.estimateMinor('sms')).toBe(350);
-    expect(state.reads).toBe(2);
-    state.fails = false;
-    state.prices = { prices: [{ method: 'sms', price: { amount: 4, currency: 'RUB' } }] };
-    clock.now += 1;
-    expect(await prices.estimateMinor('sms')).toBe(400);
-    expect(state.reads).toBe(3);
-
-    // A TTL shorter than 30 s bounds the pause instead.
-    const short = estimator({ ttlMs: 5000 });
-    short.state.fails = true;
-    expect(await short.prices.estimateMinor('sms')).toBe(5000);
-    short.clock.now += 4999;
-    await short.prices.estimateMinor('sms');
-    expect(short.state.reads).toBe(1);
-    short.clock.now += 1;
-    await short.prices.estimateMinor('sms');
-    expect(short.state.reads).toBe(2);
-  });
-
-  it('a failure that is not an Error is still logged without its content', async () => {
-    const clock = { now: 0 };
-    const warnings: unknown[] = [];
-    const prices = new PriceEstimator(
-      () => Promise.reject('secret-bearing text'),
-      TTL_MS,
-      () => clock.now,
-      {
-        warn: (_m: string, context?: unknown) => void warnings.push(context),
-        error: () => undefined,
-      } as never,
-      300,
-    );
+  it('without any price list read, estimates by the worst case (or the highest learned cost)', async () => {
+    const prices = new PriceEstimator({ latest: async () => undefined }, 300);
     expect(await prices.estimateMinor('sms')).toBe(300);
-    expect(warnings).toEqual([{ error: 'string' }]);
+    prices.learn('voice', { amount: 7.25, currency: 'RUB' });
+    expect(await prices.estimateMinor('sms')).toBe(725);
   });
 });

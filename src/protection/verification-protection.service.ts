@@ -6,7 +6,7 @@ import {
   type SpendCapReachedEvent,
   type VerificationEvent,
 } from '../core/verification-events.js';
-import { VerificationAccountService } from '../account/verification-account.service.js';
+import { PriceBook } from '../account/price-book.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -72,7 +72,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) store: VerificationStore,
-    account: VerificationAccountService,
+    prices: PriceBook,
     private readonly logger: VerificationLogger,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() metrics?: VerificationMetrics,
@@ -90,13 +90,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       ? new SpendCap(
           store,
           limits.spendCap,
-          new PriceEstimator(
-            () => account.getPrices(),
-            options.pricesTtlMs,
-            () => store.now(),
-            logger,
-            toMinorUnits(limits.spendCap.worstCasePrice) ?? 0,
-          ),
+          new PriceEstimator(prices, toMinorUnits(limits.spendCap.worstCasePrice) ?? 0),
           (event) => this.emit(event),
           this.logger,
         )

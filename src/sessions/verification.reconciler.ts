@@ -40,6 +40,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
   private current: Promise<number> = Promise.resolve(0);
   private stopped = true;
 
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly queue: ReconcileQueue,

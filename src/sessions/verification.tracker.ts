@@ -255,18 +255,15 @@ export class VerificationTracker {
     record: SessionRecord,
   ): Promise<Pick<VerificationEvent, 'methodsTried' | 'journeyCost'>> {
     const journey = await this.journeys.get(record.journeyId ?? record.requestId);
-    if (!journey) return { methodsTried: [record.method], journeyCost: journeyCost([record], CHARGE_OF) };
+    if (!journey) return { methodsTried: [record.method], journeyCost: journeyCost([record], chargedCost) };
     const records = await Promise.all(
       journey.steps.map((step) =>
         step.requestId === record.requestId ? record : this.records.get(step.requestId),
       ),
     );
-    return { methodsTried: methodsTried(journey), journeyCost: journeyCost(records, CHARGE_OF) };
+    return { methodsTried: methodsTried(journey), journeyCost: journeyCost(records, chargedCost) };
   }
 }
-
-/** The billing rule the journey's cost is counted by. */
-const CHARGE_OF = chargedCost;
 
 /** The events a record's state calls for, in order (`code_required` first). */
 function dueEvents(record: SessionRecord): VerificationEventType[] {

@@ -1,6 +1,14 @@
 import { validationError } from './problem.js';
 
 /** Routes a fault can target ('*' = every API route, control routes never). */
+export type ApiRoute =
+  | 'POST /v1/verify'
+  | 'GET /v1/verify/:id'
+  | 'POST /v1/verify/check'
+  | 'GET /v1/balance'
+  | 'GET /v1/usage'
+  | 'GET /v1/prices'
+  | 'GET /dashboard/prices';
 export const API_ROUTES = [
   'POST /v1/verify',
   'GET /v1/verify/:id',
@@ -9,8 +17,7 @@ export const API_ROUTES = [
   'GET /v1/usage',
   'GET /v1/prices',
   'GET /dashboard/prices',
-] as const;
-export type ApiRoute = (typeof API_ROUTES)[number];
+] as const satisfies readonly ApiRoute[];
 
 export type RouteFaultKind = 'latency' | 'status' | 'reset' | 'garbage' | 'html' | 'empty';
 const ROUTE_FAULT_KINDS: readonly RouteFaultKind[] = [

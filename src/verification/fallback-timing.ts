@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { callingCodeOf } from '../account/method-figures.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationClock } from '../core/clock.js';
-import { fallbackAfterMs } from '../core/fallback-moment.js';
+import { fallbackAfterMs, stepFallbackMs } from '../core/fallback-moment.js';
+import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
@@ -19,11 +20,12 @@ export const FALLBACK_FIGURES_TTL_MS = 30_000;
 
 /**
  * When a step may fall back, ms after its start (`fallback_available_at`), for the status answers and
- * the switch route alike: learned per method and calling code from the method figures
+ * the switch route alike: learned per method, calling code and device hint from the method figures
  * (`orchestration.fallback`, core/fallback-moment.ts), the method's fixed `timeoutSeconds` until they
- * hold enough samples or when learning is off. Each (method, calling code) is read at most once per
- * FALLBACK_FIGURES_TTL_MS, one read at a time; a read that fails keeps the last moment (or the fixed
- * one) and is logged: a store hiccup never delays a status answer's fallback.
+ * hold enough samples or when learning is off; a probe step (one in PROBE_EVERY of a method whose
+ * code is typed in the page) at the ceiling. Each (method, calling code, device) is read at most once
+ * per FALLBACK_FIGURES_TTL_MS, one read at a time; a read that fails keeps the last moment (or the
+ * fixed one) and is logged: a store hiccup never delays a status answer's fallback.
  */
 @Injectable()
 export class FallbackTiming {
@@ -38,43 +40,51 @@ export class FallbackTiming {
     private readonly logger: VerificationLogger,
   ) {}
 
-  /** Ms after a step of `method` for `phoneNumber` started when it may fall back. */
-  async afterMs(method: VerificationMethod, phoneNumber: string): Promise<number> {
+  /** Ms after `step` (of a journey for `phoneNumber`, started with `device`) started when it may fall back. */
+  async afterMs(
+    step: Pick<JourneyStep, 'method' | 'requestId'>,
+    phoneNumber: string,
+    device: DeviceHint | undefined,
+  ): Promise<number> {
+    const { method } = step;
     const fixed = this.policy.timeoutMs(method);
     const settings = this.options.orchestration.fallback;
     if (settings === false) return fixed;
     const callingCode = callingCodeOf(phoneNumber);
-    const key = `${method}:${callingCode}`;
+    const key = `${method}:${callingCode}:${device ?? ''}`;
     const cached = this.#cache.get(key);
-    if (cached && this.clock.now() < cached.until) return cached.afterMs;
+    if (cached && this.clock.now() < cached.until)
+      return stepFallbackMs(method, step.requestId, settings, cached.afterMs);
     let reading = this.#reading.get(key);
     if (!reading) {
-      reading = this.#read(method, callingCode, fixed, cached?.afterMs).finally(() =>
+      reading = this.#read(key, method, callingCode, device, fixed, cached?.afterMs).finally(() =>
         this.#reading.delete(key),
       );
       this.#reading.set(key, reading);
     }
-    return reading;
+    return stepFallbackMs(method, step.requestId, settings, await reading);
   }
 
   async #read(
+    key: string,
     method: VerificationMethod,
     callingCode: string,
+    device: DeviceHint | undefined,
     fixed: number,
     last: number | undefined,
   ): Promise<number> {
     const settings = this.options.orchestration.fallback;
     let afterMs = last ?? fixed;
     try {
-      const buckets = await this.stats.timeToVerify(method, callingCode, FALLBACK_FIGURES_DAYS);
-      if (settings !== false) afterMs = fallbackAfterMs(buckets, settings, fixed);
+      const figures = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
+      if (settings !== false) afterMs = fallbackAfterMs(figures, settings, fixed);
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
         error: error instanceof Error ? error.name : 'error',
       });
     }
-    this.#cache.set(`${method}:${callingCode}`, {
+    this.#cache.set(key, {
       afterMs,
       until: this.clock.now() + FALLBACK_FIGURES_TTL_MS,
     });

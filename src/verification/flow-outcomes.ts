@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MethodStats } from '../account/method-stats.service.js';
+import type { DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { asVerificationError, type VerificationError } from '../core/verification.errors.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
@@ -28,6 +29,8 @@ export interface StartOutcome {
   owner: string | undefined;
   /** Who the method figures count it for (see `callerOf`). */
   caller: string | undefined;
+  /** The journey's device hint, for the method figures. */
+  device?: DeviceHint;
   began: number;
 }
 
@@ -63,7 +66,7 @@ export class FlowOutcomes {
       cost: record.cost ?? null,
       ...(resumed ? { resumed } : {}),
     });
-    if (!resumed) await this.methodStats.tally(record, outcome.caller);
+    if (!resumed) await this.methodStats.tally(record, outcome.caller, outcome.device);
   }
 
   /** A code the API answered for, before the outcome it causes (the tracker's event writes its own entry). */

@@ -11,7 +11,6 @@ import {
   oneStepJourney,
   remainingMethods,
   switchableMethods,
-  type ChargeOf,
   type JourneyRecord,
   type JourneyStatus,
 } from '../core/journey.js';
@@ -26,9 +25,6 @@ import { SessionRecordRecovery } from './session-record-recovery.js';
 import { toStatusView } from './status-view.js';
 import type { CarriedJourney } from '../core/verification-handle.codec.js';
 import type { StatusView } from './verification.views.js';
-
-/** The billing rule a journey's money is counted by (its ceiling, its events' cost). */
-export const JOURNEY_CHARGE_OF: ChargeOf = chargedCost;
 
 /** A journey as read from the store, with its steps' session records. */
 export interface LoadedJourney {
@@ -194,7 +190,8 @@ export class JourneyState {
 
   /** When the journey's current step may fall back, ms after its start (FallbackTiming). */
   fallbackAfterMs(loaded: LoadedJourney): Promise<number> {
-    return this.fallbackTiming.afterMs(currentStep(loaded.journey).method, loaded.journey.phoneNumber);
+    const { journey } = loaded;
+    return this.fallbackTiming.afterMs(currentStep(journey), journey.phoneNumber, journey.device);
   }
 
   /**
@@ -214,7 +211,7 @@ export class JourneyState {
     loaded: LoadedJourney,
     status: JourneyStatus,
   ): JourneyOptions {
-    const spentMinor = journeyExposureMinor(loaded.records, JOURNEY_CHARGE_OF);
+    const spentMinor = journeyExposureMinor(loaded.records, chargedCost);
     const remaining = remainingMethods(order, loaded.journey, this.policy.exclude);
     const switchable = switchableMethods({
       journey: loaded.journey,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
+import { toPriceList, type PriceBook } from '../account/price-book.js';
 import type { VerificationAccountService } from '../account/verification-account.service.js';
 import { oneStepJourney, switchableMethods } from '../core/journey.js';
 import { newSessionRecord } from '../core/session-record.js';
@@ -31,14 +32,13 @@ function policy(
     clock: () => NOW,
     ...options,
   });
-  const account = {
-    getPrices: () => (prices ? Promise.resolve(prices) : Promise.reject(new Error('prices unreadable'))),
-    cachedPrices: () => prices,
-    methodStats: () => Promise.resolve({}),
-  } as unknown as VerificationAccountService;
+  const list = prices && toPriceList(prices);
+  const book = { latest: () => Promise.resolve(list), current: () => list } as unknown as PriceBook;
+  const account = { methodStats: () => Promise.resolve({}) } as unknown as VerificationAccountService;
   return new OrchestrationPolicy(
     resolved,
     { now: () => NOW },
+    book,
     account,
     new VerificationLogger({ ...resolved, logLevels: false }),
   );

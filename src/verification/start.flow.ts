@@ -116,6 +116,7 @@ export class StartFlow {
           resumed,
           owner: input.owner,
           caller,
+          device,
           began: facts.began,
         });
 

@@ -119,6 +119,7 @@ export class SwitchFlow {
           resumed: false,
           owner: input.owner,
           caller,
+          device: moved.device,
           began: facts.began,
         });
 

@@ -25,6 +25,7 @@ import type {
  */
 @Injectable()
 export class VerificationService {
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     private readonly starts: StartFlow,
     private readonly switches: SwitchFlow,

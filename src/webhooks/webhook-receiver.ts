@@ -55,6 +55,7 @@ const RAW_BODY_MISSING =
 export class WebhookReceiver {
   private rawBodyMissingReported = false;
 
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,

@@ -5,7 +5,7 @@ import type { WebhookHeaders } from './standard-webhooks.verifier.js';
 import { WebhookReceiver, type WebhookResult } from './webhook-receiver.js';
 
 /** The request as Express and Fastify give it when the app was created with `rawBody: true`. */
-interface WebhookRequest {
+export interface WebhookRequest {
   rawBody?: unknown;
   headers: WebhookHeaders;
   /** Express: the request stream itself. */

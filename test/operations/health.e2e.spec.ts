@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { Controller, Get, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
-import { VerificationHealthIndicator } from '../../src/operations/verification-health.indicator.js';
+import { VerificationHealthIndicator } from '../../src/account/verification-health.indicator.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { bootHost } from './support/ops-host.js';

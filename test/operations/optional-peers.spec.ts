@@ -67,7 +67,7 @@ describe('optional peer dependencies (terminus, prom-client, swagger, axios, ior
     // The walk really covers the operations code that uses them (lazily).
     expect(files).toEqual(
       expect.arrayContaining([
-        'src/operations/verification-health.indicator.ts',
+        'src/account/verification-health.indicator.ts',
         'src/observability/verification-metrics.ts',
         'src/observability/verification-tracing.ts',
         'src/module/verification.module.ts',

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { VerificationAccountService } from '../../src/account/verification-account.service.js';
+import type { PriceBook } from '../../src/account/price-book.js';
 import type { Money } from '../../src/api/api.types.js';
 import { VerificationClientError } from '../../src/core/verification.errors.js';
 import type { VerificationLogger } from '../../src/observability/verification-logger.js';
@@ -152,7 +152,7 @@ describe('VerificationProtection: admitting starts on a store', () => {
       },
     });
     const quiet = { warn: () => undefined, error: () => undefined } as unknown as VerificationLogger;
-    return new VerificationProtection(options, store, {} as VerificationAccountService, quiet);
+    return new VerificationProtection(options, store, {} as PriceBook, quiet);
   };
   const attempt = (owner?: string): StartCandidate => ({
     phoneNumber: '+79160000001',

@@ -60,6 +60,38 @@ describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)
     ).resolves.toBe('sms');
   });
 
+  it('"Try another way" is counted down to fallback_available_at, offered then, and moves the verification on', async () => {
+    // A reverse call on a fresh host: its fallback moment is the fixed 45 s (no figures yet).
+    const phone = transport === 'stream' ? '+7 912 345-68-41' : '+7 912 345-68-42';
+    await startVerification(page, phone, 'reverse_flash_call');
+    // Counted down from the first status (by polling, a poll interval after the start).
+    const other = page.locator(inElement('#switch:not([hidden])'), {
+      hasText: /^Another way in 0:(45|4\d)$/,
+    });
+    await other.waitFor();
+    await expect(other.isDisabled()).resolves.toBe(true);
+    const id = await page.evaluate(
+      `document.querySelector('phone-verification').client.getState().verificationId`,
+    );
+
+    // Past the moment on the server's clock: the page offers it.
+    await page.click('#advance-1m');
+    await page.locator(inElement('#switch:not([disabled])'), { hasText: /^Try another way$/ }).waitFor();
+    await browser.screenshot(page, '15-try-another-way');
+    await page.click(inElement('#switch'));
+    await page.waitForFunction(
+      `document.querySelector('phone-verification').client.getState().method !== 'reverse_flash_call'`,
+    );
+    await waitForPhase(page, 'awaiting_user');
+    const state = (await page.evaluate(
+      `(() => { const s = document.querySelector('phone-verification').client.getState(); return { id: s.verificationId, tried: s.methodsTried, phase: s.phase }; })()`,
+    )) as { id: string; tried: string[]; phase: string };
+    // The same verification, one method further.
+    expect(state).toMatchObject({ id, phase: 'awaiting_user' });
+    expect(state.tried[0]).toBe('reverse_flash_call');
+    expect(state.tried).toHaveLength(2);
+  });
+
   it('expiry: the countdown runs on the server clock, and the page says when it expired', async () => {
     await startVerification(page, '+7 912 345-67-13', 'sms');
     await expect(page.textContent(inElement('#timer'))).resolves.toMatch(/^Expires in (5:00|4:5\d)$/);

@@ -44,3 +44,6 @@ export function useVerification(options: UseVerificationOptions = {}): UseVerifi
     reset: () => client.reset(),
   };
 }
+
+/* The browser client's types the hook's options and answer use (its values come from `nestjs-phone-verification/client`). */
+export type * from '../index.js';

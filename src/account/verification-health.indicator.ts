@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { VerificationApiError, VerificationApiUnavailableError } from '../api/verification-api.error.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationBalanceWatch, type BalanceReading } from '../account/balance-watch.service.js';
+import { VerificationBalanceWatch, type BalanceReading } from './balance-watch.service.js';
 
 export type VerificationHealthStatus = 'up' | 'down' | 'degraded';
 

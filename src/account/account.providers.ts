@@ -1,23 +1,28 @@
 import type { Provider } from '@nestjs/common';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
-import { VerificationAccountService } from '../account/verification-account.service.js';
-import { OfferedMethods } from '../account/offered-methods.js';
-import { MethodStats } from '../account/method-stats.service.js';
-import { VerificationHealthIndicator } from './verification-health.indicator.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { VerificationBalanceWatch } from './balance-watch.service.js';
+import { VerificationAccountService } from './verification-account.service.js';
+import { OfferedMethods } from './offered-methods.js';
+import { MethodStats } from './method-stats.service.js';
+import { VerificationHealthIndicator } from './verification-health.indicator.js';
+import { PriceBook } from './price-book.js';
 
-/** The operations providers of VerificationModule (prom-client is loaded here only when metrics are on). */
-export const OPERATIONS_PROVIDERS: Provider[] = [
+/**
+ * The account and operations providers of VerificationModule, with the observability they report
+ * through (prom-client is loaded here only when metrics are on).
+ */
+export const ACCOUNT_PROVIDERS: Provider[] = [
   VerificationLogger,
   {
     provide: VerificationMetrics,
     useFactory: (options: ResolvedVerificationOptions) => VerificationMetrics.create(options.metrics),
     inject: [RESOLVED_VERIFICATION_OPTIONS],
   },
+  PriceBook,
   VerificationAccountService,
   MethodStats,
   VerificationBalanceWatch,
@@ -27,7 +32,7 @@ export const OPERATIONS_PROVIDERS: Provider[] = [
 ];
 
 /** What a host injects: account reads, the balance watch, the health indicator. */
-export const OPERATIONS_EXPORTS = [
+export const ACCOUNT_EXPORTS = [
   VerificationAccountService,
   VerificationBalanceWatch,
   VerificationHealthIndicator,

@@ -1,0 +1,300 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { Registry } from 'prom-client';
+import { isProbeStep } from '../core/fallback-moment.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { resolveVerificationOptions } from '../options/verification.options.js';
+import { MemoryStore } from '../store/memory.store.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { callingCodeOf } from './method-figures.js';
+import { MethodStats } from './method-stats.service.js';
+
+/*
+ * MethodStats' answers: charges, costs, times, windows, countries, the figures the fallback moment is
+ * learned from; and what happens when the store fails. (Counting each transition once:
+ * method-stats.service.spec.ts.)
+ */
+
+const DAY = 86_400_000;
+/** Noon UTC, so that a few minutes either way stay on the same day. */
+const NOON = Date.UTC(2026, 2, 15, 12);
+const rub = (amount: number) => ({ amount, currency: 'RUB' });
+
+let now = NOON;
+let seq = 0;
+function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
+  seq += 1;
+  return {
+    requestId: `req-${seq}`,
+    // A number of its own: the figures count a number's first session of the day only.
+    phoneNumber: `+79123${String(seq).padStart(6, '0')}`,
+    method: 'sms',
+    status: 'sent',
+    awaitingCode: true,
+    createdAt: now,
+    expiresAt: now + 300_000,
+    verifiedAt: null,
+    cost: rub(3),
+    ...overrides,
+  };
+}
+
+function logger(): VerificationLogger {
+  const options = resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+    clock: () => now,
+  });
+  return new VerificationLogger({ ...options, logLevels: false });
+}
+
+describe('MethodStats: what the figures answer', () => {
+  let store: MemoryStore;
+  let stats: MethodStats;
+
+  beforeEach(() => {
+    now = NOON;
+    store = new MemoryStore({ clock: () => now });
+    stats = new MethodStats(store, VerificationMetrics.disabled(), logger());
+  });
+  afterEach(() => store.close());
+
+  /** Plays a session's life: start, then each state the tracker would store, each tallied. */
+  async function live(record: SessionRecord, ...states: Partial<SessionRecord>[]): Promise<SessionRecord> {
+    let current = record;
+    await stats.tally(current);
+    for (const state of states) {
+      current = { ...current, ...state };
+      await stats.tally(current);
+    }
+    return current;
+  }
+
+  it('counts the charge at the moment the billing rule names, once', async () => {
+    // sms: on delivery. One delivered and expired, one never delivered.
+    await live(session(), { status: 'delivered', delivered: true }, { status: 'expired' });
+    await live(session(), { status: 'expired' });
+    // reverse_flash_call: only when verified.
+    const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false };
+    await live(session(rfc), { status: 'verified', verifiedAt: now + 30_000 });
+    await live(session(rfc), { status: 'expired' });
+    // msgr1_otp: at initiation, whatever came after.
+    await live(session({ method: 'msgr1_otp', cost: rub(0.9) }), { status: 'expired' });
+    // A method this version does not know: at initiation (the conservative rule), under `other`.
+    await live(session({ method: 'whatsapp_otp', cost: rub(1.1) }));
+
+    const figures = await stats.figures();
+    expect(figures.sms).toMatchObject({ started: 2, delivered: 1, expired: 2, charged: rub(3) });
+    expect(figures.sms!.costPerVerified).toBeNull();
+    expect(figures.reverse_flash_call).toMatchObject({
+      started: 2,
+      delivered: 0,
+      verified: 1,
+      expired: 1,
+      charged: rub(0.25),
+      costPerVerified: rub(0.25),
+      verifiedRate: 0.5,
+    });
+    expect(figures.msgr1_otp).toMatchObject({ started: 1, expired: 1, charged: rub(0.9) });
+    expect(figures.other).toMatchObject({ started: 1, charged: rub(1.1) });
+    // Methods that started nothing are absent.
+    expect(Object.keys(figures).sort()).toEqual(['msgr1_otp', 'other', 'reverse_flash_call', 'sms']);
+  });
+
+  it('costs per verified user: everything charged over the verified ones, to the kopeck', async () => {
+    for (let i = 0; i < 3; i++)
+      await live(
+        session(),
+        { status: 'delivered', delivered: true },
+        { status: i < 2 ? 'verified' : 'failed' },
+      );
+    expect((await stats.figures()).sms).toMatchObject({
+      charged: rub(9),
+      verified: 2,
+      costPerVerified: rub(4.5),
+    });
+  });
+
+  it('estimates the median time to verify from the buckets, from start to verification', async () => {
+    for (const seconds of [3, 4, 8, 50, 400])
+      await live(session(), { status: 'verified', delivered: true, verifiedAt: now + seconds * 1000 });
+    // Third of five in (5 s, 10 s]: half an observation into a bucket of one, 5 s + 0.5 · 5 s.
+    expect((await stats.figures()).sms!.medianTimeToVerifyMs).toBe(7_500);
+    await live(session({ method: 'flash_call' }), { status: 'expired' });
+    expect((await stats.figures()).flash_call!.medianTimeToVerifyMs).toBeNull();
+  });
+
+  it('sums a window of days by the day each session started, and forgets after 35 days', async () => {
+    now = NOON - 31 * DAY;
+    await live(session(), { status: 'verified', delivered: true, verifiedAt: now + 5000 });
+    now = NOON - 29 * DAY;
+    await live(session(), { status: 'expired' });
+    now = NOON - 2 * DAY + 11 * 3_600_000; // late on a day: the outcome comes after midnight
+    const late = await live(session());
+    now += 2 * 3_600_000;
+    await live(late, { status: 'verified', delivered: true, verifiedAt: now });
+    now = NOON;
+
+    expect((await stats.figures()).sms).toMatchObject({ started: 2, verified: 1, expired: 1 });
+    expect((await stats.figures({ days: 35 })).sms).toMatchObject({ started: 3, verified: 2 });
+    // Started at 23:00 two days ago, verified after midnight: both count on the day it started.
+    expect((await stats.figures({ days: 3 })).sms).toMatchObject({ started: 1, verified: 1 });
+    expect(await stats.figures({ days: 2 })).toEqual({});
+    // The counters of the oldest session expire 35 days after they were written.
+    now = NOON + 4 * DAY + 1;
+    expect((await stats.figures({ days: 35 })).sms).toMatchObject({ started: 2 });
+  });
+
+  it('narrows to one calling code: "7", "+7", "RU" and "KZ" read the same figures; "unknown" those without one', async () => {
+    await live(session({ phoneNumber: '+79123456789' }));
+    await live(session({ phoneNumber: '+77012345678' }));
+    await live(session({ phoneNumber: '+447911123456' }));
+    await live(session({ phoneNumber: '+999123456' }));
+    for (const country of ['7', '+7', 'RU', 'kz'])
+      expect((await stats.figures({ country })).sms!.started).toBe(2);
+    expect((await stats.figures({ country: 'GB' })).sms!.started).toBe(1);
+    expect((await stats.figures({ country: 'unknown' })).sms!.started).toBe(1);
+    expect(await stats.figures({ country: '1' })).toEqual({});
+    expect((await stats.figures()).sms!.started).toBe(4);
+    expect(callingCodeOf('+447911123456')).toBe('44');
+    expect(callingCodeOf('not a number')).toBe('unknown');
+  });
+
+  it('refuses a bad window or country with a RangeError', async () => {
+    for (const days of [0, 36, 1.5, -1, Number.NaN])
+      await expect(stats.figures({ days })).rejects.toThrow(RangeError);
+    for (const country of ['', 'XX', 'Russia', '+', '0', '1234', '7;DROP'])
+      await expect(stats.figures({ country })).rejects.toThrow(RangeError);
+  });
+
+  it('never fails the caller: a store error loses the count and is logged without the number', async () => {
+    const lines: string[] = [];
+    const broken: VerificationStore = Object.create(store) as VerificationStore;
+    broken.setIfAbsent = () => Promise.reject(new Error('store down'));
+    const quiet = logger();
+    quiet.warn = (message, fields) => void lines.push(`${message} ${JSON.stringify(fields)}`);
+    const failing = new MethodStats(broken, VerificationMetrics.disabled(), quiet);
+    await expect(failing.tally(session())).resolves.toBeUndefined();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('could not be counted');
+    expect(lines[0]).not.toContain('9123456789');
+  });
+
+  it('reports each counted transition to Prometheus once, with the calling code and the charge', async () => {
+    const registry = new Registry();
+    const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'unit_' });
+    const counted = new MethodStats(store, metrics, logger());
+    const record = session({ method: 'flash_call', cost: rub(0.8) });
+    const verified = { ...record, status: 'verified', delivered: true, verifiedAt: now + 12_000 };
+    for (const state of [record, verified, verified]) await counted.tally(state);
+    const json = (await registry.getMetricsAsJSON()) as unknown as {
+      name: string;
+      values: { labels: Record<string, string>; value: number; metricName?: string }[];
+    }[];
+    const of = (name: string) => json.find((m) => m.name === name)!.values;
+    expect(
+      of('unit_method_sessions_total').map((v) => [v.labels.outcome, v.labels.country, v.value]),
+    ).toEqual([
+      ['started', '7', 1],
+      ['delivered', '7', 1],
+      ['verified', '7', 1],
+    ]);
+    expect(of('unit_method_charged_total')).toEqual([
+      expect.objectContaining({ labels: { method: 'flash_call', currency: 'RUB' }, value: 0.8 }),
+    ]);
+    const histogram = of('unit_method_time_to_verify_seconds');
+    expect(histogram.find((v) => v.metricName?.endsWith('_count'))!.value).toBe(1);
+    expect(histogram.find((v) => v.metricName?.endsWith('_sum'))!.value).toBe(12);
+  });
+});
+
+describe('MethodStats: the figures the fallback moment is learned from', () => {
+  let store: MemoryStore;
+  let stats: MethodStats;
+
+  beforeEach(() => {
+    now = NOON;
+    store = new MemoryStore({ clock: () => now });
+    stats = new MethodStats(store, VerificationMetrics.disabled(), logger());
+  });
+  afterEach(() => store.close());
+
+  const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false };
+  const bucketOf20s = 2; // (10 s, 20 s]
+
+  it('per calling code and device hint: the start’s hint goes with the session’s later counts', async () => {
+    const desktop = session(rfc);
+    await stats.tally(desktop, 'client:a', 'desktop');
+    // The tracker counts the outcome without knowing the hint.
+    await stats.tally({ ...desktop, status: 'verified', verifiedAt: now + 15_000 });
+    const mobile = session(rfc);
+    await stats.tally(mobile, 'client:b', 'mobile');
+    await stats.tally({ ...mobile, status: 'expired' });
+    await stats.tally(session(rfc), 'client:c');
+
+    const desk = await stats.timeToVerify('reverse_flash_call', '7', 'desktop', 7);
+    expect(desk.started).toBe(1);
+    expect(desk.buckets[bucketOf20s]).toBe(1);
+    expect(desk.buckets.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ started: 1 });
+    expect(
+      (await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).buckets.every((n) => n === 0),
+    ).toBe(true);
+    expect(await stats.timeToVerify('reverse_flash_call', '7', undefined, 7)).toMatchObject({ started: 1 });
+    expect(await stats.timeToVerify('reverse_flash_call', '44', 'desktop', 7)).toMatchObject({ started: 0 });
+    // The country's figures hold them all, whatever the hint.
+    expect((await stats.figures({ country: '7' })).reverse_flash_call).toMatchObject({
+      started: 3,
+      verified: 1,
+    });
+  });
+
+  it('a method whose code is typed in the page: only its probe steps, which are not cut off', async () => {
+    const records = Array.from({ length: 60 }, () => session({ method: 'flash_call', cost: rub(0.8) }));
+    for (const record of records) {
+      await stats.tally(record, undefined, 'mobile');
+      await stats.tally({ ...record, status: 'verified', delivered: true, verifiedAt: now + 15_000 });
+    }
+    const probes = records.filter((r) => isProbeStep('flash_call', r.requestId)).length;
+    expect(probes).toBeGreaterThan(0);
+    expect(probes).toBeLessThan(60);
+    const figures = await stats.timeToVerify('flash_call', '7', 'mobile', 7);
+    expect(figures.started).toBe(probes);
+    expect(figures.buckets[bucketOf20s]).toBe(probes);
+    expect((await stats.figures()).flash_call).toMatchObject({ started: 60, verified: 60 });
+  });
+
+  it('a step typed in the page, left unverified because another step of its journey was verified, is taken out', async () => {
+    const probes = Array.from({ length: 200 }, (_, i) => `probe-${i}`).filter((id) => isProbeStep('sms', id));
+    // A journey: an SMS (a probe), then a reverse call the user is verified by; the SMS then expires.
+    const sms = session({ requestId: probes[0]! });
+    await stats.tally(sms, 'client:a', 'mobile');
+    const call = session({ ...rfc, journeyId: sms.requestId });
+    await stats.tally(call, 'client:a', 'mobile');
+    await stats.tally({ ...call, status: 'verified', verifiedAt: now + 20_000 });
+    await stats.tally({ ...sms, status: 'expired' });
+    // A journey of one SMS (a probe) that expired: a user who did not type the code.
+    const lone = session({ requestId: probes[1]! });
+    await stats.tally(lone, 'client:b', 'mobile');
+    await stats.tally({ ...lone, status: 'expired' });
+    expect(await stats.timeToVerify('sms', '7', 'mobile', 7)).toMatchObject({ started: 1 });
+    // Every other figure still counts both as expired.
+    expect((await stats.figures()).sms).toMatchObject({ started: 2, expired: 2 });
+
+    // A reverse call is placed whatever the page shows: one left behind by a verified SMS still counts.
+    const first = session(rfc);
+    await stats.tally(first, 'client:c', 'desktop');
+    const next = session({ journeyId: first.requestId });
+    await stats.tally(next, 'client:c', 'desktop');
+    await stats.tally({ ...next, status: 'verified', delivered: true, verifiedAt: now + 30_000 });
+    await stats.tally({ ...first, status: 'expired' });
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'desktop', 7)).toMatchObject({ started: 1 });
+  });
+
+  it('leaves out a suspected start, as every figure does', async () => {
+    const record = session({ ...rfc, suspected: true });
+    await stats.tally(record, 'client:a', 'mobile');
+    await stats.tally({ ...record, status: 'verified', verifiedAt: now + 5_000 });
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ started: 0 });
+  });
+});

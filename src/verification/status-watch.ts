@@ -1,0 +1,335 @@
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { awaitsUnreportedChange, type SessionRecord } from '../core/session-record.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
+import { pollIntervalMs, SLOWEST_POLL_INTERVAL_MS } from '../core/verification-method.js';
+import { isTerminal } from '../core/verification-status.js';
+import {
+  asVerificationError,
+  VerificationClientError,
+  VerificationError,
+} from '../core/verification.errors.js';
+import { errorText } from '../core/error-text.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationProtection } from '../protection/verification-protection.service.js';
+import { SessionChanges } from '../sessions/session-changes.js';
+import { SessionRefresher } from '../sessions/session-refresher.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { JourneyState, type LoadedJourney } from './journey-state.js';
+import { StatusWatcher } from './status-watcher.js';
+import { VerificationService } from './verification.service.js';
+import type { StatusView } from './verification.views.js';
+
+/** Who asks to watch a journey's status (a status stream's open). */
+export interface StatusWatchRequest {
+  verificationId: string;
+  owner: string | undefined;
+  journeyToken?: string;
+  /** The platform's request and its client IP, for the caller's key (the per-client cap). */
+  request: unknown;
+  ip: string | undefined;
+}
+
+/** Watchers of callers without any key (no IP from the platform) share one cap. */
+const NO_CLIENT_KEY = '';
+
+/** Retry-After of the cap's 429: streams end with their sessions, so a slot is soon free again. */
+const CAP_RETRY_AFTER_SECONDS = 5;
+
+/** One follower loop: its pending timer (none while a look is under way). */
+interface Follower {
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * What follows a journey's status for the status streams held by this instance (the HTTP side is
+ * http/status-stream.hub.ts): the caps per client and per verification, and one read per change for
+ * every watcher of a journey. A change of a session, observed anywhere in the deployment, is
+ * announced through the store (SessionChanges), as is a journey's switch or cancel (under the
+ * journey's id); the journey is read once and each watcher offered its answer. A watcher listens to
+ * every session of its journey (a switched-away one that verifies makes the journey verified) but
+ * follows only the current one. Watching adds no upstream GET where observations happen anyway:
+ * webhooks report outcomes, and the reconciler follows every session (at the spec's pace without
+ * webhooks). The watch asks the API itself, through the coalesced refresher at the method's poll
+ * interval, only for a watched session whose next change nobody would report (the reconciler off,
+ * or with webhooks on a change the API sends no webhook for: `awaitsUnreportedChange`), so a page on
+ * a stream sees it as soon as a polling page would.
+ */
+@Injectable()
+export class StatusWatch implements BeforeApplicationShutdown, OnApplicationShutdown {
+  /** Watchers by journey id. */
+  private readonly watchers = new Map<string, Set<StatusWatcher>>();
+  /** Journeys by the request ids of their sessions (a watched journey's steps as last read). */
+  private readonly journeysOf = new Map<string, Set<string>>();
+  /** Request ids each watched journey is listed under in `journeysOf`. */
+  private readonly stepsOf = new Map<string, string[]>();
+  private readonly perClient = new Map<string, number>();
+  /** Watchers held (or being opened) per journey on this instance. */
+  private readonly perJourney = new Map<string, number>();
+  private readonly reading = new Map<string, boolean>();
+  /** The follower of each watched journey that has one (see `follow`). */
+  private readonly followers = new Map<string, Follower>();
+  private readonly handles: VerificationHandleCodec;
+  private listening: Promise<() => void> | undefined;
+  private stopped = false;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly verification: VerificationService,
+    private readonly journeys: JourneyState,
+    private readonly refresher: SessionRefresher,
+    private readonly changes: SessionChanges,
+    private readonly protection: VerificationProtection,
+    private readonly logger: VerificationLogger,
+  ) {
+    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
+  }
+
+  /**
+   * A watcher of a journey, its first answer read. Refusals (404 not_found, 429
+   * rate_limit_exceeded, 503) are thrown as the status route's are.
+   */
+  async open({
+    verificationId,
+    owner,
+    journeyToken,
+    request,
+    ip,
+  }: StatusWatchRequest): Promise<StatusWatcher> {
+    if (this.stopped)
+      throw new VerificationClientError('service_unavailable', 'The server is shutting down', {}, 1);
+    const journeyId = this.handles.open(verificationId, owner);
+    if (journeyId === null) throw new VerificationClientError('not_found');
+    const clientKey = this.protection.clientKey(request, ip) ?? NO_CLIENT_KEY;
+    const held = this.perClient.get(clientKey) ?? 0;
+    const ofJourney = this.perJourney.get(journeyId) ?? 0;
+    const caps = this.options.statusStream;
+    if (held >= caps.maxPerClient || ofJourney >= caps.maxPerVerification)
+      throw new VerificationClientError(
+        'rate_limit_exceeded',
+        'Too many open status streams',
+        {},
+        CAP_RETRY_AFTER_SECONDS,
+      );
+    // The slots are taken before the first await, so concurrent opens cannot pass a cap together.
+    this.perClient.set(clientKey, held + 1);
+    this.perJourney.set(journeyId, ofJourney + 1);
+    try {
+      await this.listen();
+      const openedAt = performance.now();
+      // The current answer, exactly as the status route gives it (and with its refusals).
+      const first = await this.verification.status(verificationId, owner, journeyToken);
+      const watcher = new StatusWatcher(
+        { journeyId, verificationId, owner, clientKey, first, openedAt },
+        (at, view) => this.endOf(at, view),
+        (closed) => this.remove(closed),
+      );
+      this.add(watcher);
+      return watcher;
+    } catch (error) {
+      this.releaseSlot(clientKey, journeyId);
+      // The status route's refusals as they are; the store unreachable for the subscription is a 503.
+      if (!(error instanceof VerificationError))
+        this.logger.warn(`status stream refused: ${errorText(error)}`);
+      throw asVerificationError(error);
+    }
+  }
+
+  /** Stops accepting watchers and closes every one, before Nest closes the HTTP server. */
+  beforeApplicationShutdown(): void {
+    this.onApplicationShutdown();
+  }
+
+  /** The same, for a context whose server was closed by other means; idempotent. */
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    for (const watchers of [...this.watchers.values()]) for (const watcher of [...watchers]) watcher.close();
+    this.watchers.clear();
+    this.journeysOf.clear();
+    this.stepsOf.clear();
+    for (const follower of this.followers.values()) clearTimeout(follower.timer);
+    this.followers.clear();
+    const listening = this.listening;
+    this.listening = undefined;
+    listening?.then((unsubscribe) => unsubscribe()).catch(() => undefined);
+  }
+
+  /** When a stream showing `view` ends: past its session's expiry and grace, and never past its longest life. */
+  private endOf(openedAt: number, view: StatusView): number {
+    const left = Math.max(0, view.expiresAt.getTime() + this.options.reconcile.graceMs - this.store.now());
+    return Math.min(openedAt + this.options.statusStream.maxDurationMs, performance.now() + left);
+  }
+
+  private listen(): Promise<() => void> {
+    if (!this.listening) {
+      this.listening = this.changes.listen((requestId) => {
+        for (const journeyId of this.journeysOf.get(requestId) ?? []) this.changed(journeyId);
+      });
+      // A failed subscription is tried again by the next watcher.
+      this.listening.catch(() => (this.listening = undefined));
+    }
+    return this.listening;
+  }
+
+  /** A session of a watched journey (or the journey) changed somewhere in the deployment: one read, then each watcher's answer. */
+  private changed(journeyId: string): void {
+    if (!this.watchers.has(journeyId)) return;
+    if (this.reading.has(journeyId)) {
+      // Reads of one journey never overlap (an older answer could overtake a newer one): read once more after.
+      this.reading.set(journeyId, true);
+      return;
+    }
+    this.reading.set(journeyId, false);
+    void this.push(journeyId).finally(() => {
+      const again = this.reading.get(journeyId);
+      this.reading.delete(journeyId);
+      if (again) this.changed(journeyId);
+    });
+  }
+
+  private async push(journeyId: string): Promise<void> {
+    let loaded: LoadedJourney | null;
+    let view: StatusView | undefined;
+    try {
+      loaded = await this.journeys.read(journeyId);
+      if (loaded) view = await this.journeys.view('', loaded);
+    } catch (error) {
+      // The store is away: the next change, the follower or the stream's end comes later.
+      this.logger.warn(`status stream could not read a session: ${errorText(error)}`);
+      return;
+    }
+    const watchers = this.watchers.get(journeyId);
+    if (!loaded || !view || !watchers) return;
+    // A switch: the new session is listened to, and followed if it needs it.
+    if (this.listUnder(journeyId, stepIds(loaded))) this.follow(journeyId);
+    for (const watcher of watchers)
+      watcher.offer({
+        ...view,
+        verificationId: watcher.spec.verificationId,
+        // After a switch (here or in another tab) the page learns the journey's newest token.
+        ...(loaded.journey.steps.length > 1
+          ? { journeyToken: this.handles.sealJourney(loaded.journey, watcher.spec.owner) }
+          : {}),
+      });
+  }
+
+  /** Lists the journey under the request ids of its sessions (a switch adds one); whether that changed anything. */
+  private listUnder(journeyId: string, steps: string[]): boolean {
+    if (!this.watchers.has(journeyId)) return false;
+    const listed = this.stepsOf.get(journeyId) ?? [];
+    if (steps.length === listed.length && steps.every((id, i) => id === listed[i])) return false;
+    this.unlist(journeyId);
+    for (const requestId of steps) {
+      let journeys = this.journeysOf.get(requestId);
+      if (!journeys) this.journeysOf.set(requestId, (journeys = new Set()));
+      journeys.add(journeyId);
+    }
+    this.stepsOf.set(journeyId, steps);
+    return true;
+  }
+
+  private unlist(journeyId: string): void {
+    for (const requestId of this.stepsOf.get(journeyId) ?? []) {
+      const journeys = this.journeysOf.get(requestId);
+      journeys?.delete(journeyId);
+      if (journeys?.size === 0) this.journeysOf.delete(requestId);
+    }
+    this.stepsOf.delete(journeyId);
+  }
+
+  private add(watcher: StatusWatcher): void {
+    const { journeyId } = watcher.spec;
+    let watchers = this.watchers.get(journeyId);
+    if (!watchers) {
+      this.watchers.set(journeyId, (watchers = new Set()));
+      // Listed under its own id at once (a switch or cancel is announced under it); its steps follow.
+      this.listUnder(journeyId, [journeyId]);
+      this.follow(journeyId);
+    }
+    watchers.add(watcher);
+  }
+
+  /** The watcher closed: nothing of it stays behind. */
+  private remove(watcher: StatusWatcher): void {
+    const { journeyId, clientKey } = watcher.spec;
+    const watchers = this.watchers.get(journeyId);
+    if (!watchers?.delete(watcher)) return;
+    this.releaseSlot(clientKey, journeyId);
+    if (watchers.size > 0) return;
+    this.watchers.delete(journeyId);
+    this.unlist(journeyId);
+    clearTimeout(this.followers.get(journeyId)?.timer);
+    this.followers.delete(journeyId);
+  }
+
+  private releaseSlot(clientKey: string, journeyId: string): void {
+    release(this.perClient, clientKey);
+    release(this.perJourney, journeyId);
+  }
+
+  /**
+   * Follows a watched journey's current session while it needs the watch to ask for its changes (see
+   * the class comment). A switch announces itself: the next look follows the new session.
+   */
+  private follow(journeyId: string): void {
+    if (this.stopped || this.followers.has(journeyId)) return;
+    const follower: Follower = {};
+    this.followers.set(journeyId, follower);
+    const arm = (delayMs: number): void => {
+      // A follower whose watchers closed (and maybe came back with a follower of their own) stops.
+      if (this.followers.get(journeyId) !== follower) return;
+      if (!Number.isFinite(delayMs) || !this.watchers.has(journeyId) || this.stopped) {
+        this.followers.delete(journeyId);
+        return;
+      }
+      follower.timer = setTimeout(() => void this.look(journeyId).then(arm), delayMs);
+      follower.timer.unref();
+    };
+    void this.look(journeyId).then(arm);
+  }
+
+  /** Whether nobody else would observe the record's next change soon. */
+  private needsLooking(record: SessionRecord): boolean {
+    if (isTerminal(record.status)) return false;
+    if (!this.options.reconcile.enabled) return true;
+    return this.options.webhooks.enabled && awaitsUnreportedChange(record);
+  }
+
+  /**
+   * One coalesced look at a followed journey's current session; the delay until the next one, or
+   * never (a switch announces itself, and its push starts a follower again).
+   */
+  private async look(journeyId: string): Promise<number> {
+    if (!this.watchers.has(journeyId)) return NaN;
+    try {
+      const loaded = await this.journeys.read(journeyId);
+      if (!loaded) return NaN;
+      this.listUnder(journeyId, stepIds(loaded));
+      const record = loaded.current;
+      if (loaded.journey.canceledAt !== undefined || !this.needsLooking(record)) return NaN;
+      const fresh = await this.refresher.refresh(record, 'poll');
+      return this.needsLooking(fresh) ? pollIntervalMs(fresh.method) : NaN;
+    } catch {
+      // Upstream or store trouble: look again one interval later.
+      return SLOWEST_POLL_INTERVAL_MS;
+    }
+  }
+}
+
+function stepIds(loaded: LoadedJourney): string[] {
+  return loaded.journey.steps.map((step) => step.requestId);
+}
+
+/** One slot of a cap given back; a key holding none is dropped (the maps hold only what is open). */
+function release(counts: Map<string, number>, key: string): void {
+  const held = (counts.get(key) ?? 1) - 1;
+  if (held > 0) counts.set(key, held);
+  else counts.delete(key);
+}
