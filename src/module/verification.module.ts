@@ -7,11 +7,7 @@ import {
   type Provider,
   type Type,
 } from '@nestjs/common';
-import {
-  VERIFICATION_API_CLIENT_OPTIONS,
-  withApiClientDefaults,
-  type VerificationApiClientOptions,
-} from '../api/api-client.options.js';
+import { withApiClientDefaults } from '../api/api-client.options.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { createVerificationController } from '../http/verification.controller.js';
 import { loadOpenApiDocs } from '../http/openapi-decorators.js';
@@ -33,6 +29,12 @@ import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
 import { StatusWatch } from '../verification/status-watch.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
+import { FlowOutcomes } from '../verification/flow-outcomes.js';
+import { StartFlow } from '../verification/start.flow.js';
+import { SwitchFlow } from '../verification/switch.flow.js';
+import { CancelFlow } from '../verification/cancel.flow.js';
+import { CheckFlow } from '../verification/check.flow.js';
+import { StatusFlow } from '../verification/status.flow.js';
 import { PaidStart } from '../verification/paid-start.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { VerificationReconciler } from '../sessions/verification.reconciler.js';
@@ -120,21 +122,6 @@ const PROVIDERS: Provider[] = [
       openStore(registrationStore(options.store, options.name), () => clock.now()),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
   },
-  {
-    provide: VERIFICATION_API_CLIENT_OPTIONS,
-    useFactory: (
-      options: ResolvedVerificationOptions,
-      logger: VerificationLogger,
-      metrics: VerificationMetrics,
-    ): VerificationApiClientOptions =>
-      // Checked at boot with the client's own rules (under `api.`): the client takes them as they are.
-      withApiClientDefaults({
-        ...options.api,
-        // Upstream latency and errors by operation, for the operator's logs and metrics.
-        onRequest: createUpstreamRequestObserver(logger, metrics),
-      }),
-    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics],
-  },
   // The routes' OpenAPI metadata, applied at boot when @nestjs/swagger (an optional peer) is installed.
   { provide: OPENAPI_DOCS, useFactory: loadOpenApiDocs },
   {
@@ -154,13 +141,22 @@ const PROVIDERS: Provider[] = [
     provide: VerificationApiClient,
     // With test numbers, their sessions are played by the module and never reach the API.
     useFactory: (
-      apiOptions: VerificationApiClientOptions,
+      options: ResolvedVerificationOptions,
+      logger: VerificationLogger,
+      metrics: VerificationMetrics,
       testNumbers: TestNumberSessions,
-    ): VerificationApiClient =>
-      testNumbers.enabled
+    ): VerificationApiClient => {
+      // Checked at boot with the client's own rules (under `api.`): the client takes them as they are.
+      const apiOptions = withApiClientDefaults({
+        ...options.api,
+        // Upstream latency and errors by operation, for the operator's logs and metrics.
+        onRequest: createUpstreamRequestObserver(logger, metrics),
+      });
+      return testNumbers.enabled
         ? new TestNumberApiClient(apiOptions, testNumbers)
-        : new VerificationApiClient(apiOptions),
-    inject: [VERIFICATION_API_CLIENT_OPTIONS, TestNumberSessions],
+        : new VerificationApiClient(apiOptions);
+    },
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics, TestNumberSessions],
   },
   SessionRecordRepository,
   JourneyRepository,
@@ -175,6 +171,12 @@ const PROVIDERS: Provider[] = [
   SessionRefresher,
   VerificationProtection,
   PaidStart,
+  FlowOutcomes,
+  StartFlow,
+  SwitchFlow,
+  CancelFlow,
+  CheckFlow,
+  StatusFlow,
   VerificationService,
   ReconcileQueue,
   InDoubtStarts,

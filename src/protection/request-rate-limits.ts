@@ -55,11 +55,6 @@ export class RequestRateLimits {
     );
   }
 
-  /** Whether every start is counted in the store (a per-phone limit applies to every start). */
-  get countsEveryStart(): boolean {
-    return this.startPerPhone !== undefined || this.startPerPhoneAndCaller !== undefined;
-  }
-
   /**
    * Counts one start against the client's, the (phone, caller)'s and the phone's limits, or throws
    * 429. The hold gives every point back (the start was refused further on, or nothing was sent).

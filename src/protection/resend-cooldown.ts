@@ -40,11 +40,6 @@ export class ResendCooldown {
     private readonly cooldownMs: number | false,
   ) {}
 
-  /** Whether starts claim a cooldown (a write to the store) at all. */
-  get enabled(): boolean {
-    return this.cooldownMs !== false;
-  }
-
   /** Starts the cooldown for the caller, phone and method, or throws 429 `resend_cooldown` while one is running. */
   async claim(phoneNumber: string, method: string, who: CooldownCaller): Promise<CooldownClaim> {
     if (this.cooldownMs === false) return NO_CLAIM;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
-import type { ProtectedStart, StartedSession } from './verification-protection.types.js';
+import type { StartedSession } from './verification-protection.types.js';
 
 export interface StartCoalescerSettings {
   /** How long a start may hold the claim (hook + limits + the upstream call); a crashed holder's claim ends then. */
@@ -11,43 +11,90 @@ export interface StartCoalescerSettings {
 const CLAIM = 'claim:';
 const SESSION = 'session:';
 
+/** The flight's outcome, for identical starts of this process waiting on it: a request id, or the failure. */
+interface Flight {
+  outcome: Promise<string>;
+  resolve(requestId: string): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The right to start the session of one coalescing key: held by the start that claimed it, until
+ * that start settles it with the session it created (handed back to identical starts until `until`)
+ * or with its failure (shared with the identical starts of this process that waited on it).
+ * Settling never throws, and only the first settlement counts.
+ */
+export class CoalescingClaim {
+  private settled = false;
+
+  constructor(
+    private readonly coalescer: StartCoalescer,
+    readonly key: string,
+    private readonly value: string,
+    private readonly flight: Flight,
+  ) {}
+
+  async started(session: StartedSession, resendAvailableAt: Date | null): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    this.flight.resolve(session.requestId);
+    // Handed back until a resend is allowed (the cooldown's end) and never past the session's expiry.
+    const until = Math.min(session.expiresAt, resendAvailableAt?.getTime() ?? session.expiresAt);
+    await this.coalescer.keep(this.key, this.value, session.requestId, until);
+  }
+
+  async failed(error: unknown): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    this.flight.reject(error);
+    await this.coalescer.drop(this.key, this.value);
+  }
+}
+
 /**
  * Duplicate-start coalescing: the same caller + phone + method gets the session its first start
  * created instead of a new paid initiation, while that session is pending and its resend
  * cooldown runs (after the cooldown, a start is a deliberate resend).
  *
- * In one process, identical concurrent starts share one flight (a map of promises). Across
- * instances, the first start claims the key in the store (set-if-absent); the others wait for the
- * claim to turn into the session's request id and resume it. When the first start fails, its
- * claim is removed and a waiting start tries on its own.
+ * In one process, identical concurrent starts wait for one flight's outcome. Across instances, the
+ * first start claims the key in the store (set-if-absent); the others wait for the claim to turn
+ * into the session's request id and resume it. When the first start fails, its claim is removed and
+ * a waiting start of another instance tries on its own. The coalescer answers and never calls back:
+ * `claim` gives a request id to hand back or a CoalescingClaim its holder settles.
  */
 export class StartCoalescer {
-  private readonly inflight = new Map<string, Promise<ProtectedStart<StartedSession>>>();
+  private readonly flights = new Map<string, Flight>();
 
   constructor(
     private readonly store: VerificationStore,
     private readonly settings: StartCoalescerSettings,
   ) {}
 
-  async run<T extends StartedSession>(
-    key: string,
-    fresh: () => Promise<ProtectedStart<T>>,
-    resume: (requestId: string) => Promise<T | null>,
-    handBack: (result: T) => Promise<ProtectedStart<T>>,
-  ): Promise<ProtectedStart<T>> {
-    const running = this.inflight.get(key) as Promise<ProtectedStart<T>> | undefined;
-    if (running) return { ...(await running), coalesced: true };
-    const flight = this.acquire(key, fresh, resume, handBack).finally(() => this.inflight.delete(key));
-    this.inflight.set(key, flight);
-    return flight;
+  /**
+   * A pending session's request id to hand back, or the claim to start one. `stale`: a request id
+   * this key handed back whose session the caller found ended (it is no longer handed back).
+   */
+  async claim(key: string, stale?: string): Promise<string | CoalescingClaim> {
+    if (stale !== undefined) await this.drop(key, SESSION + stale);
+    const running = this.flights.get(key);
+    if (running) return running.outcome;
+    const flight = newFlight();
+    this.flights.set(key, flight);
+    try {
+      const claimed = await this.acquire(key, flight);
+      if (typeof claimed === 'string') {
+        this.flights.delete(key);
+        flight.resolve(claimed);
+      }
+      return claimed;
+    } catch (error) {
+      this.flights.delete(key);
+      flight.reject(error);
+      throw error;
+    }
   }
 
-  private async acquire<T extends StartedSession>(
-    key: string,
-    fresh: () => Promise<ProtectedStart<T>>,
-    resume: (requestId: string) => Promise<T | null>,
-    handBack: (result: T) => Promise<ProtectedStart<T>>,
-  ): Promise<ProtectedStart<T>> {
+  private async acquire(key: string, flight: Flight): Promise<string | CoalescingClaim> {
     // Waiting is real time: it waits for another instance's HTTP call, not for a TTL.
     const deadline = Date.now() + this.settings.claimTtlMs + 1000;
     let pause = 10;
@@ -57,52 +104,61 @@ export class StartCoalescer {
       // Claim first: a new start (the usual case) takes one store round trip, a duplicate two.
       const claim = CLAIM + randomUUID();
       if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))
-        return this.startAsClaimHolder(key, claim, fresh);
+        return new CoalescingClaim(this, key, claim, this.ended(key, flight));
       const current = await this.store.get(key);
       if (current === null) continue; // Ended between the two calls: claim again.
-      if (current.startsWith(SESSION)) {
-        const result = await resume(current.slice(SESSION.length));
-        if (result) return handBack(result);
-        // Ended or expired: no longer something to hand back.
-        await this.deleteIf(key, current);
-        continue;
-      }
+      if (current.startsWith(SESSION)) return current.slice(SESSION.length);
       await sleep(pause);
       pause = Math.min(pause * 2, 100);
     }
   }
 
-  private async startAsClaimHolder<T extends StartedSession>(
-    key: string,
-    claim: string,
-    fresh: () => Promise<ProtectedStart<T>>,
-  ): Promise<ProtectedStart<T>> {
-    let outcome: ProtectedStart<T>;
-    try {
-      outcome = await fresh();
-    } catch (error) {
-      await this.deleteIf(key, claim).catch(() => undefined);
-      throw error;
-    }
-    // Handed back until a resend is allowed (the cooldown's end) and never past the session's expiry.
-    const until = Math.min(
-      outcome.result.expiresAt,
-      outcome.resendAvailableAt?.getTime() ?? outcome.result.expiresAt,
-    );
+  /** The flight, leaving this process's map once settled. */
+  private ended(key: string, flight: Flight): Flight {
+    return {
+      outcome: flight.outcome,
+      resolve: (requestId) => {
+        this.flights.delete(key);
+        flight.resolve(requestId);
+      },
+      reject: (error) => {
+        this.flights.delete(key);
+        flight.reject(error);
+      },
+    };
+  }
+
+  /** The claim turns into the session, handed back until `until` (ms since the epoch). */
+  async keep(key: string, claim: string, requestId: string, until: number): Promise<void> {
     const ttl = until - this.store.now();
     try {
-      if (ttl > 0) await this.store.set(key, SESSION + outcome.result.requestId, ttl);
-      else await this.deleteIf(key, claim);
+      if (ttl > 0) await this.store.set(key, SESSION + requestId, ttl);
+      else await this.drop(key, claim);
     } catch {
       // The session was started and paid for: serve it. Duplicates wait out the claim's TTL.
     }
-    return outcome;
   }
 
-  /** Removes the key while it still holds `value` (a claim or session of this flight). */
-  private async deleteIf(key: string, value: string): Promise<void> {
-    if ((await this.store.get(key)) === value) await this.store.delete(key);
+  /** Removes the key while it still holds `value` (a claim or session of this flight); never throws. */
+  async drop(key: string, value: string): Promise<void> {
+    try {
+      if ((await this.store.get(key)) === value) await this.store.delete(key);
+    } catch {
+      // The claim ends on its TTL.
+    }
   }
+}
+
+function newFlight(): Flight {
+  let resolve!: (requestId: string) => void;
+  let reject!: (error: unknown) => void;
+  const outcome = new Promise<string>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Nobody may be waiting: a failure nobody awaits is not an unhandled rejection.
+  outcome.catch(() => undefined);
+  return { outcome, resolve, reject };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,15 +1,16 @@
 import type { ProtectionLog } from '../observability/protection-log.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
 import type { SpendReservation } from './spend-cap.js';
+import type { CoalescingClaim } from './start-coalescer.js';
 import type { StartedSession } from './verification-protection.types.js';
 import { errorText } from '../core/error-text.js';
 
 /** What an admitted start took from protection, for its permit to settle. */
-export interface StartAdmission {
+export interface PermitTerms {
   /** When this caller's next start to this phone will be accepted (resend cooldown), or null. */
   resendAvailableAt: Date | null;
-  /** True when admitting wrote to the store (a coalescing claim, a cooldown, a counter, a reservation). */
-  storeReached: boolean;
+  /** The coalescing claim the start holds (none: not coalesced), settled with the permit. */
+  claim: CoalescingClaim | undefined;
   /** The cooldown, the request limits' points and the pumping counts, in the order they were taken. */
   holds: ProtectionHold[];
   reservation: SpendReservation | undefined;
@@ -28,14 +29,17 @@ export interface StartRollback {
    * answer, or a failure after the API answered): everything stays counted.
    */
   nothingSent: boolean;
+  /** The error the start fails with: identical starts of this process that waited on it fail with it too. */
+  failure?: unknown;
 }
 
 /**
- * Leave for one paid start, handed out by `VerificationProtection.admitStart` once the start has
- * passed every check and taken its share of every limit. The caller calls the API and then settles
- * the permit once: `commit(session)` when the API started a session (the spend reservation takes its
- * real cost, the pumping defence learns which subjects the session belongs to), `rollback(...)` when
- * it did not (see StartRollback). The first settlement counts; later ones do nothing.
+ * Leave for one paid start, handed out by `VerificationProtection.admitStart` (or `admitSwitch`) once
+ * the start has passed every check and taken its share of every limit. The caller calls the API and
+ * then settles the permit once: `commit(session)` when the API started a session (the spend
+ * reservation takes its real cost, the pumping defence learns which subjects the session belongs to,
+ * the coalescing claim hands the session back to identical starts), `rollback(...)` when it did not
+ * (see StartRollback). The first settlement counts; later ones do nothing.
  *
  * Settlements never throw: the session, or the refusal the caller is about to report, matters more
  * than a count that could not be corrected (a failed correction is logged and errs on the safe side).
@@ -49,21 +53,13 @@ export class StartPermit {
   private settled = false;
 
   constructor(
-    private readonly admission: StartAdmission,
+    private readonly admission: PermitTerms,
     private readonly logger: ProtectionLog,
   ) {}
 
   /** When this caller's next start to this phone will be accepted (resend cooldown), or null. */
   get resendAvailableAt(): Date | null {
     return this.admission.resendAvailableAt;
-  }
-
-  /**
-   * True when admitting this start has just written to the store, so the caller need not probe the
-   * store again before paying.
-   */
-  get storeReached(): boolean {
-    return this.admission.storeReached;
   }
 
   /** The pumping defence suspected this start (the method figures leave it out). */
@@ -91,12 +87,14 @@ export class StartPermit {
       // The session exists and is paid for: serve it; the window keeps the estimate.
       this.logger.warn('spend cap: the real cost could not be recorded', { error: errorText(error) });
     }
+    await this.admission.claim?.started(session, this.admission.resendAvailableAt);
   }
 
   /** The start produced no session: gives everything back when nothing was sent, keeps it counted otherwise. */
   async rollback(outcome: StartRollback): Promise<void> {
     if (!this.settle()) return;
     if (outcome.nothingSent) await releaseAll([...this.admission.holds, this.admission.reservation]);
+    await this.admission.claim?.failed(outcome.failure);
   }
 
   private settle(): boolean {

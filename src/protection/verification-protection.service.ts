@@ -14,7 +14,7 @@ import { SessionRecordRepository } from '../sessions/session-record.repository.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { runBeforeStart } from './before-start-hook.js';
-import { clientAddressKey } from './client-address.js';
+import { clientKeyOf, limitsCallerOf, starterOf } from './start-callers.js';
 import { toMinorUnits } from '../core/money.js';
 import { PriceEstimator } from './price-estimator.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
@@ -23,17 +23,17 @@ import { PumpingDefence } from './pumping-defence.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
-import { StartCoalescer } from './start-coalescer.js';
+import { StartCoalescer, type CoalescingClaim } from './start-coalescer.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import { methodTraits } from '../core/verification-method.js';
 import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import type { GradedAnswer } from './pumping-defence.js';
-import type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
+import type { HandBack, StartCandidate } from './verification-protection.types.js';
 import { errorText } from '../core/error-text.js';
 
-export type { ProtectedStart, StartAttempt, StartedSession } from './verification-protection.types.js';
+export type { HandBack, StartCandidate, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
 
 /** The outcomes that end a session, and so settle its open spend reservation. */
@@ -48,15 +48,14 @@ const CLAIM_SLACK_MS = 10_000;
  * number-type allowlists run before, in PhoneNumberNormalizer). All state lives in the
  * VerificationStore so that limits hold across instances.
  *
- * A journey's switch to another method is a start like any other here (`admitStart` without
- * coalescing: the journey's step claim keeps it single), its cooldown that of its own method.
+ * A journey's switch to another method is a start like any other here (`admitSwitch`: no
+ * coalescing, the journey's step claim keeps it single), its cooldown that of its own method.
  *
- * Order of a start: coalescing (an identical pending start of the same owner or browser is handed
- * back, counted nowhere; `coalesceStart`) → the pumping defence's reading → beforeStart (told what
+ * Order of a start (`admitStart`): coalescing (an identical pending start of the same owner or
+ * browser is handed back, counted nowhere) → the pumping defence's reading → beforeStart (told what
  * the defence suspects) → wrong-code budgets (read only) → resend cooldown → per-client,
  * per-(phone, caller) and per-phone limits → the pumping defence's verdict → spend-cap reservation
- * (`admitStart`, which hands out a StartPermit) → the upstream call (the caller's) → the permit
- * settled. Whatever a start took is given back when it is refused further on, and when the API
+ * → a StartPermit handed out → the upstream call (the caller's) → the permit settled. Whatever a start took is given back when it is refused further on, and when the API
  * answered that nothing was sent: a start that sent nothing costs nobody any budget.
  */
 @Injectable()
@@ -120,91 +119,89 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
   clientKey(request: unknown, ip: string | undefined): string | undefined {
-    const key: unknown = this.options.limits.key?.(request);
-    if (typeof key === 'string' && key !== '') return key;
-    if (typeof key === 'number' && Number.isFinite(key)) return String(key);
-    return ip === undefined ? undefined : clientAddressKey(ip, this.options.limits.ipv6PrefixLength);
+    return clientKeyOf(this.options.limits, request, ip);
   }
 
   /**
-   * Runs `start` (one paid start: `admitStart`, the upstream call, the permit settled) unless a
-   * pending session of the same owner (or, without one, the same browser key) + phone + method can
-   * be handed back (`resume`). Identical concurrent starts share one outcome: in one process they
-   * await one flight; across instances the first claims the start in the store and the others wait
-   * for its session, or start on their own when it fails.
+   * Admits one start, or throws its refusal after giving back whatever it took. A pending session of
+   * the same owner (or, without one, the same browser key) + phone + method is handed back instead
+   * (coalescing; `stale`: a handed-back session the caller found ended): identical concurrent starts
+   * share one outcome, in one process as across instances. Otherwise the start takes its share of
+   * every limit (in the order above) and gets the permit it settles after the upstream call (see
+   * StartPermit). Protection is asked once and never calls back.
    */
-  async coalesceStart<T extends StartedSession>(
-    attempt: StartAttempt,
-    start: () => Promise<ProtectedStart<T>>,
-    resume: (requestId: string) => Promise<T | null>,
-  ): Promise<ProtectedStart<T>> {
-    const starter = starterOf(attempt);
-    if (!this.coalescer || starter === undefined) return start();
-    return this.coalescer.run(
-      ProtectionKeys.coalesce(starter, attempt.phoneNumber, attempt.method),
-      start,
-      resume,
-      async (result) => ({
-        result,
-        coalesced: true,
-        resendAvailableAt: await this.cooldown.availableAt(
-          attempt.phoneNumber,
-          attempt.method,
-          limitsCallerOf(attempt),
-        ),
-      }),
+  async admitStart(candidate: StartCandidate, stale?: string): Promise<HandBack | StartPermit> {
+    const starter = starterOf(candidate);
+    if (!this.coalescer || starter === undefined) return this.admit(candidate, undefined);
+    const claimed = await this.coalescer.claim(
+      ProtectionKeys.coalesce(starter, candidate.phoneNumber, candidate.method),
+      stale,
     );
+    if (typeof claimed === 'string')
+      return {
+        handBack: claimed,
+        resendAvailableAt: await this.cooldown.availableAt(
+          candidate.phoneNumber,
+          candidate.method,
+          limitsCallerOf(candidate),
+        ),
+      };
+    try {
+      return await this.admit(candidate, claimed);
+    } catch (error) {
+      await claimed.failed(error);
+      throw error;
+    }
   }
 
-  /**
-   * Checks one start and takes its share of every limit (in the order above, up to the spend
-   * reservation), or throws the refusal after giving back whatever it took. The permit is settled
-   * by the caller after the upstream call (see StartPermit). Meant for coalesceStart's `start`: for
-   * a caller who can be handed a session back, coalescing has claimed the start in the store, which
-   * is part of what `storeReached` says.
-   */
-  async admitStart(attempt: StartAttempt): Promise<StartPermit> {
-    const pumping = await this.pumping.assess(attempt);
+  /** Admits a journey's switch: a start like any other, but never coalesced (the journey's step claim keeps it single). */
+  admitSwitch(candidate: StartCandidate): Promise<StartPermit> {
+    return this.admit(candidate, undefined);
+  }
+
+  private async admit(
+    candidate: StartCandidate,
+    coalescing: CoalescingClaim | undefined,
+  ): Promise<StartPermit> {
+    const pumping = await this.pumping.assess(candidate);
     const suspected = this.pumping.signal(pumping);
     const challengePassed = await runBeforeStart(
       this.options.limits.beforeStart,
       {
-        phoneNumber: attempt.phoneNumber,
-        method: attempt.method,
-        ip: attempt.ip,
-        owner: attempt.owner,
-        request: attempt.request,
+        phoneNumber: candidate.phoneNumber,
+        method: candidate.method,
+        ip: candidate.ip,
+        owner: candidate.owner,
+        request: candidate.request,
         ...(suspected ? { suspected } : {}),
-        ...(attempt.switchedFrom ? { switchedFrom: attempt.switchedFrom } : {}),
+        ...(candidate.switchedFrom ? { switchedFrom: candidate.switchedFrom } : {}),
       },
       this.logger,
     );
-    await this.wrongCodes.assertStartAllowed(attempt.phoneNumber, attempt.owner);
-    const caller = limitsCallerOf(attempt);
+    await this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner);
+    const caller = limitsCallerOf(candidate);
     const holds: ProtectionHold[] = [];
     let reservation: SpendReservation | undefined;
     let resendAvailableAt: Date | null;
     try {
-      const claim = await this.cooldown.claim(attempt.phoneNumber, attempt.method, {
+      const claim = await this.cooldown.claim(candidate.phoneNumber, candidate.method, {
         caller,
-        starter: starterOf(attempt),
+        starter: starterOf(candidate),
       });
       resendAvailableAt = claim.availableAt;
       holds.push(claim.hold);
-      const grade = this.gradeOf(attempt);
-      holds.push(await this.countStart(attempt, caller, grade));
+      const grade = this.gradeOf(candidate);
+      holds.push(await this.countStart(candidate, caller, grade));
       holds.push(await this.pumping.admit(pumping, challengePassed, grade));
-      reservation = await this.reserve(attempt, pumping, grade);
+      reservation = await this.reserve(candidate, pumping, grade);
     } catch (error) {
       await releaseAll(holds);
       throw error;
     }
-    const claimed = this.coalescer !== undefined && starterOf(attempt) !== undefined;
     return new StartPermit(
       {
         resendAvailableAt,
-        storeReached:
-          claimed || this.cooldown.enabled || this.limits.countsEveryStart || reservation !== undefined,
+        claim: coalescing,
         holds,
         reservation,
         suspected: this.pumping.suspects(pumping),
@@ -221,13 +218,13 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
    * past it is graded (409 `method_held`) rather than refused while such a method is offered.
    */
   private async countStart(
-    attempt: StartAttempt,
+    candidate: StartCandidate,
     caller: string,
     grade: GradedAnswer | undefined,
   ): Promise<ProtectionHold> {
-    const clientKey = grade?.proofCharged ? undefined : attempt.clientKey;
+    const clientKey = grade?.proofCharged ? undefined : candidate.clientKey;
     try {
-      return await this.limits.countStart(clientKey, attempt.phoneNumber, caller);
+      return await this.limits.countStart(clientKey, candidate.phoneNumber, caller);
     } catch (error) {
       if (
         error instanceof ProtectionRefusal &&
@@ -244,12 +241,12 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The graded answer's terms for this start, when grading is on (see GradedAnswer). */
-  private gradeOf(attempt: StartAttempt): GradedAnswer | undefined {
+  private gradeOf(candidate: StartCandidate): GradedAnswer | undefined {
     if (!this.options.limits.pumping.grading || this.options.limits.pumping.mode !== 'enforce')
       return undefined;
     return {
-      proofCharged: methodTraits(attempt.method).chargedOnProof,
-      offered: (attempt.offered ?? []).filter((m) => methodTraits(m).chargedOnProof),
+      proofCharged: methodTraits(candidate.method).chargedOnProof,
+      offered: (candidate.offered ?? []).filter((m) => methodTraits(m).chargedOnProof),
     };
   }
 
@@ -259,17 +256,17 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
    * `method_held`) rather than refused while a method charged on proof is offered.
    */
   private async reserve(
-    attempt: StartAttempt,
+    candidate: StartCandidate,
     pumping: Awaited<ReturnType<PumpingDefence['assess']>>,
     grade: GradedAnswer | undefined,
   ): Promise<SpendReservation | undefined> {
     if (!this.spendCap) return undefined;
-    const privileged = methodTraits(attempt.method).chargedOnProof || this.pumping.knownCaller(pumping);
+    const privileged = methodTraits(candidate.method).chargedOnProof || this.pumping.knownCaller(pumping);
     // Monitor mode reports and never acts: the whole cap is open to everyone.
     const enforced = this.options.limits.pumping.mode === 'enforce';
     const keep = enforced && !privileged ? this.options.limits.pumping.reserveShare : 0;
     try {
-      return await this.spendCap.reserve(attempt.method, keep);
+      return await this.spendCap.reserve(candidate.method, keep);
     } catch (error) {
       if (
         error instanceof ProtectionRefusal &&
@@ -337,24 +334,4 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       this.logger.warn('pumping defence: a verification could not be counted', { error: errorText(error) });
     }
   }
-}
-
-/**
- * Who started a session, for handing it back (coalescing) and for exact cooldown timing: the owner,
- * else the browser key; nobody without either. Never the IP: two people behind one NAT are not one.
- */
-function starterOf(attempt: StartAttempt): string | undefined {
-  if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
-  if (attempt.browserKey !== undefined) return `browser:${attempt.browserKey}`;
-  return undefined;
-}
-
-/**
- * Who is counted by the per-(phone, caller) limit and the cooldown: the owner, else the client key,
- * else one shared anonymous caller. Not the browser key: a caller drops a cookie for free.
- */
-function limitsCallerOf(attempt: StartAttempt): string {
-  if (attempt.owner !== undefined) return `owner:${attempt.owner}`;
-  if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
-  return 'anonymous';
 }

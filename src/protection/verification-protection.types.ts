@@ -1,7 +1,10 @@
 import type { KnownVerificationMethod, Money } from '../api/api.types.js';
 
-/** One start as protection sees it (after validation, normalisation and the allowlists). */
-export interface StartAttempt {
+/**
+ * Who asks protection for a start, and of what (after validation, normalisation and the
+ * allowlists): what its rules count and key by, nothing of the API's request.
+ */
+export interface StartCandidate {
   /** E.164. */
   phoneNumber: string;
   method: KnownVerificationMethod;
@@ -14,6 +17,7 @@ export interface StartAttempt {
    * pending session is handed back only to the same browser key, never to the same IP.
    */
   browserKey?: string;
+  /** The host's request, for its `beforeStart` hook. */
   request: unknown;
   /** A journey's switch: the method it leaves (told to `beforeStart`). */
   switchedFrom?: KnownVerificationMethod;
@@ -32,10 +36,13 @@ export interface StartedSession {
   cost?: Money;
 }
 
-export interface ProtectedStart<T> {
-  result: T;
-  /** True when a pending session of the same caller + phone + method was handed back instead. */
-  coalesced: boolean;
+/**
+ * Protection's answer to a start it does not refuse: the caller's identical pending session to hand
+ * back (coalescing), or a permit to pay for a new one (see StartPermit).
+ */
+export interface HandBack {
+  /** The pending session's request id: the caller checks it is still pending (else admits again, naming it stale). */
+  handBack: string;
   /** When this caller's next start to this phone will be accepted (resend cooldown), or null. */
   resendAvailableAt: Date | null;
 }

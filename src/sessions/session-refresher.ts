@@ -62,6 +62,14 @@ export class SessionRefresher {
     return promise;
   }
 
+  /**
+   * The session read from the API now, past the poll coalescing (an outcome of the last second
+   * decides a cancel or a wrong code's answer), and observed without failing on a listener.
+   */
+  async readNow(record: SessionRecord): Promise<SessionRecord> {
+    return this.tracker.observeQuietly(await this.api.getSession(record.requestId), 'poll', record);
+  }
+
   private rememberClaim(requestId: string, until: number, now: number): void {
     this.ownClaims.delete(requestId);
     this.ownClaims.set(requestId, until);

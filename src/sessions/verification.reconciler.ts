@@ -2,7 +2,6 @@ import { VerificationTracing, type TraceSpan } from '../observability/verificati
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
@@ -44,7 +43,6 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
   /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly queue: ReconcileQueue,
     private readonly records: SessionRecordRepository,
     private readonly refresher: SessionRefresher,
@@ -134,7 +132,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
       }
       const fresh = await this.refresher.refresh(record, 'poll');
       if (isTerminal(fresh.status)) return; // the tracker released it (or queued a retry)
-      const next = this.queue.nextPollAt(fresh, this.store.now());
+      const next = this.queue.nextPollAt(fresh, this.options.clock());
       if (next === null) {
         this.logger.warn(
           `gave up on a ${fresh.method} session still ${fresh.status} ${this.options.reconcile.graceMs} ms after expiry`,
@@ -150,7 +148,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
         await this.queue.release(requestId);
         return;
       }
-      if (!isTerminal(record.status) && this.queue.nextPollAt(record, this.store.now()) === null) {
+      if (!isTerminal(record.status) && this.queue.nextPollAt(record, this.options.clock()) === null) {
         this.logger.warn(
           `gave up on a ${record.method} session after expiry: ${describeUpstreamError(error)}`,
         );
@@ -168,13 +166,13 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
    * to the host, so it is followed to its end at the lazy pace.
    */
   private async followCanceled(record: SessionRecord): Promise<void> {
-    if (this.queue.nextCanceledPollAt(record, this.store.now()) === null) {
+    if (this.queue.nextCanceledPollAt(record, this.options.clock()) === null) {
       await this.queue.release(record.requestId);
       return;
     }
     const fresh = await this.refresher.refresh(record, 'poll');
     if (isTerminal(fresh.status)) return; // the tracker released it (or queued a retry)
-    const next = this.queue.nextCanceledPollAt(fresh, this.store.now());
+    const next = this.queue.nextCanceledPollAt(fresh, this.options.clock());
     if (next === null) await this.queue.release(record.requestId);
     else await this.queue.scheduleAt(record.requestId, next);
   }

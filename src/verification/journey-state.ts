@@ -4,6 +4,7 @@ import { OfferedMethods } from '../account/offered-methods.js';
 import {
   answeringSession,
   currentStep,
+  decideSwitch,
   fallbackAvailableAt,
   journeyExposureMinor,
   methodsTried,
@@ -14,6 +15,7 @@ import {
   type JourneyStatus,
 } from '../core/journey.js';
 import { chargedCost, MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
+import { isTerminal } from '../core/verification-status.js';
 import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -149,6 +151,41 @@ export class JourneyState {
       switchMethods: switchable,
       fallbackAvailableAt: fallbackAt,
     });
+  }
+
+  /**
+   * What a switch of the journey may do now (`named`: the method asked for, or the policy's next),
+   * and the methods it has left in the policy's order.
+   */
+  async switchFor(
+    loaded: LoadedJourney,
+    named: string | undefined,
+  ): Promise<{ decision: ReturnType<typeof decideSwitch>; remaining: KnownVerificationMethod[] }> {
+    const options = await this.options(loaded);
+    const decision = decideSwitch({
+      journey: loaded.journey,
+      status: options.status,
+      current: loaded.current,
+      remaining: options.remaining,
+      named,
+      priceMinor: options.priceOf,
+      spentMinor: options.spentMinor,
+      maxSteps: this.policy.maxSteps,
+      maxCostMinor: this.policy.maxCostMinor,
+      timeoutMs: await this.fallbackAfterMs(loaded),
+      skippable: this.policy.skippable(loaded.current.method),
+      now: this.store.now(),
+    });
+    return { decision, remaining: options.remaining };
+  }
+
+  /** The session an identical start may resume: pending, and of a journey that was not canceled. */
+  async resumable(requestId: string): Promise<SessionRecord | null> {
+    const record = await this.records.get(requestId);
+    if (!record || isTerminal(record.status) || record.expiresAt <= this.store.now()) return null;
+    const journey = await this.journeys.get(record.journeyId ?? record.requestId);
+    if (journey?.canceledAt !== undefined) return null;
+    return record;
   }
 
   /** When the journey's current step may fall back, ms after its start (FallbackTiming). */

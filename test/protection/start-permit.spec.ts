@@ -5,9 +5,12 @@ import { VerificationClientError } from '../../src/core/verification.errors.js';
 import type { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions, type LimitsOptions } from '../../src/options/verification.options.js';
 import { ProtectionKeys } from '../../src/protection/protection-keys.js';
-import { StartPermit, type StartAdmission } from '../../src/protection/start-permit.js';
-import { VerificationProtection } from '../../src/protection/verification-protection.service.js';
-import type { StartAttempt, StartedSession } from '../../src/protection/verification-protection.types.js';
+import { StartPermit, type PermitTerms } from '../../src/protection/start-permit.js';
+import {
+  VerificationProtection,
+  type HandBack,
+} from '../../src/protection/verification-protection.service.js';
+import type { StartCandidate, StartedSession } from '../../src/protection/verification-protection.types.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 
 /** A permit over recording fakes: `log` lists what was given back, settled, attributed and warned. */
@@ -25,9 +28,9 @@ function recordingPermit(
       await overrides.release?.();
     },
   });
-  const admission: StartAdmission = {
+  const admission: PermitTerms = {
     resendAvailableAt: new Date(1_700_000_060_000),
-    storeReached: true,
+    claim: undefined,
     suspected: false,
     holds: [hold('cooldown'), hold('limits'), hold('pumping')],
     reservation: {
@@ -118,7 +121,7 @@ describe('StartPermit', () => {
 
 const HOUR = 3_600_000;
 
-describe('VerificationProtection: admitStart and coalesceStart on a store', () => {
+describe('VerificationProtection: admitting starts on a store', () => {
   let clock: number;
   let store: MemoryStore;
 
@@ -151,7 +154,7 @@ describe('VerificationProtection: admitStart and coalesceStart on a store', () =
     const quiet = { warn: () => undefined, error: () => undefined } as unknown as VerificationLogger;
     return new VerificationProtection(options, store, {} as PriceBook, quiet);
   };
-  const attempt = (owner?: string): StartAttempt => ({
+  const attempt = (owner?: string): StartCandidate => ({
     phoneNumber: '+79160000001',
     method: 'sms',
     owner,
@@ -170,92 +173,78 @@ describe('VerificationProtection: admitStart and coalesceStart on a store', () =
 
   it('a rollback with nothing sent lets the same start in again at once', async () => {
     const p = protection();
-    const permit = await p.admitStart(attempt());
+    const permit = await p.admitSwitch(attempt());
     expect(permit.resendAvailableAt).toEqual(new Date(clock + 60_000));
     await permit.rollback({ nothingSent: true });
-    await (await p.admitStart(attempt())).commit({ requestId: 'r', expiresAt: clock + 300_000 });
+    await (await p.admitSwitch(attempt())).commit({ requestId: 'r', expiresAt: clock + 300_000 });
   });
 
   it('a committed start, a rollback that may have sent something and an unsettled permit all keep the cooldown', async () => {
     const p = protection();
-    await (await p.admitStart(attempt('a'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
-    expect(await refusalOf(p.admitStart(attempt('a')))).toBe('resend_cooldown');
+    await (await p.admitSwitch(attempt('a'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
+    expect(await refusalOf(p.admitSwitch(attempt('a')))).toBe('resend_cooldown');
 
-    await (await p.admitStart(attempt('b'))).rollback({ nothingSent: false });
-    expect(await refusalOf(p.admitStart(attempt('b')))).toBe('resend_cooldown');
+    await (await p.admitSwitch(attempt('b'))).rollback({ nothingSent: false });
+    expect(await refusalOf(p.admitSwitch(attempt('b')))).toBe('resend_cooldown');
 
-    await p.admitStart(attempt('c')); // never settled
-    expect(await refusalOf(p.admitStart(attempt('c')))).toBe('resend_cooldown');
+    await p.admitSwitch(attempt('c')); // never settled
+    expect(await refusalOf(p.admitSwitch(attempt('c')))).toBe('resend_cooldown');
     // Nothing outlives its window: past the cooldown, the per-number limit still counts the
     // unsettled start; past its hour, the caller starts again.
     clock += 60_000;
-    expect(await refusalOf(p.admitStart(attempt('c')))).toBe('start_phone_caller_limit');
+    expect(await refusalOf(p.admitSwitch(attempt('c')))).toBe('start_phone_caller_limit');
     clock += HOUR;
-    expect((await p.admitStart(attempt('c'))).isSettled).toBe(false);
+    expect((await p.admitSwitch(attempt('c'))).isSettled).toBe(false);
   });
 
   it('a refused admission gives back what it took before the refusal', async () => {
     const p = protection({ resendCooldownMs: 60_000, startPerPhoneAndCaller: { points: 1, windowMs: HOUR } });
-    await (await p.admitStart(attempt('a'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
+    await (await p.admitSwitch(attempt('a'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
     clock += 60_000;
     // The cooldown is claimed, then the per-number limit refuses: the cooldown is lifted again.
-    expect(await refusalOf(p.admitStart(attempt('a')))).toBe('start_phone_caller_limit');
+    expect(await refusalOf(p.admitSwitch(attempt('a')))).toBe('start_phone_caller_limit');
     expect(await store.get(ProtectionKeys.cooldown('owner:a', '+79160000001', 'sms'))).toBeNull();
   });
 
-  it('storeReached says whether admitting wrote to the store', async () => {
-    const nothing = protection({
-      resendCooldownMs: false,
-      startPerPhoneAndCaller: false,
-      coalesceStarts: false,
-    });
-    expect((await nothing.admitStart(attempt())).storeReached).toBe(false);
-    const coalescing = protection({ resendCooldownMs: false, startPerPhoneAndCaller: false });
-    expect((await coalescing.admitStart(attempt('owner'))).storeReached).toBe(true);
-    expect((await coalescing.admitStart(attempt())).storeReached).toBe(false);
-    expect((await protection().admitStart(attempt())).storeReached).toBe(true);
-  });
+  /** The permit protection hands a start that is not handed a session back. */
+  const permitOf = (admission: HandBack | StartPermit): StartPermit => {
+    expect(admission).toBeInstanceOf(StartPermit);
+    return admission as StartPermit;
+  };
 
-  it('coalesceStart: identical concurrent starts of one owner share one paid start and its outcome', async () => {
+  it('admitStart: identical concurrent starts of one owner get one permit; the others are handed its session', async () => {
     const p = protection();
     const record = { requestId: 'shared', expiresAt: clock + 300_000 };
-    let paid = 0;
-    const start = async () => {
-      paid += 1;
-      const permit = await p.admitStart(attempt('owner'));
-      await permit.commit(record);
-      return { result: record, coalesced: false, resendAvailableAt: permit.resendAvailableAt };
-    };
-    const [first, second] = await Promise.all([
-      p.coalesceStart(attempt('owner'), start, async () => record),
-      p.coalesceStart(attempt('owner'), start, async () => record),
-    ]);
-    expect(paid).toBe(1);
-    expect([first.coalesced, second.coalesced]).toEqual([false, true]);
-    expect(second.result).toBe(first.result);
-    // Later, while the session is pending, the same start is handed back without a new payment.
-    const third = await p.coalesceStart(attempt('owner'), start, async () => record);
-    expect(paid).toBe(1);
-    expect(third).toEqual({ result: record, coalesced: true, resendAvailableAt: new Date(clock + 60_000) });
+    const first = permitOf(await p.admitStart(attempt('owner')));
+    const duplicate = p.admitStart(attempt('owner'));
+    await first.commit(record);
+    expect(await duplicate).toEqual({ handBack: 'shared', resendAvailableAt: new Date(clock + 60_000) });
+    // Later, while the session is pending, the same start is handed back without a new permit.
+    expect(await p.admitStart(attempt('owner'))).toEqual({
+      handBack: 'shared',
+      resendAvailableAt: new Date(clock + 60_000),
+    });
+    // Found ended by the caller (stale): no longer handed back; the cooldown refuses a new start.
+    expect(await refusalOf(p.admitStart(attempt('owner'), 'shared'))).toBe('resend_cooldown');
   });
 
-  it('coalesceStart: a failed start fails its concurrent duplicates too, then frees the claim', async () => {
+  it('admitStart: a failed start fails its concurrent duplicates too, then frees the claim', async () => {
     const p = protection();
     const failure = new VerificationClientError('service_unavailable');
-    let paid = 0;
-    const failing = async () => {
-      paid += 1;
-      const permit = await p.admitStart(attempt('owner'));
-      await permit.rollback({ nothingSent: true });
-      throw failure;
-    };
-    const outcomes = await Promise.allSettled([
-      p.coalesceStart(attempt('owner'), failing, async () => null),
-      p.coalesceStart(attempt('owner'), failing, async () => null),
-    ]);
-    expect(paid).toBe(1);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason : o.value))).toEqual([failure, failure]);
-    await expect(p.coalesceStart(attempt('owner'), failing, async () => null)).rejects.toBe(failure);
-    expect(paid).toBe(2);
+    const first = permitOf(await p.admitStart(attempt('owner')));
+    const duplicate = p.admitStart(attempt('owner'));
+    await first.rollback({ nothingSent: true, failure });
+    await expect(duplicate).rejects.toBe(failure);
+    permitOf(await p.admitStart(attempt('owner')));
+  });
+
+  it('admitStart: a refused admission frees the claim for the next start', async () => {
+    const p = protection();
+    await permitOf(await p.admitSwitch(attempt('owner'))).commit({
+      requestId: 'r',
+      expiresAt: clock + 300_000,
+    });
+    expect(await refusalOf(p.admitStart(attempt('owner')))).toBe('resend_cooldown');
+    expect(await store.get(ProtectionKeys.coalesce('owner:owner', '+79160000001', 'sms'))).toBeNull();
   });
 });

@@ -1,0 +1,35 @@
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { clientAddressKey } from './client-address.js';
+import type { StartCandidate } from './verification-protection.types.js';
+
+/** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
+export function clientKeyOf(
+  limits: ResolvedVerificationOptions['limits'],
+  request: unknown,
+  ip: string | undefined,
+): string | undefined {
+  const key: unknown = limits.key?.(request);
+  if (typeof key === 'string' && key !== '') return key;
+  if (typeof key === 'number' && Number.isFinite(key)) return String(key);
+  return ip === undefined ? undefined : clientAddressKey(ip, limits.ipv6PrefixLength);
+}
+
+/**
+ * Who started a session, for handing it back (coalescing) and for exact cooldown timing: the owner,
+ * else the browser key; nobody without either. Never the IP: two people behind one NAT are not one.
+ */
+export function starterOf(candidate: StartCandidate): string | undefined {
+  if (candidate.owner !== undefined) return `owner:${candidate.owner}`;
+  if (candidate.browserKey !== undefined) return `browser:${candidate.browserKey}`;
+  return undefined;
+}
+
+/**
+ * Who is counted by the per-(phone, caller) limit and the cooldown: the owner, else the client key,
+ * else one shared anonymous caller. Not the browser key: a caller drops a cookie for free.
+ */
+export function limitsCallerOf(candidate: StartCandidate): string {
+  if (candidate.owner !== undefined) return `owner:${candidate.owner}`;
+  if (candidate.clientKey !== undefined) return `client:${candidate.clientKey}`;
+  return 'anonymous';
+}

@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { MethodStats } from '../account/method-stats.service.js';
+import type { DeviceHint } from '../core/journey.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { asVerificationError, type VerificationError } from '../core/verification.errors.js';
+import { VerificationHistory } from '../history/verification-history.service.js';
+import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import {
+  VerificationTracing,
+  type TraceSpan,
+  type TracedOperation,
+} from '../observability/verification-tracing.js';
+
+/** What a refused or failed flow knew when it stopped (for its log line and history entry). */
+export interface FlowFacts {
+  method?: string;
+  phoneNumber?: string;
+  requestId?: string;
+  /** `Date.now()` when the flow began. */
+  began: number;
+}
+
+/** A start or switch that went through. */
+export interface StartOutcome {
+  record: SessionRecord;
+  /** The caller's pending session handed back (nothing paid). */
+  resumed: boolean;
+  owner: string | undefined;
+  /** Who the method figures count it for (see `callerOf`). */
+  caller: string | undefined;
+  /** The journey's device hint, for the method figures. */
+  device?: DeviceHint;
+  began: number;
+}
+
+/**
+ * Where each flow records how it ended, once: its span, the operator's log line and metrics, the
+ * number's history and the method figures. A failure is returned as the VerificationError the
+ * caller throws (anything that is not one becomes a 503 `service_unavailable`, its cause logged).
+ */
+@Injectable()
+export class FlowOutcomes {
+  constructor(
+    readonly telemetry: VerificationTelemetry,
+    private readonly history: VerificationHistory,
+    private readonly tracing: VerificationTracing,
+    private readonly methodStats: MethodStats,
+  ) {}
+
+  /** Runs a flow in its span (see VerificationTracing). */
+  span<T>(name: TracedOperation, flow: (span: TraceSpan) => Promise<T>): Promise<T> {
+    return this.tracing.span(name, flow);
+  }
+
+  async started(route: 'start' | 'switch', outcome: StartOutcome): Promise<void> {
+    const { record, resumed, owner } = outcome;
+    this.telemetry.started(record, resumed, Date.now() - outcome.began, route);
+    await this.history.record({
+      kind: route,
+      phoneNumber: record.phoneNumber,
+      owner,
+      method: record.method,
+      requestId: record.requestId,
+      status: record.status,
+      cost: record.cost ?? null,
+      ...(resumed ? { resumed } : {}),
+    });
+    if (!resumed) await this.methodStats.tally(record, outcome.caller, outcome.device);
+  }
+
+  /** A code the API answered for, before the outcome it causes (the tracker's event writes its own entry). */
+  async codeChecked(record: SessionRecord, status: string, owner: string | undefined): Promise<void> {
+    const entry: Omit<VerificationHistoryEntry, 'at' | 'test'> = {
+      kind: 'check',
+      check: status === 'verified' ? 'right' : undefined,
+      status,
+      phoneNumber: record.phoneNumber,
+      owner,
+      method: record.method,
+      requestId: record.requestId,
+    };
+    await this.history.record(entry);
+  }
+
+  /** A start, switch or check refused or failed: logged, counted and kept in the number's history. */
+  async refused(
+    route: 'start' | 'switch' | 'check',
+    error: unknown,
+    facts: FlowFacts,
+    owner: string | undefined,
+  ): Promise<VerificationError> {
+    const context = { ...facts, latencyMs: Date.now() - facts.began };
+    if (route === 'check') this.telemetry.checkFailed(error, context);
+    else this.telemetry.startFailed(error, context, route);
+    await this.history.refused(route, error, facts, owner);
+    return asVerificationError(error);
+  }
+
+  /** Any other flow's failure: a refusal as it is, anything else logged and made a 503 (see asVerificationError). */
+  failed(route: string, error: unknown): VerificationError {
+    this.telemetry.unexpectedFailure(route, error);
+    return asVerificationError(error);
+  }
+}
+
+/** Who a start's method figures count as a caller: the owner, else the client key. */
+export function callerOf(owner: string | undefined, clientKey: string | undefined): string | undefined {
+  if (owner !== undefined) return `owner:${owner}`;
+  return clientKey === undefined ? undefined : `client:${clientKey}`;
+}

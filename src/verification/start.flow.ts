@@ -1,0 +1,207 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { OfferedMethods } from '../account/offered-methods.js';
+import type { KnownVerificationMethod } from '../api/api.types.js';
+import { oneStepJourney, type DeviceHint } from '../core/journey.js';
+import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { VERIFICATION_METHODS } from '../core/verification-method.js';
+import { VerificationClientError } from '../core/verification.errors.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import {
+  VerificationProtection,
+  type StartCandidate,
+  type StartPermit,
+} from '../protection/verification-protection.service.js';
+import { JourneyRepository } from '../sessions/journey.repository.js';
+import { deviceHint, fieldError, offeredMethod } from './client-refusals.js';
+import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
+import { JourneyHandles } from './journey-handles.js';
+import { JourneyState } from './journey-state.js';
+import { OrchestrationPolicy } from './orchestration.policy.js';
+import { PaidStart } from './paid-start.js';
+import { PhoneNumberNormalizer } from './phone-number.policy.js';
+import { toStartView } from './start-view.js';
+import type { StartInput, StartView } from './verification.views.js';
+
+/** `method` of a start or switch that leaves the choice to the orchestration policy. */
+export const AUTO = 'auto';
+
+/** What protection answered a start: the caller's pending session to resume, or a permit to pay under. */
+type Admitted =
+  | { candidate: StartCandidate; resumed: SessionRecord; resendAvailableAt: Date | null }
+  | { candidate: StartCandidate; permit: StartPermit };
+
+/**
+ * `POST /start`, top to bottom: normalise the input, pick the method, ask protection once (it hands
+ * back the caller's identical pending session, or a permit, or refuses), pay, record, answer. The
+ * outcome is recorded in one place (FlowOutcomes).
+ */
+@Injectable()
+export class StartFlow {
+  private readonly phones: PhoneNumberNormalizer;
+  private readonly handles: JourneyHandles;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    private readonly protection: VerificationProtection,
+    private readonly paid: PaidStart,
+    private readonly offered: OfferedMethods,
+    private readonly policy: OrchestrationPolicy,
+    private readonly journeyState: JourneyState,
+    private readonly journeys: JourneyRepository,
+    private readonly outcomes: FlowOutcomes,
+  ) {
+    this.phones = new PhoneNumberNormalizer(options.phone);
+    this.handles = new JourneyHandles(options, journeyState);
+  }
+
+  /**
+   * Starts a verification (or hands back the caller's identical pending one). `method` may be `auto`
+   * (or left out): the orchestration policy picks the first method it offers for the device hint.
+   */
+  async start(input: StartInput): Promise<StartView> {
+    const facts: FlowFacts = { began: Date.now() };
+    return this.outcomes.span('start', async (span) => {
+      try {
+        // Normalise: bad input is refused before anything asks the API.
+        const auto = input.method === undefined || input.method === AUTO;
+        if (!auto) facts.method = offeredMethod(input.method, this.options.methods, this.offered.current());
+        if (typeof input.phoneNumber !== 'string')
+          throw fieldError('phone_number', 'phone_number must be a string');
+        const device = deviceHint(input.device);
+        const phoneNumber = this.phones.normalize(input.phoneNumber).e164;
+        facts.phoneNumber = phoneNumber;
+
+        // Pick the method: `auto` takes the policy's first for the device; an explicit one must be offered.
+        const offered = await this.offered.list();
+        const ordered = this.allowedFor(auto ? await this.policy.order(offered) : offered, device);
+        const method = auto ? firstOf(ordered, offered) : offeredMethod(facts.method, offered, offered);
+        facts.method = method;
+        const clientKey = this.protection.clientKey(input.request, input.ip);
+        const candidate: StartCandidate = {
+          phoneNumber,
+          method,
+          offered: ordered,
+          owner: input.owner,
+          ip: input.ip,
+          clientKey,
+          browserKey: input.browserKey,
+          request: input.request,
+        };
+
+        // Coalesce and admit (protection, once), pay and record. A test number is played by the
+        // module: protection keeps nothing of it.
+        let started: SessionRecord;
+        let resendAvailableAt: Date | null = null;
+        let resumed = false;
+        if (this.paid.plays(phoneNumber)) {
+          started = await this.paid.play({ phoneNumber, method, owner: input.owner });
+        } else {
+          const admitted = await this.admit(candidate, auto);
+          facts.method = admitted.candidate.method;
+          if ('resumed' in admitted) {
+            ({ resumed: started, resendAvailableAt } = admitted);
+            resumed = true;
+          } else {
+            const order = { phoneNumber, method: admitted.candidate.method, owner: input.owner };
+            started = await this.paid.pay(order, admitted.permit);
+            resendAvailableAt = admitted.permit.resendAvailableAt;
+          }
+        }
+        if (device !== undefined && !resumed) await this.rememberDevice(started, device);
+        const caller = callerOf(input.owner, clientKey);
+        await this.outcomes.started('start', {
+          record: started,
+          resumed,
+          owner: input.owner,
+          caller,
+          device,
+          began: facts.began,
+        });
+
+        // Answer: a resumed session may be a step the journey switched away from; the answer is the
+        // journey's current step (status and check go there), under the handle the frontend holds.
+        const journeyId = started.journeyId ?? started.requestId;
+        const loaded = resumed ? await this.journeyState.read(journeyId) : null;
+        const handle = this.handles.seal(journeyId, input.owner);
+        const view = toStartView(handle, loaded?.current ?? started, resendAvailableAt, resumed);
+        span.set({ method: view.method, outcome: resumed ? 'resumed' : view.status });
+        return loaded ? { ...view, ...this.handles.token(loaded.journey, input.owner) } : view;
+      } catch (error) {
+        span.set({ method: facts.method });
+        throw await this.outcomes.refused('start', error, facts, input.owner);
+      }
+    });
+  }
+
+  /**
+   * Protection's answer, asked once per method tried: under a graded answer (409 `method_held`),
+   * `auto` takes the policy's first method charged on proof, as the host's page would (an explicit
+   * method gets the 409 naming them). A handed-back session found ended is named stale and asked again.
+   */
+  private async admit(candidate: StartCandidate, auto: boolean): Promise<Admitted> {
+    try {
+      return await this.admitAs(candidate);
+    } catch (error) {
+      const graded = auto ? gradedMethod(error) : undefined;
+      if (graded === undefined) throw error;
+      return this.admitAs({ ...candidate, method: graded });
+    }
+  }
+
+  private async admitAs(candidate: StartCandidate): Promise<Admitted> {
+    let stale: string | undefined;
+    for (;;) {
+      const admission = await this.protection.admitStart(candidate, stale);
+      if (!('handBack' in admission)) return { candidate, permit: admission };
+      const resumed = await this.journeyState.resumable(admission.handBack);
+      if (resumed) return { candidate, resumed, resendAvailableAt: admission.resendAvailableAt };
+      stale = admission.handBack;
+    }
+  }
+
+  /** The methods the device hint does not rule out. */
+  private allowedFor(
+    methods: readonly KnownVerificationMethod[],
+    device: DeviceHint | undefined,
+  ): KnownVerificationMethod[] {
+    const excluded: readonly string[] = device === undefined ? [] : this.policy.exclude[device];
+    return methods.filter((method) => !excluded.includes(method));
+  }
+
+  /** The device hint is kept on the journey for its switches; a store failure here loses only the hint. */
+  private async rememberDevice(record: SessionRecord, device: DeviceHint): Promise<void> {
+    try {
+      await this.journeys.save(oneStepJourney(record, device), record.expiresAt);
+    } catch (error) {
+      this.outcomes.telemetry.unexpectedFailure('start', error);
+    }
+  }
+}
+
+/** The policy's first method for a new journey, or 400 `method_not_available` naming what the account offers. */
+function firstOf(
+  ordered: readonly KnownVerificationMethod[],
+  offered: KnownVerificationMethod[],
+): KnownVerificationMethod {
+  if (ordered.length === 0)
+    throw new VerificationClientError('method_not_available', 'No method is offered here for this device', {
+      available_methods: offered,
+    });
+  return ordered[0]!;
+}
+
+function isKnown(method: string): method is KnownVerificationMethod {
+  return (VERIFICATION_METHODS as readonly string[]).includes(method);
+}
+
+/** The first method a graded answer (409 `method_held`) offers, or undefined for any other error. */
+function gradedMethod(error: unknown): KnownVerificationMethod | undefined {
+  if (!(error instanceof ProtectionRefusal) || error.reason !== ProtectionRefusalReason.methodHeld)
+    return undefined;
+  const offered = error.extra.offered_methods;
+  return Array.isArray(offered) && typeof offered[0] === 'string' && isKnown(offered[0])
+    ? offered[0]
+    : undefined;
+}

@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { OfferedMethods } from '../account/offered-methods.js';
+import { VerificationApiError } from '../api/verification-api.error.js';
+import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
+import { isTerminal } from '../core/verification-status.js';
+import { VerificationClientError } from '../core/verification.errors.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { JourneyRepository } from '../sessions/journey.repository.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { SessionRefresher } from '../sessions/session-refresher.js';
+import { VerificationListenerError } from '../sessions/verification.tracker.js';
+import { FlowOutcomes } from './flow-outcomes.js';
+import { JourneyHandles } from './journey-handles.js';
+import { JourneyState, type LoadedJourney } from './journey-state.js';
+import { SessionRecordRecovery } from './session-record-recovery.js';
+import type { MethodView, StatusView } from './verification.views.js';
+
+/**
+ * What a frontend or host reads: a journey's status (fresh within one poll interval), the methods
+ * offered, and the verified number behind a handle (asked from the API, never trusted from a frontend).
+ */
+@Injectable()
+export class StatusFlow {
+  private readonly handles: JourneyHandles;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
+    private readonly journeyState: JourneyState,
+    private readonly refresher: SessionRefresher,
+    private readonly records: SessionRecordRepository,
+    private readonly journeys: JourneyRepository,
+    private readonly recovery: SessionRecordRecovery,
+    private readonly offered: OfferedMethods,
+    private readonly outcomes: FlowOutcomes,
+  ) {
+    this.handles = new JourneyHandles(options, journeyState);
+  }
+
+  /** The journey's status answer, with its `journeyToken` once it has more than one step. */
+  async status(verificationId: string, owner?: string, journeyToken?: string): Promise<StatusView> {
+    try {
+      const began = Date.now();
+      const journeyId = await this.handles.openCarrying(verificationId, owner, journeyToken);
+      const loaded = await this.fresh(journeyId, owner);
+      this.outcomes.telemetry.statusServed(loaded.current, Date.now() - began);
+      return {
+        ...(await this.journeyState.view(verificationId, loaded)),
+        ...this.handles.token(loaded.journey, owner),
+      };
+    } catch (error) {
+      throw this.outcomes.failed('status', error);
+    }
+  }
+
+  /**
+   * The journey a handle names, its current session fresh within one poll interval (a record the
+   * store lost is rebuilt from the API: that read is this call's fresh one). A canceled journey is
+   * not asked about: nothing more is polled for it. A switched-away session is read as stored.
+   */
+  async fresh(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
+    const loaded = await this.journeyState.load(journeyId, owner);
+    if (loaded.recovered || loaded.journey.canceledAt !== undefined) return loaded;
+    const record = loaded.current;
+    try {
+      return this.journeyState.withCurrent(loaded, await this.refresher.refresh(record, 'poll'));
+    } catch (error) {
+      // The last known state keeps the page alive; the reconciler and webhooks catch up.
+      if (error instanceof VerificationApiError && error.status === 404)
+        throw new VerificationClientError('not_found');
+      if (!(error instanceof VerificationListenerError))
+        this.outcomes.telemetry.statusServedStale(record, error);
+      return this.journeyState.withCurrent(loaded, (await this.records.get(record.requestId)) ?? record);
+    }
+  }
+
+  /** The methods this deployment offers to frontends (see OfferedMethods). */
+  async methods(): Promise<MethodView[]> {
+    return (await this.offered.list()).map((method) => ({
+      method,
+      codeEntry: methodTraits(method).codeEntry,
+      pollIntervalMs: pollIntervalMs(method),
+    }));
+  }
+
+  /**
+   * The verified E.164 number behind a handle, or null: any method of the journey may have verified
+   * it (the newest is asked first); a canceled journey answers null.
+   */
+  async verifiedPhone(verificationId: string, owner?: string, journeyToken?: string): Promise<string | null> {
+    try {
+      const journeyId = this.handles.tryOpen(verificationId, owner);
+      if (journeyId === null) return null;
+      await this.handles.adopt(journeyId, owner, journeyToken);
+      const journey = await this.journeys.get(journeyId);
+      // A canceled journey is over for its frontend, whatever arrived late.
+      if (journey?.canceledAt !== undefined) return null;
+      const steps = journey ? [...journey.steps].reverse() : [{ requestId: journeyId }];
+      for (const { requestId } of steps) {
+        const phone = await this.verifiedPhoneOf(requestId, owner);
+        if (phone !== null) return phone;
+      }
+      return null;
+    } catch (error) {
+      throw this.outcomes.failed('getVerifiedPhone', error);
+    }
+  }
+
+  /** One session's verified number as the API says it; a session whose record ended otherwise is not asked about. */
+  private async verifiedPhoneOf(requestId: string, owner: string | undefined): Promise<string | null> {
+    const record = await this.records.get(requestId);
+    if (!record) {
+      const recovered = await this.recovery.recover(requestId, owner);
+      return recovered?.status === 'verified' ? recovered.phoneNumber : null;
+    }
+    if (isTerminal(record.status) && record.status !== 'verified') return null;
+    const observed = await this.refresher.readNow(record);
+    return observed.status === 'verified' ? observed.phoneNumber : null;
+  }
+}

@@ -1,0 +1,146 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { KnownVerificationMethod } from '../api/api.types.js';
+import { normalizeMethod } from '../api/method-names.js';
+import { withStep, type JourneyRecord } from '../core/journey.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { VERIFICATION_METHODS } from '../core/verification-method.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationProtection } from '../protection/verification-protection.service.js';
+import { JourneyRepository } from '../sessions/journey.repository.js';
+import { SessionChanges } from '../sessions/session-changes.js';
+import { fieldError, notPending, switchInProgress, switchRefusal } from './client-refusals.js';
+import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
+import { JourneyHandles } from './journey-handles.js';
+import { JourneyState } from './journey-state.js';
+import { PaidStart } from './paid-start.js';
+import { AUTO } from './start.flow.js';
+import { StatusFlow } from './status.flow.js';
+import { toStartView } from './start-view.js';
+import type { StartView, SwitchInput } from './verification.views.js';
+
+/**
+ * `POST /switch`, top to bottom: open the journey, decide the move (the named method or the policy's
+ * next), claim the journey's next step (one switch per journey at a time across every instance),
+ * ask protection once, pay, record the step, answer. The new session is paid for under the same
+ * protection as a start (limits, spend cap, pumping defence; the resend cooldown is its own
+ * method's). The previous session is no longer followed for the frontend; the reconciler follows it
+ * to its outcome, whose events still fire.
+ */
+@Injectable()
+export class SwitchFlow {
+  private readonly handles: JourneyHandles;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    private readonly protection: VerificationProtection,
+    private readonly paid: PaidStart,
+    private readonly journeyState: JourneyState,
+    private readonly journeys: JourneyRepository,
+    private readonly changes: SessionChanges,
+    private readonly status: StatusFlow,
+    private readonly outcomes: FlowOutcomes,
+  ) {
+    this.handles = new JourneyHandles(options, journeyState);
+  }
+
+  async switchMethod(input: SwitchInput): Promise<StartView> {
+    const facts: FlowFacts = { began: Date.now() };
+    return this.outcomes.span('switch', async (span) => {
+      try {
+        // Open the journey and decide the move on what its frontend sees now.
+        const journeyId = await this.handles.openCarrying(
+          input.verificationId,
+          input.owner,
+          input.journeyToken,
+        );
+        facts.requestId = journeyId;
+        const named = namedMethod(input.method);
+        const loaded = await this.status.fresh(journeyId, input.owner);
+        const { journey, current } = loaded;
+        facts.phoneNumber = journey.phoneNumber;
+        const { decision, remaining } = await this.journeyState.switchFor(loaded, named);
+        if ('refusal' in decision) throw switchRefusal(decision.refusal, named, this.options.clock());
+        facts.method = decision.method;
+
+        // Claim the step, admit (protection, once) and pay.
+        const claim = await this.journeys.claimStep(journeyId, journey.steps.length);
+        if (!claim) throw switchInProgress();
+        const clientKey = this.protection.clientKey(input.request, input.ip);
+        let latest: JourneyRecord;
+        let record: SessionRecord;
+        let resendAvailableAt: Date | null = null;
+        try {
+          // Under the claim: a switch that finished since the read (or a cancel) decides.
+          latest = (await this.journeys.get(journeyId)) ?? journey;
+          if (latest.steps.length !== journey.steps.length) throw switchInProgress();
+          if (latest.canceledAt !== undefined) throw notPending('canceled');
+          const order = {
+            phoneNumber: journey.phoneNumber,
+            method: decision.method,
+            owner: input.owner,
+            journeyId,
+          };
+          if (this.paid.plays(order.phoneNumber)) {
+            record = await this.paid.play(order);
+          } else {
+            const permit = await this.protection.admitSwitch({
+              phoneNumber: journey.phoneNumber,
+              method: decision.method,
+              owner: input.owner,
+              ip: input.ip,
+              clientKey,
+              browserKey: input.browserKey,
+              request: input.request,
+              ...(isKnown(current.method) ? { switchedFrom: current.method } : {}),
+              // A suspected switch is offered the journey's remaining methods charged on proof.
+              offered: remaining,
+            });
+            record = await this.paid.pay(order, permit);
+            resendAvailableAt = permit.resendAvailableAt;
+          }
+        } catch (error) {
+          await this.journeys.releaseStep(claim).catch(() => undefined);
+          throw error;
+        }
+
+        // Record the step (the claim stays: it expires on its own, and this step is taken); status
+        // streams of the journey move to the new session.
+        const moved = withStep(latest, {
+          requestId: record.requestId,
+          method: record.method,
+          startedAt: record.createdAt,
+        });
+        await this.journeys.save(moved, record.expiresAt);
+        await this.changes.announce(journeyId);
+        const caller = callerOf(input.owner, clientKey);
+        await this.outcomes.started('switch', {
+          record,
+          resumed: false,
+          owner: input.owner,
+          caller,
+          device: moved.device,
+          began: facts.began,
+        });
+
+        const view = toStartView(input.verificationId, record, resendAvailableAt, false);
+        span.set({ method: view.method, outcome: view.status });
+        return { ...view, ...this.handles.token(moved, input.owner) };
+      } catch (error) {
+        span.set({ method: facts.method });
+        throw await this.outcomes.refused('switch', error, facts, input.owner);
+      }
+    });
+  }
+}
+
+/** The method a switch names (canonical), or undefined for the policy's next (`auto` or none). */
+function namedMethod(method: unknown): string | undefined {
+  if (method === undefined || method === AUTO) return undefined;
+  if (typeof method !== 'string') throw fieldError('method', 'method must be a string');
+  return normalizeMethod(method);
+}
+
+function isKnown(method: string): method is KnownVerificationMethod {
+  return (VERIFICATION_METHODS as readonly string[]).includes(method);
+}
