@@ -85,7 +85,7 @@ export async function runMemoryPerSession(args: MemoryArgs): Promise<MemoryResul
       expirySeconds: 600,
       // Protection on: its defaults, with a spend cap above what the sessions spend.
       limits: args.protection
-        ? { spendCap: { amount: 100_000_000, windowMs: 86_400_000 } }
+        ? { spendCap: { amount: 100_000_000, windowMs: 86_400_000 }, pumping: { mode: 'monitor' } }
         : { enabled: false },
     },
   });
