@@ -41,7 +41,10 @@ export async function routesBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
         // still reserved and settled on every start, above what the rounds spend.
         // Pumping in monitor mode: every start is counted and judged as under enforcement, and none is
         // held (a thousand unconverted starts a round is what the defence exists to hold).
-        limits: { spendCap: { amount: 100_000_000, windowMs: 86_400_000 }, pumping: { mode: 'monitor' } },
+        limits: {
+          spendCap: { amount: 100_000_000, windowMs: 86_400_000 },
+          pumping: { mode: 'monitor' as const },
+        },
       },
       ...(store === 'redis'
         ? { redis: { url: redisUrl, keyPrefix: `bench:${randomBytes(4).toString('hex')}:` } }

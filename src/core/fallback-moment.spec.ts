@@ -4,6 +4,7 @@ import {
   informsFallbackMoment,
   isProbeStep,
   PROBE_EVERY,
+  learnsFallbackMoment,
   stepFallbackMs,
   type FallbackMomentSettings,
 } from './fallback-moment.js';
@@ -81,8 +82,22 @@ describe('probe steps: the figures of a method whose code is typed in the page c
   it('a probe falls back at the ceiling, any other step at the learned moment', () => {
     const probe = ids.find((id) => isProbeStep('sms', id))!;
     const other = ids.find((id) => !isProbeStep('sms', id))!;
-    expect(stepFallbackMs('sms', probe, SETTINGS, 20_000)).toBe(60_000);
-    expect(stepFallbackMs('sms', other, SETTINGS, 20_000)).toBe(20_000);
-    expect(stepFallbackMs('reverse_flash_call', probe, SETTINGS, 20_000)).toBe(20_000);
+    const learned = { afterMs: 20_000, learned: true };
+    expect(stepFallbackMs('sms', probe, SETTINGS, learned)).toBe(60_000);
+    expect(stepFallbackMs('sms', other, SETTINGS, learned)).toBe(20_000);
+    expect(stepFallbackMs('reverse_flash_call', probe, SETTINGS, learned)).toBe(20_000);
+  });
+
+  it('until the moment is learned, no step is a probe: every user gets the fixed moment', () => {
+    const probe = ids.find((id) => isProbeStep('sms', id))!;
+    expect(stepFallbackMs('sms', probe, SETTINGS, { afterMs: 45_000, learned: false })).toBe(45_000);
+  });
+
+  it('the moment is learned once minSamples sessions verified', () => {
+    const buckets = (n: number) => [n, 0, 0];
+    expect(learnsFallbackMoment({ started: 50, buckets: buckets(SETTINGS.minSamples - 1) }, SETTINGS)).toBe(
+      false,
+    );
+    expect(learnsFallbackMoment({ started: 50, buckets: buckets(SETTINGS.minSamples) }, SETTINGS)).toBe(true);
   });
 });

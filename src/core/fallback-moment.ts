@@ -42,7 +42,7 @@ export function fallbackAfterMs(
   timeoutMs: number,
   bounds: readonly number[] = TIME_TO_VERIFY_BUCKETS_MS,
 ): number {
-  const verified = figures.buckets.reduce((sum, count) => sum + count, 0);
+  const verified = verifiedCount(figures);
   if (verified < settings.minSamples) return timeoutMs;
   const started = Math.max(figures.started, verified);
   const share = settings.stalledShare;
@@ -51,6 +51,15 @@ export function fallbackAfterMs(
   const finished = needed <= 0 ? 0 : quantileFromBuckets(figures.buckets, needed / verified, bounds);
   if (finished === null) return timeoutMs;
   return Math.round(Math.min(Math.max(finished, settings.floorMs), settings.ceilingMs));
+}
+
+/** Whether the figures hold enough verified sessions to learn the moment from (`minSamples`). */
+export function learnsFallbackMoment(figures: FallbackFigures, settings: FallbackMomentSettings): boolean {
+  return verifiedCount(figures) >= settings.minSamples;
+}
+
+function verifiedCount(figures: FallbackFigures): number {
+  return figures.buckets.reduce((sum, count) => sum + count, 0);
 }
 
 /** One step in this many of a method completed in the page is a probe (see `informsFallbackMoment`). */
@@ -82,12 +91,18 @@ export function cutOffBySwitch(method: VerificationMethod): boolean {
   return methodTraits(method).codeEntry !== 'never';
 }
 
-/** Where a step may fall back, ms after its start: a probe at the ceiling, else `learnedMs`. */
+/**
+ * Where a step may fall back, ms after its start: `afterMs`, or a probe's ceiling once the moment is
+ * learned. Until then the fixed moment cuts steps off no earlier than the host chose, so the figures
+ * need no probe, and every user gets the moment the host set.
+ */
 export function stepFallbackMs(
   method: VerificationMethod,
   requestId: string,
   settings: FallbackMomentSettings,
-  learnedMs: number,
+  moment: { afterMs: number; learned: boolean },
 ): number {
-  return isProbeStep(method, requestId) ? Math.max(settings.ceilingMs, learnedMs) : learnedMs;
+  return moment.learned && isProbeStep(method, requestId)
+    ? Math.max(settings.ceilingMs, moment.afterMs)
+    : moment.afterMs;
 }

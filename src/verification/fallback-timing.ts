@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { callingCodeOf } from '../account/method-figures.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationClock } from '../core/clock.js';
-import { fallbackAfterMs, stepFallbackMs } from '../core/fallback-moment.js';
+import { fallbackAfterMs, learnsFallbackMoment, stepFallbackMs } from '../core/fallback-moment.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -18,19 +18,25 @@ export const FALLBACK_FIGURES_DAYS = 7;
  */
 export const FALLBACK_FIGURES_TTL_MS = 30_000;
 
+/** A step's fallback moment as read: whether it was learned from the figures (see stepFallbackMs). */
+interface FallbackMoment {
+  afterMs: number;
+  learned: boolean;
+}
+
 /**
  * When a step may fall back, ms after its start (`fallback_available_at`), for the status answers and
  * the switch route alike: learned per method, calling code and device hint from the method figures
  * (`orchestration.fallback`, core/fallback-moment.ts), the method's fixed `timeoutSeconds` until they
- * hold enough samples or when learning is off; a probe step (one in PROBE_EVERY of a method whose
+ * hold enough samples or when learning is off; once learned, a probe step (one in PROBE_EVERY of a method whose
  * code is typed in the page) at the ceiling. Each (method, calling code, device) is read at most once
  * per FALLBACK_FIGURES_TTL_MS, one read at a time; a read that fails keeps the last moment (or the
  * fixed one) and is logged: a store hiccup never delays a status answer's fallback.
  */
 @Injectable()
 export class FallbackTiming {
-  readonly #cache = new Map<string, { afterMs: number; until: number }>();
-  readonly #reading = new Map<string, Promise<number>>();
+  readonly #cache = new Map<string, FallbackMoment & { until: number }>();
+  readonly #reading = new Map<string, Promise<FallbackMoment>>();
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -54,10 +60,10 @@ export class FallbackTiming {
     const key = `${method}:${callingCode}:${device ?? ''}`;
     const cached = this.#cache.get(key);
     if (cached && this.clock.now() < cached.until)
-      return stepFallbackMs(method, step.requestId, settings, cached.afterMs);
+      return stepFallbackMs(method, step.requestId, settings, cached);
     let reading = this.#reading.get(key);
     if (!reading) {
-      reading = this.#read(key, method, callingCode, device, fixed, cached?.afterMs).finally(() =>
+      reading = this.#read(key, method, callingCode, device, fixed, cached).finally(() =>
         this.#reading.delete(key),
       );
       this.#reading.set(key, reading);
@@ -71,23 +77,26 @@ export class FallbackTiming {
     callingCode: string,
     device: DeviceHint | undefined,
     fixed: number,
-    last: number | undefined,
-  ): Promise<number> {
+    last: FallbackMoment | undefined,
+  ): Promise<FallbackMoment> {
     const settings = this.options.orchestration.fallback;
-    let afterMs = last ?? fixed;
+    let moment: FallbackMoment = last
+      ? { afterMs: last.afterMs, learned: last.learned }
+      : { afterMs: fixed, learned: false };
     try {
       const figures = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
-      if (settings !== false) afterMs = fallbackAfterMs(figures, settings, fixed);
+      if (settings !== false)
+        moment = {
+          afterMs: fallbackAfterMs(figures, settings, fixed),
+          learned: learnsFallbackMoment(figures, settings),
+        };
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
         error: error instanceof Error ? error.name : 'error',
       });
     }
-    this.#cache.set(key, {
-      afterMs,
-      until: this.clock.now() + FALLBACK_FIGURES_TTL_MS,
-    });
-    return afterMs;
+    this.#cache.set(key, { ...moment, until: this.clock.now() + FALLBACK_FIGURES_TTL_MS });
+    return moment;
   }
 }
