@@ -1,7 +1,6 @@
 import type { StartInput } from './client-options.js';
 import type { CancelAnswer, CheckAnswer, StartAnswer, StatusAnswer } from './types.js';
 import type { VerificationClientOptions } from './client-options.js';
-import { fetchEventSource } from './fetch-event-source.js';
 import { parseRetryAfter, VerificationClientError, type VerificationProblem } from './errors.js';
 
 /** The parts of `fetch` the client uses (the browser's by default; a fake in tests). */
@@ -213,9 +212,43 @@ export function routesFor(options: VerificationClientOptions): {
     options.eventSource !== undefined
       ? options.eventSource
       : options.headers
-        ? fetchEventSource(fetchImpl, options.headers)
+        ? lazyFetchEventSource(fetchImpl, options.headers)
         : NativeEventSource
           ? (url: string) => new NativeEventSource(url)
           : null;
   return { transport, eventSource };
+}
+
+/**
+ * The stream read with fetch, loaded on its first use: only a page whose routes need headers (a
+ * bearer token) downloads it, so the element's first load stays within its size budget. Listeners
+ * and a `close()` given before it loaded are handed on once it has.
+ */
+function lazyFetchEventSource(
+  fetchImpl: FetchLike,
+  headers: () => Record<string, string>,
+): EventSourceFactory {
+  return (url) => {
+    let inner: EventSourceLike | undefined;
+    let closed = false;
+    const early: [string, (event: { data?: unknown }) => void][] = [];
+    void import('./fetch-event-source.js').then(({ fetchEventSource }) => {
+      if (closed) return;
+      inner = fetchEventSource(fetchImpl, headers)(url);
+      for (const [type, listener] of early) inner.addEventListener(type, listener);
+    });
+    return {
+      get readyState() {
+        return inner?.readyState ?? (closed ? 2 : 0);
+      },
+      addEventListener(type, listener) {
+        if (inner) inner.addEventListener(type, listener);
+        else early.push([type, listener]);
+      },
+      close() {
+        closed = true;
+        inner?.close();
+      },
+    };
+  };
 }
