@@ -2,10 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { isProbeStep } from '../core/fallback-moment.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
-import { resolveVerificationOptions } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
+import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { callingCodeOf } from './method-figures.js';
 import { MethodStats } from './method-stats.service.js';
@@ -17,36 +16,8 @@ import { MethodStats } from './method-stats.service.js';
  */
 
 const DAY = 86_400_000;
-/** Noon UTC, so that a few minutes either way stay on the same day. */
-const NOON = Date.UTC(2026, 2, 15, 12);
-const rub = (amount: number) => ({ amount, currency: 'RUB' });
-
 let now = NOON;
-let seq = 0;
-function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
-  seq += 1;
-  return {
-    requestId: `req-${seq}`,
-    // A number of its own: the figures count a number's first session of the day only.
-    phoneNumber: `+79123${String(seq).padStart(6, '0')}`,
-    method: 'sms',
-    status: 'sent',
-    awaitingCode: true,
-    createdAt: now,
-    expiresAt: now + 300_000,
-    verifiedAt: null,
-    cost: rub(3),
-    ...overrides,
-  };
-}
-
-function logger(): VerificationLogger {
-  const options = resolveVerificationOptions({
-    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-    clock: () => now,
-  });
-  return new VerificationLogger({ ...options, logLevels: false });
-}
+const { session, logger } = methodStatsFixture(() => now);
 
 describe('MethodStats: what the figures answer', () => {
   let store: MemoryStore;

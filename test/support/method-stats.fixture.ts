@@ -1,0 +1,44 @@
+/**
+ * What the MethodStats specs share: a session record as the tracker stores it (each on a number of its
+ * own) and a quiet logger, both on the spec's clock.
+ */
+import type { SessionRecord } from '../../src/core/session-record.js';
+import { VerificationLogger } from '../../src/observability/verification-logger.js';
+import { resolveVerificationOptions } from '../../src/options/verification.options.js';
+
+/** Noon UTC, so that a few minutes either way stay on the same day. */
+export const NOON = Date.UTC(2026, 2, 15, 12);
+export const rub = (amount: number) => ({ amount, currency: 'RUB' });
+
+export function methodStatsFixture(clock: () => number): {
+  session(overrides?: Partial<SessionRecord>): SessionRecord;
+  logger(): VerificationLogger;
+} {
+  let seq = 0;
+  return {
+    session(overrides = {}) {
+      seq += 1;
+      const now = clock();
+      return {
+        requestId: `req-${seq}`,
+        // A number of its own: the figures count a number's first session of the day only.
+        phoneNumber: `+79123${String(seq).padStart(6, '0')}`,
+        method: 'sms',
+        status: 'sent',
+        awaitingCode: true,
+        createdAt: now,
+        expiresAt: now + 300_000,
+        verifiedAt: null,
+        cost: rub(3),
+        ...overrides,
+      };
+    },
+    logger() {
+      const options = resolveVerificationOptions({
+        api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+        clock,
+      });
+      return new VerificationLogger({ ...options, logLevels: false });
+    },
+  };
+}
