@@ -27,6 +27,18 @@ import {
 import { startInstance, uniqueKeyPrefix, type Instance } from '../multi-instance/deployment.js';
 import { seededRandom, WebhookFanout } from '../multi-instance/webhook-fanout.js';
 
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * The figures are kept per UTC day, and the frozen clock starts at real time: a day played from just
+ * before midnight would land in two days and `days: 1` would see half of it. Start at least 2 h before one.
+ */
+async function awayFromMidnight(sb: VerificationSandbox): Promise<void> {
+  const intoDay = sb.now() % DAY;
+  if (intoDay > DAY - 2 * HOUR) await sb.advance(DAY - intoDay + HOUR);
+}
+
 /** One planned session: how it ends, and whether its code or call goes out (and a poll sees it) first. */
 interface Plan {
   method: StartedSession['method'];
@@ -208,6 +220,7 @@ describe.each(['memory', 'redis'] as const)('methodStats over a played day (%s s
 
   beforeAll(async () => {
     sb = await startSandbox();
+    await awayFromMidnight(sb);
     if (storeKind === 'memory') host = await startHost('express', sb);
     else {
       instance = await startInstance(sb, 'solo', {
@@ -255,6 +268,7 @@ describe('two instances on one Redis: each transition counted once', () => {
 
   beforeAll(async () => {
     sb = await startSandbox();
+    await awayFromMidnight(sb);
     const keyPrefix = uniqueKeyPrefix('method-stats-pair');
     registries = [new Registry(), new Registry()];
     const common = { platform: 'express' as const, redisUrl: sharedRedisUrl(), keyPrefix };
