@@ -79,9 +79,14 @@ describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)
     await page.locator(inElement('#switch:not([disabled])'), { hasText: /^Try another way$/ }).waitFor();
     await browser.screenshot(page, '15-try-another-way');
     await page.click(inElement('#switch'));
-    await page.waitForFunction(
-      `document.querySelector('phone-verification').client.getState().method !== 'reverse_flash_call'`,
-    );
+    // The sample page's CSP (script-src 'self') refuses the eval that waitForFunction polls with once its
+    // first look is false: poll with evaluate, which runs through the DevTools protocol.
+    const method = () =>
+      page.evaluate(`document.querySelector('phone-verification').client.getState().method`);
+    for (let tries = 0; (await method()) === 'reverse_flash_call'; tries++) {
+      if (tries > 200) throw new Error('the verification did not move on from reverse_flash_call');
+      await page.waitForTimeout(50);
+    }
     await waitForPhase(page, 'awaiting_user');
     const state = (await page.evaluate(
       `(() => { const s = document.querySelector('phone-verification').client.getState(); return { id: s.verificationId, tried: s.methodsTried, phase: s.phase }; })()`,
