@@ -34,8 +34,8 @@ export class OrchestrationPolicy {
   private readonly worstCaseMinor: number;
   private cachedSamples?: { samples: MethodSamplesByMethod; until: number };
   /**
-   * The plan as last worked out, and what from: every status poll asks for one, and working it out
-   * each time cost 1.5 µs and 2.7 KB allocated per status answer (bench/README.md, "price book").
+   * The plan as last worked out, and what from: every status poll asks for one, and it changes only
+   * when the offered methods or the price list do (its measured gain: bench/README.md, "price book").
    */
   private lastPlan?: {
     offered: readonly KnownVerificationMethod[];
