@@ -1,8 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { callingCodeOf } from '../account/method-figures.js';
+import { callingCodeOf, dayName } from '../account/method-figures.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationClock } from '../core/clock.js';
-import { fallbackAfterMs, learnsFallbackMoment, stepFallbackMs } from '../core/fallback-moment.js';
+import {
+  countingStalledSteps,
+  fallbackAfterMs,
+  learnsFallbackMoment,
+  stepFallbackMs,
+} from '../core/fallback-moment.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -24,6 +29,13 @@ interface FallbackMoment {
   learned: boolean;
 }
 
+/** The starts counted at one read (module clock), and the last day of the window they were summed over. */
+interface StartsRead {
+  at: number;
+  day: string;
+  started: number;
+}
+
 /**
  * When a step may fall back, ms after its start (`fallback_available_at`), for the status answers and
  * the switch route alike: learned per method, calling code and device hint from the method figures
@@ -37,6 +49,8 @@ interface FallbackMoment {
 export class FallbackTiming {
   readonly #cache = new Map<string, FallbackMoment & { until: number }>();
   readonly #reading = new Map<string, Promise<FallbackMoment>>();
+  /** Per key, the starts of the reads of the last ceiling: those a ceiling old tell steps stalled since. */
+  readonly #starts = new Map<string, StartsRead[]>();
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -84,12 +98,14 @@ export class FallbackTiming {
       ? { afterMs: last.afterMs, learned: last.learned }
       : { afterMs: fixed, learned: false };
     try {
-      const figures = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
-      if (settings !== false)
+      const counts = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
+      if (settings !== false) {
+        const figures = countingStalledSteps(counts, this.#startedAgo(key, counts.started, settings.ceilingMs));
         moment = {
           afterMs: fallbackAfterMs(figures, settings, fixed),
           learned: learnsFallbackMoment(figures, settings),
         };
+      }
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
@@ -98,5 +114,20 @@ export class FallbackTiming {
     }
     this.#cache.set(key, { ...moment, until: this.clock.now() + FALLBACK_FIGURES_TTL_MS });
     return moment;
+  }
+
+  /**
+   * The starts this instance read at least `ceilingMs` ago (the newest such read, over the same
+   * window of days), undefined when it has none; remembers `started` as read now. Kept per instance:
+   * an instance that just booted counts no step as stalled until it has read for a ceiling.
+   */
+  #startedAgo(key: string, started: number, ceilingMs: number): number | undefined {
+    const now = this.clock.now();
+    const day = dayName(now);
+    const reads = (this.#starts.get(key) ?? []).filter((read) => read.day === day);
+    const old = reads.filter((read) => read.at <= now - ceilingMs).at(-1);
+    const kept = reads.filter((read) => read.at > now - ceilingMs);
+    this.#starts.set(key, [...(old ? [old] : []), ...kept, { at: now, day, started }]);
+    return old?.started;
   }
 }
