@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import {
-  countingStalledSteps,
   fallbackAfterMs,
   informsFallbackMoment,
   isProbeStep,
   PROBE_EVERY,
   learnsFallbackMoment,
+  matureFigures,
   stepFallbackMs,
   type FallbackMomentSettings,
 } from './fallback-moment.js';
@@ -109,17 +109,26 @@ describe('probe steps: the figures of a method whose code is typed in the page c
   });
 });
 
-describe('countingStalledSteps: a step pending a ceiling after its start counts as ended unverified', () => {
-  const counts = { started: 100, ended: 30, left: 10, buckets: BUCKETS };
+describe('matureFigures: the figures of the steps started a ceiling ago or more', () => {
+  const then = { started: 50, ended: 10, left: 0, buckets: [2, 6, 2, 0, 0] };
+  const now = { started: 100, ended: 30, left: 0, buckets: [12, 12, 4, 2, 0] };
 
-  it('none before the starts of a ceiling ago are known; steps started since are on their way', () => {
-    expect(countingStalledSteps(counts, undefined)).toEqual({ ended: 30, buckets: BUCKETS });
-    // 60 started a ceiling ago: 30 ended and 10 left since, 20 still pending.
-    expect(countingStalledSteps(counts, 60)).toEqual({ ended: 50, buckets: BUCKETS });
-    expect(countingStalledSteps(counts, 30)).toEqual({ ended: 30, buckets: BUCKETS });
+  it('every step’s figures until a read a ceiling old is known', () => {
+    expect(matureFigures(now, undefined, 80_000, BOUNDS)).toEqual({ ended: 30, buckets: now.buckets });
   });
 
-  it('never more than the steps pending now', () => {
-    expect(countingStalledSteps(counts, 500)).toEqual({ ended: 90, buckets: BUCKETS });
+  it('verifications since then of steps started after it taken out, steps started before it still pending counted as ended', () => {
+    // 20 verified in the 80 s since: one verified τ after its start is of a later step with
+    // probability 1 − τ ÷ 80 s (τ at its bucket's bound): 8.75 + 4.5 + 1 + 0 of them.
+    const mature = matureFigures(now, then, 80_000, BOUNDS);
+    expect(mature.buckets).toEqual([3.25, 7.5, 3, 2, 0]);
+    // 15.75 of the 50 steps started before then ended, the other 34.25 are still pending: all 50 count.
+    expect(mature.ended).toBeCloseTo(50);
+  });
+
+  it('never more stalled steps than steps pending now; steps left for another step are neither', () => {
+    const few = { ...now, started: 35, left: 3 };
+    // 2 pending now: at most 2 of the steps started before then are stalled.
+    expect(matureFigures(few, then, 80_000, BOUNDS).ended).toBeCloseTo(30 - 14.25 + 2);
   });
 });

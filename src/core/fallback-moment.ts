@@ -45,20 +45,35 @@ export interface MomentCounts extends FallbackFigures {
 }
 
 /**
- * The figures with the steps still pending a ceiling after their start counted as ended unverified:
- * no moment the rule may choose waits for them. `startedCeilingAgo` is the starts counted a ceiling
- * ago (undefined: not known); those not ended or left since (at least) are such steps, up to the
- * steps pending now. Without them a young host's figures hold its fast successes at once and its
- * users who never complete only when their sessions expire, minutes later.
+ * The figures of the steps started before `then` was read (`sinceMs` ago, at least a ceiling): each
+ * has ended or been pending past the ceiling, so its outcome up to any moment the rule may choose is
+ * known. Counted from every step, a busy young host's figures hold its fast successes at once and its
+ * slow ones and its users who never complete only later: the moment comes too early. Verifications
+ * since `then` of steps started after it are told apart by their time to verify (one verified τ
+ * after its start, at a time spread evenly over `sinceMs`, started after `then` with probability
+ * 1 − τ ÷ sinceMs, τ taken at its bucket's upper bound); a step started before `then` and still
+ * pending counts as ended unverified. Without `then` (not known yet), every step's figures.
  */
-export function countingStalledSteps(
-  counts: MomentCounts,
-  startedCeilingAgo: number | undefined,
+export function matureFigures(
+  now: MomentCounts,
+  then: MomentCounts | undefined,
+  sinceMs: number,
+  bounds: readonly number[] = TIME_TO_VERIFY_BUCKETS_MS,
 ): FallbackFigures {
-  const closed = counts.ended + counts.left;
-  const pending = Math.max(counts.started - closed, 0);
-  const stalled = startedCeilingAgo === undefined ? 0 : Math.max(startedCeilingAgo - closed, 0);
-  return { ended: counts.ended + Math.min(stalled, pending), buckets: counts.buckets };
+  if (then === undefined) return { ended: now.ended, buckets: now.buckets };
+  const young = now.buckets.map((count, i) => {
+    const upper = bounds[i];
+    const since = Math.max(count - (then.buckets[i] ?? 0), 0);
+    return upper === undefined ? 0 : since * Math.max(0, 1 - upper / sinceMs);
+  });
+  const youngVerified = young.reduce((sum, count) => sum + count, 0);
+  const pending = Math.max(now.started - now.ended - now.left, 0);
+  const closedBefore = now.ended + now.left - youngVerified;
+  const stalled = Math.min(Math.max(then.started - closedBefore, 0), pending);
+  return {
+    ended: now.ended - youngVerified + stalled,
+    buckets: now.buckets.map((count, i) => count - young[i]!),
+  };
 }
 
 /**
