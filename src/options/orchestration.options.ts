@@ -34,7 +34,8 @@ export interface OrchestrationOptions {
   /**
    * When a step may fall back, learned from the method figures (`fallback_available_at`): once
    * `minSamples` verified sessions of the method with the number's calling code and the start's
-   * device hint are counted (last 7 days, starts the pumping defence did not suspect), the time by
+   * device hint are counted (last 7 days, starts the pumping defence did not suspect; steps started
+   * `ceilingMs` or more before, whose outcome up to any moment is known), the time by
    * which all but `stalledShare` of them had verified, or earlier once fewer than `waitingShare` of
    * the users still waiting go on to verify, bounded by `floorMs` and `ceilingMs`; before that,
    * `timeoutSeconds`. A method whose code is typed in the
