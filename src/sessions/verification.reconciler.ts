@@ -6,7 +6,6 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import { JourneyRepository } from './journey.repository.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { JourneyRecord } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -48,7 +47,6 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     private readonly refresher: SessionRefresher,
     private readonly tracker: VerificationTracker,
     private readonly logger: VerificationLogger,
-    private readonly journeys: JourneyRepository,
     private readonly tracing: VerificationTracing,
   ) {}
 
@@ -113,7 +111,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     // A journey's first session names it: both are read at once (the usual session has no journey record).
     const [record, ownJourney] = await Promise.all([
       this.records.get(requestId),
-      this.journeys.get(requestId),
+      this.records.getJourney(requestId),
     ]);
     if (!record) {
       await this.queue.release(requestId);
@@ -179,7 +177,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
 
   /** Whether the session's journey was canceled (`ownJourney`: the journey its request id names, if any). */
   private async canceled(record: SessionRecord, ownJourney: JourneyRecord | null): Promise<boolean> {
-    const journey = record.journeyId === undefined ? ownJourney : await this.journeys.get(record.journeyId);
+    const journey = record.journeyId === undefined ? ownJourney : await this.records.getJourney(record.journeyId);
     return journey?.canceledAt !== undefined;
   }
 }

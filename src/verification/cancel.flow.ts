@@ -5,9 +5,8 @@ import { isTerminal } from '../core/verification-status.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { JourneyRepository } from '../sessions/journey.repository.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
-import { SessionChanges } from '../sessions/session-changes.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { notPending, switchInProgress } from './client-refusals.js';
 import { FlowOutcomes } from './flow-outcomes.js';
@@ -31,10 +30,9 @@ export class CancelFlow {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly protection: VerificationProtection,
     private readonly journeyState: JourneyState,
-    private readonly journeys: JourneyRepository,
+    private readonly records: SessionRecordRepository,
     private readonly refresher: SessionRefresher,
     private readonly reconcileQueue: ReconcileQueue,
-    private readonly changes: SessionChanges,
     private readonly outcomes: FlowOutcomes,
   ) {
     this.handles = new JourneyHandles(options, journeyState);
@@ -62,20 +60,20 @@ export class CancelFlow {
         const loaded = await this.lookOnceMore(seen);
         const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
         if (status === 'verified') throw notPending('verified');
-        const claim = await this.journeys.claimStep(journeyId, loaded.journey.steps.length);
+        const claim = await this.records.claimStep(journeyId, loaded.journey.steps.length);
         if (!claim) throw switchInProgress();
         try {
-          const latest = (await this.journeys.get(journeyId)) ?? loaded.journey;
-          await this.journeys.save({ ...latest, canceledAt: this.options.clock() }, loaded.current.expiresAt);
+          const latest = (await this.records.getJourney(journeyId)) ?? loaded.journey;
+          await this.records.saveJourney({ ...latest, canceledAt: this.options.clock() }, loaded.current.expiresAt);
         } finally {
-          await this.journeys.releaseStep(claim).catch(() => undefined);
+          await this.records.releaseStep(claim).catch(() => undefined);
         }
         // With webhooks, nothing more is polled (a late outcome arrives by webhook); without them the
         // reconciler follows the pending sessions to their end (see VerificationReconciler).
         if (this.options.webhooks.enabled)
           for (const record of loaded.records)
             if (record && !isTerminal(record.status)) await this.reconcileQueue.release(record.requestId);
-        await this.changes.announce(journeyId);
+        await this.records.announce(journeyId);
         this.outcomes.telemetry.canceled(loaded.current, loaded.journey.steps.length);
         span.set({ outcome: 'canceled' });
         return canceled;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import { OfferedMethods } from '../account/offered-methods.js';
+import { PriceBook } from '../account/price-book.js';
 import {
   answeringSession,
   currentStep,
@@ -16,7 +16,6 @@ import {
 } from '../core/journey.js';
 import { chargedCost, MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
-import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { FallbackTiming } from './fallback-timing.js';
@@ -58,10 +57,9 @@ export class JourneyState {
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
-    private readonly journeys: JourneyRepository,
     private readonly recovery: SessionRecordRecovery,
     private readonly policy: OrchestrationPolicy,
-    private readonly offered: OfferedMethods,
+    private readonly prices: PriceBook,
     private readonly fallbackTiming: FallbackTiming,
   ) {}
 
@@ -91,7 +89,7 @@ export class JourneyState {
    * it is (the store is the truth; a token may be older than the journey).
    */
   async adopt(carried: CarriedJourney, owner: string | undefined): Promise<void> {
-    if (carried.steps.length < 2 || (await this.journeys.get(carried.journeyId)) !== null) return;
+    if (carried.steps.length < 2 || (await this.records.getJourney(carried.journeyId)) !== null) return;
     const records: (SessionRecord | null)[] = [];
     for (const step of carried.steps)
       records.push(
@@ -110,7 +108,7 @@ export class JourneyState {
       createdAt: carried.steps[0]!.startedAt,
     };
     const expiresAt = current?.expiresAt ?? currentStep(journey).startedAt + MAX_SESSION_TTL_MS;
-    await this.journeys.saveIfAbsent(journey, expiresAt);
+    await this.records.saveJourneyIfAbsent(journey, expiresAt);
   }
 
   /** The journey as the store holds it, or null when its current session's record is not there. */
@@ -183,7 +181,7 @@ export class JourneyState {
   async resumable(requestId: string): Promise<SessionRecord | null> {
     const record = await this.records.get(requestId);
     if (!record || isTerminal(record.status) || record.expiresAt <= this.store.now()) return null;
-    const journey = await this.journeys.get(record.journeyId ?? record.requestId);
+    const journey = await this.records.getJourney(record.journeyId ?? record.requestId);
     if (journey?.canceledAt !== undefined) return null;
     return record;
   }
@@ -199,11 +197,11 @@ export class JourneyState {
    * status poll: it changes with the price list), taken without waiting; else undefined.
    */
   private currentPlan(): MethodPlan | undefined {
-    return this.policy.currentPlan(this.offered.current());
+    return this.policy.currentPlan(this.prices.offeredNow());
   }
 
   private async freshPlan(): Promise<MethodPlan> {
-    return this.policy.plan(await this.offered.list());
+    return this.policy.plan(await this.prices.offered());
   }
 
   private optionsAt(
@@ -227,7 +225,7 @@ export class JourneyState {
 
   /** The journey record and its first session's record, in one round trip's time. */
   private readBoth(journeyId: string): Promise<[JourneyRecord | null, SessionRecord | null]> {
-    return Promise.all([this.journeys.get(journeyId), this.records.get(journeyId)]);
+    return Promise.all([this.records.getJourney(journeyId), this.records.get(journeyId)]);
   }
 
   /** A journey with a record: its steps' records read; null when its current session's record is not there. */

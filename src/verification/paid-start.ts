@@ -11,7 +11,7 @@ import type { StartPermit } from '../protection/verification-protection.service.
 import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
+import { TestNumberBook } from '../test-numbers/test-number-book.js';
 import { upstreamClientError } from './upstream-error.mapper.js';
 
 /** The session a start asks the API for. */
@@ -31,6 +31,9 @@ export interface SessionOrder {
  */
 @Injectable()
 export class PaidStart {
+  /** The host's test numbers (the options' table; the API client plays their sessions). */
+  private readonly testNumbers: TestNumberBook;
+
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly api: VerificationApiClient,
@@ -38,17 +41,18 @@ export class PaidStart {
     private readonly reconcileQueue: ReconcileQueue,
     private readonly inDoubt: InDoubtStarts,
     private readonly balance: VerificationBalanceWatch,
-    private readonly testNumbers: TestNumberSessions,
-  ) {}
+  ) {
+    this.testNumbers = new TestNumberBook(options.testNumbers);
+  }
 
   /** Whether `phoneNumber` is a test number the module plays (protection keeps nothing of it). */
   plays(phoneNumber: string): boolean {
-    return this.testNumbers.plays(phoneNumber);
+    return this.testNumbers.find(phoneNumber) !== undefined;
   }
 
   /** A test number's session (see `testNumbers`): played by the module, so nothing to admit, count or settle. */
   async play(order: SessionOrder): Promise<SessionRecord> {
-    this.testNumbers.book.admit(order.phoneNumber, order.owner);
+    this.testNumbers.admit(order.phoneNumber, order.owner);
     return this.recorded(order, await this.api.initiate(this.request(order)));
   }
 

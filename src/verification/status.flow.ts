@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OfferedMethods } from '../account/offered-methods.js';
+import { PriceBook } from '../account/price-book.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationListenerError } from '../sessions/verification.tracker.js';
@@ -29,9 +28,8 @@ export class StatusFlow {
     private readonly journeyState: JourneyState,
     private readonly refresher: SessionRefresher,
     private readonly records: SessionRecordRepository,
-    private readonly journeys: JourneyRepository,
     private readonly recovery: SessionRecordRecovery,
-    private readonly offered: OfferedMethods,
+    private readonly prices: PriceBook,
     private readonly outcomes: FlowOutcomes,
   ) {
     this.handles = new JourneyHandles(options, journeyState);
@@ -74,9 +72,9 @@ export class StatusFlow {
     }
   }
 
-  /** The methods this deployment offers to frontends (see OfferedMethods). */
+  /** The methods this deployment offers to frontends (see PriceBook.offered). */
   async methods(): Promise<MethodView[]> {
-    return (await this.offered.list()).map((method) => ({
+    return (await this.prices.offered()).map((method) => ({
       method,
       codeEntry: methodTraits(method).codeEntry,
       pollIntervalMs: pollIntervalMs(method),
@@ -92,7 +90,7 @@ export class StatusFlow {
       const journeyId = this.handles.tryOpen(verificationId, owner);
       if (journeyId === null) return null;
       await this.handles.adopt(journeyId, owner, journeyToken);
-      const journey = await this.journeys.get(journeyId);
+      const journey = await this.records.getJourney(journeyId);
       // A canceled journey is over for its frontend, whatever arrived late.
       if (journey?.canceledAt !== undefined) return null;
       const steps = journey ? [...journey.steps].reverse() : [{ requestId: journeyId }];

@@ -7,8 +7,7 @@ import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { JourneyRepository } from '../sessions/journey.repository.js';
-import { SessionChanges } from '../sessions/session-changes.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { fieldError, notPending, switchInProgress, switchRefusal } from './client-refusals.js';
 import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
@@ -36,8 +35,7 @@ export class SwitchFlow {
     private readonly protection: VerificationProtection,
     private readonly paid: PaidStart,
     private readonly journeyState: JourneyState,
-    private readonly journeys: JourneyRepository,
-    private readonly changes: SessionChanges,
+    private readonly records: SessionRecordRepository,
     private readonly status: StatusFlow,
     private readonly outcomes: FlowOutcomes,
   ) {
@@ -64,7 +62,7 @@ export class SwitchFlow {
         facts.method = decision.method;
 
         // Claim the step, admit (protection, once) and pay.
-        const claim = await this.journeys.claimStep(journeyId, journey.steps.length);
+        const claim = await this.records.claimStep(journeyId, journey.steps.length);
         if (!claim) throw switchInProgress();
         const clientKey = this.protection.clientKey(input.request, input.ip);
         let latest: JourneyRecord;
@@ -72,7 +70,7 @@ export class SwitchFlow {
         let resendAvailableAt: Date | null = null;
         try {
           // Under the claim: a switch that finished since the read (or a cancel) decides.
-          latest = (await this.journeys.get(journeyId)) ?? journey;
+          latest = (await this.records.getJourney(journeyId)) ?? journey;
           if (latest.steps.length !== journey.steps.length) throw switchInProgress();
           if (latest.canceledAt !== undefined) throw notPending('canceled');
           const order = {
@@ -100,7 +98,7 @@ export class SwitchFlow {
             resendAvailableAt = permit.resendAvailableAt;
           }
         } catch (error) {
-          await this.journeys.releaseStep(claim).catch(() => undefined);
+          await this.records.releaseStep(claim).catch(() => undefined);
           throw error;
         }
 
@@ -111,8 +109,8 @@ export class SwitchFlow {
           method: record.method,
           startedAt: record.createdAt,
         });
-        await this.journeys.save(moved, record.expiresAt);
-        await this.changes.announce(journeyId);
+        await this.records.saveJourney(moved, record.expiresAt);
+        await this.records.announce(journeyId);
         const caller = callerOf(input.owner, clientKey);
         await this.outcomes.started('switch', {
           record,

@@ -77,7 +77,7 @@ export class VerificationService {
     return this.reads.status(verificationId, owner, journeyToken);
   }
 
-  /** The methods this deployment offers to frontends (see OfferedMethods). */
+  /** The methods this deployment offers to frontends (see PriceBook.offered). */
   methods(): Promise<MethodView[]> {
     return this.reads.methods();
   }
