@@ -56,7 +56,7 @@ import {
 } from '../options/verification.options.js';
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.js';
+import { WebhookNotices } from '../webhooks/webhook-notices.js';
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
@@ -143,7 +143,7 @@ const PROVIDERS: Provider[] = [
   ReconcileQueue,
   InDoubtStarts,
   VerificationReconciler,
-  webhookVerifierProvider,
+  WebhookNotices,
   WebhookReceiver,
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
