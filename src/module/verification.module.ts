@@ -61,7 +61,6 @@ import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { getVerificationToken, registrationStore } from './verification-registration.js';
-import { VerificationTracing } from '../observability/verification-tracing.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
@@ -148,7 +147,6 @@ const PROVIDERS: Provider[] = [
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
   VerificationHistory,
-  VerificationTracing,
 ];
 
 const EXPORTS = [

@@ -1,4 +1,4 @@
-import { VerificationTracing } from '../observability/verification-tracing.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import type { VerificationEventSource } from '../core/verification-events.js';
@@ -32,7 +32,7 @@ export class SessionRefresher {
     private readonly api: VerificationApiClient,
     private readonly records: SessionRecordRepository,
     private readonly tracker: VerificationTracker,
-    private readonly tracing: VerificationTracing,
+    private readonly telemetry: VerificationTelemetry,
   ) {}
 
   static pollClaimKey(requestId: string): string {
@@ -81,7 +81,7 @@ export class SessionRefresher {
   }
 
   private async fetch(record: SessionRecord, source: VerificationEventSource): Promise<SessionRecord> {
-    return this.tracing.span(
+    return this.telemetry.span(
       'status_refresh',
       async (span) => {
         const session = await this.api.getSession(record.requestId);

@@ -1,4 +1,5 @@
-import { VerificationTracing, type TraceSpan } from '../observability/verification-tracing.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import type { TraceSpan } from '../observability/verification-tracing.js';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -47,7 +48,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     private readonly refresher: SessionRefresher,
     private readonly tracker: VerificationTracker,
     private readonly logger: VerificationLogger,
-    private readonly tracing: VerificationTracing,
+    private readonly telemetry: VerificationTelemetry,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -104,7 +105,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
   /** One look at one claimed session. Failures leave it leased, so it comes back later. */
   /** One session's turn, in a `verification.reconcile` span. */
   private reconcile(requestId: string): Promise<void> {
-    return this.tracing.span('reconcile', (span) => this.reconcileSession(requestId, span));
+    return this.telemetry.span('reconcile', (span) => this.reconcileSession(requestId, span));
   }
 
   private async reconcileSession(requestId: string, span: TraceSpan): Promise<void> {

@@ -5,7 +5,6 @@ import { VerificationClock } from '../core/clock.js';
 import { CLIENT_ERROR_STATUSES, VerificationClientError } from '../core/verification.errors.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import { VerificationTracing } from '../observability/verification-tracing.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
 import { VerificationListenerError } from '../sessions/verification.tracker.js';
@@ -50,7 +49,6 @@ export class WebhookReceiver {
     private readonly notices: WebhookNotices,
     private readonly logger: VerificationLogger,
     private readonly telemetry: VerificationTelemetry,
-    private readonly tracing: VerificationTracing,
   ) {
     this.verifier = createWebhookVerifier(options, clock, logger);
   }
@@ -61,7 +59,7 @@ export class WebhookReceiver {
    */
   async receive(rawBody: unknown, headers: WebhookHeaders, bodyRead = true): Promise<WebhookResult> {
     // The span is active while the events are emitted: the host's listeners run in the webhook's trace.
-    return this.tracing.span('webhook', async (span) => {
+    return this.telemetry.span('webhook', async (span) => {
       const result = await this.receiveCounted(rawBody, headers, bodyRead);
       span.set({ outcome: result });
       return result;
