@@ -38,7 +38,9 @@ export function servedRoutesLines(
  */
 function globalPrefix(moduleRef: ModuleRef): string {
   try {
-    const prefix = (moduleRef as unknown as WithApplicationConfig).container?.applicationConfig?.getGlobalPrefix?.();
+    const prefix = (
+      moduleRef as unknown as WithApplicationConfig
+    ).container?.applicationConfig?.getGlobalPrefix?.();
     return typeof prefix === 'string' ? prefix.replace(/^\/+|\/+$/g, '') : '';
   } catch {
     return '';

@@ -1,4 +1,11 @@
-import { Inject, Module, type DynamicModule, type InjectionToken, type Provider, type Type } from '@nestjs/common';
+import {
+  Inject,
+  Module,
+  type DynamicModule,
+  type InjectionToken,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { withApiClientDefaults } from '../api/api-client.options.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
@@ -23,7 +30,6 @@ import { SessionRefresher } from '../sessions/session-refresher.js';
 import { FlowOutcomes } from '../verification/flow-outcomes.js';
 import { StartFlow } from '../verification/start.flow.js';
 import { SwitchFlow } from '../verification/switch.flow.js';
-import { CancelFlow } from '../verification/cancel.flow.js';
 import { CheckFlow } from '../verification/check.flow.js';
 import { StatusFlow } from '../verification/status.flow.js';
 import { PaidStart } from '../verification/paid-start.js';
@@ -135,7 +141,6 @@ const PROVIDERS: Provider[] = [
   FlowOutcomes,
   StartFlow,
   SwitchFlow,
-  CancelFlow,
   CheckFlow,
   StatusFlow,
   VerificationService,

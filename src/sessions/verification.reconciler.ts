@@ -178,7 +178,8 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
 
   /** Whether the session's journey was canceled (`ownJourney`: the journey its request id names, if any). */
   private async canceled(record: SessionRecord, ownJourney: JourneyRecord | null): Promise<boolean> {
-    const journey = record.journeyId === undefined ? ownJourney : await this.records.getJourney(record.journeyId);
+    const journey =
+      record.journeyId === undefined ? ownJourney : await this.records.getJourney(record.journeyId);
     return journey?.canceledAt !== undefined;
   }
 }

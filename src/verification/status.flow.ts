@@ -115,4 +115,25 @@ export class StatusFlow {
     const observed = await this.refresher.readNow(record);
     return observed.status === 'verified' ? observed.phoneNumber : null;
   }
+
+  /**
+   * The journey with each pending step's record read fresh from the API (not through the poll
+   * coalescing: an outcome of the last second decides whether a cancel may go through). A step that
+   * could not be read keeps its record and stays in the reconciler's queue.
+   */
+  async readPendingNow(loaded: LoadedJourney): Promise<LoadedJourney> {
+    const records = await Promise.all(
+      loaded.records.map(async (record) => {
+        if (!record || isTerminal(record.status)) return record;
+        try {
+          return await this.refresher.readNow(record);
+        } catch (error) {
+          this.outcomes.telemetry.statusServedStale(record, error);
+          return record;
+        }
+      }),
+    );
+    const current = records[records.length - 1] ?? loaded.current;
+    return { ...loaded, records, current };
+  }
 }
