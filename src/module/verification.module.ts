@@ -19,7 +19,6 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
-import { SessionRecordRecovery } from '../verification/session-record-recovery.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { JourneyState } from '../verification/journey-state.js';
 import { FallbackTiming } from '../verification/fallback-timing.js';
@@ -128,7 +127,6 @@ const PROVIDERS: Provider[] = [
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics, VerificationStore],
   },
   SessionRecordRepository,
-  SessionRecordRecovery,
   OrchestrationPolicy,
   FallbackTiming,
   JourneyState,

@@ -12,7 +12,6 @@ import { VerificationListenerError } from '../sessions/verification.tracker.js';
 import { FlowOutcomes } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
-import { SessionRecordRecovery } from './session-record-recovery.js';
 import type { MethodView, StatusView } from './verification.views.js';
 
 /**
@@ -28,7 +27,6 @@ export class StatusFlow {
     private readonly journeyState: JourneyState,
     private readonly refresher: SessionRefresher,
     private readonly records: SessionRecordRepository,
-    private readonly recovery: SessionRecordRecovery,
     private readonly prices: PriceBook,
     private readonly outcomes: FlowOutcomes,
   ) {
@@ -108,7 +106,7 @@ export class StatusFlow {
   private async verifiedPhoneOf(requestId: string, owner: string | undefined): Promise<string | null> {
     const record = await this.records.get(requestId);
     if (!record) {
-      const recovered = await this.recovery.recover(requestId, owner);
+      const recovered = await this.refresher.recover(requestId, owner);
       return recovered?.status === 'verified' ? recovered.phoneNumber : null;
     }
     if (isTerminal(record.status) && record.status !== 'verified') return null;
