@@ -10,11 +10,11 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { PaidStart } from '../verification/paid-start.js';
 import { observationFromNotice, type WebhookNotice } from './webhook-notice.js';
 
 /**
@@ -39,7 +39,7 @@ export class WebhookNotices {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
-    private readonly inDoubt: InDoubtStarts,
+    private readonly paid: PaidStart,
     private readonly api: VerificationApiClient,
     private readonly tracker: VerificationTracker,
     private readonly queue: ReconcileQueue,
@@ -54,7 +54,7 @@ export class WebhookNotices {
       // Only sessions this deployment started have an owner and a listener waiting: one whose
       // initiation timed out is adopted here; others (another integration on the same account, or
       // long forgotten) are acknowledged so the sender stops.
-      const adopted = await this.inDoubt.adopt(notice.requestId);
+      const adopted = await this.paid.adopt(notice.requestId);
       if (!adopted) return 'ignored';
       ({ record, session } = adopted);
     }
