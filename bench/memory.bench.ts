@@ -79,14 +79,7 @@ export async function runMemoryPerSession(args: MemoryArgs): Promise<MemoryResul
   const host = await startHostApp({
     platform: 'fastify',
     module: {
-      // A long API time-out: on a loaded machine the sandbox can answer a start after the default's 5 s,
-      // and the heap per session does not depend on it.
-      api: {
-        baseUrl: args.sandbox.url,
-        apiKey: args.sandbox.apiKey,
-        apiSecret: args.sandbox.apiSecret,
-        timeoutMs: 60_000,
-      },
+      api: { baseUrl: args.sandbox.url, apiKey: args.sandbox.apiKey, apiSecret: args.sandbox.apiSecret },
       webhooks: { secret: args.sandbox.webhookSecret },
       reconcile: { lazyIntervalMs: 3_600_000 },
       expirySeconds: 600,
