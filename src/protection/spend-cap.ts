@@ -171,7 +171,8 @@ export class SpendCap {
         const billing = methodTraits(method).billing;
         // Without its session nothing would ever count it: counted now (the safe side).
         if (!session) await this.limiter.charge(key, minor, Math.max(windowEndsAt - this.store.now(), 1));
-        else if (minor > 0) await this.keepOpen(session, { key, windowEndsAt, minor, billing, onProof: true });
+        else if (minor > 0)
+          await this.keepOpen(session, { key, windowEndsAt, minor, billing, onProof: true });
       },
       release: async () => {
         open = false;
