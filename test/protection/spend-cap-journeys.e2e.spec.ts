@@ -17,14 +17,15 @@ import {
 
 const DAY = 86_400_000;
 
-function switchFrom(host: TestApp, ip: string, verificationId: unknown): ReturnType<typeof call> {
-  return call(
-    host.url,
-    'POST',
-    '/verification/switch',
-    { verification_id: verificationId },
-    { 'x-forwarded-for': ip },
-  );
+function switchFrom(
+  host: TestApp,
+  ip: string,
+  verificationId: unknown,
+  method?: string,
+): ReturnType<typeof call> {
+  const body =
+    method === undefined ? { verification_id: verificationId } : { verification_id: verificationId, method };
+  return call(host.url, 'POST', '/verification/switch', body, { 'x-forwarded-for': ip });
 }
 
 describe.each(ONE_PLATFORM)('spend cap and journeys (%s)', (platform) => {
@@ -89,13 +90,52 @@ describe.each(ONE_PLATFORM)('spend cap and journeys (%s)', (platform) => {
       status: 201,
       method: 'flash_call',
     });
-    // The cap still holds: the next switch (an SMS, 3 RUB) is past it, and nothing is sent.
+    // The cap still holds: the next switch (an SMS, 3 RUB) is past its share, and nothing is sent.
     const posts = fx.sb.requestCount('POST /v1/verify');
-    const refused = await switchFrom(fx.host, ip, first.body.verification_id);
-    expect({ status: refused.status, reason: refused.body.reason }).toEqual({
-      status: 503,
-      reason: 'spend_cap',
+    const held = await switchFrom(fx.host, ip, first.body.verification_id);
+    expect({ status: held.status, error: held.body.error_code, held: held.body.held }).toEqual({
+      status: 409,
+      error: 'method_held',
+      held: 'spend_cap',
     });
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
+  });
+
+  it("past the cap's last share, a journey with no method charged on proof left is graded, not 503: the reverse call is offered again and served", async () => {
+    // 10 RUB: past 8 only methods charged on proof and known callers. Two SMS and two flash calls take 7.60.
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      { spendCap: { amount: 10, windowMs: DAY } },
+      { methods: ['reverse_flash_call', 'flash_call', 'sms'] },
+    );
+    for (const method of ['sms', 'sms', 'flash_call', 'flash_call'])
+      expect((await startFrom(fx.host, freshIp(), freshPhone(), method)).status).toBe(201);
+    const ip = freshIp();
+    const first = await start(
+      fx.host,
+      { phone_number: freshPhone(), method: 'auto', device: 'desktop' },
+      { 'x-forwarded-for': ip },
+    );
+    expect(first.body.method).toBe('reverse_flash_call');
+    // The user did not call; the fallback (a flash call, 0.80) would pass 8.
+    await fx.sb.advance(61_000);
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    const held = await switchFrom(fx.host, ip, first.body.verification_id);
+    expect(held.status).toBe(409);
+    expect(held.body).toMatchObject({
+      error_code: 'method_held',
+      held: 'spend_cap',
+      offered_methods: ['reverse_flash_call'],
+    });
+    expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
+    // As the browser client does: it moves to the method offered, a new call to place.
+    const again = await switchFrom(fx.host, ip, first.body.verification_id, 'reverse_flash_call');
+    expect({ status: again.status, method: again.body.method }).toEqual({
+      status: 201,
+      method: 'reverse_flash_call',
+    });
+    expect(again.body.number_to_call).toBeDefined();
   });
 });
