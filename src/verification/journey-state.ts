@@ -11,6 +11,7 @@ import {
   methodsTried,
   oneStepJourney,
   remainingMethods,
+  retriableMethods,
   switchableMethods,
   type JourneyRecord,
   type JourneyStatus,
@@ -44,6 +45,8 @@ export interface JourneyOptions {
   status: JourneyStatus;
   /** The policy's order of the offered methods, less those tried and excluded for the device. */
   remaining: KnownVerificationMethod[];
+  /** Tried methods charged on proof a switch may name again (retriableMethods). */
+  retriable: KnownVerificationMethod[];
   /** Those a switch may take now (steps and money left). */
   switchable: KnownVerificationMethod[];
   priceOf: PriceOf;
@@ -176,7 +179,11 @@ export class JourneyState {
   async switchFor(
     loaded: LoadedJourney,
     named: string | undefined,
-  ): Promise<{ decision: ReturnType<typeof decideSwitch>; remaining: KnownVerificationMethod[] }> {
+  ): Promise<{
+    decision: ReturnType<typeof decideSwitch>;
+    remaining: KnownVerificationMethod[];
+    retriable: KnownVerificationMethod[];
+  }> {
     const options = await this.options(loaded);
     const decision = decideSwitch({
       journey: loaded.journey,
@@ -184,6 +191,7 @@ export class JourneyState {
       current: loaded.current,
       remaining: options.remaining,
       named,
+      retriable: options.retriable,
       priceMinor: options.priceOf,
       spentMinor: options.spentMinor,
       maxSteps: this.policy.maxSteps,
@@ -192,7 +200,7 @@ export class JourneyState {
       skippable: this.policy.skippable(loaded.current.method),
       now: this.store.now(),
     });
-    return { decision, remaining: options.remaining };
+    return { decision, remaining: options.remaining, retriable: options.retriable };
   }
 
   /** The session an identical start may resume: pending, and of a journey that was not canceled. */
@@ -238,7 +246,8 @@ export class JourneyState {
       maxSteps: this.policy.maxSteps,
       maxCostMinor: this.policy.maxCostMinor,
     });
-    return { status, remaining, switchable, priceOf, spentMinor };
+    const retriable = retriableMethods(order, loaded.journey, this.policy.exclude);
+    return { status, remaining, retriable, switchable, priceOf, spentMinor };
   }
 
   /** The journey record and its first session's record, in one round trip's time. */

@@ -70,7 +70,7 @@ export class SwitchFlow {
         const loaded = await this.status.fresh(journeyId, input.owner);
         const { journey, current } = loaded;
         facts.phoneNumber = journey.phoneNumber;
-        const { decision, remaining } = await this.journeyState.switchFor(loaded, named);
+        const { decision, remaining, retriable } = await this.journeyState.switchFor(loaded, named);
         if ('refusal' in decision) throw switchRefusal(decision.refusal, named, this.options.clock());
         facts.method = decision.method;
 
@@ -104,8 +104,9 @@ export class SwitchFlow {
               browserKey: input.browserKey,
               request: input.request,
               ...(isKnown(current.method) ? { switchedFrom: current.method } : {}),
-              // A suspected switch is offered the journey's remaining methods charged on proof.
-              offered: remaining,
+              // A suspected switch (or one the cap's last share holds) is offered the journey's
+              // remaining methods charged on proof, else those it tried again: a way on, not a refusal.
+              offered: [...remaining, ...retriable],
             });
             record = await this.paid.pay(order, permit);
             resendAvailableAt = permit.resendAvailableAt;
