@@ -4,6 +4,8 @@
  * request, so the limits are evaluated on every request without refusing it), on MemoryStore and
  * on RedisStore, in one run. Each round: starts (unique phones) → status polls of those sessions
  * (coalescing on) → checks with the right codes (each session once). Fastify host.
+ * `BENCH_AB_TREE=<dist-bench of another tree>` adds that tree's two hosts (its module, this harness) to
+ * the same rounds, the order rotating, as the webhooks and proxy benchmarks do.
  */
 import { randomBytes } from 'node:crypto';
 import type { ChildServer } from './lib/child-process.js';
@@ -15,6 +17,9 @@ import type { HostReady } from './servers/host-process.js';
 const CONNECTIONS = 50;
 const REDIS_GOAL = 0.7;
 type StoreName = 'memory' | 'redis';
+/** A host: its store, on this tree or (`-ab`) on BENCH_AB_TREE. */
+type HostKey = StoreName | `${StoreName}-ab`;
+const storeOf = (key: HostKey): StoreName => (key.startsWith('redis') ? 'redis' : 'memory');
 type Route = 'start' | 'status' | 'statusAll' | 'check';
 const ROUTES: Route[] = ['start', 'status', 'statusAll', 'check'];
 const LABELS: Record<Route, string> = {
@@ -50,15 +55,18 @@ export async function routesBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
         ? { redis: { url: redisUrl, keyPrefix: `bench:${randomBytes(4).toString('hex')}:` } }
         : {}),
     });
-    const hosts: Record<StoreName, ChildServer<HostReady>> = {
-      memory: await forkHost(config('memory')),
-      redis: await forkHost(config('redis')),
-    };
-    servers.push(hosts.memory, hosts.redis);
+    // BENCH_AB_TREE: that tree's hosts (its module, this harness) beside this tree's, in the same rounds.
+    const other = process.env.BENCH_AB_TREE;
+    const keys: HostKey[] = other ? ['memory', 'redis', 'memory-ab', 'redis-ab'] : ['memory', 'redis'];
+    const hosts = {} as Record<HostKey, ChildServer<HostReady>>;
+    for (const key of keys) {
+      hosts[key] = await forkHost(config(storeOf(key)), undefined, key.endsWith('-ab') ? other : undefined);
+      servers.push(hosts[key]);
+    }
     const phones = new PhoneNumbers();
     let client = 0;
 
-    const round = async (store: StoreName): Promise<Record<Route, LoadResult>> => {
+    const round = async (store: HostKey): Promise<Record<Route, LoadResult>> => {
       const url = hosts[store].ready.url;
       const started = new Map<string, string>(); // phone → handle
       const start = await runLoad({
@@ -132,16 +140,20 @@ export async function routesBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
       return { start, status, statusAll, check };
     };
 
-    for (const store of ['memory', 'redis'] as StoreName[]) {
+    for (const store of keys) {
       await runLoad({
         url: `${hosts[store].ready.url}/verification/methods`,
         connections: CONNECTIONS,
         durationSec: 1,
       });
     }
-    const results: Record<StoreName, Record<Route, LoadResult>[]> = { memory: [], redis: [] };
+    const results = Object.fromEntries(keys.map((key) => [key, []])) as unknown as Record<
+      HostKey,
+      Record<Route, LoadResult>[]
+    >;
     for (let r = 0; r < ctx.rounds; r++)
-      for (const store of (r % 2 === 0 ? ['memory', 'redis'] : ['redis', 'memory']) as StoreName[]) {
+      for (let k = 0; k < keys.length; k++) {
+        const store = keys[(k + r) % keys.length]!;
         const result = await round(store);
         results[store].push(result);
         ctx.log(
@@ -149,11 +161,12 @@ export async function routesBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
         );
       }
 
-    const med = (store: StoreName, route: Route, key: 'okRps' | 'p50' | 'p99'): number =>
+    const med = (store: HostKey, route: Route, key: 'okRps' | 'p50' | 'p99'): number =>
       median(results[store].map((r) => r[route][key]));
     const rows = ROUTES.flatMap((route) => {
-      const ratio = med('redis', route, 'okRps') / med('memory', route, 'okRps');
-      return (['memory', 'redis'] as StoreName[]).map((store) => {
+      return keys.map((store) => {
+        const memory = store.endsWith('-ab') ? 'memory-ab' : 'memory';
+        const ratio = med(store, route, 'okRps') / med(memory, route, 'okRps');
         const unexpected = results[store].reduce(
           (n, r) =>
             n +
@@ -165,13 +178,13 @@ export async function routesBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
         );
         return [
           LABELS[route],
-          store === 'memory' ? 'MemoryStore' : 'RedisStore',
+          `${storeOf(store) === 'memory' ? 'MemoryStore' : 'RedisStore'}${store.endsWith('-ab') ? ` (${other})` : ''}`,
           fmt(med(store, route, 'okRps')),
           fmt(med(store, route, 'p50'), 2),
           fmt(med(store, route, 'p99'), 2),
-          store === 'redis' ? fmt(ratio, 2) : '',
-          store === 'redis' ? `≥ ${REDIS_GOAL}` : '',
-          store === 'redis' ? ratio >= REDIS_GOAL && unexpected === 0 : undefined,
+          storeOf(store) === 'redis' ? fmt(ratio, 2) : '',
+          storeOf(store) === 'redis' ? `≥ ${REDIS_GOAL}` : '',
+          storeOf(store) === 'redis' ? ratio >= REDIS_GOAL && unexpected === 0 : undefined,
           unexpected,
         ];
       });
@@ -195,6 +208,16 @@ export async function routesBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
           'Protection on with its defaults (per-client and per-phone start limits, resend cooldown, duplicate-start coalescing, per-client check limit); `limits.key` reads a header that is unique per request, and every start uses a new phone number, so each request is evaluated and none is refused.',
           `Status polls (coalescing on) cycle over ${POLLED_SESSIONS} of the round's sessions, like the browsers of table 2 (nearly every poll is served from the store), then over every session of the round (a few thousand, each polled about twice per interval, so a large share refresh from the API). Checks send the right code once per session (sms, delivered through the sandbox): each ends in \`verified\` and an event.`,
           'RedisStore: a throwaway local redis-server (or REDIS_URL), one connection per host.',
+          ...(other
+            ? [
+                `Other tree ÷ this tree, ok req/s (medians): ${ROUTES.flatMap((route) =>
+                  (['memory', 'redis'] as StoreName[]).map(
+                    (store) =>
+                      `${LABELS[route]} ${store} ${fmt(med(`${store}-ab`, route, 'okRps') / med(store, route, 'okRps'), 2)}`,
+                  ),
+                ).join('; ')}.`,
+              ]
+            : []),
         ],
       },
     ];

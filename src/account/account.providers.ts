@@ -6,7 +6,6 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationBalanceWatch } from './balance-watch.service.js';
 import { VerificationAccountService } from './verification-account.service.js';
-import { OfferedMethods } from './offered-methods.js';
 import { MethodStats } from './method-stats.service.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
 import { PriceBook } from './price-book.js';
@@ -28,7 +27,6 @@ export const ACCOUNT_PROVIDERS: Provider[] = [
   VerificationBalanceWatch,
   VerificationHealthIndicator,
   VerificationTelemetry,
-  OfferedMethods,
 ];
 
 /** What a host injects: account reads, the balance watch, the health indicator. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Prices } from '../api/api.types.js';
+import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationClock } from '../core/clock.js';
 import { errorText } from '../core/error-text.js';
@@ -26,6 +26,13 @@ export interface PriceList {
  * once per read) and the module's own readers do not ask again for 30 s (nor past the TTL); with no
  * list ever read they decide without one (every default method offered, the offered order, the
  * spend cap's worst-case price).
+ *
+ * The methods offered to frontends (`GET /{prefix}/methods`, the start route's check) follow the
+ * book: `methods` given by the host, exactly those; not given, the default methods the list prices
+ * (the API prices only what the account has enabled), so frontends are not offered a method the API
+ * would refuse. With no list ever read, or one naming none of the defaults (an unexpected price
+ * format), every default method is offered: a start of a method the account lacks is then refused by
+ * the API, with nothing sent.
  */
 @Injectable()
 export class PriceBook {
@@ -33,6 +40,7 @@ export class PriceBook {
   #reading: Promise<PriceList> | undefined;
   /** Module-clock time before which `latest` does not ask again after a failed read. */
   #retryAfter = 0;
+  #emptyListReported = false;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -69,6 +77,28 @@ export class PriceBook {
    */
   async fetch(): Promise<PriceList> {
     return this.current() ?? this.#read();
+  }
+
+  /** The methods offered, from the last list read, without asking the API (before the first read: every candidate). */
+  offeredNow(): KnownVerificationMethod[] {
+    return this.#offeredFrom(this.last());
+  }
+
+  /** The methods offered (see the class comment), reading the prices when they are due. */
+  async offered(): Promise<KnownVerificationMethod[]> {
+    return this.options.methodsFromAccount ? this.#offeredFrom(await this.latest()) : this.options.methods;
+  }
+
+  #offeredFrom(list: PriceList | undefined): KnownVerificationMethod[] {
+    const candidates = this.options.methods;
+    if (!list || !this.options.methodsFromAccount) return candidates;
+    const usable = candidates.filter((method) => list.prices.prices.some((p) => p.method === method));
+    if (usable.length > 0) return usable;
+    if (!this.#emptyListReported) {
+      this.#emptyListReported = true;
+      this.logger.warn('methods: the price list names none of the default methods; offering all of them');
+    }
+    return candidates;
   }
 
   #read(): Promise<PriceList> {

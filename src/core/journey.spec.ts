@@ -9,6 +9,7 @@ import {
   methodsTried,
   oneStepJourney,
   remainingMethods,
+  retriableMethods,
   switchableMethods,
   withStep,
   type JourneyRecord,
@@ -118,6 +119,27 @@ describe('remainingMethods: the policy order, less those tried and excluded for 
   });
 });
 
+describe('retriableMethods: tried methods charged on proof, which a graded answer offers again', () => {
+  const order: KnownVerificationMethod[] = ['reverse_flash_call', 'flash_call', 'msgr2_bot', 'sms'];
+  it('keeps the tried ones charged on proof the policy offers and the device does not exclude, in its order', () => {
+    const tried = withStep(
+      withStep(oneStepJourney(session('r1', 'msgr2_bot')), {
+        requestId: 'r2',
+        method: 'reverse_flash_call',
+        startedAt: NOW,
+      }),
+      { requestId: 'r3', method: 'flash_call', startedAt: NOW },
+    );
+    expect(retriableMethods(order, tried, NO_EXCLUSIONS)).toEqual(['reverse_flash_call', 'msgr2_bot']);
+    const desktop: JourneyRecord = { ...tried, device: 'desktop' };
+    expect(retriableMethods(order, desktop, { mobile: [], desktop: ['reverse_flash_call'] })).toEqual([
+      'msgr2_bot',
+    ]);
+    // No longer offered by the account: not offered again.
+    expect(retriableMethods(['flash_call', 'sms'], tried, NO_EXCLUSIONS)).toEqual([]);
+  });
+});
+
 describe('fallbackAvailableAt', () => {
   const step = { requestId: 'r1', method: 'sms', startedAt: NOW };
   const pending = { status: 'sent', expiresAt: NOW + 300_000 };
@@ -207,6 +229,20 @@ describe('decideSwitch: where a switch goes, or why not', () => {
           available: ['reverse_flash_call', 'flash_call', 'msgr1_otp'],
         },
       });
+  });
+
+  it('takes a retriable method when named (within the money ceiling), never as the next', () => {
+    const retriable: KnownVerificationMethod[] = ['reverse_flash_call'];
+    expect(decideSwitch(request({ remaining: ['sms'], retriable, named: 'reverse_flash_call' }))).toEqual({
+      method: 'reverse_flash_call',
+    });
+    expect(decideSwitch(request({ remaining: ['sms'], retriable }))).toEqual({ method: 'sms' });
+    expect(decideSwitch(request({ remaining: [], retriable }))).toEqual({
+      refusal: { code: 'journey_limit_reached', limit: 'methods' },
+    });
+    expect(
+      decideSwitch(request({ remaining: [], retriable, named: 'reverse_flash_call', maxCostMinor: 310 })),
+    ).toEqual({ refusal: { code: 'journey_limit_reached', limit: 'max_cost' } });
   });
 
   it('refuses a journey that is over: canceled or verified', () => {

@@ -6,7 +6,11 @@
  */
 import { toMajorUnits, toMinorUnits, type Money } from './money.js';
 import type { SessionRecord } from './session-record.js';
-import type { KnownVerificationMethod, VerificationMethod } from './verification-method.js';
+import {
+  methodTraits,
+  type KnownVerificationMethod,
+  type VerificationMethod,
+} from './verification-method.js';
 import { isTerminal, type VerificationStatus } from './verification-status.js';
 
 /** The device hint a frontend may send with a start (`device`): the policy can exclude methods per device. */
@@ -112,6 +116,26 @@ export function remainingMethods(
 }
 
 /**
+ * The methods charged on proof the journey tried that it may name again, in the policy's order (the
+ * offered ones not excluded for its device). A graded answer (the cap near, a suspected start) offers
+ * them when the journey has none left: another call or bot link costs nothing unless the number's
+ * owner proves it, so the user is offered a way on instead of a refusal.
+ */
+export function retriableMethods(
+  ordered: readonly KnownVerificationMethod[],
+  journey: Pick<JourneyRecord, 'steps' | 'device'>,
+  exclude: Readonly<Record<DeviceHint, readonly KnownVerificationMethod[]>>,
+): KnownVerificationMethod[] {
+  const excluded = journey.device === undefined ? [] : exclude[journey.device];
+  return ordered.filter(
+    (method) =>
+      methodTraits(method).chargedOnProof &&
+      !excluded.includes(method) &&
+      journey.steps.some((step) => step.method === method),
+  );
+}
+
+/**
  * When the frontend may offer another method: the current step's start plus its method's timeout;
  * at once when the current session failed or expired (its upstream never got through in time): the
  * timeout's time if it has passed, else now (a time that does not move once it is in the past, so
@@ -182,6 +206,8 @@ export interface SwitchRequest {
   remaining: readonly KnownVerificationMethod[];
   /** The method the caller named (canonical), or undefined for the policy's next. */
   named?: string;
+  /** retriableMethods: tried methods charged on proof the caller may name again (never the policy's next). */
+  retriable?: readonly KnownVerificationMethod[];
   /** What a start of `method` is expected to cost, minor units. */
   priceMinor(method: KnownVerificationMethod): number;
   /** journeyExposureMinor of the journey's steps. */
@@ -210,8 +236,8 @@ export function switchableMethods(
 
 /**
  * The method a switch goes to, or why it is refused, in this order: the journey is over (canceled,
- * verified); it used its steps; a named method that is not a remaining one; no method left; the
- * cost ceiling; the current method not skippable before its fallback time.
+ * verified); it used its steps; a named method that is neither a remaining nor a retriable one; no
+ * method left; the cost ceiling; the current method not skippable before its fallback time.
  */
 export function decideSwitch(
   request: SwitchRequest,
@@ -223,10 +249,16 @@ export function decideSwitch(
   const affordable = switchableMethods(request);
   let method: KnownVerificationMethod | undefined;
   if (request.named !== undefined) {
-    method = request.remaining.find((m) => m === request.named);
-    if (!method) return { refusal: { code: 'method_not_available', available: affordable } };
-    if (!affordable.includes(method))
-      return { refusal: { code: 'journey_limit_reached', limit: 'max_cost' } };
+    const named =
+      request.remaining.find((m) => m === request.named) ??
+      request.retriable?.find((m) => m === request.named);
+    if (!named) return { refusal: { code: 'method_not_available', available: affordable } };
+    // A method tried before is taken again within the cost ceiling, as any other.
+    const fits = request.remaining.includes(named)
+      ? affordable.includes(named)
+      : request.spentMinor + request.priceMinor(named) <= request.maxCostMinor;
+    if (!fits) return { refusal: { code: 'journey_limit_reached', limit: 'max_cost' } };
+    method = named;
   } else {
     if (request.remaining.length === 0)
       return { refusal: { code: 'journey_limit_reached', limit: 'methods' } };

@@ -3,10 +3,10 @@ import {
   Module,
   type DynamicModule,
   type InjectionToken,
-  type OnApplicationShutdown,
   type Provider,
   type Type,
 } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { withApiClientDefaults } from '../api/api-client.options.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { createVerificationController } from '../http/verification.controller.js';
@@ -14,15 +14,11 @@ import { loadOpenApiDocs } from '../http/openapi-decorators.js';
 import { ACCOUNT_EXPORTS, ACCOUNT_PROVIDERS } from '../account/account.providers.js';
 import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
-import { ServedRoutesLog } from './served-routes.log.js';
+import { servedRoutesLines } from './served-routes.log.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
-import { SessionRecordRecovery } from '../verification/session-record-recovery.js';
-import { SessionChanges } from '../sessions/session-changes.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { JourneyRepository } from '../sessions/journey.repository.js';
 import { JourneyState } from '../verification/journey-state.js';
 import { FallbackTiming } from '../verification/fallback-timing.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
@@ -32,7 +28,6 @@ import { SessionRefresher } from '../sessions/session-refresher.js';
 import { FlowOutcomes } from '../verification/flow-outcomes.js';
 import { StartFlow } from '../verification/start.flow.js';
 import { SwitchFlow } from '../verification/switch.flow.js';
-import { CancelFlow } from '../verification/cancel.flow.js';
 import { CheckFlow } from '../verification/check.flow.js';
 import { StatusFlow } from '../verification/status.flow.js';
 import { PaidStart } from '../verification/paid-start.js';
@@ -65,12 +60,11 @@ import {
 } from '../options/verification.options.js';
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { webhookVerifierProvider } from '../webhooks/webhook-verifier.provider.js';
+import { WebhookNotices } from '../webhooks/webhook-notices.js';
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { getVerificationToken, registrationStore } from './verification-registration.js';
-import { VerificationTracing } from '../observability/verification-tracing.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
@@ -85,21 +79,6 @@ export type VerificationModuleAsyncOptions = VerificationModuleAsyncBase & {
   /** The registration's name (see VerificationModuleOptions.name), given statically: its tokens are made at import. */
   name?: string;
 };
-
-/** Closes the store on shutdown when the module created it (never a store or client the host gave). */
-class OwnedStoreCloser implements OnApplicationShutdown {
-  constructor(
-    @Inject(VerificationStore) private readonly store: VerificationStore,
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-  ) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    if (!isVerificationStore(this.options.store)) await this.store.close();
-  }
-}
-
-/** The options that boot but look like a mistake, each logged once at boot (see `optionWarnings`). */
-const VERIFICATION_OPTION_WARNINGS = Symbol('VERIFICATION_OPTION_WARNINGS');
 
 const PROVIDERS: Provider[] = [
   {
@@ -124,19 +103,7 @@ const PROVIDERS: Provider[] = [
   },
   // The routes' OpenAPI metadata, applied at boot when @nestjs/swagger (an optional peer) is installed.
   { provide: OPENAPI_DOCS, useFactory: loadOpenApiDocs },
-  {
-    provide: VERIFICATION_OPTION_WARNINGS,
-    useFactory: (options: ResolvedVerificationOptions, logger: VerificationLogger): string[] => {
-      const warnings = optionWarnings(options);
-      for (const warning of warnings) logger.warn(warning);
-      return warnings;
-    },
-    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger],
-  },
   ...ACCOUNT_PROVIDERS,
-  OwnedStoreCloser,
-  ServedRoutesLog,
-  TestNumberSessions,
   {
     provide: VerificationApiClient,
     // With test numbers, their sessions are played by the module and never reach the API.
@@ -144,7 +111,7 @@ const PROVIDERS: Provider[] = [
       options: ResolvedVerificationOptions,
       logger: VerificationLogger,
       metrics: VerificationMetrics,
-      testNumbers: TestNumberSessions,
+      store: VerificationStore,
     ): VerificationApiClient => {
       // Checked at boot with the client's own rules (under `api.`): the client takes them as they are.
       const apiOptions = withApiClientDefaults({
@@ -152,20 +119,17 @@ const PROVIDERS: Provider[] = [
         // Upstream latency and errors by operation, for the operator's logs and metrics.
         onRequest: createUpstreamRequestObserver(logger, metrics),
       });
-      return testNumbers.enabled
-        ? new TestNumberApiClient(apiOptions, testNumbers)
+      return options.testNumbers.numbers.length > 0
+        ? new TestNumberApiClient(apiOptions, new TestNumberSessions(options, store))
         : new VerificationApiClient(apiOptions);
     },
-    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics, TestNumberSessions],
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics, VerificationStore],
   },
   SessionRecordRepository,
-  JourneyRepository,
-  SessionRecordRecovery,
   OrchestrationPolicy,
   FallbackTiming,
   JourneyState,
   VerificationTracker,
-  SessionChanges,
   StatusWatch,
   StatusStreamHub,
   SessionRefresher,
@@ -174,19 +138,16 @@ const PROVIDERS: Provider[] = [
   FlowOutcomes,
   StartFlow,
   SwitchFlow,
-  CancelFlow,
   CheckFlow,
   StatusFlow,
   VerificationService,
   ReconcileQueue,
-  InDoubtStarts,
   VerificationReconciler,
-  webhookVerifierProvider,
+  WebhookNotices,
   WebhookReceiver,
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
   VerificationHistory,
-  VerificationTracing,
 ];
 
 const EXPORTS = [
@@ -252,6 +213,30 @@ class VerificationFeatureModule {}
  */
 @Module({})
 export class VerificationModule {
+  /**
+   * @internal Made by Nest, once per registration. The registration's boot and shutdown are this
+   * class's: the options that boot but look like a mistake are logged here, once (`optionWarnings`).
+   */
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VERIFICATION_ROUTE_SETTINGS) private readonly declared: RouteSettings,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly logger: VerificationLogger,
+    private readonly moduleRef: ModuleRef,
+  ) {
+    for (const warning of optionWarnings(options)) logger.warn(warning);
+  }
+
+  /** @internal Logs the URLs served, once the host has set its global prefix (see `servedRoutesLines`). */
+  onApplicationBootstrap(): void {
+    for (const line of servedRoutesLines(this.options, this.declared, this.moduleRef)) this.logger.log(line);
+  }
+
+  /** @internal Closes the store when the module created it (never a store or client the host gave). */
+  async onApplicationShutdown(): Promise<void> {
+    if (!isVerificationStore(this.options.store)) await this.store.close();
+  }
+
   // Nest's module builder makes the options providers; the module is this class (withModuleParts),
   // which does not extend the builder's so that no builder type reaches the public API.
   static forRoot(options: VerificationModuleRootOptions): DynamicModule {

@@ -15,6 +15,12 @@ import type { LogFields } from './log-redaction.js';
 import { refusalReason } from '../core/refusal-reason.js';
 import { VerificationLogger } from './verification-logger.js';
 import { VerificationMetrics } from './verification-metrics.js';
+import {
+  VerificationTracing,
+  type SpanFacts,
+  type TraceSpan,
+  type TracedOperation,
+} from './verification-tracing.js';
 import { errorText } from '../core/error-text.js';
 
 /** What telemetry reads of a session (a SessionRecord fits). */
@@ -41,13 +47,15 @@ const TERMINAL_EVENTS: readonly VerificationEventType[] = [
 ];
 
 /**
- * What the routes, the webhook route and the tracker's events tell the operator: one log line per
- * meaningful event (with route, method, masked phone, short ids, error_code, latency) and the
- * matching metrics. The parts of the module that do the work call it; it never changes an outcome.
+ * What the routes, the webhook route, the reconciler and the tracker's events tell the operator: one
+ * log line per meaningful event (with route, method, masked phone, short ids, error_code, latency),
+ * the matching metrics, and each operation's span (VerificationTracing). The parts of the module that
+ * do the work call it; it never changes an outcome.
  */
 @Injectable()
 export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
   readonly #listeners: [string, (event: VerificationEvent) => void][] = [];
+  readonly #tracing = new VerificationTracing();
 
   constructor(
     private readonly logger: VerificationLogger,
@@ -56,14 +64,23 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options?: ResolvedVerificationOptions,
   ) {}
 
-  /** Outcomes are counted from the events: the tracker emits each `(request_id, event)` once per deployment. */
-  onModuleInit(): void {
+  /**
+   * Outcomes are counted from the events: the tracker emits each `(request_id, event)` once per
+   * deployment. The tracer is loaded once, here (see VerificationTracing).
+   */
+  async onModuleInit(): Promise<void> {
+    await this.#tracing.load();
     if (!this.emitter) return;
     for (const name of [...TERMINAL_EVENTS, VerificationEventName.codeRequired]) {
       const listener = (event: VerificationEvent) => this.#outcome(event);
       this.emitter.on(name, listener);
       this.#listeners.push([name, listener]);
     }
+  }
+
+  /** Runs `operation` in its span, the active one while it runs (see VerificationTracing). */
+  span<T>(name: TracedOperation, operation: (span: TraceSpan) => Promise<T>, facts?: SpanFacts): Promise<T> {
+    return this.#tracing.span(name, operation, facts);
   }
 
   onModuleDestroy(): void {

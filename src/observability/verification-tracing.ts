@@ -1,4 +1,3 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { refusalReason } from '../core/refusal-reason.js';
 import { methodTraits, VERIFICATION_METHODS } from '../core/verification-method.js';
 import { VerificationClientError } from '../core/verification.errors.js';
@@ -54,12 +53,13 @@ const TRACER_NAME = 'nestjs-phone-verification';
  * in the webhook's trace. Attributes: `verification.method`, `verification.outcome`,
  * `verification.refusal_reason`, `verification.cost_class` (when the API charges the method:
  * `on_verified`, `on_delivery`, `on_initiation`). Never a phone number, a code or an id.
+ *
+ * Owned by VerificationTelemetry (its `span`), which loads it at boot.
  */
-@Injectable()
-export class VerificationTracing implements OnModuleInit {
+export class VerificationTracing {
   #api: OtelApi | null = null;
 
-  async onModuleInit(): Promise<void> {
+  async load(): Promise<void> {
     this.#api = await loadOpenTelemetry();
   }
 

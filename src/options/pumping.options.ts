@@ -62,8 +62,10 @@ export interface PumpingOptions {
   /** Longest cool-off, ms. Default 86,400,000. */
   maxHoldMs?: number;
   /**
-   * Share of the spend cap kept for callers and ranges with a record of completed verifications
-   * while their country is under attack. Default 0.2 (past 80 % of the cap, unknown starts wait). 0 turns it off.
+   * Share of the spend cap kept for methods charged on proof and callers with a record of completed
+   * verifications: past 80 % of the cap (default 0.2) other starts are offered a method charged on proof
+   * (409 `method_held`) or refused, and while their country is under attack, unknown starts wait
+   * (503 `spend_cap_reserve`). 0 turns it off.
    */
   reserveShare?: number;
   /**

@@ -164,6 +164,68 @@ describe('SpendCap', () => {
     expect(await utc.spentShare()).toBe(0);
   });
 
+  const session = (n: number, clockNow: number) => ({ requestId: `rfc-${n}`, expiresAt: clockNow + 300_000 });
+
+  it('a method charged on proof reserves nothing: reverse flash calls nobody proves never fill the cap, and an SMS still fits after them', async () => {
+    const { cap, clock } = make({ amount: 10 }, 100);
+    for (let i = 0; i < 40; i++)
+      await (await cap.reserve('reverse_flash_call')).settle(rub(1), session(i, clock.now));
+    expect(await cap.spentShare()).toBe(0);
+    for (let i = 0; i < 40; i++) await cap.ended(`rfc-${i}`, { verified: false, delivered: false });
+    expect(await cap.spentShare()).toBe(0);
+    for (let i = 0; i < 10; i++) await cap.reserve('sms');
+    expect(await cap.spentShare()).toBe(1);
+  });
+
+  it('a session charged on proof is counted once when it ends proved, in the window where it ends', async () => {
+    const { cap, clock } = make({ amount: 10 }, 100);
+    clock.now = Date.UTC(2026, 0, 1, 23, 58);
+    await (await cap.reserve('msgr2_bot')).settle(rub(1), session(1, clock.now));
+    await (await cap.reserve('reverse_flash_call')).settle(rub(0.25), session(2, clock.now));
+    // The bot is charged once the user shared the number (delivered): counted at its end.
+    await cap.ended('rfc-1', { verified: false, delivered: true });
+    expect(await cap.spentShare()).toBeCloseTo(0.1);
+    await cap.ended('rfc-1', { verified: false, delivered: true });
+    expect(await cap.spentShare()).toBeCloseTo(0.1);
+    // The call is proved after midnight: the next day's window counts it.
+    clock.now = Date.UTC(2026, 0, 2, 0, 1);
+    await cap.ended('rfc-2', { verified: true, delivered: true });
+    expect(await cap.spentShare()).toBeCloseTo(0.025);
+  });
+
+  it('a method charged on proof is refused when its price no longer fits the cap or the share it may take; without its session it is counted at once', async () => {
+    const { cap, clock } = make({ amount: 10 }, 100);
+    for (let i = 0; i < 7; i++) await cap.reserve('sms');
+    expect((await refusalOf(cap.reserve('reverse_flash_call', 0.3)))?.extra).toMatchObject({
+      last_share: true,
+    });
+    await (await cap.reserve('reverse_flash_call')).settle(rub(1));
+    expect(await cap.spentShare()).toBeCloseTo(0.8);
+    await cap.reserve('sms');
+    // 9 of 10 RUB: a 1 RUB proof still fits, and takes nothing until it is proved.
+    await (await cap.reserve('reverse_flash_call')).settle(rub(1), session(3, clock.now));
+    expect(await cap.spentShare()).toBeCloseTo(0.9);
+    await cap.reserve('sms');
+    const refused = await refusalOf(cap.reserve('reverse_flash_call'));
+    expect({ reason: refused?.reason, status: refused?.getStatus() }).toEqual({
+      reason: 'spend_cap',
+      status: 503,
+    });
+  });
+
+  it("a journey's step left pending does not hold the cap's share: the switch after a reverse flash call fits where it would have been refused", async () => {
+    const { cap, clock } = make({ amount: 10 }, 100);
+    for (let i = 0; i < 7; i++) await cap.reserve('sms');
+    // The journey's first step, a reverse flash call the user has not made (yet)…
+    await (await cap.reserve('reverse_flash_call')).settle(rub(1), session(4, clock.now));
+    // …then its switch to an SMS, past which the last 20 % is kept: 8 of 10 RUB.
+    await cap.reserve('sms', 0.2);
+    expect(await cap.spentShare()).toBeCloseTo(0.8);
+    // The left call is made after all: the host pays for it, and the cap counts it.
+    await cap.ended('rfc-4', { verified: true, delivered: true });
+    expect(await cap.spentShare()).toBeCloseTo(0.9);
+  });
+
   it('the refusal stands when the store cannot claim the announcement', async () => {
     const { cap, store, events } = make({ amount: 3 }, 300);
     await cap.reserve('sms');

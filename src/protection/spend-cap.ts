@@ -25,8 +25,8 @@ export interface SpendCapSettings {
 export interface SpendReservation extends ProtectionHold {
   /**
    * Replaces the estimate with the real `cost` (the estimate stays when the API gave none). With the
-   * started `session`, a method the API charges only on proof or on delivery keeps it open until
-   * the session ends (see `ended`).
+   * started `session`, a method the API charges on delivery keeps it open until the session ends,
+   * and one charged on proof is counted then if proved (see `ended`).
    */
   settle(cost: Money | undefined, session?: { requestId: string; expiresAt: number }): Promise<void>;
 }
@@ -51,13 +51,27 @@ export function chargedAtEnd(billing: MethodBilling, end: SessionEnd): boolean {
  */
 const OPEN_SLACK_MS = 3_600_000;
 
+/** A started session's share of the cap, kept until it ends (`spendOpen`). */
+interface OpenSpend {
+  key: string;
+  windowEndsAt: number;
+  minor: number;
+  billing: MethodBilling;
+  /** Charged on proof: nothing was reserved; counted when it ends proved (absent: reserved). */
+  onProof?: boolean;
+}
+
 /**
  * The spend cap: at most `amount` per window, counted from the `cost` of each initiation, in
  * integer minor units in the store (one counter per window, shared by every instance). It counts
- * what the API charges: a method charged on proof (reverse flash call) gives its reservation back
- * when its session ends unverified, one charged on delivery (SMS, flash call, the bot) when it ends
- * undelivered; per-attempt methods keep it. So starts to numbers that receive nothing cannot fill
- * the cap and shut real users out.
+ * what the API charges: a method charged on delivery (SMS, flash call) gives its reservation back
+ * when its session ends undelivered; per-attempt methods keep it. A method charged on proof
+ * (reverse flash call, the bot) reserves nothing: it is admitted while its price still fits and
+ * counted in the window where its session ends proved, since only the number's owner can make the
+ * host pay for it. So starts to numbers that receive nothing, or that nobody proves, cannot fill
+ * the cap and shut real users out (a pending step the user left does not hold the cap either).
+ * What proofs of sessions started before the cap was reached add past it is bounded by the
+ * sessions pending then, each a call or a share from a number the prover holds.
  *
  * The cost is known only after the API answered, so a start first reserves an estimate (the
  * method's current price, or `worstCasePrice` while it is not known) and is refused when the
@@ -95,12 +109,12 @@ export class SpendCap {
     const estimate = await this.prices.estimateMinor(method);
     const { key, windowEndsAt } = this.currentWindow();
     const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
+    if (methodTraits(method).chargedOnProof)
+      return this.admitOnProof(method, estimate, keepShare, { key, windowEndsAt });
     const outcome = await this.limiter.tryConsume(key, estimate, ttl());
     if (outcome.allowed && keepShare > 0 && outcome.consumed > this.capMinor * (1 - keepShare)) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
-      throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now(), {
-        last_share: true,
-      });
+      throw this.lastShareRefusal(windowEndsAt);
     }
     if (!outcome.allowed) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
@@ -120,11 +134,7 @@ export class SpendCap {
         const billing = methodTraits(method).billing;
         const kept = real ?? estimate;
         if (session && billing !== 'on_initiation' && kept > 0)
-          await this.store.set(
-            ProtectionKeys.spendOpen(session.requestId),
-            JSON.stringify({ key, windowEndsAt, minor: kept, billing }),
-            Math.max(session.expiresAt - this.store.now(), 0) + OPEN_SLACK_MS,
-          );
+          await this.keepOpen(session, { key, windowEndsAt, minor: kept, billing });
       },
       release: async () => {
         if (!open) return;
@@ -135,22 +145,81 @@ export class SpendCap {
   }
 
   /**
+   * A start of a method charged on proof: refused as any start when its price would pass the cap
+   * (or the share it may take), but nothing is reserved; its session is counted when it ends proved.
+   */
+  private async admitOnProof(
+    method: KnownVerificationMethod,
+    estimate: number,
+    keepShare: number,
+    { key, windowEndsAt }: { key: string; windowEndsAt: number },
+  ): Promise<SpendReservation> {
+    const consumed = Number(await this.store.get(this.limiter.storeKey(key))) || 0;
+    if (consumed + estimate > this.capMinor) {
+      await this.announce(key, windowEndsAt, consumed);
+      throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
+    }
+    if (keepShare > 0 && consumed + estimate > this.capMinor * (1 - keepShare))
+      throw this.lastShareRefusal(windowEndsAt);
+    let open = true;
+    return {
+      settle: async (cost, session) => {
+        if (!open) return;
+        open = false;
+        if (cost) this.prices.learn(method, cost);
+        const minor = (cost === undefined ? undefined : toMinorUnits(cost.amount)) ?? estimate;
+        const billing = methodTraits(method).billing;
+        // Without its session nothing would ever count it: counted now (the safe side).
+        if (!session) await this.limiter.charge(key, minor, Math.max(windowEndsAt - this.store.now(), 1));
+        else if (minor > 0)
+          await this.keepOpen(session, { key, windowEndsAt, minor, billing, onProof: true });
+      },
+      release: async () => {
+        open = false;
+      },
+    };
+  }
+
+  private lastShareRefusal(windowEndsAt: number): Error {
+    return protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now(), {
+      last_share: true,
+    });
+  }
+
+  private async keepOpen(session: { requestId: string; expiresAt: number }, open: OpenSpend): Promise<void> {
+    await this.store.set(
+      ProtectionKeys.spendOpen(session.requestId),
+      JSON.stringify(open),
+      Math.max(session.expiresAt - this.store.now(), 0) + OPEN_SLACK_MS,
+    );
+  }
+
+  /**
    * A session ended: its reservation, kept open by `settle`, is given back when the API does not
-   * charge it (see chargedAtEnd), once. Nothing is known of a session started elsewhere or too long
-   * ago: nothing is given back.
+   * charge it (see chargedAtEnd), once; a session charged on proof is counted now when it was proved
+   * (in the current window: the API charges it now). Nothing is known of a session started
+   * elsewhere or too long ago: nothing is given back, nor counted.
    */
   async ended(requestId: string, end: SessionEnd): Promise<void> {
     const k = ProtectionKeys.spendOpen(requestId);
     const value = await this.store.get(k);
     if (value === null) return;
     await this.store.delete(k);
-    let open: { key: string; windowEndsAt: number; minor: number; billing: MethodBilling };
+    let open: OpenSpend;
     try {
-      open = JSON.parse(value) as typeof open;
+      open = JSON.parse(value) as OpenSpend;
     } catch {
       return;
     }
-    if (chargedAtEnd(open.billing, end) || !(open.minor > 0)) return;
+    if (!(open.minor > 0)) return;
+    const charged = chargedAtEnd(open.billing, end);
+    if (open.onProof) {
+      if (!charged) return;
+      const now = this.currentWindow();
+      await this.limiter.charge(now.key, open.minor, Math.max(now.windowEndsAt - this.store.now(), 1));
+      return;
+    }
+    if (charged) return;
     await this.limiter.refund(open.key, open.minor, Math.max(open.windowEndsAt - this.store.now(), 1));
   }
 

@@ -36,8 +36,11 @@ import { errorText } from '../core/error-text.js';
 export type { HandBack, StartCandidate, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
 
-/** The outcomes that end a session, and so settle its open spend reservation. */
-const SESSION_ENDS = ['verified', 'failed', 'expired'] as const;
+/**
+ * The outcomes that end a session, and so settle its open spend reservation (a step verified after
+ * another step of its journey is `verified_again`: charged all the same).
+ */
+const SESSION_ENDS = ['verified', 'verifiedAgain', 'failed', 'expired'] as const;
 
 /** Slack of a start's coalescing claim beyond the API timeout: the hook and the store calls. */
 const CLAIM_SLACK_MS = 10_000;

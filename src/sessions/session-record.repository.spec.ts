@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { resolveVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from '../core/session-record.js';
 
@@ -14,12 +16,20 @@ const record: SessionRecord = {
   verifiedAt: null,
 };
 
+/** The repository logs only a failed change announcement; nothing here is meant to. */
+const QUIET_LOGGER = new VerificationLogger({
+  ...resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+  }),
+  logLevels: false,
+});
+
 describe('SessionRecordRepository: records read again', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = new SessionRecordRepository(store);
+    records = new SessionRecordRepository(store, QUIET_LOGGER);
   });
   afterEach(() => store.close());
 

@@ -1,11 +1,42 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { VerificationStore } from '../store/verification-store.interface.js';
+import { errorText } from '../core/error-text.js';
+import type { JourneyRecord } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { LocalChannels } from '../store/local-channels.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
 
-/** Session records in the store. The hash tag keeps one session's keys on one Redis Cluster slot. */
+/**
+ * How long a step claim holds: longer than one paid start (the hook, the limits, the API call), short
+ * enough that a crashed instance's claim frees the journey soon.
+ */
+export const STEP_CLAIM_TTL_MS = 60_000;
+
+/** The store channel on which a changed session is announced, by its request id. */
+export const SESSION_CHANGED_CHANNEL = 'session-changed';
+
+/** A claim on a journey's next step, for `releaseStep` when the step was not taken after all. */
+export interface StepClaim {
+  readonly key: string;
+  readonly token: string;
+}
+
+/**
+ * The sessions' and journeys' records in the store, and the announcements that one changed: the one
+ * owner of those keys. A hash tag keeps one session's keys on one Redis Cluster slot; a journey's
+ * keys carry its first session's, so a journey and its first session share a slot. A journey without
+ * a record is its first session alone: a journey record is written only once the journey holds more
+ * than that (a device hint, a second step, a cancel).
+ *
+ * A change is announced to every instance sharing the store, so that the one holding a status stream
+ * of it reads the record and pushes the new status. Only the request id travels (never the number or
+ * anything else of the record). A host's own store without publish/subscribe gets an in-process
+ * channel: its changes then reach only the streams of the instance that observed them.
+ */
 @Injectable()
 export class SessionRecordRepository {
   /**
@@ -13,11 +44,27 @@ export class SessionRecordRepository {
    * getSince hands back the record it was given when the store still holds that, without parsing it.
    */
   private readonly storedAs = new WeakMap<SessionRecord, string>();
+  private readonly local: LocalChannels | undefined;
 
-  constructor(@Inject(VerificationStore) private readonly store: VerificationStore) {}
+  constructor(
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly logger: VerificationLogger,
+  ) {
+    if (typeof store.publish !== 'function' || typeof store.subscribe !== 'function')
+      this.local = new LocalChannels();
+  }
 
   static key(requestId: string): string {
     return `session:{${requestId}}`;
+  }
+
+  static journeyKey(journeyId: string): string {
+    return `journey:{${journeyId}}`;
+  }
+
+  /** The claim on step `n` (0-based: the step a journey of `n` steps takes next). */
+  static stepClaimKey(journeyId: string, n: number): string {
+    return `journey-step:{${journeyId}}:${n}`;
   }
 
   async get(requestId: string): Promise<SessionRecord | null> {
@@ -48,7 +95,7 @@ export class SessionRecordRepository {
 
   async save(record: SessionRecord): Promise<void> {
     const raw = JSON.stringify(record);
-    await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record));
+    await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt));
     this.storedAs.set(record, raw);
   }
 
@@ -57,11 +104,59 @@ export class SessionRecordRepository {
     return this.store.setIfAbsent(
       SessionRecordRepository.key(record.requestId),
       JSON.stringify(record),
-      this.#ttl(record),
+      this.#ttl(record.expiresAt),
     );
   }
 
-  #ttl(record: SessionRecord): number {
-    return Math.max(record.expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
+  async getJourney(journeyId: string): Promise<JourneyRecord | null> {
+    const raw = await this.store.get(SessionRecordRepository.journeyKey(journeyId));
+    return raw === null ? null : (JSON.parse(raw) as JourneyRecord);
+  }
+
+  /** Saves the journey for as long as its newest session's record is kept (`expiresAt`: that session's end). */
+  async saveJourney(journey: JourneyRecord, expiresAt: number): Promise<void> {
+    const key = SessionRecordRepository.journeyKey(journey.journeyId);
+    await this.store.set(key, JSON.stringify(journey), this.#ttl(expiresAt));
+  }
+
+  /** Saves the journey unless the store holds one already (then that one stands). True when saved. */
+  async saveJourneyIfAbsent(journey: JourneyRecord, expiresAt: number): Promise<boolean> {
+    const key = SessionRecordRepository.journeyKey(journey.journeyId);
+    return this.store.setIfAbsent(key, JSON.stringify(journey), this.#ttl(expiresAt));
+  }
+
+  /**
+   * Claims the journey's step `n` across every instance (set-if-absent): one switch (or cancel) at a
+   * time, so two concurrent switches cannot both pay. Null when another holds it.
+   */
+  async claimStep(journeyId: string, n: number): Promise<StepClaim | null> {
+    const claim = { key: SessionRecordRepository.stepClaimKey(journeyId, n), token: randomUUID() };
+    return (await this.store.setIfAbsent(claim.key, claim.token, STEP_CLAIM_TTL_MS)) ? claim : null;
+  }
+
+  /** Gives a claim back while it is still this one (the step was not taken). */
+  async releaseStep(claim: StepClaim): Promise<void> {
+    if ((await this.store.get(claim.key)) === claim.token) await this.store.delete(claim.key);
+  }
+
+  /** Announces a change. Never rejects: a stream that misses it still sees the next change or its end. */
+  async announce(requestId: string): Promise<void> {
+    if (this.local) return this.local.publish(SESSION_CHANGED_CHANNEL, requestId);
+    try {
+      await this.store.publish!(SESSION_CHANGED_CHANNEL, requestId);
+    } catch (error) {
+      this.logger.warn(`could not announce a session change: ${errorText(error)}`);
+    }
+  }
+
+  /** Calls `listener` with the request id of every change announced from now on. */
+  async listen(listener: (requestId: string) => void): Promise<() => void> {
+    if (this.local) return this.local.subscribe(SESSION_CHANGED_CHANNEL, listener);
+    return this.store.subscribe!(SESSION_CHANGED_CHANNEL, listener);
+  }
+
+  /** A record's time to live: its session's end, and the retention after it. */
+  #ttl(expiresAt: number): number {
+    return Math.max(expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
   }
 }

@@ -1,4 +1,5 @@
-import { VerificationTracing, type TraceSpan } from '../observability/verification-tracing.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import type { TraceSpan } from '../observability/verification-tracing.js';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -6,7 +7,6 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
-import { JourneyRepository } from './journey.repository.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { JourneyRecord } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -48,8 +48,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     private readonly refresher: SessionRefresher,
     private readonly tracker: VerificationTracker,
     private readonly logger: VerificationLogger,
-    private readonly journeys: JourneyRepository,
-    private readonly tracing: VerificationTracing,
+    private readonly telemetry: VerificationTelemetry,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -106,14 +105,14 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
   /** One look at one claimed session. Failures leave it leased, so it comes back later. */
   /** One session's turn, in a `verification.reconcile` span. */
   private reconcile(requestId: string): Promise<void> {
-    return this.tracing.span('reconcile', (span) => this.reconcileSession(requestId, span));
+    return this.telemetry.span('reconcile', (span) => this.reconcileSession(requestId, span));
   }
 
   private async reconcileSession(requestId: string, span: TraceSpan): Promise<void> {
     // A journey's first session names it: both are read at once (the usual session has no journey record).
     const [record, ownJourney] = await Promise.all([
       this.records.get(requestId),
-      this.journeys.get(requestId),
+      this.records.getJourney(requestId),
     ]);
     if (!record) {
       await this.queue.release(requestId);
@@ -179,7 +178,8 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
 
   /** Whether the session's journey was canceled (`ownJourney`: the journey its request id names, if any). */
   private async canceled(record: SessionRecord, ownJourney: JourneyRecord | null): Promise<boolean> {
-    const journey = record.journeyId === undefined ? ownJourney : await this.journeys.get(record.journeyId);
+    const journey =
+      record.journeyId === undefined ? ownJourney : await this.records.getJourney(record.journeyId);
     return journey?.canceledAt !== undefined;
   }
 }

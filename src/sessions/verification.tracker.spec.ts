@@ -7,8 +7,6 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
 import { ReconcileQueue } from './reconcile-queue.js';
-import { JourneyRepository } from './journey.repository.js';
-import { SessionChanges } from './session-changes.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationTracker } from './verification.tracker.js';
@@ -46,6 +44,14 @@ function observed(
  * A terminal state is final: a poll answered just before a check (so carrying `sent`) may arrive
  * after the check's `verified`; it must never move the session back, nor emit anything again.
  */
+/** The repository logs only a failed change announcement; nothing here is meant to. */
+const QUIET_LOGGER = new VerificationLogger({
+  ...resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+  }),
+  logLevels: false,
+});
+
 describe('VerificationTracker: terminal is final', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
@@ -54,7 +60,7 @@ describe('VerificationTracker: terminal is final', () => {
 
   beforeEach(() => {
     store = new MemoryStore({ clock: () => NOW });
-    records = new SessionRecordRepository(store);
+    records = new SessionRecordRepository(store, QUIET_LOGGER);
     const options = resolveVerificationOptions({
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
@@ -69,8 +75,6 @@ describe('VerificationTracker: terminal is final', () => {
       records,
       new ReconcileQueue(options, store),
       logger,
-      new SessionChanges(store, logger),
-      new JourneyRepository(store),
       emitter,
     );
   });
@@ -112,7 +116,7 @@ describe('VerificationTracker: delivered flag and method figures', () => {
 
   beforeEach(() => {
     store = new MemoryStore({ clock: () => NOW });
-    records = new SessionRecordRepository(store);
+    records = new SessionRecordRepository(store, QUIET_LOGGER);
     const options = resolveVerificationOptions({
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
@@ -126,8 +130,6 @@ describe('VerificationTracker: delivered flag and method figures', () => {
       records,
       new ReconcileQueue(options, store),
       logger,
-      new SessionChanges(store, logger),
-      new JourneyRepository(store),
       emitter,
       stats,
     );
@@ -204,23 +206,20 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
       writes.push(key);
       return set(key, ...rest);
     };
-    records = new SessionRecordRepository(store);
+    records = new SessionRecordRepository(store, QUIET_LOGGER);
     const options = resolveVerificationOptions({
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
     const logger = new VerificationLogger({ ...options, logLevels: false });
-    const changes = new SessionChanges(store, logger);
     announced = [];
-    changes.announce = async (requestId: string) => void announced.push(requestId);
+    records.announce = async (requestId: string) => void announced.push(requestId);
     tracker = new VerificationTracker(
       options,
       store,
       records,
       new ReconcileQueue(options, store),
       logger,
-      changes,
-      new JourneyRepository(store),
       new EventEmitter2(),
     );
   });

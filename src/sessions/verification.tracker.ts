@@ -13,7 +13,6 @@ import { methodTraits } from '../core/verification-method.js';
 import { isTerminal, terminalEvent } from '../core/verification-status.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
-import { SessionChanges } from './session-changes.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import {
   chargedCost,
@@ -25,7 +24,6 @@ import {
 } from '../core/session-record.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { journeyCost, methodsTried } from '../core/journey.js';
-import { JourneyRepository } from './journey.repository.js';
 import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -77,8 +75,6 @@ export class VerificationTracker {
     private readonly records: SessionRecordRepository,
     private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
-    private readonly changes: SessionChanges,
-    private readonly journeys: JourneyRepository,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
   ) {
@@ -128,7 +124,7 @@ export class VerificationTracker {
       if (dueEvents(record).length > 0) await this.emitDue(record, source);
     } finally {
       // Announced after the host's listeners ran, so a browser told "verified" finds the host done.
-      if (changed) await this.changes.announce(record.requestId);
+      if (changed) await this.records.announce(record.requestId);
     }
     return record;
   }
@@ -254,7 +250,7 @@ export class VerificationTracker {
   private async journeyFacts(
     record: SessionRecord,
   ): Promise<Pick<VerificationEvent, 'methodsTried' | 'journeyCost'>> {
-    const journey = await this.journeys.get(record.journeyId ?? record.requestId);
+    const journey = await this.records.getJourney(record.journeyId ?? record.requestId);
     if (!journey) return { methodsTried: [record.method], journeyCost: journeyCost([record], chargedCost) };
     const records = await Promise.all(
       journey.steps.map((step) =>

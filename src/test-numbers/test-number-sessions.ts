@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
 import type {
   CheckRequest,
   CheckResult,
@@ -14,9 +13,8 @@ import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
 
 /** What a frontend is shown to call (reverse flash call) or open (the bot) for a test session: nothing real. */
@@ -48,19 +46,15 @@ const RETENTION_MS = 3_600_000;
  * codes are also counted per number across its sessions (`wrongCodesPerNumber`): new sessions do not
  * buy new guesses.
  */
-@Injectable()
 export class TestNumberSessions {
   readonly book: TestNumberBook;
 
+  /** Made by the module's API client provider, its only user (see TestNumberApiClient). */
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly options: ResolvedVerificationOptions,
+    private readonly store: VerificationStore,
   ) {
     this.book = new TestNumberBook(options.testNumbers);
-  }
-
-  get enabled(): boolean {
-    return this.book.size > 0;
   }
 
   /** Whether the API would be asked about this number: false for a test number. */

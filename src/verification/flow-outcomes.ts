@@ -6,11 +6,7 @@ import { asVerificationError, type VerificationError } from '../core/verificatio
 import { VerificationHistory } from '../history/verification-history.service.js';
 import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import {
-  VerificationTracing,
-  type TraceSpan,
-  type TracedOperation,
-} from '../observability/verification-tracing.js';
+import type { TraceSpan, TracedOperation } from '../observability/verification-tracing.js';
 
 /** What a refused or failed flow knew when it stopped (for its log line and history entry). */
 export interface FlowFacts {
@@ -44,13 +40,12 @@ export class FlowOutcomes {
   constructor(
     readonly telemetry: VerificationTelemetry,
     private readonly history: VerificationHistory,
-    private readonly tracing: VerificationTracing,
     private readonly methodStats: MethodStats,
   ) {}
 
-  /** Runs a flow in its span (see VerificationTracing). */
+  /** Runs a flow in its span (see VerificationTelemetry.span). */
   span<T>(name: TracedOperation, flow: (span: TraceSpan) => Promise<T>): Promise<T> {
-    return this.tracing.span(name, flow);
+    return this.telemetry.span(name, flow);
   }
 
   async started(route: 'start' | 'switch', outcome: StartOutcome): Promise<void> {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import { OfferedMethods } from '../account/offered-methods.js';
+import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
+import { PriceBook } from '../account/price-book.js';
 import {
   answeringSession,
   currentStep,
@@ -10,19 +11,21 @@ import {
   methodsTried,
   oneStepJourney,
   remainingMethods,
+  retriableMethods,
   switchableMethods,
   type JourneyRecord,
   type JourneyStatus,
 } from '../core/journey.js';
 import { chargedCost, MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
-import { JourneyRepository } from '../sessions/journey.repository.js';
+import { VerificationClientError } from '../core/verification.errors.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { FallbackTiming } from './fallback-timing.js';
 import { OrchestrationPolicy, type MethodPlan, type PriceOf } from './orchestration.policy.js';
-import { SessionRecordRecovery } from './session-record-recovery.js';
 import { toStatusView } from './status-view.js';
+import { upstreamClientError } from './upstream-error.mapper.js';
 import type { CarriedJourney } from '../core/verification-handle.codec.js';
 import type { StatusView } from './verification.views.js';
 
@@ -42,6 +45,8 @@ export interface JourneyOptions {
   status: JourneyStatus;
   /** The policy's order of the offered methods, less those tried and excluded for the device. */
   remaining: KnownVerificationMethod[];
+  /** Tried methods charged on proof a switch may name again (retriableMethods). */
+  retriable: KnownVerificationMethod[];
   /** Those a switch may take now (steps and money left). */
   switchable: KnownVerificationMethod[];
   priceOf: PriceOf;
@@ -58,28 +63,42 @@ export class JourneyState {
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
-    private readonly journeys: JourneyRepository,
-    private readonly recovery: SessionRecordRecovery,
+    private readonly refresher: SessionRefresher,
     private readonly policy: OrchestrationPolicy,
-    private readonly offered: OfferedMethods,
+    private readonly prices: PriceBook,
     private readonly fallbackTiming: FallbackTiming,
+    private readonly balance: VerificationBalanceWatch,
   ) {}
 
   /**
    * The journey a handle opened to. A current session the store lost is rebuilt from the API
-   * (404 `not_found` when the API does not know it; see SessionRecordRecovery).
+   * (404 `not_found` when the API does not know it; see SessionRefresher.recover).
    */
   async load(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
     const [journey, first] = await this.readBoth(journeyId);
     // Nearly every verification is one method with no journey record: answered from the one record read.
-    if (!journey)
-      return first ? alone(first, false) : alone(await this.recovery.require(journeyId, owner), true);
+    if (!journey) return first ? alone(first, false) : alone(await this.require(journeyId, owner), true);
     const stored = await this.withSteps(journey, first);
     if (stored) return stored;
-    const current = await this.recovery.require(currentStep(journey).requestId, owner);
+    const current = await this.require(currentStep(journey).requestId, owner);
     const records = await this.stepRecords(journey, first);
     records[records.length - 1] = current;
     return { journey, records, current, recovered: true };
+  }
+
+  /**
+   * A lost record rebuilt for the client routes, or 404 `not_found` when the API does not know the
+   * session; an upstream failure is logged for the operator and answered as the routes answer it (503).
+   */
+  private async require(requestId: string, owner: string | undefined): Promise<SessionRecord> {
+    let record: SessionRecord | null;
+    try {
+      record = await this.refresher.recover(requestId, owner);
+    } catch (error) {
+      throw await upstreamClientError(error, this.balance);
+    }
+    if (!record) throw new VerificationClientError('not_found');
+    return record;
   }
 
   /**
@@ -91,12 +110,12 @@ export class JourneyState {
    * it is (the store is the truth; a token may be older than the journey).
    */
   async adopt(carried: CarriedJourney, owner: string | undefined): Promise<void> {
-    if (carried.steps.length < 2 || (await this.journeys.get(carried.journeyId)) !== null) return;
+    if (carried.steps.length < 2 || (await this.records.getJourney(carried.journeyId)) !== null) return;
     const records: (SessionRecord | null)[] = [];
     for (const step of carried.steps)
       records.push(
         (await this.records.get(step.requestId)) ??
-          (await this.recovery.recover(step.requestId, owner, carried.journeyId)),
+          (await this.refresher.recover(step.requestId, owner, carried.journeyId)),
       );
     const known = records.filter((record): record is SessionRecord => record !== null);
     const current = records[records.length - 1];
@@ -110,7 +129,7 @@ export class JourneyState {
       createdAt: carried.steps[0]!.startedAt,
     };
     const expiresAt = current?.expiresAt ?? currentStep(journey).startedAt + MAX_SESSION_TTL_MS;
-    await this.journeys.saveIfAbsent(journey, expiresAt);
+    await this.records.saveJourneyIfAbsent(journey, expiresAt);
   }
 
   /** The journey as the store holds it, or null when its current session's record is not there. */
@@ -160,7 +179,11 @@ export class JourneyState {
   async switchFor(
     loaded: LoadedJourney,
     named: string | undefined,
-  ): Promise<{ decision: ReturnType<typeof decideSwitch>; remaining: KnownVerificationMethod[] }> {
+  ): Promise<{
+    decision: ReturnType<typeof decideSwitch>;
+    remaining: KnownVerificationMethod[];
+    retriable: KnownVerificationMethod[];
+  }> {
     const options = await this.options(loaded);
     const decision = decideSwitch({
       journey: loaded.journey,
@@ -168,6 +191,7 @@ export class JourneyState {
       current: loaded.current,
       remaining: options.remaining,
       named,
+      retriable: options.retriable,
       priceMinor: options.priceOf,
       spentMinor: options.spentMinor,
       maxSteps: this.policy.maxSteps,
@@ -176,14 +200,14 @@ export class JourneyState {
       skippable: this.policy.skippable(loaded.current.method),
       now: this.store.now(),
     });
-    return { decision, remaining: options.remaining };
+    return { decision, remaining: options.remaining, retriable: options.retriable };
   }
 
   /** The session an identical start may resume: pending, and of a journey that was not canceled. */
   async resumable(requestId: string): Promise<SessionRecord | null> {
     const record = await this.records.get(requestId);
     if (!record || isTerminal(record.status) || record.expiresAt <= this.store.now()) return null;
-    const journey = await this.journeys.get(record.journeyId ?? record.requestId);
+    const journey = await this.records.getJourney(record.journeyId ?? record.requestId);
     if (journey?.canceledAt !== undefined) return null;
     return record;
   }
@@ -199,11 +223,11 @@ export class JourneyState {
    * status poll: it changes with the price list), taken without waiting; else undefined.
    */
   private currentPlan(): MethodPlan | undefined {
-    return this.policy.currentPlan(this.offered.current());
+    return this.policy.currentPlan(this.prices.offeredNow());
   }
 
   private async freshPlan(): Promise<MethodPlan> {
-    return this.policy.plan(await this.offered.list());
+    return this.policy.plan(await this.prices.offered());
   }
 
   private optionsAt(
@@ -222,12 +246,13 @@ export class JourneyState {
       maxSteps: this.policy.maxSteps,
       maxCostMinor: this.policy.maxCostMinor,
     });
-    return { status, remaining, switchable, priceOf, spentMinor };
+    const retriable = retriableMethods(order, loaded.journey, this.policy.exclude);
+    return { status, remaining, retriable, switchable, priceOf, spentMinor };
   }
 
   /** The journey record and its first session's record, in one round trip's time. */
   private readBoth(journeyId: string): Promise<[JourneyRecord | null, SessionRecord | null]> {
-    return Promise.all([this.journeys.get(journeyId), this.records.get(journeyId)]);
+    return Promise.all([this.records.getJourney(journeyId), this.records.get(journeyId)]);
   }
 
   /** A journey with a record: its steps' records read; null when its current session's record is not there. */

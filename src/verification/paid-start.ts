@@ -1,17 +1,32 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
-import type { InitiateResult, KnownVerificationMethod } from '../api/api.types.js';
+import type {
+  InitiateResult,
+  KnownVerificationMethod,
+  VerificationMethod,
+  VerificationSession,
+} from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
-import { DEFAULT_SESSION_TTL_MS, newSessionRecord, type SessionRecord } from '../core/session-record.js';
+import { digest } from '../core/digest.js';
+import { errorText } from '../core/error-text.js';
+import { maskPhoneNumber } from '../core/phone-mask.js';
+import {
+  DEFAULT_SESSION_TTL_MS,
+  MAX_SESSION_TTL_MS,
+  newSessionRecord,
+  type SessionRecord,
+} from '../core/session-record.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { StartPermit } from '../protection/verification-protection.service.js';
-import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
 import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
+import { TestNumberBook } from '../test-numbers/test-number-book.js';
 import { upstreamClientError } from './upstream-error.mapper.js';
 
 /** The session a start asks the API for. */
@@ -24,31 +39,68 @@ export interface SessionOrder {
   journeyId?: string;
 }
 
+/** Set while any in-doubt start is remembered: a webhook for an unknown session costs no API call otherwise. */
+const ANY_KEY = 'indoubt:any';
+/** How far the API's `created_at` may lie from the module's clock at the start (clock skew, queueing). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+/** Webhooks of a session may come this long after its expiry (the sender's retries). */
+const LATE_WEBHOOK_MS = 3_600_000;
+
+/** One start whose initiation may have created a session the module never heard of. */
+interface InDoubtStart {
+  method: VerificationMethod;
+  owner?: string;
+  /** Store-clock time the initiation was sent. */
+  at: number;
+}
+
+/** A session adopted from an in-doubt start: its new record and the API's view of it. */
+export interface AdoptedSession {
+  record: SessionRecord;
+  session: VerificationSession;
+}
+
 /**
  * Pays for one admitted start, a journey's first session or a switch's: the API is asked, the
  * session is recorded and followed, and protection's permit is settled with what happened (see
  * StartPermit). A test number's session is played by the module: nothing to admit or settle.
+ *
+ * A start whose outcome is unknown is kept in doubt. A `POST /v1/verify` that timed out, was reset or
+ * answered garbage may still have created (and charged) a session, and the spec offers no way to look
+ * it up: no idempotency key, no listing. Its first webhook is the only way to learn its `request_id`.
+ * So the start is remembered (phone, method, owner, time) in the store, and a signed webhook for a
+ * session the module has no record of is matched against it (`adopt`): the API is asked for the
+ * session (the source of truth), and one whose number and method equal a remembered start, created
+ * around its time, is adopted: recorded with that start's owner, followed by the reconciler, and its
+ * events emitted like any other's. The caller's resend cooldown was kept meanwhile, so no second paid
+ * initiation went out.
  */
 @Injectable()
 export class PaidStart {
+  /** The host's test numbers (the options' table; the API client plays their sessions). */
+  private readonly testNumbers: TestNumberBook;
+
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly api: VerificationApiClient,
     private readonly records: SessionRecordRepository,
     private readonly reconcileQueue: ReconcileQueue,
-    private readonly inDoubt: InDoubtStarts,
     private readonly balance: VerificationBalanceWatch,
-    private readonly testNumbers: TestNumberSessions,
-  ) {}
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly logger: VerificationLogger,
+    private readonly metrics: VerificationMetrics,
+  ) {
+    this.testNumbers = new TestNumberBook(options.testNumbers);
+  }
 
   /** Whether `phoneNumber` is a test number the module plays (protection keeps nothing of it). */
   plays(phoneNumber: string): boolean {
-    return this.testNumbers.plays(phoneNumber);
+    return this.testNumbers.find(phoneNumber) !== undefined;
   }
 
   /** A test number's session (see `testNumbers`): played by the module, so nothing to admit, count or settle. */
   async play(order: SessionOrder): Promise<SessionRecord> {
-    this.testNumbers.book.admit(order.phoneNumber, order.owner);
+    this.testNumbers.admit(order.phoneNumber, order.owner);
     return this.recorded(order, await this.api.initiate(this.request(order)));
   }
 
@@ -79,7 +131,7 @@ export class PaidStart {
       // start gives back what it took (a time-out or a reset leaves it counted).
       await permit.rollback({ nothingSent: !mayHaveBeenProcessed(error), failure });
       // The session may exist (and be paid for) all the same: its first webhook can reveal it.
-      if (mayHaveBeenProcessed(error)) await this.inDoubt.remember(order);
+      if (mayHaveBeenProcessed(error)) await this.remember(order);
       throw failure;
     }
   }
@@ -124,4 +176,131 @@ export class PaidStart {
     await this.reconcileQueue.track(record);
     return record;
   }
+
+  /** Store key of the in-doubt starts to one number (hashed, as protection's keys are: the key space lists no numbers). */
+  static inDoubtKey(phoneNumber: string): string {
+    return `indoubt:${digest(phoneNumber)}`;
+  }
+
+  /**
+   * Remembers a start whose initiation may have gone through. Never throws: the caller is already
+   * answering with the initiation's own failure. Without a webhook route nothing could reveal the
+   * session, so nothing is kept.
+   */
+  private async remember(start: {
+    phoneNumber: string;
+    method: VerificationMethod;
+    owner?: string;
+  }): Promise<void> {
+    this.logger.warn(
+      'initiation outcome unknown: a session may exist upstream; it is adopted if a webhook reveals it',
+      { method: start.method, phone: maskPhoneNumber(start.phoneNumber) },
+    );
+    this.metrics.inDoubtStart(start.method, 'remembered');
+    if (!this.options.webhooks.enabled) return;
+    try {
+      const at = this.store.now();
+      const key = PaidStart.inDoubtKey(start.phoneNumber);
+      const entries = [
+        ...parseEntries(await this.store.get(key)),
+        { method: start.method, owner: start.owner, at },
+      ];
+      await this.store.set(
+        key,
+        JSON.stringify(entries.filter((e) => e.at + this.lifetimeMs() > at)),
+        this.lifetimeMs(),
+      );
+      await this.store.set(ANY_KEY, '1', this.lifetimeMs());
+    } catch (error) {
+      this.logger.warn('an in-doubt start could not be remembered', {
+        error: errorText(error),
+      });
+    }
+  }
+
+  /**
+   * The session behind a webhook that names an unknown `request_id`, adopted when it answers a
+   * remembered start; null when it does not (another integration's session, or none remembered).
+   * Rejects when the API or the store fails, so that the webhook is answered 503 and comes again.
+   */
+  async adopt(requestId: string): Promise<AdoptedSession | null> {
+    if ((await this.store.get(ANY_KEY)) === null) return null;
+    let session: VerificationSession;
+    try {
+      session = await this.api.getSession(requestId);
+    } catch (error) {
+      if (error instanceof VerificationApiError && error.status === 404) return null;
+      throw error;
+    }
+    const key = PaidStart.inDoubtKey(session.phoneNumber);
+    const entries = parseEntries(await this.store.get(key));
+    const match = closestStart(entries, session, this.options.api.timeoutMs);
+    if (!match) return null;
+    const rest = entries.filter((e) => e !== match);
+    if (rest.length > 0) await this.store.set(key, JSON.stringify(rest), this.lifetimeMs());
+    else await this.store.delete(key);
+
+    // The state at initiation; the tracker merges the API's view into it and emits what is due.
+    const record = newSessionRecord(session, {
+      owner: match.owner,
+      createdAt: match.at,
+      ttlMs:
+        this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
+      as: 'seed',
+    });
+    await this.records.save(record);
+    await this.reconcileQueue.track(record);
+    // A paid initiation after all: counted where the start route counts its own.
+    this.metrics.started(session.method);
+    this.metrics.spent(session.method, session.cost);
+    this.metrics.inDoubtStart(session.method, 'adopted');
+    this.logger.warn('adopted a session whose initiation outcome was unknown', {
+      request_id: session.requestId,
+      method: session.method,
+      phone: maskPhoneNumber(session.phoneNumber),
+    });
+    return { record, session };
+  }
+
+  /** How long a start stays in doubt: its session's whole life plus the sender's late retries. */
+  private lifetimeMs(): number {
+    const ttl =
+      this.options.expirySeconds === undefined ? MAX_SESSION_TTL_MS : this.options.expirySeconds * 1000;
+    return this.options.api.timeoutMs + ttl + LATE_WEBHOOK_MS;
+  }
+}
+
+function parseEntries(raw: string | null): InDoubtStart[] {
+  if (raw === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? (parsed as InDoubtStart[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The remembered start of the same method whose time is nearest the session's creation, within reach. */
+function closestStart(
+  entries: InDoubtStart[],
+  session: VerificationSession,
+  timeoutMs: number,
+): InDoubtStart | undefined {
+  const created = session.createdAt?.getTime();
+  let best: InDoubtStart | undefined;
+  let bestDistance = Infinity;
+  for (const entry of entries) {
+    if (entry.method !== session.method) continue;
+    const distance = created === undefined ? 0 : Math.abs(created - (entry.at + timeoutMs / 2));
+    if (
+      created !== undefined &&
+      (created < entry.at - CLOCK_SKEW_MS || created > entry.at + timeoutMs + CLOCK_SKEW_MS)
+    )
+      continue;
+    if (distance < bestDistance) {
+      best = entry;
+      bestDistance = distance;
+    }
+  }
+  return best;
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OfferedMethods } from '../account/offered-methods.js';
+import { PriceBook } from '../account/price-book.js';
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { oneStepJourney, type DeviceHint } from '../core/journey.js';
 import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
@@ -13,7 +13,7 @@ import {
   type StartCandidate,
   type StartPermit,
 } from '../protection/verification-protection.service.js';
-import { JourneyRepository } from '../sessions/journey.repository.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { deviceHint, fieldError, offeredMethod } from './client-refusals.js';
 import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
@@ -46,10 +46,10 @@ export class StartFlow {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly protection: VerificationProtection,
     private readonly paid: PaidStart,
-    private readonly offered: OfferedMethods,
+    private readonly prices: PriceBook,
     private readonly policy: OrchestrationPolicy,
     private readonly journeyState: JourneyState,
-    private readonly journeys: JourneyRepository,
+    private readonly records: SessionRecordRepository,
     private readonly outcomes: FlowOutcomes,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
@@ -66,7 +66,7 @@ export class StartFlow {
       try {
         // Normalise: bad input is refused before anything asks the API.
         const auto = input.method === undefined || input.method === AUTO;
-        if (!auto) facts.method = offeredMethod(input.method, this.options.methods, this.offered.current());
+        if (!auto) facts.method = offeredMethod(input.method, this.options.methods, this.prices.offeredNow());
         if (typeof input.phoneNumber !== 'string')
           throw fieldError('phone_number', 'phone_number must be a string');
         const device = deviceHint(input.device);
@@ -74,7 +74,7 @@ export class StartFlow {
         facts.phoneNumber = phoneNumber;
 
         // Pick the method: `auto` takes the policy's first for the device; an explicit one must be offered.
-        const offered = await this.offered.list();
+        const offered = await this.prices.offered();
         const ordered = this.allowedFor(auto ? await this.policy.order(offered) : offered, device);
         const method = auto ? firstOf(ordered, offered) : offeredMethod(facts.method, offered, offered);
         facts.method = method;
@@ -173,7 +173,7 @@ export class StartFlow {
   /** The device hint is kept on the journey for its switches; a store failure here loses only the hint. */
   private async rememberDevice(record: SessionRecord, device: DeviceHint): Promise<void> {
     try {
-      await this.journeys.save(oneStepJourney(record, device), record.expiresAt);
+      await this.records.saveJourney(oneStepJourney(record, device), record.expiresAt);
     } catch (error) {
       this.outcomes.telemetry.unexpectedFailure('start', error);
     }

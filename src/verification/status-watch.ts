@@ -18,7 +18,7 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { SessionChanges } from '../sessions/session-changes.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
@@ -51,7 +51,7 @@ interface Follower {
  * What follows a journey's status for the status streams held by this instance (the HTTP side is
  * http/status-stream.hub.ts): the caps per client and per verification, and one read per change for
  * every watcher of a journey. A change of a session, observed anywhere in the deployment, is
- * announced through the store (SessionChanges), as is a journey's switch or cancel (under the
+ * announced through the store (SessionRecordRepository.announce), as is a journey's switch or cancel (under the
  * journey's id); the journey is read once and each watcher offered its answer. A watcher listens to
  * every session of its journey (a switched-away one that verifies makes the journey verified) but
  * follows only the current one. Watching adds no upstream GET where observations happen anyway:
@@ -85,7 +85,7 @@ export class StatusWatch implements BeforeApplicationShutdown, OnApplicationShut
     private readonly verification: VerificationService,
     private readonly journeys: JourneyState,
     private readonly refresher: SessionRefresher,
-    private readonly changes: SessionChanges,
+    private readonly records: SessionRecordRepository,
     private readonly protection: VerificationProtection,
     private readonly logger: VerificationLogger,
   ) {
@@ -169,7 +169,7 @@ export class StatusWatch implements BeforeApplicationShutdown, OnApplicationShut
 
   private listen(): Promise<() => void> {
     if (!this.listening) {
-      this.listening = this.changes.listen((requestId) => {
+      this.listening = this.records.listen((requestId) => {
         for (const journeyId of this.journeysOf.get(requestId) ?? []) this.changed(journeyId);
       });
       // A failed subscription is tried again by the next watcher.

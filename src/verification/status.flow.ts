@@ -1,19 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OfferedMethods } from '../account/offered-methods.js';
+import { PriceBook } from '../account/price-book.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { JourneyRepository } from '../sessions/journey.repository.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationListenerError } from '../sessions/verification.tracker.js';
 import { FlowOutcomes } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
-import { SessionRecordRecovery } from './session-record-recovery.js';
 import type { MethodView, StatusView } from './verification.views.js';
 
 /**
@@ -29,9 +27,7 @@ export class StatusFlow {
     private readonly journeyState: JourneyState,
     private readonly refresher: SessionRefresher,
     private readonly records: SessionRecordRepository,
-    private readonly journeys: JourneyRepository,
-    private readonly recovery: SessionRecordRecovery,
-    private readonly offered: OfferedMethods,
+    private readonly prices: PriceBook,
     private readonly outcomes: FlowOutcomes,
   ) {
     this.handles = new JourneyHandles(options, journeyState);
@@ -74,9 +70,9 @@ export class StatusFlow {
     }
   }
 
-  /** The methods this deployment offers to frontends (see OfferedMethods). */
+  /** The methods this deployment offers to frontends (see PriceBook.offered). */
   async methods(): Promise<MethodView[]> {
-    return (await this.offered.list()).map((method) => ({
+    return (await this.prices.offered()).map((method) => ({
       method,
       codeEntry: methodTraits(method).codeEntry,
       pollIntervalMs: pollIntervalMs(method),
@@ -92,7 +88,7 @@ export class StatusFlow {
       const journeyId = this.handles.tryOpen(verificationId, owner);
       if (journeyId === null) return null;
       await this.handles.adopt(journeyId, owner, journeyToken);
-      const journey = await this.journeys.get(journeyId);
+      const journey = await this.records.getJourney(journeyId);
       // A canceled journey is over for its frontend, whatever arrived late.
       if (journey?.canceledAt !== undefined) return null;
       const steps = journey ? [...journey.steps].reverse() : [{ requestId: journeyId }];
@@ -110,11 +106,32 @@ export class StatusFlow {
   private async verifiedPhoneOf(requestId: string, owner: string | undefined): Promise<string | null> {
     const record = await this.records.get(requestId);
     if (!record) {
-      const recovered = await this.recovery.recover(requestId, owner);
+      const recovered = await this.refresher.recover(requestId, owner);
       return recovered?.status === 'verified' ? recovered.phoneNumber : null;
     }
     if (isTerminal(record.status) && record.status !== 'verified') return null;
     const observed = await this.refresher.readNow(record);
     return observed.status === 'verified' ? observed.phoneNumber : null;
+  }
+
+  /**
+   * The journey with each pending step's record read fresh from the API (not through the poll
+   * coalescing: an outcome of the last second decides whether a cancel may go through). A step that
+   * could not be read keeps its record and stays in the reconciler's queue.
+   */
+  async readPendingNow(loaded: LoadedJourney): Promise<LoadedJourney> {
+    const records = await Promise.all(
+      loaded.records.map(async (record) => {
+        if (!record || isTerminal(record.status)) return record;
+        try {
+          return await this.refresher.readNow(record);
+        } catch (error) {
+          this.outcomes.telemetry.statusServedStale(record, error);
+          return record;
+        }
+      }),
+    );
+    const current = records[records.length - 1] ?? loaded.current;
+    return { ...loaded, records, current };
   }
 }

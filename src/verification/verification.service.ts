@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { CancelFlow } from './cancel.flow.js';
 import { CheckFlow } from './check.flow.js';
 import { StartFlow } from './start.flow.js';
 import { StatusFlow } from './status.flow.js';
@@ -18,7 +17,7 @@ import type {
 
 /**
  * The operations behind the client routes, for hosts that mount their own routes too; each is run
- * by its flow (StartFlow, SwitchFlow, CancelFlow, CheckFlow, StatusFlow). Every error a caller
+ * by its flow (StartFlow, SwitchFlow, CheckFlow, StatusFlow). Every error a caller
  * receives is a VerificationError (an HttpException): a refusal is a VerificationClientError, and
  * anything else that went wrong inside (store down, upstream garbage, a bug) becomes a 503
  * `service_unavailable` one, its cause logged for the operator.
@@ -29,7 +28,6 @@ export class VerificationService {
   constructor(
     private readonly starts: StartFlow,
     private readonly switches: SwitchFlow,
-    private readonly cancels: CancelFlow,
     private readonly checks: CheckFlow,
     private readonly reads: StatusFlow,
   ) {}
@@ -61,7 +59,7 @@ export class VerificationService {
    * journey is not canceled (409 `not_pending`).
    */
   cancel(input: CancelInput): Promise<CancelView> {
-    return this.cancels.cancel(input);
+    return this.switches.cancel(input);
   }
 
   /** Submits a code. `verified: false` with `status: 'sent'` means operator_id accepted it and the result follows. */
@@ -77,7 +75,7 @@ export class VerificationService {
     return this.reads.status(verificationId, owner, journeyToken);
   }
 
-  /** The methods this deployment offers to frontends (see OfferedMethods). */
+  /** The methods this deployment offers to frontends (see PriceBook.offered). */
   methods(): Promise<MethodView[]> {
     return this.reads.methods();
   }

@@ -1,38 +1,21 @@
-import { VerificationTracing } from '../observability/verification-tracing.js';
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { VerificationSession } from '../api/api.types.js';
-import { VerificationApiError } from '../api/verification-api.error.js';
-import { VerificationApiClient } from '../api/verification-api.client.js';
+import { describeUpstreamError } from '../api/verification-api.error.js';
+import { VerificationClock } from '../core/clock.js';
+import { CLIENT_ERROR_STATUSES, VerificationClientError } from '../core/verification.errors.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import { InDoubtStarts } from '../sessions/in-doubt-starts.js';
-import { ReconcileQueue } from '../sessions/reconcile-queue.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import type { SessionRecord } from '../core/session-record.js';
-import { methodTraits } from '../core/verification-method.js';
-import { VerificationEventName } from '../core/verification-events.js';
-import { announcedStatus, isTerminal } from '../core/verification-status.js';
-import { describeUpstreamError } from '../api/verification-api.error.js';
-import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
-import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
-import { CLIENT_ERROR_STATUSES, VerificationClientError } from '../core/verification.errors.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
+import { VerificationListenerError } from '../sessions/verification.tracker.js';
+import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 import { StandardWebhooksVerifier, type WebhookHeaders } from './standard-webhooks.verifier.js';
-import { WEBHOOK_VERIFIER } from './webhook-verifier.provider.js';
-import { observationFromNotice, readWebhookNotice, type WebhookNotice } from './webhook-notice.js';
+import { readWebhookNotice, type WebhookNotice } from './webhook-notice.js';
+import { WebhookNotices, type WebhookResult } from './webhook-notices.js';
+import { createWebhookVerifier } from './webhook-verifier.js';
 
-/**
- * What became of a webhook (the 200 answer's `result`):
- * - `processed`: the session was confirmed and every due event emitted;
- * - `duplicate`: this webhook-id was (or is being) handled already;
- * - `ignored`: not a session this deployment started (or one the API no longer knows);
- * - `deferred`: the webhook announces an outcome the API does not show yet; the reconciler
- *   looks again at the spec's pace and emits once the API agrees.
- */
-export type WebhookResult = 'processed' | 'duplicate' | 'ignored' | 'deferred';
+export type { WebhookResult } from './webhook-notices.js';
 
 /** How long a delivery holds its webhook-id while being processed (a crashed one frees it after this). */
 const PROCESSING_LEASE_MS = 30_000;
@@ -45,30 +28,30 @@ const RAW_BODY_MISSING =
   'and no event is lost.';
 
 /**
- * Handles one webhook request: signature over the raw bytes, `(request_id, event)` from the body,
- * de-duplication by `webhook-id`, confirmation with `GET /v1/verify/{id}` and hand-over to the
- * tracker, which emits what the API says. Refusals are VerificationClientErrors (problem+json):
- * 401 `invalid_signature` before anything else happens; 503 when it could not be processed (API,
- * store or a listener failed), so the sender retries; nothing is marked done that was not done.
+ * Handles one webhook delivery: signature over the raw bytes, `(request_id, event)` from the body and
+ * de-duplication by `webhook-id`, then hands the notice to WebhookNotices (what it means for the
+ * session: confirmation with `GET /v1/verify/{id}`, the tracker). Refusals are VerificationClientErrors
+ * (problem+json): 401 `invalid_signature` before anything else happens; 503 when it could not be
+ * processed (API, store or a listener failed), so the sender retries; nothing is marked done that was
+ * not done. Every outcome is counted, logged and traced here, once.
  */
 @Injectable()
 export class WebhookReceiver {
   private rawBodyMissingReported = false;
+  /** The host's `webhooks.verifier`, else Standard Webhooks; null when off or unsigned (`signature: 'none'`). */
+  private readonly verifier: WebhookVerifier | null;
 
   /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
-    @Inject(WEBHOOK_VERIFIER) private readonly verifier: WebhookVerifier | null,
-    private readonly api: VerificationApiClient,
-    private readonly records: SessionRecordRepository,
-    private readonly tracker: VerificationTracker,
-    private readonly queue: ReconcileQueue,
+    @Inject(VerificationClock) clock: VerificationClock,
+    private readonly notices: WebhookNotices,
     private readonly logger: VerificationLogger,
     private readonly telemetry: VerificationTelemetry,
-    private readonly inDoubt: InDoubtStarts,
-    private readonly tracing: VerificationTracing,
-  ) {}
+  ) {
+    this.verifier = createWebhookVerifier(options, clock, logger);
+  }
 
   /**
    * Handles one delivery; every outcome (also a refusal) is counted and logged once. `bodyRead`:
@@ -76,7 +59,7 @@ export class WebhookReceiver {
    */
   async receive(rawBody: unknown, headers: WebhookHeaders, bodyRead = true): Promise<WebhookResult> {
     // The span is active while the events are emitted: the host's listeners run in the webhook's trace.
-    return this.tracing.span('webhook', async (span) => {
+    return this.telemetry.span('webhook', async (span) => {
       const result = await this.receiveCounted(rawBody, headers, bodyRead);
       span.set({ outcome: result });
       return result;
@@ -126,76 +109,13 @@ export class WebhookReceiver {
       return 'duplicate';
     let result: WebhookResult;
     try {
-      result = await this.handle(notice);
+      result = await this.notices.handle(notice);
     } catch (error) {
       if (dedupeKey) await this.store.delete(dedupeKey).catch(() => undefined);
       throw this.failure(error);
     }
     if (dedupeKey) await this.store.set(dedupeKey, 'done', this.doneTtlMs());
     return result;
-  }
-
-  private async handle(notice: WebhookNotice): Promise<WebhookResult> {
-    let record = await this.records.get(notice.requestId);
-    let session: VerificationSession | null | undefined;
-    if (!record) {
-      // Only sessions this deployment started have an owner and a listener waiting: one whose
-      // initiation timed out is adopted here; others (another integration on the same account, or
-      // long forgotten) are acknowledged so the sender stops.
-      const adopted = await this.inDoubt.adopt(notice.requestId);
-      if (!adopted) return 'ignored';
-      ({ record, session } = adopted);
-    }
-    if (isTerminal(record.status)) {
-      // The outcome is final and known: at most an event whose listener failed is still due.
-      const { emitted } = await this.tracker.emitDue(record, 'webhook');
-      return emitted.length > 0 ? 'processed' : 'duplicate';
-    }
-    if (
-      notice.event === VerificationEventName.codeRequired &&
-      methodTraits(record.method).codeRequestAnnounced &&
-      record.fallback !== true
-    ) {
-      // The event name is signed, so the SMS fallback happened: kept before asking the API, which may
-      // no longer show `awaiting_code` (the code was accepted since) or may be down right now. The
-      // event is then due before the outcome, whichever observation comes next.
-      record = { ...record, fallback: true };
-      await this.records.save(record);
-    }
-    // An adopted session was asked of the API just now.
-    session ??= await this.confirmedSession(notice, record);
-    if (session === null) return 'ignored';
-    const observed = await this.tracker.observe(session, 'webhook', record);
-    if (announcedStatus(notice.event) !== undefined && !isTerminal(observed.status)) {
-      // Without the reconciler nobody would look again: the sender's retry is the way back.
-      if (!this.options.reconcile.enabled)
-        throw new VerificationClientError(
-          'service_unavailable',
-          'The API does not show this outcome yet; retry later',
-          {},
-          5,
-        );
-      await this.queue.pollSoon(observed);
-      return 'deferred';
-    }
-    return 'processed';
-  }
-
-  /** The session as the API shows it (`confirmWithApi`), or as the signed notice announces it; null when the API does not know it. */
-  private async confirmedSession(
-    notice: WebhookNotice,
-    record: SessionRecord,
-  ): Promise<VerificationSession | null> {
-    if (!this.options.webhooks.confirmWithApi) return observationFromNotice(notice, record, this.store.now());
-    try {
-      return await this.api.getSession(notice.requestId);
-    } catch (error) {
-      if (error instanceof VerificationApiError && error.status === 404) {
-        this.logger.warn('a webhook named a session the API does not know; acknowledged, nothing emitted');
-        return null;
-      }
-      throw error;
-    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import { InDoubtStarts } from '../../src/sessions/in-doubt-starts.js';
+import { PaidStart } from '../../src/verification/paid-start.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox, SandboxMethod } from '../../src/testing/index.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
@@ -203,8 +203,8 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     }
     // The in-doubt start is still remembered for its own session.
     const store = host.app.get<VerificationStore>(VerificationStore);
-    expect(await store.get(InDoubtStarts.key(phone))).not.toBeNull();
-    expect(await store.get(InDoubtStarts.key(refusedPhone))).toBeNull();
+    expect(await store.get(PaidStart.inDoubtKey(phone))).not.toBeNull();
+    expect(await store.get(PaidStart.inDoubtKey(refusedPhone))).toBeNull();
   });
   it("a later session of the same number and method is not adopted: the start's window has an upper bound", async () => {
     // Sessions live ten minutes here, so the in-doubt start's own session is still pending (and its
@@ -228,7 +228,7 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     expect(await records.get(later)).toBeNull();
     // The start is still remembered for its own session, which is adopted when it reveals itself.
     const store = host.app.get<VerificationStore>(VerificationStore);
-    expect(await store.get(InDoubtStarts.key(phone))).not.toBeNull();
+    expect(await store.get(PaidStart.inDoubtKey(phone))).not.toBeNull();
     await sb.fail(own);
     await settle(sb);
     expect(eventsOf(host, own)).toEqual(['verification.failed']);

@@ -12,9 +12,7 @@ import type { JourneyRecord } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
 import { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
-import { JourneyRepository } from '../../src/sessions/journey.repository.js';
 import { ReconcileQueue } from '../../src/sessions/reconcile-queue.js';
-import { SessionChanges } from '../../src/sessions/session-changes.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { VerificationTracker } from '../../src/sessions/verification.tracker.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
@@ -29,7 +27,6 @@ const OBSERVERS = 10;
 interface Instance {
   tracker: VerificationTracker;
   records: SessionRecordRepository;
-  journeys: JourneyRepository;
   emitted: { event: string; requestId: string; verificationId: string }[];
 }
 
@@ -49,19 +46,16 @@ function instanceOn(store: VerificationStore): Instance {
       verificationId: payload.verificationId,
     });
   });
-  const records = new SessionRecordRepository(store);
-  const journeys = new JourneyRepository(store);
+  const records = new SessionRecordRepository(store, logger);
   const tracker = new VerificationTracker(
     options,
     store,
     records,
     new ReconcileQueue(options, store),
     logger,
-    new SessionChanges(store, logger),
-    journeys,
     emitter,
   );
-  return { tracker, records, journeys, emitted };
+  return { tracker, records, emitted };
 }
 
 function pending(requestId: string, method: 'sms' | 'flash_call', journeyId?: string): SessionRecord {
@@ -149,7 +143,7 @@ describe.each(['two instances on Redis', 'one instance on a MemoryStore'] as con
       for (const { first, second, journey } of journeys) {
         await a.records.save(first);
         await a.records.save(second);
-        await a.journeys.save(journey, second.expiresAt);
+        await a.records.saveJourney(journey, second.expiresAt);
       }
       await Promise.all(
         journeys.flatMap(({ first, second }) =>

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
-import { GONE_SESSION_TTL_MS } from '../../src/verification/session-record-recovery.js';
+import { GONE_SESSION_TTL_MS } from '../../src/sessions/session-refresher.js';
 import { RECORD_RETENTION_MS } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';

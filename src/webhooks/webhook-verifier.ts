@@ -1,12 +1,7 @@
-import type { Provider } from '@nestjs/common';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationClock } from '../core/clock.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { VerificationLogger } from '../observability/verification-logger.js';
+import type { VerificationClock } from '../core/clock.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
 import { StandardWebhooksVerifier } from './standard-webhooks.verifier.js';
-
-/** The WebhookVerifier the webhook route uses; null when the route is off or runs unsigned (`signature: 'none'`). */
-export const WEBHOOK_VERIFIER = Symbol('WEBHOOK_VERIFIER');
 
 /**
  * The host's verifier when given; otherwise Standard Webhooks with the configured secrets, its
@@ -31,9 +26,3 @@ export function createWebhookVerifier(
     clock: () => clock.now(),
   });
 }
-
-export const webhookVerifierProvider: Provider = {
-  provide: WEBHOOK_VERIFIER,
-  useFactory: createWebhookVerifier,
-  inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock, VerificationLogger],
-};
