@@ -204,15 +204,16 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     await stats.tally(session(rfc), 'client:c');
 
     const desk = await stats.timeToVerify('reverse_flash_call', '7', 'desktop', 7);
-    expect(desk.started).toBe(1);
+    expect(desk.ended).toBe(1);
     expect(desk.buckets[bucketOf20s]).toBe(1);
     expect(desk.buckets.reduce((a, b) => a + b, 0)).toBe(1);
-    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ started: 1 });
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 1 });
     expect(
       (await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).buckets.every((n) => n === 0),
     ).toBe(true);
-    expect(await stats.timeToVerify('reverse_flash_call', '7', undefined, 7)).toMatchObject({ started: 1 });
-    expect(await stats.timeToVerify('reverse_flash_call', '44', 'desktop', 7)).toMatchObject({ started: 0 });
+    // Still pending: on its way, not a user who gave up (see the next test).
+    expect(await stats.timeToVerify('reverse_flash_call', '7', undefined, 7)).toMatchObject({ ended: 0 });
+    expect(await stats.timeToVerify('reverse_flash_call', '44', 'desktop', 7)).toMatchObject({ ended: 0 });
     // The country's figures hold them all, whatever the hint.
     expect((await stats.figures({ country: '7' })).reverse_flash_call).toMatchObject({
       started: 3,
@@ -230,7 +231,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     expect(probes).toBeGreaterThan(0);
     expect(probes).toBeLessThan(60);
     const figures = await stats.timeToVerify('flash_call', '7', 'mobile', 7);
-    expect(figures.started).toBe(probes);
+    expect(figures.ended).toBe(probes);
     expect(figures.buckets[bucketOf20s]).toBe(probes);
     expect((await stats.figures()).flash_call).toMatchObject({ started: 60, verified: 60 });
   });
@@ -248,7 +249,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     const lone = session({ requestId: probes[1]! });
     await stats.tally(lone, 'client:b', 'mobile');
     await stats.tally({ ...lone, status: 'expired' });
-    expect(await stats.timeToVerify('sms', '7', 'mobile', 7)).toMatchObject({ started: 1 });
+    expect(await stats.timeToVerify('sms', '7', 'mobile', 7)).toMatchObject({ ended: 1 });
     // Every other figure still counts both as expired.
     expect((await stats.figures()).sms).toMatchObject({ started: 2, expired: 2 });
 
@@ -259,13 +260,25 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     await stats.tally(next, 'client:c', 'desktop');
     await stats.tally({ ...next, status: 'verified', delivered: true, verifiedAt: now + 30_000 });
     await stats.tally({ ...first, status: 'expired' });
-    expect(await stats.timeToVerify('reverse_flash_call', '7', 'desktop', 7)).toMatchObject({ started: 1 });
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'desktop', 7)).toMatchObject({ ended: 1 });
+  });
+
+  it('counts a step once it ended: steps still pending are users on their way, not users who gave up', async () => {
+    // A fresh host's first minutes: many steps started, the fast ones verified, the rest pending.
+    const records = Array.from({ length: 10 }, () => session(rfc));
+    for (const record of records) await stats.tally(record, 'client:a', 'mobile');
+    for (const record of records.slice(0, 3))
+      await stats.tally({ ...record, status: 'verified', verifiedAt: now + 8_000 });
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 3 });
+    await stats.tally({ ...records[3]!, status: 'expired' });
+    await stats.tally({ ...records[4]!, status: 'failed' });
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 5 });
   });
 
   it('leaves out a suspected start, as every figure does', async () => {
     const record = session({ ...rfc, suspected: true });
     await stats.tally(record, 'client:a', 'mobile');
     await stats.tally({ ...record, status: 'verified', verifiedAt: now + 5_000 });
-    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ started: 0 });
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 0 });
   });
 });

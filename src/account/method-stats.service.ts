@@ -3,7 +3,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
 import { digest } from '../core/digest.js';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
-import { cutOffBySwitch, type FallbackFigures } from '../core/fallback-moment.js';
+import { cutOffBySwitch, type MomentCounts } from '../core/fallback-moment.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
@@ -142,7 +142,7 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   /**
-   * Sessions started and the time-to-verify histogram (counts per TIME_TO_VERIFY_BUCKETS_MS bucket)
+   * Sessions started, ended and left, and the time-to-verify histogram (counts per TIME_TO_VERIFY_BUCKETS_MS bucket)
    * over the last `days` days of one method's counted sessions that inform the fallback moment (core/fallback-moment.ts),
    * with numbers of one calling code, started with one device hint (undefined: none).
    */
@@ -151,16 +151,17 @@ export class MethodStats implements OnModuleDestroy {
     callingCode: string,
     device: DeviceHint | undefined,
     days: number,
-  ): Promise<FallbackFigures> {
+  ): Promise<MomentCounts> {
     await this.flush();
     const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
     const dayNames = Array.from({ length: windowDays(days) }, (_, i) => dayName(today - i * DAY_MS));
-    const { started, left, buckets } = await this.#sum(
+    const { started, verified, expired, failed, left, buckets } = await this.#sum(
       storedMethod(method),
       momentGroup(callingCode, device),
       dayNames,
     );
-    return { started: Math.max(started - left, 0), buckets };
+    // Steps left for a step that verified their journey are counted neither expired nor failed there.
+    return { started, ended: verified + expired + failed, left, buckets };
   }
 
   /**

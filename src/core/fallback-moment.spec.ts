@@ -5,6 +5,7 @@ import {
   isProbeStep,
   PROBE_EVERY,
   learnsFallbackMoment,
+  matureFigures,
   stepFallbackMs,
   type FallbackMomentSettings,
 } from './fallback-moment.js';
@@ -12,6 +13,7 @@ import {
 const BOUNDS = [10_000, 20_000, 40_000, 80_000];
 const SETTINGS: FallbackMomentSettings = {
   stalledShare: 0.5,
+  waitingShare: false,
   minSamples: 10,
   floorMs: 5_000,
   ceilingMs: 60_000,
@@ -20,43 +22,48 @@ const FIXED = 45_000;
 /** 10 verified: 2 by 10 s, 8 by 20 s, all by 40 s. */
 const BUCKETS = [2, 6, 2, 0, 0];
 
-describe('fallbackAfterMs: a step stalls when few of the users still waiting on it go on to verify', () => {
+describe('fallbackAfterMs: a step stalls once few of the method’s successful users are still unfinished', () => {
   it('the fixed timeout until the figures hold minSamples verified sessions', () => {
-    expect(fallbackAfterMs({ started: 0, buckets: [] }, SETTINGS, FIXED, BOUNDS)).toBe(FIXED);
-    expect(fallbackAfterMs({ started: 9, buckets: [2, 5, 2, 0, 0] }, SETTINGS, FIXED, BOUNDS)).toBe(FIXED);
-    expect(fallbackAfterMs({ started: 10, buckets: BUCKETS }, SETTINGS, FIXED, BOUNDS)).not.toBe(FIXED);
+    expect(fallbackAfterMs({ ended: 0, buckets: [] }, SETTINGS, FIXED, BOUNDS)).toBe(FIXED);
+    expect(fallbackAfterMs({ ended: 9, buckets: [2, 5, 2, 0, 0] }, SETTINGS, FIXED, BOUNDS)).toBe(FIXED);
+    expect(fallbackAfterMs({ ended: 10, buckets: BUCKETS }, SETTINGS, FIXED, BOUNDS)).not.toBe(FIXED);
   });
 
-  it('a method every user completes waits for the last of them: one still waiting is on the way', () => {
-    expect(fallbackAfterMs({ started: 10, buckets: BUCKETS }, SETTINGS, FIXED, BOUNDS)).toBe(40_000);
+  it('the 1 − stalledShare quantile of their time to verify: 0.5 their median, 0.1 their 90th percentile', () => {
+    // Median: the 5th of 10, 3 of the 6 into the (10 s, 20 s] bucket.
+    expect(fallbackAfterMs({ ended: 10, buckets: BUCKETS }, SETTINGS, FIXED, BOUNDS)).toBe(15_000);
+    const p90 = { ...SETTINGS, stalledShare: 0.1 };
+    expect(fallbackAfterMs({ ended: 10, buckets: BUCKETS }, p90, FIXED, BOUNDS)).toBe(30_000);
+    // Only successful users count: as many who never verified do not move it.
+    expect(fallbackAfterMs({ ended: 100, buckets: BUCKETS }, SETTINGS, FIXED, BOUNDS)).toBe(15_000);
   });
 
-  it('the earliest time at which fewer than stalledShare of those still waiting go on to verify', () => {
-    // 20 started, 10 verified: (10 − x) ÷ (20 − x) ≤ 0.4 once x = 3⅓ have, in the (10 s, 20 s] bucket.
-    const share = { ...SETTINGS, stalledShare: 0.4 };
-    expect(fallbackAfterMs({ started: 20, buckets: BUCKETS }, share, FIXED, BOUNDS)).toBe(12_222);
-    const strict = { ...SETTINGS, stalledShare: 0.2 };
-    // (10 − x) ÷ (20 − x) ≤ 0.2 from x = 7.5: 7.5 of 10 verified, in the (10 s, 20 s] bucket.
-    expect(fallbackAfterMs({ started: 20, buckets: BUCKETS }, strict, FIXED, BOUNDS)).toBe(19_167);
-    // A method no more than stalledShare of its users complete stalls at once: the floor.
-    expect(fallbackAfterMs({ started: 20, buckets: BUCKETS }, SETTINGS, FIXED, BOUNDS)).toBe(5_000);
+  it('with waitingShare, earlier once fewer than that share of the users still waiting go on to verify', () => {
+    const waiting = { ...SETTINGS, waitingShare: 0.4 };
+    // 20 ended, 10 verified: (10 − x) ÷ (20 − x) ≤ 0.4 once x = 3⅓ have, in the (10 s, 20 s] bucket.
+    expect(fallbackAfterMs({ ended: 20, buckets: BUCKETS }, waiting, FIXED, BOUNDS)).toBe(12_222);
+    // (10 − x) ÷ (20 − x) ≤ 0.2 only from x = 7.5 (19.2 s): the median comes first.
+    const strict = { ...SETTINGS, waitingShare: 0.2 };
+    expect(fallbackAfterMs({ ended: 20, buckets: BUCKETS }, strict, FIXED, BOUNDS)).toBe(15_000);
+    // Every user who ended verified: one still waiting is on the way, the quantile decides.
+    expect(fallbackAfterMs({ ended: 10, buckets: BUCKETS }, waiting, FIXED, BOUNDS)).toBe(15_000);
+    // A method no more than waitingShare of its users complete stalls at once: the floor.
+    expect(fallbackAfterMs({ ended: 25, buckets: BUCKETS }, waiting, FIXED, BOUNDS)).toBe(5_000);
   });
 
   it('bounded by the floor and the ceiling', () => {
-    const fast = { started: 10, buckets: [10, 0, 0, 0, 0] };
-    expect(fallbackAfterMs({ ...fast, started: 30 }, SETTINGS, FIXED, BOUNDS)).toBe(5_000);
-    expect(fallbackAfterMs({ ...fast, started: 30 }, { ...SETTINGS, floorMs: 8_000 }, FIXED, BOUNDS)).toBe(
-      8_000,
-    );
-    expect(fallbackAfterMs({ started: 10, buckets: [0, 0, 0, 0, 10] }, SETTINGS, FIXED, BOUNDS)).toBe(60_000);
+    const fast = { ended: 10, buckets: [10, 0, 0, 0, 0] };
+    expect(fallbackAfterMs(fast, SETTINGS, FIXED, BOUNDS)).toBe(5_000);
+    expect(fallbackAfterMs(fast, { ...SETTINGS, floorMs: 8_000 }, FIXED, BOUNDS)).toBe(8_000);
+    expect(fallbackAfterMs({ ended: 10, buckets: [0, 0, 0, 0, 10] }, SETTINGS, FIXED, BOUNDS)).toBe(60_000);
     expect(
       fallbackAfterMs(
-        { started: 10, buckets: [0, 0, 0, 10, 0] },
-        { ...SETTINGS, ceilingMs: 90_000 },
+        { ended: 10, buckets: [0, 0, 0, 10, 0] },
+        { ...SETTINGS, stalledShare: 0.01, ceilingMs: 90_000 },
         FIXED,
         BOUNDS,
       ),
-    ).toBe(80_000);
+    ).toBe(79_600);
   });
 });
 
@@ -95,9 +102,33 @@ describe('probe steps: the figures of a method whose code is typed in the page c
 
   it('the moment is learned once minSamples sessions verified', () => {
     const buckets = (n: number) => [n, 0, 0];
-    expect(learnsFallbackMoment({ started: 50, buckets: buckets(SETTINGS.minSamples - 1) }, SETTINGS)).toBe(
+    expect(learnsFallbackMoment({ ended: 50, buckets: buckets(SETTINGS.minSamples - 1) }, SETTINGS)).toBe(
       false,
     );
-    expect(learnsFallbackMoment({ started: 50, buckets: buckets(SETTINGS.minSamples) }, SETTINGS)).toBe(true);
+    expect(learnsFallbackMoment({ ended: 50, buckets: buckets(SETTINGS.minSamples) }, SETTINGS)).toBe(true);
+  });
+});
+
+describe('matureFigures: the figures of the steps started a ceiling ago or more', () => {
+  const then = { started: 50, ended: 10, left: 0, buckets: [2, 6, 2, 0, 0] };
+  const now = { started: 100, ended: 30, left: 0, buckets: [12, 12, 4, 2, 0] };
+
+  it('every step’s figures until a read a ceiling old is known', () => {
+    expect(matureFigures(now, undefined, 80_000, BOUNDS)).toEqual({ ended: 30, buckets: now.buckets });
+  });
+
+  it('verifications since then of steps started after it taken out, steps started before it still pending counted as ended', () => {
+    // 20 verified in the 80 s since: one verified τ after its start is of a later step with
+    // probability 1 − τ ÷ 80 s (τ at its bucket's bound): 8.75 + 4.5 + 1 + 0 of them.
+    const mature = matureFigures(now, then, 80_000, BOUNDS);
+    expect(mature.buckets).toEqual([3.25, 7.5, 3, 2, 0]);
+    // 15.75 of the 50 steps started before then ended, the other 34.25 are still pending: all 50 count.
+    expect(mature.ended).toBeCloseTo(50);
+  });
+
+  it('never more stalled steps than steps pending now; steps left for another step are neither', () => {
+    const few = { ...now, started: 35, left: 3 };
+    // 2 pending now: at most 2 of the steps started before then are stalled.
+    expect(matureFigures(few, then, 80_000, BOUNDS).ended).toBeCloseTo(30 - 14.25 + 2);
   });
 });

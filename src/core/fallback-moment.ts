@@ -13,6 +13,11 @@ export interface FallbackMomentSettings {
    * step has stalled: 0.5 falls back at their median time to verify, 0.1 at their 90th percentile.
    */
   stalledShare: number;
+  /**
+   * Also stalled once fewer than this share of the users still waiting on the step go on to verify
+   * (counting those who never do): a method few users complete falls back early. False: off.
+   */
+  waitingShare: number | false;
   /** Verified sessions the figures must hold before they decide; before, the method's fixed timeout. */
   minSamples: number;
   /** The learned moment is never earlier than this (ms from the step's start)… */
@@ -21,20 +26,63 @@ export interface FallbackMomentSettings {
   ceilingMs: number;
 }
 
-/** What the moment is learned from: one method's sessions that inform it (started, and verified by bucket). */
+/** What the moment is learned from: one method's sessions that inform it and have ended. */
 export interface FallbackFigures {
-  started: number;
+  /**
+   * Sessions ended (verified, expired or failed). A session still pending is left out: counted from
+   * its start, the users still on their way would look like users who gave up.
+   */
+  ended: number;
   /** Verified sessions per time-to-verify bucket (TIME_TO_VERIFY_BUCKETS_MS). */
   buckets: readonly number[];
 }
 
+/** A moment group's counters as read: `ended` and `buckets`, with the starts and the steps left. */
+export interface MomentCounts extends FallbackFigures {
+  started: number;
+  /** Steps ended unverified because another step verified their journey (neither ended nor pending). */
+  left: number;
+}
+
+/**
+ * The figures of the steps started before `then` was read (`sinceMs` ago, at least a ceiling): each
+ * has ended or been pending past the ceiling, so its outcome up to any moment the rule may choose is
+ * known. Counted from every step, a busy young host's figures hold its fast successes at once and its
+ * slow ones and its users who never complete only later: the moment comes too early. Verifications
+ * since `then` of steps started after it are told apart by their time to verify (one verified τ
+ * after its start, at a time spread evenly over `sinceMs`, started after `then` with probability
+ * 1 − τ ÷ sinceMs, τ taken at its bucket's upper bound); a step started before `then` and still
+ * pending counts as ended unverified. Without `then` (not known yet), every step's figures.
+ */
+export function matureFigures(
+  now: MomentCounts,
+  then: MomentCounts | undefined,
+  sinceMs: number,
+  bounds: readonly number[] = TIME_TO_VERIFY_BUCKETS_MS,
+): FallbackFigures {
+  if (then === undefined) return { ended: now.ended, buckets: now.buckets };
+  const young = now.buckets.map((count, i) => {
+    const upper = bounds[i];
+    const since = Math.max(count - (then.buckets[i] ?? 0), 0);
+    return upper === undefined ? 0 : since * Math.max(0, 1 - upper / sinceMs);
+  });
+  const youngVerified = young.reduce((sum, count) => sum + count, 0);
+  const pending = Math.max(now.started - now.ended - now.left, 0);
+  const closedBefore = now.ended + now.left - youngVerified;
+  const stalled = Math.min(Math.max(then.started - closedBefore, 0), pending);
+  return {
+    ended: now.ended - youngVerified + stalled,
+    buckets: now.buckets.map((count, i) => count - young[i]!),
+  };
+}
+
 /**
  * Ms from a step's start at which it may fall back: once `minSamples` verified sessions of its method
- * are counted, the earliest time at which fewer than `stalledShare` of the users still waiting go on
- * to verify (of `started` sessions, `verified` verified, the time by which all but
- * stalledShare × (started − verified_by_then) of them had), bounded by `floorMs` and `ceilingMs`;
- * before that, the fixed `timeoutMs` (the host's `timeoutSeconds`) as it stands. A method most users
- * complete falls back late (a waiting user is likely still on the way), one few complete early.
+ * are counted, the time by which all but `stalledShare` of them had verified (their 1 − stalledShare
+ * quantile), or earlier, with `waitingShare`, the earliest time at which fewer than `waitingShare`
+ * of the users still waiting go on to verify (of `ended` sessions, `verified` verified: the time by
+ * which all but waitingShare × (ended − verified_by_then) of them had); bounded by `floorMs` and
+ * `ceilingMs`. Before that, the fixed `timeoutMs` (the host's `timeoutSeconds`) as it stands.
  */
 export function fallbackAfterMs(
   figures: FallbackFigures,
@@ -44,13 +92,17 @@ export function fallbackAfterMs(
 ): number {
   const verified = verifiedCount(figures);
   if (verified < settings.minSamples) return timeoutMs;
-  const started = Math.max(figures.started, verified);
-  const share = settings.stalledShare;
-  // (verified − x) ÷ (started − x) ≤ share once x, the users verified by then, reaches this:
-  const needed = (verified - share * started) / (1 - share);
-  const finished = needed <= 0 ? 0 : quantileFromBuckets(figures.buckets, needed / verified, bounds);
-  if (finished === null) return timeoutMs;
-  return Math.round(Math.min(Math.max(finished, settings.floorMs), settings.ceilingMs));
+  let moment = quantileFromBuckets(figures.buckets, 1 - settings.stalledShare, bounds);
+  if (moment === null) return timeoutMs;
+  if (settings.waitingShare !== false) {
+    const ended = Math.max(figures.ended, verified);
+    const share = settings.waitingShare;
+    // (verified − x) ÷ (ended − x) ≤ share once x, the users verified by then, reaches this:
+    const needed = (verified - share * ended) / (1 - share);
+    const waited = needed <= 0 ? 0 : quantileFromBuckets(figures.buckets, needed / verified, bounds);
+    if (waited !== null) moment = Math.min(moment, waited);
+  }
+  return Math.round(Math.min(Math.max(moment, settings.floorMs), settings.ceilingMs));
 }
 
 /** Whether the figures hold enough verified sessions to learn the moment from (`minSamples`). */

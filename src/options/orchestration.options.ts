@@ -34,9 +34,11 @@ export interface OrchestrationOptions {
   /**
    * When a step may fall back, learned from the method figures (`fallback_available_at`): once
    * `minSamples` verified sessions of the method with the number's calling code and the start's
-   * device hint are counted (last 7 days, starts the pumping defence did not suspect), the earliest
-   * time at which fewer than `stalledShare` of the users still waiting go on to verify, bounded by
-   * `floorMs` and `ceilingMs`; before that, `timeoutSeconds`. A method whose code is typed in the
+   * device hint are counted (last 7 days, starts the pumping defence did not suspect; steps started
+   * `ceilingMs` or more before, whose outcome up to any moment is known), the time by
+   * which all but `stalledShare` of them had verified, or earlier once fewer than `waitingShare` of
+   * the users still waiting go on to verify, bounded by `floorMs` and `ceilingMs`; before that,
+   * `timeoutSeconds`. A method whose code is typed in the
    * page learns from its probe steps (1 in 10, falling back at `ceilingMs`). `false`: always `timeoutSeconds`.
    */
   fallback?: OrchestrationFallbackOptions | false;
@@ -51,11 +53,16 @@ export interface OrchestrationOptions {
 /** `orchestration.fallback`. */
 export interface OrchestrationFallbackOptions {
   /**
-   * The share (0 to below 1) of the users still waiting on a step who go on to verify, below which
-   * the step has stalled: a method most users complete falls back late, one few complete early
-   * (at `floorMs` when no more than this share ever complete it). Default 0.4.
+   * The share (0 to below 1) of the method's successful users still unfinished below which its step
+   * has stalled: 0.5 falls back at their median time to verify, 0.1 at their 90th percentile. Default 0.4.
    */
   stalledShare?: number;
+  /**
+   * Also stalled, earlier, once fewer than this share (0 to below 1) of the users still waiting on the
+   * step go on to verify (counting those who never do): a method few users complete falls back early
+   * (at `floorMs` when no more than this share complete it). `false`: `stalledShare` only. Default 0.4.
+   */
+  waitingShare?: number | false;
   /** Verified sessions (method, calling code, device hint) before the figures decide. Default 30. */
   minSamples?: number;
   /** Earliest learned moment, ms from the step's start. Default 10000. */
@@ -66,6 +73,7 @@ export interface OrchestrationFallbackOptions {
 
 export interface ResolvedOrchestrationFallback {
   stalledShare: number;
+  waitingShare: number | false;
   minSamples: number;
   floorMs: number;
   ceilingMs: number;

@@ -57,6 +57,13 @@ const CASES: RefusalCase[] = [
   ],
 
   [
+    'orchestration.fallback.waitingShare',
+    { api, orchestration: { fallback: { waitingShare: true } } },
+    'orchestration.fallback.waitingShare',
+    'share from 0 to below 1',
+  ],
+
+  [
     'orchestration.fallback.ceilingMs below floorMs',
     { api, orchestration: { fallback: { floorMs: 20_000, ceilingMs: 15_000 } } },
     'orchestration.fallback.ceilingMs',

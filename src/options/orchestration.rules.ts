@@ -58,8 +58,8 @@ export const ORCHESTRATION_OPTION_RULES: readonly OptionRule[] = [
   {
     path: 'orchestration.fallback',
     checks: [
-      objectOrFalse('{ stalledShare?, minSamples?, floorMs?, ceilingMs? }'),
-      onlyKeys(['stalledShare', 'minSamples', 'floorMs', 'ceilingMs'], 'fields'),
+      objectOrFalse('{ stalledShare?, waitingShare?, minSamples?, floorMs?, ceilingMs? }'),
+      onlyKeys(['stalledShare', 'waitingShare', 'minSamples', 'floorMs', 'ceilingMs'], 'fields'),
     ],
   },
   {
@@ -68,6 +68,10 @@ export const ORCHESTRATION_OPTION_RULES: readonly OptionRule[] = [
       (v, at) =>
         share(v, at) ?? (v === 0 ? 'must be above 0 (0 would wait for the slowest user)' : undefined),
     ],
+  },
+  {
+    path: 'orchestration.fallback.waitingShare',
+    checks: [(v, at) => (v === false ? undefined : share(v, at))],
   },
   { path: 'orchestration.fallback.minSamples', checks: [positiveInt] },
   { path: 'orchestration.fallback.floorMs', checks: [intRange(1000, 600_000, 'ms')] },

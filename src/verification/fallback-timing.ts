@@ -1,8 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { callingCodeOf } from '../account/method-figures.js';
+import { callingCodeOf, dayName } from '../account/method-figures.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationClock } from '../core/clock.js';
-import { fallbackAfterMs, learnsFallbackMoment, stepFallbackMs } from '../core/fallback-moment.js';
+import {
+  fallbackAfterMs,
+  learnsFallbackMoment,
+  matureFigures,
+  type MomentCounts,
+  stepFallbackMs,
+} from '../core/fallback-moment.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -24,11 +30,19 @@ interface FallbackMoment {
   learned: boolean;
 }
 
+/** The counts of one read (module clock), and the last day of the window they were summed over. */
+interface CountsRead {
+  at: number;
+  day: string;
+  counts: MomentCounts;
+}
+
 /**
  * When a step may fall back, ms after its start (`fallback_available_at`), for the status answers and
  * the switch route alike: learned per method, calling code and device hint from the method figures
- * (`orchestration.fallback`, core/fallback-moment.ts), the method's fixed `timeoutSeconds` until they
- * hold enough samples or when learning is off; once learned, a probe step (one in PROBE_EVERY of a method whose
+ * (`orchestration.fallback`, core/fallback-moment.ts) of the steps started a ceiling ago or more
+ * (`matureFigures`, against this instance's read of a ceiling ago), the method's fixed
+ * `timeoutSeconds` until they hold enough samples or when learning is off; once learned, a probe step (one in PROBE_EVERY of a method whose
  * code is typed in the page) at the ceiling. Each (method, calling code, device) is read at most once
  * per FALLBACK_FIGURES_TTL_MS, one read at a time; a read that fails keeps the last moment (or the
  * fixed one) and is logged: a store hiccup never delays a status answer's fallback.
@@ -37,6 +51,8 @@ interface FallbackMoment {
 export class FallbackTiming {
   readonly #cache = new Map<string, FallbackMoment & { until: number }>();
   readonly #reading = new Map<string, Promise<FallbackMoment>>();
+  /** Per key, the reads of the last ceiling and the newest before: see matureFigures. */
+  readonly #reads = new Map<string, CountsRead[]>();
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -84,12 +100,15 @@ export class FallbackTiming {
       ? { afterMs: last.afterMs, learned: last.learned }
       : { afterMs: fixed, learned: false };
     try {
-      const figures = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
-      if (settings !== false)
+      const counts = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
+      if (settings !== false) {
+        const then = this.#readBefore(key, counts, settings.ceilingMs);
+        const figures = matureFigures(counts, then?.counts, this.clock.now() - (then?.at ?? 0));
         moment = {
           afterMs: fallbackAfterMs(figures, settings, fixed),
           learned: learnsFallbackMoment(figures, settings),
         };
+      }
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
@@ -98,5 +117,20 @@ export class FallbackTiming {
     }
     this.#cache.set(key, { ...moment, until: this.clock.now() + FALLBACK_FIGURES_TTL_MS });
     return moment;
+  }
+
+  /**
+   * The newest read of this key at least `ceilingMs` ago over the same window of days, undefined
+   * when none; remembers `counts` as read now. Per instance: an instance that just booted learns from
+   * every step's figures until it has read for a ceiling.
+   */
+  #readBefore(key: string, counts: MomentCounts, ceilingMs: number): CountsRead | undefined {
+    const now = this.clock.now();
+    const day = dayName(now);
+    const reads = (this.#reads.get(key) ?? []).filter((read) => read.day === day);
+    const old = reads.filter((read) => read.at <= now - ceilingMs).at(-1);
+    const kept = reads.filter((read) => read.at > now - ceilingMs);
+    this.#reads.set(key, [...(old ? [old] : []), ...kept, { at: now, day, counts }]);
+    return old;
   }
 }

@@ -1,0 +1,52 @@
+import { describe, expect, it } from '@jest/globals';
+import type { MethodStats } from '../account/method-stats.service.js';
+import type { MomentCounts } from '../core/fallback-moment.js';
+import { methodStatsFixture, NOON } from '../../test/support/method-stats.fixture.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { FALLBACK_FIGURES_TTL_MS, FallbackTiming } from './fallback-timing.js';
+import type { OrchestrationPolicy } from './orchestration.policy.js';
+
+const SETTINGS = { stalledShare: 0.4, waitingShare: 0.4, minSamples: 10, floorMs: 5_000, ceilingMs: 60_000 };
+/** 20 verified reverse calls: 10 within 10 s, 10 within 20 s (TIME_TO_VERIFY_BUCKETS_MS). */
+const BUCKETS = [0, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+const STEP = { method: 'reverse_flash_call', requestId: 'req-1' };
+
+/** FallbackTiming over figures the spec sets, on the spec's clock. */
+function timing(): { now: number; counts: MomentCounts; fallback: FallbackTiming } {
+  const state = { now: NOON, counts: { started: 0, ended: 0, left: 0, buckets: BUCKETS } as MomentCounts };
+  const options = { orchestration: { fallback: SETTINGS } } as unknown as ResolvedVerificationOptions;
+  const stats = { timeToVerify: () => Promise.resolve(state.counts) } as unknown as MethodStats;
+  const policy = { timeoutMs: () => 45_000 } as unknown as OrchestrationPolicy;
+  const clock = { now: () => state.now };
+  const logger = methodStatsFixture(clock.now).logger();
+  return Object.assign(state, { fallback: new FallbackTiming(options, clock, policy, stats, logger) });
+}
+
+describe('FallbackTiming: steps still pending a ceiling after their start count as users who did not verify', () => {
+  it('a young host: its fast successes count at once, its stalled steps once this instance has read for a ceiling', async () => {
+    const t = timing();
+    // 100 steps started, the 20 fast ones verified, 80 pending: on their way, or stalled.
+    t.counts = { started: 100, ended: 20, left: 0, buckets: BUCKETS };
+    // Every step that ended verified: the quantile (the 60th percentile, 12 s) decides.
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(12_000);
+    t.now += FALLBACK_FIGURES_TTL_MS;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(12_000);
+    // A ceiling later, no step ended: the 80 still pending are stalled, a fifth completed (≤ 0.4).
+    t.now += SETTINGS.ceilingMs - FALLBACK_FIGURES_TTL_MS;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(SETTINGS.floorMs);
+  });
+
+  it('steps started within the ceiling stay on their way; those left for another step are neither', async () => {
+    const t = timing();
+    t.counts = { started: 40, ended: 20, left: 5, buckets: BUCKETS };
+    await t.fallback.afterMs(STEP, '+79123000001', 'mobile');
+    t.now += SETTINGS.ceilingMs;
+    // 40 started a ceiling ago, 20 ended and 5 left: 15 stalled. The 60 started since are on their
+    // way: 20 of 35 verified, (20 − x) ÷ (35 − x) ≤ 0.4 once x = 10 have, at 10 s.
+    t.counts = { started: 100, ended: 20, left: 5, buckets: BUCKETS };
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'mobile')).toBe(10_000);
+    // Another device's figures learn on their own reads.
+    t.counts = { started: 100, ended: 20, left: 0, buckets: BUCKETS };
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(12_000);
+  });
+});
