@@ -109,10 +109,7 @@ export function remainingMethods(
   journey: Pick<JourneyRecord, 'steps' | 'device'>,
   exclude: Readonly<Record<DeviceHint, readonly KnownVerificationMethod[]>>,
 ): KnownVerificationMethod[] {
-  const excluded = journey.device === undefined ? [] : exclude[journey.device];
-  return ordered.filter(
-    (method) => !excluded.includes(method) && !journey.steps.some((step) => step.method === method),
-  );
+  return allowedForDevice(ordered, journey, exclude).filter((method) => !tried(journey, method));
 }
 
 /**
@@ -126,13 +123,23 @@ export function retriableMethods(
   journey: Pick<JourneyRecord, 'steps' | 'device'>,
   exclude: Readonly<Record<DeviceHint, readonly KnownVerificationMethod[]>>,
 ): KnownVerificationMethod[] {
-  const excluded = journey.device === undefined ? [] : exclude[journey.device];
-  return ordered.filter(
-    (method) =>
-      methodTraits(method).chargedOnProof &&
-      !excluded.includes(method) &&
-      journey.steps.some((step) => step.method === method),
+  return allowedForDevice(ordered, journey, exclude).filter(
+    (method) => methodTraits(method).chargedOnProof && tried(journey, method),
   );
+}
+
+/** `ordered` without the methods excluded for the journey's device. */
+function allowedForDevice(
+  ordered: readonly KnownVerificationMethod[],
+  journey: Pick<JourneyRecord, 'device'>,
+  exclude: Readonly<Record<DeviceHint, readonly KnownVerificationMethod[]>>,
+): KnownVerificationMethod[] {
+  const excluded = journey.device === undefined ? [] : exclude[journey.device];
+  return ordered.filter((method) => !excluded.includes(method));
+}
+
+function tried(journey: Pick<JourneyRecord, 'steps'>, method: KnownVerificationMethod): boolean {
+  return journey.steps.some((step) => step.method === method);
 }
 
 /**
