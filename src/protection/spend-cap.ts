@@ -70,8 +70,8 @@ interface OpenSpend {
  * counted in the window where its session ends proved, since only the number's owner can make the
  * host pay for it. So starts to numbers that receive nothing, or that nobody proves, cannot fill
  * the cap and shut real users out (a pending step the user left does not hold the cap either).
- * What proofs of sessions started before the cap was reached add past it is bounded by the
- * sessions pending then, each a call or a share from a number the prover holds.
+ * So the cap bounds what the host pays without a number owner's proof: proofs of sessions still
+ * pending when it is reached count past it, each a call or a share from a number the prover holds.
  *
  * The cost is known only after the API answered, so a start first reserves an estimate (the
  * method's current price, or `worstCasePrice` while it is not known) and is refused when the

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { clientAddressKey } from '../../src/protection/client-address.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
+import { methodTraits, type KnownVerificationMethod } from '../../src/core/verification-method.js';
 import { VerificationSandbox, type SandboxFaultInput } from '../../src/testing/index.js';
 import { call, createTestApp, ONE_PLATFORM } from '../support/verification-app.js';
 
@@ -128,7 +129,7 @@ describe.each(ONE_PLATFORM)('hardening: the spend cap under concurrent starts (%
     await sb?.close();
   });
 
-  it('concurrent starts never pass the cap, whatever the price list does', async () => {
+  it('concurrent starts never commit more than the cap, whatever the price list does', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...PRICE_LIST),
@@ -169,7 +170,13 @@ describe.each(ONE_PLATFORM)('hardening: the spend cap under concurrent starts (%
             // Not a vacuous pass: the first start always fits a cap whose share open to any method
             // (all but the last 20 %, kept for methods charged on proof) holds the worst-case price.
             if (capRub * 0.8 >= 3) expect(sessions.length).toBeGreaterThan(0);
-            const spentKopecks = sessions.reduce(
+            // What the host can be made to pay with no number owner's proof: a method charged on
+            // proof reserves nothing and is counted once proved (issue 29; nobody proves one here,
+            // see spend-cap.spec for a proof), so its sessions count only when the API charged them.
+            const committed = sessions.filter(
+              (s) => !methodTraits(s.method as KnownVerificationMethod).chargedOnProof || s.charged,
+            );
+            const spentKopecks = committed.reduce(
               (sum, s) => sum + Math.round(Number((s.cost as { amount: number }).amount) * 100),
               0,
             );
