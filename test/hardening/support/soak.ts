@@ -195,6 +195,9 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
       method,
       headers: { 'x-soak-user': user, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((error: Error) => {
+      // Names the host route that failed at the socket (a sandbox control call fails unnamed).
+      throw Object.assign(new Error(`host ${label}: ${error.message}`), { cause: error.cause });
     });
     const text = await res.text();
     requests[`${label} ${res.status}`] = (requests[`${label} ${res.status}`] ?? 0) + 1;
