@@ -126,8 +126,7 @@ export class SpendCap {
       settle: async (cost, session) => {
         if (!open) return;
         open = false;
-        if (cost) this.prices.learn(method, cost);
-        const real = cost === undefined ? undefined : toMinorUnits(cost.amount);
+        const real = this.learnedMinor(method, cost);
         if (real !== undefined && real > estimate) await this.limiter.charge(key, real - estimate, ttl());
         else if (real !== undefined && real < estimate)
           await this.limiter.refund(key, estimate - real, ttl());
@@ -166,8 +165,7 @@ export class SpendCap {
       settle: async (cost, session) => {
         if (!open) return;
         open = false;
-        if (cost) this.prices.learn(method, cost);
-        const minor = (cost === undefined ? undefined : toMinorUnits(cost.amount)) ?? estimate;
+        const minor = this.learnedMinor(method, cost) ?? estimate;
         const billing = methodTraits(method).billing;
         // Without its session nothing would ever count it: counted now (the safe side).
         if (!session) await this.limiter.charge(key, minor, Math.max(windowEndsAt - this.store.now(), 1));
@@ -178,6 +176,13 @@ export class SpendCap {
         open = false;
       },
     };
+  }
+
+  /** The API's real cost in minor units (undefined when it gave none), learned as the method's price. */
+  private learnedMinor(method: KnownVerificationMethod, cost: Money | undefined): number | undefined {
+    if (!cost) return undefined;
+    this.prices.learn(method, cost);
+    return toMinorUnits(cost.amount);
   }
 
   private lastShareRefusal(windowEndsAt: number): Error {
