@@ -37,7 +37,8 @@
  * the per-client start and check limits and the spend cap (1,000 RUB a day by default; the SMS-only
  * run spends about 3,000). The per-number limits, the resend cooldown and coalescing keep their
  * defaults. The sandbox clock is frozen between ticks, so a run repeats exactly. For trying a change:
- * ORCH_ONLY=realistic,warm (rows), ORCH_FALLBACK='{"stalledShare":0.3}', ORCH_DIAG=1 (moments and
+ * ORCH_ONLY=realistic,warm (rows), ORCH_FALLBACK='{"stalledShare":0.3}', ORCH_OPTIONS (the whole
+ * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments and
  * figures per device on stderr).
  *
  * `runOrchestrationBench({ quick })` returns the table (200 users with --quick); run directly
@@ -234,8 +235,12 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
       ? {}
       : { limits: { pumping: false, startPerIp: false, checkPerIp: false, spendCap: false } }),
   };
+  if (process.env.ORCH_OPTIONS) hostOptions.orchestration = JSON.parse(process.env.ORCH_OPTIONS) as never;
   if (process.env.ORCH_FALLBACK)
-    hostOptions.orchestration = { fallback: JSON.parse(process.env.ORCH_FALLBACK) } as never;
+    hostOptions.orchestration = {
+      ...hostOptions.orchestration,
+      fallback: JSON.parse(process.env.ORCH_FALLBACK),
+    } as never;
   const host = await startHost(hostOptions);
   const refusals: Record<string, number> = {};
   const refused = (user: User, route: string, status: number, body: Record<string, unknown>): void => {
