@@ -22,7 +22,7 @@ describe('documentation budgets', () => {
   it("keeps the README's test command the one CI runs", () => {
     const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(ci).toMatch(/^echo "ci: test .*"; npm test$/m);
+    expect(ci).toMatch(/^step "test .*"; npm test$/m);
     expect(readme).toMatch(/^npm test {2,}# builds, then runs every suite$/m);
   });
 });
