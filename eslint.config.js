@@ -62,6 +62,9 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
+      // Ambient namespaces emit no code and are the only way to augment a library's (React's JSX.IntrinsicElements
+      // for the element's tag); namespaces that would run stay forbidden.
+      '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },

@@ -36,7 +36,6 @@ export interface PhoneVerificationProps extends DetailedHTMLProps<
 }
 
 declare module 'react' {
-  // eslint-disable-next-line @typescript-eslint/no-namespace -- React declares IntrinsicElements in its JSX namespace; only a namespace can augment it
   namespace JSX {
     interface IntrinsicElements {
       'phone-verification': PhoneVerificationProps;
