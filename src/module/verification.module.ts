@@ -17,7 +17,6 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { servedRoutesLines } from './served-routes.log.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { JourneyState } from '../verification/journey-state.js';
 import { FallbackTiming } from '../verification/fallback-timing.js';
@@ -141,7 +140,6 @@ const PROVIDERS: Provider[] = [
   CheckFlow,
   StatusFlow,
   VerificationService,
-  ReconcileQueue,
   VerificationReconciler,
   WebhookNotices,
   WebhookReceiver,

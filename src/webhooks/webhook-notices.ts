@@ -10,7 +10,6 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -42,7 +41,6 @@ export class WebhookNotices {
     private readonly paid: PaidStart,
     private readonly api: VerificationApiClient,
     private readonly tracker: VerificationTracker,
-    private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
   ) {}
 
@@ -87,7 +85,7 @@ export class WebhookNotices {
           {},
           5,
         );
-      await this.queue.pollSoon(observed);
+      await this.records.queue.pollSoon(observed);
       return 'deferred';
     }
     return 'processed';
