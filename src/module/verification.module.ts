@@ -59,7 +59,6 @@ import {
 } from '../options/verification.options.js';
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { WebhookNotices } from '../webhooks/webhook-notices.js';
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
@@ -141,7 +140,6 @@ const PROVIDERS: Provider[] = [
   StatusFlow,
   VerificationService,
   VerificationReconciler,
-  WebhookNotices,
   WebhookReceiver,
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
