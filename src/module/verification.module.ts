@@ -22,7 +22,6 @@ import { JourneyState } from '../verification/journey-state.js';
 import { FallbackTiming } from '../verification/fallback-timing.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
-import { StatusWatch } from '../verification/status-watch.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { FlowOutcomes } from '../verification/flow-outcomes.js';
 import { StartFlow } from '../verification/start.flow.js';
@@ -128,7 +127,6 @@ const PROVIDERS: Provider[] = [
   FallbackTiming,
   JourneyState,
   VerificationTracker,
-  StatusWatch,
   StatusStreamHub,
   SessionRefresher,
   VerificationProtection,
