@@ -65,8 +65,6 @@ import { getVerificationToken, registrationStore } from './verification-registra
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
-const OPENAPI_DOCS = Symbol('VERIFICATION_OPENAPI_DOCS');
-
 /** forRootAsync: the factory gives the options; route paths are given here, statically. */
 export type VerificationModuleAsyncOptions = VerificationModuleAsyncBase & {
   /** Prefix and switch of the client routes (default `verification`, on); their other options come from the factory. */
@@ -98,8 +96,6 @@ const PROVIDERS: Provider[] = [
       openStore(registrationStore(options.store, options.name), () => clock.now()),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
   },
-  // The routes' OpenAPI metadata, applied at boot when @nestjs/swagger (an optional peer) is installed.
-  { provide: OPENAPI_DOCS, useFactory: loadOpenApiDocs },
   ...ACCOUNT_PROVIDERS,
   {
     provide: VerificationApiClient,
@@ -181,7 +177,15 @@ function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicM
     controllers: controllersFor(settings),
     providers: [
       ...(base.providers ?? []),
-      { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
+      {
+        provide: VERIFICATION_ROUTE_SETTINGS,
+        // The routes declared, their OpenAPI metadata applied first when @nestjs/swagger (an optional
+        // peer) is installed: awaited at boot, so before any host builds its document.
+        useFactory: async (): Promise<RouteSettings> => {
+          await loadOpenApiDocs();
+          return settings;
+        },
+      },
       ...PROVIDERS,
       ...named,
     ],
