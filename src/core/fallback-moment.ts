@@ -44,6 +44,19 @@ export interface MomentCounts extends FallbackFigures {
   left: number;
 }
 
+/** Counts of several groups (device hints) added up. */
+export function sumMomentCounts(groups: readonly MomentCounts[]): MomentCounts {
+  const width = Math.max(0, ...groups.map((counts) => counts.buckets.length));
+  const add = (pick: (counts: MomentCounts) => number) =>
+    groups.reduce((sum, counts) => sum + pick(counts), 0);
+  return {
+    started: add((counts) => counts.started),
+    ended: add((counts) => counts.ended),
+    left: add((counts) => counts.left),
+    buckets: Array.from({ length: width }, (_, i) => add((counts) => counts.buckets[i] ?? 0)),
+  };
+}
+
 /**
  * The figures of the steps started before `then` was read (`sinceMs` ago, at least a ceiling): each
  * has ended or been pending past the ceiling, so its outcome up to any moment the rule may choose is

@@ -54,7 +54,7 @@ export interface OrchestrationOptions {
 export interface OrchestrationFallbackOptions {
   /**
    * The share (0 to below 1) of the method's successful users still unfinished below which its step
-   * has stalled: 0.5 falls back at their median time to verify, 0.1 at their 90th percentile. Default 0.4.
+   * has stalled: 0.5 falls back at their median time to verify, 0.1 at their 90th percentile. Default 0.35.
    */
   stalledShare?: number;
   /**

@@ -98,7 +98,7 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
       voice: 60,
     },
     /** Learned from the figures once there are enough (core/fallback-moment.ts). */
-    fallback: { stalledShare: 0.4, waitingShare: 0.4, minSamples: 30, floorMs: 10_000, ceilingMs: 90_000 },
+    fallback: { stalledShare: 0.35, waitingShare: 0.4, minSamples: 30, floorMs: 10_000, ceilingMs: 90_000 },
     maxSteps: 3,
     /** RUB: two SMS prices. */
     maxCost: 6,

@@ -50,3 +50,50 @@ describe('FallbackTiming: steps still pending a ceiling after their start count 
     expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(12_000);
   });
 });
+
+describe("FallbackTiming: a device's moment comes from every device's figures until its own hold enough", () => {
+  /** Figures per device hint ('' for none), on a clock that stays put. */
+  function perDevice(byDevice: Record<string, MomentCounts>): FallbackTiming {
+    const none: MomentCounts = { started: 0, ended: 0, left: 0, buckets: [] };
+    const options = { orchestration: { fallback: SETTINGS } } as unknown as ResolvedVerificationOptions;
+    const stats = {
+      timeToVerify: (_method: string, _code: string, device?: string) =>
+        Promise.resolve(byDevice[device ?? ''] ?? none),
+    } as unknown as MethodStats;
+    const policy = { timeoutMs: () => 45_000 } as unknown as OrchestrationPolicy;
+    const clock = { now: () => NOON };
+    return new FallbackTiming(options, clock, policy, stats, methodStatsFixture(clock.now).logger());
+  }
+  /** n verified within 10 s and n within 20 s, every started step ended. */
+  const verified = (n: number): MomentCounts => ({
+    started: 2 * n,
+    ended: 2 * n,
+    left: 0,
+    buckets: [0, n, n, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+  });
+
+  it('desktop with 4 verified, mobile with 16: the pooled 20 decide (their 60th percentile, 12 s)', async () => {
+    const fallback = perDevice({ desktop: verified(2), mobile: verified(8) });
+    expect(await fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(12_000);
+  });
+
+  it("a device's own figures, once they hold minSamples, decide alone", async () => {
+    // Desktop: 10 verified, all between 5 and 10 s: their 60th percentile, 8 s (the pool would say 12 s).
+    const desktop = { started: 10, ended: 10, left: 0, buckets: [0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] };
+    const fallback = perDevice({ desktop, mobile: verified(8) });
+    expect(await fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(8_000);
+  });
+
+  it('a method whose code is typed in the page keeps the fixed moment until its own figures hold enough', async () => {
+    const fallback = perDevice({ desktop: verified(2), mobile: verified(8) });
+    expect(
+      await fallback.afterMs({ method: 'flash_call', requestId: 'req-1' }, '+79123000001', 'desktop'),
+    ).toBe(45_000);
+  });
+
+  it('fewer than minSamples over every device: the fixed timeout', async () => {
+    const fallback = perDevice({ desktop: verified(1), mobile: verified(2), '': verified(1) });
+    expect(await fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(45_000);
+    expect(await fallback.afterMs(STEP, '+79123000001', undefined)).toBe(45_000);
+  });
+});

@@ -6,10 +6,12 @@ import {
   fallbackAfterMs,
   learnsFallbackMoment,
   matureFigures,
+  cutOffBySwitch,
   type MomentCounts,
   stepFallbackMs,
+  sumMomentCounts,
 } from '../core/fallback-moment.js';
-import type { DeviceHint, JourneyStep } from '../core/journey.js';
+import { DEVICE_HINTS, type DeviceHint, type JourneyStep } from '../core/journey.js';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
@@ -23,6 +25,16 @@ export const FALLBACK_FIGURES_DAYS = 7;
  * host learns within its first minutes, and a read is one store round of a few keys per day.
  */
 export const FALLBACK_FIGURES_TTL_MS = 30_000;
+
+/**
+ * Every device's figures, pooled: what a device's moment is learned from until its own figures
+ * hold `minSamples` (a desktop step completes less often, so its figures fill later than the
+ * method's; the method's moment on this calling code is a nearer guess than the fixed timeout).
+ * Only for a method completed outside the page: a guess too early there costs at most a next step
+ * (the user may still complete it), while a step whose code is typed in the page is abandoned at
+ * the switch, so it keeps the host's fixed moment until its own figures hold enough.
+ */
+const EVERY_DEVICE: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
 
 /** A step's fallback moment as read: whether it was learned from the figures (see stepFallbackMs). */
 interface FallbackMoment {
@@ -41,8 +53,9 @@ interface CountsRead {
  * When a step may fall back, ms after its start (`fallback_available_at`), for the status answers and
  * the switch route alike: learned per method, calling code and device hint from the method figures
  * (`orchestration.fallback`, core/fallback-moment.ts) of the steps started a ceiling ago or more
- * (`matureFigures`, against this instance's read of a ceiling ago), the method's fixed
- * `timeoutSeconds` until they hold enough samples or when learning is off; once learned, a probe step (one in PROBE_EVERY of a method whose
+ * (`matureFigures`, against this instance's read of a ceiling ago); until a device's figures hold
+ * enough samples, from every device's (EVERY_DEVICE); until those do too, or when learning is off,
+ * the method's fixed `timeoutSeconds`. Once learned, a probe step (one in PROBE_EVERY of a method whose
  * code is typed in the page) at the ceiling. Each (method, calling code, device) is read at most once
  * per FALLBACK_FIGURES_TTL_MS, one read at a time; a read that fails keeps the last moment (or the
  * fixed one) and is logged: a store hiccup never delays a status answer's fallback.
@@ -95,20 +108,12 @@ export class FallbackTiming {
     fixed: number,
     last: FallbackMoment | undefined,
   ): Promise<FallbackMoment> {
-    const settings = this.options.orchestration.fallback;
     let moment: FallbackMoment = last
       ? { afterMs: last.afterMs, learned: last.learned }
       : { afterMs: fixed, learned: false };
     try {
-      const counts = await this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS);
-      if (settings !== false) {
-        const then = this.#readBefore(key, counts, settings.ceilingMs);
-        const figures = matureFigures(counts, then?.counts, this.clock.now() - (then?.at ?? 0));
-        moment = {
-          afterMs: fallbackAfterMs(figures, settings, fixed),
-          learned: learnsFallbackMoment(figures, settings),
-        };
-      }
+      moment = (await this.#learned(key, method, callingCode, [device], fixed)) ??
+        (await this.#pooled(method, callingCode, fixed)) ?? { afterMs: fixed, learned: false };
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
@@ -117,6 +122,40 @@ export class FallbackTiming {
     }
     this.#cache.set(key, { ...moment, until: this.clock.now() + FALLBACK_FIGURES_TTL_MS });
     return moment;
+  }
+
+  /** The moment learned from every device's figures (EVERY_DEVICE), for a method completed outside the page. */
+  async #pooled(
+    method: VerificationMethod,
+    callingCode: string,
+    fixed: number,
+  ): Promise<FallbackMoment | undefined> {
+    if (cutOffBySwitch(method)) return undefined;
+    return this.#learned(`${method}:${callingCode}:*`, method, callingCode, EVERY_DEVICE, fixed);
+  }
+
+  /**
+   * The moment learned from the figures of `devices` summed (kept under `key` for matureFigures),
+   * undefined while they hold too few samples.
+   */
+  async #learned(
+    key: string,
+    method: VerificationMethod,
+    callingCode: string,
+    devices: readonly (DeviceHint | undefined)[],
+    fixed: number,
+  ): Promise<FallbackMoment | undefined> {
+    const settings = this.options.orchestration.fallback;
+    if (settings === false) return undefined;
+    const counts = sumMomentCounts(
+      await Promise.all(
+        devices.map((device) => this.stats.timeToVerify(method, callingCode, device, FALLBACK_FIGURES_DAYS)),
+      ),
+    );
+    const then = this.#readBefore(key, counts, settings.ceilingMs);
+    const figures = matureFigures(counts, then?.counts, this.clock.now() - (then?.at ?? 0));
+    if (!learnsFallbackMoment(figures, settings)) return undefined;
+    return { afterMs: fallbackAfterMs(figures, settings, fixed), learned: true };
   }
 
   /**
