@@ -17,13 +17,11 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { servedRoutesLines } from './served-routes.log.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { JourneyState } from '../verification/journey-state.js';
 import { FallbackTiming } from '../verification/fallback-timing.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
-import { StatusWatch } from '../verification/status-watch.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { FlowOutcomes } from '../verification/flow-outcomes.js';
 import { StartFlow } from '../verification/start.flow.js';
@@ -60,15 +58,12 @@ import {
 } from '../options/verification.options.js';
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { WebhookNotices } from '../webhooks/webhook-notices.js';
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { getVerificationToken, registrationStore } from './verification-registration.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
-
-const OPENAPI_DOCS = Symbol('VERIFICATION_OPENAPI_DOCS');
 
 /** forRootAsync: the factory gives the options; route paths are given here, statically. */
 export type VerificationModuleAsyncOptions = VerificationModuleAsyncBase & {
@@ -101,8 +96,6 @@ const PROVIDERS: Provider[] = [
       openStore(registrationStore(options.store, options.name), () => clock.now()),
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
   },
-  // The routes' OpenAPI metadata, applied at boot when @nestjs/swagger (an optional peer) is installed.
-  { provide: OPENAPI_DOCS, useFactory: loadOpenApiDocs },
   ...ACCOUNT_PROVIDERS,
   {
     provide: VerificationApiClient,
@@ -130,7 +123,6 @@ const PROVIDERS: Provider[] = [
   FallbackTiming,
   JourneyState,
   VerificationTracker,
-  StatusWatch,
   StatusStreamHub,
   SessionRefresher,
   VerificationProtection,
@@ -141,9 +133,7 @@ const PROVIDERS: Provider[] = [
   CheckFlow,
   StatusFlow,
   VerificationService,
-  ReconcileQueue,
   VerificationReconciler,
-  WebhookNotices,
   WebhookReceiver,
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
@@ -187,7 +177,15 @@ function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicM
     controllers: controllersFor(settings),
     providers: [
       ...(base.providers ?? []),
-      { provide: VERIFICATION_ROUTE_SETTINGS, useValue: settings },
+      {
+        provide: VERIFICATION_ROUTE_SETTINGS,
+        // The routes declared, their OpenAPI metadata applied first when @nestjs/swagger (an optional
+        // peer) is installed: awaited at boot, so before any host builds its document.
+        useFactory: async (): Promise<RouteSettings> => {
+          await loadOpenApiDocs();
+          return settings;
+        },
+      },
       ...PROVIDERS,
       ...named,
     ],

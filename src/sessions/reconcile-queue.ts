@@ -1,6 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { VerificationStore } from '../store/verification-store.interface.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { pollIntervalMs, SLOWEST_POLL_INTERVAL_MS } from '../core/verification-method.js';
@@ -15,12 +13,12 @@ export const EXPIRY_SETTLE_MS = 1000;
  * The reconciler's schedule, kept in the store so that every instance shares it: a member is a
  * `request_id`, its score the store-clock time of its next look. Sessions enter at start, move
  * after each poll, and leave once terminal with every due event emitted (or given up after grace).
+ * A plain object SessionRecordRepository makes (`records.queue`): the owner of the sessions' keys.
  */
-@Injectable()
 export class ReconcileQueue {
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly options: ResolvedVerificationOptions,
+    private readonly store: VerificationStore,
   ) {}
 
   /** Time between two polls of one session: lazy when webhooks report outcomes, the spec's pace otherwise. */

@@ -17,19 +17,17 @@ const record: SessionRecord = {
 };
 
 /** The repository logs only a failed change announcement; nothing here is meant to. */
-const QUIET_LOGGER = new VerificationLogger({
-  ...resolveVerificationOptions({
-    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-  }),
-  logLevels: false,
+const OPTIONS = resolveVerificationOptions({
+  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
 });
+const QUIET_LOGGER = new VerificationLogger({ ...OPTIONS, logLevels: false });
 
 describe('SessionRecordRepository: records read again', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = new SessionRecordRepository(store, QUIET_LOGGER);
+    records = new SessionRecordRepository(OPTIONS, store, QUIET_LOGGER);
   });
   afterEach(() => store.close());
 

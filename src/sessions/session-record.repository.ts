@@ -4,8 +4,11 @@ import { errorText } from '../core/error-text.js';
 import type { JourneyRecord } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LocalChannels } from '../store/local-channels.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { ReconcileQueue } from './reconcile-queue.js';
 
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
@@ -26,7 +29,8 @@ export interface StepClaim {
 }
 
 /**
- * The sessions' and journeys' records in the store, and the announcements that one changed: the one
+ * The sessions' and journeys' records in the store, the announcements that one changed, and the
+ * reconciler's schedule of the sessions still followed (`queue`, a ReconcileQueue it makes): the one
  * owner of those keys. A hash tag keeps one session's keys on one Redis Cluster slot; a journey's
  * keys carry its first session's, so a journey and its first session share a slot. A journey without
  * a record is its first session alone: a journey record is written only once the journey holds more
@@ -45,11 +49,15 @@ export class SessionRecordRepository {
    */
   private readonly storedAs = new WeakMap<SessionRecord, string>();
   private readonly local: LocalChannels | undefined;
+  /** The sessions the reconciler still has to settle: added at start, released once settled. */
+  readonly queue: ReconcileQueue;
 
   constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly logger: VerificationLogger,
   ) {
+    this.queue = new ReconcileQueue(options, store);
     if (typeof store.publish !== 'function' || typeof store.subscribe !== 'function')
       this.local = new LocalChannels();
   }

@@ -11,7 +11,6 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { ReconcileQueue } from './reconcile-queue.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
 
@@ -60,7 +59,6 @@ export class SessionRefresher {
     private readonly records: SessionRecordRepository,
     private readonly tracker: VerificationTracker,
     private readonly telemetry: VerificationTelemetry,
-    private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
   ) {}
 
@@ -176,7 +174,7 @@ export class SessionRefresher {
       request_id: requestId,
       method: session.method,
     });
-    await this.queue.track(seed);
+    await this.records.queue.track(seed);
     try {
       return await this.tracker.observe(session, 'poll', seed);
     } catch (error) {

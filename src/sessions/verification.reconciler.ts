@@ -5,7 +5,6 @@ import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { JourneyRecord } from '../core/journey.js';
@@ -43,7 +42,6 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
   /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    private readonly queue: ReconcileQueue,
     private readonly records: SessionRecordRepository,
     private readonly refresher: SessionRefresher,
     private readonly tracker: VerificationTracker,
@@ -77,7 +75,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
 
   /** Sessions waiting in the queue (due or not). */
   pending(): Promise<number> {
-    return this.queue.size();
+    return this.records.queue.size();
   }
 
   private arm(): void {
@@ -95,7 +93,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
   private async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      const batch = await this.queue.claimDue(BATCH_SIZE);
+      const batch = await this.records.queue.claimDue(BATCH_SIZE);
       await Promise.all(batch.map((requestId) => this.reconcile(requestId)));
       total += batch.length;
       if (batch.length < BATCH_SIZE || this.stopped) return total;
@@ -115,7 +113,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
       this.records.getJourney(requestId),
     ]);
     if (!record) {
-      await this.queue.release(requestId);
+      await this.records.queue.release(requestId);
       return;
     }
     span.set({ method: record.method, outcome: record.status });
@@ -131,31 +129,34 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
       }
       const fresh = await this.refresher.refresh(record, 'poll');
       if (isTerminal(fresh.status)) return; // the tracker released it (or queued a retry)
-      const next = this.queue.nextPollAt(fresh, this.options.clock());
+      const next = this.records.queue.nextPollAt(fresh, this.options.clock());
       if (next === null) {
         this.logger.warn(
           `gave up on a ${fresh.method} session still ${fresh.status} ${this.options.reconcile.graceMs} ms after expiry`,
         );
-        await this.queue.release(requestId);
+        await this.records.queue.release(requestId);
       } else {
-        await this.queue.scheduleAt(requestId, next);
+        await this.records.queue.scheduleAt(requestId, next);
       }
     } catch (error) {
       if (error instanceof VerificationListenerError) return; // the tracker queued the retry
       if (error instanceof VerificationApiError && error.status === 404) {
         this.logger.warn('the API no longer knows a session the module started; it is no longer polled');
-        await this.queue.release(requestId);
+        await this.records.queue.release(requestId);
         return;
       }
-      if (!isTerminal(record.status) && this.queue.nextPollAt(record, this.options.clock()) === null) {
+      if (
+        !isTerminal(record.status) &&
+        this.records.queue.nextPollAt(record, this.options.clock()) === null
+      ) {
         this.logger.warn(
           `gave up on a ${record.method} session after expiry: ${describeUpstreamError(error)}`,
         );
-        await this.queue.release(requestId).catch(() => undefined);
+        await this.records.queue.release(requestId).catch(() => undefined);
         return;
       }
       this.logger.warn(`reconcile of a session failed, retried later: ${describeUpstreamError(error)}`);
-      await this.queue.retryLater(record).catch(() => undefined);
+      await this.records.queue.retryLater(record).catch(() => undefined);
     }
   }
 
@@ -165,15 +166,15 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
    * to the host, so it is followed to its end at the lazy pace.
    */
   private async followCanceled(record: SessionRecord): Promise<void> {
-    if (this.queue.nextCanceledPollAt(record, this.options.clock()) === null) {
-      await this.queue.release(record.requestId);
+    if (this.records.queue.nextCanceledPollAt(record, this.options.clock()) === null) {
+      await this.records.queue.release(record.requestId);
       return;
     }
     const fresh = await this.refresher.refresh(record, 'poll');
     if (isTerminal(fresh.status)) return; // the tracker released it (or queued a retry)
-    const next = this.queue.nextCanceledPollAt(fresh, this.options.clock());
-    if (next === null) await this.queue.release(record.requestId);
-    else await this.queue.scheduleAt(record.requestId, next);
+    const next = this.records.queue.nextCanceledPollAt(fresh, this.options.clock());
+    if (next === null) await this.records.queue.release(record.requestId);
+    else await this.records.queue.scheduleAt(record.requestId, next);
   }
 
   /** Whether the session's journey was canceled (`ownJourney`: the journey its request id names, if any). */

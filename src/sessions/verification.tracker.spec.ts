@@ -6,7 +6,6 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
-import { ReconcileQueue } from './reconcile-queue.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationTracker } from './verification.tracker.js';
@@ -60,23 +59,16 @@ describe('VerificationTracker: terminal is final', () => {
 
   beforeEach(() => {
     store = new MemoryStore({ clock: () => NOW });
-    records = new SessionRecordRepository(store, QUIET_LOGGER);
     const options = resolveVerificationOptions({
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
+    records = new SessionRecordRepository(options, store, QUIET_LOGGER);
     const emitter = new EventEmitter2();
     emitted = [];
     emitter.onAny((event) => void emitted.push(String(event)));
     const logger = new VerificationLogger({ ...options, logLevels: false });
-    tracker = new VerificationTracker(
-      options,
-      store,
-      records,
-      new ReconcileQueue(options, store),
-      logger,
-      emitter,
-    );
+    tracker = new VerificationTracker(options, store, records, logger, emitter);
   });
   afterEach(() => store.close());
 
@@ -116,23 +108,15 @@ describe('VerificationTracker: delivered flag and method figures', () => {
 
   beforeEach(() => {
     store = new MemoryStore({ clock: () => NOW });
-    records = new SessionRecordRepository(store, QUIET_LOGGER);
     const options = resolveVerificationOptions({
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
+    records = new SessionRecordRepository(options, store, QUIET_LOGGER);
     emitter = new EventEmitter2();
     const logger = new VerificationLogger({ ...options, logLevels: false });
     stats = new MethodStats(store, VerificationMetrics.disabled(), logger);
-    tracker = new VerificationTracker(
-      options,
-      store,
-      records,
-      new ReconcileQueue(options, store),
-      logger,
-      emitter,
-      stats,
-    );
+    tracker = new VerificationTracker(options, store, records, logger, emitter, stats);
   });
   afterEach(() => store.close());
 
@@ -206,22 +190,15 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
       writes.push(key);
       return set(key, ...rest);
     };
-    records = new SessionRecordRepository(store, QUIET_LOGGER);
     const options = resolveVerificationOptions({
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
+    records = new SessionRecordRepository(options, store, QUIET_LOGGER);
     const logger = new VerificationLogger({ ...options, logLevels: false });
     announced = [];
     records.announce = async (requestId: string) => void announced.push(requestId);
-    tracker = new VerificationTracker(
-      options,
-      store,
-      records,
-      new ReconcileQueue(options, store),
-      logger,
-      new EventEmitter2(),
-    );
+    tracker = new VerificationTracker(options, store, records, logger, new EventEmitter2());
   });
   afterEach(() => store.close());
 

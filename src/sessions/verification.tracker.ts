@@ -12,7 +12,6 @@ import {
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal, terminalEvent } from '../core/verification-status.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { ReconcileQueue } from './reconcile-queue.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import {
   chargedCost,
@@ -73,7 +72,6 @@ export class VerificationTracker {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
-    private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
@@ -171,8 +169,8 @@ export class VerificationTracker {
         settled = false;
       }
     }
-    if (settled) await this.queue.release(record.requestId);
-    else if (failure || terminal) await this.queue.retryLater(record); // owed: look again later
+    if (settled) await this.records.queue.release(record.requestId);
+    else if (failure || terminal) await this.records.queue.retryLater(record); // owed: look again later
     if (failure) throw failure;
     return { emitted, settled };
   }

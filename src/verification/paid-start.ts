@@ -24,7 +24,6 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { StartPermit } from '../protection/verification-protection.service.js';
-import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { TestNumberBook } from '../test-numbers/test-number-book.js';
 import { upstreamClientError } from './upstream-error.mapper.js';
@@ -84,7 +83,6 @@ export class PaidStart {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly api: VerificationApiClient,
     private readonly records: SessionRecordRepository,
-    private readonly reconcileQueue: ReconcileQueue,
     private readonly balance: VerificationBalanceWatch,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly logger: VerificationLogger,
@@ -173,7 +171,7 @@ export class PaidStart {
     );
     await this.records.save(record);
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.reconcileQueue.track(record);
+    await this.records.queue.track(record);
     return record;
   }
 
@@ -249,7 +247,7 @@ export class PaidStart {
       as: 'seed',
     });
     await this.records.save(record);
-    await this.reconcileQueue.track(record);
+    await this.records.queue.track(record);
     // A paid initiation after all: counted where the start route counts its own.
     this.metrics.started(session.method);
     this.metrics.spent(session.method, session.cost);

@@ -1,9 +1,3 @@
-import {
-  Inject,
-  Injectable,
-  type BeforeApplicationShutdown,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
 import { awaitsUnreportedChange, type SessionRecord } from '../core/session-record.js';
 import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { pollIntervalMs, SLOWEST_POLL_INTERVAL_MS } from '../core/verification-method.js';
@@ -14,16 +8,15 @@ import {
   VerificationError,
 } from '../core/verification.errors.js';
 import { errorText } from '../core/error-text.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { VerificationLogger } from '../observability/verification-logger.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { SessionRefresher } from '../sessions/session-refresher.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
-import { JourneyState, type LoadedJourney } from './journey-state.js';
+import type { VerificationProtection } from '../protection/verification-protection.service.js';
+import type { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import type { SessionRefresher } from '../sessions/session-refresher.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import type { JourneyState, LoadedJourney } from './journey-state.js';
 import { StatusWatcher } from './status-watcher.js';
-import { VerificationService } from './verification.service.js';
+import type { VerificationService } from './verification.service.js';
 import type { StatusView } from './verification.views.js';
 
 /** Who asks to watch a journey's status (a status stream's open). */
@@ -48,8 +41,8 @@ interface Follower {
 }
 
 /**
- * What follows a journey's status for the status streams held by this instance (the HTTP side is
- * http/status-stream.hub.ts): the caps per client and per verification, and one read per change for
+ * What follows a journey's status for the status streams held by this instance: a plain object the
+ * HTTP side (http/status-stream.hub.ts, StatusStreamHub) makes and closes. The caps per client and per verification, and one read per change for
  * every watcher of a journey. A change of a session, observed anywhere in the deployment, is
  * announced through the store (SessionRecordRepository.announce), as is a journey's switch or cancel (under the
  * journey's id); the journey is read once and each watcher offered its answer. A watcher listens to
@@ -61,8 +54,7 @@ interface Follower {
  * or with webhooks on a change the API sends no webhook for: `awaitsUnreportedChange`), so a page on
  * a stream sees it as soon as a polling page would.
  */
-@Injectable()
-export class StatusWatch implements BeforeApplicationShutdown, OnApplicationShutdown {
+export class StatusWatch {
   /** Watchers by journey id. */
   private readonly watchers = new Map<string, Set<StatusWatcher>>();
   /** Journeys by the request ids of their sessions (a watched journey's steps as last read). */
@@ -80,8 +72,8 @@ export class StatusWatch implements BeforeApplicationShutdown, OnApplicationShut
   private stopped = false;
 
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly options: ResolvedVerificationOptions,
+    private readonly store: VerificationStore,
     private readonly verification: VerificationService,
     private readonly journeys: JourneyState,
     private readonly refresher: SessionRefresher,
@@ -142,13 +134,8 @@ export class StatusWatch implements BeforeApplicationShutdown, OnApplicationShut
     }
   }
 
-  /** Stops accepting watchers and closes every one, before Nest closes the HTTP server. */
-  beforeApplicationShutdown(): void {
-    this.onApplicationShutdown();
-  }
-
-  /** The same, for a context whose server was closed by other means; idempotent. */
-  onApplicationShutdown(): void {
+  /** Stops accepting watchers and closes every one (the hub's shutdown); idempotent. */
+  close(): void {
     this.stopped = true;
     for (const watchers of [...this.watchers.values()]) for (const watcher of [...watchers]) watcher.close();
     this.watchers.clear();

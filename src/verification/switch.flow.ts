@@ -9,7 +9,6 @@ import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { ReconcileQueue } from '../sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { fieldError, notPending, switchInProgress, switchRefusal } from './client-refusals.js';
 import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
@@ -49,7 +48,6 @@ export class SwitchFlow {
     private readonly journeyState: JourneyState,
     private readonly records: SessionRecordRepository,
     private readonly status: StatusFlow,
-    private readonly queue: ReconcileQueue,
     private readonly outcomes: FlowOutcomes,
   ) {
     this.handles = new JourneyHandles(options, journeyState);
@@ -182,7 +180,7 @@ export class SwitchFlow {
         // reconciler follows the pending sessions to their end (see VerificationReconciler).
         if (this.options.webhooks.enabled)
           for (const record of loaded.records)
-            if (record && !isTerminal(record.status)) await this.queue.release(record.requestId);
+            if (record && !isTerminal(record.status)) await this.records.queue.release(record.requestId);
         await this.records.announce(journeyId);
         this.outcomes.telemetry.canceled(loaded.current, loaded.journey.steps.length);
         span.set({ outcome: 'canceled' });

@@ -1,20 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
 import type { VerificationSession } from '../api/api.types.js';
-import { VerificationApiClient } from '../api/verification-api.client.js';
+import type { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationEventName } from '../core/verification-events.js';
 import { methodTraits } from '../core/verification-method.js';
 import { announcedStatus, isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { VerificationLogger } from '../observability/verification-logger.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { ReconcileQueue } from '../sessions/reconcile-queue.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { VerificationTracker } from '../sessions/verification.tracker.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
-import { PaidStart } from '../verification/paid-start.js';
+import type { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import type { VerificationTracker } from '../sessions/verification.tracker.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import type { PaidStart } from '../verification/paid-start.js';
 import { observationFromNotice, type WebhookNotice } from './webhook-notice.js';
 
 /**
@@ -28,21 +25,19 @@ import { observationFromNotice, type WebhookNotice } from './webhook-notice.js';
 export type WebhookResult = 'processed' | 'duplicate' | 'ignored' | 'deferred';
 
 /**
- * The second half of the webhook route, after WebhookReceiver has authenticated and de-duplicated the
- * delivery: what its `(request_id, event)` means for the session. The record is found (or an in-doubt
- * start adopted), the session confirmed with `GET /v1/verify/{id}` (`confirmWithApi`) and handed to
- * the tracker, which emits what the API says.
+ * The second half of the webhook route, a plain object WebhookReceiver makes: after the receiver has
+ * authenticated and de-duplicated the delivery, what its `(request_id, event)` means for the session.
+ * The record is found (or an in-doubt start adopted), the session confirmed with `GET /v1/verify/{id}`
+ * (`confirmWithApi`) and handed to the tracker, which emits what the API says.
  */
-@Injectable()
 export class WebhookNotices {
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly options: ResolvedVerificationOptions,
+    private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
     private readonly paid: PaidStart,
     private readonly api: VerificationApiClient,
     private readonly tracker: VerificationTracker,
-    private readonly queue: ReconcileQueue,
     private readonly logger: VerificationLogger,
   ) {}
 
@@ -87,7 +82,7 @@ export class WebhookNotices {
           {},
           5,
         );
-      await this.queue.pollSoon(observed);
+      await this.records.queue.pollSoon(observed);
       return 'deferred';
     }
     return 'processed';

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { VerificationApiClient } from '../api/verification-api.client.js';
 import { describeUpstreamError } from '../api/verification-api.error.js';
-import { VerificationClock } from '../core/clock.js';
 import { CLIENT_ERROR_STATUSES, VerificationClientError } from '../core/verification.errors.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
-import { VerificationListenerError } from '../sessions/verification.tracker.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
 import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { PaidStart } from '../verification/paid-start.js';
 import { StandardWebhooksVerifier, type WebhookHeaders } from './standard-webhooks.verifier.js';
 import { readWebhookNotice, type WebhookNotice } from './webhook-notice.js';
 import { WebhookNotices, type WebhookResult } from './webhook-notices.js';
@@ -29,8 +31,8 @@ const RAW_BODY_MISSING =
 
 /**
  * Handles one webhook delivery: signature over the raw bytes, `(request_id, event)` from the body and
- * de-duplication by `webhook-id`, then hands the notice to WebhookNotices (what it means for the
- * session: confirmation with `GET /v1/verify/{id}`, the tracker). Refusals are VerificationClientErrors
+ * de-duplication by `webhook-id`, then hands the notice to its WebhookNotices, a plain object it
+ * makes (what the notice means for the session: confirmation with `GET /v1/verify/{id}`, the tracker). Refusals are VerificationClientErrors
  * (problem+json): 401 `invalid_signature` before anything else happens; 503 when it could not be
  * processed (API, store or a listener failed), so the sender retries; nothing is marked done that was
  * not done. Every outcome is counted, logged and traced here, once.
@@ -40,17 +42,22 @@ export class WebhookReceiver {
   private rawBodyMissingReported = false;
   /** The host's `webhooks.verifier`, else Standard Webhooks; null when off or unsigned (`signature: 'none'`). */
   private readonly verifier: WebhookVerifier | null;
+  /** What a delivered notice means for its session (step 5). */
+  private readonly notices: WebhookNotices;
 
   /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
-    @Inject(VerificationClock) clock: VerificationClock,
-    private readonly notices: WebhookNotices,
+    records: SessionRecordRepository,
+    paid: PaidStart,
+    api: VerificationApiClient,
+    tracker: VerificationTracker,
     private readonly logger: VerificationLogger,
     private readonly telemetry: VerificationTelemetry,
   ) {
-    this.verifier = createWebhookVerifier(options, clock, logger);
+    this.verifier = createWebhookVerifier(options, logger);
+    this.notices = new WebhookNotices(options, store, records, paid, api, tracker, logger);
   }
 
   /**

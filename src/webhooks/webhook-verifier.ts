@@ -1,15 +1,14 @@
 import type { VerificationLogger } from '../observability/verification-logger.js';
-import type { VerificationClock } from '../core/clock.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
 import { StandardWebhooksVerifier } from './standard-webhooks.verifier.js';
 
 /**
  * The host's verifier when given; otherwise Standard Webhooks with the configured secrets, its
- * tolerance measured on the module's clock (so a test moving the sandbox clock moves it too).
+ * tolerance measured on the module's clock (`options.clock`, which the VerificationClock provider
+ * reads too: a test moving the sandbox clock moves it).
  */
 export function createWebhookVerifier(
   options: ResolvedVerificationOptions,
-  clock: VerificationClock,
   logger: VerificationLogger,
 ): WebhookVerifier | null {
   const webhooks = options.webhooks;
@@ -23,6 +22,6 @@ export function createWebhookVerifier(
   }
   return new StandardWebhooksVerifier(webhooks.secrets, {
     toleranceSeconds: webhooks.toleranceSeconds,
-    clock: () => clock.now(),
+    clock: options.clock,
   });
 }

@@ -12,7 +12,6 @@ import type { JourneyRecord } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
 import { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
-import { ReconcileQueue } from '../../src/sessions/reconcile-queue.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { VerificationTracker } from '../../src/sessions/verification.tracker.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
@@ -46,15 +45,8 @@ function instanceOn(store: VerificationStore): Instance {
       verificationId: payload.verificationId,
     });
   });
-  const records = new SessionRecordRepository(store, logger);
-  const tracker = new VerificationTracker(
-    options,
-    store,
-    records,
-    new ReconcileQueue(options, store),
-    logger,
-    emitter,
-  );
+  const records = new SessionRecordRepository(options, store, logger);
+  const tracker = new VerificationTracker(options, store, records, logger, emitter);
   return { tracker, records, emitted };
 }
 
