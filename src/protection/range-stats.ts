@@ -32,17 +32,21 @@ export interface CountedStart {
   release(): Promise<void>;
 }
 
+/**
+ * Store keys. A subject's counters are named by its tag (`digest(id)`, taken once per subject and
+ * call: a start reads about a dozen of each subject's counters).
+ */
 const key = {
-  starts: (id: string, w: number) => `protect:pump:s:${digest(id)}:${w}`,
-  verified: (id: string, w: number) => `protect:pump:v:${digest(id)}:${w}`,
-  day: (id: string, d: number) => `protect:pump:dv:${digest(id)}:${d}`,
-  dayStarts: (id: string, d: number) => `protect:pump:ds:${digest(id)}:${d}`,
-  dayRanges: (id: string, d: number) => `protect:pump:dr:${digest(id)}:${d}`,
+  starts: (tag: string, w: number) => `protect:pump:s:${tag}:${w}`,
+  verified: (tag: string, w: number) => `protect:pump:v:${tag}:${w}`,
+  day: (tag: string, d: number) => `protect:pump:dv:${tag}:${d}`,
+  dayStarts: (tag: string, d: number) => `protect:pump:ds:${tag}:${d}`,
+  dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
   dayRange: (id: string, range: string, d: number) => `protect:pump:drm:${digest(`${id}\n${range}`)}:${d}`,
   dayNumber: (e164: string, d: number) => `protect:pump:dn:${digest(e164)}:${d}`,
-  known: (id: string) => `protect:pump:known:${digest(id)}`,
-  hold: (id: string) => `protect:pump:hold:${digest(id)}`,
-  callers: (id: string, w: number) => `protect:pump:c:${digest(id)}:${w}`,
+  known: (tag: string) => `protect:pump:known:${tag}`,
+  hold: (tag: string) => `protect:pump:hold:${tag}`,
+  callers: (tag: string, w: number) => `protect:pump:c:${tag}:${w}`,
   caller: (id: string, caller: string, w: number) => `protect:pump:cm:${digest(`${id}\n${caller}`)}:${w}`,
   number: (e164: string, w: number) => `protect:pump:n:${digest(e164)}:${w}`,
   verifiedNumber: (e164: string, w: number) => `protect:pump:vn:${digest(e164)}:${w}`,
@@ -91,26 +95,27 @@ export class RangeStats {
           );
     const rows = await Promise.all(
       subjects.map(async (s) => {
+        const tag = digest(s.id);
         const burst = bursty(s.id);
         const daily = judgedByDay(s.id);
         const dayCounts = daily
           ? Promise.all([
-              number(key.dayStarts(s.id, day)),
-              number(key.dayStarts(s.id, day - 1)),
-              number(key.day(s.id, day)),
-              number(key.dayRanges(s.id, day)),
-              number(key.dayRanges(s.id, day - 1)),
+              number(key.dayStarts(tag, day)),
+              number(key.dayStarts(tag, day - 1)),
+              number(key.day(tag, day)),
+              number(key.dayRanges(tag, day)),
+              number(key.dayRanges(tag, day - 1)),
             ])
           : undefined;
         const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
-          number(key.starts(s.id, w)),
-          number(key.starts(s.id, w - 1)),
-          number(key.verified(s.id, w)),
-          number(key.verified(s.id, w - 1)),
-          s.withBaseline ? number(key.day(s.id, day - 1)) : Promise.resolve(0),
-          s.withBaseline ? Promise.resolve(null) : this.store.get(key.known(s.id)),
-          burst ? number(key.callers(s.id, w)) : Promise.resolve(0),
-          burst ? number(key.callers(s.id, w - 1)) : Promise.resolve(0),
+          number(key.starts(tag, w)),
+          number(key.starts(tag, w - 1)),
+          number(key.verified(tag, w)),
+          number(key.verified(tag, w - 1)),
+          s.withBaseline ? number(key.day(tag, day - 1)) : Promise.resolve(0),
+          s.withBaseline ? Promise.resolve(null) : this.store.get(key.known(tag)),
+          burst ? number(key.callers(tag, w)) : Promise.resolve(0),
+          burst ? number(key.callers(tag, w - 1)) : Promise.resolve(0),
         ]);
         const mine = s.id.startsWith('range:') || s.id.startsWith('prefix:') ? await own : 0;
         const counts: SubjectCounts = {
@@ -172,15 +177,15 @@ export class RangeStats {
             this.store.setIfAbsent(key.caller(s.id, caller!, w), '1', ttl, EVICTABLE),
           ]);
           if (!newNumber || !newCaller) return undefined;
-          const counted = await this.store.increment(key.callers(s.id, w), 1, ttl, EVICTABLE);
+          const counted = await this.store.increment(key.callers(digest(s.id), w), 1, ttl, EVICTABLE);
           return [s.id, counted.value - 1] as const;
         }),
     );
     const day = Math.floor(this.store.now() / DAY_MS);
-    const keys = subjects.map((s) => [s.id, key.starts(s.id, w), options(s.id), ttl] as const);
+    const keys = subjects.map((s) => [s.id, key.starts(digest(s.id), w), options(s.id), ttl] as const);
     if (phoneNumber !== undefined) keys.push(['', key.number(phoneNumber, w), EVICTABLE, ttl]);
     for (const s of subjects.filter((x) => judgedByDay(x.id)))
-      keys.push(['', key.dayStarts(s.id, day), options(s.id), 2 * DAY_MS]);
+      keys.push(['', key.dayStarts(digest(s.id), day), options(s.id), 2 * DAY_MS]);
     const [values, newTo] = await Promise.all([
       Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
       bursts,
@@ -217,25 +222,28 @@ export class RangeStats {
     const newRange = async (id: string): Promise<void> => {
       if (range === undefined) return;
       if (await this.store.setIfAbsent(key.dayRange(id, range, day), '1', DAY_MS, EVICTABLE))
-        await this.store.increment(key.dayRanges(id, day), 1, 2 * DAY_MS, options(id));
+        await this.store.increment(key.dayRanges(digest(id), day), 1, 2 * DAY_MS, options(id));
     };
     await Promise.all(
-      ids.flatMap((id) => [
-        first ? this.store.increment(key.verified(id, w), 1, 2 * this.settings.windowMs, options(id)) : [],
-        !hasBaseline(id)
-          ? first
-            ? this.store.set(key.known(id), '1', this.settings.recordTtlMs, options(id))
-            : []
-          : firstToday
-            ? this.store.increment(key.day(id, day), 1, 2 * DAY_MS, options(id))
-            : [],
-        firstToday && judgedByDay(id) ? newRange(id) : [],
-      ]),
+      ids.flatMap((id) => {
+        const tag = digest(id);
+        return [
+          first ? this.store.increment(key.verified(tag, w), 1, 2 * this.settings.windowMs, options(id)) : [],
+          !hasBaseline(id)
+            ? first
+              ? this.store.set(key.known(tag), '1', this.settings.recordTtlMs, options(id))
+              : []
+            : firstToday
+              ? this.store.increment(key.day(tag, day), 1, 2 * DAY_MS, options(id))
+              : [],
+          firstToday && judgedByDay(id) ? newRange(id) : [],
+        ];
+      }),
     );
   }
 
   async readHold(id: string): Promise<HoldState | undefined> {
-    const value = await this.store.get(key.hold(id));
+    const value = await this.store.get(key.hold(digest(id)));
     if (value === null) return undefined;
     const [until, level] = value.split(':').map(Number);
     return Number.isFinite(until) && Number.isFinite(level) ? { until: until!, level: level! } : undefined;
@@ -251,7 +259,7 @@ export class RangeStats {
     level: number,
     coolOffMs: number,
   ): Promise<boolean> {
-    const k = key.hold(id);
+    const k = key.hold(digest(id));
     const value = `${this.store.now() + coolOffMs}:${level}`;
     // Remembered a window past the cool-off, so a pattern that goes on gets the next, longer one.
     const ttl = coolOffMs + 2 * this.settings.windowMs;
