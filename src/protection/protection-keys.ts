@@ -23,4 +23,6 @@ export const ProtectionKeys = {
   spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,
   /** A session's spend reservation kept open until the session ends (charged on proof or delivery). */
   spendOpen: (requestId: string): string => `protect:spend-open:${digest(requestId)}`,
+  /** Claimed by the one caller that acts on a session's end (`SpendCap.ended`). */
+  spendEnded: (requestId: string): string => `protect:spend-ended:${digest(requestId)}`,
 } as const;

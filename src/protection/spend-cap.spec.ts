@@ -193,6 +193,21 @@ describe('SpendCap', () => {
     expect(await cap.spentShare()).toBeCloseTo(0.025);
   });
 
+  it('a session whose end two instances report at once is counted once, and its reservation given back once', async () => {
+    const { cap, clock } = make({ amount: 10 }, 100);
+    const bot = cap.reserve('msgr2_bot');
+    await (await bot).settle(rub(1), session(1, clock.now));
+    const delivered = { verified: false, delivered: true };
+    await Promise.all([cap.ended('rfc-1', delivered), cap.ended('rfc-1', delivered)]);
+    expect(await cap.spentShare()).toBeCloseTo(0.1);
+    // An SMS never delivered: its 3 RUB come back once, not twice (the cap would under-count).
+    await (await cap.reserve('sms')).settle(rub(3), session(2, clock.now));
+    expect(await cap.spentShare()).toBeCloseTo(0.4);
+    const undelivered = { verified: false, delivered: false };
+    await Promise.all([cap.ended('rfc-2', undelivered), cap.ended('rfc-2', undelivered)]);
+    expect(await cap.spentShare()).toBeCloseTo(0.1);
+  });
+
   it('a method charged on proof is refused when its price no longer fits the cap or the share it may take; without its session it is counted at once', async () => {
     const { cap, clock } = make({ amount: 10 }, 100);
     for (let i = 0; i < 7; i++) await cap.reserve('sms');

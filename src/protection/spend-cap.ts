@@ -202,13 +202,16 @@ export class SpendCap {
   /**
    * A session ended: its reservation, kept open by `settle`, is given back when the API does not
    * charge it (see chargedAtEnd), once; a session charged on proof is counted now when it was proved
-   * (in the current window: the API charges it now). Nothing is known of a session started
-   * elsewhere or too long ago: nothing is given back, nor counted.
+   * (in the current window: the API charges it now), by whichever caller claims the end first.
+   * Nothing is known of a session started elsewhere or too long ago: nothing is given back, nor counted.
    */
   async ended(requestId: string, end: SessionEnd): Promise<void> {
     const k = ProtectionKeys.spendOpen(requestId);
     const value = await this.store.get(k);
     if (value === null) return;
+    // Two instances may learn of the end at once (a webhook on one, a poll on another): the one that
+    // claims it acts, so a reservation is not given back, nor a proof counted, twice.
+    if (!(await this.store.setIfAbsent(ProtectionKeys.spendEnded(requestId), '1', OPEN_SLACK_MS))) return;
     await this.store.delete(k);
     let open: OpenSpend;
     try {
