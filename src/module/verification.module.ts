@@ -19,7 +19,6 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { JourneyState } from '../verification/journey-state.js';
-import { FallbackTiming } from '../verification/fallback-timing.js';
 import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
@@ -120,7 +119,6 @@ const PROVIDERS: Provider[] = [
   },
   SessionRecordRepository,
   OrchestrationPolicy,
-  FallbackTiming,
   JourneyState,
   VerificationTracker,
   StatusStreamHub,

@@ -4,22 +4,24 @@ import type { MomentCounts } from '../core/fallback-moment.js';
 import { methodStatsFixture, NOON } from '../../test/support/method-stats.fixture.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { FALLBACK_FIGURES_TTL_MS, FallbackTiming } from './fallback-timing.js';
-import type { OrchestrationPolicy } from './orchestration.policy.js';
 
 const SETTINGS = { stalledShare: 0.4, waitingShare: 0.4, minSamples: 10, floorMs: 5_000, ceilingMs: 60_000 };
 /** 20 verified reverse calls: 10 within 10 s, 10 within 20 s (TIME_TO_VERIFY_BUCKETS_MS). */
 const BUCKETS = [0, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 const STEP = { method: 'reverse_flash_call', requestId: 'req-1' };
+/** The host's fixed moments (`timeoutSeconds`): 45 s for every method these cases use. */
+const FIXED = { sms: 45 };
 
 /** FallbackTiming over figures the spec sets, on the spec's clock. */
 function timing(): { now: number; counts: MomentCounts; fallback: FallbackTiming } {
   const state = { now: NOON, counts: { started: 0, ended: 0, left: 0, buckets: BUCKETS } as MomentCounts };
-  const options = { orchestration: { fallback: SETTINGS } } as unknown as ResolvedVerificationOptions;
+  const options = {
+    orchestration: { fallback: SETTINGS, timeoutSeconds: FIXED },
+  } as unknown as ResolvedVerificationOptions;
   const stats = { timeToVerify: () => Promise.resolve(state.counts) } as unknown as MethodStats;
-  const policy = { timeoutMs: () => 45_000 } as unknown as OrchestrationPolicy;
   const clock = { now: () => state.now };
   const logger = methodStatsFixture(clock.now).logger();
-  return Object.assign(state, { fallback: new FallbackTiming(options, clock, policy, stats, logger) });
+  return Object.assign(state, { fallback: new FallbackTiming(options, clock, stats, logger) });
 }
 
 describe('FallbackTiming: steps still pending a ceiling after their start count as users who did not verify', () => {
@@ -55,14 +57,15 @@ describe("FallbackTiming: a device's moment comes from every device's figures un
   /** Figures per device hint ('' for none), on a clock that stays put. */
   function perDevice(byDevice: Record<string, MomentCounts>): FallbackTiming {
     const none: MomentCounts = { started: 0, ended: 0, left: 0, buckets: [] };
-    const options = { orchestration: { fallback: SETTINGS } } as unknown as ResolvedVerificationOptions;
+    const options = {
+      orchestration: { fallback: SETTINGS, timeoutSeconds: FIXED },
+    } as unknown as ResolvedVerificationOptions;
     const stats = {
       timeToVerify: (_method: string, _code: string, device?: string) =>
         Promise.resolve(byDevice[device ?? ''] ?? none),
     } as unknown as MethodStats;
-    const policy = { timeoutMs: () => 45_000 } as unknown as OrchestrationPolicy;
     const clock = { now: () => NOON };
-    return new FallbackTiming(options, clock, policy, stats, methodStatsFixture(clock.now).logger());
+    return new FallbackTiming(options, clock, stats, methodStatsFixture(clock.now).logger());
   }
   /** n verified within 10 s and n within 20 s, every started step ended. */
   const verified = (n: number): MomentCounts => ({

@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { callingCodeOf, dayName } from '../account/method-figures.js';
-import { MethodStats } from '../account/method-stats.service.js';
-import { VerificationClock } from '../core/clock.js';
+import type { MethodStats } from '../account/method-stats.service.js';
+import type { VerificationClock } from '../core/clock.js';
 import {
   fallbackAfterMs,
   learnsFallbackMoment,
@@ -13,10 +12,9 @@ import {
 } from '../core/fallback-moment.js';
 import { DEVICE_HINTS, type DeviceHint, type JourneyStep } from '../core/journey.js';
 import type { VerificationMethod } from '../core/verification-method.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
-import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { OrchestrationPolicy } from './orchestration.policy.js';
+import type { VerificationLogger } from '../observability/verification-logger.js';
+import type { ResolvedOrchestration, ResolvedVerificationOptions } from '../options/verification.options.js';
+import type { KnownVerificationMethod } from '../api/api.types.js';
 
 /** Days of figures the moment is learned from: recent enough to follow a change, enough to have samples. */
 export const FALLBACK_FIGURES_DAYS = 7;
@@ -35,6 +33,12 @@ export const FALLBACK_FIGURES_TTL_MS = 30_000;
  * the switch, so it keeps the host's fixed moment until its own figures hold enough.
  */
 const EVERY_DEVICE: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
+
+/** The host's fixed moment for `method` (`timeoutSeconds`; a method it does not name: SMS's). */
+export function fixedFallbackMs(settings: ResolvedOrchestration, method: string): number {
+  const seconds = settings.timeoutSeconds[method as KnownVerificationMethod];
+  return (seconds ?? settings.timeoutSeconds.sms) * 1000;
+}
 
 /** A step's fallback moment as read: whether it was learned from the figures (see stepFallbackMs). */
 interface FallbackMoment {
@@ -58,9 +62,9 @@ interface CountsRead {
  * the method's fixed `timeoutSeconds`. Once learned, a probe step (one in PROBE_EVERY of a method whose
  * code is typed in the page) at the ceiling. Each (method, calling code, device) is read at most once
  * per FALLBACK_FIGURES_TTL_MS, one read at a time; a read that fails keeps the last moment (or the
- * fixed one) and is logged: a store hiccup never delays a status answer's fallback.
+ * fixed one) and is logged: a store hiccup never delays a status answer's fallback. A plain object
+ * the OrchestrationPolicy makes: the policy says when a step may fall back.
  */
-@Injectable()
 export class FallbackTiming {
   readonly #cache = new Map<string, FallbackMoment & { until: number }>();
   readonly #reading = new Map<string, Promise<FallbackMoment>>();
@@ -68,9 +72,8 @@ export class FallbackTiming {
   readonly #reads = new Map<string, CountsRead[]>();
 
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationClock) private readonly clock: VerificationClock,
-    private readonly policy: OrchestrationPolicy,
+    private readonly options: ResolvedVerificationOptions,
+    private readonly clock: VerificationClock,
     private readonly stats: MethodStats,
     private readonly logger: VerificationLogger,
   ) {}
@@ -82,7 +85,7 @@ export class FallbackTiming {
     device: DeviceHint | undefined,
   ): Promise<number> {
     const { method } = step;
-    const fixed = this.policy.timeoutMs(method);
+    const fixed = fixedFallbackMs(this.options.orchestration, method);
     const settings = this.options.orchestration.fallback;
     if (settings === false) return fixed;
     const callingCode = callingCodeOf(phoneNumber);

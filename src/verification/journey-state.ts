@@ -22,7 +22,6 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { FallbackTiming } from './fallback-timing.js';
 import { OrchestrationPolicy, type MethodPlan, type PriceOf } from './orchestration.policy.js';
 import { toStatusView } from './status-view.js';
 import { upstreamClientError } from './upstream-error.mapper.js';
@@ -66,7 +65,6 @@ export class JourneyState {
     private readonly refresher: SessionRefresher,
     private readonly policy: OrchestrationPolicy,
     private readonly prices: PriceBook,
-    private readonly fallbackTiming: FallbackTiming,
     private readonly balance: VerificationBalanceWatch,
   ) {}
 
@@ -212,10 +210,10 @@ export class JourneyState {
     return record;
   }
 
-  /** When the journey's current step may fall back, ms after its start (FallbackTiming). */
+  /** When the journey's current step may fall back, ms after its start (the policy's, FallbackTiming). */
   fallbackAfterMs(loaded: LoadedJourney): Promise<number> {
     const { journey } = loaded;
-    return this.fallbackTiming.afterMs(currentStep(journey), journey.phoneNumber, journey.device);
+    return this.policy.fallbackAfterMs(currentStep(journey), journey.phoneNumber, journey.device);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { toPriceList, type PriceBook } from '../account/price-book.js';
+import type { MethodStats } from '../account/method-stats.service.js';
 import type { VerificationAccountService } from '../account/verification-account.service.js';
 import { oneStepJourney, switchableMethods } from '../core/journey.js';
 import { newSessionRecord } from '../core/session-record.js';
@@ -41,6 +42,9 @@ function policy(
     book,
     account,
     new VerificationLogger({ ...resolved, logLevels: false }),
+    {
+      timeToVerify: () => Promise.resolve({ started: 0, ended: 0, left: 0, buckets: [] }),
+    } as unknown as MethodStats,
   );
 }
 

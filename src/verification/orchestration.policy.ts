@@ -2,8 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { PriceBook, type PriceList } from '../account/price-book.js';
 import { VerificationAccountService } from '../account/verification-account.service.js';
+import { MethodStats } from '../account/method-stats.service.js';
+import { FallbackTiming } from './fallback-timing.js';
 import { VerificationClock } from '../core/clock.js';
-import type { DeviceHint } from '../core/journey.js';
+import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import { rankByCostPerSuccess, rankByPrice, type MethodSamplesByMethod } from '../core/method-ranking.js';
 import { toMinorUnits } from '../core/money.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -31,6 +33,7 @@ export interface MethodPlan {
 @Injectable()
 export class OrchestrationPolicy {
   private readonly settings: ResolvedOrchestration;
+  private readonly fallback: FallbackTiming;
   private readonly worstCaseMinor: number;
   private cachedSamples?: { samples: MethodSamplesByMethod; until: number };
   /**
@@ -50,8 +53,10 @@ export class OrchestrationPolicy {
     private readonly prices: PriceBook,
     private readonly account: VerificationAccountService,
     private readonly logger: VerificationLogger,
+    stats: MethodStats,
   ) {
     this.settings = options.orchestration;
+    this.fallback = new FallbackTiming(options, clock, stats, logger);
     const spendCap = options.limits.spendCap;
     this.worstCaseMinor =
       toMinorUnits(spendCap ? spendCap.worstCasePrice : DEFAULT_SPEND_CAP.worstCasePrice) ?? 0;
@@ -154,10 +159,16 @@ export class OrchestrationPolicy {
     return this.settings.exclude;
   }
 
-  /** When a fallback from `method` becomes available, counted from its start. */
-  timeoutMs(method: string): number {
-    const seconds = this.settings.timeoutSeconds[method as KnownVerificationMethod];
-    return (seconds ?? this.settings.timeoutSeconds.sms) * 1000;
+  /**
+   * When a step may fall back to the next method, ms after its start: learned from the method
+   * figures (FallbackTiming), the host's `timeoutSeconds` until they suffice.
+   */
+  fallbackAfterMs(
+    step: Pick<JourneyStep, 'method' | 'requestId'>,
+    phoneNumber: string,
+    device: DeviceHint | undefined,
+  ): Promise<number> {
+    return this.fallback.afterMs(step, phoneNumber, device);
   }
 
   /** Whether the frontend may leave `method` for another before its timeout. */
