@@ -1,6 +1,6 @@
 /**
  * `node dist-bench/bench/compare-start.js [rounds] [starts] [name=<dist-bench>...]`: host CPU µs per
- * `POST /start` (SMS, a new number each, protection on with the routes benchmark's settings) of
+ * `POST /start` (SMS, a new number each, protection on as in the routes benchmark: startsHostConfig) of
  * several trees side by side, on MemoryStore and on RedisStore (`REDIS_URL`, default the local
  * server; each host its own key prefix). Each round runs `starts` starts (4 at a time) on every host
  * in a drawn (seeded) order, so a busy moment of the machine falls on every tree alike; prints the
@@ -8,8 +8,7 @@
  * sandbox's answers and the connection pool set its pace), its host CPU by far less: this decides
  * between variants of the start path. With no tree named, this tree alone.
  */
-import { randomBytes } from 'node:crypto';
-import { apiOptions, forkHost, forkSandbox, PhoneNumbers } from './lib/context.js';
+import { forkHost, forkSandbox, PhoneNumbers, startsHostConfig } from './lib/context.js';
 import type { ChildServer } from './lib/child-process.js';
 import { processCpuSeconds } from './lib/child-process.js';
 import { mulberry32, shuffled } from './lib/random.js';
@@ -58,22 +57,7 @@ try {
     const [name, path] = tree.split('=') as [string, string];
     for (const store of ['memory', 'redis'] as const) {
       const server = await forkHost(
-        {
-          platform: 'fastify',
-          keyHeader: 'x-bench-client',
-          module: {
-            api: apiOptions(sandbox.ready),
-            expirySeconds: 600,
-            // As the routes benchmark: every start counted and judged, none refused.
-            limits: {
-              spendCap: { amount: 100_000_000, windowMs: 86_400_000 },
-              pumping: { mode: 'monitor' as const },
-            },
-          },
-          ...(store === 'redis'
-            ? { redis: { url: redisUrl, keyPrefix: `bench:${randomBytes(4).toString('hex')}:` } }
-            : {}),
-        },
+        startsHostConfig(sandbox.ready, store === 'redis' ? redisUrl : undefined),
         undefined,
         path || undefined,
       );

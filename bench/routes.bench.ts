@@ -7,9 +7,8 @@
  * `BENCH_AB_TREE=<dist-bench of another tree>` adds that tree's two hosts (its module, this harness) to
  * the same rounds, the order rotating, as the webhooks and proxy benchmarks do.
  */
-import { randomBytes } from 'node:crypto';
 import type { ChildServer } from './lib/child-process.js';
-import { apiOptions, forkHost, forkSandbox, PhoneNumbers, type BenchContext } from './lib/context.js';
+import { forkHost, forkSandbox, PhoneNumbers, startsHostConfig, type BenchContext } from './lib/context.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { fmt, median, type BenchTable } from './lib/report.js';
 import type { HostReady } from './servers/host-process.js';
@@ -36,25 +35,8 @@ export async function routesBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
   const servers: ChildServer[] = [sandbox];
   try {
     const redisUrl = await ctx.redisUrl();
-    const config = (store: StoreName) => ({
-      platform: 'fastify' as const,
-      keyHeader: 'x-bench-client',
-      module: {
-        api: apiOptions(sandbox.ready),
-        expirySeconds: 600,
-        // The default spend cap (1,000 RUB a day) would refuse most of a round's starts: a cap is
-        // still reserved and settled on every start, above what the rounds spend.
-        // Pumping in monitor mode: every start is counted and judged as under enforcement, and none is
-        // held (a thousand unconverted starts a round is what the defence exists to hold).
-        limits: {
-          spendCap: { amount: 100_000_000, windowMs: 86_400_000 },
-          pumping: { mode: 'monitor' as const },
-        },
-      },
-      ...(store === 'redis'
-        ? { redis: { url: redisUrl, keyPrefix: `bench:${randomBytes(4).toString('hex')}:` } }
-        : {}),
-    });
+    const config = (store: StoreName) =>
+      startsHostConfig(sandbox.ready, store === 'redis' ? redisUrl : undefined);
     // BENCH_AB_TREE: that tree's hosts (its module, this harness) beside this tree's, in the same rounds.
     const other = process.env.BENCH_AB_TREE;
     const keys: HostKey[] = other ? ['memory', 'redis', 'memory-ab', 'redis-ab'] : ['memory', 'redis'];

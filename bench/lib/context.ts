@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { SandboxOptions } from '../../src/testing/index.js';
 import type { HostReady } from '../servers/host-process.js';
@@ -88,6 +89,30 @@ export async function runIsolated<T>(
 /** The module options every benchmark host shares: the sandbox as upstream, no logs. */
 export function apiOptions(sandbox: SandboxReady): HostConfig['module']['api'] {
   return { baseUrl: sandbox.url, apiKey: sandbox.apiKey, apiSecret: sandbox.apiSecret };
+}
+
+/**
+ * A Fastify host whose every start is counted and judged and none refused (the routes benchmark's
+ * and compare-start's), on RedisStore at `redisUrl` (a key prefix of its own) or on MemoryStore.
+ */
+export function startsHostConfig(sandbox: SandboxReady, redisUrl?: string): HostConfig {
+  return {
+    platform: 'fastify',
+    keyHeader: 'x-bench-client',
+    module: {
+      api: apiOptions(sandbox),
+      expirySeconds: 600,
+      // The default spend cap (1,000 RUB a day) would refuse most of a round's starts: a cap is
+      // still reserved and settled on every start, above what the rounds spend.
+      // Pumping in monitor mode: every start is counted and judged as under enforcement, and none is
+      // held (a thousand unconverted starts a round is what the defence exists to hold).
+      limits: {
+        spendCap: { amount: 100_000_000, windowMs: 86_400_000 },
+        pumping: { mode: 'monitor' },
+      },
+    },
+    ...(redisUrl ? { redis: { url: redisUrl, keyPrefix: `bench:${randomBytes(4).toString('hex')}:` } } : {}),
+  };
 }
 
 /** JSON over loopback (fetch), for setting up sessions before a load round. */
