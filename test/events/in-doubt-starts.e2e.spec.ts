@@ -17,9 +17,10 @@ import {
   type Outcome,
 } from '../webhooks/harness.js';
 
-const TIMEOUT_MS = 300;
+/** Long enough that no other answer of the sandbox times out on a loaded CI machine. */
+const TIMEOUT_MS = 1000;
 /** Past the module's time-out: the module gives up, the sandbox creates the session a moment later. */
-const LATE_MS = 700;
+const LATE_MS = 2500;
 
 /**
  * An initiation whose outcome is unknown (time-out, reset, unreadable answer) may still have created

@@ -45,7 +45,8 @@ describe.each(ONE_PLATFORM)('in-doubt start adopted by another instance (%s)', (
               baseUrl: sb.url,
               apiKey: sb.demoAccount.apiKey,
               apiSecret: sb.demoAccount.apiSecret,
-              timeoutMs: 300,
+              // Only the start below answers past it; on a loaded machine no other answer does.
+              timeoutMs: 1000,
               maxRetries: 0,
             },
             limits: {},
@@ -64,7 +65,7 @@ describe.each(ONE_PLATFORM)('in-doubt start adopted by another instance (%s)', (
         { phone_number: phone, method: 'operator_id' },
         { 'x-user': 'user-7' },
       );
-    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 700, count: 1 });
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
     expect((await start(a)).status).toBe(503);
     const until = Date.now() + 5000;
     while (sb.sessionsFor(phone).length === 0 && Date.now() < until)
