@@ -63,7 +63,11 @@ export interface OrchestrationFallbackOptions {
    * (at `floorMs` when no more than this share complete it). `false`: `stalledShare` only. Default 0.4.
    */
   waitingShare?: number | false;
-  /** Verified sessions (method, calling code, device hint) before the figures decide. Default 30. */
+  /**
+   * Verified sessions (method, calling code, device hint) before the figures decide; until then a
+   * reverse call learns from every device hint's figures together, other methods keep
+   * `timeoutSeconds`. Default 30.
+   */
   minSamples?: number;
   /** Earliest learned moment, ms from the step's start. Default 10000. */
   floorMs?: number;
