@@ -27,8 +27,7 @@ function book(ttlMs = TTL_MS) {
     warn: (message: string, context?: unknown) => void state.warnings.push({ message, context }),
   } as unknown as VerificationLogger;
   const prices = new PriceBook(
-    { pricesTtlMs: ttlMs } as ResolvedVerificationOptions,
-    { now: () => clock.now },
+    { pricesTtlMs: ttlMs, clock: () => clock.now } as ResolvedVerificationOptions,
     api,
     logger,
   );

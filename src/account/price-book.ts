@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
-import { VerificationClock } from '../core/clock.js';
 import { errorText } from '../core/error-text.js';
 import { toMinorUnits } from '../core/money.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
@@ -44,7 +43,6 @@ export class PriceBook {
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationClock) private readonly clock: VerificationClock,
     private readonly api: VerificationApiClient,
     private readonly logger: VerificationLogger,
   ) {}
@@ -52,7 +50,7 @@ export class PriceBook {
   /** The list while it is younger than `pricesTtlMs`, without asking; undefined when a read is due. */
   current(): PriceList | undefined {
     const held = this.#held;
-    return held && this.clock.now() - held.readAt < this.options.pricesTtlMs ? held.list : undefined;
+    return held && this.options.clock() - held.readAt < this.options.pricesTtlMs ? held.list : undefined;
   }
 
   /** The last list read, however old, without asking; undefined before the first read. */
@@ -67,7 +65,7 @@ export class PriceBook {
   async latest(): Promise<PriceList | undefined> {
     const current = this.current();
     if (current) return current;
-    if (this.clock.now() < this.#retryAfter) return this.#held?.list;
+    if (this.options.clock() < this.#retryAfter) return this.#held?.list;
     return this.#read().catch(() => undefined);
   }
 
@@ -111,10 +109,10 @@ export class PriceBook {
     try {
       const prices = await this.api.getPrices();
       const list = toPriceList(prices);
-      this.#held = { list, readAt: this.clock.now() };
+      this.#held = { list, readAt: this.options.clock() };
       return list;
     } catch (error) {
-      const now = this.clock.now();
+      const now = this.options.clock();
       this.#retryAfter = now + Math.min(READ_RETRY_MS, this.options.pricesTtlMs);
       this.logger.warn('prices could not be read; the last list read stands until they can', {
         age_ms: stale ? now - stale.readAt : null,

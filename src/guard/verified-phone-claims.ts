@@ -1,6 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { VerificationClock } from '../core/clock.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
@@ -44,12 +43,12 @@ interface ClaimBody {
 export class VerifiedPhoneClaims {
   readonly #key: Buffer;
   readonly #ttlMs: number;
+  /** The module's clock (`clock` option). */
+  readonly #now: () => number;
 
   /** @internal Made by the module (dependency injection), never by a host. */
-  constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
-    @Inject(VerificationClock) private readonly clock: VerificationClock,
-  ) {
+  constructor(@Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions) {
+    this.#now = options.clock;
     const secret = options.handleKey ?? options.api.apiSecret;
     this.#key = Buffer.from(
       hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verified-phone-claim-v1', 32),
@@ -63,7 +62,7 @@ export class VerifiedPhoneClaims {
       n: facts.phoneNumber,
       o: facts.owner ?? null,
       va: facts.verifiedAt.getTime(),
-      exp: this.clock.now() + this.#ttlMs,
+      exp: this.#now() + this.#ttlMs,
     };
     const encoded = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
     return `${PREFIX}.${encoded}.${this.#mac(encoded)}`;
@@ -86,7 +85,7 @@ export class VerifiedPhoneClaims {
     const given = Buffer.from(mac, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const body = parseBody(encoded);
-    if (body === null || body.o !== (owner ?? null) || body.exp <= this.clock.now()) return null;
+    if (body === null || body.o !== (owner ?? null) || body.exp <= this.#now()) return null;
     return {
       phoneNumber: body.n,
       owner: body.o ?? undefined,

@@ -1,6 +1,5 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { VerificationClock } from '../core/clock.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -30,7 +29,6 @@ export class VerifiedPhoneGuard implements CanActivate {
   /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationClock) private readonly clock: VerificationClock,
     private readonly verification: VerificationService,
     private readonly claims: VerifiedPhoneClaims,
     private readonly reflector: Reflector,
@@ -46,7 +44,7 @@ export class VerifiedPhoneGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (within !== undefined && this.clock.now() - details.verifiedAt.getTime() > within)
+    if (within !== undefined && this.options.clock() - details.verifiedAt.getTime() > within)
       throw required('The phone verification is too old for this action: verify again', 'stale');
     attachVerifiedPhone(request as object, details);
     return true;
@@ -81,7 +79,7 @@ export class VerifiedPhoneGuard implements CanActivate {
       throw new VerificationClientError('phone_not_verified', 'The phone number is not verified', {
         verification_status: status.status,
       });
-    const verifiedAt = status.verifiedAt ?? new Date(this.clock.now());
+    const verifiedAt = status.verifiedAt ?? new Date(this.options.clock());
     const facts = { phoneNumber, owner, verifiedAt };
     return { ...facts, source: 'verification', verificationId, claim: await this.claims.issue(facts) };
   }

@@ -18,22 +18,14 @@ import { servedRoutesLines } from './served-routes.log.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { JourneyState } from '../verification/journey-state.js';
-import { OrchestrationPolicy } from '../verification/orchestration.policy.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
-import { FlowOutcomes } from '../verification/flow-outcomes.js';
-import { StartFlow } from '../verification/start.flow.js';
-import { SwitchFlow } from '../verification/switch.flow.js';
-import { CheckFlow } from '../verification/check.flow.js';
-import { StatusFlow } from '../verification/status.flow.js';
-import { PaidStart } from '../verification/paid-start.js';
 import { VerificationService } from '../verification/verification.service.js';
+import { VERIFICATION_PROVIDERS } from '../verification/verification.providers.js';
 import { VerificationReconciler } from '../sessions/verification.reconciler.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { isVerificationStore, openStore } from '../store/create-store.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { VerificationClock } from '../core/clock.js';
 import {
   RESOLVED_VERIFICATION_OPTIONS,
   VERIFICATION_ROUTE_SETTINGS,
@@ -82,18 +74,13 @@ const PROVIDERS: Provider[] = [
       resolveVerificationOptions(raw, declared),
     inject: [VERIFICATION_MODULE_OPTIONS, VERIFICATION_ROUTE_SETTINGS],
   },
-  // The one clock: the store the module creates, the services and the webhook tolerance read it.
-  {
-    provide: VerificationClock,
-    useFactory: (options: ResolvedVerificationOptions): VerificationClock => ({ now: options.clock }),
-    inject: [RESOLVED_VERIFICATION_OPTIONS],
-  },
   {
     provide: VerificationStore,
     // Async: a store opened from a URL fails the boot when no Redis client library is installed.
-    useFactory: (options: ResolvedVerificationOptions, clock: VerificationClock) =>
-      openStore(registrationStore(options.store, options.name), () => clock.now()),
-    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationClock],
+    // On the module's one clock (`options.clock`), which the services and the webhook tolerance read too.
+    useFactory: (options: ResolvedVerificationOptions) =>
+      openStore(registrationStore(options.store, options.name), options.clock),
+    inject: [RESOLVED_VERIFICATION_OPTIONS],
   },
   ...ACCOUNT_PROVIDERS,
   {
@@ -118,19 +105,11 @@ const PROVIDERS: Provider[] = [
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics, VerificationStore],
   },
   SessionRecordRepository,
-  OrchestrationPolicy,
-  JourneyState,
   VerificationTracker,
   StatusStreamHub,
   SessionRefresher,
   VerificationProtection,
-  PaidStart,
-  FlowOutcomes,
-  StartFlow,
-  SwitchFlow,
-  CheckFlow,
-  StatusFlow,
-  VerificationService,
+  ...VERIFICATION_PROVIDERS,
   VerificationReconciler,
   WebhookReceiver,
   VerifiedPhoneClaims,
@@ -144,7 +123,6 @@ const EXPORTS = [
   VerificationApiClient,
   VerificationStore,
   RESOLVED_VERIFICATION_OPTIONS,
-  VerificationClock,
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
   VerificationHistory,

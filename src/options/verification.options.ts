@@ -141,7 +141,7 @@ export interface ResolvedVerificationOptions {
   logLevels: LogLevel[] | false;
   logger?: LoggerService;
   maskPhoneNumbers: boolean;
-  /** The module's one clock (the `VerificationClock` provider reads it). */
+  /** The module's one clock: the store it creates and every service read it. */
   clock: () => number;
   /** No numbers: off. */
   testNumbers: ResolvedTestNumbers;

@@ -34,7 +34,7 @@ export type StoreOption =
 /**
  * Turns the module's `store` option into a store. A store instance is used as given (its clock is
  * the module's clock, and the host closes it); from anything else the module creates a store on
- * the module's clock (`clock`, the VerificationClock) and must close it on shutdown:
+ * the module's clock (the `clock` option) and must close it on shutdown:
  * `!isVerificationStore(option)` tells which.
  */
 export function createStore(option: StoreOption | undefined, clock: () => number): VerificationStore {

@@ -1,4 +1,3 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { answeringSession } from '../core/journey.js';
@@ -8,7 +7,6 @@ import { CODE_RULE, isVerificationCode } from '../core/verification-code.js';
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
@@ -30,12 +28,11 @@ const NOTHING_HELD = { settle: async (_wrongCode: boolean): Promise<void> => und
  * hold a point of the wrong-code budgets, ask the API, settle the hold, observe the outcome, answer.
  * `verified: false` with `status: 'sent'` means operator_id accepted the code and the result follows.
  */
-@Injectable()
 export class CheckFlow {
   private readonly handles: JourneyHandles;
 
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    private readonly options: ResolvedVerificationOptions,
     private readonly protection: VerificationProtection,
     private readonly journeyState: JourneyState,
     private readonly api: VerificationApiClient,

@@ -15,13 +15,14 @@ const FIXED = { sms: 45 };
 /** FallbackTiming over figures the spec sets, on the spec's clock. */
 function timing(): { now: number; counts: MomentCounts; fallback: FallbackTiming } {
   const state = { now: NOON, counts: { started: 0, ended: 0, left: 0, buckets: BUCKETS } as MomentCounts };
+  const clock = { now: () => state.now };
   const options = {
     orchestration: { fallback: SETTINGS, timeoutSeconds: FIXED },
+    clock: clock.now,
   } as unknown as ResolvedVerificationOptions;
   const stats = { timeToVerify: () => Promise.resolve(state.counts) } as unknown as MethodStats;
-  const clock = { now: () => state.now };
   const logger = methodStatsFixture(clock.now).logger();
-  return Object.assign(state, { fallback: new FallbackTiming(options, clock, stats, logger) });
+  return Object.assign(state, { fallback: new FallbackTiming(options, stats, logger) });
 }
 
 describe('FallbackTiming: steps still pending a ceiling after their start count as users who did not verify', () => {
@@ -59,13 +60,14 @@ describe("FallbackTiming: a device's moment comes from every device's figures un
     const none: MomentCounts = { started: 0, ended: 0, left: 0, buckets: [] };
     const options = {
       orchestration: { fallback: SETTINGS, timeoutSeconds: FIXED },
+      clock: () => NOON,
     } as unknown as ResolvedVerificationOptions;
     const stats = {
       timeToVerify: (_method: string, _code: string, device?: string) =>
         Promise.resolve(byDevice[device ?? ''] ?? none),
     } as unknown as MethodStats;
     const clock = { now: () => NOON };
-    return new FallbackTiming(options, clock, stats, methodStatsFixture(clock.now).logger());
+    return new FallbackTiming(options, stats, methodStatsFixture(clock.now).logger());
   }
   /** n verified within 10 s and n within 20 s, every started step ended. */
   const verified = (n: number): MomentCounts => ({

@@ -1,6 +1,5 @@
 import { callingCodeOf, dayName } from '../account/method-figures.js';
 import type { MethodStats } from '../account/method-stats.service.js';
-import type { VerificationClock } from '../core/clock.js';
 import {
   fallbackAfterMs,
   learnsFallbackMoment,
@@ -73,7 +72,6 @@ export class FallbackTiming {
 
   constructor(
     private readonly options: ResolvedVerificationOptions,
-    private readonly clock: VerificationClock,
     private readonly stats: MethodStats,
     private readonly logger: VerificationLogger,
   ) {}
@@ -91,7 +89,7 @@ export class FallbackTiming {
     const callingCode = callingCodeOf(phoneNumber);
     const key = `${method}:${callingCode}:${device ?? ''}`;
     const cached = this.#cache.get(key);
-    if (cached && this.clock.now() < cached.until)
+    if (cached && this.options.clock() < cached.until)
       return stepFallbackMs(method, step.requestId, settings, cached);
     let reading = this.#reading.get(key);
     if (!reading) {
@@ -123,7 +121,7 @@ export class FallbackTiming {
         error: error instanceof Error ? error.name : 'error',
       });
     }
-    this.#cache.set(key, { ...moment, until: this.clock.now() + FALLBACK_FIGURES_TTL_MS });
+    this.#cache.set(key, { ...moment, until: this.options.clock() + FALLBACK_FIGURES_TTL_MS });
     return moment;
   }
 
@@ -156,7 +154,7 @@ export class FallbackTiming {
       ),
     );
     const then = this.#readBefore(key, counts, settings.ceilingMs);
-    const figures = matureFigures(counts, then?.counts, this.clock.now() - (then?.at ?? 0));
+    const figures = matureFigures(counts, then?.counts, this.options.clock() - (then?.at ?? 0));
     if (!learnsFallbackMoment(figures, settings)) return undefined;
     return { afterMs: fallbackAfterMs(figures, settings, fixed), learned: true };
   }
@@ -167,7 +165,7 @@ export class FallbackTiming {
    * every step's figures until it has read for a ceiling.
    */
   #readBefore(key: string, counts: MomentCounts, ceilingMs: number): CountsRead | undefined {
-    const now = this.clock.now();
+    const now = this.options.clock();
     const day = dayName(now);
     const reads = (this.#reads.get(key) ?? []).filter((read) => read.day === day);
     const old = reads.filter((read) => read.at <= now - ceilingMs).at(-1);

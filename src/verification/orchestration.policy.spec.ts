@@ -38,7 +38,6 @@ function policy(
   const account = { methodStats: () => Promise.resolve({}) } as unknown as VerificationAccountService;
   return new OrchestrationPolicy(
     resolved,
-    { now: () => NOW },
     book,
     account,
     new VerificationLogger({ ...resolved, logLevels: false }),

@@ -4,7 +4,6 @@ import { PriceBook, type PriceList } from '../account/price-book.js';
 import { VerificationAccountService } from '../account/verification-account.service.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { FallbackTiming } from './fallback-timing.js';
-import { VerificationClock } from '../core/clock.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import { rankByCostPerSuccess, rankByPrice, type MethodSamplesByMethod } from '../core/method-ranking.js';
 import { toMinorUnits } from '../core/money.js';
@@ -49,14 +48,13 @@ export class OrchestrationPolicy {
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationClock) private readonly clock: VerificationClock,
     private readonly prices: PriceBook,
     private readonly account: VerificationAccountService,
     private readonly logger: VerificationLogger,
     stats: MethodStats,
   ) {
     this.settings = options.orchestration;
-    this.fallback = new FallbackTiming(options, clock, stats, logger);
+    this.fallback = new FallbackTiming(options, stats, logger);
     const spendCap = options.limits.spendCap;
     this.worstCaseMinor =
       toMinorUnits(spendCap ? spendCap.worstCasePrice : DEFAULT_SPEND_CAP.worstCasePrice) ?? 0;
@@ -86,7 +84,7 @@ export class OrchestrationPolicy {
     if (!prices) return undefined;
     if (this.settings.mode !== 'cost_per_success') return this.planOf(offered, prices, undefined);
     const cached = this.cachedSamples;
-    return cached && this.clock.now() < cached.until
+    return cached && this.options.clock() < cached.until
       ? this.planOf(offered, prices, cached.samples)
       : undefined;
   }
@@ -140,7 +138,7 @@ export class OrchestrationPolicy {
 
   /** Observed starts and verifications per method; a figure read fails soft (price order stands). */
   private async samples(): Promise<MethodSamplesByMethod> {
-    const now = this.clock.now();
+    const now = this.options.clock();
     if (this.cachedSamples && now < this.cachedSamples.until) return this.cachedSamples.samples;
     let samples: MethodSamplesByMethod = {};
     try {

@@ -1,4 +1,3 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { oneStepJourney, type DeviceHint } from '../core/journey.js';
@@ -6,7 +5,6 @@ import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reas
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { VerificationClientError } from '../core/verification.errors.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import {
   VerificationProtection,
@@ -37,13 +35,12 @@ type Admitted =
  * back the caller's identical pending session, or a permit, or refuses), pay, record, answer. The
  * outcome is recorded in one place (FlowOutcomes).
  */
-@Injectable()
 export class StartFlow {
   private readonly phones: PhoneNumberNormalizer;
   private readonly handles: JourneyHandles;
 
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    private readonly options: ResolvedVerificationOptions,
     private readonly protection: VerificationProtection,
     private readonly paid: PaidStart,
     private readonly prices: PriceBook,

@@ -1,10 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
@@ -18,12 +16,11 @@ import type { MethodView, StatusView } from './verification.views.js';
  * What a frontend or host reads: a journey's status (fresh within one poll interval), the methods
  * offered, and the verified number behind a handle (asked from the API, never trusted from a frontend).
  */
-@Injectable()
 export class StatusFlow {
   private readonly handles: JourneyHandles;
 
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
+    options: ResolvedVerificationOptions,
     private readonly journeyState: JourneyState,
     private readonly refresher: SessionRefresher,
     private readonly records: SessionRecordRepository,

@@ -1,4 +1,3 @@
-import { Inject, Injectable } from '@nestjs/common';
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { normalizeMethod } from '../api/method-names.js';
 import { answeringSession, withStep, type JourneyRecord } from '../core/journey.js';
@@ -6,7 +5,6 @@ import { isTestSession } from '../core/test-session.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
@@ -37,12 +35,11 @@ import type { CancelInput, CancelView, StartView, SwitchInput } from './verifica
  * without webhooks through the reconciler, which follows the pending sessions to their end at the
  * lazy pace.
  */
-@Injectable()
 export class SwitchFlow {
   private readonly handles: JourneyHandles;
 
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    private readonly options: ResolvedVerificationOptions,
     private readonly protection: VerificationProtection,
     private readonly paid: PaidStart,
     private readonly journeyState: JourneyState,

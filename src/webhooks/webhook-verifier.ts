@@ -4,8 +4,8 @@ import { StandardWebhooksVerifier } from './standard-webhooks.verifier.js';
 
 /**
  * The host's verifier when given; otherwise Standard Webhooks with the configured secrets, its
- * tolerance measured on the module's clock (`options.clock`, which the VerificationClock provider
- * reads too: a test moving the sandbox clock moves it).
+ * tolerance measured on the module's clock (`options.clock`, which every service reads: a test
+ * moving the sandbox clock moves it).
  */
 export function createWebhookVerifier(
   options: ResolvedVerificationOptions,
