@@ -2,7 +2,7 @@
  * The OpenAPI decorators of the module's routes and bodies, with `@nestjs/swagger` as an optional
  * peer. Each decorator here is recorded where it is written (with the same arguments as swagger's
  * one of the same name) and applied through swagger's own decorators when the module boots and
- * swagger is installed (`loadOpenApiDocs`, awaited by the declared routes' provider, so before any
+ * swagger is installed (`loadOpenApiDocs`, awaited by the resolved options' provider, so before any
  * host can build its document). Without swagger nothing is applied and nothing is imported: a host
  * without it boots.
  *

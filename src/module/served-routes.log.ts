@@ -1,5 +1,5 @@
 import type { ModuleRef } from '@nestjs/core';
-import type { ResolvedVerificationOptions, RouteSettings } from '../options/verification.options.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
 /** What the log reads of Nest's container: the app's global prefix (`app.setGlobalPrefix`). */
 interface WithApplicationConfig {
@@ -12,23 +12,20 @@ interface WithApplicationConfig {
  * (the API's webhook URL must say so) and that its frontend's base URL is `/api/verification`. Read at
  * bootstrap, because the prefix is set between `NestFactory.create` and `listen`.
  */
-export function servedRoutesLines(
-  options: ResolvedVerificationOptions,
-  declared: RouteSettings,
-  moduleRef: ModuleRef,
-): string[] {
+export function servedRoutesLines(options: ResolvedVerificationOptions, moduleRef: ModuleRef): string[] {
   const prefix = globalPrefix(moduleRef);
   const under = (path: string) => `/${[prefix, path].filter((part) => part !== '').join('/')}`;
   const lines: string[] = [];
-  if (options.routes.enabled && declared.routes.enabled) {
-    const base = under(declared.routes.prefix);
+  // The resolved routes are those declared at import (a factory cannot move them: the rules refuse it).
+  if (options.routes.enabled) {
+    const base = under(options.routes.prefix);
     const stream = options.statusStream.enabled ? `, GET ${base}/status/:verification_id/events` : '';
     lines.push(
       `client routes at ${base}: POST ${base}/start, POST ${base}/check, GET ${base}/status/:verification_id${stream}, POST ${base}/switch, POST ${base}/cancel, GET ${base}/methods (the browser client's baseUrl is ${base})`,
     );
   }
-  if (options.webhooks.enabled && declared.webhooks.enabled)
-    lines.push(`webhook route at POST ${under(declared.webhooks.path)} (the URL to give the API)`);
+  if (options.webhooks.enabled)
+    lines.push(`webhook route at POST ${under(options.webhooks.path)} (the URL to give the API)`);
   return lines;
 }
 

@@ -26,10 +26,7 @@ import { VerificationReconciler } from '../sessions/verification.reconciler.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { isVerificationStore, openStore } from '../store/create-store.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import {
-  RESOLVED_VERIFICATION_OPTIONS,
-  VERIFICATION_ROUTE_SETTINGS,
-} from '../options/verification-options.tokens.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import {
   ConfigurableVerificationModule,
   VERIFICATION_MODULE_OPTIONS,
@@ -67,13 +64,6 @@ export type VerificationModuleAsyncOptions = VerificationModuleAsyncBase & {
 };
 
 const PROVIDERS: Provider[] = [
-  {
-    provide: RESOLVED_VERIFICATION_OPTIONS,
-    // Checked and completed once, against the routes declared at import.
-    useFactory: (raw: VerificationModuleOptions, declared: RouteSettings) =>
-      resolveVerificationOptions(raw, declared),
-    inject: [VERIFICATION_MODULE_OPTIONS, VERIFICATION_ROUTE_SETTINGS],
-  },
   {
     provide: VerificationStore,
     // Async: a store opened from a URL fails the boot when no Redis client library is installed.
@@ -154,13 +144,15 @@ function withModuleParts(base: DynamicModule, settings: RouteSettings): DynamicM
     providers: [
       ...(base.providers ?? []),
       {
-        provide: VERIFICATION_ROUTE_SETTINGS,
-        // The routes declared, their OpenAPI metadata applied first when @nestjs/swagger (an optional
-        // peer) is installed: awaited at boot, so before any host builds its document.
-        useFactory: async (): Promise<RouteSettings> => {
+        provide: RESOLVED_VERIFICATION_OPTIONS,
+        // Checked and completed once, against the routes declared at import. The routes' OpenAPI
+        // metadata is applied first when @nestjs/swagger (an optional peer) is installed: awaited at
+        // boot, so before any host builds its document.
+        useFactory: async (raw: VerificationModuleOptions): Promise<ResolvedVerificationOptions> => {
           await loadOpenApiDocs();
-          return settings;
+          return resolveVerificationOptions(raw, settings);
         },
+        inject: [VERIFICATION_MODULE_OPTIONS],
       },
       ...PROVIDERS,
       ...named,
@@ -193,7 +185,6 @@ export class VerificationModule {
    */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VERIFICATION_ROUTE_SETTINGS) private readonly declared: RouteSettings,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly logger: VerificationLogger,
     private readonly moduleRef: ModuleRef,
@@ -203,7 +194,7 @@ export class VerificationModule {
 
   /** @internal Logs the URLs served, once the host has set its global prefix (see `servedRoutesLines`). */
   onApplicationBootstrap(): void {
-    for (const line of servedRoutesLines(this.options, this.declared, this.moduleRef)) this.logger.log(line);
+    for (const line of servedRoutesLines(this.options, this.moduleRef)) this.logger.log(line);
   }
 
   /** @internal Closes the store when the module created it (never a store or client the host gave). */

@@ -43,7 +43,14 @@ describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', ()
   it('every section of options left out resolves to its defaults', () => {
     const resolved = resolve();
     expect(resolved.api).toEqual({ ...D.api, baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' });
-    expect(resolved.webhooks).toEqual({ ...D.webhooks, secrets: [], verifier: undefined, enabled: false });
+    // The path resolves to the route served: the default path under the default prefix.
+    expect(resolved.webhooks).toEqual({
+      ...D.webhooks,
+      path: `${D.routes.prefix}/${D.webhooks.path}`,
+      secrets: [],
+      verifier: undefined,
+      enabled: false,
+    });
     expect(resolved.routes).toEqual(D.routes);
     expect(resolved.methods).toEqual(D.methods);
     expect(resolved.phone).toEqual(D.phone);
@@ -168,6 +175,14 @@ describe('the routes declared at import', () => {
       webhooks: { enabled: true, path: 'shop/verify/webhooks', decorators: [] },
     });
     expect(resolveVerificationOptions(options).routes.prefix).toBe('shop/verify');
+    expect(resolveVerificationOptions(options).webhooks.path).toBe('shop/verify/webhooks');
+  });
+
+  it('the webhook path resolves to the one declared at import, when a forRootAsync factory leaves it out', () => {
+    const declared = declaredRoutes({ api, webhooks: { secret: 'whsec_c2VjcmV0', path: '/hooks/in' } });
+    const fromFactory = { api, webhooks: { secret: 'whsec_c2VjcmV0' } };
+    expect(resolveVerificationOptions(fromFactory, declared).webhooks.path).toBe('hooks/in');
+    expect(resolveVerificationOptions(fromFactory).webhooks.path).toBe('verification/webhooks');
   });
 
   it('an absolute webhook path stands alone; an empty prefix leaves the path as given', () => {

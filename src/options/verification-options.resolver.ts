@@ -58,7 +58,7 @@ export function resolveVerificationOptions(
       verifier: webhooks.verifier,
       signature: webhooks.signature ?? D.webhooks.signature,
       toleranceSeconds: webhooks.toleranceSeconds ?? D.webhooks.toleranceSeconds,
-      path: webhooks.path ?? D.webhooks.path,
+      path: routes.webhooks.path,
       enabled: webhooksEnabled(webhooks),
       confirmWithApi: webhooks.confirmWithApi ?? D.webhooks.confirmWithApi,
     },

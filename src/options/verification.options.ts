@@ -116,6 +116,7 @@ export interface ResolvedVerificationOptions {
     verifier?: WebhookVerifier;
     signature: 'standard-webhooks' | 'none';
     toleranceSeconds: number;
+    /** The webhook route's path as served, under the client routes' prefix unless it began with `/` (no global prefix). */
     path: string;
     enabled: boolean;
     confirmWithApi: boolean;
