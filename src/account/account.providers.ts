@@ -1,8 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationBalanceWatch } from './balance-watch.service.js';
 import { VerificationAccountService } from './verification-account.service.js';
@@ -12,21 +11,20 @@ import { PriceBook } from './price-book.js';
 
 /**
  * The account and operations providers of VerificationModule, with the observability they report
- * through (prom-client is loaded here only when metrics are on).
+ * through: one provider, VerificationTelemetry, holding the logger and the metrics.
  */
 export const ACCOUNT_PROVIDERS: Provider[] = [
-  VerificationLogger,
   {
-    provide: VerificationMetrics,
-    useFactory: (options: ResolvedVerificationOptions) => VerificationMetrics.create(options.metrics),
-    inject: [RESOLVED_VERIFICATION_OPTIONS],
+    provide: VerificationTelemetry,
+    useFactory: (options: ResolvedVerificationOptions, emitter?: EventEmitter2) =>
+      VerificationTelemetry.create(options, emitter),
+    inject: [RESOLVED_VERIFICATION_OPTIONS, { token: EventEmitter2, optional: true }],
   },
   PriceBook,
   VerificationAccountService,
   MethodStats,
   VerificationBalanceWatch,
   VerificationHealthIndicator,
-  VerificationTelemetry,
 ];
 
 /** What a host injects: account reads, the balance watch, the health indicator. */

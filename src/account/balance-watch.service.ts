@@ -12,8 +12,7 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationAccountService } from './verification-account.service.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { errorText } from '../core/error-text.js';
 
 /** Set while the balance is below the threshold: `verification.balance_low` is emitted by whoever sets it. */
@@ -58,8 +57,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly account: VerificationAccountService,
-    private readonly logger: VerificationLogger,
-    private readonly metrics: VerificationMetrics,
+    private readonly telemetry: VerificationTelemetry,
     @Optional() private readonly emitter?: EventEmitter2,
   ) {}
 
@@ -92,7 +90,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
       threshold,
       low: money.amount <= 0 || (threshold !== undefined && money.amount < threshold),
     };
-    this.metrics.balance(money);
+    this.telemetry.metrics.balance(money);
     const apply = this.#applying.then(() => this.#apply(order, reading));
     this.#applying = apply.catch(() => undefined);
     await apply;
@@ -118,7 +116,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
       currency: reading?.currency ?? 'RUB',
       threshold: this.options.balanceWatch?.threshold,
     };
-    this.logger.error('balance insufficient: the API refused a start with 402', {
+    this.telemetry.logger.error('balance insufficient: the API refused a start with 402', {
       amount: payload.amount,
       currency: payload.currency,
     });
@@ -144,13 +142,13 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
       );
     } catch (error) {
       // The reading stands; the crossing is decided on the next one, when the store is back.
-      this.logger.warn('balance watch could not reach the store', {
+      this.telemetry.logger.warn('balance watch could not reach the store', {
         error: errorText(error),
       });
       return;
     }
     if (!crossed) return;
-    this.logger.warn('balance below threshold', {
+    this.telemetry.logger.warn('balance below threshold', {
       amount: reading.amount,
       currency: reading.currency,
       threshold,
@@ -180,7 +178,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
     if (this.#tick) return;
     this.#tick = this.checkNow()
       .catch((error: unknown) =>
-        this.logger.warn('balance watch could not read the balance', {
+        this.telemetry.logger.warn('balance watch could not read the balance', {
           error: error instanceof Error ? error.message : 'unknown error',
         }),
       )
@@ -196,7 +194,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
         name === undefined ? payload : { ...payload, registration: name },
       );
     } catch (error) {
-      this.logger.warn('a listener of a balance event failed', {
+      this.telemetry.logger.warn('a listener of a balance event failed', {
         event: payload.event,
         // The name only: a host listener's message is the host's data, which the module cannot vouch for.
         error: error instanceof Error ? error.name : 'unknown',

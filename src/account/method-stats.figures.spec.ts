@@ -8,6 +8,7 @@ import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.f
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { callingCodeOf } from './method-figures.js';
 import { MethodStats } from './method-stats.service.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
 
 /*
  * MethodStats' answers: charges, costs, times, windows, countries, the figures the fallback moment is
@@ -26,7 +27,7 @@ describe('MethodStats: what the figures answer', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, VerificationMetrics.disabled(), logger());
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
   });
   afterEach(() => store.close());
 
@@ -144,7 +145,7 @@ describe('MethodStats: what the figures answer', () => {
     broken.setIfAbsent = () => Promise.reject(new Error('store down'));
     const quiet = logger();
     quiet.warn = (message, fields) => void lines.push(`${message} ${JSON.stringify(fields)}`);
-    const failing = new MethodStats(broken, VerificationMetrics.disabled(), quiet);
+    const failing = new MethodStats(broken, telemetryOf(quiet, VerificationMetrics.disabled()));
     await expect(failing.tally(session())).resolves.toBeUndefined();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('could not be counted');
@@ -154,7 +155,7 @@ describe('MethodStats: what the figures answer', () => {
   it('reports each counted transition to Prometheus once, with the calling code and the charge', async () => {
     const registry = new Registry();
     const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'unit_' });
-    const counted = new MethodStats(store, metrics, logger());
+    const counted = new MethodStats(store, telemetryOf(logger(), metrics));
     const record = session({ method: 'flash_call', cost: rub(0.8) });
     const verified = { ...record, status: 'verified', delivered: true, verifiedAt: now + 12_000 };
     for (const state of [record, verified, verified]) await counted.tally(state);
@@ -186,7 +187,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, VerificationMetrics.disabled(), logger());
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
   });
   afterEach(() => store.close());
 

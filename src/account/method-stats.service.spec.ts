@@ -3,6 +3,7 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
 import { MethodStats, STATS_FLUSH_INTERVAL_MS } from './method-stats.service.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
 
 let now = NOON;
 const { session, logger } = methodStatsFixture(() => now);
@@ -13,7 +14,7 @@ describe('MethodStats: figures an attacker cannot steer (issue 29, finding 6)', 
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, VerificationMetrics.disabled(), logger());
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
   });
   afterEach(() => store.close());
 
@@ -50,7 +51,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, VerificationMetrics.disabled(), logger());
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
   });
   afterEach(() => store.close());
 
@@ -71,7 +72,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
 
   it('two instances on one store tallying the same states at once count each transition once', async () => {
-    const other = new MethodStats(store, VerificationMetrics.disabled(), logger());
+    const other = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
     const records = Array.from({ length: 20 }, () => session({ method: 'msgr1_otp', cost: rub(0.9) }));
     const done = records.map((r, i) => ({
       ...r,
@@ -108,7 +109,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
         };
       },
     });
-    const counter = new MethodStats(watched, VerificationMetrics.disabled(), logger());
+    const counter = new MethodStats(watched, telemetryOf(logger(), VerificationMetrics.disabled()));
     const first = session({ method: 'msgr1_otp', cost: rub(0.9) });
     await counter.tally(first);
     await counter.tally(session({ method: 'msgr1_otp', cost: rub(0.9) }));
@@ -143,7 +144,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
 
   it('adds its counts to the store by itself within the flush interval', async () => {
-    const counter = new MethodStats(store, VerificationMetrics.disabled(), logger());
+    const counter = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     try {
       await counter.tally(session());
@@ -168,8 +169,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
           return Reflect.get(target, property, receiver) as unknown;
         },
       }),
-      VerificationMetrics.disabled(),
-      log,
+      telemetryOf(log),
     );
     const record = session();
     await failing.tally(record);

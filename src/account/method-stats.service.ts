@@ -7,8 +7,7 @@ import { cutOffBySwitch, type MomentCounts } from '../core/fallback-moment.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import {
   bucketField,
@@ -80,8 +79,7 @@ export class MethodStats implements OnModuleDestroy {
 
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
-    private readonly metrics: VerificationMetrics,
-    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
   ) {}
 
   static claimKey(requestId: string, transition: MethodTransition): string {
@@ -279,7 +277,7 @@ export class MethodStats implements OnModuleDestroy {
         ...(currency === undefined ? [] : [this.store.set(CURRENCY_KEY, currency, COUNTER_TTL_MS)]),
       ]);
     } catch (error) {
-      this.logger.warn('method figures: counts could not be added to the store', {
+      this.telemetry.logger.warn('method figures: counts could not be added to the store', {
         counters: counters.length,
         error: errorText(error),
       });
@@ -289,13 +287,14 @@ export class MethodStats implements OnModuleDestroy {
   /** Prometheus counts what this instance counted in the store (so instances add up to the figures). */
   #report(counts: Counts): void {
     for (const transition of counts.transitions)
-      this.metrics.methodTransition(counts.method, counts.country, transition);
-    if (counts.charged) this.metrics.methodCharged(counts.method, counts.charged);
-    if (counts.timeToVerifyMs !== undefined) this.metrics.timeToVerify(counts.method, counts.timeToVerifyMs);
+      this.telemetry.metrics.methodTransition(counts.method, counts.country, transition);
+    if (counts.charged) this.telemetry.metrics.methodCharged(counts.method, counts.charged);
+    if (counts.timeToVerifyMs !== undefined)
+      this.telemetry.metrics.timeToVerify(counts.method, counts.timeToVerifyMs);
   }
 
   #lost(record: SessionRecord, error: unknown): void {
-    this.logger.warn('method figures: a session transition could not be counted', {
+    this.telemetry.logger.warn('method figures: a session transition could not be counted', {
       method: record.method,
       request_id: record.requestId,
       error: errorText(error),

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Prices } from '../api/api.types.js';
 import type { VerificationApiClient } from '../api/verification-api.client.js';
 import type { VerificationLogger } from '../observability/verification-logger.js';
+import type { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { PriceBook } from './price-book.js';
 
@@ -29,7 +30,7 @@ function book(ttlMs = TTL_MS) {
   const prices = new PriceBook(
     { pricesTtlMs: ttlMs, clock: () => clock.now } as ResolvedVerificationOptions,
     api,
-    logger,
+    { logger } as VerificationTelemetry,
   );
   return { prices, clock, state };
 }

@@ -3,7 +3,7 @@ import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { errorText } from '../core/error-text.js';
 import { toMinorUnits } from '../core/money.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
@@ -44,7 +44,7 @@ export class PriceBook {
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly api: VerificationApiClient,
-    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
   ) {}
 
   /** The list while it is younger than `pricesTtlMs`, without asking; undefined when a read is due. */
@@ -94,7 +94,9 @@ export class PriceBook {
     if (usable.length > 0) return usable;
     if (!this.#emptyListReported) {
       this.#emptyListReported = true;
-      this.logger.warn('methods: the price list names none of the default methods; offering all of them');
+      this.telemetry.logger.warn(
+        'methods: the price list names none of the default methods; offering all of them',
+      );
     }
     return candidates;
   }
@@ -114,7 +116,7 @@ export class PriceBook {
     } catch (error) {
       const now = this.options.clock();
       this.#retryAfter = now + Math.min(READ_RETRY_MS, this.options.pricesTtlMs);
-      this.logger.warn('prices could not be read; the last list read stands until they can', {
+      this.telemetry.logger.warn('prices could not be read; the last list read stands until they can', {
         age_ms: stale ? now - stale.readAt : null,
         error: errorText(error),
       });

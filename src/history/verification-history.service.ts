@@ -6,7 +6,7 @@ import { isTestSession } from '../core/test-session.js';
 import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { refusalReason } from '../core/refusal-reason.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -41,7 +41,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
-    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
     @Optional() private readonly emitter?: EventEmitter2,
   ) {}
 
@@ -95,7 +95,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     try {
       await Promise.all(rings.map((ring) => this.append(ring, stored)));
     } catch (error) {
-      this.logger.warn('history: an entry could not be written', {
+      this.telemetry.logger.warn('history: an entry could not be written', {
         kind: entry.kind,
         error: (error as Error)?.name ?? 'Error',
       });

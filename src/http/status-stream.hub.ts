@@ -4,7 +4,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
@@ -48,7 +48,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
     refresher: SessionRefresher,
     records: SessionRecordRepository,
     protection: VerificationProtection,
-    logger: VerificationLogger,
+    telemetry: VerificationTelemetry,
   ) {
     this.watch = new StatusWatch(
       options,
@@ -58,7 +58,7 @@ export class StatusStreamHub implements BeforeApplicationShutdown, OnApplication
       refresher,
       records,
       protection,
-      logger,
+      telemetry.logger,
     );
   }
 

@@ -13,9 +13,8 @@ import { createVerificationController } from '../http/verification.controller.js
 import { loadOpenApiDocs } from '../http/openapi-decorators.js';
 import { ACCOUNT_EXPORTS, ACCOUNT_PROVIDERS } from '../account/account.providers.js';
 import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { servedRoutesLines } from './served-routes.log.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
@@ -78,8 +77,7 @@ const PROVIDERS: Provider[] = [
     // With test numbers, their sessions are played by the module and never reach the API.
     useFactory: (
       options: ResolvedVerificationOptions,
-      logger: VerificationLogger,
-      metrics: VerificationMetrics,
+      { logger, metrics }: VerificationTelemetry,
       store: VerificationStore,
     ): VerificationApiClient => {
       // Checked at boot with the client's own rules (under `api.`): the client takes them as they are.
@@ -92,7 +90,7 @@ const PROVIDERS: Provider[] = [
         ? new TestNumberApiClient(apiOptions, new TestNumberSessions(options, store))
         : new VerificationApiClient(apiOptions);
     },
-    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationLogger, VerificationMetrics, VerificationStore],
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationTelemetry, VerificationStore],
   },
   SessionRecordRepository,
   VerificationTracker,
@@ -186,15 +184,15 @@ export class VerificationModule {
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
-    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
     private readonly moduleRef: ModuleRef,
   ) {
-    for (const warning of optionWarnings(options)) logger.warn(warning);
+    for (const warning of optionWarnings(options)) telemetry.logger.warn(warning);
   }
 
   /** @internal Logs the URLs served, once the host has set its global prefix (see `servedRoutesLines`). */
   onApplicationBootstrap(): void {
-    for (const line of servedRoutesLines(this.options, this.moduleRef)) this.logger.log(line);
+    for (const line of servedRoutesLines(this.options, this.moduleRef)) this.telemetry.logger.log(line);
   }
 
   /** @internal Closes the store when the module created it (never a store or client the host gave). */

@@ -1,7 +1,6 @@
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Money } from '../api/api.types.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import {
@@ -47,22 +46,37 @@ const TERMINAL_EVENTS: readonly VerificationEventType[] = [
 ];
 
 /**
- * What the routes, the webhook route, the reconciler and the tracker's events tell the operator: one
+ * The module's observability, one provider: its logger and metrics, which every part writes to, and
+ * what the routes, the webhook route, the reconciler and the tracker's events tell the operator: one
  * log line per meaningful event (with route, method, masked phone, short ids, error_code, latency),
  * the matching metrics, and each operation's span (VerificationTracing). The parts of the module that
  * do the work call it; it never changes an outcome.
  */
-@Injectable()
 export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
   readonly #listeners: [string, (event: VerificationEvent) => void][] = [];
   readonly #tracing = new VerificationTracing();
 
   constructor(
-    private readonly logger: VerificationLogger,
-    private readonly metrics: VerificationMetrics,
-    @Optional() private readonly emitter?: EventEmitter2,
-    @Optional() @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options?: ResolvedVerificationOptions,
+    /** The module's one logger (redacted lines, `logLevels`). */
+    readonly logger: VerificationLogger,
+    /** The module's metrics (no-ops unless `metrics.enabled`). */
+    readonly metrics: VerificationMetrics,
+    private readonly emitter?: EventEmitter2,
+    private readonly options?: ResolvedVerificationOptions,
   ) {}
+
+  /** The registration's telemetry: its logger, and its metrics (prom-client is loaded only when they are on). */
+  static async create(
+    options: ResolvedVerificationOptions,
+    emitter?: EventEmitter2,
+  ): Promise<VerificationTelemetry> {
+    return new VerificationTelemetry(
+      new VerificationLogger(options),
+      await VerificationMetrics.create(options.metrics),
+      emitter,
+      options,
+    );
+  }
 
   /**
    * Outcomes are counted from the events: the tracker emits each `(request_id, event)` once per

@@ -7,8 +7,8 @@ import {
   type VerificationEvent,
 } from '../core/verification-events.js';
 import { PriceBook } from '../account/price-book.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
+import type { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
@@ -71,16 +71,18 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   private readonly coalescer: StartCoalescer | undefined;
   private readonly spendCap: SpendCap | undefined;
   private readonly wrongCodes: WrongCodeBudget;
+  private readonly logger: VerificationLogger;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) store: VerificationStore,
     prices: PriceBook,
-    private readonly logger: VerificationLogger,
+    telemetry: VerificationTelemetry,
     @Optional() private readonly emitter?: EventEmitter2,
-    @Optional() metrics?: VerificationMetrics,
     @Optional() private readonly records?: SessionRecordRepository,
   ) {
+    const { logger, metrics } = telemetry;
+    this.logger = logger;
     const limits = options.limits;
     warnWhenSpendUnbounded(limits, logger);
     this.limits = new RequestRateLimits(store, limits);
@@ -102,8 +104,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     this.pumping = new PumpingDefence(store, limits.pumping, limits.ipv6PrefixLength, {
       logger,
       emit: (event) => this.emit(event),
-      fraudSuspected: (reason, mode) => metrics?.fraudSuspected(reason, mode),
-      refusal: (reason, mode) => metrics?.pumpingRefusal(reason, mode),
+      fraudSuspected: (reason, mode) => metrics.fraudSuspected(reason, mode),
+      refusal: (reason, mode) => metrics.pumpingRefusal(reason, mode),
       spentShare: spendCap ? () => spendCap.spentShare() : undefined,
     });
   }

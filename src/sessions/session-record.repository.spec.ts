@@ -4,6 +4,7 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from '../core/session-record.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
 
 const record: SessionRecord = {
   requestId: 'req-1',
@@ -27,7 +28,7 @@ describe('SessionRecordRepository: records read again', () => {
   let records: SessionRecordRepository;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = new SessionRecordRepository(OPTIONS, store, QUIET_LOGGER);
+    records = new SessionRecordRepository(OPTIONS, store, telemetryOf(QUIET_LOGGER));
   });
   afterEach(() => store.close());
 

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { errorText } from '../core/error-text.js';
 import type { JourneyRecord } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LocalChannels } from '../store/local-channels.js';
@@ -55,7 +55,7 @@ export class SessionRecordRepository {
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
-    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
   ) {
     this.queue = new ReconcileQueue(options, store);
     if (typeof store.publish !== 'function' || typeof store.subscribe !== 'function')
@@ -153,7 +153,7 @@ export class SessionRecordRepository {
     try {
       await this.store.publish!(SESSION_CHANGED_CHANNEL, requestId);
     } catch (error) {
-      this.logger.warn(`could not announce a session change: ${errorText(error)}`);
+      this.telemetry.logger.warn(`could not announce a session change: ${errorText(error)}`);
     }
   }
 

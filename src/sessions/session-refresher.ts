@@ -6,7 +6,6 @@ import { MAX_SESSION_TTL_MS, newSessionRecord, type SessionRecord } from '../cor
 import type { VerificationEventSource } from '../core/verification-events.js';
 import { pollIntervalMs } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -59,7 +58,6 @@ export class SessionRefresher {
     private readonly records: SessionRecordRepository,
     private readonly tracker: VerificationTracker,
     private readonly telemetry: VerificationTelemetry,
-    private readonly logger: VerificationLogger,
   ) {}
 
   static pollClaimKey(requestId: string): string {
@@ -170,7 +168,7 @@ export class SessionRefresher {
     }
     // Another instance (or a webhook adoption) may have stored it meanwhile: theirs stands.
     if (!(await this.records.saveIfAbsent(seed))) return this.records.get(requestId);
-    this.logger.log('session record rebuilt from its handle and the API (the store had lost it)', {
+    this.telemetry.logger.log('session record rebuilt from its handle and the API (the store had lost it)', {
       request_id: requestId,
       method: session.method,
     });

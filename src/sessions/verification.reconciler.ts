@@ -2,7 +2,6 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import type { TraceSpan } from '../observability/verification-tracing.js';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { VerificationApiError } from '../api/verification-api.error.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from './session-record.repository.js';
@@ -45,7 +44,6 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     private readonly records: SessionRecordRepository,
     private readonly refresher: SessionRefresher,
     private readonly tracker: VerificationTracker,
-    private readonly logger: VerificationLogger,
     private readonly telemetry: VerificationTelemetry,
   ) {}
 
@@ -83,7 +81,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.runOnce()
-        .catch((error: unknown) => this.logger.warn(`reconcile pass failed: ${errorText(error)}`))
+        .catch((error: unknown) => this.telemetry.logger.warn(`reconcile pass failed: ${errorText(error)}`))
         .finally(() => this.arm());
     }, this.options.reconcile.tickMs);
     // Never keeps a process alive on its own; shutdown clears it anyway.
@@ -131,7 +129,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
       if (isTerminal(fresh.status)) return; // the tracker released it (or queued a retry)
       const next = this.records.queue.nextPollAt(fresh, this.options.clock());
       if (next === null) {
-        this.logger.warn(
+        this.telemetry.logger.warn(
           `gave up on a ${fresh.method} session still ${fresh.status} ${this.options.reconcile.graceMs} ms after expiry`,
         );
         await this.records.queue.release(requestId);
@@ -141,7 +139,9 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     } catch (error) {
       if (error instanceof VerificationListenerError) return; // the tracker queued the retry
       if (error instanceof VerificationApiError && error.status === 404) {
-        this.logger.warn('the API no longer knows a session the module started; it is no longer polled');
+        this.telemetry.logger.warn(
+          'the API no longer knows a session the module started; it is no longer polled',
+        );
         await this.records.queue.release(requestId);
         return;
       }
@@ -149,13 +149,15 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
         !isTerminal(record.status) &&
         this.records.queue.nextPollAt(record, this.options.clock()) === null
       ) {
-        this.logger.warn(
+        this.telemetry.logger.warn(
           `gave up on a ${record.method} session after expiry: ${describeUpstreamError(error)}`,
         );
         await this.records.queue.release(requestId).catch(() => undefined);
         return;
       }
-      this.logger.warn(`reconcile of a session failed, retried later: ${describeUpstreamError(error)}`);
+      this.telemetry.logger.warn(
+        `reconcile of a session failed, retried later: ${describeUpstreamError(error)}`,
+      );
       await this.records.queue.retryLater(record).catch(() => undefined);
     }
   }

@@ -9,6 +9,7 @@ import { resolveVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationTracker } from './verification.tracker.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
 
 const NOW = 1_700_000_000_000;
 
@@ -63,12 +64,12 @@ describe('VerificationTracker: terminal is final', () => {
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
-    records = new SessionRecordRepository(options, store, QUIET_LOGGER);
+    records = new SessionRecordRepository(options, store, telemetryOf(QUIET_LOGGER));
     const emitter = new EventEmitter2();
     emitted = [];
     emitter.onAny((event) => void emitted.push(String(event)));
     const logger = new VerificationLogger({ ...options, logLevels: false });
-    tracker = new VerificationTracker(options, store, records, logger, emitter);
+    tracker = new VerificationTracker(options, store, records, telemetryOf(logger), emitter);
   });
   afterEach(() => store.close());
 
@@ -112,11 +113,11 @@ describe('VerificationTracker: delivered flag and method figures', () => {
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
-    records = new SessionRecordRepository(options, store, QUIET_LOGGER);
+    records = new SessionRecordRepository(options, store, telemetryOf(QUIET_LOGGER));
     emitter = new EventEmitter2();
     const logger = new VerificationLogger({ ...options, logLevels: false });
-    stats = new MethodStats(store, VerificationMetrics.disabled(), logger);
-    tracker = new VerificationTracker(options, store, records, logger, emitter, stats);
+    stats = new MethodStats(store, telemetryOf(logger, VerificationMetrics.disabled()));
+    tracker = new VerificationTracker(options, store, records, telemetryOf(logger), emitter, stats);
   });
   afterEach(() => store.close());
 
@@ -194,11 +195,11 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
-    records = new SessionRecordRepository(options, store, QUIET_LOGGER);
+    records = new SessionRecordRepository(options, store, telemetryOf(QUIET_LOGGER));
     const logger = new VerificationLogger({ ...options, logLevels: false });
     announced = [];
     records.announce = async (requestId: string) => void announced.push(requestId);
-    tracker = new VerificationTracker(options, store, records, logger, new EventEmitter2());
+    tracker = new VerificationTracker(options, store, records, telemetryOf(logger), new EventEmitter2());
   });
   afterEach(() => store.close());
 

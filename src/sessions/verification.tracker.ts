@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isTestSession } from '../core/test-session.js';
 import type { VerificationSession } from '../api/api.types.js';
@@ -72,7 +72,7 @@ export class VerificationTracker {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
-    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
   ) {
@@ -229,7 +229,7 @@ export class VerificationTracker {
       await this.store.delete(key);
       // The journey's verified event was not delivered: whichever step comes again delivers it.
       if (journeyClaim) await this.store.delete(journeyClaim).catch(() => undefined);
-      this.logger.warn('listener failed; claim released for redelivery', {
+      this.telemetry.logger.warn('listener failed; claim released for redelivery', {
         event,
         request_id: record.requestId,
         // The name only: a host listener's message is the host's data, which the module cannot vouch for.

@@ -5,12 +5,12 @@ import type { MethodStats } from '../account/method-stats.service.js';
 import type { VerificationAccountService } from '../account/verification-account.service.js';
 import { oneStepJourney, switchableMethods } from '../core/journey.js';
 import { newSessionRecord } from '../core/session-record.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
 import {
   resolveVerificationOptions,
   type VerificationModuleOptions,
 } from '../options/verification.options.js';
 import { OrchestrationPolicy } from './orchestration.policy.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 const RUB = (amount: number) => ({ amount, currency: 'RUB' });
@@ -36,15 +36,9 @@ function policy(
   const list = prices && toPriceList(prices);
   const book = { latest: () => Promise.resolve(list), current: () => list } as unknown as PriceBook;
   const account = { methodStats: () => Promise.resolve({}) } as unknown as VerificationAccountService;
-  return new OrchestrationPolicy(
-    resolved,
-    book,
-    account,
-    new VerificationLogger({ ...resolved, logLevels: false }),
-    {
-      timeToVerify: () => Promise.resolve({ started: 0, ended: 0, left: 0, buckets: [] }),
-    } as unknown as MethodStats,
-  );
+  return new OrchestrationPolicy(resolved, book, account, telemetryOf(resolved), {
+    timeToVerify: () => Promise.resolve({ started: 0, ended: 0, left: 0, buckets: [] }),
+  } as unknown as MethodStats);
 }
 
 /** The methods a journey whose pending SMS holds 3.00 RUB may switch to under the policy's ceilings. */

@@ -7,7 +7,7 @@ import { FallbackTiming } from './fallback-timing.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import { rankByCostPerSuccess, rankByPrice, type MethodSamplesByMethod } from '../core/method-ranking.js';
 import { toMinorUnits } from '../core/money.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { DEFAULT_SPEND_CAP } from '../options/verification-options.defaults.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedOrchestration, ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -50,11 +50,11 @@ export class OrchestrationPolicy {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly prices: PriceBook,
     private readonly account: VerificationAccountService,
-    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
     stats: MethodStats,
   ) {
     this.settings = options.orchestration;
-    this.fallback = new FallbackTiming(options, stats, logger);
+    this.fallback = new FallbackTiming(options, stats, telemetry.logger);
     const spendCap = options.limits.spendCap;
     this.worstCaseMinor =
       toMinorUnits(spendCap ? spendCap.worstCasePrice : DEFAULT_SPEND_CAP.worstCasePrice) ?? 0;
@@ -144,7 +144,7 @@ export class OrchestrationPolicy {
     try {
       samples = await this.account.methodStats();
     } catch (error) {
-      this.logger.warn('orchestration: method figures could not be read; price order stands', {
+      this.telemetry.logger.warn('orchestration: method figures could not be read; price order stands', {
         error: errorText(error),
       });
     }

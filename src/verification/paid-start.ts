@@ -17,8 +17,7 @@ import {
   newSessionRecord,
   type SessionRecord,
 } from '../core/session-record.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
@@ -85,8 +84,7 @@ export class PaidStart {
     private readonly records: SessionRecordRepository,
     private readonly balance: VerificationBalanceWatch,
     @Inject(VerificationStore) private readonly store: VerificationStore,
-    private readonly logger: VerificationLogger,
-    private readonly metrics: VerificationMetrics,
+    private readonly telemetry: VerificationTelemetry,
   ) {
     this.testNumbers = new TestNumberBook(options.testNumbers);
   }
@@ -190,11 +188,11 @@ export class PaidStart {
     method: VerificationMethod;
     owner?: string;
   }): Promise<void> {
-    this.logger.warn(
+    this.telemetry.logger.warn(
       'initiation outcome unknown: a session may exist upstream; it is adopted if a webhook reveals it',
       { method: start.method, phone: maskPhoneNumber(start.phoneNumber) },
     );
-    this.metrics.inDoubtStart(start.method, 'remembered');
+    this.telemetry.metrics.inDoubtStart(start.method, 'remembered');
     if (!this.options.webhooks.enabled) return;
     try {
       const at = this.store.now();
@@ -210,7 +208,7 @@ export class PaidStart {
       );
       await this.store.set(ANY_KEY, '1', this.lifetimeMs());
     } catch (error) {
-      this.logger.warn('an in-doubt start could not be remembered', {
+      this.telemetry.logger.warn('an in-doubt start could not be remembered', {
         error: errorText(error),
       });
     }
@@ -249,10 +247,10 @@ export class PaidStart {
     await this.records.save(record);
     await this.records.queue.track(record);
     // A paid initiation after all: counted where the start route counts its own.
-    this.metrics.started(session.method);
-    this.metrics.spent(session.method, session.cost);
-    this.metrics.inDoubtStart(session.method, 'adopted');
-    this.logger.warn('adopted a session whose initiation outcome was unknown', {
+    this.telemetry.metrics.started(session.method);
+    this.telemetry.metrics.spent(session.method, session.cost);
+    this.telemetry.metrics.inDoubtStart(session.method, 'adopted');
+    this.telemetry.logger.warn('adopted a session whose initiation outcome was unknown', {
       request_id: session.requestId,
       method: session.method,
       phone: maskPhoneNumber(session.phoneNumber),

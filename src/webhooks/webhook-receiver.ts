@@ -3,7 +3,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { describeUpstreamError } from '../api/verification-api.error.js';
 import { CLIENT_ERROR_STATUSES, VerificationClientError } from '../core/verification.errors.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
@@ -53,11 +52,10 @@ export class WebhookReceiver {
     paid: PaidStart,
     api: VerificationApiClient,
     tracker: VerificationTracker,
-    private readonly logger: VerificationLogger,
     private readonly telemetry: VerificationTelemetry,
   ) {
-    this.verifier = createWebhookVerifier(options, logger);
-    this.notices = new WebhookNotices(options, store, records, paid, api, tracker, logger);
+    this.verifier = createWebhookVerifier(options, telemetry.logger);
+    this.notices = new WebhookNotices(options, store, records, paid, api, tracker, telemetry.logger);
   }
 
   /**
@@ -145,9 +143,11 @@ export class WebhookReceiver {
       );
     if (!this.rawBodyMissingReported) {
       this.rawBodyMissingReported = true;
-      this.logger.error(RAW_BODY_MISSING);
+      this.telemetry.logger.error(RAW_BODY_MISSING);
     } else {
-      this.logger.warn('webhook answered 503: raw body unavailable (create the app with { rawBody: true })');
+      this.telemetry.logger.warn(
+        'webhook answered 503: raw body unavailable (create the app with { rawBody: true })',
+      );
     }
     throw new VerificationClientError(
       'service_unavailable',
@@ -164,7 +164,7 @@ export class WebhookReceiver {
         ? this.verifier.check(body, headers)
         : await hostVerdict(this.verifier, body, headers);
     if (reason === undefined) return;
-    this.logger.warn(`webhook refused: invalid signature (${reason})`);
+    this.telemetry.logger.warn(`webhook refused: invalid signature (${reason})`);
     throw new VerificationClientError(
       'invalid_signature',
       'The webhook signature is missing, wrong or stale',
@@ -174,10 +174,12 @@ export class WebhookReceiver {
   private failure(error: unknown): VerificationClientError {
     if (error instanceof VerificationClientError) return error;
     if (error instanceof VerificationListenerError)
-      this.logger.warn(`webhook answered 503: a listener of ${error.event} failed; the sender will retry`);
+      this.telemetry.logger.warn(
+        `webhook answered 503: a listener of ${error.event} failed; the sender will retry`,
+      );
     else if (error instanceof VerificationStoreUnavailableError)
-      this.logger.error(`webhook answered 503: store unavailable (${error.message})`);
-    else this.logger.warn(`webhook answered 503: ${describeUpstreamError(error)}`);
+      this.telemetry.logger.error(`webhook answered 503: store unavailable (${error.message})`);
+    else this.telemetry.logger.warn(`webhook answered 503: ${describeUpstreamError(error)}`);
     return new VerificationClientError(
       'service_unavailable',
       'The webhook could not be processed now; retry later',

@@ -19,6 +19,7 @@ import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { uniqueKeyPrefix, untilAnswering } from './deployment.js';
+import { telemetryOf } from '../support/telemetry.js';
 
 const NOW = 1_800_000_000_000;
 const OBSERVERS = 10;
@@ -45,8 +46,8 @@ function instanceOn(store: VerificationStore): Instance {
       verificationId: payload.verificationId,
     });
   });
-  const records = new SessionRecordRepository(options, store, logger);
-  const tracker = new VerificationTracker(options, store, records, logger, emitter);
+  const records = new SessionRecordRepository(options, store, telemetryOf(logger));
+  const tracker = new VerificationTracker(options, store, records, telemetryOf(logger), emitter);
   return { tracker, records, emitted };
 }
 

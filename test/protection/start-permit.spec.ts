@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { PriceBook } from '../../src/account/price-book.js';
 import type { Money } from '../../src/api/api.types.js';
 import { VerificationClientError } from '../../src/core/verification.errors.js';
-import type { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions, type LimitsOptions } from '../../src/options/verification.options.js';
 import { ProtectionKeys } from '../../src/protection/protection-keys.js';
 import { StartPermit, type PermitTerms } from '../../src/protection/start-permit.js';
@@ -12,6 +11,7 @@ import {
 } from '../../src/protection/verification-protection.service.js';
 import type { StartCandidate, StartedSession } from '../../src/protection/verification-protection.types.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
+import { telemetryOf } from '../support/telemetry.js';
 
 /** A permit over recording fakes: `log` lists what was given back, settled, attributed and warned. */
 function recordingPermit(
@@ -151,8 +151,7 @@ describe('VerificationProtection: admitting starts on a store', () => {
         ...limits,
       },
     });
-    const quiet = { warn: () => undefined, error: () => undefined } as unknown as VerificationLogger;
-    return new VerificationProtection(options, store, {} as PriceBook, quiet);
+    return new VerificationProtection(options, store, {} as PriceBook, telemetryOf(options));
   };
   const attempt = (owner?: string): StartCandidate => ({
     phoneNumber: '+79160000001',

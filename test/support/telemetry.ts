@@ -1,0 +1,17 @@
+import { VerificationLogger } from '../../src/observability/verification-logger.js';
+import { VerificationMetrics } from '../../src/observability/verification-metrics.js';
+import { VerificationTelemetry } from '../../src/observability/verification-telemetry.js';
+import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
+
+/**
+ * What a spec that builds a part by hand gives it for the module's observability: the logger it
+ * watches (or a silent one for `options`), and metrics off unless it passes its own.
+ */
+export function telemetryOf(
+  logger: VerificationLogger | ResolvedVerificationOptions,
+  metrics: VerificationMetrics = VerificationMetrics.disabled(),
+): VerificationTelemetry {
+  const lines =
+    logger instanceof VerificationLogger ? logger : new VerificationLogger({ ...logger, logLevels: false });
+  return new VerificationTelemetry(lines, metrics);
+}
