@@ -21,24 +21,7 @@ import { StatusFlow } from './status.flow.js';
 import { SwitchFlow } from './switch.flow.js';
 import { VerificationService } from './verification.service.js';
 
-/** What the flows are made of, in the order of `FLOW_PARTS` (the factory's `inject`). */
-type FlowParts = [
-  options: ResolvedVerificationOptions,
-  protection: VerificationProtection,
-  paid: PaidStart,
-  prices: PriceBook,
-  policy: OrchestrationPolicy,
-  journeys: JourneyState,
-  records: SessionRecordRepository,
-  api: VerificationApiClient,
-  refresher: SessionRefresher,
-  tracker: VerificationTracker,
-  balance: VerificationBalanceWatch,
-  telemetry: VerificationTelemetry,
-  history: VerificationHistory,
-  stats: MethodStats,
-];
-
+/** What the flows are made of: the factory's `inject`, in the order `verificationService` takes them. */
 const FLOW_PARTS = [
   RESOLVED_VERIFICATION_OPTIONS,
   VerificationProtection,
@@ -54,18 +37,41 @@ const FLOW_PARTS = [
   VerificationTelemetry,
   VerificationHistory,
   MethodStats,
-] as const satisfies { length: FlowParts['length'] };
+] as const;
+
+/** The instance each token injects (the options token: the resolved options). */
+type Injected<Tokens extends readonly unknown[]> = {
+  -readonly [K in keyof Tokens]: Tokens[K] extends abstract new (...args: never[]) => infer T
+    ? T
+    : ResolvedVerificationOptions;
+};
+
+/** What `verificationService` takes, typed from FLOW_PARTS: a part named out of order fails to compile. */
+type FlowParts = Injected<typeof FLOW_PARTS>;
 
 /**
  * The composition root of the flows. The flows and FlowOutcomes are used by VerificationService
  * alone (StatusFlow by SwitchFlow too), so they are plain objects made here, once per registration,
  * as the webhook receiver makes its notices: each takes only the parts it uses (at most 8), and no
- * class sees the whole list below.
+ * class sees the whole of FlowParts.
  */
 function verificationService(...parts: FlowParts): VerificationService {
-  const [options, protection, paid, prices, policy, journeys, records, api, refresher, tracker, balance] =
-    parts;
-  const [, , , , , , , , , , , telemetry, history, stats] = parts;
+  const [
+    options,
+    protection,
+    paid,
+    prices,
+    policy,
+    journeys,
+    records,
+    api,
+    refresher,
+    tracker,
+    balance,
+    telemetry,
+    history,
+    stats,
+  ] = parts;
   const outcomes = new FlowOutcomes(telemetry, history, stats);
   const status = new StatusFlow(options, journeys, refresher, records, prices, outcomes);
   return new VerificationService(
