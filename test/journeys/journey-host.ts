@@ -19,22 +19,21 @@ function who(owner: string | null): Record<string, string> {
 
 export interface JourneyFixture {
   sb: VerificationSandbox;
-  /** The test's host (closed after each test). */
-  host: TestApp | undefined;
+  /** The hosts the test booted, each closed after it (a test may boot several). */
+  hosts: TestApp[];
   /** The test's account. */
   apiKey: string;
 }
 
 /** A frozen-clock sandbox per describe block; each test boots its host on an account of its own. */
 export function journeyFixture(): JourneyFixture {
-  const fixture = { host: undefined } as JourneyFixture;
+  const fixture = { hosts: [] } as unknown as JourneyFixture;
   beforeAll(async () => {
     fixture.sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
   });
   afterEach(async () => {
     fixture.sb.clearFaults();
-    await fixture.host?.close();
-    fixture.host = undefined;
+    await Promise.all(fixture.hosts.splice(0).map((host) => host.close()));
   });
   afterAll(async () => {
     await fixture.sb?.close();
@@ -55,7 +54,7 @@ export async function journeyHost(
   const credentials = await fx.sb.createAccount({ balance: 10_000, ...account });
   fx.apiKey = credentials.apiKey;
   const base = moduleOptions(fx.sb, module);
-  fx.host = await createTestApp({
+  const host = await createTestApp({
     platform,
     module: {
       ...base,
@@ -63,8 +62,9 @@ export async function journeyHost(
       webhooks: { secret: credentials.webhookSecret },
     },
   });
-  await fx.sb.updateAccount(credentials.apiKey, { webhookUrl: `${fx.host.url}/verification/webhooks` });
-  return fx.host;
+  fx.hosts.push(host);
+  await fx.sb.updateAccount(credentials.apiKey, { webhookUrl: `${host.url}/verification/webhooks` });
+  return host;
 }
 
 export type Answer = Awaited<ReturnType<typeof call>>;
