@@ -172,7 +172,8 @@ export interface HostApp {
   url: string;
   ready: Record<string, unknown>;
   lines: Record<string, unknown>[];
-  stop(): void;
+  /** Ends the process; resolves once it has exited, so none of its pipes outlives the suite. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -200,7 +201,12 @@ export async function startHostApp(dir: string, script: string, args: string[]):
     url: `http://127.0.0.1:${String(ready.port)}`,
     ready,
     lines,
-    stop: () => void child.kill('SIGTERM'),
+    stop: () => {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      return exited;
+    },
   };
 }
 
@@ -229,8 +235,7 @@ export function packedHosts(peers: HostPeers, dependencies?: HostPeers): PackedH
     ]);
   }, 240_000);
   afterAll(async () => {
-    suite.esm?.stop();
-    suite.cjs?.stop();
+    await Promise.all([suite.esm?.stop(), suite.cjs?.stop()]);
     await suite.sb?.close();
     suite.app?.remove();
   });
