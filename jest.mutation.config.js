@@ -1,52 +1,44 @@
 /**
- * Jest for the mutation run (`npm run test:mutation`, stryker.config.js): the unit specs only, the
- * ones that start no server, so that each mutant runs in a fraction of a second and needs no Redis
- * (no global setup). The list is found, not written down: specs move between test/ and src/.
+ * Jest for the mutation run (`npm run test:mutation`, stryker.config.js). Every spec whose behaviour a mutant
+ * of `src/` can change, unit specs and the in-process e2e suites alike (a host over real HTTP against the
+ * sandbox, Redis at `REDIS_URL` or a throwaway one from the global setup). Left out, because a mutant of
+ * `src/` cannot reach them or they only repeat what others cover at many times the cost:
+ * - the pages driven in Chromium (the element's and client's logic has specs that run without a browser);
+ * - the package suites, which install the built `dist/` (a mutant lives in `src/`);
+ * - the docs checks (they read files, not behaviour) and the soak (a minute of traffic).
+ * Stryker runs, for each mutant, only the tests that reached it in the first run (coverageAnalysis: perTest)
+ * among the specs related to the mutated file (findRelatedTests).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import base from './jest.config.js';
 
 const root = import.meta.dirname;
 
-/**
- * Where the specs of the mutated code live: beside it in src/, or in test/'s folders for protection,
- * options and the pumping defence's properties. Other specs (sessions, API client, webhooks, ...)
- * also import core, but each of them would be loaded again for every mutant of core.
- */
-const SUBJECT_IN_SCOPE = /^(src\/(core|protection|options)|test\/(protection|operations|hardening))\//;
-
-/**
- * A spec that imports the Nest module, the sandbox, a test host or a Redis server, runs a child
- * process or listens on a port is not a unit spec.
- */
-const STARTS_SOMETHING =
-  /from '[^']*(\/module\/|\/testing\/|@nestjs\/(testing|core|platform-\w+)|\/support\/|redis\.store|node:child_process|node:http|playwright|supertest)[^']*'|\.listen\(/;
+const OUT_OF_REACH =
+  /^test\/(package|docs)\/|^test\/hardening\/soak\.spec\.ts$|^test\/(client\/browser-client|element\/phone-verification)\.e2e\.spec\.ts$|^test\/sample-app\/(verify-by-each-method|waits-and-failures)\.spec\.ts$/;
 
 function specsUnder(dir) {
   return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
-    .filter(
-      (entry) => entry.isFile() && entry.name.endsWith('.spec.ts') && !entry.name.endsWith('.e2e.spec.ts'),
-    )
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.spec.ts'))
     .map((entry) => relative(root, join(entry.parentPath, entry.name)).split('\\').join('/'));
 }
 
-export const unitSpecs = [...specsUnder('src'), ...specsUnder('test')]
-  .filter((path) => SUBJECT_IN_SCOPE.test(path))
-  .filter((path) => !STARTS_SOMETHING.test(readFileSync(join(root, path), 'utf8')))
+export const mutationSpecs = [...specsUnder('src'), ...specsUnder('test')]
+  .filter((path) => !OUT_OF_REACH.test(path))
   .sort();
 
-// No Redis to start, and no ordering of the long suites to do: those are the full suite's.
-const { globalSetup: _setup, globalTeardown: _teardown, testSequencer: _sequencer, ...unitBase } = base;
+// Jest's own order is enough: the long-first sequencer exists for the full suite's two workers.
+const { testSequencer: _sequencer, ...mutationBase } = base;
 
 export default {
-  ...unitBase,
+  ...mutationBase,
   moduleNameMapper: {
-    ...unitBase.moduleNameMapper,
+    ...mutationBase.moduleNameMapper,
     // Stryker's sandbox has no node_modules folder of its own: resolve from here, as Node would.
     '^libphonenumber-js/max$': createRequire(import.meta.url).resolve('libphonenumber-js/max'),
   },
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: unitSpecs.map((path) => `<rootDir>/${path}`),
+  testMatch: mutationSpecs.map((path) => `<rootDir>/${path}`),
 };
