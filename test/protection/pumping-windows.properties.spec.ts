@@ -68,4 +68,18 @@ describe('PumpingDefence: the window as a budget', () => {
       { numRuns: 15 },
     );
   });
+
+  it("a number's own retries (a first start, a resend, a switch) are not its range's: its fourth start fits beside n − 1 others, its fifth is held", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: 6 }), fc.integer({ min: 0, max: 59 }), async (n, minute) => {
+        const { start, clock } = defence({ rangeMinStarts: n });
+        clock.now = T0 + minute * MINUTE;
+        for (let i = 0; i < n - 1; i++) expect(await start(attempt(inRange(i)))).toBe('ok');
+        const own = attempt(inRange(77));
+        for (let i = 0; i < 4; i++) expect(await start(own)).toBe('ok');
+        expect(await start(own)).toBeInstanceOf(ProtectionRefusal);
+      }),
+      { numRuns: 10 },
+    );
+  });
 });
