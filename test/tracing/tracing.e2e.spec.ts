@@ -114,7 +114,11 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
       'verification.outcome': 'sent',
     });
     expect(spans('verification.cancel')[0]!.attributes).toMatchObject({ 'verification.outcome': 'canceled' });
-    expect(spans('verification.status_refresh').length).toBeGreaterThan(0);
+    // The status route's refresh of the SMS says its method and what the API charges it on.
+    expect(spans('verification.status_refresh')[0]!.attributes).toMatchObject({
+      'verification.method': 'sms',
+      'verification.cost_class': 'on_delivery',
+    });
     expect(spans('verification.reconcile').length).toBeGreaterThan(0);
     // A status refresh under the reconciler is its child.
     const reconcile = spans('verification.reconcile')[0]!;
