@@ -69,3 +69,31 @@ describe.each(MODES)('VerificationClient follows the status the same way (%s)', 
     if (mode === 'streaming') expect(harness.routes.streams.every((s) => s.closed)).toBe(true);
   });
 });
+
+describe('VerificationClient polls at the pace the server says', () => {
+  const harness = clientHarness();
+
+  it('poll_interval_ms of the last answer: nothing a tick before it, one read at it', async () => {
+    const c = harness.client();
+    const sent = { ...answer(harness.routes), poll_interval_ms: 7000 };
+    harness.routes.on('POST /start', { status: 201, body: sent });
+    harness.routes.on('GET /status', { status: 200, body: sent });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    // The start's interval until the first read; from then on, the one each answer gives.
+    await jest.advanceTimersByTimeAsync(7000);
+    const first = harness.routes.count('GET /status');
+    expect(first).toBeGreaterThanOrEqual(1);
+    await jest.advanceTimersByTimeAsync(6999);
+    expect(harness.routes.count('GET /status')).toBe(first);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(harness.routes.count('GET /status')).toBe(first + 1);
+    harness.routes.on('GET /status', { status: 200, body: { ...sent, poll_interval_ms: 3000 } });
+    await jest.advanceTimersByTimeAsync(7000);
+    expect(harness.routes.count('GET /status')).toBe(first + 2);
+    await jest.advanceTimersByTimeAsync(2999);
+    expect(harness.routes.count('GET /status')).toBe(first + 2);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(harness.routes.count('GET /status')).toBe(first + 3);
+    expect(c.getState().phase).toBe('awaiting_user');
+  });
+});
