@@ -6,8 +6,6 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { EMIT_LEASE_MS } from '../../src/sessions/verification.tracker.js';
-import { RECORD_RETENTION_MS } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
@@ -26,6 +24,9 @@ import {
 } from '../journeys/journey-host.js';
 
 const STORES = ['memory', 'redis'] as const;
+/** The emit lease (EMIT_LEASE_MS) and the record retention (RECORD_RETENTION_MS), written out: a test that read the constants would follow a unit slip in them. */
+const EMIT_LEASE_MS = 60_000;
+const RECORD_RETENTION_MS = 24 * 3_600_000;
 /** The sandbox's session lifetime for an SMS: 300 s. */
 const SESSION_MS = 300_000;
 
