@@ -46,7 +46,7 @@ function capOf(amount: number, estimateMinor: number, utcOffsetMinutes = 0, wind
     (event) => void events.push(event),
     { warn: () => undefined, error: () => undefined } as never,
   );
-  return { cap, clock, events };
+  return { cap, clock, events, store };
 }
 
 async function refusalOf(promise: Promise<unknown>): Promise<ProtectionRefusal | undefined> {
@@ -118,6 +118,36 @@ describe('SpendCap: a window holds n starts at any time offset', () => {
     // The refused start took nothing: without a share kept, the rest of the cap is there.
     for (let i = 0; i < 3; i++) expect(await refusalOf(cap.reserve('sms'))).toBeUndefined();
     expect((await refusalOf(cap.reserve('sms')))?.reason).toBe('spend_cap');
+  });
+});
+
+describe('SpendCap: the last share and the offset, for each kind of method', () => {
+  it('a method charged on proof fits up to exactly 1 − keepShare of the cap, and not a minor unit past it', async () => {
+    const { cap } = capOf(10, 100);
+    for (let i = 0; i < 6; i++) await cap.reserve('sms');
+    // 6.00 spent + 1.00 = 70 %: fits (and reserves nothing).
+    expect(await refusalOf(cap.reserve('reverse_flash_call', 0.3))).toBeUndefined();
+    await cap.reserve('sms');
+    expect((await refusalOf(cap.reserve('reverse_flash_call', 0.3)))?.extra).toMatchObject({
+      last_share: true,
+    });
+  });
+
+  it('a deployment that changes utcOffsetMinutes starts on counters of its own, even where the day index is the same', async () => {
+    const utc = capOf(3, 300);
+    utc.clock.now = Date.UTC(2026, 2, 1, 10);
+    await utc.cap.reserve('sms');
+    expect((await refusalOf(utc.cap.reserve('sms')))?.reason).toBe('spend_cap');
+    const moscow = new SpendCap(
+      utc.store,
+      { amount: 3, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 180, worstCasePrice: 50 },
+      { estimateMinor: async () => 300, learn: () => undefined } as unknown as PriceEstimator,
+      () => undefined,
+      { warn: () => undefined, error: () => undefined } as never,
+    );
+    // 10:00 UTC is 13:00 in Moscow: the same day either way, yet another window.
+    expect(await moscow.spentShare()).toBe(0);
+    expect(await refusalOf(moscow.reserve('sms'))).toBeUndefined();
   });
 });
 

@@ -97,3 +97,28 @@ describe('VerificationClient polls at the pace the server says', () => {
     expect(c.getState().phase).toBe('awaiting_user');
   });
 });
+
+describe('VerificationClient: a stream closed for good falls back to polling, before or after its first message', () => {
+  const harness = clientHarness();
+
+  it.each([
+    ['before', false],
+    ['after', true],
+  ])(
+    '%s its first message: the status is then read by polling, and the page still learns it',
+    async (_when, afterFirst) => {
+      const c = harness.client({ eventSource: harness.routes.eventSource });
+      const sent = answer(harness.routes);
+      harness.routes.on('POST /start', { status: 201, body: sent });
+      harness.routes.on('GET /status', { status: 200, body: { ...sent, status: 'verified' } });
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      const stream = harness.routes.streams.at(-1)!;
+      if (afterFirst) stream.push({ ...sent, status: 'delivered' });
+      // Closed (readyState 2): the browser will not reconnect by itself.
+      stream.fail(2);
+      await jest.advanceTimersByTimeAsync(2500);
+      expect(harness.routes.count('GET /status')).toBeGreaterThanOrEqual(1);
+      expect(c.getState()).toMatchObject({ phase: 'verified' });
+    },
+  );
+});
