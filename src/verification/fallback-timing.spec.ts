@@ -102,3 +102,20 @@ describe("FallbackTiming: a device's moment comes from every device's figures un
     expect(await fallback.afterMs(STEP, '+79123000001', undefined)).toBe(45_000);
   });
 });
+
+/** The documented 30 s, written out: a test that read the constant would follow a unit slip in it. */
+const FIGURES_TTL_MS = 30_000;
+
+describe('FallbackTiming: a learned moment stands 30 s (FALLBACK_FIGURES_TTL_MS) on the module clock', () => {
+  it('figures that changed are not read a tick before it, and are at it', async () => {
+    const t = timing();
+    t.counts = { started: 20, ended: 20, left: 0, buckets: BUCKETS };
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(12_000);
+    // Every verification now within 10 s: the 60th percentile moves to 8 s once read.
+    t.counts = { started: 20, ended: 20, left: 0, buckets: [0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] };
+    t.now += FIGURES_TTL_MS - 1;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(12_000);
+    t.now += 1;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(8_000);
+  });
+});

@@ -5,7 +5,8 @@
  * listeners run. Without a registered SDK the spans are no-ops.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { context, trace, type Span } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { Registry } from 'prom-client';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   BasicTracerProvider,
@@ -52,11 +53,12 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     await sb?.close();
   });
 
-  async function boot(): Promise<TestApp> {
+  async function boot(registry?: Registry): Promise<TestApp> {
     const account = await sb.createAccount({ balance: 100 });
     apiKey = account.apiKey;
     const base = moduleOptions(sb, {
       limits: { startPerPhoneAndCaller: { points: 2, windowMs: 60_000 }, resendCooldownMs: false },
+      ...(registry ? { metrics: { enabled: true, registry } } : {}),
     });
     host = await createTestApp({
       platform,
@@ -112,7 +114,11 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
       'verification.outcome': 'sent',
     });
     expect(spans('verification.cancel')[0]!.attributes).toMatchObject({ 'verification.outcome': 'canceled' });
-    expect(spans('verification.status_refresh').length).toBeGreaterThan(0);
+    // The status route's refresh of the SMS says its method and what the API charges it on.
+    expect(spans('verification.status_refresh')[0]!.attributes).toMatchObject({
+      'verification.method': 'sms',
+      'verification.cost_class': 'on_delivery',
+    });
     expect(spans('verification.reconcile').length).toBeGreaterThan(0);
     // A status refresh under the reconciler is its child.
     const reconcile = spans('verification.reconcile')[0]!;
@@ -127,6 +133,36 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     );
     expect(everything).not.toContain(phone.slice(2));
     expect(everything).not.toContain(phone.slice(-7));
+  });
+
+  it('a refusal and an upstream outage, twins apart: refused with its reason and no error status, against error with ERROR; each metered as what it was', async () => {
+    const registry = new Registry();
+    await boot(registry);
+    const counted = async (name: string) =>
+      ((await registry.getSingleMetric(`verification_${name}`)?.get())?.values ?? []).reduce(
+        (sum, v) => sum + v.value,
+        0,
+      );
+    const phone = phoneNumber();
+    for (const method of ['sms', 'flash_call'])
+      expect((await post('start', { phone_number: phone, method })).status).toBe(201);
+    expect((await post('start', { phone_number: phone, method: 'msgr1_otp' })).status).toBe(429);
+    sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 503, count: 1 });
+    const outage = await post('start', { phone_number: phoneNumber(), method: 'sms' });
+    expect(outage.status).toBe(503);
+    const [, , refused, failed] = spans('verification.start');
+    expect({ attributes: refused!.attributes, status: refused!.status.code }).toEqual({
+      attributes: expect.objectContaining({
+        'verification.outcome': 'refused',
+        'verification.refusal_reason': expect.any(String),
+      }),
+      status: SpanStatusCode.UNSET,
+    });
+    expect(failed!.attributes['verification.outcome']).toBe('error');
+    expect(failed!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(await counted('refusals_total')).toBe(1);
+    expect(await counted('upstream_errors_total')).toBeGreaterThanOrEqual(1);
+    expect(await counted('starts_total')).toBe(2);
   });
 
   it("a webhook's span is active while the host's listeners run: their spans join its trace", async () => {

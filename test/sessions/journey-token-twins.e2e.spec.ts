@@ -1,0 +1,117 @@
+/**
+ * A journey put back from its `journey_token` after a restart (a new MemoryStore: the store lost it)
+ * answers as it did before: its device hint's exclusions still hold. And the status route and the
+ * status stream's first event are one answer, with and without the token, before and after the
+ * restart, on Express and Fastify.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { openSse } from '../support/sse-client.js';
+import { call, ONE_PLATFORM, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { nextPhone, startHost, startSandbox } from '../webhooks/harness.js';
+
+const OWNER = { 'x-user': 'user-twins' };
+/** Desktop users get neither call: what the journey's switches may offer must leave both out. */
+const EXCLUDE: Partial<VerificationModuleOptions> = {
+  orchestration: { exclude: { desktop: ['flash_call', 'reverse_flash_call'] } },
+};
+
+let sb: VerificationSandbox;
+const hosts: TestApp[] = [];
+beforeAll(async () => {
+  sb = await startSandbox();
+});
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.close();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+const boot = async (platform: Platform): Promise<TestApp> => {
+  const host = await startHost(platform, sb, { receiveWebhooks: false, module: EXCLUDE });
+  hosts.push(host);
+  return host;
+};
+const restart = async (host: TestApp, platform: Platform): Promise<TestApp> => {
+  hosts.splice(hosts.indexOf(host), 1);
+  await host.close();
+  return boot(platform);
+};
+const query = (token?: string) => (token === undefined ? '' : `?journey_token=${encodeURIComponent(token)}`);
+const status = (host: TestApp, id: string, token?: string) =>
+  call(host.url, 'GET', `/verification/status/${id}${query(token)}`, undefined, OWNER);
+const post = (host: TestApp, route: string, body: Record<string, unknown>) =>
+  call(host.url, 'POST', `/verification/${route}`, body, OWNER);
+/** The stream's first status event, as a browser's EventSource reads it. */
+const streamed = async (host: TestApp, id: string, token?: string) => {
+  const opened = await openSse(`${host.url}/verification/status/${id}/events${query(token)}`, OWNER);
+  expect(opened.status).toBe(200);
+  const [first] = await opened.stream!.statusCount(1);
+  await opened.stream!.close();
+  return first;
+};
+
+/** A desktop journey of two steps (SMS, then a messenger code), its handle and token. */
+async function desktopJourney(host: TestApp) {
+  const started = await post(host, 'start', {
+    phone_number: nextPhone(),
+    method: 'sms',
+    device: 'desktop',
+  });
+  expect(started.status).toBe(201);
+  const id = started.body.verification_id as string;
+  await sb.advance(61_000);
+  const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+  expect(moved.status).toBe(201);
+  return { id, token: moved.body.journey_token as string };
+}
+
+describe.each(ONE_PLATFORM)('a journey put back from its token (%s)', (platform) => {
+  it('keeps its device hint: the methods it may switch to, and the next one picked, leave out what the device excludes', async () => {
+    const before = await boot(platform);
+    const { id, token } = await desktopJourney(before);
+    const seen = (await status(before, id)).body;
+    expect(seen.switch_methods).not.toContain('flash_call');
+    expect(seen.switch_methods).not.toContain('reverse_flash_call');
+
+    const after = await restart(before, platform);
+    const back = (await status(after, id, token)).body;
+    expect(back).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+    expect(back.switch_methods).toEqual(seen.switch_methods);
+    await sb.advance(61_000);
+    // An excluded method asked by name is refused as before the restart; the next one picked is allowed.
+    const excluded = await post(after, 'switch', {
+      verification_id: id,
+      method: 'flash_call',
+      journey_token: token,
+    });
+    expect(excluded.status).toBe(400);
+    const next = await post(after, 'switch', { verification_id: id, journey_token: token });
+    expect(next.status).toBe(201);
+    expect(['flash_call', 'reverse_flash_call']).not.toContain(next.body.method);
+  });
+});
+
+describe.each(PLATFORMS)('the status route and the status stream answer alike (%s)', (platform) => {
+  it('before a restart, and after it with and without the journey token', async () => {
+    const before = await boot(platform);
+    const { id, token } = await desktopJourney(before);
+    for (const t of [undefined, token])
+      expect(await streamed(before, id, t)).toEqual((await status(before, id, t)).body);
+
+    const after = await restart(before, platform);
+    // Without the token the restarted server knows the first step only; the stream says the same.
+    const alone = (await status(after, id)).body;
+    expect(alone).toMatchObject({ method: 'sms' });
+    expect(await streamed(after, id)).toEqual(alone);
+
+    const third = await restart(after, platform);
+    // With it, the stream alone (no route call first) puts the journey back: the current step.
+    const fromStream = await streamed(third, id, token);
+    expect(fromStream).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+    expect((await status(third, id, token)).body).toEqual(fromStream);
+    expect((await status(third, id)).body).toEqual(fromStream);
+  });
+});
