@@ -12,7 +12,7 @@ import type { VerificationModuleOptions } from '../../src/options/verification.o
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
+import { createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
 import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
@@ -89,17 +89,28 @@ export function bootGuardHost(
 
 export const as = (user: string, extra: Record<string, string> = {}) => ({ 'x-user': user, ...extra });
 
-/** `count` requests to a guarded route, `at once` at a time; their statuses. */
+/**
+ * `count` POSTs of `path` with `headers`, `atOnce` at a time, over keep-alive connections (fetch):
+ * their statuses.
+ */
 export async function burst(
   count: number,
   atOnce: number,
-  send: () => ReturnType<typeof call>,
+  url: string,
+  headers: Record<string, string>,
 ): Promise<number[]> {
   const statuses: number[] = [];
-  for (let i = 0; i < count; i += atOnce) {
-    const batch = await Promise.all(Array.from({ length: Math.min(atOnce, count - i) }, () => send()));
-    statuses.push(...batch.map((r) => r.status));
-  }
+  const send = async () => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: '{}',
+    });
+    await response.arrayBuffer();
+    return response.status;
+  };
+  for (let i = 0; i < count; i += atOnce)
+    statuses.push(...(await Promise.all(Array.from({ length: Math.min(atOnce, count - i) }, send))));
   return statuses;
 }
 

@@ -81,13 +81,15 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
     expect(checked.body.verified).toBe(true);
 
     let before = suite.sb.requestCount(GETS);
-    const passed = await burst(300, 30, () => guarded('/account/phone', 'alice', done.id));
+    const alice = as('alice', { 'x-verification-id': done.id });
+    const passed = await burst(300, 50, `${suite.host!.url}/account/phone`, alice);
     expect(passed.every((status) => status === 201)).toBe(true);
     expect(suite.sb.requestCount(GETS) - before).toBe(0);
 
     const pending = await start('alice', 'sms');
     before = suite.sb.requestCount(GETS);
-    const refused = await burst(300, 30, () => guarded('/account/phone', 'alice', pending.id));
+    const waiting = as('alice', { 'x-verification-id': pending.id });
+    const refused = await burst(300, 50, `${suite.host!.url}/account/phone`, waiting);
     expect(refused.every((status) => status === 409)).toBe(true);
     // The sandbox clock stands still: one poll interval, one read, shared by every request in it.
     expect(suite.sb.requestCount(GETS) - before).toBe(1);
@@ -106,7 +108,8 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
     expect(answers.every((a) => a.status === 409)).toBe(true);
     expect(suite.sb.requestCount(GETS) - before).toBe(GUARD_READS_PER_OWNER.points);
     // Past the meter nothing more goes upstream for mallory, whatever she presents again.
-    await burst(many, many, () => guarded('/account/phone', 'mallory', sessions[0]!.id));
+    const again = as('mallory', { 'x-verification-id': sessions[0]!.id });
+    await burst(many, many, `${suite.host!.url}/account/phone`, again);
     expect(suite.sb.requestCount(GETS) - before).toBe(GUARD_READS_PER_OWNER.points);
 
     // bob's verification, verified in the API meanwhile, is read for him: his meter is his own.
