@@ -17,6 +17,9 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
 
+/** The `code_length` a real reverse flash call session states. */
+const REVERSE_CALL_CODE_LENGTH = 4;
+
 /** What a frontend is shown to open (the bot) for a test session: nothing real. */
 export const TEST_DEEP_LINK = 'https://test-number.invalid/bot';
 
@@ -90,7 +93,10 @@ export class TestNumberSessions {
       status: state.status,
       expiresAt: new Date(state.expiresAt),
       ...(traits.codeEntry === 'always' && entry.code !== undefined ? { codeLength: entry.code.length } : {}),
-      ...(request.method === 'reverse_flash_call' ? { numberToCall: testNumberToCall() } : {}),
+      // As a real session's: the gateway number and its `code_length` (the spec gives one for this method too).
+      ...(request.method === 'reverse_flash_call'
+        ? { numberToCall: testNumberToCall(), codeLength: REVERSE_CALL_CODE_LENGTH }
+        : {}),
       ...(request.method === 'msgr2_bot' ? { deepLink: TEST_DEEP_LINK } : {}),
       ...(request.method === 'operator_id' ? { awaitingCode: false } : {}),
     } as InitiateResult;

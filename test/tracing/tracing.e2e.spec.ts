@@ -16,6 +16,7 @@ import {
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { apiCheck, reconciler } from '../journeys/journey-host.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { moduleOptions } from '../webhooks/harness.js';
 import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 
@@ -52,11 +53,12 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     await sb?.close();
   });
 
-  async function boot(): Promise<TestApp> {
+  async function boot(extra: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {
     const account = await sb.createAccount({ balance: 100 });
     apiKey = account.apiKey;
     const base = moduleOptions(sb, {
       limits: { startPerPhoneAndCaller: { points: 2, windowMs: 60_000 }, resendCooldownMs: false },
+      ...extra,
     });
     host = await createTestApp({
       platform,
@@ -127,6 +129,20 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     );
     expect(everything).not.toContain(phone.slice(2));
     expect(everything).not.toContain(phone.slice(-7));
+  });
+
+  it("a test number's spans say verification.test; a real number's do not", async () => {
+    const reviewer = '+79990000001';
+    await boot({ testNumbers: { numbers: [{ phoneNumber: reviewer, code: '246810' }] } });
+    const test = await post('start', { phone_number: reviewer, method: 'sms' });
+    expect((await post('check', { verification_id: test.body.verification_id, code: '246810' })).status).toBe(
+      200,
+    );
+    expect((await post('start', { phone_number: phoneNumber(), method: 'sms' })).status).toBe(201);
+    const [testStart, realStart] = spans('verification.start');
+    expect(testStart!.attributes['verification.test']).toBe(true);
+    expect(realStart!.attributes).not.toHaveProperty('verification.test');
+    expect(spans('verification.check')[0]!.attributes['verification.test']).toBe(true);
   });
 
   it("a webhook's span is active while the host's listeners run: their spans join its trace", async () => {

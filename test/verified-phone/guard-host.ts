@@ -90,7 +90,7 @@ export function bootGuardHost(
 export const as = (user: string, extra: Record<string, string> = {}) => ({ 'x-user': user, ...extra });
 
 /**
- * `count` POSTs of `path` with `headers`, `atOnce` at a time, over keep-alive connections (fetch):
+ * `count` POSTs of `body` to `url` with `headers`, `atOnce` at a time, over keep-alive connections (fetch):
  * their statuses.
  */
 export async function burst(
@@ -98,13 +98,14 @@ export async function burst(
   atOnce: number,
   url: string,
   headers: Record<string, string>,
+  body = '{}',
 ): Promise<number[]> {
   const statuses: number[] = [];
   const send = async () => {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: '{}',
+      body,
     });
     await response.arrayBuffer();
     return response.status;
