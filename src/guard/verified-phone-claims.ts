@@ -1,21 +1,30 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { digest } from '../core/digest.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
-/** What a signed claim says: this number was verified for this owner at `verifiedAt`. */
+/**
+ * What a signed claim says: this number was verified for this owner at `verifiedAt`, at the
+ * registration (name and API key) that issued it.
+ */
 export interface VerifiedPhoneClaim {
   /** E.164. */
   phoneNumber: string;
   /** The `owner(req)` it was verified for (undefined without an owner resolver). */
   owner: string | undefined;
   verifiedAt: Date;
+  /** A reviewer or demo number's (`testNumbers`). */
+  test: boolean;
   /** When the claim stops being accepted (issued + `verifiedPhone.claimTtlMs`). */
   expiresAt: Date;
 }
 
 /** What a claim is made of. */
-export type VerifiedPhoneFacts = Pick<VerifiedPhoneClaim, 'phoneNumber' | 'owner' | 'verifiedAt'>;
+export type VerifiedPhoneFacts = Pick<VerifiedPhoneClaim, 'phoneNumber' | 'owner' | 'verifiedAt'> & {
+  /** Default false. */
+  test?: boolean;
+};
 
 const PREFIX = 'vpc1';
 const MAX_CLAIM_CHARS = 1024;
@@ -30,18 +39,24 @@ interface ClaimBody {
   va: number;
   /** expires at, ms */
   exp: number;
+  /** audience: the issuing registration (a digest of its name and API key) */
+  aud: string;
+  /** a test number's */
+  t: boolean;
 }
 
 /**
  * Short-lived signed claims of a verified phone, for step-up checks on the host's routes ("verified
  * within the last 10 minutes") without asking the API again: `vpc1.<body>.<HMAC-SHA256>`, the body
  * JSON in base64url (readable: it holds the caller's own number and nothing secret), the key derived
- * from the handle key (or the API secret) with HKDF under a label of its own. A claim is accepted only
- * for the owner it names and until it expires; a forged, altered or foreign one reads as none.
+ * from the handle key (or the API secret) with HKDF under a label naming the registration (its name
+ * and API key). A claim is accepted only by the registration it names (`aud`), for the owner it names
+ * and until it expires; a forged, altered or foreign one reads as none.
  */
 @Injectable()
 export class VerifiedPhoneClaims {
   readonly #key: Buffer;
+  readonly #audience: string;
   readonly #ttlMs: number;
   /** The module's clock (`clock` option). */
   readonly #now: () => number;
@@ -50,8 +65,11 @@ export class VerifiedPhoneClaims {
   constructor(@Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions) {
     this.#now = options.clock;
     const secret = options.handleKey ?? options.api.apiSecret;
+    // One handleKey for two registrations (one environment variable) still gives each its own key.
+    const registration = `${options.name ?? ''}\n${options.api.apiKey}`;
+    this.#audience = digest(registration);
     this.#key = Buffer.from(
-      hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verified-phone-claim-v1', 32),
+      hkdfSync('sha256', secret, 'nestjs-phone-verification', `verified-phone-claim-v2\n${registration}`, 32),
     );
     this.#ttlMs = options.verifiedPhone.claimTtlMs;
   }
@@ -63,6 +81,8 @@ export class VerifiedPhoneClaims {
       o: facts.owner ?? null,
       va: facts.verifiedAt.getTime(),
       exp: this.#now() + this.#ttlMs,
+      aud: this.#audience,
+      t: facts.test === true,
     };
     const encoded = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
     return `${PREFIX}.${encoded}.${this.#mac(encoded)}`;
@@ -85,11 +105,13 @@ export class VerifiedPhoneClaims {
     const given = Buffer.from(mac, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const body = parseBody(encoded);
-    if (body === null || body.o !== (owner ?? null) || body.exp <= this.#now()) return null;
+    if (body === null || body.aud !== this.#audience || body.o !== (owner ?? null) || body.exp <= this.#now())
+      return null;
     return {
       phoneNumber: body.n,
       owner: body.o ?? undefined,
       verifiedAt: new Date(body.va),
+      test: body.t,
       expiresAt: new Date(body.exp),
     };
   }
@@ -105,7 +127,9 @@ function parseBody(encoded: string): ClaimBody | null {
     return typeof body.n === 'string' &&
       (typeof body.o === 'string' || body.o === null) &&
       Number.isFinite(body.va) &&
-      Number.isFinite(body.exp)
+      Number.isFinite(body.exp) &&
+      typeof body.aud === 'string' &&
+      typeof body.t === 'boolean'
       ? (body as ClaimBody)
       : null;
   } catch {

@@ -6,12 +6,17 @@ import {
   type ExecutionContext,
   type Type,
 } from '@nestjs/common';
-import { VERIFIED_WITHIN_MS, VerifiedPhoneGuard } from './verified-phone.guard.js';
+import { ALLOW_TEST_NUMBERS, VERIFIED_WITHIN_MS, VerifiedPhoneGuard } from './verified-phone.guard.js';
 import { verifiedPhoneOf, type VerifiedPhoneDetails } from './verified-phone.request.js';
 
 export interface RequireVerifiedPhoneOptions {
   /** The verification (or claim) must be at most this old, ms: a step-up check ("within 10 minutes"). */
   within?: number;
+  /**
+   * Let reviewer and demo numbers' verifications (`testNumbers`) through. Default false: a guarded
+   * route refuses them (403 `phone_verification_required`, `reason: "test_number"`).
+   */
+  allowTestNumbers?: boolean;
   /** The guard to apply: a subclass of VerifiedPhoneGuard for other contexts (GraphQL). Default VerifiedPhoneGuard. */
   guard?: Type<VerifiedPhoneGuard>;
 }
@@ -25,8 +30,13 @@ export function RequireVerifiedPhone(
 ): MethodDecorator & ClassDecorator {
   if (options.within !== undefined && !(Number.isInteger(options.within) && options.within > 0))
     throw new TypeError('RequireVerifiedPhone: "within" must be a positive integer of ms');
+  if (options.allowTestNumbers !== undefined && typeof options.allowTestNumbers !== 'boolean')
+    throw new TypeError('RequireVerifiedPhone: "allowTestNumbers" must be a boolean');
   return applyDecorators(
     ...(options.within === undefined ? [] : [SetMetadata(VERIFIED_WITHIN_MS, options.within)]),
+    ...(options.allowTestNumbers === undefined
+      ? []
+      : [SetMetadata(ALLOW_TEST_NUMBERS, options.allowTestNumbers)]),
     UseGuards(options.guard ?? VerifiedPhoneGuard),
   );
 }

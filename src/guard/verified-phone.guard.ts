@@ -1,14 +1,24 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationService } from '../verification/verification.service.js';
+import { GuardReadMeter } from './guard-read-meter.js';
 import { VerifiedPhoneClaims } from './verified-phone-claims.js';
 import { attachVerifiedPhone, type VerifiedPhoneDetails } from './verified-phone.request.js';
 
 /** Metadata key of `@RequireVerifiedPhone({ within })`. */
 export const VERIFIED_WITHIN_MS = 'nestjs-phone-verification:verified-within-ms';
+/** Metadata key of `@RequireVerifiedPhone({ allowTestNumbers: true })`. */
+export const ALLOW_TEST_NUMBERS = 'nestjs-phone-verification:allow-test-numbers';
+
+/** The boot error of a guard placed where no registration's exports reach. */
+export const GUARD_WITHOUT_REGISTRATION =
+  'VerifiedPhoneGuard (@RequireVerifiedPhone()) is used in a module that sees no VerificationModule ' +
+  'registration: import VerificationModule.forFeature(name) in that module (named registrations), ' +
+  'or register the module with isGlobal: true';
 
 /**
  * "Requires a verified phone" on the host's own routes (`@UseGuards(VerifiedPhoneGuard)`, or
@@ -18,7 +28,8 @@ export const VERIFIED_WITHIN_MS = 'nestjs-phone-verification:verified-within-ms'
  * `verifiedPhone.bodyField`. Refusals are the package's HttpExceptions, for the host's filters:
  *
  * - 403 `phone_verification_required`: nothing presented, a forged or foreign id or claim (the same
- *   answer as an unknown one), or a verification older than the route's `within` (`reason: "stale"`);
+ *   answer as an unknown one), a verification older than the route's `within` or of an unknown time
+ *   there (`reason: "stale"`), a test number's on a route that did not opt in (`reason: "test_number"`);
  * - 409 `phone_not_verified`: the caller's verification is not verified (`verification_status` says
  *   where it stands: `sent`, `expired`, `failed`, `canceled`, …).
  *
@@ -26,26 +37,40 @@ export const VERIFIED_WITHIN_MS = 'nestjs-phone-verification:verified-within-ms'
  */
 @Injectable()
 export class VerifiedPhoneGuard implements CanActivate {
-  /** @internal Made by the module (dependency injection), never by a host. */
+  private readonly meter: GuardReadMeter;
+
+  /**
+   * @internal Made by the module (dependency injection), never by a host. Its dependencies are a
+   * registration's exports; where none reaches, the boot fails with GUARD_WITHOUT_REGISTRATION.
+   */
   constructor(
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    private readonly verification: VerificationService,
-    private readonly claims: VerifiedPhoneClaims,
+    @Optional() @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Optional() private readonly verification: VerificationService,
+    @Optional() private readonly claims: VerifiedPhoneClaims,
     private readonly reflector: Reflector,
-  ) {}
+    @Optional() @Inject(VerificationStore) store: VerificationStore,
+  ) {
+    if (!options || !verification || !claims || !store) throw new Error(GUARD_WITHOUT_REGISTRATION);
+    this.meter = new GuardReadMeter(store);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = this.getRequest(context);
     const owner = await this.owner(request);
     const claim = header(request, this.options.verifiedPhone.claimHeader);
-    const details =
+    const found =
       claim === undefined ? await this.fromVerification(request, owner) : await this.fromClaim(claim, owner);
-    const within = this.reflector.getAllAndOverride<number | undefined>(VERIFIED_WITHIN_MS, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (within !== undefined && this.options.clock() - details.verifiedAt.getTime() > within)
+    const targets = [context.getHandler(), context.getClass()];
+    if (found.test && this.reflector.getAllAndOverride<boolean>(ALLOW_TEST_NUMBERS, targets) !== true)
+      throw required('This action does not take a test number', 'test_number');
+    const within = this.reflector.getAllAndOverride<number | undefined>(VERIFIED_WITHIN_MS, targets);
+    // An unknown time is never taken as now: a route with an age limit refuses it.
+    if (
+      within !== undefined &&
+      (found.timeKnown === false || this.options.clock() - found.verifiedAt.getTime() >= within)
+    )
       throw required('The phone verification is too old for this action: verify again', 'stale');
+    const { timeKnown: _, ...details } = found;
     attachVerifiedPhone(request as object, details);
     return true;
   }
@@ -61,33 +86,39 @@ export class VerifiedPhoneGuard implements CanActivate {
     return owner === undefined || owner === null ? undefined : String(owner);
   }
 
-  private async fromClaim(token: string, owner: string | undefined): Promise<VerifiedPhoneDetails> {
+  private async fromClaim(token: string, owner: string | undefined): Promise<Found> {
     const claim = await this.claims.read(token, owner);
     if (claim === null)
       throw required('The verified-phone claim is not valid for this caller', 'invalid_claim');
     return { ...claim, source: 'claim', claim: token };
   }
 
-  private async fromVerification(request: unknown, owner: string | undefined): Promise<VerifiedPhoneDetails> {
+  private async fromVerification(request: unknown, owner: string | undefined): Promise<Found> {
     const { header: name, bodyField } = this.options.verifiedPhone;
     const verificationId = header(request, name) ?? bodyString(request, bodyField);
     if (verificationId === undefined) throw required('This action needs a verified phone number', 'missing');
-    // The API is asked (the source of truth); a frontend's word is never taken.
-    const phoneNumber = await this.verification.getVerifiedPhone(verificationId, owner);
-    const status = await this.statusOf(verificationId, owner);
-    if (phoneNumber === null || status.status !== 'verified')
+    // The module's record of what the API said; a frontend's word is never taken.
+    const facts = await this.factsOf(verificationId, owner);
+    if (facts.phoneNumber === null || facts.status !== 'verified')
       throw new VerificationClientError('phone_not_verified', 'The phone number is not verified', {
-        verification_status: status.status,
+        verification_status: facts.status,
       });
-    const verifiedAt = status.verifiedAt ?? new Date(this.options.clock());
-    const facts = { phoneNumber, owner, verifiedAt };
-    return { ...facts, source: 'verification', verificationId, claim: await this.claims.issue(facts) };
+    // Unknown (a record of an older version): the claim states the epoch, which no `within` accepts.
+    const verifiedAt = facts.verifiedAt ?? new Date(0);
+    const claimed = { phoneNumber: facts.phoneNumber, owner, verifiedAt, test: facts.test };
+    return {
+      ...claimed,
+      timeKnown: facts.verifiedAt !== null,
+      source: 'verification',
+      verificationId,
+      claim: await this.claims.issue(claimed),
+    };
   }
 
-  /** The journey's status; an id that does not open for this owner is refused as if absent. */
-  private async statusOf(verificationId: string, owner: string | undefined) {
+  /** What the module knows of the journey; an id that does not open for this owner is refused as if absent. */
+  private async factsOf(verificationId: string, owner: string | undefined) {
     try {
-      return await this.verification.status(verificationId, owner);
+      return await this.verification.verifiedFacts(verificationId, owner, () => this.meter.take(owner));
     } catch (error) {
       if (error instanceof VerificationClientError && error.errorCode === 'not_found')
         throw required('This action needs a verified phone number', 'unknown');
@@ -95,6 +126,9 @@ export class VerifiedPhoneGuard implements CanActivate {
     }
   }
 }
+
+/** What a source gave, and whether its time is known (a claim's always is). */
+type Found = VerifiedPhoneDetails & { timeKnown?: boolean };
 
 function required(detail: string, reason: string): VerificationClientError {
   return new VerificationClientError('phone_verification_required', detail, { reason });

@@ -5,6 +5,11 @@ export interface VerifiedPhoneDetails {
   verifiedAt: Date;
   /** The `owner(req)` the verification belongs to. */
   owner: string | undefined;
+  /**
+   * A reviewer or demo number's verification (`testNumbers`): a guarded route refuses it unless it
+   * opted in (`@RequireVerifiedPhone({ allowTestNumbers: true })`); check it on routes of your own.
+   */
+  test: boolean;
   /** `verification`: read from a `verification_id` and confirmed by the API; `claim`: from a signed claim. */
   source: 'verification' | 'claim';
   /** The `verification_id` it was read from (source `verification`). */

@@ -14,6 +14,8 @@ export interface SpanFacts {
   outcome?: string;
   /** A refusal's reason (protection's, or the error code). */
   refusalReason?: string;
+  /** A reviewer or demo number's session (`testNumbers`): `verification.test` is set, `true`. */
+  test?: boolean;
 }
 
 /** What a traced operation may tell its span while it runs. */
@@ -23,7 +25,7 @@ export interface TraceSpan {
 
 /** The parts of `@opentelemetry/api` used here (a structural type: the package is an optional peer). */
 interface OtelSpan {
-  setAttribute(key: string, value: string): unknown;
+  setAttribute(key: string, value: string | boolean): unknown;
   setStatus(status: { code: number }): unknown;
   end(): void;
 }
@@ -52,7 +54,8 @@ const TRACER_NAME = 'nestjs-phone-verification';
  * client's HTTP instrumentation, the host's event listeners) is its child: a webhook's listeners run
  * in the webhook's trace. Attributes: `verification.method`, `verification.outcome`,
  * `verification.refusal_reason`, `verification.cost_class` (when the API charges the method:
- * `on_verified`, `on_delivery`, `on_initiation`). Never a phone number, a code or an id.
+ * `on_verified`, `on_delivery`, `on_initiation`), `verification.test` (true: a test number's session).
+ * Never a phone number, a code or an id.
  *
  * Owned by VerificationTelemetry (its `span`), which loads it at boot.
  */
@@ -106,6 +109,7 @@ function setFacts(span: OtelSpan, facts: SpanFacts): void {
   if (facts.outcome !== undefined) span.setAttribute('verification.outcome', facts.outcome);
   if (facts.refusalReason !== undefined)
     span.setAttribute('verification.refusal_reason', facts.refusalReason);
+  if (facts.test === true) span.setAttribute('verification.test', true);
 }
 
 async function loadOpenTelemetry(): Promise<OtelApi | null> {

@@ -58,12 +58,14 @@ export class RequestRateLimits {
   /**
    * Counts one start against the client's, the (phone, caller)'s and the phone's limits, or throws
    * 429. The hold gives every point back (the start was refused further on, or nothing was sent).
-   * `clientKey` undefined: the per-client limit does not apply to this start.
+   * `clientKey` undefined: the per-client limit does not apply to this start. `perPhone` false: the
+   * phone's own limit is not taken (a test number's start: its caller's limits only).
    */
   async countStart(
     clientKey: string | undefined,
     phoneNumber: string,
     caller: string,
+    perPhone = true,
   ): Promise<ProtectionHold> {
     const holds: ProtectionHold[] = [];
     const release = async (): Promise<void> => {
@@ -84,9 +86,10 @@ export class RequestRateLimits {
           ProtectionRefusalReason.startPhoneCallerLimit,
         ),
       );
-      holds.push(
-        await count(this.startPerPhone, digest(phoneNumber), ProtectionRefusalReason.startPhoneLimit, true),
-      );
+      if (perPhone)
+        holds.push(
+          await count(this.startPerPhone, digest(phoneNumber), ProtectionRefusalReason.startPhoneLimit, true),
+        );
     } catch (error) {
       await release().catch(() => undefined);
       throw error;

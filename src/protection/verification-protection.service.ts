@@ -159,6 +159,10 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** A test number's start (`testNumbers`): the caller's own limits only, as for a real number. */
+  admitTestStart = (c: StartCandidate): Promise<ProtectionHold> =>
+    this.limits.countStart(c.clientKey, c.phoneNumber, limitsCallerOf(c), false);
+
   /** Admits a journey's switch: a start like any other, but never coalesced (the journey's step claim keeps it single). */
   admitSwitch(candidate: StartCandidate): Promise<StartPermit> {
     return this.admit(candidate, undefined);

@@ -5,6 +5,7 @@ import { VerificationApiError } from '../api/verification-api.error.js';
 import { MAX_SESSION_TTL_MS, newSessionRecord, type SessionRecord } from '../core/session-record.js';
 import type { VerificationEventSource } from '../core/verification-events.js';
 import { pollIntervalMs } from '../core/verification-method.js';
+import { isTestSession } from '../core/test-session.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
@@ -115,7 +116,7 @@ export class SessionRefresher {
       async (span) => {
         const session = await this.api.getSession(record.requestId);
         const observed = await this.tracker.observe(session, source, record);
-        span.set({ outcome: observed.status });
+        span.set({ outcome: observed.status, test: isTestSession(record.requestId) });
         return observed;
       },
       { method: record.method },

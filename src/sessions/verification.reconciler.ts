@@ -1,3 +1,4 @@
+import { isTestSession } from '../core/test-session.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import type { TraceSpan } from '../observability/verification-tracing.js';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
@@ -114,7 +115,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
       await this.records.queue.release(requestId);
       return;
     }
-    span.set({ method: record.method, outcome: record.status });
+    span.set({ method: record.method, outcome: record.status, test: isTestSession(record.requestId) });
     try {
       if (!isTerminal(record.status) && (await this.canceled(record, ownJourney))) {
         await this.followCanceled(record);

@@ -282,7 +282,9 @@ function merge(previous: SessionRecord | null, session: VerificationSession, now
   base.status = session.status;
   if (showsDelivery(base.method, session.status)) base.delivered = true;
   if (session.awaitingCode !== undefined) base.awaitingCode = session.awaitingCode;
+  // Without the API's time, the first time the module saw it verified (never "now" at each read).
   if (session.verifiedAt) base.verifiedAt = session.verifiedAt.getTime();
+  else if (session.status === 'verified' && base.verifiedAt === null) base.verifiedAt = now;
   if (session.expiresAt) base.expiresAt = session.expiresAt.getTime();
   if (session.cost) base.cost = session.cost;
   // A code request the API announces (operator_id's fallback) is remembered: code_required is then due.

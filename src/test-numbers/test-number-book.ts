@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { TestNumberOutcome } from '../core/test-session.js';
-import { VerificationClientError } from '../core/verification.errors.js';
 import type { ResolvedTestNumbers } from '../options/verification.options.js';
 
 /** One configured reviewer or demo number. */
@@ -33,17 +32,14 @@ export class TestNumberBook {
   }
 
   /**
-   * The entry a start of this number plays, after the owner allowlist: a test number started by an
-   * owner not on it is refused (never sent to the API, never handed the fixed code). Undefined for a
-   * real number.
+   * The entry a start of this number by `owner` plays, after the owner allowlist: for any other
+   * owner (or none) it is a real number (undefined), sent to the API as any other, so a stranger
+   * cannot tell a reviewer's number from the answer. Undefined for a real number.
    */
   admit(phoneNumber: string, owner: string | undefined): TestNumberEntry | undefined {
     const entry = this.find(phoneNumber);
     if (entry === undefined) return undefined;
-    if (this.#owners !== undefined && (owner === undefined || !this.#owners.has(owner)))
-      throw new VerificationClientError('phone_not_allowed', 'This number cannot be verified here', {
-        reason: 'test_number',
-      });
+    if (this.#owners !== undefined && (owner === undefined || !this.#owners.has(owner))) return undefined;
     return entry;
   }
 

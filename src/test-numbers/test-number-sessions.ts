@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type {
   CheckRequest,
   CheckResult,
@@ -17,9 +17,20 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
 
-/** What a frontend is shown to call (reverse flash call) or open (the bot) for a test session: nothing real. */
-export const TEST_NUMBER_TO_CALL = '+70000000000';
+/** The `code_length` a real reverse flash call session states. */
+const REVERSE_CALL_CODE_LENGTH = 4;
+
+/** What a frontend is shown to open (the bot) for a test session: nothing real. */
 export const TEST_DEEP_LINK = 'https://test-number.invalid/bot';
+
+/**
+ * What a frontend is shown to call for a test session (reverse flash call): shaped like a gateway
+ * number of a real session (`+7800` and seven digits, a new one per session), so that the answer
+ * does not tell a test number from a real one; a call to it verifies nothing.
+ */
+export function testNumberToCall(): string {
+  return `+7800${String(randomInt(10_000_000)).padStart(7, '0')}`;
+}
 
 /** A test session as the store keeps it (the module's stand-in for the API's session). */
 interface TestSessionState {
@@ -57,11 +68,6 @@ export class TestNumberSessions {
     this.book = new TestNumberBook(options.testNumbers);
   }
 
-  /** Whether the API would be asked about this number: false for a test number. */
-  plays(phoneNumber: string): boolean {
-    return this.book.find(phoneNumber) !== undefined;
-  }
-
   async initiate(request: InitiateRequest): Promise<InitiateResult> {
     const entry = this.entry(request.phoneNumber, 'initiate');
     const now = this.store.now();
@@ -87,7 +93,10 @@ export class TestNumberSessions {
       status: state.status,
       expiresAt: new Date(state.expiresAt),
       ...(traits.codeEntry === 'always' && entry.code !== undefined ? { codeLength: entry.code.length } : {}),
-      ...(request.method === 'reverse_flash_call' ? { numberToCall: TEST_NUMBER_TO_CALL } : {}),
+      // As a real session's: the gateway number and its `code_length` (the spec gives one for this method too).
+      ...(request.method === 'reverse_flash_call'
+        ? { numberToCall: testNumberToCall(), codeLength: REVERSE_CALL_CODE_LENGTH }
+        : {}),
       ...(request.method === 'msgr2_bot' ? { deepLink: TEST_DEEP_LINK } : {}),
       ...(request.method === 'operator_id' ? { awaitingCode: false } : {}),
     } as InitiateResult;
@@ -105,13 +114,15 @@ export class TestNumberSessions {
     const entry = this.entry(state.phoneNumber, 'check');
     const budget = this.options.testNumbers.wrongCodesPerNumber;
     const key = `test-number:wrong:${digest(state.phoneNumber)}`;
-    // Past the number's budget no code is compared: the session ends as if out of attempts.
-    const spent = Number((await this.store.get(key)) ?? 0) >= budget.points;
+    // The point is taken before the comparison, atomically (instances racing get distinct counts);
+    // past the number's budget no code is compared: the session ends as if out of attempts.
+    const spent = (await this.store.increment(key, 1, budget.windowMs)).value > budget.points;
     if (!spent && this.book.codeMatches(entry, request.code)) {
+      // The right code costs nothing: its point goes back.
+      await this.store.increment(key, -1, budget.windowMs);
       await this.save({ ...state, status: 'verified', verifiedAt: this.store.now(), awaitingCode: false });
       return { requestId: state.requestId, status: 'verified', phoneNumber: state.phoneNumber };
     }
-    if (!spent) await this.store.increment(key, 1, budget.windowMs);
     const attemptsLeft = spent ? 0 : state.attemptsLeft - 1;
     await this.save({ ...state, attemptsLeft, ...(attemptsLeft <= 0 ? { status: 'failed' } : {}) });
     throw apiError('check', 400, 'invalid_code', 'The code is not correct', {

@@ -53,8 +53,8 @@ export class CheckFlow {
         facts.requestId = journeyId;
         if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
         const test = isTestSession(journeyId);
-        if (!test)
-          await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+        // The caller's check limit holds for every number, a test number's included.
+        await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
         await this.handles.adopt(journeyId, input.owner, input.journeyToken);
 
         // The code is the current method's: a journey checks it against its current session.
@@ -104,7 +104,7 @@ export class CheckFlow {
           record,
         );
         this.outcomes.telemetry.checked(observed, Date.now() - facts.began);
-        span.set({ method: facts.method, outcome: observed.status });
+        span.set({ method: facts.method, outcome: observed.status, test });
         return {
           verificationId: input.verificationId,
           status: observed.status,

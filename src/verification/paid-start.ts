@@ -7,6 +7,7 @@ import type {
   VerificationSession,
 } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
+import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
 import { digest } from '../core/digest.js';
 import { errorText } from '../core/error-text.js';
@@ -89,15 +90,21 @@ export class PaidStart {
     this.testNumbers = new TestNumberBook(options.testNumbers);
   }
 
-  /** Whether `phoneNumber` is a test number the module plays (protection keeps nothing of it). */
-  plays(phoneNumber: string): boolean {
-    return this.testNumbers.find(phoneNumber) !== undefined;
+  /**
+   * Whether a start of `phoneNumber` by `owner` is a test number's the module plays; for an owner not
+   * on `testNumbers.owners` it is a real number.
+   */
+  plays(phoneNumber: string, owner: string | undefined): boolean {
+    return (
+      this.api instanceof TestNumberApiClient && this.testNumbers.admit(phoneNumber, owner) !== undefined
+    );
   }
 
-  /** A test number's session (see `testNumbers`): played by the module, so nothing to admit, count or settle. */
+  /** A test number's session (see `testNumbers`): played by the module, nothing paid or settled. */
   async play(order: SessionOrder): Promise<SessionRecord> {
-    this.testNumbers.admit(order.phoneNumber, order.owner);
-    return this.recorded(order, await this.api.initiate(this.request(order)));
+    if (!(this.api instanceof TestNumberApiClient) || !this.plays(order.phoneNumber, order.owner))
+      throw new Error('PaidStart.play: not a test number this owner may play');
+    return this.recorded(order, await this.api.play(this.request(order)));
   }
 
   /** Pays for `order` under `permit`, which it settles whatever happens. */

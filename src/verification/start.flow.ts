@@ -1,3 +1,4 @@
+import { isTestSession } from '../core/test-session.js';
 import { PriceBook } from '../account/price-book.js';
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { oneStepJourney, type DeviceHint } from '../core/journey.js';
@@ -88,12 +89,16 @@ export class StartFlow {
         };
 
         // Coalesce and admit (protection, once), pay and record. A test number is played by the
-        // module: protection keeps nothing of it.
+        // module: it takes the caller's own limits, as a real number does, and nothing else.
         let started: SessionRecord;
         let resendAvailableAt: Date | null = null;
         let resumed = false;
-        if (this.paid.plays(phoneNumber)) {
-          started = await this.paid.play({ phoneNumber, method, owner: input.owner });
+        if (this.paid.plays(phoneNumber, input.owner)) {
+          const hold = await this.protection.admitTestStart(candidate);
+          started = await this.paid.play({ phoneNumber, method, owner: input.owner }).catch(async (error) => {
+            await hold.release();
+            throw error;
+          });
         } else {
           const admitted = await this.admit(candidate, auto);
           facts.method = admitted.candidate.method;
@@ -123,7 +128,11 @@ export class StartFlow {
         const loaded = resumed ? await this.journeyState.read(journeyId) : null;
         const handle = this.handles.seal(journeyId, input.owner);
         const view = toStartView(handle, loaded?.current ?? started, resendAvailableAt, resumed);
-        span.set({ method: view.method, outcome: resumed ? 'resumed' : view.status });
+        span.set({
+          method: view.method,
+          outcome: resumed ? 'resumed' : view.status,
+          test: isTestSession(started.requestId),
+        });
         return loaded ? { ...view, ...this.handles.token(loaded.journey, input.owner) } : view;
       } catch (error) {
         span.set({ method: facts.method });

@@ -1,6 +1,8 @@
 import { PriceBook } from '../account/price-book.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
+import { answeringSession } from '../core/journey.js';
+import { isTestSession } from '../core/test-session.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -10,7 +12,7 @@ import { VerificationListenerError } from '../sessions/verification.tracker.js';
 import { FlowOutcomes } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
-import type { MethodView, StatusView } from './verification.views.js';
+import type { MethodView, StatusView, VerifiedFacts } from './verification.views.js';
 
 /**
  * What a frontend or host reads: a journey's status (fresh within one poll interval), the methods
@@ -52,7 +54,11 @@ export class StatusFlow {
    * not asked about: nothing more is polled for it. A switched-away session is read as stored.
    */
   async fresh(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
-    const loaded = await this.journeyState.load(journeyId, owner);
+    return this.refreshed(await this.journeyState.load(journeyId, owner));
+  }
+
+  /** A loaded journey with its current session fresh within one poll interval (see `fresh`). */
+  private async refreshed(loaded: LoadedJourney): Promise<LoadedJourney> {
     if (loaded.recovered || loaded.journey.canceledAt !== undefined) return loaded;
     const record = loaded.current;
     try {
@@ -99,16 +105,48 @@ export class StatusFlow {
     }
   }
 
-  /** One session's verified number as the API says it; a session whose record ended otherwise is not asked about. */
+  /**
+   * One session's verified number. A session seen verified is terminal: answered from its record; a
+   * pending one is read through the refresher (one GET per session per poll interval, shared).
+   */
   private async verifiedPhoneOf(requestId: string, owner: string | undefined): Promise<string | null> {
     const record = await this.records.get(requestId);
     if (!record) {
       const recovered = await this.refresher.recover(requestId, owner);
       return recovered?.status === 'verified' ? recovered.phoneNumber : null;
     }
-    if (isTerminal(record.status) && record.status !== 'verified') return null;
-    const observed = await this.refresher.readNow(record);
+    const observed = await this.refresher.refresh(record, 'poll');
     return observed.status === 'verified' ? observed.phoneNumber : null;
+  }
+
+  /**
+   * What VerifiedPhoneGuard decides on: the journey's status and, once a step verified it, that
+   * step's number and time, from its record (terminal: no upstream read). A pending current step is
+   * refreshed only when `mayAsk()` allows (the guard's per-owner meter), else read as stored.
+   * 404 `not_found` for a handle that does not open for this owner.
+   */
+  async verifiedFacts(
+    verificationId: string,
+    owner: string | undefined,
+    mayAsk: () => Promise<boolean>,
+  ): Promise<VerifiedFacts> {
+    try {
+      const journeyId = this.handles.open(verificationId, owner);
+      let loaded = await this.journeyState.load(journeyId, owner);
+      if (answeringSession(loaded.journey, loaded.records, loaded.current).status !== 'verified')
+        if (!loaded.recovered && !isTerminal(loaded.current.status) && (await mayAsk()))
+          loaded = await this.refreshed(loaded);
+      const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
+      const verified = status === 'verified';
+      return {
+        status,
+        phoneNumber: verified ? record.phoneNumber : null,
+        verifiedAt: verified && record.verifiedAt !== null ? new Date(record.verifiedAt) : null,
+        test: isTestSession(record.requestId),
+      };
+    } catch (error) {
+      throw this.outcomes.failed('getVerifiedPhone', error);
+    }
   }
 
   /**

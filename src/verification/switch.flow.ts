@@ -87,8 +87,18 @@ export class SwitchFlow {
             owner: input.owner,
             journeyId,
           };
-          if (this.paid.plays(order.phoneNumber)) {
-            record = await this.paid.play(order);
+          if (this.paid.plays(order.phoneNumber, order.owner)) {
+            const hold = await this.protection.admitTestStart({
+              ...order,
+              ip: input.ip,
+              clientKey,
+              browserKey: input.browserKey,
+              request: input.request,
+            });
+            record = await this.paid.play(order).catch(async (error) => {
+              await hold.release();
+              throw error;
+            });
           } else {
             const permit = await this.protection.admitSwitch({
               phoneNumber: journey.phoneNumber,
@@ -131,7 +141,7 @@ export class SwitchFlow {
         });
 
         const view = toStartView(input.verificationId, record, resendAvailableAt, false);
-        span.set({ method: view.method, outcome: view.status });
+        span.set({ method: view.method, outcome: view.status, test: isTestSession(journeyId) });
         return { ...view, ...this.handles.token(moved, input.owner) };
       } catch (error) {
         span.set({ method: facts.method });
@@ -148,14 +158,13 @@ export class SwitchFlow {
           input.owner,
           input.journeyToken,
         );
-        // A cancel writes to the store for its caller: it counts as a check does against the caller's limit
-        // (not a test number's: protection counts nothing of those).
-        if (!isTestSession(journeyId))
-          await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+        // A cancel writes to the store for its caller: it counts as a check does against the caller's
+        // limit (a test number's too: the caller's limits are the same for every number).
+        await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
         const canceled: CancelView = { verificationId: input.verificationId, status: 'canceled' };
         const seen = await this.journeyState.load(journeyId, input.owner);
         if (seen.journey.canceledAt !== undefined) {
-          span.set({ outcome: 'canceled' });
+          span.set({ outcome: 'canceled', test: isTestSession(journeyId) });
           return canceled;
         }
         // Once more, fresh from the API, before letting go: the user may have just finished a step.
@@ -180,7 +189,7 @@ export class SwitchFlow {
             if (record && !isTerminal(record.status)) await this.records.queue.release(record.requestId);
         await this.records.announce(journeyId);
         this.outcomes.telemetry.canceled(loaded.current, loaded.journey.steps.length);
-        span.set({ outcome: 'canceled' });
+        span.set({ outcome: 'canceled', test: isTestSession(journeyId) });
         return canceled;
       } catch (error) {
         throw this.outcomes.failed('cancel', error);

@@ -12,6 +12,7 @@ import type {
   StartView,
   StatusView,
   SwitchInput,
+  VerifiedFacts,
 } from './verification.views.js';
 
 /**
@@ -85,5 +86,14 @@ export class VerificationService {
    */
   getVerifiedPhone(verificationId: string, owner?: string, journeyToken?: string): Promise<string | null> {
     return this.reads.verifiedPhone(verificationId, owner, journeyToken);
+  }
+
+  /** @internal VerifiedPhoneGuard's read (`StatusFlow.verifiedFacts`); `mayAsk` meters upstream reads. */
+  verifiedFacts(
+    verificationId: string,
+    owner: string | undefined,
+    mayAsk: () => Promise<boolean>,
+  ): Promise<VerifiedFacts> {
+    return this.reads.verifiedFacts(verificationId, owner, mayAsk);
   }
 }

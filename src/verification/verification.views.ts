@@ -37,6 +37,17 @@ export interface CheckView {
   verified: boolean;
 }
 
+/** What VerifiedPhoneGuard decides on (`StatusFlow.verifiedFacts`). */
+export interface VerifiedFacts {
+  status: VerificationStatus | 'canceled';
+  /** The verified step's number (status `verified`), else null. */
+  phoneNumber: string | null;
+  /** When the module first knew it verified (the API's `verified_at`, else first seen); null: unknown. */
+  verifiedAt: Date | null;
+  /** A reviewer or demo number's session (`testNumbers`). */
+  test: boolean;
+}
+
 export interface StatusView {
   verificationId: string;
   method: VerificationMethod;

@@ -17,6 +17,7 @@ import {
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { apiCheck, reconciler } from '../journeys/journey-host.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { moduleOptions } from '../webhooks/harness.js';
 import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 
@@ -53,12 +54,12 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     await sb?.close();
   });
 
-  async function boot(registry?: Registry): Promise<TestApp> {
+  async function boot(extra: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {
     const account = await sb.createAccount({ balance: 100 });
     apiKey = account.apiKey;
     const base = moduleOptions(sb, {
       limits: { startPerPhoneAndCaller: { points: 2, windowMs: 60_000 }, resendCooldownMs: false },
-      ...(registry ? { metrics: { enabled: true, registry } } : {}),
+      ...extra,
     });
     host = await createTestApp({
       platform,
@@ -137,7 +138,7 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
 
   it('a refusal and an upstream outage, twins apart: refused with its reason and no error status, against error with ERROR; each metered as what it was', async () => {
     const registry = new Registry();
-    await boot(registry);
+    await boot({ metrics: { enabled: true, registry } });
     const counted = async (name: string) =>
       ((await registry.getSingleMetric(`verification_${name}`)?.get())?.values ?? []).reduce(
         (sum, v) => sum + v.value,
@@ -163,6 +164,20 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     expect(await counted('refusals_total')).toBe(1);
     expect(await counted('upstream_errors_total')).toBeGreaterThanOrEqual(1);
     expect(await counted('starts_total')).toBe(2);
+  });
+
+  it("a test number's spans say verification.test; a real number's do not", async () => {
+    const reviewer = '+79990000001';
+    await boot({ testNumbers: { numbers: [{ phoneNumber: reviewer, code: '246810' }] } });
+    const test = await post('start', { phone_number: reviewer, method: 'sms' });
+    expect((await post('check', { verification_id: test.body.verification_id, code: '246810' })).status).toBe(
+      200,
+    );
+    expect((await post('start', { phone_number: phoneNumber(), method: 'sms' })).status).toBe(201);
+    const [testStart, realStart] = spans('verification.start');
+    expect(testStart!.attributes['verification.test']).toBe(true);
+    expect(realStart!.attributes).not.toHaveProperty('verification.test');
+    expect(spans('verification.check')[0]!.attributes['verification.test']).toBe(true);
   });
 
   it("a webhook's span is active while the host's listeners run: their spans join its trace", async () => {

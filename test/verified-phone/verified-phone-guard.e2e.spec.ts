@@ -222,7 +222,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     expect(first.status).toBe(201);
     const claim = String(first.body.claim);
 
-    const readsBefore = suite.sb.requestCount('GET /v1/verify/:request_id');
+    const readsBefore = suite.sb.requestCount('GET /v1/verify/:id');
     const stepUp = await call(
       suite.host!.url,
       'POST',
@@ -232,7 +232,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     );
     expect(stepUp.status).toBe(201);
     expect(stepUp.body).toMatchObject({ phone: done.phone, source: 'claim' });
-    expect(suite.sb.requestCount('GET /v1/verify/:request_id')).toBe(readsBefore);
+    expect(suite.sb.requestCount('GET /v1/verify/:id')).toBe(readsBefore);
 
     const stolen = await call(
       suite.host!.url,

@@ -1,0 +1,154 @@
+/**
+ * Reviewer numbers attacked: they take the caller's ordinary limits (thousands of anonymous starts
+ * from one address are limited as a real number's), a stranger cannot tell one from a real number
+ * by the answer, a guarded route refuses their verifications unless it opted in (the details and the
+ * claim say `test`), and the number's wrong-code budget holds across instances racing on one Redis.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { VERIFICATION_DEFAULTS } from '../../src/options/verification-options.defaults.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, type Platform, type TestApp } from '../support/verification-app.js';
+import { as, bootGuardHost, burst, storeFor, type StoreKind } from '../verified-phone/guard-host.js';
+
+const REVIEWER = '+79990000001';
+const AUTO_VERIFIED = '+79990000002';
+const CODE = '246810';
+const HOUR = 3_600_000;
+const NUMBERS = [
+  { phoneNumber: REVIEWER, code: CODE },
+  { phoneNumber: AUTO_VERIFIED, outcome: 'verified' as const },
+];
+const CASES: [Platform, StoreKind][] = [
+  ['express', 'memory'],
+  ['fastify', 'redis'],
+];
+
+describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, storeKind) => {
+  const suite = sandboxSuite();
+  const apps: TestApp[] = [];
+  let store: ReturnType<typeof storeFor> | undefined;
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+    if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
+    store = undefined;
+  });
+
+  async function boot(options: Partial<VerificationModuleOptions>): Promise<TestApp> {
+    store ??= storeFor(storeKind, suite.sb);
+    const account = await suite.sb.createAccount({ balance: 100 });
+    const app = await bootGuardHost(platform, suite.sb, account, { store, ...options });
+    apps.push(app);
+    return app;
+  }
+  const post = (app: TestApp, path: string, body: unknown, headers: Record<string, string> = {}) =>
+    call(app.url, 'POST', path, body, headers);
+
+  it('3,000 anonymous starts of one test number from one address are limited as a real number’s', async () => {
+    const app = await boot({ limits: {}, testNumbers: { numbers: NUMBERS } });
+    const url = `${app.url}/verification/start`;
+    const body = JSON.stringify({ phone_number: REVIEWER, method: 'sms' });
+    const statuses: number[] = [];
+    while (statuses.length < 3000 && !statuses.includes(429))
+      statuses.push(...(await burst(100, 25, url, {}, body)));
+    const admitted = statuses.filter((status) => status === 201).length;
+    const { startPerIp, startPerPhoneAndCaller } = VERIFICATION_DEFAULTS.limits;
+    expect(admitted).toBe(Math.min(startPerIp.points, startPerPhoneAndCaller.points));
+    const refused = await post(app, '/verification/start', { phone_number: REVIEWER, method: 'sms' });
+    expect(refused.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+  });
+
+  it('a stranger gets what a real number gives: a session sent to the API, no reason, the same shapes', async () => {
+    const app = await boot({ testNumbers: { numbers: NUMBERS, owners: ['reviewer'] } });
+    const start = { phone_number: AUTO_VERIFIED, method: 'reverse_flash_call' };
+    const stranger = await post(app, '/verification/start', start, as('someone-else'));
+    expect(stranger.status).toBe(201);
+    expect(suite.sb.sessionsFor(AUTO_VERIFIED)).toHaveLength(1);
+    const reviewer = await post(app, '/verification/start', start, as('reviewer'));
+    expect(reviewer.status).toBe(201);
+    expect(suite.sb.sessionsFor(AUTO_VERIFIED)).toHaveLength(1);
+    // The reviewer's played session answers with the fields and shapes of the real one.
+    expect(Object.keys(reviewer.body).sort()).toEqual(Object.keys(stranger.body).sort());
+    const shape = new RegExp(
+      `^${String(stranger.body.number_to_call).replace(/\d/g, '\\d').replace('+', '\\+')}$`,
+    );
+    expect(String(reviewer.body.number_to_call)).toMatch(shape);
+    expect(JSON.stringify(stranger.body)).not.toContain('test');
+  });
+
+  it('a guarded route refuses a test number unless it opted in; the details and the claim say test', async () => {
+    const app = await boot({ testNumbers: { numbers: NUMBERS } });
+    const started = await post(
+      app,
+      '/verification/start',
+      { phone_number: AUTO_VERIFIED, method: 'reverse_flash_call' },
+      as('reviewer'),
+    );
+    const id = String(started.body.verification_id);
+    const status = await call(app.url, 'GET', `/verification/status/${id}`, undefined, as('reviewer'));
+    expect(status.body.status).toBe('verified');
+
+    const withId = as('reviewer', { 'x-verification-id': id });
+    expect((await post(app, '/account/phone', {}, withId)).body).toMatchObject({
+      status: 403,
+      error_code: 'phone_verification_required',
+      reason: 'test_number',
+    });
+    const demo = await post(app, '/account/demo', {}, withId);
+    expect(demo.body).toMatchObject({ phone: AUTO_VERIFIED, test: true });
+
+    const withClaim = as('reviewer', { 'x-verified-phone-claim': String(demo.body.claim) });
+    expect((await post(app, '/account/phone', {}, withClaim)).body).toMatchObject({
+      status: 403,
+      reason: 'test_number',
+    });
+    expect((await post(app, '/account/demo', {}, withClaim)).body).toMatchObject({
+      phone: AUTO_VERIFIED,
+      test: true,
+    });
+  });
+});
+
+describe('test numbers: the wrong-code budget across instances (express, redis store)', () => {
+  const suite = sandboxSuite();
+  const apps: TestApp[] = [];
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
+
+  it('two instances on one Redis, a budget of 10: concurrent wrong codes get at most 10 comparisons', async () => {
+    const store = storeFor('redis', suite.sb);
+    const account = await suite.sb.createAccount({ balance: 100 });
+    const testNumbers = {
+      numbers: NUMBERS,
+      maxAttempts: 5,
+      wrongCodesPerNumber: { points: 10, windowMs: HOUR },
+    };
+    for (let i = 0; i < 2; i++)
+      apps.push(await bootGuardHost('express', suite.sb, account, { store, testNumbers }));
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const started = await post(
+        apps[i % 2]!,
+        '/verification/start',
+        { phone_number: REVIEWER, method: 'sms' },
+        as('reviewer'),
+      );
+      ids.push(String(started.body.verification_id));
+    }
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        post(apps[i % 2]!, '/verification/check', { verification_id: id, code: '000000' }, as('reviewer')),
+      ),
+    );
+    expect(answers.every((a) => a.body.error_code === 'invalid_code')).toBe(true);
+    // A compared code leaves the session 4 of its 5 attempts; one past the budget ends it (0).
+    const compared = answers.filter((a) => a.body.attempts_remaining === 4).length;
+    expect(compared).toBe(10);
+  });
+
+  function post(app: TestApp, path: string, body: unknown, headers: Record<string, string>) {
+    return call(app.url, 'POST', path, body, headers);
+  }
+});

@@ -1,0 +1,160 @@
+/**
+ * The guard attacked: a guarded route hammered costs the API a bounded number of reads (a session
+ * seen verified is answered from its record; a pending one's reads are shared and cached per poll
+ * interval, and metered per owner), and a verification whose time the API does not give passes a
+ * `within` route for `within` from the moment the module first saw it, never longer, even after the
+ * app restarts on the same store.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import {
+  as,
+  bootGuardHost,
+  burst,
+  storeFor,
+  withoutVerifiedAt,
+  WITHIN_MS,
+  type Account,
+  type StoreKind,
+} from './guard-host.js';
+
+const GETS = 'GET /v1/verify/:id';
+const CASES: [Platform, StoreKind][] = PLATFORMS.flatMap(
+  (p) =>
+    [
+      [p, 'memory'],
+      [p, 'redis'],
+    ] as [Platform, StoreKind][],
+);
+
+let serial = 0;
+const phoneNumber = () =>
+  `+7916444${String(process.pid % 100).padStart(2, '0')}${String(++serial % 100).padStart(2, '0')}`;
+
+describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKind) => {
+  const suite = sandboxSuite();
+  let store: ReturnType<typeof storeFor> | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+    if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
+    store = undefined;
+  });
+
+  async function host(account: Account, baseUrl?: string) {
+    store ??= storeFor(storeKind, suite.sb);
+    suite.host = await bootGuardHost(platform, suite.sb, account, { store, baseUrl });
+    return suite.host;
+  }
+
+  async function start(user: string, method: string, phone = phoneNumber()) {
+    const started = await call(
+      suite.host!.url,
+      'POST',
+      '/verification/start',
+      { phone_number: phone, method },
+      as(user),
+    );
+    expect(started.status).toBe(201);
+    const [session] = suite.sb.sessionsFor(phone);
+    return { id: String(started.body.verification_id), phone, requestId: session!.request_id };
+  }
+
+  const guarded = (route: string, user: string, id: string) =>
+    call(suite.host!.url, 'POST', route, {}, as(user, { 'x-verification-id': id }));
+
+  it('300 requests to a guarded route: none reaches the API for a verified session, one for a pending one', async () => {
+    await host(await suite.sb.createAccount({ balance: 100 }));
+    const done = await start('alice', 'sms');
+    await suite.sb.deliver(done.requestId);
+    const code = String(suite.sb.getSession(done.requestId)!.code);
+    const checked = await call(
+      suite.host!.url,
+      'POST',
+      '/verification/check',
+      { verification_id: done.id, code },
+      as('alice'),
+    );
+    expect(checked.body.verified).toBe(true);
+
+    let before = suite.sb.requestCount(GETS);
+    const alice = as('alice', { 'x-verification-id': done.id });
+    const passed = await burst(300, 50, `${suite.host!.url}/account/phone`, alice);
+    expect(passed.every((status) => status === 201)).toBe(true);
+    expect(suite.sb.requestCount(GETS) - before).toBe(0);
+
+    const pending = await start('alice', 'sms');
+    before = suite.sb.requestCount(GETS);
+    const waiting = as('alice', { 'x-verification-id': pending.id });
+    const refused = await burst(300, 50, `${suite.host!.url}/account/phone`, waiting);
+    expect(refused.every((status) => status === 409)).toBe(true);
+    // The sandbox clock stands still: one poll interval, one read, shared by every request in it.
+    expect(suite.sb.requestCount(GETS) - before).toBe(1);
+  });
+
+  it('one owner presenting many pending verifications spends only their own meter; another owner is still read fresh', async () => {
+    await host(await suite.sb.createAccount({ balance: 100 }));
+    const many = GUARD_READS_PER_OWNER.points + 5;
+    const sessions: Awaited<ReturnType<typeof start>>[] = [];
+    for (let i = 0; i < many; i++) sessions.push(await start('mallory', 'reverse_flash_call'));
+    const bob = await start('bob', 'reverse_flash_call');
+    await suite.sb.call(bob.requestId, bob.phone);
+
+    const before = suite.sb.requestCount(GETS);
+    const answers = await Promise.all(sessions.map((s) => guarded('/account/phone', 'mallory', s.id)));
+    expect(answers.every((a) => a.status === 409)).toBe(true);
+    expect(suite.sb.requestCount(GETS) - before).toBe(GUARD_READS_PER_OWNER.points);
+    // Past the meter nothing more goes upstream for mallory, whatever she presents again.
+    const again = as('mallory', { 'x-verification-id': sessions[0]!.id });
+    await burst(many, many, `${suite.host!.url}/account/phone`, again);
+    expect(suite.sb.requestCount(GETS) - before).toBe(GUARD_READS_PER_OWNER.points);
+
+    // bob's verification, verified in the API meanwhile, is read for him: his meter is his own.
+    const ok = await guarded('/account/phone', 'bob', bob.id);
+    expect(ok.status).toBe(201);
+    expect(ok.body.phone).toBe(bob.phone);
+    expect(suite.sb.requestCount(GETS) - before).toBe(GUARD_READS_PER_OWNER.points + 1);
+  });
+
+  it('without verified_at from the API, `within` counts from the first time the module saw it verified, to the millisecond, across a restart', async () => {
+    const account = await suite.sb.createAccount({ balance: 100 });
+    const proxy = await withoutVerifiedAt(suite.sb.url);
+    closers.push(() => proxy.close());
+    await host(account, proxy.url);
+    const s = await start('carol', 'reverse_flash_call');
+    await suite.sb.call(s.requestId, s.phone);
+
+    const seen = suite.sb.now();
+    const first = await guarded('/account/payout', 'carol', s.id);
+    expect(first.status).toBe(201);
+    expect(first.body.verified_at).toBe(new Date(seen).toISOString());
+    const claim = String(first.body.claim);
+    const withClaim = () =>
+      call(suite.host!.url, 'POST', '/account/payout', {}, as('carol', { 'x-verified-phone-claim': claim }));
+
+    await suite.sb.advance(WITHIN_MS - 1);
+    expect((await guarded('/account/payout', 'carol', s.id)).status).toBe(201);
+    expect((await withClaim()).status).toBe(201);
+
+    await suite.sb.advance(1);
+    for (const late of [await guarded('/account/payout', 'carol', s.id), await withClaim()])
+      expect(late.body).toMatchObject({
+        status: 403,
+        error_code: 'phone_verification_required',
+        reason: 'stale',
+      });
+    // The route without an age limit still takes the verification.
+    expect((await guarded('/account/phone', 'carol', s.id)).status).toBe(201);
+
+    // A new app on the same store: the time the first one saw stands.
+    await suite.host!.close();
+    await host(account, proxy.url);
+    const restarted = await guarded('/account/payout', 'carol', s.id);
+    expect(restarted.body).toMatchObject({ status: 403, reason: 'stale' });
+    await suite.sb.advance(WITHIN_MS);
+    expect((await guarded('/account/payout', 'carol', s.id)).body).toMatchObject({ reason: 'stale' });
+  });
+});
