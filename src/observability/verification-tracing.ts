@@ -1,4 +1,4 @@
-import { refusalReason } from '../core/refusal-reason.js';
+import { ProtectionRefusal, ProtectionRefusalReason, refusalReason } from '../core/refusal-reason.js';
 import { methodTraits, VERIFICATION_METHODS } from '../core/verification-method.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 
@@ -84,7 +84,7 @@ export class VerificationTracing {
         span.setStatus({ code: api.SpanStatusCode.OK });
         return result;
       } catch (error) {
-        const refusal = error instanceof VerificationClientError && error.errorCode !== 'service_unavailable';
+        const refusal = isRefusal(error);
         handle.set({
           outcome: refusal ? 'refused' : 'error',
           refusalReason:
@@ -98,6 +98,15 @@ export class VerificationTracing {
       }
     });
   }
+}
+
+/**
+ * Protection refusing (the spend cap's 503 included) is the operation doing its job; a 503 of anything else
+ * (the API or the store unreachable) and a failing host hook are failures.
+ */
+function isRefusal(error: unknown): boolean {
+  if (error instanceof ProtectionRefusal) return error.reason !== ProtectionRefusalReason.beforeStartFailed;
+  return error instanceof VerificationClientError && error.errorCode !== 'service_unavailable';
 }
 
 function setFacts(span: OtelSpan, facts: SpanFacts): void {

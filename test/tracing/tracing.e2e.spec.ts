@@ -166,6 +166,34 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     expect(await counted('starts_total')).toBe(2);
   });
 
+  it("the spend cap's 503 is a refusal (status unset, reason spend_cap); a failing beforeStart hook's 503 is an error", async () => {
+    await boot({
+      methods: ['sms', 'flash_call'],
+      limits: {
+        startPerPhoneAndCaller: false,
+        resendCooldownMs: false,
+        spendCap: { amount: 1, windowMs: 86_400_000 },
+        beforeStart: (ctx) => {
+          if (ctx.phoneNumber.endsWith('0000')) throw new Error('hook down');
+        },
+      },
+    });
+    let capped: { status: number } | undefined;
+    for (let i = 0; i < 10 && capped?.status !== 503; i++)
+      capped = await post('start', { phone_number: phoneNumber(), method: 'sms' });
+    expect(capped).toMatchObject({ status: 503 });
+    const hookFailed = await post('start', { phone_number: '+79120000000', method: 'sms' });
+    expect(hookFailed.status).toBe(503);
+    const all = spans('verification.start');
+    const [cap, hook] = all.slice(-2);
+    expect([cap!.attributes['verification.outcome'], cap!.attributes['verification.refusal_reason']]).toEqual(
+      ['refused', 'spend_cap'],
+    );
+    expect(cap!.status.code).toBe(SpanStatusCode.UNSET);
+    expect(hook!.attributes['verification.outcome']).toBe('error');
+    expect(hook!.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
   it("a test number's spans say verification.test; a real number's do not", async () => {
     const reviewer = '+79990000001';
     await boot({ testNumbers: { numbers: [{ phoneNumber: reviewer, code: '246810' }] } });
