@@ -80,6 +80,30 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
     expect(JSON.stringify(stranger.body)).not.toContain('test');
   });
 
+  it("the right code costs the number's wrong-code budget nothing: a reviewer verifying often keeps it", async () => {
+    const budget = { points: 2, windowMs: HOUR };
+    const app = await boot({
+      testNumbers: { numbers: NUMBERS, maxAttempts: 3, wrongCodesPerNumber: budget },
+    });
+    const check = async (code: string) => {
+      const started = await post(
+        app,
+        '/verification/start',
+        { phone_number: REVIEWER, method: 'sms' },
+        as('reviewer'),
+      );
+      return post(
+        app,
+        '/verification/check',
+        { verification_id: started.body.verification_id, code },
+        as('reviewer'),
+      );
+    };
+    for (let i = 0; i < 3; i++) expect((await check(CODE)).body.verified).toBe(true);
+    // The budget is whole: a wrong code is compared (2 of 3 attempts left), not refused unread (0).
+    expect((await check('000000')).body).toMatchObject({ error_code: 'invalid_code', attempts_remaining: 2 });
+  });
+
   it('a guarded route refuses a test number unless it opted in; the details and the claim say test', async () => {
     const app = await boot({ testNumbers: { numbers: NUMBERS } });
     const started = await post(
