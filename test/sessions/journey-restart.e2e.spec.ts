@@ -86,6 +86,8 @@ describe.each(ONE_PLATFORM.flatMap((platform) => STORES.map((store) => [platform
 
       const [operatorId] = sb.sessionsFor(phone).map((s) => s.request_id);
       await sb.operator(operatorId!, 'approve');
+      // The restart takes longer than a poll interval: getVerifiedPhone reads a pending session at most once per one.
+      await sb.advance(3_000);
 
       const after = await boot();
       const service = after.app.get(VerificationService);

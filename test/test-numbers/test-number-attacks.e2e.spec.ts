@@ -5,9 +5,12 @@
  * claim say `test`), and the number's wrong-code budget holds across instances racing on one Redis.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
 import { VERIFICATION_DEFAULTS } from '../../src/options/verification-options.defaults.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, type Platform, type TestApp } from '../support/verification-app.js';
 import { as, bootGuardHost, burst, storeFor, type StoreKind } from '../verified-phone/guard-host.js';
@@ -77,6 +80,30 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
     expect(JSON.stringify(stranger.body)).not.toContain('test');
   });
 
+  it("the right code costs the number's wrong-code budget nothing: a reviewer verifying often keeps it", async () => {
+    const budget = { points: 2, windowMs: HOUR };
+    const app = await boot({
+      testNumbers: { numbers: NUMBERS, maxAttempts: 3, wrongCodesPerNumber: budget },
+    });
+    const check = async (code: string) => {
+      const started = await post(
+        app,
+        '/verification/start',
+        { phone_number: REVIEWER, method: 'sms' },
+        as('reviewer'),
+      );
+      return post(
+        app,
+        '/verification/check',
+        { verification_id: started.body.verification_id, code },
+        as('reviewer'),
+      );
+    };
+    for (let i = 0; i < 3; i++) expect((await check(CODE)).body.verified).toBe(true);
+    // The budget is whole: a wrong code is compared (2 of 3 attempts left), not refused unread (0).
+    expect((await check('000000')).body).toMatchObject({ error_code: 'invalid_code', attempts_remaining: 2 });
+  });
+
   it('a guarded route refuses a test number unless it opted in; the details and the claim say test', async () => {
     const app = await boot({ testNumbers: { numbers: NUMBERS } });
     const started = await post(
@@ -110,15 +137,48 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
   });
 });
 
+/**
+ * A host's ioredis client whose reads of the number's wrong-code counter wait until `count` of them
+ * are in flight (or a second has passed): every racing check reads the counter before any writes it,
+ * the worst interleaving two instances can meet. Writes pass at once.
+ */
+function racingReads(client: Redis, count: number): Redis {
+  const held: (() => void)[] = [];
+  const releaseAll = () => {
+    for (const release of held.splice(0)) release();
+  };
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'call')
+        return async (command: string, ...args: string[]) => {
+          if (command.toUpperCase() === 'GET' && String(args[0]).includes('test-number:wrong')) {
+            const wait = new Promise<void>((resolve) => held.push(resolve));
+            if (held.length >= count) releaseAll();
+            const timer = setTimeout(releaseAll, 1000);
+            await wait;
+            clearTimeout(timer);
+          }
+          return target.call(command, ...args);
+        };
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 describe('test numbers: the wrong-code budget across instances (express, redis store)', () => {
   const suite = sandboxSuite();
   const apps: TestApp[] = [];
+  let client: Redis | undefined;
   afterEach(async () => {
     for (const app of apps.splice(0)) await app.close();
+    await client?.quit();
   });
 
   it('two instances on one Redis, a budget of 10: concurrent wrong codes get at most 10 comparisons', async () => {
-    const store = storeFor('redis', suite.sb);
+    const sessions = 24;
+    client = new Redis(sharedRedisUrl());
+    const store = { redis: racingReads(client, sessions), keyPrefix: uniqueKeyPrefix('test-number-budget') };
     const account = await suite.sb.createAccount({ balance: 100 });
     const testNumbers = {
       numbers: NUMBERS,
@@ -128,7 +188,7 @@ describe('test numbers: the wrong-code budget across instances (express, redis s
     for (let i = 0; i < 2; i++)
       apps.push(await bootGuardHost('express', suite.sb, account, { store, testNumbers }));
     const ids: string[] = [];
-    for (let i = 0; i < 24; i++) {
+    for (let i = 0; i < sessions; i++) {
       const started = await post(
         apps[i % 2]!,
         '/verification/start',

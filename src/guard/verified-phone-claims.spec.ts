@@ -1,0 +1,52 @@
+import { describe, expect, it } from '@jest/globals';
+import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
+import type { VerificationModuleOptions } from '../options/verification.options.js';
+import { VerifiedPhoneClaims } from './verified-phone-claims.js';
+
+const HANDLE_KEY = 'one-handle-key-for-every-registration-0123';
+const TTL = 600_000;
+let now = 1_800_000_000_000;
+
+function claims(extra: Partial<VerificationModuleOptions> = {}, apiKey = 'key-a'): VerifiedPhoneClaims {
+  return new VerifiedPhoneClaims(
+    resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey, apiSecret: 'secret-secret-secret' },
+      handleKey: HANDLE_KEY,
+      clock: () => now,
+      verifiedPhone: { claimTtlMs: TTL },
+      ...extra,
+    }),
+  );
+}
+
+const facts = { phoneNumber: '+79161234567', owner: 'u1', verifiedAt: new Date(now - 1000) };
+
+describe('VerifiedPhoneClaims', () => {
+  it('a claim is read back by its registration, for its owner, with its test flag', async () => {
+    const north = claims({ name: 'north' });
+    const token = await north.issue({ ...facts, test: true });
+    await expect(north.read(token, 'u1')).resolves.toMatchObject({
+      phoneNumber: facts.phoneNumber,
+      test: true,
+    });
+    await expect(north.read(await north.issue(facts), 'u1')).resolves.toMatchObject({ test: false });
+    await expect(north.read(token, 'u2')).resolves.toBeNull();
+  });
+
+  it('one handleKey: another name, or the same name on another API key, reads the claim as none', async () => {
+    const token = await claims({ name: 'north' }).issue(facts);
+    await expect(claims({ name: 'south' }).read(token, 'u1')).resolves.toBeNull();
+    await expect(claims({ name: 'north' }, 'key-b').read(token, 'u1')).resolves.toBeNull();
+    await expect(claims({}).read(token, 'u1')).resolves.toBeNull();
+    await expect(claims({ name: 'north' }).read(token, 'u1')).resolves.not.toBeNull();
+  });
+
+  it('accepted until one millisecond before its end', async () => {
+    const reader = claims();
+    const token = await reader.issue(facts);
+    now += TTL - 1;
+    await expect(reader.read(token, 'u1')).resolves.not.toBeNull();
+    now += 1;
+    await expect(reader.read(token, 'u1')).resolves.toBeNull();
+  });
+});
