@@ -31,6 +31,7 @@ describe('RequestRateLimits', () => {
     stores.push(store);
     return new RequestRateLimits(store, {
       startPerIp: { points: 100, windowMs: HOUR },
+      freeStartPerCaller: { points: 100, windowMs: HOUR },
       startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
       startPerPhone: { points: 100, windowMs: HOUR },
       checkPerIp: { points: 100, windowMs: HOUR },

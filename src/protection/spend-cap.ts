@@ -9,6 +9,7 @@ import type { ProtectionLog } from '../observability/protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
+import { SpendEvidence, type ChargedOn } from './spend-evidence.js';
 
 export interface SpendCapSettings {
   /** Major units (RUB). */
@@ -83,6 +84,7 @@ interface OpenSpend {
  */
 export class SpendCap {
   private readonly limiter: StoreRateLimiter;
+  private readonly evidence: SpendEvidence;
   private readonly capMinor: number;
 
   constructor(
@@ -91,6 +93,7 @@ export class SpendCap {
     private readonly prices: PriceEstimator,
     private readonly emit: (event: SpendCapReachedEvent) => void,
     private readonly logger: ProtectionLog,
+    chargedOn?: ChargedOn,
   ) {
     this.capMinor = toMinorUnits(settings.amount) ?? 0;
     this.limiter = new StoreRateLimiter(store, {
@@ -98,6 +101,7 @@ export class SpendCap {
       points: this.capMinor,
       windowMs: settings.windowMs,
     });
+    this.evidence = new SpendEvidence(store, this.limiter, chargedOn, settings);
   }
 
   /**
@@ -105,19 +109,21 @@ export class SpendCap {
    * the share of the cap this start may not take (the last share, kept for methods charged on proof
    * and callers with a record: nobody can spend the cap to shut real users out).
    */
-  async reserve(method: KnownVerificationMethod, keepShare = 0): Promise<SpendReservation> {
+  async reserve(method: KnownVerificationMethod, keepShare = 0, final = false): Promise<SpendReservation> {
     const estimate = await this.prices.estimateMinor(method);
     const { key, windowEndsAt } = this.currentWindow();
     const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
     if (methodTraits(method).chargedOnProof)
-      return this.admitOnProof(method, estimate, keepShare, { key, windowEndsAt });
+      return this.admitOnProof(method, estimate, keepShare, { key, windowEndsAt }, final);
     const outcome = await this.limiter.tryConsume(key, estimate, ttl());
-    if (outcome.allowed && keepShare > 0 && outcome.consumed > this.capMinor * (1 - keepShare)) {
+    const lastShare = outcome.allowed && keepShare > 0 && outcome.consumed > this.capMinor * (1 - keepShare);
+    if (lastShare || !outcome.allowed) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
-      throw this.lastShareRefusal(windowEndsAt);
+      // What the API says it did not charge comes back first (once); the start is then asked again.
+      if (!final && (await this.reconciled(key, windowEndsAt))) return this.reserve(method, keepShare, true);
     }
+    if (lastShare) throw this.lastShareRefusal(windowEndsAt);
     if (!outcome.allowed) {
-      await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
       await this.announce(key, windowEndsAt, outcome.consumed - estimate);
       throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
     }
@@ -132,8 +138,10 @@ export class SpendCap {
           await this.limiter.refund(key, estimate - real, ttl());
         const billing = methodTraits(method).billing;
         const kept = real ?? estimate;
-        if (session && billing !== 'on_initiation' && kept > 0)
+        if (session && billing !== 'on_initiation' && kept > 0) {
           await this.keepOpen(session, { key, windowEndsAt, minor: kept, billing });
+          await this.evidence.opened(key, kept, ttl());
+        }
       },
       release: async () => {
         if (!open) return;
@@ -152,8 +160,14 @@ export class SpendCap {
     estimate: number,
     keepShare: number,
     { key, windowEndsAt }: { key: string; windowEndsAt: number },
+    final: boolean,
   ): Promise<SpendReservation> {
     const consumed = Number(await this.store.get(this.limiter.storeKey(key))) || 0;
+    const refused =
+      consumed + estimate > this.capMinor ||
+      (keepShare > 0 && consumed + estimate > this.capMinor * (1 - keepShare));
+    if (refused && !final && (await this.reconciled(key, windowEndsAt)))
+      return this.reserve(method, keepShare, true);
     if (consumed + estimate > this.capMinor) {
       await this.announce(key, windowEndsAt, consumed);
       throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
@@ -183,6 +197,12 @@ export class SpendCap {
     if (!cost) return undefined;
     this.prices.learn(method, cost);
     return toMinorUnits(cost.amount);
+  }
+
+  /** Reconciles the window with the API's usage (SpendEvidence); true when something came back. */
+  private reconciled(key: string, windowEndsAt: number): Promise<boolean> {
+    const ttl = Math.max(windowEndsAt - this.store.now(), 1);
+    return this.evidence.reconcile(key, windowEndsAt - this.settings.windowMs, ttl).catch(() => false);
   }
 
   private lastShareRefusal(windowEndsAt: number): Error {
@@ -227,8 +247,13 @@ export class SpendCap {
       await this.limiter.charge(now.key, open.minor, Math.max(now.windowEndsAt - this.store.now(), 1));
       return;
     }
-    if (charged) return;
-    await this.limiter.refund(open.key, open.minor, Math.max(open.windowEndsAt - this.store.now(), 1));
+    // Nothing the module saw is evidence of what the API did not charge: kept until usage says (SpendEvidence).
+    await this.evidence.ended(
+      open.key,
+      open.minor,
+      Math.max(open.windowEndsAt - this.store.now(), 1),
+      !charged,
+    );
   }
 
   /** Share of the current window's cap spent or reserved (1 and above: reached). */
