@@ -31,6 +31,8 @@ export const ProtectionKeys = {
   /** A window's reservations of sessions still open, and of ended ones nothing showed charged (SpendEvidence). */
   spendLive: (window: string): string => `protect:spend-live:${window}`,
   spendUnproven: (window: string): string => `protect:spend-unproven:${window}`,
+  /** A caller's proofs of methods charged on proof counted in a window (the proof reserve's share). */
+  spendCaller: (window: string, caller: string): string => `protect:spend-caller:${window}:${digest(caller)}`,
   /** Claimed by the one caller that reads the window's usage (at most every 30 s). */
   spendUsage: (window: string): string => `protect:spend-usage:${window}`,
 } as const;

@@ -19,7 +19,7 @@ import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-c
 import { toMinorUnits } from '../core/money.js';
 import { PriceEstimator } from './price-estimator.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
-import { ProtectionKeys } from './protection-keys.js';
+import { digest, ProtectionKeys } from './protection-keys.js';
 import { PumpingDefence } from './pumping-defence.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { UpstreamBackOff } from './upstream-back-off.js';
@@ -224,10 +224,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The request limits. A shared address (carrier NAT, an office) is not a reason to refuse a
-   * user: under grading, a start of a method charged on proof (which costs nothing unless the
-   * number's owner proves it) is not counted against the per-address limit, and any other start
-   * past it is graded (409 `method_held`) rather than refused while such a method is offered.
+   * The request limits. Under grading, a start of a method charged on proof spends its free budget
+   * instead of the per-address limit, and any other start past it is graded (409 `method_held`).
    */
   private async countStart(
     candidate: StartCandidate,
@@ -264,8 +262,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The spend reservation. The cap's last share (`limits.pumping.reserveShare`) is kept for methods
-   * charged on proof and callers with a record; a start the cap cannot afford is graded (409
-   * `method_held`) rather than refused while a method charged on proof is offered.
+   * charged on proof (each caller's share of it, see proof-reserve.ts) and callers with a record; a
+   * start the cap cannot afford is graded (409 `method_held`) while a method charged on proof is offered.
    */
   private async reserve(
     candidate: StartCandidate,
@@ -273,12 +271,18 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     grade: GradedAnswer | undefined,
   ): Promise<SpendReservation | undefined> {
     if (!this.spendCap) return undefined;
-    const privileged = methodTraits(candidate.method).chargedOnProof || this.pumping.knownCaller(pumping);
+    const onProof = methodTraits(candidate.method).chargedOnProof;
+    const known = this.pumping.knownCaller(pumping);
     // Monitor mode reports and never acts: the whole cap is open to everyone.
     const enforced = this.options.limits.pumping.mode === 'enforce';
-    const keep = enforced && !privileged ? this.options.limits.pumping.reserveShare : 0;
+    const { reserveShare } = this.options.limits.pumping;
+    const keep = enforced && !onProof && !known ? reserveShare : 0;
+    const proof =
+      enforced && onProof
+        ? { callers: freeCallersOf(candidate, this.options.limits).map(digest), known, reserveShare }
+        : undefined;
     try {
-      return await this.spendCap.reserve(candidate.method, keep);
+      return await this.spendCap.reserve(candidate.method, keep, proof);
     } catch (error) {
       if (
         error instanceof ProtectionRefusal &&

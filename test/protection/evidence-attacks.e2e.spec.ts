@@ -208,3 +208,47 @@ describe.each(ONE_PLATFORM)('the cap counts what the API charged (%s)', (platfor
     expect(fx.host.opsEvents.some((e) => e.name === 'verification.spend_cap_reached')).toBe(true);
   });
 });
+
+describe.each(ONE_PLATFORM)("the cap's proof reserve belongs to users (%s)", (platform) => {
+  const fx = protectionFixture();
+
+  it('a botnet proving reverse flash calls to its own numbers cannot take the last share: a user with a record is still served', async () => {
+    // 6 RUB: an SMS (3 RUB) makes the user's record; the last 20 % (1.2 RUB) is the reserve.
+    fx.host = await protectedHost(fx.sb, platform, { spendCap: { amount: 6, windowMs: 86_400_000 } });
+    const userIp = freshIp();
+    const userPhone = freshPhone();
+    const sms = await startFrom(fx.host, userIp, userPhone);
+    const code = fx.sb.sessionsFor(userPhone)[0]!.code!;
+    const checked = await call(
+      fx.host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: sms.body.verification_id, code },
+      { 'x-forwarded-for': userIp },
+    );
+    expect(checked.body.status).toBe('verified');
+
+    const number = freshRange();
+    let proofs = 0;
+    for (let i = 0; i < 20; i++) {
+      const ip = freshIp();
+      const started = await startFrom(fx.host, ip, number(i), 'reverse_flash_call');
+      if (started.status !== 201) break;
+      await fx.sb.call(fx.sb.sessionsFor(number(i))[0]!.request_id, number(i));
+      await fx.sb.advance(5_000);
+      const seen = await call(
+        fx.host.url,
+        'GET',
+        `/verification/status/${String(started.body.verification_id)}`,
+        undefined,
+        { 'x-forwarded-for': ip },
+      );
+      expect(seen.body.status).toBe('verified');
+      proofs += 1;
+    }
+    // The botnet's proofs stop short of the reserve (4.8 RUB: 7 calls after the SMS).
+    expect(proofs).toBeLessThanOrEqual(7);
+    const user = await startFrom(fx.host, userIp, freshPhone(), 'reverse_flash_call');
+    expect(user.status).toBe(201);
+  });
+});
