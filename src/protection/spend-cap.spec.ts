@@ -219,8 +219,9 @@ describe('SpendCap', () => {
     });
     for (let i = 0; i < 3; i++) await (await cap.reserve('sms')).settle(rub(3), session(i, clock.now));
     await cap.ended('rfc-0', { verified: false, delivered: false });
-    await cap.ended('rfc-1', { verified: false, delivered: true });
-    // Charged: the delivered one only. Of 9 counted, 3 are live (rfc-2) and 3 charged: 3 come back.
+    await cap.ended('rfc-1', { verified: false, delivered: false });
+    // The API charged 3 RUB: rfc-2's, still live, delivered. Of 9 counted, 3 are live and 3 charged:
+    // 3 of the 6 unproven come back (one of the two ended ones was charged, the live one stays).
     charged = 300;
     await (await cap.reserve('sms')).settle(rub(3), session(3, clock.now));
     expect(reads).toEqual(['2026-01-01']);
