@@ -56,6 +56,7 @@ export async function runPumpingScenarios(
     ...(await freshRangeBurstsScenario()),
     ...(await ownerFarmScenario()),
     ...(await flashCrowdScenario()),
+    ...(await launderingScenario()),
   ];
 }
 
@@ -156,6 +157,26 @@ export async function repeatedNumbersScenario(): Promise<ProtectionBenchRow[]> {
     'issue 29: repeated numbers (40 numbers × 15 starts in an hour, 10 ranges)',
     attack,
     1,
+  );
+}
+
+/**
+ * Issue 43, finding 1: conversion laundering. Every tick, 12 SMS into one range whose numbers the
+ * attacker holds, and one of them proved by a reverse flash call (free for the attacker).
+ */
+export async function launderingScenario(): Promise<ProtectionBenchRow[]> {
+  const range = freshRange('958');
+  const attack: Caller[] = [];
+  let n = 0;
+  for (let tick = 0; tick < TICKS; tick++) {
+    attack.push({ ip: freshIp(), owner: `own-${tick}`, phone: range(n++), tick, method: 'owned' });
+    for (let i = 0; i < 12; i++) attack.push({ ip: freshIp(), owner: `bot-${n}`, phone: range(n++), tick });
+  }
+  return attackScenarioRows(
+    'issue 43: conversion laundering (12 SMS a tick into a held range, one of its numbers proved by reverse call)',
+    attack,
+    4,
+    { attackerVerifies: (a) => a.method === 'owned' },
   );
 }
 

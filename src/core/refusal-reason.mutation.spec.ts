@@ -23,6 +23,7 @@ const TABLE: Record<ProtectionRefusalReason, [string, number, string]> = {
   client_held: ['rate_limit_exceeded', 429, 'pumping'],
   spend_cap_reserve: ['service_unavailable', 503, 'pumping'],
   method_held: ['method_held', 409, 'pumping'],
+  upstream_rate_limit: ['rate_limit_exceeded', 429, 'upstream_rate_limit'],
 };
 
 describe('protection refusals, every one', () => {

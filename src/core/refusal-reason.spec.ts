@@ -97,6 +97,7 @@ describe('protection refusals on the wire', () => {
       ['client_held', 429, 'rate_limit_exceeded'],
       ['spend_cap_reserve', 503, 'service_unavailable'],
       ['method_held', 409, 'method_held'],
+      ['upstream_rate_limit', 429, 'rate_limit_exceeded'],
     ]);
   });
 

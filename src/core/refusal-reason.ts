@@ -37,6 +37,7 @@ export const ProtectionRefusalReason = {
   clientHeld: 'client_held',
   spendCapReserve: 'spend_cap_reserve',
   methodHeld: 'method_held',
+  upstreamRateLimit: 'upstream_rate_limit',
 } as const;
 export type ProtectionRefusalReason = (typeof ProtectionRefusalReason)[keyof typeof ProtectionRefusalReason];
 
@@ -70,6 +71,8 @@ export const PROTECTION_REFUSALS: Readonly<
   spend_cap_reserve: { errorCode: 'service_unavailable', label: 'pumping' },
   // A graded answer: the start is suspected, and only methods charged on proof are offered.
   method_held: { errorCode: 'method_held', label: 'pumping' },
+  // The API answered 429 a moment ago: every instance waits out its Retry-After instead of forwarding.
+  upstream_rate_limit: { errorCode: 'rate_limit_exceeded', label: 'upstream_rate_limit' },
 };
 
 const DETAILS: Readonly<Record<ProtectionRefusalCode, string>> = {

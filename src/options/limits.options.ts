@@ -43,6 +43,12 @@ export interface LimitsOptions {
   /** Default 10 per hour per client key. `false` switches it off. */
   startPerIp?: RateLimit | false;
   /**
+   * Default 30 per 10 minutes: starts of a method charged on proof (reverse flash call, the bot) per
+   * client key, per network and per owner, each. They cost nothing unless proved, but each is an
+   * upstream call: the account's API rate is everyone's. `false` switches it off.
+   */
+  freeStartPerCaller?: RateLimit | false;
+  /**
    * Default 15 per hour per phone number from all callers together: the ceiling above
    * `startPerPhoneAndCaller`, so that other callers cannot use up one caller's budget.
    */
@@ -117,6 +123,7 @@ export interface SpendCapOptions {
 export interface ResolvedLimits {
   enabled: boolean;
   startPerIp: RateLimit | false;
+  freeStartPerCaller: RateLimit | false;
   startPerPhone: RateLimit | false;
   startPerPhoneAndCaller: RateLimit | false;
   resendCooldownMs: number | false;

@@ -13,6 +13,7 @@ import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
 /** Rate limits: `{ points, windowMs }` or `false`. */
 export const RATE_LIMITS = [
   'startPerIp',
+  'freeStartPerCaller',
   'startPerPhone',
   'startPerPhoneAndCaller',
   'checkPerIp',

@@ -175,6 +175,7 @@ function resolveLimits(limits: LimitsOptions): ResolvedLimits {
   return {
     enabled,
     startPerIp: rate('startPerIp'),
+    freeStartPerCaller: rate('freeStartPerCaller'),
     startPerPhone: rate('startPerPhone'),
     startPerPhoneAndCaller: rate('startPerPhoneAndCaller'),
     resendCooldownMs: enabled ? (limits.resendCooldownMs ?? D.resendCooldownMs) : false,

@@ -11,6 +11,9 @@ export const ProtectionKeys = {
   startPerClient: 'protect:start-client',
   startPerPhone: 'protect:start-phone',
   startPerPhoneAndCaller: 'protect:start-phone-caller',
+  freeStartPerCaller: 'protect:free-start-caller',
+  /** The API answered 429: every instance waits out its `Retry-After`. */
+  apiBackoff: 'protect:api-backoff',
   checkPerClient: 'protect:check-client',
   wrongCodesPerPhone: 'protect:wrong-codes-phone',
   wrongCodesPerOwner: 'protect:wrong-codes-owner',
@@ -25,4 +28,11 @@ export const ProtectionKeys = {
   spendOpen: (requestId: string): string => `protect:spend-open:${digest(requestId)}`,
   /** Claimed by the one caller that acts on a session's end (`SpendCap.ended`). */
   spendEnded: (requestId: string): string => `protect:spend-ended:${digest(requestId)}`,
+  /** A window's reservations of sessions still open, and of ended ones nothing showed charged (SpendEvidence). */
+  spendLive: (window: string): string => `protect:spend-live:${window}`,
+  spendUnproven: (window: string): string => `protect:spend-unproven:${window}`,
+  /** A caller's proofs of methods charged on proof counted in a window (the proof reserve's share). */
+  spendCaller: (window: string, caller: string): string => `protect:spend-caller:${window}:${digest(caller)}`,
+  /** Claimed by the one caller that reads the window's usage (at most every 30 s). */
+  spendUsage: (window: string): string => `protect:spend-usage:${window}`,
 } as const;

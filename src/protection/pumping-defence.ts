@@ -1,4 +1,5 @@
 import type { FraudSuspectedEvent, VerificationEvent } from '../core/verification-events.js';
+import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { ProtectionHold } from './protection-hold.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
@@ -66,6 +67,12 @@ const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
   network: ProtectionRefusalReason.clientHeld,
 };
 const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
+const NOTHING_COUNTED = { before: new Map(), callersBefore: new Map(), release: async () => undefined };
+
+/** A method charged on proof costs nothing unless the number's owner proves it. */
+function free(method: VerificationMethod | undefined): boolean {
+  return method !== undefined && methodTraits(method).chargedOnProof;
+}
 
 /**
  * Defence against SMS pumping (traffic pumped to numbers whose operator pays the attacker): every
@@ -184,11 +191,15 @@ export class PumpingDefence {
   ): Promise<ProtectionHold> {
     if (assessment === undefined) return NOTHING_HELD;
     const { attempt } = assessment;
-    const counted = await this.stats.countStart(
-      assessment.subjects,
-      attempt.phoneNumber,
-      callerOf(attempt, this.ipv6PrefixLength),
-    );
+    // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
+    // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
+    const counted = free(attempt.method)
+      ? NOTHING_COUNTED
+      : await this.stats.countStart(
+          assessment.subjects,
+          attempt.phoneNumber,
+          callerOf(attempt, this.ipv6PrefixLength),
+        );
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
       const held = dueHold(
@@ -225,20 +236,31 @@ export class PumpingDefence {
     return { release: counted.release };
   }
 
-  /** Remembers which subjects a started session belongs to, so that its verification is counted there. */
+  /**
+   * Remembers which subjects a started session belongs to, so that its verification is counted
+   * there. A session of a method charged on proof is credited to nobody unless one of its callers
+   * has a record: its proof costs the prover nothing (the pumper holds the range's numbers), so it
+   * does not vouch for paid methods of its range, prefix or country (conversion laundering).
+   */
   async started(
     assessment: PumpingAssessment | undefined,
     requestId: string,
     expiresAt: number,
   ): Promise<void> {
     if (assessment === undefined) return;
+    if (free(assessment.attempt.method) && !this.knownCaller(assessment)) return;
     const ttl = Math.max(expiresAt - this.store.now(), 0) + this.settings.windowMs;
     await this.stats.rememberSession(requestId, assessment.credited, ttl);
   }
 
-  /** A verification completed: counted for the subjects of its start (else its range, country and owner). */
+  /**
+   * A verification completed: counted for the subjects of its start (else, for a paid method, its
+   * range, country and owner; a proof of a method charged on proof only as its start was credited).
+   */
   async verified(event: VerificationEvent): Promise<void> {
     if (this.settings.mode === 'off') return;
+    const remembered = await this.stats.takeSession(event.requestId);
+    if (remembered === undefined && free(event.method)) return;
     const attempt = {
       phoneNumber: event.phoneNumber,
       owner: event.owner,
@@ -246,7 +268,7 @@ export class PumpingDefence {
       ip: undefined,
     };
     const ids =
-      (await this.stats.takeSession(event.requestId)) ??
+      remembered ??
       subjectsOf(attempt, placeOf(event.phoneNumber, this.settings.rangeDigits), this.ipv6PrefixLength).map(
         (s) => s.id,
       );

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import type { VerificationMethod } from '../core/verification-method.js';
 import { clientAddressKey } from './client-address.js';
 import { numberRange, operatorPrefix } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';
@@ -15,6 +16,8 @@ export interface PumpingAttempt {
   owner: string | undefined;
   clientKey: string | undefined;
   ip: string | undefined;
+  /** The method started: one charged on proof is free unless proved, and weighs as such (see PumpingDefence). */
+  method?: VerificationMethod;
   /**
    * A journey's switch (the method it leaves): judged as part of its journey, not as a new start of
    * its caller. It costs money, so it counts for its number's range, prefix and country; its callers

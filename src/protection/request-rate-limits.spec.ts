@@ -3,6 +3,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import type { RateLimit } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { RequestRateLimits } from './request-rate-limits.js';
+import { freeCallersOf } from './start-callers.js';
 
 const HOUR = 3_600_000;
 
@@ -31,6 +32,7 @@ describe('RequestRateLimits', () => {
     stores.push(store);
     return new RequestRateLimits(store, {
       startPerIp: { points: 100, windowMs: HOUR },
+      freeStartPerCaller: { points: 100, windowMs: HOUR },
       startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
       startPerPhone: { points: 100, windowMs: HOUR },
       checkPerIp: { points: 100, windowMs: HOUR },
@@ -127,5 +129,45 @@ describe('RequestRateLimits', () => {
       await off.countStart('203.0.113.7', '+79161234567', 'a');
       await off.countCheck('203.0.113.7');
     }
+  });
+});
+
+describe('free starts (methods charged on proof)', () => {
+  const clock = { now: 1_700_000_000_000 };
+  it('each caller (client key, network, owner) has its own budget; a refused start gives back what it took', async () => {
+    const store = new MemoryStore({ clock: () => clock.now });
+    const limits = new RequestRateLimits(store, {
+      startPerIp: false,
+      freeStartPerCaller: { points: 2, windowMs: 600_000 },
+      startPerPhoneAndCaller: false,
+      startPerPhone: false,
+      checkPerIp: false,
+    });
+    await limits.countFreeStart(['client:a', 'owner:x']);
+    await limits.countFreeStart(['client:b', 'owner:x']);
+    // The owner's third from yet another address: refused, and client:c's point given back.
+    await expect(limits.countFreeStart(['client:c', 'owner:x'])).rejects.toMatchObject({
+      reason: 'start_ip_limit',
+    });
+    await limits.countFreeStart(['client:c']);
+    await limits.countFreeStart(['client:c']);
+    await expect(limits.countFreeStart(['client:c'])).rejects.toMatchObject({ reason: 'start_ip_limit' });
+    await store.close();
+  });
+
+  it('freeCallersOf: the client key, the network when the host keys clients otherwise, and the owner', () => {
+    const candidate = { phoneNumber: '+79161234567', method: 'reverse_flash_call', request: {} } as const;
+    expect(
+      freeCallersOf(
+        { ...candidate, clientKey: 'user-1', ip: '2001:db8::1', owner: 'o' },
+        { ipv6PrefixLength: 64 },
+      ),
+    ).toEqual(['client:user-1', 'network:2001:db8::/64', 'owner:o']);
+    expect(
+      freeCallersOf(
+        { ...candidate, clientKey: '203.0.113.9', ip: '203.0.113.9', owner: undefined },
+        { ipv6PrefixLength: 64 },
+      ),
+    ).toEqual(['client:203.0.113.9']);
   });
 });

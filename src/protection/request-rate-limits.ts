@@ -19,6 +19,7 @@ const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
  */
 export class RequestRateLimits {
   private readonly startPerClient: StoreRateLimiter | undefined;
+  private readonly freeStartPerCaller: StoreRateLimiter | undefined;
   private readonly startPerPhoneAndCaller: StoreRateLimiter | undefined;
   private readonly startPerPhone: StoreRateLimiter | undefined;
   private readonly checkPerClient: StoreRateLimiter | undefined;
@@ -27,6 +28,7 @@ export class RequestRateLimits {
     store: VerificationStore,
     limits: {
       startPerIp: RateLimit | false;
+      freeStartPerCaller: RateLimit | false;
       startPerPhoneAndCaller: RateLimit | false;
       startPerPhone: RateLimit | false;
       checkPerIp: RateLimit | false;
@@ -38,6 +40,12 @@ export class RequestRateLimits {
       store,
       ProtectionKeys.startPerClient,
       limits.startPerIp,
+      true,
+    );
+    this.freeStartPerCaller = StoreRateLimiter.forLimit(
+      store,
+      ProtectionKeys.freeStartPerCaller,
+      limits.freeStartPerCaller,
       true,
     );
     this.startPerPhoneAndCaller = StoreRateLimiter.forLimit(
@@ -89,6 +97,28 @@ export class RequestRateLimits {
       if (perPhone)
         holds.push(
           await count(this.startPerPhone, digest(phoneNumber), ProtectionRefusalReason.startPhoneLimit, true),
+        );
+    } catch (error) {
+      await release().catch(() => undefined);
+      throw error;
+    }
+    return { release };
+  }
+
+  /**
+   * Counts one start of a method charged on proof against each of its callers' free budget (client
+   * key, network, owner: distinct ids), or throws 429 `start_ip_limit`. Free for the host unless
+   * proved, such a start is still an upstream call: nobody gets them without limit.
+   */
+  async countFreeStart(callers: readonly string[]): Promise<ProtectionHold> {
+    const holds: ProtectionHold[] = [];
+    const release = async (): Promise<void> => {
+      for (const hold of [...holds].reverse()) await hold.release();
+    };
+    try {
+      for (const caller of new Set(callers))
+        holds.push(
+          await count(this.freeStartPerCaller, digest(caller), ProtectionRefusalReason.startIpLimit),
         );
     } catch (error) {
       await release().catch(() => undefined);

@@ -5,6 +5,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { MemoryStore } from '../store/memory.store.js';
 import type { PriceEstimator } from './price-estimator.js';
 import { chargedAtEnd, SpendCap, warnWhenSpendUnbounded, type SpendCapSettings } from './spend-cap.js';
+import type { ChargedOn } from './spend-evidence.js';
 
 const DAY = 86_400_000;
 /** 2026-01-01T10:00:00Z. */
@@ -12,7 +13,7 @@ const TEN_AM = Date.UTC(2026, 0, 1, 10);
 const rub = (amount: number): Money => ({ amount, currency: 'RUB' });
 
 /** A spend cap of `amount` RUB a day whose every start is estimated at `estimateMinor` kopecks. */
-function spendCap(settings: Partial<SpendCapSettings> = {}, estimateMinor = 300) {
+function spendCap(settings: Partial<SpendCapSettings> = {}, estimateMinor = 300, chargedOn?: ChargedOn) {
   const clock = { now: TEN_AM };
   const store = new MemoryStore({ clock: () => clock.now });
   const learned: [string, Money][] = [];
@@ -31,6 +32,7 @@ function spendCap(settings: Partial<SpendCapSettings> = {}, estimateMinor = 300)
       warn: (message: string, context?: unknown) => void warnings.push({ message, context }),
       error: () => {},
     } as never,
+    chargedOn,
   );
   return { cap, clock, store, learned, events, warnings };
 }
@@ -193,19 +195,45 @@ describe('SpendCap', () => {
     expect(await cap.spentShare()).toBeCloseTo(0.025);
   });
 
-  it('a session whose end two instances report at once is counted once, and its reservation given back once', async () => {
+  it('a session whose end two instances report at once is counted once; an SMS whose delivery nobody saw stays counted', async () => {
     const { cap, clock } = make({ amount: 10 }, 100);
     const bot = cap.reserve('msgr2_bot');
     await (await bot).settle(rub(1), session(1, clock.now));
     const delivered = { verified: false, delivered: true };
     await Promise.all([cap.ended('rfc-1', delivered), cap.ended('rfc-1', delivered)]);
     expect(await cap.spentShare()).toBeCloseTo(0.1);
-    // An SMS never delivered: its 3 RUB come back once, not twice (the cap would under-count).
+    // An SMS whose delivery nobody saw: the API may have charged it (a read outage), so it stays.
     await (await cap.reserve('sms')).settle(rub(3), session(2, clock.now));
     expect(await cap.spentShare()).toBeCloseTo(0.4);
     const undelivered = { verified: false, delivered: false };
     await Promise.all([cap.ended('rfc-2', undelivered), cap.ended('rfc-2', undelivered)]);
-    expect(await cap.spentShare()).toBeCloseTo(0.1);
+    expect(await cap.spentShare()).toBeCloseTo(0.4);
+  });
+
+  it("the day's usage gives back what the API did not charge, once, never a live session's; a refused start is asked again", async () => {
+    let charged = 0;
+    const reads: string[] = [];
+    const { cap, clock } = make({ amount: 9 }, 300, async (date) => {
+      reads.push(date);
+      return charged;
+    });
+    for (let i = 0; i < 3; i++) await (await cap.reserve('sms')).settle(rub(3), session(i, clock.now));
+    await cap.ended('rfc-0', { verified: false, delivered: false });
+    await cap.ended('rfc-1', { verified: false, delivered: false });
+    // The API charged 3 RUB: rfc-2's, still live, delivered. Of 9 counted, 3 are live and 3 charged:
+    // 3 of the 6 unproven come back (one of the two ended ones was charged, the live one stays).
+    charged = 300;
+    await (await cap.reserve('sms')).settle(rub(3), session(3, clock.now));
+    expect(reads).toEqual(['2026-01-01']);
+    expect(await cap.spentShare()).toBeCloseTo(1);
+    // Nothing more to give back, and the usage is read at most every 30 s.
+    expect(await refusalOf(cap.reserve('sms'))).toBeInstanceOf(ProtectionRefusal);
+    expect(reads).toHaveLength(1);
+    // The API charged more than the cap counted (proofs the module never saw): counted now.
+    clock.now += 31_000;
+    charged = 1_500;
+    expect(await refusalOf(cap.reserve('sms'))).toBeInstanceOf(ProtectionRefusal);
+    expect(await cap.spentShare()).toBeCloseTo(1500 / 900);
   });
 
   it('a method charged on proof is refused when its price no longer fits the cap or the share it may take; without its session it is counted at once', async () => {

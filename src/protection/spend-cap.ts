@@ -9,6 +9,8 @@ import type { ProtectionLog } from '../observability/protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
+import { SpendEvidence, type ChargedOn } from './spend-evidence.js';
+import { inProofReserve, proofReserveRefuses, type ProofTerms } from './proof-reserve.js';
 
 export interface SpendCapSettings {
   /** Major units (RUB). */
@@ -59,6 +61,8 @@ interface OpenSpend {
   billing: MethodBilling;
   /** Charged on proof: nothing was reserved; counted when it ends proved (absent: reserved). */
   onProof?: boolean;
+  /** Charged on proof: its callers, whose share of the proof reserve it takes when proved. */
+  callers?: readonly string[];
 }
 
 /**
@@ -83,6 +87,7 @@ interface OpenSpend {
  */
 export class SpendCap {
   private readonly limiter: StoreRateLimiter;
+  private readonly evidence: SpendEvidence;
   private readonly capMinor: number;
 
   constructor(
@@ -91,6 +96,7 @@ export class SpendCap {
     private readonly prices: PriceEstimator,
     private readonly emit: (event: SpendCapReachedEvent) => void,
     private readonly logger: ProtectionLog,
+    chargedOn?: ChargedOn,
   ) {
     this.capMinor = toMinorUnits(settings.amount) ?? 0;
     this.limiter = new StoreRateLimiter(store, {
@@ -98,6 +104,7 @@ export class SpendCap {
       points: this.capMinor,
       windowMs: settings.windowMs,
     });
+    this.evidence = new SpendEvidence(store, this.limiter, chargedOn, settings);
   }
 
   /**
@@ -105,19 +112,27 @@ export class SpendCap {
    * the share of the cap this start may not take (the last share, kept for methods charged on proof
    * and callers with a record: nobody can spend the cap to shut real users out).
    */
-  async reserve(method: KnownVerificationMethod, keepShare = 0): Promise<SpendReservation> {
+  async reserve(
+    method: KnownVerificationMethod,
+    keepShare = 0,
+    proof?: ProofTerms,
+    final = false,
+  ): Promise<SpendReservation> {
     const estimate = await this.prices.estimateMinor(method);
     const { key, windowEndsAt } = this.currentWindow();
     const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
     if (methodTraits(method).chargedOnProof)
-      return this.admitOnProof(method, estimate, keepShare, { key, windowEndsAt });
+      return this.admitOnProof(method, estimate, keepShare, { key, windowEndsAt }, { proof, final });
     const outcome = await this.limiter.tryConsume(key, estimate, ttl());
-    if (outcome.allowed && keepShare > 0 && outcome.consumed > this.capMinor * (1 - keepShare)) {
+    const lastShare = outcome.allowed && keepShare > 0 && outcome.consumed > this.capMinor * (1 - keepShare);
+    if (lastShare || !outcome.allowed) {
       await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
-      throw this.lastShareRefusal(windowEndsAt);
+      // What the API says it did not charge comes back first (once); the start is then asked again.
+      if (!final && (await this.reconciled(key, windowEndsAt)))
+        return this.reserve(method, keepShare, proof, true);
     }
+    if (lastShare) throw this.lastShareRefusal(windowEndsAt);
     if (!outcome.allowed) {
-      await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
       await this.announce(key, windowEndsAt, outcome.consumed - estimate);
       throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
     }
@@ -132,8 +147,10 @@ export class SpendCap {
           await this.limiter.refund(key, estimate - real, ttl());
         const billing = methodTraits(method).billing;
         const kept = real ?? estimate;
-        if (session && billing !== 'on_initiation' && kept > 0)
+        if (session && billing !== 'on_initiation' && kept > 0) {
           await this.keepOpen(session, { key, windowEndsAt, minor: kept, billing });
+          await this.evidence.opened(key, kept, ttl());
+        }
       },
       release: async () => {
         if (!open) return;
@@ -152,13 +169,27 @@ export class SpendCap {
     estimate: number,
     keepShare: number,
     { key, windowEndsAt }: { key: string; windowEndsAt: number },
+    { proof, final }: { proof: ProofTerms | undefined; final: boolean },
   ): Promise<SpendReservation> {
     const consumed = Number(await this.store.get(this.limiter.storeKey(key))) || 0;
+    const callerSpent =
+      proof && inProofReserve(consumed, estimate, this.capMinor, proof)
+        ? Math.max(0, ...(await Promise.all(proof.callers.map((c) => this.callerSpent(key, c)))))
+        : 0;
+    const reserveRefuses =
+      proof !== undefined &&
+      proofReserveRefuses({ consumed, estimate, capMinor: this.capMinor, callerSpent, terms: proof });
+    const refused =
+      reserveRefuses ||
+      consumed + estimate > this.capMinor ||
+      (keepShare > 0 && consumed + estimate > this.capMinor * (1 - keepShare));
+    if (refused && !final && (await this.reconciled(key, windowEndsAt)))
+      return this.reserve(method, keepShare, proof, true);
     if (consumed + estimate > this.capMinor) {
       await this.announce(key, windowEndsAt, consumed);
       throw protectionRefusal(ProtectionRefusalReason.spendCap, windowEndsAt - this.store.now());
     }
-    if (keepShare > 0 && consumed + estimate > this.capMinor * (1 - keepShare))
+    if (reserveRefuses || (keepShare > 0 && consumed + estimate > this.capMinor * (1 - keepShare)))
       throw this.lastShareRefusal(windowEndsAt);
     let open = true;
     return {
@@ -170,7 +201,10 @@ export class SpendCap {
         // Without its session nothing would ever count it: counted now (the safe side).
         if (!session) await this.limiter.charge(key, minor, Math.max(windowEndsAt - this.store.now(), 1));
         else if (minor > 0)
-          await this.keepOpen(session, { key, windowEndsAt, minor, billing, onProof: true });
+          await this.keepOpen(session, {
+            ...{ key, windowEndsAt, minor, billing, onProof: true },
+            ...(proof ? { callers: proof.callers } : {}),
+          });
       },
       release: async () => {
         open = false;
@@ -183,6 +217,16 @@ export class SpendCap {
     if (!cost) return undefined;
     this.prices.learn(method, cost);
     return toMinorUnits(cost.amount);
+  }
+
+  private async callerSpent(window: string, caller: string): Promise<number> {
+    return Math.max(0, Number(await this.store.get(ProtectionKeys.spendCaller(window, caller))) || 0);
+  }
+
+  /** Reconciles the window with the API's usage (SpendEvidence); true when something came back. */
+  private reconciled(key: string, windowEndsAt: number): Promise<boolean> {
+    const ttl = Math.max(windowEndsAt - this.store.now(), 1);
+    return this.evidence.reconcile(key, windowEndsAt - this.settings.windowMs, ttl).catch(() => false);
   }
 
   private lastShareRefusal(windowEndsAt: number): Error {
@@ -224,11 +268,21 @@ export class SpendCap {
     if (open.onProof) {
       if (!charged) return;
       const now = this.currentWindow();
-      await this.limiter.charge(now.key, open.minor, Math.max(now.windowEndsAt - this.store.now(), 1));
+      const ttl = Math.max(now.windowEndsAt - this.store.now(), 1);
+      await this.limiter.charge(now.key, open.minor, ttl);
+      for (const caller of open.callers ?? [])
+        await this.store.increment(ProtectionKeys.spendCaller(now.key, caller), open.minor, ttl, {
+          evictable: true,
+        });
       return;
     }
-    if (charged) return;
-    await this.limiter.refund(open.key, open.minor, Math.max(open.windowEndsAt - this.store.now(), 1));
+    // Nothing the module saw is evidence of what the API did not charge: kept until usage says (SpendEvidence).
+    await this.evidence.ended(
+      open.key,
+      open.minor,
+      Math.max(open.windowEndsAt - this.store.now(), 1),
+      !charged,
+    );
   }
 
   /** Share of the current window's cap spent or reserved (1 and above: reached). */

@@ -25,6 +25,23 @@ export function starterOf(candidate: StartCandidate): string | undefined {
 }
 
 /**
+ * Whose free budget a start of a method charged on proof spends: its client key, its address's
+ * network (when the host keys clients otherwise) and its owner, each on its own.
+ */
+export function freeCallersOf(
+  candidate: StartCandidate,
+  limits: Pick<ResolvedVerificationOptions['limits'], 'ipv6PrefixLength'>,
+): string[] {
+  const network =
+    candidate.ip === undefined ? undefined : clientAddressKey(candidate.ip, limits.ipv6PrefixLength);
+  return [
+    ...(candidate.clientKey === undefined ? [] : [`client:${candidate.clientKey}`]),
+    ...(network === undefined || network === candidate.clientKey ? [] : [`network:${network}`]),
+    ...(candidate.owner === undefined ? [] : [`owner:${candidate.owner}`]),
+  ];
+}
+
+/**
  * Who is counted by the per-(phone, caller) limit and the cooldown: the owner, else the client key,
  * else one shared anonymous caller. Not the browser key: a caller drops a cookie for free.
  */

@@ -18,6 +18,8 @@ export interface PermitTerms {
   suspected: boolean;
   /** Remembers which pumping subjects a started session belongs to (so its verification counts there). */
   attribute(session: StartedSession): Promise<void>;
+  /** The API answered 429: every instance waits `ms` before sending another start. */
+  backOff?(ms: number): Promise<void>;
 }
 
 /** How a start that did not produce a session ended, as far as the caller knows. */
@@ -31,6 +33,8 @@ export interface StartRollback {
   nothingSent: boolean;
   /** The error the start fails with: identical starts of this process that waited on it fail with it too. */
   failure?: unknown;
+  /** The API answered 429 with this `Retry-After` (1 s without one). */
+  upstreamRetryAfterMs?: number;
 }
 
 /**
@@ -94,6 +98,10 @@ export class StartPermit {
   async rollback(outcome: StartRollback): Promise<void> {
     if (!this.settle()) return;
     if (outcome.nothingSent) await releaseAll([...this.admission.holds, this.admission.reservation]);
+    if (outcome.upstreamRetryAfterMs !== undefined)
+      await this.admission.backOff?.(outcome.upstreamRetryAfterMs).catch((error: unknown) => {
+        this.logger.warn('the API rate limit could not be shared', { error: errorText(error) });
+      });
     await this.admission.claim?.failed(outcome.failure);
   }
 

@@ -7,6 +7,7 @@ import {
   type VerificationEvent,
 } from '../core/verification-events.js';
 import { PriceBook } from '../account/price-book.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
 import type { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -14,15 +15,17 @@ import { SessionRecordRepository } from '../sessions/session-record.repository.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { runBeforeStart } from './before-start-hook.js';
-import { clientKeyOf, limitsCallerOf, starterOf } from './start-callers.js';
+import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-callers.js';
 import { toMinorUnits } from '../core/money.js';
 import { PriceEstimator } from './price-estimator.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
-import { ProtectionKeys } from './protection-keys.js';
+import { digest, ProtectionKeys } from './protection-keys.js';
 import { PumpingDefence } from './pumping-defence.js';
 import { RequestRateLimits } from './request-rate-limits.js';
+import { UpstreamBackOff } from './upstream-back-off.js';
 import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
+import { usageCharges } from './spend-evidence.js';
 import { StartCoalescer, type CoalescingClaim } from './start-coalescer.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
@@ -36,10 +39,7 @@ import { errorText } from '../core/error-text.js';
 export type { HandBack, StartCandidate, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
 
-/**
- * The outcomes that end a session, and so settle its open spend reservation (a step verified after
- * another step of its journey is `verified_again`: charged all the same).
- */
+/** The outcomes that end a session and settle its open spend reservation (`verified_again` is charged too). */
 const SESSION_ENDS = ['verified', 'verifiedAgain', 'failed', 'expired'] as const;
 
 /** Slack of a start's coalescing claim beyond the API timeout: the hook and the store calls. */
@@ -47,23 +47,21 @@ const CLAIM_SLACK_MS = 10_000;
 
 /**
  * Protection of the host's money and users on the client routes: start and check limits, resend
- * cooldown, duplicate-start coalescing, spend cap and the `beforeStart` hook (the country and
- * number-type allowlists run before, in PhoneNumberNormalizer). All state lives in the
- * VerificationStore so that limits hold across instances.
- *
- * A journey's switch to another method is a start like any other here (`admitSwitch`: no
- * coalescing, the journey's step claim keeps it single), its cooldown that of its own method.
+ * cooldown, coalescing, spend cap, the API's 429 back-off and `beforeStart` (the allowlists run
+ * before, in PhoneNumberNormalizer). All state is in the VerificationStore, shared by instances.
+ * A journey's switch is a start like any other (`admitSwitch`: no coalescing).
  *
  * Order of a start (`admitStart`): coalescing (an identical pending start of the same owner or
- * browser is handed back, counted nowhere) → the pumping defence's reading → beforeStart (told what
- * the defence suspects) → wrong-code budgets (read only) → resend cooldown → per-client,
- * per-(phone, caller) and per-phone limits → the pumping defence's verdict → spend-cap reservation
- * → a StartPermit handed out → the upstream call (the caller's) → the permit settled. Whatever a start took is given back when it is refused further on, and when the API
- * answered that nothing was sent: a start that sent nothing costs nobody any budget.
+ * browser is handed back, counted nowhere) → the pumping defence's reading and the back-off →
+ * beforeStart (told what the defence suspects) → wrong-code budgets (read only) → resend cooldown →
+ * the free budget (methods charged on proof), per-client, per-(phone, caller) and per-phone limits →
+ * the defence's verdict → spend-cap reservation → a StartPermit → the upstream call → the permit
+ * settled. What a start took is given back when it is refused further on, or nothing was sent.
  */
 @Injectable()
 export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   private readonly limits: RequestRateLimits;
+  private readonly backOff: UpstreamBackOff;
   private readonly pumping: PumpingDefence;
   private readonly onVerified = (event: VerificationEvent): Promise<void> => this.countVerified(event);
   private readonly onEnded = (event: VerificationEvent): Promise<void> => this.sessionEnded(event);
@@ -80,12 +78,14 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     telemetry: VerificationTelemetry,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly records?: SessionRecordRepository,
+    @Optional() api?: VerificationApiClient,
   ) {
     const { logger, metrics } = telemetry;
     this.logger = logger;
     const limits = options.limits;
     warnWhenSpendUnbounded(limits, logger);
     this.limits = new RequestRateLimits(store, limits);
+    this.backOff = new UpstreamBackOff(store);
     this.cooldown = new ResendCooldown(store, limits.resendCooldownMs);
     this.wrongCodes = new WrongCodeBudget(store, limits);
     this.coalescer = limits.coalesceStarts
@@ -98,6 +98,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
           new PriceEstimator(prices, toMinorUnits(limits.spendCap.worstCasePrice) ?? 0),
           (event) => this.emit(event),
           this.logger,
+          api ? usageCharges(api) : undefined,
         )
       : undefined;
     const spendCap = this.spendCap;
@@ -172,7 +173,10 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     candidate: StartCandidate,
     coalescing: CoalescingClaim | undefined,
   ): Promise<StartPermit> {
-    const pumping = await this.pumping.assess(candidate);
+    const [pumping] = await Promise.all([
+      this.pumping.assess(candidate),
+      this.options.limits.enabled ? this.backOff.assertOpen() : undefined,
+    ]);
     const suspected = this.pumping.signal(pumping);
     const challengePassed = await runBeforeStart(
       this.options.limits.beforeStart,
@@ -200,6 +204,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       resendAvailableAt = claim.availableAt;
       holds.push(claim.hold);
       const grade = this.gradeOf(candidate);
+      if (methodTraits(candidate.method).chargedOnProof)
+        holds.push(await this.limits.countFreeStart(freeCallersOf(candidate, this.options.limits)));
       holds.push(await this.countStart(candidate, caller, grade));
       holds.push(await this.pumping.admit(pumping, challengePassed, grade));
       reservation = await this.reserve(candidate, pumping, grade);
@@ -215,16 +221,15 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         reservation,
         suspected: this.pumping.suspects(pumping),
         attribute: (session) => this.pumping.started(pumping, session.requestId, session.expiresAt),
+        ...(this.options.limits.enabled ? { backOff: (ms: number) => this.backOff.hold(ms) } : {}),
       },
       this.logger,
     );
   }
 
   /**
-   * The request limits. A shared address (carrier NAT, an office) is not a reason to refuse a
-   * user: under grading, a start of a method charged on proof (which costs nothing unless the
-   * number's owner proves it) is not counted against the per-address limit, and any other start
-   * past it is graded (409 `method_held`) rather than refused while such a method is offered.
+   * The request limits. Under grading, a start of a method charged on proof spends its free budget
+   * instead of the per-address limit, and any other start past it is graded (409 `method_held`).
    */
   private async countStart(
     candidate: StartCandidate,
@@ -261,8 +266,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The spend reservation. The cap's last share (`limits.pumping.reserveShare`) is kept for methods
-   * charged on proof and callers with a record; a start the cap cannot afford is graded (409
-   * `method_held`) rather than refused while a method charged on proof is offered.
+   * charged on proof (each caller's share of it, see proof-reserve.ts) and callers with a record; a
+   * start the cap cannot afford is graded (409 `method_held`) while a method charged on proof is offered.
    */
   private async reserve(
     candidate: StartCandidate,
@@ -270,12 +275,18 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     grade: GradedAnswer | undefined,
   ): Promise<SpendReservation | undefined> {
     if (!this.spendCap) return undefined;
-    const privileged = methodTraits(candidate.method).chargedOnProof || this.pumping.knownCaller(pumping);
+    const onProof = methodTraits(candidate.method).chargedOnProof;
+    const known = this.pumping.knownCaller(pumping);
     // Monitor mode reports and never acts: the whole cap is open to everyone.
     const enforced = this.options.limits.pumping.mode === 'enforce';
-    const keep = enforced && !privileged ? this.options.limits.pumping.reserveShare : 0;
+    const { reserveShare } = this.options.limits.pumping;
+    const keep = enforced && !onProof && !known ? reserveShare : 0;
+    const proof =
+      enforced && onProof
+        ? { callers: freeCallersOf(candidate, this.options.limits).map(digest), known, reserveShare }
+        : undefined;
     try {
-      return await this.spendCap.reserve(candidate.method, keep);
+      return await this.spendCap.reserve(candidate.method, keep, proof);
     } catch (error) {
       if (
         error instanceof ProtectionRefusal &&
@@ -316,10 +327,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /**
-   * A session ended: the spend cap gives its reservation back when the API does not charge it.
-   * Never throws (as countVerified); a failure keeps the reservation (the safe side).
-   */
+  /** A session ended: the spend cap settles its reservation (SpendCap.ended). Never throws; a failure keeps it. */
   private async sessionEnded(event: VerificationEvent): Promise<void> {
     try {
       const verified = event.status === 'verified';

@@ -132,7 +132,13 @@ export class PaidStart {
       const failure = await this.refusalOf(error);
       // The API answered with a refusal, or the connection was refused: nothing was sent, and the
       // start gives back what it took (a time-out or a reset leaves it counted).
-      await permit.rollback({ nothingSent: !mayHaveBeenProcessed(error), failure });
+      await permit.rollback({
+        nothingSent: !mayHaveBeenProcessed(error),
+        failure,
+        ...(error instanceof VerificationApiError && error.status === 429
+          ? { upstreamRetryAfterMs: error.retryAfterMs ?? 1000 }
+          : {}),
+      });
       // The session may exist (and be paid for) all the same: its first webhook can reveal it.
       if (mayHaveBeenProcessed(error)) await this.remember(order);
       throw failure;

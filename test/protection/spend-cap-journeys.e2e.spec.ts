@@ -36,6 +36,7 @@ describe.each(ONE_PLATFORM)('spend cap and journeys (%s)', (platform) => {
     fx.host = await protectedHost(fx.sb, platform, {
       pumping: false,
       startPerIp: false,
+      freeStartPerCaller: false,
       spendCap: { amount: 10, windowMs: DAY },
     });
     const ip = freshIp();

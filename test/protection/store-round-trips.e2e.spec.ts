@@ -37,7 +37,7 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     return { store, calls };
   }
 
-  it("default protection: a new start makes eleven besides the pumping defence's four batches and the method figures' claims, the reads before paying the wrong-code budget and the store probe; its duplicate is handed back without a write", async () => {
+  it("default protection: a new start makes thirteen besides the pumping defence's four batches and the method figures' claims, the reads before paying the wrong-code budget and the store probe; its duplicate is handed back without a write", async () => {
     const { store, calls } = countingStore();
     fx.host = await protectedHost(fx.sb, platform, {}, { store });
     const phone = freshPhone();
@@ -59,6 +59,8 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     expect(pumping.length).toBe(53);
     expect(calls.filter((c) => !c.endsWith('(protect:pump)'))).toEqual([
       'setIfAbsent(protect:coalesce)',
+      // The API's 429 back-off, read with the defence's counts (one hop).
+      'get(protect:api-backoff)',
       'get(protect:wrong-codes-phone)',
       'setIfAbsent(protect:cooldown)',
       'increment(protect:start-client)',
@@ -69,6 +71,7 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
       'set(session)',
       // The spend reservation stays open until the session ends (charged on delivery: issue 29).
       'set(protect:spend-open)',
+      'increment(protect:spend-live)',
       'set(protect:coalesce)',
       // The method figures: the session's start claimed (its counters are added within a second, in a batch).
       ...METHOD_FIGURES_OF_A_START,

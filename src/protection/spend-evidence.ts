@@ -1,0 +1,87 @@
+import type { VerificationApiClient } from '../api/verification-api.client.js';
+import { DAY_MS } from '../core/clock.js';
+import { toMinorUnits } from '../core/money.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { ProtectionKeys } from './protection-keys.js';
+import type { StoreRateLimiter } from './store-rate-limiter.js';
+
+/** What the API charged for the sessions of one UTC date (`YYYY-MM-DD`), in minor units: `GET /v1/usage`. */
+export type ChargedOn = (date: string) => Promise<number>;
+
+/** At most one usage read per window this often, across instances. */
+const USAGE_EVERY_MS = 30_000;
+
+/**
+ * The spend cap's evidence of what was not charged. A reservation of a method charged on delivery
+ * is open while its session lives (`live`); when the session ends without the module having seen a
+ * delivery, that is no evidence the API charged nothing (a delivery during a read outage is charged
+ * all the same), so the reservation stays counted as `unproven`. Only the API's own figure gives it
+ * back: the day's `GET /v1/usage`. Every unproven session the API did not charge is in the window's
+ * counter less what is still live less what the API charged, so that much (at most the unproven
+ * total) comes back; and when the API charged more than the counter holds (proofs the module never
+ * saw), the counter takes the difference, so the cap and `spend_cap_reached` follow what was paid.
+ * Only for a cap window that is one UTC day: the usage figures are per UTC date.
+ */
+export class SpendEvidence {
+  constructor(
+    private readonly store: VerificationStore,
+    private readonly limiter: StoreRateLimiter,
+    private readonly chargedOn: ChargedOn | undefined,
+    private readonly window: { windowMs: number; utcOffsetMinutes: number },
+  ) {}
+
+  /** A session's reservation is kept open until it ends. */
+  async opened(window: string, minor: number, ttlMs: number): Promise<void> {
+    await this.store.increment(ProtectionKeys.spendLive(window), minor, ttlMs);
+  }
+
+  /** A session ended: charged as far as the module saw, or `unproven` (kept until usage says otherwise). */
+  async ended(window: string, minor: number, ttlMs: number, unproven: boolean): Promise<void> {
+    await Promise.all([
+      this.store.increment(ProtectionKeys.spendLive(window), -minor, ttlMs),
+      unproven ? this.store.increment(ProtectionKeys.spendUnproven(window), minor, ttlMs) : [],
+    ]);
+  }
+
+  /**
+   * Reconciles the window's counter with what the API says it charged (see the class); true when
+   * something came back. At most once per USAGE_EVERY_MS across instances; a failed read changes
+   * nothing (the safe side).
+   */
+  async reconcile(window: string, windowStartsAt: number, ttlMs: number): Promise<boolean> {
+    if (this.chargedOn === undefined || this.window.windowMs !== DAY_MS || this.window.utcOffsetMinutes !== 0)
+      return false;
+    if (!(await this.store.setIfAbsent(ProtectionKeys.spendUsage(window), '1', USAGE_EVERY_MS))) return false;
+    let charged: number;
+    try {
+      charged = await this.chargedOn(new Date(windowStartsAt).toISOString().slice(0, 10));
+    } catch {
+      return false;
+    }
+    const number = async (key: string): Promise<number> =>
+      Math.max(0, Number(await this.store.get(key)) || 0);
+    const [counted, live, unproven] = await Promise.all([
+      number(this.limiter.storeKey(window)),
+      number(ProtectionKeys.spendLive(window)),
+      number(ProtectionKeys.spendUnproven(window)),
+    ]);
+    if (charged > counted) {
+      await this.limiter.charge(window, charged - counted, ttlMs);
+      return false;
+    }
+    const back = Math.min(unproven, Math.max(0, counted - live - charged));
+    if (back <= 0) return false;
+    await this.store.increment(ProtectionKeys.spendUnproven(window), -back, ttlMs);
+    await this.limiter.refund(window, back, ttlMs);
+    return true;
+  }
+}
+
+/** The API's usage summary as a ChargedOn: the total cost of one UTC date. */
+export function usageCharges(api: Pick<VerificationApiClient, 'getUsage'>): ChargedOn {
+  return async (date) => {
+    const minor = toMinorUnits((await api.getUsage({ from: date, to: date })).totalCost.amount);
+    if (minor === undefined) throw new Error('usage: no total cost');
+    return minor;
+  };
+}

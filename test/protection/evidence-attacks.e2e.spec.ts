@@ -1,0 +1,254 @@
+/**
+ * Issue 43: evidence weighed by what it proves and who gives it, written as the attacker plays it:
+ * the range's numbers are the attacker's, a fresh address for every start, no captcha, the default
+ * options. Over real HTTP against the sandbox, on the sandbox's clock. The figures are what the
+ * attacker gets out, not the rules' thresholds.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { VerificationSandbox } from '../../src/testing/index.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+
+let rangeSerial = 0;
+/** A fresh range of mobile numbers (+7 958 NNN) and its numbers. */
+function freshRange(): (i: number) => string {
+  rangeSerial += 1;
+  const range = `+7958${String((process.pid * 13 + rangeSerial * 43) % 1000).padStart(3, '0')}`;
+  return (i) => `${range}${String(i).padStart(4, '0')}`;
+}
+
+describe.each(ONE_PLATFORM)('evidence and who gives it (%s)', (platform) => {
+  const fx = protectionFixture();
+  it('conversion laundering: a reverse flash call proved in a held range does not release SMS into it', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const number = freshRange();
+    const before = fx.sb.requestCount('POST /v1/verify');
+    let sms = 0;
+    let n = 0;
+    // Ten rounds: SMS into the range until it is graded, then one of its numbers proved by a reverse
+    // flash call (0.25 RUB to the host, nothing to the attacker), then SMS again.
+    for (let round = 0; round < 10; round++) {
+      // SMS until the first graded answer (a pumper does not waste attempts on a held range).
+      for (let tries = 0; tries < 8; tries++) {
+        const r = await startFrom(fx.host, freshIp(), number(n++));
+        if (r.status !== 201) break;
+        sms += 1;
+      }
+      const ip = freshIp();
+      const phone = number(n++);
+      const proof = await startFrom(fx.host, ip, phone, 'reverse_flash_call');
+      expect(proof.status).toBe(201);
+      await fx.sb.call(fx.sb.sessionsFor(phone)[0]!.request_id, phone);
+      await fx.sb.advance(5_000);
+      const seen = await call(
+        fx.host.url,
+        'GET',
+        `/verification/status/${String(proof.body.verification_id)}`,
+        undefined,
+        { 'x-forwarded-for': ip },
+      );
+      expect(seen.body.status).toBe('verified');
+      await fx.sb.advance(60_000);
+    }
+    // Every proof was served (the reverse flash call is what a held range is offered).
+    expect(fx.sb.requestCount('POST /v1/verify') - before).toBe(sms + 10);
+    // The burst signature lets a few through before the range is held; the proofs release none.
+    expect(sms).toBeLessThanOrEqual(5);
+  });
+
+  it('one address, unlimited free starts: past its free budget its reverse flash calls stay local, and real users starting meanwhile are not refused by the API rate', async () => {
+    const apiKey = fx.sb.demoAccount.apiKey;
+    await fx.sb.updateAccount(apiKey, { rateLimitPerSecond: 8 });
+    try {
+      fx.host = await protectedHost(fx.sb, platform);
+      const attacker = freshIp();
+      const number = freshRange();
+      const before = fx.sb.requestCount('POST /v1/verify');
+      let n = 0;
+      // As fast as it can: free for the host unless proved, so nothing metered it.
+      for (let i = 0; i < 60; i++) {
+        await startFrom(fx.host, attacker, number(n++), 'reverse_flash_call');
+        await fx.sb.advance(1_000);
+      }
+      expect(fx.sb.requestCount('POST /v1/verify') - before).toBeLessThanOrEqual(30);
+      const users: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        await fx.sb.advance(1_000);
+        const flood = Array.from({ length: 12 }, () =>
+          startFrom(fx.host!, attacker, number(n++), 'reverse_flash_call'),
+        );
+        const real = Array.from({ length: 3 }, () => startFrom(fx.host!, freshIp(), freshPhone()));
+        const [answers] = await Promise.all([Promise.all(real), Promise.all(flood)]);
+        users.push(...answers.map((r) => r.status));
+      }
+      // Graded or served as the defence decides, never refused by the API's rate because of one caller.
+      expect(users.filter((status) => status === 429)).toEqual([]);
+      expect(users.filter((status) => status === 201).length).toBeGreaterThan(0);
+    } finally {
+      await fx.sb.updateAccount(apiKey, { rateLimitPerSecond: null });
+    }
+  });
+
+  it("one address's unproved free starts change nothing for other users of its country", async () => {
+    fx.host = await protectedHost(fx.sb, platform, { freeStartPerCaller: false });
+    const attacker = freshIp();
+    // 150 reverse flash calls nobody places, over many prefixes of the country.
+    const prefixes = ['900', '901', '902', '903', '904', '905', '906', '908', '909', '910'];
+    for (let i = 0; i < 150; i++) {
+      const p = prefixes[i % prefixes.length]!;
+      await startFrom(
+        fx.host,
+        attacker,
+        `+7${p}${String(100 + i).padStart(3, '0')}0000`,
+        'reverse_flash_call',
+      );
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await startFrom(fx.host, freshIp(), freshPhone())).status);
+    expect(statuses).toEqual(statuses.map(() => 201));
+    const events = fx.host.opsEvents.filter((e) => e.name === 'verification.fraud_suspected');
+    expect(
+      events.map((e) => (e.payload as { countryUnderAttack?: boolean }).countryUnderAttack),
+    ).not.toContain(true);
+  });
+});
+
+const sharedStores: [string, (sb: VerificationSandbox) => VerificationStore][] = [
+  ['one MemoryStore', (sb) => new MemoryStore({ clock: () => sb.now() })],
+  [
+    'Redis',
+    (sb) =>
+      new RedisStore({ url: sharedRedisUrl(), keyPrefix: `pv-test:${randomUUID()}:`, clock: () => sb.now() }),
+  ],
+];
+
+describe.each(sharedStores)("the API's 429 across two instances on %s", (_name, createStore) => {
+  let sb: VerificationSandbox;
+  let store: VerificationStore;
+  let hosts: TestApp[] = [];
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+    store = createStore(sb);
+    hosts = [
+      await protectedHost(sb, 'express', {}, { store }),
+      await protectedHost(sb, 'fastify', {}, { store }),
+    ];
+  });
+  afterAll(async () => {
+    for (const host of hosts) await host.close();
+    await store?.close();
+    await sb?.close();
+  });
+
+  it('after the API answers 429, starts wait out its Retry-After locally on every instance (nothing forwarded), then go through', async () => {
+    sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 30, count: 1 });
+    const limited = await startFrom(hosts[0]!, freshIp(), freshPhone());
+    expect({ status: limited.status, retryAfter: limited.headers.get('retry-after') }).toEqual({
+      status: 429,
+      retryAfter: '30',
+    });
+    const sent = sb.requestCount('POST /v1/verify');
+    for (const host of [hosts[0]!, hosts[1]!, hosts[1]!]) {
+      const waiting = await startFrom(host, freshIp(), freshPhone());
+      expect(waiting.status).toBe(429);
+      expect(waiting.headers.get('content-type')).toContain('application/problem+json');
+      expect(waiting.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+      expect(Number(waiting.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(waiting.headers.get('retry-after'))).toBeLessThanOrEqual(30);
+    }
+    expect(sb.requestCount('POST /v1/verify')).toBe(sent);
+    await sb.advance(31_000);
+    expect((await startFrom(hosts[1]!, freshIp(), freshPhone())).status).toBe(201);
+  });
+});
+
+describe.each(ONE_PLATFORM)('the cap counts what the API charged (%s)', (platform) => {
+  const fx = protectionFixture();
+
+  it('status reads failing while SMS are delivered: the reservations stay, the cap is passed by at most one price, and spend_cap_reached fires', async () => {
+    const apiKey = fx.sb.demoAccount.apiKey;
+    // Every SMS reaches its phone within a second; nobody types a code.
+    await fx.sb.updateAccount(apiKey, {
+      population: {
+        methods: { sms: { deliveryRate: 1, deliveryTime: { medianMs: 1_000 }, completionRate: 0 } },
+      },
+    });
+    const balance = (): number => fx.sb.getAccount(apiKey)!.balance.amount;
+    const before = balance();
+    // Three SMS at 3 RUB.
+    fx.host = await protectedHost(fx.sb, platform, {
+      pumping: false,
+      spendCap: { amount: 9, windowMs: 86_400_000 },
+    });
+    for (let round = 0; round < 5; round++) {
+      fx.sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 503, count: 0 });
+      const ids: unknown[] = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await startFrom(fx.host, freshIp(), freshPhone());
+        if (r.status !== 201) break;
+        ids.push(r.body.verification_id);
+      }
+      await fx.sb.advance(2_000);
+      for (const id of ids) await call(fx.host.url, 'GET', `/verification/status/${String(id)}`);
+      await fx.sb.advance(6 * 60_000);
+      // The reads come back after the sessions ended: each shows `expired`, no delivery ever seen.
+      fx.sb.clearFaults();
+      for (const id of ids)
+        expect((await call(fx.host.url, 'GET', `/verification/status/${String(id)}`)).body.status).toBe(
+          'expired',
+        );
+    }
+    expect(before - balance()).toBeLessThanOrEqual(9 + 3);
+    expect(fx.host.opsEvents.some((e) => e.name === 'verification.spend_cap_reached')).toBe(true);
+  });
+});
+
+describe.each(ONE_PLATFORM)("the cap's proof reserve belongs to users (%s)", (platform) => {
+  const fx = protectionFixture();
+
+  it('a botnet proving reverse flash calls to its own numbers cannot take the last share: a user with a record is still served', async () => {
+    // 6 RUB: an SMS (3 RUB) makes the user's record; the last 20 % (1.2 RUB) is the reserve.
+    fx.host = await protectedHost(fx.sb, platform, { spendCap: { amount: 6, windowMs: 86_400_000 } });
+    const userIp = freshIp();
+    const userPhone = freshPhone();
+    const sms = await startFrom(fx.host, userIp, userPhone);
+    const code = fx.sb.sessionsFor(userPhone)[0]!.code!;
+    const checked = await call(
+      fx.host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: sms.body.verification_id, code },
+      { 'x-forwarded-for': userIp },
+    );
+    expect(checked.body.status).toBe('verified');
+
+    const number = freshRange();
+    let proofs = 0;
+    for (let i = 0; i < 20; i++) {
+      const ip = freshIp();
+      const started = await startFrom(fx.host, ip, number(i), 'reverse_flash_call');
+      if (started.status !== 201) break;
+      await fx.sb.call(fx.sb.sessionsFor(number(i))[0]!.request_id, number(i));
+      await fx.sb.advance(5_000);
+      const seen = await call(
+        fx.host.url,
+        'GET',
+        `/verification/status/${String(started.body.verification_id)}`,
+        undefined,
+        { 'x-forwarded-for': ip },
+      );
+      expect(seen.body.status).toBe('verified');
+      proofs += 1;
+    }
+    // The botnet's proofs stop short of the reserve (4.8 RUB: 7 calls after the SMS).
+    expect(proofs).toBeLessThanOrEqual(7);
+    const user = await startFrom(fx.host, userIp, freshPhone(), 'reverse_flash_call');
+    expect(user.status).toBe(201);
+  });
+});
