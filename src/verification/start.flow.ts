@@ -113,6 +113,7 @@ export class StartFlow {
           resumed,
           owner: input.owner,
           caller,
+          ip: input.ip,
           device,
           began: facts.began,
         });

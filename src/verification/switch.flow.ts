@@ -126,6 +126,7 @@ export class SwitchFlow {
           resumed: false,
           owner: input.owner,
           caller,
+          ip: input.ip,
           device: moved.device,
           began: facts.began,
         });
