@@ -140,14 +140,15 @@ export class MethodStats implements OnModuleDestroy {
     }
   }
 
-  /** What the policy ranks by, per method: starts less the `unproven` ends, verifications, callers. */
+  /** What the policy ranks by, per method: sessions ended, less `unproven` (as `started`), verified, callers. */
   async learningSamples(days = DEFAULT_STATS_WINDOW_DAYS): Promise<MethodSamplesByMethod> {
     const dayNames = await this.#flushedDays(windowDays(days));
     const sums = await Promise.all(REPORTED_METHODS.map((m) => this.#sum(m, ALL_COUNTRIES, dayNames)));
     const samples: Record<string, MethodSamples> = {};
-    for (const [i, { started, unproven, verified, callers }] of sums.entries())
-      if (started > unproven)
-        samples[REPORTED_METHODS[i]!] = { started: started - unproven, verified, callers };
+    for (const [i, { verified, expired, failed, unproven, callers }] of sums.entries()) {
+      const ended = verified + expired + failed - unproven;
+      if (ended > 0) samples[REPORTED_METHODS[i]!] = { started: ended, verified, callers };
+    }
     return samples;
   }
 
