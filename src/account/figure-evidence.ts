@@ -69,10 +69,14 @@ export class FigureEvidence {
       (await this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record))) ||
       (await this.store.get(numberKey)) === record.requestId;
     let decision = '0';
-    if (first && (await this.#withinShares(record, givers))) {
+    if (first) {
+      // One round: the giver shares counted, the caller's record read.
       const caller = givers.caller === undefined ? '' : digest(givers.caller);
-      const vouched = caller !== '' && (await this.store.get(recordKey(caller))) !== null;
-      decision = ['1', device ?? '', caller, vouched ? '1' : '0'].join('|');
+      const [within, vouched] = await Promise.all([
+        this.#withinShares(record, givers),
+        caller === '' ? null : this.store.get(recordKey(caller)),
+      ]);
+      if (within) decision = ['1', device ?? '', caller, vouched === null ? '0' : '1'].join('|');
     }
     await this.store.set(decided, decision, this.claimTtl(record));
     return admission(decision);
