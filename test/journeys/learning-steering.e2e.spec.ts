@@ -3,10 +3,12 @@
  * reverse-call starts nobody completes, from many addresses, move neither the learned fallback
  * moment of legitimate users nor the method order of `cost_per_success`. The figures learn from
  * evidence of real users (a page that followed the status, a caller with a record, a verified
- * journey), each caller, address and network counting a bounded share of a day.
+ * journey), each caller, address and network counting a bounded share of a day. Express on a
+ * MemoryStore, Fastify on Redis.
  */
 import { describe, expect, it } from '@jest/globals';
 import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
   check,
@@ -125,11 +127,23 @@ async function momentFor(fx: JourneyFixture, host: TestApp): Promise<number> {
   return Date.parse(String(body.fallback_available_at)) - at;
 }
 
+/** Express keeps its figures in a MemoryStore, Fastify in Redis: the rules are the store's operations. */
+const storeOf = (platform: string) =>
+  platform === 'fastify'
+    ? { store: { url: sharedRedisUrl(), keyPrefix: `steer-${process.pid}-${Date.now()}:` } }
+    : {};
+
 describe.each(PLATFORMS)('learning nobody can steer (%s)', (platform) => {
   const fx = journeyFixture();
 
   it('150 free reverse-call starts nobody completes leave the legitimate users’ fallback moment where it was', async () => {
-    const host = await journeyHost(fx, platform, LEARNING, {}, { trustProxy: true });
+    const host = await journeyHost(
+      fx,
+      platform,
+      { ...LEARNING, ...storeOf(platform) },
+      {},
+      { trustProxy: true },
+    );
     await realUsers(fx, host, 'reverse_flash_call', 51);
     // The instance reads a moment's figures a ceiling apart (matureFigures): twice, then it stands.
     await momentFor(fx, host);
@@ -163,7 +177,10 @@ describe.each(PLATFORMS)('learning nobody can steer (%s)', (platform) => {
     const host = await journeyHost(
       fx,
       platform,
-      { orchestration: { mode: 'cost_per_success', minSamples: 10, minCallers: 5, fallback: false } },
+      {
+        orchestration: { mode: 'cost_per_success', minSamples: 10, minCallers: 5, fallback: false },
+        ...storeOf(platform),
+      },
       {},
       { trustProxy: true },
     );
