@@ -164,7 +164,8 @@ function buildUsers(count: number, cohort = 0): Omit<User, 'arriveAt'>[] {
   const numbers = [...phones];
   return numbers.map((phone, i) => ({
     phone,
-    ip: `100.${64 + cohort}.${i >> 8}.${i & 255}`,
+    // Users spread over networks as real ones are (the figures count a bounded share of each: FigureEvidence).
+    ip: `100.${64 + cohort}.${i & 255}.${(i >> 8) + 1}`,
     device: random() < desktopShare ? 'desktop' : 'mobile',
     codeDueAt: null,
     nextPollAt: 0,

@@ -143,6 +143,8 @@ export const CHARGED_FIELD = 'charged';
 export const CALLERS_FIELD = 'callers';
 /** The fallback moment's figures: sessions that ended unverified because another step of their journey was verified. */
 export const LEFT_FIELD = 'left';
+/** Unverified ends without evidence of a real user (FigureEvidence): left out of what the policy learns. */
+export const UNPROVEN_FIELD = 'unproven';
 
 /** The transition at which a billing rule debits the cost. */
 const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
@@ -220,6 +222,8 @@ export interface Sums {
   callers: number;
   /** Moment figures only: see LEFT_FIELD. */
   left: number;
+  /** See UNPROVEN_FIELD. */
+  unproven: number;
   buckets: number[];
 }
 

@@ -6,6 +6,7 @@ import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
+import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { callingCodeOf } from './method-figures.js';
 import { MethodStats } from './method-stats.service.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
@@ -193,6 +194,9 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
 
   const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false };
   const bucketOf20s = 2; // (10 s, 20 s]
+  /** A page read the step's status after FOLLOWED_AFTER_MS: its unverified end is a real user's (FigureEvidence). */
+  const followed = (record: SessionRecord) =>
+    stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
 
   it('per calling code and device hint: the start’s hint goes with the session’s later counts', async () => {
     const desktop = session(rfc);
@@ -201,6 +205,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     await stats.tally({ ...desktop, status: 'verified', verifiedAt: now + 15_000 });
     const mobile = session(rfc);
     await stats.tally(mobile, 'client:b', 'mobile');
+    await followed(mobile);
     await stats.tally({ ...mobile, status: 'expired' });
     await stats.tally(session(rfc), 'client:c');
 
@@ -249,6 +254,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     // A journey of one SMS (a probe) that expired: a user who did not type the code.
     const lone = session({ requestId: probes[1]! });
     await stats.tally(lone, 'client:b', 'mobile');
+    await followed(lone);
     await stats.tally({ ...lone, status: 'expired' });
     expect(await stats.timeToVerify('sms', '7', 'mobile', 7)).toMatchObject({ ended: 1 });
     // Every other figure still counts both as expired.
@@ -267,10 +273,11 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
   it('counts a step once it ended: steps still pending are users on their way, not users who gave up', async () => {
     // A fresh host's first minutes: many steps started, the fast ones verified, the rest pending.
     const records = Array.from({ length: 10 }, () => session(rfc));
-    for (const record of records) await stats.tally(record, 'client:a', 'mobile');
+    for (const [i, record] of records.entries()) await stats.tally(record, `client:${i}`, 'mobile');
     for (const record of records.slice(0, 3))
       await stats.tally({ ...record, status: 'verified', verifiedAt: now + 8_000 });
     expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 3 });
+    for (const record of records.slice(3, 5)) await followed(record);
     await stats.tally({ ...records[3]!, status: 'expired' });
     await stats.tally({ ...records[4]!, status: 'failed' });
     expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 5 });

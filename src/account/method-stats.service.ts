@@ -1,10 +1,10 @@
 import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
-import { digest } from '../core/digest.js';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { cutOffBySwitch, type MomentCounts } from '../core/fallback-moment.js';
-import { isDeviceHint, type DeviceHint } from '../core/journey.js';
+import type { DeviceHint } from '../core/journey.js';
+import type { MethodSamples, MethodSamplesByMethod } from '../core/method-ranking.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
@@ -17,12 +17,14 @@ import {
   LEFT_FIELD,
   countsOf,
   dayName,
+  DEFAULT_STATS_WINDOW_DAYS,
   momentGroup,
   OTHER_METHOD,
   shownTransitions,
   STATS_RETENTION_DAYS,
   storedMethod,
   toFigures,
+  UNPROVEN_FIELD,
   windowDays,
   type Counts,
   type MethodStatsQuery,
@@ -31,10 +33,9 @@ import {
   type Sums,
 } from './method-figures.js';
 import { errorText } from '../core/error-text.js';
+import { FigureEvidence, type Admission, type FigureGivers } from './figure-evidence.js';
 
 const COUNTER_TTL_MS = STATS_RETENTION_DAYS * DAY_MS;
-/** A claim outlives its session by this much, like the tracker's event claims. */
-const CLAIM_RETENTION_MS = DAY_MS;
 /** The counters summed over every country. */
 const ALL_COUNTRIES = 'all';
 const CURRENCY_KEY = 'stats:currency';
@@ -76,11 +77,14 @@ export class MethodStats implements OnModuleDestroy {
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** Batches being written; `flush` waits for them too, so a read after it sees them. */
   readonly #writing = new Set<Promise<void>>();
+  readonly #evidence: FigureEvidence;
 
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
-  ) {}
+  ) {
+    this.#evidence = new FigureEvidence(store);
+  }
 
   static claimKey(requestId: string, transition: MethodTransition): string {
     return `stats-counted:{${requestId}}:${transition}`;
@@ -91,27 +95,34 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   /**
-   * Counts what the record shows (started; delivered; its outcome) that no instance counted yet.
-   * Figures an attacker cannot steer: a session whose start the pumping defence suspected is left
-   * out, and so is every session of a number after its first with the method that day (abandoned
-   * starts repeated on a few numbers do not sink a method's rate). `caller` (the start path's owner
-   * or client key) is counted once per day and method: `cost_per_success` trusts a rate only from
-   * enough distinct callers. `device` (the start's hint, given by the start path and the switch) is
-   * remembered with the session's first count, so its later counts go to the same device's figures.
+   * Counts what the record shows (started; delivered; its outcome) that no instance counted yet, as
+   * FigureEvidence admits it: not a start the pumping defence suspected, a number's first with the
+   * method that day, within its givers' day shares; an unverified end no real user gave is `unproven`.
+   * `caller` (owner or client key) is counted once per day and method (`cost_per_success`'s
+   * `minCallers`); `device`, the start's hint, is remembered for the session's later counts.
    */
-  async tally(record: SessionRecord, caller?: string, device?: DeviceHint): Promise<void> {
+  async tally(
+    record: SessionRecord,
+    caller?: string,
+    device?: DeviceHint,
+    givers: Omit<FigureGivers, 'caller'> = {},
+  ): Promise<void> {
     // A test number's session says nothing about a method's real success or price.
     if (record.suspected || isTestSession(record.requestId)) return;
     try {
-      const admitted = await this.#admitted(record, device);
+      const admitted = await this.#evidence.admitted(record, device, { ...givers, caller });
       if (admitted === false) return;
       const shown = shownTransitions(record);
       const claimed = await this.#claim(record, shown);
       const won = shown.filter((_, i) => claimed[i]);
       if (won.length === 0) return;
       const counts = countsOf(record, won, this.store.now(), admitted.device);
-      await this.#journeyOutcome(record, counts);
-      if (caller !== undefined && won.includes('started') && (await this.#firstCaller(record, caller)))
+      await this.#journeyOutcome(record, counts, admitted);
+      if (
+        caller !== undefined &&
+        won.includes('started') &&
+        (await this.#evidence.firstCaller(record, caller))
+      )
         counts.adds.push([CALLERS_FIELD, 1]);
       this.#add(counts);
       this.#report(counts);
@@ -120,13 +131,32 @@ export class MethodStats implements OnModuleDestroy {
     }
   }
 
+  /** A status answer of `record` (a page following it: evidence for its unverified end); never fails its caller. */
+  async followed(record: SessionRecord): Promise<void> {
+    try {
+      await this.#evidence.followed(record);
+    } catch (error) {
+      this.#lost(record, error);
+    }
+  }
+
+  /** What the policy ranks by, per method: sessions ended, less `unproven` (as `started`), verified, callers. */
+  async learningSamples(days = DEFAULT_STATS_WINDOW_DAYS): Promise<MethodSamplesByMethod> {
+    const dayNames = await this.#flushedDays(windowDays(days));
+    const sums = await Promise.all(REPORTED_METHODS.map((m) => this.#sum(m, ALL_COUNTRIES, dayNames)));
+    const samples: Record<string, MethodSamples> = {};
+    for (const [i, { verified, expired, failed, unproven, callers }] of sums.entries()) {
+      const ended = verified + expired + failed - unproven;
+      if (ended > 0) samples[REPORTED_METHODS[i]!] = { started: ended, verified, callers };
+    }
+    return samples;
+  }
+
   /** The figures of each method over the last `days` days, optionally for one country. */
   async figures(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
     const days = windowDays(query.days);
     const country = query.country === undefined ? ALL_COUNTRIES : countryKey(query.country);
-    await this.flush();
-    const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
-    const dayNames = Array.from({ length: days }, (_, i) => dayName(today - i * DAY_MS));
+    const dayNames = await this.#flushedDays(days);
     const [currency, perMethod] = await Promise.all([
       this.store.get(CURRENCY_KEY),
       Promise.all(REPORTED_METHODS.map((method) => this.#sum(method, country, dayNames))),
@@ -150,9 +180,7 @@ export class MethodStats implements OnModuleDestroy {
     device: DeviceHint | undefined,
     days: number,
   ): Promise<MomentCounts> {
-    await this.flush();
-    const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
-    const dayNames = Array.from({ length: windowDays(days) }, (_, i) => dayName(today - i * DAY_MS));
+    const dayNames = await this.#flushedDays(windowDays(days));
     const { started, verified, expired, failed, left, buckets } = await this.#sum(
       storedMethod(method),
       momentGroup(callingCode, device),
@@ -163,63 +191,33 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   /**
-   * Whether the session is the first of its number with its method on its day, and the device hint
-   * it started with (null: none): decided once per session and remembered, so later transitions
-   * follow the start's decision. False when it is not counted.
-   */
-  async #admitted(
-    record: SessionRecord,
-    device: DeviceHint | undefined,
-  ): Promise<false | { device: DeviceHint | null }> {
-    const decided = `stats-admitted:{${record.requestId}}`;
-    const known = await this.store.get(decided);
-    if (known !== null) return admission(known);
-    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
-    const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}}`;
-    const first =
-      (await this.store.setIfAbsent(numberKey, record.requestId, this.#untilDayEnds(record))) ||
-      (await this.store.get(numberKey)) === record.requestId;
-    const decision = first ? `1${device === undefined ? '' : `:${device}`}` : '0';
-    await this.store.set(decided, decision, ttl);
-    return admission(decision);
-  }
-
-  /**
    * A journey verified by one step says nothing of how its steps typed in the page would have ended:
    * a user verified by a late reverse call leaves the code of the method they switched to untyped.
    * Such a step ending unverified is taken out of its method's moment figures (counted as `left`,
    * not as expired or failed), or a method tried after another would look as if its users gave up.
    */
-  async #journeyOutcome(record: SessionRecord, counts: Counts): Promise<void> {
-    const key = `stats-journey-verified:{${record.journeyId ?? record.requestId}}`;
-    if (counts.transitions.includes('verified'))
-      await this.store.set(key, '1', Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS);
-    else if (
-      counts.momentGroup !== undefined &&
-      cutOffBySwitch(record.method) &&
-      (counts.transitions.includes('expired') || counts.transitions.includes('failed')) &&
-      (await this.store.get(key)) !== null
-    )
-      counts.momentAdds = [
-        ...counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed'),
-        [LEFT_FIELD, 1],
-      ];
-  }
-
-  /** Whether this is the caller's first counted start of the method on the session's day. */
-  #firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
-    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(caller)}}`;
-    return this.store.setIfAbsent(key, '1', this.#untilDayEnds(record));
-  }
-
-  /** A per-day claim lasts until the session's day ends (and a minute for clocks that disagree). */
-  #untilDayEnds(record: SessionRecord): number {
-    const dayEnds = (Math.floor(record.createdAt / DAY_MS) + 1) * DAY_MS;
-    return Math.max(dayEnds - this.store.now(), 0) + 60_000;
+  async #journeyOutcome(record: SessionRecord, counts: Counts, admitted: Admission): Promise<void> {
+    if (counts.transitions.includes('verified')) {
+      await this.#evidence.verified(record, admitted);
+      return;
+    }
+    if (!counts.transitions.includes('expired') && !counts.transitions.includes('failed')) return;
+    const withoutEnd = counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed');
+    if (counts.momentGroup !== undefined && cutOffBySwitch(record.method)) {
+      if (await this.#evidence.journeyVerified(record)) {
+        counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
+        return;
+      }
+    }
+    // No real user's end: out of what the policy learns (the moment's figures: neither ended nor pending).
+    if (!(await this.#evidence.proven(record, admitted))) {
+      counts.adds.push([UNPROVEN_FIELD, 1]);
+      counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
+    }
   }
 
   #claim(record: SessionRecord, transitions: MethodTransition[]): Promise<boolean[]> {
-    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
+    const ttl = this.#evidence.claimTtl(record);
     return Promise.all(
       transitions.map((transition) =>
         this.store.setIfAbsent(MethodStats.claimKey(record.requestId, transition), '1', ttl),
@@ -301,6 +299,13 @@ export class MethodStats implements OnModuleDestroy {
     });
   }
 
+  /** The names of the last `days` days (today first), once this instance's counts are in the store. */
+  async #flushedDays(days: number): Promise<string[]> {
+    await this.flush();
+    const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
+    return Array.from({ length: days }, (_, i) => dayName(today - i * DAY_MS));
+  }
+
   /** One method's counters over the days; a day without starts is not read further. */
   async #sum(method: string, country: string, days: string[]): Promise<Sums> {
     const key = (day: string, field: string) => MethodStats.counterKey(day, method, country, field);
@@ -314,6 +319,7 @@ export class MethodStats implements OnModuleDestroy {
       CHARGED_FIELD,
       CALLERS_FIELD,
       LEFT_FIELD,
+      UNPROVEN_FIELD,
       ...Array.from({ length: BUCKET_COUNT }, (_, i) => bucketField(i)),
     ];
     const values = await Promise.all(
@@ -330,6 +336,7 @@ export class MethodStats implements OnModuleDestroy {
       chargedMinor: total(CHARGED_FIELD),
       callers: total(CALLERS_FIELD),
       left: total(LEFT_FIELD),
+      unproven: total(UNPROVEN_FIELD),
       buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
     };
   }
@@ -339,11 +346,4 @@ export class MethodStats implements OnModuleDestroy {
     const value = raw === null ? 0 : Number(raw);
     return Number.isSafeInteger(value) && value > 0 ? value : 0;
   }
-}
-
-/** A remembered admission (`1`, `1:desktop`, `0`): counted or not, and the start's device hint. */
-function admission(decision: string): false | { device: DeviceHint | null } {
-  if (!decision.startsWith('1')) return false;
-  const device = decision.slice(2);
-  return { device: isDeviceHint(device) ? device : null };
 }

@@ -14,7 +14,10 @@ export interface OrchestrationOptions {
    * `minSamples` starts; price order before). Ignored when `methods` is given. Default `price`.
    */
   mode?: 'price' | 'cost_per_success';
-  /** `cost_per_success`: starts of a method before its observed figures count. Default 50. */
+  /**
+   * `cost_per_success`: sessions of a method ended (verified, or unverified with evidence of a real
+   * user: `unproven` ones are left out) before its observed figures count. Default 50.
+   */
   minSamples?: number;
   /**
    * `cost_per_success`: distinct callers (owners, else client keys) a method's starts must come from

@@ -14,6 +14,7 @@ import type { VerificationMethod } from '../core/verification-method.js';
 import type { VerificationLogger } from '../observability/verification-logger.js';
 import type { ResolvedOrchestration, ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { KnownVerificationMethod } from '../api/api.types.js';
+import { dampedMoment, recentMoments, type AdoptedMoment } from '../core/moment-damping.js';
 
 /** Days of figures the moment is learned from: recent enough to follow a change, enough to have samples. */
 export const FALLBACK_FIGURES_DAYS = 7;
@@ -69,6 +70,10 @@ export class FallbackTiming {
   readonly #reading = new Map<string, Promise<FallbackMoment>>();
   /** Per key, the reads of the last ceiling and the newest before: see matureFigures. */
   readonly #reads = new Map<string, CountsRead[]>();
+  /** Per key, the learned moments adopted in the recent range (core/moment-damping.ts). */
+  readonly #adopted = new Map<string, AdoptedMoment[]>();
+  /** Keys whose moment is moving toward a jump (reported once per jump). */
+  readonly #damping = new Set<string>();
 
   constructor(
     private readonly options: ResolvedVerificationOptions,
@@ -121,8 +126,37 @@ export class FallbackTiming {
         error: error instanceof Error ? error.name : 'error',
       });
     }
+    if (moment.learned) moment = { afterMs: this.#damped(key, moment.afterMs), learned: true };
     this.#cache.set(key, { ...moment, until: this.options.clock() + FALLBACK_FIGURES_TTL_MS });
     return moment;
+  }
+
+  /**
+   * The moment adopted for `key` when the figures say `learned`: a jump beyond the recent range is
+   * followed at a bounded pace (dampedMoment) and reported once, as a warning. Per instance: an
+   * instance that just booted adopts the figures' moment.
+   */
+  #damped(key: string, learned: number): number {
+    const now = this.options.clock();
+    const adopted = this.#adopted.get(key) ?? [];
+    const { afterMs, damped } = dampedMoment(adopted, learned, now);
+    this.#adopted.set(key, recentMoments([...adopted, { afterMs, at: now }], now));
+    if (!damped) this.#damping.delete(key);
+    else if (!this.#damping.has(key)) {
+      this.#damping.add(key);
+      const [method, callingCode, device] = key.split(':');
+      this.logger.warn(
+        'orchestration: a learned fallback moment jumped beyond its recent range; followed gradually',
+        {
+          method,
+          calling_code: callingCode,
+          device: device || 'none',
+          adopted_ms: adopted.at(-1)?.afterMs,
+          learned_ms: learned,
+        },
+      );
+    }
+    return afterMs;
   }
 
   /** The moment learned from every device's figures (EVERY_DEVICE), for a method completed outside the page. */

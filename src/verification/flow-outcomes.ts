@@ -2,6 +2,7 @@ import { MethodStats } from '../account/method-stats.service.js';
 import type { DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { asVerificationError, type VerificationError } from '../core/verification.errors.js';
+import { figureGivers } from './figure-givers.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
@@ -26,6 +27,8 @@ export interface StartOutcome {
   caller: string | undefined;
   /** The journey's device hint, for the method figures. */
   device?: DeviceHint;
+  /** The client's IP, for the method figures' givers (figureGivers). */
+  ip?: string;
   began: number;
 }
 
@@ -59,7 +62,15 @@ export class FlowOutcomes {
       cost: record.cost ?? null,
       ...(resumed ? { resumed } : {}),
     });
-    if (!resumed) await this.methodStats.tally(record, outcome.caller, outcome.device);
+    if (!resumed) {
+      const { address, network } = figureGivers(outcome.caller, outcome.ip);
+      await this.methodStats.tally(record, outcome.caller, outcome.device, { address, network });
+    }
+  }
+
+  /** A status answer of `record`: a page follows it (evidence for the method figures). */
+  followed(record: SessionRecord): Promise<void> {
+    return this.methodStats.followed(record);
   }
 
   /** A code the API answered for, before the outcome it causes (the tracker's event writes its own entry). */

@@ -2,7 +2,6 @@ import { describe, expect, it } from '@jest/globals';
 import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { toPriceList, type PriceBook } from '../account/price-book.js';
 import type { MethodStats } from '../account/method-stats.service.js';
-import type { VerificationAccountService } from '../account/verification-account.service.js';
 import { oneStepJourney, switchableMethods } from '../core/journey.js';
 import { newSessionRecord } from '../core/session-record.js';
 import {
@@ -35,8 +34,8 @@ function policy(
   });
   const list = prices && toPriceList(prices);
   const book = { latest: () => Promise.resolve(list), current: () => list } as unknown as PriceBook;
-  const account = { methodStats: () => Promise.resolve({}) } as unknown as VerificationAccountService;
-  return new OrchestrationPolicy(resolved, book, account, telemetryOf(resolved), {
+  return new OrchestrationPolicy(resolved, book, telemetryOf(resolved), {
+    learningSamples: () => Promise.resolve({}),
     timeToVerify: () => Promise.resolve({ started: 0, ended: 0, left: 0, buckets: [] }),
   } as unknown as MethodStats);
 }

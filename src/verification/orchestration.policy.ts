@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { PriceBook, type PriceList } from '../account/price-book.js';
-import { VerificationAccountService } from '../account/verification-account.service.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { FallbackTiming } from './fallback-timing.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
@@ -49,9 +48,8 @@ export class OrchestrationPolicy {
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly prices: PriceBook,
-    private readonly account: VerificationAccountService,
     private readonly telemetry: VerificationTelemetry,
-    stats: MethodStats,
+    private readonly stats: MethodStats,
   ) {
     this.settings = options.orchestration;
     this.fallback = new FallbackTiming(options, stats, telemetry.logger);
@@ -136,13 +134,16 @@ export class OrchestrationPolicy {
       : rankByPrice(methods, list);
   }
 
-  /** Observed starts and verifications per method; a figure read fails soft (price order stands). */
+  /**
+   * Observed starts and verifications per method, of real users only (MethodStats.learningSamples);
+   * a figure read fails soft (price order stands).
+   */
   private async samples(): Promise<MethodSamplesByMethod> {
     const now = this.options.clock();
     if (this.cachedSamples && now < this.cachedSamples.until) return this.cachedSamples.samples;
     let samples: MethodSamplesByMethod = {};
     try {
-      samples = await this.account.methodStats();
+      samples = await this.stats.learningSamples();
     } catch (error) {
       this.telemetry.logger.warn('orchestration: method figures could not be read; price order stands', {
         error: errorText(error),

@@ -118,6 +118,7 @@ export class StartFlow {
           resumed,
           owner: input.owner,
           caller,
+          ip: input.ip,
           device,
           began: facts.began,
         });

@@ -39,6 +39,7 @@ export class StatusFlow {
       const journeyId = await this.handles.openCarrying(verificationId, owner, journeyToken);
       const loaded = await this.fresh(journeyId, owner);
       this.outcomes.telemetry.statusServed(loaded.current, Date.now() - began);
+      await this.outcomes.followed(loaded.current);
       return {
         ...(await this.journeyState.view(verificationId, loaded)),
         ...this.handles.token(loaded.journey, owner),

@@ -136,6 +136,7 @@ export class SwitchFlow {
           resumed: false,
           owner: input.owner,
           caller,
+          ip: input.ip,
           device: moved.device,
           began: facts.began,
         });

@@ -50,12 +50,14 @@ export async function journeyHost(
   platform: Platform,
   module: Partial<VerificationModuleOptions> = {},
   account: SandboxAccountInput = {},
+  app: { trustProxy?: boolean } = {},
 ): Promise<TestApp> {
   const credentials = await fx.sb.createAccount({ balance: 10_000, ...account });
   fx.apiKey = credentials.apiKey;
   const base = moduleOptions(fx.sb, module);
   const host = await createTestApp({
     platform,
+    ...app,
     module: {
       ...base,
       api: { ...base.api, apiKey: credentials.apiKey, apiSecret: credentials.apiSecret },

@@ -23,6 +23,8 @@ import {
 import type { TestApp } from '../support/verification-app.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Users come from addresses of their own (`x-forwarded-for`, trusted). */
+const PROXIED = { trustProxy: true };
 /** Reverse calls are held to their fallback moment; five verified ones are enough figures. */
 const LEARNING = {
   orchestration: {
@@ -31,10 +33,19 @@ const LEARNING = {
   },
 };
 
-/** A reverse call started and completed by its user `afterMs` later (figures for the method). */
+let users = 0;
+/**
+ * A reverse call started and completed by its user `afterMs` later (figures for the method). Each
+ * user its own owner and address: the figures count a bounded share of each (FigureEvidence).
+ */
 async function verifiedCall(fx: JourneyFixture, host: TestApp, afterMs: number): Promise<void> {
   const phone = freshPhone();
-  expect((await start(host, { phone_number: phone, method: 'reverse_flash_call' })).status).toBe(201);
+  users += 1;
+  const user = { owner: `user-${users}`, ip: `10.${users >> 8}.${users & 255}.1` };
+  const started = await start(host, { phone_number: phone, method: 'reverse_flash_call' }, user.owner, {
+    'x-forwarded-for': user.ip,
+  });
+  expect(started.status).toBe(201);
   await fx.sb.advance(afterMs);
   await fx.sb.call(sessionIds(fx.sb, phone)[0]!, phone);
   await fx.sb.webhooksIdle();
@@ -44,7 +55,7 @@ describe.each(PLATFORMS)('journeys: the fallback moment learned from the figures
   const fx = journeyFixture();
 
   it('the fixed timeout until minSamples verified sessions; then the median of their time to verify, for status and switch alike', async () => {
-    const host = await journeyHost(fx, platform, LEARNING);
+    const host = await journeyHost(fx, platform, LEARNING, {}, PROXIED);
     for (let i = 0; i < 4; i++) await verifiedCall(fx, host, 12_000);
     // Four verified calls are not enough: the fixed 45 s.
     const t0 = fx.sb.now();
@@ -89,7 +100,7 @@ describe.each(PLATFORMS)('journeys: the fallback moment learned from the figures
   });
 
   it('bounded by the floor and the ceiling; another calling code keeps the fixed timeout; false turns learning off', async () => {
-    const host = await journeyHost(fx, platform, LEARNING);
+    const host = await journeyHost(fx, platform, LEARNING, {}, PROXIED);
     for (let i = 0; i < 5; i++) await verifiedCall(fx, host, 2_000);
     await fx.sb.advance(FALLBACK_FIGURES_TTL_MS);
     let t = fx.sb.now();
@@ -99,7 +110,13 @@ describe.each(PLATFORMS)('journeys: the fallback moment learned from the figures
       iso(t + 5_000),
     );
 
-    const slow = await journeyHost(fx, platform, { ...LEARNING, phone: { allowedCountries: ['RU', 'UA'] } });
+    const slow = await journeyHost(
+      fx,
+      platform,
+      { ...LEARNING, phone: { allowedCountries: ['RU', 'UA'] } },
+      {},
+      PROXIED,
+    );
     for (let i = 0; i < 5; i++) await verifiedCall(fx, slow, 100_000);
     await fx.sb.advance(FALLBACK_FIGURES_TTL_MS);
     t = fx.sb.now();
@@ -114,9 +131,13 @@ describe.each(PLATFORMS)('journeys: the fallback moment learned from the figures
       iso(t + 45_000),
     );
 
-    const fixed = await journeyHost(fx, platform, {
-      orchestration: { ...LEARNING.orchestration, fallback: false },
-    });
+    const fixed = await journeyHost(
+      fx,
+      platform,
+      { orchestration: { ...LEARNING.orchestration, fallback: false } },
+      {},
+      PROXIED,
+    );
     for (let i = 0; i < 5; i++) await verifiedCall(fx, fixed, 2_000);
     await fx.sb.advance(FALLBACK_FIGURES_TTL_MS);
     t = fx.sb.now();
@@ -127,7 +148,7 @@ describe.each(PLATFORMS)('journeys: the fallback moment learned from the figures
   });
 
   it('a user who completes the earlier method after the learned switch is verified once', async () => {
-    const host = await journeyHost(fx, platform, LEARNING);
+    const host = await journeyHost(fx, platform, LEARNING, {}, PROXIED);
     for (let i = 0; i < 5; i++) await verifiedCall(fx, host, 12_000);
     await fx.sb.advance(FALLBACK_FIGURES_TTL_MS);
     const phone = freshPhone();

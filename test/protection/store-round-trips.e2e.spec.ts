@@ -104,6 +104,11 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
 const METHOD_FIGURES_OF_A_START = [
   'get(stats-admitted)',
   'setIfAbsent(stats-number)',
+  // One round: the caller's, address's and network's day shares, and whether the caller has a record (issue 47).
+  'increment(stats-giver)',
+  'increment(stats-giver)',
+  'increment(stats-giver)',
+  'get(stats-record)',
   'set(stats-admitted)',
   'setIfAbsent(stats-counted)',
   'setIfAbsent(stats-caller)',

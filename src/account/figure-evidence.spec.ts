@@ -1,0 +1,92 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { SessionRecord } from '../core/session-record.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
+import { FIGURES_SHARE_PER_DAY, FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { MethodStats } from './method-stats.service.js';
+
+/*
+ * What the method figures learn from (FigureEvidence): each giver's bounded share of a day, and an
+ * unverified end counted only with evidence of a real user.
+ */
+
+let now = NOON;
+const { session, logger } = methodStatsFixture(() => now);
+const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false };
+
+describe('MethodStats: figures learned from evidence of real users', () => {
+  let store: MemoryStore;
+  let stats: MethodStats;
+
+  beforeEach(() => {
+    now = NOON;
+    store = new MemoryStore({ clock: () => now });
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
+  });
+  afterEach(() => store.close());
+
+  /** A start from its own caller and address, abandoned: it expires. */
+  async function abandoned(caller: string, givers = {}, follow = false): Promise<SessionRecord> {
+    const record = session(rfc);
+    await stats.tally(record, caller, 'mobile', givers);
+    if (follow) await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
+    await stats.tally({ ...record, status: 'expired' });
+    return record;
+  }
+
+  async function verified(caller: string, givers = {}): Promise<void> {
+    const record = session(rfc);
+    await stats.tally(record, caller, 'mobile', givers);
+    await stats.tally({ ...record, status: 'verified', verifiedAt: now + 20_000 });
+  }
+
+  it('an abandoned start nobody followed counts neither in the moment figures nor in the ranking', async () => {
+    await verified('owner:a');
+    for (let i = 0; i < 5; i++) await abandoned(`client:${i}`);
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
+      started: 6,
+      ended: 1,
+      left: 5,
+    });
+    expect((await stats.learningSamples()).reverse_flash_call).toEqual({
+      started: 1,
+      verified: 1,
+      callers: 6,
+    });
+    // The operator's report still shows every expiry.
+    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 6, expired: 5 });
+  });
+
+  it('an unverified end counts when a page followed it, when its caller has a record, or when its journey verified', async () => {
+    await abandoned('client:followed', {}, true);
+    await verified('owner:known');
+    now += 60_000;
+    await abandoned('owner:known');
+    // Before FOLLOWED_AFTER_MS a status read proves nothing: the page may have been a script's first poll.
+    const early = session(rfc);
+    await stats.tally(early, 'client:early', 'mobile');
+    await stats.followed({ ...early, createdAt: now - FOLLOWED_AFTER_MS + 1 });
+    await stats.tally({ ...early, status: 'expired' });
+    const moment = await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7);
+    expect(moment).toMatchObject({ started: 4, ended: 3, left: 1 });
+    expect((await stats.learningSamples()).reverse_flash_call).toMatchObject({ started: 3, verified: 1 });
+  });
+
+  it('each caller, address and network adds at most its share of a day', async () => {
+    const network = { network: '203.0.113.0/24' };
+    for (let i = 0; i < FIGURES_SHARE_PER_DAY.network + 5; i++)
+      await verified(`client:${i}`, { address: `203.0.113.${i}`, ...network });
+    for (let i = 0; i < FIGURES_SHARE_PER_DAY.address + 5; i++)
+      await verified(`owner:${i}`, { address: '198.51.100.7', network: '198.51.100.0/24' });
+    for (let i = 0; i < FIGURES_SHARE_PER_DAY.caller + 5; i++) await verified('owner:farm');
+    const shares =
+      FIGURES_SHARE_PER_DAY.network + FIGURES_SHARE_PER_DAY.address + FIGURES_SHARE_PER_DAY.caller;
+    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: shares, verified: shares });
+    // A new day, a new share.
+    now += 86_400_000;
+    await verified('owner:farm');
+    expect((await stats.figures({ days: 1 })).reverse_flash_call).toMatchObject({ started: 1 });
+  });
+});

@@ -1,0 +1,179 @@
+import { DAY_MS } from '../core/clock.js';
+import { digest } from '../core/digest.js';
+import { isDeviceHint, type DeviceHint } from '../core/journey.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { isTerminal } from '../core/verification-status.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { dayName, STATS_RETENTION_DAYS, storedMethod } from './method-figures.js';
+
+/**
+ * Who a start came from, for the method figures: the caller (owner, else client key), the client's
+ * address and its network (see `figureGivers` in verification/). Each gives a bounded share.
+ */
+export interface FigureGivers {
+  caller?: string;
+  address?: string;
+  network?: string;
+}
+
+/**
+ * Sessions of one method a giver may add to the figures per day: beyond these, its starts are not
+ * counted (a farm or a botnet's network teaches as much as a few users, however many starts it makes).
+ */
+export const FIGURES_SHARE_PER_DAY: Readonly<Record<keyof FigureGivers, number>> = {
+  caller: 3,
+  address: 5,
+  network: 10,
+};
+
+/** A pending session whose status was read this long after its start had a page following it. */
+export const FOLLOWED_AFTER_MS = 5_000;
+/** Session ids this instance marked as followed, remembered so a poll writes at most once. */
+const FOLLOWED_REMEMBERED = 10_000;
+/** A claim outlives its session by this much, like the tracker's event claims. */
+const CLAIM_RETENTION_MS = DAY_MS;
+
+/** How a session is counted, decided at its first count: its device hint, its caller, whether that caller has a record. */
+export interface Admission {
+  device: DeviceHint | null;
+  /** The caller's digest, empty when none was known. */
+  caller: string;
+  /** The caller had verified a number before this session started (a record). */
+  vouched: boolean;
+}
+
+/**
+ * What the method figures may learn from (MethodStats' admission and evidence rules, in the store).
+ * A session is counted when it is its number's first with the method that day and each of its
+ * givers is within its day's share (FIGURES_SHARE_PER_DAY). Its verification is evidence itself; an
+ * unverified end is evidence only from a real user's journey: one verified by another step, a caller
+ * with a record, or a page that followed the status (`followed`). Any other unverified end is
+ * `unproven`: left out of what the policy learns (the fallback moment and the ranking).
+ */
+export class FigureEvidence {
+  readonly #followed = new Set<string>();
+
+  constructor(private readonly store: VerificationStore) {}
+
+  /** The session's admission, decided once and remembered; false when it is not counted. */
+  async admitted(
+    record: SessionRecord,
+    device: DeviceHint | undefined,
+    givers: FigureGivers,
+  ): Promise<false | Admission> {
+    const decided = `stats-admitted:{${record.requestId}}`;
+    const known = await this.store.get(decided);
+    if (known !== null) return admission(known);
+    const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}}`;
+    const first =
+      (await this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record))) ||
+      (await this.store.get(numberKey)) === record.requestId;
+    let decision = '0';
+    if (first) {
+      // One round: the giver shares counted, the caller's record read.
+      const caller = givers.caller === undefined ? '' : digest(givers.caller);
+      const [within, vouched] = await Promise.all([
+        this.#withinShares(record, givers),
+        caller === '' ? null : this.store.get(recordKey(caller)),
+      ]);
+      if (within) decision = ['1', device ?? '', caller, vouched === null ? '0' : '1'].join('|');
+    }
+    await this.store.set(decided, decision, this.claimTtl(record));
+    return admission(decision);
+  }
+
+  /** Whether an unverified end of the session is evidence of a real user (see the class). */
+  async proven(record: SessionRecord, admitted: Admission): Promise<boolean> {
+    if (admitted.vouched) return true;
+    const [journey, followed] = await Promise.all([
+      this.store.get(journeyVerifiedKey(record)),
+      this.store.get(followedKey(record.requestId)),
+    ]);
+    return journey !== null || followed !== null;
+  }
+
+  /** A verified session: its journey is verified, and its caller has a record from now on. */
+  async verified(record: SessionRecord, admitted: Admission): Promise<void> {
+    await Promise.all([
+      this.store.set(journeyVerifiedKey(record), '1', this.claimTtl(record)),
+      admitted.caller === ''
+        ? undefined
+        : this.store.set(recordKey(admitted.caller), '1', STATS_RETENTION_DAYS * DAY_MS),
+    ]);
+  }
+
+  /** Whether another step verified the session's journey. */
+  async journeyVerified(record: SessionRecord): Promise<boolean> {
+    return (await this.store.get(journeyVerifiedKey(record))) !== null;
+  }
+
+  /** A status answer of a pending session FOLLOWED_AFTER_MS or more after its start: a page follows it. */
+  async followed(record: SessionRecord): Promise<void> {
+    if (isTerminal(record.status) || this.store.now() - record.createdAt < FOLLOWED_AFTER_MS) return;
+    if (this.#followed.has(record.requestId)) return;
+    if (this.#followed.size >= FOLLOWED_REMEMBERED) this.#followed.clear();
+    this.#followed.add(record.requestId);
+    await this.store.set(followedKey(record.requestId), '1', this.claimTtl(record));
+  }
+
+  /** Whether this is the caller's first counted start of the method on the session's day. */
+  firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
+    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(caller)}}`;
+    return this.store.setIfAbsent(key, '1', this.untilDayEnds(record));
+  }
+
+  /** A per-day claim lasts until the session's day ends (and a minute for clocks that disagree). */
+  untilDayEnds(record: SessionRecord): number {
+    const dayEnds = (Math.floor(record.createdAt / DAY_MS) + 1) * DAY_MS;
+    return Math.max(dayEnds - this.store.now(), 0) + 60_000;
+  }
+
+  /** Counts the start against each giver's day share; true when every one is within it. */
+  async #withinShares(record: SessionRecord, givers: FigureGivers): Promise<boolean> {
+    const day = `${dayName(record.createdAt)}:${storedMethod(record.method)}`;
+    const kinds = (Object.keys(FIGURES_SHARE_PER_DAY) as (keyof FigureGivers)[]).filter(
+      (kind) => givers[kind] !== undefined,
+    );
+    const counts = await Promise.all(
+      kinds.map((kind) =>
+        this.store.increment(
+          `stats-giver:{${day}:${kind}:${digest(givers[kind]!)}}`,
+          1,
+          this.untilDayEnds(record),
+        ),
+      ),
+    );
+    return kinds.every((kind, i) => counts[i]!.value <= FIGURES_SHARE_PER_DAY[kind]);
+  }
+
+  /** How long a session's claims are kept: past its end, by a day. */
+  claimTtl(record: SessionRecord): number {
+    return Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
+  }
+}
+
+function journeyVerifiedKey(record: SessionRecord): string {
+  return `stats-journey-verified:{${record.journeyId ?? record.requestId}}`;
+}
+
+function followedKey(requestId: string): string {
+  return `stats-followed:{${requestId}}`;
+}
+
+function recordKey(callerDigest: string): string {
+  return `stats-record:{${callerDigest}}`;
+}
+
+/**
+ * A remembered admission: `0` (not counted), `1|device|caller|vouched`, or an older `1`/`1:desktop`
+ * (counted, no caller known).
+ */
+function admission(decision: string): false | Admission {
+  if (!decision.startsWith('1')) return false;
+  if (!decision.startsWith('1|')) {
+    const device = decision.slice(2);
+    return { device: isDeviceHint(device) ? device : null, caller: '', vouched: false };
+  }
+  const [, device = '', caller = '', vouched] = decision.split('|');
+  return { device: isDeviceHint(device) ? device : null, caller, vouched: vouched === '1' };
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  DAMPED_SHARE_PER_MINUTE,
+  dampedMoment,
+  RECENT_RANGE_MS,
+  recentMoments,
+  SETTLED_AFTER_MS,
+} from './moment-damping.js';
+
+const MINUTE = 60_000;
+
+describe('dampedMoment: a jump beyond the recent range is followed at a bounded pace', () => {
+  it('adopts the first moment, and any within the recent range, at once', () => {
+    expect(dampedMoment([], 12_000, 0)).toEqual({ afterMs: 12_000, damped: false });
+    const adopted = [
+      { afterMs: 30_000, at: 0 },
+      { afterMs: 40_000, at: 10 * MINUTE },
+    ];
+    expect(dampedMoment(adopted, 30_000, 11 * MINUTE)).toEqual({ afterMs: 30_000, damped: false });
+    expect(dampedMoment(adopted, 35_000, 11 * MINUTE)).toEqual({ afterMs: 35_000, damped: false });
+  });
+
+  it('adopts what comes while the first moment adopted is younger than SETTLED_AFTER_MS', () => {
+    const adopted = [{ afterMs: 40_000, at: 0 }];
+    expect(dampedMoment(adopted, 10_000, SETTLED_AFTER_MS - 1)).toEqual({ afterMs: 10_000, damped: false });
+    expect(dampedMoment(adopted, 10_000, SETTLED_AFTER_MS).damped).toBe(true);
+  });
+
+  it('moves at most DAMPED_SHARE_PER_MINUTE of the last moment per minute beyond the range, either way', () => {
+    const adopted = [
+      { afterMs: 40_000, at: -SETTLED_AFTER_MS },
+      { afterMs: 40_000, at: 0 },
+    ];
+    const step = 40_000 * DAMPED_SHARE_PER_MINUTE;
+    expect(dampedMoment(adopted, 10_000, MINUTE)).toEqual({ afterMs: 40_000 - step, damped: true });
+    expect(dampedMoment(adopted, 73_000, MINUTE)).toEqual({ afterMs: 40_000 + step, damped: true });
+    expect(dampedMoment(adopted, 10_000, 2 * MINUTE)).toEqual({ afterMs: 40_000 - 2 * step, damped: true });
+    // No time passed: no move; a target nearer than the step is reached.
+    expect(dampedMoment(adopted, 10_000, 0)).toEqual({ afterMs: 40_000, damped: true });
+    expect(dampedMoment(adopted, 39_000, MINUTE)).toEqual({ afterMs: 39_000, damped: false });
+  });
+
+  it('follows a lasting drop from 40 s to the 10 s floor within the hour, read every 30 s', () => {
+    let adopted = [
+      { afterMs: 40_000, at: -SETTLED_AFTER_MS },
+      { afterMs: 40_000, at: 0 },
+    ];
+    let now = 0;
+    while (adopted.at(-1)!.afterMs > 10_000 && now < 2 * RECENT_RANGE_MS) {
+      now += 30_000;
+      adopted = recentMoments(
+        [...adopted, { afterMs: dampedMoment(adopted, 10_000, now).afterMs, at: now }],
+        now,
+      );
+    }
+    expect(now).toBeGreaterThan(30 * MINUTE);
+    expect(now).toBeLessThanOrEqual(60 * MINUTE);
+  });
+
+  it('keeps the moments of the recent range and the last one', () => {
+    const old = { afterMs: 20_000, at: 0 };
+    const young = { afterMs: 30_000, at: RECENT_RANGE_MS };
+    expect(recentMoments([old, young], RECENT_RANGE_MS + 1)).toEqual([young]);
+    expect(recentMoments([old], 2 * RECENT_RANGE_MS)).toEqual([old]);
+  });
+});

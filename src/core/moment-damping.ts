@@ -1,0 +1,55 @@
+/**
+ * A learned fallback moment that jumps beyond its recent range is not adopted at once: it moves
+ * there at a bounded pace, so figures pushed in a burst (poisoned, or a short blip) change little
+ * before they are seen, while a lasting change (an operator's outage) is followed within the hour.
+ * Pure; FallbackTiming keeps the moments it adopted.
+ */
+
+/** How far back the moments adopted make the recent range. */
+export const RECENT_RANGE_MS = 60 * 60_000;
+/**
+ * A range is known once the moments adopted span this long: before, a young host's or a new
+ * instance's first reads (their figures still maturing) are adopted as they come.
+ */
+export const SETTLED_AFTER_MS = 10 * 60_000;
+/** Beyond its recent range, a moment moves by at most this share of where it stands per minute. */
+export const DAMPED_SHARE_PER_MINUTE = 0.03;
+
+/** A moment adopted, ms after a step's start, and when (module clock). */
+export interface AdoptedMoment {
+  afterMs: number;
+  at: number;
+}
+
+/**
+ * The moment to adopt at `now` when the figures say `learned`, given the moments adopted before
+ * (oldest first): `learned` itself when nothing was adopted or it lies within the range of those of
+ * the last RECENT_RANGE_MS (and the last one), or the first was adopted less than SETTLED_AFTER_MS
+ * ago; else the last moment moved toward it by at most
+ * DAMPED_SHARE_PER_MINUTE of itself per minute since it was adopted (`damped`: true).
+ */
+export function dampedMoment(
+  adopted: readonly AdoptedMoment[],
+  learned: number,
+  now: number,
+): { afterMs: number; damped: boolean } {
+  const last = adopted.at(-1);
+  if (last === undefined || adopted[0]!.at > now - SETTLED_AFTER_MS)
+    return { afterMs: learned, damped: false };
+  const recent = adopted.filter((moment) => moment.at > now - RECENT_RANGE_MS).map((m) => m.afterMs);
+  const low = Math.min(last.afterMs, ...recent);
+  const high = Math.max(last.afterMs, ...recent);
+  if (learned >= low && learned <= high) return { afterMs: learned, damped: false };
+  const step = (last.afterMs * DAMPED_SHARE_PER_MINUTE * Math.max(now - last.at, 0)) / 60_000;
+  const afterMs = Math.round(
+    Math.min(Math.max(learned, Math.min(low, last.afterMs - step)), Math.max(high, last.afterMs + step)),
+  );
+  return { afterMs, damped: afterMs !== learned };
+}
+
+/** The adopted moments worth keeping at `now`: those of the recent range, and the last one. */
+export function recentMoments(adopted: readonly AdoptedMoment[], now: number): AdoptedMoment[] {
+  const kept = adopted.filter((moment) => moment.at > now - RECENT_RANGE_MS);
+  const last = adopted.at(-1);
+  return last !== undefined && kept.at(-1) !== last ? [...kept, last] : kept;
+}
