@@ -240,17 +240,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     try {
       return await this.limits.countStart(clientKey, candidate.phoneNumber, caller);
     } catch (error) {
-      if (
-        error instanceof ProtectionRefusal &&
-        error.reason === ProtectionRefusalReason.startIpLimit &&
-        grade &&
-        grade.offered.length > 0
-      )
-        throw protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
-          offered_methods: [...grade.offered],
-          held: ProtectionRefusalReason.startIpLimit,
-        });
-      throw error;
+      throw graded(error, grade, ProtectionRefusalReason.startIpLimit);
     }
   }
 
@@ -288,18 +278,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     try {
       return await this.spendCap.reserve(candidate.method, keep, proof);
     } catch (error) {
-      if (
-        error instanceof ProtectionRefusal &&
-        error.reason === ProtectionRefusalReason.spendCap &&
-        grade &&
-        !grade.proofCharged &&
-        grade.offered.length > 0
-      )
-        throw protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
-          offered_methods: [...grade.offered],
-          held: ProtectionRefusalReason.spendCap,
-        });
-      throw error;
+      throw graded(error, grade, ProtectionRefusalReason.spendCap);
     }
   }
 
@@ -351,4 +330,17 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       this.logger.warn('pumping defence: a verification could not be counted', { error: errorText(error) });
     }
   }
+}
+
+/**
+ * A refusal by `held` of a start not charged on proof becomes 409 `method_held` while a method charged on
+ * proof is offered (GradedAnswer); any other error is thrown as it is.
+ */
+function graded(error: unknown, grade: GradedAnswer | undefined, held: ProtectionRefusalReason): unknown {
+  if (!(error instanceof ProtectionRefusal) || error.reason !== held) return error;
+  if (!grade || grade.proofCharged || grade.offered.length === 0) return error;
+  return protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
+    offered_methods: [...grade.offered],
+    held,
+  });
 }
