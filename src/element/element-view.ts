@@ -1,4 +1,5 @@
 import { detectDevice, type VerificationClientError, type VerificationState } from '../client/index.js';
+import { isSafeHref } from '../client/safe-links.js';
 import { duration, type TextKey } from './messages.js';
 import { formatPhone } from './phone-format.js';
 import type { ElementTexts } from './element-texts.js';
@@ -121,6 +122,8 @@ export class TaskView {
       return el;
     };
     const link = (id: string, href: string, text: string, part: string): HTMLElement => {
+      // Checked once more where it becomes clickable: anything else is shown as text, never a link.
+      if (!isSafeHref(href)) return p(text);
       const a = document.createElement('a');
       Object.assign(a, { id, href, textContent: text });
       a.setAttribute('part', part);
@@ -129,7 +132,7 @@ export class TaskView {
     };
     const qr = (target: string): HTMLElement[] => {
       // On a phone the link itself is what to tap.
-      if (detectDevice() !== 'desktop') return [];
+      if (detectDevice() !== 'desktop' || !isSafeHref(target)) return [];
       const box = document.createElement('div');
       box.setAttribute('part', 'qr');
       // Loaded when first drawn: a phone (and every method but two) never needs the encoder.
