@@ -2,6 +2,7 @@ import { detectDevice, type VerificationClientError, type VerificationState } fr
 import { isSafeHref } from '../client/safe-links.js';
 import { duration, type TextKey } from './messages.js';
 import { formatPhone } from './phone-format.js';
+import { attemptsLine } from './refusal-text.js';
 import type { ElementTexts } from './element-texts.js';
 
 /** What the views read of the element: its parts by id, its texts and the country numbers are written in. */
@@ -72,8 +73,9 @@ export class TaskView {
         : this.#view.texts.t('codeRange', { min: code.minLength, max: code.maxLength });
     }
     this.#view.$<HTMLButtonElement>('check').disabled = s.phase === 'verifying' || (s.retryInMs ?? 0) > 0;
-    this.#view.$('attempts').textContent =
-      code && s.attemptsRemaining !== null ? this.#view.texts.attempts(s.attemptsRemaining) : '';
+    this.#view.$('attempts').textContent = code
+      ? attemptsLine(s.attemptsRemaining, s.error, this.#view.texts)
+      : '';
     this.#view.$('timer').textContent = s.expiresInMs
       ? this.#view.texts.t('expires', { t: duration(s.expiresInMs) })
       : '';
