@@ -25,6 +25,7 @@ const LINKS: [unknown, boolean][] = [
   ['vbscript:msgbox(1)', false],
   ['http://msgr2.example/bot', false],
   ['https://user:pass@msgr2.example/bot', false],
+  ['https://user@msgr2.example/bot', false],
   ['//msgr2.example/bot', false],
   ['/relative/bot', false],
   ['https://msgr2.example/bot\nx', false],
