@@ -65,6 +65,21 @@ describe('initiate result', () => {
     expect(sms).not.toHaveProperty('raw');
   });
 
+  it('refuses an answer whose link or number to call may not be shown to a user, naming the field, not the value', () => {
+    const bot = (deep_link: unknown) => () => toInitiateResult({ ...common, method: 'msgr2_bot', deep_link });
+    expect(bot('javascript:alert(1)')).toThrow(
+      new WireFormatError('initiate response: "deep_link" is not what may be shown to a user'),
+    );
+    expect(bot('http://m.example/bot')).toThrow(WireFormatError);
+    expect(bot(7)).toThrow(WireFormatError);
+    expect(bot(undefined)()).toMatchObject({ deepLink: undefined });
+    const rfc = (number_to_call: unknown) => () =>
+      toInitiateResult({ ...common, method: 'reverse_flash_call', number_to_call });
+    expect(rfc('84950000000')).toThrow(WireFormatError);
+    expect(rfc('+7495000000<')).toThrow(WireFormatError);
+    expect(rfc(null)()).toMatchObject({ numberToCall: undefined });
+  });
+
   it('normalises the msgr1 discriminator to msgr1_otp', () => {
     expect(toInitiateResult({ ...common, method: 'msgr1', code_length: 5 })).toMatchObject({
       method: 'msgr1_otp',

@@ -13,6 +13,7 @@ import type {
   VerificationSession,
 } from './api.types.js';
 import type { CheckRequestWire, InitiateRequestWire, ProblemWire } from './api.wire.js';
+import { isNumberToCall, isUserLink } from '../core/user-links.js';
 import { isKnownMethod, normalizeMethod, toWireMethod } from './method-names.js';
 import { WireFormatError } from './wire-format.error.js';
 
@@ -119,14 +120,27 @@ export function toInitiateResult(body: unknown): InitiateResult {
   if (!isKnownMethod(method)) return { ...base, method, raw: { ...wire } };
   switch (method) {
     case 'reverse_flash_call':
-      return { ...base, method, numberToCall: optionalString(wire.number_to_call) };
+      return { ...base, method, numberToCall: checked(wire, 'number_to_call', isNumberToCall, what) };
     case 'msgr2_bot':
-      return { ...base, method, deepLink: optionalString(wire.deep_link) };
+      return { ...base, method, deepLink: checked(wire, 'deep_link', isUserLink, what) };
     case 'operator_id':
       return { ...base, method, awaitingCode: toBoolean(wire.awaiting_code) };
     default:
       return { ...base, method };
   }
+}
+
+/** What a user is handed (`core/user-links.ts`): absent, or what the rule allows; else the answer is unusable. */
+function checked(
+  wire: Record<string, unknown>,
+  field: string,
+  allowed: (value: unknown) => value is string,
+  what: string,
+): string | undefined {
+  const value = wire[field];
+  if (value === undefined || value === null) return undefined;
+  if (!allowed(value)) throw new WireFormatError(`${what}: "${field}" is not what may be shown to a user`);
+  return value;
 }
 
 export function toVerificationSession(body: unknown): VerificationSession {

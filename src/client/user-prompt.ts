@@ -1,3 +1,4 @@
+import { isSafeLink, isSafeNumberToCall } from './safe-links.js';
 import type { StatusAnswer, UserPrompt, VerificationPhase } from './types.js';
 
 const TERMINAL: readonly string[] = ['verified', 'failed', 'expired', 'canceled'];
@@ -27,8 +28,10 @@ function promptOf(answer: StatusAnswer): UserPrompt {
       maxLength: answer.code_length_max ?? length ?? 8,
     };
   }
-  if (answer.number_to_call)
+  // What the server hands over to open or call is checked again here: a link or number that is not
+  // one (a `javascript:` link) never becomes an href or a QR code; the user waits as for a push.
+  if (isSafeNumberToCall(answer.number_to_call))
     return { kind: 'call', numberToCall: answer.number_to_call, telHref: `tel:${answer.number_to_call}` };
-  if (answer.deep_link) return { kind: 'link', deepLink: answer.deep_link };
+  if (isSafeLink(answer.deep_link)) return { kind: 'link', deepLink: answer.deep_link };
   return { kind: 'push' };
 }

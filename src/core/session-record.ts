@@ -36,6 +36,11 @@ export interface SessionRecord {
    * attack): the method figures leave it out, so an attack cannot steer `cost_per_success`.
    */
   suspected?: boolean;
+  /**
+   * Rebuilt after the store lost it (a restart on MemoryStore): how many steps its journey took
+   * before is then the frontend's word, so its journey takes no further paid step.
+   */
+  rebuilt?: boolean;
 }
 
 /**
@@ -104,6 +109,8 @@ export interface SessionOrigin {
   journeyId?: string;
   /** The pumping defence suspected the start (see SessionRecord.suspected). */
   suspected?: boolean;
+  /** Rebuilt from a handle or journey token after the store lost it (see SessionRecord.rebuilt). */
+  rebuilt?: boolean;
 }
 
 /** The one way a SessionRecord comes to be: at start, on adoption of an in-doubt start, on recovery. */
@@ -126,6 +133,7 @@ export function newSessionRecord(facts: SessionFacts, origin: SessionOrigin): Se
     cost: facts.cost,
     ...(origin.journeyId === undefined ? {} : { journeyId: origin.journeyId }),
     ...(origin.suspected ? { suspected: true } : {}),
+    ...(origin.rebuilt ? { rebuilt: true } : {}),
   };
   if (!seed && showsDelivery(facts.method, facts.status)) record.delivered = true;
   return record;

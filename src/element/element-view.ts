@@ -1,6 +1,8 @@
 import { detectDevice, type VerificationClientError, type VerificationState } from '../client/index.js';
+import { isSafeHref } from '../client/safe-links.js';
 import { duration, type TextKey } from './messages.js';
 import { formatPhone } from './phone-format.js';
+import { attemptsLine } from './refusal-text.js';
 import type { ElementTexts } from './element-texts.js';
 
 /** What the views read of the element: its parts by id, its texts and the country numbers are written in. */
@@ -71,8 +73,9 @@ export class TaskView {
         : this.#view.texts.t('codeRange', { min: code.minLength, max: code.maxLength });
     }
     this.#view.$<HTMLButtonElement>('check').disabled = s.phase === 'verifying' || (s.retryInMs ?? 0) > 0;
-    this.#view.$('attempts').textContent =
-      code && s.attemptsRemaining !== null ? this.#view.texts.attempts(s.attemptsRemaining) : '';
+    this.#view.$('attempts').textContent = code
+      ? attemptsLine(s.attemptsRemaining, s.error, this.#view.texts)
+      : '';
     this.#view.$('timer').textContent = s.expiresInMs
       ? this.#view.texts.t('expires', { t: duration(s.expiresInMs) })
       : '';
@@ -121,6 +124,8 @@ export class TaskView {
       return el;
     };
     const link = (id: string, href: string, text: string, part: string): HTMLElement => {
+      // Checked once more where it becomes clickable: anything else is shown as text, never a link.
+      if (!isSafeHref(href)) return p(text);
       const a = document.createElement('a');
       Object.assign(a, { id, href, textContent: text });
       a.setAttribute('part', part);
@@ -129,7 +134,7 @@ export class TaskView {
     };
     const qr = (target: string): HTMLElement[] => {
       // On a phone the link itself is what to tap.
-      if (detectDevice() !== 'desktop') return [];
+      if (detectDevice() !== 'desktop' || !isSafeHref(target)) return [];
       const box = document.createElement('div');
       box.setAttribute('part', 'qr');
       // Loaded when first drawn: a phone (and every method but two) never needs the encoder.

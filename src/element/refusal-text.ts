@@ -33,3 +33,17 @@ export function refusalText(error: VerificationClientError, waitMs: number | nul
   const key = errorKey(error.code);
   return say.t(key, { code: error.code });
 }
+
+/**
+ * The line under the code field ("2 attempts left"): empty while the refusal shown already says how
+ * many are left (a wrong code's message), so the count is read once.
+ */
+export function attemptsLine(
+  attemptsRemaining: number | null,
+  error: VerificationClientError | null,
+  say: Translator,
+): string {
+  if (attemptsRemaining === null) return '';
+  if (error?.code === 'invalid_code' && typeof error.problem.attempts_remaining === 'number') return '';
+  return say.attempts(attemptsRemaining);
+}

@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit }
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DAY_MS } from '../core/clock.js';
 import { digest } from '../core/digest.js';
+import { parseTypedNumber } from '../core/phone-number.js';
 import { isTestSession } from '../core/test-session.js';
 import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
 import { VerificationClientError } from '../core/verification.errors.js';
@@ -10,6 +11,7 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { foldKey, shelfOf, SHELVES } from './history-shelves.js';
 import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verification-history.types.js';
 
 /** The events an outcome entry is written for. */
@@ -21,15 +23,20 @@ const OUTCOME_EVENTS = [
 ] as const;
 
 /** An entry as the store keeps it (`at` in ms). */
-type StoredEntry = Omit<VerificationHistoryEntry, 'at'> & { at: number; seq: number };
+type StoredEntry = Omit<VerificationHistoryEntry, 'at' | 'lastAt'> & {
+  at: number;
+  seq: number;
+  fold?: string;
+};
 
 /**
  * Per-number and per-owner history for support (`history` option): one entry per start, switch,
  * check (right or wrong, never the code), refusal with its reason, and outcome with its cost.
  *
- * Kept in the store as a ring of `maxEntries` slots per number and per owner (an atomic counter picks
- * the slot; each slot expires `retentionDays` after it was written), so every instance writes and
- * reads the same history and a number's history is bounded whatever its traffic. Keys name numbers
+ * Kept in the store per number and per owner as three shelves of `maxEntries` slots each (see
+ * `shelfOf`; an atomic counter picks the slot; each slot expires `retentionDays` after it was
+ * written), so every instance writes and reads the same history, a number's history is bounded
+ * whatever its traffic, and nobody's refusals or resumes push an outcome out. Keys name numbers
  * and owners by digest, as protection's keys do; the entries hold the E.164 number, as the session
  * records do. Writing never fails a verification: a store error loses the entry, logged.
  */
@@ -63,21 +70,32 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
    * (inclusive) when given. Empty when history is off.
    */
   async list(query: VerificationHistoryQuery): Promise<VerificationHistoryEntry[]> {
-    const ring = ringOf(query);
+    const ring = ringOf(query, this.options.phone.defaultCountry);
     if (this.options.history === false) return [];
     const from = query.from?.getTime() ?? -Infinity;
     const to = query.to?.getTime() ?? Infinity;
-    const slots = Array.from({ length: this.options.history.maxEntries }, (_, i) =>
-      this.store.get(`${ring}:${i}`),
+    const { maxEntries } = this.options.history;
+    const texts = await Promise.all(
+      SHELVES.flatMap((shelf) =>
+        Array.from({ length: maxEntries }, (_, i) => this.store.get(`${ring}:${shelf}:${i}`)),
+      ),
     );
     const entries: StoredEntry[] = [];
-    for (const text of await Promise.all(slots)) {
+    for (const text of texts) {
       const entry = text === null ? null : parseEntry(text);
       if (entry && entry.at >= from && entry.at <= to) entries.push(entry);
     }
+    const folds = await Promise.all(
+      entries.map((entry) => (entry.fold === undefined ? null : this.store.get(entry.fold))),
+    );
     return entries
+      .map((entry, i) => withRepeats(entry, folds[i] ?? null))
       .sort((a, b) => a.at - b.at || a.seq - b.seq)
-      .map(({ at, seq: _seq, ...rest }) => ({ ...rest, at: new Date(at) }));
+      .map(({ at, seq: _seq, fold: _fold, lastAt, ...rest }) => ({
+        ...rest,
+        at: new Date(at),
+        ...(lastAt === undefined ? {} : { lastAt: new Date(lastAt) }),
+      }));
   }
 
   /** Writes an entry to its number's ring and its owner's. Never throws. */
@@ -127,17 +145,30 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     await this.record({ ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason });
   }
 
+  /**
+   * Into the entry's shelf of the ring (see `shelfOf`): a refusal or resume the same as one already on
+   * its shelf this hour is not a new entry but a repeat of that one (`count`, `lastAt`).
+   */
   private async append(ring: string, entry: Omit<StoredEntry, 'seq'>): Promise<void> {
     const { maxEntries, retentionDays } = this.options.history as {
       maxEntries: number;
       retentionDays: number;
     };
     const ttlMs = retentionDays * DAY_MS;
-    const { value } = await this.store.increment(`${ring}:seq`, 1, ttlMs);
-    // The ring's sequence orders entries of the same millisecond.
+    const shelf = shelfOf(entry);
+    const fold = foldKey(ring, entry);
+    if (fold !== undefined) {
+      const { value: count } = await this.store.increment(`${fold}:n`, 1, ttlMs);
+      if (count > 1) return this.store.set(fold, `${count}:${entry.at}`, ttlMs);
+    }
+    // The shelf's counter picks the slot; the ring's orders entries of the same millisecond.
+    const [{ value: slot }, { value: seq }] = await Promise.all([
+      this.store.increment(`${ring}:${shelf}:seq`, 1, ttlMs),
+      this.store.increment(`${ring}:seq`, 1, ttlMs),
+    ]);
     await this.store.set(
-      `${ring}:${(value - 1) % maxEntries}`,
-      JSON.stringify({ ...entry, seq: value }),
+      `${ring}:${shelf}:${(slot - 1) % maxEntries}`,
+      JSON.stringify({ ...entry, seq, ...(fold === undefined ? {} : { fold }) }),
       ttlMs,
     );
   }
@@ -158,14 +189,17 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-function ringOf(query: VerificationHistoryQuery): string {
-  const byNumber = typeof query?.phoneNumber === 'string';
+function ringOf(query: VerificationHistoryQuery, defaultCountry: string): string {
+  const byNumber = query?.phoneNumber !== undefined;
   const byOwner = typeof query?.owner === 'string';
   if (byNumber === byOwner)
     throw new VerificationClientError('validation_error', 'Give either phoneNumber or owner', {
       errors: [{ field: 'phoneNumber', message: 'give either phoneNumber (E.164) or owner' }],
     });
-  return byNumber ? numberRing(query.phoneNumber!) : ownerRing(query.owner!);
+  // The number as the routes normalise it, so `8 912 …` finds what `+7912…` wrote.
+  return byNumber
+    ? numberRing(parseTypedNumber(query.phoneNumber, defaultCountry, 'phoneNumber').number)
+    : ownerRing(query.owner!);
 }
 
 // Hash tags keep a ring's keys in one Redis Cluster slot.
@@ -186,6 +220,12 @@ function parseEntry(text: string): StoredEntry | null {
   } catch {
     return null;
   }
+}
+
+/** A folded entry with its repeats (`<count>:<last at>`, written by the second and later). */
+function withRepeats(entry: StoredEntry, fold: string | null): StoredEntry & { lastAt?: number } {
+  const [count, lastAt] = (fold ?? '').split(':').map(Number);
+  return count! > 1 && Number.isFinite(lastAt) ? { ...entry, count, lastAt } : entry;
 }
 
 function withoutUndefined<T extends object>(value: T): T {

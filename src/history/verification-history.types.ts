@@ -29,11 +29,20 @@ export interface VerificationHistoryEntry {
   cost?: Money | null;
   /** `start`: the caller's pending session handed back (no new session, nothing charged). */
   resumed?: boolean;
+  /**
+   * `refusal` and resumed `start`: how many times the same one came within the hour of `at` when more
+   * than once (then `lastAt` is the last), folded into this one entry.
+   */
+  count?: number;
+  lastAt?: Date;
   /** A test number's (`testNumbers`): nothing was sent or billed. */
   test?: true;
 }
 
-/** `VerificationHistory.list`: one number's entries or one owner's, optionally within [from, to]. */
+/**
+ * `VerificationHistory.list`: one number's entries (as typed: normalised as the routes do) or one
+ * owner's, optionally within [from, to].
+ */
 export type VerificationHistoryQuery = (
   { phoneNumber: string; owner?: undefined } | { owner: string; phoneNumber?: undefined }
 ) & {

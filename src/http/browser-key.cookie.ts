@@ -17,9 +17,6 @@ const SECURE_COOKIE_PATTERN = new RegExp(`(?:^|;)\\s*${SECURE_BROWSER_KEY_COOKIE
 interface CookieRequest {
   headers?: Record<string, unknown>;
   protocol?: unknown;
-  /** Express: the path as the client sent it, before any router took its part. */
-  originalUrl?: unknown;
-  url?: unknown;
 }
 
 function isSecure(request: unknown): boolean {
@@ -43,33 +40,18 @@ export function newBrowserKey(): string {
 }
 
 /**
- * Where the client routes are mounted as the browser sees them: the path of the request to
- * `{mount}/{prefix}/{route}` less its last segment, so a global prefix (`app.setGlobalPrefix`), a
- * versioned path or a proxy's rewrite the app knows of are all followed. `/{prefix}` when the path
- * cannot be read.
- */
-export function clientRoutesPath(request: unknown, prefix: string): string {
-  const { originalUrl, url } = (request as CookieRequest | undefined) ?? {};
-  const raw = typeof originalUrl === 'string' ? originalUrl : typeof url === 'string' ? url : undefined;
-  const path = raw?.split(/[?#]/, 1)[0];
-  const cut = path?.lastIndexOf('/') ?? -1;
-  // Only characters a cookie's Path may hold: anything else falls back to the static prefix.
-  if (path === undefined || cut <= 0 || !/^[A-Za-z0-9/._~%!$&'()*+,=:@-]+$/.test(path)) return `/${prefix}`;
-  return path.slice(0, cut);
-}
-
-/**
  * Adds the `Set-Cookie` of a browser key to the response (Express or Fastify), next to any cookie
  * the host set. HttpOnly (page scripts never read it), SameSite=Strict (never sent by another
  * site's requests), no expiry (it ends with the browser session; a pending session lasts minutes).
  * Over https: `__Host-pv_browser`, Secure, `Path=/` (the prefix requires it). Over http:
- * `pv_browser` with the path the client routes are served under (see clientRoutesPath), so it is
+ * `pv_browser` on `path`, where the client routes are declared (the global prefix and
+ * `routes.prefix`, never the request's URL: `…/start/` must not scope it to one route), so it is
  * sent only to them.
  */
-export function setBrowserKeyCookie(request: unknown, response: unknown, key: string, prefix: string): void {
+export function setBrowserKeyCookie(request: unknown, response: unknown, key: string, path: string): void {
   const cookie = isSecure(request)
     ? `${SECURE_BROWSER_KEY_COOKIE}=${key}; Path=/; HttpOnly; SameSite=Strict; Secure`
-    : `${BROWSER_KEY_COOKIE}=${key}; Path=${clientRoutesPath(request, prefix)}; HttpOnly; SameSite=Strict`;
+    : `${BROWSER_KEY_COOKIE}=${key}; Path=${path}; HttpOnly; SameSite=Strict`;
   const reply = response as {
     append?: (name: string, value: string) => unknown;
     header?: (name: string, value: string) => unknown;

@@ -27,6 +27,8 @@ import {
 import { VerificationService } from '../verification/verification.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { ModuleRef } from '@nestjs/core';
+import { servedPath } from './global-prefix.js';
 import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-key.cookie.js';
 import { CancelVerificationDto } from './cancel-verification.dto.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
@@ -71,6 +73,15 @@ export abstract class VerificationControllerBase {
     @Optional() protected readonly streams?: StatusStreamHub,
   ) {}
 
+  /** Property-injected: a host's subclass calls super() with the arguments above only. */
+  @Inject(ModuleRef) @Optional() private readonly moduleRef?: ModuleRef;
+  #routesPath: string | undefined;
+
+  /** Where the client routes are served, as declared (read once the host set its global prefix). */
+  private routesPath(): string {
+    return (this.#routesPath ??= servedPath(this.moduleRef, this.options.routes.prefix));
+  }
+
   @Post('start')
   @ClientBodyRoute()
   @ApiOperation({ summary: 'Start a verification of a phone number' })
@@ -102,7 +113,7 @@ export abstract class VerificationControllerBase {
       request,
     });
     if (browserKey !== undefined && browserKey !== sentKey)
-      setBrowserKeyCookie(request, response, browserKey, this.options.routes.prefix);
+      setBrowserKeyCookie(request, response, browserKey, this.routesPath());
     return StartVerificationResponse.from(view);
   }
 

@@ -1,10 +1,6 @@
 import type { ModuleRef } from '@nestjs/core';
+import { servedPath } from '../http/global-prefix.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-
-/** What the log reads of Nest's container: the app's global prefix (`app.setGlobalPrefix`). */
-interface WithApplicationConfig {
-  container?: { applicationConfig?: { getGlobalPrefix?(): unknown } };
-}
 
 /**
  * The lines logged at boot naming the URLs the module serves, with the app's global prefix applied: a
@@ -13,8 +9,7 @@ interface WithApplicationConfig {
  * bootstrap, because the prefix is set between `NestFactory.create` and `listen`.
  */
 export function servedRoutesLines(options: ResolvedVerificationOptions, moduleRef: ModuleRef): string[] {
-  const prefix = globalPrefix(moduleRef);
-  const under = (path: string) => `/${[prefix, path].filter((part) => part !== '').join('/')}`;
+  const under = (path: string) => servedPath(moduleRef, path);
   const lines: string[] = [];
   // The resolved routes are those declared at import (a factory cannot move them: the rules refuse it).
   if (options.routes.enabled) {
@@ -27,19 +22,4 @@ export function servedRoutesLines(options: ResolvedVerificationOptions, moduleRe
   if (options.webhooks.enabled)
     lines.push(`webhook route at POST ${under(options.webhooks.path)} (the URL to give the API)`);
   return lines;
-}
-
-/**
- * The global prefix, without slashes, or '' when none is set or it cannot be read: Nest keeps it in
- * its container's application config, which a module reaches only through its ModuleRef.
- */
-function globalPrefix(moduleRef: ModuleRef): string {
-  try {
-    const prefix = (
-      moduleRef as unknown as WithApplicationConfig
-    ).container?.applicationConfig?.getGlobalPrefix?.();
-    return typeof prefix === 'string' ? prefix.replace(/^\/+|\/+$/g, '') : '';
-  } catch {
-    return '';
-  }
 }

@@ -3,6 +3,7 @@ import { checkOptions } from '../core/option-rules.js';
 import { isVerificationStore } from '../store/create-store.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
 import type { RATE_LIMITS } from './limits.rules.js';
+import { checkKnownKeys } from './unknown-options.js';
 import { VERIFICATION_OPTION_RULES } from './verification-options.rules.js';
 import {
   declaredRouteRules,
@@ -43,6 +44,7 @@ export function resolveVerificationOptions(
   declared?: RouteSettings,
 ): ResolvedVerificationOptions {
   checkOptions(VERIFICATION_OPTION_RULES, input);
+  checkKnownKeys(VERIFICATION_OPTION_RULES, input);
   const routes = declared ?? declaredRoutes(input);
   checkOptions(declaredRouteRules(routes), input);
   const D = VERIFICATION_DEFAULTS;

@@ -160,6 +160,7 @@ export class SessionRefresher {
       createdAt: now,
       ttlMs: MAX_SESSION_TTL_MS,
       as: 'seed',
+      rebuilt: true,
       // A later step of a journey (from a journey token) belongs to it, as when it was started.
       ...(journeyId === undefined || journeyId === requestId ? {} : { journeyId }),
     });

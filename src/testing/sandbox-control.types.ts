@@ -139,6 +139,9 @@ export interface SandboxControlRouteFault {
   status?: number;
   /** `status` 429: the `Retry-After` seconds. */
   retryAfterS?: number;
+  /** `field`: the request is processed, then its answer's `field` says `value`. */
+  field?: string;
+  value?: unknown;
 }
 
 /** Webhook faults, merged into the current settings until `clearFaults`. */

@@ -19,7 +19,7 @@ export const API_ROUTES = [
   'GET /dashboard/prices',
 ] as const satisfies readonly ApiRoute[];
 
-export type RouteFaultKind = 'latency' | 'status' | 'reset' | 'garbage' | 'html' | 'empty';
+export type RouteFaultKind = 'latency' | 'status' | 'reset' | 'garbage' | 'html' | 'empty' | 'field';
 const ROUTE_FAULT_KINDS: readonly RouteFaultKind[] = [
   'latency',
   'status',
@@ -27,6 +27,7 @@ const ROUTE_FAULT_KINDS: readonly RouteFaultKind[] = [
   'garbage',
   'html',
   'empty',
+  'field',
 ];
 
 /** Body of `POST /_sandbox/faults` for a route fault. */
@@ -38,6 +39,9 @@ export interface RouteFaultInput {
   latency_ms?: number;
   status?: number;
   retry_after_s?: number;
+  /** `field`: the request is processed, then its answer's `field` says `value` (a hostile or broken answer). */
+  field?: string;
+  value?: unknown;
 }
 
 /** Body of `POST /_sandbox/faults` for webhook faults (merged into the current webhook fault settings). */
@@ -70,6 +74,8 @@ export interface RouteFault {
   latencyMs: number;
   status: number | undefined;
   retryAfterS: number;
+  /** `field` faults: the answer's field and what it says. */
+  field?: { name: string; value: unknown };
 }
 
 /** What happens to one webhook message. */
@@ -180,7 +186,10 @@ function parseRouteFault(input: Record<string, unknown>): RouteFault {
   }
   if (kind === 'status' && status === undefined) throw validationError('a status fault needs status');
   if (!isNonNegativeInteger(retryAfterS)) throw validationError('retry_after_s must be an integer >= 0');
+  if (kind === 'field' && (typeof input.field !== 'string' || input.field === '' || !('value' in input)))
+    throw validationError('a field fault needs field (a name of the answer) and value');
   return {
+    ...(kind === 'field' ? { field: { name: input.field as string, value: input.value } } : {}),
     route: route as ApiRoute | '*',
     kind: kind as RouteFaultKind,
     remaining: count === 0 ? Infinity : (count as number),

@@ -86,13 +86,13 @@ async function handleApiRequest(
   }
 
   const fault = ctx.faults.takeRouteFault(match.route);
-  if (fault && fault.kind !== 'latency') {
+  if (fault && fault.kind !== 'latency' && fault.kind !== 'field') {
     answerFault(req, res, fault);
     return;
   }
   // The body is read before any latency: a client that gives up waiting has still sent its request.
   const raw = method === 'POST' ? await readBody(req, ctx.options.maxBodyBytes) : Buffer.alloc(0);
-  if (fault) {
+  if (fault?.kind === 'latency') {
     // Latency delays the answer in real time (client time-outs are real); the request is still processed.
     // Unref'd: a pending latency must not keep a test process alive after the sandbox is closed.
     await delay(fault.latencyMs, undefined, { ref: false });
@@ -101,6 +101,9 @@ async function handleApiRequest(
   const account = admit(ctx, req.headers.authorization);
   const body = method === 'POST' ? parseJson(raw) : undefined;
   const reply = handleApi(ctx, account, match, body, url.searchParams);
+  // A field fault changes what a processed request answers (a hostile link, a broken number).
+  if (fault?.field && typeof reply.body === 'object' && reply.body !== null)
+    (reply.body as Record<string, unknown>)[fault.field.name] = fault.field.value;
   sendJson(res, reply.status, reply.body);
 }
 

@@ -192,7 +192,7 @@ export class JourneyState {
       retriable: options.retriable,
       priceMinor: options.priceOf,
       spentMinor: options.spentMinor,
-      maxSteps: this.policy.maxSteps,
+      maxSteps: this.maxSteps(loaded),
       maxCostMinor: this.policy.maxCostMinor,
       timeoutMs: await this.fallbackAfterMs(loaded),
       skippable: this.policy.skippable(loaded.current.method),
@@ -208,6 +208,16 @@ export class JourneyState {
     const journey = await this.records.getJourney(record.journeyId ?? record.requestId);
     if (journey?.canceledAt !== undefined) return null;
     return record;
+  }
+
+  /**
+   * The steps the journey may take: none beyond those it has when a step's record was rebuilt after
+   * the store lost it (a restart on MemoryStore), since the steps taken before are then only what
+   * the frontend says (an older `journey_token`, or none); else `orchestration.maxSteps`.
+   */
+  private maxSteps(loaded: LoadedJourney): number {
+    const rebuilt = loaded.records.some((record) => record?.rebuilt === true);
+    return rebuilt ? Math.min(loaded.journey.steps.length, this.policy.maxSteps) : this.policy.maxSteps;
   }
 
   /** When the journey's current step may fall back, ms after its start (the policy's, FallbackTiming). */
@@ -241,7 +251,7 @@ export class JourneyState {
       remaining,
       priceMinor: priceOf,
       spentMinor,
-      maxSteps: this.policy.maxSteps,
+      maxSteps: this.maxSteps(loaded),
       maxCostMinor: this.policy.maxCostMinor,
     });
     const retriable = retriableMethods(order, loaded.journey, this.policy.exclude);

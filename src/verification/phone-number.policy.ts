@@ -1,4 +1,4 @@
-import { parsePhoneNumberWithError, ParseError, type CountryCode } from 'libphonenumber-js/max';
+import { parseTypedNumber } from '../core/phone-number.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 
 export interface PhonePolicy {
@@ -14,8 +14,6 @@ export interface NormalizedPhone {
   type: string | undefined;
 }
 
-const MAX_INPUT_CHARS = 64;
-
 /**
  * Turns what a person typed into E.164 with libphonenumber-js (full metadata: the number type
  * and the country behind a shared calling code, such as +7 7xx for Kazakhstan, need it) and
@@ -25,19 +23,7 @@ export class PhoneNumberNormalizer {
   constructor(private readonly policy: PhonePolicy) {}
 
   normalize(input: string): NormalizedPhone {
-    if (input.length > MAX_INPUT_CHARS || !/\d/.test(input))
-      throw invalid('phone_number is not a phone number');
-    let parsed;
-    try {
-      parsed = parsePhoneNumberWithError(input, {
-        defaultCountry: this.policy.defaultCountry as CountryCode,
-      });
-    } catch (error) {
-      if (error instanceof ParseError)
-        throw invalid(`phone_number is not a phone number (${error.message.toLowerCase()})`);
-      throw invalid('phone_number is not a phone number');
-    }
-    if (!parsed.isValid()) throw invalid('phone_number is not a valid number');
+    const parsed = parseTypedNumber(input, this.policy.defaultCountry, 'phone_number');
     const country = parsed.country;
     const type = parsed.getType();
     if (!country || !this.policy.allowedCountries.includes(country))
@@ -54,10 +40,4 @@ export class PhoneNumberNormalizer {
       });
     return { e164: parsed.number, country, type };
   }
-}
-
-function invalid(detail: string): VerificationClientError {
-  return new VerificationClientError('validation_error', detail, {
-    errors: [{ field: 'phone_number', message: detail }],
-  });
 }

@@ -51,6 +51,25 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
     );
   });
 
+  it('a start at …/start/ (trailing slash) scopes the cookie to the declared routes, never to one route', async () => {
+    await boot();
+    const ip = { 'x-forwarded-for': '203.0.113.12' };
+    const phone = nextPhone();
+    const slashed = await call(
+      suite.host!.url,
+      'POST',
+      '/api/verification/start/',
+      { phone_number: phone, method: 'sms' },
+      ip,
+    );
+    // Express routes it (non-strict routing); Fastify does not.
+    expect(slashed.status).toBe(platform === 'express' ? 201 : 404);
+    if (slashed.status !== 201) return;
+    expect((slashed.headers.get('set-cookie') ?? '').split('; ')).toContain('Path=/api/verification');
+    const again = await start(phone, { ...ip, cookie: cookieOf(slashed) });
+    expect(again.body).toMatchObject({ resumed: true, verification_id: slashed.body.verification_id });
+  });
+
   it('over https the key is a __Host- cookie; a plain pv_browser planted with its value hands nothing over', async () => {
     await boot();
     const https = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.11' };

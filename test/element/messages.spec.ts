@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { ROUTE_ERROR_CODES } from '../../src/http/verification.problems.js';
 import { errorKey, MESSAGES, type TextKey } from '../../src/element/messages.js';
 import { formatPhone, phoneDigits } from '../../src/element/phone-format.js';
+import { attemptsLine, refusalText } from '../../src/element/refusal-text.js';
+import { VerificationClientError } from '../../src/client/errors.js';
 
 /** The client's own codes (src/client/errors.ts), beside the routes'. */
 const CLIENT_CODES = ['network_error', 'unexpected_response', 'no_verification', 'resend_unavailable'];
@@ -49,5 +51,28 @@ describe('element phone formatting', () => {
   it('reads a national number in the given country', () => {
     expect(phoneDigits('29 123 45 67', 'BY')).toBe('375291234567');
     expect(phoneDigits('+375 29 123 45 67', 'RU')).toBe('375291234567');
+  });
+});
+
+describe('the count of attempts left is said once', () => {
+  const say = {
+    t: (key: TextKey, values: Record<string, string | number> = {}) =>
+      (MESSAGES.en[key as keyof (typeof MESSAGES)['en']] ?? key).replace(/\{(\w+)\}/g, (_, name: string) =>
+        String(values[name]),
+      ),
+    attempts: (n: number) => `${n} attempts left`,
+  };
+  const count = (text: string) => text.split('2 attempts left').length - 1;
+
+  it('a wrong code: the message says it, the line under the field does not', () => {
+    const wrong = new VerificationClientError('invalid_code', 400, { attempts_remaining: 2 });
+    expect(count(refusalText(wrong, null, say)) + count(attemptsLine(2, wrong, say))).toBe(1);
+  });
+
+  it('no refusal that says it (none, or another one): the line says it', () => {
+    expect(attemptsLine(2, null, say)).toBe('2 attempts left');
+    const other = new VerificationClientError('rate_limit_exceeded', 429, {});
+    expect(attemptsLine(2, other, say)).toBe('2 attempts left');
+    expect(attemptsLine(null, null, say)).toBe('');
   });
 });

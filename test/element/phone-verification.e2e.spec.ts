@@ -164,6 +164,8 @@ describe('<phone-verification> in Chromium', () => {
         const code = (await control.getSession(session.requestId)).code!;
         await enterCode(page, code.slice(0, 5) + ((Number(code[5]) + 1) % 10));
         await expect(shown(page, '#task-error')).resolves.toBe('That code is not right. 2 attempts left.');
+        // Said once: the line under the field does not repeat it.
+        await expect(el(page, '#attempts').textContent()).resolves.toBe('');
         await expect(input.inputValue()).resolves.toBe('');
         await expect(focused(page)).resolves.toBe('code');
         expect((await events(page)).map((e) => [e.type, e.detail.error_code])).toEqual([

@@ -9,6 +9,7 @@ import { VerificationHistory } from '../../src/history/verification-history.serv
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { startAccountHost } from '../webhooks/harness.js';
 import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
 
 describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
   const suite = sandboxSuite();
@@ -109,6 +110,64 @@ describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
     expect((await history.list({ phoneNumber: phone })).map((e) => e.method)).toEqual(methods.slice(2));
     await suite.sb.advance(86_400_000);
     expect(await history.list({ phoneNumber: phone })).toEqual([]);
+  });
+
+  it.each(['memory', 'redis'] as const)(
+    "a stranger's 120 free starts and refusals leave the victim's outcome and right code listed, folded into counted entries (%s)",
+    async (store) => {
+      const history = await boot({
+        history: {}, // 100 entries a shelf
+        limits: {}, // the defaults: the stranger is refused or handed back, never charged again
+        ...(store === 'redis'
+          ? { store: { url: sharedRedisUrl(), keyPrefix: `history-${platform}-${Date.now()}:` } }
+          : {}),
+      });
+      const phone = phoneNumber();
+      const started = await post('start', { phone_number: phone, method: 'sms' }, 'victim');
+      const [session] = suite.sb.sessionsFor(phone);
+      await suite.sb.deliver(session!.request_id);
+      const code = String(suite.sb.getSession(session!.request_id)!.code);
+      const checked = await post('check', { verification_id: started.body.verification_id, code }, 'victim');
+      expect(checked.body.verified).toBe(true);
+
+      // 120 starts of the victim's number: mallory's own, handed back, and 30 under other names, refused.
+      const methods = ['sms', 'flash_call', 'msgr1_otp'];
+      const answers = new Set<number>();
+      for (let i = 0; i < 120; i += 1) {
+        const owner = i % 4 === 3 ? `mallory-${i}` : 'mallory';
+        answers.add((await post('start', { phone_number: phone, method: methods[i % 3] }, owner)).status);
+      }
+      expect([...answers].some((status) => status >= 400)).toBe(true);
+
+      const entries = await history.list({ phoneNumber: phone });
+      const victims = entries.filter((e) => e.owner === 'victim').map((e) => [e.kind, e.check ?? e.status]);
+      expect(victims).toEqual([
+        ['start', 'sent'],
+        ['check', 'right'],
+        ['outcome', 'verified'],
+      ]);
+      // mallory's 90 starts are a few entries: each repeat is counted on its first entry.
+      const mallory = entries.filter((e) => e.owner === 'mallory');
+      expect(mallory.length).toBeLessThan(10);
+      expect(mallory.reduce((n, e) => n + (e.count ?? 1), 0)).toBe(90);
+      const folded = mallory.find((e) => (e.count ?? 1) > 1)!;
+      expect(folded.lastAt).toBeInstanceOf(Date);
+    },
+  );
+
+  it("list finds a number as the routes normalise it (8…, spaced, a query string's + read as a space); a non-number is a validation_error", async () => {
+    const history = await boot({ history: {} });
+    const phone = phoneNumber(); // +7916444…
+    expect((await post('start', { phone_number: phone, method: 'sms' }, 'erin')).status).toBe(201);
+    const national = `8${phone.slice(2)}`;
+    const spaced = `+7 ${phone.slice(2, 5)} ${phone.slice(5, 8)}-${phone.slice(8)}`;
+    const unencodedPlus = ` ${phone.slice(1)}`;
+    for (const typed of [phone, national, spaced, unencodedPlus])
+      expect((await history.list({ phoneNumber: typed })).map((e) => e.kind)).toEqual(['start']);
+    for (const typed of ['not a number', '+7916', ''])
+      await expect(history.list({ phoneNumber: typed })).rejects.toMatchObject({
+        errorCode: 'validation_error',
+      });
   });
 
   it('off by default: nothing is written, list answers empty', async () => {

@@ -163,5 +163,34 @@ describe.each(ONE_PLATFORM.flatMap((platform) => STORES.map((store) => [platform
       expect(again.body.error_code).toBe('journey_limit_reached');
       expect(sb.sessionsFor(phone)).toHaveLength(2);
     });
+    it.each(['no token', 'an older token'] as const)(
+      'after a restart, a replay with %s gives the journey no paid step beyond maxSteps',
+      async (replay) => {
+        fresh();
+        const module = { orchestration: { maxSteps: 3 } };
+        const before = await boot(module);
+        const phone = nextPhone();
+        const owner = `user-5-${replay.length}`;
+        const started = await post(before, 'start', owner, { phone_number: phone, method: 'sms' });
+        const id = started.body.verification_id as string;
+        await sb.advance(61_000);
+        const second = await post(before, 'switch', owner, { verification_id: id, method: 'flash_call' });
+        const older = second.body.journey_token as string;
+        await sb.advance(61_000);
+        const third = await post(before, 'switch', owner, { verification_id: id, method: 'msgr1_otp' });
+        expect(third.status).toBe(201);
+        await stop(before);
+
+        const after = await boot(module);
+        await sb.advance(61_000);
+        const token = replay === 'no token' ? {} : { journey_token: older };
+        for (let i = 0; i < 3; i += 1) {
+          await post(after, 'switch', owner, { verification_id: id, ...token });
+          await sb.advance(61_000);
+        }
+        // Paid upstream starts of this journey: never more than maxSteps.
+        expect(sb.sessionsFor(phone).length).toBeLessThanOrEqual(3);
+      },
+    );
   },
 );

@@ -1,0 +1,43 @@
+import { describe, expect, it } from '@jest/globals';
+import { foldKey, shelfOf } from './history-shelves.js';
+
+const at = Date.UTC(2026, 0, 1, 10, 0, 0);
+const base = { phoneNumber: '+79161234567', at };
+
+describe('history shelves: what anyone can cause for free never shares a shelf with outcomes', () => {
+  it.each([
+    [{ kind: 'outcome' }, 'outcome'],
+    [{ kind: 'check', check: 'right' }, 'outcome'],
+    [{ kind: 'check', check: 'wrong' }, 'other'],
+    [{ kind: 'check' }, 'other'],
+    [{ kind: 'start' }, 'start'],
+    [{ kind: 'switch' }, 'start'],
+    [{ kind: 'start', resumed: true }, 'other'],
+    [{ kind: 'refusal' }, 'other'],
+  ] as const)('%j → %s', (entry, shelf) => {
+    expect(shelfOf({ ...base, ...entry })).toBe(shelf);
+  });
+
+  it('folds a refusal or a resume with the same one of the same hour, nothing else', () => {
+    const refusal = {
+      ...base,
+      kind: 'refusal',
+      operation: 'start',
+      errorCode: 'rate_limit_exceeded',
+    } as const;
+    const key = foldKey('r', refusal);
+    expect(key).toMatch(/^r:fold:/);
+    expect(foldKey('r', { ...refusal, at: at + 3_599_999 })).toBe(key);
+    expect(foldKey('r', { ...refusal, at: at + 3_600_000 })).not.toBe(key);
+    expect(foldKey('r', { ...refusal, reason: 'cooldown' })).not.toBe(key);
+    expect(foldKey('r', { ...refusal, owner: 'bob' })).not.toBe(key);
+    expect(foldKey('r', { ...refusal, method: 'sms' })).not.toBe(key);
+    expect(foldKey('other', refusal)).not.toBe(key);
+    const resume = { ...base, kind: 'start', resumed: true, requestId: 'a' } as const;
+    expect(foldKey('r', resume)).toMatch(/^r:fold:/);
+    expect(foldKey('r', { ...resume, requestId: 'b' })).not.toBe(foldKey('r', resume));
+    expect(foldKey('r', { ...base, kind: 'start' })).toBeUndefined();
+    expect(foldKey('r', { ...base, kind: 'outcome' })).toBeUndefined();
+    expect(foldKey('r', { ...base, kind: 'check', check: 'wrong' })).toBeUndefined();
+  });
+});
