@@ -119,6 +119,27 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
     expect(suite.sb.requestCount(GETS) - before).toBe(GUARD_READS_PER_OWNER.points + 1);
   });
 
+  it('one caller hammering one pending verification spends no meter past its one shared read: the same owner’s other verification is still read fresh', async () => {
+    await host(await suite.sb.createAccount({ balance: 100 }));
+    const hammered = await start('', 'reverse_flash_call');
+    const victim = await start('', 'reverse_flash_call');
+    await suite.sb.call(victim.requestId, victim.phone);
+    const before = suite.sb.requestCount(GETS);
+    const url = `${suite.host!.url}/account/phone`;
+    const refused = await burst(
+      3 * GUARD_READS_PER_OWNER.points,
+      10,
+      url,
+      as('', { 'x-verification-id': hammered.id }),
+    );
+    expect(refused.every((status) => status === 409)).toBe(true);
+    // One poll interval, one read of the hammered session; the victim's verification is read for them.
+    expect(suite.sb.requestCount(GETS) - before).toBe(1);
+    const ok = await guarded('/account/phone', '', victim.id);
+    expect(ok.body.phone).toBe(victim.phone);
+    expect(suite.sb.requestCount(GETS) - before).toBe(2);
+  });
+
   it('without verified_at from the API, `within` counts from the first time the module saw it verified (at most `within` old, to the millisecond), across a restart', async () => {
     const account = await suite.sb.createAccount({ balance: 100 });
     const proxy = await withoutVerifiedAt(suite.sb.url);
