@@ -188,7 +188,13 @@ export class SessionRefresher {
     });
     await this.records.queue.track(seed);
     try {
-      return await this.tracker.observe(session, 'poll', seed);
+      const observed = await this.tracker.observe(session, 'poll', seed);
+      // Never seen turning verified here: without the API's time, its time is unknown (not the rebuild's).
+      if (session.status !== 'verified' || session.verifiedAt || observed.verifiedAt === null)
+        return observed;
+      const unknown = { ...observed, verifiedAt: null };
+      await this.records.save(unknown);
+      return unknown;
     } catch (error) {
       // A failing listener: the tracker released the claim and queued a retry; the record stands.
       if (error instanceof VerificationListenerError) return (await this.records.get(requestId)) ?? seed;

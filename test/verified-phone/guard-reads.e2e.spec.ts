@@ -140,6 +140,26 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
     expect(suite.sb.requestCount(GETS) - before).toBe(2);
   });
 
+  it('without verified_at from the API, a record the store lost and rebuilt has no known time: a `within` route refuses it', async () => {
+    const account = await suite.sb.createAccount({ balance: 100 });
+    const proxy = await withoutVerifiedAt(suite.sb.url);
+    closers.push(() => proxy.close());
+    await host(account, proxy.url);
+    const s = await start('dave', 'reverse_flash_call');
+    await suite.sb.call(s.requestId, s.phone);
+    await suite.sb.advance(WITHIN_MS + 1);
+    // A new app on a new store (a MemoryStore's restart): the record is rebuilt from the API.
+    await suite.host!.close();
+    if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
+    store = undefined;
+    await host(account, proxy.url);
+    expect((await guarded('/account/payout', 'dave', s.id)).body).toMatchObject({
+      status: 403,
+      reason: 'stale',
+    });
+    expect((await guarded('/account/phone', 'dave', s.id)).body.phone).toBe(s.phone);
+  });
+
   it('without verified_at from the API, `within` counts from the first time the module saw it verified (at most `within` old, to the millisecond), across a restart', async () => {
     const account = await suite.sb.createAccount({ balance: 100 });
     const proxy = await withoutVerifiedAt(suite.sb.url);
