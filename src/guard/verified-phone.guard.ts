@@ -67,7 +67,7 @@ export class VerifiedPhoneGuard implements CanActivate {
     // An unknown time is never taken as now: a route with an age limit refuses it.
     if (
       within !== undefined &&
-      (found.timeKnown === false || this.options.clock() - found.verifiedAt.getTime() >= within)
+      (found.timeKnown === false || this.options.clock() - found.verifiedAt.getTime() > within)
     )
       throw required('The phone verification is too old for this action: verify again', 'stale');
     const { timeKnown: _, ...details } = found;

@@ -69,11 +69,20 @@ export class SessionRefresher {
     return `unknown:{${requestId}}`;
   }
 
-  /** The freshest record allowed by the coalescing rules. Terminal records are returned as stored. */
-  async refresh(record: SessionRecord, source: VerificationEventSource = 'poll'): Promise<SessionRecord> {
+  /**
+   * The freshest record allowed by the coalescing rules. Terminal records are returned as stored.
+   * `mayRead` (a meter) is asked only for a read of this call's own, never for a shared one: refused,
+   * the record is answered as stored and the interval left for the next caller.
+   */
+  async refresh(
+    record: SessionRecord,
+    source: VerificationEventSource = 'poll',
+    mayRead?: () => Promise<boolean>,
+  ): Promise<SessionRecord> {
     if (isTerminal(record.status)) return record;
     // Coalescing off: every poll asks the API itself.
-    if (!this.options.statusCache.enabled) return this.fetch(record, source);
+    if (!this.options.statusCache.enabled)
+      return mayRead !== undefined && !(await mayRead()) ? record : this.fetch(record, source);
     const running = this.inflight.get(record.requestId);
     if (running) return running;
     const now = this.store.now();
@@ -86,6 +95,10 @@ export class SessionRefresher {
       intervalMs,
     );
     if (!claimed) return (await this.records.get(record.requestId)) ?? record;
+    if (mayRead !== undefined && !(await mayRead())) {
+      await this.store.delete(SessionRefresher.pollClaimKey(record.requestId));
+      return record;
+    }
     this.rememberClaim(record.requestId, now + intervalMs, now);
     const promise = this.fetch(record, source).finally(() => this.inflight.delete(record.requestId));
     this.inflight.set(record.requestId, promise);
@@ -176,7 +189,13 @@ export class SessionRefresher {
     });
     await this.records.queue.track(seed);
     try {
-      return await this.tracker.observe(session, 'poll', seed);
+      const observed = await this.tracker.observe(session, 'poll', seed);
+      // Never seen turning verified here: without the API's time, its time is unknown (not the rebuild's).
+      if (session.status !== 'verified' || session.verifiedAt || observed.verifiedAt === null)
+        return observed;
+      const unknown = { ...observed, verifiedAt: null };
+      await this.records.save(unknown);
+      return unknown;
     } catch (error) {
       // A failing listener: the tracker released the claim and queued a retry; the record stands.
       if (error instanceof VerificationListenerError) return (await this.records.get(requestId)) ?? seed;

@@ -111,6 +111,9 @@ export class TestNumberSessions {
     const state = await this.current(request.requestId, 'check');
     if (isTerminal(state.status))
       throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
+    // As the API: an operator_id session takes a code only after its fallback; no point is spent.
+    if (state.method === 'operator_id' && !state.awaitingCode)
+      throw apiError('check', 409, 'not_pending', 'No code is due before the fallback');
     const entry = this.entry(state.phoneNumber, 'check');
     const budget = this.options.testNumbers.wrongCodesPerNumber;
     const key = `test-number:wrong:${digest(state.phoneNumber)}`;

@@ -59,11 +59,11 @@ export class StatusFlow {
   }
 
   /** A loaded journey with its current session fresh within one poll interval (see `fresh`). */
-  private async refreshed(loaded: LoadedJourney): Promise<LoadedJourney> {
+  private async refreshed(loaded: LoadedJourney, mayRead?: () => Promise<boolean>): Promise<LoadedJourney> {
     if (loaded.recovered || loaded.journey.canceledAt !== undefined) return loaded;
     const record = loaded.current;
     try {
-      return this.journeyState.withCurrent(loaded, await this.refresher.refresh(record, 'poll'));
+      return this.journeyState.withCurrent(loaded, await this.refresher.refresh(record, 'poll', mayRead));
     } catch (error) {
       // The last known state keeps the page alive; the reconciler and webhooks catch up.
       if (error instanceof VerificationApiError && error.status === 404)
@@ -123,7 +123,8 @@ export class StatusFlow {
   /**
    * What VerifiedPhoneGuard decides on: the journey's status and, once a step verified it, that
    * step's number and time, from its record (terminal: no upstream read). A pending current step is
-   * refreshed only when `mayAsk()` allows (the guard's per-owner meter), else read as stored.
+   * refreshed as the status route's (shared per poll interval); a read of its own only when `mayAsk()`
+   * allows (the guard's per-owner meter), else read as stored.
    * 404 `not_found` for a handle that does not open for this owner.
    */
   async verifiedFacts(
@@ -135,8 +136,9 @@ export class StatusFlow {
       const journeyId = this.handles.open(verificationId, owner);
       let loaded = await this.journeyState.load(journeyId, owner);
       if (answeringSession(loaded.journey, loaded.records, loaded.current).status !== 'verified')
-        if (!loaded.recovered && !isTerminal(loaded.current.status) && (await mayAsk()))
-          loaded = await this.refreshed(loaded);
+        // The meter is asked only for a read of the guard's own (a read shared in its poll interval is free).
+        if (!loaded.recovered && !isTerminal(loaded.current.status))
+          loaded = await this.refreshed(loaded, mayAsk);
       const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
       const verified = status === 'verified';
       return {

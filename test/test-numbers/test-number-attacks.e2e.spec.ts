@@ -104,6 +104,23 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
     expect((await check('000000')).body).toMatchObject({ error_code: 'invalid_code', attempts_remaining: 2 });
   });
 
+  it('a code before the operator fallback is refused as the API refuses it (409 not_pending, no attempt spent)', async () => {
+    const app = await boot({ testNumbers: { numbers: NUMBERS } });
+    const answers = [];
+    for (const phone_number of [REVIEWER, '+79161234567']) {
+      const started = await post(
+        app,
+        '/verification/start',
+        { phone_number, method: 'operator_id' },
+        as('u'),
+      );
+      const check = { verification_id: started.body.verification_id, code: '000000' };
+      answers.push((await post(app, '/verification/check', check, as('u'))).body);
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]).toMatchObject({ status: 409, error_code: 'not_pending' });
+  });
+
   it('a guarded route refuses a test number unless it opted in; the details and the claim say test', async () => {
     const app = await boot({ testNumbers: { numbers: NUMBERS } });
     const started = await post(

@@ -123,7 +123,48 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
     expect(suite.sb.requestCount(GETS) - before).toBe(GUARD_READS_PER_OWNER.points + 1);
   });
 
-  it('without verified_at from the API, `within` counts from the first time the module saw it verified, to the millisecond, across a restart', async () => {
+  it('one caller hammering one pending verification spends no meter past its one shared read: the same owner’s other verification is still read fresh', async () => {
+    await host(await suite.sb.createAccount({ balance: 100 }));
+    const hammered = await start('', 'reverse_flash_call');
+    const victim = await start('', 'reverse_flash_call');
+    await suite.sb.call(victim.requestId, victim.phone);
+    const before = suite.sb.requestCount(GETS);
+    const url = `${suite.host!.url}/account/phone`;
+    const refused = await burst(
+      3 * GUARD_READS_PER_OWNER.points,
+      10,
+      url,
+      as('', { 'x-verification-id': hammered.id }),
+    );
+    expect(refused.every((status) => status === 409)).toBe(true);
+    // One poll interval, one read of the hammered session; the victim's verification is read for them.
+    expect(suite.sb.requestCount(GETS) - before).toBe(1);
+    const ok = await guarded('/account/phone', '', victim.id);
+    expect(ok.body.phone).toBe(victim.phone);
+    expect(suite.sb.requestCount(GETS) - before).toBe(2);
+  });
+
+  it('without verified_at from the API, a record the store lost and rebuilt has no known time: a `within` route refuses it', async () => {
+    const account = await suite.sb.createAccount({ balance: 100 });
+    const proxy = await withoutVerifiedAt(suite.sb.url);
+    closers.push(() => proxy.close());
+    await host(account, proxy.url);
+    const s = await start('dave', 'reverse_flash_call');
+    await suite.sb.call(s.requestId, s.phone);
+    await suite.sb.advance(WITHIN_MS + 1);
+    // A new app on a new store (a MemoryStore's restart): the record is rebuilt from the API.
+    await suite.host!.close();
+    if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
+    store = undefined;
+    await host(account, proxy.url);
+    expect((await guarded('/account/payout', 'dave', s.id)).body).toMatchObject({
+      status: 403,
+      reason: 'stale',
+    });
+    expect((await guarded('/account/phone', 'dave', s.id)).body.phone).toBe(s.phone);
+  });
+
+  it('without verified_at from the API, `within` counts from the first time the module saw it verified (at most `within` old, to the millisecond), across a restart', async () => {
     const account = await suite.sb.createAccount({ balance: 100 });
     const proxy = await withoutVerifiedAt(suite.sb.url);
     closers.push(() => proxy.close());
@@ -139,7 +180,11 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
     const withClaim = () =>
       call(suite.host!.url, 'POST', '/account/payout', {}, as('carol', { 'x-verified-phone-claim': claim }));
 
+    // `within` is "at most this old": a tick before it and exactly at it pass, a tick after is stale.
     await suite.sb.advance(WITHIN_MS - 1);
+    expect((await guarded('/account/payout', 'carol', s.id)).status).toBe(201);
+    expect((await withClaim()).status).toBe(201);
+    await suite.sb.advance(1);
     expect((await guarded('/account/payout', 'carol', s.id)).status).toBe(201);
     expect((await withClaim()).status).toBe(201);
 
