@@ -43,7 +43,7 @@ export interface LimitsOptions {
   /** Default 10 per hour per client key. `false` switches it off. */
   startPerIp?: RateLimit | false;
   /**
-   * Default 30 per 10 minutes: starts of a method charged on proof (reverse flash call, the bot) per
+   * Default 120 per 10 minutes: starts of a method charged on proof (reverse flash call, the bot) per
    * client key, per network and per owner, each. They cost nothing unless proved, but each is an
    * upstream call: the account's API rate is everyone's. `false` switches it off.
    */

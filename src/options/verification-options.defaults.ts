@@ -46,7 +46,7 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
   limits: {
     enabled: true,
     startPerIp: perWindow(10, HOUR),
-    freeStartPerCaller: perWindow(30, 10 * MINUTE),
+    freeStartPerCaller: perWindow(120, 10 * MINUTE),
     startPerPhone: perWindow(15, HOUR),
     startPerPhoneAndCaller: perWindow(5, HOUR),
     resendCooldownMs: MINUTE,
