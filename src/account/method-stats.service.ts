@@ -1,13 +1,14 @@
 import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
-import { digest } from '../core/digest.js';
+import type { DataKeys } from '../core/data-keys.js';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { cutOffBySwitch, type MomentCounts } from '../core/fallback-moment.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import {
   bucketField,
@@ -33,7 +34,7 @@ import {
 import { errorText } from '../core/error-text.js';
 
 const COUNTER_TTL_MS = STATS_RETENTION_DAYS * DAY_MS;
-/** A claim outlives its session by this much, like the tracker's event claims. */
+/** A claim outlives its session by this much (as the tracker's event claims). */
 const CLAIM_RETENTION_MS = DAY_MS;
 /** The counters summed over every country. */
 const ALL_COUNTRIES = 'all';
@@ -43,7 +44,6 @@ const BUCKET_COUNT = TIME_TO_VERIFY_BUCKETS_MS.length + 1;
 /** How long counts wait in the instance before they are added to the store's counters (see `flush`). */
 export const STATS_FLUSH_INTERVAL_MS = 1_000;
 const REPORTED_METHODS: readonly string[] = [...VERIFICATION_METHODS, OTHER_METHOD];
-
 /**
  * Per method and per calling code of the number: sessions started, delivered, verified, expired and
  * failed, money charged and time to verify, kept in the store (shared across instances) as day
@@ -80,6 +80,7 @@ export class MethodStats implements OnModuleDestroy {
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly keys: { dataKeys: Pick<DataKeys, 'digest'> },
   ) {}
 
   static claimKey(requestId: string, transition: MethodTransition): string {
@@ -175,7 +176,7 @@ export class MethodStats implements OnModuleDestroy {
     const known = await this.store.get(decided);
     if (known !== null) return admission(known);
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
-    const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}}`;
+    const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${this.keys.dataKeys.digest(record.phoneNumber)}}`;
     const first =
       (await this.store.setIfAbsent(numberKey, record.requestId, this.#untilDayEnds(record))) ||
       (await this.store.get(numberKey)) === record.requestId;
@@ -208,7 +209,7 @@ export class MethodStats implements OnModuleDestroy {
 
   /** Whether this is the caller's first counted start of the method on the session's day. */
   #firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
-    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(caller)}}`;
+    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${this.keys.dataKeys.digest(caller)}}`;
     return this.store.setIfAbsent(key, '1', this.#untilDayEnds(record));
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DAY_MS } from '../core/clock.js';
-import { digest } from '../core/digest.js';
+import type { DataKeys } from '../core/data-keys.js';
 import { isTestSession } from '../core/test-session.js';
 import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
 import { VerificationClientError } from '../core/verification.errors.js';
@@ -30,8 +30,8 @@ type StoredEntry = Omit<VerificationHistoryEntry, 'at'> & { at: number; seq: num
  * Kept in the store as a ring of `maxEntries` slots per number and per owner (an atomic counter picks
  * the slot; each slot expires `retentionDays` after it was written), so every instance writes and
  * reads the same history and a number's history is bounded whatever its traffic. Keys name numbers
- * and owners by digest, as protection's keys do; the entries hold the E.164 number, as the session
- * records do. Writing never fails a verification: a store error loses the entry, logged.
+ * and owners by keyed digest, as protection's keys do; each entry is sealed with the data key (it holds
+ * the E.164 number and the owner, which support reads back). Writing never fails a verification: a store error loses the entry, logged.
  */
 @Injectable()
 export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
@@ -63,7 +63,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
    * (inclusive) when given. Empty when history is off.
    */
   async list(query: VerificationHistoryQuery): Promise<VerificationHistoryEntry[]> {
-    const ring = ringOf(query);
+    const ring = ringOf(this.options.dataKeys, query);
     if (this.options.history === false) return [];
     const from = query.from?.getTime() ?? -Infinity;
     const to = query.to?.getTime() ?? Infinity;
@@ -72,7 +72,8 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     );
     const entries: StoredEntry[] = [];
     for (const text of await Promise.all(slots)) {
-      const entry = text === null ? null : parseEntry(text);
+      const opened = text === null ? null : this.options.dataKeys.open(text);
+      const entry = opened === null ? null : parseEntry(opened);
       if (entry && entry.at >= from && entry.at <= to) entries.push(entry);
     }
     return entries
@@ -89,8 +90,8 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       ...(isTestSession(entry.requestId) ? { test: true } : {}),
     };
     const rings = [
-      numberRing(entry.phoneNumber),
-      ...(entry.owner === undefined ? [] : [ownerRing(entry.owner)]),
+      numberRing(this.options.dataKeys, entry.phoneNumber),
+      ...(entry.owner === undefined ? [] : [ownerRing(this.options.dataKeys, entry.owner)]),
     ];
     try {
       await Promise.all(rings.map((ring) => this.append(ring, stored)));
@@ -137,7 +138,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     // The ring's sequence orders entries of the same millisecond.
     await this.store.set(
       `${ring}:${(value - 1) % maxEntries}`,
-      JSON.stringify({ ...entry, seq: value }),
+      this.options.dataKeys.seal(JSON.stringify({ ...entry, seq: value })),
       ttlMs,
     );
   }
@@ -158,23 +159,23 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-function ringOf(query: VerificationHistoryQuery): string {
+function ringOf(keys: DataKeys, query: VerificationHistoryQuery): string {
   const byNumber = typeof query?.phoneNumber === 'string';
   const byOwner = typeof query?.owner === 'string';
   if (byNumber === byOwner)
     throw new VerificationClientError('validation_error', 'Give either phoneNumber or owner', {
       errors: [{ field: 'phoneNumber', message: 'give either phoneNumber (E.164) or owner' }],
     });
-  return byNumber ? numberRing(query.phoneNumber!) : ownerRing(query.owner!);
+  return byNumber ? numberRing(keys, query.phoneNumber!) : ownerRing(keys, query.owner!);
 }
 
 // Hash tags keep a ring's keys in one Redis Cluster slot.
-function numberRing(phoneNumber: string): string {
-  return `history:{n:${digest(phoneNumber)}}`;
+export function numberRing(keys: DataKeys, phoneNumber: string): string {
+  return `history:{n:${keys.digest(phoneNumber)}}`;
 }
 
-function ownerRing(owner: string): string {
-  return `history:{o:${digest(owner)}}`;
+export function ownerRing(keys: DataKeys, owner: string): string {
+  return `history:{o:${keys.digest(owner)}}`;
 }
 
 function parseEntry(text: string): StoredEntry | null {

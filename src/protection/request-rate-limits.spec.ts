@@ -3,6 +3,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import type { RateLimit } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { RequestRateLimits } from './request-rate-limits.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 const HOUR = 3_600_000;
 
@@ -29,13 +30,17 @@ describe('RequestRateLimits', () => {
   const limits = (overrides: Partial<Limits> = {}): RequestRateLimits => {
     const store = new MemoryStore({ clock: () => clock.now });
     stores.push(store);
-    return new RequestRateLimits(store, {
-      startPerIp: { points: 100, windowMs: HOUR },
-      startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
-      startPerPhone: { points: 100, windowMs: HOUR },
-      checkPerIp: { points: 100, windowMs: HOUR },
-      ...overrides,
-    });
+    return new RequestRateLimits(
+      store,
+      {
+        startPerIp: { points: 100, windowMs: HOUR },
+        startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
+        startPerPhone: { points: 100, windowMs: HOUR },
+        checkPerIp: { points: 100, windowMs: HOUR },
+        ...overrides,
+      },
+      SPEC_DATA_KEYS,
+    );
   };
   afterEach(async () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));

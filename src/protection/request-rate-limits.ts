@@ -1,7 +1,8 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { RateLimit } from '../options/verification.options.js';
 import type { ProtectionHold } from './protection-hold.js';
-import { digest, ProtectionKeys } from './protection-keys.js';
+import type { DataKeys } from '../core/data-keys.js';
+import { ProtectionKeys } from './protection-keys.js';
 import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 
@@ -31,6 +32,7 @@ export class RequestRateLimits {
       startPerPhone: RateLimit | false;
       checkPerIp: RateLimit | false;
     },
+    private readonly keys: DataKeys,
   ) {
     // Counters one of which exists per caller are evictable: a flood of callers must not evict the
     // per-phone ceilings, cooldowns and sessions a bounded store keeps.
@@ -73,19 +75,24 @@ export class RequestRateLimits {
       holds.push(
         await count(
           this.startPerClient,
-          clientKey === undefined ? undefined : digest(clientKey),
+          clientKey === undefined ? undefined : this.keys.digest(clientKey),
           ProtectionRefusalReason.startIpLimit,
         ),
       );
       holds.push(
         await count(
           this.startPerPhoneAndCaller,
-          digest(`${caller}\n${phoneNumber}`),
+          this.keys.digest(`${caller}\n${phoneNumber}`),
           ProtectionRefusalReason.startPhoneCallerLimit,
         ),
       );
       holds.push(
-        await count(this.startPerPhone, digest(phoneNumber), ProtectionRefusalReason.startPhoneLimit, true),
+        await count(
+          this.startPerPhone,
+          this.keys.digest(phoneNumber),
+          ProtectionRefusalReason.startPhoneLimit,
+          true,
+        ),
       );
     } catch (error) {
       await release().catch(() => undefined);
@@ -98,7 +105,7 @@ export class RequestRateLimits {
   async countCheck(clientKey: string | undefined): Promise<void> {
     await count(
       this.checkPerClient,
-      clientKey === undefined ? undefined : digest(clientKey),
+      clientKey === undefined ? undefined : this.keys.digest(clientKey),
       ProtectionRefusalReason.checkLimit,
     );
   }

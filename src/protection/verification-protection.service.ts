@@ -85,9 +85,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     this.logger = logger;
     const limits = options.limits;
     warnWhenSpendUnbounded(limits, logger);
-    this.limits = new RequestRateLimits(store, limits);
-    this.cooldown = new ResendCooldown(store, limits.resendCooldownMs);
-    this.wrongCodes = new WrongCodeBudget(store, limits);
+    this.limits = new RequestRateLimits(store, limits, options.dataKeys);
+    this.cooldown = new ResendCooldown(store, limits.resendCooldownMs, options.dataKeys);
+    this.wrongCodes = new WrongCodeBudget(store, limits, options.dataKeys);
     this.coalescer = limits.coalesceStarts
       ? new StartCoalescer(store, { claimTtlMs: options.api.timeoutMs + CLAIM_SLACK_MS })
       : undefined;
@@ -101,13 +101,19 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         )
       : undefined;
     const spendCap = this.spendCap;
-    this.pumping = new PumpingDefence(store, limits.pumping, limits.ipv6PrefixLength, {
-      logger,
-      emit: (event) => this.emit(event),
-      fraudSuspected: (reason, mode) => metrics.fraudSuspected(reason, mode),
-      refusal: (reason, mode) => metrics.pumpingRefusal(reason, mode),
-      spentShare: spendCap ? () => spendCap.spentShare() : undefined,
-    });
+    this.pumping = new PumpingDefence(
+      store,
+      limits.pumping,
+      limits.ipv6PrefixLength,
+      {
+        logger,
+        emit: (event) => this.emit(event),
+        fraudSuspected: (reason, mode) => metrics.fraudSuspected(reason, mode),
+        refusal: (reason, mode) => metrics.pumpingRefusal(reason, mode),
+        spentShare: spendCap ? () => spendCap.spentShare() : undefined,
+      },
+      options.dataKeys,
+    );
   }
 
   /** Completed verifications feed the pumping defence (the tracker emits each once per deployment). */
@@ -139,7 +145,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     const starter = starterOf(candidate);
     if (!this.coalescer || starter === undefined) return this.admit(candidate, undefined);
     const claimed = await this.coalescer.claim(
-      ProtectionKeys.coalesce(starter, candidate.phoneNumber, candidate.method),
+      ProtectionKeys.coalesce(this.options.dataKeys, starter, candidate.phoneNumber, candidate.method),
       stale,
     );
     if (typeof claimed === 'string')

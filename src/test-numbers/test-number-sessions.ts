@@ -8,7 +8,6 @@ import type {
 } from '../api/api.types.js';
 import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
-import { digest } from '../core/digest.js';
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
@@ -104,7 +103,7 @@ export class TestNumberSessions {
       throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
     const entry = this.entry(state.phoneNumber, 'check');
     const budget = this.options.testNumbers.wrongCodesPerNumber;
-    const key = `test-number:wrong:${digest(state.phoneNumber)}`;
+    const key = `test-number:wrong:${this.options.dataKeys.digest(state.phoneNumber)}`;
     // Past the number's budget no code is compared: the session ends as if out of attempts.
     const spent = Number((await this.store.get(key)) ?? 0) >= budget.points;
     if (!spent && this.book.codeMatches(entry, request.code)) {
@@ -123,12 +122,14 @@ export class TestNumberSessions {
   private async current(requestId: string, operation: ApiOperation): Promise<TestSessionState> {
     const stored = isTestSession(requestId) ? await this.store.get(sessionKey(requestId)) : null;
     if (stored === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
-    let state = JSON.parse(stored) as TestSessionState;
+    const opened = this.options.dataKeys.open(stored);
+    if (opened === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
+    let state = JSON.parse(opened) as TestSessionState;
     const now = this.store.now();
     if (!isTerminal(state.status) && state.expiresAt <= now) state = { ...state, status: 'expired' };
     else if (!state.played && !isTerminal(state.status))
       state = played(state, this.book.find(state.phoneNumber), now);
-    if (stored !== JSON.stringify(state)) await this.save(state);
+    if (opened !== JSON.stringify(state)) await this.save(state);
     return state;
   }
 
@@ -141,7 +142,8 @@ export class TestNumberSessions {
 
   private async save(state: TestSessionState): Promise<void> {
     const ttl = Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
-    await this.store.set(sessionKey(state.requestId), JSON.stringify(state), ttl);
+    // Sealed: the state names the number (a reviewer's may be a real one).
+    await this.store.set(sessionKey(state.requestId), this.options.dataKeys.seal(JSON.stringify(state)), ttl);
   }
 }
 
