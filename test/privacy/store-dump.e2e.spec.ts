@@ -36,7 +36,8 @@ interface Subjects {
 export async function everyJourney(
   suite: SandboxSuite,
   store: StoreOption,
-): Promise<Subjects & { hosts: TestApp[] }> {
+  hosts: TestApp[],
+): Promise<Subjects> {
   const sb = suite.sb;
   const base = (prefix: string, name?: string) =>
     moduleOptions(sb, {
