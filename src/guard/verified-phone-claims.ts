@@ -1,5 +1,8 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { RECORD_RETENTION_MS } from '../sessions/session-record.repository.js';
+import { SubjectIndex } from '../sessions/subject-index.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
@@ -47,8 +50,14 @@ export class VerifiedPhoneClaims {
   readonly #now: () => number;
 
   /** @internal Made by the module (dependency injection), never by a host. */
-  constructor(@Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions) {
+  readonly #erased: SubjectIndex;
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) store: VerificationStore,
+  ) {
     this.#now = options.clock;
+    this.#erased = new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS);
     const secret = options.handleKey ?? options.api.apiSecret;
     this.#key = Buffer.from(
       hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verified-phone-claim-v1', 32),
@@ -86,6 +95,9 @@ export class VerifiedPhoneClaims {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const body = parseBody(encoded);
     if (body === null || body.o !== (owner ?? null) || body.exp <= this.#now()) return null;
+    // A subject erased since it verified (VerificationErasure): the claim no longer opens anything.
+    const erasedAt = await this.#erased.forgottenAt(body.n, body.o ?? undefined);
+    if (erasedAt !== undefined && body.va <= erasedAt) return null;
     return {
       phoneNumber: body.n,
       owner: body.o ?? undefined,

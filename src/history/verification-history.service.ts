@@ -7,10 +7,14 @@ import { isEventOf, VerificationEventName, type VerificationEvent } from '../cor
 import { VerificationClientError } from '../core/verification.errors.js';
 import { refusalReason } from '../core/refusal-reason.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { VERIFICATION_DEFAULTS } from '../options/verification-options.defaults.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verification-history.types.js';
+
+/** Erasure reads at least this many slots of a ring (history off, or made smaller since). */
+const VERIFICATION_DEFAULTS_HISTORY_MAX = VERIFICATION_DEFAULTS.history.maxEntries;
 
 /** The events an outcome entry is written for. */
 const OUTCOME_EVENTS = [
@@ -126,6 +130,53 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     const reason =
       refusalReason(error) ?? (typeof error.extra.reason === 'string' ? error.extra.reason : undefined);
     await this.record({ ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason });
+  }
+
+  /**
+   * Erases a number's or an owner's entries: its own ring, and the same entries in the rings of the
+   * owners (or numbers) they name. Answers how many entries it held. Works with history off too
+   * (entries kept while it was on are erased).
+   */
+  async forget(subject: VerificationHistoryQuery): Promise<number> {
+    const keys = this.options.dataKeys;
+    const own = await this.readRing(ringOf(keys, subject));
+    const byNumber = subject.phoneNumber !== undefined;
+    const others = new Set(
+      own.entries.flatMap(({ entry }) =>
+        byNumber
+          ? entry.owner === undefined
+            ? []
+            : [ownerRing(keys, entry.owner)]
+          : [numberRing(keys, entry.phoneNumber)],
+      ),
+    );
+    const names = (entry: StoredEntry) =>
+      byNumber ? entry.phoneNumber === subject.phoneNumber : entry.owner === subject.owner;
+    const related = await Promise.all([...others].map((ring) => this.readRing(ring)));
+    const doomed = [
+      ...own.slots,
+      ...related.flatMap((r) => r.entries.filter(({ entry }) => names(entry)).map(({ slot }) => slot)),
+    ];
+    await Promise.all(doomed.map((key) => this.store.delete(key)));
+    return own.entries.length;
+  }
+
+  /** A ring's entries with their slots, and every key of the ring (its sequence included). */
+  private async readRing(
+    ring: string,
+  ): Promise<{ entries: { slot: string; entry: StoredEntry }[]; slots: string[] }> {
+    const size = Math.max(
+      this.options.history === false ? 0 : this.options.history.maxEntries,
+      VERIFICATION_DEFAULTS_HISTORY_MAX,
+    );
+    const slots = Array.from({ length: size }, (_, i) => `${ring}:${i}`);
+    const texts = await Promise.all(slots.map((key) => this.store.get(key)));
+    const entries = texts.flatMap((text, i) => {
+      const opened = text === null ? null : this.options.dataKeys.open(text);
+      const entry = opened === null ? null : parseEntry(opened);
+      return entry ? [{ slot: slots[i]!, entry }] : [];
+    });
+    return { entries, slots: [...slots, `${ring}:seq`] };
   }
 
   private async append(ring: string, entry: Omit<StoredEntry, 'seq'>): Promise<void> {

@@ -10,6 +10,7 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { LocalChannels } from '../store/local-channels.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
+import { SubjectIndex } from './subject-index.js';
 
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
@@ -53,6 +54,8 @@ export class SessionRecordRepository {
   readonly #keys: DataKeys;
   /** The sessions the reconciler still has to settle: added at start, released once settled. */
   readonly queue: ReconcileQueue;
+  /** Which sessions name a number or an owner (for erasure). */
+  readonly subjects: SubjectIndex;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
@@ -61,6 +64,7 @@ export class SessionRecordRepository {
   ) {
     this.queue = new ReconcileQueue(options, store);
     this.#keys = options.dataKeys;
+    this.subjects = new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS);
     if (typeof store.publish !== 'function' || typeof store.subscribe !== 'function')
       this.local = new LocalChannels();
   }
@@ -117,6 +121,20 @@ export class SessionRecordRepository {
       this.#sealed(record),
       this.#ttl(record.expiresAt),
     );
+  }
+
+  /** A session started or adopted: followed by the reconciler, indexed under its number and owner. */
+  async follow(record: SessionRecord): Promise<void> {
+    await Promise.all([this.queue.track(record), this.subjects.add(record)]);
+  }
+
+  /** Removes a session's record, its journey's and the reconciler's schedule of it. */
+  async remove(requestId: string): Promise<void> {
+    await Promise.all([
+      this.store.delete(SessionRecordRepository.key(requestId)),
+      this.store.delete(SessionRecordRepository.journeyKey(requestId)),
+      this.queue.release(requestId),
+    ]);
   }
 
   async getJourney(journeyId: string): Promise<JourneyRecord | null> {

@@ -172,7 +172,7 @@ export class SessionRefresher {
       request_id: requestId,
       method: session.method,
     });
-    await this.records.queue.track(seed);
+    await this.records.follow(seed);
     try {
       return await this.tracker.observe(session, 'poll', seed);
     } catch (error) {

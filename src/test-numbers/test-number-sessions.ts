@@ -13,6 +13,7 @@ import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
 
@@ -103,7 +104,7 @@ export class TestNumberSessions {
       throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
     const entry = this.entry(state.phoneNumber, 'check');
     const budget = this.options.testNumbers.wrongCodesPerNumber;
-    const key = `test-number:wrong:${this.options.dataKeys.digest(state.phoneNumber)}`;
+    const key = testNumberWrongKey(this.options.dataKeys, state.phoneNumber);
     // Past the number's budget no code is compared: the session ends as if out of attempts.
     const spent = Number((await this.store.get(key)) ?? 0) >= budget.points;
     if (!spent && this.book.codeMatches(entry, request.code)) {
@@ -120,7 +121,7 @@ export class TestNumberSessions {
 
   /** The session as it stands now: past its end it has expired; at its first read it plays the number's outcome. */
   private async current(requestId: string, operation: ApiOperation): Promise<TestSessionState> {
-    const stored = isTestSession(requestId) ? await this.store.get(sessionKey(requestId)) : null;
+    const stored = isTestSession(requestId) ? await this.store.get(testNumberSessionKey(requestId)) : null;
     if (stored === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
     const opened = this.options.dataKeys.open(stored);
     if (opened === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
@@ -143,7 +144,11 @@ export class TestNumberSessions {
   private async save(state: TestSessionState): Promise<void> {
     const ttl = Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
     // Sealed: the state names the number (a reviewer's may be a real one).
-    await this.store.set(sessionKey(state.requestId), this.options.dataKeys.seal(JSON.stringify(state)), ttl);
+    await this.store.set(
+      testNumberSessionKey(state.requestId),
+      this.options.dataKeys.seal(JSON.stringify(state)),
+      ttl,
+    );
   }
 }
 
@@ -177,7 +182,8 @@ function toSession(state: TestSessionState): VerificationSession {
   };
 }
 
-function sessionKey(requestId: string): string {
+/** Store key of a test number's session (the module's stand-in for the API's). */
+export function testNumberSessionKey(requestId: string): string {
   return `test-number:session:{${requestId}}`;
 }
 
@@ -193,4 +199,9 @@ function apiError(
     status,
     problem: { status, title, error_code: code, ...extra },
   });
+}
+
+/** Store key of a test number's wrong codes (keyed digest of the number). */
+export function testNumberWrongKey(keys: DataKeys, phoneNumber: string): string {
+  return `test-number:wrong:${keys.digest(phoneNumber)}`;
 }

@@ -169,7 +169,7 @@ export class PaidStart {
     );
     await this.records.save(record);
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.queue.track(record);
+    await this.records.follow(record);
     return record;
   }
 
@@ -248,7 +248,7 @@ export class PaidStart {
       as: 'seed',
     });
     await this.records.save(record);
-    await this.records.queue.track(record);
+    await this.records.follow(record);
     // A paid initiation after all: counted where the start route counts its own.
     this.telemetry.metrics.started(session.method);
     this.telemetry.metrics.spent(session.method, session.cost);
