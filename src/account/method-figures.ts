@@ -129,6 +129,14 @@ export function windowDays(days: number | undefined): number {
 let lastDay = { index: NaN, name: '' };
 
 /** The UTC day of a time, as `YYYY-MM-DD`. */
+/** Store key of a number's first counted session of a method on a day (`of`: the number's keyed digest). */
+export function statsNumberKey(
+  record: { createdAt: number; method: VerificationMethod },
+  of: string,
+): string {
+  return `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${of}}`;
+}
+
 export function dayName(ms: number): string {
   const index = Math.floor(ms / DAY_MS);
   if (index !== lastDay.index) lastDay = { index, name: new Date(index * DAY_MS).toISOString().slice(0, 10) };

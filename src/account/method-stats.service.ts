@@ -1,7 +1,6 @@
 import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
-import type { DataKeys } from '../core/data-keys.js';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { cutOffBySwitch, type MomentCounts } from '../core/fallback-moment.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
@@ -22,6 +21,7 @@ import {
   OTHER_METHOD,
   shownTransitions,
   STATS_RETENTION_DAYS,
+  statsNumberKey,
   storedMethod,
   toFigures,
   windowDays,
@@ -80,7 +80,7 @@ export class MethodStats implements OnModuleDestroy {
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly keys: { dataKeys: Pick<DataKeys, 'digest'> },
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly keys: { dataKeys: { digest(v: string): string } },
   ) {}
 
   static claimKey(requestId: string, transition: MethodTransition): string {
@@ -176,7 +176,7 @@ export class MethodStats implements OnModuleDestroy {
     const known = await this.store.get(decided);
     if (known !== null) return admission(known);
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
-    const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${this.keys.dataKeys.digest(record.phoneNumber)}}`;
+    const numberKey = statsNumberKey(record, this.keys.dataKeys.digest(record.phoneNumber));
     const first =
       (await this.store.setIfAbsent(numberKey, record.requestId, this.#untilDayEnds(record))) ||
       (await this.store.get(numberKey)) === record.requestId;

@@ -1,7 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
-import { digest } from './protection-keys.js';
+import { rangeStatsKey as key } from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
 import { OWNER_RETRIES } from './pumping-rules.js';
 
@@ -32,30 +32,6 @@ export interface CountedStart {
   callersBefore: Map<string, number>;
   release(): Promise<void>;
 }
-
-/**
- * Store keys. A subject's counters are named by its tag (its id's keyed digest, taken once per subject
- * and call: a start reads about a dozen of each subject's counters); numbers and callers likewise.
- */
-const key = {
-  starts: (tag: string, w: number) => `protect:pump:s:${tag}:${w}`,
-  verified: (tag: string, w: number) => `protect:pump:v:${tag}:${w}`,
-  day: (tag: string, d: number) => `protect:pump:dv:${tag}:${d}`,
-  dayStarts: (tag: string, d: number) => `protect:pump:ds:${tag}:${d}`,
-  dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
-  /** `of`: the digest of the subject's id and the range. */
-  dayRange: (of: string, d: number) => `protect:pump:drm:${of}:${d}`,
-  /** `of`: the number's digest, as in `number` and `verifiedNumber`. */
-  dayNumber: (of: string, d: number) => `protect:pump:dn:${of}:${d}`,
-  known: (tag: string) => `protect:pump:known:${tag}`,
-  hold: (tag: string) => `protect:pump:hold:${tag}`,
-  callers: (tag: string, w: number) => `protect:pump:c:${tag}:${w}`,
-  /** `of`: the digest of the subject's id and the caller (or number). */
-  caller: (of: string, w: number) => `protect:pump:cm:${of}:${w}`,
-  number: (of: string, w: number) => `protect:pump:n:${of}:${w}`,
-  verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,
-  session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
-};
 
 /**
  * The pumping defence's counts in the store, shared by every instance: starts (every one that can

@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { statsNumberKey } from '../account/method-figures.js';
+import type { SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
@@ -6,6 +8,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
+import { RangeStatsKeys as RangeStats } from '../protection/range-stats-keys.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
@@ -15,7 +18,9 @@ import { PaidStart } from './paid-start.js';
 
 /** Who to erase: one phone number (E.164) or one owner (`owner(req)`'s id). */
 export interface ErasureRequest {
+  /** The number, E.164 (`+79161234567`). */
   phoneNumber?: string;
+  /** The id `owner(req)` answered for the person. */
   owner?: string;
 }
 
@@ -52,6 +57,7 @@ export class VerificationErasure {
     private readonly history: VerificationHistory,
   ) {}
 
+  /** Erases one subject (exactly one of `phoneNumber`, `owner`); answers what it removed, by kind. */
   async forget(request: ErasureRequest): Promise<ErasureReport> {
     const subject = erasureSubject(request);
     const ids = await this.records.subjects.take(subject);
@@ -65,6 +71,7 @@ export class VerificationErasure {
         // The handle's session reads as unknown: no instance rebuilds it from the API.
         await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
         await this.store.delete(testNumberSessionKey(id));
+        await this.store.delete(RangeStats.sessionKey(id));
       }),
     );
     const claimsMs = this.options.verifiedPhone.claimTtlMs + MARK_SLACK_MS;
@@ -82,10 +89,7 @@ export class VerificationErasure {
   }
 
   /** The counters named by the subject, and by the (caller, number, method) its sessions were started for. */
-  private async forgetCounters(
-    subject: ErasureSubject,
-    records: { phoneNumber: string; owner?: string }[],
-  ): Promise<number> {
+  private async forgetCounters(subject: ErasureSubject, records: SessionRecord[]): Promise<number> {
     const keys = this.options.dataKeys;
     const numbers = new Set(records.map((r) => r.phoneNumber));
     const owners = new Set(records.flatMap((r) => (r.owner === undefined ? [] : [r.owner])));
@@ -98,6 +102,8 @@ export class VerificationErasure {
         `${ProtectionKeys.wrongCodesPerPhone}:${keys.digest(n)}`,
         PaidStart.inDoubtKey(keys, n),
         testNumberWrongKey(keys, n),
+        ...RangeStats.numberKeys(keys, n, this.store.now(), this.options.limits.pumping.windowMs),
+        ...records.map((r) => statsNumberKey(r, keys.digest(n))),
       );
     if (subject.owner !== undefined)
       names.push(`${ProtectionKeys.wrongCodesPerOwner}:${keys.digest(subject.owner)}`);
