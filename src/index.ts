@@ -146,6 +146,7 @@ export {
 export type { HistoryOptions } from './options/verification.options.js';
 export { VerificationHistory } from './history/verification-history.service.js';
 export { VerificationErasure } from './verification/verification-erasure.js';
+export { DataKeys } from './core/data-keys.js';
 export type { ErasureReport, ErasureRequest } from './verification/verification-erasure.js';
 export type {
   VerificationHistoryEntry,
