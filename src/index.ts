@@ -137,6 +137,7 @@ export { isTestSession, type TestNumberOutcome } from './core/test-session.js';
 export {
   getVerificationToken,
   InjectVerificationAccountService,
+  InjectVerificationErasure,
   InjectVerificationHistory,
   InjectVerificationService,
   InjectVerificationStore,
@@ -144,6 +145,9 @@ export {
 /* Per-number and per-owner history for support. */
 export type { HistoryOptions } from './options/verification.options.js';
 export { VerificationHistory } from './history/verification-history.service.js';
+export { VerificationErasure } from './verification/verification-erasure.js';
+export { DataKeys } from './core/data-keys.js';
+export type { ErasureReport, ErasureRequest } from './verification/verification-erasure.js';
 export type {
   VerificationHistoryEntry,
   VerificationHistoryKind,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
+import { methodStatsFixture, NOON, rub, SPEC_KEYS } from '../../test/support/method-stats.fixture.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 import { FIGURES_SHARE_PER_DAY, FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { MethodStats } from './method-stats.service.js';
@@ -23,7 +23,7 @@ describe('MethodStats: figures learned from evidence of real users', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
   });
   afterEach(() => store.close());
 

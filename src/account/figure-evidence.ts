@@ -1,10 +1,9 @@
 import { DAY_MS } from '../core/clock.js';
-import { digest } from '../core/digest.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { dayName, STATS_RETENTION_DAYS, storedMethod } from './method-figures.js';
+import { dayName, STATS_RETENTION_DAYS, statsNumberKey, storedMethod } from './method-figures.js';
 
 /**
  * Who a start came from, for the method figures: the caller (owner, else client key), the client's
@@ -53,7 +52,11 @@ export interface Admission {
 export class FigureEvidence {
   readonly #followed = new Set<string>();
 
-  constructor(private readonly store: VerificationStore) {}
+  constructor(
+    private readonly store: VerificationStore,
+    /** The registration's keyed digest: numbers, callers and networks are never named in clear or by a plain hash. */
+    private readonly keys: { digest(value: string): string },
+  ) {}
 
   /** The session's admission, decided once and remembered; false when it is not counted. */
   async admitted(
@@ -64,14 +67,14 @@ export class FigureEvidence {
     const decided = `stats-admitted:{${record.requestId}}`;
     const known = await this.store.get(decided);
     if (known !== null) return admission(known);
-    const numberKey = `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(record.phoneNumber)}}`;
+    const numberKey = statsNumberKey(record, this.keys.digest(record.phoneNumber));
     const first =
       (await this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record))) ||
       (await this.store.get(numberKey)) === record.requestId;
     let decision = '0';
     if (first) {
       // One round: the giver shares counted, the caller's record read.
-      const caller = givers.caller === undefined ? '' : digest(givers.caller);
+      const caller = givers.caller === undefined ? '' : this.keys.digest(givers.caller);
       const [within, vouched] = await Promise.all([
         this.#withinShares(record, givers),
         caller === '' ? null : this.store.get(recordKey(caller)),
@@ -118,7 +121,7 @@ export class FigureEvidence {
 
   /** Whether this is the caller's first counted start of the method on the session's day. */
   firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
-    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${digest(caller)}}`;
+    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${this.keys.digest(caller)}}`;
     return this.store.setIfAbsent(key, '1', this.untilDayEnds(record));
   }
 
@@ -137,7 +140,7 @@ export class FigureEvidence {
     const counts = await Promise.all(
       kinds.map((kind) =>
         this.store.increment(
-          `stats-giver:{${day}:${kind}:${digest(givers[kind]!)}}`,
+          `stats-giver:{${day}:${kind}:${this.keys.digest(givers[kind]!)}}`,
           1,
           this.untilDayEnds(record),
         ),

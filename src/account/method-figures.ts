@@ -128,6 +128,14 @@ export function windowDays(days: number | undefined): number {
 /** The last day named: most counts of a day fall on that day. */
 let lastDay = { index: NaN, name: '' };
 
+/** Store key of a number's first counted session of a method on a day (`of`: the number's keyed digest). */
+export function statsNumberKey(
+  record: { createdAt: number; method: VerificationMethod },
+  of: string,
+): string {
+  return `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${of}}`;
+}
+
 /** The UTC day of a time, as `YYYY-MM-DD`. */
 export function dayName(ms: number): string {
   const index = Math.floor(ms / DAY_MS);

@@ -4,7 +4,7 @@ import { isProbeStep } from '../core/fallback-moment.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
+import { methodStatsFixture, SPEC_KEYS, NOON, rub } from '../../test/support/method-stats.fixture.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { callingCodeOf } from './method-figures.js';
@@ -28,7 +28,7 @@ describe('MethodStats: what the figures answer', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
   });
   afterEach(() => store.close());
 
@@ -146,7 +146,7 @@ describe('MethodStats: what the figures answer', () => {
     broken.setIfAbsent = () => Promise.reject(new Error('store down'));
     const quiet = logger();
     quiet.warn = (message, fields) => void lines.push(`${message} ${JSON.stringify(fields)}`);
-    const failing = new MethodStats(broken, telemetryOf(quiet, VerificationMetrics.disabled()));
+    const failing = new MethodStats(broken, telemetryOf(quiet, VerificationMetrics.disabled()), SPEC_KEYS);
     await expect(failing.tally(session())).resolves.toBeUndefined();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('could not be counted');
@@ -156,7 +156,7 @@ describe('MethodStats: what the figures answer', () => {
   it('reports each counted transition to Prometheus once, with the calling code and the charge', async () => {
     const registry = new Registry();
     const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'unit_' });
-    const counted = new MethodStats(store, telemetryOf(logger(), metrics));
+    const counted = new MethodStats(store, telemetryOf(logger(), metrics), SPEC_KEYS);
     const record = session({ method: 'flash_call', cost: rub(0.8) });
     const verified = { ...record, status: 'verified', delivered: true, verifiedAt: now + 12_000 };
     for (const state of [record, verified, verified]) await counted.tally(state);
@@ -188,7 +188,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
   });
   afterEach(() => store.close());
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
+import { methodStatsFixture, SPEC_KEYS, NOON, rub } from '../../test/support/method-stats.fixture.js';
 import { MethodStats, STATS_FLUSH_INTERVAL_MS } from './method-stats.service.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
@@ -14,7 +14,7 @@ describe('MethodStats: figures an attacker cannot steer (issue 29, finding 6)', 
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
   });
   afterEach(() => store.close());
 
@@ -51,7 +51,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
+    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
   });
   afterEach(() => store.close());
 
@@ -72,7 +72,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
 
   it('two instances on one store tallying the same states at once count each transition once', async () => {
-    const other = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
+    const other = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
     const records = Array.from({ length: 20 }, () => session({ method: 'msgr1_otp', cost: rub(0.9) }));
     const done = records.map((r, i) => ({
       ...r,
@@ -109,7 +109,11 @@ describe('MethodStats: each transition counted once, by method and calling code'
         };
       },
     });
-    const counter = new MethodStats(watched, telemetryOf(logger(), VerificationMetrics.disabled()));
+    const counter = new MethodStats(
+      watched,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      SPEC_KEYS,
+    );
     const first = session({ method: 'msgr1_otp', cost: rub(0.9) });
     await counter.tally(first);
     await counter.tally(session({ method: 'msgr1_otp', cost: rub(0.9) }));
@@ -144,7 +148,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
 
   it('adds its counts to the store by itself within the flush interval', async () => {
-    const counter = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()));
+    const counter = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     try {
       await counter.tally(session());
@@ -170,6 +174,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
         },
       }),
       telemetryOf(log),
+      SPEC_KEYS,
     );
     const record = session();
     await failing.tally(record);

@@ -8,6 +8,7 @@ import type { MethodSamples, MethodSamplesByMethod } from '../core/method-rankin
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import {
   bucketField,
@@ -22,6 +23,7 @@ import {
   OTHER_METHOD,
   shownTransitions,
   STATS_RETENTION_DAYS,
+  statsNumberKey,
   storedMethod,
   toFigures,
   UNPROVEN_FIELD,
@@ -44,7 +46,6 @@ const BUCKET_COUNT = TIME_TO_VERIFY_BUCKETS_MS.length + 1;
 /** How long counts wait in the instance before they are added to the store's counters (see `flush`). */
 export const STATS_FLUSH_INTERVAL_MS = 1_000;
 const REPORTED_METHODS: readonly string[] = [...VERIFICATION_METHODS, OTHER_METHOD];
-
 /**
  * Per method and per calling code of the number: sessions started, delivered, verified, expired and
  * failed, money charged and time to verify, kept in the store (shared across instances) as day
@@ -82,8 +83,9 @@ export class MethodStats implements OnModuleDestroy {
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) keys: { dataKeys: { digest(v: string): string } },
   ) {
-    this.#evidence = new FigureEvidence(store);
+    this.#evidence = new FigureEvidence(store, keys.dataKeys);
   }
 
   static claimKey(requestId: string, transition: MethodTransition): string {

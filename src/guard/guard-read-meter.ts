@@ -1,4 +1,4 @@
-import { digest } from '../core/digest.js';
+import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 
 /** Guard reads that may go upstream, per owner and window: past it the guard answers from the store. */
@@ -12,11 +12,14 @@ export const GUARD_READS_PER_OWNER = { points: 30, windowMs: 60_000 } as const;
  */
 export class GuardReadMeter {
   /** Made by VerifiedPhoneGuard, its only user. */
-  constructor(private readonly store: VerificationStore) {}
+  constructor(
+    private readonly store: VerificationStore,
+    private readonly keys: DataKeys,
+  ) {}
 
   /** Takes one read of `owner`'s meter; false when the window's reads are spent. */
   async take(owner: string | undefined): Promise<boolean> {
-    const key = `guard-reads:{${digest(owner ?? '')}}`;
+    const key = `guard-reads:{${this.keys.digest(owner ?? '')}}`;
     const { value } = await this.store.increment(key, 1, GUARD_READS_PER_OWNER.windowMs, { evictable: true });
     return value <= GUARD_READS_PER_OWNER.points;
   }

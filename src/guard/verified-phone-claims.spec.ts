@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
 import type { VerificationModuleOptions } from '../options/verification.options.js';
+import { MemoryStore } from '../store/memory.store.js';
 import { VerifiedPhoneClaims } from './verified-phone-claims.js';
 
 const HANDLE_KEY = 'one-handle-key-for-every-registration-0123';
@@ -16,6 +17,7 @@ function claims(extra: Partial<VerificationModuleOptions> = {}, apiKey = 'key-a'
       verifiedPhone: { claimTtlMs: TTL },
       ...extra,
     }),
+    new MemoryStore({ clock: () => now }),
   );
 }
 

@@ -1,6 +1,8 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { digest } from '../core/digest.js';
 import { Inject, Injectable } from '@nestjs/common';
+import { RECORD_RETENTION_MS } from '../sessions/session-record.repository.js';
+import { SubjectIndex } from '../sessions/subject-index.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
@@ -61,13 +63,19 @@ export class VerifiedPhoneClaims {
   /** The module's clock (`clock` option). */
   readonly #now: () => number;
 
+  readonly #erased: SubjectIndex;
+
   /** @internal Made by the module (dependency injection), never by a host. */
-  constructor(@Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions) {
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) store: VerificationStore,
+  ) {
     this.#now = options.clock;
+    this.#erased = new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS);
     const secret = options.handleKey ?? options.api.apiSecret;
     // One handleKey for two registrations (one environment variable) still gives each its own key.
     const registration = `${options.name ?? ''}\n${options.api.apiKey}`;
-    this.#audience = digest(registration);
+    this.#audience = options.dataKeys.digest(registration);
     this.#key = Buffer.from(
       hkdfSync('sha256', secret, 'nestjs-phone-verification', `verified-phone-claim-v2\n${registration}`, 32),
     );
@@ -107,6 +115,9 @@ export class VerifiedPhoneClaims {
     const body = parseBody(encoded);
     if (body === null || body.aud !== this.#audience || body.o !== (owner ?? null) || body.exp <= this.#now())
       return null;
+    // A subject erased since it verified (VerificationErasure): the claim no longer opens anything.
+    const erasedAt = await this.#erased.forgottenAt(body.n, body.o ?? undefined);
+    if (erasedAt !== undefined && body.va <= erasedAt) return null;
     return {
       phoneNumber: body.n,
       owner: body.o ?? undefined,

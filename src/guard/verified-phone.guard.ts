@@ -51,7 +51,7 @@ export class VerifiedPhoneGuard implements CanActivate {
     @Optional() @Inject(VerificationStore) store: VerificationStore,
   ) {
     if (!options || !verification || !claims || !store) throw new Error(GUARD_WITHOUT_REGISTRATION);
-    this.meter = new GuardReadMeter(store);
+    this.meter = new GuardReadMeter(store, options.dataKeys);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

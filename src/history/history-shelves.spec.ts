@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { foldKey, shelfOf } from './history-shelves.js';
+import { DataKeys } from '../core/data-keys.js';
+import { foldKey as foldKeyOf, shelfOf } from './history-shelves.js';
+
+const keys = new DataKeys(undefined, 'a-secret-of-the-account');
+const foldKey: (ring: string, entry: Parameters<typeof foldKeyOf>[2]) => string | undefined = (ring, entry) =>
+  foldKeyOf(keys, ring, entry);
 
 const at = Date.UTC(2026, 0, 1, 10, 0, 0);
 const base = { phoneNumber: '+79161234567', at };

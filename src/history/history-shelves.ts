@@ -1,4 +1,4 @@
-import { digest } from '../core/digest.js';
+import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationHistoryEntry } from './verification-history.types.js';
 
 /**
@@ -25,10 +25,10 @@ export function shelfOf(entry: Entry): Shelf {
  * reason, method, owner, session) within the same hour of the store's clock is one entry, counted.
  * Undefined for entries that are never folded.
  */
-export function foldKey(ring: string, entry: Entry): string | undefined {
+export function foldKey(keys: DataKeys, ring: string, entry: Entry): string | undefined {
   if (entry.kind !== 'refusal' && !(entry.kind === 'start' && entry.resumed === true)) return undefined;
   const { kind, operation, errorCode, reason, method, owner, requestId } = entry;
   const hour = Math.floor(entry.at / HOUR_MS);
   const same = JSON.stringify([kind, operation, errorCode, reason, method, owner, requestId, hour]);
-  return `${ring}:fold:${digest(same)}`;
+  return `${ring}:fold:${keys.digest(same)}`;
 }

@@ -1,18 +1,22 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DAY_MS } from '../core/clock.js';
-import { digest } from '../core/digest.js';
+import type { DataKeys } from '../core/data-keys.js';
 import { parseTypedNumber } from '../core/phone-number.js';
 import { isTestSession } from '../core/test-session.js';
 import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { refusalReason } from '../core/refusal-reason.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { VERIFICATION_DEFAULTS } from '../options/verification-options.defaults.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { foldKey, shelfOf, SHELVES } from './history-shelves.js';
 import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verification-history.types.js';
+
+/** Erasure reads at least this many slots of a shelf (history off, or made smaller since). */
+const VERIFICATION_DEFAULTS_HISTORY_MAX = VERIFICATION_DEFAULTS.history.maxEntries;
 
 /** The events an outcome entry is written for. */
 const OUTCOME_EVENTS = [
@@ -37,8 +41,9 @@ type StoredEntry = Omit<VerificationHistoryEntry, 'at' | 'lastAt'> & {
  * `shelfOf`; an atomic counter picks the slot; each slot expires `retentionDays` after it was
  * written), so every instance writes and reads the same history, a number's history is bounded
  * whatever its traffic, and nobody's refusals or resumes push an outcome out. Keys name numbers
- * and owners by digest, as protection's keys do; the entries hold the E.164 number, as the session
- * records do. Writing never fails a verification: a store error loses the entry, logged.
+ * and owners by keyed digest, as protection's keys do; each entry is sealed with the data key (it
+ * holds the E.164 number and the owner, which support reads back). Writing never fails a
+ * verification: a store error loses the entry, logged.
  */
 @Injectable()
 export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
@@ -70,7 +75,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
    * (inclusive) when given. Empty when history is off.
    */
   async list(query: VerificationHistoryQuery): Promise<VerificationHistoryEntry[]> {
-    const ring = ringOf(query, this.options.phone.defaultCountry);
+    const ring = ringOf(this.options.dataKeys, query, this.options.phone.defaultCountry);
     if (this.options.history === false) return [];
     const from = query.from?.getTime() ?? -Infinity;
     const to = query.to?.getTime() ?? Infinity;
@@ -82,7 +87,8 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     );
     const entries: StoredEntry[] = [];
     for (const text of texts) {
-      const entry = text === null ? null : parseEntry(text);
+      const opened = text === null ? null : this.options.dataKeys.open(text);
+      const entry = opened === null ? null : parseEntry(opened);
       if (entry && entry.at >= from && entry.at <= to) entries.push(entry);
     }
     const folds = await Promise.all(
@@ -107,8 +113,8 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       ...(isTestSession(entry.requestId) ? { test: true } : {}),
     };
     const rings = [
-      numberRing(entry.phoneNumber),
-      ...(entry.owner === undefined ? [] : [ownerRing(entry.owner)]),
+      numberRing(this.options.dataKeys, entry.phoneNumber),
+      ...(entry.owner === undefined ? [] : [ownerRing(this.options.dataKeys, entry.owner)]),
     ];
     try {
       await Promise.all(rings.map((ring) => this.append(ring, stored)));
@@ -146,6 +152,61 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
+   * Erases a number's or an owner's entries: its own ring, and the same entries in the rings of the
+   * owners (or numbers) they name, with their folds. Answers how many entries it held. Works with
+   * history off too (entries kept while it was on are erased).
+   */
+  async forget(subject: VerificationHistoryQuery): Promise<number> {
+    const keys = this.options.dataKeys;
+    const own = await this.readRing(ringOf(keys, subject, this.options.phone.defaultCountry));
+    const byNumber = subject.phoneNumber !== undefined;
+    const { defaultCountry } = this.options.phone;
+    const number = byNumber
+      ? parseTypedNumber(subject.phoneNumber, defaultCountry, 'phoneNumber').number
+      : '';
+    const others = new Set(
+      own.entries.flatMap(({ entry }) =>
+        byNumber
+          ? entry.owner === undefined
+            ? []
+            : [ownerRing(keys, entry.owner)]
+          : [numberRing(keys, entry.phoneNumber)],
+      ),
+    );
+    const names = (entry: StoredEntry) =>
+      byNumber ? entry.phoneNumber === number : entry.owner === subject.owner;
+    const related = await Promise.all([...others].map((ring) => this.readRing(ring)));
+    const theirs = related.flatMap((r) => r.entries.filter(({ entry }) => names(entry)));
+    const doomed = [
+      ...own.slots,
+      ...[...own.entries, ...theirs].flatMap(({ slot, entry }) =>
+        entry.fold === undefined ? [slot] : [slot, entry.fold, `${entry.fold}:n`],
+      ),
+    ];
+    await Promise.all(doomed.map((key) => this.store.delete(key)));
+    return own.entries.length;
+  }
+
+  /** A ring's entries with their slots, and every key of the ring (its counters included). */
+  private async readRing(
+    ring: string,
+  ): Promise<{ entries: { slot: string; entry: StoredEntry }[]; slots: string[] }> {
+    const size = Math.max(
+      this.options.history === false ? 0 : this.options.history.maxEntries,
+      VERIFICATION_DEFAULTS_HISTORY_MAX,
+    );
+    const slots = SHELVES.flatMap((shelf) => Array.from({ length: size }, (_, i) => `${ring}:${shelf}:${i}`));
+    const texts = await Promise.all(slots.map((key) => this.store.get(key)));
+    const entries = texts.flatMap((text, i) => {
+      const opened = text === null ? null : this.options.dataKeys.open(text);
+      const entry = opened === null ? null : parseEntry(opened);
+      return entry ? [{ slot: slots[i]!, entry }] : [];
+    });
+    const counters = [`${ring}:seq`, ...SHELVES.map((shelf) => `${ring}:${shelf}:seq`)];
+    return { entries, slots: [...slots, ...counters] };
+  }
+
+  /**
    * Into the entry's shelf of the ring (see `shelfOf`): a refusal or resume the same as one already on
    * its shelf this hour is not a new entry but a repeat of that one (`count`, `lastAt`).
    */
@@ -156,7 +217,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     };
     const ttlMs = retentionDays * DAY_MS;
     const shelf = shelfOf(entry);
-    const fold = foldKey(ring, entry);
+    const fold = foldKey(this.options.dataKeys, ring, entry);
     if (fold !== undefined) {
       const { value: count } = await this.store.increment(`${fold}:n`, 1, ttlMs);
       if (count > 1) return this.store.set(fold, `${count}:${entry.at}`, ttlMs);
@@ -168,7 +229,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     ]);
     await this.store.set(
       `${ring}:${shelf}:${(slot - 1) % maxEntries}`,
-      JSON.stringify({ ...entry, seq, ...(fold === undefined ? {} : { fold }) }),
+      this.options.dataKeys.seal(JSON.stringify({ ...entry, seq, ...(fold === undefined ? {} : { fold }) })),
       ttlMs,
     );
   }
@@ -189,7 +250,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-function ringOf(query: VerificationHistoryQuery, defaultCountry: string): string {
+function ringOf(keys: DataKeys, query: VerificationHistoryQuery, defaultCountry: string): string {
   const byNumber = query?.phoneNumber !== undefined;
   const byOwner = typeof query?.owner === 'string';
   if (byNumber === byOwner)
@@ -198,17 +259,17 @@ function ringOf(query: VerificationHistoryQuery, defaultCountry: string): string
     });
   // The number as the routes normalise it, so `8 912 …` finds what `+7912…` wrote.
   return byNumber
-    ? numberRing(parseTypedNumber(query.phoneNumber, defaultCountry, 'phoneNumber').number)
-    : ownerRing(query.owner!);
+    ? numberRing(keys, parseTypedNumber(query.phoneNumber, defaultCountry, 'phoneNumber').number)
+    : ownerRing(keys, query.owner!);
 }
 
 // Hash tags keep a ring's keys in one Redis Cluster slot.
-function numberRing(phoneNumber: string): string {
-  return `history:{n:${digest(phoneNumber)}}`;
+function numberRing(keys: DataKeys, phoneNumber: string): string {
+  return `history:{n:${keys.digest(phoneNumber)}}`;
 }
 
-function ownerRing(owner: string): string {
-  return `history:{o:${digest(owner)}}`;
+function ownerRing(keys: DataKeys, owner: string): string {
+  return `history:{o:${keys.digest(owner)}}`;
 }
 
 function parseEntry(text: string): StoredEntry | null {

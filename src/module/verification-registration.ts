@@ -1,6 +1,7 @@
 import { Inject, type InjectionToken } from '@nestjs/common';
 import { VerificationAccountService } from '../account/verification-account.service.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
+import { VerificationErasure } from '../verification/verification-erasure.js';
 import type { StoreOption } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationService } from '../verification/verification.service.js';
@@ -38,6 +39,10 @@ export const InjectVerificationStore = (name?: string): PropertyDecorator & Para
 /** The VerificationHistory of a registration. */
 export const InjectVerificationHistory = (name?: string): PropertyDecorator & ParameterDecorator =>
   Inject(getVerificationToken(VerificationHistory, name));
+
+/** The VerificationErasure (deletion requests) of a registration. */
+export const InjectVerificationErasure = (name?: string): PropertyDecorator & ParameterDecorator =>
+  Inject(getVerificationToken(VerificationErasure, name));
 
 /**
  * A named registration's store option: on a Redis the host shares between registrations, the keys of

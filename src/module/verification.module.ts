@@ -48,6 +48,7 @@ import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
+import { VerificationErasure } from '../verification/verification-erasure.js';
 import { getVerificationToken, registrationStore } from './verification-registration.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
@@ -103,6 +104,7 @@ const PROVIDERS: Provider[] = [
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
   VerificationHistory,
+  VerificationErasure,
 ];
 
 const EXPORTS = [
@@ -114,6 +116,7 @@ const EXPORTS = [
   VerifiedPhoneClaims,
   VerifiedPhoneGuard,
   VerificationHistory,
+  VerificationErasure,
   ...ACCOUNT_EXPORTS,
 ];
 

@@ -1,4 +1,5 @@
 import { withApiClientDefaults } from '../api/api-client.options.js';
+import { DataKeys } from '../core/data-keys.js';
 import { checkOptions } from '../core/option-rules.js';
 import { isVerificationStore } from '../store/create-store.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
@@ -86,6 +87,8 @@ export function resolveVerificationOptions(
     statusStream: withDefaults(D.statusStream, input.statusStream),
     expirySeconds: input.expirySeconds,
     handleKey: input.handleKey,
+    dataKey: input.dataKey,
+    dataKeys: new DataKeys(input.dataKey, input.api.apiSecret),
     balanceWatch: input.balanceWatch ?? undefined,
     pricesTtlMs: input.pricesTtlMs ?? D.pricesTtlMs,
     metrics: input.metrics

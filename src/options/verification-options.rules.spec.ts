@@ -194,6 +194,9 @@ const CASES: RefusalCase[] = [
 
   ['maskPhoneNumbers', { api, maskPhoneNumbers: 'no' }, 'maskPhoneNumbers', 'true or false'],
 
+  ['dataKey', { api, dataKey: 'k'.repeat(31) }, 'dataKey', 'must be at least 32 characters'],
+  ['dataKey', { api, dataKey: 42 }, 'dataKey', 'non-empty string'],
+
   ['logger', { api, logger: () => undefined }, 'logger', 'must be a LoggerService'],
 
   ['metrics', { api, metrics: true }, 'metrics', 'must be { enabled, registry?, prefix? }'],

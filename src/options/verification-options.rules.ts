@@ -87,6 +87,16 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
           : 'must be at least 32 characters (base64 or hex of 32+ random bytes)',
     ],
   },
+  {
+    path: 'dataKey',
+    checks: [
+      nonEmptyString,
+      (v) =>
+        (v as string).length >= 32
+          ? undefined
+          : 'must be at least 32 characters (base64 or hex of 32+ random bytes)',
+    ],
+  },
   { path: 'pricesTtlMs', checks: [positiveInt] },
   { path: 'balanceWatch', checks: [section('{ intervalMs, threshold }')] },
   { path: 'balanceWatch.intervalMs', required: true, checks: [positiveInt] },

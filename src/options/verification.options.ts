@@ -1,5 +1,6 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { VerificationApiClientOptions } from '../api/api-client.options.js';
+import type { DataKeys } from '../core/data-keys.js';
 import type { KnownVerificationMethod } from '../core/verification-method.js';
 import type { StoreOption } from '../store/create-store.js';
 import type { HostRequest } from './host-request.js';
@@ -80,6 +81,13 @@ export interface VerificationModuleOptions {
   expirySeconds?: number;
   /** Key for handles (32+ bytes, base64 or hex); default derived from the API secret with HKDF. */
   handleKey?: string;
+  /**
+   * Key for what the store keeps about people (32+ characters, base64 or hex of 32+ random bytes):
+   * numbers, addresses and owners are digested with it (HMAC-SHA-256) and kept numbers encrypted
+   * (AES-256-GCM). Default: derived from the API secret with HKDF. Changing it forgets counters,
+   * history and live sessions (docs/operations.md).
+   */
+  dataKey?: string;
   balanceWatch?: BalanceWatchOptions;
   /** Prices cache TTL. Default 10 minutes. */
   pricesTtlMs?: number;
@@ -136,6 +144,10 @@ export interface ResolvedVerificationOptions {
   statusStream: Required<StatusStreamOptions>;
   expirySeconds?: number;
   handleKey?: string;
+  /** As given (redacted from logs); read only through `dataKeys`. */
+  dataKey?: string;
+  /** The data key's holder (`dataKey`, else derived from the API secret): digests and sealed values. */
+  dataKeys: DataKeys;
   balanceWatch?: BalanceWatchOptions;
   pricesTtlMs: number;
   metrics?: MetricsOptions;

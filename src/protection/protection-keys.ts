@@ -1,11 +1,13 @@
+import type { DataKeys } from '../core/data-keys.js';
 import { digest } from '../core/digest.js';
 
 export { digest };
 
 /**
  * Store keys of protection. Caller-derived parts (IPs, host keys such as user ids, phone
- * numbers) are hashed: keys stay short whatever the host's key function returns, and the
- * store's key space does not list who called or which numbers were verified.
+ * numbers) are digested with the data key (`DataKeys.digest`): keys stay short whatever the host's
+ * key function returns, and the store's key space does not list who called or which numbers were
+ * verified, nor lets anyone without the key test a guess. Request ids name no one (`digest`).
  */
 export const ProtectionKeys = {
   startPerClient: 'protect:start-client',
@@ -19,10 +21,10 @@ export const ProtectionKeys = {
   wrongCodesPerOwner: 'protect:wrong-codes-owner',
   spend: 'protect:spend',
   /** Per caller, number and method: another method is not a resend (a journey's switch). */
-  cooldown: (caller: string, phone: string, method: string): string =>
-    `protect:cooldown:${digest(`${caller}\n${phone}\n${method}`)}`,
-  coalesce: (caller: string, phone: string, method: string): string =>
-    `protect:coalesce:${digest(`${caller}\n${phone}\n${method}`)}`,
+  cooldown: (keys: DataKeys, caller: string, phone: string, method: string): string =>
+    `protect:cooldown:${keys.digest(`${caller}\n${phone}\n${method}`)}`,
+  coalesce: (keys: DataKeys, caller: string, phone: string, method: string): string =>
+    `protect:coalesce:${keys.digest(`${caller}\n${phone}\n${method}`)}`,
   spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,
   /** A session's spend reservation kept open until the session ends (charged on proof or delivery). */
   spendOpen: (requestId: string): string => `protect:spend-open:${digest(requestId)}`,

@@ -4,6 +4,7 @@ import { PumpingDefence, type PumpingAttempt } from './pumping-defence.js';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { VerificationClientError } from '../core/verification.errors.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 /**
  * Issue 20's pumping defence as properties, with its default thresholds, on a MemoryStore and a
@@ -17,12 +18,18 @@ const quiet = { warn: () => undefined, error: () => undefined };
 function defence(): { pumping: PumpingDefence; clock: { now: number }; store: MemoryStore } {
   const clock = { now: Date.UTC(2026, 0, 1) };
   const store = new MemoryStore({ clock: () => clock.now });
-  const pumping = new PumpingDefence(store, { ...VERIFICATION_DEFAULTS.limits.pumping }, 64, {
-    logger: quiet,
-    emit: () => undefined,
-    fraudSuspected: () => undefined,
-    refusal: () => undefined,
-  });
+  const pumping = new PumpingDefence(
+    store,
+    { ...VERIFICATION_DEFAULTS.limits.pumping },
+    64,
+    {
+      logger: quiet,
+      emit: () => undefined,
+      fraudSuspected: () => undefined,
+      refusal: () => undefined,
+    },
+    SPEC_DATA_KEYS,
+  );
   return { pumping, clock, store };
 }
 

@@ -19,6 +19,7 @@ import {
   type Subject,
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent, type Held } from './pumping-verdict.js';
+import type { DataKeys } from '../core/data-keys.js';
 import { RangeStats, type HoldState } from './range-stats.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
@@ -98,8 +99,9 @@ export class PumpingDefence {
     private readonly settings: ResolvedPumping,
     private readonly ipv6PrefixLength: number,
     private readonly report: PumpingReporting,
+    keys: DataKeys,
   ) {
-    this.stats = new RangeStats(store, settings);
+    this.stats = new RangeStats(store, settings, keys);
     this.safeNumbers = new Set(settings.safeList.numbers);
     this.safeRanges = new Set(settings.safeList.ranges);
     this.safeOwners = new Set(settings.safeList.owners);

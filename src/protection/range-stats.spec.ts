@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -16,7 +17,7 @@ describe('RangeStats', () => {
   const stores: MemoryStore[] = [];
   const stats = (store = new MemoryStore({ clock: () => clock.now })): RangeStats => {
     stores.push(store);
-    return new RangeStats(store, { windowMs: HOUR, recordTtlMs: DAY });
+    return new RangeStats(store, { windowMs: HOUR, recordTtlMs: DAY }, SPEC_DATA_KEYS);
   };
   afterEach(async () => {
     clock.now = MIDNIGHT;

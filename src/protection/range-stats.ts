@@ -1,6 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
+import type { DataKeys } from '../core/data-keys.js';
 import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
-import { digest } from './protection-keys.js';
+import { rangeStatsKey as key } from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
 import { OWNER_RETRIES } from './pumping-rules.js';
 
@@ -33,27 +34,6 @@ export interface CountedStart {
 }
 
 /**
- * Store keys. A subject's counters are named by its tag (`digest(id)`, taken once per subject and
- * call: a start reads about a dozen of each subject's counters).
- */
-const key = {
-  starts: (tag: string, w: number) => `protect:pump:s:${tag}:${w}`,
-  verified: (tag: string, w: number) => `protect:pump:v:${tag}:${w}`,
-  day: (tag: string, d: number) => `protect:pump:dv:${tag}:${d}`,
-  dayStarts: (tag: string, d: number) => `protect:pump:ds:${tag}:${d}`,
-  dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
-  dayRange: (id: string, range: string, d: number) => `protect:pump:drm:${digest(`${id}\n${range}`)}:${d}`,
-  dayNumber: (e164: string, d: number) => `protect:pump:dn:${digest(e164)}:${d}`,
-  known: (tag: string) => `protect:pump:known:${tag}`,
-  hold: (tag: string) => `protect:pump:hold:${tag}`,
-  callers: (tag: string, w: number) => `protect:pump:c:${tag}:${w}`,
-  caller: (id: string, caller: string, w: number) => `protect:pump:cm:${digest(`${id}\n${caller}`)}:${w}`,
-  number: (e164: string, w: number) => `protect:pump:n:${digest(e164)}:${w}`,
-  verifiedNumber: (e164: string, w: number) => `protect:pump:vn:${digest(e164)}:${w}`,
-  session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
-};
-
-/**
  * The pumping defence's counts in the store, shared by every instance: starts (every one that can
  * be charged, and every attempt a hold refused: money, not numbers) and distinct verified numbers
  * per subject in two fixed windows (read as one sliding window), day counters of distinct verified
@@ -68,6 +48,8 @@ export class RangeStats {
   constructor(
     private readonly store: VerificationStore,
     private readonly settings: { windowMs: number; recordTtlMs: number },
+    /** Names subjects, numbers and callers in keys, and seals a session's subjects. */
+    private readonly keys: DataKeys,
   ) {}
 
   /**
@@ -90,12 +72,13 @@ export class RangeStats {
     const own =
       phoneNumber === undefined
         ? Promise.resolve(0)
-        : Promise.all([number(key.number(phoneNumber, w)), number(key.number(phoneNumber, w - 1))]).then(
-            ([current, previous]) => Math.min(OWNER_RETRIES, slidingCount(current, previous, elapsed)),
-          );
+        : Promise.all([
+            number(key.number(this.keys.digest(phoneNumber), w)),
+            number(key.number(this.keys.digest(phoneNumber), w - 1)),
+          ]).then(([current, previous]) => Math.min(OWNER_RETRIES, slidingCount(current, previous, elapsed)));
     const rows = await Promise.all(
       subjects.map(async (s) => {
-        const tag = digest(s.id);
+        const tag = this.keys.digest(s.id);
         const burst = bursty(s.id);
         const daily = judgedByDay(s.id);
         const dayCounts = daily
@@ -173,19 +156,37 @@ export class RangeStats {
         .filter((s) => bursty(s.id) && caller !== undefined && phoneNumber !== undefined)
         .map(async (s) => {
           const [newNumber, newCaller] = await Promise.all([
-            this.store.setIfAbsent(key.caller(s.id, `n:${phoneNumber!}`, w), '1', ttl, EVICTABLE),
-            this.store.setIfAbsent(key.caller(s.id, caller!, w), '1', ttl, EVICTABLE),
+            this.store.setIfAbsent(
+              key.caller(this.keys.digest(`${s.id}\nn:${phoneNumber!}`), w),
+              '1',
+              ttl,
+              EVICTABLE,
+            ),
+            this.store.setIfAbsent(
+              key.caller(this.keys.digest(`${s.id}\n${caller!}`), w),
+              '1',
+              ttl,
+              EVICTABLE,
+            ),
           ]);
           if (!newNumber || !newCaller) return undefined;
-          const counted = await this.store.increment(key.callers(digest(s.id), w), 1, ttl, EVICTABLE);
+          const counted = await this.store.increment(
+            key.callers(this.keys.digest(s.id), w),
+            1,
+            ttl,
+            EVICTABLE,
+          );
           return [s.id, counted.value - 1] as const;
         }),
     );
     const day = Math.floor(this.store.now() / DAY_MS);
-    const keys = subjects.map((s) => [s.id, key.starts(digest(s.id), w), options(s.id), ttl] as const);
-    if (phoneNumber !== undefined) keys.push(['', key.number(phoneNumber, w), EVICTABLE, ttl]);
+    const keys = subjects.map(
+      (s) => [s.id, key.starts(this.keys.digest(s.id), w), options(s.id), ttl] as const,
+    );
+    if (phoneNumber !== undefined)
+      keys.push(['', key.number(this.keys.digest(phoneNumber), w), EVICTABLE, ttl]);
     for (const s of subjects.filter((x) => judgedByDay(x.id)))
-      keys.push(['', key.dayStarts(digest(s.id), day), options(s.id), 2 * DAY_MS]);
+      keys.push(['', key.dayStarts(this.keys.digest(s.id), day), options(s.id), 2 * DAY_MS]);
     const [values, newTo] = await Promise.all([
       Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
       bursts,
@@ -215,18 +216,30 @@ export class RangeStats {
     const w = Math.floor(now / this.settings.windowMs);
     const day = Math.floor(now / DAY_MS);
     const [first, firstToday] = await Promise.all([
-      this.store.setIfAbsent(key.verifiedNumber(phoneNumber, w), '1', 2 * this.settings.windowMs, EVICTABLE),
-      this.store.setIfAbsent(key.dayNumber(phoneNumber, day), '1', DAY_MS, EVICTABLE),
+      this.store.setIfAbsent(
+        key.verifiedNumber(this.keys.digest(phoneNumber), w),
+        '1',
+        2 * this.settings.windowMs,
+        EVICTABLE,
+      ),
+      this.store.setIfAbsent(key.dayNumber(this.keys.digest(phoneNumber), day), '1', DAY_MS, EVICTABLE),
     ]);
     const range = ids.find((id) => id.startsWith('range:'));
     const newRange = async (id: string): Promise<void> => {
       if (range === undefined) return;
-      if (await this.store.setIfAbsent(key.dayRange(id, range, day), '1', DAY_MS, EVICTABLE))
-        await this.store.increment(key.dayRanges(digest(id), day), 1, 2 * DAY_MS, options(id));
+      if (
+        await this.store.setIfAbsent(
+          key.dayRange(this.keys.digest(`${id}\n${range}`), day),
+          '1',
+          DAY_MS,
+          EVICTABLE,
+        )
+      )
+        await this.store.increment(key.dayRanges(this.keys.digest(id), day), 1, 2 * DAY_MS, options(id));
     };
     await Promise.all(
       ids.flatMap((id) => {
-        const tag = digest(id);
+        const tag = this.keys.digest(id);
         return [
           first ? this.store.increment(key.verified(tag, w), 1, 2 * this.settings.windowMs, options(id)) : [],
           !hasBaseline(id)
@@ -243,7 +256,7 @@ export class RangeStats {
   }
 
   async readHold(id: string): Promise<HoldState | undefined> {
-    const value = await this.store.get(key.hold(digest(id)));
+    const value = await this.store.get(key.hold(this.keys.digest(id)));
     if (value === null) return undefined;
     const [until, level] = value.split(':').map(Number);
     return Number.isFinite(until) && Number.isFinite(level) ? { until: until!, level: level! } : undefined;
@@ -259,7 +272,7 @@ export class RangeStats {
     level: number,
     coolOffMs: number,
   ): Promise<boolean> {
-    const k = key.hold(digest(id));
+    const k = key.hold(this.keys.digest(id));
     const value = `${this.store.now() + coolOffMs}:${level}`;
     // Remembered a window past the cool-off, so a pattern that goes on gets the next, longer one.
     const ttl = coolOffMs + 2 * this.settings.windowMs;
@@ -272,7 +285,8 @@ export class RangeStats {
 
   /** Which subjects a started session belongs to, until it can no longer be verified. */
   async rememberSession(requestId: string, ids: string[], ttlMs: number): Promise<void> {
-    await this.store.set(key.session(requestId), JSON.stringify(ids), ttlMs, EVICTABLE);
+    // Sealed: the ids name the caller (an owner, a client key).
+    await this.store.set(key.session(requestId), this.keys.seal(JSON.stringify(ids)), ttlMs, EVICTABLE);
   }
 
   /** The subjects of a session's start, once (later calls answer undefined). */
@@ -282,7 +296,7 @@ export class RangeStats {
     if (value === null) return undefined;
     await this.store.delete(k);
     try {
-      const ids: unknown = JSON.parse(value);
+      const ids: unknown = JSON.parse(this.keys.open(value) ?? '');
       return Array.isArray(ids) && ids.every((id) => typeof id === 'string') ? ids : undefined;
     } catch {
       return undefined;

@@ -4,6 +4,7 @@ import type { RateLimit } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { freeCallersOf } from './start-callers.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 const HOUR = 3_600_000;
 
@@ -30,14 +31,18 @@ describe('RequestRateLimits', () => {
   const limits = (overrides: Partial<Limits> = {}): RequestRateLimits => {
     const store = new MemoryStore({ clock: () => clock.now });
     stores.push(store);
-    return new RequestRateLimits(store, {
-      startPerIp: { points: 100, windowMs: HOUR },
-      freeStartPerCaller: { points: 100, windowMs: HOUR },
-      startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
-      startPerPhone: { points: 100, windowMs: HOUR },
-      checkPerIp: { points: 100, windowMs: HOUR },
-      ...overrides,
-    });
+    return new RequestRateLimits(
+      store,
+      {
+        startPerIp: { points: 100, windowMs: HOUR },
+        freeStartPerCaller: { points: 100, windowMs: HOUR },
+        startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
+        startPerPhone: { points: 100, windowMs: HOUR },
+        checkPerIp: { points: 100, windowMs: HOUR },
+        ...overrides,
+      },
+      SPEC_DATA_KEYS,
+    );
   };
   afterEach(async () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));
@@ -136,13 +141,17 @@ describe('free starts (methods charged on proof)', () => {
   const clock = { now: 1_700_000_000_000 };
   it('each caller (client key, network, owner) has its own budget; a refused start gives back what it took', async () => {
     const store = new MemoryStore({ clock: () => clock.now });
-    const limits = new RequestRateLimits(store, {
-      startPerIp: false,
-      freeStartPerCaller: { points: 2, windowMs: 600_000 },
-      startPerPhoneAndCaller: false,
-      startPerPhone: false,
-      checkPerIp: false,
-    });
+    const limits = new RequestRateLimits(
+      store,
+      {
+        startPerIp: false,
+        freeStartPerCaller: { points: 2, windowMs: 600_000 },
+        startPerPhoneAndCaller: false,
+        startPerPhone: false,
+        checkPerIp: false,
+      },
+      SPEC_DATA_KEYS,
+    );
     await limits.countFreeStart(['client:a', 'owner:x']);
     await limits.countFreeStart(['client:b', 'owner:x']);
     // The owner's third from yet another address: refused, and client:c's point given back.

@@ -1,7 +1,8 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { RateLimit } from '../options/verification.options.js';
 import type { ProtectionHold } from './protection-hold.js';
-import { digest, ProtectionKeys } from './protection-keys.js';
+import type { DataKeys } from '../core/data-keys.js';
+import { ProtectionKeys } from './protection-keys.js';
 import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 
@@ -33,6 +34,7 @@ export class RequestRateLimits {
       startPerPhone: RateLimit | false;
       checkPerIp: RateLimit | false;
     },
+    private readonly keys: DataKeys,
   ) {
     // Counters one of which exists per caller are evictable: a flood of callers must not evict the
     // per-phone ceilings, cooldowns and sessions a bounded store keeps.
@@ -83,20 +85,20 @@ export class RequestRateLimits {
       holds.push(
         await count(
           this.startPerClient,
-          clientKey === undefined ? undefined : digest(clientKey),
+          clientKey === undefined ? undefined : this.keys.digest(clientKey),
           ProtectionRefusalReason.startIpLimit,
         ),
       );
       holds.push(
         await count(
           this.startPerPhoneAndCaller,
-          digest(`${caller}\n${phoneNumber}`),
+          this.keys.digest(`${caller}\n${phoneNumber}`),
           ProtectionRefusalReason.startPhoneCallerLimit,
         ),
       );
       if (perPhone)
         holds.push(
-          await count(this.startPerPhone, digest(phoneNumber), ProtectionRefusalReason.startPhoneLimit, true),
+          await count(this.startPerPhone, this.keys.digest(phoneNumber), ProtectionRefusalReason.startPhoneLimit, true),
         );
     } catch (error) {
       await release().catch(() => undefined);
@@ -118,7 +120,7 @@ export class RequestRateLimits {
     try {
       for (const caller of new Set(callers))
         holds.push(
-          await count(this.freeStartPerCaller, digest(caller), ProtectionRefusalReason.startIpLimit),
+          await count(this.freeStartPerCaller, this.keys.digest(caller), ProtectionRefusalReason.startIpLimit),
         );
     } catch (error) {
       await release().catch(() => undefined);
@@ -131,7 +133,7 @@ export class RequestRateLimits {
   async countCheck(clientKey: string | undefined): Promise<void> {
     await count(
       this.checkPerClient,
-      clientKey === undefined ? undefined : digest(clientKey),
+      clientKey === undefined ? undefined : this.keys.digest(clientKey),
       ProtectionRefusalReason.checkLimit,
     );
   }

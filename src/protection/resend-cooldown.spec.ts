@@ -3,6 +3,7 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { ResendCooldown } from './resend-cooldown.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 const COOLDOWN_MS = 60_000;
 const PHONE = '+79161234567';
@@ -32,7 +33,7 @@ describe('ResendCooldown', () => {
   });
 
   it('the same caller may start the number by the same method again only once the cooldown has passed', async () => {
-    const cooldown = new ResendCooldown(newStore(), COOLDOWN_MS);
+    const cooldown = new ResendCooldown(newStore(), COOLDOWN_MS, SPEC_DATA_KEYS);
     const start = clock.now;
     const claim = await cooldown.claim(PHONE, 'sms', ALICE);
     expect(claim.availableAt).toEqual(new Date(start + COOLDOWN_MS));
@@ -54,7 +55,7 @@ describe('ResendCooldown', () => {
   });
 
   it('another caller, another number or another method is not held back by the cooldown', async () => {
-    const cooldown = new ResendCooldown(newStore(), COOLDOWN_MS);
+    const cooldown = new ResendCooldown(newStore(), COOLDOWN_MS, SPEC_DATA_KEYS);
     await cooldown.claim(PHONE, 'sms', ALICE);
     await expect(
       cooldown.claim(PHONE, 'sms', { caller: 'user-bob', starter: 'user-bob' }),
@@ -67,7 +68,7 @@ describe('ResendCooldown', () => {
   });
 
   it('a caller that cannot show it started the cooldown gets no exact time, only a coarse wait', async () => {
-    const cooldown = new ResendCooldown(newStore(), COOLDOWN_MS);
+    const cooldown = new ResendCooldown(newStore(), COOLDOWN_MS, SPEC_DATA_KEYS);
     // Two browsers behind one address: the caller is the client key, the starter the browser key.
     await cooldown.claim(PHONE, 'sms', { caller: 'ip:203.0.113.7', starter: 'browser-1' });
     clock.now += 1000;
@@ -78,7 +79,7 @@ describe('ResendCooldown', () => {
       expect(refused?.retryAfterSeconds).toBe(60);
     }
     // A start whose starter is unknown never matches another unknown starter either.
-    const anonymous = new ResendCooldown(newStore(), COOLDOWN_MS);
+    const anonymous = new ResendCooldown(newStore(), COOLDOWN_MS, SPEC_DATA_KEYS);
     await anonymous.claim(PHONE, 'sms', { caller: 'ip:198.51.100.1', starter: undefined });
     const refused = await refusalOf(
       anonymous.claim(PHONE, 'sms', { caller: 'ip:198.51.100.1', starter: undefined }),
@@ -88,7 +89,7 @@ describe('ResendCooldown', () => {
 
   it('releasing a claim lifts the cooldown, but never a later claim that replaced it', async () => {
     const own = newStore();
-    const cooldown = new ResendCooldown(own, COOLDOWN_MS);
+    const cooldown = new ResendCooldown(own, COOLDOWN_MS, SPEC_DATA_KEYS);
     const first = await cooldown.claim(PHONE, 'sms', ALICE);
     await first.hold.release();
     expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toBeNull();
@@ -101,9 +102,9 @@ describe('ResendCooldown', () => {
 
   it('a stored cooldown whose time has come is over, whatever its entry TTL says', async () => {
     const own = newStore();
-    const cooldown = new ResendCooldown(own, COOLDOWN_MS);
+    const cooldown = new ResendCooldown(own, COOLDOWN_MS, SPEC_DATA_KEYS);
     await own.set(
-      ProtectionKeys.cooldown(ALICE.caller, PHONE, 'sms'),
+      ProtectionKeys.cooldown(SPEC_DATA_KEYS, ALICE.caller, PHONE, 'sms'),
       `${clock.now}:token:`,
       10 * COOLDOWN_MS,
     );
@@ -113,8 +114,12 @@ describe('ResendCooldown', () => {
 
   it('an entry it cannot read refuses the start for a whole cooldown (it errs on the safe side)', async () => {
     const own = newStore();
-    const cooldown = new ResendCooldown(own, COOLDOWN_MS);
-    await own.set(ProtectionKeys.cooldown(ALICE.caller, PHONE, 'sms'), 'not-a-time', COOLDOWN_MS);
+    const cooldown = new ResendCooldown(own, COOLDOWN_MS, SPEC_DATA_KEYS);
+    await own.set(
+      ProtectionKeys.cooldown(SPEC_DATA_KEYS, ALICE.caller, PHONE, 'sms'),
+      'not-a-time',
+      COOLDOWN_MS,
+    );
     const refused = await refusalOf(cooldown.claim(PHONE, 'sms', ALICE));
     expect(refused?.extra).toEqual({ reason: 'resend_cooldown' });
     expect(refused?.retryAfterSeconds).toBe(60);
@@ -123,12 +128,12 @@ describe('ResendCooldown', () => {
 
   it('off (false): nothing is written, every start passes and there is no time to show', async () => {
     const own = newStore();
-    const cooldown = new ResendCooldown(own, false);
+    const cooldown = new ResendCooldown(own, false, SPEC_DATA_KEYS);
     const claim = await cooldown.claim(PHONE, 'sms', ALICE);
     expect(claim.availableAt).toBeNull();
     await claim.hold.release();
     await cooldown.claim(PHONE, 'sms', ALICE);
-    expect(await own.get(ProtectionKeys.cooldown(ALICE.caller, PHONE, 'sms'))).toBeNull();
+    expect(await own.get(ProtectionKeys.cooldown(SPEC_DATA_KEYS, ALICE.caller, PHONE, 'sms'))).toBeNull();
     expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { ProtectionHold } from './protection-hold.js';
-import { digest, ProtectionKeys } from './protection-keys.js';
+import type { DataKeys } from '../core/data-keys.js';
+import { ProtectionKeys } from './protection-keys.js';
 import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
 
 export interface CooldownClaim {
@@ -38,14 +39,15 @@ export class ResendCooldown {
   constructor(
     private readonly store: VerificationStore,
     private readonly cooldownMs: number | false,
+    private readonly keys: DataKeys,
   ) {}
 
   /** Starts the cooldown for the caller, phone and method, or throws 429 `resend_cooldown` while one is running. */
   async claim(phoneNumber: string, method: string, who: CooldownCaller): Promise<CooldownClaim> {
     if (this.cooldownMs === false) return NO_CLAIM;
-    const key = ProtectionKeys.cooldown(who.caller, phoneNumber, method);
+    const key = ProtectionKeys.cooldown(this.keys, who.caller, phoneNumber, method);
     const token = randomUUID();
-    const starter = who.starter === undefined ? '' : digest(who.starter);
+    const starter = who.starter === undefined ? '' : this.keys.digest(who.starter);
     // Two rounds cover a cooldown that ends between the failed claim and the read.
     for (let round = 0; round < 2; round++) {
       const availableAt = this.store.now() + this.cooldownMs;
@@ -69,7 +71,9 @@ export class ResendCooldown {
   /** When the caller's running cooldown for the phone and method ends, or null when none runs. */
   async availableAt(phoneNumber: string, method: string, caller: string): Promise<Date | null> {
     if (this.cooldownMs === false) return null;
-    const running = parseCooldown(await this.store.get(ProtectionKeys.cooldown(caller, phoneNumber, method)));
+    const running = parseCooldown(
+      await this.store.get(ProtectionKeys.cooldown(this.keys, caller, phoneNumber, method)),
+    );
     return running === null ? null : new Date(running.availableAt);
   }
 

@@ -19,7 +19,7 @@ import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-c
 import { toMinorUnits } from '../core/money.js';
 import { PriceEstimator } from './price-estimator.js';
 import { releaseAll, type ProtectionHold } from './protection-hold.js';
-import { digest, ProtectionKeys } from './protection-keys.js';
+import { ProtectionKeys } from './protection-keys.js';
 import { PumpingDefence } from './pumping-defence.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { UpstreamBackOff } from './upstream-back-off.js';
@@ -84,10 +84,10 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     this.logger = logger;
     const limits = options.limits;
     warnWhenSpendUnbounded(limits, logger);
-    this.limits = new RequestRateLimits(store, limits);
+    this.limits = new RequestRateLimits(store, limits, options.dataKeys);
     this.backOff = new UpstreamBackOff(store);
-    this.cooldown = new ResendCooldown(store, limits.resendCooldownMs);
-    this.wrongCodes = new WrongCodeBudget(store, limits);
+    this.cooldown = new ResendCooldown(store, limits.resendCooldownMs, options.dataKeys);
+    this.wrongCodes = new WrongCodeBudget(store, limits, options.dataKeys);
     this.coalescer = limits.coalesceStarts
       ? new StartCoalescer(store, { claimTtlMs: options.api.timeoutMs + CLAIM_SLACK_MS })
       : undefined;
@@ -102,13 +102,19 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         )
       : undefined;
     const spendCap = this.spendCap;
-    this.pumping = new PumpingDefence(store, limits.pumping, limits.ipv6PrefixLength, {
-      logger,
-      emit: (event) => this.emit(event),
-      fraudSuspected: (reason, mode) => metrics.fraudSuspected(reason, mode),
-      refusal: (reason, mode) => metrics.pumpingRefusal(reason, mode),
-      spentShare: spendCap ? () => spendCap.spentShare() : undefined,
-    });
+    this.pumping = new PumpingDefence(
+      store,
+      limits.pumping,
+      limits.ipv6PrefixLength,
+      {
+        logger,
+        emit: (event) => this.emit(event),
+        fraudSuspected: (reason, mode) => metrics.fraudSuspected(reason, mode),
+        refusal: (reason, mode) => metrics.pumpingRefusal(reason, mode),
+        spentShare: spendCap ? () => spendCap.spentShare() : undefined,
+      },
+      options.dataKeys,
+    );
   }
 
   /** Completed verifications feed the pumping defence (the tracker emits each once per deployment). */
@@ -140,7 +146,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     const starter = starterOf(candidate);
     if (!this.coalescer || starter === undefined) return this.admit(candidate, undefined);
     const claimed = await this.coalescer.claim(
-      ProtectionKeys.coalesce(starter, candidate.phoneNumber, candidate.method),
+      ProtectionKeys.coalesce(this.options.dataKeys, starter, candidate.phoneNumber, candidate.method),
       stale,
     );
     if (typeof claimed === 'string')
@@ -273,7 +279,13 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     const keep = enforced && !onProof && !known ? reserveShare : 0;
     const proof =
       enforced && onProof
-        ? { callers: freeCallersOf(candidate, this.options.limits).map(digest), known, reserveShare }
+        ? {
+            callers: freeCallersOf(candidate, this.options.limits).map((c) =>
+              this.options.dataKeys.digest(c),
+            ),
+            known,
+            reserveShare,
+          }
         : undefined;
     try {
       return await this.spendCap.reserve(candidate.method, keep, proof);

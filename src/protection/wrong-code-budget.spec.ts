@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { WrongCodeBudget } from './wrong-code-budget.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 const HOUR = 3_600_000;
 const PHONE = '+79161234567';
@@ -22,10 +23,14 @@ describe('WrongCodeBudget', () => {
   const budget = (perPhone: number | false, perOwner: number | false): WrongCodeBudget => {
     const store = new MemoryStore({ clock: () => clock.now });
     stores.push(store);
-    return new WrongCodeBudget(store, {
-      wrongCodesPerPhone: perPhone === false ? false : { points: perPhone, windowMs: HOUR },
-      wrongCodesPerOwner: perOwner === false ? false : { points: perOwner, windowMs: HOUR },
-    });
+    return new WrongCodeBudget(
+      store,
+      {
+        wrongCodesPerPhone: perPhone === false ? false : { points: perPhone, windowMs: HOUR },
+        wrongCodesPerOwner: perOwner === false ? false : { points: perOwner, windowMs: HOUR },
+      },
+      SPEC_DATA_KEYS,
+    );
   };
   afterEach(async () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));

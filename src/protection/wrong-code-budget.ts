@@ -1,6 +1,7 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { RateLimit } from '../options/verification.options.js';
-import { digest, ProtectionKeys } from './protection-keys.js';
+import type { DataKeys } from '../core/data-keys.js';
+import { ProtectionKeys } from './protection-keys.js';
 import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
 import { StoreRateLimiter, type ConsumeOutcome } from './store-rate-limiter.js';
 
@@ -37,6 +38,7 @@ export class WrongCodeBudget {
   constructor(
     store: VerificationStore,
     limits: { wrongCodesPerPhone: RateLimit | false; wrongCodesPerOwner: RateLimit | false },
+    private readonly keys: DataKeys,
   ) {
     this.perPhone = StoreRateLimiter.forLimit(
       store,
@@ -82,14 +84,14 @@ export class WrongCodeBudget {
     if (this.perPhone)
       budgets.push({
         limiter: this.perPhone,
-        key: digest(phoneNumber),
+        key: this.keys.digest(phoneNumber),
         reason: ProtectionRefusalReason.wrongCodesPhone,
         coarse: true,
       });
     if (this.perOwner && owner !== undefined)
       budgets.push({
         limiter: this.perOwner,
-        key: digest(owner),
+        key: this.keys.digest(owner),
         reason: ProtectionRefusalReason.wrongCodesOwner,
         coarse: false,
       });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { DataKeys } from '../core/data-keys.js';
 import { errorText } from '../core/error-text.js';
 import type { JourneyRecord } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -9,6 +10,7 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { LocalChannels } from '../store/local-channels.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
+import { SubjectIndex } from './subject-index.js';
 
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
@@ -49,8 +51,11 @@ export class SessionRecordRepository {
    */
   private readonly storedAs = new WeakMap<SessionRecord, string>();
   private readonly local: LocalChannels | undefined;
+  readonly #keys: DataKeys;
   /** The sessions the reconciler still has to settle: added at start, released once settled. */
   readonly queue: ReconcileQueue;
+  /** Which sessions name a number or an owner (for erasure). */
+  readonly subjects: SubjectIndex;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
@@ -58,6 +63,8 @@ export class SessionRecordRepository {
     private readonly telemetry: VerificationTelemetry,
   ) {
     this.queue = new ReconcileQueue(options, store);
+    this.#keys = options.dataKeys;
+    this.subjects = new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS);
     if (typeof store.publish !== 'function' || typeof store.subscribe !== 'function')
       this.local = new LocalChannels();
   }
@@ -78,7 +85,7 @@ export class SessionRecordRepository {
   async get(requestId: string): Promise<SessionRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
     if (raw === null) return null;
-    const record = JSON.parse(raw) as SessionRecord;
+    const record = this.#opened<SessionRecord>(raw);
     this.storedAs.set(record, raw);
     return record;
   }
@@ -91,7 +98,7 @@ export class SessionRecordRepository {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
     if (raw === null) return null;
     if (known && this.storedAs.get(known) === raw) return known;
-    const record = JSON.parse(raw) as SessionRecord;
+    const record = this.#opened<SessionRecord>(raw);
     this.storedAs.set(record, raw);
     return record;
   }
@@ -102,7 +109,7 @@ export class SessionRecordRepository {
   }
 
   async save(record: SessionRecord): Promise<void> {
-    const raw = JSON.stringify(record);
+    const raw = this.#sealed(record);
     await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt));
     this.storedAs.set(record, raw);
   }
@@ -111,26 +118,40 @@ export class SessionRecordRepository {
   async saveIfAbsent(record: SessionRecord): Promise<boolean> {
     return this.store.setIfAbsent(
       SessionRecordRepository.key(record.requestId),
-      JSON.stringify(record),
+      this.#sealed(record),
       this.#ttl(record.expiresAt),
     );
   }
 
+  /** A session started or adopted: followed by the reconciler, indexed under its number and owner. */
+  async follow(record: SessionRecord): Promise<void> {
+    await Promise.all([this.queue.track(record), this.subjects.add(record)]);
+  }
+
+  /** Removes a session's record, its journey's and the reconciler's schedule of it. */
+  async remove(requestId: string): Promise<void> {
+    await Promise.all([
+      this.store.delete(SessionRecordRepository.key(requestId)),
+      this.store.delete(SessionRecordRepository.journeyKey(requestId)),
+      this.queue.release(requestId),
+    ]);
+  }
+
   async getJourney(journeyId: string): Promise<JourneyRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.journeyKey(journeyId));
-    return raw === null ? null : (JSON.parse(raw) as JourneyRecord);
+    return raw === null ? null : this.#opened<JourneyRecord>(raw);
   }
 
   /** Saves the journey for as long as its newest session's record is kept (`expiresAt`: that session's end). */
   async saveJourney(journey: JourneyRecord, expiresAt: number): Promise<void> {
     const key = SessionRecordRepository.journeyKey(journey.journeyId);
-    await this.store.set(key, JSON.stringify(journey), this.#ttl(expiresAt));
+    await this.store.set(key, this.#sealed(journey), this.#ttl(expiresAt));
   }
 
   /** Saves the journey unless the store holds one already (then that one stands). True when saved. */
   async saveJourneyIfAbsent(journey: JourneyRecord, expiresAt: number): Promise<boolean> {
     const key = SessionRecordRepository.journeyKey(journey.journeyId);
-    return this.store.setIfAbsent(key, JSON.stringify(journey), this.#ttl(expiresAt));
+    return this.store.setIfAbsent(key, this.#sealed(journey), this.#ttl(expiresAt));
   }
 
   /**
@@ -161,6 +182,27 @@ export class SessionRecordRepository {
   async listen(listener: (requestId: string) => void): Promise<() => void> {
     if (this.local) return this.local.subscribe(SESSION_CHANGED_CHANNEL, listener);
     return this.store.subscribe!(SESSION_CHANGED_CHANNEL, listener);
+  }
+
+  /**
+   * A record as stored: its number and owner sealed with the data key (the owner's answers and the
+   * events need them whole), the rest as it is (status, times and cost are read by the module alone).
+   */
+  #sealed(record: SessionRecord | JourneyRecord): string {
+    const { phoneNumber, owner } = record;
+    return JSON.stringify({
+      ...record,
+      phoneNumber: this.#keys.seal(phoneNumber),
+      ...(owner === undefined ? {} : { owner: this.#keys.seal(owner) }),
+    });
+  }
+
+  /** A stored record read back; a field sealed under another data key reads as empty (a rotation forgets it). */
+  #opened<T extends SessionRecord | JourneyRecord>(raw: string): T {
+    const stored = JSON.parse(raw) as T;
+    const phoneNumber = this.#keys.open(stored.phoneNumber) ?? '';
+    if (stored.owner === undefined) return { ...stored, phoneNumber };
+    return { ...stored, phoneNumber, owner: this.#keys.open(stored.owner) ?? undefined };
   }
 
   /** A record's time to live: its session's end, and the retention after it. */

@@ -187,7 +187,7 @@ export class SessionRefresher {
       request_id: requestId,
       method: session.method,
     });
-    await this.records.queue.track(seed);
+    await this.records.follow(seed);
     try {
       const observed = await this.tracker.observe(session, 'poll', seed);
       // Never seen turning verified here: without the API's time, its time is unknown (not the rebuild's).

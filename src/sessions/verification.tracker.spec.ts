@@ -116,7 +116,7 @@ describe('VerificationTracker: delivered flag and method figures', () => {
     records = new SessionRecordRepository(options, store, telemetryOf(QUIET_LOGGER));
     emitter = new EventEmitter2();
     const logger = new VerificationLogger({ ...options, logLevels: false });
-    stats = new MethodStats(store, telemetryOf(logger, VerificationMetrics.disabled()));
+    stats = new MethodStats(store, telemetryOf(logger, VerificationMetrics.disabled()), options);
     tracker = new VerificationTracker(options, store, records, telemetryOf(logger), emitter, stats);
   });
   afterEach(() => store.close());

@@ -8,12 +8,12 @@ import type {
 } from '../api/api.types.js';
 import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
-import { digest } from '../core/digest.js';
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
 
@@ -116,7 +116,7 @@ export class TestNumberSessions {
       throw apiError('check', 409, 'not_pending', 'No code is due before the fallback');
     const entry = this.entry(state.phoneNumber, 'check');
     const budget = this.options.testNumbers.wrongCodesPerNumber;
-    const key = `test-number:wrong:${digest(state.phoneNumber)}`;
+    const key = testNumberWrongKey(this.options.dataKeys, state.phoneNumber);
     // The point is taken before the comparison, atomically (instances racing get distinct counts);
     // past the number's budget no code is compared: the session ends as if out of attempts.
     const spent = (await this.store.increment(key, 1, budget.windowMs)).value > budget.points;
@@ -135,14 +135,16 @@ export class TestNumberSessions {
 
   /** The session as it stands now: past its end it has expired; at its first read it plays the number's outcome. */
   private async current(requestId: string, operation: ApiOperation): Promise<TestSessionState> {
-    const stored = isTestSession(requestId) ? await this.store.get(sessionKey(requestId)) : null;
+    const stored = isTestSession(requestId) ? await this.store.get(testNumberSessionKey(requestId)) : null;
     if (stored === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
-    let state = JSON.parse(stored) as TestSessionState;
+    const opened = this.options.dataKeys.open(stored);
+    if (opened === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
+    let state = JSON.parse(opened) as TestSessionState;
     const now = this.store.now();
     if (!isTerminal(state.status) && state.expiresAt <= now) state = { ...state, status: 'expired' };
     else if (!state.played && !isTerminal(state.status))
       state = played(state, this.book.find(state.phoneNumber), now);
-    if (stored !== JSON.stringify(state)) await this.save(state);
+    if (opened !== JSON.stringify(state)) await this.save(state);
     return state;
   }
 
@@ -155,7 +157,12 @@ export class TestNumberSessions {
 
   private async save(state: TestSessionState): Promise<void> {
     const ttl = Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
-    await this.store.set(sessionKey(state.requestId), JSON.stringify(state), ttl);
+    // Sealed: the state names the number (a reviewer's may be a real one).
+    await this.store.set(
+      testNumberSessionKey(state.requestId),
+      this.options.dataKeys.seal(JSON.stringify(state)),
+      ttl,
+    );
   }
 }
 
@@ -189,7 +196,8 @@ function toSession(state: TestSessionState): VerificationSession {
   };
 }
 
-function sessionKey(requestId: string): string {
+/** Store key of a test number's session (the module's stand-in for the API's). */
+export function testNumberSessionKey(requestId: string): string {
   return `test-number:session:{${requestId}}`;
 }
 
@@ -205,4 +213,9 @@ function apiError(
     status,
     problem: { status, title, error_code: code, ...extra },
   });
+}
+
+/** Store key of a test number's wrong codes (keyed digest of the number). */
+export function testNumberWrongKey(keys: DataKeys, phoneNumber: string): string {
+  return `test-number:wrong:${keys.digest(phoneNumber)}`;
 }

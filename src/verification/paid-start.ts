@@ -9,7 +9,7 @@ import type {
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
-import { digest } from '../core/digest.js';
+import type { DataKeys } from '../core/data-keys.js';
 import { errorText } from '../core/error-text.js';
 import { maskPhoneNumber } from '../core/phone-mask.js';
 import {
@@ -182,13 +182,13 @@ export class PaidStart {
     );
     await this.records.save(record);
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.queue.track(record);
+    await this.records.follow(record);
     return record;
   }
 
-  /** Store key of the in-doubt starts to one number (hashed, as protection's keys are: the key space lists no numbers). */
-  static inDoubtKey(phoneNumber: string): string {
-    return `indoubt:${digest(phoneNumber)}`;
+  /** Store key of the in-doubt starts to one number (keyed digest, as protection's keys are: the key space lists no numbers). */
+  static inDoubtKey(keys: DataKeys, phoneNumber: string): string {
+    return `indoubt:${keys.digest(phoneNumber)}`;
   }
 
   /**
@@ -196,6 +196,11 @@ export class PaidStart {
    * answering with the initiation's own failure. Without a webhook route nothing could reveal the
    * session, so nothing is kept.
    */
+  /** The in-doubt starts stored under a key (sealed: they name the owner). */
+  private entries(stored: string | null): InDoubtStart[] {
+    return parseEntries(stored === null ? null : this.options.dataKeys.open(stored));
+  }
+
   private async remember(start: {
     phoneNumber: string;
     method: VerificationMethod;
@@ -209,16 +214,13 @@ export class PaidStart {
     if (!this.options.webhooks.enabled) return;
     try {
       const at = this.store.now();
-      const key = PaidStart.inDoubtKey(start.phoneNumber);
+      const key = PaidStart.inDoubtKey(this.options.dataKeys, start.phoneNumber);
       const entries = [
-        ...parseEntries(await this.store.get(key)),
+        ...this.entries(await this.store.get(key)),
         { method: start.method, owner: start.owner, at },
       ];
-      await this.store.set(
-        key,
-        JSON.stringify(entries.filter((e) => e.at + this.lifetimeMs() > at)),
-        this.lifetimeMs(),
-      );
+      const kept = entries.filter((e) => e.at + this.lifetimeMs() > at);
+      await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(kept)), this.lifetimeMs());
       await this.store.set(ANY_KEY, '1', this.lifetimeMs());
     } catch (error) {
       this.telemetry.logger.warn('an in-doubt start could not be remembered', {
@@ -241,12 +243,13 @@ export class PaidStart {
       if (error instanceof VerificationApiError && error.status === 404) return null;
       throw error;
     }
-    const key = PaidStart.inDoubtKey(session.phoneNumber);
-    const entries = parseEntries(await this.store.get(key));
+    const key = PaidStart.inDoubtKey(this.options.dataKeys, session.phoneNumber);
+    const entries = this.entries(await this.store.get(key));
     const match = closestStart(entries, session, this.options.api.timeoutMs);
     if (!match) return null;
     const rest = entries.filter((e) => e !== match);
-    if (rest.length > 0) await this.store.set(key, JSON.stringify(rest), this.lifetimeMs());
+    if (rest.length > 0)
+      await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(rest)), this.lifetimeMs());
     else await this.store.delete(key);
 
     // The state at initiation; the tracker merges the API's view into it and emits what is due.
@@ -258,7 +261,7 @@ export class PaidStart {
       as: 'seed',
     });
     await this.records.save(record);
-    await this.records.queue.track(record);
+    await this.records.follow(record);
     // A paid initiation after all: counted where the start route counts its own.
     this.telemetry.metrics.started(session.method);
     this.telemetry.metrics.spent(session.method, session.cost);

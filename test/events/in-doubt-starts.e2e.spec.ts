@@ -4,6 +4,9 @@ import { PaidStart } from '../../src/verification/paid-start.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox, SandboxMethod } from '../../src/testing/index.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
+import type { DataKeys } from '../../src/core/data-keys.js';
 import { call, ONE_PLATFORM, type Platform, type TestApp } from '../support/verification-app.js';
 import {
   apiCheck,
@@ -204,8 +207,8 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     }
     // The in-doubt start is still remembered for its own session.
     const store = host.app.get<VerificationStore>(VerificationStore);
-    expect(await store.get(PaidStart.inDoubtKey(phone))).not.toBeNull();
-    expect(await store.get(PaidStart.inDoubtKey(refusedPhone))).toBeNull();
+    expect(await store.get(PaidStart.inDoubtKey(keysOf(host), phone))).not.toBeNull();
+    expect(await store.get(PaidStart.inDoubtKey(keysOf(host), refusedPhone))).toBeNull();
   });
   it("a later session of the same number and method is not adopted: the start's window has an upper bound", async () => {
     // Sessions live ten minutes here, so the in-doubt start's own session is still pending (and its
@@ -229,7 +232,7 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     expect(await records.get(later)).toBeNull();
     // The start is still remembered for its own session, which is adopted when it reveals itself.
     const store = host.app.get<VerificationStore>(VerificationStore);
-    expect(await store.get(PaidStart.inDoubtKey(phone))).not.toBeNull();
+    expect(await store.get(PaidStart.inDoubtKey(keysOf(host), phone))).not.toBeNull();
     await sb.fail(own);
     await settle(sb);
     expect(eventsOf(host, own)).toEqual(['verification.failed']);
@@ -247,4 +250,9 @@ async function apiInitiate(sb: VerificationSandbox, phone: string, method: strin
   const body = (await res.json()) as { request_id: string };
   if (res.status !== 201) throw new Error(`initiate answered ${res.status}`);
   return body.request_id;
+}
+
+/** The host's data keys: the in-doubt keys are digests under them. */
+function keysOf(host: TestApp): DataKeys {
+  return host.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, { strict: false }).dataKeys;
 }

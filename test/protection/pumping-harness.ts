@@ -4,6 +4,7 @@ import type { FraudSuspectedEvent, VerificationEvent } from '../../src/core/veri
 import { VERIFICATION_DEFAULTS, type ResolvedPumping } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { PumpingDefence, type PumpingAttempt } from '../../src/protection/pumping-defence.js';
+import { SPEC_DATA_KEYS } from '../support/data-keys.js';
 
 /**
  * A PumpingDefence on a MemoryStore and a hand-moved clock, with small thresholds, one start at a
@@ -86,6 +87,7 @@ export function pumpingHarness() {
         refusal: (reason, mode) => void reported.refusals.push(`${reason}/${mode}`),
         ...(spentShare === undefined ? {} : { spentShare: async () => spentShare }),
       },
+      SPEC_DATA_KEYS,
     );
     let sessions = 0;
     /** One start through the defence: 'ok' when admitted (and remembered as started), else the refusal. */

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { PriceBook } from '../../src/account/price-book.js';
 import type { Money } from '../../src/api/api.types.js';
 import { VerificationClientError } from '../../src/core/verification.errors.js';
+import { DataKeys } from '../../src/core/data-keys.js';
 import { resolveVerificationOptions, type LimitsOptions } from '../../src/options/verification.options.js';
 import { ProtectionKeys } from '../../src/protection/protection-keys.js';
 import { StartPermit, type PermitTerms } from '../../src/protection/start-permit.js';
@@ -202,7 +203,11 @@ describe('VerificationProtection: admitting starts on a store', () => {
     clock += 60_000;
     // The cooldown is claimed, then the per-number limit refuses: the cooldown is lifted again.
     expect(await refusalOf(p.admitSwitch(attempt('a')))).toBe('start_phone_caller_limit');
-    expect(await store.get(ProtectionKeys.cooldown('owner:a', '+79160000001', 'sms'))).toBeNull();
+    expect(
+      await store.get(
+        ProtectionKeys.cooldown(new DataKeys(undefined, 's'), 'owner:a', '+79160000001', 'sms'),
+      ),
+    ).toBeNull();
   });
 
   /** The permit protection hands a start that is not handed a session back. */
@@ -244,6 +249,10 @@ describe('VerificationProtection: admitting starts on a store', () => {
       expiresAt: clock + 300_000,
     });
     expect(await refusalOf(p.admitStart(attempt('owner')))).toBe('resend_cooldown');
-    expect(await store.get(ProtectionKeys.coalesce('owner:owner', '+79160000001', 'sms'))).toBeNull();
+    expect(
+      await store.get(
+        ProtectionKeys.coalesce(new DataKeys(undefined, 's'), 'owner:owner', '+79160000001', 'sms'),
+      ),
+    ).toBeNull();
   });
 });

@@ -69,6 +69,9 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
       'increment(protect:spend)',
       'get(session)',
       'set(session)',
+      // The erasure index: the session under its number (and owner, when there is one).
+      'increment(subject)',
+      'set(subject)',
       // The spend reservation stays open until the session ends (charged on delivery: issue 29).
       'set(protect:spend-open)',
       'increment(protect:spend-live)',
@@ -90,7 +93,13 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     calls.length = 0;
     const posts = fx.sb.requestCount('POST /v1/verify');
     expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
-    expect(calls).toEqual(['get(session)', 'set(session)', ...METHOD_FIGURES_OF_A_START]);
+    expect(calls).toEqual([
+      'get(session)',
+      'set(session)',
+      'increment(subject)',
+      'set(subject)',
+      ...METHOD_FIGURES_OF_A_START,
+    ]);
     expect(fx.sb.requestCount('POST /v1/verify') - posts).toBe(1);
     await store.close();
   });

@@ -2,12 +2,15 @@
  * What the MethodStats specs share: a session record as the tracker stores it (each on a number of its
  * own) and a quiet logger, both on the spec's clock.
  */
+import { SPEC_DATA_KEYS } from './data-keys.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
 import { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 
 /** Noon UTC, so that a few minutes either way stay on the same day. */
 export const NOON = Date.UTC(2026, 2, 15, 12);
+/** The data key a spec's MethodStats digests numbers and callers with. */
+export const SPEC_KEYS = { dataKeys: SPEC_DATA_KEYS };
 export const rub = (amount: number) => ({ amount, currency: 'RUB' });
 
 export function methodStatsFixture(clock: () => number): {

@@ -1,0 +1,45 @@
+import { DAY_MS } from '../core/clock.js';
+import type { DataKeys } from '../core/data-keys.js';
+import { digest } from './protection-keys.js';
+
+/**
+ * Store keys. A subject's counters are named by its tag (its id's keyed digest, taken once per subject
+ * and call: a start reads about a dozen of each subject's counters); numbers and callers likewise.
+ */
+export const rangeStatsKey = {
+  starts: (tag: string, w: number) => `protect:pump:s:${tag}:${w}`,
+  verified: (tag: string, w: number) => `protect:pump:v:${tag}:${w}`,
+  day: (tag: string, d: number) => `protect:pump:dv:${tag}:${d}`,
+  dayStarts: (tag: string, d: number) => `protect:pump:ds:${tag}:${d}`,
+  dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
+  /** `of`: the digest of the subject's id and the range. */
+  dayRange: (of: string, d: number) => `protect:pump:drm:${of}:${d}`,
+  /** `of`: the number's digest, as in `number` and `verifiedNumber`. */
+  dayNumber: (of: string, d: number) => `protect:pump:dn:${of}:${d}`,
+  known: (tag: string) => `protect:pump:known:${tag}`,
+  hold: (tag: string) => `protect:pump:hold:${tag}`,
+  callers: (tag: string, w: number) => `protect:pump:c:${tag}:${w}`,
+  /** `of`: the digest of the subject's id and the caller (or number). */
+  caller: (of: string, w: number) => `protect:pump:cm:${of}:${w}`,
+  number: (of: string, w: number) => `protect:pump:n:${of}:${w}`,
+  verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,
+  session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
+};
+
+const key = rangeStatsKey;
+
+/** Keys RangeStats' callers name without counting (erasure). */
+export const RangeStatsKeys = {
+  /** Store key of the subjects a session's start was counted for (sealed: they name the caller). */
+  sessionKey(requestId: string): string {
+    return key.session(requestId);
+  },
+
+  /** Store keys of a number's own counts that may still be kept at `now` (for erasure). */
+  numberKeys(keys: DataKeys, e164: string, now: number, windowMs: number): string[] {
+    const [of, w, day] = [keys.digest(e164), Math.floor(now / windowMs), Math.floor(now / DAY_MS)];
+    return [w, w - 1]
+      .flatMap((x) => [key.number(of, x), key.verifiedNumber(of, x)])
+      .concat(key.dayNumber(of, day), key.dayNumber(of, day - 1));
+  },
+};

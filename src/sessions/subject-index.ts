@@ -1,0 +1,81 @@
+import { DAY_MS } from '../core/clock.js';
+import type { DataKeys } from '../core/data-keys.js';
+import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+
+/** A subject of erasure: one phone number (E.164) or one owner. */
+export type ErasureSubject =
+  { phoneNumber: string; owner?: undefined } | { owner: string; phoneNumber?: undefined };
+
+/**
+ * Which sessions name a number or an owner, for erasure (`VerificationErasure`): per subject and UTC
+ * day, a counter and one slot per session started that day (`subject:{n:<digest>}:<day>:<i>` → request
+ * id), each slot kept as long as the session's record. A day's counter outlives every slot written
+ * under it, so a day's slots are found from its counter alone; no list is ever rewritten (concurrent
+ * starts of one number each take a slot of their own). Keys name subjects by keyed digest only.
+ */
+export class SubjectIndex {
+  constructor(
+    private readonly store: VerificationStore,
+    private readonly keys: DataKeys,
+    /** How long a record outlives its session (the slots are kept as long). */
+    private readonly retentionMs: number,
+  ) {}
+
+  /** Indexes a session under its number and its owner. */
+  async add(record: SessionRecord): Promise<void> {
+    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + this.retentionMs;
+    const subjects: ErasureSubject[] = [{ phoneNumber: record.phoneNumber }];
+    if (record.owner !== undefined) subjects.push({ owner: record.owner });
+    const day = Math.floor(this.store.now() / DAY_MS);
+    await Promise.all(
+      subjects.map(async (subject) => {
+        const base = `${this.tag(subject)}:${day}`;
+        const { value } = await this.store.increment(`${base}:n`, 1, this.#dayKeptMs());
+        await this.store.set(`${base}:${value}`, record.requestId, ttl);
+      }),
+    );
+  }
+
+  /** The request ids of the subject's sessions whose records may still be kept; the index of them is removed. */
+  async take(subject: ErasureSubject): Promise<string[]> {
+    const today = Math.floor(this.store.now() / DAY_MS);
+    const days = Math.ceil(this.#dayKeptMs() / DAY_MS);
+    const ids = await Promise.all(
+      Array.from({ length: days + 1 }, async (_, back) => {
+        const base = `${this.tag(subject)}:${today - back}`;
+        const count = Number(await this.store.get(`${base}:n`)) || 0;
+        const slots = Array.from({ length: count }, (_, i) => `${base}:${i + 1}`);
+        const found = await Promise.all(slots.map((key) => this.store.get(key)));
+        await Promise.all([...slots, `${base}:n`].map((key) => this.store.delete(key)));
+        return found.filter((id): id is string => id !== null);
+      }),
+    );
+    return [...new Set(ids.flat())];
+  }
+
+  /** Remembers that the subject was erased at `at`, for `ttlMs`: what it verified before no longer counts. */
+  async markForgotten(subject: ErasureSubject, at: number, ttlMs: number): Promise<void> {
+    await this.store.set(`${this.tag(subject)}:forgotten`, String(at), ttlMs);
+  }
+
+  /** When the number or the owner was last erased, if still remembered (the latest of the two). */
+  async forgottenAt(phoneNumber: string, owner: string | undefined): Promise<number | undefined> {
+    const subjects: ErasureSubject[] = [{ phoneNumber }, ...(owner === undefined ? [] : [{ owner }])];
+    const marks = await Promise.all(subjects.map((s) => this.store.get(`${this.tag(s)}:forgotten`)));
+    const times = marks.filter((m): m is string => m !== null).map(Number);
+    return times.length === 0 ? undefined : Math.max(...times);
+  }
+
+  /** The subject's keyed tag, as its store keys name it (a hash tag keeps them on one cluster slot). */
+  tag(subject: ErasureSubject): string {
+    return subject.phoneNumber !== undefined
+      ? `subject:{n:${this.keys.digest(subject.phoneNumber)}}`
+      : `subject:{o:${this.keys.digest(subject.owner)}}`;
+  }
+
+  /** A day's counter outlives the last slot written that day: a day, the longest session and the retention. */
+  #dayKeptMs(): number {
+    return DAY_MS + MAX_SESSION_TTL_MS + this.retentionMs;
+  }
+}

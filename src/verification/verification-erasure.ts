@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { statsNumberKey } from '../account/method-figures.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { isTerminal } from '../core/verification-status.js';
+import { VerificationClientError } from '../core/verification.errors.js';
+import { VerificationHistory } from '../history/verification-history.service.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VERIFICATION_METHODS } from '../core/verification-method.js';
+import { ProtectionKeys } from '../protection/protection-keys.js';
+import { RangeStatsKeys as RangeStats } from '../protection/range-stats-keys.js';
+import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { SessionRefresher } from '../sessions/session-refresher.js';
+import type { ErasureSubject } from '../sessions/subject-index.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { testNumberSessionKey, testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
+import { PaidStart } from './paid-start.js';
+
+/** Who to erase: one phone number (E.164) or one owner (`owner(req)`'s id). */
+export interface ErasureRequest {
+  /** The number, E.164 (`+79161234567`). */
+  phoneNumber?: string;
+  /** The id `owner(req)` answered for the person. */
+  owner?: string;
+}
+
+/** What an erasure removed, by kind. */
+export interface ErasureReport {
+  /** Session records removed (each with its journey record and reconciler schedule). */
+  sessions: number;
+  /** Of those, sessions still pending: their handles and outcomes are dropped. */
+  liveSessions: number;
+  /** History entries of the subject (its own ring; the same entries in related rings go too). */
+  historyEntries: number;
+  /** Counters and claims keyed by the subject that were present. */
+  counters: number;
+}
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+/** A claim never outlives this; the erasure mark is kept as long (and the longest record). */
+const MARK_SLACK_MS = 60_000;
+
+/**
+ * The answer to a deletion request (152-FZ, GDPR): removes what the module keeps about one number
+ * or one owner across every instance sharing the store: its sessions' and journeys' records (a
+ * handle of them then answers 404, a claim issued before is refused by the guard), the history, the
+ * counters keyed by it and the index that found them. The API has no cancel: a pending session is
+ * dropped here (no outcome is emitted for it) and ends upstream at its TTL.
+ */
+@Injectable()
+export class VerificationErasure {
+  /** @internal Made by the module (dependency injection), never by a host. */
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly records: SessionRecordRepository,
+    private readonly history: VerificationHistory,
+  ) {}
+
+  /** Erases one subject (exactly one of `phoneNumber`, `owner`); answers what it removed, by kind. */
+  async forget(request: ErasureRequest): Promise<ErasureReport> {
+    const subject = erasureSubject(request);
+    const ids = await this.records.subjects.take(subject);
+    const found = await Promise.all(ids.map((id) => this.records.get(id)));
+    const records = found.filter((r) => r !== null);
+    const now = this.store.now();
+    const keptMs = RECORD_RETENTION_MS + Math.max(0, ...records.map((r) => r.expiresAt - now));
+    await Promise.all(
+      ids.map(async (id) => {
+        await this.records.remove(id);
+        // The handle's session reads as unknown: no instance rebuilds it from the API.
+        await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
+        await this.store.delete(testNumberSessionKey(id));
+        await this.store.delete(RangeStats.sessionKey(id));
+      }),
+    );
+    const claimsMs = this.options.verifiedPhone.claimTtlMs + MARK_SLACK_MS;
+    await this.records.subjects.markForgotten(subject, now, Math.max(claimsMs, keptMs));
+    const [historyEntries, counters] = await Promise.all([
+      this.history.forget(subject),
+      this.forgetCounters(subject, records),
+    ]);
+    return {
+      sessions: records.length,
+      liveSessions: records.filter((r) => !isTerminal(r.status)).length,
+      historyEntries,
+      counters,
+    };
+  }
+
+  /** The counters named by the subject, and by the (caller, number, method) its sessions were started for. */
+  private async forgetCounters(subject: ErasureSubject, records: SessionRecord[]): Promise<number> {
+    const keys = this.options.dataKeys;
+    const numbers = new Set(records.map((r) => r.phoneNumber));
+    const owners = new Set(records.flatMap((r) => (r.owner === undefined ? [] : [r.owner])));
+    if (subject.phoneNumber !== undefined) numbers.add(subject.phoneNumber);
+    else owners.add(subject.owner);
+    const names: string[] = [];
+    for (const n of subject.phoneNumber === undefined ? [] : [subject.phoneNumber])
+      names.push(
+        `${ProtectionKeys.startPerPhone}:${keys.digest(n)}`,
+        `${ProtectionKeys.wrongCodesPerPhone}:${keys.digest(n)}`,
+        PaidStart.inDoubtKey(keys, n),
+        testNumberWrongKey(keys, n),
+        ...RangeStats.numberKeys(keys, n, this.store.now(), this.options.limits.pumping.windowMs),
+        ...records.map((r) => statsNumberKey(r, keys.digest(n))),
+      );
+    if (subject.owner !== undefined)
+      names.push(`${ProtectionKeys.wrongCodesPerOwner}:${keys.digest(subject.owner)}`);
+    for (const owner of owners)
+      for (const n of numbers) {
+        const caller = `owner:${owner}`;
+        names.push(`${ProtectionKeys.startPerPhoneAndCaller}:${keys.digest(`${caller}\n${n}`)}`);
+        for (const method of VERIFICATION_METHODS)
+          names.push(
+            ProtectionKeys.cooldown(keys, caller, n, method),
+            ProtectionKeys.coalesce(keys, caller, n, method),
+          );
+      }
+    const present = await Promise.all(names.map((key) => this.store.get(key)));
+    await Promise.all(names.filter((_, i) => present[i] !== null).map((key) => this.store.delete(key)));
+    return present.filter((v) => v !== null).length;
+  }
+}
+
+/** The one subject of a request, or the module's validation error naming the field. */
+export function erasureSubject(request: ErasureRequest): ErasureSubject {
+  const { phoneNumber, owner } = (request ?? {}) as ErasureRequest;
+  const invalid = (field: string, message: string) =>
+    new VerificationClientError('validation_error', message, { errors: [{ field, message }] });
+  if ((phoneNumber === undefined) === (owner === undefined))
+    throw invalid('phoneNumber', 'give either phoneNumber (E.164) or owner');
+  if (phoneNumber !== undefined) {
+    if (typeof phoneNumber !== 'string' || !E164.test(phoneNumber))
+      throw invalid('phoneNumber', 'must be a phone number in E.164 (+79161234567)');
+    return { phoneNumber };
+  }
+  if (typeof owner !== 'string' || owner === '') throw invalid('owner', 'must be a non-empty string');
+  return { owner };
+}

@@ -1,0 +1,178 @@
+/**
+ * VerificationErasure: a deletion request for a number or an owner, made on one instance, removes
+ * what every instance sharing the store keeps about that subject (sessions, journeys, history,
+ * counters); its handles answer 404 and its claims no longer open the guard; others are untouched.
+ * Nothing of the subject remains in a store dump but the keyed erasure mark the claims are refused by.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { VerificationClientError } from '../../src/core/verification.errors.js';
+import type { DataKeys } from '../../src/core/data-keys.js';
+import { VerifiedPhoneClaims } from '../../src/guard/verified-phone-claims.js';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import type { StoreOption } from '../../src/store/create-store.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { dumpMemoryStore, dumpRedisPrefix } from '../support/store-dump.js';
+import { call, createTestApp, type TestApp } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+let serial = 0;
+const phone = () =>
+  `+7916${String(process.pid % 1000).padStart(3, '0')}${String(7000 + ++serial).padStart(4, '0')}`;
+
+describe('erasure of a number or an owner', () => {
+  const suite = sandboxSuite();
+  const hosts: TestApp[] = [];
+  afterEach(async () => {
+    for (const h of hosts.splice(0)) await h.close();
+  });
+
+  async function boot(store: StoreOption): Promise<TestApp> {
+    const host = await createTestApp({
+      platform: 'express',
+      module: moduleOptions(suite.sb, { store, history: {}, limits: { spendCap: false } }),
+    });
+    hosts.push(host);
+    return host;
+  }
+  const keysOf = (host: TestApp): DataKeys =>
+    host.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, { strict: false }).dataKeys;
+
+  /** A verified sms session and a pending flash call of one number and owner; returns their ids. */
+  async function verifyAndLeavePending(host: TestApp, n: string, owner: string): Promise<string[]> {
+    const post = (path: string, body: unknown) =>
+      call(host.url, 'POST', `/verification/${path}`, body, { 'x-user': owner });
+    const started = await post('start', { phone_number: n, method: 'sms' });
+    expect(started.status).toBe(201);
+    const rid = suite.sb.sessionsFor(n).at(-1)!.request_id;
+    await suite.sb.deliver(rid);
+    const code = String(suite.sb.getSession(rid)!.code);
+    expect((await post('check', { verification_id: started.body.verification_id, code })).body.verified).toBe(
+      true,
+    );
+    const pending = await post('start', { phone_number: n, method: 'flash_call' });
+    expect(pending.status).toBe(201);
+    return [String(started.body.verification_id), String(pending.body.verification_id)];
+  }
+
+  async function proveForgotten(
+    stores: { store: StoreOption; dump: () => Promise<string[]> },
+    by: 'phoneNumber' | 'owner',
+  ): Promise<void> {
+    const [a, b] = [await boot(stores.store), await boot(stores.store)];
+    const [n, owner] = [phone(), `owner-${randomUUID()}`];
+    const [other, otherOwner] = [phone(), `owner-${randomUUID()}`];
+    const ids = await verifyAndLeavePending(a, n, owner);
+    const kept = await verifyAndLeavePending(a, other, otherOwner);
+    const claims = a.app.get(VerifiedPhoneClaims, { strict: false });
+    const verifiedAt = new Date(suite.sb.now());
+    const claim = await claims.issue({ phoneNumber: n, owner, verifiedAt });
+    const otherClaim = await claims.issue({ phoneNumber: other, owner: otherOwner, verifiedAt });
+    expect(await claims.read(claim, owner)).not.toBeNull();
+
+    // Asked on the other instance.
+    const report = await b.app
+      .get(VerificationErasure, { strict: false })
+      .forget(by === 'phoneNumber' ? { phoneNumber: n } : { owner });
+    expect(report).toMatchObject({ sessions: 2, liveSessions: 1 });
+    expect(report.historyEntries).toBeGreaterThanOrEqual(4);
+    expect(report.counters).toBeGreaterThan(0);
+
+    for (const host of [a, b]) {
+      for (const id of ids) {
+        const status = await call(host.url, 'GET', `/verification/status/${id}`, undefined, {
+          'x-user': owner,
+        });
+        expect(status.status).toBe(404);
+        const check = await call(
+          host.url,
+          'POST',
+          '/verification/check',
+          { verification_id: id, code: '0000' },
+          { 'x-user': owner },
+        );
+        expect(check.status).toBe(404);
+      }
+      expect(await host.app.get(VerifiedPhoneClaims, { strict: false }).read(claim, owner)).toBeNull();
+      const history = host.app.get(VerificationHistory, { strict: false });
+      expect(await history.list({ phoneNumber: n })).toEqual([]);
+      expect(await history.list({ owner })).toEqual([]);
+      // Someone else's verifications, history and claims are untouched.
+      for (const id of kept)
+        expect(
+          (await call(host.url, 'GET', `/verification/status/${id}`, undefined, { 'x-user': otherOwner }))
+            .status,
+        ).toBe(200);
+      expect((await history.list({ phoneNumber: other })).length).toBeGreaterThanOrEqual(4);
+      expect(
+        await host.app.get(VerifiedPhoneClaims, { strict: false }).read(otherClaim, otherOwner),
+      ).not.toBeNull();
+    }
+
+    // The dump: no value opens to the number or the owner; the subject's digest names only the erasure mark.
+    const keys = keysOf(a);
+    const lines = await stores.dump();
+    const opened = lines.flatMap((line) =>
+      (line.match(/v1\.[A-Za-z0-9_-]+/g) ?? []).map((t) => keys.open(t) ?? ''),
+    );
+    expect(opened.filter((text) => text.includes(n) || text.includes(owner))).toEqual([]);
+    expect(opened.some((text) => text.includes(other))).toBe(true);
+    const digests = [keys.digest(by === 'phoneNumber' ? n : owner)];
+    const naming = lines.filter((line) => digests.some((d) => line.includes(d)));
+    const erasureMark = (line: string) => line.split(' ')[0]!.endsWith(':forgotten') && / [\d:]+$/.test(line);
+    expect(naming.filter((line) => !erasureMark(line))).toEqual([]);
+    expect(naming.length).toBeGreaterThan(0);
+  }
+
+  it.each(['phoneNumber', 'owner'] as const)('MemoryStore, by %s: two instances on one store', async (by) => {
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    try {
+      await proveForgotten({ store, dump: async () => dumpMemoryStore(store) }, by);
+    } finally {
+      for (const h of hosts.splice(0)) await h.close();
+      await store.close();
+    }
+  });
+
+  it.each(['phoneNumber', 'owner'] as const)(
+    'RedisStore, by %s: forgotten on one instance, gone on the other',
+    async (by) => {
+      const keyPrefix = `pv-erase-${randomUUID()}:`;
+      await proveForgotten(
+        {
+          store: { url: sharedRedisUrl(), keyPrefix },
+          dump: () => dumpRedisPrefix(sharedRedisUrl(), keyPrefix),
+        },
+        by,
+      );
+    },
+  );
+
+  it('bad input: no subject, both, a malformed number or an empty owner is the validation error naming the field', async () => {
+    const erasure = (await boot(new MemoryStore({ clock: () => suite.sb.now() }))).app.get(
+      VerificationErasure,
+      {
+        strict: false,
+      },
+    );
+    const cases: [unknown, string][] = [
+      [{}, 'phoneNumber'],
+      [{ phoneNumber: '+79161234567', owner: 'u1' }, 'phoneNumber'],
+      [{ phoneNumber: '89161234567' }, 'phoneNumber'],
+      [{ phoneNumber: 79161234567 }, 'phoneNumber'],
+      [{ owner: '' }, 'owner'],
+      [undefined, 'phoneNumber'],
+    ];
+    for (const [input, field] of cases) {
+      const error = await erasure.forget(input as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(VerificationClientError);
+      expect((error as VerificationClientError).errorCode).toBe('validation_error');
+      expect((error as VerificationClientError).extra).toMatchObject({ errors: [{ field }] });
+    }
+  });
+});
