@@ -23,7 +23,6 @@ import {
   OTHER_METHOD,
   shownTransitions,
   STATS_RETENTION_DAYS,
-  statsNumberKey,
   storedMethod,
   toFigures,
   UNPROVEN_FIELD,

@@ -187,7 +187,7 @@ interface Started {
 }
 
 describe('SpendCap: the money adds up', () => {
-  it('for any starts, ends and waits: each window counts what was kept less what was given back, in the window it was reserved in; never negative, never past the cap by more than one price', async () => {
+  it("for any starts, ends and waits: each window counts what was kept (a paid share stays until the API's usage says otherwise), in the window it was reserved in; never negative, never past the cap by more than one price", async () => {
     const price = 200;
     const cap = 20; // RUB
     const capMinor = cap * 100;
@@ -230,9 +230,8 @@ describe('SpendCap: the money adds up', () => {
             await made.cap.ended(session.requestId, { verified: step.verified, delivered: step.delivered });
             if (!session.ended && session.kept > 0 && clock.now < session.expiresAt + HOUR) {
               const paid = charged(session.method, step);
-              if (methodTraits(session.method).chargedOnProof) {
-                if (paid) add(window, session.kept);
-              } else if (!paid) add(session.window, -session.kept);
+              // A paid method's share stays counted whatever the module saw: only the API's usage gives it back.
+              if (methodTraits(session.method).chargedOnProof && paid) add(window, session.kept);
             }
             session.ended = true;
           }
@@ -247,17 +246,29 @@ describe('SpendCap: the money adds up', () => {
     );
   });
 
-  it('a session ended a tick before its reservation is forgotten (an hour past its expiry) gives its share back; at that hour it stays counted', async () => {
-    for (const [late, givenBack] of [
+  it('a proof a tick before its reservation is forgotten (an hour past its expiry) is counted; at that hour it is not', async () => {
+    for (const [late, counted] of [
       [HOUR - 1, true],
       [HOUR, false],
     ] as const) {
       const { cap, clock } = capOf(10, 300);
       const expiresAt = clock.now + 600_000;
+      const reservation = await cap.reserve('reverse_flash_call');
+      await reservation.settle({ amount: 3, currency: 'RUB' }, { requestId: 'r', expiresAt });
+      clock.now = expiresAt + late;
+      await cap.ended('r', { verified: true, delivered: true });
+      expect(await cap.spentShare()).toBeCloseTo(counted ? 0.3 : 0);
+    }
+  });
+
+  it('an SMS whose delivery nobody saw stays counted whenever it ends: only the API says it cost nothing', async () => {
+    for (const late of [0, HOUR - 1, HOUR]) {
+      const { cap, clock } = capOf(10, 300);
+      const expiresAt = clock.now + 600_000;
       await (await cap.reserve('sms')).settle({ amount: 3, currency: 'RUB' }, { requestId: 'r', expiresAt });
       clock.now = expiresAt + late;
       await cap.ended('r', { verified: false, delivered: false });
-      expect(await cap.spentShare()).toBeCloseTo(givenBack ? 0 : 0.3);
+      expect(await cap.spentShare()).toBeCloseTo(0.3);
     }
   });
 });

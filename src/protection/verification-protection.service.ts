@@ -49,14 +49,8 @@ const CLAIM_SLACK_MS = 10_000;
  * Protection of the host's money and users on the client routes: start and check limits, resend
  * cooldown, coalescing, spend cap, the API's 429 back-off and `beforeStart` (the allowlists run
  * before, in PhoneNumberNormalizer). All state is in the VerificationStore, shared by instances.
- * A journey's switch is a start like any other (`admitSwitch`: no coalescing).
- *
- * Order of a start (`admitStart`): coalescing (an identical pending start of the same owner or
- * browser is handed back, counted nowhere) → the pumping defence's reading and the back-off →
- * beforeStart (told what the defence suspects) → wrong-code budgets (read only) → resend cooldown →
- * the free budget (methods charged on proof), per-client, per-(phone, caller) and per-phone limits →
- * the defence's verdict → spend-cap reservation → a StartPermit → the upstream call → the permit
- * settled. What a start took is given back when it is refused further on, or nothing was sent.
+ * A journey's switch is a start like any other (`admitSwitch`: no coalescing). The order of a start's
+ * checks, and why: docs/protection.md.
  */
 @Injectable()
 export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
@@ -139,7 +133,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
    * the same owner (or, without one, the same browser key) + phone + method is handed back instead
    * (coalescing; `stale`: a handed-back session the caller found ended): identical concurrent starts
    * share one outcome, in one process as across instances. Otherwise the start takes its share of
-   * every limit (in the order above) and gets the permit it settles after the upstream call (see
+   * every limit (in docs/protection.md's order) and gets the permit it settles after the upstream call (see
    * StartPermit). Protection is asked once and never calls back.
    */
   async admitStart(candidate: StartCandidate, stale?: string): Promise<HandBack | StartPermit> {
@@ -243,11 +237,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     grade: GradedAnswer | undefined,
   ): Promise<ProtectionHold> {
     const clientKey = grade?.proofCharged ? undefined : candidate.clientKey;
-    try {
-      return await this.limits.countStart(clientKey, candidate.phoneNumber, caller);
-    } catch (error) {
+    return this.limits.countStart(clientKey, candidate.phoneNumber, caller).catch((error: unknown) => {
       throw graded(error, grade, ProtectionRefusalReason.startIpLimit);
-    }
+    });
   }
 
   /** The graded answer's terms for this start, when grading is on (see GradedAnswer). */
@@ -287,11 +279,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
             reserveShare,
           }
         : undefined;
-    try {
-      return await this.spendCap.reserve(candidate.method, keep, proof);
-    } catch (error) {
+    return this.spendCap.reserve(candidate.method, keep, proof).catch((error: unknown) => {
       throw graded(error, grade, ProtectionRefusalReason.spendCap);
-    }
+    });
   }
 
   /** Refuses a check past the caller's check limit (429 `check_limit`). */
