@@ -98,7 +98,12 @@ export class RequestRateLimits {
       );
       if (perPhone)
         holds.push(
-          await count(this.startPerPhone, this.keys.digest(phoneNumber), ProtectionRefusalReason.startPhoneLimit, true),
+          await count(
+            this.startPerPhone,
+            this.keys.digest(phoneNumber),
+            ProtectionRefusalReason.startPhoneLimit,
+            true,
+          ),
         );
     } catch (error) {
       await release().catch(() => undefined);
@@ -120,7 +125,11 @@ export class RequestRateLimits {
     try {
       for (const caller of new Set(callers))
         holds.push(
-          await count(this.freeStartPerCaller, this.keys.digest(caller), ProtectionRefusalReason.startIpLimit),
+          await count(
+            this.freeStartPerCaller,
+            this.keys.digest(caller),
+            ProtectionRefusalReason.startIpLimit,
+          ),
         );
     } catch (error) {
       await release().catch(() => undefined);
