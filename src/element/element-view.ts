@@ -44,8 +44,12 @@ export class TaskView {
     this.#key = '';
   }
 
-  /** The task: the method's screen, the code form, the timers and the resend and switch buttons. */
-  show(s: VerificationState): void {
+  /**
+   * The task: the method's screen, the code form, the timers and the resend and switch buttons.
+   * `errorShown`: whether the state's refusal is on screen (typing dismisses it, and the count it said
+   * goes back under the code field).
+   */
+  show(s: VerificationState, errorShown = true): void {
     const { prompt } = s;
     const phone = formatPhone(s.phoneNumber ?? '', this.#view.country());
     if (prompt?.kind === 'link') this.#deepLink = prompt.deepLink;
@@ -74,7 +78,7 @@ export class TaskView {
     }
     this.#view.$<HTMLButtonElement>('check').disabled = s.phase === 'verifying' || (s.retryInMs ?? 0) > 0;
     this.#view.$('attempts').textContent = code
-      ? attemptsLine(s.attemptsRemaining, s.error, this.#view.texts)
+      ? attemptsLine(s.attemptsRemaining, errorShown ? s.error : null, this.#view.texts)
       : '';
     this.#view.$('timer').textContent = s.expiresInMs
       ? this.#view.texts.t('expires', { t: duration(s.expiresInMs) })

@@ -317,7 +317,7 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
     const waiting = (s.retryInMs ?? 0) > 0;
     go.setAttribute('aria-disabled', String(phase === 'starting' || waiting));
 
-    if (!idle && !outcome && !starting) this.#task.show(s);
+    if (!idle && !outcome && !starting) this.#task.show(s, !this.#errorDismissed);
     if (outcome) this.#task.showOutcome(s);
 
     // What changed: events, the live region and the focus follow the flow.

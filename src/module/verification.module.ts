@@ -6,7 +6,7 @@ import {
   type Provider,
   type Type,
 } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { ModuleRef, ModulesContainer } from '@nestjs/core';
 import { withApiClientDefaults } from '../api/api-client.options.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { createVerificationController } from '../http/verification.controller.js';
@@ -14,6 +14,7 @@ import { loadOpenApiDocs } from '../http/openapi-decorators.js';
 import { ACCOUNT_EXPORTS, ACCOUNT_PROVIDERS } from '../account/account.providers.js';
 import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { assertDistinctRoutes, servedBy } from './distinct-routes.js';
 import { servedRoutesLines } from './served-routes.log.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
@@ -121,10 +122,11 @@ const EXPORTS = [
 ];
 
 function controllersFor(settings: RouteSettings): Type[] {
+  const { routes, webhooks, name } = settings;
   return [
-    ...(settings.routes.enabled ? [createVerificationController(settings.routes.prefix)] : []),
-    ...(settings.webhooks.enabled
-      ? [createWebhookController(settings.webhooks.path, settings.webhooks.decorators)]
+    ...(routes.enabled ? [servedBy(createVerificationController(routes.prefix), name, routes.prefix)] : []),
+    ...(webhooks.enabled
+      ? [servedBy(createWebhookController(webhooks.path, webhooks.decorators), name, webhooks.path)]
       : []),
   ];
 }
@@ -189,7 +191,9 @@ export class VerificationModule {
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
     private readonly moduleRef: ModuleRef,
+    modules: ModulesContainer,
   ) {
+    assertDistinctRoutes(modules);
     for (const warning of optionWarnings(options)) telemetry.logger.warn(warning);
   }
 

@@ -179,12 +179,15 @@ describe.each(ONE_PLATFORM)('limits shared by three instances (%s)', (platform: 
       // on proof (graded-answers.e2e.spec.ts).
       pumping: false,
     });
+    // In window order, whichever instance announced each.
     const capEvents = () =>
-      instances.flatMap((i) =>
-        i.opsEvents
-          .filter((e) => e.name === 'verification.spend_cap_reached')
-          .map((e) => e.payload as SpendCapReachedEvent),
-      );
+      instances
+        .flatMap((i) =>
+          i.opsEvents
+            .filter((e) => e.name === 'verification.spend_cap_reached')
+            .map((e) => e.payload as SpendCapReachedEvent),
+        )
+        .sort((a, b) => a.windowEndsAt.getTime() - b.windowEndsAt.getTime());
     const posts = sb.requestCount(POSTS);
     const windowEnd = (Math.floor(sb.now() / DAY) + 1) * DAY;
     const burst = await concurrentStarts(12, freshPhone);

@@ -127,6 +127,42 @@ describe.each(PLATFORMS)('named registrations (%s)', (platform: Platform) => {
     };
   }
 
+  it.each([
+    ['routes.prefix', { prefix: 'shared/verification' }, {}],
+    ['webhooks.path', {}, { path: 'shared/webhooks' }],
+  ])(
+    'two registrations on one path (%s) fail the boot naming both, before any route is declared',
+    async (_, routes, webhooks) => {
+      const north = await registration('north');
+      const south = await registration('south');
+      const booting = createTestApp({
+        platform,
+        module: VerificationModule.forRoot({
+          ...north,
+          routes: { ...north.routes, ...routes },
+          webhooks: { ...north.webhooks, enabled: true, ...webhooks },
+        }),
+        imports: [
+          VerificationModule.forRoot({
+            ...south,
+            routes: { ...south.routes, ...routes },
+            webhooks: { ...south.webhooks, enabled: true, ...webhooks },
+          }),
+        ],
+      });
+      await expect(booting).rejects.toThrow(/registration "north" and registration "south" the same path/);
+      // A path of its own each: the same two boot.
+      host = await createTestApp({
+        platform,
+        module: VerificationModule.forRoot(north),
+        imports: [VerificationModule.forRoot(south)],
+      });
+      expect((await call(host.url, 'POST', '/south/verification/start', { phone_number: 'x' })).status).toBe(
+        400,
+      );
+    },
+  );
+
   it('two accounts side by side: own routes, webhook route and secret, limits and store; services by name; events say which', async () => {
     const north = await registration('north', {
       limits: { startPerIp: { points: 1, windowMs: 3_600_000 }, pumping: false, spendCap: false },
