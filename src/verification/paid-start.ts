@@ -180,7 +180,7 @@ export class PaidStart {
         suspected,
       },
     );
-    await this.records.save(record);
+    await this.records.create(record);
     // The reconciler follows every session started here until its outcome is emitted.
     await this.records.follow(record);
     return record;
@@ -260,7 +260,7 @@ export class PaidStart {
         this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
       as: 'seed',
     });
-    await this.records.save(record);
+    await this.records.create(record);
     await this.records.follow(record);
     // A paid initiation after all: counted where the start route counts its own.
     this.telemetry.metrics.started(session.method);
