@@ -120,8 +120,8 @@ export class SessionRecordRepository {
     this.storedAs.set(record, raw);
   }
 
-  /** Stores a session's changed record; one an erasure removed meanwhile is not brought back. */
-  async save(record: SessionRecord): Promise<void> {
+  /** Stores a session's changed record; one an erasure removed meanwhile is not brought back (false). */
+  async save(record: SessionRecord): Promise<boolean> {
     const raw = this.#sealed(record);
     const key = SessionRecordRepository.key(record.requestId);
     // Issued together (one slot, one round trip): the write, then the erasure mark read after it.
@@ -129,8 +129,12 @@ export class SessionRecordRepository {
       this.store.set(key, raw, this.#ttl(record.expiresAt)),
       this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
     ]);
-    if (erased !== null) return this.remove(record.requestId);
+    if (erased !== null) {
+      await this.remove(record.requestId);
+      return false;
+    }
     this.storedAs.set(record, raw);
+    return true;
   }
 
   /** Saves only when no record of the session is stored (a rebuilt one never overwrites a newer one). */
@@ -151,6 +155,11 @@ export class SessionRecordRepository {
   /** A session started or adopted: followed by the reconciler, indexed under its number and owner. */
   async follow(record: SessionRecord): Promise<void> {
     await Promise.all([this.queue.track(record), this.subjects.add(record)]);
+  }
+
+  /** Whether the session was erased (`erase`) while its mark is kept. */
+  async isErased(requestId: string): Promise<boolean> {
+    return (await this.store.get(SessionRecordRepository.erasedKey(requestId))) !== null;
   }
 
   /**

@@ -90,7 +90,15 @@ export class CheckFlow {
           await wrongCodes.settle(apiSaidWrongCode(error, failure));
           throw failure;
         }
-        await wrongCodes.settle(false);
+        const [, erased] = await Promise.all([
+          wrongCodes.settle(false),
+          this.tracker.wasErased(record.requestId),
+        ]);
+        if (erased) {
+          // Forgotten while the API was asked: nothing of it is recorded; answered as its handle now is.
+          facts.phoneNumber = undefined;
+          throw new VerificationClientError('not_found');
+        }
 
         // Record and observe the outcome, answer.
         await this.outcomes.codeChecked(record, result.status, input.owner);

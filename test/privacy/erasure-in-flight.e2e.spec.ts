@@ -4,13 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreOption } from '../../src/store/create-store.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, createTestApp, type TestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { eventsOf, moduleOptions } from '../webhooks/harness.js';
 
 let serial = 0;
 const phone = () =>
@@ -48,10 +49,16 @@ describe('erasure while a check is in flight', () => {
     await host.app
       .get(VerificationErasure, { strict: false })
       .forget(by === 'phoneNumber' ? { phoneNumber: n } : { owner });
-    await checking;
+    // The check is answered as its handle now is: not found.
+    expect((await checking).status).toBe(404);
 
     const status = await call(host.url, 'GET', `/verification/status/${id}`, undefined, { 'x-user': owner });
     expect(status.status).toBe(404);
+    // Dropped, as any pending session of a forgotten subject: no outcome event, no history of it.
+    expect(eventsOf(host, rid)).toEqual([]);
+    const history = host.app.get(VerificationHistory, { strict: false });
+    expect(await history.list({ phoneNumber: n })).toEqual([]);
+    expect(await history.list({ owner })).toEqual([]);
   }
 
   it.each(['phoneNumber', 'owner'] as const)(
