@@ -251,6 +251,9 @@ export class PaidStart {
     if (rest.length > 0)
       await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(rest)), this.lifetimeMs());
     else await this.store.delete(key);
+    // A subject erased since the start (its number or its owner) is not brought back by its webhook.
+    const erasedAt = await this.records.subjects.forgottenAt(session.phoneNumber, match.owner);
+    if (erasedAt !== undefined && erasedAt >= match.at) return null;
 
     // The state at initiation; the tracker merges the API's view into it and emits what is due.
     const record = newSessionRecord(session, {
