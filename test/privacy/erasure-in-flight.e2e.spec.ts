@@ -24,7 +24,11 @@ describe('erasure while a check is in flight', () => {
     for (const h of hosts.splice(0)) await h.close();
   });
 
-  async function proveNotRecreated(store: StoreOption, by: 'phoneNumber' | 'owner'): Promise<void> {
+  async function proveNotRecreated(
+    store: StoreOption,
+    by: 'phoneNumber' | 'owner',
+    typed: 'right' | 'wrong' = 'right',
+  ): Promise<void> {
     const host = await createTestApp({
       platform: 'express',
       module: moduleOptions(suite.sb, { store, history: {}, limits: { spendCap: false } }),
@@ -38,7 +42,8 @@ describe('erasure while a check is in flight', () => {
     const id = String(started.body.verification_id);
     const rid = suite.sb.sessionsFor(n).at(-1)!.request_id;
     await suite.sb.deliver(rid);
-    const code = String(suite.sb.getSession(rid)!.code);
+    const right = String(suite.sb.getSession(rid)!.code);
+    const code = typed === 'right' ? right : right === '0000' ? '1111' : '0000';
 
     // The API answers the check late: the person is forgotten meanwhile.
     suite.sb.addFault({ route: 'POST /v1/verify/check', kind: 'latency', latency_ms: 600, count: 1 });
@@ -67,6 +72,19 @@ describe('erasure while a check is in flight', () => {
       const store = new MemoryStore({ clock: () => suite.sb.now() });
       try {
         await proveNotRecreated(store, by);
+      } finally {
+        for (const h of hosts.splice(0)) await h.close();
+        await store.close();
+      }
+    },
+  );
+
+  it.each(['phoneNumber', 'owner'] as const)(
+    'MemoryStore, by %s: a wrong code answered late records nothing',
+    async (by) => {
+      const store = new MemoryStore({ clock: () => suite.sb.now() });
+      try {
+        await proveNotRecreated(store, by, 'wrong');
       } finally {
         for (const h of hosts.splice(0)) await h.close();
         await store.close();
