@@ -24,3 +24,16 @@ export function clientAddressKey(ip: string, ipv6PrefixLength = DEFAULT_IPV6_PRE
   for (let bit = ipv6PrefixLength; bit < 128; bit++) bytes[bit >> 3] &= ~(0x80 >> (bit & 7));
   return `${ipaddr.fromByteArray(bytes).toString()}/${ipv6PrefixLength}`;
 }
+
+/** The network a client address belongs to: an IPv4 /24, an IPv6 /48; undefined for a value that is not an IP. */
+const NETWORK_BITS = { ipv4: 24, ipv6: 48 } as const;
+
+/** The client's network (`198.51.100.0/24`, `2001:db8:1::/48`), or undefined when `ip` is not an IP address. */
+export function clientNetworkKey(ip: string): string | undefined {
+  if (isIP(ip) === 0) return undefined;
+  const address = ipaddr.process(ip);
+  const bits = NETWORK_BITS[address.kind()];
+  const bytes = address.toByteArray();
+  for (let bit = bits; bit < bytes.length * 8; bit++) bytes[bit >> 3]! &= ~(0x80 >> (bit & 7));
+  return `${ipaddr.fromByteArray(bytes).toString()}/${bits}`;
+}

@@ -1,5 +1,5 @@
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { clientAddressKey } from './client-address.js';
+import { clientAddressKey, clientNetworkKey } from './client-address.js';
 import type { StartCandidate } from './verification-protection.types.js';
 
 /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
@@ -25,18 +25,21 @@ export function starterOf(candidate: StartCandidate): string | undefined {
 }
 
 /**
- * Whose free budget a start of a method charged on proof spends: its client key, its address's
- * network (when the host keys clients otherwise) and its owner, each on its own.
+ * Whose free budget a start of a method charged on proof spends: its client key, its address (when
+ * the host keys clients otherwise), its network (an IPv4 /24, an IPv6 /48: one holder of many
+ * addresses) and its owner, each on its own.
  */
 export function freeCallersOf(
   candidate: StartCandidate,
   limits: Pick<ResolvedVerificationOptions['limits'], 'ipv6PrefixLength'>,
 ): string[] {
-  const network =
+  const address =
     candidate.ip === undefined ? undefined : clientAddressKey(candidate.ip, limits.ipv6PrefixLength);
+  const network = candidate.ip === undefined ? undefined : clientNetworkKey(candidate.ip);
   return [
     ...(candidate.clientKey === undefined ? [] : [`client:${candidate.clientKey}`]),
-    ...(network === undefined || network === candidate.clientKey ? [] : [`network:${network}`]),
+    ...(address === undefined || address === candidate.clientKey ? [] : [`address:${address}`]),
+    ...(network === undefined ? [] : [`network:${network}`]),
     ...(candidate.owner === undefined ? [] : [`owner:${candidate.owner}`]),
   ];
 }

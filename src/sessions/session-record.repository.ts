@@ -108,19 +108,48 @@ export class SessionRecordRepository {
     await this.store.get(SessionRecordRepository.key('reachability-probe'));
   }
 
-  async save(record: SessionRecord): Promise<void> {
+  /** An erased session's mark: a save that was in flight during the erasure is undone, never kept. */
+  static erasedKey(requestId: string): string {
+    return `erased:{${requestId}}`;
+  }
+
+  /** Stores a session's first record (just started or adopted: not indexed yet, so no erasure names it). */
+  async create(record: SessionRecord): Promise<void> {
     const raw = this.#sealed(record);
     await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt));
     this.storedAs.set(record, raw);
   }
 
+  /** Stores a session's changed record; one an erasure removed meanwhile is not brought back (false). */
+  async save(record: SessionRecord): Promise<boolean> {
+    const raw = this.#sealed(record);
+    const key = SessionRecordRepository.key(record.requestId);
+    // Issued together (one slot, one round trip): the write, then the erasure mark read after it.
+    const [, erased] = await Promise.all([
+      this.store.set(key, raw, this.#ttl(record.expiresAt)),
+      this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
+    ]);
+    if (erased !== null) {
+      await this.remove(record.requestId);
+      return false;
+    }
+    this.storedAs.set(record, raw);
+    return true;
+  }
+
   /** Saves only when no record of the session is stored (a rebuilt one never overwrites a newer one). */
   async saveIfAbsent(record: SessionRecord): Promise<boolean> {
-    return this.store.setIfAbsent(
-      SessionRecordRepository.key(record.requestId),
-      this.#sealed(record),
-      this.#ttl(record.expiresAt),
-    );
+    const [saved, erased] = await Promise.all([
+      this.store.setIfAbsent(
+        SessionRecordRepository.key(record.requestId),
+        this.#sealed(record),
+        this.#ttl(record.expiresAt),
+      ),
+      this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
+    ]);
+    if (erased === null) return saved;
+    await this.remove(record.requestId);
+    return false;
   }
 
   /** A session started or adopted: followed by the reconciler, indexed under its number and owner. */
@@ -128,8 +157,22 @@ export class SessionRecordRepository {
     await Promise.all([this.queue.track(record), this.subjects.add(record)]);
   }
 
+  /** Whether the session was erased (`erase`) while its mark is kept. */
+  async isErased(requestId: string): Promise<boolean> {
+    return (await this.store.get(SessionRecordRepository.erasedKey(requestId))) !== null;
+  }
+
+  /**
+   * Erases a session: marked first (for `keptMs`), then removed, so that a save racing the erasure
+   * either lands before the removal or reads the mark after its write and removes itself.
+   */
+  async erase(requestId: string, keptMs: number): Promise<void> {
+    await this.store.set(SessionRecordRepository.erasedKey(requestId), '1', keptMs);
+    await this.remove(requestId);
+  }
+
   /** Removes a session's record, its journey's and the reconciler's schedule of it. */
-  async remove(requestId: string): Promise<void> {
+  private async remove(requestId: string): Promise<void> {
     await Promise.all([
       this.store.delete(SessionRecordRepository.key(requestId)),
       this.store.delete(SessionRecordRepository.journeyKey(requestId)),

@@ -112,7 +112,8 @@ export class VerificationTracker {
     // nothing announced to streams.
     const changed = base === null || !sameRecord(merged, base);
     const record = changed ? merged : base;
-    if (changed) await this.records.save(record);
+    // An erased session is dropped: nothing of it is counted, emitted or announced.
+    if (changed && !(await this.records.save(record))) return record;
     // The method figures count a delivery when it is first seen. A terminal record's delivery is
     // counted with its outcome, by whoever claims the outcome's event (one tally, not two).
     if (changed && record.delivered && !base?.delivered && !isTerminal(record.status))
@@ -125,6 +126,11 @@ export class VerificationTracker {
       if (changed) await this.records.announce(record.requestId);
     }
     return record;
+  }
+
+  /** Whether the session was erased (VerificationErasure): nothing more of it is recorded or emitted. */
+  wasErased(requestId: string): Promise<boolean> {
+    return this.records.isErased(requestId);
   }
 
   /**

@@ -82,15 +82,23 @@ export class CheckFlow {
         try {
           result = await this.api.check({ requestId: record.requestId, code: input.code });
         } catch (error) {
-          const failure = await checkRefusal(error, record, {
-            now: this.options.clock(),
-            refresh: (stale) => this.readQuietly(stale),
-            upstreamFailure: (cause) => upstreamClientError(cause, this.balance),
-          });
-          await wrongCodes.settle(apiSaidWrongCode(error, failure));
+          const [failure, erased] = await Promise.all([
+            checkRefusal(error, record, {
+              now: this.options.clock(),
+              refresh: (stale) => this.readQuietly(stale),
+              upstreamFailure: (cause) => upstreamClientError(cause, this.balance),
+            }),
+            this.tracker.wasErased(record.requestId),
+          ]);
+          await wrongCodes.settle(!erased && apiSaidWrongCode(error, failure));
+          if (erased) throw forgottenMeanwhile(facts);
           throw failure;
         }
-        await wrongCodes.settle(false);
+        const [, erased] = await Promise.all([
+          wrongCodes.settle(false),
+          this.tracker.wasErased(record.requestId),
+        ]);
+        if (erased) throw forgottenMeanwhile(facts);
 
         // Record and observe the outcome, answer.
         await this.outcomes.codeChecked(record, result.status, input.owner);
@@ -124,4 +132,10 @@ export class CheckFlow {
       return record;
     }
   }
+}
+
+/** Erased while the API was asked: nothing of it is recorded (no history), answered as its handle now is. */
+function forgottenMeanwhile(facts: FlowFacts): VerificationClientError {
+  facts.phoneNumber = undefined;
+  return new VerificationClientError('not_found');
 }

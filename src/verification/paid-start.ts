@@ -180,7 +180,7 @@ export class PaidStart {
         suspected,
       },
     );
-    await this.records.save(record);
+    await this.records.create(record);
     // The reconciler follows every session started here until its outcome is emitted.
     await this.records.follow(record);
     return record;
@@ -251,6 +251,9 @@ export class PaidStart {
     if (rest.length > 0)
       await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(rest)), this.lifetimeMs());
     else await this.store.delete(key);
+    // A subject erased since the start (its number or its owner) is not brought back by its webhook.
+    const erasedAt = await this.records.subjects.forgottenAt(session.phoneNumber, match.owner);
+    if (erasedAt !== undefined && erasedAt >= match.at) return null;
 
     // The state at initiation; the tracker merges the API's view into it and emits what is due.
     const record = newSessionRecord(session, {
@@ -260,7 +263,7 @@ export class PaidStart {
         this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
       as: 'seed',
     });
-    await this.records.save(record);
+    await this.records.create(record);
     await this.records.follow(record);
     // A paid initiation after all: counted where the start route counts its own.
     this.telemetry.metrics.started(session.method);

@@ -67,7 +67,7 @@ export class VerificationErasure {
     const keptMs = RECORD_RETENTION_MS + Math.max(0, ...records.map((r) => r.expiresAt - now));
     await Promise.all(
       ids.map(async (id) => {
-        await this.records.remove(id);
+        await this.records.erase(id, keptMs);
         // The handle's session reads as unknown: no instance rebuilds it from the API.
         await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
         await this.store.delete(testNumberSessionKey(id));

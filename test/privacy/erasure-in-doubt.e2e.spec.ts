@@ -1,0 +1,69 @@
+/**
+ * Erasure of an owner whose start is in doubt (its POST timed out, the session exists upstream): the
+ * session's first webhook, arriving after `forget({ owner })`, adopts nothing, so no record, history
+ * or event of the forgotten owner comes back.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { call, type TestApp } from '../support/verification-app.js';
+import { drive, eventsOf, nextPhone, settle, startHost, startSandbox } from '../webhooks/harness.js';
+
+describe('erasure of an owner with a start in doubt', () => {
+  let sb: VerificationSandbox;
+  let host: TestApp;
+  beforeAll(async () => {
+    sb = await startSandbox();
+  });
+  afterAll(async () => {
+    await sb.close();
+  });
+  afterEach(async () => {
+    sb.clearFaults();
+    await host.close();
+  });
+
+  it.each(['owner', 'phoneNumber'] as const)('by %s: its late webhook adopts nothing', async (by) => {
+    host = await startHost('express', sb, {
+      module: {
+        api: {
+          baseUrl: sb.url,
+          apiKey: sb.demoAccount.apiKey,
+          apiSecret: sb.demoAccount.apiSecret,
+          timeoutMs: 1000,
+          maxRetries: 0,
+        },
+        history: {},
+        limits: {},
+      },
+    });
+    const [phone, owner] = [nextPhone(), `owner-in-doubt-${by}`];
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
+    const answer = await call(
+      host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: phone, method: 'operator_id' },
+      { 'x-user': owner },
+    );
+    expect(answer.status).toBe(503);
+    const until = Date.now() + 5000;
+    while (sb.sessionsFor(phone).length === 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    const requestId = sb.sessionsFor(phone)[0]!.request_id;
+
+    await host.app
+      .get(VerificationErasure, { strict: false })
+      .forget(by === 'owner' ? { owner } : { phoneNumber: phone });
+    await drive(sb, { requestId, phone, method: 'operator_id', owner, verificationId: '' }, 'verified');
+    await settle(sb);
+
+    expect(eventsOf(host, requestId)).toEqual([]);
+    expect(await host.app.get(SessionRecordRepository, { strict: false }).get(requestId)).toBeNull();
+    const history = host.app.get(VerificationHistory, { strict: false });
+    expect(await history.list({ owner })).toEqual([]);
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+  });
+});
