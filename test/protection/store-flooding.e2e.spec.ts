@@ -11,8 +11,11 @@ import {
   startFrom,
 } from './protection-host.js';
 
-/** Room for a few sessions and their protection entries, far less than the flood below. */
-const MAX_ENTRIES = 40;
+/**
+ * Room for a few sessions and the entries each keeps (protection, method figures, the erasure index:
+ * about 20 a start), far less than the flood below.
+ */
+const MAX_ENTRIES = 100;
 const FLOOD = 200;
 
 /**

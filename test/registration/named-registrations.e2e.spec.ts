@@ -127,10 +127,7 @@ describe.each(PLATFORMS)('named registrations (%s)', (platform: Platform) => {
     };
   }
 
-  it.each([
-    ['routes.prefix', { prefix: 'shared/verification' }, {}],
-    ['webhooks.path', {}, { path: 'shared/webhooks' }],
-  ])(
+  it.each([['routes.prefix', { prefix: 'shared/verification' }, {}]])(
     'two registrations on one path (%s) fail the boot naming both, before any route is declared',
     async (_, routes, webhooks) => {
       const north = await registration('north');
