@@ -164,19 +164,19 @@ describe('free starts (methods charged on proof)', () => {
     await store.close();
   });
 
-  it('freeCallersOf: the client key, the network when the host keys clients otherwise, and the owner', () => {
+  it('freeCallersOf: the client key, the address when the host keys clients otherwise, its network (/24, /48) and the owner', () => {
     const candidate = { phoneNumber: '+79161234567', method: 'reverse_flash_call', request: {} } as const;
     expect(
       freeCallersOf(
         { ...candidate, clientKey: 'user-1', ip: '2001:db8::1', owner: 'o' },
         { ipv6PrefixLength: 64 },
       ),
-    ).toEqual(['client:user-1', 'network:2001:db8::/64', 'owner:o']);
+    ).toEqual(['client:user-1', 'address:2001:db8::/64', 'network:2001:db8::/48', 'owner:o']);
     expect(
       freeCallersOf(
         { ...candidate, clientKey: '203.0.113.9', ip: '203.0.113.9', owner: undefined },
         { ipv6PrefixLength: 64 },
       ),
-    ).toEqual(['client:203.0.113.9']);
+    ).toEqual(['client:203.0.113.9', 'network:203.0.113.0/24']);
   });
 });
