@@ -1,5 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { DataKeys } from '../core/data-keys.js';
-import type { VerificationStore } from '../store/verification-store.interface.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 
 /** Guard reads that may go upstream, per owner and window: past it the guard answers from the store. */
 export const GUARD_READS_PER_OWNER = { points: 30, windowMs: 60_000 } as const;
@@ -10,12 +13,17 @@ export const GUARD_READS_PER_OWNER = { points: 30, windowMs: 60_000 } as const;
  * route cannot spend the account's API rate limit on other users' starts. Past the meter the
  * guard reads the record as stored (kept current by the reconciler and webhooks).
  */
+@Injectable()
 export class GuardReadMeter {
-  /** Made by VerifiedPhoneGuard, its only user. */
+  private readonly keys: DataKeys;
+
+  /** @internal Made by the module (dependency injection), for VerifiedPhoneGuard. */
   constructor(
-    private readonly store: VerificationStore,
-    private readonly keys: DataKeys,
-  ) {}
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
+  ) {
+    this.keys = options.dataKeys;
+  }
 
   /** Takes one read of `owner`'s meter; false when the window's reads are spent. */
   async take(owner: string | undefined): Promise<boolean> {

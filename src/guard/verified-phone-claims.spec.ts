@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
 import type { VerificationModuleOptions } from '../options/verification.options.js';
+import { RECORD_RETENTION_MS } from '../sessions/session-record.repository.js';
+import { SubjectIndex } from '../sessions/subject-index.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { VerifiedPhoneClaims } from './verified-phone-claims.js';
 
@@ -9,16 +11,15 @@ const TTL = 600_000;
 let now = 1_800_000_000_000;
 
 function claims(extra: Partial<VerificationModuleOptions> = {}, apiKey = 'key-a'): VerifiedPhoneClaims {
-  return new VerifiedPhoneClaims(
-    resolveVerificationOptions({
-      api: { baseUrl: 'http://127.0.0.1:9', apiKey, apiSecret: 'secret-secret-secret' },
-      handleKey: HANDLE_KEY,
-      clock: () => now,
-      verifiedPhone: { claimTtlMs: TTL },
-      ...extra,
-    }),
-    new MemoryStore({ clock: () => now }),
-  );
+  const options = resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey, apiSecret: 'secret-secret-secret' },
+    handleKey: HANDLE_KEY,
+    clock: () => now,
+    verifiedPhone: { claimTtlMs: TTL },
+    ...extra,
+  });
+  const store = new MemoryStore({ clock: () => now });
+  return new VerifiedPhoneClaims(options, new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS));
 }
 
 const facts = { phoneNumber: '+79161234567', owner: 'u1', verifiedAt: new Date(now - 1000) };

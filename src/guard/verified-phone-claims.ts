@@ -1,8 +1,6 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { RECORD_RETENTION_MS } from '../sessions/session-record.repository.js';
 import { SubjectIndex } from '../sessions/subject-index.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
@@ -68,11 +66,11 @@ export class VerifiedPhoneClaims {
   /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
-    @Inject(VerificationStore) store: VerificationStore,
+    erased: SubjectIndex,
   ) {
     this.#now = options.clock;
-    this.#erased = new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS);
-    const secret = options.handleKey ?? options.api.apiSecret;
+    this.#erased = erased;
+    const secret = options.handleKey;
     // One handleKey for two registrations (one environment variable) still gives each its own key.
     const registration = `${options.name ?? ''}\n${options.api.apiKey}`;
     this.#audience = options.dataKeys.digest(registration);

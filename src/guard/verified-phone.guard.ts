@@ -3,7 +3,6 @@ import { Reflector } from '@nestjs/core';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { GuardReadMeter } from './guard-read-meter.js';
 import { VerifiedPhoneClaims } from './verified-phone-claims.js';
@@ -37,8 +36,6 @@ export const GUARD_WITHOUT_REGISTRATION =
  */
 @Injectable()
 export class VerifiedPhoneGuard implements CanActivate {
-  private readonly meter: GuardReadMeter;
-
   /**
    * @internal Made by the module (dependency injection), never by a host. Its dependencies are a
    * registration's exports; where none reaches, the boot fails with GUARD_WITHOUT_REGISTRATION.
@@ -48,10 +45,9 @@ export class VerifiedPhoneGuard implements CanActivate {
     @Optional() private readonly verification: VerificationService,
     @Optional() private readonly claims: VerifiedPhoneClaims,
     private readonly reflector: Reflector,
-    @Optional() @Inject(VerificationStore) store: VerificationStore,
+    @Optional() private readonly meter: GuardReadMeter,
   ) {
-    if (!options || !verification || !claims || !store) throw new Error(GUARD_WITHOUT_REGISTRATION);
-    this.meter = new GuardReadMeter(store, options.dataKeys);
+    if (!options || !verification || !claims || !meter) throw new Error(GUARD_WITHOUT_REGISTRATION);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

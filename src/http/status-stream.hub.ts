@@ -4,20 +4,13 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { SessionRefresher } from '../sessions/session-refresher.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
-import { JourneyState } from '../verification/journey-state.js';
 import { StatusWatch } from '../verification/status-watch.js';
 import type { StatusWatcher } from '../verification/status-watcher.js';
 import type { StatusView } from '../verification/verification.views.js';
 import { clientIp } from './client-request.js';
 import { SseResponse } from './sse-response.js';
-import { VerificationService } from '../verification/verification.service.js';
 import { VerificationStatusResponse } from './verification.responses.js';
 
 /** One open stream: its response and what it is shown. */
@@ -29,38 +22,20 @@ interface StatusStream {
 /**
  * The HTTP side of the status streams (`GET /{prefix}/status/:id/events`): each stream is a
  * server-sent-events response that writes what its watcher gives, one status answer per event, and
- * ends with it. The watchers come from the hub's StatusWatch (verification/status-watch.ts: the caps,
- * one read per change, the follower), a plain object it makes and closes at shutdown. One heartbeat
+ * ends with it. The watchers come from StatusWatch (verification/status-watch.ts: the caps, one read
+ * per change, the follower), which the hub closes at shutdown. One heartbeat
  * timer pings every stream and ends those past their time.
  */
 @Injectable()
 export class StatusStreamHub implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly streams = new Set<StatusStream>();
   private heartbeat: ReturnType<typeof setInterval> | undefined;
-  private readonly watch: StatusWatch;
 
   /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationStore) store: VerificationStore,
-    verification: VerificationService,
-    journeys: JourneyState,
-    refresher: SessionRefresher,
-    records: SessionRecordRepository,
-    protection: VerificationProtection,
-    telemetry: VerificationTelemetry,
-  ) {
-    this.watch = new StatusWatch(
-      options,
-      store,
-      verification,
-      journeys,
-      refresher,
-      records,
-      protection,
-      telemetry.logger,
-    );
-  }
+    private readonly watch: StatusWatch,
+  ) {}
 
   /** Streams open on this instance. */
   get size(): number {

@@ -9,6 +9,7 @@ import {
 import { ModuleRef, ModulesContainer } from '@nestjs/core';
 import { withApiClientDefaults } from '../api/api-client.options.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { createVerificationController } from '../http/verification.controller.js';
 import { loadOpenApiDocs } from '../http/openapi-decorators.js';
 import { ACCOUNT_EXPORTS, ACCOUNT_PROVIDERS } from '../account/account.providers.js';
@@ -17,7 +18,8 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { assertDistinctRoutes, servedBy } from './distinct-routes.js';
 import { servedRoutesLines } from './served-routes.log.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { SubjectIndex } from '../sessions/subject-index.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationService } from '../verification/verification.service.js';
@@ -46,8 +48,10 @@ import {
 } from '../options/verification.options.js';
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
+import { WebhookNotices } from '../webhooks/webhook-notices.js';
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
+import { GuardReadMeter } from '../guard/guard-read-meter.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { VerificationErasure } from '../verification/verification-erasure.js';
 import { getVerificationToken, registrationStore } from './verification-registration.js';
@@ -94,6 +98,19 @@ const PROVIDERS: Provider[] = [
     },
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationTelemetry, VerificationStore],
   },
+  {
+    // The registration's one codec of handles and journey tokens (and its cache of opened handles).
+    provide: VerificationHandleCodec,
+    useFactory: (options: ResolvedVerificationOptions) => new VerificationHandleCodec(options.handleKey),
+    inject: [RESOLVED_VERIFICATION_OPTIONS],
+  },
+  {
+    // Which sessions name a number or an owner: written by the records, read by erasure and the claims.
+    provide: SubjectIndex,
+    useFactory: (options: ResolvedVerificationOptions, store: VerificationStore) =>
+      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationStore],
+  },
   SessionRecordRepository,
   VerificationTracker,
   StatusStreamHub,
@@ -101,8 +118,10 @@ const PROVIDERS: Provider[] = [
   VerificationProtection,
   ...VERIFICATION_PROVIDERS,
   VerificationReconciler,
+  WebhookNotices,
   WebhookReceiver,
   VerifiedPhoneClaims,
+  GuardReadMeter,
   VerifiedPhoneGuard,
   VerificationHistory,
   VerificationErasure,
@@ -115,6 +134,8 @@ const EXPORTS = [
   VerificationStore,
   RESOLVED_VERIFICATION_OPTIONS,
   VerifiedPhoneClaims,
+  // The guard is made where the host's controller lives, from these exports.
+  GuardReadMeter,
   VerifiedPhoneGuard,
   VerificationHistory,
   VerificationErasure,

@@ -35,7 +35,7 @@ export class VerificationLogger {
       secrets: [
         options.api.apiSecret,
         ...options.webhooks.secrets,
-        ...(options.handleKey ? [options.handleKey] : []),
+        options.handleKey,
         ...(options.dataKey ? [options.dataKey] : []),
       ],
       credentials: { apiKey: options.api.apiKey, apiSecret: options.api.apiSecret },

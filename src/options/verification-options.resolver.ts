@@ -86,7 +86,7 @@ export function resolveVerificationOptions(
     statusCache: withDefaults(D.statusCache, input.statusCache),
     statusStream: withDefaults(D.statusStream, input.statusStream),
     expirySeconds: input.expirySeconds,
-    handleKey: input.handleKey,
+    handleKey: input.handleKey ?? input.api.apiSecret,
     dataKey: input.dataKey,
     dataKeys: new DataKeys(input.dataKey, input.api.apiSecret),
     balanceWatch: input.balanceWatch ?? undefined,

@@ -143,7 +143,8 @@ export interface ResolvedVerificationOptions {
   statusCache: Required<StatusCacheOptions>;
   statusStream: Required<StatusStreamOptions>;
   expirySeconds?: number;
-  handleKey?: string;
+  /** The key handles and claims are derived from (HKDF): `handleKey` as given, else the API secret. */
+  handleKey: string;
   /** As given (redacted from logs); read only through `dataKeys`. */
   dataKey?: string;
   /** The data key's holder (`dataKey`, else derived from the API secret): digests and sealed values. */

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
-import { SessionRecordRepository } from './session-record.repository.js';
+import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
+import { SubjectIndex } from './subject-index.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
@@ -28,7 +29,12 @@ describe('SessionRecordRepository: records read again', () => {
   let records: SessionRecordRepository;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = new SessionRecordRepository(OPTIONS, store, telemetryOf(QUIET_LOGGER));
+    records = new SessionRecordRepository(
+      OPTIONS,
+      store,
+      telemetryOf(QUIET_LOGGER),
+      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
+    );
   });
   afterEach(() => store.close());
 

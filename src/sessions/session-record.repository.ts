@@ -54,17 +54,15 @@ export class SessionRecordRepository {
   readonly #keys: DataKeys;
   /** The sessions the reconciler still has to settle: added at start, released once settled. */
   readonly queue: ReconcileQueue;
-  /** Which sessions name a number or an owner (for erasure). */
-  readonly subjects: SubjectIndex;
-
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
+    /** Which sessions name a number or an owner (for erasure). */
+    readonly subjects: SubjectIndex,
   ) {
     this.queue = new ReconcileQueue(options, store);
     this.#keys = options.dataKeys;
-    this.subjects = new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS);
     if (typeof store.publish !== 'function' || typeof store.subscribe !== 'function')
       this.local = new LocalChannels();
   }

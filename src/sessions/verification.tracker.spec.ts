@@ -6,8 +6,10 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
-import { SessionRecordRepository } from './session-record.repository.js';
+import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
+import { SubjectIndex } from './subject-index.js';
 import type { SessionRecord } from '../core/session-record.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { VerificationTracker } from './verification.tracker.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
@@ -64,12 +66,24 @@ describe('VerificationTracker: terminal is final', () => {
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
-    records = new SessionRecordRepository(options, store, telemetryOf(QUIET_LOGGER));
+    records = new SessionRecordRepository(
+      options,
+      store,
+      telemetryOf(QUIET_LOGGER),
+      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
+    );
     const emitter = new EventEmitter2();
     emitted = [];
     emitter.onAny((event) => void emitted.push(String(event)));
     const logger = new VerificationLogger({ ...options, logLevels: false });
-    tracker = new VerificationTracker(options, store, records, telemetryOf(logger), emitter);
+    tracker = new VerificationTracker(
+      options,
+      store,
+      records,
+      telemetryOf(logger),
+      new VerificationHandleCodec(options.handleKey),
+      emitter,
+    );
   });
   afterEach(() => store.close());
 
@@ -113,11 +127,24 @@ describe('VerificationTracker: delivered flag and method figures', () => {
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
-    records = new SessionRecordRepository(options, store, telemetryOf(QUIET_LOGGER));
+    records = new SessionRecordRepository(
+      options,
+      store,
+      telemetryOf(QUIET_LOGGER),
+      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
+    );
     emitter = new EventEmitter2();
     const logger = new VerificationLogger({ ...options, logLevels: false });
     stats = new MethodStats(store, telemetryOf(logger, VerificationMetrics.disabled()), options);
-    tracker = new VerificationTracker(options, store, records, telemetryOf(logger), emitter, stats);
+    tracker = new VerificationTracker(
+      options,
+      store,
+      records,
+      telemetryOf(logger),
+      new VerificationHandleCodec(options.handleKey),
+      emitter,
+      stats,
+    );
   });
   afterEach(() => store.close());
 
@@ -195,11 +222,23 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
       clock: () => NOW,
     });
-    records = new SessionRecordRepository(options, store, telemetryOf(QUIET_LOGGER));
+    records = new SessionRecordRepository(
+      options,
+      store,
+      telemetryOf(QUIET_LOGGER),
+      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
+    );
     const logger = new VerificationLogger({ ...options, logLevels: false });
     announced = [];
     records.announce = async (requestId: string) => void announced.push(requestId);
-    tracker = new VerificationTracker(options, store, records, telemetryOf(logger), new EventEmitter2());
+    tracker = new VerificationTracker(
+      options,
+      store,
+      records,
+      telemetryOf(logger),
+      new VerificationHandleCodec(options.handleKey),
+      new EventEmitter2(),
+    );
   });
   afterEach(() => store.close());
 

@@ -65,18 +65,16 @@ export interface EmitSummary {
  */
 @Injectable()
 export class VerificationTracker {
-  /** Names each event by its journey's handle, as the frontend holds it. */
-  private readonly handles: VerificationHandleCodec;
-
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
     private readonly telemetry: VerificationTelemetry,
+    /** Names each event by its journey's handle, as the frontend holds it. */
+    private readonly handles: VerificationHandleCodec,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
   ) {
-    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
     if (!emitter)
       throw new Error(
         'VerificationModule needs @nestjs/event-emitter: add EventEmitterModule.forRoot() to the imports of your AppModule',

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { answeringSession } from '../core/journey.js';
@@ -7,6 +8,7 @@ import { CODE_RULE, isVerificationCode } from '../core/verification-code.js';
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
@@ -15,7 +17,6 @@ import { checkRefusal } from './check-refusal.js';
 import { fieldError, notPending } from './client-refusals.js';
 import { FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
-import { JourneyState } from './journey-state.js';
 import { apiSaidWrongCode, upstreamClientError } from './upstream-error.mapper.js';
 import type { CheckInput, CheckView } from './verification.views.js';
 
@@ -28,21 +29,18 @@ const NOTHING_HELD = { settle: async (_wrongCode: boolean): Promise<void> => und
  * hold a point of the wrong-code budgets, ask the API, settle the hold, observe the outcome, answer.
  * `verified: false` with `status: 'sent'` means operator_id accepted the code and the result follows.
  */
+@Injectable()
 export class CheckFlow {
-  private readonly handles: JourneyHandles;
-
   constructor(
-    private readonly options: ResolvedVerificationOptions,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly protection: VerificationProtection,
-    private readonly journeyState: JourneyState,
+    private readonly handles: JourneyHandles,
     private readonly api: VerificationApiClient,
     private readonly refresher: SessionRefresher,
     private readonly tracker: VerificationTracker,
     private readonly balance: VerificationBalanceWatch,
     private readonly outcomes: FlowOutcomes,
-  ) {
-    this.handles = new JourneyHandles(options, journeyState);
-  }
+  ) {}
 
   async check(input: CheckInput): Promise<CheckView> {
     const facts: FlowFacts = { began: Date.now() };
@@ -55,10 +53,9 @@ export class CheckFlow {
         const test = isTestSession(journeyId);
         // The caller's check limit holds for every number, a test number's included.
         await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
-        await this.handles.adopt(journeyId, input.owner, input.journeyToken);
 
         // The code is the current method's: a journey checks it against its current session.
-        const loaded = await this.journeyState.load(journeyId, input.owner);
+        const loaded = await this.handles.load(journeyId, input.owner, input.journeyToken);
         const record = loaded.current;
         facts.method = record.method;
         facts.phoneNumber = record.phoneNumber;

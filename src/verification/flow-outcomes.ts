@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { MethodStats } from '../account/method-stats.service.js';
 import type { DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -37,6 +38,7 @@ export interface StartOutcome {
  * number's history and the method figures. A failure is returned as the VerificationError the
  * caller throws (anything that is not one becomes a 503 `service_unavailable`, its cause logged).
  */
+@Injectable()
 export class FlowOutcomes {
   constructor(
     readonly telemetry: VerificationTelemetry,

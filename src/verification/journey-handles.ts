@@ -1,23 +1,20 @@
+import { Injectable } from '@nestjs/common';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { VerificationClientError } from '../core/verification.errors.js';
-import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import type { JourneyState } from './journey-state.js';
+import { JourneyState, type LoadedJourney } from './journey-state.js';
 
 /**
  * The handles a frontend holds: the sealed `verificationId` (a journey's first session) and, once a
  * journey has more than one step, its `journeyToken`, which puts the journey back when the store
- * lost it. Each flow opens them through one of these.
+ * lost it. Every flow opens them here, with the registration's one codec.
  */
+@Injectable()
 export class JourneyHandles {
-  private readonly codec: VerificationHandleCodec;
-
   constructor(
-    options: ResolvedVerificationOptions,
+    private readonly codec: VerificationHandleCodec,
     private readonly journeyState: JourneyState,
-  ) {
-    this.codec = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
-  }
+  ) {}
 
   /** A new journey's handle. */
   seal(journeyId: string, owner: string | undefined): string {
@@ -45,6 +42,16 @@ export class JourneyHandles {
     const journeyId = this.open(verificationId, owner);
     await this.adopt(journeyId, owner, journeyToken);
     return journeyId;
+  }
+
+  /** An opened journey, its record put back from `journeyToken` when the store lost it (see JourneyState.load). */
+  async load(
+    journeyId: string,
+    owner: string | undefined,
+    journeyToken: string | undefined,
+  ): Promise<LoadedJourney> {
+    await this.adopt(journeyId, owner, journeyToken);
+    return this.journeyState.load(journeyId, owner);
   }
 
   /** A token that does not open for this owner, or names another journey, is no token (the handle alone decides). */

@@ -13,6 +13,7 @@ import {
   remainingMethods,
   retriableMethods,
   switchableMethods,
+  type DeviceHint,
   type JourneyRecord,
   type JourneyStatus,
 } from '../core/journey.js';
@@ -199,6 +200,11 @@ export class JourneyState {
       now: this.store.now(),
     });
     return { decision, remaining: options.remaining, retriable: options.retriable };
+  }
+
+  /** A new journey's device hint, kept on its one-step journey record for its switches. */
+  async rememberDevice(record: SessionRecord, device: DeviceHint): Promise<void> {
+    await this.records.saveJourney(oneStepJourney(record, device), record.expiresAt);
   }
 
   /** The session an identical start may resume: pending, and of a journey that was not canceled. */

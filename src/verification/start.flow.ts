@@ -1,18 +1,19 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { isTestSession } from '../core/test-session.js';
 import { PriceBook } from '../account/price-book.js';
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import { oneStepJourney, type DeviceHint } from '../core/journey.js';
+import type { DeviceHint } from '../core/journey.js';
 import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { VerificationClientError } from '../core/verification.errors.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import {
   VerificationProtection,
   type StartCandidate,
   type StartPermit,
 } from '../protection/verification-protection.service.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { deviceHint, fieldError, offeredMethod } from './client-refusals.js';
 import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
@@ -36,22 +37,21 @@ type Admitted =
  * back the caller's identical pending session, or a permit, or refuses), pay, record, answer. The
  * outcome is recorded in one place (FlowOutcomes).
  */
+@Injectable()
 export class StartFlow {
   private readonly phones: PhoneNumberNormalizer;
-  private readonly handles: JourneyHandles;
 
   constructor(
-    private readonly options: ResolvedVerificationOptions,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly protection: VerificationProtection,
     private readonly paid: PaidStart,
     private readonly prices: PriceBook,
     private readonly policy: OrchestrationPolicy,
     private readonly journeyState: JourneyState,
-    private readonly records: SessionRecordRepository,
+    private readonly handles: JourneyHandles,
     private readonly outcomes: FlowOutcomes,
   ) {
     this.phones = new PhoneNumberNormalizer(options.phone);
-    this.handles = new JourneyHandles(options, journeyState);
   }
 
   /**
@@ -180,7 +180,7 @@ export class StartFlow {
   /** The device hint is kept on the journey for its switches; a store failure here loses only the hint. */
   private async rememberDevice(record: SessionRecord, device: DeviceHint): Promise<void> {
     try {
-      await this.records.saveJourney(oneStepJourney(record, device), record.expiresAt);
+      await this.journeyState.rememberDevice(record, device);
     } catch (error) {
       this.outcomes.telemetry.unexpectedFailure('start', error);
     }

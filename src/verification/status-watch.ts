@@ -1,5 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { awaitsUnreportedChange, type SessionRecord } from '../core/session-record.js';
-import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { pollIntervalMs, SLOWEST_POLL_INTERVAL_MS } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import {
@@ -8,15 +8,15 @@ import {
   VerificationError,
 } from '../core/verification.errors.js';
 import { errorText } from '../core/error-text.js';
-import type { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import type { VerificationProtection } from '../protection/verification-protection.service.js';
-import type { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import type { SessionRefresher } from '../sessions/session-refresher.js';
-import type { VerificationStore } from '../store/verification-store.interface.js';
-import type { JourneyState, LoadedJourney } from './journey-state.js';
+import { VerificationProtection } from '../protection/verification-protection.service.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { JourneyHandles } from './journey-handles.js';
+import type { LoadedJourney } from './journey-state.js';
+import { StatusFlow } from './status.flow.js';
 import { StatusWatcher } from './status-watcher.js';
-import type { VerificationService } from './verification.service.js';
 import type { StatusView } from './verification.views.js';
 
 /** Who asks to watch a journey's status (a status stream's open). */
@@ -41,9 +41,9 @@ interface Follower {
 }
 
 /**
- * What follows a journey's status for the status streams held by this instance: a plain object the
- * HTTP side (http/status-stream.hub.ts, StatusStreamHub) makes and closes. The caps per client and per verification, and one read per change for
- * every watcher of a journey. A change of a session, observed anywhere in the deployment, is
+ * What follows a journey's status for the status streams held by this instance (the HTTP side,
+ * http/status-stream.hub.ts, writes them and closes this at shutdown); every read is StatusFlow's.
+ * The caps per client and per verification, and one read per change for every watcher of a journey. A change of a session, observed anywhere in the deployment, is
  * announced through the store (SessionRecordRepository.announce), as is a journey's switch or cancel (under the
  * journey's id); the journey is read once and each watcher offered its answer. A watcher listens to
  * every session of its journey (a switched-away one that verifies makes the journey verified) but
@@ -54,6 +54,7 @@ interface Follower {
  * or with webhooks on a change the API sends no webhook for: `awaitsUnreportedChange`), so a page on
  * a stream sees it as soon as a polling page would.
  */
+@Injectable()
 export class StatusWatch {
   /** Watchers by journey id. */
   private readonly watchers = new Map<string, Set<StatusWatcher>>();
@@ -67,22 +68,17 @@ export class StatusWatch {
   private readonly reading = new Map<string, boolean>();
   /** The follower of each watched journey that has one (see `follow`). */
   private readonly followers = new Map<string, Follower>();
-  private readonly handles: VerificationHandleCodec;
   private listening: Promise<() => void> | undefined;
   private stopped = false;
 
   constructor(
-    private readonly options: ResolvedVerificationOptions,
-    private readonly store: VerificationStore,
-    private readonly verification: VerificationService,
-    private readonly journeys: JourneyState,
-    private readonly refresher: SessionRefresher,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    private readonly status: StatusFlow,
+    private readonly handles: JourneyHandles,
     private readonly records: SessionRecordRepository,
     private readonly protection: VerificationProtection,
-    private readonly logger: VerificationLogger,
-  ) {
-    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
-  }
+    private readonly telemetry: VerificationTelemetry,
+  ) {}
 
   /**
    * A watcher of a journey, its first answer read. Refusals (404 not_found, 429
@@ -98,7 +94,6 @@ export class StatusWatch {
     if (this.stopped)
       throw new VerificationClientError('service_unavailable', 'The server is shutting down', {}, 1);
     const journeyId = this.handles.open(verificationId, owner);
-    if (journeyId === null) throw new VerificationClientError('not_found');
     const clientKey = this.protection.clientKey(request, ip) ?? NO_CLIENT_KEY;
     const held = this.perClient.get(clientKey) ?? 0;
     const ofJourney = this.perJourney.get(journeyId) ?? 0;
@@ -117,7 +112,7 @@ export class StatusWatch {
       await this.listen();
       const openedAt = performance.now();
       // The current answer, exactly as the status route gives it (and with its refusals).
-      const first = await this.verification.status(verificationId, owner, journeyToken);
+      const first = await this.status.status(verificationId, owner, journeyToken);
       const watcher = new StatusWatcher(
         { journeyId, verificationId, owner, clientKey, first, openedAt },
         (at, view) => this.endOf(at, view),
@@ -129,7 +124,7 @@ export class StatusWatch {
       this.releaseSlot(clientKey, journeyId);
       // The status route's refusals as they are; the store unreachable for the subscription is a 503.
       if (!(error instanceof VerificationError))
-        this.logger.warn(`status stream refused: ${errorText(error)}`);
+        this.telemetry.logger.warn(`status stream refused: ${errorText(error)}`);
       throw asVerificationError(error);
     }
   }
@@ -150,7 +145,10 @@ export class StatusWatch {
 
   /** When a stream showing `view` ends: past its session's expiry and grace, and never past its longest life. */
   private endOf(openedAt: number, view: StatusView): number {
-    const left = Math.max(0, view.expiresAt.getTime() + this.options.reconcile.graceMs - this.store.now());
+    const left = Math.max(
+      0,
+      view.expiresAt.getTime() + this.options.reconcile.graceMs - this.options.clock(),
+    );
     return Math.min(openedAt + this.options.statusStream.maxDurationMs, performance.now() + left);
   }
 
@@ -182,18 +180,17 @@ export class StatusWatch {
   }
 
   private async push(journeyId: string): Promise<void> {
-    let loaded: LoadedJourney | null;
-    let view: StatusView | undefined;
+    let read: { loaded: LoadedJourney; view: StatusView } | null;
     try {
-      loaded = await this.journeys.read(journeyId);
-      if (loaded) view = await this.journeys.view('', loaded);
+      read = await this.status.stored(journeyId);
     } catch (error) {
       // The store is away: the next change, the follower or the stream's end comes later.
-      this.logger.warn(`status stream could not read a session: ${errorText(error)}`);
+      this.telemetry.logger.warn(`status stream could not read a session: ${errorText(error)}`);
       return;
     }
     const watchers = this.watchers.get(journeyId);
-    if (!loaded || !view || !watchers) return;
+    if (!read || !watchers) return;
+    const { loaded, view } = read;
     // A switch: the new session is listened to, and followed if it needs it.
     if (this.listUnder(journeyId, stepIds(loaded))) this.follow(journeyId);
     for (const watcher of watchers)
@@ -201,9 +198,7 @@ export class StatusWatch {
         ...view,
         verificationId: watcher.spec.verificationId,
         // After a switch (here or in another tab) the page learns the journey's newest token.
-        ...(loaded.journey.steps.length > 1
-          ? { journeyToken: this.handles.sealJourney(loaded.journey, watcher.spec.owner) }
-          : {}),
+        ...this.handles.token(loaded.journey, watcher.spec.owner),
       });
   }
 
@@ -296,13 +291,13 @@ export class StatusWatch {
   private async look(journeyId: string): Promise<number> {
     if (!this.watchers.has(journeyId)) return NaN;
     try {
-      const loaded = await this.journeys.read(journeyId);
-      if (!loaded) return NaN;
-      this.listUnder(journeyId, stepIds(loaded));
-      const record = loaded.current;
-      if (loaded.journey.canceledAt !== undefined || !this.needsLooking(record)) return NaN;
-      const fresh = await this.refresher.refresh(record, 'poll');
-      return this.needsLooking(fresh) ? pollIntervalMs(fresh.method) : NaN;
+      const looked = await this.status.followed(journeyId, (record) => this.needsLooking(record));
+      if (!looked) return NaN;
+      this.listUnder(journeyId, stepIds(looked));
+      const fresh = looked.current;
+      return looked.journey.canceledAt === undefined && this.needsLooking(fresh)
+        ? pollIntervalMs(fresh.method)
+        : NaN;
     } catch {
       // Upstream or store trouble: look again one interval later.
       return SLOWEST_POLL_INTERVAL_MS;

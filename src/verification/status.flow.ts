@@ -1,11 +1,12 @@
+import { Injectable } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
 import { answeringSession } from '../core/journey.js';
 import { isTestSession } from '../core/test-session.js';
+import type { SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
-import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationListenerError } from '../sessions/verification.tracker.js';
@@ -18,19 +19,16 @@ import type { MethodView, StatusView, VerifiedFacts } from './verification.views
  * What a frontend or host reads: a journey's status (fresh within one poll interval), the methods
  * offered, and the verified number behind a handle (asked from the API, never trusted from a frontend).
  */
+@Injectable()
 export class StatusFlow {
-  private readonly handles: JourneyHandles;
-
   constructor(
-    options: ResolvedVerificationOptions,
     private readonly journeyState: JourneyState,
+    private readonly handles: JourneyHandles,
     private readonly refresher: SessionRefresher,
     private readonly records: SessionRecordRepository,
     private readonly prices: PriceBook,
     private readonly outcomes: FlowOutcomes,
-  ) {
-    this.handles = new JourneyHandles(options, journeyState);
-  }
+  ) {}
 
   /** The journey's status answer, with its `journeyToken` once it has more than one step. */
   async status(verificationId: string, owner?: string, journeyToken?: string): Promise<StatusView> {
@@ -56,6 +54,26 @@ export class StatusFlow {
    */
   async fresh(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
     return this.refreshed(await this.journeyState.load(journeyId, owner));
+  }
+
+  /** A journey as stored (no upstream read) and its status answer, or null: what a status stream pushes after a change. */
+  async stored(journeyId: string): Promise<{ loaded: LoadedJourney; view: StatusView } | null> {
+    const loaded = await this.journeyState.read(journeyId);
+    return loaded ? { loaded, view: await this.journeyState.view('', loaded) } : null;
+  }
+
+  /**
+   * A status stream's look at a journey it follows: as stored, its current session refreshed as the
+   * status route's (one upstream read per poll interval, shared) when `needsLooking` says nobody else
+   * would observe its next change. A canceled journey is not asked about; null when it is gone.
+   */
+  async followed(
+    journeyId: string,
+    needsLooking: (record: SessionRecord) => boolean,
+  ): Promise<LoadedJourney | null> {
+    const loaded = await this.journeyState.read(journeyId);
+    if (!loaded || loaded.journey.canceledAt !== undefined || !needsLooking(loaded.current)) return loaded;
+    return this.journeyState.withCurrent(loaded, await this.refresher.refresh(loaded.current, 'poll'));
   }
 
   /** A loaded journey with its current session fresh within one poll interval (see `fresh`). */

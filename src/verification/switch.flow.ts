@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { normalizeMethod } from '../api/method-names.js';
 import { answeringSession, withStep, type JourneyRecord } from '../core/journey.js';
@@ -5,6 +6,7 @@ import { isTestSession } from '../core/test-session.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
@@ -35,20 +37,18 @@ import type { CancelInput, CancelView, StartView, SwitchInput } from './verifica
  * without webhooks through the reconciler, which follows the pending sessions to their end at the
  * lazy pace.
  */
+@Injectable()
 export class SwitchFlow {
-  private readonly handles: JourneyHandles;
-
   constructor(
-    private readonly options: ResolvedVerificationOptions,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly protection: VerificationProtection,
     private readonly paid: PaidStart,
     private readonly journeyState: JourneyState,
+    private readonly handles: JourneyHandles,
     private readonly records: SessionRecordRepository,
     private readonly status: StatusFlow,
     private readonly outcomes: FlowOutcomes,
-  ) {
-    this.handles = new JourneyHandles(options, journeyState);
-  }
+  ) {}
 
   async switchMethod(input: SwitchInput): Promise<StartView> {
     const facts: FlowFacts = { began: Date.now() };

@@ -1,7 +1,8 @@
-import type { CheckFlow } from './check.flow.js';
-import type { StartFlow } from './start.flow.js';
-import type { StatusFlow } from './status.flow.js';
-import type { SwitchFlow } from './switch.flow.js';
+import { Injectable } from '@nestjs/common';
+import { CheckFlow } from './check.flow.js';
+import { StartFlow } from './start.flow.js';
+import { StatusFlow } from './status.flow.js';
+import { SwitchFlow } from './switch.flow.js';
 import type {
   CancelInput,
   CancelView,
@@ -22,8 +23,9 @@ import type {
  * anything else that went wrong inside (store down, upstream garbage, a bug) becomes a 503
  * `service_unavailable` one, its cause logged for the operator.
  */
+@Injectable()
 export class VerificationService {
-  /** @internal Made by the module (`verification.providers.ts`), never by a host. */
+  /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     private readonly starts: StartFlow,
     private readonly switches: SwitchFlow,

@@ -1,17 +1,19 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { VerificationSession } from '../api/api.types.js';
-import type { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationEventName } from '../core/verification-events.js';
 import { methodTraits } from '../core/verification-method.js';
 import { announcedStatus, isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
-import type { VerificationLogger } from '../observability/verification-logger.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import type { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import type { VerificationTracker } from '../sessions/verification.tracker.js';
-import type { VerificationStore } from '../store/verification-store.interface.js';
-import type { PaidStart } from '../verification/paid-start.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { VerificationTracker } from '../sessions/verification.tracker.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { PaidStart } from '../verification/paid-start.js';
 import { observationFromNotice, type WebhookNotice } from './webhook-notice.js';
 
 /**
@@ -25,20 +27,21 @@ import { observationFromNotice, type WebhookNotice } from './webhook-notice.js';
 export type WebhookResult = 'processed' | 'duplicate' | 'ignored' | 'deferred';
 
 /**
- * The second half of the webhook route, a plain object WebhookReceiver makes: after the receiver has
+ * The second half of the webhook route, WebhookReceiver's: after the receiver has
  * authenticated and de-duplicated the delivery, what its `(request_id, event)` means for the session.
  * The record is found (or an in-doubt start adopted), the session confirmed with `GET /v1/verify/{id}`
  * (`confirmWithApi`) and handed to the tracker, which emits what the API says.
  */
+@Injectable()
 export class WebhookNotices {
   constructor(
-    private readonly options: ResolvedVerificationOptions,
-    private readonly store: VerificationStore,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
     private readonly paid: PaidStart,
     private readonly api: VerificationApiClient,
     private readonly tracker: VerificationTracker,
-    private readonly logger: VerificationLogger,
+    private readonly telemetry: VerificationTelemetry,
   ) {}
 
   /** What the signed, first-delivered notice means for its session; rejects when it could not be processed. */
@@ -98,7 +101,9 @@ export class WebhookNotices {
       return await this.api.getSession(notice.requestId);
     } catch (error) {
       if (error instanceof VerificationApiError && error.status === 404) {
-        this.logger.warn('a webhook named a session the API does not know; acknowledged, nothing emitted');
+        this.telemetry.logger.warn(
+          'a webhook named a session the API does not know; acknowledged, nothing emitted',
+        );
         return null;
       }
       throw error;

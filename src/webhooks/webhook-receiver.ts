@@ -1,16 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { VerificationApiClient } from '../api/verification-api.client.js';
 import { describeUpstreamError } from '../api/verification-api.error.js';
 import { CLIENT_ERROR_STATUSES, VerificationClientError } from '../core/verification.errors.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/verification.options.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import { VerificationListenerError, VerificationTracker } from '../sessions/verification.tracker.js';
+import { VerificationListenerError } from '../sessions/verification.tracker.js';
 import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { PaidStart } from '../verification/paid-start.js';
 import { StandardWebhooksVerifier, type WebhookHeaders } from './standard-webhooks.verifier.js';
 import { readWebhookNotice, type WebhookNotice } from './webhook-notice.js';
 import { WebhookNotices, type WebhookResult } from './webhook-notices.js';
@@ -42,20 +39,15 @@ export class WebhookReceiver {
   /** The host's `webhooks.verifier`, else Standard Webhooks; null when off or unsigned (`signature: 'none'`). */
   private readonly verifier: WebhookVerifier | null;
   /** What a delivered notice means for its session (step 5). */
-  private readonly notices: WebhookNotices;
 
   /** @internal Made by the module (dependency injection), never by a host. */
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
-    records: SessionRecordRepository,
-    paid: PaidStart,
-    api: VerificationApiClient,
-    tracker: VerificationTracker,
+    private readonly notices: WebhookNotices,
     private readonly telemetry: VerificationTelemetry,
   ) {
     this.verifier = createWebhookVerifier(options, telemetry.logger);
-    this.notices = new WebhookNotices(options, store, records, paid, api, tracker, telemetry.logger);
   }
 
   /**

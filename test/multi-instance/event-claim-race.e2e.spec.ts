@@ -10,9 +10,14 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../../src/api/api.types.js';
 import type { JourneyRecord } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
+import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
 import { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
-import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import {
+  RECORD_RETENTION_MS,
+  SessionRecordRepository,
+} from '../../src/sessions/session-record.repository.js';
+import { SubjectIndex } from '../../src/sessions/subject-index.js';
 import { VerificationTracker } from '../../src/sessions/verification.tracker.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
@@ -46,8 +51,20 @@ function instanceOn(store: VerificationStore): Instance {
       verificationId: payload.verificationId,
     });
   });
-  const records = new SessionRecordRepository(options, store, telemetryOf(logger));
-  const tracker = new VerificationTracker(options, store, records, telemetryOf(logger), emitter);
+  const records = new SessionRecordRepository(
+    options,
+    store,
+    telemetryOf(logger),
+    new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
+  );
+  const tracker = new VerificationTracker(
+    options,
+    store,
+    records,
+    telemetryOf(logger),
+    new VerificationHandleCodec(options.handleKey),
+    emitter,
+  );
   return { tracker, records, emitted };
 }
 
