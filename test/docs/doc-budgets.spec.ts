@@ -4,7 +4,7 @@
  * Bytes as `wc -c` counts them; a KB is 1,000 bytes.
  */
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './source-program.js';
 
@@ -17,6 +17,15 @@ const BUDGETS: [file: string, bytes: number][] = [
 describe('documentation budgets', () => {
   it.each(BUDGETS)('%s is at most %d bytes', (file, bytes) => {
     expect(statSync(join(ROOT, file)).size).toBeLessThanOrEqual(bytes);
+  });
+
+  it('docs/README.md indexes every page under docs/, and no page that is gone', () => {
+    const index = readFileSync(join(ROOT, 'docs/README.md'), 'utf8');
+    const listed = [...index.matchAll(/^\| \[[^\]]+\]\(([\w.-]+\.md)\)/gm)].map((m) => m[1]).sort();
+    const pages = readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md') && name !== 'README.md')
+      .sort();
+    expect(listed).toEqual(pages);
   });
 
   it("keeps the README's test command the one CI runs", () => {
