@@ -14,7 +14,7 @@ import { SessionRefresher } from '../sessions/session-refresher.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { testNumberSessionKey, testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
-import { PaidStart } from './paid-start.js';
+import { InDoubtStarts } from './in-doubt-starts.js';
 
 /** Who to erase: one phone number (E.164) or one owner (`owner(req)`'s id). */
 export interface ErasureRequest {
@@ -100,7 +100,7 @@ export class VerificationErasure {
       names.push(
         `${ProtectionKeys.startPerPhone}:${keys.digest(n)}`,
         `${ProtectionKeys.wrongCodesPerPhone}:${keys.digest(n)}`,
-        PaidStart.inDoubtKey(keys, n),
+        InDoubtStarts.inDoubtKey(keys, n),
         testNumberWrongKey(keys, n),
         ...RangeStats.numberKeys(keys, n, this.store.now(), this.options.limits.pumping.windowMs),
         ...records.map((r) => statsNumberKey(r, keys.digest(n))),

@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { CheckFlow } from './check.flow.js';
 import { FlowOutcomes } from './flow-outcomes.js';
+import { InDoubtStarts } from './in-doubt-starts.js';
 import { JourneyHandles } from './journey-handles.js';
 import { JourneyState } from './journey-state.js';
 import { OrchestrationPolicy } from './orchestration.policy.js';
@@ -20,6 +21,7 @@ export const VERIFICATION_PROVIDERS: Provider[] = [
   OrchestrationPolicy,
   JourneyState,
   JourneyHandles,
+  InDoubtStarts,
   PaidStart,
   FlowOutcomes,
   StartFlow,

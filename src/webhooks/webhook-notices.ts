@@ -13,7 +13,7 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { PaidStart } from '../verification/paid-start.js';
+import { InDoubtStarts } from '../verification/in-doubt-starts.js';
 import { observationFromNotice, type WebhookNotice } from './webhook-notice.js';
 
 /**
@@ -38,7 +38,7 @@ export class WebhookNotices {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly records: SessionRecordRepository,
-    private readonly paid: PaidStart,
+    private readonly inDoubt: InDoubtStarts,
     private readonly api: VerificationApiClient,
     private readonly tracker: VerificationTracker,
     private readonly telemetry: VerificationTelemetry,
@@ -52,7 +52,7 @@ export class WebhookNotices {
       // Only sessions this deployment started have an owner and a listener waiting: one whose
       // initiation timed out is adopted here; others (another integration on the same account, or
       // long forgotten) are acknowledged so the sender stops.
-      const adopted = await this.paid.adopt(notice.requestId);
+      const adopted = await this.inDoubt.adopt(notice.requestId);
       if (!adopted) return 'ignored';
       ({ record, session } = adopted);
     }

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import { PaidStart } from '../../src/verification/paid-start.js';
+import { InDoubtStarts } from '../../src/verification/in-doubt-starts.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox, SandboxMethod } from '../../src/testing/index.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
@@ -207,8 +207,8 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     }
     // The in-doubt start is still remembered for its own session.
     const store = host.app.get<VerificationStore>(VerificationStore);
-    expect(await store.get(PaidStart.inDoubtKey(keysOf(host), phone))).not.toBeNull();
-    expect(await store.get(PaidStart.inDoubtKey(keysOf(host), refusedPhone))).toBeNull();
+    expect(await store.get(InDoubtStarts.inDoubtKey(keysOf(host), phone))).not.toBeNull();
+    expect(await store.get(InDoubtStarts.inDoubtKey(keysOf(host), refusedPhone))).toBeNull();
   });
   it("a later session of the same number and method is not adopted: the start's window has an upper bound", async () => {
     // Sessions live ten minutes here, so the in-doubt start's own session is still pending (and its
@@ -232,7 +232,7 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     expect(await records.get(later)).toBeNull();
     // The start is still remembered for its own session, which is adopted when it reveals itself.
     const store = host.app.get<VerificationStore>(VerificationStore);
-    expect(await store.get(PaidStart.inDoubtKey(keysOf(host), phone))).not.toBeNull();
+    expect(await store.get(InDoubtStarts.inDoubtKey(keysOf(host), phone))).not.toBeNull();
     await sb.fail(own);
     await settle(sb);
     expect(eventsOf(host, own)).toEqual(['verification.failed']);

@@ -1,0 +1,190 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { VerificationMethod, VerificationSession } from '../api/api.types.js';
+import { VerificationApiClient } from '../api/verification-api.client.js';
+import { VerificationApiError } from '../api/verification-api.error.js';
+import type { DataKeys } from '../core/data-keys.js';
+import { errorText } from '../core/error-text.js';
+import { maskPhoneNumber } from '../core/phone-mask.js';
+import {
+  DEFAULT_SESSION_TTL_MS,
+  MAX_SESSION_TTL_MS,
+  newSessionRecord,
+  type SessionRecord,
+} from '../core/session-record.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+
+/** Set while any in-doubt start is remembered: a webhook for an unknown session costs no API call otherwise. */
+const ANY_KEY = 'indoubt:any';
+/** How far the API's `created_at` may lie from the module's clock at the start (clock skew, queueing). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+/** Webhooks of a session may come this long after its expiry (the sender's retries). */
+const LATE_WEBHOOK_MS = 3_600_000;
+
+/** One start whose initiation may have created a session the module never heard of. */
+interface InDoubtStart {
+  method: VerificationMethod;
+  owner?: string;
+  /** Store-clock time the initiation was sent. */
+  at: number;
+}
+
+/** A session adopted from an in-doubt start: its new record and the API's view of it. */
+export interface AdoptedSession {
+  record: SessionRecord;
+  session: VerificationSession;
+}
+
+/**
+ * Starts whose outcome is unknown. A `POST /v1/verify` that timed out, was reset or answered garbage
+ * may still have created (and charged) a session, and the spec offers no way to look it up: no
+ * idempotency key, no listing. Its first webhook is the only way to learn its `request_id`. So the
+ * start is remembered (phone, method, owner, time) in the store, sealed, and a signed webhook for a
+ * session the module has no record of is matched against it (`adopt`): the API is asked for the
+ * session (the source of truth), and one whose number and method equal a remembered start, created
+ * around its time, is adopted: recorded with that start's owner, followed by the reconciler, and its
+ * events emitted like any other's. The caller's resend cooldown was kept meanwhile, so no second paid
+ * initiation went out.
+ */
+@Injectable()
+export class InDoubtStarts {
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    private readonly api: VerificationApiClient,
+    private readonly records: SessionRecordRepository,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly telemetry: VerificationTelemetry,
+  ) {}
+
+  /** Store key of the in-doubt starts to one number (keyed digest, as protection's keys are: the key space lists no numbers). */
+  static inDoubtKey(keys: DataKeys, phoneNumber: string): string {
+    return `indoubt:${keys.digest(phoneNumber)}`;
+  }
+
+  /** The in-doubt starts stored under a key (sealed: they name the owner). */
+  private entries(stored: string | null): InDoubtStart[] {
+    return parseEntries(stored === null ? null : this.options.dataKeys.open(stored));
+  }
+
+  /**
+   * Remembers a start whose initiation may have gone through. Never throws: the caller is already
+   * answering with the initiation's own failure. Without a webhook route nothing could reveal the
+   * session, so nothing is kept.
+   */
+  async remember(start: { phoneNumber: string; method: VerificationMethod; owner?: string }): Promise<void> {
+    this.telemetry.logger.warn(
+      'initiation outcome unknown: a session may exist upstream; it is adopted if a webhook reveals it',
+      { method: start.method, phone: maskPhoneNumber(start.phoneNumber) },
+    );
+    this.telemetry.metrics.inDoubtStart(start.method, 'remembered');
+    if (!this.options.webhooks.enabled) return;
+    try {
+      const at = this.store.now();
+      const key = InDoubtStarts.inDoubtKey(this.options.dataKeys, start.phoneNumber);
+      const entries = [
+        ...this.entries(await this.store.get(key)),
+        { method: start.method, owner: start.owner, at },
+      ];
+      const kept = entries.filter((e) => e.at + this.lifetimeMs() > at);
+      await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(kept)), this.lifetimeMs());
+      await this.store.set(ANY_KEY, '1', this.lifetimeMs());
+    } catch (error) {
+      this.telemetry.logger.warn('an in-doubt start could not be remembered', {
+        error: errorText(error),
+      });
+    }
+  }
+
+  /**
+   * The session behind a webhook that names an unknown `request_id`, adopted when it answers a
+   * remembered start; null when it does not (another integration's session, or none remembered).
+   * Rejects when the API or the store fails, so that the webhook is answered 503 and comes again.
+   */
+  async adopt(requestId: string): Promise<AdoptedSession | null> {
+    if ((await this.store.get(ANY_KEY)) === null) return null;
+    let session: VerificationSession;
+    try {
+      session = await this.api.getSession(requestId);
+    } catch (error) {
+      if (error instanceof VerificationApiError && error.status === 404) return null;
+      throw error;
+    }
+    const key = InDoubtStarts.inDoubtKey(this.options.dataKeys, session.phoneNumber);
+    const entries = this.entries(await this.store.get(key));
+    const match = closestStart(entries, session, this.options.api.timeoutMs);
+    if (!match) return null;
+    const rest = entries.filter((e) => e !== match);
+    if (rest.length > 0)
+      await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(rest)), this.lifetimeMs());
+    else await this.store.delete(key);
+    // A subject erased since the start (its number or its owner) is not brought back by its webhook.
+    const erasedAt = await this.records.subjects.forgottenAt(session.phoneNumber, match.owner);
+    if (erasedAt !== undefined && erasedAt >= match.at) return null;
+
+    // The state at initiation; the tracker merges the API's view into it and emits what is due.
+    const record = newSessionRecord(session, {
+      owner: match.owner,
+      createdAt: match.at,
+      ttlMs:
+        this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
+      as: 'seed',
+    });
+    await this.records.create(record);
+    await this.records.follow(record);
+    // A paid initiation after all: counted where the start route counts its own.
+    this.telemetry.metrics.started(session.method);
+    this.telemetry.metrics.spent(session.method, session.cost);
+    this.telemetry.metrics.inDoubtStart(session.method, 'adopted');
+    this.telemetry.logger.warn('adopted a session whose initiation outcome was unknown', {
+      request_id: session.requestId,
+      method: session.method,
+      phone: maskPhoneNumber(session.phoneNumber),
+    });
+    return { record, session };
+  }
+
+  /** How long a start stays in doubt: its session's whole life plus the sender's late retries. */
+  private lifetimeMs(): number {
+    const ttl =
+      this.options.expirySeconds === undefined ? MAX_SESSION_TTL_MS : this.options.expirySeconds * 1000;
+    return this.options.api.timeoutMs + ttl + LATE_WEBHOOK_MS;
+  }
+}
+
+function parseEntries(raw: string | null): InDoubtStart[] {
+  if (raw === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? (parsed as InDoubtStart[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The remembered start of the same method whose time is nearest the session's creation, within reach. */
+function closestStart(
+  entries: InDoubtStart[],
+  session: VerificationSession,
+  timeoutMs: number,
+): InDoubtStart | undefined {
+  const created = session.createdAt?.getTime();
+  let best: InDoubtStart | undefined;
+  let bestDistance = Infinity;
+  for (const entry of entries) {
+    if (entry.method !== session.method) continue;
+    const distance = created === undefined ? 0 : Math.abs(created - (entry.at + timeoutMs / 2));
+    if (
+      created !== undefined &&
+      (created < entry.at - CLOCK_SKEW_MS || created > entry.at + timeoutMs + CLOCK_SKEW_MS)
+    )
+      continue;
+    if (distance < bestDistance) {
+      best = entry;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
