@@ -27,6 +27,39 @@ const pending: SessionRecord = {
 };
 
 /** What the API answered at some moment: a stale poll carries an older state than the record's. */
+/** The tracker as the module makes it, over `store`, on the fixed clock. */
+function trackerOf(
+  store: MemoryStore,
+  emitter: EventEmitter2,
+  withStats = false,
+): { records: SessionRecordRepository; tracker: VerificationTracker; stats?: MethodStats } {
+  const options = resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+    clock: () => NOW,
+  });
+  const records = new SessionRecordRepository(
+    options,
+    store,
+    telemetryOf(QUIET_LOGGER),
+    new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
+  );
+  const logger = new VerificationLogger({ ...options, logLevels: false });
+  const stats = withStats
+    ? new MethodStats(store, telemetryOf(logger, VerificationMetrics.disabled()), options)
+    : undefined;
+  const codec = new VerificationHandleCodec(options.handleKey);
+  const tracker = new VerificationTracker(
+    options,
+    store,
+    records,
+    telemetryOf(logger),
+    codec,
+    emitter,
+    stats,
+  );
+  return { records, tracker, stats };
+}
+
 function observed(
   status: VerificationSession['status'],
   verifiedAt: Date | null = null,
@@ -62,28 +95,10 @@ describe('VerificationTracker: terminal is final', () => {
 
   beforeEach(() => {
     store = new MemoryStore({ clock: () => NOW });
-    const options = resolveVerificationOptions({
-      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-      clock: () => NOW,
-    });
-    records = new SessionRecordRepository(
-      options,
-      store,
-      telemetryOf(QUIET_LOGGER),
-      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
-    );
     const emitter = new EventEmitter2();
     emitted = [];
     emitter.onAny((event) => void emitted.push(String(event)));
-    const logger = new VerificationLogger({ ...options, logLevels: false });
-    tracker = new VerificationTracker(
-      options,
-      store,
-      records,
-      telemetryOf(logger),
-      new VerificationHandleCodec(options.handleKey),
-      emitter,
-    );
+    ({ records, tracker } = trackerOf(store, emitter));
   });
   afterEach(() => store.close());
 
@@ -123,28 +138,10 @@ describe('VerificationTracker: delivered flag and method figures', () => {
 
   beforeEach(() => {
     store = new MemoryStore({ clock: () => NOW });
-    const options = resolveVerificationOptions({
-      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-      clock: () => NOW,
-    });
-    records = new SessionRecordRepository(
-      options,
-      store,
-      telemetryOf(QUIET_LOGGER),
-      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
-    );
     emitter = new EventEmitter2();
-    const logger = new VerificationLogger({ ...options, logLevels: false });
-    stats = new MethodStats(store, telemetryOf(logger, VerificationMetrics.disabled()), options);
-    tracker = new VerificationTracker(
-      options,
-      store,
-      records,
-      telemetryOf(logger),
-      new VerificationHandleCodec(options.handleKey),
-      emitter,
-      stats,
-    );
+    let made: { stats?: MethodStats };
+    ({ records, tracker, ...made } = trackerOf(store, emitter, true));
+    stats = made.stats!;
   });
   afterEach(() => store.close());
 
@@ -218,27 +215,9 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
       writes.push(key);
       return set(key, ...rest);
     };
-    const options = resolveVerificationOptions({
-      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-      clock: () => NOW,
-    });
-    records = new SessionRecordRepository(
-      options,
-      store,
-      telemetryOf(QUIET_LOGGER),
-      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
-    );
-    const logger = new VerificationLogger({ ...options, logLevels: false });
+    ({ records, tracker } = trackerOf(store, new EventEmitter2()));
     announced = [];
     records.announce = async (requestId: string) => void announced.push(requestId);
-    tracker = new VerificationTracker(
-      options,
-      store,
-      records,
-      telemetryOf(logger),
-      new VerificationHandleCodec(options.handleKey),
-      new EventEmitter2(),
-    );
   });
   afterEach(() => store.close());
 
