@@ -4,7 +4,7 @@ import type { VerificationModuleOptions } from '../options/verification.options.
 import { RECORD_RETENTION_MS } from '../sessions/session-record.repository.js';
 import { SubjectIndex } from '../sessions/subject-index.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { VerifiedPhoneClaims } from './verified-phone-claims.js';
+import { claimKey, claimMac, claimRegistration, VerifiedPhoneClaims } from './verified-phone-claims.js';
 
 const HANDLE_KEY = 'one-handle-key-for-every-registration-0123';
 const TTL = 600_000;
@@ -42,6 +42,39 @@ describe('VerifiedPhoneClaims', () => {
     await expect(claims({ name: 'north' }, 'key-b').read(token, 'u1')).resolves.toBeNull();
     await expect(claims({}).read(token, 'u1')).resolves.toBeNull();
     await expect(claims({ name: 'north' }).read(token, 'u1')).resolves.not.toBeNull();
+  });
+
+  // The audience and the registration-bound key each refuse a foreign claim on their own: each test
+  // forges a claim that only one of the two can tell apart (a bug in either is not masked by the other).
+  describe('audience and key, each in force alone (two registrations, one handleKey)', () => {
+    const registrationOf = (name: string) => claimRegistration({ name, api: { apiKey: 'key-a' } as never });
+    const bodyOf = (token: string) =>
+      JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    /** A claim of `body` signed with the key of registration `name`. */
+    const forged = (body: Record<string, unknown>, name: string) => {
+      const encoded = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+      return `vpc1.${encoded}.${claimMac(claimKey(HANDLE_KEY, registrationOf(name)), encoded)}`;
+    };
+
+    it("the control: south's body signed with south's key is read by south", async () => {
+      const south = claims({ name: 'south' });
+      const body = bodyOf(await south.issue(facts));
+      await expect(south.read(forged(body, 'south'), 'u1')).resolves.toMatchObject({
+        phoneNumber: facts.phoneNumber,
+      });
+    });
+
+    it("audience alone: north's claim signed with south's key is refused by south for its aud", async () => {
+      const north = bodyOf(await claims({ name: 'north' }).issue(facts));
+      await expect(claims({ name: 'south' }).read(forged(north, 'south'), 'u1')).resolves.toBeNull();
+    });
+
+    it("key alone: a claim naming south's aud, signed with north's key, is refused by south", async () => {
+      const south = claims({ name: 'south' });
+      const aud = bodyOf(await south.issue(facts)).aud;
+      const north = bodyOf(await claims({ name: 'north' }).issue(facts));
+      await expect(south.read(forged({ ...north, aud }, 'north'), 'u1')).resolves.toBeNull();
+    });
   });
 
   it('accepted until one millisecond before its end', async () => {

@@ -70,13 +70,10 @@ export class VerifiedPhoneClaims {
   ) {
     this.#now = options.clock;
     this.#erased = erased;
-    const secret = options.handleKey;
     // One handleKey for two registrations (one environment variable) still gives each its own key.
-    const registration = `${options.name ?? ''}\n${options.api.apiKey}`;
+    const registration = claimRegistration(options);
     this.#audience = options.dataKeys.digest(registration);
-    this.#key = Buffer.from(
-      hkdfSync('sha256', secret, 'nestjs-phone-verification', `verified-phone-claim-v2\n${registration}`, 32),
-    );
+    this.#key = claimKey(options.handleKey, registration);
     this.#ttlMs = options.verifiedPhone.claimTtlMs;
   }
 
@@ -126,8 +123,25 @@ export class VerifiedPhoneClaims {
   }
 
   #mac(encoded: string): string {
-    return createHmac('sha256', this.#key).update(`${PREFIX}.${encoded}`).digest('base64url');
+    return claimMac(this.#key, encoded);
   }
+}
+
+/** @internal What names a registration in its claims' key and audience: its name and API key. */
+export function claimRegistration(options: Pick<ResolvedVerificationOptions, 'name' | 'api'>): string {
+  return `${options.name ?? ''}\n${options.api.apiKey}`;
+}
+
+/** @internal A registration's claim key: HKDF-SHA256 of the handle key (or API secret), labelled with it. */
+export function claimKey(secret: string, registration: string): Buffer {
+  return Buffer.from(
+    hkdfSync('sha256', secret, 'nestjs-phone-verification', `verified-phone-claim-v2\n${registration}`, 32),
+  );
+}
+
+/** @internal The MAC of a claim's encoded body under `key`. */
+export function claimMac(key: Buffer, encoded: string): string {
+  return createHmac('sha256', key).update(`${PREFIX}.${encoded}`).digest('base64url');
 }
 
 function parseBody(encoded: string): ClaimBody | null {

@@ -6,12 +6,13 @@ import {
   type Provider,
   type Type,
 } from '@nestjs/common';
-import { ModuleRef, ModulesContainer } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef, ModulesContainer } from '@nestjs/core';
 import { withApiClientDefaults } from '../api/api-client.options.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { createVerificationController } from '../http/verification.controller.js';
 import { loadOpenApiDocs } from '../http/openapi-decorators.js';
+import { servedPath } from '../http/global-prefix.js';
 import { ACCOUNT_EXPORTS, ACCOUNT_PROVIDERS } from '../account/account.providers.js';
 import { createUpstreamRequestObserver } from '../observability/upstream-request.observer.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
@@ -46,6 +47,7 @@ import {
   type VerificationModuleOptions,
   type WebhookRouteOptions,
 } from '../options/verification.options.js';
+import { keepsRawJsonBody, rawBodyMissingAtBoot } from '../webhooks/raw-body-probe.js';
 import { createWebhookController } from '../webhooks/webhook.controller.js';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import { WebhookNotices } from '../webhooks/webhook-notices.js';
@@ -213,14 +215,23 @@ export class VerificationModule {
     private readonly telemetry: VerificationTelemetry,
     private readonly moduleRef: ModuleRef,
     modules: ModulesContainer,
+    private readonly adapterHost: HttpAdapterHost,
   ) {
     assertDistinctRoutes(modules);
     for (const warning of optionWarnings(options)) telemetry.logger.warn(warning);
   }
 
-  /** @internal Logs the URLs served, once the host has set its global prefix (see `servedRoutesLines`). */
-  onApplicationBootstrap(): void {
+  /**
+   * @internal Logs the URLs served, once the host has set its global prefix (see `servedRoutesLines`),
+   * and warns when the webhook route is served by an app whose JSON parser drops the raw bytes (no
+   * `rawBody: true`): said at boot, not first seen as the first delivery's 503.
+   */
+  async onApplicationBootstrap(): Promise<void> {
     for (const line of servedRoutesLines(this.options, this.moduleRef)) this.telemetry.logger.log(line);
+    if (this.options.webhooks.enabled && (await keepsRawJsonBody(this.adapterHost.httpAdapter)) === false)
+      this.telemetry.logger.warn(
+        rawBodyMissingAtBoot(servedPath(this.moduleRef, this.options.webhooks.path)),
+      );
   }
 
   /** @internal Closes the store when the module created it (never a store or client the host gave). */

@@ -33,6 +33,14 @@ export class TestNumberApiClient extends VerificationApiClient {
     return this.#sessions.initiate(req);
   }
 
+  /** A real start, whose bot link (msgr2_bot) gives test sessions' links their shape (see `lookalikeLink`). */
+  override async initiate(req: InitiateRequest): Promise<InitiateResult> {
+    const result = await super.initiate(req);
+    if ('deepLink' in result && typeof result.deepLink === 'string')
+      await this.#sessions.learnDeepLink(result.deepLink);
+    return result;
+  }
+
   override getSession(requestId: string): Promise<VerificationSession> {
     return isTestSession(requestId) ? this.#sessions.getSession(requestId) : super.getSession(requestId);
   }

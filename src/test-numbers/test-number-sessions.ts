@@ -16,12 +16,15 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
+import {
+  DEEP_LINK_TEMPLATE_KEY,
+  DEEP_LINK_TEMPLATE_TTL_MS,
+  TEST_DEEP_LINK,
+  lookalikeLink,
+} from './test-deep-link.js';
 
 /** The `code_length` a real reverse flash call session states. */
 const REVERSE_CALL_CODE_LENGTH = 4;
-
-/** What a frontend is shown to open (the bot) for a test session: nothing real. */
-export const TEST_DEEP_LINK = 'https://test-number.invalid/bot';
 
 /**
  * What a frontend is shown to call for a test session (reverse flash call): shaped like a gateway
@@ -30,6 +33,14 @@ export const TEST_DEEP_LINK = 'https://test-number.invalid/bot';
  */
 export function testNumberToCall(): string {
   return `+7800${String(randomInt(10_000_000)).padStart(7, '0')}`;
+}
+
+/**
+ * A test session's request id: the prefix and the rest of a GUID, as long as the API's ids (a GUID, 36
+ * characters), so that its sealed `verification_id` and `journey_token` are as long as a real session's.
+ */
+export function testRequestId(): string {
+  return `${TEST_SESSION_PREFIX}${randomUUID().slice(TEST_SESSION_PREFIX.length)}`;
 }
 
 /** A test session as the store keeps it (the module's stand-in for the API's session). */
@@ -74,7 +85,7 @@ export class TestNumberSessions {
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
     const traits = methodTraits(request.method);
     const state: TestSessionState = {
-      requestId: `${TEST_SESSION_PREFIX}${randomUUID()}`,
+      requestId: testRequestId(),
       phoneNumber: entry.phoneNumber,
       method: request.method,
       status: 'sent',
@@ -92,14 +103,33 @@ export class TestNumberSessions {
       method: request.method,
       status: state.status,
       expiresAt: new Date(state.expiresAt),
-      ...(traits.codeEntry === 'always' && entry.code !== undefined ? { codeLength: entry.code.length } : {}),
+      // A number without a code (an outcome alone) states the length a real session of the method would.
+      ...(traits.codeEntry === 'always'
+        ? { codeLength: entry.code?.length ?? (request.method === 'flash_call' ? 4 : 6) }
+        : {}),
       // As a real session's: the gateway number and its `code_length` (the spec gives one for this method too).
       ...(request.method === 'reverse_flash_call'
         ? { numberToCall: testNumberToCall(), codeLength: REVERSE_CALL_CODE_LENGTH }
         : {}),
-      ...(request.method === 'msgr2_bot' ? { deepLink: TEST_DEEP_LINK } : {}),
+      ...(request.method === 'msgr2_bot' ? { deepLink: await this.deepLink() } : {}),
       ...(request.method === 'operator_id' ? { awaitingCode: false } : {}),
     } as InitiateResult;
+  }
+
+  /**
+   * Keeps a real session's bot link as the shape of test sessions' (its start token already replaced:
+   * nothing of a real session is kept). A store failure costs only the shape, never the real start.
+   */
+  async learnDeepLink(realLink: string): Promise<void> {
+    const template = lookalikeLink(realLink);
+    if (template === undefined) return;
+    await this.store.set(DEEP_LINK_TEMPLATE_KEY, template, DEEP_LINK_TEMPLATE_TTL_MS).catch(() => undefined);
+  }
+
+  /** A test session's bot link: the last real one's shape with a fresh token, else one that opens nothing. */
+  private async deepLink(): Promise<string> {
+    const template = await this.store.get(DEEP_LINK_TEMPLATE_KEY).catch(() => null);
+    return (template === null ? undefined : lookalikeLink(template)) ?? TEST_DEEP_LINK;
   }
 
   async getSession(requestId: string): Promise<VerificationSession> {

@@ -69,6 +69,18 @@ describe('the count of attempts left is said once', () => {
     expect(count(refusalText(wrong, null, say)) + count(attemptsLine(2, wrong, say))).toBe(1);
   });
 
+  // The rule over every shape of refusal: the message and the line together say the count exactly once.
+  it.each([
+    ['invalid_code', 400, { attempts_remaining: 2 }],
+    ['invalid_code', 400, {}],
+    ['too_many_wrong_codes', 429, { attempts_remaining: 2 }],
+    ['rate_limit_exceeded', 429, { attempts_remaining: 2 }],
+    ['not_pending', 409, { verification_status: 'failed' }],
+  ] as const)('%s %i %j on screen: the count is said once', (code, status, problem) => {
+    const error = new VerificationClientError(code, status, problem);
+    expect(count(refusalText(error, null, say)) + count(attemptsLine(2, error, say))).toBe(1);
+  });
+
   it('no refusal that says it (none, or another one): the line says it', () => {
     expect(attemptsLine(2, null, say)).toBe('2 attempts left');
     const other = new VerificationClientError('rate_limit_exceeded', 429, {});

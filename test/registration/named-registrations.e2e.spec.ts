@@ -127,7 +127,11 @@ describe.each(PLATFORMS)('named registrations (%s)', (platform: Platform) => {
     };
   }
 
-  it.each([['routes.prefix', { prefix: 'shared/verification' }, {}]])(
+  it.each([
+    ['routes.prefix', { prefix: 'shared/verification' }, {}],
+    // Each registration's client routes apart, their webhook on one absolute path (written with its slash).
+    ['webhooks.path', {}, { path: '/shared/webhooks' }],
+  ])(
     'two registrations on one path (%s) fail the boot naming both, before any route is declared',
     async (_, routes, webhooks) => {
       const north = await registration('north');

@@ -23,6 +23,7 @@ const NUMBERS = [
   { phoneNumber: REVIEWER, code: CODE },
   { phoneNumber: AUTO_VERIFIED, outcome: 'verified' as const },
 ];
+const ALL_METHODS = ['sms', 'flash_call', 'reverse_flash_call', 'msgr1_otp', 'msgr2_bot', 'operator_id'];
 const CASES: [Platform, StoreKind][] = [
   ['express', 'memory'],
   ['fastify', 'redis'],
@@ -79,6 +80,41 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
     expect(String(reviewer.body.number_to_call)).toMatch(shape);
     expect(JSON.stringify(stranger.body)).not.toContain('test');
   });
+
+  it.each(ALL_METHODS)(
+    'a %s start of a test number answers what a real number’s would: the same fields, each of the same shape',
+    async (method) => {
+      const app = await boot({ testNumbers: { numbers: NUMBERS, owners: ['reviewer'] } });
+      for (const phone_number of [REVIEWER, AUTO_VERIFIED]) {
+        const start = { phone_number, method };
+        const real = await post(app, '/verification/start', start, as('someone-else'));
+        const test = await post(app, '/verification/start', start, as('reviewer'));
+        expect({ method, status: test.status }).toEqual({ method, status: real.status });
+        // Each field's shape: digits, hex and letters as classes (a fresh id, token or number per session).
+        expect(shapeOf(test.body)).toEqual(shapeOf(real.body));
+        const status = (body: Record<string, unknown>) =>
+          call(app.url, 'GET', `/verification/status/${String(body.verification_id)}`, undefined, as('x'));
+        // A stranger asking the status of either session is refused alike.
+        expect(shapeOf((await status(test.body)).body)).toEqual(shapeOf((await status(real.body)).body));
+        // Each caller's own status of a session that waits for its code (no outcome played) looks alike.
+        if (phone_number === REVIEWER) {
+          const own = async (body: Record<string, unknown>, user: string) =>
+            shapeOf(
+              (
+                await call(
+                  app.url,
+                  'GET',
+                  `/verification/status/${String(body.verification_id)}`,
+                  undefined,
+                  as(user),
+                )
+              ).body,
+            );
+          expect(await own(test.body, 'reviewer')).toEqual(await own(real.body, 'someone-else'));
+        }
+      }
+    },
+  );
 
   it("the right code costs the number's wrong-code budget nothing: a reviewer verifying often keeps it", async () => {
     const budget = { points: 2, windowMs: HOUR };
@@ -153,6 +189,24 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
     });
   });
 });
+
+/**
+ * A JSON answer with each string's characters replaced by their class (9: digit, f: hex letter, a: letter);
+ * a verification id (sealed, random) by its length.
+ */
+function shapeOf(body: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(body, (key, value: unknown) =>
+      key === 'verification_id' && typeof value === 'string'
+        ? `sealed token of ${value.length} characters`
+        : typeof value === 'string'
+          ? value.replace(/[0-9]/g, '9').replace(/[a-f]/gi, 'f').replace(/[g-z]/gi, 'a')
+          : typeof value === 'number'
+            ? 'n'
+            : value,
+    ),
+  );
+}
 
 /**
  * A host's ioredis client whose reads of the number's wrong-code counter wait until `count` of them

@@ -208,6 +208,38 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     expect(spans('verification.check')[0]!.attributes['verification.test']).toBe(true);
   });
 
+  it("every span of a test number's journey says verification.test: status refresh, switch, cancel, reconcile", async () => {
+    const reviewer = '+79990000001';
+    await boot({
+      testNumbers: { numbers: [{ phoneNumber: reviewer, code: '246810' }] },
+      limits: { resendCooldownMs: false },
+    });
+    const test = await post('start', { phone_number: reviewer, method: 'sms' });
+    const id = String(test.body.verification_id);
+    const status = await call(host!.url, 'GET', `/verification/status/${id}`, undefined, { 'x-user': 'u1' });
+    expect(status.status).toBe(200);
+    expect((await post('switch', { verification_id: id, method: 'flash_call' })).status).toBe(201);
+    const second = await post('start', { phone_number: reviewer, method: 'msgr1_otp' });
+    // A repeat cancel (the journey already canceled) is its own path, and its own span.
+    for (let i = 0; i < 2; i++) expect((await post('cancel', { verification_id: id })).status).toBe(200);
+    await sb.advance(16_000);
+    await reconciler(host!).runOnce();
+    expect(spans('verification.cancel')).toHaveLength(2);
+    // As text: an unset attribute must show (toEqual would read [undefined] as []).
+    const flags = (name: string) => spans(name).map((span) => String(span.attributes['verification.test']));
+    expect(second.status).toBe(201);
+    // Each span name met at least once, every one of them flagged (the refresh also under the reconciler).
+    for (const name of [
+      'verification.status_refresh',
+      'verification.switch',
+      'verification.cancel',
+      'verification.reconcile',
+    ]) {
+      expect({ name, met: flags(name).length > 0 }).toEqual({ name, met: true });
+      expect({ name, flags: flags(name).filter((flag) => flag !== 'true') }).toEqual({ name, flags: [] });
+    }
+  });
+
   it("a webhook's span is active while the host's listeners run: their spans join its trace", async () => {
     await boot();
     const seen: { active: Span | undefined; child: ReadableSpan | undefined }[] = [];

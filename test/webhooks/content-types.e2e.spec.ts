@@ -65,6 +65,32 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
     expect(ok.status).toBe(200);
   });
 
+  it('an app created without rawBody is told at boot, before any webhook, naming rawBody and the route', async () => {
+    const logger = new CapturingLogger();
+    suite.host = await startHost(platform, suite.sb, { rawBody: false, logger, receiveWebhooks: false });
+    const atBoot = logger.at('warn').filter((m) => m.includes('rawBody'));
+    expect(atBoot).toHaveLength(1);
+    expect(atBoot[0]).toContain('POST /verification/webhooks');
+    expect(atBoot[0]).toContain('NestFactory.create(AppModule, { rawBody: true })');
+    expect(logger.at('error')).toEqual([]);
+    expect(suite.sb.webhookLog()).toEqual([]);
+  });
+
+  it('an app created with rawBody, or with webhooks off, boots without that warning', async () => {
+    const withRaw = new CapturingLogger();
+    suite.host = await startHost(platform, suite.sb, { logger: withRaw, receiveWebhooks: false });
+    expect(withRaw.at('warn').filter((m) => m.includes('rawBody'))).toEqual([]);
+    await suite.host.close();
+    const off = new CapturingLogger();
+    suite.host = await startHost(platform, suite.sb, {
+      rawBody: false,
+      logger: off,
+      receiveWebhooks: false,
+      module: { webhooks: { enabled: false } },
+    });
+    expect(off.at('warn').filter((m) => m.includes('rawBody'))).toEqual([]);
+  });
+
   it('an app really created without rawBody still answers JSON with 503 and the error naming the fix', async () => {
     const logger = new CapturingLogger();
     suite.host = await startHost(platform, suite.sb, { rawBody: false, logger, receiveWebhooks: false });
