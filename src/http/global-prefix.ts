@@ -25,3 +25,18 @@ export function globalPrefix(moduleRef: ModuleRef | undefined): string {
 export function servedPath(moduleRef: ModuleRef | undefined, path: string): string {
   return `/${[globalPrefix(moduleRef), path].filter((part) => part !== '').join('/')}`;
 }
+
+/**
+ * The declared path of the route a request matched (global prefix and URI version included), as the
+ * platform records it: Express `req.baseUrl` + `req.route.path`, Fastify `request.routeOptions.url`;
+ * undefined when neither says (a pattern with parameters is never a cookie's path: the caller checks).
+ */
+export function matchedRoute(request: unknown): string | undefined {
+  const r = request as
+    { route?: { path?: unknown }; baseUrl?: unknown; routeOptions?: { url?: unknown } } | undefined;
+  const fastify = r?.routeOptions?.url;
+  if (typeof fastify === 'string') return fastify;
+  const express = r?.route?.path;
+  if (typeof express === 'string') return `${typeof r?.baseUrl === 'string' ? r.baseUrl : ''}${express}`;
+  return undefined;
+}

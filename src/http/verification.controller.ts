@@ -28,7 +28,7 @@ import { VerificationService } from '../verification/verification.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { ModuleRef } from '@nestjs/core';
-import { servedPath } from './global-prefix.js';
+import { matchedRoute, servedPath } from './global-prefix.js';
 import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-key.cookie.js';
 import { CancelVerificationDto } from './cancel-verification.dto.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
@@ -77,8 +77,14 @@ export abstract class VerificationControllerBase {
   @Inject(ModuleRef) @Optional() private readonly moduleRef?: ModuleRef;
   #routesPath: string | undefined;
 
-  /** Where the client routes are served, as declared (read once the host set its global prefix). */
-  private routesPath(): string {
+  /**
+   * Where the client routes are served: the route the start request matched, as the platform declared it
+   * (global prefix and URI version included, never the request's own URL: `…/start/` must not scope the
+   * cookie to one route), less its `/start`; else as declared (global prefix and `routes.prefix`).
+   */
+  private routesPath(request: unknown): string {
+    const matched = matchedRoute(request)?.replace(/\/+$/, '');
+    if (matched?.endsWith('/start')) return matched.slice(0, -'/start'.length) || '/';
     return (this.#routesPath ??= servedPath(this.moduleRef, this.options.routes.prefix));
   }
 
@@ -113,7 +119,7 @@ export abstract class VerificationControllerBase {
       request,
     });
     if (browserKey !== undefined && browserKey !== sentKey)
-      setBrowserKeyCookie(request, response, browserKey, this.routesPath());
+      setBrowserKeyCookie(request, response, browserKey, this.routesPath(request));
     return StartVerificationResponse.from(view);
   }
 
