@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataKeys } from '../core/data-keys.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { takeUpstreamRead } from '../protection/status-read-meter.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 
 /** Guard reads that may go upstream, per owner and window: past it the guard answers from the store. */
@@ -26,9 +27,11 @@ export class GuardReadMeter {
   }
 
   /** Takes one read of `owner`'s meter; false when the window's reads are spent. */
-  async take(owner: string | undefined): Promise<boolean> {
-    const key = `guard-reads:{${this.keys.digest(owner ?? '')}}`;
-    const { value } = await this.store.increment(key, 1, GUARD_READS_PER_OWNER.windowMs, { evictable: true });
-    return value <= GUARD_READS_PER_OWNER.points;
+  take(owner: string | undefined): Promise<boolean> {
+    return takeUpstreamRead(
+      this.store,
+      `guard-reads:{${this.keys.digest(owner ?? '')}}`,
+      GUARD_READS_PER_OWNER,
+    );
   }
 }

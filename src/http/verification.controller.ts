@@ -211,7 +211,10 @@ export abstract class VerificationControllerBase {
   ): Promise<VerificationStatusResponse> {
     const owner = await this.owner(request);
     return VerificationStatusResponse.from(
-      await this.verification.status(verificationId, owner, journeyTokenOf(journeyToken)),
+      await this.verification.status(verificationId, owner, journeyTokenOf(journeyToken), {
+        request,
+        ip: clientIp(request),
+      }),
     );
   }
 

@@ -19,6 +19,7 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { assertDistinctRoutes, servedBy } from './distinct-routes.js';
 import { servedRoutesLines } from './served-routes.log.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
+import { StatusReadMeter } from '../protection/status-read-meter.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SubjectIndex } from '../sessions/subject-index.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
@@ -118,6 +119,7 @@ const PROVIDERS: Provider[] = [
   StatusStreamHub,
   SessionRefresher,
   VerificationProtection,
+  StatusReadMeter,
   ...VERIFICATION_PROVIDERS,
   VerificationReconciler,
   WebhookNotices,

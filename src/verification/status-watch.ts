@@ -112,7 +112,7 @@ export class StatusWatch {
       await this.listen();
       const openedAt = performance.now();
       // The current answer, exactly as the status route gives it (and with its refusals).
-      const first = await this.status.status(verificationId, owner, journeyToken);
+      const first = await this.status.status(verificationId, owner, journeyToken, { request, ip });
       const watcher = new StatusWatcher(
         { journeyId, verificationId, owner, clientKey, first, openedAt },
         (at, view) => this.endOf(at, view),

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
+import { StatusReadMeter } from '../protection/status-read-meter.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
 import { answeringSession } from '../core/journey.js';
@@ -28,14 +29,25 @@ export class StatusFlow {
     private readonly records: SessionRecordRepository,
     private readonly prices: PriceBook,
     private readonly outcomes: FlowOutcomes,
+    private readonly meter: StatusReadMeter,
   ) {}
 
-  /** The journey's status answer, with its `journeyToken` once it has more than one step. */
-  async status(verificationId: string, owner?: string, journeyToken?: string): Promise<StatusView> {
+  /**
+   * The journey's status answer, with its `journeyToken` once it has more than one step. A read of its
+   * own upstream takes one of the caller's metered reads (`from`: its request, for its client key).
+   */
+  async status(
+    verificationId: string,
+    owner?: string,
+    journeyToken?: string,
+    from?: { request?: unknown; ip?: string },
+  ): Promise<StatusView> {
     try {
       const began = Date.now();
       const journeyId = await this.handles.openCarrying(verificationId, owner, journeyToken);
-      const loaded = await this.fresh(journeyId, owner);
+      const loaded = await this.refreshed(await this.journeyState.load(journeyId, owner), () =>
+        this.meter.take(owner, from),
+      );
       this.outcomes.telemetry.statusServed(loaded.current, Date.now() - began);
       await this.outcomes.followed(loaded.current);
       return {

@@ -70,10 +70,16 @@ export class VerificationService {
 
   /**
    * The verification (its journey) as a frontend may see it: the current method's session, fresh
-   * within one poll interval, with the methods tried, those it may switch to and when.
+   * within one poll interval, with the methods tried, those it may switch to and when. `from` (the
+   * caller's request and IP) names whose metered upstream reads a fresh read takes (without an owner).
    */
-  status(verificationId: string, owner?: string, journeyToken?: string): Promise<StatusView> {
-    return this.reads.status(verificationId, owner, journeyToken);
+  status(
+    verificationId: string,
+    owner?: string,
+    journeyToken?: string,
+    from?: { request?: unknown; ip?: string },
+  ): Promise<StatusView> {
+    return this.reads.status(verificationId, owner, journeyToken, from);
   }
 
   /** The methods this deployment offers to frontends (see PriceBook.offered). */

@@ -1,0 +1,56 @@
+import { describe, expect, it } from '@jest/globals';
+import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { STATUS_READS_PER_CALLER, StatusReadMeter } from './status-read-meter.js';
+
+const { points, windowMs } = STATUS_READS_PER_CALLER;
+
+function meter(now: { t: number }, limits = {}) {
+  const store = new MemoryStore({ clock: () => now.t });
+  const options = resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+    clock: () => now.t,
+    limits,
+  });
+  return { store, meter: new StatusReadMeter(store, options) };
+}
+
+async function takes(m: StatusReadMeter, n: number, owner?: string, ip = '203.0.113.7'): Promise<boolean[]> {
+  const out: boolean[] = [];
+  for (let i = 0; i < n; i++) out.push(await m.take(owner, { request: { headers: {} }, ip }));
+  return out;
+}
+
+describe('StatusReadMeter', () => {
+  it(`allows ${points} upstream reads per caller and window, refuses the next, and allows again once the window has passed`, async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    expect(await takes(m, points + 1)).toEqual([...Array<boolean>(points).fill(true), false]);
+    now.t += windowMs - 1;
+    expect(await takes(m, 1)).toEqual([false]);
+    now.t += 1;
+    expect(await takes(m, 1)).toEqual([true]);
+    await store.close();
+  });
+
+  it('meters each caller apart: another address, another owner; an owner is metered by owner whatever its address', async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    await takes(m, points);
+    expect(await takes(m, 1, undefined, '198.51.100.9')).toEqual([true]);
+    expect(await takes(m, points, 'alice')).toEqual(Array<boolean>(points).fill(true));
+    expect(await takes(m, 1, 'alice', '198.51.100.10')).toEqual([false]);
+    expect(await takes(m, 1, 'bob')).toEqual([true]);
+    await store.close();
+  });
+
+  it("meters by the host's limits.key when it names the caller", async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now, { key: (req: unknown) => (req as { account?: string }).account });
+    for (let i = 0; i < points; i++)
+      await m.take(undefined, { request: { account: 'a1' }, ip: '203.0.113.7' });
+    expect(await m.take(undefined, { request: { account: 'a1' }, ip: '198.51.100.1' })).toBe(false);
+    expect(await m.take(undefined, { request: { account: 'a2' }, ip: '203.0.113.7' })).toBe(true);
+    await store.close();
+  });
+});

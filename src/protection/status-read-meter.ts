@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataKeys } from '../core/data-keys.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { clientKeyOf } from './start-callers.js';
+
+/**
+ * Status reads that may go upstream per caller (owner, else client key) and window: a page polling
+ * one or two verifications at their poll interval (1.5 s at the fastest) stays within it.
+ */
+export const STATUS_READS_PER_CALLER = { points: 6, windowMs: 3_000 } as const;
+
+/** Reads that may go upstream for one key and window, across instances: false once they are spent. */
+export async function takeUpstreamRead(
+  store: VerificationStore,
+  key: string,
+  budget: { points: number; windowMs: number },
+): Promise<boolean> {
+  const { value } = await store.increment(key, 1, budget.windowMs, { evictable: true });
+  return value <= budget.points;
+}
+
+/**
+ * Meters the status route's and the status streams' own upstream reads per caller, so that one
+ * caller polling many verifications of its own (free starts included) cannot spend the account's API
+ * rate, which every user's start needs. Past the meter the status is answered as stored (kept
+ * current by webhooks and the reconciler); a read shared within a session's poll interval takes none.
+ */
+@Injectable()
+export class StatusReadMeter {
+  private readonly keys: DataKeys;
+
+  /** @internal Made by the module (dependency injection). */
+  constructor(
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+  ) {
+    this.keys = options.dataKeys;
+  }
+
+  /** Takes one read of the caller's meter; false when its window's reads are spent. */
+  take(owner: string | undefined, from: { request?: unknown; ip?: string } | undefined): Promise<boolean> {
+    const caller =
+      owner !== undefined
+        ? `owner:${owner}`
+        : `client:${clientKeyOf(this.options.limits, from?.request, from?.ip) ?? ''}`;
+    return takeUpstreamRead(
+      this.store,
+      `status-reads:{${this.keys.digest(caller)}}`,
+      STATUS_READS_PER_CALLER,
+    );
+  }
+}
