@@ -1,11 +1,7 @@
 /**
- * Attack (lane attack-44): unknown option keys are refused at boot only in plain objects. Options
- * built as a class instance (a validated config class, `plainToInstance`) or a null-prototype object
- * (`Object.create(null)`, some config loaders) are not looked into: `limit` for `limits` boots
- * silently with the defaults, the very shape issue 44 asked to refuse "in forRootAsync, where no type
- * catches it". (Sections with their own key check, as `testNumbers`, refuse a class instance's typo.)
- *
- * Low. FAILS ON PURPOSE on the current code.
+ * Unknown option keys are refused at boot however the options object was made: a class instance (a
+ * validated config class, `plainToInstance`) or a null-prototype object (`Object.create(null)`, some
+ * config loaders), as a literal is; `limit` for `limits` would otherwise boot with the defaults.
  */
 import { describe, expect, it } from '@jest/globals';
 import { resolveVerificationOptions } from './verification-options.resolver.js';

@@ -10,7 +10,7 @@ export const UNRULED_FIELDS = ['store', 'api.onRequest', 'limits.spendCap.curren
  * Refuses a key the options do not have, in any group the table knows (`limit` for `limits`,
  * `limits.startPerPhon`, `testNumbers.numbers[0].cod`), naming the nearest known one: a typo would
  * otherwise boot with the default silently. Groups the table does not describe (a store instance, a
- * logger, a registry) are not looked into.
+ * logger, a registry) are not looked into; a group it does is, however its object was made.
  */
 export function checkKnownKeys(rules: readonly OptionRule[], options: unknown): void {
   const known = new Set([...rules.map((rule) => rule.path), ...UNRULED_FIELDS]);
@@ -20,7 +20,8 @@ export function checkKnownKeys(rules: readonly OptionRule[], options: unknown): 
       if (groups.has(`${group}[]`)) value.forEach((item, i) => visit(item, `${group}[]`, `${shown}[${i}]`));
       return;
     }
-    if (!isObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return;
+    // A group's value is looked into whatever made it: a literal, `Object.create(null)`, a host's config class.
+    if (!isObject(value)) return;
     const siblings = [...known].filter((path) => parentOf(path) === group && !path.endsWith('[]'));
     for (const [key, child] of Object.entries(value)) {
       const path = group === '' ? key : `${group}.${key}`;
