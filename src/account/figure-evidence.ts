@@ -121,7 +121,7 @@ export class FigureEvidence {
 
   /** Whether this is the caller's first counted start of the method on the session's day. */
   firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
-    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${this.keys.digest(caller)}}`;
+    const key = firstCallerKey(record, this.keys.digest(caller));
     return this.store.setIfAbsent(key, '1', this.untilDayEnds(record));
   }
 
@@ -140,7 +140,7 @@ export class FigureEvidence {
     const counts = await Promise.all(
       kinds.map((kind) =>
         this.store.increment(
-          `stats-giver:{${day}:${kind}:${this.keys.digest(givers[kind]!)}}`,
+          giverKey(day, kind, this.keys.digest(givers[kind]!)),
           1,
           this.untilDayEnds(record),
         ),
@@ -165,6 +165,27 @@ function followedKey(requestId: string): string {
 
 function recordKey(callerDigest: string): string {
   return `stats-record:{${callerDigest}}`;
+}
+
+function firstCallerKey(record: { createdAt: number; method: SessionRecord['method'] }, of: string): string {
+  return `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${of}}`;
+}
+
+function giverKey(day: string, kind: keyof FigureGivers, of: string): string {
+  return `stats-giver:{${day}:${kind}:${of}}`;
+}
+
+/** Store keys a caller's starts of a session's day and method left in the figures' evidence (erasure). */
+export function callerEvidenceKeys(
+  record: { createdAt: number; method: SessionRecord['method'] },
+  callerDigest: string,
+): string[] {
+  const day = `${dayName(record.createdAt)}:${storedMethod(record.method)}`;
+  return [
+    firstCallerKey(record, callerDigest),
+    giverKey(day, 'caller', callerDigest),
+    recordKey(callerDigest),
+  ];
 }
 
 /**

@@ -152,9 +152,9 @@ export class SessionRecordRepository {
     return false;
   }
 
-  /** A session started or adopted: followed by the reconciler, indexed under its number and owner. */
-  async follow(record: SessionRecord): Promise<void> {
-    await Promise.all([this.queue.track(record), this.subjects.add(record)]);
+  /** A session started or adopted: followed by the reconciler, indexed under its number and owner (with its callers). */
+  async follow(record: SessionRecord, callers?: readonly string[]): Promise<void> {
+    await Promise.all([this.queue.track(record), this.subjects.add(record, callers)]);
   }
 
   /** Whether the session was erased (`erase`) while its mark is kept. */

@@ -36,6 +36,16 @@ export interface SessionOrder {
   owner: string | undefined;
   /** The journey the session is a step of (none: a journey's first session). */
   journeyId?: string;
+  /** Who asked for it (`client:…`, `browser:…`): kept sealed in the erasure index (see erasureCallersOf). */
+  callers?: readonly string[];
+}
+
+/** The callers an erasure of a session's number or owner also forgets: its client key and browser key. */
+export function erasureCallersOf(clientKey: string | undefined, browserKey: string | undefined): string[] {
+  return [
+    ...(clientKey === undefined ? [] : [`client:${clientKey}`]),
+    ...(browserKey === undefined ? [] : [`browser:${browserKey}`]),
+  ];
 }
 
 /** Set while any in-doubt start is remembered: a webhook for an unknown session costs no API call otherwise. */
@@ -162,7 +172,7 @@ export class PaidStart {
 
   /** The started session, recorded and followed by the reconciler until its outcome is emitted. */
   private async recorded(
-    { phoneNumber, owner, journeyId }: SessionOrder,
+    { phoneNumber, owner, journeyId, callers }: SessionOrder,
     result: InitiateResult,
     suspected?: boolean,
   ): Promise<SessionRecord> {
@@ -182,7 +192,7 @@ export class PaidStart {
     );
     await this.records.create(record);
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.follow(record);
+    await this.records.follow(record, callers);
     return record;
   }
 
