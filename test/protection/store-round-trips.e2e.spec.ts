@@ -72,10 +72,11 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
       // The erasure index: the session under its number (and owner, when there is one).
       'increment(subject)',
       'set(subject)',
-      // The spend reservation stays open until the session ends (charged on delivery: issue 29).
+      // The spend reservation stays open until the session ends (charged on delivery: issue 29),
+      // written with the coalescing claim's hand-back (one round trip, then the window's live count).
       'set(protect:spend-open)',
-      'increment(protect:spend-live)',
       'set(protect:coalesce)',
+      'increment(protect:spend-live)',
       // The method figures: the session's start claimed (its counters are added within a second, in a batch).
       ...METHOD_FIGURES_OF_A_START,
     ]);
