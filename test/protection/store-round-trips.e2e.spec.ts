@@ -59,9 +59,9 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     expect(pumping.length).toBe(53);
     expect(calls.filter((c) => !c.endsWith('(protect:pump)'))).toEqual([
       'setIfAbsent(protect:coalesce)',
-      // The API's 429 back-off, read with the defence's counts (one hop).
-      'get(protect:api-backoff)',
+      // The wrong-code budget and the API's 429 back-off, read with the defence's counts (one hop).
       'get(protect:wrong-codes-phone)',
+      'get(protect:api-backoff)',
       'setIfAbsent(protect:cooldown)',
       'increment(protect:start-client)',
       'increment(protect:start-phone-caller)',
