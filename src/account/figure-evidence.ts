@@ -65,12 +65,15 @@ export class FigureEvidence {
     givers: FigureGivers,
   ): Promise<false | Admission> {
     const decided = `stats-admitted:{${record.requestId}}`;
-    const known = await this.store.get(decided);
-    if (known !== null) return admission(known);
     const numberKey = statsNumberKey(record, this.keys.digest(record.phoneNumber));
-    const first =
-      (await this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record))) ||
-      (await this.store.get(numberKey)) === record.requestId;
+    // One round: the decision read with the number's claim for the day (a session decided already
+    // holds its number's claim, or another session does: the claim changes nothing then).
+    const [known, claimed] = await Promise.all([
+      this.store.get(decided),
+      this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record)),
+    ]);
+    if (known !== null) return admission(known);
+    const first = claimed || (await this.store.get(numberKey)) === record.requestId;
     let decision = '0';
     if (first) {
       // One round: the giver shares counted, the caller's record read.
