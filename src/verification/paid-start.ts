@@ -190,9 +190,8 @@ export class PaidStart {
         suspected,
       },
     );
-    await this.records.create(record);
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.follow(record, callers);
+    await this.records.createAndFollow(record, callers);
     return record;
   }
 
@@ -273,8 +272,7 @@ export class PaidStart {
         this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
       as: 'seed',
     });
-    await this.records.create(record);
-    await this.records.follow(record);
+    await this.records.createAndFollow(record);
     // A paid initiation after all: counted where the start route counts its own.
     this.telemetry.metrics.started(session.method);
     this.telemetry.metrics.spent(session.method, session.cost);
