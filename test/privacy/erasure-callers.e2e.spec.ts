@@ -55,15 +55,16 @@ describe('erasure of the callers’ counters', () => {
     return host;
   }
 
-  /** Every kind of journey of one caller and number: wrong then right code, a switch, a hand-back, a refused resend; answers its handles. */
+  /** Every kind of journey of one caller and number: wrong then right code, a switch (from another network), a hand-back, a refused resend; answers its handles. */
   async function journeys(host: TestApp, who: Caller, n: string): Promise<string[]> {
     const headers = (): Record<string, string> => ({
       'x-client': who.client,
       ...(who.owner === undefined ? {} : { 'x-user': who.owner }),
       ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
     });
-    const post = async (path: string, body: unknown) => {
-      const answer = await call(host.url, 'POST', `/verification/${path}`, body, headers());
+    const post = async (path: string, body: unknown, network = '') => {
+      const as = { ...headers(), 'x-client': `${who.client}${network}` };
+      const answer = await call(host.url, 'POST', `/verification/${path}`, body, as);
       const cookie = answer.headers.get('set-cookie');
       if (cookie !== null) who.cookie = cookie.split(';')[0];
       return answer;
@@ -81,10 +82,12 @@ describe('erasure of the callers’ counters', () => {
     expect((await post('check', { verification_id: id, code })).body.verified).toBe(true);
     const pending = await post('start', { phone_number: n, method: 'flash_call' });
     expect(pending.status).toBe(201);
-    const switched = await post('switch', {
-      verification_id: pending.body.verification_id,
-      method: 'msgr1_otp',
-    });
+    // The switch comes from another network (a client key of its own): the switch's twin path.
+    const switched = await post(
+      'switch',
+      { verification_id: pending.body.verification_id, method: 'msgr1_otp' },
+      '-mobile',
+    );
     expect(switched.status).toBe(201);
     expect((await post('start', { phone_number: n, method: 'sms' })).status).toBe(429);
     expect(
