@@ -19,6 +19,7 @@ import { orchestrationBenchmark } from './orchestration.bench.js';
 import { routesBenchmark } from './routes.bench.js';
 import { soakBenchmark } from './soak.bench.js';
 import { storeBenchmark } from './store.bench.js';
+import { storeLatencyBenchmark } from './store-latency.bench.js';
 import { webhooksBenchmark } from './webhooks.bench.js';
 
 type Benchmark = (ctx: BenchContext) => Promise<BenchTable[]>;
@@ -36,6 +37,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   coalescing: coalescingBenchmark,
   routes: routesBenchmark,
   store: storeBenchmark,
+  'store-latency': storeLatencyBenchmark,
   webhooks: webhooksBenchmark,
   memory: memoryBenchmark,
   soak: soakBenchmark,

@@ -31,6 +31,7 @@ export {
   type StoreMessageListener,
   type StoreWriteOptions,
 } from './store/verification-store.interface.js';
+export type { StoreBatchResults, StoreOperation, StoreOperationResults } from './store/store-batch.js';
 export { MemoryStore, type MemoryStoreOptions } from './store/memory.store.js';
 export { RedisStore, type RedisStoreOptions } from './store/redis.store.js';
 export type { RedisDriverName } from './store/open-redis-client.js';

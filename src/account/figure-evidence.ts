@@ -65,12 +65,15 @@ export class FigureEvidence {
     givers: FigureGivers,
   ): Promise<false | Admission> {
     const decided = `stats-admitted:{${record.requestId}}`;
-    const known = await this.store.get(decided);
-    if (known !== null) return admission(known);
     const numberKey = statsNumberKey(record, this.keys.digest(record.phoneNumber));
-    const first =
-      (await this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record))) ||
-      (await this.store.get(numberKey)) === record.requestId;
+    // One round: the decision read with the number's claim for the day (a session decided already
+    // holds its number's claim, or another session does: the claim changes nothing then).
+    const [known, claimed] = await Promise.all([
+      this.store.get(decided),
+      this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record)),
+    ]);
+    if (known !== null) return admission(known);
+    const first = claimed || (await this.store.get(numberKey)) === record.requestId;
     let decision = '0';
     if (first) {
       // One round: the giver shares counted, the caller's record read.
@@ -121,7 +124,7 @@ export class FigureEvidence {
 
   /** Whether this is the caller's first counted start of the method on the session's day. */
   firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
-    const key = `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${this.keys.digest(caller)}}`;
+    const key = firstCallerKey(record, this.keys.digest(caller));
     return this.store.setIfAbsent(key, '1', this.untilDayEnds(record));
   }
 
@@ -140,7 +143,7 @@ export class FigureEvidence {
     const counts = await Promise.all(
       kinds.map((kind) =>
         this.store.increment(
-          `stats-giver:{${day}:${kind}:${this.keys.digest(givers[kind]!)}}`,
+          giverKey(day, kind, this.keys.digest(givers[kind]!)),
           1,
           this.untilDayEnds(record),
         ),
@@ -165,6 +168,27 @@ function followedKey(requestId: string): string {
 
 function recordKey(callerDigest: string): string {
   return `stats-record:{${callerDigest}}`;
+}
+
+function firstCallerKey(record: { createdAt: number; method: SessionRecord['method'] }, of: string): string {
+  return `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${of}}`;
+}
+
+function giverKey(day: string, kind: keyof FigureGivers, of: string): string {
+  return `stats-giver:{${day}:${kind}:${of}}`;
+}
+
+/** Store keys a caller's starts of a session's day and method left in the figures' evidence (erasure). */
+export function callerEvidenceKeys(
+  record: { createdAt: number; method: SessionRecord['method'] },
+  callerDigest: string,
+): string[] {
+  const day = `${dayName(record.createdAt)}:${storedMethod(record.method)}`;
+  return [
+    firstCallerKey(record, callerDigest),
+    giverKey(day, 'caller', callerDigest),
+    recordKey(callerDigest),
+  ];
 }
 
 /**

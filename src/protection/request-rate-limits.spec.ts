@@ -48,6 +48,28 @@ describe('RequestRateLimits', () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));
   });
 
+  it('limits counted together: the first refusal in order answers and keeps its point, every other is given back', async () => {
+    const rl = limits({
+      startPerIp: { points: 1, windowMs: HOUR },
+      startPerPhoneAndCaller: { points: 1, windowMs: 2 * HOUR },
+      startPerPhone: { points: 2, windowMs: 2 * HOUR },
+    });
+    const n = '+79160000009';
+    const first = await rl.countStart('203.0.113.9', n, 'a');
+    // The client and the (phone, caller) are both used up: the client's refusal answers, and the
+    // (phone, caller) keeps no point of it.
+    for (let i = 0; i < 3; i++)
+      expect((await refusalOf(rl.countStart('203.0.113.9', n, 'a')))?.reason).toBe('start_ip_limit');
+    clock.now += HOUR;
+    await first.release();
+    // Its one point given back, the (phone, caller) is free again.
+    expect(await refusalOf(rl.countStart('203.0.113.10', n, 'a'))).toBeUndefined();
+    // Refused by the (phone, caller): the client's and the phone's points of it are given back.
+    expect((await refusalOf(rl.countStart('203.0.113.11', n, 'a')))?.reason).toBe('start_phone_caller_limit');
+    expect(await refusalOf(rl.countStart('203.0.113.11', n, 'b'))).toBeUndefined();
+    expect((await refusalOf(rl.countStart('203.0.113.12', n, 'c')))?.reason).toBe('start_phone_limit');
+  });
+
   it("a client's starts are limited across numbers and callers, with the exact wait", async () => {
     const rl = limits({ startPerIp: { points: 2, windowMs: HOUR } });
     await rl.countStart('203.0.113.7', '+79160000001', 'a');

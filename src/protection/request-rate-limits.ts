@@ -77,39 +77,30 @@ export class RequestRateLimits {
     caller: string,
     perPhone = true,
   ): Promise<ProtectionHold> {
-    const holds: ProtectionHold[] = [];
-    const release = async (): Promise<void> => {
-      for (const hold of [...holds].reverse()) await hold.release();
-    };
-    try {
-      holds.push(
-        await count(
-          this.startPerClient,
-          clientKey === undefined ? undefined : this.keys.digest(clientKey),
-          ProtectionRefusalReason.startIpLimit,
-        ),
-      );
-      holds.push(
-        await count(
-          this.startPerPhoneAndCaller,
-          this.keys.digest(`${caller}\n${phoneNumber}`),
-          ProtectionRefusalReason.startPhoneCallerLimit,
-        ),
-      );
-      if (perPhone)
-        holds.push(
-          await count(
-            this.startPerPhone,
-            this.keys.digest(phoneNumber),
-            ProtectionRefusalReason.startPhoneLimit,
-            true,
-          ),
-        );
-    } catch (error) {
-      await release().catch(() => undefined);
-      throw error;
-    }
-    return { release };
+    // Counted together (one round trip); the first refusal in this order answers, the others' points
+    // are given back, as when each was counted after the one before it had passed.
+    return countAll([
+      [
+        this.startPerClient,
+        clientKey === undefined ? undefined : this.keys.digest(clientKey),
+        ProtectionRefusalReason.startIpLimit,
+      ],
+      [
+        this.startPerPhoneAndCaller,
+        this.keys.digest(`${caller}\n${phoneNumber}`),
+        ProtectionRefusalReason.startPhoneCallerLimit,
+      ],
+      ...(perPhone
+        ? [
+            [
+              this.startPerPhone,
+              this.keys.digest(phoneNumber),
+              ProtectionRefusalReason.startPhoneLimit,
+              true,
+            ] as const,
+          ]
+        : []),
+    ]);
   }
 
   /**
@@ -146,6 +137,40 @@ export class RequestRateLimits {
       ProtectionRefusalReason.checkLimit,
     );
   }
+}
+
+type Count = readonly [
+  limiter: StoreRateLimiter | undefined,
+  key: string | undefined,
+  reason: ProtectionRefusalReason,
+  coarse?: boolean,
+];
+
+/**
+ * Counts every limit at once. When one refuses, the first refusal in the given order is thrown and
+ * keeps its point (its window's count says the limit was reached), as a limit counted alone does;
+ * every other point is given back, as if those after it had never been counted.
+ */
+async function countAll(counts: readonly Count[]): Promise<ProtectionHold> {
+  const outcomes = await Promise.allSettled(
+    counts.map(async ([limiter, key, reason, coarse]) => {
+      if (limiter === undefined || key === undefined) return { hold: NOTHING_HELD };
+      const outcome = await limiter.tryConsume(key);
+      const hold: ProtectionHold = { release: () => limiter.refund(key) };
+      if (outcome.allowed) return { hold };
+      const waitMs = coarse ? coarseWaitMs(outcome.msBeforeNext, limiter.windowMs) : outcome.msBeforeNext;
+      return { hold, refusal: protectionRefusal(reason, waitMs) };
+    }),
+  );
+  const first = outcomes.findIndex((o) => o.status === 'rejected' || o.value.refusal !== undefined);
+  const holds = outcomes.flatMap((o, i) => (o.status === 'fulfilled' && i !== first ? [o.value.hold] : []));
+  const release = async (): Promise<void> => {
+    await Promise.all(holds.map((hold) => hold.release()));
+  };
+  if (first === -1) return { release };
+  await release().catch(() => undefined);
+  const failed = outcomes[first]!;
+  throw failed.status === 'rejected' ? failed.reason : failed.value.refusal;
 }
 
 async function count(

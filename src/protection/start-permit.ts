@@ -79,19 +79,18 @@ export class StartPermit {
   /** The API started `session`: its real cost replaces the reservation's estimate; it is attributed for the pumping defence. */
   async commit(session: StartedSession): Promise<void> {
     if (!this.settle()) return;
-    try {
-      await this.admission.attribute(session);
-    } catch (error) {
-      // Its verification will be counted for its range, country and owner only.
-      this.logger.warn('pumping defence: the start could not be attributed', { error: errorText(error) });
-    }
-    try {
-      await this.admission.reservation?.settle(session.cost, session);
-    } catch (error) {
-      // The session exists and is paid for: serve it; the window keeps the estimate.
-      this.logger.warn('spend cap: the real cost could not be recorded', { error: errorText(error) });
-    }
-    await this.admission.claim?.started(session, this.admission.resendAvailableAt);
+    // Independent writes, issued together (one round trip).
+    await Promise.all([
+      this.admission.attribute(session).catch((error: unknown) => {
+        // Its verification will be counted for its range, country and owner only.
+        this.logger.warn('pumping defence: the start could not be attributed', { error: errorText(error) });
+      }),
+      this.admission.reservation?.settle(session.cost, session).catch((error: unknown) => {
+        // The session exists and is paid for: serve it; the window keeps the estimate.
+        this.logger.warn('spend cap: the real cost could not be recorded', { error: errorText(error) });
+      }),
+      this.admission.claim?.started(session, this.admission.resendAvailableAt),
+    ]);
   }
 
   /** The start produced no session: gives everything back when nothing was sent, keeps it counted otherwise. */

@@ -27,6 +27,7 @@ import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
 import { usageCharges } from './spend-evidence.js';
 import { StartCoalescer, type CoalescingClaim } from './start-coalescer.js';
+import { settled } from '../core/settled.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import { methodTraits } from '../core/verification-method.js';
@@ -38,7 +39,6 @@ import { errorText } from '../core/error-text.js';
 
 export type { HandBack, StartCandidate, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
-
 /** The outcomes that end a session and settle its open spend reservation (`verified_again` is charged too). */
 const SESSION_ENDS = ['verified', 'verifiedAgain', 'failed', 'expired'] as const;
 
@@ -173,6 +173,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     candidate: StartCandidate,
     coalescing: CoalescingClaim | undefined,
   ): Promise<StartPermit> {
+    // Read with the defence's counts (one round trip); a refusal answers in turn, after the hook.
+    const wrongCodes = settled(this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner));
     const [pumping] = await Promise.all([
       this.pumping.assess(candidate),
       this.options.limits.enabled ? this.backOff.assertOpen() : undefined,
@@ -191,7 +193,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       },
       this.logger,
     );
-    await this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner);
+    (await wrongCodes)();
     const caller = limitsCallerOf(candidate);
     const holds: ProtectionHold[] = [];
     let reservation: SpendReservation | undefined;

@@ -111,11 +111,22 @@ export class SessionRecordRepository {
     return `erased:{${requestId}}`;
   }
 
-  /** Stores a session's first record (just started or adopted: not indexed yet, so no erasure names it). */
-  async create(record: SessionRecord): Promise<void> {
+  /**
+   * Stores a session's first record and indexes it (followed by the reconciler, under its number and
+   * owner, with its callers), together: the erasure mark is read with the write, so an erasure that
+   * found the index before the record landed still removes it.
+   */
+  async createAndFollow(record: SessionRecord, callers?: readonly string[]): Promise<void> {
     const raw = this.#sealed(record);
-    await this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt));
-    this.storedAs.set(record, raw);
+    const [[, erased]] = await Promise.all([
+      Promise.all([
+        this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt)),
+        this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
+      ]),
+      this.follow(record, callers),
+    ]);
+    if (erased !== null) await this.remove(record.requestId);
+    else this.storedAs.set(record, raw);
   }
 
   /** Stores a session's changed record; one an erasure removed meanwhile is not brought back (false). */
@@ -150,9 +161,9 @@ export class SessionRecordRepository {
     return false;
   }
 
-  /** A session started or adopted: followed by the reconciler, indexed under its number and owner. */
-  async follow(record: SessionRecord): Promise<void> {
-    await Promise.all([this.queue.track(record), this.subjects.add(record)]);
+  /** A session started or adopted: followed by the reconciler, indexed under its number and owner (with its callers). */
+  async follow(record: SessionRecord, callers?: readonly string[]): Promise<void> {
+    await Promise.all([this.queue.track(record), this.subjects.add(record, callers)]);
   }
 
   /** Whether the session was erased (`erase`) while its mark is kept. */

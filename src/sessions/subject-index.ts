@@ -22,23 +22,33 @@ export class SubjectIndex {
     private readonly retentionMs: number,
   ) {}
 
-  /** Indexes a session under its number and its owner. */
-  async add(record: SessionRecord): Promise<void> {
+  /**
+   * Indexes a session under its number and its owner, with the callers it was started by (`client:…`,
+   * `browser:…`), sealed in its slot: the counters and cooldowns they name are the subject's too.
+   */
+  async add(record: SessionRecord, callers: readonly string[] = []): Promise<void> {
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + this.retentionMs;
     const subjects: ErasureSubject[] = [{ phoneNumber: record.phoneNumber }];
     if (record.owner !== undefined) subjects.push({ owner: record.owner });
     const day = Math.floor(this.store.now() / DAY_MS);
+    const slot =
+      callers.length === 0
+        ? record.requestId
+        : `${record.requestId} ${this.keys.seal(JSON.stringify(callers))}`;
     await Promise.all(
       subjects.map(async (subject) => {
         const base = `${this.tag(subject)}:${day}`;
         const { value } = await this.store.increment(`${base}:n`, 1, this.#dayKeptMs());
-        await this.store.set(`${base}:${value}`, record.requestId, ttl);
+        await this.store.set(`${base}:${value}`, slot, ttl);
       }),
     );
   }
 
-  /** The request ids of the subject's sessions whose records may still be kept; the index of them is removed. */
-  async take(subject: ErasureSubject): Promise<string[]> {
+  /**
+   * The request ids of the subject's sessions whose records may still be kept, and the callers they
+   * were started by; the index of them is removed.
+   */
+  async take(subject: ErasureSubject): Promise<{ ids: string[]; callers: string[] }> {
     const today = Math.floor(this.store.now() / DAY_MS);
     const days = Math.ceil(this.#dayKeptMs() / DAY_MS);
     const ids = await Promise.all(
@@ -48,10 +58,27 @@ export class SubjectIndex {
         const slots = Array.from({ length: count }, (_, i) => `${base}:${i + 1}`);
         const found = await Promise.all(slots.map((key) => this.store.get(key)));
         await Promise.all([...slots, `${base}:n`].map((key) => this.store.delete(key)));
-        return found.filter((id): id is string => id !== null);
+        return found.filter((slot): slot is string => slot !== null);
       }),
     );
-    return [...new Set(ids.flat())];
+    const slots = ids.flat().map((slot) => this.#slot(slot));
+    return {
+      ids: [...new Set(slots.map((s) => s.id))],
+      callers: [...new Set(slots.flatMap((s) => s.callers))],
+    };
+  }
+
+  /** A slot's request id and the callers sealed beside it (none when it does not open). */
+  #slot(value: string): { id: string; callers: string[] } {
+    const [id, sealed] = value.split(' ');
+    if (sealed === undefined) return { id: id!, callers: [] };
+    try {
+      const callers: unknown = JSON.parse(this.keys.open(sealed) ?? '[]');
+      const valid = Array.isArray(callers) && callers.every((c) => typeof c === 'string');
+      return { id: id!, callers: valid ? (callers as string[]) : [] };
+    } catch {
+      return { id: id!, callers: [] };
+    }
   }
 
   /** Remembers that the subject was erased at `at`, for `ttlMs`: what it verified before no longer counts. */

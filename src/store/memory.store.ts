@@ -3,6 +3,7 @@ import { DueQueue } from './due-queue.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { LocalChannels } from './local-channels.js';
+import { runOne, type StoreBatchResults, type StoreOperation } from './store-batch.js';
 import type {
   StoreMessageListener,
   StoreWriteOptions,
@@ -143,6 +144,15 @@ export class MemoryStore implements VerificationStore {
     }
     this.write(key, new Entry(String(value), expiresAt), options);
     return { value, expiresAt };
+  }
+
+  /** Runs the operations in one step: no other operation comes between them. */
+  async batch<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>> {
+    this.assertOpen('batch');
+    // Each method does its work before its first await: mapping runs them all now, in order.
+    return Promise.all(operations.map((operation) => runOne(this, operation))) as Promise<
+      StoreBatchResults<T>
+    >;
   }
 
   async schedule(queue: string, member: string, dueAt: number): Promise<void> {

@@ -8,6 +8,7 @@ import { CLAIM_DUE, INCREMENT, SET_IF_ABSENT, type RedisScript } from './redis-s
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { redactSecrets, VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { RedisSubscriber } from './redis-subscriber.js';
+import type { StoreBatchResults, StoreOperation } from './store-batch.js';
 import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
 
 export interface RedisStoreOptions {
@@ -94,40 +95,74 @@ export class RedisStore implements VerificationStore {
   }
 
   async get(key: string): Promise<string | null> {
-    const raw = await this.run('get', (send) => this.command(send, 'GET', key));
-    return decodeLive(asString(raw), this.clock());
+    return this.run('get', (send) => this.execute(send, { op: 'get', key })) as Promise<string | null>;
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     assertTtl(ttlMs);
-    const now = this.clock();
-    const encoded = `${now + ttlMs}:${value}`;
-    await this.run('set', (send) => this.command(send, 'SET', key, encoded, 'PX', pxOf(ttlMs)));
+    await this.run('set', (send) => this.execute(send, { op: 'set', key, value, ttlMs }));
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     assertTtl(ttlMs);
-    const now = this.clock();
-    const encoded = `${now + ttlMs}:${value}`;
-    const reply = await this.run('setIfAbsent', (send) =>
-      this.evalScript(send, SET_IF_ABSENT, key, [String(now), encoded, pxOf(ttlMs)]),
-    );
-    return Number(reply) === 1;
+    const op = { op: 'setIfAbsent', key, value, ttlMs } as const;
+    return this.run('setIfAbsent', (send) => this.execute(send, op)) as Promise<boolean>;
   }
 
   async delete(key: string): Promise<void> {
-    await this.run('delete', (send) => this.command(send, 'DEL', key));
+    await this.run('delete', (send) => this.execute(send, { op: 'delete', key }));
   }
 
   async increment(key: string, by: number, ttlMs: number): Promise<{ value: number; expiresAt: number }> {
     assertIncrement(by);
     assertTtl(ttlMs);
+    const op = { op: 'increment', key, by, ttlMs } as const;
+    return this.run('increment', (send) => this.execute(send, op)) as Promise<{
+      value: number;
+      expiresAt: number;
+    }>;
+  }
+
+  /**
+   * The operations under one deadline, every command written at once: the client sends them back to
+   * back (a pipeline), a cluster client to each key's node, nodes concurrently. One round trip.
+   */
+  async batch<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>> {
+    for (const operation of operations) {
+      if (operation.op === 'increment') assertIncrement(operation.by);
+      if ('ttlMs' in operation) assertTtl(operation.ttlMs);
+    }
+    if (operations.length === 0) return [] as StoreBatchResults<T>;
+    return this.run('batch', (send) =>
+      Promise.all(operations.map((operation) => this.execute(send, operation))),
+    ) as Promise<StoreBatchResults<T>>;
+  }
+
+  /** One key operation, its answer decoded as its method answers it. */
+  private async execute(send: Send, operation: StoreOperation): Promise<unknown> {
     const now = this.clock();
-    const reply = await this.run('increment', (send) =>
-      this.evalScript(send, INCREMENT, key, [String(now), String(by), pxOf(ttlMs)]),
-    );
-    const [value, expiresAt] = reply as unknown[];
-    return { value: Number(asString(value)), expiresAt: Number(asString(expiresAt)) };
+    switch (operation.op) {
+      case 'get':
+        return decodeLive(asString(await this.command(send, 'GET', operation.key)), this.clock());
+      case 'set': {
+        const encoded = `${now + operation.ttlMs}:${operation.value}`;
+        await this.command(send, 'SET', operation.key, encoded, 'PX', pxOf(operation.ttlMs));
+        return undefined;
+      }
+      case 'setIfAbsent': {
+        const encoded = `${now + operation.ttlMs}:${operation.value}`;
+        const args = [String(now), encoded, pxOf(operation.ttlMs)];
+        return Number(await this.evalScript(send, SET_IF_ABSENT, operation.key, args)) === 1;
+      }
+      case 'delete':
+        await this.command(send, 'DEL', operation.key);
+        return undefined;
+      case 'increment': {
+        const args = [String(now), String(operation.by), pxOf(operation.ttlMs)];
+        const [value, expiresAt] = (await this.evalScript(send, INCREMENT, operation.key, args)) as unknown[];
+        return { value: Number(asString(value)), expiresAt: Number(asString(expiresAt)) };
+      }
+    }
   }
 
   async schedule(queue: string, member: string, dueAt: number): Promise<void> {

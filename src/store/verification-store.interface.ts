@@ -16,6 +16,8 @@ export interface StoreWriteOptions {
   evictable?: boolean;
 }
 
+import type { StoreBatchResults, StoreOperation } from './store-batch.js';
+
 /** Receives one published message. */
 export type StoreMessageListener = (message: string) => void;
 
@@ -46,6 +48,16 @@ export interface VerificationStore {
     ttlMs: number,
     options?: StoreWriteOptions,
   ): Promise<{ value: number; expiresAt: number }>;
+
+  /**
+   * Runs several key operations together and answers each one's result, in order: one round trip
+   * (Redis: the commands written back to back on the connection, a pipeline; on a Redis Cluster one
+   * pipeline per node, all issued at once). Each operation is as atomic as its own method; the batch
+   * as a whole is not a transaction (MemoryStore runs it in one step). An operation that fails
+   * rejects the batch; the others may have run. Optional for a host's own store: without it the module
+   * issues the operations at once by their own methods (`storeBatch`).
+   */
+  batch?<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>>;
 
   /** Adds or moves `member` in the due-queue `queue`, due at `dueAt` (store clock, ms). */
   schedule(queue: string, member: string, dueAt: number): Promise<void>;

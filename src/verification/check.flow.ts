@@ -51,11 +51,22 @@ export class CheckFlow {
         facts.requestId = journeyId;
         if (!isVerificationCode(input.code)) throw fieldError('code', `code must be ${CODE_RULE}`);
         const test = isTestSession(journeyId);
-        // The caller's check limit holds for every number, a test number's included.
-        await this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
-
+        // The caller's check limit holds for every number, a test number's included. The journey is
+        // read with it (one round trip), unless a token may rebuild it: a refused check adopts nothing.
+        const limit = this.protection.assertCheckAllowed(this.protection.clientKey(input.request, input.ip));
+        if (input.journeyToken !== undefined) {
+          await limit;
+          await this.handles.adopt(journeyId, input.owner, input.journeyToken);
+        }
         // The code is the current method's: a journey checks it against its current session.
-        const loaded = await this.handles.load(journeyId, input.owner, input.journeyToken);
+        const [allowed, read] = await Promise.allSettled([
+          limit,
+          this.handles.load(journeyId, input.owner, undefined),
+        ]);
+        // The limit's refusal comes first, as when the journey was read after it.
+        if (allowed.status === 'rejected') throw allowed.reason;
+        if (read.status === 'rejected') throw read.reason;
+        const loaded = read.value;
         const record = loaded.current;
         facts.method = record.method;
         facts.phoneNumber = record.phoneNumber;

@@ -132,8 +132,7 @@ export class InDoubtStarts {
         this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
       as: 'seed',
     });
-    await this.records.create(record);
-    await this.records.follow(record);
+    await this.records.createAndFollow(record);
     // A paid initiation after all: counted where the start route counts its own.
     this.telemetry.metrics.started(session.method);
     this.telemetry.metrics.spent(session.method, session.cost);

@@ -22,6 +22,16 @@ export interface SessionOrder {
   owner: string | undefined;
   /** The journey the session is a step of (none: a journey's first session). */
   journeyId?: string;
+  /** Who asked for it (`client:…`, `browser:…`): kept sealed in the erasure index (see erasureCallersOf). */
+  callers?: readonly string[];
+}
+
+/** The callers an erasure of a session's number or owner also forgets: its client key and browser key. */
+export function erasureCallersOf(clientKey: string | undefined, browserKey: string | undefined): string[] {
+  return [
+    ...(clientKey === undefined ? [] : [`client:${clientKey}`]),
+    ...(browserKey === undefined ? [] : [`browser:${browserKey}`]),
+  ];
 }
 
 /**
@@ -117,7 +127,7 @@ export class PaidStart {
 
   /** The started session, recorded and followed by the reconciler until its outcome is emitted. */
   private async recorded(
-    { phoneNumber, owner, journeyId }: SessionOrder,
+    { phoneNumber, owner, journeyId, callers }: SessionOrder,
     result: InitiateResult,
     suspected?: boolean,
   ): Promise<SessionRecord> {
@@ -135,9 +145,8 @@ export class PaidStart {
         suspected,
       },
     );
-    await this.records.create(record);
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.follow(record);
+    await this.records.createAndFollow(record, callers);
     return record;
   }
 }

@@ -19,7 +19,7 @@ import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
 import { JourneyState } from './journey-state.js';
 import { OrchestrationPolicy } from './orchestration.policy.js';
-import { PaidStart } from './paid-start.js';
+import { erasureCallersOf, PaidStart } from './paid-start.js';
 import { PhoneNumberNormalizer } from './phone-number.policy.js';
 import { toStartView } from './start-view.js';
 import type { StartInput, StartView } from './verification.views.js';
@@ -95,10 +95,13 @@ export class StartFlow {
         let resumed = false;
         if (this.paid.plays(phoneNumber, input.owner)) {
           const hold = await this.protection.admitTestStart(candidate);
-          started = await this.paid.play({ phoneNumber, method, owner: input.owner }).catch(async (error) => {
-            await hold.release();
-            throw error;
-          });
+          const callers = erasureCallersOf(clientKey, input.browserKey);
+          started = await this.paid
+            .play({ phoneNumber, method, owner: input.owner, callers })
+            .catch(async (error) => {
+              await hold.release();
+              throw error;
+            });
         } else {
           const admitted = await this.admit(candidate, auto);
           facts.method = admitted.candidate.method;
@@ -106,7 +109,12 @@ export class StartFlow {
             ({ resumed: started, resendAvailableAt } = admitted);
             resumed = true;
           } else {
-            const order = { phoneNumber, method: admitted.candidate.method, owner: input.owner };
+            const order = {
+              phoneNumber,
+              method: admitted.candidate.method,
+              owner: input.owner,
+              callers: erasureCallersOf(clientKey, input.browserKey),
+            };
             started = await this.paid.pay(order, admitted.permit);
             resendAvailableAt = admitted.permit.resendAvailableAt;
           }

@@ -14,7 +14,7 @@ import { fieldError, notPending, switchInProgress, switchRefusal } from './clien
 import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
 import { JourneyState } from './journey-state.js';
-import { PaidStart } from './paid-start.js';
+import { erasureCallersOf, PaidStart } from './paid-start.js';
 import { AUTO } from './start.flow.js';
 import { StatusFlow } from './status.flow.js';
 import { toStartView } from './start-view.js';
@@ -86,6 +86,7 @@ export class SwitchFlow {
             method: decision.method,
             owner: input.owner,
             journeyId,
+            callers: erasureCallersOf(clientKey, input.browserKey),
           };
           if (this.paid.plays(order.phoneNumber, order.owner)) {
             const hold = await this.protection.admitTestStart({

@@ -1,20 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { statsNumberKey } from '../account/method-figures.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VERIFICATION_METHODS } from '../core/verification-method.js';
-import { ProtectionKeys } from '../protection/protection-keys.js';
 import { RangeStatsKeys as RangeStats } from '../protection/range-stats-keys.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { testNumberSessionKey, testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
-import { InDoubtStarts } from './in-doubt-starts.js';
+import { erasureCounterKeys } from './erasure-keys.js';
+import { testNumberSessionKey } from '../test-numbers/test-number-sessions.js';
 
 /** Who to erase: one phone number (E.164) or one owner (`owner(req)`'s id). */
 export interface ErasureRequest {
@@ -60,7 +57,7 @@ export class VerificationErasure {
   /** Erases one subject (exactly one of `phoneNumber`, `owner`); answers what it removed, by kind. */
   async forget(request: ErasureRequest): Promise<ErasureReport> {
     const subject = erasureSubject(request);
-    const ids = await this.records.subjects.take(subject);
+    const { ids, callers } = await this.records.subjects.take(subject);
     const found = await Promise.all(ids.map((id) => this.records.get(id)));
     const records = found.filter((r) => r !== null);
     const now = this.store.now();
@@ -78,7 +75,7 @@ export class VerificationErasure {
     await this.records.subjects.markForgotten(subject, now, Math.max(claimsMs, keptMs));
     const [historyEntries, counters] = await Promise.all([
       this.history.forget(subject),
-      this.forgetCounters(subject, records),
+      this.forgetCounters(subject, records, callers),
     ]);
     return {
       sessions: records.length,
@@ -88,35 +85,19 @@ export class VerificationErasure {
     };
   }
 
-  /** The counters named by the subject, and by the (caller, number, method) its sessions were started for. */
-  private async forgetCounters(subject: ErasureSubject, records: SessionRecord[]): Promise<number> {
-    const keys = this.options.dataKeys;
-    const numbers = new Set(records.map((r) => r.phoneNumber));
-    const owners = new Set(records.flatMap((r) => (r.owner === undefined ? [] : [r.owner])));
-    if (subject.phoneNumber !== undefined) numbers.add(subject.phoneNumber);
-    else owners.add(subject.owner);
-    const names: string[] = [];
-    for (const n of subject.phoneNumber === undefined ? [] : [subject.phoneNumber])
-      names.push(
-        `${ProtectionKeys.startPerPhone}:${keys.digest(n)}`,
-        `${ProtectionKeys.wrongCodesPerPhone}:${keys.digest(n)}`,
-        InDoubtStarts.inDoubtKey(keys, n),
-        testNumberWrongKey(keys, n),
-        ...RangeStats.numberKeys(keys, n, this.store.now(), this.options.limits.pumping.windowMs),
-        ...records.map((r) => statsNumberKey(r, keys.digest(n))),
-      );
-    if (subject.owner !== undefined)
-      names.push(`${ProtectionKeys.wrongCodesPerOwner}:${keys.digest(subject.owner)}`);
-    for (const owner of owners)
-      for (const n of numbers) {
-        const caller = `owner:${owner}`;
-        names.push(`${ProtectionKeys.startPerPhoneAndCaller}:${keys.digest(`${caller}\n${n}`)}`);
-        for (const method of VERIFICATION_METHODS)
-          names.push(
-            ProtectionKeys.cooldown(keys, caller, n, method),
-            ProtectionKeys.coalesce(keys, caller, n, method),
-          );
-      }
+  /** The counters named by the subject, its sessions' callers and numbers (see erasureCounterKeys). */
+  private async forgetCounters(
+    subject: ErasureSubject,
+    records: SessionRecord[],
+    callers: string[],
+  ): Promise<number> {
+    const names = erasureCounterKeys(this.options.dataKeys, {
+      subject,
+      records,
+      callers,
+      now: this.store.now(),
+      pumping: this.options.limits.pumping,
+    });
     const present = await Promise.all(names.map((key) => this.store.get(key)));
     await Promise.all(names.filter((_, i) => present[i] !== null).map((key) => this.store.delete(key)));
     return present.filter((v) => v !== null).length;

@@ -59,23 +59,26 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     expect(pumping.length).toBe(53);
     expect(calls.filter((c) => !c.endsWith('(protect:pump)'))).toEqual([
       'setIfAbsent(protect:coalesce)',
-      // The API's 429 back-off, read with the defence's counts (one hop).
-      'get(protect:api-backoff)',
+      // The wrong-code budget and the API's 429 back-off, read with the defence's counts (one hop).
       'get(protect:wrong-codes-phone)',
+      'get(protect:api-backoff)',
       'setIfAbsent(protect:cooldown)',
       'increment(protect:start-client)',
       'increment(protect:start-phone-caller)',
       'increment(protect:start-phone)',
       'increment(protect:spend)',
       'get(session)',
+      // The record written with its erasure mark read (an erasure that found the index first removes
+      // it), and the erasure index: the session under its number (and owner, when there is one).
       'set(session)',
-      // The erasure index: the session under its number (and owner, when there is one).
+      'get(erased)',
       'increment(subject)',
       'set(subject)',
-      // The spend reservation stays open until the session ends (charged on delivery: issue 29).
+      // The spend reservation stays open until the session ends (charged on delivery: issue 29),
+      // written with the coalescing claim's hand-back (one round trip, then the window's live count).
       'set(protect:spend-open)',
-      'increment(protect:spend-live)',
       'set(protect:coalesce)',
+      'increment(protect:spend-live)',
       // The method figures: the session's start claimed (its counters are added within a second, in a batch).
       ...METHOD_FIGURES_OF_A_START,
     ]);
@@ -96,6 +99,7 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     expect(calls).toEqual([
       'get(session)',
       'set(session)',
+      'get(erased)',
       'increment(subject)',
       'set(subject)',
       ...METHOD_FIGURES_OF_A_START,

@@ -361,6 +361,97 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
       });
     });
 
+    describe('batch', () => {
+      /** Keys on many cluster slots: no hash tag in common. */
+      const spread = (n: number) => Array.from({ length: n }, (_, i) => `batch-${i}-${randomUUID()}`);
+
+      it('answers each operation as its own method does, in order, on keys of any slot', async () => {
+        const [a, b, c, d] = spread(4);
+        await store.set(a!, 'old', 60_000);
+        await store.increment(c!, 5, 60_000);
+        const answers = await store.batch!([
+          { op: 'get', key: a! },
+          { op: 'setIfAbsent', key: a!, value: 'no', ttlMs: 60_000 },
+          { op: 'setIfAbsent', key: b!, value: 'yes', ttlMs: 1000 },
+          { op: 'increment', key: c!, by: 2, ttlMs: 1 },
+          { op: 'increment', key: d!, by: 1, ttlMs: 2000, options: { evictable: true } },
+          { op: 'get', key: d! },
+          { op: 'set', key: a!, value: 'new', ttlMs: 500 },
+          { op: 'delete', key: c! },
+        ] as const);
+        expect(answers).toEqual([
+          'old',
+          false,
+          true,
+          { value: 7, expiresAt: clock.now() + 60_000 },
+          { value: 1, expiresAt: clock.now() + 2000 },
+          // Operations on one key apply in the batch's order.
+          '1',
+          undefined,
+          undefined,
+        ]);
+        await expect(store.get(a!)).resolves.toBe('new');
+        await expect(store.get(b!)).resolves.toBe('yes');
+        await expect(store.get(c!)).resolves.toBeNull();
+        await expect(store.get(d!)).resolves.toBe('1');
+        // TTLs as the methods set them: at the bound gone, one tick before still there.
+        clock.advance(499);
+        await expect(store.get(a!)).resolves.toBe('new');
+        clock.advance(1);
+        await expect(store.get(a!)).resolves.toBeNull();
+        clock.advance(499);
+        await expect(store.get(b!)).resolves.toBe('yes');
+        clock.advance(1);
+        await expect(store.get(b!)).resolves.toBeNull();
+        await expect(store.increment(d!, 1, 2000)).resolves.toEqual({
+          value: 2,
+          expiresAt: clock.now() + 1000,
+        });
+      });
+
+      it('an empty batch answers nothing', async () => {
+        await expect(store.batch!([])).resolves.toEqual([]);
+      });
+
+      it(`counts every increment of ${CONCURRENCY} concurrent batches once, and lets one setIfAbsent win`, async () => {
+        const [counter, claim] = spread(2);
+        const answers = await Promise.all(
+          Array.from({ length: CONCURRENCY }, (_, i) =>
+            store.batch!([
+              { op: 'increment', key: counter!, by: 1, ttlMs: 60_000 },
+              { op: 'setIfAbsent', key: claim!, value: String(i), ttlMs: 60_000 },
+            ] as const),
+          ),
+        );
+        expect(answers.map(([counted]) => counted.value).sort((x, y) => x - y)).toEqual(
+          Array.from({ length: CONCURRENCY }, (_, i) => i + 1),
+        );
+        expect(answers.filter(([, won]) => won)).toHaveLength(1);
+      });
+
+      it('rejects a bad TTL or step, and a key that is not a counter, like the methods', async () => {
+        const [k] = spread(1);
+        await expect(store.batch!([{ op: 'set', key: k!, value: 'v', ttlMs: 0 }])).rejects.toThrow(
+          RangeError,
+        );
+        await expect(store.batch!([{ op: 'increment', key: k!, by: 1.5, ttlMs: 1000 }])).rejects.toThrow(
+          RangeError,
+        );
+        await store.set(k!, 'text', 60_000);
+        await expect(store.batch!([{ op: 'increment', key: k!, by: 1, ttlMs: 1000 }])).rejects.toThrow(
+          /counter/i,
+        );
+      });
+
+      it('rejects as unavailable once closed', async () => {
+        const closing = await open();
+        await closing.close();
+        await expect(closing.batch!([{ op: 'get', key: 'k' }])).rejects.toThrow(
+          VerificationStoreUnavailableError,
+        );
+      });
+    });
+
     describe('isolation and sharing', () => {
       it('keeps stores of different namespaces (key prefixes) apart', async () => {
         const other = await open(randomUUID());

@@ -1,0 +1,232 @@
+/**
+ * Issue 45's row, the store's distance: start, check (a wrong code) and status (a pending session)
+ * on RedisStore with Redis direct and behind a TCP proxy that delays every chunk by 1 ms and 2 ms each
+ * way, one request at a time. A route's added latency divided by the added round-trip time is the
+ * number of store round trips it waits for one after another. Beside it, the routes' throughput on
+ * RedisStore (direct) over MemoryStore, with requests in flight, and Redis bytes per pending session.
+ * In a fresh process (the sandbox and the host share it: their cost is the same in every column).
+ */
+import net from 'node:net';
+import { Redis } from 'ioredis';
+import { VerificationSandbox } from '../src/testing/index.js';
+import { runIsolated, startsHostConfig, PhoneNumbers, type BenchContext } from './lib/context.js';
+import { startHostApp, type HostApp } from './lib/host-app.js';
+import { fmt, median, verdict, type BenchTable } from './lib/report.js';
+
+const DELAYS_MS = [1, 2] as const;
+const ROUTES = ['start', 'check', 'status'] as const;
+type Route = (typeof ROUTES)[number];
+const GOAL: Record<Route, number> = { start: 4, check: 3, status: 2 };
+const THROUGHPUT_GOAL = 0.8;
+const IN_FLIGHT = 16;
+
+export interface StoreLatencyArgs {
+  redisUrl: string;
+  requests: number;
+}
+export interface StoreLatencyResult {
+  /** Median latency (ms) per route and target: `memory`, `direct`, `delay1`, `delay2`. */
+  latency: Record<string, Record<Route, number>>;
+  /** Requests per second with IN_FLIGHT in flight, per route, on MemoryStore and RedisStore. */
+  throughput: Record<'memory' | 'redis', Record<Route, number>>;
+  redisBytesPerSession: number;
+}
+
+export async function storeLatencyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
+  const args = { redisUrl: await ctx.redisUrl(), requests: ctx.quick ? 60 : 300 };
+  const r = await runIsolated<StoreLatencyResult>('./store-latency.bench.js', 'runStoreLatency', args);
+  const rows = ROUTES.flatMap((route) =>
+    DELAYS_MS.map((d) => {
+      const added = r.latency[`delay${d}`]![route] - r.latency.direct![route];
+      const trips = added / (2 * d);
+      return [
+        route,
+        `${d} ms each way`,
+        fmt(r.latency.direct![route], 2),
+        fmt(r.latency[`delay${d}`]![route], 2),
+        fmt(added, 2),
+        fmt(trips, 1),
+        `≤ ${GOAL[route]}`,
+        verdict(trips <= GOAL[route]),
+      ];
+    }),
+  );
+  return [
+    {
+      title: `13 (issue 45). The store's distance: sequential round trips per route (RedisStore behind a delaying proxy, medians of ${args.requests} requests one at a time)`,
+      columns: ['route', 'proxy', 'direct ms', 'delayed ms', 'added ms', 'round trips', 'goal', ''],
+      rows,
+      notes: [
+        `Throughput, ${IN_FLIGHT} in flight, Redis ÷ Memory (goal ≥ ${THROUGHPUT_GOAL}): ${ROUTES.map(
+          (route) => {
+            const ratio = r.throughput.redis[route] / r.throughput.memory[route];
+            return `${route} ${fmt(ratio, 2)} (${fmt(r.throughput.redis[route])} ÷ ${fmt(r.throughput.memory[route])} req/s) ${verdict(ratio >= THROUGHPUT_GOAL)}`;
+          },
+        ).join('; ')}.`,
+        `Redis bytes per pending session (MEMORY USAGE of every key a start writes, over the starts): ${fmt(r.redisBytesPerSession)} B.`,
+        'Default protection (pumping in monitor mode, the spend cap above what a round spends); a check is a wrong code; a status reads a pending session the API was asked about already.',
+      ],
+    },
+  ];
+}
+
+/** A TCP proxy to `target` that holds every chunk `delayMs` in each direction (order kept). */
+async function delayingProxy(target: URL, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.setNoDelay(true);
+      s.on('error', () => undefined);
+      s.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk) => setTimeout(() => upstream.write(chunk), delayMs));
+    upstream.on('data', (chunk) => setTimeout(() => client.write(chunk), delayMs));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function json(url: string, method: 'GET' | 'POST', body: unknown, client: string) {
+  const started = performance.now();
+  const res = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-bench-client': client },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const parsed = (await res.json()) as Record<string, unknown>;
+  return { ms: performance.now() - started, status: res.status, body: parsed };
+}
+
+/** One start, then the status (twice: the first asks the API) and a wrong code of its session. */
+async function journey(host: HostApp, phones: PhoneNumbers, i: number): Promise<Record<Route, number>> {
+  const client = `bench-${i}-${Math.random()}`;
+  const start = await json(
+    `${host.url}/verification/start`,
+    'POST',
+    { phone_number: phones.take(), method: 'sms' },
+    client,
+  );
+  if (start.status !== 201) throw new Error(`start answered ${start.status}: ${JSON.stringify(start.body)}`);
+  const id = String(start.body.verification_id);
+  await json(`${host.url}/verification/status/${id}`, 'GET', undefined, client);
+  const status = await json(`${host.url}/verification/status/${id}`, 'GET', undefined, client);
+  const check = await json(
+    `${host.url}/verification/check`,
+    'POST',
+    { verification_id: id, code: '0000' },
+    client,
+  );
+  return { start: start.ms, status: status.ms, check: check.ms };
+}
+
+export async function runStoreLatency(args: StoreLatencyArgs): Promise<StoreLatencyResult> {
+  const sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 1_000_000_000 } });
+  const ready = {
+    url: sb.url,
+    apiKey: sb.demoAccount.apiKey,
+    apiSecret: sb.demoAccount.apiSecret,
+    webhookSecret: sb.demoAccount.webhookSecret,
+  };
+  const phones = new PhoneNumbers();
+  const proxies = await Promise.all(DELAYS_MS.map((d) => delayingProxy(new URL(args.redisUrl), d)));
+  const targets: [string, string | undefined][] = [
+    ['memory', undefined],
+    ['direct', args.redisUrl],
+    ...DELAYS_MS.map((d, i): [string, string] => [`delay${d}`, proxies[i]!.url]),
+  ];
+  const latency: StoreLatencyResult['latency'] = {};
+  const throughput = { memory: {}, redis: {} } as StoreLatencyResult['throughput'];
+  let redisBytesPerSession = 0;
+  try {
+    for (const [name, url] of targets) {
+      const config = startsHostConfig(ready, url);
+      const host = await startHostApp(config);
+      try {
+        for (let i = 0; i < 10; i++) await journey(host, phones, i); // warm-up
+        const samples: Record<Route, number[]> = { start: [], check: [], status: [] };
+        for (let i = 0; i < args.requests; i++) {
+          const one = await journey(host, phones, i);
+          for (const route of ROUTES) samples[route].push(one[route]);
+        }
+        latency[name] = {
+          start: median(samples.start),
+          check: median(samples.check),
+          status: median(samples.status),
+        };
+        if (name === 'memory' || name === 'direct') {
+          const perRoute: Record<Route, number[]> = { start: [], check: [], status: [] };
+          let n = 0;
+          await Promise.all(
+            Array.from({ length: IN_FLIGHT }, async () => {
+              while (n < args.requests) {
+                const one = await journey(host, phones, n++);
+                for (const route of ROUTES) perRoute[route].push(one[route]);
+              }
+            }),
+          );
+          // Per route: requests in flight over its median latency under that load.
+          throughput[name === 'memory' ? 'memory' : 'redis'] = {
+            start: (1000 * IN_FLIGHT) / median(perRoute.start),
+            check: (1000 * IN_FLIGHT) / median(perRoute.check),
+            status: (1000 * IN_FLIGHT) / median(perRoute.status),
+          };
+        }
+        if (name === 'direct')
+          redisBytesPerSession = await bytesPerStart(host, phones, args.redisUrl, config.redis!.keyPrefix);
+      } finally {
+        await host.close();
+      }
+    }
+  } finally {
+    await Promise.all(proxies.map((p) => p.close()));
+    await sb.close();
+  }
+  return { latency, throughput, redisBytesPerSession };
+}
+
+/** Redis bytes a start keeps: MEMORY USAGE of every key under a fresh prefix after 100 starts, per start. */
+async function bytesPerStart(
+  host: HostApp,
+  phones: PhoneNumbers,
+  redisUrl: string,
+  prefix: string,
+): Promise<number> {
+  const admin = new Redis(redisUrl);
+  try {
+    const usage = async (): Promise<number> => {
+      let total = 0;
+      let cursor = '0';
+      do {
+        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        for (const key of keys)
+          total += Number(await admin.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) || 0;
+      } while (cursor !== '0');
+      return total;
+    };
+    const before = await usage();
+    const starts = 100;
+    for (let i = 0; i < starts; i++)
+      await json(
+        `${host.url}/verification/start`,
+        'POST',
+        { phone_number: phones.take(), method: 'sms' },
+        `bytes-${i}`,
+      );
+    return ((await usage()) - before) / starts;
+  } finally {
+    admin.disconnect();
+  }
+}

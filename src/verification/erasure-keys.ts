@@ -1,0 +1,81 @@
+import { callerEvidenceKeys } from '../account/figure-evidence.js';
+import { statsNumberKey } from '../account/method-figures.js';
+import type { DataKeys } from '../core/data-keys.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { VERIFICATION_METHODS } from '../core/verification-method.js';
+import { ProtectionKeys } from '../protection/protection-keys.js';
+import { placeOf } from '../protection/pumping-subjects.js';
+import { rangeStatsKey, RangeStatsKeys } from '../protection/range-stats-keys.js';
+import type { ErasureSubject } from '../sessions/subject-index.js';
+import { testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
+import { InDoubtStarts } from './in-doubt-starts.js';
+
+/** What names a subject's counters: its sessions, the callers they were started by, and the clock. */
+export interface ErasureScope {
+  subject: ErasureSubject;
+  records: readonly SessionRecord[];
+  /** `client:…` and `browser:…` of the subject's sessions (the erasure index keeps them sealed). */
+  callers: readonly string[];
+  now: number;
+  pumping: { windowMs: number; rangeDigits: number };
+}
+
+/**
+ * The store keys of the counters, cooldowns and claims named by a subject: its number's limits and
+ * figures, and for every caller of its sessions (its owner, client key, browser key) their pumping
+ * counters, rate limits, cooldowns and coalescing claims, alone and with each of its numbers. Pure.
+ */
+export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[] {
+  const { subject, records, now } = scope;
+  const numbers = new Set(records.map((r) => r.phoneNumber));
+  const owners = new Set(records.flatMap((r) => (r.owner === undefined ? [] : [r.owner])));
+  if (subject.phoneNumber !== undefined) numbers.add(subject.phoneNumber);
+  else owners.add(subject.owner);
+  const callers = [...[...owners].map((o) => `owner:${o}`), ...scope.callers];
+  const { windowMs, rangeDigits } = scope.pumping;
+  const windows = [Math.floor(now / windowMs), Math.floor(now / windowMs) - 1];
+  const names: string[] = [];
+  if (subject.phoneNumber !== undefined) {
+    const n = subject.phoneNumber;
+    names.push(
+      `${ProtectionKeys.startPerPhone}:${keys.digest(n)}`,
+      `${ProtectionKeys.wrongCodesPerPhone}:${keys.digest(n)}`,
+      InDoubtStarts.inDoubtKey(keys, n),
+      testNumberWrongKey(keys, n),
+      ...RangeStatsKeys.numberKeys(keys, n, now, windowMs),
+      ...records.map((r) => statsNumberKey(r, keys.digest(n))),
+    );
+  }
+  for (const owner of owners) names.push(`${ProtectionKeys.wrongCodesPerOwner}:${keys.digest(owner)}`);
+  for (const caller of callers) {
+    const tag = keys.digest(caller);
+    names.push(rangeStatsKey.known(tag), rangeStatsKey.hold(tag));
+    for (const w of windows) names.push(rangeStatsKey.starts(tag, w), rangeStatsKey.verified(tag, w));
+    names.push(`${ProtectionKeys.freeStartPerCaller}:${tag}`);
+    for (const record of records) names.push(...callerEvidenceKeys(record, tag));
+    if (caller.startsWith('client:')) {
+      const clientKey = keys.digest(caller.slice('client:'.length));
+      names.push(
+        `${ProtectionKeys.startPerClient}:${clientKey}`,
+        `${ProtectionKeys.checkPerClient}:${clientKey}`,
+      );
+    }
+  }
+  for (const n of numbers) {
+    const place = placeOf(n, rangeDigits);
+    const places = [`range:${place.range}`, `prefix:${place.prefix}`];
+    for (const id of places)
+      for (const w of windows) names.push(rangeStatsKey.caller(keys.digest(`${id}\nn:${n}`), w));
+    for (const caller of callers) {
+      names.push(`${ProtectionKeys.startPerPhoneAndCaller}:${keys.digest(`${caller}\n${n}`)}`);
+      for (const method of VERIFICATION_METHODS)
+        names.push(
+          ProtectionKeys.cooldown(keys, caller, n, method),
+          ProtectionKeys.coalesce(keys, caller, n, method),
+        );
+      for (const id of places)
+        for (const w of windows) names.push(rangeStatsKey.caller(keys.digest(`${id}\n${caller}`), w));
+    }
+  }
+  return [...new Set(names)];
+}

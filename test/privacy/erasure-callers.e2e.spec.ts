@@ -1,0 +1,169 @@
+/**
+ * Erasure reaches what the subject's callers left: after every kind of journey (verified with a wrong
+ * code first, a switch, a pending session, a start handed back to the browser that made it, a resend
+ * refused by the cooldown), forget() of a number or an owner leaves no key in a Memory or Redis dump
+ * that the subject's journeys created, but the erasure mark: no pumping counter of its owner or client
+ * key, no rate limit of them, no cooldown or coalescing claim of its browser key. A second caller's
+ * identical journeys, run first, made every shared (range, prefix, country, method) counter already.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { DataKeys } from '../../src/core/data-keys.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import type { StoreOption } from '../../src/store/create-store.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { dumpMemoryStore, dumpRedisPrefix } from '../support/store-dump.js';
+import { call, createTestApp, type TestApp } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+/** Numbers of one range (the last three digits differ): the shared counters are the range's. */
+let serial = 0;
+const phone = () =>
+  `+7916${String(process.pid % 1000).padStart(3, '0')}1${String(++serial).padStart(3, '0')}`;
+
+interface Caller {
+  owner?: string;
+  client: string;
+  cookie?: string;
+}
+
+describe('erasure of the callers’ counters', () => {
+  const suite = sandboxSuite();
+  const hosts: TestApp[] = [];
+  afterEach(async () => {
+    for (const h of hosts.splice(0)) await h.close();
+  });
+
+  async function boot(store: StoreOption): Promise<TestApp> {
+    const host = await createTestApp({
+      platform: 'express',
+      module: moduleOptions(suite.sb, {
+        store,
+        history: {},
+        limits: {
+          spendCap: false,
+          resendCooldownMs: 60_000,
+          key: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-client'],
+        },
+      }),
+    });
+    hosts.push(host);
+    return host;
+  }
+
+  /** Every kind of journey of one caller and number: wrong then right code, a switch (from another network), a hand-back, a refused resend; answers its handles. */
+  async function journeys(host: TestApp, who: Caller, n: string): Promise<string[]> {
+    const headers = (): Record<string, string> => ({
+      'x-client': who.client,
+      ...(who.owner === undefined ? {} : { 'x-user': who.owner }),
+      ...(who.cookie === undefined ? {} : { cookie: who.cookie }),
+    });
+    const post = async (path: string, body: unknown, network = '') => {
+      const as = { ...headers(), 'x-client': `${who.client}${network}` };
+      const answer = await call(host.url, 'POST', `/verification/${path}`, body, as);
+      const cookie = answer.headers.get('set-cookie');
+      if (cookie !== null) who.cookie = cookie.split(';')[0];
+      return answer;
+    };
+    const started = await post('start', { phone_number: n, method: 'sms' });
+    expect(started.status).toBe(201);
+    const again = await post('start', { phone_number: n, method: 'sms' });
+    expect(again.body.resumed).toBe(true);
+    const rid = suite.sb.sessionsFor(n).at(-1)!.request_id;
+    await suite.sb.deliver(rid);
+    const code = String(suite.sb.getSession(rid)!.code);
+    const id = started.body.verification_id;
+    const wrong = await post('check', { verification_id: id, code: code === '0000' ? '1111' : '0000' });
+    expect(wrong.status).toBe(400);
+    expect((await post('check', { verification_id: id, code })).body.verified).toBe(true);
+    const pending = await post('start', { phone_number: n, method: 'flash_call' });
+    expect(pending.status).toBe(201);
+    // The switch comes from another network (a client key of its own): the switch's twin path.
+    const switched = await post(
+      'switch',
+      { verification_id: pending.body.verification_id, method: 'msgr1_otp' },
+      '-mobile',
+    );
+    expect(switched.status).toBe(201);
+    expect((await post('start', { phone_number: n, method: 'sms' })).status).toBe(429);
+    expect(
+      (await call(host.url, 'GET', `/verification/status/${String(id)}`, undefined, headers())).status,
+    ).toBe(200);
+    return [String(id), String(pending.body.verification_id)];
+  }
+
+  async function proveCallersForgotten(
+    stores: { store: StoreOption; keys: () => Promise<string[]> },
+    by: 'phoneNumber' | 'owner',
+  ): Promise<void> {
+    const host = await boot(stores.store);
+    const anonymous = by === 'phoneNumber';
+    const newCaller = (): Caller => ({
+      client: `client-${randomUUID()}`,
+      ...(anonymous ? {} : { owner: `owner-${randomUUID()}` }),
+    });
+    // Another caller's identical journeys first: every shared counter exists before the subject's.
+    await journeys(host, newCaller(), phone());
+    const before = new Set(await stores.keys());
+    const [subject, n] = [newCaller(), phone()];
+    const handles = await journeys(host, subject, n);
+    if (anonymous) expect(subject.cookie).toMatch(/^pv_browser=/);
+    const created = (await stores.keys()).filter((key) => !before.has(key));
+    expect(created.length).toBeGreaterThan(20);
+
+    const ids = suite.sb.sessionsFor(n).map((s) => s.request_id);
+    const report = await host.app
+      .get(VerificationErasure, { strict: false })
+      .forget(anonymous ? { phoneNumber: n } : { owner: subject.owner! });
+    expect(report.sessions).toBe(3);
+    // Its handles open nothing, and its browser is handed back no session.
+    const as = {
+      'x-client': subject.client,
+      ...(subject.owner === undefined ? {} : { 'x-user': subject.owner }),
+      ...(subject.cookie === undefined ? {} : { cookie: subject.cookie }),
+    };
+    for (const id of handles)
+      expect((await call(host.url, 'GET', `/verification/status/${id}`, undefined, as)).status).toBe(404);
+    const left = (await stores.keys()).filter((key) => !before.has(key));
+    const keys: DataKeys = host.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, {
+      strict: false,
+    }).dataKeys;
+    const mark = `:{${anonymous ? 'n' : 'o'}:${keys.digest(anonymous ? n : subject.owner!)}}:forgotten`;
+    // What remains is named by the subject's sessions' request ids (no one), by its number when the
+    // owner was forgotten (a subject of its own: forget({ phoneNumber })), or is its erasure mark.
+    const named = left
+      .filter((key) => !ids.some((id) => key.includes(`{${id}}`)))
+      .filter((key) => anonymous || !key.includes(keys.digest(n)));
+    expect(named.filter((key) => !key.endsWith(mark))).toEqual([]);
+    expect(named).toHaveLength(1);
+  }
+
+  it.each(['phoneNumber', 'owner'] as const)('MemoryStore, by %s', async (by) => {
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    try {
+      await proveCallersForgotten(
+        { store, keys: async () => dumpMemoryStore(store).map((line) => line.split(' ')[0]!) },
+        by,
+      );
+    } finally {
+      for (const h of hosts.splice(0)) await h.close();
+      await store.close();
+    }
+  });
+
+  it.each(['phoneNumber', 'owner'] as const)('RedisStore, by %s', async (by) => {
+    const keyPrefix = `pv-erase-callers-${randomUUID()}:`;
+    await proveCallersForgotten(
+      {
+        store: { url: sharedRedisUrl(), keyPrefix },
+        keys: async () =>
+          (await dumpRedisPrefix(sharedRedisUrl(), keyPrefix)).map((line) => line.split(' ')[0]!),
+      },
+      by,
+    );
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * How many store round trips a route waits for one after another (each one a network hop to Redis,
+ * however many commands it carries): RoundTripStore counts them, with no clock and no sleep. The
+ * figures are today's; the goals (issue 45: start <= 4, check <= 3, status <= 2) are in bench/README.md,
+ * row 13 (store-latency), measured on Redis through a delaying proxy.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { call, ONE_PLATFORM } from '../support/verification-app.js';
+import { roundTripStore } from '../support/round-trip-store.js';
+import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+
+describe.each(ONE_PLATFORM)('sequential store round trips per route (%s)', (platform) => {
+  const fx = protectionFixture();
+
+  async function measure(limits: { enabled?: boolean }): Promise<Record<string, number>> {
+    const rt = roundTripStore({ clock: () => fx.sb.now() });
+    fx.host = await protectedHost(fx.sb, platform, limits, { store: rt.store });
+    const [phone, ip] = [freshPhone(), freshIp()];
+    const as = { 'x-forwarded-for': ip };
+    const trips = async (request: () => Promise<{ status: number }>, status: number): Promise<number> => {
+      rt.reset();
+      expect((await request()).status).toBe(status);
+      return rt.trips.length;
+    };
+    let id = '';
+    const start = await trips(async () => {
+      const started = await startFrom(fx.host!, ip, phone);
+      id = String(started.body.verification_id);
+      return started;
+    }, 201);
+    // The first read of a pending session asks the API (the session is due); the next is the store's.
+    await call(fx.host.url, 'GET', `/verification/status/${id}`, undefined, as);
+    const status = await trips(
+      () => call(fx.host!.url, 'GET', `/verification/status/${id}`, undefined, as),
+      200,
+    );
+    const check = await trips(
+      () => call(fx.host!.url, 'POST', '/verification/check', { verification_id: id, code: '0000' }, as),
+      400,
+    );
+    await rt.inner.close();
+    return { start, check, status };
+  }
+
+  it('default protection: a start waits for 17, a wrong code for 3, a pending status for 1', async () => {
+    expect(await measure({})).toEqual({ start: 17, check: 3, status: 1 });
+  });
+
+  it('protection off: a start waits for 8, a wrong code for 2, a pending status for 1', async () => {
+    expect(await measure({ enabled: false })).toEqual({ start: 8, check: 2, status: 1 });
+  });
+});
