@@ -83,10 +83,46 @@ export function doesNotConvert(
 
 /**
  * A country is under attack when its own traffic does not convert, at its (higher) minimum volume:
- * in the window, or over the day (a slow drip).
+ * in the window, or over the day (a slow drip); or when it falls short of its prior (belowPrior)
+ * over the window, the day or the week: a fresh host is judged from its first hour, and a drip hidden
+ * among users who convert shows as a shortfall that grows with time where chance does not.
  */
 export function countryUnderAttack(country: SubjectCounts, rules: PumpingThresholds): boolean {
-  return doesNotConvert(country, rules.countryMinStarts, rules) || slowDrip('country', country, rules);
+  return (
+    doesNotConvert(country, rules.countryMinStarts, rules) ||
+    slowDrip('country', country, rules) ||
+    countryBelowPrior(country, rules)
+  );
+}
+
+/** Whether a country's window, day or week falls short of its prior (see belowPrior). */
+export function countryBelowPrior(
+  country: SubjectCounts,
+  rules: Pick<PumpingThresholds, 'countryMinStarts'>,
+): boolean {
+  const min = rules.countryMinStarts;
+  return [country, country.day, country.week].some(
+    (c) => c !== undefined && belowPrior(c.starts, c.verified, country.expected, min),
+  );
+}
+
+/** Standard deviations of chance past which a shortfall from the prior is an attack's. */
+export const PRIOR_Z = 3;
+
+/**
+ * Whether `verified` of `starts` falls short of the prior `expected` by more than chance explains:
+ * at least `minUnconverted` unconverted, and a shortfall (expected × starts − verified) above
+ * PRIOR_Z binomial standard deviations. An attacker's never-converting starts add about `expected`
+ * each; real users completing as expected add nothing on average.
+ */
+export function belowPrior(
+  starts: number,
+  verified: number,
+  expected: number | undefined,
+  minUnconverted: number,
+): boolean {
+  if (expected === undefined || starts - verified < minUnconverted) return false;
+  return expected * starts - verified > PRIOR_Z * Math.sqrt(starts * expected * (1 - expected));
 }
 
 /**
@@ -139,7 +175,11 @@ export function minUnconvertedFor(
 ): number {
   if (kind === 'range' || kind === 'prefix') {
     const normal = kind === 'range' ? rules.rangeMinStarts : rules.prefixMinStarts;
-    const trusted = counts.verified > 0 && hasHistory(kind, counts);
+    // Under attack one real verification does not vouch for a range or prefix: it must meet the prior.
+    const trusted =
+      counts.verified > 0 &&
+      hasHistory(kind, counts) &&
+      !belowPrior(counts.starts, counts.verified, counts.expected, 1);
     return underAttack && !trusted ? Math.min(normal, rules.underAttackMinStarts) : normal;
   }
   const normal = rules.callerMinStarts;

@@ -2,6 +2,9 @@ import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { digest } from './protection-keys.js';
 
+/** Countries remember a week: the slowest drip they must see (two fixed weeks read as a sliding one). */
+export const WEEK_MS = 7 * DAY_MS;
+
 /**
  * Store keys. A subject's counters are named by its tag (its id's keyed digest, taken once per subject
  * and call: a start reads about a dozen of each subject's counters); numbers and callers likewise.
@@ -12,6 +15,8 @@ export const rangeStatsKey = {
   day: (tag: string, d: number) => `protect:pump:dv:${tag}:${d}`,
   dayStarts: (tag: string, d: number) => `protect:pump:ds:${tag}:${d}`,
   dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
+  weekStarts: (tag: string, wk: number) => `protect:pump:ws:${tag}:${wk}`,
+  weekVerified: (tag: string, wk: number) => `protect:pump:wv:${tag}:${wk}`,
   /** `of`: the digest of the subject's id and the range. */
   dayRange: (of: string, d: number) => `protect:pump:drm:${of}:${d}`,
   /** `of`: the number's digest, as in `number` and `verifiedNumber`. */

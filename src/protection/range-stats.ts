@@ -1,7 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
-import { rangeStatsKey as key } from './range-stats-keys.js';
+import { rangeStatsKey as key, WEEK_MS } from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
 import { OWNER_RETRIES } from './pumping-rules.js';
 
@@ -90,6 +90,15 @@ export class RangeStats {
               number(key.dayRanges(tag, day - 1)),
             ])
           : undefined;
+        const wk = Math.floor(now / WEEK_MS);
+        const weekCounts = s.id.startsWith('country:')
+          ? Promise.all([
+              number(key.weekStarts(tag, wk)),
+              number(key.weekStarts(tag, wk - 1)),
+              number(key.weekVerified(tag, wk)),
+              number(key.weekVerified(tag, wk - 1)),
+            ])
+          : undefined;
         const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
           number(key.starts(tag, w)),
           number(key.starts(tag, w - 1)),
@@ -126,6 +135,14 @@ export class RangeStats {
             verified: slidingCount(dvc, previousDay, dayElapsed),
             baseline: drp,
             raw: { starts: [dsc, dsp], verified: [dvc, previousDay] },
+          };
+        }
+        if (weekCounts) {
+          const [wsc, wsp, wvc, wvp] = await weekCounts;
+          const weekElapsed = (now - wk * WEEK_MS) / WEEK_MS;
+          counts.week = {
+            starts: Math.max(0, slidingCount(wsc, wsp, weekElapsed) - mine),
+            verified: slidingCount(wvc, wvp, weekElapsed),
           };
         }
         if (burst) {
@@ -187,6 +204,9 @@ export class RangeStats {
       keys.push(['', key.number(this.keys.digest(phoneNumber), w), EVICTABLE, ttl]);
     for (const s of subjects.filter((x) => judgedByDay(x.id)))
       keys.push(['', key.dayStarts(this.keys.digest(s.id), day), options(s.id), 2 * DAY_MS]);
+    const week = Math.floor(this.store.now() / WEEK_MS);
+    for (const s of subjects.filter((x) => x.id.startsWith('country:')))
+      keys.push(['', key.weekStarts(this.keys.digest(s.id), week), undefined, 2 * WEEK_MS]);
     const [values, newTo] = await Promise.all([
       Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
       bursts,
@@ -250,6 +270,9 @@ export class RangeStats {
               ? this.store.increment(key.day(tag, day), 1, 2 * DAY_MS, options(id))
               : [],
           firstToday && judgedByDay(id) ? newRange(id) : [],
+          firstToday && id.startsWith('country:')
+            ? this.store.increment(key.weekVerified(tag, Math.floor(now / WEEK_MS)), 1, 2 * WEEK_MS)
+            : [],
         ];
       }),
     );
