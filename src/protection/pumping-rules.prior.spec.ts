@@ -1,0 +1,54 @@
+import { describe, expect, it } from '@jest/globals';
+import type { SubjectCounts } from './pumping-counts.js';
+import { belowPrior, countryBelowPrior, countryUnderAttack, minUnconvertedFor } from './pumping-rules.js';
+import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
+
+/* The prior (issue 43, finding 5): a country judged against the share of starts its users complete. */
+
+const rules = VERIFICATION_DEFAULTS.limits.pumping;
+const counts = (starts: number, verified: number, extra: Partial<SubjectCounts> = {}): SubjectCounts => ({
+  starts,
+  verified,
+  known: false,
+  ...extra,
+});
+
+describe('pumping rules: the prior', () => {
+  it('a shortfall is an attack past three standard deviations of chance, not at them', () => {
+    // 48 starts at 0.75: 36 expected, one deviation 3; the bound is 27 verified (a shortfall of 9).
+    expect(belowPrior(48, 27, 0.75, 1)).toBe(false);
+    expect(belowPrior(48, 26, 0.75, 1)).toBe(true);
+    expect(belowPrior(48, 28, 0.75, 1)).toBe(false);
+    // No prior, no judgement.
+    expect(belowPrior(48, 0, undefined, 1)).toBe(false);
+  });
+
+  it('a country needs its minimum of unconverted starts, in the window, the day or the week', () => {
+    const min = rules.countryMinStarts;
+    expect(countryBelowPrior(counts(min - 1, 0, { expected: 0.8 }), rules)).toBe(false);
+    expect(countryBelowPrior(counts(min, 0, { expected: 0.8 }), rules)).toBe(true);
+    expect(countryBelowPrior(counts(min + 1, 1, { expected: 0.8 }), rules)).toBe(true);
+    // A quiet window, a day short of the prior (a fresh host: no yesterday needed).
+    const day = { starts: 300, verified: 200, baseline: 0 };
+    expect(countryUnderAttack(counts(10, 8, { expected: 0.8, day }), rules)).toBe(true);
+    expect(countryUnderAttack(counts(10, 8, { expected: 0.8, day: { ...day, verified: 240 } }), rules)).toBe(
+      false,
+    );
+    // A week whose days each pass: 1,000 starts, at 0.8 (σ 12.6, 3σ 37.9: 763 verified pass, 762 do not).
+    const week = (verified: number) => ({ starts: 1000, verified });
+    expect(countryBelowPrior(counts(10, 8, { expected: 0.8, week: week(763) }), rules)).toBe(false);
+    expect(countryBelowPrior(counts(10, 8, { expected: 0.8, week: week(762) }), rules)).toBe(true);
+  });
+
+  it('under attack one verification does not vouch for a range or prefix short of its prior', () => {
+    const history = { baseline: 1, ranges: 3 };
+    // 8 starts at 0.75: one deviation 1.22, the bound a shortfall of 3.67.
+    const meets = counts(8, 3, { expected: 0.75, ...history });
+    const short = counts(8, 2, { expected: 0.75, ...history });
+    expect(minUnconvertedFor('range', meets, true, rules)).toBe(rules.rangeMinStarts);
+    expect(minUnconvertedFor('range', short, true, rules)).toBe(rules.underAttackMinStarts);
+    expect(minUnconvertedFor('prefix', short, true, rules)).toBe(rules.underAttackMinStarts);
+    // In normal times the normal minimum.
+    expect(minUnconvertedFor('prefix', short, false, rules)).toBe(rules.prefixMinStarts);
+  });
+});
