@@ -27,6 +27,8 @@ export interface SubjectCounts {
   day?: DayCounts;
   /** Countries: starts and distinct numbers verified (a day each) over the last week (the slowest drip). */
   week?: { starts: number; verified: number };
+  /** Countries: starts of the last five to ten minutes, whose users may still be typing their code. */
+  recent?: number;
   /** Ranges, prefixes and countries: the share of paid starts its country's users complete (the prior). */
   expected?: number;
   /** A caller's completed verification within `recordTtlMs` (callers only). */

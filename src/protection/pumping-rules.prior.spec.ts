@@ -51,4 +51,16 @@ describe('pumping rules: the prior', () => {
     // In normal times the normal minimum.
     expect(minUnconvertedFor('prefix', short, false, rules)).toBe(rules.prefixMinStarts);
   });
+
+  it('starts of the last minutes are left out: a crowd still typing its codes is no shortfall', () => {
+    const min = rules.countryMinStarts;
+    // 60 starts, none verified yet: the last 40 are recent, 20 are due (the minimum) and unconverted.
+    expect(countryBelowPrior(counts(60, 0, { expected: 0.8, recent: 40 }), rules)).toBe(true);
+    expect(countryBelowPrior(counts(60, 0, { expected: 0.8, recent: 41 }), rules)).toBe(false);
+    expect(countryBelowPrior(counts(60, 0, { expected: 0.8, recent: 60 - min + 1 }), rules)).toBe(false);
+    // The day's and the week's counts too.
+    const day = { starts: 60, verified: 0, baseline: 0 };
+    expect(countryBelowPrior(counts(0, 0, { expected: 0.8, recent: 41, day }), rules)).toBe(false);
+    expect(countryBelowPrior(counts(0, 0, { expected: 0.8, recent: 40, day }), rules)).toBe(true);
+  });
 });

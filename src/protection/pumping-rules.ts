@@ -100,9 +100,12 @@ export function countryBelowPrior(
   country: SubjectCounts,
   rules: Pick<PumpingThresholds, 'countryMinStarts'>,
 ): boolean {
-  const min = rules.countryMinStarts;
+  // Starts of the last minutes are left out: their users may still be typing (a crowd is not a shortfall).
+  const recent = country.recent ?? 0;
   return [country, country.day, country.week].some(
-    (c) => c !== undefined && belowPrior(c.starts, c.verified, country.expected, min),
+    (c) =>
+      c !== undefined &&
+      belowPrior(Math.max(0, c.starts - recent), c.verified, country.expected, rules.countryMinStarts),
   );
 }
 

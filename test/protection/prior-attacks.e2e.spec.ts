@@ -74,4 +74,33 @@ describe.each(ONE_PLATFORM)('a drip judged from the first hour (%s)', (platform)
     // Real users still get through (graded to a method charged on proof while the country is flagged).
     expect(verified / completing).toBeGreaterThanOrEqual(0.975);
   }, 180_000);
+
+  it('one address changes nothing for others: a day of its unconverted starts holds it, and a stranger in its country is still served as asked', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const ip = freshIp();
+    const answers: number[] = [];
+    let users = 0;
+    // A day: the address starts 10 SMS an hour (its per-address limit) to numbers that never
+    // complete, and retries past it; two real users an hour complete.
+    for (let tick = 0; tick < 144; tick++) {
+      for (let i = 0; i < 3; i++) answers.push((await startFrom(fx.host, ip, freshPhone())).status);
+      if (tick % 3 === 0) {
+        users += 1;
+        expect(await realUser(fx.sb, fx.host, true)).toBe(true);
+      }
+      await fx.sb.advance(10 * MINUTE);
+    }
+    expect(users).toBe(48);
+    // The address is held: graded past its per-address limit (10 an hour), every hour.
+    expect(answers.filter((a) => a === 201).length).toBeLessThanOrEqual(10 * 24);
+    expect(answers.filter((a) => a === 409).length).toBeGreaterThanOrEqual(8 * 24);
+    // Nobody else is: a stranger in its country gets the SMS it asked for.
+    const stranger = await startFrom(fx.host, freshIp(), freshPhone());
+    expect([stranger.status, stranger.body.held, stranger.body.error_code]).toEqual([
+      201,
+      undefined,
+      undefined,
+    ]);
+    expect(stranger.body.method).toBe('sms');
+  }, 180_000);
 });
