@@ -4,7 +4,7 @@
  * users who complete as real users do, default options, over real HTTP on the sandbox's clock.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   check,
   freshIp,
@@ -103,4 +103,51 @@ describe.each(ONE_PLATFORM)('a drip judged from the first hour (%s)', (platform)
     ]);
     expect(stranger.body.method).toBe('sms');
   }, 180_000);
+
+  it('a graded user always has a way through: a desktop user who cannot dial is offered the bot, and the host’s captcha opens SMS', async () => {
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      {
+        beforeStart: (ctx) =>
+          (ctx.request as { headers: Record<string, unknown> }).headers['x-captcha'] === 'solved'
+            ? { allow: true, challengePassed: true }
+            : undefined,
+      },
+      { orchestration: { exclude: { desktop: ['reverse_flash_call'] } } },
+    );
+    // A burst of 25 SMS nobody completes, each from its own address: the country falls short of its prior.
+    for (let i = 0; i < 25; i++) await startFrom(fx.host, freshIp(), dripNumber());
+    await fx.sb.advance(11 * MINUTE);
+    const [ip, phone] = [freshIp(), freshPhone()];
+    const desktop = (method: string, headers: Record<string, string> = {}) =>
+      call(
+        fx.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method, device: 'desktop' },
+        {
+          'x-forwarded-for': ip,
+          ...headers,
+        },
+      );
+    const graded = await desktop('sms');
+    expect(graded.status).toBe(409);
+    expect(graded.body.offered_methods).toEqual(['msgr2_bot']);
+    const bot = await desktop('msgr2_bot');
+    expect(bot.status).toBe(201);
+    const session = fx.sb.sessionsFor(phone).at(-1)!;
+    await fx.sb.share(session.request_id, phone);
+    const code = String(fx.sb.sessionsFor(phone).at(-1)!.code);
+    expect((await check(fx.host, ip, bot.body.verification_id, code)).body.verified).toBe(true);
+    // Another desktop user passes the host's captcha: served the SMS it asked for.
+    const other = await call(
+      fx.host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: freshPhone(), method: 'sms', device: 'desktop' },
+      { 'x-forwarded-for': freshIp(), 'x-captcha': 'solved' },
+    );
+    expect([other.status, other.body.method]).toEqual([201, 'sms']);
+  });
 });
