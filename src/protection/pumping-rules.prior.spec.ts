@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { SubjectCounts } from './pumping-counts.js';
-import { belowPrior, countryBelowPrior, countryUnderAttack, minUnconvertedFor } from './pumping-rules.js';
+import {
+  belowPrior,
+  countryBelowPrior,
+  countryUnderAttack,
+  LEARNED_MIN_STARTS,
+  learnedExpectation,
+  minUnconvertedFor,
+} from './pumping-rules.js';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 
 /* The prior (issue 43, finding 5): a country judged against the share of starts its users complete. */
@@ -62,5 +69,27 @@ describe('pumping rules: the prior', () => {
     const day = { starts: 60, verified: 0, baseline: 0 };
     expect(countryBelowPrior(counts(0, 0, { expected: 0.8, recent: 41, day }), rules)).toBe(false);
     expect(countryBelowPrior(counts(0, 0, { expected: 0.8, recent: 40, day }), rules)).toBe(true);
+  });
+
+  it('the window is judged against the rest of the week’s own rate when that is surely above the prior', () => {
+    // 400 starts outside the window, 360 verified: 0.9, less two standard errors (0.015 each).
+    const window = { expected: 0.8, week: { starts: 500, verified: 450 } };
+    expect(learnedExpectation(counts(100, 90, window))).toBeCloseTo(0.87, 10);
+    // One start short of LEARNED_MIN_STARTS outside the window: the prior alone.
+    const few = { expected: 0.8, week: { starts: 100 + LEARNED_MIN_STARTS - 1, verified: 280 } };
+    expect(learnedExpectation(counts(100, 90, few))).toBe(0.8);
+    const enough = { expected: 0.8, week: { starts: 100 + LEARNED_MIN_STARTS, verified: 280 } };
+    expect(learnedExpectation(counts(100, 90, enough))).toBeGreaterThan(0.8);
+    // A rate below the prior never lowers it, and nothing is expected above 0.99.
+    expect(learnedExpectation(counts(100, 50, { expected: 0.8, week: { starts: 500, verified: 250 } }))).toBe(
+      0.8,
+    );
+    expect(
+      learnedExpectation(counts(0, 0, { expected: 0.8, week: { starts: 100_000, verified: 100_000 } })),
+    ).toBe(0.99);
+    // A crowd hour converting 74 % hides 48 unconverted starts against the prior, not against 0.87.
+    const crowd = counts(348, 257, { expected: 0.8, week: { starts: 848, verified: 707 } });
+    expect(countryBelowPrior({ ...crowd, week: undefined }, rules)).toBe(false);
+    expect(countryBelowPrior(crowd, rules)).toBe(true);
   });
 });

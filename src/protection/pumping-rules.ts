@@ -102,11 +102,33 @@ export function countryBelowPrior(
 ): boolean {
   // Starts of the last minutes are left out: their users may still be typing (a crowd is not a shortfall).
   const recent = country.recent ?? 0;
-  return [country, country.day, country.week].some(
-    (c) =>
-      c !== undefined &&
-      belowPrior(Math.max(0, c.starts - recent), c.verified, country.expected, rules.countryMinStarts),
+  const short = (c: { starts: number; verified: number } | undefined, expected: number | undefined) =>
+    c !== undefined &&
+    belowPrior(Math.max(0, c.starts - recent), c.verified, expected, rules.countryMinStarts);
+  // The window is judged against what the country's users completed over the rest of its week, when
+  // that is surely above the prior: a crowd converting as usual hides no pumping in its hour.
+  return (
+    short(country, learnedExpectation(country)) ||
+    short(country.day, country.expected) ||
+    short(country.week, country.expected)
   );
+}
+
+/** Starts outside the window a country's own rate is learned from (below them, the prior alone). */
+export const LEARNED_MIN_STARTS = 200;
+
+/**
+ * The expectation the window is judged against: the prior, or the lower bound (two standard
+ * errors) of the conversion over the week outside the window, whichever is higher, below 0.99.
+ */
+export function learnedExpectation(country: SubjectCounts): number | undefined {
+  const prior = country.expected;
+  if (prior === undefined || country.week === undefined) return prior;
+  const starts = country.week.starts - country.starts;
+  if (starts < LEARNED_MIN_STARTS) return prior;
+  const rate = Math.min(1, Math.max(0, country.week.verified - country.verified) / starts);
+  const bound = rate - 2 * Math.sqrt((rate * (1 - rate)) / starts);
+  return Math.min(0.99, Math.max(prior, bound));
 }
 
 /** Standard deviations of chance past which a shortfall from the prior is an attack's. */
