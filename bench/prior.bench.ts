@@ -23,7 +23,8 @@ export async function runPriorScenarios(): Promise<ProtectionBenchRow[]> {
   return [
     ...(await firstDayDripScenario()),
     ...(await rotatingDripScenario()),
-    ...(await crowdPumpingScenario()),
+    ...(await crowdPumpingScenario(0)),
+    ...(await crowdPumpingScenario(1)),
     ...(await popularBlocksScenario()),
     ...(await botnetFiguresScenario()),
   ];
@@ -145,12 +146,12 @@ export async function rotatingDripScenario(): Promise<ProtectionBenchRow[]> {
 }
 
 /**
- * Finding 5: pumping inside a TV-ad crowd (10× the users for an hour, 48 SMS in it), on a fresh host's
- * first day and, again, on its second (a day of its users' own rate behind it).
+ * Finding 5: pumping inside a TV-ad crowd (10× the users for an hour, 48 SMS in it), on a fresh
+ * host's first day (`day`: 0), or on its second after a normal first (`day`: 1).
  */
-export async function crowdPumpingScenario(): Promise<ProtectionBenchRow[]> {
-  const ticks = 144 + 72;
-  const crowd = (tick: number) => tick % 144 >= 36 && tick % 144 < 42;
+export async function crowdPumpingScenario(day = 0): Promise<ProtectionBenchRow[]> {
+  const ticks = 144 * day + 72;
+  const crowd = (tick: number) => tick >= 144 * day + 36 && tick < 144 * day + 42;
   const attack: Caller[] = [];
   for (let tick = 0; tick < ticks; tick++)
     for (let i = 0; crowd(tick) && i < 8; i++) {
@@ -162,13 +163,14 @@ export async function crowdPumpingScenario(): Promise<ProtectionBenchRow[]> {
         tick,
       });
     }
+  const when = day === 0 ? 'a fresh host’s first day' : 'the second day, after a normal first';
   return rows(
-    'issue 43: pumping inside a TV-ad crowd (10× users for an hour, 48 SMS in it), day 1 and day 2, cap 5,000 RUB',
+    `issue 43: pumping inside a TV-ad crowd (10× users for an hour, 48 SMS in it), ${when}, cap 5,000 RUB`,
     attack,
     realUsers(ticks, (t) => (crowd(t) ? 50 : 5), 433),
     ticks,
     10 * MINUTE,
-    2,
+    day + 1,
     // A host sized for its crowd (the cap out of the users' way); the attacker is still judged against 100 RUB.
     5000,
   );
