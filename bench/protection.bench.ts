@@ -20,6 +20,7 @@ import { VerificationSandbox } from '../src/testing/index.js';
 import { VerificationModule } from '../src/module/verification.module.js';
 import type { LimitsOptions, VerificationModuleOptions } from '../src/options/verification.options.js';
 import { mulberry32 } from './lib/random.js';
+import { runPriorScenarios } from './prior.bench.js';
 import { runPumpingScenarios } from './pumping.bench.js';
 
 export interface ProtectionBenchRow {
@@ -120,6 +121,7 @@ export async function runProtectionBench(
   const rows: ProtectionBenchRow[] = [];
   for (const scenario of SCENARIOS) rows.push(...(await runScenario(scenario, traffic)));
   rows.push(...(await runPumpingScenarios(options)));
+  rows.push(...(await runPriorScenarios()));
   return rows;
 }
 

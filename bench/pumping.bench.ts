@@ -32,7 +32,7 @@ const CAP_RUB = 1000;
 const WIDENED_TYPES = ['MOBILE', 'FIXED_LINE_OR_MOBILE', 'PREMIUM_RATE'];
 const PUMPING_REASONS = ['range_held', 'owner_held', 'client_held', 'spend_cap_reserve'];
 
-interface Caller {
+export interface Caller {
   ip: string;
   owner: string;
   phone: string;
@@ -77,7 +77,7 @@ function freshIp(): string {
 }
 
 /** The 40 legitimate users of the attack scenarios: own address, own owner, own number of +7 916. */
-function legitimateUsers(count: number, ticks: number, seed: number): Caller[] {
+export function legitimateUsers(count: number, ticks: number, seed: number): Caller[] {
   return Array.from({ length: count }, (_, i) => ({
     ip: `100.64.${(seed + i) >> 8}.${(seed + i) & 255}`,
     owner: `user-${seed}-${i}`,
@@ -109,9 +109,11 @@ async function attackScenarioRows(
 }
 
 /** The goal rows every attack scenario of issue 29 shares. */
-function attackRows(scenario: string, run: TrafficRun, days: number): ProtectionBenchRow[] {
+export function attackRows(scenario: string, run: TrafficRun, days: number): ProtectionBenchRow[] {
   const share = run.verified / Math.max(run.completing, 1);
-  const perDay = Math.round((run.attackCharged / days) * 100) / 100;
+  // Every day is judged, the first included: the worst day, not the average.
+  const daily = Array.from({ length: days }, (_, d) => run.attackChargedByDay[d] ?? 0);
+  const perDay = Math.max(...daily);
   return [
     {
       scenario,
@@ -122,8 +124,8 @@ function attackRows(scenario: string, run: TrafficRun, days: number): Protection
     },
     {
       scenario,
-      metric: 'attacker spend per day, RUB (what the sandbox charged for its numbers)',
-      measured: `${perDay} (${run.attackInitiations} initiations${days > 1 ? `, ${days} days` : ''})`,
+      metric: 'attacker spend on its worst day, RUB (what the sandbox charged for its numbers)',
+      measured: `${perDay} (${run.attackInitiations} initiations${days > 1 ? `; by day ${daily.join(', ')}` : ''})`,
       goal: `≤ ${CAP_RUB / 10} (10 % of the cap)`,
       met: perDay <= CAP_RUB / 10,
     },
@@ -386,7 +388,7 @@ export async function attackScenario(scale: number): Promise<ProtectionBenchRow[
   ];
 }
 
-async function normalTrafficScenario(scale: number): Promise<ProtectionBenchRow[]> {
+export async function normalTrafficScenario(scale = 1): Promise<ProtectionBenchRow[]> {
   const count = Math.round(2000 * scale);
   const scenario = `pumping: ${count} legitimate users on random ranges, 15 % never type the code (cap out of the way)`;
   const random = mulberry32(2000);
@@ -432,13 +434,15 @@ async function normalTrafficScenario(scale: number): Promise<ProtectionBenchRow[
   ];
 }
 
-interface TrafficRun {
+export interface TrafficRun {
   verified: number;
   /** Users who meant to complete (typed the code or placed the call). */
   completing: number;
   attackInitiations: number;
   /** RUB the sandbox charged for the attacker's numbers. */
   attackCharged: number;
+  /** The same per day of the run (UTC days from the run's first), the first included. */
+  attackChargedByDay: number[];
   charged: number;
   smsPrice: number;
   events: FraudSuspectedEvent[];
@@ -453,7 +457,7 @@ interface TrafficRun {
   capRefused: number;
 }
 
-interface TrafficInput {
+export interface TrafficInput {
   attack: Caller[];
   users: Caller[];
   abandon: (user: Caller) => boolean;
@@ -469,7 +473,7 @@ interface TrafficInput {
   reconcile?: boolean;
 }
 
-async function runTraffic(input: TrafficInput): Promise<TrafficRun> {
+export async function runTraffic(input: TrafficInput): Promise<TrafficRun> {
   const ticks = input.ticks ?? TICKS;
   const tickMs = input.tickMs ?? TICK_MS;
   const autoDeliver = input.autoDeliver ?? true;
@@ -492,6 +496,7 @@ async function runTraffic(input: TrafficInput): Promise<TrafficRun> {
     },
   );
   await sb.advance(DAY_MS - (sb.now() % DAY_MS) + 60_000);
+  const firstDay = sb.now() - (sb.now() % DAY_MS);
   const balanceBefore = balanceOf(sb);
   const attackAnswers: string[] = [];
   const userAnswers: string[] = [];
@@ -561,10 +566,14 @@ async function runTraffic(input: TrafficInput): Promise<TrafficRun> {
     const attackPhones = new Set(input.attack.map((a) => a.phone));
     let attackInitiations = 0;
     let attackCharged = 0;
+    const byDay: number[] = [];
     for (const phone of attackPhones)
       for (const s of sb.sessionsFor(phone)) {
         attackInitiations += 1;
-        if (s.charged) attackCharged += Number(s.cost.amount);
+        if (!s.charged) continue;
+        attackCharged += Number(s.cost.amount);
+        const day = Math.floor((Date.parse(s.created_at) - firstDay) / DAY_MS);
+        byDay[day] = (byDay[day] ?? 0) + Number(s.cost.amount);
       }
     const completing = input.users.filter((u) => !input.abandon(u));
     return {
@@ -573,6 +582,7 @@ async function runTraffic(input: TrafficInput): Promise<TrafficRun> {
       unverified: completing.filter((u) => !verified.has(u.phone)).length,
       attackInitiations,
       attackCharged: Math.round(attackCharged * 100) / 100,
+      attackChargedByDay: Array.from(byDay, (x) => Math.round((x ?? 0) * 100) / 100),
       charged: Math.round((balanceBefore - balanceOf(sb)) * 100) / 100,
       smsPrice: Number(sb.getAccount(sb.demoAccount.apiKey)!.prices.sms.amount),
       events,
@@ -639,7 +649,7 @@ function answerOf(res: { status: number; body: Record<string, unknown> }): strin
   return `${res.status} ${String(res.body.error_code ?? 'started')}${reason}`;
 }
 
-function summary(values: string[]): string {
+export function summary(values: string[]): string {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   return (

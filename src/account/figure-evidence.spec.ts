@@ -60,7 +60,13 @@ describe('MethodStats: figures learned from evidence of real users', () => {
   });
 
   it('an unverified end counts when a page followed it, when its caller has a record, or when its journey verified', async () => {
-    await abandoned('client:followed', {}, true);
+    const followed = session({ method: 'flash_call', cost: rub(0.8), awaitingCode: true });
+    await stats.tally(followed, 'client:followed', 'mobile');
+    await stats.followed({ ...followed, createdAt: now - FOLLOWED_AFTER_MS });
+    await stats.tally({ ...followed, status: 'expired' });
+    expect((await stats.learningSamples()).flash_call).toMatchObject({ started: 1, verified: 0 });
+    // Of the reverse call, a followed page counts in the moment, not in the ranking (see the next test).
+    await abandoned('client:followed-rfc', {}, true);
     await verified('owner:known');
     now += 60_000;
     await abandoned('owner:known');
@@ -71,7 +77,18 @@ describe('MethodStats: figures learned from evidence of real users', () => {
     await stats.tally({ ...early, status: 'expired' });
     const moment = await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7);
     expect(moment).toMatchObject({ started: 4, ended: 3, left: 1 });
-    expect((await stats.learningSamples()).reverse_flash_call).toMatchObject({ started: 3, verified: 1 });
+    expect((await stats.learningSamples()).reverse_flash_call).toMatchObject({ started: 2, verified: 1 });
+  });
+
+  it('a followed page ranks no method charged on proof: its start and poll cost their giver nothing', async () => {
+    await verified('owner:a');
+    for (let i = 0; i < 5; i++) await abandoned(`client:${i}`, { address: `203.0.${i}.1` }, true);
+    expect((await stats.learningSamples()).reverse_flash_call).toMatchObject({ started: 1, verified: 1 });
+    // When real users give up is still learned from followed pages (each network's share bounds it).
+    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
+      ended: 6,
+      left: 0,
+    });
   });
 
   it('each caller, address and network adds at most its share of a day', async () => {

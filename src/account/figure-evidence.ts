@@ -1,6 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
+import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { dayName, STATS_RETENTION_DAYS, statsNumberKey, storedMethod } from './method-figures.js';
@@ -47,7 +48,8 @@ export interface Admission {
  * givers is within its day's share (FIGURES_SHARE_PER_DAY). Its verification is evidence itself; an
  * unverified end is evidence only from a real user's journey: one verified by another step, a caller
  * with a record, or a page that followed the status (`followed`). Any other unverified end is
- * `unproven`: left out of what the policy learns (the fallback moment and the ranking).
+ * `unproven`: left out of what the policy learns (the fallback moment and the ranking). A followed
+ * page ranks no method charged on proof (see `proven`).
  */
 export class FigureEvidence {
   readonly #followed = new Set<string>();
@@ -88,14 +90,24 @@ export class FigureEvidence {
     return admission(decision);
   }
 
-  /** Whether an unverified end of the session is evidence of a real user (see the class). */
-  async proven(record: SessionRecord, admitted: Admission): Promise<boolean> {
-    if (admitted.vouched) return true;
+  /**
+   * Whether an unverified end of the session is evidence of a real user (see the class): for the
+   * fallback moment (when real users give up), and for the ranking of methods. Of a method charged
+   * on proof, a followed page ranks nothing: its start and poll cost their giver nothing, and a
+   * botnet of many addresses polling would make the cheapest method look failing and move `auto` to
+   * paid ones. Its failures rank only from givers who proved a number (a record, another step verified).
+   */
+  async proven(record: SessionRecord, admitted: Admission): Promise<{ moment: boolean; ranking: boolean }> {
+    if (admitted.vouched) return { moment: true, ranking: true };
     const [journey, followed] = await Promise.all([
       this.store.get(journeyVerifiedKey(record)),
       this.store.get(followedKey(record.requestId)),
     ]);
-    return journey !== null || followed !== null;
+    const free = methodTraits(record.method).chargedOnProof;
+    return {
+      moment: journey !== null || followed !== null,
+      ranking: journey !== null || (followed !== null && !free),
+    };
   }
 
   /** A verified session: its journey is verified, and its caller has a record from now on. */

@@ -211,10 +211,9 @@ export class MethodStats implements OnModuleDestroy {
       }
     }
     // No real user's end: out of what the policy learns (the moment's figures: neither ended nor pending).
-    if (!(await this.#evidence.proven(record, admitted))) {
-      counts.adds.push([UNPROVEN_FIELD, 1]);
-      counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
-    }
+    const proof = await this.#evidence.proven(record, admitted);
+    if (!proof.ranking) counts.adds.push([UNPROVEN_FIELD, 1]);
+    if (!proof.moment) counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
   }
 
   #claim(record: SessionRecord, transitions: MethodTransition[]): Promise<boolean[]> {

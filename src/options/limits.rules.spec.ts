@@ -166,6 +166,34 @@ const CASES: RefusalCase[] = [
   ],
 
   [
+    'limits.pumping.expectedConversion at 1 (every start would have to complete)',
+    { api, limits: { pumping: { expectedConversion: { default: 1 } } } },
+    'limits.pumping.expectedConversion',
+    '.default must be a share above 0 and below 1',
+  ],
+
+  [
+    'limits.pumping.expectedConversion at 0 for a country',
+    { api, limits: { pumping: { expectedConversion: { RU: 0 } } } },
+    'limits.pumping.expectedConversion',
+    '.RU must be a share',
+  ],
+
+  [
+    'limits.pumping.expectedConversion keyed by a lower-case code',
+    { api, limits: { pumping: { expectedConversion: { ru: 0.7 } } } },
+    'limits.pumping.expectedConversion',
+    'ISO country codes',
+  ],
+
+  [
+    'limits.pumping.expectedConversion not an object',
+    { api, limits: { pumping: { expectedConversion: 0.7 } } },
+    'limits.pumping.expectedConversion',
+    '{ default?',
+  ],
+
+  [
     'limits.pumping.safeList',
     { api, limits: { pumping: { safeList: [] } } },
     'limits.pumping.safeList',

@@ -37,6 +37,18 @@ const PUMPING_COUNTS = [
 
 const PUMPING = VERIFICATION_DEFAULTS.limits.pumping;
 
+/** `expectedConversion`: `default` or an ISO country code, each a share strictly between 0 and 1. */
+function priors(v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  for (const [key, value] of Object.entries(v)) {
+    if (key !== 'default' && !/^[A-Z]{2}$/.test(key))
+      return `has ${describe(key)}: keys are "default" or ISO country codes like "RU"`;
+    if (typeof value !== 'number' || !(value > 0 && value < 1))
+      return `.${key} must be a share above 0 and below 1 (got ${describe(value)})`;
+  }
+  return undefined;
+}
+
 /** The rules of `limits`: rate limits, cooldown, spend cap and the pumping defence (spread into the module's table). */
 export const LIMITS_OPTION_RULES: readonly OptionRule[] = [
   { path: 'limits', checks: [section()] },
@@ -84,6 +96,7 @@ export const LIMITS_OPTION_RULES: readonly OptionRule[] = [
           : `must be a number of at least 1 (got ${describe(v)})`,
     ],
   },
+  { path: 'limits.pumping.expectedConversion', checks: [section('{ default?, RU?, … }'), priors] },
   { path: 'limits.pumping.safeList', checks: [section('{ numbers?, ranges?, owners? }')] },
   { path: 'limits.pumping.safeList.numbers', checks: [array()] },
   {

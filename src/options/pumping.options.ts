@@ -73,6 +73,14 @@ export interface PumpingOptions {
    * Default 86,400,000: a day, the default spend cap's window.
    */
   recordTtlMs?: number;
+  /**
+   * The prior: the share of paid starts real users complete, per country (ISO code, `RU`) and
+   * `default` for the others. A host is judged from its first hour: a country whose paid starts
+   * fall short of it by more than chance explains (three standard deviations, at least
+   * `countryMinStarts` unconverted) over the window, the day or the week is under attack. Set it
+   * a little under what your users complete. Default `{ default: 0.8 }`; each a share above 0, below 1.
+   */
+  expectedConversion?: Record<string, number>;
   safeList?: PumpingSafeList;
 }
 
@@ -94,5 +102,7 @@ export interface ResolvedPumping {
   maxHoldMs: number;
   reserveShare: number;
   recordTtlMs: number;
+  /** `default` and per ISO country code. */
+  expectedConversion: Record<string, number>;
   safeList: { numbers: string[]; ranges: string[]; owners: string[] };
 }

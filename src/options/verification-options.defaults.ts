@@ -80,6 +80,7 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
       maxHoldMs: DAY_MS,
       reserveShare: 0.2,
       recordTtlMs: DAY_MS,
+      expectedConversion: { default: 0.8 },
       safeList: { numbers: [], ranges: [], owners: [] },
     } as ResolvedPumping,
   },

@@ -127,6 +127,11 @@ describe('options that follow from other options', () => {
       spendCap: false,
     });
     expect(limits.pumping.mode).toBe('off');
+    // The prior: a country's own over the default, each just inside its bounds accepted.
+    expect(
+      resolve({ limits: { pumping: { expectedConversion: { RU: 0.999, KZ: 0.001 } } } }).limits.pumping
+        .expectedConversion,
+    ).toEqual({ default: 0.8, RU: 0.999, KZ: 0.001 });
     expect(resolve({ limits: { enabled: false, coalesceStarts: true } }).limits.coalesceStarts).toBe(true);
   });
 

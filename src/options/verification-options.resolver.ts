@@ -208,6 +208,7 @@ function resolvePumping(given: PumpingOptions | false | undefined, limitsEnabled
   return {
     ...withDefaults(D, input),
     mode: input?.mode ?? (limitsEnabled ? D.mode : 'off'),
+    expectedConversion: { ...D.expectedConversion, ...input?.expectedConversion },
     safeList: {
       numbers: [...(safeList?.numbers ?? [])],
       ranges: [...(safeList?.ranges ?? [])],

@@ -25,6 +25,12 @@ export interface SubjectCounts {
   ranges?: number;
   /** Prefixes and countries: their counts over the last day (the slow drip's judgement). */
   day?: DayCounts;
+  /** Countries: starts and distinct numbers verified (a day each) over the last week (the slowest drip). */
+  week?: { starts: number; verified: number };
+  /** Countries: starts of the last five to ten minutes, whose users may still be typing their code. */
+  recent?: number;
+  /** Ranges, prefixes and countries: the share of paid starts its country's users complete (the prior). */
+  expected?: number;
   /** A caller's completed verification within `recordTtlMs` (callers only). */
   known: boolean;
   /** The current fixed window's raw start count (to add starts counted concurrently since the read). */

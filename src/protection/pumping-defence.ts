@@ -58,6 +58,8 @@ export interface PumpingAssessment {
   underAttack: boolean;
   held: Held | undefined;
   reserve: boolean;
+  /** A paid start from a caller without a record while its country is under attack: offered a method charged on proof. */
+  steer: boolean;
 }
 
 const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
@@ -129,6 +131,9 @@ export class PumpingDefence {
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
+    const prior = this.settings.expectedConversion;
+    for (const s of subjects)
+      if (!isCaller(s)) counts.get(s.id)!.expected = prior[place.country] ?? prior.default;
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
     const held = heldBy({ holdable, counts, holds, underAttack }, this.store.now(), this.settings);
     const known = holdable.some((s) => counts.get(s.id)!.known);
@@ -144,7 +149,8 @@ export class PumpingDefence {
         known,
       });
     const credited = all.map((s) => s.id);
-    return { attempt, ...place, subjects, credited, counts, holds, underAttack, held, reserve };
+    const steer = held === undefined && underAttack && !known && !free(attempt.method);
+    return { attempt, ...place, subjects, credited, counts, holds, underAttack, held, reserve, steer };
   }
 
   /**
@@ -193,6 +199,19 @@ export class PumpingDefence {
   ): Promise<ProtectionHold> {
     if (assessment === undefined) return NOTHING_HELD;
     const { attempt } = assessment;
+    // While its country is under attack, a stranger's paid start is served by a method charged on
+    // proof (free unless its number's owner proves it): nothing for a pumper, a way through for a user.
+    if (
+      assessment.steer &&
+      grade &&
+      grade.offered.length > 0 &&
+      this.settings.mode === 'enforce' &&
+      !challengePassed
+    )
+      throw protectionRefusal(ProtectionRefusalReason.methodHeld, this.settings.holdMs, {
+        offered_methods: [...grade.offered],
+        held: ProtectionRefusalReason.rangeHeld,
+      });
     // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
     // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
     const counted = free(attempt.method)

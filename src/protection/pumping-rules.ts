@@ -83,10 +83,71 @@ export function doesNotConvert(
 
 /**
  * A country is under attack when its own traffic does not convert, at its (higher) minimum volume:
- * in the window, or over the day (a slow drip).
+ * in the window, or over the day (a slow drip); or when it falls short of its prior (belowPrior)
+ * over the window, the day or the week: a fresh host is judged from its first hour, and a drip hidden
+ * among users who convert shows as a shortfall that grows with time where chance does not.
  */
 export function countryUnderAttack(country: SubjectCounts, rules: PumpingThresholds): boolean {
-  return doesNotConvert(country, rules.countryMinStarts, rules) || slowDrip('country', country, rules);
+  return (
+    doesNotConvert(country, rules.countryMinStarts, rules) ||
+    slowDrip('country', country, rules) ||
+    countryBelowPrior(country, rules)
+  );
+}
+
+/** Whether a country's window, day or week falls short of its prior (see belowPrior). */
+export function countryBelowPrior(
+  country: SubjectCounts,
+  rules: Pick<PumpingThresholds, 'countryMinStarts'>,
+): boolean {
+  // Starts of the last minutes are left out: their users may still be typing (a crowd is not a shortfall).
+  const recent = country.recent ?? 0;
+  const short = (c: { starts: number; verified: number } | undefined, expected: number | undefined) =>
+    c !== undefined &&
+    belowPrior(Math.max(0, c.starts - recent), c.verified, expected, rules.countryMinStarts);
+  // The window is judged against what the country's users completed over the rest of its week, when
+  // that is surely above the prior: a crowd converting as usual hides no pumping in its hour.
+  return (
+    short(country, learnedExpectation(country)) ||
+    short(country.day, country.expected) ||
+    short(country.week, country.expected)
+  );
+}
+
+/** Starts outside the window a country's own rate is learned from (below them, the prior alone). */
+export const LEARNED_MIN_STARTS = 200;
+
+/**
+ * The expectation the window is judged against: the prior, or the lower bound (two standard
+ * errors) of the conversion over the week outside the window, whichever is higher, below 0.99.
+ */
+export function learnedExpectation(country: SubjectCounts): number | undefined {
+  const prior = country.expected;
+  if (prior === undefined || country.week === undefined) return prior;
+  const starts = country.week.starts - country.starts;
+  if (starts < LEARNED_MIN_STARTS) return prior;
+  const rate = Math.min(1, Math.max(0, country.week.verified - country.verified) / starts);
+  const bound = rate - 2 * Math.sqrt((rate * (1 - rate)) / starts);
+  return Math.min(0.99, Math.max(prior, bound));
+}
+
+/** Standard deviations of chance past which a shortfall from the prior is an attack's. */
+export const PRIOR_Z = 3;
+
+/**
+ * Whether `verified` of `starts` falls short of the prior `expected` by more than chance explains:
+ * at least `minUnconverted` unconverted, and a shortfall (expected × starts − verified) above
+ * PRIOR_Z binomial standard deviations. An attacker's never-converting starts add about `expected`
+ * each; real users completing as expected add nothing on average.
+ */
+export function belowPrior(
+  starts: number,
+  verified: number,
+  expected: number | undefined,
+  minUnconverted: number,
+): boolean {
+  if (expected === undefined || starts - verified < minUnconverted) return false;
+  return expected * starts - verified > PRIOR_Z * Math.sqrt(starts * expected * (1 - expected));
 }
 
 /**
@@ -139,7 +200,11 @@ export function minUnconvertedFor(
 ): number {
   if (kind === 'range' || kind === 'prefix') {
     const normal = kind === 'range' ? rules.rangeMinStarts : rules.prefixMinStarts;
-    const trusted = counts.verified > 0 && hasHistory(kind, counts);
+    // Under attack one real verification does not vouch for a range or prefix: it must meet the prior.
+    const trusted =
+      counts.verified > 0 &&
+      hasHistory(kind, counts) &&
+      !belowPrior(counts.starts, counts.verified, counts.expected, 1);
     return underAttack && !trusted ? Math.min(normal, rules.underAttackMinStarts) : normal;
   }
   const normal = rules.callerMinStarts;

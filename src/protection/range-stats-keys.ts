@@ -1,6 +1,12 @@
 import { DAY_MS } from '../core/clock.js';
+import type { StoreWriteOptions } from '../store/verification-store.interface.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { digest } from './protection-keys.js';
+
+/** Countries remember a week: the slowest drip they must see (two fixed weeks read as a sliding one). */
+export const WEEK_MS = 7 * DAY_MS;
+/** Countries count their starts of the last five to ten minutes: users still typing their code. */
+export const RECENT_MS = 5 * 60_000;
 
 /**
  * Store keys. A subject's counters are named by its tag (its id's keyed digest, taken once per subject
@@ -12,6 +18,11 @@ export const rangeStatsKey = {
   day: (tag: string, d: number) => `protect:pump:dv:${tag}:${d}`,
   dayStarts: (tag: string, d: number) => `protect:pump:ds:${tag}:${d}`,
   dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
+  /** `of`: the caller's digest: its starts counted in places this week (CALLER_SHARE_PER_WEEK). */
+  share: (of: string, wk: number) => `protect:pump:sh:${of}:${wk}`,
+  weekStarts: (tag: string, wk: number) => `protect:pump:ws:${tag}:${wk}`,
+  weekVerified: (tag: string, wk: number) => `protect:pump:wv:${tag}:${wk}`,
+  recent: (tag: string, b: number) => `protect:pump:r:${tag}:${b}`,
   /** `of`: the digest of the subject's id and the range. */
   dayRange: (of: string, d: number) => `protect:pump:drm:${of}:${d}`,
   /** `of`: the number's digest, as in `number` and `verifiedNumber`. */
@@ -43,3 +54,39 @@ export const RangeStatsKeys = {
       .concat(key.dayNumber(of, day), key.dayNumber(of, day - 1));
   },
 };
+
+/** Anyone can make the defence create one of these per range or caller: a bounded store may evict them among themselves. */
+export const EVICTABLE: StoreWriteOptions = { evictable: true };
+
+/**
+ * Starts one caller (client key, else network, else owner) adds to ranges, prefixes and countries
+ * in a fixed week; past them its starts count for its own subjects only (which hold it). Two weeks'
+ * shares in a sliding one stay under `countryMinStarts` (20): one address cannot put its country under
+ * attack, and so change what its other users are offered; a botnet's spread is the prior's business.
+ */
+export const CALLER_SHARE_PER_WEEK = 5;
+
+/** A range, prefix or country: the aggregates many callers share. */
+export function isPlace(id: string): boolean {
+  return hasBaseline(id);
+}
+
+/** Ranges and prefixes count distinct callers (the burst signature). */
+export function bursty(id: string): boolean {
+  return id.startsWith('range:') || id.startsWith('prefix:');
+}
+
+/** Prefixes and countries are judged over the day too (the slow drip). */
+export function judgedByDay(id: string): boolean {
+  return id.startsWith('prefix:') || id.startsWith('country:');
+}
+
+/** Ranges, prefixes and countries keep a baseline; callers a record. */
+export function hasBaseline(id: string): boolean {
+  return id.startsWith('range:') || id.startsWith('prefix:') || id.startsWith('country:');
+}
+
+/** Country counters are few (one per country): kept. Every other subject's entries are evictable. */
+export function options(id: string): StoreWriteOptions | undefined {
+  return id.startsWith('country:') ? undefined : EVICTABLE;
+}

@@ -1,12 +1,20 @@
 import { DAY_MS } from '../core/clock.js';
-import type { DataKeys } from '../core/data-keys.js';
-import type { StoreWriteOptions, VerificationStore } from '../store/verification-store.interface.js';
-import { rangeStatsKey as key } from './range-stats-keys.js';
+import type { StoreWriteOptions } from '../store/verification-store.interface.js';
+import {
+  bursty,
+  CALLER_SHARE_PER_WEEK,
+  hasBaseline,
+  isPlace,
+  judgedByDay,
+  options,
+  rangeStatsKey as key,
+  RECENT_MS,
+  WEEK_MS,
+} from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
 import { OWNER_RETRIES } from './pumping-rules.js';
 
-/** Anyone can make the defence create one of these per range or caller: a bounded store may evict them among themselves. */
-const EVICTABLE: StoreWriteOptions = { evictable: true };
+import { EVICTABLE } from './range-stats-keys.js';
 
 /**
  * A subject the defence counts: `range:+7916123`, `prefix:+7916`, `country:RU`, `owner:…`,
@@ -18,11 +26,9 @@ export interface StatsSubject {
   withBaseline: boolean;
 }
 
-/** A running hold: when it ends and how many holds came before it in a row. */
-export interface HoldState {
-  until: number;
-  level: number;
-}
+import { RangeHolds } from './range-holds.js';
+
+export type { HoldState } from './range-holds.js';
 
 /** A start counted: each subject's current-window count including it, and how to take it back. */
 export interface CountedStart {
@@ -44,14 +50,7 @@ export interface CountedStart {
  * country counters is written evictable: one exists per range or caller, and a flood of them must
  * not evict sessions, cooldowns or per-phone limits from a bounded store.
  */
-export class RangeStats {
-  constructor(
-    private readonly store: VerificationStore,
-    private readonly settings: { windowMs: number; recordTtlMs: number },
-    /** Names subjects, numbers and callers in keys, and seals a session's subjects. */
-    private readonly keys: DataKeys,
-  ) {}
-
+export class RangeStats extends RangeHolds {
   /**
    * Each subject's counts in the sliding window ending now, read at once. The judged number's own
    * earlier starts, up to OWNER_RETRIES, are taken out of its range's and prefix's: an owner who
@@ -90,6 +89,17 @@ export class RangeStats {
               number(key.dayRanges(tag, day - 1)),
             ])
           : undefined;
+        const wk = Math.floor(now / WEEK_MS);
+        const weekCounts = s.id.startsWith('country:')
+          ? Promise.all([
+              number(key.weekStarts(tag, wk)),
+              number(key.weekStarts(tag, wk - 1)),
+              number(key.weekVerified(tag, wk)),
+              number(key.weekVerified(tag, wk - 1)),
+              number(key.recent(tag, Math.floor(now / RECENT_MS))),
+              number(key.recent(tag, Math.floor(now / RECENT_MS) - 1)),
+            ])
+          : undefined;
         const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
           number(key.starts(tag, w)),
           number(key.starts(tag, w - 1)),
@@ -126,6 +136,15 @@ export class RangeStats {
             verified: slidingCount(dvc, previousDay, dayElapsed),
             baseline: drp,
             raw: { starts: [dsc, dsp], verified: [dvc, previousDay] },
+          };
+        }
+        if (weekCounts) {
+          const [wsc, wsp, wvc, wvp, rc, rp] = await weekCounts;
+          const weekElapsed = (now - wk * WEEK_MS) / WEEK_MS;
+          counts.recent = rc + rp;
+          counts.week = {
+            starts: Math.max(0, slidingCount(wsc, wsp, weekElapsed) - mine),
+            verified: slidingCount(wvc, wvp, weekElapsed),
           };
         }
         if (burst) {
@@ -180,18 +199,55 @@ export class RangeStats {
         }),
     );
     const day = Math.floor(this.store.now() / DAY_MS);
-    const keys = subjects.map(
-      (s) => [s.id, key.starts(this.keys.digest(s.id), w), options(s.id), ttl] as const,
-    );
+    type Counter = readonly [
+      id: string,
+      key: string,
+      o: StoreWriteOptions | undefined,
+      ttl: number,
+      place: boolean,
+    ];
+    const keys: Counter[] = subjects.map((s) => [
+      s.id,
+      key.starts(this.keys.digest(s.id), w),
+      options(s.id),
+      ttl,
+      isPlace(s.id),
+    ]);
     if (phoneNumber !== undefined)
-      keys.push(['', key.number(this.keys.digest(phoneNumber), w), EVICTABLE, ttl]);
+      keys.push(['', key.number(this.keys.digest(phoneNumber), w), EVICTABLE, ttl, false]);
     for (const s of subjects.filter((x) => judgedByDay(x.id)))
-      keys.push(['', key.dayStarts(this.keys.digest(s.id), day), options(s.id), 2 * DAY_MS]);
-    const [values, newTo] = await Promise.all([
+      keys.push(['', key.dayStarts(this.keys.digest(s.id), day), options(s.id), 2 * DAY_MS, true]);
+    const week = Math.floor(this.store.now() / WEEK_MS);
+    for (const s of subjects.filter((x) => x.id.startsWith('country:')))
+      keys.push(
+        ['', key.weekStarts(this.keys.digest(s.id), week), undefined, 2 * WEEK_MS, true],
+        [
+          '',
+          key.recent(this.keys.digest(s.id), Math.floor(this.store.now() / RECENT_MS)),
+          undefined,
+          2 * RECENT_MS,
+          true,
+        ],
+      );
+    // One caller adds at most its week's share to a range, prefix or country (counted in the same batch).
+    const share =
+      caller === undefined
+        ? undefined
+        : this.store.increment(key.share(this.keys.digest(caller), week), 1, 2 * WEEK_MS, EVICTABLE);
+    const [values, newTo, taken] = await Promise.all([
       Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
       bursts,
+      share,
     ]);
     const callersBefore = new Map(newTo.filter((x) => x !== undefined));
+    const undo = (list: Counter[]) =>
+      Promise.all(list.map(([, k, o, t]) => this.store.increment(k, -1, t, o)));
+    // Past it, the start counts for its callers only: what one caller does can hold that caller.
+    let held = keys;
+    if (taken !== undefined && taken.value > CALLER_SHARE_PER_WEEK) {
+      await undo(keys.filter((k) => k[4]));
+      held = keys.filter((k) => !k[4]);
+    }
     let released = false;
     return {
       before: new Map(keys.map(([id], i) => [id, values[i]!.value - 1])),
@@ -199,7 +255,7 @@ export class RangeStats {
       release: async () => {
         if (released) return;
         released = true;
-        await Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, -1, t, o)));
+        await undo(held);
       },
     };
   }
@@ -250,37 +306,12 @@ export class RangeStats {
               ? this.store.increment(key.day(tag, day), 1, 2 * DAY_MS, options(id))
               : [],
           firstToday && judgedByDay(id) ? newRange(id) : [],
+          firstToday && id.startsWith('country:')
+            ? this.store.increment(key.weekVerified(tag, Math.floor(now / WEEK_MS)), 1, 2 * WEEK_MS)
+            : [],
         ];
       }),
     );
-  }
-
-  async readHold(id: string): Promise<HoldState | undefined> {
-    const value = await this.store.get(key.hold(this.keys.digest(id)));
-    if (value === null) return undefined;
-    const [until, level] = value.split(':').map(Number);
-    return Number.isFinite(until) && Number.isFinite(level) ? { until: until!, level: level! } : undefined;
-  }
-
-  /**
-   * Starts a hold of `coolOffMs` at `level`, unless another request (or instance) started one since
-   * `previous` was read. True when this call started it (it then reports it, once).
-   */
-  async startHold(
-    id: string,
-    previous: HoldState | undefined,
-    level: number,
-    coolOffMs: number,
-  ): Promise<boolean> {
-    const k = key.hold(this.keys.digest(id));
-    const value = `${this.store.now() + coolOffMs}:${level}`;
-    // Remembered a window past the cool-off, so a pattern that goes on gets the next, longer one.
-    const ttl = coolOffMs + 2 * this.settings.windowMs;
-    if (previous === undefined) return this.store.setIfAbsent(k, value, ttl, options(id));
-    const current = await this.store.get(k);
-    if (current !== null && current !== `${previous.until}:${previous.level}`) return false;
-    await this.store.set(k, value, ttl, options(id));
-    return true;
   }
 
   /** Which subjects a started session belongs to, until it can no longer be verified. */
@@ -302,24 +333,4 @@ export class RangeStats {
       return undefined;
     }
   }
-}
-
-/** Ranges and prefixes count distinct callers (the burst signature). */
-function bursty(id: string): boolean {
-  return id.startsWith('range:') || id.startsWith('prefix:');
-}
-
-/** Prefixes and countries are judged over the day too (the slow drip). */
-function judgedByDay(id: string): boolean {
-  return id.startsWith('prefix:') || id.startsWith('country:');
-}
-
-/** Ranges, prefixes and countries keep a baseline; callers a record. */
-function hasBaseline(id: string): boolean {
-  return id.startsWith('range:') || id.startsWith('prefix:') || id.startsWith('country:');
-}
-
-/** Country counters are few (one per country): kept. Every other subject's entries are evictable. */
-function options(id: string): StoreWriteOptions | undefined {
-  return id.startsWith('country:') ? undefined : EVICTABLE;
 }

@@ -60,10 +60,12 @@ class FiguresAwareStore extends MemoryStore {
 
 /**
  * Kept past the sessions by design, so counted apart with the figures: the method figures' day counters,
- * a caller's record of having verified (`stats-record`, what the figures learn from), and an erasure
- * index's day counter (`subject:{…}:<day>:n`, kept until the last record it indexes is gone).
+ * a caller's record of having verified (`stats-record`, what the figures learn from), an erasure
+ * index's day counter (`subject:{…}:<day>:n`, kept until the last record it indexes is gone), and the
+ * pumping defence's week: a caller's share of the places (`protect:pump:sh:`) and a country's week
+ * counters (`protect:pump:ws:`, `wv:`), kept as long as the slowest drip it must see.
  */
-const KEPT_APART = /^(stats:|stats-record:|subject:\{[no]:[^}]+\}:\d+:n$)/;
+const KEPT_APART = /^(stats:|stats-record:|subject:\{[no]:[^}]+\}:\d+:n$|protect:pump:(sh|ws|wv):)/;
 
 describe('hardening: soak of mixed traffic with faults and lost webhooks', () => {
   let sandbox: SandboxProcess;

@@ -201,5 +201,13 @@ describe.each(PLATFORMS)('learning nobody can steer (%s)', (platform) => {
     await fx.sb.advance(EXPIRY_MS);
     await fx.sb.webhooksIdle();
     expect(await auto()).toBe('reverse_flash_call');
-  }, 120_000);
+
+    // The same botnet with a page following each status (a poll costs nothing): 600 more, in 600
+    // other networks. A free method's unverified end from a giver who proved no number teaches nothing.
+    await abandonedStarts(fx, host, 600, (i) => `100.${80 + (i >> 8)}.${i & 255}.9`, true);
+    expect(await auto()).toBe('reverse_flash_call');
+    await fx.sb.advance(EXPIRY_MS);
+    await fx.sb.webhooksIdle();
+    expect(await auto()).toBe('reverse_flash_call');
+  }, 180_000);
 });

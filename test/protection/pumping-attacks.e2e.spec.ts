@@ -155,8 +155,13 @@ describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) =
     }
     expect(sent() - before).toBeLessThanOrEqual(30);
     expect(fraudEvents(fx.host).some((e) => e.rule === 'slow_drip' || e.countryUnderAttack)).toBe(true);
-    // A user of a prefix that converts is served as asked.
-    expect((await startFrom(fx.host, freshIp(), freshRange('916').number(1))).status).toBe(201);
+    // While the country is under attack, a stranger in a prefix that converts is served by a method
+    // charged on proof (free unless it proves its number): offered one, and started with it.
+    const user = { ip: freshIp(), phone: freshRange('916').number(1) };
+    const first = await startFrom(fx.host, user.ip, user.phone);
+    expect(first.status).toBe(409);
+    expect(first.body.offered_methods).toContain('reverse_flash_call');
+    expect((await startFrom(fx.host, user.ip, user.phone, 'reverse_flash_call')).status).toBe(201);
   }, 60_000);
 
   it('an owner farm: numbers verified in one range do not vouch for their prefix; a spread over its other ranges is held there', async () => {
