@@ -44,6 +44,22 @@ describe('StatusReadMeter', () => {
     await store.close();
   });
 
+  it('meters nothing the host asks itself (no owner, no request): never one meter for every host call', async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    const own: boolean[] = [];
+    for (let i = 0; i < points + 2; i++) own.push(await m.take(undefined, undefined));
+    expect(own).toEqual(Array<boolean>(points + 2).fill(true));
+    await store.close();
+  });
+
+  it('meters nothing when the host turned the limits off (limits.enabled: false)', async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now, { enabled: false });
+    expect(await takes(m, points + 2)).toEqual(Array<boolean>(points + 2).fill(true));
+    await store.close();
+  });
+
   it("meters by the host's limits.key when it names the caller", async () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now, { key: (req: unknown) => (req as { account?: string }).account });

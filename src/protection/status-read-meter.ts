@@ -39,12 +39,17 @@ export class StatusReadMeter {
     this.keys = options.dataKeys;
   }
 
-  /** Takes one read of the caller's meter; false when its window's reads are spent. */
-  take(owner: string | undefined, from: { request?: unknown; ip?: string } | undefined): Promise<boolean> {
-    const caller =
-      owner !== undefined
-        ? `owner:${owner}`
-        : `client:${clientKeyOf(this.options.limits, from?.request, from?.ip) ?? ''}`;
+  /** Takes one read of the caller's meter; false when its window's reads are spent (never with `limits.enabled: false`). */
+  async take(
+    owner: string | undefined,
+    from: { request?: unknown; ip?: string } | undefined,
+  ): Promise<boolean> {
+    if (!this.options.limits.enabled) return true;
+    const client =
+      owner === undefined ? clientKeyOf(this.options.limits, from?.request, from?.ip) : undefined;
+    // The host's own call (no owner, no request): its reads are the host's to pace, never everyone's one meter.
+    if (owner === undefined && client === undefined) return true;
+    const caller = owner !== undefined ? `owner:${owner}` : `client:${client}`;
     return takeUpstreamRead(
       this.store,
       `status-reads:{${this.keys.digest(caller)}}`,
