@@ -1,0 +1,51 @@
+import TestSequencer from '@jest/test-sequencer';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+
+/**
+ * The mutation run's sequencer (jest.mutation.config.js): each mutant runs only the spec files that hold a
+ * test which reached it.
+ *
+ * Stryker runs a mutant as `jest --findRelatedTests <its file> --testNamePattern <the covering tests>`, and
+ * jest then loads every related spec file to find the tests whose names match: a module that every host
+ * imports is related to most of the suite, and loading a spec file that boots Nest costs about a second
+ * however few of its tests run. The first run (every related spec, no mutant active) records here which
+ * file holds which test; a mutant's run keeps the files holding a test that matches the pattern. A file the
+ * first run did not see is kept. Without a pattern (the first run, a mutant that runs on import) every
+ * related file runs.
+ */
+const ACTIVE_MUTANT = '__STRYKER_ACTIVE_MUTANT__';
+const MAP_FILE = 'test-output/covering-tests.json';
+
+export default class CoveringFilesSequencer extends (TestSequencer.default ?? TestSequencer) {
+  constructor(options) {
+    super(options);
+    this.globalConfig = options?.globalConfig;
+    this.rootDir = options?.contexts?.[0]?.config?.rootDir ?? process.cwd();
+  }
+
+  sort(tests) {
+    const ordered = super.sort(tests);
+    const pattern = this.globalConfig?.testNamePattern;
+    const mapFile = join(this.rootDir, MAP_FILE);
+    if (!pattern || process.env[ACTIVE_MUTANT] === undefined || !existsSync(mapFile)) return ordered;
+    const testsByFile = JSON.parse(readFileSync(mapFile, 'utf8'));
+    const matches = new RegExp(pattern, 'i');
+    return ordered.filter((test) => {
+      const names = testsByFile[relative(this.rootDir, test.path)];
+      return names === undefined || names.some((name) => matches.test(name));
+    });
+  }
+
+  cacheResults(tests, results) {
+    super.cacheResults(tests, results);
+    if (process.env[ACTIVE_MUTANT] !== undefined || this.globalConfig?.testNamePattern) return;
+    const mapFile = join(this.rootDir, MAP_FILE);
+    const testsByFile = existsSync(mapFile) ? JSON.parse(readFileSync(mapFile, 'utf8')) : {};
+    for (const file of results.testResults) {
+      testsByFile[relative(this.rootDir, file.testFilePath)] = file.testResults.map((test) => test.fullName);
+    }
+    mkdirSync(dirname(mapFile), { recursive: true });
+    writeFileSync(mapFile, JSON.stringify(testsByFile));
+  }
+}
