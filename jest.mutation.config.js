@@ -6,8 +6,8 @@
  * - the pages driven in Chromium (the element's and client's logic has specs that run without a browser);
  * - the package suites, which install the built `dist/` (a mutant lives in `src/`);
  * - the docs checks (they read files, not behaviour) and the soak (a minute of traffic).
- * Stryker runs, for each mutant, only the tests that reached it in the first run (coverageAnalysis: perTest)
- * among the specs related to the mutated file (findRelatedTests).
+ * Stryker runs, for each mutant, only the tests that reached it in the first run (coverageAnalysis: perTest),
+ * and the covering-files sequencer loads only the spec files holding them.
  */
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -47,7 +47,7 @@ export const SPECS_BY_FOLDER = {
   core: [/^src\/core\//],
   element: [/^test\/element\//],
   guard: [/^src\/guard\//, /^test\/verified-phone\//, /^test\/sessions\/verified-phone\./],
-  history: [/^src\/history\//, /^test\/history\//, /^test\/privacy\//],
+  history: [/^src\/history\//, /^test\/history\//],
   http: [/^test\/client-routes\//, /^test\/status-stream\//],
   module: [/^test\/registration\//, /^test\/operations\/(options|unknown-options|optional-peers|health)\./],
   observability: [/^src\/observability\//, /^test\/tracing\//, /^test\/operations\/(logs|metrics)\./],

@@ -4,7 +4,7 @@
  * (jest.mutation.config.js, SPECS_BY_FOLDER: its unit specs and the in-process e2e suites of its feature):
  *   MUTATE_FOLDER=history npm run test:mutation
  * Each mutant runs only the spec files holding a test that reached it in the first run (coverageAnalysis
- * perTest, test/covering-files.sequencer.mjs). Without MUTATE_FOLDER every spec in reach runs against
+ * perTest, test/covering-files.sequencer.mjs); a mutant that runs on import (static) runs the folder's specs. Without MUTATE_FOLDER every spec in reach runs against
  * whatever `--mutate` names: hours of CPU on two cores for a folder that every host imports.
  *
  * The run is incremental, one file per folder (a run's report holds only the files it mutated, so two
@@ -18,7 +18,9 @@ const reports = folder === undefined ? 'reports/mutation' : `reports/mutation/${
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'jest',
-  jest: { configFile: 'jest.mutation.config.js', enableFindRelatedTests: true },
+  // Not findRelatedTests: jest would resolve the imports of every spec in reach on each run to find the related
+  // ones, when the covering-files sequencer already keeps only the files holding a test that reached the mutant.
+  jest: { configFile: 'jest.mutation.config.js', enableFindRelatedTests: false },
   testRunnerNodeArgs: ['--experimental-vm-modules'],
   coverageAnalysis: 'perTest',
   mutate: [
@@ -30,8 +32,9 @@ export default {
   // The machine is shared: one runner (PV_MUTATION_CONCURRENCY to change), and room for a slow e2e test
   // under load before a mutant counts as a time-out.
   concurrency: Number(process.env.PV_MUTATION_CONCURRENCY ?? 1),
-  // Jest in ESM mode keeps each run's modules: a fresh runner every 20 mutants bounds its memory (and its GC pauses).
-  maxTestRunnerReuse: 20,
+  // Jest in ESM mode keeps each run's modules (a runner reached 1.8 GB after its first run and four mutants of
+  // e2e specs): a fresh runner every 10 mutants bounds its memory and its collector's pauses.
+  maxTestRunnerReuse: 10,
   timeoutMS: 30_000,
   // The first run (every related spec, in one runner, with coverage) is most of the suite when a folder that
   // every host imports is mutated: Stryker's default of 5 minutes stops it.

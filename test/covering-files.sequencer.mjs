@@ -6,13 +6,12 @@ import { dirname, join, relative } from 'node:path';
  * The mutation run's sequencer (jest.mutation.config.js): each mutant runs only the spec files that hold a
  * test which reached it.
  *
- * Stryker runs a mutant as `jest --findRelatedTests <its file> --testNamePattern <the covering tests>`, and
- * jest then loads every related spec file to find the tests whose names match: a module that every host
- * imports is related to most of the suite, and loading a spec file that boots Nest costs about a second
- * however few of its tests run. The first run (every related spec, no mutant active) records here which
- * file holds which test; a mutant's run keeps the files holding a test that matches the pattern. A file the
- * first run did not see is kept. Without a pattern (the first run, a mutant that runs on import) every
- * related file runs.
+ * Stryker runs a mutant as `jest --testNamePattern <the tests that reached it>` over the specs in reach, and
+ * jest then loads every one of those files to find the tests whose names match: loading a spec file that
+ * boots Nest costs about a second however few of its tests run. The first run (no mutant active, no
+ * pattern) records here which file holds which test; a mutant's run keeps the files holding a test that
+ * matches the pattern, and a file the first run did not see. Without a pattern (the first run, a mutant
+ * that runs on import) every file runs.
  */
 const ACTIVE_MUTANT = '__STRYKER_ACTIVE_MUTANT__';
 const MAP_FILE = 'test-output/covering-tests.json';
