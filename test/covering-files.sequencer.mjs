@@ -30,10 +30,13 @@ export default class CoveringFilesSequencer extends (TestSequencer.default ?? Te
     if (!pattern || process.env[ACTIVE_MUTANT] === undefined || !existsSync(mapFile)) return ordered;
     const testsByFile = JSON.parse(readFileSync(mapFile, 'utf8'));
     const matches = new RegExp(pattern, 'i');
-    return ordered.filter((test) => {
+    const kept = ordered.filter((test) => {
       const names = testsByFile[relative(this.rootDir, test.path)];
       return names === undefined || names.some((name) => matches.test(name));
     });
+    // No file matching is a map that does not fit this run: run them all rather than let a mutant survive
+    // for want of its tests.
+    return kept.length > 0 ? kept : ordered;
   }
 
   cacheResults(tests, results) {
