@@ -23,4 +23,9 @@ export default {
   testSequencer: '<rootDir>/test/longest-first.sequencer.mjs',
   testTimeout: 30000,
   maxWorkers: 2,
+  // Jest in ESM mode keeps the modules of every file a worker ran: a worker's heap grew by about 25 MB a spec
+  // file, past 1.7 GB over 62 files, and a process that large took longer to exit than the 500 ms jest
+  // grants it ("A worker process has failed to exit gracefully"; no handle was left open). A worker past
+  // this much after a file is replaced by a fresh one, which also keeps the collector's pauses short.
+  workerIdleMemoryLimit: '512MB',
 };
