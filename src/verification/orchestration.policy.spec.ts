@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { toPriceList, type PriceBook } from '../account/price-book.js';
+import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
 import { oneStepJourney, switchableMethods } from '../core/journey.js';
 import { newSessionRecord } from '../core/session-record.js';
@@ -34,10 +35,16 @@ function policy(
   });
   const list = prices && toPriceList(prices);
   const book = { latest: () => Promise.resolve(list), current: () => list } as unknown as PriceBook;
-  return new OrchestrationPolicy(resolved, book, telemetryOf(resolved), {
-    learningSamples: () => Promise.resolve({}),
-    timeToVerify: () => Promise.resolve({ started: 0, ended: 0, left: 0, buckets: [] }),
-  } as unknown as MethodStats);
+  return new OrchestrationPolicy(
+    resolved,
+    book,
+    telemetryOf(resolved),
+    {
+      learningSamples: () => Promise.resolve({}),
+      timeToVerify: () => Promise.resolve({ started: 0, ended: 0, left: 0, buckets: [] }),
+    } as unknown as MethodStats,
+    { state: () => 'healthy', refresh: () => Promise.resolve('healthy') } as unknown as MethodHealthWatch,
+  );
 }
 
 /** The methods a journey whose pending SMS holds 3.00 RUB may switch to under the policy's ceilings. */
