@@ -1,5 +1,10 @@
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import { chooseFirstMethods, type DeviceOutlook, type MethodOutlook } from '../account/first-method.js';
+import {
+  chooseFirstMethods,
+  REFERENCE_METHOD,
+  type DeviceOutlook,
+  type MethodOutlook,
+} from '../account/first-method.js';
 import { callingCodeOf, CELL_LEVELS, figureCells } from '../account/method-figures.js';
 import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
@@ -15,11 +20,20 @@ import type { FallbackTiming } from './fallback-timing.js';
 export const FIRST_METHOD_DAYS = 7;
 /** How long a choice per operator prefix stands before the figures are read again (module clock). */
 export const FIRST_METHOD_TTL_MS = 30_000;
+const REFERENCE = REFERENCE_METHOD as KnownVerificationMethod;
 const DEVICES: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
+
+/**
+ * While a device's SMS figures are thin, one start in this many of its offered SMS goes to SMS first:
+ * the model measures every method against SMS, which an order that tries it last seldom starts.
+ */
+export const EXPLORE_EVERY = 5;
 
 interface Choice {
   until: number;
   first: Map<DeviceHint | undefined, KnownVerificationMethod>;
+  /** Devices whose reference (SMS) figures are thin. */
+  thin: Set<DeviceHint | undefined>;
 }
 
 /**
@@ -32,6 +46,7 @@ interface Choice {
 export class FirstMethodChooser {
   readonly #choices = new Map<string, Choice>();
   readonly #reading = new Map<string, Promise<Choice>>();
+  #starts = 0;
 
   constructor(
     private readonly clock: () => number,
@@ -54,7 +69,9 @@ export class FirstMethodChooser {
     const demoted = order.filter((_, i) => states[i] === 'demoted');
     const key = `${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}:${order.join(',')}`;
     const choice = await this.#choice(key, healthy, prices, phoneNumber);
-    const first = choice.first.get(device);
+    const explore =
+      choice.thin.has(device) && healthy.includes(REFERENCE) && ++this.#starts % EXPLORE_EVERY === 0;
+    const first = explore ? REFERENCE : choice.first.get(device);
     const rest = first === undefined ? healthy : [first, ...healthy.filter((method) => method !== first)];
     return [...rest, ...demoted];
   }
@@ -87,17 +104,20 @@ export class FirstMethodChooser {
     last: Choice | undefined,
   ): Promise<Choice> {
     const until = this.clock() + FIRST_METHOD_TTL_MS;
-    if (!prices) return { until, first: new Map() };
+    if (!prices) return { until, first: new Map(), thin: new Set() };
     try {
       const devices = await Promise.all(
         DEVICES.map((device) => this.#device(candidates, prices, phoneNumber, device)),
       );
-      return { until, first: chooseFirstMethods(devices) as Choice['first'] };
+      const thin = new Set(
+        devices.filter((d) => !d.candidates.some((c) => c.method === REFERENCE)).map((d) => d.device),
+      );
+      return { until, first: chooseFirstMethods(devices) as Choice['first'], thin };
     } catch (error) {
       this.logger.warn('orchestration: operator figures could not be read; the first method stands', {
         error: errorText(error),
       });
-      return { until, first: last?.first ?? new Map() };
+      return { until, first: last?.first ?? new Map(), thin: last?.thin ?? new Set() };
     }
   }
 
