@@ -24,15 +24,15 @@ const REFERENCE = REFERENCE_METHOD as KnownVerificationMethod;
 const DEVICES: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
 
 /**
- * While a device's SMS figures are thin, one start in this many of its offered SMS goes to SMS first:
- * the model measures every method against SMS, which an order that tries it last seldom starts.
+ * While a device's SMS figures are thin and another method's are not, one start in this many goes to
+ * SMS first: the model measures every method against SMS, which an order trying it last seldom starts.
  */
 export const EXPLORE_EVERY = 5;
 
 interface Choice {
   until: number;
   first: Map<DeviceHint | undefined, KnownVerificationMethod>;
-  /** Devices whose reference (SMS) figures are thin. */
+  /** Devices whose reference (SMS) figures are thin while another method's are not. */
   thin: Set<DeviceHint | undefined>;
 }
 
@@ -110,7 +110,9 @@ export class FirstMethodChooser {
         DEVICES.map((device) => this.#device(candidates, prices, phoneNumber, device)),
       );
       const thin = new Set(
-        devices.filter((d) => !d.candidates.some((c) => c.method === REFERENCE)).map((d) => d.device),
+        devices
+          .filter((d) => d.candidates.length > 0 && !d.candidates.some((c) => c.method === REFERENCE))
+          .map((d) => d.device),
       );
       return { until, first: chooseFirstMethods(devices) as Choice['first'], thin };
     } catch (error) {
