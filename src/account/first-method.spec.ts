@@ -50,6 +50,24 @@ describe('first method', () => {
     expect(chosen.get('desktop')).toBe('sms');
   });
 
+  it('keeps SMS first where the other, fast enough, would verify fewer users than SMS alone', () => {
+    // SMS: 40 % verified within 10 s, 45 % within 2 minutes (its median ~92 s, a budget the other meets).
+    const buckets = Array<number>(TIME_TO_VERIFY_BUCKETS_MS.length + 1).fill(0);
+    buckets[TIME_TO_VERIFY_BUCKETS_MS.indexOf(10_000)] = 400;
+    buckets[TIME_TO_VERIFY_BUCKETS_MS.indexOf(120_000)] = 450;
+    const slowSms = { ...sms, figures: { ...sms.figures, buckets } };
+    // 30 % within 5 s, then SMS: 0.3 + 0.7 × 0.9 × 0.85 = 0.8355 verified, under SMS's 0.85, cheaper per verified.
+    const fast = { ...reverse(0.3, 5_000), fallbackMs: 10_000 };
+    expect(
+      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [slowSms, fast] }]).get('mobile'),
+    ).toBe('sms');
+    // At 0.37 (0.37 + 0.63 × 0.765 = 0.852): as many verified, cheaper: first.
+    const better = { ...reverse(0.37, 5_000), fallbackMs: 10_000 };
+    expect(
+      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [slowSms, better] }]).get('mobile'),
+    ).toBe('reverse_flash_call');
+  });
+
   it('keeps SMS first where the other would push the median past SMS’s', () => {
     // Completes often, but late: its users verify after SMS's median.
     const slow = { ...reverse(0.9, 45_000), fallbackMs: 60_000 };
