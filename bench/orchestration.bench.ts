@@ -207,6 +207,7 @@ const SCENARIOS: Record<string, ScenarioSpec> = {
   protected: { scenario: 'auto', population: 'realistic', protection: true },
   desktop: { scenario: 'auto', population: 'realistic', desktopShare: 0.6 },
   leaving: { scenario: 'auto', population: 'pessimistic', leaveShare: 0.1 },
+  pessimisticWarm: { scenario: 'auto', population: 'pessimistic', warm: true },
 };
 
 export async function runOrchestrationBench(options: OrchestrationBenchOptions = {}): Promise<BenchTable> {
@@ -476,6 +477,7 @@ function report(results: Record<string, ScenarioResult | Error>): BenchTable {
     protected: 'auto (realistic, default protection)',
     desktop: 'auto (realistic, 60 % desktop)',
     leaving: 'auto (pessimistic, 10 % leave at a switch)',
+    pessimisticWarm: 'auto (pessimistic, warm host)',
   };
   const rows: Cell[][] = [];
   const notes: string[] = [];
@@ -548,6 +550,7 @@ function report(results: Record<string, ScenarioResult | Error>): BenchTable {
   for (const [name, goal] of [
     ['desktop', GOAL_COST_SHARE_47],
     ['leaving', GOAL_PESSIMISTIC_COST_SHARE],
+    ['pessimisticWarm', GOAL_PESSIMISTIC_COST_SHARE],
   ] as const)
     if (results[name])
       rows.push([

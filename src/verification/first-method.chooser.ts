@@ -1,10 +1,5 @@
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import {
-  chooseFirstMethods,
-  REFERENCE_METHOD,
-  type DeviceOutlook,
-  type MethodOutlook,
-} from '../account/first-method.js';
+import { chooseFirstMethods, type DeviceOutlook, type MethodOutlook } from '../account/first-method.js';
 import { callingCodeOf, CELL_LEVELS, figureCells } from '../account/method-figures.js';
 import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
@@ -20,20 +15,11 @@ import type { FallbackTiming } from './fallback-timing.js';
 export const FIRST_METHOD_DAYS = 7;
 /** How long a choice per operator prefix stands before the figures are read again (module clock). */
 export const FIRST_METHOD_TTL_MS = 30_000;
-const REFERENCE = REFERENCE_METHOD as KnownVerificationMethod;
 const DEVICES: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
-
-/**
- * While a device's SMS figures are thin and another method's are not, one start in this many goes to
- * SMS first: the model measures every method against SMS, which an order trying it last seldom starts.
- */
-export const EXPLORE_EVERY = 5;
 
 interface Choice {
   until: number;
   first: Map<DeviceHint | undefined, KnownVerificationMethod>;
-  /** Devices whose reference (SMS) figures are thin while another method's are not. */
-  thin: Set<DeviceHint | undefined>;
 }
 
 /**
@@ -46,7 +32,6 @@ interface Choice {
 export class FirstMethodChooser {
   readonly #choices = new Map<string, Choice>();
   readonly #reading = new Map<string, Promise<Choice>>();
-  #starts = 0;
 
   constructor(
     private readonly clock: () => number,
@@ -69,9 +54,7 @@ export class FirstMethodChooser {
     const demoted = order.filter((_, i) => states[i] === 'demoted');
     const key = `${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}:${order.join(',')}`;
     const choice = await this.#choice(key, healthy, prices, phoneNumber);
-    const explore =
-      choice.thin.has(device) && healthy.includes(REFERENCE) && ++this.#starts % EXPLORE_EVERY === 0;
-    const first = explore ? REFERENCE : choice.first.get(device);
+    const first = choice.first.get(device);
     const rest = first === undefined ? healthy : [first, ...healthy.filter((method) => method !== first)];
     return [...rest, ...demoted];
   }
@@ -104,22 +87,17 @@ export class FirstMethodChooser {
     last: Choice | undefined,
   ): Promise<Choice> {
     const until = this.clock() + FIRST_METHOD_TTL_MS;
-    if (!prices) return { until, first: new Map(), thin: new Set() };
+    if (!prices) return { until, first: new Map() };
     try {
       const devices = await Promise.all(
         DEVICES.map((device) => this.#device(candidates, prices, phoneNumber, device)),
       );
-      const thin = new Set(
-        devices
-          .filter((d) => d.candidates.length > 0 && !d.candidates.some((c) => c.method === REFERENCE))
-          .map((d) => d.device),
-      );
-      return { until, first: chooseFirstMethods(devices) as Choice['first'], thin };
+      return { until, first: chooseFirstMethods(devices) as Choice['first'] };
     } catch (error) {
       this.logger.warn('orchestration: operator figures could not be read; the first method stands', {
         error: errorText(error),
       });
-      return { until, first: last?.first ?? new Map(), thin: last?.thin ?? new Set() };
+      return { until, first: last?.first ?? new Map() };
     }
   }
 
