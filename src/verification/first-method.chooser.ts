@@ -13,8 +13,8 @@ import type { FallbackTiming } from './fallback-timing.js';
 
 /** Days of figures the first method is chosen from. */
 export const FIRST_METHOD_DAYS = 7;
-/** How long a choice per operator prefix stands before the figures are read again (module clock). */
-export const FIRST_METHOD_TTL_MS = 30_000;
+/** How long a choice per operator prefix stands before its figures (a few hundred counters) are read again (module clock). */
+export const FIRST_METHOD_TTL_MS = 5 * 60_000;
 const DEVICES: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
 
 interface Choice {

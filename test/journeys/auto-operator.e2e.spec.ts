@@ -9,6 +9,7 @@ import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import type { DeviceHint } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
+import { FIRST_METHOD_TTL_MS } from '../../src/verification/first-method.chooser.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { freshPhone, journeyFixture, journeyHost, start, status } from './journey-host.js';
 
@@ -60,8 +61,12 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     await counted(stats, 'reverse_flash_call', 'mobile', 40, 28, 10_000);
     // Desktop users seldom place the call: 4 in 40.
     await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
-    // The choice stands 30 s (module clock): past it, the figures are read again.
-    await fx.sb.advance(30_000);
+    // The choice stands FIRST_METHOD_TTL_MS (module clock): one ms before, the price order still.
+    await fx.sb.advance(FIRST_METHOD_TTL_MS - 1);
+    expect((await start(host, { phone_number: freshPhone(), device: 'desktop' })).body.method).toBe(
+      'reverse_flash_call',
+    );
+    await fx.sb.advance(1);
 
     const desktop = await start(host, { phone_number: freshPhone(), method: 'auto', device: 'desktop' });
     expect(desktop.status).toBe(201);
@@ -85,7 +90,7 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     const stats = host.app.get(MethodStats, { strict: false });
     await counted(stats, 'sms', 'desktop', 40, 34, 20_000);
     await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
-    await fx.sb.advance(30_000);
+    await fx.sb.advance(FIRST_METHOD_TTL_MS);
     const desktop = await start(host, { phone_number: freshPhone(), device: 'desktop' });
     expect(desktop.body.method).toBe('reverse_flash_call');
   });
