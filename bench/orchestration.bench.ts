@@ -208,6 +208,8 @@ const SCENARIOS: Record<string, ScenarioSpec> = {
   desktop: { scenario: 'auto', population: 'realistic', desktopShare: 0.6 },
   leaving: { scenario: 'auto', population: 'pessimistic', leaveShare: 0.1 },
   pessimisticWarm: { scenario: 'auto', population: 'pessimistic', warm: true },
+  desktopWarm: { scenario: 'auto', population: 'realistic', desktopShare: 0.6, warm: true },
+  leavingWarm: { scenario: 'auto', population: 'pessimistic', leaveShare: 0.1, warm: true },
 };
 
 export async function runOrchestrationBench(options: OrchestrationBenchOptions = {}): Promise<BenchTable> {
@@ -478,6 +480,8 @@ function report(results: Record<string, ScenarioResult | Error>): BenchTable {
     desktop: 'auto (realistic, 60 % desktop)',
     leaving: 'auto (pessimistic, 10 % leave at a switch)',
     pessimisticWarm: 'auto (pessimistic, warm host)',
+    desktopWarm: 'auto (60 % desktop, warm host)',
+    leavingWarm: 'auto (pessimistic, 10 % leave, warm host)',
   };
   const rows: Cell[][] = [];
   const notes: string[] = [];
@@ -551,6 +555,8 @@ function report(results: Record<string, ScenarioResult | Error>): BenchTable {
     ['desktop', GOAL_COST_SHARE_47],
     ['leaving', GOAL_PESSIMISTIC_COST_SHARE],
     ['pessimisticWarm', GOAL_PESSIMISTIC_COST_SHARE],
+    ['desktopWarm', GOAL_COST_SHARE_47],
+    ['leavingWarm', GOAL_PESSIMISTIC_COST_SHARE],
   ] as const)
     if (results[name])
       rows.push([
