@@ -83,18 +83,17 @@ describe('first method', () => {
     expect(chosen.get('mobile')).toBe('reverse_flash_call');
   });
 
-  it('without SMS figures, measures against the method most users complete; without any, chooses nothing', () => {
+  it('without SMS figures for a device, chooses nothing for it (the policy order stands)', () => {
+    // The method most users complete is no stand-in: its median (17 s for a messenger code) is a far
+    // stricter budget than SMS's (bench orchestration, warm host: 1.13 RUB per verified against 0.85).
     const flash: MethodOutlook = {
       method: 'flash_call',
       figures: figures(0.72, 20_000, 0.85),
       priceMinor: 80,
       fallbackMs: 30_000,
     };
-    // The reverse call completed by 30 %: fewer verified and slower than the flash call's users.
-    const chosen = chooseFirstMethods([
-      { device: 'mobile', weight: 1, candidates: [reverse(0.3, 30_000), flash] },
-    ]);
-    expect(chosen.get('mobile')).toBe('flash_call');
-    expect(chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [] }]).size).toBe(0);
+    expect(
+      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [reverse(0.3, 30_000), flash] }]).size,
+    ).toBe(0);
   });
 });

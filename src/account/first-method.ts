@@ -88,7 +88,7 @@ export function chooseFirstMethods(
   devices: readonly DeviceOutlook[],
 ): Map<DeviceHint | undefined, VerificationMethod> {
   const known = devices.flatMap((d) => {
-    const reference = referenceOf(d.candidates);
+    const reference = d.candidates.find((c) => c.method === REFERENCE_METHOD);
     if (reference === undefined || d.weight <= 0) return [];
     const budget = verifiedQuantile(reference.figures, 0.5);
     if (budget === null) return [];
@@ -124,16 +124,4 @@ export function chooseFirstMethods(
   const picked = best as { picks: number[] } | undefined;
   if (picked) for (const [i, d] of known.entries()) chosen.set(d.device, d.options[picked.picks[i]!]!.method);
   return chosen;
-}
-
-/**
- * What the others are measured against: SMS; while SMS has no figures, the candidate most users
- * complete (its median is then the budget, a stricter one wherever it is faster than SMS).
- */
-export function referenceOf(candidates: readonly MethodOutlook[]): MethodOutlook | undefined {
-  const sms = candidates.find((c) => c.method === REFERENCE_METHOD);
-  if (sms) return sms;
-  let best: MethodOutlook | undefined;
-  for (const c of candidates) if (!best || c.figures.completion > best.figures.completion) best = c;
-  return best;
 }
