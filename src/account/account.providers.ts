@@ -6,6 +6,7 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { VerificationBalanceWatch } from './balance-watch.service.js';
 import { VerificationAccountService } from './verification-account.service.js';
 import { MethodStats } from './method-stats.service.js';
+import { MethodHealthWatch } from './method-health.service.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
 import { PriceBook } from './price-book.js';
 
@@ -23,6 +24,7 @@ export const ACCOUNT_PROVIDERS: Provider[] = [
   PriceBook,
   VerificationAccountService,
   MethodStats,
+  MethodHealthWatch,
   VerificationBalanceWatch,
   VerificationHealthIndicator,
 ];
