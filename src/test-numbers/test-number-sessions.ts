@@ -145,6 +145,13 @@ export class TestNumberSessions {
     if (state.method === 'operator_id' && !state.awaitingCode)
       throw apiError('check', 409, 'not_pending', 'No code is due before the fallback');
     const entry = this.entry(state.phoneNumber, 'check');
+    // The session's attempt is taken atomically before anything is compared (concurrent checks of one
+    // session, on one instance or several, get distinct counts): past its attempts it has ended.
+    const used = (await this.store.increment(testSessionAttemptsKey(state.requestId), 1, this.keptMs(state)))
+      .value;
+    const left = state.attemptsLeft - used;
+    // (Its last allowed attempt ends it, verified or failed.)
+    if (left < 0) throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
     const budget = this.options.testNumbers.wrongCodesPerNumber;
     const key = testNumberWrongKey(this.options.dataKeys, state.phoneNumber);
     // The point is taken before the comparison, atomically (instances racing get distinct counts);
@@ -156,8 +163,13 @@ export class TestNumberSessions {
       await this.save({ ...state, status: 'verified', verifiedAt: this.store.now(), awaitingCode: false });
       return { requestId: state.requestId, status: 'verified', phoneNumber: state.phoneNumber };
     }
-    const attemptsLeft = spent ? 0 : state.attemptsLeft - 1;
-    await this.save({ ...state, attemptsLeft, ...(attemptsLeft <= 0 ? { status: 'failed' } : {}) });
+    const attemptsLeft = spent ? 0 : left;
+    // The stored `attemptsLeft` stays the session's own allowance; the counter says what was used.
+    if (attemptsLeft <= 0) {
+      // Read again: a right code racing this one may have ended the session verified meanwhile.
+      const now = await this.current(state.requestId, 'check');
+      if (!isTerminal(now.status)) await this.save({ ...now, status: 'failed' });
+    }
     throw apiError('check', 400, 'invalid_code', 'The code is not correct', {
       attempts_remaining: attemptsLeft,
     });
@@ -185,8 +197,13 @@ export class TestNumberSessions {
     return entry;
   }
 
+  /** How long a session's keys are kept: to its end, and past it for late reads. */
+  private keptMs(state: TestSessionState): number {
+    return Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
+  }
+
   private async save(state: TestSessionState): Promise<void> {
-    const ttl = Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
+    const ttl = this.keptMs(state);
     // Sealed: the state names the number (a reviewer's may be a real one).
     await this.store.set(
       testNumberSessionKey(state.requestId),
@@ -243,6 +260,11 @@ function apiError(
     status,
     problem: { status, title, error_code: code, ...extra },
   });
+}
+
+/** Store key of a test session's attempts used (its checks, counted atomically). */
+export function testSessionAttemptsKey(requestId: string): string {
+  return `test-number:attempts:{${requestId}}`;
 }
 
 /** Store key of a test number's wrong codes (keyed digest of the number). */

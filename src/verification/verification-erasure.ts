@@ -13,7 +13,11 @@ import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/sessio
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { testNumberSessionKey, testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
+import {
+  testNumberSessionKey,
+  testSessionAttemptsKey,
+  testNumberWrongKey,
+} from '../test-numbers/test-number-sessions.js';
 import { PaidStart } from './paid-start.js';
 
 /** Who to erase: one phone number (E.164) or one owner (`owner(req)`'s id). */
@@ -71,6 +75,7 @@ export class VerificationErasure {
         // The handle's session reads as unknown: no instance rebuilds it from the API.
         await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
         await this.store.delete(testNumberSessionKey(id));
+        await this.store.delete(testSessionAttemptsKey(id));
         await this.store.delete(RangeStats.sessionKey(id));
       }),
     );
