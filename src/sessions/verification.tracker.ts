@@ -76,7 +76,7 @@ export class VerificationTracker {
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
   ) {
-    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
+    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret, options.name);
     if (!emitter)
       throw new Error(
         'VerificationModule needs @nestjs/event-emitter: add EventEmitterModule.forRoot() to the imports of your AppModule',

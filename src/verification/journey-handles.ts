@@ -16,7 +16,7 @@ export class JourneyHandles {
     options: ResolvedVerificationOptions,
     private readonly journeyState: JourneyState,
   ) {
-    this.codec = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
+    this.codec = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret, options.name);
   }
 
   /** A new journey's handle. */

@@ -81,7 +81,7 @@ export class StatusWatch {
     private readonly protection: VerificationProtection,
     private readonly logger: VerificationLogger,
   ) {
-    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret);
+    this.handles = new VerificationHandleCodec(options.handleKey ?? options.api.apiSecret, options.name);
   }
 
   /**
