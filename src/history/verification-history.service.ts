@@ -26,6 +26,15 @@ import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verif
 /** Erasure reads at least this many slots of a shelf (history off, or made smaller since). */
 const VERIFICATION_DEFAULTS_HISTORY_MAX = VERIFICATION_DEFAULTS.history.maxEntries;
 
+/**
+ * How many refusal entries one caller (each of its address, network and owner, see `refused`) may
+ * write per hour; past it, its refusals are only counted (one store counter per caller and hour), so
+ * what a free request keeps in the store is bounded per address and network.
+ */
+export const REFUSAL_ENTRIES_PER_CALLER_HOUR = 30;
+
+const HOUR_MS = 3_600_000;
+
 /** The events an outcome entry is written for. */
 const OUTCOME_EVENTS = [
   VerificationEventName.verified,
@@ -151,6 +160,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     error: unknown,
     context: { phoneNumber?: string; method?: string; requestId?: string },
     owner: string | undefined,
+    callers: readonly string[] = [],
   ): Promise<void> {
     if (context.phoneNumber === undefined || !(error instanceof VerificationClientError)) return;
     if (this.options.history === false) return;
@@ -164,6 +174,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       return this.record({ ...about, kind: 'check', check: 'wrong' });
     const reason =
       refusalReason(error) ?? (typeof error.extra.reason === 'string' ? error.extra.reason : undefined);
+    if (!(await this.withinRefusalBudget(callers))) return;
     await this.record({ ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason });
   }
 
@@ -201,6 +212,24 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     ];
     await Promise.all(doomed.map((key) => this.store.delete(key)));
     return own.entries.length;
+  }
+
+  /**
+   * Spends a refusal entry of each caller's hourly budget (REFUSAL_ENTRIES_PER_CALLER_HOUR): false when
+   * any of them is past it (the refusal is then only counted). No caller known (a host's own call,
+   * not a request's): written. A store error: not written (history never fails a verification).
+   */
+  private async withinRefusalBudget(callers: readonly string[]): Promise<boolean> {
+    try {
+      const counts = await Promise.all(
+        callers.map((caller) =>
+          this.store.increment(`history:refusals:${this.options.dataKeys.digest(caller)}`, 1, HOUR_MS),
+        ),
+      );
+      return counts.every(({ value }) => value <= REFUSAL_ENTRIES_PER_CALLER_HOUR);
+    } catch {
+      return false;
+    }
   }
 
   /**

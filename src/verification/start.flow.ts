@@ -59,7 +59,7 @@ export class StartFlow {
    * (or left out): the orchestration policy picks the first method it offers for the device hint.
    */
   async start(input: StartInput): Promise<StartView> {
-    const facts: FlowFacts = { began: Date.now() };
+    const facts: FlowFacts = { began: Date.now(), ip: input.ip };
     return this.outcomes.span('start', async (span) => {
       try {
         // Normalise: bad input is refused before anything asks the API.

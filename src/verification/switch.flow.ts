@@ -51,7 +51,7 @@ export class SwitchFlow {
   }
 
   async switchMethod(input: SwitchInput): Promise<StartView> {
-    const facts: FlowFacts = { began: Date.now() };
+    const facts: FlowFacts = { began: Date.now(), ip: input.ip };
     return this.outcomes.span('switch', async (span) => {
       try {
         // Open the journey and decide the move on what its frontend sees now.
