@@ -9,7 +9,12 @@ import type {
 import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
-import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
+import {
+  SPARE_TEST_SESSION_PREFIX,
+  TEST_SESSION_PREFIX,
+  isSpareTestSession,
+  isTestSession,
+} from '../core/test-session.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -39,9 +44,17 @@ export function testNumberToCall(): string {
  * A test session's request id: the prefix and the rest of a GUID, as long as the API's ids (a GUID, 36
  * characters), so that its sealed `verification_id` and `journey_token` are as long as a real session's.
  */
-export function testRequestId(): string {
-  return `${TEST_SESSION_PREFIX}${randomUUID().slice(TEST_SESSION_PREFIX.length)}`;
+export function testRequestId(spare = false): string {
+  const prefix = spare ? SPARE_TEST_SESSION_PREFIX : TEST_SESSION_PREFIX;
+  return `${prefix}${randomUUID().slice(prefix.length)}`;
 }
+
+/**
+ * Test sessions of one number a client network (an IPv4 /24, an IPv6 /48) keeps per hour; its further
+ * ones are spare (see `isSpareTestSession`): played alike, but written evictable, so that a flood of
+ * test starts keeps a bounded amount per network and never evicts what real sessions keep.
+ */
+export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 10;
 
 /** A test session as the store keeps it (the module's stand-in for the API's session). */
 interface TestSessionState {
@@ -79,13 +92,14 @@ export class TestNumberSessions {
     this.book = new TestNumberBook(options.testNumbers);
   }
 
-  async initiate(request: InitiateRequest): Promise<InitiateResult> {
+  async initiate(request: InitiateRequest, network?: string): Promise<InitiateResult> {
     const entry = this.entry(request.phoneNumber, 'initiate');
+    const spare = network !== undefined && !(await this.keeps(entry.phoneNumber, network));
     const now = this.store.now();
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
     const traits = methodTraits(request.method);
     const state: TestSessionState = {
-      requestId: testRequestId(),
+      requestId: testRequestId(spare),
       phoneNumber: entry.phoneNumber,
       method: request.method,
       status: 'sent',
@@ -114,6 +128,13 @@ export class TestNumberSessions {
       ...(request.method === 'msgr2_bot' ? { deepLink: await this.deepLink() } : {}),
       ...(request.method === 'operator_id' ? { awaitingCode: false } : {}),
     } as InitiateResult;
+  }
+
+  /** Whether the network's test session of the number is kept (within its hourly count; the counter is evictable). */
+  private async keeps(phoneNumber: string, network: string): Promise<boolean> {
+    const key = `test-number:kept:${this.options.dataKeys.digest(`${phoneNumber}|${network}`)}`;
+    const { value } = await this.store.increment(key, 1, 3_600_000, { evictable: true });
+    return value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
   }
 
   /**
@@ -209,6 +230,7 @@ export class TestNumberSessions {
       testNumberSessionKey(state.requestId),
       this.options.dataKeys.seal(JSON.stringify(state)),
       ttl,
+      isSpareTestSession(state.requestId) ? { evictable: true } : undefined,
     );
   }
 }

@@ -22,6 +22,7 @@ import { PaidStart } from './paid-start.js';
 import { PhoneNumberNormalizer } from './phone-number.policy.js';
 import { toStartView } from './start-view.js';
 import type { StartInput, StartView } from './verification.views.js';
+import { figureGivers } from './figure-givers.js';
 
 /** `method` of a start or switch that leaves the choice to the orchestration policy. */
 export const AUTO = 'auto';
@@ -95,10 +96,13 @@ export class StartFlow {
         let resumed = false;
         if (this.paid.plays(phoneNumber, input.owner)) {
           const hold = await this.protection.admitTestStart(candidate);
-          started = await this.paid.play({ phoneNumber, method, owner: input.owner }).catch(async (error) => {
-            await hold.release();
-            throw error;
-          });
+          const network = figureGivers(undefined, input.ip).network;
+          started = await this.paid
+            .play({ phoneNumber, method, owner: input.owner, network })
+            .catch(async (error) => {
+              await hold.release();
+              throw error;
+            });
         } else {
           const admitted = await this.admit(candidate, auto);
           facts.method = admitted.candidate.method;

@@ -17,6 +17,7 @@ import { AUTO } from './start.flow.js';
 import { StatusFlow } from './status.flow.js';
 import { toStartView } from './start-view.js';
 import type { CancelInput, CancelView, StartView, SwitchInput } from './verification.views.js';
+import { figureGivers } from './figure-givers.js';
 
 /**
  * A journey's moves after its start: a switch to another method, or a cancel. Each claims the
@@ -95,7 +96,8 @@ export class SwitchFlow {
               browserKey: input.browserKey,
               request: input.request,
             });
-            record = await this.paid.play(order).catch(async (error) => {
+            const network = figureGivers(undefined, input.ip).network;
+            record = await this.paid.play({ ...order, network }).catch(async (error) => {
               await hold.release();
               throw error;
             });
