@@ -57,5 +57,16 @@ describe.each(PLATFORMS)('test sessions kept per network and hour (%s)', (platfo
     await suite.sb.advance(HOUR);
     expect((await start('2001:db8:51:100::1')).status).toBe(201);
     expect((await spares()).slice(12)).toEqual([false, false]);
+
+    // A switch plays a test session too: the network's next one past its 10 this hour is spare.
+    const more = [];
+    for (let i = 0; i < 9; i++) more.push(await start(`2001:db8:51:${(0x101 + i).toString(16)}::1`));
+    expect(more.map((a) => a.status)).toEqual(Array(9).fill(201));
+    const switchOf = (answer: (typeof more)[number], ip: string) =>
+      post('switch', { verification_id: answer.body.verification_id, method: 'flash_call' }, ip);
+    expect((await switchOf(more[8]!, '2001:db8:51:109::1')).status).toBe(201);
+    expect((await switchOf(answers[0]!, '2001:db8:53::1')).status).toBe(201);
+    const switches = (await history.list({ phoneNumber: reviewer })).filter((e) => e.kind === 'switch');
+    expect(switches.map((e) => isSpareTestSession(e.requestId))).toEqual([true, false]);
   }, 60_000);
 });
