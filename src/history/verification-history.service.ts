@@ -223,7 +223,10 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     try {
       const counts = await Promise.all(
         callers.map((caller) =>
-          this.store.increment(`history:refusals:${this.options.dataKeys.digest(caller)}`, 1, HOUR_MS),
+          // One per caller: evictable, as the per-client counters are (a flood of addresses evicts only those).
+          this.store.increment(`history:refusals:${this.options.dataKeys.digest(caller)}`, 1, HOUR_MS, {
+            evictable: true,
+          }),
         ),
       );
       return counts.every(({ value }) => value <= REFUSAL_ENTRIES_PER_CALLER_HOUR);

@@ -45,7 +45,7 @@ describe.each(PLATFORMS)('test sessions kept per network and hour (%s)', (platfo
         .filter((e) => e.kind === 'start')
         .map((e) => isSpareTestSession(e.requestId));
 
-    const answers = [];
+    const answers: Awaited<ReturnType<typeof start>>[] = [];
     for (let i = 0; i < 12; i++) answers.push(await start(`2001:db8:51:${i.toString(16)}::1`));
     expect(answers.map((a) => a.status)).toEqual(Array(12).fill(201));
     expect(await spares()).toEqual([...Array(10).fill(false), true, true]);
@@ -60,7 +60,7 @@ describe.each(PLATFORMS)('test sessions kept per network and hour (%s)', (platfo
     expect((await spares()).slice(12)).toEqual([false, false]);
 
     // A switch plays a test session too: the network's next one past its 10 this hour is spare.
-    const more = [];
+    const more: Awaited<ReturnType<typeof start>>[] = [];
     for (let i = 0; i < 9; i++) more.push(await start(`2001:db8:51:${(0x101 + i).toString(16)}::1`));
     expect(more.map((a) => a.status)).toEqual(Array(9).fill(201));
     const switchOf = (answer: (typeof more)[number], ip: string) =>
