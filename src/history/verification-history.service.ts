@@ -154,6 +154,8 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
    * A refused or failed operation, when the number is known: a wrong code (`invalid_code`) is a
    * `check` entry, any other refusal a `refusal` entry with its `error_code` and reason. Errors that
    * are not refusals (a bug, the store down) are not the caller's doing and are not written.
+   * `callers` (the request's owner, address and network) each spend a refusal entry of their hourly
+   * budget (REFUSAL_ENTRIES_PER_CALLER_HOUR); past any one's, the refusal is not written.
    */
   async refused(
     operation: string,
