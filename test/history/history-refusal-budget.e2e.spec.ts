@@ -59,12 +59,15 @@ describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (p
     );
   }
 
-  it('one address: its 29th and 30th refusals of the hour are written, the 31st is not; the next hour, written again', async () => {
+  it('one address: its 29th and 30th refusals of the hour are written, the 31st is not (nor one tick before the hour ends); the next hour, written again', async () => {
     const history = await boot();
     const refused = await refusedStarts('203.0.113.66', 31);
     expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
 
-    await suite.sb.advance(HOUR);
+    // The window is the hour from the caller's first refusal: one tick before its end, still spent.
+    await suite.sb.advance(HOUR - 1);
+    expect(await written(history, await refusedStarts('203.0.113.66', 1))).toEqual([false]);
+    await suite.sb.advance(1);
     const later = await refusedStarts('203.0.113.66', 1);
     expect(await written(history, later)).toEqual([true]);
   }, 120_000);
