@@ -50,11 +50,23 @@ export class VerificationHandleCodec {
   private readonly recentlyOpened = new Map<string, string>();
   private readonly oldestOpened = new OldestFirst(this.recentlyOpened);
 
-  /** `secret`: the handle key, or the API secret the key is derived from (HKDF-SHA256). */
-  constructor(secret: string) {
-    const derived = hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verification-handle-v1', 32);
+  /**
+   * `secret`: the handle key, or the API secret the key is derived from (HKDF-SHA256). `registration`:
+   * a named registration's name, in the derivation's label, so that two registrations given one
+   * handleKey (one environment variable) never open each other's handles, even on one API account.
+   */
+  constructor(secret: string, registration?: string) {
+    const label = (info: string) => (registration === undefined ? info : `${info}\n${registration}`);
+    const derived = hkdfSync(
+      'sha256',
+      secret,
+      'nestjs-phone-verification',
+      label('verification-handle-v1'),
+      32,
+    );
     this.key = createSecretKey(Buffer.from(derived));
-    const ivKey = hkdfSync('sha256', secret, 'nestjs-phone-verification', 'verification-handle-iv-v1', 32);
+    const ivInfo = label('verification-handle-iv-v1');
+    const ivKey = hkdfSync('sha256', secret, 'nestjs-phone-verification', ivInfo, 32);
     this.ivKey = createSecretKey(Buffer.from(ivKey));
   }
 

@@ -4,17 +4,20 @@ import { foldKey as foldKeyOf, shelfOf } from './history-shelves.js';
 
 const keys = new DataKeys(undefined, 'a-secret-of-the-account');
 const foldKey: (ring: string, entry: Parameters<typeof foldKeyOf>[2]) => string | undefined = (ring, entry) =>
-  foldKeyOf(keys, ring, entry);
+  foldKeyOf(keys, ring, entry, false);
 
 const at = Date.UTC(2026, 0, 1, 10, 0, 0);
 const base = { phoneNumber: '+79161234567', at };
 
 describe('history shelves: what anyone can cause for free never shares a shelf with outcomes', () => {
   it.each([
-    [{ kind: 'outcome' }, 'outcome'],
-    [{ kind: 'check', check: 'right' }, 'outcome'],
-    [{ kind: 'check', check: 'wrong' }, 'other'],
-    [{ kind: 'check' }, 'other'],
+    [{ kind: 'outcome', status: 'verified' }, 'verified'],
+    [{ kind: 'outcome', status: 'failed' }, 'outcome'],
+    [{ kind: 'outcome', status: 'expired' }, 'outcome'],
+    [{ kind: 'check', check: 'right' }, 'verified'],
+    [{ kind: 'start', promoted: true }, 'verified'],
+    [{ kind: 'check', check: 'wrong' }, 'check'],
+    [{ kind: 'check' }, 'check'],
     [{ kind: 'start' }, 'start'],
     [{ kind: 'switch' }, 'start'],
     [{ kind: 'start', resumed: true }, 'other'],
@@ -44,5 +47,14 @@ describe('history shelves: what anyone can cause for free never shares a shelf w
     expect(foldKey('r', { ...base, kind: 'start' })).toBeUndefined();
     expect(foldKey('r', { ...base, kind: 'outcome' })).toBeUndefined();
     expect(foldKey('r', { ...base, kind: 'check', check: 'wrong' })).toBeUndefined();
+  });
+
+  it("in a number's ring, a refusal folds whoever asked; a resume stays its owner's", () => {
+    const refusal = { ...base, kind: 'refusal', operation: 'start', errorCode: 'method_held' } as const;
+    const ofNumber = (entry: Parameters<typeof foldKeyOf>[2]) => foldKeyOf(keys, 'r', entry, true);
+    expect(ofNumber({ ...refusal, owner: 'bob' })).toBe(ofNumber({ ...refusal, owner: 'carol' }));
+    expect(ofNumber({ ...refusal, owner: 'bob' })).not.toBe(ofNumber({ ...refusal, reason: 'cooldown' }));
+    const resume = { ...base, kind: 'start', resumed: true, requestId: 'a' } as const;
+    expect(ofNumber({ ...resume, owner: 'bob' })).not.toBe(ofNumber({ ...resume, owner: 'carol' }));
   });
 });

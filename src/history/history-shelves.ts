@@ -3,31 +3,39 @@ import type { VerificationHistoryEntry } from './verification-history.types.js';
 
 /**
  * The shelves of a ring, each `maxEntries` slots, each evicting only its own oldest entries:
- * - `outcome`: outcomes and right codes, the trail support reads after a takeover;
+ * - `verified`: right codes, `verified` outcomes and the starts of the sessions they verified, which
+ *   nobody causes without the number's phone (the trail support reads after a takeover);
+ * - `outcome`: the other outcomes (`failed`, `expired`, `code_required`);
  * - `start`: paid starts and switches (each one passed protection and cost money);
- * - `other`: refusals, resumed starts and wrong codes, which anyone can cause for free.
+ * - `check`: wrong codes (each asks a session's `verification_id`, which only its starter holds);
+ * - `other`: refusals and resumed starts, which anyone can cause for free (folded, see `foldKey`).
  */
-export const SHELVES = ['outcome', 'start', 'other'] as const;
+export const SHELVES = ['verified', 'outcome', 'start', 'check', 'other'] as const;
 export type Shelf = (typeof SHELVES)[number];
 
 const HOUR_MS = 3_600_000;
 
-type Entry = Omit<VerificationHistoryEntry, 'at' | 'lastAt'> & { at: number };
+type Entry = Omit<VerificationHistoryEntry, 'at' | 'lastAt'> & { at: number; promoted?: true };
 
 export function shelfOf(entry: Entry): Shelf {
-  if (entry.kind === 'outcome' || (entry.kind === 'check' && entry.check === 'right')) return 'outcome';
+  if (entry.promoted === true) return 'verified';
+  if (entry.kind === 'outcome') return entry.status === 'verified' ? 'verified' : 'outcome';
+  if (entry.kind === 'check') return entry.check === 'right' ? 'verified' : 'check';
   if ((entry.kind === 'start' && entry.resumed !== true) || entry.kind === 'switch') return 'start';
   return 'other';
 }
 
 /**
- * The key under which a refusal or a resumed start is folded: the same one (operation, error code,
- * reason, method, owner, session) within the same hour of the store's clock is one entry, counted.
- * Undefined for entries that are never folded.
+ * The key under which a refusal or a resumed start is folded: the same one within the same hour of
+ * the store's clock is one entry, counted. In a number's ring a refusal is the same whoever asked
+ * (operation, error code, reason, method), so many owners' refusals of a number are one entry; in an
+ * owner's ring, and for resumes (one session's), the owner and session count too. Undefined for
+ * entries that are never folded.
  */
-export function foldKey(keys: DataKeys, ring: string, entry: Entry): string | undefined {
+export function foldKey(keys: DataKeys, ring: string, entry: Entry, perNumber: boolean): string | undefined {
   if (entry.kind !== 'refusal' && !(entry.kind === 'start' && entry.resumed === true)) return undefined;
-  const { kind, operation, errorCode, reason, method, owner, requestId } = entry;
+  const { kind, operation, errorCode, reason, method, requestId } = entry;
+  const owner = perNumber && kind === 'refusal' ? null : entry.owner;
   const hour = Math.floor(entry.at / HOUR_MS);
   const same = JSON.stringify([kind, operation, errorCode, reason, method, owner, requestId, hour]);
   return `${ring}:fold:${keys.digest(same)}`;

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DAY_MS } from '../core/clock.js';
-import type { DataKeys } from '../core/data-keys.js';
 import { parseTypedNumber } from '../core/phone-number.js';
 import { isTestSession } from '../core/test-session.js';
 import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
@@ -13,10 +12,28 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { foldKey, shelfOf, SHELVES } from './history-shelves.js';
+import {
+  numberRing,
+  ownerRing,
+  parseEntry,
+  ringOf,
+  withoutUndefined,
+  withRepeats,
+  type StoredEntry,
+} from './history-rings.js';
 import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verification-history.types.js';
 
 /** Erasure reads at least this many slots of a shelf (history off, or made smaller since). */
 const VERIFICATION_DEFAULTS_HISTORY_MAX = VERIFICATION_DEFAULTS.history.maxEntries;
+
+/**
+ * How many refusal entries one caller (each of its address, network and owner, see `refused`) may
+ * write per hour; past it, its refusals are only counted (one store counter per caller and hour), so
+ * what a free request keeps in the store is bounded per address and network.
+ */
+export const REFUSAL_ENTRIES_PER_CALLER_HOUR = 30;
+
+const HOUR_MS = 3_600_000;
 
 /** The events an outcome entry is written for. */
 const OUTCOME_EVENTS = [
@@ -26,21 +43,15 @@ const OUTCOME_EVENTS = [
   VerificationEventName.codeRequired,
 ] as const;
 
-/** An entry as the store keeps it (`at` in ms). */
-type StoredEntry = Omit<VerificationHistoryEntry, 'at' | 'lastAt'> & {
-  at: number;
-  seq: number;
-  fold?: string;
-};
-
 /**
  * Per-number and per-owner history for support (`history` option): one entry per start, switch,
  * check (right or wrong, never the code), refusal with its reason, and outcome with its cost.
  *
- * Kept in the store per number and per owner as three shelves of `maxEntries` slots each (see
+ * Kept in the store per number and per owner as five shelves of `maxEntries` slots each (see
  * `shelfOf`; an atomic counter picks the slot; each slot expires `retentionDays` after it was
  * written), so every instance writes and reads the same history, a number's history is bounded
- * whatever its traffic, and nobody's refusals or resumes push an outcome out. Keys name numbers
+ * whatever its traffic, and nobody else's failures, starts, refusals or resumes push a verified
+ * session's trail or a wrong code out. Keys name numbers
  * and owners by keyed digest, as protection's keys do; each entry is sealed with the data key (it
  * holds the E.164 number and the owner, which support reads back). Writing never fails a
  * verification: a store error loses the entry, logged.
@@ -86,10 +97,15 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       ),
     );
     const entries: StoredEntry[] = [];
+    const seen = new Set<number>();
     for (const text of texts) {
       const opened = text === null ? null : this.options.dataKeys.open(text);
       const entry = opened === null ? null : parseEntry(opened);
-      if (entry && entry.at >= from && entry.at <= to) entries.push(entry);
+      // A promoted start and its original (while still on its shelf) are one entry: the same seq.
+      if (entry && entry.at >= from && entry.at <= to && !seen.has(entry.seq)) {
+        seen.add(entry.seq);
+        entries.push(entry);
+      }
     }
     const folds = await Promise.all(
       entries.map((entry) => (entry.fold === undefined ? null : this.store.get(entry.fold))),
@@ -97,7 +113,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     return entries
       .map((entry, i) => withRepeats(entry, folds[i] ?? null))
       .sort((a, b) => a.at - b.at || a.seq - b.seq)
-      .map(({ at, seq: _seq, fold: _fold, lastAt, ...rest }) => ({
+      .map(({ at, seq: _seq, fold: _fold, promoted: _promoted, lastAt, ...rest }) => ({
         ...rest,
         at: new Date(at),
         ...(lastAt === undefined ? {} : { lastAt: new Date(lastAt) }),
@@ -112,12 +128,20 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       at: this.store.now(),
       ...(isTestSession(entry.requestId) ? { test: true } : {}),
     };
-    const rings = [
-      numberRing(this.options.dataKeys, entry.phoneNumber),
-      ...(entry.owner === undefined ? [] : [ownerRing(this.options.dataKeys, entry.owner)]),
+    const rings: [string, boolean][] = [
+      [numberRing(this.options.dataKeys, entry.phoneNumber), true],
+      ...(entry.owner === undefined
+        ? []
+        : [[ownerRing(this.options.dataKeys, entry.owner), false] as [string, boolean]]),
     ];
+    const verified = entry.kind === 'outcome' && entry.status === 'verified';
     try {
-      await Promise.all(rings.map((ring) => this.append(ring, stored)));
+      await Promise.all(
+        rings.map(async ([ring, perNumber]) => {
+          await this.append(ring, stored, perNumber);
+          if (verified && entry.requestId !== undefined) await this.promote(ring, entry.requestId);
+        }),
+      );
     } catch (error) {
       this.telemetry.logger.warn('history: an entry could not be written', {
         kind: entry.kind,
@@ -130,14 +154,18 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
    * A refused or failed operation, when the number is known: a wrong code (`invalid_code`) is a
    * `check` entry, any other refusal a `refusal` entry with its `error_code` and reason. Errors that
    * are not refusals (a bug, the store down) are not the caller's doing and are not written.
+   * `callers` (the request's owner, address and network) each spend a refusal entry of their hourly
+   * budget (REFUSAL_ENTRIES_PER_CALLER_HOUR); past any one's, the refusal is not written.
    */
   async refused(
     operation: string,
     error: unknown,
     context: { phoneNumber?: string; method?: string; requestId?: string },
     owner: string | undefined,
+    callers: readonly string[] = [],
   ): Promise<void> {
     if (context.phoneNumber === undefined || !(error instanceof VerificationClientError)) return;
+    if (this.options.history === false) return;
     const about = {
       phoneNumber: context.phoneNumber,
       owner,
@@ -148,6 +176,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       return this.record({ ...about, kind: 'check', check: 'wrong' });
     const reason =
       refusalReason(error) ?? (typeof error.extra.reason === 'string' ? error.extra.reason : undefined);
+    if (!(await this.withinRefusalBudget(callers))) return;
     await this.record({ ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason });
   }
 
@@ -187,6 +216,53 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     return own.entries.length;
   }
 
+  /**
+   * Spends a refusal entry of each caller's hourly budget (REFUSAL_ENTRIES_PER_CALLER_HOUR): false when
+   * any of them is past it (the refusal is then only counted). No caller known (a host's own call,
+   * not a request's): written. A store error: not written (history never fails a verification).
+   */
+  private async withinRefusalBudget(callers: readonly string[]): Promise<boolean> {
+    try {
+      const counts = await Promise.all(
+        callers.map((caller) =>
+          // One per caller: evictable, as the per-client counters are (a flood of addresses evicts only those).
+          this.store.increment(`history:refusals:${this.options.dataKeys.digest(caller)}`, 1, HOUR_MS, {
+            evictable: true,
+          }),
+        ),
+      );
+      return counts.every(({ value }) => value <= REFUSAL_ENTRIES_PER_CALLER_HOUR);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * A verified session's start (or switch) copied to the ring's `verified` shelf, so that others'
+   * paid starts of the number do not push the start of a verified session out. Reads the `start` shelf.
+   */
+  private async promote(ring: string, requestId: string): Promise<void> {
+    const { maxEntries, retentionDays } = this.options.history as {
+      maxEntries: number;
+      retentionDays: number;
+    };
+    const texts = await Promise.all(
+      Array.from({ length: maxEntries }, (_, i) => this.store.get(`${ring}:start:${i}`)),
+    );
+    const start = texts
+      .map((text) => (text === null ? null : this.options.dataKeys.open(text)))
+      .map((opened) => (opened === null ? null : parseEntry(opened)))
+      .find((entry) => entry?.requestId === requestId && entry.resumed !== true);
+    if (!start) return;
+    const ttlMs = retentionDays * DAY_MS;
+    const { value: slot } = await this.store.increment(`${ring}:verified:seq`, 1, ttlMs);
+    await this.store.set(
+      `${ring}:verified:${(slot - 1) % maxEntries}`,
+      this.options.dataKeys.seal(JSON.stringify({ ...start, promoted: true })),
+      ttlMs,
+    );
+  }
+
   /** A ring's entries with their slots, and every key of the ring (its counters included). */
   private async readRing(
     ring: string,
@@ -210,14 +286,14 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
    * Into the entry's shelf of the ring (see `shelfOf`): a refusal or resume the same as one already on
    * its shelf this hour is not a new entry but a repeat of that one (`count`, `lastAt`).
    */
-  private async append(ring: string, entry: Omit<StoredEntry, 'seq'>): Promise<void> {
+  private async append(ring: string, entry: Omit<StoredEntry, 'seq'>, perNumber: boolean): Promise<void> {
     const { maxEntries, retentionDays } = this.options.history as {
       maxEntries: number;
       retentionDays: number;
     };
     const ttlMs = retentionDays * DAY_MS;
     const shelf = shelfOf(entry);
-    const fold = foldKey(this.options.dataKeys, ring, entry);
+    const fold = foldKey(this.options.dataKeys, ring, entry, perNumber);
     if (fold !== undefined) {
       const { value: count } = await this.store.increment(`${fold}:n`, 1, ttlMs);
       if (count > 1) return this.store.set(fold, `${count}:${entry.at}`, ttlMs);
@@ -248,47 +324,4 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       cost: event.journeyCost,
     });
   }
-}
-
-function ringOf(keys: DataKeys, query: VerificationHistoryQuery, defaultCountry: string): string {
-  const byNumber = query?.phoneNumber !== undefined;
-  const byOwner = typeof query?.owner === 'string';
-  if (byNumber === byOwner)
-    throw new VerificationClientError('validation_error', 'Give either phoneNumber or owner', {
-      errors: [{ field: 'phoneNumber', message: 'give either phoneNumber (E.164) or owner' }],
-    });
-  // The number as the routes normalise it, so `8 912 …` finds what `+7912…` wrote.
-  return byNumber
-    ? numberRing(keys, parseTypedNumber(query.phoneNumber, defaultCountry, 'phoneNumber').number)
-    : ownerRing(keys, query.owner!);
-}
-
-// Hash tags keep a ring's keys in one Redis Cluster slot.
-function numberRing(keys: DataKeys, phoneNumber: string): string {
-  return `history:{n:${keys.digest(phoneNumber)}}`;
-}
-
-function ownerRing(keys: DataKeys, owner: string): string {
-  return `history:{o:${keys.digest(owner)}}`;
-}
-
-function parseEntry(text: string): StoredEntry | null {
-  try {
-    const entry = JSON.parse(text) as StoredEntry;
-    return typeof entry.at === 'number' && typeof entry.kind === 'string'
-      ? { ...entry, seq: Number(entry.seq) || 0 }
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A folded entry with its repeats (`<count>:<last at>`, written by the second and later). */
-function withRepeats(entry: StoredEntry, fold: string | null): StoredEntry & { lastAt?: number } {
-  const [count, lastAt] = (fold ?? '').split(':').map(Number);
-  return count! > 1 && Number.isFinite(lastAt) ? { ...entry, count, lastAt } : entry;
-}
-
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

@@ -104,7 +104,8 @@ const PROVIDERS: Provider[] = [
   {
     // The registration's one codec of handles and journey tokens (and its cache of opened handles).
     provide: VerificationHandleCodec,
-    useFactory: (options: ResolvedVerificationOptions) => new VerificationHandleCodec(options.handleKey),
+    useFactory: (options: ResolvedVerificationOptions) =>
+      new VerificationHandleCodec(options.handleKey, options.name),
     inject: [RESOLVED_VERIFICATION_OPTIONS],
   },
   {

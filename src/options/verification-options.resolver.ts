@@ -164,6 +164,11 @@ export function optionWarnings(options: ResolvedVerificationOptions): string[] {
           ? ' (any owner may use them: set testNumbers.owners to restrict them)'
           : ` (for ${owners.length} owner(s))`),
     );
+  if (numbers.length > 0 && owners !== undefined && options.owner === undefined)
+    warnings.push(
+      'option "testNumbers.owners" is matched on the "owner" option (owner(req)), which is not given: no caller ' +
+        'has an owner, so no test number is ever played and every start of one is a real, paid start; give "owner"',
+    );
   return warnings;
 }
 

@@ -8,7 +8,8 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LocalChannels } from '../store/local-channels.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
+import { isSpareTestSession } from '../core/test-session.js';
+import { VerificationStore, type StoreWriteOptions } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SubjectIndex } from './subject-index.js';
 
@@ -120,7 +121,12 @@ export class SessionRecordRepository {
     const raw = this.#sealed(record);
     const [[, erased]] = await Promise.all([
       Promise.all([
-        this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt)),
+        this.store.set(
+          SessionRecordRepository.key(record.requestId),
+          raw,
+          this.#ttl(record.expiresAt),
+          writeOptionsOf(record.requestId),
+        ),
         this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
       ]),
       this.follow(record, callers),
@@ -135,7 +141,7 @@ export class SessionRecordRepository {
     const key = SessionRecordRepository.key(record.requestId);
     // Issued together (one slot, one round trip): the write, then the erasure mark read after it.
     const [, erased] = await Promise.all([
-      this.store.set(key, raw, this.#ttl(record.expiresAt)),
+      this.store.set(key, raw, this.#ttl(record.expiresAt), writeOptionsOf(record.requestId)),
       this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
     ]);
     if (erased !== null) {
@@ -153,6 +159,7 @@ export class SessionRecordRepository {
         SessionRecordRepository.key(record.requestId),
         this.#sealed(record),
         this.#ttl(record.expiresAt),
+        writeOptionsOf(record.requestId),
       ),
       this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
     ]);
@@ -261,4 +268,9 @@ export class SessionRecordRepository {
   #ttl(expiresAt: number): number {
     return Math.max(expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
   }
+}
+
+/** A spare test session's record is written evictable (see `isSpareTestSession`); any other is kept. */
+function writeOptionsOf(requestId: string): StoreWriteOptions | undefined {
+  return isSpareTestSession(requestId) ? { evictable: true } : undefined;
 }

@@ -1,6 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
+import { isSpareTestSession } from '../core/test-session.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 
 /** A subject of erasure: one phone number (E.164) or one owner. */
@@ -39,7 +40,9 @@ export class SubjectIndex {
       subjects.map(async (subject) => {
         const base = `${this.tag(subject)}:${day}`;
         const { value } = await this.store.increment(`${base}:n`, 1, this.#dayKeptMs());
-        await this.store.set(`${base}:${value}`, slot, ttl);
+        // A spare test session's slot is evictable, as its record is (see `isSpareTestSession`).
+        const spare = isSpareTestSession(record.requestId) ? { evictable: true } : undefined;
+        await this.store.set(`${base}:${value}`, slot, ttl, spare);
       }),
     );
   }

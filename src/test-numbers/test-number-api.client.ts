@@ -29,8 +29,8 @@ export class TestNumberApiClient extends VerificationApiClient {
    * A test number's session, played (PaidStart decides who plays one: `initiate` sends every
    * number to the API, a test number started by an owner not on `owners` included).
    */
-  play(req: InitiateRequest): Promise<InitiateResult> {
-    return this.#sessions.initiate(req);
+  play(req: InitiateRequest, network?: string): Promise<InitiateResult> {
+    return this.#sessions.initiate(req, network);
   }
 
   /** A real start, whose bot link (msgr2_bot) gives test sessions' links their shape (see `lookalikeLink`). */

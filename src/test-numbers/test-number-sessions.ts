@@ -9,7 +9,12 @@ import type {
 import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
-import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
+import {
+  SPARE_TEST_SESSION_PREFIX,
+  TEST_SESSION_PREFIX,
+  isSpareTestSession,
+  isTestSession,
+} from '../core/test-session.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -39,9 +44,17 @@ export function testNumberToCall(): string {
  * A test session's request id: the prefix and the rest of a GUID, as long as the API's ids (a GUID, 36
  * characters), so that its sealed `verification_id` and `journey_token` are as long as a real session's.
  */
-export function testRequestId(): string {
-  return `${TEST_SESSION_PREFIX}${randomUUID().slice(TEST_SESSION_PREFIX.length)}`;
+export function testRequestId(spare = false): string {
+  const prefix = spare ? SPARE_TEST_SESSION_PREFIX : TEST_SESSION_PREFIX;
+  return `${prefix}${randomUUID().slice(prefix.length)}`;
 }
+
+/**
+ * Test sessions of one number a client network (an IPv4 /24, an IPv6 /48) keeps per hour; its further
+ * ones are spare (see `isSpareTestSession`): played alike, but written evictable, so that a flood of
+ * test starts keeps a bounded amount per network and never evicts what real sessions keep.
+ */
+export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 10;
 
 /** A test session as the store keeps it (the module's stand-in for the API's session). */
 interface TestSessionState {
@@ -79,13 +92,14 @@ export class TestNumberSessions {
     this.book = new TestNumberBook(options.testNumbers);
   }
 
-  async initiate(request: InitiateRequest): Promise<InitiateResult> {
+  async initiate(request: InitiateRequest, network?: string): Promise<InitiateResult> {
     const entry = this.entry(request.phoneNumber, 'initiate');
+    const spare = network !== undefined && !(await this.keeps(entry.phoneNumber, network));
     const now = this.store.now();
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
     const traits = methodTraits(request.method);
     const state: TestSessionState = {
-      requestId: testRequestId(),
+      requestId: testRequestId(spare),
       phoneNumber: entry.phoneNumber,
       method: request.method,
       status: 'sent',
@@ -114,6 +128,13 @@ export class TestNumberSessions {
       ...(request.method === 'msgr2_bot' ? { deepLink: await this.deepLink() } : {}),
       ...(request.method === 'operator_id' ? { awaitingCode: false } : {}),
     } as InitiateResult;
+  }
+
+  /** Whether the network's test session of the number is kept (within its hourly count; the counter is evictable). */
+  private async keeps(phoneNumber: string, network: string): Promise<boolean> {
+    const key = `test-number:kept:${this.options.dataKeys.digest(`${phoneNumber}|${network}`)}`;
+    const { value } = await this.store.increment(key, 1, 3_600_000, { evictable: true });
+    return value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
   }
 
   /**
@@ -145,6 +166,13 @@ export class TestNumberSessions {
     if (state.method === 'operator_id' && !state.awaitingCode)
       throw apiError('check', 409, 'not_pending', 'No code is due before the fallback');
     const entry = this.entry(state.phoneNumber, 'check');
+    // The session's attempt is taken atomically before anything is compared (concurrent checks of one
+    // session, on one instance or several, get distinct counts): past its attempts it has ended.
+    const used = (await this.store.increment(testSessionAttemptsKey(state.requestId), 1, this.keptMs(state)))
+      .value;
+    const left = state.attemptsLeft - used;
+    // (Its last allowed attempt ends it, verified or failed.)
+    if (left < 0) throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
     const budget = this.options.testNumbers.wrongCodesPerNumber;
     const key = testNumberWrongKey(this.options.dataKeys, state.phoneNumber);
     // The point is taken before the comparison, atomically (instances racing get distinct counts);
@@ -156,8 +184,13 @@ export class TestNumberSessions {
       await this.save({ ...state, status: 'verified', verifiedAt: this.store.now(), awaitingCode: false });
       return { requestId: state.requestId, status: 'verified', phoneNumber: state.phoneNumber };
     }
-    const attemptsLeft = spent ? 0 : state.attemptsLeft - 1;
-    await this.save({ ...state, attemptsLeft, ...(attemptsLeft <= 0 ? { status: 'failed' } : {}) });
+    const attemptsLeft = spent ? 0 : left;
+    // The stored `attemptsLeft` stays the session's own allowance; the counter says what was used.
+    if (attemptsLeft <= 0) {
+      // Read again: a right code racing this one may have ended the session verified meanwhile.
+      const now = await this.current(state.requestId, 'check');
+      if (!isTerminal(now.status)) await this.save({ ...now, status: 'failed' });
+    }
     throw apiError('check', 400, 'invalid_code', 'The code is not correct', {
       attempts_remaining: attemptsLeft,
     });
@@ -185,13 +218,19 @@ export class TestNumberSessions {
     return entry;
   }
 
+  /** How long a session's keys are kept: to its end, and past it for late reads. */
+  private keptMs(state: TestSessionState): number {
+    return Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
+  }
+
   private async save(state: TestSessionState): Promise<void> {
-    const ttl = Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
+    const ttl = this.keptMs(state);
     // Sealed: the state names the number (a reviewer's may be a real one).
     await this.store.set(
       testNumberSessionKey(state.requestId),
       this.options.dataKeys.seal(JSON.stringify(state)),
       ttl,
+      isSpareTestSession(state.requestId) ? { evictable: true } : undefined,
     );
   }
 }
@@ -243,6 +282,11 @@ function apiError(
     status,
     problem: { status, title, error_code: code, ...extra },
   });
+}
+
+/** Store key of a test session's attempts used (its checks, counted atomically). */
+export function testSessionAttemptsKey(requestId: string): string {
+  return `test-number:attempts:{${requestId}}`;
 }
 
 /** Store key of a test number's wrong codes (keyed digest of the number). */

@@ -43,7 +43,7 @@ export class CheckFlow {
   ) {}
 
   async check(input: CheckInput): Promise<CheckView> {
-    const facts: FlowFacts = { began: Date.now() };
+    const facts: FlowFacts = { began: Date.now(), ip: input.ip };
     return this.outcomes.span('check', async (span) => {
       try {
         // Open the journey; a test number's checks are held by its own budgets (TestNumberSessions).

@@ -14,6 +14,8 @@ export interface FlowFacts {
   method?: string;
   phoneNumber?: string;
   requestId?: string;
+  /** The client's IP: whose budget of refusal entries in history a refusal spends (figureGivers). */
+  ip?: string;
   /** `Date.now()` when the flow began. */
   began: number;
 }
@@ -99,7 +101,16 @@ export class FlowOutcomes {
     const context = { ...facts, latencyMs: Date.now() - facts.began };
     if (route === 'check') this.telemetry.checkFailed(error, context);
     else this.telemetry.startFailed(error, context, route);
-    await this.history.refused(route, error, facts, owner);
+    const { caller, address, network } = figureGivers(
+      owner === undefined ? undefined : `owner:${owner}`,
+      facts.ip,
+    );
+    const callers = [
+      caller,
+      address === undefined ? undefined : `address:${address}`,
+      network === undefined ? undefined : `network:${network}`,
+    ].filter((c): c is string => c !== undefined);
+    await this.history.refused(route, error, facts, owner, callers);
     return asVerificationError(error);
   }
 

@@ -20,6 +20,8 @@ export interface SessionOrder {
   phoneNumber: string;
   method: KnownVerificationMethod;
   owner: string | undefined;
+  /** A test start's client network (an IPv4 /24, an IPv6 /48): whose kept test sessions it counts in. */
+  network?: string;
   /** The journey the session is a step of (none: a journey's first session). */
   journeyId?: string;
   /** Who asked for it (`client:…`, `browser:…`): kept sealed in the erasure index (see erasureCallersOf). */
@@ -69,7 +71,7 @@ export class PaidStart {
   async play(order: SessionOrder): Promise<SessionRecord> {
     if (!(this.api instanceof TestNumberApiClient) || !this.plays(order.phoneNumber, order.owner))
       throw new Error('PaidStart.play: not a test number this owner may play');
-    return this.recorded(order, await this.api.play(this.request(order)));
+    return this.recorded(order, await this.api.play(this.request(order), order.network));
   }
 
   /** Pays for `order` under `permit`, which it settles whatever happens. */

@@ -23,6 +23,7 @@ import { erasureCallersOf, PaidStart } from './paid-start.js';
 import { PhoneNumberNormalizer } from './phone-number.policy.js';
 import { toStartView } from './start-view.js';
 import type { StartInput, StartView } from './verification.views.js';
+import { figureGivers } from './figure-givers.js';
 
 /** `method` of a start or switch that leaves the choice to the orchestration policy. */
 export const AUTO = 'auto';
@@ -59,7 +60,7 @@ export class StartFlow {
    * (or left out): the orchestration policy picks the first method it offers for the device hint.
    */
   async start(input: StartInput): Promise<StartView> {
-    const facts: FlowFacts = { began: Date.now() };
+    const facts: FlowFacts = { began: Date.now(), ip: input.ip };
     return this.outcomes.span('start', async (span) => {
       try {
         // Normalise: bad input is refused before anything asks the API.
@@ -99,8 +100,9 @@ export class StartFlow {
         if (this.paid.plays(phoneNumber, input.owner)) {
           const hold = await this.protection.admitTestStart(candidate);
           const callers = erasureCallersOf(clientKey, input.browserKey);
+          const network = figureGivers(undefined, input.ip).network;
           started = await this.paid
-            .play({ phoneNumber, method, owner: input.owner, callers })
+            .play({ phoneNumber, method, owner: input.owner, callers, network })
             .catch(async (error) => {
               await hold.release();
               throw error;

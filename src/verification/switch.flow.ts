@@ -19,6 +19,7 @@ import { AUTO } from './start.flow.js';
 import { StatusFlow } from './status.flow.js';
 import { toStartView } from './start-view.js';
 import type { CancelInput, CancelView, StartView, SwitchInput } from './verification.views.js';
+import { figureGivers } from './figure-givers.js';
 
 /**
  * A journey's moves after its start: a switch to another method, or a cancel. Each claims the
@@ -51,7 +52,7 @@ export class SwitchFlow {
   ) {}
 
   async switchMethod(input: SwitchInput): Promise<StartView> {
-    const facts: FlowFacts = { began: Date.now() };
+    const facts: FlowFacts = { began: Date.now(), ip: input.ip };
     return this.outcomes.span('switch', async (span) => {
       try {
         // Open the journey and decide the move on what its frontend sees now.
@@ -96,7 +97,8 @@ export class SwitchFlow {
               browserKey: input.browserKey,
               request: input.request,
             });
-            record = await this.paid.play(order).catch(async (error) => {
+            const network = figureGivers(undefined, input.ip).network;
+            record = await this.paid.play({ ...order, network }).catch(async (error) => {
               await hold.release();
               throw error;
             });

@@ -11,7 +11,7 @@ import { SessionRefresher } from '../sessions/session-refresher.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { erasureCounterKeys } from './erasure-keys.js';
-import { testNumberSessionKey } from '../test-numbers/test-number-sessions.js';
+import { testNumberSessionKey, testSessionAttemptsKey } from '../test-numbers/test-number-sessions.js';
 
 /** Who to erase: one phone number (E.164) or one owner (`owner(req)`'s id). */
 export interface ErasureRequest {
@@ -68,6 +68,7 @@ export class VerificationErasure {
         // The handle's session reads as unknown: no instance rebuilds it from the API.
         await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
         await this.store.delete(testNumberSessionKey(id));
+        await this.store.delete(testSessionAttemptsKey(id));
         await this.store.delete(RangeStats.sessionKey(id));
       }),
     );

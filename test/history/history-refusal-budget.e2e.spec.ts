@@ -1,0 +1,84 @@
+/**
+ * History's budget of refusal entries per caller: a caller's address and its network (an IPv4 /24,
+ * an IPv6 /48) may each write REFUSAL_ENTRIES_PER_CALLER_HOUR (30) refusal entries an hour; past it,
+ * their refusals are answered as before but not written (what a free request keeps is bounded).
+ */
+import { describe, expect, it } from '@jest/globals';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+const HOUR = 3_600_000;
+
+describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
+  const prefix = platform === 'express' ? '+7916555' : '+7916556';
+  let serial = 0;
+  const nextNumber = () => `${prefix}${String(++serial).padStart(4, '0')}`;
+
+  async function boot(): Promise<VerificationHistory> {
+    const account = await suite.sb.createAccount({ balance: 1_000 });
+    const base = moduleOptions(suite.sb, { limits: {}, owner: undefined, history: {} });
+    suite.host = await createTestApp({
+      platform,
+      trustProxy: true,
+      module: {
+        ...base,
+        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+        webhooks: { secret: account.webhookSecret },
+      },
+    });
+    return suite.host.app.get(VerificationHistory);
+  }
+  const start = (phone: string, ip: string) =>
+    call(
+      suite.host!.url,
+      'POST',
+      '/verification/start',
+      { phone_number: phone, method: 'sms' },
+      {
+        'x-forwarded-for': ip,
+      },
+    );
+  /** Starts ever new numbers from `ip` until `n` were refused; answers the refused numbers. */
+  async function refusedStarts(ip: string, n: number): Promise<string[]> {
+    const refused: string[] = [];
+    for (let i = 0; refused.length < n && i < n + 40; i++) {
+      const phone = nextNumber();
+      if ((await start(phone, ip)).status >= 400) refused.push(phone);
+    }
+    expect(refused).toHaveLength(n);
+    return refused;
+  }
+  async function written(history: VerificationHistory, numbers: string[]): Promise<boolean[]> {
+    return Promise.all(
+      numbers.map(async (phoneNumber) =>
+        (await history.list({ phoneNumber })).some((e) => e.kind === 'refusal'),
+      ),
+    );
+  }
+
+  it('one address: its 29th and 30th refusals of the hour are written, the 31st is not (nor one tick before the hour ends); the next hour, written again', async () => {
+    const history = await boot();
+    const refused = await refusedStarts('203.0.113.66', 31);
+    expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
+
+    // The window is the hour from the caller's first refusal: one tick before its end, still spent.
+    await suite.sb.advance(HOUR - 1);
+    expect(await written(history, await refusedStarts('203.0.113.66', 1))).toEqual([false]);
+    await suite.sb.advance(1);
+    const later = await refusedStarts('203.0.113.66', 1);
+    expect(await written(history, later)).toEqual([true]);
+  }, 120_000);
+
+  it('one network: refusals from 31 addresses of one IPv6 /48 write 30 entries, then none', async () => {
+    const history = await boot();
+    const refused: string[] = [];
+    for (let i = 0; refused.length < 31 && i < 40; i++) {
+      // Each /64 of the /48 is its own address: its own 10 paid starts, then refusals.
+      refused.push(...(await refusedStarts(`2001:db8:77:${i.toString(16)}::1`, 1)));
+    }
+    expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
+  }, 180_000);
+});

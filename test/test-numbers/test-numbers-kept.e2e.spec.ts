@@ -1,0 +1,114 @@
+/**
+ * Test sessions kept per network: a client network (an IPv6 /48 here) keeps 10 test sessions of one
+ * number an hour (KEPT_TEST_SESSIONS_PER_NETWORK_HOUR); its further ones are spare (request id
+ * `test_x…`, written evictable in the store) and work alike; another network, or the next hour, keeps
+ * its own again.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { isSpareTestSession } from '../../src/core/test-session.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+const HOUR = 3_600_000;
+const CODE = '123456';
+
+describe.each(PLATFORMS)('test sessions kept per network and hour (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
+  const reviewer = platform === 'express' ? '+79990000011' : '+79990000012';
+
+  it('the 10th test start of a /48 is kept, the 11th and 12th spare (and verify alike); another /48 and the next hour (not one tick before) are kept', async () => {
+    const account = await suite.sb.createAccount({ balance: 100 });
+    const base = moduleOptions(suite.sb, {
+      limits: {},
+      owner: undefined,
+      history: {},
+      testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] },
+    });
+    suite.host = await createTestApp({
+      platform,
+      trustProxy: true,
+      module: {
+        ...base,
+        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+        webhooks: { secret: account.webhookSecret },
+      },
+    });
+    const history = suite.host.app.get(VerificationHistory);
+    const post = (path: string, body: unknown, ip: string) =>
+      call(suite.host!.url, 'POST', `/verification/${path}`, body, { 'x-forwarded-for': ip });
+    const start = (ip: string) => post('start', { phone_number: reviewer, method: 'sms' }, ip);
+    const spares = async () =>
+      (await history.list({ phoneNumber: reviewer }))
+        .filter((e) => e.kind === 'start')
+        .map((e) => isSpareTestSession(e.requestId));
+
+    const answers: Awaited<ReturnType<typeof start>>[] = [];
+    for (let i = 0; i < 12; i++) answers.push(await start(`2001:db8:51:${i.toString(16)}::1`));
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(201));
+    expect(await spares()).toEqual([...Array(10).fill(false), true, true]);
+
+    // A spare session works as a kept one: its right code verifies it.
+    const check = { verification_id: answers[10]!.body.verification_id, code: CODE };
+    expect((await post('check', check, '2001:db8:51:a::1')).body).toMatchObject({ verified: true });
+
+    expect((await start('2001:db8:52::1')).status).toBe(201);
+    // The network's hour runs from its first test start: one tick before its end, still spare.
+    await suite.sb.advance(HOUR - 1);
+    expect((await start('2001:db8:51:ff::1')).status).toBe(201);
+    await suite.sb.advance(1);
+    expect((await start('2001:db8:51:100::1')).status).toBe(201);
+    expect((await spares()).slice(12)).toEqual([false, true, false]);
+
+    // A switch plays a test session too: the network's next one past its 10 this hour is spare.
+    const more: Awaited<ReturnType<typeof start>>[] = [];
+    for (let i = 0; i < 9; i++) more.push(await start(`2001:db8:51:${(0x101 + i).toString(16)}::1`));
+    expect(more.map((a) => a.status)).toEqual(Array(9).fill(201));
+    const switchOf = (answer: (typeof more)[number], ip: string) =>
+      post('switch', { verification_id: answer.body.verification_id, method: 'flash_call' }, ip);
+    expect((await switchOf(more[8]!, '2001:db8:51:109::1')).status).toBe(201);
+    expect((await switchOf(answers[0]!, '2001:db8:53::1')).status).toBe(201);
+    const switches = (await history.list({ phoneNumber: reviewer })).filter((e) => e.kind === 'switch');
+    expect(switches.map((e) => isSpareTestSession(e.requestId))).toEqual([true, false]);
+  }, 60_000);
+
+  it('a spare test start adds no kept store entry (session, record and index slot are evictable)', async () => {
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    const kept = () => (store as unknown as { entries: Map<string, unknown> }).entries.size;
+    const account = await suite.sb.createAccount({ balance: 100 });
+    const base = moduleOptions(suite.sb, {
+      limits: {},
+      owner: undefined,
+      store,
+      testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] },
+    });
+    suite.host = await createTestApp({
+      platform,
+      trustProxy: true,
+      module: {
+        ...base,
+        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+        webhooks: { secret: account.webhookSecret },
+      },
+    });
+    const start = (ip: string) =>
+      call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: reviewer, method: 'sms' },
+        {
+          'x-forwarded-for': ip,
+        },
+      );
+    for (let i = 0; i < 10; i++) expect((await start(`2001:db8:61:${i.toString(16)}::1`)).status).toBe(201);
+    const before = kept();
+    for (let i = 10; i < 30; i++) expect((await start(`2001:db8:61:${i.toString(16)}::1`)).status).toBe(201);
+    expect(kept()).toBe(before);
+    // Another network's first one is kept: its session, record and index slot.
+    expect((await start('2001:db8:62::1')).status).toBe(201);
+    expect(kept()).toBe(before + 3);
+  }, 60_000);
+});
