@@ -5,7 +5,7 @@ import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
 import { placeOf } from '../protection/pumping-subjects.js';
-import { rangeStatsKey, RangeStatsKeys } from '../protection/range-stats-keys.js';
+import { rangeStatsKey, RangeStatsKeys, WEEK_MS } from '../protection/range-stats-keys.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
@@ -50,6 +50,13 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
   for (const caller of callers) {
     const tag = keys.digest(caller);
     names.push(rangeStatsKey.known(tag), rangeStatsKey.hold(tag));
+    // Its hourly budget of refusal entries in the history (VerificationHistory), by any of its names.
+    names.push(`history:refusals:${tag}`);
+    if (caller.startsWith('client:'))
+      names.push(`history:refusals:${keys.digest(`address:${caller.slice(7)}`)}`);
+    // Its share of what it may add to places this week and last (kept two weeks).
+    const week = Math.floor(now / WEEK_MS);
+    names.push(rangeStatsKey.share(tag, week), rangeStatsKey.share(tag, week - 1));
     for (const w of windows) names.push(rangeStatsKey.starts(tag, w), rangeStatsKey.verified(tag, w));
     names.push(`${ProtectionKeys.freeStartPerCaller}:${tag}`);
     for (const record of records) names.push(...callerEvidenceKeys(record, tag));
