@@ -45,8 +45,6 @@ export type {
 /* Operations: account (balance, prices, usage), the balance watch, health, metrics, the reconciler. */
 export { VerificationAccountService } from './account/verification-account.service.js';
 export type { MethodFigures, MethodStatsQuery, MethodStatsReport } from './account/method-figures.js';
-export type { MethodHealthReport } from './account/method-health.service.js';
-export type { HealthState, Rates as MethodHealthRates } from './account/method-health.js';
 export { VerificationBalanceWatch, type BalanceReading } from './account/balance-watch.service.js';
 export {
   VerificationHealthIndicator,
@@ -192,7 +190,6 @@ export type { CodeEntry } from './core/verification-method.js';
 export type {
   BalanceEvent,
   FraudSuspectedEvent,
-  MethodHealthEvent,
   SpendCapReachedEvent,
   VerificationEvent,
   VerificationEventShortName,

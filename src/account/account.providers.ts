@@ -6,7 +6,6 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { VerificationBalanceWatch } from './balance-watch.service.js';
 import { VerificationAccountService } from './verification-account.service.js';
 import { MethodStats } from './method-stats.service.js';
-import { MethodHealthWatch } from './method-health.service.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
 import { PriceBook } from './price-book.js';
 
@@ -24,7 +23,6 @@ export const ACCOUNT_PROVIDERS: Provider[] = [
   PriceBook,
   VerificationAccountService,
   MethodStats,
-  MethodHealthWatch,
   VerificationBalanceWatch,
   VerificationHealthIndicator,
 ];

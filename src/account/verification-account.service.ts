@@ -4,7 +4,6 @@ import { normalizeMethod } from '../api/method-names.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import type { MethodStatsQuery, MethodStatsReport } from './method-figures.js';
 import { MethodStats } from './method-stats.service.js';
-import { MethodHealthWatch, type MethodHealthReport } from './method-health.service.js';
 import { PriceBook } from './price-book.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -24,7 +23,6 @@ export class VerificationAccountService {
     private readonly api: VerificationApiClient,
     private readonly book: PriceBook,
     private readonly stats: MethodStats,
-    private readonly health: MethodHealthWatch,
   ) {}
 
   /** The current prepaid balance (`GET /v1/balance`); concurrent callers share one request. */
@@ -90,15 +88,6 @@ export class VerificationAccountService {
    */
   methodStats(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
     return this.stats.figures(query);
-  }
-
-  /**
-   * The health of each method on each operator prefix this instance's `auto` starts asked about
-   * (issue 47): `healthy`, `degraded` (its fallback comes sooner) or `demoted` (not tried first),
-   * since when, and the recent window's and the week's completion and delivery it was judged on.
-   */
-  methodHealth(): MethodHealthReport[] {
-    return this.health.report();
   }
 }
 

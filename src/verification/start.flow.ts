@@ -74,10 +74,7 @@ export class StartFlow {
 
         // Pick the method: `auto` takes the policy's first for the device; an explicit one must be offered.
         const offered = await this.prices.offered();
-        const ordered = this.allowedFor(
-          auto ? await this.policy.startOrder(offered, phoneNumber, device) : offered,
-          device,
-        );
+        const ordered = this.allowedFor(auto ? await this.policy.order(offered) : offered, device);
         const method = auto ? firstOf(ordered, offered) : offeredMethod(facts.method, offered, offered);
         facts.method = method;
         const clientKey = this.protection.clientKey(input.request, input.ip);
