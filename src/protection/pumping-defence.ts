@@ -9,7 +9,6 @@ import { coolOffMs, countryUnderAttack, reserveRefuses, type PumpingSubjectKind 
 import { reportHold, type PumpingReporting } from './pumping-report.js';
 import {
   callerOf,
-  giversOf,
   countryId,
   holdableOf,
   isCaller,
@@ -221,7 +220,6 @@ export class PumpingDefence {
           assessment.subjects,
           attempt.phoneNumber,
           callerOf(attempt, this.ipv6PrefixLength),
-          giversOf(attempt, this.ipv6PrefixLength),
         );
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
@@ -273,9 +271,7 @@ export class PumpingDefence {
     if (assessment === undefined) return;
     if (free(assessment.attempt.method) && !this.knownCaller(assessment)) return;
     const ttl = Math.max(expiresAt - this.store.now(), 0) + this.settings.windowMs;
-    // A paid start's givers get their share back when it is verified.
-    const givers = free(assessment.attempt.method) ? [] : giversOf(assessment.attempt, this.ipv6PrefixLength);
-    await this.stats.rememberSession(requestId, assessment.credited, ttl, givers);
+    await this.stats.rememberSession(requestId, assessment.credited, ttl);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { VerificationMethod } from '../core/verification-method.js';
-import { clientAddressKey, clientNetworkKey } from './client-address.js';
+import { clientAddressKey } from './client-address.js';
 import { numberRange, operatorPrefix } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';
 import type { StatsSubject } from './range-stats.js';
@@ -77,22 +77,6 @@ export function callerOf(attempt: PumpingAttempt, ipv6PrefixLength: number): str
   const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
   if (network !== undefined) return `network:${network}`;
   return attempt.owner === undefined ? undefined : `owner:${attempt.owner}`;
-}
-
-/**
- * Who gives a start's evidence to its range, prefix and country, each bounded by its share on its
- * own (CALLER_SHARE_PER_WEEK): the caller (callerOf), the network holding its address (an IPv4 /24,
- * an IPv6 /48: one holder of many addresses, whether or not the host keys its clients) and the
- * owner. The network bounds every address inside it, the one behind a host's client key too.
- */
-export function giversOf(attempt: PumpingAttempt, ipv6PrefixLength: number): string[] {
-  const network = attempt.ip === undefined ? undefined : clientNetworkKey(attempt.ip);
-  const givers = [
-    callerOf(attempt, ipv6PrefixLength),
-    network === undefined ? undefined : `net:${network}`,
-    attempt.owner === undefined ? undefined : `owner:${attempt.owner}`,
-  ];
-  return [...new Set(givers.filter((g): g is string => g !== undefined))];
 }
 
 export function isCaller(subject: Subject): boolean {

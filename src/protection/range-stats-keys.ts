@@ -59,19 +59,12 @@ export const RangeStatsKeys = {
 export const EVICTABLE: StoreWriteOptions = { evictable: true };
 
 /**
- * Unconverted starts one giver (caller, address, network, owner: see giversOf) adds to ranges,
- * prefixes and countries in a fixed week, plus one per two of its verifications; past them its
- * starts count for its own subjects only (which hold it). Two weeks' shares in a sliding one stay
- * under `countryMinStarts` (20): one address or network cannot put its country under attack, and so
- * change what its other users are offered; a botnet's spread is the prior's business. A network
- * of real users who convert (over one in three) never runs out; a giver proving numbers of its own
- * buys half an unconverted start per proof, each proof an SMS the host was charged for.
+ * Starts one caller (client key, else network, else owner) adds to ranges, prefixes and countries
+ * in a fixed week; past them its starts count for its own subjects only (which hold it). Two weeks'
+ * shares in a sliding one stay under `countryMinStarts` (20): one address cannot put its country under
+ * attack, and so change what its other users are offered; a botnet's spread is the prior's business.
  */
 export const CALLER_SHARE_PER_WEEK = 5;
-/** What a start spends of its givers' share counters (the share is CALLER_SHARE_PER_WEEK of them). */
-export const SHARE_START = 2;
-/** What a verification gives back to its start's givers: its start, and half a start more. */
-export const SHARE_VERIFIED = 3;
 
 /** A range, prefix or country: the aggregates many callers share. */
 export function isPlace(id: string): boolean {

@@ -9,7 +9,6 @@ import {
   options,
   rangeStatsKey as key,
   RECENT_MS,
-  SHARE_START,
   WEEK_MS,
 } from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
@@ -165,12 +164,7 @@ export class RangeStats extends RangeHolds {
    * that concurrent starts are judged one after the other; `release` takes it back (the start did
    * not go ahead and nothing was sent).
    */
-  async countStart(
-    subjects: StatsSubject[],
-    phoneNumber?: string,
-    caller?: string,
-    givers: string[] = caller === undefined ? [] : [caller],
-  ): Promise<CountedStart> {
+  async countStart(subjects: StatsSubject[], phoneNumber?: string, caller?: string): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
     const ttl = 2 * this.settings.windowMs;
     // A start of a number new to a range or prefix in the window, from a caller new to it, is counted
@@ -236,24 +230,22 @@ export class RangeStats extends RangeHolds {
           true,
         ],
       );
-    // Each giver (caller, address, network, owner) adds at most its week's share of unconverted
-    // starts to a range, prefix or country (counted in the same batch): see SHARE_START.
-    const shares = Promise.all(
-      givers.map((g) =>
-        this.store.increment(key.share(this.keys.digest(g), week), SHARE_START, 2 * WEEK_MS, EVICTABLE),
-      ),
-    );
+    // One caller adds at most its week's share to a range, prefix or country (counted in the same batch).
+    const share =
+      caller === undefined
+        ? undefined
+        : this.store.increment(key.share(this.keys.digest(caller), week), 1, 2 * WEEK_MS, EVICTABLE);
     const [values, newTo, taken] = await Promise.all([
       Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
       bursts,
-      shares,
+      share,
     ]);
     const callersBefore = new Map(newTo.filter((x) => x !== undefined));
     const undo = (list: Counter[]) =>
       Promise.all(list.map(([, k, o, t]) => this.store.increment(k, -1, t, o)));
-    // Past one giver's share, the start counts for its callers only: what one caller does can hold that caller.
+    // Past it, the start counts for its callers only: what one caller does can hold that caller.
     let held = keys;
-    if (taken.some((t) => t.value > SHARE_START * CALLER_SHARE_PER_WEEK)) {
+    if (taken !== undefined && taken.value > CALLER_SHARE_PER_WEEK) {
       await undo(keys.filter((k) => k[4]));
       held = keys.filter((k) => !k[4]);
     }
@@ -321,5 +313,25 @@ export class RangeStats extends RangeHolds {
         ];
       }),
     );
+  }
+
+  /** Which subjects a started session belongs to, until it can no longer be verified. */
+  async rememberSession(requestId: string, ids: string[], ttlMs: number): Promise<void> {
+    // Sealed: the ids name the caller (an owner, a client key).
+    await this.store.set(key.session(requestId), this.keys.seal(JSON.stringify(ids)), ttlMs, EVICTABLE);
+  }
+
+  /** The subjects of a session's start, once (later calls answer undefined). */
+  async takeSession(requestId: string): Promise<string[] | undefined> {
+    const k = key.session(requestId);
+    const value = await this.store.get(k);
+    if (value === null) return undefined;
+    await this.store.delete(k);
+    try {
+      const ids: unknown = JSON.parse(this.keys.open(value) ?? '');
+      return Array.isArray(ids) && ids.every((id) => typeof id === 'string') ? ids : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }

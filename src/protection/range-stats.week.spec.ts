@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
 import { CALLER_SHARE_PER_WEEK, RECENT_MS, WEEK_MS } from './range-stats-keys.js';
-import { giversOf } from './pumping-subjects.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 /* Issue 43: a country's week and last minutes, and one caller's bounded share of the places. */
@@ -57,50 +56,6 @@ describe('RangeStats: the week and the caller’s share', () => {
       CALLER_SHARE_PER_WEEK + 1,
       5,
     );
-  });
-
-  it('every giver of a start has its own share: six addresses of one network add one share to the places', async () => {
-    const rs = stats();
-    const start = (address: number) =>
-      rs.countStart([country], undefined, `network:192.0.2.${address}`, [
-        `network:192.0.2.${address}`,
-        'net:192.0.2.0/24',
-      ]);
-    for (let a = 0; a < 6; a++) for (let i = 0; i < 5; i++) await start(a);
-    expect((await rs.read([country])).get(country.id)).toMatchObject({ starts: CALLER_SHARE_PER_WEEK });
-  });
-
-  it('a verification gives its givers their start and half a start more: real users who convert never run out', async () => {
-    const rs = stats();
-    const givers = ['network:192.0.2.7', 'net:192.0.2.0/24'];
-    const starts = async (n: number) => {
-      for (let i = 0; i < n; i++) await rs.countStart([country], undefined, givers[0], givers);
-    };
-    // Four verified starts: their shares back and two more unconverted starts (5 + 2 = 7).
-    for (let i = 0; i < 4; i++) {
-      await starts(1);
-      await rs.rememberSession(`req-${i}`, [country.id], 600_000, givers);
-      expect(await rs.takeSession(`req-${i}`)).toEqual([country.id]);
-    }
-    await starts(CALLER_SHARE_PER_WEEK + 2 - 1);
-    expect((await rs.read([country])).get(country.id)!.starts).toBe(4 + CALLER_SHARE_PER_WEEK + 1);
-    await starts(1);
-    expect((await rs.read([country])).get(country.id)!.starts).toBe(4 + CALLER_SHARE_PER_WEEK + 2);
-    await starts(1);
-    expect((await rs.read([country])).get(country.id)!.starts).toBe(4 + CALLER_SHARE_PER_WEEK + 2);
-  });
-
-  it('the givers of a start: its caller, its network (/24, /48, the host keying clients or not) and its owner', () => {
-    const attempt = { phoneNumber: '+79161230001', method: 'sms' as const };
-    expect(giversOf({ ...attempt, owner: 'u1', clientKey: 'acct:1', ip: '192.0.2.9' }, 64)).toEqual([
-      'client:acct:1',
-      'net:192.0.2.0/24',
-      'owner:u1',
-    ]);
-    expect(
-      giversOf({ ...attempt, owner: undefined, clientKey: undefined, ip: '2001:db8:77:5::1' }, 64),
-    ).toEqual(['network:2001:db8:77:5::/64', 'net:2001:db8:77::/48']);
-    expect(giversOf({ ...attempt, owner: undefined, clientKey: undefined, ip: undefined }, 64)).toEqual([]);
   });
 
   it('a country keeps a week of starts and verified numbers, and counts its starts of the last minutes', async () => {

@@ -74,14 +74,10 @@ export function freshPhone(): string {
 }
 
 let ipSerial = 0;
-/**
- * A fresh client IP (sent as X-Forwarded-For), in a network (/24) of its own: a test's users and an
- * attacker's pool of addresses are independent holders. A test of many addresses of one network
- * names them.
- */
+/** A fresh client IP (sent as X-Forwarded-For). */
 export function freshIp(): string {
   ipSerial += 1;
-  return `${100 + (Math.floor(ipSerial / 65_536) % 100)}.${Math.floor(ipSerial / 256) % 256}.${ipSerial % 256}.7`;
+  return `198.51.${Math.floor(ipSerial / 250) % 250}.${(ipSerial % 250) + 1}`;
 }
 
 export function start(
