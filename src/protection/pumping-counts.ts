@@ -29,6 +29,8 @@ export interface SubjectCounts {
   week?: { starts: number; verified: number };
   /** Countries: starts of the last five to ten minutes, whose users may still be typing their code. */
   recent?: number;
+  /** Countries: how long `recent` covers, ms (five minutes and the current one's elapsed part). */
+  recentMs?: number;
   /** Ranges, prefixes and countries: the share of paid starts its country's users complete (the prior). */
   expected?: number;
   /** A caller's completed verification within `recordTtlMs` (callers only). */

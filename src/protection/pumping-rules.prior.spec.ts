@@ -7,6 +7,8 @@ import {
   LEARNED_MIN_STARTS,
   learnedExpectation,
   minUnconvertedFor,
+  recentExcused,
+  TYPING_MS,
 } from './pumping-rules.js';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 
@@ -59,16 +61,37 @@ describe('pumping rules: the prior', () => {
     expect(minUnconvertedFor('prefix', short, false, rules)).toBe(rules.prefixMinStarts);
   });
 
-  it('starts of the last minutes are left out: a crowd still typing its codes is no shortfall', () => {
-    const min = rules.countryMinStarts;
-    // 60 starts, none verified yet: the last 40 are recent, 20 are due (the minimum) and unconverted.
-    expect(countryBelowPrior(counts(60, 0, { expected: 0.8, recent: 40 }), rules)).toBe(true);
-    expect(countryBelowPrior(counts(60, 0, { expected: 0.8, recent: 41 }), rules)).toBe(false);
-    expect(countryBelowPrior(counts(60, 0, { expected: 0.8, recent: 60 - min + 1 }), rules)).toBe(false);
-    // The day's and the week's counts too.
+  it('starts of the last minutes are left out up to the usual rate over the typing time, no further', () => {
+    const HOUR = 3_600_000;
+    const MIN = 60_000;
+    // A one-hour window; `recent` covers its last 6 minutes: 54 minutes of the rest, 2 of them typing.
+    const at = (starts: number, recent: number, verified = 0, extra: Partial<SubjectCounts> = {}) =>
+      counts(starts, verified, {
+        expected: 0.8,
+        recent,
+        recentMs: 6 * MIN,
+        raw: { at: 0, windowMs: HOUR, starts: [starts, 0], verified: [0, 0], callers: [0, 0], deducted: 0 },
+        ...extra,
+      });
+    expect(TYPING_MS).toBe(2 * MIN);
+    // The rest of the window: 270 starts in 54 minutes, 10 in 2: at most 10 recent starts excused.
+    expect(recentExcused(at(279, 9))).toBe(9);
+    expect(recentExcused(at(280, 10))).toBe(10);
+    expect(recentExcused(at(281, 11))).toBe(10);
+    expect(recentExcused(at(400, 130))).toBe(10);
+    // No window to learn the rate from: nothing excused.
+    expect(recentExcused({ ...at(281, 11), raw: undefined })).toBe(0);
+    expect(recentExcused({ ...at(281, 11), recentMs: undefined })).toBe(0);
+    // A burst of 60 unconverted starts beside 270 converting at 0.85 (230): judged at once, not left out.
+    expect(countryBelowPrior(at(330, 60, 230), rules)).toBe(true);
+    // The same 60 at the usual rate (the rest 1,620 starts in 54 minutes: 60 in 2) are excused.
+    expect(recentExcused(at(1680, 60, 1377))).toBe(60);
+    expect(countryBelowPrior(at(1680, 60, 1377), rules)).toBe(false);
+    // Excused from the day's and the week's counts too, and never more than the recent starts.
     const day = { starts: 60, verified: 0, baseline: 0 };
-    expect(countryBelowPrior(counts(0, 0, { expected: 0.8, recent: 41, day }), rules)).toBe(false);
-    expect(countryBelowPrior(counts(0, 0, { expected: 0.8, recent: 40, day }), rules)).toBe(true);
+    expect(countryBelowPrior(at(0, 41, 0, { day }), rules)).toBe(true);
+    expect(countryBelowPrior(at(1200, 41, 1200, { day }), rules)).toBe(false);
+    expect(countryBelowPrior(at(1200, 40, 1200, { day }), rules)).toBe(true);
   });
 
   it('the window is judged against the rest of the week’s own rate when that is surely above the prior', () => {

@@ -100,8 +100,9 @@ export function countryBelowPrior(
   country: SubjectCounts,
   rules: Pick<PumpingThresholds, 'countryMinStarts'>,
 ): boolean {
-  // Starts of the last minutes are left out: their users may still be typing (a crowd is not a shortfall).
-  const recent = country.recent ?? 0;
+  // Starts of the last minutes are left out (their users may still be typing: a crowd is not a
+  // shortfall), up to the country's usual rate over as long: a burst beyond it is judged at once.
+  const recent = recentExcused(country);
   const short = (c: { starts: number; verified: number } | undefined, expected: number | undefined) =>
     c !== undefined &&
     belowPrior(Math.max(0, c.starts - recent), c.verified, expected, rules.countryMinStarts);
@@ -112,6 +113,25 @@ export function countryBelowPrior(
     short(country.day, country.expected) ||
     short(country.week, country.expected)
   );
+}
+
+/** How long a user takes to type the code they were sent: at the usual rate, the starts still typing. */
+export const TYPING_MS = 2 * 60_000;
+
+/**
+ * The recent starts left out of a country's judgement: its starts of the last minutes (`recent`,
+ * over `recentMs`), at most as many as the rest of its window starts in TYPING_MS at its usual
+ * rate: the users still typing their codes at that rate. A crowd's typing is excused at the usual
+ * rate; starts beyond it (a burst into the minutes the prior would not look at) are judged at once.
+ * None without a window to learn the rate from.
+ */
+export function recentExcused(country: SubjectCounts): number {
+  const recent = country.recent ?? 0;
+  const span = country.recentMs;
+  const windowMs = country.raw?.windowMs;
+  if (recent <= 0 || span === undefined || windowMs === undefined || windowMs <= span) return 0;
+  const usual = (Math.max(0, country.starts - recent) * TYPING_MS) / (windowMs - span);
+  return Math.min(recent, usual);
 }
 
 /** Starts outside the window a country's own rate is learned from (below them, the prior alone). */

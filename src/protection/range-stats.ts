@@ -142,6 +142,7 @@ export class RangeStats extends RangeHolds {
           const [wsc, wsp, wvc, wvp, rc, rp] = await weekCounts;
           const weekElapsed = (now - wk * WEEK_MS) / WEEK_MS;
           counts.recent = rc + rp;
+          counts.recentMs = RECENT_MS + (now % RECENT_MS);
           counts.week = {
             starts: Math.max(0, slidingCount(wsc, wsp, weekElapsed) - mine),
             verified: slidingCount(wvc, wvp, weekElapsed),

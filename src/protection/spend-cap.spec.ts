@@ -236,6 +236,23 @@ describe('SpendCap', () => {
     expect(await cap.spentShare()).toBeCloseTo(1500 / 900);
   });
 
+  it('a reservation whose API call has not answered is live at a usage read: none of it is taken for money not charged', async () => {
+    const { cap, clock } = make({ amount: 9 }, 300, async () => 300);
+    await (await cap.reserve('sms')).settle(rub(3), session(0, clock.now));
+    await cap.ended('rfc-0', { verified: false, delivered: false });
+    // Two starts reserved, their calls in flight: 9 counted, 6 of it live, 3 charged by the API.
+    const inFlight = [await cap.reserve('sms'), await cap.reserve('sms')];
+    expect(await refusalOf(cap.reserve('sms'))).toBeInstanceOf(ProtectionRefusal);
+    expect(await cap.spentShare()).toBeCloseTo(1);
+    // One answers, one fails (released): the released one's 3 RUB come back, nothing more.
+    await inFlight[0]!.settle(rub(3), session(1, clock.now));
+    await inFlight[1]!.release();
+    clock.now += 31_000;
+    await (await cap.reserve('sms')).settle(rub(3), session(2, clock.now));
+    expect(await refusalOf(cap.reserve('sms'))).toBeInstanceOf(ProtectionRefusal);
+    expect(await cap.spentShare()).toBeCloseTo(1);
+  });
+
   it('a method charged on proof is refused when its price no longer fits the cap or the share it may take; without its session it is counted at once', async () => {
     const { cap, clock } = make({ amount: 10 }, 100);
     for (let i = 0; i < 7; i++) await cap.reserve('sms');

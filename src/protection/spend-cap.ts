@@ -123,10 +123,15 @@ export class SpendCap {
     const ttl = (): number => Math.max(windowEndsAt - this.store.now(), 1);
     if (methodTraits(method).chargedOnProof)
       return this.admitOnProof(method, estimate, keepShare, { key, windowEndsAt }, { proof, final });
-    const outcome = await this.limiter.tryConsume(key, estimate, ttl());
+    // Live from the moment it is made (its API call may not have answered at a usage read).
+    const [outcome] = await Promise.all([
+      this.limiter.tryConsume(key, estimate, ttl()),
+      this.evidence.opened(key, estimate, ttl()),
+    ]);
     const lastShare = outcome.allowed && keepShare > 0 && outcome.consumed > this.capMinor * (1 - keepShare);
     if (lastShare || !outcome.allowed) {
-      await this.limiter.refund(key, estimate, ttl()).catch(() => undefined);
+      const back = [this.evidence.opened(key, -estimate, ttl()), this.limiter.refund(key, estimate, ttl())];
+      await Promise.all(back).catch(() => undefined);
       // What the API says it did not charge comes back first (once); the start is then asked again.
       if (!final && (await this.reconciled(key, windowEndsAt)))
         return this.reserve(method, keepShare, proof, true);
@@ -146,16 +151,17 @@ export class SpendCap {
         else if (real !== undefined && real < estimate)
           await this.limiter.refund(key, estimate - real, ttl());
         const billing = methodTraits(method).billing;
-        const kept = real ?? estimate;
-        if (session && billing !== 'on_initiation' && kept > 0) {
-          await this.keepOpen(session, { key, windowEndsAt, minor: kept, billing });
-          await this.evidence.opened(key, kept, ttl());
-        }
+        const kept = session && billing !== 'on_initiation' ? Math.max(0, real ?? estimate) : 0;
+        if (kept > 0) await this.keepOpen(session!, { key, windowEndsAt, minor: kept, billing });
+        await this.evidence.opened(key, kept - estimate, ttl()); // live: what stays open till its end
       },
       release: async () => {
         if (!open) return;
         open = false;
-        await this.limiter.refund(key, estimate, ttl());
+        await Promise.all([
+          this.limiter.refund(key, estimate, ttl()),
+          this.evidence.opened(key, -estimate, ttl()),
+        ]);
       },
     };
   }
@@ -174,7 +180,7 @@ export class SpendCap {
     const consumed = Number(await this.store.get(this.limiter.storeKey(key))) || 0;
     const callerSpent =
       proof && inProofReserve(consumed, estimate, this.capMinor, proof)
-        ? Math.max(0, ...(await Promise.all(proof.callers.map((c) => this.callerSpent(key, c)))))
+        ? Math.max(0, ...(await Promise.all(proof.callers.map((c) => this.evidence.callerSpent(key, c)))))
         : 0;
     const reserveRefuses =
       proof !== undefined &&
@@ -219,10 +225,6 @@ export class SpendCap {
     return toMinorUnits(cost.amount);
   }
 
-  private async callerSpent(window: string, caller: string): Promise<number> {
-    return Math.max(0, Number(await this.store.get(ProtectionKeys.spendCaller(window, caller))) || 0);
-  }
-
   /** Reconciles the window with the API's usage (SpendEvidence); true when something came back. */
   private reconciled(key: string, windowEndsAt: number): Promise<boolean> {
     const ttl = Math.max(windowEndsAt - this.store.now(), 1);
@@ -236,11 +238,8 @@ export class SpendCap {
   }
 
   private async keepOpen(session: { requestId: string; expiresAt: number }, open: OpenSpend): Promise<void> {
-    await this.store.set(
-      ProtectionKeys.spendOpen(session.requestId),
-      JSON.stringify(open),
-      Math.max(session.expiresAt - this.store.now(), 0) + OPEN_SLACK_MS,
-    );
+    const ttl = Math.max(session.expiresAt - this.store.now(), 0) + OPEN_SLACK_MS;
+    await this.store.set(ProtectionKeys.spendOpen(session.requestId), JSON.stringify(open), ttl);
   }
 
   /**

@@ -13,7 +13,7 @@ const USAGE_EVERY_MS = 30_000;
 
 /**
  * The spend cap's evidence of what was not charged. A reservation of a method charged on delivery
- * is open while its session lives (`live`); when the session ends without the module having seen a
+ * is open from the moment it is made and while its session lives (`live`); when the session ends without the module having seen a
  * delivery, that is no evidence the API charged nothing (a delivery during a read outage is charged
  * all the same), so the reservation stays counted as `unproven`. Only the API's own figure gives it
  * back: the day's `GET /v1/usage`. Every unproven session the API did not charge is in the window's
@@ -30,9 +30,18 @@ export class SpendEvidence {
     private readonly window: { windowMs: number; utcOffsetMinutes: number },
   ) {}
 
-  /** A session's reservation is kept open until it ends. */
+  /**
+   * A reservation is live from the moment it is made (its API call in flight is not yet in the API's
+   * usage) and stays so while its session lives: `minor` more (or less, when negative) of it live.
+   */
   async opened(window: string, minor: number, ttlMs: number): Promise<void> {
+    if (minor === 0) return;
     await this.store.increment(ProtectionKeys.spendLive(window), minor, ttlMs);
+  }
+
+  /** What a caller's proved sessions took of the window (the proof reserve's floor). */
+  async callerSpent(window: string, caller: string): Promise<number> {
+    return Math.max(0, Number(await this.store.get(ProtectionKeys.spendCaller(window, caller))) || 0);
   }
 
   /** A session ended: charged as far as the module saw, or `unproven` (kept until usage says otherwise). */

@@ -66,7 +66,10 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
       'increment(protect:start-client)',
       'increment(protect:start-phone-caller)',
       'increment(protect:start-phone)',
+      // The reservation, live from the moment it is made (a usage read while its call is in flight
+      // gives none of it back), in the same batch.
       'increment(protect:spend)',
+      'increment(protect:spend-live)',
       'get(session)',
       // The record written with its erasure mark read (an erasure that found the index first removes
       // it), and the erasure index: the session under its number (and owner, when there is one).
@@ -75,10 +78,10 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
       'increment(subject)',
       'set(subject)',
       // The spend reservation stays open until the session ends (charged on delivery: issue 29),
-      // written with the coalescing claim's hand-back (one round trip, then the window's live count).
+      // written with the coalescing claim's hand-back (one round trip; its price as reserved: the
+      // window's live count unchanged).
       'set(protect:spend-open)',
       'set(protect:coalesce)',
-      'increment(protect:spend-live)',
       // The method figures: the session's start claimed (its counters are added within a second, in a batch).
       ...METHOD_FIGURES_OF_A_START,
     ]);
