@@ -243,11 +243,19 @@ export class RangeStats extends RangeHolds {
     const callersBefore = new Map(newTo.filter((x) => x !== undefined));
     const undo = (list: Counter[]) =>
       Promise.all(list.map(([, k, o, t]) => this.store.increment(k, -1, t, o)));
-    // Past it, the start counts for its callers only: what one caller does can hold that caller.
+    // Past it, the start counts for its callers and its range only: what one caller does can hold that
+    // caller, and the block of numbers it pumps (a range is narrow: many addresses concentrated on one
+    // range are still held there), never a prefix or a country of other people.
+    const ranges = new Set(
+      subjects
+        .filter((x) => x.id.startsWith('range:'))
+        .flatMap((x) => [key.starts(this.keys.digest(x.id), w), key.dayStarts(this.keys.digest(x.id), day)]),
+    );
+    const shared = (k: Counter) => k[4] && !ranges.has(k[1]);
     let held = keys;
     if (taken !== undefined && taken.value > CALLER_SHARE_PER_WEEK) {
-      await undo(keys.filter((k) => k[4]));
-      held = keys.filter((k) => !k[4]);
+      await undo(keys.filter(shared));
+      held = keys.filter((k) => !shared(k));
     }
     let released = false;
     return {
