@@ -7,7 +7,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
-import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from '../protection/protection-host.js';
+import {
+  freshIp,
+  freshPhone,
+  protectedHost,
+  protectionFixture,
+  startFrom,
+} from '../protection/protection-host.js';
 
 describe.each(ONE_PLATFORM)('the cap and starts in flight at the usage read (%s)', (platform) => {
   const fx = protectionFixture();
