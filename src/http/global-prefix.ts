@@ -40,3 +40,14 @@ export function matchedRoute(request: unknown): string | undefined {
   if (typeof express === 'string') return `${typeof r?.baseUrl === 'string' ? r.baseUrl : ''}${express}`;
   return undefined;
 }
+
+/**
+ * The path up to its first segment that is a pattern (a parameter `:tenant`, a wildcard, an optional
+ * group), `/` at least: a cookie's Path is matched literally, so `/:tenant/verification` would match no
+ * request while `/` matches every tenant's routes.
+ */
+export function literalPrefix(path: string): string {
+  const segments = path.split('/');
+  const first = segments.findIndex((segment) => /[:*?(){}]/.test(segment));
+  return first === -1 ? path : segments.slice(0, first).join('/') || '/';
+}

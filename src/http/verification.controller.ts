@@ -28,7 +28,7 @@ import { VerificationService } from '../verification/verification.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { ModuleRef } from '@nestjs/core';
-import { matchedRoute, servedPath } from './global-prefix.js';
+import { literalPrefix, matchedRoute, servedPath } from './global-prefix.js';
 import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-key.cookie.js';
 import { CancelVerificationDto } from './cancel-verification.dto.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
@@ -84,8 +84,8 @@ export abstract class VerificationControllerBase {
    */
   private routesPath(request: unknown): string {
     const matched = matchedRoute(request)?.replace(/\/+$/, '');
-    if (matched?.endsWith('/start')) return matched.slice(0, -'/start'.length) || '/';
-    return (this.#routesPath ??= servedPath(this.moduleRef, this.options.routes.prefix));
+    if (matched?.endsWith('/start')) return literalPrefix(matched.slice(0, -'/start'.length) || '/');
+    return (this.#routesPath ??= literalPrefix(servedPath(this.moduleRef, this.options.routes.prefix)));
   }
 
   @Post('start')
