@@ -98,9 +98,10 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
         limits: {
           key: (req) => (req as { headers: Record<string, string> }).headers['x-soak-user'],
           spendCap: { amount: 10_000_000, windowMs: 86_400_000 },
-          // The prior set a little under what the soak's users complete (about 60 %: faults, lost codes), as
-          // the option asks of a host; at the default 0.8 the soak's own traffic reads as pumping.
-          pumping: { expectedConversion: { default: 0.45 } },
+          // The pumping defence counts everything (its store entries and heap are part of the soak) but holds
+          // nothing: the soak's users start numbers of a few ranges that convert about 60 % (faults, lost
+          // codes), which it would rightly hold, and the soak is about invariants, not about holds.
+          pumping: { mode: 'monitor' },
         },
         clock,
         store,
