@@ -33,6 +33,11 @@ const VERIFICATION_DEFAULTS_HISTORY_MAX = VERIFICATION_DEFAULTS.history.maxEntri
  */
 export const REFUSAL_ENTRIES_PER_CALLER_HOUR = 30;
 
+/** The store key of a caller's hourly budget of refusal entries (`owner:…`, `address:…`, `network:…`), by keyed digest. */
+export function refusalBudgetKey(keys: { digest(value: string): string }, caller: string): string {
+  return `history:refusals:${keys.digest(caller)}`;
+}
+
 const HOUR_MS = 3_600_000;
 
 /** The events an outcome entry is written for. */
@@ -226,7 +231,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       const counts = await Promise.all(
         callers.map((caller) =>
           // One per caller: evictable, as the per-client counters are (a flood of addresses evicts only those).
-          this.store.increment(`history:refusals:${this.options.dataKeys.digest(caller)}`, 1, HOUR_MS, {
+          this.store.increment(refusalBudgetKey(this.options.dataKeys, caller), 1, HOUR_MS, {
             evictable: true,
           }),
         ),

@@ -8,6 +8,7 @@ import { placeOf } from '../protection/pumping-subjects.js';
 import { rangeStatsKey, RangeStatsKeys, WEEK_MS } from '../protection/range-stats-keys.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
+import { refusalBudgetKey } from '../history/verification-history.service.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 
 /** What names a subject's counters: its sessions, the callers they were started by, and the clock. */
@@ -50,10 +51,8 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
   for (const caller of callers) {
     const tag = keys.digest(caller);
     names.push(rangeStatsKey.known(tag), rangeStatsKey.hold(tag));
-    // Its hourly budget of refusal entries in the history (VerificationHistory), by any of its names.
-    names.push(`history:refusals:${tag}`);
-    if (caller.startsWith('client:'))
-      names.push(`history:refusals:${keys.digest(`address:${caller.slice(7)}`)}`);
+    // Its hourly budget of refusal entries in the history, under its own name.
+    names.push(refusalBudgetKey(keys, caller));
     // Its share of what it may add to places this week and last (kept two weeks).
     const week = Math.floor(now / WEEK_MS);
     names.push(rangeStatsKey.share(tag, week), rangeStatsKey.share(tag, week - 1));
@@ -61,7 +60,10 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
     names.push(`${ProtectionKeys.freeStartPerCaller}:${tag}`);
     for (const record of records) names.push(...callerEvidenceKeys(record, tag));
     if (caller.startsWith('client:')) {
-      const clientKey = keys.digest(caller.slice('client:'.length));
+      const client = caller.slice('client:'.length);
+      // The history names a client by its address.
+      names.push(refusalBudgetKey(keys, `address:${client}`));
+      const clientKey = keys.digest(client);
       names.push(
         `${ProtectionKeys.startPerClient}:${clientKey}`,
         `${ProtectionKeys.checkPerClient}:${clientKey}`,
