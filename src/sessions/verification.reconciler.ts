@@ -136,6 +136,10 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
         await this.records.queue.release(requestId);
       } else {
         await this.records.queue.scheduleAt(requestId, next);
+        // Another instance may have settled the session and released its entry between this pass's read
+        // and its schedule: the entry is put right now, as the next pass would (released once settled).
+        const settled = await this.records.get(requestId);
+        if (settled && isTerminal(settled.status)) await this.tracker.emitDue(settled, 'poll');
       }
     } catch (error) {
       if (error instanceof VerificationListenerError) return; // the tracker queued the retry
