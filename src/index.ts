@@ -17,7 +17,8 @@ export { VerificationService } from './verification/verification.service.js';
 export { OnVerificationEvent } from './module/on-verification-event.decorator.js';
 export { VerificationEventName, VerificationOpsEventName } from './core/verification-events.js';
 
-/* Errors a host renders or catches. */
+/* Errors a host renders or catches: every one is an instance of PhoneVerificationError. */
+export { PhoneVerificationError } from './core/phone-verification.error.js';
 export { ClientErrorCode, VerificationClientError, VerificationError } from './core/verification.errors.js';
 export { ProtectionRefusalReason } from './protection/protection-refusals.js';
 export { VerificationProblemFilter } from './http/verification-problem.filter.js';

@@ -2,6 +2,8 @@
  * The contract every transport of the API client keeps: one exchange in, the answer as text or a failure
  * carrying a code only.
  */
+
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** Idle keep-alive sockets are closed after this (or the server's `Keep-Alive: timeout` hint, if shorter),
@@ -54,10 +56,9 @@ export interface HttpAnswer {
 
 /** A failed exchange: `code` is Node's (`ECONNREFUSED`, `ECONNRESET`, …) or ours (`ETIMEDOUT`, `ERR_BODY_TOO_LARGE`).
  * Carries neither the request's headers nor its URL, so no credential can travel in it. */
-export class HttpTransportError extends Error {
+export class HttpTransportError extends PhoneVerificationError {
   constructor(readonly code: string) {
     super(`HTTP exchange failed (${code})`);
-    this.name = 'HttpTransportError';
   }
 }
 

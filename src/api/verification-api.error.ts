@@ -1,3 +1,4 @@
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 import type { ApiOperation } from './api-client.options.js';
 import type { ProblemWire } from './api.wire.js';
 import { errorText } from '../core/error-text.js';
@@ -8,8 +9,7 @@ import { errorText } from '../core/error-text.js';
  */
 
 /** The API answered with a problem document (or a bare 429): a usable, definite answer. */
-export class VerificationApiError extends Error {
-  override readonly name = 'VerificationApiError';
+export class VerificationApiError extends PhoneVerificationError {
   readonly operation: ApiOperation;
   /** HTTP status of the answer. */
   readonly status: number;
@@ -70,8 +70,7 @@ export class VerificationApiError extends Error {
 export type UnavailableReason = 'timeout' | 'network' | 'bad_response' | 'forbidden';
 
 /** No usable answer from the API. The outcome of a POST that ended this way is unknown. */
-export class VerificationApiUnavailableError extends Error {
-  override readonly name = 'VerificationApiUnavailableError';
+export class VerificationApiUnavailableError extends PhoneVerificationError {
   readonly operation: ApiOperation;
   readonly reason: UnavailableReason;
   /** HTTP status when an answer arrived but was unusable. */

@@ -1,3 +1,4 @@
+import { PhoneVerificationError } from './phone-verification.error.js';
 import { describe as suite, expect, it } from '@jest/globals';
 import {
   bool,
@@ -30,9 +31,9 @@ function failure(
 }
 
 suite('option rules', () => {
-  it('an error names the field, the problem and whose option it is, as a TypeError', () => {
+  it('an error names the field, the problem and whose option it is, as the package’s error', () => {
     const error = new VerificationOptionsError('api.timeoutMs', 'must be a positive integer (got 0)');
-    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toBeInstanceOf(PhoneVerificationError);
     expect(error.name).toBe('VerificationOptionsError');
     expect(error.field).toBe('api.timeoutMs');
     expect(error.message).toBe(

@@ -3,9 +3,10 @@
  * names the field it holds, checks it, and gives one message naming that field.
  */
 
+import { PhoneVerificationError } from './phone-verification.error.js';
+
 /** Thrown when an option is wrong (at boot, or when a standalone client is built); the message names the field. */
-// A TypeError, as the standalone client's checks have always thrown one.
-export class VerificationOptionsError extends TypeError {
+export class VerificationOptionsError extends PhoneVerificationError {
   constructor(
     readonly field: string,
     problem: string,
@@ -13,7 +14,6 @@ export class VerificationOptionsError extends TypeError {
     owner = 'VerificationModule',
   ) {
     super(`${owner}: option "${field}" ${problem}`);
-    this.name = 'VerificationOptionsError';
   }
 }
 

@@ -1,3 +1,4 @@
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -28,13 +29,12 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 
 /** Thrown when a listener rejected: the event's claim was released so it comes again. */
-export class VerificationListenerError extends Error {
+export class VerificationListenerError extends PhoneVerificationError {
   constructor(
     readonly event: VerificationEventType,
     readonly requestId: string,
   ) {
     super(`A listener of ${event} failed; the event will be delivered again`);
-    this.name = 'VerificationListenerError';
   }
 }
 

@@ -5,8 +5,10 @@
  * itself so that operations work again when Redis returns.
  */
 
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 import { isModuleNotFound } from '../core/module-not-found.js';
 
+/** A Redis client library the store can open a URL with (an optional peer dependency). */
 export type RedisDriverName = 'ioredis' | 'redis';
 
 export interface OpenRedisClientOptions {
@@ -70,9 +72,7 @@ export async function openRedisClient(url: string, options: OpenRedisClientOptio
 }
 
 /** Neither Redis client library the store may open a URL with is installed. */
-export class RedisDriverMissingError extends Error {
-  override readonly name = 'RedisDriverMissingError';
-
+export class RedisDriverMissingError extends PhoneVerificationError {
   constructor(readonly drivers: readonly RedisDriverName[]) {
     super(
       `RedisStore: connecting by URL needs a Redis client library; install one of: ${drivers.join(', ')} (npm i ${drivers[0]})`,

@@ -1,3 +1,5 @@
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
+
 /**
  * The shared store (Redis) could not answer in time or at all. The module turns it into a 503
  * `service_unavailable` on client routes and a 5xx on the webhook route.
@@ -6,9 +8,7 @@
  * not attached as `cause`, because client errors carry the command's arguments (keys and
  * values, which hold phone numbers) and may carry connection details.
  */
-export class VerificationStoreUnavailableError extends Error {
-  override readonly name = 'VerificationStoreUnavailableError';
-
+export class VerificationStoreUnavailableError extends PhoneVerificationError {
   constructor(
     readonly operation: string,
     reason: string,
