@@ -20,6 +20,7 @@ import { routesBenchmark } from './routes.bench.js';
 import { soakBenchmark } from './soak.bench.js';
 import { storeBenchmark } from './store.bench.js';
 import { storeLatencyBenchmark } from './store-latency.bench.js';
+import { startTraceBenchmark } from './start-trace.bench.js';
 import { webhooksBenchmark } from './webhooks.bench.js';
 
 type Benchmark = (ctx: BenchContext) => Promise<BenchTable[]>;
@@ -38,6 +39,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   routes: routesBenchmark,
   store: storeBenchmark,
   'store-latency': storeLatencyBenchmark,
+  'start-trace': startTraceBenchmark,
   webhooks: webhooksBenchmark,
   memory: memoryBenchmark,
   soak: soakBenchmark,

@@ -1,0 +1,151 @@
+/**
+ * Issue 46's row, the start's weight: the module's files and functions one `POST /start` runs (SMS, a new
+ * number, the routes' host: default protection, pumping in monitor mode), from V8's precise coverage of a
+ * warm process (call counts reset after 20 starts, then one start), the sandbox's own code left out. Beside
+ * it, the hops of the start written in docs/ARCHITECTURE.md ("### Start", `Class.method`) that the trace ran:
+ * a hop the code no longer takes is a false line in the docs. In a fresh process.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VerificationSandbox } from '../src/testing/index.js';
+import { runIsolated, startsHostConfig, PhoneNumbers } from './lib/context.js';
+import { startHostApp } from './lib/host-app.js';
+import { verdict, type BenchTable } from './lib/report.js';
+
+/** What the start ran before issue 46 (the issue's count). */
+const BEFORE = { files: 63, functions: 233 };
+const WARM_STARTS = 20;
+
+export interface StartTraceResult {
+  files: number;
+  functions: number;
+  /** Each `Class.method` hop of ARCHITECTURE's start, and whether the trace ran it. */
+  hops: Record<string, boolean>;
+}
+
+export async function startTraceBenchmark(): Promise<BenchTable[]> {
+  const r = await runIsolated<StartTraceResult>('./start-trace.bench.js', 'runStartTrace', {});
+  const hops = Object.entries(r.hops);
+  const missing = hops.filter(([, ran]) => !ran).map(([hop]) => hop);
+  return [
+    {
+      title:
+        '14 (issue 46). The start’s weight: what one warm POST /start runs of the module (V8 precise coverage)',
+      columns: ['measure', 'now', 'before', 'goal', ''],
+      rows: [
+        [
+          'files',
+          String(r.files),
+          String(BEFORE.files),
+          `< ${BEFORE.files}`,
+          verdict(r.files < BEFORE.files),
+        ],
+        [
+          'functions',
+          String(r.functions),
+          String(BEFORE.functions),
+          `< ${BEFORE.functions}`,
+          verdict(r.functions < BEFORE.functions),
+        ],
+        [
+          'ARCHITECTURE hops the trace ran',
+          `${hops.length - missing.length} of ${hops.length}`,
+          '',
+          'all',
+          verdict(missing.length === 0 && hops.length > 0),
+        ],
+      ],
+      notes: missing.length ? [`Hops in the docs the start did not run: ${missing.join(', ')}.`] : [],
+    },
+  ];
+}
+
+const srcRoot = fileURLToPath(new URL('../src/', import.meta.url));
+const docsRoot = fileURLToPath(new URL('../../docs/', import.meta.url));
+
+/** `Class.method` names in the start's diagram of ARCHITECTURE.md. */
+function documentedHops(): string[] {
+  const text = readFileSync(join(docsRoot, 'ARCHITECTURE.md'), 'utf8');
+  const section = text.slice(
+    text.indexOf('### Start'),
+    text.indexOf('\n### ', text.indexOf('### Start') + 1),
+  );
+  const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  return [...new Set(block.match(/\b[A-Z][A-Za-z]+\.[a-z][A-Za-z]+\b/g) ?? [])];
+}
+
+/** The built file (relative to src/) that declares `class Name`. */
+function classFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(srcRoot, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const path = join(entry.parentPath, entry.name);
+    for (const match of readFileSync(path, 'utf8').matchAll(/\bclass ([A-Z][A-Za-z]+)\b/g))
+      files.set(match[1]!, relative(srcRoot, path));
+  }
+  return files;
+}
+
+export async function runStartTrace(): Promise<StartTraceResult> {
+  const sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 1_000_000_000 } });
+  const host = await startHostApp(
+    startsHostConfig({
+      url: sb.url,
+      apiKey: sb.demoAccount.apiKey,
+      apiSecret: sb.demoAccount.apiSecret,
+      webhookSecret: sb.demoAccount.webhookSecret,
+    }),
+  );
+  const phones = new PhoneNumbers();
+  const start = async (client: string): Promise<void> => {
+    const res = await fetch(`${host.url}/verification/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bench-client': client },
+      body: JSON.stringify({ phone_number: phones.take(), method: 'sms' }),
+    });
+    if (res.status !== 201) throw new Error(`start answered ${res.status}: ${await res.text()}`);
+  };
+  const session = new Session();
+  session.connect();
+  try {
+    for (let i = 0; i < WARM_STARTS; i++) await start(`warm-${i}`);
+    await session.post('Profiler.enable');
+    await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+    await session.post('Profiler.takePreciseCoverage'); // resets the counts: only the next start is seen
+    await start('traced');
+    const { result } = await session.post('Profiler.takePreciseCoverage');
+    const ran = new Map<string, Set<string>>();
+    for (const script of result) {
+      if (!script.url.startsWith('file:')) continue;
+      const path = relative(srcRoot, fileURLToPath(script.url));
+      if (path.startsWith('..') || path.startsWith('testing/')) continue;
+      for (const fn of script.functions) {
+        if ((fn.ranges[0]?.count ?? 0) === 0) continue;
+        const names = ran.get(path) ?? new Set<string>();
+        names.add(`${fn.functionName}@${fn.ranges[0]!.startOffset}`);
+        ran.set(path, names);
+      }
+    }
+    const declared = classFiles();
+    const hops: Record<string, boolean> = {};
+    for (const hop of documentedHops()) {
+      const [name, method] = hop.split('.') as [string, string];
+      const file = declared.get(name);
+      hops[hop] = file !== undefined && [...(ran.get(file) ?? [])].some((fn) => fn.startsWith(`${method}@`));
+    }
+    if (process.env.START_TRACE_LIST)
+      for (const [file, names] of [...ran].sort())
+        console.log(`${file} ${names.size}: ${[...names].join(' ')}`);
+    return {
+      files: ran.size,
+      functions: [...ran.values()].reduce((sum, names) => sum + names.size, 0),
+      hops,
+    };
+  } finally {
+    session.disconnect();
+    await host.close();
+    await sb.close();
+  }
+}
