@@ -8,17 +8,43 @@ export const TEST_SESSION_PREFIX = 'test_';
 
 /**
  * A spare test session's prefix: a test start past its network's kept sessions of the number (see
- * `testNumbers`); its entries are written evictable. Never in an upstream id or another test id (whose
- * sixth character is a hex digit or a dash).
+ * `testNumbers`); its entries are stored in one of its network's SPARE_TEST_SESSION_SLOTS (see
+ * `storedSessionId`). Never in an upstream id or another test id (whose sixth character is a hex digit
+ * or a dash).
  */
 export const SPARE_TEST_SESSION_PREFIX = `${TEST_SESSION_PREFIX}x`;
 
 /**
- * Whether a session's entries in the store are written evictable (StoreWriteOptions): a spare test
- * session's, so that a flood of test starts from one network never evicts what real sessions keep.
+ * Slots a client network has for its spare test sessions of one number: a new spare session takes the
+ * place of the oldest (whose handle then reads as unknown), so a flood of free test starts keeps a
+ * bounded amount on every store.
  */
+export const SPARE_TEST_SESSION_SLOTS = 5;
+
+/** Characters of a spare test session's id that name its slot: the prefix, the pool's tag and the slot. */
+const SPARE_SLOT_ID_LENGTH = SPARE_TEST_SESSION_PREFIX.length + 23;
+
+/**
+ * A spare test session's request id, as long as an upstream id (36 characters): its slot's id (`pool`, a
+ * 22-character keyed digest of the number and network, and the slot's digit), then `tail` (random).
+ */
+export function spareTestRequestId(pool: string, slot: number, tail: string): string {
+  const slotId = `${SPARE_TEST_SESSION_PREFIX}${pool.slice(0, 22).padEnd(22, '0')}${slot % 10}`;
+  return `${slotId}${tail}`.slice(0, 36);
+}
+
+/** Whether a session is a spare test session (stored in its network's slot, see `storedSessionId`). */
 export function isSpareTestSession(requestId: string | undefined): boolean {
   return requestId !== undefined && requestId.startsWith(SPARE_TEST_SESSION_PREFIX);
+}
+
+/**
+ * What a session's keyed entries (its record, journey, played test session) are stored under: a spare
+ * test session's slot, which the next spare session of the slot overwrites; any other session's own
+ * request id. A read of an entry checks the request id it holds.
+ */
+export function storedSessionId(requestId: string): string {
+  return isSpareTestSession(requestId) ? requestId.slice(0, SPARE_SLOT_ID_LENGTH) : requestId;
 }
 
 /** Whether a request id (or a journey id: its first session's) names a test number's session. */

@@ -34,6 +34,11 @@ export function ownerRing(keys: DataKeys, owner: string): string {
   return `history:{o:${keys.digest(owner)}}`;
 }
 
+/** Beside a slot of the free shelf: its entry's repeats, `<seq>:<count>:<last at>` (see `withRepeats`). */
+export function repeatsKey(slot: string): string {
+  return `${slot}:n`;
+}
+
 export function parseEntry(text: string): StoredEntry | null {
   try {
     const entry = JSON.parse(text) as StoredEntry;
@@ -45,10 +50,13 @@ export function parseEntry(text: string): StoredEntry | null {
   }
 }
 
-/** A folded entry with its repeats (`<count>:<last at>`, written by the second and later). */
-export function withRepeats(entry: StoredEntry, fold: string | null): StoredEntry & { lastAt?: number } {
-  const [count, lastAt] = (fold ?? '').split(':').map(Number);
-  return count! > 1 && Number.isFinite(lastAt) ? { ...entry, count, lastAt } : entry;
+/**
+ * A folded entry with its repeats (`<seq>:<count>:<last at>` beside its slot, written by the second and
+ * later); repeats of another entry that held the slot before (another seq) are not its.
+ */
+export function withRepeats(entry: StoredEntry, repeats: string | null): StoredEntry & { lastAt?: number } {
+  const [seq, count, lastAt] = (repeats ?? '').split(':').map(Number);
+  return seq === entry.seq && count! > 1 && Number.isFinite(lastAt) ? { ...entry, count, lastAt } : entry;
 }
 
 export function withoutUndefined<T extends object>(value: T): T {

@@ -12,10 +12,12 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { foldKey, shelfOf, SHELVES } from './history-shelves.js';
+import { HOUR_MS, paidKey, refusalAdmission } from './refusal-admission.js';
 import {
   numberRing,
   ownerRing,
   parseEntry,
+  repeatsKey,
   ringOf,
   withoutUndefined,
   withRepeats,
@@ -25,20 +27,6 @@ import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verif
 
 /** Erasure reads at least this many slots of a shelf (history off, or made smaller since). */
 const VERIFICATION_DEFAULTS_HISTORY_MAX = VERIFICATION_DEFAULTS.history.maxEntries;
-
-/**
- * How many refusal entries one caller (each of its address, network and owner, see `refused`) may
- * write per hour; past it, its refusals are only counted (one store counter per caller and hour), so
- * what a free request keeps in the store is bounded per address and network.
- */
-export const REFUSAL_ENTRIES_PER_CALLER_HOUR = 30;
-
-/** The store key of a caller's hourly budget of refusal entries (`owner:…`, `address:…`, `network:…`), by keyed digest. */
-export function refusalBudgetKey(keys: { digest(value: string): string }, caller: string): string {
-  return `history:refusals:${keys.digest(caller)}`;
-}
-
-const HOUR_MS = 3_600_000;
 
 /** The events an outcome entry is written for. */
 const OUTCOME_EVENTS = [
@@ -96,24 +84,25 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     const from = query.from?.getTime() ?? -Infinity;
     const to = query.to?.getTime() ?? Infinity;
     const { maxEntries } = this.options.history;
-    const texts = await Promise.all(
-      SHELVES.flatMap((shelf) =>
-        Array.from({ length: maxEntries }, (_, i) => this.store.get(`${ring}:${shelf}:${i}`)),
-      ),
+    const slots = SHELVES.flatMap((shelf) =>
+      Array.from({ length: maxEntries }, (_, i) => `${ring}:${shelf}:${i}`),
     );
+    const texts = await Promise.all(slots.map((slot) => this.store.get(slot)));
     const entries: StoredEntry[] = [];
+    const slotOf: string[] = [];
     const seen = new Set<number>();
-    for (const text of texts) {
+    texts.forEach((text, i) => {
       const opened = text === null ? null : this.options.dataKeys.open(text);
       const entry = opened === null ? null : parseEntry(opened);
       // A promoted start and its original (while still on its shelf) are one entry: the same seq.
       if (entry && entry.at >= from && entry.at <= to && !seen.has(entry.seq)) {
         seen.add(entry.seq);
         entries.push(entry);
+        slotOf.push(slots[i]!);
       }
-    }
+    });
     const folds = await Promise.all(
-      entries.map((entry) => (entry.fold === undefined ? null : this.store.get(entry.fold))),
+      entries.map((entry, i) => (entry.fold === undefined ? null : this.store.get(repeatsKey(slotOf[i]!)))),
     );
     return entries
       .map((entry, i) => withRepeats(entry, folds[i] ?? null))
@@ -125,8 +114,14 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       }));
   }
 
-  /** Writes an entry to its number's ring and its owner's. Never throws. */
-  async record(entry: Omit<VerificationHistoryEntry, 'at' | 'test'>): Promise<void> {
+  /**
+   * Writes an entry to its number's ring and its owner's. Never throws. `admits` (refusals only)
+   * decides whether a new entry of the free shelf may be written to a ring; a repeat always is.
+   */
+  async record(
+    entry: Omit<VerificationHistoryEntry, 'at' | 'test'>,
+    admits: (ring: string) => Promise<boolean> = async () => true,
+  ): Promise<void> {
     if (this.options.history === false) return;
     const stored: Omit<StoredEntry, 'seq'> = {
       ...withoutUndefined(entry),
@@ -143,7 +138,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     try {
       await Promise.all(
         rings.map(async ([ring, perNumber]) => {
-          await this.append(ring, stored, perNumber);
+          await this.append(ring, stored, perNumber, admits);
           if (verified && entry.requestId !== undefined) await this.promote(ring, entry.requestId);
         }),
       );
@@ -159,8 +154,10 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
    * A refused or failed operation, when the number is known: a wrong code (`invalid_code`) is a
    * `check` entry, any other refusal a `refusal` entry with its `error_code` and reason. Errors that
    * are not refusals (a bug, the store down) are not the caller's doing and are not written.
-   * `callers` (the request's owner, address and network) each spend a refusal entry of their hourly
-   * budget (REFUSAL_ENTRIES_PER_CALLER_HOUR); past any one's, the refusal is not written.
+   * A repeat of a refusal already written this hour is counted on its entry, and a new refusal entry
+   * is written to a ring that holds a paid entry (see `refusalAdmission`); only a new entry of a ring without
+   * one spends a refusal entry of each of `callers`' hourly budget (the request's owner, address and
+   * network; REFUSAL_ENTRIES_PER_CALLER_HOUR), and past any one's is not written.
    */
   async refused(
     operation: string,
@@ -181,8 +178,10 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       return this.record({ ...about, kind: 'check', check: 'wrong' });
     const reason =
       refusalReason(error) ?? (typeof error.extra.reason === 'string' ? error.extra.reason : undefined);
-    if (!(await this.withinRefusalBudget(callers))) return;
-    await this.record({ ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason });
+    await this.record(
+      { ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason },
+      refusalAdmission(this.store, this.options.dataKeys, callers),
+    );
   }
 
   /**
@@ -214,32 +213,11 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     const doomed = [
       ...own.slots,
       ...[...own.entries, ...theirs].flatMap(({ slot, entry }) =>
-        entry.fold === undefined ? [slot] : [slot, entry.fold, `${entry.fold}:n`],
+        entry.fold === undefined ? [slot] : [slot, repeatsKey(slot), entry.fold, `${entry.fold}:n`],
       ),
     ];
     await Promise.all(doomed.map((key) => this.store.delete(key)));
     return own.entries.length;
-  }
-
-  /**
-   * Spends a refusal entry of each caller's hourly budget (REFUSAL_ENTRIES_PER_CALLER_HOUR): false when
-   * any of them is past it (the refusal is then only counted). No caller known (a host's own call,
-   * not a request's): written. A store error: not written (history never fails a verification).
-   */
-  private async withinRefusalBudget(callers: readonly string[]): Promise<boolean> {
-    try {
-      const counts = await Promise.all(
-        callers.map((caller) =>
-          // One per caller: evictable, as the per-client counters are (a flood of addresses evicts only those).
-          this.store.increment(refusalBudgetKey(this.options.dataKeys, caller), 1, HOUR_MS, {
-            evictable: true,
-          }),
-        ),
-      );
-      return counts.every(({ value }) => value <= REFUSAL_ENTRIES_PER_CALLER_HOUR);
-    } catch {
-      return false;
-    }
   }
 
   /**
@@ -283,15 +261,27 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       const entry = opened === null ? null : parseEntry(opened);
       return entry ? [{ slot: slots[i]!, entry }] : [];
     });
-    const counters = [`${ring}:seq`, ...SHELVES.map((shelf) => `${ring}:${shelf}:seq`)];
+    const counters = [
+      `${ring}:seq`,
+      paidKey(ring),
+      ...SHELVES.map((shelf) => `${ring}:${shelf}:seq`),
+      ...slots.filter((slot) => slot.startsWith(`${ring}:other:`)).map(repeatsKey),
+    ];
     return { entries, slots: [...slots, ...counters] };
   }
 
   /**
    * Into the entry's shelf of the ring (see `shelfOf`): a refusal or resume the same as one already on
-   * its shelf this hour is not a new entry but a repeat of that one (`count`, `lastAt`).
+   * its shelf this hour is not a new entry but a repeat of that one (`count`, `lastAt`, kept beside its
+   * slot). What a ring holds is bounded whatever its traffic: its slots, one repeat count per slot of
+   * the free shelf, and the folds of the current hour (each kept an hour).
    */
-  private async append(ring: string, entry: Omit<StoredEntry, 'seq'>, perNumber: boolean): Promise<void> {
+  private async append(
+    ring: string,
+    entry: Omit<StoredEntry, 'seq'>,
+    perNumber: boolean,
+    admits: (ring: string) => Promise<boolean>,
+  ): Promise<void> {
     const { maxEntries, retentionDays } = this.options.history as {
       maxEntries: number;
       retentionDays: number;
@@ -300,19 +290,37 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     const shelf = shelfOf(entry);
     const fold = foldKey(this.options.dataKeys, ring, entry, perNumber);
     if (fold !== undefined) {
-      const { value: count } = await this.store.increment(`${fold}:n`, 1, ttlMs);
-      if (count > 1) return this.store.set(fold, `${count}:${entry.at}`, ttlMs);
+      const { value: count } = await this.store.increment(`${fold}:n`, 1, HOUR_MS);
+      if (count > 1) return this.repeat(fold, count, entry.at, ttlMs);
+      // Not admitted: the fold is given back, so that the next one admitted is written.
+      if (!(await admits(ring))) return this.store.delete(`${fold}:n`);
     }
     // The shelf's counter picks the slot; the ring's orders entries of the same millisecond.
     const [{ value: slot }, { value: seq }] = await Promise.all([
       this.store.increment(`${ring}:${shelf}:seq`, 1, ttlMs),
       this.store.increment(`${ring}:seq`, 1, ttlMs),
     ]);
-    await this.store.set(
-      `${ring}:${shelf}:${(slot - 1) % maxEntries}`,
-      this.options.dataKeys.seal(JSON.stringify({ ...entry, seq, ...(fold === undefined ? {} : { fold }) })),
-      ttlMs,
-    );
+    const slotKey = `${ring}:${shelf}:${(slot - 1) % maxEntries}`;
+    await Promise.all([
+      this.store.set(
+        slotKey,
+        this.options.dataKeys.seal(
+          JSON.stringify({ ...entry, seq, ...(fold === undefined ? {} : { fold }) }),
+        ),
+        ttlMs,
+      ),
+      shelf === 'other' ? this.store.delete(repeatsKey(slotKey)) : this.store.set(paidKey(ring), '1', ttlMs),
+      fold === undefined ? undefined : this.store.set(fold, `${seq} ${slotKey}`, HOUR_MS),
+    ]);
+  }
+
+  /** A repeat of a folded entry: its count and last time beside its slot (`<seq>:<count>:<last at>`). */
+  private async repeat(fold: string, count: number, at: number, ttlMs: number): Promise<void> {
+    const pointer = await this.store.get(fold);
+    // Its first is still being written: the next repeat carries this one's count.
+    if (pointer === null) return;
+    const [seq, slotKey] = pointer.split(' ');
+    await this.store.set(repeatsKey(slotKey!), `${seq}:${count}:${at}`, ttlMs);
   }
 
   private async outcome(event: VerificationEvent): Promise<void> {

@@ -8,8 +8,8 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LocalChannels } from '../store/local-channels.js';
-import { isSpareTestSession } from '../core/test-session.js';
-import { VerificationStore, type StoreWriteOptions } from '../store/verification-store.interface.js';
+import { storedSessionId } from '../core/test-session.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import { SubjectIndex } from './subject-index.js';
 
@@ -68,23 +68,26 @@ export class SessionRecordRepository {
       this.local = new LocalChannels();
   }
 
+  // A spare test session's are its slot's (`storedSessionId`): reads check the id the entry holds.
   static key(requestId: string): string {
-    return `session:{${requestId}}`;
+    return `session:{${storedSessionId(requestId)}}`;
   }
 
   static journeyKey(journeyId: string): string {
-    return `journey:{${journeyId}}`;
+    return `journey:{${storedSessionId(journeyId)}}`;
   }
 
   /** The claim on step `n` (0-based: the step a journey of `n` steps takes next). */
   static stepClaimKey(journeyId: string, n: number): string {
-    return `journey-step:{${journeyId}}:${n}`;
+    return `journey-step:{${storedSessionId(journeyId)}}:${n}`;
   }
 
   async get(requestId: string): Promise<SessionRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
     if (raw === null) return null;
     const record = this.#opened<SessionRecord>(raw);
+    // A spare test session's slot taken by a newer one: this session is gone.
+    if (record.requestId !== requestId) return null;
     this.storedAs.set(record, raw);
     return record;
   }
@@ -98,6 +101,7 @@ export class SessionRecordRepository {
     if (raw === null) return null;
     if (known && this.storedAs.get(known) === raw) return known;
     const record = this.#opened<SessionRecord>(raw);
+    if (record.requestId !== requestId) return null;
     this.storedAs.set(record, raw);
     return record;
   }
@@ -109,7 +113,8 @@ export class SessionRecordRepository {
 
   /** An erased session's mark: a save that was in flight during the erasure is undone, never kept. */
   static erasedKey(requestId: string): string {
-    return `erased:{${requestId}}`;
+    const stored = storedSessionId(requestId);
+    return stored === requestId ? `erased:{${requestId}}` : `erased:{${stored}}:${requestId}`;
   }
 
   /**
@@ -121,12 +126,7 @@ export class SessionRecordRepository {
     const raw = this.#sealed(record);
     const [[, erased]] = await Promise.all([
       Promise.all([
-        this.store.set(
-          SessionRecordRepository.key(record.requestId),
-          raw,
-          this.#ttl(record.expiresAt),
-          writeOptionsOf(record.requestId),
-        ),
+        this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt)),
         this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
       ]),
       this.follow(record, callers),
@@ -137,11 +137,14 @@ export class SessionRecordRepository {
 
   /** Stores a session's changed record; one an erasure removed meanwhile is not brought back (false). */
   async save(record: SessionRecord): Promise<boolean> {
+    // A spare test session whose slot a newer one took is gone: never written over the newer one.
+    if (storedSessionId(record.requestId) !== record.requestId && (await this.get(record.requestId)) === null)
+      return false;
     const raw = this.#sealed(record);
     const key = SessionRecordRepository.key(record.requestId);
     // Issued together (one slot, one round trip): the write, then the erasure mark read after it.
     const [, erased] = await Promise.all([
-      this.store.set(key, raw, this.#ttl(record.expiresAt), writeOptionsOf(record.requestId)),
+      this.store.set(key, raw, this.#ttl(record.expiresAt)),
       this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
     ]);
     if (erased !== null) {
@@ -159,7 +162,6 @@ export class SessionRecordRepository {
         SessionRecordRepository.key(record.requestId),
         this.#sealed(record),
         this.#ttl(record.expiresAt),
-        writeOptionsOf(record.requestId),
       ),
       this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
     ]);
@@ -189,6 +191,9 @@ export class SessionRecordRepository {
 
   /** Removes a session's record, its journey's and the reconciler's schedule of it. */
   private async remove(requestId: string): Promise<void> {
+    // A spare test session's slot now another's is left to it.
+    if (storedSessionId(requestId) !== requestId && (await this.get(requestId)) === null)
+      return this.queue.release(requestId);
     await Promise.all([
       this.store.delete(SessionRecordRepository.key(requestId)),
       this.store.delete(SessionRecordRepository.journeyKey(requestId)),
@@ -198,7 +203,8 @@ export class SessionRecordRepository {
 
   async getJourney(journeyId: string): Promise<JourneyRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.journeyKey(journeyId));
-    return raw === null ? null : this.#opened<JourneyRecord>(raw);
+    const journey = raw === null ? null : this.#opened<JourneyRecord>(raw);
+    return journey?.journeyId === journeyId ? journey : null;
   }
 
   /** Saves the journey for as long as its newest session's record is kept (`expiresAt`: that session's end). */
@@ -268,9 +274,4 @@ export class SessionRecordRepository {
   #ttl(expiresAt: number): number {
     return Math.max(expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
   }
-}
-
-/** A spare test session's record is written evictable (see `isSpareTestSession`); any other is kept. */
-function writeOptionsOf(requestId: string): StoreWriteOptions | undefined {
-  return isSpareTestSession(requestId) ? { evictable: true } : undefined;
 }

@@ -29,7 +29,11 @@ export class SubjectIndex {
    */
   async add(record: SessionRecord, callers: readonly string[] = []): Promise<void> {
     const ttl = Math.max(record.expiresAt - this.store.now(), 0) + this.retentionMs;
-    const subjects: ErasureSubject[] = [{ phoneNumber: record.phoneNumber }];
+    // A spare test session (of a host's own test number, in a slot of its network) is indexed under its
+    // owner only: one slot per start under the number is what a flood of free starts must not keep.
+    const subjects: ErasureSubject[] = isSpareTestSession(record.requestId)
+      ? []
+      : [{ phoneNumber: record.phoneNumber }];
     if (record.owner !== undefined) subjects.push({ owner: record.owner });
     const day = Math.floor(this.store.now() / DAY_MS);
     const slot =
@@ -40,9 +44,7 @@ export class SubjectIndex {
       subjects.map(async (subject) => {
         const base = `${this.tag(subject)}:${day}`;
         const { value } = await this.store.increment(`${base}:n`, 1, this.#dayKeptMs());
-        // A spare test session's slot is evictable, as its record is (see `isSpareTestSession`).
-        const spare = isSpareTestSession(record.requestId) ? { evictable: true } : undefined;
-        await this.store.set(`${base}:${value}`, slot, ttl, spare);
+        await this.store.set(`${base}:${value}`, slot, ttl);
       }),
     );
   }

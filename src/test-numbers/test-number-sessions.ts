@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type {
   CheckRequest,
   CheckResult,
@@ -10,10 +10,11 @@ import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import {
-  SPARE_TEST_SESSION_PREFIX,
+  SPARE_TEST_SESSION_SLOTS,
   TEST_SESSION_PREFIX,
-  isSpareTestSession,
   isTestSession,
+  spareTestRequestId,
+  storedSessionId,
 } from '../core/test-session.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
@@ -44,15 +45,15 @@ export function testNumberToCall(): string {
  * A test session's request id: the prefix and the rest of a GUID, as long as the API's ids (a GUID, 36
  * characters), so that its sealed `verification_id` and `journey_token` are as long as a real session's.
  */
-export function testRequestId(spare = false): string {
-  const prefix = spare ? SPARE_TEST_SESSION_PREFIX : TEST_SESSION_PREFIX;
-  return `${prefix}${randomUUID().slice(prefix.length)}`;
+export function testRequestId(): string {
+  return `${TEST_SESSION_PREFIX}${randomUUID().slice(TEST_SESSION_PREFIX.length)}`;
 }
 
 /**
  * Test sessions of one number a client network (an IPv4 /24, an IPv6 /48) keeps per hour; its further
- * ones are spare (see `isSpareTestSession`): played alike, but written evictable, so that a flood of
- * test starts keeps a bounded amount per network and never evicts what real sessions keep.
+ * ones are spare: played alike, but stored in the network's SPARE_TEST_SESSION_SLOTS, each new one in
+ * the place of the oldest (see `storedSessionId`), so that a flood of test starts keeps a bounded amount
+ * per network on every store.
  */
 export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 10;
 
@@ -94,12 +95,12 @@ export class TestNumberSessions {
 
   async initiate(request: InitiateRequest, network?: string): Promise<InitiateResult> {
     const entry = this.entry(request.phoneNumber, 'initiate');
-    const spare = network !== undefined && !(await this.keeps(entry.phoneNumber, network));
+    const requestId = network === undefined ? testRequestId() : await this.newId(entry.phoneNumber, network);
     const now = this.store.now();
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
     const traits = methodTraits(request.method);
     const state: TestSessionState = {
-      requestId: testRequestId(spare),
+      requestId,
       phoneNumber: entry.phoneNumber,
       method: request.method,
       status: 'sent',
@@ -110,6 +111,8 @@ export class TestNumberSessions {
       attemptsLeft: this.options.testNumbers.maxAttempts,
       played: false,
     };
+    // A slot's former session's checks are not this one's.
+    if (storedSessionId(requestId) !== requestId) await this.store.delete(testSessionAttemptsKey(requestId));
     await this.save(state);
     return {
       requestId: state.requestId,
@@ -130,11 +133,18 @@ export class TestNumberSessions {
     } as InitiateResult;
   }
 
-  /** Whether the network's test session of the number is kept (within its hourly count; the counter is evictable). */
-  private async keeps(phoneNumber: string, network: string): Promise<boolean> {
-    const key = `test-number:kept:${this.options.dataKeys.digest(`${phoneNumber}|${network}`)}`;
-    const { value } = await this.store.increment(key, 1, 3_600_000, { evictable: true });
-    return value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
+  /**
+   * A new test session's id: its own within the network's hourly count of the number, else a spare one
+   * in the network's next slot (the counter is evictable: one exists per network and number).
+   */
+  private async newId(phoneNumber: string, network: string): Promise<string> {
+    const pool = this.options.dataKeys.digest(`${phoneNumber}|${network}`);
+    const { value } = await this.store.increment(`test-number:kept:${pool}`, 1, 3_600_000, {
+      evictable: true,
+    });
+    if (value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR) return testRequestId();
+    const slot = (value - KEPT_TEST_SESSIONS_PER_NETWORK_HOUR - 1) % SPARE_TEST_SESSION_SLOTS;
+    return spareTestRequestId(pool, slot, randomBytes(6).toString('base64url'));
   }
 
   /**
@@ -199,10 +209,10 @@ export class TestNumberSessions {
   /** The session as it stands now: past its end it has expired; at its first read it plays the number's outcome. */
   private async current(requestId: string, operation: ApiOperation): Promise<TestSessionState> {
     const stored = isTestSession(requestId) ? await this.store.get(testNumberSessionKey(requestId)) : null;
-    if (stored === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
-    const opened = this.options.dataKeys.open(stored);
-    if (opened === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
-    let state = JSON.parse(opened) as TestSessionState;
+    const opened = stored === null ? null : this.options.dataKeys.open(stored);
+    let state = opened === null ? null : (JSON.parse(opened) as TestSessionState);
+    // A spare session whose slot a newer one took: gone, as an expired record is.
+    if (state?.requestId !== requestId) throw apiError(operation, 404, 'not_found', 'Verification not found');
     const now = this.store.now();
     if (!isTerminal(state.status) && state.expiresAt <= now) state = { ...state, status: 'expired' };
     else if (!state.played && !isTerminal(state.status))
@@ -230,7 +240,6 @@ export class TestNumberSessions {
       testNumberSessionKey(state.requestId),
       this.options.dataKeys.seal(JSON.stringify(state)),
       ttl,
-      isSpareTestSession(state.requestId) ? { evictable: true } : undefined,
     );
   }
 }
@@ -267,7 +276,7 @@ function toSession(state: TestSessionState): VerificationSession {
 
 /** Store key of a test number's session (the module's stand-in for the API's). */
 export function testNumberSessionKey(requestId: string): string {
-  return `test-number:session:{${requestId}}`;
+  return `test-number:session:{${storedSessionId(requestId)}}`;
 }
 
 function apiError(
@@ -286,7 +295,7 @@ function apiError(
 
 /** Store key of a test session's attempts used (its checks, counted atomically). */
 export function testSessionAttemptsKey(requestId: string): string {
-  return `test-number:attempts:{${requestId}}`;
+  return `test-number:attempts:{${storedSessionId(requestId)}}`;
 }
 
 /** Store key of a test number's wrong codes (keyed digest of the number). */

@@ -8,7 +8,7 @@ import { placeOf } from '../protection/pumping-subjects.js';
 import { rangeStatsKey, RangeStatsKeys, WEEK_MS } from '../protection/range-stats-keys.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
-import { refusalBudgetKey } from '../history/verification-history.service.js';
+import { refusalBudgetKey } from '../history/refusal-admission.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 
 /** What names a subject's counters: its sessions, the callers they were started by, and the clock. */

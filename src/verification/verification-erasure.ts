@@ -11,6 +11,7 @@ import { SessionRefresher } from '../sessions/session-refresher.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { erasureCounterKeys } from './erasure-keys.js';
+import { storedSessionId } from '../core/test-session.js';
 import { testNumberSessionKey, testSessionAttemptsKey } from '../test-numbers/test-number-sessions.js';
 
 /** Who to erase: one phone number (E.164) or one owner (`owner(req)`'s id). */
@@ -63,12 +64,15 @@ export class VerificationErasure {
     const now = this.store.now();
     const keptMs = RECORD_RETENTION_MS + Math.max(0, ...records.map((r) => r.expiresAt - now));
     await Promise.all(
-      ids.map(async (id) => {
+      ids.map(async (id, i) => {
         await this.records.erase(id, keptMs);
         // The handle's session reads as unknown: no instance rebuilds it from the API.
         await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
-        await this.store.delete(testNumberSessionKey(id));
-        await this.store.delete(testSessionAttemptsKey(id));
+        // A spare test session's slot that a newer one took is the newer one's.
+        if (storedSessionId(id) === id || found[i] !== null) {
+          await this.store.delete(testNumberSessionKey(id));
+          await this.store.delete(testSessionAttemptsKey(id));
+        }
         await this.store.delete(RangeStats.sessionKey(id));
       }),
     );
