@@ -5,6 +5,7 @@ import { resolveVerificationOptions } from '../options/verification.options.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { SubjectIndex } from './subject-index.js';
 import type { SessionRecord } from '../core/session-record.js';
+import { spareTestRequestId } from '../core/test-session.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
 const record: SessionRecord = {
@@ -58,5 +59,31 @@ describe('SessionRecordRepository: records read again', () => {
     await records.save(record);
     await expect(records.getSince('req-1', null)).resolves.toEqual(record);
     await expect(records.getSince('req-1', { ...record })).resolves.toEqual(record);
+  });
+});
+
+describe('SessionRecordRepository: a spare test session slot holds its newest session only', () => {
+  const slot = (tail: string) => spareTestRequestId('pooltag0123456789abcdef', 2, tail);
+
+  it('the session a newer one replaced reads as gone, and its late save never overwrites the newer one', async () => {
+    const store = new MemoryStore({ clock: () => 1_700_000_000_000 });
+    const records = new SessionRecordRepository(
+      OPTIONS,
+      store,
+      telemetryOf(QUIET_LOGGER),
+      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
+    );
+    const older = { ...record, requestId: slot('aaaaaaa') };
+    const newer = { ...record, requestId: slot('bbbbbbb') };
+    await records.createAndFollow(older);
+    await records.createAndFollow(newer);
+    await expect(records.get(older.requestId)).resolves.toBeNull();
+    await expect(records.getSince(older.requestId, undefined)).resolves.toBeNull();
+    await expect(records.save({ ...older, status: 'verified' })).resolves.toBe(false);
+    await expect(records.get(newer.requestId)).resolves.toEqual(newer);
+    // A save of the slot's own session is written.
+    await expect(records.save({ ...newer, status: 'delivered' })).resolves.toBe(true);
+    await expect(records.get(newer.requestId)).resolves.toMatchObject({ status: 'delivered' });
+    await store.close();
   });
 });

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 
 /** What a test session's `deep_link` is before any real `msgr2_bot` session showed the bot's link. */
-export const TEST_DEEP_LINK = 'https://test-number.invalid/bot';
+export const TEST_DEEP_LINK = 'https://test-number.invalid/bot?start=test';
 
 /** Store key of the last real bot link's template (its bot, without the start token). */
 export const DEEP_LINK_TEMPLATE_KEY = 'test-number:deep-link';

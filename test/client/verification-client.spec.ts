@@ -357,7 +357,7 @@ describe('VerificationClient (state machine)', () => {
         verification_id: 'VID-9',
         method: 'msgr2_bot',
         awaiting_code: false,
-        deep_link: 'https://m2.example/b',
+        deep_link: 'https://m2.example/b?start=t',
         phone_number: '+7******6789',
       }),
     });

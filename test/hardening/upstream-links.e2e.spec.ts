@@ -15,6 +15,8 @@ const HOSTILE: [string, string, unknown][] = [
   ['msgr2_bot', 'deep_link', 'http://msgr2.example/bot?start=t'],
   ['msgr2_bot', 'deep_link', ' javascript:alert(1)'],
   ['msgr2_bot', 'deep_link', 42],
+  ['msgr2_bot', 'deep_link', 'https://msgr2.example/login'],
+  ['msgr2_bot', 'deep_link', 'tg://login?token=abc'],
   ['reverse_flash_call', 'number_to_call', '+7 495 000-00-00'],
   ['reverse_flash_call', 'number_to_call', 'javascript:alert(1)'],
   ['reverse_flash_call', 'number_to_call', '+749500'],
