@@ -11,6 +11,7 @@ const LAYERS = [
   ['api', 'store'], // the two ports to the outside: the verification API and the shared store
   ['options'], // public option types, defaults, rules, the resolver
   ['observability'], // logger, redaction, metrics, telemetry (they read the resolved options)
+  ['ledger'], // expected charges per day, method and operator prefix, reconciled with usage and balance
   ['account', 'history'], // prices, balance, methods offered, health: what the account may do; per-number history
   ['sessions'], // the session record's life: tracker, refresher, repository, reconciler
   ['protection', 'test-numbers'], // limits, cooldowns, spend cap, coalescing, pumping defence; reviewer numbers

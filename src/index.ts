@@ -140,6 +140,7 @@ export {
   InjectVerificationAccountService,
   InjectVerificationErasure,
   InjectVerificationHistory,
+  InjectVerificationLedger,
   InjectVerificationService,
   InjectVerificationStore,
 } from './module/verification-registration.js';
@@ -154,6 +155,11 @@ export type {
   VerificationHistoryKind,
   VerificationHistoryQuery,
 } from './history/verification-history.types.js';
+/* The ledger: expected charges per day, method and operator prefix, reconciled with the API. */
+export type { LedgerOptions } from './options/verification.options.js';
+export { VerificationLedger } from './ledger/verification-ledger.service.js';
+export type { LedgerDayReport, LedgerFigures, LedgerRow, LedgerUsage } from './ledger/ledger-report.js';
+export type { LedgerDimension, LedgerRowKey } from './ledger/ledger-row.js';
 /* "Requires a verified phone" on the host's own routes. */
 export type { VerifiedPhoneOptions } from './options/verification.options.js';
 export { VerifiedPhoneGuard, VERIFIED_WITHIN_MS } from './guard/verified-phone.guard.js';
@@ -190,6 +196,7 @@ export type { CodeEntry } from './core/verification-method.js';
 export type {
   BalanceEvent,
   FraudSuspectedEvent,
+  LedgerDriftEvent,
   SpendCapReachedEvent,
   VerificationEvent,
   VerificationEventShortName,
