@@ -32,6 +32,7 @@ import {
   type LedgerRowKey,
 } from './ledger-row.js';
 import { UsageReads } from './usage-reads.js';
+import { balanceStep, parseMark, type BalanceMark } from './ledger-balance.js';
 
 /** A day is final (its sessions ended, its figures settled) this long after its midnight UTC ends. */
 export const LEDGER_FINAL_AFTER_MS = 3_600_000;
@@ -43,15 +44,6 @@ const TOTAL_TTL_MS = 400 * DAY_MS;
 const DEFAULT_CURRENCY = 'RUB';
 
 type Transition = LedgerCount | typeof CHARGED;
-
-/** The balance reading the next one is compared with (minor units). */
-interface BalanceMark {
-  amount: number;
-  charged: number;
-  at: number;
-  /** The last comparison found more debited than charged: a second one in a row announces it. */
-  suspect?: true;
-}
 
 /**
  * What the module expects the API to have charged, per UTC day (the day a session started, as
@@ -202,22 +194,13 @@ export class VerificationLedger {
       ]);
       const now = this.store.now();
       const mark: BalanceMark = { amount: minorOf(balance.amount), charged: Number(rawTotal) || 0, at: now };
-      const last = parseMark(rawMark);
-      if (last && mark.charged >= last.charged) {
-        const debited = last.amount - mark.amount;
-        const expected = mark.charged - last.charged;
-        if (debited - expected > minorOf(settings.tolerance)) {
-          if (!last.suspect) {
-            await this.store.set(
-              LedgerKeys.balance,
-              JSON.stringify({ ...last, suspect: true }),
-              TOTAL_TTL_MS,
-            );
-            return;
-          }
-          await this.#announce('balance', utcDate(now), expected, debited, balance.currency);
-        }
+      const step = balanceStep(parseMark(rawMark), mark, minorOf(settings.tolerance));
+      if (step.kind === 'suspect') {
+        await this.store.set(LedgerKeys.balance, JSON.stringify(step.mark), TOTAL_TTL_MS);
+        return;
       }
+      if (step.kind === 'drift')
+        await this.#announce('balance', utcDate(now), step.expected, step.debited, balance.currency);
       await this.store.set(LedgerKeys.balance, JSON.stringify(mark), TOTAL_TTL_MS);
     } catch (error) {
       this.telemetry.logger.warn('ledger: a balance reading could not be compared', {
@@ -339,14 +322,4 @@ function retentionMs(settings: Required<LedgerOptions>): number {
 function counterValue(raw: string | null): number {
   const value = raw === null ? 0 : Number(raw);
   return Number.isSafeInteger(value) && value > 0 ? value : 0;
-}
-
-function parseMark(raw: string | null): BalanceMark | undefined {
-  if (raw === null) return undefined;
-  try {
-    const mark = JSON.parse(raw) as BalanceMark;
-    return Number.isSafeInteger(mark.amount) && Number.isSafeInteger(mark.charged) ? mark : undefined;
-  } catch {
-    return undefined;
-  }
 }
