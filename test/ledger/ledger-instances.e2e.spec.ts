@@ -9,15 +9,16 @@ import type { VerificationStore } from '../../src/store/verification-store.inter
 import { FakeUsage, ledgerOn } from '../support/ledger.fixture.js';
 import { methodStatsFixture, NOON, rub } from '../support/method-stats.fixture.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
+import { dumpRedisPrefix } from '../support/store-dump.js';
 
 const now = NOON;
 const { session } = methodStatsFixture(() => now);
 
 describe('the ledger on one Redis shared by three instances', () => {
   let stores: VerificationStore[] = [];
+  const keyPrefix = `pv-ledger-instances:${randomUUID()}:`;
 
   beforeAll(async () => {
-    const keyPrefix = `pv-ledger-instances:${randomUUID()}:`;
     stores = await Promise.all(
       [0, 1, 2].map(() => openStore({ url: sharedRedisUrl(), keyPrefix }, () => now)),
     );

@@ -235,6 +235,11 @@ describe('the balance side: a debit the ledger did not count', () => {
     const watch = host.app.get(VerificationBalanceWatch);
     await watch.checkNow();
     const s = await startSession(host, sb, 'msgr1_otp');
+    // Counted by the start itself (charged per attempt), before anything observes the session.
+    expect((await host.app.get(VerificationLedger).report()).totals).toMatchObject({
+      started: 1,
+      expected: 0.9,
+    });
     await watch.checkNow();
     expect(driftEvents(host)).toEqual([]);
 
