@@ -18,6 +18,7 @@ const LAYERS = [
   ['verification'], // the service frontends and hosts call: start, check, status, handles, phone policy
   ['http', 'guard'], // client routes (and the problem filter, OpenAPI), the verified-phone guard
   ['webhooks'], // the webhook route (answers through http's problem filter)
+  ['ops'], // the ops page a host mounts behind its own guard
   ['module'], // VerificationModule: wires everything
 ];
 const layerPolicies = LAYERS.flatMap((layer, rank) =>

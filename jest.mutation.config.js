@@ -52,6 +52,7 @@ export const SPECS_BY_FOLDER = {
   http: [/^test\/client-routes\//, /^test\/status-stream\//],
   module: [/^test\/registration\//, /^test\/operations\/(options|unknown-options|optional-peers|health)\./],
   observability: [/^src\/observability\//, /^test\/tracing\//, /^test\/operations\/(logs|metrics)\./],
+  ops: [/^src\/ops\//, /^test\/ops\//],
   options: [
     /^src\/options\//,
     /^test\/operations\/(options|unknown-options)\./,

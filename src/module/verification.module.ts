@@ -58,6 +58,7 @@ import { GuardReadMeter } from '../guard/guard-read-meter.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { UsageReads } from '../ledger/usage-reads.js';
 import { VerificationLedger } from '../ledger/verification-ledger.service.js';
+import { VerificationOpsPage } from '../ops/verification-ops-page.service.js';
 import { VerificationErasure } from '../verification/verification-erasure.js';
 import { getVerificationToken, registrationStore } from './verification-registration.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
@@ -134,6 +135,7 @@ const PROVIDERS: Provider[] = [
   VerificationErasure,
   UsageReads,
   VerificationLedger,
+  VerificationOpsPage,
 ];
 
 const EXPORTS = [
@@ -149,6 +151,7 @@ const EXPORTS = [
   VerificationHistory,
   VerificationErasure,
   VerificationLedger,
+  VerificationOpsPage,
   ...ACCOUNT_EXPORTS,
 ];
 
