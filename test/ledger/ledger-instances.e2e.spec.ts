@@ -35,7 +35,7 @@ describe('the ledger on one Redis shared by three instances', () => {
       session({
         method: i % 2 === 0 ? 'sms' : 'msgr1_otp',
         cost: i % 2 === 0 ? rub(3) : rub(0.9),
-        phoneNumber: `+79${String(i % 60).padStart(2, '0')}${String(10_000_000 + i).slice(1)}`,
+        phoneNumber: `+79${String(i % 60).padStart(2, '0')}${String(1_234_567 + i)}`,
       }),
     );
     // Ten sessions at a time, each seen by every instance at once (more at once only times out a loaded machine's Redis).
@@ -73,5 +73,13 @@ describe('the ledger on one Redis shared by three instances', () => {
         .map((r) => r.method)
         .sort(),
     ).toEqual(['msgr1_otp', 'sms']);
+
+    // A dump of what the ledger keeps names operator prefixes only, no number (with or without its +).
+    const dump = (await dumpRedisPrefix(sharedRedisUrl(), keyPrefix)).join('\n');
+    expect(dump).toContain('ledger:2026-03-15');
+    const leaked = sessions.filter(
+      (s) => dump.includes(s.phoneNumber.slice(1)) || dump.includes(s.phoneNumber.slice(-8)),
+    );
+    expect(leaked).toEqual([]);
   });
 });
