@@ -11,12 +11,14 @@ const LAYERS = [
   ['api', 'store'], // the two ports to the outside: the verification API and the shared store
   ['options'], // public option types, defaults, rules, the resolver
   ['observability'], // logger, redaction, metrics, telemetry (they read the resolved options)
+  ['ledger'], // expected charges per day, method and operator prefix, reconciled with usage and balance
   ['account', 'history'], // prices, balance, methods offered, health: what the account may do; per-number history
   ['sessions'], // the session record's life: tracker, refresher, repository, reconciler
   ['protection', 'test-numbers'], // limits, cooldowns, spend cap, coalescing, pumping defence; reviewer numbers
   ['verification'], // the service frontends and hosts call: start, check, status, handles, phone policy
   ['http', 'guard'], // client routes (and the problem filter, OpenAPI), the verified-phone guard
   ['webhooks'], // the webhook route (answers through http's problem filter)
+  ['ops'], // the ops page a host mounts behind its own guard
   ['module'], // VerificationModule: wires everything
 ];
 const layerPolicies = LAYERS.flatMap((layer, rank) =>

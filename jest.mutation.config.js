@@ -48,9 +48,11 @@ export const SPECS_BY_FOLDER = {
   element: [/^test\/element\//],
   guard: [/^src\/guard\//, /^test\/verified-phone\//, /^test\/sessions\/verified-phone\./],
   history: [/^src\/history\//, /^test\/history\//],
+  ledger: [/^src\/ledger\//, /^test\/ledger\//],
   http: [/^test\/client-routes\//, /^test\/status-stream\//],
   module: [/^test\/registration\//, /^test\/operations\/(options|unknown-options|optional-peers|health)\./],
   observability: [/^src\/observability\//, /^test\/tracing\//, /^test\/operations\/(logs|metrics)\./],
+  ops: [/^src\/ops\//, /^test\/ops\//],
   options: [
     /^src\/options\//,
     /^test\/operations\/(options|unknown-options)\./,

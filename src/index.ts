@@ -141,6 +141,7 @@ export {
   InjectVerificationAccountService,
   InjectVerificationErasure,
   InjectVerificationHistory,
+  InjectVerificationLedger,
   InjectVerificationService,
   InjectVerificationStore,
 } from './module/verification-registration.js';
@@ -155,6 +156,20 @@ export type {
   VerificationHistoryKind,
   VerificationHistoryQuery,
 } from './history/verification-history.types.js';
+/* The ledger: expected charges per day, method and operator prefix, reconciled with the API. */
+export type { LedgerOptions } from './options/verification.options.js';
+export { VerificationLedger } from './ledger/verification-ledger.service.js';
+export type { LedgerDayReport, LedgerFigures, LedgerRow, LedgerUsage } from './ledger/ledger-report.js';
+export type { LedgerDimension, LedgerRowKey } from './ledger/ledger-row.js';
+/* The ops page a host mounts behind its own guard. */
+export { VerificationOpsPage, type OpsPageQuery } from './ops/verification-ops-page.service.js';
+export {
+  createVerificationOpsController,
+  OPS_PAGE_CSP,
+  type OpsControllerOptions,
+} from './ops/verification-ops.controller.js';
+export type { OpsPageData } from './ops/ops-page.view.js';
+export type { OpsLanguage } from './ops/ops-page.texts.js';
 /* "Requires a verified phone" on the host's own routes. */
 export type { VerifiedPhoneOptions } from './options/verification.options.js';
 export { VerifiedPhoneGuard, VERIFIED_WITHIN_MS } from './guard/verified-phone.guard.js';
@@ -191,6 +206,7 @@ export type { CodeEntry } from './core/verification-method.js';
 export type {
   BalanceEvent,
   FraudSuspectedEvent,
+  LedgerDriftEvent,
   SpendCapReachedEvent,
   VerificationEvent,
   VerificationEventShortName,

@@ -14,6 +14,7 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { VerificationAccountService } from './verification-account.service.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { errorText } from '../core/error-text.js';
+import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 
 /** Set while the balance is below the threshold: `verification.balance_low` is emitted by whoever sets it. */
 export const BALANCE_LOW_KEY = 'ops:balance-low';
@@ -39,7 +40,8 @@ export interface BalanceReading {
  * (timers start with the application and are cleared by `app.close()`) and emits
  * `verification.balance_low` once per crossing below the threshold: not again on later low
  * readings, re-armed when a reading is back at or above it. The crossing is marked in the store,
- * so several instances emit it once between them. Every 402 on a start emits
+ * so several instances emit it once between them. Each reading goes to the ledger (`ledger`), which
+ * compares it with the charges it counted and reconciles yesterday's usage on the same tick. Every 402 on a start emits
  * `verification.balance_insufficient` (one per 402), with the amount when it can be read quickly.
  */
 @Injectable()
@@ -59,6 +61,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
     private readonly account: VerificationAccountService,
     private readonly telemetry: VerificationTelemetry,
     @Optional() private readonly emitter?: EventEmitter2,
+    @Optional() private readonly ledger?: VerificationLedger,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -91,6 +94,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
       low: money.amount <= 0 || (threshold !== undefined && money.amount < threshold),
     };
     this.telemetry.metrics.balance(money);
+    await this.ledger?.balanceRead(money);
     const apply = this.#applying.then(() => this.#apply(order, reading));
     this.#applying = apply.catch(() => undefined);
     await apply;
@@ -177,6 +181,8 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
     // One read at a time: a slow API does not pile reads up.
     if (this.#tick) return;
     this.#tick = this.checkNow()
+      // The ledger's closed day is reconciled on the watch's timer (the module polls nothing else).
+      .then(() => this.ledger?.reconcileClosedDay())
       .catch((error: unknown) =>
         this.telemetry.logger.warn('balance watch could not read the balance', {
           error: error instanceof Error ? error.message : 'unknown error',

@@ -5,8 +5,7 @@ import { VerificationApiClient } from '../api/verification-api.client.js';
 import type { MethodStatsQuery, MethodStatsReport } from './method-figures.js';
 import { MethodStats } from './method-stats.service.js';
 import { PriceBook } from './price-book.js';
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+import { calendarDate } from '../core/clock.js';
 
 /**
  * Server-side reads of the account for the host: balance, usage, prices and what each method costs
@@ -92,15 +91,5 @@ export class VerificationAccountService {
 }
 
 function checkDate(field: 'from' | 'to', value: string | Date | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw new RangeError(`getUsage: "${field}" is an invalid Date`);
-    return value.toISOString().slice(0, 10);
-  }
-  if (typeof value !== 'string' || !DATE_ONLY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))
-    throw new RangeError(`getUsage: "${field}" must be a date like 2026-01-31 or a Date`);
-  // Date.parse accepts 2026-02-31 (it rolls over): compare the round trip.
-  if (new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value)
-    throw new RangeError(`getUsage: "${field}" is not a calendar date`);
-  return value;
+  return value === undefined ? undefined : calendarDate('getUsage', field, value);
 }

@@ -6,3 +6,26 @@
 
 /** One UTC day in ms (the day counters, the daily windows). */
 export const DAY_MS = 86_400_000;
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The UTC date (`YYYY-MM-DD`) of an instant on the module's clock. */
+export function utcDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * A calendar date as `YYYY-MM-DD`, from that form or a Date, else a RangeError naming `where` and
+ * `field` (`getUsage: "from" must be …`). 2026-02-31 is refused (Date.parse would roll it over).
+ */
+export function calendarDate(where: string, field: string, value: string | Date): string {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new RangeError(`${where}: "${field}" is an invalid Date`);
+    return utcDate(value.getTime());
+  }
+  if (typeof value !== 'string' || !DATE_ONLY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))
+    throw new RangeError(`${where}: "${field}" must be a date like 2026-01-31 or a Date`);
+  if (utcDate(Date.parse(`${value}T00:00:00Z`)) !== value)
+    throw new RangeError(`${where}: "${field}" is not a calendar date`);
+  return value;
+}

@@ -16,10 +16,10 @@ const thrown: ReadonlyArray<[string, Error]> = [
   ['VerificationClientError', new VerificationClientError('not_found')],
   ['ProtectionRefusal', new ProtectionRefusal('start_ip_limit', 60)],
   ['VerificationOptionsError', new VerificationOptionsError('limits', 'is not an object')],
-  ['VerificationApiError', new VerificationApiError({ operation: 'start', status: 402 })],
+  ['VerificationApiError', new VerificationApiError({ operation: 'initiate', status: 402 })],
   [
     'VerificationApiUnavailableError',
-    new VerificationApiUnavailableError({ operation: 'status', reason: 'timeout', code: 'ETIMEDOUT' }),
+    new VerificationApiUnavailableError({ operation: 'getSession', reason: 'timeout', code: 'ETIMEDOUT' }),
   ],
   ['VerificationStoreUnavailableError', new VerificationStoreUnavailableError('get', 'ECONNREFUSED')],
   ['RedisDriverMissingError', new RedisDriverMissingError(['ioredis', 'redis'])],
@@ -44,7 +44,7 @@ describe('PhoneVerificationError, the root of the server side', () => {
     expect(rendered).not.toBeInstanceOf(VerificationApiError);
     expect(rendered).not.toBeInstanceOf(VerificationOptionsError);
     expect(new VerificationStoreUnavailableError('get', 'x')).not.toBeInstanceOf(VerificationApiError);
-    expect(new VerificationApiError({ operation: 'start', status: 500 })).not.toBeInstanceOf(
+    expect(new VerificationApiError({ operation: 'initiate', status: 500 })).not.toBeInstanceOf(
       VerificationError,
     );
   });

@@ -26,6 +26,7 @@ export const VerificationOpsEventName = {
   balanceLow: 'verification.balance_low',
   spendCapReached: 'verification.spend_cap_reached',
   fraudSuspected: 'verification.fraud_suspected',
+  ledgerDrift: 'verification.ledger_drift',
 } as const;
 
 /** Where the module learned the outcome. */
@@ -138,6 +139,31 @@ export interface FraudSuspectedEvent {
   /** Cool-off of this hold (0 for the reserve, which lasts while the cap is near). */
   holdMs: number;
   heldUntil: Date;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
+}
+
+/**
+ * Payload of `verification.ledger_drift`: what the API charged and what the ledger expects by the
+ * billing rules differ by more than `ledger.tolerance`. Emitted once per figure across instances.
+ */
+export interface LedgerDriftEvent {
+  event: (typeof VerificationOpsEventName)['ledgerDrift'];
+  /**
+   * `usage`: a closed day's `GET /v1/usage` total against the ledger's sessions started that day;
+   * `balance`: the balance fell by more than the charges the ledger counted between two readings.
+   */
+  source: 'usage' | 'balance';
+  /** The UTC day (`YYYY-MM-DD`): the sessions' day for `usage`, the later reading's for `balance`. */
+  date: string;
+  /** What the ledger expects to have been charged (major units). */
+  expected: number;
+  /** What the API charged (`usage`) or debited from the balance (`balance`). */
+  charged: number;
+  /** `charged - expected`: positive when the API took more. */
+  drift: number;
+  tolerance: number;
+  currency: string;
   /** The named registration it comes from (see VerificationEvent.registration). */
   registration?: string;
 }

@@ -1,6 +1,7 @@
 import { Inject, type InjectionToken } from '@nestjs/common';
 import { VerificationAccountService } from '../account/verification-account.service.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
+import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import { VerificationErasure } from '../verification/verification-erasure.js';
 import type { StoreOption } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -39,6 +40,10 @@ export const InjectVerificationStore = (name?: string): PropertyDecorator & Para
 /** The VerificationHistory of a registration. */
 export const InjectVerificationHistory = (name?: string): PropertyDecorator & ParameterDecorator =>
   Inject(getVerificationToken(VerificationHistory, name));
+
+/** The VerificationLedger (expected charges, drift, daily report) of a registration. */
+export const InjectVerificationLedger = (name?: string): PropertyDecorator & ParameterDecorator =>
+  Inject(getVerificationToken(VerificationLedger, name));
 
 /** The VerificationErasure (deletion requests) of a registration. */
 export const InjectVerificationErasure = (name?: string): PropertyDecorator & ParameterDecorator =>

@@ -56,6 +56,9 @@ import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
 import { GuardReadMeter } from '../guard/guard-read-meter.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
+import { UsageReads } from '../ledger/usage-reads.js';
+import { VerificationLedger } from '../ledger/verification-ledger.service.js';
+import { VerificationOpsPage } from '../ops/verification-ops-page.service.js';
 import { VerificationErasure } from '../verification/verification-erasure.js';
 import { getVerificationToken, registrationStore } from './verification-registration.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
@@ -130,6 +133,9 @@ const PROVIDERS: Provider[] = [
   VerifiedPhoneGuard,
   VerificationHistory,
   VerificationErasure,
+  UsageReads,
+  VerificationLedger,
+  VerificationOpsPage,
 ];
 
 const EXPORTS = [
@@ -144,6 +150,8 @@ const EXPORTS = [
   VerifiedPhoneGuard,
   VerificationHistory,
   VerificationErasure,
+  VerificationLedger,
+  VerificationOpsPage,
   ...ACCOUNT_EXPORTS,
 ];
 

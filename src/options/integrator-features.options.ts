@@ -61,3 +61,22 @@ export interface HistoryOptions {
   /** Entries kept per number and per owner (the oldest give way). Default 100. */
   maxEntries?: number;
 }
+
+/**
+ * What the module expects to have been charged, per day, method and operator prefix, reconciled
+ * with the API's usage and balance (`VerificationLedger`). See docs/operations.md.
+ */
+export interface LedgerOptions {
+  /**
+   * Money (RUB) the API's figure and the ledger may differ by before `verification.ledger_drift` is
+   * emitted (0: any difference). Default 1.
+   */
+  tolerance?: number;
+  /** Days a day's figures are kept. Default 35. */
+  retentionDays?: number;
+  /**
+   * Method and prefix rows one day keeps; the rows of prefixes past it are summed under the
+   * prefix `other` (numbers of many countries cannot grow a day without bound). Default 2,000.
+   */
+  maxRowsPerDay?: number;
+}

@@ -2,7 +2,7 @@ import { describe } from '@jest/globals';
 import { api, itRefusesEachCase, type RefusalCase } from '../../test/support/option-refusals.js';
 import { INTEGRATOR_FEATURE_OPTION_RULES } from './integrator-features.rules.js';
 
-/** One wrong value per rule of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone` and `history`: [case, options, field named, words of the message]. */
+/** One wrong value per rule of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `history` and `ledger`: [case, options, field named, words of the message]. */
 const CASES: RefusalCase[] = [
   ['testNumbers', { api, testNumbers: [] }, 'testNumbers', 'must be { numbers'],
 
@@ -148,6 +148,23 @@ const CASES: RefusalCase[] = [
 
   ['history.maxEntries', { api, history: { maxEntries: 10_001 } }, 'history.maxEntries', 'from 1 to 10000'],
 
+  ['ledger', { api, ledger: 1 }, 'ledger', 'must be { tolerance?, retentionDays?, maxRowsPerDay? } or false'],
+  [
+    'ledger.tolerance',
+    { api, ledger: { tolerance: -0.01 } },
+    'ledger.tolerance',
+    'from 0 to 1000000 (got -0.01)',
+  ],
+  [
+    'ledger.tolerance',
+    { api, ledger: { tolerance: '1' } },
+    'ledger.tolerance',
+    'an amount from 0 to 1000000',
+  ],
+  ['ledger.tolerance', { api, ledger: { tolerance: 1_000_001 } }, 'ledger.tolerance', 'from 0 to 1000000'],
+  ['ledger.retentionDays', { api, ledger: { retentionDays: 401 } }, 'ledger.retentionDays', 'from 1 to 400'],
+  ['ledger.maxRowsPerDay', { api, ledger: { maxRowsPerDay: 0 } }, 'ledger.maxRowsPerDay', 'from 1 to 100000'],
+
   ['name', { api, name: 'brand b' }, 'name', 'a registration name'],
 
   [
@@ -165,6 +182,6 @@ const CASES: RefusalCase[] = [
   ],
 ];
 
-describe('the rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone` and `history`: each refuses what it should, naming the field', () => {
+describe('the rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `history` and `ledger`: each refuses what it should, naming the field', () => {
   itRefusesEachCase(CASES, INTEGRATOR_FEATURE_OPTION_RULES);
 });

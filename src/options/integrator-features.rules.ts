@@ -1,4 +1,4 @@
-import { fn, isObject, positiveInt, oneOf, type OptionRule } from '../core/option-rules.js';
+import { describe, fn, isObject, positiveInt, oneOf, type OptionRule } from '../core/option-rules.js';
 import { CODE_PATTERN, CODE_RULE } from '../core/verification-code.js';
 import { TEST_NUMBER_OUTCOMES } from '../core/test-session.js';
 import { array, intRange, matching, objectOrFalse, onlyKeys, section } from './verification-option-checks.js';
@@ -6,7 +6,7 @@ import { array, intRange, matching, objectOrFalse, onlyKeys, section } from './v
 /** Outcomes that end a test session on their own: such a number needs no code. */
 const ENDING_OUTCOMES: readonly string[] = ['verified', 'expired', 'failed'];
 
-/** The rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone` and `history` (spread into the module's table). A code is never echoed in a message. */
+/** The rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `history` and `ledger` (spread into the module's table). A code is never echoed in a message. */
 export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
   {
     path: 'name',
@@ -91,4 +91,17 @@ export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
   { path: 'history', checks: [objectOrFalse('{ retentionDays?, maxEntries? }')] },
   { path: 'history.retentionDays', checks: [intRange(1, 3650, 'days')] },
   { path: 'history.maxEntries', checks: [intRange(1, 10_000, 'entries')] },
+
+  { path: 'ledger', checks: [objectOrFalse('{ tolerance?, retentionDays?, maxRowsPerDay? }')] },
+  {
+    path: 'ledger.tolerance',
+    checks: [
+      (v) =>
+        typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1_000_000
+          ? undefined
+          : `must be an amount from 0 to 1000000 (got ${describe(v)})`,
+    ],
+  },
+  { path: 'ledger.retentionDays', checks: [intRange(1, 400, 'days')] },
+  { path: 'ledger.maxRowsPerDay', checks: [intRange(1, 100_000, 'rows')] },
 ];

@@ -129,6 +129,8 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
   },
   /** Once `history` is given. */
   history: { retentionDays: 30, maxEntries: 100 },
+  /** Once `ledger` is given. */
+  ledger: { tolerance: 1, retentionDays: 35, maxRowsPerDay: 2000 },
 });
 
 /** `VERIFICATION_DEFAULTS.methods`. */

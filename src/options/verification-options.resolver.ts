@@ -105,6 +105,10 @@ export function resolveVerificationOptions(
       input.history === undefined || input.history === false
         ? false
         : withDefaults(VERIFICATION_DEFAULTS.history, input.history),
+    ledger:
+      input.ledger === undefined || input.ledger === false
+        ? false
+        : withDefaults(VERIFICATION_DEFAULTS.ledger, input.ledger),
   };
 }
 

@@ -6,6 +6,7 @@ import type { StoreOption } from '../store/create-store.js';
 import type { HostRequest } from './host-request.js';
 import type {
   HistoryOptions,
+  LedgerOptions,
   ResolvedTestNumbers,
   TestNumbersOptions,
   VerifiedPhoneOptions,
@@ -111,6 +112,8 @@ export interface VerificationModuleOptions {
   verifiedPhone?: VerifiedPhoneOptions;
   /** Keep a history per number and per owner (`{}` for the defaults). Default off. */
   history?: HistoryOptions | false;
+  /** Keep a ledger of expected charges and reconcile it with the API (`{}` for the defaults). Default off. */
+  ledger?: LedgerOptions | false;
 }
 
 /* ------------------------------------------------------------------ resolved options */
@@ -163,12 +166,15 @@ export interface ResolvedVerificationOptions {
   verifiedPhone: Required<VerifiedPhoneOptions>;
   /** false: no history is kept. */
   history: Required<HistoryOptions> | false;
+  /** false: no ledger is kept. */
+  ledger: Required<LedgerOptions> | false;
 }
 
 // Each option group's types live in a file of their own; this file names them all.
 export type { HostRequest } from './host-request.js';
 export type {
   HistoryOptions,
+  LedgerOptions,
   ResolvedTestNumbers,
   TestNumber,
   TestNumbersOptions,

@@ -143,20 +143,6 @@ export function countsWith(counts: SubjectCounts, n: number, callers = n): Subje
   };
 }
 
-/**
- * The operator prefix of an E.164 number: its calling code and national destination code (+7 985),
- * as the international format's first group gives it (libphonenumber's own way to find the NDC);
- * the calling code alone when the format has no such group.
- */
-export function operatorPrefix(parsed: {
-  countryCallingCode: string;
-  formatInternational(): string;
-}): string {
-  const groups = parsed.formatInternational().split(' ');
-  const ndc = groups.length > 2 ? groups[1]!.replace(/\D/g, '') : '';
-  return `+${parsed.countryCallingCode}${ndc}`;
-}
-
 /** The range of an E.164 number: without its last `digits` digits (never shorter than `+` and one digit). */
 export function numberRange(e164: string, digits: number): string {
   return e164.slice(0, Math.max(2, e164.length - digits));

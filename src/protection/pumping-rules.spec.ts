@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { countsAt, numberRange, operatorPrefix, slidingCount, type SubjectCounts } from './pumping-counts.js';
+import { operatorPrefix } from '../core/phone-number.js';
+import { countsAt, numberRange, slidingCount, type SubjectCounts } from './pumping-counts.js';
 import {
   liftsAt,
   coolOffMs,

@@ -1,7 +1,8 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { clientAddressKey } from './client-address.js';
-import { numberRange, operatorPrefix } from './pumping-counts.js';
+import { operatorPrefix } from '../core/phone-number.js';
+import { numberRange } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';
 import type { StatsSubject } from './range-stats.js';
 

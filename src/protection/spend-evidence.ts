@@ -1,6 +1,4 @@
-import type { VerificationApiClient } from '../api/verification-api.client.js';
 import { DAY_MS } from '../core/clock.js';
-import { toMinorUnits } from '../core/money.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { ProtectionKeys } from './protection-keys.js';
 import type { StoreRateLimiter } from './store-rate-limiter.js';
@@ -84,13 +82,4 @@ export class SpendEvidence {
     await this.limiter.refund(window, back, ttlMs);
     return true;
   }
-}
-
-/** The API's usage summary as a ChargedOn: the total cost of one UTC date. */
-export function usageCharges(api: Pick<VerificationApiClient, 'getUsage'>): ChargedOn {
-  return async (date) => {
-    const minor = toMinorUnits((await api.getUsage({ from: date, to: date })).totalCost.amount);
-    if (minor === undefined) throw new Error('usage: no total cost');
-    return minor;
-  };
 }

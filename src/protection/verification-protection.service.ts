@@ -7,7 +7,7 @@ import {
   type VerificationEvent,
 } from '../core/verification-events.js';
 import { PriceBook } from '../account/price-book.js';
-import { VerificationApiClient } from '../api/verification-api.client.js';
+import { UsageReads } from '../ledger/usage-reads.js';
 import type { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -25,7 +25,6 @@ import { RequestRateLimits } from './request-rate-limits.js';
 import { UpstreamBackOff } from './upstream-back-off.js';
 import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
-import { usageCharges } from './spend-evidence.js';
 import { StartCoalescer, type CoalescingClaim } from './start-coalescer.js';
 import { settled } from '../core/settled.js';
 import { StartPermit } from './start-permit.js';
@@ -72,7 +71,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     telemetry: VerificationTelemetry,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly records?: SessionRecordRepository,
-    @Optional() api?: VerificationApiClient,
+    @Optional() usage?: UsageReads,
   ) {
     const { logger, metrics } = telemetry;
     this.logger = logger;
@@ -92,7 +91,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
           new PriceEstimator(prices, toMinorUnits(limits.spendCap.worstCasePrice) ?? 0),
           (event) => this.emit(event),
           this.logger,
-          api ? usageCharges(api) : undefined,
+          usage ? async (date) => (await usage.read(date)).chargedMinor : undefined,
         )
       : undefined;
     const spendCap = this.spendCap;

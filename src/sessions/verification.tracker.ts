@@ -23,6 +23,7 @@ import {
   type SessionRecord,
 } from '../core/session-record.js';
 import { MethodStats } from '../account/method-stats.service.js';
+import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import { journeyCost, methodsTried } from '../core/journey.js';
 import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
@@ -74,6 +75,7 @@ export class VerificationTracker {
     private readonly handles: VerificationHandleCodec,
     @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly stats?: MethodStats,
+    @Optional() private readonly ledger?: VerificationLedger,
   ) {
     if (!emitter)
       throw new Error(
@@ -112,6 +114,7 @@ export class VerificationTracker {
     const record = changed ? merged : base;
     // An erased session is dropped: nothing of it is counted, emitted or announced.
     if (changed && !(await this.records.save(record))) return record;
+    if (changed) await this.ledger?.count(record);
     // The method figures count a delivery when it is first seen. A terminal record's delivery is
     // counted with its outcome, by whoever claims the outcome's event (one tally, not two).
     if (changed && record.delivered && !base?.delivered && !isTerminal(record.status))

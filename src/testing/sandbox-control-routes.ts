@@ -107,6 +107,8 @@ export function handleControl(
       return actionReply(ctx, second!, state.call(second!, asObject(body).from));
     case 'POST sessions/:id/operator':
       return actionReply(ctx, second!, state.operator(second!, asObject(body).outcome));
+    case 'POST sessions/:id/recalculate':
+      return actionReply(ctx, second!, state.recalculate(second!, asObject(body ?? {}).amount));
     case 'POST sessions/:id/fail':
       return actionReply(ctx, second!, state.failSession(second!));
     case 'GET clock':

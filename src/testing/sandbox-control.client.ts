@@ -133,6 +133,11 @@ export class SandboxControlClient {
     return this.act(requestId, 'fail');
   }
 
+  /** `POST …/recalculate`: the service recalculates a charged session; its debit becomes `amount` RUB. */
+  async recalculate(requestId: string, amount: number): Promise<SandboxControlActionResult> {
+    return this.act(requestId, 'recalculate', { amount });
+  }
+
   /** `GET /_sandbox/clock`: the sandbox clock. */
   async clock(): Promise<SandboxControlClock> {
     return camelKeys(await this.request('GET', '/clock'));
@@ -177,7 +182,7 @@ export class SandboxControlClient {
 
   private async act(
     requestId: string,
-    action: 'deliver' | 'share' | 'call' | 'operator' | 'fail',
+    action: 'deliver' | 'share' | 'call' | 'operator' | 'fail' | 'recalculate',
     body?: Record<string, unknown>,
   ): Promise<SandboxControlActionResult> {
     return camelKeys(await this.request('POST', `${this.sessionPath(requestId)}/${action}`, body));

@@ -49,7 +49,15 @@ export interface SandboxControlSession {
 
 /** Result of a control action on a session: what happened, in words a test can assert on. */
 export interface ControlActionResult {
-  result: 'delivered' | 'already_delivered' | 'verified' | 'ignored' | 'code_required' | 'expired' | 'failed';
+  result:
+    | 'delivered'
+    | 'already_delivered'
+    | 'verified'
+    | 'ignored'
+    | 'code_required'
+    | 'expired'
+    | 'failed'
+    | 'recalculated';
   detail: string;
 }
 

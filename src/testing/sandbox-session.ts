@@ -17,6 +17,8 @@ export interface SandboxSession extends Omit<
 > {
   chargedAt: number | null;
   costKopecks: number;
+  /** What was debited when a recalculation changed it (`recalculate`); otherwise `costKopecks`. */
+  recalculatedKopecks?: number;
   createdAt: number;
   expiresAt: number;
   verifiedAt: number | null;

@@ -6,6 +6,7 @@ import type { SandboxClock } from './sandbox-clock.js';
 import { normalizeE164, poolNumberToCall, randomCode } from './sandbox-phone.js';
 import type { SandboxScheduler } from './sandbox-scheduler.js';
 import { TERMINAL, type SandboxSession } from './sandbox-session.js';
+import { rubToKopecks } from './sandbox-money.js';
 import { SandboxUsers } from './sandbox-users.js';
 import type { SandboxWebhooks } from './sandbox-webhooks.js';
 import {
@@ -307,6 +308,25 @@ export class SandboxState {
     if (session.method === 'operator_id') session.operatorState = 'failed';
     this.move.fail(session);
     return { result: 'failed', detail: 'The verification cannot complete.' };
+  }
+
+  /**
+   * Control: the service recalculates a charged session (the spec's technical issues): what it
+   * debited becomes `amount` (RUB, 0: all of it credited back) and the balance takes the difference.
+   * `cost` and the session's status stay as they were; `GET /v1/usage` counts the new amount.
+   */
+  recalculate(requestId: string, amount: unknown): ControlActionResult {
+    const session = isGuid(requestId) ? this.sessions.get(requestId.toLowerCase()) : undefined;
+    if (!session) throw notFound('No such verification session.');
+    const kopecks = rubToKopecks(amount);
+    if (kopecks === undefined || kopecks < 0)
+      throw validationError('amount must be a number of RUB >= 0 with at most 2 decimal places.');
+    if (!session.charged)
+      throw new SandboxProblem(409, 'not_applicable', 'Nothing was charged for this session.');
+    const account = this.accounts.get(session.apiKey)!;
+    account.balanceKopecks += (session.recalculatedKopecks ?? session.costKopecks) - kopecks;
+    session.recalculatedKopecks = kopecks;
+    return { result: 'recalculated', detail: `The session's charge is now ${kopecks / 100} RUB.` };
   }
 
   /** A session a control action applies to: it must exist and still be pending. */

@@ -70,7 +70,7 @@ export function summarizeUsage(sessions: readonly SandboxSession[], range: Usage
     total += 1;
     const verified = session.status === 'verified';
     if (verified) successful += 1;
-    if (session.charged) costKopecks += session.costKopecks;
+    if (session.charged) costKopecks += session.recalculatedKopecks ?? session.costKopecks;
     const key = wireMethod(session.method);
     byMethod[key] = (byMethod[key] ?? 0) + 1;
     byStatus[session.status] += 1;

@@ -154,6 +154,11 @@ export class VerificationSandbox {
     return this.act(() => this.ctx.state.failSession(requestId));
   }
 
+  /** Control: the service recalculates a charged session; its debit becomes `amount` RUB (0: credited back). */
+  async recalculate(requestId: string, amount: number): Promise<ControlActionResult> {
+    return this.act(() => this.ctx.state.recalculate(requestId, amount));
+  }
+
   /** API requests received for a route key, or the total without one. */
   requestCount(route?: string): number {
     return this.ctx.counts.count(route);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MethodStats } from '../account/method-stats.service.js';
+import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import type { DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { asVerificationError, type VerificationError } from '../core/verification.errors.js';
@@ -46,6 +47,7 @@ export class FlowOutcomes {
     readonly telemetry: VerificationTelemetry,
     private readonly history: VerificationHistory,
     private readonly methodStats: MethodStats,
+    private readonly ledger: VerificationLedger,
   ) {}
 
   /** Runs a flow in its span (see VerificationTelemetry.span). */
@@ -67,6 +69,7 @@ export class FlowOutcomes {
       ...(resumed ? { resumed } : {}),
     });
     if (!resumed) {
+      await this.ledger.count(record);
       const { address, network } = figureGivers(outcome.caller, outcome.ip);
       await this.methodStats.tally(record, outcome.caller, outcome.device, { address, network });
     }

@@ -194,3 +194,61 @@ describe('sandbox billing', () => {
     });
   });
 });
+
+/** `POST /_sandbox/sessions/:id/recalculate`: the service's recalculation of a charged session (spec, 2026-09-21). */
+describe('sandbox recalculation', () => {
+  let sb: VerificationSandbox;
+
+  beforeAll(async () => {
+    sb = await VerificationSandbox.start({ port: 0 });
+  });
+  afterAll(async () => {
+    await sb.close();
+  });
+
+  const usageCost = async (c: Creds): Promise<number> => {
+    const today = new Date(sb.now()).toISOString().slice(0, 10);
+    const res = await api(sb, 'GET', `/v1/usage?from=${today}&to=${today}`, { creds: c });
+    return res.body.total_cost.amount as number;
+  };
+
+  it('credits the balance and counts the new amount in usage, the session keeps its cost and status', async () => {
+    const c = await sb.createAccount({ balance: 100 });
+    const s = await initiate(sb, '+79993331001', 'sms', c);
+    await sb.deliver(s.request_id);
+    expect([await balanceOf(sb, c), await usageCost(c)]).toEqual([97, 3]);
+    const res = await control(sb, 'POST', `/sessions/${s.request_id}/recalculate`, { amount: 0 });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ result: 'recalculated', status: 'delivered', cost: { amount: 3 } });
+    expect([await balanceOf(sb, c), await usageCost(c)]).toEqual([100, 0]);
+  });
+
+  it('debits more when recalculated above the cost; the same amount again changes nothing', async () => {
+    const c = await sb.createAccount({ balance: 100 });
+    const s = await initiate(sb, '+79993331002', 'msgr1_otp', c);
+    expect(await balanceOf(sb, c)).toBe(99.1);
+    await sb.recalculate(s.request_id, 1.5);
+    await sb.recalculate(s.request_id, 1.5);
+    expect([await balanceOf(sb, c), await usageCost(c)]).toEqual([98.5, 1.5]);
+  });
+
+  it('refuses a bad amount (400) and a session nothing was charged for (409), changing nothing', async () => {
+    const c = await sb.createAccount({ balance: 100 });
+    const s = await initiate(sb, '+79993331003', 'sms', c);
+    for (const amount of [-1, 0.001, '1', null, undefined]) {
+      const res = await control(sb, 'POST', `/sessions/${s.request_id}/recalculate`, { amount });
+      expect({ amount, status: res.status, code: res.body.error_code }).toEqual({
+        amount,
+        status: 400,
+        code: 'validation_error',
+      });
+    }
+    const notCharged = await control(sb, 'POST', `/sessions/${s.request_id}/recalculate`, { amount: 0 });
+    expect([notCharged.status, notCharged.body.error_code]).toEqual([409, 'not_applicable']);
+    const unknown = await control(sb, 'POST', '/sessions/00000000-0000-4000-8000-000000000000/recalculate', {
+      amount: 0,
+    });
+    expect(unknown.status).toBe(404);
+    expect([await balanceOf(sb, c), await usageCost(c)]).toEqual([100, 0]);
+  });
+});

@@ -121,6 +121,7 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
     'verification.balance_insufficient',
     'verification.spend_cap_reached',
     'verification.fraud_suspected',
+    'verification.ledger_drift',
   ])
     emitter.on(name, (payload: unknown) => void opsEvents.push({ name, payload }));
   await app.listen(0, '127.0.0.1');

@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { VerificationAccountService } from '../account/verification-account.service.js';
+import type { VerificationLedger } from '../ledger/verification-ledger.service.js';
+import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { NOON } from '../../test/support/method-stats.fixture.js';
+import { VerificationOpsPage } from './verification-ops-page.service.js';
+
+let now = NOON;
+
+describe('VerificationOpsPage', () => {
+  let store: MemoryStore;
+  let emitter: EventEmitter2;
+  let page: VerificationOpsPage;
+  beforeEach(() => {
+    now = NOON;
+    store = new MemoryStore({ clock: () => now });
+    emitter = new EventEmitter2();
+    const options = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      clock: () => now,
+      name: 'brand-b',
+    });
+    const ledger = { enabled: false } as VerificationLedger;
+    const account = { methodStats: async () => ({}) } as unknown as VerificationAccountService;
+    page = new VerificationOpsPage(options, store, ledger, account, emitter);
+    page.onModuleInit();
+  });
+  afterEach(() => {
+    page.onModuleDestroy();
+    store.close();
+  });
+
+  it('counts its own registration’s events per day, not another’s, and stops at destroy', async () => {
+    await emitter.emitAsync('verification.fraud_suspected', { registration: 'brand-b' });
+    await emitter.emitAsync('verification.fraud_suspected', { registration: 'brand-a' });
+    await emitter.emitAsync('verification.fraud_suspected', {});
+    await emitter.emitAsync('verification.spend_cap_reached', { registration: 'brand-b' });
+    expect((await page.data('2026-03-15')).incidents).toEqual([
+      { event: 'verification.fraud_suspected', count: 1 },
+      { event: 'verification.spend_cap_reached', count: 1 },
+    ]);
+    now += 86_400_000;
+    await emitter.emitAsync('verification.ledger_drift', { registration: 'brand-b' });
+    expect((await page.data('2026-03-16')).incidents).toEqual([
+      { event: 'verification.ledger_drift', count: 1 },
+    ]);
+    page.onModuleDestroy();
+    await emitter.emitAsync('verification.ledger_drift', { registration: 'brand-b' });
+    expect((await page.data('2026-03-16')).incidents).toEqual([
+      { event: 'verification.ledger_drift', count: 1 },
+    ]);
+  });
+
+  it('today is the default day; a later one, another language or the CSV of an off ledger are refused', async () => {
+    expect(await page.render()).toContain('2026-03-15');
+    expect(await page.render({ date: '2026-03-15', lang: 'ru' })).toContain('<html lang="ru">');
+    await expect(page.render({ date: '2026-03-16' })).rejects.toMatchObject({
+      detail: 'date is after today',
+    });
+    await expect(page.render({ lang: 'EN' })).rejects.toMatchObject({ detail: 'lang must be one of en, ru' });
+    await expect(page.render(null as never)).rejects.toMatchObject({ detail: 'query must be lang and date' });
+    await expect(page.csv({})).rejects.toMatchObject({ detail: 'the ledger is off' });
+  });
+});
