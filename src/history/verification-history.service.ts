@@ -165,7 +165,13 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   async refused(
     operation: string,
     error: unknown,
-    context: { phoneNumber?: string; method?: string; requestId?: string },
+    context: {
+      phoneNumber?: string;
+      method?: string;
+      requestId?: string;
+      purpose?: string;
+      assessment?: { decision: string; reason?: string };
+    },
     owner: string | undefined,
     callers: readonly string[] = [],
   ): Promise<void> {
@@ -176,13 +182,21 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       owner,
       method: context.method,
       requestId: context.requestId,
+      purpose: context.purpose,
     };
     if (operation === 'check' && error.errorCode === 'invalid_code')
       return this.record({ ...about, kind: 'check', check: 'wrong' });
     const reason =
       refusalReason(error) ?? (typeof error.extra.reason === 'string' ? error.extra.reason : undefined);
     if (!(await this.withinRefusalBudget(callers))) return;
-    await this.record({ ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason });
+    await this.record({
+      ...about,
+      kind: 'refusal',
+      operation,
+      errorCode: error.errorCode,
+      reason,
+      ...(context.assessment === undefined ? {} : { assessment: context.assessment }),
+    });
   }
 
   /**
@@ -327,6 +341,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       requestId: event.requestId,
       status: event.event.replace('verification.', ''),
       cost: event.journeyCost,
+      purpose: event.purpose,
     });
   }
 }

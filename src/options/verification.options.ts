@@ -11,6 +11,7 @@ import type {
   VerifiedPhoneOptions,
 } from './integrator-features.options.js';
 import type { LimitsOptions, ResolvedLimits } from './limits.options.js';
+import type { PurposesOptions, ResolvedPurposes } from './purposes.options.js';
 import type { OrchestrationOptions, ResolvedOrchestration } from './orchestration.options.js';
 import type { ResolvedRoutes, RoutesOptions, WebhookOptions, WebhookVerifier } from './routes.options.js';
 import type { ReconcileOptions, StatusCacheOptions, StatusStreamOptions } from './session-status.options.js';
@@ -111,6 +112,12 @@ export interface VerificationModuleOptions {
   verifiedPhone?: VerifiedPhoneOptions;
   /** Keep a history per number and per owner (`{}` for the defaults). Default off. */
   history?: HistoryOptions | false;
+  /**
+   * A policy per purpose of a verification (`purpose` on start): its methods, limits and claim
+   * lifetime. Keys other than the built-in purposes declare the host's own. Default: none (every
+   * purpose follows the registration's own settings). See docs/verified-phone-guard.md.
+   */
+  purposes?: PurposesOptions;
 }
 
 /* ------------------------------------------------------------------ resolved options */
@@ -163,6 +170,7 @@ export interface ResolvedVerificationOptions {
   verifiedPhone: Required<VerifiedPhoneOptions>;
   /** false: no history is kept. */
   history: Required<HistoryOptions> | false;
+  purposes: ResolvedPurposes;
 }
 
 // Each option group's types live in a file of their own; this file names them all.
@@ -180,6 +188,8 @@ export type {
   RateLimit,
   ResolvedLimits,
   SpendCapOptions,
+  StartAssessment,
+  StartAssessmentContext,
   StartContext,
 } from './limits.options.js';
 export type {
@@ -189,6 +199,13 @@ export type {
   ResolvedOrchestrationFallback,
 } from './orchestration.options.js';
 export type { PumpingOptions, PumpingSafeList, ResolvedPumping } from './pumping.options.js';
+export type {
+  BuiltInPurpose,
+  PurposePolicy,
+  PurposesOptions,
+  ResolvedPurposePolicy,
+  ResolvedPurposes,
+} from './purposes.options.js';
 export type {
   ResolvedRoutes,
   RouteSettings,
