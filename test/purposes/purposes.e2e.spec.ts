@@ -5,7 +5,7 @@
  * `@RequireVerifiedPhone({ purpose })` refuses a verification or claim of another purpose, and a
  * handler's purpose wins over its class's.
  */
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { Controller, Post } from '@nestjs/common';
 import { RequireVerifiedPhone, VerifiedPhone } from '../../src/guard/verified-phone.decorators.js';
 import type { VerifiedPhoneDetails } from '../../src/guard/verified-phone.request.js';
@@ -13,7 +13,9 @@ import { VerificationHistory } from '../../src/history/verification-history.serv
 import { PURPOSE_PRESETS } from '../../src/options/purposes.options.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { call, createTestApp, type Platform } from '../support/verification-app.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { storeFor, type StoreKind } from '../verified-phone/guard-host.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
 const STEP_UP_CLAIM_MS = 60_000;
@@ -66,13 +68,28 @@ const PURPOSES: VerificationModuleOptions['purposes'] = {
   kyc: PURPOSE_PRESETS.noForeignMessengers,
 };
 
-describe.each(PLATFORMS)('a purpose per verification (%s)', (platform: Platform) => {
+/** Each platform on its own store: the purpose's counters, records and claims on Memory and on Redis. */
+const CASES: [Platform, StoreKind][] = [
+  ['express', 'memory'],
+  ['fastify', 'redis'],
+];
+
+describe.each(CASES)('a purpose per verification (%s, %s store)', (platform: Platform, storeKind) => {
   const suite = sandboxSuite();
+  let store: ReturnType<typeof storeFor> | undefined;
+  afterEach(async () => {
+    await suite.host?.close();
+    suite.host = undefined;
+    if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
+    store = undefined;
+  });
 
   async function boot(extra: Partial<VerificationModuleOptions> = {}) {
+    store = storeFor(storeKind, suite.sb);
     suite.host = await createTestApp({
       platform,
       module: moduleOptions(suite.sb, {
+        store,
         purposes: PURPOSES,
         verifiedPhone: { claimTtlMs: DEFAULT_CLAIM_MS },
         history: {},
