@@ -284,6 +284,20 @@ describe.each(CASES)('a purpose per verification (%s, %s store)', (platform: Pla
     expect((await post('/open', plainClaim)).status).toBe(201);
   });
 
+  it('coalescing hands a pending session back only to a start of the same purpose', async () => {
+    await boot({ limits: { enabled: false, coalesceStarts: true } });
+    const phone = phoneNumber();
+    const signup = await start({ phone_number: phone, method: 'sms', purpose: 'signup' });
+    const stepUp = await start({ phone_number: phone, method: 'sms', purpose: 'step_up' });
+    expect(stepUp.status).toBe(201);
+    expect(stepUp.body).toMatchObject({ resumed: false });
+    expect(stepUp.body.verification_id).not.toBe(signup.body.verification_id);
+    const again = await start({ phone_number: phone, method: 'sms', purpose: 'step_up' });
+    expect(again.body).toMatchObject({ resumed: true, verification_id: stepUp.body.verification_id });
+    const none = await start({ phone_number: phone, method: 'sms' });
+    expect(none.body).toMatchObject({ resumed: false });
+  });
+
   it("a purpose's own per-number limit counts its starts only, across callers", async () => {
     await boot();
     const phone = phoneNumber();
