@@ -66,9 +66,6 @@ export const EN_TEXTS = {
   e_phone_not_allowed: 'This number cannot be verified here. Please use another one.',
   e_phone_type: 'Only mobile numbers can be verified. Please enter a mobile number.',
   e_start_refused: 'We cannot start a verification for this request now. Please try later.',
-  e_purpose_not_allowed: 'This page asks for a kind of verification this site does not offer.',
-  /** The host's `assessStart` asks for its challenge (a captcha) first: the page shows it. */
-  e_step_up_required: 'Please confirm you are here (the check below), then start again.',
   e_not_found: 'This verification cannot be found any more. Please start again.',
   e_not_pending: 'This verification is already over.',
   e_not_pending_expired: 'This verification has expired. Please start again.',
@@ -155,8 +152,6 @@ const ru: Texts = {
   e_phone_not_allowed: 'Этот номер здесь не проверить. Укажите другой.',
   e_phone_type: 'Проверить можно только мобильный номер. Укажите мобильный.',
   e_start_refused: 'Сейчас нельзя начать проверку. Попробуйте позже.',
-  e_purpose_not_allowed: 'Эта страница просит проверку, которой на сайте нет.',
-  e_step_up_required: 'Подтвердите, что вы здесь (проверка ниже), и начните снова.',
   e_not_found: 'Проверка больше не найдена. Начните заново.',
   e_not_pending: 'Проверка уже завершена.',
   e_not_pending_expired: 'Время проверки истекло. Начните заново.',
