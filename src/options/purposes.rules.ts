@@ -38,8 +38,8 @@ const POLICY_RULES: readonly OptionRule[] = [
 ];
 
 /**
- * The rules of each purpose `purposes` names, under its own path (`purposes.step_up.methods[0]`): a
- * key that is not a purpose's name is refused first, naming it.
+ * The rules of each purpose `purposes` names, under its own path (`purposes.step_up.methods[0]`); a
+ * key that is not a purpose's name is refused naming it, its policy unread. Checked in the keys' order.
  */
 export function purposeRules(purposes: unknown): OptionRule[] {
   if (!isObject(purposes)) return [];
