@@ -184,6 +184,18 @@ export {
   type VerifiedPhoneClaim,
   type VerifiedPhoneFacts,
 } from './guard/verified-phone-claims.js';
+/* Issue 48 (lane 48a): a purpose per verification, the risk hook, the change of phone. */
+export { BUILT_IN_PURPOSES, PURPOSE_PRESETS } from './options/purposes.options.js';
+export type {
+  BuiltInPurpose,
+  PurposePolicy,
+  PurposesOptions,
+  ResolvedPurposePolicy,
+  ResolvedPurposes,
+} from './options/purposes.options.js';
+export { REQUIRED_PURPOSE } from './guard/verified-phone.guard.js';
+export type { StartAssessment, StartAssessmentContext } from './options/limits.options.js';
+export type { StartAssessmentFacts } from './core/session-record.js';
 export type {
   ApiOperation,
   ApiRequestInfo,

@@ -44,4 +44,6 @@ export interface StartInput {
    * when omitted; `detectDevice()` gives a cheap guess.
    */
   device?: DeviceHint;
+  /** What the verification is for (`signup`, `login`, `step_up`, `change_phone`, or the host's own). Not sent when omitted. */
+  purpose?: string;
 }

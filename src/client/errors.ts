@@ -44,6 +44,8 @@ export type VerificationErrorCode =
   | 'fallback_not_available'
   | 'journey_limit_reached'
   | 'method_held'
+  | 'purpose_not_allowed'
+  | 'step_up_required'
   | 'service_unavailable'
   | 'network_error'
   | 'unexpected_response'

@@ -70,7 +70,7 @@ export class RoutesTransport {
   /** `POST /start`; a graded answer is followed once (heldOver). */
   start(input: StartInput, signal: AbortSignal): Promise<StartAnswer> {
     // Undefined fields drop out of the JSON: the server refuses unknown ones (an older one `device`).
-    const body = { phone_number: input.phoneNumber, device: input.device };
+    const body = { phone_number: input.phoneNumber, device: input.device, purpose: input.purpose };
     return heldOver(
       (method) => this.request<StartAnswer>('/start', signal, { ...body, method }),
       input.method,

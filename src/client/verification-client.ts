@@ -53,6 +53,8 @@ export class VerificationClient {
   /** The step `autoFallback` last switched from. */
   private autoSwitchedAt: string | null = null;
   private device: DeviceHint | undefined;
+  /** The last start's purpose: a resend keeps it. */
+  private purpose: string | undefined;
 
   constructor(private readonly options: VerificationClientOptions = {}) {
     ({ transport: this.transport, eventSource: this.eventSource } = routesFor(options));
@@ -75,6 +77,7 @@ export class VerificationClient {
     if (this.waiting()) return this.state;
     const signal = this.restart();
     this.device = input.device;
+    this.purpose = input.purpose;
     this.set({ ...IDLE, phase: 'starting', method: input.method ?? null });
     try {
       const answer = await this.transport.start(input, signal);
@@ -134,7 +137,12 @@ export class VerificationClient {
   async resend(): Promise<VerificationState> {
     const saved = this.followed.current;
     if (!saved?.phone || !this.state.canResend) return this.local('resend_unavailable');
-    return this.start({ phoneNumber: saved.phone, method: saved.method, device: this.device });
+    return this.start({
+      phoneNumber: saved.phone,
+      method: saved.method,
+      device: this.device,
+      purpose: this.purpose,
+    });
   }
 
   /**

@@ -15,6 +15,7 @@ const TABLE: Record<ProtectionRefusalReason, [string, number, string]> = {
   check_limit: ['rate_limit_exceeded', 429, 'rate_limit'],
   spend_cap: ['service_unavailable', 503, 'spend_cap'],
   before_start_failed: ['service_unavailable', 503, 'hook'],
+  assess_start_failed: ['service_unavailable', 503, 'hook'],
   start_in_progress: ['service_unavailable', 503, 'in_progress'],
   wrong_codes_phone: ['too_many_wrong_codes', 429, 'rate_limit'],
   wrong_codes_owner: ['too_many_wrong_codes', 429, 'rate_limit'],

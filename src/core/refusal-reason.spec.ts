@@ -32,6 +32,7 @@ describe('refusalReason: start-route errors as metric labels', () => {
     ['rate_limit_exceeded', undefined, 'upstream_rate_limit'],
     ['service_unavailable', 'spend_cap', 'spend_cap'],
     ['service_unavailable', 'before_start_failed', 'hook'],
+    ['service_unavailable', 'assess_start_failed', 'hook'],
     ['service_unavailable', 'start_in_progress', 'in_progress'],
     ['start_refused', 'captcha_required', 'hook'],
     // The pumping defence's holds and the spend cap's reserve.
@@ -89,6 +90,7 @@ describe('protection refusals on the wire', () => {
       ['check_limit', 429, 'rate_limit_exceeded'],
       ['spend_cap', 503, 'service_unavailable'],
       ['before_start_failed', 503, 'service_unavailable'],
+      ['assess_start_failed', 503, 'service_unavailable'],
       ['start_in_progress', 503, 'service_unavailable'],
       ['wrong_codes_phone', 429, 'too_many_wrong_codes'],
       ['wrong_codes_owner', 429, 'too_many_wrong_codes'],

@@ -3,6 +3,16 @@ import { CODE_LENGTH_BOUNDS } from './verification-code.js';
 import { methodTraits, type VerificationMethod } from './verification-method.js';
 import { isTerminal, type VerificationStatus } from './verification-status.js';
 
+/** What the host's `assessStart` answered for a start that went ahead, as records, events, history and spans carry it. */
+export interface StartAssessmentFacts {
+  /** `allow`, or `grade` (only methods charged on proof were offered). */
+  decision: 'allow' | 'grade';
+  /** The host's reason (a short code-like string), when it gave one. */
+  reason?: string;
+  /** The caller passed the host's challenge (a step-up asked for before). */
+  challengePassed?: true;
+}
+
 /**
  * What the module keeps about a session it started, in the store under `session:{requestId}`.
  * Times are ms since the epoch. `cost` stays server-side. Made only by `newSessionRecord`.
@@ -12,6 +22,10 @@ export interface SessionRecord {
   phoneNumber: string;
   method: VerificationMethod;
   owner?: string;
+  /** What it was started for (`purpose` on start); absent: none named, or a record rebuilt without it. */
+  purpose?: string;
+  /** The host's `assessStart` answer for its start (absent: no hook, or an answer of `allow` without a reason). */
+  assessment?: StartAssessmentFacts;
   status: VerificationStatus;
   awaitingCode: boolean;
   codeLength?: number;
@@ -94,6 +108,10 @@ export interface SessionFacts {
 export interface SessionOrigin {
   /** The `owner(req)` it was started for. */
   owner?: string;
+  /** What it was started for (see SessionRecord.purpose). */
+  purpose?: string;
+  /** The host's risk answer for its start (see SessionRecord.assessment). */
+  assessment?: StartAssessmentFacts;
   /** When it began, if the API does not say (`created_at`). */
   createdAt: number;
   /** Its TTL, if the API does not say when it ends (`expires_at`): counted from its beginning. */
@@ -122,6 +140,8 @@ export function newSessionRecord(facts: SessionFacts, origin: SessionOrigin): Se
     phoneNumber: facts.phoneNumber,
     method: facts.method,
     owner: origin.owner,
+    ...(origin.purpose === undefined ? {} : { purpose: origin.purpose }),
+    ...(origin.assessment === undefined ? {} : { assessment: { ...origin.assessment } }),
     status: seed ? 'sent' : facts.status,
     awaitingCode: seed ? false : facts.awaitingCode === true,
     codeLength: facts.codeLength,

@@ -1,4 +1,5 @@
 import type { Money } from './money.js';
+import type { StartAssessmentFacts } from './session-record.js';
 import type { VerificationMethod } from './verification-method.js';
 import type { VerificationStatus } from './verification-status.js';
 
@@ -50,6 +51,13 @@ export interface VerificationEvent {
   expiresAt: Date | null;
   /** The `owner(req)` the session was started for, when an owner resolver is configured. */
   owner: string | undefined;
+  /** What it was started for (`purpose` on start), when one was named. */
+  purpose?: string;
+  /**
+   * The host's `limits.assessStart` answer for its start (`allow`, or `grade`: only methods charged on
+   * proof were offered), its reason and whether a challenge was passed, when the hook is set.
+   */
+  assessment?: StartAssessmentFacts;
   source: VerificationEventSource;
   /**
    * The methods the session's journey tried, in order (the frontend's `verification_id` names the

@@ -29,6 +29,8 @@ const CONTRACT: Record<ClientErrorCode, [number, string]> = {
   method_held: [409, 'Method held'],
   phone_verification_required: [403, 'Phone verification required'],
   phone_not_verified: [409, 'Phone not verified'],
+  purpose_not_allowed: [400, 'Purpose not allowed'],
+  step_up_required: [403, 'Step-up required'],
 };
 
 describe('VerificationClientError', () => {

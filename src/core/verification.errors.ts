@@ -24,6 +24,10 @@ export const ClientErrorCode = {
   phoneVerificationRequired: 'phone_verification_required',
   /** VerifiedPhoneGuard on a host's route: the verification is the caller's but not verified. */
   phoneNotVerified: 'phone_not_verified',
+  /** A start naming a purpose this registration neither builds in nor declares (`purposes`). */
+  purposeNotAllowed: 'purpose_not_allowed',
+  /** The host's `assessStart` asks for its challenge (a captcha, a proof of presence) before this start. */
+  stepUpRequired: 'step_up_required',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
@@ -48,6 +52,8 @@ const TITLES: Record<ClientErrorCode, string> = {
   method_held: 'Method held',
   phone_verification_required: 'Phone verification required',
   phone_not_verified: 'Phone not verified',
+  purpose_not_allowed: 'Purpose not allowed',
+  step_up_required: 'Step-up required',
 };
 
 /** The HTTP status of each error code (the problem document's integer `status`). */
@@ -72,6 +78,8 @@ export const CLIENT_ERROR_STATUSES: Readonly<Record<ClientErrorCode, number>> = 
   method_held: 409,
   phone_verification_required: 403,
   phone_not_verified: 409,
+  purpose_not_allowed: 400,
+  step_up_required: 403,
 };
 
 const PROBLEM_TYPE_PREFIX = 'urn:nestjs-phone-verification:error:';

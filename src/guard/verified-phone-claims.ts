@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { SubjectIndex } from '../sessions/subject-index.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { purposePolicy, type ResolvedPurposes } from '../options/purposes.options.js';
 
 /**
  * What a signed claim says: this number was verified for this owner at `verifiedAt`, at the
@@ -16,12 +17,17 @@ export interface VerifiedPhoneClaim {
   verifiedAt: Date;
   /** A reviewer or demo number's (`testNumbers`). */
   test: boolean;
-  /** When the claim stops being accepted (issued + `verifiedPhone.claimTtlMs`). */
+  /** When the claim stops being accepted (issued + its purpose's `claimTtlMs`, else `verifiedPhone.claimTtlMs`). */
   expiresAt: Date;
+  /** What the verification was for (`purpose` on start); undefined: none named. */
+  purpose?: string;
 }
 
 /** What a claim is made of. */
-export type VerifiedPhoneFacts = Pick<VerifiedPhoneClaim, 'phoneNumber' | 'owner' | 'verifiedAt'> & {
+export type VerifiedPhoneFacts = Pick<
+  VerifiedPhoneClaim,
+  'phoneNumber' | 'owner' | 'verifiedAt' | 'purpose'
+> & {
   /** Default false. */
   test?: boolean;
 };
@@ -43,6 +49,8 @@ interface ClaimBody {
   aud: string;
   /** a test number's */
   t: boolean;
+  /** purpose, when one was named */
+  p?: string;
 }
 
 /**
@@ -57,7 +65,7 @@ interface ClaimBody {
 export class VerifiedPhoneClaims {
   readonly #key: Buffer;
   readonly #audience: string;
-  readonly #ttlMs: number;
+  readonly #purposes: ResolvedPurposes;
   /** The module's clock (`clock` option). */
   readonly #now: () => number;
 
@@ -74,18 +82,19 @@ export class VerifiedPhoneClaims {
     const registration = claimRegistration(options);
     this.#audience = options.dataKeys.digest(registration);
     this.#key = claimKey(options.handleKey, registration);
-    this.#ttlMs = options.verifiedPhone.claimTtlMs;
+    this.#purposes = options.purposes;
   }
 
-  /** A claim of `facts`, accepted for `verifiedPhone.claimTtlMs` from now. */
+  /** A claim of `facts`, accepted from now for its purpose's `claimTtlMs` (else `verifiedPhone.claimTtlMs`). */
   async issue(facts: VerifiedPhoneFacts): Promise<string> {
     const body: ClaimBody = {
       n: facts.phoneNumber,
       o: facts.owner ?? null,
       va: facts.verifiedAt.getTime(),
-      exp: this.#now() + this.#ttlMs,
+      exp: this.#now() + purposePolicy(this.#purposes, facts.purpose).claimTtlMs,
       aud: this.#audience,
       t: facts.test === true,
+      ...(facts.purpose === undefined ? {} : { p: facts.purpose }),
     };
     const encoded = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
     return `${PREFIX}.${encoded}.${this.#mac(encoded)}`;
@@ -119,6 +128,7 @@ export class VerifiedPhoneClaims {
       verifiedAt: new Date(body.va),
       test: body.t,
       expiresAt: new Date(body.exp),
+      ...(body.p === undefined ? {} : { purpose: body.p }),
     };
   }
 
@@ -152,7 +162,8 @@ function parseBody(encoded: string): ClaimBody | null {
       Number.isFinite(body.va) &&
       Number.isFinite(body.exp) &&
       typeof body.aud === 'string' &&
-      typeof body.t === 'boolean'
+      typeof body.t === 'boolean' &&
+      (body.p === undefined || typeof body.p === 'string')
       ? (body as ClaimBody)
       : null;
   } catch {

@@ -6,7 +6,13 @@ import {
   type ExecutionContext,
   type Type,
 } from '@nestjs/common';
-import { ALLOW_TEST_NUMBERS, VERIFIED_WITHIN_MS, VerifiedPhoneGuard } from './verified-phone.guard.js';
+import { PURPOSE_PATTERN } from '../options/purposes.options.js';
+import {
+  ALLOW_TEST_NUMBERS,
+  REQUIRED_PURPOSE,
+  VERIFIED_WITHIN_MS,
+  VerifiedPhoneGuard,
+} from './verified-phone.guard.js';
 import { verifiedPhoneOf, type VerifiedPhoneDetails } from './verified-phone.request.js';
 
 export interface RequireVerifiedPhoneOptions {
@@ -17,6 +23,12 @@ export interface RequireVerifiedPhoneOptions {
    * route refuses them (403 `phone_verification_required`, `reason: "test_number"`).
    */
   allowTestNumbers?: boolean;
+  /**
+   * The purpose the verification must have been started for (`purpose` on start): a verification or
+   * claim of another purpose, or of none, is refused (403 `phone_verification_required`,
+   * `reason: "purpose"`). A handler's purpose wins over its class's.
+   */
+  purpose?: string;
   /** The guard to apply: a subclass of VerifiedPhoneGuard for other contexts (GraphQL). Default VerifiedPhoneGuard. */
   guard?: Type<VerifiedPhoneGuard>;
 }
@@ -32,7 +44,13 @@ export function RequireVerifiedPhone(
     throw new TypeError('RequireVerifiedPhone: "within" must be a positive integer of ms');
   if (options.allowTestNumbers !== undefined && typeof options.allowTestNumbers !== 'boolean')
     throw new TypeError('RequireVerifiedPhone: "allowTestNumbers" must be a boolean');
+  if (
+    options.purpose !== undefined &&
+    !(typeof options.purpose === 'string' && PURPOSE_PATTERN.test(options.purpose))
+  )
+    throw new TypeError('RequireVerifiedPhone: "purpose" must be a purpose name like "step_up"');
   return applyDecorators(
+    ...(options.purpose === undefined ? [] : [SetMetadata(REQUIRED_PURPOSE, options.purpose)]),
     ...(options.within === undefined ? [] : [SetMetadata(VERIFIED_WITHIN_MS, options.within)]),
     ...(options.allowTestNumbers === undefined
       ? []

@@ -13,6 +13,9 @@ export const VERIFIED_WITHIN_MS = 'nestjs-phone-verification:verified-within-ms'
 /** Metadata key of `@RequireVerifiedPhone({ allowTestNumbers: true })`. */
 export const ALLOW_TEST_NUMBERS = 'nestjs-phone-verification:allow-test-numbers';
 
+/** Metadata key of `@RequireVerifiedPhone({ purpose })`. */
+export const REQUIRED_PURPOSE = 'nestjs-phone-verification:required-purpose';
+
 /** The boot error of a guard placed where no registration's exports reach. */
 export const GUARD_WITHOUT_REGISTRATION =
   'VerifiedPhoneGuard (@RequireVerifiedPhone()) is used in a module that sees no VerificationModule ' +
@@ -59,6 +62,10 @@ export class VerifiedPhoneGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (found.test && this.reflector.getAllAndOverride<boolean>(ALLOW_TEST_NUMBERS, targets) !== true)
       throw required('This action does not take a test number', 'test_number');
+    // The handler's purpose wins over its class's; a verification of another purpose (or none) is refused.
+    const purpose = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_PURPOSE, targets);
+    if (purpose !== undefined && found.purpose !== purpose)
+      throw required(`This action needs a phone verified for "${purpose}"`, 'purpose');
     const within = this.reflector.getAllAndOverride<number | undefined>(VERIFIED_WITHIN_MS, targets);
     // An unknown time is never taken as now: a route with an age limit refuses it.
     if (
@@ -101,7 +108,13 @@ export class VerifiedPhoneGuard implements CanActivate {
       });
     // Unknown (a record of an older version): the claim states the epoch, which no `within` accepts.
     const verifiedAt = facts.verifiedAt ?? new Date(0);
-    const claimed = { phoneNumber: facts.phoneNumber, owner, verifiedAt, test: facts.test };
+    const claimed = {
+      phoneNumber: facts.phoneNumber,
+      owner,
+      verifiedAt,
+      test: facts.test,
+      ...(facts.purpose === undefined ? {} : { purpose: facts.purpose }),
+    };
     return {
       ...claimed,
       timeKnown: facts.verifiedAt !== null,

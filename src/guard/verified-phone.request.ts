@@ -10,6 +10,8 @@ export interface VerifiedPhoneDetails {
    * opted in (`@RequireVerifiedPhone({ allowTestNumbers: true })`); check it on routes of your own.
    */
   test: boolean;
+  /** What the verification was for (`purpose` on start); undefined: none named. */
+  purpose?: string;
   /** `verification`: read from a `verification_id` and confirmed by the API; `claim`: from a signed claim. */
   source: 'verification' | 'claim';
   /** The `verification_id` it was read from (source `verification`). */

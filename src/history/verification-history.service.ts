@@ -162,7 +162,13 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   async refused(
     operation: string,
     error: unknown,
-    context: { phoneNumber?: string; method?: string; requestId?: string },
+    context: {
+      phoneNumber?: string;
+      method?: string;
+      requestId?: string;
+      purpose?: string;
+      assessment?: { decision: string; reason?: string };
+    },
     owner: string | undefined,
     callers: readonly string[] = [],
   ): Promise<void> {
@@ -173,13 +179,21 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       owner,
       method: context.method,
       requestId: context.requestId,
+      purpose: context.purpose,
     };
     if (operation === 'check' && error.errorCode === 'invalid_code')
       return this.record({ ...about, kind: 'check', check: 'wrong' });
     const reason =
       refusalReason(error) ?? (typeof error.extra.reason === 'string' ? error.extra.reason : undefined);
     await this.record(
-      { ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason },
+      {
+        ...about,
+        kind: 'refusal',
+        operation,
+        errorCode: error.errorCode,
+        reason,
+        ...(context.assessment === undefined ? {} : { assessment: context.assessment }),
+      },
       refusalAdmission(this.store, this.options.dataKeys, callers),
     );
   }
@@ -335,6 +349,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       requestId: event.requestId,
       status: event.event.replace('verification.', ''),
       cost: event.journeyCost,
+      purpose: event.purpose,
     });
   }
 }

@@ -27,6 +27,13 @@ export interface VerificationHistoryEntry {
   operation?: string;
   /** `start`/`switch`: the price fixed at initiation; `outcome`: what the journey was charged. Null: no price stated. */
   cost?: Money | null;
+  /** What the verification was for (`purpose` on start), when one was named. */
+  purpose?: string;
+  /**
+   * `start`/`switch`: the host's `assessStart` answer (`allow`, `grade`); `refusal`: `step_up` or
+   * `refuse`, when the hook refused. With its reason.
+   */
+  assessment?: { decision: string; reason?: string; challengePassed?: true };
   /** `start`: the caller's pending session handed back (no new session, nothing charged). */
   resumed?: boolean;
   /**

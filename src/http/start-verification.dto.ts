@@ -5,7 +5,7 @@ import { VERIFICATION_METHODS } from '../core/verification-method.js';
 
 export class StartVerificationDto {
   /** Every field of the body (see BodyFields). */
-  static readonly fields = ['phone_number', 'method', 'device'] as const;
+  static readonly fields = ['phone_number', 'method', 'device', 'purpose'] as const;
 
   @ApiProperty({
     description: 'Phone number as typed; normalised to E.164 (default country applies)',
@@ -34,4 +34,15 @@ export class StartVerificationDto {
   @IsOptional()
   @IsIn([...DEVICE_HINTS], { message: 'device must be "mobile" or "desktop"' })
   device?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'What the verification is for: `signup`, `login`, `step_up`, `change_phone` or a purpose the host declared; its policy picks the methods, limits and claim lifetime',
+    example: 'step_up',
+    maxLength: 32,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  purpose?: string;
 }

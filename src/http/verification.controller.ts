@@ -113,6 +113,7 @@ export abstract class VerificationControllerBase {
       phoneNumber: body.phone_number,
       method: body.method,
       device: body.device,
+      purpose: body.purpose,
       owner,
       ip: clientIp(request),
       browserKey,

@@ -35,6 +35,12 @@ export class VerificationProblem {
     },
   })
   errors?: { field: string | null; message: string }[];
+  @ApiPropertyOptional({
+    description: 'purpose_not_allowed, method_not_available: the purpose named on start',
+  })
+  purpose?: string;
+  @ApiPropertyOptional({ description: "step_up_required: the host's challenge to pass (e.g. captcha)" })
+  challenge?: string;
 }
 
 /** Refusals every body route (start, check, switch, cancel) can give before its handler runs (ClientBodyGuard). */
@@ -49,6 +55,8 @@ const BODY_RULES: ClientErrorCode[] = [
 export const ROUTE_ERROR_CODES = {
   start: [
     ...BODY_RULES,
+    'purpose_not_allowed',
+    'step_up_required',
     'method_not_available',
     'phone_not_allowed',
     'start_refused',

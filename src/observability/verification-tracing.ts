@@ -16,6 +16,10 @@ export interface SpanFacts {
   refusalReason?: string;
   /** A reviewer or demo number's session (`testNumbers`): `verification.test` is set, `true`. */
   test?: boolean;
+  /** What the verification is for (`purpose` on start): `verification.purpose`. */
+  purpose?: string;
+  /** The host's `assessStart` answer and reason: `verification.assessment`, `verification.assessment_reason`. */
+  assessment?: { decision: string; reason?: string };
 }
 
 /** What a traced operation may tell its span while it runs. */
@@ -116,6 +120,12 @@ function setFacts(span: OtelSpan, facts: SpanFacts): void {
       span.setAttribute('verification.cost_class', methodTraits(facts.method).billing);
   }
   if (facts.outcome !== undefined) span.setAttribute('verification.outcome', facts.outcome);
+  if (facts.purpose !== undefined) span.setAttribute('verification.purpose', facts.purpose);
+  if (facts.assessment !== undefined) {
+    span.setAttribute('verification.assessment', facts.assessment.decision);
+    if (facts.assessment.reason !== undefined)
+      span.setAttribute('verification.assessment_reason', facts.assessment.reason);
+  }
   if (facts.refusalReason !== undefined)
     span.setAttribute('verification.refusal_reason', facts.refusalReason);
   if (facts.test === true) span.setAttribute('verification.test', true);

@@ -34,6 +34,30 @@ export interface StartContext {
 export type BeforeStartResult =
   void | undefined | boolean | { allow: true; challengePassed?: boolean } | { allow: false; reason: string };
 
+/**
+ * What `assessStart` is told: the start's context, its purpose, and what the pumping defence suspects.
+ * The host's own risk inputs (line type, operator, the date of the last SIM change) come from its own
+ * lookup of `phoneNumber`, or from `request`.
+ */
+export interface StartAssessmentContext extends StartContext {
+  /** What the verification is for (`purpose` on start; a switch keeps its journey's). */
+  purpose?: string;
+}
+
+/**
+ * `assessStart`'s answer. `allow` (with `challengePassed: true` once the caller passed the challenge a
+ * `step_up` asked for: a pumping hold is lifted too); `grade`: only methods charged on proof are offered
+ * (409 `method_held`, as the pumping defence grades; `auto` takes the first); `step_up`: 403
+ * `step_up_required` with `reason` and `challenge` (the host's captcha, a proof of presence);
+ * `refuse`: 403 `start_refused`. A `reason` is a short code (`[A-Za-z0-9_.:-]`, at most 64, no run of
+ * 7 digits): it reaches the frontend, events, history and spans; anything else reads `unspecified`.
+ */
+export type StartAssessment =
+  | { decision: 'allow'; reason?: string; challengePassed?: boolean }
+  | { decision: 'grade'; reason: string }
+  | { decision: 'step_up'; reason: string; challenge?: string }
+  | { decision: 'refuse'; reason: string };
+
 export interface LimitsOptions {
   /**
    * `false` switches every protection off (not recommended): limits, cooldown, spend cap and, unless
@@ -101,6 +125,13 @@ export interface LimitsOptions {
    * or spent. `{ allow: false, reason }` → 403 `start_refused` with that reason; a throw → 503.
    */
   beforeStart?: (context: StartContext) => BeforeStartResult | Promise<BeforeStartResult>;
+  /**
+   * The host's risk check of a start, run where `beforeStart` runs (before it): allow, grade, ask for
+   * a step-up or refuse (StartAssessment). Its answer and reason go to the session's events, the
+   * history and the span. A throw or an answer of another shape fails closed: 503
+   * `service_unavailable`, `reason: "assess_start_failed"` (only the error's name is logged).
+   */
+  assessStart?: (context: StartAssessmentContext) => StartAssessment | Promise<StartAssessment>;
 }
 
 export interface SpendCapOptions {
@@ -136,4 +167,5 @@ export interface ResolvedLimits {
   key?: LimitsOptions['key'];
   ipv6PrefixLength: number;
   beforeStart?: LimitsOptions['beforeStart'];
+  assessStart?: LimitsOptions['assessStart'];
 }

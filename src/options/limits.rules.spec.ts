@@ -27,6 +27,12 @@ const CASES: RefusalCase[] = [
   ['limits.key', { api, limits: { key: 'ip' } }, 'limits.key', 'must be a function'],
 
   ['limits.beforeStart', { api, limits: { beforeStart: {} } }, 'limits.beforeStart', 'must be a function'],
+  [
+    'limits.assessStart',
+    { api, limits: { assessStart: 'allow' } },
+    'limits.assessStart',
+    'must be a function',
+  ],
 
   [
     'limits.ipv6PrefixLength',

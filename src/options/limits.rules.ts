@@ -57,6 +57,7 @@ export const LIMITS_OPTION_RULES: readonly OptionRule[] = [
   { path: 'limits.resendCooldownMs', checks: [(v, at) => (v === false ? undefined : positiveInt(v, at))] },
   { path: 'limits.key', checks: [fn] },
   { path: 'limits.beforeStart', checks: [fn] },
+  { path: 'limits.assessStart', checks: [fn] },
   { path: 'limits.ipv6PrefixLength', checks: [intRange(32, 128, 'bits')] },
   { path: 'limits.spendCap', checks: [objectOrFalse('{ amount, windowMs }')] },
   { path: 'limits.spendCap.amount', required: true, checks: [positiveNumber] },

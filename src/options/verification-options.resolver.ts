@@ -5,6 +5,8 @@ import { isVerificationStore } from '../store/create-store.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
 import type { RATE_LIMITS } from './limits.rules.js';
 import { checkKnownKeys } from './unknown-options.js';
+import type { PurposesOptions, ResolvedPurposePolicy, ResolvedPurposes } from './purposes.options.js';
+import { purposeRules } from './purposes.rules.js';
 import { VERIFICATION_OPTION_RULES } from './verification-options.rules.js';
 import {
   declaredRouteRules,
@@ -48,6 +50,7 @@ export function resolveVerificationOptions(
   checkKnownKeys(VERIFICATION_OPTION_RULES, input);
   const routes = declared ?? declaredRoutes(input);
   checkOptions(declaredRouteRules(routes), input);
+  checkOptions(purposeRules(input.purposes), input);
   const D = VERIFICATION_DEFAULTS;
   const webhooks = input.webhooks ?? {};
   const phone = input.phone ?? {};
@@ -101,6 +104,7 @@ export function resolveVerificationOptions(
     clock: input.clock ?? (isVerificationStore(store) ? () => store.now() : Date.now),
     testNumbers: resolveTestNumbers(input.testNumbers),
     verifiedPhone: resolveVerifiedPhone(input.verifiedPhone),
+    purposes: resolvePurposes(input.purposes, input.verifiedPhone?.claimTtlMs),
     history:
       input.history === undefined || input.history === false
         ? false
@@ -160,6 +164,15 @@ export function optionWarnings(options: ResolvedVerificationOptions): string[] {
     warnings.push(
       'option "api.baseUrl" ends in /v1, and the module adds /v1 to every path itself (/v1/v1/verify would answer 404): give the URL without it',
     );
+  for (const [name, policy] of Object.entries(options.purposes.declared))
+    if (
+      policy.methods &&
+      policy.methods.length > 0 &&
+      !policy.methods.some((m) => options.methods.includes(m))
+    )
+      warnings.push(
+        `option "purposes.${name}.methods" names none of the methods this registration offers ("methods"): every start of "${name}" is refused`,
+      );
   const { numbers, owners } = options.testNumbers;
   if (numbers.length > 0)
     warnings.push(
@@ -202,6 +215,7 @@ function resolveLimits(limits: LimitsOptions): ResolvedLimits {
     key: limits.key,
     ipv6PrefixLength: limits.ipv6PrefixLength ?? D.ipv6PrefixLength,
     beforeStart: limits.beforeStart,
+    assessStart: limits.assessStart,
   };
 }
 
@@ -274,6 +288,30 @@ function resolveVerifiedPhone(given: VerifiedPhoneOptions | undefined): Required
     header: resolved.header.toLowerCase(),
     claimHeader: resolved.claimHeader.toLowerCase(),
   };
+}
+
+function resolvePurposes(
+  given: PurposesOptions | undefined,
+  claimTtlMs: number | undefined,
+): ResolvedPurposes {
+  const base: ResolvedPurposePolicy = {
+    methods: undefined,
+    startPerPhone: false,
+    claimTtlMs: claimTtlMs ?? VERIFICATION_DEFAULTS.verifiedPhone.claimTtlMs,
+  };
+  const declared: Record<string, ResolvedPurposePolicy> = Object.create(null) as Record<
+    string,
+    ResolvedPurposePolicy
+  >;
+  for (const [name, policy] of Object.entries(given ?? {})) {
+    const limit = policy.limits?.startPerPhone;
+    declared[name] = {
+      methods: policy.methods === undefined ? undefined : [...new Set(policy.methods)],
+      startPerPhone: limit === undefined ? false : { points: limit.points, windowMs: limit.windowMs },
+      claimTtlMs: policy.claimTtlMs ?? base.claimTtlMs,
+    };
+  }
+  return { default: base, declared };
 }
 
 /** `defaults` with each field the host gave (and only the fields `defaults` names). */

@@ -11,6 +11,7 @@ import {
 } from '../../test/support/option-refusals.js';
 import { INTEGRATOR_FEATURE_OPTION_RULES } from './integrator-features.rules.js';
 import { LIMITS_OPTION_RULES } from './limits.rules.js';
+import { PURPOSES_OPTION_RULES } from './purposes.rules.js';
 import { ORCHESTRATION_OPTION_RULES } from './orchestration.rules.js';
 import { VERIFICATION_OPTION_RULES } from './verification-options.rules.js';
 import { declaredAsyncRoutes, resolveVerificationOptions } from './verification-options.resolver.js';
@@ -25,6 +26,7 @@ const GROUP_RULES = new Set([
   ...ORCHESTRATION_OPTION_RULES,
   ...LIMITS_OPTION_RULES,
   ...INTEGRATOR_FEATURE_OPTION_RULES,
+  ...PURPOSES_OPTION_RULES,
 ]);
 
 /**

@@ -21,6 +21,7 @@ import {
   section,
 } from './verification-option-checks.js';
 import { INTEGRATOR_FEATURE_OPTION_RULES } from './integrator-features.rules.js';
+import { PURPOSES_OPTION_RULES } from './purposes.rules.js';
 import { LIMITS_OPTION_RULES } from './limits.rules.js';
 import { ORCHESTRATION_OPTION_RULES } from './orchestration.rules.js';
 import { WEBHOOK_AND_ROUTE_OPTION_RULES } from './webhooks-and-routes.rules.js';
@@ -167,4 +168,5 @@ export const VERIFICATION_OPTION_RULES: readonly OptionRule[] = [
   ...ORCHESTRATION_OPTION_RULES,
   ...LIMITS_OPTION_RULES,
   ...INTEGRATOR_FEATURE_OPTION_RULES,
+  ...PURPOSES_OPTION_RULES,
 ];

@@ -12,6 +12,7 @@ import type {
   VerifiedPhoneOptions,
 } from './integrator-features.options.js';
 import type { LimitsOptions, ResolvedLimits } from './limits.options.js';
+import type { PurposesOptions, ResolvedPurposes } from './purposes.options.js';
 import type { OrchestrationOptions, ResolvedOrchestration } from './orchestration.options.js';
 import type { ResolvedRoutes, RoutesOptions, WebhookOptions, WebhookVerifier } from './routes.options.js';
 import type { ReconcileOptions, StatusCacheOptions, StatusStreamOptions } from './session-status.options.js';
@@ -114,6 +115,12 @@ export interface VerificationModuleOptions {
   history?: HistoryOptions | false;
   /** Keep a ledger of expected charges and reconcile it with the API (`{}` for the defaults). Default off. */
   ledger?: LedgerOptions | false;
+  /**
+   * A policy per purpose of a verification (`purpose` on start): its methods, limits and claim
+   * lifetime. Keys other than the built-in purposes declare the host's own. Default: none (every
+   * purpose follows the registration's own settings). See docs/verified-phone-guard.md.
+   */
+  purposes?: PurposesOptions;
 }
 
 /* ------------------------------------------------------------------ resolved options */
@@ -168,6 +175,7 @@ export interface ResolvedVerificationOptions {
   history: Required<HistoryOptions> | false;
   /** false: no ledger is kept. */
   ledger: Required<LedgerOptions> | false;
+  purposes: ResolvedPurposes;
 }
 
 // Each option group's types live in a file of their own; this file names them all.
@@ -186,6 +194,8 @@ export type {
   RateLimit,
   ResolvedLimits,
   SpendCapOptions,
+  StartAssessment,
+  StartAssessmentContext,
   StartContext,
 } from './limits.options.js';
 export type {
@@ -195,6 +205,13 @@ export type {
   ResolvedOrchestrationFallback,
 } from './orchestration.options.js';
 export type { PumpingOptions, PumpingSafeList, ResolvedPumping } from './pumping.options.js';
+export type {
+  BuiltInPurpose,
+  PurposePolicy,
+  PurposesOptions,
+  ResolvedPurposePolicy,
+  ResolvedPurposes,
+} from './purposes.options.js';
 export type {
   ResolvedRoutes,
   RouteSettings,

@@ -23,8 +23,11 @@ export const ProtectionKeys = {
   /** Per caller, number and method: another method is not a resend (a journey's switch). */
   cooldown: (keys: DataKeys, caller: string, phone: string, method: string): string =>
     `protect:cooldown:${keys.digest(`${caller}\n${phone}\n${method}`)}`,
-  coalesce: (keys: DataKeys, caller: string, phone: string, method: string): string =>
-    `protect:coalesce:${keys.digest(`${caller}\n${phone}\n${method}`)}`,
+  /** Per caller, number, method and purpose (none: the key of a start without one). */
+  coalesce: (keys: DataKeys, caller: string, phone: string, method: string, purpose?: string): string =>
+    `protect:coalesce:${keys.digest(`${caller}\n${phone}\n${method}${purpose === undefined ? '' : `\n${purpose}`}`)}`,
+  /** A purpose's own starts per number (`purposes[name].limits.startPerPhone`): the limiter's prefix. */
+  startPerPurpose: 'protect:start-purpose',
   spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,
   /** A session's spend reservation kept open until the session ends (charged on proof or delivery). */
   spendOpen: (requestId: string): string => `protect:spend-open:${digest(requestId)}`,

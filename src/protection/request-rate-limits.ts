@@ -1,5 +1,5 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import type { RateLimit } from '../options/verification.options.js';
+import type { RateLimit, ResolvedPurposes } from '../options/verification.options.js';
 import type { ProtectionHold } from './protection-hold.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { ProtectionKeys } from './protection-keys.js';
@@ -24,6 +24,8 @@ export class RequestRateLimits {
   private readonly startPerPhoneAndCaller: StoreRateLimiter | undefined;
   private readonly startPerPhone: StoreRateLimiter | undefined;
   private readonly checkPerClient: StoreRateLimiter | undefined;
+  /** Each declared purpose's own per-number limit. */
+  private readonly startPerPurpose = new Map<string, StoreRateLimiter>();
 
   constructor(
     store: VerificationStore,
@@ -35,7 +37,12 @@ export class RequestRateLimits {
       checkPerIp: RateLimit | false;
     },
     private readonly keys: DataKeys,
+    purposes?: ResolvedPurposes,
   ) {
+    for (const [purpose, policy] of Object.entries(purposes?.declared ?? {})) {
+      const limiter = StoreRateLimiter.forLimit(store, ProtectionKeys.startPerPurpose, policy.startPerPhone);
+      if (limiter) this.startPerPurpose.set(purpose, limiter);
+    }
     // Counters one of which exists per caller are evictable: a flood of callers must not evict the
     // per-phone ceilings, cooldowns and sessions a bounded store keeps.
     this.startPerClient = StoreRateLimiter.forLimit(
@@ -104,6 +111,19 @@ export class RequestRateLimits {
   }
 
   /**
+   * Counts one start of `purpose` against its own per-number limit (`purposes[name].limits`), or
+   * throws 429 `start_phone_limit`; nothing to count without a purpose or a limit of it.
+   */
+  countPurposeStart(purpose: string | undefined, phoneNumber: string): Promise<ProtectionHold> {
+    const limiter = purpose === undefined ? undefined : this.startPerPurpose.get(purpose);
+    return count(
+      limiter,
+      purposeKey(this.keys, purpose ?? '', phoneNumber),
+      ProtectionRefusalReason.startPhoneLimit,
+    );
+  }
+
+  /**
    * Counts one start of a method charged on proof against each of its callers' free budget (client
    * key, network, owner: distinct ids), or throws 429 `start_ip_limit`. Free for the host unless
    * proved, such a start is still an upstream call: nobody gets them without limit.
@@ -137,6 +157,11 @@ export class RequestRateLimits {
       ProtectionRefusalReason.checkLimit,
     );
   }
+}
+
+/** The counter of `purpose`'s starts to `phoneNumber` under the limiter's prefix (the erasure names it too). */
+export function purposeKey(keys: DataKeys, purpose: string, phoneNumber: string): string {
+  return keys.digest(`${purpose}\n${phoneNumber}`);
 }
 
 type Count = readonly [

@@ -4,6 +4,7 @@ import type { SpendReservation } from './spend-cap.js';
 import type { CoalescingClaim } from './start-coalescer.js';
 import type { StartedSession } from './verification-protection.types.js';
 import { errorText } from '../core/error-text.js';
+import type { StartAssessmentFacts } from '../core/session-record.js';
 
 /** What an admitted start took from protection, for its permit to settle. */
 export interface PermitTerms {
@@ -16,6 +17,8 @@ export interface PermitTerms {
   reservation: SpendReservation | undefined;
   /** The pumping defence suspected the start but let it go (monitor mode, a passed challenge, an attack on its country). */
   suspected: boolean;
+  /** The host's `assessStart` answer for the start, carried to its session's record (none: no hook). */
+  assessment?: StartAssessmentFacts;
   /** Remembers which pumping subjects a started session belongs to (so its verification counts there). */
   attribute(session: StartedSession): Promise<void>;
   /** The API answered 429: every instance waits `ms` before sending another start. */
@@ -69,6 +72,11 @@ export class StartPermit {
   /** The pumping defence suspected this start (the method figures leave it out). */
   get suspected(): boolean {
     return this.admission.suspected;
+  }
+
+  /** The host's `assessStart` answer for this start, for its session's record. */
+  get assessment(): StartAssessmentFacts | undefined {
+    return this.admission.assessment;
   }
 
   /** Whether the permit was committed or rolled back. */

@@ -14,7 +14,7 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { runBeforeStart } from './before-start-hook.js';
+import { runStartHooks } from './start-hooks.js';
 import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-callers.js';
 import { toMinorUnits } from '../core/money.js';
 import { PriceEstimator } from './price-estimator.js';
@@ -77,7 +77,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     this.logger = logger;
     const limits = options.limits;
     warnWhenSpendUnbounded(limits, logger);
-    this.limits = new RequestRateLimits(store, limits, options.dataKeys);
+    this.limits = new RequestRateLimits(store, limits, options.dataKeys, options.purposes);
     this.backOff = new UpstreamBackOff(store);
     this.cooldown = new ResendCooldown(store, limits.resendCooldownMs, options.dataKeys);
     this.wrongCodes = new WrongCodeBudget(store, limits, options.dataKeys);
@@ -139,7 +139,13 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     const starter = starterOf(candidate);
     if (!this.coalescer || starter === undefined) return this.admit(candidate, undefined);
     const claimed = await this.coalescer.claim(
-      ProtectionKeys.coalesce(this.options.dataKeys, starter, candidate.phoneNumber, candidate.method),
+      ProtectionKeys.coalesce(
+        this.options.dataKeys,
+        starter,
+        candidate.phoneNumber,
+        candidate.method,
+        candidate.purpose,
+      ),
       stale,
     );
     if (typeof claimed === 'string')
@@ -178,20 +184,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       this.pumping.assess(candidate),
       this.options.limits.enabled ? this.backOff.assertOpen() : undefined,
     ]);
-    const suspected = this.pumping.signal(pumping);
-    const challengePassed = await runBeforeStart(
-      this.options.limits.beforeStart,
-      {
-        phoneNumber: candidate.phoneNumber,
-        method: candidate.method,
-        ip: candidate.ip,
-        owner: candidate.owner,
-        request: candidate.request,
-        ...(suspected ? { suspected } : {}),
-        ...(candidate.switchedFrom ? { switchedFrom: candidate.switchedFrom } : {}),
-      },
-      this.logger,
-    );
+    const hooks = runStartHooks(this.options.limits, candidate, this.pumping.signal(pumping), this.logger);
+    const { assessment, challengePassed } = await hooks;
     (await wrongCodes)();
     const caller = limitsCallerOf(candidate);
     const holds: ProtectionHold[] = [];
@@ -208,6 +202,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       if (methodTraits(candidate.method).chargedOnProof)
         holds.push(await this.limits.countFreeStart(freeCallersOf(candidate, this.options.limits)));
       holds.push(await this.countStart(candidate, caller, grade));
+      holds.push(await this.limits.countPurposeStart(candidate.purpose, candidate.phoneNumber));
       holds.push(await this.pumping.admit(pumping, challengePassed, grade));
       reservation = await this.reserve(candidate, pumping, grade);
     } catch (error) {
@@ -221,6 +216,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         holds,
         reservation,
         suspected: this.pumping.suspects(pumping),
+        ...(assessment ? { assessment: assessment.facts } : {}),
         attribute: (session) => this.pumping.started(pumping, session.requestId, session.expiresAt),
         ...(this.options.limits.enabled ? { backOff: (ms: number) => this.backOff.hold(ms) } : {}),
       },

@@ -19,6 +19,8 @@ export interface StartCandidate {
   browserKey?: string;
   /** The host's request, for its `beforeStart` hook. */
   request: unknown;
+  /** What the start is for (`purpose`; a switch keeps its journey's): its policy's limits apply. */
+  purpose?: string;
   /** A journey's switch: the method it leaves (told to `beforeStart`). */
   switchedFrom?: KnownVerificationMethod;
   /**

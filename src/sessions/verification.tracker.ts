@@ -225,6 +225,8 @@ export class VerificationTracker {
       verifiedAt: record.verifiedAt === null ? null : new Date(record.verifiedAt),
       expiresAt: new Date(record.expiresAt),
       owner: record.owner,
+      ...(record.purpose === undefined ? {} : { purpose: record.purpose }),
+      ...(record.assessment === undefined ? {} : { assessment: { ...record.assessment } }),
       source,
       ...journey,
       ...(isTestSession(record.requestId) ? { test: true as const } : {}),

@@ -2,6 +2,7 @@ import type { KnownVerificationMethod } from '../api/api.types.js';
 import { normalizeMethod } from '../api/method-names.js';
 import { isDeviceHint, type DeviceHint, type SwitchRefusal } from '../core/journey.js';
 import { VerificationClientError } from '../core/verification.errors.js';
+import { isAcceptedPurpose, PURPOSE_PATTERN, type ResolvedPurposes } from '../options/purposes.options.js';
 
 /** Retry-After of `switch_in_progress`: the other switch's answer is a moment away. */
 const SWITCH_RETRY_AFTER_SECONDS = 1;
@@ -44,6 +45,35 @@ export function deviceHint(device: unknown): DeviceHint | undefined {
   if (device === undefined) return undefined;
   if (!isDeviceHint(device)) throw fieldError('device', 'device must be "mobile" or "desktop"');
   return device;
+}
+
+/**
+ * A start's `purpose`: absent, or one this registration accepts (built in, or declared in `purposes`).
+ * Not a purpose's name: 400 `validation_error`; a name not accepted here: 400 `purpose_not_allowed`.
+ */
+export function startPurpose(purpose: unknown, purposes: ResolvedPurposes): string | undefined {
+  if (purpose === undefined) return undefined;
+  if (typeof purpose !== 'string' || !PURPOSE_PATTERN.test(purpose))
+    throw fieldError(
+      'purpose',
+      'purpose must be a purpose name (lower-case letters, digits, _ or -, at most 32)',
+    );
+  if (!isAcceptedPurpose(purposes, purpose))
+    throw new VerificationClientError('purpose_not_allowed', `Purpose "${purpose}" is not accepted here`, {
+      purpose,
+    });
+  return purpose;
+}
+
+/** 400 `method_not_available` of a start whose purpose allows none of the methods offered here. */
+export function noMethodForPurpose(purpose: string | undefined): VerificationClientError {
+  return new VerificationClientError(
+    'method_not_available',
+    purpose === undefined
+      ? 'No method is offered here'
+      : `No method is offered here for purpose "${purpose}"`,
+    { available_methods: [], ...(purpose === undefined ? {} : { purpose }) },
+  );
 }
 
 /** 409 `switch_in_progress`: another switch (or cancel) of the journey holds its next step. */

@@ -10,6 +10,18 @@ import type { ErasureSubject } from '../sessions/subject-index.js';
 import { testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
 import { refusalBudgetKey } from '../history/refusal-admission.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
+import { purposeKey } from '../protection/request-rate-limits.js';
+import { BUILT_IN_PURPOSES } from '../options/purposes.options.js';
+
+/** The purposes whose counters a subject may hold: the built-in ones and its sessions'. */
+function purposesOf(records: readonly SessionRecord[]): string[] {
+  return [
+    ...new Set([
+      ...BUILT_IN_PURPOSES,
+      ...records.flatMap((r) => (r.purpose === undefined ? [] : [r.purpose])),
+    ]),
+  ];
+}
 
 /** What names a subject's counters: its sessions, the callers they were started by, and the clock. */
 export interface ErasureScope {
@@ -45,6 +57,7 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
       testNumberWrongKey(keys, n),
       ...RangeStatsKeys.numberKeys(keys, n, now, windowMs),
       ...records.map((r) => statsNumberKey(r, keys.digest(n))),
+      ...purposesOf(records).map((p) => `${ProtectionKeys.startPerPurpose}:${purposeKey(keys, p, n)}`),
     );
   }
   for (const owner of owners) names.push(`${ProtectionKeys.wrongCodesPerOwner}:${keys.digest(owner)}`);
@@ -81,6 +94,7 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
         names.push(
           ProtectionKeys.cooldown(keys, caller, n, method),
           ProtectionKeys.coalesce(keys, caller, n, method),
+          ...purposesOf(records).map((p) => ProtectionKeys.coalesce(keys, caller, n, method, p)),
         );
       for (const id of places)
         for (const w of windows) names.push(rangeStatsKey.caller(keys.digest(`${id}\n${caller}`), w));

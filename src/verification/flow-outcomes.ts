@@ -5,6 +5,7 @@ import type { DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { asVerificationError, type VerificationError } from '../core/verification.errors.js';
 import { figureGivers } from './figure-givers.js';
+import { AssessmentRefusal } from '../protection/assess-start-hook.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
@@ -15,6 +16,8 @@ export interface FlowFacts {
   method?: string;
   phoneNumber?: string;
   requestId?: string;
+  /** What the flow was for (`purpose`), once it was read. */
+  purpose?: string;
   /** The client's IP: whose budget of refusal entries in history a refusal spends (figureGivers). */
   ip?: string;
   /** `Date.now()` when the flow began. */
@@ -66,6 +69,8 @@ export class FlowOutcomes {
       requestId: record.requestId,
       status: record.status,
       cost: record.cost ?? null,
+      ...(record.purpose === undefined ? {} : { purpose: record.purpose }),
+      ...(record.assessment === undefined ? {} : { assessment: record.assessment }),
       ...(resumed ? { resumed } : {}),
     });
     if (!resumed) {
@@ -113,7 +118,8 @@ export class FlowOutcomes {
       address === undefined ? undefined : `address:${address}`,
       network === undefined ? undefined : `network:${network}`,
     ].filter((c): c is string => c !== undefined);
-    await this.history.refused(route, error, facts, owner, callers);
+    const assessment = error instanceof AssessmentRefusal ? { assessment: error.assessment } : {};
+    await this.history.refused(route, error, { ...facts, ...assessment }, owner, callers);
     return asVerificationError(error);
   }
 

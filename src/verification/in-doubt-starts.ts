@@ -28,6 +28,8 @@ const LATE_WEBHOOK_MS = 3_600_000;
 interface InDoubtStart {
   method: VerificationMethod;
   owner?: string;
+  /** What it was for (`purpose` on start). */
+  purpose?: string;
   /** Store-clock time the initiation was sent. */
   at: number;
 }
@@ -74,7 +76,12 @@ export class InDoubtStarts {
    * answering with the initiation's own failure. Without a webhook route nothing could reveal the
    * session, so nothing is kept.
    */
-  async remember(start: { phoneNumber: string; method: VerificationMethod; owner?: string }): Promise<void> {
+  async remember(start: {
+    phoneNumber: string;
+    method: VerificationMethod;
+    owner?: string;
+    purpose?: string;
+  }): Promise<void> {
     this.telemetry.logger.warn(
       'initiation outcome unknown: a session may exist upstream; it is adopted if a webhook reveals it',
       { method: start.method, phone: maskPhoneNumber(start.phoneNumber) },
@@ -86,7 +93,7 @@ export class InDoubtStarts {
       const key = InDoubtStarts.inDoubtKey(this.options.dataKeys, start.phoneNumber);
       const entries = [
         ...this.entries(await this.store.get(key)),
-        { method: start.method, owner: start.owner, at },
+        { method: start.method, owner: start.owner, purpose: start.purpose, at },
       ];
       const kept = entries.filter((e) => e.at + this.lifetimeMs() > at);
       await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(kept)), this.lifetimeMs());
@@ -127,6 +134,7 @@ export class InDoubtStarts {
     // The state at initiation; the tracker merges the API's view into it and emits what is due.
     const record = newSessionRecord(session, {
       owner: match.owner,
+      purpose: match.purpose,
       createdAt: match.at,
       ttlMs:
         this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,

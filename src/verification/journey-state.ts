@@ -22,6 +22,9 @@ import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { methodsForPurpose, type ResolvedPurposes } from '../options/purposes.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { OrchestrationPolicy, type MethodPlan, type PriceOf } from './orchestration.policy.js';
 import { toStatusView } from './status-view.js';
@@ -67,7 +70,13 @@ export class JourneyState {
     private readonly policy: OrchestrationPolicy,
     private readonly prices: PriceBook,
     private readonly balance: VerificationBalanceWatch,
-  ) {}
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) options: ResolvedVerificationOptions,
+  ) {
+    this.purposes = options.purposes;
+  }
+
+  /** The purposes' policies: a journey's switches stay among its purpose's methods. */
+  private readonly purposes: ResolvedPurposes;
 
   /**
    * The journey a handle opened to. A current session the store lost is rebuilt from the API
@@ -245,11 +254,13 @@ export class JourneyState {
   }
 
   private optionsAt(
-    { order, priceOf }: MethodPlan,
+    { order: planned, priceOf }: MethodPlan,
     loaded: LoadedJourney,
     status: JourneyStatus,
   ): JourneyOptions {
     const spentMinor = journeyExposureMinor(loaded.records, chargedCost);
+    // A journey moves only among the methods its purpose allows.
+    const order = methodsForPurpose(this.purposes, loaded.current.purpose, planned);
     const remaining = remainingMethods(order, loaded.journey, this.policy.exclude);
     const switchable = switchableMethods({
       journey: loaded.journey,

@@ -4,7 +4,12 @@ import type { InitiateResult, KnownVerificationMethod } from '../api/api.types.j
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
-import { DEFAULT_SESSION_TTL_MS, newSessionRecord, type SessionRecord } from '../core/session-record.js';
+import {
+  DEFAULT_SESSION_TTL_MS,
+  newSessionRecord,
+  type SessionRecord,
+  type StartAssessmentFacts,
+} from '../core/session-record.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -20,6 +25,8 @@ export interface SessionOrder {
   phoneNumber: string;
   method: KnownVerificationMethod;
   owner: string | undefined;
+  /** What it is for (`purpose` on start; a switch keeps its journey's). */
+  purpose?: string;
   /** A test start's client network (an IPv4 /24, an IPv6 /48): whose kept test sessions it counts in. */
   network?: string;
   /** The journey the session is a step of (none: a journey's first session). */
@@ -81,7 +88,7 @@ export class PaidStart {
       // down, refuse before paying.
       await this.records.ensureReachable();
       const result = await this.initiate(order, permit);
-      const record = await this.recorded(order, result, permit.suspected);
+      const record = await this.recorded(order, result, permit.suspected, permit.assessment);
       await permit.commit(record);
       return record;
     } catch (error) {
@@ -129,14 +136,17 @@ export class PaidStart {
 
   /** The started session, recorded and followed by the reconciler until its outcome is emitted. */
   private async recorded(
-    { phoneNumber, owner, journeyId, callers }: SessionOrder,
+    { phoneNumber, owner, purpose, journeyId, callers }: SessionOrder,
     result: InitiateResult,
     suspected?: boolean,
+    assessment?: StartAssessmentFacts,
   ): Promise<SessionRecord> {
     const record = newSessionRecord(
       { ...result, phoneNumber: result.phoneNumber || phoneNumber },
       {
         owner,
+        purpose,
+        assessment,
         createdAt: this.options.clock(),
         ttlMs:
           this.options.expirySeconds === undefined

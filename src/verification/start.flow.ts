@@ -14,7 +14,14 @@ import {
   type StartCandidate,
   type StartPermit,
 } from '../protection/verification-protection.service.js';
-import { deviceHint, fieldError, offeredMethod } from './client-refusals.js';
+import { methodsForPurpose } from '../options/purposes.options.js';
+import {
+  deviceHint,
+  fieldError,
+  noMethodForPurpose,
+  offeredMethod,
+  startPurpose,
+} from './client-refusals.js';
 import { callerOf, FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
 import { JourneyState } from './journey-state.js';
@@ -24,6 +31,7 @@ import { PhoneNumberNormalizer } from './phone-number.policy.js';
 import { toStartView } from './start-view.js';
 import type { StartInput, StartView } from './verification.views.js';
 import { figureGivers } from './figure-givers.js';
+import { AssessmentRefusal } from '../protection/assess-start-hook.js';
 
 /** `method` of a start or switch that leaves the choice to the orchestration policy. */
 export const AUTO = 'auto';
@@ -65,15 +73,28 @@ export class StartFlow {
       try {
         // Normalise: bad input is refused before anything asks the API.
         const auto = input.method === undefined || input.method === AUTO;
-        if (!auto) facts.method = offeredMethod(input.method, this.options.methods, this.prices.offeredNow());
+        const purpose = startPurpose(input.purpose, this.options.purposes);
+        facts.purpose = purpose;
+        if (purpose !== undefined) span.set({ purpose });
+        const allowed = (methods: readonly KnownVerificationMethod[]) =>
+          methodsForPurpose(this.options.purposes, purpose, methods);
+        if (allowed(this.options.methods).length === 0) throw noMethodForPurpose(purpose);
+        if (!auto)
+          facts.method = offeredMethod(
+            input.method,
+            allowed(this.options.methods),
+            allowed(this.prices.offeredNow()),
+          );
         if (typeof input.phoneNumber !== 'string')
           throw fieldError('phone_number', 'phone_number must be a string');
         const device = deviceHint(input.device);
         const phoneNumber = this.phones.normalize(input.phoneNumber).e164;
         facts.phoneNumber = phoneNumber;
 
-        // Pick the method: `auto` takes the policy's first for the device; an explicit one must be offered.
-        const offered = await this.prices.offered();
+        // Pick the method, among those the purpose allows: `auto` takes the policy's first for the
+        // device; an explicit one must be offered.
+        const offered = allowed(await this.prices.offered());
+        if (offered.length === 0) throw noMethodForPurpose(purpose);
         const ordered = this.allowedFor(auto ? await this.policy.order(offered) : offered, device);
         const method = auto ? firstOf(ordered, offered) : offeredMethod(facts.method, offered, offered);
         facts.method = method;
@@ -83,6 +104,7 @@ export class StartFlow {
           method,
           offered: ordered,
           owner: input.owner,
+          ...(purpose === undefined ? {} : { purpose }),
           ip: input.ip,
           clientKey,
           browserKey: input.browserKey,
@@ -99,7 +121,7 @@ export class StartFlow {
           const callers = erasureCallersOf(clientKey, input.browserKey);
           const network = figureGivers(undefined, input.ip).network;
           started = await this.paid
-            .play({ phoneNumber, method, owner: input.owner, callers, network })
+            .play({ phoneNumber, method, owner: input.owner, purpose, callers, network })
             .catch(async (error) => {
               await hold.release();
               throw error;
@@ -115,6 +137,7 @@ export class StartFlow {
               phoneNumber,
               method: admitted.candidate.method,
               owner: input.owner,
+              purpose,
               callers: erasureCallersOf(clientKey, input.browserKey),
             };
             started = await this.paid.pay(order, admitted.permit);
@@ -143,10 +166,14 @@ export class StartFlow {
           method: view.method,
           outcome: resumed ? 'resumed' : view.status,
           test: isTestSession(started.requestId),
+          ...(started.assessment === undefined ? {} : { assessment: started.assessment }),
         });
         return loaded ? { ...view, ...this.handles.token(loaded.journey, input.owner) } : view;
       } catch (error) {
-        span.set({ method: facts.method });
+        span.set({
+          method: facts.method,
+          ...(error instanceof AssessmentRefusal ? { assessment: error.assessment } : {}),
+        });
         throw await this.outcomes.refused('start', error, facts, input.owner);
       }
     });

@@ -176,6 +176,7 @@ export class StatusFlow {
         phoneNumber: verified ? record.phoneNumber : null,
         verifiedAt: verified && record.verifiedAt !== null ? new Date(record.verifiedAt) : null,
         test: isTestSession(record.requestId),
+        ...(record.purpose === undefined ? {} : { purpose: record.purpose }),
       };
     } catch (error) {
       throw this.outcomes.failed('getVerifiedPhone', error);

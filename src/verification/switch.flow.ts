@@ -86,6 +86,8 @@ export class SwitchFlow {
             phoneNumber: journey.phoneNumber,
             method: decision.method,
             owner: input.owner,
+            // A journey keeps the purpose it was started for, on every step.
+            ...(current.purpose === undefined ? {} : { purpose: current.purpose }),
             journeyId,
             callers: erasureCallersOf(clientKey, input.browserKey),
           };
@@ -107,6 +109,7 @@ export class SwitchFlow {
               phoneNumber: journey.phoneNumber,
               method: decision.method,
               owner: input.owner,
+              purpose: order.purpose,
               ip: input.ip,
               clientKey,
               browserKey: input.browserKey,

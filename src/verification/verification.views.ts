@@ -46,6 +46,8 @@ export interface VerifiedFacts {
   verifiedAt: Date | null;
   /** A reviewer or demo number's session (`testNumbers`). */
   test: boolean;
+  /** What it was started for (`purpose` on start); undefined: none named. */
+  purpose?: string;
 }
 
 export interface StatusView {
@@ -92,6 +94,11 @@ export interface StartInput {
   method?: string;
   /** `mobile` or `desktop`: the policy leaves out the methods `orchestration.exclude` names for it. */
   device?: DeviceHint | (string & { readonly __unknownDevice?: never });
+  /**
+   * What the verification is for: `signup`, `login`, `step_up`, `change_phone` or one declared in
+   * `purposes`. It picks the purpose's policy and is carried in the events, history, claims and spans.
+   */
+  purpose?: string;
   owner?: string;
   /** Client IP as the HTTP platform reports it (trust-proxy aware). */
   ip?: string;

@@ -47,7 +47,7 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
     };
     // `method` may be left out (it is then `auto`).
     expect(startBody.required).toEqual(['phone_number']);
-    expect(Object.keys(startBody.properties)).toEqual(['phone_number', 'method', 'device']);
+    expect(Object.keys(startBody.properties)).toEqual(['phone_number', 'method', 'device', 'purpose']);
     expect(document.paths['/phone/start'].post?.responses['201']).toBeDefined();
     const startResponse = JSON.stringify(schemas.StartVerificationResponse);
     expect(startResponse).not.toMatch(/cost|request_id/);
@@ -91,8 +91,8 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       return out;
     };
     expect(errorCodes('/phone/start', 'post')).toEqual({
-      '400': ['validation_error', 'method_not_available', 'phone_not_allowed'],
-      '403': ['cross_site_request', 'start_refused'],
+      '400': ['validation_error', 'purpose_not_allowed', 'method_not_available', 'phone_not_allowed'],
+      '403': ['cross_site_request', 'step_up_required', 'start_refused'],
       '409': ['method_held'],
       '413': ['payload_too_large'],
       '415': ['unsupported_media_type'],

@@ -47,6 +47,12 @@ describe('VerificationClient (journeys)', () => {
     harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
     await c.start({ phoneNumber: '+79123456789' });
     expect(harness.routes.requests.at(-1)!.body).toEqual({ phone_number: '+79123456789' });
+    // A purpose is sent as given.
+    await c.start({ phoneNumber: '+79123456789', purpose: 'step_up' });
+    expect(harness.routes.requests.at(-1)!.body).toEqual({
+      phone_number: '+79123456789',
+      purpose: 'step_up',
+    });
   });
 
   it("switchMethod: POST /switch, then the new method's task for the same verification", async () => {

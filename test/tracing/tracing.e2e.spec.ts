@@ -208,6 +208,44 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     expect(spans('verification.check')[0]!.attributes['verification.test']).toBe(true);
   });
 
+  it("a start's purpose and its assessStart answer and reason are span attributes, refused or not; none without them", async () => {
+    const risky = phoneNumber();
+    await boot({
+      limits: {
+        resendCooldownMs: false,
+        assessStart: ({ phoneNumber: number, method }) =>
+          number === risky && method === 'sms'
+            ? { decision: 'step_up', reason: 'sim_changed', challenge: 'captcha' }
+            : { decision: 'allow', reason: 'clean' },
+      },
+    });
+    expect(
+      (await post('start', { phone_number: phoneNumber(), method: 'sms', purpose: 'login' })).status,
+    ).toBe(201);
+    expect((await post('start', { phone_number: risky, method: 'sms', purpose: 'step_up' })).status).toBe(
+      403,
+    );
+    const [allowed, refused] = spans('verification.start');
+    expect(allowed!.attributes).toMatchObject({
+      'verification.purpose': 'login',
+      'verification.assessment': 'allow',
+      'verification.assessment_reason': 'clean',
+    });
+    expect(refused!.attributes).toMatchObject({
+      'verification.purpose': 'step_up',
+      'verification.assessment': 'step_up',
+      'verification.assessment_reason': 'sim_changed',
+      'verification.outcome': 'refused',
+    });
+    exporter.reset();
+    await host!.close();
+    await boot();
+    expect((await post('start', { phone_number: phoneNumber(), method: 'sms' })).status).toBe(201);
+    const [plain] = spans('verification.start');
+    expect(plain!.attributes).not.toHaveProperty('verification.purpose');
+    expect(plain!.attributes).not.toHaveProperty('verification.assessment');
+  });
+
   it("every span of a test number's journey says verification.test: status refresh, switch, cancel, reconcile", async () => {
     const reviewer = '+79990000001';
     await boot({
