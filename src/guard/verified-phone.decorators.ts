@@ -14,6 +14,7 @@ import {
   VerifiedPhoneGuard,
 } from './verified-phone.guard.js';
 import { verifiedPhoneOf, type VerifiedPhoneDetails } from './verified-phone.request.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 export interface RequireVerifiedPhoneOptions {
   /** The verification (or claim) must be at most this old, ms: a step-up check ("within 10 minutes"). */
@@ -68,7 +69,9 @@ export const VerifiedPhone = createParamDecorator(
   (data: 'phoneNumber' | 'details' | undefined, context: ExecutionContext): string | VerifiedPhoneDetails => {
     const details = verifiedPhoneOf(context.switchToHttp().getRequest());
     if (details === undefined)
-      throw new Error('@VerifiedPhone() needs VerifiedPhoneGuard on the route (@RequireVerifiedPhone())');
+      throw new PhoneVerificationError(
+        '@VerifiedPhone() needs VerifiedPhoneGuard on the route (@RequireVerifiedPhone())',
+      );
     return data === 'details' ? details : details.phoneNumber;
   },
 );

@@ -7,6 +7,7 @@ import { VerificationService } from '../verification/verification.service.js';
 import { GuardReadMeter } from './guard-read-meter.js';
 import { VerifiedPhoneClaims } from './verified-phone-claims.js';
 import { attachVerifiedPhone, type VerifiedPhoneDetails } from './verified-phone.request.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /** Metadata key of `@RequireVerifiedPhone({ within })`. */
 export const VERIFIED_WITHIN_MS = 'nestjs-phone-verification:verified-within-ms';
@@ -50,7 +51,8 @@ export class VerifiedPhoneGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Optional() private readonly meter: GuardReadMeter,
   ) {
-    if (!options || !verification || !claims || !meter) throw new Error(GUARD_WITHOUT_REGISTRATION);
+    if (!options || !verification || !claims || !meter)
+      throw new PhoneVerificationError(GUARD_WITHOUT_REGISTRATION);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -185,17 +185,10 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       return this.record({ ...about, kind: 'check', check: 'wrong' });
     const reason =
       refusalReason(error) ?? (typeof error.extra.reason === 'string' ? error.extra.reason : undefined);
-    await this.record(
-      {
-        ...about,
-        kind: 'refusal',
-        operation,
-        errorCode: error.errorCode,
-        reason,
-        ...(context.assessment === undefined ? {} : { assessment: context.assessment }),
-      },
-      refusalAdmission(this.store, this.options.dataKeys, callers),
-    );
+    const { assessment } = context;
+    const entry = { ...about, kind: 'refusal', operation, errorCode: error.errorCode, reason } as const;
+    const admission = refusalAdmission(this.store, this.options.dataKeys, callers);
+    await this.record(assessment === undefined ? entry : { ...entry, assessment }, admission);
   }
 
   /**

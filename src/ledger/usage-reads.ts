@@ -6,6 +6,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { LedgerKeys } from './ledger-keys.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /** What `GET /v1/usage` said of one UTC date, and when (module clock). */
 export interface UsageReading {
@@ -36,7 +37,7 @@ export class UsageReads {
   async read(date: string): Promise<UsageReading> {
     const usage = await this.api.getUsage({ from: date, to: date });
     const chargedMinor = toMinorUnits(usage.totalCost.amount);
-    if (chargedMinor === undefined) throw new Error('usage: no total cost');
+    if (chargedMinor === undefined) throw new PhoneVerificationError('usage: no total cost');
     const reading: UsageReading = {
       chargedMinor,
       currency: usage.totalCost.currency,

@@ -33,6 +33,7 @@ import {
 } from './ledger-row.js';
 import { UsageReads } from './usage-reads.js';
 import { balanceStep, parseMark, type BalanceMark } from './ledger-balance.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /** A day is final (its sessions ended, its figures settled) this long after its midnight UTC ends. */
 export const LEDGER_FINAL_AFTER_MS = 3_600_000;
@@ -222,7 +223,9 @@ export class VerificationLedger {
   #settings(where: string): Required<LedgerOptions> {
     const settings = this.options.ledger;
     if (!settings)
-      throw new Error(`ledger.${where}: the ledger is off (give the "ledger" option, {} for the defaults)`);
+      throw new PhoneVerificationError(
+        `ledger.${where}: the ledger is off (give the "ledger" option, {} for the defaults)`,
+      );
     return settings;
   }
 

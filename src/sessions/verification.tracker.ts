@@ -78,7 +78,7 @@ export class VerificationTracker {
     @Optional() private readonly ledger?: VerificationLedger,
   ) {
     if (!emitter)
-      throw new Error(
+      throw new PhoneVerificationError(
         'VerificationModule needs @nestjs/event-emitter: add EventEmitterModule.forRoot() to the imports of your AppModule',
       );
   }

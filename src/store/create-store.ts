@@ -43,25 +43,27 @@ export function createStore(option: StoreOption | undefined, clock: () => number
   if (typeof option === 'object' && option !== null) {
     const keyPrefix = (option as { keyPrefix?: unknown }).keyPrefix;
     if (keyPrefix !== undefined && typeof keyPrefix !== 'string') {
-      throw new TypeError('store.keyPrefix must be a string');
+      throw new VerificationOptionsError('store.keyPrefix', 'must be a string');
     }
     if ('redis' in option) {
       if (!isRedisClient(option.redis)) {
-        throw new TypeError(
-          'store.redis must be an ioredis client (Redis or Cluster) or a node-redis client',
+        throw new VerificationOptionsError(
+          'store.redis',
+          'must be an ioredis client (Redis or Cluster) or a node-redis client',
         );
       }
       return new RedisStore({ client: option.redis, keyPrefix, clock });
     }
     if ('url' in option) {
       if (typeof option.url !== 'string' || !/^rediss?:\/\//i.test(option.url)) {
-        throw new TypeError('store.url must be a redis:// or rediss:// URL');
+        throw new VerificationOptionsError('store.url', 'must be a redis:// or rediss:// URL');
       }
       return new RedisStore({ url: option.url, keyPrefix, clock });
     }
   }
-  throw new TypeError(
-    'store must be a VerificationStore instance, { redis: client, keyPrefix? } or { url, keyPrefix? }',
+  throw new VerificationOptionsError(
+    'store',
+    'must be a VerificationStore instance, { redis: client, keyPrefix? } or { url, keyPrefix? }',
   );
 }
 

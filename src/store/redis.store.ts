@@ -10,6 +10,8 @@ import { redactSecrets, VerificationStoreUnavailableError } from './store-unavai
 import { RedisSubscriber } from './redis-subscriber.js';
 import type { StoreBatchResults, StoreOperation } from './store-batch.js';
 import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
+import { VerificationOptionsError } from '../core/option-rules.js';
 
 export interface RedisStoreOptions {
   /** The host's connected client: ioredis (Redis or Cluster) or node-redis (client or cluster). Never closed by the store. */
@@ -52,13 +54,17 @@ export class RedisStore implements VerificationStore {
     this.keyPrefix = options.keyPrefix ?? 'pv:';
     this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
     if (!Number.isFinite(this.commandTimeoutMs) || this.commandTimeoutMs <= 0) {
-      throw new RangeError(
-        `RedisStore: commandTimeoutMs must be a positive number, got ${options.commandTimeoutMs}`,
+      throw new VerificationOptionsError(
+        'commandTimeoutMs',
+        `must be a positive number (got ${options.commandTimeoutMs})`,
+        'RedisStore',
       );
     }
     if ((options.client === undefined) === (options.url === undefined)) {
-      throw new TypeError(
-        'RedisStore: give exactly one of `client` (an ioredis or node-redis client) or `url`',
+      throw new VerificationOptionsError(
+        'client',
+        'or `url`: give exactly one (`client` an ioredis or node-redis client)',
+        'RedisStore',
       );
     }
     this.secrets = options.url ? urlSecrets(options.url) : [];
@@ -71,7 +77,7 @@ export class RedisStore implements VerificationStore {
     } else {
       const url = options.url as string;
       if (!/^rediss?:\/\//i.test(url))
-        throw new TypeError('RedisStore: url must start with redis:// or rediss://');
+        throw new VerificationOptionsError('url', 'must start with redis:// or rediss://', 'RedisStore');
       const drivers: RedisDriverName[] = options.driver ? [options.driver] : ['ioredis', 'redis'];
       this.connection = openRedisClient(url, { drivers, commandTimeoutMs: this.commandTimeoutMs }).then(
         (client) => ({ client, runner: createCommandRunner(client), owned: true }),
@@ -291,7 +297,8 @@ export class RedisStore implements VerificationStore {
     if (error instanceof VerificationStoreUnavailableError) return error;
     const message = errorMessage(error);
     if (message.includes('NOT_A_COUNTER')) return notACounter();
-    if (message.startsWith('RedisStore:')) return new Error(redactSecrets(message, this.secrets));
+    if (message.startsWith('RedisStore:'))
+      return new PhoneVerificationError(redactSecrets(message, this.secrets));
     return new VerificationStoreUnavailableError(
       operation,
       redactSecrets(message, this.secrets) || 'unknown error',

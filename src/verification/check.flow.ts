@@ -127,7 +127,8 @@ export class CheckFlow {
           verified: observed.status === 'verified',
         };
       } catch (error) {
-        span.set({ method: facts.method });
+        const test = facts.requestId !== undefined && isTestSession(facts.requestId);
+        span.set({ method: facts.method, test });
         throw await this.outcomes.refused('check', error, facts, input.owner);
       }
     });

@@ -18,6 +18,7 @@ import { SessionRecordRepository } from '../sessions/session-record.repository.j
 import { TestNumberBook } from '../test-numbers/test-number-book.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 import { upstreamClientError } from './upstream-error.mapper.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /** The session a start asks the API for. */
 export interface SessionOrder {
@@ -77,7 +78,7 @@ export class PaidStart {
   /** A test number's session (see `testNumbers`): played by the module, nothing paid or settled. */
   async play(order: SessionOrder): Promise<SessionRecord> {
     if (!(this.api instanceof TestNumberApiClient) || !this.plays(order.phoneNumber, order.owner))
-      throw new Error('PaidStart.play: not a test number this owner may play');
+      throw new PhoneVerificationError('PaidStart.play: not a test number this owner may play');
     return this.recorded(order, await this.api.play(this.request(order), order.network));
   }
 

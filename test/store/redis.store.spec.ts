@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { RedisStore, type RedisStoreOptions } from '../../src/store/redis.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import { VerificationOptionsError } from '../../src/core/option-rules.js';
 import { sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
 import { describeStoreContract, TestClock } from './store-contract.js';
 
@@ -169,11 +170,18 @@ describe('RedisStore on Redis itself', () => {
   }
 
   it('rejects options that are not one client or one URL', () => {
-    expect(() => new RedisStore({} as RedisStoreOptions)).toThrow(TypeError);
-    expect(() => new RedisStore({ client: hostIoredis, url: sharedRedisUrl() })).toThrow(TypeError);
+    // A bad option is the package's options error naming the field, as at the module's boot.
+    const oneOf = /^RedisStore: option "client" or `url`: give exactly one/;
+    expect(() => new RedisStore({} as RedisStoreOptions)).toThrow(VerificationOptionsError);
+    expect(() => new RedisStore({} as RedisStoreOptions)).toThrow(oneOf);
+    expect(() => new RedisStore({ client: hostIoredis, url: sharedRedisUrl() })).toThrow(oneOf);
     expect(() => new RedisStore({ client: {} as never })).toThrow(/ioredis client .* or a node-redis client/);
-    expect(() => new RedisStore({ url: 'http://localhost:6379' })).toThrow(TypeError);
-    expect(() => new RedisStore({ url: sharedRedisUrl(), commandTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => new RedisStore({ url: 'http://localhost:6379' })).toThrow(
+      /^RedisStore: option "url" must start with redis:\/\/ or rediss:\/\//,
+    );
+    expect(() => new RedisStore({ url: sharedRedisUrl(), commandTimeoutMs: 0 })).toThrow(
+      /^RedisStore: option "commandTimeoutMs" must be a positive number \(got 0\)/,
+    );
   });
 });
 

@@ -198,14 +198,28 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     const reviewer = '+79990000001';
     await boot({ testNumbers: { numbers: [{ phoneNumber: reviewer, code: '246810' }] } });
     const test = await post('start', { phone_number: reviewer, method: 'sms' });
+    const wrong = await post('check', { verification_id: test.body.verification_id, code: '135791' });
+    expect(wrong.status).toBe(400);
     expect((await post('check', { verification_id: test.body.verification_id, code: '246810' })).status).toBe(
       200,
     );
-    expect((await post('start', { phone_number: phoneNumber(), method: 'sms' })).status).toBe(201);
+    const real = await post('start', { phone_number: phoneNumber(), method: 'sms' });
+    expect(real.status).toBe(201);
+    expect((await post('check', { verification_id: real.body.verification_id, code: '0000' })).status).toBe(
+      400,
+    );
     const [testStart, realStart] = spans('verification.start');
     expect(testStart!.attributes['verification.test']).toBe(true);
     expect(realStart!.attributes).not.toHaveProperty('verification.test');
-    expect(spans('verification.check')[0]!.attributes['verification.test']).toBe(true);
+    // A refused check of a test number says so too (an operator filters reviewers' traffic out of alerts).
+    const [refused, verified, realRefused] = spans('verification.check');
+    expect(refused!.attributes).toMatchObject({
+      'verification.outcome': 'refused',
+      'verification.test': true,
+    });
+    expect(verified!.attributes['verification.test']).toBe(true);
+    expect(realRefused!.attributes['verification.outcome']).toBe('refused');
+    expect(realRefused!.attributes).not.toHaveProperty('verification.test');
   });
 
   it("a start's purpose and its assessStart answer and reason are span attributes, refused or not; none without them", async () => {

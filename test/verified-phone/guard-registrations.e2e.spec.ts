@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Controller, Module, Post } from '@nestjs/common';
+import { PhoneVerificationError } from '../../src/core/phone-verification.error.js';
 import { RequireVerifiedPhone, VerifiedPhone } from '../../src/guard/verified-phone.decorators.js';
 import type { VerifiedPhoneDetails } from '../../src/guard/verified-phone.request.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
@@ -113,5 +114,6 @@ describe.each(PLATFORMS)('the guard and named registrations (%s)', (platform: Pl
       imports: [UnboundFeature],
     });
     await expect(booting).rejects.toThrow(/VerificationModule\.forFeature\(name\).*isGlobal: true/);
+    await expect(booting).rejects.toBeInstanceOf(PhoneVerificationError);
   });
 });
