@@ -8,6 +8,7 @@ import { placeOf } from '../protection/pumping-subjects.js';
 import { rangeStatsKey, WEEK_MS } from '../protection/range-stats-keys.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
 import { refusalBudgetKey } from '../history/refusal-admission.js';
+import { InDoubtStarts } from './in-doubt-starts.js';
 import { BUILT_IN_PURPOSES } from '../options/purposes.options.js';
 
 /** The purposes whose counters a subject may hold: the built-in ones and its sessions'. */
@@ -34,18 +35,19 @@ export interface ErasureScope {
  * The store keys an erasure removes, named by the subject alone. An owner's: its wrong-code budget and,
  * as the caller `owner:…`, its pumping counters, rate limits, cooldowns and coalescing claims, alone
  * and with each of its numbers (a new account starts without them anyway, so removing them lifts no
- * bound). A number's: its daily figures' marks and the coalescing claims naming it. Never the limits
- * of other givers (a client key's address, a browser key, a range, a prefix) nor a number's own
- * limits (starts, wrong codes, cooldowns, in-doubt starts): they protect the host's money, hold only
- * keyed digests and counts, and expire with their window; erasing them would let whoever can ask for
- * an erasure buy a fresh budget. Pure.
+ * bound). A number's: its start in doubt, its daily figures' marks and the coalescing claims naming
+ * it. Never the limits of other givers (a client key's address, a browser key, a range, a prefix) nor
+ * a number's own limits (starts, wrong codes, purposes, cooldowns): they protect the host's money,
+ * hold only keyed digests and counts, and expire with their window; erasing them would let whoever
+ * can ask for an erasure buy a fresh budget. Pure.
  */
 export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[] {
   const { subject, records, now } = scope;
   const names: string[] = [];
   if (subject.phoneNumber !== undefined) {
     const n = subject.phoneNumber;
-    names.push(...records.map((r) => statsNumberKey(r, keys.digest(n))));
+    // Its start in doubt holds the number and owner, sealed, for adoption: the subject's, not a limit.
+    names.push(InDoubtStarts.inDoubtKey(keys, n), ...records.map((r) => statsNumberKey(r, keys.digest(n))));
     const callers = [
       ...new Set(records.flatMap((r) => (r.owner === undefined ? [] : [`owner:${r.owner}`]))),
       ...scope.callers,
