@@ -1,15 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import { DataKeys } from '../core/data-keys.js';
+import type { SessionRecord } from '../core/session-record.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
 import { rangeStatsKey, WEEK_MS } from '../protection/range-stats-keys.js';
 import { erasureCounterKeys } from './erasure-keys.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 
 const keys = new DataKeys(undefined, 'secret-secret-secret');
+/** One session of alice's: the owner's keys with its number are named too. */
+const record = { phoneNumber: '+79161234567', owner: 'alice', method: 'sms', createdAt: 0 } as SessionRecord;
 const names = (now: number, callers: string[]) =>
   erasureCounterKeys(keys, {
     subject: { owner: 'alice' },
-    records: [],
+    records: [record],
     callers,
     now,
     pumping: { windowMs: 3_600_000, rangeDigits: 3 },
