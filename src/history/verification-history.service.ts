@@ -1,16 +1,15 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DAY_MS } from '../core/clock.js';
-import { parseTypedNumber } from '../core/phone-number.js';
 import { isTestSession } from '../core/test-session.js';
 import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { refusalReason } from '../core/refusal-reason.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import { VERIFICATION_DEFAULTS } from '../options/verification-options.defaults.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { forgetHistory } from './history-erasure.js';
 import { foldKey, shelfOf, SHELVES } from './history-shelves.js';
 import { HOUR_MS, paidKey, refusalAdmission } from './refusal-admission.js';
 import {
@@ -24,9 +23,6 @@ import {
   type StoredEntry,
 } from './history-rings.js';
 import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verification-history.types.js';
-
-/** Erasure reads at least this many slots of a shelf (history off, or made smaller since). */
-const VERIFICATION_DEFAULTS_HISTORY_MAX = VERIFICATION_DEFAULTS.history.maxEntries;
 
 /** The events an outcome entry is written for. */
 const OUTCOME_EVENTS = [
@@ -192,39 +188,11 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Erases a number's or an owner's entries: its own ring, and the same entries in the rings of the
-   * owners (or numbers) they name, with their folds. Answers how many entries it held. Works with
-   * history off too (entries kept while it was on are erased).
+   * Erases a number's or an owner's entries (see `forgetHistory`); answers how many its own ring held.
+   * Works with history off too (entries kept while it was on are erased).
    */
-  async forget(subject: VerificationHistoryQuery): Promise<number> {
-    const keys = this.options.dataKeys;
-    const own = await this.readRing(ringOf(keys, subject, this.options.phone.defaultCountry));
-    const byNumber = subject.phoneNumber !== undefined;
-    const { defaultCountry } = this.options.phone;
-    const number = byNumber
-      ? parseTypedNumber(subject.phoneNumber, defaultCountry, 'phoneNumber').number
-      : '';
-    const others = new Set(
-      own.entries.flatMap(({ entry }) =>
-        byNumber
-          ? entry.owner === undefined
-            ? []
-            : [ownerRing(keys, entry.owner)]
-          : [numberRing(keys, entry.phoneNumber)],
-      ),
-    );
-    const names = (entry: StoredEntry) =>
-      byNumber ? entry.phoneNumber === number : entry.owner === subject.owner;
-    const related = await Promise.all([...others].map((ring) => this.readRing(ring)));
-    const theirs = related.flatMap((r) => r.entries.filter(({ entry }) => names(entry)));
-    const doomed = [
-      ...own.slots,
-      ...[...own.entries, ...theirs].flatMap(({ slot, entry }) =>
-        entry.fold === undefined ? [slot] : [slot, repeatsKey(slot), entry.fold, `${entry.fold}:n`],
-      ),
-    ];
-    await Promise.all(doomed.map((key) => this.store.delete(key)));
-    return own.entries.length;
+  forget(subject: VerificationHistoryQuery): Promise<number> {
+    return forgetHistory(this.store, this.options, subject);
   }
 
   /**
@@ -251,30 +219,6 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       this.options.dataKeys.seal(JSON.stringify({ ...start, promoted: true })),
       ttlMs,
     );
-  }
-
-  /** A ring's entries with their slots, and every key of the ring (its counters included). */
-  private async readRing(
-    ring: string,
-  ): Promise<{ entries: { slot: string; entry: StoredEntry }[]; slots: string[] }> {
-    const size = Math.max(
-      this.options.history === false ? 0 : this.options.history.maxEntries,
-      VERIFICATION_DEFAULTS_HISTORY_MAX,
-    );
-    const slots = SHELVES.flatMap((shelf) => Array.from({ length: size }, (_, i) => `${ring}:${shelf}:${i}`));
-    const texts = await Promise.all(slots.map((key) => this.store.get(key)));
-    const entries = texts.flatMap((text, i) => {
-      const opened = text === null ? null : this.options.dataKeys.open(text);
-      const entry = opened === null ? null : parseEntry(opened);
-      return entry ? [{ slot: slots[i]!, entry }] : [];
-    });
-    const counters = [
-      `${ring}:seq`,
-      paidKey(ring),
-      ...SHELVES.map((shelf) => `${ring}:${shelf}:seq`),
-      ...slots.filter((slot) => slot.startsWith(`${ring}:other:`)).map(repeatsKey),
-    ];
-    return { entries, slots: [...slots, ...counters] };
   }
 
   /**

@@ -1,13 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import { DataKeys } from '../core/data-keys.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { ProtectionKeys } from '../protection/protection-keys.js';
 import { rangeStatsKey, WEEK_MS } from '../protection/range-stats-keys.js';
 import { erasureCounterKeys } from './erasure-keys.js';
+import { InDoubtStarts } from './in-doubt-starts.js';
 
 const keys = new DataKeys(undefined, 'secret-secret-secret');
+/** One session of alice's: the owner's keys with its number are named too. */
+const record = { phoneNumber: '+79161234567', owner: 'alice', method: 'sms', createdAt: 0 } as SessionRecord;
 const names = (now: number, callers: string[]) =>
   erasureCounterKeys(keys, {
     subject: { owner: 'alice' },
-    records: [],
+    records: [record],
     callers,
     now,
     pumping: { windowMs: 3_600_000, rangeDigits: 3 },
@@ -25,10 +30,27 @@ describe('erasureCounterKeys: what one start left under its callers, whatever we
     );
   });
 
-  it("names a client key's refusal budget in the history under the address it stands for", () => {
-    const listed = names(week * WEEK_MS, ['client:203.0.113.7']);
-    expect(listed).toContain(`history:refusals:${keys.digest('client:203.0.113.7')}`);
-    expect(listed).toContain(`history:refusals:${keys.digest('address:203.0.113.7')}`);
+  it("names the owner's refusal budget, never a client key's or its address's (not the owner's to erase)", () => {
+    const listed = names(week * WEEK_MS, ['client:203.0.113.7', 'browser:b1']);
     expect(listed).toContain(`history:refusals:${keys.digest('owner:alice')}`);
+    for (const giver of ['client:203.0.113.7', 'address:203.0.113.7', '203.0.113.7', 'browser:b1'])
+      expect(listed.filter((key) => key.includes(keys.digest(giver)))).toEqual([]);
+  });
+});
+
+describe("erasureCounterKeys of a number: never the number's own limits", () => {
+  it('names its coalescing claims, not its start, wrong-code or per-caller limits nor its cooldowns', () => {
+    const n = '+79161234567';
+    const listed = erasureCounterKeys(keys, {
+      subject: { phoneNumber: n },
+      records: [],
+      callers: ['client:203.0.113.7'],
+      now: 1_000 * WEEK_MS,
+      pumping: { windowMs: 3_600_000, rangeDigits: 3 },
+    });
+    expect(listed).toContain(ProtectionKeys.coalesce(keys, 'client:203.0.113.7', n, 'sms'));
+    expect(listed).not.toContain(ProtectionKeys.cooldown(keys, 'client:203.0.113.7', n, 'sms'));
+    expect(listed.filter((key) => key.includes(keys.digest(n)))).toEqual([InDoubtStarts.inDoubtKey(keys, n)]);
+    expect(listed.filter((key) => key.startsWith('protect:') && !key.includes(':coalesce'))).toEqual([]);
   });
 });

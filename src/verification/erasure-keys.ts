@@ -5,12 +5,10 @@ import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
 import { placeOf } from '../protection/pumping-subjects.js';
-import { rangeStatsKey, RangeStatsKeys, WEEK_MS } from '../protection/range-stats-keys.js';
+import { rangeStatsKey, WEEK_MS } from '../protection/range-stats-keys.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
-import { testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
 import { refusalBudgetKey } from '../history/refusal-admission.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
-import { purposeKey } from '../protection/request-rate-limits.js';
 import { BUILT_IN_PURPOSES } from '../options/purposes.options.js';
 
 /** The purposes whose counters a subject may hold: the built-in ones and its sessions'. */
@@ -34,71 +32,66 @@ export interface ErasureScope {
 }
 
 /**
- * The store keys of the counters, cooldowns and claims named by a subject: its number's limits and
- * figures, and for every caller of its sessions (its owner, client key, browser key) their pumping
- * counters, rate limits, cooldowns and coalescing claims, alone and with each of its numbers. Pure.
+ * The store keys an erasure removes, named by the subject alone. An owner's: its wrong-code budget and,
+ * as the caller `owner:…`, its pumping counters, rate limits, cooldowns and coalescing claims, alone
+ * and with each of its numbers (a new account starts without them anyway, so removing them lifts no
+ * bound). A number's: its start in doubt, its daily figures' marks and the coalescing claims naming
+ * it. Never the limits of other givers (a client key's address, a browser key, a range, a prefix) nor
+ * a number's own limits (starts, wrong codes, purposes, cooldowns): they protect the host's money,
+ * hold only keyed digests and counts, and expire with their window; erasing them would let whoever
+ * can ask for an erasure buy a fresh budget. Pure.
  */
 export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[] {
   const { subject, records, now } = scope;
-  const numbers = new Set(records.map((r) => r.phoneNumber));
-  const owners = new Set(records.flatMap((r) => (r.owner === undefined ? [] : [r.owner])));
-  if (subject.phoneNumber !== undefined) numbers.add(subject.phoneNumber);
-  else owners.add(subject.owner);
-  const callers = [...[...owners].map((o) => `owner:${o}`), ...scope.callers];
-  const { windowMs, rangeDigits } = scope.pumping;
-  const windows = [Math.floor(now / windowMs), Math.floor(now / windowMs) - 1];
   const names: string[] = [];
   if (subject.phoneNumber !== undefined) {
     const n = subject.phoneNumber;
-    names.push(
-      `${ProtectionKeys.startPerPhone}:${keys.digest(n)}`,
-      `${ProtectionKeys.wrongCodesPerPhone}:${keys.digest(n)}`,
-      InDoubtStarts.inDoubtKey(keys, n),
-      testNumberWrongKey(keys, n),
-      ...RangeStatsKeys.numberKeys(keys, n, now, windowMs),
-      ...records.map((r) => statsNumberKey(r, keys.digest(n))),
-      ...purposesOf(records).map((p) => `${ProtectionKeys.startPerPurpose}:${purposeKey(keys, p, n)}`),
-    );
+    // Its start in doubt holds the number and owner, sealed, for adoption: the subject's, not a limit.
+    names.push(InDoubtStarts.inDoubtKey(keys, n), ...records.map((r) => statsNumberKey(r, keys.digest(n))));
+    const callers = [
+      ...new Set(records.flatMap((r) => (r.owner === undefined ? [] : [`owner:${r.owner}`]))),
+      ...scope.callers,
+    ];
+    for (const caller of callers) names.push(...coalesceKeys(keys, caller, n, records));
+    return [...new Set(names)];
   }
-  for (const owner of owners) names.push(`${ProtectionKeys.wrongCodesPerOwner}:${keys.digest(owner)}`);
-  for (const caller of callers) {
-    const tag = keys.digest(caller);
-    names.push(rangeStatsKey.known(tag), rangeStatsKey.hold(tag));
-    // Its hourly budget of refusal entries in the history, under its own name.
-    names.push(refusalBudgetKey(keys, caller));
-    // Its share of what it may add to places this week and last (kept two weeks).
-    const week = Math.floor(now / WEEK_MS);
-    names.push(rangeStatsKey.share(tag, week), rangeStatsKey.share(tag, week - 1));
-    for (const w of windows) names.push(rangeStatsKey.starts(tag, w), rangeStatsKey.verified(tag, w));
-    names.push(`${ProtectionKeys.freeStartPerCaller}:${tag}`);
-    for (const record of records) names.push(...callerEvidenceKeys(record, tag));
-    if (caller.startsWith('client:')) {
-      const client = caller.slice('client:'.length);
-      // The history names a client by its address.
-      names.push(refusalBudgetKey(keys, `address:${client}`));
-      const clientKey = keys.digest(client);
-      names.push(
-        `${ProtectionKeys.startPerClient}:${clientKey}`,
-        `${ProtectionKeys.checkPerClient}:${clientKey}`,
-      );
-    }
-  }
-  for (const n of numbers) {
+  const caller = `owner:${subject.owner}`;
+  const tag = keys.digest(caller);
+  const { windowMs, rangeDigits } = scope.pumping;
+  const windows = [Math.floor(now / windowMs), Math.floor(now / windowMs) - 1];
+  const week = Math.floor(now / WEEK_MS);
+  names.push(
+    `${ProtectionKeys.wrongCodesPerOwner}:${keys.digest(subject.owner)}`,
+    rangeStatsKey.known(tag),
+    rangeStatsKey.hold(tag),
+    refusalBudgetKey(keys, caller),
+    rangeStatsKey.share(tag, week),
+    rangeStatsKey.share(tag, week - 1),
+    `${ProtectionKeys.freeStartPerCaller}:${tag}`,
+  );
+  for (const w of windows) names.push(rangeStatsKey.starts(tag, w), rangeStatsKey.verified(tag, w));
+  for (const record of records) names.push(...callerEvidenceKeys(record, tag));
+  for (const n of new Set(records.map((r) => r.phoneNumber))) {
     const place = placeOf(n, rangeDigits);
-    const places = [`range:${place.range}`, `prefix:${place.prefix}`];
-    for (const id of places)
-      for (const w of windows) names.push(rangeStatsKey.caller(keys.digest(`${id}\nn:${n}`), w));
-    for (const caller of callers) {
-      names.push(`${ProtectionKeys.startPerPhoneAndCaller}:${keys.digest(`${caller}\n${n}`)}`);
-      for (const method of VERIFICATION_METHODS)
-        names.push(
-          ProtectionKeys.cooldown(keys, caller, n, method),
-          ProtectionKeys.coalesce(keys, caller, n, method),
-          ...purposesOf(records).map((p) => ProtectionKeys.coalesce(keys, caller, n, method, p)),
-        );
-      for (const id of places)
-        for (const w of windows) names.push(rangeStatsKey.caller(keys.digest(`${id}\n${caller}`), w));
-    }
+    names.push(`${ProtectionKeys.startPerPhoneAndCaller}:${keys.digest(`${caller}\n${n}`)}`);
+    for (const method of VERIFICATION_METHODS) names.push(ProtectionKeys.cooldown(keys, caller, n, method));
+    for (const id of [`range:${place.range}`, `prefix:${place.prefix}`])
+      for (const w of windows) names.push(rangeStatsKey.caller(keys.digest(`${id}\n${caller}`), w));
+    // Its sessions are gone: no caller's claim may hand one back.
+    for (const other of [caller, ...scope.callers]) names.push(...coalesceKeys(keys, other, n, records));
   }
   return [...new Set(names)];
+}
+
+/** The coalescing claims of a caller for a number, every method and purpose. */
+function coalesceKeys(
+  keys: DataKeys,
+  caller: string,
+  n: string,
+  records: readonly SessionRecord[],
+): string[] {
+  return VERIFICATION_METHODS.flatMap((method) => [
+    ProtectionKeys.coalesce(keys, caller, n, method),
+    ...purposesOf(records).map((p) => ProtectionKeys.coalesce(keys, caller, n, method, p)),
+  ]);
 }

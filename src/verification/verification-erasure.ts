@@ -28,9 +28,9 @@ export interface ErasureReport {
   sessions: number;
   /** Of those, sessions still pending: their handles and outcomes are dropped. */
   liveSessions: number;
-  /** History entries of the subject (its own ring; the same entries in related rings go too). */
+  /** History entries of the subject's own ring (a number's in owners' rings go too; an owner's in numbers' rings stay without it). */
   historyEntries: number;
-  /** Counters and claims keyed by the subject that were present. */
+  /** Counters and claims keyed by the subject that were present (never a limit: see `erasureCounterKeys`). */
   counters: number;
 }
 
@@ -41,8 +41,9 @@ const MARK_SLACK_MS = 60_000;
 /**
  * The answer to a deletion request (152-FZ, GDPR): removes what the module keeps about one number
  * or one owner across every instance sharing the store: its sessions' and journeys' records (a
- * handle of them then answers 404, a claim issued before is refused by the guard), the history, the
- * counters keyed by it and the index that found them. The API has no cancel: a pending session is
+ * handle of them then answers 404, a claim issued before is refused by the guard), its history (an
+ * owner's entries in a number's history stay, without the owner), its own counters (never a limit of
+ * another giver or of a number) and the index that found them. The API has no cancel: a pending session is
  * dropped here (no outcome is emitted for it) and ends upstream at its TTL.
  */
 @Injectable()

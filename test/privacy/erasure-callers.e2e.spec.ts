@@ -1,10 +1,11 @@
 /**
- * Erasure reaches what the subject's callers left: after every kind of journey (verified with a wrong
- * code first, a switch, a pending session, a start handed back to the browser that made it, a resend
- * refused by the cooldown), forget() of a number or an owner leaves no key in a Memory or Redis dump
- * that the subject's journeys created, but the erasure mark: no pumping counter of its owner or client
- * key, no rate limit of them, no cooldown or coalescing claim of its browser key. A second caller's
- * identical journeys, run first, made every shared (range, prefix, country, method) counter already.
+ * Erasure and what the subject's callers left: after every kind of journey (verified with a wrong code
+ * first, a switch, a pending session, a start handed back to the browser that made it, a resend refused
+ * by the cooldown), forget() of a number or an owner leaves, of the keys its journeys created, the
+ * erasure mark and the limits of the givers that protect the host's money (the client key's, the
+ * browser key's, the number's: an erasure buys no fresh budget, a refused resend stays refused); no key
+ * named by a forgotten owner, no coalescing claim. A second caller's identical journeys, run first,
+ * made every shared (range, prefix, country, method) counter already.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -133,13 +134,33 @@ describe('erasure of the callers’ counters', () => {
       strict: false,
     }).dataKeys;
     const mark = `:{${anonymous ? 'n' : 'o'}:${keys.digest(anonymous ? n : subject.owner!)}}:forgotten`;
-    // What remains is named by the subject's sessions' request ids (no one), by its number when the
-    // owner was forgotten (a subject of its own: forget({ phoneNumber })), or is its erasure mark.
+    // What remains, but what is named by its sessions' request ids (no one) or by its number when the
+    // owner was forgotten (a subject of its own): the erasure mark, and the limits and figures of the
+    // givers that protect the host's money (the client key's, the browser key's, the number's own),
+    // counts under keyed digests that expire. None is named by a forgotten owner.
     const named = left
       .filter((key) => !ids.some((id) => key.includes(`{${id}}`)))
       .filter((key) => anonymous || !key.includes(keys.digest(n)));
-    expect(named.filter((key) => !key.endsWith(mark))).toEqual([]);
-    expect(named).toHaveLength(1);
+    expect(named.filter((key) => key.endsWith(mark))).toHaveLength(1);
+    expect(
+      named.filter(
+        (key) =>
+          !key.endsWith(mark) && !/(^|:)(protect|history:refusals|stats-(giver|caller|record)):/.test(key),
+      ),
+    ).toEqual([]);
+    if (!anonymous) {
+      const owner = [keys.digest(subject.owner!), keys.digest(`owner:${subject.owner!}`)];
+      expect(left.filter((key) => !key.endsWith(mark) && owner.some((d) => key.includes(d)))).toEqual([]);
+    }
+    // The limits hold after the erasure: the caller's refused resend is refused still.
+    const resend = await call(
+      host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: n, method: 'sms' },
+      as,
+    );
+    expect(resend.status).toBe(anonymous ? 429 : 201);
   }
 
   it.each(['phoneNumber', 'owner'] as const)('MemoryStore, by %s', async (by) => {

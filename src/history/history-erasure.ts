@@ -1,0 +1,93 @@
+import { DAY_MS } from '../core/clock.js';
+import { parseTypedNumber } from '../core/phone-number.js';
+import { VERIFICATION_DEFAULTS } from '../options/verification-options.defaults.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { numberRing, ownerRing, parseEntry, repeatsKey, ringOf, type StoredEntry } from './history-rings.js';
+import { SHELVES } from './history-shelves.js';
+import { paidKey } from './refusal-admission.js';
+import type { VerificationHistoryQuery } from './verification-history.types.js';
+
+type Options = Pick<ResolvedVerificationOptions, 'history' | 'dataKeys' | 'phone'>;
+type Found = { slot: string; entry: StoredEntry };
+
+/**
+ * A number's or an owner's erasure in the history: its own ring goes, with its folds and counters. A
+ * number's erasure also takes its entries out of the rings of the owners they name. An owner's entries
+ * in a number's ring are that number's subject's history (who verified the number, when: the trail
+ * support reads after a takeover), not the owner's to remove: they stay, re-sealed without the owner,
+ * until their own expiry. Answers how many entries the subject's own ring held.
+ */
+export async function forgetHistory(
+  store: VerificationStore,
+  options: Options,
+  subject: VerificationHistoryQuery,
+): Promise<number> {
+  const keys = options.dataKeys;
+  const own = await readRing(store, options, ringOf(keys, subject, options.phone.defaultCountry));
+  const byNumber = subject.phoneNumber !== undefined;
+  const number = byNumber
+    ? parseTypedNumber(subject.phoneNumber, options.phone.defaultCountry, 'phoneNumber').number
+    : '';
+  const others = new Set(
+    own.entries.flatMap(({ entry }) =>
+      byNumber
+        ? entry.owner === undefined
+          ? []
+          : [ownerRing(keys, entry.owner)]
+        : [numberRing(keys, entry.phoneNumber)],
+    ),
+  );
+  const names = (entry: StoredEntry) =>
+    byNumber ? entry.phoneNumber === number : entry.owner === subject.owner;
+  const related = await Promise.all([...others].map((ring) => readRing(store, options, ring)));
+  const theirs = related.flatMap((r) => r.entries.filter(({ entry }) => names(entry)));
+  const withFolds = ({ slot, entry }: Found) =>
+    entry.fold === undefined ? [slot] : [slot, repeatsKey(slot), entry.fold, `${entry.fold}:n`];
+  const doomed = [
+    ...own.slots,
+    ...own.entries.flatMap(withFolds),
+    ...(byNumber ? theirs.flatMap(withFolds) : []),
+  ];
+  await Promise.all([
+    ...doomed.map((key) => store.delete(key)),
+    ...(byNumber ? [] : theirs.map((found) => anonymise(store, options, found))),
+  ]);
+  return own.entries.length;
+}
+
+/** An entry of a number's ring kept in its slot without its owner, until its own expiry. */
+async function anonymise(store: VerificationStore, options: Options, { slot, entry }: Found): Promise<void> {
+  const { retentionDays } = options.history === false ? VERIFICATION_DEFAULTS.history : options.history;
+  const ttlMs = entry.at + retentionDays * DAY_MS - store.now();
+  const { owner: _erased, ...kept } = entry;
+  if (ttlMs <= 0) return store.delete(slot);
+  await store.set(slot, options.dataKeys.seal(JSON.stringify(kept)), ttlMs);
+}
+
+/** A ring's entries with their slots, and every key of the ring (its counters included). */
+async function readRing(
+  store: VerificationStore,
+  options: Options,
+  ring: string,
+): Promise<{ entries: Found[]; slots: string[] }> {
+  // At least the default's slots: history off, or made smaller since.
+  const size = Math.max(
+    options.history === false ? 0 : options.history.maxEntries,
+    VERIFICATION_DEFAULTS.history.maxEntries,
+  );
+  const slots = SHELVES.flatMap((shelf) => Array.from({ length: size }, (_, i) => `${ring}:${shelf}:${i}`));
+  const texts = await Promise.all(slots.map((key) => store.get(key)));
+  const entries = texts.flatMap((text, i) => {
+    const opened = text === null ? null : options.dataKeys.open(text);
+    const entry = opened === null ? null : parseEntry(opened);
+    return entry ? [{ slot: slots[i]!, entry }] : [];
+  });
+  const counters = [
+    `${ring}:seq`,
+    paidKey(ring),
+    ...SHELVES.map((shelf) => `${ring}:${shelf}:seq`),
+    ...slots.filter((slot) => slot.startsWith(`${ring}:other:`)).map(repeatsKey),
+  ];
+  return { entries, slots: [...slots, ...counters] };
+}
