@@ -9,13 +9,16 @@
  * from its addresses) presents them all to a guarded route at once after a deploy: 60 handles, one
  * owner, one second, 60 GETs, twice the owner's meter; with a few thousand handles the account's API
  * rate is gone and real users' starts meet the API's 429, the harm issue 44 closed for stored records.
+ * The status route's rebuild is unmetered the same way (its meter, 6 reads per 3 s per caller, is
+ * asked only to refresh a stored record): 60 status reads, 60 GETs.
  *
- * Expected: a guard's rebuild reads take the owner's meter too (past it: `reason: "unknown"`, or a
- * 503, without an upstream read). Medium (the host's API rate limit spent by one caller, real users
+ * Expected: a rebuild read takes the caller's meter as a refresh does, on the guard and on the status
+ * route (past it: `reason: "unknown"`, a 404 or a 503, without an upstream read). Medium (the host's API rate limit spent by one caller, real users
  * denied). FAILS ON PURPOSE on the current code.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';
+import { STATUS_READS_PER_CALLER } from '../../src/protection/status-read-meter.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
@@ -36,33 +39,49 @@ describe.each(PLATFORMS)('the guard and handles whose records are gone (%s)', (p
   };
   afterEach(closeStore);
 
-  async function host(account: Account) {
+  async function host(account: Account, limits?: object) {
     store = storeFor('memory', suite.sb);
-    suite.host = await bootGuardHost(platform, suite.sb, account, { store });
+    suite.host = await bootGuardHost(platform, suite.sb, account, { store, ...(limits ? { limits } : {}) });
     return suite.host;
   }
 
-  it("one owner's handles rebuilt after a restart cost the API no more than the owner's meter", async () => {
-    const account = await suite.sb.createAccount({ balance: 100 });
+  /** `count` handles of free starts (reverse flash calls) of `user`, then a restart (a deploy) on a new MemoryStore. */
+  async function handlesThenRestart(account: Account, count: number, user: string, limits?: object) {
     await host(account);
-    const many = 2 * GUARD_READS_PER_OWNER.points;
     const ids: string[] = [];
-    for (let i = 0; i < many; i++) {
+    for (let i = 0; i < count; i++) {
       const started = await call(
         suite.host!.url,
         'POST',
         '/verification/start',
         { phone_number: phoneNumber(), method: 'reverse_flash_call' },
-        as('mallory'),
+        as(user),
       );
       expect(started.status).toBe(201);
       ids.push(String(started.body.verification_id));
     }
-    // A deploy: the app restarts on a new MemoryStore, on the same account and keys.
     await suite.host!.close();
     await closeStore();
-    await host(account);
+    await host(account, limits);
+    return ids;
+  }
 
+  it("one owner's handles rebuilt after a restart cost the API no more than the status route's meter", async () => {
+    const account = await suite.sb.createAccount({ balance: 100 });
+    // The restarted app has the default limits: the status route's meter (6 reads per 3 s per caller) is on.
+    const ids = await handlesThenRestart(account, 60, 'mallory', {});
+    const before = suite.sb.requestCount(GETS);
+    const answers = await Promise.all(
+      ids.map((id) => call(suite.host!.url, 'GET', `/verification/status/${id}`, undefined, as('mallory'))),
+    );
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(suite.sb.requestCount(GETS) - before).toBeLessThanOrEqual(STATUS_READS_PER_CALLER.points);
+  });
+
+  it("one owner's handles rebuilt after a restart cost the API no more than the owner's meter", async () => {
+    const account = await suite.sb.createAccount({ balance: 100 });
+    // A deploy: the app restarts on a new MemoryStore, on the same account and keys.
+    const ids = await handlesThenRestart(account, 2 * GUARD_READS_PER_OWNER.points, 'mallory');
     const before = suite.sb.requestCount(GETS);
     const answers = await Promise.all(
       ids.map((id) =>
