@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { VerificationClientError } from '../core/verification.errors.js';
+import { clientIp } from '../core/client-request.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationService } from '../verification/verification.service.js';
@@ -103,7 +104,7 @@ export class VerifiedPhoneGuard implements CanActivate {
     const verificationId = header(request, name) ?? bodyString(request, bodyField);
     if (verificationId === undefined) throw required('This action needs a verified phone number', 'missing');
     // The module's record of what the API said; a frontend's word is never taken.
-    const facts = await this.factsOf(verificationId, owner);
+    const facts = await this.factsOf(verificationId, owner, request);
     if (facts.phoneNumber === null || facts.status !== 'verified')
       throw new VerificationClientError('phone_not_verified', 'The phone number is not verified', {
         verification_status: facts.status,
@@ -127,9 +128,11 @@ export class VerifiedPhoneGuard implements CanActivate {
   }
 
   /** What the module knows of the journey; an id that does not open for this owner is refused as if absent. */
-  private async factsOf(verificationId: string, owner: string | undefined) {
+  private async factsOf(verificationId: string, owner: string | undefined, request: unknown) {
     try {
-      return await this.verification.verifiedFacts(verificationId, owner, () => this.meter.take(owner));
+      return await this.verification.verifiedFacts(verificationId, owner, () =>
+        this.meter.take(owner, { request, ip: clientIp(request) }),
+      );
     } catch (error) {
       if (error instanceof VerificationClientError && error.errorCode === 'not_found')
         throw required('This action needs a verified phone number', 'unknown');

@@ -9,7 +9,7 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import { StatusWatch } from '../verification/status-watch.js';
 import type { StatusWatcher } from '../verification/status-watcher.js';
 import type { StatusView } from '../verification/verification.views.js';
-import { clientIp } from './client-request.js';
+import { clientIp } from '../core/client-request.js';
 import { SseResponse } from './sse-response.js';
 import { VerificationStatusResponse } from './verification.responses.js';
 

@@ -33,7 +33,7 @@ import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-ke
 import { CancelVerificationDto } from './cancel-verification.dto.js';
 import { CheckVerificationDto } from './check-verification.dto.js';
 import { ClientBodyRoute } from './client-body.guard.js';
-import { clientIp } from './client-request.js';
+import { clientIp } from '../core/client-request.js';
 import { VerificationProblemFilter } from './verification-problem.filter.js';
 import { StartVerificationDto } from './start-verification.dto.js';
 import { SwitchVerificationDto } from './switch-verification.dto.js';

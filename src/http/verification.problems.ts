@@ -97,7 +97,7 @@ export const ROUTE_ERROR_CODES = {
     'rate_limit_exceeded',
     'service_unavailable',
   ],
-  status: ['not_found', 'service_unavailable'],
+  status: ['not_found', 'rate_limit_exceeded', 'service_unavailable'],
   statusEvents: ['not_found', 'rate_limit_exceeded', 'service_unavailable'],
   methods: ['service_unavailable'],
 } satisfies Record<string, ClientErrorCode[]>;

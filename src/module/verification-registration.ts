@@ -4,6 +4,8 @@ import { VerificationHistory } from '../history/verification-history.service.js'
 import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import { VerificationErasure } from '../verification/verification-erasure.js';
 import type { StoreOption } from '../options/verification.options.js';
+import { isVerificationStore } from '../store/create-store.js';
+import { RegistrationScopedStore } from '../store/registration-scoped-store.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationService } from '../verification/verification.service.js';
 
@@ -60,4 +62,20 @@ export function registrationStore(
   if (name === undefined || store === undefined || typeof store !== 'object' || store === null) return store;
   if (!('url' in store || 'redis' in store) || store.keyPrefix !== undefined) return store;
   return { ...store, keyPrefix: `pv:${name}:` };
+}
+
+/**
+ * A named registration's view of its opened store. Under its own prefix (`pv:<name>:`, the default) the
+ * store is its own already; under a prefix the host chose, or a store instance the host gave, it may be
+ * shared with other registrations, so the registration's own state goes under its name there
+ * (RegistrationScopedStore) and only protection's counters are pooled.
+ */
+export function registrationScopedStore(
+  opened: VerificationStore,
+  store: StoreOption | undefined,
+  name: string | undefined,
+): VerificationStore {
+  if (name === undefined || store === undefined) return opened;
+  const chosen = isVerificationStore(store) || (store as { keyPrefix?: string }).keyPrefix !== undefined;
+  return chosen ? new RegistrationScopedStore(opened, name) : opened;
 }

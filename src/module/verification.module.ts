@@ -60,7 +60,11 @@ import { UsageReads } from '../ledger/usage-reads.js';
 import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import { VerificationOpsPage } from '../ops/verification-ops-page.service.js';
 import { VerificationErasure } from '../verification/verification-erasure.js';
-import { getVerificationToken, registrationStore } from './verification-registration.js';
+import {
+  getVerificationToken,
+  registrationScopedStore,
+  registrationStore,
+} from './verification-registration.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { TestNumberSessions } from '../test-numbers/test-number-sessions.js';
 
@@ -79,8 +83,13 @@ const PROVIDERS: Provider[] = [
     provide: VerificationStore,
     // Async: a store opened from a URL fails the boot when no Redis client library is installed.
     // On the module's one clock (`options.clock`), which the services and the webhook tolerance read too.
-    useFactory: (options: ResolvedVerificationOptions) =>
-      openStore(registrationStore(options.store, options.name), options.clock),
+    // A named registration on a prefix or store the host chose keeps its own state under its name.
+    useFactory: async (options: ResolvedVerificationOptions) =>
+      registrationScopedStore(
+        await openStore(registrationStore(options.store, options.name), options.clock),
+        options.store,
+        options.name,
+      ),
     inject: [RESOLVED_VERIFICATION_OPTIONS],
   },
   ...ACCOUNT_PROVIDERS,

@@ -22,6 +22,20 @@ export async function takeUpstreamRead(
 }
 
 /**
+ * Whose meter an upstream status read takes (the status route's, the streams' and the guard's): the
+ * owner, else the caller's client key (`limits.key`, else its address); undefined with neither.
+ */
+export function upstreamReader(
+  limits: ResolvedVerificationOptions['limits'],
+  owner: string | undefined,
+  from: { request?: unknown; ip?: string } | undefined,
+): string | undefined {
+  if (owner !== undefined) return `owner:${owner}`;
+  const client = clientKeyOf(limits, from?.request, from?.ip);
+  return client === undefined ? undefined : `client:${client}`;
+}
+
+/**
  * Meters the status route's and the status streams' own upstream reads per caller, so that one
  * caller polling many verifications of its own (free starts included) cannot spend the account's API
  * rate, which every user's start needs. Past the meter the status is answered as stored (kept
@@ -45,11 +59,9 @@ export class StatusReadMeter {
     from: { request?: unknown; ip?: string } | undefined,
   ): Promise<boolean> {
     if (!this.options.limits.enabled) return true;
-    const client =
-      owner === undefined ? clientKeyOf(this.options.limits, from?.request, from?.ip) : undefined;
+    const caller = upstreamReader(this.options.limits, owner, from);
     // The host's own call (no owner, no request): its reads are the host's to pace, never everyone's one meter.
-    if (owner === undefined && client === undefined) return true;
-    const caller = owner !== undefined ? `owner:${owner}` : `client:${client}`;
+    if (caller === undefined) return true;
     return takeUpstreamRead(
       this.store,
       `status-reads:{${this.keys.digest(caller)}}`,

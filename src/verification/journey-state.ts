@@ -80,15 +80,23 @@ export class JourneyState {
 
   /**
    * The journey a handle opened to. A current session the store lost is rebuilt from the API
-   * (404 `not_found` when the API does not know it; see SessionRefresher.recover).
+   * (404 `not_found` when the API does not know it; see SessionRefresher.recover). That upstream read
+   * takes one of the caller's metered reads (`mayRead`, as a refresh does): refused, nothing is read
+   * and the journey is answered as stored, that is unknown (404 `not_found`), unless the meter throws
+   * its own refusal.
    */
-  async load(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
+  async load(
+    journeyId: string,
+    owner: string | undefined,
+    mayRead?: () => Promise<boolean>,
+  ): Promise<LoadedJourney> {
     const [journey, first] = await this.readBoth(journeyId);
     // Nearly every verification is one method with no journey record: answered from the one record read.
-    if (!journey) return first ? alone(first, false) : alone(await this.require(journeyId, owner), true);
+    if (!journey)
+      return first ? alone(first, false) : alone(await this.require(journeyId, owner, mayRead), true);
     const stored = await this.withSteps(journey, first);
     if (stored) return stored;
-    const current = await this.require(currentStep(journey).requestId, owner);
+    const current = await this.require(currentStep(journey).requestId, owner, mayRead);
     const records = await this.stepRecords(journey, first);
     records[records.length - 1] = current;
     return { journey, records, current, recovered: true };
@@ -98,7 +106,12 @@ export class JourneyState {
    * A lost record rebuilt for the client routes, or 404 `not_found` when the API does not know the
    * session; an upstream failure is logged for the operator and answered as the routes answer it (503).
    */
-  private async require(requestId: string, owner: string | undefined): Promise<SessionRecord> {
+  private async require(
+    requestId: string,
+    owner: string | undefined,
+    mayRead: (() => Promise<boolean>) | undefined,
+  ): Promise<SessionRecord> {
+    if (mayRead !== undefined && !(await mayRead())) throw new VerificationClientError('not_found');
     let record: SessionRecord | null;
     try {
       record = await this.refresher.recover(requestId, owner);

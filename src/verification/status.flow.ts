@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
-import { StatusReadMeter } from '../protection/status-read-meter.js';
+import { STATUS_READS_PER_CALLER, StatusReadMeter } from '../protection/status-read-meter.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
 import { answeringSession } from '../core/journey.js';
@@ -45,8 +45,19 @@ export class StatusFlow {
     try {
       const began = Date.now();
       const journeyId = await this.handles.openCarrying(verificationId, owner, journeyToken);
-      const loaded = await this.refreshed(await this.journeyState.load(journeyId, owner), () =>
-        this.meter.take(owner, from),
+      const mayRead = () => this.meter.take(owner, from);
+      const loaded = await this.refreshed(
+        // A lost record's rebuild is metered as a refresh; past the meter the page is told to come back.
+        await this.journeyState.load(journeyId, owner, async () => {
+          if (await mayRead()) return true;
+          throw new VerificationClientError(
+            'rate_limit_exceeded',
+            'Too many status reads, try again later',
+            {},
+            Math.ceil(STATUS_READS_PER_CALLER.windowMs / 1000),
+          );
+        }),
+        mayRead,
       );
       this.outcomes.telemetry.statusServed(loaded.current, Date.now() - began);
       await this.outcomes.followed(loaded.current);
@@ -164,7 +175,8 @@ export class StatusFlow {
   ): Promise<VerifiedFacts> {
     try {
       const journeyId = this.handles.open(verificationId, owner);
-      let loaded = await this.journeyState.load(journeyId, owner);
+      // A lost record's rebuild takes the guard's meter too; past it the journey is unknown (as stored).
+      let loaded = await this.journeyState.load(journeyId, owner, mayAsk);
       if (answeringSession(loaded.journey, loaded.records, loaded.current).status !== 'verified')
         // The meter is asked only for a read of the guard's own (a read shared in its poll interval is free).
         if (!loaded.recovered && !isTerminal(loaded.current.status))

@@ -111,6 +111,8 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
     });
     expect(errorCodes('/phone/status/{verification_id}', 'get')).toEqual({
       '404': ['not_found'],
+      // Past the caller's metered reads, a lost record's rebuild is refused with Retry-After.
+      '429': ['rate_limit_exceeded'],
       '503': ['service_unavailable'],
     });
     expect(errorCodes('/phone/methods', 'get')).toEqual({ '503': ['service_unavailable'] });
