@@ -18,7 +18,8 @@ const options = resolveVerificationOptions({
 describe('spare test sessions: a slot is its newest session only', () => {
   it('the session a newer one replaced reads and checks as not found; the newer one verifies', async () => {
     const sessions = new TestNumberSessions(options, new MemoryStore());
-    const start = () => sessions.initiate({ phoneNumber: REVIEWER, method: 'sms' }, 'net:2001:db8:1');
+    const start = () =>
+      sessions.initiate({ phoneNumber: REVIEWER, method: 'sms' }, { network: 'net:2001:db8:1' });
     for (let i = 0; i < KEPT_TEST_SESSIONS_PER_NETWORK_HOUR; i++) await start();
     const first = await start();
     expect(isSpareTestSession(first.requestId)).toBe(true);

@@ -19,9 +19,14 @@ import {
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
+import {
+  starterTags,
+  takeWrongCodePoints,
+  wrongCodeBudgets,
+  type TestStarter,
+} from './test-number-wrong-codes.js';
 import {
   DEEP_LINK_TEMPLATE_KEY,
   DEEP_LINK_TEMPLATE_TTL_MS,
@@ -70,6 +75,10 @@ interface TestSessionState {
   attemptsLeft: number;
   /** The number's outcome was played (at the first read after the start). */
   played: boolean;
+  /** Keyed digest of who started it (its owner, else its client network): whose wrong-code budget its checks take. */
+  startedBy?: string;
+  /** Keyed digest of its client network, when its starter is an owner (the network's budget is taken too). */
+  network?: string;
 }
 
 /** How long a test session is kept past its end, for late reads (the reconciler's grace, a status page). */
@@ -93,8 +102,9 @@ export class TestNumberSessions {
     this.book = new TestNumberBook(options.testNumbers);
   }
 
-  async initiate(request: InitiateRequest, network?: string): Promise<InitiateResult> {
+  async initiate(request: InitiateRequest, starter: TestStarter = {}): Promise<InitiateResult> {
     const entry = this.entry(request.phoneNumber, 'initiate');
+    const { network } = starter;
     const requestId = network === undefined ? testRequestId() : await this.newId(entry.phoneNumber, network);
     const now = this.store.now();
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
@@ -110,6 +120,7 @@ export class TestNumberSessions {
       verifiedAt: null,
       attemptsLeft: this.options.testNumbers.maxAttempts,
       played: false,
+      ...starterTags(this.options.dataKeys, starter),
     };
     // A slot's former session's checks are not this one's.
     if (storedSessionId(requestId) !== requestId) await this.store.delete(testSessionAttemptsKey(requestId));
@@ -183,14 +194,17 @@ export class TestNumberSessions {
     const left = state.attemptsLeft - used;
     // (Its last allowed attempt ends it, verified or failed.)
     if (left < 0) throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
-    const budget = this.options.testNumbers.wrongCodesPerNumber;
-    const key = testNumberWrongKey(this.options.dataKeys, state.phoneNumber);
-    // The point is taken before the comparison, atomically (instances racing get distinct counts);
-    // past the number's budget no code is compared: the session ends as if out of attempts.
-    const spent = (await this.store.increment(key, 1, budget.windowMs)).value > budget.points;
+    // The wrong-code points (see `wrongCodeBudgets`) are taken before the comparison, atomically
+    // (instances racing get distinct counts); past any of them no code is compared: the session ends as
+    // if out of attempts.
+    const points = await takeWrongCodePoints(
+      this.store,
+      wrongCodeBudgets(this.options.dataKeys, this.options.testNumbers.wrongCodesPerNumber, state),
+    );
+    const spent = points.spent;
     if (!spent && this.book.codeMatches(entry, request.code)) {
-      // The right code costs nothing: its point goes back.
-      await this.store.increment(key, -1, budget.windowMs);
+      // The right code costs nothing: its points go back.
+      await points.giveBack();
       await this.save({ ...state, status: 'verified', verifiedAt: this.store.now(), awaitingCode: false });
       return { requestId: state.requestId, status: 'verified', phoneNumber: state.phoneNumber };
     }
@@ -296,9 +310,4 @@ function apiError(
 /** Store key of a test session's attempts used (its checks, counted atomically). */
 export function testSessionAttemptsKey(requestId: string): string {
   return `test-number:attempts:{${storedSessionId(requestId)}}`;
-}
-
-/** Store key of a test number's wrong codes (keyed digest of the number). */
-export function testNumberWrongKey(keys: DataKeys, phoneNumber: string): string {
-  return `test-number:wrong:${keys.digest(phoneNumber)}`;
 }

@@ -7,7 +7,7 @@ import { ProtectionKeys } from '../protection/protection-keys.js';
 import { placeOf } from '../protection/pumping-subjects.js';
 import { rangeStatsKey, RangeStatsKeys, WEEK_MS } from '../protection/range-stats-keys.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';
-import { testNumberWrongKey } from '../test-numbers/test-number-sessions.js';
+import { testNumberWrongKey } from '../test-numbers/test-number-wrong-codes.js';
 import { refusalBudgetKey } from '../history/refusal-admission.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 import { purposeKey } from '../protection/request-rate-limits.js';
