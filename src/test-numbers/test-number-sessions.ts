@@ -60,7 +60,18 @@ export function testRequestId(): string {
  * the place of the oldest (see `storedSessionId`), so that a flood of test starts keeps a bounded amount
  * per network on every store.
  */
-export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 10;
+export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 5;
+
+/**
+ * Test sessions of one number kept per hour across every network; further ones are spare in the
+ * number's own SPARE_TEST_SESSION_SLOTS, so a flood from many networks keeps a bounded amount per number.
+ */
+export const KEPT_TEST_SESSIONS_PER_NUMBER_HOUR = 2 * KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
+
+/** A spare session's id in `pool`'s slot for its `nth` spare start. */
+function spareId(pool: string, nth: number): string {
+  return spareTestRequestId(pool, nth % SPARE_TEST_SESSION_SLOTS, randomBytes(6).toString('base64url'));
+}
 
 /** A test session as the store keeps it (the module's stand-in for the API's session). */
 interface TestSessionState {
@@ -145,17 +156,26 @@ export class TestNumberSessions {
   }
 
   /**
-   * A new test session's id: its own within the network's hourly count of the number, else a spare one
-   * in the network's next slot (the counter is evictable: one exists per network and number).
+   * A new test session's id: its own within both the number's hourly count of kept sessions (across every
+   * network) and its network's; past the number's, a spare one in the number's next slot; past only the
+   * network's, a spare one in the network's next slot (and the number's count given back). A network's
+   * counter is taken only while the number is under its count, so a flood from many networks keeps a
+   * bounded amount per number (the counters are evictable).
    */
   private async newId(phoneNumber: string, network: string): Promise<string> {
-    const pool = this.options.dataKeys.digest(`${phoneNumber}|${network}`);
+    const keys = this.options.dataKeys;
+    const numberPool = keys.digest(phoneNumber);
+    const numberKey = `test-number:kept:${numberPool}`;
+    const taken = await this.store.increment(numberKey, 1, 3_600_000, { evictable: true });
+    if (taken.value > KEPT_TEST_SESSIONS_PER_NUMBER_HOUR)
+      return spareId(numberPool, taken.value - KEPT_TEST_SESSIONS_PER_NUMBER_HOUR - 1);
+    const pool = keys.digest(`${phoneNumber}|${network}`);
     const { value } = await this.store.increment(`test-number:kept:${pool}`, 1, 3_600_000, {
       evictable: true,
     });
     if (value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR) return testRequestId();
-    const slot = (value - KEPT_TEST_SESSIONS_PER_NETWORK_HOUR - 1) % SPARE_TEST_SESSION_SLOTS;
-    return spareTestRequestId(pool, slot, randomBytes(6).toString('base64url'));
+    await this.store.increment(numberKey, -1, 3_600_000, { evictable: true });
+    return spareId(pool, value - KEPT_TEST_SESSIONS_PER_NETWORK_HOUR - 1);
   }
 
   /**
