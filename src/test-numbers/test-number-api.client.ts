@@ -9,6 +9,7 @@ import type {
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { isTestSession } from '../core/test-session.js';
 import type { TestNumberSessions } from './test-number-sessions.js';
+import type { TestStarter } from './test-number-wrong-codes.js';
 
 /**
  * The module's API client when `testNumbers` are configured: a test number's sessions are answered
@@ -29,8 +30,8 @@ export class TestNumberApiClient extends VerificationApiClient {
    * A test number's session, played (PaidStart decides who plays one: `initiate` sends every
    * number to the API, a test number started by an owner not on `owners` included).
    */
-  play(req: InitiateRequest, network?: string): Promise<InitiateResult> {
-    return this.#sessions.initiate(req, network);
+  play(req: InitiateRequest, starter: TestStarter = {}): Promise<InitiateResult> {
+    return this.#sessions.initiate(req, starter);
   }
 
   /** A real start, whose bot link (msgr2_bot) gives test sessions' links their shape (see `lookalikeLink`). */

@@ -19,9 +19,14 @@ import {
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
+import {
+  starterTags,
+  takeWrongCodePoints,
+  wrongCodeBudgets,
+  type TestStarter,
+} from './test-number-wrong-codes.js';
 import {
   DEEP_LINK_TEMPLATE_KEY,
   DEEP_LINK_TEMPLATE_TTL_MS,
@@ -55,7 +60,18 @@ export function testRequestId(): string {
  * the place of the oldest (see `storedSessionId`), so that a flood of test starts keeps a bounded amount
  * per network on every store.
  */
-export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 10;
+export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 5;
+
+/**
+ * Test sessions of one number kept per hour across every network; further ones are spare in the
+ * number's own SPARE_TEST_SESSION_SLOTS, so a flood from many networks keeps a bounded amount per number.
+ */
+export const KEPT_TEST_SESSIONS_PER_NUMBER_HOUR = 2 * KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
+
+/** A spare session's id in `pool`'s slot for its `nth` spare start. */
+function spareId(pool: string, nth: number): string {
+  return spareTestRequestId(pool, nth % SPARE_TEST_SESSION_SLOTS, randomBytes(6).toString('base64url'));
+}
 
 /** A test session as the store keeps it (the module's stand-in for the API's session). */
 interface TestSessionState {
@@ -70,6 +86,10 @@ interface TestSessionState {
   attemptsLeft: number;
   /** The number's outcome was played (at the first read after the start). */
   played: boolean;
+  /** Keyed digest of who started it (its owner, else its client network): whose wrong-code budget its checks take. */
+  startedBy?: string;
+  /** Keyed digest of its client network, when its starter is an owner (the network's budget is taken too). */
+  network?: string;
 }
 
 /** How long a test session is kept past its end, for late reads (the reconciler's grace, a status page). */
@@ -93,8 +113,9 @@ export class TestNumberSessions {
     this.book = new TestNumberBook(options.testNumbers);
   }
 
-  async initiate(request: InitiateRequest, network?: string): Promise<InitiateResult> {
+  async initiate(request: InitiateRequest, starter: TestStarter = {}): Promise<InitiateResult> {
     const entry = this.entry(request.phoneNumber, 'initiate');
+    const { network } = starter;
     const requestId = network === undefined ? testRequestId() : await this.newId(entry.phoneNumber, network);
     const now = this.store.now();
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
@@ -110,6 +131,7 @@ export class TestNumberSessions {
       verifiedAt: null,
       attemptsLeft: this.options.testNumbers.maxAttempts,
       played: false,
+      ...starterTags(this.options.dataKeys, starter),
     };
     // A slot's former session's checks are not this one's.
     if (storedSessionId(requestId) !== requestId) await this.store.delete(testSessionAttemptsKey(requestId));
@@ -134,17 +156,26 @@ export class TestNumberSessions {
   }
 
   /**
-   * A new test session's id: its own within the network's hourly count of the number, else a spare one
-   * in the network's next slot (the counter is evictable: one exists per network and number).
+   * A new test session's id: its own within both the number's hourly count of kept sessions (across every
+   * network) and its network's; past the number's, a spare one in the number's next slot; past only the
+   * network's, a spare one in the network's next slot (and the number's count given back). A network's
+   * counter is taken only while the number is under its count, so a flood from many networks keeps a
+   * bounded amount per number (the counters are evictable).
    */
   private async newId(phoneNumber: string, network: string): Promise<string> {
-    const pool = this.options.dataKeys.digest(`${phoneNumber}|${network}`);
+    const keys = this.options.dataKeys;
+    const numberPool = keys.digest(phoneNumber);
+    const numberKey = `test-number:kept:${numberPool}`;
+    const taken = await this.store.increment(numberKey, 1, 3_600_000, { evictable: true });
+    if (taken.value > KEPT_TEST_SESSIONS_PER_NUMBER_HOUR)
+      return spareId(numberPool, taken.value - KEPT_TEST_SESSIONS_PER_NUMBER_HOUR - 1);
+    const pool = keys.digest(`${phoneNumber}|${network}`);
     const { value } = await this.store.increment(`test-number:kept:${pool}`, 1, 3_600_000, {
       evictable: true,
     });
     if (value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR) return testRequestId();
-    const slot = (value - KEPT_TEST_SESSIONS_PER_NETWORK_HOUR - 1) % SPARE_TEST_SESSION_SLOTS;
-    return spareTestRequestId(pool, slot, randomBytes(6).toString('base64url'));
+    await this.store.increment(numberKey, -1, 3_600_000, { evictable: true });
+    return spareId(pool, value - KEPT_TEST_SESSIONS_PER_NETWORK_HOUR - 1);
   }
 
   /**
@@ -183,14 +214,17 @@ export class TestNumberSessions {
     const left = state.attemptsLeft - used;
     // (Its last allowed attempt ends it, verified or failed.)
     if (left < 0) throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
-    const budget = this.options.testNumbers.wrongCodesPerNumber;
-    const key = testNumberWrongKey(this.options.dataKeys, state.phoneNumber);
-    // The point is taken before the comparison, atomically (instances racing get distinct counts);
-    // past the number's budget no code is compared: the session ends as if out of attempts.
-    const spent = (await this.store.increment(key, 1, budget.windowMs)).value > budget.points;
+    // The wrong-code points (see `wrongCodeBudgets`) are taken before the comparison, atomically
+    // (instances racing get distinct counts); past any of them no code is compared: the session ends as
+    // if out of attempts.
+    const points = await takeWrongCodePoints(
+      this.store,
+      wrongCodeBudgets(this.options.dataKeys, this.options.testNumbers.wrongCodesPerNumber, state),
+    );
+    const spent = points.spent;
     if (!spent && this.book.codeMatches(entry, request.code)) {
-      // The right code costs nothing: its point goes back.
-      await this.store.increment(key, -1, budget.windowMs);
+      // The right code costs nothing: its points go back.
+      await points.giveBack();
       await this.save({ ...state, status: 'verified', verifiedAt: this.store.now(), awaitingCode: false });
       return { requestId: state.requestId, status: 'verified', phoneNumber: state.phoneNumber };
     }
@@ -296,9 +330,4 @@ function apiError(
 /** Store key of a test session's attempts used (its checks, counted atomically). */
 export function testSessionAttemptsKey(requestId: string): string {
   return `test-number:attempts:{${storedSessionId(requestId)}}`;
-}
-
-/** Store key of a test number's wrong codes (keyed digest of the number). */
-export function testNumberWrongKey(keys: DataKeys, phoneNumber: string): string {
-  return `test-number:wrong:${keys.digest(phoneNumber)}`;
 }

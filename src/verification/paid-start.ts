@@ -79,7 +79,11 @@ export class PaidStart {
   async play(order: SessionOrder): Promise<SessionRecord> {
     if (!(this.api instanceof TestNumberApiClient) || !this.plays(order.phoneNumber, order.owner))
       throw new PhoneVerificationError('PaidStart.play: not a test number this owner may play');
-    return this.recorded(order, await this.api.play(this.request(order), order.network));
+    const starter = {
+      ...(order.owner === undefined ? {} : { owner: order.owner }),
+      ...(order.network === undefined ? {} : { network: order.network }),
+    };
+    return this.recorded(order, await this.api.play(this.request(order), starter));
   }
 
   /** Pays for `order` under `permit`, which it settles whatever happens. */

@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { SPARE_TEST_SESSION_SLOTS } from '../../src/core/test-session.js';
+import { KEPT_TEST_SESSIONS_PER_NETWORK_HOUR } from '../../src/test-numbers/test-number-sessions.js';
 import { VERIFICATION_DEFAULTS } from '../../src/options/verification-options.defaults.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
@@ -246,16 +248,16 @@ describe('test numbers: the wrong-code budget across instances (express, redis s
     await client?.quit();
   });
 
-  it('two instances on one Redis, a budget of 10: concurrent wrong codes get at most 10 comparisons', async () => {
-    // The network's 10 kept test sessions and its 5 spare ones (more would take the spare ones' slots).
-    const sessions = 15;
+  it('two instances on one Redis, a budget of 6: concurrent wrong codes of 10 sessions get at most 6 comparisons', async () => {
+    // The network's kept test sessions and its 5 spare ones (more would take the spare ones' slots).
+    const sessions = KEPT_TEST_SESSIONS_PER_NETWORK_HOUR + SPARE_TEST_SESSION_SLOTS;
     client = new Redis(sharedRedisUrl());
     const store = { redis: racingReads(client, sessions), keyPrefix: uniqueKeyPrefix('test-number-budget') };
     const account = await suite.sb.createAccount({ balance: 100 });
     const testNumbers = {
       numbers: NUMBERS,
       maxAttempts: 5,
-      wrongCodesPerNumber: { points: 10, windowMs: HOUR },
+      wrongCodesPerNumber: { points: 6, windowMs: HOUR },
     };
     for (let i = 0; i < 2; i++)
       apps.push(await bootGuardHost('express', suite.sb, account, { store, testNumbers }));
@@ -277,7 +279,7 @@ describe('test numbers: the wrong-code budget across instances (express, redis s
     expect(answers.every((a) => a.body.error_code === 'invalid_code')).toBe(true);
     // A compared code leaves the session 4 of its 5 attempts; one past the budget ends it (0).
     const compared = answers.filter((a) => a.body.attempts_remaining === 4).length;
-    expect(compared).toBe(10);
+    expect(compared).toBe(6);
   });
 
   function post(app: TestApp, path: string, body: unknown, headers: Record<string, string>) {

@@ -1,14 +1,15 @@
 /**
- * Spare test sessions in their network's slots: past the 10 test sessions of a number a client network
- * keeps an hour, each further one is stored in one of the network's SPARE_TEST_SESSION_SLOTS (5), in the
+ * Spare test sessions in their network's slots: past the test sessions of a number a client network keeps an
+ * hour (KEPT_TEST_SESSIONS_PER_NETWORK_HOUR, 5; the number's own past 10 across networks), each further one is stored in one of the network's SPARE_TEST_SESSION_SLOTS (5), in the
  * place of the oldest, whose handle then reads as unknown. So on every store (Memory, Redis, Redis
- * Cluster) a flood of free test starts from one network keeps its 10 sessions and 5 spare ones, not one
+ * Cluster) a flood of free test starts from one network keeps its 5 sessions and 5 spare ones, not one
  * per start; a spare session works as a kept one while it holds its slot, with its own attempts.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Cluster, Redis } from 'ioredis';
 import { SPARE_TEST_SESSION_SLOTS } from '../../src/core/test-session.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { KEPT_TEST_SESSIONS_PER_NETWORK_HOUR as KEPT } from '../../src/test-numbers/test-number-sessions.js';
 import type { MemoryStore } from '../../src/store/memory.store.js';
 import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { ThrowawayRedisCluster } from '../support/redis-cluster.js';
@@ -101,40 +102,41 @@ describe.each(CASES)('spare test sessions in slots (%s, %s store)', (platform: P
   const check = (answer: Awaited<ReturnType<typeof start>>, code: string, ip: string) =>
     post('check', { verification_id: answer.body.verification_id, code }, ip);
 
-  it('a network keeps its 10 sessions and 5 spare ones, whatever its test starts; another network its own', async () => {
+  it('a network keeps its 5 sessions and 5 spare ones, whatever its test starts; another network its own', async () => {
     const kept = await boot();
     const net = 0x700 + serial;
-    for (let i = 0; i < 10; i++) expect((await start(ipOf(net, i))).status).toBe(201);
-    const tenKept = await kept();
+    for (let i = 0; i < KEPT; i++) expect((await start(ipOf(net, i))).status).toBe(201);
+    const allKept = await kept();
     // Each spare session: its record and its played session (not indexed under the number).
-    for (let i = 10; i < 10 + SPARE_TEST_SESSION_SLOTS; i++)
+    for (let i = KEPT; i < KEPT + SPARE_TEST_SESSION_SLOTS; i++)
       expect((await start(ipOf(net, i))).status).toBe(201);
-    expect(await kept()).toBe(tenKept + 2 * SPARE_TEST_SESSION_SLOTS);
-    for (let i = 15; i < 45; i++) expect((await start(ipOf(net, i))).status).toBe(201);
-    expect(await kept()).toBe(tenKept + 2 * SPARE_TEST_SESSION_SLOTS);
+    expect(await kept()).toBe(allKept + 2 * SPARE_TEST_SESSION_SLOTS);
+    for (let i = KEPT + SPARE_TEST_SESSION_SLOTS; i < KEPT + 35; i++)
+      expect((await start(ipOf(net, i))).status).toBe(201);
+    expect(await kept()).toBe(allKept + 2 * SPARE_TEST_SESSION_SLOTS);
     // Another network's first one is kept: its session, record and index slot (and the network's counter).
     expect((await start(ipOf(net + 1, 0))).status).toBe(201);
-    expect(await kept()).toBe(tenKept + 2 * SPARE_TEST_SESSION_SLOTS + 4);
+    expect(await kept()).toBe(allKept + 2 * SPARE_TEST_SESSION_SLOTS + 4);
   }, 120_000);
 
   it("a spare session works while it holds its slot (4 more spare starts), and gives way at the 5th; the slot's next session has its own attempts", async () => {
     await boot();
     const net = 0x800 + serial;
-    for (let i = 0; i < 10; i++) expect((await start(ipOf(net, i))).status).toBe(201);
-    const first = await start(ipOf(net, 10));
-    expect((await check(first, '000000', ipOf(net, 10))).body).toMatchObject({ attempts_remaining: 4 });
+    for (let i = 0; i < KEPT; i++) expect((await start(ipOf(net, i))).status).toBe(201);
+    const first = await start(ipOf(net, KEPT));
+    expect((await check(first, '000000', ipOf(net, KEPT))).body).toMatchObject({ attempts_remaining: 4 });
     const later: Awaited<ReturnType<typeof start>>[] = [];
-    for (let i = 1; i < SPARE_TEST_SESSION_SLOTS; i++) later.push(await start(ipOf(net, 10 + i)));
-    expect((await check(first, '000000', ipOf(net, 10))).body).toMatchObject({ attempts_remaining: 3 });
+    for (let i = 1; i < SPARE_TEST_SESSION_SLOTS; i++) later.push(await start(ipOf(net, KEPT + i)));
+    expect((await check(first, '000000', ipOf(net, KEPT))).body).toMatchObject({ attempts_remaining: 3 });
 
     const next = await start(ipOf(net, 20));
     expect(next.status).toBe(201);
-    const gone = await check(first, CODE, ipOf(net, 10));
+    const gone = await check(first, CODE, ipOf(net, KEPT));
     expect(gone.status).toBe(404);
     // The slot's new session: its first wrong code leaves 4 attempts, then the right code verifies it.
     expect((await check(next, '000000', ipOf(net, 20))).body).toMatchObject({ attempts_remaining: 4 });
     expect((await check(next, CODE, ipOf(net, 20))).body).toMatchObject({ verified: true });
     // The others still hold theirs.
-    expect((await check(later[0]!, CODE, ipOf(net, 11))).body).toMatchObject({ verified: true });
+    expect((await check(later[0]!, CODE, ipOf(net, KEPT + 1))).body).toMatchObject({ verified: true });
   }, 120_000);
 });

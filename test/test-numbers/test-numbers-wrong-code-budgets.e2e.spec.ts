@@ -1,0 +1,148 @@
+/**
+ * A test number's wrong codes, counted per starter: a session's checks take its starter's budget
+ * (`wrongCodesPerNumber`, per owner, else per client network), the network's when the starter is an
+ * owner (TEST_WRONG_CODES_NETWORK_FACTOR times it: owners behind one network share it), and the number's
+ * day across every caller (TEST_WRONG_CODES_DAY_FACTOR times the points). So one caller's wrong codes
+ * never refuse another's right code, and guessing a fixed code from many owners or networks stays bounded.
+ * Over real HTTP, Express on Memory and Fastify on Redis; the sandbox clock moves time.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import {
+  TEST_WRONG_CODES_DAY_FACTOR,
+  TEST_WRONG_CODES_NETWORK_FACTOR,
+} from '../../src/test-numbers/test-number-wrong-codes.js';
+import { storeFor, type StoreKind } from '../verified-phone/guard-host.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+const CODE = '246810';
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const POINTS = 2;
+const CASES: [Platform, StoreKind, string][] = [
+  ['express', 'memory', '+79990004421'],
+  ['fastify', 'redis', '+79990004422'],
+];
+
+describe.each(CASES)(
+  'test numbers: wrong codes per starter (%s, %s store)',
+  (platform, storeKind, reviewer) => {
+    const suite = sandboxSuite();
+    let app: TestApp | undefined;
+    let store: ReturnType<typeof storeFor> | undefined;
+    afterEach(async () => {
+      await app?.close();
+      app = undefined;
+      if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
+      store = undefined;
+    });
+
+    async function boot() {
+      store = storeFor(storeKind, suite.sb);
+      const account = await suite.sb.createAccount({ balance: 100 });
+      const base = moduleOptions(suite.sb, {
+        store,
+        limits: {},
+        testNumbers: {
+          numbers: [{ phoneNumber: reviewer, code: CODE }],
+          maxAttempts: 3,
+          wrongCodesPerNumber: { points: POINTS, windowMs: HOUR },
+        },
+      });
+      app = await createTestApp({
+        platform,
+        trustProxy: true,
+        module: {
+          ...base,
+          api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+          webhooks: { secret: account.webhookSecret },
+        },
+      });
+    }
+
+    /** A caller: its client address and, when signed in, its owner. */
+    const caller = (ip: string, user?: string) => ({
+      'x-forwarded-for': ip,
+      ...(user === undefined ? {} : { 'x-user': user }),
+    });
+    const post = (path: string, body: unknown, headers: Record<string, string>) =>
+      call(app!.url, 'POST', `/verification/${path}`, body, headers);
+    const start = async (headers: Record<string, string>) => {
+      const started = await post('start', { phone_number: reviewer, method: 'sms' }, headers);
+      expect(started.status).toBe(201);
+      return String(started.body.verification_id);
+    };
+    /** A check's answer: `verified`, or the attempts left after a wrong code (0: no code compared). */
+    const check = async (id: string, code: string, headers: Record<string, string>) => {
+      const answer = await post('check', { verification_id: id, code }, headers);
+      if (answer.body.verified === true) return 'verified';
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ status: 400, error_code: 'invalid_code' });
+      return answer.body.attempts_remaining as number;
+    };
+
+    it("an owner's wrong codes spend its own budget; the owners of one network share the network's, another network is not touched", async () => {
+      await boot();
+      const office = '203.0.113.7';
+      // Owner 1: its 2 wrong codes are compared, the 3rd (a new session) is not, nor then its right code.
+      const first = await start(caller(office, 'o1'));
+      expect([
+        await check(first, '000000', caller(office, 'o1')),
+        await check(first, '000001', caller(office, 'o1')),
+      ]).toEqual([2, 1]);
+      const again = await start(caller(office, 'o1'));
+      expect(await check(again, '000002', caller(office, 'o1'))).toBe(0);
+      expect(await check(await start(caller(office, 'o1')), CODE, caller(office, 'o1'))).toBe(0);
+      // The network's other owners still have theirs: the network's points (3 × 2) are then spent.
+      for (let n = 2; n <= TEST_WRONG_CODES_NETWORK_FACTOR; n++) {
+        const owner = `o${n}`;
+        const id = await start(caller(office, owner));
+        expect([
+          await check(id, '000003', caller(office, owner)),
+          await check(id, '000004', caller(office, owner)),
+        ]).toEqual([2, 1]);
+      }
+      // One more owner of that network: its right code is no longer compared (the network's 7th point).
+      expect(await check(await start(caller(office, 'late')), CODE, caller(office, 'late'))).toBe(0);
+      // The same owner from another network, and an anonymous caller of another network, verify.
+      expect(
+        await check(await start(caller('198.51.100.7', 'late')), CODE, caller('198.51.100.7', 'late')),
+      ).toBe('verified');
+      expect(await check(await start(caller('192.0.2.7')), CODE, caller('192.0.2.7'))).toBe('verified');
+    });
+
+    it("the number's day across every caller: at its bound no code is compared, one tick before the day ends still not, at its end again", async () => {
+      await boot();
+      const dayPoints = POINTS * TEST_WRONG_CODES_DAY_FACTOR;
+      const began = suite.sb.now();
+      // Anonymous callers of distinct networks, each within its own budget, spend the number's day.
+      for (let net = 0; net < dayPoints / POINTS; net++) {
+        const ip = `10.${net}.0.7`;
+        const id = await start(caller(ip));
+        expect([await check(id, '000000', caller(ip)), await check(id, '000001', caller(ip))]).toEqual([
+          2, 1,
+        ]);
+      }
+      // A caller who never guessed: its right code is answered as an exhausted budget is (no attempt left).
+      const reviewerCaller = caller('198.51.100.9', 'apple-review');
+      expect(await check(await start(reviewerCaller), CODE, reviewerCaller)).toBe(0);
+      await suite.sb.advance(began + DAY - 1 - suite.sb.now());
+      expect(await check(await start(reviewerCaller), CODE, reviewerCaller)).toBe(0);
+      await suite.sb.advance(1);
+      expect(await check(await start(reviewerCaller), CODE, reviewerCaller)).toBe('verified');
+    });
+
+    it('the right code costs no budget: more verifications than the network has points leave a wrong code compared', async () => {
+      await boot();
+      const office = '203.0.113.8';
+      const owners = POINTS * TEST_WRONG_CODES_NETWORK_FACTOR + 1;
+      for (let n = 0; n < owners; n++)
+        expect(await check(await start(caller(office, `v${n}`)), CODE, caller(office, `v${n}`))).toBe(
+          'verified',
+        );
+      expect(await check(await start(caller(office, 'next')), '000000', caller(office, 'next'))).toBe(2);
+    });
+  },
+);
