@@ -60,9 +60,9 @@ export const EN_TEXTS = {
   e_validation_error: 'Please check what you entered.',
   e_invalid_code: 'That code is not right.',
   e_invalid_code_left: 'That code is not right. {attempts}.',
-  e_method_not_available: 'This way of checking is not available. Please choose another.',
+  e_method_not_available: 'This way is not available. Please choose another.',
   /** The client moves to an offered method by itself; this shows only where it could not. */
-  e_method_held: 'This way of checking is not available for this number right now. Please choose another.',
+  e_method_held: 'This way is not available for this number now. Please choose another.',
   e_phone_not_allowed: 'This number cannot be verified here. Please use another one.',
   e_phone_type: 'Only mobile numbers can be verified. Please enter a mobile number.',
   e_start_refused: 'We cannot start a verification for this request now. Please try later.',
@@ -71,12 +71,12 @@ export const EN_TEXTS = {
   e_not_pending_expired: 'This verification has expired. Please start again.',
   e_not_pending_verified: 'This number is already verified.',
   e_not_pending_failed: 'This verification has failed. Please start again.',
-  /** cross_site_request, unsupported_media_type, payload_too_large: nothing the user typed; the page is off. */
+  /** cross_site_request, unsupported_media_type, payload_too_large, purpose_not_allowed: the page is off. */
   e_page: 'This page cannot send the request. Please reload it.',
   e_rate_limit_exceeded: 'Too many attempts. Please try again later.',
   e_rate_limit_wait: 'Too many attempts. Please try again in {t}.',
   e_resend_cooldown: 'We just sent something to this number. You can ask again in {t}.',
-  e_too_many_wrong_codes: 'Too many wrong codes for this number. Please try again later.',
+  e_too_many_wrong_codes: 'Too many wrong codes. Please try again later.',
   e_switch_in_progress: 'Another way is already on its way. One moment, please.',
   e_fallback_not_available: 'Please give this way a little longer.',
   e_journey_limit_reached: 'There is no other way left for this number.',
@@ -148,9 +148,9 @@ const ru: Texts = {
   e_invalid_code: 'Неверный код.',
   e_invalid_code_left: 'Неверный код. {attempts}.',
   e_method_not_available: 'Этот способ недоступен. Выберите другой.',
-  e_method_held: 'Сейчас этот способ для этого номера недоступен. Выберите другой.',
+  e_method_held: 'Для этого номера способ недоступен. Выберите другой.',
   e_phone_not_allowed: 'Этот номер здесь не проверить. Укажите другой.',
-  e_phone_type: 'Проверить можно только мобильный номер. Укажите мобильный.',
+  e_phone_type: 'Проверить можно только мобильный номер.',
   e_start_refused: 'Сейчас нельзя начать проверку. Попробуйте позже.',
   e_not_found: 'Проверка больше не найдена. Начните заново.',
   e_not_pending: 'Проверка уже завершена.',
@@ -160,13 +160,13 @@ const ru: Texts = {
   e_page: 'Страница не может отправить запрос. Обновите её.',
   e_rate_limit_exceeded: 'Слишком много попыток. Попробуйте позже.',
   e_rate_limit_wait: 'Слишком много попыток. Попробуйте через {t}.',
-  e_resend_cooldown: 'Мы только что отправили сообщение на этот номер. Повторить можно через {t}.',
-  e_too_many_wrong_codes: 'Слишком много неверных кодов для этого номера. Попробуйте позже.',
+  e_resend_cooldown: 'Сообщение уже отправлено. Повторить можно через {t}.',
+  e_too_many_wrong_codes: 'Слишком много неверных кодов. Попробуйте позже.',
   e_switch_in_progress: 'Другой способ уже в пути. Подождите немного.',
   e_fallback_not_available: 'Дайте этому способу ещё немного времени.',
   e_journey_limit_reached: 'Других способов для этого номера не осталось.',
   e_service_unavailable: 'Проверка сейчас недоступна. Попробуйте чуть позже.',
-  e_network_error: 'Нет связи с сервером. Проверьте подключение и попробуйте снова.',
+  e_network_error: 'Нет связи с сервером. Проверьте подключение.',
   e_unexpected_response: 'Что-то пошло не так. Попробуйте снова.',
   e_no_verification: 'Нет текущей проверки. Начните заново.',
   e_resend_unavailable: 'Новый код пока нельзя отправить.',
@@ -180,8 +180,10 @@ export const MESSAGES: Record<'en' | 'ru', Texts> = { en: EN_TEXTS, ru };
  * code this version does not know (a newer server's).
  */
 export function errorKey(code: string): TextKey {
-  if (/^(cross_site_request|unsupported_media_type|payload_too_large)$/.test(code)) return 'e_page';
-  const key = `e_${code}`;
+  if (/^(cross_site_request|unsupported_media_type|payload_too_large|purpose_not_allowed)$/.test(code))
+    return 'e_page';
+  // The host's own challenge (assessStart) is the page's to show, not the element's.
+  const key = `e_${code === 'step_up_required' ? 'start_refused' : code}`;
   return key in EN_TEXTS ? (key as TextKey) : 'e_other';
 }
 
