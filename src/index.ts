@@ -159,7 +159,13 @@ export type {
 /* The ledger: expected charges per day, method and operator prefix, reconciled with the API. */
 export type { LedgerOptions } from './options/verification.options.js';
 export { VerificationLedger } from './ledger/verification-ledger.service.js';
-export type { LedgerDayReport, LedgerFigures, LedgerRow, LedgerUsage } from './ledger/ledger-report.js';
+export type {
+  LedgerCount,
+  LedgerDayReport,
+  LedgerFigures,
+  LedgerRow,
+  LedgerUsage,
+} from './ledger/ledger-report.js';
 export type { LedgerDimension, LedgerRowKey } from './ledger/ledger-row.js';
 /* The ops page a host mounts behind its own guard. */
 export { VerificationOpsPage, type OpsPageQuery } from './ops/verification-ops-page.service.js';

@@ -2,8 +2,15 @@ import { toMajorUnits } from '../core/money.js';
 import { LEDGER_DIMENSIONS, type LedgerRowKey } from './ledger-row.js';
 
 /** The session counts a row keeps, as the transitions the module saw. */
-export const LEDGER_COUNTS = ['started', 'delivered', 'verified', 'expired', 'failed'] as const;
-export type LedgerCount = (typeof LEDGER_COUNTS)[number];
+/** What a ledger row counts, besides the money. */
+export type LedgerCount = 'started' | 'delivered' | 'verified' | 'expired' | 'failed';
+export const LEDGER_COUNTS: readonly LedgerCount[] = [
+  'started',
+  'delivered',
+  'verified',
+  'expired',
+  'failed',
+];
 /** The row's counter of expected charges, in minor units. */
 export const CHARGED = 'charged';
 

@@ -7,8 +7,9 @@ import { VERIFICATION_METHODS } from '../core/verification-method.js';
  * verification's purpose) is added here, in `LedgerRowKey` and in `rowKeyOf`, and nowhere else: the
  * store keys, the report and the CSV columns follow this list.
  */
-export const LEDGER_DIMENSIONS = ['method', 'prefix'] as const;
-export type LedgerDimension = (typeof LEDGER_DIMENSIONS)[number];
+/** What a ledger row is per, besides its day. */
+export type LedgerDimension = 'method' | 'prefix';
+export const LEDGER_DIMENSIONS: readonly LedgerDimension[] = ['method', 'prefix'];
 export type LedgerRowKey = Readonly<Record<LedgerDimension, string>>;
 
 /** A method the package does not know is kept as `other` (the rows stay few whatever the API sends). */

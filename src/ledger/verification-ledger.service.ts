@@ -80,7 +80,7 @@ export class VerificationLedger {
     return this.options.ledger !== false;
   }
 
-  /** Counts what `record` shows that no instance counted yet. Never fails. */
+  /** @internal Counts what `record` shows that no instance counted yet (the tracker and the start call it). Never fails. */
   async count(record: SessionRecord): Promise<void> {
     const settings = this.options.ledger;
     if (!settings || isTestSession(record.requestId)) return;

@@ -1,6 +1,7 @@
 /** The ops page's words, in each language it speaks. */
-export const OPS_LANGUAGES = ['en', 'ru'] as const;
-export type OpsLanguage = (typeof OPS_LANGUAGES)[number];
+/** The languages of the ops page. */
+export type OpsLanguage = 'en' | 'ru';
+export const OPS_LANGUAGES: readonly OpsLanguage[] = ['en', 'ru'];
 
 export interface OpsTexts {
   title: string;

@@ -53,7 +53,13 @@ describe('open reviewer numbers flooded from one /48 (fastify, Redis store)', ()
       },
     });
     const start = (headers: Record<string, string>) =>
-      call(suite.host!.url, 'POST', '/verification/start', { phone_number: REVIEWER, method: 'sms' }, headers);
+      call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: REVIEWER, method: 'sms' },
+        headers,
+      );
 
     let admitted = 0;
     for (let i = 0; i < 300; i++) {

@@ -69,13 +69,19 @@ describe('createStore', () => {
   });
 
   it('rejects a store option it cannot use, naming the field and keeping the URL out of the message', () => {
-    expect(() => createStore({ redis: {} }, Date.now)).toThrow(/^VerificationModule: option "store\.redis" must be/);
-    expect(() => createStore({ url: 'http://user:secret@host' }, Date.now)).toThrow(/^VerificationModule: option "store\.url" must be/);
+    expect(() => createStore({ redis: {} }, Date.now)).toThrow(
+      /^VerificationModule: option "store\.redis" must be/,
+    );
+    expect(() => createStore({ url: 'http://user:secret@host' }, Date.now)).toThrow(
+      /^VerificationModule: option "store\.url" must be/,
+    );
     expect(() => createStore({ url: 'http://user:secret@host' }, Date.now)).not.toThrow(/secret/);
     expect(() => createStore({ redis: hostIoredis, keyPrefix: 5 as never }, Date.now)).toThrow(
       /store\.keyPrefix/,
     );
-    expect(() => createStore('redis://localhost' as never, Date.now)).toThrow(/^VerificationModule: option "store" must be/);
+    expect(() => createStore('redis://localhost' as never, Date.now)).toThrow(
+      /^VerificationModule: option "store" must be/,
+    );
   });
 });
 
