@@ -27,15 +27,10 @@ describe.each(PLATFORMS)('an owner erased, its address (%s)', (platform: Platfor
     ["the first account's erasure and a new account", true],
   ])("the address's paid starts of the hour stay counted after %s", async (_label, erase) => {
     const account = await suite.sb.createAccount({ balance: 10_000 });
-    const base = moduleOptions(suite.sb, { limits: {} });
     suite.host = await createTestApp({
       platform,
       trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
+      module: moduleOptions(suite.sb, { limits: {} }, account),
     });
     const ip = platform === 'express' ? '198.51.100.71' : '198.51.100.72';
     let serial = 0;

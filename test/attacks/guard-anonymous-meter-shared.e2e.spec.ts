@@ -37,15 +37,10 @@ describe.each(PLATFORMS)('anonymous visitors and the guard (%s)', (platform: Pla
   it("one address's pending verifications do not spend another visitor's guard read", async () => {
     const account = await suite.sb.createAccount({ balance: 100 });
     store = new MemoryStore({ clock: () => suite.sb.now() });
-    const base = moduleOptions(suite.sb, { owner: undefined, store });
     suite.host = await createTestApp({
       platform,
       trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
+      module: moduleOptions(suite.sb, { owner: undefined, store }, account),
       controllers: [GuardedController],
     });
     const from = (ip: string, extra: Record<string, string> = {}) => ({ 'x-forwarded-for': ip, ...extra });

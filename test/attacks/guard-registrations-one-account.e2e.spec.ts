@@ -42,12 +42,10 @@ describe.each(PLATFORMS)('two registrations on one API account, one handleKey (%
   it("signup's verification_id neither opens payout's guard nor payout's client routes", async () => {
     const account = await suite.sb.createAccount({ balance: 100 });
     const registration = (name: string, extra: Partial<VerificationModuleOptions> = {}) => {
-      const base = moduleOptions(suite.sb);
       return {
-        ...base,
+        ...moduleOptions(suite.sb, {}, account),
         name,
         handleKey: HANDLE_KEY,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
         routes: { prefix: `${name}/verification` },
         webhooks: { secret: account.webhookSecret, path: `${name}/webhooks` },
         ...extra,

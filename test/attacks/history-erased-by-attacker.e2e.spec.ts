@@ -28,15 +28,10 @@ describe.each(PLATFORMS)(
 
     it("forget({ owner }) of the attacker leaves the takeover in the victim's number's history", async () => {
       const account = await suite.sb.createAccount({ balance: 100 });
-      const base = moduleOptions(suite.sb, { history: {}, limits: {} });
       suite.host = await createTestApp({
         platform,
         trustProxy: true,
-        module: {
-          ...base,
-          api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-          webhooks: { secret: account.webhookSecret },
-        },
+        module: moduleOptions(suite.sb, { history: {}, limits: {} }, account),
       });
       const history = suite.host.app.get(VerificationHistory);
       const victim = platform === 'express' ? '+79164440301' : '+79164440302';

@@ -28,15 +28,10 @@ describe('history: a takeover’s trail under the attacker’s other accounts’
 
   it("~100 other owners' failed sessions of the number leave the right code and the verified outcome", async () => {
     const account = await suite.sb.createAccount({ balance: 10_000 });
-    const base = moduleOptions(suite.sb, { history: {}, limits: {} });
     suite.host = await createTestApp({
       platform: 'express',
       trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
+      module: moduleOptions(suite.sb, { history: {}, limits: {} }, account),
     });
     const history = suite.host.app.get(VerificationHistory);
     const phone = '+79164440201';

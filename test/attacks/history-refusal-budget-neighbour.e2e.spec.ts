@@ -16,23 +16,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 describe('history: a neighbour on the same /24 spends the refusal budget (express)', () => {
   const suite = sandboxSuite();
 
   it("a victim's refused start of its own number is in the number's history after a neighbour's flood", async () => {
-    const account = await suite.sb.createAccount({ balance: 1_000 });
-    const base = moduleOptions(suite.sb, { history: {}, limits: {}, owner: undefined });
-    suite.host = await createTestApp({
-      platform: 'express',
+    suite.host = await startAccountHost('express', suite.sb, {
+      balance: 1_000,
       trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
+      module: { history: {}, limits: {}, owner: undefined },
     });
     const history = suite.host.app.get(VerificationHistory);
     const start = (phone: string, ip: string) =>

@@ -16,24 +16,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 describe('history: free refusals of ever new numbers from one address (fastify, MemoryStore)', () => {
   const suite = sandboxSuite();
 
   it("1,000 refused starts from one address do not cost a real user's pending verification", async () => {
     const store = new MemoryStore({ clock: () => suite.sb.now(), maxEntries: 3_000 });
-    const account = await suite.sb.createAccount({ balance: 100 });
-    const base = moduleOptions(suite.sb, { limits: {}, owner: undefined, store, history: {} });
-    suite.host = await createTestApp({
-      platform: 'fastify',
+    suite.host = await startAccountHost('fastify', suite.sb, {
       trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
+      module: { limits: {}, owner: undefined, store, history: {} },
     });
     const start = (phone: string, headers: Record<string, string>) =>
       call(suite.host!.url, 'POST', '/verification/start', { phone_number: phone, method: 'sms' }, headers);

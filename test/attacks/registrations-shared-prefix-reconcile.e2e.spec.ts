@@ -48,11 +48,9 @@ async function bootTwo(sharedPrefix: string | undefined): Promise<{ app: TestApp
   const registrations = await Promise.all(
     names.map(async (name): Promise<VerificationModuleOptions> => {
       const account = await sb.createAccount({ balance: 100 });
-      const base = moduleOptions(sb);
       return {
-        ...base,
+        ...moduleOptions(sb, {}, account),
         name,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
         routes: { prefix: `${name}/verification` },
         webhooks: { enabled: false },
         store:

@@ -20,8 +20,8 @@ import { VerificationStore } from '../../src/store/verification-store.interface.
 import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 const NETWORKS = 300;
 
@@ -35,21 +35,15 @@ describe.each(PLATFORMS)('test starts from many networks (%s, Redis)', (platform
   });
 
   it('300 networks keep no more for a test number than for a real one', async () => {
-    const account = await suite.sb.createAccount({ balance: 10_000 });
     const keyPrefix = uniqueKeyPrefix(`many-networks-${platform}`);
-    const base = moduleOptions(suite.sb, {
-      limits: {},
-      owner: undefined,
-      store: { redis: client, keyPrefix },
-      testNumbers: { numbers: [{ phoneNumber: reviewer, code: '246810' }] },
-    });
-    suite.host = await createTestApp({
-      platform,
+    suite.host = await startAccountHost(platform, suite.sb, {
+      balance: 10_000,
       trustProxy: true,
       module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
+        limits: {},
+        owner: undefined,
+        store: { redis: client, keyPrefix },
+        testNumbers: { numbers: [{ phoneNumber: reviewer, code: '246810' }] },
       },
     });
     const store = suite.host.app.get<VerificationStore>(VerificationStore);

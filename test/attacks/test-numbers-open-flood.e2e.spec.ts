@@ -20,8 +20,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 const REVIEWER = '+79990000001';
 
@@ -30,20 +30,13 @@ describe('open reviewer numbers flooded from many networks (fastify, MemoryStore
 
   it("a flood of free test starts does not cost a real user's pending verification", async () => {
     const store = new MemoryStore({ clock: () => suite.sb.now(), maxEntries: 3_000 });
-    const account = await suite.sb.createAccount({ balance: 100 });
-    const base = moduleOptions(suite.sb, {
-      limits: {},
-      owner: undefined,
-      store,
-      testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '123456' }] },
-    });
-    suite.host = await createTestApp({
-      platform: 'fastify',
+    suite.host = await startAccountHost('fastify', suite.sb, {
       trustProxy: true,
       module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
+        limits: {},
+        owner: undefined,
+        store,
+        testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '123456' }] },
       },
     });
     const start = (phone: string, headers: Record<string, string>) =>

@@ -20,8 +20,8 @@ import { Redis } from 'ioredis';
 import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 const REVIEWER = '+79990000001';
 
@@ -36,20 +36,13 @@ describe('open reviewer numbers flooded from one /48 (fastify, Redis store)', ()
   });
 
   it('300 free test starts from 300 /64s keep a bounded number of entries on Redis', async () => {
-    const account = await suite.sb.createAccount({ balance: 100 });
-    const base = moduleOptions(suite.sb, {
-      limits: {},
-      owner: undefined,
-      store: { url: sharedRedisUrl(), keyPrefix },
-      testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '123456' }] },
-    });
-    suite.host = await createTestApp({
-      platform: 'fastify',
+    suite.host = await startAccountHost('fastify', suite.sb, {
       trustProxy: true,
       module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
+        limits: {},
+        owner: undefined,
+        store: { url: sharedRedisUrl(), keyPrefix },
+        testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '123456' }] },
       },
     });
     const start = (headers: Record<string, string>) =>

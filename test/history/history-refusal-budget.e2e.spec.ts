@@ -6,8 +6,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 const HOUR = 3_600_000;
 
@@ -18,16 +18,10 @@ describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (p
   const nextNumber = () => `${prefix}${String(++serial).padStart(4, '0')}`;
 
   async function boot(): Promise<VerificationHistory> {
-    const account = await suite.sb.createAccount({ balance: 1_000 });
-    const base = moduleOptions(suite.sb, { limits: {}, owner: undefined, history: {} });
-    suite.host = await createTestApp({
-      platform,
+    suite.host = await startAccountHost(platform, suite.sb, {
+      balance: 1_000,
       trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
+      module: { limits: {}, owner: undefined, history: {} },
     });
     return suite.host.app.get(VerificationHistory);
   }

@@ -19,8 +19,8 @@ import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { dumpMemoryStore } from '../support/store-dump.js';
-import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -48,20 +48,14 @@ describe.each(CASES)(
       history: { maxEntries?: number } = {},
       perNumber?: number,
     ): Promise<VerificationHistory> {
-      const account = await suite.sb.createAccount({ balance: 10_000 });
-      const base = moduleOptions(suite.sb, {
-        history,
-        limits: perNumber === undefined ? {} : { startPerPhone: { points: perNumber, windowMs: 40 * DAY } },
-        owner: undefined,
-        ...(kind === 'redis' ? { store: { url: sharedRedisUrl(), keyPrefix } } : {}),
-      });
-      suite.host = await createTestApp({
-        platform,
+      suite.host = await startAccountHost(platform, suite.sb, {
+        balance: 10_000,
         trustProxy: true,
         module: {
-          ...base,
-          api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-          webhooks: { secret: account.webhookSecret },
+          history,
+          limits: perNumber === undefined ? {} : { startPerPhone: { points: perNumber, windowMs: 40 * DAY } },
+          owner: undefined,
+          ...(kind === 'redis' ? { store: { url: sharedRedisUrl(), keyPrefix } } : {}),
         },
       });
       return suite.host.app.get(VerificationHistory);

@@ -22,14 +22,11 @@ describe.each(PLATFORMS)('purposes per registration (%s)', (platform: Platform) 
     purposes: VerificationModuleOptions['purposes'],
   ): Promise<VerificationModuleOptions> {
     const account = await suite.sb.createAccount({ balance: 100 });
-    const base = moduleOptions(suite.sb);
     return {
-      ...base,
+      ...moduleOptions(suite.sb, {}, account),
       name,
       purposes,
-      api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
       routes: { prefix: `${name}/verification` },
-      webhooks: { secret: account.webhookSecret },
     };
   }
 

@@ -117,11 +117,9 @@ describe.each(PLATFORMS)('named registrations (%s)', (platform: Platform) => {
   ): Promise<VerificationModuleOptions> {
     const account = await sb.createAccount({ balance: name === 'south' ? 77 : 100 });
     accounts[name] = account;
-    const base = moduleOptions(sb, extra);
     return {
-      ...base,
+      ...moduleOptions(sb, extra, account),
       name,
-      api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
       routes: { prefix: `${name}/verification` },
       webhooks: { secret: account.webhookSecret, ...extra.webhooks },
     };

@@ -74,21 +74,23 @@ async function bootTwo(shape: Shape): Promise<TestApp> {
   const registrations = await Promise.all(
     names.map(async (name): Promise<VerificationModuleOptions> => {
       const account = await sb.createAccount({ balance: 100 });
-      const base = moduleOptions(sb, {
-        limits: {
-          startPerIp: false,
-          startPerPhoneAndCaller: false,
-          resendCooldownMs: false,
-          pumping: false,
-          startPerPhone: false,
-          // One SMS (3.00) fits; a second in the same registration's window does not.
-          spendCap: { amount: 4, windowMs: 86_400_000 },
-        },
-      });
       return {
-        ...base,
+        ...moduleOptions(
+          sb,
+          {
+            limits: {
+              startPerIp: false,
+              startPerPhoneAndCaller: false,
+              resendCooldownMs: false,
+              pumping: false,
+              startPerPhone: false,
+              // One SMS (3.00) fits; a second in the same registration's window does not.
+              spendCap: { amount: 4, windowMs: 86_400_000 },
+            },
+          },
+          account,
+        ),
         name,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
         routes: { prefix: `${name}/verification` },
         webhooks: { secret: account.webhookSecret, path: `${name}-webhooks` },
         store: shape.store(name),

@@ -9,8 +9,8 @@ import { isSpareTestSession } from '../../src/core/test-session.js';
 import { KEPT_TEST_SESSIONS_PER_NETWORK_HOUR as KEPT } from '../../src/test-numbers/test-number-sessions.js';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 const HOUR = 3_600_000;
 const CODE = '123456';
@@ -20,20 +20,13 @@ describe.each(PLATFORMS)('test sessions kept per network and hour (%s)', (platfo
   const reviewer = platform === 'express' ? '+79990000011' : '+79990000012';
 
   it('the 5th test start of a /48 is kept, the 6th and 7th spare (and verify alike); another /48 and the next hour (not one tick before) are kept', async () => {
-    const account = await suite.sb.createAccount({ balance: 100 });
-    const base = moduleOptions(suite.sb, {
-      limits: {},
-      owner: undefined,
-      history: {},
-      testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] },
-    });
-    suite.host = await createTestApp({
-      platform,
+    suite.host = await startAccountHost(platform, suite.sb, {
       trustProxy: true,
       module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
+        limits: {},
+        owner: undefined,
+        history: {},
+        testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] },
       },
     });
     const history = suite.host.app.get(VerificationHistory);

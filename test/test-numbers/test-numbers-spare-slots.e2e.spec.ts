@@ -55,20 +55,19 @@ describe.each(CASES)('spare test sessions in slots (%s, %s store)', (platform: P
         : kind === 'cluster'
           ? new Cluster(cluster!.seeds)
           : undefined;
-    const base = moduleOptions(suite.sb, {
-      limits: {},
-      owner: undefined,
-      ...(client === undefined ? {} : { store: { redis: client, keyPrefix } }),
-      testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }], maxAttempts: 5 },
-    });
     suite.host = await createTestApp({
       platform,
       trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
+      module: moduleOptions(
+        suite.sb,
+        {
+          limits: {},
+          owner: undefined,
+          ...(client === undefined ? {} : { store: { redis: client, keyPrefix } }),
+          testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }], maxAttempts: 5 },
+        },
+        account,
+      ),
     });
     const store = suite.host.app.get<VerificationStore>(VerificationStore);
     // Live keys, the per-client counters (`protect:…`, two per address: the documented residual) apart.

@@ -14,8 +14,8 @@ import {
 } from '../../src/test-numbers/test-number-wrong-codes.js';
 import { storeFor, type StoreKind } from '../verified-phone/guard-host.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call, type Platform, type TestApp } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
 
 const CODE = '246810';
 const HOUR = 3_600_000;
@@ -41,23 +41,16 @@ describe.each(CASES)(
 
     async function boot() {
       store = storeFor(storeKind, suite.sb);
-      const account = await suite.sb.createAccount({ balance: 100 });
-      const base = moduleOptions(suite.sb, {
-        store,
-        limits: {},
-        testNumbers: {
-          numbers: [{ phoneNumber: reviewer, code: CODE }],
-          maxAttempts: 3,
-          wrongCodesPerNumber: { points: POINTS, windowMs: HOUR },
-        },
-      });
-      app = await createTestApp({
-        platform,
+      app = await startAccountHost(platform, suite.sb, {
         trustProxy: true,
         module: {
-          ...base,
-          api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-          webhooks: { secret: account.webhookSecret },
+          store,
+          limits: {},
+          testNumbers: {
+            numbers: [{ phoneNumber: reviewer, code: CODE }],
+            maxAttempts: 3,
+            wrongCodesPerNumber: { points: POINTS, windowMs: HOUR },
+          },
         },
       });
     }

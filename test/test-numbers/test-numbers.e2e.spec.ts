@@ -11,9 +11,9 @@ import { VerificationModule } from '../../src/module/verification.module.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { reconciler } from '../journeys/journey-host.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { startAccountHost } from '../webhooks/harness.js';
 import { CapturingLogger } from '../support/log-capture.js';
-import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { call, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 
 const REVIEWER = '+79990000001';
 const AUTO_VERIFIED = '+79990000002';
@@ -50,19 +50,12 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
 
   async function boot(overrides: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {
     logger = new CapturingLogger();
-    const account = await sb.createAccount({ balance: 100 });
-    const base = moduleOptions(sb, {
-      testNumbers: TEST_NUMBERS,
-      logLevels: ['log', 'warn', 'error', 'debug'],
-      ...overrides,
-    });
-    host = await createTestApp({
-      platform,
+    host = await startAccountHost(platform, sb, {
       logger,
       module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
+        testNumbers: TEST_NUMBERS,
+        logLevels: ['log', 'warn', 'error', 'debug'],
+        ...overrides,
       },
     });
     sb.resetRequestCounts();

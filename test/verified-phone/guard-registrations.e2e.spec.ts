@@ -48,14 +48,11 @@ describe.each(PLATFORMS)('the guard and named registrations (%s)', (platform: Pl
 
   async function registration(name: string): Promise<VerificationModuleOptions> {
     const account = await suite.sb.createAccount({ balance: 100 });
-    const base = moduleOptions(suite.sb);
     return {
-      ...base,
+      ...moduleOptions(suite.sb, {}, account),
       name,
       handleKey: HANDLE_KEY,
-      api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
       routes: { prefix: `${name}/verification` },
-      webhooks: { secret: account.webhookSecret },
     };
   }
 

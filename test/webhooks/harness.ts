@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
 import type { VerificationEvent } from '../../src/core/verification-events.js';
 import { VerificationSandbox, type SandboxMethod } from '../../src/testing/index.js';
+import type { SandboxAccountCredentials } from '../../src/testing/sandbox.options.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
 
@@ -41,16 +42,20 @@ export interface HostOptions {
   receiveWebhooks?: boolean;
 }
 
-/** Module options every test starts from: the sandbox's clock, webhooks on, reconciler only on demand. */
+/**
+ * Module options every test starts from: the sandbox's clock, webhooks on, reconciler only on demand;
+ * on the demo account unless the test gives an account of its own (its key, secret and webhook secret).
+ */
 export function moduleOptions(
   sb: VerificationSandbox,
   overrides: Partial<VerificationModuleOptions> = {},
+  account: SandboxAccountCredentials = sb.demoAccount,
 ): VerificationModuleOptions {
   return {
     api: {
       baseUrl: sb.url,
-      apiKey: sb.demoAccount.apiKey,
-      apiSecret: sb.demoAccount.apiSecret,
+      apiKey: account.apiKey,
+      apiSecret: account.apiSecret,
       maxRetries: 0,
     },
     clock: () => sb.now(),
@@ -59,7 +64,7 @@ export function moduleOptions(
       const user = (req as { headers: Record<string, string | undefined> }).headers['x-user'];
       return user;
     },
-    webhooks: { secret: sb.demoAccount.webhookSecret },
+    webhooks: { secret: account.webhookSecret },
     // Tests move the clock and call runOnce(); the real-time tick is out of the way.
     reconcile: { tickMs: 3_600_000 },
     ...overrides,
@@ -84,23 +89,19 @@ export async function startHost(
 }
 
 /**
- * A host on an account of its own (balance 100; its webhook secret, no webhooks sent to the host):
- * its sessions, money and history stay apart from other tests'.
+ * A host on an account of its own (balance 100 unless given; its webhook secret, no webhooks sent to
+ * the host): its sessions, money and history stay apart from other tests'.
  */
 export async function startAccountHost(
   platform: Platform,
   sb: VerificationSandbox,
-  options: Omit<HostOptions, 'receiveWebhooks' | 'rawBody'> = {},
+  options: Omit<HostOptions, 'receiveWebhooks' | 'rawBody'> & { balance?: number; trustProxy?: boolean } = {},
 ): Promise<TestApp> {
-  const account = await sb.createAccount({ balance: 100 });
-  const base = moduleOptions(sb, options.module);
+  const account = await sb.createAccount({ balance: options.balance ?? 100 });
   return createTestApp({
     platform,
-    module: {
-      ...base,
-      api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-      webhooks: { secret: account.webhookSecret },
-    },
+    trustProxy: options.trustProxy,
+    module: moduleOptions(sb, options.module, account),
     logger: options.logger,
     providers: options.providers,
     controllers: options.controllers,
