@@ -3,8 +3,9 @@
  * `[bench: <section> › <row>]` (or `[bench: <section>]` for a section without a table), and says what
  * that row says: the section is a `## <section>:` heading of bench/README.md, the row a line of its table
  * whose first cell is `<row>`, and the number nearest before the citation is one of that row's figures. A
- * figure of a measured kind (µs, ns, req/s, heap, allocations, p99, events a second) with no citation is
- * refused: a number no bench reads goes stale unseen.
+ * figure of a measured kind (µs, ns, req/s, heap, allocations, bytes per session or stream, p99, events a
+ * second, upstream GETs, a ratio to the minimal proxy) with no citation is refused: a number no bench reads
+ * goes stale unseen.
  */
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,9 +17,9 @@ const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `do
 );
 const BENCH = readFileSync(join(ROOT, 'bench/README.md'), 'utf8');
 const CITATION = /\[bench:\s+([a-z-]+)(?:\s+›\s+([^\]]+))?\]/g;
-/** Figures of the kinds only a measurement gives. */
+/** Figures of the kinds only a measurement gives: times, rates, memory, upstream calls, ratios to the proxy. */
 const MEASURED =
-  /\d[\d,.]*\s?(?:µs|ns\b|req\/s|[KM]?B of heap|[KM]?B allocated|ms at p99|ms p99|events a second)/g;
+  /\d[\d,.]*\s?(?:µs|ns\b|req\/s|[KM]?B of heap|[KM]?B allocated|[KM]?B per (?:session|stream|answer)|ms at p99|ms p99|events a second|upstream GETs?|GETs? per session|of a minimal [\w ]*proxy)/g;
 /** How far before a citation its figure may stand (one clause). */
 const REACH = 160;
 

@@ -17,7 +17,6 @@ import { inlineCode, optionFields, readDoc, ROOT, SRC, sourceProgram } from './s
  */
 const EXTERNAL_NAMES = new Set([
   'NO_PROXY', // read by axios from the environment
-  'HttpService', // @nestjs/axios, imported on demand
   'createCluster', // node-redis
   'ConfigModule', // @nestjs/config, in the host recipe
   'ConfigService',
@@ -29,8 +28,7 @@ const EXTERNAL_NAMES = new Set([
   'FileTypeValidator', // @nestjs/common, named in the README's Node 20 note
   'useClass', // ConfigurableModuleBuilder's async options
   'emitAsync', // EventEmitter2
-  'getResponse', // HttpException
-  'getStatus',
+  'getStatus', // HttpException
 ]);
 
 /** Top-level folders a cited path may start with; anything else is resolved under src/. */
