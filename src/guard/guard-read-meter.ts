@@ -9,7 +9,7 @@ import { VerificationStore } from '../store/verification-store.interface.js';
  * Guard reads that may go upstream, per owner and window, `refreshes` of them refreshes (the rest kept
  * for rebuilds of lost records, see `takeUpstreamRead`): past it the guard answers from the store.
  */
-export const GUARD_READS_PER_OWNER = { points: 30, refreshes: 20, windowMs: 60_000 } as const;
+export const GUARD_READS_PER_OWNER = { points: 40, refreshes: 30, windowMs: 60_000 } as const;
 
 /**
  * Meters VerifiedPhoneGuard's upstream reads (a refresh, or the rebuild of a record the store lost)

@@ -6,11 +6,11 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { clientKeyOf } from './start-callers.js';
 
 /**
- * Status reads that may go upstream per caller (owner, else client key) and window, `refreshes` of them
- * refreshes of a stored record: a page polling one or two verifications at their poll interval (1.5 s
- * at the fastest) stays within it, and the rest is kept for rebuilds of lost records.
+ * Status reads that may go upstream per caller (owner, else client key) and window, at most `refreshes`
+ * of them refreshes of a stored record (a page polling one or two verifications at their poll interval,
+ * 1.5 s at the fastest, stays within it); the other points are kept for rebuilds of lost records.
  */
-export const STATUS_READS_PER_CALLER = { points: 6, refreshes: 4, windowMs: 3_000 } as const;
+export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_000 } as const;
 
 /**
  * What an upstream read is for: a `refresh` of a record the store holds (refused, it is answered as
