@@ -102,8 +102,12 @@ describe("spare test sessions: another starter's session keeps its slot while it
   });
 
   it("a starter's new start replaces its own oldest session, never a stranger's", async () => {
-    const { sessions, spare, slotOf } = await spareNumber();
-    const mine = [await spare('net:a'), await spare('net:a')];
+    const { now, sessions, spare, slotOf } = await spareNumber();
+    const mine: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      mine.push(await spare('net:a'));
+      now.t += 1_000;
+    }
     const theirs = [await spare('net:b'), await spare('net:c'), await spare('net:d')];
     const next = await spare('net:a');
     await expect(sessions.getSession(mine[0]!)).rejects.toMatchObject({ status: 404 });
