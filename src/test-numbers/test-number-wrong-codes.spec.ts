@@ -83,9 +83,11 @@ describe("a test number's wrong codes past the day's ceiling", () => {
   });
 
   it('the hard ceiling counts compared codes only: refused checks never spend it; at it the last is compared, past it nobody', async () => {
-    const { store, wrong, spendCeiling } = fixture();
+    const { now, store, wrong, spendCeiling } = fixture();
     await spendCeiling();
-    // Starters past their reserve keep checking: refused, and the hard ceiling is untouched.
+    // An hour on, starters past their reserve (their hourly budgets whole again) keep checking: refused
+    // at the number's day, and the hard ceiling is untouched.
+    now.t += 3_600_000;
     for (let i = 0; i < 50; i++) expect(await wrong({ network: `net:${i % 10}` })).toBe(false);
     const reserves = (HARD - CEILING) / MAX_ATTEMPTS;
     let compared = 0;
