@@ -15,9 +15,10 @@ export const TEST_SESSION_PREFIX = 'test_';
 export const SPARE_TEST_SESSION_PREFIX = `${TEST_SESSION_PREFIX}x`;
 
 /**
- * Slots a client network has for its spare test sessions of one number: a new spare session takes the
- * place of the oldest (whose handle then reads as unknown), so a flood of free test starts keeps a
- * bounded amount on every store.
+ * Slots a client network (and a number) has for its spare test sessions of one number: a new spare
+ * session takes a free slot, else its starter's own oldest, else the last (the overflow), whose former
+ * session's handle then reads as unknown; so a flood of free test starts keeps a bounded amount on every
+ * store, and never replaces another starter's session while it is held (see `chooseSpareSlot`).
  */
 export const SPARE_TEST_SESSION_SLOTS = 5;
 

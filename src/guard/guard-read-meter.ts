@@ -2,11 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataKeys } from '../core/data-keys.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { takeUpstreamRead, upstreamReader } from '../protection/status-read-meter.js';
+import { takeUpstreamRead, upstreamReader, type UpstreamRead } from '../protection/status-read-meter.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 
-/** Guard reads that may go upstream, per owner and window: past it the guard answers from the store. */
-export const GUARD_READS_PER_OWNER = { points: 30, windowMs: 60_000 } as const;
+/**
+ * Guard reads that may go upstream, per owner and window, `refreshes` of them refreshes (the rest kept
+ * for rebuilds of lost records, see `takeUpstreamRead`): past it the guard answers from the store.
+ */
+export const GUARD_READS_PER_OWNER = { points: 40, refreshes: 30, windowMs: 60_000 } as const;
 
 /**
  * Meters VerifiedPhoneGuard's upstream reads (a refresh, or the rebuild of a record the store lost)
@@ -28,8 +31,17 @@ export class GuardReadMeter {
   }
 
   /** Takes one read of the caller's meter (`owner`, else the request's client key); false when the window's reads are spent. */
-  take(owner: string | undefined, from: { request?: unknown; ip?: string }): Promise<boolean> {
+  take(
+    owner: string | undefined,
+    from: { request?: unknown; ip?: string },
+    read: UpstreamRead,
+  ): Promise<boolean> {
     const caller = upstreamReader(this.options.limits, owner, from) ?? '';
-    return takeUpstreamRead(this.store, `guard-reads:{${this.keys.digest(caller)}}`, GUARD_READS_PER_OWNER);
+    return takeUpstreamRead(
+      this.store,
+      `guard-reads:{${this.keys.digest(caller)}}`,
+      GUARD_READS_PER_OWNER,
+      read,
+    );
   }
 }

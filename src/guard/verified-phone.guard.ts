@@ -130,8 +130,8 @@ export class VerifiedPhoneGuard implements CanActivate {
   /** What the module knows of the journey; an id that does not open for this owner is refused as if absent. */
   private async factsOf(verificationId: string, owner: string | undefined, request: unknown) {
     try {
-      return await this.verification.verifiedFacts(verificationId, owner, () =>
-        this.meter.take(owner, { request, ip: clientIp(request) }),
+      return await this.verification.verifiedFacts(verificationId, owner, (read) =>
+        this.meter.take(owner, { request, ip: clientIp(request) }, read),
       );
     } catch (error) {
       if (error instanceof VerificationClientError && error.errorCode === 'not_found')

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { STATUS_READS_PER_CALLER, StatusReadMeter } from './status-read-meter.js';
+import { STATUS_READS_PER_CALLER, StatusReadMeter, type UpstreamRead } from './status-read-meter.js';
 
-const { points, windowMs } = STATUS_READS_PER_CALLER;
+const { points, refreshes, windowMs } = STATUS_READS_PER_CALLER;
 
 function meter(now: { t: number }, limits = {}) {
   const store = new MemoryStore({ clock: () => now.t });
@@ -15,9 +15,15 @@ function meter(now: { t: number }, limits = {}) {
   return { store, meter: new StatusReadMeter(store, options) };
 }
 
-async function takes(m: StatusReadMeter, n: number, owner?: string, ip = '203.0.113.7'): Promise<boolean[]> {
+async function takes(
+  m: StatusReadMeter,
+  n: number,
+  owner?: string,
+  ip = '203.0.113.7',
+  read: UpstreamRead = 'rebuild',
+): Promise<boolean[]> {
   const out: boolean[] = [];
-  for (let i = 0; i < n; i++) out.push(await m.take(owner, { request: { headers: {} }, ip }));
+  for (let i = 0; i < n; i++) out.push(await m.take(owner, { request: { headers: {} }, ip }, read));
   return out;
 }
 
@@ -48,7 +54,7 @@ describe('StatusReadMeter', () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now);
     const own: boolean[] = [];
-    for (let i = 0; i < points + 2; i++) own.push(await m.take(undefined, undefined));
+    for (let i = 0; i < points + 2; i++) own.push(await m.take(undefined, undefined, 'rebuild'));
     expect(own).toEqual(Array<boolean>(points + 2).fill(true));
     await store.close();
   });
@@ -64,9 +70,37 @@ describe('StatusReadMeter', () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now, { key: (req: unknown) => (req as { account?: string }).account });
     for (let i = 0; i < points; i++)
-      await m.take(undefined, { request: { account: 'a1' }, ip: '203.0.113.7' });
-    expect(await m.take(undefined, { request: { account: 'a1' }, ip: '198.51.100.1' })).toBe(false);
-    expect(await m.take(undefined, { request: { account: 'a2' }, ip: '203.0.113.7' })).toBe(true);
+      await m.take(undefined, { request: { account: 'a1' }, ip: '203.0.113.7' }, 'rebuild');
+    expect(await m.take(undefined, { request: { account: 'a1' }, ip: '198.51.100.1' }, 'rebuild')).toBe(
+      false,
+    );
+    expect(await m.take(undefined, { request: { account: 'a2' }, ip: '203.0.113.7' }, 'rebuild')).toBe(true);
+    await store.close();
+  });
+
+  it(`refreshes take at most ${refreshes} of a window: however many more are refused, a rebuild still has the rest, and the next window refreshes again`, async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    const refresh = (n: number) => takes(m, n, undefined, '203.0.113.7', 'refresh');
+    expect(await refresh(refreshes + 1)).toEqual([...Array<boolean>(refreshes).fill(true), false]);
+    // A neighbour behind the address keeps polling: refused, and never spending a rebuild's points.
+    expect(await refresh(20)).toEqual(Array<boolean>(20).fill(false));
+    expect(await takes(m, points - refreshes + 1)).toEqual([
+      ...Array<boolean>(points - refreshes).fill(true),
+      false,
+    ]);
+    now.t += windowMs - 1;
+    expect(await refresh(1)).toEqual([false]);
+    now.t += 1;
+    expect(await refresh(1)).toEqual([true]);
+    await store.close();
+  });
+
+  it('rebuilds may take every point of a window: a refresh after them is refused too', async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    expect(await takes(m, points)).toEqual(Array<boolean>(points).fill(true));
+    expect(await takes(m, 1, undefined, '203.0.113.7', 'refresh')).toEqual([false]);
     await store.close();
   });
 });

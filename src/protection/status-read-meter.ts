@@ -6,17 +6,41 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { clientKeyOf } from './start-callers.js';
 
 /**
- * Status reads that may go upstream per caller (owner, else client key) and window: a page polling
- * one or two verifications at their poll interval (1.5 s at the fastest) stays within it.
+ * Status reads that may go upstream per caller (owner, else client key) and window, at most `refreshes`
+ * of them refreshes of a stored record (a page polling one or two verifications at their poll interval,
+ * 1.5 s at the fastest, stays within it); the other points are kept for rebuilds of lost records.
  */
-export const STATUS_READS_PER_CALLER = { points: 6, windowMs: 3_000 } as const;
+export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_000 } as const;
 
-/** Reads that may go upstream for one key and window, across instances: false once they are spent. */
+/**
+ * What an upstream read is for: a `refresh` of a record the store holds (refused, it is answered as
+ * stored) or the `rebuild` of a record the store lost (refused, nothing can be answered).
+ */
+export type UpstreamRead = 'refresh' | 'rebuild';
+
+/** A meter's window: `points` reads in all, at most `refreshes` of them refreshes. */
+export interface UpstreamReadBudget {
+  points: number;
+  refreshes: number;
+  windowMs: number;
+}
+
+/**
+ * Reads that may go upstream for one key and window, across instances: false once they are spent.
+ * Refreshes take their own count first (at most `refreshes`): a caller's polls of records the store
+ * holds (its own, or a neighbour's behind its address) never spend the points a lost record's rebuild,
+ * which has no stored answer, needs.
+ */
 export async function takeUpstreamRead(
   store: VerificationStore,
   key: string,
-  budget: { points: number; windowMs: number },
+  budget: UpstreamReadBudget,
+  read: UpstreamRead,
 ): Promise<boolean> {
+  if (read === 'refresh') {
+    const taken = await store.increment(`${key}:refresh`, 1, budget.windowMs, { evictable: true });
+    if (taken.value > budget.refreshes) return false;
+  }
   const { value } = await store.increment(key, 1, budget.windowMs, { evictable: true });
   return value <= budget.points;
 }
@@ -57,6 +81,7 @@ export class StatusReadMeter {
   async take(
     owner: string | undefined,
     from: { request?: unknown; ip?: string } | undefined,
+    read: UpstreamRead,
   ): Promise<boolean> {
     if (!this.options.limits.enabled) return true;
     const caller = upstreamReader(this.options.limits, owner, from);
@@ -66,6 +91,7 @@ export class StatusReadMeter {
       this.store,
       `status-reads:{${this.keys.digest(caller)}}`,
       STATUS_READS_PER_CALLER,
+      read,
     );
   }
 }

@@ -136,6 +136,11 @@ export class SessionRefresher {
     );
   }
 
+  /** Whether the API was found not to know the session (or it is gone): a rebuild answers null from the store. */
+  async knownUnknown(requestId: string): Promise<boolean> {
+    return (await this.store.get(SessionRefresher.unknownKey(requestId))) !== null;
+  }
+
   /**
    * The rebuilt record, freshly observed, or null when the API does not know the session (or it is
    * past retention). Rejects with the API's error when it could not be asked (the caller maps it).
@@ -155,7 +160,7 @@ export class SessionRefresher {
     owner: string | undefined,
     journeyId: string | undefined,
   ): Promise<SessionRecord | null> {
-    if ((await this.store.get(SessionRefresher.unknownKey(requestId))) !== null) return null;
+    if (await this.knownUnknown(requestId)) return null;
     let session: VerificationSession;
     try {
       session = await this.api.getSession(requestId);

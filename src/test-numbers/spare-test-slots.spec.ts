@@ -5,9 +5,11 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { SPARE_TEST_SESSION_SLOTS, isSpareTestSession } from '../core/test-session.js';
+import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { storedSessionId } from '../core/test-session.js';
+import { OVERFLOW_TEST_SESSION_SLOT } from './spare-test-slots.js';
 import {
   KEPT_TEST_SESSIONS_PER_NETWORK_HOUR,
   KEPT_TEST_SESSIONS_PER_NUMBER_HOUR,
@@ -64,5 +66,87 @@ describe('spare test sessions: a slot is its newest session only', () => {
     for (let i = 0; i < KEPT_TEST_SESSIONS_PER_NUMBER_HOUR - KEPT_TEST_SESSIONS_PER_NETWORK_HOUR; i++)
       expect(isSpareTestSession((await start(`net:other-${i}`)).requestId)).toBe(false);
     expect(isSpareTestSession((await start('net:late')).requestId)).toBe(true);
+  });
+});
+
+describe("spare test sessions: another starter's session keeps its slot while it is held", () => {
+  /** A number whose kept sessions of the hour are taken (one from each of 10 networks): further starts are spare. */
+  async function spareNumber() {
+    const now = { t: 1_800_000_000_000 };
+    const sessions = new TestNumberSessions(options, new MemoryStore({ clock: () => now.t }));
+    const start = (network: string, owner?: string) =>
+      sessions.initiate(
+        { phoneNumber: REVIEWER, method: 'sms' },
+        { network, ...(owner === undefined ? {} : { owner }) },
+      );
+    for (let n = 0; n < KEPT_TEST_SESSIONS_PER_NUMBER_HOUR; n++) await start(`net:kept-${n}`);
+    const spare = async (network: string, owner?: string) => {
+      const { requestId } = await start(network, owner);
+      expect(isSpareTestSession(requestId)).toBe(true);
+      return requestId;
+    };
+    const slotOf = (requestId: string) => Number(storedSessionId(requestId).slice(-1));
+    return { now, sessions, spare, slotOf };
+  }
+
+  it("strangers' starts from many networks take the free slots, then only the overflow: the reviewer's session verifies", async () => {
+    const { sessions, spare, slotOf } = await spareNumber();
+    const reviewer = await spare('net:reviewer');
+    const slots = [slotOf(reviewer)];
+    for (let n = 0; n < 30; n++) slots.push(slotOf(await spare(`net:stranger-${n}`)));
+    expect(slots.slice(0, SPARE_TEST_SESSION_SLOTS)).toEqual([0, 1, 2, 3, 4]);
+    expect(new Set(slots.slice(SPARE_TEST_SESSION_SLOTS))).toEqual(new Set([OVERFLOW_TEST_SESSION_SLOT]));
+    expect(await sessions.check({ requestId: reviewer, code: '123456' })).toMatchObject({
+      status: 'verified',
+    });
+  });
+
+  it("a starter's new start replaces its own oldest session, never a stranger's", async () => {
+    const { now, sessions, spare, slotOf } = await spareNumber();
+    const mine: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      mine.push(await spare('net:a'));
+      now.t += 1_000;
+    }
+    const theirs = [await spare('net:b'), await spare('net:c'), await spare('net:d')];
+    const next = await spare('net:a');
+    await expect(sessions.getSession(mine[0]!)).rejects.toMatchObject({ status: 404 });
+    expect((await sessions.getSession(mine[1]!)).status).toBe('sent');
+    for (const id of theirs) expect((await sessions.getSession(id)).status).toBe('sent');
+    expect((await sessions.getSession(next)).status).toBe('sent');
+    // An owner is its own starter whatever its network: another owner of net:a does not replace a's.
+    const owned = await spare('net:a', 'demo');
+    expect(slotOf(owned)).toBe(OVERFLOW_TEST_SESSION_SLOT);
+    expect((await sessions.getSession(mine[1]!)).status).toBe('sent');
+  });
+
+  it('a held session keeps its slot to its end: one tick before, a stranger overflows; at its end, the stranger takes its slot', async () => {
+    const { now, sessions, spare, slotOf } = await spareNumber();
+    const began = now.t;
+    const reviewer = await spare('net:reviewer');
+    now.t += 1_000;
+    for (let n = 1; n < SPARE_TEST_SESSION_SLOTS; n++) await spare(`net:stranger-${n}`);
+    now.t = began + DEFAULT_SESSION_TTL_MS - 1;
+    expect(slotOf(await spare('net:late-1'))).toBe(OVERFLOW_TEST_SESSION_SLOT);
+    expect((await sessions.getSession(reviewer)).status).toBe('sent');
+    now.t = began + DEFAULT_SESSION_TTL_MS;
+    expect(slotOf(await spare('net:late-2'))).toBe(slotOf(reviewer));
+  });
+
+  it("a failed session's slot is free at once; a verified one is held", async () => {
+    const { sessions, spare, slotOf } = await spareNumber();
+    const reviewer = await spare('net:reviewer');
+    expect(await sessions.check({ requestId: reviewer, code: '123456' })).toMatchObject({
+      status: 'verified',
+    });
+    const guesser = await spare('net:guesser');
+    for (let i = 0; i < options.testNumbers.maxAttempts; i++)
+      await expect(sessions.check({ requestId: guesser, code: '000000' })).rejects.toMatchObject({
+        status: 400,
+      });
+    expect((await sessions.getSession(guesser)).status).toBe('failed');
+    expect(slotOf(await spare('net:next'))).toBe(slotOf(guesser));
+    for (let n = 0; n < 10; n++) await spare(`net:flood-${n}`);
+    expect((await sessions.getSession(reviewer)).status).toBe('verified');
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type {
   CheckRequest,
   CheckResult,
@@ -9,17 +9,12 @@ import type {
 import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
-import {
-  SPARE_TEST_SESSION_SLOTS,
-  TEST_SESSION_PREFIX,
-  isTestSession,
-  spareTestRequestId,
-  storedSessionId,
-} from '../core/test-session.js';
+import { TEST_SESSION_PREFIX, isTestSession, storedSessionId } from '../core/test-session.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
+import { chooseSpareSlot, spareId, spareSlotIds, type SlotHolder } from './spare-test-slots.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
 import {
   starterTags,
@@ -56,9 +51,9 @@ export function testRequestId(): string {
 
 /**
  * Test sessions of one number a client network (an IPv4 /24, an IPv6 /48) keeps per hour; its further
- * ones are spare: played alike, but stored in the network's SPARE_TEST_SESSION_SLOTS, each new one in
- * the place of the oldest (see `storedSessionId`), so that a flood of test starts keeps a bounded amount
- * per network on every store.
+ * ones are spare: played alike, but stored in one of the network's SPARE_TEST_SESSION_SLOTS (see
+ * `chooseSpareSlot`, `storedSessionId`), so that a flood of test starts keeps a bounded amount per network
+ * on every store.
  */
 export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 5;
 
@@ -67,11 +62,6 @@ export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 5;
  * number's own SPARE_TEST_SESSION_SLOTS, so a flood from many networks keeps a bounded amount per number.
  */
 export const KEPT_TEST_SESSIONS_PER_NUMBER_HOUR = 2 * KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
-
-/** A spare session's id in `pool`'s slot for its `nth` spare start. */
-function spareId(pool: string, nth: number): string {
-  return spareTestRequestId(pool, nth % SPARE_TEST_SESSION_SLOTS, randomBytes(6).toString('base64url'));
-}
 
 /** A test session as the store keeps it (the module's stand-in for the API's session). */
 interface TestSessionState {
@@ -116,7 +106,9 @@ export class TestNumberSessions {
   async initiate(request: InitiateRequest, starter: TestStarter = {}): Promise<InitiateResult> {
     const entry = this.entry(request.phoneNumber, 'initiate');
     const { network } = starter;
-    const requestId = network === undefined ? testRequestId() : await this.newId(entry.phoneNumber, network);
+    const tags = starterTags(this.options.dataKeys, starter);
+    const requestId =
+      network === undefined ? testRequestId() : await this.newId(entry.phoneNumber, network, tags.startedBy);
     const now = this.store.now();
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
     const traits = methodTraits(request.method);
@@ -131,7 +123,7 @@ export class TestNumberSessions {
       verifiedAt: null,
       attemptsLeft: this.options.testNumbers.maxAttempts,
       played: false,
-      ...starterTags(this.options.dataKeys, starter),
+      ...tags,
     };
     // A slot's former session's checks are not this one's.
     if (storedSessionId(requestId) !== requestId) await this.store.delete(testSessionAttemptsKey(requestId));
@@ -160,22 +152,33 @@ export class TestNumberSessions {
    * network) and its network's; past the number's, a spare one in the number's next slot; past only the
    * network's, a spare one in the network's next slot (and the number's count given back). A network's
    * counter is taken only while the number is under its count, so a flood from many networks keeps a
-   * bounded amount per number (the counters are evictable).
+   * bounded amount per number (the counters are evictable). Which slot: see `chooseSpareSlot`.
    */
-  private async newId(phoneNumber: string, network: string): Promise<string> {
+  private async newId(phoneNumber: string, network: string, startedBy: string | undefined): Promise<string> {
     const keys = this.options.dataKeys;
     const numberPool = keys.digest(phoneNumber);
     const numberKey = `test-number:kept:${numberPool}`;
     const taken = await this.store.increment(numberKey, 1, 3_600_000, { evictable: true });
-    if (taken.value > KEPT_TEST_SESSIONS_PER_NUMBER_HOUR)
-      return spareId(numberPool, taken.value - KEPT_TEST_SESSIONS_PER_NUMBER_HOUR - 1);
+    if (taken.value > KEPT_TEST_SESSIONS_PER_NUMBER_HOUR) return this.spare(numberPool, startedBy);
     const pool = keys.digest(`${phoneNumber}|${network}`);
     const { value } = await this.store.increment(`test-number:kept:${pool}`, 1, 3_600_000, {
       evictable: true,
     });
     if (value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR) return testRequestId();
     await this.store.increment(numberKey, -1, 3_600_000, { evictable: true });
-    return spareId(pool, value - KEPT_TEST_SESSIONS_PER_NETWORK_HOUR - 1);
+    return this.spare(pool, startedBy);
+  }
+
+  /** A new spare session's id in the slot of `pool` its starter may take (see `chooseSpareSlot`). */
+  private async spare(pool: string, startedBy: string | undefined): Promise<string> {
+    const holders = await Promise.all(
+      spareSlotIds(pool).map(async (slotId): Promise<SlotHolder | null> => {
+        const stored = await this.store.get(testNumberSessionKey(slotId));
+        const opened = stored === null ? null : this.options.dataKeys.open(stored);
+        return opened === null ? null : (JSON.parse(opened) as TestSessionState);
+      }),
+    );
+    return spareId(pool, chooseSpareSlot(holders, startedBy, this.store.now()));
   }
 
   /**
@@ -219,7 +222,12 @@ export class TestNumberSessions {
     // if out of attempts.
     const points = await takeWrongCodePoints(
       this.store,
-      wrongCodeBudgets(this.options.dataKeys, this.options.testNumbers.wrongCodesPerNumber, state),
+      wrongCodeBudgets(
+        this.options.dataKeys,
+        this.options.testNumbers.wrongCodesPerNumber,
+        this.options.testNumbers.maxAttempts,
+        state,
+      ),
     );
     const spent = points.spent;
     if (!spent && this.book.codeMatches(entry, request.code)) {

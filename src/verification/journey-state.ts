@@ -111,7 +111,11 @@ export class JourneyState {
     owner: string | undefined,
     mayRead: (() => Promise<boolean>) | undefined,
   ): Promise<SessionRecord> {
-    if (mayRead !== undefined && !(await mayRead())) throw new VerificationClientError('not_found');
+    if (mayRead !== undefined) {
+      // A handle the API was found not to know answers from the store: it takes no metered read.
+      if (await this.refresher.knownUnknown(requestId)) throw new VerificationClientError('not_found');
+      if (!(await mayRead())) throw new VerificationClientError('not_found');
+    }
     let record: SessionRecord | null;
     try {
       record = await this.refresher.recover(requestId, owner);

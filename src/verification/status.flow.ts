@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
-import { STATUS_READS_PER_CALLER, StatusReadMeter } from '../protection/status-read-meter.js';
+import {
+  STATUS_READS_PER_CALLER,
+  StatusReadMeter,
+  type UpstreamRead,
+} from '../protection/status-read-meter.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { methodTraits, pollIntervalMs } from '../core/verification-method.js';
 import { answeringSession } from '../core/journey.js';
@@ -45,11 +49,11 @@ export class StatusFlow {
     try {
       const began = Date.now();
       const journeyId = await this.handles.openCarrying(verificationId, owner, journeyToken);
-      const mayRead = () => this.meter.take(owner, from);
+      const mayRead = (read: UpstreamRead) => () => this.meter.take(owner, from, read);
       const loaded = await this.refreshed(
-        // A lost record's rebuild is metered as a refresh; past the meter the page is told to come back.
+        // A lost record's rebuild is metered too (see `takeUpstreamRead`); past the meter the page is told to come back.
         await this.journeyState.load(journeyId, owner, async () => {
-          if (await mayRead()) return true;
+          if (await mayRead('rebuild')()) return true;
           throw new VerificationClientError(
             'rate_limit_exceeded',
             'Too many status reads, try again later',
@@ -57,7 +61,7 @@ export class StatusFlow {
             Math.ceil(STATUS_READS_PER_CALLER.windowMs / 1000),
           );
         }),
-        mayRead,
+        mayRead('refresh'),
       );
       this.outcomes.telemetry.statusServed(loaded.current, Date.now() - began);
       await this.outcomes.followed(loaded.current);
@@ -171,16 +175,16 @@ export class StatusFlow {
   async verifiedFacts(
     verificationId: string,
     owner: string | undefined,
-    mayAsk: () => Promise<boolean>,
+    mayAsk: (read: UpstreamRead) => Promise<boolean>,
   ): Promise<VerifiedFacts> {
     try {
       const journeyId = this.handles.open(verificationId, owner);
       // A lost record's rebuild takes the guard's meter too; past it the journey is unknown (as stored).
-      let loaded = await this.journeyState.load(journeyId, owner, mayAsk);
+      let loaded = await this.journeyState.load(journeyId, owner, () => mayAsk('rebuild'));
       if (answeringSession(loaded.journey, loaded.records, loaded.current).status !== 'verified')
         // The meter is asked only for a read of the guard's own (a read shared in its poll interval is free).
         if (!loaded.recovered && !isTerminal(loaded.current.status))
-          loaded = await this.refreshed(loaded, mayAsk);
+          loaded = await this.refreshed(loaded, () => mayAsk('refresh'));
       const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
       const verified = status === 'verified';
       return {

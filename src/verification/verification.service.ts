@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CheckFlow } from './check.flow.js';
 import { StartFlow } from './start.flow.js';
+import type { UpstreamRead } from '../protection/status-read-meter.js';
 import { StatusFlow } from './status.flow.js';
 import { SwitchFlow } from './switch.flow.js';
 import type {
@@ -101,7 +102,7 @@ export class VerificationService {
   verifiedFacts(
     verificationId: string,
     owner: string | undefined,
-    mayAsk: () => Promise<boolean>,
+    mayAsk: (read: UpstreamRead) => Promise<boolean>,
   ): Promise<VerifiedFacts> {
     return this.reads.verifiedFacts(verificationId, owner, mayAsk);
   }

@@ -2,14 +2,16 @@
  * A test number's wrong codes, counted per starter: a session's checks take its starter's budget
  * (`wrongCodesPerNumber`, per owner, else per client network), the network's when the starter is an
  * owner (TEST_WRONG_CODES_NETWORK_FACTOR times it: owners behind one network share it), and the number's
- * day across every caller (TEST_WRONG_CODES_DAY_FACTOR times the points). So one caller's wrong codes
- * never refuse another's right code, and guessing a fixed code from many owners or networks stays bounded.
+ * day across every caller (TEST_WRONG_CODES_DAY_FACTOR times the points; past it each starter's reserve of
+ * `maxAttempts`, up to TEST_WRONG_CODES_HARD_FACTOR times it). So one caller's wrong codes never refuse
+ * another's right code, and guessing a fixed code from many owners or networks stays bounded.
  * Over real HTTP, Express on Memory and Fastify on Redis; the sandbox clock moves time.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import {
   TEST_WRONG_CODES_DAY_FACTOR,
+  TEST_WRONG_CODES_HARD_FACTOR,
   TEST_WRONG_CODES_NETWORK_FACTOR,
 } from '../../src/test-numbers/test-number-wrong-codes.js';
 import { storeFor, type StoreKind } from '../verified-phone/guard-host.js';
@@ -106,20 +108,27 @@ describe.each(CASES)(
       expect(await check(await start(caller('192.0.2.7')), CODE, caller('192.0.2.7'))).toBe('verified');
     });
 
-    it("the number's day across every caller: at its bound no code is compared, one tick before the day ends still not, at its end again", async () => {
+    it("the number's day: past its ceiling a caller who never guessed is compared (its reserve); past the hard ceiling nobody, one tick before the day ends still not, at its end again", async () => {
       await boot();
-      const dayPoints = POINTS * TEST_WRONG_CODES_DAY_FACTOR;
+      const ceiling = POINTS * TEST_WRONG_CODES_DAY_FACTOR;
+      const hard = ceiling * TEST_WRONG_CODES_HARD_FACTOR;
       const began = suite.sb.now();
-      // Anonymous callers of distinct networks, each within its own budget, spend the number's day.
-      for (let net = 0; net < dayPoints / POINTS; net++) {
-        const ip = `10.${net}.0.7`;
-        const id = await start(caller(ip));
-        expect([await check(id, '000000', caller(ip)), await check(id, '000001', caller(ip))]).toEqual([
-          2, 1,
-        ]);
-      }
-      // A caller who never guessed: its right code is answered as an exhausted budget is (no attempt left).
+      /** Anonymous callers of distinct networks, each within its own budget, make `count` wrong codes. */
+      const guess = async (count: number, from: number) => {
+        for (let n = 0; n < count / POINTS; n++) {
+          const ip = `10.${from + n}.0.7`;
+          const id = await start(caller(ip));
+          expect([await check(id, '000000', caller(ip)), await check(id, '000001', caller(ip))]).toEqual([
+            2, 1,
+          ]);
+        }
+      };
+      await guess(ceiling, 0);
+      // A caller who never guessed today: its right code is compared past the ceiling, and verifies.
       const reviewerCaller = caller('198.51.100.9', 'apple-review');
+      expect(await check(await start(reviewerCaller), CODE, reviewerCaller)).toBe('verified');
+      // Fresh callers' reserves spend the hard ceiling: then nobody's code is compared.
+      await guess(hard - ceiling, 100);
       expect(await check(await start(reviewerCaller), CODE, reviewerCaller)).toBe(0);
       await suite.sb.advance(began + DAY - 1 - suite.sb.now());
       expect(await check(await start(reviewerCaller), CODE, reviewerCaller)).toBe(0);

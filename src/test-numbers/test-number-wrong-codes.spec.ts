@@ -1,0 +1,124 @@
+/**
+ * A test number's wrong codes past its day's ceiling, weighed by who gives them: a starter whose own
+ * wrong codes of the day are within `maxAttempts` (its reserve) is still compared, one who spent the
+ * ceiling is not, and past the hard ceiling (counting compared codes only) nobody is. Each bound at its
+ * value, one before and one after, on the store's clock.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
+import { MemoryStore } from '../store/memory.store.js';
+import {
+  TEST_WRONG_CODES_DAY_FACTOR,
+  TEST_WRONG_CODES_HARD_FACTOR,
+  starterTags,
+  takeWrongCodePoints,
+  wrongCodeBudgets,
+} from './test-number-wrong-codes.js';
+
+const NUMBER = '+79990000001';
+const POINTS = 10;
+const MAX_ATTEMPTS = 3;
+const CEILING = POINTS * TEST_WRONG_CODES_DAY_FACTOR;
+const HARD = CEILING * TEST_WRONG_CODES_HARD_FACTOR;
+const DAY = 86_400_000;
+const { dataKeys } = resolveVerificationOptions({
+  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+});
+
+function fixture() {
+  const now = { t: 1_800_000_000_000 };
+  const store = new MemoryStore({ clock: () => now.t });
+  /** One wrong code of a starter's session: whether it was compared (false: not compared). */
+  const wrong = async (starter: { owner?: string; network?: string } | null) => {
+    const session = { phoneNumber: NUMBER, ...(starter === null ? {} : starterTags(dataKeys, starter)) };
+    const budgets = wrongCodeBudgets(
+      dataKeys,
+      { points: POINTS, windowMs: 3_600_000 },
+      MAX_ATTEMPTS,
+      session,
+    );
+    return !(await takeWrongCodePoints(store, budgets)).spent;
+  };
+  /** The number's ceiling (less `spent` already) spent by starters each within its own hourly budget. */
+  const spendCeiling = async (spent = 0) => {
+    for (let n = spent; n < CEILING; n++)
+      expect(await wrong({ network: `net:${Math.floor(n / POINTS)}` })).toBe(true);
+  };
+  return { now, store, wrong, spendCeiling };
+}
+
+describe("a test number's wrong codes past the day's ceiling", () => {
+  it('the ceiling: its last point is compared for anyone; past it a starter who spent points of it is not, a fresh one is', async () => {
+    const { store, wrong } = fixture();
+    for (let net = 0; net < CEILING / POINTS - 1; net++)
+      for (let i = 0; i < POINTS; i++) await wrong({ network: `net:${net}` });
+    const last = { network: 'net:last' };
+    for (let i = 0; i < POINTS; i++) expect(await wrong(last)).toBe(true);
+    // The ceiling is spent: `last` has made 10 wrong codes today (more than its reserve of 3).
+    expect(await wrong({ network: 'net:0' })).toBe(false);
+    expect(await wrong({ owner: 'apple-review' })).toBe(true);
+    await store.close();
+  });
+
+  it("a starter's reserve is maxAttempts wrong codes of its day: the 3rd is compared, the 4th not; another owner of its network has its own", async () => {
+    const { store, wrong, spendCeiling } = fixture();
+    await spendCeiling();
+    const reviewer = { owner: 'apple-review', network: '198.51.100.0/24' };
+    for (let i = 0; i < MAX_ATTEMPTS; i++) expect(await wrong(reviewer)).toBe(true);
+    expect(await wrong(reviewer)).toBe(false);
+    // Another owner of the reviewer's network has a reserve of its own.
+    expect(await wrong({ owner: 'demo', network: '198.51.100.0/24' })).toBe(true);
+    await store.close();
+  });
+
+  it('a wrong code made before the ceiling was spent counts in the reserve', async () => {
+    const { store, wrong, spendCeiling } = fixture();
+    const reviewer = { owner: 'apple-review' };
+    expect(await wrong(reviewer)).toBe(true);
+    expect(await wrong(reviewer)).toBe(true);
+    await spendCeiling(2);
+    expect(await wrong(reviewer)).toBe(true);
+    expect(await wrong(reviewer)).toBe(false);
+    await store.close();
+  });
+
+  it('the hard ceiling counts compared codes only: refused checks never spend it; at it the last is compared, past it nobody', async () => {
+    const { now, store, wrong, spendCeiling } = fixture();
+    await spendCeiling();
+    // An hour on, starters past their reserve (their hourly budgets whole again) keep checking: refused
+    // at the number's day, and the hard ceiling is untouched.
+    now.t += 3_600_000;
+    for (let i = 0; i < 50; i++) expect(await wrong({ network: `net:${i % 10}` })).toBe(false);
+    const reserves = (HARD - CEILING) / MAX_ATTEMPTS;
+    let compared = 0;
+    for (let n = 0; compared < HARD - CEILING; n++)
+      for (let i = 0; i < MAX_ATTEMPTS && compared < HARD - CEILING; i++) {
+        expect(await wrong({ owner: `fresh-${n}` })).toBe(true);
+        compared++;
+      }
+    expect(compared).toBeGreaterThanOrEqual(reserves);
+    expect(await wrong({ owner: 'apple-review' })).toBe(false);
+    await store.close();
+  });
+
+  it('the day: one tick before it ends nothing is compared past the hard ceiling; at its end the ceiling is whole again', async () => {
+    const { now, store, wrong, spendCeiling } = fixture();
+    const began = now.t;
+    await spendCeiling();
+    for (let n = 0; n < HARD - CEILING; n++) await wrong({ owner: `fresh-${n}` });
+    expect(await wrong({ owner: 'apple-review' })).toBe(false);
+    now.t = began + DAY - 1;
+    expect(await wrong({ owner: 'apple-review-2' })).toBe(false);
+    now.t = began + DAY;
+    // A starter that spent its hour long ago but made 10 wrong codes yesterday: compared again.
+    expect(await wrong({ network: 'net:0' })).toBe(true);
+    await store.close();
+  });
+
+  it('a session stored before starters were kept has no reserve: past the ceiling it is not compared', async () => {
+    const { store, wrong, spendCeiling } = fixture();
+    await spendCeiling();
+    expect(await wrong(null)).toBe(false);
+    await store.close();
+  });
+});
