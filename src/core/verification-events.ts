@@ -184,6 +184,7 @@ export const PhoneChangeEventName = { phoneChanged: 'verification.phone_changed'
  * number (not emitted when it answered `taken`). Notify the old number from your own records.
  */
 export interface PhoneChangedEvent {
+  /** `verification.phone_changed`. */
   event: (typeof PhoneChangeEventName)['phoneChanged'];
   /** The `owner(req)` whose number changed. */
   owner: string;
@@ -191,6 +192,7 @@ export interface PhoneChangedEvent {
   oldPhoneNumberMasked: string | null;
   /** The number it has now, masked. */
   newPhoneNumberMasked: string;
+  /** When the module asked the host's `rebind` (the module's clock). */
   changedAt: Date;
   /** The named registration it comes from (see VerificationEvent.registration). */
   registration?: string;

@@ -53,6 +53,7 @@ export interface PhoneChangeRequest {
 
 /** The answer of a change, the same whether the number was bound or is another account's. */
 export interface PhoneChangeResult {
+  /** When the change was made (the module's clock). */
   changedAt: Date;
   /** When the owner may change the number again (`phoneChange.cooldownMs`). */
   nextChangeAt: Date;

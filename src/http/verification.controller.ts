@@ -258,7 +258,7 @@ export abstract class VerificationControllerBase {
   @ApiQuery(PURPOSE_QUERY)
   @ApiResponse({ status: 200, type: VerificationMethodsResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.methods)
-  async methods(@Query('purpose') purpose: unknown): Promise<VerificationMethodsResponse> {
+  async methods(@Query('purpose') purpose?: unknown): Promise<VerificationMethodsResponse> {
     // The country lets a frontend read a number typed without `+` as the server will (the element does).
     return VerificationMethodsResponse.from(
       // A repeated or empty `purpose` is no purpose's name: 400 `validation_error`, as on a start.
