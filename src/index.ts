@@ -15,7 +15,11 @@ export { InjectVerificationOptions } from './module/inject-verification-options.
 /* The service and events a host's code uses: starting, checking and following from its own code. */
 export { VerificationService } from './verification/verification.service.js';
 export { OnVerificationEvent } from './module/on-verification-event.decorator.js';
-export { VerificationEventName, VerificationOpsEventName } from './core/verification-events.js';
+export {
+  PhoneChangeEventName,
+  VerificationEventName,
+  VerificationOpsEventName,
+} from './core/verification-events.js';
 
 /* Errors a host renders or catches: every one is an instance of PhoneVerificationError. */
 export { PhoneVerificationError } from './core/phone-verification.error.js';
@@ -138,6 +142,7 @@ export { isTestSession, type TestNumberOutcome } from './core/test-session.js';
 /* Several accounts in one app: named registrations. */
 export {
   getVerificationToken,
+  InjectPhoneChange,
   InjectVerificationAccountService,
   InjectVerificationErasure,
   InjectVerificationHistory,
@@ -200,6 +205,13 @@ export type {
   ResolvedPurposes,
 } from './options/purposes.options.js';
 export { REQUIRED_PURPOSE } from './guard/verified-phone.guard.js';
+export type { PhoneChangeOptions } from './options/verification.options.js';
+export {
+  PhoneChange,
+  type PhoneChangeFacts,
+  type PhoneChangeRequest,
+  type PhoneChangeResult,
+} from './guard/phone-change.js';
 export type { StartAssessment, StartAssessmentContext } from './options/limits.options.js';
 export type { StartAssessmentFacts } from './core/session-record.js';
 export type {
@@ -225,6 +237,7 @@ export type {
   BalanceEvent,
   FraudSuspectedEvent,
   LedgerDriftEvent,
+  PhoneChangedEvent,
   SpendCapReachedEvent,
   VerificationEvent,
   VerificationEventShortName,

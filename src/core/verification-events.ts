@@ -175,3 +175,25 @@ export interface LedgerDriftEvent {
   /** The named registration it comes from (see VerificationEvent.registration). */
   registration?: string;
 }
+
+/** The event of a change of an owner's number (`PhoneChange`). */
+export const PhoneChangeEventName = { phoneChanged: 'verification.phone_changed' } as const;
+
+/**
+ * Payload of `verification.phone_changed`: the host's `rebind` moved an owner's account to a new
+ * number (not emitted when it answered `taken`). Notify the old number from your own records.
+ */
+export interface PhoneChangedEvent {
+  /** `verification.phone_changed`. */
+  event: (typeof PhoneChangeEventName)['phoneChanged'];
+  /** The `owner(req)` whose number changed. */
+  owner: string;
+  /** The number the account had, masked (`+7******4567`); null when it had none. */
+  oldPhoneNumberMasked: string | null;
+  /** The number it has now, masked. */
+  newPhoneNumberMasked: string;
+  /** When the module asked the host's `rebind` (the module's clock). */
+  changedAt: Date;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
+}

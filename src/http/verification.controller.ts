@@ -57,6 +57,14 @@ const JOURNEY_TOKEN_QUERY = {
     'The last `journey_token` an answer gave (after a switch): lets a server that lost the journey (a restart) follow its current step',
 };
 
+/** The `purpose` query parameter of `GET /methods`. */
+const PURPOSE_QUERY = {
+  name: 'purpose',
+  required: false,
+  description:
+    'Only the methods a start of this purpose may use (`signup`, `login`, `step_up`, `change_phone`, or a declared one)',
+};
+
 /**
  * The frontend-facing routes. The handlers live here; `createVerificationController(prefix)`
  * declares a fresh subclass per registration with its own `@Controller(prefix)`, so the prefix is
@@ -244,13 +252,17 @@ export abstract class VerificationControllerBase {
   }
 
   @Get('methods')
-  @ApiOperation({ summary: 'The verification methods this deployment offers' })
+  @ApiOperation({
+    summary: 'The verification methods this deployment offers (for a purpose: those it allows)',
+  })
+  @ApiQuery(PURPOSE_QUERY)
   @ApiResponse({ status: 200, type: VerificationMethodsResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.methods)
-  async methods(): Promise<VerificationMethodsResponse> {
+  async methods(@Query('purpose') purpose?: unknown): Promise<VerificationMethodsResponse> {
     // The country lets a frontend read a number typed without `+` as the server will (the element does).
     return VerificationMethodsResponse.from(
-      await this.verification.methods(),
+      // A repeated or empty `purpose` is no purpose's name: 400 `validation_error`, as on a start.
+      await this.verification.methods(purpose as string | undefined),
       this.options.phone.defaultCountry,
     );
   }

@@ -99,7 +99,7 @@ export const ROUTE_ERROR_CODES = {
   ],
   status: ['not_found', 'rate_limit_exceeded', 'service_unavailable'],
   statusEvents: ['not_found', 'rate_limit_exceeded', 'service_unavailable'],
-  methods: ['service_unavailable'],
+  methods: ['validation_error', 'purpose_not_allowed', 'service_unavailable'],
 } satisfies Record<string, ClientErrorCode[]>;
 
 const PROBLEM_SCHEMA_REF = `#/components/schemas/${VerificationProblem.name}`;

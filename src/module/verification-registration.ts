@@ -3,6 +3,7 @@ import { VerificationAccountService } from '../account/verification-account.serv
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import { VerificationErasure } from '../verification/verification-erasure.js';
+import { PhoneChange } from '../guard/phone-change.js';
 import type { StoreOption } from '../options/verification.options.js';
 import { isVerificationStore } from '../store/create-store.js';
 import { RegistrationScopedStore } from '../store/registration-scoped-store.js';
@@ -50,6 +51,9 @@ export const InjectVerificationLedger = (name?: string): PropertyDecorator & Par
 /** The VerificationErasure (deletion requests) of a registration. */
 export const InjectVerificationErasure = (name?: string): PropertyDecorator & ParameterDecorator =>
   Inject(getVerificationToken(VerificationErasure, name));
+/** The PhoneChange (a change of an owner's number) of a registration. */
+export const InjectPhoneChange = (name?: string): PropertyDecorator & ParameterDecorator =>
+  Inject(getVerificationToken(PhoneChange, name));
 
 /**
  * A named registration's store option: on a Redis the host shares between registrations, the keys of

@@ -54,6 +54,7 @@ import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import { WebhookNotices } from '../webhooks/webhook-notices.js';
 import { VerifiedPhoneClaims } from '../guard/verified-phone-claims.js';
 import { VerifiedPhoneGuard } from '../guard/verified-phone.guard.js';
+import { PhoneChange } from '../guard/phone-change.js';
 import { GuardReadMeter } from '../guard/guard-read-meter.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { UsageReads } from '../ledger/usage-reads.js';
@@ -140,6 +141,7 @@ const PROVIDERS: Provider[] = [
   VerifiedPhoneClaims,
   GuardReadMeter,
   VerifiedPhoneGuard,
+  PhoneChange,
   VerificationHistory,
   VerificationErasure,
   UsageReads,
@@ -157,6 +159,7 @@ const EXPORTS = [
   // The guard is made where the host's controller lives, from these exports.
   GuardReadMeter,
   VerifiedPhoneGuard,
+  PhoneChange,
   VerificationHistory,
   VerificationErasure,
   VerificationLedger,

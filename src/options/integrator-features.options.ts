@@ -54,6 +54,17 @@ export interface VerifiedPhoneOptions {
   claimTtlMs?: number;
 }
 
+/** A change of an owner's number (`PhoneChange`). See docs/verified-phone-guard.md. */
+export interface PhoneChangeOptions {
+  /** Time from one change of an owner's number to the next it may make, ms. Default 86,400,000 (a day). */
+  cooldownMs?: number;
+  /**
+   * Ask for a recent verification (or claim) of the owner's current number too, `purpose`
+   * `change_phone` or `step_up`, beside the new number's. Default false.
+   */
+  confirmOld?: boolean;
+}
+
 /** Per-number and per-owner history for support (`VerificationHistory.list`). See docs/history.md. */
 export interface HistoryOptions {
   /** Days an entry is kept. Default 30. */

@@ -2,7 +2,7 @@ import { describe } from '@jest/globals';
 import { api, itRefusesEachCase, type RefusalCase } from '../../test/support/option-refusals.js';
 import { INTEGRATOR_FEATURE_OPTION_RULES } from './integrator-features.rules.js';
 
-/** One wrong value per rule of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `history` and `ledger`: [case, options, field named, words of the message]. */
+/** One wrong value per rule of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `phoneChange`, `history` and `ledger`: [case, options, field named, words of the message]. */
 const CASES: RefusalCase[] = [
   ['testNumbers', { api, testNumbers: [] }, 'testNumbers', 'must be { numbers'],
 
@@ -137,6 +137,22 @@ const CASES: RefusalCase[] = [
     'positive integer',
   ],
 
+  ['phoneChange', { api, phoneChange: 86_400_000 }, 'phoneChange', 'must be { cooldownMs?, confirmOld? }'],
+
+  [
+    'phoneChange.cooldownMs',
+    { api, phoneChange: { cooldownMs: 0 } },
+    'phoneChange.cooldownMs',
+    'positive integer',
+  ],
+
+  [
+    'phoneChange.confirmOld',
+    { api, phoneChange: { confirmOld: 'yes' } },
+    'phoneChange.confirmOld',
+    'true or false',
+  ],
+
   ['history', { api, history: true }, 'history', 'must be { retentionDays?, maxEntries? } or false'],
 
   [
@@ -182,6 +198,6 @@ const CASES: RefusalCase[] = [
   ],
 ];
 
-describe('the rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `history` and `ledger`: each refuses what it should, naming the field', () => {
+describe('the rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `phoneChange`, `history` and `ledger`: each refuses what it should, naming the field', () => {
   itRefusesEachCase(CASES, INTEGRATOR_FEATURE_OPTION_RULES);
 });

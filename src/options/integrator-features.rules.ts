@@ -1,4 +1,4 @@
-import { describe, fn, isObject, positiveInt, oneOf, type OptionRule } from '../core/option-rules.js';
+import { bool, describe, fn, isObject, positiveInt, oneOf, type OptionRule } from '../core/option-rules.js';
 import { CODE_PATTERN, CODE_RULE } from '../core/verification-code.js';
 import { TEST_NUMBER_OUTCOMES } from '../core/test-session.js';
 import { array, intRange, matching, objectOrFalse, onlyKeys, section } from './verification-option-checks.js';
@@ -6,7 +6,7 @@ import { array, intRange, matching, objectOrFalse, onlyKeys, section } from './v
 /** Outcomes that end a test session on their own: such a number needs no code. */
 const ENDING_OUTCOMES: readonly string[] = ['verified', 'expired', 'failed'];
 
-/** The rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `history` and `ledger` (spread into the module's table). A code is never echoed in a message. */
+/** The rules of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `phoneChange`, `history` and `ledger` (spread into the module's table). A code is never echoed in a message. */
 export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
   {
     path: 'name',
@@ -87,6 +87,9 @@ export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
     checks: [matching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name')],
   },
   { path: 'verifiedPhone.claimTtlMs', checks: [positiveInt] },
+  { path: 'phoneChange', checks: [section('{ cooldownMs?, confirmOld? }')] },
+  { path: 'phoneChange.cooldownMs', checks: [positiveInt] },
+  { path: 'phoneChange.confirmOld', checks: [bool] },
 
   { path: 'history', checks: [objectOrFalse('{ retentionDays?, maxEntries? }')] },
   { path: 'history.retentionDays', checks: [intRange(1, 3650, 'days')] },

@@ -127,6 +127,8 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
     claimHeader: 'x-verified-phone-claim',
     claimTtlMs: 10 * MINUTE,
   },
+  /** A day between two changes of one owner's number; the new number's verification alone. */
+  phoneChange: { cooldownMs: 24 * HOUR, confirmOld: false },
   /** Once `history` is given. */
   history: { retentionDays: 30, maxEntries: 100 },
   /** Once `ledger` is given. */

@@ -104,6 +104,7 @@ export function resolveVerificationOptions(
     clock: input.clock ?? (isVerificationStore(store) ? () => store.now() : Date.now),
     testNumbers: resolveTestNumbers(input.testNumbers),
     verifiedPhone: resolveVerifiedPhone(input.verifiedPhone),
+    phoneChange: withDefaults(VERIFICATION_DEFAULTS.phoneChange, input.phoneChange),
     purposes: resolvePurposes(input.purposes, input.verifiedPhone?.claimTtlMs),
     history:
       input.history === undefined || input.history === false

@@ -7,6 +7,7 @@ import type { HostRequest } from './host-request.js';
 import type {
   HistoryOptions,
   LedgerOptions,
+  PhoneChangeOptions,
   ResolvedTestNumbers,
   TestNumbersOptions,
   VerifiedPhoneOptions,
@@ -111,6 +112,8 @@ export interface VerificationModuleOptions {
   testNumbers?: TestNumbersOptions;
   /** VerifiedPhoneGuard on the host's own routes: where it reads the verification, the claim's lifetime. */
   verifiedPhone?: VerifiedPhoneOptions;
+  /** A change of an owner's number (`PhoneChange`): the cooldown between two, the old number's confirmation. */
+  phoneChange?: PhoneChangeOptions;
   /** Keep a history per number and per owner (`{}` for the defaults). Default off. */
   history?: HistoryOptions | false;
   /** Keep a ledger of expected charges and reconcile it with the API (`{}` for the defaults). Default off. */
@@ -171,6 +174,7 @@ export interface ResolvedVerificationOptions {
   testNumbers: ResolvedTestNumbers;
   /** Header names lower-cased. */
   verifiedPhone: Required<VerifiedPhoneOptions>;
+  phoneChange: Required<PhoneChangeOptions>;
   /** false: no history is kept. */
   history: Required<HistoryOptions> | false;
   /** false: no ledger is kept. */
@@ -183,6 +187,7 @@ export type { HostRequest } from './host-request.js';
 export type {
   HistoryOptions,
   LedgerOptions,
+  PhoneChangeOptions,
   ResolvedTestNumbers,
   TestNumber,
   TestNumbersOptions,

@@ -91,12 +91,34 @@ export class SubjectIndex {
     await this.store.set(`${this.tag(subject)}:forgotten`, String(at), ttlMs);
   }
 
-  /** When the number or the owner was last erased, if still remembered (the latest of the two). */
+  /**
+   * When the number or the owner was last erased, or the number last taken off the owner's account
+   * (`revoke`), if still remembered (the latest): what it verified before no longer counts.
+   */
   async forgottenAt(phoneNumber: string, owner: string | undefined): Promise<number | undefined> {
     const subjects: ErasureSubject[] = [{ phoneNumber }, ...(owner === undefined ? [] : [{ owner }])];
-    const marks = await Promise.all(subjects.map((s) => this.store.get(`${this.tag(s)}:forgotten`)));
+    const keys = subjects.map((s) => `${this.tag(s)}:forgotten`);
+    if (owner !== undefined) keys.push(this.#revokedKey(owner, phoneNumber));
+    const marks = await Promise.all(keys.map((key) => this.store.get(key)));
     const times = marks.filter((m): m is string => m !== null).map(Number);
     return times.length === 0 ? undefined : Math.max(...times);
+  }
+
+  /**
+   * Remembers, for `ttlMs`, that `phoneNumber` left `owner`'s account at `at` (a change of phone):
+   * what the owner verified of it before no longer counts (its claims, its verifications at the guard).
+   * Answers the undo, which puts back what was remembered before (a rebind that failed).
+   */
+  async revoke(owner: string, phoneNumber: string, at: number, ttlMs: number): Promise<() => Promise<void>> {
+    const key = this.#revokedKey(owner, phoneNumber);
+    const before = await this.store.get(key);
+    await this.store.set(key, String(at), ttlMs);
+    return () => (before === null ? this.store.delete(key) : this.store.set(key, before, ttlMs));
+  }
+
+  /** The mark of one number on one owner's account, on the owner's slot. */
+  #revokedKey(owner: string, phoneNumber: string): string {
+    return `${this.tag({ owner })}:revoked:${this.keys.digest(phoneNumber)}`;
   }
 
   /** The subject's keyed tag, as its store keys name it (a hash tag keeps them on one cluster slot). */

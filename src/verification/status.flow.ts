@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
 import {
   STATUS_READS_PER_CALLER,
@@ -19,6 +19,10 @@ import { FlowOutcomes } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
 import { JourneyState, type LoadedJourney } from './journey-state.js';
 import type { MethodView, StatusView, VerifiedFacts } from './verification.views.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { methodsForPurpose } from '../options/purposes.options.js';
+import { startPurpose } from './client-refusals.js';
 
 /**
  * What a frontend or host reads: a journey's status (fresh within one poll interval), the methods
@@ -34,6 +38,7 @@ export class StatusFlow {
     private readonly prices: PriceBook,
     private readonly outcomes: FlowOutcomes,
     private readonly meter: StatusReadMeter,
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
   ) {}
 
   /**
@@ -119,9 +124,15 @@ export class StatusFlow {
     }
   }
 
-  /** The methods this deployment offers to frontends (see PriceBook.offered). */
-  async methods(): Promise<MethodView[]> {
-    return (await this.prices.offered()).map((method) => ({
+  /**
+   * The methods this deployment offers to frontends (see PriceBook.offered); with a `purpose`, only
+   * those a start of it may use, refused as a start's `purpose` is (400 `validation_error`,
+   * `purpose_not_allowed`) before anything is read.
+   */
+  async methods(purpose?: unknown): Promise<MethodView[]> {
+    const named = startPurpose(purpose, this.options.purposes);
+    const offered = methodsForPurpose(this.options.purposes, named, await this.prices.offered());
+    return offered.map((method) => ({
       method,
       codeEntry: methodTraits(method).codeEntry,
       pollIntervalMs: pollIntervalMs(method),
@@ -142,8 +153,8 @@ export class StatusFlow {
       if (journey?.canceledAt !== undefined) return null;
       const steps = journey ? [...journey.steps].reverse() : [{ requestId: journeyId }];
       for (const { requestId } of steps) {
-        const phone = await this.verifiedPhoneOf(requestId, owner);
-        if (phone !== null) return phone;
+        const verified = await this.verifiedRecordOf(requestId, owner);
+        if (verified !== null) return (await this.revoked(verified, owner)) ? null : verified.phoneNumber;
       }
       return null;
     } catch (error) {
@@ -152,17 +163,27 @@ export class StatusFlow {
   }
 
   /**
-   * One session's verified number. A session seen verified is terminal: answered from its record; a
-   * pending one is read through the refresher (one GET per session per poll interval, shared).
+   * One session's record once verified, else null. A session seen verified is terminal: answered from
+   * its record; a pending one is read through the refresher (one GET per session per poll interval, shared).
    */
-  private async verifiedPhoneOf(requestId: string, owner: string | undefined): Promise<string | null> {
+  private async verifiedRecordOf(
+    requestId: string,
+    owner: string | undefined,
+  ): Promise<SessionRecord | null> {
     const record = await this.records.get(requestId);
-    if (!record) {
-      const recovered = await this.refresher.recover(requestId, owner);
-      return recovered?.status === 'verified' ? recovered.phoneNumber : null;
-    }
-    const observed = await this.refresher.refresh(record, 'poll');
-    return observed.status === 'verified' ? observed.phoneNumber : null;
+    const observed = record
+      ? await this.refresher.refresh(record, 'poll')
+      : await this.refresher.recover(requestId, owner);
+    return observed?.status === 'verified' ? observed : null;
+  }
+
+  /**
+   * Whether a verified session no longer counts for `owner`: its number was taken off the owner's
+   * account (a change of phone), or it or the owner erased, since it verified (or at an unknown time).
+   */
+  private async revoked(record: SessionRecord, owner: string | undefined): Promise<boolean> {
+    const since = await this.records.subjects.forgottenAt(record.phoneNumber, owner);
+    return since !== undefined && (record.verifiedAt === null || record.verifiedAt <= since);
   }
 
   /**
@@ -187,6 +208,8 @@ export class StatusFlow {
           loaded = await this.refreshed(loaded, () => mayAsk('refresh'));
       const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
       const verified = status === 'verified';
+      // A number taken off this owner's account since: as unknown as another owner's verification.
+      if (verified && (await this.revoked(record, owner))) throw new VerificationClientError('not_found');
       return {
         status,
         phoneNumber: verified ? record.phoneNumber : null,

@@ -83,9 +83,12 @@ export class VerificationService {
     return this.reads.status(verificationId, owner, journeyToken, from);
   }
 
-  /** The methods this deployment offers to frontends (see PriceBook.offered). */
-  methods(): Promise<MethodView[]> {
-    return this.reads.methods();
+  /**
+   * The methods this deployment offers to frontends (see PriceBook.offered); with a `purpose`, only
+   * those its policy allows (`purposes`), a purpose not accepted here refused as on a start.
+   */
+  methods(purpose?: string): Promise<MethodView[]> {
+    return this.reads.methods(purpose);
   }
 
   /**

@@ -115,7 +115,11 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       '429': ['rate_limit_exceeded'],
       '503': ['service_unavailable'],
     });
-    expect(errorCodes('/phone/methods', 'get')).toEqual({ '503': ['service_unavailable'] });
+    // A `purpose` that is no purpose's name, or one not accepted here, is refused as on a start.
+    expect(errorCodes('/phone/methods', 'get')).toEqual({
+      '400': ['validation_error', 'purpose_not_allowed'],
+      '503': ['service_unavailable'],
+    });
     const events = document.paths['/phone/status/{verification_id}/events'].get!.responses as Record<
       string,
       { content?: Record<string, unknown> }
