@@ -14,6 +14,8 @@ export interface PermitTerms {
   /** The cooldown, the request limits' points and the pumping counts, in the order they were taken. */
   holds: ProtectionHold[];
   reservation: SpendReservation | undefined;
+  /** The store probe issued with the admission's last writes (none: the payer probes itself). */
+  reachable?: Promise<void>;
   /** The pumping defence suspected the start but let it go (monitor mode, a passed challenge, an attack on its country). */
   suspected: boolean;
   /** Remembers which pumping subjects a started session belongs to (so its verification counts there). */
@@ -69,6 +71,11 @@ export class StartPermit {
   /** The pumping defence suspected this start (the method figures leave it out). */
   get suspected(): boolean {
     return this.admission.suspected;
+  }
+
+  /** The store probe issued with the admission's last writes, if any: settles once the store answered. */
+  get reachable(): Promise<void> | undefined {
+    return this.admission.reachable;
   }
 
   /** Whether the permit was committed or rolled back. */

@@ -78,12 +78,11 @@ export class PaidStart {
   async pay(order: SessionOrder, permit: StartPermit): Promise<SessionRecord> {
     try {
       // A paid initiation whose session could not be recorded would never be followed: with the store
-      // down, refuse before paying.
-      await this.records.ensureReachable();
+      // down, refuse before paying (protection issues the probe with its last writes).
+      await (permit.reachable ?? this.records.ensureReachable());
       const result = await this.initiate(order, permit);
-      const record = await this.recorded(order, result, permit.suspected);
-      await permit.commit(record);
-      return record;
+      // Settled once the record is stored (its claim then hands it back), beside the record's index.
+      return await this.recorded(order, result, permit.suspected, (record) => permit.commit(record));
     } catch (error) {
       // Unsettled only when the store failed before or after the API call: a session may exist (and
       // be paid for), so everything the start took stays counted.
@@ -132,6 +131,7 @@ export class PaidStart {
     { phoneNumber, owner, journeyId, callers }: SessionOrder,
     result: InitiateResult,
     suspected?: boolean,
+    whenStored?: (record: SessionRecord) => Promise<void>,
   ): Promise<SessionRecord> {
     const record = newSessionRecord(
       { ...result, phoneNumber: result.phoneNumber || phoneNumber },
@@ -148,7 +148,7 @@ export class PaidStart {
       },
     );
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.createAndFollow(record, callers);
+    await this.records.createAndFollow(record, callers, whenStored && (() => whenStored(record)));
     return record;
   }
 }
