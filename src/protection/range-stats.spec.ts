@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
@@ -103,11 +103,16 @@ describe('RangeStats', () => {
       expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
     });
 
-    it('a start read as known that is new after all (a window rolled over) is still counted', async () => {
-      const rs = stats();
+    it('a start read as known writes no burst count; one new after all (a window rolled over) is still counted', async () => {
+      const store = new MemoryStore({ clock: () => clock.now });
+      const rs = stats(store);
       await rs.countStart([range], phone, 'client:a');
       const known = await rs.forecastBursts([range], phone, 'client:a');
       expect(known.ids.size).toBe(0);
+      const increments = jest.spyOn(store, 'increment');
+      await rs.countStart([range], phone, 'client:a', known);
+      expect(increments.mock.calls.filter(([key]) => key.startsWith('protect:pump:c:'))).toEqual([]);
+      increments.mockRestore();
       clock.now += HOUR;
       const counted = await rs.countStart([range], phone, 'client:a', known);
       expect(counted.callersBefore).toEqual(new Map([[range.id, 0]]));
