@@ -20,7 +20,7 @@ import {
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent, type Held } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
-import { RangeStats, type HoldState } from './range-stats.js';
+import { RangeStats, type BurstForecast, type HoldState } from './range-stats.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 export type { PumpingReporting } from './pumping-report.js';
@@ -60,6 +60,8 @@ export interface PumpingAssessment {
   reserve: boolean;
   /** A paid start from a caller without a record while its country is under attack: offered a method charged on proof. */
   steer: boolean;
+  /** Where the start is new to its range and prefix, read with the counts (none: a free method's). */
+  bursts: BurstForecast | undefined;
 }
 
 const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
@@ -126,9 +128,11 @@ export class PumpingDefence {
     const all = subjectsOf(attempt, place, this.ipv6PrefixLength);
     const subjects = attempt.switchedFrom === undefined ? all : all.filter((s) => !isCaller(s));
     const holdable = holdableOf(subjects);
-    const [counts, holdList] = await Promise.all([
+    const caller = callerOf(attempt, this.ipv6PrefixLength);
+    const [counts, holdList, bursts] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
+      free(attempt.method) ? undefined : this.stats.forecastBursts(subjects, attempt.phoneNumber, caller),
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
@@ -150,7 +154,8 @@ export class PumpingDefence {
       });
     const credited = all.map((s) => s.id);
     const steer = held === undefined && underAttack && !known && !free(attempt.method);
-    return { attempt, ...place, subjects, credited, counts, holds, underAttack, held, reserve, steer };
+    const verdict = { underAttack, held, reserve, steer, bursts };
+    return { attempt, ...place, subjects, credited, counts, holds, ...verdict };
   }
 
   /**
@@ -160,6 +165,12 @@ export class PumpingDefence {
    */
   suspects(assessment: PumpingAssessment | undefined): boolean {
     return assessment !== undefined && (reasonOf(assessment) !== undefined || assessment.underAttack);
+  }
+
+  /** Whether `admit` may refuse on the reading alone; else only if the starts counted concurrently change it. */
+  mayRefuseOnReading(assessment: PumpingAssessment | undefined, challengePassed: boolean): boolean {
+    if (assessment === undefined || this.settings.mode !== 'enforce' || challengePassed) return false;
+    return reasonOf(assessment) !== undefined || assessment.steer;
   }
 
   /** Whether one of the start's callers has a record of completed verifications (served from the cap's last share). */
@@ -214,13 +225,10 @@ export class PumpingDefence {
       });
     // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
     // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
+    const caller = callerOf(attempt, this.ipv6PrefixLength);
     const counted = free(attempt.method)
       ? NOTHING_COUNTED
-      : await this.stats.countStart(
-          assessment.subjects,
-          attempt.phoneNumber,
-          callerOf(attempt, this.ipv6PrefixLength),
-        );
+      : await this.stats.countStart(assessment.subjects, attempt.phoneNumber, caller, assessment.bursts);
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
       const held = dueHold(

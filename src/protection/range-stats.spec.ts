@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
@@ -66,6 +66,57 @@ describe('RangeStats', () => {
     const rs = stats();
     const counted = await Promise.all(Array.from({ length: 5 }, () => rs.countStart([range])));
     expect(counted.map((c) => c.before.get(range.id)).sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  describe('burst counts read ahead (forecastBursts)', () => {
+    const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+    const phone = '+79161234567';
+
+    it('a start read as new is counted with its marks: each distinct caller once, answered atomically', async () => {
+      const rs = stats();
+      const forecast = await rs.forecastBursts([range, prefix, owner], phone, 'client:a');
+      expect([...forecast.ids].sort()).toEqual([prefix.id, range.id]);
+      const first = await rs.countStart([range, prefix, owner], phone, 'client:a', forecast);
+      expect(first.callersBefore).toEqual(
+        new Map([
+          [range.id, 0],
+          [prefix.id, 0],
+        ]),
+      );
+      const next = await rs.forecastBursts([range, prefix], '+79161234568', 'client:b');
+      const second = await rs.countStart([range, prefix], '+79161234568', 'client:b', next);
+      expect(second.callersBefore).toEqual(
+        new Map([
+          [range.id, 1],
+          [prefix.id, 1],
+        ]),
+      );
+      expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(2);
+    });
+
+    it('a start read as new whose number another caller took meanwhile gives its count back', async () => {
+      const rs = stats();
+      const stale = await rs.forecastBursts([range], phone, 'client:a');
+      await rs.countStart([range], phone, 'client:b');
+      const late = await rs.countStart([range], phone, 'client:a', stale);
+      expect(late.callersBefore.has(range.id)).toBe(false);
+      expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
+    });
+
+    it('a start read as known writes no burst count; one new after all (a window rolled over) is still counted', async () => {
+      const store = new MemoryStore({ clock: () => clock.now });
+      const rs = stats(store);
+      await rs.countStart([range], phone, 'client:a');
+      const known = await rs.forecastBursts([range], phone, 'client:a');
+      expect(known.ids.size).toBe(0);
+      const increments = jest.spyOn(store, 'increment');
+      await rs.countStart([range], phone, 'client:a', known);
+      expect(increments.mock.calls.filter(([key]) => key.startsWith('protect:pump:c:'))).toEqual([]);
+      increments.mockRestore();
+      clock.now += HOUR;
+      const counted = await rs.countStart([range], phone, 'client:a', known);
+      expect(counted.callersBefore).toEqual(new Map([[range.id, 0]]));
+    });
   });
 
   it('a start taken back no longer counts; taking it back twice takes it once', async () => {
