@@ -20,7 +20,7 @@ import {
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent, type Held } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
-import { RangeStats, type BurstForecast, type HoldState } from './range-stats.js';
+import { RangeStats, type BurstMarks, type HoldState } from './range-stats.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 export type { PumpingReporting } from './pumping-report.js';
@@ -60,8 +60,6 @@ export interface PumpingAssessment {
   reserve: boolean;
   /** A paid start from a caller without a record while its country is under attack: offered a method charged on proof. */
   steer: boolean;
-  /** Where the start is new to its range and prefix, read with the counts (none: a free method's). */
-  bursts: BurstForecast | undefined;
 }
 
 const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
@@ -128,11 +126,9 @@ export class PumpingDefence {
     const all = subjectsOf(attempt, place, this.ipv6PrefixLength);
     const subjects = attempt.switchedFrom === undefined ? all : all.filter((s) => !isCaller(s));
     const holdable = holdableOf(subjects);
-    const caller = callerOf(attempt, this.ipv6PrefixLength);
-    const [counts, holdList, bursts] = await Promise.all([
+    const [counts, holdList] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
-      free(attempt.method) ? undefined : this.stats.forecastBursts(subjects, attempt.phoneNumber, caller),
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
@@ -154,7 +150,7 @@ export class PumpingDefence {
       });
     const credited = all.map((s) => s.id);
     const steer = held === undefined && underAttack && !known && !free(attempt.method);
-    const verdict = { underAttack, held, reserve, steer, bursts };
+    const verdict = { underAttack, held, reserve, steer };
     return { attempt, ...place, subjects, credited, counts, holds, ...verdict };
   }
 
@@ -165,6 +161,12 @@ export class PumpingDefence {
    */
   suspects(assessment: PumpingAssessment | undefined): boolean {
     return assessment !== undefined && (reasonOf(assessment) !== undefined || assessment.underAttack);
+  }
+
+  /** The start's burst marks (RangeBursts.markBursts), taken with the limits; none for a free method's. */
+  mark({ attempt, subjects }: PumpingAssessment): Promise<BurstMarks> | undefined {
+    if (free(attempt.method)) return undefined;
+    return this.stats.markBursts(subjects, attempt.phoneNumber, callerOf(attempt, this.ipv6PrefixLength));
   }
 
   /** Whether `admit` may refuse on the reading alone; else only if the starts counted concurrently change it. */
@@ -207,6 +209,7 @@ export class PumpingDefence {
     assessment: PumpingAssessment | undefined,
     challengePassed: boolean,
     grade?: GradedAnswer,
+    marks?: BurstMarks,
   ): Promise<ProtectionHold> {
     if (assessment === undefined) return NOTHING_HELD;
     const { attempt } = assessment;
@@ -228,7 +231,7 @@ export class PumpingDefence {
     const caller = callerOf(attempt, this.ipv6PrefixLength);
     const counted = free(attempt.method)
       ? NOTHING_COUNTED
-      : await this.stats.countStart(assessment.subjects, attempt.phoneNumber, caller, assessment.bursts);
+      : await this.stats.countStart(assessment.subjects, attempt.phoneNumber, caller, marks);
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
       const held = dueHold(

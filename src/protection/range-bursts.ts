@@ -1,11 +1,13 @@
 import { bursty, EVICTABLE, rangeStatsKey as key } from './range-stats-keys.js';
 import { RangeHolds } from './range-holds.js';
+import type { ProtectionHold } from './protection-hold.js';
 
 /**
- * The ranges and prefixes where a start would be new (its number and its caller both new there in the
- * window), read before it is counted: `countBursts` then counts them with its marks (one round trip).
+ * A start's marks in window `window` of its ranges and prefixes (`markBursts`): `ids`, where its number
+ * and its caller were both new; `release` takes back the marks it set (a start refused in the same
+ * round trip, as if never made).
  */
-export interface BurstForecast {
+export interface BurstMarks extends ProtectionHold {
   window: number;
   ids: ReadonlySet<string>;
 }
@@ -17,68 +19,59 @@ export interface BurstForecast {
  * numbers from one (an office: the normal minimum's), count once. RangeStats adds the other counts.
  */
 export class RangeBursts extends RangeHolds {
-  /** Where a start of `phoneNumber` by `caller` would count as new (see BurstForecast): its marks read. */
-  async forecastBursts(
+  /**
+   * Marks `phoneNumber` and `caller` in the current window of each range and prefix (set-if-absent):
+   * where both were new, `countStart` counts the start (see BurstMarks). Taken with the request limits,
+   * so that the count goes with the defence's other counts in one round trip.
+   */
+  async markBursts(
     subjects: readonly { id: string }[],
     phoneNumber?: string,
     caller?: string,
-  ): Promise<BurstForecast> {
+  ): Promise<BurstMarks> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
-    if (caller === undefined || phoneNumber === undefined) return { window: w, ids: new Set() };
-    const burst = subjects.filter((s) => bursty(s.id));
-    const marks = await Promise.all(
-      burst.map((s) =>
-        Promise.all([
-          this.store.get(this.mark(s.id, `n:${phoneNumber}`, w)),
-          this.store.get(this.mark(s.id, caller, w)),
-        ]),
-      ),
+    const none = { window: w, ids: new Set<string>(), release: async () => undefined };
+    if (caller === undefined || phoneNumber === undefined) return none;
+    const ttl = 2 * this.settings.windowMs;
+    const marks = subjects
+      .filter((s) => bursty(s.id))
+      .map((s) => ({ id: s.id, keys: [this.mark(s.id, `n:${phoneNumber}`, w), this.mark(s.id, caller, w)] }));
+    const won = await Promise.all(
+      marks.map((m) => Promise.all(m.keys.map((k) => this.store.setIfAbsent(k, '1', ttl, EVICTABLE)))),
     );
+    let released = false;
     return {
       window: w,
-      ids: new Set(burst.filter((_, i) => marks[i]!.every((m) => m === null)).map((s) => s.id)),
+      ids: new Set(marks.filter((_, i) => won[i]!.every(Boolean)).map((m) => m.id)),
+      release: async () => {
+        if (released) return;
+        released = true;
+        const set = marks.flatMap((m, i) => m.keys.filter((_, j) => won[i]![j]));
+        await Promise.all(set.map((k) => this.store.delete(k)));
+      },
     };
   }
 
   /**
-   * Marks the number and the caller in window `w` of each range and prefix, and counts the start where
-   * both are new; answers each such subject's distinct callers before it (counted atomically). Where
-   * `forecast` read it new, the count goes with the marks (one round trip) and is given back if a
-   * concurrent start took a mark meanwhile.
+   * Counts the start where its marks were both new, and answers each such subject's distinct callers
+   * before it (counted atomically). Without marks of window `w` (none taken, or the window rolled over
+   * since), marks them first.
    */
-  protected countBursts(
+  protected async countBursts(
     subjects: readonly { id: string }[],
     w: number,
     phoneNumber: string | undefined,
     caller: string | undefined,
-    forecast: BurstForecast | undefined,
+    marked: BurstMarks | undefined,
   ): Promise<(readonly [string, number] | undefined)[]> {
-    if (caller === undefined || phoneNumber === undefined) return Promise.resolve([]);
+    const marks = marked?.window === w ? marked : await this.markBursts(subjects, phoneNumber, caller);
+    if (marks.window !== w) return [];
     const ttl = 2 * this.settings.windowMs;
     return Promise.all(
-      subjects
-        .filter((s) => bursty(s.id))
-        .map(async (s) => {
-          const callers = key.callers(this.keys.digest(s.id), w);
-          const early =
-            forecast?.window === w && forecast.ids.has(s.id)
-              ? this.store.increment(callers, 1, ttl, EVICTABLE)
-              : undefined;
-          early?.catch(() => undefined);
-          const [newNumber, newCaller] = await Promise.all([
-            this.store.setIfAbsent(this.mark(s.id, `n:${phoneNumber}`, w), '1', ttl, EVICTABLE),
-            this.store.setIfAbsent(this.mark(s.id, caller, w), '1', ttl, EVICTABLE),
-          ]);
-          if (!newNumber || !newCaller) {
-            if (early) {
-              await early;
-              await this.store.increment(callers, -1, ttl, EVICTABLE);
-            }
-            return undefined;
-          }
-          const counted = await (early ?? this.store.increment(callers, 1, ttl, EVICTABLE));
-          return [s.id, counted.value - 1] as const;
-        }),
+      [...marks.ids].map(async (id) => {
+        const counted = await this.store.increment(key.callers(this.keys.digest(id), w), 1, ttl, EVICTABLE);
+        return [id, counted.value - 1] as const;
+      }),
     );
   }
 

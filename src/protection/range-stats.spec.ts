@@ -68,22 +68,22 @@ describe('RangeStats', () => {
     expect(counted.map((c) => c.before.get(range.id)).sort()).toEqual([0, 1, 2, 3, 4]);
   });
 
-  describe('burst counts read ahead (forecastBursts)', () => {
+  describe('burst marks taken ahead (markBursts)', () => {
     const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
     const phone = '+79161234567';
 
-    it('a start read as new is counted with its marks: each distinct caller once, answered atomically', async () => {
+    it('a start marked new is counted: each distinct caller once, answered atomically', async () => {
       const rs = stats();
-      const forecast = await rs.forecastBursts([range, prefix, owner], phone, 'client:a');
-      expect([...forecast.ids].sort()).toEqual([prefix.id, range.id]);
-      const first = await rs.countStart([range, prefix, owner], phone, 'client:a', forecast);
+      const marks = await rs.markBursts([range, prefix, owner], phone, 'client:a');
+      expect([...marks.ids].sort()).toEqual([prefix.id, range.id]);
+      const first = await rs.countStart([range, prefix, owner], phone, 'client:a', marks);
       expect(first.callersBefore).toEqual(
         new Map([
           [range.id, 0],
           [prefix.id, 0],
         ]),
       );
-      const next = await rs.forecastBursts([range, prefix], '+79161234568', 'client:b');
+      const next = await rs.markBursts([range, prefix], '+79161234568', 'client:b');
       const second = await rs.countStart([range, prefix], '+79161234568', 'client:b', next);
       expect(second.callersBefore).toEqual(
         new Map([
@@ -94,20 +94,36 @@ describe('RangeStats', () => {
       expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(2);
     });
 
-    it('a start read as new whose number another caller took meanwhile gives its count back', async () => {
+    it('concurrent starts of one number are counted once, and none is told of the others (no range held on them)', async () => {
       const rs = stats();
-      const stale = await rs.forecastBursts([range], phone, 'client:a');
-      await rs.countStart([range], phone, 'client:b');
-      const late = await rs.countStart([range], phone, 'client:a', stale);
-      expect(late.callersBefore.has(range.id)).toBe(false);
+      const counted = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) => {
+          const marks = await rs.markBursts([range], phone, `client:${i}`);
+          return rs.countStart([range], phone, `client:${i}`, marks);
+        }),
+      );
+      expect(counted.map((c) => c.callersBefore.get(range.id)).filter((b) => b !== undefined)).toEqual([0]);
       expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
     });
 
-    it('a start read as known writes no burst count; one new after all (a window rolled over) is still counted', async () => {
+    it('marks given back (a start refused with them) leave the number and the caller new', async () => {
+      const rs = stats();
+      const refused = await rs.markBursts([range], phone, 'client:a');
+      await refused.release();
+      await refused.release();
+      const marks = await rs.markBursts([range], phone, 'client:a');
+      expect([...marks.ids]).toEqual([range.id]);
+      // Only the marks a start set are given back: another start's stay.
+      await (await rs.markBursts([range], phone, 'client:b')).release();
+      const again = await rs.markBursts([range], phone, 'client:c');
+      expect(again.ids.size).toBe(0);
+    });
+
+    it('a start marked known writes no burst count; one whose window rolled over since is marked again and counted', async () => {
       const store = new MemoryStore({ clock: () => clock.now });
       const rs = stats(store);
       await rs.countStart([range], phone, 'client:a');
-      const known = await rs.forecastBursts([range], phone, 'client:a');
+      const known = await rs.markBursts([range], phone, 'client:a');
       expect(known.ids.size).toBe(0);
       const increments = jest.spyOn(store, 'increment');
       await rs.countStart([range], phone, 'client:a', known);

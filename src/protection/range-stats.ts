@@ -26,10 +26,10 @@ export interface StatsSubject {
   withBaseline: boolean;
 }
 
-import { RangeBursts, type BurstForecast } from './range-bursts.js';
+import { RangeBursts, type BurstMarks } from './range-bursts.js';
 
 export type { HoldState } from './range-holds.js';
-export type { BurstForecast } from './range-bursts.js';
+export type { BurstMarks } from './range-bursts.js';
 
 /** A start counted: each subject's current-window count including it, and how to take it back. */
 export interface CountedStart {
@@ -173,11 +173,11 @@ export class RangeStats extends RangeBursts {
     subjects: StatsSubject[],
     phoneNumber?: string,
     caller?: string,
-    forecast?: BurstForecast,
+    marks?: BurstMarks,
   ): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
     const ttl = 2 * this.settings.windowMs;
-    const bursts = this.countBursts(subjects, w, phoneNumber, caller, forecast);
+    const bursts = this.countBursts(subjects, w, phoneNumber, caller, marks);
     const day = Math.floor(this.store.now() / DAY_MS);
     type Counter = readonly [
       id: string,

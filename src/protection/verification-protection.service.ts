@@ -21,6 +21,7 @@ import { PriceEstimator } from './price-estimator.js';
 import { defined, releaseAll, takenInOrder, type ProtectionHold } from './protection-hold.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { PumpingDefence } from './pumping-defence.js';
+import type { BurstMarks } from './range-bursts.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { UpstreamBackOff } from './upstream-back-off.js';
 import { ResendCooldown } from './resend-cooldown.js';
@@ -202,8 +203,10 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     let resendAvailableAt: Date | null = null;
     let reachable: Promise<void> | undefined;
     try {
-      // The cooldown and the limits together (one round trip), before the defence counts the start: a
-      // start they refuse is never counted there (concurrent starts are judged by the ones before).
+      // The cooldown and the limits together (one round trip) with the defence's burst marks (given back
+      // on a refusal), before the defence counts: a start they refuse is never counted there. A start the
+      // reading condemns is marked and counted as it is refused.
+      const condemned = this.pumping.mayRefuseOnReading(pumping, challengePassed);
       const taken = await takenInOrder([
         this.cooldown
           .claim(candidate.phoneNumber, candidate.method, { caller, starter: starterOf(candidate) })
@@ -222,14 +225,16 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
             throw graded(error, grade, ProtectionRefusalReason.startIpLimit);
           }),
         this.limits.countPurposeStart(candidate.purpose, candidate.phoneNumber),
+        condemned || !pumping ? undefined : this.pumping.mark(pumping),
       ]);
+      const marked = taken.pop() as BurstMarks | undefined;
       holds.push(...defined(taken));
-      const count = (): Promise<ProtectionHold> => this.pumping.admit(pumping, challengePassed, grade);
+      const count = (): Promise<ProtectionHold> =>
+        this.pumping.admit(pumping, challengePassed, grade, marked);
       const reserve = (): Promise<SpendReservation | undefined> => this.reserve(candidate, pumping, grade);
-      // The store probe before paying (PaidStart awaits it), with the last writes.
-      reachable = this.records?.ensureReachable();
-      reachable?.catch(() => undefined);
-      if (this.pumping.mayRefuseOnReading(pumping, challengePassed)) {
+      // The store probe before paying (PaidStart awaits it), with the last writes; never unhandled.
+      (reachable = this.records?.ensureReachable())?.catch(() => undefined);
+      if (condemned) {
         // A start the reading condemns is counted, and refused, before anything is reserved for it.
         holds.push(await count());
         reservation = await reserve();

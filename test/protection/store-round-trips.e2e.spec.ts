@@ -52,22 +52,23 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     // its reading (counts of the range, the prefix, the country and the
     // client, the range's and prefix's burst counts, their holds, the number's own starts, the
     // prefix's and country's day: starts, numbers and ranges verified; the country's week: starts and
-    // numbers verified, and its starts of the last minutes; whether the number and the caller are new to the
-    // range and the prefix), its counts of the start (the prefix's and country's day, the country's week and last minutes too, the caller's week share) with the number's and the caller's marks in the range and the prefix,
-    // with the burst counts of a number and a caller read as new, and which subjects the session belongs to.
+    // numbers verified, and its starts of the last minutes), the number's and the caller's marks in the
+    // range and the prefix (with the request limits), its counts of the start (the prefix's and country's
+    // day, the country's week and last minutes too, the caller's week share) with the burst counts where
+    // both marks were new, and which subjects the session belongs to.
     const pumping = calls.filter((c) => c.endsWith('(protect:pump)'));
-    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(49);
+    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45);
     expect(pumping.filter((c) => c.startsWith('setIfAbsent(')).length).toBe(4);
     expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(12);
     expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(1);
-    expect(pumping.length).toBe(66);
+    expect(pumping.length).toBe(62);
     expect(calls.filter((c) => !c.endsWith('(protect:pump)'))).toEqual([
       // The wrong-code budget and the API's 429 back-off, read with the defence's counts and the
       // coalescing claim (one hop).
       'get(protect:wrong-codes-phone)',
       'get(protect:api-backoff)',
       'setIfAbsent(protect:coalesce)',
-      // The cooldown and the request limits, taken together (one hop).
+      // The cooldown and the request limits, taken together with the defence's marks (one hop).
       'setIfAbsent(protect:cooldown)',
       'increment(protect:start-client)',
       'increment(protect:start-phone-caller)',
