@@ -5,6 +5,7 @@
  * protection off (what tracking a session costs) and with the default protection on, one client
  * per session (what a deployment holds per sign-up).
  */
+import { MethodStats } from '../src/account/method-stats.service.js';
 import { VerificationService } from '../src/verification/verification.service.js';
 import { MemoryStore } from '../src/store/memory.store.js';
 import { settledHeapUsed } from './lib/child-process.js';
@@ -13,7 +14,8 @@ import { startHostApp } from './lib/host-app.js';
 import { fmt, type BenchTable } from './lib/report.js';
 import type { SandboxReady } from './servers/sandbox-process.js';
 
-const GOAL_BYTES = 1024;
+/** Issue 45: a pending session's heap, protection off and on. */
+const GOAL_BYTES = { off: 1024, on: 2048 };
 const IN_FLIGHT = 64;
 
 export interface MemoryArgs {
@@ -49,8 +51,8 @@ export async function memoryBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
         fmt(sessions),
         fmt(r.bytesPerSession),
         fmt(r.storeEntries / sessions, 2),
-        '≤ 1,024 B',
-        r.bytesPerSession <= GOAL_BYTES,
+        `≤ ${fmt(protection ? GOAL_BYTES.on : GOAL_BYTES.off)} B`,
+        r.bytesPerSession <= (protection ? GOAL_BYTES.on : GOAL_BYTES.off),
       ]);
     }
     return [
@@ -112,12 +114,16 @@ export async function runMemoryPerSession(args: MemoryArgs): Promise<MemoryResul
         }),
       );
     };
+    // A start's method figures are counted after its answer: measured once none is in flight.
+    const figures = host.app.get(MethodStats);
     await startMany(1000);
+    await figures.flush();
     const baselineHeap = settledHeapUsed();
     const entriesBefore = host.store instanceof MemoryStore ? host.store.entryCount : 0;
     const started = Date.now();
     await startMany(args.sessions);
     const seconds = (Date.now() - started) / 1000;
+    await figures.flush();
     const finalHeap = settledHeapUsed();
     return {
       bytesPerSession: (finalHeap - baselineHeap) / args.sessions,

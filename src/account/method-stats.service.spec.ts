@@ -55,6 +55,15 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
   afterEach(() => store.close());
 
+  it('a tally nobody waited for (the start path answers first) is in the figures read right after it, and in the store after a flush', async () => {
+    void stats.tally(session(), 'client:a');
+    expect((await stats.figures()).sms).toMatchObject({ started: 1, callers: 1 });
+    void stats.tally(session(), 'client:b');
+    await stats.flush();
+    const other = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    expect((await other.figures()).sms).toMatchObject({ started: 2, callers: 2 });
+  });
+
   it('counts started, delivered and the outcome once, however often the same state is tallied', async () => {
     const record = session();
     const delivered = { ...record, status: 'delivered', delivered: true };

@@ -56,27 +56,23 @@ const REPORTED_METHODS: readonly string[] = [...VERIFICATION_METHODS, OTHER_METH
  * (set-if-absent) when it is counted. `tally` is called by the start path and by the tracker (its
  * first sight of a delivery, its claim of an outcome's event); it counts whatever the record shows
  * that was not counted yet, so a session adopted after an in-doubt start still counts as started.
- * Counting never fails the caller: a store error loses that count (at most once, never twice) and is
- * logged.
+ * Counting never fails the caller: a store error loses that count (once at most, never twice), logged.
  *
- * The counts an instance claimed wait in it for up to `STATS_FLUSH_INTERVAL_MS` and are then added to
- * the store's counters in one batch (`flush`): an outcome would otherwise cost eight counter writes
- * (four fields, by country and in all), a busy webhook route eight times its own store work. So
- * `figures` on one instance includes its own counts at once (it flushes first) and other instances'
- * within a second; a crash loses at most the last second's counts; the module flushes at shutdown.
+ * Claimed counts wait in the instance up to `STATS_FLUSH_INTERVAL_MS`, then go to the store's counters
+ * in one batch (`flush`; else eight counter writes an outcome). `figures` on one instance includes its
+ * own counts at once (it flushes first), other instances' within a second; a crash loses at most the
+ * last second's counts; the module flushes at shutdown.
  */
 @Injectable()
 export class MethodStats implements OnModuleDestroy {
-  /**
-   * Claimed counts not yet in the store: by day, method and country (`counterKey` without its field),
-   * then by field. A count adds to two such groups, the fields are a few fixed names.
-   */
+  /** Claimed counts not yet in the store: by day, method and country (`counterKey` less its field), then field. */
   #pending = new Map<string, Map<string, number>>();
   /** The currency of the charges in `#pending`. */
   #pendingCurrency: string | undefined;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Batches being written; `flush` waits for them too, so a read after it sees them. */
+  /** Batches being written, and tallies in flight (first): `flush` waits for them, so a read after it sees them. */
   readonly #writing = new Set<Promise<void>>();
+  readonly #tallying = new Set<Promise<void>>();
   readonly #evidence: FigureEvidence;
 
   constructor(
@@ -100,9 +96,16 @@ export class MethodStats implements OnModuleDestroy {
    * FigureEvidence admits it: not a start the pumping defence suspected, a number's first with the
    * method that day, within its givers' day shares; an unverified end no real user gave is `unproven`.
    * `caller` (owner or client key) is counted once per day and method (`cost_per_success`'s
-   * `minCallers`); `device`, the start's hint, is remembered for the session's later counts.
+   * `minCallers`); `device`, the start's hint, is remembered for the session's later counts. The start
+   * path does not wait for it: `flush` and every read of the figures do.
    */
-  async tally(
+  tally(...args: Parameters<MethodStats['count']>): Promise<void> {
+    const tallying = this.count(...args).finally(() => this.#tallying.delete(tallying));
+    this.#tallying.add(tallying);
+    return tallying;
+  }
+
+  private async count(
     record: SessionRecord,
     caller?: string,
     device?: DeviceHint,
@@ -171,9 +174,8 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   /**
-   * Sessions started, ended and left, and the time-to-verify histogram (counts per TIME_TO_VERIFY_BUCKETS_MS bucket)
-   * over the last `days` days of one method's counted sessions that inform the fallback moment (core/fallback-moment.ts),
-   * with numbers of one calling code, started with one device hint (undefined: none).
+   * Started, ended, left and the time-to-verify histogram (per TIME_TO_VERIFY_BUCKETS_MS bucket) over `days` of
+   * one method's sessions informing the fallback moment, of one calling code and device hint (undefined: none).
    */
   async timeToVerify(
     method: VerificationMethod,
@@ -192,10 +194,8 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   /**
-   * A journey verified by one step says nothing of how its steps typed in the page would have ended:
-   * a user verified by a late reverse call leaves the code of the method they switched to untyped.
-   * Such a step ending unverified is taken out of its method's moment figures (counted as `left`,
-   * not as expired or failed), or a method tried after another would look as if its users gave up.
+   * A step of a journey another step verified, ending unverified, is out of its method's moment figures
+   * (`left`, not expired or failed): else a method tried after another would look as if users gave up.
    */
   async #journeyOutcome(record: SessionRecord, counts: Counts, admitted: Admission): Promise<void> {
     if (counts.transitions.includes('verified')) {
@@ -248,6 +248,7 @@ export class MethodStats implements OnModuleDestroy {
    * being written. A batch the store refuses is lost (logged), like a count whose claim failed.
    */
   async flush(): Promise<void> {
+    await Promise.all(this.#tallying);
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     if (this.#pending.size > 0) {

@@ -19,3 +19,24 @@ export async function releaseAll(holds: (ProtectionHold | undefined)[]): Promise
     }
   }
 }
+
+/** The values that are there. */
+export function defined<T>(values: readonly (T | undefined)[]): T[] {
+  return values.filter((value): value is T => value !== undefined);
+}
+
+/**
+ * Waits for shares of one start taken together (one round trip). When one is refused, the first
+ * refusal in the given order is thrown once every share taken is given back, as when each was taken
+ * only after the one before it had passed; otherwise the holds, in order.
+ */
+export async function takenInOrder(
+  takes: readonly (Promise<ProtectionHold | undefined> | undefined)[],
+): Promise<(ProtectionHold | undefined)[]> {
+  const outcomes = await Promise.allSettled(takes);
+  const holds = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
+  const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (refused === undefined) return holds;
+  await releaseAll(holds);
+  throw refused.reason;
+}

@@ -20,7 +20,7 @@ import {
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent, type Held } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
-import { RangeStats, type HoldState } from './range-stats.js';
+import { RangeStats, type BurstMarks, type HoldState } from './range-stats.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 export type { PumpingReporting } from './pumping-report.js';
@@ -150,7 +150,8 @@ export class PumpingDefence {
       });
     const credited = all.map((s) => s.id);
     const steer = held === undefined && underAttack && !known && !free(attempt.method);
-    return { attempt, ...place, subjects, credited, counts, holds, underAttack, held, reserve, steer };
+    const verdict = { underAttack, held, reserve, steer };
+    return { attempt, ...place, subjects, credited, counts, holds, ...verdict };
   }
 
   /**
@@ -160,6 +161,18 @@ export class PumpingDefence {
    */
   suspects(assessment: PumpingAssessment | undefined): boolean {
     return assessment !== undefined && (reasonOf(assessment) !== undefined || assessment.underAttack);
+  }
+
+  /** The start's burst marks (RangeBursts.markBursts), taken with the limits; none for a free method's. */
+  mark({ attempt, subjects }: PumpingAssessment): Promise<BurstMarks> | undefined {
+    if (free(attempt.method)) return undefined;
+    return this.stats.markBursts(subjects, attempt.phoneNumber, callerOf(attempt, this.ipv6PrefixLength));
+  }
+
+  /** Whether `admit` may refuse on the reading alone; else only if the starts counted concurrently change it. */
+  mayRefuseOnReading(assessment: PumpingAssessment | undefined, challengePassed: boolean): boolean {
+    if (assessment === undefined || this.settings.mode !== 'enforce' || challengePassed) return false;
+    return reasonOf(assessment) !== undefined || assessment.steer;
   }
 
   /** Whether one of the start's callers has a record of completed verifications (served from the cap's last share). */
@@ -196,6 +209,7 @@ export class PumpingDefence {
     assessment: PumpingAssessment | undefined,
     challengePassed: boolean,
     grade?: GradedAnswer,
+    marks?: BurstMarks,
   ): Promise<ProtectionHold> {
     if (assessment === undefined) return NOTHING_HELD;
     const { attempt } = assessment;
@@ -214,13 +228,10 @@ export class PumpingDefence {
       });
     // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
     // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
+    const caller = callerOf(attempt, this.ipv6PrefixLength);
     const counted = free(attempt.method)
       ? NOTHING_COUNTED
-      : await this.stats.countStart(
-          assessment.subjects,
-          attempt.phoneNumber,
-          callerOf(attempt, this.ipv6PrefixLength),
-        );
+      : await this.stats.countStart(assessment.subjects, attempt.phoneNumber, caller, marks);
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
       const held = dueHold(

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
@@ -66,6 +66,73 @@ describe('RangeStats', () => {
     const rs = stats();
     const counted = await Promise.all(Array.from({ length: 5 }, () => rs.countStart([range])));
     expect(counted.map((c) => c.before.get(range.id)).sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  describe('burst marks taken ahead (markBursts)', () => {
+    const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+    const phone = '+79161234567';
+
+    it('a start marked new is counted: each distinct caller once, answered atomically', async () => {
+      const rs = stats();
+      const marks = await rs.markBursts([range, prefix, owner], phone, 'client:a');
+      expect([...marks.ids].sort()).toEqual([prefix.id, range.id]);
+      const first = await rs.countStart([range, prefix, owner], phone, 'client:a', marks);
+      expect(first.callersBefore).toEqual(
+        new Map([
+          [range.id, 0],
+          [prefix.id, 0],
+        ]),
+      );
+      const next = await rs.markBursts([range, prefix], '+79161234568', 'client:b');
+      const second = await rs.countStart([range, prefix], '+79161234568', 'client:b', next);
+      expect(second.callersBefore).toEqual(
+        new Map([
+          [range.id, 1],
+          [prefix.id, 1],
+        ]),
+      );
+      expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(2);
+    });
+
+    it('concurrent starts of one number are counted once, and none is told of the others (no range held on them)', async () => {
+      const rs = stats();
+      const counted = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) => {
+          const marks = await rs.markBursts([range], phone, `client:${i}`);
+          return rs.countStart([range], phone, `client:${i}`, marks);
+        }),
+      );
+      expect(counted.map((c) => c.callersBefore.get(range.id)).filter((b) => b !== undefined)).toEqual([0]);
+      expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
+    });
+
+    it('marks given back (a start refused with them) leave the number and the caller new', async () => {
+      const rs = stats();
+      const refused = await rs.markBursts([range], phone, 'client:a');
+      await refused.release();
+      await refused.release();
+      const marks = await rs.markBursts([range], phone, 'client:a');
+      expect([...marks.ids]).toEqual([range.id]);
+      // Only the marks a start set are given back: another start's stay.
+      await (await rs.markBursts([range], phone, 'client:b')).release();
+      const again = await rs.markBursts([range], phone, 'client:c');
+      expect(again.ids.size).toBe(0);
+    });
+
+    it('a start marked known writes no burst count; one whose window rolled over since is marked again and counted', async () => {
+      const store = new MemoryStore({ clock: () => clock.now });
+      const rs = stats(store);
+      await rs.countStart([range], phone, 'client:a');
+      const known = await rs.markBursts([range], phone, 'client:a');
+      expect(known.ids.size).toBe(0);
+      const increments = jest.spyOn(store, 'increment');
+      await rs.countStart([range], phone, 'client:a', known);
+      expect(increments.mock.calls.filter(([key]) => key.startsWith('protect:pump:c:'))).toEqual([]);
+      increments.mockRestore();
+      clock.now += HOUR;
+      const counted = await rs.countStart([range], phone, 'client:a', known);
+      expect(counted.callersBefore).toEqual(new Map([[range.id, 0]]));
+    });
   });
 
   it('a start taken back no longer counts; taking it back twice takes it once', async () => {

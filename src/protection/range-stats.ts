@@ -26,9 +26,10 @@ export interface StatsSubject {
   withBaseline: boolean;
 }
 
-import { RangeHolds } from './range-holds.js';
+import { RangeBursts, type BurstMarks } from './range-bursts.js';
 
 export type { HoldState } from './range-holds.js';
+export type { BurstMarks } from './range-bursts.js';
 
 /** A start counted: each subject's current-window count including it, and how to take it back. */
 export interface CountedStart {
@@ -50,7 +51,7 @@ export interface CountedStart {
  * country counters is written evictable: one exists per range or caller, and a flood of them must
  * not evict sessions, cooldowns or per-phone limits from a bounded store.
  */
-export class RangeStats extends RangeHolds {
+export class RangeStats extends RangeBursts {
   /**
    * Each subject's counts in the sliding window ending now, read at once. The judged number's own
    * earlier starts, up to OWNER_RETRIES, are taken out of its range's and prefix's: an owner who
@@ -75,6 +76,8 @@ export class RangeStats extends RangeHolds {
             number(key.number(this.keys.digest(phoneNumber), w)),
             number(key.number(this.keys.digest(phoneNumber), w - 1)),
           ]).then(([current, previous]) => Math.min(OWNER_RETRIES, slidingCount(current, previous, elapsed)));
+    // Awaited later, or not at all when another read fails first: never an unhandled rejection.
+    own.catch(() => undefined);
     const rows = await Promise.all(
       subjects.map(async (s) => {
         const tag = this.keys.digest(s.id);
@@ -100,6 +103,8 @@ export class RangeStats extends RangeHolds {
               number(key.recent(tag, Math.floor(now / RECENT_MS) - 1)),
             ])
           : undefined;
+        dayCounts?.catch(() => undefined);
+        weekCounts?.catch(() => undefined);
         const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
           number(key.starts(tag, w)),
           number(key.starts(tag, w - 1)),
@@ -164,41 +169,15 @@ export class RangeStats extends RangeHolds {
    * that concurrent starts are judged one after the other; `release` takes it back (the start did
    * not go ahead and nothing was sent).
    */
-  async countStart(subjects: StatsSubject[], phoneNumber?: string, caller?: string): Promise<CountedStart> {
+  async countStart(
+    subjects: StatsSubject[],
+    phoneNumber?: string,
+    caller?: string,
+    marks?: BurstMarks,
+  ): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
     const ttl = 2 * this.settings.windowMs;
-    // A start of a number new to a range or prefix in the window, from a caller new to it, is counted
-    // there (the burst signature): many numbers from many addresses. One number from many addresses
-    // (the per-number limits' business, and a stranger must not hold its owner's range), or many
-    // numbers from one (an office: the normal minimum's), count once.
-    const bursts = Promise.all(
-      subjects
-        .filter((s) => bursty(s.id) && caller !== undefined && phoneNumber !== undefined)
-        .map(async (s) => {
-          const [newNumber, newCaller] = await Promise.all([
-            this.store.setIfAbsent(
-              key.caller(this.keys.digest(`${s.id}\nn:${phoneNumber!}`), w),
-              '1',
-              ttl,
-              EVICTABLE,
-            ),
-            this.store.setIfAbsent(
-              key.caller(this.keys.digest(`${s.id}\n${caller!}`), w),
-              '1',
-              ttl,
-              EVICTABLE,
-            ),
-          ]);
-          if (!newNumber || !newCaller) return undefined;
-          const counted = await this.store.increment(
-            key.callers(this.keys.digest(s.id), w),
-            1,
-            ttl,
-            EVICTABLE,
-          );
-          return [s.id, counted.value - 1] as const;
-        }),
-    );
+    const bursts = this.countBursts(subjects, w, phoneNumber, caller, marks);
     const day = Math.floor(this.store.now() / DAY_MS);
     type Counter = readonly [
       id: string,

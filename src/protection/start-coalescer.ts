@@ -32,6 +32,8 @@ export class CoalescingClaim {
     readonly key: string,
     private readonly value: string,
     private readonly flight: Flight,
+    /** Won after waiting for another start's claim: what was read before it may be out of date. */
+    readonly contested = false,
   ) {}
 
   async started(session: StartedSession, resendAvailableAt: Date | null): Promise<void> {
@@ -98,13 +100,13 @@ export class StartCoalescer {
     // Waiting is real time: it waits for another instance's HTTP call, not for a TTL.
     const deadline = Date.now() + this.settings.claimTtlMs + 1000;
     let pause = 10;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       if (Date.now() > deadline)
         throw protectionRefusal(ProtectionRefusalReason.startInProgress, this.settings.claimTtlMs);
       // Claim first: a new start (the usual case) takes one store round trip, a duplicate two.
       const claim = CLAIM + randomUUID();
       if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))
-        return new CoalescingClaim(this, key, claim, this.ended(key, flight));
+        return new CoalescingClaim(this, key, claim, this.ended(key, flight), attempt > 0);
       const current = await this.store.get(key);
       if (current === null) continue; // Ended between the two calls: claim again.
       if (current.startsWith(SESSION)) return current.slice(SESSION.length);

@@ -15,6 +15,8 @@ export interface PermitTerms {
   /** The cooldown, the request limits' points and the pumping counts, in the order they were taken. */
   holds: ProtectionHold[];
   reservation: SpendReservation | undefined;
+  /** The store probe issued with the admission's last writes (none: the payer probes itself). */
+  reachable?: Promise<void>;
   /** The pumping defence suspected the start but let it go (monitor mode, a passed challenge, an attack on its country). */
   suspected: boolean;
   /** The host's `assessStart` answer for the start, carried to its session's record (none: no hook). */
@@ -77,6 +79,11 @@ export class StartPermit {
   /** The host's `assessStart` answer for this start, for its session's record. */
   get assessment(): StartAssessmentFacts | undefined {
     return this.admission.assessment;
+  }
+
+  /** The store probe issued with the admission's last writes, if any: settles once the store answered. */
+  get reachable(): Promise<void> | undefined {
+    return this.admission.reachable;
   }
 
   /** Whether the permit was committed or rolled back. */

@@ -18,20 +18,20 @@ import { runStartHooks } from './start-hooks.js';
 import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-callers.js';
 import { toMinorUnits } from '../core/money.js';
 import { PriceEstimator } from './price-estimator.js';
-import { releaseAll, type ProtectionHold } from './protection-hold.js';
+import { defined, releaseAll, takenInOrder, type ProtectionHold } from './protection-hold.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { PumpingDefence } from './pumping-defence.js';
+import type { BurstMarks } from './range-bursts.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { UpstreamBackOff } from './upstream-back-off.js';
 import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
 import { StartCoalescer, type CoalescingClaim } from './start-coalescer.js';
-import { settled } from '../core/settled.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import { methodTraits } from '../core/verification-method.js';
-import { ProtectionRefusal } from '../core/refusal-reason.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { ProtectionRefusalReason } from './protection-refusals.js';
+import { graded, readStart, type StartReading } from './start-reading.js';
 import type { GradedAnswer } from './pumping-defence.js';
 import type { HandBack, StartCandidate } from './verification-protection.types.js';
 import { errorText } from '../core/error-text.js';
@@ -138,6 +138,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   async admitStart(candidate: StartCandidate, stale?: string): Promise<HandBack | StartPermit> {
     const starter = starterOf(candidate);
     if (!this.coalescer || starter === undefined) return this.admit(candidate, undefined);
+    // The claim and the reading go together (one round trip); a duplicate's reading is not used.
+    const reading = this.read(candidate);
+    reading.catch(() => undefined);
     const claimed = await this.coalescer.claim(
       ProtectionKeys.coalesce(
         this.options.dataKeys,
@@ -158,7 +161,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         ),
       };
     try {
-      return await this.admit(candidate, claimed);
+      // A claim won after another start's ended: read again, after it.
+      return await this.admit(candidate, claimed, claimed.contested ? undefined : reading);
     } catch (error) {
       await claimed.failed(error);
       throw error;
@@ -174,39 +178,74 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     return this.admit(candidate, undefined);
   }
 
+  private read(candidate: StartCandidate): Promise<StartReading> {
+    return readStart(
+      candidate,
+      this.wrongCodes,
+      this.pumping,
+      this.options.limits.enabled ? this.backOff : undefined,
+    );
+  }
+
   private async admit(
     candidate: StartCandidate,
     coalescing: CoalescingClaim | undefined,
+    reading: Promise<StartReading> = this.read(candidate),
   ): Promise<StartPermit> {
-    // Read with the defence's counts (one round trip); a refusal answers in turn, after the hook.
-    const wrongCodes = settled(this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner));
-    const [pumping] = await Promise.all([
-      this.pumping.assess(candidate),
-      this.options.limits.enabled ? this.backOff.assertOpen() : undefined,
-    ]);
+    const { pumping, wrongCodes } = await reading;
     const hooks = runStartHooks(this.options.limits, candidate, this.pumping.signal(pumping), this.logger);
     const { assessment, challengePassed } = await hooks;
-    (await wrongCodes)();
+    wrongCodes();
     const caller = limitsCallerOf(candidate);
+    const grade = this.gradeOf(candidate);
     const holds: ProtectionHold[] = [];
     let reservation: SpendReservation | undefined;
-    let resendAvailableAt: Date | null;
+    let resendAvailableAt: Date | null = null;
+    let reachable: Promise<void> | undefined;
     try {
-      const claim = await this.cooldown.claim(candidate.phoneNumber, candidate.method, {
-        caller,
-        starter: starterOf(candidate),
-      });
-      resendAvailableAt = claim.availableAt;
-      holds.push(claim.hold);
-      const grade = this.gradeOf(candidate);
-      if (methodTraits(candidate.method).chargedOnProof)
-        holds.push(await this.limits.countFreeStart(freeCallersOf(candidate, this.options.limits)));
-      holds.push(await this.countStart(candidate, caller, grade));
-      holds.push(await this.limits.countPurposeStart(candidate.purpose, candidate.phoneNumber));
-      holds.push(await this.pumping.admit(pumping, challengePassed, grade));
-      reservation = await this.reserve(candidate, pumping, grade);
+      // The cooldown and the limits together (one round trip) with the defence's burst marks (given back
+      // on a refusal), before the defence counts: a start they refuse is never counted there. A start the
+      // reading condemns is marked and counted as it is refused.
+      const condemned = this.pumping.mayRefuseOnReading(pumping, challengePassed);
+      const taken = await takenInOrder([
+        this.cooldown
+          .claim(candidate.phoneNumber, candidate.method, { caller, starter: starterOf(candidate) })
+          .then((claim) => {
+            resendAvailableAt = claim.availableAt;
+            return claim.hold;
+          }),
+        methodTraits(candidate.method).chargedOnProof
+          ? this.limits.countFreeStart(freeCallersOf(candidate, this.options.limits))
+          : undefined,
+        // Under grading a start of a method charged on proof spends its free budget instead of the
+        // per-address limit, and any other start past it is graded (409 `method_held`).
+        this.limits
+          .countStart(grade?.proofCharged ? undefined : candidate.clientKey, candidate.phoneNumber, caller)
+          .catch((error: unknown) => {
+            throw graded(error, grade, ProtectionRefusalReason.startIpLimit);
+          }),
+        this.limits.countPurposeStart(candidate.purpose, candidate.phoneNumber),
+        condemned || !pumping ? undefined : this.pumping.mark(pumping),
+      ]);
+      const marked = taken.pop() as BurstMarks | undefined;
+      holds.push(...defined(taken));
+      const count = (): Promise<ProtectionHold> =>
+        this.pumping.admit(pumping, challengePassed, grade, marked);
+      const reserve = (): Promise<SpendReservation | undefined> => this.reserve(candidate, pumping, grade);
+      // The store probe before paying (PaidStart awaits it), with the last writes; never unhandled.
+      (reachable = this.records?.ensureReachable())?.catch(() => undefined);
+      if (condemned) {
+        // A start the reading condemns is counted, and refused, before anything is reserved for it.
+        holds.push(await count());
+        reservation = await reserve();
+      } else {
+        // Else together (one round trip): a verdict concurrent starts change gives the reservation back.
+        const [hold, reserved] = await takenInOrder([count(), reserve()]);
+        holds.push(hold!);
+        reservation = reserved as SpendReservation | undefined;
+      }
     } catch (error) {
-      await releaseAll(holds);
+      await releaseAll([...holds, reservation]);
       throw error;
     }
     return new StartPermit(
@@ -215,6 +254,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         claim: coalescing,
         holds,
         reservation,
+        reachable,
         suspected: this.pumping.suspects(pumping),
         ...(assessment ? { assessment: assessment.facts } : {}),
         attribute: (session) => this.pumping.started(pumping, session.requestId, session.expiresAt),
@@ -222,21 +262,6 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       },
       this.logger,
     );
-  }
-
-  /**
-   * The request limits. Under grading, a start of a method charged on proof spends its free budget
-   * instead of the per-address limit, and any other start past it is graded (409 `method_held`).
-   */
-  private async countStart(
-    candidate: StartCandidate,
-    caller: string,
-    grade: GradedAnswer | undefined,
-  ): Promise<ProtectionHold> {
-    const clientKey = grade?.proofCharged ? undefined : candidate.clientKey;
-    return this.limits.countStart(clientKey, candidate.phoneNumber, caller).catch((error: unknown) => {
-      throw graded(error, grade, ProtectionRefusalReason.startIpLimit);
-    });
   }
 
   /** The graded answer's terms for this start, when grading is on (see GradedAnswer). */
@@ -266,16 +291,9 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     const enforced = this.options.limits.pumping.mode === 'enforce';
     const { reserveShare } = this.options.limits.pumping;
     const keep = enforced && !onProof && !known ? reserveShare : 0;
-    const proof =
-      enforced && onProof
-        ? {
-            callers: freeCallersOf(candidate, this.options.limits).map((c) =>
-              this.options.dataKeys.digest(c),
-            ),
-            known,
-            reserveShare,
-          }
-        : undefined;
+    const callers = (): string[] =>
+      freeCallersOf(candidate, this.options.limits).map((c) => this.options.dataKeys.digest(c));
+    const proof = enforced && onProof ? { callers: callers(), known, reserveShare } : undefined;
     return this.spendCap.reserve(candidate.method, keep, proof).catch((error: unknown) => {
       throw graded(error, grade, ProtectionRefusalReason.spendCap);
     });
@@ -329,17 +347,4 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       this.logger.warn('pumping defence: a verification could not be counted', { error: errorText(error) });
     }
   }
-}
-
-/**
- * A refusal by `held` of a start not charged on proof becomes 409 `method_held` while a method charged on
- * proof is offered (GradedAnswer); any other error is thrown as it is.
- */
-function graded(error: unknown, grade: GradedAnswer | undefined, held: ProtectionRefusalReason): unknown {
-  if (!(error instanceof ProtectionRefusal) || error.reason !== held) return error;
-  if (!grade || grade.proofCharged || grade.offered.length === 0) return error;
-  return protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
-    offered_methods: [...grade.offered],
-    held,
-  });
 }

@@ -120,19 +120,25 @@ export class SessionRecordRepository {
   /**
    * Stores a session's first record and indexes it (followed by the reconciler, under its number and
    * owner, with its callers), together: the erasure mark is read with the write, so an erasure that
-   * found the index before the record landed still removes it.
+   * found the index before the record landed still removes it. `whenStored`: the caller's writes that
+   * must follow the record (a coalescing claim handing it back), run once it is stored, beside the index.
    */
-  async createAndFollow(record: SessionRecord, callers?: readonly string[]): Promise<void> {
+  async createAndFollow(
+    record: SessionRecord,
+    callers?: readonly string[],
+    whenStored?: () => Promise<void>,
+  ): Promise<void> {
     const raw = this.#sealed(record);
-    const [[, erased]] = await Promise.all([
-      Promise.all([
+    const store = async (): Promise<void> => {
+      const [, erased] = await Promise.all([
         this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt)),
         this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
-      ]),
-      this.follow(record, callers),
-    ]);
-    if (erased !== null) await this.remove(record.requestId);
-    else this.storedAs.set(record, raw);
+      ]);
+      if (erased !== null) await this.remove(record.requestId);
+      else this.storedAs.set(record, raw);
+      await whenStored?.();
+    };
+    await Promise.all([store(), this.follow(record, callers)]);
   }
 
   /** Stores a session's changed record; one an erasure removed meanwhile is not brought back (false). */

@@ -37,6 +37,15 @@ class Entry {
   ) {}
 }
 
+/**
+ * A copy of `text` in one piece. A string built by concatenation (a key from a template, a sealed
+ * value) is a rope of its parts, 32 B a part beside the characters, and a slice keeps its whole parent
+ * alive; what the store keeps for hours is copied flat (a JSON round trip keeps every code unit).
+ */
+function flat(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 /** Entries examined per sweep tick: bounds the pause of one tick whatever the store's size. */
 const SWEEP_SLICE = 10_000;
 
@@ -100,7 +109,7 @@ export class MemoryStore implements VerificationStore {
   async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
     this.assertOpen('set');
     assertTtl(ttlMs);
-    this.write(key, new Entry(value, this.clock() + ttlMs), options);
+    this.write(key, new Entry(flat(value), this.clock() + ttlMs), options);
   }
 
   async setIfAbsent(
@@ -113,7 +122,7 @@ export class MemoryStore implements VerificationStore {
     assertTtl(ttlMs);
     const now = this.clock();
     if (this.live(key, now)) return false;
-    this.write(key, new Entry(value, now + ttlMs), options);
+    this.write(key, new Entry(flat(value), now + ttlMs), options);
     return true;
   }
 
@@ -164,7 +173,7 @@ export class MemoryStore implements VerificationStore {
       this.queues.set(queue, due);
     }
     if (!due.has(member) && due.size >= this.maxEntries) due.evictOldest();
-    due.schedule(member, dueAt);
+    due.schedule(flat(member), dueAt);
   }
 
   async claimDue(queue: string, limit: number, leaseMs: number): Promise<string[]> {
@@ -228,7 +237,7 @@ export class MemoryStore implements VerificationStore {
     other.delete(key); // The last write decides the class.
     // Re-inserting moves the key to the end of the map's order, which is the eviction order.
     if (!own.delete(key) && own.size >= bound) oldest.evict();
-    own.set(key, entry);
+    own.set(flat(key), entry);
   }
 
   /** Drops expired entries among the next slice of the maps, resuming where the last tick stopped. */

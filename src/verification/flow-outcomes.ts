@@ -75,8 +75,9 @@ export class FlowOutcomes {
     });
     if (!resumed) {
       await this.ledger.count(record);
+      // Counted after the answer: the figures' reads wait for it (MethodStats.tally).
       const { address, network } = figureGivers(outcome.caller, outcome.ip);
-      await this.methodStats.tally(record, outcome.caller, outcome.device, { address, network });
+      void this.methodStats.tally(record, outcome.caller, outcome.device, { address, network });
     }
   }
 

@@ -90,12 +90,13 @@ export class PaidStart {
   async pay(order: SessionOrder, permit: StartPermit): Promise<SessionRecord> {
     try {
       // A paid initiation whose session could not be recorded would never be followed: with the store
-      // down, refuse before paying.
-      await this.records.ensureReachable();
+      // down, refuse before paying (protection issues the probe with its last writes).
+      await (permit.reachable ?? this.records.ensureReachable());
       const result = await this.initiate(order, permit);
-      const record = await this.recorded(order, result, permit.suspected, permit.assessment);
-      await permit.commit(record);
-      return record;
+      // Settled once the record is stored (its claim then hands it back), beside the record's index.
+      return await this.recorded(order, result, permit.suspected, permit.assessment, (record) =>
+        permit.commit(record),
+      );
     } catch (error) {
       // Unsettled only when the store failed before or after the API call: a session may exist (and
       // be paid for), so everything the start took stays counted.
@@ -145,6 +146,7 @@ export class PaidStart {
     result: InitiateResult,
     suspected?: boolean,
     assessment?: StartAssessmentFacts,
+    whenStored?: (record: SessionRecord) => Promise<void>,
   ): Promise<SessionRecord> {
     const record = newSessionRecord(
       { ...result, phoneNumber: result.phoneNumber || phoneNumber },
@@ -163,7 +165,7 @@ export class PaidStart {
       },
     );
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.createAndFollow(record, callers);
+    await this.records.createAndFollow(record, callers, whenStored && (() => whenStored(record)));
     return record;
   }
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { describeStoreContract, TestClock } from './store-contract.js';
+import { settledHeapUsed } from '../hardening/support/heap.js';
 
 describeStoreContract('MemoryStore', {
   sharesState: false,
@@ -139,6 +140,29 @@ describe('MemoryStore bounds and sweeping', () => {
     // Due at start+1 and start+2: i * 7919 % 100000 in {1, 2}.
     expect(claimed).toHaveLength(2);
     await expect(store.queueSize('q')).resolves.toBe(100_000);
+    await store.close();
+  });
+});
+
+describe('MemoryStore heap', () => {
+  // A key built by a template is a rope of its parts (32 B a part beside the characters) and a slice
+  // keeps its whole parent: entries kept for hours are what a host's heap per session is made of.
+  it('keeps keys, values and queue members built from parts at the size of their characters', async () => {
+    const store = new MemoryStore();
+    const n = 20_000;
+    const digest = (i: number) => `${i}`.padStart(22, 'x');
+    const parent = 'r'.repeat(4096);
+    const before = settledHeapUsed();
+    for (let i = 0; i < n; i++) {
+      const key = `protect:pump:cm:${digest(i)}:${498881}`;
+      await store.set(key, `${digest(i)}:${'v'.repeat(10)}:${i}`, 3_600_000);
+      await store.increment(`subject:{n:${digest(i)}}:${20786}:n`, 1, 3_600_000);
+      await store.schedule('reconcile', `${parent}${i}`.slice(4000), i);
+    }
+    const perEntry = (settledHeapUsed() - before) / (3 * n);
+    // Flat: about 150 B an entry here; as ropes and slices of their parents, over 300.
+    expect(perEntry).toBeLessThan(220);
+    await expect(store.get(`protect:pump:cm:${digest(7)}:498881`)).resolves.toBe(`${digest(7)}:vvvvvvvvvv:7`);
     await store.close();
   });
 });

@@ -1,0 +1,82 @@
+import { bursty, EVICTABLE, rangeStatsKey as key } from './range-stats-keys.js';
+import { RangeHolds } from './range-holds.js';
+import type { ProtectionHold } from './protection-hold.js';
+
+/**
+ * A start's marks in window `window` of its ranges and prefixes (`markBursts`): `ids`, where its number
+ * and its caller were both new; `release` takes back the marks it set (a start refused in the same
+ * round trip, as if never made).
+ */
+export interface BurstMarks extends ProtectionHold {
+  window: number;
+  ids: ReadonlySet<string>;
+}
+
+/**
+ * The burst signature in the store: a start of a number new to a range or prefix in the window, from a
+ * caller new to it, is counted there (many numbers from many addresses). One number from many
+ * addresses (the per-number limits' business, and a stranger must not hold its owner's range), or many
+ * numbers from one (an office: the normal minimum's), count once. RangeStats adds the other counts.
+ */
+export class RangeBursts extends RangeHolds {
+  /**
+   * Marks `phoneNumber` and `caller` in the current window of each range and prefix (set-if-absent):
+   * where both were new, `countStart` counts the start (see BurstMarks). Taken with the request limits,
+   * so that the count goes with the defence's other counts in one round trip.
+   */
+  async markBursts(
+    subjects: readonly { id: string }[],
+    phoneNumber?: string,
+    caller?: string,
+  ): Promise<BurstMarks> {
+    const w = Math.floor(this.store.now() / this.settings.windowMs);
+    const none = { window: w, ids: new Set<string>(), release: async () => undefined };
+    if (caller === undefined || phoneNumber === undefined) return none;
+    const ttl = 2 * this.settings.windowMs;
+    const marks = subjects
+      .filter((s) => bursty(s.id))
+      .map((s) => ({ id: s.id, keys: [this.mark(s.id, `n:${phoneNumber}`, w), this.mark(s.id, caller, w)] }));
+    const won = await Promise.all(
+      marks.map((m) => Promise.all(m.keys.map((k) => this.store.setIfAbsent(k, '1', ttl, EVICTABLE)))),
+    );
+    let released = false;
+    return {
+      window: w,
+      ids: new Set(marks.filter((_, i) => won[i]!.every(Boolean)).map((m) => m.id)),
+      release: async () => {
+        if (released) return;
+        released = true;
+        const set = marks.flatMap((m, i) => m.keys.filter((_, j) => won[i]![j]));
+        await Promise.all(set.map((k) => this.store.delete(k)));
+      },
+    };
+  }
+
+  /**
+   * Counts the start where its marks were both new, and answers each such subject's distinct callers
+   * before it (counted atomically). Without marks of window `w` (none taken, or the window rolled over
+   * since), marks them first.
+   */
+  protected async countBursts(
+    subjects: readonly { id: string }[],
+    w: number,
+    phoneNumber: string | undefined,
+    caller: string | undefined,
+    marked: BurstMarks | undefined,
+  ): Promise<(readonly [string, number] | undefined)[]> {
+    const marks = marked?.window === w ? marked : await this.markBursts(subjects, phoneNumber, caller);
+    if (marks.window !== w) return [];
+    const ttl = 2 * this.settings.windowMs;
+    return Promise.all(
+      [...marks.ids].map(async (id) => {
+        const counted = await this.store.increment(key.callers(this.keys.digest(id), w), 1, ttl, EVICTABLE);
+        return [id, counted.value - 1] as const;
+      }),
+    );
+  }
+
+  /** The mark of a number (`n:<E.164>`) or a caller in a subject's window. */
+  private mark(id: string, of: string, w: number): string {
+    return key.caller(this.keys.digest(`${id}\n${of}`), w);
+  }
+}
