@@ -147,7 +147,7 @@ export class PhoneChange {
   /** The new number's verification: this owner's, verified for `change_phone`, fresh, no test number. */
   private async newNumber(input: PhoneChangeRequest, owner: string) {
     const facts = await this.verification.verifiedFacts(input.verificationId, owner, () =>
-      this.meter.take(owner, { request: input.request, ip: clientIp(input.request) }),
+      this.mayRead(input, owner),
     );
     if (facts.phoneNumber === null || facts.status !== 'verified')
       throw new VerificationClientError('phone_not_verified', 'The new phone number is not verified', {
@@ -170,7 +170,7 @@ export class PhoneChange {
     const found = proof.startsWith('vpc1.')
       ? await this.claims.read(proof, owner)
       : await this.verification
-          .verifiedFacts(proof, owner, () => this.meter.take(owner, { request: input.request }))
+          .verifiedFacts(proof, owner, () => this.mayRead(input, owner))
           .catch((error: unknown) => {
             if (error instanceof VerificationClientError && error.errorCode === 'not_found') return null;
             throw error;
@@ -184,6 +184,11 @@ export class PhoneChange {
       !this.fresh(found.verifiedAt.getTime())
     )
       throw refused();
+  }
+
+  /** An upstream read for this change, on the caller's guard meter (as VerifiedPhoneGuard's). */
+  private mayRead(input: PhoneChangeRequest, owner: string): Promise<boolean> {
+    return this.meter.take(owner, { request: input.request, ip: clientIp(input.request) });
   }
 
   /** 429 while the owner's last change (or one in progress) holds the cooldown. */

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { filesUnder, LATEST_PEERS, packedHosts, root, runCommonJs } from './packed-app.js';
-import { itCompletesVerifications } from './verification-flows.js';
+import { itChangesAPhone, itCompletesVerifications } from './verification-flows.js';
 
 interface Manifest {
   dependencies: Record<string, string>;
@@ -157,9 +157,11 @@ describe('the packed package in a fresh NestJS app with the latest required peer
 
   describe('ES-module host', () => {
     itCompletesVerifications(() => ({ sb: suite.sb, host: suite.esm }), '+7912340000');
+    itChangesAPhone(() => ({ sb: suite.sb, host: suite.esm }), '+7912340000');
   });
 
   describe('CommonJS host', () => {
     itCompletesVerifications(() => ({ sb: suite.sb, host: suite.cjs }), '+7912340010');
+    itChangesAPhone(() => ({ sb: suite.sb, host: suite.cjs }), '+7912340010');
   });
 });

@@ -67,6 +67,59 @@ export function itCompletesVerifications(
   });
 }
 
+/**
+ * A user's number changed as docs/verified-phone-guard.md shows: a step-up of the current number in front of
+ * the host's route, the new one verified for `change_phone`, the host's rebind and the event.
+ */
+export function itChangesAPhone(
+  context: () => { sb: VerificationSandbox; host: HostApp },
+  prefix: string,
+): void {
+  it('a change of phone behind a step-up', async () => {
+    const { sb, host } = context();
+    const user = { 'x-user': `u${prefix}` };
+    const verified = async (phone: string, purpose: string) => {
+      const started = await call(
+        host.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'reverse_flash_call', purpose },
+        user,
+      );
+      expect(started.status).toBe(201);
+      await sb.call(sb.sessionsFor(phone)[0].request_id as string, phone);
+      return String(started.body.verification_id);
+    };
+    const [current, next] = [`${prefix}5`, `${prefix}6`];
+    const stepUp = await verified(current, 'step_up');
+    const toNext = await verified(next, 'change_phone');
+    const headers = { ...user, 'x-phone': current };
+    // Without the step-up the guard refuses; with it, the number changes.
+    const refused = await call(host.url, 'POST', '/account/phone', { verification_id: toNext }, headers);
+    expect(refused.body).toMatchObject({ status: 403, reason: 'purpose' });
+    const changed = await call(
+      host.url,
+      'POST',
+      '/account/phone',
+      { verification_id: toNext },
+      { ...headers, 'x-verification-id': stepUp },
+    );
+    expect(changed.status).toBe(200);
+    expect(host.lines).toEqual(
+      expect.arrayContaining([
+        {
+          rebind: expect.objectContaining({
+            owner: `u${prefix}`,
+            oldPhoneNumber: current,
+            newPhoneNumber: next,
+          }),
+        },
+        { event: 'verification.phone_changed', owner: `u${prefix}` },
+      ]),
+    );
+  });
+}
+
 /** One SMS verification through the client routes: start, the code delivered, check. */
 export function itCompletesAVerification(
   context: () => { sb: VerificationSandbox; host: HostApp },
