@@ -15,6 +15,7 @@ import { SubjectIndex } from '../sessions/subject-index.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { GuardReadMeter } from './guard-read-meter.js';
+import type { UpstreamRead } from '../protection/status-read-meter.js';
 import { VerifiedPhoneClaims } from './verified-phone-claims.js';
 
 /** What the host's `rebind` is given: the owner, the number the account had and the one it moves to. */
@@ -146,8 +147,8 @@ export class PhoneChange {
 
   /** The new number's verification: this owner's, verified for `change_phone`, fresh, no test number. */
   private async newNumber(input: PhoneChangeRequest, owner: string) {
-    const facts = await this.verification.verifiedFacts(input.verificationId, owner, () =>
-      this.mayRead(input, owner),
+    const facts = await this.verification.verifiedFacts(input.verificationId, owner, (read) =>
+      this.mayRead(input, owner, read),
     );
     if (facts.phoneNumber === null || facts.status !== 'verified')
       throw new VerificationClientError('phone_not_verified', 'The new phone number is not verified', {
@@ -170,7 +171,7 @@ export class PhoneChange {
     const found = proof.startsWith('vpc1.')
       ? await this.claims.read(proof, owner)
       : await this.verification
-          .verifiedFacts(proof, owner, () => this.mayRead(input, owner))
+          .verifiedFacts(proof, owner, (read) => this.mayRead(input, owner, read))
           .catch((error: unknown) => {
             if (error instanceof VerificationClientError && error.errorCode === 'not_found') return null;
             throw error;
@@ -187,8 +188,8 @@ export class PhoneChange {
   }
 
   /** An upstream read for this change, on the caller's guard meter (as VerifiedPhoneGuard's). */
-  private mayRead(input: PhoneChangeRequest, owner: string): Promise<boolean> {
-    return this.meter.take(owner, { request: input.request, ip: clientIp(input.request) });
+  private mayRead(input: PhoneChangeRequest, owner: string, read: UpstreamRead): Promise<boolean> {
+    return this.meter.take(owner, { request: input.request, ip: clientIp(input.request) }, read);
   }
 
   /** 429 while the owner's last change (or one in progress) holds the cooldown. */
