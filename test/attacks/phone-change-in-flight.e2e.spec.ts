@@ -21,7 +21,10 @@ import {
 describe('a change in flight on one instance, seen from another (express + fastify, one Redis store)', () => {
   const suite = sandboxSuite();
   const hosts: PhoneChangeHost[] = [];
+  // A failing assertion must not leave the held rebind (and its request) hanging at teardown.
+  let release = () => {};
   afterEach(async () => {
+    release();
     await Promise.all(hosts.splice(0).map((h) => h.close()));
   });
 
@@ -53,7 +56,6 @@ describe('a change in flight on one instance, seen from another (express + fasti
     expect((await d2.whoami('alice', { claim: oldClaim })).status).toBe(200);
 
     const original = users.rebind.bind(users);
-    let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
     const inRebind = new Promise<void>((resolve) => (entered = resolve));
