@@ -116,6 +116,11 @@ export class SubjectIndex {
     return () => (before === null ? this.store.delete(key) : this.store.set(key, before, ttlMs));
   }
 
+  /** Forgets that each number left its owner's account (an erasure of either: its own mark supersedes these). */
+  async forgetRevoked(pairs: readonly { owner: string; phoneNumber: string }[]): Promise<void> {
+    await Promise.all(pairs.map((p) => this.store.delete(this.#revokedKey(p.owner, p.phoneNumber))));
+  }
+
   /** The mark of one number on one owner's account, on the owner's slot. */
   #revokedKey(owner: string, phoneNumber: string): string {
     return `${this.tag({ owner })}:revoked:${this.keys.digest(phoneNumber)}`;

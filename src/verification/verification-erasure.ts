@@ -79,6 +79,10 @@ export class VerificationErasure {
     );
     const claimsMs = this.options.verifiedPhone.claimTtlMs + MARK_SLACK_MS;
     await this.records.subjects.markForgotten(subject, now, Math.max(claimsMs, keptMs));
+    // A number's leaving an owner's account (a change of phone) names both: the mark above covers it now.
+    await this.records.subjects.forgetRevoked(
+      records.flatMap((r) => (r.owner === undefined ? [] : [{ owner: r.owner, phoneNumber: r.phoneNumber }])),
+    );
     const [historyEntries, counters] = await Promise.all([
       this.history.forget(subject),
       this.forgetCounters(subject, records, callers),

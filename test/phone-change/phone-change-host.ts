@@ -16,6 +16,9 @@ import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
 import { storeFor, type StoreKind } from '../verified-phone/guard-host.js';
 import { moduleOptions } from '../webhooks/harness.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { dumpMemoryStore, dumpRedisPrefix } from '../support/store-dump.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
 
 /** The host's user table. */
 @Injectable()
@@ -98,6 +101,8 @@ export class AccountController {
 
 export interface PhoneChangeHost {
   app: TestApp;
+  /** Every `key value` line its store holds (a store dump). */
+  dump(): Promise<string[]>;
   /** Closes the app, and the MemoryStore instance it was given (a store it did not make stays open). */
   close(): Promise<void>;
   users: Users;
@@ -126,7 +131,11 @@ export async function bootPhoneChangeHost(
     await app.close();
     if ('close' in store) await (store as { close(): Promise<void> }).close();
   };
-  return { app, close, users: app.app.get(Users), events };
+  const dump = async () =>
+    store instanceof MemoryStore
+      ? dumpMemoryStore(store)
+      : dumpRedisPrefix(sharedRedisUrl(), (store as { keyPrefix: string }).keyPrefix);
+  return { app, close, dump, users: app.app.get(Users), events };
 }
 
 let serial = 0;

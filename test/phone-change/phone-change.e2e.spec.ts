@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, type Platform } from '../support/verification-app.js';
 import type { StoreKind } from '../verified-phone/guard-host.js';
@@ -82,6 +83,22 @@ describe.each(CASES)('a change of phone (%s, %s store)', (platform, storeKind) =
     await suite.sb.advance(1);
     const again = await d.verified('alice', old, 'login');
     expect((await d.whoami('alice', { id: again })).body).toMatchObject({ phone: old });
+  });
+
+  it("erasing the owner forgets that the old number left the account; the old number's claim stays refused", async () => {
+    const { users, dump } = await boot();
+    const [a, b] = [phoneNumber(), phoneNumber()];
+    users.phones.set('olga', a);
+    const oldClaim = String(
+      (await d.whoami('olga', { id: await d.verified('olga', a, 'login') })).body.claim,
+    );
+    expect(
+      (await d.change('olga', { verification_id: await d.verified('olga', b, 'change_phone') })).status,
+    ).toBe(200);
+    expect((await dump()).filter((line) => line.includes(':revoked:'))).toHaveLength(1);
+    await host!.app.app.get(VerificationErasure).forget({ owner: 'olga' });
+    expect((await dump()).filter((line) => line.includes(':revoked:'))).toEqual([]);
+    expect((await d.whoami('olga', { claim: oldClaim })).status).toBe(403);
   });
 
   it('an owner without a number gets one; the event says it had none', async () => {
