@@ -232,6 +232,19 @@ describe('VerificationLedger: reconciling with the usage', () => {
     expect(events.map((e) => e.drift)).toEqual([-1, -2]);
   });
 
+  it("the closed day's reconciliation reads the usage only once the day is final, so a charge corrected in its last hour is seen", async () => {
+    usage.charged.set(TODAY, 2.9);
+    now = dayEnds + LEDGER_FINAL_AFTER_MS - 1;
+    await ledger.reconcileClosedDay();
+    expect(usage.reads).toEqual([]);
+    // The API settles the day's charges late: a correction in the hour before the day is final.
+    usage.charged.set(TODAY, 1.9);
+    now += 1;
+    await ledger.reconcileClosedDay();
+    expect(usage.reads).toEqual([TODAY]);
+    expect(events.map((e) => [e.date, e.drift])).toEqual([[TODAY, -1]]);
+  });
+
   it('two instances on one store announce a drift once', async () => {
     const other = ledgerOn(store, usage, { tolerance: 0.5 });
     usage.charged.set(TODAY, 0);

@@ -53,6 +53,16 @@ describe('VerificationOpsPage', () => {
     ]);
   });
 
+  it("yesterday's page shows its incidents all of today: one at yesterday's first millisecond, read at today's last", async () => {
+    now = Date.UTC(2026, 2, 16);
+    await emitter.emitAsync('verification.balance_low', { registration: 'brand-b' });
+    now = Date.UTC(2026, 2, 18) - 1;
+    expect((await page.data('2026-03-16')).incidents).toEqual([
+      { event: 'verification.balance_low', count: 1 },
+    ]);
+    expect(await page.render({ date: '2026-03-16' })).toContain('2026-03-16');
+  });
+
   it('today is the default day; a later one, another language or the CSV of an off ledger are refused', async () => {
     expect(await page.render()).toContain('2026-03-15');
     expect(await page.render({ date: '2026-03-15', lang: 'ru' })).toContain('<html lang="ru">');

@@ -88,3 +88,32 @@ describe('the count of attempts left is said once', () => {
     expect(attemptsLine(null, null, say)).toBe('');
   });
 });
+
+describe('what the element says of a refused start, by whose fault it is', () => {
+  const PAGE = {
+    en: 'This page cannot send the request. Please reload it.',
+    ru: 'Страница не может отправить запрос. Обновите её.',
+  };
+  const REFUSED = {
+    en: 'We cannot start a verification for this request now. Please try later.',
+    ru: 'Сейчас нельзя начать проверку. Попробуйте позже.',
+  };
+  const translator = (lang: 'en' | 'ru') => ({
+    t: (key: TextKey, values: Record<string, string | number> = {}) =>
+      MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_, name: string) => String(values[name])),
+    attempts: (n: number) => String(n),
+  });
+
+  // A purpose the page asked for that the host does not allow is the page's fault (reload); a step-up the
+  // host's assessStart asks is a refused start (the host's own challenge is the page's to show).
+  it.each([
+    ['purpose_not_allowed', 400, PAGE],
+    ['cross_site_request', 403, PAGE],
+    ['step_up_required', 403, REFUSED],
+    ['start_refused', 403, REFUSED],
+  ] as const)('%s (%i): the words of its kind, in English and Russian', (code, status, words) => {
+    const error = new VerificationClientError(code, status, { reason: 'unspecified' });
+    for (const lang of ['en', 'ru'] as const)
+      expect([lang, refusalText(error, null, translator(lang))]).toEqual([lang, words[lang]]);
+  });
+});

@@ -199,6 +199,8 @@ describe.each(PLATFORMS)('assessStart, the risk hook (%s)', (platform: Platform)
       error_code: 'service_unavailable',
       reason: 'assess_start_failed',
     });
+    // The page may try again in 5 s: Retry-After in seconds, the hook's own back-off.
+    expect(failed.headers.get('retry-after')).toBe('5');
     expect(failed.text).not.toContain(phone.slice(1));
     expect(logger.lines.join('\n')).not.toContain(phone.slice(1));
     // Only the error's name: its message is the host's (here it names the number; the logs' masking aside).

@@ -1,0 +1,123 @@
+/**
+ * History at its bounds, as support reads it: `list`'s `from` and `to` take an entry whose time equals
+ * them; an owner's erasure keeps that owner's entries in a number's ring, without the owner, until their
+ * own end (`at` + retentionDays, not a new retention from the erasure); and a number's erasure takes every
+ * entry of its ring whatever `history` says now (made smaller, or off, since the entries were written).
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+const DAY = 86_400_000;
+
+describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
+  let store: VerificationStore | undefined;
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+  });
+  let serial = 0;
+  const phoneNumber = () =>
+    `+7916${platform === 'express' ? 55 : 56}${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(3, '0')}`;
+
+  /** A host of the sandbox's demo account: its data keys (from the API secret) open what an earlier boot wrote. */
+  async function boot(module: Partial<VerificationModuleOptions>): Promise<VerificationHistory> {
+    await suite.host?.close();
+    suite.host = await createTestApp({ platform, module: moduleOptions(suite.sb, module) });
+    return suite.host.app.get(VerificationHistory);
+  }
+  const start = async (phone: string, user: string, method = 'sms') =>
+    expect(
+      (
+        await call(
+          suite.host!.url,
+          'POST',
+          '/verification/start',
+          { phone_number: phone, method },
+          { 'x-user': user },
+        )
+      ).status,
+    ).toBe(201);
+
+  it('from and to take an entry at their very time; a tick past either leaves it out', async () => {
+    const history = await boot({ history: {} });
+    const phone = phoneNumber();
+    await start(phone, 'alice');
+    const at = suite.sb.now();
+    const kinds = async (from: number, to: number) =>
+      (await history.list({ phoneNumber: phone, from: new Date(from), to: new Date(to) })).map((e) => e.kind);
+    expect(await kinds(at, at)).toEqual(['start']);
+    expect(await kinds(at + 1, at + 1000)).toEqual([]);
+    expect(await kinds(at - 1000, at - 1)).toEqual([]);
+    expect((await history.list({ owner: 'alice', to: new Date(at) })).map((e) => e.kind)).toEqual(['start']);
+    expect(await history.list({ owner: 'alice', from: new Date(at + 1) })).toEqual([]);
+  });
+
+  it('an owner erased a day after its start: the number keeps the entry, without the owner, one tick before its own end, not at it', async () => {
+    const history = await boot({ history: { retentionDays: 2 } });
+    const phone = phoneNumber();
+    const written = suite.sb.now();
+    await start(phone, 'mallory');
+    await suite.sb.advance(DAY);
+    await suite.host!.app.get(VerificationErasure).forget({ owner: 'mallory' });
+
+    expect(await history.list({ owner: 'mallory' })).toEqual([]);
+    const kept = await history.list({ phoneNumber: phone });
+    expect(kept.map((e) => [e.kind, e.method, e.owner])).toEqual([['start', 'sms', undefined]]);
+    expect(kept[0]!.at.getTime()).toBe(written);
+
+    await suite.sb.advance(written + 2 * DAY - 1 - suite.sb.now());
+    expect((await history.list({ phoneNumber: phone })).map((e) => e.kind)).toEqual(['start']);
+    await suite.sb.advance(1);
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+  });
+
+  describe.each([
+    ['one MemoryStore instance', () => new MemoryStore({ clock: () => suite.sb.now() })],
+    [
+      'one RedisStore instance',
+      () =>
+        new RedisStore({
+          url: sharedRedisUrl(),
+          keyPrefix: `history-bounds:${randomUUID()}:`,
+          clock: () => suite.sb.now(),
+          // Its first command connects: on a loaded machine that may take past the 1 s default.
+          commandTimeoutMs: 10_000,
+        }),
+    ],
+  ])('a number erased after history changed (%s)', (_label, make: () => VerificationStore) => {
+    it.each([
+      ['made smaller (maxEntries: 1)', { history: { maxEntries: 1 } }],
+      ['turned off', {}],
+    ] as const)(
+      'history %s since its entries were written: the erasure takes them all',
+      async (_shape, since: Partial<VerificationModuleOptions>) => {
+        store = make();
+        const phone = phoneNumber();
+        await boot({ history: {}, store });
+        const methods = ['sms', 'flash_call', 'msgr1_otp'];
+        for (const method of methods) await start(phone, 'carol', method);
+        // Read back by the next boot: the ring outlives a host.
+        const again = await boot({ history: {}, store });
+        expect((await again.list({ phoneNumber: phone })).map((e) => e.method)).toEqual(methods);
+
+        await boot({ ...since, store });
+        await suite.host!.app.get(VerificationErasure).forget({ phoneNumber: phone });
+
+        const history = await boot({ history: {}, store });
+        expect(await history.list({ phoneNumber: phone })).toEqual([]);
+        expect(await history.list({ owner: 'carol' })).toEqual([]);
+      },
+    );
+  });
+});
