@@ -99,8 +99,6 @@ export class PhoneChange {
     try {
       await this.refuseInCooldown(cooldownKey);
       const next = await this.newNumber(input, owner);
-      if (next.phoneNumber === input.currentPhoneNumber)
-        throw invalid('verificationId', 'the verified number is already the account’s');
       if (this.options.phoneChange.confirmOld || input.oldConfirmation !== undefined)
         await this.confirmOld(input, owner);
       // One change at a time per owner, across instances: the cooldown is taken before the rebind.
@@ -113,7 +111,12 @@ export class PhoneChange {
         newPhoneNumber: next.phoneNumber,
         verifiedAt: next.verifiedAt,
       };
-      const outcome = await this.rebind(input, facts, cooldownKey, now);
+      // The number the account already holds answers as a change (cooldown taken, no rebind, no event),
+      // as a number another account holds does: a retry never tells which it was.
+      const outcome =
+        next.phoneNumber === input.currentPhoneNumber
+          ? 'taken'
+          : await this.rebind(input, facts, cooldownKey, now);
       if (outcome !== 'taken') await this.announce(facts, now);
       return { changedAt: new Date(now), nextChangeAt: new Date(now + this.options.phoneChange.cooldownMs) };
     } catch (error) {
@@ -139,8 +142,12 @@ export class PhoneChange {
     try {
       return await input.rebind(facts);
     } catch (error) {
-      await undo?.();
-      await this.store.delete(cooldownKey);
+      // Only while this change still holds the cooldown: a rebind that failed after it lapsed must not
+      // undo a later change (its revocation, its cooldown); the old number then stays revoked (safe).
+      if ((await this.store.get(cooldownKey)) === String(now)) {
+        await undo?.();
+        await this.store.delete(cooldownKey);
+      }
       throw new HostError(error);
     }
   }
