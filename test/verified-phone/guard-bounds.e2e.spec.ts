@@ -1,6 +1,6 @@
 /**
  * The guard at its bounds, attacked: a claim is taken a tick before its lifetime ends and refused at
- * its end; a handler's `allowTestNumbers` wins over its class's, by a `verification_id` and by a
+ * its end; a handler's `allowTestNumbers` and `within` win over its class's, by a `verification_id` and by a
  * claim alike; ids that are not the caller's, unknown or ended cost the API no read however often
  * they are presented.
  */
@@ -38,6 +38,28 @@ class DemoController {
   }
 }
 
+/** `within` on the class; one handler asks for a longer age, one for a shorter, one says nothing. */
+@Controller('aged')
+@RequireVerifiedPhone({ within: WITHIN_MS })
+class AgedController {
+  @Post('class')
+  byClass(@VerifiedPhone() phone: string) {
+    return { phone };
+  }
+
+  @Post('longer')
+  @RequireVerifiedPhone({ within: 2 * WITHIN_MS })
+  longer(@VerifiedPhone() phone: string) {
+    return { phone };
+  }
+
+  @Post('shorter')
+  @RequireVerifiedPhone({ within: WITHIN_MS / 2 })
+  shorter(@VerifiedPhone() phone: string) {
+    return { phone };
+  }
+}
+
 let serial = 0;
 const realNumber = () =>
   `+7916555${String(process.pid % 100).padStart(2, '0')}${String(++serial % 100).padStart(2, '0')}`;
@@ -60,7 +82,7 @@ describe.each(CASES)('the guard at its bounds (%s, %s store)', (platform, storeK
       testNumbers: { numbers: [{ phoneNumber: REVIEWER, outcome: 'verified' }] },
       store,
     });
-    app = await createTestApp({ platform, module: base, controllers: [DemoController] });
+    app = await createTestApp({ platform, module: base, controllers: [DemoController, AgedController] });
     suite.host = app;
     return app;
   }
@@ -101,6 +123,25 @@ describe.each(CASES)('the guard at its bounds (%s, %s store)', (platform, storeK
     expect((await post('/demo/real-only', as('alice', { 'x-verification-id': realId }))).body).toEqual({
       phone: real,
     });
+  });
+
+  it("a handler's within wins over its class's, longer or shorter, at the bound and a tick past it", async () => {
+    await boot();
+    const real = realNumber();
+    const byId = as('alice', { 'x-verification-id': await verified('alice', real) });
+    const stale = { status: 403, error_code: 'phone_verification_required' };
+    await suite.sb.advance(WITHIN_MS / 2);
+    expect((await post('/aged/shorter', byId)).body).toEqual({ phone: real });
+    await suite.sb.advance(1);
+    expect((await post('/aged/shorter', byId)).body).toMatchObject(stale);
+    expect((await post('/aged/class', byId)).body).toEqual({ phone: real });
+    await suite.sb.advance(WITHIN_MS / 2 - 1);
+    expect((await post('/aged/class', byId)).body).toEqual({ phone: real });
+    await suite.sb.advance(1);
+    expect((await post('/aged/class', byId)).body).toMatchObject(stale);
+    expect((await post('/aged/longer', byId)).body).toEqual({ phone: real });
+    await suite.sb.advance(WITHIN_MS);
+    expect((await post('/aged/longer', byId)).body).toMatchObject(stale);
   });
 
   it('a claim is taken a tick before its lifetime ends and refused at its end, replayed or not', async () => {
