@@ -100,7 +100,7 @@ describe('what the element says of a refused start, by whose fault it is', () =>
   };
   const translator = (lang: 'en' | 'ru') => ({
     t: (key: TextKey, values: Record<string, string | number> = {}) =>
-      MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_, name: string) => String(values[name])),
+      (MESSAGES[lang][key] ?? '').replace(/\{(\w+)\}/g, (_, name: string) => String(values[name])),
     attempts: (n: number) => String(n),
   });
 
