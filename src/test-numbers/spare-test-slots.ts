@@ -33,20 +33,25 @@ function replaceable(holder: SlotHolder): boolean {
 }
 
 /**
+ * The pool's overflow slot, past its SPARE_TEST_SESSION_SLOTS: a start finding no slot it may take (each
+ * held by a session nobody else may replace) is played there, in the place of whatever it held.
+ */
+export const OVERFLOW_TEST_SESSION_SLOT = SPARE_TEST_SESSION_SLOTS;
+
+/**
  * The slot of a pool (the number's, or a network's for the number) a new spare session of `startedBy`
  * takes, given what each slot holds: the first slot no session holds (empty, or its session failed,
  * expired or past its end); else the starter's own oldest; else the newest of other starters' sessions
  * that took a free slot and that no code was checked for (the session replacing it keeps its slot from
- * other starters to its end); else none (undefined: the start is refused, as a real number's past its
- * per-number ceiling). So whoever starts next never takes the slot of a session that took one because
- * every slot was held, nor of one whose code was entered, and a pool keeps SPARE_TEST_SESSION_SLOTS
- * sessions whoever starts.
+ * other starters to its end); else the overflow slot. So whoever starts next never takes the slot of a
+ * session that took one because every slot was held, nor of one whose code was entered, and a pool
+ * keeps SPARE_TEST_SESSION_SLOTS + 1 sessions whoever starts.
  */
 export function chooseSpareSlot(
   holders: readonly (SlotHolder | null)[],
   startedBy: string | undefined,
   now: number,
-): SpareSlot | undefined {
+): SpareSlot {
   let own: number | undefined;
   let newest: number | undefined;
   for (let slot = 0; slot < SPARE_TEST_SESSION_SLOTS; slot++) {
@@ -62,13 +67,9 @@ export function chooseSpareSlot(
       newest = slot;
   }
   if (own !== undefined) return { slot: own, replaces: false };
-  return newest === undefined ? undefined : { slot: newest, replaces: true };
-}
-
-/** When the first of a pool's held sessions ends (a refused start's `Retry-After`). */
-export function firstEnd(holders: readonly (SlotHolder | null)[], now: number): number {
-  const ends = holders.filter((h): h is SlotHolder => holds(h, now)).map((h) => h.expiresAt);
-  return ends.length === 0 ? now : Math.min(...ends);
+  return newest === undefined
+    ? { slot: OVERFLOW_TEST_SESSION_SLOT, replaces: false }
+    : { slot: newest, replaces: true };
 }
 
 /** The request ids naming each slot of `pool` (what its entries are stored under). */

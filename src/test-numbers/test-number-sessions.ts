@@ -14,8 +14,7 @@ import { methodTraits, type VerificationMethod } from '../core/verification-meth
 import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { chooseSpareSlot, firstEnd, spareId, spareSlotIds, type SlotHolder } from './spare-test-slots.js';
-import { ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
+import { chooseSpareSlot, spareId, spareSlotIds, type SlotHolder } from './spare-test-slots.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
 import { played, toSession, type TestSessionState } from './test-session-state.js';
 import {
@@ -172,15 +171,7 @@ export class TestNumberSessions {
         return opened === null ? null : (JSON.parse(opened) as TestSessionState);
       }),
     );
-    const now = this.store.now();
-    const chosen = chooseSpareSlot(holders, startedBy, now);
-    // Every slot holds another starter's session whose holder showed up: refused as a real number past
-    // its per-number ceiling (coarse: when the first of them ends).
-    if (chosen === undefined)
-      throw new ProtectionRefusal(
-        ProtectionRefusalReason.startPhoneLimit,
-        Math.max(1, Math.ceil((firstEnd(holders, now) - now) / 300_000)) * 300,
-      );
+    const chosen = chooseSpareSlot(holders, startedBy, this.store.now());
     return { requestId: spareId(pool, chosen.slot), replaced: chosen.replaces };
   }
 
