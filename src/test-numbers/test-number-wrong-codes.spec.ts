@@ -10,6 +10,8 @@ import { MemoryStore } from '../store/memory.store.js';
 import {
   TEST_WRONG_CODES_DAY_FACTOR,
   TEST_WRONG_CODES_HARD_FACTOR,
+  TEST_WRONG_CODES_NETWORK_FACTOR,
+  starterBlock,
   starterTags,
   takeWrongCodePoints,
   wrongCodeBudgets,
@@ -124,5 +126,29 @@ describe("a test number's wrong codes past the day's ceiling", () => {
     await spendCeiling();
     expect(await wrong(null)).toBe(false);
     await store.close();
+  });
+
+  it("the network's budget refuses only its spenders: past it another owner's codes are compared up to its reserve", async () => {
+    const { store, wrong } = fixture();
+    const net = '198.51.100.0/24';
+    for (let n = 0; n < TEST_WRONG_CODES_NETWORK_FACTOR; n++)
+      for (let i = 0; i < POINTS; i++)
+        expect(await wrong({ owner: `mallory-${n}`, network: net })).toBe(true);
+    // The network's points are spent: a spender is refused (its own budget too), a new owner is not.
+    expect(await wrong({ owner: 'mallory-0', network: net })).toBe(false);
+    for (let i = 0; i < MAX_ATTEMPTS; i++)
+      expect(await wrong({ owner: 'apple-review', network: net })).toBe(true);
+    expect(await wrong({ owner: 'apple-review', network: net })).toBe(false);
+    await store.close();
+  });
+
+  it("a starter's block: its network's IPv4 /16 or IPv6 /32, a listed owner's own, else the host's", () => {
+    expect(starterBlock({ network: '198.51.100.0/24' })).toBe('198.51.0.0/16');
+    expect(starterBlock({ owner: 'apple-review', network: '198.51.100.0/24' })).toBe('198.51.0.0/16');
+    expect(starterBlock({ network: '2001:db8:1::/48' })).toBe('2001:db8::/32');
+    expect(starterBlock({ owner: 'apple-review', network: '198.51.100.0/24', listed: true })).toBe(
+      'owner:apple-review',
+    );
+    expect(starterBlock({})).toBe('host');
   });
 });
