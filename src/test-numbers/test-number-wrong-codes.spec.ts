@@ -151,4 +151,18 @@ describe("a test number's wrong codes past the day's ceiling", () => {
     );
     expect(starterBlock({})).toBe('host');
   });
+
+  it("a starter's refused codes never spend its block's hard ceiling", async () => {
+    const { now, store, wrong, spendCeiling } = fixture();
+    await spendCeiling();
+    const block = (n: number) => ({ network: `198.51.${n}.0/24` });
+    for (let i = 0; i < MAX_ATTEMPTS; i++) expect(await wrong(block(1))).toBe(true);
+    // Past its reserve, hour after hour (its hourly budget whole again): refused, and not counted.
+    for (let hour = 0; hour < 20; hour++) {
+      now.t += 3_600_000;
+      for (let i = 0; i < POINTS; i++) expect(await wrong(block(1))).toBe(false);
+    }
+    expect(await wrong(block(2))).toBe(true);
+    await store.close();
+  });
 });
