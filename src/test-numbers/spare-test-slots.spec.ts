@@ -139,7 +139,7 @@ describe("spare test sessions: another starter's session keeps its slot while it
   });
 
   it("a starter's new start replaces its own oldest session, never a stranger's", async () => {
-    const { now, sessions, spare, slotOf } = await spareNumber();
+    const { now, sessions, spare } = await spareNumber();
     const mine: string[] = [];
     for (let i = 0; i < 2; i++) {
       mine.push(await spare('net:a'));
