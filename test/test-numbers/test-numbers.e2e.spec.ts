@@ -210,6 +210,15 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect((await post('start', { phone_number: '+79161230002', method: 'sms' })).status).toBe(429);
   });
 
+  it("a switch takes the method's resend cooldown and names its end, as a real switch does", async () => {
+    await boot({ limits: { spendCap: false, pumping: false } });
+    const started = await post('start', { phone_number: REVIEWER, method: 'sms' });
+    const id = started.body.verification_id;
+    const switched = await post('switch', { verification_id: id, method: 'flash_call' });
+    expect(switched.status).toBe(201);
+    expect(Date.parse(String(switched.body.resend_available_at))).toBe(sb.now() + 60_000);
+  });
+
   it('the fixed code has a wrong-code budget per session and per number across sessions', async () => {
     await boot({
       testNumbers: {
