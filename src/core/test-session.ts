@@ -16,9 +16,10 @@ export const SPARE_TEST_SESSION_PREFIX = `${TEST_SESSION_PREFIX}x`;
 
 /**
  * Slots a client network (and a number) has for its spare test sessions of one number: a new spare
- * session takes a free slot, else its starter's own oldest, else the last (the overflow), whose former
- * session's handle then reads as unknown; so a flood of free test starts keeps a bounded amount on every
- * store, and never replaces another starter's session while it is held (see `chooseSpareSlot`).
+ * session takes a free slot, else its starter's own oldest, else the newest other session that took a
+ * free slot and no code was checked for, else the overflow (one more slot); a session replaced there
+ * reads as unknown. So a flood of free test starts keeps a bounded amount on every store (see
+ * `chooseSpareSlot`).
  */
 export const SPARE_TEST_SESSION_SLOTS = 5;
 

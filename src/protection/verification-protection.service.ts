@@ -32,6 +32,7 @@ import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import { methodTraits } from '../core/verification-method.js';
 import { ProtectionRefusalReason } from './protection-refusals.js';
 import { graded, readStart, type StartReading } from './start-reading.js';
+import { admitTestStart as admitTest, type TestAdmission } from './test-start-admission.js';
 import type { GradedAnswer } from './pumping-defence.js';
 import type { HandBack, StartCandidate } from './verification-protection.types.js';
 import { errorText } from '../core/error-text.js';
@@ -169,9 +170,8 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** A test number's start (`testNumbers`): the caller's own limits only, as for a real number. */
-  admitTestStart = (c: StartCandidate): Promise<ProtectionHold> =>
-    this.limits.countStart(c.clientKey, c.phoneNumber, limitsCallerOf(c), false);
+  /** A test number's start or switch (see `admitTestStart`). */
+  admitTestStart = (c: StartCandidate): Promise<TestAdmission> => admitTest(this.cooldown, this.limits, c);
 
   /** Admits a journey's switch: a start like any other, but never coalesced (the journey's step claim keeps it single). */
   admitSwitch(candidate: StartCandidate): Promise<StartPermit> {

@@ -8,8 +8,8 @@ import { SPARE_TEST_SESSION_SLOTS, isSpareTestSession } from '../core/test-sessi
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { storedSessionId } from '../core/test-session.js';
 import { OVERFLOW_TEST_SESSION_SLOT } from './spare-test-slots.js';
+import { storedSessionId } from '../core/test-session.js';
 import {
   KEPT_TEST_SESSIONS_PER_NETWORK_HOUR,
   KEPT_TEST_SESSIONS_PER_NUMBER_HOUR,
@@ -55,7 +55,8 @@ describe('spare test sessions: a slot is its newest session only', () => {
       expect(isSpareTestSession(requestId)).toBe(true);
       slots.add(storedSessionId(requestId));
     }
-    expect(slots.size).toBe(SPARE_TEST_SESSION_SLOTS);
+    // The slots and the overflow.
+    expect(slots.size).toBe(SPARE_TEST_SESSION_SLOTS + 1);
   });
 
   it("a network's start past its own kept ones gives the number's count back: another network is still kept", async () => {
@@ -89,20 +90,56 @@ describe("spare test sessions: another starter's session keeps its slot while it
     return { now, sessions, spare, slotOf };
   }
 
-  it("strangers' starts from many networks take the free slots, then only the overflow: the reviewer's session verifies", async () => {
-    const { sessions, spare, slotOf } = await spareNumber();
+  it("strangers' starts from many networks take the free slots, then the newest strangers' once each, then the overflow: the reviewer's session, a code checked for it, verifies", async () => {
+    const { now, sessions, spare, slotOf } = await spareNumber();
     const reviewer = await spare('net:reviewer');
+    await expect(sessions.check({ requestId: reviewer, code: '000000' })).rejects.toMatchObject({
+      status: 400,
+    });
     const slots = [slotOf(reviewer)];
-    for (let n = 0; n < 30; n++) slots.push(slotOf(await spare(`net:stranger-${n}`)));
-    expect(slots.slice(0, SPARE_TEST_SESSION_SLOTS)).toEqual([0, 1, 2, 3, 4]);
-    expect(new Set(slots.slice(SPARE_TEST_SESSION_SLOTS))).toEqual(new Set([OVERFLOW_TEST_SESSION_SLOT]));
+    for (let n = 0; n < 2 * (SPARE_TEST_SESSION_SLOTS - 1); n++) {
+      now.t += 1_000;
+      slots.push(slotOf(await spare(`net:stranger-${n}`)));
+    }
+    // Free slots in order, then each stranger's slot once, newest first; never the reviewer's.
+    expect(slots).toEqual([0, 1, 2, 3, 4, 4, 3, 2, 1]);
+    for (let n = 0; n < 3; n++) expect(slotOf(await spare(`net:late-${n}`))).toBe(OVERFLOW_TEST_SESSION_SLOT);
     expect(await sessions.check({ requestId: reviewer, code: '123456' })).toMatchObject({
       status: 'verified',
     });
   });
 
+  it('a session that took a held slot is never the next one replaced, nor an older one first', async () => {
+    const { now, sessions, spare } = await spareNumber();
+    const strangers: string[] = [];
+    for (let n = 0; n < SPARE_TEST_SESSION_SLOTS; n++) {
+      strangers.push(await spare(`net:stranger-${n}`));
+      now.t += 1_000;
+    }
+    const reviewer = await spare('net:reviewer');
+    now.t += 1_000;
+    await spare('net:late');
+    const last = SPARE_TEST_SESSION_SLOTS - 1;
+    await expect(sessions.getSession(strangers[last]!)).rejects.toMatchObject({ status: 404 });
+    await expect(sessions.getSession(strangers[last - 1]!)).rejects.toMatchObject({ status: 404 });
+    expect((await sessions.getSession(strangers[0]!)).status).toBe('sent');
+    expect((await sessions.getSession(reviewer)).status).toBe('sent');
+  });
+
+  it('every slot held by a session a code was checked for: a start takes the overflow, nothing else replaced', async () => {
+    const { sessions, spare, slotOf } = await spareNumber();
+    const held: string[] = [];
+    for (let n = 0; n < SPARE_TEST_SESSION_SLOTS; n++) {
+      const id = await spare(`net:holder-${n}`);
+      await expect(sessions.check({ requestId: id, code: '000000' })).rejects.toMatchObject({ status: 400 });
+      held.push(id);
+    }
+    expect(slotOf(await spare('net:late'))).toBe(OVERFLOW_TEST_SESSION_SLOT);
+    for (const id of held) expect((await sessions.getSession(id)).status).toBe('sent');
+  });
+
   it("a starter's new start replaces its own oldest session, never a stranger's", async () => {
-    const { now, sessions, spare, slotOf } = await spareNumber();
+    const { now, sessions, spare } = await spareNumber();
     const mine: string[] = [];
     for (let i = 0; i < 2; i++) {
       mine.push(await spare('net:a'));
@@ -114,20 +151,25 @@ describe("spare test sessions: another starter's session keeps its slot while it
     expect((await sessions.getSession(mine[1]!)).status).toBe('sent');
     for (const id of theirs) expect((await sessions.getSession(id)).status).toBe('sent');
     expect((await sessions.getSession(next)).status).toBe('sent');
-    // An owner is its own starter whatever its network: another owner of net:a does not replace a's.
-    const owned = await spare('net:a', 'demo');
-    expect(slotOf(owned)).toBe(OVERFLOW_TEST_SESSION_SLOT);
-    expect((await sessions.getSession(mine[1]!)).status).toBe('sent');
+    // An owner is its own starter whatever its network: another owner of net:a has no session of its
+    // own here, so it takes the newest other one (d's), as any other starter would.
+    await spare('net:a', 'demo');
+    await expect(sessions.getSession(theirs[2]!)).rejects.toMatchObject({ status: 404 });
+    for (const id of [mine[1]!, theirs[0]!, theirs[1]!, next])
+      expect((await sessions.getSession(id)).status).toBe('sent');
   });
 
-  it('a held session keeps its slot to its end: one tick before, a stranger overflows; at its end, the stranger takes its slot', async () => {
+  it('a checked session keeps its slot to its end: one tick before, a stranger takes another; at its end, its slot', async () => {
     const { now, sessions, spare, slotOf } = await spareNumber();
     const began = now.t;
     const reviewer = await spare('net:reviewer');
+    await expect(sessions.check({ requestId: reviewer, code: '000000' })).rejects.toMatchObject({
+      status: 400,
+    });
     now.t += 1_000;
     for (let n = 1; n < SPARE_TEST_SESSION_SLOTS; n++) await spare(`net:stranger-${n}`);
     now.t = began + DEFAULT_SESSION_TTL_MS - 1;
-    expect(slotOf(await spare('net:late-1'))).toBe(OVERFLOW_TEST_SESSION_SLOT);
+    expect(slotOf(await spare('net:late-1'))).not.toBe(slotOf(reviewer));
     expect((await sessions.getSession(reviewer)).status).toBe('sent');
     now.t = began + DEFAULT_SESSION_TTL_MS;
     expect(slotOf(await spare('net:late-2'))).toBe(slotOf(reviewer));
@@ -146,7 +188,9 @@ describe("spare test sessions: another starter's session keeps its slot while it
       });
     expect((await sessions.getSession(guesser)).status).toBe('failed');
     expect(slotOf(await spare('net:next'))).toBe(slotOf(guesser));
-    for (let n = 0; n < 10; n++) await spare(`net:flood-${n}`);
+    // Three free slots, then the four others' once each; then the overflow.
+    for (let n = 0; n < 7; n++) await spare(`net:flood-${n}`);
+    expect(slotOf(await spare('net:flood-late'))).toBe(OVERFLOW_TEST_SESSION_SLOT);
     expect((await sessions.getSession(reviewer)).status).toBe('verified');
   });
 });

@@ -10,12 +10,13 @@ import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import { TEST_SESSION_PREFIX, isTestSession, storedSessionId } from '../core/test-session.js';
-import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
-import { isTerminal, type VerificationStatus } from '../core/verification-status.js';
+import { methodTraits } from '../core/verification-method.js';
+import { isTerminal } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { chooseSpareSlot, spareId, spareSlotIds, type SlotHolder } from './spare-test-slots.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
+import { played, toSession, type TestSessionState } from './test-session-state.js';
 import {
   starterTags,
   takeWrongCodePoints,
@@ -63,23 +64,10 @@ export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 5;
  */
 export const KEPT_TEST_SESSIONS_PER_NUMBER_HOUR = 2 * KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
 
-/** A test session as the store keeps it (the module's stand-in for the API's session). */
-interface TestSessionState {
+/** A new test session's id, and whether its spare slot was taken from another starter's held session. */
+interface NewId {
   requestId: string;
-  phoneNumber: string;
-  method: VerificationMethod;
-  status: VerificationStatus;
-  awaitingCode: boolean;
-  createdAt: number;
-  expiresAt: number;
-  verifiedAt: number | null;
-  attemptsLeft: number;
-  /** The number's outcome was played (at the first read after the start). */
-  played: boolean;
-  /** Keyed digest of who started it (its owner, else its client network): whose wrong-code budget its checks take. */
-  startedBy?: string;
-  /** Keyed digest of its client network, when its starter is an owner (the network's budget is taken too). */
-  network?: string;
+  replaced: boolean;
 }
 
 /** How long a test session is kept past its end, for late reads (the reconciler's grace, a status page). */
@@ -106,9 +94,13 @@ export class TestNumberSessions {
   async initiate(request: InitiateRequest, starter: TestStarter = {}): Promise<InitiateResult> {
     const entry = this.entry(request.phoneNumber, 'initiate');
     const { network } = starter;
-    const tags = starterTags(this.options.dataKeys, starter);
-    const requestId =
-      network === undefined ? testRequestId() : await this.newId(entry.phoneNumber, network, tags.startedBy);
+    // With `owners`, only a listed owner plays a test number: its hard ceiling is its own.
+    const listed = this.options.testNumbers.owners !== undefined;
+    const tags = starterTags(this.options.dataKeys, { ...starter, listed });
+    const { requestId, replaced } =
+      network === undefined
+        ? { requestId: testRequestId(), replaced: false }
+        : await this.newId(entry.phoneNumber, network, tags.startedBy);
     const now = this.store.now();
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
     const traits = methodTraits(request.method);
@@ -124,6 +116,7 @@ export class TestNumberSessions {
       attemptsLeft: this.options.testNumbers.maxAttempts,
       played: false,
       ...tags,
+      ...(replaced ? { replaced } : {}),
     };
     // A slot's former session's checks are not this one's.
     if (storedSessionId(requestId) !== requestId) await this.store.delete(testSessionAttemptsKey(requestId));
@@ -154,7 +147,7 @@ export class TestNumberSessions {
    * counter is taken only while the number is under its count, so a flood from many networks keeps a
    * bounded amount per number (the counters are evictable). Which slot: see `chooseSpareSlot`.
    */
-  private async newId(phoneNumber: string, network: string, startedBy: string | undefined): Promise<string> {
+  private async newId(phoneNumber: string, network: string, startedBy: string | undefined): Promise<NewId> {
     const keys = this.options.dataKeys;
     const numberPool = keys.digest(phoneNumber);
     const numberKey = `test-number:kept:${numberPool}`;
@@ -164,13 +157,13 @@ export class TestNumberSessions {
     const { value } = await this.store.increment(`test-number:kept:${pool}`, 1, 3_600_000, {
       evictable: true,
     });
-    if (value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR) return testRequestId();
+    if (value <= KEPT_TEST_SESSIONS_PER_NETWORK_HOUR) return { requestId: testRequestId(), replaced: false };
     await this.store.increment(numberKey, -1, 3_600_000, { evictable: true });
     return this.spare(pool, startedBy);
   }
 
   /** A new spare session's id in the slot of `pool` its starter may take (see `chooseSpareSlot`). */
-  private async spare(pool: string, startedBy: string | undefined): Promise<string> {
+  private async spare(pool: string, startedBy: string | undefined): Promise<NewId> {
     const holders = await Promise.all(
       spareSlotIds(pool).map(async (slotId): Promise<SlotHolder | null> => {
         const stored = await this.store.get(testNumberSessionKey(slotId));
@@ -178,7 +171,8 @@ export class TestNumberSessions {
         return opened === null ? null : (JSON.parse(opened) as TestSessionState);
       }),
     );
-    return spareId(pool, chooseSpareSlot(holders, startedBy, this.store.now()));
+    const chosen = chooseSpareSlot(holders, startedBy, this.store.now());
+    return { requestId: spareId(pool, chosen.slot), replaced: chosen.replaces };
   }
 
   /**
@@ -230,6 +224,8 @@ export class TestNumberSessions {
       ),
     );
     const spent = points.spent;
+    // Its holder has shown up: no stranger's start takes its slot (see `chooseSpareSlot`).
+    if (state.checked !== true) await this.save({ ...state, checked: true });
     if (!spent && this.book.codeMatches(entry, request.code)) {
       // The right code costs nothing: its points go back.
       await points.giveBack();
@@ -284,36 +280,6 @@ export class TestNumberSessions {
       ttl,
     );
   }
-}
-
-/** The number's outcome, played once. */
-function played(state: TestSessionState, entry: TestNumberEntry | undefined, now: number): TestSessionState {
-  const next = { ...state, played: true };
-  switch (entry?.outcome) {
-    case 'verified':
-      return { ...next, status: 'verified', verifiedAt: now };
-    case 'expired':
-      return { ...next, status: 'expired' };
-    case 'failed':
-      return { ...next, status: 'failed' };
-    case 'code_required':
-      return { ...next, awaitingCode: true };
-    default:
-      return next;
-  }
-}
-
-function toSession(state: TestSessionState): VerificationSession {
-  return {
-    requestId: state.requestId,
-    phoneNumber: state.phoneNumber,
-    method: state.method,
-    status: state.status,
-    createdAt: new Date(state.createdAt),
-    expiresAt: new Date(state.expiresAt),
-    verifiedAt: state.verifiedAt === null ? null : new Date(state.verifiedAt),
-    awaitingCode: state.awaitingCode,
-  };
 }
 
 /** Store key of a test number's session (the module's stand-in for the API's). */

@@ -10,6 +10,8 @@ import { MemoryStore } from '../store/memory.store.js';
 import {
   TEST_WRONG_CODES_DAY_FACTOR,
   TEST_WRONG_CODES_HARD_FACTOR,
+  TEST_WRONG_CODES_NETWORK_FACTOR,
+  starterBlock,
   starterTags,
   takeWrongCodePoints,
   wrongCodeBudgets,
@@ -82,22 +84,26 @@ describe("a test number's wrong codes past the day's ceiling", () => {
     await store.close();
   });
 
-  it('the hard ceiling counts compared codes only: refused checks never spend it; at it the last is compared, past it nobody', async () => {
+  it('the hard ceiling counts compared codes only: refused checks never spend it; at it the last is compared, past it nobody of its block', async () => {
     const { now, store, wrong, spendCeiling } = fixture();
     await spendCeiling();
     // An hour on, starters past their reserve (their hourly budgets whole again) keep checking: refused
     // at the number's day, and the hard ceiling is untouched.
     now.t += 3_600_000;
     for (let i = 0; i < 50; i++) expect(await wrong({ network: `net:${i % 10}` })).toBe(false);
-    const reserves = (HARD - CEILING) / MAX_ATTEMPTS;
+    // Owners with no address: the host's block, whose hard ceiling only their compared codes spend.
+    const reserves = HARD / MAX_ATTEMPTS;
     let compared = 0;
-    for (let n = 0; compared < HARD - CEILING; n++)
-      for (let i = 0; i < MAX_ATTEMPTS && compared < HARD - CEILING; i++) {
+    for (let n = 0; compared < HARD; n++)
+      for (let i = 0; i < MAX_ATTEMPTS && compared < HARD; i++) {
         expect(await wrong({ owner: `fresh-${n}` })).toBe(true);
         compared++;
       }
     expect(compared).toBeGreaterThanOrEqual(reserves);
+    // The fresh owners came with no address (the host's block): past its hard ceiling nobody of it is
+    // compared; a starter of another block (a /16) still is, within its reserve.
     expect(await wrong({ owner: 'apple-review' })).toBe(false);
+    expect(await wrong({ owner: 'apple-review', network: '198.51.100.0/24' })).toBe(true);
     await store.close();
   });
 
@@ -105,7 +111,7 @@ describe("a test number's wrong codes past the day's ceiling", () => {
     const { now, store, wrong, spendCeiling } = fixture();
     const began = now.t;
     await spendCeiling();
-    for (let n = 0; n < HARD - CEILING; n++) await wrong({ owner: `fresh-${n}` });
+    for (let n = 0; n < HARD; n++) await wrong({ owner: `fresh-${n}` });
     expect(await wrong({ owner: 'apple-review' })).toBe(false);
     now.t = began + DAY - 1;
     expect(await wrong({ owner: 'apple-review-2' })).toBe(false);
@@ -119,6 +125,44 @@ describe("a test number's wrong codes past the day's ceiling", () => {
     const { store, wrong, spendCeiling } = fixture();
     await spendCeiling();
     expect(await wrong(null)).toBe(false);
+    await store.close();
+  });
+
+  it("the network's budget refuses only its spenders: past it another owner's codes are compared up to its reserve", async () => {
+    const { store, wrong } = fixture();
+    const net = '198.51.100.0/24';
+    for (let n = 0; n < TEST_WRONG_CODES_NETWORK_FACTOR; n++)
+      for (let i = 0; i < POINTS; i++)
+        expect(await wrong({ owner: `mallory-${n}`, network: net })).toBe(true);
+    // The network's points are spent: a spender is refused (its own budget too), a new owner is not.
+    expect(await wrong({ owner: 'mallory-0', network: net })).toBe(false);
+    for (let i = 0; i < MAX_ATTEMPTS; i++)
+      expect(await wrong({ owner: 'apple-review', network: net })).toBe(true);
+    expect(await wrong({ owner: 'apple-review', network: net })).toBe(false);
+    await store.close();
+  });
+
+  it("a starter's block: its network's IPv4 /16 or IPv6 /32, a listed owner's own, else the host's", () => {
+    expect(starterBlock({ network: '198.51.100.0/24' })).toBe('198.51.0.0/16');
+    expect(starterBlock({ owner: 'apple-review', network: '198.51.100.0/24' })).toBe('198.51.0.0/16');
+    expect(starterBlock({ network: '2001:db8:1::/48' })).toBe('2001:db8::/32');
+    expect(starterBlock({ owner: 'apple-review', network: '198.51.100.0/24', listed: true })).toBe(
+      'owner:apple-review',
+    );
+    expect(starterBlock({})).toBe('host');
+  });
+
+  it("a starter's refused codes never spend its block's hard ceiling", async () => {
+    const { now, store, wrong, spendCeiling } = fixture();
+    await spendCeiling();
+    const block = (n: number) => ({ network: `198.51.${n}.0/24` });
+    for (let i = 0; i < MAX_ATTEMPTS; i++) expect(await wrong(block(1))).toBe(true);
+    // Past its reserve, hour after hour (its hourly budget whole again): refused, and not counted.
+    for (let hour = 0; hour < 20; hour++) {
+      now.t += 3_600_000;
+      for (let i = 0; i < POINTS; i++) expect(await wrong(block(1))).toBe(false);
+    }
+    expect(await wrong(block(2))).toBe(true);
     await store.close();
   });
 });

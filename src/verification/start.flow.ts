@@ -112,12 +112,12 @@ export class StartFlow {
         };
 
         // Coalesce and admit (protection, once), pay and record. A test number is played by the
-        // module: it takes the caller's own limits, as a real number does, and nothing else.
+        // module: it takes the caller's own limits and resend cooldown, as a real number does.
         let started: SessionRecord;
         let resendAvailableAt: Date | null = null;
         let resumed = false;
         if (this.paid.plays(phoneNumber, input.owner)) {
-          const hold = await this.protection.admitTestStart(candidate);
+          const { hold, resendAvailableAt: resendAt } = await this.protection.admitTestStart(candidate);
           const callers = erasureCallersOf(clientKey, input.browserKey);
           const network = figureGivers(undefined, input.ip).network;
           started = await this.paid
@@ -126,6 +126,7 @@ export class StartFlow {
               await hold.release();
               throw error;
             });
+          resendAvailableAt = resendAt;
         } else {
           const admitted = await this.admit(candidate, auto);
           facts.method = admitted.candidate.method;

@@ -92,7 +92,7 @@ export class SwitchFlow {
             callers: erasureCallersOf(clientKey, input.browserKey),
           };
           if (this.paid.plays(order.phoneNumber, order.owner)) {
-            const hold = await this.protection.admitTestStart({
+            const { hold, resendAvailableAt: resendAt } = await this.protection.admitTestStart({
               ...order,
               ip: input.ip,
               clientKey,
@@ -104,6 +104,7 @@ export class SwitchFlow {
               await hold.release();
               throw error;
             });
+            resendAvailableAt = resendAt;
           } else {
             const permit = await this.protection.admitSwitch({
               phoneNumber: journey.phoneNumber,

@@ -182,7 +182,7 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(sessionCalls()).toBe(0);
   });
 
-  it("the caller's own limits hold as for a real number; nothing else of protection is kept", async () => {
+  it("the caller's own limits and resend cooldown hold as for a real number; nothing else of protection is kept", async () => {
     await boot({
       limits: {
         startPerPhoneAndCaller: { points: 10, windowMs: 3_600_000 },
@@ -195,9 +195,12 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     for (let i = 0; i < 2; i++) {
       const started = await post('start', { phone_number: REVIEWER, method: 'sms' });
       expect(started.status).toBe(201);
-      // Never handed back as a duplicate, no cooldown: the module plays it, nothing is sent.
+      // The resend cooldown holds as for a real number: its end is answered, a start within it refused.
       expect(started.body.resumed).toBe(false);
-      expect(started.body.resend_available_at).toBeNull();
+      expect(Date.parse(String(started.body.resend_available_at))).toBe(sb.now() + 60_000);
+      const again = await post('start', { phone_number: REVIEWER, method: 'sms' });
+      expect(again.body).toMatchObject({ status: 429, reason: 'resend_cooldown' });
+      await sb.advance(60_000);
     }
     // The per-IP start limit (3) counts the caller's starts, whichever numbers: one left.
     expect((await post('start', { phone_number: '+79161230001', method: 'sms' })).status).toBe(201);
@@ -205,6 +208,15 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
     expect((await post('start', { phone_number: '+79161230002', method: 'sms' })).status).toBe(429);
+  });
+
+  it("a switch takes the method's resend cooldown and names its end, as a real switch does", async () => {
+    await boot({ limits: { spendCap: false, pumping: false } });
+    const started = await post('start', { phone_number: REVIEWER, method: 'sms' });
+    const id = started.body.verification_id;
+    const switched = await post('switch', { verification_id: id, method: 'flash_call' });
+    expect(switched.status).toBe(201);
+    expect(Date.parse(String(switched.body.resend_available_at))).toBe(sb.now() + 60_000);
   });
 
   it('the fixed code has a wrong-code budget per session and per number across sessions', async () => {

@@ -1,0 +1,89 @@
+/**
+ * Attack (lane attack-44e, the overflow slot of the number's spare pool): a stranger who knows the
+ * reviewer's number fills the number's hour (10 kept sessions, one start from each of 10 networks), then
+ * all five of the number's spare slots (5 more starts, each from its own network: every slot is then
+ * held by a pending session of another starter). The reviewer's own start then finds no free slot and no
+ * own session, so it lands in the overflow slot; one more anonymous start from a network never seen
+ * before also has no own session, so it takes the overflow slot too, in the reviewer's place, and the
+ * reviewer's check, right code in hand, is answered not found. 17 free starts, within every per-client
+ * limit, end the reviewer's session; repeated every few seconds from a proxy pool they keep the
+ * reviewer out for the hour.
+ *
+ * Expected: a session another starter holds is never replaced by a stranger (a start finding every slot
+ * held by others is refused or kept apart, never put where the next stranger's start lands).
+ * Medium (denies a real user of the host: the reviewer). FAILS ON PURPOSE on the current code.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, createTestApp, type Platform } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+const CODE = '246810';
+const CASES: [Platform, 'memory' | 'redis', string][] = [
+  ['express', 'memory', '+79990004451'],
+  ['fastify', 'redis', '+79990004452'],
+];
+
+describe.each(CASES)(
+  'a stranger forces the reviewer into the overflow slot (%s, %s)',
+  (platform, kind, reviewer) => {
+    const suite = sandboxSuite();
+    const client = new Redis(sharedRedisUrl());
+    afterAll(async () => {
+      await client.quit();
+    });
+
+    it("the next stranger's start takes the reviewer's session", async () => {
+      const account = await suite.sb.createAccount({ balance: 100 });
+      const base = moduleOptions(suite.sb, {
+        limits: {},
+        owner: undefined,
+        ...(kind === 'redis'
+          ? { store: { redis: client, keyPrefix: uniqueKeyPrefix(`overflow-forced-${platform}`) } }
+          : {}),
+        testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] },
+      });
+      suite.host = await createTestApp({
+        platform,
+        trustProxy: true,
+        module: {
+          ...base,
+          api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
+          webhooks: { secret: account.webhookSecret },
+        },
+      });
+      const from = (ip: string) => ({ 'x-forwarded-for': ip });
+      const start = async (ip: string) => {
+        const started = await call(
+          suite.host!.url,
+          'POST',
+          '/verification/start',
+          { phone_number: reviewer, method: 'sms' },
+          from(ip),
+        );
+        expect(started.status).toBe(201);
+        return String(started.body.verification_id);
+      };
+
+      // The number's hour (10 kept), then its five spare slots, each from a network of its own.
+      for (let net = 0; net < 15; net++) await start(`72.${net}.1.7`);
+      // The reviewer starts the number from their own network: every slot is held by others.
+      const reviewerIp = '198.51.100.44';
+      const id = await start(reviewerIp);
+      // One more stranger, from a network never seen: no own session either.
+      await start('72.200.1.7');
+
+      const checked = await call(
+        suite.host!.url,
+        'POST',
+        '/verification/check',
+        { verification_id: id, code: CODE },
+        from(reviewerIp),
+      );
+      expect(checked.body).toMatchObject({ verified: true });
+    });
+  },
+);
