@@ -293,11 +293,12 @@ export function exemptions<T extends { kind: PumpingSubjectKind; counts: Subject
 /** The first subject (in the given order) that is to be held, or undefined (see exemptions). */
 export function subjectToHold<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
   subjects: T[],
-  underAttack: boolean,
+  underAttack: boolean | ((kind: PumpingSubjectKind) => boolean),
   rules: PumpingThresholds,
 ): T | undefined {
   const exempt = exemptions(subjects, rules);
-  return subjects.find((s) => !exempt(s) && ruleOf(s.kind, s.counts, underAttack, rules) !== undefined);
+  const attack = typeof underAttack === 'function' ? underAttack : () => underAttack;
+  return subjects.find((s) => !exempt(s) && ruleOf(s.kind, s.counts, attack(s.kind), rules) !== undefined);
 }
 
 /** Whether a subject's window shows conversions at or above `minConversion`. */
