@@ -5,7 +5,11 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
 import { MemoryStore } from '../store/memory.store.js';
+import { RedisStore } from '../store/redis.store.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { sharedRedisUrl } from '../../test/support/redis-server.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 import {
   chargedGivers,
@@ -144,13 +148,22 @@ describe('giver shares: the rule', () => {
   });
 });
 
-describe('giver shares: the store’s counts (RangeStats)', () => {
-  const stores: MemoryStore[] = [];
+const NOON = () => Date.UTC(2026, 0, 6, 12);
+const STORES: [string, () => VerificationStore][] = [
+  ['MemoryStore', () => new MemoryStore({ clock: NOON })],
+  [
+    'RedisStore',
+    () => new RedisStore({ url: sharedRedisUrl(), clock: NOON, keyPrefix: `giver-shares:${randomUUID()}:` }),
+  ],
+];
+
+describe.each(STORES)('giver shares: the store’s counts (RangeStats on %s)', (_name, makeStore) => {
+  const stores: VerificationStore[] = [];
   afterEach(async () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));
   });
   const stats = () => {
-    const store = new MemoryStore({ clock: () => Date.UTC(2026, 0, 6, 12) });
+    const store = makeStore();
     stores.push(store);
     return new RangeStats(store, { windowMs: 3_600_000, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
   };
@@ -188,7 +201,7 @@ describe('giver shares: the store’s counts (RangeStats)', () => {
           expect(counts.get(volumeOf('country:RU'))!.starts).toBe(list.length);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 
