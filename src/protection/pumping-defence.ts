@@ -21,7 +21,7 @@ import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { RangeStats } from './range-stats.js';
 import { giveBackOf, giversOf, nextStanding } from './giver-shares.js';
-import { creditedAt } from './range-stats-keys.js';
+import { creditedAt, hasBaseline } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 export type { PumpingReporting } from './pumping-report.js';
@@ -102,17 +102,17 @@ export class PumpingDefence {
     // A switch's callers were counted when its journey started: it is charged to no giver.
     const givers = attempt.switchedFrom === undefined ? giversOf(attempt, this.ipv6PrefixLength) : [];
     const [counts, holdList, balances] = await Promise.all([
-      this.stats.read([...subjects, ...twins], attempt.phoneNumber),
+      this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
       this.stats.readShares(givers),
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
-    for (const s of [...subjects.filter((x) => !isCaller(x)), ...twins])
-      counts.get(s.id)!.expected = prior[place.country] ?? prior.default;
-    const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
-    // Past a share, the start is judged by the twin that will count it.
     const standing = nextStanding(givers, balances);
+    // Past a share, the start is judged by the twin that will count it (read then: a round trip more).
+    if (standing !== 'within') for (const [id, c] of await this.stats.read(twins)) counts.set(id, c);
+    for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
+    const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
     const judgedBy = standing === 'past' ? twins[1]! : twins[0]!;
     const selfUnderAttack =
       !underAttack && standing !== 'within' && countryUnderAttack(counts.get(judgedBy.id)!, this.settings);
