@@ -237,4 +237,30 @@ describe.each(STORES)('giver shares: the store’s counts (RangeStats on %s)', (
     await rs.rememberSession('req-2', ['country:RU'], 60_000);
     expect(await rs.takeSession('req-2')).toEqual(['country:RU']);
   });
+
+  it('networks past their share vote once each per day in the store: the third is read as three; an address past its own share is no vote', async () => {
+    const rs = stats();
+    let i = 0;
+    const sweep = async (net: string, n: number) => {
+      for (let a = 0; a < n; a++) {
+        const att = attempt(`${net}.${a + 1}`);
+        await rs.countStart(place((i += 1)), undefined, `client:${att.clientKey}`, giversOf(att, 64));
+      }
+    };
+    const votes = async () => (await rs.read(place(0))).get('country:RU')!.networksPast;
+    // One address, 30 starts under 6 keys: past its caller's share, never its network's.
+    for (let k = 0; k < 30; k++) {
+      const att = attempt('192.0.2.7', `acct:${k % 6}`);
+      await rs.countStart(place((i += 1)), undefined, `client:${att.clientKey}`, giversOf(att, 64));
+    }
+    expect(await votes()).toBe(0);
+    await sweep('203.0.113', 9);
+    expect(await votes()).toBe(0);
+    await sweep('203.0.113', 20);
+    expect(await votes()).toBe(1);
+    await sweep('198.51.100', 10);
+    expect(await votes()).toBe(2);
+    await sweep('100.64.0', 10);
+    expect(await votes()).toBe(3);
+  });
 });

@@ -47,6 +47,27 @@ export const START_WEIGHT = 100;
  */
 export const GIVER_SHARES = { client: 5, address: 5, owner: 5, network: 9 } as const;
 
+/**
+ * Networks past their share are evidence themselves, one vote each: a country with at least this many
+ * distinct networks whose starts on one UTC day (today or yesterday) went past their share (unconverted paid starts: a
+ * verification gives back) is under attack for everyone. Never 1 or 2: one network, or one address with
+ * many keys (which passes its caller's share first, never its network's), cannot do it.
+ */
+export const PAST_NETWORKS_FLAG = 3;
+
+/** The network giver a start's balances show past its share (with the start added), if any. */
+export function networkPast(givers: readonly Giver[], balances: readonly number[]): Giver | undefined {
+  return givers.find((g, i) => g.network && (balances[i] ?? 0) > g.share * START_WEIGHT);
+}
+
+/** The network whose share the next start would pass (a vote), from the balances read before it. */
+export function nextPastNetwork(givers: readonly Giver[], balances: readonly number[]): string | undefined {
+  return networkPast(
+    givers,
+    givers.map((_, i) => (balances[i] ?? 0) + START_WEIGHT),
+  )?.id;
+}
+
 /** The givers of a start: its client key, its address (when the host keys clients otherwise), its network, its owner. */
 export function giversOf(attempt: PumpingAttempt, ipv6PrefixLength: number): Giver[] {
   const address = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
@@ -71,7 +92,7 @@ export function givenBack(expected: number): number {
 export function standingOf(givers: readonly Giver[], balances: readonly number[]): Standing {
   const past = (g: Giver, i: number) => (balances[i] ?? 0) > g.share * START_WEIGHT;
   if (givers.some((g, i) => !g.network && past(g, i))) return 'past';
-  return givers.some((g, i) => g.network && past(g, i)) ? 'network' : 'within';
+  return networkPast(givers, balances) ? 'network' : 'within';
 }
 
 /** The next start's standing, from the balances read before it. */

@@ -47,6 +47,8 @@ export interface PumpingAssessment {
    * held sooner), nobody else is.
    */
   selfUnderAttack: boolean;
+  /** Its network giver's id when the start would pass that network's share (a vote: giver-shares.ts). */
+  pastNetwork: string | undefined;
   /** Set once counted: where its givers stood (its verification counts where its start did). */
   counted?: { standing: Standing };
   held: Held | undefined;

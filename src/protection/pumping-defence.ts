@@ -20,12 +20,11 @@ import {
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { RangeStats } from './range-stats.js';
-import { giveBackOf, giversOf, nextStanding } from './giver-shares.js';
+import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
 import { creditedAt, hasBaseline } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 export type { PumpingReporting } from './pumping-report.js';
-
 import type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
 export type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
 
@@ -145,6 +144,7 @@ export class PumpingDefence {
       underAttack,
       givers,
       selfUnderAttack,
+      pastNetwork: nextPastNetwork(givers, balances),
       held,
       reserve,
       steer,
@@ -186,9 +186,9 @@ export class PumpingDefence {
    * range or caller whose attempts go on stays unconverted when its window rolls over (no start
    * leaks at each boundary), and the next hold is twice as long; it is let go once its starts
    * convert. A start the reading let through is judged again with the starts counted concurrently
-   * before it (the count is atomic), so a burst of simultaneous starts is judged one by one.
-   * `challengePassed`: the host's `beforeStart` checked this caller (a captcha) and lifts the hold
-   * for this one start. In monitor mode nothing is refused.
+   * before it (atomic), so a burst of simultaneous starts is judged one by one. `challengePassed`:
+   * `beforeStart` checked this caller (a captcha) and lifts the hold for this one start. In monitor
+   * mode nothing is refused.
    */
   async admit(
     assessment: PumpingAssessment | undefined,
@@ -205,11 +205,14 @@ export class PumpingDefence {
       grade.offered.length > 0 &&
       this.settings.mode === 'enforce' &&
       !challengePassed
-    )
+    ) {
+      const past = assessment.pastNetwork; // counted nowhere, it still votes (giver-shares.ts)
+      if (past) await this.stats.votePastNetwork(countryId(assessment.subjects), past);
       throw protectionRefusal(ProtectionRefusalReason.methodHeld, this.settings.holdMs, {
         offered_methods: [...grade.offered],
         held: ProtectionRefusalReason.rangeHeld,
       });
+    }
     // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
     // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
     const counted = free(attempt.method)

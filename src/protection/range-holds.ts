@@ -1,3 +1,4 @@
+import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { EVICTABLE, options, rangeStatsKey as key, WEEK_MS } from './range-stats-keys.js';
@@ -48,6 +49,23 @@ export class RangeHolds {
     if (current !== null && current !== `${previous.until}:${previous.level}`) return false;
     await this.store.set(k, value, ttl, options(id));
     return true;
+  }
+
+  /**
+   * A network past its share started (or tried to: a start steered away is counted nowhere else) in
+   * the country today: one vote per distinct network and UTC day (giver-shares.ts, PAST_NETWORKS_FLAG).
+   * A day, not the window: a pool sweeping its networks one after another (hours each) has one or
+   * two past their share in any hour.
+   */
+  async votePastNetwork(countryId: string, network: string): Promise<void> {
+    const day = Math.floor(this.store.now() / DAY_MS);
+    const first = await this.store.setIfAbsent(
+      key.pastNetwork(this.keys.digest(`${countryId}\n${network}`), day),
+      '1',
+      2 * DAY_MS,
+      EVICTABLE,
+    );
+    if (first) await this.store.increment(key.pastNetworks(this.keys.digest(countryId), day), 1, 2 * DAY_MS);
   }
 
   /** Each giver's balance this week (giver-shares.ts), in the order given. */

@@ -12,7 +12,14 @@ import {
 } from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
 import { OWNER_RETRIES } from './pumping-rules.js';
-import { chargedGivers, START_WEIGHT, standingOf, type Giver, type Standing } from './giver-shares.js';
+import {
+  chargedGivers,
+  networkPast,
+  START_WEIGHT,
+  standingOf,
+  type Giver,
+  type Standing,
+} from './giver-shares.js';
 
 import { EVICTABLE } from './range-stats-keys.js';
 
@@ -100,6 +107,8 @@ export class RangeStats extends RangeHolds {
               number(key.weekVerified(tag, wk - 1)),
               number(key.recent(tag, Math.floor(now / RECENT_MS))),
               number(key.recent(tag, Math.floor(now / RECENT_MS) - 1)),
+              number(key.pastNetworks(tag, day)),
+              number(key.pastNetworks(tag, day - 1)),
             ])
           : undefined;
         const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
@@ -141,7 +150,9 @@ export class RangeStats extends RangeHolds {
           };
         }
         if (weekCounts) {
-          const [wsc, wsp, wvc, wvp, rc, rp] = await weekCounts;
+          const [wsc, wsp, wvc, wvp, rc, rp, pnc, pnp] = await weekCounts;
+          // Distinct networks of either UTC day (never the two added: one network is one vote).
+          counts.networksPast = Math.max(pnc, pnp);
           const weekElapsed = (now - wk * WEEK_MS) / WEEK_MS;
           counts.recent = rc + rp;
           counts.recentMs = RECENT_MS + (now % RECENT_MS);
@@ -258,16 +269,17 @@ export class RangeStats extends RangeHolds {
     // caller does can hold that caller, and the block of numbers it pumps (a range is narrow: many
     // addresses concentrated on one range are still held there), never a prefix or a country of
     // other people; and it is charged to no giver whose share it passed (giver-shares.ts).
-    const standing = standingOf(
-      givers,
-      taken.map((t) => t.value),
-    );
+    const balances = taken.map((t) => t.value);
+    const standing = standingOf(givers, balances);
     const charged = chargedGivers(givers, standing);
     const held = all.filter(([id]) => keeps(id, standing));
-    if (held.length < all.length || charged.length < givers.length)
+    const country = subjects.find((s) => s.id.startsWith('country:') && !s.id.includes('#'));
+    const past = country && networkPast(givers, balances);
+    if (held.length < all.length || charged.length < givers.length || past)
       await Promise.all([
         undo(all.filter(([id]) => !keeps(id, standing))),
         uncharge(givers.filter((g) => !charged.includes(g))),
+        past ? this.votePastNetwork(country!.id, past.id) : [],
       ]);
     let released = false;
     return {
