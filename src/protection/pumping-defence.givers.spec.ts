@@ -189,6 +189,15 @@ describe('pumping defence: the givers’ shares', () => {
     expect(await votes()).toBe(0);
   });
 
+  it('a network past its share on two days running is still one vote', async () => {
+    const pumping = defence();
+    await sweep(pumping, '192.0.2', 10);
+    now = Date.UTC(2026, 0, 7, 12);
+    await start(pumping, from('192.0.2.50'));
+    const read = await counts(['country:RU']);
+    expect(read.get('country:RU')!.networksPast).toBe(1);
+  });
+
   it('a paid start steered to a method charged on proof (counted nowhere) still votes when it would pass its network’s share; within it, not', async () => {
     const pumping = defence();
     const grade = { proofCharged: false, offered: ['reverse_flash_call'] };
