@@ -4,7 +4,6 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { ProtectionHold } from './protection-hold.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
-import type { SubjectCounts } from './pumping-counts.js';
 import { coolOffMs, countryUnderAttack, reserveRefuses, type PumpingSubjectKind } from './pumping-rules.js';
 import { reportHold, type PumpingReporting } from './pumping-report.js';
 import {
@@ -14,53 +13,20 @@ import {
   isCaller,
   placeOf,
   subjectsOf,
+  twinsOf,
   type NumberPlace,
   type PumpingAttempt,
-  type Subject,
 } from './pumping-subjects.js';
-import { dueHold, heldBy, waitMs, withConcurrent, type Held } from './pumping-verdict.js';
+import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
-import { RangeStats, type HoldState } from './range-stats.js';
+import { RangeStats } from './range-stats.js';
+import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
+import { creditedAt, hasBaseline } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 export type { PumpingReporting } from './pumping-report.js';
-
-/**
- * A graded answer's terms (`limits.pumping.grading`): whether the start's method is charged on proof,
- * and the methods charged on proof the account offers it. With one offered, a suspected start of a
- * method charged on proof goes ahead (nobody can make the host pay for a number they do not hold),
- * and one of another method is answered 409 `method_held` naming them.
- */
-export interface GradedAnswer {
-  proofCharged: boolean;
-  offered: readonly string[];
-}
-
-/** What `beforeStart` is told of a start the defence would refuse (see `StartContext.suspected`). */
-export interface PumpingSignal {
-  reason: FraudSuspectedEvent['reason'];
-  range: string;
-  country: string;
-}
-
-/** The defence's reading of one start, taken before `beforeStart` and applied after the limits. */
-export interface PumpingAssessment {
-  attempt: PumpingAttempt;
-  range: string;
-  prefix: string;
-  country: string;
-  subjects: Subject[];
-  /** Whom its verification is credited to: its subjects, and a switch's callers too (their journey converts). */
-  credited: string[];
-  counts: Map<string, SubjectCounts>;
-  /** The holds read for the holdable subjects (running or ended), by subject id. */
-  holds: Map<string, HoldState | undefined>;
-  underAttack: boolean;
-  held: Held | undefined;
-  reserve: boolean;
-  /** A paid start from a caller without a record while its country is under attack: offered a method charged on proof. */
-  steer: boolean;
-}
+import type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
+export type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
 
 const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
   range: ProtectionRefusalReason.rangeHeld,
@@ -70,7 +36,12 @@ const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
   network: ProtectionRefusalReason.clientHeld,
 };
 const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
-const NOTHING_COUNTED = { before: new Map(), callersBefore: new Map(), release: async () => undefined };
+const NOTHING_COUNTED = {
+  before: new Map(),
+  callersBefore: new Map(),
+  standing: 'within' as const,
+  release: async () => undefined,
+};
 
 /** A method charged on proof costs nothing unless the number's owner proves it. */
 function free(method: VerificationMethod | undefined): boolean {
@@ -126,16 +97,29 @@ export class PumpingDefence {
     const all = subjectsOf(attempt, place, this.ipv6PrefixLength);
     const subjects = attempt.switchedFrom === undefined ? all : all.filter((s) => !isCaller(s));
     const holdable = holdableOf(subjects);
-    const [counts, holdList] = await Promise.all([
+    const twins = twinsOf(subjects);
+    // A switch's callers were counted when its journey started: it is charged to no giver.
+    const givers = attempt.switchedFrom === undefined ? giversOf(attempt, this.ipv6PrefixLength) : [];
+    const [counts, holdList, balances] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
+      this.stats.readShares(givers),
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
-    for (const s of subjects)
-      if (!isCaller(s)) counts.get(s.id)!.expected = prior[place.country] ?? prior.default;
+    const standing = nextStanding(givers, balances);
+    // Past a share, the start is judged by the twin that will count it (read then: a round trip more).
+    if (standing !== 'within') for (const [id, c] of await this.stats.read(twins)) counts.set(id, c);
+    for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
-    const held = heldBy({ holdable, counts, holds, underAttack }, this.store.now(), this.settings);
+    const judgedBy = standing === 'past' ? twins[1]! : twins[0]!;
+    const selfUnderAttack =
+      !underAttack && standing !== 'within' && countryUnderAttack(counts.get(judgedBy.id)!, this.settings);
+    const held = heldBy(
+      { holdable, counts, holds, underAttack, callersUnderAttack: underAttack || selfUnderAttack },
+      this.store.now(),
+      this.settings,
+    );
     const known = holdable.some((s) => counts.get(s.id)!.known);
     const reserve =
       held === undefined &&
@@ -148,9 +132,23 @@ export class PumpingDefence {
         underAttack,
         known,
       });
-    const credited = all.map((s) => s.id);
-    const steer = held === undefined && underAttack && !known && !free(attempt.method);
-    return { attempt, ...place, subjects, credited, counts, holds, underAttack, held, reserve, steer };
+    const credited = [...all.map((s) => s.id), ...twins.map((t) => t.id)];
+    const steer = held === undefined && (underAttack || selfUnderAttack) && !known && !free(attempt.method);
+    return {
+      attempt,
+      ...place,
+      subjects,
+      credited,
+      counts,
+      holds,
+      underAttack,
+      givers,
+      selfUnderAttack,
+      pastNetwork: nextPastNetwork(givers, balances),
+      held,
+      reserve,
+      steer,
+    };
   }
 
   /**
@@ -188,9 +186,9 @@ export class PumpingDefence {
    * range or caller whose attempts go on stays unconverted when its window rolls over (no start
    * leaks at each boundary), and the next hold is twice as long; it is let go once its starts
    * convert. A start the reading let through is judged again with the starts counted concurrently
-   * before it (the count is atomic), so a burst of simultaneous starts is judged one by one.
-   * `challengePassed`: the host's `beforeStart` checked this caller (a captcha) and lifts the hold
-   * for this one start. In monitor mode nothing is refused.
+   * before it (atomic), so a burst of simultaneous starts is judged one by one. `challengePassed`:
+   * `beforeStart` checked this caller (a captcha) and lifts the hold for this one start. In monitor
+   * mode nothing is refused.
    */
   async admit(
     assessment: PumpingAssessment | undefined,
@@ -207,20 +205,25 @@ export class PumpingDefence {
       grade.offered.length > 0 &&
       this.settings.mode === 'enforce' &&
       !challengePassed
-    )
+    ) {
+      const past = assessment.pastNetwork; // counted nowhere, it still votes (giver-shares.ts)
+      if (past) await this.stats.votePastNetwork(countryId(assessment.subjects), past);
       throw protectionRefusal(ProtectionRefusalReason.methodHeld, this.settings.holdMs, {
         offered_methods: [...grade.offered],
         held: ProtectionRefusalReason.rangeHeld,
       });
+    }
     // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
     // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
     const counted = free(attempt.method)
       ? NOTHING_COUNTED
       : await this.stats.countStart(
-          assessment.subjects,
+          [...assessment.subjects, ...twinsOf(assessment.subjects)],
           attempt.phoneNumber,
           callerOf(attempt, this.ipv6PrefixLength),
+          assessment.givers,
         );
+    if (counted !== NOTHING_COUNTED) assessment.counted = { standing: counted.standing };
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
       const held = dueHold(
@@ -229,6 +232,7 @@ export class PumpingDefence {
           counts: concurrent,
           holds: assessment.holds,
           underAttack: assessment.underAttack,
+          callersUnderAttack: assessment.underAttack || assessment.selfUnderAttack,
         },
         this.settings,
       );
@@ -271,7 +275,13 @@ export class PumpingDefence {
     if (assessment === undefined) return;
     if (free(assessment.attempt.method) && !this.knownCaller(assessment)) return;
     const ttl = Math.max(expiresAt - this.store.now(), 0) + this.settings.windowMs;
-    await this.stats.rememberSession(requestId, assessment.credited, ttl);
+    // Its proof counts where its start did, and gives back to the givers it was charged to. (Nothing
+    // counted, a start of a method charged on proof: its proof is credited as before.)
+    const standing = assessment.counted?.standing;
+    const credited = standing === undefined ? assessment.credited : creditedAt(assessment.credited, standing);
+    const expected = assessment.counts.get(countryId(assessment.subjects))?.expected ?? 1;
+    const giveBack = standing && giveBackOf(assessment.givers, standing, expected);
+    await this.stats.rememberSession(requestId, credited, ttl, giveBack);
   }
 
   /**
@@ -288,11 +298,12 @@ export class PumpingDefence {
       clientKey: undefined,
       ip: undefined,
     };
-    const ids =
-      remembered ??
-      subjectsOf(attempt, placeOf(event.phoneNumber, this.settings.rangeDigits), this.ipv6PrefixLength).map(
-        (s) => s.id,
-      );
+    const subjects = subjectsOf(
+      attempt,
+      placeOf(event.phoneNumber, this.settings.rangeDigits),
+      this.ipv6PrefixLength,
+    );
+    const ids = remembered ?? [...subjects, ...twinsOf(subjects)].map((s) => s.id);
     await this.stats.countVerified(ids, event.phoneNumber);
   }
 

@@ -49,14 +49,18 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     // which pipelines them): its reading (counts of the range, the prefix, the country and the
     // client, the range's and prefix's burst counts, their holds, the number's own starts, the
     // prefix's and country's day: starts, numbers and ranges verified; the country's week: starts and
-    // numbers verified, and its starts of the last minutes), its counts of the start (the prefix's and country's day, the country's week and last minutes too, the caller's week share) with the number's and the caller's marks in the range and the prefix,
-    // the burst counts of a new number from a new caller, and which subjects the session belongs to.
+    // numbers verified, its starts of the last minutes and its networks past their share (today,
+    // yesterday); the givers' week balances, 2: the address and
+    // its /24; a start past a share reads the country's two twins in one more batch), its counts of the
+    // start (the prefix's and country's day, the country's and its two twins' week and last minutes too,
+    // the givers' balances) with the number's and the caller's marks in the range and the prefix, the
+    // burst counts of a new number from a new caller, and which subjects the session belongs to.
     const pumping = calls.filter((c) => c.endsWith('(protect:pump)'));
-    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45);
+    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45 + 2 + 2);
     expect(pumping.filter((c) => c.startsWith('setIfAbsent(')).length).toBe(4);
-    expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(12);
+    expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(11 + 2 * 4 + 2);
     expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(1);
-    expect(pumping.length).toBe(62);
+    expect(pumping.length).toBe(75);
     expect(calls.filter((c) => !c.endsWith('(protect:pump)'))).toEqual([
       'setIfAbsent(protect:coalesce)',
       // The wrong-code budget and the API's 429 back-off, read with the defence's counts (one hop).
