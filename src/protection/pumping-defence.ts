@@ -20,7 +20,7 @@ import {
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { RangeStats } from './range-stats.js';
-import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
+import { giveBackOf, giversOf, nextPassedShare, nextPastNetwork, nextStanding } from './giver-shares.js';
 import { creditedAt, hasBaseline } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
@@ -49,17 +49,14 @@ function free(method: VerificationMethod | undefined): boolean {
 }
 
 /**
- * Defence against SMS pumping (traffic pumped to numbers whose operator pays the attacker): every
- * start that can be charged, and every attempt a hold refused, is counted per number range, operator
- * prefix, country and caller (owner, client key, IPv6 network) in the store, against the distinct
- * numbers verified there; a range, prefix or caller whose starts do not convert is held for a
- * cool-off that doubles while the pattern goes on. A range or prefix nobody verified in takes only
- * a few unconverted starts (a burst is an attack's signature); a prefix or country is judged over
- * the day too (a slow drip); while a country's traffic as a whole does not convert, subjects
- * without conversions or a record are held sooner and, near the spend cap, wait for those with one.
- * Concurrent starts are judged one after the other: each is counted first and judged with the
- * starts counted before it. The rules are in pumping-rules.ts, the verdict in pumping-verdict.ts;
- * README states the costs.
+ * Defence against SMS pumping: every start that can be charged, and every attempt a hold refused, is
+ * counted per number range, operator prefix, country and caller in the store, against the distinct
+ * numbers verified there; a subject whose starts do not convert is held for a cool-off that doubles
+ * while the pattern goes on (a fresh range or prefix after a few: a burst; a prefix or country over
+ * the day too: a slow drip); while a country does not convert, subjects without conversions or a
+ * record are held sooner and, near the spend cap, wait. Concurrent starts are judged one after the
+ * other (counted first, judged with those counted before). Rules: pumping-rules.ts; the verdict:
+ * pumping-verdict.ts; the givers' shares: giver-shares.ts; docs/protection.md states the costs.
  */
 export class PumpingDefence {
   private readonly stats: RangeStats;
@@ -113,8 +110,12 @@ export class PumpingDefence {
     for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
     const judgedBy = standing === 'past' ? twins[1]! : twins[0]!;
+    // Its twin asks of chance no more than the share it passed (its giver's evidence is in hand).
+    const passed = Math.min(this.settings.countryMinStarts, nextPassedShare(givers, balances) ?? Infinity);
     const selfUnderAttack =
-      !underAttack && standing !== 'within' && countryUnderAttack(counts.get(judgedBy.id)!, this.settings);
+      !underAttack &&
+      standing !== 'within' &&
+      countryUnderAttack(counts.get(judgedBy.id)!, { ...this.settings, countryMinStarts: passed });
     const held = heldBy(
       { holdable, counts, holds, underAttack, callersUnderAttack: underAttack || selfUnderAttack },
       this.store.now(),
@@ -163,13 +164,7 @@ export class PumpingDefence {
   /** Whether one of the start's callers has a record of completed verifications (served from the cap's last share). */
   knownCaller(assessment: PumpingAssessment | undefined): boolean {
     if (assessment === undefined) return false;
-    return assessment.subjects.some(
-      (s) =>
-        s.kind !== 'range' &&
-        s.kind !== 'prefix' &&
-        s.kind !== 'country' &&
-        assessment.counts.get(s.id)?.known,
-    );
+    return assessment.subjects.some((s) => isCaller(s) && assessment.counts.get(s.id)?.known);
   }
 
   /** What `beforeStart` is told: the refusal the defence would give this start, if any. */
@@ -182,13 +177,10 @@ export class PumpingDefence {
 
   /**
    * Counts the start, or refuses it (429 `range_held`, `owner_held`, `client_held`; 503
-   * `spend_cap_reserve`). Every attempt is counted for every subject, a refused one too: a held
-   * range or caller whose attempts go on stays unconverted when its window rolls over (no start
-   * leaks at each boundary), and the next hold is twice as long; it is let go once its starts
-   * convert. A start the reading let through is judged again with the starts counted concurrently
-   * before it (atomic), so a burst of simultaneous starts is judged one by one. `challengePassed`:
-   * `beforeStart` checked this caller (a captcha) and lifts the hold for this one start. In monitor
-   * mode nothing is refused.
+   * `spend_cap_reserve`). Every attempt is counted, a refused one too: a held subject whose attempts
+   * go on stays unconverted as its window rolls over, and the next hold is twice as long. A start the
+   * reading let through is judged again with the starts counted concurrently before it (atomic).
+   * `challengePassed` (`beforeStart`'s captcha) lifts the hold for this start. Monitor mode refuses nothing.
    */
   async admit(
     assessment: PumpingAssessment | undefined,
@@ -206,8 +198,12 @@ export class PumpingDefence {
       this.settings.mode === 'enforce' &&
       !challengePassed
     ) {
-      const past = assessment.pastNetwork; // counted nowhere, it still votes (giver-shares.ts)
-      if (past) await this.stats.votePastNetwork(countryId(assessment.subjects), past);
+      // Steered by its own twin (past a share), it is its givers' evidence as a held attempt is: counted
+      // (and voting), so users' completions cannot wear its twin down and let the pool's next start
+      // pass. Steered by its country, a stranger is counted nowhere (it only votes).
+      const past = assessment.pastNetwork;
+      if (assessment.selfUnderAttack) await this.count(assessment);
+      else if (past) await this.stats.votePastNetwork(countryId(assessment.subjects), past);
       throw protectionRefusal(ProtectionRefusalReason.methodHeld, this.settings.holdMs, {
         offered_methods: [...grade.offered],
         held: ProtectionRefusalReason.rangeHeld,
@@ -215,14 +211,7 @@ export class PumpingDefence {
     }
     // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
     // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
-    const counted = free(attempt.method)
-      ? NOTHING_COUNTED
-      : await this.stats.countStart(
-          [...assessment.subjects, ...twinsOf(assessment.subjects)],
-          attempt.phoneNumber,
-          callerOf(attempt, this.ipv6PrefixLength),
-          assessment.givers,
-        );
+    const counted = free(attempt.method) ? NOTHING_COUNTED : await this.count(assessment);
     if (counted !== NOTHING_COUNTED) assessment.counted = { standing: counted.standing };
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
@@ -259,6 +248,17 @@ export class PumpingDefence {
       }
     }
     return { release: counted.release };
+  }
+
+  /** Counts a paid start (or attempt) for its subjects and its country's twins, charged to its givers as they stand. */
+  private count(assessment: PumpingAssessment): ReturnType<RangeStats['countStart']> {
+    const { attempt, subjects, givers } = assessment;
+    return this.stats.countStart(
+      [...subjects, ...twinsOf(subjects)],
+      attempt.phoneNumber,
+      callerOf(attempt, this.ipv6PrefixLength),
+      givers,
+    );
   }
 
   /**
