@@ -18,11 +18,19 @@ afterEach(async () => {
   await Promise.all(stores.splice(0).map((s) => s.close()));
 });
 
-/** A 10 RUB cap (its last 20 %, 2 RUB, the reserve: 0.20 RUB per caller); every start costs 0.10 RUB. */
-function cap() {
+/**
+ * A 10 RUB cap (its last 20 %, 2 RUB, the reserve: 0.20 RUB per caller); every start costs 0.10 RUB.
+ * `slowMs`: the store's writes of callers' shares land that late (a remote store).
+ */
+function cap(slowMs = 0) {
   const now = Date.UTC(2026, 0, 1, 10);
   const store = new MemoryStore({ clock: () => now });
   stores.push(store);
+  const increment = store.increment.bind(store);
+  store.increment = async (key, ...rest) => {
+    if (slowMs > 0 && key.includes('spend-caller')) await new Promise((r) => setTimeout(r, slowMs));
+    return increment(key, ...rest);
+  };
   const prices = { estimateMinor: async () => 10, learn: () => undefined } as unknown as PriceEstimator;
   const settings = { amount: 10, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 0, worstCasePrice: 50 };
   const spend = new SpendCap(store, settings, prices, () => undefined, { warn() {}, error() {} } as never);
@@ -55,4 +63,12 @@ it('a network that proved 30 calls before the reserve still takes its share insi
   expect(inside).toEqual([true, true, false, false]);
   // Another caller has its own share.
   expect(await prove('other')).toBe(true);
+});
+
+it('a proof ends only once its callers’ share is written: on a slow store the network still stops at its share', async () => {
+  const { spend, prove } = cap(5);
+  for (let i = 0; i < 80; i++) await spend.reserve('sms');
+  const inside: boolean[] = [];
+  for (let i = 0; i < 4; i++) inside.push(await prove('nat'));
+  expect(inside).toEqual([true, true, false, false]);
 });
