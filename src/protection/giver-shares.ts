@@ -95,18 +95,6 @@ export function standingOf(givers: readonly Giver[], balances: readonly number[]
   return networkPast(givers, balances) ? 'network' : 'within';
 }
 
-/**
- * The least share the next start passes (undefined within every share): the unconverted starts its
- * own giver has already added, so the twin judging it asks no more of chance than that (its
- * `countryMinStarts` is for strangers; this giver's evidence is in hand).
- */
-export function nextPassedShare(givers: readonly Giver[], balances: readonly number[]): number | undefined {
-  const shares = givers
-    .filter((g, i) => (balances[i] ?? 0) + START_WEIGHT > g.share * START_WEIGHT)
-    .map((g) => g.share);
-  return shares.length === 0 ? undefined : Math.min(...shares);
-}
-
 /** The next start's standing, from the balances read before it. */
 export function nextStanding(givers: readonly Giver[], balances: readonly number[]): Standing {
   return standingOf(

@@ -20,7 +20,7 @@ import {
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { RangeStats } from './range-stats.js';
-import { giveBackOf, giversOf, nextPassedShare, nextPastNetwork, nextStanding } from './giver-shares.js';
+import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
 import { creditedAt, hasBaseline } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
@@ -110,12 +110,8 @@ export class PumpingDefence {
     for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
     const judgedBy = standing === 'past' ? twins[1]! : twins[0]!;
-    // Its twin asks of chance no more than the share it passed (its giver's evidence is in hand).
-    const passed = Math.min(this.settings.countryMinStarts, nextPassedShare(givers, balances) ?? Infinity);
     const selfUnderAttack =
-      !underAttack &&
-      standing !== 'within' &&
-      countryUnderAttack(counts.get(judgedBy.id)!, { ...this.settings, countryMinStarts: passed });
+      !underAttack && standing !== 'within' && countryUnderAttack(counts.get(judgedBy.id)!, this.settings);
     const held = heldBy(
       { holdable, counts, holds, underAttack, callersUnderAttack: underAttack || selfUnderAttack },
       this.store.now(),
