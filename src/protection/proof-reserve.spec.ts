@@ -12,7 +12,7 @@ describe('the proof reserve', () => {
     expect(refuses(80_000 - 25, 50_000)).toBe(false);
   });
 
-  it('inside it a stranger takes at most its share: 20 RUB of proofs, counted over the whole window', () => {
+  it('inside it a stranger takes at most its share: 20 RUB of what its proofs took of the reserve', () => {
     expect(refuses(80_000, 2_000 - 25)).toBe(false);
     expect(refuses(80_000, 2_000 - 24)).toBe(true);
   });

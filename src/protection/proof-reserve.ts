@@ -2,8 +2,9 @@
  * Who may spend the spend cap's last share (`limits.pumping.reserveShare`) on methods charged on
  * proof. Anyone can prove a reverse flash call to a number they hold: an attacker's own proofs
  * cost it nothing and would fill the reserve, after which every user is refused for the window.
- * So inside the reserve a caller without a record takes at most CALLER_RESERVE_SHARE of it (its
- * proofs of the whole window counted: client key, network and owner each), and strangers together
+ * So inside the reserve a caller without a record takes at most CALLER_RESERVE_SHARE of it (what its
+ * proofs took of the reserve: client key, network and owner each; a carrier NAT whose users proved
+ * all day before the reserve was reached is not refused inside it for those), and strangers together
  * stop at RECORD_FLOOR_SHARE of it: the rest is a floor for callers with a record. Pure.
  */
 
@@ -26,7 +27,7 @@ export function proofReserveRefuses(input: {
   consumed: number;
   estimate: number;
   capMinor: number;
-  /** The most any of its callers' proofs took in the window. */
+  /** The most any of its callers' proofs took of the window's reserve. */
   callerSpent: number;
   terms: ProofTerms;
 }): boolean {

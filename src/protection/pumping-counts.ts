@@ -27,6 +27,8 @@ export interface SubjectCounts {
   day?: DayCounts;
   /** Countries: starts and distinct numbers verified (a day each) over the last week (the slowest drip). */
   week?: { starts: number; verified: number };
+  /** Countries: distinct networks past their share that started today or yesterday (giver-shares.ts). */
+  networksPast?: number;
   /** Countries: starts of the last five to ten minutes, whose users may still be typing their code. */
   recent?: number;
   /** Countries: how long `recent` covers, ms (five minutes and the current one's elapsed part). */

@@ -4,7 +4,6 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { ProtectionHold } from './protection-hold.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
-import type { SubjectCounts } from './pumping-counts.js';
 import { coolOffMs, countryUnderAttack, reserveRefuses, type PumpingSubjectKind } from './pumping-rules.js';
 import { reportHold, type PumpingReporting } from './pumping-report.js';
 import {
@@ -14,53 +13,20 @@ import {
   isCaller,
   placeOf,
   subjectsOf,
+  twinsOf,
   type NumberPlace,
   type PumpingAttempt,
-  type Subject,
 } from './pumping-subjects.js';
-import { dueHold, heldBy, waitMs, withConcurrent, type Held } from './pumping-verdict.js';
+import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { DataKeys } from '../core/data-keys.js';
-import { RangeStats, type BurstMarks, type HoldState } from './range-stats.js';
+import { RangeStats, type BurstMarks } from './range-stats.js';
+import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
+import { creditedAt, hasBaseline } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 export type { PumpingReporting } from './pumping-report.js';
-
-/**
- * A graded answer's terms (`limits.pumping.grading`): whether the start's method is charged on proof,
- * and the methods charged on proof the account offers it. With one offered, a suspected start of a
- * method charged on proof goes ahead (nobody can make the host pay for a number they do not hold),
- * and one of another method is answered 409 `method_held` naming them.
- */
-export interface GradedAnswer {
-  proofCharged: boolean;
-  offered: readonly string[];
-}
-
-/** What `beforeStart` is told of a start the defence would refuse (see `StartContext.suspected`). */
-export interface PumpingSignal {
-  reason: FraudSuspectedEvent['reason'];
-  range: string;
-  country: string;
-}
-
-/** The defence's reading of one start, taken before `beforeStart` and applied after the limits. */
-export interface PumpingAssessment {
-  attempt: PumpingAttempt;
-  range: string;
-  prefix: string;
-  country: string;
-  subjects: Subject[];
-  /** Whom its verification is credited to: its subjects, and a switch's callers too (their journey converts). */
-  credited: string[];
-  counts: Map<string, SubjectCounts>;
-  /** The holds read for the holdable subjects (running or ended), by subject id. */
-  holds: Map<string, HoldState | undefined>;
-  underAttack: boolean;
-  held: Held | undefined;
-  reserve: boolean;
-  /** A paid start from a caller without a record while its country is under attack: offered a method charged on proof. */
-  steer: boolean;
-}
+import type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
+export type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
 
 const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
   range: ProtectionRefusalReason.rangeHeld,
@@ -70,7 +36,12 @@ const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
   network: ProtectionRefusalReason.clientHeld,
 };
 const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
-const NOTHING_COUNTED = { before: new Map(), callersBefore: new Map(), release: async () => undefined };
+const NOTHING_COUNTED = {
+  before: new Map(),
+  callersBefore: new Map(),
+  standing: 'within' as const,
+  release: async () => undefined,
+};
 
 /** A method charged on proof costs nothing unless the number's owner proves it. */
 function free(method: VerificationMethod | undefined): boolean {
@@ -78,17 +49,14 @@ function free(method: VerificationMethod | undefined): boolean {
 }
 
 /**
- * Defence against SMS pumping (traffic pumped to numbers whose operator pays the attacker): every
- * start that can be charged, and every attempt a hold refused, is counted per number range, operator
- * prefix, country and caller (owner, client key, IPv6 network) in the store, against the distinct
- * numbers verified there; a range, prefix or caller whose starts do not convert is held for a
- * cool-off that doubles while the pattern goes on. A range or prefix nobody verified in takes only
- * a few unconverted starts (a burst is an attack's signature); a prefix or country is judged over
- * the day too (a slow drip); while a country's traffic as a whole does not convert, subjects
- * without conversions or a record are held sooner and, near the spend cap, wait for those with one.
- * Concurrent starts are judged one after the other: each is counted first and judged with the
- * starts counted before it. The rules are in pumping-rules.ts, the verdict in pumping-verdict.ts;
- * README states the costs.
+ * Defence against SMS pumping: every start that can be charged, and every attempt a hold refused, is
+ * counted per number range, operator prefix, country and caller in the store, against the distinct
+ * numbers verified there; a subject whose starts do not convert is held for a cool-off that doubles
+ * while the pattern goes on (a fresh range or prefix after a few: a burst; a prefix or country over
+ * the day too: a slow drip); while a country does not convert, subjects without conversions or a
+ * record are held sooner and, near the spend cap, wait. Concurrent starts are judged one after the
+ * other (counted first, judged with those counted before). Rules: pumping-rules.ts; the verdict:
+ * pumping-verdict.ts; the givers' shares: giver-shares.ts; docs/protection.md states the costs.
  */
 export class PumpingDefence {
   private readonly stats: RangeStats;
@@ -126,16 +94,29 @@ export class PumpingDefence {
     const all = subjectsOf(attempt, place, this.ipv6PrefixLength);
     const subjects = attempt.switchedFrom === undefined ? all : all.filter((s) => !isCaller(s));
     const holdable = holdableOf(subjects);
-    const [counts, holdList] = await Promise.all([
+    const twins = twinsOf(subjects);
+    // A switch's callers were counted when its journey started: it is charged to no giver.
+    const givers = attempt.switchedFrom === undefined ? giversOf(attempt, this.ipv6PrefixLength) : [];
+    const [counts, holdList, balances] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
+      this.stats.readShares(givers),
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
-    for (const s of subjects)
-      if (!isCaller(s)) counts.get(s.id)!.expected = prior[place.country] ?? prior.default;
+    const standing = nextStanding(givers, balances);
+    // Past a share, the start is judged by the twin that will count it (read then: a round trip more).
+    if (standing !== 'within') for (const [id, c] of await this.stats.read(twins)) counts.set(id, c);
+    for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
-    const held = heldBy({ holdable, counts, holds, underAttack }, this.store.now(), this.settings);
+    const judgedBy = standing === 'past' ? twins[1]! : twins[0]!;
+    const selfUnderAttack =
+      !underAttack && standing !== 'within' && countryUnderAttack(counts.get(judgedBy.id)!, this.settings);
+    const held = heldBy(
+      { holdable, counts, holds, underAttack, callersUnderAttack: underAttack || selfUnderAttack },
+      this.store.now(),
+      this.settings,
+    );
     const known = holdable.some((s) => counts.get(s.id)!.known);
     const reserve =
       held === undefined &&
@@ -148,10 +129,11 @@ export class PumpingDefence {
         underAttack,
         known,
       });
-    const credited = all.map((s) => s.id);
-    const steer = held === undefined && underAttack && !known && !free(attempt.method);
-    const verdict = { underAttack, held, reserve, steer };
-    return { attempt, ...place, subjects, credited, counts, holds, ...verdict };
+    const credited = [...all.map((s) => s.id), ...twins.map((t) => t.id)];
+    const steer = held === undefined && (underAttack || selfUnderAttack) && !known && !free(attempt.method);
+    const verdict = { underAttack, selfUnderAttack, held, reserve, steer };
+    const shares = { givers, pastNetwork: nextPastNetwork(givers, balances) };
+    return { attempt, ...place, subjects, credited, counts, holds, ...shares, ...verdict };
   }
 
   /**
@@ -178,13 +160,7 @@ export class PumpingDefence {
   /** Whether one of the start's callers has a record of completed verifications (served from the cap's last share). */
   knownCaller(assessment: PumpingAssessment | undefined): boolean {
     if (assessment === undefined) return false;
-    return assessment.subjects.some(
-      (s) =>
-        s.kind !== 'range' &&
-        s.kind !== 'prefix' &&
-        s.kind !== 'country' &&
-        assessment.counts.get(s.id)?.known,
-    );
+    return assessment.subjects.some((s) => isCaller(s) && assessment.counts.get(s.id)?.known);
   }
 
   /** What `beforeStart` is told: the refusal the defence would give this start, if any. */
@@ -197,13 +173,10 @@ export class PumpingDefence {
 
   /**
    * Counts the start, or refuses it (429 `range_held`, `owner_held`, `client_held`; 503
-   * `spend_cap_reserve`). Every attempt is counted for every subject, a refused one too: a held
-   * range or caller whose attempts go on stays unconverted when its window rolls over (no start
-   * leaks at each boundary), and the next hold is twice as long; it is let go once its starts
-   * convert. A start the reading let through is judged again with the starts counted concurrently
-   * before it (the count is atomic), so a burst of simultaneous starts is judged one by one.
-   * `challengePassed`: the host's `beforeStart` checked this caller (a captcha) and lifts the hold
-   * for this one start. In monitor mode nothing is refused.
+   * `spend_cap_reserve`). Every attempt is counted, a refused one too: a held subject whose attempts
+   * go on stays unconverted as its window rolls over, and the next hold is twice as long. A start the
+   * reading let through is judged again with the starts counted concurrently before it (atomic).
+   * `challengePassed` (`beforeStart`'s captcha) lifts the hold for this start. Monitor mode refuses nothing.
    */
   async admit(
     assessment: PumpingAssessment | undefined,
@@ -221,17 +194,22 @@ export class PumpingDefence {
       grade.offered.length > 0 &&
       this.settings.mode === 'enforce' &&
       !challengePassed
-    )
+    ) {
+      // Steered by its own twin (past a share), it is its givers' evidence as a held attempt is: counted
+      // (and voting), so users' completions cannot wear its twin down and let the pool's next start
+      // pass. Steered by its country, a stranger is counted nowhere (it only votes).
+      const past = assessment.pastNetwork;
+      if (assessment.selfUnderAttack) await this.count(assessment);
+      else if (past) await this.stats.votePastNetwork(countryId(assessment.subjects), past);
       throw protectionRefusal(ProtectionRefusalReason.methodHeld, this.settings.holdMs, {
         offered_methods: [...grade.offered],
         held: ProtectionRefusalReason.rangeHeld,
       });
+    }
     // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
     // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
-    const caller = callerOf(attempt, this.ipv6PrefixLength);
-    const counted = free(attempt.method)
-      ? NOTHING_COUNTED
-      : await this.stats.countStart(assessment.subjects, attempt.phoneNumber, caller, marks);
+    const counted = free(attempt.method) ? NOTHING_COUNTED : await this.count(assessment, marks);
+    if (counted !== NOTHING_COUNTED) assessment.counted = { standing: counted.standing };
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
       const held = dueHold(
@@ -240,6 +218,7 @@ export class PumpingDefence {
           counts: concurrent,
           holds: assessment.holds,
           underAttack: assessment.underAttack,
+          callersUnderAttack: assessment.underAttack || assessment.selfUnderAttack,
         },
         this.settings,
       );
@@ -268,6 +247,18 @@ export class PumpingDefence {
     return { release: counted.release };
   }
 
+  /** Counts a paid start (or attempt) with its country's twins, charged to its givers (marks: countStart). */
+  private count(assessment: PumpingAssessment, marks?: BurstMarks): ReturnType<RangeStats['countStart']> {
+    const { attempt, subjects, givers } = assessment;
+    return this.stats.countStart(
+      [...subjects, ...twinsOf(subjects)],
+      attempt.phoneNumber,
+      callerOf(attempt, this.ipv6PrefixLength),
+      givers,
+      marks,
+    );
+  }
+
   /**
    * Remembers which subjects a started session belongs to, so that its verification is counted
    * there. A session of a method charged on proof is credited to nobody unless one of its callers
@@ -282,7 +273,13 @@ export class PumpingDefence {
     if (assessment === undefined) return;
     if (free(assessment.attempt.method) && !this.knownCaller(assessment)) return;
     const ttl = Math.max(expiresAt - this.store.now(), 0) + this.settings.windowMs;
-    await this.stats.rememberSession(requestId, assessment.credited, ttl);
+    // Its proof counts where its start did, and gives back to the givers it was charged to. (Nothing
+    // counted, a start of a method charged on proof: its proof is credited as before.)
+    const standing = assessment.counted?.standing;
+    const credited = standing === undefined ? assessment.credited : creditedAt(assessment.credited, standing);
+    const expected = assessment.counts.get(countryId(assessment.subjects))?.expected ?? 1;
+    const giveBack = standing && giveBackOf(assessment.givers, standing, expected);
+    await this.stats.rememberSession(requestId, credited, ttl, giveBack);
   }
 
   /**
@@ -299,11 +296,12 @@ export class PumpingDefence {
       clientKey: undefined,
       ip: undefined,
     };
-    const ids =
-      remembered ??
-      subjectsOf(attempt, placeOf(event.phoneNumber, this.settings.rangeDigits), this.ipv6PrefixLength).map(
-        (s) => s.id,
-      );
+    const subjects = subjectsOf(
+      attempt,
+      placeOf(event.phoneNumber, this.settings.rangeDigits),
+      this.ipv6PrefixLength,
+    );
+    const ids = remembered ?? [...subjects, ...twinsOf(subjects)].map((s) => s.id);
     await this.stats.countVerified(ids, event.phoneNumber);
   }
 

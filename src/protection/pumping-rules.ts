@@ -1,6 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
 import { countsAt, type SubjectCounts } from './pumping-counts.js';
+import { PAST_NETWORKS_FLAG } from './giver-shares.js';
 
 /**
  * The pumping defence's scoring rules: pure functions of counts, no I/O (PumpingDefence reads the
@@ -85,10 +86,12 @@ export function doesNotConvert(
  * A country is under attack when its own traffic does not convert, at its (higher) minimum volume:
  * in the window, or over the day (a slow drip); or when it falls short of its prior (belowPrior)
  * over the window, the day or the week: a fresh host is judged from its first hour, and a drip hidden
- * among users who convert shows as a shortfall that grows with time where chance does not.
+ * among users who convert shows as a shortfall that grows with time where chance does not; or when
+ * PAST_NETWORKS_FLAG distinct networks past their share started in it on one UTC day (giver-shares.ts).
  */
 export function countryUnderAttack(country: SubjectCounts, rules: PumpingThresholds): boolean {
   return (
+    (country.networksPast ?? 0) >= PAST_NETWORKS_FLAG ||
     doesNotConvert(country, rules.countryMinStarts, rules) ||
     slowDrip('country', country, rules) ||
     countryBelowPrior(country, rules)
@@ -293,11 +296,12 @@ export function exemptions<T extends { kind: PumpingSubjectKind; counts: Subject
 /** The first subject (in the given order) that is to be held, or undefined (see exemptions). */
 export function subjectToHold<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
   subjects: T[],
-  underAttack: boolean,
+  underAttack: boolean | ((kind: PumpingSubjectKind) => boolean),
   rules: PumpingThresholds,
 ): T | undefined {
   const exempt = exemptions(subjects, rules);
-  return subjects.find((s) => !exempt(s) && ruleOf(s.kind, s.counts, underAttack, rules) !== undefined);
+  const attack = typeof underAttack === 'function' ? underAttack : () => underAttack;
+  return subjects.find((s) => !exempt(s) && ruleOf(s.kind, s.counts, attack(s.kind), rules) !== undefined);
 }
 
 /** Whether a subject's window shows conversions at or above `minConversion`. */

@@ -5,6 +5,7 @@ import { operatorPrefix } from '../core/phone-number.js';
 import { numberRange } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';
 import type { StatsSubject } from './range-stats.js';
+import { fineOf, volumeOf } from './range-stats-keys.js';
 
 /**
  * What a start is counted against, named as the store keys them: its number's range, operator
@@ -91,4 +92,13 @@ export function holdableOf(subjects: Subject[]): HoldableSubject[] {
 
 export function countryId(subjects: Subject[]): string {
   return subjects.find((s) => s.kind === 'country')!.id;
+}
+
+/** The country's twins (range-stats-keys.ts): bounded by its callers' shares, and its whole volume. */
+export function twinsOf(subjects: Subject[]): StatsSubject[] {
+  const country = countryId(subjects);
+  return [
+    { id: fineOf(country), withBaseline: true },
+    { id: volumeOf(country), withBaseline: true },
+  ];
 }

@@ -36,6 +36,16 @@ export interface VerdictInput {
   counts: Map<string, SubjectCounts>;
   holds: Map<string, HoldState | undefined>;
   underAttack: boolean;
+  /** What the start's callers are judged by: `underAttack`, or the country's volume past a giver's share. */
+  callersUnderAttack?: boolean;
+}
+
+/** Whether a subject of `kind` is judged as under attack: places by their country, callers by their own lot. */
+function attackFor(input: VerdictInput): (kind: PumpingSubjectKind) => boolean {
+  return (kind) =>
+    kind === 'range' || kind === 'prefix'
+      ? input.underAttack
+      : (input.callersUnderAttack ?? input.underAttack);
 }
 
 /**
@@ -60,7 +70,7 @@ export function heldBy(input: VerdictInput, now: number, rules: PumpingThreshold
     kind: running.kind,
     id: running.id,
     counts,
-    rule: ruleOf(running.kind, counts, input.underAttack, rules) ?? 'unconverted',
+    rule: ruleOf(running.kind, counts, attackFor(input)(running.kind), rules) ?? 'unconverted',
     hold: input.holds.get(running.id),
     running: true,
   };
@@ -70,7 +80,7 @@ export function heldBy(input: VerdictInput, now: number, rules: PumpingThreshold
 export function dueHold(input: VerdictInput, rules: PumpingThresholds): Held | undefined {
   const found = subjectToHold(
     input.holdable.map((s) => ({ kind: s.kind, id: s.id, counts: input.counts.get(s.id)! })),
-    input.underAttack,
+    attackFor(input),
     rules,
   );
   return found
@@ -78,7 +88,7 @@ export function dueHold(input: VerdictInput, rules: PumpingThresholds): Held | u
         kind: found.kind,
         id: found.id,
         counts: found.counts,
-        rule: ruleOf(found.kind, found.counts, input.underAttack, rules)!,
+        rule: ruleOf(found.kind, found.counts, attackFor(input)(found.kind), rules)!,
         hold: input.holds.get(found.id),
         running: false,
       }

@@ -1,6 +1,8 @@
+import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { options, rangeStatsKey as key } from './range-stats-keys.js';
+import { EVICTABLE, options, rangeStatsKey as key, WEEK_MS } from './range-stats-keys.js';
+import type { Giver } from './giver-shares.js';
 
 /** A running hold: when it ends and how many holds came before it in a row. */
 export interface HoldState {
@@ -10,7 +12,8 @@ export interface HoldState {
 
 /**
  * The pumping defence's holds in the store, shared by every instance: when each subject's hold ends
- * and how many came before it in a row. RangeStats adds the counts.
+ * and how many came before it in a row; which subjects a started session belongs to, and what its
+ * verification gives back to its givers' balances (giver-shares.ts). RangeStats adds the counts.
  */
 export class RangeHolds {
   constructor(
@@ -46,5 +49,80 @@ export class RangeHolds {
     if (current !== null && current !== `${previous.until}:${previous.level}`) return false;
     await this.store.set(k, value, ttl, options(id));
     return true;
+  }
+
+  /**
+   * A network past its share started (or tried to: a start steered away is counted nowhere else) in
+   * the country today: one vote per distinct network and UTC day (giver-shares.ts, PAST_NETWORKS_FLAG).
+   * A day, not the window: a pool sweeping its networks one after another (hours each) has one or
+   * two past their share in any hour.
+   */
+  async votePastNetwork(countryId: string, network: string): Promise<void> {
+    const day = Math.floor(this.store.now() / DAY_MS);
+    const first = await this.store.setIfAbsent(
+      key.pastNetwork(this.keys.digest(`${countryId}\n${network}`), day),
+      '1',
+      2 * DAY_MS,
+      EVICTABLE,
+    );
+    if (first) await this.store.increment(key.pastNetworks(this.keys.digest(countryId), day), 1, 2 * DAY_MS);
+  }
+
+  /** Each giver's balance this week (giver-shares.ts), in the order given. */
+  async readShares(givers: readonly Giver[]): Promise<number[]> {
+    const week = Math.floor(this.store.now() / WEEK_MS);
+    const values = await Promise.all(
+      givers.map((g) => this.store.get(key.share(this.keys.digest(g.id), week))),
+    );
+    return values.map((v) => (Number.isFinite(Number(v)) ? Number(v) : 0));
+  }
+
+  /**
+   * Which subjects a started session belongs to, until it can no longer be verified, and what its
+   * verification gives back to the givers its start was charged to (giver-shares.ts).
+   */
+  async rememberSession(
+    requestId: string,
+    ids: string[],
+    ttlMs: number,
+    giveBack: { givers: string[]; amount: number } = { givers: [], amount: 0 },
+  ): Promise<void> {
+    // Sealed: the ids name the caller (an owner, a client key, an address).
+    const value = JSON.stringify({ ids, givers: giveBack.givers, back: giveBack.amount });
+    await this.store.set(key.session(requestId), this.keys.seal(value), ttlMs, EVICTABLE);
+  }
+
+  /**
+   * The subjects of a session's start, once (later calls answer undefined); its givers get back
+   * what was remembered for them, in the week it is verified.
+   */
+  async takeSession(requestId: string): Promise<string[] | undefined> {
+    const k = key.session(requestId);
+    const value = await this.store.get(k);
+    if (value === null) return undefined;
+    await this.store.delete(k);
+    let stored: unknown;
+    try {
+      stored = JSON.parse(this.keys.open(value) ?? '');
+    } catch {
+      return undefined;
+    }
+    // A session remembered as a bare list of ids gives nothing back.
+    const { ids, givers, back } = (Array.isArray(stored) ? { ids: stored } : (stored ?? {})) as {
+      ids?: unknown;
+      givers?: unknown;
+      back?: unknown;
+    };
+    const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((i) => typeof i === 'string');
+    if (!strings(ids)) return undefined;
+    if (strings(givers) && typeof back === 'number' && back > 0) {
+      const week = Math.floor(this.store.now() / WEEK_MS);
+      await Promise.all(
+        givers.map((g) =>
+          this.store.increment(key.share(this.keys.digest(g), week), -back, 2 * WEEK_MS, EVICTABLE),
+        ),
+      );
+    }
+    return ids;
   }
 }

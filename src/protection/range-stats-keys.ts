@@ -2,6 +2,7 @@ import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions } from '../store/verification-store.interface.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { digest } from './protection-keys.js';
+import type { Standing } from './giver-shares.js';
 
 /** Countries remember a week: the slowest drip they must see (two fixed weeks read as a sliding one). */
 export const WEEK_MS = 7 * DAY_MS;
@@ -18,8 +19,12 @@ export const rangeStatsKey = {
   day: (tag: string, d: number) => `protect:pump:dv:${tag}:${d}`,
   dayStarts: (tag: string, d: number) => `protect:pump:ds:${tag}:${d}`,
   dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
-  /** `of`: the caller's digest: its starts counted in places this week (CALLER_SHARE_PER_WEEK). */
+  /** `of`: the giver's digest: its balance of starts counted in places this week (giver-shares.ts). */
   share: (of: string, wk: number) => `protect:pump:sh:${of}:${wk}`,
+  /** Countries: distinct networks past their share that started on the UTC day (giver-shares.ts). */
+  pastNetworks: (tag: string, d: number) => `protect:pump:pn:${tag}:${d}`,
+  /** `of`: the digest of the country's id and the network. */
+  pastNetwork: (of: string, d: number) => `protect:pump:pnm:${of}:${d}`,
   weekStarts: (tag: string, wk: number) => `protect:pump:ws:${tag}:${wk}`,
   weekVerified: (tag: string, wk: number) => `protect:pump:wv:${tag}:${wk}`,
   recent: (tag: string, b: number) => `protect:pump:r:${tag}:${b}`,
@@ -59,16 +64,31 @@ export const RangeStatsKeys = {
 export const EVICTABLE: StoreWriteOptions = { evictable: true };
 
 /**
- * Starts one caller (client key, else network, else owner) adds to ranges, prefixes and countries
- * in a fixed week; past them its starts count for its own subjects only (which hold it). Two weeks'
- * shares in a sliding one stay under `countryMinStarts` (20): one address cannot put its country under
- * attack, and so change what its other users are offered; a botnet's spread is the prior's business.
+ * A country's twins (giver-shares.ts): the country itself counts starts within every giver's
+ * share; its callers-bounded twin those within its callers' (client key, address, owner) shares,
+ * past a network's too; its volume every start. Each counts the verifications of the starts it
+ * counted. A start is judged by the one that counts it most narrowly: what one giver does past its
+ * share holds that giver, and changes nothing for others.
  */
-export const CALLER_SHARE_PER_WEEK = 5;
+export function fineOf(countryId: string): string {
+  return `${countryId}#fine`;
+}
 
-/** A range, prefix or country: the aggregates many callers share. */
-export function isPlace(id: string): boolean {
-  return hasBaseline(id);
+export function volumeOf(countryId: string): string {
+  return `${countryId}#all`;
+}
+
+/** Whether a counter of the subject `id` keeps a start of this standing (else it is taken back). */
+export function keeps(id: string, standing: Standing): boolean {
+  if (id.endsWith('#all')) return true;
+  if (id.endsWith('#fine')) return standing !== 'past';
+  if (id.startsWith('prefix:') || id.startsWith('country:')) return standing === 'within';
+  return true;
+}
+
+/** Of a start's credited ids, those its verification counts for (keeps). */
+export function creditedAt(ids: readonly string[], standing: Standing): string[] {
+  return ids.filter((id) => keeps(id, standing));
 }
 
 /** Ranges and prefixes count distinct callers (the burst signature). */

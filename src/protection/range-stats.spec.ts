@@ -76,7 +76,7 @@ describe('RangeStats', () => {
       const rs = stats();
       const marks = await rs.markBursts([range, prefix, owner], phone, 'client:a');
       expect([...marks.ids].sort()).toEqual([prefix.id, range.id]);
-      const first = await rs.countStart([range, prefix, owner], phone, 'client:a', marks);
+      const first = await rs.countStart([range, prefix, owner], phone, 'client:a', [], marks);
       expect(first.callersBefore).toEqual(
         new Map([
           [range.id, 0],
@@ -84,7 +84,7 @@ describe('RangeStats', () => {
         ]),
       );
       const next = await rs.markBursts([range, prefix], '+79161234568', 'client:b');
-      const second = await rs.countStart([range, prefix], '+79161234568', 'client:b', next);
+      const second = await rs.countStart([range, prefix], '+79161234568', 'client:b', [], next);
       expect(second.callersBefore).toEqual(
         new Map([
           [range.id, 1],
@@ -99,7 +99,7 @@ describe('RangeStats', () => {
       const counted = await Promise.all(
         Array.from({ length: 12 }, async (_, i) => {
           const marks = await rs.markBursts([range], phone, `client:${i}`);
-          return rs.countStart([range], phone, `client:${i}`, marks);
+          return rs.countStart([range], phone, `client:${i}`, [], marks);
         }),
       );
       expect(counted.map((c) => c.callersBefore.get(range.id)).filter((b) => b !== undefined)).toEqual([0]);
@@ -126,11 +126,11 @@ describe('RangeStats', () => {
       const known = await rs.markBursts([range], phone, 'client:a');
       expect(known.ids.size).toBe(0);
       const increments = jest.spyOn(store, 'increment');
-      await rs.countStart([range], phone, 'client:a', known);
+      await rs.countStart([range], phone, 'client:a', [], known);
       expect(increments.mock.calls.filter(([key]) => key.startsWith('protect:pump:c:'))).toEqual([]);
       increments.mockRestore();
       clock.now += HOUR;
-      const counted = await rs.countStart([range], phone, 'client:a', known);
+      const counted = await rs.countStart([range], phone, 'client:a', [], known);
       expect(counted.callersBefore).toEqual(new Map([[range.id, 0]]));
     });
   });

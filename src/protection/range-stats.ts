@@ -2,9 +2,8 @@ import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions } from '../store/verification-store.interface.js';
 import {
   bursty,
-  CALLER_SHARE_PER_WEEK,
   hasBaseline,
-  isPlace,
+  keeps,
   judgedByDay,
   options,
   rangeStatsKey as key,
@@ -13,6 +12,14 @@ import {
 } from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
 import { OWNER_RETRIES } from './pumping-rules.js';
+import {
+  chargedGivers,
+  networkPast,
+  START_WEIGHT,
+  standingOf,
+  type Giver,
+  type Standing,
+} from './giver-shares.js';
 
 import { EVICTABLE } from './range-stats-keys.js';
 
@@ -37,6 +44,8 @@ export interface CountedStart {
   before: Map<string, number>;
   /** Per range or prefix id: its current window's distinct callers before this start's (counted atomically). */
   callersBefore: Map<string, number>;
+  /** Where its givers stood against their shares: which of its country's twins counted it (giver-shares.ts). */
+  standing: Standing;
   release(): Promise<void>;
 }
 
@@ -101,6 +110,8 @@ export class RangeStats extends RangeBursts {
               number(key.weekVerified(tag, wk - 1)),
               number(key.recent(tag, Math.floor(now / RECENT_MS))),
               number(key.recent(tag, Math.floor(now / RECENT_MS) - 1)),
+              number(key.pastNetworks(tag, day)),
+              number(key.pastNetworks(tag, day - 1)),
             ])
           : undefined;
         dayCounts?.catch(() => undefined);
@@ -144,7 +155,9 @@ export class RangeStats extends RangeBursts {
           };
         }
         if (weekCounts) {
-          const [wsc, wsp, wvc, wvp, rc, rp] = await weekCounts;
+          const [wsc, wsp, wvc, wvp, rc, rp, pnc, pnp] = await weekCounts;
+          // Distinct networks of either UTC day (never the two added: one network is one vote).
+          counts.networksPast = Math.max(pnc, pnp);
           const weekElapsed = (now - wk * WEEK_MS) / WEEK_MS;
           counts.recent = rc + rp;
           counts.recentMs = RECENT_MS + (now % RECENT_MS);
@@ -167,83 +180,92 @@ export class RangeStats extends RangeBursts {
    * Counts a start (or a refused attempt) for each subject, every time: a number's repeated starts
    * cost the host each time. Answers what each current window held before it, read atomically, so
    * that concurrent starts are judged one after the other; `release` takes it back (the start did
-   * not go ahead and nothing was sent).
+   * not go ahead and nothing was sent). Each of `givers` is charged its share (giver-shares.ts);
+   * `marks` are the burst marks taken with the request limits (RangeBursts), else it takes them.
    */
   async countStart(
     subjects: StatsSubject[],
     phoneNumber?: string,
     caller?: string,
+    givers: readonly Giver[] = [],
     marks?: BurstMarks,
   ): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
     const ttl = 2 * this.settings.windowMs;
     const bursts = this.countBursts(subjects, w, phoneNumber, caller, marks);
     const day = Math.floor(this.store.now() / DAY_MS);
-    type Counter = readonly [
-      id: string,
-      key: string,
-      o: StoreWriteOptions | undefined,
-      ttl: number,
-      place: boolean,
-    ];
+    // Each counter names the subject it is for: those that do not keep a start of its standing
+    // (keeps) take it back once the givers' shares are counted.
+    type Counter = readonly [id: string, key: string, o: StoreWriteOptions | undefined, ttl: number];
     const keys: Counter[] = subjects.map((s) => [
       s.id,
       key.starts(this.keys.digest(s.id), w),
       options(s.id),
       ttl,
-      isPlace(s.id),
     ]);
+    const more: Counter[] = [];
     if (phoneNumber !== undefined)
-      keys.push(['', key.number(this.keys.digest(phoneNumber), w), EVICTABLE, ttl, false]);
+      more.push(['', key.number(this.keys.digest(phoneNumber), w), EVICTABLE, ttl]);
     for (const s of subjects.filter((x) => judgedByDay(x.id)))
-      keys.push(['', key.dayStarts(this.keys.digest(s.id), day), options(s.id), 2 * DAY_MS, true]);
+      more.push([s.id, key.dayStarts(this.keys.digest(s.id), day), options(s.id), 2 * DAY_MS]);
     const week = Math.floor(this.store.now() / WEEK_MS);
     for (const s of subjects.filter((x) => x.id.startsWith('country:')))
-      keys.push(
-        ['', key.weekStarts(this.keys.digest(s.id), week), undefined, 2 * WEEK_MS, true],
+      more.push(
+        [s.id, key.weekStarts(this.keys.digest(s.id), week), undefined, 2 * WEEK_MS],
         [
-          '',
+          s.id,
           key.recent(this.keys.digest(s.id), Math.floor(this.store.now() / RECENT_MS)),
           undefined,
           2 * RECENT_MS,
-          true,
         ],
       );
-    // One caller adds at most its week's share to a range, prefix or country (counted in the same batch).
-    const share =
-      caller === undefined
-        ? undefined
-        : this.store.increment(key.share(this.keys.digest(caller), week), 1, 2 * WEEK_MS, EVICTABLE);
+    // Each giver adds at most its week's share (counted in the same batch).
+    const shareKeys = givers.map((g) => key.share(this.keys.digest(g.id), week));
+    const all = [...keys, ...more];
     const [values, newTo, taken] = await Promise.all([
-      Promise.all(keys.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
+      Promise.all(all.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
       bursts,
-      share,
+      Promise.all(shareKeys.map((k) => this.store.increment(k, START_WEIGHT, 2 * WEEK_MS, EVICTABLE))),
     ]);
     const callersBefore = new Map(newTo.filter((x) => x !== undefined));
     const undo = (list: Counter[]) =>
       Promise.all(list.map(([, k, o, t]) => this.store.increment(k, -1, t, o)));
-    // Past it, the start counts for its callers and its range only: what one caller does can hold that
-    // caller, and the block of numbers it pumps (a range is narrow: many addresses concentrated on one
-    // range are still held there), never a prefix or a country of other people.
-    const ranges = new Set(
-      subjects
-        .filter((x) => x.id.startsWith('range:'))
-        .flatMap((x) => [key.starts(this.keys.digest(x.id), w), key.dayStarts(this.keys.digest(x.id), day)]),
-    );
-    const shared = (k: Counter) => k[4] && !ranges.has(k[1]);
-    let held = keys;
-    if (taken !== undefined && taken.value > CALLER_SHARE_PER_WEEK) {
-      await undo(keys.filter(shared));
-      held = keys.filter((k) => !shared(k));
-    }
+    const uncharge = (list: Giver[]) =>
+      Promise.all(
+        list.map((g) =>
+          this.store.increment(
+            key.share(this.keys.digest(g.id), week),
+            -START_WEIGHT,
+            2 * WEEK_MS,
+            EVICTABLE,
+          ),
+        ),
+      );
+    // Past a share, the start counts for its callers, its range and its country's volume: what one
+    // caller does can hold that caller, and the block of numbers it pumps (a range is narrow: many
+    // addresses concentrated on one range are still held there), never a prefix or a country of
+    // other people; and it is charged to no giver whose share it passed (giver-shares.ts).
+    const balances = taken.map((t) => t.value);
+    const standing = standingOf(givers, balances);
+    const charged = chargedGivers(givers, standing);
+    const held = all.filter(([id]) => keeps(id, standing));
+    const country = subjects.find((s) => s.id.startsWith('country:') && !s.id.includes('#'));
+    const past = country && networkPast(givers, balances);
+    if (held.length < all.length || charged.length < givers.length || past)
+      await Promise.all([
+        undo(all.filter(([id]) => !keeps(id, standing))),
+        uncharge(givers.filter((g) => !charged.includes(g))),
+        past ? this.votePastNetwork(country!.id, past.id) : [],
+      ]);
     let released = false;
     return {
       before: new Map(keys.map(([id], i) => [id, values[i]!.value - 1])),
       callersBefore,
+      standing,
       release: async () => {
         if (released) return;
         released = true;
-        await undo(held);
+        await Promise.all([undo(held), uncharge(charged)]);
       },
     };
   }
@@ -300,25 +322,5 @@ export class RangeStats extends RangeBursts {
         ];
       }),
     );
-  }
-
-  /** Which subjects a started session belongs to, until it can no longer be verified. */
-  async rememberSession(requestId: string, ids: string[], ttlMs: number): Promise<void> {
-    // Sealed: the ids name the caller (an owner, a client key).
-    await this.store.set(key.session(requestId), this.keys.seal(JSON.stringify(ids)), ttlMs, EVICTABLE);
-  }
-
-  /** The subjects of a session's start, once (later calls answer undefined). */
-  async takeSession(requestId: string): Promise<string[] | undefined> {
-    const k = key.session(requestId);
-    const value = await this.store.get(k);
-    if (value === null) return undefined;
-    await this.store.delete(k);
-    try {
-      const ids: unknown = JSON.parse(this.keys.open(value) ?? '');
-      return Array.isArray(ids) && ids.every((id) => typeof id === 'string') ? ids : undefined;
-    } catch {
-      return undefined;
-    }
   }
 }

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
-import { CALLER_SHARE_PER_WEEK, RECENT_MS, WEEK_MS } from './range-stats-keys.js';
+import { RECENT_MS, WEEK_MS } from './range-stats-keys.js';
+import { GIVER_SHARES, type Giver } from './giver-shares.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 /* Issue 43: a country's week and last minutes, and one caller's bounded share of the places. */
@@ -14,6 +15,9 @@ const WEEK_START = Math.ceil(Date.UTC(2026, 0, 1) / WEEK_MS) * WEEK_MS;
 const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
 const country: StatsSubject = { id: 'country:RU', withBaseline: true };
 const client: StatsSubject = { id: 'client:c1', withBaseline: false };
+const CALLER_SHARE_PER_WEEK = GIVER_SHARES.client;
+const c1: Giver[] = [{ id: 'client:c1', share: CALLER_SHARE_PER_WEEK, network: false }];
+const c2: Giver[] = [{ id: 'client:c2', share: CALLER_SHARE_PER_WEEK, network: false }];
 
 describe('RangeStats: the week and the caller’s share', () => {
   const clock = { now: WEEK_START };
@@ -31,11 +35,11 @@ describe('RangeStats: the week and the caller’s share', () => {
   it('a caller adds its share to prefixes and countries, not one start more; its range and itself count every start', async () => {
     const rs = stats();
     for (let i = 0; i < CALLER_SHARE_PER_WEEK - 1; i++)
-      await rs.countStart([range, country, client], undefined, 'client:c1');
+      await rs.countStart([range, country, client], undefined, 'client:c1', c1);
     const below = await rs.read([range, country, client]);
     expect(below.get(country.id)).toMatchObject({ starts: CALLER_SHARE_PER_WEEK - 1 });
-    await rs.countStart([range, country, client], undefined, 'client:c1');
-    await rs.countStart([range, country, client], undefined, 'client:c1');
+    await rs.countStart([range, country, client], undefined, 'client:c1', c1);
+    await rs.countStart([range, country, client], undefined, 'client:c1', c1);
     const past = await rs.read([range, country, client]);
     // A range is narrow: many addresses concentrated on one block are held there, past any share.
     expect(past.get(range.id)).toMatchObject({ starts: CALLER_SHARE_PER_WEEK + 1 });
@@ -43,8 +47,8 @@ describe('RangeStats: the week and the caller’s share', () => {
     expect(past.get(country.id)!.week).toEqual({ starts: CALLER_SHARE_PER_WEEK, verified: 0 });
     expect(past.get(client.id)).toMatchObject({ starts: CALLER_SHARE_PER_WEEK + 1 });
     // Another caller is counted; a release of a start past the share takes back only what it added.
-    const other = await rs.countStart([range, country], undefined, 'client:c2');
-    const extra = await rs.countStart([range, country, client], undefined, 'client:c1');
+    const other = await rs.countStart([range, country], undefined, 'client:c2', c2);
+    const extra = await rs.countStart([range, country, client], undefined, 'client:c1', c1);
     await extra.release();
     await other.release();
     expect((await rs.read([country, client])).get(country.id)).toMatchObject({
@@ -52,7 +56,7 @@ describe('RangeStats: the week and the caller’s share', () => {
     });
     // The next fixed week, a new share.
     clock.now = WEEK_START + WEEK_MS;
-    await rs.countStart([country], undefined, 'client:c1');
+    await rs.countStart([country], undefined, 'client:c1', c1);
     expect((await rs.read([country])).get(country.id)!.week!.starts).toBeCloseTo(
       CALLER_SHARE_PER_WEEK + 1,
       5,

@@ -63,6 +63,8 @@ interface OpenSpend {
   onProof?: boolean;
   /** Charged on proof: its callers, whose share of the proof reserve it takes when proved. */
   callers?: readonly string[];
+  /** Charged on proof: where the proof reserve begins (its callers are metered past it). */
+  reserveFrom?: number;
 }
 
 /**
@@ -77,13 +79,11 @@ interface OpenSpend {
  * So the cap bounds what the host pays without a number owner's proof: proofs of sessions still
  * pending when it is reached count past it, each a call or a share from a number the prover holds.
  *
- * The cost is known only after the API answered, so a start first reserves an estimate (the
- * method's current price, or `worstCasePrice` while it is not known) and is refused when the
- * reservation would pass the cap: concurrent starts cannot overshoot it. The reservation is then settled with the real cost, or given back
- * when the API answered that nothing was sent. Windows are aligned on the epoch of the store's
- * clock shifted by `utcOffsetMinutes` (a 24 h window is a day from midnight at that offset, UTC by
- * default). The first refusal in a window emits
- * `verification.spend_cap_reached`, once per window across instances (a claim in the store).
+ * A start first reserves an estimate (the method's price, else `worstCasePrice`) and is refused when
+ * it would pass the cap: concurrent starts cannot overshoot. It is settled with the real cost, or
+ * given back when nothing was sent. Windows start at the store clock's epoch shifted by
+ * `utcOffsetMinutes`. The first refusal in a window emits `verification.spend_cap_reached`, once
+ * across instances (a claim in the store).
  */
 export class SpendCap {
   private readonly limiter: StoreRateLimiter;
@@ -209,7 +209,9 @@ export class SpendCap {
         else if (minor > 0)
           await this.keepOpen(session, {
             ...{ key, windowEndsAt, minor, billing, onProof: true },
-            ...(proof ? { callers: proof.callers } : {}),
+            ...(proof
+              ? { callers: proof.callers, reserveFrom: this.capMinor * (1 - proof.reserveShare) }
+              : {}),
           });
       },
       release: async () => {
@@ -268,11 +270,10 @@ export class SpendCap {
       if (!charged) return;
       const now = this.currentWindow();
       const ttl = Math.max(now.windowEndsAt - this.store.now(), 1);
-      await this.limiter.charge(now.key, open.minor, ttl);
-      for (const caller of open.callers ?? [])
-        await this.store.increment(ProtectionKeys.spendCaller(now.key, caller), open.minor, ttl, {
-          evictable: true,
-        });
+      const after = await this.limiter.charge(now.key, open.minor, ttl);
+      // A caller's share of the reserve is what its proofs took of it (proof-reserve.ts).
+      const taken = Math.min(open.minor, Math.max(0, after - (open.reserveFrom ?? 0)));
+      await this.evidence.proved(now.key, open.callers ?? [], taken, ttl);
       return;
     }
     // Nothing the module saw is evidence of what the API did not charge: kept until usage says (SpendEvidence).

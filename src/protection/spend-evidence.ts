@@ -37,9 +37,20 @@ export class SpendEvidence {
     await this.store.increment(ProtectionKeys.spendLive(window), minor, ttlMs);
   }
 
-  /** What a caller's proved sessions took of the window (the proof reserve's floor). */
+  /** What a caller's proved sessions took of the window's proof reserve (its share of it). */
   async callerSpent(window: string, caller: string): Promise<number> {
     return Math.max(0, Number(await this.store.get(ProtectionKeys.spendCaller(window, caller))) || 0);
+  }
+
+  /** A proof took `minor` of the proof reserve: its callers' share of it (`callerSpent`). */
+  async proved(window: string, callers: readonly string[], minor: number, ttlMs: number): Promise<void> {
+    if (minor <= 0) return;
+    const evictable = { evictable: true };
+    await Promise.all(
+      callers.map((c) =>
+        this.store.increment(ProtectionKeys.spendCaller(window, c), minor, ttlMs, evictable),
+      ),
+    );
   }
 
   /** A session ended: charged as far as the module saw, or `unproven` (kept until usage says otherwise). */

@@ -98,9 +98,9 @@ export class StoreRateLimiter {
     await this.add(key, -points, windowMs);
   }
 
-  /** Counts `points` more against `key` whatever the limit (a real cost above its estimate). */
-  async charge(key: string, points: number, windowMs = this.windowMs): Promise<void> {
-    await this.add(key, points, windowMs);
+  /** Counts `points` more against `key` whatever the limit (a real cost above its estimate); answers the new count. */
+  async charge(key: string, points: number, windowMs = this.windowMs): Promise<number> {
+    return (await this.add(key, points, windowMs)).value;
   }
 
   private add(key: string, by: number, windowMs: number): Promise<{ value: number; expiresAt: number }> {

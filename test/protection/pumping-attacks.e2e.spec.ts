@@ -146,25 +146,43 @@ describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) =
     expect(fraudEvents(fx.host).some((e) => e.reason === 'range_held')).toBe(true);
   });
 
-  it('a slow drip: 15 starts an hour spread over 20 ranges of two prefixes, under every window minimum, is held within the day', async () => {
+  /** 12 hours: 5 starts every 20 minutes over 20 ranges of two prefixes, each number and address new. */
+  async function slowDrip(address: (n: number) => string): Promise<number> {
     fx.host = await protectedHost(fx.sb, platform);
     const ranges = Array.from({ length: 20 }, (_, r) => freshRange(r % 2 ? '925' : '985'));
     const before = sent();
     let n = 0;
-    // 12 hours: 5 starts every 20 minutes, each number and address new.
     for (let tick = 0; tick < 36; tick++) {
-      for (let i = 0; i < 5; i++, n++) await startFrom(fx.host, freshIp(), ranges[n % 20]!.number(n));
+      for (let i = 0; i < 5; i++, n++) await startFrom(fx.host!, address(n), ranges[n % 20]!.number(n));
       await fx.sb.advance(20 * 60_000);
     }
-    expect(sent() - before).toBeLessThanOrEqual(30);
-    expect(fraudEvents(fx.host).some((e) => e.rule === 'slow_drip' || e.countryUnderAttack)).toBe(true);
+    return sent() - before;
+  }
+
+  it('a slow drip: 15 starts an hour spread over 20 ranges of two prefixes, under every window minimum, is held within the day', async () => {
+    // A botnet: every address in a network of its own.
+    expect(await slowDrip((n) => `100.${64 + (n >> 8)}.${n & 255}.9`)).toBeLessThanOrEqual(30);
+    const host = fx.host!;
+    expect(fraudEvents(host).some((e) => e.rule === 'slow_drip' || e.countryUnderAttack)).toBe(true);
     // While the country is under attack, a stranger in a prefix that converts is served by a method
     // charged on proof (free unless it proves its number): offered one, and started with it.
     const user = { ip: freshIp(), phone: freshRange('916').number(1) };
-    const first = await startFrom(fx.host, user.ip, user.phone);
+    const first = await startFrom(host, user.ip, user.phone);
     expect(first.status).toBe(409);
     expect(first.body.offered_methods).toContain('reverse_flash_call');
-    expect((await startFrom(fx.host, user.ip, user.phone, 'reverse_flash_call')).status).toBe(201);
+    expect((await startFrom(host, user.ip, user.phone, 'reverse_flash_call')).status).toBe(201);
+  }, 60_000);
+
+  it('the same drip from 180 addresses of one /24 is held as that network’s, and changes nothing for a stranger elsewhere', async () => {
+    expect(await slowDrip((n) => `203.0.113.${n + 1}`)).toBeLessThanOrEqual(30);
+    // One network adds at most its share to its country and prefixes (giver-shares.ts): never "under attack".
+    expect(fraudEvents(fx.host!).filter((e) => e.rule === 'slow_drip' || e.countryUnderAttack)).toEqual([]);
+    const stranger = await startFrom(fx.host!, freshIp(), freshRange('985').number(1));
+    expect([stranger.status, stranger.body.method]).toEqual([201, 'sms']);
+    // The network's next start, from a new address, is graded.
+    const next = await startFrom(fx.host!, '203.0.113.250', freshRange('925').number(2));
+    expect(next.status).toBe(409);
+    expect(next.body.offered_methods).toContain('reverse_flash_call');
   }, 60_000);
 
   it('an owner farm: numbers verified in one range do not vouch for their prefix; a spread over its other ranges is held there', async () => {

@@ -5,6 +5,7 @@
  * row 13 (store-latency), measured on Redis through a delaying proxy.
  */
 import { describe, expect, it } from '@jest/globals';
+import { MethodStats } from '../../src/account/method-stats.service.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import { roundTripStore } from '../support/round-trip-store.js';
 import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
@@ -48,6 +49,24 @@ describe.each(ONE_PLATFORM)('sequential store round trips per route (%s)', (plat
   // are counted after the answer.
   it('default protection: a start waits for 5, a wrong code for 3, a pending status for 1', async () => {
     expect(await measure({})).toEqual({ start: 5, check: 3, status: 1 });
+  });
+
+  // Past its share (GIVER_SHARES: an address's 5 a week), a start reads its country's twins once its
+  // givers' balances are read, and takes back the counts its standing does not keep once it is counted.
+  it("a start past its address's share waits for 2 more: its country's twins read, the counts it does not keep taken back", async () => {
+    const rt = roundTripStore({ clock: () => fx.sb.now() });
+    fx.host = await protectedHost(fx.sb, platform, {}, { store: rt.store });
+    const ip = freshIp();
+    const trips: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      // The previous start's method figures, counted after its answer, are not this start's.
+      await fx.host.app.get(MethodStats).flush();
+      rt.reset();
+      expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
+      trips.push(rt.trips.length);
+    }
+    await rt.inner.close();
+    expect(trips).toEqual([5, 5, 5, 5, 5, 7, 7]);
   });
 
   it('protection off: a start waits for 3, a wrong code for 2, a pending status for 1', async () => {

@@ -48,20 +48,25 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     expect(first.status).toBe(201);
     // The method figures are counted after the answer; their reads wait for it.
     await fx.host.app.get(MethodStats).flush();
-    // The pumping defence's calls go with the others' (one hop each on Redis, which pipelines them):
-    // its reading (counts of the range, the prefix, the country and the
-    // client, the range's and prefix's burst counts, their holds, the number's own starts, the
-    // prefix's and country's day: starts, numbers and ranges verified; the country's week: starts and
-    // numbers verified, and its starts of the last minutes), the number's and the caller's marks in the
-    // range and the prefix (with the request limits), its counts of the start (the prefix's and country's
-    // day, the country's week and last minutes too, the caller's week share) with the burst counts where
-    // both marks were new, and which subjects the session belongs to.
+    // The pumping defence's calls go with the others' (one hop each on Redis, which pipelines them).
+    // Its gets, 45 + 2 + 2, with the coalescing claim: its reading (counts of the range, the prefix, the
+    // country and the client, the range's and prefix's burst counts, their holds, the number's own
+    // starts, the prefix's and country's day: starts, numbers and ranges verified; the country's week:
+    // starts and numbers verified, and its starts of the last minutes), the country's networks past
+    // their share (today, yesterday), and the givers' week balances (the address and its /24). A start
+    // past a share reads the country's two twins in one more round trip; this one is within.
+    // Its setIfAbsents, 4, with the request limits: the number's and the caller's marks in the range
+    // and the prefix. Its increments, 11 + 2 * 4 + 2, with the spend reservation: its counts of the
+    // start (the subjects' windows, the number's, the prefix's and country's day, the country's week
+    // and last minutes) with the burst counts where both marks were new; the window, day, week and last
+    // minutes of each of the country's two twins; the two givers' balances. Its set, 1, after the API:
+    // which subjects the session belongs to.
     const pumping = calls.filter((c) => c.endsWith('(protect:pump)'));
-    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45);
+    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45 + 2 + 2);
     expect(pumping.filter((c) => c.startsWith('setIfAbsent(')).length).toBe(4);
-    expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(12);
+    expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(11 + 2 * 4 + 2);
     expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(1);
-    expect(pumping.length).toBe(62);
+    expect(pumping.length).toBe(75);
     expect(calls.filter((c) => !c.endsWith('(protect:pump)'))).toEqual([
       // The wrong-code budget and the API's 429 back-off, read with the defence's counts and the
       // coalescing claim (one hop).
