@@ -225,17 +225,25 @@ describe.each(STORES)('giver shares: the store’s counts (RangeStats on %s)', (
       givers: givers(2).map((g) => g.id),
       amount: givenBack(PRIOR),
     });
-    expect(await rs.takeSession('req-1')).toEqual(['country:RU']);
-    expect(await rs.takeSession('req-1')).toBeUndefined();
+    expect(await rs.takeSession('req-1', '+79161234567')).toEqual(['country:RU']);
+    expect(await rs.takeSession('req-1', '+79161234567')).toBeUndefined();
     expect(await rs.readShares(givers(2))).toEqual([
       START_WEIGHT - givenBack(PRIOR),
       9 * START_WEIGHT - givenBack(PRIOR),
     ]);
     // The network has room again: a neighbour's next start is within.
     expect((await rs.countStart(place(10), undefined, `client:${ip(7)}`, givers(7))).standing).toBe('within');
+    // The same number verified again this week gives its givers nothing more.
+    const balances = await rs.readShares(givers(2));
+    await rs.rememberSession('req-3', ['country:RU'], 60_000, {
+      givers: givers(2).map((g) => g.id),
+      amount: givenBack(PRIOR),
+    });
+    expect(await rs.takeSession('req-3', '+79161234567')).toEqual(['country:RU']);
+    expect(await rs.readShares(givers(2))).toEqual(balances);
     // A session remembered by an older version (a bare list) gives nothing back.
     await rs.rememberSession('req-2', ['country:RU'], 60_000);
-    expect(await rs.takeSession('req-2')).toEqual(['country:RU']);
+    expect(await rs.takeSession('req-2', '+79161234567')).toEqual(['country:RU']);
   });
 
   it('networks past their share vote once each per day in the store: the third is read as three; an address past its own share is no vote', async () => {

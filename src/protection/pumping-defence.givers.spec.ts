@@ -220,8 +220,12 @@ describe('pumping defence: the givers’ shares', () => {
   });
 
   /** One paid start graded as the service would (a reverse call offered): 'steered', else 'started'. */
-  async function graded(pumping: PumpingDefence, ip: string): Promise<'steered' | 'started'> {
-    const assessment = (await pumping.assess(from(ip)))!;
+  async function graded(
+    pumping: PumpingDefence,
+    ip: string,
+    phoneNumber = phone(),
+  ): Promise<'steered' | 'started'> {
+    const assessment = (await pumping.assess(from(ip, phoneNumber)))!;
     try {
       await pumping.admit(assessment, false, { proofCharged: false, offered: ['reverse_flash_call'] });
     } catch (error) {
@@ -249,6 +253,61 @@ describe('pumping defence: the givers’ shares', () => {
     expect(answers.filter((x) => x === 'started')).toEqual([]);
     // The country saw only the network's share.
     expect((await counts(['country:RU'])).get('country:RU')).toMatchObject({ starts: 79, verified: 70 });
+  });
+
+  /** A proof of `phoneNumber` by `method` (the offered reverse call, unless said), as the event says. */
+  function proved(
+    pumping: PumpingDefence,
+    phoneNumber: string,
+    method: 'reverse_flash_call' | 'sms' = 'reverse_flash_call',
+  ) {
+    const requestId = `p${++serial}`;
+    return pumping.verified({
+      event: 'verification.verified',
+      verificationId: `vid-${requestId}`,
+      requestId,
+      phoneNumber,
+      method,
+      status: 'verified',
+      verifiedAt: new Date(),
+      expiresAt: null,
+      owner: undefined,
+      source: 'poll',
+      methodsTried: [method],
+      journeyCost: null,
+    });
+  }
+
+  it('a network whose steered users prove the offered method is let go as users elsewhere complete: each proof takes its number’s steered attempt back, once', async () => {
+    const pumping = defence();
+    await convertingUsers(pumping, 40);
+    await sweep(pumping, '192.0.2', 9);
+    let a = 100;
+    while ((await graded(pumping, `192.0.2.${a}`)) === 'started') a += 1;
+    const volume = async () => (await counts([volumeOf('country:RU')])).get(volumeOf('country:RU'))!.starts;
+    // A steered attempt counts; its number's proof by the reverse call takes it back; a second proof,
+    // or a proof by SMS, takes nothing more.
+    const counted = await volume();
+    const number = phone();
+    expect(await graded(pumping, '192.0.2.200', number)).toBe('steered');
+    expect(await volume()).toBe(counted + 1);
+    await proved(pumping, number, 'sms');
+    expect(await volume()).toBe(counted + 1);
+    await proved(pumping, number);
+    expect(await volume()).toBe(counted);
+    await proved(pumping, number);
+    expect(await volume()).toBe(counted);
+    // Beside users who complete elsewhere, the same network's users who follow the graded answer pass again.
+    const answers: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const user = from(`10.200.${i}.1`);
+      await verified(pumping, (await start(pumping, user))!, user.phoneNumber);
+      const own = phone();
+      const answer = await graded(pumping, `192.0.2.${(a + 1 + i) % 250}`, own);
+      answers.push(answer);
+      if (answer === 'steered') await proved(pumping, own);
+    }
+    expect(answers).toContain('started');
   });
 
   it('any split of one network’s starts among its addresses and keys never flags its country (a property)', async () => {

@@ -195,11 +195,12 @@ export class PumpingDefence {
       this.settings.mode === 'enforce' &&
       !challengePassed
     ) {
-      // Steered by its own twin (past a share), it is its givers' evidence as a held attempt is: counted
-      // (and voting), so users' completions cannot wear its twin down and let the pool's next start
-      // pass. Steered by its country, a stranger is counted nowhere (it only votes).
+      // Steered by its own twin (past a share): its givers' evidence as a held attempt is (counted and
+      // voting), until a proof of its number by the offered method takes it back (RangeHolds). Steered
+      // by its country, a stranger is counted nowhere (it only votes).
       const past = assessment.pastNetwork;
-      if (assessment.selfUnderAttack) await this.count(assessment);
+      if (assessment.selfUnderAttack)
+        await this.stats.rememberSteered(attempt.phoneNumber, (await this.count(assessment)).taken);
       else if (past) await this.stats.votePastNetwork(countryId(assessment.subjects), past);
       throw protectionRefusal(ProtectionRefusalReason.methodHeld, this.settings.holdMs, {
         offered_methods: [...grade.offered],
@@ -282,13 +283,13 @@ export class PumpingDefence {
     await this.stats.rememberSession(requestId, credited, ttl, giveBack);
   }
 
-  /**
-   * A verification completed: counted for the subjects of its start (else, for a paid method, its
-   * range, country and owner; a proof of a method charged on proof only as its start was credited).
-   */
+  /** A verification: counted where its start was (else its range, country and owner; a proof as its start was credited). */
   async verified(event: VerificationEvent): Promise<void> {
     if (this.settings.mode === 'off') return;
-    const remembered = await this.stats.takeSession(event.requestId);
+    const [remembered] = await Promise.all([
+      this.stats.takeSession(event.requestId, event.phoneNumber),
+      free(event.method) ? this.stats.takeSteered(event.phoneNumber) : undefined,
+    ]);
     if (remembered === undefined && free(event.method)) return;
     const attempt = {
       phoneNumber: event.phoneNumber,

@@ -2,7 +2,13 @@ import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { EVICTABLE, options, rangeStatsKey as key, WEEK_MS } from './range-stats-keys.js';
-import type { Giver } from './giver-shares.js';
+import { START_WEIGHT, type Giver } from './giver-shares.js';
+
+/** Counters a counted start incremented (key, evictable, ttl) and the givers' balances it was charged to. */
+export interface CountedKeys {
+  counters: [key: string, evictable: boolean, ttlMs: number][];
+  shares: string[];
+}
 
 /** A running hold: when it ends and how many holds came before it in a row. */
 export interface HoldState {
@@ -94,9 +100,11 @@ export class RangeHolds {
 
   /**
    * The subjects of a session's start, once (later calls answer undefined); its givers get back
-   * what was remembered for them, in the week it is verified.
+   * what was remembered for them, in the week it is verified, once per number and week: a number
+   * verified again and again gives its givers nothing more (a network re-verifying its own SIMs
+   * would otherwise stay within its share forever while every start counted in its country).
    */
-  async takeSession(requestId: string): Promise<string[] | undefined> {
+  async takeSession(requestId: string, phoneNumber: string): Promise<string[] | undefined> {
     const k = key.session(requestId);
     const value = await this.store.get(k);
     if (value === null) return undefined;
@@ -115,8 +123,18 @@ export class RangeHolds {
     };
     const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((i) => typeof i === 'string');
     if (!strings(ids)) return undefined;
-    if (strings(givers) && typeof back === 'number' && back > 0) {
-      const week = Math.floor(this.store.now() / WEEK_MS);
+    const week = Math.floor(this.store.now() / WEEK_MS);
+    if (
+      strings(givers) &&
+      typeof back === 'number' &&
+      back > 0 &&
+      (await this.store.setIfAbsent(
+        key.givenBack(this.keys.digest(phoneNumber), week),
+        '1',
+        2 * WEEK_MS,
+        EVICTABLE,
+      ))
+    ) {
       await Promise.all(
         givers.map((g) =>
           this.store.increment(key.share(this.keys.digest(g), week), -back, 2 * WEEK_MS, EVICTABLE),
@@ -124,5 +142,42 @@ export class RangeHolds {
       );
     }
     return ids;
+  }
+
+  /**
+   * A start steered by its own twin was counted as its givers' evidence (PumpingDefence.admit): what
+   * it counted is kept, sealed, under its number for a window, the latest attempt only. A proof of that
+   * number by a method charged on proof takes it back (takeSteered): the user who followed the graded
+   * answer paid with a call from the number; a pool that never proves keeps its evidence.
+   */
+  async rememberSteered(phoneNumber: string, taken: CountedKeys): Promise<void> {
+    const value = this.keys.seal(JSON.stringify(taken));
+    await this.store.set(
+      key.steered(this.keys.digest(phoneNumber)),
+      value,
+      this.settings.windowMs,
+      EVICTABLE,
+    );
+  }
+
+  /** Takes back the number's steered attempt, once (a second proof finds nothing). */
+  async takeSteered(phoneNumber: string): Promise<void> {
+    const k = key.steered(this.keys.digest(phoneNumber));
+    const value = await this.store.get(k);
+    if (value === null) return;
+    await this.store.delete(k);
+    let taken: CountedKeys;
+    try {
+      taken = JSON.parse(this.keys.open(value) ?? '') as CountedKeys;
+    } catch {
+      return;
+    }
+    if (!Array.isArray(taken?.counters) || !Array.isArray(taken.shares)) return;
+    await Promise.all([
+      ...taken.counters.map(([k2, evictable, ttl]) =>
+        this.store.increment(k2, -1, ttl, evictable ? EVICTABLE : undefined),
+      ),
+      ...taken.shares.map((k2) => this.store.increment(k2, -START_WEIGHT, 2 * WEEK_MS, EVICTABLE)),
+    ]);
   }
 }

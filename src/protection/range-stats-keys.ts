@@ -40,6 +40,8 @@ export const rangeStatsKey = {
   number: (of: string, w: number) => `protect:pump:n:${of}:${w}`,
   verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
+  steered: (of: string) => `protect:pump:st:${of}`,
+  givenBack: (of: string, wk: number) => `protect:pump:gb:${of}:${wk}`,
 };
 
 const key = rangeStatsKey;

@@ -260,11 +260,11 @@ describe('RangeStats', () => {
     const store = new MemoryStore({ clock: () => clock.now });
     const rs = stats(store);
     await rs.rememberSession('req-1', [range.id, owner.id], 600_000);
-    expect(await rs.takeSession('req-1')).toEqual([range.id, owner.id]);
-    expect(await rs.takeSession('req-1')).toBeUndefined();
+    expect(await rs.takeSession('req-1', '+79161234567')).toEqual([range.id, owner.id]);
+    expect(await rs.takeSession('req-1', '+79161234567')).toBeUndefined();
     await rs.rememberSession('req-2', [range.id], 600_000);
     clock.now += 600_000;
-    expect(await rs.takeSession('req-2')).toBeUndefined();
+    expect(await rs.takeSession('req-2', '+79161234567')).toBeUndefined();
   });
 
   it('a flood of ranges evicts only evictable counters: a country keeps its counts', async () => {

@@ -34,6 +34,7 @@ export interface StatsSubject {
 }
 
 import { RangeBursts, type BurstMarks } from './range-bursts.js';
+import type { CountedKeys } from './range-holds.js';
 
 export type { HoldState } from './range-holds.js';
 export type { BurstMarks } from './range-bursts.js';
@@ -46,6 +47,8 @@ export interface CountedStart {
   callersBefore: Map<string, number>;
   /** Where its givers stood against their shares: which of its country's twins counted it (giver-shares.ts). */
   standing: Standing;
+  /** What release() takes back, in a form the store can keep (a steered attempt's, see RangeHolds). */
+  taken: CountedKeys;
   release(): Promise<void>;
 }
 
@@ -262,6 +265,10 @@ export class RangeStats extends RangeBursts {
       before: new Map(keys.map(([id], i) => [id, values[i]!.value - 1])),
       callersBefore,
       standing,
+      taken: {
+        counters: held.map(([, k, o, t]) => [k, o?.evictable === true, t]),
+        shares: charged.map((g) => key.share(this.keys.digest(g.id), week)),
+      },
       release: async () => {
         if (released) return;
         released = true;
