@@ -3,7 +3,7 @@ import type { RateLimit, ResolvedPurposes } from '../options/verification.option
 import type { ProtectionHold } from './protection-hold.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
+import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from '../core/refusal-reason.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 
 const NOTHING_HELD: ProtectionHold = { release: async () => undefined };

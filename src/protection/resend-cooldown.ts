@@ -3,7 +3,7 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { ProtectionHold } from './protection-hold.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
+import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from '../core/refusal-reason.js';
 
 export interface CooldownClaim {
   /** When the caller's next start to this phone will be accepted, or null when the cooldown is off. */

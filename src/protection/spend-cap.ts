@@ -7,7 +7,7 @@ import type { PriceEstimator } from './price-estimator.js';
 import type { ProtectionHold } from './protection-hold.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 import { SpendEvidence, type ChargedOn } from './spend-evidence.js';
 import { inProofReserve, proofReserveRefuses, type ProofTerms } from './proof-reserve.js';

@@ -1,7 +1,7 @@
 import { ProtectionRefusal } from '../core/refusal-reason.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import { settled } from '../core/settled.js';
-import type { GradedAnswer, PumpingAssessment, PumpingDefence } from './pumping-defence.js';
+import type { GradedAnswer, PumpingAssessment, PumpingDefence } from '../pumping/pumping-defence.js';
 import type { UpstreamBackOff } from './upstream-back-off.js';
 import type { StartCandidate } from './verification-protection.types.js';
 import type { WrongCodeBudget } from './wrong-code-budget.js';

@@ -1,6 +1,6 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 
 /**
  * The API's own rate limit, shared by every instance: once a start is answered 429, starts wait out

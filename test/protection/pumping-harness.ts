@@ -3,7 +3,7 @@ import { ProtectionRefusal } from '../../src/core/refusal-reason.js';
 import type { FraudSuspectedEvent, VerificationEvent } from '../../src/core/verification-events.js';
 import { VERIFICATION_DEFAULTS, type ResolvedPumping } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import { PumpingDefence, type PumpingAttempt } from '../../src/protection/pumping-defence.js';
+import { PumpingDefence, type PumpingAttempt } from '../../src/pumping/pumping-defence.js';
 import { SPEC_DATA_KEYS } from '../support/data-keys.js';
 
 /**

@@ -1,8 +1,7 @@
 import type { FraudSuspectedEvent, VerificationEvent } from '../core/verification-events.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import type { ProtectionHold } from './protection-hold.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
 import { coolOffMs, countryUnderAttack, reserveRefuses, type PumpingSubjectKind } from './pumping-rules.js';
 import { reportHold, type PumpingReporting } from './pumping-report.js';
@@ -35,7 +34,9 @@ const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
   client: ProtectionRefusalReason.clientHeld,
   network: ProtectionRefusalReason.clientHeld,
 };
-const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
+/** What a start took of the defence, given back when it does not go ahead (protection's ProtectionHold). */
+type DefenceHold = { release(): Promise<void> };
+const NOTHING_HELD: DefenceHold = { release: async () => undefined };
 const NOTHING_COUNTED = {
   before: new Map(),
   callersBefore: new Map(),
@@ -183,7 +184,7 @@ export class PumpingDefence {
     challengePassed: boolean,
     grade?: GradedAnswer,
     marks?: BurstMarks,
-  ): Promise<ProtectionHold> {
+  ): Promise<DefenceHold> {
     if (assessment === undefined) return NOTHING_HELD;
     const { attempt } = assessment;
     // While its country is under attack, a stranger's paid start is served by a method charged on
