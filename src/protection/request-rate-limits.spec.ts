@@ -34,6 +34,7 @@ describe('RequestRateLimits', () => {
     return new RequestRateLimits(
       store,
       {
+        enabled: true,
         startPerIp: { points: 100, windowMs: HOUR },
         freeStartPerCaller: { points: 100, windowMs: HOUR },
         startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
@@ -166,6 +167,7 @@ describe('free starts (methods charged on proof)', () => {
     const limits = new RequestRateLimits(
       store,
       {
+        enabled: true,
         startPerIp: false,
         freeStartPerCaller: { points: 2, windowMs: 600_000 },
         startPerPhoneAndCaller: false,

@@ -3,6 +3,9 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { ProtectionHold } from './protection-hold.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { ProtectionKeys } from './protection-keys.js';
+import { limitsCallerOf, starterOf } from './start-callers.js';
+import type { CoalescingClaim, StartCoalescer } from './start-coalescer.js';
+import type { HandBack, StartCandidate } from './verification-protection.types.js';
 import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from '../core/refusal-reason.js';
 
 export interface CooldownClaim {
@@ -40,7 +43,28 @@ export class ResendCooldown {
     private readonly store: VerificationStore,
     private readonly cooldownMs: number | false,
     private readonly keys: DataKeys,
+    /** Coalescing (`limits.coalesceStarts`; off: undefined): see `coalesce`. */
+    private readonly coalescer?: StartCoalescer,
   ) {}
+
+  /** Whether a start may be handed back an identical pending one: coalescing is on and its starter known. */
+  coalesces(candidate: StartCandidate): boolean {
+    return this.coalescer !== undefined && starterOf(candidate) !== undefined;
+  }
+
+  /**
+   * Coalescing (when `coalesces`): the pending session of an identical start (same starter, number,
+   * method and purpose) is handed back while its cooldown runs, with the cooldown's end; else the
+   * start gets the claim to start one (StartCoalescer.claim).
+   */
+  async coalesce(candidate: StartCandidate, stale?: string): Promise<HandBack | CoalescingClaim> {
+    const { phoneNumber, method, purpose } = candidate;
+    const key = ProtectionKeys.coalesce(this.keys, starterOf(candidate)!, phoneNumber, method, purpose);
+    const claimed = await this.coalescer!.claim(key, stale);
+    if (typeof claimed !== 'string') return claimed;
+    const resendAvailableAt = await this.availableAt(phoneNumber, method, limitsCallerOf(candidate));
+    return { handBack: claimed, resendAvailableAt };
+  }
 
   /** Starts the cooldown for the caller, phone and method, or throws 429 `resend_cooldown` while one is running. */
   async claim(phoneNumber: string, method: string, who: CooldownCaller): Promise<CooldownClaim> {

@@ -2,7 +2,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import { settled } from '../core/settled.js';
 import type { GradedAnswer, PumpingAssessment, PumpingDefence } from '../pumping/pumping-defence.js';
-import type { UpstreamBackOff } from './upstream-back-off.js';
+import type { RequestRateLimits } from './request-rate-limits.js';
 import type { StartCandidate } from './verification-protection.types.js';
 import type { WrongCodeBudget } from './wrong-code-budget.js';
 
@@ -21,10 +21,10 @@ export async function readStart(
   candidate: StartCandidate,
   wrongCodes: WrongCodeBudget,
   pumping: PumpingDefence,
-  backOff: UpstreamBackOff | undefined,
+  limits: RequestRateLimits,
 ): Promise<StartReading> {
   const budget = settled(wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner));
-  const [assessment] = await Promise.all([pumping.assess(candidate), backOff?.assertOpen()]);
+  const [assessment] = await Promise.all([pumping.assess(candidate), limits.assertUpstreamOpen()]);
   return { pumping: assessment, wrongCodes: await budget };
 }
 

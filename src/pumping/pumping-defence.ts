@@ -17,8 +17,7 @@ import {
   type PumpingAttempt,
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
-import type { DataKeys } from '../core/data-keys.js';
-import { RangeStats, type BurstMarks } from './range-stats.js';
+import type { RangeStats, BurstMarks } from './range-stats.js';
 import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
 import { creditedAt, hasBaseline } from './range-stats-keys.js';
 
@@ -60,7 +59,6 @@ function free(method: VerificationMethod | undefined): boolean {
  * pumping-verdict.ts; the givers' shares: giver-shares.ts; docs/protection.md states the costs.
  */
 export class PumpingDefence {
-  private readonly stats: RangeStats;
   private readonly safeNumbers: Set<string>;
   private readonly safeRanges: Set<string>;
   private readonly safeOwners: Set<string>;
@@ -70,9 +68,11 @@ export class PumpingDefence {
     private readonly settings: ResolvedPumping,
     private readonly ipv6PrefixLength: number,
     private readonly report: PumpingReporting,
-    keys: DataKeys,
+    /** The counts and holds in the store (on the defence's settings). */
+    private readonly stats: RangeStats,
+    /** The spend cap, when one is configured: near it, a stranger waits while its country does not convert. */
+    private readonly spend?: { spentShare(): Promise<number> },
   ) {
-    this.stats = new RangeStats(store, settings, keys);
     this.safeNumbers = new Set(settings.safeList.numbers);
     this.safeRanges = new Set(settings.safeList.ranges);
     this.safeOwners = new Set(settings.safeList.owners);
@@ -123,9 +123,9 @@ export class PumpingDefence {
       held === undefined &&
       underAttack &&
       !known &&
-      this.report.spentShare !== undefined &&
+      this.spend !== undefined &&
       reserveRefuses({
-        spentShare: await this.report.spentShare(),
+        spentShare: await this.spend.spentShare(),
         reserveShare: this.settings.reserveShare,
         underAttack,
         known,
@@ -229,7 +229,7 @@ export class PumpingDefence {
     const enforce = this.settings.mode === 'enforce' && !challengePassed;
     if (reason !== undefined) {
       const until = await this.startHoldOnce(assessment, reason);
-      this.report.refusal(reason, this.settings.mode);
+      this.report.metrics.pumpingRefusal(reason, this.settings.mode);
       if (enforce) {
         const held = assessment.held;
         const wait = held
