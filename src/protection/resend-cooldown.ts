@@ -47,20 +47,17 @@ export class ResendCooldown {
     private readonly coalescer?: StartCoalescer,
   ) {}
 
-  /** Whether a start may be handed back an identical pending one: coalescing is on and its starter known. */
-  coalesces(candidate: StartCandidate): boolean {
-    return this.coalescer !== undefined && starterOf(candidate) !== undefined;
-  }
-
   /**
-   * Coalescing (when `coalesces`): the pending session of an identical start (same starter, number,
-   * method and purpose) is handed back while its cooldown runs, with the cooldown's end; else the
-   * start gets the claim to start one (StartCoalescer.claim).
+   * Coalescing: the pending session of an identical start (same starter, number, method and purpose)
+   * is handed back while its cooldown runs, with the cooldown's end; else the start gets the claim to
+   * start one (StartCoalescer.claim). Undefined when coalescing is off or the starter is unknown.
    */
-  async coalesce(candidate: StartCandidate, stale?: string): Promise<HandBack | CoalescingClaim> {
+  async coalesce(candidate: StartCandidate, stale?: string): Promise<HandBack | CoalescingClaim | undefined> {
+    const starter = starterOf(candidate);
+    if (this.coalescer === undefined || starter === undefined) return undefined;
     const { phoneNumber, method, purpose } = candidate;
-    const key = ProtectionKeys.coalesce(this.keys, starterOf(candidate)!, phoneNumber, method, purpose);
-    const claimed = await this.coalescer!.claim(key, stale);
+    const key = ProtectionKeys.coalesce(this.keys, starter, phoneNumber, method, purpose);
+    const claimed = await this.coalescer.claim(key, stale);
     if (typeof claimed !== 'string') return claimed;
     const resendAvailableAt = await this.availableAt(phoneNumber, method, limitsCallerOf(candidate));
     return { handBack: claimed, resendAvailableAt };

@@ -15,14 +15,21 @@ import { SessionRecordRepository } from '../sessions/session-record.repository.j
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import { methodTraits } from '../core/verification-method.js';
-import { ProtectionRefusalReason } from '../core/refusal-reason.js';
-import { graded, readStart, type StartReading } from './start-reading.js';
+import { ProtectionRefusal, protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
+import { settled } from '../core/settled.js';
 import { admitTestStart as admitTest, type TestAdmission } from './test-start-admission.js';
-import type { GradedAnswer } from '../pumping/pumping-defence.js';
+import type { GradedAnswer, PumpingAssessment } from '../pumping/pumping-defence.js';
 import type { HandBack, StartCandidate } from './verification-protection.types.js';
 
 export type { HandBack, StartCandidate, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
+
+/** What a start's verdict read before `beforeStart`, in one round trip (`read`). */
+interface StartReading {
+  pumping: PumpingAssessment | undefined;
+  /** Throws the wrong-code budget's refusal, if any. */
+  wrongCodes: () => void;
+}
 
 /**
  * Protection of the host's money and users on the client routes: start and check limits, resend
@@ -65,11 +72,11 @@ export class VerificationProtection {
    * StartPermit). Protection is asked once and never calls back.
    */
   async admitStart(candidate: StartCandidate, stale?: string): Promise<HandBack | StartPermit> {
-    if (!this.cooldown.coalesces(candidate)) return this.admit(candidate, undefined);
     // The claim and the reading go together (one round trip); a duplicate's reading is not used.
     const reading = this.read(candidate);
     reading.catch(() => undefined);
     const claimed = await this.cooldown.coalesce(candidate, stale);
+    if (claimed === undefined) return this.admit(candidate, undefined, reading);
     if ('handBack' in claimed) return claimed;
     try {
       // A claim won after another start's ended: read again, after it.
@@ -88,8 +95,14 @@ export class VerificationProtection {
     return this.admit(candidate, undefined);
   }
 
-  private read(candidate: StartCandidate): Promise<StartReading> {
-    return readStart(candidate, this.wrongCodes, this.pumping, this.limits);
+  /**
+   * Reads what a start's verdict needs, at once: the pumping defence's counts, the API's 429 back-off
+   * (its refusal now) and the wrong-code budget (its refusal answers after the hook).
+   */
+  private async read(candidate: StartCandidate): Promise<StartReading> {
+    const budget = settled(this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner));
+    const [pumping] = await Promise.all([this.pumping.assess(candidate), this.limits.assertUpstreamOpen()]);
+    return { pumping, wrongCodes: await budget };
   }
 
   private async admit(
@@ -216,4 +229,17 @@ export class VerificationProtection {
   async holdWrongCode(phoneNumber: string, owner: string | undefined): Promise<WrongCodeHold> {
     return this.wrongCodes.holdCheck(phoneNumber, owner);
   }
+}
+
+/**
+ * A refusal by `held` of a start not charged on proof becomes 409 `method_held` while a method charged on
+ * proof is offered (GradedAnswer); any other error is thrown as it is.
+ */
+function graded(error: unknown, grade: GradedAnswer | undefined, held: ProtectionRefusalReason): unknown {
+  if (!(error instanceof ProtectionRefusal) || error.reason !== held) return error;
+  if (!grade || grade.proofCharged || grade.offered.length === 0) return error;
+  return protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
+    offered_methods: [...grade.offered],
+    held,
+  });
 }
