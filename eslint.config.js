@@ -14,7 +14,8 @@ const LAYERS = [
   ['ledger'], // expected charges per day, method and operator prefix, reconciled with usage and balance
   ['account', 'history'], // prices, balance, methods offered, health: what the account may do; per-number history
   ['sessions'], // the session record's life: tracker, refresher, repository, reconciler
-  ['protection', 'test-numbers'], // limits, cooldowns, spend cap, coalescing, pumping defence; reviewer numbers
+  ['pumping'], // the pumping defence: counts per range, prefix, country and caller, holds, givers' shares
+  ['protection', 'test-numbers'], // limits, cooldowns, spend cap, coalescing (asks pumping); reviewer numbers
   ['verification'], // the service frontends and hosts call: start, check, status, handles, phone policy
   ['http', 'guard'], // client routes (and the problem filter, OpenAPI), the verified-phone guard
   ['webhooks'], // the webhook route (answers through http's problem filter)

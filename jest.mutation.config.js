@@ -59,6 +59,7 @@ export const SPECS_BY_FOLDER = {
     /^test\/protection\/limit-options\./,
   ],
   protection: [/^src\/protection\//, /^test\/protection\//],
+  pumping: [/^src\/pumping\//, /^test\/protection\/pumping-/],
   sessions: [/^src\/sessions\//, /^test\/sessions\//],
   store: [/^test\/store\//, /^test\/privacy\/store-dump\./, /^test\/multi-instance\/store-outage\./],
   'test-numbers': [/^test\/test-numbers\//],

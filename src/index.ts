@@ -24,7 +24,7 @@ export {
 /* Errors a host renders or catches: every one is an instance of PhoneVerificationError. */
 export { PhoneVerificationError } from './core/phone-verification.error.js';
 export { ClientErrorCode, VerificationClientError, VerificationError } from './core/verification.errors.js';
-export { ProtectionRefusalReason } from './protection/protection-refusals.js';
+export { ProtectionRefusalReason } from './core/refusal-reason.js';
 export { VerificationProblemFilter } from './http/verification-problem.filter.js';
 export { VerificationListenerError } from './sessions/verification.tracker.js';
 export { VerificationOptionsError } from './options/verification.options.js';

@@ -6,6 +6,8 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { VerificationBalanceWatch } from './balance-watch.service.js';
 import { VerificationAccountService } from './verification-account.service.js';
 import { MethodStats } from './method-stats.service.js';
+import { FigureEvidence } from './figure-evidence.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
 import { PriceBook } from './price-book.js';
 
@@ -22,6 +24,12 @@ export const ACCOUNT_PROVIDERS: Provider[] = [
   },
   PriceBook,
   VerificationAccountService,
+  {
+    provide: FigureEvidence,
+    useFactory: (options: ResolvedVerificationOptions, store: VerificationStore) =>
+      new FigureEvidence(store, options.dataKeys),
+    inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationStore],
+  },
   MethodStats,
   VerificationBalanceWatch,
   VerificationHealthIndicator,

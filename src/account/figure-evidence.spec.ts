@@ -5,6 +5,7 @@ import { MemoryStore } from '../store/memory.store.js';
 import { methodStatsFixture, NOON, rub, SPEC_KEYS } from '../../test/support/method-stats.fixture.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 import { FIGURES_SHARE_PER_DAY, FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { FigureEvidence } from './figure-evidence.js';
 import { MethodStats } from './method-stats.service.js';
 
 /*
@@ -23,7 +24,11 @@ describe('MethodStats: figures learned from evidence of real users', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    stats = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
   });
   afterEach(() => store.close());
 

@@ -8,6 +8,7 @@ import { methodStatsFixture, SPEC_KEYS, NOON, rub } from '../../test/support/met
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { callingCodeOf } from './method-figures.js';
+import { FigureEvidence } from './figure-evidence.js';
 import { MethodStats } from './method-stats.service.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
@@ -28,7 +29,11 @@ describe('MethodStats: what the figures answer', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    stats = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
   });
   afterEach(() => store.close());
 
@@ -146,7 +151,11 @@ describe('MethodStats: what the figures answer', () => {
     broken.setIfAbsent = () => Promise.reject(new Error('store down'));
     const quiet = logger();
     quiet.warn = (message, fields) => void lines.push(`${message} ${JSON.stringify(fields)}`);
-    const failing = new MethodStats(broken, telemetryOf(quiet, VerificationMetrics.disabled()), SPEC_KEYS);
+    const failing = new MethodStats(
+      broken,
+      telemetryOf(quiet, VerificationMetrics.disabled()),
+      new FigureEvidence(broken, SPEC_KEYS.dataKeys),
+    );
     await expect(failing.tally(session())).resolves.toBeUndefined();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('could not be counted');
@@ -156,7 +165,11 @@ describe('MethodStats: what the figures answer', () => {
   it('reports each counted transition to Prometheus once, with the calling code and the charge', async () => {
     const registry = new Registry();
     const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'unit_' });
-    const counted = new MethodStats(store, telemetryOf(logger(), metrics), SPEC_KEYS);
+    const counted = new MethodStats(
+      store,
+      telemetryOf(logger(), metrics),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
     const record = session({ method: 'flash_call', cost: rub(0.8) });
     const verified = { ...record, status: 'verified', delivered: true, verifiedAt: now + 12_000 };
     for (const state of [record, verified, verified]) await counted.tally(state);
@@ -188,7 +201,11 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    stats = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
   });
   afterEach(() => store.close());
 

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { methodStatsFixture, SPEC_KEYS, NOON, rub } from '../../test/support/method-stats.fixture.js';
+import { FigureEvidence } from './figure-evidence.js';
 import { MethodStats, STATS_FLUSH_INTERVAL_MS } from './method-stats.service.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
@@ -14,7 +15,11 @@ describe('MethodStats: figures an attacker cannot steer (issue 29, finding 6)', 
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    stats = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
   });
   afterEach(() => store.close());
 
@@ -51,7 +56,11 @@ describe('MethodStats: each transition counted once, by method and calling code'
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    stats = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
   });
   afterEach(() => store.close());
 
@@ -60,7 +69,11 @@ describe('MethodStats: each transition counted once, by method and calling code'
     expect((await stats.figures()).sms).toMatchObject({ started: 1, callers: 1 });
     void stats.tally(session(), 'client:b');
     await stats.flush();
-    const other = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    const other = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
     expect((await other.figures()).sms).toMatchObject({ started: 2, callers: 2 });
   });
 
@@ -81,7 +94,11 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
 
   it('two instances on one store tallying the same states at once count each transition once', async () => {
-    const other = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    const other = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
     const records = Array.from({ length: 20 }, () => session({ method: 'msgr1_otp', cost: rub(0.9) }));
     const done = records.map((r, i) => ({
       ...r,
@@ -121,7 +138,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
     const counter = new MethodStats(
       watched,
       telemetryOf(logger(), VerificationMetrics.disabled()),
-      SPEC_KEYS,
+      new FigureEvidence(watched, SPEC_KEYS.dataKeys),
     );
     const first = session({ method: 'msgr1_otp', cost: rub(0.9) });
     await counter.tally(first);
@@ -157,7 +174,11 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
 
   it('adds its counts to the store by itself within the flush interval', async () => {
-    const counter = new MethodStats(store, telemetryOf(logger(), VerificationMetrics.disabled()), SPEC_KEYS);
+    const counter = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     try {
       await counter.tally(session());
@@ -175,16 +196,13 @@ describe('MethodStats: each transition counted once, by method and calling code'
     const warnings: string[] = [];
     const log = logger();
     log.warn = (message: string) => void warnings.push(message);
-    const failing = new MethodStats(
-      new Proxy(store, {
-        get(target, property, receiver) {
-          if (property === 'increment') return () => Promise.reject(new Error('store down'));
-          return Reflect.get(target, property, receiver) as unknown;
-        },
-      }),
-      telemetryOf(log),
-      SPEC_KEYS,
-    );
+    const down = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === 'increment') return () => Promise.reject(new Error('store down'));
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const failing = new MethodStats(down, telemetryOf(log), new FigureEvidence(down, SPEC_KEYS.dataKeys));
     const record = session();
     await failing.tally(record);
     await failing.flush();

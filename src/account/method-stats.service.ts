@@ -8,7 +8,6 @@ import type { MethodSamples, MethodSamplesByMethod } from '../core/method-rankin
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import {
   bucketField,
@@ -73,15 +72,12 @@ export class MethodStats implements OnModuleDestroy {
   /** Batches being written, and tallies in flight (first): `flush` waits for them, so a read after it sees them. */
   readonly #writing = new Set<Promise<void>>();
   readonly #tallying = new Set<Promise<void>>();
-  readonly #evidence: FigureEvidence;
-
   constructor(
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
-    @Inject(RESOLVED_VERIFICATION_OPTIONS) keys: { dataKeys: { digest(v: string): string } },
-  ) {
-    this.#evidence = new FigureEvidence(store, keys.dataKeys);
-  }
+    /** What a session's counts are admitted on (a provider: ACCOUNT_PROVIDERS). */
+    private readonly evidence: FigureEvidence,
+  ) {}
 
   static claimKey(requestId: string, transition: MethodTransition): string {
     return `stats-counted:{${requestId}}:${transition}`;
@@ -114,7 +110,7 @@ export class MethodStats implements OnModuleDestroy {
     // A test number's session says nothing about a method's real success or price.
     if (record.suspected || isTestSession(record.requestId)) return;
     try {
-      const admitted = await this.#evidence.admitted(record, device, { ...givers, caller });
+      const admitted = await this.evidence.admitted(record, device, { ...givers, caller });
       if (admitted === false) return;
       const shown = shownTransitions(record);
       const claimed = await this.#claim(record, shown);
@@ -125,7 +121,7 @@ export class MethodStats implements OnModuleDestroy {
       if (
         caller !== undefined &&
         won.includes('started') &&
-        (await this.#evidence.firstCaller(record, caller))
+        (await this.evidence.firstCaller(record, caller))
       )
         counts.adds.push([CALLERS_FIELD, 1]);
       this.#add(counts);
@@ -138,7 +134,7 @@ export class MethodStats implements OnModuleDestroy {
   /** A status answer of `record` (a page following it: evidence for its unverified end); never fails its caller. */
   async followed(record: SessionRecord): Promise<void> {
     try {
-      await this.#evidence.followed(record);
+      await this.evidence.followed(record);
     } catch (error) {
       this.#lost(record, error);
     }
@@ -199,25 +195,25 @@ export class MethodStats implements OnModuleDestroy {
    */
   async #journeyOutcome(record: SessionRecord, counts: Counts, admitted: Admission): Promise<void> {
     if (counts.transitions.includes('verified')) {
-      await this.#evidence.verified(record, admitted);
+      await this.evidence.verified(record, admitted);
       return;
     }
     if (!counts.transitions.includes('expired') && !counts.transitions.includes('failed')) return;
     const withoutEnd = counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed');
     if (counts.momentGroup !== undefined && cutOffBySwitch(record.method)) {
-      if (await this.#evidence.journeyVerified(record)) {
+      if (await this.evidence.journeyVerified(record)) {
         counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
         return;
       }
     }
     // No real user's end: out of what the policy learns (the moment's figures: neither ended nor pending).
-    const proof = await this.#evidence.proven(record, admitted);
+    const proof = await this.evidence.proven(record, admitted);
     if (!proof.ranking) counts.adds.push([UNPROVEN_FIELD, 1]);
     if (!proof.moment) counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
   }
 
   #claim(record: SessionRecord, transitions: MethodTransition[]): Promise<boolean[]> {
-    const ttl = this.#evidence.claimTtl(record);
+    const ttl = this.evidence.claimTtl(record);
     return Promise.all(
       transitions.map((transition) =>
         this.store.setIfAbsent(MethodStats.claimKey(record.requestId, transition), '1', ttl),

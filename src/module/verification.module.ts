@@ -18,8 +18,7 @@ import { createUpstreamRequestObserver } from '../observability/upstream-request
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { assertDistinctRoutes, servedBy } from './distinct-routes.js';
 import { servedRoutesLines } from './served-routes.log.js';
-import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { StatusReadMeter } from '../protection/status-read-meter.js';
+import { PROTECTION_PROVIDERS } from '../protection/protection.providers.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SubjectIndex } from '../sessions/subject-index.js';
 import { StatusStreamHub } from '../http/status-stream.hub.js';
@@ -132,8 +131,7 @@ const PROVIDERS: Provider[] = [
   VerificationTracker,
   StatusStreamHub,
   SessionRefresher,
-  VerificationProtection,
-  StatusReadMeter,
+  ...PROTECTION_PROVIDERS,
   ...VERIFICATION_PROVIDERS,
   VerificationReconciler,
   WebhookNotices,

@@ -6,6 +6,8 @@ import { VerificationApiError } from '../api/verification-api.error.js';
 import {
   isEventOf,
   VerificationEventName,
+  type FraudSuspectedEvent,
+  type SpendCapReachedEvent,
   type VerificationEvent,
   type VerificationEventType,
 } from '../core/verification-events.js';
@@ -99,6 +101,21 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     for (const [name, listener] of this.#listeners.splice(0)) this.emitter?.off(name, listener);
+  }
+
+  /**
+   * Emits an ops event of protection (`verification.spend_cap_reached`, `verification.fraud_suspected`)
+   * with the registration's name, not awaited: a slow alerting listener must not hold the refused
+   * request; a failing one is logged.
+   */
+  announce(event: SpendCapReachedEvent | FraudSuspectedEvent): void {
+    const name = this.options?.name;
+    const payload = name === undefined ? event : { ...event, registration: name };
+    this.emitter?.emitAsync(event.event, payload).catch((error: unknown) => {
+      this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
+        error: errorText(error),
+      });
+    });
   }
 
   /**

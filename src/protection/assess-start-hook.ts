@@ -4,7 +4,7 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
 import type { LimitsOptions, StartAssessmentContext } from '../options/verification.options.js';
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 
 /** A reason that may reach a frontend, events and spans: a short code, never a number (no run of 7 digits). */
 const REASON_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;

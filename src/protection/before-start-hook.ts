@@ -1,7 +1,7 @@
 import { VerificationClientError } from '../core/verification.errors.js';
 import type { LimitsOptions, StartContext } from '../options/verification.options.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 
 /** The host's reason reaches the frontend: only a short code-like string passes as is. */
 const REASON_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;

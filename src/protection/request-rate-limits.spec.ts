@@ -34,6 +34,7 @@ describe('RequestRateLimits', () => {
     return new RequestRateLimits(
       store,
       {
+        enabled: true,
         startPerIp: { points: 100, windowMs: HOUR },
         freeStartPerCaller: { points: 100, windowMs: HOUR },
         startPerPhoneAndCaller: { points: 100, windowMs: HOUR },
@@ -166,6 +167,7 @@ describe('free starts (methods charged on proof)', () => {
     const limits = new RequestRateLimits(
       store,
       {
+        enabled: true,
         startPerIp: false,
         freeStartPerCaller: { points: 2, windowMs: 600_000 },
         startPerPhoneAndCaller: false,
@@ -200,5 +202,36 @@ describe('free starts (methods charged on proof)', () => {
         { ipv6PrefixLength: 64 },
       ),
     ).toEqual(['client:203.0.113.9', 'network:203.0.113.0/24']);
+  });
+});
+
+describe("the API's back-off (its 429)", () => {
+  it('every instance waits it out, a shorter one never shortens it, and with limits off it is neither kept nor read', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const store = new MemoryStore({ clock: () => clock.now });
+    const instance = (enabled: boolean) =>
+      new RequestRateLimits(
+        store,
+        {
+          enabled,
+          startPerIp: false,
+          freeStartPerCaller: false,
+          startPerPhoneAndCaller: false,
+          startPerPhone: false,
+          checkPerIp: false,
+        },
+        SPEC_DATA_KEYS,
+      );
+    const [one, other, off] = [instance(true), instance(true), instance(false)];
+    await off.holdUpstream(120_000);
+    await expect(one.assertUpstreamOpen()).resolves.toBeUndefined();
+    await one.holdUpstream(30_000);
+    await other.holdUpstream(5_000);
+    const refused = await refusalOf(other.assertUpstreamOpen());
+    expect([refused?.reason, refused?.retryAfterSeconds]).toEqual(['upstream_rate_limit', 30]);
+    await expect(off.assertUpstreamOpen()).resolves.toBeUndefined();
+    clock.now += 30_000;
+    await expect(other.assertUpstreamOpen()).resolves.toBeUndefined();
+    await store.close();
   });
 });

@@ -3,7 +3,7 @@ import type { RateLimit, ResolvedPurposes } from '../options/verification.option
 import type { ProtectionHold } from './protection-hold.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
+import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from '../core/refusal-reason.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
 
 const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
@@ -13,6 +13,10 @@ const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
  * key, starts per phone number and caller, starts per phone number from all callers (a higher
  * ceiling), and checks per client key. A caller without a client key (the host calling
  * VerificationService without an IP or key) is not subject to the per-client limits.
+ *
+ * The API's own rate limit is kept here too, shared by every instance: once a start is answered 429,
+ * starts wait out its `Retry-After` (429 `upstream_rate_limit`, nothing sent) instead of being
+ * forwarded into a full account rate, where they would only lengthen every user's wait.
  *
  * Per number, a caller first spends its own budget (`startPerPhoneAndCaller`), so another caller's
  * starts cannot use up the owner's; the ceiling (`startPerPhone`) bounds what all callers together
@@ -28,8 +32,10 @@ export class RequestRateLimits {
   private readonly startPerPurpose = new Map<string, StoreRateLimiter>();
 
   constructor(
-    store: VerificationStore,
-    limits: {
+    private readonly store: VerificationStore,
+    private readonly limits: {
+      /** Off (`limits.enabled: false`): the API's back-off is neither kept nor waited out. */
+      enabled: boolean;
       startPerIp: RateLimit | false;
       freeStartPerCaller: RateLimit | false;
       startPerPhoneAndCaller: RateLimit | false;
@@ -147,6 +153,27 @@ export class RequestRateLimits {
       throw error;
     }
     return { release };
+  }
+
+  /** The API answered a start 429 with `retryAfterMs`: starts wait until then (a later end is never shortened). */
+  async holdUpstream(retryAfterMs: number): Promise<void> {
+    if (!this.limits.enabled) return;
+    const ms = Math.max(1, retryAfterMs);
+    const until = this.store.now() + ms;
+    if (until <= (await this.upstreamUntil())) return;
+    await this.store.set(ProtectionKeys.apiBackoff, String(until), ms);
+  }
+
+  /** Throws 429 `upstream_rate_limit` while the API's back-off runs. */
+  async assertUpstreamOpen(): Promise<void> {
+    if (!this.limits.enabled) return;
+    const wait = (await this.upstreamUntil()) - this.store.now();
+    if (wait > 0) throw protectionRefusal(ProtectionRefusalReason.upstreamRateLimit, wait);
+  }
+
+  private async upstreamUntil(): Promise<number> {
+    const value = Number(await this.store.get(ProtectionKeys.apiBackoff));
+    return Number.isFinite(value) ? value : 0;
   }
 
   /** Counts one code check against the caller's limit, or throws 429 `check_limit`. */

@@ -3,7 +3,10 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { ProtectionHold } from './protection-hold.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
+import { limitsCallerOf, starterOf } from './start-callers.js';
+import type { CoalescingClaim, StartCoalescer } from './start-coalescer.js';
+import type { HandBack, StartCandidate } from './verification-protection.types.js';
+import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from '../core/refusal-reason.js';
 
 export interface CooldownClaim {
   /** When the caller's next start to this phone will be accepted, or null when the cooldown is off. */
@@ -40,7 +43,25 @@ export class ResendCooldown {
     private readonly store: VerificationStore,
     private readonly cooldownMs: number | false,
     private readonly keys: DataKeys,
+    /** Coalescing (`limits.coalesceStarts`; off: undefined): see `coalesce`. */
+    private readonly coalescer?: StartCoalescer,
   ) {}
+
+  /**
+   * Coalescing: the pending session of an identical start (same starter, number, method and purpose)
+   * is handed back while its cooldown runs, with the cooldown's end; else the start gets the claim to
+   * start one (StartCoalescer.claim). Undefined when coalescing is off or the starter is unknown.
+   */
+  async coalesce(candidate: StartCandidate, stale?: string): Promise<HandBack | CoalescingClaim | undefined> {
+    const starter = starterOf(candidate);
+    if (this.coalescer === undefined || starter === undefined) return undefined;
+    const { phoneNumber, method, purpose } = candidate;
+    const key = ProtectionKeys.coalesce(this.keys, starter, phoneNumber, method, purpose);
+    const claimed = await this.coalescer.claim(key, stale);
+    if (typeof claimed !== 'string') return claimed;
+    const resendAvailableAt = await this.availableAt(phoneNumber, method, limitsCallerOf(candidate));
+    return { handBack: claimed, resendAvailableAt };
+  }
 
   /** Starts the cooldown for the caller, phone and method, or throws 429 `resend_cooldown` while one is running. */
   async claim(phoneNumber: string, method: string, who: CooldownCaller): Promise<CooldownClaim> {

@@ -11,6 +11,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { methodTraits } from '../core/verification-method.js';
 import { MemoryStore } from '../store/memory.store.js';
 import type { PriceEstimator } from './price-estimator.js';
+import { SpendEvidence } from './spend-evidence.js';
 import { SpendCap } from './spend-cap.js';
 
 const DAY = 86_400_000;
@@ -39,13 +40,11 @@ function capOf(amount: number, estimateMinor: number, utcOffsetMinutes = 0, wind
     estimateMinor: async () => estimateMinor,
     learn: () => undefined,
   } as unknown as PriceEstimator;
-  const cap = new SpendCap(
-    store,
-    { amount, windowMs, currency: 'RUB', utcOffsetMinutes, worstCasePrice: 50 },
-    prices,
-    (event) => void events.push(event),
-    { warn: () => undefined, error: () => undefined } as never,
-  );
+  const settings = { amount, windowMs, currency: 'RUB', utcOffsetMinutes, worstCasePrice: 50 };
+  const cap = new SpendCap(store, settings, prices, new SpendEvidence(store, undefined, settings), {
+    logger: { warn: () => undefined, error: () => undefined },
+    announce: (event) => void events.push(event),
+  });
   return { cap, clock, events, store };
 }
 
@@ -138,12 +137,13 @@ describe('SpendCap: the last share and the offset, for each kind of method', () 
     utc.clock.now = Date.UTC(2026, 2, 1, 10);
     await utc.cap.reserve('sms');
     expect((await refusalOf(utc.cap.reserve('sms')))?.reason).toBe('spend_cap');
+    const settings = { amount: 3, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 180, worstCasePrice: 50 };
     const moscow = new SpendCap(
       utc.store,
-      { amount: 3, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 180, worstCasePrice: 50 },
+      settings,
       { estimateMinor: async () => 300, learn: () => undefined } as unknown as PriceEstimator,
-      () => undefined,
-      { warn: () => undefined, error: () => undefined } as never,
+      new SpendEvidence(utc.store, undefined, settings),
+      { logger: { warn: () => undefined, error: () => undefined }, announce: () => undefined },
     );
     // 10:00 UTC is 13:00 in Moscow: the same day either way, yet another window.
     expect(await moscow.spentShare()).toBe(0);

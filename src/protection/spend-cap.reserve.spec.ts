@@ -9,6 +9,7 @@ import type { Money } from '../api/api.types.js';
 import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { MemoryStore } from '../store/memory.store.js';
 import type { PriceEstimator } from './price-estimator.js';
+import { SpendEvidence } from './spend-evidence.js';
 import { SpendCap } from './spend-cap.js';
 
 const DAY = 86_400_000;
@@ -33,7 +34,10 @@ function cap(slowMs = 0) {
   };
   const prices = { estimateMinor: async () => 10, learn: () => undefined } as unknown as PriceEstimator;
   const settings = { amount: 10, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 0, worstCasePrice: 50 };
-  const spend = new SpendCap(store, settings, prices, () => undefined, { warn() {}, error() {} } as never);
+  const spend = new SpendCap(store, settings, prices, new SpendEvidence(store, undefined, settings), {
+    logger: { warn() {}, error() {} },
+    announce: () => undefined,
+  });
   let n = 0;
   /** One reverse call of `caller`, proved: true when admitted. */
   const prove = async (caller: string): Promise<boolean> => {

@@ -5,7 +5,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import { MemoryStore } from '../store/memory.store.js';
 import type { PriceEstimator } from './price-estimator.js';
 import { chargedAtEnd, SpendCap, warnWhenSpendUnbounded, type SpendCapSettings } from './spend-cap.js';
-import type { ChargedOn } from './spend-evidence.js';
+import { SpendEvidence } from './spend-evidence.js';
 
 const DAY = 86_400_000;
 /** 2026-01-01T10:00:00Z. */
@@ -13,7 +13,11 @@ const TEN_AM = Date.UTC(2026, 0, 1, 10);
 const rub = (amount: number): Money => ({ amount, currency: 'RUB' });
 
 /** A spend cap of `amount` RUB a day whose every start is estimated at `estimateMinor` kopecks. */
-function spendCap(settings: Partial<SpendCapSettings> = {}, estimateMinor = 300, chargedOn?: ChargedOn) {
+function spendCap(
+  settings: Partial<SpendCapSettings> = {},
+  estimateMinor = 300,
+  chargedOn?: (date: string) => Promise<number>,
+) {
   const clock = { now: TEN_AM };
   const store = new MemoryStore({ clock: () => clock.now });
   const learned: [string, Money][] = [];
@@ -23,17 +27,22 @@ function spendCap(settings: Partial<SpendCapSettings> = {}, estimateMinor = 300,
   } as unknown as PriceEstimator;
   const events: SpendCapReachedEvent[] = [];
   const warnings: { message: string; context: unknown }[] = [];
-  const cap = new SpendCap(
-    store,
-    { amount: 10, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 0, worstCasePrice: 50, ...settings },
-    prices,
-    (event) => void events.push(event),
-    {
+  const capSettings = {
+    amount: 10,
+    windowMs: DAY,
+    currency: 'RUB',
+    utcOffsetMinutes: 0,
+    worstCasePrice: 50,
+    ...settings,
+  };
+  const usage = chargedOn && { read: async (date: string) => ({ chargedMinor: await chargedOn(date) }) };
+  const cap = new SpendCap(store, capSettings, prices, new SpendEvidence(store, usage, capSettings), {
+    logger: {
       warn: (message: string, context?: unknown) => void warnings.push({ message, context }),
       error: () => {},
     } as never,
-    chargedOn,
-  );
+    announce: (event) => void events.push(event),
+  });
   return { cap, clock, store, learned, events, warnings };
 }
 
@@ -156,12 +165,13 @@ describe('SpendCap', () => {
     clock.now = Date.UTC(2026, 0, 1, 21);
     await cap.reserve('sms');
     // Counters of another offset are another stretch of time: they are not shared with the UTC window.
+    const settings = { amount: 3, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 0, worstCasePrice: 50 };
     const utc = new SpendCap(
       store,
-      { amount: 3, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 0, worstCasePrice: 50 },
+      settings,
       { estimateMinor: async () => 300, learn: () => undefined } as unknown as PriceEstimator,
-      () => undefined,
-      { warn: () => undefined, error: () => undefined } as never,
+      new SpendEvidence(store, undefined, settings),
+      { logger: { warn: () => undefined, error: () => undefined }, announce: () => undefined },
     );
     expect(await utc.spentShare()).toBe(0);
   });

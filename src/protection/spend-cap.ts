@@ -7,9 +7,9 @@ import type { PriceEstimator } from './price-estimator.js';
 import type { ProtectionHold } from './protection-hold.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import { StoreRateLimiter } from './store-rate-limiter.js';
-import { SpendEvidence, type ChargedOn } from './spend-evidence.js';
+import type { SpendEvidence } from './spend-evidence.js';
 import { inProofReserve, proofReserveRefuses, type ProofTerms } from './proof-reserve.js';
 
 export interface SpendCapSettings {
@@ -87,16 +87,15 @@ interface OpenSpend {
  */
 export class SpendCap {
   private readonly limiter: StoreRateLimiter;
-  private readonly evidence: SpendEvidence;
   private readonly capMinor: number;
 
   constructor(
     private readonly store: VerificationStore,
     private readonly settings: SpendCapSettings,
     private readonly prices: PriceEstimator,
-    private readonly emit: (event: SpendCapReachedEvent) => void,
-    private readonly logger: ProtectionLog,
-    chargedOn?: ChargedOn,
+    private readonly evidence: SpendEvidence,
+    /** Where the first refusal of a window is told (VerificationTelemetry). */
+    private readonly report: { logger: ProtectionLog; announce(event: SpendCapReachedEvent): void },
   ) {
     this.capMinor = toMinorUnits(settings.amount) ?? 0;
     this.limiter = new StoreRateLimiter(store, {
@@ -104,7 +103,6 @@ export class SpendCap {
       points: this.capMinor,
       windowMs: settings.windowMs,
     });
-    this.evidence = new SpendEvidence(store, this.limiter, chargedOn, settings);
   }
 
   /**
@@ -230,7 +228,8 @@ export class SpendCap {
   /** Reconciles the window with the API's usage (SpendEvidence); true when something came back. */
   private reconciled(key: string, windowEndsAt: number): Promise<boolean> {
     const ttl = Math.max(windowEndsAt - this.store.now(), 1);
-    return this.evidence.reconcile(key, windowEndsAt - this.settings.windowMs, ttl).catch(() => false);
+    const start = windowEndsAt - this.settings.windowMs;
+    return this.evidence.reconcile(this.limiter, key, start, ttl).catch(() => false);
   }
 
   private lastShareRefusal(windowEndsAt: number): Error {
@@ -316,13 +315,13 @@ export class SpendCap {
     } catch {
       return; // The refusal matters more than the alert; the next refusal tries again.
     }
-    this.logger.warn('spend cap reached: starts are refused until the window ends', {
+    this.report.logger.warn('spend cap reached: starts are refused until the window ends', {
       spent: toMajorUnits(spentMinor),
       cap: this.settings.amount,
       currency: this.settings.currency,
       window_ends_at: new Date(windowEndsAt).toISOString(),
     });
-    this.emit({
+    this.report.announce({
       event: VerificationOpsEventName.spendCapReached,
       spent: toMajorUnits(Math.max(spentMinor, 0)),
       cap: this.settings.amount,

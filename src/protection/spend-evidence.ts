@@ -3,8 +3,10 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import { ProtectionKeys } from './protection-keys.js';
 import type { StoreRateLimiter } from './store-rate-limiter.js';
 
-/** What the API charged for the sessions of one UTC date (`YYYY-MM-DD`), in minor units: `GET /v1/usage`. */
-export type ChargedOn = (date: string) => Promise<number>;
+/** What the API charged for the sessions of one UTC date (`YYYY-MM-DD`), in minor units: `GET /v1/usage` (UsageReads). */
+export interface ChargedOn {
+  read(date: string): Promise<{ chargedMinor: number }>;
+}
 
 /** At most one usage read per window this often, across instances. */
 const USAGE_EVERY_MS = 30_000;
@@ -23,8 +25,8 @@ const USAGE_EVERY_MS = 30_000;
 export class SpendEvidence {
   constructor(
     private readonly store: VerificationStore,
-    private readonly limiter: StoreRateLimiter,
-    private readonly chargedOn: ChargedOn | undefined,
+    /** The API's usage; none: nothing comes back before the window ends. */
+    private readonly usage: ChargedOn | undefined,
     private readonly window: { windowMs: number; utcOffsetMinutes: number },
   ) {}
 
@@ -62,35 +64,40 @@ export class SpendEvidence {
   }
 
   /**
-   * Reconciles the window's counter with what the API says it charged (see the class); true when
+   * Reconciles the window's `counter` (the cap's) with what the API says it charged (see the class); true when
    * something came back. At most once per USAGE_EVERY_MS across instances; a failed read changes
    * nothing (the safe side).
    */
-  async reconcile(window: string, windowStartsAt: number, ttlMs: number): Promise<boolean> {
-    if (this.chargedOn === undefined || this.window.windowMs !== DAY_MS || this.window.utcOffsetMinutes !== 0)
+  async reconcile(
+    counter: StoreRateLimiter,
+    window: string,
+    windowStartsAt: number,
+    ttlMs: number,
+  ): Promise<boolean> {
+    if (this.usage === undefined || this.window.windowMs !== DAY_MS || this.window.utcOffsetMinutes !== 0)
       return false;
     if (!(await this.store.setIfAbsent(ProtectionKeys.spendUsage(window), '1', USAGE_EVERY_MS))) return false;
     let charged: number;
     try {
-      charged = await this.chargedOn(new Date(windowStartsAt).toISOString().slice(0, 10));
+      charged = (await this.usage.read(new Date(windowStartsAt).toISOString().slice(0, 10))).chargedMinor;
     } catch {
       return false;
     }
     const number = async (key: string): Promise<number> =>
       Math.max(0, Number(await this.store.get(key)) || 0);
     const [counted, live, unproven] = await Promise.all([
-      number(this.limiter.storeKey(window)),
+      number(counter.storeKey(window)),
       number(ProtectionKeys.spendLive(window)),
       number(ProtectionKeys.spendUnproven(window)),
     ]);
     if (charged > counted) {
-      await this.limiter.charge(window, charged - counted, ttlMs);
+      await counter.charge(window, charged - counted, ttlMs);
       return false;
     }
     const back = Math.min(unproven, Math.max(0, counted - live - charged));
     if (back <= 0) return false;
     await this.store.increment(ProtectionKeys.spendUnproven(window), -back, ttlMs);
-    await this.limiter.refund(window, back, ttlMs);
+    await counter.refund(window, back, ttlMs);
     return true;
   }
 }

@@ -1,5 +1,5 @@
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { clientAddressKey, clientNetworkKey } from './client-address.js';
+import { clientAddressKey, clientNetworkKey } from '../core/client-address.js';
 import type { StartCandidate } from './verification-protection.types.js';
 
 /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */

@@ -1,126 +1,61 @@
-import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import {
-  VerificationEventName,
-  type FraudSuspectedEvent,
-  type SpendCapReachedEvent,
-  type VerificationEvent,
-} from '../core/verification-events.js';
-import { PriceBook } from '../account/price-book.js';
-import { UsageReads } from '../ledger/usage-reads.js';
-import type { VerificationLogger } from '../observability/verification-logger.js';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import { VerificationStore } from '../store/verification-store.interface.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { runStartHooks } from './start-hooks.js';
 import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-callers.js';
-import { toMinorUnits } from '../core/money.js';
-import { PriceEstimator } from './price-estimator.js';
 import { defined, releaseAll, takenInOrder, type ProtectionHold } from './protection-hold.js';
-import { ProtectionKeys } from './protection-keys.js';
-import { PumpingDefence } from './pumping-defence.js';
-import type { BurstMarks } from './range-bursts.js';
+import { PumpingDefence } from '../pumping/pumping-defence.js';
+import type { BurstMarks } from '../pumping/range-bursts.js';
 import { RequestRateLimits } from './request-rate-limits.js';
-import { UpstreamBackOff } from './upstream-back-off.js';
 import { ResendCooldown } from './resend-cooldown.js';
-import { SpendCap, warnWhenSpendUnbounded, type SpendReservation } from './spend-cap.js';
-import { StartCoalescer, type CoalescingClaim } from './start-coalescer.js';
+import { SpendCap, type SpendReservation } from './spend-cap.js';
+import type { CoalescingClaim } from './start-coalescer.js';
+import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import { methodTraits } from '../core/verification-method.js';
-import { ProtectionRefusalReason } from './protection-refusals.js';
-import { graded, readStart, type StartReading } from './start-reading.js';
+import { ProtectionRefusal, protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
+import { settled } from '../core/settled.js';
 import { admitTestStart as admitTest, type TestAdmission } from './test-start-admission.js';
-import type { GradedAnswer } from './pumping-defence.js';
+import type { GradedAnswer, PumpingAssessment } from '../pumping/pumping-defence.js';
 import type { HandBack, StartCandidate } from './verification-protection.types.js';
-import { errorText } from '../core/error-text.js';
 
 export type { HandBack, StartCandidate, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
-/** The outcomes that end a session and settle its open spend reservation (`verified_again` is charged too). */
-const SESSION_ENDS = ['verified', 'verifiedAgain', 'failed', 'expired'] as const;
 
-/** Slack of a start's coalescing claim beyond the API timeout: the hook and the store calls. */
-const CLAIM_SLACK_MS = 10_000;
+/** What a start's verdict read before `beforeStart`, in one round trip (`read`). */
+interface StartReading {
+  pumping: PumpingAssessment | undefined;
+  /** Throws the wrong-code budget's refusal, if any. */
+  wrongCodes: () => void;
+}
 
 /**
  * Protection of the host's money and users on the client routes: start and check limits, resend
  * cooldown, coalescing, spend cap, the API's 429 back-off and `beforeStart` (the allowlists run
  * before, in PhoneNumberNormalizer). All state is in the VerificationStore, shared by instances.
  * A journey's switch is a start like any other (`admitSwitch`: no coalescing). The order of a start's
- * checks, and why: docs/protection.md.
+ * checks, and why: docs/protection.md. Its parts are the registration's providers (protection.providers.ts);
+ * what the tracker's events teach them is ProtectionEvents'.
  */
 @Injectable()
-export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
-  private readonly limits: RequestRateLimits;
-  private readonly backOff: UpstreamBackOff;
-  private readonly pumping: PumpingDefence;
-  private readonly onVerified = (event: VerificationEvent): Promise<void> => this.countVerified(event);
-  private readonly onEnded = (event: VerificationEvent): Promise<void> => this.sessionEnded(event);
-  private readonly cooldown: ResendCooldown;
-  private readonly coalescer: StartCoalescer | undefined;
-  private readonly spendCap: SpendCap | undefined;
-  private readonly wrongCodes: WrongCodeBudget;
-  private readonly logger: VerificationLogger;
+export class VerificationProtection {
+  private readonly logger: VerificationTelemetry['logger'];
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
-    @Inject(VerificationStore) store: VerificationStore,
-    prices: PriceBook,
     telemetry: VerificationTelemetry,
-    @Optional() private readonly emitter?: EventEmitter2,
-    @Optional() private readonly records?: SessionRecordRepository,
-    @Optional() usage?: UsageReads,
+    private readonly limits: RequestRateLimits,
+    private readonly cooldown: ResendCooldown,
+    private readonly wrongCodes: WrongCodeBudget,
+    private readonly pumping: PumpingDefence,
+    /** Off (`limits.spendCap: false`): undefined. */
+    @Optional() @Inject(SpendCap) private readonly spendCap?: SpendCap,
+    /** The store probe before paying (PaidStart awaits it), issued with the admission's last writes. */
+    @Optional() @Inject(SessionRecordRepository) private readonly records?: SessionRecordRepository,
   ) {
-    const { logger, metrics } = telemetry;
-    this.logger = logger;
-    const limits = options.limits;
-    warnWhenSpendUnbounded(limits, logger);
-    this.limits = new RequestRateLimits(store, limits, options.dataKeys, options.purposes);
-    this.backOff = new UpstreamBackOff(store);
-    this.cooldown = new ResendCooldown(store, limits.resendCooldownMs, options.dataKeys);
-    this.wrongCodes = new WrongCodeBudget(store, limits, options.dataKeys);
-    this.coalescer = limits.coalesceStarts
-      ? new StartCoalescer(store, { claimTtlMs: options.api.timeoutMs + CLAIM_SLACK_MS })
-      : undefined;
-    this.spendCap = limits.spendCap
-      ? new SpendCap(
-          store,
-          limits.spendCap,
-          new PriceEstimator(prices, toMinorUnits(limits.spendCap.worstCasePrice) ?? 0),
-          (event) => this.emit(event),
-          this.logger,
-          usage ? async (date) => (await usage.read(date)).chargedMinor : undefined,
-        )
-      : undefined;
-    const spendCap = this.spendCap;
-    this.pumping = new PumpingDefence(
-      store,
-      limits.pumping,
-      limits.ipv6PrefixLength,
-      {
-        logger,
-        emit: (event) => this.emit(event),
-        fraudSuspected: (reason, mode) => metrics.fraudSuspected(reason, mode),
-        refusal: (reason, mode) => metrics.pumpingRefusal(reason, mode),
-        spentShare: spendCap ? () => spendCap.spentShare() : undefined,
-      },
-      options.dataKeys,
-    );
-  }
-
-  /** Completed verifications feed the pumping defence (the tracker emits each once per deployment). */
-  onModuleInit(): void {
-    if (this.pumping.enabled) this.emitter?.on(VerificationEventName.verified, this.onVerified);
-    if (this.spendCap)
-      for (const name of SESSION_ENDS) this.emitter?.on(VerificationEventName[name], this.onEnded);
-  }
-
-  onModuleDestroy(): void {
-    this.emitter?.off(VerificationEventName.verified, this.onVerified);
-    for (const name of SESSION_ENDS) this.emitter?.off(VerificationEventName[name], this.onEnded);
+    this.logger = telemetry.logger;
   }
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
@@ -137,30 +72,12 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
    * StartPermit). Protection is asked once and never calls back.
    */
   async admitStart(candidate: StartCandidate, stale?: string): Promise<HandBack | StartPermit> {
-    const starter = starterOf(candidate);
-    if (!this.coalescer || starter === undefined) return this.admit(candidate, undefined);
     // The claim and the reading go together (one round trip); a duplicate's reading is not used.
     const reading = this.read(candidate);
     reading.catch(() => undefined);
-    const claimed = await this.coalescer.claim(
-      ProtectionKeys.coalesce(
-        this.options.dataKeys,
-        starter,
-        candidate.phoneNumber,
-        candidate.method,
-        candidate.purpose,
-      ),
-      stale,
-    );
-    if (typeof claimed === 'string')
-      return {
-        handBack: claimed,
-        resendAvailableAt: await this.cooldown.availableAt(
-          candidate.phoneNumber,
-          candidate.method,
-          limitsCallerOf(candidate),
-        ),
-      };
+    const claimed = await this.cooldown.coalesce(candidate, stale);
+    if (claimed === undefined) return this.admit(candidate, undefined, reading);
+    if ('handBack' in claimed) return claimed;
     try {
       // A claim won after another start's ended: read again, after it.
       return await this.admit(candidate, claimed, claimed.contested ? undefined : reading);
@@ -178,13 +95,14 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     return this.admit(candidate, undefined);
   }
 
-  private read(candidate: StartCandidate): Promise<StartReading> {
-    return readStart(
-      candidate,
-      this.wrongCodes,
-      this.pumping,
-      this.options.limits.enabled ? this.backOff : undefined,
-    );
+  /**
+   * Reads what a start's verdict needs, at once: the pumping defence's counts, the API's 429 back-off
+   * (its refusal now) and the wrong-code budget (its refusal answers after the hook).
+   */
+  private async read(candidate: StartCandidate): Promise<StartReading> {
+    const budget = settled(this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner));
+    const [pumping] = await Promise.all([this.pumping.assess(candidate), this.limits.assertUpstreamOpen()]);
+    return { pumping, wrongCodes: await budget };
   }
 
   private async admit(
@@ -258,7 +176,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
         suspected: this.pumping.suspects(pumping),
         ...(assessment ? { assessment: assessment.facts } : {}),
         attribute: (session) => this.pumping.started(pumping, session.requestId, session.expiresAt),
-        ...(this.options.limits.enabled ? { backOff: (ms: number) => this.backOff.hold(ms) } : {}),
+        backOff: (ms: number) => this.limits.holdUpstream(ms),
       },
       this.logger,
     );
@@ -311,40 +229,17 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
   async holdWrongCode(phoneNumber: string, owner: string | undefined): Promise<WrongCodeHold> {
     return this.wrongCodes.holdCheck(phoneNumber, owner);
   }
+}
 
-  private emit(event: SpendCapReachedEvent | FraudSuspectedEvent): void {
-    // Not awaited: a slow alerting listener must not hold the refused request.
-    const { name } = this.options;
-    const payload = name === undefined ? event : { ...event, registration: name };
-    this.emitter?.emitAsync(event.event, payload).catch((error: unknown) => {
-      this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
-        error: errorText(error),
-      });
-    });
-  }
-
-  /** A session ended: the spend cap settles its reservation (SpendCap.ended). Never throws; a failure keeps it. */
-  private async sessionEnded(event: VerificationEvent): Promise<void> {
-    try {
-      const verified = event.status === 'verified';
-      // Without the record, nothing says it went undelivered: it is kept (charged).
-      const record = verified ? null : await this.records?.get(event.requestId);
-      const delivered = verified || (record ? record.delivered === true : true);
-      await this.spendCap?.ended(event.requestId, { verified, delivered });
-    } catch (error) {
-      this.logger.warn('spend cap: an ended session could not be settled', { error: errorText(error) });
-    }
-  }
-
-  /** Never throws: a failing count must not make the tracker deliver the event again. */
-  private async countVerified(event: VerificationEvent): Promise<void> {
-    // A test number's verification converts nothing: protection never counted its start either. Another
-    // registration's event is its own protection's to count.
-    if (event.test || event.registration !== this.options.name) return;
-    try {
-      await this.pumping.verified(event);
-    } catch (error) {
-      this.logger.warn('pumping defence: a verification could not be counted', { error: errorText(error) });
-    }
-  }
+/**
+ * A refusal by `held` of a start not charged on proof becomes 409 `method_held` while a method charged on
+ * proof is offered (GradedAnswer); any other error is thrown as it is.
+ */
+function graded(error: unknown, grade: GradedAnswer | undefined, held: ProtectionRefusalReason): unknown {
+  if (!(error instanceof ProtectionRefusal) || error.reason !== held) return error;
+  if (!grade || grade.proofCharged || grade.offered.length === 0) return error;
+  return protectionRefusal(ProtectionRefusalReason.methodHeld, (error.retryAfterSeconds ?? 1) * 1000, {
+    offered_methods: [...grade.offered],
+    held,
+  });
 }

@@ -2,7 +2,7 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { RateLimit } from '../options/verification.options.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from './protection-refusals.js';
+import { coarseWaitMs, ProtectionRefusalReason, protectionRefusal } from '../core/refusal-reason.js';
 import { StoreRateLimiter, type ConsumeOutcome } from './store-rate-limiter.js';
 
 /** A check's share of the wrong-code budgets, taken before the API is asked. */

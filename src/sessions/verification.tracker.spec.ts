@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
+import { FigureEvidence } from '../account/figure-evidence.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
@@ -45,7 +46,11 @@ function trackerOf(
   );
   const logger = new VerificationLogger({ ...options, logLevels: false });
   const stats = withStats
-    ? new MethodStats(store, telemetryOf(logger, VerificationMetrics.disabled()), options)
+    ? new MethodStats(
+        store,
+        telemetryOf(logger, VerificationMetrics.disabled()),
+        new FigureEvidence(store, options.dataKeys),
+      )
     : undefined;
   const codec = new VerificationHandleCodec(options.handleKey);
   const tracker = new VerificationTracker(

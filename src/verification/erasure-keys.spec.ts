@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { DataKeys } from '../core/data-keys.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
-import { rangeStatsKey, WEEK_MS } from '../protection/range-stats-keys.js';
+import { rangeStatsKey, WEEK_MS } from '../pumping/range-stats-keys.js';
 import { erasureCounterKeys } from './erasure-keys.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 

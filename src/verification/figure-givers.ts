@@ -1,5 +1,5 @@
 import type { FigureGivers } from '../account/figure-evidence.js';
-import { clientAddressKey, clientNetworkKey } from '../protection/client-address.js';
+import { clientAddressKey, clientNetworkKey } from '../core/client-address.js';
 
 /**
  * The givers of a start's method figures (FigureGivers): its caller, the client's address (an IPv6

@@ -5,7 +5,7 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { RangeStatsKeys as RangeStats } from '../protection/range-stats-keys.js';
+import { RangeStatsKeys as RangeStats } from '../pumping/range-stats-keys.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
 import type { ErasureSubject } from '../sessions/subject-index.js';

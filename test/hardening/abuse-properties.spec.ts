@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { clientAddressKey } from '../../src/protection/client-address.js';
+import { clientAddressKey } from '../../src/core/client-address.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { methodTraits, type KnownVerificationMethod } from '../../src/core/verification-method.js';
 import { VerificationSandbox, type SandboxFaultInput } from '../../src/testing/index.js';

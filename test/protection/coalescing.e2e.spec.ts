@@ -15,6 +15,7 @@ import {
   protectedHost,
   startFrom,
   protectionFixture,
+  refusal,
 } from './protection-host.js';
 
 type Response = Awaited<ReturnType<typeof call>>;
@@ -198,6 +199,18 @@ describe.each(ONE_PLATFORM)('duplicate-start coalescing (%s)', (platform) => {
     const responses = await Promise.all(Array.from({ length: 3 }, () => startFrom(fx.host!, ip, phone)));
     expect(responses.map((r) => r.body.resumed)).toEqual([false, false, false]);
     expect(sessionsOf(fx.sb, phone)).toHaveLength(3);
+  });
+
+  it('coalesceStarts: false hands nothing back to the browser that started it either: its cooldown answers', async () => {
+    fx.host = await protectedHost(fx.sb, platform, { coalesceStarts: false });
+    const phone = freshPhone();
+    const ip = freshIp();
+    const browser = freshBrowser();
+    const first = await startFrom(fx.host, ip, phone, 'sms', browser);
+    expect({ status: first.status, resumed: first.body.resumed }).toEqual({ status: 201, resumed: false });
+    const again = await startFrom(fx.host, ip, phone, 'sms', browser);
+    expect(refusal(again)).toMatchObject({ status: 429, reason: 'resend_cooldown' });
+    expect(sessionsOf(fx.sb, phone)).toHaveLength(1);
   });
 });
 

@@ -3,7 +3,8 @@ import { ProtectionRefusal } from '../../src/core/refusal-reason.js';
 import type { FraudSuspectedEvent, VerificationEvent } from '../../src/core/verification-events.js';
 import { VERIFICATION_DEFAULTS, type ResolvedPumping } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import { PumpingDefence, type PumpingAttempt } from '../../src/protection/pumping-defence.js';
+import { PumpingDefence, type PumpingAttempt } from '../../src/pumping/pumping-defence.js';
+import { RangeStats } from '../../src/pumping/range-stats.js';
 import { SPEC_DATA_KEYS } from '../support/data-keys.js';
 
 /**
@@ -61,33 +62,36 @@ export function pumpingHarness() {
       suspected: [] as string[],
       refusals: [] as string[],
     };
+    const pumpingSettings: ResolvedPumping = {
+      ...VERIFICATION_DEFAULTS.limits.pumping,
+      rangeMinStarts: 3,
+      // The fresh-range and prefix rules have their own cases below.
+      freshRangeMinStarts: 100,
+      prefixMinStarts: 100,
+      freshPrefixMinStarts: 100,
+      callerMinStarts: 3,
+      countryMinStarts: 50,
+      holdMs: HOLD_MS,
+      maxHoldMs: 4 * HOLD_MS,
+      ...settings,
+    };
     const pumping = new PumpingDefence(
       store,
-      {
-        ...VERIFICATION_DEFAULTS.limits.pumping,
-        rangeMinStarts: 3,
-        // The fresh-range and prefix rules have their own cases below.
-        freshRangeMinStarts: 100,
-        prefixMinStarts: 100,
-        freshPrefixMinStarts: 100,
-        callerMinStarts: 3,
-        countryMinStarts: 50,
-        holdMs: HOLD_MS,
-        maxHoldMs: 4 * HOLD_MS,
-        ...settings,
-      },
+      pumpingSettings,
       64,
       {
         logger: {
           warn: (message: string, context?: unknown) => void reported.warnings.push({ message, context }),
           error: () => undefined,
         } as never,
-        emit: (event) => void reported.events.push(event),
-        fraudSuspected: (reason, mode) => void reported.suspected.push(`${reason}/${mode}`),
-        refusal: (reason, mode) => void reported.refusals.push(`${reason}/${mode}`),
-        ...(spentShare === undefined ? {} : { spentShare: async () => spentShare }),
+        announce: (event) => void reported.events.push(event),
+        metrics: {
+          fraudSuspected: (reason, mode) => void reported.suspected.push(`${reason}/${mode}`),
+          pumpingRefusal: (reason, mode) => void reported.refusals.push(`${reason}/${mode}`),
+        },
       },
-      SPEC_DATA_KEYS,
+      new RangeStats(store, pumpingSettings, SPEC_DATA_KEYS),
+      spentShare === undefined ? undefined : { spentShare: async () => spentShare },
     );
     let sessions = 0;
     /** One start through the defence: 'ok' when admitted (and remembered as started), else the refusal. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProtectionRefusal } from '../../src/core/refusal-reason.js';
 import { attempt, HOLD_MS, inRange, ownRange, pumpingHarness, verifiedEvent } from './pumping-harness.js';
-import type { PumpingAttempt } from '../../src/protection/pumping-defence.js';
+import type { PumpingAttempt } from '../../src/pumping/pumping-defence.js';
 
 /**
  * The pumping defence's subjects one start at a time: what a start is counted for (callers, a

@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { PriceBook } from '../../src/account/price-book.js';
+import { Test } from '@nestjs/testing';
+import { PriceBook } from '../../src/account/price-book.js';
+import { VerificationTelemetry } from '../../src/observability/verification-telemetry.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
+import { PROTECTION_PROVIDERS } from '../../src/protection/protection.providers.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import type { Money } from '../../src/api/api.types.js';
 import { VerificationClientError } from '../../src/core/verification.errors.js';
 import { DataKeys } from '../../src/core/data-keys.js';
@@ -138,7 +143,7 @@ describe('VerificationProtection: admitting starts on a store', () => {
   });
 
   /** Only a cooldown and one start per number and caller an hour, unless `limits` says more. */
-  const protection = (limits: LimitsOptions = {}) => {
+  const protection = async (limits: LimitsOptions = {}) => {
     const options = resolveVerificationOptions({
       api: { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' },
       clock: () => clock,
@@ -155,7 +160,17 @@ describe('VerificationProtection: admitting starts on a store', () => {
         ...limits,
       },
     });
-    return new VerificationProtection(options, store, {} as PriceBook, telemetryOf(options));
+    // The registration's protection providers, on this store (and no prices: the spend cap is off).
+    const made = await Test.createTestingModule({
+      providers: [
+        { provide: RESOLVED_VERIFICATION_OPTIONS, useValue: options },
+        { provide: VerificationStore, useValue: store },
+        { provide: VerificationTelemetry, useValue: telemetryOf(options) },
+        { provide: PriceBook, useValue: {} },
+        ...PROTECTION_PROVIDERS,
+      ],
+    }).compile();
+    return made.get(VerificationProtection);
   };
   const attempt = (owner?: string): StartCandidate => ({
     phoneNumber: '+79160000001',
@@ -175,7 +190,7 @@ describe('VerificationProtection: admitting starts on a store', () => {
   };
 
   it('a rollback with nothing sent lets the same start in again at once', async () => {
-    const p = protection();
+    const p = await protection();
     const permit = await p.admitSwitch(attempt());
     expect(permit.resendAvailableAt).toEqual(new Date(clock + 60_000));
     await permit.rollback({ nothingSent: true });
@@ -183,7 +198,7 @@ describe('VerificationProtection: admitting starts on a store', () => {
   });
 
   it('a committed start, a rollback that may have sent something and an unsettled permit all keep the cooldown', async () => {
-    const p = protection();
+    const p = await protection();
     await (await p.admitSwitch(attempt('a'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
     expect(await refusalOf(p.admitSwitch(attempt('a')))).toBe('resend_cooldown');
 
@@ -201,7 +216,10 @@ describe('VerificationProtection: admitting starts on a store', () => {
   });
 
   it('a refused admission gives back what it took before the refusal', async () => {
-    const p = protection({ resendCooldownMs: 60_000, startPerPhoneAndCaller: { points: 1, windowMs: HOUR } });
+    const p = await protection({
+      resendCooldownMs: 60_000,
+      startPerPhoneAndCaller: { points: 1, windowMs: HOUR },
+    });
     await (await p.admitSwitch(attempt('a'))).commit({ requestId: 'r', expiresAt: clock + 300_000 });
     clock += 60_000;
     // The cooldown is claimed, then the per-number limit refuses: the cooldown is lifted again.
@@ -220,7 +238,7 @@ describe('VerificationProtection: admitting starts on a store', () => {
   };
 
   it('admitStart: identical concurrent starts of one owner get one permit; the others are handed its session', async () => {
-    const p = protection();
+    const p = await protection();
     const record = { requestId: 'shared', expiresAt: clock + 300_000 };
     const first = permitOf(await p.admitStart(attempt('owner')));
     const duplicate = p.admitStart(attempt('owner'));
@@ -236,7 +254,7 @@ describe('VerificationProtection: admitting starts on a store', () => {
   });
 
   it('admitStart: a failed start fails its concurrent duplicates too, then frees the claim', async () => {
-    const p = protection();
+    const p = await protection();
     const failure = new VerificationClientError('service_unavailable');
     const first = permitOf(await p.admitStart(attempt('owner')));
     const duplicate = p.admitStart(attempt('owner'));
@@ -246,7 +264,7 @@ describe('VerificationProtection: admitting starts on a store', () => {
   });
 
   it('admitStart: a refused admission frees the claim for the next start', async () => {
-    const p = protection();
+    const p = await protection();
     await permitOf(await p.admitSwitch(attempt('owner'))).commit({
       requestId: 'r',
       expiresAt: clock + 300_000,

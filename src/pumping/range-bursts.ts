@@ -1,15 +1,15 @@
 import { bursty, EVICTABLE, rangeStatsKey as key } from './range-stats-keys.js';
 import { RangeHolds } from './range-holds.js';
-import type { ProtectionHold } from './protection-hold.js';
 
 /**
  * A start's marks in window `window` of its ranges and prefixes (`markBursts`): `ids`, where its number
  * and its caller were both new; `release` takes back the marks it set (a start refused in the same
- * round trip, as if never made).
+ * round trip, as if never made): a hold of protection's (ProtectionHold).
  */
-export interface BurstMarks extends ProtectionHold {
+export interface BurstMarks {
   window: number;
   ids: ReadonlySet<string>;
+  release(): Promise<void>;
 }
 
 /**

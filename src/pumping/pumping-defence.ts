@@ -1,8 +1,7 @@
 import type { FraudSuspectedEvent, VerificationEvent } from '../core/verification-events.js';
 import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import type { ProtectionHold } from './protection-hold.js';
-import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
+import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
 import { coolOffMs, countryUnderAttack, reserveRefuses, type PumpingSubjectKind } from './pumping-rules.js';
 import { reportHold, type PumpingReporting } from './pumping-report.js';
@@ -18,8 +17,7 @@ import {
   type PumpingAttempt,
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
-import type { DataKeys } from '../core/data-keys.js';
-import { RangeStats, type BurstMarks } from './range-stats.js';
+import type { RangeStats, BurstMarks } from './range-stats.js';
 import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
 import { creditedAt, hasBaseline } from './range-stats-keys.js';
 
@@ -35,7 +33,9 @@ const REASON_OF: Record<PumpingSubjectKind, FraudSuspectedEvent['reason']> = {
   client: ProtectionRefusalReason.clientHeld,
   network: ProtectionRefusalReason.clientHeld,
 };
-const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
+/** What a start took of the defence, given back when it does not go ahead (protection's ProtectionHold). */
+type DefenceHold = { release(): Promise<void> };
+const NOTHING_HELD: DefenceHold = { release: async () => undefined };
 const NOTHING_COUNTED = {
   before: new Map(),
   callersBefore: new Map(),
@@ -59,7 +59,6 @@ function free(method: VerificationMethod | undefined): boolean {
  * pumping-verdict.ts; the givers' shares: giver-shares.ts; docs/protection.md states the costs.
  */
 export class PumpingDefence {
-  private readonly stats: RangeStats;
   private readonly safeNumbers: Set<string>;
   private readonly safeRanges: Set<string>;
   private readonly safeOwners: Set<string>;
@@ -69,9 +68,11 @@ export class PumpingDefence {
     private readonly settings: ResolvedPumping,
     private readonly ipv6PrefixLength: number,
     private readonly report: PumpingReporting,
-    keys: DataKeys,
+    /** The counts and holds in the store (on the defence's settings). */
+    private readonly stats: RangeStats,
+    /** The spend cap, when one is configured: near it, a stranger waits while its country does not convert. */
+    private readonly spend?: { spentShare(): Promise<number> },
   ) {
-    this.stats = new RangeStats(store, settings, keys);
     this.safeNumbers = new Set(settings.safeList.numbers);
     this.safeRanges = new Set(settings.safeList.ranges);
     this.safeOwners = new Set(settings.safeList.owners);
@@ -122,9 +123,9 @@ export class PumpingDefence {
       held === undefined &&
       underAttack &&
       !known &&
-      this.report.spentShare !== undefined &&
+      this.spend !== undefined &&
       reserveRefuses({
-        spentShare: await this.report.spentShare(),
+        spentShare: await this.spend.spentShare(),
         reserveShare: this.settings.reserveShare,
         underAttack,
         known,
@@ -183,7 +184,7 @@ export class PumpingDefence {
     challengePassed: boolean,
     grade?: GradedAnswer,
     marks?: BurstMarks,
-  ): Promise<ProtectionHold> {
+  ): Promise<DefenceHold> {
     if (assessment === undefined) return NOTHING_HELD;
     const { attempt } = assessment;
     // While its country is under attack, a stranger's paid start is served by a method charged on
@@ -229,7 +230,7 @@ export class PumpingDefence {
     const enforce = this.settings.mode === 'enforce' && !challengePassed;
     if (reason !== undefined) {
       const until = await this.startHoldOnce(assessment, reason);
-      this.report.refusal(reason, this.settings.mode);
+      this.report.metrics.pumpingRefusal(reason, this.settings.mode);
       if (enforce) {
         const held = assessment.held;
         const wait = held

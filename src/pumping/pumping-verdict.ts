@@ -1,4 +1,4 @@
-import { coarseWaitMs } from './protection-refusals.js';
+import { coarseWaitMs } from '../core/refusal-reason.js';
 import { countsWith, type SubjectCounts } from './pumping-counts.js';
 import {
   exemptions,

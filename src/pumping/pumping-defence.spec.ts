@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { PumpingDefence, type PumpingAttempt } from './pumping-defence.js';
+import { RangeStats } from './range-stats.js';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { VerificationClientError } from '../core/verification.errors.js';
@@ -18,17 +19,17 @@ const quiet = { warn: () => undefined, error: () => undefined };
 function defence(): { pumping: PumpingDefence; clock: { now: number }; store: MemoryStore } {
   const clock = { now: Date.UTC(2026, 0, 1) };
   const store = new MemoryStore({ clock: () => clock.now });
+  const settings = { ...VERIFICATION_DEFAULTS.limits.pumping };
   const pumping = new PumpingDefence(
     store,
-    { ...VERIFICATION_DEFAULTS.limits.pumping },
+    settings,
     64,
     {
       logger: quiet,
-      emit: () => undefined,
-      fraudSuspected: () => undefined,
-      refusal: () => undefined,
+      announce: () => undefined,
+      metrics: { fraudSuspected: () => undefined, pumpingRefusal: () => undefined },
     },
-    SPEC_DATA_KEYS,
+    new RangeStats(store, settings, SPEC_DATA_KEYS),
   );
   return { pumping, clock, store };
 }

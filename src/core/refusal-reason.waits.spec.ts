@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { ProtectionRefusal } from '../core/refusal-reason.js';
 import {
   coarseWaitMs,
+  ProtectionRefusal,
   protectionRefusal,
   ProtectionRefusalReason,
   retryAfterSeconds,
-} from './protection-refusals.js';
+} from './refusal-reason.js';
 
 describe('protection refusals', () => {
   it('Retry-After is whole seconds rounded up, never below 1 (0 would invite an immediate retry)', () => {

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { VerificationMethod } from '../core/verification-method.js';
-import { clientAddressKey } from './client-address.js';
+import { clientAddressKey } from '../core/client-address.js';
 import { operatorPrefix } from '../core/phone-number.js';
 import { numberRange } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';

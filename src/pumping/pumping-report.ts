@@ -1,18 +1,16 @@
 import { maskPhoneNumber } from '../core/phone-mask.js';
 import { VerificationOpsEventName, type FraudSuspectedEvent } from '../core/verification-events.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
+import type { VerificationMetrics } from '../observability/verification-metrics.js';
 import type { SubjectCounts } from './pumping-counts.js';
 import type { NumberPlace, PumpingAttempt } from './pumping-subjects.js';
 import type { Held } from './pumping-verdict.js';
 
-/** Where the defence reports: the module's metrics and the ops event. */
+/** Where the defence reports: the module's log, metrics and ops event (VerificationTelemetry). */
 export interface PumpingReporting {
   logger: ProtectionLog;
-  emit(event: FraudSuspectedEvent): void;
-  fraudSuspected(reason: string, mode: string): void;
-  refusal(reason: string, mode: string): void;
-  /** Share of the spend cap's window used, when a cap is configured. */
-  spentShare?: () => Promise<number>;
+  metrics: Pick<VerificationMetrics, 'fraudSuspected' | 'pumpingRefusal'>;
+  announce(event: FraudSuspectedEvent): void;
 }
 
 /** A new hold as reported: what held which start, and until when. */
@@ -63,6 +61,6 @@ export function reportHold(report: PumpingReporting, hold: HoldReport): void {
     verified: event.counts.verified,
     hold_ms: hold.holdMs,
   });
-  report.fraudSuspected(event.reason, event.mode);
-  report.emit(event);
+  report.metrics.fraudSuspected(event.reason, event.mode);
+  report.announce(event);
 }

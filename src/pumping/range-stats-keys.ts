@@ -1,7 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions } from '../store/verification-store.interface.js';
 import type { DataKeys } from '../core/data-keys.js';
-import { digest } from './protection-keys.js';
+import { digest } from '../core/digest.js';
 import type { Standing } from './giver-shares.js';
 
 /** Countries remember a week: the slowest drip they must see (two fixed weeks read as a sliding one). */

@@ -1,4 +1,4 @@
-import { clientAddressKey, clientNetworkKey } from './client-address.js';
+import { clientAddressKey, clientNetworkKey } from '../core/client-address.js';
 import type { PumpingAttempt } from './pumping-subjects.js';
 
 /**

@@ -36,11 +36,11 @@ function defence(): PumpingDefence {
     );
   const report = {
     logger: quiet,
-    emit: () => undefined,
-    fraudSuspected: () => undefined,
-    refusal: () => undefined,
+    announce: () => undefined,
+    metrics: { fraudSuspected: () => undefined, pumpingRefusal: () => undefined },
   };
-  return new PumpingDefence(store, { ...VERIFICATION_DEFAULTS.limits.pumping }, 64, report, SPEC_DATA_KEYS);
+  const settings = { ...VERIFICATION_DEFAULTS.limits.pumping };
+  return new PumpingDefence(store, settings, 64, report, new RangeStats(store, settings, SPEC_DATA_KEYS));
 }
 
 let serial = 0;
