@@ -12,7 +12,6 @@ import type { VerificationLogger } from '../observability/verification-logger.js
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
-import type { IndexReservation } from '../sessions/subject-index.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { runStartHooks } from './start-hooks.js';
@@ -202,7 +201,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
     const holds: ProtectionHold[] = [];
     let reservation: SpendReservation | undefined;
     let resendAvailableAt: Date | null = null;
-    let reachable: Promise<IndexReservation> | undefined;
+    let reachable: ReturnType<SessionRecordRepository['reserveIndex']> | undefined;
     try {
       // The cooldown and the limits together (one round trip) with the defence's burst marks (given back
       // on a refusal), before the defence counts: a start they refuse is never counted there. A start the
@@ -233,8 +232,7 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
       const count = (): Promise<ProtectionHold> =>
         this.pumping.admit(pumping, challengePassed, grade, marked);
       const reserve = (): Promise<SpendReservation | undefined> => this.reserve(candidate, pumping, grade);
-      // The store probe before paying (PaidStart awaits it), reserving the session's erasure index
-      // slots, with the last writes; never unhandled.
+      // The store probe before paying (PaidStart awaits it; the index slots), with the last writes.
       (reachable = this.records?.reserveIndex(candidate))?.catch(() => undefined);
       if (condemned) {
         // A start the reading condemns is counted, and refused, before anything is reserved for it.
