@@ -5,6 +5,7 @@ import type { CoalescingClaim } from './start-coalescer.js';
 import type { StartedSession } from './verification-protection.types.js';
 import { errorText } from '../core/error-text.js';
 import type { StartAssessmentFacts } from '../core/session-record.js';
+import type { IndexReservation } from '../sessions/subject-index.js';
 
 /** What an admitted start took from protection, for its permit to settle. */
 export interface PermitTerms {
@@ -15,8 +16,8 @@ export interface PermitTerms {
   /** The cooldown, the request limits' points and the pumping counts, in the order they were taken. */
   holds: ProtectionHold[];
   reservation: SpendReservation | undefined;
-  /** The store probe issued with the admission's last writes (none: the payer probes itself). */
-  reachable?: Promise<void>;
+  /** The store probe issued with the admission's last writes, the session's index slots reserved (none: the payer probes itself). */
+  reachable?: Promise<IndexReservation>;
   /** The pumping defence suspected the start but let it go (monitor mode, a passed challenge, an attack on its country). */
   suspected: boolean;
   /** The host's `assessStart` answer for the start, carried to its session's record (none: no hook). */
@@ -82,7 +83,7 @@ export class StartPermit {
   }
 
   /** The store probe issued with the admission's last writes, if any: settles once the store answered. */
-  get reachable(): Promise<void> | undefined {
+  get reachable(): Promise<IndexReservation> | undefined {
     return this.admission.reachable;
   }
 

@@ -119,7 +119,7 @@ export class VerificationProtection {
     const holds: ProtectionHold[] = [];
     let reservation: SpendReservation | undefined;
     let resendAvailableAt: Date | null = null;
-    let reachable: Promise<void> | undefined;
+    let reachable: ReturnType<SessionRecordRepository['reserveIndex']> | undefined;
     try {
       // The cooldown and the limits together (one round trip) with the defence's burst marks (given back
       // on a refusal), before the defence counts: a start they refuse is never counted there. A start the
@@ -150,8 +150,8 @@ export class VerificationProtection {
       const count = (): Promise<ProtectionHold> =>
         this.pumping.admit(pumping, challengePassed, grade, marked);
       const reserve = (): Promise<SpendReservation | undefined> => this.reserve(candidate, pumping, grade);
-      // The store probe before paying (PaidStart awaits it), with the last writes; never unhandled.
-      (reachable = this.records?.ensureReachable())?.catch(() => undefined);
+      // The store probe before paying (PaidStart awaits it; the index slots), with the last writes.
+      (reachable = this.records?.reserveIndex(candidate))?.catch(() => undefined);
       if (condemned) {
         // A start the reading condemns is counted, and refused, before anything is reserved for it.
         holds.push(await count());

@@ -8,10 +8,11 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LocalChannels } from '../store/local-channels.js';
+import { storeBatch } from '../store/store-batch.js';
 import { storedSessionId } from '../core/test-session.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
-import { SubjectIndex } from './subject-index.js';
+import { SubjectIndex, type IndexReservation } from './subject-index.js';
 
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
@@ -106,9 +107,12 @@ export class SessionRecordRepository {
     return record;
   }
 
-  /** Rejects with the store's error when it cannot be reached (one cheap read). */
-  async ensureReachable(): Promise<void> {
-    await this.store.get(SessionRecordRepository.key('reachability-probe'));
+  /**
+   * The store probe before paying, which is also the reservation of the session's erasure index slots
+   * (under its number and owner): rejects with the store's error when it cannot be reached.
+   */
+  reserveIndex(subject: { phoneNumber: string; owner?: string | undefined }): Promise<IndexReservation> {
+    return this.subjects.reserve(subject);
   }
 
   /** An erased session's mark: a save that was in flight during the erasure is undone, never kept. */
@@ -120,25 +124,39 @@ export class SessionRecordRepository {
   /**
    * Stores a session's first record and indexes it (followed by the reconciler, under its number and
    * owner, with its callers), together: the erasure mark is read with the write, so an erasure that
-   * found the index before the record landed still removes it. `whenStored`: the caller's writes that
-   * must follow the record (a coalescing claim handing it back), run once it is stored, beside the index.
+   * found the index before the record landed still removes it. With the slots `reserved` before paying,
+   * they go in the record's batch, after it (one round trip; on one connection Redis keeps the order, so
+   * an index slot names a stored record); else they are added beside it. `whenStored`: the caller's
+   * writes that follow the record (a coalescing claim handing it back), issued right after its batch.
    */
   async createAndFollow(
     record: SessionRecord,
-    callers?: readonly string[],
+    callers: readonly string[] = [],
     whenStored?: () => Promise<void>,
+    reserved?: IndexReservation,
   ): Promise<void> {
     const raw = this.#sealed(record);
-    const store = async (): Promise<void> => {
-      const [, erased] = await Promise.all([
-        this.store.set(SessionRecordRepository.key(record.requestId), raw, this.#ttl(record.expiresAt)),
-        this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
-      ]);
+    const slots = reserved && this.subjects.writes(record, callers, reserved);
+    const written = storeBatch(this.store, [
+      {
+        op: 'set',
+        key: SessionRecordRepository.key(record.requestId),
+        value: raw,
+        ttlMs: this.#ttl(record.expiresAt),
+      },
+      { op: 'get', key: SessionRecordRepository.erasedKey(record.requestId) },
+      ...(slots ?? []),
+    ]);
+    const indexed = Promise.all([
+      this.queue.track(record),
+      slots ? undefined : this.subjects.add(record, callers),
+    ]);
+    const handedBack = whenStored?.();
+    const stored = written.then(async ([, erased]) => {
       if (erased !== null) await this.remove(record.requestId);
       else this.storedAs.set(record, raw);
-      await whenStored?.();
-    };
-    await Promise.all([store(), this.follow(record, callers)]);
+    });
+    await Promise.all([stored, indexed, handedBack]);
   }
 
   /** Stores a session's changed record; one an erasure removed meanwhile is not brought back (false). */

@@ -2,11 +2,17 @@ import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { isSpareTestSession } from '../core/test-session.js';
+import { storeBatch, type StoreOperation } from '../store/store-batch.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 
 /** A subject of erasure: one phone number (E.164) or one owner. */
 export type ErasureSubject =
   { phoneNumber: string; owner?: undefined } | { owner: string; phoneNumber?: undefined };
+
+/** The erasure index's slots reserved for a session about to be paid for (`SubjectIndex.reserve`), by subject tag. */
+export interface IndexReservation {
+  readonly slots: ReadonlyMap<string, string>;
+}
 
 /**
  * Which sessions name a number or an owner, for erasure (`VerificationErasure`): per subject and UTC
@@ -24,24 +30,47 @@ export class SubjectIndex {
   ) {}
 
   /**
+   * Reserves, before a session is paid for, its slot under each subject (the day's counter taken now,
+   * the slot written with the record: `writes`). A reserved slot never written is a gap `take` skips.
+   */
+  async reserve(subject: { phoneNumber: string; owner?: string | undefined }): Promise<IndexReservation> {
+    const subjects: ErasureSubject[] = [{ phoneNumber: subject.phoneNumber }];
+    if (subject.owner !== undefined) subjects.push({ owner: subject.owner });
+    const day = this.#today();
+    const bases = subjects.map((s) => `${this.tag(s)}:${day}`);
+    const taken = await storeBatch(
+      this.store,
+      bases.map((base) => ({ op: 'increment', key: `${base}:n`, by: 1, ttlMs: this.#dayKeptMs() }) as const),
+    );
+    return { slots: new Map(subjects.map((s, i) => [this.tag(s), `${bases[i]}:${taken[i]!.value}`])) };
+  }
+
+  /**
+   * The slot writes of a session whose slots `reservation` holds, for the record's own batch; undefined
+   * when it does not hold one under each of the session's subjects (then `add`).
+   */
+  writes(
+    record: SessionRecord,
+    callers: readonly string[],
+    reservation: IndexReservation,
+  ): StoreOperation[] | undefined {
+    const keys = this.#subjectsOf(record).map((s) => reservation.slots.get(this.tag(s)));
+    if (keys.some((key) => key === undefined)) return undefined;
+    const value = this.#slotValue(record, callers);
+    const ttlMs = this.#slotTtl(record);
+    return keys.map((key) => ({ op: 'set', key: key!, value, ttlMs }) as const);
+  }
+
+  /**
    * Indexes a session under its number and its owner, with the callers it was started by (`client:…`,
    * `browser:…`), sealed in its slot: the counters and cooldowns they name are the subject's too.
    */
   async add(record: SessionRecord, callers: readonly string[] = []): Promise<void> {
-    const ttl = Math.max(record.expiresAt - this.store.now(), 0) + this.retentionMs;
-    // A spare test session (of a host's own test number, in a slot of its network) is indexed under its
-    // owner only: one slot per start under the number is what a flood of free starts must not keep.
-    const subjects: ErasureSubject[] = isSpareTestSession(record.requestId)
-      ? []
-      : [{ phoneNumber: record.phoneNumber }];
-    if (record.owner !== undefined) subjects.push({ owner: record.owner });
-    const day = Math.floor(this.store.now() / DAY_MS);
-    const slot =
-      callers.length === 0
-        ? record.requestId
-        : `${record.requestId} ${this.keys.seal(JSON.stringify(callers))}`;
+    const ttl = this.#slotTtl(record);
+    const day = this.#today();
+    const slot = this.#slotValue(record, callers);
     await Promise.all(
-      subjects.map(async (subject) => {
+      this.#subjectsOf(record).map(async (subject) => {
         const base = `${this.tag(subject)}:${day}`;
         const { value } = await this.store.increment(`${base}:n`, 1, this.#dayKeptMs());
         await this.store.set(`${base}:${value}`, slot, ttl);
@@ -50,11 +79,40 @@ export class SubjectIndex {
   }
 
   /**
+   * The subjects a session is indexed under. A spare test session (of a host's own test number, in a
+   * slot of its network) is indexed under its owner only: one slot per start under the number is what a
+   * flood of free starts must not keep.
+   */
+  #subjectsOf(record: SessionRecord): ErasureSubject[] {
+    const subjects: ErasureSubject[] = isSpareTestSession(record.requestId)
+      ? []
+      : [{ phoneNumber: record.phoneNumber }];
+    if (record.owner !== undefined) subjects.push({ owner: record.owner });
+    return subjects;
+  }
+
+  /** A slot's value: the request id, and the callers sealed beside it. */
+  #slotValue(record: SessionRecord, callers: readonly string[]): string {
+    return callers.length === 0
+      ? record.requestId
+      : `${record.requestId} ${this.keys.seal(JSON.stringify(callers))}`;
+  }
+
+  /** A slot is kept as long as its session's record. */
+  #slotTtl(record: SessionRecord): number {
+    return Math.max(record.expiresAt - this.store.now(), 0) + this.retentionMs;
+  }
+
+  #today(): number {
+    return Math.floor(this.store.now() / DAY_MS);
+  }
+
+  /**
    * The request ids of the subject's sessions whose records may still be kept, and the callers they
    * were started by; the index of them is removed.
    */
   async take(subject: ErasureSubject): Promise<{ ids: string[]; callers: string[] }> {
-    const today = Math.floor(this.store.now() / DAY_MS);
+    const today = this.#today();
     const days = Math.ceil(this.#dayKeptMs() / DAY_MS);
     const ids = await Promise.all(
       Array.from({ length: days + 1 }, async (_, back) => {

@@ -15,6 +15,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { StartPermit } from '../protection/verification-protection.service.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import type { IndexReservation } from '../sessions/subject-index.js';
 import { TestNumberBook } from '../test-numbers/test-number-book.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 import { upstreamClientError } from './upstream-error.mapper.js';
@@ -34,6 +35,14 @@ export interface SessionOrder {
   journeyId?: string;
   /** Who asked for it (`client:…`, `browser:…`): kept sealed in the erasure index (see erasureCallersOf). */
   callers?: readonly string[];
+}
+
+/** What a paid start carries to its session's record. */
+interface PaidTerms {
+  suspected?: boolean;
+  assessment?: StartAssessmentFacts;
+  /** The erasure index slots reserved before paying (none: indexed once recorded). */
+  reserved?: IndexReservation;
 }
 
 /** The callers an erasure of a session's number or owner also forgets: its client key and browser key. */
@@ -83,19 +92,23 @@ export class PaidStart {
       ...(order.owner === undefined ? {} : { owner: order.owner }),
       ...(order.network === undefined ? {} : { network: order.network }),
     };
-    return this.recorded(order, await this.api.play(this.request(order), starter));
+    return this.recorded(order, await this.api.play(this.request(order), starter), {});
   }
 
   /** Pays for `order` under `permit`, which it settles whatever happens. */
   async pay(order: SessionOrder, permit: StartPermit): Promise<SessionRecord> {
     try {
       // A paid initiation whose session could not be recorded would never be followed: with the store
-      // down, refuse before paying (protection issues the probe with its last writes).
-      await (permit.reachable ?? this.records.ensureReachable());
+      // down, refuse before paying. The probe reserves the session's erasure index slots (protection
+      // issues it with its last writes), written with the record.
+      const reserved = await (permit.reachable ?? this.records.reserveIndex(order));
       const result = await this.initiate(order, permit);
-      // Settled once the record is stored (its claim then hands it back), beside the record's index.
-      return await this.recorded(order, result, permit.suspected, permit.assessment, (record) =>
-        permit.commit(record),
+      // Settled right after the record's batch (its claim then hands it back), in the same round trip.
+      return await this.recorded(
+        order,
+        result,
+        { suspected: permit.suspected, assessment: permit.assessment, reserved },
+        (record) => permit.commit(record),
       );
     } catch (error) {
       // Unsettled only when the store failed before or after the API call: a session may exist (and
@@ -144,8 +157,7 @@ export class PaidStart {
   private async recorded(
     { phoneNumber, owner, purpose, journeyId, callers }: SessionOrder,
     result: InitiateResult,
-    suspected?: boolean,
-    assessment?: StartAssessmentFacts,
+    { suspected, assessment, reserved }: PaidTerms,
     whenStored?: (record: SessionRecord) => Promise<void>,
   ): Promise<SessionRecord> {
     const record = newSessionRecord(
@@ -165,7 +177,7 @@ export class PaidStart {
       },
     );
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.createAndFollow(record, callers, whenStored && (() => whenStored(record)));
+    await this.records.createAndFollow(record, callers, whenStored && (() => whenStored(record)), reserved);
     return record;
   }
 }

@@ -78,20 +78,20 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
       'increment(protect:start-client)',
       'increment(protect:start-phone-caller)',
       'increment(protect:start-phone)',
-      // The store probe, with the defence's counts and the spend reservation (one hop); the
+      // The store probe, which reserves the session's erasure index slot (under its number, and its
+      // owner when there is one), with the defence's counts and the spend reservation (one hop); the
       // reservation is live from the moment it is made (a usage read while its call is in flight
       // gives none of it back).
-      'get(session)',
+      'increment(subject)',
       'increment(protect:spend)',
       'increment(protect:spend-live)',
-      // The record written with its erasure mark read (an erasure that found the index first removes
-      // it), and the erasure index: the session under its number (and owner, when there is one).
+      // After the API, one hop, in this order: the record written with its erasure mark read (an
+      // erasure that found the index first removes it), then the index slot reserved (a slot found
+      // names a stored record); then the spend reservation stays open until the session ends (charged
+      // on delivery: issue 29), and the coalescing claim hands the session back (its price as
+      // reserved: the window's live count unchanged).
       'set(session)',
       'get(erased)',
-      'increment(subject)',
-      // Once the record is stored, with the index slot: the spend reservation stays open until the
-      // session ends (charged on delivery: issue 29), and the coalescing claim hands the session back
-      // (its price as reserved: the window's live count unchanged).
       'set(subject)',
       'set(protect:spend-open)',
       'set(protect:coalesce)',
@@ -108,7 +108,7 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     await store.close();
   });
 
-  it('protection off: the start probes the store once before the paid call, then records and counts the session', async () => {
+  it('protection off: the start probes the store once before the paid call (its index slot reserved), then records and indexes the session', async () => {
     const { store, calls } = countingStore();
     fx.host = await protectedHost(fx.sb, platform, { enabled: false }, { store });
     calls.length = 0;
@@ -116,10 +116,9 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
     await fx.host.app.get(MethodStats).flush();
     expect(calls).toEqual([
-      'get(session)',
+      'increment(subject)',
       'set(session)',
       'get(erased)',
-      'increment(subject)',
       'set(subject)',
       ...METHOD_FIGURES_OF_A_START,
       ...FLUSHED_COUNTERS,
