@@ -16,53 +16,26 @@
  * route (past it: `reason: "unknown"`, a 404 or a 503, without an upstream read). Medium (the host's API rate limit spent by one caller, real users
  * denied). FAILS ON PURPOSE on the current code.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';
 import { STATUS_READS_PER_CALLER } from '../../src/protection/status-read-meter.js';
-import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { as, bootGuardHost, storeFor, type Account } from '../verified-phone/guard-host.js';
+import { as, lostRecordsSuite, numbersFrom, type Account } from '../verified-phone/guard-host.js';
 
 const GETS = 'GET /v1/verify/:id';
 
-let serial = 0;
-const phoneNumber = () =>
-  `+7916447${String(process.pid % 100).padStart(2, '0')}${String(++serial % 100).padStart(2, '0')}`;
+const phoneNumber = numbersFrom('+7916447');
 
 describe.each(PLATFORMS)('the guard and handles whose records are gone (%s)', (platform: Platform) => {
-  const suite = sandboxSuite();
-  let store: ReturnType<typeof storeFor> | undefined;
-  const closeStore = async () => {
-    if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
-    store = undefined;
-  };
-  afterEach(closeStore);
-
-  async function host(account: Account, limits?: object) {
-    store = storeFor('memory', suite.sb);
-    suite.host = await bootGuardHost(platform, suite.sb, account, { store, ...(limits ? { limits } : {}) });
-    return suite.host;
-  }
+  const lost = lostRecordsSuite(platform);
+  const { suite } = lost;
 
   /** `count` handles of free starts (reverse flash calls) of `user`, then a restart (a deploy) on a new MemoryStore. */
   async function handlesThenRestart(account: Account, count: number, user: string, limits?: object) {
-    await host(account);
+    await lost.boot(account);
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const started = await call(
-        suite.host!.url,
-        'POST',
-        '/verification/start',
-        { phone_number: phoneNumber(), method: 'reverse_flash_call' },
-        as(user),
-      );
-      expect(started.status).toBe(201);
-      ids.push(String(started.body.verification_id));
-    }
-    await suite.host!.close();
-    await closeStore();
-    await host(account, limits);
+    for (let i = 0; i < count; i++) ids.push(await lost.start(phoneNumber(), as(user)));
+    await lost.boot(account, limits);
     return ids;
   }
 

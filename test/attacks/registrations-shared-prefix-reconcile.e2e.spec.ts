@@ -16,92 +16,41 @@
  * Medium (the host pays for a verification it never learns of; a real user's verification is lost).
  * FAILS ON PURPOSE on the current code.
  */
-import { randomInt, randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationModule } from '../../src/module/verification.module.js';
-import { getVerificationToken } from '../../src/module/verification-registration.js';
-import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
-import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import {
+  bootTwoRegistrations,
+  northReconcilesFirst,
+  phoneNumber,
+  startOn,
+  verifiedBy,
+} from '../registration/two-registrations.js';
 
-let sb: VerificationSandbox;
-let host: TestApp | undefined;
-beforeAll(async () => {
-  sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
-});
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-});
-afterAll(async () => {
-  await sb?.close();
-});
-
-const phoneNumber = () => `+7916${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
-
-async function bootTwo(sharedPrefix: string | undefined): Promise<{ app: TestApp; names: [string, string] }> {
-  const tag = randomUUID().slice(0, 8);
-  const names: [string, string] = [`north${tag}`, `south${tag}`];
-  const registrations = await Promise.all(
-    names.map(async (name): Promise<VerificationModuleOptions> => {
-      const account = await sb.createAccount({ balance: 100 });
-      return {
-        ...moduleOptions(sb, {}, account),
-        name,
-        routes: { prefix: `${name}/verification` },
-        webhooks: { enabled: false },
-        store:
-          sharedPrefix === undefined
-            ? { url: sharedRedisUrl() }
-            : { url: sharedRedisUrl(), keyPrefix: sharedPrefix },
-      };
-    }),
-  );
-  const [first, ...others] = registrations.map((options) => VerificationModule.forRoot(options));
-  const app = await createTestApp({ platform: ONE_PLATFORM[0]!, module: first!, imports: others });
-  return { app, names };
-}
-
-const reconcilerOf = (app: TestApp, name: string): VerificationReconciler =>
-  app.app.get(getVerificationToken(VerificationReconciler, name), { strict: false });
+const suite = sandboxSuite();
 
 describe.each([
   ['a prefix of its own each (the default)', undefined],
   ['one keyPrefix the host chose for both', 'shared'],
 ])('two accounts, two named registrations, one Redis: %s', (_label, shared) => {
   it("one registration's reconciler does not drop the other's session: its verified outcome is emitted", async () => {
-    const booted = await bootTwo(shared === undefined ? undefined : `pv-shared:${randomUUID()}:`);
-    host = booted.app;
-    const [north, south] = booted.names;
-    const phone = phoneNumber();
-    const started = await call(
-      host.url,
-      'POST',
-      `/${south}/verification/start`,
-      { phone_number: phone, method: 'reverse_flash_call' },
-      { 'x-user': 'sue' },
+    const keyPrefix = shared === undefined ? undefined : `pv-shared:${randomUUID()}:`;
+    const booted = await bootTwoRegistrations(suite.sb, () =>
+      keyPrefix === undefined ? { url: sharedRedisUrl() } : { url: sharedRedisUrl(), keyPrefix },
     );
-    expect(started.status).toBe(201);
-    const [session] = sb.sessionsFor(phone);
+    suite.host = booted.app;
+    const [, south] = booted.names;
+    const phone = phoneNumber();
+    await startOn(suite.host, south, phone);
+    const [session] = suite.sb.sessionsFor(phone);
     const requestId = session!.request_id;
 
-    // Both reconcilers tick; here north's pass comes first once south's session is due.
-    await sb.advance(60_000);
-    await reconcilerOf(host, north).runOnce();
-    // The user calls (the host is charged on this proof) and closes the page: nobody polls.
-    await sb.call(requestId, phone);
-    for (let i = 0; i < 5; i += 1) {
-      await sb.advance(60_000);
-      await reconcilerOf(host, south).runOnce();
-    }
+    // Both reconcilers tick; here north's pass comes first once south's session is due. The user calls
+    // (the host is charged on this proof) and closes the page: nobody polls.
+    await northReconcilesFirst(suite.sb, booted, requestId, phone);
     // The API has it verified (and charged); south's app was told nothing.
-    expect(sb.getSession(requestId)?.status).toBe('verified');
-    const verified = host.events.filter(
-      (e) => e.requestId === requestId && e.event === 'verification.verified',
-    );
-    expect(verified.map((e) => e.registration)).toEqual([south]);
+    expect(suite.sb.getSession(requestId)?.status).toBe('verified');
+    expect(verifiedBy(suite.host, requestId)).toEqual([south]);
   });
 });

@@ -15,49 +15,24 @@
  * Low (denies status to users behind a shared address, only after a lost record; the check still
  * works). FAILS ON PURPOSE on the current code.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { sandboxSuite } from '../support/sandbox-suite.js';
+import { describe, expect, it } from '@jest/globals';
 import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { bootGuardHost, storeFor, type Account } from '../verified-phone/guard-host.js';
+import { lostRecordsSuite, numbersFrom } from '../verified-phone/guard-host.js';
 
-let serial = 0;
-const phoneNumber = () =>
-  `+7916448${String(process.pid % 100).padStart(2, '0')}${String(++serial % 100).padStart(2, '0')}`;
+const phoneNumber = numbersFrom('+7916448');
 
 describe.each(PLATFORMS)('a lost record and a neighbour behind one address (%s)', (platform: Platform) => {
-  const suite = sandboxSuite();
-  let store: ReturnType<typeof storeFor> | undefined;
-  const closeStore = async () => {
-    if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
-    store = undefined;
-  };
-  afterEach(closeStore);
-
-  async function host(account: Account, limits?: object) {
-    store = storeFor('memory', suite.sb);
-    suite.host = await bootGuardHost(platform, suite.sb, account, { store, ...(limits ? { limits } : {}) });
-    return suite.host;
-  }
+  const lost = lostRecordsSuite(platform);
+  const { suite } = lost;
 
   it("the neighbour's polls of its own handles keep the victim's status at 429", async () => {
     const account = await suite.sb.createAccount({ balance: 100 });
-    await host(account);
-    const start = async () => {
-      const started = await call(suite.host!.url, 'POST', '/verification/start', {
-        phone_number: phoneNumber(),
-        method: 'reverse_flash_call',
-      });
-      expect(started.status).toBe(201);
-      return String(started.body.verification_id);
-    };
+    await lost.boot(account);
     const handles: string[] = [];
-    for (let i = 0; i < 6; i++) handles.push(await start());
-    const victim = await start();
+    for (let i = 0; i < 6; i++) handles.push(await lost.start(phoneNumber()));
+    const victim = await lost.start(phoneNumber());
     // A deploy: the MemoryStore is new, the sessions are pending upstream.
-    await suite.host!.close();
-    await closeStore();
-    await host(account, {});
+    await lost.deploy(account);
 
     const answers: number[] = [];
     for (let window = 0; window < 5; window++) {

@@ -15,99 +15,40 @@
  * apart from a starter's first codes). Medium (denies a real user of the host: the reviewer).
  * FAILS ON PURPOSE on the current code.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
+import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, type Platform } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import type { Platform } from '../support/verification-app.js';
+import { REVIEWER_CODE, reviewerHosts } from '../test-numbers/reviewer-host.js';
+import type { StoreKind } from '../verified-phone/guard-host.js';
 
-/** The default resend cooldown and a tick: a caller's next start of the number by the method is accepted. */
-const RESEND_COOLDOWN_MS = 60_001;
-
-const CODE = '246810';
 const HOUR = 3_600_000;
-const CASES: [Platform, 'memory' | 'redis', string][] = [
+const CASES: [Platform, StoreKind, string][] = [
   ['express', 'memory', '+79990004461'],
   ['fastify', 'redis', '+79990004462'],
 ];
 
 describe.each(CASES)('strangers buy the hard ceiling with networks (%s, %s)', (platform, kind, reviewer) => {
   const suite = sandboxSuite();
-  const client = new Redis(sharedRedisUrl());
-  afterAll(async () => {
-    await client.quit();
-  });
+  const reviewerHost = reviewerHosts(suite);
 
   it("44 networks' wrong codes refuse the reviewer's right one", async () => {
-    const account = await suite.sb.createAccount({ balance: 100 });
-    const base = moduleOptions(suite.sb, {
-      limits: {},
-      owner: undefined,
-      ...(kind === 'redis'
-        ? { store: { redis: client, keyPrefix: uniqueKeyPrefix(`hard-ceiling-${platform}`) } }
-        : {}),
-      testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] },
-    });
-    suite.host = await createTestApp({
-      platform,
-      trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
-    });
+    const host = await reviewerHost(platform, reviewer, kind, { owner: undefined });
     const from = (ip: string) => ({ 'x-forwarded-for': ip });
-    const start = async (ip: string) => {
-      const started = await call(
-        suite.host!.url,
-        'POST',
-        '/verification/start',
-        { phone_number: reviewer, method: 'sms' },
-        from(ip),
-      );
-      expect(started.status).toBe(201);
-      return String(started.body.verification_id);
-    };
-    const guess = (ip: string, wrong: number) => async () => {
-      let left = wrong;
-      while (left > 0) {
-        // A restart waits out the resend cooldown, as a real number's does (fix-44e).
-        if (left < wrong) await suite.sb.advance(RESEND_COOLDOWN_MS);
-        const id = await start(ip);
-        for (let attempt = 0; attempt < 3 && left > 0; attempt++, left--) {
-          const checked = await call(
-            suite.host!.url,
-            'POST',
-            '/verification/check',
-            { verification_id: id, code: '000000' },
-            from(ip),
-          );
-          expect(checked.status).toBeGreaterThanOrEqual(400);
-        }
-      }
-    };
+    const guess = (ip: string, wrong: number) =>
+      host.wrongCodes(wrong, from(ip), (checked) => expect(checked.status).toBeGreaterThanOrEqual(400));
 
     // The number's day: 10 networks, 10 wrong codes each (each within its hourly budget).
-    for (let net = 0; net < 10; net++) await guess(`73.${net}.1.7`, 10)();
+    for (let net = 0; net < 10; net++) await guess(`73.${net}.1.7`, 10);
     // The reserves: 34 more networks, 3 wrong codes each, ten networks an hour.
     for (let net = 10; net < 44; net++) {
       if (net % 10 === 0) await suite.sb.advance(HOUR + 1_000);
-      await guess(`73.${net}.1.7`, 3)();
+      await guess(`73.${net}.1.7`, 3);
     }
 
     // The reviewer, from their own network, never guessed: the number and code the host gave them.
     const reviewerIp = '198.51.100.46';
-    const id = await start(reviewerIp);
-    const checked = await call(
-      suite.host!.url,
-      'POST',
-      '/verification/check',
-      { verification_id: id, code: CODE },
-      from(reviewerIp),
-    );
+    const id = await host.start(from(reviewerIp));
+    const checked = await host.check(id, REVIEWER_CODE, from(reviewerIp));
     expect(checked.body).toMatchObject({ verified: true });
   });
 });

@@ -13,16 +13,13 @@
  * held by others is refused or kept apart, never put where the next stranger's start lands).
  * Medium (denies a real user of the host: the reviewer). FAILS ON PURPOSE on the current code.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
+import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, type Platform } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import type { Platform } from '../support/verification-app.js';
+import { REVIEWER_CODE, reviewerHosts } from '../test-numbers/reviewer-host.js';
+import type { StoreKind } from '../verified-phone/guard-host.js';
 
-const CODE = '246810';
-const CASES: [Platform, 'memory' | 'redis', string][] = [
+const CASES: [Platform, StoreKind, string][] = [
   ['express', 'memory', '+79990004451'],
   ['fastify', 'redis', '+79990004452'],
 ];
@@ -31,42 +28,12 @@ describe.each(CASES)(
   'a stranger forces the reviewer into the overflow slot (%s, %s)',
   (platform, kind, reviewer) => {
     const suite = sandboxSuite();
-    const client = new Redis(sharedRedisUrl());
-    afterAll(async () => {
-      await client.quit();
-    });
+    const reviewerHost = reviewerHosts(suite);
 
     it("the next stranger's start takes the reviewer's session", async () => {
-      const account = await suite.sb.createAccount({ balance: 100 });
-      const base = moduleOptions(suite.sb, {
-        limits: {},
-        owner: undefined,
-        ...(kind === 'redis'
-          ? { store: { redis: client, keyPrefix: uniqueKeyPrefix(`overflow-forced-${platform}`) } }
-          : {}),
-        testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] },
-      });
-      suite.host = await createTestApp({
-        platform,
-        trustProxy: true,
-        module: {
-          ...base,
-          api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-          webhooks: { secret: account.webhookSecret },
-        },
-      });
+      const host = await reviewerHost(platform, reviewer, kind, { owner: undefined });
       const from = (ip: string) => ({ 'x-forwarded-for': ip });
-      const start = async (ip: string) => {
-        const started = await call(
-          suite.host!.url,
-          'POST',
-          '/verification/start',
-          { phone_number: reviewer, method: 'sms' },
-          from(ip),
-        );
-        expect(started.status).toBe(201);
-        return String(started.body.verification_id);
-      };
+      const start = (ip: string) => host.start(from(ip));
 
       // The number's hour (10 kept), then its five spare slots, each from a network of its own.
       for (let net = 0; net < 15; net++) await start(`72.${net}.1.7`);
@@ -76,13 +43,7 @@ describe.each(CASES)(
       // One more stranger, from a network never seen: no own session either.
       await start('72.200.1.7');
 
-      const checked = await call(
-        suite.host!.url,
-        'POST',
-        '/verification/check',
-        { verification_id: id, code: CODE },
-        from(reviewerIp),
-      );
+      const checked = await host.check(id, REVIEWER_CODE, from(reviewerIp));
       expect(checked.body).toMatchObject({ verified: true });
     });
   },

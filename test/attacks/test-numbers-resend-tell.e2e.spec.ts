@@ -15,31 +15,15 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { reviewerHosts } from '../test-numbers/reviewer-host.js';
 
 const TEST_NUMBER = '+79990004471';
 
 describe.each(PLATFORMS)('a stranger tells the test number from a real one (%s)', (platform: Platform) => {
   const suite = sandboxSuite();
-
-  async function boot() {
-    const account = await suite.sb.createAccount({ balance: 100 });
-    const base = moduleOptions(suite.sb, {
-      limits: {},
-      owner: undefined,
-      testNumbers: { numbers: [{ phoneNumber: TEST_NUMBER, code: '246810' }] },
-    });
-    suite.host = await createTestApp({
-      platform,
-      trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-        webhooks: { secret: account.webhookSecret },
-      },
-    });
-  }
+  const reviewerHost = reviewerHosts(suite);
+  const boot = () => reviewerHost(platform, TEST_NUMBER, 'memory', { owner: undefined });
 
   const post = (phone: string, method: string, ip: string) =>
     call(

@@ -13,16 +13,13 @@
  * network/caller, not per number, or the number's kept sessions per caller).
  * Medium (denies a real user of the host: the reviewer). FAILS ON PURPOSE on the current code.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
+import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp, type Platform } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import type { Platform } from '../support/verification-app.js';
+import { REVIEWER_CODE, reviewerHosts } from '../test-numbers/reviewer-host.js';
+import type { StoreKind } from '../verified-phone/guard-host.js';
 
-const CODE = '246810';
-const CASES: [Platform, 'memory' | 'redis', string][] = [
+const CASES: [Platform, StoreKind, string][] = [
   ['express', 'memory', '+79990004421'],
   ['fastify', 'redis', '+79990004422'],
 ];
@@ -31,42 +28,12 @@ describe.each(CASES)(
   'strangers and a reviewer session in a spare slot (%s, %s)',
   (platform, kind, reviewer) => {
     const suite = sandboxSuite();
-    const client = new Redis(sharedRedisUrl());
-    afterAll(async () => {
-      await client.quit();
-    });
+    const reviewerHost = reviewerHosts(suite);
 
     it("fifteen strangers' starts of the number end the reviewer's session", async () => {
-      const account = await suite.sb.createAccount({ balance: 100 });
-      const base = moduleOptions(suite.sb, {
-        limits: {},
-        owner: undefined,
-        ...(kind === 'redis'
-          ? { store: { redis: client, keyPrefix: uniqueKeyPrefix(`spare-evict-${platform}`) } }
-          : {}),
-        testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] },
-      });
-      suite.host = await createTestApp({
-        platform,
-        trustProxy: true,
-        module: {
-          ...base,
-          api: { ...base.api, apiKey: account.apiKey, apiSecret: account.apiSecret },
-          webhooks: { secret: account.webhookSecret },
-        },
-      });
+      const host = await reviewerHost(platform, reviewer, kind, { owner: undefined });
       const from = (ip: string) => ({ 'x-forwarded-for': ip });
-      const start = async (ip: string) => {
-        const started = await call(
-          suite.host!.url,
-          'POST',
-          '/verification/start',
-          { phone_number: reviewer, method: 'sms' },
-          from(ip),
-        );
-        expect(started.status).toBe(201);
-        return String(started.body.verification_id);
-      };
+      const start = (ip: string) => host.start(from(ip));
 
       // The stranger fills the number's hour: one start from each of 10 networks.
       for (let net = 0; net < 10; net++) await start(`71.${net}.1.7`);
@@ -76,13 +43,7 @@ describe.each(CASES)(
       // Five more starts of the stranger, from five more networks.
       for (let net = 10; net < 15; net++) await start(`71.${net}.1.7`);
 
-      const checked = await call(
-        suite.host!.url,
-        'POST',
-        '/verification/check',
-        { verification_id: id, code: CODE },
-        from(reviewerIp),
-      );
+      const checked = await host.check(id, REVIEWER_CODE, from(reviewerIp));
       expect(checked.body).toMatchObject({ verified: true });
     });
   },

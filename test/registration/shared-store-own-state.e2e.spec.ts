@@ -2,98 +2,101 @@
  * A named registration's own state on a store several registrations share: one store instance the host
  * gave both (Memory and Redis), beside the shared keyPrefix of test/attacks/registrations-shared-prefix-
  * reconcile. Each registration's reconcile queue holds only its own sessions (north's stays empty after
- * south's start), and south's verified outcome is emitted though north's reconciler ran first.
+ * south's start), south's verified outcome is emitted though north's reconciler ran first, and each
+ * registration's status stream is pushed its own session's change (its notices on its own channel).
  */
-import { randomInt, randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationModule } from '../../src/module/verification.module.js';
-import { getVerificationToken } from '../../src/module/verification-registration.js';
-import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
-import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { openSse, type SseStream } from '../support/sse-client.js';
+import { call } from '../support/verification-app.js';
+import {
+  bootTwoRegistrations,
+  northReconcilesFirst,
+  phoneNumber,
+  reconcilerOf,
+  startOn,
+  verifiedBy,
+} from './two-registrations.js';
 
-let sb: VerificationSandbox;
-let host: TestApp | undefined;
+const suite = sandboxSuite();
 let store: VerificationStore | undefined;
-beforeAll(async () => {
-  sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
-});
+const streams: SseStream[] = [];
 afterEach(async () => {
-  await host?.close();
-  host = undefined;
+  for (const stream of streams.splice(0)) stream.close();
   await store?.close();
   store = undefined;
 });
-afterAll(async () => {
-  await sb?.close();
-});
-
-const phoneNumber = () => `+7916${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
-
-async function bootTwo(shared: VerificationStore): Promise<{ app: TestApp; names: [string, string] }> {
-  const tag = randomUUID().slice(0, 8);
-  const names: [string, string] = [`north${tag}`, `south${tag}`];
-  const registrations = await Promise.all(
-    names.map(async (name): Promise<VerificationModuleOptions> => {
-      const account = await sb.createAccount({ balance: 100 });
-      return {
-        ...moduleOptions(sb, {}, account),
-        name,
-        routes: { prefix: `${name}/verification` },
-        webhooks: { enabled: false },
-        store: shared,
-      };
-    }),
-  );
-  const [first, ...others] = registrations.map((options) => VerificationModule.forRoot(options));
-  const app = await createTestApp({ platform: ONE_PLATFORM[0]!, module: first!, imports: others });
-  return { app, names };
-}
-
-const reconcilerOf = (app: TestApp, name: string): VerificationReconciler =>
-  app.app.get(getVerificationToken(VerificationReconciler, name), { strict: false });
 
 describe.each([
-  ['one MemoryStore instance', () => new MemoryStore({ clock: () => sb.now() })],
+  ['one MemoryStore instance', () => new MemoryStore({ clock: () => suite.sb.now() })],
   [
     'one RedisStore instance',
     () =>
-      new RedisStore({ url: sharedRedisUrl(), keyPrefix: `pv-one:${randomUUID()}:`, clock: () => sb.now() }),
+      new RedisStore({
+        url: sharedRedisUrl(),
+        keyPrefix: `pv-one:${randomUUID()}:`,
+        clock: () => suite.sb.now(),
+      }),
   ],
 ])('two named registrations given %s', (_label, make: () => VerificationStore) => {
   it("each reconciler follows only its own sessions; south's verified outcome is emitted", async () => {
-    store = make();
-    const booted = await bootTwo(store);
-    host = booted.app;
+    const shared = (store = make());
+    const booted = await bootTwoRegistrations(suite.sb, () => shared);
+    const host = (suite.host = booted.app);
     const [north, south] = booted.names;
     const phone = phoneNumber();
-    const started = await call(
-      host.url,
-      'POST',
-      `/${south}/verification/start`,
-      { phone_number: phone, method: 'reverse_flash_call' },
-      { 'x-user': 'sue' },
-    );
-    expect(started.status).toBe(201);
+    await startOn(host, south, phone);
     expect(await reconcilerOf(host, north).pending()).toBe(0);
     expect(await reconcilerOf(host, south).pending()).toBe(1);
-    const requestId = sb.sessionsFor(phone)[0]!.request_id;
-    await sb.advance(60_000);
-    await reconcilerOf(host, north).runOnce();
-    await sb.call(requestId, phone);
-    for (let i = 0; i < 5; i += 1) {
-      await sb.advance(60_000);
-      await reconcilerOf(host, south).runOnce();
-    }
-    const verified = host.events.filter(
-      (e) => e.requestId === requestId && e.event === 'verification.verified',
+    const requestId = suite.sb.sessionsFor(phone)[0]!.request_id;
+    await northReconcilesFirst(suite.sb, booted, requestId, phone);
+    expect(verifiedBy(host, requestId)).toEqual([south]);
+  });
+
+  it("each registration's status stream is pushed its own session's verification, while the other's waits", async () => {
+    const shared = (store = make());
+    const booted = await bootTwoRegistrations(suite.sb, () => shared);
+    const host = (suite.host = booted.app);
+    const sessions = await Promise.all(
+      booted.names.map(async (name) => {
+        const phone = phoneNumber();
+        const id = await startOn(host, name, phone, 'sms');
+        const opened = await openSse(`${host.url}/${name}/verification/status/${id}/events`, {
+          'x-user': 'sue',
+        });
+        expect(opened.status).toBe(200);
+        streams.push(opened.stream!);
+        await opened.stream!.statusCount(1);
+        return { name, id, requestId: suite.sb.sessionsFor(phone)[0]!.request_id, stream: opened.stream! };
+      }),
     );
-    expect(verified.map((e) => e.registration)).toEqual([south]);
+    const [north, south] = sessions as [(typeof sessions)[0], (typeof sessions)[0]];
+    const enterCode = async (session: typeof north) => {
+      await suite.sb.deliver(session.requestId);
+      const code = suite.sb.getSession(session.requestId)!.code as string;
+      const checked = await call(
+        host.url,
+        'POST',
+        `/${session.name}/verification/check`,
+        { verification_id: session.id, code },
+        { 'x-user': 'sue' },
+      );
+      expect(checked.body).toMatchObject({ verified: true });
+    };
+
+    await enterCode(north);
+    await north.stream.ends();
+    expect(north.stream.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+    expect(south.stream.isEnded).toBe(false);
+    expect(south.stream.statuses().map((x) => x.status)).toEqual(['sent']);
+
+    await enterCode(south);
+    await south.stream.ends();
+    expect(south.stream.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
   });
 });

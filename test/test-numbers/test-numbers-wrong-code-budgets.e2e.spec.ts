@@ -7,19 +7,18 @@
  * another's right code, and guessing a fixed code from many owners or networks stays bounded.
  * Over real HTTP, Express on Memory and Fastify on Redis; the sandbox clock moves time.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { describe, expect, it } from '@jest/globals';
 import {
   TEST_WRONG_CODES_DAY_FACTOR,
   TEST_WRONG_CODES_HARD_FACTOR,
   TEST_WRONG_CODES_NETWORK_FACTOR,
 } from '../../src/test-numbers/test-number-wrong-codes.js';
-import { storeFor, type StoreKind } from '../verified-phone/guard-host.js';
+import type { StoreKind } from '../verified-phone/guard-host.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, type Platform, type TestApp } from '../support/verification-app.js';
-import { startAccountHost } from '../webhooks/harness.js';
+import { call, type Platform } from '../support/verification-app.js';
+import { REVIEWER_CODE, reviewerHosts } from './reviewer-host.js';
 
-const CODE = '246810';
+const CODE = REVIEWER_CODE;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const POINTS = 2;
@@ -32,28 +31,16 @@ describe.each(CASES)(
   'test numbers: wrong codes per starter (%s, %s store)',
   (platform, storeKind, reviewer) => {
     const suite = sandboxSuite();
-    let app: TestApp | undefined;
-    let store: ReturnType<typeof storeFor> | undefined;
-    afterEach(async () => {
-      await app?.close();
-      app = undefined;
-      if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
-      store = undefined;
-    });
+    const reviewerHost = reviewerHosts(suite);
 
     async function boot() {
-      store = storeFor(storeKind, suite.sb);
-      app = await startAccountHost(platform, suite.sb, {
-        trustProxy: true,
-        module: {
-          store,
-          // The resend cooldown (which test starts take, as a real number's) is not what these tests weigh.
-          limits: { resendCooldownMs: false },
-          testNumbers: {
-            numbers: [{ phoneNumber: reviewer, code: CODE }],
-            maxAttempts: 3,
-            wrongCodesPerNumber: { points: POINTS, windowMs: HOUR },
-          },
+      await reviewerHost(platform, reviewer, storeKind, {
+        // The resend cooldown (which test starts take, as a real number's) is not what these tests weigh.
+        limits: { resendCooldownMs: false },
+        testNumbers: {
+          numbers: [{ phoneNumber: reviewer, code: CODE }],
+          maxAttempts: 3,
+          wrongCodesPerNumber: { points: POINTS, windowMs: HOUR },
         },
       });
     }
@@ -64,7 +51,7 @@ describe.each(CASES)(
       ...(user === undefined ? {} : { 'x-user': user }),
     });
     const post = (path: string, body: unknown, headers: Record<string, string>) =>
-      call(app!.url, 'POST', `/verification/${path}`, body, headers);
+      call(suite.host!.url, 'POST', `/verification/${path}`, body, headers);
     const start = async (headers: Record<string, string>) => {
       const started = await post('start', { phone_number: reviewer, method: 'sms' }, headers);
       expect(started.status).toBe(201);

@@ -5,6 +5,7 @@
  * Redis under a prefix of its own).
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { afterEach, expect } from '@jest/globals';
 import { Controller, Post } from '@nestjs/common';
 import { RequireVerifiedPhone, VerifiedPhone } from '../../src/guard/verified-phone.decorators.js';
 import type { VerifiedPhoneDetails } from '../../src/guard/verified-phone.request.js';
@@ -12,7 +13,8 @@ import type { VerificationModuleOptions } from '../../src/options/verification.o
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite, type SandboxSuite } from '../support/sandbox-suite.js';
+import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
 import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
@@ -88,6 +90,72 @@ export function bootGuardHost(
 }
 
 export const as = (user: string, extra: Record<string, string> = {}) => ({ 'x-user': user, ...extra });
+
+/** Phone numbers `<prefix><two digits of the worker><serial>`: a block of 100 per file and worker. */
+export function numbersFrom(prefix: string): () => string {
+  let serial = 0;
+  return () =>
+    `${prefix}${String(process.pid % 100).padStart(2, '0')}${String(++serial % 100).padStart(2, '0')}`;
+}
+
+/** A suite whose records get lost: each boot of its guard host is on a new MemoryStore (see `lostRecordsSuite`). */
+export interface LostRecordsSuite {
+  readonly suite: SandboxSuite;
+  /**
+   * Boots the guard host on `account` and a new MemoryStore (the app the test booted before, and its
+   * store, are closed first); `limits` as given (none: the module's own, off).
+   */
+  boot(account: Account, limits?: object): Promise<TestApp>;
+  /** A deploy: the app restarts on a new MemoryStore with the default limits, the account and keys kept. */
+  deploy(account: Account): Promise<TestApp>;
+  /** A free start (a reverse flash call) of `phone` on the booted host, with `headers`: its verification id. */
+  start(phone: string, headers?: Record<string, string>): Promise<string>;
+}
+
+/**
+ * The life the rebuild meter suites share: a sandboxSuite, its guard host on a MemoryStore of its own
+ * (closed after each test, after the host), and a deploy that loses every record the store held.
+ */
+export function lostRecordsSuite(
+  platform: Platform,
+  module: Partial<VerificationModuleOptions> = {},
+): LostRecordsSuite {
+  const suite = sandboxSuite();
+  let store: MemoryStore | undefined;
+  const closeStore = async () => {
+    await store?.close();
+    store = undefined;
+  };
+  afterEach(closeStore);
+  const boot = async (account: Account, limits?: object) => {
+    await suite.host?.close();
+    suite.host = undefined;
+    await closeStore();
+    store = new MemoryStore({ clock: () => suite.sb.now() });
+    suite.host = await bootGuardHost(platform, suite.sb, account, {
+      store,
+      ...module,
+      ...(limits ? { limits } : {}),
+    });
+    return suite.host;
+  };
+  return {
+    suite,
+    boot,
+    deploy: (account) => boot(account, {}),
+    async start(phone, headers = {}) {
+      const started = await call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'reverse_flash_call' },
+        headers,
+      );
+      expect(started.status).toBe(201);
+      return String(started.body.verification_id);
+    },
+  };
+}
 
 /**
  * `count` POSTs of `body` to `url` with `headers`, `atOnce` at a time, over keep-alive connections (fetch):

@@ -5,53 +5,32 @@
  * meter on refreshes of records the store holds again, so a visitor's lost record is still rebuilt and
  * its verification passes; the window's upstream reads stay within `points`.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';
-import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { bootGuardHost, storeFor, type Account } from './guard-host.js';
+import { lostRecordsSuite, numbersFrom } from './guard-host.js';
 
 const GETS = 'GET /v1/verify/:id';
-let serial = 0;
-const phoneNumber = () =>
-  `+7916449${String(process.pid % 100).padStart(2, '0')}${String(++serial % 100).padStart(2, '0')}`;
+const phoneNumber = numbersFrom('+7916449');
 
 describe.each(PLATFORMS)(
   "a neighbour's guard reads and a visitor's lost record (%s)",
   (platform: Platform) => {
-    const suite = sandboxSuite();
-    let store: ReturnType<typeof storeFor> | undefined;
-    const closeStore = async () => {
-      if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
-      store = undefined;
-    };
-    afterEach(closeStore);
-
-    async function host(account: Account, limits?: object) {
-      store = storeFor('memory', suite.sb);
-      suite.host = await bootGuardHost(platform, suite.sb, account, { store, ...(limits ? { limits } : {}) });
-    }
+    const lost = lostRecordsSuite(platform);
+    const { suite } = lost;
 
     it("the neighbour's refreshes leave the rebuild its points: the visitor's verification passes the guard", async () => {
       const account = await suite.sb.createAccount({ balance: 100 });
-      await host(account);
+      await lost.boot(account);
       const start = async () => {
         const phone = phoneNumber();
-        const started = await call(suite.host!.url, 'POST', '/verification/start', {
-          phone_number: phone,
-          method: 'reverse_flash_call',
-        });
-        expect(started.status).toBe(201);
-        return { id: String(started.body.verification_id), phone };
+        return { id: await lost.start(phone), phone };
       };
       const handles: string[] = [];
       for (let i = 0; i < GUARD_READS_PER_OWNER.points; i++) handles.push((await start()).id);
       const visitor = await start();
       // A deploy: the MemoryStore is new, the sessions are pending upstream.
-      await suite.host!.close();
-      await closeStore();
-      await host(account, {});
+      await lost.deploy(account);
       const guarded = (id: string) =>
         call(suite.host!.url, 'POST', '/account/phone', {}, { 'x-verification-id': id });
       // The neighbour's first window rebuilds its records (every point of the window).

@@ -4,53 +4,27 @@
  * answers without a read; one tick before the window ends still so, at its end the next handle is rebuilt
  * from the API. The records are lost by a restart on a new MemoryStore (a deploy), the account and keys kept.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';
 import { STATUS_READS_PER_CALLER } from '../../src/protection/status-read-meter.js';
-import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
-import { as, bootGuardHost, storeFor, type Account } from './guard-host.js';
+import { as, lostRecordsSuite, numbersFrom } from './guard-host.js';
 
 const GETS = 'GET /v1/verify/:id';
 
-let serial = 0;
-const phoneNumber = () =>
-  `+7916448${String(process.pid % 100).padStart(2, '0')}${String(++serial % 100).padStart(2, '0')}`;
+const phoneNumber = numbersFrom('+7916448');
 
 describe.each(PLATFORMS)('rebuild meters at their bounds (%s)', (platform: Platform) => {
-  const suite = sandboxSuite();
-  let store: ReturnType<typeof storeFor> | undefined;
-  const closeStore = async () => {
-    if (store !== undefined && 'close' in store) await (store as VerificationStore).close();
-    store = undefined;
-  };
-  afterEach(closeStore);
-
-  async function host(account: Account, limits?: object) {
-    await suite.host?.close();
-    await closeStore();
-    store = storeFor('memory', suite.sb);
-    suite.host = await bootGuardHost(platform, suite.sb, account, { store, ...(limits ? { limits } : {}) });
-  }
+  const lost = lostRecordsSuite(platform);
+  const { suite } = lost;
 
   /** `count` handles of `user`'s free starts, then a restart on a new MemoryStore with the default limits. */
   async function lostHandles(count: number, user: string): Promise<string[]> {
     const account = await suite.sb.createAccount({ balance: 100 });
-    await host(account);
+    await lost.boot(account);
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const started = await call(
-        suite.host!.url,
-        'POST',
-        '/verification/start',
-        { phone_number: phoneNumber(), method: 'reverse_flash_call' },
-        as(user),
-      );
-      expect(started.status).toBe(201);
-      ids.push(String(started.body.verification_id));
-    }
-    await host(account, {});
+    for (let i = 0; i < count; i++) ids.push(await lost.start(phoneNumber(), as(user)));
+    await lost.deploy(account);
     return ids;
   }
 
