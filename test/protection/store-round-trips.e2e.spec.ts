@@ -67,7 +67,7 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(11 + 2 * 4 + 2);
     expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(1);
     expect(pumping.length).toBe(75);
-    expect(calls.filter((c) => !c.endsWith('(protect:pump)'))).toEqual([
+    expect(calls.filter((c) => !c.endsWith('(protect:pump)') && c !== FLUSHED)).toEqual([
       // The wrong-code budget and the API's 429 back-off, read with the defence's counts and the
       // coalescing claim (one hop).
       'get(protect:wrong-codes-phone)',
@@ -98,8 +98,8 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
       // The method figures, after the answer: the session's start claimed (its counters are added
       // within a second, in a batch: here by the flush).
       ...METHOD_FIGURES_OF_A_START,
-      ...FLUSHED_COUNTERS,
     ]);
+    expectFlushed(calls);
 
     calls.length = 0;
     const again = await startFrom(fx.host, ip, phone, 'sms', cookieFrom(first));
@@ -115,14 +115,14 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     const posts = fx.sb.requestCount('POST /v1/verify');
     expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
     await fx.host.app.get(MethodStats).flush();
-    expect(calls).toEqual([
+    expect(calls.filter((c) => c !== FLUSHED)).toEqual([
       'increment(subject)',
       'set(session)',
       'get(erased)',
       'set(subject)',
       ...METHOD_FIGURES_OF_A_START,
-      ...FLUSHED_COUNTERS,
     ]);
+    expectFlushed(calls);
     expect(fx.sb.requestCount('POST /v1/verify') - posts).toBe(1);
     await store.close();
   });
@@ -146,8 +146,15 @@ const METHOD_FIGURES_OF_A_START = [
   'setIfAbsent(stats-caller)',
 ];
 
-/** The flush's counters of an SMS start: started, by country and in all, with its caller. */
-const FLUSHED_COUNTERS = ['increment(stats)', 'increment(stats)', 'increment(stats)', 'increment(stats)'];
+const FLUSHED = 'increment(stats)';
+/**
+ * The flush's counters of an SMS start (started, by country and in all, with its caller): four, after the
+ * answer, off the start's path. The instance's one-second timer may flush part of them before the test's
+ * flush on a loaded machine, each part a batch of its own: at least four, never none.
+ */
+function expectFlushed(calls: string[]): void {
+  expect(calls.filter((c) => c === FLUSHED).length).toBeGreaterThanOrEqual(4);
+}
 
 /** The store operations that are a round trip on Redis (all but the clock and close; the reconciler is off in these hosts). */
 const ROUND_TRIPS = new Set<string | symbol>(STORE_METHODS.filter((m) => m !== 'now' && m !== 'close'));
