@@ -17,7 +17,7 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import type { SlotHolder } from './spare-test-slots.js';
 import { takeSpareSlot, type TakenSlot } from './spare-slot-claim.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
-import { played, toSession, type TestSessionState } from './test-session-state.js';
+import { delivered, played, toSession, type TestSessionState } from './test-session-state.js';
 import {
   starterTags,
   takeWrongCodePoints,
@@ -257,6 +257,7 @@ export class TestNumberSessions {
     if (!isTerminal(state.status) && state.expiresAt <= now) state = { ...state, status: 'expired' };
     else if (!state.played && !isTerminal(state.status))
       state = played(state, this.book.find(state.phoneNumber), now);
+    state = delivered(state, this.options.dataKeys, now);
     if (opened !== JSON.stringify(state)) await this.save(state);
     return state;
   }
