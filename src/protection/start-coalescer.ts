@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { protectionRefusal, ProtectionRefusalReason } from './protection-refusals.js';
-import type { StartedSession } from './verification-protection.types.js';
+import type { HandBack, StartedSession } from './verification-protection.types.js';
 
 export interface StartCoalescerSettings {
   /** How long a start may hold the claim (hook + limits + the upstream call); a crashed holder's claim ends then. */
@@ -53,6 +53,16 @@ export class CoalescingClaim {
   }
 }
 
+/** How a coalesced start is admitted (see `StartCoalescer.admit`). */
+export interface CoalescedAdmission<T> {
+  /** A request id this key handed back whose session the caller found ended. */
+  stale: string | undefined;
+  /** A new start's admission, under the claim it settles. */
+  admit(claimed: CoalescingClaim): Promise<T>;
+  /** When the caller may start again (the resend cooldown's end), told with a handed-back session. */
+  handBackUntil(): Promise<Date | null>;
+}
+
 /**
  * Duplicate-start coalescing: the same caller + phone + method gets the session its first start
  * created instead of a new paid initiation, while that session is pending and its resend
@@ -61,8 +71,9 @@ export class CoalescingClaim {
  * In one process, identical concurrent starts wait for one flight's outcome. Across instances, the
  * first start claims the key in the store (set-if-absent); the others wait for the claim to turn
  * into the session's request id and resume it. When the first start fails, its claim is removed and
- * a waiting start of another instance tries on its own. The coalescer answers and never calls back:
- * `claim` gives a request id to hand back or a CoalescingClaim its holder settles.
+ * a waiting start of another instance tries on its own. `claim` gives a request id to hand back or a
+ * CoalescingClaim its holder settles; `admit` runs the start's own admission under that claim (a real
+ * start's or a test number's, see VerificationProtection).
  */
 export class StartCoalescer {
   private readonly flights = new Map<string, Flight>();
@@ -92,6 +103,22 @@ export class StartCoalescer {
     } catch (error) {
       this.flights.delete(key);
       flight.reject(error);
+      throw error;
+    }
+  }
+
+  /**
+   * The pending session of `key` to hand back (with when the caller may start again), else `admit`'s
+   * answer under the claim; a refusal `admit` throws fails the claim (its waiting starts fail with it).
+   */
+  async admit<T>(key: string, how: CoalescedAdmission<T>): Promise<HandBack | T> {
+    const claimed = await this.claim(key, how.stale);
+    if (typeof claimed === 'string')
+      return { handBack: claimed, resendAvailableAt: await how.handBackUntil() };
+    try {
+      return await how.admit(claimed);
+    } catch (error) {
+      await claimed.failed(error);
       throw error;
     }
   }

@@ -137,41 +137,39 @@ export class VerificationProtection implements OnModuleInit, OnModuleDestroy {
    * StartPermit). Protection is asked once and never calls back.
    */
   async admitStart(candidate: StartCandidate, stale?: string): Promise<HandBack | StartPermit> {
-    const starter = starterOf(candidate);
-    if (!this.coalescer || starter === undefined) return this.admit(candidate, undefined);
+    if (!this.coalescer || starterOf(candidate) === undefined) return this.admit(candidate, undefined);
     // The claim and the reading go together (one round trip); a duplicate's reading is not used.
     const reading = this.read(candidate);
     reading.catch(() => undefined);
-    const claimed = await this.coalescer.claim(
-      ProtectionKeys.coalesce(
-        this.options.dataKeys,
-        starter,
-        candidate.phoneNumber,
-        candidate.method,
-        candidate.purpose,
-      ),
-      stale,
+    // A claim won after another start's ended: read again, after it.
+    return this.coalesced(candidate, stale, (claimed) =>
+      this.admit(candidate, claimed, claimed?.contested ? undefined : reading),
     );
-    if (typeof claimed === 'string')
-      return {
-        handBack: claimed,
-        resendAvailableAt: await this.cooldown.availableAt(
-          candidate.phoneNumber,
-          candidate.method,
-          limitsCallerOf(candidate),
-        ),
-      };
-    try {
-      // A claim won after another start's ended: read again, after it.
-      return await this.admit(candidate, claimed, claimed.contested ? undefined : reading);
-    } catch (error) {
-      await claimed.failed(error);
-      throw error;
-    }
   }
 
-  /** A test number's start or switch (see `admitTestStart`). */
-  admitTestStart = (c: StartCandidate): Promise<TestAdmission> => admitTest(this.cooldown, this.limits, c);
+  /** A test number's start (see `admitTestStart`), coalesced as a real one's: its identical start is handed back. */
+  admitTestStart(candidate: StartCandidate, stale?: string): Promise<HandBack | TestAdmission> {
+    return this.coalesced(candidate, stale, (claimed) =>
+      admitTest(this.cooldown, this.limits, candidate, claimed),
+    );
+  }
+
+  /** A test number's switch: as a real switch, never coalesced. */
+  admitTestSwitch = (c: StartCandidate): Promise<TestAdmission> => admitTest(this.cooldown, this.limits, c);
+
+  /** The starter's identical pending session to hand back, else `admit` under the claim (none: not coalesced). */
+  private coalesced<T>(
+    candidate: StartCandidate,
+    stale: string | undefined,
+    admit: (claimed?: CoalescingClaim) => Promise<T>,
+  ): Promise<HandBack | T> {
+    const starter = starterOf(candidate);
+    if (!this.coalescer || starter === undefined) return admit();
+    const { phoneNumber: phone, method, purpose } = candidate;
+    const key = ProtectionKeys.coalesce(this.options.dataKeys, starter, phone, method, purpose);
+    const handBackUntil = () => this.cooldown.availableAt(phone, method, limitsCallerOf(candidate));
+    return this.coalescer.admit(key, { stale, admit, handBackUntil });
+  }
 
   /** Admits a journey's switch: a start like any other, but never coalesced (the journey's step claim keeps it single). */
   admitSwitch(candidate: StartCandidate): Promise<StartPermit> {
