@@ -44,7 +44,8 @@ describe.each(PLATFORMS)(
     const twice = async (phone: string, ip: string, headers: Record<string, string> = {}) => {
       const first = await post('start', { phone_number: phone, method: 'sms' }, ip, headers);
       expect(first.status).toBe(201);
-      const cookie = headers['x-user'] === undefined ? { cookie: cookieOf(first) } : {};
+      const cookie: Record<string, string> =
+        headers['x-user'] === undefined ? { cookie: cookieOf(first) } : {};
       const second = await post('start', { phone_number: phone, method: 'sms' }, ip, {
         ...headers,
         ...cookie,
