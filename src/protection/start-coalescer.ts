@@ -61,8 +61,9 @@ export class CoalescingClaim {
  * In one process, identical concurrent starts wait for one flight's outcome. Across instances, the
  * first start claims the key in the store (set-if-absent); the others wait for the claim to turn
  * into the session's request id and resume it. When the first start fails, its claim is removed and
- * a waiting start of another instance tries on its own. The coalescer answers and never calls back:
- * `claim` gives a request id to hand back or a CoalescingClaim its holder settles.
+ * a waiting start of another instance tries on its own. `claim` gives a request id to hand back or a
+ * CoalescingClaim its holder settles; `admit` runs the start's own admission under that claim (a real
+ * start's or a test number's, see VerificationProtection).
  */
 export class StartCoalescer {
   private readonly flights = new Map<string, Flight>();

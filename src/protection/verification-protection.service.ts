@@ -75,20 +75,38 @@ export class VerificationProtection {
     // The claim and the reading go together (one round trip); a duplicate's reading is not used.
     const reading = this.read(candidate);
     reading.catch(() => undefined);
+    // A claim won after another start's ended: read again, after it.
+    return this.coalesced(candidate, stale, (claimed) =>
+      this.admit(candidate, claimed, claimed?.contested ? undefined : reading),
+    );
+  }
+
+  /** A test number's start (see `admitTestStart`), coalesced as a real one's: its identical start is handed back. */
+  admitTestStart(candidate: StartCandidate, stale?: string): Promise<HandBack | TestAdmission> {
+    return this.coalesced(candidate, stale, (claimed) =>
+      admitTest(this.cooldown, this.limits, candidate, claimed),
+    );
+  }
+
+  /** A test number's switch: as a real switch, never coalesced. */
+  admitTestSwitch = (c: StartCandidate): Promise<TestAdmission> => admitTest(this.cooldown, this.limits, c);
+
+  /** The starter's identical pending session to hand back, else `admit` under the claim (none: not coalesced). */
+  private async coalesced<T>(
+    candidate: StartCandidate,
+    stale: string | undefined,
+    admit: (claimed?: CoalescingClaim) => Promise<T>,
+  ): Promise<HandBack | T> {
     const claimed = await this.cooldown.coalesce(candidate, stale);
-    if (claimed === undefined) return this.admit(candidate, undefined, reading);
+    if (claimed === undefined) return admit();
     if ('handBack' in claimed) return claimed;
     try {
-      // A claim won after another start's ended: read again, after it.
-      return await this.admit(candidate, claimed, claimed.contested ? undefined : reading);
+      return await admit(claimed);
     } catch (error) {
       await claimed.failed(error);
       throw error;
     }
   }
-
-  /** A test number's start or switch (see `admitTestStart`). */
-  admitTestStart = (c: StartCandidate): Promise<TestAdmission> => admitTest(this.cooldown, this.limits, c);
 
   /** Admits a journey's switch: a start like any other, but never coalesced (the journey's step claim keeps it single). */
   admitSwitch(candidate: StartCandidate): Promise<StartPermit> {

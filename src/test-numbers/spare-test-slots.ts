@@ -4,6 +4,8 @@ import { isTerminal, type VerificationStatus } from '../core/verification-status
 
 /** What a spare slot's choice reads of the session a slot holds (its played state). */
 export interface SlotHolder {
+  /** Its request id: what a start taking its slot claims the slot by (see `takeSpareSlot`). */
+  requestId?: string;
   /** Keyed digest of its starter (its owner, else its client network). */
   startedBy?: string;
   status: VerificationStatus;

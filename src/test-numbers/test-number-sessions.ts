@@ -14,9 +14,10 @@ import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { chooseSpareSlot, spareId, spareSlotIds, type SlotHolder } from './spare-test-slots.js';
+import type { SlotHolder } from './spare-test-slots.js';
+import { takeSpareSlot, type TakenSlot } from './spare-slot-claim.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
-import { played, toSession, type TestSessionState } from './test-session-state.js';
+import { delivered, played, toSession, type TestSessionState } from './test-session-state.js';
 import {
   starterTags,
   takeWrongCodePoints,
@@ -64,12 +65,6 @@ export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 5;
  */
 export const KEPT_TEST_SESSIONS_PER_NUMBER_HOUR = 2 * KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
 
-/** A new test session's id, and whether its spare slot was taken from another starter's held session. */
-interface NewId {
-  requestId: string;
-  replaced: boolean;
-}
-
 /** How long a test session is kept past its end, for late reads (the reconciler's grace, a status page). */
 const RETENTION_MS = 3_600_000;
 
@@ -97,10 +92,11 @@ export class TestNumberSessions {
     // With `owners`, only a listed owner plays a test number: its hard ceiling is its own.
     const listed = this.options.testNumbers.owners !== undefined;
     const tags = starterTags(this.options.dataKeys, { ...starter, listed });
-    const { requestId, replaced } =
+    const taken: TakenSlot =
       network === undefined
         ? { requestId: testRequestId(), replaced: false }
         : await this.newId(entry.phoneNumber, network, tags.startedBy);
+    const { requestId, replaced } = taken;
     const now = this.store.now();
     const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
     const traits = methodTraits(request.method);
@@ -118,9 +114,15 @@ export class TestNumberSessions {
       ...tags,
       ...(replaced ? { replaced } : {}),
     };
-    // A slot's former session's checks are not this one's.
-    if (storedSessionId(requestId) !== requestId) await this.store.delete(testSessionAttemptsKey(requestId));
-    await this.save(state);
+    try {
+      // A slot's former session's checks are not this one's.
+      if (storedSessionId(requestId) !== requestId)
+        await this.store.delete(testSessionAttemptsKey(requestId));
+      await this.save(state);
+    } finally {
+      // Its session is in the slot: whoever reads the slot now reads it.
+      await taken.release?.();
+    }
     return {
       requestId: state.requestId,
       phoneNumber: state.phoneNumber,
@@ -147,7 +149,11 @@ export class TestNumberSessions {
    * counter is taken only while the number is under its count, so a flood from many networks keeps a
    * bounded amount per number (the counters are evictable). Which slot: see `chooseSpareSlot`.
    */
-  private async newId(phoneNumber: string, network: string, startedBy: string | undefined): Promise<NewId> {
+  private async newId(
+    phoneNumber: string,
+    network: string,
+    startedBy: string | undefined,
+  ): Promise<TakenSlot> {
     const keys = this.options.dataKeys;
     const numberPool = keys.digest(phoneNumber);
     const numberKey = `test-number:kept:${numberPool}`;
@@ -162,17 +168,13 @@ export class TestNumberSessions {
     return this.spare(pool, startedBy);
   }
 
-  /** A new spare session's id in the slot of `pool` its starter may take (see `chooseSpareSlot`). */
-  private async spare(pool: string, startedBy: string | undefined): Promise<NewId> {
-    const holders = await Promise.all(
-      spareSlotIds(pool).map(async (slotId): Promise<SlotHolder | null> => {
-        const stored = await this.store.get(testNumberSessionKey(slotId));
-        const opened = stored === null ? null : this.options.dataKeys.open(stored);
-        return opened === null ? null : (JSON.parse(opened) as TestSessionState);
-      }),
-    );
-    const chosen = chooseSpareSlot(holders, startedBy, this.store.now());
-    return { requestId: spareId(pool, chosen.slot), replaced: chosen.replaces };
+  /** A new spare session's id in the slot of `pool` its starter may take (see `takeSpareSlot`). */
+  private spare(pool: string, startedBy: string | undefined): Promise<TakenSlot> {
+    return takeSpareSlot(this.store, pool, startedBy, async (slotId): Promise<SlotHolder | null> => {
+      const stored = await this.store.get(testNumberSessionKey(slotId));
+      const opened = stored === null ? null : this.options.dataKeys.open(stored);
+      return opened === null ? null : (JSON.parse(opened) as TestSessionState);
+    });
   }
 
   /**
@@ -255,6 +257,7 @@ export class TestNumberSessions {
     if (!isTerminal(state.status) && state.expiresAt <= now) state = { ...state, status: 'expired' };
     else if (!state.played && !isTerminal(state.status))
       state = played(state, this.book.find(state.phoneNumber), now);
+    state = delivered(state, this.options.dataKeys, now);
     if (opened !== JSON.stringify(state)) await this.save(state);
     return state;
   }

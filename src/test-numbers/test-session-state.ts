@@ -1,5 +1,6 @@
 import type { VerificationSession } from '../api/api.types.js';
-import type { VerificationMethod } from '../core/verification-method.js';
+import type { DataKeys } from '../core/data-keys.js';
+import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
 import type { VerificationStatus } from '../core/verification-status.js';
 import type { TestNumberEntry } from './test-number-book.js';
 
@@ -28,6 +29,33 @@ export interface TestSessionState {
   replaced?: boolean;
 }
 
+/**
+ * A test session's delivery (`sent` -> `delivered`), as a real session's channel delivers its code on its
+ * own (SMS, flash call, a messenger's code, a voice call): the earliest delay after its start (ms), and
+ * how much later it may come. Each session's delay is drawn from a keyed digest of its request id
+ * (`testDeliveryDelayMs`): the same on every instance and at every read, unknown to a caller, and not the
+ * same from one session to the next.
+ */
+export const TEST_DELIVERY_MIN_MS = 2_000;
+export const TEST_DELIVERY_SPREAD_MS = 6_000;
+
+/** How long after its start a test session reads `delivered`, when its method's channel delivers on its own. */
+export function testDeliveryDelayMs(keys: DataKeys, requestId: string): number {
+  const draw = Buffer.from(keys.digest(`test-delivery|${requestId}`), 'base64url').readUInt32BE(0);
+  return TEST_DELIVERY_MIN_MS + (draw % TEST_DELIVERY_SPREAD_MS);
+}
+
+/**
+ * The session as it reads at `now`: delivered once its delay has passed, when its method's code goes
+ * out at the start (a bot's code waits for the user, a reverse call and the operator's push are never
+ * `delivered` before their outcome: see `played`).
+ */
+export function delivered(state: TestSessionState, keys: DataKeys, now: number): TestSessionState {
+  if (state.status !== 'sent' || methodTraits(state.method).codeAwaited !== 'from_start') return state;
+  const due = state.createdAt + testDeliveryDelayMs(keys, state.requestId);
+  return now >= due ? { ...state, status: 'delivered' } : state;
+}
+
 /** The number's outcome, played once. */
 export function played(
   state: TestSessionState,
@@ -43,7 +71,12 @@ export function played(
     case 'failed':
       return { ...next, status: 'failed' };
     case 'code_required':
-      return { ...next, awaitingCode: true };
+      // A bot's code is asked for once the user shared the number there: delivered, as a real session.
+      return {
+        ...next,
+        awaitingCode: true,
+        ...(state.method === 'msgr2_bot' ? { status: 'delivered' } : {}),
+      };
     default:
       return next;
   }

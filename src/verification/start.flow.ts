@@ -11,6 +11,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import {
   VerificationProtection,
+  type HandBack,
   type StartCandidate,
   type StartPermit,
 } from '../protection/verification-protection.service.js';
@@ -36,10 +37,13 @@ import { AssessmentRefusal } from '../protection/assess-start-hook.js';
 /** `method` of a start or switch that leaves the choice to the orchestration policy. */
 export const AUTO = 'auto';
 
-/** What protection answered a start: the caller's pending session to resume, or a permit to pay under. */
-type Admitted =
+/**
+ * What protection answered a start: the caller's pending session to resume, or a permit to pay under (a
+ * test number's admission, to play under).
+ */
+type Admitted<P = StartPermit> =
   | { candidate: StartCandidate; resumed: SessionRecord; resendAvailableAt: Date | null }
-  | { candidate: StartCandidate; permit: StartPermit };
+  | { candidate: StartCandidate; permit: P };
 
 /**
  * `POST /start`, top to bottom: normalise the input, pick the method, ask protection once (it hands
@@ -112,38 +116,37 @@ export class StartFlow {
         };
 
         // Coalesce and admit (protection, once), pay and record. A test number is played by the
-        // module: it takes the caller's own limits and resend cooldown, as a real number does.
+        // module: it takes the caller's own limits, resend cooldown and coalescing, as a real number does.
         let started: SessionRecord;
         let resendAvailableAt: Date | null = null;
         let resumed = false;
-        if (this.paid.plays(phoneNumber, input.owner)) {
-          const { hold, resendAvailableAt: resendAt } = await this.protection.admitTestStart(candidate);
-          const callers = erasureCallersOf(clientKey, input.browserKey);
+        const admitted = this.paid.plays(phoneNumber, input.owner)
+          ? await this.admitAs(candidate, (c, stale) => this.protection.admitTestStart(c, stale))
+          : await this.admit(candidate, auto);
+        facts.method = admitted.candidate.method;
+        const order = {
+          phoneNumber,
+          method: admitted.candidate.method,
+          owner: input.owner,
+          purpose,
+          callers: erasureCallersOf(clientKey, input.browserKey),
+        };
+        if ('resumed' in admitted) {
+          ({ resumed: started, resendAvailableAt } = admitted);
+          resumed = true;
+        } else if ('played' in admitted.permit) {
+          const admission = admitted.permit;
           const network = figureGivers(undefined, input.ip).network;
-          started = await this.paid
-            .play({ phoneNumber, method, owner: input.owner, purpose, callers, network })
-            .catch(async (error) => {
-              await hold.release();
-              throw error;
-            });
-          resendAvailableAt = resendAt;
+          started = await this.paid.play({ ...order, network }).catch(async (error) => {
+            await admission.failed(error);
+            throw error;
+          });
+          await admission.played(started);
+          resendAvailableAt = admission.resendAvailableAt;
         } else {
-          const admitted = await this.admit(candidate, auto);
-          facts.method = admitted.candidate.method;
-          if ('resumed' in admitted) {
-            ({ resumed: started, resendAvailableAt } = admitted);
-            resumed = true;
-          } else {
-            const order = {
-              phoneNumber,
-              method: admitted.candidate.method,
-              owner: input.owner,
-              purpose,
-              callers: erasureCallersOf(clientKey, input.browserKey),
-            };
-            started = await this.paid.pay(order, admitted.permit);
-            resendAvailableAt = admitted.permit.resendAvailableAt;
-          }
+          const { permit } = admitted;
+          started = await this.paid.pay(order, permit);
+          resendAvailableAt = permit.resendAvailableAt;
         }
         if (device !== undefined && !resumed) await this.rememberDevice(started, device);
         const caller = callerOf(input.owner, clientKey);
@@ -183,22 +186,27 @@ export class StartFlow {
   /**
    * Protection's answer, asked once per method tried: under a graded answer (409 `method_held`),
    * `auto` takes the policy's first method charged on proof, as the host's page would (an explicit
-   * method gets the 409 naming them). A handed-back session found ended is named stale and asked again.
+   * method gets the 409 naming them).
    */
   private async admit(candidate: StartCandidate, auto: boolean): Promise<Admitted> {
+    const real = (c: StartCandidate, stale?: string) => this.protection.admitStart(c, stale);
     try {
-      return await this.admitAs(candidate);
+      return await this.admitAs(candidate, real);
     } catch (error) {
       const graded = auto ? gradedMethod(error) : undefined;
       if (graded === undefined) throw error;
-      return this.admitAs({ ...candidate, method: graded });
+      return this.admitAs({ ...candidate, method: graded }, real);
     }
   }
 
-  private async admitAs(candidate: StartCandidate): Promise<Admitted> {
+  /** Protection's answer (`admitStart`, or a test number's): a handed-back session found ended is named stale and asked again. */
+  private async admitAs<P extends object>(
+    candidate: StartCandidate,
+    admitStart: (candidate: StartCandidate, stale?: string) => Promise<HandBack | P>,
+  ): Promise<Admitted<P>> {
     let stale: string | undefined;
     for (;;) {
-      const admission = await this.protection.admitStart(candidate, stale);
+      const admission = await admitStart(candidate, stale);
       if (!('handBack' in admission)) return { candidate, permit: admission };
       const resumed = await this.journeyState.resumable(admission.handBack);
       if (resumed) return { candidate, resumed, resendAvailableAt: admission.resendAvailableAt };

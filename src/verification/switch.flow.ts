@@ -92,7 +92,7 @@ export class SwitchFlow {
             callers: erasureCallersOf(clientKey, input.browserKey),
           };
           if (this.paid.plays(order.phoneNumber, order.owner)) {
-            const { hold, resendAvailableAt: resendAt } = await this.protection.admitTestStart({
+            const admission = await this.protection.admitTestSwitch({
               ...order,
               ip: input.ip,
               clientKey,
@@ -101,10 +101,10 @@ export class SwitchFlow {
             });
             const network = figureGivers(undefined, input.ip).network;
             record = await this.paid.play({ ...order, network }).catch(async (error) => {
-              await hold.release();
+              await admission.failed(error);
               throw error;
             });
-            resendAvailableAt = resendAt;
+            resendAvailableAt = admission.resendAvailableAt;
           } else {
             const permit = await this.protection.admitSwitch({
               phoneNumber: journey.phoneNumber,
