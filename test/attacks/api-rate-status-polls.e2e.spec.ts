@@ -3,7 +3,7 @@
  * status reads those free starts buy are not. One address holds a few dozen reverse flash calls
  * (free unless proved, well within its free budget) and polls each at the method's poll interval:
  * every poll is an upstream GET, so one address fills the account's rate and real users' starts
- * meet the API's 429 (and then the shared back-off). Fails on purpose on the current code.
+ * meet the API's 429 (and then the shared back-off). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';

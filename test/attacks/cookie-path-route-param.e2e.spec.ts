@@ -13,7 +13,7 @@
  * The browser is emulated: the cookie goes back only to paths its Path matches (RFC 6265 §5.1.4).
  *
  * Expected: a Path the routes' requests match (the path before the first parameter, or the request's
- * own prefix). Medium (a real user refused by their own cooldown). FAILS ON PURPOSE on the current code.
+ * own prefix). Medium (a real user refused by their own cooldown). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { Module, type INestApplication } from '@nestjs/common';

@@ -9,7 +9,7 @@
  *
  * The browser is emulated: the cookie goes back only to paths its Path matches (RFC 6265 §5.1.4).
  *
- * FAILS ON PURPOSE on the current code.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { Module, VersioningType, type INestApplication } from '@nestjs/common';

@@ -11,7 +11,7 @@
  * Expected: an owner's erasure drops the owner's own counters; the address's limits (shared with
  * everyone who used the address, and protection rather than the person's data) still hold for the
  * hour, or at least the starts already counted stay counted.
- * Medium (costs the host money: per-address SMS limits bypassed). FAILS ON PURPOSE on the current code.
+ * Medium (costs the host money: per-address SMS limits bypassed). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';

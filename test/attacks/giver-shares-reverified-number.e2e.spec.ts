@@ -20,7 +20,7 @@
  * Expected: a network's starts add at most its share to its country whatever it verifies (the
  * give-back paid once per number and window, as the conversion is counted), so a stranger elsewhere
  * is served by SMS. Medium (denies every user of a country the host's SMS; costs the host the
- * attacker's own SMS). FAILS ON PURPOSE on the current code.
+ * attacker's own SMS). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { PLATFORMS } from '../support/verification-app.js';

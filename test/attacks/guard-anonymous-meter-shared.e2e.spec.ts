@@ -12,7 +12,7 @@
  * Expected: an anonymous caller's guard reads are metered by its client key (as the status route's),
  * so one address cannot spend every visitor's reads. Low (real users refused until the reconciler
  * catches up, for a frontend that goes to the guarded route before it polled the status).
- * FAILS ON PURPOSE on the current code.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';

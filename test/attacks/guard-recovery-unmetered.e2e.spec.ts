@@ -14,7 +14,7 @@
  *
  * Expected: a rebuild read takes the caller's meter as a refresh does, on the guard and on the status
  * route (past it: `reason: "unknown"`, a 404 or a 503, without an upstream read). Medium (the host's API rate limit spent by one caller, real users
- * denied). FAILS ON PURPOSE on the current code.
+ * denied). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';

@@ -11,7 +11,7 @@
  * Expected: one registration's verification_id reads as unknown to another (403 `reason: "unknown"`
  * on the guard, 404 on the client routes), whatever the accounts.
  *
- * FAILS ON PURPOSE on the current code.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { Controller, Module, Post } from '@nestjs/common';

@@ -12,7 +12,7 @@
  * Expected: the erasure of an owner takes its personal data out of the number's ring (the owner, its
  * callers) but the number's entries stay (kind, time, method, outcome), or the number's ring keeps a
  * mark that an erased owner verified it then.
- * Medium (rewrites evidence, the history of another person). FAILS ON PURPOSE on the current code.
+ * Medium (rewrites evidence, the history of another person). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';

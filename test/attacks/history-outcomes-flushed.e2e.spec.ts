@@ -13,7 +13,7 @@
  * Expected: a number's right codes and `verified` outcomes are not evicted by other owners' sessions
  * (kept per writer, or verified outcomes on a shelf that failures and expiries do not share).
  *
- * FAILS ON PURPOSE on the current code.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';

@@ -11,7 +11,7 @@
  *
  * Expected: a neighbour's refusals do not decide whether the victim's are written (a per-network
  * budget that one address can spend alone is not a per-caller bound). Medium (an attacker degrades
- * others' history). FAILS ON PURPOSE on the current code.
+ * others' history). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';

@@ -11,7 +11,7 @@
  * browser starting the same number again gets a second, paid session instead of its pending one.
  *
  * Expected: what free refusals write is bounded per caller (or not kept per number for a month).
- * Medium. FAILS ON PURPOSE on the current code.
+ * Medium. Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';

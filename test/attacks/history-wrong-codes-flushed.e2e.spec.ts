@@ -9,7 +9,7 @@
  * Expected: free refusals from strangers do not evict a number's check entries (wrong codes kept on
  * a shelf of their own, or refusals of many owners folded per number and hour).
  *
- * FAILS ON PURPOSE on the current code.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';

@@ -1,5 +1,5 @@
 /**
- * FAILS ON PURPOSE (finding of lane attack-48c; src/ not fixed here).
+ * A finding of lane attack-48c: failed on the code it was written against; passes since its fix.
  *
  * What: "No enumeration" (docs/verified-phone-guard.md) holds for one try, not for the next. After a
  * change whose `rebind` answered 'taken' (the number is another account's), the account still holds its

@@ -1,5 +1,5 @@
 /**
- * FAILS ON PURPOSE (finding of lane attack-48c; src/ not fixed here).
+ * A finding of lane attack-48c: failed on the code it was written against; passes since its fix.
  *
  * What: a rebind that hangs past `phoneChange.cooldownMs` and then throws (a database lock wait, a
  * compare-and-set that lost) runs its undo after a later change of the same owner was made: the undo

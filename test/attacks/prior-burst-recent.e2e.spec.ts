@@ -1,5 +1,5 @@
 /**
- * Attack 43 (fails on purpose on the code under attack): a burst inside the minutes the prior does
+ * Attack 43 (failed on the code under attack; passes since its fix): a burst inside the minutes the prior does
  * not look at. The country's prior leaves out its starts of the last 5-10 minutes (a crowd still
  * typing is no shortfall). A pumper with a pool of addresses, beside a host's ordinary real users
  * (who keep the country's conversion over `minConversion`), sends its SMS in one 4-minute burst,

@@ -1,5 +1,5 @@
 /**
- * Attack 43, a second configuration shape (fails on purpose on the code under attack): a host that
+ * Attack 43, a second configuration shape (failed on the code under attack; passes since its fix): a host that
  * keys clients itself (`limits.key`, here its signed-in account id) makes the key the caller whose
  * week share (5 starts) bounds what it adds to ranges, prefixes and countries; the address the
  * requests come from is never bounded. One address with six free accounts of the host starts 5 SMS

@@ -1,5 +1,5 @@
 /**
- * Attack 43 (fails on purpose on the code under attack): one network flags its country. A caller
+ * Attack 43 (failed on the code under attack; passes since its fix): one network flags its country. A caller
  * adds at most 5 starts a week to ranges, prefixes and countries, but the caller is the client key
  * (the address) when there is one: the network (/24) that holds many addresses adds 5 per address.
  * Six addresses of one /24 start 5 SMS each to numbers nobody completes (30 starts, an hour's

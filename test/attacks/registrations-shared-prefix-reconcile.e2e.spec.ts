@@ -14,7 +14,7 @@
  * Expected: a registration's reconciler never drops a session it did not start (each registration's
  * due-queue its own, or a foreign session skipped), or two registrations on one prefix refused at boot.
  * Medium (the host pays for a verification it never learns of; a real user's verification is lost).
- * FAILS ON PURPOSE on the current code.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';

@@ -3,7 +3,7 @@
  * as money the API did not charge. `back = min(unproven, counted - live - charged)`: a reservation
  * whose POST /v1/verify has not answered is in `counted`, not in `live`, and not yet in the API's
  * usage, so it is taken for an unproven session the API did not charge, and that much of the
- * charged-but-unseen SMS comes back. Fails on purpose on the current code.
+ * charged-but-unseen SMS comes back. Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';

@@ -13,7 +13,7 @@
  * behind its address spent the meter (the meter per session or per browser key as well, or the
  * victim's rebuild admitted while the neighbour's refreshes are answered as stored).
  * Low (denies status to users behind a shared address, only after a lost record; the check still
- * works). FAILS ON PURPOSE on the current code.
+ * works). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { call, PLATFORMS, type Platform } from '../support/verification-app.js';

@@ -12,7 +12,7 @@
  *
  * Expected: the same answer for both (a test number's second start handed its pending session back, or
  * the documented limit saying any browser tells them apart). Low (information that targets the
- * reviewer's number). FAILS ON PURPOSE on the current code.
+ * reviewer's number). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';

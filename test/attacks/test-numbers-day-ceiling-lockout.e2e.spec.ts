@@ -11,7 +11,7 @@
  * Expected: a stranger's wrong codes never decide whether the reviewer's right code is compared (the
  * ceiling bounds guessing without refusing a starter whose own budget is whole, e.g. the day ceiling
  * counted per starter, or the number's session ended instead of every caller refused).
- * Medium (denies a real user of the host: the reviewer). FAILS ON PURPOSE on the current code.
+ * Medium (denies a real user of the host: the reviewer). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';

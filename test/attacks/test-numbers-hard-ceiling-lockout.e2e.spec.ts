@@ -13,7 +13,7 @@
  * Expected: a starter that never guessed is still compared (the hard ceiling bounds strangers' guessing,
  * not the reviewer's first code: e.g. a reserve no stranger's checks spend, or the hard ceiling counted
  * apart from a starter's first codes). Medium (denies a real user of the host: the reviewer).
- * FAILS ON PURPOSE on the current code.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';

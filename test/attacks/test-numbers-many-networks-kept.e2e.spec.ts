@@ -12,7 +12,7 @@
  *
  * Expected: free test starts of one number keep no more state than paid starts of a real number by the
  * same callers (a per-number bound on kept test sessions, the rest spare).
- * Medium (store growth from free requests; High once Redis is full). FAILS ON PURPOSE on the current code.
+ * Medium (store growth from free requests; High once Redis is full). Failed on the code it was written against; passes since its fix.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';

@@ -11,7 +11,7 @@
  * Expected: a starter whose own budget is whole is compared (the network's budget bounds guessing
  * without refusing a starter that never guessed, e.g. a network budget that refuses only its spenders,
  * or the owner's own first codes taken apart from it). Low (needs the reviewer's /24; denies the
- * reviewer). FAILS ON PURPOSE on the current code.
+ * reviewer). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';

@@ -10,7 +10,7 @@
  *
  * Expected: a test session of a method the API delivers reads `delivered` as a real one does (e.g. at
  * its first read after a delivery delay), or the docs name the difference. Low (information that
- * targets the reviewer's number). FAILS ON PURPOSE on the current code.
+ * targets the reviewer's number). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';

@@ -15,7 +15,7 @@
  * verification back but gets a second, paid session.
  *
  * Expected: test starts of one number keep a bounded amount of state whatever the callers (or the
- * flood never evicts what real sessions keep). Medium. FAILS ON PURPOSE on the current code.
+ * flood never evicts what real sessions keep). Medium. Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';

@@ -11,7 +11,7 @@
  *
  * Expected: a session another starter holds is never replaced by a stranger (a start finding every slot
  * held by others is refused or kept apart, never put where the next stranger's start lands).
- * Medium (denies a real user of the host: the reviewer). FAILS ON PURPOSE on the current code.
+ * Medium (denies a real user of the host: the reviewer). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';

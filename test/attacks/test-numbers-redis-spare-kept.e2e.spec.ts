@@ -13,7 +13,7 @@
  *
  * Expected: what a flood of free test starts keeps on Redis is bounded per network as on a MemoryStore
  * (spare sessions not kept, kept only briefly, or carried in their handle), not one session per start.
- * Medium (a bound exceeded; High once Redis is full). FAILS ON PURPOSE on the current code.
+ * Medium (a bound exceeded; High once Redis is full). Failed on the code it was written against; passes since its fix.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';

@@ -11,7 +11,7 @@
  *
  * Expected: a test session's start answer carries the same fields and offsets a real one's does
  * (`resend_available_at` the cooldown's end) and takes the resend cooldown as a real one does. Low (information that targets the reviewer's number).
- * FAILS ON PURPOSE on the current code.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';

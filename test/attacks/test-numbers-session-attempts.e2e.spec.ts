@@ -8,7 +8,7 @@
  * of 5 wrong codes and the right one racing on one session answered the right one `verified` (a
  * sequential caller would have got `not_pending` after the third wrong code).
  *
- * FAILS ON PURPOSE on the current code (a bound exceeded, Medium).
+ * Failed on the code it was written against (a bound exceeded, Medium); passes since its fix.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';

@@ -11,7 +11,7 @@
  *
  * Expected: a stranger's test starts never end another caller's test session (the spare slots per
  * network/caller, not per number, or the number's kept sessions per caller).
- * Medium (denies a real user of the host: the reviewer). FAILS ON PURPOSE on the current code.
+ * Medium (denies a real user of the host: the reviewer). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';

@@ -12,7 +12,7 @@
  *
  * Expected: two concurrent spare starts never share a slot (a set-if-absent or compare-and-set of the
  * slot), so the reviewer's session stays whole. Low (needs a start racing the reviewer's; denies the
- * reviewer that session). FAILS ON PURPOSE on the current code.
+ * reviewer that session). Failed on the code it was written against; passes since its fix.
  */
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';

@@ -11,7 +11,7 @@
  *
  * Expected: a stranger's wrong codes do not decide whether the reviewer's right code is compared (the
  * budget per caller as well, or a right code from another caller compared first).
- * Medium (denies a real user of the host: the reviewer). FAILS ON PURPOSE on the current code.
+ * Medium (denies a real user of the host: the reviewer). Failed on the code it was written against; passes since its fix.
  */
 import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';
