@@ -17,12 +17,6 @@ import {
   startFrom,
 } from '../protection/protection-host.js';
 
-let serial = 0;
-function strangerPhone(): string {
-  serial += 1;
-  return `+7985${String((process.pid * 11 + serial * 37) % 1000).padStart(3, '0')}${String(serial).padStart(4, '0')}`;
-}
-
 describe.each(ONE_PLATFORM)('one address, many host keys (%s)', (platform) => {
   const fx = protectionFixture();
 
@@ -44,7 +38,7 @@ describe.each(ONE_PLATFORM)('one address, many host keys (%s)', (platform) => {
     await fx.sb.advance(15 * 60_000);
     const strangers = [];
     for (let i = 0; i < 5; i++) {
-      const r = await startFrom(host, freshIp(), strangerPhone(), 'sms', { 'x-account': `user-${i}` });
+      const r = await startFrom(host, freshIp(), freshPhone('+7985'), 'sms', { 'x-account': `user-${i}` });
       strangers.push([r.status, r.body.method ?? r.body.held ?? r.body.error_code]);
     }
     expect(strangers).toEqual(strangers.map(() => [201, 'sms']));

@@ -64,13 +64,13 @@ let phoneSerial = 0;
 /**
  * A fresh valid Russian mobile number for each call (per-phone state never leaks between tests), each
  * in a range of its own: a test's users are not a burst into one range (the pumping defence's
- * scenarios make their own ranges).
+ * scenarios make their own ranges); of `prefix`, +7 916 unless said.
  */
-export function freshPhone(): string {
+export function freshPhone(prefix = '+7916'): string {
   phoneSerial += 1;
   const range = String(phoneSerial % 1000).padStart(3, '0');
   const rest = `${process.pid % 10}${String(Math.floor(phoneSerial / 1000) % 1000).padStart(3, '0')}`;
-  return `+7916${range}${rest}`;
+  return `${prefix}${range}${rest}`;
 }
 
 let ipSerial = 0;
