@@ -51,6 +51,7 @@ export const SPECS_BY_FOLDER = {
     /^test\/verified-phone\//,
     /^test\/sessions\/verified-phone\./,
     /^test\/phone-change\//,
+    /^test\/purposes\//,
     /^test\/attacks\/(guard|phone-change)-/,
   ],
   history: [/^src\/history\//, /^test\/history\//, /^test\/attacks\/history-/],
