@@ -125,4 +125,11 @@ export default tseslint.config(
     files: ['test/**', 'bench/**', 'sample-app/**', 'src/testing/cli.ts', '.ci/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // CommonJS where the loader requires it: the mutation run's jest runner and test environment, which
+    // Stryker loads with require().
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -46,8 +46,15 @@ export const SPECS_BY_FOLDER = {
   client: [/^test\/client\//],
   core: [/^src\/core\//],
   element: [/^test\/element\//],
-  guard: [/^src\/guard\//, /^test\/verified-phone\//, /^test\/sessions\/verified-phone\./],
-  history: [/^src\/history\//, /^test\/history\//],
+  guard: [
+    /^src\/guard\//,
+    /^test\/verified-phone\//,
+    /^test\/sessions\/verified-phone\./,
+    /^test\/phone-change\//,
+    /^test\/purposes\//,
+    /^test\/attacks\/(guard|phone-change)-/,
+  ],
+  history: [/^src\/history\//, /^test\/history\//, /^test\/attacks\/history-/],
   ledger: [/^src\/ledger\//, /^test\/ledger\//],
   http: [/^test\/client-routes\//, /^test\/status-stream\//],
   module: [/^test\/registration\//, /^test\/operations\/(options|unknown-options|optional-peers|health)\./],
@@ -62,7 +69,7 @@ export const SPECS_BY_FOLDER = {
   pumping: [/^src\/pumping\//, /^test\/protection\/pumping-/],
   sessions: [/^src\/sessions\//, /^test\/sessions\//],
   store: [/^test\/store\//, /^test\/privacy\/store-dump\./, /^test\/multi-instance\/store-outage\./],
-  'test-numbers': [/^test\/test-numbers\//],
+  'test-numbers': [/^src\/test-numbers\//, /^test\/test-numbers\//, /^test\/attacks\/test-numbers-/],
   verification: [/^src\/verification\//, /^test\/journeys\//, /^test\/events\//, /^test\/reconciler\//],
   webhooks: [/^src\/webhooks\//, /^test\/webhooks\//, /^test\/multi-instance\/webhook-dedupe\./],
 };
@@ -89,4 +96,8 @@ export default {
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: inReach.map((path) => `<rootDir>/${path}`),
   testSequencer: '<rootDir>/test/covering-files.sequencer.mjs',
+  // A mutant's run stops at its first failing test: the rest of its file is skipped (the environment; Stryker
+  // resolves its path itself, so no <rootDir>) and no further file is loaded (the runner).
+  testEnvironment: join(root, 'test/mutation/first-failure.environment.cjs'),
+  runner: '<rootDir>/test/mutation/first-failure.runner.cjs',
 };

@@ -15,6 +15,18 @@ import { dirname, join, relative } from 'node:path';
  */
 const ACTIVE_MUTANT = '__STRYKER_ACTIVE_MUTANT__';
 const MAP_FILE = 'test-output/covering-tests.json';
+const FAILED = Symbol.for('nestjs-phone-verification.mutation.failed');
+
+/**
+ * A run stops at its first failing test (first-failure.environment.cjs): the files that failed last run
+ * (they killed the previous mutant, often of the same code) first, then the quickest, so that a mutant
+ * is caught by a short spec before the long ones boot their hosts.
+ */
+function quickFirst(tests, failed) {
+  return [...tests].sort(
+    (a, b) => Number(failed(b)) - Number(failed(a)) || (a.duration ?? Infinity) - (b.duration ?? Infinity),
+  );
+}
 
 export default class CoveringFilesSequencer extends (TestSequencer.default ?? TestSequencer) {
   constructor(options) {
@@ -24,7 +36,9 @@ export default class CoveringFilesSequencer extends (TestSequencer.default ?? Te
   }
 
   sort(tests) {
-    const ordered = super.sort(tests);
+    // A new run: no test has failed in it yet (first-failure.environment.cjs skips the rest after one).
+    globalThis[FAILED] = false;
+    const ordered = quickFirst(super.sort(tests), (test) => this.hasFailed(test));
     const pattern = this.globalConfig?.testNamePattern;
     const mapFile = join(this.rootDir, MAP_FILE);
     if (!pattern || process.env[ACTIVE_MUTANT] === undefined || !existsSync(mapFile)) return ordered;
