@@ -293,7 +293,8 @@ describe('pumping defence: the givers’ shares', () => {
     expect(await volume()).toBe(counted + 1);
     await proved(pumping, number, 'sms');
     expect(await volume()).toBe(counted + 1);
-    await proved(pumping, number);
+    // Proofs handled together (as on several instances) take it back once.
+    await Promise.all([proved(pumping, number), proved(pumping, number), proved(pumping, number)]);
     expect(await volume()).toBe(counted);
     await proved(pumping, number);
     expect(await volume()).toBe(counted);

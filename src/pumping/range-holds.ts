@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
@@ -151,7 +152,8 @@ export class RangeHolds {
    * answer paid with a call from the number; a pool that never proves keeps its evidence.
    */
   async rememberSteered(phoneNumber: string, taken: CountedKeys): Promise<void> {
-    const value = this.keys.seal(JSON.stringify(taken));
+    // Its id names the one take-back its proofs may make (takeSteered).
+    const value = this.keys.seal(JSON.stringify({ ...taken, id: randomUUID() }));
     await this.store.set(
       key.steered(this.keys.digest(phoneNumber)),
       value,
@@ -160,19 +162,25 @@ export class RangeHolds {
     );
   }
 
-  /** Takes back the number's steered attempt, once (a second proof finds nothing). */
+  /**
+   * Takes back the number's steered attempt, once: proofs handled together (on several instances)
+   * read the same attempt, and only the one that claims its id (set-if-absent) takes it back.
+   */
   async takeSteered(phoneNumber: string): Promise<void> {
     const k = key.steered(this.keys.digest(phoneNumber));
     const value = await this.store.get(k);
     if (value === null) return;
-    await this.store.delete(k);
-    let taken: CountedKeys;
+    let taken: CountedKeys & { id?: unknown };
     try {
-      taken = JSON.parse(this.keys.open(value) ?? '') as CountedKeys;
+      taken = JSON.parse(this.keys.open(value) ?? '') as CountedKeys & { id?: unknown };
     } catch {
       return;
     }
-    if (!Array.isArray(taken?.counters) || !Array.isArray(taken.shares)) return;
+    if (!Array.isArray(taken?.counters) || !Array.isArray(taken.shares) || typeof taken.id !== 'string')
+      return;
+    if (!(await this.store.setIfAbsent(key.steeredTaken(taken.id), '1', this.settings.windowMs, EVICTABLE)))
+      return;
+    await this.store.delete(k);
     await Promise.all([
       ...taken.counters.map(([k2, evictable, ttl]) =>
         this.store.increment(k2, -1, ttl, evictable ? EVICTABLE : undefined),

@@ -41,6 +41,7 @@ export const rangeStatsKey = {
   verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
   steered: (of: string) => `protect:pump:st:${of}`,
+  steeredTaken: (id: string) => `protect:pump:stt:${id}`,
   givenBack: (of: string, wk: number) => `protect:pump:gb:${of}:${wk}`,
 };
 

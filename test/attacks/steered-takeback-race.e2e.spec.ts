@@ -17,7 +17,7 @@
  * stays steered. Medium (a pool keeps pumping paid SMS past its share into a country whose users
  * convert, on a host of two or more instances; costs it ~15 calls from its own number per race, and
  * the host ~15 proved reverse calls).
- * Fails on purpose.
+ * Failed on the code it was written against; passes since its fix.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
