@@ -161,6 +161,22 @@ describe("spare test sessions: another starter's session keeps its slot while it
       expect((await sessions.getSession(id)).status).toMatch(PENDING);
   });
 
+  it('a starter whose sessions hold every slot replaces them oldest first, never the one it just started', async () => {
+    const { now, sessions, spare } = await spareNumber();
+    const mine: string[] = [];
+    for (let i = 0; i < SPARE_TEST_SESSION_SLOTS; i++) {
+      mine.push(await spare('net:a'));
+      now.t += 1_000;
+    }
+    const first = await spare('net:a');
+    now.t += 1_000;
+    const second = await spare('net:a');
+    for (const id of mine.slice(0, 2))
+      await expect(sessions.getSession(id)).rejects.toMatchObject({ status: 404 });
+    for (const id of [...mine.slice(2), first, second])
+      expect((await sessions.getSession(id)).status).toBe('sent');
+  });
+
   it('a checked session keeps its slot to its end: one tick before, a stranger takes another; at its end, its slot', async () => {
     const { now, sessions, spare, slotOf } = await spareNumber();
     const began = now.t;
