@@ -181,11 +181,16 @@ export class RangeHolds {
     if (!(await this.store.setIfAbsent(key.steeredTaken(taken.id), '1', this.settings.windowMs, EVICTABLE)))
       return;
     await this.store.delete(k);
-    await Promise.all([
-      ...taken.counters.map(([k2, evictable, ttl]) =>
-        this.store.increment(k2, -1, ttl, evictable ? EVICTABLE : undefined),
-      ),
-      ...taken.shares.map((k2) => this.store.increment(k2, -START_WEIGHT, 2 * WEEK_MS, EVICTABLE)),
-    ]);
+    await takeBack(this.store, taken);
   }
+}
+
+/** Gives back what a counted start took: each counter one, each giver's balance one start (RangeStats.countStart). */
+export async function takeBack(store: VerificationStore, taken: CountedKeys): Promise<void> {
+  await Promise.all([
+    ...taken.counters.map(([k, evictable, ttl]) =>
+      store.increment(k, -1, ttl, evictable ? EVICTABLE : undefined),
+    ),
+    ...taken.shares.map((k) => store.increment(k, -START_WEIGHT, 2 * WEEK_MS, EVICTABLE)),
+  ]);
 }

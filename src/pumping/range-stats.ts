@@ -34,7 +34,7 @@ export interface StatsSubject {
 }
 
 import { RangeBursts, type BurstMarks } from './range-bursts.js';
-import type { CountedKeys } from './range-holds.js';
+import { takeBack, type CountedKeys } from './range-holds.js';
 
 export type { HoldState } from './range-holds.js';
 export type { BurstMarks } from './range-bursts.js';
@@ -225,30 +225,22 @@ export class RangeStats extends RangeBursts {
     // Each giver adds at most its week's share (counted in the same batch).
     const shareKeys = givers.map((g) => key.share(this.keys.digest(g.id), week));
     const all = [...keys, ...more];
-    const [values, newTo, taken] = await Promise.all([
+    const [values, newTo, charges] = await Promise.all([
       Promise.all(all.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
       bursts,
       Promise.all(shareKeys.map((k) => this.store.increment(k, START_WEIGHT, 2 * WEEK_MS, EVICTABLE))),
     ]);
     const callersBefore = new Map(newTo.filter((x) => x !== undefined));
-    const undo = (list: Counter[]) =>
-      Promise.all(list.map(([, k, o, t]) => this.store.increment(k, -1, t, o)));
-    const uncharge = (list: Giver[]) =>
-      Promise.all(
-        list.map((g) =>
-          this.store.increment(
-            key.share(this.keys.digest(g.id), week),
-            -START_WEIGHT,
-            2 * WEEK_MS,
-            EVICTABLE,
-          ),
-        ),
-      );
+    // What a counter list and a giver list took, as takeBack gives it back.
+    const counted = (list: Counter[], charged: Giver[]): CountedKeys => ({
+      counters: list.map(([, k, o, t]) => [k, o?.evictable === true, t]),
+      shares: charged.map((g) => shareKeys[givers.indexOf(g)]!),
+    });
     // Past a share, the start counts for its callers, its range and its country's volume: what one
     // caller does can hold that caller, and the block of numbers it pumps (a range is narrow: many
     // addresses concentrated on one range are still held there), never a prefix or a country of
     // other people; and it is charged to no giver whose share it passed (giver-shares.ts).
-    const balances = taken.map((t) => t.value);
+    const balances = charges.map((t) => t.value);
     const standing = standingOf(givers, balances);
     const charged = chargedGivers(givers, standing);
     const held = all.filter(([id]) => keeps(id, standing));
@@ -256,23 +248,26 @@ export class RangeStats extends RangeBursts {
     const past = country && networkPast(givers, balances);
     if (held.length < all.length || charged.length < givers.length || past)
       await Promise.all([
-        undo(all.filter(([id]) => !keeps(id, standing))),
-        uncharge(givers.filter((g) => !charged.includes(g))),
+        takeBack(
+          this.store,
+          counted(
+            all.filter(([id]) => !keeps(id, standing)),
+            givers.filter((g) => !charged.includes(g)),
+          ),
+        ),
         past ? this.votePastNetwork(country!.id, past.id) : [],
       ]);
+    const taken = counted(held, charged);
     let released = false;
     return {
       before: new Map(keys.map(([id], i) => [id, values[i]!.value - 1])),
       callersBefore,
       standing,
-      taken: {
-        counters: held.map(([, k, o, t]) => [k, o?.evictable === true, t]),
-        shares: charged.map((g) => key.share(this.keys.digest(g.id), week)),
-      },
+      taken,
       release: async () => {
         if (released) return;
         released = true;
-        await Promise.all([undo(held), uncharge(charged)]);
+        await takeBack(this.store, taken);
       },
     };
   }
