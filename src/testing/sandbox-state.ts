@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SandboxAccounts, type SandboxAccount } from './sandbox-accounts.js';
+import type { SandboxAccounts, SandboxAccount } from './sandbox-accounts.js';
 import { populationOption, type ResolvedPopulation } from './sandbox-population.js';
 import { canAfford, charge, CHARGE_MOMENT } from './sandbox-billing.js';
 import type { SandboxClock } from './sandbox-clock.js';
@@ -8,7 +8,6 @@ import type { SandboxScheduler } from './sandbox-scheduler.js';
 import { TERMINAL, type SandboxSession } from './sandbox-session.js';
 import { rubToKopecks } from './sandbox-money.js';
 import { SandboxUsers } from './sandbox-users.js';
-import type { SandboxWebhooks } from './sandbox-webhooks.js';
 import {
   type SandboxAccountInput,
   type OperatorOutcome,
@@ -17,7 +16,7 @@ import {
 } from './sandbox.options.js';
 import { forbidden, notFound, notPending, SandboxProblem, validationError } from './problem.js';
 import { checkRequest, initiateRequest, isGuid } from './sandbox-requests.js';
-import { SandboxTransitions } from './sandbox-transitions.js';
+import type { SandboxTransitions } from './sandbox-transitions.js';
 import { actOutUser } from './sandbox-user-script.js';
 import type { ControlActionResult } from './sandbox-control.types.js';
 
@@ -39,22 +38,20 @@ export interface CheckOutcome {
  * and events follow each transition exactly once.
  */
 export class SandboxState {
-  readonly accounts = new SandboxAccounts();
   readonly users = new SandboxUsers();
   /** `SandboxOptions.population`: the population of every account created without its own. */
   private readonly defaultPopulation: ResolvedPopulation | null;
   private readonly sessions = new Map<string, SandboxSession>();
   private readonly byPhone = new Map<string, SandboxSession[]>();
-  private readonly move: SandboxTransitions;
 
   constructor(
     private readonly options: ResolvedSandboxOptions,
     private readonly clock: SandboxClock,
     private readonly scheduler: SandboxScheduler,
-    webhooks: SandboxWebhooks,
+    readonly accounts: SandboxAccounts,
+    private readonly move: SandboxTransitions,
   ) {
     this.defaultPopulation = populationOption(options.population);
-    this.move = new SandboxTransitions(this.accounts, clock, webhooks);
   }
 
   /** A new account: no auto-delivery unless asked; the sandbox's default population unless it brings its own. */

@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { credentialsOf, toAccountView, type SandboxAccountView } from './sandbox-accounts.js';
+import {
+  SandboxAccounts,
+  credentialsOf,
+  toAccountView,
+  type SandboxAccountView,
+} from './sandbox-accounts.js';
+import { SandboxTransitions } from './sandbox-transitions.js';
 import { SandboxClock } from './sandbox-clock.js';
 import type { SandboxContext } from './sandbox-context.js';
 import { SandboxFaults, type SandboxFaultInput } from './sandbox-faults.js';
@@ -55,7 +61,9 @@ export class VerificationSandbox {
     const scheduler = new SandboxScheduler(clock);
     const faults = new SandboxFaults();
     const webhooks = new SandboxWebhooks(resolved, clock, scheduler, faults);
-    const state = new SandboxState(resolved, clock, scheduler, webhooks);
+    const accounts = new SandboxAccounts();
+    const transitions = new SandboxTransitions(accounts, clock, webhooks);
+    const state = new SandboxState(resolved, clock, scheduler, accounts, transitions);
     const ctx: SandboxContext = {
       options: resolved,
       clock,
