@@ -5,7 +5,6 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationOpsEventName, type BalanceEvent } from '../core/verification-events.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
@@ -60,7 +59,6 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly account: VerificationAccountService,
     private readonly telemetry: VerificationTelemetry,
-    @Optional() private readonly emitter?: EventEmitter2,
     @Optional() private readonly ledger?: VerificationLedger,
   ) {}
 
@@ -191,20 +189,7 @@ export class VerificationBalanceWatch implements OnApplicationBootstrap, OnModul
       .finally(() => (this.#tick = undefined));
   }
 
-  async #emit(payload: BalanceEvent): Promise<void> {
-    if (!this.emitter) return;
-    try {
-      const { name } = this.options;
-      await this.emitter.emitAsync(
-        payload.event,
-        name === undefined ? payload : { ...payload, registration: name },
-      );
-    } catch (error) {
-      this.telemetry.logger.warn('a listener of a balance event failed', {
-        event: payload.event,
-        // The name only: a host listener's message is the host's data, which the module cannot vouch for.
-        error: error instanceof Error ? error.name : 'unknown',
-      });
-    }
+  #emit(payload: BalanceEvent): Promise<void> {
+    return this.telemetry.announce(payload);
   }
 }

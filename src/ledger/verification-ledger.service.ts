@@ -1,5 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Inject, Injectable } from '@nestjs/common';
 import { calendarDate, DAY_MS, utcDate } from '../core/clock.js';
 import { errorText } from '../core/error-text.js';
 import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
@@ -72,7 +71,6 @@ export class VerificationLedger {
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
     private readonly usage: UsageReads,
-    @Optional() private readonly emitter?: EventEmitter2,
   ) {}
 
   /** Whether the ledger is kept (`ledger` given). */
@@ -309,12 +307,7 @@ export class VerificationLedger {
       charged: payload.charged,
       currency,
     });
-    const { name } = this.options;
-    await this.emitter
-      ?.emitAsync(payload.event, name === undefined ? payload : { ...payload, registration: name })
-      .catch((error: unknown) =>
-        this.telemetry.logger.error('a ledger_drift listener failed', { error: errorText(error) }),
-      );
+    await this.telemetry.announce(payload);
   }
 }
 

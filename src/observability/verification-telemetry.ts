@@ -6,7 +6,9 @@ import { VerificationApiError } from '../api/verification-api.error.js';
 import {
   isEventOf,
   VerificationEventName,
+  type BalanceEvent,
   type FraudSuspectedEvent,
+  type LedgerDriftEvent,
   type SpendCapReachedEvent,
   type VerificationEvent,
   type VerificationEventType,
@@ -40,6 +42,9 @@ export interface RouteFailureContext {
   requestId?: string;
   latencyMs: number;
 }
+
+/** An ops event: about the account or the money, not one session. */
+export type OpsEvent = SpendCapReachedEvent | FraudSuspectedEvent | BalanceEvent | LedgerDriftEvent;
 
 const TERMINAL_EVENTS: readonly VerificationEventType[] = [
   VerificationEventName.verified,
@@ -104,18 +109,21 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Emits an ops event of protection (`verification.spend_cap_reached`, `verification.fraud_suspected`)
-   * with the registration's name, not awaited: a slow alerting listener must not hold the refused
-   * request; a failing one is logged.
+   * Emits an ops event (`verification.spend_cap_reached`, `verification.fraud_suspected`,
+   * `verification.balance_low`, `verification.ledger_drift`, …) with the registration's name. Never
+   * rejects: a failing listener is logged by its error's name only (its message is the host's data).
+   * Protection does not await it (a slow alerting listener must not hold the refused request).
    */
-  announce(event: SpendCapReachedEvent | FraudSuspectedEvent): void {
+  announce(event: OpsEvent): Promise<void> {
     const name = this.options?.name;
     const payload = name === undefined ? event : { ...event, registration: name };
-    this.emitter?.emitAsync(event.event, payload).catch((error: unknown) => {
-      this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
-        error: errorText(error),
+    return (this.emitter?.emitAsync(event.event, payload) ?? Promise.resolve())
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {
+          error: error instanceof Error ? error.name : 'unknown',
+        });
       });
-    });
   }
 
   /**

@@ -46,7 +46,7 @@ export function ledgerOn(
   const events: LedgerDriftEvent[] = [];
   emitter.on('verification.ledger_drift', (e: LedgerDriftEvent) => void events.push(e));
   return {
-    ledger: new VerificationLedger(options, store, telemetryOf(options), reads, emitter),
+    ledger: new VerificationLedger(options, store, telemetryOf(options, undefined, emitter), reads),
     events,
     reads,
   };
