@@ -5,8 +5,9 @@
  * - a right and a wrong code checked together: the session stays verified (a wrong code's write of its
  *   state read before never overwrites the right code's end);
  * - the right code and the wrong code of the last attempt: verified stands, never failed after;
+ * - the last wrong code: answered once its session reads failed;
  * - a read of a spare session while a new start takes its slot: the new session stays, the old one is
- *   gone (never written back over the new one).
+ *   gone (never written back over the new one); and a replaced session's entries go with it.
  * Two instances on one store (Memory: one store; Redis: a connection each), and one instance taking two
  * concurrent requests.
  */
@@ -23,6 +24,7 @@ import {
 } from '../../src/test-numbers/test-number-sessions.js';
 import { TEST_DELIVERY_MIN_MS, TEST_DELIVERY_SPREAD_MS } from '../../src/test-numbers/test-session-state.js';
 import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
+import { dumpMemoryStore } from '../support/store-dump.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { gatedStore, type GatedStore } from './gated-store.js';
 
@@ -119,6 +121,21 @@ describe.each([
       expect(await instance.sessions.getSession(requestId)).toMatchObject({ status: 'verified' });
   });
 
+  it('the last wrong code is answered only once its session reads failed', async () => {
+    const [wrongs, readers, says] = deployment(1);
+    const { requestId } = await start(wrongs);
+    const held = wrongs.gate.hold('write', (_key, value) => says(value).includes('"failed"'));
+    let answered = false;
+    const wrong = answer(wrongs.sessions.check({ requestId, code: WRONG })).finally(() => (answered = true));
+    await held.reached;
+    // Read meanwhile: still pending, and the caller has no answer yet.
+    expect((await readers.sessions.getSession(requestId)).status).toBe('sent');
+    expect(answered).toBe(false);
+    held.release();
+    expect(await wrong).toMatchObject({ refused: { error_code: 'invalid_code', attempts_remaining: 0 } });
+    expect((await readers.sessions.getSession(requestId)).status).toBe('failed');
+  });
+
   it('a read of a spare session while a new start takes its slot: the new one stays, the old one is gone', async () => {
     const [readers, starters] = deployment();
     const network = '198.51.100.0/24';
@@ -151,3 +168,24 @@ interface Instance {
   gate: GatedStore;
   sessions: TestNumberSessions;
 }
+
+describe('spare sessions replaced in their slots (memory store)', () => {
+  it('a network checking a code in each of 30 spare sessions keeps the entries of its slots only: a replaced session’s go', async () => {
+    const clock = { t: 1_800_000_000_000 };
+    const store = new MemoryStore({ clock: () => clock.t });
+    const sessions = new TestNumberSessions(options(), store);
+    const network = '198.51.100.0/24';
+    for (let i = 0; i < KEPT_TEST_SESSIONS_PER_NETWORK_HOUR + 30; i++) {
+      const { requestId } = await sessions.initiate({ phoneNumber: REVIEWER, method: 'sms' }, { network });
+      // Its holder shows up: a wrong code (an attempt; past the network's budget, its end).
+      await sessions.check({ requestId, code: WRONG }).catch(() => undefined);
+    }
+    const entries = dumpMemoryStore(store).filter((line) =>
+      /^test-number:(session|attempts|end):/.test(line),
+    );
+    // Each kept session's and each slot's (its start, attempts and end), the overflow's included.
+    expect(entries.length).toBeLessThanOrEqual(
+      3 * (KEPT_TEST_SESSIONS_PER_NETWORK_HOUR + SPARE_TEST_SESSION_SLOTS + 1),
+    );
+  });
+});
