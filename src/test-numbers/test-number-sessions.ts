@@ -9,15 +9,22 @@ import type {
 import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
-import { TEST_SESSION_PREFIX, isTestSession, storedSessionId } from '../core/test-session.js';
+import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import type { SlotHolder } from './spare-test-slots.js';
 import { takeSpareSlot, type TakenSlot } from './spare-slot-claim.js';
 import { TestNumberBook, type TestNumberEntry } from './test-number-book.js';
-import { delivered, played, toSession, type TestSessionState } from './test-session-state.js';
+import {
+  asked,
+  delivered,
+  ended,
+  outcomeEnd,
+  toSession,
+  type TestSessionState,
+} from './test-session-state.js';
+import { TestSessionStore } from './test-session-store.js';
 import {
   starterTags,
   takeWrongCodePoints,
@@ -65,9 +72,6 @@ export const KEPT_TEST_SESSIONS_PER_NETWORK_HOUR = 5;
  */
 export const KEPT_TEST_SESSIONS_PER_NUMBER_HOUR = 2 * KEPT_TEST_SESSIONS_PER_NETWORK_HOUR;
 
-/** How long a test session is kept past its end, for late reads (the reconciler's grace, a status page). */
-const RETENTION_MS = 3_600_000;
-
 /**
  * The API's side of test numbers' sessions, played by the module in the store (so every instance
  * sees the same session): initiate, read and check answer as the API would, with the number's fixed
@@ -77,6 +81,7 @@ const RETENTION_MS = 3_600_000;
  */
 export class TestNumberSessions {
   readonly book: TestNumberBook;
+  readonly #sessions: TestSessionStore;
 
   /** Made by the module's API client provider, its only user (see TestNumberApiClient). */
   constructor(
@@ -84,6 +89,7 @@ export class TestNumberSessions {
     private readonly store: VerificationStore,
   ) {
     this.book = new TestNumberBook(options.testNumbers);
+    this.#sessions = new TestSessionStore(store, options.dataKeys);
   }
 
   async initiate(request: InitiateRequest, starter: TestStarter = {}): Promise<InitiateResult> {
@@ -110,15 +116,11 @@ export class TestNumberSessions {
       expiresAt: now + ttlMs,
       verifiedAt: null,
       attemptsLeft: this.options.testNumbers.maxAttempts,
-      played: false,
       ...tags,
       ...(replaced ? { replaced } : {}),
     };
     try {
-      // A slot's former session's checks are not this one's.
-      if (storedSessionId(requestId) !== requestId)
-        await this.store.delete(testSessionAttemptsKey(requestId));
-      await this.save(state);
+      await this.#sessions.create(state);
     } finally {
       // Its session is in the slot: whoever reads the slot now reads it.
       await taken.release?.();
@@ -170,11 +172,7 @@ export class TestNumberSessions {
 
   /** A new spare session's id in the slot of `pool` its starter may take (see `takeSpareSlot`). */
   private spare(pool: string, startedBy: string | undefined): Promise<TakenSlot> {
-    return takeSpareSlot(this.store, pool, startedBy, async (slotId): Promise<SlotHolder | null> => {
-      const stored = await this.store.get(testNumberSessionKey(slotId));
-      const opened = stored === null ? null : this.options.dataKeys.open(stored);
-      return opened === null ? null : (JSON.parse(opened) as TestSessionState);
-    });
+    return takeSpareSlot(this.store, pool, startedBy, (slotId) => this.#sessions.slotHolder(slotId));
   }
 
   /**
@@ -200,19 +198,17 @@ export class TestNumberSessions {
 
   async check(request: CheckRequest): Promise<CheckResult> {
     const state = await this.current(request.requestId, 'check');
-    if (isTerminal(state.status))
-      throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
-    // As the API: an operator_id session takes a code only after its fallback; no point is spent.
-    if (state.method === 'operator_id' && !state.awaitingCode)
-      throw apiError('check', 409, 'not_pending', 'No code is due before the fallback');
+    if (isTerminal(state.status)) throw notPending();
+    // As the API: a code that is asked for (a bot's once the user shared the number, the operator's at
+    // its fallback) is refused before it was, as too early; no attempt is spent.
+    if (methodTraits(state.method).codeAwaited === 'when_api_says' && !state.awaitingCode)
+      throw apiError('check', 409, 'not_pending', 'No code was asked for yet');
     const entry = this.entry(state.phoneNumber, 'check');
     // The session's attempt is taken atomically before anything is compared (concurrent checks of one
     // session, on one instance or several, get distinct counts): past its attempts it has ended.
-    const used = (await this.store.increment(testSessionAttemptsKey(state.requestId), 1, this.keptMs(state)))
-      .value;
-    const left = state.attemptsLeft - used;
+    const left = state.attemptsLeft - (await this.#sessions.takeAttempt(state));
     // (Its last allowed attempt ends it, verified or failed.)
-    if (left < 0) throw apiError('check', 409, 'not_pending', 'The verification is no longer pending');
+    if (left < 0) throw notPending();
     // The wrong-code points (see `wrongCodeBudgets`) are taken before the comparison, atomically
     // (instances racing get distinct counts); past any of them no code is compared: the session ends as
     // if out of attempts.
@@ -226,40 +222,43 @@ export class TestNumberSessions {
       ),
     );
     const spent = points.spent;
-    // Its holder has shown up: no stranger's start takes its slot (see `chooseSpareSlot`).
-    if (state.checked !== true) await this.save({ ...state, checked: true });
     if (!spent && this.book.codeMatches(entry, request.code)) {
       // The right code costs nothing: its points go back.
       await points.giveBack();
-      await this.save({ ...state, status: 'verified', verifiedAt: this.store.now(), awaitingCode: false });
+      // Unless a racing check ended it first (its last wrong code, or the same code): resolved, as the API says.
+      const { won } = await this.#sessions.end(state, { status: 'verified', verifiedAt: this.store.now() });
+      if (!won) throw notPending();
       return { requestId: state.requestId, status: 'verified', phoneNumber: state.phoneNumber };
     }
     const attemptsLeft = spent ? 0 : left;
-    // The stored `attemptsLeft` stays the session's own allowance; the counter says what was used.
-    if (attemptsLeft <= 0) {
-      // Read again: a right code racing this one may have ended the session verified meanwhile.
-      const now = await this.current(state.requestId, 'check');
-      if (!isTerminal(now.status)) await this.save({ ...now, status: 'failed' });
-    }
+    // Its last attempt fails it, unless a racing check ended it first (a verified end stands).
+    if (attemptsLeft <= 0) await this.#sessions.end(state, { status: 'failed', verifiedAt: null });
     throw apiError('check', 400, 'invalid_code', 'The code is not correct', {
       attempts_remaining: attemptsLeft,
     });
   }
 
-  /** The session as it stands now: past its end it has expired; at its first read it plays the number's outcome. */
+  /**
+   * The session as it stands now: past its end it has expired; from its first read it plays the number's
+   * outcome (an ending one is recorded then, once). Nothing else is written: a read never writes over a
+   * check's end, nor a session whose spare slot a newer one took.
+   */
   private async current(requestId: string, operation: ApiOperation): Promise<TestSessionState> {
-    const stored = isTestSession(requestId) ? await this.store.get(testNumberSessionKey(requestId)) : null;
-    const opened = stored === null ? null : this.options.dataKeys.open(stored);
-    let state = opened === null ? null : (JSON.parse(opened) as TestSessionState);
-    // A spare session whose slot a newer one took: gone, as an expired record is.
-    if (state?.requestId !== requestId) throw apiError(operation, 404, 'not_found', 'Verification not found');
+    const stored = isTestSession(requestId) ? await this.#sessions.read(requestId) : null;
+    // Unknown, or a spare session whose slot a newer one took: gone, as an expired record is.
+    if (stored === null) throw apiError(operation, 404, 'not_found', 'Verification not found');
     const now = this.store.now();
+    let state = stored;
     if (!isTerminal(state.status) && state.expiresAt <= now) state = { ...state, status: 'expired' };
-    else if (!state.played && !isTerminal(state.status))
-      state = played(state, this.book.find(state.phoneNumber), now);
-    state = delivered(state, this.options.dataKeys, now);
-    if (opened !== JSON.stringify(state)) await this.save(state);
-    return state;
+    else if (!isTerminal(state.status)) {
+      const entry = this.book.find(state.phoneNumber);
+      const end = outcomeEnd(entry, now);
+      if (end === undefined) state = asked(state, entry);
+      else {
+        state = ended(state, (await this.#sessions.end(state, end)).end);
+      }
+    }
+    return delivered(state, this.options.dataKeys, now);
   }
 
   private entry(phoneNumber: string, operation: ApiOperation): TestNumberEntry {
@@ -268,26 +267,6 @@ export class TestNumberSessions {
     if (entry === undefined) throw apiError(operation, 404, 'not_found', 'Verification not found');
     return entry;
   }
-
-  /** How long a session's keys are kept: to its end, and past it for late reads. */
-  private keptMs(state: TestSessionState): number {
-    return Math.max(state.expiresAt - this.store.now(), 0) + RETENTION_MS;
-  }
-
-  private async save(state: TestSessionState): Promise<void> {
-    const ttl = this.keptMs(state);
-    // Sealed: the state names the number (a reviewer's may be a real one).
-    await this.store.set(
-      testNumberSessionKey(state.requestId),
-      this.options.dataKeys.seal(JSON.stringify(state)),
-      ttl,
-    );
-  }
-}
-
-/** Store key of a test number's session (the module's stand-in for the API's). */
-export function testNumberSessionKey(requestId: string): string {
-  return `test-number:session:{${storedSessionId(requestId)}}`;
 }
 
 function apiError(
@@ -304,7 +283,6 @@ function apiError(
   });
 }
 
-/** Store key of a test session's attempts used (its checks, counted atomically). */
-export function testSessionAttemptsKey(requestId: string): string {
-  return `test-number:attempts:{${storedSessionId(requestId)}}`;
+function notPending(): VerificationApiError {
+  return apiError('check', 409, 'not_pending', 'The verification is no longer pending');
 }

@@ -4,7 +4,10 @@ import { methodTraits, type VerificationMethod } from '../core/verification-meth
 import type { VerificationStatus } from '../core/verification-status.js';
 import type { TestNumberEntry } from './test-number-book.js';
 
-/** A test session as the store keeps it (the module's stand-in for the API's session). */
+/**
+ * A test session as it reads (the module's stand-in for the API's session): its start as stored, with
+ * what its checks and its end made of it (see TestSessionStore).
+ */
 export interface TestSessionState {
   requestId: string;
   phoneNumber: string;
@@ -15,18 +18,37 @@ export interface TestSessionState {
   expiresAt: number;
   verifiedAt: number | null;
   attemptsLeft: number;
-  /** The number's outcome was played (at the first read after the start). */
-  played: boolean;
   /** Keyed digest of who started it (its owner, else its client network): whose wrong-code budget its checks take. */
   startedBy?: string;
   /** Keyed digest of its client network, when its starter is an owner (the network's budget is taken too). */
   network?: string;
   /** Keyed digest of the block whose hard ceiling its compared codes count in (see `starterBlock`). */
   block?: string;
-  /** A code was checked for it: its spare slot is nobody else's (see `chooseSpareSlot`). */
+  /** A code was checked for it (an attempt taken): its spare slot is nobody else's (see `chooseSpareSlot`). */
   checked?: boolean;
   /** Its spare slot was taken from another starter's held session: nobody else's start takes it. */
   replaced?: boolean;
+}
+
+/** How a test session ended: the first end recorded stands (see TestSessionStore.end). */
+export interface TestSessionEnd {
+  status: 'verified' | 'failed' | 'expired';
+  verifiedAt: number | null;
+}
+
+/** The session as its start, its attempts used and its end make it. */
+export function composed(
+  start: TestSessionState,
+  attemptsUsed: number,
+  end: TestSessionEnd | null,
+): TestSessionState {
+  const checked = attemptsUsed > 0 ? { ...start, checked: true } : start;
+  return end === null ? checked : ended(checked, end);
+}
+
+/** The session as its end leaves it. */
+export function ended(state: TestSessionState, end: TestSessionEnd): TestSessionState {
+  return { ...state, status: end.status, verifiedAt: end.verifiedAt, awaitingCode: false };
 }
 
 /**
@@ -48,7 +70,7 @@ export function testDeliveryDelayMs(keys: DataKeys, requestId: string): number {
 /**
  * The session as it reads at `now`: delivered once its delay has passed, when its method's code goes
  * out at the start (a bot's code waits for the user, a reverse call and the operator's push are never
- * `delivered` before their outcome: see `played`).
+ * `delivered` before their outcome: see `asked`).
  */
 export function delivered(state: TestSessionState, keys: DataKeys, now: number): TestSessionState {
   if (state.status !== 'sent' || methodTraits(state.method).codeAwaited !== 'from_start') return state;
@@ -56,30 +78,29 @@ export function delivered(state: TestSessionState, keys: DataKeys, now: number):
   return now >= due ? { ...state, status: 'delivered' } : state;
 }
 
-/** The number's outcome, played once. */
-export function played(
-  state: TestSessionState,
-  entry: TestNumberEntry | undefined,
-  now: number,
-): TestSessionState {
-  const next = { ...state, played: true };
+/**
+ * The end a terminal outcome of the number gives a pending session at its first read (as if the user had
+ * acted at once); none for the others.
+ */
+export function outcomeEnd(entry: TestNumberEntry | undefined, now: number): TestSessionEnd | undefined {
   switch (entry?.outcome) {
     case 'verified':
-      return { ...next, status: 'verified', verifiedAt: now };
+      return { status: 'verified', verifiedAt: now };
     case 'expired':
-      return { ...next, status: 'expired' };
     case 'failed':
-      return { ...next, status: 'failed' };
-    case 'code_required':
-      // A bot's code is asked for once the user shared the number there: delivered, as a real session.
-      return {
-        ...next,
-        awaitingCode: true,
-        ...(state.method === 'msgr2_bot' ? { status: 'delivered' } : {}),
-      };
+      return { status: entry.outcome, verifiedAt: null };
     default:
-      return next;
+      return undefined;
   }
+}
+
+/**
+ * A pending session of a number whose outcome is `code_required`: its code is asked for from its first
+ * read on. A bot's code is asked for once the user shared the number there: delivered, as a real session.
+ */
+export function asked(state: TestSessionState, entry: TestNumberEntry | undefined): TestSessionState {
+  if (entry?.outcome !== 'code_required') return state;
+  return { ...state, awaitingCode: true, ...(state.method === 'msgr2_bot' ? { status: 'delivered' } : {}) };
 }
 
 export function toSession(state: TestSessionState): VerificationSession {

@@ -12,7 +12,7 @@ import type { ErasureSubject } from '../sessions/subject-index.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { erasureCounterKeys } from './erasure-keys.js';
 import { storedSessionId } from '../core/test-session.js';
-import { testNumberSessionKey, testSessionAttemptsKey } from '../test-numbers/test-number-sessions.js';
+import { testSessionKeys } from '../test-numbers/test-session-store.js';
 
 /** Who to erase: one phone number (E.164) or one owner (`owner(req)`'s id). */
 export interface ErasureRequest {
@@ -71,8 +71,7 @@ export class VerificationErasure {
         await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
         // A spare test session's slot that a newer one took is the newer one's.
         if (storedSessionId(id) === id || found[i] !== null) {
-          await this.store.delete(testNumberSessionKey(id));
-          await this.store.delete(testSessionAttemptsKey(id));
+          await Promise.all(testSessionKeys(id).map((key) => this.store.delete(key)));
         }
         await this.store.delete(RangeStats.sessionKey(id));
       }),

@@ -157,6 +157,29 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
     expect(answers[0]).toMatchObject({ status: 409, error_code: 'not_pending' });
   });
 
+  it('a bot session’s code before the bot asked for it is refused as the API refuses it (409 not_pending, no attempt spent)', async () => {
+    // No `outcome`: the user never shares the number in the bot, so no code is ever asked for.
+    const app = await boot({ testNumbers: { numbers: NUMBERS, maxAttempts: 3 } });
+    const answers: unknown[][] = [[], []];
+    const statuses: unknown[] = [];
+    for (const [i, phone_number] of [REVIEWER, '+79161234567'].entries()) {
+      const started = await post(app, '/verification/start', { phone_number, method: 'msgr2_bot' }, as('u'));
+      const id = started.body.verification_id;
+      // More codes than its attempts, the right one among them: each refused alike, none spent.
+      for (const code of ['000000', '111111', '222222', CODE]) {
+        const check = { verification_id: id, code };
+        answers[i]!.push((await post(app, '/verification/check', check, as('u'))).body);
+      }
+      statuses.push(
+        (await call(app.url, 'GET', `/verification/status/${String(id)}`, undefined, as('u'))).body,
+      );
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]![3]).toMatchObject({ status: 409, error_code: 'not_pending' });
+    expect(statuses[0]).toMatchObject({ status: 'sent', awaiting_code: false });
+    expect(statuses[1]).toMatchObject({ status: 'sent', awaiting_code: false });
+  });
+
   it('a guarded route refuses a test number unless it opted in; the details and the claim say test', async () => {
     const app = await boot({ testNumbers: { numbers: NUMBERS } });
     const started = await post(
