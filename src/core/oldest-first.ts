@@ -9,10 +9,14 @@
  * process). The cursor here stays where the last eviction left it: every key before it was
  * evicted, re-inserted behind it, or deleted, so its next key is the oldest.
  */
-export class OldestFirst<K> {
+export class OldestFirst<K, V = unknown> {
   #cursor: Iterator<K> | undefined;
 
-  constructor(private readonly map: Map<K, unknown>) {}
+  constructor(
+    private readonly map: Map<K, V>,
+    /** Told of each evicted key and the value it held (after it left the map). */
+    private readonly dropped?: (key: K, value: V) => void,
+  ) {}
 
   /** Deletes the oldest key and returns it; undefined when the map is empty. */
   evict(): K | undefined {
@@ -20,7 +24,9 @@ export class OldestFirst<K> {
       this.#cursor ??= this.map.keys();
       const next = this.#cursor.next();
       if (!next.done) {
+        const value = this.dropped && (this.map.get(next.value) as V);
         this.map.delete(next.value);
+        if (this.dropped) this.dropped(next.value, value as V);
         return next.value;
       }
       // An iterator that reached the end stays there, whatever is inserted later: start again.

@@ -1,21 +1,19 @@
 import { OldestFirst } from '../core/oldest-first.js';
 
-/** One scheduling of a member; a member's current ticket is the one its index points to. */
-interface Ticket {
-  readonly member: string;
-  readonly dueAt: number;
-}
-
 /**
  * An in-memory due-queue: members with a due time, taken in due order. A binary min-heap with
  * lazy deletion gives O(log n) schedule and O(k log n) claim of k members; rescheduling or
- * removing a member only replaces its ticket in the index, and the stale ticket left in the heap
- * is dropped when it surfaces (or when the heap is compacted, so it stays below twice the size).
+ * removing a member only changes its due time in the index, and the stale heap item left behind
+ * (its due time no longer the member's) is dropped when it surfaces, or when the heap is compacted,
+ * so it stays below twice the size. The heap is two arrays (members, due times unboxed): no object
+ * per scheduling.
  */
 export class DueQueue {
-  private readonly current = new Map<string, Ticket>();
+  /** Each member's current due time. */
+  private readonly current = new Map<string, number>();
   readonly #oldest = new OldestFirst(this.current);
-  private heap: Ticket[] = [];
+  private members: string[] = [];
+  private dues: number[] = [];
 
   get size(): number {
     return this.current.size;
@@ -33,11 +31,10 @@ export class DueQueue {
   }
 
   schedule(member: string, dueAt: number): void {
-    const ticket: Ticket = { member, dueAt };
     // Deleting first moves the member to the end of the index's insertion order (see evictOldest).
     this.current.delete(member);
-    this.current.set(member, ticket);
-    this.push(ticket);
+    this.current.set(member, dueAt);
+    this.push(member, dueAt);
     this.compactIfSparse();
   }
 
@@ -48,52 +45,64 @@ export class DueQueue {
   /** Takes up to `limit` members due at or before `now`, earliest first, and reschedules each at `nextDueAt`. */
   claim(now: number, limit: number, nextDueAt: number): string[] {
     const claimed: string[] = [];
-    while (claimed.length < limit && this.heap.length > 0) {
-      const top = this.heap[0];
-      if (this.current.get(top.member) !== top) {
+    while (claimed.length < limit && this.members.length > 0) {
+      const member = this.members[0]!;
+      const dueAt = this.dues[0]!;
+      if (this.current.get(member) !== dueAt) {
         this.pop();
         continue;
       }
-      if (top.dueAt > now) break;
+      if (dueAt > now) break;
       this.pop();
-      claimed.push(top.member);
+      // Out of the index until rescheduled below: another heap item of the same due time (the
+      // member scheduled twice at it) is stale now, never claimed a second time.
+      this.current.delete(member);
+      claimed.push(member);
     }
     for (const member of claimed) this.schedule(member, nextDueAt);
     return claimed;
   }
 
   private compactIfSparse(): void {
-    if (this.heap.length <= 2 * this.current.size + 64) return;
-    this.heap = [...this.current.values()].sort((a, b) => a.dueAt - b.dueAt);
+    if (this.members.length <= 2 * this.current.size + 64) return;
+    const live = [...this.current].sort((a, b) => a[1] - b[1]);
+    this.members = live.map(([member]) => member);
+    this.dues = live.map(([, dueAt]) => dueAt);
   }
 
-  private push(ticket: Ticket): void {
-    const heap = this.heap;
-    let index = heap.push(ticket) - 1;
+  private push(member: string, dueAt: number): void {
+    const { members, dues } = this;
+    let index = members.push(member) - 1;
+    dues.push(dueAt);
     while (index > 0) {
       const parent = (index - 1) >> 1;
-      if (heap[parent].dueAt <= ticket.dueAt) break;
-      heap[index] = heap[parent];
+      if (dues[parent]! <= dueAt) break;
+      members[index] = members[parent]!;
+      dues[index] = dues[parent]!;
       index = parent;
     }
-    heap[index] = ticket;
+    members[index] = member;
+    dues[index] = dueAt;
   }
 
   private pop(): void {
-    const heap = this.heap;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
+    const { members, dues } = this;
+    const lastMember = members.pop();
+    const lastDue = dues.pop();
+    if (lastMember === undefined || lastDue === undefined || members.length === 0) return;
     let index = 0;
-    const length = heap.length;
+    const length = members.length;
     for (;;) {
       const left = 2 * index + 1;
       if (left >= length) break;
       const right = left + 1;
-      const child = right < length && heap[right].dueAt < heap[left].dueAt ? right : left;
-      if (heap[child].dueAt >= last.dueAt) break;
-      heap[index] = heap[child];
+      const child = right < length && dues[right]! < dues[left]! ? right : left;
+      if (dues[child]! >= lastDue) break;
+      members[index] = members[child]!;
+      dues[index] = dues[child]!;
       index = child;
     }
-    heap[index] = last;
+    members[index] = lastMember;
+    dues[index] = lastDue;
   }
 }

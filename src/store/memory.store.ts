@@ -1,5 +1,6 @@
 import { OldestFirst } from '../core/oldest-first.js';
 import { DueQueue } from './due-queue.js';
+import { EntrySlab } from './entry-slab.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { LocalChannels } from './local-channels.js';
@@ -30,13 +31,6 @@ export interface MemoryStoreOptions {
   sweepIntervalMs?: number;
 }
 
-class Entry {
-  constructor(
-    readonly value: string,
-    readonly expiresAt: number,
-  ) {}
-}
-
 /**
  * A copy of `text` in one piece. A string built by concatenation (a key from a template, a sealed
  * value) is a rope of its parts, 32 B a part beside the characters, and a slice keeps its whole parent
@@ -49,6 +43,9 @@ function flat(text: string): string {
 /** Entries examined per sweep tick: bounds the pause of one tick whatever the store's size. */
 const SWEEP_SLICE = 10_000;
 
+/** A slab this large, at most a quarter of it in use after a sweep, is compacted. */
+const COMPACT_FROM_SLOTS = 4096;
+
 /**
  * The embedded default store: one process, no persistence. Entries expire lazily on read and
  * are reclaimed by one unref'd interval that sweeps a slice of the maps per tick (no timer per
@@ -56,19 +53,22 @@ const SWEEP_SLICE = 10_000;
  *
  * Entries live in two maps with a bound each: kept entries and evictable ones (see
  * StoreWriteOptions). A full map evicts its own least recently written entry, so filling one
- * class never takes room from the other.
+ * class never takes room from the other. A map holds each key's slot in one EntrySlab, where its
+ * value and expiry time are (no object per entry).
  */
 export class MemoryStore implements VerificationStore {
   private readonly clock: () => number;
   private readonly maxEntries: number;
   private readonly maxEvictableEntries: number;
-  private readonly entries = new Map<string, Entry>();
-  private readonly evictableEntries = new Map<string, Entry>();
-  private readonly oldestKept = new OldestFirst(this.entries);
-  private readonly oldestEvictable = new OldestFirst(this.evictableEntries);
+  private readonly slab = new EntrySlab();
+  private readonly entries = new Map<string, number>();
+  private readonly evictableEntries = new Map<string, number>();
+  private readonly release = (_key: string, slot: number): void => this.slab.release(slot);
+  private readonly oldestKept = new OldestFirst(this.entries, this.release);
+  private readonly oldestEvictable = new OldestFirst(this.evictableEntries, this.release);
   private readonly queues = new Map<string, DueQueue>();
   private readonly channels = new LocalChannels();
-  private sweepCursor: Iterator<[Map<string, Entry>, string, Entry]> | undefined;
+  private sweepCursor: Iterator<[Map<string, number>, string, number]> | undefined;
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
 
@@ -103,13 +103,14 @@ export class MemoryStore implements VerificationStore {
 
   async get(key: string): Promise<string | null> {
     this.assertOpen('get');
-    return this.live(key, this.clock())?.value ?? null;
+    const slot = this.live(key, this.clock());
+    return slot === undefined ? null : this.slab.value(slot);
   }
 
   async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
     this.assertOpen('set');
     assertTtl(ttlMs);
-    this.write(key, new Entry(flat(value), this.clock() + ttlMs), options);
+    this.write(key, flat(value), this.clock() + ttlMs, options);
   }
 
   async setIfAbsent(
@@ -121,15 +122,14 @@ export class MemoryStore implements VerificationStore {
     this.assertOpen('setIfAbsent');
     assertTtl(ttlMs);
     const now = this.clock();
-    if (this.live(key, now)) return false;
-    this.write(key, new Entry(flat(value), now + ttlMs), options);
+    if (this.live(key, now) !== undefined) return false;
+    this.write(key, flat(value), now + ttlMs, options);
     return true;
   }
 
   async delete(key: string): Promise<void> {
     this.assertOpen('delete');
-    this.entries.delete(key);
-    this.evictableEntries.delete(key);
+    this.drop(key);
   }
 
   async increment(
@@ -142,16 +142,17 @@ export class MemoryStore implements VerificationStore {
     assertIncrement(by);
     assertTtl(ttlMs);
     const now = this.clock();
-    const current = this.live(key, now);
+    const slot = this.live(key, now);
     let value = by;
     let expiresAt = now + ttlMs;
-    if (current) {
-      const count = Number(current.value);
-      if (!/^-?\d+$/.test(current.value) || !Number.isSafeInteger(count)) throw notACounter();
+    if (slot !== undefined) {
+      const current = this.slab.value(slot);
+      const count = Number(current);
+      if (!/^-?\d+$/.test(current) || !Number.isSafeInteger(count)) throw notACounter();
       value = count + by;
-      expiresAt = current.expiresAt;
+      expiresAt = this.slab.expiresAt(slot);
     }
-    this.write(key, new Entry(String(value), expiresAt), options);
+    this.write(key, String(value), expiresAt, options);
     return { value, expiresAt };
   }
 
@@ -216,28 +217,41 @@ export class MemoryStore implements VerificationStore {
     this.closed = true;
     this.entries.clear();
     this.evictableEntries.clear();
+    this.slab.clear();
     this.queues.clear();
   }
 
-  /** The entry when present and not expired; an expired one is dropped on the way. */
-  private live(key: string, now: number): Entry | undefined {
+  /** The entry's slot when present and not expired; an expired one is dropped on the way. */
+  private live(key: string, now: number): number | undefined {
     // A key is in one of the maps at most (see write): a kept key, the usual one, is one lookup.
-    const entry = this.entries.get(key) ?? this.evictableEntries.get(key);
-    if (entry === undefined || entry.expiresAt > now) return entry;
-    this.entries.delete(key);
-    this.evictableEntries.delete(key);
+    const slot = this.entries.get(key) ?? this.evictableEntries.get(key);
+    if (slot === undefined || this.slab.expiresAt(slot) > now) return slot;
+    this.drop(key);
     return undefined;
   }
 
-  private write(key: string, entry: Entry, options: StoreWriteOptions | undefined): void {
+  /** Removes the key from whichever map holds it and frees its slot. */
+  private drop(key: string): void {
+    const slot = this.entries.get(key) ?? this.evictableEntries.get(key);
+    if (slot === undefined) return;
+    this.entries.delete(key);
+    this.evictableEntries.delete(key);
+    this.slab.release(slot);
+  }
+
+  private write(key: string, value: string, expiresAt: number, options: StoreWriteOptions | undefined): void {
     const evictable = options?.evictable === true;
     const [own, other, bound, oldest] = evictable
       ? [this.evictableEntries, this.entries, this.maxEvictableEntries, this.oldestEvictable]
       : [this.entries, this.evictableEntries, this.maxEntries, this.oldestKept];
-    other.delete(key); // The last write decides the class.
+    // The last write decides the class; a key rewritten keeps its slot.
+    let slot = own.get(key) ?? other.get(key);
+    other.delete(key);
     // Re-inserting moves the key to the end of the map's order, which is the eviction order.
     if (!own.delete(key) && own.size >= bound) oldest.evict();
-    own.set(flat(key), entry);
+    if (slot === undefined) slot = this.slab.add(value, expiresAt);
+    else this.slab.put(slot, value, expiresAt);
+    own.set(flat(key), slot);
   }
 
   /** Drops expired entries among the next slice of the maps, resuming where the last tick stopped. */
@@ -248,16 +262,23 @@ export class MemoryStore implements VerificationStore {
       const next = this.sweepCursor.next();
       if (next.done) {
         this.sweepCursor = undefined;
+        // A pass over every entry ended: a slab mostly free after a peak gives its room back.
+        const slab = this.slab;
+        if (slab.capacity >= COMPACT_FROM_SLOTS && slab.size * 4 <= slab.capacity)
+          slab.compact([this.entries, this.evictableEntries]);
         return;
       }
-      const [map, key, entry] = next.value;
-      if (entry.expiresAt <= now) map.delete(key);
+      const [map, key, slot] = next.value;
+      if (this.slab.expiresAt(slot) <= now) {
+        map.delete(key);
+        this.slab.release(slot);
+      }
     }
   }
 
-  private *everyEntry(): Generator<[Map<string, Entry>, string, Entry]> {
+  private *everyEntry(): Generator<[Map<string, number>, string, number]> {
     for (const map of [this.entries, this.evictableEntries])
-      for (const [key, entry] of map) yield [map, key, entry];
+      for (const [key, slot] of map) yield [map, key, slot];
   }
 
   private assertOpen(operation: string): void {

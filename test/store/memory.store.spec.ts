@@ -123,6 +123,59 @@ describe('MemoryStore bounds and sweeping', () => {
     await store.close();
   });
 
+  it('keeps each key its own value and expiry through evictions, class changes and the compaction after a peak', async () => {
+    jest.useFakeTimers();
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now, maxEntries: 3000, maxEvictableEntries: 3000 });
+    // A peak of short-lived entries, half of them evicted by later ones (their room reused).
+    for (let i = 0; i < 6000; i++) {
+      await store.set(`old${i}`, `o${i}`, 1000);
+      await store.increment(`client${i}`, 1, 1000, { evictable: true });
+    }
+    // Long-lived ones, each with its own expiry; some move class, some are counters.
+    const start = clock.now();
+    for (let i = 0; i < 500; i++) {
+      await store.set(`live${i}`, `first${i}`, 5000, { evictable: i % 2 === 0 });
+      await store.set(`live${i}`, i % 3 === 0 ? String(i) : `v${i}`, 60_000 + i, { evictable: i % 4 === 0 });
+      if (i % 3 === 0)
+        await expect(store.increment(`live${i}`, 1, 1)).resolves.toEqual({
+          value: i + 1,
+          expiresAt: start + 60_000 + i,
+        });
+    }
+    const value = (i: number) => (i % 3 === 0 ? String(i + 1) : `v${i}`);
+    // The peak expires; a whole sweep finds the slab mostly free and compacts it.
+    clock.advance(1000);
+    jest.advanceTimersByTime(5000);
+    expect(store.entryCount).toBe(500);
+    for (let i = 0; i < 500; i++) await expect(store.get(`live${i}`)).resolves.toBe(value(i));
+    clock.advance(59_000 - 1);
+    for (let i = 0; i < 500; i++) {
+      await expect(store.get(`live${i}`)).resolves.toBe(value(i));
+      clock.advance(1);
+      await expect(store.get(`live${i}`)).resolves.toBeNull();
+    }
+    expect(store.entryCount).toBe(0);
+    await store.close();
+  });
+
+  it('claims a member scheduled twice at one due time once, and loses none to a lease of 0', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now });
+    const now = clock.now();
+    await store.schedule('q', 'a', now);
+    await store.schedule('q', 'a', now + 5);
+    await store.schedule('q', 'a', now);
+    await store.schedule('q', 'b', now);
+    await expect(store.claimDue('q', 10, 0)).resolves.toEqual(['a', 'b']);
+    await expect(store.claimDue('q', 10, 1000)).resolves.toEqual(['a', 'b']);
+    await expect(store.claimDue('q', 10, 1000)).resolves.toEqual([]);
+    clock.advance(1000);
+    await expect(store.claimDue('q', 10, 1000)).resolves.toEqual(['a', 'b']);
+    await expect(store.queueSize('q')).resolves.toBe(2);
+    await store.close();
+  });
+
   it('rejects bounds that are not positive', () => {
     expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(RangeError);
     expect(() => new MemoryStore({ maxEvictableEntries: 0 })).toThrow(RangeError);

@@ -9,13 +9,14 @@ import type { MemoryStore } from '../../src/store/memory.store.js';
 /** `key value` lines of every live entry and queue member of a MemoryStore. */
 export function dumpMemoryStore(store: MemoryStore): string[] {
   const inner = store as unknown as {
-    entries: Map<string, { value: string }>;
-    evictableEntries: Map<string, { value: string }>;
+    entries: Map<string, number>;
+    evictableEntries: Map<string, number>;
+    slab: { value(slot: number): string };
     queues: Map<string, { current: Map<string, unknown> }>;
   };
   const lines: string[] = [];
   for (const map of [inner.entries, inner.evictableEntries])
-    for (const [key, entry] of map) lines.push(`${key} ${entry.value}`);
+    for (const [key, slot] of map) lines.push(`${key} ${inner.slab.value(slot)}`);
   for (const [queue, due] of inner.queues)
     for (const member of due.current.keys()) lines.push(`${queue} ${member}`);
   return lines;
