@@ -69,7 +69,7 @@ export interface PhoneChangeOptions {
 export interface HistoryOptions {
   /** Days an entry is kept. Default 30. */
   retentionDays?: number;
-  /** Entries kept per number and per owner (the oldest give way). Default 100. */
+  /** Entries kept per kind of entry (five kinds), per number and per owner (the oldest give way). Default 100. */
   maxEntries?: number;
 }
 
