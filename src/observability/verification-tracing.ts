@@ -104,12 +104,18 @@ export class VerificationTracing {
   }
 }
 
+/** A host hook that threw (`beforeStart`, `assessStart`): the start fails closed, a failure of the span. */
+const HOOK_FAILURES: ReadonlySet<string> = new Set([
+  ProtectionRefusalReason.beforeStartFailed,
+  ProtectionRefusalReason.assessStartFailed,
+]);
+
 /**
  * Protection refusing (the spend cap's 503 included) is the operation doing its job; a 503 of anything else
  * (the API or the store unreachable) and a failing host hook are failures.
  */
 function isRefusal(error: unknown): boolean {
-  if (error instanceof ProtectionRefusal) return error.reason !== ProtectionRefusalReason.beforeStartFailed;
+  if (error instanceof ProtectionRefusal) return !HOOK_FAILURES.has(error.reason);
   return error instanceof VerificationClientError && error.errorCode !== 'service_unavailable';
 }
 

@@ -166,7 +166,7 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     expect(await counted('starts_total')).toBe(2);
   });
 
-  it("the spend cap's 503 is a refusal (status unset, reason spend_cap); a failing beforeStart hook's 503 is an error", async () => {
+  it("the spend cap's 503 is a refusal (status unset, reason spend_cap); a failing beforeStart or assessStart hook's 503 is an error", async () => {
     await boot({
       methods: ['sms', 'flash_call'],
       limits: {
@@ -175,6 +175,10 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
         spendCap: { amount: 1, windowMs: 86_400_000 },
         beforeStart: (ctx) => {
           if (ctx.phoneNumber.endsWith('0000')) throw new Error('hook down');
+        },
+        assessStart: (ctx) => {
+          if (ctx.phoneNumber.endsWith('1111')) throw new Error('risk service down');
+          return { decision: 'allow' };
         },
       },
     });
@@ -192,6 +196,13 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     expect(cap!.status.code).toBe(SpanStatusCode.UNSET);
     expect(hook!.attributes['verification.outcome']).toBe('error');
     expect(hook!.status.code).toBe(SpanStatusCode.ERROR);
+    const assessFailed = await post('start', { phone_number: '+79121111111', method: 'sms' });
+    expect(assessFailed).toMatchObject({ status: 503, body: { reason: 'assess_start_failed' } });
+    const assess = spans('verification.start').at(-1)!;
+    expect([assess.attributes['verification.outcome'], assess.status.code]).toEqual([
+      'error',
+      SpanStatusCode.ERROR,
+    ]);
   });
 
   it("a test number's spans say verification.test; a real number's do not", async () => {
