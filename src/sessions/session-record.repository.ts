@@ -128,13 +128,15 @@ export class SessionRecordRepository {
    * they go in the record's batch, after it (one round trip; on one connection Redis keeps the order, so
    * an index slot names a stored record); else they are added beside it. `whenStored`: the caller's
    * writes that follow the record (a coalescing claim handing it back), issued right after its batch.
+   * Answers false when the session, its number or its owner was erased while the API was asked: what
+   * it wrote is removed again.
    */
   async createAndFollow(
     record: SessionRecord,
     callers: readonly string[] = [],
     whenStored?: () => Promise<void>,
     reserved?: IndexReservation,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const raw = this.#sealed(record);
     const slots = reserved && this.subjects.writes(record, callers, reserved);
     const written = storeBatch(this.store, [
@@ -146,17 +148,32 @@ export class SessionRecordRepository {
       },
       { op: 'get', key: SessionRecordRepository.erasedKey(record.requestId) },
       ...(slots ?? []),
+      ...(slots && reserved ? this.subjects.markReads(reserved) : []),
     ]);
     const indexed = Promise.all([
       this.queue.track(record),
       slots ? undefined : this.subjects.add(record, callers),
     ]);
     const handedBack = whenStored?.();
-    const stored = written.then(async ([, erased]) => {
-      if (erased !== null) await this.remove(record.requestId);
-      else this.storedAs.set(record, raw);
-    });
-    await Promise.all([stored, indexed, handedBack]);
+    // Erased while the API was asked: the session itself (its mark), or its number or owner (their
+    // mark changed since the slots were reserved: the erasure could not find it).
+    const erased = written.then(
+      ([, mark, ...rest]) =>
+        mark !== null ||
+        (slots !== undefined && this.subjects.erasedSince(reserved!, rest.slice(slots.length))),
+    );
+    const [gone] = await Promise.all([erased, indexed, handedBack]);
+    if (!gone) {
+      this.storedAs.set(record, raw);
+      return true;
+    }
+    // Marked as an erasure marks it: a late webhook or refresh of it is not recorded again.
+    const keptMs = this.#ttl(record.expiresAt);
+    await Promise.all([
+      this.erase(record.requestId, keptMs),
+      ...(slots ?? []).map((s) => this.store.delete(s.key)),
+    ]);
+    return false;
   }
 
   /** Stores a session's changed record; one an erasure removed meanwhile is not brought back (false). */

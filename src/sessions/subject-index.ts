@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
@@ -12,6 +13,13 @@ export type ErasureSubject =
 /** The erasure index's slots reserved for a session about to be paid for (`SubjectIndex.reserve`), by subject tag. */
 export interface IndexReservation {
   readonly slots: ReadonlyMap<string, string>;
+  /** Each subject's erasure mark when the slots were reserved (`erasedSince`). */
+  readonly marks: ReadonlyMap<string, string | null>;
+}
+
+/** A subject's erasure mark: when it was last erased, and which erasure (`markForgotten`). */
+function forgottenKey(tag: string): string {
+  return `${tag}:forgotten`;
 }
 
 /**
@@ -37,12 +45,34 @@ export class SubjectIndex {
     const subjects: ErasureSubject[] = [{ phoneNumber: subject.phoneNumber }];
     if (subject.owner !== undefined) subjects.push({ owner: subject.owner });
     const day = this.#today();
-    const bases = subjects.map((s) => `${this.tag(s)}:${day}`);
+    const tags = subjects.map((s) => this.tag(s));
+    // Each subject's erasure mark is read before its counter is taken (one node, in this order): an
+    // erasure that took the index before the slot was written marks the subject after
+    // (`markForgotten`), so the record's batch sees the mark changed (`erasedSince`).
     const taken = await storeBatch(
       this.store,
-      bases.map((base) => ({ op: 'increment', key: `${base}:n`, by: 1, ttlMs: this.#dayKeptMs() }) as const),
+      tags.flatMap((tag) => [
+        { op: 'get', key: forgottenKey(tag) } as const,
+        { op: 'increment', key: `${tag}:${day}:n`, by: 1, ttlMs: this.#dayKeptMs() } as const,
+      ]),
     );
-    return { slots: new Map(subjects.map((s, i) => [this.tag(s), `${bases[i]}:${taken[i]!.value}`])) };
+    const answer = (i: number) => taken[i] as unknown;
+    return {
+      slots: new Map(
+        tags.map((tag, i) => [tag, `${tag}:${day}:${(answer(2 * i + 1) as { value: number }).value}`]),
+      ),
+      marks: new Map(tags.map((tag, i) => [tag, answer(2 * i) as string | null])),
+    };
+  }
+
+  /** The reads, for the record's batch, of the erasure marks `reservation` holds (after its slot writes). */
+  markReads(reservation: IndexReservation): StoreOperation[] {
+    return [...reservation.marks.keys()].map((tag) => ({ op: 'get', key: forgottenKey(tag) }));
+  }
+
+  /** Whether a subject of `reservation` was erased since it was reserved (`read`: markReads' answers). */
+  erasedSince(reservation: IndexReservation, read: readonly unknown[]): boolean {
+    return [...reservation.marks.values()].some((before, i) => read[i] !== before);
   }
 
   /**
@@ -144,9 +174,13 @@ export class SubjectIndex {
     }
   }
 
-  /** Remembers that the subject was erased at `at`, for `ttlMs`: what it verified before no longer counts. */
+  /**
+   * Remembers that the subject was erased at `at`, for `ttlMs`: what it verified before no longer counts.
+   * Written after the erasure took the index: each erasure's mark is its own (a random suffix), so a start
+   * that reserved its slot before finds the mark changed (`erasedSince`).
+   */
   async markForgotten(subject: ErasureSubject, at: number, ttlMs: number): Promise<void> {
-    await this.store.set(`${this.tag(subject)}:forgotten`, String(at), ttlMs);
+    await this.store.set(forgottenKey(this.tag(subject)), `${at}:${randomInt(1e9)}`, ttlMs);
   }
 
   /**
@@ -155,10 +189,10 @@ export class SubjectIndex {
    */
   async forgottenAt(phoneNumber: string, owner: string | undefined): Promise<number | undefined> {
     const subjects: ErasureSubject[] = [{ phoneNumber }, ...(owner === undefined ? [] : [{ owner }])];
-    const keys = subjects.map((s) => `${this.tag(s)}:forgotten`);
+    const keys = subjects.map((s) => forgottenKey(this.tag(s)));
     if (owner !== undefined) keys.push(this.#revokedKey(owner, phoneNumber));
     const marks = await Promise.all(keys.map((key) => this.store.get(key)));
-    const times = marks.filter((m): m is string => m !== null).map(Number);
+    const times = marks.filter((m): m is string => m !== null).map((m) => Number(m.split(':')[0]));
     return times.length === 0 ? undefined : Math.max(...times);
   }
 

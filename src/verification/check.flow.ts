@@ -15,7 +15,7 @@ import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { checkRefusal } from './check-refusal.js';
 import { fieldError, notPending } from './client-refusals.js';
-import { FlowOutcomes, type FlowFacts } from './flow-outcomes.js';
+import { FlowOutcomes, forgottenMeanwhile, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
 import { apiSaidWrongCode, upstreamClientError } from './upstream-error.mapper.js';
 import type { CheckInput, CheckView } from './verification.views.js';
@@ -99,14 +99,14 @@ export class CheckFlow {
             this.tracker.wasErased(record.requestId),
           ]);
           await wrongCodes.settle(!erased && apiSaidWrongCode(error, failure));
-          if (erased) throw forgottenMeanwhile(facts);
+          if (erased) throw forgottenMeanwhile();
           throw failure;
         }
         const [, erased] = await Promise.all([
           wrongCodes.settle(false),
           this.tracker.wasErased(record.requestId),
         ]);
-        if (erased) throw forgottenMeanwhile(facts);
+        if (erased) throw forgottenMeanwhile();
 
         // Record and observe the outcome, answer.
         await this.outcomes.codeChecked(record, result.status, input.owner);
@@ -141,10 +141,4 @@ export class CheckFlow {
       return record;
     }
   }
-}
-
-/** Erased while the API was asked: nothing of it is recorded (no history), answered as its handle now is. */
-function forgottenMeanwhile(facts: FlowFacts): VerificationClientError {
-  facts.phoneNumber = undefined;
-  return new VerificationClientError('not_found');
 }

@@ -3,13 +3,30 @@ import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import type { DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { asVerificationError, type VerificationError } from '../core/verification.errors.js';
+import {
+  asVerificationError,
+  VerificationClientError,
+  type VerificationError,
+} from '../core/verification.errors.js';
 import { figureGivers } from './figure-givers.js';
 import { AssessmentRefusal } from '../protection/assess-start-hook.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
 import type { VerificationHistoryEntry } from '../history/verification-history.types.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import type { TraceSpan, TracedOperation } from '../observability/verification-tracing.js';
+
+/** Refusals of a flow whose subject was erased while the API was asked, with the session a start paid for. */
+const ERASED_MEANWHILE = new WeakMap<object, SessionRecord | undefined>();
+
+/**
+ * The answer of a start, switch or check whose number or owner was erased while the API was asked: as its
+ * handle now is (404 `not_found`); FlowOutcomes.refused keeps nothing of it (`paid`: the session a start paid for).
+ */
+export function forgottenMeanwhile(paid?: SessionRecord): VerificationClientError {
+  const error = new VerificationClientError('not_found');
+  ERASED_MEANWHILE.set(error, paid);
+  return error;
+}
 
 /** What a refused or failed flow knew when it stopped (for its log line and history entry). */
 export interface FlowFacts {
@@ -107,9 +124,18 @@ export class FlowOutcomes {
     facts: FlowFacts,
     owner: string | undefined,
   ): Promise<VerificationError> {
+    // Erased while the API was asked: nothing of the subject is kept (no history, no number in the log line).
+    const erased = ERASED_MEANWHILE.has(error as object);
+    if (erased) facts.phoneNumber = undefined;
     const context = { ...facts, latencyMs: Date.now() - facts.began };
     if (route === 'check') this.telemetry.checkFailed(error, context);
     else this.telemetry.startFailed(error, context, route);
+    if (erased) {
+      // A session a start paid for is still what the API charged.
+      const paid = ERASED_MEANWHILE.get(error as object);
+      if (paid !== undefined) await this.ledger.count(paid);
+      return asVerificationError(error);
+    }
     const { caller, address, network } = figureGivers(
       owner === undefined ? undefined : `owner:${owner}`,
       facts.ip,

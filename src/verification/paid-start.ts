@@ -14,10 +14,12 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { StartPermit } from '../protection/verification-protection.service.js';
-import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import type { IndexReservation } from '../sessions/subject-index.js';
 import { TestNumberBook } from '../test-numbers/test-number-book.js';
+import { forgottenMeanwhile } from './flow-outcomes.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
+import { VerificationErasure } from './verification-erasure.js';
 import { upstreamClientError } from './upstream-error.mapper.js';
 import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
@@ -70,6 +72,7 @@ export class PaidStart {
     private readonly records: SessionRecordRepository,
     private readonly balance: VerificationBalanceWatch,
     private readonly inDoubt: InDoubtStarts,
+    private readonly erasure: VerificationErasure,
   ) {
     this.testNumbers = new TestNumberBook(options.testNumbers);
   }
@@ -177,7 +180,20 @@ export class PaidStart {
       },
     );
     // The reconciler follows every session started here until its outcome is emitted.
-    await this.records.createAndFollow(record, callers, whenStored && (() => whenStored(record)), reserved);
+    const kept = await this.records.createAndFollow(
+      record,
+      callers,
+      whenStored && (() => whenStored(record)),
+      reserved,
+    );
+    // Its number or owner was erased while the API was asked: nothing of it is kept or answered.
+    if (!kept) {
+      await this.erasure.forgetSession(
+        record.requestId,
+        Math.max(record.expiresAt - this.options.clock(), 0) + RECORD_RETENTION_MS,
+      );
+      throw forgottenMeanwhile(record);
+    }
     return record;
   }
 }

@@ -64,19 +64,9 @@ export class VerificationErasure {
     const records = found.filter((r) => r !== null);
     const now = this.store.now();
     const keptMs = RECORD_RETENTION_MS + Math.max(0, ...records.map((r) => r.expiresAt - now));
-    await Promise.all(
-      ids.map(async (id, i) => {
-        await this.records.erase(id, keptMs);
-        // The handle's session reads as unknown: no instance rebuilds it from the API.
-        await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
-        // A spare test session's slot that a newer one took is the newer one's.
-        if (storedSessionId(id) === id || found[i] !== null) {
-          await Promise.all(testSessionKeys(id).map((key) => this.store.delete(key)));
-        }
-        await this.store.delete(RangeStats.sessionKey(id));
-      }),
-    );
+    await Promise.all(ids.map((id, i) => this.forgetSession(id, keptMs, found[i] !== null)));
     const claimsMs = this.options.verifiedPhone.claimTtlMs + MARK_SLACK_MS;
+    // After the take: a start that reserved its slot before it, and writes it after, finds the mark changed.
     await this.records.subjects.markForgotten(subject, now, Math.max(claimsMs, keptMs));
     // A number's leaving an owner's account (a change of phone) names both: the mark above covers it now.
     await this.records.subjects.forgetRevoked(
@@ -92,6 +82,21 @@ export class VerificationErasure {
       historyEntries,
       counters,
     };
+  }
+
+  /**
+   * Erases one session of the subject (`forget`, and a start that finds its subject erased while the API
+   * was asked: PaidStart), for `keptMs`: its records, its handle (no instance rebuilds it from the API),
+   * what the pumping defence remembers of it, and a test session's entries (`stored`: a spare test
+   * session's slot that a newer one took is the newer one's).
+   */
+  async forgetSession(id: string, keptMs: number, stored = true): Promise<void> {
+    await this.records.erase(id, keptMs);
+    await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
+    if (storedSessionId(id) === id || stored) {
+      await Promise.all(testSessionKeys(id).map((key) => this.store.delete(key)));
+    }
+    await this.store.delete(RangeStats.sessionKey(id));
   }
 
   /** The counters named by the subject, its sessions' callers and numbers (see erasureCounterKeys). */
