@@ -5,6 +5,8 @@ import {
   CALLERS_FIELD,
   CHARGED_FIELD,
   LEFT_FIELD,
+  NETWORKS_FIELD,
+  RESCUED_FIELD,
   UNPROVEN_FIELD,
   type Sums,
 } from './method-figures.js';
@@ -19,6 +21,8 @@ const FIELDS = [
   CALLERS_FIELD,
   LEFT_FIELD,
   UNPROVEN_FIELD,
+  RESCUED_FIELD,
+  NETWORKS_FIELD,
   ...Array.from({ length: BUCKET_COUNT }, (_, i) => bucketField(i)),
 ];
 
@@ -52,6 +56,8 @@ export async function sumCounters(
     callers: total(CALLERS_FIELD),
     left: total(LEFT_FIELD),
     unproven: total(UNPROVEN_FIELD),
+    rescued: total(RESCUED_FIELD),
+    networks: total(NETWORKS_FIELD),
     buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
   };
 }

@@ -26,6 +26,9 @@ export const FIGURES_SHARE_PER_DAY: Readonly<Record<keyof FigureGivers, number>>
   network: 10,
 };
 
+/** figureCells' cells per device (operator, country, all); the last one is the operator's over every device. */
+const DEVICE_CELLS = 3;
+
 /** A pending session whose status was read this long after its start had a page following it. */
 export const FOLLOWED_AFTER_MS = 5_000;
 /** Session ids this instance marked as followed, remembered so a poll writes at most once. */
@@ -138,6 +141,23 @@ export class FigureEvidence {
   firstCaller(record: SessionRecord, caller: string): Promise<boolean> {
     const key = firstCallerKey(record, this.keys.digest(caller));
     return this.store.setIfAbsent(key, '1', this.untilDayEnds(record));
+  }
+
+  /**
+   * The cells among `cells` (figureCells' device cells) that `network` adds a start to for the first
+   * time on the session's day: a cell's own figures count once its starts come from enough networks
+   * (MIN_CELL_NETWORKS), so a farm of a few networks cannot fill it.
+   */
+  async newNetworkCells(record: SessionRecord, cells: readonly string[], network: string): Promise<string[]> {
+    const of = this.keys.digest(network);
+    const day = `${dayName(record.createdAt)}:${storedMethod(record.method)}`;
+    const device = cells.slice(0, DEVICE_CELLS);
+    const fresh = await Promise.all(
+      device.map((cell) =>
+        this.store.setIfAbsent(`stats-cell-net:{${day}:${cell}:${of}}`, '1', this.untilDayEnds(record)),
+      ),
+    );
+    return device.filter((_, i) => fresh[i]);
   }
 
   /** A per-day claim lasts until the session's day ends (and a minute for clocks that disagree). */

@@ -154,6 +154,13 @@ export const CALLERS_FIELD = 'callers';
 export const LEFT_FIELD = 'left';
 /** Unverified ends without evidence of a real user (FigureEvidence): left out of what the policy learns. */
 export const UNPROVEN_FIELD = 'unproven';
+/**
+ * Unverified ends whose journey another step verified: a real user the method failed (the health's
+ * evidence of a failure: a start nobody completes, or a giver's own abandoned calls, are not).
+ */
+export const RESCUED_FIELD = 'rescued';
+/** Distinct networks (FigureGivers.network) a cell's counted starts came from, per day, summed. */
+export const NETWORKS_FIELD = 'networks';
 
 /** The transition at which a billing rule debits the cost. */
 const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
@@ -199,6 +206,8 @@ export interface Counts {
   country: string;
   /** The figure cells (figureCells) the counts also go to (the fields isCellField keeps). */
   cells: string[];
+  /** The cells the start's network is new to today (NETWORKS_FIELD). */
+  newNetworkCells?: readonly string[];
   /** Where the counts also go for the fallback moment (momentGroup), when the session informs it. */
   momentGroup?: string;
   /** What goes there instead of `adds` (a session whose journey another step verified). */
@@ -258,6 +267,10 @@ export interface Sums {
   left: number;
   /** See UNPROVEN_FIELD. */
   unproven: number;
+  /** See RESCUED_FIELD. */
+  rescued: number;
+  /** Cells only: see NETWORKS_FIELD. */
+  networks: number;
   buckets: number[];
 }
 

@@ -44,16 +44,25 @@ describe('MethodHealthWatch', () => {
   });
   afterEach(() => store.close());
 
-  /** `n` flash calls on +7 985 ended now: verified, or expired with a page following (a real user's). */
+  /**
+   * `n` flash calls on +7 985 ended now: verified, or expired once the user was verified by SMS,
+   * the journey's next step (a real user the flash call failed).
+   */
   async function ended(n: number, verified: boolean): Promise<void> {
     for (let i = 0; i < n; i++) {
-      const record: SessionRecord = session({ phoneNumber: on985(), method: 'flash_call', cost: undefined });
-      await stats.tally(record);
-      await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
+      const phoneNumber = on985();
+      const record: SessionRecord = session({ phoneNumber, method: 'flash_call', cost: undefined });
+      const journey = { journeyId: `journey-${record.requestId}` };
+      await stats.tally({ ...record, ...journey });
+      if (!verified) {
+        const sms = session({ phoneNumber, ...journey });
+        await stats.tally(sms);
+        await stats.tally({ ...sms, status: 'verified', delivered: true, verifiedAt: now + 20_000 });
+      }
       const end: Partial<SessionRecord> = verified
         ? { status: 'verified', delivered: true, verifiedAt: now + 10_000 }
         : { status: 'expired' };
-      await stats.tally({ ...record, ...end });
+      await stats.tally({ ...record, ...journey, ...end });
     }
   }
 

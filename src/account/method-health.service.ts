@@ -187,5 +187,7 @@ const ZERO: Sums = {
   callers: 0,
   left: 0,
   unproven: 0,
+  rescued: 0,
+  networks: 0,
   buckets: [],
 };

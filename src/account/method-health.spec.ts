@@ -26,11 +26,11 @@ describe('method health', () => {
     expect(verdictOf(recent(0.699, 0.9), week)).toBe('dropped');
     expect(verdictOf(recent(0.85, 0.9), week)).toBe('recovered');
     expect(verdictOf(recent(0.849, 0.9), week)).toBe('steady');
-    // Delivery alone dropping is a drop (the flash call's operator outage).
-    expect(verdictOf(recent(1, 0.3), week)).toBe('dropped');
+    // Delivery is shown, never judged: any start counts in it, a free one nobody opens too.
+    expect(verdictOf(recent(1, 0.3), week)).toBe('recovered');
     expect(verdictOf(recent(0.1, 0.1, HEALTH_MIN_SESSIONS - 1), week)).toBeNull();
-    // A method whose deliveries are not shown is judged on completion alone.
-    expect(verdictOf(recent(1, null), { ...week, delivery: null })).toBe('recovered');
+    expect(verdictOf(recent(0.1, 0.1, HEALTH_MIN_SESSIONS), week)).toBe('dropped');
+    expect(verdictOf(recent(0.1, 1), { ...week, completion: null })).toBeNull();
   });
 
   it('demotes a degraded method exactly DEMOTE_AFTER_MS after the drop, not a tick before', () => {

@@ -1,8 +1,8 @@
 import type { Sums } from './method-figures.js';
 
 /*
- * The health of a method on an operator prefix (issue 47): a drop in its recent completion (or
- * delivery, where the API shows it) against its week makes its fallback come sooner (`degraded`),
+ * The health of a method on an operator prefix (issue 47): a drop in its recent completion (of the
+ * outcomes real users proved, Rates) against its week makes its fallback come sooner (`degraded`),
  * and if it lasts DEMOTE_AFTER_MS, takes it out of first place (`demoted`); it is promoted back once
  * its recent figures recover. Pure rules; MethodHealthWatch reads the figures and keeps the states.
  */
@@ -11,7 +11,7 @@ export type HealthState = 'healthy' | 'degraded' | 'demoted';
 
 /** The recent window: figures of the sessions that ended (or started, for delivery) in the last 20 minutes. */
 export const HEALTH_WINDOW_MS = 20 * 60_000;
-/** Sessions the window must hold (ended for completion, started for delivery) before it judges. */
+/** Outcomes (verified or rescued) the window must hold before it judges. */
 export const HEALTH_MIN_SESSIONS = 20;
 /** Below this share of its week's rate, the recent rate is a drop. */
 export const HEALTH_DROP_SHARE = 0.7;
@@ -33,16 +33,22 @@ export interface Health {
 /** What the window shows against the week: `dropped`, `recovered` or neither; null: too few sessions. */
 export type Verdict = 'dropped' | 'recovered' | 'steady' | null;
 
-/** The rates of some counters: completion (verified ÷ ended, less unproven) and delivery (delivered ÷ started). */
+/**
+ * The rates of some counters. `completion`: verified ÷ (verified + rescued), over the outcomes a real
+ * user proved (a session verified, or one another step of its journey verified: RESCUED_FIELD); an
+ * abandoned start proves nothing (free starts nobody opens, a giver's own calls left to expire), so
+ * it never judges a method. `delivery`: delivered ÷ started, shown, never judged (any start counts).
+ */
 export interface Rates {
   started: number;
+  /** The outcomes judged: verified + rescued. */
   ended: number;
   completion: number | null;
   delivery: number | null;
 }
 
 export function ratesOf(sums: Sums): Rates {
-  const ended = sums.verified + sums.expired + sums.failed - sums.unproven;
+  const ended = sums.verified + sums.rescued;
   return {
     started: sums.started,
     ended,
@@ -64,25 +70,22 @@ export function sumsSince(now: Sums, then: Sums): Sums {
     callers: less(now.callers, then.callers),
     left: less(now.left, then.left),
     unproven: less(now.unproven, then.unproven),
+    rescued: less(now.rescued, then.rescued),
+    networks: less(now.networks, then.networks),
     buckets: now.buckets.map((count, i) => less(count, then.buckets[i] ?? 0)),
   };
 }
 
 /**
- * The window's verdict against the week: dropped when a rate it can judge is below
- * HEALTH_DROP_SHARE of the week's, recovered when every rate it can judge is at or above
- * HEALTH_RECOVER_SHARE of it; null when it can judge none (HEALTH_MIN_SESSIONS).
+ * The window's verdict against the week, on completion (Rates): dropped below HEALTH_DROP_SHARE of
+ * the week's, recovered at or above HEALTH_RECOVER_SHARE of it; null when the window holds fewer
+ * than HEALTH_MIN_SESSIONS judged outcomes or the week has no completion.
  */
 export function verdictOf(recent: Rates, week: Rates): Verdict {
-  const judged: number[] = [];
-  if (recent.ended >= HEALTH_MIN_SESSIONS && recent.completion !== null && week.completion)
-    judged.push(recent.completion / week.completion);
-  // Delivery is shown by the API for some methods only: no delivery in the week, none judged.
-  if (recent.started >= HEALTH_MIN_SESSIONS && week.delivery)
-    judged.push((recent.delivery ?? 0) / week.delivery);
-  if (judged.length === 0) return null;
-  if (judged.some((share) => share < HEALTH_DROP_SHARE)) return 'dropped';
-  return judged.every((share) => share >= HEALTH_RECOVER_SHARE) ? 'recovered' : 'steady';
+  if (recent.ended < HEALTH_MIN_SESSIONS || recent.completion === null || !week.completion) return null;
+  const share = recent.completion / week.completion;
+  if (share < HEALTH_DROP_SHARE) return 'dropped';
+  return share >= HEALTH_RECOVER_SHARE ? 'recovered' : 'steady';
 }
 
 /** The health after a verdict at `now`. */

@@ -23,6 +23,8 @@ import {
   STATS_RETENTION_DAYS,
   storedMethod,
   toFigures,
+  NETWORKS_FIELD,
+  RESCUED_FIELD,
   UNPROVEN_FIELD,
   windowDays,
   type Counts,
@@ -116,6 +118,8 @@ export class MethodStats implements OnModuleDestroy {
       if (won.length === 0) return;
       const counts = countsOf(record, won, this.store.now(), admitted.device);
       await this.#journeyOutcome(record, counts, admitted);
+      if (givers.network !== undefined && won.includes('started'))
+        counts.newNetworkCells = await this.evidence.newNetworkCells(record, counts.cells, givers.network);
       if (
         caller !== undefined &&
         won.includes('started') &&
@@ -198,8 +202,10 @@ export class MethodStats implements OnModuleDestroy {
     }
     if (!counts.transitions.includes('expired') && !counts.transitions.includes('failed')) return;
     const withoutEnd = counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed');
-    if (counts.momentGroup !== undefined && cutOffBySwitch(record.method)) {
-      if (await this.evidence.journeyVerified(record)) {
+    if (await this.evidence.journeyVerified(record)) {
+      // A real user the method failed: another step verified them (the health's evidence, RESCUED_FIELD).
+      counts.adds.push([RESCUED_FIELD, 1]);
+      if (counts.momentGroup !== undefined && cutOffBySwitch(record.method)) {
         counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
         return;
       }
@@ -228,7 +234,11 @@ export class MethodStats implements OnModuleDestroy {
     ];
     if (counts.momentGroup !== undefined) groups.push([counts.momentGroup, counts.momentAdds ?? counts.adds]);
     const cellAdds = counts.adds.filter(([field]) => isCellField(field));
-    for (const cell of counts.cells) groups.push([cell, cellAdds]);
+    for (const cell of counts.cells)
+      groups.push([
+        cell,
+        counts.newNetworkCells?.includes(cell) ? [...cellAdds, [NETWORKS_FIELD, 1]] : cellAdds,
+      ]);
     for (const [cc, adds] of groups) {
       const group = MethodStats.counterKey(day, method, cc, '');
       let pending = this.#pending.get(group);

@@ -7,7 +7,7 @@ import { dumpMemoryStore } from '../../test/support/store-dump.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 import { FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { MethodStats } from './method-stats.service.js';
-import { completedWithin, MIN_CELL_ENDED, pooledFigures } from './operator-figures.js';
+import { completedWithin, MIN_CELL_ENDED, MIN_CELL_NETWORKS, pooledFigures } from './operator-figures.js';
 
 /*
  * Figures per operator prefix × method × device (issue 47): what the store keeps (day counters per
@@ -35,16 +35,22 @@ describe('operator figures', () => {
   });
   afterEach(() => store.close());
 
-  async function ended(ndc: string, verified: boolean, device?: 'mobile' | 'desktop'): Promise<void> {
+  /** One session on +7 `ndc` ended; its start from `network` (by default one of its own). */
+  async function ended(
+    ndc: string,
+    verified: boolean,
+    device?: 'mobile' | 'desktop',
+    network = `net-${seq}`,
+  ): Promise<void> {
     const record: SessionRecord = session({ phoneNumber: numberOn(ndc) });
-    await stats.tally(record, undefined, device);
+    await stats.tally(record, undefined, device, { network });
     const end: Partial<SessionRecord> = verified
       ? { status: 'verified', delivered: true, verifiedAt: now + 15_000 }
       : { status: 'expired', delivered: true };
     // A page followed the status: its unverified end is a real user's.
     now += FOLLOWED_AFTER_MS;
     await stats.followed({ ...record, status: 'sent' });
-    await stats.tally({ ...record, ...end }, undefined, device);
+    await stats.tally({ ...record, ...end }, undefined, device, { network });
   }
 
   it('keeps day counters per operator prefix, device and level; no key names a number or a session', async () => {
@@ -93,6 +99,23 @@ describe('operator figures', () => {
     });
     // A new country: every number's cell.
     expect(await pooledFigures(read, 'sms', '+380501234567', 'mobile', 1)).toMatchObject({ level: 'all' });
+  });
+
+  it('a cell whose starts came from fewer than MIN_CELL_NETWORKS networks stays thin: at the bound it counts', async () => {
+    const read = stats.cellSums.bind(stats);
+    for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
+    // A farm: twice the ended sessions a cell needs, from one network short of the bound (2 each).
+    const farm = Array.from({ length: MIN_CELL_NETWORKS - 1 }, (_, i) => `farm-${i}`);
+    for (const network of [...farm, ...farm]) await ended('958', false, 'mobile', network);
+    expect(await pooledFigures(read, 'sms', numberOn('958'), 'mobile', 1)).toMatchObject({
+      level: 'country',
+    });
+    await ended('958', false, 'mobile', 'farm-last');
+    expect(await pooledFigures(read, 'sms', numberOn('958'), 'mobile', 1)).toMatchObject({
+      level: 'operator',
+      ended: 2 * MIN_CELL_NETWORKS - 1,
+      completion: 0,
+    });
   });
 
   it('reads completion within a time from the buckets', async () => {
