@@ -5,7 +5,6 @@ import {
   CALLERS_FIELD,
   CHARGED_FIELD,
   LEFT_FIELD,
-  NETWORKS_FIELD,
   RESCUED_FIELD,
   UNPROVEN_FIELD,
   type Sums,
@@ -22,7 +21,6 @@ const FIELDS = [
   LEFT_FIELD,
   UNPROVEN_FIELD,
   RESCUED_FIELD,
-  NETWORKS_FIELD,
   ...Array.from({ length: BUCKET_COUNT }, (_, i) => bucketField(i)),
 ];
 
@@ -57,7 +55,6 @@ export async function sumCounters(
     left: total(LEFT_FIELD),
     unproven: total(UNPROVEN_FIELD),
     rescued: total(RESCUED_FIELD),
-    networks: total(NETWORKS_FIELD),
     buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
   };
 }

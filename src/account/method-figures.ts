@@ -159,8 +159,6 @@ export const UNPROVEN_FIELD = 'unproven';
  * evidence of a failure: a start nobody completes, or a giver's own abandoned calls, are not).
  */
 export const RESCUED_FIELD = 'rescued';
-/** Distinct networks (FigureGivers.network) a cell's counted starts came from, per day, summed. */
-export const NETWORKS_FIELD = 'networks';
 
 /** The transition at which a billing rule debits the cost. */
 const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
@@ -206,8 +204,6 @@ export interface Counts {
   country: string;
   /** The figure cells (figureCells) the counts also go to (the fields isCellField keeps). */
   cells: string[];
-  /** The cells the start's network is new to today (NETWORKS_FIELD). */
-  newNetworkCells?: readonly string[];
   /** Where the counts also go for the fallback moment (momentGroup), when the session informs it. */
   momentGroup?: string;
   /** What goes there instead of `adds` (a session whose journey another step verified). */
@@ -269,8 +265,6 @@ export interface Sums {
   unproven: number;
   /** See RESCUED_FIELD. */
   rescued: number;
-  /** Cells only: see NETWORKS_FIELD. */
-  networks: number;
   buckets: number[];
 }
 

@@ -188,6 +188,5 @@ const ZERO: Sums = {
   left: 0,
   unproven: 0,
   rescued: 0,
-  networks: 0,
   buckets: [],
 };

@@ -71,7 +71,6 @@ export function sumsSince(now: Sums, then: Sums): Sums {
     left: less(now.left, then.left),
     unproven: less(now.unproven, then.unproven),
     rescued: less(now.rescued, then.rescued),
-    networks: less(now.networks, then.networks),
     buckets: now.buckets.map((count, i) => less(count, then.buckets[i] ?? 0)),
   };
 }

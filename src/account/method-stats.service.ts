@@ -23,7 +23,6 @@ import {
   STATS_RETENTION_DAYS,
   storedMethod,
   toFigures,
-  NETWORKS_FIELD,
   RESCUED_FIELD,
   UNPROVEN_FIELD,
   windowDays,
@@ -118,8 +117,8 @@ export class MethodStats implements OnModuleDestroy {
       if (won.length === 0) return;
       const counts = countsOf(record, won, this.store.now(), admitted.device);
       await this.#journeyOutcome(record, counts, admitted);
-      if (givers.network !== undefined && won.includes('started'))
-        counts.newNetworkCells = await this.evidence.newNetworkCells(record, counts.cells, givers.network);
+      // A cell its network's share left this session out of (FigureEvidence.admitted) is not counted in.
+      counts.cells = counts.cells.filter((cell) => !admitted.outOfCells.includes(cell));
       if (
         caller !== undefined &&
         won.includes('started') &&
@@ -234,11 +233,7 @@ export class MethodStats implements OnModuleDestroy {
     ];
     if (counts.momentGroup !== undefined) groups.push([counts.momentGroup, counts.momentAdds ?? counts.adds]);
     const cellAdds = counts.adds.filter(([field]) => isCellField(field));
-    for (const cell of counts.cells)
-      groups.push([
-        cell,
-        counts.newNetworkCells?.includes(cell) ? [...cellAdds, [NETWORKS_FIELD, 1]] : cellAdds,
-      ]);
+    for (const cell of counts.cells) groups.push([cell, cellAdds]);
     for (const [cc, adds] of groups) {
       const group = MethodStats.counterKey(day, method, cc, '');
       let pending = this.#pending.get(group);

@@ -5,9 +5,9 @@ import { MemoryStore } from '../store/memory.store.js';
 import { methodStatsFixture, SPEC_KEYS, NOON } from '../../test/support/method-stats.fixture.js';
 import { dumpMemoryStore } from '../../test/support/store-dump.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
-import { FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { CELL_SHARE_PER_NETWORK, FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { MethodStats } from './method-stats.service.js';
-import { completedWithin, MIN_CELL_ENDED, MIN_CELL_NETWORKS, pooledFigures } from './operator-figures.js';
+import { completedWithin, MIN_CELL_ENDED, pooledFigures } from './operator-figures.js';
 
 /*
  * Figures per operator prefix × method × device (issue 47): what the store keeps (day counters per
@@ -101,20 +101,28 @@ describe('operator figures', () => {
     expect(await pooledFigures(read, 'sms', '+380501234567', 'mobile', 1)).toMatchObject({ level: 'all' });
   });
 
-  it('a cell whose starts came from fewer than MIN_CELL_NETWORKS networks stays thin: at the bound it counts', async () => {
+  it('a network adds CELL_SHARE_PER_NETWORK sessions a day to a cell: its next ones count in the country only', async () => {
     const read = stats.cellSums.bind(stats);
     for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
-    // A farm: twice the ended sessions a cell needs, from one network short of the bound (2 each).
-    const farm = Array.from({ length: MIN_CELL_NETWORKS - 1 }, (_, i) => `farm-${i}`);
-    for (const network of [...farm, ...farm]) await ended('958', false, 'mobile', network);
+    // A farm of 10 networks, 3 sessions each (within the figures' day share of a network, 10).
+    const farm = Array.from({ length: 10 }, (_, i) => `farm-${i}`);
+    for (const network of [...farm, ...farm, ...farm]) await ended('958', false, 'mobile', network);
+    const [operator, country] = await read('sms', ['7~958.mobile', '7~.mobile'], 1);
+    expect([operator!.expired, country!.expired]).toEqual([
+      10 * CELL_SHARE_PER_NETWORK,
+      10 * CELL_SHARE_PER_NETWORK,
+    ]);
+    // The farm's 20 leave the operator cell thin: the country × device cell decides.
     expect(await pooledFigures(read, 'sms', numberOn('958'), 'mobile', 1)).toMatchObject({
       level: 'country',
     });
-    await ended('958', false, 'mobile', 'farm-last');
+    // The country's own figures (methodStats) hold every one of them.
+    expect((await stats.figures({ country: '7', days: 1 })).sms).toMatchObject({ expired: 30 });
+    // Ten more networks' sessions fill the cell (30 ended sessions) with its own figures.
+    for (let i = 0; i < 10; i++) await ended('958', false, 'mobile', `user-${i}`);
     expect(await pooledFigures(read, 'sms', numberOn('958'), 'mobile', 1)).toMatchObject({
       level: 'operator',
-      ended: 2 * MIN_CELL_NETWORKS - 1,
-      completion: 0,
+      ended: MIN_CELL_ENDED,
     });
   });
 

@@ -8,12 +8,6 @@ import { CELL_LEVELS, figureCells, type CellLevel, type Sums } from './method-fi
  * before its own figures count; a thinner cell is pooled upward (operator → country → all).
  */
 export const MIN_CELL_ENDED = 30;
-/**
- * Distinct networks (a day's, summed over the days) a cell's starts must come from before its own
- * figures count: one network adds a bounded share (FigureEvidence), so a farm of a few networks
- * proving its own numbers cannot fill a thin operator cell for everyone on it.
- */
-export const MIN_CELL_NETWORKS = 20;
 
 /** One method's figures for a number's operator and a device, from the narrowest cell that is not thin. */
 export interface CellFigures {
@@ -38,7 +32,7 @@ export type CellReader = (
 
 /**
  * The method's figures for `phoneNumber`'s operator prefix and `device` over `days`: the operator ×
- * device cell once it holds MIN_CELL_ENDED ended sessions from MIN_CELL_NETWORKS networks, else the country × device cell, else every
+ * device cell once it holds MIN_CELL_ENDED ended sessions, else the country × device cell, else every
  * number's × device; undefined when even that is thin.
  */
 export async function pooledFigures(
@@ -52,13 +46,13 @@ export async function pooledFigures(
   return pickCell(await read(method, cells, days));
 }
 
-/** The narrowest of `sums` (one per CELL_LEVELS, narrowest first) that is not thin (MIN_CELL_ENDED, MIN_CELL_NETWORKS). */
+/** The narrowest of `sums` (one per CELL_LEVELS, narrowest first) that is not thin. */
 export function pickCell(sums: readonly Sums[]): CellFigures | undefined {
   for (const [i, level] of CELL_LEVELS.entries()) {
     const cell = sums[i];
     if (cell === undefined) continue;
     const ended = cell.verified + cell.expired + cell.failed - cell.unproven;
-    if (ended < MIN_CELL_ENDED || cell.networks < MIN_CELL_NETWORKS) continue;
+    if (ended < MIN_CELL_ENDED) continue;
     return {
       level,
       ended,
