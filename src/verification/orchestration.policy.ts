@@ -190,18 +190,20 @@ export class OrchestrationPolicy {
    * When a step may fall back to the next method, ms after its start: learned from the method
    * figures (FallbackTiming), the host's `timeoutSeconds` until they suffice.
    */
-  async fallbackAfterMs(
+  fallbackAfterMs(
     step: Pick<JourneyStep, 'method' | 'requestId'>,
     phoneNumber: string,
     device: DeviceHint | undefined,
   ): Promise<number> {
-    const afterMs = await this.fallback.afterMs(step, phoneNumber, device);
-    const settings = this.settings.fallback;
+    const moment = this.fallback.afterMs(step, phoneNumber, device);
     // A method whose completion dropped on the number's operator (degraded or demoted) falls back sooner.
     if (this.settings.mode !== 'cost_and_time' || this.health.state(step.method, phoneNumber) === 'healthy')
-      return afterMs;
+      return moment;
+    const settings = this.settings.fallback;
     const floor = settings === false ? 0 : settings.floorMs;
-    return Math.min(afterMs, Math.max(Math.round(afterMs * DEGRADED_FALLBACK_SHARE), floor));
+    return moment.then((afterMs) =>
+      Math.min(afterMs, Math.max(Math.round(afterMs * DEGRADED_FALLBACK_SHARE), floor)),
+    );
   }
 
   /** Whether the frontend may leave `method` for another before its timeout. */
