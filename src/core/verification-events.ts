@@ -201,9 +201,9 @@ export interface PhoneChangedEvent {
 
 /**
  * Payload of `verification.method_health`: a method's health on an operator prefix changed (issue
- * 47). `degraded`: its recent completion or delivery dropped below 70 % of its week's, its fallback
- * comes sooner; `demoted`: still so 20 minutes on, it is no longer tried first; `healthy`: recovered.
- * Emitted once per change across instances.
+ * 47). `degraded`: its recent completion (verified ÷ verified and rescued: steps another step of the
+ * journey verified) dropped below 70 % of its week's, its fallback comes sooner; `demoted`: still so
+ * 20 minutes on, it is no longer tried first; `healthy`: recovered. Emitted once per change across instances.
  */
 export interface MethodHealthEvent {
   event: (typeof VerificationOpsEventName)['methodHealth'];
@@ -214,7 +214,7 @@ export interface MethodHealthEvent {
   previous: 'healthy' | 'degraded' | 'demoted';
   /** Whether the recent figures judged were the operator prefix's own or its country's (too few of its own). */
   level: 'operator' | 'country';
-  /** The recent window's and the week's rates: verified ÷ ended, delivered ÷ started (null: not shown). */
+  /** The recent window's and the week's rates: completion as judged, delivered ÷ started (shown, not judged; null: not shown). */
   recent: { completion: number | null; delivery: number | null };
   week: { completion: number | null; delivery: number | null };
   at: Date;
