@@ -6,7 +6,7 @@ import { resolveVerificationOptions } from '../options/verification-options.reso
 import { MemoryStore } from '../store/memory.store.js';
 import { methodStatsFixture, SPEC_KEYS, NOON } from '../../test/support/method-stats.fixture.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
-import { FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { FigureEvidence } from './figure-evidence.js';
 import { DEMOTE_AFTER_MS, HEALTH_MIN_SESSIONS, HEALTH_WINDOW_MS } from './method-health.js';
 import { HEALTH_READ_MS, MethodHealthWatch } from './method-health.service.js';
 import { MethodStats } from './method-stats.service.js';
