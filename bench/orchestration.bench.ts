@@ -41,6 +41,11 @@
  * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments and
  * figures per device on stderr).
  *
+ * Issue 47's rows: `desktop` (60 % desktop), `leaving` (pessimistic, 10 % leave at each switch),
+ * `poisoned` (realistic, beside 150 free reverse calls nobody completes and a farm's 30 dialled at 85 s;
+ * judged against the `realistic` row of the same run), `outage` (60 % desktop, flash-call delivery 90 → 30 %
+ * after an hour; the outage's second hour measured), each against SMS only's verified share and median.
+ *
  * `runOrchestrationBench({ quick })` returns the table (200 users with --quick); run directly
  * (compiled), it prints it.
  */
