@@ -1,13 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
-import {
-  chooseFirstMethods,
-  expectedOf,
-  SMS_PRIOR,
-  SWITCH_LEAVE_SHARE,
-  type MethodOutlook,
-} from './first-method.js';
-import { verifiedQuantile, type CellFigures } from './operator-figures.js';
+import { chooseFirstMethods, expectedOf, SWITCH_LEAVE_SHARE, type MethodOutlook } from './first-method.js';
+import type { CellFigures } from './operator-figures.js';
 
 /* The first method per device (issue 47): cost per verified user under SMS's verified users and median. */
 
@@ -89,25 +83,17 @@ describe('first method', () => {
     expect(chosen.get('mobile')).toBe('reverse_flash_call');
   });
 
-  it('without SMS figures, measures against SMS_PRIOR and never picks it; nothing else: no choice', () => {
+  it('without SMS figures for a device, chooses nothing for it (the policy order stands)', () => {
+    // The method most users complete is no stand-in: its median (17 s for a messenger code) is a far
+    // stricter budget than SMS's (bench orchestration, warm host: 1.13 RUB per verified against 0.85).
     const flash: MethodOutlook = {
       method: 'flash_call',
       figures: figures(0.72, 20_000, 0.85),
       priceMinor: 80,
       fallbackMs: 30_000,
     };
-    const prior: MethodOutlook = { ...sms, figures: SMS_PRIOR, prior: true };
-    // A desktop that seldom places the call: the flash call first (no fewer verified than SMS, sooner).
-    const desktop = [prior, reverse(0.1, 30_000), flash];
-    expect(chooseFirstMethods([{ device: 'desktop', weight: 1, candidates: desktop }]).get('desktop')).toBe(
-      'flash_call',
-    );
-    // Where no candidate of its own meets SMS's floor, nothing is chosen: SMS is never put first on a prior.
-    const only = [prior, reverse(0.1, 30_000)];
-    expect(chooseFirstMethods([{ device: 'desktop', weight: 1, candidates: only }]).size).toBe(0);
-    expect(chooseFirstMethods([{ device: 'desktop', weight: 1, candidates: [prior] }]).size).toBe(0);
-    // The prior's median is 27 s (the budget), 85 % verified (the floor).
-    expect(verifiedQuantile(SMS_PRIOR, 0.5)).toBeGreaterThan(25_000);
-    expect(verifiedQuantile(SMS_PRIOR, 0.5)).toBeLessThan(28_000);
+    expect(
+      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [reverse(0.3, 30_000), flash] }]).size,
+    ).toBe(0);
   });
 });

@@ -21,23 +21,7 @@ export interface MethodOutlook {
   priceMinor: number;
   /** When its step falls back (ms after its start). */
   fallbackMs: number;
-  /** Figures of SMS_PRIOR, not the method's own: it is measured against, never chosen. */
-  prior?: boolean;
 }
-
-/**
- * SMS as the reference while a device's own SMS figures are thin (a host whose `auto` seldom reaches
- * SMS has none): 85 of 100 users verified, their median at 27 s (issue 47's SMS: delivered to 98 %,
- * completed by 87 % of those, 28 s at the median). Spread over the TIME_TO_VERIFY_BUCKETS_MS buckets.
- */
-export const SMS_PRIOR: CellFigures = {
-  level: 'all',
-  ended: 100,
-  verified: 85,
-  completion: 0.85,
-  delivery: 0.98,
-  buckets: [2, 8, 20, 17, 15, 9, 8, 4, 2, 0, 0, 0],
-};
 
 /** One device's candidates (the reference among them) and its weight in the population. */
 export interface DeviceOutlook {
@@ -97,8 +81,8 @@ export function expectedOf(first: MethodOutlook, reference: MethodOutlook, budge
  * The first method per device: the combination of candidates with the least expected cost per
  * verified user over the devices (by weight) such that the population's verified users are no fewer
  * than with the reference alone and at least half of them are verified within the reference's median
- * time (the median no later). The reference may be SMS_PRIOR (`prior`: not a pick). A device without a
- * reference, or with no other candidate, is left out (undefined: the policy's order stands for it).
+ * time (the median no later). A device without the reference's figures is left out (undefined: the
+ * policy's order stands for it).
  */
 export function chooseFirstMethods(
   devices: readonly DeviceOutlook[],
@@ -108,11 +92,7 @@ export function chooseFirstMethods(
     if (reference === undefined || d.weight <= 0) return [];
     const budget = verifiedQuantile(reference.figures, 0.5);
     if (budget === null) return [];
-    // A prior reference is a yardstick, never a pick: its own figures come only from starts it gets.
-    const options = d.candidates
-      .filter((c) => c.prior !== true)
-      .map((c) => ({ method: c.method, ...expectedOf(c, reference, budget) }));
-    if (options.length === 0) return [];
+    const options = d.candidates.map((c) => ({ method: c.method, ...expectedOf(c, reference, budget) }));
     return [{ device: d.device, weight: d.weight, options, floor: expectedOf(reference, reference, budget) }];
   });
   const chosen = new Map<DeviceHint | undefined, VerificationMethod>();

@@ -1,11 +1,5 @@
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import {
-  chooseFirstMethods,
-  REFERENCE_METHOD,
-  SMS_PRIOR,
-  type DeviceOutlook,
-  type MethodOutlook,
-} from '../account/first-method.js';
+import { chooseFirstMethods, type DeviceOutlook, type MethodOutlook } from '../account/first-method.js';
 import { callingCodeOf, CELL_LEVELS, figureCells } from '../account/method-figures.js';
 import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
@@ -21,8 +15,6 @@ import type { FallbackTiming } from './fallback-timing.js';
 export const FIRST_METHOD_DAYS = 7;
 /** How long a choice per operator prefix stands before its figures (a few hundred counters) are read again (module clock). */
 export const FIRST_METHOD_TTL_MS = 5 * 60_000;
-/** How long no choice (figures too thin for any) stands: a young host chooses once its figures fill. */
-export const NO_CHOICE_TTL_MS = 30_000;
 const DEVICES: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
 
 interface Choice {
@@ -95,13 +87,12 @@ export class FirstMethodChooser {
     last: Choice | undefined,
   ): Promise<Choice> {
     const until = this.clock() + FIRST_METHOD_TTL_MS;
-    if (!prices) return { until: this.clock() + NO_CHOICE_TTL_MS, first: new Map() };
+    if (!prices) return { until, first: new Map() };
     try {
       const devices = await Promise.all(
         DEVICES.map((device) => this.#device(candidates, prices, phoneNumber, device)),
       );
-      const first = chooseFirstMethods(devices) as Choice['first'];
-      return { until: first.size > 0 ? until : this.clock() + NO_CHOICE_TTL_MS, first };
+      return { until, first: chooseFirstMethods(devices) as Choice['first'] };
     } catch (error) {
       this.logger.warn('orchestration: operator figures could not be read; the first method stands', {
         error: errorText(error),
@@ -126,17 +117,9 @@ export class FirstMethodChooser {
     );
     const outlooks: MethodOutlook[] = [];
     for (const { method, figures } of read) {
-      // SMS without figures of its own is measured against as SMS_PRIOR (chooseFirstMethods never picks it).
-      const prior = figures === undefined && method === REFERENCE_METHOD;
-      if (figures === undefined && !prior) continue;
+      if (figures === undefined) continue;
       const fallbackMs = await this.fallback.momentMs(method, phoneNumber, device);
-      outlooks.push({
-        method,
-        figures: figures ?? SMS_PRIOR,
-        priceMinor: prices.minorByMethod.get(method)!,
-        fallbackMs,
-        ...(prior ? { prior } : {}),
-      });
+      outlooks.push({ method, figures, priceMinor: prices.minorByMethod.get(method)!, fallbackMs });
     }
     // The device's weight: its country's starts of every method (the population's mix of devices).
     const weight = read.reduce((sum, { sums }) => sum + (sums[1]?.started ?? 0), 0);

@@ -9,7 +9,7 @@ import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import type { DeviceHint } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { FIRST_METHOD_TTL_MS, NO_CHOICE_TTL_MS } from '../../src/verification/first-method.chooser.js';
+import { FIRST_METHOD_TTL_MS } from '../../src/verification/first-method.chooser.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { freshPhone, journeyFixture, journeyHost, start, status } from './journey-host.js';
 
@@ -62,8 +62,8 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
     // Desktop users seldom place the call: 4 in 40.
     await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
-    // No choice (the first start had no figures) stands NO_CHOICE_TTL_MS: one ms before, the price order still.
-    await fx.sb.advance(NO_CHOICE_TTL_MS - 1);
+    // The choice stands FIRST_METHOD_TTL_MS (module clock): one ms before, the price order still.
+    await fx.sb.advance(FIRST_METHOD_TTL_MS - 1);
     expect((await start(host, { phone_number: freshPhone(), device: 'desktop' })).body.method).toBe(
       'reverse_flash_call',
     );
@@ -84,15 +84,6 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
       device: 'desktop',
     });
     expect(explicit.body.method).toBe('reverse_flash_call');
-
-    // A choice stands FIRST_METHOD_TTL_MS: desktop users now placing the call change it only then.
-    await counted(stats, 'reverse_flash_call', 'desktop', 60, 60, 5_000);
-    await fx.sb.advance(FIRST_METHOD_TTL_MS - 1);
-    expect((await start(host, { phone_number: freshPhone(), device: 'desktop' })).body.method).toBe('sms');
-    await fx.sb.advance(1);
-    expect((await start(host, { phone_number: freshPhone(), device: 'desktop' })).body.method).toBe(
-      'reverse_flash_call',
-    );
   });
 
   it("mode 'price' keeps the price order for every device, whatever the figures", async () => {
