@@ -41,6 +41,11 @@
  * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments and
  * figures per device on stderr).
  *
+ * Issue 47's rows: `desktop` (60 % desktop), `leaving` (pessimistic, 10 % leave at each switch),
+ * `poisoned` (realistic, beside 150 free reverse calls nobody completes and a farm's 30 dialled at 85 s;
+ * judged against the `realistic` row of the same run), `outage` (60 % desktop, flash-call delivery 90 → 30 %
+ * after an hour; the outage's second hour measured), each against SMS only's verified share and median.
+ *
  * `runOrchestrationBench({ quick })` returns the table (200 users with --quick); run directly
  * (compiled), it prints it.
  */
@@ -57,6 +62,8 @@ import { runIsolated, type BenchContext } from './lib/context.js';
 import { fmt, formatTable, median, percentile, verdict, type BenchTable, type Cell } from './lib/report.js';
 import { mulberry32 } from './lib/random.js';
 import { post, runPool, startHost } from './protection.bench.js';
+import { parsePopulation } from '../src/testing/sandbox-population.js';
+import { SandboxUsers } from '../src/testing/sandbox-users.js';
 
 export interface OrchestrationBenchOptions {
   /** 200 users instead of 1,000 (same mix), for a fast check. */
@@ -65,7 +72,7 @@ export interface OrchestrationBenchOptions {
 
 type Device = 'mobile' | 'desktop';
 type Scenario = 'SMS only' | 'auto';
-type PopulationName = 'realistic' | 'pessimistic';
+type PopulationName = 'realistic' | 'pessimistic' | 'outage';
 
 /** One row's run: what the users start, on which population, how the host stands. */
 interface ScenarioSpec {
@@ -75,6 +82,17 @@ interface ScenarioSpec {
   warm?: boolean;
   /** The module's default protection (pumping defence, per-client limits, spend cap) instead of none. */
   protection?: boolean;
+  /** Share of users on a desktop (default the population's 30 %). */
+  desktopShare?: number;
+  /** Share of users who leave at each switch (close the page instead of going on). */
+  leaveShare?: number;
+  /**
+   * Issue 47's operator outage: users arrive one every 4 s; after an hour flash-call delivery falls
+   * from 90 % to 30 % for two hours. Measured: the users of the outage's second hour (its first in the notes).
+   */
+  outage?: boolean;
+  /** Issue 47's poisoning: beside the users, 150 free reverse calls nobody completes and a farm's 30 dialled at 85 s. */
+  poison?: boolean;
 }
 
 /**
@@ -93,10 +111,21 @@ const SANDBOX_POPULATION_PESSIMISTIC: SandboxPopulation = {
     },
   },
 };
+/** The realistic population with flash calls delivered to `deliveryRate` (issue 47's outage: 90 %, then 30 %). */
+const flashDelivered = (deliveryRate: number): SandboxPopulation => ({
+  ...SANDBOX_POPULATION_REALISTIC,
+  methods: {
+    ...SANDBOX_POPULATION_REALISTIC.methods,
+    flash_call: { ...SANDBOX_POPULATION_REALISTIC.methods!.flash_call, deliveryRate },
+  },
+});
 const POPULATIONS: Record<PopulationName, SandboxPopulation> = {
   realistic: SANDBOX_POPULATION_REALISTIC,
   pessimistic: SANDBOX_POPULATION_PESSIMISTIC,
+  outage: flashDelivered(0.9),
 };
+const OUTAGE_HOUR_MS = 60 * 60_000;
+const OUTAGE_ARRIVAL_MS = 4000;
 
 const TICK_MS = 1000;
 const ARRIVALS_PER_TICK = 5;
@@ -106,6 +135,11 @@ const CONCURRENCY = 32;
 const RUN_LIMIT_MS = 40 * 60_000;
 /** Issue 33's goals: on the realistic population (cost share, and as many verified, no slower median)… */
 const GOAL_COST_SHARE = 0.25;
+/** Issue 47's cost share on the other realistic shapes (desktop-heavy, the outage). */
+const GOAL_COST_SHARE_47 = 0.3;
+/** Issue 47: what poisoning may move the users' cost (share) and median and p90 times (share) by. */
+const GOAL_POISON_COST = 0.1;
+const GOAL_POISON_TIME = 0.25;
 /** …and on the pessimistic one (as many verified, cost share). */
 const GOAL_PESSIMISTIC_COST_SHARE = 0.5;
 const TERMINAL = new Set(['verified', 'failed', 'expired', 'canceled']);
@@ -151,9 +185,9 @@ interface ScenarioResult extends ScenarioSpec {
  * The same users in every scenario: numbers, IPs and devices from one seed. A warm-up cohort
  * (`cohort` 1) has addresses 100.65.…, its numbers and devices drawn from another seed.
  */
-function buildUsers(count: number, cohort = 0): Omit<User, 'arriveAt'>[] {
+function buildUsers(count: number, cohort = 0, share?: number): Omit<User, 'arriveAt'>[] {
   const random = mulberry32(18 + cohort);
-  const desktopShare = SANDBOX_POPULATION_REALISTIC.desktopShare ?? 0;
+  const desktopShare = share ?? SANDBOX_POPULATION_REALISTIC.desktopShare ?? 0;
   const phones = new Set<string>();
   // Real users' numbers: spread over the +79xx mobile ranges (a run of one range is what the
   // pumping defence holds; a new one per user, like real ones).
@@ -199,6 +233,13 @@ const SCENARIOS: Record<string, ScenarioSpec> = {
   warm: { scenario: 'auto', population: 'realistic', warm: true },
   pessimistic: { scenario: 'auto', population: 'pessimistic' },
   protected: { scenario: 'auto', population: 'realistic', protection: true },
+  desktop: { scenario: 'auto', population: 'realistic', desktopShare: 0.6 },
+  leaving: { scenario: 'auto', population: 'pessimistic', leaveShare: 0.1 },
+  pessimisticWarm: { scenario: 'auto', population: 'pessimistic', warm: true },
+  desktopWarm: { scenario: 'auto', population: 'realistic', desktopShare: 0.6, warm: true },
+  leavingWarm: { scenario: 'auto', population: 'pessimistic', leaveShare: 0.1, warm: true },
+  poisoned: { scenario: 'auto', population: 'realistic', poison: true },
+  outage: { scenario: 'auto', population: 'outage', desktopShare: 0.6, outage: true },
 };
 
 export async function runOrchestrationBench(options: OrchestrationBenchOptions = {}): Promise<BenchTable> {
@@ -222,6 +263,7 @@ export async function runOrchestrationBench(options: OrchestrationBenchOptions =
 
 async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioResult> {
   const { scenario, population } = spec;
+  const population_ = population;
   const sb = await VerificationSandbox.start({
     port: 0,
     // Time moves only by the ticks: the same users do the same things at the same instants, run after run.
@@ -250,13 +292,41 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
     if (REFUSED.has(status)) user.refused = true;
   };
   try {
+    if (spec.outage) {
+      // One stream of users, one every 4 s: an hour before the outage, two hours of it.
+      const all = await drive(
+        buildUsers(3 * (OUTAGE_HOUR_MS / OUTAGE_ARRIVAL_MS), 0, 0.6),
+        OUTAGE_ARRIVAL_MS,
+        [
+          {
+            at: sb.now() + OUTAGE_HOUR_MS,
+            run: async () => {
+              await sb.updateAccount(sb.demoAccount.apiKey, { population: flashDelivered(0.3) });
+            },
+          },
+        ],
+      );
+      await sb.advance(10 * 60_000);
+      const t0 = all[0]!.arriveAt;
+      const hour = (n: number) =>
+        all.filter(
+          (u) => u.arriveAt >= t0 + n * OUTAGE_HOUR_MS && u.arriveAt < t0 + (n + 1) * OUTAGE_HOUR_MS,
+        );
+      const first = measure(hour(1));
+      const result = measure(hour(2));
+      result.byDevice.push(
+        `outage's first hour: ${first.verified}/${first.users} verified, median ${fmt(first.medianSeconds, 1)} s, ` +
+          `${fmt(first.rubPerVerified, 2)} RUB per verified; before it: ${measure(hour(0)).verified}/${hour(0).length}`,
+      );
+      return result;
+    }
     if (spec.warm) {
-      await drive(buildUsers(count, 1));
+      await drive(buildUsers(count, 1, spec.desktopShare));
       // Past every TTL: the measured users start on a host whose figures hold the warm-up's outcomes.
       await sb.advance(10 * 60_000);
       for (const key of Object.keys(refusals)) delete refusals[key];
     }
-    const users = await drive(buildUsers(count));
+    const users = await drive(buildUsers(count, 0, spec.desktopShare), undefined, [], spec.poison);
     // Past every TTL: what is charged on delivery or by a late reverse call is in.
     await sb.advance(10 * 60_000);
     return measure(users);
@@ -266,13 +336,19 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
   }
 
   /** Runs the users' journeys to their end: arrivals from now, 5 per tick. */
-  async function drive(cohort: Omit<User, 'arriveAt'>[]): Promise<User[]> {
+  async function drive(
+    cohort: Omit<User, 'arriveAt'>[],
+    arrivalMs = TICK_MS / ARRIVALS_PER_TICK,
+    events: { at: number; run: () => Promise<void> }[] = [],
+    poison = false,
+  ): Promise<User[]> {
     const t0 = sb.now();
     const users: User[] = cohort.map((user, i) => ({
       ...user,
-      arriveAt: t0 + Math.floor(i / ARRIVALS_PER_TICK) * TICK_MS,
+      arriveAt: t0 + Math.floor((i * arrivalMs) / TICK_MS) * TICK_MS,
     }));
     for (const user of users) await sb.setDevice(user.phone, user.device);
+    const attackers = poison ? await poisoners(t0) : [];
 
     /** The newest sandbox session of the user's number is the step just started; its plan says what the user does. */
     const follow = (user: User): void => {
@@ -327,7 +403,13 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
       } else if (res.status !== 200) refused(user, 'check', res.status, res.body);
     };
 
+    const leaving = mulberry32(47);
     const switchMethod = async (user: User): Promise<void> => {
+      // A user who leaves at the switch closes the page: no further step (a call already placed still counts).
+      if (spec.leaveShare && leaving() < spec.leaveShare) {
+        user.done = true;
+        return;
+      }
       let res = await post(host.url, '/verification/switch', user.ip, {}, { verification_id: user.id });
       // A graded answer (the pumping defence holds the number to methods charged on proof): the
       // browser client follows it once with the first method it offers, and so does this user.
@@ -388,7 +470,11 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
     const lastArrival = users.at(-1)!.arriveAt;
     while (users.some((u) => !u.done) && sb.now() < lastArrival + RUN_LIMIT_MS) {
       const now = sb.now();
-      const tasks: (() => Promise<void>)[] = [];
+      for (const event of events.filter((e) => e.at <= now)) {
+        events.splice(events.indexOf(event), 1);
+        await event.run();
+      }
+      const tasks: (() => Promise<void>)[] = attackers.flatMap((attacker) => attacker(now));
       for (const user of users) {
         if (user.done || user.arriveAt > now) continue;
         if (user.id === undefined) tasks.push(() => start(user));
@@ -400,6 +486,61 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
     }
     if (process.env.ORCH_DIAG) console.error(JSON.stringify(moments));
     return users;
+  }
+
+  /**
+   * Issue 47's poisoners, acting beside the users from `t0`: 150 free reverse calls (one a second, from
+   * 150 addresses in 15 networks) nobody completes, their pages following the status; and a farm
+   * dialling 30 of its own numbers (10 addresses, 4 networks) 85 s after each start. Their numbers are
+   * ones the sandbox's users never complete a reverse call on (drawn ahead), so only the farm dials.
+   * Each returns the tasks due at a tick.
+   */
+  async function poisoners(t0: number): Promise<((now: number) => (() => Promise<void>)[])[]> {
+    const population = parsePopulation(POPULATIONS[population_]);
+    const draws = new SandboxUsers();
+    const numbers: string[] = [];
+    for (let n = 0; numbers.length < 180; n++) {
+      const phone = `+7995${String(1_000_000 + n * 7919).padStart(7, '0')}`;
+      await sb.setDevice(phone, 'mobile');
+      draws.declare(phone, 'mobile');
+      if (!draws.draw(population, phone, 'reverse_flash_call', 1)!.completes) numbers.push(phone);
+    }
+    return numbers.map((phone, k) => {
+      const farm = k >= 150;
+      const ip = farm ? `198.19.${k % 4}.${k % 10}` : `198.18.${k % 15}.${k}`;
+      const startAt = t0 + (farm ? k - 150 : k) * TICK_MS;
+      let id: string | undefined;
+      let requestId: string | undefined;
+      let nextPoll = 0;
+      let dialled = !farm;
+      let over = false;
+      return (now) => {
+        if (over || now < startAt) return [];
+        if (id === undefined)
+          return [
+            async () => {
+              const body = { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' };
+              const res = await post(host.url, '/verification/start', ip, {}, body);
+              if (res.status !== 201) over = true;
+              id = String(res.body.verification_id);
+              requestId = sb.sessionsFor(phone)[0]?.request_id;
+              nextPoll = now + POLL_MS;
+            },
+          ];
+        const due: (() => Promise<void>)[] = [];
+        if (!dialled && now >= startAt + 85_000 && requestId !== undefined) {
+          dialled = true;
+          due.push(async () => void (await sb.call(requestId!, phone)));
+        }
+        if (now >= nextPoll)
+          due.push(async () => {
+            nextPoll = now + POLL_MS;
+            const res = await getJson(`${host.url}/verification/status/${encodeURIComponent(id!)}`, ip);
+            if (res.status !== 200 || TERMINAL.has(String(res.body.status))) over = true;
+          });
+        return due;
+      };
+    });
   }
 
   /** The figures of the users' journeys: the sandbox's truth (sessions verified, charged). */
@@ -460,6 +601,13 @@ function report(results: Record<string, ScenarioResult | Error>): BenchTable {
     warm: 'auto (realistic, warm host)',
     pessimistic: 'auto (pessimistic)',
     protected: 'auto (realistic, default protection)',
+    desktop: 'auto (realistic, 60 % desktop)',
+    leaving: 'auto (pessimistic, 10 % leave at a switch)',
+    pessimisticWarm: 'auto (pessimistic, warm host)',
+    desktopWarm: 'auto (60 % desktop, warm host)',
+    leavingWarm: 'auto (pessimistic, 10 % leave, warm host)',
+    poisoned: 'auto (realistic, poisoned moment)',
+    outage: "auto (60 % desktop, flash call 90 → 30 %, outage's 2nd hour)",
   };
   const rows: Cell[][] = [];
   const notes: string[] = [];
@@ -528,7 +676,61 @@ function report(results: Record<string, ScenarioResult | Error>): BenchTable {
         ok('pessimistic', (r) => r.verified >= sms.verified && share(r) <= GOAL_PESSIMISTIC_COST_SHARE),
       ),
     ]);
+  // Issue 47: as many verified (per user), a median no later than SMS only's, a cost share by population.
+  for (const [name, goal] of [
+    ['pessimistic', GOAL_PESSIMISTIC_COST_SHARE],
+    ['outage', GOAL_COST_SHARE_47],
+    ['desktop', GOAL_COST_SHARE_47],
+    ['leaving', GOAL_PESSIMISTIC_COST_SHARE],
+    ['pessimisticWarm', GOAL_PESSIMISTIC_COST_SHARE],
+    ['desktopWarm', GOAL_COST_SHARE_47],
+    ['leavingWarm', GOAL_PESSIMISTIC_COST_SHARE],
+  ] as const)
+    if (results[name])
+      rows.push([
+        `goal: ${labels[name]}`,
+        '',
+        `≥ ${fmt((100 * sms.verified) / sms.users, 1)} %`,
+        '',
+        '',
+        '',
+        costCap(goal),
+        `≤ ${fmt(sms.medianSeconds, 1)}`,
+        '',
+        verdict(
+          ok(
+            name,
+            (r) =>
+              r.verified / r.users >= sms.verified / sms.users &&
+              share(r) <= goal &&
+              r.medianSeconds <= sms.medianSeconds,
+          ),
+        ),
+      ]);
   const open = results.realistic;
+  // Issue 47: poisoning moves the users' cost by ≤ 10 %, their median and p90 by ≤ 25 %.
+  if (results.poisoned && open && !(open instanceof Error))
+    rows.push([
+      `goal: ${labels.poisoned}`,
+      '',
+      `≥ ${fmt(sms.verified)}`,
+      '',
+      '',
+      '',
+      `≤ ${fmt(open.rubPerVerified * (1 + GOAL_POISON_COST), 2)} (auto realistic + 10 %)`,
+      `≤ ${fmt(open.medianSeconds * (1 + GOAL_POISON_TIME), 1)}`,
+      `≤ ${fmt(open.p90Seconds * (1 + GOAL_POISON_TIME), 1)}`,
+      verdict(
+        ok(
+          'poisoned',
+          (r) =>
+            r.verified >= sms.verified &&
+            r.rubPerVerified <= open.rubPerVerified * (1 + GOAL_POISON_COST) &&
+            r.medianSeconds <= Math.min(open.medianSeconds * (1 + GOAL_POISON_TIME), sms.medianSeconds) &&
+            r.p90Seconds <= open.p90Seconds * (1 + GOAL_POISON_TIME),
+        ),
+      ),
+    ]);
   if (results.protected && open && !(open instanceof Error))
     rows.push([
       `goal: ${labels.protected}`,

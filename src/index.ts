@@ -50,6 +50,8 @@ export type {
 /* Operations: account (balance, prices, usage), the balance watch, health, metrics, the reconciler. */
 export { VerificationAccountService } from './account/verification-account.service.js';
 export type { MethodFigures, MethodStatsQuery, MethodStatsReport } from './account/method-figures.js';
+export type { MethodHealthReport } from './account/method-health.service.js';
+export type { HealthState, Rates as MethodHealthRates } from './account/method-health.js';
 export { VerificationBalanceWatch, type BalanceReading } from './account/balance-watch.service.js';
 export {
   VerificationHealthIndicator,
@@ -238,6 +240,7 @@ export type {
   FraudSuspectedEvent,
   LedgerDriftEvent,
   PhoneChangedEvent,
+  MethodHealthEvent,
   SpendCapReachedEvent,
   VerificationEvent,
   VerificationEventShortName,

@@ -8,6 +8,7 @@ import { VerificationAccountService } from './verification-account.service.js';
 import { MethodStats } from './method-stats.service.js';
 import { FigureEvidence } from './figure-evidence.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { MethodHealthWatch } from './method-health.service.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
 import { PriceBook } from './price-book.js';
 
@@ -31,6 +32,7 @@ export const ACCOUNT_PROVIDERS: Provider[] = [
     inject: [RESOLVED_VERIFICATION_OPTIONS, VerificationStore],
   },
   MethodStats,
+  MethodHealthWatch,
   VerificationBalanceWatch,
   VerificationHealthIndicator,
 ];

@@ -4,7 +4,13 @@ import type { SessionRecord } from '../core/session-record.js';
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { dayName, STATS_RETENTION_DAYS, statsNumberKey, storedMethod } from './method-figures.js';
+import {
+  dayName,
+  figureCells,
+  STATS_RETENTION_DAYS,
+  statsNumberKey,
+  storedMethod,
+} from './method-figures.js';
 
 /**
  * Who a start came from, for the method figures: the caller (owner, else client key), the client's
@@ -26,6 +32,14 @@ export const FIGURES_SHARE_PER_DAY: Readonly<Record<keyof FigureGivers, number>>
   network: 10,
 };
 
+/**
+ * Sessions of one method a network adds to one figure cell (figureCells) per day: past them its
+ * sessions count in the country's figures but in no cell, so a farm of a few networks proving its own
+ * numbers fills no cell (operator or country × device) for everyone in it. A start without a
+ * network (the host's own call) is not bounded.
+ */
+export const CELL_SHARE_PER_NETWORK = 2;
+
 /** A pending session whose status was read this long after its start had a page following it. */
 export const FOLLOWED_AFTER_MS = 5_000;
 /** Session ids this instance marked as followed, remembered so a poll writes at most once. */
@@ -36,6 +50,8 @@ const CLAIM_RETENTION_MS = DAY_MS;
 /** How a session is counted, decided at its first count: its device hint, its caller, whether that caller has a record. */
 export interface Admission {
   device: DeviceHint | null;
+  /** The figure cells its network's share (CELL_SHARE_PER_NETWORK) leaves it out of. */
+  outOfCells: readonly string[];
   /** The caller's digest, empty when none was known. */
   caller: string;
   /** The caller had verified a number before this session started (a record). */
@@ -80,11 +96,13 @@ export class FigureEvidence {
     if (first) {
       // One round: the giver shares counted, the caller's record read.
       const caller = givers.caller === undefined ? '' : this.keys.digest(givers.caller);
-      const [within, vouched] = await Promise.all([
+      const [within, vouched, outOfCells] = await Promise.all([
         this.#withinShares(record, givers),
         caller === '' ? null : this.store.get(recordKey(caller)),
+        this.#pastCellShares(record, device, givers.network),
       ]);
-      if (within) decision = ['1', device ?? '', caller, vouched === null ? '0' : '1'].join('|');
+      if (within)
+        decision = ['1', device ?? '', caller, vouched === null ? '0' : '1', outOfCells.join(',')].join('|');
     }
     await this.store.set(decided, decision, this.claimTtl(record));
     return admission(decision);
@@ -164,6 +182,24 @@ export class FigureEvidence {
     return kinds.every((kind, i) => counts[i]!.value <= FIGURES_SHARE_PER_DAY[kind]);
   }
 
+  /** The session's figure cells its network's day share in each (CELL_SHARE_PER_NETWORK) is spent in. */
+  async #pastCellShares(
+    record: SessionRecord,
+    device: DeviceHint | undefined,
+    network: string | undefined,
+  ): Promise<string[]> {
+    if (network === undefined) return [];
+    const of = this.keys.digest(network);
+    const day = `${dayName(record.createdAt)}:${storedMethod(record.method)}`;
+    const cells = figureCells(record.phoneNumber, device);
+    const counts = await Promise.all(
+      cells.map((cell) =>
+        this.store.increment(`stats-cell-net:{${day}:${cell}:${of}}`, 1, this.untilDayEnds(record)),
+      ),
+    );
+    return cells.filter((_, i) => counts[i]!.value > CELL_SHARE_PER_NETWORK);
+  }
+
   /** How long a session's claims are kept: past its end, by a day. */
   claimTtl(record: SessionRecord): number {
     return Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
@@ -204,15 +240,20 @@ export function callerEvidenceKeys(
 }
 
 /**
- * A remembered admission: `0` (not counted), `1|device|caller|vouched`, or an older `1`/`1:desktop`
- * (counted, no caller known).
+ * A remembered admission: `0` (not counted), `1|device|caller|vouched|cells left out`, or an older
+ * `1`/`1:desktop` (counted, no caller known).
  */
 function admission(decision: string): false | Admission {
   if (!decision.startsWith('1')) return false;
   if (!decision.startsWith('1|')) {
     const device = decision.slice(2);
-    return { device: isDeviceHint(device) ? device : null, caller: '', vouched: false };
+    return { device: isDeviceHint(device) ? device : null, outOfCells: [], caller: '', vouched: false };
   }
-  const [, device = '', caller = '', vouched] = decision.split('|');
-  return { device: isDeviceHint(device) ? device : null, caller, vouched: vouched === '1' };
+  const [, device = '', caller = '', vouched, out = ''] = decision.split('|');
+  return {
+    device: isDeviceHint(device) ? device : null,
+    outOfCells: out === '' ? [] : out.split(','),
+    caller,
+    vouched: vouched === '1',
+  };
 }

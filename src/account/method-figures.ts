@@ -4,6 +4,7 @@ import { bucketIndex, medianFromBuckets } from '../core/duration-histogram.js';
 import { informsFallbackMoment } from '../core/fallback-moment.js';
 import type { DeviceHint } from '../core/journey.js';
 import { toMajorUnits, toMinorUnits, type Money } from '../core/money.js';
+import { nationalDestinationCode } from '../core/operator-prefix.js';
 import type { SessionRecord } from '../core/session-record.js';
 import {
   methodTraits,
@@ -153,6 +154,11 @@ export const CALLERS_FIELD = 'callers';
 export const LEFT_FIELD = 'left';
 /** Unverified ends without evidence of a real user (FigureEvidence): left out of what the policy learns. */
 export const UNPROVEN_FIELD = 'unproven';
+/**
+ * Unverified ends whose journey another step verified: a real user the method failed (the health's
+ * evidence of a failure: a start nobody completes, or a giver's own abandoned calls, are not).
+ */
+export const RESCUED_FIELD = 'rescued';
 
 /** The transition at which a billing rule debits the cost. */
 const CHARGED_AT: Readonly<Record<MethodBilling, MethodTransition>> = {
@@ -170,10 +176,34 @@ export function momentGroup(callingCode: string, device: DeviceHint | undefined)
   return `${callingCode}~${device ?? 'unhinted'}`;
 }
 
+/** The level of a figure cell: an operator prefix, a calling code, every number. */
+export type CellLevel = 'operator' | 'country' | 'all';
+export const CELL_LEVELS: readonly CellLevel[] = ['operator', 'country', 'all'];
+
+/**
+ * The cells a session's figures also go to, narrowest first (operator prefix × device, the calling
+ * code × device, every number × device), then the operator prefix over every device (its health):
+ * `7~985.mobile`, `7~.mobile`, `all~.mobile`, `7~985`. Kept beside the country's figures as country
+ * keys no query can name (`stats:<day>:<method>:<cc>~<cell>:<field>`), per day, never per session.
+ */
+export function figureCells(phoneNumber: string, device: DeviceHint | undefined): string[] {
+  const country = callingCodeOf(phoneNumber);
+  const operator = `${country}~${nationalDestinationCode(phoneNumber)}`;
+  const hint = device ?? 'unhinted';
+  return [`${operator}.${hint}`, `${country}~.${hint}`, `all~.${hint}`, operator];
+}
+
+/** The fields a figure cell counts: what a start became, and its time to verify (no money, no callers). */
+export function isCellField(field: string): boolean {
+  return field !== CHARGED_FIELD && field !== CALLERS_FIELD && field !== LEFT_FIELD;
+}
+
 /** What counting some transitions of one session adds, and where. */
 export interface Counts {
   method: string;
   country: string;
+  /** The figure cells (figureCells) the counts also go to (the fields isCellField keeps). */
+  cells: string[];
   /** Where the counts also go for the fallback moment (momentGroup), when the session informs it. */
   momentGroup?: string;
   /** What goes there instead of `adds` (a session whose journey another step verified). */
@@ -200,6 +230,7 @@ export function countsOf(
   const counts: Counts = {
     method: storedMethod(record.method),
     country,
+    cells: figureCells(record.phoneNumber, device ?? undefined),
     ...(informsFallbackMoment(record.method, record.requestId)
       ? { momentGroup: momentGroup(country, device ?? undefined) }
       : {}),
@@ -232,6 +263,8 @@ export interface Sums {
   left: number;
   /** See UNPROVEN_FIELD. */
   unproven: number;
+  /** See RESCUED_FIELD. */
+  rescued: number;
   buckets: number[];
 }
 

@@ -1,7 +1,6 @@
 import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
-import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { cutOffBySwitch, type MomentCounts } from '../core/fallback-moment.js';
 import type { DeviceHint } from '../core/journey.js';
 import type { MethodSamples, MethodSamplesByMethod } from '../core/method-ranking.js';
@@ -9,13 +8,13 @@ import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { counterKey, sumCounters } from './figure-counters.js';
 import {
-  bucketField,
   CALLERS_FIELD,
-  CHARGED_FIELD,
   countryKey,
-  LEFT_FIELD,
   countsOf,
+  isCellField,
+  LEFT_FIELD,
   dayName,
   DEFAULT_STATS_WINDOW_DAYS,
   momentGroup,
@@ -24,6 +23,7 @@ import {
   STATS_RETENTION_DAYS,
   storedMethod,
   toFigures,
+  RESCUED_FIELD,
   UNPROVEN_FIELD,
   windowDays,
   type Counts,
@@ -40,7 +40,6 @@ const COUNTER_TTL_MS = STATS_RETENTION_DAYS * DAY_MS;
 const ALL_COUNTRIES = 'all';
 const CURRENCY_KEY = 'stats:currency';
 const DEFAULT_CURRENCY = 'RUB';
-const BUCKET_COUNT = TIME_TO_VERIFY_BUCKETS_MS.length + 1;
 /** How long counts wait in the instance before they are added to the store's counters (see `flush`). */
 export const STATS_FLUSH_INTERVAL_MS = 1_000;
 const REPORTED_METHODS: readonly string[] = [...VERIFICATION_METHODS, OTHER_METHOD];
@@ -84,7 +83,7 @@ export class MethodStats implements OnModuleDestroy {
   }
 
   static counterKey(day: string, method: string, country: string, field: string): string {
-    return `stats:${day}:${method}:${country}:${field}`;
+    return counterKey(day, method, country, field);
   }
 
   /**
@@ -118,6 +117,8 @@ export class MethodStats implements OnModuleDestroy {
       if (won.length === 0) return;
       const counts = countsOf(record, won, this.store.now(), admitted.device);
       await this.#journeyOutcome(record, counts, admitted);
+      // A cell its network's share left this session out of (FigureEvidence.admitted) is not counted in.
+      counts.cells = counts.cells.filter((cell) => !admitted.outOfCells.includes(cell));
       if (
         caller !== undefined &&
         won.includes('started') &&
@@ -200,8 +201,10 @@ export class MethodStats implements OnModuleDestroy {
     }
     if (!counts.transitions.includes('expired') && !counts.transitions.includes('failed')) return;
     const withoutEnd = counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed');
-    if (counts.momentGroup !== undefined && cutOffBySwitch(record.method)) {
-      if (await this.evidence.journeyVerified(record)) {
+    if (await this.evidence.journeyVerified(record)) {
+      // A real user the method failed: another step verified them (the health's evidence, RESCUED_FIELD).
+      counts.adds.push([RESCUED_FIELD, 1]);
+      if (counts.momentGroup !== undefined && cutOffBySwitch(record.method)) {
         counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
         return;
       }
@@ -229,6 +232,8 @@ export class MethodStats implements OnModuleDestroy {
       [ALL_COUNTRIES, counts.adds],
     ];
     if (counts.momentGroup !== undefined) groups.push([counts.momentGroup, counts.momentAdds ?? counts.adds]);
+    const cellAdds = counts.adds.filter(([field]) => isCellField(field));
+    for (const cell of counts.cells) groups.push([cell, cellAdds]);
     for (const [cc, adds] of groups) {
       const group = MethodStats.counterKey(day, method, cc, '');
       let pending = this.#pending.get(group);
@@ -303,44 +308,16 @@ export class MethodStats implements OnModuleDestroy {
     return Array.from({ length: days }, (_, i) => dayName(today - i * DAY_MS));
   }
 
-  /** One method's counters over the days; a day without starts is not read further. */
-  async #sum(method: string, country: string, days: string[]): Promise<Sums> {
-    const key = (day: string, field: string) => MethodStats.counterKey(day, method, country, field);
-    const startedByDay = await Promise.all(days.map((day) => this.#read(key(day, 'started'))));
-    const active = days.filter((_, i) => startedByDay[i]! > 0);
-    const fields = [
-      'delivered',
-      'verified',
-      'expired',
-      'failed',
-      CHARGED_FIELD,
-      CALLERS_FIELD,
-      LEFT_FIELD,
-      UNPROVEN_FIELD,
-      ...Array.from({ length: BUCKET_COUNT }, (_, i) => bucketField(i)),
-    ];
-    const values = await Promise.all(
-      active.map((day) => Promise.all(fields.map((field) => this.#read(key(day, field))))),
-    );
-    const total = (field: string) =>
-      values.reduce((sum, dayValues) => sum + dayValues[fields.indexOf(field)]!, 0);
-    return {
-      started: startedByDay.reduce((sum, value) => sum + value, 0),
-      delivered: total('delivered'),
-      verified: total('verified'),
-      expired: total('expired'),
-      failed: total('failed'),
-      chargedMinor: total(CHARGED_FIELD),
-      callers: total(CALLERS_FIELD),
-      left: total(LEFT_FIELD),
-      unproven: total(UNPROVEN_FIELD),
-      buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
-    };
+  #sum(method: string, group: string, days: string[]): Promise<Sums> {
+    return sumCounters(this.store, method, group, days);
   }
 
-  async #read(key: string): Promise<number> {
-    const raw = await this.store.get(key);
-    const value = raw === null ? 0 : Number(raw);
-    return Number.isSafeInteger(value) && value > 0 ? value : 0;
+  /**
+   * One method's figures in each of `cells` (figureCells) over the last `days` days, as summed:
+   * what OperatorFigures pools.
+   */
+  async cellSums(method: VerificationMethod, cells: readonly string[], days: number): Promise<Sums[]> {
+    const dayNames = await this.#flushedDays(windowDays(days));
+    return Promise.all(cells.map((cell) => this.#sum(storedMethod(method), cell, dayNames)));
   }
 }

@@ -4,6 +4,7 @@ import { normalizeMethod } from '../api/method-names.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import type { MethodStatsQuery, MethodStatsReport } from './method-figures.js';
 import { MethodStats } from './method-stats.service.js';
+import { MethodHealthWatch, type MethodHealthReport } from './method-health.service.js';
 import { PriceBook } from './price-book.js';
 import { calendarDate } from '../core/clock.js';
 
@@ -22,6 +23,7 @@ export class VerificationAccountService {
     private readonly api: VerificationApiClient,
     private readonly book: PriceBook,
     private readonly stats: MethodStats,
+    private readonly health: MethodHealthWatch,
   ) {}
 
   /** The current prepaid balance (`GET /v1/balance`); concurrent callers share one request. */
@@ -87,6 +89,15 @@ export class VerificationAccountService {
    */
   methodStats(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
     return this.stats.figures(query);
+  }
+
+  /**
+   * The health of each method on each operator prefix this instance's `auto` starts asked about
+   * (issue 47): `healthy`, `degraded` (its fallback comes sooner) or `demoted` (not tried first),
+   * since when, and the recent window's and the week's completion and delivery it was judged on.
+   */
+  methodHealth(): MethodHealthReport[] {
+    return this.health.report();
   }
 }
 

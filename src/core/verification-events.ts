@@ -28,6 +28,7 @@ export const VerificationOpsEventName = {
   spendCapReached: 'verification.spend_cap_reached',
   fraudSuspected: 'verification.fraud_suspected',
   ledgerDrift: 'verification.ledger_drift',
+  methodHealth: 'verification.method_health',
 } as const;
 
 /** Where the module learned the outcome. */
@@ -194,6 +195,29 @@ export interface PhoneChangedEvent {
   newPhoneNumberMasked: string;
   /** When the module asked the host's `rebind` (the module's clock). */
   changedAt: Date;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
+}
+
+/**
+ * Payload of `verification.method_health`: a method's health on an operator prefix changed (issue
+ * 47). `degraded`: its recent completion (verified ÷ verified and rescued: steps another step of the
+ * journey verified) dropped below 70 % of its week's, its fallback comes sooner; `demoted`: still so
+ * 20 minutes on, it is no longer tried first; `healthy`: recovered. Emitted once per change across instances.
+ */
+export interface MethodHealthEvent {
+  event: (typeof VerificationOpsEventName)['methodHealth'];
+  method: VerificationMethod;
+  /** The operator prefix (calling code and national destination code, `+7985`). */
+  prefix: string;
+  state: 'healthy' | 'degraded' | 'demoted';
+  previous: 'healthy' | 'degraded' | 'demoted';
+  /** Whether the recent figures judged were the operator prefix's own or its country's (too few of its own). */
+  level: 'operator' | 'country';
+  /** The recent window's and the week's rates: completion as judged, delivered ÷ started (shown, not judged; null: not shown). */
+  recent: { completion: number | null; delivery: number | null };
+  week: { completion: number | null; delivery: number | null };
+  at: Date;
   /** The named registration it comes from (see VerificationEvent.registration). */
   registration?: string;
 }

@@ -10,10 +10,15 @@ export interface OrchestrationOptions {
   /** A fixed order of methods (only these are candidates). Default: the offered methods by their current price, cheapest first. */
   methods?: KnownVerificationMethod[];
   /**
-   * `price` (cheapest first) or `cost_per_success` (price ÷ observed success rate once a method has
-   * `minSamples` starts; price order before). Ignored when `methods` is given. Default `price`.
+   * `cost_and_time` (default): the switch order by price, and first, per operator prefix and device
+   * hint, the method with the least expected cost per verified user whose users are no fewer and no
+   * slower (median) than SMS's, from the operator figures once a cell (or its country, or every
+   * number) holds 30 ended sessions; a method whose completion on the operator dropped falls back
+   * sooner and then is tried last until it recovers (`verification.method_health`). `price`
+   * (cheapest first) or `cost_per_success` (price ÷ observed success rate once a method has
+   * `minSamples` starts; price order before) alone. Ignored when `methods` is given.
    */
-  mode?: 'price' | 'cost_per_success';
+  mode?: 'cost_and_time' | 'price' | 'cost_per_success';
   /**
    * `cost_per_success`: sessions of a method ended (verified, or unverified with evidence of a real
    * user: `unproven` ones are left out) before its observed figures count. Default 50.
@@ -89,7 +94,7 @@ export interface ResolvedOrchestrationFallback {
 export interface ResolvedOrchestration {
   /** The host's fixed order, or undefined for the policy's own (`mode`). */
   methods: KnownVerificationMethod[] | undefined;
-  mode: 'price' | 'cost_per_success';
+  mode: 'cost_and_time' | 'price' | 'cost_per_success';
   minSamples: number;
   minCallers: number;
   skippable: KnownVerificationMethod[] | 'all';

@@ -32,7 +32,7 @@ const CASES: RefusalCase[] = [
     'orchestration.mode',
     { api, orchestration: { mode: 'cheapest' } },
     'orchestration.mode',
-    'must be "price" or "cost_per_success" (got "cheapest")',
+    'must be "cost_and_time", "price" or "cost_per_success" (got "cheapest")',
   ],
 
   [

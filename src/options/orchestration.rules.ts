@@ -31,7 +31,7 @@ export const ORCHESTRATION_OPTION_RULES: readonly OptionRule[] = [
           : undefined,
     ],
   },
-  { path: 'orchestration.mode', checks: [oneOf('price', 'cost_per_success')] },
+  { path: 'orchestration.mode', checks: [oneOf('cost_and_time', 'price', 'cost_per_success')] },
   { path: 'orchestration.minSamples', checks: [positiveInt] },
   { path: 'orchestration.minCallers', checks: [positiveInt] },
   {

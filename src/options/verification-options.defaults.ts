@@ -85,7 +85,7 @@ export const VERIFICATION_DEFAULTS = deepFreeze({
     } as ResolvedPumping,
   },
   orchestration: {
-    mode: 'price',
+    mode: 'cost_and_time',
     minSamples: 50,
     minCallers: 20,
     skippable: 'all',

@@ -87,15 +87,33 @@ export class FallbackTiming {
     phoneNumber: string,
     device: DeviceHint | undefined,
   ): Promise<number> {
-    const { method } = step;
-    const fixed = fixedFallbackMs(this.options.orchestration, method);
     const settings = this.options.orchestration.fallback;
-    if (settings === false) return fixed;
+    const moment = await this.#moment(step.method, phoneNumber, device);
+    return settings === false
+      ? moment.afterMs
+      : stepFallbackMs(step.method, step.requestId, settings, moment);
+  }
+
+  /** The method's moment for the number's calling code and the device, as a step that is not a probe gets it. */
+  async momentMs(
+    method: VerificationMethod,
+    phoneNumber: string,
+    device: DeviceHint | undefined,
+  ): Promise<number> {
+    return (await this.#moment(method, phoneNumber, device)).afterMs;
+  }
+
+  async #moment(
+    method: VerificationMethod,
+    phoneNumber: string,
+    device: DeviceHint | undefined,
+  ): Promise<FallbackMoment> {
+    const fixed = fixedFallbackMs(this.options.orchestration, method);
+    if (this.options.orchestration.fallback === false) return { afterMs: fixed, learned: false };
     const callingCode = callingCodeOf(phoneNumber);
     const key = `${method}:${callingCode}:${device ?? ''}`;
     const cached = this.#cache.get(key);
-    if (cached && this.options.clock() < cached.until)
-      return stepFallbackMs(method, step.requestId, settings, cached);
+    if (cached && this.options.clock() < cached.until) return cached;
     let reading = this.#reading.get(key);
     if (!reading) {
       reading = this.#read(key, method, callingCode, device, fixed, cached).finally(() =>
@@ -103,7 +121,7 @@ export class FallbackTiming {
       );
       this.#reading.set(key, reading);
     }
-    return stepFallbackMs(method, step.requestId, settings, await reading);
+    return reading;
   }
 
   async #read(

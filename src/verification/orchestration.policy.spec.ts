@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { toPriceList, type PriceBook } from '../account/price-book.js';
+import type { HealthState } from '../account/method-health.js';
+import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
 import { oneStepJourney, switchableMethods } from '../core/journey.js';
 import { newSessionRecord } from '../core/session-record.js';
@@ -26,7 +28,9 @@ const OFFERED: KnownVerificationMethod[] = ['reverse_flash_call', 'flash_call', 
 function policy(
   options: Partial<VerificationModuleOptions>,
   prices: Prices | undefined,
+  health: HealthState | ((method: string) => HealthState) = 'healthy',
 ): OrchestrationPolicy {
+  const of = (method: string) => (typeof health === 'function' ? health(method) : health);
   const resolved = resolveVerificationOptions({
     api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
     clock: () => NOW,
@@ -34,10 +38,19 @@ function policy(
   });
   const list = prices && toPriceList(prices);
   const book = { latest: () => Promise.resolve(list), current: () => list } as unknown as PriceBook;
-  return new OrchestrationPolicy(resolved, book, telemetryOf(resolved), {
-    learningSamples: () => Promise.resolve({}),
-    timeToVerify: () => Promise.resolve({ started: 0, ended: 0, left: 0, buckets: [] }),
-  } as unknown as MethodStats);
+  return new OrchestrationPolicy(
+    resolved,
+    book,
+    telemetryOf(resolved),
+    {
+      learningSamples: () => Promise.resolve({}),
+      timeToVerify: () => Promise.resolve({ started: 0, ended: 0, left: 0, buckets: [] }),
+    } as unknown as MethodStats,
+    {
+      state: (method: string) => of(method),
+      refresh: (method: string) => Promise.resolve(of(method)),
+    } as unknown as MethodHealthWatch,
+  );
 }
 
 /** The methods a journey whose pending SMS holds 3.00 RUB may switch to under the policy's ceilings. */
@@ -105,5 +118,46 @@ describe('OrchestrationPolicy: the cost ceiling and the prices in one unit of mo
       undefined,
     ).plan(OFFERED);
     expect(priceOf('flash_call')).toBe(150);
+  });
+});
+
+describe('OrchestrationPolicy: a method whose completion dropped on the operator (issue 47)', () => {
+  const step = { method: 'sms' as const, requestId: 'r-1' };
+  const fixed = { orchestration: { fallback: false as const, timeoutSeconds: { sms: 60 } } };
+
+  it('falls back at half its moment while degraded or demoted, never below the floor', async () => {
+    expect(await policy(fixed, PRICES).fallbackAfterMs(step, '+79851234567', 'mobile')).toBe(60_000);
+    expect(await policy(fixed, PRICES, 'degraded').fallbackAfterMs(step, '+79851234567', 'mobile')).toBe(
+      30_000,
+    );
+    expect(await policy(fixed, PRICES, 'demoted').fallbackAfterMs(step, '+79851234567', 'mobile')).toBe(
+      30_000,
+    );
+    const floored = {
+      orchestration: { fallback: { floorMs: 40_000, minSamples: 1_000 }, timeoutSeconds: { sms: 60 } },
+    };
+    expect(await policy(floored, PRICES, 'degraded').fallbackAfterMs(step, '+79851234567', 'mobile')).toBe(
+      40_000,
+    );
+  });
+
+  it("keeps the moment in mode 'price' and 'cost_per_success' (their orders alone)", async () => {
+    const price = { orchestration: { ...fixed.orchestration, mode: 'price' as const } };
+    expect(await policy(price, PRICES, 'degraded').fallbackAfterMs(step, '+79851234567', 'mobile')).toBe(
+      60_000,
+    );
+  });
+
+  it('tries a demoted method last in an auto start; the other modes keep their order', async () => {
+    const flashDown = (method: string): HealthState => (method === 'flash_call' ? 'demoted' : 'healthy');
+    const auto = policy({}, { prices: [...PRICES.prices].reverse() }, flashDown);
+    // Price order: reverse call, flash call, SMS; the flash call demoted on +7 985 goes last.
+    expect(await auto.startOrder(OFFERED, '+79851234567', 'mobile')).toEqual([
+      'reverse_flash_call',
+      'sms',
+      'flash_call',
+    ]);
+    const price = policy({ orchestration: { mode: 'price' } }, PRICES, flashDown);
+    expect(await price.startOrder(OFFERED, '+79851234567', 'mobile')).toEqual(OFFERED);
   });
 });

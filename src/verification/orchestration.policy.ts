@@ -3,6 +3,9 @@ import type { KnownVerificationMethod } from '../api/api.types.js';
 import { PriceBook, type PriceList } from '../account/price-book.js';
 import { MethodStats } from '../account/method-stats.service.js';
 import { FallbackTiming } from './fallback-timing.js';
+import { FirstMethodChooser } from './first-method.chooser.js';
+import { MethodHealthWatch } from '../account/method-health.service.js';
+import { DEGRADED_FALLBACK_SHARE } from '../account/method-health.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import { rankByCostPerSuccess, rankByPrice, type MethodSamplesByMethod } from '../core/method-ranking.js';
 import { toMinorUnits } from '../core/money.js';
@@ -32,6 +35,7 @@ export interface MethodPlan {
 export class OrchestrationPolicy {
   private readonly settings: ResolvedOrchestration;
   private readonly fallback: FallbackTiming;
+  private readonly chooser: FirstMethodChooser;
   private readonly worstCaseMinor: number;
   private cachedSamples?: { samples: MethodSamplesByMethod; until: number };
   /**
@@ -50,9 +54,18 @@ export class OrchestrationPolicy {
     private readonly prices: PriceBook,
     private readonly telemetry: VerificationTelemetry,
     private readonly stats: MethodStats,
+    private readonly health: MethodHealthWatch,
   ) {
     this.settings = options.orchestration;
     this.fallback = new FallbackTiming(options, stats, telemetry.logger);
+    this.chooser = new FirstMethodChooser(
+      options.clock,
+      stats,
+      health,
+      this.fallback,
+      telemetry.logger,
+      this.settings.exclude,
+    );
     const spendCap = options.limits.spendCap;
     this.worstCaseMinor =
       toMinorUnits(spendCap ? spendCap.worstCasePrice : DEFAULT_SPEND_CAP.worstCasePrice) ?? 0;
@@ -61,6 +74,21 @@ export class OrchestrationPolicy {
   /** The offered methods in the policy's order: the host's fixed list (only those), else ranked by `mode`. */
   async order(offered: readonly KnownVerificationMethod[]): Promise<KnownVerificationMethod[]> {
     return (await this.plan(offered)).order;
+  }
+
+  /**
+   * The order an `auto` start of `phoneNumber` with `device` tries `offered` in: the policy's, and with
+   * `mode: 'cost_and_time'` (no fixed `methods`) the first method chosen for the number's operator
+   * prefix and the device, the methods demoted there last (FirstMethodChooser).
+   */
+  async startOrder(
+    offered: readonly KnownVerificationMethod[],
+    phoneNumber: string,
+    device: DeviceHint | undefined,
+  ): Promise<KnownVerificationMethod[]> {
+    const order = await this.order(offered);
+    if (this.settings.methods || this.settings.mode !== 'cost_and_time') return order;
+    return this.chooser.reorder(order, this.prices.current(), phoneNumber, device);
   }
 
   /**
@@ -167,7 +195,15 @@ export class OrchestrationPolicy {
     phoneNumber: string,
     device: DeviceHint | undefined,
   ): Promise<number> {
-    return this.fallback.afterMs(step, phoneNumber, device);
+    const moment = this.fallback.afterMs(step, phoneNumber, device);
+    // A method whose completion dropped on the number's operator (degraded or demoted) falls back sooner.
+    if (this.settings.mode !== 'cost_and_time' || this.health.state(step.method, phoneNumber) === 'healthy')
+      return moment;
+    const settings = this.settings.fallback;
+    const floor = settings === false ? 0 : settings.floorMs;
+    return moment.then((afterMs) =>
+      Math.min(afterMs, Math.max(Math.round(afterMs * DEGRADED_FALLBACK_SHARE), floor)),
+    );
   }
 
   /** Whether the frontend may leave `method` for another before its timeout. */

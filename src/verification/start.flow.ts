@@ -99,7 +99,10 @@ export class StartFlow {
         // device; an explicit one must be offered.
         const offered = allowed(await this.prices.offered());
         if (offered.length === 0) throw noMethodForPurpose(purpose);
-        const ordered = this.allowedFor(auto ? await this.policy.order(offered) : offered, device);
+        const ordered = this.allowedFor(
+          auto ? await this.policy.startOrder(offered, phoneNumber, device) : offered,
+          device,
+        );
         const method = auto ? firstOf(ordered, offered) : offeredMethod(facts.method, offered, offered);
         facts.method = method;
         const clientKey = this.protection.clientKey(input.request, input.ip);

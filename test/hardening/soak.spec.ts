@@ -32,8 +32,8 @@ const HEAP_TOLERANCE = 2 * 1024 * 1024;
  * the heap measured here is the host app's and the test's.
  */
 /**
- * The method figures are day counters (`stats:{day}:{method}:{country}:{field}`, kept 35 days): their
- * number grows with days, methods and countries, not with sessions. The soak counts them apart, so that
+ * The method figures are day counters (`stats:{day}:{method}:{country}[~{cell}]:{field}`, kept 35 days):
+ * their number grows with days, methods, countries and operator prefixes, not with sessions. The soak counts them apart, so that
  * "the store forgets each session" is checked on everything else, and checks they stay that few.
  */
 class FiguresAwareStore extends MemoryStore {
@@ -183,15 +183,20 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
       expect(report.inDoubt.sessions).toBeGreaterThan(0);
       expect(report.inDoubt.adopted).toBeGreaterThan(0);
       expect(report.storeEntries.final).toBeLessThanOrEqual(report.storeEntries.baseline + 5);
-      // Per day (the soak's clock spans at most two), method, country (+7 and all) and field: never per session.
-      expect(store.figureKeys.size).toBeLessThan(2 * 8 * 2 * 20);
-      // Never per session, however few sessions a loaded machine starts: each figure key names a day, a
-      // method, a country (or `all`, with its device cell) and a field, and nothing else (`stats:currency` is the account's one).
+      // Per day (the soak's clock spans at most two), method, group and field: never per session. A group
+      // is the country (+7 and all), its moment group (7~unhinted), or a figure cell of an operator prefix
+      // (7~912.unhinted, 7~912) or level (7~.unhinted, all~.unhinted): a few per prefix the soak's numbers use.
+      const shape =
+        /^stats:\d{4}-\d\d-\d\d:[a-z0-9_]+:(all|\d{1,3})(~(\d{0,5}(\.(mobile|desktop|unhinted))?|mobile|desktop|unhinted))?:[a-z0-9]+$/;
+      const groups = new Set<string>();
       for (const key of store.figureKeys) {
-        expect(key).toMatch(
-          /^stats:(currency|\d{4}-\d{2}-\d{2}:[a-z0-9_]+:(\d{1,3}|all)(~[a-z]+)?:[\w.-]*)$/,
-        );
+        if (key === 'stats:currency') continue;
+        expect(key).toMatch(shape);
+        groups.add(key.split(':').slice(1, 4).join(':'));
       }
+      const prefixes = new Set([...groups].map((group) => /:\d+~(\d+)/.exec(group)?.[1]).filter(Boolean));
+      expect(groups.size).toBeLessThanOrEqual(2 * 8 * (3 + 2 + 2 * prefixes.size));
+      expect(store.figureKeys.size).toBeLessThan(2 * 8 * (3 + 2 + 2 * prefixes.size) * 20);
       expect(report.heap.final - report.heap.afterFirstHalf).toBeLessThan(HEAP_TOLERANCE);
     },
     (SOAK_SECONDS + 240) * 1000,

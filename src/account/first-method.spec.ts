@@ -1,0 +1,99 @@
+import { describe, expect, it } from '@jest/globals';
+import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
+import { chooseFirstMethods, expectedOf, SWITCH_LEAVE_SHARE, type MethodOutlook } from './first-method.js';
+import type { CellFigures } from './operator-figures.js';
+
+/* The first method per device (issue 47): cost per verified user under SMS's verified users and median. */
+
+/** Figures of `ended` sessions, `completion` of them verified, all in the bucket ending at `atMs`. */
+function figures(
+  completion: number,
+  atMs: number,
+  delivery: number | null = null,
+  ended = 1000,
+): CellFigures {
+  const buckets = Array<number>(TIME_TO_VERIFY_BUCKETS_MS.length + 1).fill(0);
+  buckets[TIME_TO_VERIFY_BUCKETS_MS.indexOf(atMs)] = Math.round(completion * ended);
+  return { level: 'country', ended, verified: Math.round(completion * ended), completion, delivery, buckets };
+}
+const sms: MethodOutlook = {
+  method: 'sms',
+  figures: figures(0.85, 30_000, 0.98),
+  priceMinor: 300,
+  fallbackMs: 60_000,
+};
+const reverse = (completion: number, atMs: number): MethodOutlook => ({
+  method: 'reverse_flash_call',
+  figures: figures(completion, atMs),
+  priceMinor: 25,
+  fallbackMs: 30_000,
+});
+
+describe('first method', () => {
+  it('a switch costs SWITCH_LEAVE_SHARE of the users who reach it', () => {
+    // Nobody completes the reverse call: every user switches, 10 % of them leave.
+    const none = expectedOf(reverse(0, 20_000), sms, 30_000);
+    expect(none.verified).toBeCloseTo(0.85 * (1 - SWITCH_LEAVE_SHARE));
+  });
+
+  it('puts the reverse call first where it is cheaper per verified user and no slower', () => {
+    const chosen = chooseFirstMethods([
+      { device: 'mobile', weight: 700, candidates: [sms, reverse(0.7, 20_000)] },
+    ]);
+    expect(chosen.get('mobile')).toBe('reverse_flash_call');
+  });
+
+  it('keeps SMS first where the other would verify fewer users (a desktop that rarely completes)', () => {
+    const chosen = chooseFirstMethods([
+      { device: 'desktop', weight: 600, candidates: [sms, reverse(0.1, 20_000)] },
+    ]);
+    expect(chosen.get('desktop')).toBe('sms');
+  });
+
+  it('keeps SMS first where the other, fast enough, would verify fewer users than SMS alone', () => {
+    // SMS: 40 % verified within 10 s, 45 % within 2 minutes (its median ~92 s, a budget the other meets).
+    const buckets = Array<number>(TIME_TO_VERIFY_BUCKETS_MS.length + 1).fill(0);
+    buckets[TIME_TO_VERIFY_BUCKETS_MS.indexOf(10_000)] = 400;
+    buckets[TIME_TO_VERIFY_BUCKETS_MS.indexOf(120_000)] = 450;
+    const slowSms = { ...sms, figures: { ...sms.figures, buckets } };
+    // 30 % within 5 s, then SMS: 0.3 + 0.7 × 0.9 × 0.85 = 0.8355 verified, under SMS's 0.85, cheaper per verified.
+    const fast = { ...reverse(0.3, 5_000), fallbackMs: 10_000 };
+    expect(
+      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [slowSms, fast] }]).get('mobile'),
+    ).toBe('sms');
+    // At 0.37 (0.37 + 0.63 × 0.765 = 0.852): as many verified, cheaper: first.
+    const better = { ...reverse(0.37, 5_000), fallbackMs: 10_000 };
+    expect(
+      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [slowSms, better] }]).get('mobile'),
+    ).toBe('reverse_flash_call');
+  });
+
+  it('keeps SMS first where the other would push the median past SMS’s', () => {
+    // Completes often, but late: its users verify after SMS's median.
+    const slow = { ...reverse(0.9, 45_000), fallbackMs: 60_000 };
+    expect(chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [sms, slow] }]).get('mobile')).toBe(
+      'sms',
+    );
+    // The population's median: a fast device lets a slower one go first where it saves.
+    const fast = { device: 'mobile' as const, weight: 700, candidates: [sms, reverse(0.7, 10_000)] };
+    const chosen = chooseFirstMethods([
+      fast,
+      { device: 'desktop', weight: 300, candidates: [sms, reverse(0.5, 45_000)] },
+    ]);
+    expect(chosen.get('mobile')).toBe('reverse_flash_call');
+  });
+
+  it('without SMS figures for a device, chooses nothing for it (the policy order stands)', () => {
+    // The method most users complete is no stand-in: its median (17 s for a messenger code) is a far
+    // stricter budget than SMS's (bench orchestration, warm host: 1.13 RUB per verified against 0.85).
+    const flash: MethodOutlook = {
+      method: 'flash_call',
+      figures: figures(0.72, 20_000, 0.85),
+      priceMinor: 80,
+      fallbackMs: 30_000,
+    };
+    expect(
+      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [reverse(0.3, 30_000), flash] }]).size,
+    ).toBe(0);
+  });
+});

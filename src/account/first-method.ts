@@ -1,0 +1,127 @@
+import type { DeviceHint } from '../core/journey.js';
+import { methodTraits, type VerificationMethod } from '../core/verification-method.js';
+import { completedWithin, verifiedQuantile, type CellFigures } from './operator-figures.js';
+
+/*
+ * The default `auto` (`mode: 'cost_and_time'`): the first method per device for one operator prefix,
+ * chosen for the expected cost per verified user under a time budget. Pure; the figures are the
+ * pooled operator cells (operator-figures.ts), the policy reads them.
+ */
+
+/** The share of users assumed lost at a switch (they close the page): a switch costs users. */
+export const SWITCH_LEAVE_SHARE = 0.1;
+/** The method every other is measured against: its median time is the budget, its verified users the floor. */
+export const REFERENCE_METHOD = 'sms';
+
+/** What is known of one method for one device: its pooled figures, price and fallback moment. */
+export interface MethodOutlook {
+  method: VerificationMethod;
+  figures: CellFigures;
+  /** The price of a start, minor units. */
+  priceMinor: number;
+  /** When its step falls back (ms after its start). */
+  fallbackMs: number;
+}
+
+/** One device's candidates (the reference among them) and its weight in the population. */
+export interface DeviceOutlook {
+  device: DeviceHint | undefined;
+  /** Its share of the starts (any unit: the weights are compared). */
+  weight: number;
+  candidates: readonly MethodOutlook[];
+}
+
+/** Per user starting with a method (then the reference): verified, money spent, verified within the budget. */
+export interface Expected {
+  verified: number;
+  costMinor: number;
+  /** Share of users verified within the budget (the reference's median time). */
+  withinBudget: number;
+}
+
+/** What a start of `m` is expected to be charged, by its billing rule. */
+function charge(m: MethodOutlook, verified: number): number {
+  const billing = methodTraits(m.method).billing;
+  if (billing === 'on_verified') return m.priceMinor * verified;
+  if (billing === 'on_delivery') return m.priceMinor * (m.figures.delivery ?? 1);
+  return m.priceMinor;
+}
+
+/**
+ * A user's expected outcome starting with `first` and falling back to `reference` at its moment:
+ * verified by `first` within its moment (or later, for a method completed outside the page, whose
+ * step goes on after a switch), else, less SWITCH_LEAVE_SHARE who leave, by the reference.
+ */
+export function expectedOf(first: MethodOutlook, reference: MethodOutlook, budgetMs: number): Expected {
+  const byReference = (ms: number) => completedWithin(reference.figures, ms);
+  if (first.method === reference.method)
+    return {
+      verified: reference.figures.completion,
+      costMinor: charge(reference, reference.figures.completion),
+      withinBudget: byReference(budgetMs),
+    };
+  const cutOff = methodTraits(first.method).codeEntry !== 'never';
+  const inTime = completedWithin(first.figures, first.fallbackMs);
+  const own = cutOff ? inTime : Math.max(first.figures.completion, inTime);
+  const switched = (1 - inTime) * (1 - SWITCH_LEAVE_SHARE);
+  // Those whose own late completion verifies them need no reference: counted once.
+  const lateShare = 1 - inTime > 0 ? (own - inTime) / (1 - inTime) : 0;
+  const ownWithin = cutOff
+    ? completedWithin(first.figures, Math.min(budgetMs, first.fallbackMs))
+    : completedWithin(first.figures, budgetMs);
+  const afterSwitch = budgetMs > first.fallbackMs ? byReference(budgetMs - first.fallbackMs) : 0;
+  return {
+    verified: own + switched * (1 - lateShare) * reference.figures.completion,
+    costMinor: charge(first, own) + switched * charge(reference, reference.figures.completion),
+    withinBudget: ownWithin + switched * (1 - lateShare) * afterSwitch,
+  };
+}
+
+/**
+ * The first method per device: the combination of candidates with the least expected cost per
+ * verified user over the devices (by weight) such that the population's verified users are no fewer
+ * than with the reference alone and at least half of them are verified within the reference's median
+ * time (the median no later). A device without the reference's figures is left out (undefined: the
+ * policy's order stands for it).
+ */
+export function chooseFirstMethods(
+  devices: readonly DeviceOutlook[],
+): Map<DeviceHint | undefined, VerificationMethod> {
+  const known = devices.flatMap((d) => {
+    const reference = d.candidates.find((c) => c.method === REFERENCE_METHOD);
+    if (reference === undefined || d.weight <= 0) return [];
+    const budget = verifiedQuantile(reference.figures, 0.5);
+    if (budget === null) return [];
+    const options = d.candidates.map((c) => ({ method: c.method, ...expectedOf(c, reference, budget) }));
+    return [{ device: d.device, weight: d.weight, options, floor: expectedOf(reference, reference, budget) }];
+  });
+  const chosen = new Map<DeviceHint | undefined, VerificationMethod>();
+  if (known.length === 0) return chosen;
+  const floorVerified = known.reduce((sum, d) => sum + d.weight * d.floor.verified, 0);
+  let best: { cost: number; picks: number[] } | undefined;
+  const picks: number[] = [];
+  const walk = (i: number, verified: number, cost: number, within: number): void => {
+    if (i === known.length) {
+      // A tolerance of a millionth: the reference alone always qualifies.
+      if (verified < floorVerified - 1e-6 || within < verified / 2 - 1e-6) return;
+      const perVerified = verified > 0 ? cost / verified : Number.POSITIVE_INFINITY;
+      if (best === undefined || perVerified < best.cost) best = { cost: perVerified, picks: [...picks] };
+      return;
+    }
+    const d = known[i]!;
+    for (const [j, o] of d.options.entries()) {
+      picks.push(j);
+      walk(
+        i + 1,
+        verified + d.weight * o.verified,
+        cost + d.weight * o.costMinor,
+        within + d.weight * o.withinBudget,
+      );
+      picks.pop();
+    }
+  };
+  walk(0, 0, 0, 0);
+  const picked = best as { picks: number[] } | undefined;
+  if (picked) for (const [i, d] of known.entries()) chosen.set(d.device, d.options[picked.picks[i]!]!.method);
+  return chosen;
+}

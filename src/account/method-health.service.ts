@@ -1,0 +1,192 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { nationalDestinationCode } from '../core/operator-prefix.js';
+import { VerificationOpsEventName, type MethodHealthEvent } from '../core/verification-events.js';
+import type { VerificationMethod } from '../core/verification-method.js';
+import { errorText } from '../core/error-text.js';
+import { VerificationTelemetry } from '../observability/verification-telemetry.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { VerificationStore } from '../store/verification-store.interface.js';
+import { dayName, callingCodeOf, type Sums } from './method-figures.js';
+import {
+  DEMOTE_AFTER_MS,
+  HEALTH_MIN_SESSIONS,
+  HEALTH_WINDOW_MS,
+  nextHealth,
+  ratesOf,
+  sumsSince,
+  verdictOf,
+  type Health,
+  type HealthState,
+  type Rates,
+} from './method-health.js';
+import { MethodStats } from './method-stats.service.js';
+
+/** Days of figures a method's week is: the rates a recent window is judged against. */
+export const HEALTH_WEEK_DAYS = 7;
+/** How often one (method, operator prefix) is read again (module clock). */
+export const HEALTH_READ_MS = 30_000;
+
+/** One method's health on one operator prefix, as `methodHealth()` answers it. */
+export interface MethodHealthReport {
+  method: VerificationMethod;
+  /** Calling code and national destination code (`+7985`). */
+  prefix: string;
+  state: HealthState;
+  since: Date;
+  /** Whose recent figures were judged: the prefix's own, or its country's while its own are too few. */
+  level: 'operator' | 'country';
+  recent: Rates;
+  week: Rates;
+}
+
+interface Tracked extends Health {
+  method: VerificationMethod;
+  prefix: string;
+  level: 'operator' | 'country';
+  recent: Rates;
+  week: Rates;
+  readUntil: number;
+  /** The week's counters as read (operator's, country's), oldest first, for the recent window. */
+  reads: { at: number; day: string; sums: Sums[] }[];
+}
+
+/**
+ * Keeps the health of each method on each operator prefix it was asked about (method-health.ts):
+ * reads the operator's day counters (all devices) and its country's every HEALTH_READ_MS, takes the
+ * recent window from this instance's reads of HEALTH_WINDOW_MS ago, and emits
+ * `verification.method_health` on a change (once across instances: a claim in the store). Per
+ * instance; a failed read keeps the health as it was. The read for operations: `report()`.
+ */
+@Injectable()
+export class MethodHealthWatch {
+  readonly #tracked = new Map<string, Tracked>();
+
+  constructor(
+    @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
+    @Inject(VerificationStore) private readonly store: VerificationStore,
+    private readonly stats: MethodStats,
+    private readonly telemetry: VerificationTelemetry,
+    @Optional() private readonly emitter?: EventEmitter2,
+  ) {}
+
+  /** The method's health on the number's operator prefix, as last read (healthy when never read). */
+  state(method: VerificationMethod, phoneNumber: string): HealthState {
+    return this.#tracked.get(keyOf(method, phoneNumber))?.state ?? 'healthy';
+  }
+
+  /** Reads the figures again when due, and answers the health. Never fails: a failed read is logged. */
+  async refresh(method: VerificationMethod, phoneNumber: string): Promise<HealthState> {
+    const key = keyOf(method, phoneNumber);
+    const now = this.options.clock();
+    const known = this.#tracked.get(key);
+    if (known && now < known.readUntil) return known.state;
+    const country = callingCodeOf(phoneNumber);
+    const prefix = `+${country}${nationalDestinationCode(phoneNumber)}`;
+    const tracked: Tracked = known ?? {
+      method,
+      prefix,
+      state: 'healthy',
+      since: now,
+      level: 'country',
+      recent: ratesOf(ZERO),
+      week: ratesOf(ZERO),
+      readUntil: 0,
+      reads: [],
+    };
+    tracked.readUntil = now + HEALTH_READ_MS;
+    this.#tracked.set(key, tracked);
+    try {
+      const sums = await this.stats.cellSums(
+        method,
+        [`${country}~${prefix.slice(country.length + 1)}`, country],
+        HEALTH_WEEK_DAYS,
+      );
+      await this.#judge(tracked, sums, now);
+    } catch (error) {
+      this.telemetry.logger.warn('method health: the figures could not be read; the health stands', {
+        method,
+        error: errorText(error),
+      });
+    }
+    return tracked.state;
+  }
+
+  /** Every method and operator prefix this instance judged, with its figures. */
+  report(): MethodHealthReport[] {
+    return [...this.#tracked.values()].map(({ method, prefix, state, since, level, recent, week }) => ({
+      method,
+      prefix,
+      state,
+      since: new Date(since),
+      level,
+      recent,
+      week,
+    }));
+  }
+
+  async #judge(tracked: Tracked, sums: Sums[], now: number): Promise<void> {
+    const day = dayName(now);
+    const reads = tracked.reads.filter((read) => read.day === day);
+    const then = reads.filter((read) => read.at <= now - HEALTH_WINDOW_MS).at(-1);
+    tracked.reads = [...(then ? [then] : []), ...reads.filter((read) => read.at > now - HEALTH_WINDOW_MS)];
+    tracked.reads.push({ at: now, day, sums });
+    if (!then) return;
+    // The operator's own window once it holds enough ended sessions, else its country's.
+    const own = ratesOf(sumsSince(sums[0]!, then.sums[0]!));
+    const level = own.ended >= HEALTH_MIN_SESSIONS ? 0 : 1;
+    const recent = level === 0 ? own : ratesOf(sumsSince(sums[1]!, then.sums[1]!));
+    const week = ratesOf(sums[level]!);
+    const next = nextHealth(tracked, verdictOf(recent, week), now);
+    const previous = tracked.state;
+    Object.assign(tracked, { level: level === 0 ? 'operator' : 'country', recent, week });
+    if (next.state === previous) return;
+    Object.assign(tracked, next);
+    await this.#announce(tracked, previous, now);
+  }
+
+  async #announce(tracked: Tracked, previous: HealthState, now: number): Promise<void> {
+    const { method, prefix, state, level, recent, week } = tracked;
+    this.telemetry.logger.warn('method health changed', { method, prefix, state, previous, level });
+    const claim = `stats-health:{${method}:${prefix}:${previous}>${state}:${Math.floor(now / DEMOTE_AFTER_MS)}}`;
+    if (!this.emitter || !(await this.store.setIfAbsent(claim, '1', DEMOTE_AFTER_MS))) return;
+    const event: MethodHealthEvent = {
+      event: VerificationOpsEventName.methodHealth,
+      method,
+      prefix,
+      state,
+      previous,
+      level,
+      recent: { completion: recent.completion, delivery: recent.delivery },
+      week: { completion: week.completion, delivery: week.delivery },
+      at: new Date(now),
+      ...(this.options.name === undefined ? {} : { registration: this.options.name }),
+    };
+    try {
+      await this.emitter.emitAsync(event.event, event);
+    } catch (error) {
+      this.telemetry.logger.warn('a listener of a method health event failed', {
+        error: error instanceof Error ? error.name : 'unknown',
+      });
+    }
+  }
+}
+
+function keyOf(method: VerificationMethod, phoneNumber: string): string {
+  return `${method}:${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}`;
+}
+
+const ZERO: Sums = {
+  started: 0,
+  delivered: 0,
+  verified: 0,
+  expired: 0,
+  failed: 0,
+  chargedMinor: 0,
+  callers: 0,
+  left: 0,
+  unproven: 0,
+  rescued: 0,
+  buckets: [],
+};

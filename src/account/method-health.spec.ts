@@ -1,0 +1,64 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  DEMOTE_AFTER_MS,
+  HEALTH_MIN_SESSIONS,
+  nextHealth,
+  RETRY_AFTER_MS,
+  verdictOf,
+  type Health,
+  type Rates,
+} from './method-health.js';
+
+/* The health rules of a method on an operator prefix (issue 47): each bound, a tick before and after. */
+
+const T0 = Date.UTC(2026, 10, 29, 12);
+const week: Rates = { started: 1000, ended: 1000, completion: 1, delivery: 1 };
+const recent = (completion: number, delivery: number | null, n = HEALTH_MIN_SESSIONS): Rates => ({
+  started: n,
+  ended: n,
+  completion,
+  delivery,
+});
+
+describe('method health', () => {
+  it('judges a drop below 70 % of the week, a recovery at 85 %, nothing on too few sessions', () => {
+    expect(verdictOf(recent(0.7, 0.9), week)).toBe('steady');
+    expect(verdictOf(recent(0.699, 0.9), week)).toBe('dropped');
+    expect(verdictOf(recent(0.85, 0.9), week)).toBe('recovered');
+    expect(verdictOf(recent(0.849, 0.9), week)).toBe('steady');
+    // Delivery is shown, never judged: any start counts in it, a free one nobody opens too.
+    expect(verdictOf(recent(1, 0.3), week)).toBe('recovered');
+    expect(verdictOf(recent(0.1, 0.1, HEALTH_MIN_SESSIONS - 1), week)).toBeNull();
+    expect(verdictOf(recent(0.1, 0.1, HEALTH_MIN_SESSIONS), week)).toBe('dropped');
+    expect(verdictOf(recent(0.1, 1), { ...week, completion: null })).toBeNull();
+  });
+
+  it('demotes a degraded method exactly DEMOTE_AFTER_MS after the drop, not a tick before', () => {
+    const degraded = nextHealth({ state: 'healthy', since: 0 }, 'dropped', T0);
+    expect(degraded).toEqual({ state: 'degraded', since: T0 });
+    expect(nextHealth(degraded, 'dropped', T0 + DEMOTE_AFTER_MS - 1).state).toBe('degraded');
+    expect(nextHealth(degraded, 'dropped', T0 + DEMOTE_AFTER_MS)).toEqual({
+      state: 'demoted',
+      since: T0 + DEMOTE_AFTER_MS,
+    });
+    expect(nextHealth(degraded, 'dropped', T0 + DEMOTE_AFTER_MS + 1).state).toBe('demoted');
+    // Not demoted on a window that no longer shows the drop.
+    expect(nextHealth(degraded, 'steady', T0 + DEMOTE_AFTER_MS).state).toBe('degraded');
+    // Within the hour of the drop: demoted 20 minutes after it was seen.
+    expect(DEMOTE_AFTER_MS).toBeLessThanOrEqual(60 * 60_000);
+  });
+
+  it('promotes back on recovery; a demoted method without a judgement is tried again after RETRY_AFTER_MS', () => {
+    const demoted: Health = { state: 'demoted', since: T0 };
+    expect(nextHealth(demoted, 'recovered', T0 + 1)).toEqual({ state: 'healthy', since: T0 + 1 });
+    expect(nextHealth(demoted, null, T0 + RETRY_AFTER_MS - 1)).toBe(demoted);
+    expect(nextHealth(demoted, null, T0 + RETRY_AFTER_MS)).toEqual({
+      state: 'degraded',
+      since: T0 + RETRY_AFTER_MS,
+    });
+    expect(nextHealth(demoted, 'dropped', T0 + RETRY_AFTER_MS + 1)).toBe(demoted);
+    const healthy: Health = { state: 'healthy', since: T0 };
+    expect(nextHealth(healthy, 'steady', T0 + 1)).toBe(healthy);
+    expect(nextHealth(healthy, null, T0 + 1)).toBe(healthy);
+  });
+});

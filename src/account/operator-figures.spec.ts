@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { SessionRecord } from '../core/session-record.js';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { methodStatsFixture, SPEC_KEYS, NOON } from '../../test/support/method-stats.fixture.js';
+import { dumpMemoryStore } from '../../test/support/store-dump.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
+import { CELL_SHARE_PER_NETWORK, FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { MethodStats } from './method-stats.service.js';
+import { completedWithin, MIN_CELL_ENDED, pooledFigures } from './operator-figures.js';
+
+/*
+ * Figures per operator prefix × method × device (issue 47): what the store keeps (day counters per
+ * cell, never per session, no number) and how a thin cell is pooled upward.
+ */
+
+let now = NOON;
+const { session, logger } = methodStatsFixture(() => now);
+let seq = 0;
+/** A number of its own on operator prefix +7 `ndc`. */
+const numberOn = (ndc: string): string => `+7${ndc}${String(++seq).padStart(7, '0')}`;
+
+describe('operator figures', () => {
+  let store: MemoryStore;
+  let stats: MethodStats;
+
+  beforeEach(() => {
+    now = NOON;
+    store = new MemoryStore({ clock: () => now });
+    stats = new MethodStats(
+      store,
+      telemetryOf(logger(), VerificationMetrics.disabled()),
+      new FigureEvidence(store, SPEC_KEYS.dataKeys),
+    );
+  });
+  afterEach(() => store.close());
+
+  /** One session on +7 `ndc` ended; its start from `network` (by default one of its own). */
+  async function ended(
+    ndc: string,
+    verified: boolean,
+    device?: 'mobile' | 'desktop',
+    network = `net-${seq}`,
+  ): Promise<void> {
+    const record: SessionRecord = session({ phoneNumber: numberOn(ndc) });
+    await stats.tally(record, undefined, device, { network });
+    const end: Partial<SessionRecord> = verified
+      ? { status: 'verified', delivered: true, verifiedAt: now + 15_000 }
+      : { status: 'expired', delivered: true };
+    // A page followed the status: its unverified end is a real user's.
+    now += FOLLOWED_AFTER_MS;
+    await stats.followed({ ...record, status: 'sent' });
+    await stats.tally({ ...record, ...end }, undefined, device, { network });
+  }
+
+  it('keeps day counters per operator prefix, device and level; no key names a number or a session', async () => {
+    await ended('985', true, 'desktop');
+    await stats.flush();
+    const keys = dumpMemoryStore(store)
+      .map((line) => line.split(' ')[0]!)
+      .filter((key) => key.startsWith('stats:') && key !== 'stats:currency');
+    const day = new Date(NOON).toISOString().slice(0, 10);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        `stats:${day}:sms:7~985.desktop:started`,
+        `stats:${day}:sms:7~985.desktop:verified`,
+        `stats:${day}:sms:7~.desktop:verified`,
+        `stats:${day}:sms:all~.desktop:verified`,
+        `stats:${day}:sms:7~985:verified`,
+      ]),
+    );
+    for (const key of keys)
+      expect(key).toMatch(/^stats:\d{4}-\d\d-\d\d:[a-z0-9_]+:[a-z0-9]+(~[0-9]*(\.[a-z]+)?)?:[a-z0-9]+$/);
+    // Money and callers stay in the country's figures.
+    expect(keys.filter((key) => key.includes('~985') && /:(charged|callers)$/.test(key))).toEqual([]);
+  });
+
+  it('pools upward while a cell holds fewer than the minimum: at the bound the operator cell counts', async () => {
+    const read = stats.cellSums.bind(stats);
+    // The country: all verified on +7 916; the operator +7 985 never completes.
+    for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
+    for (let i = 0; i < MIN_CELL_ENDED - 1; i++) await ended('985', false, 'mobile');
+    const thin = await pooledFigures(read, 'sms', numberOn('985'), 'mobile', 1);
+    // One ended session short: the country × device cell (30 verified of 59).
+    expect(thin).toMatchObject({ level: 'country', ended: 2 * MIN_CELL_ENDED - 1 });
+    await ended('985', false, 'mobile');
+    const atBound = await pooledFigures(read, 'sms', numberOn('985'), 'mobile', 1);
+    expect(atBound).toMatchObject({ level: 'operator', ended: MIN_CELL_ENDED, completion: 0 });
+    await ended('985', false, 'mobile');
+    expect(await pooledFigures(read, 'sms', numberOn('985'), 'mobile', 1)).toMatchObject({
+      level: 'operator',
+      ended: MIN_CELL_ENDED + 1,
+    });
+    // Another device has its own cells: thin everywhere.
+    expect(await pooledFigures(read, 'sms', numberOn('985'), 'desktop', 1)).toBeUndefined();
+    // A new operator of the country: the country's cell.
+    expect(await pooledFigures(read, 'sms', numberOn('903'), 'mobile', 1)).toMatchObject({
+      level: 'country',
+    });
+    // A new country: every number's cell.
+    expect(await pooledFigures(read, 'sms', '+380501234567', 'mobile', 1)).toMatchObject({ level: 'all' });
+  });
+
+  it('a network adds CELL_SHARE_PER_NETWORK sessions a day to a cell: its next ones count in the country only', async () => {
+    const read = stats.cellSums.bind(stats);
+    for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
+    // A farm of 10 networks, 3 sessions each (within the figures' day share of a network, 10).
+    const farm = Array.from({ length: 10 }, (_, i) => `farm-${i}`);
+    for (const network of [...farm, ...farm, ...farm]) await ended('958', false, 'mobile', network);
+    const [operator, country] = await read('sms', ['7~958.mobile', '7~.mobile'], 1);
+    expect([operator!.expired, country!.expired]).toEqual([
+      10 * CELL_SHARE_PER_NETWORK,
+      10 * CELL_SHARE_PER_NETWORK,
+    ]);
+    // The farm's 20 leave the operator cell thin: the country × device cell decides.
+    expect(await pooledFigures(read, 'sms', numberOn('958'), 'mobile', 1)).toMatchObject({
+      level: 'country',
+    });
+    // The country's own figures (methodStats) hold every one of them.
+    expect((await stats.figures({ country: '7', days: 1 })).sms).toMatchObject({ expired: 30 });
+    // Ten more networks' sessions fill the cell (30 ended sessions) with its own figures.
+    for (let i = 0; i < 10; i++) await ended('958', false, 'mobile', `user-${i}`);
+    expect(await pooledFigures(read, 'sms', numberOn('958'), 'mobile', 1)).toMatchObject({
+      level: 'operator',
+      ended: MIN_CELL_ENDED,
+    });
+  });
+
+  it('reads completion within a time from the buckets', async () => {
+    for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', i % 2 === 0, 'mobile');
+    const cell = (await pooledFigures(stats.cellSums.bind(stats), 'sms', numberOn('916'), 'mobile', 1))!;
+    expect(cell.completion).toBe(0.5);
+    // Verified 15 s after the start: bucket 10–20 s.
+    expect(completedWithin(cell, 10_000)).toBe(0);
+    expect(completedWithin(cell, 15_000)).toBeCloseTo(0.25);
+    expect(completedWithin(cell, 20_000)).toBe(0.5);
+  });
+});

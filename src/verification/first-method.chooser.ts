@@ -1,0 +1,132 @@
+import type { KnownVerificationMethod } from '../api/api.types.js';
+import { chooseFirstMethods, type DeviceOutlook, type MethodOutlook } from '../account/first-method.js';
+import { callingCodeOf, CELL_LEVELS, figureCells } from '../account/method-figures.js';
+import type { MethodHealthWatch } from '../account/method-health.service.js';
+import type { MethodStats } from '../account/method-stats.service.js';
+import { pickCell } from '../account/operator-figures.js';
+import type { PriceList } from '../account/price-book.js';
+import { errorText } from '../core/error-text.js';
+import { DEVICE_HINTS, type DeviceHint } from '../core/journey.js';
+import { nationalDestinationCode } from '../core/operator-prefix.js';
+import type { VerificationLogger } from '../observability/verification-logger.js';
+import type { FallbackTiming } from './fallback-timing.js';
+
+/** Days of figures the first method is chosen from. */
+export const FIRST_METHOD_DAYS = 7;
+/** How long a choice per operator prefix stands before its figures (a few hundred counters) are read again (module clock). */
+export const FIRST_METHOD_TTL_MS = 5 * 60_000;
+const DEVICES: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
+
+interface Choice {
+  until: number;
+  first: Map<DeviceHint | undefined, KnownVerificationMethod>;
+}
+
+/**
+ * The default `auto` (`mode: 'cost_and_time'`): puts first, for a number's operator prefix and a
+ * device, the method core/first-method.ts chooses from the pooled operator figures (cost per verified
+ * user, no fewer verified, a median no later than SMS's), and after every other one the methods
+ * demoted on that prefix (MethodHealthWatch). Until the figures suffice, the order given stands. A
+ * failed read keeps the last choice (or none) and is logged.
+ */
+export class FirstMethodChooser {
+  readonly #choices = new Map<string, Choice>();
+  readonly #reading = new Map<string, Promise<Choice>>();
+
+  constructor(
+    private readonly clock: () => number,
+    private readonly stats: MethodStats,
+    private readonly health: MethodHealthWatch,
+    private readonly fallback: FallbackTiming,
+    private readonly logger: VerificationLogger,
+    private readonly exclude: Readonly<Record<DeviceHint, readonly KnownVerificationMethod[]>>,
+  ) {}
+
+  /** `order` (the policy's) with the chosen method first and the demoted ones last, for this number and device. */
+  async reorder(
+    order: readonly KnownVerificationMethod[],
+    prices: PriceList | undefined,
+    phoneNumber: string,
+    device: DeviceHint | undefined,
+  ): Promise<KnownVerificationMethod[]> {
+    const states = await Promise.all(order.map((method) => this.health.refresh(method, phoneNumber)));
+    const healthy = order.filter((_, i) => states[i] !== 'demoted');
+    const demoted = order.filter((_, i) => states[i] === 'demoted');
+    const key = `${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}:${order.join(',')}`;
+    const choice = await this.#choice(key, healthy, prices, phoneNumber);
+    const first = choice.first.get(device);
+    const rest = first === undefined ? healthy : [first, ...healthy.filter((method) => method !== first)];
+    return [...rest, ...demoted];
+  }
+
+  #choice(
+    key: string,
+    candidates: readonly KnownVerificationMethod[],
+    prices: PriceList | undefined,
+    phoneNumber: string,
+  ): Promise<Choice> {
+    const cached = this.#choices.get(key);
+    if (cached && this.clock() < cached.until) return Promise.resolve(cached);
+    let reading = this.#reading.get(key);
+    if (!reading) {
+      reading = this.#read(candidates, prices, phoneNumber, cached)
+        .then((choice) => {
+          this.#choices.set(key, choice);
+          return choice;
+        })
+        .finally(() => this.#reading.delete(key));
+      this.#reading.set(key, reading);
+    }
+    return reading;
+  }
+
+  async #read(
+    candidates: readonly KnownVerificationMethod[],
+    prices: PriceList | undefined,
+    phoneNumber: string,
+    last: Choice | undefined,
+  ): Promise<Choice> {
+    const until = this.clock() + FIRST_METHOD_TTL_MS;
+    if (!prices) return { until, first: new Map() };
+    try {
+      const devices = await Promise.all(
+        DEVICES.map((device) => this.#device(candidates, prices, phoneNumber, device)),
+      );
+      return { until, first: chooseFirstMethods(devices) as Choice['first'] };
+    } catch (error) {
+      this.logger.warn('orchestration: operator figures could not be read; the first method stands', {
+        error: errorText(error),
+      });
+      return { until, first: last?.first ?? new Map() };
+    }
+  }
+
+  async #device(
+    candidates: readonly KnownVerificationMethod[],
+    prices: PriceList,
+    phoneNumber: string,
+    device: DeviceHint | undefined,
+  ): Promise<DeviceOutlook> {
+    const excluded: readonly string[] = device === undefined ? [] : this.exclude[device];
+    const allowed = candidates.filter((m) => !excluded.includes(m) && prices.minorByMethod.has(m));
+    const read = await Promise.all(
+      allowed.map(async (method) => {
+        const sums = await this.stats.cellSums(method, cellsOf(phoneNumber, device), FIRST_METHOD_DAYS);
+        return { method, sums, figures: pickCell(sums) };
+      }),
+    );
+    const outlooks: MethodOutlook[] = [];
+    for (const { method, figures } of read) {
+      if (figures === undefined) continue;
+      const fallbackMs = await this.fallback.momentMs(method, phoneNumber, device);
+      outlooks.push({ method, figures, priceMinor: prices.minorByMethod.get(method)!, fallbackMs });
+    }
+    // The device's weight: its country's starts of every method (the population's mix of devices).
+    const weight = read.reduce((sum, { sums }) => sum + (sums[1]?.started ?? 0), 0);
+    return { device, weight, candidates: outlooks };
+  }
+}
+
+function cellsOf(phoneNumber: string, device: DeviceHint | undefined): string[] {
+  return figureCells(phoneNumber, device).slice(0, CELL_LEVELS.length);
+}

@@ -1,0 +1,87 @@
+/**
+ * Attack 47 (failed on lane-47; passes since a cell needs 20 networks): a thin figure cell filled by one farm. The
+ * operator × device cell counts once it holds 30 ended sessions; until then the country's figures
+ * stand. A farm holding SIM cards on one operator prefix (+7 958) proves 30 reverse flash calls to
+ * its own numbers, saying `device: desktop`, from 10 addresses in 4 networks (within every giver's
+ * day share: 3 a caller, 5 an address, 10 a network), for 7.5 RUB to the host. The cell is now the
+ * farm's alone, and every real desktop user on +7 958 is sent first to the method desktop users of
+ * the country seldom complete (4 in 40), for the 7 days the figures are read.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
+import { MethodStats } from '../../src/account/method-stats.service.js';
+import type { DeviceHint } from '../../src/core/journey.js';
+import type { SessionRecord } from '../../src/core/session-record.js';
+import { FIRST_METHOD_TTL_MS } from '../../src/verification/first-method.chooser.js';
+import { figureGivers } from '../../src/verification/figure-givers.js';
+import { ONE_PLATFORM } from '../support/verification-app.js';
+import { freshPhone, journeyFixture, journeyHost, start } from '../journeys/journey-host.js';
+
+describe.each(ONE_PLATFORM)('a thin operator cell and a farm (%s)', (platform) => {
+  const fx = journeyFixture();
+  let seq = 0;
+  /** A real user's address: each in a network of its own. */
+  let users = 0;
+  const realIp = (): string => `10.${++users}.7.1`;
+
+  async function counted(
+    stats: MethodStats,
+    method: string,
+    device: DeviceHint,
+    phoneNumber: () => string,
+    verified: boolean,
+    afterMs: number,
+    ip?: string,
+  ): Promise<void> {
+    const now = fx.sb.now();
+    const record = {
+      requestId: `attack-${platform}-${++seq}`,
+      phoneNumber: phoneNumber(),
+      method,
+      status: 'sent',
+      awaitingCode: method !== 'reverse_flash_call',
+      createdAt: now - 60_000,
+      expiresAt: now + 240_000,
+      verifiedAt: null,
+      cost: { amount: method === 'sms' ? 3 : 0.25, currency: 'RUB' },
+    } as SessionRecord;
+    const caller = ip === undefined ? undefined : `ip:${ip}`;
+    const { address, network } = ip === undefined ? {} : figureGivers(caller, ip);
+    const givers = { ...(address ? { address } : {}), ...(network ? { network } : {}) };
+    await stats.tally(record, caller, device, givers);
+    await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
+    const end: Partial<SessionRecord> = verified
+      ? { status: 'verified', delivered: true, verifiedAt: record.createdAt + afterMs }
+      : { status: 'expired' };
+    await stats.tally({ ...record, ...end }, caller, device, givers);
+  }
+
+  it("30 proofs of a farm's own numbers do not decide the first method of every desktop user on its operator", async () => {
+    const host = await journeyHost(fx, platform);
+    const stats = host.app.get(MethodStats, { strict: false });
+    // The country's real users (+7 915), each from a network of its own: desktop users complete SMS, seldom the reverse call.
+    for (let i = 0; i < 40; i++) await counted(stats, 'sms', 'desktop', freshPhone, i < 34, 20_000, realIp());
+    for (let i = 0; i < 40; i++)
+      await counted(stats, 'reverse_flash_call', 'desktop', freshPhone, i < 4, 30_000, realIp());
+    for (let i = 0; i < 40; i++) await counted(stats, 'sms', 'mobile', freshPhone, i < 34, 20_000, realIp());
+    for (let i = 0; i < 40; i++)
+      await counted(stats, 'reverse_flash_call', 'mobile', freshPhone, i < 28, 10_000, realIp());
+    await fx.sb.advance(30_000);
+    let n = 0;
+    const on958 = (): string => `+7958123${String(++n).padStart(4, '0')}`;
+    const control = await start(host, { phone_number: on958(), method: 'auto', device: 'desktop' });
+    expect(control.body.method).toBe('sms');
+
+    // The farm: 10 addresses in 4 networks, 3 proofs each, 5 s after each start.
+    const ips = Array.from({ length: 10 }, (_, i) => `192.0.${20 + (i % 4)}.${30 + i}`);
+    for (const ip of ips)
+      for (let k = 0; k < 3; k++)
+        await counted(stats, 'reverse_flash_call', 'desktop', on958, true, 5_000, ip);
+    // Past the control's choice (it stands FIRST_METHOD_TTL_MS): the next start reads the farm's cell.
+    await fx.sb.advance(FIRST_METHOD_TTL_MS);
+
+    const user = await start(host, { phone_number: on958(), method: 'auto', device: 'desktop' });
+    expect(user.status).toBe(201);
+    expect(user.body.method).toBe('sms');
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * Issue 47: `auto`'s default (`mode: 'cost_and_time'`) chooses the first method per operator prefix and
+ * device from the method figures: a desktop user is not first sent to what desktop users rarely
+ * complete, a mobile user gets the cheaper method that verifies as many as SMS, no slower. Over HTTP, on
+ * Express and Fastify; the figures are the module's own, counted as its sessions end.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
+import { MethodStats } from '../../src/account/method-stats.service.js';
+import type { DeviceHint } from '../../src/core/journey.js';
+import type { SessionRecord } from '../../src/core/session-record.js';
+import { FIRST_METHOD_TTL_MS } from '../../src/verification/first-method.chooser.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import { freshPhone, journeyFixture, journeyHost, start, status } from './journey-host.js';
+
+describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform) => {
+  const fx = journeyFixture();
+  let seq = 0;
+
+  /** `n` ended sessions of `method` on +7 915 from `device` users, `verified` of them within `afterMs`. */
+  async function counted(
+    stats: MethodStats,
+    method: string,
+    device: DeviceHint,
+    n: number,
+    verified: number,
+    afterMs: number,
+  ): Promise<void> {
+    const now = fx.sb.now();
+    for (let i = 0; i < n; i++) {
+      const record = {
+        requestId: `seed-${platform}-${++seq}`,
+        phoneNumber: freshPhone(),
+        method,
+        status: 'sent',
+        awaitingCode: method !== 'reverse_flash_call',
+        createdAt: now - 60_000,
+        expiresAt: now + 240_000,
+        verifiedAt: null,
+        cost: { amount: method === 'sms' ? 3 : 0.25, currency: 'RUB' },
+      } as SessionRecord;
+      await stats.tally(record, undefined, device);
+      await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
+      const end: Partial<SessionRecord> =
+        i < verified
+          ? { status: 'verified', delivered: true, verifiedAt: record.createdAt + afterMs }
+          : { status: 'expired' };
+      await stats.tally({ ...record, ...end }, undefined, device);
+    }
+  }
+
+  it('sends desktop users to SMS and mobile users to the reverse call, from the operator figures', async () => {
+    const host = await journeyHost(fx, platform);
+    // Before any figures: the price order (the reverse call, cheapest) for every device.
+    expect((await start(host, { phone_number: freshPhone(), device: 'desktop' })).body.method).toBe(
+      'reverse_flash_call',
+    );
+    const stats = host.app.get(MethodStats, { strict: false });
+    await counted(stats, 'sms', 'mobile', 40, 34, 20_000);
+    await counted(stats, 'sms', 'desktop', 40, 34, 20_000);
+    // Only proved calls rank a method charged on proof (an abandoned one proves nothing): 32 of 40.
+    await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
+    // Desktop users seldom place the call: 4 in 40.
+    await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    // The choice stands FIRST_METHOD_TTL_MS (module clock): one ms before, the price order still.
+    await fx.sb.advance(FIRST_METHOD_TTL_MS - 1);
+    expect((await start(host, { phone_number: freshPhone(), device: 'desktop' })).body.method).toBe(
+      'reverse_flash_call',
+    );
+    await fx.sb.advance(1);
+
+    const desktop = await start(host, { phone_number: freshPhone(), method: 'auto', device: 'desktop' });
+    expect(desktop.status).toBe(201);
+    expect(desktop.body.method).toBe('sms');
+    // The switches follow the price order, the reverse call among them.
+    const journey = await status(host, desktop.body.verification_id);
+    expect(journey.body.switch_methods).toContain('reverse_flash_call');
+    const mobile = await start(host, { phone_number: freshPhone(), method: 'auto', device: 'mobile' });
+    expect(mobile.body.method).toBe('reverse_flash_call');
+    // An explicit method is the caller's: the figures never override it.
+    const explicit = await start(host, {
+      phone_number: freshPhone(),
+      method: 'reverse_flash_call',
+      device: 'desktop',
+    });
+    expect(explicit.body.method).toBe('reverse_flash_call');
+  });
+
+  it("mode 'price' keeps the price order for every device, whatever the figures", async () => {
+    const host = await journeyHost(fx, platform, { orchestration: { mode: 'price' } });
+    const stats = host.app.get(MethodStats, { strict: false });
+    await counted(stats, 'sms', 'desktop', 40, 34, 20_000);
+    await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    await fx.sb.advance(FIRST_METHOD_TTL_MS);
+    const desktop = await start(host, { phone_number: freshPhone(), device: 'desktop' });
+    expect(desktop.body.method).toBe('reverse_flash_call');
+  });
+});
