@@ -85,7 +85,7 @@ export class VerificationErasure {
   }
 
   /**
-   * Erases one session of the subject (`forget`, and a start that finds its subject erased while the API
+   * @internal Erases one session of the subject (`forget`, and a start that finds its subject erased while the API
    * was asked: PaidStart), for `keptMs`: its records, its handle (no instance rebuilds it from the API),
    * what the pumping defence remembers of it, and a test session's entries (`stored`: a spare test
    * session's slot that a newer one took is the newer one's).
