@@ -90,7 +90,8 @@ export class FigureEvidence {
       ]);
       if (within) decision = ['1', device ?? '', caller, vouched === null ? '0' : '1'].join('|');
     }
-    if (await this.store.setIfAbsent(decided, decision, this.claimTtl(record))) return admission(decision, true);
+    if (await this.store.setIfAbsent(decided, decision, this.claimTtl(record)))
+      return admission(decision, true);
     const standing = await this.store.get(decided);
     return standing === null ? false : admission(standing, false);
   }

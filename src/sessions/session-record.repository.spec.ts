@@ -120,7 +120,12 @@ describe('SessionRecordRepository: what a record stores, and records of the prev
       new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
     );
     await expect(other.get('req-1')).resolves.toStrictEqual({ ...pending, requestId: 'req-1' });
-    const verified = { ...pending, status: 'verified' as const, awaitingCode: true, verifiedAt: 1_700_000_100_000 };
+    const verified = {
+      ...pending,
+      status: 'verified' as const,
+      awaitingCode: true,
+      verifiedAt: 1_700_000_100_000,
+    };
     await records.save(verified);
     expect(await stored('req-1')).toMatchObject({ awaitingCode: true, verifiedAt: 1_700_000_100_000 });
     await expect(other.get('req-1')).resolves.toEqual(verified);
