@@ -76,12 +76,16 @@ export class FigureEvidence {
     private readonly keys: { digest(value: string): string },
   ) {}
 
-  /** The session's admission, decided once and remembered; false when it is not counted. */
+  /**
+   * The session's admission, decided once and remembered; false when it is not counted. The decision's
+   * entry is also its start's count claim (`started`: this call wrote it, and counts the start): the
+   * first decision written stands (set-if-absent), and a session not counted has no start to claim.
+   */
   async admitted(
     record: SessionRecord,
     device: DeviceHint | undefined,
     givers: FigureGivers,
-  ): Promise<false | Admission> {
+  ): Promise<false | (Admission & { started: boolean })> {
     const decided = `stats-admitted:{${record.requestId}}`;
     const numberKey = statsNumberKey(record, this.keys.digest(record.phoneNumber));
     // One round: the decision read with the number's claim for the day (a session decided already
@@ -90,7 +94,7 @@ export class FigureEvidence {
       this.store.get(decided),
       this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record)),
     ]);
-    if (known !== null) return admission(known);
+    if (known !== null) return admission(known, false);
     const first = claimed || (await this.store.get(numberKey)) === record.requestId;
     let decision = '0';
     if (first) {
@@ -104,8 +108,10 @@ export class FigureEvidence {
       if (within)
         decision = ['1', device ?? '', caller, vouched === null ? '0' : '1', outOfCells.join(',')].join('|');
     }
-    await this.store.set(decided, decision, this.claimTtl(record));
-    return admission(decision);
+    if (await this.store.setIfAbsent(decided, decision, this.claimTtl(record)))
+      return admission(decision, true);
+    const standing = await this.store.get(decided);
+    return standing === null ? false : admission(standing, false);
   }
 
   /**
@@ -243,11 +249,17 @@ export function callerEvidenceKeys(
  * A remembered admission: `0` (not counted), `1|device|caller|vouched|cells left out`, or an older
  * `1`/`1:desktop` (counted, no caller known).
  */
-function admission(decision: string): false | Admission {
+function admission(decision: string, started: boolean): false | (Admission & { started: boolean }) {
   if (!decision.startsWith('1')) return false;
   if (!decision.startsWith('1|')) {
     const device = decision.slice(2);
-    return { device: isDeviceHint(device) ? device : null, outOfCells: [], caller: '', vouched: false };
+    return {
+      device: isDeviceHint(device) ? device : null,
+      outOfCells: [],
+      caller: '',
+      vouched: false,
+      started,
+    };
   }
   const [, device = '', caller = '', vouched, out = ''] = decision.split('|');
   return {
@@ -255,5 +267,6 @@ function admission(decision: string): false | Admission {
     outOfCells: out === '' ? [] : out.split(','),
     caller,
     vouched: vouched === '1',
+    started,
   };
 }

@@ -111,9 +111,11 @@ export class MethodStats implements OnModuleDestroy {
     try {
       const admitted = await this.evidence.admitted(record, device, { ...givers, caller });
       if (admitted === false) return;
-      const shown = shownTransitions(record);
-      const claimed = await this.#claim(record, shown);
-      const won = shown.filter((_, i) => claimed[i]);
+      // The start's claim is its admission's entry (FigureEvidence.admitted); later transitions have their own.
+      const later = shownTransitions(record).filter((transition) => transition !== 'started');
+      const claimed = await this.#claim(record, later);
+      const won: MethodTransition[] = later.filter((_, i) => claimed[i]);
+      if (admitted.started) won.unshift('started');
       if (won.length === 0) return;
       const counts = countsOf(record, won, this.store.now(), admitted.device);
       await this.#journeyOutcome(record, counts, admitted);

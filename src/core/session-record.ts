@@ -81,6 +81,31 @@ function sameMoney(a: Money, b: Money | undefined): boolean {
   return b !== undefined && a.amount === b.amount && a.currency === b.currency;
 }
 
+/**
+ * A record as stored, less what its reader restores (`restoredRecord`): its request id when the key
+ * names it (`idInKey`; a spare test slot's key names the slot, so its record keeps the id), and
+ * `awaitingCode: false` and `verifiedAt: null`, every pending session's values.
+ */
+export function storedRecord(record: SessionRecord, idInKey: boolean): Partial<SessionRecord> {
+  const { requestId, awaitingCode, verifiedAt, ...rest } = record;
+  return {
+    ...(idInKey ? {} : { requestId }),
+    ...rest,
+    ...(awaitingCode ? { awaitingCode } : {}),
+    ...(verifiedAt === null ? {} : { verifiedAt }),
+  };
+}
+
+/** A stored record read under `requestId`'s key, whole again; a record stored whole reads as it was. */
+export function restoredRecord(stored: Partial<SessionRecord>, requestId: string): SessionRecord {
+  return {
+    ...stored,
+    requestId: stored.requestId ?? requestId,
+    awaitingCode: stored.awaitingCode ?? false,
+    verifiedAt: stored.verifiedAt ?? null,
+  } as SessionRecord;
+}
+
 /** The spec's default session TTL (`expiry_seconds` not sent). */
 export const DEFAULT_SESSION_TTL_MS = 300_000;
 /** The spec's longest session TTL (`expiry_seconds` at most 600). */

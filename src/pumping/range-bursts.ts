@@ -12,6 +12,9 @@ export interface BurstMarks {
   release(): Promise<void>;
 }
 
+/** How long a burst mark outlives its window: instances' clocks that disagree by up to this still read it. */
+export const MARK_SLACK_MS = 60_000;
+
 /**
  * The burst signature in the store: a start of a number new to a range or prefix in the window, from a
  * caller new to it, is counted there (many numbers from many addresses). One number from many
@@ -29,10 +32,13 @@ export class RangeBursts extends RangeHolds {
     phoneNumber?: string,
     caller?: string,
   ): Promise<BurstMarks> {
-    const w = Math.floor(this.store.now() / this.settings.windowMs);
+    const now = this.store.now();
+    const w = Math.floor(now / this.settings.windowMs);
     const none = { window: w, ids: new Set<string>(), release: async () => undefined };
     if (caller === undefined || phoneNumber === undefined) return none;
-    const ttl = 2 * this.settings.windowMs;
+    // A mark is read only in its window (the key names it): kept until the window ends, and a minute
+    // for instances whose clocks disagree.
+    const ttl = (w + 1) * this.settings.windowMs - now + MARK_SLACK_MS;
     const marks = subjects
       .filter((s) => bursty(s.id))
       .map((s) => ({ id: s.id, keys: [this.mark(s.id, `n:${phoneNumber}`, w), this.mark(s.id, caller, w)] }));

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
+import { MARK_SLACK_MS } from './range-bursts.js';
+import { rangeStatsKey } from './range-stats-keys.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -132,6 +134,20 @@ describe('RangeStats', () => {
       clock.now += HOUR;
       const counted = await rs.countStart([range], phone, 'client:a', [], known);
       expect(counted.callersBefore).toEqual(new Map([[range.id, 0]]));
+    });
+
+    it("a mark is kept to its window's end and a minute (clocks that disagree), then not kept", async () => {
+      const store = new MemoryStore({ clock: () => clock.now });
+      const rs = stats(store);
+      const mark = rangeStatsKey.caller(SPEC_DATA_KEYS.digest(`${range.id}\nclient:a`), MIDNIGHT / HOUR);
+      clock.now = MIDNIGHT + 10 * 60_000;
+      await rs.countStart([range], phone, 'client:a');
+      clock.now = MIDNIGHT + HOUR - 1;
+      expect((await rs.markBursts([range], '+79161234599', 'client:a')).ids.size).toBe(0);
+      clock.now = MIDNIGHT + HOUR + MARK_SLACK_MS - 1;
+      await expect(store.get(mark)).resolves.toBe('1');
+      clock.now = MIDNIGHT + HOUR + MARK_SLACK_MS;
+      await expect(store.get(mark)).resolves.toBeNull();
     });
   });
 

@@ -87,3 +87,55 @@ describe('SessionRecordRepository: a spare test session slot holds its newest se
     await store.close();
   });
 });
+
+describe('SessionRecordRepository: what a record stores, and records of the previous format', () => {
+  let store: MemoryStore;
+  let records: SessionRecordRepository;
+  beforeEach(() => {
+    store = new MemoryStore({ clock: () => 1_700_000_000_000 });
+    records = new SessionRecordRepository(
+      OPTIONS,
+      store,
+      telemetryOf(QUIET_LOGGER),
+      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
+    );
+  });
+  afterEach(() => store.close());
+  const stored = async (requestId: string) =>
+    JSON.parse((await store.get(SessionRecordRepository.key(requestId)))!) as Record<string, unknown>;
+
+  it('a pending record leaves out its key’s request id and its defaults, and reads back whole', async () => {
+    const pending = { ...record, awaitingCode: false, codeLength: 6, cost: { amount: 3, currency: 'RUB' } };
+    await records.createAndFollow(pending);
+    const fields = await stored('req-1');
+    expect(fields).not.toHaveProperty('requestId');
+    expect(fields).not.toHaveProperty('awaitingCode');
+    expect(fields).not.toHaveProperty('verifiedAt');
+    expect(fields).toMatchObject({ method: 'sms', status: 'sent', codeLength: 6 });
+    // A fresh repository (another instance) reads it whole.
+    const other = new SessionRecordRepository(
+      OPTIONS,
+      store,
+      telemetryOf(QUIET_LOGGER),
+      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
+    );
+    await expect(other.get('req-1')).resolves.toStrictEqual({ ...pending, requestId: 'req-1' });
+    const verified = {
+      ...pending,
+      status: 'verified' as const,
+      awaitingCode: true,
+      verifiedAt: 1_700_000_100_000,
+    };
+    await records.save(verified);
+    expect(await stored('req-1')).toMatchObject({ awaitingCode: true, verifiedAt: 1_700_000_100_000 });
+    await expect(other.get('req-1')).resolves.toEqual(verified);
+  });
+
+  it('a record the previous format stored whole (id and defaults written out) reads as it did', async () => {
+    const whole = { ...record, awaitingCode: false };
+    const raw = JSON.stringify({ ...whole, phoneNumber: OPTIONS.dataKeys.seal(whole.phoneNumber) });
+    await store.set(SessionRecordRepository.key('req-1'), raw, 60_000);
+    await expect(records.get('req-1')).resolves.toStrictEqual(whole);
+    await expect(records.getSince('req-1', undefined)).resolves.toStrictEqual(whole);
+  });
+});

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataKeys } from '../core/data-keys.js';
 import { errorText } from '../core/error-text.js';
 import type { JourneyRecord } from '../core/journey.js';
-import type { SessionRecord } from '../core/session-record.js';
+import { restoredRecord, storedRecord, type SessionRecord } from '../core/session-record.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -86,7 +86,7 @@ export class SessionRecordRepository {
   async get(requestId: string): Promise<SessionRecord | null> {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
     if (raw === null) return null;
-    const record = this.#opened<SessionRecord>(raw);
+    const record = this.#openedSession(raw, requestId);
     // A spare test session's slot taken by a newer one: this session is gone.
     if (record.requestId !== requestId) return null;
     this.storedAs.set(record, raw);
@@ -101,7 +101,7 @@ export class SessionRecordRepository {
     const raw = await this.store.get(SessionRecordRepository.key(requestId));
     if (raw === null) return null;
     if (known && this.storedAs.get(known) === raw) return known;
-    const record = this.#opened<SessionRecord>(raw);
+    const record = this.#openedSession(raw, requestId);
     if (record.requestId !== requestId) return null;
     this.storedAs.set(record, raw);
     return record;
@@ -137,7 +137,7 @@ export class SessionRecordRepository {
     whenStored?: () => Promise<void>,
     reserved?: IndexReservation,
   ): Promise<boolean> {
-    const raw = this.#sealed(record);
+    const raw = this.#sealedSession(record);
     const slots = reserved && this.subjects.writes(record, callers, reserved);
     const written = storeBatch(this.store, [
       {
@@ -181,7 +181,7 @@ export class SessionRecordRepository {
     // A spare test session whose slot a newer one took is gone: never written over the newer one.
     if (storedSessionId(record.requestId) !== record.requestId && (await this.get(record.requestId)) === null)
       return false;
-    const raw = this.#sealed(record);
+    const raw = this.#sealedSession(record);
     const key = SessionRecordRepository.key(record.requestId);
     // Issued together (one slot, one round trip): the write, then the erasure mark read after it.
     const [, erased] = await Promise.all([
@@ -201,7 +201,7 @@ export class SessionRecordRepository {
     const [saved, erased] = await Promise.all([
       this.store.setIfAbsent(
         SessionRecordRepository.key(record.requestId),
-        this.#sealed(record),
+        this.#sealedSession(record),
         this.#ttl(record.expiresAt),
       ),
       this.store.get(SessionRecordRepository.erasedKey(record.requestId)),
@@ -301,6 +301,17 @@ export class SessionRecordRepository {
       phoneNumber: this.#keys.seal(phoneNumber),
       ...(owner === undefined ? {} : { owner: this.#keys.seal(owner) }),
     });
+  }
+
+  /** A session's record as stored under its key (`storedRecord`: what the key and the defaults say is left out). */
+  #sealedSession(record: SessionRecord): string {
+    const idInKey = storedSessionId(record.requestId) === record.requestId;
+    return this.#sealed(storedRecord(record, idInKey) as SessionRecord);
+  }
+
+  /** A session's record read under `requestId`'s key. */
+  #openedSession(raw: string, requestId: string): SessionRecord {
+    return restoredRecord(this.#opened<SessionRecord>(raw), requestId);
   }
 
   /** A stored record read back; a field sealed under another data key reads as empty (a rotation forgets it). */
