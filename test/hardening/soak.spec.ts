@@ -183,7 +183,7 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
       expect(report.inDoubt.sessions).toBeGreaterThan(0);
       expect(report.inDoubt.adopted).toBeGreaterThan(0);
       expect(report.storeEntries.final).toBeLessThanOrEqual(report.storeEntries.baseline + 5);
-      // Per day (the soak's clock spans at most two), method, group and field: never per session. A group
+      // Per day, method, group and field: never per session. A group
       // is the country (+7 and all), its moment group (7~unhinted), or a figure cell of an operator prefix
       // (7~912.unhinted, 7~912) or level (7~.unhinted, all~.unhinted): a few per prefix the soak's numbers use.
       const shape =
@@ -195,8 +195,15 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
         groups.add(key.split(':').slice(1, 4).join(':'));
       }
       const prefixes = new Set([...groups].map((group) => /:\d+~(\d+)/.exec(group)?.[1]).filter(Boolean));
-      expect(groups.size).toBeLessThanOrEqual(2 * 8 * (3 + 2 + 2 * prefixes.size));
-      expect(store.figureKeys.size).toBeLessThan(2 * 8 * (3 + 2 + 2 * prefixes.size) * 20);
+      const devices = new Set(
+        [...groups].map((group) => /(mobile|desktop|unhinted)$/.exec(group)?.[1]).filter(Boolean),
+      );
+      const days = new Set([...groups].map((group) => group.split(':')[0]));
+      // A day (the soak's clock may cross two midnights) and method: country and all; per device its moment
+      // group and two levels; per prefix its cell and one per device.
+      const bound = days.size * 8 * (2 + 3 * devices.size + (1 + devices.size) * prefixes.size);
+      expect(groups.size).toBeLessThanOrEqual(bound);
+      expect(store.figureKeys.size).toBeLessThan(bound * 20);
       expect(report.heap.final - report.heap.afterFirstHalf).toBeLessThan(HEAP_TOLERANCE);
     },
     (SOAK_SECONDS + 240) * 1000,
