@@ -85,7 +85,7 @@ export const SPECS_BY_SCOPE = {
   'start-hooks': {
     folder: 'protection',
     specs: [
-      /^src\/protection\/assess-start-hook\./,
+      /^src\/protection\/(assess-start-hook|start-hooks)\./,
       /^test\/purposes\/assess-start\./,
       /^test\/protection\/(before-start|graded-answers)\./,
     ],
