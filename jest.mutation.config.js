@@ -74,14 +74,41 @@ export const SPECS_BY_FOLDER = {
   webhooks: [/^src\/webhooks\//, /^test\/webhooks\//, /^test\/multi-instance\/webhook-dedupe\./],
 };
 
+/**
+ * Where a few files of a folder are tested, when the folder's whole list makes the first run too long for
+ * them: `MUTATE_SPECS=<name>` with `MUTATE_FOLDER=<its folder>` and `-- --mutate <its files>` runs their
+ * mutants against these specs instead of the folder's (a file's behaviour may be tested outside its folder's
+ * suites). The folder's list stays as it is for a run of the whole folder.
+ */
+export const SPECS_BY_SCOPE = {
+  // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
+  'start-hooks': {
+    folder: 'protection',
+    specs: [
+      /^src\/protection\/(assess-start-hook|start-hooks)\./,
+      /^test\/purposes\/assess-start\./,
+      /^test\/protection\/(before-start|graded-answers)\./,
+    ],
+  },
+};
+
 const folder = process.env.MUTATE_FOLDER;
 if (folder !== undefined && !(folder in SPECS_BY_FOLDER)) {
   throw new Error(`MUTATE_FOLDER=${folder}: not one of ${Object.keys(SPECS_BY_FOLDER).join(', ')}`);
 }
+const scope = process.env.MUTATE_SPECS;
+if (scope !== undefined && SPECS_BY_SCOPE[scope]?.folder !== folder) {
+  const names = Object.entries(SPECS_BY_SCOPE).map(([name, s]) => `${name} (MUTATE_FOLDER=${s.folder})`);
+  throw new Error(`MUTATE_SPECS=${scope}: not one of ${names.join(', ')}`);
+}
 const inReach =
   folder === undefined
     ? mutationSpecs
-    : mutationSpecs.filter((path) => SPECS_BY_FOLDER[folder].some((re) => re.test(path)));
+    : mutationSpecs.filter((path) =>
+        (scope === undefined ? SPECS_BY_FOLDER[folder] : SPECS_BY_SCOPE[scope].specs).some((re) =>
+          re.test(path),
+        ),
+      );
 
 // The long-first sequencer exists for the full suite's two workers; a mutant runs the files that reached it.
 const { testSequencer: _sequencer, ...mutationBase } = base;

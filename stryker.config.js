@@ -7,6 +7,8 @@
  * perTest, test/covering-files.sequencer.mjs); a mutant that runs on import (static) runs the folder's specs. Without MUTATE_FOLDER every spec in reach runs against
  * whatever `--mutate` names: hours of CPU on two cores for a folder that every host imports.
  *
+ * A few files tested outside their folder's suites: `MUTATE_SPECS=<name>` (SPECS_BY_SCOPE) narrows the specs.
+ *
  * The run is incremental, one file per folder (a run's report holds only the files it mutated, so two
  * folders cannot share one): `etc/mutation/<folder>.json` (committed) keeps each mutant's result, and a
  * re-run tests only the mutants whose code or covering tests changed (`-- --force`: all). Scores per folder,

@@ -72,5 +72,31 @@ describe('VerificationOpsPage', () => {
     await expect(page.render({ lang: 'EN' })).rejects.toMatchObject({ detail: 'lang must be one of en, ru' });
     await expect(page.render(null as never)).rejects.toMatchObject({ detail: 'query must be lang and date' });
     await expect(page.csv({})).rejects.toMatchObject({ detail: 'the ledger is off' });
+    await expect(page.render({ evil: '1' } as never)).rejects.toMatchObject({
+      detail: 'evil is not a field of this page (lang, date)',
+      extra: { errors: [{ field: 'evil' }] },
+    });
+    await expect(page.csv({ date: '2026-02-31' })).rejects.toMatchObject({
+      detail: 'date must be a date like 2026-01-31',
+      extra: { errors: [{ field: 'date' }] },
+    });
+  });
+
+  it("shows each method's health as the account's figures give it, a rate unknown as none", async () => {
+    const account = {
+      methodStats: async () => ({ sms: { started: 4, verifiedRate: 0.5 }, flash_call: { started: 1 } }),
+    } as unknown as VerificationAccountService;
+    const options = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      clock: () => now,
+    });
+    // A host without EventEmitterModule: the page boots and stops, and counts nothing.
+    const quiet = new VerificationOpsPage(options, store, { enabled: false } as VerificationLedger, account);
+    quiet.onModuleInit();
+    expect((await quiet.data('2026-03-15')).health).toEqual([
+      { method: 'sms', started: 4, verifiedRate: 0.5 },
+      { method: 'flash_call', started: 1, verifiedRate: null },
+    ]);
+    quiet.onModuleDestroy();
   });
 });

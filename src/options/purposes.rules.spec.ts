@@ -13,12 +13,24 @@ const CASES: RefusalCase[] = [
     'purposes',
     'key "Step Up" that is not a purpose name',
   ],
+  [
+    'a long purposes key, named by its first 40 characters',
+    { api, purposes: { ['x'.repeat(50)]: {} } },
+    'purposes',
+    `key "${'x'.repeat(40)}" that is not a purpose name (^[a-z][a-z0-9_-]{0,31}$)`,
+  ],
+  [
+    'a policy left undefined',
+    { api, purposes: { step_up: undefined } },
+    'purposes.step_up',
+    'must be an object',
+  ],
   ['a policy', { api, purposes: { step_up: 'sms' } }, 'purposes.step_up', 'must be an object { methods?'],
   [
     'a policy key',
     { api, purposes: { step_up: { method: ['sms'] } } },
     'purposes.step_up',
-    'unknown key "method"',
+    'unknown key "method" (known keys: methods, limits, claimTtlMs)',
   ],
   [
     'methods',
@@ -42,7 +54,7 @@ const CASES: RefusalCase[] = [
     'limits key',
     { api, purposes: { step_up: { limits: { startPerIp: {} } } } },
     'purposes.step_up.limits',
-    'unknown key "startPerIp"',
+    'unknown key "startPerIp" (known keys: startPerPhone)',
   ],
   [
     'limits.startPerPhone',
@@ -61,6 +73,12 @@ const CASES: RefusalCase[] = [
     { api, purposes: { step_up: { limits: { startPerPhone: { points: 1, windowMs: 0 } } } } },
     'purposes.step_up.limits.startPerPhone.windowMs',
     'positive integer',
+  ],
+  [
+    'limits.startPerPhone.windowMs left out',
+    { api, purposes: { step_up: { limits: { startPerPhone: { points: 1 } } } } },
+    'purposes.step_up.limits.startPerPhone.windowMs',
+    'must be a positive integer (got undefined)',
   ],
   [
     'claimTtlMs',

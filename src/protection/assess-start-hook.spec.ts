@@ -79,7 +79,21 @@ describe('runAssessStart', () => {
     const asked = (await run(() => ({ decision: 'step_up', reason: 'sim_changed', challenge: 'captcha' })))
       .refusal;
     expect(asked?.errorCode).toBe('step_up_required');
+    expect(asked?.detail).toBe('This start needs a step-up first: pass the challenge and start again');
     expect(asked?.extra).toEqual({ reason: 'sim_changed', challenge: 'captcha' });
+    const refused = (await run(() => ({ decision: 'refuse' }) as never)).refusal;
+    expect([refused?.errorCode, refused?.detail, refused?.extra]).toEqual([
+      'start_refused',
+      'The start was refused',
+      { reason: 'unspecified' },
+    ]);
+    const bare = (await run(() => ({ decision: 'step_up', reason: 42, challenge: 12345 }) as never)).refusal;
+    expect(bare?.extra).toEqual({ reason: 'unspecified' });
+    const graded = await run(() => ({ decision: 'grade' }) as never, 'sms', ['sms']);
+    expect((graded.refusal as AssessmentRefusal).assessment).toEqual({
+      decision: 'refuse',
+      reason: 'unspecified',
+    });
     const odd = (await run(() => ({ decision: 'step_up', reason: 'x', challenge: 'see +79161234567' })))
       .refusal;
     expect(odd?.extra).toEqual({ reason: 'x' });
@@ -93,6 +107,12 @@ describe('runAssessStart', () => {
     expect((thrown.refusal as ProtectionRefusal).reason).toBe('assess_start_failed');
     expect(thrown.errors).toEqual([
       { message: 'assessStart hook threw; start refused', context: { error: 'RangeError' } },
+    ]);
+    expect((await run(() => ({ decision: 'ALLOW' }) as never)).errors).toEqual([
+      {
+        message: 'assessStart hook answered no decision of allow, grade, step_up or refuse; start refused',
+        context: undefined,
+      },
     ]);
     for (const answer of [undefined, null, true, 'allow', { decision: 'ALLOW' }, {}])
       expect(((await run(() => answer as never)).refusal as ProtectionRefusal).reason).toBe(
