@@ -167,14 +167,17 @@ describe.each(ONE_PLATFORM)(
       } finally {
         sb.addFault({ webhooks: { delay_ms: 0 } });
       }
-      for (const s of sessions)
-        expect({
+      const once = () =>
+        sessions.map((s) => ({
           method: s.method,
           events: eventsAcross(instances, s.requestId).map((e) => e.event),
-        }).toEqual({
-          method: s.method,
-          events: ['verification.verified'],
-        });
+        }));
+      expect(once()).toEqual(sessions.map((s) => ({ method: s.method, events: ['verification.verified'] })));
+      // A poll that read a session before its webhook landed may have scheduled it again (seen under load):
+      // the next pass, past its lease, finds it ended, emits nothing and leaves nothing behind.
+      await sb.advance(301_000);
+      await Promise.all(instances.map((i) => reconcilerOf(i).runOnce()));
+      expect(once()).toEqual(sessions.map((s) => ({ method: s.method, events: ['verification.verified'] })));
       expect(await reconcilerOf(instances[2]).pending()).toBe(0);
     });
 
