@@ -86,7 +86,7 @@ export class FigureEvidence {
     device: DeviceHint | undefined,
     givers: FigureGivers,
   ): Promise<false | (Admission & { started: boolean })> {
-    const decided = `stats-admitted:{${record.requestId}}`;
+    const decided = admittedKey(record.requestId);
     const numberKey = statsNumberKey(record, this.keys.digest(record.phoneNumber));
     // One round: the decision read with the number's claim for the day (a session decided already
     // holds its number's claim, or another session does: the claim changes nothing then).
@@ -214,6 +214,15 @@ export class FigureEvidence {
 
 function journeyVerifiedKey(record: SessionRecord): string {
   return `stats-journey-verified:{${record.journeyId ?? record.requestId}}`;
+}
+
+/** What the figures keep of one session by its id (its admission, a page following it): an erasure removes them. */
+export function sessionEvidenceKeys(requestId: string): string[] {
+  return [admittedKey(requestId), followedKey(requestId)];
+}
+
+function admittedKey(requestId: string): string {
+  return `stats-admitted:{${requestId}}`;
 }
 
 function followedKey(requestId: string): string {

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { sessionEvidenceKeys } from '../account/figure-evidence.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
@@ -87,7 +88,7 @@ export class VerificationErasure {
   /**
    * @internal Erases one session of the subject (`forget`, and a start that finds its subject erased while the API
    * was asked: PaidStart), for `keptMs`: its records, its handle (no instance rebuilds it from the API),
-   * what the pumping defence remembers of it, and a test session's entries (`stored`: a spare test
+   * what the pumping defence and the method figures remember of it, and a test session's entries (`stored`: a spare test
    * session's slot that a newer one took is the newer one's).
    */
   async forgetSession(id: string, keptMs: number, stored = true): Promise<void> {
@@ -96,7 +97,9 @@ export class VerificationErasure {
     if (storedSessionId(id) === id || stored) {
       await Promise.all(testSessionKeys(id).map((key) => this.store.delete(key)));
     }
-    await this.store.delete(RangeStats.sessionKey(id));
+    await Promise.all(
+      [RangeStats.sessionKey(id), ...sessionEvidenceKeys(id)].map((key) => this.store.delete(key)),
+    );
   }
 
   /** The counters named by the subject, its sessions' callers and numbers (see erasureCounterKeys). */

@@ -146,6 +146,13 @@ describe('erasure of a number or an owner', () => {
     const limit = (line: string) => by === 'phoneNumber' && /(^|:)protect:[\w:-]+ [\d:]+$/.test(line);
     expect(naming.filter((line) => !erasureMark(line) && !limit(line))).toEqual([]);
     expect(naming.length).toBeGreaterThan(0);
+    // What stays named by its sessions' ids holds no giver (an address's or caller's digest, a device):
+    // counts, once-marks, ids and sealed values only.
+    const rids = suite.sb.sessionsFor(n).map((s) => s.request_id);
+    const session = lines.filter((line) => rids.some((id) => line.includes(id)));
+    const bare = /^(\d+:)?(\d+|done|forgotten|[0-9a-f-]{36}|v1\.[\w-]+)( v1\.[\w-]+)?$/;
+    expect(session.filter((line) => !bare.test(line.split(' ').slice(1).join(' ')))).toEqual([]);
+    expect(session.length).toBeGreaterThan(0);
   }
 
   it.each(['phoneNumber', 'owner'] as const)('MemoryStore, by %s: two instances on one store', async (by) => {
