@@ -7,7 +7,7 @@ import { PhoneVerificationError } from '../core/phone-verification.error.js';
 import { PhoneChangeEventName, type PhoneChangedEvent } from '../core/verification-events.js';
 import { asVerificationError, VerificationClientError } from '../core/verification.errors.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import { purposePolicy } from '../options/purposes.options.js';
+import { longestClaimTtlMs, purposePolicy } from '../options/purposes.options.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { RECORD_RETENTION_MS } from '../sessions/session-record.repository.js';
@@ -16,6 +16,7 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { GuardReadMeter } from './guard-read-meter.js';
 import type { UpstreamRead } from '../protection/status-read-meter.js';
+import { ProtectionKeys } from '../protection/protection-keys.js';
 import { VerifiedPhoneClaims } from './verified-phone-claims.js';
 
 /** What the host's `rebind` is given: the owner, the number the account had and the one it moves to. */
@@ -95,7 +96,7 @@ export class PhoneChange {
   async change(input: PhoneChangeRequest): Promise<PhoneChangeResult> {
     checkInput(input);
     const owner = await this.owner(input.request);
-    const cooldownKey = `phone-change:{${this.options.dataKeys.digest(owner)}}`;
+    const cooldownKey = ProtectionKeys.phoneChangeCooldown(this.options.dataKeys, owner);
     try {
       await this.refuseInCooldown(cooldownKey);
       const next = await this.newNumber(input, owner);
@@ -219,11 +220,7 @@ export class PhoneChange {
 
   /** How long a revocation is kept: past the longest claim and the longest record of a verification before it. */
   private revokedMs(): number {
-    const { purposes } = this.options;
-    const claims = Math.max(
-      purposes.default.claimTtlMs,
-      ...Object.values(purposes.declared).map((p) => p.claimTtlMs),
-    );
+    const claims = longestClaimTtlMs(this.options.purposes);
     return Math.max(claims, MAX_SESSION_TTL_MS + RECORD_RETENTION_MS) + REVOKED_SLACK_MS;
   }
 

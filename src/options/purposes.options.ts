@@ -47,6 +47,11 @@ export interface ResolvedPurposes {
   declared: Readonly<Record<string, ResolvedPurposePolicy>>;
 }
 
+/** The longest a claim of any purpose of the registration is accepted, ms: what revokes or erases claims must last as long. */
+export function longestClaimTtlMs(purposes: ResolvedPurposes): number {
+  return Math.max(purposes.default.claimTtlMs, ...Object.values(purposes.declared).map((p) => p.claimTtlMs));
+}
+
 /** Whether `purpose` may be named on a start of a registration resolved to `purposes`. */
 export function isAcceptedPurpose(purposes: ResolvedPurposes, purpose: string): boolean {
   return (

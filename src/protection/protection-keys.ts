@@ -29,6 +29,10 @@ export const ProtectionKeys = {
   /** A purpose's own starts per number (`purposes[name].limits.startPerPhone`): the limiter's prefix. */
   startPerPurpose: 'protect:start-purpose',
   spendCapEvent: (window: string): string => `protect:spend-cap-event:${window}`,
+  /** A caller's upstream status reads (StatusReadMeter); `:refresh` appended: its refreshes. */
+  statusReads: (keys: DataKeys, caller: string): string => `status-reads:{${keys.digest(caller)}}`,
+  /** An owner's last change of phone (PhoneChange's cooldown). */
+  phoneChangeCooldown: (keys: DataKeys, owner: string): string => `phone-change:{${keys.digest(owner)}}`,
   /** A session's spend reservation kept open until the session ends (charged on proof or delivery). */
   spendOpen: (requestId: string): string => `protect:spend-open:${digest(requestId)}`,
   /** Claimed by the one caller that acts on a session's end (`SpendCap.ended`). */

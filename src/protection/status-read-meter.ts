@@ -4,6 +4,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { clientKeyOf } from './start-callers.js';
+import { ProtectionKeys } from './protection-keys.js';
 
 /**
  * Status reads that may go upstream per caller (owner, else client key) and window, at most `refreshes`
@@ -89,7 +90,7 @@ export class StatusReadMeter {
     if (caller === undefined) return true;
     return takeUpstreamRead(
       this.store,
-      `status-reads:{${this.keys.digest(caller)}}`,
+      ProtectionKeys.statusReads(this.keys, caller),
       STATUS_READS_PER_CALLER,
       read,
     );

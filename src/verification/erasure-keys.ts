@@ -32,8 +32,9 @@ export interface ErasureScope {
 }
 
 /**
- * The store keys an erasure removes, named by the subject alone. An owner's: its wrong-code budget and,
- * as the caller `owner:…`, its pumping counters, rate limits, cooldowns and coalescing claims, alone
+ * The store keys an erasure removes, named by the subject alone. An owner's: its wrong-code budget, its
+ * change-of-phone cooldown and, as the caller `owner:…`, its pumping counters, rate limits, status-read
+ * meter, cooldowns and coalescing claims, alone
  * and with each of its numbers (a new account starts without them anyway, so removing them lifts no
  * bound). A number's: its start in doubt, its daily figures' marks and the coalescing claims naming
  * it. Never the limits of other givers (a client key's address, a browser key, a range, a prefix) nor
@@ -68,6 +69,9 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
     rangeStatsKey.share(tag, week),
     rangeStatsKey.share(tag, week - 1),
     `${ProtectionKeys.freeStartPerCaller}:${tag}`,
+    ProtectionKeys.statusReads(keys, caller),
+    `${ProtectionKeys.statusReads(keys, caller)}:refresh`,
+    ProtectionKeys.phoneChangeCooldown(keys, subject.owner),
   );
   for (const w of windows) names.push(rangeStatsKey.starts(tag, w), rangeStatsKey.verified(tag, w));
   for (const record of records) names.push(...callerEvidenceKeys(record, tag));

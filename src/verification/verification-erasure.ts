@@ -4,6 +4,7 @@ import type { SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
+import { longestClaimTtlMs } from '../options/purposes.options.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { RangeStatsKeys as RangeStats } from '../pumping/range-stats-keys.js';
@@ -66,7 +67,7 @@ export class VerificationErasure {
     const now = this.store.now();
     const keptMs = RECORD_RETENTION_MS + Math.max(0, ...records.map((r) => r.expiresAt - now));
     await Promise.all(ids.map((id, i) => this.forgetSession(id, keptMs, found[i] !== null)));
-    const claimsMs = this.options.verifiedPhone.claimTtlMs + MARK_SLACK_MS;
+    const claimsMs = longestClaimTtlMs(this.options.purposes) + MARK_SLACK_MS;
     // After the take: a start that reserved its slot before it, and writes it after, finds the mark changed.
     await this.records.subjects.markForgotten(subject, now, Math.max(claimsMs, keptMs));
     // A number's leaving an owner's account (a change of phone) names both: the mark above covers it now.
