@@ -28,7 +28,6 @@ import {
 } from '../journeys/journey-host.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
-const HOUR = 3_600_000;
 const LEARNING = { orchestration: { fallback: { minSamples: 10 } } };
 /** Sessions expire (the sandbox's TTL) and their webhooks arrive within this. */
 const EXPIRY_MS = 300_000;
