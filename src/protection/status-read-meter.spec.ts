@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { STATUS_READS_PER_CALLER, StatusReadMeter, type UpstreamRead } from './status-read-meter.js';
+import {
+  STATUS_READS_PER_CALLER,
+  STATUS_REFRESHES_PER_NETWORK,
+  StatusReadMeter,
+  type UpstreamRead,
+} from './status-read-meter.js';
 
 const { points, refreshes, windowMs } = STATUS_READS_PER_CALLER;
 
@@ -93,6 +98,30 @@ describe('StatusReadMeter', () => {
     expect(await refresh(1)).toEqual([false]);
     now.t += 1;
     expect(await refresh(1)).toEqual([true]);
+    await store.close();
+  });
+
+  it(`a network (IPv4 /24, IPv6 /48) refreshes at most ${STATUS_REFRESHES_PER_NETWORK.refreshes} times a window across its addresses and owners; rebuilds and other networks are not held`, async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    const cap = STATUS_REFRESHES_PER_NETWORK.refreshes;
+    const fromNet = async (ip: string, owner?: string) => (await takes(m, 1, owner, ip, 'refresh'))[0];
+    const taken: boolean[] = [];
+    // Each address and owner within its own meter; the network's refreshes are counted together.
+    for (let i = 0; i < cap; i++)
+      taken.push((await fromNet(`203.0.113.${i + 1}`, i % 2 ? `o${i}` : undefined))!);
+    expect(taken).toEqual(Array<boolean>(cap).fill(true));
+    expect(await fromNet('203.0.113.200')).toBe(false);
+    expect(await fromNet('203.0.113.201', 'carol')).toBe(false);
+    expect(await takes(m, 1, undefined, '203.0.113.202', 'rebuild')).toEqual([true]);
+    expect(await fromNet('203.0.114.1')).toBe(true);
+    for (let i = 0; i < cap; i++) await fromNet(`2001:db8:1:${i}::1`);
+    expect(await fromNet('2001:db8:1:ffff::9')).toBe(false);
+    expect(await fromNet('2001:db8:2::1')).toBe(true);
+    now.t += STATUS_REFRESHES_PER_NETWORK.windowMs - 1;
+    expect(await fromNet('203.0.113.203')).toBe(false);
+    now.t += 1;
+    expect(await fromNet('203.0.113.204')).toBe(true);
     await store.close();
   });
 

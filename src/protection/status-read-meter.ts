@@ -3,6 +3,7 @@ import type { DataKeys } from '../core/data-keys.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { clientNetworkKey } from '../core/client-address.js';
 import { clientKeyOf } from './start-callers.js';
 import { ProtectionKeys } from './protection-keys.js';
 
@@ -12,6 +13,13 @@ import { ProtectionKeys } from './protection-keys.js';
  * 1.5 s at the fastest, stays within it); the other points are kept for rebuilds of lost records.
  */
 export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_000 } as const;
+
+/**
+ * Refreshes that may go upstream per client network (an IPv4 /24, an IPv6 /48) and window, whoever
+ * asks from it: many addresses of one holder are one giver of the account's API rate, as their free
+ * starts are. Past it a page is answered as stored; a rebuild is metered per caller only.
+ */
+export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 12, windowMs: 3_000 } as const;
 
 /**
  * What an upstream read is for: a `refresh` of a record the store holds (refused, it is answered as
@@ -88,11 +96,26 @@ export class StatusReadMeter {
     const caller = upstreamReader(this.options.limits, owner, from);
     // The host's own call (no owner, no request): its reads are the host's to pace, never everyone's one meter.
     if (caller === undefined) return true;
-    return takeUpstreamRead(
-      this.store,
-      ProtectionKeys.statusReads(this.keys, caller),
-      STATUS_READS_PER_CALLER,
-      read,
-    );
+    const network = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
+    // Taken together (one round trip): the caller's meter and, for a refresh, its network's.
+    const [mine, ours] = await Promise.all([
+      takeUpstreamRead(
+        this.store,
+        ProtectionKeys.statusReads(this.keys, caller),
+        STATUS_READS_PER_CALLER,
+        read,
+      ),
+      network === undefined
+        ? true
+        : this.store
+            .increment(
+              ProtectionKeys.statusReads(this.keys, `network:${network}`),
+              1,
+              STATUS_REFRESHES_PER_NETWORK.windowMs,
+              { evictable: true },
+            )
+            .then(({ value }) => value <= STATUS_REFRESHES_PER_NETWORK.refreshes),
+    ]);
+    return mine && ours;
   }
 }
