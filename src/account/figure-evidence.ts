@@ -117,9 +117,10 @@ export class FigureEvidence {
   /**
    * Whether an unverified end of the session is evidence of a real user (see the class): for the
    * fallback moment (when real users give up), and for the ranking of methods. Of a method charged
-   * on proof, a followed page ranks nothing: its start and poll cost their giver nothing, and a
-   * botnet of many addresses polling would make the cheapest method look failing and move `auto` to
-   * paid ones. Its failures rank only from givers who proved a number (a record, another step verified).
+   * on proof, a followed page is evidence of neither: its start and poll cost their giver nothing, and
+   * many networks' reads within their shares would make the cheapest method look failing (moving `auto`
+   * to paid ones) or sink its fallback moment to the floor. Its ends count only from givers who proved
+   * a number (a record, another step of the journey verified).
    */
   async proven(record: SessionRecord, admitted: Admission): Promise<{ moment: boolean; ranking: boolean }> {
     if (admitted.vouched) return { moment: true, ranking: true };
@@ -129,7 +130,7 @@ export class FigureEvidence {
     ]);
     const free = methodTraits(record.method).chargedOnProof;
     return {
-      moment: journey !== null || followed !== null,
+      moment: journey !== null || (followed !== null && !free),
       ranking: journey !== null || (followed !== null && !free),
     };
   }

@@ -214,6 +214,12 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
   /** A page read the step's status after FOLLOWED_AFTER_MS: its unverified end is a real user's (FigureEvidence). */
   const followed = (record: SessionRecord) =>
     stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
+  /** Another step of the record's journey (an SMS) verified: its unverified end is a real user's. */
+  const leftBehind = async (record: SessionRecord, caller: string) => {
+    const next = session({ journeyId: record.journeyId ?? record.requestId });
+    await stats.tally(next, caller);
+    await stats.tally({ ...next, status: 'verified', delivered: true, verifiedAt: now + 30_000 });
+  };
 
   it('per calling code and device hint: the start’s hint goes with the session’s later counts', async () => {
     const desktop = session(rfc);
@@ -222,7 +228,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     await stats.tally({ ...desktop, status: 'verified', verifiedAt: now + 15_000 });
     const mobile = session(rfc);
     await stats.tally(mobile, 'client:b', 'mobile');
-    await followed(mobile);
+    await leftBehind(mobile, 'client:b');
     await stats.tally({ ...mobile, status: 'expired' });
     await stats.tally(session(rfc), 'client:c');
 
@@ -294,7 +300,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
     for (const record of records.slice(0, 3))
       await stats.tally({ ...record, status: 'verified', verifiedAt: now + 8_000 });
     expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 3 });
-    for (const record of records.slice(3, 5)) await followed(record);
+    for (const record of records.slice(3, 5)) await leftBehind(record, 'client:3');
     await stats.tally({ ...records[3]!, status: 'expired' });
     await stats.tally({ ...records[4]!, status: 'failed' });
     expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 5 });
