@@ -100,7 +100,7 @@ describe('PhoneChange: what the host is told', () => {
     'a listener that %s: the change stands; a warning names it, never its text',
     async (_c, listener, name) => {
       const h = host();
-      h.emitter?.on('verification.phone_changed', listener);
+      h.listen(listener);
       expect((await h.change()).changedAt).toEqual(new Date(T0));
       expect(h.rebinds).toHaveLength(1);
       const warned = h.lines.filter((line) => line.includes('phone_changed'));

@@ -96,5 +96,9 @@ export function host(extra: Partial<VerificationModuleOptions> = {}, events = tr
         retry_after: error.retryAfterSeconds,
       }),
     );
-  return { clock, lines, facts, claims, store, service, emitter, emitted, rebinds, change, refusal };
+  /** Adds a listener of `verification.phone_changed`, as a host's own. */
+  const listen = (listener: () => unknown): void => {
+    emitter?.on('verification.phone_changed', listener);
+  };
+  return { clock, lines, facts, claims, store, service, listen, emitted, rebinds, change, refusal };
 }
