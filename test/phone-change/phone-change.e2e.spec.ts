@@ -85,6 +85,23 @@ describe.each(CASES)('a change of phone (%s, %s store)', (platform, storeKind) =
     expect((await d.whoami('alice', { id: again })).body).toMatchObject({ phone: old });
   });
 
+  it("the old number's verification stays refused past every claim's lifetime, while its record is kept", async () => {
+    const { users } = await boot();
+    const [a, b, c] = [phoneNumber(), phoneNumber(), phoneNumber()];
+    users.phones.set('kim', a);
+    const oldId = await d.verified('kim', a, 'login');
+    const otherId = await d.verified('kim', c, 'login');
+    expect(
+      (await d.change('kim', { verification_id: await d.verified('kim', b, 'change_phone') })).status,
+    ).toBe(200);
+    // Past the longest claim lifetime (the default's 10 minutes) and a minute's slack: the record of the
+    // old number's verification is still kept, and still refused; another number's still opens.
+    await suite.sb.advance(11 * 60_000 + 1);
+    expect((await d.whoami('kim', { id: oldId })).body).toMatchObject({ status: 403, reason: 'unknown' });
+    expect(await host!.app.app.get(VerificationService).getVerifiedPhone(oldId, 'kim')).toBeNull();
+    expect((await d.whoami('kim', { id: otherId })).body).toMatchObject({ phone: c });
+  });
+
   it("erasing the owner forgets that the old number left the account; the old number's claim stays refused", async () => {
     const { users, dump } = await boot();
     const [a, b] = [phoneNumber(), phoneNumber()];
