@@ -33,12 +33,14 @@ export const FIGURES_SHARE_PER_DAY: Readonly<Record<keyof FigureGivers, number>>
 };
 
 /**
- * Sessions of one method a network adds to one figure cell (figureCells) per day: past them its
- * sessions count in the country's figures but in no cell, so a farm of a few networks proving its own
- * numbers fills no cell (operator or country × device) for everyone in it. A start without a
- * network (the host's own call) is not bounded.
+ * Sessions of one method a network adds to one figure cell (figureCells) per week (weeks of the epoch,
+ * so at most twice it in the 7 days the cells are read): past them its sessions count in the country's
+ * figures but in no cell, so a farm of a few networks proving its own numbers, day after day, fills no
+ * cell (operator or country × device) for everyone in it. A start without a network (the host's own
+ * call) is not bounded.
  */
 export const CELL_SHARE_PER_NETWORK = 2;
+const WEEK_MS = 7 * DAY_MS;
 
 /** A pending session whose status was read this long after its start had a page following it. */
 export const FOLLOWED_AFTER_MS = 5_000;
@@ -189,7 +191,7 @@ export class FigureEvidence {
     return kinds.every((kind, i) => counts[i]!.value <= FIGURES_SHARE_PER_DAY[kind]);
   }
 
-  /** The session's figure cells its network's day share in each (CELL_SHARE_PER_NETWORK) is spent in. */
+  /** The session's figure cells its network's week share in each (CELL_SHARE_PER_NETWORK) is spent in. */
   async #pastCellShares(
     record: SessionRecord,
     device: DeviceHint | undefined,
@@ -197,11 +199,16 @@ export class FigureEvidence {
   ): Promise<string[]> {
     if (network === undefined) return [];
     const of = this.keys.digest(network);
-    const day = `${dayName(record.createdAt)}:${storedMethod(record.method)}`;
+    const week = Math.floor(record.createdAt / WEEK_MS);
+    const untilWeekEnds = Math.max((week + 1) * WEEK_MS - this.store.now(), 0) + 60_000;
     const cells = figureCells(record.phoneNumber, device);
     const counts = await Promise.all(
       cells.map((cell) =>
-        this.store.increment(`stats-cell-net:{${day}:${cell}:${of}}`, 1, this.untilDayEnds(record)),
+        this.store.increment(
+          `stats-cell-net:{w${week}:${storedMethod(record.method)}:${cell}:${of}}`,
+          1,
+          untilWeekEnds,
+        ),
       ),
     );
     return cells.filter((_, i) => counts[i]!.value > CELL_SHARE_PER_NETWORK);

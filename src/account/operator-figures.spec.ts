@@ -126,6 +126,25 @@ describe('operator figures', () => {
     });
   });
 
+  it('a network adds CELL_SHARE_PER_NETWORK sessions a week to a cell, not a day: a farm proving its own numbers day after day fills no cell', async () => {
+    const read = stats.cellSums.bind(stats);
+    const WEEK = 7 * 86_400_000;
+    now = (Math.floor(NOON / WEEK) + 1) * WEEK + 3_600_000; // an hour into a week
+    for (let day = 0; day < 6; day++) {
+      for (const network of ['farm-a', 'farm-b', 'farm-a']) await ended('958', true, 'desktop', network);
+      now += 86_400_000;
+    }
+    const [operator] = await read('sms', ['7~958.desktop'], 7);
+    expect(operator!.verified).toBe(2 * CELL_SHARE_PER_NETWORK);
+    expect((await stats.figures({ country: '7', days: 7 })).sms).toMatchObject({ verified: 18 });
+    // The next week, a new share: one more of each network counts in the cell.
+    now += 86_400_000;
+    await ended('958', true, 'desktop', 'farm-a');
+    await ended('958', true, 'desktop', 'farm-b');
+    const [later] = await read('sms', ['7~958.desktop'], 1);
+    expect(later!.verified).toBe(2);
+  });
+
   it('reads completion within a time from the buckets', async () => {
     for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', i % 2 === 0, 'mobile');
     const cell = (await pooledFigures(stats.cellSums.bind(stats), 'sms', numberOn('916'), 'mobile', 1))!;
