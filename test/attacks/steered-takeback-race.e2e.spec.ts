@@ -104,7 +104,8 @@ describe.each(ONE_PLATFORM)(
         const proofs: { host: Instance; ip: string; id: string }[] = [];
         for (let i = 1; i <= PROOFS; i++) {
           const host = i % 2 === 0 ? b : a;
-          const ip = `198.18.${cycle}.${i}`;
+          // One /24 each: a network's fresh reads are metered together (STATUS_REFRESHES_PER_NETWORK).
+          const ip = `198.${18 + cycle}.${i}.1`;
           const res = await startFrom(host, ip, n, 'reverse_flash_call');
           if (res.status === 201) proofs.push({ host, ip, id: res.body.verification_id as string });
         }
