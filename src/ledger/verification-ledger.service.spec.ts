@@ -310,6 +310,18 @@ describe('VerificationLedger: the balance side', () => {
     expect(events).toHaveLength(1);
   });
 
+  it('a fall past the tolerance while nothing was counted is a drift too (every charge unseen)', async () => {
+    // Sessions counted before the first reading: the counter stands still from there on.
+    await ledger.count(session({ method: 'msgr1_otp', cost: rub(0.9) }));
+    await ledger.balanceRead(rub(100));
+    await ledger.balanceRead(rub(98));
+    expect(events).toEqual([]);
+    await ledger.balanceRead(rub(98));
+    expect(events).toEqual([
+      expect.objectContaining({ source: 'balance', expected: 0, charged: 2, drift: 2 }),
+    ]);
+  });
+
   it('a fall within the tolerance, or one that a later reading explains, is no drift', async () => {
     await ledger.balanceRead(rub(100));
     await ledger.balanceRead(rub(99.5));

@@ -25,9 +25,17 @@ describe('erasure of an owner with a start in doubt', () => {
     await host.close();
   });
 
-  it.each(['owner', 'phoneNumber'] as const)('by %s: its late webhook adopts nothing', async (by) => {
+  // The erasure's mark must outlast every way back of the session (the in-doubt start's lifetime), however
+  // short the claims' lifetime the host chose: a webhook after the claims' lifetime adopts nothing either.
+  it.each([
+    ['owner', 0],
+    ['phoneNumber', 0],
+    ['owner', 150_000],
+    ['phoneNumber', 150_000],
+  ] as const)('by %s: its late webhook (%i ms after the erasure) adopts nothing', async (by, lateMs) => {
     host = await startHost('express', sb, {
       module: {
+        verifiedPhone: { claimTtlMs: 60_000 },
         api: {
           baseUrl: sb.url,
           apiKey: sb.demoAccount.apiKey,
@@ -39,7 +47,7 @@ describe('erasure of an owner with a start in doubt', () => {
         limits: {},
       },
     });
-    const [phone, owner] = [nextPhone(), `owner-in-doubt-${by}`];
+    const [phone, owner] = [nextPhone(), `owner-in-doubt-${by}-${lateMs}`];
     sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
     const answer = await call(
       host.url,
@@ -57,6 +65,7 @@ describe('erasure of an owner with a start in doubt', () => {
     await host.app
       .get(VerificationErasure, { strict: false })
       .forget(by === 'owner' ? { owner } : { phoneNumber: phone });
+    await sb.advance(lateMs);
     await drive(sb, { requestId, phone, method: 'operator_id', owner, verificationId: '' }, 'verified');
     await settle(sb);
 

@@ -269,6 +269,26 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(warning).toMatch(/^warn .*5 test number\(s\) enabled.*for 1 owner/);
     expect(warning).not.toContain(CODE);
   });
+
+  it('an empty owner allowlist admits nobody: every owner’s start of a test number is a real one, sent to the API', async () => {
+    // `owners: []` restricts to no one; it never means "no allowlist" (every owner).
+    await boot({ testNumbers: { ...TEST_NUMBERS, owners: [] } });
+    // The sandbox is shared by this file's tests: counted from what they left.
+    const earlier = sb.sessionsFor(REVIEWER).length;
+    for (const [n, user] of ['reviewer', 'someone-else'].entries()) {
+      const started = await post('start', { phone_number: REVIEWER, method: 'sms' }, user);
+      expect(started.status).toBe(201);
+      expect(sb.sessionsFor(REVIEWER)).toHaveLength(earlier + n + 1);
+      // The fixed code is no code for it: the API's session is checked, and refuses it.
+      const checked = await post(
+        'check',
+        { verification_id: started.body.verification_id, code: CODE },
+        user,
+      );
+      expect(checked.body).not.toMatchObject({ verified: true });
+    }
+    expect(sb.requestCount('POST /v1/verify')).toBe(2);
+  });
 });
 
 describe('test numbers: options', () => {

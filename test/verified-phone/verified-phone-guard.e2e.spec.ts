@@ -208,6 +208,46 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
     });
   });
 
+  it('header names given in any case: the claim header is read as the verification header is', async () => {
+    // Both names are options; a host writes them as it writes headers elsewhere (capitalised).
+    await boot({ verifiedPhone: { header: 'X-Phone-Verification', claimHeader: 'X-Step-Up-Claim' } });
+    const done = await verification('carol', true);
+    const first = await call(
+      suite.host!.url,
+      'POST',
+      '/account/phone',
+      {},
+      as('carol', { 'X-Phone-Verification': done.id }),
+    );
+    expect(first.status).toBe(201);
+    const readsBefore = suite.sb.requestCount('GET /v1/verify/:id');
+    for (const name of ['X-Step-Up-Claim', 'x-step-up-claim']) {
+      const stepUp = await call(
+        suite.host!.url,
+        'POST',
+        '/account/payout',
+        {},
+        as('carol', { [name]: String(first.body.claim) }),
+      );
+      expect({ name, status: stepUp.status, body: stepUp.body }).toMatchObject({
+        name,
+        status: 201,
+        body: { phone: done.phone, source: 'claim' },
+      });
+    }
+    // The claim, not another read of the API, let the step-up through.
+    expect(suite.sb.requestCount('GET /v1/verify/:id')).toBe(readsBefore);
+    // The default name is not read once another is configured.
+    const other = await call(
+      suite.host!.url,
+      'POST',
+      '/account/payout',
+      {},
+      as('carol', { 'x-verified-phone-claim': String(first.body.claim) }),
+    );
+    expect(other.body).toMatchObject({ status: 403, reason: 'missing' });
+  });
+
   it('the signed claim: step-up without the API within its lifetime, only for its owner, and the route age limit', async () => {
     await boot({ verifiedPhone: { claimTtlMs: 900_000, header: 'X-Phone-Verification' } });
     const done = await verification('bob', true);

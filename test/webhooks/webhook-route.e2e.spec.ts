@@ -138,6 +138,37 @@ describe.each(PLATFORMS)('webhook route: signatures, dedupe and confirmation (%s
     }
   });
 
+  it('replays late in the tolerance: one second inside it, still a 200 duplicate with no upstream call', async () => {
+    // The memory of a handled delivery must outlast the time its signature stays fresh: the replay an
+    // attacker sends just before the tolerance ends is refused as surely as one sent at once.
+    const recorder = await WebhookRecorder.start(host.url);
+    try {
+      await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: `${recorder.url}/verification/webhooks` });
+      // A session still pending: a replay that were handled again would ask the API about it again.
+      const s = await startSession(host, sb, 'operator_id');
+      await sb.operator(s.requestId, 'fallback');
+      await settle(sb);
+      expect(recorder.recorded).toHaveLength(1);
+      expect(eventsOf(host, s.requestId)).toEqual(['verification.code_required']);
+      const before = sb.requestCount(GET_SESSION);
+      const sentAt = Number(recorder.recorded[0]!.headers['webhook-timestamp']) * 1000;
+      for (const at of [5_000, 60_000, 299_000]) {
+        await sb.advance(sentAt + at - sb.now());
+        const replay = await recorder.replay(route, recorder.recorded[0]!);
+        expect({ at, ...replay }).toEqual({
+          at,
+          status: 200,
+          body: { received: true, result: 'duplicate' },
+        });
+      }
+      expect(sb.requestCount(GET_SESSION)).toBe(before);
+      expect(eventsOf(host, s.requestId)).toEqual(['verification.code_required']);
+    } finally {
+      await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: route });
+      await recorder.close();
+    }
+  });
+
   it('checks the timestamp on the store clock: a sandbox an hour ahead of real time is still accepted', async () => {
     await sb.advance(3_600_000);
     await settle(sb);

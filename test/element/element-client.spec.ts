@@ -1,0 +1,109 @@
+/**
+ * The element's wiring of the browser client, without a browser: its two ways of reading the routes
+ * (fetch for the calls, the status stream for the status) carry the same credentials, and the methods
+ * it offers when `GET /methods` cannot be read are real method names.
+ */
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { VerificationClient } from '../../src/client/index.js';
+import { elementClient, hostFetch, offeredMethods } from '../../src/element/element-client.js';
+import { answer, FakeEventSource, FakeRoutes, MemoryStorage } from '../client/fake-routes.js';
+
+/** EventSource as the browser has it: the constructor takes `{ withCredentials }`. */
+class RecordingEventSource extends FakeEventSource {
+  static made: RecordingEventSource[] = [];
+  constructor(
+    url: string,
+    readonly init?: { withCredentials?: boolean },
+  ) {
+    super(url);
+    RecordingEventSource.made.push(this);
+  }
+}
+
+const hostWith = (attributes: Record<string, string>): HTMLElement =>
+  ({ getAttribute: (name: string) => attributes[name] ?? null }) as unknown as HTMLElement;
+
+const globals = globalThis as unknown as { EventSource?: unknown; fetch: typeof fetch };
+
+describe("the element's requests and its status stream carry the same credentials", () => {
+  let routes: FakeRoutes;
+  let made: VerificationClient[];
+  const realFetch = globals.fetch;
+  const realEventSource = globals.EventSource;
+  beforeEach(() => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
+    routes = new FakeRoutes();
+    made = [];
+    RecordingEventSource.made = [];
+    globals.EventSource = RecordingEventSource;
+  });
+  afterEach(() => {
+    for (const c of made) c.dispose();
+    globals.EventSource = realEventSource;
+    globals.fetch = realFetch;
+    jest.useRealTimers();
+  });
+
+  it.each([
+    ['include', 'include', true],
+    ['same-origin (no attribute)', undefined, false],
+  ])('credentials=%s', async (_name, mode, withCredentials) => {
+    const host = hostWith(mode === undefined ? {} : { credentials: mode });
+    // The calls: hostFetch over the page's fetch.
+    const sent: RequestInit[] = [];
+    globals.fetch = (async (_url: string, init: RequestInit) => {
+      sent.push(init);
+      return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch;
+    await hostFetch(host, () => undefined)('/verification/methods', {
+      method: 'GET',
+      headers: {},
+      credentials: 'same-origin',
+      signal: new AbortController().signal,
+    } as never);
+    expect(sent[0]!.credentials === 'include').toBe(withCredentials);
+
+    // The status: the stream the element's client opens after a start.
+    const sms = answer(routes);
+    routes.on('POST /start', { status: 201, body: sms });
+    routes.on('GET /status', { status: 200, body: sms });
+    const c = elementClient(host, '/verification', routes.fetch, {
+      storage: new MemoryStorage(),
+      random: () => 0,
+      webOtp: false,
+    });
+    made.push(c);
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(0);
+    expect(RecordingEventSource.made).toHaveLength(1);
+    expect(RecordingEventSource.made[0]!.url).toBe('/verification/status/VID-1/events');
+    expect(RecordingEventSource.made[0]!.init?.withCredentials === true).toBe(withCredentials);
+  });
+});
+
+describe('the methods the element offers', () => {
+  const methodsAnswer = (methods: string[]) =>
+    (async () =>
+      new Response(JSON.stringify({ methods: methods.map((method) => ({ method })) }), {
+        status: 200,
+      })) as never;
+  const unreachable = (async () => {
+    throw new TypeError('Failed to fetch');
+  }) as never;
+
+  it('as the server says, `all` standing for each of its methods', async () => {
+    await expect(
+      offeredMethods(methodsAnswer(['sms', 'flash_call']), '/verification', ['all']),
+    ).resolves.toEqual({ offered: ['sms', 'flash_call'] });
+    await expect(
+      offeredMethods(methodsAnswer(['sms']), '/verification', ['auto', 'sms', 'flash_call']),
+    ).resolves.toEqual({ offered: ['auto', 'sms'] });
+  });
+
+  it('when the server cannot say: the names given, never `all` (which is no method)', async () => {
+    for (const wanted of [['all'], ['all', 'sms'], ['sms', 'all', 'flash_call']])
+      expect((await offeredMethods(unreachable, '/verification', wanted)).offered).toEqual(
+        wanted.filter((m) => m !== 'all'),
+      );
+  });
+});
