@@ -7,6 +7,7 @@ import {
   LEARNED_MIN_STARTS,
   learnedExpectation,
   minUnconvertedFor,
+  pastShareUnderAttack,
   recentExcused,
   TYPING_MS,
 } from './pumping-rules.js';
@@ -47,6 +48,35 @@ describe('pumping rules: the prior', () => {
     const week = (verified: number) => ({ starts: 1000, verified });
     expect(countryBelowPrior(counts(10, 8, { expected: 0.8, week: week(763) }), rules)).toBe(false);
     expect(countryBelowPrior(counts(10, 8, { expected: 0.8, week: week(762) }), rules)).toBe(true);
+  });
+
+  it('past a share, a twin short of the prior at all over its day or week is under attack; chance’s allowance is spent', () => {
+    const twin = (day: { starts: number; verified: number }, week = day) =>
+      counts(0, 0, { expected: 0.8, day: { ...day, baseline: 0 }, week });
+    // 50 starts at 0.8: 40 expected. 40 verified is no shortfall, 39 is one (far within 3σ, 8.5).
+    expect(pastShareUnderAttack(twin({ starts: 50, verified: 40 }), rules)).toBe(false);
+    expect(pastShareUnderAttack(twin({ starts: 50, verified: 39 }), rules)).toBe(true);
+    expect(countryUnderAttack(twin({ starts: 50, verified: 39 }), rules)).toBe(false);
+    // The week alone, or the day alone, suffices; the window is not looked at (an hour is noise).
+    expect(
+      pastShareUnderAttack(twin({ starts: 50, verified: 40 }, { starts: 500, verified: 399 }), rules),
+    ).toBe(true);
+    expect(
+      pastShareUnderAttack(twin({ starts: 50, verified: 39 }, { starts: 500, verified: 450 }), rules),
+    ).toBe(true);
+    expect(pastShareUnderAttack(counts(50, 33, { expected: 0.8 }), rules)).toBe(false);
+    // Starts whose users may still be typing are excused, as for the country.
+    // A window of 280 starts, its last 6 minutes' 10 excused (the usual rate): a day of 50, 33 verified.
+    const typing = counts(280, 230, {
+      expected: 0.8,
+      recent: 10,
+      recentMs: 6 * 60_000,
+      raw: { at: 0, windowMs: 3_600_000, starts: [280, 0], verified: [0, 0], callers: [0, 0], deducted: 0 },
+      day: { starts: 50, verified: 33, baseline: 0 },
+    });
+    expect(recentExcused(typing)).toBe(10);
+    expect(pastShareUnderAttack(typing, rules)).toBe(false);
+    expect(pastShareUnderAttack({ ...typing, recent: 0 }, rules)).toBe(true);
   });
 
   it('under attack one verification does not vouch for a range or prefix short of its prior', () => {
