@@ -118,6 +118,22 @@ describe('pumping defence: the givers’ shares', () => {
     }
   });
 
+  it('past its share, an address goes on while others’ conversions cover its excess over the prior, not one start further', async () => {
+    const pumping = defence();
+    // 20 users elsewhere, all complete: 4 conversions above the prior (0.8).
+    await convertingUsers(pumping, 20);
+    const ip = '192.0.2.7';
+    for (let i = 0; i < 6; i++) await start(pumping, from(ip));
+    // Its 6th (past its share, 5) left its volume at the prior (25 starts, 20 verified): its 7th is past it.
+    const seventh = (await pumping.assess(from(ip)))!;
+    expect(seventh.counts.get(volumeOf('country:RU'))).toMatchObject({ starts: 26, verified: 20 });
+    expect([seventh.underAttack, seventh.selfUnderAttack]).toEqual([false, true]);
+    expect((await pumping.assess(from('192.0.2.8')))!.selfUnderAttack).toBe(false);
+    // Ten more users complete: covered again.
+    await convertingUsers(pumping, 10);
+    expect((await pumping.assess(from(ip)))!.selfUnderAttack).toBe(false);
+  });
+
   it('a network past its share, its addresses within theirs: judged by the callers-bounded twin, which sees them all', async () => {
     const pumping = defence();
     // 12 addresses of one /24, two unconverted starts each: the network's share (9) is passed.
