@@ -176,11 +176,11 @@ export function belowPrior(
 
 /**
  * A start past a giver's share, judged by its country's twin: as a country, or when the twin's day or
- * week falls short of the prior at all (recent starts excused). Its giver spent chance's allowance (its
- * share): others' conversions carry its excess only while they cover it.
+ * week, its recent starts left out (users may be typing), falls short of the prior at all. Its giver spent
+ * chance's allowance (its share): others' conversions carry its excess only while they cover it.
  */
 export function pastShareUnderAttack(twin: SubjectCounts, rules: PumpingThresholds): boolean {
-  const [recent, min] = [recentExcused(twin), rules.underAttackMinStarts];
+  const [recent, min] = [twin.recent ?? 0, rules.underAttackMinStarts];
   const short = (c?: { starts: number; verified: number }) =>
     c !== undefined && belowPrior(Math.max(0, c.starts - recent), c.verified, twin.expected, min, 0);
   return countryUnderAttack(twin, rules) || short(twin.day) || short(twin.week);

@@ -49,10 +49,9 @@ describe.each(PLATFORMS)('an owner erased, its address (%s)', (platform: Platfor
 
     const first: number[] = [];
     for (let i = 0; i < 12; i++) first.push((await start('pumper-1')).status);
-    // The address's paid starts: its week's share (5) admitted, then graded (409 method_held): no one
-    // else's conversions cover its excess over the prior (before the share rule, the hour's limit: 10).
-    expect(first.filter((s) => s === 201)).toHaveLength(5);
-    expect(first.slice(5)).toEqual(Array(7).fill(409));
+    // The address's paid starts of the hour: 10 admitted, then held (409 method_held).
+    expect(first.filter((s) => s === 201)).toHaveLength(10);
+    expect(first.slice(10)).toEqual([409, 409]);
 
     // "Delete my account", and a new one from the same address a minute later.
     if (erase) await suite.host.app.get(VerificationErasure).forget({ owner: 'pumper-1' });
