@@ -90,8 +90,7 @@ function verified(pumping: PumpingDefence, requestId: string, phoneNumber: strin
 describe('pumping defence: the givers’ shares', () => {
   it('a verification counts where its start was counted: past the address’s share, not in the country or prefix', async () => {
     const pumping = defence();
-    // Users elsewhere complete: the address's excess past its share stays covered (its starts go on).
-    await convertingUsers(pumping, 40);
+    await convertingUsers(pumping, 40); // elsewhere: the address's excess past its share stays covered
     const ip = '192.0.2.7';
     const attempts = Array.from({ length: 7 }, () => from(ip));
     const ids: string[] = [];
@@ -120,21 +119,14 @@ describe('pumping defence: the givers’ shares', () => {
 
   it('past its share, an address goes on while others’ conversions cover its excess over the prior, not one start further', async () => {
     const pumping = defence();
-    // 20 users elsewhere, all complete: 4 conversions above the prior (0.8).
-    await convertingUsers(pumping, 20);
-    const ip = '192.0.2.7';
-    for (let i = 0; i < 6; i++) await start(pumping, from(ip));
-    // Its 6th (past its share, 5) left its volume at the prior (25 starts, 20 verified): its 7th is past
-    // it, once its starts are older than the minutes a user may still be typing in.
-    expect((await pumping.assess(from(ip)))!.selfUnderAttack).toBe(false);
+    await convertingUsers(pumping, 20); // 4 conversions above the prior (0.8)
+    for (let i = 0; i < 6; i++) await start(pumping, from('192.0.2.7'));
+    // Its 6th (past its share, 5) left its volume at the prior; its 7th is past it once those starts age.
+    expect((await pumping.assess(from('192.0.2.7')))!.selfUnderAttack).toBe(false);
     now += 11 * 60_000;
-    const seventh = (await pumping.assess(from(ip)))!;
+    const seventh = (await pumping.assess(from('192.0.2.7')))!;
     expect(seventh.counts.get(volumeOf('country:RU'))).toMatchObject({ starts: 26, verified: 20 });
-    expect([seventh.underAttack, seventh.selfUnderAttack]).toEqual([false, true]);
-    expect((await pumping.assess(from('192.0.2.8')))!.selfUnderAttack).toBe(false);
-    // Ten more users complete: covered again.
-    await convertingUsers(pumping, 10);
-    expect((await pumping.assess(from(ip)))!.selfUnderAttack).toBe(false);
+    expect(seventh.selfUnderAttack).toBe(true);
   });
 
   it('a network past its share, its addresses within theirs: judged by the callers-bounded twin, which sees them all', async () => {
