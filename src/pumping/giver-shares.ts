@@ -18,7 +18,8 @@ import type { PumpingAttempt } from './pumping-subjects.js';
  * twin (fineOf) instead; past a caller's share (`past`), it is charged to nobody and counts in its
  * country's volume alone (volumeOf). Its range, its callers and the volume count every start. So one
  * address past its share takes nothing more from its network's (its neighbours stay within), and a
- * pool of many addresses in few networks still shows whole in the twin its starts are judged by.
+ * pool of many addresses in few networks still shows whole in the twin its starts are judged by
+ * (pastShareUnderAttack: the share was its allowance for chance).
  *
  * The bound: a giver's starts counted within its share, less their verifications divided by the
  * prior, never pass the share; so one giver adds at most `share` unconverted starts, and

@@ -90,6 +90,7 @@ function verified(pumping: PumpingDefence, requestId: string, phoneNumber: strin
 describe('pumping defence: the givers’ shares', () => {
   it('a verification counts where its start was counted: past the address’s share, not in the country or prefix', async () => {
     const pumping = defence();
+    await convertingUsers(pumping, 40); // elsewhere: the address's excess past its share stays covered
     const ip = '192.0.2.7';
     const attempts = Array.from({ length: 7 }, () => from(ip));
     const ids: string[] = [];
@@ -98,10 +99,10 @@ describe('pumping defence: the givers’ shares', () => {
     await verified(pumping, ids[1]!, attempts[1]!.phoneNumber);
     await verified(pumping, ids[6]!, attempts[6]!.phoneNumber);
     const read = await counts(['country:RU', 'prefix:+7916', fineOf('country:RU'), volumeOf('country:RU')]);
-    expect(read.get('country:RU')).toMatchObject({ starts: 5, verified: 1 });
-    expect(read.get('prefix:+7916')).toMatchObject({ starts: 5, verified: 1 });
-    expect(read.get(fineOf('country:RU'))).toMatchObject({ starts: 5, verified: 1 });
-    expect(read.get(volumeOf('country:RU'))).toMatchObject({ starts: 7, verified: 2 });
+    expect(read.get('country:RU')).toMatchObject({ starts: 45, verified: 41 });
+    expect(read.get('prefix:+7916')).toMatchObject({ starts: 45, verified: 41 });
+    expect(read.get(fineOf('country:RU'))).toMatchObject({ starts: 45, verified: 41 });
+    expect(read.get(volumeOf('country:RU'))).toMatchObject({ starts: 47, verified: 42 });
   });
 
   it('one address past its share, its volume short of the prior: it is judged under attack, its neighbours and strangers are not', async () => {
@@ -114,6 +115,18 @@ describe('pumping defence: the givers’ shares', () => {
       const other = (await pumping.assess(from(ip)))!;
       expect([other.underAttack, other.selfUnderAttack, other.steer]).toEqual([false, false, false]);
     }
+  });
+
+  it('past its share, an address goes on while others’ conversions cover its excess over the prior, not one start further', async () => {
+    const pumping = defence();
+    await convertingUsers(pumping, 20); // 4 conversions above the prior (0.8)
+    for (let i = 0; i < 6; i++) await start(pumping, from('192.0.2.7'));
+    // Its 6th (past its share, 5) left its volume at the prior; its 7th is past it once those starts age.
+    expect((await pumping.assess(from('192.0.2.7')))!.selfUnderAttack).toBe(false);
+    now += 11 * 60_000;
+    const seventh = (await pumping.assess(from('192.0.2.7')))!;
+    expect(seventh.counts.get(volumeOf('country:RU'))).toMatchObject({ starts: 26, verified: 20 });
+    expect(seventh.selfUnderAttack).toBe(true);
   });
 
   it('a network past its share, its addresses within theirs: judged by the callers-bounded twin, which sees them all', async () => {

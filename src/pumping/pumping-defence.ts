@@ -3,7 +3,8 @@ import { methodTraits, type VerificationMethod } from '../core/verification-meth
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { ResolvedPumping } from '../options/verification.options.js';
-import { coolOffMs, countryUnderAttack, reserveRefuses, type PumpingSubjectKind } from './pumping-rules.js';
+import { coolOffMs, countryUnderAttack, pastShareUnderAttack, reserveRefuses } from './pumping-rules.js';
+import type { PumpingSubjectKind } from './pumping-rules.js';
 import { reportHold, type PumpingReporting } from './pumping-report.js';
 import {
   callerOf,
@@ -54,9 +55,8 @@ function free(method: VerificationMethod | undefined): boolean {
  * numbers verified there; a subject whose starts do not convert is held for a cool-off that doubles
  * while the pattern goes on (a fresh range or prefix after a few: a burst; a prefix or country over
  * the day too: a slow drip); while a country does not convert, subjects without conversions or a
- * record are held sooner and, near the spend cap, wait. Concurrent starts are judged one after the
- * other (counted first, judged with those counted before). Rules: pumping-rules.ts; the verdict:
- * pumping-verdict.ts; the givers' shares: giver-shares.ts; docs/protection.md states the costs.
+ * record are held sooner and, near the spend cap, wait. Concurrent starts are judged one after the other.
+ * Rules: pumping-rules.ts, pumping-verdict.ts, giver-shares.ts; the costs: docs/protection.md.
  */
 export class PumpingDefence {
   private readonly safeNumbers: Set<string>;
@@ -112,7 +112,7 @@ export class PumpingDefence {
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
     const judgedBy = standing === 'past' ? twins[1]! : twins[0]!;
     const selfUnderAttack =
-      !underAttack && standing !== 'within' && countryUnderAttack(counts.get(judgedBy.id)!, this.settings);
+      !underAttack && standing !== 'within' && pastShareUnderAttack(counts.get(judgedBy.id)!, this.settings);
     const held = heldBy(
       { holdable, counts, holds, underAttack, callersUnderAttack: underAttack || selfUnderAttack },
       this.store.now(),

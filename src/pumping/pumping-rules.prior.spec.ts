@@ -7,6 +7,7 @@ import {
   LEARNED_MIN_STARTS,
   learnedExpectation,
   minUnconvertedFor,
+  pastShareUnderAttack,
   recentExcused,
   TYPING_MS,
 } from './pumping-rules.js';
@@ -47,6 +48,29 @@ describe('pumping rules: the prior', () => {
     const week = (verified: number) => ({ starts: 1000, verified });
     expect(countryBelowPrior(counts(10, 8, { expected: 0.8, week: week(763) }), rules)).toBe(false);
     expect(countryBelowPrior(counts(10, 8, { expected: 0.8, week: week(762) }), rules)).toBe(true);
+  });
+
+  it('past a share, a twin short of the prior at all over its day or week is under attack; chance’s allowance is spent', () => {
+    const twin = (day: { starts: number; verified: number }, week = day) =>
+      counts(0, 0, { expected: 0.8, day: { ...day, baseline: 0 }, week });
+    // 50 starts at 0.8: 40 expected. 40 verified is no shortfall, 39 is one (far within 3σ, 8.5).
+    expect(pastShareUnderAttack(twin({ starts: 50, verified: 40 }), rules)).toBe(false);
+    expect(pastShareUnderAttack(twin({ starts: 50, verified: 39 }), rules)).toBe(true);
+    expect(countryUnderAttack(twin({ starts: 50, verified: 39 }), rules)).toBe(false);
+    // The week alone, or the day alone, suffices; the window is not looked at (an hour is noise).
+    expect(
+      pastShareUnderAttack(twin({ starts: 50, verified: 40 }, { starts: 500, verified: 399 }), rules),
+    ).toBe(true);
+    expect(
+      pastShareUnderAttack(twin({ starts: 50, verified: 39 }, { starts: 500, verified: 450 }), rules),
+    ).toBe(true);
+    expect(pastShareUnderAttack(counts(50, 33, { expected: 0.8 }), rules)).toBe(false);
+    // Its recent starts (their users may still be typing) are left out, all of them: a crowd of one
+    // network's users starting at once is not judged before they could complete.
+    const typing = { ...twin({ starts: 50, verified: 39 }), recent: 2, recentMs: 6 * 60_000 };
+    expect(recentExcused(typing)).toBe(0);
+    expect(pastShareUnderAttack(typing, rules)).toBe(false);
+    expect(pastShareUnderAttack({ ...typing, recent: 1 }, rules)).toBe(true);
   });
 
   it('under attack one verification does not vouch for a range or prefix short of its prior', () => {

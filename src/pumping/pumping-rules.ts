@@ -160,7 +160,7 @@ export const PRIOR_Z = 3;
 /**
  * Whether `verified` of `starts` falls short of the prior `expected` by more than chance explains:
  * at least `minUnconverted` unconverted, and a shortfall (expected × starts − verified) above
- * PRIOR_Z binomial standard deviations. An attacker's never-converting starts add about `expected`
+ * `z` (PRIOR_Z) binomial standard deviations. An attacker's never-converting starts add about `expected`
  * each; real users completing as expected add nothing on average.
  */
 export function belowPrior(
@@ -168,9 +168,22 @@ export function belowPrior(
   verified: number,
   expected: number | undefined,
   minUnconverted: number,
+  z = PRIOR_Z,
 ): boolean {
   if (expected === undefined || starts - verified < minUnconverted) return false;
-  return expected * starts - verified > PRIOR_Z * Math.sqrt(starts * expected * (1 - expected));
+  return expected * starts - verified > z * Math.sqrt(starts * expected * (1 - expected));
+}
+
+/**
+ * A start past a giver's share, judged by its country's twin: as a country, or when the twin's day or
+ * week, its recent starts left out (users may be typing), falls short of the prior at all. Its giver spent
+ * chance's allowance (its share): others' conversions carry its excess only while they cover it.
+ */
+export function pastShareUnderAttack(twin: SubjectCounts, rules: PumpingThresholds): boolean {
+  const [recent, min] = [twin.recent ?? 0, rules.underAttackMinStarts];
+  const short = (c?: { starts: number; verified: number }) =>
+    c !== undefined && belowPrior(Math.max(0, c.starts - recent), c.verified, twin.expected, min, 0);
+  return countryUnderAttack(twin, rules) || short(twin.day) || short(twin.week);
 }
 
 /**
