@@ -57,7 +57,14 @@ export const SPECS_BY_FOLDER = {
   history: [/^src\/history\//, /^test\/history\//, /^test\/attacks\/history-/],
   ledger: [/^src\/ledger\//, /^test\/ledger\//],
   http: [/^test\/client-routes\//, /^test\/status-stream\//],
-  module: [/^test\/registration\//, /^test\/operations\/(options|unknown-options|optional-peers|health)\./],
+  module: [
+    /^src\/module\//,
+    /^test\/registration\//,
+    /^test\/operations\/(options|unknown-options|optional-peers|health)\./,
+    // The boot's log of the served URLs under a global prefix, and its raw-body warning.
+    /^test\/client-routes\/global-prefix\./,
+    /^test\/webhooks\/content-types\./,
+  ],
   observability: [/^src\/observability\//, /^test\/tracing\//, /^test\/operations\/(logs|metrics)\./],
   ops: [/^src\/ops\//, /^test\/ops\//],
   options: [
