@@ -170,6 +170,24 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
     expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
   });
 
+  it('a delivery in progress holds its webhook-id for 30 s on the clock: a copy is a duplicate until then, handled at 30 s', async () => {
+    const s = await startSession(host, sb, 'sms');
+    const id = 'w_lease';
+    const copy = async () => (await deliver(payloadFor('verification.verified', s.requestId), { id })).body;
+    // The first delivery waits on a slow API (real time) while the sandbox's clock moves.
+    sb.addFault({ route: GET_SESSION, kind: 'latency', latency_ms: 2000, count: 1 });
+    const gets = sb.requestCount(GET_SESSION);
+    const first = copy();
+    while (sb.requestCount(GET_SESSION) === gets) await new Promise((r) => setTimeout(r, 10));
+    expect(await copy()).toEqual({ received: true, result: 'duplicate' });
+    await sb.advance(29_999);
+    expect(await copy()).toEqual({ received: true, result: 'duplicate' });
+    await sb.advance(1);
+    // A delivery that took longer than the lease is taken to have crashed: the copy is handled.
+    expect(await copy()).toEqual({ received: true, result: 'deferred' });
+    expect(await first).toEqual({ received: true, result: 'deferred' });
+  });
+
   it('remembers a handled webhook-id for an hour: the same id re-signed at 3,599.999 s is a duplicate, at 3,600 s handled', async () => {
     const id = 'w_hour';
     expect((await deliver(payloadFor('verification.verified', UNKNOWN), { id })).body.result).toBe('ignored');
