@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { FlakyListener } from '../events/flaky-listener.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
   CapturingLogger,
@@ -39,7 +40,11 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
 
   beforeAll(async () => {
     sb = await startSandbox();
-    host = await startAccountHost(platform, sb, { module: { webhooks: { secret: SECRET } }, logger });
+    host = await startAccountHost(platform, sb, {
+      module: { webhooks: { secret: SECRET } },
+      logger,
+      providers: [FlakyListener],
+    });
   });
   afterAll(async () => {
     await host?.close();
@@ -59,6 +64,14 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
     expect(noId.status).toBe(400);
     const ignored = await deliver(payloadFor('verification.verified', UNKNOWN), { id: 'w_ign' });
     expect(ignored.body).toEqual({ received: true, result: 'ignored' });
+    // The operator reads why (never the sender).
+    expect(logger.at('warn')).toContain('webhook refused: invalid signature (no_matching_signature)');
+    const stale = await postWebhook(
+      route(),
+      signed(SECRET, payloadFor('x.y', UNKNOWN), { timestampSeconds: ts() - 301 }),
+    );
+    expect(stale.status).toBe(401);
+    expect(logger.at('warn')).toContain('webhook refused: invalid signature (stale_timestamp)');
     expect(linesOf('w_forged')).toEqual([
       'log: webhook route=webhook result=invalid_signature webhook_id=w_forged http_status=401',
     ]);
@@ -186,6 +199,53 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
     // A delivery that took longer than the lease is taken to have crashed: the copy is handled.
     expect(await copy()).toEqual({ received: true, result: 'deferred' });
     expect(await first).toEqual({ received: true, result: 'deferred' });
+  });
+
+  it('a host listener that throws: 503 with Retry-After: 5, a warning naming the event, and the retry emits it', async () => {
+    const listener = host.app.get(FlakyListener);
+    listener.failFirst = true;
+    try {
+      const s = await startSession(host, sb, 'reverse_flash_call');
+      await sb.call(s.requestId, s.phone);
+      const res = await deliver(payloadFor('verification.verified', s.requestId), { id: 'w_listen' });
+      expect(res.status).toBe(503);
+      expect(res.retryAfter).toBe('5');
+      expect(logger.at('warn')).toContain(
+        'webhook answered 503: a listener of verification.verified failed; the sender will retry',
+      );
+      const retry = await deliver(payloadFor('verification.verified', s.requestId), { id: 'w_listen' });
+      expect(retry.body).toEqual({ received: true, result: 'processed' });
+      expect(listener.of(s.requestId)).toEqual(['verification.verified!', 'verification.verified']);
+    } finally {
+      listener.failFirst = false;
+    }
+  });
+
+  it('takes a JSON content type in any case and with spaces before its parameters', async () => {
+    for (const contentType of ['Application/JSON', 'application/json ; charset=utf-8']) {
+      const delivery = signed(SECRET, payloadFor('verification.verified', UNKNOWN), {
+        timestampSeconds: ts(),
+      });
+      const res = await postWebhook(route(), {
+        headers: { ...delivery.headers, 'content-type': contentType },
+        body: delivery.body,
+      });
+      expect({ contentType, status: res.status, body: res.body }).toEqual({
+        contentType,
+        status: 200,
+        body: { received: true, result: 'ignored' },
+      });
+    }
+    const text = signed(SECRET, 'verified!', { timestampSeconds: ts() });
+    const refused = await postWebhook(route(), {
+      headers: { ...text.headers, 'content-type': 'text/plain' },
+      body: text.body,
+    });
+    expect(refused.body).toMatchObject({
+      status: 415,
+      error_code: 'unsupported_media_type',
+      errors: [{ field: null, message: 'content-type must be application/json' }],
+    });
   });
 
   it('remembers a handled webhook-id for an hour: the same id re-signed at 3,599.999 s is a duplicate, at 3,600 s handled', async () => {

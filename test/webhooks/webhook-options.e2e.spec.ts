@@ -243,6 +243,7 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
       }),
     );
     expect(early.status).toBe(503);
+    expect(early.retryAfter).toBe('5');
     expect(early.body.error_code).toBe('service_unavailable');
     expect(eventsOf(suite.host, s.requestId)).toEqual([]);
     await drive(suite.sb, s, 'verified');
@@ -278,6 +279,21 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
         source: 'webhook',
         verifiedAt: expect.any(Date),
       }),
+    ]);
+    // The signed event's own verified_at is the event's time (the clock is not read for it).
+    const other = await startSession(suite.host, suite.sb, 'sms');
+    const verifiedAt = '2026-01-02T03:04:05.000Z';
+    const res = await postWebhook(
+      `${suite.host.url}/verification/webhooks`,
+      signed(
+        suite.sb.demoAccount.webhookSecret,
+        payloadFor('verification.verified', other.requestId, { verified_at: verifiedAt }),
+        { timestampSeconds: ts() },
+      ),
+    );
+    expect(res.body).toEqual({ received: true, result: 'processed' });
+    expect(suite.host.events.filter((e) => e.requestId === other.requestId)).toEqual([
+      expect.objectContaining({ event: 'verification.verified', verifiedAt: new Date(verifiedAt) }),
     ]);
   });
 });
