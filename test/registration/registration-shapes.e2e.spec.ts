@@ -1,12 +1,27 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Injectable, Module, type DynamicModule } from '@nestjs/common';
+import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { VerificationOptionsError } from '../../src/core/option-rules.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import type { VerificationOptionsFactory } from '../../src/module/verification.module-definition.js';
-import { getVerificationToken } from '../../src/module/verification-registration.js';
+import {
+  getVerificationToken,
+  InjectPhoneChange,
+  InjectVerificationAccountService,
+  InjectVerificationErasure,
+  InjectVerificationHistory,
+  InjectVerificationLedger,
+  InjectVerificationService,
+  InjectVerificationStore,
+} from '../../src/module/verification-registration.js';
+import { VerificationAccountService } from '../../src/account/verification-account.service.js';
+import { PhoneChange } from '../../src/guard/phone-change.js';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
@@ -76,6 +91,67 @@ describe.each(SHAPES)('registration given as %s', (_shape, registration, name) =
     try {
       const service = ref.get<VerificationService>(getVerificationToken(VerificationService, name));
       expect((await service.methods()).map((m) => m.method)).toEqual(['sms', 'flash_call']);
+    } finally {
+      await ref.close();
+    }
+  });
+});
+
+describe('the Inject… decorators', () => {
+  it("give a host's class each service of the registration it names, and the unnamed one's without a name", async () => {
+    // Declared here, not at import: the decorators run in this test.
+    const hostOf = (name?: string) => {
+      @Injectable()
+      class Host {
+        constructor(
+          @InjectVerificationService(name) readonly service: VerificationService,
+          @InjectVerificationAccountService(name) readonly account: VerificationAccountService,
+          @InjectVerificationStore(name) readonly store: VerificationStore,
+          @InjectVerificationHistory(name) readonly history: VerificationHistory,
+          @InjectVerificationLedger(name) readonly ledger: VerificationLedger,
+          @InjectVerificationErasure(name) readonly erasure: VerificationErasure,
+          @InjectPhoneChange(name) readonly phoneChange: PhoneChange,
+        ) {}
+      }
+      return Host;
+    };
+    const [North, South, Unnamed] = [hostOf('north'), hostOf('south'), hostOf()];
+    const ref = await Test.createTestingModule({
+      imports: [
+        EventEmitterModule.forRoot(),
+        VerificationModule.forRoot({ api }),
+        VerificationModule.forRoot({ api, name: 'north', routes: { prefix: 'north' } }),
+        VerificationModule.forRoot({ api, name: 'south', routes: { prefix: 'south' } }),
+      ],
+      providers: [North, South, Unnamed],
+    }).compile();
+    try {
+      const [north, south, unnamed] = [ref.get(North), ref.get(South), ref.get(Unnamed)];
+      const TOKENS = {
+        service: VerificationService,
+        account: VerificationAccountService,
+        store: VerificationStore,
+        history: VerificationHistory,
+        ledger: VerificationLedger,
+        erasure: VerificationErasure,
+        phoneChange: PhoneChange,
+      } as const;
+      // Compared by identity into booleans: a failing diff of two services would print the whole app.
+      const seen = Object.entries(TOKENS).map(([field, token]) => {
+        const of = (host: typeof north) => host[field as keyof typeof TOKENS] as unknown;
+        return {
+          field,
+          distinct: new Set([of(north), of(south), of(unnamed)]).size === 3,
+          north: of(north) === ref.get(getVerificationToken(token, 'north')),
+          south: of(south) === ref.get(getVerificationToken(token, 'south')),
+          kind:
+            field === 'store' ||
+            (of(north) instanceof (token as Type) && of(unnamed) instanceof (token as Type)),
+        };
+      });
+      expect(seen).toEqual(
+        Object.keys(TOKENS).map((field) => ({ field, distinct: true, north: true, south: true, kind: true })),
+      );
     } finally {
       await ref.close();
     }
