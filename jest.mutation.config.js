@@ -57,7 +57,14 @@ export const SPECS_BY_FOLDER = {
   history: [/^src\/history\//, /^test\/history\//, /^test\/attacks\/history-/],
   ledger: [/^src\/ledger\//, /^test\/ledger\//],
   http: [/^test\/client-routes\//, /^test\/status-stream\//],
-  module: [/^test\/registration\//, /^test\/operations\/(options|unknown-options|optional-peers|health)\./],
+  module: [
+    /^src\/module\//,
+    /^test\/registration\//,
+    /^test\/operations\/(options|unknown-options|optional-peers|health)\./,
+    // The boot's log of the served URLs under a global prefix, and its raw-body warning.
+    /^test\/client-routes\/global-prefix\./,
+    /^test\/webhooks\/content-types\./,
+  ],
   observability: [/^src\/observability\//, /^test\/tracing\//, /^test\/operations\/(logs|metrics)\./],
   ops: [/^src\/ops\//, /^test\/ops\//],
   options: [
@@ -71,7 +78,10 @@ export const SPECS_BY_FOLDER = {
   store: [/^test\/store\//, /^test\/privacy\/store-dump\./, /^test\/multi-instance\/store-outage\./],
   'test-numbers': [/^src\/test-numbers\//, /^test\/test-numbers\//, /^test\/attacks\/test-numbers-/],
   verification: [/^src\/verification\//, /^test\/journeys\//, /^test\/events\//, /^test\/reconciler\//],
-  webhooks: [/^src\/webhooks\//, /^test\/webhooks\//, /^test\/multi-instance\/webhook-dedupe\./],
+  // The route's dedupe by webhook-id is tested in test/webhooks (replays, the lease, the id's bounds);
+  // test/multi-instance/webhook-dedupe.e2e (every outcome of every method on three instances) is the store's
+  // and the tracker's exactly-once, at many times the cost of a mutant's run.
+  webhooks: [/^src\/webhooks\//, /^test\/webhooks\//],
 };
 
 /**
@@ -81,6 +91,22 @@ export const SPECS_BY_FOLDER = {
  * suites). The folder's list stays as it is for a run of the whole folder.
  */
 export const SPECS_BY_SCOPE = {
+  // src/module (all of it): each registration shape booted in its own test (forRoot, forRootAsync's three,
+  // named), without the suites that boot a host in beforeAll or spawn a process (every module mutant reaches
+  // those: a survivor ran 114 tests, 7 minutes on the shared machine).
+  // src/webhooks/webhook-receiver.ts: the route's answers, bounds and log lines, on hosts booted once per suite
+  // (the suites that boot a host per test, webhook-options and content-types, left out for time).
+  'webhook-answers': {
+    folder: 'webhooks',
+    specs: [/^src\/webhooks\//, /^test\/webhooks\/(webhook-answers|webhook-route)\./],
+  },
+  registration: {
+    folder: 'module',
+    specs: [
+      /^src\/module\//,
+      /^test\/registration\/(verification-module\.registration|registration-shapes|named-registrations)\./,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
     folder: 'protection',

@@ -279,12 +279,18 @@ export function payloadFor(event: string, requestId: string, extra: Record<strin
 export async function postWebhook(
   url: string,
   delivery: { headers: Record<string, string>; body: string },
-): Promise<{ status: number; contentType: string | null; body: Record<string, unknown> }> {
+): Promise<{
+  status: number;
+  contentType: string | null;
+  retryAfter: string | null;
+  body: Record<string, unknown>;
+}> {
   const res = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
   const text = await res.text();
   return {
     status: res.status,
     contentType: res.headers.get('content-type'),
+    retryAfter: res.headers.get('retry-after'),
     body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
   };
 }

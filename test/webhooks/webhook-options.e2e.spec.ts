@@ -46,6 +46,8 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
       async verify(rawBody, headers) {
         seen.push(rawBody);
         if (headers['x-boom'] === '1') throw new Error(`verifier exploded with ${key.toString('hex')}`);
+        // A verifier written in plain JavaScript may answer something else than a boolean.
+        if (headers['x-truthy'] === '1') return 'yes' as unknown as boolean;
         const expected = createHmac('sha256', key).update(rawBody).digest('hex');
         return headers['x-test-signature'] === expected;
       },
@@ -71,6 +73,12 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
       body,
     });
     expect(thrown.status).toBe(401);
+    // Only `true` lets a delivery in.
+    const truthy = await postWebhook(url, {
+      headers: { 'content-type': 'application/json', 'x-test-signature': good, 'x-truthy': '1' },
+      body,
+    });
+    expect(truthy.status).toBe(401);
     expect(eventsOf(suite.host, s.requestId)).toEqual([]);
     const accepted = await postWebhook(url, {
       headers: { 'content-type': 'application/json', 'x-test-signature': good },
@@ -121,6 +129,7 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
       }),
     );
     expect(again.status).toBe(503);
+    expect(again.retryAfter).toBe('60');
     expect(again.contentType).toMatch(/^application\/problem\+json/);
     expect(again.body.error_code).toBe('service_unavailable');
     expect(logger.at('error')).toHaveLength(1); // loud once, then reminders
@@ -234,6 +243,7 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
       }),
     );
     expect(early.status).toBe(503);
+    expect(early.retryAfter).toBe('5');
     expect(early.body.error_code).toBe('service_unavailable');
     expect(eventsOf(suite.host, s.requestId)).toEqual([]);
     await drive(suite.sb, s, 'verified');
@@ -269,6 +279,21 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
         source: 'webhook',
         verifiedAt: expect.any(Date),
       }),
+    ]);
+    // The signed event's own verified_at is the event's time (the clock is not read for it).
+    const other = await startSession(suite.host, suite.sb, 'sms');
+    const verifiedAt = '2026-01-02T03:04:05.000Z';
+    const res = await postWebhook(
+      `${suite.host.url}/verification/webhooks`,
+      signed(
+        suite.sb.demoAccount.webhookSecret,
+        payloadFor('verification.verified', other.requestId, { verified_at: verifiedAt }),
+        { timestampSeconds: ts() },
+      ),
+    );
+    expect(res.body).toEqual({ received: true, result: 'processed' });
+    expect(suite.host.events.filter((e) => e.requestId === other.requestId)).toEqual([
+      expect.objectContaining({ event: 'verification.verified', verifiedAt: new Date(verifiedAt) }),
     ]);
   });
 });
