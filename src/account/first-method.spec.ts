@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
-import { chooseFirstMethods, expectedOf, SWITCH_LEAVE_SHARE, type MethodOutlook } from './first-method.js';
+import {
+  chooseFirstMethods,
+  expectedOf,
+  standInFor,
+  SWITCH_LEAVE_SHARE,
+  type MethodOutlook,
+} from './first-method.js';
 import type { CellFigures } from './operator-figures.js';
 
 /* The first method per device (issue 47): cost per verified user under SMS's verified users and median. */
@@ -83,17 +89,76 @@ describe('first method', () => {
     expect(chosen.get('mobile')).toBe('reverse_flash_call');
   });
 
-  it('without SMS figures for a device, chooses nothing for it (the policy order stands)', () => {
-    // The method most users complete is no stand-in: its median (17 s for a messenger code) is a far
-    // stricter budget than SMS's (bench orchestration, warm host: 1.13 RUB per verified against 0.85).
+  describe('without SMS figures for a device (judged against its candidate most complete alone)', () => {
     const flash: MethodOutlook = {
       method: 'flash_call',
       figures: figures(0.72, 20_000, 0.85),
       priceMinor: 80,
       fallbackMs: 30_000,
     };
-    expect(
-      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [reverse(0.3, 30_000), flash] }]).size,
-    ).toBe(0);
+
+    it('the stand-in is the candidate its users complete the most', () => {
+      expect(standInFor([reverse(0.3, 30_000), flash])?.method).toBe('flash_call');
+      expect(standInFor([reverse(0.8, 30_000), flash])?.method).toBe('reverse_flash_call');
+      expect(standInFor([])).toBeUndefined();
+    });
+
+    it('does not put first a method few of the device’s users complete', () => {
+      // 0.1 + 0.9 × 0.9 × 0.72 (0.683) verified against the flash call's 0.72 alone.
+      const desktop = { device: 'desktop' as const, weight: 1, candidates: [reverse(0.1, 30_000), flash] };
+      expect(chooseFirstMethods([desktop]).get('desktop')).toBe('flash_call');
+    });
+
+    it('keeps the cheaper method first where as many are verified with it, however late (no median seen)', () => {
+      // 0.4 by the call (within its moment), the rest 0.6 × 0.9 × 0.72 = 0.389: 0.789 ≥ 0.72.
+      const mobile = { device: 'mobile' as const, weight: 1, candidates: [reverse(0.4, 20_000), flash] };
+      expect(chooseFirstMethods([mobile]).get('mobile')).toBe('reverse_flash_call');
+      // Completed, but late (past SMS's usual median): no budget is known, the verified users decide.
+      const slow = { ...reverse(0.9, 45_000), fallbackMs: 60_000 };
+      expect(chooseFirstMethods([{ ...mobile, candidates: [slow, flash] }]).get('mobile')).toBe(
+        'reverse_flash_call',
+      );
+    });
+
+    it('counts the users who leave at the switch', () => {
+      // 0.2 + 0.8 × 0.9 × 0.72 = 0.7184 < 0.72: first only if nobody left (0.776).
+      const device = { device: 'desktop' as const, weight: 1, candidates: [reverse(0.2, 20_000), flash] };
+      expect(chooseFirstMethods([device]).get('desktop')).toBe('flash_call');
+      const atLeast = { ...device, candidates: [reverse(0.21, 20_000), flash] };
+      expect(chooseFirstMethods([atLeast]).get('desktop')).toBe('reverse_flash_call');
+    });
+
+    it('weighs the devices together: one device’s surplus of verified users carries another’s shortfall', () => {
+      // Mobile: 0.7 + 0.3 × 0.9 × 0.72 = 0.894 against 0.72; desktop: 0.683 against 0.72.
+      const mobile = { device: 'mobile' as const, weight: 900, candidates: [reverse(0.7, 20_000), flash] };
+      const desktop = { device: 'desktop' as const, weight: 100, candidates: [reverse(0.1, 20_000), flash] };
+      const chosen = chooseFirstMethods([mobile, desktop]);
+      expect(chosen.get('mobile')).toBe('reverse_flash_call');
+      expect(chosen.get('desktop')).toBe('reverse_flash_call');
+      // Desktop-heavy (9,000 × 0.037 > 900 × 0.174): the desktop's shortfall is no longer covered.
+      const heavy = chooseFirstMethods([mobile, { ...desktop, weight: 9000 }]);
+      expect(heavy.get('mobile')).toBe('reverse_flash_call');
+      expect(heavy.get('desktop')).toBe('flash_call');
+    });
+
+    it('leaves the median to the devices with SMS figures, and a device without figures out', () => {
+      const timed = { device: 'mobile' as const, weight: 1, candidates: [sms, reverse(0.7, 20_000)] };
+      // Mobile's surplus over SMS (0.93 against 0.85) does not cover 5 × 0.037 on the desktop.
+      const untimed = { device: 'desktop' as const, weight: 5, candidates: [reverse(0.1, 20_000), flash] };
+      const chosen = chooseFirstMethods([timed, untimed, { device: undefined, weight: 5, candidates: [] }]);
+      expect(chosen.get('mobile')).toBe('reverse_flash_call');
+      expect(chosen.get('desktop')).toBe('flash_call');
+      expect(chosen.has(undefined)).toBe(false);
+    });
+
+    it('gives the devices with SMS figures no room for their median (its half-within test is neutral)', () => {
+      // Completes often, but after SMS's median: kept out, whatever a device without SMS figures verifies.
+      const slow = { ...reverse(0.9, 45_000), fallbackMs: 60_000 };
+      const timed = { device: 'mobile' as const, weight: 1, candidates: [sms, slow] };
+      const untimed = { device: 'desktop' as const, weight: 3, candidates: [reverse(0.7, 20_000), flash] };
+      const chosen = chooseFirstMethods([timed, untimed]);
+      expect(chosen.get('mobile')).toBe('sms');
+      expect(chosen.get('desktop')).toBe('reverse_flash_call');
+    });
   });
 });

@@ -77,23 +77,45 @@ export function expectedOf(first: MethodOutlook, reference: MethodOutlook, budge
   };
 }
 
+/** Of a device's candidates (none of them the reference), the one the most of its users complete alone. */
+export function standInFor(candidates: readonly MethodOutlook[]): MethodOutlook | undefined {
+  let best: MethodOutlook | undefined;
+  for (const c of candidates)
+    if (best === undefined || c.figures.completion > best.figures.completion) best = c;
+  return best;
+}
+
 /**
  * The first method per device: the combination of candidates with the least expected cost per
  * verified user over the devices (by weight) such that the population's verified users are no fewer
  * than with the reference alone and at least half of them are verified within the reference's median
- * time (the median no later). A device without the reference's figures is left out (undefined: the
- * policy's order stands for it).
+ * time (the median no later). A device without the reference's figures is judged against its
+ * candidate that verifies the most alone (`standInFor`), for the verified users only: its median is
+ * not judged (SMS's is not seen), so a first method few of its users complete, the switch costing
+ * SWITCH_LEAVE_SHARE, goes first no more. A device without figures is left out (the policy's order).
  */
 export function chooseFirstMethods(
   devices: readonly DeviceOutlook[],
 ): Map<DeviceHint | undefined, VerificationMethod> {
   const known = devices.flatMap((d) => {
+    if (d.weight <= 0) return [];
     const reference = d.candidates.find((c) => c.method === REFERENCE_METHOD);
-    if (reference === undefined || d.weight <= 0) return [];
-    const budget = verifiedQuantile(reference.figures, 0.5);
-    if (budget === null) return [];
-    const options = d.candidates.map((c) => ({ method: c.method, ...expectedOf(c, reference, budget) }));
-    return [{ device: d.device, weight: d.weight, options, floor: expectedOf(reference, reference, budget) }];
+    const budget = reference === undefined ? null : verifiedQuantile(reference.figures, 0.5);
+    if (reference !== undefined && budget !== null) {
+      const options = d.candidates.map((c) => ({ method: c.method, ...expectedOf(c, reference, budget) }));
+      return [
+        { device: d.device, weight: d.weight, options, floor: expectedOf(reference, reference, budget) },
+      ];
+    }
+    const standIn = standInFor(d.candidates);
+    if (standIn === undefined) return [];
+    // Half of each option's verified users counted within the budget: neutral to the median's test.
+    const untimed = (c: MethodOutlook) => {
+      const expected = expectedOf(c, standIn, Number.POSITIVE_INFINITY);
+      return { ...expected, withinBudget: expected.verified / 2 };
+    };
+    const options = d.candidates.map((c) => ({ method: c.method, ...untimed(c) }));
+    return [{ device: d.device, weight: d.weight, options, floor: untimed(standIn) }];
   });
   const chosen = new Map<DeviceHint | undefined, VerificationMethod>();
   if (known.length === 0) return chosen;

@@ -25,7 +25,8 @@ interface Choice {
 /**
  * The default `auto` (`mode: 'cost_and_time'`): puts first, for a number's operator prefix and a
  * device, the method core/first-method.ts chooses from the pooled operator figures (cost per verified
- * user, no fewer verified, a median no later than SMS's), and after every other one the methods
+ * user, no fewer verified, a median no later than SMS's; without SMS figures for a device, no fewer
+ * than its most completed method), and after every other one the methods
  * demoted on that prefix (MethodHealthWatch). Until the figures suffice, the order given stands. A
  * failed read keeps the last choice (or none) and is logged.
  */

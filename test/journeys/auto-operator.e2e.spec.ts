@@ -86,6 +86,22 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     expect(explicit.body.method).toBe('reverse_flash_call');
   });
 
+  it('without SMS figures, sends desktop users past a reverse call they rarely complete', async () => {
+    const host = await journeyHost(fx, platform);
+    const stats = host.app.get(MethodStats, { strict: false });
+    // SMS is never tried (the journeys end before it): the flash call, most completed, stands in for it.
+    await counted(stats, 'flash_call', 'mobile', 40, 29, 20_000);
+    await counted(stats, 'flash_call', 'desktop', 40, 29, 20_000);
+    await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
+    await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    await fx.sb.advance(FIRST_METHOD_TTL_MS);
+    const desktop = await start(host, { phone_number: freshPhone(), method: 'auto', device: 'desktop' });
+    expect(desktop.status).toBe(201);
+    expect(desktop.body.method).toBe('flash_call');
+    const mobile = await start(host, { phone_number: freshPhone(), method: 'auto', device: 'mobile' });
+    expect(mobile.body.method).toBe('reverse_flash_call');
+  });
+
   it("mode 'price' keeps the price order for every device, whatever the figures", async () => {
     const host = await journeyHost(fx, platform, { orchestration: { mode: 'price' } });
     const stats = host.app.get(MethodStats, { strict: false });
