@@ -94,13 +94,14 @@ export class VerificationErasure {
    */
   async forgetSession(id: string, keptMs: number, stored = true): Promise<void> {
     await this.records.erase(id, keptMs);
-    await this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs);
-    if (storedSessionId(id) === id || stored) {
-      await Promise.all(testSessionKeys(id).map((key) => this.store.delete(key)));
-    }
-    await Promise.all(
-      [RangeStats.sessionKey(id), ...sessionEvidenceKeys(id)].map((key) => this.store.delete(key)),
-    );
+    // The rest is independent of each other: one round.
+    const tests = storedSessionId(id) === id || stored ? testSessionKeys(id) : [];
+    await Promise.all([
+      this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs),
+      ...[...tests, RangeStats.sessionKey(id), ...sessionEvidenceKeys(id)].map((key) =>
+        this.store.delete(key),
+      ),
+    ]);
   }
 
   /** The counters named by the subject, its sessions' callers and numbers (see erasureCounterKeys). */
