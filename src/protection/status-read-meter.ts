@@ -97,6 +97,8 @@ export class StatusReadMeter {
     // The host's own call (no owner, no request): its reads are the host's to pace, never everyone's one meter.
     if (caller === undefined) return true;
     const network = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
+    const networkKey = network && ProtectionKeys.statusReads(this.keys, `network:${network}`);
+    const { windowMs, refreshes } = STATUS_REFRESHES_PER_NETWORK;
     // Taken together (one round trip): the caller's meter and, for a refresh, its network's.
     const [mine, ours] = await Promise.all([
       takeUpstreamRead(
@@ -105,17 +107,13 @@ export class StatusReadMeter {
         STATUS_READS_PER_CALLER,
         read,
       ),
-      network === undefined
-        ? true
-        : this.store
-            .increment(
-              ProtectionKeys.statusReads(this.keys, `network:${network}`),
-              1,
-              STATUS_REFRESHES_PER_NETWORK.windowMs,
-              { evictable: true },
-            )
-            .then(({ value }) => value <= STATUS_REFRESHES_PER_NETWORK.refreshes),
+      networkKey === undefined
+        ? undefined
+        : this.store.increment(networkKey, 1, windowMs, { evictable: true }).then(({ value }) => value),
     ]);
-    return mine && ours;
+    if (ours === undefined) return mine;
+    // A read its caller's own meter refused takes nothing of its network's: one address cannot spend it.
+    if (!mine) await this.store.increment(networkKey!, -1, windowMs, { evictable: true });
+    return mine && ours <= refreshes;
   }
 }

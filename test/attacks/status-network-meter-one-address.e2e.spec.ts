@@ -43,9 +43,15 @@ describe.each(ONE_PLATFORM)("one address and its /24's status refreshes (%s)", (
           await call(host.url, 'GET', `/verification/status/${String(id)}`, undefined, {
             'x-forwarded-for': attacker,
           });
-      const read = await call(host.url, 'GET', `/verification/status/${String(mine.body.verification_id)}`, undefined, {
-        'x-forwarded-for': neighbour,
-      });
+      const read = await call(
+        host.url,
+        'GET',
+        `/verification/status/${String(mine.body.verification_id)}`,
+        undefined,
+        {
+          'x-forwarded-for': neighbour,
+        },
+      );
       seen.push(read.body.status);
     }
     // Within 12 s (8 polls) the neighbour's page learns its session is verified.
