@@ -7,131 +7,18 @@
  * MemoryStore, Fastify on Redis.
  */
 import { describe, expect, it } from '@jest/globals';
-import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
-import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { PLATFORMS } from '../support/verification-app.js';
 import {
-  check,
-  freshPhone,
-  journeyFixture,
-  journeyHost,
-  sessionIds,
-  start,
-  status,
-  type JourneyFixture,
-} from './journey-host.js';
-
-const HOUR = 3_600_000;
-const LEARNING = { orchestration: { fallback: { minSamples: 10 } } };
-/** Sessions expire (the sandbox's TTL) and their webhooks arrive within this. */
-const EXPIRY_MS = 300_000;
-
-interface User {
-  owner: string | null;
-  ip: string;
-}
-
-const from = (ip: string) => ({ 'x-forwarded-for': ip });
-
-/**
- * A legitimate user on the page: starts `method` (mobile), follows the status, and completes it
- * after `afterMs` (a reverse call placed, a flash call's code typed), or never (`null`).
- */
-async function realUser(
-  fx: JourneyFixture,
-  host: TestApp,
-  user: User,
-  method: 'reverse_flash_call' | 'flash_call',
-  afterMs: number | null,
-): Promise<void> {
-  const phone = freshPhone();
-  const started = await start(
-    host,
-    { phone_number: phone, method, device: 'mobile' },
-    user.owner,
-    from(user.ip),
-  );
-  expect(started.status).toBe(201);
-  await fx.sb.advance(6_000);
-  expect((await status(host, started.body.verification_id, user.owner)).status).toBe(200);
-  if (afterMs === null) return;
-  await fx.sb.advance(afterMs - 6_000);
-  const [id] = sessionIds(fx.sb, phone);
-  if (method === 'reverse_flash_call') await fx.sb.call(id!, phone);
-  else await check(host, started.body.verification_id, String(fx.sb.getSession(id!)!.code), user.owner);
-  await fx.sb.webhooksIdle();
-}
-
-/** Twenty real users of `method`, each from an address of its own: 15 complete it at 25–39 s, 5 give up. */
-async function realUsers(
-  fx: JourneyFixture,
-  host: TestApp,
-  method: 'reverse_flash_call' | 'flash_call',
-  net: number,
-): Promise<void> {
-  for (let i = 0; i < 20; i++)
-    await realUser(
-      fx,
-      host,
-      { owner: `real-${net}-${i}`, ip: `198.${net}.${i}.10` },
-      method,
-      i < 15 ? 25_000 + i * 1_000 : null,
-    );
-  await fx.sb.advance(EXPIRY_MS);
-  await fx.sb.webhooksIdle();
-}
-
-/** Free reverse-call starts, each from its own address (`ipOf`), none completed; `follow`: the bot polls the status too. */
-async function abandonedStarts(
-  fx: JourneyFixture,
-  host: TestApp,
-  count: number,
-  ipOf: (i: number) => string,
-  follow = false,
-): Promise<void> {
-  const ids: unknown[] = [];
-  // In batches, as a bot would send them.
-  for (let batch = 0; batch < count; batch += 25) {
-    const answers = await Promise.all(
-      Array.from({ length: Math.min(25, count - batch) }, (_, j) =>
-        start(
-          host,
-          { phone_number: freshPhone(), method: 'reverse_flash_call', device: 'mobile' },
-          null,
-          from(ipOf(batch + j)),
-        ),
-      ),
-    );
-    for (const res of answers) {
-      expect(res.status).toBe(201);
-      ids.push(res.body.verification_id);
-    }
-  }
-  if (follow) {
-    await fx.sb.advance(6_000);
-    for (const id of ids) await status(host, id, null);
-  }
-}
-
-/** The learned moment a new legitimate user's reverse call gets, ms after its start (read once the figures are re-read). */
-async function momentFor(fx: JourneyFixture, host: TestApp): Promise<number> {
-  await fx.sb.advance(FALLBACK_FIGURES_TTL_MS);
-  const res = await start(
-    host,
-    { phone_number: freshPhone(), method: 'reverse_flash_call', device: 'mobile' },
-    'probe',
-    from('192.0.2.1'),
-  );
-  const at = fx.sb.now();
-  const body = (await status(host, res.body.verification_id, 'probe')).body;
-  return Date.parse(String(body.fallback_available_at)) - at;
-}
-
-/** Express keeps its figures in a MemoryStore, Fastify in Redis: the rules are the store's operations. */
-const storeOf = (platform: string) =>
-  platform === 'fastify'
-    ? { store: { url: sharedRedisUrl(), keyPrefix: `steer-${process.pid}-${Date.now()}:` } }
-    : {};
+  HOUR,
+  LEARNING,
+  EXPIRY_MS,
+  from,
+  realUsers,
+  abandonedStarts,
+  momentFor,
+  storeOf,
+} from './figure-learning.js';
+import { freshPhone, journeyFixture, journeyHost, start } from './journey-host.js';
 
 describe.each(PLATFORMS)('learning nobody can steer (%s)', (platform) => {
   const fx = journeyFixture();

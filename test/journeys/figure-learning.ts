@@ -1,0 +1,123 @@
+/**
+ * A host that learns `auto`'s figures, and the users who teach it: real users who follow the status
+ * and complete (or give up), bots whose free starts nobody completes, and the learned moment a new
+ * user is offered. Shared by the steering suites (test/journeys/learning-steering, the figure
+ * attacks in test/attacks).
+ */
+import { expect } from '@jest/globals';
+import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import type { TestApp } from '../support/verification-app.js';
+import { check, freshPhone, sessionIds, start, status, type JourneyFixture } from './journey-host.js';
+
+export const HOUR = 3_600_000;
+export const LEARNING = { orchestration: { fallback: { minSamples: 10 } } };
+/** Sessions expire (the sandbox's TTL) and their webhooks arrive within this. */
+export const EXPIRY_MS = 300_000;
+
+export interface User {
+  owner: string | null;
+  ip: string;
+}
+
+export const from = (ip: string) => ({ 'x-forwarded-for': ip });
+
+/**
+ * A legitimate user on the page: starts `method` (mobile), follows the status, and completes it
+ * after `afterMs` (a reverse call placed, a flash call's code typed), or never (`null`).
+ */
+export async function realUser(
+  fx: JourneyFixture,
+  host: TestApp,
+  user: User,
+  method: 'reverse_flash_call' | 'flash_call',
+  afterMs: number | null,
+): Promise<void> {
+  const phone = freshPhone();
+  const started = await start(
+    host,
+    { phone_number: phone, method, device: 'mobile' },
+    user.owner,
+    from(user.ip),
+  );
+  expect(started.status).toBe(201);
+  await fx.sb.advance(6_000);
+  expect((await status(host, started.body.verification_id, user.owner)).status).toBe(200);
+  if (afterMs === null) return;
+  await fx.sb.advance(afterMs - 6_000);
+  const [id] = sessionIds(fx.sb, phone);
+  if (method === 'reverse_flash_call') await fx.sb.call(id!, phone);
+  else await check(host, started.body.verification_id, String(fx.sb.getSession(id!)!.code), user.owner);
+  await fx.sb.webhooksIdle();
+}
+
+/** Twenty real users of `method`, each from an address of its own: 15 complete it at 25–39 s, 5 give up. */
+export async function realUsers(
+  fx: JourneyFixture,
+  host: TestApp,
+  method: 'reverse_flash_call' | 'flash_call',
+  net: number,
+): Promise<void> {
+  for (let i = 0; i < 20; i++)
+    await realUser(
+      fx,
+      host,
+      { owner: `real-${net}-${i}`, ip: `198.${net}.${i}.10` },
+      method,
+      i < 15 ? 25_000 + i * 1_000 : null,
+    );
+  await fx.sb.advance(EXPIRY_MS);
+  await fx.sb.webhooksIdle();
+}
+
+/** Free reverse-call starts, each from its own address (`ipOf`), none completed; `follow`: the bot polls the status too. */
+export async function abandonedStarts(
+  fx: JourneyFixture,
+  host: TestApp,
+  count: number,
+  ipOf: (i: number) => string,
+  follow = false,
+): Promise<void> {
+  const ids: unknown[] = [];
+  // In batches, as a bot would send them.
+  for (let batch = 0; batch < count; batch += 25) {
+    const answers = await Promise.all(
+      Array.from({ length: Math.min(25, count - batch) }, (_, j) =>
+        start(
+          host,
+          { phone_number: freshPhone(), method: 'reverse_flash_call', device: 'mobile' },
+          null,
+          from(ipOf(batch + j)),
+        ),
+      ),
+    );
+    for (const res of answers) {
+      expect(res.status).toBe(201);
+      ids.push(res.body.verification_id);
+    }
+  }
+  if (follow) {
+    await fx.sb.advance(6_000);
+    for (const id of ids) await status(host, id, null);
+  }
+}
+
+/** The learned moment a new legitimate user's reverse call gets, ms after its start (read once the figures are re-read). */
+export async function momentFor(fx: JourneyFixture, host: TestApp): Promise<number> {
+  await fx.sb.advance(FALLBACK_FIGURES_TTL_MS);
+  const res = await start(
+    host,
+    { phone_number: freshPhone(), method: 'reverse_flash_call', device: 'mobile' },
+    'probe',
+    from('192.0.2.1'),
+  );
+  const at = fx.sb.now();
+  const body = (await status(host, res.body.verification_id, 'probe')).body;
+  return Date.parse(String(body.fallback_available_at)) - at;
+}
+
+/** Express keeps its figures in a MemoryStore, Fastify in Redis: the rules are the store's operations. */
+export const storeOf = (platform: string) =>
+  platform === 'fastify'
+    ? { store: { url: sharedRedisUrl(), keyPrefix: `steer-${process.pid}-${Date.now()}:` } }
+    : {};
