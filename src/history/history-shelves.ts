@@ -1,14 +1,16 @@
 import type { DataKeys } from '../core/data-keys.js';
+import { methodTraits } from '../core/verification-method.js';
 import type { VerificationHistoryEntry } from './verification-history.types.js';
 
 /**
  * The shelves of a ring, each `maxEntries` slots, each evicting only its own oldest entries:
  * - `verified`: right codes, `verified` outcomes and the starts of the sessions they verified, which
  *   nobody causes without the number's phone (the trail support reads after a takeover);
- * - `outcome`: the other outcomes (`failed`, `expired`, `code_required`);
- * - `start`: paid starts and switches (each one passed protection and cost money);
+ * - `outcome`: the other outcomes (`failed`, `expired`, `code_required`) of paid methods;
+ * - `start`: starts and switches of paid methods (each one passed protection and cost money);
  * - `check`: wrong codes (each asks a session's `verification_id`, which only its starter holds);
- * - `other`: refusals and resumed starts, which anyone can cause for free (folded, see `foldKey`).
+ * - `other`: what anyone can cause for free: refusals and resumed starts (folded, see `foldKey`), and
+ *   the starts, switches and unverified outcomes of a method charged on proof.
  */
 export const SHELVES = ['verified', 'outcome', 'start', 'check', 'other'] as const;
 export type Shelf = (typeof SHELVES)[number];
@@ -19,9 +21,12 @@ type Entry = Omit<VerificationHistoryEntry, 'at' | 'lastAt'> & { at: number; pro
 
 export function shelfOf(entry: Entry): Shelf {
   if (entry.promoted === true) return 'verified';
-  if (entry.kind === 'outcome') return entry.status === 'verified' ? 'verified' : 'outcome';
+  // A session of a method charged on proof costs its starter nothing until it verifies.
+  const paid = entry.method === undefined || !methodTraits(entry.method).chargedOnProof;
+  if (entry.kind === 'outcome') return entry.status === 'verified' ? 'verified' : paid ? 'outcome' : 'other';
   if (entry.kind === 'check') return entry.check === 'right' ? 'verified' : 'check';
-  if ((entry.kind === 'start' && entry.resumed !== true) || entry.kind === 'switch') return 'start';
+  if ((entry.kind === 'start' && entry.resumed !== true) || entry.kind === 'switch')
+    return paid ? 'start' : 'other';
   return 'other';
 }
 

@@ -10,7 +10,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { forgetHistory } from './history-erasure.js';
-import { foldKey, shelfOf, SHELVES } from './history-shelves.js';
+import { foldKey, shelfOf, SHELVES, type Shelf } from './history-shelves.js';
 import { HOUR_MS, paidKey, refusalAdmission } from './refusal-admission.js';
 import {
   numberRing,
@@ -135,7 +135,8 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       await Promise.all(
         rings.map(async ([ring, perNumber]) => {
           await this.append(ring, stored, perNumber, admits);
-          if (verified && entry.requestId !== undefined) await this.promote(ring, entry.requestId);
+          if (verified && entry.requestId !== undefined)
+            await this.promote(ring, entry.requestId, shelfOf({ ...stored, kind: 'start' }));
         }),
       );
     } catch (error) {
@@ -197,15 +198,16 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
 
   /**
    * A verified session's start (or switch) copied to the ring's `verified` shelf, so that others'
-   * paid starts of the number do not push the start of a verified session out. Reads the `start` shelf.
+   * starts of the number do not push the start of a verified session out. Reads `shelf`, where a start
+   * of the session's method is filed.
    */
-  private async promote(ring: string, requestId: string): Promise<void> {
+  private async promote(ring: string, requestId: string, shelf: Shelf): Promise<void> {
     const { maxEntries, retentionDays } = this.options.history as {
       maxEntries: number;
       retentionDays: number;
     };
     const texts = await Promise.all(
-      Array.from({ length: maxEntries }, (_, i) => this.store.get(`${ring}:start:${i}`)),
+      Array.from({ length: maxEntries }, (_, i) => this.store.get(`${ring}:${shelf}:${i}`)),
     );
     const start = texts
       .map((text) => (text === null ? null : this.options.dataKeys.open(text)))

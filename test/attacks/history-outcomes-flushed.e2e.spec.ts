@@ -11,7 +11,9 @@
  * the takeover's right code and `verified` outcome are gone from the number's history.
  *
  * Expected: a number's right codes and `verified` outcomes are not evicted by other owners' sessions
- * (kept per writer, or verified outcomes on a shelf that failures and expiries do not share).
+ * (kept per writer, or verified outcomes on a shelf that failures and expiries do not share). Nor, since
+ * free sessions are filed with refusals (attack-n's Low), the number's paid starts and their failures, or
+ * the start of a session a reverse call verified.
  *
  * Failed on the code it was written against; passes since its fix.
  */
@@ -37,6 +39,39 @@ describe('history: a takeover’s trail under the attacker’s other accounts’
     const phone = '+79164440201';
     const post = (path: string, body: unknown, user: string, ip: string) =>
       call(suite.host!.url, 'POST', `/verification/${path}`, body, { 'x-user': user, 'x-forwarded-for': ip });
+
+    // Before it: the number's owner paid for an SMS that failed, and a friend verified it by a reverse call.
+    const paid = await post('start', { phone_number: phone, method: 'sms' }, 'owner', '192.0.2.10');
+    expect(paid.status).toBe(201);
+    await suite.sb.fail(suite.sb.sessionsFor(phone)[0]!.request_id);
+    const free = await post(
+      'start',
+      { phone_number: phone, method: 'reverse_flash_call' },
+      'friend',
+      '192.0.2.11',
+    );
+    expect(free.status).toBe(201);
+    await suite.sb.call(suite.sb.sessionsFor(phone).find((s) => s.status === 'sent')!.request_id, phone);
+    // Their outcomes, as the reconciler learns them.
+    for (let i = 0; i < 3; i++) {
+      await suite.sb.advance(HOUR);
+      await reconcilerOf(suite.host).runOnce();
+    }
+    const trailOf = async (owner: string) =>
+      (await history.list({ phoneNumber: phone }))
+        .filter((e) => e.owner === owner)
+        .map((e) => [e.kind, e.method, e.check ?? e.status]);
+    const before = { owner: await trailOf('owner'), friend: await trailOf('friend') };
+    expect(before).toEqual({
+      owner: [
+        ['start', 'sms', 'sent'],
+        ['outcome', 'sms', 'failed'],
+      ],
+      friend: [
+        ['start', 'reverse_flash_call', 'sent'],
+        ['outcome', 'reverse_flash_call', 'verified'],
+      ],
+    });
 
     // The takeover: the number verified on the attacker's main account.
     const started = await post('start', { phone_number: phone, method: 'sms' }, 'attacker', '198.51.100.1');
@@ -87,12 +122,17 @@ describe('history: a takeover’s trail under the attacker’s other accounts’
     }
     expect(admitted).toBeGreaterThanOrEqual(110);
     const kinds = (await history.list({ phoneNumber: phone })).map((e) => `${e.kind}:${e.check ?? e.status}`);
-    // What the attack wrote (100 starts, about 100 failures): the shelves are full of it.
-    expect(kinds.filter((k) => k === 'outcome:failed').length).toBeGreaterThanOrEqual(90);
+    // What the attack wrote (110 starts, about 110 failures): the free shelf is full of it.
+    expect(kinds.filter((k) => k === 'outcome:failed' || k === 'start:sent').length).toBeGreaterThanOrEqual(
+      95,
+    );
     expect(await trail()).toEqual([
       ['start', 'sent'],
       ['check', 'right'],
       ['outcome', 'verified'],
     ]);
+    // Free sessions cost their starters nothing: they push out neither a paid start and its failure,
+    // nor the start of a session a reverse call verified.
+    expect({ owner: await trailOf('owner'), friend: await trailOf('friend') }).toEqual(before);
   }, 120_000);
 });
