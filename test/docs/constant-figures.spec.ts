@@ -1,7 +1,8 @@
 /**
  * The figures the docs give for the module's fixed constants (no option changes them) say what the code
  * holds: a giver's share, the networks that flag a country, the reads kept for rebuilds, the proof
- * reserve's shares, the refusal entries a caller may write. A constant changed without its page fails here, as a renamed one fails
+ * reserve's shares, the refusal entries a caller may write, a test number's delivery delay, kept sessions,
+ * spare slots and wrong-code budgets. A constant changed without its page fails here, as a renamed one fails
  * `code-names.spec.ts`.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -10,11 +11,23 @@ import { REFUSAL_ENTRIES_PER_CALLER_HOUR } from '../../src/history/refusal-admis
 import { CALLER_RESERVE_SHARE, RECORD_FLOOR_SHARE } from '../../src/protection/proof-reserve.js';
 import { VERIFICATION_DEFAULTS } from '../../src/options/verification-options.defaults.js';
 import { STATUS_READS_PER_CALLER } from '../../src/protection/status-read-meter.js';
+import { SPARE_TEST_SESSION_SLOTS } from '../../src/core/test-session.js';
+import {
+  KEPT_TEST_SESSIONS_PER_NETWORK_HOUR,
+  KEPT_TEST_SESSIONS_PER_NUMBER_HOUR,
+} from '../../src/test-numbers/test-number-sessions.js';
+import { TEST_DELIVERY_MIN_MS, TEST_DELIVERY_SPREAD_MS } from '../../src/test-numbers/test-session-state.js';
+import {
+  TEST_WRONG_CODES_DAY_FACTOR,
+  TEST_WRONG_CODES_HARD_FACTOR,
+  TEST_WRONG_CODES_NETWORK_FACTOR,
+} from '../../src/test-numbers/test-number-wrong-codes.js';
 import { GIVER_SHARES, PAST_NETWORKS_FLAG } from '../../src/pumping/giver-shares.js';
 import { HISTORY_RANGES, OWNER_RETRIES, TYPING_MS } from '../../src/pumping/pumping-rules.js';
 import { readDoc } from './source-program.js';
 
-const WORDS: Record<string, number> = { three: 3, 'a tenth': 0.1, half: 0.5 };
+const WORDS: Record<string, number> = { three: 3, 'a tenth': 0.1, half: 0.5, twice: 2 };
+const TEST_CODES_PER_STARTER = VERIFICATION_DEFAULTS.testNumbers.wrongCodesPerNumber;
 const value = (text: string): number => WORDS[text] ?? Number(text.replace(/,/g, ''));
 /** Prose with its line breaks and list indents as single spaces. */
 const prose = (page: string): string => readDoc(page).replace(/\s+/g, ' ');
@@ -48,6 +61,32 @@ const FIGURES: [page: string, pattern: RegExp, expected: number[]][] = [
     'docs/verified-phone-guard.md',
     /`GUARD_READS_PER_OWNER`: (\d+) refreshes a minute per `owner\(req\)`, else per client key; rebuilds of a record the store lost may take (\d+) more/,
     [GUARD_READS_PER_OWNER.refreshes, GUARD_READS_PER_OWNER.points - GUARD_READS_PER_OWNER.refreshes],
+  ],
+  [
+    'docs/test-numbers.md',
+    /reads `delivered` (\d+) to (\d+) s after it/,
+    [TEST_DELIVERY_MIN_MS / 1000, (TEST_DELIVERY_MIN_MS + TEST_DELIVERY_SPREAD_MS) / 1000],
+  ],
+  [
+    'docs/test-numbers.md',
+    /A number keeps (\d+) test sessions an hour, a client network \(IPv4 \/24, IPv6 \/48\) (\d+) of them/,
+    [KEPT_TEST_SESSIONS_PER_NUMBER_HOUR, KEPT_TEST_SESSIONS_PER_NETWORK_HOUR],
+  ],
+  ['docs/test-numbers.md', /spare sessions \(`test_x…`\) in (\d+) slots/, [SPARE_TEST_SESSION_SLOTS]],
+  [
+    'docs/test-numbers.md',
+    /and (\d+) times it per network for owners' sessions/,
+    [TEST_WRONG_CODES_NETWORK_FACTOR],
+  ],
+  [
+    'docs/test-numbers.md',
+    /the number's day across callers, (\d+) times the points \((\d+) by default\).* reaches (twice) the ceiling \((\d+)\)/,
+    [
+      TEST_WRONG_CODES_DAY_FACTOR,
+      TEST_WRONG_CODES_DAY_FACTOR * TEST_CODES_PER_STARTER.points,
+      TEST_WRONG_CODES_HARD_FACTOR,
+      TEST_WRONG_CODES_HARD_FACTOR * TEST_WRONG_CODES_DAY_FACTOR * TEST_CODES_PER_STARTER.points,
+    ],
   ],
   [
     'docs/history.md',
