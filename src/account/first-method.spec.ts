@@ -21,7 +21,15 @@ function figures(
 ): CellFigures {
   const buckets = Array<number>(TIME_TO_VERIFY_BUCKETS_MS.length + 1).fill(0);
   buckets[TIME_TO_VERIFY_BUCKETS_MS.indexOf(atMs)] = Math.round(completion * ended);
-  return { level: 'country', ended, pending: 0, verified: Math.round(completion * ended), completion, delivery, buckets };
+  return {
+    level: 'country',
+    ended,
+    pending: 0,
+    verified: Math.round(completion * ended),
+    completion,
+    delivery,
+    buckets,
+  };
 }
 const sms: MethodOutlook = {
   method: 'sms',

@@ -159,7 +159,9 @@ describe('operator figures', () => {
     // Verified ones end first; the others are still pending (their expiry is minutes away).
     for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
     for (let i = 0; i < 10; i++)
-      await stats.tally(session({ phoneNumber: numberOn('916') }), undefined, 'mobile', { network: `p-${i}` });
+      await stats.tally(session({ phoneNumber: numberOn('916') }), undefined, 'mobile', {
+        network: `p-${i}`,
+      });
     const read = stats.cellSums.bind(stats);
     const cell = (await pooledFigures(read, 'sms', numberOn('916'), 'mobile', 1))!;
     expect(cell).toMatchObject({ ended: MIN_CELL_ENDED, pending: 10, completion: 0.75 });
@@ -167,6 +169,8 @@ describe('operator figures', () => {
     // Thin is still judged by the sessions ended: pending ones do not make a cell count.
     for (let i = 0; i < MIN_CELL_ENDED - 1; i++) await ended('985', true, 'mobile');
     await stats.tally(session({ phoneNumber: numberOn('985') }), undefined, 'mobile', { network: 'p-985' });
-    expect(await pooledFigures(read, 'sms', numberOn('985'), 'mobile', 1)).toMatchObject({ level: 'country' });
+    expect(await pooledFigures(read, 'sms', numberOn('985'), 'mobile', 1)).toMatchObject({
+      level: 'country',
+    });
   });
 });
