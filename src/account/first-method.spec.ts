@@ -3,6 +3,7 @@ import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import {
   chooseFirstMethods,
   expectedOf,
+  REFERENCE_MEDIAN_PRIOR_MS,
   standInFor,
   SWITCH_LEAVE_SHARE,
   type MethodOutlook,
@@ -20,7 +21,15 @@ function figures(
 ): CellFigures {
   const buckets = Array<number>(TIME_TO_VERIFY_BUCKETS_MS.length + 1).fill(0);
   buckets[TIME_TO_VERIFY_BUCKETS_MS.indexOf(atMs)] = Math.round(completion * ended);
-  return { level: 'country', ended, verified: Math.round(completion * ended), completion, delivery, buckets };
+  return {
+    level: 'country',
+    ended,
+    pending: 0,
+    verified: Math.round(completion * ended),
+    completion,
+    delivery,
+    buckets,
+  };
 }
 const sms: MethodOutlook = {
   method: 'sms',
@@ -89,7 +98,7 @@ describe('first method', () => {
     expect(chosen.get('mobile')).toBe('reverse_flash_call');
   });
 
-  describe('without SMS figures for a device (judged against its candidate most complete alone)', () => {
+  describe('without SMS figures for a device (its candidate most complete alone, SMS’s median assumed)', () => {
     const flash: MethodOutlook = {
       method: 'flash_call',
       figures: figures(0.72, 20_000, 0.85),
@@ -109,29 +118,45 @@ describe('first method', () => {
       expect(chooseFirstMethods([desktop]).get('desktop')).toBe('flash_call');
     });
 
-    it('keeps the cheaper method first where as many are verified with it, however late (no median seen)', () => {
-      // 0.4 by the call (within its moment), the rest 0.6 × 0.9 × 0.72 = 0.389: 0.789 ≥ 0.72.
+    it('keeps the cheaper method first where as many are verified with it, within SMS’s assumed median', () => {
+      // 0.4 by the call (within its moment), the rest 0.6 × 0.9 × 0.72 = 0.389: 0.789 ≥ 0.72; 0.4 within 30 s.
       const mobile = { device: 'mobile' as const, weight: 1, candidates: [reverse(0.4, 20_000), flash] };
       expect(chooseFirstMethods([mobile]).get('mobile')).toBe('reverse_flash_call');
-      // Completed, but late (past SMS's usual median): no budget is known, the verified users decide.
+      // The most completed stands in: its own median (past REFERENCE_MEDIAN_PRIOR_MS) is the budget.
       const slow = { ...reverse(0.9, 45_000), fallbackMs: 60_000 };
       expect(chooseFirstMethods([{ ...mobile, candidates: [slow, flash] }]).get('mobile')).toBe(
         'reverse_flash_call',
       );
     });
 
+    it('does not put first a method completed after SMS’s assumed median (a budget without SMS figures)', () => {
+      // As many verified (0.7 + 0.3 × 0.9 × 0.72 = 0.894 ≥ 0.72), but none within 30 s: the median past it.
+      const late = { ...reverse(0.7, 45_000), fallbackMs: 60_000 };
+      const mobile = { device: 'mobile' as const, weight: 1, candidates: [late, flash] };
+      expect(REFERENCE_MEDIAN_PRIOR_MS).toBe(30_000);
+      expect(chooseFirstMethods([mobile]).get('mobile')).toBe('flash_call');
+      // Completed by 30 s (the bucket ending at the prior): first again.
+      const inTime = { ...reverse(0.7, 30_000), fallbackMs: 60_000 };
+      expect(chooseFirstMethods([{ ...mobile, candidates: [inTime, flash] }]).get('mobile')).toBe(
+        'reverse_flash_call',
+      );
+    });
+
     it('counts the users who leave at the switch', () => {
-      // 0.2 + 0.8 × 0.9 × 0.72 = 0.7184 < 0.72: first only if nobody left (0.776).
-      const device = { device: 'desktop' as const, weight: 1, candidates: [reverse(0.2, 20_000), flash] };
+      // Fast enough (5 s, switched at 10 s): 0.2 + 0.8 × 0.9 × 0.72 = 0.7184 < 0.72: first only if nobody left (0.776).
+      const call = (completion: number) => ({ ...reverse(completion, 5_000), fallbackMs: 10_000 });
+      const device = { device: 'desktop' as const, weight: 1, candidates: [call(0.2), flash] };
       expect(chooseFirstMethods([device]).get('desktop')).toBe('flash_call');
-      const atLeast = { ...device, candidates: [reverse(0.21, 20_000), flash] };
+      const atLeast = { ...device, candidates: [call(0.21), flash] };
       expect(chooseFirstMethods([atLeast]).get('desktop')).toBe('reverse_flash_call');
     });
 
     it('weighs the devices together: one device’s surplus of verified users carries another’s shortfall', () => {
-      // Mobile: 0.7 + 0.3 × 0.9 × 0.72 = 0.894 against 0.72; desktop: 0.683 against 0.72.
-      const mobile = { device: 'mobile' as const, weight: 900, candidates: [reverse(0.7, 20_000), flash] };
-      const desktop = { device: 'desktop' as const, weight: 100, candidates: [reverse(0.1, 20_000), flash] };
+      // Mobile: 0.7 + 0.3 × 0.9 × 0.72 = 0.894 against 0.72; desktop: 0.683 against 0.72 (both fast:
+      // within 5 s, switched at 10 s, so that only the verified users decide).
+      const call = (completion: number) => ({ ...reverse(completion, 5_000), fallbackMs: 10_000 });
+      const mobile = { device: 'mobile' as const, weight: 900, candidates: [call(0.7), flash] };
+      const desktop = { device: 'desktop' as const, weight: 100, candidates: [call(0.1), flash] };
       const chosen = chooseFirstMethods([mobile, desktop]);
       expect(chosen.get('mobile')).toBe('reverse_flash_call');
       expect(chosen.get('desktop')).toBe('reverse_flash_call');
@@ -151,14 +176,20 @@ describe('first method', () => {
       expect(chosen.has(undefined)).toBe(false);
     });
 
-    it('gives the devices with SMS figures no room for their median (its half-within test is neutral)', () => {
-      // Completes often, but after SMS's median: kept out, whatever a device without SMS figures verifies.
+    it('an assumed median only restrains: a device fast within it carries no other past SMS’s median', () => {
+      // Mobile: completed often, after SMS's median (none of 0.96 within 30 s: 0.48 short).
       const slow = { ...reverse(0.9, 45_000), fallbackMs: 60_000 };
       const timed = { device: 'mobile' as const, weight: 1, candidates: [sms, slow] };
-      const untimed = { device: 'desktop' as const, weight: 3, candidates: [reverse(0.7, 20_000), flash] };
-      const chosen = chooseFirstMethods([timed, untimed]);
-      expect(chosen.get('mobile')).toBe('sms');
-      expect(chosen.get('desktop')).toBe('reverse_flash_call');
+      // Desktop: 0.7 of 0.894 within the assumed 30 s, beyond half; counted as half, however many.
+      const untimed = { device: 'desktop' as const, weight: 1, candidates: [reverse(0.7, 20_000), flash] };
+      for (const weight of [1, 3, 100]) {
+        const chosen = chooseFirstMethods([timed, { ...untimed, weight }]);
+        expect(chosen.get('mobile')).toBe('sms');
+        expect(chosen.get('desktop')).toBe('reverse_flash_call');
+      }
+      // Measured medians do carry each other (SMS's figures on both devices).
+      const measured = { device: 'desktop' as const, weight: 3, candidates: [sms, reverse(0.7, 5_000)] };
+      expect(chooseFirstMethods([timed, measured]).get('mobile')).toBe('reverse_flash_call');
     });
   });
 });

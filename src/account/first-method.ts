@@ -12,6 +12,11 @@ import { completedWithin, verifiedQuantile, type CellFigures } from './operator-
 export const SWITCH_LEAVE_SHARE = 0.1;
 /** The method every other is measured against: its median time is the budget, its verified users the floor. */
 export const REFERENCE_METHOD = 'sms';
+/**
+ * The budget of a device without the reference's figures (SMS is never reached there): SMS's usual
+ * median time to verify (delivery and typing the code), or its stand-in's median when later.
+ */
+export const REFERENCE_MEDIAN_PRIOR_MS = 30_000;
 
 /** What is known of one method for one device: its pooled figures, price and fallback moment. */
 export interface MethodOutlook {
@@ -90,9 +95,11 @@ export function standInFor(candidates: readonly MethodOutlook[]): MethodOutlook 
  * verified user over the devices (by weight) such that the population's verified users are no fewer
  * than with the reference alone and at least half of them are verified within the reference's median
  * time (the median no later). A device without the reference's figures is judged against its
- * candidate that verifies the most alone (`standInFor`), for the verified users only: its median is
- * not judged (SMS's is not seen), so a first method few of its users complete, the switch costing
- * SWITCH_LEAVE_SHARE, goes first no more. A device without figures is left out (the policy's order).
+ * candidate that verifies the most alone (`standInFor`), within REFERENCE_MEDIAN_PRIOR_MS (or the
+ * stand-in's median, when later): a first method few of its users complete, the switch costing
+ * SWITCH_LEAVE_SHARE, or one they complete late, goes first no more. An assumed budget only
+ * restrains: its users within count up to half of its verified, never carrying another device's
+ * median. A device without figures is left out (the policy's order).
  */
 export function chooseFirstMethods(
   devices: readonly DeviceOutlook[],
@@ -101,21 +108,21 @@ export function chooseFirstMethods(
     if (d.weight <= 0) return [];
     const reference = d.candidates.find((c) => c.method === REFERENCE_METHOD);
     const budget = reference === undefined ? null : verifiedQuantile(reference.figures, 0.5);
-    if (reference !== undefined && budget !== null) {
-      const options = d.candidates.map((c) => ({ method: c.method, ...expectedOf(c, reference, budget) }));
-      return [
-        { device: d.device, weight: d.weight, options, floor: expectedOf(reference, reference, budget) },
-      ];
-    }
+    // `assumed`: users within an assumed budget count up to half of the verified ones (no surplus).
+    const judge = (against: MethodOutlook, budgetMs: number, assumed: boolean) => {
+      const outcome = (c: MethodOutlook) => {
+        const e = expectedOf(c, against, budgetMs);
+        return assumed ? { ...e, withinBudget: Math.min(e.withinBudget, e.verified / 2) } : e;
+      };
+      const options = d.candidates.map((c) => ({ method: c.method, ...outcome(c) }));
+      return { device: d.device, weight: d.weight, options, floor: outcome(against) };
+    };
+    if (reference !== undefined && budget !== null) return [judge(reference, budget, false)];
     const standIn = standInFor(d.candidates);
     if (standIn === undefined) return [];
-    // Half of each option's verified users counted within the budget: neutral to the median's test.
-    const untimed = (c: MethodOutlook) => {
-      const expected = expectedOf(c, standIn, Number.POSITIVE_INFINITY);
-      return { ...expected, withinBudget: expected.verified / 2 };
-    };
-    const options = d.candidates.map((c) => ({ method: c.method, ...untimed(c) }));
-    return [{ device: d.device, weight: d.weight, options, floor: untimed(standIn) }];
+    // At or past the stand-in's median: the stand-in alone verifies half of its users within it.
+    const prior = Math.max(REFERENCE_MEDIAN_PRIOR_MS, verifiedQuantile(standIn.figures, 0.5) ?? 0);
+    return [judge(standIn, prior, true)];
   });
   const chosen = new Map<DeviceHint | undefined, VerificationMethod>();
   if (known.length === 0) return chosen;

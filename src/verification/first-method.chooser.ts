@@ -15,6 +15,16 @@ import type { FallbackTiming } from './fallback-timing.js';
 export const FIRST_METHOD_DAYS = 7;
 /** How long a choice per operator prefix stands before its figures (a few hundred counters) are read again (module clock). */
 export const FIRST_METHOD_TTL_MS = 5 * 60_000;
+/**
+ * The ended sessions a choice must rest on to stand FIRST_METHOD_TTL_MS: for each device with a tenth
+ * of the starts or more, its candidates' together. Fewer: a life in proportion, FIRST_METHOD_MIN_TTL_MS
+ * at least, so that a choice made on thin figures (or none) is made again as they grow.
+ */
+export const FIRST_METHOD_SETTLED_ENDED = 300;
+/** The shortest life of a choice (none made yet, or made on thin figures). */
+export const FIRST_METHOD_MIN_TTL_MS = 15_000;
+/** A device with fewer starts than this share of all holds no choice short (a few unhinted starts). */
+const EVIDENCE_DEVICE_SHARE = 0.1;
 const DEVICES: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
 
 interface Choice {
@@ -87,18 +97,18 @@ export class FirstMethodChooser {
     phoneNumber: string,
     last: Choice | undefined,
   ): Promise<Choice> {
-    const until = this.clock() + FIRST_METHOD_TTL_MS;
-    if (!prices) return { until, first: new Map() };
+    const now = this.clock();
+    if (!prices) return { until: now + FIRST_METHOD_MIN_TTL_MS, first: new Map() };
     try {
       const devices = await Promise.all(
         DEVICES.map((device) => this.#device(candidates, prices, phoneNumber, device)),
       );
-      return { until, first: chooseFirstMethods(devices) as Choice['first'] };
+      return { until: now + choiceLifeMs(devices), first: chooseFirstMethods(devices) as Choice['first'] };
     } catch (error) {
       this.logger.warn('orchestration: operator figures could not be read; the first method stands', {
         error: errorText(error),
       });
-      return { until, first: last?.first ?? new Map() };
+      return { until: now + FIRST_METHOD_TTL_MS, first: last?.first ?? new Map() };
     }
   }
 
@@ -126,6 +136,24 @@ export class FirstMethodChooser {
     const weight = read.reduce((sum, { sums }) => sum + (sums[1]?.started ?? 0), 0);
     return { device, weight, candidates: outlooks };
   }
+}
+
+/**
+ * How long a choice made on `devices` stands: FIRST_METHOD_TTL_MS × the ended sessions behind its
+ * thinnest device (of a tenth of the starts or more) ÷ FIRST_METHOD_SETTLED_ENDED, within
+ * [FIRST_METHOD_MIN_TTL_MS, FIRST_METHOD_TTL_MS].
+ */
+export function choiceLifeMs(devices: readonly DeviceOutlook[]): number {
+  const total = devices.reduce((sum, d) => sum + Math.max(d.weight, 0), 0);
+  let evidence = 0;
+  if (total > 0) {
+    const behind = devices
+      .filter((d) => d.weight >= total * EVIDENCE_DEVICE_SHARE)
+      .map((d) => d.candidates.reduce((sum, c) => sum + c.figures.ended, 0));
+    evidence = Math.min(...behind);
+  }
+  const life = Math.floor((FIRST_METHOD_TTL_MS * evidence) / FIRST_METHOD_SETTLED_ENDED);
+  return Math.min(Math.max(life, FIRST_METHOD_MIN_TTL_MS), FIRST_METHOD_TTL_MS);
 }
 
 function cellsOf(phoneNumber: string, device: DeviceHint | undefined): string[] {

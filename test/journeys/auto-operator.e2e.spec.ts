@@ -9,7 +9,11 @@ import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import type { DeviceHint } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { FIRST_METHOD_TTL_MS } from '../../src/verification/first-method.chooser.js';
+import {
+  FIRST_METHOD_MIN_TTL_MS,
+  FIRST_METHOD_SETTLED_ENDED,
+  FIRST_METHOD_TTL_MS,
+} from '../../src/verification/first-method.chooser.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { freshPhone, journeyFixture, journeyHost, start, status } from './journey-host.js';
 
@@ -62,8 +66,8 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
     // Desktop users seldom place the call: 4 in 40.
     await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
-    // The choice stands FIRST_METHOD_TTL_MS (module clock): one ms before, the price order still.
-    await fx.sb.advance(FIRST_METHOD_TTL_MS - 1);
+    // A choice made on no figures stands FIRST_METHOD_MIN_TTL_MS (module clock): one ms before, the price order still.
+    await fx.sb.advance(FIRST_METHOD_MIN_TTL_MS - 1);
     expect((await start(host, { phone_number: freshPhone(), device: 'desktop' })).body.method).toBe(
       'reverse_flash_call',
     );
@@ -84,6 +88,27 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
       device: 'desktop',
     });
     expect(explicit.body.method).toBe('reverse_flash_call');
+  });
+
+  it('a choice on thin figures is made again as they grow: its life in proportion to the ended sessions behind it', async () => {
+    const host = await journeyHost(fx, platform);
+    const stats = host.app.get(MethodStats, { strict: false });
+    // The thinnest device, desktop: 40 SMS sessions (its 4 proved calls are too few to count). The
+    // choice (desktop: SMS) stands 40 ÷ 300 of FIRST_METHOD_TTL_MS.
+    await counted(stats, 'sms', 'mobile', 40, 34, 20_000);
+    await counted(stats, 'sms', 'desktop', 40, 34, 20_000);
+    await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
+    await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    const desktopFirst = async () =>
+      (await start(host, { phone_number: freshPhone(), method: 'auto', device: 'desktop' })).body.method;
+    expect(await desktopFirst()).toBe('sms');
+    // Desktop users now complete the reverse call, fast: 160 more, 150 verified within 10 s.
+    await counted(stats, 'reverse_flash_call', 'desktop', 160, 150, 10_000);
+    const life = (FIRST_METHOD_TTL_MS * 40) / FIRST_METHOD_SETTLED_ENDED;
+    await fx.sb.advance(life - 1);
+    expect(await desktopFirst()).toBe('sms');
+    await fx.sb.advance(1);
+    expect(await desktopFirst()).toBe('reverse_flash_call');
   });
 
   it('without SMS figures, sends desktop users past a reverse call they rarely complete', async () => {
