@@ -46,7 +46,7 @@ export const SPECS_BY_FOLDER = {
   // The client's specs run in Node over a fake transport and fake timers (no Chromium: browser-client.e2e is
   // out of reach); bundle-size measures the bundle esbuild makes, not behaviour.
   client: [
-    /^test\/client\/(verification-client|verification-journey|follow-twins|fetch-event-source|safe-links)\./,
+    /^test\/client\/(client-answers|client-clock|verification-client|verification-journey|follow-twins|fetch-event-source|safe-links)\./,
   ],
   core: [/^src\/core\//],
   // Without a browser: the element's wiring of the client, its texts, messages and QR encoder (the Chromium
