@@ -21,7 +21,9 @@ function page(nearest: string | null, html = '', browserLanguage?: string): HTML
   });
   return {
     closest: (selector: string) =>
-      selector === '[lang]' && nearest !== null ? { getAttribute: () => nearest } : null,
+      selector === '[lang]' && nearest !== null
+        ? { getAttribute: (name: string) => (name === 'lang' ? nearest : null) }
+        : null,
   } as unknown as HTMLElement;
 }
 
@@ -192,6 +194,18 @@ describe('the words of each refusal, in English', () => {
       { reason: 'country' },
       null,
       'This number cannot be verified here. Please use another one.',
+    ],
+    [
+      'validation_error',
+      400,
+      {
+        errors: [
+          { field: 'code', message: 'x' },
+          { field: 'phone_number', message: 'x' },
+        ],
+      },
+      null,
+      'Enter a phone number, for example +7 912 345-67-89.',
     ],
     [
       'validation_error',
