@@ -55,9 +55,16 @@ describe('VerificationClient: refusals of a check, a switch and a cancel, by pha
 
   it('a check the server no longer knows (404) fails the verification and stops following', async () => {
     const c = await started();
+    harness.routes.on('POST /check', problem(400, 'invalid_code', { attempts_remaining: 2 }));
+    await c.check('111111');
     harness.routes.on('POST /check', problem(404, 'not_found'));
     await c.check('123456');
-    expect(c.getState()).toMatchObject({ phase: 'failed', status: 'sent', error: { code: 'not_found' } });
+    expect(c.getState()).toMatchObject({
+      phase: 'failed',
+      status: 'sent',
+      attemptsRemaining: 2,
+      error: { code: 'not_found' },
+    });
     const polls = harness.routes.count('GET /status');
     await jest.advanceTimersByTimeAsync(30_000);
     expect(harness.routes.count('GET /status')).toBe(polls);

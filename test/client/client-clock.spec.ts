@@ -1,6 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { EventSourceLike, VerificationState } from '../../src/client/index.js';
-import { answer, canceled, clientHarness, journey } from './fake-routes.js';
+import { answer, canceled, clientHarness, journey, problem } from './fake-routes.js';
 
 /**
  * The client on the clock, at its bounds: each countdown reaches the page once a second, the expiry's read
@@ -222,4 +222,67 @@ describe('VerificationClient: WebOTP only while a code is awaited', () => {
   ] as const)('%s', async (_name, webOtp, fields, checking, seen) => {
     expect(await asked(webOtp, fields, checking)).toEqual(seen);
   });
+});
+
+describe('VerificationClient: what each call sends, and the phases in between', () => {
+  const harness = clientHarness();
+
+  it('JSON asked for, same-origin credentials, never a cached answer; while starting, nothing of a journey yet', async () => {
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes) });
+    const c = harness.client();
+    const states: Record<string, unknown>[] = [];
+    c.subscribe((s) => states.push({ ...s }));
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(states[0]).toMatchObject({ phase: 'starting', method: 'sms', resumed: false, switchMethods: [] });
+    for (const { init } of harness.routes.requests)
+      expect(init).toMatchObject({
+        credentials: 'same-origin',
+        cache: 'no-store',
+        headers: { accept: 'application/json' },
+      });
+    expect(harness.routes.requests.map((r) => r.route)).toEqual(['POST /start', 'GET /status']);
+  });
+
+  it('while the operator confirms a code, the expiry counts down, and passing it with no word ends in expired', async () => {
+    const c = harness.client();
+    const sent = answer(harness.routes, { method: 'operator_id', poll_interval_ms: 60_000 }, 60);
+    harness.routes.on('POST /start', { status: 201, body: sent });
+    harness.routes.on('GET /status', { status: 200, body: sent });
+    harness.routes.on('POST /check', {
+      status: 200,
+      body: { verification_id: 'VID-1', status: 'sent', verified: false },
+    });
+    await c.start({ phoneNumber: '+79123456789', method: 'operator_id' });
+    await c.check('123456');
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(c.getState()).toMatchObject({ phase: 'verifying', expiresInMs: 50_000 });
+    await jest.advanceTimersByTimeAsync(54_999);
+    expect(c.getState().phase).toBe('verifying');
+    await jest.advanceTimersByTimeAsync(1);
+    expect(c.getState()).toMatchObject({ phase: 'expired', status: 'expired' });
+  });
+
+  it('a refresh over the stream, answered, moves the page', async () => {
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'verified' }) });
+    const c = harness.client({ eventSource: harness.routes.eventSource });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    c.refresh();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(c.getState().phase).toBe('verified');
+  });
+
+  it.each(['not_found', 'not_pending'])(
+    'a cancel the server refuses as %s (nothing left to cancel): canceled, no error shown',
+    async (code) => {
+      harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+      harness.routes.on('POST /cancel', problem(code === 'not_found' ? 404 : 409, code));
+      const c = harness.client();
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      await c.cancel();
+      expect(c.getState()).toMatchObject({ phase: 'canceled', error: null });
+    },
+  );
 });
