@@ -23,7 +23,7 @@ describe('VerificationClient: answers that are not a problem of the contract get
     throw new SyntaxError('Unexpected token <');
   };
 
-  it.each([
+  const cases: [number, string, () => unknown, string][] = [
     [429, 'an HTML page', html, 'rate_limit_exceeded'],
     [500, '{}', () => ({}), 'service_unavailable'],
     [502, 'an HTML page', html, 'service_unavailable'],
@@ -33,7 +33,8 @@ describe('VerificationClient: answers that are not a problem of the contract get
     [200, 'null', () => null, 'unexpected_response'],
     [429, 'its own code', () => ({ error_code: 'too_many_wrong_codes' }), 'too_many_wrong_codes'],
     [503, 'its own code', () => ({ error_code: 'start_refused' }), 'start_refused'],
-  ] as const)('%i with %s: %s, nothing started', async (status, _body, body, code) => {
+  ];
+  it.each(cases)('%i with %s: %s, nothing started', async (status, _body, body, code) => {
     const c = harness.client({ fetch: replying(status, body) });
     await c.start({ phoneNumber: '+79123456789', method: 'sms' });
     expect(c.getState()).toMatchObject({ phase: 'idle', method: 'sms', error: { code, status } });

@@ -155,7 +155,7 @@ describe('credentials="header": the host’s headers on every call, the status r
     expect(sent[0]!.headers).toEqual({ accept: 'application/json' });
   });
 
-  it.each([
+  it.each<[string, Record<string, string>, boolean]>([
     ['credentials="header"', { credentials: 'header' }, true],
     ['no EventSource in the browser', {}, false],
   ])('%s: no EventSource; the status is read by fetch', async (_name, attributes, streamed) => {

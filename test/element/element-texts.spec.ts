@@ -12,7 +12,7 @@ import { refusalText } from '../../src/element/refusal-text.js';
 
 /** A page as the element sees it: the `lang` of its nearest tagged ancestor, the page's, the browser's. */
 function page(nearest: string | null, html = '', browserLanguage?: string): HTMLElement {
-  const g = globalThis as Record<string, unknown>;
+  const g = globalThis as unknown as Record<string, unknown>;
   g.document = { documentElement: { lang: html } };
   Object.defineProperty(globalThis, 'navigator', {
     value: browserLanguage === undefined ? {} : { language: browserLanguage },
@@ -30,12 +30,12 @@ function page(nearest: string | null, html = '', browserLanguage?: string): HTML
 describe('the language the element speaks', () => {
   const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
   beforeEach(() => {
-    delete (globalThis as Record<string, unknown>).document;
+    delete (globalThis as unknown as Record<string, unknown>).document;
   });
   afterEach(() => {
-    delete (globalThis as Record<string, unknown>).document;
+    delete (globalThis as unknown as Record<string, unknown>).document;
     if (saved) Object.defineProperty(globalThis, 'navigator', saved);
-    else delete (globalThis as Record<string, unknown>).navigator;
+    else delete (globalThis as unknown as Record<string, unknown>).navigator;
   });
 
   it.each([
@@ -77,7 +77,7 @@ describe('the language the element speaks', () => {
 
 describe("the host's own texts (setTexts)", () => {
   afterEach(() => {
-    delete (globalThis as Record<string, unknown>).document;
+    delete (globalThis as unknown as Record<string, unknown>).document;
   });
 
   it('for one language: shown in it only, the other keeps the defaults', () => {
