@@ -55,8 +55,6 @@ export class VerificationClient {
   private device: DeviceHint | undefined;
   /** The last start's purpose: a resend keeps it. */
   private purpose: string | undefined;
-  /** The expiry the status was read at (once per expiry). */
-  private expiryReadFor: number | null = null;
 
   constructor(private readonly options: VerificationClientOptions = {}) {
     ({ transport: this.transport, eventSource: this.eventSource } = routesFor(options));
@@ -330,11 +328,9 @@ export class VerificationClient {
     const next = this.withCountdowns(before);
     const over = overExpiryMs(next, this.now());
     if (over >= EXPIRY_GRACE_MS) return this.finish({ ...next, phase: 'expired', status: 'expired' });
-    // One read at the expiry (the countdown shows 0 from half a second before it, so it cannot say when).
-    if (over >= 0 && this.expiryReadFor !== next.expiresAt) {
-      this.expiryReadFor = next.expiresAt;
-      this.follower?.pollNow();
-    }
+    // One read at the expiry, on the first tick past it (the countdown shows 0 from half a second before,
+    // so it cannot say when; a tick a throttled tab delays past this one reads at the next poll instead).
+    if (over >= 0 && over < TICK_MS) this.follower?.pollNow();
     if (countdownsMoved(before, next)) this.set(next);
   }
 
