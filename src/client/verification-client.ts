@@ -328,7 +328,9 @@ export class VerificationClient {
     const next = this.withCountdowns(before);
     const over = overExpiryMs(next, this.now());
     if (over >= EXPIRY_GRACE_MS) return this.finish({ ...next, phase: 'expired', status: 'expired' });
-    if (over >= 0 && before.expiresInMs !== 0) this.follower?.pollNow();
+    // One read at the expiry, on the first tick past it (the countdown shows 0 from half a second before,
+    // so it cannot say when; a tick a throttled tab delays past this one reads at the next poll instead).
+    if (over >= 0 && over < TICK_MS) this.follower?.pollNow();
     if (countdownsMoved(before, next)) this.set(next);
   }
 

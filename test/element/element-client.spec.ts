@@ -107,3 +107,111 @@ describe('the methods the element offers', () => {
       );
   });
 });
+
+describe('credentials="header": the host’s headers on every call, the status read with fetch', () => {
+  const realFetch = globals.fetch;
+  const realEventSource = globals.EventSource;
+  afterEach(() => {
+    globals.fetch = realFetch;
+    globals.EventSource = realEventSource;
+    jest.useRealTimers();
+  });
+  const init = {
+    method: 'GET',
+    headers: { accept: 'application/json' },
+    credentials: 'same-origin',
+  } as never;
+
+  it.each([
+    ['an object', { authorization: 'Bearer A' }],
+    ['a function', () => ({ authorization: 'Bearer A' })],
+    ['an async function', async () => ({ authorization: 'Bearer A' })],
+  ])(
+    'given as %s: sent with no cookies; without the attribute, neither sent nor cookies changed',
+    async (_shape, given) => {
+      const sent: RequestInit[] = [];
+      globals.fetch = (async (_url: string, request: RequestInit) => {
+        sent.push(request);
+        return new Response('{}', { status: 200 });
+      }) as typeof fetch;
+      await hostFetch(hostWith({ credentials: 'header' }), () => given)('/verification/methods', init);
+      await hostFetch(hostWith({}), () => given)('/verification/methods', init);
+      await hostFetch(hostWith({ credentials: 'include' }), () => given)('/verification/methods', init);
+      expect(sent.map((r) => [r.credentials, r.headers])).toEqual([
+        ['omit', { accept: 'application/json', authorization: 'Bearer A' }],
+        ['same-origin', { accept: 'application/json' }],
+        ['include', { accept: 'application/json' }],
+      ]);
+    },
+  );
+
+  it('no headers given: the call goes with none added', async () => {
+    const sent: RequestInit[] = [];
+    globals.fetch = (async (_url: string, request: RequestInit) => {
+      sent.push(request);
+      return new Response('{}', { status: 200 });
+    }) as typeof fetch;
+    await hostFetch(hostWith({ credentials: 'header' }), () => undefined)('/verification/methods', init);
+    expect(sent[0]!.headers).toEqual({ accept: 'application/json' });
+  });
+
+  it.each<[string, Record<string, string>, boolean]>([
+    ['credentials="header"', { credentials: 'header' }, true],
+    ['no EventSource in the browser', {}, false],
+  ])('%s: no EventSource; the status is read by fetch', async (_name, attributes, streamed) => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
+    globals.EventSource = attributes.credentials ? RecordingEventSource : undefined;
+    RecordingEventSource.made = [];
+    const routes = new FakeRoutes();
+    const sms = answer(routes);
+    routes.on('POST /start', { status: 201, body: sms });
+    routes.on('GET /status', { status: 200, body: { ...sms, status: 'verified' } });
+    const urls: string[] = [];
+    const c = elementClient(
+      hostWith(attributes),
+      '/verification',
+      (url, request) => {
+        urls.push(url);
+        return routes.fetch(url, request);
+      },
+      { storage: new MemoryStorage(), random: () => 0, webOtp: false },
+    );
+    try {
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      await jest.advanceTimersByTimeAsync(2500);
+      expect(RecordingEventSource.made).toHaveLength(0);
+      expect(urls.some((u) => u.endsWith('/events'))).toBe(streamed);
+      if (!streamed) expect(c.getState().phase).toBe('verified');
+    } finally {
+      c.dispose();
+    }
+  });
+});
+
+describe('how the element asks for the methods', () => {
+  it('GET <base-url>/methods as JSON, never cached; each wanted method the server offers is kept', async () => {
+    const asked: [string, unknown][] = [];
+    const send = (async (url: string, request: unknown) => {
+      asked.push([url, request]);
+      return new Response(
+        JSON.stringify({ methods: [{ method: 'sms' }, { method: 'flash_call' }], default_country: 'KZ' }),
+        { status: 200 },
+      );
+    }) as never;
+    await expect(offeredMethods(send, '/api/verify', ['flash_call', 'voice', 'sms'])).resolves.toEqual({
+      offered: ['flash_call', 'sms'],
+      country: 'KZ',
+    });
+    expect(asked).toEqual([
+      [
+        '/api/verify/methods',
+        expect.objectContaining({
+          method: 'GET',
+          headers: { accept: 'application/json' },
+          credentials: 'same-origin',
+          cache: 'no-store',
+        }),
+      ],
+    ]);
+  });
+});

@@ -44,6 +44,14 @@ describe('element phone formatting', () => {
     ['+1 202 555 0143', '+12025550143'],
     ['+7******6789', '+7******6789'],
     ['', ''],
+    ['79123456789', '+7 912 345-67-89'],
+    ['912 345 67 87', '+7 912 345-67-87'],
+    [' +375 29 123 45 67', '+375291234567'],
+    ['+7 912 345 6', '+7 912 345-6'],
+    ['+7 912 345', '+7 912 345'],
+    ['+7 912 345 67', '+7 912 345-67'],
+    ['+7 912 345 678', '+7 912 345-67-8'],
+    ['+1 202 555 0143 12345 678', '+120255501431234'],
   ])('%s → %s (RU)', (typed, shown) => {
     expect(formatPhone(typed, 'RU')).toBe(shown);
   });
@@ -51,6 +59,11 @@ describe('element phone formatting', () => {
   it('reads a national number in the given country', () => {
     expect(phoneDigits('29 123 45 67', 'BY')).toBe('375291234567');
     expect(phoneDigits('+375 29 123 45 67', 'RU')).toBe('375291234567');
+    expect(phoneDigits('8 701 234 56 78', 'KZ')).toBe('77012345678');
+    expect(phoneDigits('88 123 45 67', 'UZ')).toBe('998881234567');
+    expect(phoneDigits('77 123456', 'AM')).toBe('37477123456');
+    expect(phoneDigits('700 123 456', 'kg')).toBe('996700123456');
+    expect(phoneDigits('8 912 345 67 89', 'US')).toBe('89123456789');
   });
 });
 
