@@ -156,6 +156,38 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
     expect(requests).toEqual([{ method: 'POST', url: '/v1/verify/check' }]);
   });
 
+  it('an answer over 1 MiB is not asked for again, even with retries left', async () => {
+    script = [json(200, { ...BALANCE, padding: 'x'.repeat(1024 * 1024 + 10) })];
+    const e = await failure(makeClient({ maxRetries: 2 }).getBalance());
+    expect(e).toBeInstanceOf(VerificationApiUnavailableError);
+    expect(e).toMatchObject({ reason: 'bad_response', operation: 'getBalance' });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('a POST gets its whole timeoutMs past a shorter retryDeadlineMs; a GET is cut short at the deadline', async () => {
+    const tight = makeClient({ timeoutMs: 4000, retryDeadlineMs: 300 });
+    script = [
+      {
+        ...json(200, {
+          request_id: '0b7d1c2e-5f3a-4e9b-8c6d-1a2b3c4d5e6f',
+          status: 'verified',
+          phone_number: '+79123456789',
+        }),
+        delayMs: 1000,
+      },
+    ];
+    const checked = await tight.check({ requestId: '0b7d1c2e-5f3a-4e9b-8c6d-1a2b3c4d5e6f', code: '1234' });
+    expect(checked.status).toBe('verified');
+    requests.length = 0;
+    script = [{ ...json(200, BALANCE), delayMs: 1000 }];
+    const started = Date.now();
+    const e = await failure(tight.getBalance());
+    expect(e).toMatchObject({ reason: 'timeout', operation: 'getBalance' });
+    // Failing well before the answer shows the deadline cut the attempt (a loaded run delays timers).
+    expect(Date.now() - started).toBeLessThan(950);
+    expect(requests).toHaveLength(1);
+  });
+
   it('reports each attempt with the milliseconds it took', async () => {
     const seen: ApiRequestInfo[] = [];
     script = [{ ...json(200, BALANCE), delayMs: 200 }];
