@@ -106,6 +106,20 @@ export const SPECS_BY_SCOPE = {
       /^test\/tracing\/tracing\.e2e\./,
     ],
   },
+  // src/webhooks/standard-webhooks.verifier.ts: the signature and timestamp check, against its spec (which
+  // compares it with the standardwebhooks package); the route's own refusals are webhook-answers'.
+  'webhook-signatures': {
+    folder: 'webhooks',
+    specs: [/^src\/webhooks\/standard-webhooks\.verifier\.spec\./],
+  },
+  // src/api/retry-policy.ts and the client's call and retry rule (verification-api.client.ts, `#call` and
+  // `#retryWait`): which failures a GET retries and how long it waits, a POST never repeated once it may
+  // have reached the API, each attempt reported. The other api-client suites (operations, errors, the
+  // transport) reach every line of the call at many times the cost.
+  'api-retry': {
+    folder: 'api',
+    specs: [/^src\/api\/retry-policy\.spec\./, /^test\/api-client\/(retry-bounds|faults)\./],
+  },
   registration: {
     folder: 'module',
     specs: [
