@@ -72,7 +72,8 @@ describe.each(PLATFORMS)('webhook route: ids, store outage, route switched off (
 
   it('a delivery without a webhook-id, or with an empty one, is handled each time, never a duplicate', async () => {
     const results: unknown[] = [];
-    for (const headers of [{}, {}, { 'webhook-id': '' }, { 'webhook-id': '' }]) {
+    const deliveries: Record<string, string>[] = [{}, {}, { 'webhook-id': '' }, { 'webhook-id': '' }];
+    for (const headers of deliveries) {
       const res = await deliver(headers);
       results.push(res.status === 200 ? res.body.result : res.status);
     }
