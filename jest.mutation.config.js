@@ -100,11 +100,31 @@ export const SPECS_BY_SCOPE = {
   // src/module (all of it): each registration shape booted in its own test (forRoot, forRootAsync's three,
   // named), without the suites that boot a host in beforeAll or spawn a process (every module mutant reaches
   // those: a survivor ran 114 tests, 7 minutes on the shared machine).
-  // src/webhooks/webhook-receiver.ts: the route's answers, bounds and log lines, on hosts booted once per suite
-  // (the suites that boot a host per test, webhook-options and content-types, left out for time).
+  // src/webhooks/webhook-receiver.ts: the route's answers, bounds and log lines (webhook-answers, webhook-route,
+  // webhook-unsigned: hosts booted once per suite), a host's own verifier and the raw body a host lacks
+  // (webhook-options and content-types, a host per test: a mutant runs only the tests that reached it), and
+  // the webhook's span (tracing).
   'webhook-answers': {
     folder: 'webhooks',
-    specs: [/^src\/webhooks\//, /^test\/webhooks\/(webhook-answers|webhook-route)\./],
+    specs: [
+      /^src\/webhooks\//,
+      /^test\/webhooks\/(webhook-answers|webhook-route|webhook-unsigned|webhook-options|content-types)\./,
+      /^test\/tracing\/tracing\.e2e\./,
+    ],
+  },
+  // src/webhooks/standard-webhooks.verifier.ts: the signature and timestamp check, against its spec (which
+  // compares it with the standardwebhooks package); the route's own refusals are webhook-answers'.
+  'webhook-signatures': {
+    folder: 'webhooks',
+    specs: [/^src\/webhooks\/standard-webhooks\.verifier\.spec\./],
+  },
+  // src/api/retry-policy.ts and the client's call and retry rule (verification-api.client.ts, `#call` and
+  // `#retryWait`): which failures a GET retries and how long it waits, a POST never repeated once it may
+  // have reached the API, each attempt reported. The other api-client suites (operations, errors, the
+  // transport) reach every line of the call at many times the cost.
+  'api-retry': {
+    folder: 'api',
+    specs: [/^src\/api\/retry-policy\.spec\./, /^test\/api-client\/(retry-bounds|faults)\./],
   },
   registration: {
     folder: 'module',

@@ -139,10 +139,23 @@ describe('StandardWebhooksVerifier', () => {
     const now = Math.floor(Date.now() / 1000);
     const body = Buffer.from('{}');
     const good = verifier.sign('msg_x', now, body);
-    expect(verifier.check(body, { 'webhook-id': 'msg_x', 'webhook-timestamp': String(now) })).toBe(
-      'missing_headers',
-    );
-    expect(verifier.check(body, headers('msg_x', '12abc', good))).toBe('bad_timestamp');
+    // Each of the three missing, or empty, alone.
+    for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+      for (const value of [undefined, '']) {
+        const partial = { ...headers('msg_x', now, good), [name]: value };
+        expect({ name, value, reason: verifier.check(body, partial) }).toEqual({
+          name,
+          value,
+          reason: 'missing_headers',
+        });
+      }
+    }
+    // Digits only: a timestamp with anything before or after them is no timestamp.
+    for (const timestamp of ['12abc', `x${now}`, ` ${now}`, `${now}.5`])
+      expect({ timestamp, reason: verifier.check(body, headers('msg_x', timestamp, good)) }).toEqual({
+        timestamp,
+        reason: 'bad_timestamp',
+      });
     expect(verifier.check(body, headers('msg_x', now, good.replace(/^v1,/, 'v2,')))).toBe(
       'no_matching_signature',
     );
@@ -176,5 +189,10 @@ describe('StandardWebhooksVerifier', () => {
       'a webhook secret must be "whsec_" followed by base64 bytes',
     );
     expect(() => new StandardWebhooksVerifier([])).toThrow('at least one secret');
+    // A secret read from configuration as something else than text (a number, a missing variable).
+    for (const secret of [42, undefined])
+      expect(() => new StandardWebhooksVerifier([secret as unknown as string])).toThrow(
+        new TypeError('a webhook secret must be a string'),
+      );
   });
 });

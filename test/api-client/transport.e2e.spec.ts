@@ -116,7 +116,9 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
       accept: 'application/json, application/problem+json',
       'user-agent': 'nestjs-phone-verification',
     });
-    // No compression asked for, so none to undo (axios asks, and decompresses, with its own adapter).
+    // A GET declares no body type; no compression asked for, so none to undo (axios asks, and
+    // decompresses, with its own adapter).
+    expect(get.headers['content-type']).toBeUndefined();
     if (transport !== 'axios') expect(get.headers['accept-encoding']).toBeUndefined();
     expect(post).toMatchObject({ method: 'POST', url: '/api/v1/verify' });
     expect(JSON.parse(post.body)).toMatchObject({ phone_number: '+79123456789', method: 'sms' });
@@ -140,8 +142,18 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
   it('after close(), a new call opens a new connection and succeeds', async () => {
     const client = makeClient();
     await client.getBalance();
+    const before = connections;
     client.close();
     expect(await client.getBalance()).toEqual(BALANCE);
+    expect(connections - before).toBe(1);
+  });
+
+  it('asks for usage without a query string when no range is given', async () => {
+    handler = (_req, res) => json(res, 500, {});
+    await makeClient()
+      .getUsage()
+      .catch(() => undefined);
+    expect(seen.map((r) => r.url)).toEqual(['/api/v1/usage']);
   });
 
   it('reads an answer just under 1 MiB', async () => {

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MemoryStore, VerificationStoreUnavailableError } from '../../src/index.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import {
+  CapturingLogger,
+  moduleOptions,
+  payloadFor,
+  postWebhook,
+  startAccountHost,
+  startSandbox,
+} from './harness.js';
+
+/** A session id of the right shape that no deployment started. */
+const UNKNOWN = '4d7c2a1e-0000-4000-8000-00000000b207';
+
+/** A store whose claims fail on demand, as a store that went away mid-delivery. */
+class FlakyStore extends MemoryStore {
+  down = false;
+  override async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    if (this.down) throw new VerificationStoreUnavailableError('setIfAbsent', 'connection lost');
+    return super.setIfAbsent(key, value, ttlMs);
+  }
+}
+
+/**
+ * What a sender sees of deliveries the signature check does not gate (`signature: 'none'`): one without a
+ * `webhook-id`, or with an empty one, is handled every time (never taken for a copy of another); a store
+ * that fails while the delivery claims its id is a 503 the sender retries; and a route a factory switched
+ * off answers 404. Hosts booted once per suite.
+ */
+describe.each(PLATFORMS)('webhook route: ids, store outage, route switched off (%s)', (platform) => {
+  let sb: VerificationSandbox;
+  let host: TestApp;
+  let off: TestApp;
+  let store: FlakyStore;
+  const logger = new CapturingLogger();
+  const route = (): string => `${host.url}/verification/webhooks`;
+  const deliver = (
+    headers: Record<string, string>,
+    body: unknown = payloadFor('verification.verified', UNKNOWN),
+  ) =>
+    postWebhook(route(), {
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+    store = new FlakyStore({ clock: () => sb.now() });
+    host = await startAccountHost(platform, sb, {
+      module: { webhooks: { signature: 'none' }, store },
+      logger,
+    });
+    // Nest's logger is one per process: the second app logs to the same lines.
+    off = await createTestApp({
+      platform,
+      logger,
+      module: VerificationModule.forRootAsync({
+        webhooks: { enabled: true },
+        useFactory: () => moduleOptions(sb, { webhooks: { enabled: false } }),
+      }),
+    });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await off?.close();
+    await store?.close();
+    await sb?.close();
+  });
+
+  it('a delivery without a webhook-id, or with an empty one, is handled each time, never a duplicate', async () => {
+    const results: unknown[] = [];
+    const deliveries: Record<string, string>[] = [{}, {}, { 'webhook-id': '' }, { 'webhook-id': '' }];
+    for (const headers of deliveries) {
+      const res = await deliver(headers);
+      results.push(res.status === 200 ? res.body.result : res.status);
+    }
+    expect(results).toEqual(['ignored', 'ignored', 'ignored', 'ignored']);
+    // An id is still remembered: the same one again is a duplicate.
+    expect((await deliver({ 'webhook-id': 'w_unsigned' })).body.result).toBe('ignored');
+    expect((await deliver({ 'webhook-id': 'w_unsigned' })).body.result).toBe('duplicate');
+  });
+
+  it('a store that fails while the delivery claims its id: 503 with Retry-After: 5, an error naming the store, and the retry is handled', async () => {
+    store.down = true;
+    try {
+      const res = await deliver({ 'webhook-id': 'w_store' });
+      expect([res.status, res.retryAfter, res.contentType?.split(';')[0]]).toEqual([
+        503,
+        '5',
+        'application/problem+json',
+      ]);
+      expect(res.body).toMatchObject({
+        status: 503,
+        error_code: 'service_unavailable',
+        detail: 'The webhook could not be processed now; retry later',
+      });
+    } finally {
+      store.down = false;
+    }
+    expect(logger.at('error').filter((m) => m.startsWith('webhook answered 503: '))).toEqual([
+      'webhook answered 503: store unavailable (Verification store unavailable: setIfAbsent failed (connection lost))',
+    ]);
+    const line = logger.lines.filter((l) => l.message.includes('webhook_id=w_store '));
+    expect(line.map((l) => `${l.level}: ${l.message.replace(/ latency_ms=\d+$/, '')}`)).toEqual([
+      'warn: webhook route=webhook result=failed webhook_id=w_store http_status=503',
+    ]);
+    // The time the route took, in milliseconds: a few, never a clock reading.
+    expect(Number(/latency_ms=(\d+)$/.exec(line[0]!.message)?.[1])).toBeLessThan(30_000);
+    // Nothing was claimed: the sender's retry is handled.
+    expect((await deliver({ 'webhook-id': 'w_store' })).body.result).toBe('ignored');
+  });
+
+  it('a route the factory switched off answers 404 not_found as a problem, whatever the delivery', async () => {
+    const res = await postWebhook(`${off.url}/verification/webhooks`, {
+      headers: { 'content-type': 'application/json', 'webhook-id': 'w_off' },
+      body: JSON.stringify(payloadFor('verification.verified', UNKNOWN)),
+    });
+    expect([res.status, res.contentType?.split(';')[0]]).toEqual([404, 'application/problem+json']);
+    expect(res.body).toMatchObject({
+      status: 404,
+      error_code: 'not_found',
+      detail: 'Webhooks are switched off here',
+    });
+  });
+});
