@@ -133,6 +133,20 @@ export const SPECS_BY_SCOPE = {
       /^test\/registration\/(verification-module\.registration|registration-shapes|named-registrations)\./,
     ],
   },
+  // src/sessions/verification.tracker.ts and session-record.repository.ts: the tracker's merges, emissions and
+  // claims and the records' reads and writes, on a MemoryStore and a fixed clock (test/sessions boots and
+  // restarts hosts per test: every tracker mutant reaches it, minutes a survivor on the shared machine).
+  'session-records': {
+    folder: 'sessions',
+    specs: [/^src\/sessions\//],
+  },
+  // src/store's MemoryStore, its due-queue and slab, and the batch primitive: the store contract over Memory,
+  // Redis and Redis Cluster, and the MemoryStore's bounds (test/store). The folder's two e2e suites boot hosts
+  // over Redis (store-outage stops it: under load its first run failed, a 503 at start).
+  'store-contract': {
+    folder: 'store',
+    specs: [/^test\/store\//],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
     folder: 'protection',

@@ -156,6 +156,8 @@ describe('VerificationTracker: delivered flag and method figures', () => {
     expect((await records.get('req-1'))!.delivered).toBeUndefined();
     await tracker.observe(observed('delivered'), 'poll');
     expect((await records.get('req-1'))!.delivered).toBe(true);
+    // Counted when first seen, before any outcome.
+    expect((await stats.figures()).sms).toMatchObject({ delivered: 1 });
     await tracker.observe(observed('expired'), 'webhook');
     expect(await records.get('req-1')).toMatchObject({ status: 'expired', delivered: true });
     expect((await stats.figures()).sms).toMatchObject({

@@ -206,6 +206,34 @@ describe('MemoryStore bounds and sweeping', () => {
     expect(() => new MemoryStore({ sweepIntervalMs: 0 })).toThrow(RangeError);
   });
 
+  it('names the bound it refuses and the value given: fractions, NaN and infinities too', () => {
+    for (const maxEntries of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => new MemoryStore({ maxEntries })).toThrow(
+        `MemoryStore: maxEntries must be a positive integer, got ${maxEntries}`,
+      );
+    for (const maxEvictableEntries of [2.5, -1, Number.NaN])
+      expect(() => new MemoryStore({ maxEvictableEntries })).toThrow(
+        `MemoryStore: maxEvictableEntries must be a positive integer, got ${maxEvictableEntries}`,
+      );
+    for (const sweepIntervalMs of [-1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => new MemoryStore({ sweepIntervalMs })).toThrow(
+        `MemoryStore: sweepIntervalMs must be a positive number, got ${sweepIntervalMs}`,
+      );
+    // The smallest bounds are accepted.
+    return Promise.all([
+      new MemoryStore({ maxEntries: 1, maxEvictableEntries: 1, sweepIntervalMs: 0.5 }).close(),
+    ]);
+  });
+
+  it('bounds the evictable entries by maxEntries when no bound of their own is given', async () => {
+    const store = new MemoryStore({ maxEntries: 2 });
+    for (let i = 0; i < 3; i++) await store.increment(`client:${i}`, 1, 60_000, { evictable: true });
+    await expect(store.get('client:0')).resolves.toBeNull();
+    await expect(store.get('client:1')).resolves.toBe('1');
+    expect(store.entryCount).toBe(2);
+    await store.close();
+  });
+
   it('claims from a queue of 100,000 members by due order, without scanning it', async () => {
     const clock = new TestClock();
     const store = new MemoryStore({ clock: clock.now });
@@ -241,5 +269,41 @@ describe('MemoryStore heap', () => {
     expect(perEntry).toBeLessThan(220);
     await expect(store.get(`protect:pump:cm:${digest(7)}:498881`)).resolves.toBe(`${digest(7)}:vvvvvvvvvv:7`);
     await store.close();
+  });
+
+  it('holds no more room after rewrites, class changes and evictions than its entries take', async () => {
+    const store = new MemoryStore({ maxEntries: 1000, maxEvictableEntries: 1000 });
+    const value = (i: number) => `${i}:`.padEnd(1000, 'v');
+    for (let i = 0; i < 1000; i++) {
+      await store.set(`kept${i}`, value(i), 3_600_000);
+      await store.set(`client${i}`, value(i), 3_600_000, { evictable: true });
+    }
+    const full = settledHeapUsed();
+    for (let i = 0; i < 6000; i++) {
+      await store.set(`kept${i % 1000}`, value(i), 3_600_000);
+      await store.set(`client${i % 1000}`, value(i), 3_600_000, { evictable: i % 2 === 0 });
+      await store.set(`new${i}`, value(i), 3_600_000, { evictable: i % 3 === 0 });
+    }
+    // 18,000 values of 1 KB were written: a slot kept for each would hold 18 MB more.
+    expect(settledHeapUsed() - full).toBeLessThan(3_000_000);
+    expect(store.entryCount).toBe(2000);
+    await store.close();
+  });
+
+  it('gives the room of a peak back once it expired and was swept', async () => {
+    jest.useFakeTimers();
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now, sweepIntervalMs: 1000 });
+    await store.set('long', 'v', 3_600_000);
+    const before = settledHeapUsed();
+    for (let i = 0; i < 200_000; i++) await store.set(`peak${i}`, 'v', 1000);
+    clock.advance(1000);
+    jest.advanceTimersByTime(25_000);
+    expect(store.entryCount).toBe(1);
+    // Uncompacted, the peak's 200,000 free slots keep three arrays of 1.6 MB each.
+    expect(settledHeapUsed() - before).toBeLessThan(2_000_000);
+    await expect(store.get('long')).resolves.toBe('v');
+    await store.close();
+    jest.useRealTimers();
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import { storeBatch } from '../../src/store/store-batch.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 
 /** A clock the test moves by hand: TTLs are checked without sleeping. */
@@ -219,6 +220,16 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await store.set('text', 'not a number', 60_000);
         await expect(store.increment('text', 1, 1000)).rejects.toThrow(TypeError);
         await expect(store.get('text')).resolves.toBe('not a number');
+      });
+
+      it('counts a negative counter, and takes digits with anything around them for text', async () => {
+        await store.set('negative', '-3', 60_000);
+        await expect(store.increment('negative', 1, 1000)).resolves.toMatchObject({ value: -2 });
+        for (const text of [' 12', '12 ', '0x10', '1e3', '+5', '4.0', '-', '']) {
+          await store.set('text', text, 60_000);
+          await expect(store.increment('text', 1, 1000)).rejects.toThrow(TypeError);
+          await expect(store.get('text')).resolves.toBe(text);
+        }
       });
     });
 
@@ -452,6 +463,59 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
       });
     });
 
+    describe('storeBatch: the store as given, and a host store of the same data without batch', () => {
+      /** A host's own store: the same data by its single-key methods, no `batch` of its own. */
+      const withoutBatch = (of: VerificationStore): VerificationStore => ({
+        now: () => of.now(),
+        get: (key) => of.get(key),
+        set: (key, value, ttlMs, options) => of.set(key, value, ttlMs, options),
+        setIfAbsent: (key, value, ttlMs, options) => of.setIfAbsent(key, value, ttlMs, options),
+        delete: (key) => of.delete(key),
+        increment: (key, by, ttlMs, options) => of.increment(key, by, ttlMs, options),
+        schedule: (queue, member, dueAt) => of.schedule(queue, member, dueAt),
+        claimDue: (queue, limit, leaseMs) => of.claimDue(queue, limit, leaseMs),
+        unschedule: (queue, member) => of.unschedule(queue, member),
+        queueSize: (queue) => of.queueSize(queue),
+        close: () => of.close(),
+      });
+
+      for (const shape of ['as given', 'without batch'] as const) {
+        it(`answers each operation as its method does, and writes with its TTL (${shape})`, async () => {
+          const host = shape === 'as given' ? store : withoutBatch(store);
+          const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+          await store.set(a, 'old', 60_000);
+          await store.increment(c, 5, 60_000);
+          const answers = await storeBatch(host, [
+            { op: 'get', key: a },
+            { op: 'setIfAbsent', key: a, value: 'no', ttlMs: 60_000 },
+            { op: 'setIfAbsent', key: b, value: 'yes', ttlMs: 1000, options: { evictable: true } },
+            { op: 'increment', key: c, by: 2, ttlMs: 1 },
+            { op: 'set', key: a, value: 'new', ttlMs: 500 },
+            { op: 'delete', key: c },
+          ] as const);
+          expect(answers).toEqual([
+            'old',
+            false,
+            true,
+            { value: 7, expiresAt: clock.now() + 60_000 },
+            undefined,
+            undefined,
+          ]);
+          await expect(storeBatch(host, [])).resolves.toEqual([]);
+          await expect(store.get(c)).resolves.toBeNull();
+          clock.advance(499);
+          await expect(store.get(a)).resolves.toBe('new');
+          await expect(store.get(b)).resolves.toBe('yes');
+          clock.advance(1);
+          await expect(store.get(a)).resolves.toBeNull();
+          clock.advance(499);
+          await expect(store.get(b)).resolves.toBe('yes');
+          clock.advance(1);
+          await expect(store.get(b)).resolves.toBeNull();
+        });
+      }
+    });
+
     describe('isolation and sharing', () => {
       it('keeps stores of different namespaces (key prefixes) apart', async () => {
         const other = await open(randomUUID());
@@ -487,6 +551,27 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await expect(closing.close()).resolves.toBeUndefined();
         await expect(closing.get('k')).rejects.toThrow(VerificationStoreUnavailableError);
         await expect(closing.claimDue('q', 1, 1000)).rejects.toThrow(VerificationStoreUnavailableError);
+      });
+
+      it('names the operation a closed store refused, as a host’s log shows it', async () => {
+        const closing = await open();
+        await closing.close();
+        const refused = {
+          get: () => closing.get('k'),
+          set: () => closing.set('k', 'v', 1000),
+          setIfAbsent: () => closing.setIfAbsent('k', 'v', 1000),
+          delete: () => closing.delete('k'),
+          increment: () => closing.increment('k', 1, 1000),
+          batch: () => closing.batch!([{ op: 'get', key: 'k' }]),
+          schedule: () => closing.schedule('q', 'm', 0),
+          claimDue: () => closing.claimDue('q', 1, 1000),
+          unschedule: () => closing.unschedule('q', 'm'),
+          queueSize: () => closing.queueSize('q'),
+        };
+        for (const [operation, call] of Object.entries(refused))
+          await expect(call()).rejects.toThrow(
+            `Verification store unavailable: ${operation} failed (the store is closed)`,
+          );
       });
     });
 
