@@ -1,0 +1,217 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { VerificationSession } from '../api/api.types.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { resolveVerificationOptions } from '../options/verification.options.js';
+import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
+import { SubjectIndex } from './subject-index.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
+import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
+
+/**
+ * What an observation leaves behind for the host: the record it merges (a first sighting, a late
+ * outcome on a terminal record), when the reconciler looks at the session again after an emission
+ * (settled, failed, held by another instance), and a journey's verified given back after a store failure.
+ */
+const START = 1_700_000_000_000;
+const API = { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' };
+
+const pending: SessionRecord = {
+  requestId: 'req-1',
+  phoneNumber: '+79123456789',
+  method: 'sms',
+  status: 'sent',
+  awaitingCode: true,
+  createdAt: START,
+  expiresAt: START + 300_000,
+  verifiedAt: null,
+};
+
+function observed(
+  status: VerificationSession['status'],
+  fields: Partial<VerificationSession> = {},
+): VerificationSession {
+  return {
+    requestId: 'req-1',
+    phoneNumber: '+79123456789',
+    method: 'sms',
+    status,
+    verifiedAt: null,
+    expiresAt: new Date(START + 300_000),
+    awaitingCode: true,
+    ...fields,
+  };
+}
+
+describe('VerificationTracker: the record an observation leaves and when the session is looked at again', () => {
+  let now: number;
+  let store: MemoryStore;
+  let received: [string, string][];
+
+  function instance() {
+    const options = resolveVerificationOptions({ api: API, clock: () => now });
+    const logger = new VerificationLogger({ ...options, logLevels: false });
+    const records = new SessionRecordRepository(
+      options,
+      store,
+      telemetryOf(logger),
+      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
+    );
+    const emitter = new EventEmitter2({ wildcard: true });
+    emitter.onAny(
+      (event, payload) => void received.push([String(event), (payload as SessionRecord).requestId]),
+    );
+    const codec = new VerificationHandleCodec(options.handleKey);
+    const tracker = new VerificationTracker(options, store, records, telemetryOf(logger), codec, emitter);
+    return { records, tracker, emitter };
+  }
+
+  /** The sessions the reconciler would poll at `at` (each leased, so asked once per moment). */
+  async function dueAt(records: SessionRecordRepository, at: number): Promise<string[]> {
+    const was = now;
+    now = at;
+    const due = await records.queue.claimDue(10);
+    now = was;
+    return due.sort();
+  }
+
+  beforeEach(() => {
+    now = START;
+    store = new MemoryStore({ clock: () => now });
+    received = [];
+  });
+  afterEach(() => store.close());
+
+  it('a session first seen with no end stated is recorded as created and ending at the moment it was seen', async () => {
+    const { records, tracker } = instance();
+    now = START + 5000;
+    await tracker.observe(observed('sent', { expiresAt: undefined }), 'webhook');
+    await expect(records.get('req-1')).resolves.toMatchObject({
+      status: 'sent',
+      createdAt: START + 5000,
+      expiresAt: START + 5000,
+      verifiedAt: null,
+    });
+  });
+
+  it('a terminal record keeps its outcome and first verified time against a late or different answer', async () => {
+    const { records, tracker } = instance();
+    await records.save({ ...pending, status: 'failed' });
+    await tracker.observe(observed('verified', { verifiedAt: new Date(START + 1000) }), 'webhook');
+    await expect(records.get('req-1')).resolves.toMatchObject({ status: 'failed', verifiedAt: null });
+
+    await records.save({ ...pending, requestId: 'req-2', status: 'verified', verifiedAt: START + 1000 });
+    await tracker.observe(
+      observed('verified', { requestId: 'req-2', verifiedAt: new Date(START + 9000) }),
+      'poll',
+    );
+    await expect(records.get('req-2')).resolves.toMatchObject({
+      status: 'verified',
+      verifiedAt: START + 1000,
+    });
+    expect(received).toEqual([
+      ['verification.failed', 'req-1'],
+      ['verification.verified', 'req-2'],
+    ]);
+  });
+
+  it('operator_id verified while the API still shows a code wait: the outcome alone, no code_required after the fact', async () => {
+    const { records, tracker } = instance();
+    await records.save({ ...pending, method: 'operator_id', awaitingCode: false });
+    await tracker.observe(observed('verified', { method: 'operator_id', awaitingCode: true }), 'webhook');
+    expect(received).toEqual([['verification.verified', 'req-1']]);
+  });
+
+  it('a settled session leaves the reconciler’s schedule; a pending one that owed code_required stays on it', async () => {
+    const { records, tracker } = instance();
+    await records.follow(pending);
+    await records.follow({ ...pending, requestId: 'req-2', method: 'operator_id', awaitingCode: false });
+    await tracker.observe(observed('verified'), 'webhook');
+    await tracker.observe(observed('sent', { requestId: 'req-2', method: 'operator_id' }), 'webhook');
+    expect(received).toEqual([
+      ['verification.verified', 'req-1'],
+      ['verification.code_required', 'req-2'],
+    ]);
+    await expect(dueAt(records, pending.expiresAt + RECORD_RETENTION_MS)).resolves.toEqual(['req-2']);
+  });
+
+  it('a listener that fails: every due event is still tried, and the session is looked at again one interval later, not before', async () => {
+    const { records, tracker, emitter } = instance();
+    emitter.on('verification.code_required', () => Promise.reject(new Error('listener down')));
+    await records.save({ ...pending, method: 'operator_id', awaitingCode: false, fallback: true });
+    await expect(
+      tracker.observe(observed('verified', { method: 'operator_id', awaitingCode: false }), 'webhook'),
+    ).rejects.toBeInstanceOf(VerificationListenerError);
+    expect(received).toEqual([
+      ['verification.code_required', 'req-1'],
+      ['verification.verified', 'req-1'],
+    ]);
+    const interval = records.queue.intervalMs({ method: 'operator_id' });
+    await expect(dueAt(records, START + interval - 1)).resolves.toEqual([]);
+    await expect(dueAt(records, START + interval)).resolves.toEqual(['req-1']);
+  });
+
+  it('an event another instance is still emitting: this one emits nothing and looks again one interval later', async () => {
+    const dying = instance();
+    const other = instance();
+    let called!: () => void;
+    const listening = new Promise<void>((resolve) => (called = resolve));
+    dying.emitter.on('verification.verified', () => (called(), new Promise(() => undefined)));
+    await dying.records.save(pending);
+    void dying.tracker.observe(observed('verified'), 'webhook');
+    await listening;
+    const record = (await other.records.get('req-1'))!;
+    await expect(other.tracker.emitDue(record, 'poll')).resolves.toEqual({ emitted: [], settled: false });
+    const interval = other.records.queue.intervalMs(record);
+    await expect(dueAt(other.records, START + interval - 1)).resolves.toEqual([]);
+    await expect(dueAt(other.records, START + interval)).resolves.toEqual(['req-1']);
+  });
+
+  it('a code_required the store fails to claim holds the outcome back: the host never hears verified before it', async () => {
+    const { records, tracker } = instance();
+    await records.save({ ...pending, method: 'operator_id', awaitingCode: false, fallback: true });
+    const setIfAbsent = store.setIfAbsent.bind(store);
+    store.setIfAbsent = (key, value, ttlMs) =>
+      key.endsWith(':verification.code_required')
+        ? Promise.reject(new Error('store down'))
+        : setIfAbsent(key, value, ttlMs);
+    await expect(
+      tracker.observe(observed('verified', { method: 'operator_id', awaitingCode: false }), 'webhook'),
+    ).rejects.toThrow('store down');
+    expect(received).toEqual([]);
+    store.setIfAbsent = setIfAbsent;
+    await tracker.emitDue((await records.get('req-1'))!, 'poll');
+    expect(received).toEqual([
+      ['verification.code_required', 'req-1'],
+      ['verification.verified', 'req-1'],
+    ]);
+  });
+
+  it('a journey’s verified whose facts the store failed to read is given back: the next step is told verified, not verified_again', async () => {
+    const { records, tracker } = instance();
+    await records.save(pending);
+    await records.save({ ...pending, requestId: 'req-2', journeyId: 'req-1' });
+    await records.saveJourney(
+      {
+        journeyId: 'req-1',
+        phoneNumber: pending.phoneNumber,
+        steps: ['req-1', 'req-2'].map((requestId) => ({
+          requestId,
+          method: 'sms' as const,
+          startedAt: START,
+        })),
+        createdAt: START,
+      },
+      pending.expiresAt,
+    );
+    const get = store.get.bind(store);
+    store.get = (key) => (key.startsWith('journey:') ? Promise.reject(new Error('store down')) : get(key));
+    await expect(tracker.observe(observed('verified'), 'webhook')).rejects.toThrow('store down');
+    store.get = get;
+    await tracker.observe(observed('verified', { requestId: 'req-2' }), 'webhook');
+    expect(received).toEqual([['verification.verified', 'req-2']]);
+  });
+});
