@@ -5,6 +5,7 @@
  * protection off (what tracking a session costs) and with the default protection on, one client
  * per session (what a deployment holds per sign-up).
  */
+import { Redis } from 'ioredis';
 import { MethodStats } from '../src/account/method-stats.service.js';
 import { VerificationService } from '../src/verification/verification.service.js';
 import { MemoryStore } from '../src/store/memory.store.js';
@@ -14,6 +15,16 @@ import { startHostApp } from './lib/host-app.js';
 import { fmt, type BenchTable } from './lib/report.js';
 import type { SandboxReady } from './servers/sandbox-process.js';
 
+/**
+ * What the process holds after full collections: the V8 heap's data (settledHeapUsed) and what lives
+ * outside it (`external`, which includes every ArrayBuffer and Buffer), so that a value kept as bytes
+ * instead of a string is still counted.
+ */
+function settledMemory(): { heap: number; external: number } {
+  const heap = settledHeapUsed();
+  return { heap, external: process.memoryUsage().external };
+}
+
 /** Issue 45: a pending session's heap, protection off and on. */
 const GOAL_BYTES = { off: 1024, on: 2048 };
 const IN_FLIGHT = 64;
@@ -22,10 +33,16 @@ export interface MemoryArgs {
   sandbox: SandboxReady;
   sessions: number;
   protection: boolean;
+  /** On RedisStore at this URL instead (its `used_memory` is measured, not the heap). */
+  redisUrl?: string;
 }
 export interface MemoryResult {
   bytesPerSession: number;
+  /** Of which outside the V8 heap (Buffers, ArrayBuffers: `external`), per session. */
+  externalPerSession: number;
   storeEntries: number;
+  /** RedisStore runs: growth of the server's `used_memory` per session. */
+  redisBytesPerSession?: number;
   queueSize: number;
   baselineHeap: number;
   finalHeap: number;
@@ -43,14 +60,21 @@ export async function memoryBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
         sessions,
         protection,
       } satisfies MemoryArgs);
+      const onRedis = await runIsolated<MemoryResult>('./memory.bench.js', 'runMemoryPerSession', {
+        sandbox: sandbox.ready,
+        sessions,
+        protection,
+        redisUrl: await ctx.redisUrl(),
+      } satisfies MemoryArgs);
       ctx.log(
-        `memory (protection ${protection ? 'on' : 'off'}): ${fmt(r.bytesPerSession)} B/session in ${fmt(r.seconds)} s`,
+        `memory (protection ${protection ? 'on' : 'off'}): ${fmt(r.bytesPerSession)} B/session (${fmt(r.externalPerSession)} B outside the heap) in ${fmt(r.seconds)} s; Redis ${fmt(onRedis.redisBytesPerSession ?? NaN)} B/session`,
       );
       rows.push([
         protection ? 'protection on (defaults, one client per session)' : 'protection off',
         fmt(sessions),
         fmt(r.bytesPerSession),
         fmt(r.storeEntries / sessions, 2),
+        fmt(onRedis.redisBytesPerSession ?? NaN),
         `≤ ${fmt(protection ? GOAL_BYTES.on : GOAL_BYTES.off)} B`,
         r.bytesPerSession <= (protection ? GOAL_BYTES.on : GOAL_BYTES.off),
       ]);
@@ -61,14 +85,16 @@ export async function memoryBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
         columns: [
           'configuration',
           'sessions',
-          'heap bytes per session',
+          'bytes per session (heap + external)',
           'store entries per session',
+          'Redis bytes per session',
           'goal',
           'result',
         ],
         rows,
         notes: [
-          'Settled heap (two full GCs) after N pending sms sessions started through VerificationService, minus the settled heap after a warm-up of 1,000; the sandbox runs in another process. Webhooks configured, so the reconciler holds each session in its queue at the lazy pace and does not poll during the measurement.',
+          'Settled heap (two full GCs) plus memory outside it (`external`: Buffers, ArrayBuffers) after N pending sms sessions started through VerificationService, minus the settled heap after a warm-up of 1,000; the sandbox runs in another process. Webhooks configured, so the reconciler holds each session in its queue at the lazy pace and does not poll during the measurement.',
+          "Redis bytes per session: the same starts on RedisStore (REDIS_URL or a throwaway server), growth of the server's `used_memory` per session.",
         ],
       },
     ];
@@ -78,8 +104,15 @@ export async function memoryBenchmark(ctx: BenchContext): Promise<BenchTable[]> 
 }
 
 export async function runMemoryPerSession(args: MemoryArgs): Promise<MemoryResult> {
+  const keyPrefix = `bench-memory-${process.pid}:`;
+  const redis = args.redisUrl === undefined ? undefined : new Redis(args.redisUrl);
+  const usedMemory = async (): Promise<number> => {
+    const info = redis === undefined ? '' : await redis.info('memory');
+    return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? NaN);
+  };
   const host = await startHostApp({
     platform: 'fastify',
+    ...(args.redisUrl === undefined ? {} : { redis: { url: args.redisUrl, keyPrefix } }),
     module: {
       api: { baseUrl: args.sandbox.url, apiKey: args.sandbox.apiKey, apiSecret: args.sandbox.apiSecret },
       webhooks: { secret: args.sandbox.webhookSecret },
@@ -118,22 +151,39 @@ export async function runMemoryPerSession(args: MemoryArgs): Promise<MemoryResul
     const figures = host.app.get(MethodStats);
     await startMany(1000);
     await figures.flush();
-    const baselineHeap = settledHeapUsed();
+    const baseline = settledMemory();
+    const redisBefore = await usedMemory();
     const entriesBefore = host.store instanceof MemoryStore ? host.store.entryCount : 0;
     const started = Date.now();
     await startMany(args.sessions);
     const seconds = (Date.now() - started) / 1000;
     await figures.flush();
-    const finalHeap = settledHeapUsed();
+    const final = settledMemory();
+    const redisAfter = await usedMemory();
+    const external = final.external - baseline.external;
     return {
-      bytesPerSession: (finalHeap - baselineHeap) / args.sessions,
+      bytesPerSession: (final.heap - baseline.heap + external) / args.sessions,
+      externalPerSession: external / args.sessions,
       storeEntries: (host.store instanceof MemoryStore ? host.store.entryCount : 0) - entriesBefore,
+      ...(redis === undefined ? {} : { redisBytesPerSession: (redisAfter - redisBefore) / args.sessions }),
       queueSize: await host.store.queueSize('reconcile'),
-      baselineHeap,
-      finalHeap,
+      baselineHeap: baseline.heap + baseline.external,
+      finalHeap: final.heap + final.external,
       seconds,
     };
   } finally {
     await host.close();
+    if (redis !== undefined) await dropPrefix(redis, keyPrefix);
   }
+}
+
+/** Removes what a RedisStore run wrote (a shared REDIS_URL keeps nothing of it). */
+async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
 }

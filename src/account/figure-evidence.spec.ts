@@ -111,4 +111,24 @@ describe('MethodStats: figures learned from evidence of real users', () => {
     await verified('owner:farm');
     expect((await stats.figures({ days: 1 })).reverse_flash_call).toMatchObject({ started: 1 });
   });
+
+  it('a start past its share keeps no entry of its own, and stays uncounted to its end, past its day', async () => {
+    const network = { network: '203.0.113.0/24' };
+    for (let i = 0; i < FIGURES_SHARE_PER_DAY.network; i++)
+      await verified(`client:${i}`, { address: `203.0.113.${i}`, ...network });
+    const before = (await stats.figures()).reverse_flash_call;
+    expect(before).toMatchObject({ started: FIGURES_SHARE_PER_DAY.network });
+    const past = session(rfc);
+    const entries = store.entryCount;
+    await stats.tally(past, 'client:past', 'mobile', { address: '203.0.113.200', ...network });
+    await stats.tally(past, 'client:past', 'mobile', { address: '203.0.113.200', ...network });
+    // Its number's claim and its caller's and address's new day shares (its network's are there): no decision entry.
+    expect(await store.get(`stats-admitted:{${past.requestId}}`)).toBeNull();
+    expect(store.entryCount - entries).toBe(3);
+    // Its end a day later (its shares' day is over): still not counted, nor its givers' shares taken again.
+    now += 86_400_000 - 60_000;
+    await stats.tally({ ...past, status: 'verified', verifiedAt: now });
+    expect((await stats.figures()).reverse_flash_call).toEqual(before);
+    expect(await store.get(`stats-admitted:{${past.requestId}}`)).toBeNull();
+  });
 });

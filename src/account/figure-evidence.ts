@@ -1,4 +1,5 @@
 import { DAY_MS } from '../core/clock.js';
+import { digest } from '../core/digest.js';
 import { isDeviceHint, type DeviceHint } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { methodTraits } from '../core/verification-method.js';
@@ -79,9 +80,11 @@ export class FigureEvidence {
   ) {}
 
   /**
-   * The session's admission, decided once and remembered; false when it is not counted. The decision's
-   * entry is also its start's count claim (`started`: this call wrote it, and counts the start): the
-   * first decision written stands (set-if-absent), and a session not counted has no start to claim.
+   * The session's admission, decided once and remembered; false when it is not counted. A counted
+   * decision's entry is also its start's count claim (`started`: this call wrote it, and counts the
+   * start): the first decision written stands (set-if-absent). A session that holds its number's claim
+   * and is not counted (a giver past its share) keeps that in the claim itself (`<id>|0`, for as long
+   * as its decision is kept): no entry of its own.
    */
   async admitted(
     record: SessionRecord,
@@ -90,16 +93,18 @@ export class FigureEvidence {
   ): Promise<false | (Admission & { started: boolean })> {
     const decided = admittedKey(record.requestId);
     const numberKey = statsNumberKey(record, this.keys.digest(record.phoneNumber));
+    const mine = claimOf(record.requestId);
     // One round: the decision read with the number's claim for the day (a session decided already
     // holds its number's claim, or another session does: the claim changes nothing then).
     const [known, claimed] = await Promise.all([
       this.store.get(decided),
-      this.store.setIfAbsent(numberKey, record.requestId, this.untilDayEnds(record)),
+      this.store.setIfAbsent(numberKey, mine, this.untilDayEnds(record)),
     ]);
     if (known !== null) return admission(known, false);
-    const first = claimed || (await this.store.get(numberKey)) === record.requestId;
+    const holder = claimed ? mine : await this.store.get(numberKey);
+    if (holder === `${mine}|0`) return false;
     let decision = '0';
-    if (first) {
+    if (holder === mine || holder === record.requestId) {
       // One round: the giver shares counted, the caller's record read.
       const caller = givers.caller === undefined ? '' : this.keys.digest(givers.caller);
       const [within, vouched, outOfCells] = await Promise.all([
@@ -107,8 +112,13 @@ export class FigureEvidence {
         caller === '' ? null : this.store.get(recordKey(caller)),
         this.#pastCellShares(record, device, givers.network),
       ]);
-      if (within)
-        decision = ['1', device ?? '', caller, vouched === null ? '0' : '1', outOfCells.join(',')].join('|');
+      if (!within) {
+        // Not counted: said by the claim, kept as long as a decision would be.
+        const ttl = Math.max(this.untilDayEnds(record), this.claimTtl(record));
+        await this.store.set(numberKey, `${mine}|0`, ttl);
+        return false;
+      }
+      decision = ['1', device ?? '', caller, vouched === null ? '0' : '1', outOfCells.join(',')].join('|');
     }
     if (await this.store.setIfAbsent(decided, decision, this.claimTtl(record)))
       return admission(decision, true);
@@ -227,6 +237,14 @@ function journeyVerifiedKey(record: SessionRecord): string {
 /** What the figures keep of one session by its id (its admission, a page following it): an erasure removes them. */
 export function sessionEvidenceKeys(requestId: string): string[] {
   return [admittedKey(requestId), followedKey(requestId)];
+}
+
+/**
+ * How a session names itself in its number's day claim: 66 bits of its id's digest (its number's
+ * sessions of one day and method are a handful; two alike by chance, 2^-66 a pair, is none).
+ */
+function claimOf(requestId: string): string {
+  return digest(requestId).slice(0, 11);
 }
 
 function admittedKey(requestId: string): string {

@@ -6,7 +6,9 @@ import {
   codeLengthRange,
   newSessionRecord,
   owesCodeRequired,
+  restoredRecord,
   sameRecord,
+  storedRecord,
   showsDelivery,
   type SessionFacts,
   type SessionRecord,
@@ -236,5 +238,95 @@ describe('sameRecord: whether an observation changed a record', () => {
     expect(sameRecord(record, { ...record, cost: undefined })).toBe(false);
     const { codeLength: _dropped, ...withoutLength } = record;
     expect(sameRecord(withoutLength as SessionRecord, record)).toBe(false);
+  });
+});
+
+describe('storedRecord / restoredRecord: a record as the store keeps it', () => {
+  const whole: SessionRecord = {
+    requestId: 'req-9',
+    phoneNumber: 'sealed-number',
+    method: 'sms',
+    owner: 'sealed-owner',
+    purpose: 'login',
+    assessment: { decision: 'grade', reason: 'risky', challengePassed: true },
+    status: 'verified',
+    awaitingCode: true,
+    codeLength: 4,
+    numberToCall: '+78001234567',
+    deepLink: 'https://t.me/bot?start=x',
+    createdAt: NOW,
+    expiresAt: NOW + 299_999,
+    verifiedAt: NOW + 1_000,
+    cost: { amount: 1.5, currency: 'RUB' },
+    fallback: true,
+    delivered: true,
+    journeyId: 'req-8',
+    suspected: true,
+    rebuilt: true,
+  };
+  const roundTrip = (r: SessionRecord, idInKey: boolean): SessionRecord =>
+    restoredRecord(
+      JSON.parse(JSON.stringify(storedRecord(r, idInKey))) as Record<string, unknown>,
+      r.requestId,
+    );
+
+  it('every field reads back as it was, with the id in the key or in the record', () => {
+    expect(roundTrip(whole, true)).toEqual(whole);
+    expect(roundTrip(whole, false)).toEqual(whole);
+    const pending = newSessionRecord(answer, { createdAt: NOW, ttlMs: 300_000, as: 'answer' });
+    expect(roundTrip(pending, true)).toEqual(pending);
+    // Read under another id, a record holding its own keeps it (a spare test slot's).
+    const own = storedRecord(whole, false);
+    expect(restoredRecord(own, 'slot-1').requestId).toBe('req-9');
+  });
+
+  it("one letter a field, the end after the creation, the cost as a pair: a pending session's record is short", () => {
+    const pending: SessionRecord = {
+      requestId: 'f5463e59-9cc5-40a9-9597-03f759c45a27',
+      phoneNumber: 'v1.ysrucYypliLTsrL50DPkELxdATvjsmeCa96-uDIBW0kDTmEnhoBunA',
+      method: 'sms',
+      status: 'sent',
+      awaitingCode: false,
+      codeLength: 6,
+      createdAt: 1_796_015_984_794,
+      expiresAt: 1_796_016_584_793,
+      verifiedAt: null,
+      cost: { amount: 3, currency: 'RUB' },
+    };
+    expect(storedRecord(pending, true)).toEqual({
+      p: pending.phoneNumber,
+      m: 'sms',
+      s: 'sent',
+      l: 6,
+      c: 1_796_015_984_794,
+      e: 599_999,
+      q: [3, 'RUB'],
+    });
+    // 210 characters with the fields' long names, the end as a time and the cost as an object.
+    expect(JSON.stringify(storedRecord(pending, true))).toHaveLength(135);
+  });
+
+  it('a record stored with long names (an older version) reads as it was', () => {
+    const { requestId: _id, awaitingCode: _w, verifiedAt: _v, ...older } = whole;
+    expect(
+      restoredRecord(
+        JSON.parse(JSON.stringify({ ...older, awaitingCode: true, verifiedAt: NOW + 1_000 })),
+        'req-9',
+      ),
+    ).toEqual(whole);
+    const pending = {
+      phoneNumber: 'x',
+      method: 'sms',
+      status: 'sent',
+      createdAt: NOW,
+      expiresAt: NOW + 5,
+      cost: { amount: 3, currency: 'RUB' },
+    };
+    expect(restoredRecord(pending, 'req-1')).toEqual({
+      ...pending,
+      requestId: 'req-1',
+      awaitingCode: false,
+      verifiedAt: null,
+    });
   });
 });

@@ -82,27 +82,81 @@ function sameMoney(a: Money, b: Money | undefined): boolean {
 }
 
 /**
+ * The name each field is stored under: one letter. A record is read back by the module alone, and
+ * its long names were a third of a pending session's record.
+ */
+const STORED_NAME: Readonly<Record<keyof SessionRecord, string>> = {
+  requestId: 'i',
+  phoneNumber: 'p',
+  method: 'm',
+  owner: 'o',
+  purpose: 'u',
+  assessment: 'a',
+  status: 's',
+  awaitingCode: 'w',
+  codeLength: 'l',
+  numberToCall: 'n',
+  deepLink: 'k',
+  createdAt: 'c',
+  expiresAt: 'e',
+  verifiedAt: 'v',
+  cost: 'q',
+  fallback: 'f',
+  delivered: 'd',
+  journeyId: 'j',
+  suspected: 'x',
+  rebuilt: 'r',
+};
+const FIELD_NAMED = new Map(Object.entries(STORED_NAME).map(([field, name]) => [name, field]));
+
+/**
  * A record as stored, less what its reader restores (`restoredRecord`): its request id when the key
  * names it (`idInKey`; a spare test slot's key names the slot, so its record keeps the id), and
- * `awaitingCode: false` and `verifiedAt: null`, every pending session's values.
+ * `awaitingCode: false` and `verifiedAt: null`, every pending session's values; each field under its
+ * one-letter name (STORED_NAME), its end as a time after its creation, its cost as `[amount, currency]`.
  */
-export function storedRecord(record: SessionRecord, idInKey: boolean): Partial<SessionRecord> {
+export function storedRecord(record: SessionRecord, idInKey: boolean): Record<string, unknown> {
   const { requestId, awaitingCode, verifiedAt, ...rest } = record;
-  return {
+  const fields: Partial<SessionRecord> = {
     ...(idInKey ? {} : { requestId }),
     ...rest,
     ...(awaitingCode ? { awaitingCode } : {}),
     ...(verifiedAt === null ? {} : { verifiedAt }),
   };
+  const stored: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    stored[STORED_NAME[field as keyof SessionRecord]] =
+      field === 'expiresAt'
+        ? record.expiresAt - record.createdAt
+        : field === 'cost'
+          ? [record.cost!.amount, record.cost!.currency]
+          : value;
+  }
+  return stored;
 }
 
-/** A stored record read under `requestId`'s key, whole again; a record stored whole reads as it was. */
-export function restoredRecord(stored: Partial<SessionRecord>, requestId: string): SessionRecord {
+/**
+ * A stored record read under `requestId`'s key, whole again. A record stored with its fields' long
+ * names (before they were shortened) reads as it was.
+ */
+export function restoredRecord(stored: Record<string, unknown>, requestId: string): SessionRecord {
+  const short = 'p' in stored;
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(stored)) {
+    const field = short ? (FIELD_NAMED.get(name) ?? name) : name;
+    fields[field] = value;
+  }
+  if (short) {
+    fields.expiresAt = (stored.c as number) + (stored.e as number);
+    const cost = stored.q as [number, string] | undefined;
+    if (cost !== undefined) fields.cost = { amount: cost[0], currency: cost[1] };
+  }
   return {
-    ...stored,
-    requestId: stored.requestId ?? requestId,
-    awaitingCode: stored.awaitingCode ?? false,
-    verifiedAt: stored.verifiedAt ?? null,
+    ...fields,
+    requestId: fields.requestId ?? requestId,
+    awaitingCode: fields.awaitingCode ?? false,
+    verifiedAt: fields.verifiedAt ?? null,
   } as SessionRecord;
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import type { ProtectionHold } from './protection-hold.js';
 import type { DataKeys } from '../core/data-keys.js';
@@ -67,7 +67,8 @@ export class ResendCooldown {
   async claim(phoneNumber: string, method: string, who: CooldownCaller): Promise<CooldownClaim> {
     if (this.cooldownMs === false) return NO_CLAIM;
     const key = ProtectionKeys.cooldown(this.keys, who.caller, phoneNumber, method);
-    const token = randomUUID();
+    // 72 random bits: it tells this hold from the next one of the same key (a release compares it).
+    const token = randomBytes(9).toString('base64url');
     const starter = who.starter === undefined ? '' : this.keys.digest(who.starter);
     // Two rounds cover a cooldown that ends between the failed claim and the read.
     for (let round = 0; round < 2; round++) {

@@ -11,6 +11,7 @@ import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reas
 import { StoreRateLimiter } from './store-rate-limiter.js';
 import type { SpendEvidence } from './spend-evidence.js';
 import { inProofReserve, proofReserveRefuses, type ProofTerms } from './proof-reserve.js';
+import { restoredOpenSpend, storedOpenSpend, type OpenSpend } from './open-spend.js';
 
 export interface SpendCapSettings {
   /** Major units (RUB). */
@@ -52,20 +53,6 @@ export function chargedAtEnd(billing: MethodBilling, end: SessionEnd): boolean {
  * reconciler's grace); an outcome learned later leaves it charged (the safe side).
  */
 const OPEN_SLACK_MS = 3_600_000;
-
-/** A started session's share of the cap, kept until it ends (`spendOpen`). */
-interface OpenSpend {
-  key: string;
-  windowEndsAt: number;
-  minor: number;
-  billing: MethodBilling;
-  /** Charged on proof: nothing was reserved; counted when it ends proved (absent: reserved). */
-  onProof?: boolean;
-  /** Charged on proof: its callers, whose share of the proof reserve it takes when proved. */
-  callers?: readonly string[];
-  /** Charged on proof: where the proof reserve begins (its callers are metered past it). */
-  reserveFrom?: number;
-}
 
 /**
  * The spend cap: at most `amount` per window, counted from the `cost` of each initiation, in
@@ -240,7 +227,7 @@ export class SpendCap {
 
   private async keepOpen(session: { requestId: string; expiresAt: number }, open: OpenSpend): Promise<void> {
     const ttl = Math.max(session.expiresAt - this.store.now(), 0) + OPEN_SLACK_MS;
-    await this.store.set(ProtectionKeys.spendOpen(session.requestId), JSON.stringify(open), ttl);
+    await this.store.set(ProtectionKeys.spendOpen(session.requestId), storedOpenSpend(open), ttl);
   }
 
   /**
@@ -259,7 +246,7 @@ export class SpendCap {
     await this.store.delete(k);
     let open: OpenSpend;
     try {
-      open = JSON.parse(value) as OpenSpend;
+      open = restoredOpenSpend(value);
     } catch {
       return;
     }

@@ -108,10 +108,10 @@ describe('SessionRecordRepository: what a record stores, and records of the prev
     const pending = { ...record, awaitingCode: false, codeLength: 6, cost: { amount: 3, currency: 'RUB' } };
     await records.createAndFollow(pending);
     const fields = await stored('req-1');
-    expect(fields).not.toHaveProperty('requestId');
-    expect(fields).not.toHaveProperty('awaitingCode');
-    expect(fields).not.toHaveProperty('verifiedAt');
-    expect(fields).toMatchObject({ method: 'sms', status: 'sent', codeLength: 6 });
+    // Each field under its one-letter name (storedRecord): no id (i), awaitingCode (w) or verifiedAt (v).
+    for (const name of ['requestId', 'i', 'awaitingCode', 'w', 'verifiedAt', 'v'])
+      expect(fields).not.toHaveProperty(name);
+    expect(fields).toMatchObject({ m: 'sms', s: 'sent', l: 6, e: pending.expiresAt - pending.createdAt });
     // A fresh repository (another instance) reads it whole.
     const other = new SessionRecordRepository(
       OPTIONS,
@@ -127,7 +127,7 @@ describe('SessionRecordRepository: what a record stores, and records of the prev
       verifiedAt: 1_700_000_100_000,
     };
     await records.save(verified);
-    expect(await stored('req-1')).toMatchObject({ awaitingCode: true, verifiedAt: 1_700_000_100_000 });
+    expect(await stored('req-1')).toMatchObject({ w: true, v: 1_700_000_100_000 });
     await expect(other.get('req-1')).resolves.toEqual(verified);
   });
 

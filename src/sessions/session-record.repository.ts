@@ -295,28 +295,35 @@ export class SessionRecordRepository {
    * events need them whole), the rest as it is (status, times and cost are read by the module alone).
    */
   #sealed(record: SessionRecord | JourneyRecord): string {
+    return JSON.stringify(this.#sealedFields(record));
+  }
+
+  #sealedFields<T extends SessionRecord | JourneyRecord>(record: T): T {
     const { phoneNumber, owner } = record;
-    return JSON.stringify({
+    return {
       ...record,
       phoneNumber: this.#keys.seal(phoneNumber),
       ...(owner === undefined ? {} : { owner: this.#keys.seal(owner) }),
-    });
+    };
   }
 
-  /** A session's record as stored under its key (`storedRecord`: what the key and the defaults say is left out). */
+  /** A session's record as stored under its key (`storedRecord`: short names, what the key and the defaults say left out). */
   #sealedSession(record: SessionRecord): string {
     const idInKey = storedSessionId(record.requestId) === record.requestId;
-    return this.#sealed(storedRecord(record, idInKey) as SessionRecord);
+    return JSON.stringify(storedRecord(this.#sealedFields(record), idInKey));
   }
 
   /** A session's record read under `requestId`'s key. */
   #openedSession(raw: string, requestId: string): SessionRecord {
-    return restoredRecord(this.#opened<SessionRecord>(raw), requestId);
+    return this.#openedFields(restoredRecord(JSON.parse(raw) as Record<string, unknown>, requestId));
   }
 
-  /** A stored record read back; a field sealed under another data key reads as empty (a rotation forgets it). */
   #opened<T extends SessionRecord | JourneyRecord>(raw: string): T {
-    const stored = JSON.parse(raw) as T;
+    return this.#openedFields(JSON.parse(raw) as T);
+  }
+
+  /** A stored record's sealed fields opened; one sealed under another data key reads as empty (a rotation forgets it). */
+  #openedFields<T extends SessionRecord | JourneyRecord>(stored: T): T {
     const phoneNumber = this.#keys.open(stored.phoneNumber) ?? '';
     if (stored.owner === undefined) return { ...stored, phoneNumber };
     return { ...stored, phoneNumber, owner: this.#keys.open(stored.owner) ?? undefined };

@@ -6,7 +6,8 @@ import { OldestFirst } from '../core/oldest-first.js';
  * removing a member only changes its due time in the index, and the stale heap item left behind
  * (its due time no longer the member's) is dropped when it surfaces, or when the heap is compacted,
  * so it stays below twice the size. The heap is two arrays (members, due times unboxed): no object
- * per scheduling.
+ * per scheduling. Due times are kept as offsets from the first one scheduled: within 24 days of it they
+ * are small integers, which the index holds unboxed too (an epoch time there is a 16-byte heap number).
  */
 export class DueQueue {
   /** Each member's current due time. */
@@ -14,6 +15,8 @@ export class DueQueue {
   readonly #oldest = new OldestFirst(this.current);
   private members: string[] = [];
   private dues: number[] = [];
+  /** The epoch time every kept due time is an offset from (the first one scheduled). */
+  #base: number | undefined;
 
   get size(): number {
     return this.current.size;
@@ -31,10 +34,16 @@ export class DueQueue {
   }
 
   schedule(member: string, dueAt: number): void {
+    this.#base ??= Math.floor(dueAt);
+    this.#put(member, dueAt - this.#base);
+  }
+
+  /** Schedules `member` at `due`, an offset from the base. */
+  #put(member: string, due: number): void {
     // Deleting first moves the member to the end of the index's insertion order (see evictOldest).
     this.current.delete(member);
-    this.current.set(member, dueAt);
-    this.push(member, dueAt);
+    this.current.set(member, due);
+    this.push(member, due);
     this.compactIfSparse();
   }
 
@@ -44,6 +53,8 @@ export class DueQueue {
 
   /** Takes up to `limit` members due at or before `now`, earliest first, and reschedules each at `nextDueAt`. */
   claim(now: number, limit: number, nextDueAt: number): string[] {
+    if (this.#base === undefined) return [];
+    const [until, next] = [now - this.#base, nextDueAt - this.#base];
     const claimed: string[] = [];
     while (claimed.length < limit && this.members.length > 0) {
       const member = this.members[0]!;
@@ -52,14 +63,14 @@ export class DueQueue {
         this.pop();
         continue;
       }
-      if (dueAt > now) break;
+      if (dueAt > until) break;
       this.pop();
       // Out of the index until rescheduled below: another heap item of the same due time (the
       // member scheduled twice at it) is stale now, never claimed a second time.
       this.current.delete(member);
       claimed.push(member);
     }
-    for (const member of claimed) this.schedule(member, nextDueAt);
+    for (const member of claimed) this.#put(member, next);
     return claimed;
   }
 

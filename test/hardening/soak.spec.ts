@@ -145,10 +145,9 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
             const costs: Record<string, number | null> = {};
             for (const id of ids) {
               const raw = await moduleStore.get(`session:{${id}}`);
+              // A record's cost is stored as `q: [amount, currency]` (storedRecord).
               costs[id] =
-                raw === null
-                  ? null
-                  : ((JSON.parse(raw) as { cost?: { amount: number } }).cost?.amount ?? null);
+                raw === null ? null : ((JSON.parse(raw) as { q?: [number, string] }).q?.[0] ?? null);
             }
             return costs;
           },

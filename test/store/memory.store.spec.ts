@@ -176,6 +176,30 @@ describe('MemoryStore bounds and sweeping', () => {
     await store.close();
   });
 
+  it('claims by due time whatever the distance from the first one scheduled: before it, weeks after it', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now });
+    const now = clock.now();
+    const day = 86_400_000;
+    // Kept as offsets from the first (small integers within 24 days of it): these cross that bound.
+    await store.schedule('q', 'month', now + 30 * day);
+    await store.schedule('q', 'past', now - 40 * day);
+    await store.schedule('q', 'weeks', now + 25 * day);
+    await store.schedule('q', 'now', now);
+    await store.schedule('q', 'late', now + 30 * day + 1);
+    await expect(store.claimDue('q', 10, 60 * day)).resolves.toEqual(['past', 'now']);
+    clock.advance(30 * day);
+    await expect(store.claimDue('q', 10, 60 * day)).resolves.toEqual(['weeks', 'month']);
+    clock.advance(1);
+    await expect(store.claimDue('q', 10, 60 * day)).resolves.toEqual(['late']);
+    // Each re-leased 60 days from its claim: the first two are due again 60 days after the start.
+    clock.advance(30 * day - 2);
+    await expect(store.claimDue('q', 10, 1000)).resolves.toEqual([]);
+    clock.advance(1);
+    expect((await store.claimDue('q', 10, 1000)).sort()).toEqual(['now', 'past']);
+    await store.close();
+  });
+
   it('rejects bounds that are not positive', () => {
     expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(RangeError);
     expect(() => new MemoryStore({ maxEvictableEntries: 0 })).toThrow(RangeError);

@@ -1,0 +1,35 @@
+import { describe, expect, it } from '@jest/globals';
+import { restoredOpenSpend, storedOpenSpend, type OpenSpend } from './open-spend.js';
+
+describe('OpenSpend as stored: a pending session keeps one until it ends', () => {
+  const reserved: OpenSpend = {
+    key: '20787',
+    windowEndsAt: 1_796_083_200_000,
+    minor: 300,
+    billing: 'on_delivery',
+  };
+  const onProof: OpenSpend = {
+    key: '20787',
+    windowEndsAt: 1_796_083_200_000,
+    minor: 25,
+    billing: 'on_verified',
+    onProof: true,
+    callers: ['client:a', 'address:b'],
+    reserveFrom: 900,
+  };
+
+  it('reads back every field as it was', () => {
+    expect(restoredOpenSpend(storedOpenSpend(reserved))).toStrictEqual(reserved);
+    expect(restoredOpenSpend(storedOpenSpend(onProof))).toStrictEqual(onProof);
+  });
+
+  it('one letter a field: a reservation is 56 characters instead of 80', () => {
+    expect(storedOpenSpend(reserved)).toBe('{"k":"20787","t":1796083200000,"m":300,"b":"on_delivery"}');
+    expect(JSON.stringify(reserved)).toHaveLength(80);
+  });
+
+  it('one stored with long names (an older version) reads as it was; a broken one throws', () => {
+    expect(restoredOpenSpend(JSON.stringify(onProof))).toStrictEqual(onProof);
+    expect(() => restoredOpenSpend('{')).toThrow();
+  });
+});
