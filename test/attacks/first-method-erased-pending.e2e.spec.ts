@@ -18,12 +18,11 @@ import { VerificationErasure } from '../../src/verification/verification-erasure
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import type { DeviceHint } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { FIRST_METHOD_MIN_TTL_MS, FIRST_METHOD_TTL_MS } from '../../src/verification/first-method.chooser.js';
+import { FIRST_METHOD_MIN_TTL_MS } from '../../src/verification/first-method.chooser.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { freshPhone, journeyFixture, journeyHost, start } from '../journeys/journey-host.js';
 import { EXPIRY_MS, HOUR, from, storeOf } from '../journeys/figure-learning.js';
 
-const BOT = 100;
 describe.each(PLATFORMS)('first method: a bot’s free starts erased while pending (%s)', (platform) => {
   const fx = journeyFixture();
   let seq = 0;
