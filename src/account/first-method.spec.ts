@@ -24,7 +24,6 @@ function figures(
   return {
     level: 'country',
     ended,
-    pending: 0,
     verified: Math.round(completion * ended),
     completion,
     delivery,

@@ -155,8 +155,8 @@ describe('operator figures', () => {
     expect(completedWithin(cell, 20_000)).toBe(0.5);
   });
 
-  it('counts a session started and not ended as not verified (yet): a young cell’s first verifications are not its completion', async () => {
-    // Verified ones end first; the others are still pending (their expiry is minutes away).
+  it('weighs a session started and not ended not at all: free starts nobody completes do not lower a method', async () => {
+    // Ten pending sessions (a bot's free starts, or users still on the page) beside 30 verified.
     for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
     for (let i = 0; i < 10; i++)
       await stats.tally(session({ phoneNumber: numberOn('916') }), undefined, 'mobile', {
@@ -164,8 +164,8 @@ describe('operator figures', () => {
       });
     const read = stats.cellSums.bind(stats);
     const cell = (await pooledFigures(read, 'sms', numberOn('916'), 'mobile', 1))!;
-    expect(cell).toMatchObject({ ended: MIN_CELL_ENDED, pending: 10, completion: 0.75 });
-    expect(completedWithin(cell, 20_000)).toBe(0.75);
+    expect(cell).toMatchObject({ ended: MIN_CELL_ENDED, completion: 1 });
+    expect(completedWithin(cell, 20_000)).toBe(1);
     // Thin is still judged by the sessions ended: pending ones do not make a cell count.
     for (let i = 0; i < MIN_CELL_ENDED - 1; i++) await ended('985', true, 'mobile');
     await stats.tally(session({ phoneNumber: numberOn('985') }), undefined, 'mobile', { network: 'p-985' });

@@ -14,13 +14,11 @@ export interface CellFigures {
   level: CellLevel;
   /** Sessions ended, less the unproven ones. */
   ended: number;
-  /**
-   * Sessions started and not ended yet, counted as not verified (yet): a young cell's first
-   * verifications end long before its failures (at expiry) and must not read as its completion.
-   */
-  pending: number;
   verified: number;
-  /** verified ÷ (ended + pending). */
+  /**
+   * verified ÷ ended. Sessions not ended yet weigh nothing: a free start nobody completes would
+   * otherwise weigh against its method until it expires, or for the figures' whole window once erased.
+   */
   completion: number;
   /** delivered ÷ started; null when the method's deliveries are not shown (none counted). */
   delivery: number | null;
@@ -58,13 +56,11 @@ export function pickCell(sums: readonly Sums[]): CellFigures | undefined {
     if (cell === undefined) continue;
     const ended = cell.verified + cell.expired + cell.failed - cell.unproven;
     if (ended < MIN_CELL_ENDED) continue;
-    const pending = Math.max(cell.started - cell.verified - cell.expired - cell.failed, 0);
     return {
       level,
       ended,
-      pending,
       verified: cell.verified,
-      completion: Math.min(cell.verified / (ended + pending), 1),
+      completion: Math.min(cell.verified / ended, 1),
       delivery: cell.delivered > 0 && cell.started > 0 ? Math.min(cell.delivered / cell.started, 1) : null,
       buckets: cell.buckets,
     };
@@ -72,7 +68,7 @@ export function pickCell(sums: readonly Sums[]): CellFigures | undefined {
   return undefined;
 }
 
-/** The share of a cell's sessions (ended or pending) verified within `ms` of their start (from its buckets). */
+/** The share of a cell's ended sessions verified within `ms` of their start (from its buckets). */
 export function completedWithin(figures: CellFigures, ms: number): number {
   let verified = 0;
   for (const [i, count] of figures.buckets.entries()) {
@@ -81,7 +77,7 @@ export function completedWithin(figures: CellFigures, ms: number): number {
     if (upper <= ms) verified += count;
     else if (lower < ms && Number.isFinite(upper)) verified += (count * (ms - lower)) / (upper - lower);
   }
-  return Math.min(verified / (figures.ended + figures.pending), 1);
+  return Math.min(verified / figures.ended, 1);
 }
 
 /** The time by which a share `q` (0..1) of the cell's verified sessions had verified; null when none. */

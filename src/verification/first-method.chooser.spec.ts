@@ -14,7 +14,6 @@ function outlook(method: MethodOutlook['method'], ended: number): MethodOutlook 
   const figures: CellFigures = {
     level: 'all',
     ended,
-    pending: 0,
     verified: ended,
     completion: 1,
     delivery: null,
@@ -40,7 +39,8 @@ describe('first method: the life of a choice', () => {
 
   it('grows with the ended sessions behind its thinnest device, up to FIRST_METHOD_TTL_MS', () => {
     expect(FLOOR_EVIDENCE).toBe(15);
-    const life = (ended: number) => choiceLifeMs([device('mobile', 70, 1000), device('desktop', 30, ended)]);
+    const life = (ended: number) =>
+      choiceLifeMs([device('mobile', 70, 2 * ended), device('desktop', 30, ended)]);
     expect(life(FLOOR_EVIDENCE - 1)).toBe(FIRST_METHOD_MIN_TTL_MS);
     expect(life(FLOOR_EVIDENCE)).toBe(FIRST_METHOD_MIN_TTL_MS);
     expect(life(FLOOR_EVIDENCE + 1)).toBe(FIRST_METHOD_MIN_TTL_MS + 1000);
@@ -52,9 +52,15 @@ describe('first method: the life of a choice', () => {
     expect(choiceLifeMs([device('mobile', 1, 100, 50)])).toBe(FIRST_METHOD_TTL_MS / 2);
   });
 
-  it('a device with under a tenth of the starts holds no choice short; at a tenth it does', () => {
+  it('a device with under a tenth of the ended sessions holds no choice short; at a tenth it does', () => {
+    const settled = device('mobile', 900, 900);
+    expect(choiceLifeMs([settled, device(undefined, 0, 99)])).toBe(FIRST_METHOD_TTL_MS);
+    expect(choiceLifeMs([settled, device(undefined, 0, 100)])).toBe((FIRST_METHOD_TTL_MS * 100) / 300);
+  });
+
+  it('starts nobody ended (a device hint is the caller’s word) hold no choice short', () => {
     const settled = device('mobile', 900, FIRST_METHOD_SETTLED_ENDED);
-    expect(choiceLifeMs([settled, device(undefined, 99)])).toBe(FIRST_METHOD_TTL_MS);
-    expect(choiceLifeMs([settled, device(undefined, 100)])).toBe(FIRST_METHOD_MIN_TTL_MS);
+    expect(choiceLifeMs([settled, device('desktop', 10_000, 0)])).toBe(FIRST_METHOD_TTL_MS);
+    expect(choiceLifeMs([settled, device('desktop', 10_000)])).toBe(FIRST_METHOD_TTL_MS);
   });
 });

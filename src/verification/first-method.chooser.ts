@@ -140,18 +140,15 @@ export class FirstMethodChooser {
 
 /**
  * How long a choice made on `devices` stands: FIRST_METHOD_TTL_MS × the ended sessions behind its
- * thinnest device (of a tenth of the starts or more) ÷ FIRST_METHOD_SETTLED_ENDED, within
- * [FIRST_METHOD_MIN_TTL_MS, FIRST_METHOD_TTL_MS].
+ * thinnest device (of a tenth of the ended sessions or more) ÷ FIRST_METHOD_SETTLED_ENDED, within
+ * [FIRST_METHOD_MIN_TTL_MS, FIRST_METHOD_TTL_MS]. Shares by ended sessions, not starts: a device hint
+ * is the caller's word, and starts nobody ends (unproven) would otherwise keep every choice short.
  */
 export function choiceLifeMs(devices: readonly DeviceOutlook[]): number {
-  const total = devices.reduce((sum, d) => sum + Math.max(d.weight, 0), 0);
+  const behind = devices.map((d) => d.candidates.reduce((sum, c) => sum + c.figures.ended, 0));
+  const total = behind.reduce((sum, ended) => sum + ended, 0);
   let evidence = 0;
-  if (total > 0) {
-    const behind = devices
-      .filter((d) => d.weight >= total * EVIDENCE_DEVICE_SHARE)
-      .map((d) => d.candidates.reduce((sum, c) => sum + c.figures.ended, 0));
-    evidence = Math.min(...behind);
-  }
+  if (total > 0) evidence = Math.min(...behind.filter((ended) => ended >= total * EVIDENCE_DEVICE_SHARE));
   const life = Math.floor((FIRST_METHOD_TTL_MS * evidence) / FIRST_METHOD_SETTLED_ENDED);
   return Math.min(Math.max(life, FIRST_METHOD_MIN_TTL_MS), FIRST_METHOD_TTL_MS);
 }
