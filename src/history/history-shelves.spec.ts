@@ -25,9 +25,9 @@ describe('history shelves: what anyone can cause for free never shares a shelf w
     [{ kind: 'start', method: 'sms' }, 'start'],
     [{ kind: 'switch', method: 'flash_call' }, 'start'],
     [{ kind: 'outcome', status: 'expired', method: 'sms' }, 'outcome'],
-    [{ kind: 'start', method: 'reverse_flash_call' }, 'other'],
-    [{ kind: 'switch', method: 'msgr2_bot' }, 'other'],
-    [{ kind: 'outcome', status: 'failed', method: 'reverse_flash_call' }, 'other'],
+    [{ kind: 'start', method: 'reverse_flash_call' }, 'free'],
+    [{ kind: 'switch', method: 'msgr2_bot' }, 'free'],
+    [{ kind: 'outcome', status: 'failed', method: 'reverse_flash_call' }, 'free'],
     [{ kind: 'outcome', status: 'verified', method: 'reverse_flash_call' }, 'verified'],
     [{ kind: 'start', method: 'reverse_flash_call', promoted: true }, 'verified'],
   ] as const)('%j → %s', (entry, shelf) => {

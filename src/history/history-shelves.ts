@@ -9,10 +9,11 @@ import type { VerificationHistoryEntry } from './verification-history.types.js';
  * - `outcome`: the other outcomes (`failed`, `expired`, `code_required`) of paid methods;
  * - `start`: starts and switches of paid methods (each one passed protection and cost money);
  * - `check`: wrong codes (each asks a session's `verification_id`, which only its starter holds);
- * - `other`: what anyone can cause for free: refusals and resumed starts (folded, see `foldKey`), and
- *   the starts, switches and unverified outcomes of a method charged on proof.
+ * - `free`: the starts, switches and unverified outcomes of a method charged on proof, which cost
+ *   their starter nothing (bounded by the number's start limits);
+ * - `other`: refusals and resumed starts, which anyone can cause for free (folded, see `foldKey`).
  */
-export const SHELVES = ['verified', 'outcome', 'start', 'check', 'other'] as const;
+export const SHELVES = ['verified', 'outcome', 'start', 'check', 'free', 'other'] as const;
 export type Shelf = (typeof SHELVES)[number];
 
 const HOUR_MS = 3_600_000;
@@ -23,10 +24,10 @@ export function shelfOf(entry: Entry): Shelf {
   if (entry.promoted === true) return 'verified';
   // A session of a method charged on proof costs its starter nothing until it verifies.
   const paid = entry.method === undefined || !methodTraits(entry.method).chargedOnProof;
-  if (entry.kind === 'outcome') return entry.status === 'verified' ? 'verified' : paid ? 'outcome' : 'other';
+  if (entry.kind === 'outcome') return entry.status === 'verified' ? 'verified' : paid ? 'outcome' : 'free';
   if (entry.kind === 'check') return entry.check === 'right' ? 'verified' : 'check';
   if ((entry.kind === 'start' && entry.resumed !== true) || entry.kind === 'switch')
-    return paid ? 'start' : 'other';
+    return paid ? 'start' : 'free';
   return 'other';
 }
 

@@ -262,7 +262,11 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
         ),
         ttlMs,
       ),
-      shelf === 'other' ? this.store.delete(repeatsKey(slotKey)) : this.store.set(paidKey(ring), '1', ttlMs),
+      shelf === 'other'
+        ? this.store.delete(repeatsKey(slotKey))
+        : shelf === 'free'
+          ? undefined
+          : this.store.set(paidKey(ring), '1', ttlMs),
       fold === undefined ? undefined : this.store.set(fold, `${seq} ${slotKey}`, HOUR_MS),
     ]);
   }
