@@ -13,57 +13,21 @@
  * the paid method first). Fails on attack-base (e6f8de49).
  */
 import { describe, expect, it } from '@jest/globals';
-import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
-import type { DeviceHint } from '../../src/core/journey.js';
-import type { SessionRecord } from '../../src/core/session-record.js';
 import { FIRST_METHOD_MIN_TTL_MS } from '../../src/verification/first-method.chooser.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { freshPhone, journeyFixture, journeyHost, start } from '../journeys/journey-host.js';
-import { EXPIRY_MS, HOUR, from, storeOf } from '../journeys/figure-learning.js';
+import { EXPIRY_MS, HOUR, from, storeOf, seedFigures } from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)('first method: a bot’s free starts erased while pending (%s)', (platform) => {
   const fx = journeyFixture();
-  let seq = 0;
-
-  /** `n` ended sessions of `method` on +7 915 from `device` users, `verified` of them within `afterMs`. */
-  async function counted(
-    stats: MethodStats,
-    method: string,
-    device: DeviceHint,
-    n: number,
-    verified: number,
-    afterMs: number,
-  ): Promise<void> {
-    const now = fx.sb.now();
-    for (let i = 0; i < n; i++) {
-      const record = {
-        requestId: `seed-e-${platform}-${++seq}`,
-        phoneNumber: freshPhone(),
-        method,
-        status: 'sent',
-        awaitingCode: method !== 'reverse_flash_call',
-        createdAt: now - 60_000,
-        expiresAt: now + 240_000,
-        verifiedAt: null,
-        cost: { amount: method === 'sms' ? 3 : 0.25, currency: 'RUB' },
-      } as SessionRecord;
-      await stats.tally(record, undefined, device);
-      await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
-      const end: Partial<SessionRecord> =
-        i < verified
-          ? { status: 'verified', delivered: true, verifiedAt: record.createdAt + afterMs }
-          : { status: 'expired' };
-      await stats.tally({ ...record, ...end }, undefined, device);
-    }
-  }
 
   it('100 free starts erased while pending leave mobile users on the reverse call a day later', async () => {
     const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
     const stats = host.app.get(MethodStats, { strict: false });
-    await counted(stats, 'sms', 'mobile', 40, 34, 20_000);
-    await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
+    await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 20_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
     const mobileFirst = async () =>
       (
         await start(

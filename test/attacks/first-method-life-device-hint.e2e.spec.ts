@@ -15,52 +15,16 @@
  * attack-base (e6f8de49).
  */
 import { describe, expect, it } from '@jest/globals';
-import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
-import type { DeviceHint } from '../../src/core/journey.js';
-import type { SessionRecord } from '../../src/core/session-record.js';
 import { FIRST_METHOD_MIN_TTL_MS, FIRST_METHOD_TTL_MS } from '../../src/verification/first-method.chooser.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { freshPhone, journeyFixture, journeyHost, start } from '../journeys/journey-host.js';
-import { EXPIRY_MS, from, storeOf } from '../journeys/figure-learning.js';
+import { EXPIRY_MS, from, storeOf, seedFigures } from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)(
   'first method: a bot’s device hint sets the life of every choice (%s)',
   (platform) => {
     const fx = journeyFixture();
-    let seq = 0;
-
-    /** `n` ended sessions of `method` on +7 915 from `device` users, `verified` of them within `afterMs`. */
-    async function counted(
-      stats: MethodStats,
-      method: string,
-      device: DeviceHint,
-      n: number,
-      verified: number,
-      afterMs: number,
-    ): Promise<void> {
-      const now = fx.sb.now();
-      for (let i = 0; i < n; i++) {
-        const record = {
-          requestId: `seed-h-${platform}-${++seq}`,
-          phoneNumber: freshPhone(),
-          method,
-          status: 'sent',
-          awaitingCode: method !== 'reverse_flash_call',
-          createdAt: now - 60_000,
-          expiresAt: now + 240_000,
-          verifiedAt: null,
-          cost: { amount: method === 'sms' ? 3 : 0.25, currency: 'RUB' },
-        } as SessionRecord;
-        await stats.tally(record, undefined, device);
-        await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
-        const end: Partial<SessionRecord> =
-          i < verified
-            ? { status: 'verified', delivered: true, verifiedAt: record.createdAt + afterMs }
-            : { status: 'expired' };
-        await stats.tally({ ...record, ...end }, undefined, device);
-      }
-    }
 
     it('60 unproven desktop-hinted free starts leave a mobile choice on 300 ended sessions its 5 min', async () => {
       const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
@@ -75,7 +39,7 @@ describe.each(PLATFORMS)(
           )
         ).body.method;
       // Mobile users: 300 SMS sessions, 255 verified at 20 s; the reverse call too little known to rank.
-      await counted(stats, 'sms', 'mobile', 300, 255, 20_000);
+      await seedFigures(fx, stats, 'sms', 'mobile', 300, 255, 20_000);
       // The bot: free reverse calls on +7 915 hinted desktop, 2 an address, each address in a /24 of its own.
       for (let i = 0; i < 60; i++) {
         const res = await start(
@@ -91,7 +55,7 @@ describe.each(PLATFORMS)(
       await fx.sb.advance(FIRST_METHOD_TTL_MS);
       expect(await mobileFirst()).toBe('sms');
       // Mobile users now complete the reverse call, fast: 200, 190 verified within 10 s.
-      await counted(stats, 'reverse_flash_call', 'mobile', 200, 190, 10_000);
+      await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 200, 190, 10_000);
       // Past the shortest life of a choice, well within the 5 min of one on 300 ended sessions.
       await fx.sb.advance(FIRST_METHOD_MIN_TTL_MS);
       expect(await mobileFirst()).toBe('sms');

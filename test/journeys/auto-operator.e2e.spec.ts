@@ -5,53 +5,18 @@
  * Express and Fastify; the figures are the module's own, counted as its sessions end.
  */
 import { describe, expect, it } from '@jest/globals';
-import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
-import type { DeviceHint } from '../../src/core/journey.js';
-import type { SessionRecord } from '../../src/core/session-record.js';
 import {
   FIRST_METHOD_MIN_TTL_MS,
   FIRST_METHOD_SETTLED_ENDED,
   FIRST_METHOD_TTL_MS,
 } from '../../src/verification/first-method.chooser.js';
 import { PLATFORMS } from '../support/verification-app.js';
+import { seedFigures } from './figure-learning.js';
 import { freshPhone, journeyFixture, journeyHost, start, status } from './journey-host.js';
 
 describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform) => {
   const fx = journeyFixture();
-  let seq = 0;
-
-  /** `n` ended sessions of `method` on +7 915 from `device` users, `verified` of them within `afterMs`. */
-  async function counted(
-    stats: MethodStats,
-    method: string,
-    device: DeviceHint,
-    n: number,
-    verified: number,
-    afterMs: number,
-  ): Promise<void> {
-    const now = fx.sb.now();
-    for (let i = 0; i < n; i++) {
-      const record = {
-        requestId: `seed-${platform}-${++seq}`,
-        phoneNumber: freshPhone(),
-        method,
-        status: 'sent',
-        awaitingCode: method !== 'reverse_flash_call',
-        createdAt: now - 60_000,
-        expiresAt: now + 240_000,
-        verifiedAt: null,
-        cost: { amount: method === 'sms' ? 3 : 0.25, currency: 'RUB' },
-      } as SessionRecord;
-      await stats.tally(record, undefined, device);
-      await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
-      const end: Partial<SessionRecord> =
-        i < verified
-          ? { status: 'verified', delivered: true, verifiedAt: record.createdAt + afterMs }
-          : { status: 'expired' };
-      await stats.tally({ ...record, ...end }, undefined, device);
-    }
-  }
 
   it('sends desktop users to SMS and mobile users to the reverse call, from the operator figures', async () => {
     const host = await journeyHost(fx, platform);
@@ -60,12 +25,12 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
       'reverse_flash_call',
     );
     const stats = host.app.get(MethodStats, { strict: false });
-    await counted(stats, 'sms', 'mobile', 40, 34, 20_000);
-    await counted(stats, 'sms', 'desktop', 40, 34, 20_000);
+    await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 20_000);
+    await seedFigures(fx, stats, 'sms', 'desktop', 40, 34, 20_000);
     // Only proved calls rank a method charged on proof (an abandoned one proves nothing): 32 of 40.
-    await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
     // Desktop users seldom place the call: 4 in 40.
-    await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
     // A choice made on no figures stands FIRST_METHOD_MIN_TTL_MS (module clock): one ms before, the price order still.
     await fx.sb.advance(FIRST_METHOD_MIN_TTL_MS - 1);
     expect((await start(host, { phone_number: freshPhone(), device: 'desktop' })).body.method).toBe(
@@ -95,15 +60,15 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     const stats = host.app.get(MethodStats, { strict: false });
     // The thinnest device, desktop: 40 SMS sessions (its 4 proved calls are too few to count). The
     // choice (desktop: SMS) stands 40 ÷ 300 of FIRST_METHOD_TTL_MS.
-    await counted(stats, 'sms', 'mobile', 40, 34, 20_000);
-    await counted(stats, 'sms', 'desktop', 40, 34, 20_000);
-    await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
-    await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 20_000);
+    await seedFigures(fx, stats, 'sms', 'desktop', 40, 34, 20_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
     const desktopFirst = async () =>
       (await start(host, { phone_number: freshPhone(), method: 'auto', device: 'desktop' })).body.method;
     expect(await desktopFirst()).toBe('sms');
     // Desktop users now complete the reverse call, fast: 160 more, 150 verified within 10 s.
-    await counted(stats, 'reverse_flash_call', 'desktop', 160, 150, 10_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'desktop', 160, 150, 10_000);
     const life = (FIRST_METHOD_TTL_MS * 40) / FIRST_METHOD_SETTLED_ENDED;
     await fx.sb.advance(life - 1);
     expect(await desktopFirst()).toBe('sms');
@@ -115,10 +80,10 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     const host = await journeyHost(fx, platform);
     const stats = host.app.get(MethodStats, { strict: false });
     // SMS is never tried (the journeys end before it): the flash call, most completed, stands in for it.
-    await counted(stats, 'flash_call', 'mobile', 40, 29, 20_000);
-    await counted(stats, 'flash_call', 'desktop', 40, 29, 20_000);
-    await counted(stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
-    await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    await seedFigures(fx, stats, 'flash_call', 'mobile', 40, 29, 20_000);
+    await seedFigures(fx, stats, 'flash_call', 'desktop', 40, 29, 20_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 10_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
     await fx.sb.advance(FIRST_METHOD_TTL_MS);
     const desktop = await start(host, { phone_number: freshPhone(), method: 'auto', device: 'desktop' });
     expect(desktop.status).toBe(201);
@@ -130,8 +95,8 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
   it("mode 'price' keeps the price order for every device, whatever the figures", async () => {
     const host = await journeyHost(fx, platform, { orchestration: { mode: 'price' } });
     const stats = host.app.get(MethodStats, { strict: false });
-    await counted(stats, 'sms', 'desktop', 40, 34, 20_000);
-    await counted(stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    await seedFigures(fx, stats, 'sms', 'desktop', 40, 34, 20_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
     await fx.sb.advance(FIRST_METHOD_TTL_MS);
     const desktop = await start(host, { phone_number: freshPhone(), device: 'desktop' });
     expect(desktop.body.method).toBe('reverse_flash_call');

@@ -8,6 +8,10 @@ import { expect } from '@jest/globals';
 import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import type { TestApp } from '../support/verification-app.js';
+import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
+import type { MethodStats } from '../../src/account/method-stats.service.js';
+import type { DeviceHint } from '../../src/core/journey.js';
+import type { SessionRecord } from '../../src/core/session-record.js';
 import { check, freshPhone, sessionIds, start, status, type JourneyFixture } from './journey-host.js';
 
 export const HOUR = 3_600_000;
@@ -121,3 +125,41 @@ export const storeOf = (platform: string) =>
   platform === 'fastify'
     ? { store: { url: sharedRedisUrl(), keyPrefix: `steer-${process.pid}-${Date.now()}:` } }
     : {};
+
+let seeded = 0;
+
+/**
+ * `n` ended sessions of `method` on +7 915 from `device` users whose page followed the status, `verified`
+ * of them `afterMs` after their start: a cell's figures as real users would make them.
+ */
+export async function seedFigures(
+  fx: JourneyFixture,
+  stats: MethodStats,
+  method: string,
+  device: DeviceHint,
+  n: number,
+  verified: number,
+  afterMs: number,
+): Promise<void> {
+  const now = fx.sb.now();
+  for (let i = 0; i < n; i++) {
+    const record = {
+      requestId: `seed-${process.pid}-${++seeded}`,
+      phoneNumber: freshPhone(),
+      method,
+      status: 'sent',
+      awaitingCode: method !== 'reverse_flash_call',
+      createdAt: now - 60_000,
+      expiresAt: now + 240_000,
+      verifiedAt: null,
+      cost: { amount: method === 'sms' ? 3 : 0.25, currency: 'RUB' },
+    } as SessionRecord;
+    await stats.tally(record, undefined, device);
+    await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
+    const end: Partial<SessionRecord> =
+      i < verified
+        ? { status: 'verified', delivered: true, verifiedAt: record.createdAt + afterMs }
+        : { status: 'expired' };
+    await stats.tally({ ...record, ...end }, undefined, device);
+  }
+}
