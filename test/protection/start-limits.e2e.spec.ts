@@ -52,8 +52,11 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     await fx.sb.advance(1000);
     // The window reset. Its 10 SMS nobody completed are past its week's share (5) on a host where nobody
     // completes: the pumping defence grades its SMS (giver-shares.ts); the offered call is served.
+    // Which of the caller's two holds answers first (its own share, or its numbers' range's) is not fixed:
+    // either grades the SMS (a clean-clone CI read range_held once).
     const after = await startFrom(fx.host, ip, freshPhone());
-    expect([after.body.error_code, after.body.held]).toEqual(['method_held', 'client_held']);
+    expect(after.body.error_code).toBe('method_held');
+    expect(['client_held', 'range_held']).toContain(after.body.held);
     expect((await startFrom(fx.host, ip, freshPhone(), 'reverse_flash_call')).status).toBe(201);
   });
 
