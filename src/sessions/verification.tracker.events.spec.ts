@@ -1,51 +1,25 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { resolveVerificationOptions } from '../options/verification.options.js';
-import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
-import { SubjectIndex } from './subject-index.js';
-import type { SessionRecord } from '../core/session-record.js';
+import { RECORD_RETENTION_MS, type SessionRecordRepository } from './session-record.repository.js';
 import type { VerificationEvent } from '../core/verification-events.js';
-import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
 import { EMIT_LEASE_MS, VerificationTracker } from './verification.tracker.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
+import { observedSms, pendingSms, trackerOver } from '../../test/support/tracker.fixture.js';
 
 /**
  * What a host's listeners receive: each event's payload, the journey's one `verified`, the lease that
  * frees an event whose emitter died, and a failing listener's event coming again.
  */
 const START = 1_700_000_000_000;
-const API = { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' };
 
-const pending: SessionRecord = {
-  requestId: 'req-1',
-  phoneNumber: '+79123456789',
-  method: 'sms',
-  owner: 'user-7',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: START,
-  expiresAt: START + 300_000,
-  verifiedAt: null,
-  cost: { amount: 3, currency: 'RUB' },
-};
+const pending = pendingSms(START, { owner: 'user-7', cost: { amount: 3, currency: 'RUB' } });
 
 function observed(
   status: VerificationSession['status'],
   fields: Partial<VerificationSession> = {},
 ): VerificationSession {
-  return {
-    requestId: 'req-1',
-    phoneNumber: '+79123456789',
-    method: 'sms',
-    status,
-    verifiedAt: null,
-    expiresAt: new Date(START + 300_000),
-    awaitingCode: true,
-    ...fields,
-  };
+  return observedSms(START, status, fields);
 }
 
 describe('VerificationTracker: what the host’s listeners receive', () => {
@@ -56,20 +30,10 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
 
   /** One instance of the module over the shared store: its records, its tracker, its emitter. */
   function instance(name?: string) {
-    const options = resolveVerificationOptions({ api: API, clock: () => now, ...(name ? { name } : {}) });
-    const logger = new VerificationLogger({ ...options, logLevels: false });
-    logger.warn = (message: string, fields?: unknown) => void warnings.push({ message, fields });
-    const records = new SessionRecordRepository(
-      options,
-      store,
-      telemetryOf(logger),
-      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
-    );
-    const emitter = new EventEmitter2({ wildcard: true });
-    emitter.onAny((_event, payload) => void received.push(payload as VerificationEvent));
-    const codec = new VerificationHandleCodec(options.handleKey);
-    const tracker = new VerificationTracker(options, store, records, telemetryOf(logger), codec, emitter);
-    return { records, tracker, emitter, codec };
+    const made = trackerOver(store, () => now, { name });
+    made.logger.warn = (message: string, fields?: unknown) => void warnings.push({ message, fields });
+    made.emitter.onAny((_event, payload) => void received.push(payload as VerificationEvent));
+    return made;
   }
 
   /** A journey of an SMS (`req-1`, 3 RUB) and a flash call it switched to (`req-2`, 5 RUB), both pending. */
@@ -282,14 +246,7 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
   });
 
   it('needs the event emitter, and says which module to import', () => {
-    const options = resolveVerificationOptions({ api: API });
-    const records = new SessionRecordRepository(
-      options,
-      store,
-      telemetryOf(options),
-      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
-    );
-    const codec = new VerificationHandleCodec(options.handleKey);
+    const { options, records, codec } = instance();
     expect(() => new VerificationTracker(options, store, records, telemetryOf(options), codec)).toThrow(
       'VerificationModule needs @nestjs/event-emitter: add EventEmitterModule.forRoot() to the imports of your AppModule',
     );

@@ -2,26 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { resolveVerificationOptions } from '../options/verification.options.js';
-import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
-import { SubjectIndex } from './subject-index.js';
-import type { SessionRecord } from '../core/session-record.js';
-import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
-import { VerificationTracker } from './verification.tracker.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
+import type { SessionRecordRepository } from './session-record.repository.js';
+import type { VerificationTracker } from './verification.tracker.js';
+import { pendingSms, trackerOver } from '../../test/support/tracker.fixture.js';
 
 /** A store that fails while an event is emitted: the failure reaches the caller, and the event is not lost. */
 const NOW = 1_700_000_000_000;
-const pending: SessionRecord = {
-  requestId: 'req-1',
-  phoneNumber: '+79123456789',
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: NOW,
-  expiresAt: NOW + 300_000,
-  verifiedAt: null,
-};
+const pending = pendingSms(NOW);
 const verified: VerificationSession = {
   requestId: 'req-1',
   phoneNumber: '+79123456789',
@@ -39,21 +26,10 @@ describe('VerificationTracker: a store failing during an emission', () => {
 
   beforeEach(() => {
     store = new MemoryStore({ clock: () => NOW });
-    const options = resolveVerificationOptions({
-      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-      clock: () => NOW,
-    });
-    records = new SessionRecordRepository(
-      options,
-      store,
-      telemetryOf(options),
-      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
-    );
     emitter = new EventEmitter2();
+    ({ records, tracker } = trackerOver(store, () => NOW, { emitter }));
     received = [];
     emitter.on('verification.verified', () => void received.push('verified'));
-    const codec = new VerificationHandleCodec(options.handleKey);
-    tracker = new VerificationTracker(options, store, records, telemetryOf(options), codec, emitter);
   });
   afterEach(() => store.close());
 

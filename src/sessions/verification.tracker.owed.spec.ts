@@ -1,15 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { resolveVerificationOptions } from '../options/verification.options.js';
-import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
-import { SubjectIndex } from './subject-index.js';
+import { RECORD_RETENTION_MS, type SessionRecordRepository } from './session-record.repository.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
-import { VerificationListenerError, VerificationTracker } from './verification.tracker.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
+import { VerificationListenerError } from './verification.tracker.js';
+import { observedSms, pendingSms, trackerOver } from '../../test/support/tracker.fixture.js';
 
 /**
  * What an observation leaves behind for the host: the record it merges (a first sighting, a late
@@ -17,33 +12,14 @@ import { telemetryOf } from '../../test/support/telemetry.js';
  * (settled, failed, held by another instance), and a journey's verified given back after a store failure.
  */
 const START = 1_700_000_000_000;
-const API = { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' };
 
-const pending: SessionRecord = {
-  requestId: 'req-1',
-  phoneNumber: '+79123456789',
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: START,
-  expiresAt: START + 300_000,
-  verifiedAt: null,
-};
+const pending = pendingSms(START);
 
 function observed(
   status: VerificationSession['status'],
   fields: Partial<VerificationSession> = {},
 ): VerificationSession {
-  return {
-    requestId: 'req-1',
-    phoneNumber: '+79123456789',
-    method: 'sms',
-    status,
-    verifiedAt: null,
-    expiresAt: new Date(START + 300_000),
-    awaitingCode: true,
-    ...fields,
-  };
+  return observedSms(START, status, fields);
 }
 
 describe('VerificationTracker: the record an observation leaves and when the session is looked at again', () => {
@@ -52,21 +28,11 @@ describe('VerificationTracker: the record an observation leaves and when the ses
   let received: [string, string][];
 
   function instance() {
-    const options = resolveVerificationOptions({ api: API, clock: () => now });
-    const logger = new VerificationLogger({ ...options, logLevels: false });
-    const records = new SessionRecordRepository(
-      options,
-      store,
-      telemetryOf(logger),
-      new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
-    );
-    const emitter = new EventEmitter2({ wildcard: true });
-    emitter.onAny(
+    const made = trackerOver(store, () => now);
+    made.emitter.onAny(
       (event, payload) => void received.push([String(event), (payload as SessionRecord).requestId]),
     );
-    const codec = new VerificationHandleCodec(options.handleKey);
-    const tracker = new VerificationTracker(options, store, records, telemetryOf(logger), codec, emitter);
-    return { records, tracker, emitter };
+    return made;
   }
 
   /** The sessions the reconciler would poll at `at` (each leased, so asked once per moment). */

@@ -1,97 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { VerificationSession } from '../api/api.types.js';
-import { FigureEvidence } from '../account/figure-evidence.js';
-import { MethodStats } from '../account/method-stats.service.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
+import type { MethodStats } from '../account/method-stats.service.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { resolveVerificationOptions } from '../options/verification.options.js';
-import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
-import { SubjectIndex } from './subject-index.js';
-import type { SessionRecord } from '../core/session-record.js';
-import { VerificationHandleCodec } from '../core/verification-handle.codec.js';
-import { VerificationTracker } from './verification.tracker.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
+import { SessionRecordRepository } from './session-record.repository.js';
+import type { VerificationTracker } from './verification.tracker.js';
+import { observedSms, pendingSms, trackerOver } from '../../test/support/tracker.fixture.js';
 
 const NOW = 1_700_000_000_000;
 
-const pending: SessionRecord = {
-  requestId: 'req-1',
-  phoneNumber: '+79123456789',
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: NOW,
-  expiresAt: NOW + 300_000,
-  verifiedAt: null,
-};
+const pending = pendingSms(NOW);
 
 /** What the API answered at some moment: a stale poll carries an older state than the record's. */
-/** The tracker as the module makes it, over `store`, on the fixed clock. */
-function trackerOf(
-  store: MemoryStore,
-  emitter: EventEmitter2,
-  withStats = false,
-): { records: SessionRecordRepository; tracker: VerificationTracker; stats?: MethodStats } {
-  const options = resolveVerificationOptions({
-    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-    clock: () => NOW,
-  });
-  const records = new SessionRecordRepository(
-    options,
-    store,
-    telemetryOf(QUIET_LOGGER),
-    new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
-  );
-  const logger = new VerificationLogger({ ...options, logLevels: false });
-  const stats = withStats
-    ? new MethodStats(
-        store,
-        telemetryOf(logger, VerificationMetrics.disabled()),
-        new FigureEvidence(store, options.dataKeys),
-      )
-    : undefined;
-  const codec = new VerificationHandleCodec(options.handleKey);
-  const tracker = new VerificationTracker(
-    options,
-    store,
-    records,
-    telemetryOf(logger),
-    codec,
-    emitter,
-    stats,
-  );
-  return { records, tracker, stats };
-}
-
 function observed(
   status: VerificationSession['status'],
   verifiedAt: Date | null = null,
 ): VerificationSession {
-  return {
-    requestId: 'req-1',
-    phoneNumber: '+79123456789',
-    method: 'sms',
-    status,
-    verifiedAt,
-    expiresAt: new Date(NOW + 300_000),
-    awaitingCode: true,
-  };
+  return observedSms(NOW, status, { verifiedAt });
 }
 
 /**
  * A terminal state is final: a poll answered just before a check (so carrying `sent`) may arrive
  * after the check's `verified`; it must never move the session back, nor emit anything again.
  */
-/** The repository logs only a failed change announcement; nothing here is meant to. */
-const QUIET_LOGGER = new VerificationLogger({
-  ...resolveVerificationOptions({
-    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-  }),
-  logLevels: false,
-});
-
 describe('VerificationTracker: terminal is final', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
@@ -103,7 +34,7 @@ describe('VerificationTracker: terminal is final', () => {
     const emitter = new EventEmitter2();
     emitted = [];
     emitter.onAny((event) => void emitted.push(String(event)));
-    ({ records, tracker } = trackerOf(store, emitter));
+    ({ records, tracker } = trackerOver(store, () => NOW, { emitter }));
   });
   afterEach(() => store.close());
 
@@ -145,7 +76,7 @@ describe('VerificationTracker: delivered flag and method figures', () => {
     store = new MemoryStore({ clock: () => NOW });
     emitter = new EventEmitter2();
     let made: { stats?: MethodStats };
-    ({ records, tracker, ...made } = trackerOf(store, emitter, true));
+    ({ records, tracker, ...made } = trackerOver(store, () => NOW, { emitter, withStats: true }));
     stats = made.stats!;
   });
   afterEach(() => store.close());
@@ -222,7 +153,7 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
       writes.push(key);
       return set(key, ...rest);
     };
-    ({ records, tracker } = trackerOf(store, new EventEmitter2()));
+    ({ records, tracker } = trackerOver(store, () => NOW, { emitter: new EventEmitter2() }));
     announced = [];
     records.announce = async (requestId: string) => void announced.push(requestId);
   });
