@@ -6,30 +6,19 @@ import {
   type VerificationApiClientOptions,
 } from '../../src/index.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
-import { issuedCode, nextPhone } from './sandbox-control.js';
+import { issuedCode, nextPhone, rejection, SuiteClients } from './sandbox-control.js';
 
 /** Every error row of the spec, as the client reports it. */
 describe('VerificationApiClient errors against the sandbox', () => {
   let sb: VerificationSandbox;
   let client: VerificationApiClient;
-  const clients: VerificationApiClient[] = [];
+  const clients = new SuiteClients();
 
   function clientFor(
     creds: { apiKey: string; apiSecret: string },
     extra: Partial<VerificationApiClientOptions> = {},
   ) {
-    const c = VerificationApiClient.create({ baseUrl: sb.url, ...creds, ...extra });
-    clients.push(c);
-    return c;
-  }
-
-  async function failure<T>(promise: Promise<T>): Promise<unknown> {
-    return promise.then(
-      () => {
-        throw new Error('expected the call to fail');
-      },
-      (e: unknown) => e,
-    );
+    return clients.create({ baseUrl: sb.url, ...creds, ...extra });
   }
 
   beforeAll(async () => {
@@ -38,12 +27,12 @@ describe('VerificationApiClient errors against the sandbox', () => {
   });
 
   afterAll(async () => {
-    for (const c of clients) c.close();
+    clients.closeAll();
     await sb.close();
   });
 
   it('400 validation_error on initiate, with the problem fields', async () => {
-    const e = await failure(client.initiate({ phoneNumber: '12345', method: 'sms' }));
+    const e = await rejection(client.initiate({ phoneNumber: '12345', method: 'sms' }));
     expect(e).toBeInstanceOf(VerificationApiError);
     const err = e as VerificationApiError;
     expect(err).toMatchObject({ status: 400, errorCode: 'validation_error', operation: 'initiate' });
@@ -56,7 +45,7 @@ describe('VerificationApiClient errors against the sandbox', () => {
 
   it('400 validation_error on a malformed code', async () => {
     const started = await client.initiate({ phoneNumber: nextPhone(), method: 'sms' });
-    const e = await failure(client.check({ requestId: started.requestId, code: '12' }));
+    const e = await rejection(client.check({ requestId: started.requestId, code: '12' }));
     expect(e).toMatchObject({ status: 400, errorCode: 'validation_error', operation: 'check' });
   });
 
@@ -65,46 +54,49 @@ describe('VerificationApiClient errors against the sandbox', () => {
     await new SandboxControlClient(sb.url).deliver(started.requestId);
     const right = issuedCode(sb, started.requestId);
     const wrong = right === '000000' ? '111111' : '000000';
-    const first = await failure(client.check({ requestId: started.requestId, code: wrong }));
+    const first = await rejection(client.check({ requestId: started.requestId, code: wrong }));
     expect(first).toBeInstanceOf(VerificationApiError);
     expect(first).toMatchObject({ status: 400, errorCode: 'invalid_code', attemptsRemaining: 2 });
     expect((first as VerificationApiError).problem).toMatchObject({ attempts_remaining: 2 });
-    expect(await failure(client.check({ requestId: started.requestId, code: wrong }))).toMatchObject({
+    expect(await rejection(client.check({ requestId: started.requestId, code: wrong }))).toMatchObject({
       attemptsRemaining: 1,
     });
-    await failure(client.check({ requestId: started.requestId, code: wrong }));
+    await rejection(client.check({ requestId: started.requestId, code: wrong }));
     expect((await client.getSession(started.requestId)).status).toBe('failed');
   });
 
   it('401 on a wrong secret', async () => {
     const bad = clientFor({ apiKey: sb.demoAccount.apiKey, apiSecret: 'wrong-secret' });
-    const e = await failure(bad.getBalance());
+    const e = await rejection(bad.getBalance());
     expect(e).toBeInstanceOf(VerificationApiError);
     expect(e).toMatchObject({ status: 401, operation: 'getBalance' });
   });
 
   it('402 insufficient_balance on initiate with an empty balance', async () => {
     const broke = clientFor(await sb.createAccount({ balance: 0 }));
-    const e = await failure(broke.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
+    const e = await rejection(broke.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
     expect(e).toBeInstanceOf(VerificationApiError);
     expect(e).toMatchObject({ status: 402, errorCode: 'insufficient_balance' });
   });
 
   it('403 without a body is VerificationApiUnavailableError "forbidden"', async () => {
     const disabled = clientFor(await sb.createAccount({ disabled: true }));
-    const e = await failure(disabled.getBalance());
+    const e = await rejection(disabled.getBalance());
     expect(e).toBeInstanceOf(VerificationApiUnavailableError);
     expect(e).toMatchObject({ reason: 'forbidden', status: 403, operation: 'getBalance' });
 
     const smsOnly = clientFor(await sb.createAccount({ enabledMethods: ['sms'] }));
-    const notEnabled = await failure(smsOnly.initiate({ phoneNumber: nextPhone(), method: 'operator_id' }));
+    const notEnabled = await rejection(smsOnly.initiate({ phoneNumber: nextPhone(), method: 'operator_id' }));
     expect(notEnabled).toMatchObject({ reason: 'forbidden', status: 403, operation: 'initiate' });
   });
 
   it('404 not_found for an unknown request id, on getSession and on check', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expect(await failure(client.getSession(unknown))).toMatchObject({ status: 404, errorCode: 'not_found' });
-    expect(await failure(client.check({ requestId: unknown, code: '123456' }))).toMatchObject({
+    expect(await rejection(client.getSession(unknown))).toMatchObject({
+      status: 404,
+      errorCode: 'not_found',
+    });
+    expect(await rejection(client.check({ requestId: unknown, code: '123456' }))).toMatchObject({
       status: 404,
       errorCode: 'not_found',
     });
@@ -115,7 +107,7 @@ describe('VerificationApiClient errors against the sandbox', () => {
     await new SandboxControlClient(sb.url).deliver(started.requestId);
     const code = issuedCode(sb, started.requestId);
     await client.check({ requestId: started.requestId, code });
-    const e = await failure(client.check({ requestId: started.requestId, code }));
+    const e = await rejection(client.check({ requestId: started.requestId, code }));
     expect(e).toBeInstanceOf(VerificationApiError);
     expect(e).toMatchObject({ status: 409, errorCode: 'not_pending' });
   });
@@ -123,7 +115,7 @@ describe('VerificationApiClient errors against the sandbox', () => {
   it('409 not_pending on a check of an expired session (the sandbox default for "not shown")', async () => {
     const started = await client.initiate({ phoneNumber: nextPhone(), method: 'sms', expirySeconds: 60 });
     await sb.advance(61_000);
-    expect(await failure(client.check({ requestId: started.requestId, code: '123456' }))).toMatchObject({
+    expect(await rejection(client.check({ requestId: started.requestId, code: '123456' }))).toMatchObject({
       status: 409,
       errorCode: 'not_pending',
     });

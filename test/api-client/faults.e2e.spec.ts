@@ -8,7 +8,7 @@ import {
   type VerificationApiClientOptions,
 } from '../../src/index.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
-import { API_TRANSPORTS, nextPhone } from './sandbox-control.js';
+import { API_TRANSPORTS, nextPhone, rejection, SuiteClients } from './sandbox-control.js';
 
 /** The time-out the time-out tests set. */
 const TIMEOUT_MS = 300;
@@ -24,10 +24,10 @@ const ANSWER_LATE_MS = 10_000;
 describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (transport: %s)', (transport) => {
   let sb: VerificationSandbox;
   let client: VerificationApiClient;
-  const clients: VerificationApiClient[] = [];
+  const clients = new SuiteClients();
 
   function makeClient(extra: Partial<VerificationApiClientOptions> = {}): VerificationApiClient {
-    const c = VerificationApiClient.create({
+    return clients.create({
       baseUrl: sb.url,
       apiKey: sb.demoAccount.apiKey,
       apiSecret: sb.demoAccount.apiSecret,
@@ -38,17 +38,6 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
       transport,
       ...extra,
     });
-    clients.push(c);
-    return c;
-  }
-
-  async function failure<T>(promise: Promise<T>): Promise<unknown> {
-    return promise.then(
-      () => {
-        throw new Error('expected the call to fail');
-      },
-      (e: unknown) => e,
-    );
   }
 
   async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -68,7 +57,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
   });
 
   afterAll(async () => {
-    for (const c of clients) c.close();
+    clients.closeAll();
     await sb.close();
   });
 
@@ -79,7 +68,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
       // machine, so the bound is not the time-out's own).
       sb.addFault({ route: 'GET /v1/balance', kind: 'latency', latency_ms: ANSWER_LATE_MS, count: 0 });
       const once = makeClient({ timeoutMs: TIMEOUT_MS, maxRetries: 0 });
-      const [e, ms] = await timed(() => failure(once.getBalance()));
+      const [e, ms] = await timed(() => rejection(once.getBalance()));
       expect(e).toBeInstanceOf(VerificationApiUnavailableError);
       expect(e).toMatchObject({ reason: 'timeout', operation: 'getBalance' });
       expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
@@ -99,7 +88,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
     it('retries of a GET stop at the total deadline', async () => {
       sb.addFault({ route: 'GET /v1/usage', kind: 'latency', latency_ms: 1000, count: 0 });
       const patient = makeClient({ timeoutMs: 400, maxRetries: 20, retryDeadlineMs: 1000 });
-      const [e, ms] = await timed(() => failure(patient.getUsage()));
+      const [e, ms] = await timed(() => rejection(patient.getUsage()));
       expect(e).toMatchObject({ reason: 'timeout', operation: 'getUsage' });
       expect(ms).toBeLessThan(1700);
       expect(sb.requestCount('GET /v1/usage')).toBeLessThanOrEqual(3);
@@ -110,7 +99,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
       const phone = nextPhone();
       sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: ANSWER_LATE_MS, count: 1 });
       const hasty = makeClient({ timeoutMs: TIMEOUT_MS });
-      const [e, ms] = await timed(() => failure(hasty.initiate({ phoneNumber: phone, method: 'sms' })));
+      const [e, ms] = await timed(() => rejection(hasty.initiate({ phoneNumber: phone, method: 'sms' })));
       expect(e).toBeInstanceOf(VerificationApiUnavailableError);
       expect(e).toMatchObject({ reason: 'timeout', operation: 'initiate' });
       expect(ms).toBeLessThan(ANSWER_LATE_MS / 2);
@@ -122,7 +111,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
       await new SandboxControlClient(sb.url).deliver(started.requestId);
       sb.addFault({ route: 'POST /v1/verify/check', kind: 'latency', latency_ms: 3000, count: 1 });
       const hasty = makeClient({ timeoutMs: TIMEOUT_MS });
-      const e = await failure(hasty.check({ requestId: started.requestId, code: '000000' }));
+      const e = await rejection(hasty.check({ requestId: started.requestId, code: '000000' }));
       expect(e).toMatchObject({ reason: 'timeout', operation: 'check' });
       expect(sb.requestCount('POST /v1/verify/check')).toBe(1);
     });
@@ -138,7 +127,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('a GET reset every time fails as "network" after maxRetries retries', async () => {
       sb.addFault({ route: 'GET /v1/prices', kind: 'reset', count: 0 });
-      const e = await failure(client.getPrices());
+      const e = await rejection(client.getPrices());
       expect(e).toBeInstanceOf(VerificationApiUnavailableError);
       expect(e).toMatchObject({ reason: 'network', code: 'ECONNRESET', operation: 'getPrices' });
       expect(sb.requestCount('GET /v1/prices')).toBe(3);
@@ -146,12 +135,12 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('a reset POST is not retried', async () => {
       sb.addFault({ route: 'POST /v1/verify', kind: 'reset', count: 1 });
-      const e = await failure(client.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
+      const e = await rejection(client.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
       expect(e).toMatchObject({ reason: 'network', code: 'ECONNRESET', operation: 'initiate' });
       expect(sb.requestCount('POST /v1/verify')).toBe(1);
 
       sb.addFault({ route: 'POST /v1/verify/check', kind: 'reset', count: 1 });
-      const e2 = await failure(
+      const e2 = await rejection(
         client.check({ requestId: '00000000-0000-4000-8000-000000000000', code: '1234' }),
       );
       expect(e2).toMatchObject({ reason: 'network', operation: 'check' });
@@ -164,7 +153,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
       'a 200 with a %s body is "bad_response", not retried',
       async (kind) => {
         sb.addFault({ route: 'GET /v1/balance', kind, count: 0 });
-        const e = await failure(client.getBalance());
+        const e = await rejection(client.getBalance());
         expect(e).toBeInstanceOf(VerificationApiUnavailableError);
         expect(e).toMatchObject({ reason: 'bad_response', status: 200, operation: 'getBalance' });
         expect(sb.requestCount('GET /v1/balance')).toBe(1);
@@ -173,7 +162,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('an HTML 502 page (a proxy) is "bad_response" with its status, retried on a GET', async () => {
       sb.addFault({ route: 'GET /v1/verify/:id', kind: 'html', count: 0 });
-      const e = await failure(client.getSession('00000000-0000-4000-8000-000000000000'));
+      const e = await rejection(client.getSession('00000000-0000-4000-8000-000000000000'));
       expect(e).toBeInstanceOf(VerificationApiUnavailableError);
       expect(e).toMatchObject({ reason: 'bad_response', status: 502, operation: 'getSession' });
       expect(sb.requestCount('GET /v1/verify/:id')).toBe(3);
@@ -181,7 +170,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('an HTML 200 page is "bad_response", not retried', async () => {
       sb.addFault({ route: 'GET /v1/prices', kind: 'html', status: 200, count: 0 });
-      const e = await failure(client.getPrices());
+      const e = await rejection(client.getPrices());
       expect(e).toMatchObject({ reason: 'bad_response', status: 200, operation: 'getPrices' });
       expect((e as Error).message).toContain('HTML body');
       expect(sb.requestCount('GET /v1/prices')).toBe(1);
@@ -189,14 +178,14 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('a garbage answer to initiate is "bad_response" and not retried', async () => {
       sb.addFault({ route: 'POST /v1/verify', kind: 'garbage', count: 0 });
-      const e = await failure(client.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
+      const e = await rejection(client.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
       expect(e).toMatchObject({ reason: 'bad_response', operation: 'initiate' });
       expect(sb.requestCount('POST /v1/verify')).toBe(1);
     });
 
     it('a 403 without a body is "forbidden", not retried', async () => {
       sb.addFault({ route: 'GET /v1/balance', kind: 'status', status: 403, count: 0 });
-      const e = await failure(client.getBalance());
+      const e = await rejection(client.getBalance());
       expect(e).toMatchObject({ reason: 'forbidden', status: 403 });
       expect(sb.requestCount('GET /v1/balance')).toBe(1);
     });
@@ -212,7 +201,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('a GET answered 500 every time fails with the 500 after maxRetries retries', async () => {
       sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 500, count: 0 });
-      const e = await failure(client.getSession('00000000-0000-4000-8000-000000000000'));
+      const e = await rejection(client.getSession('00000000-0000-4000-8000-000000000000'));
       expect(e).toBeInstanceOf(VerificationApiError);
       expect(e).toMatchObject({ status: 500, operation: 'getSession' });
       expect(sb.requestCount('GET /v1/verify/:id')).toBe(3);
@@ -220,13 +209,13 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('a POST answered 5xx is not retried', async () => {
       sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 503, count: 1 });
-      const e = await failure(client.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
+      const e = await rejection(client.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
       expect(e).toBeInstanceOf(VerificationApiError);
       expect(e).toMatchObject({ status: 503, operation: 'initiate' });
       expect(sb.requestCount('POST /v1/verify')).toBe(1);
 
       sb.addFault({ route: 'POST /v1/verify/check', kind: 'status', status: 502, count: 1 });
-      const e2 = await failure(
+      const e2 = await rejection(
         client.check({ requestId: '00000000-0000-4000-8000-000000000000', code: '1234' }),
       );
       expect(e2).toMatchObject({ status: 502, operation: 'check' });
@@ -245,7 +234,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('fails at once with the 429 when Retry-After exceeds maxRetryAfterMs', async () => {
       sb.addFault({ route: 'GET /v1/balance', kind: 'status', status: 429, retry_after_s: 10, count: 1 });
-      const [e, ms] = await timed(() => failure(client.getBalance()));
+      const [e, ms] = await timed(() => rejection(client.getBalance()));
       expect(e).toBeInstanceOf(VerificationApiError);
       expect(e).toMatchObject({ status: 429, retryAfterMs: 10_000, operation: 'getBalance' });
       expect(ms).toBeLessThan(500);
@@ -254,7 +243,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
     it('a POST answered 429 is not retried and carries retryAfterMs', async () => {
       sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 1, count: 1 });
-      const e = await failure(client.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
+      const e = await rejection(client.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
       expect(e).toMatchObject({ status: 429, retryAfterMs: 1000 });
       expect(sb.requestCount('POST /v1/verify')).toBe(1);
     });
@@ -265,7 +254,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
       const port = await closedPort();
       const seen: ApiRequestInfo[] = [];
       const refused = makeClient({ baseUrl: `http://127.0.0.1:${port}`, onRequest: (i) => seen.push(i) });
-      const e = await failure(refused.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
+      const e = await rejection(refused.initiate({ phoneNumber: nextPhone(), method: 'sms' }));
       expect(e).toBeInstanceOf(VerificationApiUnavailableError);
       expect(e).toMatchObject({ reason: 'network', code: 'ECONNREFUSED', operation: 'initiate' });
       expect(seen.map((i) => [i.attempt, i.willRetry, i.error])).toEqual([
@@ -281,7 +270,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
       const seen: ApiRequestInfo[] = [];
       const observed = makeClient({ onRequest: (i) => seen.push(i) });
       sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 503, count: 1 });
-      await failure(observed.getSession('00000000-0000-4000-8000-000000000000'));
+      await rejection(observed.getSession('00000000-0000-4000-8000-000000000000'));
       expect(seen).toEqual([
         {
           operation: 'getSession',

@@ -9,7 +9,7 @@ import {
   type ApiRequestInfo,
 } from '../../src/index.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
-import { API_TRANSPORTS, nextPhone } from './sandbox-control.js';
+import { API_TRANSPORTS, nextPhone, rejection, SuiteClients } from './sandbox-control.js';
 
 /**
  * Every kind of failure, serialised every way a host might log it: no API secret, no Basic header, no
@@ -30,10 +30,10 @@ describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (tra
     'authorization',
   ];
   const reports: ApiRequestInfo[] = [];
-  const clients: VerificationApiClient[] = [];
+  const clients = new SuiteClients();
 
   function makeClient(apiSecret = secret, baseUrl = sb.url): VerificationApiClient {
-    const c = VerificationApiClient.create({
+    return clients.create({
       baseUrl,
       apiKey,
       apiSecret,
@@ -43,8 +43,6 @@ describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (tra
       onRequest: (i) => reports.push(i),
       transport,
     });
-    clients.push(c);
-    return c;
   }
 
   beforeAll(async () => {
@@ -53,7 +51,7 @@ describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (tra
   });
 
   afterAll(async () => {
-    for (const c of clients) c.close();
+    clients.closeAll();
     await sb.close();
   });
 
@@ -80,15 +78,6 @@ describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (tra
           throw new Error(`${label}: ${how} contains a secret (${needle.slice(0, 6)}…)`);
       }
     }
-  }
-
-  async function failure<T>(promise: Promise<T>): Promise<unknown> {
-    return promise.then(
-      () => {
-        throw new Error('expected the call to fail');
-      },
-      (e: unknown) => e,
-    );
   }
 
   it('holds for every failure kind', async () => {
@@ -150,7 +139,7 @@ describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (tra
     ];
     for (const [label, run] of cases) {
       sb.clearFaults();
-      expectClean(label, await failure(run()));
+      expectClean(label, await rejection(run()));
     }
     sb.clearFaults();
     expect(reports.length).toBeGreaterThanOrEqual(cases.length);
@@ -165,7 +154,7 @@ describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (tra
   });
 
   it('toJSON gives only the safe fields', async () => {
-    const e = await failure(makeClient().getSession('00000000-0000-4000-8000-000000000000'));
+    const e = await rejection(makeClient().getSession('00000000-0000-4000-8000-000000000000'));
     expect(Object.keys((e as VerificationApiError).toJSON()).sort()).toEqual(
       [
         'attemptsRemaining',
@@ -181,7 +170,7 @@ describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (tra
       ].sort(),
     );
     sb.addFault({ route: 'GET /v1/balance', kind: 'reset', count: 0 });
-    const u = await failure(makeClient().getBalance());
+    const u = await rejection(makeClient().getBalance());
     sb.clearFaults();
     expect((u as VerificationApiUnavailableError).toJSON()).toEqual({
       name: 'VerificationApiUnavailableError',

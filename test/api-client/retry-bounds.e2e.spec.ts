@@ -8,7 +8,7 @@ import {
   type ApiRequestInfo,
   type VerificationApiClientOptions,
 } from '../../src/index.js';
-import { API_TRANSPORTS } from './sandbox-control.js';
+import { API_TRANSPORTS, rejection, SuiteClients } from './sandbox-control.js';
 
 const BALANCE = { balance: { amount: 12.5, currency: 'RUB' } };
 
@@ -42,10 +42,10 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
   let baseUrl = '';
   let script: Answer[] = [];
   const requests: { method: string; url: string }[] = [];
-  const clients: VerificationApiClient[] = [];
+  const clients = new SuiteClients();
 
   function makeClient(extra: Partial<VerificationApiClientOptions> = {}): VerificationApiClient {
-    const c = VerificationApiClient.create({
+    return clients.create({
       baseUrl,
       apiKey: 'key_retry_bounds',
       apiSecret: 'sk_test_retry_bounds_0123456789',
@@ -56,17 +56,6 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
       transport,
       ...extra,
     });
-    clients.push(c);
-    return c;
-  }
-
-  async function failure<T>(promise: Promise<T>): Promise<unknown> {
-    return promise.then(
-      () => {
-        throw new Error('expected the call to fail');
-      },
-      (e: unknown) => e,
-    );
   }
 
   beforeAll(async () => {
@@ -96,7 +85,7 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
   });
 
   afterAll(async () => {
-    for (const c of clients) c.close();
+    clients.closeAll();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
@@ -111,7 +100,7 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
 
   it('a 429 whose Retry-After is one second above maxRetryAfterMs fails at once with it', async () => {
     script = [json(429, { error_code: 'rate_limit_exceeded' }, { 'retry-after': '2' }), json(200, BALANCE)];
-    const e = await failure(makeClient({ maxRetryAfterMs: 1999 }).getBalance());
+    const e = await rejection(makeClient({ maxRetryAfterMs: 1999 }).getBalance());
     expect(e).toBeInstanceOf(VerificationApiError);
     expect(e).toMatchObject({ status: 429, retryAfterMs: 2000, errorCode: 'rate_limit_exceeded' });
     expect(requests).toHaveLength(1);
@@ -124,7 +113,7 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
     for (const status of [499, 200]) {
       requests.length = 0;
       script = [html(status), json(200, BALANCE)];
-      const e = await failure(makeClient().getBalance());
+      const e = await rejection(makeClient().getBalance());
       expect(e).toBeInstanceOf(VerificationApiUnavailableError);
       expect({ status, e, requests: requests.length }).toMatchObject({
         status,
@@ -138,7 +127,7 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
     script = [json(503, { error_code: 'service_unavailable' })];
     for (const maxRetries of [1, 0]) {
       requests.length = 0;
-      const e = await failure(makeClient({ maxRetries }).getBalance());
+      const e = await rejection(makeClient({ maxRetries }).getBalance());
       expect({ maxRetries, e, attempts: requests.length }).toMatchObject({
         maxRetries,
         e: { status: 503 },
@@ -146,7 +135,7 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
       });
     }
     requests.length = 0;
-    const e = await failure(
+    const e = await rejection(
       makeClient({ maxRetries: 2 }).check({
         requestId: '0b7d1c2e-5f3a-4e9b-8c6d-1a2b3c4d5e6f',
         code: '1234',
@@ -158,7 +147,7 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
 
   it('an answer over 1 MiB is not asked for again, even with retries left', async () => {
     script = [json(200, { ...BALANCE, padding: 'x'.repeat(1024 * 1024 + 10) })];
-    const e = await failure(makeClient({ maxRetries: 2 }).getBalance());
+    const e = await rejection(makeClient({ maxRetries: 2 }).getBalance());
     expect(e).toBeInstanceOf(VerificationApiUnavailableError);
     expect(e).toMatchObject({ reason: 'bad_response', operation: 'getBalance' });
     expect(requests).toHaveLength(1);
@@ -181,7 +170,7 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
     requests.length = 0;
     script = [{ ...json(200, BALANCE), delayMs: 1000 }];
     const started = Date.now();
-    const e = await failure(tight.getBalance());
+    const e = await rejection(tight.getBalance());
     expect(e).toMatchObject({ reason: 'timeout', operation: 'getBalance' });
     // Failing well before the answer shows the deadline cut the attempt (a loaded run delays timers).
     expect(Date.now() - started).toBeLessThan(950);

@@ -1,4 +1,8 @@
-import type { ApiTransport } from '../../src/index.js';
+import {
+  VerificationApiClient,
+  type ApiTransport,
+  type VerificationApiClientOptions,
+} from '../../src/index.js';
 import type { SandboxSessionView, VerificationSandbox } from '../../src/testing/index.js';
 
 let counter = 0;
@@ -24,3 +28,28 @@ export function issuedCode(sb: VerificationSandbox, requestId: string): string {
 
 /** Every way the client can send: every transport suite runs over each. */
 export const API_TRANSPORTS: ApiTransport[] = ['undici', 'axios'];
+
+/** What a call that must fail rejects with; the test fails if it resolves. */
+export function rejection<T>(promise: Promise<T>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e,
+  );
+}
+
+/** The API clients one suite makes, each closed by `closeAll()` in its `afterAll`. */
+export class SuiteClients {
+  private readonly made: VerificationApiClient[] = [];
+
+  create(options: VerificationApiClientOptions): VerificationApiClient {
+    const client = VerificationApiClient.create(options);
+    this.made.push(client);
+    return client;
+  }
+
+  closeAll(): void {
+    for (const client of this.made.splice(0)) client.close();
+  }
+}

@@ -8,7 +8,7 @@ import {
   VerificationApiUnavailableError,
   type VerificationApiClientOptions,
 } from '../../src/index.js';
-import { API_TRANSPORTS } from './sandbox-control.js';
+import { API_TRANSPORTS, SuiteClients } from './sandbox-control.js';
 
 /** The time-out the time-out test sets. */
 const TIMEOUT_MS = 300;
@@ -31,11 +31,11 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
   let server: http.Server;
   let connections = 0;
   const seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
-  const clients: VerificationApiClient[] = [];
+  const clients = new SuiteClients();
   let baseUrl = '';
 
   function makeClient(extra: Partial<VerificationApiClientOptions> = {}): VerificationApiClient {
-    const c = VerificationApiClient.create({
+    return clients.create({
       baseUrl,
       apiKey,
       apiSecret,
@@ -44,8 +44,6 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
       transport,
       ...extra,
     });
-    clients.push(c);
-    return c;
   }
 
   async function failure<T>(promise: Promise<T>): Promise<unknown> {
@@ -93,7 +91,7 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
   });
 
   afterAll(async () => {
-    for (const c of clients) c.close();
+    clients.closeAll();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
