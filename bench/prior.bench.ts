@@ -114,7 +114,7 @@ export async function firstDayDripScenario(): Promise<ProtectionBenchRow[]> {
       });
     }
   return rows(
-    'issue 43: a fresh host’s first day: 12 SMS/h into fresh blocks of every prefix, 3,000 addresses, 30 users/h',
+    'a fresh host’s first day: 12 SMS/h into fresh blocks of every prefix, 3,000 addresses, 30 users/h',
     attack,
     realUsers(ticks, () => 5, 431),
     ticks,
@@ -136,7 +136,7 @@ export async function rotatingDripScenario(): Promise<ProtectionBenchRow[]> {
     }
   }
   return rows(
-    'issue 43: a week, the drip’s prefixes rotating daily (12 SMS/h, 3,000 addresses, 30 users/h)',
+    'a week, the drip’s prefixes rotating daily (12 SMS/h, 3,000 addresses, 30 users/h)',
     attack,
     realUsers(ticks, () => 15, 432),
     ticks,
@@ -165,7 +165,7 @@ export async function crowdPumpingScenario(day = 0): Promise<ProtectionBenchRow[
     }
   const when = day === 0 ? 'a fresh host’s first day' : 'the second day, after a normal first';
   return rows(
-    `issue 43: pumping inside a TV-ad crowd (10× users for an hour, 48 SMS in it), ${when}, cap 5,000 RUB`,
+    `pumping inside a TV-ad crowd (10× users for an hour, 48 SMS in it), ${when}, cap 5,000 RUB`,
     attack,
     realUsers(ticks, (t) => (crowd(t) ? 50 : 5), 433),
     ticks,
@@ -192,7 +192,7 @@ export async function popularBlocksScenario(): Promise<ProtectionBenchRow[]> {
       });
     }
   return rows(
-    'issue 43: the drip inside the 20 blocks 70 % of real users live in (12 SMS/h, 30 users/h), cap 5,000 RUB',
+    'the drip inside the 20 blocks 70 % of real users live in (12 SMS/h, 30 users/h), cap 5,000 RUB',
     attack,
     realUsers(ticks, () => 5, 434, 0.7, blocks),
     ticks,
@@ -210,7 +210,7 @@ export async function popularBlocksScenario(): Promise<ProtectionBenchRow[]> {
  * would and leave them. The method `auto` starts for a new user, before and after.
  */
 export async function botnetFiguresScenario(): Promise<ProtectionBenchRow[]> {
-  const scenario = 'issue 43: 600 addresses’ abandoned free starts, their status polled (cost_per_success)';
+  const scenario = '600 addresses’ abandoned free starts, their status polled (cost_per_success)';
   const sb = await VerificationSandbox.start({
     port: 0,
     demoAccount: { balance: 1_000_000, autoDeliver: true },

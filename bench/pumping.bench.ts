@@ -175,7 +175,7 @@ export async function launderingScenario(): Promise<ProtectionBenchRow[]> {
     for (let i = 0; i < 12; i++) attack.push({ ip: freshIp(), owner: `bot-${n}`, phone: range(n++), tick });
   }
   return attackScenarioRows(
-    'issue 43: conversion laundering (12 SMS a tick into a held range, one of its numbers proved by reverse call)',
+    'conversion laundering (12 SMS a tick into a held range, one of its numbers proved by reverse call)',
     attack,
     4,
     { attackerVerifies: (a) => a.method === 'owned' },
