@@ -24,7 +24,10 @@ class FirstFailureEnvironment extends TestEnvironment {
   async handleTestEvent(event, state) {
     if (process.env[ACTIVE_MUTANT] === undefined) return;
     if (event.name === 'run_start' && globalThis[FAILED] === true) skipAll(state.rootDescribeBlock);
-    else if (event.name === 'test_start' && globalThis[FAILED] === true) event.test.mode = 'skip';
+    // A test that already holds an error (its block's beforeAll failed: jest gives each of its tests that
+    // error) is let through to fail; skipping it would drop the error and the mutant would survive.
+    else if (event.name === 'test_start' && globalThis[FAILED] === true && event.test.errors.length === 0)
+      event.test.mode = 'skip';
     else if ((event.name === 'test_done' && event.test.errors.length > 0) || event.name === 'hook_failure')
       globalThis[FAILED] = true;
   }
