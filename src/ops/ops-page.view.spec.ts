@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { figuresOf, type LedgerDayReport } from '../ledger/ledger-report.js';
 import { esc, renderOpsPage, SHOWN_ROWS, type OpsPageData } from './ops-page.view.js';
+import { OPS_LANGUAGES, OPS_TEXTS } from './ops-page.texts.js';
 
 const counts = (started: number) => ({
   started,
@@ -104,5 +105,27 @@ describe('the ops page view', () => {
     expect(html).toContain('<td>sms</td><td class="n">3</td><td class="n">66.7</td>');
     expect(html).toContain('<a href="?lang=ru&amp;date=2026-03-15" lang="ru" hreflang="ru">Русский</a>');
     expect(renderOpsPage(data(null), 'ru')).toContain('hreflang="en">English</a>');
+  });
+
+  it.each(OPS_LANGUAGES)('says each of its words in %s, where its part of the page shows', (lang) => {
+    const usage = { charged: 3.5, verifications: 1, verified: 1, readAt: new Date(0) };
+    const pages = [
+      renderOpsPage(data(null), lang),
+      renderOpsPage(data(day(1)), lang),
+      renderOpsPage(data(day(1, { drift: 0.5, usage })), lang),
+      renderOpsPage(
+        data(day(1, { drift: -2, beyondTolerance: true, usage }), {
+          incidents: [{ event: 'verification.fraud_suspected', count: 2 }],
+          health: [{ method: 'sms', started: 3, verifiedRate: 0.5 }],
+        }),
+        lang,
+      ),
+    ].join('\n');
+    for (const [key, text] of Object.entries(OPS_TEXTS[lang])) {
+      const said = typeof text === 'function' ? text('sms') : text;
+      expect([key, said.trim().length > 0, pages.includes(esc(said))]).toEqual([key, true, true]);
+    }
+    // The drift beyond the tolerance stands out (the page's own style sheet marks it).
+    expect(pages).toMatch(/<style>[^<]*\.beyond\{color:#a50e0e;font-weight:600\}/);
   });
 });

@@ -70,8 +70,15 @@ describe('VerificationOpsPage', () => {
       detail: 'date is after today',
     });
     await expect(page.render({ lang: 'EN' })).rejects.toMatchObject({ detail: 'lang must be one of en, ru' });
-    await expect(page.render(null as never)).rejects.toMatchObject({ detail: 'query must be lang and date' });
-    await expect(page.csv({})).rejects.toMatchObject({ detail: 'the ledger is off' });
+    for (const query of [null, 'lang=ru'])
+      await expect(page.render(query as never)).rejects.toMatchObject({
+        detail: 'query must be lang and date',
+        extra: { errors: [{ field: 'query' }] },
+      });
+    await expect(page.csv({})).rejects.toMatchObject({
+      detail: 'the ledger is off',
+      extra: { errors: [{ field: 'date' }] },
+    });
     await expect(page.render({ evil: '1' } as never)).rejects.toMatchObject({
       detail: 'evil is not a field of this page (lang, date)',
       extra: { errors: [{ field: 'evil' }] },
@@ -83,8 +90,10 @@ describe('VerificationOpsPage', () => {
   });
 
   it("shows each method's health as the account's figures give it, a rate unknown as none", async () => {
+    // The last day's figures: what the account gives for `days: 1`.
     const account = {
-      methodStats: async () => ({ sms: { started: 4, verifiedRate: 0.5 }, flash_call: { started: 1 } }),
+      methodStats: async ({ days }: { days?: number }) =>
+        days === 1 ? { sms: { started: 4, verifiedRate: 0.5 }, flash_call: { started: 1 } } : {},
     } as unknown as VerificationAccountService;
     const options = resolveVerificationOptions({
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
