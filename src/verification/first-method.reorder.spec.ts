@@ -133,7 +133,7 @@ describe('FirstMethodChooser: the first method of an auto start', () => {
     expect(await unpriced.order(MSK, 'mobile', smsOnly)).toEqual(ORDER);
   });
 
-  it("a device whose country counted no start gets no choice: the order given stands for it", async () => {
+  it('a device whose country counted no start gets no choice: the order given stands for it', async () => {
     const r = rig();
     r.unstarted = ['desktop'];
     expect(await r.order(MSK, 'desktop')).toEqual(ORDER);
@@ -196,7 +196,9 @@ describe('FirstMethodChooser: how long a choice stands (module clock)', () => {
     expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
     const warned = r.lines.filter((line) => line.includes('operator figures could not be read'));
     expect(warned).toHaveLength(1);
-    expect(warned[0]).toMatch(/^warn orchestration: operator figures could not be read; the first method stands/);
+    expect(warned[0]).toMatch(
+      /^warn orchestration: operator figures could not be read; the first method stands/,
+    );
     expect(warned[0]).toContain('store down');
     r.figures = SMS_WINS;
     r.now += FIRST_METHOD_TTL_MS - 1;
