@@ -121,6 +121,11 @@ describe('FirstMethodChooser: the first method of an auto start', () => {
     const thin = rig();
     thin.figures = { sms: cell(29, 29, 3), reverse_flash_call: cell(29, 29, 1) };
     expect(await thin.order()).toEqual(ORDER);
+    // One method thin, the other settled: the settled one is judged alone, no read failed.
+    const half = rig();
+    half.figures = { sms: cell(300, 240, 3), reverse_flash_call: cell(29, 29, 1) };
+    expect(await half.order()).toEqual(ORDER);
+    expect(half.lines).toEqual([]);
   });
 
   it('leaves out a method the device hint excludes, and one the price list lacks', async () => {
