@@ -160,6 +160,13 @@ export const SPECS_BY_SCOPE = {
     folder: 'verification',
     specs: [/^src\/verification\//],
   },
+  // src/verification/check-refusal.ts: the check flow's refusal for a code the API did not accept, against its
+  // unit spec (the truth asked of the API, the expiry at its bound); test/client-routes/errors.e2e reaches it
+  // through two booted hosts.
+  'check-refusal': {
+    folder: 'verification',
+    specs: [/^src\/verification\/check-refusal\.spec\./],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
     folder: 'protection',
