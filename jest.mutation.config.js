@@ -160,12 +160,12 @@ export const SPECS_BY_SCOPE = {
     folder: 'verification',
     specs: [/^src\/verification\//],
   },
-  // src/verification/check-refusal.ts: the check flow's refusal for a code the API did not accept, against its
-  // unit spec (the truth asked of the API, the expiry at its bound); test/client-routes/errors.e2e reaches it
-  // through two booted hosts.
-  'check-refusal': {
+  // src/verification/check-refusal.ts and upstream-error.mapper.ts: the refusal a check, start or switch answers
+  // for what the API did not accept, against their unit specs (the truth asked of the API, the expiry and the
+  // Retry-After at their bounds); test/client-routes/errors.e2e reaches them through two booted hosts.
+  refusals: {
     folder: 'verification',
-    specs: [/^src\/verification\/check-refusal\.spec\./],
+    specs: [/^src\/verification\/(check-refusal|upstream-error\.mapper)\.spec\./],
   },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
