@@ -172,6 +172,17 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
   });
 
+  it('a read of yesterday’s window is not compared with today’s: past midnight the window starts afresh', async () => {
+    const s = shared();
+    s.now = Date.parse('2026-11-30T23:50:00Z');
+    const { watch } = instance(s);
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect(watch.report()[0]!.recent.ended).toBe(0);
+  });
+
   it('keeps a state per method and operator prefix', async () => {
     const s = shared();
     const { watch } = instance(s);
@@ -214,6 +225,23 @@ describe('MethodHealthWatch: the event', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatch(/^warn /);
     expect(failed[0]).toContain('RangeError');
+  });
+});
+
+describe('MethodHealthWatch: a listener throwing what is not an Error', () => {
+  it('is logged as unknown', async () => {
+    const s = shared();
+    const { watch, lines } = instance(s, undefined, () => {
+      throw 'a string';
+    });
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    await watch.refresh('flash_call', MSK);
+    expect(lines.filter((l) => l.includes('listener of a method health event failed'))).toEqual([
+      expect.stringMatching(/ error=unknown( |$)/),
+    ]);
+    expect(lines.join('\n')).not.toContain('a string');
   });
 });
 

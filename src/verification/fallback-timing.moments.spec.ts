@@ -28,6 +28,8 @@ function timing(start = NOON) {
     now: start,
     counts: LEARNED as MomentCounts | Error,
     reads: 0,
+    /** Something not an Error the store throws, when set. */
+    thrown: undefined as unknown,
     warnings: [] as { message: string; context: Record<string, unknown> }[],
   };
   const options = {
@@ -37,6 +39,7 @@ function timing(start = NOON) {
   const stats = {
     timeToVerify: () => {
       state.reads += 1;
+      if (state.thrown !== undefined) return Promise.reject(state.thrown);
       return state.counts instanceof Error ? Promise.reject(state.counts) : Promise.resolve(state.counts);
     },
   } as unknown as MethodStats;
@@ -81,6 +84,11 @@ describe('FallbackTiming: a failed read of the figures', () => {
       'orchestration: method figures could not be read; the fallback moment stands',
     );
     expect(t.warnings[0]!.context).toEqual({ method: 'sms', error: 'TypeError' });
+    // Something thrown that is not an Error is named `error`, never shown.
+    const odd = timing();
+    odd.thrown = 'down';
+    expect(await odd.at(PLAIN)).toBe(FIXED_MS);
+    expect(odd.warnings.map((w) => w.context)).toEqual([{ method: 'sms', error: 'error' }]);
   });
 
   it('after a learned moment: that moment stands (its probes at the ceiling) until a read succeeds', async () => {
