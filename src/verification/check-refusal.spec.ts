@@ -121,6 +121,44 @@ describe('checkRefusal: 400 or 409 for a session that is not pending', () => {
   });
 });
 
+describe('checkRefusal: the answer’s own words and the codes of other statuses', () => {
+  it('invalid_code says the code is not correct, with or without a count', async () => {
+    const detail = async (error: VerificationApiError) =>
+      (
+        await checkRefusal(error, RECORD, {
+          now: NOW,
+          refresh: (record) => Promise.resolve({ ...record, expiresAt: NOW + 1 }),
+          upstreamFailure: () => Promise.resolve(new VerificationClientError('service_unavailable')),
+        })
+      ).detail;
+    expect(await detail(wrong(2))).toBe('The code is not correct');
+    expect(await detail(wrong())).toBe('The code is not correct');
+  });
+
+  it('invalid_code or validation_error named with another status than 400: the session’s truth decides', async () => {
+    const conflict = await answer(
+      apiError(409, { error_code: 'invalid_code', attempts_remaining: 2 }),
+      'sent',
+      NOW + 1,
+    );
+    expect(conflict).toEqual({
+      status: 409,
+      error_code: 'not_pending',
+      extra: { verification_status: 'sent' },
+      asked: 1,
+    });
+    const invalid = await answer(apiError(409, { error_code: 'validation_error' }), 'verified', NOW - 1);
+    expect(invalid).toMatchObject({ error_code: 'not_pending', extra: { verification_status: 'verified' } });
+    // A 400 with a count but another code: no count is passed on.
+    const other = await answer(
+      apiError(400, { error_code: 'bad_request', attempts_remaining: 2 }),
+      'sent',
+      NOW + 1,
+    );
+    expect(other).toEqual({ status: 400, error_code: 'invalid_code', extra: {}, asked: 1 });
+  });
+});
+
 describe('checkRefusal: anything else', () => {
   it('other API statuses and other errors are the upstream failure’s answer, without asking the session', async () => {
     for (const error of [

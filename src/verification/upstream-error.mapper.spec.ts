@@ -37,6 +37,7 @@ describe('toClientError', () => {
   it('429: Retry-After rounds the API’s wait up to whole seconds, at least 1', () => {
     const after = (ms?: number) => seen(toClientError(apiError(429, ms)));
     expect(after(2000)).toEqual({ status: 429, error_code: 'rate_limit_exceeded', retry_after: 2 });
+    expect(toClientError(apiError(429, 2000)).detail).toBe('Too many requests, try again later');
     expect(after(1999).retry_after).toBe(2);
     expect(after(2001).retry_after).toBe(3);
     expect(after(1000).retry_after).toBe(1);
@@ -45,6 +46,9 @@ describe('toClientError', () => {
   });
 
   it('401, 402, 403, 5xx and anything not from the API: 503 service_unavailable, Retry-After 30', () => {
+    expect(toClientError(apiError(500)).detail).toBe(
+      'Phone verification is temporarily unavailable, try again later',
+    );
     for (const error of [
       apiError(401),
       apiError(402),
