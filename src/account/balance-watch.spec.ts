@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationOpsEventName, type BalanceEvent } from '../core/verification-events.js';
@@ -19,12 +19,23 @@ import type { VerificationAccountService } from './verification-account.service.
  */
 
 const stores: MemoryStore[] = [];
-afterEach(() => stores.splice(0).forEach((s) => s.close()));
+afterEach(() => {
+  stores.splice(0).forEach((s) => s.close());
+  jest.useRealTimers();
+});
 
 function shared() {
-  const store = new MemoryStore({ clock: () => Date.now() });
+  const state = {
+    /** The store's clock. */
+    now: Date.now(),
+    /** The next readings' answer: an amount, a failure, or one the spec settles (`Promise`). */
+    amount: 100 as number | Error | Promise<number>,
+    events: [] as BalanceEvent[],
+    reads: 0,
+  };
+  const store = new MemoryStore({ clock: () => state.now });
   stores.push(store);
-  return { store, amount: 100 as number | Error, events: [] as BalanceEvent[], reads: 0 };
+  return Object.assign(state, { store });
 }
 
 function instance(s: ReturnType<typeof shared>, options: Partial<VerificationModuleOptions> = {}) {
@@ -40,9 +51,8 @@ function instance(s: ReturnType<typeof shared>, options: Partial<VerificationMod
   const account = {
     getBalance: () => {
       s.reads += 1;
-      return s.amount instanceof Error
-        ? Promise.reject(s.amount)
-        : Promise.resolve({ amount: s.amount, currency: 'RUB' });
+      if (s.amount instanceof Error) return Promise.reject(s.amount);
+      return Promise.resolve(s.amount).then((amount) => ({ amount, currency: 'RUB' }));
     },
   } as unknown as VerificationAccountService;
   const telemetry = telemetryOf(new VerificationLogger(resolved), undefined, emitter);
@@ -148,5 +158,103 @@ describe('VerificationBalanceWatch: a 402 on a start', () => {
     expect(s.events).toEqual([
       { event: 'verification.balance_insufficient', amount: null, currency: 'RUB', threshold: undefined },
     ]);
+  });
+});
+
+describe('VerificationBalanceWatch: readings out of order, the reminder, the log lines', () => {
+  it('a slower, older reading is dropped: the newer one decides the crossing', async () => {
+    const s = shared();
+    const { watch } = instance(s, watched);
+    let settleOld: (amount: number) => void = () => {};
+    s.amount = new Promise<number>((resolve) => (settleOld = resolve));
+    const older = watch.checkNow();
+    s.amount = 100;
+    await watch.checkNow();
+    settleOld(10);
+    expect((await older).low).toBe(true);
+    expect(s.events).toEqual([]);
+  });
+
+  it('a balance that stays low is announced again after 7 days on the store clock, not a tick before', async () => {
+    const s = shared();
+    const { watch } = instance(s, watched);
+    s.amount = 10;
+    await watch.checkNow();
+    s.now += 7 * 24 * 3_600_000 - 1;
+    await watch.checkNow();
+    expect(s.events).toEqual([low(10)]);
+    s.now += 1;
+    await watch.checkNow();
+    expect(s.events).toEqual([low(10), low(10)]);
+  });
+
+  it('its warnings and errors carry the amount, the threshold and the cause', async () => {
+    const s = shared();
+    const { watch, lines } = instance(s, watched);
+    s.amount = 10;
+    await watch.checkNow();
+    await watch.noteUpstreamFailure(new VerificationApiError({ operation: 'initiate', status: 402 }));
+    s.store.close();
+    await watch.checkNow();
+    expect(lines.find((l) => l.startsWith('warn balance below threshold'))).toMatch(
+      /amount=10 currency=RUB threshold=50/,
+    );
+    expect(lines.find((l) => l.startsWith('error balance insufficient'))).toMatch(/amount=10 currency=RUB/);
+    expect(lines.find((l) => l.startsWith('warn balance watch could not reach the store'))).toMatch(/error=/);
+  });
+});
+
+describe('VerificationBalanceWatch: on the module’s timers', () => {
+  const T = Date.parse('2026-11-30T12:00:00Z');
+
+  it('reads at boot and every intervalMs until the module is destroyed; a failed read is logged', async () => {
+    jest.useFakeTimers({ now: T });
+    const s = shared();
+    const { watch, lines } = instance(s, watched);
+    watch.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(s.reads).toBe(1);
+    await jest.advanceTimersByTimeAsync(60_000 - 1);
+    expect(s.reads).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(s.reads).toBe(2);
+    expect(lines).toEqual([]);
+    s.amount = new Error('api down');
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(lines.filter((l) => l.startsWith('warn balance watch could not read the balance'))).toEqual([
+      expect.stringContaining('api down'),
+    ]);
+    await watch.onModuleDestroy();
+    await jest.advanceTimersByTimeAsync(180_000);
+    expect(s.reads).toBe(3);
+  });
+
+  it('without balanceWatch nothing is read', async () => {
+    jest.useFakeTimers({ now: T });
+    const s = shared();
+    const { watch } = instance(s);
+    watch.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(s.reads).toBe(0);
+    await watch.onModuleDestroy();
+  });
+
+  it('a 402 reuses a reading of the last 5 s (real time), not one a tick older; waits 2 s at most for a new one', async () => {
+    jest.useFakeTimers({ now: T });
+    const s = shared();
+    const { watch } = instance(s, watched);
+    const refusal = () =>
+      watch.noteUpstreamFailure(new VerificationApiError({ operation: 'initiate', status: 402 }));
+    await watch.checkNow();
+    jest.setSystemTime(T + 4_999);
+    await refusal();
+    expect(s.reads).toBe(1);
+    jest.setSystemTime(T + 5_000);
+    s.amount = new Promise<number>(() => {});
+    const waiting = refusal();
+    await jest.advanceTimersByTimeAsync(2_000);
+    await waiting;
+    expect(s.reads).toBe(2);
+    expect(s.events.map((e) => e.amount)).toEqual([100, null]);
   });
 });
