@@ -229,6 +229,26 @@ describe('VerificationBalanceWatch: on the module’s timers', () => {
     expect(s.reads).toBe(3);
   });
 
+  it('one read at a time: a read slower than intervalMs is not stacked; a non-Error failure is logged as unknown', async () => {
+    jest.useFakeTimers({ now: T });
+    const s = shared();
+    const { watch, lines } = instance(s, watched);
+    let fail: (reason: unknown) => void = () => {};
+    s.amount = new Promise<number>((_, reject) => (fail = reject));
+    watch.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(180_000);
+    expect(s.reads).toBe(1);
+    fail('down');
+    await jest.advanceTimersByTimeAsync(0);
+    expect(lines).toEqual([
+      expect.stringMatching(/^warn balance watch could not read the balance.* error="unknown error"/),
+    ]);
+    s.amount = 100;
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(s.reads).toBe(2);
+    await watch.onModuleDestroy();
+  });
+
   it('without balanceWatch nothing is read', async () => {
     jest.useFakeTimers({ now: T });
     const s = shared();
