@@ -147,6 +147,26 @@ export const SPECS_BY_SCOPE = {
     folder: 'store',
     specs: [/^test\/store\//],
   },
+  // src/account's figures and health (first-method.ts, operator-figures.ts, method-health.ts,
+  // method-health.service.ts, price-book.ts): their unit specs beside them, on a MemoryStore and a fixed clock
+  // (the operations suites boot a host per test: every figure mutant reaches them).
+  'account-figures': {
+    folder: 'account',
+    specs: [/^src\/account\//],
+  },
+  // src/verification's choosers (first-method.chooser.ts, orchestration.policy.ts, fallback-timing.ts): their
+  // unit specs beside them (test/journeys boots a host per test).
+  'verification-choosers': {
+    folder: 'verification',
+    specs: [/^src\/verification\//],
+  },
+  // src/verification/check-refusal.ts and upstream-error.mapper.ts: the refusal a check, start or switch answers
+  // for what the API did not accept, against their unit specs (the truth asked of the API, the expiry and the
+  // Retry-After at their bounds); test/client-routes/errors.e2e reaches them through two booted hosts.
+  refusals: {
+    folder: 'verification',
+    specs: [/^src\/verification\/(check-refusal|upstream-error\.mapper)\.spec\./],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
     folder: 'protection',

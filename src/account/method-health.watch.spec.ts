@@ -1,0 +1,265 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { VerificationOpsEventName, type MethodHealthEvent } from '../core/verification-events.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { CapturingLogger } from '../../test/support/log-capture.js';
+import { telemetryOf } from '../../test/support/telemetry.js';
+import type { Sums } from './method-figures.js';
+import { HEALTH_MIN_SESSIONS, HEALTH_WINDOW_MS } from './method-health.js';
+import { HEALTH_READ_MS, MethodHealthWatch } from './method-health.service.js';
+import type { MethodStats } from './method-stats.service.js';
+
+/*
+ * MethodHealthWatch over figures the spec sets (the operator prefix's and its country's counters), on
+ * the module's clock: which level judges, the event's payload and its one emission across instances,
+ * the states kept per method and prefix, a failed read and a failing listener.
+ */
+
+const NOON = Date.parse('2026-11-30T12:00:00Z');
+const MSK = '+79851234567';
+const SPB = '+79211234567';
+const stores: MemoryStore[] = [];
+afterEach(() => stores.splice(0).forEach((s) => s.close()));
+
+const sums = (over: Partial<Sums>): Sums => ({
+  started: 0,
+  delivered: 0,
+  verified: 0,
+  expired: 0,
+  failed: 0,
+  chargedMinor: 0,
+  callers: 0,
+  left: 0,
+  unproven: 0,
+  rescued: 0,
+  buckets: [],
+  ...over,
+});
+/** A week: 1,000 flash calls started, 950 delivered, 900 verified, 100 rescued by the next step. */
+const WEEK = sums({ started: 1000, delivered: 950, verified: 900, rescued: 100 });
+const plus = (a: Sums, b: Partial<Sums>): Sums =>
+  sums(
+    Object.fromEntries(
+      Object.entries(a).map(([k, v]) => [
+        k,
+        k === 'buckets' ? v : (v as number) + ((b as Record<string, number>)[k] ?? 0),
+      ]),
+    ),
+  );
+
+interface Shared {
+  now: number;
+  /** Per operator cell (`7~985`), [operator, country]; or a failure. */
+  figures: Record<string, [Sums, Sums]> | Error;
+  store: MemoryStore;
+}
+
+function shared(): Shared {
+  const s = { now: NOON, figures: { '7~985': [WEEK, WEEK], '7~921': [WEEK, WEEK] } } as unknown as Shared;
+  s.store = new MemoryStore({ clock: () => s.now });
+  stores.push(s.store);
+  return s;
+}
+
+function instance(s: Shared, name?: string, listener?: (e: MethodHealthEvent) => void) {
+  const host = new CapturingLogger();
+  const options = {
+    ...resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      clock: () => s.now,
+      logger: host,
+    }),
+    name,
+  };
+  const stats = {
+    cellSums: (_method: string, cells: readonly string[]) =>
+      s.figures instanceof Error ? Promise.reject(s.figures) : Promise.resolve(s.figures[cells[0]!]!),
+  } as unknown as MethodStats;
+  const emitter = new EventEmitter2();
+  const events: MethodHealthEvent[] = [];
+  emitter.on(VerificationOpsEventName.methodHealth, (e: MethodHealthEvent) => {
+    events.push(e);
+    listener?.(e);
+  });
+  const watch = new MethodHealthWatch(
+    options,
+    s.store,
+    stats,
+    telemetryOf(new VerificationLogger(options)),
+    emitter,
+  );
+  return { watch, events, lines: host.lines };
+}
+
+/** The recent window of +7 985: `own` more on the operator, `country` more on its country. */
+function windowOf(s: Shared, own: Partial<Sums>, country: Partial<Sums> = own): void {
+  const [op, cc] = (s.figures as Record<string, [Sums, Sums]>)['7~985']!;
+  (s.figures as Record<string, [Sums, Sums]>)['7~985'] = [plus(op, own), plus(cc, country)];
+}
+/** 20 outcomes, half verified: a drop. */
+const DROP = { started: 20, delivered: 20, verified: 10, rescued: 10 };
+
+describe('MethodHealthWatch: what it shows before and as it judges', () => {
+  it('a method never read is healthy; its first read shows the country level and no rates yet, quietly', async () => {
+    const s = shared();
+    const { watch, lines } = instance(s);
+    expect(watch.state('flash_call', MSK)).toBe('healthy');
+    expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
+    const empty = { started: 0, ended: 0, completion: null, delivery: null };
+    expect(watch.report()).toEqual([
+      {
+        method: 'flash_call',
+        prefix: '+7985',
+        state: 'healthy',
+        since: new Date(NOON),
+        level: 'country',
+        recent: empty,
+        week: empty,
+      },
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  it(`judges the operator's own window from ${HEALTH_MIN_SESSIONS} outcomes, its country's below`, async () => {
+    const s = shared();
+    const { watch, events, lines } = instance(s);
+    await watch.refresh('flash_call', MSK);
+    // 19 of its own (9 verified), the country's steady: the country judges, nothing changes.
+    windowOf(s, { started: 19, verified: 9, rescued: 10 }, { started: 40, verified: 40 });
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect(watch.report()[0]).toMatchObject({ level: 'country', recent: { ended: 40, completion: 1 } });
+    expect(events).toEqual([]);
+
+    const t = shared();
+    const other = instance(t);
+    await other.watch.refresh('flash_call', MSK);
+    windowOf(t, DROP, { started: 40, verified: 40 });
+    t.now += HEALTH_WINDOW_MS;
+    expect(await other.watch.refresh('flash_call', MSK)).toBe('degraded');
+    const week = { completion: 910 / 1020, delivery: 970 / 1020 };
+    // Strictly: an unnamed registration's event has no `registration` key at all.
+    expect(other.events).toStrictEqual([
+      {
+        event: VerificationOpsEventName.methodHealth,
+        method: 'flash_call',
+        prefix: '+7985',
+        state: 'degraded',
+        previous: 'healthy',
+        level: 'operator',
+        recent: { completion: 0.5, delivery: 1 },
+        week,
+        at: new Date(t.now),
+      },
+    ]);
+    expect(other.lines.filter((l) => l.startsWith('warn method health changed'))).toHaveLength(1);
+    expect(other.lines.join('\n')).toMatch(
+      /method health changed.*flash_call.*\+7985.*degraded.*healthy.*operator/,
+    );
+    expect(lines).toEqual([]);
+  });
+
+  it('the read of a window ago stays the one compared with while reads come every HEALTH_READ_MS', async () => {
+    const s = shared();
+    const { watch } = instance(s);
+    await watch.refresh('flash_call', MSK);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
+    windowOf(s, DROP);
+    s.now += HEALTH_READ_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+  });
+
+  it('a read of yesterday’s window is not compared with today’s: past midnight the window starts afresh', async () => {
+    const s = shared();
+    s.now = Date.parse('2026-11-30T23:50:00Z');
+    const { watch } = instance(s);
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect(watch.report()[0]!.recent.ended).toBe(0);
+  });
+
+  it('keeps a state per method and operator prefix', async () => {
+    const s = shared();
+    const { watch } = instance(s);
+    await Promise.all([watch.refresh('flash_call', MSK), watch.refresh('flash_call', SPB)]);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    await Promise.all([watch.refresh('flash_call', MSK), watch.refresh('flash_call', SPB)]);
+    expect([watch.state('flash_call', MSK), watch.state('flash_call', SPB), watch.state('sms', MSK)]).toEqual(
+      ['degraded', 'healthy', 'healthy'],
+    );
+  });
+});
+
+describe('MethodHealthWatch: the event', () => {
+  it('is emitted once across instances sharing a store, and names the registration', async () => {
+    const s = shared();
+    const a = instance(s, 'shop');
+    const b = instance(s, 'shop');
+    await a.watch.refresh('flash_call', MSK);
+    await b.watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
+    s.now += 1_000;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect([...a.events, ...b.events].map((e) => [e.state, e.registration])).toEqual([['degraded', 'shop']]);
+    expect(Object.keys(a.events[0]!)).toContain('registration');
+  });
+
+  it('a failing listener is logged by the error’s name; the health changes all the same', async () => {
+    const s = shared();
+    const { watch, lines } = instance(s, undefined, () => {
+      throw new RangeError('listener broke');
+    });
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    const failed = lines.filter((l) => l.includes('a listener of a method health event failed'));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatch(/^warn /);
+    expect(failed[0]).toContain('RangeError');
+  });
+});
+
+describe('MethodHealthWatch: a listener throwing what is not an Error', () => {
+  it('is logged as unknown', async () => {
+    const s = shared();
+    const { watch, lines } = instance(s, undefined, () => {
+      throw 'a string';
+    });
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    await watch.refresh('flash_call', MSK);
+    expect(lines.filter((l) => l.includes('listener of a method health event failed'))).toEqual([
+      expect.stringMatching(/ error=unknown( |$)/),
+    ]);
+    expect(lines.join('\n')).not.toContain('a string');
+  });
+});
+
+describe('MethodHealthWatch: a failed read', () => {
+  it('is logged with the method, and the health stands', async () => {
+    const s = shared();
+    const { watch, lines } = instance(s);
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    s.figures = new Error('store down');
+    s.now += HEALTH_READ_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    const failed = lines.filter((l) =>
+      l.includes('method health: the figures could not be read; the health stands'),
+    );
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatch(/^warn .*flash_call.*store down/);
+  });
+});

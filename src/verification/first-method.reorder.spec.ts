@@ -1,0 +1,218 @@
+import { describe, expect, it } from '@jest/globals';
+import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
+import type { Sums } from '../account/method-figures.js';
+import type { HealthState } from '../account/method-health.js';
+import type { MethodHealthWatch } from '../account/method-health.service.js';
+import type { MethodStats } from '../account/method-stats.service.js';
+import { toPriceList, type PriceList } from '../account/price-book.js';
+import type { DeviceHint } from '../core/journey.js';
+import { VerificationLogger } from '../observability/verification-logger.js';
+import { resolveVerificationOptions } from '../options/verification.options.js';
+import { CapturingLogger } from '../../test/support/log-capture.js';
+import type { FallbackTiming } from './fallback-timing.js';
+import { FIRST_METHOD_MIN_TTL_MS, FIRST_METHOD_TTL_MS, FirstMethodChooser } from './first-method.chooser.js';
+
+/*
+ * The order an `auto` start tries (issue 47): the method the operator's figures choose first, per device
+ * and operator prefix, the demoted ones last; a choice stands its life on the module's clock, one read
+ * serves the starts that ask meanwhile, and a failed read keeps the last choice.
+ */
+
+const NOON = Date.parse('2026-11-30T12:00:00Z');
+const RUB = (amount: number) => ({ amount, currency: 'RUB' });
+const PRICES: PriceList = toPriceList({
+  prices: [
+    { method: 'reverse_flash_call', price: RUB(0.25) },
+    { method: 'sms', price: RUB(3) },
+  ],
+} satisfies Prices);
+const ORDER: KnownVerificationMethod[] = ['sms', 'reverse_flash_call'];
+const MSK = '+79851234567';
+const SPB = '+79211234567';
+
+/** A cell's counters: `verified` of them within the bucket `bucket` (TIME_TO_VERIFY_BUCKETS_MS), the rest expired. */
+function cell(ended: number, verified: number, bucket: number, started = ended): Sums {
+  const buckets = Array.from({ length: 12 }, (_, i) => (i === bucket ? verified : 0));
+  return {
+    started,
+    delivered: 0,
+    verified,
+    expired: ended - verified,
+    failed: 0,
+    chargedMinor: 0,
+    callers: 0,
+    left: 0,
+    unproven: 0,
+    rescued: 0,
+    buckets,
+  };
+}
+
+/** Figures in which the cheap reverse call verifies more, sooner: it goes first. */
+const REVERSE_WINS: Record<string, Sums> = { sms: cell(300, 240, 3), reverse_flash_call: cell(300, 270, 1) };
+/** Figures in which few complete the reverse call: SMS goes first. */
+const SMS_WINS: Record<string, Sums> = { sms: cell(300, 240, 3), reverse_flash_call: cell(300, 30, 1) };
+
+interface Rig {
+  now: number;
+  /** The figures per method (every cell alike), or a failure of the store. */
+  figures: Record<string, Sums> | Error;
+  /** Per operator prefix cell (`7~921`), figures that replace `figures` there. */
+  byOperator: Record<string, Record<string, Sums>>;
+  /** Devices whose country cell counted no start (their share of the population is none). */
+  unstarted: string[];
+  health: Record<string, HealthState>;
+  reads: number;
+  lines: string[];
+  chooser: FirstMethodChooser;
+  /** `prices: null`: no list read yet. */
+  order(phone?: string, device?: DeviceHint, prices?: PriceList | null): Promise<string[]>;
+}
+
+function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: [], desktop: [] }): Rig {
+  const host = new CapturingLogger();
+  const r = {
+    now: NOON,
+    figures: REVERSE_WINS,
+    byOperator: {},
+    unstarted: [],
+    health: {},
+    reads: 0,
+    lines: host.lines,
+  } as unknown as Rig;
+  const clock = () => r.now;
+  const options = resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+    clock,
+    logger: host,
+  });
+  const stats = {
+    cellSums: (method: string, cells: readonly string[]) => {
+      r.reads += 1;
+      if (r.figures instanceof Error) return Promise.reject(r.figures);
+      const operator = cells[0]!.split('.')[0]!;
+      const figures = r.byOperator[operator] ?? r.figures;
+      const device = cells[0]!.split('.')[1]!;
+      return Promise.resolve(
+        cells.map((_, i) => {
+          const sums = figures[method] ?? cell(0, 0, 0);
+          return i === 1 && r.unstarted.includes(device) ? { ...sums, started: 0 } : sums;
+        }),
+      );
+    },
+  } as unknown as MethodStats;
+  const health = {
+    refresh: (method: string) => Promise.resolve(r.health[method] ?? 'healthy'),
+  } as unknown as MethodHealthWatch;
+  const fallback = { momentMs: () => Promise.resolve(30_000) } as unknown as FallbackTiming;
+  const logger = new VerificationLogger(options);
+  r.chooser = new FirstMethodChooser(clock, stats, health, fallback, logger, exclude);
+  r.order = (phone = MSK, device = 'mobile', prices: PriceList | null = PRICES) =>
+    r.chooser.reorder(ORDER, prices ?? undefined, phone, device);
+  return r;
+}
+
+describe('FirstMethodChooser: the first method of an auto start', () => {
+  it('puts first the method the figures choose, for every device and none; thin figures keep the order given', async () => {
+    const r = rig();
+    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, 'desktop')).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, undefined)).toEqual(['reverse_flash_call', 'sms']);
+    const thin = rig();
+    thin.figures = { sms: cell(29, 29, 3), reverse_flash_call: cell(29, 29, 1) };
+    expect(await thin.order()).toEqual(ORDER);
+    // One method thin, the other settled: the settled one is judged alone, no read failed.
+    const half = rig();
+    half.figures = { sms: cell(300, 240, 3), reverse_flash_call: cell(29, 29, 1) };
+    expect(await half.order()).toEqual(ORDER);
+    expect(half.lines).toEqual([]);
+  });
+
+  it('leaves out a method the device hint excludes, and one the price list lacks', async () => {
+    const r = rig({ mobile: [], desktop: ['reverse_flash_call'] });
+    expect(await r.order(MSK, 'desktop')).toEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, undefined)).toEqual(['reverse_flash_call', 'sms']);
+    const unpriced = rig();
+    const smsOnly = toPriceList({ prices: [{ method: 'sms', price: RUB(3) }] });
+    expect(await unpriced.order(MSK, 'mobile', smsOnly)).toEqual(ORDER);
+  });
+
+  it('a device whose country counted no start gets no choice: the order given stands for it', async () => {
+    const r = rig();
+    r.unstarted = ['desktop'];
+    expect(await r.order(MSK, 'desktop')).toEqual(ORDER);
+    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
+  });
+
+  it('chooses per operator prefix: another operator’s figures choose their own first method', async () => {
+    const r = rig();
+    r.byOperator['7~921'] = SMS_WINS;
+    expect(await r.order(SPB)).toEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order(MSK)).toEqual(['reverse_flash_call', 'sms']);
+  });
+
+  it('puts a method demoted on the prefix last, whatever its figures', async () => {
+    const r = rig();
+    r.health = { reverse_flash_call: 'demoted' };
+    expect(await r.order(MSK, 'mobile')).toEqual(['sms', 'reverse_flash_call']);
+    r.health = { sms: 'demoted' };
+    r.now += FIRST_METHOD_TTL_MS;
+    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
+  });
+});
+
+describe('FirstMethodChooser: how long a choice stands (module clock)', () => {
+  it('made without a price list, the order given stands FIRST_METHOD_MIN_TTL_MS, then the figures choose', async () => {
+    const r = rig();
+    expect(await r.order(MSK, 'mobile', null)).toEqual(ORDER);
+    r.now += FIRST_METHOD_MIN_TTL_MS - 1;
+    expect(await r.order()).toEqual(ORDER);
+    r.now += 1;
+    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+  });
+
+  it('made on settled figures, it stands FIRST_METHOD_TTL_MS: one tick before, the old choice; at the bound, the new', async () => {
+    const r = rig();
+    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    r.figures = SMS_WINS;
+    r.now += FIRST_METHOD_TTL_MS - 1;
+    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    r.now += 1;
+    expect(await r.order()).toEqual(['sms', 'reverse_flash_call']);
+  });
+
+  it('one read of the figures serves the starts that ask while it runs', async () => {
+    const r = rig();
+    const answers = await Promise.all([r.order(), r.order(), r.order()]);
+    expect(answers).toEqual(Array.from({ length: 3 }, () => ['reverse_flash_call', 'sms']));
+    // Two methods × three devices (mobile, desktop, none): one read each.
+    expect(r.reads).toBe(6);
+    r.now += FIRST_METHOD_TTL_MS;
+    await Promise.all([r.order(), r.order()]);
+    expect(r.reads).toBe(12);
+  });
+
+  it('a failed read is logged and keeps the last choice for FIRST_METHOD_TTL_MS; the first failed read keeps the order', async () => {
+    const r = rig();
+    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    r.now += FIRST_METHOD_TTL_MS;
+    r.figures = new Error('store down');
+    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    const warned = r.lines.filter((line) => line.includes('operator figures could not be read'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatch(
+      /^warn orchestration: operator figures could not be read; the first method stands/,
+    );
+    expect(warned[0]).toContain('store down');
+    r.figures = SMS_WINS;
+    r.now += FIRST_METHOD_TTL_MS - 1;
+    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    r.now += 1;
+    expect(await r.order()).toEqual(['sms', 'reverse_flash_call']);
+
+    const cold = rig();
+    cold.figures = new Error('store down');
+    expect(await cold.order()).toEqual(ORDER);
+  });
+});
