@@ -176,7 +176,7 @@ describe.each(ONE_PLATFORM)('limits shared by three instances (%s)', (platform: 
       resendCooldownMs: false,
       spendCap: { amount: 10, windowMs: DAY },
       // The cap alone, to the kopeck: the pumping defence keeps its last share for methods charged
-      // on proof (graded-answers.e2e.spec.ts).
+      // on proof (graded-answers.e2e.part.ts).
       pumping: false,
     });
     // In window order, whichever instance announced each.
