@@ -5,6 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error: plain ESM, loaded by jest.config.js and jest.mutation.config.js.
 import { mergedParts } from '../merged-parts.mjs';
+// @ts-expect-error: plain ESM, npm test's sequencer (jest.config.js).
+import LongestFirstSequencer from '../longest-first.sequencer.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -88,5 +90,32 @@ describe('merged spec files and their parts', () => {
     const { mutationSpecs } = (await import('../../jest.mutation.config.js')) as { mutationSpecs: string[] };
     expect(mutationSpecs.filter((path) => path.endsWith('.merged.spec.ts'))).toEqual([]);
     expect(found.parts.filter((part) => !mutationSpecs.includes(part))).toEqual([]);
+  });
+});
+
+describe("npm test's order on a fresh clone (no durations cached)", () => {
+  it('starts the merged files after the known longest suites and before single suites, however small they are', () => {
+    const cacheDirectory = mkdtempSync(join(tmpdir(), 'sequencer-'));
+    try {
+      const sequencer = new LongestFirstSequencer({ contexts: [], globalConfig: {} });
+      const test = (path: string, size: number) => ({
+        path: join(ROOT, path),
+        context: { config: { cacheDirectory, id: 'fresh' }, hasteFS: { getSize: () => size } },
+      });
+      const sorted = sequencer.sort([
+        test('test/a/big.e2e.spec.ts', 40_000),
+        test('test/attacks/history.merged.spec.ts', 300),
+        test('test/hardening/soak.spec.ts', 20_000),
+        test('test/b/b.merged.spec.ts', 200),
+      ]) as { path: string }[];
+      expect(sorted.map((t) => t.path.slice(ROOT.length + 1))).toEqual([
+        'test/hardening/soak.spec.ts',
+        'test/attacks/history.merged.spec.ts',
+        'test/b/b.merged.spec.ts',
+        'test/a/big.e2e.spec.ts',
+      ]);
+    } finally {
+      rmSync(cacheDirectory, { recursive: true, force: true });
+    }
   });
 });
