@@ -1,5 +1,5 @@
 /**
- * Events of in-doubt starts and of lossy webhooks.
+ * Events: every outcome, late events, in-doubt starts and lossy webhooks.
  *
  * Whole suites (the parts below), merged into one spec file so that jest imports Nest, the module and the
  * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
@@ -7,3 +7,5 @@
  */
 import './in-doubt-starts.e2e.part.js';
 import './lossy-webhooks-500.e2e.part.js';
+import './every-outcome.e2e.part.js';
+import './late-events.e2e.part.js';

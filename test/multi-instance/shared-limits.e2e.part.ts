@@ -2,7 +2,7 @@
  * Starts spread over three instances on one Redis: the per-phone limits, the resend cooldown and
  * the spend cap hold for the deployment as a whole, at their exact boundaries (the sandbox clock is
  * frozen, so every window ends on a known millisecond). Per-IP limits and coalescing across
- * instances are proven in test/protection/coalescing.e2e.spec.ts.
+ * instances are proven in test/protection/coalescing.e2e.part.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SpendCapReachedEvent } from '../../src/core/verification-events.js';

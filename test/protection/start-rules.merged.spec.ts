@@ -15,3 +15,4 @@ import './prior-attacks.e2e.part.js';
 import './refused-starts.e2e.part.js';
 import './start-limits.e2e.part.js';
 import './start-permit.part.js';
+import './graded-shapes.e2e.part.js';

@@ -1,5 +1,5 @@
 /**
- * The test numbers: attacks, kept numbers, resumes, strangers and races.
+ * The test numbers: attacks, kept numbers, resumes, strangers, races and wrong-code budgets.
  *
  * Whole suites (the parts below), merged into one spec file so that jest imports Nest, the module and the
  * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
@@ -11,3 +11,4 @@ import './test-numbers-resume.e2e.part.js';
 import './test-numbers-strangers.e2e.part.js';
 import './test-numbers.e2e.part.js';
 import './test-session-races.part.js';
+import './test-numbers-wrong-code-budgets.e2e.part.js';
