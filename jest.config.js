@@ -1,4 +1,9 @@
 /** Jest in ESM mode: NestJS 12 ships as ES modules only. Run through `npm test`, which sets NODE_OPTIONS=--experimental-vm-modules. */
+import { mergedParts } from './test/merged-parts.mjs';
+
+// Each part of a merged spec file runs once: a part no merged file imports fails every run here.
+mergedParts(import.meta.dirname);
+
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],

@@ -13,6 +13,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import base from './jest.config.js';
+import { mergedParts } from './test/merged-parts.mjs';
 
 const root = import.meta.dirname;
 
@@ -25,7 +26,12 @@ function specsUnder(dir) {
     .map((entry) => relative(root, join(entry.parentPath, entry.name)).split('\\').join('/'));
 }
 
-export const mutationSpecs = [...specsUnder('src'), ...specsUnder('test')]
+// A merged spec file (test/merged-parts.mjs) runs here as its parts, each a file of its own: a mutant's run
+// loads only the parts holding a test that reached it, as it did before the merge.
+const { parts, merged } = mergedParts(root);
+
+export const mutationSpecs = [...specsUnder('src'), ...specsUnder('test'), ...parts]
+  .filter((path) => !merged.includes(path))
   .filter((path) => !OUT_OF_REACH.test(path))
   .sort();
 

@@ -140,7 +140,7 @@ describe.each(PLATFORMS)('journeys: the switch and cancel routes are guarded lik
         checkPerIp: { points: 2, windowMs: 600_000 },
         startPerIp: { points: 2, windowMs: 3_600_000 },
         // Under grading a switch to a method charged on proof is not counted per address (see
-        // graded-answers.e2e.spec.ts); without it every switch is.
+        // graded-answers.e2e.part.ts); without it every switch is.
         pumping: { grading: false },
       },
     });

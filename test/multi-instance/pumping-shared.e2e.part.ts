@@ -52,7 +52,7 @@ describe.each(ONE_PLATFORM)('pumping defence shared by two instances on Redis (%
               startPerPhoneAndCaller: false,
               resendCooldownMs: false,
               // The holds' refusals by the unconverted rule (the burst rule and graded answers have their
-              // own scenarios: pumping-attacks and graded-answers.e2e.spec.ts).
+              // own scenarios: pumping-attacks and graded-answers.e2e.part.ts).
               pumping: {
                 rangeMinStarts: 4,
                 countryMinStarts: 100,

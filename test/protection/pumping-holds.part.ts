@@ -15,7 +15,7 @@ import {
 /**
  * The pumping defence's holds one start at a time, with small thresholds: which subject is held and
  * when, what the refusal and the report say, how a hold ends and comes back longer.
- * (pumping-subjects.spec.ts: what is counted for whom; src/pumping/pumping-defence.spec.ts holds
+ * (pumping-subjects.part.ts: what is counted for whom; src/pumping/pumping-defence.spec.ts holds
  * its properties over random traffic.)
  */
 

@@ -6,7 +6,7 @@ import type { PumpingAttempt } from '../../src/pumping/pumping-defence.js';
 /**
  * The pumping defence's subjects one start at a time: what a start is counted for (callers, a
  * journey's switch, the safe list), what a completed verification changes, and the stricter rules
- * while a country is under attack. (pumping-holds.spec.ts: when and how a subject is held.)
+ * while a country is under attack. (pumping-holds.part.ts: when and how a subject is held.)
  */
 
 describe('PumpingDefence: subjects and counts', () => {

@@ -1,6 +1,6 @@
 /**
  * Issue 20: the pumping defence over real HTTP on one platform (MemoryStore; two instances on
- * Redis are in test/multi-instance/pumping-shared.e2e.spec.ts). Small minimum volumes keep each
+ * Redis are in test/multi-instance/pumping-shared.e2e.part.ts). Small minimum volumes keep each
  * scenario short; the defaults are measured by the benchmark (bench/pumping.bench.ts).
  */
 import { describe, expect, it } from '@jest/globals';
@@ -18,8 +18,8 @@ const pumpingOnly = (pumping: PumpingOptions, extra: LimitsOptions = {}): Limits
   startPerPhoneAndCaller: false,
   resendCooldownMs: false,
   spendCap: { amount: 100_000, windowMs: 86_400_000 },
-  // The fresh-range and prefix rules have their own scenarios (pumping-attacks.e2e.spec.ts), and so
-  // have graded answers (graded-answers.e2e.spec.ts): these are the holds' refusals.
+  // The fresh-range and prefix rules have their own scenarios (pumping-attacks.e2e.part.ts), and so
+  // have graded answers (graded-answers.e2e.part.ts): these are the holds' refusals.
   pumping: {
     grading: false,
     rangeMinStarts: 5,
@@ -87,7 +87,7 @@ describe.each(ONE_PLATFORM)('pumping defence (%s)', (platform) => {
       reason: 'range_held',
     });
     // When the hold really lifts: not before its cool-off ends, and once the window (1 h) has rolled
-    // enough, in whole 5-minute steps (graded-answers.e2e.spec.ts checks the moment itself).
+    // enough, in whole 5-minute steps (graded-answers.e2e.part.ts checks the moment itself).
     const retryAfter = Number(held.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(HOLD / 1000);
     expect(retryAfter).toBeLessThanOrEqual(2 * 3600 + 300);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { api, initiate } from './sandbox-client.js';
 
-/** The spec's limits table (the usage success-rate row is in usage.spec.ts). */
+/** The spec's limits table (the usage success-rate row is in usage.part.ts). */
 describe('sandbox limits', () => {
   let sb: VerificationSandbox;
 

@@ -2,7 +2,7 @@
  * Starts spread over three instances on one Redis: the per-phone limits, the resend cooldown and
  * the spend cap hold for the deployment as a whole, at their exact boundaries (the sandbox clock is
  * frozen, so every window ends on a known millisecond). Per-IP limits and coalescing across
- * instances are proven in test/protection/coalescing.e2e.spec.ts.
+ * instances are proven in test/protection/coalescing.e2e.part.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SpendCapReachedEvent } from '../../src/core/verification-events.js';
@@ -176,7 +176,7 @@ describe.each(ONE_PLATFORM)('limits shared by three instances (%s)', (platform: 
       resendCooldownMs: false,
       spendCap: { amount: 10, windowMs: DAY },
       // The cap alone, to the kopeck: the pumping defence keeps its last share for methods charged
-      // on proof (graded-answers.e2e.spec.ts).
+      // on proof (graded-answers.e2e.part.ts).
       pumping: false,
     });
     // In window order, whichever instance announced each.

@@ -1,0 +1,12 @@
+/**
+ * The attacks around erasure.
+ *
+ * Whole suites (the parts below), merged into one spec file so that jest imports Nest, the module and the
+ * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
+ * `npx jest --testMatch '<rootDir>/test/attacks/<part>.part.ts'`.
+ */
+import './erasure-drops-phone-change-revocation.e2e.part.js';
+import './erasure-owner-derived-keys.e2e.part.js';
+import './erasure-purpose-claim-outlives-mark.e2e.part.js';
+import './erasure-resets-address-limits.e2e.part.js';
+import './erasure-start-in-flight.e2e.part.js';

@@ -1,0 +1,18 @@
+/**
+ * The attacks on the method figures, the first method and the priors.
+ *
+ * Whole suites (the parts below), merged into one spec file so that jest imports Nest, the module and the
+ * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
+ * `npx jest --testMatch '<rootDir>/test/attacks/<part>.part.ts'`.
+ */
+import './figures-damping-new-instance.e2e.part.js';
+import './figures-followed-botnet.e2e.part.js';
+import './figures-thin-cell-week.e2e.part.js';
+import './figures-thin-cell.e2e.part.js';
+import './first-method-erased-pending.e2e.part.js';
+import './first-method-life-device-hint.e2e.part.js';
+import './first-method-pending-free-starts.e2e.part.js';
+import './prior-burst-recent.e2e.part.js';
+import './prior-one-address-keys.e2e.part.js';
+import './prior-one-network.e2e.part.js';
+import './prior-share-covered-by-users.e2e.part.js';

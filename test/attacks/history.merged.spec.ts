@@ -1,0 +1,13 @@
+/**
+ * The attacks on the history (erasure, flushed outcomes, refusal budgets).
+ *
+ * Whole suites (the parts below), merged into one spec file so that jest imports Nest, the module and the
+ * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
+ * `npx jest --testMatch '<rootDir>/test/attacks/<part>.part.ts'`.
+ */
+import './history-erased-by-attacker.e2e.part.js';
+import './history-outcomes-flushed.e2e.part.js';
+import './history-refusal-budget-neighbour.e2e.part.js';
+import './history-refusal-flood-store.e2e.part.js';
+import './history-refusals-flushed-free-starts.e2e.part.js';
+import './history-wrong-codes-flushed.e2e.part.js';

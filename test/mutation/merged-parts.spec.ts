@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+// @ts-expect-error: plain ESM, loaded by jest.config.js and jest.mutation.config.js.
+import { mergedParts } from '../merged-parts.mjs';
+// @ts-expect-error: plain ESM, npm test's sequencer (jest.config.js).
+import LongestFirstSequencer from '../longest-first.sequencer.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface Layout {
+  parts: string[];
+  merged: string[];
+}
+const layout = (root: string): Layout => mergedParts(root) as Layout;
+
+/**
+ * Merged spec files (CONTRIBUTING.md, "The suite's time"): each part runs once in `npm test`, through the one
+ * merged file of its folder that imports it; a part that would not run, or run twice, fails jest's config.
+ */
+describe('merged spec files and their parts', () => {
+  let root: string;
+  const write = (path: string, text = "import { it } from '@jest/globals';\n"): void => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  const merged = (...parts: string[]): string =>
+    parts.map((part) => `import './${part}.js';`).join('\n') + '\n';
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'merged-parts-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('lists each part imported by one merged file of its folder, and the merged files', () => {
+    write('test/a/one.e2e.part.ts');
+    write('test/a/two.part.ts');
+    write('test/a/a.merged.spec.ts', merged('one.e2e.part', 'two.part'));
+    write('test/b/three.part.ts');
+    write('test/b/b.merged.spec.ts', merged('three.part'));
+    write('test/b/alone.e2e.spec.ts');
+
+    const found = layout(root);
+    expect([...found.parts].sort()).toEqual([
+      'test/a/one.e2e.part.ts',
+      'test/a/two.part.ts',
+      'test/b/three.part.ts',
+    ]);
+    expect([...found.merged].sort()).toEqual(['test/a/a.merged.spec.ts', 'test/b/b.merged.spec.ts']);
+  });
+
+  it('refuses a part that no merged file imports, naming it (it would never run)', () => {
+    write('test/a/one.part.ts');
+    write('test/a/two.part.ts');
+    write('test/a/a.merged.spec.ts', merged('one.part'));
+    expect(() => layout(root)).toThrow('test/a/two.part.ts is imported by 0 merged spec files');
+  });
+
+  it('refuses a part imported by a merged file of another folder only (a merged file imports its own folder)', () => {
+    write('test/a/one.part.ts');
+    write('test/b/one.part.ts');
+    write('test/b/b.merged.spec.ts', merged('one.part'));
+    expect(() => layout(root)).toThrow('test/a/one.part.ts is imported by 0 merged spec files');
+  });
+
+  it('refuses a part imported by two merged files, naming both (it would run twice)', () => {
+    write('test/a/one.part.ts');
+    write('test/a/x.merged.spec.ts', merged('one.part'));
+    write('test/a/y.merged.spec.ts', merged('one.part'));
+    expect(() => layout(root)).toThrow(
+      'test/a/one.part.ts is imported by 2 merged spec files (test/a/x.merged.spec.ts, test/a/y.merged.spec.ts)',
+    );
+  });
+
+  it('refuses a merged file importing what is not a part', () => {
+    write('test/a/one.part.ts');
+    write('test/a/helper.ts');
+    write('test/a/a.merged.spec.ts', merged('one.part', 'helper'));
+    expect(() => layout(root)).toThrow(
+      'test/a/a.merged.spec.ts imports test/a/helper.ts, which is not a part',
+    );
+  });
+
+  it('this repository: every part runs in npm test through one merged file, and alone in the mutation run', async () => {
+    const found = layout(ROOT);
+    expect(found.parts.length).toBeGreaterThan(0);
+    // @ts-expect-error: plain ESM, the mutation run's jest config.
+    const { mutationSpecs } = (await import('../../jest.mutation.config.js')) as { mutationSpecs: string[] };
+    expect(mutationSpecs.filter((path) => path.endsWith('.merged.spec.ts'))).toEqual([]);
+    expect(found.parts.filter((part) => !mutationSpecs.includes(part))).toEqual([]);
+  });
+});
+
+describe("npm test's order on a fresh clone (no durations cached)", () => {
+  it('starts the merged files after the known longest suites and before single suites, however small they are', () => {
+    const cacheDirectory = mkdtempSync(join(tmpdir(), 'sequencer-'));
+    try {
+      const sequencer = new LongestFirstSequencer({ contexts: [], globalConfig: {} });
+      const test = (path: string, size: number) => ({
+        path: join(ROOT, path),
+        context: { config: { cacheDirectory, id: 'fresh' }, hasteFS: { getSize: () => size } },
+      });
+      const sorted = sequencer.sort([
+        test('test/a/big.e2e.spec.ts', 40_000),
+        test('test/attacks/history.merged.spec.ts', 300),
+        test('test/hardening/soak.spec.ts', 20_000),
+        test('test/b/b.merged.spec.ts', 200),
+      ]) as { path: string }[];
+      expect(sorted.map((t) => t.path.slice(ROOT.length + 1))).toEqual([
+        'test/hardening/soak.spec.ts',
+        'test/attacks/history.merged.spec.ts',
+        'test/b/b.merged.spec.ts',
+        'test/a/big.e2e.spec.ts',
+      ]);
+    } finally {
+      rmSync(cacheDirectory, { recursive: true, force: true });
+    }
+  });
+});

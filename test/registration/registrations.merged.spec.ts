@@ -1,0 +1,10 @@
+/**
+ * Registrations: forRootAsync with config, injected options, named registrations.
+ *
+ * Whole suites (the parts below), merged into one spec file so that jest imports Nest, the module and the
+ * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
+ * `npx jest --testMatch '<rootDir>/test/registration/<part>.part.ts'`.
+ */
+import './forroot-async-config.e2e.part.js';
+import './inject-verification-options.e2e.part.js';
+import './named-registrations.e2e.part.js';
