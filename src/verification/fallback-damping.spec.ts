@@ -150,6 +150,48 @@ describe('FallbackTiming: figures turned thin are no evidence; the learned momen
   });
 });
 
+describe('FallbackTiming: what a thin read leaves behind', () => {
+  it('a host thin for longer than SETTLED_AFTER_MS adopts its first learned moment at once', async () => {
+    const t = timing();
+    t.counts = THIN;
+    for (let i = 0; i <= (2 * SETTLED_AFTER_MS) / FALLBACK_FIGURES_TTL_MS; i++) {
+      expect(await t.moment()).toBe(45_000);
+      t.now += FALLBACK_FIGURES_TTL_MS;
+    }
+    t.counts = { started: 80, ended: 80, left: 0, buckets: POISONED };
+    // Not one damped step from 45 s: no moment was adopted to damp from.
+    expect(await t.moment()).toBeLessThan(step(45_000, 0.5, -1));
+    expect([t.events, t.warnings]).toEqual([[], []]);
+  });
+
+  it('a learned moment held through thin figures keeps probes at the ceiling (they feed the figures)', async () => {
+    const t = timing();
+    const probe = { method: 'flash_call', requestId: probeId() };
+    const other = { method: 'flash_call', requestId: 'req-1' };
+    expect(isProbeStep('flash_call', other.requestId)).toBe(false);
+    expect(await t.fallback.afterMs(other, '+79123000001', 'mobile')).toBe(37_500);
+    t.counts = THIN;
+    t.now += FALLBACK_FIGURES_TTL_MS;
+    // flash_call learns from its device's figures alone: 3 verified, thin; the moment is held.
+    expect(await t.fallback.afterMs(other, '+79123000001', 'mobile')).toBe(step(37_500, 0.5));
+    expect(await t.fallback.afterMs(probe, '+79123000001', 'mobile')).toBe(SETTINGS.ceilingMs);
+  });
+
+  it('each new jump is reported again once the moment stood within its range', async () => {
+    const t = await settledTiming();
+    t.counts = { started: 80, ended: 80, left: 0, buckets: POISONED };
+    t.now += FALLBACK_FIGURES_TTL_MS;
+    expect(await t.moment()).toBe(step(37_500, 0.5, -1));
+    t.counts = { started: 20, ended: 20, left: 0, buckets: SLOW };
+    t.now += FALLBACK_FIGURES_TTL_MS;
+    expect(await t.moment()).toBe(37_500);
+    t.counts = { started: 80, ended: 80, left: 0, buckets: POISONED };
+    t.now += FALLBACK_FIGURES_TTL_MS;
+    expect(await t.moment()).toBe(step(37_500, 0.5, -1));
+    expect(t.events).toHaveLength(2);
+  });
+});
+
 describe('FallbackTiming (attack): free starts and a farm dialling late move a settled moment no faster than the damping', () => {
   it('a farm dialling its numbers at 85 s: at most DAMPED_SHARE_PER_MINUTE a minute up, reported once', async () => {
     const t = await settledTiming();
