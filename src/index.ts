@@ -239,6 +239,7 @@ export type {
   BalanceEvent,
   FraudSuspectedEvent,
   LedgerDriftEvent,
+  FallbackMomentEvent,
   PhoneChangedEvent,
   MethodHealthEvent,
   SpendCapReachedEvent,

@@ -5,6 +5,7 @@ import {
   RECENT_RANGE_MS,
   recentMoments,
   SETTLED_AFTER_MS,
+  thinFiguresMoment,
 } from './moment-damping.js';
 
 const MINUTE = 60_000;
@@ -62,5 +63,19 @@ describe('dampedMoment: a jump beyond the recent range is followed at a bounded 
     const young = { afterMs: 30_000, at: RECENT_RANGE_MS };
     expect(recentMoments([old, young], RECENT_RANGE_MS + 1)).toEqual([young]);
     expect(recentMoments([old], 2 * RECENT_RANGE_MS)).toEqual([old]);
+  });
+
+  it('thin figures: the fixed moment is a jump even for a range adopted a moment ago; nothing adopted: the fixed one', () => {
+    const young = [{ afterMs: 16_000, at: 0 }];
+    const step = 16_000 * DAMPED_SHARE_PER_MINUTE;
+    expect(thinFiguresMoment(young, 45_000, 0)).toEqual({ afterMs: 16_000, damped: true });
+    expect(thinFiguresMoment(young, 45_000, MINUTE)).toEqual({ afterMs: 16_000 + step, damped: true });
+    expect(thinFiguresMoment(young, 10_000, MINUTE)).toEqual({ afterMs: 16_000 - step, damped: true });
+    expect(thinFiguresMoment([], 45_000, MINUTE)).toEqual({ afterMs: 45_000, damped: false });
+    // Within the range: the fixed moment at once.
+    expect(thinFiguresMoment([...young, { afterMs: 50_000, at: 1 }], 45_000, 2)).toEqual({
+      afterMs: 45_000,
+      damped: false,
+    });
   });
 });

@@ -24,18 +24,18 @@ export interface AdoptedMoment {
 /**
  * The moment to adopt at `now` when the figures say `learned`, given the moments adopted before
  * (oldest first): `learned` itself when nothing was adopted or it lies within the range of those of
- * the last RECENT_RANGE_MS (and the last one), or the first was adopted less than SETTLED_AFTER_MS
- * ago; else the last moment moved toward it by at most
+ * the last RECENT_RANGE_MS (and the last one), or the first was adopted less than `settledAfterMs`
+ * (SETTLED_AFTER_MS) ago; else the last moment moved toward it by at most
  * DAMPED_SHARE_PER_MINUTE of itself per minute since it was adopted (`damped`: true).
  */
 export function dampedMoment(
   adopted: readonly AdoptedMoment[],
   learned: number,
   now: number,
+  settledAfterMs = SETTLED_AFTER_MS,
 ): { afterMs: number; damped: boolean } {
   const last = adopted.at(-1);
-  if (last === undefined || adopted[0]!.at > now - SETTLED_AFTER_MS)
-    return { afterMs: learned, damped: false };
+  if (last === undefined || adopted[0]!.at > now - settledAfterMs) return { afterMs: learned, damped: false };
   const recent = adopted.filter((moment) => moment.at > now - RECENT_RANGE_MS).map((m) => m.afterMs);
   const low = Math.min(last.afterMs, ...recent);
   const high = Math.max(last.afterMs, ...recent);
@@ -45,6 +45,21 @@ export function dampedMoment(
     Math.min(Math.max(learned, Math.min(low, last.afterMs - step)), Math.max(high, last.afterMs + step)),
   );
   return { afterMs, damped: afterMs !== learned };
+}
+
+/**
+ * The moment to adopt at `now` when figures that taught a moment turn thin (fewer than `minSamples`,
+ * as a young host's do while its figures mature, or a quiet one's as days leave the window): thin
+ * figures are no evidence, so the host's `fixed` moment is a jump like any other, followed at the
+ * damped pace from the last moment adopted, however young the range (dampedMoment). Nothing adopted:
+ * `fixed`.
+ */
+export function thinFiguresMoment(
+  adopted: readonly AdoptedMoment[],
+  fixed: number,
+  now: number,
+): { afterMs: number; damped: boolean } {
+  return dampedMoment(adopted, fixed, now, 0);
 }
 
 /** The adopted moments worth keeping at `now`: those of the recent range, and the last one. */

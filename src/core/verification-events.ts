@@ -29,6 +29,7 @@ export const VerificationOpsEventName = {
   fraudSuspected: 'verification.fraud_suspected',
   ledgerDrift: 'verification.ledger_drift',
   methodHealth: 'verification.method_health',
+  fallbackMoment: 'verification.fallback_moment',
 } as const;
 
 /** Where the module learned the outcome. */
@@ -173,6 +174,32 @@ export interface LedgerDriftEvent {
   drift: number;
   tolerance: number;
   currency: string;
+  /** The named registration it comes from (see VerificationEvent.registration). */
+  registration?: string;
+}
+
+/**
+ * Payload of `verification.fallback_moment` (issue 47): a learned fallback moment jumped beyond its
+ * recent range and is followed at a bounded pace, not adopted at once (a poisoned burst, a short
+ * blip, or figures turned thin: a lasting change is reached within the hour). Once per jump, per
+ * instance (each keeps its own adopted moments).
+ */
+export interface FallbackMomentEvent {
+  event: (typeof VerificationOpsEventName)['fallbackMoment'];
+  method: VerificationMethod;
+  /** The calling code of the numbers it applies to (`+7`). */
+  callingCode: string;
+  /** The device hint it applies to; null: starts without one. */
+  device: 'mobile' | 'desktop' | null;
+  /** `learned`: the figures say `targetMs`; `thin`: they hold too few samples, `targetMs` is the fixed moment. */
+  figures: 'learned' | 'thin';
+  /** The moment adopted before the jump, ms after a step's start. */
+  adoptedMs: number;
+  /** Where the figures point. */
+  targetMs: number;
+  /** The moment adopted now, ms after a step's start: one bounded step from `adoptedMs`. */
+  afterMs: number;
+  at: Date;
   /** The named registration it comes from (see VerificationEvent.registration). */
   registration?: string;
 }

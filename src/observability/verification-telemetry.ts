@@ -7,6 +7,7 @@ import {
   isEventOf,
   VerificationEventName,
   type BalanceEvent,
+  type FallbackMomentEvent,
   type FraudSuspectedEvent,
   type LedgerDriftEvent,
   type SpendCapReachedEvent,
@@ -44,7 +45,8 @@ export interface RouteFailureContext {
 }
 
 /** An ops event: about the account or the money, not one session. */
-export type OpsEvent = SpendCapReachedEvent | FraudSuspectedEvent | BalanceEvent | LedgerDriftEvent;
+export type OpsEvent =
+  SpendCapReachedEvent | FraudSuspectedEvent | BalanceEvent | LedgerDriftEvent | FallbackMomentEvent;
 
 const TERMINAL_EVENTS: readonly VerificationEventType[] = [
   VerificationEventName.verified,

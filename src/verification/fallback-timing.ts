@@ -14,7 +14,13 @@ import type { VerificationMethod } from '../core/verification-method.js';
 import type { VerificationLogger } from '../observability/verification-logger.js';
 import type { ResolvedOrchestration, ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import { dampedMoment, recentMoments, type AdoptedMoment } from '../core/moment-damping.js';
+import {
+  dampedMoment,
+  recentMoments,
+  thinFiguresMoment,
+  type AdoptedMoment,
+} from '../core/moment-damping.js';
+import { VerificationOpsEventName, type FallbackMomentEvent } from '../core/verification-events.js';
 
 /** Days of figures the moment is learned from: recent enough to follow a change, enough to have samples. */
 export const FALLBACK_FIGURES_DAYS = 7;
@@ -79,6 +85,8 @@ export class FallbackTiming {
     private readonly options: ResolvedVerificationOptions,
     private readonly stats: MethodStats,
     private readonly logger: VerificationLogger,
+    /** Tells operations of a damped jump (`verification.fallback_moment`); never rejects. */
+    private readonly announce: (event: FallbackMomentEvent) => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** Ms after `step` (of a journey for `phoneNumber`, started with `device`) started when it may fall back. */
@@ -136,45 +144,74 @@ export class FallbackTiming {
       ? { afterMs: last.afterMs, learned: last.learned }
       : { afterMs: fixed, learned: false };
     try {
-      moment = (await this.#learned(key, method, callingCode, [device], fixed)) ??
-        (await this.#pooled(method, callingCode, fixed)) ?? { afterMs: fixed, learned: false };
+      const learned =
+        (await this.#learned(key, method, callingCode, [device], fixed)) ??
+        (await this.#pooled(method, callingCode, fixed));
+      moment = learned ? this.#damped(key, learned.afterMs, 'learned') : this.#damped(key, fixed, 'thin');
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
         error: error instanceof Error ? error.name : 'error',
       });
     }
-    if (moment.learned) moment = { afterMs: this.#damped(key, moment.afterMs), learned: true };
     this.#cache.set(key, { ...moment, until: this.options.clock() + FALLBACK_FIGURES_TTL_MS });
     return moment;
   }
 
   /**
-   * The moment adopted for `key` when the figures say `learned`: a jump beyond the recent range is
-   * followed at a bounded pace (dampedMoment) and reported once, as a warning. Per instance: an
-   * instance that just booted adopts the figures' moment.
+   * The moment adopted for `key` when the figures point at `target`: `learned` (they say it), or
+   * `thin` (too few samples; `target` is the fixed moment). A jump beyond the recent range is followed
+   * at a bounded pace (dampedMoment; thin figures at that pace from the last moment learned,
+   * thinFiguresMoment) and reported once per jump: a warning and `verification.fallback_moment`.
+   * Thin figures with no moment adopted: the fixed one, unlearned. Per instance: an instance that just
+   * booted adopts the figures' moment.
    */
-  #damped(key: string, learned: number): number {
+  #damped(key: string, target: number, figures: 'learned' | 'thin'): FallbackMoment {
     const now = this.options.clock();
     const adopted = this.#adopted.get(key) ?? [];
-    const { afterMs, damped } = dampedMoment(adopted, learned, now);
+    if (figures === 'thin' && adopted.length === 0) return { afterMs: target, learned: false };
+    const { afterMs, damped } =
+      figures === 'learned' ? dampedMoment(adopted, target, now) : thinFiguresMoment(adopted, target, now);
     this.#adopted.set(key, recentMoments([...adopted, { afterMs, at: now }], now));
     if (!damped) this.#damping.delete(key);
     else if (!this.#damping.has(key)) {
       this.#damping.add(key);
-      const [method, callingCode, device] = key.split(':');
-      this.logger.warn(
-        'orchestration: a learned fallback moment jumped beyond its recent range; followed gradually',
-        {
-          method,
-          calling_code: callingCode,
-          device: device || 'none',
-          adopted_ms: adopted.at(-1)?.afterMs,
-          learned_ms: learned,
-        },
-      );
+      this.#report(key, figures, adopted.at(-1)!.afterMs, target, afterMs, now);
     }
-    return afterMs;
+    return { afterMs, learned: figures === 'learned' || damped };
+  }
+
+  #report(
+    key: string,
+    figures: 'learned' | 'thin',
+    adoptedMs: number,
+    targetMs: number,
+    afterMs: number,
+    now: number,
+  ): void {
+    const [method, callingCode, device] = key.split(':') as [VerificationMethod, string, string];
+    this.logger.warn(
+      'orchestration: a learned fallback moment jumped beyond its recent range; followed gradually',
+      {
+        method,
+        calling_code: callingCode,
+        device: device || 'none',
+        figures,
+        adopted_ms: adoptedMs,
+        learned_ms: targetMs,
+      },
+    );
+    void this.announce({
+      event: VerificationOpsEventName.fallbackMoment,
+      method,
+      callingCode: /^\d+$/.test(callingCode) ? `+${callingCode}` : callingCode,
+      device: device === 'mobile' || device === 'desktop' ? device : null,
+      figures,
+      adoptedMs,
+      targetMs,
+      afterMs,
+      at: new Date(now),
+    });
   }
 
   /** The moment learned from every device's figures (EVERY_DEVICE), for a method completed outside the page. */

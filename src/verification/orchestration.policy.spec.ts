@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { KnownVerificationMethod, Prices } from '../api/api.types.js';
 import { toPriceList, type PriceBook } from '../account/price-book.js';
 import type { HealthState } from '../account/method-health.js';
@@ -159,5 +160,52 @@ describe('OrchestrationPolicy: a method whose completion dropped on the operator
     ]);
     const price = policy({ orchestration: { mode: 'price' } }, PRICES, flashDown);
     expect(await price.startOrder(OFFERED, '+79851234567', 'mobile')).toEqual(OFFERED);
+  });
+});
+
+describe('OrchestrationPolicy: a damped jump of the fallback moment reaches the host as an ops event (issue 47)', () => {
+  it('emits verification.fallback_moment with the registration, once, when learned figures turn thin', async () => {
+    let now = NOW;
+    const resolved = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      clock: () => now,
+      name: 'eu',
+      orchestration: { fallback: { minSamples: 30 } },
+    });
+    // 40 verified reverse calls per device hint, all within 30 s; then 5: thin.
+    let verified = 40;
+    const stats = {
+      timeToVerify: () =>
+        Promise.resolve({ started: verified, ended: verified, left: 0, buckets: [0, 0, 0, verified] }),
+    } as unknown as MethodStats;
+    const emitter = new EventEmitter2();
+    const events: unknown[] = [];
+    emitter.on('verification.fallback_moment', (event: unknown) => events.push(event));
+    const p = new OrchestrationPolicy(
+      resolved,
+      { latest: () => Promise.resolve(undefined), current: () => undefined } as unknown as PriceBook,
+      telemetryOf(resolved, undefined, emitter),
+      stats,
+      { state: () => 'healthy' } as unknown as MethodHealthWatch,
+    );
+    const step = { method: 'reverse_flash_call', requestId: 'r-1' };
+    const learned = await p.fallbackAfterMs(step, '+79123000001', 'desktop');
+    expect(learned).toBeLessThan(30_000);
+    verified = 5;
+    for (let read = 0; read < 3; read++) {
+      now += 30_000;
+      expect(await p.fallbackAfterMs(step, '+79123000001', 'desktop')).toBeLessThan(45_000);
+    }
+    expect(events).toEqual([
+      expect.objectContaining({
+        event: 'verification.fallback_moment',
+        method: 'reverse_flash_call',
+        device: 'desktop',
+        figures: 'thin',
+        adoptedMs: learned,
+        targetMs: 45_000,
+        registration: 'eu',
+      }),
+    ]);
   });
 });

@@ -57,7 +57,9 @@ export class OrchestrationPolicy {
     private readonly health: MethodHealthWatch,
   ) {
     this.settings = options.orchestration;
-    this.fallback = new FallbackTiming(options, stats, telemetry.logger);
+    this.fallback = new FallbackTiming(options, stats, telemetry.logger, (event) =>
+      telemetry.announce(event),
+    );
     this.chooser = new FirstMethodChooser(
       options.clock,
       stats,
