@@ -69,6 +69,16 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     });
   });
 
+  it("a start that reserved the day's slot 0 and never recorded a session leaves a gap, no session", async () => {
+    await index.reserve({ phoneNumber: '+79123456789', owner: 'alice' });
+    await index.add(session('later', 'alice'));
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({
+      ids: ['later'],
+      callers: [],
+    });
+    await expect(index.take({ owner: 'alice' })).resolves.toEqual({ ids: ['later'], callers: [] });
+  });
+
   it('an index written before slot 0 existed (a counter, slots from 1) is found and removed, a day back too', async () => {
     const tag = index.tag({ phoneNumber: '+79123456789' });
     const day = Math.floor(NOW / DAY_MS);
