@@ -11,6 +11,7 @@ import {
   countryId,
   holdableOf,
   isCaller,
+  ownIds,
   placeOf,
   subjectsOf,
   twinsOf,
@@ -20,7 +21,7 @@ import {
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { RangeStats, BurstMarks } from './range-stats.js';
 import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
-import { creditedAt, hasBaseline } from './range-stats-keys.js';
+import { creditedOf, hasBaseline, rememberedOf } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 export type { PumpingReporting } from './pumping-report.js';
@@ -278,10 +279,17 @@ export class PumpingDefence {
     // Its proof counts where its start did, and gives back to the givers it was charged to. (Nothing
     // counted, a start of a method charged on proof: its proof is credited as before.)
     const standing = assessment.counted?.standing;
-    const credited = standing === undefined ? assessment.credited : creditedAt(assessment.credited, standing);
+    const { phoneNumber, owner } = assessment.attempt;
+    const own = ownIds(phoneNumber, owner, this.settings.rangeDigits, this.ipv6PrefixLength);
     const expected = assessment.counts.get(countryId(assessment.subjects))?.expected ?? 1;
     const giveBack = standing && giveBackOf(assessment.givers, standing, expected);
-    await this.stats.rememberSession(requestId, credited, ttl, giveBack);
+    // Kept: what its verification cannot name by itself (rememberedOf), sealed.
+    await this.stats.rememberSession(
+      requestId,
+      rememberedOf(assessment.credited, own, standing),
+      ttl,
+      giveBack,
+    );
   }
 
   /** A verification: counted where its start was (else its range, country and owner; a proof as its start was credited). */
@@ -292,18 +300,8 @@ export class PumpingDefence {
       free(event.method) ? this.stats.takeSteered(event.phoneNumber) : undefined,
     ]);
     if (remembered === undefined && free(event.method)) return;
-    const attempt = {
-      phoneNumber: event.phoneNumber,
-      owner: event.owner,
-      clientKey: undefined,
-      ip: undefined,
-    };
-    const subjects = subjectsOf(
-      attempt,
-      placeOf(event.phoneNumber, this.settings.rangeDigits),
-      this.ipv6PrefixLength,
-    );
-    const ids = remembered ?? [...subjects, ...twinsOf(subjects)].map((s) => s.id);
+    const own = ownIds(event.phoneNumber, event.owner, this.settings.rangeDigits, this.ipv6PrefixLength);
+    const ids = remembered === undefined ? own : creditedOf(remembered, own);
     await this.stats.countVerified(ids, event.phoneNumber);
   }
 

@@ -102,3 +102,19 @@ export function twinsOf(subjects: Subject[]): StatsSubject[] {
     { id: volumeOf(country), withBaseline: true },
   ];
 }
+
+/**
+ * The ids a verification of `phoneNumber` names by itself (with its session's `owner`): its range's,
+ * prefix's and country's, its owner's, its country's twins. A session's start credited these and its
+ * callers' (client key, network), which only its start knew.
+ */
+export function ownIds(
+  phoneNumber: string,
+  owner: string | undefined,
+  rangeDigits: number,
+  ipv6PrefixLength: number,
+): string[] {
+  const attempt = { phoneNumber, owner, clientKey: undefined, ip: undefined };
+  const subjects = subjectsOf(attempt, placeOf(phoneNumber, rangeDigits), ipv6PrefixLength);
+  return [...subjects, ...twinsOf(subjects)].map((s) => s.id);
+}

@@ -35,25 +35,25 @@ export class RangeBursts extends RangeHolds {
     const now = this.store.now();
     const w = Math.floor(now / this.settings.windowMs);
     const none = { window: w, ids: new Set<string>(), release: async () => undefined };
-    if (caller === undefined || phoneNumber === undefined) return none;
+    const ids = subjects.filter((s) => bursty(s.id)).map((s) => s.id);
+    if (caller === undefined || phoneNumber === undefined || ids.length === 0) return none;
     // A mark is read only in its window (the key names it): kept until the window ends, and a minute
     // for instances whose clocks disagree.
     const ttl = (w + 1) * this.settings.windowMs - now + MARK_SLACK_MS;
-    const marks = subjects
-      .filter((s) => bursty(s.id))
-      .map((s) => ({ id: s.id, keys: [this.mark(s.id, `n:${phoneNumber}`, w), this.mark(s.id, caller, w)] }));
-    const won = await Promise.all(
-      marks.map((m) => Promise.all(m.keys.map((k) => this.store.setIfAbsent(k, '1', ttl, EVICTABLE)))),
-    );
+    // The number's range and prefix are its own: new to one in the window is new to the other (one mark).
+    const keys = [
+      key.numberMark(this.keys.digest(phoneNumber), w),
+      ...ids.map((id) => this.mark(id, caller, w)),
+    ];
+    const won = await Promise.all(keys.map((k) => this.store.setIfAbsent(k, '1', ttl, EVICTABLE)));
     let released = false;
     return {
       window: w,
-      ids: new Set(marks.filter((_, i) => won[i]!.every(Boolean)).map((m) => m.id)),
+      ids: new Set(ids.filter((_, i) => won[0]! && won[i + 1]!)),
       release: async () => {
         if (released) return;
         released = true;
-        const set = marks.flatMap((m, i) => m.keys.filter((_, j) => won[i]![j]));
-        await Promise.all(set.map((k) => this.store.delete(k)));
+        await Promise.all(keys.filter((_, i) => won[i]).map((k) => this.store.delete(k)));
       },
     };
   }
@@ -81,7 +81,7 @@ export class RangeBursts extends RangeHolds {
     );
   }
 
-  /** The mark of a number (`n:<E.164>`) or a caller in a subject's window. */
+  /** The mark of a caller in a subject's window. */
   private mark(id: string, of: string, w: number): string {
     return key.caller(this.keys.digest(`${id}\n${of}`), w);
   }

@@ -35,8 +35,10 @@ export const rangeStatsKey = {
   known: (tag: string) => `protect:pump:known:${tag}`,
   hold: (tag: string) => `protect:pump:hold:${tag}`,
   callers: (tag: string, w: number) => `protect:pump:c:${tag}:${w}`,
-  /** `of`: the digest of the subject's id and the caller (or number). */
+  /** `of`: the digest of the subject's id and the caller (an older mark: and `n:<E.164>`). */
   caller: (of: string, w: number) => `protect:pump:cm:${of}:${w}`,
+  /** `of`: the number's digest: its first start of the window, for its range's and prefix's bursts. */
+  numberMark: (of: string, w: number) => `protect:pump:nm:${of}:${w}`,
   number: (of: string, w: number) => `protect:pump:n:${of}:${w}`,
   verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
@@ -92,6 +94,28 @@ export function keeps(id: string, standing: Standing): boolean {
 /** Of a start's credited ids, those its verification counts for (keeps). */
 export function creditedAt(ids: readonly string[], standing: Standing): string[] {
   return ids.filter((id) => keeps(id, standing));
+}
+
+/**
+ * What a started session keeps of the ids its start credited (`creditedOf` reads it back): its
+ * standing (`+within`, `+network`, `+past`; `+all`: none, every id credited), then the ids its
+ * verification cannot name by itself (`own`: ownIds), its callers'.
+ */
+export function rememberedOf(
+  credited: readonly string[],
+  own: readonly string[],
+  standing: Standing | undefined,
+): string[] {
+  const named = new Set(own);
+  return [`+${standing ?? 'all'}`, ...credited.filter((id) => !named.has(id))];
+}
+
+/** The ids a remembered session is credited at (see rememberedOf); a list kept whole (before) as it is. */
+export function creditedOf(remembered: readonly string[], own: readonly string[]): string[] {
+  const head = remembered[0];
+  if (head === undefined || !head.startsWith('+')) return [...remembered];
+  const all = [...own, ...remembered.slice(1)];
+  return head === '+all' ? all : creditedAt(all, head.slice(1) as Standing);
 }
 
 /** Ranges and prefixes count distinct callers (the burst signature). */

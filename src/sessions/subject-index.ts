@@ -17,6 +17,14 @@ export interface IndexReservation {
   readonly marks: ReadonlyMap<string, string | null>;
 }
 
+/** What a reserved slot holds until its session's record is written: a gap to `take`. */
+const GAP = '';
+
+/** The slot of a subject's first session of the day (`tag`: the subject's, `day`: the UTC day's number). */
+function firstSlot(tag: string, day: number): string {
+  return `${tag}:${day}:0`;
+}
+
 /** A subject's erasure mark: when it was last erased, and which erasure (`markForgotten`). */
 function forgottenKey(tag: string): string {
   return `${tag}:forgotten`;
@@ -24,10 +32,13 @@ function forgottenKey(tag: string): string {
 
 /**
  * Which sessions name a number or an owner, for erasure (`VerificationErasure`): per subject and UTC
- * day, a counter and one slot per session started that day (`subject:{n:<digest>}:<day>:<i>` → request
- * id), each slot kept as long as the session's record. A day's counter outlives every slot written
- * under it, so a day's slots are found from its counter alone; no list is ever rewritten (concurrent
- * starts of one number each take a slot of their own). Keys name subjects by keyed digest only.
+ * day, one slot per session started that day (`subject:{n:<digest>}:<day>:<i>` → request id), each
+ * kept as long as the session's record. The day's first session takes slot 0 (set-if-absent: one
+ * entry, no counter); each later one takes a counter's next value (`:n`), and the counter outlives
+ * every slot written under it, so a day's slots are found from slot 0 and the counter alone (a
+ * counter without slot 0: an index written before slot 0 existed, read the same). No list is ever
+ * rewritten (concurrent starts of one number each take a slot of their own). Keys name subjects by
+ * keyed digest only.
  */
 export class SubjectIndex {
   constructor(
@@ -38,31 +49,41 @@ export class SubjectIndex {
   ) {}
 
   /**
-   * Reserves, before a session is paid for, its slot under each subject (the day's counter taken now,
-   * the slot written with the record: `writes`). A reserved slot never written is a gap `take` skips.
+   * Reserves, before a session is paid for, its slot under each subject (slot 0 claimed now, or the
+   * day's counter taken when another session holds it; the slot written with the record: `writes`).
+   * A reserved slot never written is a gap `take` skips.
    */
   async reserve(subject: { phoneNumber: string; owner?: string | undefined }): Promise<IndexReservation> {
     const subjects: ErasureSubject[] = [{ phoneNumber: subject.phoneNumber }];
     if (subject.owner !== undefined) subjects.push({ owner: subject.owner });
     const day = this.#today();
     const tags = subjects.map((s) => this.tag(s));
-    // Each subject's erasure mark is read before its counter is taken (one node, in this order): an
+    // Each subject's erasure mark is read before its slot is taken (one node, in this order): an
     // erasure that took the index before the slot was written marks the subject after
     // (`markForgotten`), so the record's batch sees the mark changed (`erasedSince`).
     const taken = await storeBatch(
       this.store,
       tags.flatMap((tag) => [
         { op: 'get', key: forgottenKey(tag) } as const,
-        { op: 'increment', key: `${tag}:${day}:n`, by: 1, ttlMs: this.#dayKeptMs() } as const,
+        { op: 'setIfAbsent', key: firstSlot(tag, day), value: GAP, ttlMs: this.#dayKeptMs() } as const,
       ]),
     );
     const answer = (i: number) => taken[i] as unknown;
-    return {
-      slots: new Map(
-        tags.map((tag, i) => [tag, `${tag}:${day}:${(answer(2 * i + 1) as { value: number }).value}`]),
+    const slots = await Promise.all(
+      tags.map(async (tag, i) =>
+        answer(2 * i + 1) === true ? firstSlot(tag, day) : this.#nextSlot(`${tag}:${day}`),
       ),
+    );
+    return {
+      slots: new Map(tags.map((tag, i) => [tag, slots[i]!])),
       marks: new Map(tags.map((tag, i) => [tag, answer(2 * i) as string | null])),
     };
+  }
+
+  /** A later session's slot of a subject's day (`base`): the day's counter's next value. */
+  async #nextSlot(base: string): Promise<string> {
+    const { value } = await this.store.increment(`${base}:n`, 1, this.#dayKeptMs());
+    return `${base}:${value}`;
   }
 
   /** The reads, for the record's batch, of the erasure marks `reservation` holds (after its slot writes). */
@@ -92,8 +113,8 @@ export class SubjectIndex {
   }
 
   /**
-   * Indexes a session under its number and its owner, with the callers it was started by (`client:…`,
-   * `browser:…`), sealed in its slot: the counters and cooldowns they name are the subject's too.
+   * Indexes a session under its number and its owner, with the browser key it was started by
+   * (`browser:…`), sealed in its slot: the coalescing claims it names are the subject's too.
    */
   async add(record: SessionRecord, callers: readonly string[] = []): Promise<void> {
     const ttl = this.#slotTtl(record);
@@ -101,9 +122,9 @@ export class SubjectIndex {
     const slot = this.#slotValue(record, callers);
     await Promise.all(
       this.#subjectsOf(record).map(async (subject) => {
-        const base = `${this.tag(subject)}:${day}`;
-        const { value } = await this.store.increment(`${base}:n`, 1, this.#dayKeptMs());
-        await this.store.set(`${base}:${value}`, slot, ttl);
+        const tag = this.tag(subject);
+        if (await this.store.setIfAbsent(firstSlot(tag, day), slot, ttl)) return;
+        await this.store.set(await this.#nextSlot(`${tag}:${day}`), slot, ttl);
       }),
     );
   }
@@ -148,10 +169,10 @@ export class SubjectIndex {
       Array.from({ length: days + 1 }, async (_, back) => {
         const base = `${this.tag(subject)}:${today - back}`;
         const count = Number(await this.store.get(`${base}:n`)) || 0;
-        const slots = Array.from({ length: count }, (_, i) => `${base}:${i + 1}`);
+        const slots = Array.from({ length: count + 1 }, (_, i) => `${base}:${i}`);
         const found = await Promise.all(slots.map((key) => this.store.get(key)));
         await Promise.all([...slots, `${base}:n`].map((key) => this.store.delete(key)));
-        return found.filter((slot): slot is string => slot !== null);
+        return found.filter((slot): slot is string => slot !== null && slot !== GAP);
       }),
     );
     const slots = ids.flat().map((slot) => this.#slot(slot));

@@ -25,7 +25,7 @@ function purposesOf(records: readonly SessionRecord[]): string[] {
 export interface ErasureScope {
   subject: ErasureSubject;
   records: readonly SessionRecord[];
-  /** `client:…` and `browser:…` of the subject's sessions (the erasure index keeps them sealed). */
+  /** `browser:…` of the subject's sessions (the erasure index keeps them sealed; one written before, `client:…` too). */
   callers: readonly string[];
   now: number;
   pumping: { windowMs: number; rangeDigits: number };

@@ -35,7 +35,7 @@ export interface SessionOrder {
   network?: string;
   /** The journey the session is a step of (none: a journey's first session). */
   journeyId?: string;
-  /** Who asked for it (`client:…`, `browser:…`): kept sealed in the erasure index (see erasureCallersOf). */
+  /** Who asked for it (`browser:…`): kept sealed in the erasure index (see erasureCallersOf). */
   callers?: readonly string[];
 }
 
@@ -47,12 +47,13 @@ interface PaidTerms {
   reserved?: IndexReservation;
 }
 
-/** The callers an erasure of a session's number or owner also forgets: its client key and browser key. */
-export function erasureCallersOf(clientKey: string | undefined, browserKey: string | undefined): string[] {
-  return [
-    ...(clientKey === undefined ? [] : [`client:${clientKey}`]),
-    ...(browserKey === undefined ? [] : [`browser:${browserKey}`]),
-  ];
+/**
+ * The callers whose coalescing claims an erasure of a session's number or owner also forgets: its
+ * browser key. A claim is named by its starter (the owner, else the browser key: `starterOf`), never
+ * by the client key, which therefore is not kept.
+ */
+export function erasureCallersOf(browserKey: string | undefined): string[] {
+  return browserKey === undefined ? [] : [`browser:${browserKey}`];
 }
 
 /**

@@ -132,7 +132,7 @@ export class StartFlow {
           method: admitted.candidate.method,
           owner: input.owner,
           purpose,
-          callers: erasureCallersOf(clientKey, input.browserKey),
+          callers: erasureCallersOf(input.browserKey),
         };
         if ('resumed' in admitted) {
           ({ resumed: started, resendAvailableAt } = admitted);

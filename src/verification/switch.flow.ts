@@ -89,7 +89,7 @@ export class SwitchFlow {
             // A journey keeps the purpose it was started for, on every step.
             ...(current.purpose === undefined ? {} : { purpose: current.purpose }),
             journeyId,
-            callers: erasureCallersOf(clientKey, input.browserKey),
+            callers: erasureCallersOf(input.browserKey),
           };
           if (this.paid.plays(order.phoneNumber, order.owner)) {
             const admission = await this.protection.admitTestSwitch({

@@ -146,6 +146,10 @@ describe('erasure of the callers’ counters', () => {
       .filter((key) => !ids.some((id) => key.includes(`{${id}}`)))
       .filter((key) => anonymous || !key.includes(keys.digest(n)));
     expect(named.filter((key) => key.endsWith(mark))).toHaveLength(1);
+    // No coalescing claim of its journeys is left (one named by its browser key among them).
+    const claims = created.filter((key) => key.includes('protect:coalesce:'));
+    expect(claims.length).toBeGreaterThan(0);
+    expect(left.filter((key) => claims.includes(key))).toEqual([]);
     expect(
       named.filter(
         (key) =>

@@ -1,0 +1,91 @@
+import { describe, expect, it } from '@jest/globals';
+import { PumpingDefence, type PumpingAttempt } from './pumping-defence.js';
+import { ownIds, placeOf, subjectsOf, twinsOf } from './pumping-subjects.js';
+import { RangeStats } from './range-stats.js';
+import { creditedAt, creditedOf, rangeStatsKey, rememberedOf } from './range-stats-keys.js';
+import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
+import type { VerificationEvent } from '../core/verification-events.js';
+
+/*
+ * What a started session keeps for its verification (PumpingDefence.started): its standing and its
+ * callers' ids; its verification names the rest from its number and owner, and is counted exactly
+ * where the full list kept before counted it. A full list written before reads as it was.
+ */
+
+const settings = { ...VERIFICATION_DEFAULTS.limits.pumping };
+const attempt: PumpingAttempt = {
+  phoneNumber: '+79161234567',
+  owner: 'alice',
+  clientKey: 'key-1',
+  ip: '2001:db8:1:2::7',
+};
+
+describe('rememberedOf / creditedOf', () => {
+  const subjects = subjectsOf(attempt, placeOf(attempt.phoneNumber, settings.rangeDigits), 64);
+  const credited = [...subjects, ...twinsOf(subjects)].map((s) => s.id);
+  const own = ownIds(attempt.phoneNumber, attempt.owner, settings.rangeDigits, 64);
+
+  it.each(['within', 'network', 'past', undefined] as const)(
+    'standing %s: read back as the ids it credited, keeping only the callers’ and the standing',
+    (standing) => {
+      const kept = rememberedOf(credited, own, standing);
+      expect(kept).toEqual([`+${standing ?? 'all'}`, 'client:key-1', 'network:2001:db8:1:2::/64']);
+      const expected = standing === undefined ? credited : creditedAt(credited, standing);
+      expect(creditedOf(kept, own).sort()).toEqual([...expected].sort());
+    },
+  );
+
+  it('a list kept whole (before) is read as it is', () => {
+    expect(creditedOf(['range:+7916123', 'client:key-1'], own)).toEqual(['range:+7916123', 'client:key-1']);
+  });
+});
+
+/** The verified counters a session's proof left, after its start was remembered by `remember`. */
+async function provedCounts(
+  remember?: (store: MemoryStore, requestId: string, credited: string[]) => Promise<void>,
+): Promise<Record<string, string | null>> {
+  const now = Date.UTC(2026, 0, 1);
+  const store = new MemoryStore({ clock: () => now });
+  try {
+    const stats = new RangeStats(store, settings, SPEC_DATA_KEYS);
+    const report = {
+      logger: { warn: () => undefined, error: () => undefined },
+      announce: () => undefined,
+      metrics: { fraudSuspected: () => undefined, pumpingRefusal: () => undefined },
+    };
+    const pumping = new PumpingDefence(store, settings, 64, report, stats);
+    const assessment = (await pumping.assess(attempt))!;
+    await pumping.admit(assessment, false);
+    await pumping.started(assessment, 'req-1', now + 300_000);
+    const standing = assessment.counted!.standing;
+    await remember?.(store, 'req-1', creditedAt(assessment.credited, standing));
+    await pumping.verified({
+      event: 'verification.verified',
+      requestId: 'req-1',
+      phoneNumber: attempt.phoneNumber,
+      owner: attempt.owner,
+      method: 'sms',
+    } as VerificationEvent);
+    const w = Math.floor(now / settings.windowMs);
+    const ids = [...assessment.credited, 'country:RU#fine', 'country:RU#all'];
+    const counts: Record<string, string | null> = {};
+    for (const id of ids) counts[id] = await store.get(rangeStatsKey.verified(SPEC_DATA_KEYS.digest(id), w));
+    return counts;
+  } finally {
+    await store.close();
+  }
+}
+
+describe('a verification counted where its start was', () => {
+  it('from what the session kept now, as from the full list an earlier version kept', async () => {
+    const now = await provedCounts();
+    expect(Object.values(now).filter((v) => v === '1').length).toBeGreaterThanOrEqual(6);
+    const before = await provedCounts(async (store, requestId, credited) => {
+      const value = SPEC_DATA_KEYS.seal(JSON.stringify({ ids: credited, givers: [], back: 0 }));
+      await store.set(rangeStatsKey.session(requestId), value, 600_000);
+    });
+    expect(before).toEqual(now);
+  });
+});

@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { DAY_MS } from '../core/clock.js';
+import { DataKeys } from '../core/data-keys.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { RECORD_RETENTION_MS } from './session-record.repository.js';
+import { SubjectIndex } from './subject-index.js';
+
+const NOW = 1_700_000_000_000;
+const keys = new DataKeys(undefined, 'secret-secret-secret');
+const session = (requestId: string, owner?: string): SessionRecord => ({
+  requestId,
+  phoneNumber: '+79123456789',
+  method: 'sms',
+  status: 'sent',
+  awaitingCode: true,
+  createdAt: NOW,
+  expiresAt: NOW + 300_000,
+  verifiedAt: null,
+  ...(owner === undefined ? {} : { owner }),
+});
+
+/** What erasure finds of a number's sessions (and its owner's), found once: the index of them goes. */
+describe('SubjectIndex: the sessions of a subject, for erasure', () => {
+  let store: MemoryStore;
+  let index: SubjectIndex;
+  beforeEach(() => {
+    store = new MemoryStore({ clock: () => NOW });
+    index = new SubjectIndex(store, keys, RECORD_RETENTION_MS);
+  });
+  afterEach(() => store.close());
+
+  it("a subject's only session of the day is one entry; later and concurrent ones are each found", async () => {
+    await index.add(session('first', 'alice'), ['browser:b1']);
+    // One entry a subject (the number's, the owner's), no counter beside it.
+    expect(store.entryCount).toBe(2);
+    await Promise.all(['second', 'third', 'fourth'].map((id) => index.add(session(id))));
+    const reserved = await index.reserve({ phoneNumber: '+79123456789' });
+    await store.set([...reserved.slots.values()][0]!, 'reserved', 60_000);
+    // A slot reserved and never written is a gap.
+    await index.reserve({ phoneNumber: '+79123456789' });
+    const found = await index.take({ phoneNumber: '+79123456789' });
+    expect(found.ids.sort()).toEqual(['first', 'fourth', 'reserved', 'second', 'third']);
+    expect(found.callers).toEqual(['browser:b1']);
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({ ids: [], callers: [] });
+    await expect(index.take({ owner: 'alice' })).resolves.toEqual({
+      ids: ['first'],
+      callers: ['browser:b1'],
+    });
+    expect(store.entryCount).toBe(0);
+  });
+
+  it("concurrent reservations take a slot each (slot 0, the counter's), written with their records", async () => {
+    const [first, second] = await Promise.all([
+      index.reserve({ phoneNumber: '+79123456789' }),
+      index.reserve({ phoneNumber: '+79123456789' }),
+    ]);
+    const [a, b] = [first, second].map((r) => [...r.slots.values()][0]!);
+    expect(a).not.toBe(b);
+    for (const [reservation, id] of [
+      [first, 'a'],
+      [second, 'b'],
+    ] as const)
+      for (const write of index.writes(session(id), [], reservation)!)
+        if (write.op === 'set') await store.set(write.key, write.value, write.ttlMs);
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({
+      ids: ['a', 'b'],
+      callers: [],
+    });
+  });
+
+  it("a start that reserved the day's slot 0 and never recorded a session leaves a gap, no session", async () => {
+    await index.reserve({ phoneNumber: '+79123456789', owner: 'alice' });
+    await index.add(session('later', 'alice'));
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({
+      ids: ['later'],
+      callers: [],
+    });
+    await expect(index.take({ owner: 'alice' })).resolves.toEqual({ ids: ['later'], callers: [] });
+  });
+
+  it('an index written before slot 0 existed (a counter, slots from 1) is found and removed, a day back too', async () => {
+    const tag = index.tag({ phoneNumber: '+79123456789' });
+    const day = Math.floor(NOW / DAY_MS);
+    const sealed = keys.seal(JSON.stringify(['client:203.0.113.7', 'browser:b1']));
+    await store.increment(`${tag}:${day - 1}:n`, 2, DAY_MS);
+    await store.set(`${tag}:${day - 1}:1`, 'old-1', DAY_MS);
+    await store.set(`${tag}:${day - 1}:2`, `old-2 ${sealed}`, DAY_MS);
+    await index.add(session('new'));
+    const found = await index.take({ phoneNumber: '+79123456789' });
+    expect(found.ids.sort()).toEqual(['new', 'old-1', 'old-2']);
+    expect(found.callers.sort()).toEqual(['browser:b1', 'client:203.0.113.7']);
+    expect(store.entryCount).toBe(0);
+  });
+});
