@@ -98,8 +98,9 @@ export const SPECS_BY_FOLDER = {
  */
 export const SPECS_BY_SCOPE = {
   // src/module (all of it): each registration shape booted in its own test (forRoot, forRootAsync's three,
-  // named), without the suites that boot a host in beforeAll or spawn a process (every module mutant reaches
-  // those: a survivor ran 114 tests, 7 minutes on the shared machine).
+  // named; a named registration's store as a URL, the host's client, a ready store, a prefix the host
+  // chose: named-store-shapes, shared-store-own-state), without the suites that boot a host in beforeAll or
+  // spawn a process (every module mutant reaches those: a survivor ran 114 tests, 7 minutes on the machine).
   // src/webhooks/webhook-receiver.ts: the route's answers, bounds and log lines (webhook-answers, webhook-route,
   // webhook-unsigned: hosts booted once per suite), a host's own verifier and the raw body a host lacks
   // (webhook-options and content-types, a host per test: a mutant runs only the tests that reached it), and
@@ -126,11 +127,23 @@ export const SPECS_BY_SCOPE = {
     folder: 'api',
     specs: [/^src\/api\/retry-policy\.spec\./, /^test\/api-client\/(retry-bounds|faults)\./],
   },
+  // src/http's request rules and problem responses: the problem filter (status, application/problem+json,
+  // error_code, Retry-After), the body routes' guard and validation pipe, the status stream's SSE response and
+  // the global prefix, on Express and Fastify (errors, body-rules, global-prefix, status-stream: hosts booted
+  // once per suite). The controller's routes and the DTOs are the rest of test/client-routes.
+  'http-problems': {
+    folder: 'http',
+    specs: [
+      /^src\/http\//,
+      /^test\/client-routes\/(errors|body-rules|global-prefix)\./,
+      /^test\/status-stream\//,
+    ],
+  },
   registration: {
     folder: 'module',
     specs: [
       /^src\/module\//,
-      /^test\/registration\/(verification-module\.registration|registration-shapes|named-registrations)\./,
+      /^test\/registration\/(verification-module\.registration|registration-shapes|named-registrations|named-store-shapes|shared-store-own-state)\./,
     ],
   },
   // src/sessions/verification.tracker.ts and session-record.repository.ts: the tracker's merges, emissions and

@@ -159,14 +159,14 @@ describe('the Inject… decorators', () => {
 });
 
 describe('the URLs a registration logs at boot follow its options', () => {
-  /** The boot's lines naming what is served. */
-  async function servedLines(options: Partial<VerificationModuleOptions>): Promise<string[]> {
+  /** The boot's lines naming what is served (`all`: every line the module logged at the log level). */
+  async function servedLines(options: Partial<VerificationModuleOptions>, all = false): Promise<string[]> {
     const logger = new CapturingLogger();
     const host = await createTestApp({ platform: 'express', module: { api, logger, ...options } });
     await host.close();
     return logger
       .at('log')
-      .filter((line) => /^(client routes|webhook route) at /.test(line))
+      .filter((line) => all || /^(client routes|webhook route) at /.test(line))
       .map((line) => line.replace(/ \(.*\)$/, ''));
   }
 
@@ -188,6 +188,10 @@ describe('the URLs a registration logs at boot follow its options', () => {
       'webhook route at POST /verification/webhooks',
     ]);
     expect(await servedLines({ routes: { enabled: false } })).toEqual([]);
+  });
+
+  it('a registration serving no route logs no line at all at the log level', async () => {
+    expect(await servedLines({ routes: { enabled: false } }, true)).toEqual([]);
   });
 });
 
