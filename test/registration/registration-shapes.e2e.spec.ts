@@ -97,6 +97,21 @@ describe.each(SHAPES)('registration given as %s', (_shape, registration, name) =
   });
 });
 
+describe('a store option that is no store (a URL given as a bare string, null from a config file)', () => {
+  it.each([
+    ['unnamed', 'redis://127.0.0.1:6379', undefined],
+    ['named', 'redis://127.0.0.1:6379', 'north'],
+    ['unnamed', null, undefined],
+    ['named', null, 'north'],
+  ])('fails the boot of the %s registration naming store (%p)', async (_kind, store, name) => {
+    const error = await compile(
+      VerificationModule.forRoot({ api, name, store: store as never, routes: { prefix: 'v' } }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VerificationOptionsError);
+    expect((error as VerificationOptionsError).field).toBe('store');
+  });
+});
+
 describe('the Inject… decorators', () => {
   it("give a host's class each service of the registration it names, and the unnamed one's without a name", async () => {
     // Declared here, not at import: the decorators run in this test.
