@@ -12,6 +12,8 @@ function expectProblem(
 ) {
   expect({ status: res.status, code: res.body.error_code }).toEqual({ status, code });
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  // A refusal is about this request: no proxy or browser cache keeps it.
+  expect(res.headers.get('cache-control')).toBe('no-store');
   // RFC 9457: `status` is always the integer HTTP status (not_pending's session status is `verification_status`).
   expect(res.body.status).toBe(status);
   expect(typeof res.body.title).toBe('string');
