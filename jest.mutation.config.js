@@ -139,6 +139,19 @@ export const SPECS_BY_SCOPE = {
       /^test\/status-stream\//,
     ],
   },
+  // src/observability's spans and the upstream observer: a refusal against an upstream outage in spans and
+  // metrics, the span's attributes (never a phone number), the upstream latency and error figures (tracing,
+  // metrics; logs.e2e, which reaches every logging mutant through a whole flow, is left out).
+  'observability-spans': {
+    folder: 'observability',
+    specs: [/^src\/observability\//, /^test\/tracing\//, /^test\/operations\/metrics\./],
+  },
+  // src/observability's log lines: the redaction of every line (phone numbers masked, ids shortened, secrets
+  // removed) and which lines are written, against their unit specs.
+  'observability-logs': {
+    folder: 'observability',
+    specs: [/^src\/observability\//],
+  },
   registration: {
     folder: 'module',
     specs: [
