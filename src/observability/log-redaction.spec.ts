@@ -99,7 +99,8 @@ describe('LogRedactor: the bounds and each kind of field', () => {
       'x phone=+7******4567 phone_number=+7******4568 request_id=0f8c2d9e… verification_id=0f8c2d9e… handle=0f8c2d9e… webhook_id=0f8c2d9e… other_id=abcdefghijk owner=null',
     );
     // A phone field's value that is no E.164 number is masked all the same.
-    expect(r.line('x', { phone: '89123454567' })).not.toContain('89123454567');
+    const national = r.line('x', { phone: '89123454567', phone_number: '89123454568' });
+    expect([national.includes('89123454567'), national.includes('89123454568')]).toEqual([false, false]);
   });
 
   it('an id of eight characters is kept whole; of nine, cut to eight', () => {

@@ -146,12 +146,15 @@ describe('VerificationLogger: what a host’s own logger receives', () => {
     log.log('c', { request_id: 'real-0001', phone: '+79123454567' });
     log.log('d', { request_id: 'test_0002', test: false });
     log.log('e');
+    // An id not known yet (null) is no test session, and the line is written.
+    log.log('f', { request_id: null });
     expect(calls.map(([, line]) => line)).toEqual([
       'a request_id=test_000… test=true',
       'b phone=+7******0042 test=true',
       'c request_id=real-000… phone=+7******4567',
       'd request_id=test_000… test=false',
       'e',
+      'f request_id=null',
     ]);
   });
 
