@@ -113,6 +113,8 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     for (const [body, errors] of cases) {
       const res = await start(body);
       expectProblem(res, 400, 'validation_error');
+      // Nothing to wait for: no Retry-After.
+      expect(res.headers.get('retry-after')).toBeNull();
       // In the order of the body's fields as declared; the detail is the first.
       expect({ errors: res.body.errors, detail: res.body.detail }).toEqual({
         errors,
