@@ -104,8 +104,9 @@ export const SPECS_BY_FOLDER = {
  */
 export const SPECS_BY_SCOPE = {
   // src/module (all of it): each registration shape booted in its own test (forRoot, forRootAsync's three,
-  // named), without the suites that boot a host in beforeAll or spawn a process (every module mutant reaches
-  // those: a survivor ran 114 tests, 7 minutes on the shared machine).
+  // named; a named registration's store as a URL, the host's client, a ready store, a prefix the host
+  // chose: named-store-shapes, shared-store-own-state), without the suites that boot a host in beforeAll or
+  // spawn a process (every module mutant reaches those: a survivor ran 114 tests, 7 minutes on the machine).
   // src/webhooks/webhook-receiver.ts: the route's answers, bounds and log lines (webhook-answers, webhook-route,
   // webhook-unsigned: hosts booted once per suite), a host's own verifier and the raw body a host lacks
   // (webhook-options and content-types, a host per test: a mutant runs only the tests that reached it), and
@@ -132,11 +133,36 @@ export const SPECS_BY_SCOPE = {
     folder: 'api',
     specs: [/^src\/api\/retry-policy\.spec\./, /^test\/api-client\/(retry-bounds|faults)\./],
   },
+  // src/http's problem responses and the body routes' rules: the problem filter (status,
+  // application/problem+json, error_code, Cache-Control, Retry-After), the body guard (cross-site, media type,
+  // size at its bound) and the validation pipe (each field and why), on Express and Fastify (errors,
+  // body-rules: hosts booted once per suite). With status-stream and global-prefix too, a first pass on the
+  // shared machine (load 26) tested 120 of 267 mutants in 34 minutes and was stopped.
+  'http-problems': {
+    folder: 'http',
+    specs: [/^src\/http\//, /^test\/client-routes\/(errors|body-rules)\./],
+  },
+  // src/observability's spans and the upstream observer: a refusal against an upstream outage in spans and
+  // metrics, the span's attributes (never a phone number), each booted in its own test (test/tracing). Left
+  // out: metrics.e2e and logs.e2e run their flow in beforeAll, which makes every mutant they reach static (a
+  // first run counted 92 of 103: every test for each).
+  'observability-spans': {
+    folder: 'observability',
+    specs: [/^src\/observability\//, /^test\/tracing\//],
+  },
+  // src/observability's log lines: the redaction of every line (phone numbers masked, ids shortened, secrets
+  // removed) and which lines are written, against their unit specs.
+  'observability-logs': {
+    folder: 'observability',
+    specs: [/^src\/observability\//],
+  },
   registration: {
     folder: 'module',
     specs: [
       /^src\/module\//,
-      /^test\/registration\/(verification-module\.registration|registration-shapes|named-registrations)\./,
+      /^test\/registration\/(verification-module\.registration|registration-shapes|named-registrations|named-store-shapes|shared-store-own-state)\./,
+      // Two registrations on one keyPrefix the host chose: each keeps its own state apart.
+      /^test\/attacks\/registrations-shared-prefix-reconcile\./,
     ],
   },
   // src/sessions/verification.tracker.ts and session-record.repository.ts: the tracker's merges, emissions and

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ModulesContainer } from '@nestjs/core';
+import { VerificationOptionsError } from '../core/option-rules.js';
 import { assertDistinctRoutes, servedBy } from './distinct-routes.js';
 
 /** Nest's container as the rule reads it: modules, each with its controllers' classes. */
@@ -20,6 +21,26 @@ describe('assertDistinctRoutes', () => {
     expect(() => assertDistinctRoutes(container([north], [south]))).toThrow(
       /registration "north" and registration "south" the same path "\/shared\/verification"/,
     );
+  });
+
+  it('slashes repeated at either end of a path are read as one path', () => {
+    const north = servedBy(controller(), 'north', '//shared//');
+    const south = servedBy(controller(), 'south', 'shared');
+    expect(() => assertDistinctRoutes(container([north], [south]))).toThrow(/the same path "\/shared"/);
+  });
+
+  it('the error names the option to change (routes.prefix)', () => {
+    const north = servedBy(controller(), 'north', 'verification');
+    const south = servedBy(controller(), 'south', 'verification');
+    const error = (() => {
+      try {
+        assertDistinctRoutes(container([north], [south]));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(VerificationOptionsError);
+    expect((error as VerificationOptionsError).field).toBe('routes.prefix');
   });
 
   it('the unnamed registration is named as such', () => {

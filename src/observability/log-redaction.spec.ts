@@ -79,3 +79,64 @@ describe('shortenId', () => {
     expect(shortenId('short')).toBe('short');
   });
 });
+
+describe('LogRedactor: the bounds and each kind of field', () => {
+  it('every phone and id field, by name; null written as null', () => {
+    const r = new LogRedactor({ maskPhoneNumbers: true, secrets: [] });
+    const id = '0f8c2d9e-1b2c';
+    expect(
+      r.line('x', {
+        phone: '+79123454567',
+        phone_number: '+79123454568',
+        request_id: id,
+        verification_id: id,
+        handle: id,
+        webhook_id: id,
+        other_id: 'abcdefghijk',
+        owner: null,
+      }),
+    ).toBe(
+      'x phone=+7******4567 phone_number=+7******4568 request_id=0f8c2d9e… verification_id=0f8c2d9e… handle=0f8c2d9e… webhook_id=0f8c2d9e… other_id=abcdefghijk owner=null',
+    );
+    // A phone field's value that is no E.164 number is masked all the same.
+    const national = r.line('x', { phone: '89123454567', phone_number: '89123454568' });
+    expect([national.includes('89123454567'), national.includes('89123454568')]).toEqual([false, false]);
+  });
+
+  it('an id of eight characters is kept whole; of nine, cut to eight', () => {
+    expect(shortenId('12345678')).toBe('12345678');
+    expect(shortenId('123456789')).toBe('12345678…');
+  });
+
+  it('a secret of six characters is removed; the longer of two overlapping secrets is removed whole', () => {
+    const r = new LogRedactor({ maskPhoneNumbers: true, secrets: ['abcdef', 'abcdef-and-more', 'abcde'] });
+    expect(r.line('abcdef abcdef-and-more abcde')).toBe('[redacted] [redacted] abcde');
+  });
+
+  it('a Basic header with any run of spaces is removed whole, and what follows the secret is kept', () => {
+    const r = new LogRedactor({ maskPhoneNumbers: true, secrets: [] });
+    expect(r.scrub('Authorization: Basic   dXNlcjpwYXNz, next')).toBe(
+      'Authorization: Basic [redacted], next',
+    );
+    expect(r.scrub('basic abc')).toBe('basic abc');
+    expect(r.scrub('hook whsec_c29tZQ== end')).toBe('hook whsec_[redacted] end');
+  });
+
+  it('only a secret that starts with whsec_ is also removed without its prefix', () => {
+    const r = new LogRedactor({
+      maskPhoneNumbers: true,
+      secrets: ['plain-secret-0123456', 'whsec_c2lnbmluZ2tleQ=='],
+    });
+    expect(r.scrub('c2lnbmluZ2tleQ== secret-0123456')).toBe('[redacted] secret-0123456');
+  });
+
+  it('the Basic value of the API credentials is removed even where no header names it', () => {
+    const r = new LogRedactor({
+      maskPhoneNumbers: true,
+      secrets: [],
+      credentials: { apiKey: 'pk_1', apiSecret: 'sk_2' },
+    });
+    const basic = Buffer.from('pk_1:sk_2', 'utf8').toString('base64');
+    expect(r.scrub(`token=${basic}`)).toBe('token=[redacted]');
+  });
+});

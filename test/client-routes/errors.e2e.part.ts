@@ -12,6 +12,8 @@ function expectProblem(
 ) {
   expect({ status: res.status, code: res.body.error_code }).toEqual({ status, code });
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  // A refusal is about this request: no proxy or browser cache keeps it.
+  expect(res.headers.get('cache-control')).toBe('no-store');
   // RFC 9457: `status` is always the integer HTTP status (not_pending's session status is `verification_status`).
   expect(res.body.status).toBe(status);
   expect(typeof res.body.title).toBe('string');
@@ -80,6 +82,45 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
+  });
+
+  it('validation_error names each offending field and why (errors, detail: the first), a field name cut at 64 characters', async () => {
+    const long = 'k'.repeat(80);
+    const cases: [unknown, { field: string | null; message: string }[]][] = [
+      [
+        { phone_number: 79123456789, method: 'sms' },
+        [{ field: 'phone_number', message: 'phone_number must be a string' }],
+      ],
+      [
+        { phone_number: '+79123456789', method: 'sms', extra: 1 },
+        [{ field: 'extra', message: 'property extra should not exist' }],
+      ],
+      [
+        { phone_number: '+79123456789', [long]: 'x' },
+        [{ field: long.slice(0, 64), message: `property ${long.slice(0, 64)} should not exist` }],
+      ],
+      [[], [{ field: null, message: 'The request body must be a JSON object' }]],
+      [
+        { phone_number: 'x'.repeat(65), method: 'y'.repeat(41), purpose: 'z'.repeat(33), device: 'tablet' },
+        [
+          { field: 'phone_number', message: 'phone_number must be shorter than or equal to 64 characters' },
+          { field: 'method', message: 'method must be shorter than or equal to 40 characters' },
+          { field: 'device', message: 'device must be "mobile" or "desktop"' },
+          { field: 'purpose', message: 'purpose must be shorter than or equal to 32 characters' },
+        ],
+      ],
+    ];
+    for (const [body, errors] of cases) {
+      const res = await start(body);
+      expectProblem(res, 400, 'validation_error');
+      // Nothing to wait for: no Retry-After.
+      expect(res.headers.get('retry-after')).toBeNull();
+      // In the order of the body's fields as declared; the detail is the first.
+      expect({ errors: res.body.errors, detail: res.body.detail }).toEqual({
+        errors,
+        detail: errors[0]!.message,
+      });
+    }
   });
 
   it("bodies the host's JSON parser refuses before any route runs are still a 400 that reaches nothing", async () => {

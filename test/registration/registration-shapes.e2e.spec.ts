@@ -97,6 +97,21 @@ describe.each(SHAPES)('registration given as %s', (_shape, registration, name) =
   });
 });
 
+describe('a store option that is no store (a URL given as a bare string, null from a config file)', () => {
+  it.each([
+    ['unnamed', 'redis://127.0.0.1:6379', undefined],
+    ['named', 'redis://127.0.0.1:6379', 'north'],
+    ['unnamed', null, undefined],
+    ['named', null, 'north'],
+  ])('fails the boot of the %s registration naming store (%p)', async (_kind, store, name) => {
+    const error = await compile(
+      VerificationModule.forRoot({ api, name, store: store as never, routes: { prefix: 'v' } }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VerificationOptionsError);
+    expect((error as VerificationOptionsError).field).toBe('store');
+  });
+});
+
 describe('the Inject… decorators', () => {
   it("give a host's class each service of the registration it names, and the unnamed one's without a name", async () => {
     // Declared here, not at import: the decorators run in this test.
@@ -159,14 +174,14 @@ describe('the Inject… decorators', () => {
 });
 
 describe('the URLs a registration logs at boot follow its options', () => {
-  /** The boot's lines naming what is served. */
-  async function servedLines(options: Partial<VerificationModuleOptions>): Promise<string[]> {
+  /** The boot's lines naming what is served (`all`: every line the module logged at the log level). */
+  async function servedLines(options: Partial<VerificationModuleOptions>, all = false): Promise<string[]> {
     const logger = new CapturingLogger();
     const host = await createTestApp({ platform: 'express', module: { api, logger, ...options } });
     await host.close();
     return logger
       .at('log')
-      .filter((line) => /^(client routes|webhook route) at /.test(line))
+      .filter((line) => all || /^(client routes|webhook route) at /.test(line))
       .map((line) => line.replace(/ \(.*\)$/, ''));
   }
 
@@ -188,6 +203,10 @@ describe('the URLs a registration logs at boot follow its options', () => {
       'webhook route at POST /verification/webhooks',
     ]);
     expect(await servedLines({ routes: { enabled: false } })).toEqual([]);
+  });
+
+  it('a registration serving no route logs no line at all at the log level', async () => {
+    expect(await servedLines({ routes: { enabled: false } }, true)).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@
  * listeners run. Without a registered SDK the spans are no-ops.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { Registry } from 'prom-client';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -95,6 +95,8 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     await reconciler(host!).runOnce();
 
     const [start, refused] = spans('verification.start');
+    // The module's own operations are INTERNAL spans; one that did its work ends OK.
+    expect([start!.kind, start!.status.code]).toEqual([SpanKind.INTERNAL, SpanStatusCode.OK]);
     expect(start!.attributes).toMatchObject({
       'verification.method': 'sms',
       'verification.outcome': 'sent',
@@ -322,6 +324,8 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
       (span) => span.attributes['verification.outcome'] === 'processed',
     );
     expect(webhook).toBeDefined();
+    // A delivery consumed from the API, handled: a CONSUMER span with status OK.
+    expect([webhook!.kind, webhook!.status.code]).toEqual([SpanKind.CONSUMER, SpanStatusCode.OK]);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.active?.spanContext().spanId).toBe(webhook!.spanContext().spanId);
     const listener = spans('host.listener')[0]!;
