@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DAY_MS } from '../core/clock.js';
 import { DataKeys } from '../core/data-keys.js';
-import type { SessionRecord } from '../core/session-record.js';
+import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { RECORD_RETENTION_MS } from './session-record.repository.js';
 import { SubjectIndex } from './subject-index.js';
 
-const NOW = 1_700_000_000_000;
+let now = 1_700_000_000_000;
+const NOW = now;
 const keys = new DataKeys(undefined, 'secret-secret-secret');
 const session = (requestId: string, owner?: string): SessionRecord => ({
   requestId,
@@ -25,7 +26,8 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
   let store: MemoryStore;
   let index: SubjectIndex;
   beforeEach(() => {
-    store = new MemoryStore({ clock: () => NOW });
+    now = NOW;
+    store = new MemoryStore({ clock: () => now });
     index = new SubjectIndex(store, keys, RECORD_RETENTION_MS);
   });
   afterEach(() => store.close());
@@ -92,4 +94,21 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     expect(found.callers.sort()).toEqual(['browser:b1', 'client:203.0.113.7']);
     expect(store.entryCount).toBe(0);
   });
+
+  it('a slot 0 reserved and never written (the start refused or lost) lives no longer than a written slot could', async () => {
+    await index.reserve({ phoneNumber: '+79123456789', owner: 'alice' });
+    const kept = MAX_SESSION_TTL_MS + RECORD_RETENTION_MS;
+    now = NOW + kept - 1;
+    expect(await storeHolds(2)).toBe(true);
+    now = NOW + kept;
+    expect(await storeHolds(0)).toBe(true);
+  });
+
+  /** Whether the store holds `n` entries now (reading each slot drops it once expired). */
+  async function storeHolds(n: number): Promise<boolean> {
+    const day = Math.floor(NOW / DAY_MS);
+    for (const subject of [{ phoneNumber: '+79123456789' }, { owner: 'alice' }])
+      await store.get(`${index.tag(subject)}:${day}:0`);
+    return store.entryCount === n;
+  }
 });

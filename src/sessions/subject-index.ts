@@ -65,7 +65,7 @@ export class SubjectIndex {
       this.store,
       tags.flatMap((tag) => [
         { op: 'get', key: forgottenKey(tag) } as const,
-        { op: 'setIfAbsent', key: firstSlot(tag, day), value: GAP, ttlMs: this.#dayKeptMs() } as const,
+        { op: 'setIfAbsent', key: firstSlot(tag, day), value: GAP, ttlMs: this.#gapKeptMs() } as const,
       ]),
     );
     const answer = (i: number) => taken[i] as unknown;
@@ -247,6 +247,14 @@ export class SubjectIndex {
   }
 
   /** A day's counter outlives the last slot written that day: a day, the longest session and the retention. */
+  /**
+   * A reserved slot 0 never written (the start refused or lost after it): no longer than a written slot
+   * could live, since `take` reads a day's slots from 0 to its counter whether slot 0 is there or not.
+   */
+  #gapKeptMs(): number {
+    return MAX_SESSION_TTL_MS + this.retentionMs;
+  }
+
   #dayKeptMs(): number {
     return DAY_MS + MAX_SESSION_TTL_MS + this.retentionMs;
   }
