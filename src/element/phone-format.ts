@@ -14,23 +14,12 @@ const CALLING_CODES: Record<string, string> = {
  */
 export function phoneDigits(value: string, country: string): string {
   let digits = value.replace(/\D/g, '');
-  const upper = country.toUpperCase();
-  const code = CALLING_CODES[upper] ?? '';
+  const code = CALLING_CODES[country.toUpperCase()] ?? '';
   if (digits && !value.trim().startsWith('+')) {
     if (code === '7' && digits[0] === '8') digits = '7' + digits.slice(1);
-    else if (!digits.startsWith(code) || kazakhNational(upper, digits)) digits = code + digits;
+    else if (!digits.startsWith(code)) digits = code + digits;
   }
   return digits.slice(0, 15);
-}
-
-/**
- * Every Kazakh number starts 70–77 (701 …, 727 …), as +7 does: without `+`, 70–76 … is national, 77 …
- * too unless longer than a national number (10 digits); 78, 79 … (Russia's) are international.
- */
-function kazakhNational(country: string, digits: string): boolean {
-  const second = digits[1];
-  if (country !== 'KZ' || second === undefined) return false;
-  return second < '7' || (second === '7' && digits.length <= 10);
 }
 
 /** As typed: `+7 912 345-67-89` for +7 numbers, `+` and the digits otherwise; masked numbers as they are. */

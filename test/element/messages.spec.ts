@@ -60,17 +60,6 @@ describe('element phone formatting', () => {
     expect(phoneDigits('29 123 45 67', 'BY')).toBe('375291234567');
     expect(phoneDigits('+375 29 123 45 67', 'RU')).toBe('375291234567');
     expect(phoneDigits('8 701 234 56 78', 'KZ')).toBe('77012345678');
-    // A Kazakh number is national without its trunk 8 too; 7 7… of 11 digits and 79… are international.
-    expect(phoneDigits('701 234 56 78', 'KZ')).toBe('77012345678');
-    expect(phoneDigits('727 234 56 78', 'kz')).toBe('77272345678');
-    expect(phoneDigits('777 234 56 78', 'KZ')).toBe('77772345678');
-    expect(phoneDigits('7 777 234 56 78', 'KZ')).toBe('77772345678');
-    expect(phoneDigits('7 701 234 56 78', 'KZ')).toBe('77012345678');
-    expect(phoneDigits('7 912 345 67 89', 'RU')).toBe('79123456789');
-    expect(phoneDigits('7 912 345 67 89', 'KZ')).toBe('79123456789');
-    expect(phoneDigits('7', 'KZ')).toBe('7');
-    expect(phoneDigits('76', 'KZ')).toBe('776');
-    expect(formatPhone('701 234 56 78', 'KZ')).toBe('+7 701 234-56-78');
     expect(phoneDigits('88 123 45 67', 'UZ')).toBe('998881234567');
     expect(phoneDigits('77 123456', 'AM')).toBe('37477123456');
     expect(phoneDigits('700 123 456', 'kg')).toBe('996700123456');
