@@ -60,6 +60,10 @@ describe('element phone formatting', () => {
     expect(phoneDigits('29 123 45 67', 'BY')).toBe('375291234567');
     expect(phoneDigits('+375 29 123 45 67', 'RU')).toBe('375291234567');
     expect(phoneDigits('8 701 234 56 78', 'KZ')).toBe('77012345678');
+    // +7 written without + is kept as typed wherever it is read: reading `7 473…` (Voronezh) as a Kazakh
+    // national number would send a valid +7 747… to someone else (attack-q).
+    for (const typed of ['7 473 123-45-67', '7 (495) 123-45-67', '73432123456', '7 701 234 56 78'])
+      expect(phoneDigits(formatPhone(typed, 'KZ'), 'KZ')).toBe(typed.replace(/\D/g, ''));
     expect(phoneDigits('88 123 45 67', 'UZ')).toBe('998881234567');
     expect(phoneDigits('77 123456', 'AM')).toBe('37477123456');
     expect(phoneDigits('700 123 456', 'kg')).toBe('996700123456');
