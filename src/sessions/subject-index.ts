@@ -171,7 +171,14 @@ export class SubjectIndex {
         const count = Number(await this.store.get(`${base}:n`)) || 0;
         const slots = Array.from({ length: count + 1 }, (_, i) => `${base}:${i}`);
         const found = await Promise.all(slots.map((key) => this.store.get(key)));
-        await Promise.all([...slots, `${base}:n`].map((key) => this.store.delete(key)));
+        // A reserved slot (a start in flight) is left to its start, and its day's counter with it: freed,
+        // its key could go to a start begun after this erasure, which the one in flight would then
+        // overwrite and, finding itself erased, delete. The start in flight removes its own slot.
+        const inFlight = found.some((slot) => slot === GAP);
+        const written = slots.filter((_, i) => found[i] !== null && found[i] !== GAP);
+        await Promise.all(
+          [...written, ...(inFlight ? [] : [`${base}:n`])].map((key) => this.store.delete(key)),
+        );
         return found.filter((slot): slot is string => slot !== null && slot !== GAP);
       }),
     );

@@ -9,4 +9,5 @@ import './erasure-drops-phone-change-revocation.e2e.part.js';
 import './erasure-owner-derived-keys.e2e.part.js';
 import './erasure-purpose-claim-outlives-mark.e2e.part.js';
 import './erasure-resets-address-limits.e2e.part.js';
+import './erasure-slot-taken-after-erasure.part.js';
 import './erasure-start-in-flight.e2e.part.js';
