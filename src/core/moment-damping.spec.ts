@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import {
   DAMPED_SHARE_PER_MINUTE,
   dampedMoment,
+  PACED_MINUTES_AT_MOST,
   RECENT_RANGE_MS,
   recentMoments,
   SETTLED_AFTER_MS,
@@ -25,6 +26,18 @@ describe('dampedMoment: a jump beyond the recent range is followed at a bounded 
     const adopted = [{ afterMs: 40_000, at: 0 }];
     expect(dampedMoment(adopted, 10_000, SETTLED_AFTER_MS - 1)).toEqual({ afterMs: 10_000, damped: false });
     expect(dampedMoment(adopted, 10_000, SETTLED_AFTER_MS).damped).toBe(true);
+  });
+
+  it('a read after a long silence moves no further than PACED_MINUTES_AT_MOST minutes of pace (still damped)', () => {
+    const adopted = [
+      { afterMs: 40_000, at: -SETTLED_AFTER_MS },
+      { afterMs: 40_000, at: 0 },
+    ];
+    const most = 40_000 * DAMPED_SHARE_PER_MINUTE * PACED_MINUTES_AT_MOST;
+    expect(PACED_MINUTES_AT_MOST).toBe(5);
+    expect(dampedMoment(adopted, 10_000, 4 * MINUTE).afterMs).toBe(40_000 - (most * 4) / 5);
+    expect(dampedMoment(adopted, 10_000, 5 * MINUTE)).toEqual({ afterMs: 40_000 - most, damped: true });
+    expect(dampedMoment(adopted, 10_000, 30 * MINUTE)).toEqual({ afterMs: 40_000 - most, damped: true });
   });
 
   it('moves at most DAMPED_SHARE_PER_MINUTE of the last moment per minute beyond the range, either way', () => {

@@ -14,6 +14,11 @@ export const RECENT_RANGE_MS = 60 * 60_000;
 export const SETTLED_AFTER_MS = 10 * 60_000;
 /** Beyond its recent range, a moment moves by at most this share of where it stands per minute. */
 export const DAMPED_SHARE_PER_MINUTE = 0.03;
+/**
+ * The most minutes of that pace one adoption takes: a quiet cell read after a long silence moves no
+ * further than this much pace, so figures poisoned in the silence are still damped (and reported).
+ */
+export const PACED_MINUTES_AT_MOST = 5;
 
 /** A moment adopted, ms after a step's start, and when (module clock). */
 export interface AdoptedMoment {
@@ -26,7 +31,8 @@ export interface AdoptedMoment {
  * (oldest first): `learned` itself when nothing was adopted or it lies within the range of those of
  * the last RECENT_RANGE_MS (and the last one), or the first was adopted less than `settledAfterMs`
  * (SETTLED_AFTER_MS) ago; else the last moment moved toward it by at most
- * DAMPED_SHARE_PER_MINUTE of itself per minute since it was adopted (`damped`: true).
+ * DAMPED_SHARE_PER_MINUTE of itself per minute since it was adopted, PACED_MINUTES_AT_MOST minutes at
+ * most (`damped`: true).
  */
 export function dampedMoment(
   adopted: readonly AdoptedMoment[],
@@ -40,7 +46,8 @@ export function dampedMoment(
   const low = Math.min(last.afterMs, ...recent);
   const high = Math.max(last.afterMs, ...recent);
   if (learned >= low && learned <= high) return { afterMs: learned, damped: false };
-  const step = (last.afterMs * DAMPED_SHARE_PER_MINUTE * Math.max(now - last.at, 0)) / 60_000;
+  const minutes = Math.min(Math.max(now - last.at, 0) / 60_000, PACED_MINUTES_AT_MOST);
+  const step = last.afterMs * DAMPED_SHARE_PER_MINUTE * minutes;
   const afterMs = Math.round(
     Math.min(Math.max(learned, Math.min(low, last.afterMs - step)), Math.max(high, last.afterMs + step)),
   );

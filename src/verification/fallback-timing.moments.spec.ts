@@ -165,7 +165,12 @@ describe('FallbackTiming: a damped jump is reported with its device', () => {
   }
 
   it('names the device hint, `none` for an unhinted start, and the moment adopted before', async () => {
-    const report = { method: 'reverse_flash_call', calling_code: '7', adopted_ms: 39_000 };
+    const report = {
+      method: 'reverse_flash_call',
+      calling_code: '7',
+      adopted_ms: 39_000,
+      figures: 'learned',
+    };
     expect(await jumped('mobile')).toEqual([{ ...report, device: 'mobile', learned_ms: expect.any(Number) }]);
     expect(await jumped('none')).toEqual([{ ...report, device: 'none', learned_ms: expect.any(Number) }]);
   });

@@ -78,8 +78,8 @@ export class FallbackTiming {
   readonly #reads = new Map<string, CountsRead[]>();
   /** Per key, the learned moments adopted in the recent range (core/moment-damping.ts). */
   readonly #adopted = new Map<string, AdoptedMoment[]>();
-  /** Keys whose moment is moving toward a jump (reported once per jump). */
-  readonly #damping = new Set<string>();
+  /** Keys whose moment is moving toward a jump, and which way (reported once per jump). */
+  readonly #damping = new Map<string, number>();
 
   constructor(
     private readonly options: ResolvedVerificationOptions,
@@ -174,9 +174,14 @@ export class FallbackTiming {
       figures === 'learned' ? dampedMoment(adopted, target, now) : thinFiguresMoment(adopted, target, now);
     this.#adopted.set(key, recentMoments([...adopted, { afterMs, at: now }], now));
     if (!damped) this.#damping.delete(key);
-    else if (!this.#damping.has(key)) {
-      this.#damping.add(key);
-      this.#report(key, figures, adopted.at(-1)!.afterMs, target, afterMs, now);
+    else {
+      // A jump is reported once while it is followed; a jump the other way is another jump.
+      const from = adopted.at(-1)!.afterMs;
+      const direction = Math.sign(target - from);
+      if (this.#damping.get(key) !== direction) {
+        this.#damping.set(key, direction);
+        this.#report(key, figures, from, target, afterMs, now);
+      }
     }
     return { afterMs, learned: figures === 'learned' || damped };
   }
