@@ -7,7 +7,7 @@ describe('sandbox methods', () => {
   let sb: VerificationSandbox;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
   });
   afterAll(async () => {
     await sb.close();
@@ -160,10 +160,10 @@ describe('sandbox methods', () => {
       expect(again.body.error_code).toBe('not_pending');
       expect(sb.getSession(s.request_id)!.attempts_remaining).toBe(3);
 
-      // The operator's result follows ~500 ms later on the sandbox clock (real time also moves it, hence the margin).
-      await sb.advance(200);
+      // The operator's result follows 500 ms later on the sandbox clock (frozen: only advance moves it).
+      await sb.advance(499);
       expect((await get(s.request_id)).status).toBe('sent');
-      await sb.advance(300);
+      await sb.advance(1);
       expect((await get(s.request_id)).status).toBe('verified');
     });
 
