@@ -9,6 +9,12 @@ import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verific
 
 const SHOP = 'https://shop.example';
 
+/** What each of the body rules' refusals says (the problem's `detail`). */
+const DETAILS: Record<string, string> = {
+  cross_site_request: 'Requests from another site are not accepted on this route',
+  unsupported_media_type: 'The request body must be application/json',
+};
+
 function expectProblem(
   res: { status: number; headers: Headers; text: string },
   status: number,
@@ -20,6 +26,7 @@ function expectProblem(
     code,
     bodyStatus: status,
   });
+  if (code in DETAILS) expect(body.detail).toBe(DETAILS[code]);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
 }
 
@@ -120,6 +127,20 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
         else expectProblem(res, 415, 'unsupported_media_type');
       }
     }
+    // A body with no content type at all (bytes: fetch names no type for them) is refused alike.
+    const untyped = await fetch(`${host.url}/verification/start`, {
+      method: 'POST',
+      body: new TextEncoder().encode(JSON.stringify({ phone_number: phone, method: 'sms' })),
+    });
+    if (platform === 'fastify')
+      // Fastify refuses a body without a type itself, before any route runs.
+      expect(untyped.status).toBe(415);
+    else
+      expectProblem(
+        { status: untyped.status, headers: untyped.headers, text: await untyped.text() },
+        415,
+        'unsupported_media_type',
+      );
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
     const json = await call(host.url, 'POST', '/verification/start', { phone_number: phone, method: 'sms' });
     expect(json.status).toBe(201);
