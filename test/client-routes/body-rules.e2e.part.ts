@@ -151,6 +151,14 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
       { 'content-type': 'Application/JSON; charset=utf-8' },
     );
     expect(charset.status).toBe(201);
+    // Whitespace before the parameters is allowed (RFC 9110's OWS).
+    const spaced = await send(
+      `${host.url}/verification/start`,
+      'POST',
+      JSON.stringify({ phone_number: nextPhone(), method: 'sms' }),
+      { 'content-type': 'application/json ; charset=utf-8' },
+    );
+    expect(spaced.status).toBe(201);
   });
 
   it('a cross-site request is 403 cross_site_request and counts against no limit', async () => {
