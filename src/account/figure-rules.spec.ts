@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { chooseFirstMethods, expectedOf, standInFor, type MethodOutlook } from './first-method.js';
-import type { Sums } from './method-figures.js';
+import { sums } from '../../test/support/method-stats.fixture.js';
 import { nextHealth, ratesOf, sumsSince } from './method-health.js';
 import { completedWithin, pickCell, type CellFigures } from './operator-figures.js';
 
@@ -101,21 +101,6 @@ describe('chooseFirstMethods: edges', () => {
     const chosen = chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [silent, reverse] }]);
     expect(chosen.get('mobile')).toBe('reverse_flash_call');
   });
-});
-
-const sums = (over: Partial<Sums>): Sums => ({
-  started: 0,
-  delivered: 0,
-  verified: 0,
-  expired: 0,
-  failed: 0,
-  chargedMinor: 0,
-  callers: 0,
-  left: 0,
-  unproven: 0,
-  rescued: 0,
-  buckets: [],
-  ...over,
 });
 
 describe('rates and cells shown to operations', () => {

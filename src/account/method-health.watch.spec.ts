@@ -7,6 +7,7 @@ import { MemoryStore } from '../store/memory.store.js';
 import { CapturingLogger } from '../../test/support/log-capture.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 import type { Sums } from './method-figures.js';
+import { sums } from '../../test/support/method-stats.fixture.js';
 import { HEALTH_MIN_SESSIONS, HEALTH_WINDOW_MS } from './method-health.js';
 import { HEALTH_READ_MS, MethodHealthWatch } from './method-health.service.js';
 import type { MethodStats } from './method-stats.service.js';
@@ -23,20 +24,6 @@ const SPB = '+79211234567';
 const stores: MemoryStore[] = [];
 afterEach(() => stores.splice(0).forEach((s) => s.close()));
 
-const sums = (over: Partial<Sums>): Sums => ({
-  started: 0,
-  delivered: 0,
-  verified: 0,
-  expired: 0,
-  failed: 0,
-  chargedMinor: 0,
-  callers: 0,
-  left: 0,
-  unproven: 0,
-  rescued: 0,
-  buckets: [],
-  ...over,
-});
 /** A week: 1,000 flash calls started, 950 delivered, 900 verified, 100 rescued by the next step. */
 const WEEK = sums({ started: 1000, delivered: 950, verified: 900, rescued: 100 });
 const plus = (a: Sums, b: Partial<Sums>): Sums =>

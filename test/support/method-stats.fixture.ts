@@ -3,6 +3,7 @@
  * own) and a quiet logger, both on the spec's clock.
  */
 import { SPEC_DATA_KEYS } from './data-keys.js';
+import type { Sums } from '../../src/account/method-figures.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
 import { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
@@ -45,3 +46,19 @@ export function methodStatsFixture(clock: () => number): {
     },
   };
 }
+
+/** One method's summed counters: `over` given, every other count 0. */
+export const sums = (over: Partial<Sums>): Sums => ({
+  started: 0,
+  delivered: 0,
+  verified: 0,
+  expired: 0,
+  failed: 0,
+  chargedMinor: 0,
+  callers: 0,
+  left: 0,
+  unproven: 0,
+  rescued: 0,
+  buckets: [],
+  ...over,
+});
