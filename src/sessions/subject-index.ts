@@ -174,12 +174,14 @@ export class SubjectIndex {
         // A reserved slot (a start in flight) is left to its start, and its day's counter with it: freed,
         // its key could go to a start begun after this erasure, which the one in flight would then
         // overwrite and, finding itself erased, delete. The start in flight removes its own slot.
-        const inFlight = found.some((slot) => slot === GAP);
-        const written = slots.filter((_, i) => found[i] !== null && found[i] !== GAP);
+        const written = (slot: string | null): slot is string => slot !== null && slot !== GAP;
+        const inFlight = found.includes(GAP);
         await Promise.all(
-          [...written, ...(inFlight ? [] : [`${base}:n`])].map((key) => this.store.delete(key)),
+          [...slots.filter((_, i) => written(found[i]!)), ...(inFlight ? [] : [`${base}:n`])].map((key) =>
+            this.store.delete(key),
+          ),
         );
-        return found.filter((slot): slot is string => slot !== null && slot !== GAP);
+        return found.filter(written);
       }),
     );
     const slots = ids.flat().map((slot) => this.#slot(slot));
