@@ -95,6 +95,15 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     expect(store.entryCount).toBe(0);
   });
 
+  it('an erasure leaves the slots of starts in flight, so a start after it never gets one of their keys', async () => {
+    const subject = { phoneNumber: '+79123456789' };
+    const inFlight = await Promise.all([index.reserve(subject), index.reserve(subject)]);
+    const held = inFlight.map((r) => [...r.slots.values()][0]!);
+    await expect(index.take(subject)).resolves.toEqual({ ids: [], callers: [] });
+    const after = [...(await index.reserve(subject)).slots.values()][0]!;
+    expect(held).not.toContain(after);
+  });
+
   it('a slot 0 reserved and never written (the start refused or lost) lives no longer than a written slot could', async () => {
     await index.reserve({ phoneNumber: '+79123456789', owner: 'alice' });
     const kept = MAX_SESSION_TTL_MS + RECORD_RETENTION_MS;
