@@ -181,7 +181,9 @@ export class VerificationProtection {
         reservation = reserved as SpendReservation | undefined;
       }
     } catch (error) {
-      await releaseAll([...holds, reservation]);
+      // A refused start frees its erasure index slots too (reserved with its last writes).
+      const slots = reachable?.then((reserved) => this.records?.releaseIndex(reserved));
+      await Promise.all([releaseAll([...holds, reservation]), slots?.catch(() => undefined)]);
       throw error;
     }
     return new StartPermit(

@@ -115,6 +115,11 @@ export class SessionRecordRepository {
     return this.subjects.reserve(subject);
   }
 
+  /** Frees a reservation (`reserveIndex`) whose session will not be recorded with it: a refused start's. */
+  releaseIndex(reservation: IndexReservation): Promise<void> {
+    return this.subjects.release(reservation);
+  }
+
   /** An erased session's mark: a save that was in flight during the erasure is undone, never kept. */
   static erasedKey(requestId: string): string {
     const stored = storedSessionId(requestId);

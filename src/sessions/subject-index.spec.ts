@@ -49,7 +49,10 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
       ids: ['first'],
       callers: ['browser:b1'],
     });
-    expect(store.entryCount).toBe(0);
+    // What stays is the number's day counter, a count (no id), so that no slot key is handed out twice.
+    expect(store.entryCount).toBe(1);
+    const counter = `${index.tag({ phoneNumber: '+79123456789' })}:${Math.floor(NOW / DAY_MS)}:n`;
+    expect(Number(await store.get(counter))).toBe(5);
   });
 
   it("concurrent reservations take a slot each (slot 0, the counter's), written with their records", async () => {
@@ -92,7 +95,8 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     const found = await index.take({ phoneNumber: '+79123456789' });
     expect(found.ids.sort()).toEqual(['new', 'old-1', 'old-2']);
     expect(found.callers.sort()).toEqual(['browser:b1', 'client:203.0.113.7']);
-    expect(store.entryCount).toBe(0);
+    expect(store.entryCount).toBe(1);
+    expect(Number(await store.get(`${tag}:${day - 1}:n`))).toBe(2);
   });
 
   it('an erasure leaves the slots of starts in flight, so a start after it never gets one of their keys', async () => {
@@ -112,6 +116,41 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     now = NOW + kept;
     expect(await storeHolds(0)).toBe(true);
   });
+
+  it('an erasure finds a session an instance whose clock is ahead indexed under tomorrow', async () => {
+    const ahead = new SubjectIndex(aheadBy(store, 1_000), keys, RECORD_RETENTION_MS);
+    now = (Math.floor(NOW / DAY_MS) + 1) * DAY_MS - 500;
+    await ahead.add(session('ahead'));
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({
+      ids: ['ahead'],
+      callers: [],
+    });
+  });
+
+  it('a released reservation leaves nothing, and slot 0 goes to the next start', async () => {
+    const subject = { phoneNumber: '+79123456789', owner: 'alice' };
+    const refused = await index.reserve(subject);
+    await index.release(refused);
+    expect(store.entryCount).toBe(0);
+    expect([...(await index.reserve(subject)).slots.values()]).toEqual([...refused.slots.values()]);
+    // A counter's slot is released without touching the slot 0 another start holds.
+    const later = await index.reserve(subject);
+    await index.release(later);
+    await expect(index.take({ phoneNumber: subject.phoneNumber })).resolves.toEqual({ ids: [], callers: [] });
+    const day = Math.floor(NOW / DAY_MS);
+    expect(await store.get(`${index.tag({ owner: 'alice' })}:${day}:0`)).toBe('');
+  });
+
+  /** The same store, seen from an instance whose clock is `ms` ahead. */
+  function aheadBy(shared: MemoryStore, ms: number): MemoryStore {
+    return new Proxy(shared, {
+      get: (target, name) => {
+        if (name === 'now') return () => target.now() + ms;
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
 
   /** Whether the store holds `n` entries now (reading each slot drops it once expired). */
   async function storeHolds(n: number): Promise<boolean> {

@@ -59,8 +59,8 @@ export class SubjectIndex {
     const day = this.#today();
     const tags = subjects.map((s) => this.tag(s));
     // Each subject's erasure mark is read before its slot is taken (one node, in this order): an
-    // erasure that took the index before the slot was written marks the subject after
-    // (`markForgotten`), so the record's batch sees the mark changed (`erasedSince`).
+    // erasure marks the subject before it takes the index (`markForgotten`), so the record's batch of
+    // a start reserved before the mark sees it changed (`erasedSince`).
     const taken = await storeBatch(
       this.store,
       tags.flatMap((tag) => [
@@ -160,27 +160,24 @@ export class SubjectIndex {
 
   /**
    * The request ids of the subject's sessions whose records may still be kept, and the callers they
-   * were started by; the index of them is removed.
+   * were started by; the index of them is removed. Days are read from tomorrow's (an instance whose
+   * clock is ahead may have started it) back to the oldest a slot outlives.
    */
   async take(subject: ErasureSubject): Promise<{ ids: string[]; callers: string[] }> {
-    const today = this.#today();
-    const days = Math.ceil(this.#dayKeptMs() / DAY_MS);
+    const tomorrow = this.#today() + 1;
+    const days = Math.ceil(this.#dayKeptMs() / DAY_MS) + 2;
     const ids = await Promise.all(
-      Array.from({ length: days + 1 }, async (_, back) => {
-        const base = `${this.tag(subject)}:${today - back}`;
+      Array.from({ length: days }, async (_, back) => {
+        const base = `${this.tag(subject)}:${tomorrow - back}`;
         const count = Number(await this.store.get(`${base}:n`)) || 0;
         const slots = Array.from({ length: count + 1 }, (_, i) => `${base}:${i}`);
         const found = await Promise.all(slots.map((key) => this.store.get(key)));
-        // A reserved slot (a start in flight) is left to its start, and its day's counter with it: freed,
-        // its key could go to a start begun after this erasure, which the one in flight would then
-        // overwrite and, finding itself erased, delete. The start in flight removes its own slot.
+        // Only written slots go. A reserved slot (a start in flight) is left to its start, which removes
+        // it; the day's counter stays (a count, no id) so that no slot key of the day is handed out twice:
+        // freed, one could go to a start begun after this erasure, which the start in flight would then
+        // overwrite and, finding itself erased, delete.
         const written = (slot: string | null): slot is string => slot !== null && slot !== GAP;
-        const inFlight = found.includes(GAP);
-        await Promise.all(
-          [...slots.filter((_, i) => written(found[i]!)), ...(inFlight ? [] : [`${base}:n`])].map((key) =>
-            this.store.delete(key),
-          ),
-        );
+        await Promise.all(slots.filter((_, i) => written(found[i]!)).map((key) => this.store.delete(key)));
         return found.filter(written);
       }),
     );
@@ -189,6 +186,19 @@ export class SubjectIndex {
       ids: [...new Set(slots.map((s) => s.id))],
       callers: [...new Set(slots.flatMap((s) => s.callers))],
     };
+  }
+
+  /**
+   * Frees what `reservation` holds when its session will not be written with it (the start refused, or
+   * its API call failed): slot 0's gap, which would otherwise outlive the start and read as one in
+   * flight. A counter's slot holds nothing until written.
+   */
+  async release(reservation: IndexReservation): Promise<void> {
+    await Promise.all(
+      [...reservation.slots.values()]
+        .filter((slot) => slot.endsWith(':0'))
+        .map((slot) => this.store.delete(slot)),
+    );
   }
 
   /** A slot's request id and the callers sealed beside it (none when it does not open). */
@@ -206,8 +216,8 @@ export class SubjectIndex {
 
   /**
    * Remembers that the subject was erased at `at`, for `ttlMs`: what it verified before no longer counts.
-   * Written after the erasure took the index: each erasure's mark is its own (a random suffix), so a start
-   * that reserved its slot before finds the mark changed (`erasedSince`).
+   * Written before the erasure takes the index: each erasure's mark is its own (a random suffix), so a
+   * start that reserved its slot before finds the mark changed (`erasedSince`) when its record lands.
    */
   async markForgotten(subject: ErasureSubject, at: number, ttlMs: number): Promise<void> {
     await this.store.set(forgottenKey(this.tag(subject)), `${at}:${randomInt(1e9)}`, ttlMs);

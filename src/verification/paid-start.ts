@@ -106,7 +106,12 @@ export class PaidStart {
       // down, refuse before paying. The probe reserves the session's erasure index slots (protection
       // issues it with its last writes), written with the record.
       const reserved = await (permit.reachable ?? this.records.reserveIndex(order));
-      const result = await this.initiate(order, permit);
+      const result = await this.initiate(order, permit).catch(async (error: unknown) => {
+        // Whatever the API did, this reservation is not the one its session would be recorded with
+        // (a session in doubt is indexed when it shows up): its slots are freed.
+        await this.records.releaseIndex(reserved).catch(() => undefined);
+        throw error;
+      });
       // Settled right after the record's batch (its claim then hands it back), in the same round trip.
       return await this.recorded(
         order,

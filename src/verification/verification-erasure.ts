@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sessionEvidenceKeys } from '../account/figure-evidence.js';
-import type { SessionRecord } from '../core/session-record.js';
+import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { VerificationHistory } from '../history/verification-history.service.js';
@@ -61,15 +61,18 @@ export class VerificationErasure {
   /** Erases one subject (exactly one of `phoneNumber`, `owner`); answers what it removed, by kind. */
   async forget(request: ErasureRequest): Promise<ErasureReport> {
     const subject = erasureSubject(request);
+    const now = this.store.now();
+    // Marked before the index is taken, for as long as any record or claim of the subject may live: a
+    // start whose slot was reserved before the mark finds it changed when its record lands, whether the
+    // take below read its slot or not; one reserved after it is the take's to find.
+    const claimsMs = longestClaimTtlMs(this.options.purposes) + MARK_SLACK_MS;
+    const markMs = Math.max(claimsMs, RECORD_RETENTION_MS + MAX_SESSION_TTL_MS);
+    await this.records.subjects.markForgotten(subject, now, markMs);
     const { ids, callers } = await this.records.subjects.take(subject);
     const found = await Promise.all(ids.map((id) => this.records.get(id)));
     const records = found.filter((r) => r !== null);
-    const now = this.store.now();
     const keptMs = RECORD_RETENTION_MS + Math.max(0, ...records.map((r) => r.expiresAt - now));
     await Promise.all(ids.map((id, i) => this.forgetSession(id, keptMs, found[i] !== null)));
-    const claimsMs = longestClaimTtlMs(this.options.purposes) + MARK_SLACK_MS;
-    // After the take: a start that reserved its slot before it, and writes it after, finds the mark changed.
-    await this.records.subjects.markForgotten(subject, now, Math.max(claimsMs, keptMs));
     // A number's leaving an owner's account (a change of phone) names both: the mark above covers it now.
     await this.records.subjects.forgetRevoked(
       records.flatMap((r) => (r.owner === undefined ? [] : [{ owner: r.owner, phoneNumber: r.phoneNumber }])),

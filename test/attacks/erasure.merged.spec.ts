@@ -5,9 +5,12 @@
  * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
  * `npx jest --testMatch '<rootDir>/test/attacks/<part>.part.ts'`.
  */
+import './erasure-counter-slot-in-flight.part.js';
 import './erasure-drops-phone-change-revocation.e2e.part.js';
+import './erasure-index-midnight-skew.part.js';
 import './erasure-owner-derived-keys.e2e.part.js';
 import './erasure-purpose-claim-outlives-mark.e2e.part.js';
+import './erasure-record-lands-before-mark.part.js';
 import './erasure-resets-address-limits.e2e.part.js';
 import './erasure-slot-taken-after-erasure.part.js';
 import './erasure-start-in-flight.e2e.part.js';

@@ -102,3 +102,15 @@ export function leaks(
       if (text.includes(form)) found.push(`plain digest of ${JSON.stringify(value)}: ${form}`);
   return found;
 }
+
+/**
+ * Whether a dump line (or a bare key) is an erasure index's day counter, which an erasure leaves named by
+ * the subject's keyed digest: a count of the day's starts (no id), kept so that no slot key of the day is
+ * handed out twice (src/sessions/subject-index.ts `take`).
+ */
+export function isErasureIndexCounter(line: string): boolean {
+  const [key, value] = line.split(' ');
+  return (
+    /(^|:)subject:\{[no]:[^}]+\}:\d+:n$/.test(key!) && (value === undefined || /^(\d+:)?\d+$/.test(value))
+  );
+}
