@@ -173,19 +173,28 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
     await expect(records.getJourney('req-1')).resolves.toBeNull();
   });
 
-  it('a record saved after its session ended is kept for the retention from the save', async () => {
+  it('a record saved after its session ended is kept to the retention after the end, as its index slots', async () => {
     now = record.expiresAt + 50_000;
     await expect(records.save(record)).resolves.toBe(true);
     await expect(records.saveJourneyIfAbsent({ ...journey }, record.expiresAt)).resolves.toBe(true);
     await expect(records.saveJourneyIfAbsent({ ...journey, createdAt: 1 }, record.expiresAt)).resolves.toBe(
       false,
     );
-    now += RECORD_RETENTION_MS - 1;
+    now = record.expiresAt + RECORD_RETENTION_MS - 1;
     await expect(records.get('req-1')).resolves.toEqual(record);
     await expect(records.getJourney('req-1')).resolves.toMatchObject({ createdAt: journey.createdAt });
     now += 1;
     await expect(records.get('req-1')).resolves.toBeNull();
     await expect(records.getJourney('req-1')).resolves.toBeNull();
+  });
+
+  it('a record saved past its retention (a session rebuilt from the API) is kept the retention from then', async () => {
+    now = record.expiresAt + RECORD_RETENTION_MS + 1;
+    await expect(records.saveIfAbsent(record)).resolves.toBe(true);
+    now += RECORD_RETENTION_MS - 1;
+    await expect(records.get('req-1')).resolves.toEqual(record);
+    now += 1;
+    await expect(records.get('req-1')).resolves.toBeNull();
   });
 
   it('a step is claimed once until its claim lapses; only its holder gives it back', async () => {

@@ -335,7 +335,13 @@ export class SessionRecordRepository {
   }
 
   /** A record's time to live: its session's end, and the retention after it. */
+  /**
+   * A record is kept to its session's end and the retention after it, counted from the end whenever it is
+   * saved: no longer than its erasure index slots (`SubjectIndex`), so an erasure finds every record still
+   * kept. One saved past that (a session rebuilt from the API, indexed then) is kept the retention from now.
+   */
   #ttl(expiresAt: number): number {
-    return Math.max(expiresAt - this.store.now(), 0) + RECORD_RETENTION_MS;
+    const left = expiresAt + RECORD_RETENTION_MS - this.store.now();
+    return left > 0 ? left : RECORD_RETENTION_MS;
   }
 }

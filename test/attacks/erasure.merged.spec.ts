@@ -12,5 +12,6 @@ import './erasure-owner-derived-keys.e2e.part.js';
 import './erasure-purpose-claim-outlives-mark.e2e.part.js';
 import './erasure-record-lands-before-mark.part.js';
 import './erasure-resets-address-limits.e2e.part.js';
+import './erasure-slot-outlived-by-record.part.js';
 import './erasure-slot-taken-after-erasure.part.js';
 import './erasure-start-in-flight.e2e.part.js';
