@@ -40,18 +40,31 @@ export function dampedMoment(
   now: number,
   settledAfterMs = SETTLED_AFTER_MS,
 ): { afterMs: number; damped: boolean } {
-  const last = adopted.at(-1);
-  if (last === undefined || adopted[0]!.at > now - settledAfterMs) return { afterMs: learned, damped: false };
-  const recent = adopted.filter((moment) => moment.at > now - RECENT_RANGE_MS).map((m) => m.afterMs);
-  const low = Math.min(last.afterMs, ...recent);
-  const high = Math.max(last.afterMs, ...recent);
-  if (learned >= low && learned <= high) return { afterMs: learned, damped: false };
+  const range = recentRange(adopted, now, settledAfterMs);
+  if (range === undefined || (learned >= range.low && learned <= range.high))
+    return { afterMs: learned, damped: false };
+  const { low, high, last } = range;
   const minutes = Math.min(Math.max(now - last.at, 0) / 60_000, PACED_MINUTES_AT_MOST);
   const step = last.afterMs * DAMPED_SHARE_PER_MINUTE * minutes;
   const afterMs = Math.round(
     Math.min(Math.max(learned, Math.min(low, last.afterMs - step)), Math.max(high, last.afterMs + step)),
   );
   return { afterMs, damped: afterMs !== learned };
+}
+
+/**
+ * The range of the moments adopted over the last RECENT_RANGE_MS and the last one, at `now`; none while
+ * it is not known (nothing adopted, or the first adopted less than `settledAfterMs` ago).
+ */
+export function recentRange(
+  adopted: readonly AdoptedMoment[],
+  now: number,
+  settledAfterMs = SETTLED_AFTER_MS,
+): { low: number; high: number; last: AdoptedMoment } | undefined {
+  const last = adopted.at(-1);
+  if (last === undefined || adopted[0]!.at > now - settledAfterMs) return undefined;
+  const recent = adopted.filter((moment) => moment.at > now - RECENT_RANGE_MS).map((m) => m.afterMs);
+  return { low: Math.min(last.afterMs, ...recent), high: Math.max(last.afterMs, ...recent), last };
 }
 
 /**

@@ -17,6 +17,8 @@ import type { KnownVerificationMethod } from '../api/api.types.js';
 import {
   dampedMoment,
   recentMoments,
+  recentRange,
+  SETTLED_AFTER_MS,
   thinFiguresMoment,
   type AdoptedMoment,
 } from '../core/moment-damping.js';
@@ -29,6 +31,8 @@ export const FALLBACK_FIGURES_DAYS = 7;
  * host learns within its first minutes, and a read is one store round of a few keys per day.
  */
 export const FALLBACK_FIGURES_TTL_MS = 30_000;
+/** A target this share further than the one last reported, the same way, is reported as another jump. */
+export const REPORT_AGAIN_SHARE = 0.1;
 
 /**
  * Every device's figures, pooled: what a device's moment is learned from until its own figures
@@ -78,8 +82,8 @@ export class FallbackTiming {
   readonly #reads = new Map<string, CountsRead[]>();
   /** Per key, the learned moments adopted in the recent range (core/moment-damping.ts). */
   readonly #adopted = new Map<string, AdoptedMoment[]>();
-  /** Keys whose moment is moving toward a jump, and which way (reported once per jump). */
-  readonly #damping = new Map<string, number>();
+  /** Keys whose figures point beyond the recent range: which way, and the target last reported. */
+  readonly #damping = new Map<string, { direction: number; targetMs: number }>();
 
   constructor(
     private readonly options: ResolvedVerificationOptions,
@@ -162,7 +166,10 @@ export class FallbackTiming {
    * The moment adopted for `key` when the figures point at `target`: `learned` (they say it), or
    * `thin` (too few samples; `target` is the fixed moment). A jump beyond the recent range is followed
    * at a bounded pace (dampedMoment; thin figures at that pace from the last moment learned,
-   * thinFiguresMoment) and reported once per jump: a warning and `verification.fallback_moment`.
+   * thinFiguresMoment). Figures pointing beyond the range are reported (a warning and
+   * `verification.fallback_moment`) whether one step reaches them or not, once per jump: a jump the
+   * other way, or a target REPORT_AGAIN_SHARE further than the one reported, is another jump, so
+   * figures walked a step at a time are reported on the way.
    * Thin figures with no moment adopted: the fixed one, unlearned. Per instance: an instance that just
    * booted adopts the figures' moment.
    */
@@ -172,14 +179,18 @@ export class FallbackTiming {
     if (figures === 'thin' && adopted.length === 0) return { afterMs: target, learned: false };
     const { afterMs, damped } =
       figures === 'learned' ? dampedMoment(adopted, target, now) : thinFiguresMoment(adopted, target, now);
+    const range = recentRange(adopted, now, figures === 'learned' ? SETTLED_AFTER_MS : 0);
     this.#adopted.set(key, recentMoments([...adopted, { afterMs, at: now }], now));
-    if (!damped) this.#damping.delete(key);
+    if (range === undefined || (target >= range.low && target <= range.high)) this.#damping.delete(key);
     else {
-      // A jump is reported once while it is followed; a jump the other way is another jump.
-      const from = adopted.at(-1)!.afterMs;
+      const from = range.last.afterMs;
       const direction = Math.sign(target - from);
-      if (this.#damping.get(key) !== direction) {
-        this.#damping.set(key, direction);
+      const reported = this.#damping.get(key);
+      if (
+        reported?.direction !== direction ||
+        Math.abs(target - reported.targetMs) > REPORT_AGAIN_SHARE * reported.targetMs
+      ) {
+        this.#damping.set(key, { direction, targetMs: target });
         this.#report(key, figures, from, target, afterMs, now);
       }
     }

@@ -5,6 +5,7 @@
  * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
  * `npx jest --testMatch '<rootDir>/test/attacks/<part>.part.ts'`.
  */
+import './fallback-moment-paced-drift.part.js';
 import './fallback-moment-quiet-jump.part.js';
 import './figures-damping-new-instance.e2e.part.js';
 import './figures-followed-botnet.e2e.part.js';
