@@ -2,11 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
-import {
-  RECORD_RETENTION_MS,
-  SessionRecordRepository,
-  STEP_CLAIM_TTL_MS,
-} from './session-record.repository.js';
+import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { SubjectIndex } from './subject-index.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { spareTestRequestId } from '../core/test-session.js';
@@ -140,112 +136,6 @@ describe('SessionRecordRepository: what a record stores, and records of the prev
     await store.set(SessionRecordRepository.key('req-1'), raw, 60_000);
     await expect(records.get('req-1')).resolves.toStrictEqual(whole);
     await expect(records.getSince('req-1', undefined)).resolves.toStrictEqual(whole);
-  });
-});
-
-describe('SessionRecordRepository: how long records, journeys, step claims and erasure marks last', () => {
-  let now: number;
-  let store: MemoryStore;
-  let records: SessionRecordRepository;
-  beforeEach(() => {
-    now = 1_700_000_000_000;
-    store = new MemoryStore({ clock: () => now });
-    records = repositoryOn(store);
-  });
-  afterEach(() => store.close());
-  const journey = {
-    journeyId: 'req-1',
-    phoneNumber: record.phoneNumber,
-    steps: [],
-    createdAt: record.createdAt,
-  };
-
-  it('a record and its journey are read until their session’s end plus the retention, and gone at it', async () => {
-    // Saved 100 s into a session of 300 s: kept 200 s + 24 h from now.
-    now += 100_000;
-    await records.createAndFollow(record);
-    await records.saveJourney(journey, record.expiresAt);
-    now = record.expiresAt + RECORD_RETENTION_MS - 1;
-    await expect(records.get('req-1')).resolves.toEqual(record);
-    await expect(records.getJourney('req-1')).resolves.toMatchObject({ journeyId: 'req-1' });
-    now += 1;
-    await expect(records.get('req-1')).resolves.toBeNull();
-    await expect(records.getJourney('req-1')).resolves.toBeNull();
-  });
-
-  it('a record saved after its session ended is kept to the retention after the end, as its index slots', async () => {
-    now = record.expiresAt + 50_000;
-    await expect(records.save(record)).resolves.toBe(true);
-    await expect(records.saveJourneyIfAbsent({ ...journey }, record.expiresAt)).resolves.toBe(true);
-    await expect(records.saveJourneyIfAbsent({ ...journey, createdAt: 1 }, record.expiresAt)).resolves.toBe(
-      false,
-    );
-    now = record.expiresAt + RECORD_RETENTION_MS - 1;
-    await expect(records.get('req-1')).resolves.toEqual(record);
-    await expect(records.getJourney('req-1')).resolves.toMatchObject({ createdAt: journey.createdAt });
-    now += 1;
-    await expect(records.get('req-1')).resolves.toBeNull();
-    await expect(records.getJourney('req-1')).resolves.toBeNull();
-  });
-
-  it('a record saved past its retention (a session rebuilt from the API) is kept the retention from then', async () => {
-    now = record.expiresAt + RECORD_RETENTION_MS + 1;
-    await expect(records.saveIfAbsent(record)).resolves.toBe(true);
-    now += RECORD_RETENTION_MS - 1;
-    await expect(records.get('req-1')).resolves.toEqual(record);
-    now += 1;
-    await expect(records.get('req-1')).resolves.toBeNull();
-  });
-
-  it('a step is claimed once until its claim lapses; only its holder gives it back', async () => {
-    const first = await records.claimStep('req-1', 1);
-    expect(first).not.toBeNull();
-    await expect(records.claimStep('req-1', 1)).resolves.toBeNull();
-    // Another step of the journey, and the same step of another journey, are claims of their own.
-    await expect(records.claimStep('req-1', 2)).resolves.not.toBeNull();
-    await expect(records.claimStep('req-2', 1)).resolves.not.toBeNull();
-    now += STEP_CLAIM_TTL_MS - 1;
-    await expect(records.claimStep('req-1', 1)).resolves.toBeNull();
-    now += 1;
-    const second = await records.claimStep('req-1', 1);
-    expect(second).not.toBeNull();
-    // The lapsed holder's give-back leaves the new holder's claim alone; the holder's frees the step.
-    await records.releaseStep(first!);
-    await expect(records.claimStep('req-1', 1)).resolves.toBeNull();
-    await records.releaseStep(second!);
-    await expect(records.claimStep('req-1', 1)).resolves.not.toBeNull();
-  });
-
-  it('an erased session is not written again while its mark is kept, and is once it lapsed', async () => {
-    await records.createAndFollow(record);
-    await records.saveJourney(journey, record.expiresAt);
-    await records.erase('req-1', 10_000);
-    await expect(records.isErased('req-1')).resolves.toBe(true);
-    await expect(records.get('req-1')).resolves.toBeNull();
-    await expect(records.getJourney('req-1')).resolves.toBeNull();
-    // A late save and a rebuilt record are undone; another session is not touched by the mark.
-    await expect(records.save(record)).resolves.toBe(false);
-    await expect(records.saveIfAbsent(record)).resolves.toBe(false);
-    await expect(records.get('req-1')).resolves.toBeNull();
-    await expect(records.saveIfAbsent({ ...record, requestId: 'req-2' })).resolves.toBe(true);
-    await expect(records.saveIfAbsent({ ...record, requestId: 'req-2' })).resolves.toBe(false);
-    now += 10_000 - 1;
-    await expect(records.isErased('req-1')).resolves.toBe(true);
-    await expect(records.save(record)).resolves.toBe(false);
-    now += 1;
-    await expect(records.isErased('req-1')).resolves.toBe(false);
-    await expect(records.save(record)).resolves.toBe(true);
-    await expect(records.get('req-1')).resolves.toEqual(record);
-  });
-
-  it('a first write that lands after its erasure answers false and keeps the mark as long as the record would be', async () => {
-    await records.erase('req-1', 10_000);
-    await expect(records.createAndFollow(record)).resolves.toBe(false);
-    await expect(records.get('req-1')).resolves.toBeNull();
-    now = record.expiresAt + RECORD_RETENTION_MS - 1;
-    await expect(records.isErased('req-1')).resolves.toBe(true);
-    now += 1;
-    await expect(records.isErased('req-1')).resolves.toBe(false);
   });
 });
 
