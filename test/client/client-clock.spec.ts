@@ -95,6 +95,17 @@ describe('VerificationClient on the clock', () => {
     });
     await jest.advanceTimersByTimeAsync(7000);
     expect(failed.getState()).toMatchObject({ phase: 'failed', fallbackInMs: null, canSwitch: false });
+
+    // A step that failed or expired with ways left may be left at once, whatever its fallback said.
+    for (const status of ['failed', 'expired'] as const) {
+      const ended = await started({ ...journey(harness.routes, ['sms'], ['flash_call'], 600) });
+      harness.routes.on('GET /status', {
+        status: 200,
+        body: answer(harness.routes, { status, ...journey(harness.routes, ['sms'], ['flash_call'], 600) }),
+      });
+      await jest.advanceTimersByTimeAsync(7000);
+      expect(ended.getState()).toMatchObject({ phase: status, fallbackInMs: 0, canSwitch: true });
+    }
   });
 });
 

@@ -42,6 +42,10 @@ describe('VerificationClient (journeys)', () => {
     expect(c.getState()).toMatchObject({ fallbackInMs: 1000, canSwitch: false });
     await jest.advanceTimersByTimeAsync(1000);
     expect(c.getState()).toMatchObject({ fallbackInMs: 0, canSwitch: true });
+    // A call the user places takes no code: a code typed meanwhile is refused here, never sent.
+    await c.check('1234');
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', error: { code: 'no_verification' } });
+    expect(harness.routes.count('POST /check')).toBe(0);
 
     // No method and no device: neither is sent (the server's policy picks).
     harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
