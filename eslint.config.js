@@ -126,6 +126,20 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // jest reads `toHaveProperty('a.b')` as the path a → b: `not.toHaveProperty('verification.test')`
+    // passed whatever the span held. A key with a dot is given as `['a.b']`.
+    files: ['test/**/*.ts', 'src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='toHaveProperty'][arguments.0.value=/\\./]",
+          message: "toHaveProperty('a.b') reads the path a → b; give a key with a dot as ['a.b'].",
+        },
+      ],
+    },
+  },
+  {
     // CommonJS where the loader requires it: the mutation run's jest runner and test environment, which
     // Stryker loads with require().
     files: ['**/*.cjs'],

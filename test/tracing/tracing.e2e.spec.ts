@@ -223,7 +223,7 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     );
     const [testStart, realStart] = spans('verification.start');
     expect(testStart!.attributes['verification.test']).toBe(true);
-    expect(realStart!.attributes).not.toHaveProperty('verification.test');
+    expect(realStart!.attributes).not.toHaveProperty(['verification.test']);
     // A refused check of a test number says so too (an operator filters reviewers' traffic out of alerts).
     const [refused, verified, realRefused] = spans('verification.check');
     expect(refused!.attributes).toMatchObject({
@@ -232,7 +232,7 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     });
     expect(verified!.attributes['verification.test']).toBe(true);
     expect(realRefused!.attributes['verification.outcome']).toBe('refused');
-    expect(realRefused!.attributes).not.toHaveProperty('verification.test');
+    expect(realRefused!.attributes).not.toHaveProperty(['verification.test']);
   });
 
   it("a start's purpose and its assessStart answer and reason are span attributes, refused or not; none without them", async () => {
@@ -269,8 +269,8 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     await boot();
     expect((await post('start', { phone_number: phoneNumber(), method: 'sms' })).status).toBe(201);
     const [plain] = spans('verification.start');
-    expect(plain!.attributes).not.toHaveProperty('verification.purpose');
-    expect(plain!.attributes).not.toHaveProperty('verification.assessment');
+    expect(plain!.attributes).not.toHaveProperty(['verification.purpose']);
+    expect(plain!.attributes).not.toHaveProperty(['verification.assessment']);
   });
 
   it("every span of a test number's journey says verification.test: status refresh, switch, cancel, reconcile", async () => {
