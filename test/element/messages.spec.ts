@@ -84,6 +84,7 @@ describe('the count of attempts left is said once', () => {
   it('a wrong code: the message says it, the line under the field does not', () => {
     const wrong = new VerificationClientError('invalid_code', 400, { attempts_remaining: 2 });
     expect(count(refusalText(wrong, null, say)) + count(attemptsLine(2, wrong, say))).toBe(1);
+    expect(attemptsLine(2, wrong, say)).toBe('');
   });
 
   // The rule over every shape of refusal: the message and the line together say the count exactly once.
