@@ -89,7 +89,7 @@ describe('FallbackTiming: a jump of the learned moment beyond its recent range i
     expect(minutes).toBeLessThanOrEqual(60);
     // Once per jump: the figures' first target, then the floor they went on to (REPORT_AGAIN_SHARE
     // further), never once per read.
-    expect(t.warnings.map((w) => w.context!['learned_ms'])).toEqual([35_000, 10_000]);
+    expect(t.warnings.map((w) => (w.context as { learned_ms: number }).learned_ms)).toEqual([35_000, 10_000]);
   });
 });
 
