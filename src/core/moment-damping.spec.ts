@@ -71,11 +71,16 @@ describe('dampedMoment: a jump beyond the recent range is followed at a bounded 
     expect(now).toBeLessThanOrEqual(60 * MINUTE);
   });
 
-  it('keeps the moments of the recent range and the last one', () => {
-    const old = { afterMs: 20_000, at: 0 };
-    const young = { afterMs: 30_000, at: RECENT_RANGE_MS };
-    expect(recentMoments([old, young], RECENT_RANGE_MS + 1)).toEqual([young]);
-    expect(recentMoments([old], 2 * RECENT_RANGE_MS)).toEqual([old]);
+  it('keeps the moments of the recent range and the last one, after the newest from before the range', () => {
+    const oldest = { afterMs: 10_000, at: 0 };
+    const old = { afterMs: 20_000, at: 1 };
+    const young = { afterMs: 30_000, at: RECENT_RANGE_MS + 1 };
+    expect(recentMoments([oldest, old, young], RECENT_RANGE_MS + 1)).toEqual([old, young]);
+    expect(recentMoments([oldest, old], 2 * RECENT_RANGE_MS)).toEqual([old]);
+    // After a quiet hour, the range is still known: a jump the next read sees is damped.
+    const quiet = recentMoments([old, { afterMs: 20_000, at: 2 * RECENT_RANGE_MS }], 2 * RECENT_RANGE_MS);
+    expect(quiet).toEqual([old, { afterMs: 20_000, at: 2 * RECENT_RANGE_MS }]);
+    expect(dampedMoment(quiet, 10_000, 2 * RECENT_RANGE_MS + 30_000).damped).toBe(true);
   });
 
   it('thin figures: the fixed moment is a jump even for a range adopted a moment ago; nothing adopted: the fixed one', () => {

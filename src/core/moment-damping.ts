@@ -82,9 +82,17 @@ export function thinFiguresMoment(
   return dampedMoment(adopted, fixed, now, 0);
 }
 
-/** The adopted moments worth keeping at `now`: those of the recent range, and the last one. */
+/**
+ * The adopted moments worth keeping at `now`: those of the recent range and the last one, after the newest
+ * from before the range, which stays first: a range known before a quiet hour is known still (the settled
+ * check reads the first), so a farm's burst after the silence is damped, never adopted as a young host's.
+ */
 export function recentMoments(adopted: readonly AdoptedMoment[], now: number): AdoptedMoment[] {
   const kept = adopted.filter((moment) => moment.at > now - RECENT_RANGE_MS);
+  const before = adopted.filter((moment) => moment.at <= now - RECENT_RANGE_MS).at(-1);
   const last = adopted.at(-1);
-  return last !== undefined && kept.at(-1) !== last ? [...kept, last] : kept;
+  const older = before === undefined ? [] : [before];
+  return last !== undefined && kept.at(-1) !== last && last !== before
+    ? [...older, ...kept, last]
+    : [...older, ...kept];
 }

@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/attacks/<part>.part.ts'`.
  */
 import './fallback-moment-paced-drift.part.js';
+import './fallback-moment-quiet-hour-reset.part.js';
 import './fallback-moment-quiet-jump.part.js';
 import './figures-damping-new-instance.e2e.part.js';
 import './figures-followed-botnet.e2e.part.js';
