@@ -127,9 +127,18 @@ export class InDoubtStarts {
     if (rest.length > 0)
       await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(rest)), this.lifetimeMs());
     else await this.store.delete(key);
-    // A subject erased since the start (its number or its owner) is not brought back by its webhook.
+    // A subject erased since the start (its number or its owner) is not brought back by its webhook. The
+    // index slots are reserved first: their batch reads the erasure marks, which the record's batch reads
+    // again, so an erasure that marks the subject after the check below still removes the session.
+    const reserved = await this.records.reserveIndex({
+      phoneNumber: session.phoneNumber,
+      owner: match.owner,
+    });
     const erasedAt = await this.records.subjects.forgottenAt(session.phoneNumber, match.owner);
-    if (erasedAt !== undefined && erasedAt >= match.at) return null;
+    if (erasedAt !== undefined && erasedAt >= match.at) {
+      await this.records.releaseIndex(reserved);
+      return null;
+    }
 
     // The state at initiation; the tracker merges the API's view into it and emits what is due.
     const record = newSessionRecord(session, {
@@ -140,7 +149,7 @@ export class InDoubtStarts {
         this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
       as: 'seed',
     });
-    await this.records.createAndFollow(record);
+    if (!(await this.records.createAndFollow(record, [], undefined, reserved))) return null;
     // A paid initiation after all: counted where the start route counts its own.
     this.telemetry.metrics.started(session.method);
     this.telemetry.metrics.spent(session.method, session.cost);
