@@ -49,9 +49,14 @@ export class RangeBursts extends RangeHolds {
     // for instances whose clocks disagree.
     const ttl = (w + 1) * this.settings.windowMs - now + MARK_SLACK_MS;
     // The number's range and prefix are its own: new to one in the window is new to the other (one mark).
-    const numberMark = key.numberMark(this.keys.digest(phoneNumber), w);
+    // Its mark is its count of starts in the window (RangeStats.countStart), created at 0 and as long-lived:
+    // absent, no start of the number was marked or counted in the window.
+    const numberMark = key.number(this.keys.digest(phoneNumber), w);
     const callerMarks = ids.map((id) => this.mark(id, caller, w));
-    const take = (k: string): Promise<boolean> => this.store.setIfAbsent(k, '1', ttl, EVICTABLE);
+    const take = (k: string): Promise<boolean> =>
+      k === numberMark
+        ? this.store.setIfAbsent(k, '0', 2 * this.settings.windowMs, EVICTABLE)
+        : this.store.setIfAbsent(k, '1', ttl, EVICTABLE);
     const [numberNew, ...won] = await Promise.all([numberMark, ...callerMarks].map(take));
     /** The marks this start holds (release gives them back). */
     const held = new Set([numberMark, ...callerMarks].filter((_, i) => (i === 0 ? numberNew : won[i - 1])));
