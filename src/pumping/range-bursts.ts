@@ -45,8 +45,8 @@ export class RangeBursts extends RangeHolds {
     const none = { window: w, ids: new Set<string>(), release: async () => undefined };
     const ids = subjects.filter((s) => bursty(s.id)).map((s) => s.id);
     if (caller === undefined || phoneNumber === undefined || ids.length === 0) return none;
-    // A mark is read only in its window (the key names it): kept until the window ends, and a minute
-    // for instances whose clocks disagree.
+    // A caller's mark is read only in its window (the key names it): kept until the window ends, and a
+    // minute for instances whose clocks disagree.
     const ttl = (w + 1) * this.settings.windowMs - now + MARK_SLACK_MS;
     // The number's range and prefix are its own: new to one in the window is new to the other (one mark).
     // Its mark is its count of starts in the window (RangeStats.countStart), created at 0 and as long-lived:
