@@ -94,8 +94,10 @@ export class RangeHolds {
     ttlMs: number,
     giveBack: { givers: string[]; amount: number } = { givers: [], amount: 0 },
   ): Promise<void> {
-    // Sealed: the ids name the caller (an owner, a client key, an address).
-    const value = JSON.stringify({ ids, givers: giveBack.givers, back: giveBack.amount });
+    // Sealed: the ids name the caller (an owner, a client key, an address). By position (a pending session
+    // keeps one), the ids alone when nothing is given back, as an older version kept them.
+    const { givers, amount } = giveBack;
+    const value = JSON.stringify(givers.length > 0 && amount > 0 ? [ids, givers, amount] : ids);
     await this.store.set(key.session(requestId), this.keys.seal(value), ttlMs, EVICTABLE);
   }
 
@@ -116,12 +118,13 @@ export class RangeHolds {
     } catch {
       return undefined;
     }
-    // A session remembered as a bare list of ids gives nothing back.
-    const { ids, givers, back } = (Array.isArray(stored) ? { ids: stored } : (stored ?? {})) as {
-      ids?: unknown;
-      givers?: unknown;
-      back?: unknown;
-    };
+    // A session remembered as a bare list of ids gives nothing back; `[ids, givers, back]`, or by name (older).
+    const named = (stored ?? {}) as { ids?: unknown; givers?: unknown; back?: unknown };
+    const [ids, givers, back]: unknown[] = Array.isArray(stored)
+      ? Array.isArray(stored[0])
+        ? stored
+        : [stored]
+      : [named.ids, named.givers, named.back];
     const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((i) => typeof i === 'string');
     if (!strings(ids)) return undefined;
     const week = Math.floor(this.store.now() / WEEK_MS);

@@ -37,8 +37,10 @@ export const rangeStatsKey = {
   callers: (tag: string, w: number) => `protect:pump:c:${tag}:${w}`,
   /** `of`: the digest of the subject's id and the caller (an older mark: and `n:<E.164>`). */
   caller: (of: string, w: number) => `protect:pump:cm:${of}:${w}`,
-  /** `of`: the number's digest: its first start of the window, for its range's and prefix's bursts. */
-  numberMark: (of: string, w: number) => `protect:pump:nm:${of}:${w}`,
+  /**
+   * `of`: the number's digest: its starts in the window, and its mark for its range's and prefix's bursts
+   * (RangeBursts: `0` once marked). An older instance marked it under `protect:pump:nm:`.
+   */
   number: (of: string, w: number) => `protect:pump:n:${of}:${w}`,
   verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,

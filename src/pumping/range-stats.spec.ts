@@ -108,6 +108,22 @@ describe('RangeStats', () => {
       expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
     });
 
+    it("a number's mark is no start of its own: its starts marked and counted are deducted as many, in their window and the next", async () => {
+      const rs = stats();
+      for (const [number, caller] of [
+        [phone, 'client:a'],
+        [phone, 'client:b'],
+        ['+79161234568', 'client:c'],
+        ['+79161234569', 'client:d'],
+      ] as const)
+        await rs.countStart([range], number, caller, [], await rs.markBursts([range], number, caller));
+      // Four starts in the range, two of them the judged number's own (OWNER_RETRIES: 3).
+      expect((await rs.read([range], phone)).get(range.id)?.starts).toBe(2);
+      // Half into the next window: half of each count.
+      clock.now += HOUR + HOUR / 2;
+      expect((await rs.read([range], phone)).get(range.id)?.starts).toBe(1);
+    });
+
     it('marks given back (a start refused with them) leave the number and the caller new', async () => {
       const rs = stats();
       const refused = await rs.markBursts([range], phone, 'client:a');

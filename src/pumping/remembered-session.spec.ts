@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { PumpingDefence, type PumpingAttempt } from './pumping-defence.js';
 import { ownIds, placeOf, subjectsOf, twinsOf } from './pumping-subjects.js';
 import { RangeStats } from './range-stats.js';
-import { creditedAt, creditedOf, rangeStatsKey, rememberedOf } from './range-stats-keys.js';
+import { creditedAt, creditedOf, rangeStatsKey, rememberedOf, WEEK_MS } from './range-stats-keys.js';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
@@ -87,5 +87,49 @@ describe('a verification counted where its start was', () => {
       await store.set(rangeStatsKey.session(requestId), value, 600_000);
     });
     expect(before).toEqual(now);
+  });
+});
+
+describe('what a session keeps for its givers', () => {
+  const now = Date.UTC(2026, 0, 1);
+  const ids = ['+within', 'client:key-1'];
+  const givers = ['client:key-1', 'network:2001:db8:1::/48'];
+
+  /** The ids its verification takes, and the givers' week balances after it. */
+  async function taken(keep: (stats: RangeStats, store: MemoryStore) => Promise<void>) {
+    const store = new MemoryStore({ clock: () => now });
+    try {
+      const stats = new RangeStats(store, settings, SPEC_DATA_KEYS);
+      await keep(stats, store);
+      const week = Math.floor(now / WEEK_MS);
+      return {
+        ids: await stats.takeSession('req-1', attempt.phoneNumber),
+        shares: await Promise.all(
+          givers.map((g) => store.get(rangeStatsKey.share(SPEC_DATA_KEYS.digest(g), week))),
+        ),
+      };
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('kept by position now, read as the same ids and given back as one kept by name (an older version)', async () => {
+    const positional = await taken((stats) =>
+      stats.rememberSession('req-1', ids, 600_000, { givers, amount: 30 }),
+    );
+    expect(positional).toEqual({ ids, shares: ['-30', '-30'] });
+    const named = SPEC_DATA_KEYS.seal(JSON.stringify({ ids, givers, back: 30 }));
+    expect(await taken((_, store) => store.set(rangeStatsKey.session('req-1'), named, 600_000))).toEqual(
+      positional,
+    );
+  });
+
+  it('nothing to give back: the ids alone, giving nothing back', async () => {
+    const kept: string[] = [];
+    const none = await taken(async (stats, store) => {
+      await stats.rememberSession('req-1', ids, 600_000, { givers, amount: 0 });
+      kept.push(SPEC_DATA_KEYS.open((await store.get(rangeStatsKey.session('req-1')))!)!);
+    });
+    expect({ none, kept }).toEqual({ none: { ids, shares: [null, null] }, kept: [JSON.stringify(ids)] });
   });
 });

@@ -1,6 +1,6 @@
-import { OldestFirst } from '../core/oldest-first.js';
 import { DueQueue } from './due-queue.js';
 import { EntrySlab } from './entry-slab.js';
+import { WriteOrder } from './write-order.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { LocalChannels } from './local-channels.js';
@@ -51,21 +51,19 @@ const COMPACT_FROM_SLOTS = 4096;
  * are reclaimed by one unref'd interval that sweeps a slice of the maps per tick (no timer per
  * key). Operations are synchronous inside, so each is atomic with respect to the others.
  *
- * Entries live in two maps with a bound each: kept entries and evictable ones (see
- * StoreWriteOptions). A full map evicts its own least recently written entry, so filling one
- * class never takes room from the other. A map holds each key's slot in one EntrySlab, where its
- * value and expiry time are (no object per entry).
+ * Entries live in two classes with a bound each: kept entries and evictable ones (see
+ * StoreWriteOptions). A full class evicts its own least recently written entry, so filling one
+ * class never takes room from the other. A class (WriteOrder) holds each key's slot in one EntrySlab,
+ * where its value and expiry time are (no object per entry).
  */
 export class MemoryStore implements VerificationStore {
   private readonly clock: () => number;
   private readonly maxEntries: number;
   private readonly maxEvictableEntries: number;
   private readonly slab = new EntrySlab();
-  private readonly entries = new Map<string, number>();
-  private readonly evictableEntries = new Map<string, number>();
   private readonly release = (_key: string, slot: number): void => this.slab.release(slot);
-  private readonly oldestKept = new OldestFirst(this.entries, this.release);
-  private readonly oldestEvictable = new OldestFirst(this.evictableEntries, this.release);
+  private readonly entries = new WriteOrder(this.release);
+  private readonly evictableEntries = new WriteOrder(this.release);
   private readonly queues = new Map<string, DueQueue>();
   private readonly channels = new LocalChannels();
   private sweepCursor: Iterator<[Map<string, number>, string, number]> | undefined;
@@ -241,17 +239,17 @@ export class MemoryStore implements VerificationStore {
 
   private write(key: string, value: string, expiresAt: number, options: StoreWriteOptions | undefined): void {
     const evictable = options?.evictable === true;
-    const [own, other, bound, oldest] = evictable
-      ? [this.evictableEntries, this.entries, this.maxEvictableEntries, this.oldestEvictable]
-      : [this.entries, this.evictableEntries, this.maxEntries, this.oldestKept];
+    const [own, other, bound] = evictable
+      ? [this.evictableEntries, this.entries, this.maxEvictableEntries]
+      : [this.entries, this.evictableEntries, this.maxEntries];
     // The last write decides the class; a key rewritten keeps its slot.
     let slot = own.get(key) ?? other.get(key);
     other.delete(key);
-    // Re-inserting moves the key to the end of the map's order, which is the eviction order.
-    if (!own.delete(key) && own.size >= bound) oldest.evict();
+    if (!own.has(key) && own.size >= bound) own.evictOldest();
     if (slot === undefined) slot = this.slab.add(value, expiresAt);
     else this.slab.put(slot, value, expiresAt);
-    own.set(flat(key), slot);
+    // The key is the most recently written of its class now (the eviction order).
+    own.written(flat(key), slot);
   }
 
   /** Drops expired entries among the next slice of the maps, resuming where the last tick stopped. */
@@ -265,7 +263,7 @@ export class MemoryStore implements VerificationStore {
         // A pass over every entry ended: a slab mostly free after a peak gives its room back.
         const slab = this.slab;
         if (slab.capacity >= COMPACT_FROM_SLOTS && slab.size * 4 <= slab.capacity)
-          slab.compact([this.entries, this.evictableEntries]);
+          slab.compact([...this.entries.maps(), ...this.evictableEntries.maps()]);
         return;
       }
       const [map, key, slot] = next.value;
@@ -277,7 +275,7 @@ export class MemoryStore implements VerificationStore {
   }
 
   private *everyEntry(): Generator<[Map<string, number>, string, number]> {
-    for (const map of [this.entries, this.evictableEntries])
+    for (const map of [...this.entries.maps(), ...this.evictableEntries.maps()])
       for (const [key, slot] of map) yield [map, key, slot];
   }
 

@@ -1,5 +1,5 @@
 /**
- * The attacks on the routes (cookie path, status polls), the meters and the money.
+ * The attacks on the routes (cookie path, status polls), the meters and the money (the pumping counts).
  *
  * Whole suites (the parts below), merged into one spec file so that jest imports Nest, the module and the
  * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
@@ -7,6 +7,7 @@
  */
 import './api-rate-status-polls-network.e2e.part.js';
 import './api-rate-status-polls.e2e.part.js';
+import './burst-caller-mark-burned.part.js';
 import './cookie-path-route-param.e2e.part.js';
 import './cookie-path-versioning.e2e.part.js';
 import './dump-spend-cap-figures.e2e.part.js';
