@@ -1,15 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { resolveVerificationOptions } from '../options/verification.options.js';
 import {
   RECORD_RETENTION_MS,
   SessionRecordRepository,
   STEP_CLAIM_TTL_MS,
 } from './session-record.repository.js';
-import { SubjectIndex } from './subject-index.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
+import { recordsOn } from '../../test/support/session-records.fixture.js';
 
 const record: SessionRecord = {
   requestId: 'req-1',
@@ -22,20 +19,9 @@ const record: SessionRecord = {
   verifiedAt: null,
 };
 
-/** The repository logs only a failed change announcement; nothing here is meant to. */
-const OPTIONS = resolveVerificationOptions({
-  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-});
-const QUIET_LOGGER = new VerificationLogger({ ...OPTIONS, logLevels: false });
 
-/** A repository over `store`, as the module makes it. */
-const repositoryOn = (store: MemoryStore) =>
-  new SessionRecordRepository(
-    OPTIONS,
-    store,
-    telemetryOf(QUIET_LOGGER),
-    new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-  );
+/** A repository over `store`, as the module makes it (it logs only a failed change announcement). */
+const repositoryOn = recordsOn;
 
 describe('SessionRecordRepository: how long records, journeys, step claims and erasure marks last', () => {
   let now: number;

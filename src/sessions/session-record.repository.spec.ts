@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
-import { resolveVerificationOptions } from '../options/verification.options.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { SubjectIndex } from './subject-index.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { spareTestRequestId } from '../core/test-session.js';
+import { RECORD_OPTIONS, recordsOn } from '../../test/support/session-records.fixture.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
 const record: SessionRecord = {
@@ -19,20 +19,10 @@ const record: SessionRecord = {
   verifiedAt: null,
 };
 
-/** The repository logs only a failed change announcement; nothing here is meant to. */
-const OPTIONS = resolveVerificationOptions({
-  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-});
-const QUIET_LOGGER = new VerificationLogger({ ...OPTIONS, logLevels: false });
+const OPTIONS = RECORD_OPTIONS;
 
-/** A repository over `store`, as the module makes it. */
-const repositoryOn = (store: MemoryStore) =>
-  new SessionRecordRepository(
-    OPTIONS,
-    store,
-    telemetryOf(QUIET_LOGGER),
-    new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-  );
+/** A repository over `store`, as the module makes it (it logs only a failed change announcement). */
+const repositoryOn = recordsOn;
 
 describe('SessionRecordRepository: records read again', () => {
   let store: MemoryStore;
@@ -71,12 +61,7 @@ describe('SessionRecordRepository: a spare test session slot holds its newest se
 
   it('the session a newer one replaced reads as gone, and its late save never overwrites the newer one', async () => {
     const store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    const records = new SessionRecordRepository(
-      OPTIONS,
-      store,
-      telemetryOf(QUIET_LOGGER),
-      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-    );
+    const records = recordsOn(store);
     const older = { ...record, requestId: slot('aaaaaaa') };
     const newer = { ...record, requestId: slot('bbbbbbb') };
     await records.createAndFollow(older);
@@ -112,12 +97,7 @@ describe('SessionRecordRepository: what a record stores, and records of the prev
       expect(fields).not.toHaveProperty(name);
     expect(fields).toMatchObject({ m: 'sms', s: 'sent', l: 6, e: pending.expiresAt - pending.createdAt });
     // A fresh repository (another instance) reads it whole.
-    const other = new SessionRecordRepository(
-      OPTIONS,
-      store,
-      telemetryOf(QUIET_LOGGER),
-      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-    );
+    const other = recordsOn(store);
     await expect(other.get('req-1')).resolves.toStrictEqual({ ...pending, requestId: 'req-1' });
     const verified = {
       ...pending,

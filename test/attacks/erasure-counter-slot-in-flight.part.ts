@@ -25,24 +25,18 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { VerificationLogger } from '../../src/observability/verification-logger.js';
-import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import {
   RECORD_RETENTION_MS,
   SessionRecordRepository,
 } from '../../src/sessions/session-record.repository.js';
-import { SubjectIndex } from '../../src/sessions/subject-index.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { telemetryOf } from '../support/telemetry.js';
+import { recordsOn } from '../support/session-records.fixture.js';
 
 const NOW = 1_700_000_000_000;
 const NUMBER = '+79123456780';
-const OPTIONS = resolveVerificationOptions({
-  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-});
 const session = (requestId: string, owner: string): SessionRecord => ({
   requestId,
   phoneNumber: NUMBER,
@@ -55,13 +49,7 @@ const session = (requestId: string, owner: string): SessionRecord => ({
   verifiedAt: null,
 });
 
-const repository = (store: VerificationStore) =>
-  new SessionRecordRepository(
-    OPTIONS,
-    store,
-    telemetryOf(new VerificationLogger({ ...OPTIONS, logLevels: false })),
-    new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-  );
+const repository = (store: VerificationStore) => recordsOn(store);
 
 describe('an erasure while a start holding a counter slot is in flight', () => {
   const stores: VerificationStore[] = [];

@@ -19,23 +19,14 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DAY_MS } from '../../src/core/clock.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { VerificationLogger } from '../../src/observability/verification-logger.js';
-import { resolveVerificationOptions } from '../../src/options/verification.options.js';
-import {
-  RECORD_RETENTION_MS,
-  SessionRecordRepository,
-} from '../../src/sessions/session-record.repository.js';
-import { SubjectIndex } from '../../src/sessions/subject-index.js';
+import {} from '../../src/sessions/session-record.repository.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { telemetryOf } from '../support/telemetry.js';
+import { recordsOn } from '../support/session-records.fixture.js';
 
 /** A UTC midnight. */
 const MIDNIGHT = Math.ceil(1_700_000_000_000 / DAY_MS) * DAY_MS;
 const NUMBER = '+79123456781';
-const OPTIONS = resolveVerificationOptions({
-  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-});
 
 describe('an erasure a second before midnight, on an instance whose clock is a second behind', () => {
   const cleanup: (() => Promise<void>)[] = [];
@@ -48,12 +39,7 @@ describe('an erasure a second before midnight, on an instance whose clock is a s
     const instance = (clock: () => number) => {
       const store = new RedisStore({ url: sharedRedisUrl(), keyPrefix, clock });
       cleanup.push(() => store.close());
-      return new SessionRecordRepository(
-        OPTIONS,
-        store,
-        telemetryOf(new VerificationLogger({ ...OPTIONS, logLevels: false })),
-        new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-      );
+      return recordsOn(store);
     };
     cleanup.push(async () => {
       const admin = new Redis(sharedRedisUrl());

@@ -18,24 +18,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { VerificationLogger } from '../../src/observability/verification-logger.js';
-import { resolveVerificationOptions } from '../../src/options/verification.options.js';
-import {
-  RECORD_RETENTION_MS,
-  SessionRecordRepository,
-} from '../../src/sessions/session-record.repository.js';
-import { SubjectIndex } from '../../src/sessions/subject-index.js';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
 import type { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
-import { telemetryOf } from '../support/telemetry.js';
+import { RECORD_OPTIONS, recordsOn } from '../support/session-records.fixture.js';
 
 const NOW = 1_700_000_000_000;
 const NUMBER = '+79123456782';
-const OPTIONS = resolveVerificationOptions({
-  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-});
 const session = (requestId: string): SessionRecord => ({
   requestId,
   phoneNumber: NUMBER,
@@ -67,14 +58,9 @@ describe("a start's record landing while an erasure of its number is under way",
   let erasure: VerificationErasure;
   beforeEach(() => {
     store = new MarkedStore({ clock: () => NOW });
-    records = new SessionRecordRepository(
-      OPTIONS,
-      store,
-      telemetryOf(new VerificationLogger({ ...OPTIONS, logLevels: false })),
-      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-    );
+    records = recordsOn(store);
     const history = { forget: () => Promise.resolve(0) } as unknown as VerificationHistory;
-    erasure = new VerificationErasure(OPTIONS, store, records, history);
+    erasure = new VerificationErasure(RECORD_OPTIONS, store, records, history);
   });
   afterEach(() => store.close());
 

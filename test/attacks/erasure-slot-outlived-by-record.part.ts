@@ -15,21 +15,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { VerificationLogger } from '../../src/observability/verification-logger.js';
-import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import {
   RECORD_RETENTION_MS,
   SessionRecordRepository,
 } from '../../src/sessions/session-record.repository.js';
-import { SubjectIndex } from '../../src/sessions/subject-index.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import { telemetryOf } from '../support/telemetry.js';
+import { recordsOn } from '../support/session-records.fixture.js';
 
 const START = 1_700_000_000_000;
 const NUMBER = '+79123456783';
-const OPTIONS = resolveVerificationOptions({
-  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-});
 
 describe('a record saved after its session ended, and its index slot', () => {
   let now = START;
@@ -38,12 +32,7 @@ describe('a record saved after its session ended, and its index slot', () => {
   beforeEach(() => {
     now = START;
     store = new MemoryStore({ clock: () => now });
-    records = new SessionRecordRepository(
-      OPTIONS,
-      store,
-      telemetryOf(new VerificationLogger({ ...OPTIONS, logLevels: false })),
-      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-    );
+    records = recordsOn(store);
   });
   afterEach(() => store.close());
 

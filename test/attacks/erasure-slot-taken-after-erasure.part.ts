@@ -17,21 +17,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { VerificationLogger } from '../../src/observability/verification-logger.js';
-import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import {
   RECORD_RETENTION_MS,
   SessionRecordRepository,
 } from '../../src/sessions/session-record.repository.js';
-import { SubjectIndex } from '../../src/sessions/subject-index.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import { telemetryOf } from '../support/telemetry.js';
+import { recordsOn } from '../support/session-records.fixture.js';
 
 const NOW = 1_700_000_000_000;
 const NUMBER = '+79123456789';
-const OPTIONS = resolveVerificationOptions({
-  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-});
 const session = (requestId: string, owner: string): SessionRecord => ({
   requestId,
   phoneNumber: NUMBER,
@@ -49,12 +43,7 @@ describe('a start recorded after an erasure, while an erased start was still in 
   let records: SessionRecordRepository;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => NOW });
-    records = new SessionRecordRepository(
-      OPTIONS,
-      store,
-      telemetryOf(new VerificationLogger({ ...OPTIONS, logLevels: false })),
-      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-    );
+    records = recordsOn(store);
   });
   afterEach(() => store.close());
 
