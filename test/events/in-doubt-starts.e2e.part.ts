@@ -13,8 +13,11 @@ import {
   drive,
   eventsOf,
   nextPhone,
+  payloadFor,
+  postWebhook,
   reconcilerOf,
   settle,
+  signed,
   startHost,
   startSandbox,
   type Outcome,
@@ -81,6 +84,7 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
   const startTooLate = async (
     method: SandboxMethod,
     owner: string,
+    purpose?: string,
   ): Promise<{ phone: string; requestId: string; answer: Awaited<ReturnType<typeof call>> }> => {
     const phone = nextPhone();
     sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: LATE_MS, count: 1 });
@@ -88,7 +92,7 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
       host.url,
       'POST',
       '/verification/start',
-      { phone_number: phone, method },
+      { phone_number: phone, method, ...(purpose === undefined ? {} : { purpose }) },
       { 'x-user': owner },
     );
     const until = Date.now() + 5000;
@@ -236,6 +240,58 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     await sb.fail(own);
     await settle(sb);
     expect(eventsOf(host, own)).toEqual(['verification.failed']);
+  });
+
+  it("an adopted session is the start's twin: its events and its record carry the start's purpose, as a start answered in time does", async () => {
+    const { requestId } = await startTooLate('sms', 'user-e', 'login');
+    const onTime = nextPhone();
+    const answered = await call(
+      host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: onTime, method: 'sms', purpose: 'login' },
+      { 'x-user': 'user-e' },
+    );
+    expect(answered.status).toBe(201);
+    const twin = sb.sessionsFor(onTime)[0]!.request_id;
+    for (const id of [requestId, twin]) await sb.fail(id);
+    await settle(sb);
+    for (const id of [requestId, twin]) {
+      expect(host.events.filter((e) => e.requestId === id).map((e) => [e.event, e.purpose])).toEqual([
+        ['verification.failed', 'login'],
+      ]);
+      const record = await host.app.get(SessionRecordRepository, { strict: false }).get(id);
+      expect(record?.purpose).toBe('login');
+    }
+  });
+
+  it("a webhook the sender retries up to an hour after the session's expiry still adopts it; one past that hour does not", async () => {
+    // Sessions live ten minutes: the start stays in doubt for its time-out, that life and the sender's late hour.
+    await host.close();
+    host = await boot(600);
+    const route = `${host.url}/verification/webhooks`;
+    const deliver = (id: string) =>
+      postWebhook(
+        route,
+        signed(sb.demoAccount.webhookSecret, payloadFor('verification.expired', id), {
+          timestampSeconds: Math.floor(sb.now() / 1000),
+        }),
+      );
+    const late = await startTooLate('sms', 'user-f');
+    const lost = await startTooLate('sms', 'user-g');
+    // Every webhook of their expiry is lost: only the sender's late retries reveal the sessions.
+    sb.addFault({ webhooks: { drop_next: 1000 } });
+    await sb.advance(600_000 + 3_600_000 - 1_000);
+    await settle(sb);
+    sb.clearFaults();
+    expect((await deliver(late.requestId)).body).toEqual({ received: true, result: 'processed' });
+    expect(host.events.filter((e) => e.requestId === late.requestId).map((e) => [e.event, e.owner])).toEqual([
+      ['verification.expired', 'user-f'],
+    ]);
+    // Past the start's time-out, its session's life and the late hour, the start is no longer in doubt.
+    await sb.advance(TIMEOUT_MS + 1_000);
+    expect((await deliver(lost.requestId)).body).toEqual({ received: true, result: 'ignored' });
+    expect(eventsOf(host, lost.requestId)).toEqual([]);
   });
 });
 

@@ -118,6 +118,34 @@ describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
     expect(await history.list({ phoneNumber: phone })).toEqual([]);
   });
 
+  it("a verified session's start outlives others' starts for retentionDays after its verification: listed a tick before, not at it", async () => {
+    const history = await boot({ history: { maxEntries: 3, retentionDays: 2 } });
+    const phone = phoneNumber();
+    const started = await post('start', { phone_number: phone, method: 'sms' }, 'erin');
+    const [session] = suite.sb.sessionsFor(phone);
+    await suite.sb.deliver(session!.request_id);
+    const code = String(suite.sb.getSession(session!.request_id)!.code);
+    const checked = await post('check', { verification_id: started.body.verification_id, code }, 'erin');
+    expect(checked.body.verified).toBe(true);
+    const verifiedAt = suite.sb.now();
+    // Others' paid starts of the number push erin's start off the starts' shelf.
+    for (const i of [1, 2, 3, 4]) {
+      await suite.sb.advance(1000);
+      expect((await post('start', { phone_number: phone, method: 'flash_call' }, `frank-${i}`)).status).toBe(
+        201,
+      );
+    }
+    const erins = async () =>
+      (await history.list({ phoneNumber: phone }))
+        .filter((e) => e.owner === 'erin' && e.kind === 'start')
+        .map((e) => e.method);
+    expect(await erins()).toEqual(['sms']);
+    await suite.sb.advance(verifiedAt + 2 * 86_400_000 - 1 - suite.sb.now());
+    expect(await erins()).toEqual(['sms']);
+    await suite.sb.advance(1);
+    expect(await erins()).toEqual([]);
+  });
+
   it.each(['memory', 'redis'] as const)(
     "a stranger's 120 free starts and refusals leave the victim's outcome and right code listed, folded into counted entries (%s)",
     async (store) => {

@@ -181,6 +181,40 @@ describe('erasure of a number or an owner', () => {
     },
   );
 
+  it("a session past its expiry is still found and erased while its record is kept: a tick before the record's end, by number and by owner", async () => {
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    try {
+      const host = await boot(store);
+      const erasure = host.app.get(VerificationErasure, { strict: false });
+      for (const by of ['phoneNumber', 'owner'] as const) {
+        const [n, owner] = [phone(), `owner-${randomUUID()}`];
+        const started = await call(
+          host.url,
+          'POST',
+          '/verification/start',
+          { phone_number: n, method: 'sms' },
+          { 'x-user': owner },
+        );
+        expect(started.status).toBe(201);
+        const id = String(started.body.verification_id);
+        const expiresAt = Date.parse(String(started.body.expires_at));
+        const status = () =>
+          call(host.url, 'GET', `/verification/status/${id}`, undefined, { 'x-user': owner });
+        await suite.sb.advance(expiresAt - suite.sb.now() + 1000);
+        expect((await status()).body.status).toBe('expired');
+        // The record is kept a day past the expiry: an erasure one tick before that still finds it.
+        await suite.sb.advance(expiresAt + 24 * 3_600_000 - 1 - suite.sb.now());
+        expect((await status()).status).toBe(200);
+        const report = await erasure.forget(by === 'phoneNumber' ? { phoneNumber: n } : { owner });
+        expect(report).toMatchObject({ sessions: 1, liveSessions: 0 });
+        expect((await status()).status).toBe(404);
+      }
+    } finally {
+      for (const h of hosts.splice(0)) await h.close();
+      await store.close();
+    }
+  });
+
   it('bad input: no subject, both, a malformed number or an empty owner is the validation error naming the field', async () => {
     const erasure = (await boot(new MemoryStore({ clock: () => suite.sb.now() }))).app.get(
       VerificationErasure,

@@ -113,4 +113,29 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
     expect(sb.requestCount(GET_SESSION)).toBe(0);
     expect(eventsOf(host, s.requestId)).toEqual([]);
   });
+
+  it('a session the API still shows pending is polled for the last time at expiry + grace exactly, then given up; a tick before, it is still followed', async () => {
+    const s = await startSession(host, sb, 'msgr2_bot');
+    const reconciler = reconcilerOf(host);
+    const giveUpAt = Date.parse(sb.getSession(s.requestId)!.expires_at) + 60_000;
+    // The API answers every read as still sent, past the session's expiry too.
+    sb.addFault({ route: GET_SESSION, kind: 'field', field: 'status', value: 'sent', count: 0 });
+    try {
+      await sb.advance(giveUpAt - 1 - sb.now());
+      await reconciler.runOnce();
+      expect(await reconciler.pending()).toBe(1);
+      // At the bound: its last look (the read a tick ago, shared within the poll interval), then given up.
+      await sb.advance(1);
+      await reconciler.runOnce();
+      expect(await reconciler.pending()).toBe(0);
+      sb.resetRequestCounts();
+      await reconciler.runOnce();
+      await sb.advance(10_000);
+      await reconciler.runOnce();
+      expect(sb.requestCount(GET_SESSION)).toBe(0);
+    } finally {
+      sb.clearFaults();
+    }
+    expect(eventsOf(host, s.requestId)).toEqual([]);
+  });
 });

@@ -7,6 +7,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { openSse } from '../support/sse-client.js';
 import { call, ONE_PLATFORM, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 import { nextPhone, startHost, startSandbox } from '../webhooks/harness.js';
@@ -93,6 +96,41 @@ describe.each(ONE_PLATFORM)('a journey put back from its token (%s)', (platform)
     expect(next.status).toBeGreaterThanOrEqual(400);
   });
 });
+
+describe.each(ONE_PLATFORM)(
+  'a journey put back from its token over records the store kept (%s)',
+  (platform) => {
+    it("its device hint's exclusions still hold: what its switches offer and take leaves them out", async () => {
+      const host = await boot(platform);
+      const phone = nextPhone();
+      const started = await post(host, 'start', { phone_number: phone, method: 'sms', device: 'desktop' });
+      const id = started.body.verification_id as string;
+      await sb.advance(61_000);
+      const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+      const token = moved.body.journey_token as string;
+      const seen = (await status(host, id)).body;
+      expect((seen.switch_methods as string[]).length).toBeGreaterThan(0);
+      // The store lost the journey's own record (a failover that dropped a last write), not its steps'.
+      const journeyId = host.app.get(VerificationHandleCodec, { strict: false }).open(id, OWNER['x-user'])!;
+      await host.app
+        .get<VerificationStore>(VerificationStore)
+        .delete(SessionRecordRepository.journeyKey(journeyId));
+      const back = (await status(host, id, token)).body;
+      expect(back).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+      expect(back.switch_methods).toEqual(seen.switch_methods);
+      expect(back.switch_methods).not.toContain('flash_call');
+      expect(back.switch_methods).not.toContain('reverse_flash_call');
+      await sb.advance(61_000);
+      const excluded = await post(host, 'switch', {
+        verification_id: id,
+        method: 'flash_call',
+        journey_token: token,
+      });
+      expect(excluded.status).toBeGreaterThanOrEqual(400);
+      expect((await status(host, id, token)).body).toMatchObject({ method: 'msgr1_otp' });
+    });
+  },
+);
 
 describe.each(PLATFORMS)('the status route and the status stream answer alike (%s)', (platform) => {
   it('before a restart, and after it with and without the journey token', async () => {
