@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { RedisStore } from '../../src/store/redis.store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import { VerificationOptionsError } from '../../src/core/option-rules.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
+import { sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
 import { TestClock } from './store-contract.js';
 
 /**
@@ -92,5 +93,80 @@ describe.each([
     await ioredis.set(`${prefix}live`, `${clock.now()}:v`);
     await expect(store.get('live')).resolves.toBeNull();
     await store.close();
+  });
+});
+
+/** Resolves with the first value `attempt` yields, trying again every 50 ms (real time) for up to `withinMs`. */
+async function eventually<T>(attempt: () => Promise<T>, withinMs: number): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+describe('RedisStore on a host client that queues commands while offline (its default)', () => {
+  let server: ThrowawayRedisServer;
+  beforeAll(async () => {
+    server = await ThrowawayRedisServer.start();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const hosts = {
+    ioredis: async () => {
+      const client = new Redis(server.url);
+      client.on('error', () => undefined);
+      return { client, end: async () => client.disconnect() };
+    },
+    'node-redis': async () => {
+      const client = createClient({ url: server.url });
+      client.on('error', () => undefined);
+      await client.connect();
+      return { client, end: async () => client.destroy() };
+    },
+  };
+
+  for (const [name, host] of Object.entries(hosts)) {
+    it(`${name}: a write refused during an outage is never made after Redis returns`, async () => {
+      const { client, end } = await host();
+      const store = new RedisStore({ client: client as never, commandTimeoutMs: 300 });
+      try {
+        await store.set('probe', 'up', 60_000);
+        await server.stop();
+        await expect(store.set('late', 'written-after-refusal', 60_000)).rejects.toThrow(
+          VerificationStoreUnavailableError,
+        );
+        await expect(store.increment('late-count', 1, 60_000)).rejects.toThrow(
+          VerificationStoreUnavailableError,
+        );
+        await server.start();
+        await eventually(() => store.set('probe', 'back', 60_000), 10_000);
+        await expect(store.get('late')).resolves.toBeNull();
+        await expect(store.increment('late-count', 1, 60_000)).resolves.toMatchObject({ value: 1 });
+      } finally {
+        await store.close();
+        await end();
+      }
+    });
+  }
+
+  it("a closed store leaves no listener on the host's client, however many were made on it", async () => {
+    for (const host of Object.values(hosts)) {
+      const { client, end } = await host();
+      const before = client.listenerCount('ready');
+      for (let i = 0; i < 3; i++) {
+        const store = new RedisStore({ client: client as never });
+        await store.set('k', 'v', 1000);
+        await store.close();
+      }
+      expect(client.listenerCount('ready')).toBe(before);
+      await end();
+    }
   });
 });
