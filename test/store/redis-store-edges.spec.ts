@@ -122,23 +122,25 @@ describe('RedisStore on a host client that queues commands while offline (its de
     ioredis: async () => {
       const client = new Redis(server.url);
       client.on('error', () => undefined);
-      return { client, end: async () => client.disconnect() };
+      return { client, down: () => client.status !== 'ready', end: async () => client.disconnect() };
     },
     'node-redis': async () => {
       const client = createClient({ url: server.url });
       client.on('error', () => undefined);
       await client.connect();
-      return { client, end: async () => client.destroy() };
+      return { client, down: () => !client.isReady, end: async () => client.destroy() };
     },
   };
 
   for (const [name, host] of Object.entries(hosts)) {
     it(`${name}: a write refused during an outage is never made after Redis returns`, async () => {
-      const { client, end } = await host();
+      const { client, down, end } = await host();
       const store = new RedisStore({ client: client as never, commandTimeoutMs: 300 });
       try {
         await store.set('probe', 'up', 60_000);
         await server.stop();
+        // Once the client knows (a command already written when the socket dropped is the client's to resend).
+        await eventually(async () => expect(down()).toBe(true), 5000);
         await expect(store.set('late', 'written-after-refusal', 60_000)).rejects.toThrow(
           VerificationStoreUnavailableError,
         );
