@@ -58,6 +58,7 @@ describe.each([
 ] as const)('RedisStore on %s: keys under its prefix it did not write', (_name, client) => {
   const clock = new TestClock();
   const foreign = [
+    '99999999999999999',
     'no-expiry',
     ':leading-colon',
     'abc:not-a-time',
