@@ -199,6 +199,15 @@ export const SPECS_BY_SCOPE = {
     folder: 'verification',
     specs: [/^src\/verification\/(check-refusal|upstream-error\.mapper)\.spec\./],
   },
+  // src/pumping's rules and counts (pumping-rules.ts, range-stats.ts, giver-shares.ts, range-bursts.ts,
+  // range-holds.ts and the rest of the folder): their unit specs beside them (a defence over a MemoryStore on a
+  // fixed clock) and the one-start-at-a-time parts of test/protection (holds, subjects, the window as a budget):
+  // 109 tests, a first run of 43 s on the loaded machine. Left out: pumping-attacks.e2e and pumping-defence.e2e
+  // (16 tests, 45 s: hosts over HTTP, every rule mutant reaches them, a survivor would run them all).
+  'pumping-rules': {
+    folder: 'pumping',
+    specs: [/^src\/pumping\//, /^test\/protection\/pumping-(holds|subjects|windows\.properties)\./],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
     folder: 'protection',

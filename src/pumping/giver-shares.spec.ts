@@ -14,6 +14,7 @@ import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 import {
   chargedGivers,
   GIVER_SHARES,
+  giveBackOf,
   givenBack,
   giversOf,
   nextStanding,
@@ -85,6 +86,24 @@ describe('giver shares: the rule', () => {
     expect(chargedGivers(givers, 'past')).toEqual([]);
     // No giver at all (a switch): within.
     expect(standingOf([], [])).toBe('within');
+  });
+
+  it('a start with a key and no address known has the key and its owner as givers, no address or network', () => {
+    const noAddress = { ...attempt('x', 'acct:1', 'u1'), ip: undefined };
+    expect(giversOf(noAddress, 64).map((g) => g.id)).toEqual(['client:acct:1', 'owner:u1']);
+  });
+
+  it('a verification gives back to the givers its start was charged to, one start over the prior each', () => {
+    const givers = giversOf(attempt('2001:db8:77:5::1', 'acct:1', 'u1'), 64);
+    expect(giveBackOf(givers, 'within', PRIOR)).toEqual({
+      givers: ['client:acct:1', 'address:2001:db8:77:5::/64', 'net:2001:db8:77::/48', 'owner:u1'],
+      amount: 125,
+    });
+    expect(giveBackOf(givers, 'network', 0.5)).toEqual({
+      givers: ['client:acct:1', 'address:2001:db8:77:5::/64', 'owner:u1'],
+      amount: 200,
+    });
+    expect(giveBackOf(givers, 'past', PRIOR)).toEqual({ givers: [], amount: 125 });
   });
 
   it('a verification gives back one start over the prior: users who complete as expected keep their balance', () => {

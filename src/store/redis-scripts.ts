@@ -25,7 +25,8 @@ local function live_expiry(raw, now)
   local sep = string.find(raw, ':', 1, true)
   if not sep then return nil end
   local expires_at = tonumber(string.sub(raw, 1, sep - 1))
-  if not expires_at or expires_at <= now then return nil end
+  -- NaN and infinities (which Lua's tonumber reads from 'nan', 'inf', '1e400') do not parse, as in get.
+  if not expires_at or expires_at ~= expires_at or expires_at == math.huge or expires_at <= now then return nil end
   return expires_at, string.sub(raw, sep + 1)
 end
 `;
