@@ -38,8 +38,8 @@
  * run spends about 3,000). The per-number limits, the resend cooldown and coalescing keep their
  * defaults. The sandbox clock is frozen between ticks, so a run repeats exactly. For trying a change:
  * ORCH_ONLY=realistic,warm (rows), ORCH_FALLBACK='{"stalledShare":0.3}', ORCH_OPTIONS (the whole
- * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments and
- * figures per device on stderr).
+ * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments, and first methods per device
+ * and 50 s of arrivals, on stderr).
  *
  * Issue 47's rows: `desktop` (60 % desktop), `leaving` (pessimistic, 10 % leave at each switch),
  * `poisoned` (realistic, beside 150 free reverse calls nobody completes and a farm's 30 dialled at 85 s;
@@ -571,6 +571,18 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
         `${device} ${d.v}/${d.n} verified, median ${fmt(median(d.times) / 1000, 1)} s, ` +
         `${d.late} by a step left`,
     );
+    if (process.env.ORCH_DIAG) {
+      // First methods by device and 50 s of arrivals: when the chooser moved.
+      const firsts: Record<string, Record<string, number>> = {};
+      const t0 = users[0]?.arriveAt ?? 0;
+      for (const user of users) {
+        const first = sb.sessionsFor(user.phone).at(-1)?.method ?? 'none';
+        const key = `${user.device}@${Math.floor((user.arriveAt - t0) / 50_000) * 50}s`;
+        const row = (firsts[key] ??= {});
+        row[first] = (row[first] ?? 0) + 1;
+      }
+      console.error(JSON.stringify(firsts));
+    }
     const rub = kopecks / 100;
     return {
       ...spec,

@@ -1,6 +1,6 @@
 import { DAY_MS } from '../core/clock.js';
 import { digest } from '../core/digest.js';
-import { isDeviceHint, type DeviceHint } from '../core/journey.js';
+import { isDeviceHint, type DeviceHint, type JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
@@ -68,7 +68,7 @@ export interface Admission {
  * unverified end is evidence only from a real user's journey: one verified by another step, a caller
  * with a record, or a page that followed the status (`followed`). Any other unverified end is
  * `unproven`: left out of what the policy learns (the fallback moment and the ranking). A followed
- * page ranks no method charged on proof (see `proven`).
+ * page ranks no method charged on proof but by a later paid step of its journey (see `proven`).
  */
 export class FigureEvidence {
   readonly #followed = new Set<string>();
@@ -132,19 +132,19 @@ export class FigureEvidence {
    * on proof, a followed page is evidence of neither: its start and poll cost their giver nothing, and
    * many networks' reads within their shares would make the cheapest method look failing (moving `auto`
    * to paid ones) or sink its fallback moment to the floor. Its ends count only from givers who proved
-   * a number (a record, another step of the journey verified).
+   * a number (a record, another step of the journey verified), or whose journey went on to a step
+   * charged whatever happens that a page followed (a user who left after a switch: its cost).
    */
   async proven(record: SessionRecord, admitted: Admission): Promise<{ moment: boolean; ranking: boolean }> {
     if (admitted.vouched) return { moment: true, ranking: true };
-    const [journey, followed] = await Promise.all([
+    const [journey, followed, switchedFollowed] = await Promise.all([
       this.store.get(journeyVerifiedKey(record)),
       this.store.get(followedKey(record.requestId)),
+      this.store.get(journeyFollowedKey(record)),
     ]);
     const free = methodTraits(record.method).chargedOnProof;
-    return {
-      moment: journey !== null || (followed !== null && !free),
-      ranking: journey !== null || (followed !== null && !free),
-    };
+    const real = journey !== null || switchedFollowed !== null || (followed !== null && !free);
+    return { moment: real, ranking: real };
   }
 
   /** A verified session: its journey is verified, and its caller has a record from now on. */
@@ -155,6 +155,36 @@ export class FigureEvidence {
         ? undefined
         : this.store.set(recordKey(admitted.caller), '1', STATS_RETENTION_DAYS * DAY_MS),
     ]);
+  }
+
+  /**
+   * Remembers the journey's steps before `record` (a switch's counted step): when it verifies, they
+   * are ended then (earlierSteps), not at their expiry.
+   */
+  async rememberEarlier(record: SessionRecord, earlier: readonly JourneyStep[]): Promise<void> {
+    if (earlier.length === 0) return;
+    const steps = earlier.map((step) => [step.requestId, step.method, step.startedAt]);
+    await this.store.set(earlierKey(record.requestId), JSON.stringify(steps), this.claimTtl(record));
+  }
+
+  /** The counted steps of the journey before `record` (rememberEarlier), each with its admission. */
+  async earlierSteps(record: SessionRecord): Promise<(JourneyStep & { admitted: Admission })[]> {
+    if (record.journeyId === undefined) return [];
+    const raw = await this.store.get(earlierKey(record.requestId));
+    const steps = raw === null ? [] : (JSON.parse(raw) as [string, JourneyStep['method'], number][]);
+    const decisions = await Promise.all(steps.map(([id]) => this.store.get(admittedKey(id))));
+    return steps.flatMap(([requestId, method, startedAt], i) => {
+      const admitted = decisions[i] === null ? false : admission(decisions[i]!, false);
+      return admitted === false ? [] : [{ requestId, method, startedAt, admitted }];
+    });
+  }
+
+  /**
+   * Claims the end of session `requestId` (journey-ends.ts: its own, or when a later step of its
+   * journey verified it, whichever comes first), kept as long as `record`'s claims.
+   */
+  claimEnd(requestId: string, record: SessionRecord): Promise<boolean> {
+    return this.store.setIfAbsent(`stats-counted:{${requestId}}:end`, '1', this.claimTtl(record));
   }
 
   /** Whether another step verified the session's journey. */
@@ -168,7 +198,12 @@ export class FigureEvidence {
     if (this.#followed.has(record.requestId)) return;
     if (this.#followed.size >= FOLLOWED_REMEMBERED) this.#followed.clear();
     this.#followed.add(record.requestId);
-    await this.store.set(followedKey(record.requestId), '1', this.claimTtl(record));
+    // A later step charged whatever happens, followed: its journey's earlier steps were a real user's too.
+    const switchedTo = record.journeyId !== undefined && !methodTraits(record.method).chargedOnProof;
+    await Promise.all([
+      this.store.set(followedKey(record.requestId), '1', this.claimTtl(record)),
+      switchedTo ? this.store.set(journeyFollowedKey(record), '1', this.claimTtl(record)) : undefined,
+    ]);
   }
 
   /** Whether this is the caller's first counted start of the method on the session's day. */
@@ -236,8 +271,14 @@ function journeyVerifiedKey(record: SessionRecord): string {
 
 /** What the figures keep of one session by its id (its admission, a page following it): an erasure removes them. */
 export function sessionEvidenceKeys(requestId: string): string[] {
-  return [admittedKey(requestId), followedKey(requestId)];
+  const keyed = [admittedKey, followedKey, earlierKey, (id: string) => journeyFollowedKey({ requestId: id })];
+  return keyed.map((key) => key(requestId));
 }
+
+/** A later step of the journey (one charged whatever happens) had a page following it. */
+const journeyFollowedKey = (record: Pick<SessionRecord, 'requestId' | 'journeyId'>) =>
+  `stats-journey-followed:{${record.journeyId ?? record.requestId}}`;
+const earlierKey = (requestId: string) => `stats-earlier:{${requestId}}`;
 
 /**
  * How a session names itself in its number's day claim: 66 bits of its id's digest (its number's

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import {
+  CARRIED_PRIOR_ENDS,
+  carriedAfter,
   chooseFirstMethods,
   expectedOf,
   REFERENCE_MEDIAN_PRIOR_MS,
@@ -189,6 +191,63 @@ describe('first method', () => {
       // Measured medians do carry each other (SMS's figures on both devices).
       const measured = { device: 'desktop' as const, weight: 3, candidates: [sms, reverse(0.7, 5_000)] };
       expect(chooseFirstMethods([timed, measured]).get('mobile')).toBe('reverse_flash_call');
+    });
+  });
+
+  describe('a switch’s cost in users, learned: the share of a method’s unverified users a later step verifies', () => {
+    /** The method's figures with `rescued` of its unverified sessions verified by a later step. */
+    const withRescued = (m: MethodOutlook, rescued: number): MethodOutlook => ({
+      ...m,
+      figures: { ...m.figures, rescued },
+    });
+    const flash: MethodOutlook = {
+      method: 'flash_call',
+      figures: figures(0.5, 10_000, 0.85),
+      priceMinor: 80,
+      fallbackMs: 30_000,
+    };
+
+    it('thin or not counted: the reference’s completion less SWITCH_LEAVE_SHARE', () => {
+      expect(carriedAfter(flash, sms)).toBeCloseTo(0.85 * (1 - SWITCH_LEAVE_SHARE));
+      // No unverified session yet: the prior alone.
+      const none = { ...flash, figures: { ...figures(1, 10_000), rescued: 0 } };
+      expect(carriedAfter(none, sms)).toBeCloseTo(0.85 * (1 - SWITCH_LEAVE_SHARE));
+    });
+
+    it('a method charged whatever happens: its unverified users proven, the leavers among them', () => {
+      // 500 unverified, 100 of them verified later (the rest left or failed): the prior weighs 20 of 520.
+      const learned = carriedAfter(withRescued(flash, 100), sms);
+      const prior = 0.85 * (1 - SWITCH_LEAVE_SHARE);
+      expect(learned).toBeCloseTo((100 + CARRIED_PRIOR_ENDS * prior) / (500 + CARRIED_PRIOR_ENDS));
+      // As many as the prior says: no change.
+      expect(carriedAfter(withRescued(flash, 500 * prior), sms)).toBeCloseTo(prior);
+    });
+
+    it('a method charged on proof: those who leave without switching stay assumed, before the learned share', () => {
+      const call = reverse(0.3, 10_000); // 700 unverified: those who switched, proven
+      const half = carriedAfter(withRescued(call, 350), sms);
+      expect(half).toBeCloseTo((1 - SWITCH_LEAVE_SHARE) * ((350 + CARRIED_PRIOR_ENDS * 0.85) / 720));
+      expect(carriedAfter(withRescued(call, 0), sms)).toBeLessThan(0.03);
+    });
+
+    it('never above the prior: a later step’s success is counted at once, its failure at the expiry', () => {
+      const call = reverse(0.3, 10_000);
+      expect(carriedAfter(withRescued(call, 700), sms)).toBeCloseTo((1 - SWITCH_LEAVE_SHARE) * 0.85);
+      expect(carriedAfter(withRescued(flash, 500), sms)).toBeCloseTo(0.85 * (1 - SWITCH_LEAVE_SHARE));
+    });
+
+    it('a first method whose switched users rarely verify after it goes first no more', () => {
+      // 0.3 + 0.7 × 0.9 × 0.85 ≈ 0.836 < 0.85 by the prior; with every switched user verified later, more.
+      const call = { ...reverse(0.3, 5_000), fallbackMs: 10_000 };
+      const mobile = (c: MethodOutlook) => [{ device: 'mobile' as const, weight: 1, candidates: [sms, c] }];
+      expect(chooseFirstMethods(mobile(withRescued(call, 700))).get('mobile')).toBe('sms');
+      const cheap = { ...reverse(0.5, 5_000), fallbackMs: 10_000 };
+      expect(chooseFirstMethods(mobile(withRescued(cheap, 500))).get('mobile')).toBe('reverse_flash_call');
+      // The same method, whose users left after switching (few verified later): SMS first.
+      expect(chooseFirstMethods(mobile(withRescued(cheap, 150))).get('mobile')).toBe('sms');
+      expect(expectedOf(withRescued(cheap, 150), sms, 30_000).verified).toBeLessThan(
+        expectedOf(withRescued(cheap, 500), sms, 30_000).verified,
+      );
     });
   });
 });

@@ -10,6 +10,11 @@ import { completedWithin, verifiedQuantile, type CellFigures } from './operator-
 
 /** The share of users assumed lost at a switch (they close the page): a switch costs users. */
 export const SWITCH_LEAVE_SHARE = 0.1;
+/**
+ * The weight of the assumed share a later step verifies after a switch (carriedAfter), in unverified
+ * sessions: a cell's own share takes over as its switches' outcomes come in.
+ */
+export const CARRIED_PRIOR_ENDS = 20;
 /** The method every other is measured against: its median time is the budget, its verified users the floor. */
 export const REFERENCE_METHOD = 'sms';
 /**
@@ -53,6 +58,25 @@ function charge(m: MethodOutlook, verified: number): number {
 }
 
 /**
+ * Of the users `first` left unverified, the share a later step verifies (the switch's cost in users is
+ * the rest): its cell's rescued ÷ unverified sessions, weighed with CARRIED_PRIOR_ENDS sessions of the
+ * reference's completion less SWITCH_LEAVE_SHARE, never above that prior: a user verified after the
+ * switch is counted when verified, one who never is only at the step's expiry, so a young share flatters.
+ * A method charged on proof has no evidence of those who leave without switching (a followed page of a
+ * free start is none, FigureEvidence): its learned share is of those who switched, and
+ * SWITCH_LEAVE_SHARE stays assumed before it.
+ */
+export function carriedAfter(first: MethodOutlook, reference: MethodOutlook): number {
+  const unseenLeave = methodTraits(first.method).chargedOnProof ? SWITCH_LEAVE_SHARE : 0;
+  const prior = reference.figures.completion * (1 - SWITCH_LEAVE_SHARE + unseenLeave);
+  const { rescued, ended, verified } = first.figures;
+  const unverified = rescued === undefined ? 0 : Math.max(ended - verified, 0);
+  const learned = ((rescued ?? 0) + CARRIED_PRIOR_ENDS * prior) / (unverified + CARRIED_PRIOR_ENDS);
+  // Only a cost: a later step's failure is counted last (at the step's expiry), its success at once.
+  return (1 - unseenLeave) * Math.min(learned, prior);
+}
+
+/**
  * A user's expected outcome starting with `first` and falling back to `reference` at its moment:
  * verified by `first` within its moment (or later, for a method completed outside the page, whose
  * step goes on after a switch), else, less SWITCH_LEAVE_SHARE who leave, by the reference.
@@ -74,11 +98,14 @@ export function expectedOf(first: MethodOutlook, reference: MethodOutlook, budge
   const ownWithin = cutOff
     ? completedWithin(first.figures, Math.min(budgetMs, first.fallbackMs))
     : completedWithin(first.figures, budgetMs);
-  const afterSwitch = budgetMs > first.fallbackMs ? byReference(budgetMs - first.fallbackMs) : 0;
+  // Verified after the switch (carriedAfter), within the budget as fast as the reference verifies.
+  const carried = (1 - inTime) * (1 - lateShare) * carriedAfter(first, reference);
+  const completion = reference.figures.completion;
+  const soon = budgetMs > first.fallbackMs && completion > 0 ? byReference(budgetMs - first.fallbackMs) : 0;
   return {
-    verified: own + switched * (1 - lateShare) * reference.figures.completion,
-    costMinor: charge(first, own) + switched * charge(reference, reference.figures.completion),
-    withinBudget: ownWithin + switched * (1 - lateShare) * afterSwitch,
+    verified: own + carried,
+    costMinor: charge(first, own) + switched * charge(reference, completion),
+    withinBudget: ownWithin + (completion > 0 ? (carried * soon) / completion : 0),
   };
 }
 

@@ -144,8 +144,9 @@ export function dayName(ms: number): string {
   return lastDay.name;
 }
 
+export const BUCKET_FIELD = 'ttv';
 export function bucketField(index: number): string {
-  return `ttv${index}`;
+  return `${BUCKET_FIELD}${index}`;
 }
 
 export const CHARGED_FIELD = 'charged';

@@ -2,7 +2,7 @@ import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
 import { cutOffBySwitch, type MomentCounts } from '../core/fallback-moment.js';
-import type { DeviceHint } from '../core/journey.js';
+import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { MethodSamples, MethodSamplesByMethod } from '../core/method-ranking.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
@@ -32,6 +32,7 @@ import {
   type MethodTransition,
   type Sums,
 } from './method-figures.js';
+import { earlierEndCounts, isEnd, withoutEnd } from './journey-ends.js';
 import { errorText } from '../core/error-text.js';
 import { FigureEvidence, type Admission, type FigureGivers } from './figure-evidence.js';
 
@@ -91,8 +92,9 @@ export class MethodStats implements OnModuleDestroy {
    * FigureEvidence admits it: not a start the pumping defence suspected, a number's first with the
    * method that day, within its givers' day shares; an unverified end no real user gave is `unproven`.
    * `caller` (owner or client key) is counted once per day and method (`cost_per_success`'s
-   * `minCallers`); `device`, the start's hint, is remembered for the session's later counts. The start
-   * path does not wait for it: `flush` and every read of the figures do.
+   * `minCallers`); `device`, the start's hint, is remembered for the session's later counts, and so
+   * are the journey's `earlier` steps (a switch's): when this one verifies, they are ended then
+   * (#endEarlier). The start path does not wait for it: `flush` and every read of the figures do.
    */
   tally(...args: Parameters<MethodStats['count']>): Promise<void> {
     const tallying = this.count(...args).finally(() => this.#tallying.delete(tallying));
@@ -105,6 +107,7 @@ export class MethodStats implements OnModuleDestroy {
     caller?: string,
     device?: DeviceHint,
     givers: Omit<FigureGivers, 'caller'> = {},
+    earlier: readonly JourneyStep[] = [],
   ): Promise<void> {
     // A test number's session says nothing about a method's real success or price.
     if (record.suspected || isTestSession(record.requestId)) return;
@@ -113,11 +116,16 @@ export class MethodStats implements OnModuleDestroy {
       if (admitted === false) return;
       // The start's claim is its admission's entry (FigureEvidence.admitted); later transitions have their own.
       const later = shownTransitions(record).filter((transition) => transition !== 'started');
-      const claimed = await this.#claim(record, later);
+      const [claimed, ends] = await Promise.all([
+        this.#claim(record, later),
+        later.some(isEnd) ? this.evidence.claimEnd(record.requestId, record) : true,
+        admitted.started ? this.evidence.rememberEarlier(record, earlier) : undefined,
+      ]);
       const won: MethodTransition[] = later.filter((_, i) => claimed[i]);
       if (admitted.started) won.unshift('started');
       if (won.length === 0) return;
-      const counts = countsOf(record, won, this.store.now(), admitted.device);
+      // Its end was counted already, when a later step verified its journey: what it charged still counts.
+      const counts = withoutEnd(countsOf(record, won, this.store.now(), admitted.device), !ends);
       await this.#journeyOutcome(record, counts, admitted);
       // A cell its network's share left this session out of (FigureEvidence.admitted) is not counted in.
       counts.cells = counts.cells.filter((cell) => !admitted.outOfCells.includes(cell));
@@ -199,22 +207,36 @@ export class MethodStats implements OnModuleDestroy {
   async #journeyOutcome(record: SessionRecord, counts: Counts, admitted: Admission): Promise<void> {
     if (counts.transitions.includes('verified')) {
       await this.evidence.verified(record, admitted);
+      await this.#endEarlier(record);
       return;
     }
     if (!counts.transitions.includes('expired') && !counts.transitions.includes('failed')) return;
-    const withoutEnd = counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed');
+    const others = counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed');
     if (await this.evidence.journeyVerified(record)) {
       // A real user the method failed: another step verified them (the health's evidence, RESCUED_FIELD).
       counts.adds.push([RESCUED_FIELD, 1]);
       if (counts.momentGroup !== undefined && cutOffBySwitch(record.method)) {
-        counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
+        counts.momentAdds = [...others, [LEFT_FIELD, 1]];
         return;
       }
     }
     // No real user's end: out of what the policy learns (the moment's figures: neither ended nor pending).
     const proof = await this.evidence.proven(record, admitted);
     if (!proof.ranking) counts.adds.push([UNPROVEN_FIELD, 1]);
-    if (!proof.moment) counts.momentAdds = [...withoutEnd, [LEFT_FIELD, 1]];
+    if (!proof.moment) counts.momentAdds = [...others, [LEFT_FIELD, 1]];
+  }
+
+  /** The journey's steps switched away from end when a later one verifies it (earlierEndCounts), each once. */
+  async #endEarlier(record: SessionRecord): Promise<void> {
+    const steps = await this.evidence.earlierSteps(record);
+    const won = await Promise.all(steps.map((step) => this.evidence.claimEnd(step.requestId, record)));
+    for (const [i, step] of steps.entries()) {
+      if (!won[i]) continue;
+      const counts = earlierEndCounts(record, step, step.admitted.device, this.store.now());
+      counts.cells = counts.cells.filter((cell) => !step.admitted.outOfCells.includes(cell));
+      this.#add(counts);
+      this.#report(counts);
+    }
   }
 
   #claim(record: SessionRecord, transitions: MethodTransition[]): Promise<boolean[]> {

@@ -2,12 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../core/session-record.js';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, SPEC_KEYS, NOON } from '../../test/support/method-stats.fixture.js';
+import { methodStatsFixture, SPEC_KEYS, NOON, sums } from '../../test/support/method-stats.fixture.js';
 import { dumpMemoryStore } from '../../test/support/store-dump.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 import { CELL_SHARE_PER_NETWORK, FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { MethodStats } from './method-stats.service.js';
-import { completedWithin, MIN_CELL_ENDED, pooledFigures } from './operator-figures.js';
+import { completedWithin, MIN_CELL_ENDED, pickCell, pooledFigures } from './operator-figures.js';
 
 /*
  * Figures per operator prefix × method × device (issue 47): what the store keeps (day counters per
@@ -172,5 +172,11 @@ describe('operator figures', () => {
     expect(await pooledFigures(read, 'sms', numberOn('985'), 'mobile', 1)).toMatchObject({
       level: 'country',
     });
+  });
+
+  it('tells of a cell’s unverified sessions those a later step verified (rescued), never more than them', () => {
+    const cell = sums({ verified: 20, expired: 15, unproven: 5, rescued: 4 });
+    expect(pickCell([cell])).toMatchObject({ level: 'operator', ended: 30, verified: 20, rescued: 4 });
+    expect(pickCell([{ ...cell, rescued: 40 }])?.rescued).toBe(10);
   });
 });

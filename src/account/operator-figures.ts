@@ -24,6 +24,11 @@ export interface CellFigures {
   delivery: number | null;
   /** Verified sessions per time-to-verify bucket (TIME_TO_VERIFY_BUCKETS_MS). */
   buckets: readonly number[];
+  /**
+   * Of the `ended − verified` unverified ones, those a later step of their journey verified (the rest
+   * left after the switch, or no method verified them: a switch's cost). Absent: not counted.
+   */
+  rescued?: number;
 }
 
 /** Reads one method's sums in cells (MethodStats.cellSums fits). */
@@ -63,6 +68,7 @@ export function pickCell(sums: readonly Sums[]): CellFigures | undefined {
       completion: Math.min(cell.verified / ended, 1),
       delivery: cell.delivered > 0 && cell.started > 0 ? Math.min(cell.delivered / cell.started, 1) : null,
       buckets: cell.buckets,
+      rescued: Math.min(cell.rescued, Math.max(ended - cell.verified, 0)),
     };
   }
   return undefined;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MethodStats } from '../account/method-stats.service.js';
 import { VerificationLedger } from '../ledger/verification-ledger.service.js';
-import type { DeviceHint } from '../core/journey.js';
+import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import {
   asVerificationError,
@@ -53,6 +53,8 @@ export interface StartOutcome {
   device?: DeviceHint;
   /** The client's IP, for the method figures' givers (figureGivers). */
   ip?: string;
+  /** A switch's: the journey's steps before it (the method figures end them when it verifies). */
+  earlier?: readonly JourneyStep[];
   began: number;
 }
 
@@ -94,7 +96,8 @@ export class FlowOutcomes {
       await this.ledger.count(record);
       // Counted after the answer: the figures' reads wait for it (MethodStats.tally).
       const { address, network } = figureGivers(outcome.caller, outcome.ip);
-      void this.methodStats.tally(record, outcome.caller, outcome.device, { address, network });
+      const givers = { address, network };
+      void this.methodStats.tally(record, outcome.caller, outcome.device, givers, outcome.earlier);
     }
   }
 

@@ -145,6 +145,7 @@ export class SwitchFlow {
           caller,
           ip: input.ip,
           device: moved.device,
+          earlier: latest.steps,
           began: facts.began,
         });
 

@@ -5,6 +5,7 @@
  * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
  * `npx jest --testMatch '<rootDir>/test/journeys/<part>.part.ts'`.
  */
+import './journey-ends.e2e.part.js';
 import './learned-fallback.e2e.part.js';
 import './learning-steering.e2e.part.js';
 import './multi-instance-switch.e2e.part.js';
