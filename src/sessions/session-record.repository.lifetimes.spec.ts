@@ -19,7 +19,6 @@ const record: SessionRecord = {
   verifiedAt: null,
 };
 
-
 /** A repository over `store`, as the module makes it (it logs only a failed change announcement). */
 const repositoryOn = recordsOn;
 
