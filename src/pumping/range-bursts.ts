@@ -109,7 +109,9 @@ export class RangeBursts extends RangeHolds {
     return Promise.all(
       ids
         .filter((_, i) => won[i])
-        .map(async (id) => [id, (await this.store.increment(callers(id), 1, ttl, EVICTABLE)).value - 1] as const),
+        .map(
+          async (id) => [id, (await this.store.increment(callers(id), 1, ttl, EVICTABLE)).value - 1] as const,
+        ),
     );
   }
 
