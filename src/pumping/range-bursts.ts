@@ -3,8 +3,8 @@ import { RangeHolds } from './range-holds.js';
 
 /**
  * What a start read of its burst marks with the request limits (`markBursts`), in window `window`: it
- * holds nothing that decides a count. `first`: it went first for its number in the window (a hint, taken
- * set-if-absent; `release` gives it back when the start is refused); `ids`: then, the ranges and prefixes
+ * holds nothing that decides a count, and gives nothing back (`release`: a hold of protection's). `first`:
+ * it created its number's count (at 0), a hint that it goes first; `ids`: then, the ranges and prefixes
  * where its caller was not marked, where countBursts counts it ahead (taken back if it was not new).
  */
 export interface BurstMarks {
@@ -28,8 +28,8 @@ export const MARK_SLACK_MS = 60_000;
  */
 export class RangeBursts extends RangeHolds {
   /**
-   * Reads `caller`'s marks in the current window of each range and prefix, and takes the number's hint
-   * (see BurstMarks). Taken with the request limits, so that a start that went first is counted in the
+   * Reads `caller`'s marks in the current window of each range and prefix, and creates the number's
+   * count (see BurstMarks). Taken with the request limits, so that a start that went first is counted in the
    * same round trip as the defence's other counts.
    */
   async markBursts(
@@ -41,23 +41,18 @@ export class RangeBursts extends RangeHolds {
     const none = { window: w, first: false, ids: new Set<string>(), release: async () => undefined };
     const ids = subjects.filter((s) => bursty(s.id)).map((s) => s.id);
     if (caller === undefined || phoneNumber === undefined || ids.length === 0) return none;
-    const first = key.numberFirst(this.keys.digest(phoneNumber), w);
-    const [won, ...seen] = await Promise.all([
-      this.store.setIfAbsent(first, '1', this.markTtl(w), EVICTABLE),
+    // The number's count (RangeStats.countStart), created at 0 and as long-lived: a count of nothing.
+    const [first, ...seen] = await Promise.all([
+      this.store.setIfAbsent(
+        key.number(this.keys.digest(phoneNumber), w),
+        '0',
+        2 * this.settings.windowMs,
+        EVICTABLE,
+      ),
       ...ids.map((id) => this.store.get(this.mark(id, caller, w))),
     ]);
-    if (!won) return none;
-    let released = false;
-    return {
-      window: w,
-      first: true,
-      ids: new Set(ids.filter((_, i) => seen[i] === null)),
-      release: async () => {
-        if (released) return;
-        released = true;
-        await this.store.delete(first);
-      },
-    };
+    if (!first) return none;
+    return { ...none, first, ids: new Set(ids.filter((_, i) => seen[i] === null)) };
   }
 
   /**
@@ -65,7 +60,8 @@ export class RangeBursts extends RangeHolds {
    * its increment) and its caller were both new, and answers each such subject's distinct callers before
    * it (counted atomically). A start that went first (marks of window `w`) is counted ahead, with its
    * other counts, and takes back what it counted where it was not new; one that did not, whose number was
-   * new all the same (the first was refused, or the window rolled over since), marks its caller then.
+   * new all the same (the first was refused, or the window rolled over since), marks its caller then (two
+   * round trips more).
    */
   protected async countBursts(
     subjects: readonly { id: string }[],

@@ -39,11 +39,9 @@ export const rangeStatsKey = {
   caller: (of: string, w: number) => `protect:pump:cm:${of}:${w}`,
   /**
    * `of`: the number's digest: its starts in the window, and its mark for its range's and prefix's bursts
-   * (RangeBursts: new to them where its increment answers 1). An older instance marked it under `protect:pump:nm:`.
+   * (RangeBursts: created at 0 with the limits; new to them where its increment answers 1). An older instance marked it under `protect:pump:nm:`.
    */
   number: (of: string, w: number) => `protect:pump:n:${of}:${w}`,
-  /** `of`: the number's digest: the start that went first in the window (RangeBursts.markBursts: a hint, never a count). */
-  numberFirst: (of: string, w: number) => `protect:pump:nf:${of}:${w}`,
   verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
   steered: (of: string) => `protect:pump:st:${of}`,
@@ -64,7 +62,7 @@ export const RangeStatsKeys = {
   numberKeys(keys: DataKeys, e164: string, now: number, windowMs: number): string[] {
     const [of, w, day] = [keys.digest(e164), Math.floor(now / windowMs), Math.floor(now / DAY_MS)];
     return [w, w - 1]
-      .flatMap((x) => [key.number(of, x), key.numberFirst(of, x), key.verifiedNumber(of, x)])
+      .flatMap((x) => [key.number(of, x), key.verifiedNumber(of, x)])
       .concat(key.dayNumber(of, day), key.dayNumber(of, day - 1));
   },
 };
