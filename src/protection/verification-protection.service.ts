@@ -139,9 +139,9 @@ export class VerificationProtection {
     let resendAvailableAt: Date | null = null;
     let reachable: ReturnType<SessionRecordRepository['reserveIndex']> | undefined;
     try {
-      // The cooldown and the limits together (one round trip) with the defence's burst marks (given back
-      // on a refusal), before the defence counts: a start they refuse is never counted there. A start the
-      // reading condemns is marked and counted as it is refused.
+      // The cooldown and the limits together (one round trip) with the defence's burst marks read (they
+      // hold nothing), before the defence counts: a start they refuse is never counted there. A start the
+      // reading condemns is counted as it is refused.
       const condemned = this.pumping.mayRefuseOnReading(pumping, challengePassed);
       const taken = await takenInOrder([
         this.cooldown

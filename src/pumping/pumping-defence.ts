@@ -147,7 +147,7 @@ export class PumpingDefence {
     return assessment !== undefined && (reasonOf(assessment) !== undefined || assessment.underAttack);
   }
 
-  /** The start's burst marks (RangeBursts.markBursts), taken with the limits; none for a free method's. */
+  /** The start's burst marks (RangeBursts.markBursts), read with the limits; none for a free method's. */
   mark({ attempt, subjects }: PumpingAssessment): Promise<BurstMarks> | undefined {
     if (free(attempt.method)) return undefined;
     return this.stats.markBursts(subjects, attempt.phoneNumber, callerOf(attempt, this.ipv6PrefixLength));

@@ -2,19 +2,15 @@ import { bursty, EVICTABLE, rangeStatsKey as key } from './range-stats-keys.js';
 import { RangeHolds } from './range-holds.js';
 
 /**
- * A start's marks in window `window` of its ranges and prefixes (`markBursts`): `ids`, where its number
- * and its caller were both new; `release` takes back the marks it set (a start refused in the same
- * round trip, as if never made): a hold of protection's (ProtectionHold).
+ * What a start read of its burst marks with the request limits (`markBursts`), in window `window`: it
+ * holds nothing that decides a count, and gives nothing back (`release`: a hold of protection's). `first`:
+ * it created its number's count (at 0), a hint that it goes first; `ids`: then, the ranges and prefixes
+ * where its caller was not marked, where countBursts counts it ahead (taken back if it was not new).
  */
 export interface BurstMarks {
   window: number;
+  first: boolean;
   ids: ReadonlySet<string>;
-  /**
-   * Present where another start had the number's mark: gives back the caller marks this start took (a
-   * caller is marked only where it is counted) and tries the number's mark again (a refused start gives
-   * its mark back). Taken now, its callers are marked again: the ids where they were new.
-   */
-  retake?(): Promise<ReadonlySet<string>>;
   release(): Promise<void>;
 }
 
@@ -25,68 +21,47 @@ export const MARK_SLACK_MS = 60_000;
  * The burst signature in the store: a start of a number new to a range or prefix in the window, from a
  * caller new to it, is counted there (many numbers from many addresses). One number from many
  * addresses (the per-number limits' business, and a stranger must not hold its owner's range), or many
- * numbers from one (an office: the normal minimum's), count once. A caller is marked seen in a subject
- * only where it is counted: its first start of a number already started in the window marks nothing.
- * RangeStats adds the other counts.
+ * numbers from one (an office: the normal minimum's), count once. The number is new where the start is
+ * counted (its count's increment answers 1), and a caller is marked seen in a subject only where it is
+ * counted there: a start refused before it is counted holds no mark (its first start of a number already
+ * started in the window marks nothing). RangeStats adds the other counts.
  */
 export class RangeBursts extends RangeHolds {
   /**
-   * Marks `phoneNumber` and `caller` in the current window of each range and prefix (set-if-absent):
-   * where both were new, `countStart` counts the start (see BurstMarks). Taken with the request limits,
-   * so that the count goes with the defence's other counts in one round trip.
+   * Reads `caller`'s marks in the current window of each range and prefix, and creates the number's
+   * count (see BurstMarks). Taken with the request limits, so that a start that went first is counted in the
+   * same round trip as the defence's other counts.
    */
   async markBursts(
     subjects: readonly { id: string }[],
     phoneNumber?: string,
     caller?: string,
   ): Promise<BurstMarks> {
-    const now = this.store.now();
-    const w = Math.floor(now / this.settings.windowMs);
-    const none = { window: w, ids: new Set<string>(), release: async () => undefined };
+    const w = Math.floor(this.store.now() / this.settings.windowMs);
+    const none = { window: w, first: false, ids: new Set<string>(), release: async () => undefined };
     const ids = subjects.filter((s) => bursty(s.id)).map((s) => s.id);
     if (caller === undefined || phoneNumber === undefined || ids.length === 0) return none;
-    // A caller's mark is read only in its window (the key names it): kept until the window ends, and a
-    // minute for instances whose clocks disagree.
-    const ttl = (w + 1) * this.settings.windowMs - now + MARK_SLACK_MS;
-    // The number's range and prefix are its own: new to one in the window is new to the other (one mark).
-    // Its mark is its count of starts in the window (RangeStats.countStart), created at 0 and as long-lived:
-    // absent, no start of the number was marked or counted in the window.
-    const numberMark = key.number(this.keys.digest(phoneNumber), w);
-    const callerMarks = ids.map((id) => this.mark(id, caller, w));
-    const take = (k: string): Promise<boolean> =>
-      k === numberMark
-        ? this.store.setIfAbsent(k, '0', 2 * this.settings.windowMs, EVICTABLE)
-        : this.store.setIfAbsent(k, '1', ttl, EVICTABLE);
-    const [numberNew, ...won] = await Promise.all([numberMark, ...callerMarks].map(take));
-    /** The marks this start holds (release gives them back). */
-    const held = new Set([numberMark, ...callerMarks].filter((_, i) => (i === 0 ? numberNew : won[i - 1])));
-    let released = false;
-    const marks: BurstMarks = {
-      window: w,
-      ids: new Set(ids.filter((_, i) => numberNew && won[i])),
-      release: async () => {
-        if (released) return;
-        released = true;
-        await Promise.all([...held].map((k) => this.store.delete(k)));
-      },
-    };
-    if (numberNew) return marks;
-    marks.retake = async () => {
-      const given = callerMarks.filter((k) => held.delete(k));
-      const [again] = await Promise.all([take(numberMark), ...given.map((k) => this.store.delete(k))]);
-      if (!again) return new Set<string>();
-      held.add(numberMark);
-      const callers = await Promise.all(callerMarks.map(take));
-      callerMarks.forEach((k, i) => callers[i] && held.add(k));
-      return new Set(ids.filter((_, i) => callers[i]));
-    };
-    return marks;
+    // The number's count (RangeStats.countStart), created at 0 and as long-lived: a count of nothing.
+    const [first, ...seen] = await Promise.all([
+      this.store.setIfAbsent(
+        key.number(this.keys.digest(phoneNumber), w),
+        '0',
+        2 * this.settings.windowMs,
+        EVICTABLE,
+      ),
+      ...ids.map((id) => this.store.get(this.mark(id, caller, w))),
+    ]);
+    if (!first) return none;
+    return { ...none, first, ids: new Set(ids.filter((_, i) => seen[i] === null)) };
   }
 
   /**
-   * Counts the start where its marks were both new, and answers each such subject's distinct callers
-   * before it (counted atomically). Without marks of window `w` (none taken, or the window rolled over
-   * since), marks them first; where another start had the number's mark, retakes them (BurstMarks).
+   * Counts the start where its number (`numberCount`: the number's count with this start, answered by
+   * its increment) and its caller were both new, and answers each such subject's distinct callers before
+   * it (counted atomically). A start that went first (marks of window `w`) is counted ahead, with its
+   * other counts, and takes back what it counted where it was not new; one that did not, whose number was
+   * new all the same (the first was refused, or the window rolled over since), marks its caller then (two
+   * round trips more).
    */
   protected async countBursts(
     subjects: readonly { id: string }[],
@@ -94,17 +69,51 @@ export class RangeBursts extends RangeHolds {
     phoneNumber: string | undefined,
     caller: string | undefined,
     marked: BurstMarks | undefined,
+    numberCount: Promise<number>,
   ): Promise<(readonly [string, number] | undefined)[]> {
-    const marks = marked?.window === w ? marked : await this.markBursts(subjects, phoneNumber, caller);
-    if (marks.window !== w) return [];
-    const ids = marks.retake ? await marks.retake() : marks.ids;
+    const ids = subjects.filter((s) => bursty(s.id)).map((s) => s.id);
+    if (caller === undefined || phoneNumber === undefined || ids.length === 0) return [];
+    const went = marked?.window === w && marked.first;
+    const ahead = went ? ids.filter((id) => marked.ids.has(id)) : [];
     const ttl = 2 * this.settings.windowMs;
-    return Promise.all(
-      [...ids].map(async (id) => {
-        const counted = await this.store.increment(key.callers(this.keys.digest(id), w), 1, ttl, EVICTABLE);
-        return [id, counted.value - 1] as const;
-      }),
+    const callers = (id: string): string => key.callers(this.keys.digest(id), w);
+    const take = (id: string): Promise<boolean> =>
+      this.store.setIfAbsent(this.mark(id, caller, w), '1', this.markTtl(w), EVICTABLE);
+    const [count, taken] = await Promise.all([
+      numberCount,
+      Promise.all(
+        ahead.map((id) => Promise.all([take(id), this.store.increment(callers(id), 1, ttl, EVICTABLE)])),
+      ),
+    ]);
+    const fresh = count === 1;
+    const back = ahead.flatMap((id, i) => {
+      const [won] = taken[i]!;
+      if (fresh && won) return [];
+      return [
+        this.store.increment(callers(id), -1, ttl, EVICTABLE),
+        won ? this.store.delete(this.mark(id, caller, w)) : Promise.resolve(),
+      ];
+    });
+    const counted = ahead.map((id, i) =>
+      fresh && taken[i]![0] ? ([id, taken[i]![1].value - 1] as const) : undefined,
     );
+    if (!fresh || went) {
+      await Promise.all(back);
+      return counted;
+    }
+    const won = await Promise.all(ids.map(take));
+    return Promise.all(
+      ids
+        .filter((_, i) => won[i])
+        .map(
+          async (id) => [id, (await this.store.increment(callers(id), 1, ttl, EVICTABLE)).value - 1] as const,
+        ),
+    );
+  }
+
+  /** A caller's mark is read only in its window (the key names it): kept until the window ends, and a minute. */
+  private markTtl(w: number): number {
+    return (w + 1) * this.settings.windowMs - this.store.now() + MARK_SLACK_MS;
   }
 
   /** The mark of a caller in a subject's window. */

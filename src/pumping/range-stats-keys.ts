@@ -39,7 +39,7 @@ export const rangeStatsKey = {
   caller: (of: string, w: number) => `protect:pump:cm:${of}:${w}`,
   /**
    * `of`: the number's digest: its starts in the window, and its mark for its range's and prefix's bursts
-   * (RangeBursts: `0` once marked). An older instance marked it under `protect:pump:nm:`.
+   * (RangeBursts: created at 0 with the limits; new to them where its increment answers 1). An older instance marked it under `protect:pump:nm:`.
    */
   number: (of: string, w: number) => `protect:pump:n:${of}:${w}`,
   verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,

@@ -124,17 +124,19 @@ describe('RangeStats', () => {
       expect((await rs.read([range], phone)).get(range.id)?.starts).toBe(1);
     });
 
-    it('marks given back (a start refused with them) leave the number and the caller new', async () => {
+    it('marks read by a start refused with them leave the number and the caller new', async () => {
       const rs = stats();
       const refused = await rs.markBursts([range], phone, 'client:a');
       await refused.release();
-      await refused.release();
-      const marks = await rs.markBursts([range], phone, 'client:a');
-      expect([...marks.ids]).toEqual([range.id]);
-      // Only the marks a start set are given back: another start's stay.
       await (await rs.markBursts([range], phone, 'client:b')).release();
+      // Neither holds anything: the next start of the number, by either caller, is counted.
+      const marks = await rs.markBursts([range], phone, 'client:a');
+      const counted = await rs.countStart([range], phone, 'client:a', [], marks);
+      expect(counted.callersBefore).toEqual(new Map([[range.id, 0]]));
       const again = await rs.markBursts([range], phone, 'client:c');
       expect(again.ids.size).toBe(0);
+      expect((await rs.countStart([range], phone, 'client:c', [], again)).callersBefore).toEqual(new Map());
+      expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
     });
 
     it('a start marked known writes no burst count; one whose window rolled over since is marked again and counted', async () => {

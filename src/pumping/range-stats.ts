@@ -184,7 +184,7 @@ export class RangeStats extends RangeBursts {
    * cost the host each time. Answers what each current window held before it, read atomically, so
    * that concurrent starts are judged one after the other; `release` takes it back (the start did
    * not go ahead and nothing was sent). Each of `givers` is charged its share (giver-shares.ts);
-   * `marks` are the burst marks taken with the request limits (RangeBursts), else it takes them.
+   * `marks` are the burst marks read with the request limits (RangeBursts).
    */
   async countStart(
     subjects: StatsSubject[],
@@ -195,7 +195,6 @@ export class RangeStats extends RangeBursts {
   ): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
     const ttl = 2 * this.settings.windowMs;
-    const bursts = this.countBursts(subjects, w, phoneNumber, caller, marks);
     const day = Math.floor(this.store.now() / DAY_MS);
     // Each counter names the subject it is for: those that do not keep a start of its standing
     // (keeps) take it back once the givers' shares are counted.
@@ -225,9 +224,13 @@ export class RangeStats extends RangeBursts {
     // Each giver adds at most its week's share (counted in the same batch).
     const shareKeys = givers.map((g) => key.share(this.keys.digest(g.id), week));
     const all = [...keys, ...more];
+    const increments = Promise.all(all.map(([, k, o, t]) => this.store.increment(k, 1, t, o)));
+    // The number's count with this start (its increment's answer): 1 where it is new to the window.
+    const numberCount = increments.then((v) => v[keys.length]?.value ?? 0);
+    numberCount.catch(() => undefined);
     const [values, newTo, charges] = await Promise.all([
-      Promise.all(all.map(([, k, o, t]) => this.store.increment(k, 1, t, o))),
-      bursts,
+      increments,
+      this.countBursts(subjects, w, phoneNumber, caller, marks, numberCount),
       Promise.all(shareKeys.map((k) => this.store.increment(k, START_WEIGHT, 2 * WEEK_MS, EVICTABLE))),
     ]);
     const callersBefore = new Map(newTo.filter((x) => x !== undefined));

@@ -55,18 +55,19 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     // starts and numbers verified, and its starts of the last minutes), the country's networks past
     // their share (today, yesterday), and the givers' week balances (the address and its /24). A start
     // past a share reads the country's two twins in one more round trip; this one is within.
-    // Its setIfAbsents, 3, with the request limits: the number's mark in the window (its range's and
-    // its prefix's) and the caller's marks in the range and the prefix. Its increments, 11 + 2 * 4 + 2, with the spend reservation: its counts of the
-    // start (the subjects' windows, the number's, the prefix's and country's day, the country's week
-    // and last minutes) with the burst counts where both marks were new; the window, day, week and last
+    // With the request limits, the number's hint in the window (a setIfAbsent: its range's and its
+    // prefix's) and 2 gets, the caller's marks in the range and the prefix. Its increments, 11 + 2 * 4 + 2,
+    // with the spend reservation: its counts of the start (the subjects' windows, the number's, the
+    // prefix's and country's day, the country's week and last minutes) with the caller's marks (2
+    // setIfAbsents) and burst counts where the caller was not marked; the window, day, week and last
     // minutes of each of the country's two twins; the two givers' balances. Its set, 1, after the API:
     // which subjects the session belongs to.
     const pumping = calls.filter((c) => c.endsWith('(protect:pump)'));
-    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45 + 2 + 2);
+    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45 + 2 + 2 + 2);
     expect(pumping.filter((c) => c.startsWith('setIfAbsent(')).length).toBe(3);
     expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(11 + 2 * 4 + 2);
     expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(1);
-    expect(pumping.length).toBe(74);
+    expect(pumping.length).toBe(76);
     expect(calls.filter((c) => !c.endsWith('(protect:pump)') && c !== FLUSHED)).toEqual([
       // The wrong-code budget and the API's 429 back-off, read with the defence's counts and the
       // coalescing claim (one hop).

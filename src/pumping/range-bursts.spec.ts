@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../store/memory.store.js';
+import { RangeStats, type StatsSubject } from './range-stats.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
+
+const HOUR = 3_600_000;
+const MIDNIGHT = Date.UTC(2026, 0, 2);
+const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
+const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+const phone = '+79161234567';
+
+describe('RangeBursts: a start counted ahead, and the number counted by another start', () => {
+  const stores: MemoryStore[] = [];
+  const stats = (): RangeStats => {
+    const store = new MemoryStore({ clock: () => MIDNIGHT + 60_000 });
+    stores.push(store);
+    return new RangeStats(store, { windowMs: HOUR, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
+  };
+  afterEach(async () => Promise.all(stores.splice(0).map((s) => s.close())));
+
+  it('the start that went first, its number counted by another first, takes back what it counted: its caller is new for its next number', async () => {
+    const rs = stats();
+    const first = await rs.markBursts([range, prefix], phone, 'client:a');
+    const second = await rs.markBursts([range, prefix], phone, 'client:b');
+    expect([first.ids.size, second.ids.size]).toEqual([2, 0]);
+    // The second is counted first: the number is new where it is counted.
+    const b = await rs.countStart([range, prefix], phone, 'client:b', [], second);
+    expect(b.callersBefore).toEqual(
+      new Map([
+        [range.id, 0],
+        [prefix.id, 0],
+      ]),
+    );
+    const a = await rs.countStart([range, prefix], phone, 'client:a', [], first);
+    expect(a.callersBefore).toEqual(new Map());
+    expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
+    // client:a was counted nowhere: its start of a new number counts it.
+    const next = '+79161234568';
+    const c = await rs.countStart(
+      [range, prefix],
+      next,
+      'client:a',
+      [],
+      await rs.markBursts([range, prefix], next, 'client:a'),
+    );
+    expect(c.callersBefore).toEqual(
+      new Map([
+        [range.id, 1],
+        [prefix.id, 1],
+      ]),
+    );
+    const counts = (await rs.read([range, prefix])).get(prefix.id)!;
+    expect({ current: counts.current, callers: counts.currentCallers }).toEqual({ current: 3, callers: 2 });
+  });
+
+  it('a caller already counted is not counted again for a new number, whether it went first or not', async () => {
+    const rs = stats();
+    await rs.countStart([range], phone, 'client:a', [], await rs.markBursts([range], phone, 'client:a'));
+    const next = await rs.markBursts([range], '+79161234568', 'client:a');
+    expect(next.ids.size).toBe(0);
+    expect((await rs.countStart([range], '+79161234568', 'client:a', [], next)).callersBefore).toEqual(
+      new Map(),
+    );
+    // Without marks read (a start the reading condemned): the caller's mark is found where it is counted.
+    expect((await rs.countStart([range], '+79161234569', 'client:a')).callersBefore).toEqual(new Map());
+    expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
+  });
+});
