@@ -23,57 +23,18 @@
  * rules admitting them, as attack-q's quiet-jump part assumes). Fails on main (43fb9bf2).
  */
 import { describe, expect, it } from '@jest/globals';
-import type { MethodStats } from '../../src/account/method-stats.service.js';
 import type { MomentCounts } from '../../src/core/fallback-moment.js';
-import { SETTLED_AFTER_MS } from '../../src/core/moment-damping.js';
-import type { FallbackMomentEvent } from '../../src/core/verification-events.js';
-import type { VerificationLogger } from '../../src/observability/verification-logger.js';
-import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
-import { FALLBACK_FIGURES_TTL_MS, FallbackTiming } from '../../src/verification/fallback-timing.js';
-import { NOON } from '../support/method-stats.fixture.js';
+import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
+import { MOMENT_SETTINGS, settledFallbackHost, verifiedIn } from '../support/fallback-timing.fixture.js';
 
-const SETTINGS = {
-  stalledShare: 0.5,
-  waitingShare: false,
-  minSamples: 10,
-  floorMs: 10_000,
-  ceilingMs: 90_000,
-};
 /** 200 real users' verified reverse calls, spread (5 s … 90 s): a median of 33 s. */
 const USERS = [0, 10, 30, 50, 50, 30, 20, 10, 0, 0, 0, 0];
-const STEP = { method: 'reverse_flash_call', requestId: 'req-1' };
 
 /** The users' figures and `fast` more verified within (5 s, 10 s] (the farm's). */
-const withFarm = (fast: number): MomentCounts => {
-  const buckets = [...USERS];
-  buckets[1]! += fast;
-  const total = buckets.reduce((a, b) => a + b, 0);
-  return { started: total, ended: total, left: 0, buckets };
-};
+const withFarm = (fast: number): MomentCounts => verifiedIn(USERS.map((n, i) => (i === 1 ? n + fast : n)));
 
 /** A host whose moment (33 s) has been read every 30 s for SETTLED_AFTER_MS: a settled range. */
-async function settled() {
-  const state = { now: NOON, counts: withFarm(0) };
-  const warnings: string[] = [];
-  const events: FallbackMomentEvent[] = [];
-  const options = {
-    orchestration: { fallback: SETTINGS, timeoutSeconds: { sms: 45 } },
-    clock: () => state.now,
-  } as unknown as ResolvedVerificationOptions;
-  const stats = { timeToVerify: () => Promise.resolve(state.counts) } as unknown as MethodStats;
-  const logger = { warn: (message: string) => warnings.push(message) } as unknown as VerificationLogger;
-  const fallback = new FallbackTiming(options, stats, logger, (event) => {
-    events.push(event);
-    return Promise.resolve();
-  });
-  const moment = () => fallback.afterMs(STEP, '+79123000001', 'mobile');
-  const t = Object.assign(state, { warnings, events, moment });
-  for (let i = 0; i <= SETTLED_AFTER_MS / FALLBACK_FIGURES_TTL_MS; i++) {
-    if (i > 0) t.now += FALLBACK_FIGURES_TTL_MS;
-    expect(await t.moment()).toBe(33_000);
-  }
-  return t;
-}
+const settled = () => settledFallbackHost(withFarm(0), 33_000);
 
 describe('a settled fallback moment steered without a report that says where it goes', () => {
   it('paced: one fast verification of the farm a minute walks the moment to the floor, reported', async () => {
@@ -81,14 +42,14 @@ describe('a settled fallback moment steered without a report that says where it 
     let moment = 33_000;
     let reads = 0;
     // A read every 30 s (the cell's real users), the farm's verifications one a minute.
-    while (reads < 6 * 120 && moment > SETTINGS.floorMs) {
+    while (reads < 6 * 120 && moment > MOMENT_SETTINGS.floorMs) {
       reads++;
       t.counts = withFarm(Math.ceil(reads / 2));
       t.now += FALLBACK_FIGURES_TTL_MS;
       moment = await t.moment();
     }
     // The farm took the cell's moment to the floor in about three hours (181 verifications)…
-    expect(moment).toBe(SETTINGS.floorMs);
+    expect(moment).toBe(MOMENT_SETTINGS.floorMs);
     expect(reads).toBeLessThanOrEqual(362);
     // …and operations were told the moment left its range.
     expect(t.events.length).toBeGreaterThan(0);
@@ -106,12 +67,12 @@ describe('a settled fallback moment steered without a report that says where it 
     ]);
     t.counts = withFarm(600);
     let moment = first;
-    for (let read = 0; read < 240 && moment > SETTINGS.floorMs; read++) {
+    for (let read = 0; read < 240 && moment > MOMENT_SETTINGS.floorMs; read++) {
       t.now += FALLBACK_FIGURES_TTL_MS;
       moment = await t.moment();
     }
-    expect(moment).toBe(SETTINGS.floorMs);
+    expect(moment).toBe(MOMENT_SETTINGS.floorMs);
     // Whatever was reported names the floor the moment went to (a further target is another jump).
-    expect(Math.min(...t.events.map((e) => e.targetMs))).toBe(SETTINGS.floorMs);
+    expect(Math.min(...t.events.map((e) => e.targetMs))).toBe(MOMENT_SETTINGS.floorMs);
   });
 });

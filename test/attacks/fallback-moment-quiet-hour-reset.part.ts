@@ -22,51 +22,16 @@
  * on the first moment ever adopted for the key (kept beside the list), not on the first kept.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { MethodStats } from '../../src/account/method-stats.service.js';
-import type { MomentCounts } from '../../src/core/fallback-moment.js';
-import { SETTLED_AFTER_MS } from '../../src/core/moment-damping.js';
-import type { FallbackMomentEvent } from '../../src/core/verification-events.js';
-import type { VerificationLogger } from '../../src/observability/verification-logger.js';
-import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
-import { FALLBACK_FIGURES_TTL_MS, FallbackTiming } from '../../src/verification/fallback-timing.js';
-import { NOON } from '../support/method-stats.fixture.js';
+import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
+import { MOMENT_SETTINGS, settledFallbackHost, verifiedIn } from '../support/fallback-timing.fixture.js';
 
-const SETTINGS = {
-  stalledShare: 0.5,
-  waitingShare: false,
-  minSamples: 10,
-  floorMs: 10_000,
-  ceilingMs: 90_000,
-};
 /** 20 verified reverse calls within (30 s, 45 s]: a median of 37.5 s. */
 const SLOW = [0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0];
 /** The same, and 600 more within 10 s (the farm's): the moment falls to the floor. */
 const FAST_FARM = [0, 600, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0];
-const STEP = { method: 'reverse_flash_call', requestId: 'req-1' };
 
 /** A host whose moment (37.5 s) has been read every 30 s for SETTLED_AFTER_MS: a settled range. */
-async function settled() {
-  const state = { now: NOON, counts: { started: 20, ended: 20, left: 0, buckets: SLOW } as MomentCounts };
-  const warnings: string[] = [];
-  const events: FallbackMomentEvent[] = [];
-  const options = {
-    orchestration: { fallback: SETTINGS, timeoutSeconds: { sms: 45 } },
-    clock: () => state.now,
-  } as unknown as ResolvedVerificationOptions;
-  const stats = { timeToVerify: () => Promise.resolve(state.counts) } as unknown as MethodStats;
-  const logger = { warn: (message: string) => warnings.push(message) } as unknown as VerificationLogger;
-  const fallback = new FallbackTiming(options, stats, logger, (event) => {
-    events.push(event);
-    return Promise.resolve();
-  });
-  const moment = () => fallback.afterMs(STEP, '+79123000001', 'mobile');
-  const t = Object.assign(state, { warnings, events, moment });
-  for (let i = 0; i <= SETTLED_AFTER_MS / FALLBACK_FIGURES_TTL_MS; i++) {
-    if (i > 0) t.now += FALLBACK_FIGURES_TTL_MS;
-    expect(await t.moment()).toBe(37_500);
-  }
-  return t;
-}
+const settled = () => settledFallbackHost(verifiedIn(SLOW), 37_500);
 
 describe('a settled fallback moment after a quiet hour', () => {
   it('a read, a farm burst, a read 35 s later: the floor is damped and reported', async () => {
@@ -99,6 +64,6 @@ describe('a settled fallback moment after a quiet hour', () => {
       moment = await t.moment();
     }
     // Where the moment stands after ten minutes of real users' reads, and what operations were told.
-    expect({ moment, events: t.events.length }).not.toEqual({ moment: SETTINGS.floorMs, events: 0 });
+    expect({ moment, events: t.events.length }).not.toEqual({ moment: MOMENT_SETTINGS.floorMs, events: 0 });
   });
 });

@@ -22,64 +22,25 @@
  * Fails on main (5cd123dc).
  */
 import { describe, expect, it } from '@jest/globals';
-import type { MethodStats } from '../../src/account/method-stats.service.js';
-import type { MomentCounts } from '../../src/core/fallback-moment.js';
-import { SETTLED_AFTER_MS } from '../../src/core/moment-damping.js';
-import type { FallbackMomentEvent } from '../../src/core/verification-events.js';
-import type { VerificationLogger } from '../../src/observability/verification-logger.js';
-import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
-import { FALLBACK_FIGURES_TTL_MS, FallbackTiming } from '../../src/verification/fallback-timing.js';
-import { NOON } from '../support/method-stats.fixture.js';
+import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
+import { fallbackHost, settledFallbackHost, verifiedIn } from '../support/fallback-timing.fixture.js';
 
-const SETTINGS = {
-  stalledShare: 0.5,
-  waitingShare: false,
-  minSamples: 10,
-  floorMs: 10_000,
-  ceilingMs: 90_000,
-};
 /** 20 verified reverse calls within (30 s, 45 s]: a median of 37.5 s. */
 const SLOW = [0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0];
 /** The same, and 600 more within 10 s (the farm's): the moment falls to the floor. */
 const FAST_FARM = [0, 600, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0];
 /** The same, and 600 more in the last bucket (a farm dialling its own numbers late). */
 const LATE_FARM = [0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 600];
-const STEP = { method: 'reverse_flash_call', requestId: 'req-1' };
-
-function settledHost() {
-  const state = { now: NOON, counts: { started: 20, ended: 20, left: 0, buckets: SLOW } as MomentCounts };
-  const warnings: string[] = [];
-  const events: FallbackMomentEvent[] = [];
-  const options = {
-    orchestration: { fallback: SETTINGS, timeoutSeconds: { sms: 45 } },
-    clock: () => state.now,
-  } as unknown as ResolvedVerificationOptions;
-  const stats = { timeToVerify: () => Promise.resolve(state.counts) } as unknown as MethodStats;
-  const logger = { warn: (message: string) => warnings.push(message) } as unknown as VerificationLogger;
-  const fallback = new FallbackTiming(options, stats, logger, (event) => {
-    events.push(event);
-    return Promise.resolve();
-  });
-  const moment = () => fallback.afterMs(STEP, '+79123000001', 'mobile');
-  return Object.assign(state, { warnings, events, moment });
-}
 
 /** What the figures say (a host with nothing adopted takes them as they are). */
 async function target(buckets: number[]): Promise<number> {
-  const t = settledHost();
+  const t = fallbackHost(verifiedIn(SLOW));
   t.counts = { started: 620, ended: 620, left: 0, buckets };
   return t.moment();
 }
 
 /** A host whose moment (37.5 s) has been read every 30 s for SETTLED_AFTER_MS: a settled range. */
-async function settled() {
-  const t = settledHost();
-  for (let i = 0; i <= SETTLED_AFTER_MS / FALLBACK_FIGURES_TTL_MS; i++) {
-    if (i > 0) t.now += FALLBACK_FIGURES_TTL_MS;
-    expect(await t.moment()).toBe(37_500);
-  }
-  return t;
-}
+const settled = () => settledFallbackHost(verifiedIn(SLOW), 37_500);
 
 describe('a learned moment poisoned while nobody reads it', () => {
   it('a farm burst completed fast, one start of its own 30 minutes later, 30 more quiet minutes: damped and reported', async () => {
