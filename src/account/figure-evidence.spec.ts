@@ -1,11 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../core/session-record.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, NOON, rub, SPEC_KEYS } from '../../test/support/method-stats.fixture.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
+import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
 import { FIGURES_SHARE_PER_DAY, FOLLOWED_AFTER_MS } from './figure-evidence.js';
-import { FigureEvidence } from './figure-evidence.js';
 import { MethodStats } from './method-stats.service.js';
 
 /*
@@ -14,7 +11,7 @@ import { MethodStats } from './method-stats.service.js';
  */
 
 let now = NOON;
-const { session, logger } = methodStatsFixture(() => now);
+const { session, statsOn } = methodStatsFixture(() => now);
 const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false };
 
 describe('MethodStats: figures learned from evidence of real users', () => {
@@ -24,11 +21,7 @@ describe('MethodStats: figures learned from evidence of real users', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    stats = statsOn(store);
   });
   afterEach(() => store.close());
 

@@ -1,11 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, SPEC_KEYS, NOON, rub } from '../../test/support/method-stats.fixture.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
-import { FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
+import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { figureCells } from './method-figures.js';
 import { MethodStats } from './method-stats.service.js';
 
@@ -15,7 +13,7 @@ import { MethodStats } from './method-stats.service.js';
  */
 
 let now = NOON;
-const { session, logger } = methodStatsFixture(() => now);
+const { session, statsOn } = methodStatsFixture(() => now);
 const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false } as const;
 
 describe('MethodStats: a journey verified by a later step ends its earlier steps then', () => {
@@ -25,11 +23,7 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    stats = statsOn(store);
   });
   afterEach(() => store.close());
 

@@ -20,7 +20,7 @@ import { telemetryOf } from '../../test/support/telemetry.js';
 
 const DAY = 86_400_000;
 let now = NOON;
-const { session, logger } = methodStatsFixture(() => now);
+const { session, logger, statsOn } = methodStatsFixture(() => now);
 
 describe('MethodStats: what the figures answer', () => {
   let store: MemoryStore;
@@ -29,11 +29,7 @@ describe('MethodStats: what the figures answer', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    stats = statsOn(store);
   });
   afterEach(() => store.close());
 
@@ -165,11 +161,7 @@ describe('MethodStats: what the figures answer', () => {
   it('reports each counted transition to Prometheus once, with the calling code and the charge', async () => {
     const registry = new Registry();
     const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'unit_' });
-    const counted = new MethodStats(
-      store,
-      telemetryOf(logger(), metrics),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    const counted = statsOn(store, metrics);
     const record = session({ method: 'flash_call', cost: rub(0.8) });
     const verified = { ...record, status: 'verified', delivered: true, verifiedAt: now + 12_000 };
     for (const state of [record, verified, verified]) await counted.tally(state);
@@ -201,11 +193,7 @@ describe('MethodStats: the figures the fallback moment is learned from', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    stats = statsOn(store);
   });
   afterEach(() => store.close());
 

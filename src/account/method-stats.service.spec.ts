@@ -7,7 +7,7 @@ import { MethodStats, STATS_FLUSH_INTERVAL_MS } from './method-stats.service.js'
 import { telemetryOf } from '../../test/support/telemetry.js';
 
 let now = NOON;
-const { session, logger } = methodStatsFixture(() => now);
+const { session, logger, statsOn } = methodStatsFixture(() => now);
 
 describe('MethodStats: figures an attacker cannot steer (issue 29, finding 6)', () => {
   let store: MemoryStore;
@@ -15,11 +15,7 @@ describe('MethodStats: figures an attacker cannot steer (issue 29, finding 6)', 
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    stats = statsOn(store);
   });
   afterEach(() => store.close());
 
@@ -56,11 +52,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    stats = statsOn(store);
   });
   afterEach(() => store.close());
 
@@ -69,11 +61,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
     expect((await stats.figures()).sms).toMatchObject({ started: 1, callers: 1 });
     void stats.tally(session(), 'client:b');
     await stats.flush();
-    const other = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    const other = statsOn(store);
     expect((await other.figures()).sms).toMatchObject({ started: 2, callers: 2 });
   });
 
@@ -94,11 +82,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
 
   it('two instances on one store tallying the same states at once count each transition once', async () => {
-    const other = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    const other = statsOn(store);
     const records = Array.from({ length: 20 }, () => session({ method: 'msgr1_otp', cost: rub(0.9) }));
     const done = records.map((r, i) => ({
       ...r,
@@ -175,11 +159,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
   });
 
   it('adds its counts to the store by itself within the flush interval', async () => {
-    const counter = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    const counter = statsOn(store);
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     try {
       await counter.tally(session());

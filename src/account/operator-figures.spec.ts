@@ -1,11 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../core/session-record.js';
-import { VerificationMetrics } from '../observability/verification-metrics.js';
 import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, SPEC_KEYS, NOON, sums } from '../../test/support/method-stats.fixture.js';
+import { methodStatsFixture, NOON, sums } from '../../test/support/method-stats.fixture.js';
 import { dumpMemoryStore } from '../../test/support/store-dump.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
-import { CELL_SHARE_PER_NETWORK, FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { CELL_SHARE_PER_NETWORK, FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { MethodStats } from './method-stats.service.js';
 import { completedWithin, MIN_CELL_ENDED, pickCell, pooledFigures } from './operator-figures.js';
 
@@ -15,7 +13,7 @@ import { completedWithin, MIN_CELL_ENDED, pickCell, pooledFigures } from './oper
  */
 
 let now = NOON;
-const { session, logger } = methodStatsFixture(() => now);
+const { session, statsOn } = methodStatsFixture(() => now);
 let seq = 0;
 /** A number of its own on operator prefix +7 `ndc`. */
 const numberOn = (ndc: string): string => `+7${ndc}${String(++seq).padStart(7, '0')}`;
@@ -27,11 +25,7 @@ describe('operator figures', () => {
   beforeEach(() => {
     now = NOON;
     store = new MemoryStore({ clock: () => now });
-    stats = new MethodStats(
-      store,
-      telemetryOf(logger(), VerificationMetrics.disabled()),
-      new FigureEvidence(store, SPEC_KEYS.dataKeys),
-    );
+    stats = statsOn(store);
   });
   afterEach(() => store.close());
 
