@@ -58,10 +58,13 @@ class HostClient extends EventEmitter {
 class SubscriberCopy extends HostClient {
   disconnected = false;
   private confirm: (() => void) | undefined;
+  /** Set: SUBSCRIBE fails with it at once. */
+  refusal: Error | undefined;
   constructor() {
     super(async () => 'OK');
   }
   subscribe(): Promise<unknown> {
+    if (this.refusal) return Promise.reject(this.refusal);
     return new Promise((resolve) => (this.confirm = () => resolve(1)));
   }
   unsubscribe(): Promise<unknown> {
@@ -196,6 +199,20 @@ describe('RedisStore pub/sub', () => {
     expect(heard).toEqual([]);
     // Its only listener gone, the store closes the subscriber connection it opened.
     expect(client.copy.disconnected).toBe(true);
+    await store.close();
+  });
+
+  it('a subscription Redis refuses rejects as unavailable, naming subscribe and the reason', async () => {
+    const client = new PubSubHostClient(async () => 1);
+    client.copy.refusal = new Error('NOPERM this user has no permissions to access the channel');
+    const store = new RedisStore({ client });
+    const error = (await store
+      .subscribe('status', () => undefined)
+      .catch((caught: unknown) => caught)) as Error;
+    expect(error).toBeInstanceOf(VerificationStoreUnavailableError);
+    expect(error.message).toBe(
+      'Verification store unavailable: subscribe failed (NOPERM this user has no permissions to access the channel)',
+    );
     await store.close();
   });
 
