@@ -7,6 +7,8 @@
 /** The shape of an ioredis client (`Redis` or `Cluster`) that the store relies on. */
 export interface IoRedisClientLike {
   readonly status: string;
+  /** True on an ioredis Cluster. */
+  readonly isCluster?: boolean;
   call(command: string, ...args: string[]): Promise<unknown>;
   on(event: 'ready', listener: () => void): unknown;
   removeListener(event: 'ready', listener: () => void): unknown;
@@ -40,6 +42,8 @@ export type RedisClientLike = IoRedisClientLike | NodeRedisClientLike | NodeRedi
 
 export interface RedisCommandRunner {
   readonly driver: 'ioredis' | 'node-redis' | 'node-redis-cluster';
+  /** A cluster: one command cannot span keys of several slots. */
+  readonly clustered: boolean;
   /** Sends one command. `key` routes it on a cluster; `signal` drops it if not yet written (node-redis). */
   send(args: string[], key: string | undefined, signal: AbortSignal): Promise<unknown>;
   /** Waits while the client is (re)connecting; returns at once when it is ready or waiting would not help. */
@@ -95,10 +99,12 @@ const IOREDIS_RECONNECTING = new Set(['connecting', 'connect', 'reconnecting', '
 
 class IoRedisRunner implements RedisCommandRunner {
   readonly driver = 'ioredis';
+  readonly clustered: boolean;
   private readonly gate: ReadyGate;
 
   constructor(private readonly client: IoRedisClientLike) {
     this.gate = new ReadyGate(client);
+    this.clustered = client.isCluster === true;
   }
 
   send(args: string[]): Promise<unknown> {
@@ -128,6 +134,7 @@ interface OwnedNodeRedisClient extends NodeRedisClientLike {
 
 class NodeRedisRunner implements RedisCommandRunner {
   readonly driver = 'node-redis';
+  readonly clustered = false;
   private readonly gate: ReadyGate;
 
   constructor(private readonly client: OwnedNodeRedisClient) {
@@ -165,6 +172,7 @@ function dropNodeRedisConnection(client: OwnedNodeRedisClient): void {
 
 class NodeRedisClusterRunner implements RedisCommandRunner {
   readonly driver = 'node-redis-cluster';
+  readonly clustered = true;
 
   constructor(
     private readonly cluster: NodeRedisClusterLike & { close?(): Promise<void>; quit?(): Promise<unknown> },

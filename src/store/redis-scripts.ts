@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Lua for the operations that must be atomic on Redis. Every script touches exactly one key
- * (KEYS[1]), so it runs on Redis Cluster whatever slot the key hashes to.
+ * Lua for the operations that must be atomic on Redis, and for a batch of key operations in one
+ * command. A call touches keys of one slot only (one key on a Redis Cluster), so it runs there too.
  *
  * Values are stored as `<expiresAt>:<value>`, expiresAt in ms on the store's clock. A value is
  * absent once expiresAt <= now (ARGV[1], the store's clock); a real PEXPIRE of the TTL removes
@@ -31,36 +31,60 @@ local function live_expiry(raw, now)
 end
 `;
 
-/** ARGV: now, encoded value, ttlMs (integer). Returns 1 when this call set the value. */
-export const SET_IF_ABSENT = script(
-  'setIfAbsent',
-  `${LIVE_EXPIRY}
-if live_expiry(redis.call('GET', KEYS[1]), tonumber(ARGV[1])) then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
-`,
-);
-
 /**
- * ARGV: now, by, ttlMs (integer). Fixed window: a live counter keeps its expiry (KEEPTTL), an
- * absent or expired one restarts at `by`. Returns { value, expiresAt } as strings, or the error
- * NOT_A_COUNTER when the key holds something else.
+ * The key operations of the store (`StoreOperation`), any number in one call: KEYS are their keys,
+ * ARGV[1] is now, then three per key: the operation's name and its two arguments (set and
+ * setIfAbsent: the encoded value and ttlMs; increment: by and ttlMs; get and delete: two blanks).
+ * Answers one reply per key, in order: get the raw value (nil when absent; decoded by the caller),
+ * setIfAbsent 1 when this call set the value, increment { value, expiresAt } as strings, set and
+ * delete 1. Increment is a fixed window: a live counter keeps its expiry (KEEPTTL), an absent or
+ * expired one restarts at `by`; a key holding something else is left as it is and answers
+ * { 'NOT_A_COUNTER' }, failing that operation alone. One call is atomic, so its keys must share a
+ * slot on a Redis Cluster: there the store sends one key per call.
  */
-export const INCREMENT = script(
-  'increment',
+export const KEY_OPERATIONS = script(
+  'keyOperations',
   `${LIVE_EXPIRY}
 local now = tonumber(ARGV[1])
-local by = tonumber(ARGV[2])
-local expires_at, current = live_expiry(redis.call('GET', KEYS[1]), now)
-if expires_at then
-  if not string.match(current, '^-?%d+$') then return redis.error_reply('NOT_A_COUNTER') end
-  local value = tonumber(current) + by
-  redis.call('SET', KEYS[1], string.format('%d:%d', expires_at, value), 'KEEPTTL')
-  return { string.format('%d', value), string.format('%d', expires_at) }
+local answers = {}
+for i, key in ipairs(KEYS) do
+  local op, a, b = ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1]
+  if op == 'get' then
+    answers[i] = redis.call('GET', key)
+  elseif op == 'set' then
+    redis.call('SET', key, a, 'PX', b)
+    answers[i] = 1
+  elseif op == 'setIfAbsent' then
+    if live_expiry(redis.call('GET', key), now) then
+      answers[i] = 0
+    else
+      redis.call('SET', key, a, 'PX', b)
+      answers[i] = 1
+    end
+  elseif op == 'delete' then
+    redis.call('DEL', key)
+    answers[i] = 1
+  elseif op == 'increment' then
+    local by = tonumber(a)
+    local expires_at, current = live_expiry(redis.call('GET', key), now)
+    if expires_at then
+      if string.match(current, '^-?%d+$') then
+        local value = tonumber(current) + by
+        redis.call('SET', key, string.format('%d:%d', expires_at, value), 'KEEPTTL')
+        answers[i] = { string.format('%d', value), string.format('%d', expires_at) }
+      else
+        answers[i] = { 'NOT_A_COUNTER' }
+      end
+    else
+      expires_at = now + tonumber(b)
+      redis.call('SET', key, string.format('%d:%d', expires_at, by), 'PX', b)
+      answers[i] = { string.format('%d', by), string.format('%d', expires_at) }
+    end
+  else
+    return redis.error_reply('UNKNOWN_OPERATION ' .. tostring(op))
+  end
 end
-expires_at = now + tonumber(ARGV[3])
-redis.call('SET', KEYS[1], string.format('%d:%d', expires_at, by), 'PX', ARGV[3])
-return { string.format('%d', by), string.format('%d', expires_at) }
+return answers
 `,
 );
 

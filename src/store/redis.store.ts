@@ -1,17 +1,13 @@
-import { openRedisClient, type RedisDriverName } from './open-redis-client.js';
-import {
-  createCommandRunner,
-  type RedisClientLike,
-  type RedisCommandRunner,
-} from './redis-command-runner.js';
-import { CLAIM_DUE, INCREMENT, SET_IF_ABSENT, type RedisScript } from './redis-scripts.js';
-import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
-import { redactSecrets, VerificationStoreUnavailableError } from './store-unavailable.error.js';
+import type { RedisDriverName } from './open-redis-client.js';
+import type { RedisClientLike } from './redis-command-runner.js';
+import { errorMessage, RedisConnection, type Send } from './redis-connection.js';
+import { CLAIM_DUE, KEY_OPERATIONS, type RedisScript } from './redis-scripts.js';
+import { assertClaim, assertDueAt, assertIncrement, assertTtl } from './store-arguments.js';
+import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
+import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { RedisSubscriber } from './redis-subscriber.js';
 import type { StoreBatchResults, StoreOperation } from './store-batch.js';
 import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
-import { PhoneVerificationError } from '../core/phone-verification.error.js';
-import { VerificationOptionsError } from '../core/option-rules.js';
 
 export interface RedisStoreOptions {
   /** The host's connected client: ioredis (Redis or Cluster) or node-redis (client or cluster). Never closed by the store. */
@@ -28,64 +24,26 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
 }
 
-interface Connection {
-  readonly client: unknown;
-  readonly runner: RedisCommandRunner;
-  readonly owned: boolean;
-}
-
 /**
  * VerificationStore on Redis, shared by every instance of a deployment. Values carry their
  * logical expiry on the store's clock (see redis-scripts.ts); operations that must be atomic
- * are single-key Lua scripts (EVALSHA, falling back to EVAL once per script and node), so keys
- * work on Redis Cluster as given: the module puts `{hash tags}` in keys where it needs them.
+ * are Lua scripts (EVALSHA, falling back to EVAL once per script and node) of one key on a Redis
+ * Cluster, so keys work there as given: the module puts `{hash tags}` in keys where it needs them.
  */
 export class RedisStore implements VerificationStore {
   private readonly clock: () => number;
   private readonly keyPrefix: string;
-  private readonly commandTimeoutMs: number;
-  private readonly secrets: string[];
-  private readonly connection: Promise<Connection>;
+  private readonly connection: RedisConnection;
   private closed = false;
   private readonly subscriber: RedisSubscriber;
+  /** Key operations issued since the last group was sent (see `queue`). */
+  private pending: Queued[] | undefined;
 
   constructor(options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
     this.keyPrefix = options.keyPrefix ?? 'pv:';
-    this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
-    if (!Number.isFinite(this.commandTimeoutMs) || this.commandTimeoutMs <= 0) {
-      throw new VerificationOptionsError(
-        'commandTimeoutMs',
-        `must be a positive number (got ${options.commandTimeoutMs})`,
-        'RedisStore',
-      );
-    }
-    if ((options.client === undefined) === (options.url === undefined)) {
-      throw new VerificationOptionsError(
-        'client',
-        'or `url`: give exactly one (`client` an ioredis or node-redis client)',
-        'RedisStore',
-      );
-    }
-    this.secrets = options.url ? urlSecrets(options.url) : [];
-    if (options.client !== undefined) {
-      this.connection = Promise.resolve({
-        client: options.client,
-        runner: createCommandRunner(options.client),
-        owned: false,
-      });
-    } else {
-      const url = options.url as string;
-      if (!/^rediss?:\/\//i.test(url))
-        throw new VerificationOptionsError('url', 'must start with redis:// or rediss://', 'RedisStore');
-      const drivers: RedisDriverName[] = options.driver ? [options.driver] : ['ioredis', 'redis'];
-      this.connection = openRedisClient(url, { drivers, commandTimeoutMs: this.commandTimeoutMs }).then(
-        (client) => ({ client, runner: createCommandRunner(client), owned: true }),
-      );
-      // A failure is reported by every operation and by ready(); this only keeps it from being unhandled.
-      this.connection.catch(() => undefined);
-    }
-    this.subscriber = new RedisSubscriber(async () => (await this.connection).client, this.commandTimeoutMs);
+    this.connection = new RedisConnection(options);
+    this.subscriber = new RedisSubscriber(() => this.connection.client(), this.connection.timeoutMs);
   }
 
   /**
@@ -93,7 +51,7 @@ export class RedisStore implements VerificationStore {
    * ioredis nor redis is installed. Call at boot to fail early; it does not wait for Redis itself.
    */
   async ready(): Promise<void> {
-    await this.connection;
+    await this.connection.client();
   }
 
   now(): number {
@@ -101,74 +59,109 @@ export class RedisStore implements VerificationStore {
   }
 
   async get(key: string): Promise<string | null> {
-    return this.run('get', (send) => this.execute(send, { op: 'get', key })) as Promise<string | null>;
+    return this.queue('get', { op: 'get', key }) as Promise<string | null>;
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     assertTtl(ttlMs);
-    await this.run('set', (send) => this.execute(send, { op: 'set', key, value, ttlMs }));
+    await this.queue('set', { op: 'set', key, value, ttlMs });
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     assertTtl(ttlMs);
-    const op = { op: 'setIfAbsent', key, value, ttlMs } as const;
-    return this.run('setIfAbsent', (send) => this.execute(send, op)) as Promise<boolean>;
+    return this.queue('setIfAbsent', { op: 'setIfAbsent', key, value, ttlMs }) as Promise<boolean>;
   }
 
   async delete(key: string): Promise<void> {
-    await this.run('delete', (send) => this.execute(send, { op: 'delete', key }));
+    await this.queue('delete', { op: 'delete', key });
   }
 
   async increment(key: string, by: number, ttlMs: number): Promise<{ value: number; expiresAt: number }> {
     assertIncrement(by);
     assertTtl(ttlMs);
-    const op = { op: 'increment', key, by, ttlMs } as const;
-    return this.run('increment', (send) => this.execute(send, op)) as Promise<{
+    return this.queue('increment', { op: 'increment', key, by, ttlMs }) as Promise<{
       value: number;
       expiresAt: number;
     }>;
   }
 
-  /**
-   * The operations under one deadline, every command written at once: the client sends them back to
-   * back (a pipeline), a cluster client to each key's node, nodes concurrently. One round trip.
-   */
+  /** The operations, each as its method (see `queue`): one round trip, one script call on one Redis. */
   async batch<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>> {
     for (const operation of operations) {
       if (operation.op === 'increment') assertIncrement(operation.by);
       if ('ttlMs' in operation) assertTtl(operation.ttlMs);
     }
-    if (operations.length === 0) return [] as StoreBatchResults<T>;
-    return this.run('batch', (send) =>
-      Promise.all(operations.map((operation) => this.execute(send, operation))),
-    ) as Promise<StoreBatchResults<T>>;
+    return Promise.all(operations.map((operation) => this.queue('batch', operation))) as Promise<
+      StoreBatchResults<T>
+    >;
   }
 
-  /** One key operation, its answer decoded as its method answers it. */
-  private async execute(send: Send, operation: StoreOperation): Promise<unknown> {
-    const now = this.clock();
-    switch (operation.op) {
-      case 'get':
-        return decodeLive(asString(await this.command(send, 'GET', operation.key)), this.clock());
-      case 'set': {
-        const encoded = `${now + operation.ttlMs}:${operation.value}`;
-        await this.command(send, 'SET', operation.key, encoded, 'PX', pxOf(operation.ttlMs));
-        return undefined;
+  /**
+   * Takes a key operation into the group that is sent once the code running now has issued all it
+   * issues at once (process.nextTick, as ioredis' auto-pipelining): a host's CPU pays per Redis
+   * command, and a protected start issues dozens of counters together. On one Redis the group is one
+   * KEY_OPERATIONS call (atomic as a whole; each operation answers alone, as its method); on a
+   * cluster, where a call cannot span slots, one command per key, all written at once. A group of one
+   * is the plain command.
+   */
+  private queue(name: string, operation: StoreOperation): Promise<unknown> {
+    if (this.closed)
+      return Promise.reject(new VerificationStoreUnavailableError(name, 'the store is closed'));
+    return new Promise((resolve, reject) => {
+      if (this.pending === undefined) {
+        this.pending = [];
+        process.nextTick(() => void this.flush());
       }
-      case 'setIfAbsent': {
-        const encoded = `${now + operation.ttlMs}:${operation.value}`;
-        const args = [String(now), encoded, pxOf(operation.ttlMs)];
-        return Number(await this.evalScript(send, SET_IF_ABSENT, operation.key, args)) === 1;
-      }
-      case 'delete':
-        await this.command(send, 'DEL', operation.key);
-        return undefined;
-      case 'increment': {
-        const args = [String(now), String(operation.by), pxOf(operation.ttlMs)];
-        const [value, expiresAt] = (await this.evalScript(send, INCREMENT, operation.key, args)) as unknown[];
-        return { value: Number(asString(value)), expiresAt: Number(asString(expiresAt)) };
-      }
+      this.pending.push({ name, operation, resolve, reject });
+    });
+  }
+
+  /**
+   * Sends the pending group under one deadline, then settles each operation with its own answer
+   * (after the deadline's timer is cleared: nothing of the store runs on once an operation answers).
+   */
+  private async flush(): Promise<void> {
+    const group = this.pending;
+    if (group === undefined) return;
+    this.pending = undefined;
+    let replies: PromiseSettledResult<unknown>[];
+    try {
+      replies = (await this.connection.within(async (send, clustered) => {
+        if (clustered || group.length === 1)
+          return Promise.allSettled(group.map((entry) => this.one(send, entry.operation)));
+        const answers = (await this.keyOperations(
+          send,
+          group.map((entry) => entry.operation),
+        )) as unknown[];
+        return answers.map((value) => ({ status: 'fulfilled', value }));
+      })) as PromiseSettledResult<unknown>[];
+    } catch (error) {
+      for (const entry of group) entry.reject(this.connection.failure(entry.name, error));
+      return;
     }
+    group.forEach((entry, i) => {
+      const reply = replies[i]!;
+      if (reply.status === 'rejected') return entry.reject(this.connection.failure(entry.name, reply.reason));
+      try {
+        entry.resolve(decodeReply(entry.operation, reply.value, this.clock()));
+      } catch (error) {
+        // An answer that does not decode is that operation's own error (a key that is not a counter).
+        entry.reject(error);
+      }
+    });
+  }
+
+  /** One key operation's reply: a plain command, or a KEY_OPERATIONS call of one key. */
+  private async one(send: Send, operation: StoreOperation): Promise<unknown> {
+    const plain = plainCommand(operation, this.clock());
+    if (plain) return this.command(send, plain[0], operation.key, ...plain.slice(1));
+    return ((await this.keyOperations(send, [operation])) as unknown[])[0];
+  }
+
+  /** The operations as one KEY_OPERATIONS call (keys of one slot). */
+  private keyOperations(send: Send, operations: readonly StoreOperation[]): Promise<unknown> {
+    const keys = operations.map((operation) => operation.key);
+    return this.evalScript(send, KEY_OPERATIONS, keys, keyOperationsArguments(operations, this.clock()));
   }
 
   async schedule(queue: string, member: string, dueAt: number): Promise<void> {
@@ -181,7 +174,7 @@ export class RedisStore implements VerificationStore {
     if (limit === 0) return [];
     const now = this.clock();
     const reply = await this.run('claimDue', (send) =>
-      this.evalScript(send, CLAIM_DUE, queue, [String(now), String(limit), String(now + leaseMs)]),
+      this.evalScript(send, CLAIM_DUE, [queue], [String(now), String(limit), String(now + leaseMs)]),
     );
     return (reply as unknown[]).map((member) => asString(member) ?? '');
   }
@@ -210,10 +203,10 @@ export class RedisStore implements VerificationStore {
           reject(
             new VerificationStoreUnavailableError(
               'subscribe',
-              `no answer within ${this.commandTimeoutMs} ms`,
+              `no answer within ${this.connection.timeoutMs} ms`,
             ),
           ),
-        this.commandTimeoutMs,
+        this.connection.timeoutMs,
       );
     });
     try {
@@ -221,7 +214,7 @@ export class RedisStore implements VerificationStore {
     } catch (error) {
       // Subscribed after all, too late: leave no listener behind.
       subscribing.then((unsubscribe) => unsubscribe()).catch(() => undefined);
-      throw this.failure('subscribe', error);
+      throw this.connection.failure('subscribe', error);
     } finally {
       clearTimeout(timer);
     }
@@ -235,13 +228,7 @@ export class RedisStore implements VerificationStore {
     if (this.closed) return;
     this.closed = true;
     await this.subscriber.close();
-    let connection: Connection;
-    try {
-      connection = await this.connection;
-    } catch {
-      return;
-    }
-    await connection.runner.release(connection.owned, this.commandTimeoutMs);
+    await this.connection.release();
   }
 
   /** A single-key command on the prefixed key, routed by that key on a cluster. */
@@ -251,95 +238,42 @@ export class RedisStore implements VerificationStore {
   }
 
   /** EVALSHA, and EVAL when this node has not cached the script yet (after a restart or failover). */
-  private async evalScript(send: Send, script: RedisScript, key: string, args: string[]): Promise<unknown> {
-    const redisKey = this.keyPrefix + key;
+  private async evalScript(
+    send: Send,
+    script: RedisScript,
+    keys: readonly string[],
+    args: string[],
+  ): Promise<unknown> {
+    const redisKeys = keys.map((key) => this.keyPrefix + key);
+    const call = [String(redisKeys.length), ...redisKeys, ...args];
     try {
-      return await send(['EVALSHA', script.sha1, '1', redisKey, ...args], redisKey);
+      return await send(['EVALSHA', script.sha1, ...call], redisKeys[0]);
     } catch (error) {
       if (!errorMessage(error).startsWith('NOSCRIPT')) throw error;
-      return send(['EVAL', script.lua, '1', redisKey, ...args], redisKey);
+      return send(['EVAL', script.lua, ...call], redisKeys[0]);
     }
   }
 
   /**
-   * Runs one operation under the store's deadline. Every failure of Redis or of the connection
-   * becomes VerificationStoreUnavailableError with a redacted reason.
+   * Runs one command under the store's deadline. Every failure of Redis or of the connection
+   * becomes VerificationStoreUnavailableError with a redacted reason. A key operation waiting in
+   * the group is sent first, so commands reach Redis in the order they were issued.
    */
   private async run(operation: string, body: (send: Send) => Promise<unknown>): Promise<unknown> {
     if (this.closed) throw new VerificationStoreUnavailableError(operation, 'the store is closed');
-    const abort = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new VerificationStoreUnavailableError(
-          operation,
-          `no answer within ${this.commandTimeoutMs} ms`,
-        );
-        abort.abort(error);
-        reject(error);
-      }, this.commandTimeoutMs);
-    });
-    const attempt = async (): Promise<unknown> => {
-      const { runner } = await this.connection;
-      await runner.untilReady(abort.signal);
-      return body((args, key) => runner.send(args, key, abort.signal));
-    };
+    void this.flush();
     try {
-      return await Promise.race([attempt(), deadline]);
+      return await this.connection.within(body);
     } catch (error) {
-      throw this.failure(operation, error);
-    } finally {
-      clearTimeout(timer);
+      throw this.connection.failure(operation, error);
     }
   }
-
-  private failure(operation: string, error: unknown): Error {
-    if (error instanceof VerificationStoreUnavailableError) return error;
-    const message = errorMessage(error);
-    if (message.includes('NOT_A_COUNTER')) return notACounter();
-    if (message.startsWith('RedisStore:'))
-      return new PhoneVerificationError(redactSecrets(message, this.secrets));
-    return new VerificationStoreUnavailableError(
-      operation,
-      redactSecrets(message, this.secrets) || 'unknown error',
-    );
-  }
 }
 
-type Send = (args: string[], key: string | undefined) => Promise<unknown>;
-
-/** Redis answers a PX of whole milliseconds; rounding up keeps the real expiry after the logical one. */
-function pxOf(ttlMs: number): string {
-  return String(Math.max(1, Math.ceil(ttlMs)));
-}
-
-function asString(reply: unknown): string | null {
-  if (reply === null || reply === undefined) return null;
-  if (Buffer.isBuffer(reply)) return reply.toString('utf8');
-  return String(reply);
-}
-
-/** The value of an encoded `<expiresAt>:<value>`, or null when it has expired or does not parse. */
-function decodeLive(raw: string | null, now: number): string | null {
-  if (raw === null) return null;
-  const separator = raw.indexOf(':');
-  if (separator <= 0) return null;
-  const expiresAt = Number(raw.slice(0, separator));
-  if (!Number.isFinite(expiresAt) || expiresAt <= now) return null;
-  return raw.slice(separator + 1);
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : '';
-}
-
-/** The password in a URL, to scrub them from any error text. */
-function urlSecrets(url: string): string[] {
-  try {
-    const parsed = new URL(url);
-    return [parsed.password, decodeURIComponent(parsed.password)].filter((part) => part.length > 0);
-  } catch {
-    return [];
-  }
+/** A key operation waiting in the group (see `queue`). */
+interface Queued {
+  readonly name: string;
+  readonly operation: StoreOperation;
+  readonly resolve: (answer: unknown) => void;
+  readonly reject: (error: unknown) => void;
 }

@@ -51,10 +51,10 @@ export interface VerificationStore {
 
   /**
    * Runs several key operations together and answers each one's result, in order: one round trip
-   * (Redis: the commands written back to back on the connection, a pipeline; on a Redis Cluster one
-   * pipeline per node, all issued at once). Each operation is as atomic as its own method; the batch
-   * as a whole is not a transaction (MemoryStore runs it in one step). An operation that fails
-   * rejects the batch; the others may have run. Optional for a host's own store: without it the module
+   * (RedisStore: one script call; on a Redis Cluster one command per key, all written at once). Each
+   * operation is as atomic as its own method; a host's store need not make the batch a transaction
+   * (MemoryStore and one Redis run it in one step). An operation that fails rejects the batch; the
+   * others may have run. Optional for a host's own store: without it the module
    * issues the operations at once by their own methods (`storeBatch`).
    */
   batch?<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>>;

@@ -102,6 +102,33 @@ describe('RedisStore: the error a failing client gives the host', () => {
     );
   });
 
+  it('names each operation of a group that Redis does not answer in time', async () => {
+    const store = new RedisStore({ client: new HostClient(hung), commandTimeoutMs: 20 });
+    const [got, counted] = await Promise.allSettled([store.get('k'), store.increment('c', 1, 1000)]);
+    expect((got as PromiseRejectedResult).reason).toEqual(
+      new VerificationStoreUnavailableError('get', 'no answer within 20 ms'),
+    );
+    expect((counted as PromiseRejectedResult).reason).toEqual(
+      new VerificationStoreUnavailableError('increment', 'no answer within 20 ms'),
+    );
+  });
+
+  it('sends key operations waiting in a group before a later command, in the order they were issued', async () => {
+    const sent: string[] = [];
+    const store = new RedisStore({
+      client: new HostClient(async ([command]) => {
+        sent.push(command!);
+        return command === 'EVALSHA' ? [1, 1] : 1;
+      }),
+    });
+    const set = store.set('k', 'v', 1000);
+    const scheduled = store.schedule('q', 'm', 1);
+    const group = Promise.all([store.setIfAbsent('a', 'v', 1000), store.delete('b')]);
+    const published = store.publish('ch', 'changed');
+    await Promise.all([set, scheduled, group, published]);
+    expect(sent).toEqual(['SET', 'ZADD', 'EVALSHA', 'PUBLISH']);
+  });
+
   it('gives a client rejection with no message as "unknown error", and a rejected string as its text', async () => {
     const silent = new RedisStore({ client: new HostClient(() => Promise.reject(new Error(''))) });
     await expect(silent.set('k', 'v', 1000)).rejects.toThrow(VerificationStoreUnavailableError);

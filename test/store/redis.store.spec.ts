@@ -152,6 +152,53 @@ describe('RedisStore on Redis itself', () => {
   });
 
   for (const driver of ['ioredis', 'redis'] as const) {
+    it(`sends the key operations issued together as one command, each answered as its method (${driver})`, async () => {
+      const server = await ThrowawayRedisServer.start();
+      const admin = new Redis(server.url);
+      const commands = async (): Promise<Record<string, number>> =>
+        Object.fromEntries(
+          [...(await admin.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [
+            m[1]!,
+            Number(m[2]),
+          ]),
+        );
+      const clock = new TestClock();
+      const store = await connected(new RedisStore({ url: server.url, driver, clock: clock.now }));
+      try {
+        await store.set('old', 'value', 60_000);
+        await admin.config('RESETSTAT');
+        const at = clock.now();
+        const counters = Array.from({ length: 20 }, (_, i) => store.increment(`c${i}`, i + 1, 1000));
+        const [answers, old, claim, gone] = await Promise.all([
+          Promise.all(counters),
+          store.get('old'),
+          store.setIfAbsent('old', 'no', 1000),
+          store.delete('old'),
+          store.set('new', 'v', 500),
+        ]);
+        expect(answers).toEqual(
+          Array.from({ length: 20 }, (_, i) => ({ value: i + 1, expiresAt: at + 1000 })),
+        );
+        expect([old, claim, gone]).toEqual(['value', false, undefined]);
+        const sent = await commands();
+        expect(sent.evalsha).toBe(1);
+        expect(sent.get).toBe(22); // inside the script: every increment, the get and the setIfAbsent
+        // A group of one is its plain command.
+        await admin.config('RESETSTAT');
+        await expect(store.get('new')).resolves.toBe('v');
+        expect((await commands()).evalsha).toBeUndefined();
+        // After Redis forgot the script, the next group loads it again.
+        await admin.script('FLUSH');
+        await expect(
+          Promise.all([store.increment('c0', 1, 1000), store.setIfAbsent('new', 'x', 1000)]),
+        ).resolves.toEqual([{ value: 2, expiresAt: at + 1000 }, false]);
+      } finally {
+        await store.close();
+        await admin.quit();
+        await server.stop();
+      }
+    });
+
     it(`closes the connection it opened from a URL (${driver})`, async () => {
       const server = await ThrowawayRedisServer.start();
       const admin = new Redis(server.url);

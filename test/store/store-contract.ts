@@ -231,6 +231,26 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
           await expect(store.get('text')).resolves.toBe(text);
         }
       });
+
+      it('fails alone: the operations issued with an increment of a key that is not a counter all answer', async () => {
+        await store.set('text', 'words', 60_000);
+        const at = clock.now();
+        const [before, counted, failed, claimed, after] = await Promise.allSettled([
+          store.increment('before', 2, 1000),
+          store.get('text'),
+          store.increment('text', 1, 1000),
+          store.setIfAbsent('claim', 'mine', 1000),
+          store.increment('after', 3, 1000),
+        ]);
+        expect(before).toEqual({ status: 'fulfilled', value: { value: 2, expiresAt: at + 1000 } });
+        expect(counted).toEqual({ status: 'fulfilled', value: 'words' });
+        expect(failed.status).toBe('rejected');
+        expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(TypeError);
+        expect(claimed).toEqual({ status: 'fulfilled', value: true });
+        expect(after).toEqual({ status: 'fulfilled', value: { value: 3, expiresAt: at + 1000 } });
+        await expect(store.get('text')).resolves.toBe('words');
+        await expect(store.get('after')).resolves.toBe('3');
+      });
     });
 
     describe('evictable entries (per-client counters)', () => {
