@@ -129,10 +129,13 @@ export class RedisStore implements VerificationStore {
       replies = (await this.connection.within(async (send, clustered) => {
         if (clustered || group.length === 1)
           return Promise.allSettled(group.map((entry) => this.one(send, entry.operation)));
-        const answers = (await this.keyOperations(
-          send,
-          group.map((entry) => entry.operation),
-        )) as unknown[];
+        // A flood of requests in one tick is several calls, none holding Redis long; still one round trip.
+        const calls: Promise<unknown>[] = [];
+        for (let at = 0; at < group.length; at += KEYS_PER_CALL) {
+          const part = group.slice(at, at + KEYS_PER_CALL).map((entry) => entry.operation);
+          calls.push(this.keyOperations(send, part));
+        }
+        const answers = ((await Promise.all(calls)) as unknown[][]).flat();
         return answers.map((value) => ({ status: 'fulfilled', value }));
       })) as PromiseSettledResult<unknown>[];
     } catch (error) {
@@ -269,6 +272,9 @@ export class RedisStore implements VerificationStore {
     }
   }
 }
+
+/** The most key operations one KEY_OPERATIONS call carries (a start issues about 60 at once). */
+export const KEYS_PER_CALL = 128;
 
 /** A key operation waiting in the group (see `queue`). */
 interface Queued {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import { RedisStore, type RedisStoreOptions } from '../../src/store/redis.store.js';
+import { KEYS_PER_CALL, RedisStore, type RedisStoreOptions } from '../../src/store/redis.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import { VerificationOptionsError } from '../../src/core/option-rules.js';
 import { sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
@@ -187,6 +187,14 @@ describe('RedisStore on Redis itself', () => {
         await admin.config('RESETSTAT');
         await expect(store.get('new')).resolves.toBe('v');
         expect((await commands()).evalsha).toBeUndefined();
+        // A flood issued at once is split into calls of KEYS_PER_CALL keys, answered in order.
+        await admin.config('RESETSTAT');
+        const flood = 2 * KEYS_PER_CALL + 1;
+        const counted = await Promise.all(
+          Array.from({ length: flood }, (_, i) => store.increment(`f${i}`, i, 1000)),
+        );
+        expect(counted.map(({ value }) => value)).toEqual(Array.from({ length: flood }, (_, i) => i));
+        expect((await commands()).evalsha).toBe(3);
         // After Redis forgot the script, the next group loads it again.
         await admin.script('FLUSH');
         await expect(
