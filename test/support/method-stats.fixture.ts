@@ -6,7 +6,10 @@
 import { afterEach, beforeEach } from '@jest/globals';
 import { SPEC_DATA_KEYS } from './data-keys.js';
 import { telemetryOf } from './telemetry.js';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { FigureEvidence } from '../../src/account/figure-evidence.js';
+import { MethodHealthWatch } from '../../src/account/method-health.service.js';
+import { VerificationOpsEventName, type MethodHealthEvent } from '../../src/core/verification-events.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import { emptySums, type Sums } from '../../src/account/method-figures.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
@@ -100,6 +103,22 @@ export function methodStatsSuite(): MethodStatsSuite {
   });
   afterEach(() => bed?.store.close());
   return suite;
+}
+
+/** A MethodHealthWatch over the suite's store and MethodStats, on its clock, and the events it emits. */
+export function healthWatchOn(fx: MethodStatsSuite): {
+  watch: MethodHealthWatch;
+  events: MethodHealthEvent[];
+} {
+  const options = resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+    clock: () => fx.now,
+  });
+  const emitter = new EventEmitter2();
+  const events: MethodHealthEvent[] = [];
+  emitter.on(VerificationOpsEventName.methodHealth, (event: MethodHealthEvent) => void events.push(event));
+  const watch = new MethodHealthWatch(options, fx.store, fx.stats, telemetryOf(fx.logger()), emitter);
+  return { watch, events };
 }
 
 /** One method's summed counters: `over` given, every other count 0. */
