@@ -80,15 +80,21 @@ export interface MethodStatsSuite extends MethodStatsFixture {
 }
 
 export function methodStatsSuite(): MethodStatsSuite {
-  let bed: { store: MemoryStore; stats: MethodStats } | undefined;
+  /** The running test's own clock, store and MethodStats: nothing of one test reaches the next. */
+  let bed: { now: number; store: MemoryStore; stats: MethodStats } | undefined;
   const fixture = methodStatsFixture(() => suite.now);
   const current = () => {
-    if (!bed) throw new Error('the store and MethodStats are made before each test');
+    if (!bed) throw new Error('the clock, store and MethodStats are made before each test');
     return bed;
   };
   const suite: MethodStatsSuite = {
     ...fixture,
-    now: NOON,
+    get now() {
+      return current().now;
+    },
+    set now(at: number) {
+      current().now = at;
+    },
     get store() {
       return current().store;
     },
@@ -97,9 +103,8 @@ export function methodStatsSuite(): MethodStatsSuite {
     },
   };
   beforeEach(() => {
-    suite.now = NOON;
     const store = new MemoryStore({ clock: () => suite.now });
-    bed = { store, stats: fixture.statsOn(store) };
+    bed = { now: NOON, store, stats: fixture.statsOn(store) };
   });
   afterEach(() => bed?.store.close());
   return suite;
