@@ -1,32 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, NOON, rub } from '../../test/support/method-stats.fixture.js';
+import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
 import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { figureCells } from './method-figures.js';
-import { MethodStats } from './method-stats.service.js';
 
 /*
  * A step a journey switched away from ends, in the method figures, when a later step verifies the
  * journey: a real user its method failed, known then (a cold host's first minutes), not at its expiry.
  */
 
-let now = NOON;
-const { session, statsOn } = methodStatsFixture(() => now);
+const fx = methodStatsSuite();
+const { session } = fx;
 const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false } as const;
 
 describe('MethodStats: a journey verified by a later step ends its earlier steps then', () => {
-  let store: MemoryStore;
-  let stats: MethodStats;
-
-  beforeEach(() => {
-    now = NOON;
-    store = new MemoryStore({ clock: () => now });
-    stats = statsOn(store);
-  });
-  afterEach(() => store.close());
-
   const stepOf = (record: SessionRecord): JourneyStep => ({
     requestId: record.requestId,
     method: record.method,
@@ -36,51 +24,55 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
   /** A journey started with `first` (mobile), switched after 20 s to an SMS: both steps' records. */
   async function switched(first: Partial<SessionRecord> = rfc, tellEarlier = true) {
     const start = session(first);
-    await stats.tally(start, 'client:a', 'mobile');
-    now += 20_000;
+    await fx.stats.tally(start, 'client:a', 'mobile');
+    fx.now += 20_000;
     const next = session({ phoneNumber: start.phoneNumber, journeyId: start.requestId });
-    await stats.tally(next, 'client:a', 'mobile', {}, tellEarlier ? [stepOf(start)] : []);
+    await fx.stats.tally(next, 'client:a', 'mobile', {}, tellEarlier ? [stepOf(start)] : []);
     return { start, next };
   }
   const verify = (record: SessionRecord) => {
-    now += 25_000;
-    return stats.tally({ ...record, status: 'verified', delivered: true, verifiedAt: now });
+    fx.now += 25_000;
+    return fx.stats.tally({ ...record, status: 'verified', delivered: true, verifiedAt: fx.now });
   };
   /** The method's sums in the first of a record's cells (operator prefix × device). */
   const cell = async (record: SessionRecord, method = record.method) =>
-    (await stats.cellSums(method, figureCells(record.phoneNumber, 'mobile'), 7))[0]!;
+    (await fx.stats.cellSums(method, figureCells(record.phoneNumber, 'mobile'), 7))[0]!;
 
   it('counts the earlier step expired and rescued when the later one verifies, before its expiry', async () => {
     const { start, next } = await switched();
     await verify(next);
-    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 1, expired: 1, verified: 0 });
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({
+      started: 1,
+      expired: 1,
+      verified: 0,
+    });
     expect(await cell(start)).toMatchObject({ expired: 1, rescued: 1, unproven: 0 });
     // A call completed outside the page: its moment's figures end it (users the call did not verify).
-    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
+    expect(await fx.stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
       ended: 1,
       left: 0,
     });
     // Its own expiry, later, counts nothing more.
-    now = start.expiresAt;
-    await stats.tally({ ...start, status: 'expired' });
-    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 1, expired: 1 });
+    fx.now = start.expiresAt;
+    await fx.stats.tally({ ...start, status: 'expired' });
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({ started: 1, expired: 1 });
     expect(await cell(start)).toMatchObject({ expired: 1, rescued: 1 });
   });
 
   it('ends each earlier step once, however often the verification is counted', async () => {
     const { start, next } = await switched();
-    const verified = { ...next, status: 'verified' as const, delivered: true, verifiedAt: now + 25_000 };
-    await Promise.all([stats.tally(verified), stats.tally(verified)]);
-    await stats.tally(verified);
+    const verified = { ...next, status: 'verified' as const, delivered: true, verifiedAt: fx.now + 25_000 };
+    await Promise.all([fx.stats.tally(verified), fx.stats.tally(verified)]);
+    await fx.stats.tally(verified);
     expect(await cell(start)).toMatchObject({ expired: 1, rescued: 1 });
   });
 
   it('a step the user completes after the journey verified: charged, but counted no success', async () => {
     const { start, next } = await switched();
     await verify(next);
-    now += 5_000;
-    await stats.tally({ ...start, status: 'verified', verifiedAt: now });
-    expect((await stats.figures()).reverse_flash_call).toMatchObject({
+    fx.now += 5_000;
+    await fx.stats.tally({ ...start, status: 'verified', verifiedAt: fx.now });
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({
       verified: 0,
       expired: 1,
       charged: rub(0.25),
@@ -90,19 +82,19 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
 
   it('a step that ended before the journey verified keeps its own end', async () => {
     const { start, next } = await switched();
-    await stats.tally({ ...start, status: 'failed' });
+    await fx.stats.tally({ ...start, status: 'failed' });
     await verify(next);
-    expect((await stats.figures()).reverse_flash_call).toMatchObject({ failed: 1, expired: 0 });
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({ failed: 1, expired: 0 });
   });
 
   it('nothing is ended while no later step verified, nor for a switch that named no earlier step', async () => {
     const { start, next } = await switched();
-    now += 60_000;
-    await stats.tally({ ...next, status: 'expired' });
-    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 1, expired: 0 });
+    fx.now += 60_000;
+    await fx.stats.tally({ ...next, status: 'expired' });
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({ started: 1, expired: 0 });
     const other = await switched(rfc, false);
     await verify(other.next);
-    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 2, expired: 0 });
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({ started: 2, expired: 0 });
     expect(await cell(start)).toMatchObject({ expired: 0, rescued: 0 });
   });
 
@@ -111,49 +103,50 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
     await verify(next);
     expect(await cell(start)).toMatchObject({ expired: 1, rescued: 1 });
     // Cut off by the switch: neither ended nor pending in the moment's figures (a probe's only).
-    const moment = await stats.timeToVerify('flash_call', '7', 'mobile', 7);
+    const moment = await fx.stats.timeToVerify('flash_call', '7', 'mobile', 7);
     expect(moment.ended).toBe(0);
   });
 
   it('an earlier step the figures did not count (a test number, a suspected start) is not ended', async () => {
     const { start, next } = await switched({ ...rfc, suspected: true });
     await verify(next);
-    expect((await stats.figures()).reverse_flash_call).toBeUndefined();
+    expect((await fx.stats.figures()).reverse_flash_call).toBeUndefined();
     expect(await cell(start)).toMatchObject({ expired: 0, rescued: 0 });
   });
 
   /** A page read the step's status after FOLLOWED_AFTER_MS. */
-  const follow = (record: SessionRecord) => stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
+  const follow = (record: SessionRecord) =>
+    fx.stats.followed({ ...record, createdAt: fx.now - FOLLOWED_AFTER_MS });
   /** The ranking's figures of the reverse call: ended (less unproven) and verified. */
-  const ranked = async () => (await stats.learningSamples()).reverse_flash_call;
+  const ranked = async () => (await fx.stats.learningSamples()).reverse_flash_call;
 
   it('a user who left after switching to a paid step a page followed: the free step failed a real user', async () => {
     const { start, next } = await switched();
     await follow(next);
-    now = start.expiresAt;
-    await stats.tally({ ...start, status: 'expired' });
+    fx.now = start.expiresAt;
+    await fx.stats.tally({ ...start, status: 'expired' });
     // Ended unverified and proven (its switch's cost), not rescued: no later step verified them.
     expect(await cell(start)).toMatchObject({ expired: 1, unproven: 0, rescued: 0 });
     expect(await ranked()).toMatchObject({ started: 1, verified: 0 });
-    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 1 });
+    expect(await fx.stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 1 });
   });
 
   it('a free start a page followed, with no paid step after it, proves nothing (free starts steer nothing)', async () => {
     const alone = session(rfc);
-    await stats.tally(alone, 'client:z', 'mobile');
+    await fx.stats.tally(alone, 'client:z', 'mobile');
     await follow(alone);
-    now = alone.expiresAt;
-    await stats.tally({ ...alone, status: 'expired' });
+    fx.now = alone.expiresAt;
+    await fx.stats.tally({ ...alone, status: 'expired' });
     expect(await cell(alone)).toMatchObject({ expired: 1, unproven: 1 });
     // A journey switched to another free step a page followed: no more.
     const start = session({ ...rfc, method: 'msgr2_bot' });
-    await stats.tally(start, 'client:y', 'mobile');
+    await fx.stats.tally(start, 'client:y', 'mobile');
     const next = session({ ...rfc, phoneNumber: start.phoneNumber, journeyId: start.requestId });
-    await stats.tally(next, 'client:y', 'mobile', {}, [stepOf(start)]);
+    await fx.stats.tally(next, 'client:y', 'mobile', {}, [stepOf(start)]);
     await follow(next);
-    now += 600_000;
-    await stats.tally({ ...start, status: 'expired' });
-    expect((await stats.learningSamples()).msgr2_bot).toBeUndefined();
+    fx.now += 600_000;
+    await fx.stats.tally({ ...start, status: 'expired' });
+    expect((await fx.stats.learningSamples()).msgr2_bot).toBeUndefined();
     expect(await ranked()).toBeUndefined();
   });
 });

@@ -269,6 +269,23 @@ export interface Sums {
   buckets: number[];
 }
 
+/** Sums of nothing: every counter 0, no bucket. */
+export function emptySums(): Sums {
+  return {
+    started: 0,
+    delivered: 0,
+    verified: 0,
+    expired: 0,
+    failed: 0,
+    chargedMinor: 0,
+    callers: 0,
+    left: 0,
+    unproven: 0,
+    rescued: 0,
+    buckets: [],
+  };
+}
+
 export function toFigures(sums: Sums, currency: string): MethodFigures {
   return {
     started: sums.started,

@@ -8,7 +8,7 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { dayName, callingCodeOf, type Sums } from './method-figures.js';
+import { dayName, callingCodeOf, emptySums, type Sums } from './method-figures.js';
 import {
   DEMOTE_AFTER_MS,
   HEALTH_MIN_SESSIONS,
@@ -90,8 +90,8 @@ export class MethodHealthWatch {
       state: 'healthy',
       since: now,
       level: 'country',
-      recent: ratesOf(ZERO),
-      week: ratesOf(ZERO),
+      recent: ratesOf(emptySums()),
+      week: ratesOf(emptySums()),
       readUntil: 0,
       reads: [],
     };
@@ -176,17 +176,3 @@ export class MethodHealthWatch {
 function keyOf(method: VerificationMethod, phoneNumber: string): string {
   return `${method}:${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}`;
 }
-
-const ZERO: Sums = {
-  started: 0,
-  delivered: 0,
-  verified: 0,
-  expired: 0,
-  failed: 0,
-  chargedMinor: 0,
-  callers: 0,
-  left: 0,
-  unproven: 0,
-  rescued: 0,
-  buckets: [],
-};

@@ -1,16 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../core/session-record.js';
-import { VerificationOpsEventName, type MethodHealthEvent } from '../core/verification-events.js';
-import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
-import { MemoryStore } from '../store/memory.store.js';
+import type { MethodHealthEvent } from '../core/verification-events.js';
 import { figureGivers } from '../verification/figure-givers.js';
-import { methodStatsFixture, SPEC_KEYS, NOON } from '../../test/support/method-stats.fixture.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
-import { FigureEvidence, FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { methodStatsSuite, healthWatchOn } from '../../test/support/method-stats.fixture.js';
+import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { HEALTH_MIN_SESSIONS } from './method-health.js';
 import { HEALTH_READ_MS, MethodHealthWatch } from './method-health.service.js';
-import { MethodStats } from './method-stats.service.js';
 
 /*
  * Attack 43/47 (fails on purpose on the code under attack): method health steered for everyone on an
@@ -27,34 +22,20 @@ import { MethodStats } from './method-stats.service.js';
  * reverse call on +7 985 the same way: every user there is sent to SMS first.
  */
 
-let now = NOON;
-const { session, logger } = methodStatsFixture(() => now);
+const fx = methodStatsSuite();
+const { session } = fx;
 let seq = 0;
 const on985 = (): string => `+7985${String(++seq).padStart(7, '0')}`;
 
 describe('method health and free starts nobody opens', () => {
-  let store: MemoryStore;
-  let stats: MethodStats;
   let watch: MethodHealthWatch;
   let events: MethodHealthEvent[];
   let userSeq = 0;
   let method: 'msgr2_bot' | 'reverse_flash_call' = 'msgr2_bot';
 
   beforeEach(() => {
-    now = NOON;
-    store = new MemoryStore({ clock: () => now });
-    const telemetry = telemetryOf(logger());
-    stats = new MethodStats(store, telemetry, new FigureEvidence(store, SPEC_KEYS.dataKeys));
-    const options = resolveVerificationOptions({
-      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-      clock: () => now,
-    });
-    const emitter = new EventEmitter2();
-    events = [];
-    emitter.on(VerificationOpsEventName.methodHealth, (event: MethodHealthEvent) => void events.push(event));
-    watch = new MethodHealthWatch(options, store, stats, telemetry, emitter);
+    ({ watch, events } = healthWatchOn(fx));
   });
-  afterEach(() => store.close());
 
   /** One bot start from `ip` (caller `ip:<ip>`): verified, or left to expire (`delivered`: the bot sent the code). */
   async function call(
@@ -73,16 +54,16 @@ describe('method health and free starts nobody opens', () => {
       awaitingCode: method !== 'reverse_flash_call',
       cost: undefined,
     });
-    await stats.tally(record, caller, 'mobile', givers);
-    if (follow) await stats.followed({ ...record, createdAt: now - FOLLOWED_AFTER_MS });
+    await fx.stats.tally(record, caller, 'mobile', givers);
+    if (follow) await fx.stats.followed({ ...record, createdAt: fx.now - FOLLOWED_AFTER_MS });
     const end: Partial<SessionRecord> = verified
       ? {
           status: 'verified',
-          verifiedAt: now + 10_000,
+          verifiedAt: fx.now + 10_000,
           ...(method === 'msgr2_bot' ? { delivered: true } : {}),
         }
       : { status: 'expired', ...(delivered && method === 'msgr2_bot' ? { delivered: true } : {}) };
-    await stats.tally({ ...record, ...end }, caller, 'mobile', givers);
+    await fx.stats.tally({ ...record, ...end }, caller, 'mobile', givers);
   }
 
   /** Real users on +7 985, each from a network of its own: 4 in 5 verify, 1 in 10 leaves after the code came. */
@@ -96,7 +77,7 @@ describe('method health and free starts nobody opens', () => {
 
   async function pass(ms: number, attack?: () => Promise<void>): Promise<void> {
     for (let t = 0; t < ms; t += HEALTH_READ_MS) {
-      now += HEALTH_READ_MS;
+      fx.now += HEALTH_READ_MS;
       await realUsers(1);
       if (attack) await attack();
       await watch.refresh(method, on985());

@@ -148,41 +148,42 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     expect(lines).toEqual([]);
   });
 
-  it("the country's window is judged against the country's week, the operator's against its own: the two levels are twins", async () => {
-    // A weak operator (half its outcomes verified over the week) in a strong country (nine in ten).
-    const weak = sums({ started: 1000, delivered: 950, verified: 500, rescued: 500 });
-    const judge = async (own: Partial<Sums>, country: Partial<Sums>) => {
+  /** A weak operator (half its outcomes verified over the week) in a strong country (nine in ten). */
+  const weak = sums({ started: 1000, delivered: 950, verified: 500, rescued: 500 });
+  it.each([
+    {
+      // Too few of its own: the country judges, 22 of 40 (0.55) against its week's 0.89: a drop.
+      own: { started: 10, verified: 5, rescued: 5 },
+      state: 'degraded',
+      report: {
+        level: 'country',
+        recent: { ended: 40, completion: 0.55 },
+        week: { ended: 1040, completion: 922 / 1040 },
+      },
+    },
+    {
+      // Enough of its own: the operator judges, 11 of 20 (0.55) against its own week's 0.5: steady.
+      own: { started: 20, verified: 11, rescued: 9 },
+      state: 'healthy',
+      report: {
+        level: 'operator',
+        recent: { ended: 20, completion: 0.55 },
+        week: { ended: 1020, completion: 511 / 1020 },
+      },
+    },
+  ])(
+    "the country's window is judged against the country's week, the operator's against its own (twin levels): $report.level",
+    async ({ own, state, report }) => {
       const s = shared();
       (s.figures as Record<string, [Sums, Sums]>)['7~985'] = [weak, WEEK];
       const { watch } = instance(s);
       await watch.refresh('flash_call', MSK);
-      windowOf(s, own, country);
+      windowOf(s, own, { started: 40, verified: 22, rescued: 18 });
       s.now += HEALTH_WINDOW_MS;
-      return { state: await watch.refresh('flash_call', MSK), report: watch.report()[0]! };
-    };
-    // Too few of its own: the country judges, 22 of 40 (0.55) against its week's 0.89: a drop.
-    const byCountry = await judge(
-      { started: 10, verified: 5, rescued: 5 },
-      { started: 40, verified: 22, rescued: 18 },
-    );
-    expect(byCountry.state).toBe('degraded');
-    expect(byCountry.report).toMatchObject({
-      level: 'country',
-      recent: { ended: 40, completion: 0.55 },
-      week: { ended: 1040, completion: 922 / 1040 },
-    });
-    // Enough of its own: the operator judges, 11 of 20 (0.55) against its own week's 0.5: steady.
-    const byOperator = await judge(
-      { started: 20, verified: 11, rescued: 9 },
-      { started: 40, verified: 22, rescued: 18 },
-    );
-    expect(byOperator.state).toBe('healthy');
-    expect(byOperator.report).toMatchObject({
-      level: 'operator',
-      recent: { ended: 20, completion: 0.55 },
-      week: { ended: 1020, completion: 511 / 1020 },
-    });
-  });
+      expect(await watch.refresh('flash_call', MSK)).toBe(state);
+      expect(watch.report()[0]).toMatchObject(report);
+    },
+  );
 
   it('the read of a window ago stays the one compared with while reads come every HEALTH_READ_MS', async () => {
     const s = shared();

@@ -1,10 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../core/session-record.js';
-import { MemoryStore } from '../store/memory.store.js';
-import { methodStatsFixture, NOON, sums } from '../../test/support/method-stats.fixture.js';
+import { methodStatsSuite, NOON, sums } from '../../test/support/method-stats.fixture.js';
 import { dumpMemoryStore } from '../../test/support/store-dump.js';
 import { CELL_SHARE_PER_NETWORK, FOLLOWED_AFTER_MS } from './figure-evidence.js';
-import { MethodStats } from './method-stats.service.js';
 import { completedWithin, MIN_CELL_ENDED, pickCell, pooledFigures } from './operator-figures.js';
 
 /*
@@ -12,23 +10,13 @@ import { completedWithin, MIN_CELL_ENDED, pickCell, pooledFigures } from './oper
  * cell, never per session, no number) and how a thin cell is pooled upward.
  */
 
-let now = NOON;
-const { session, statsOn } = methodStatsFixture(() => now);
+const fx = methodStatsSuite();
+const { session } = fx;
 let seq = 0;
 /** A number of its own on operator prefix +7 `ndc`. */
 const numberOn = (ndc: string): string => `+7${ndc}${String(++seq).padStart(7, '0')}`;
 
 describe('operator figures', () => {
-  let store: MemoryStore;
-  let stats: MethodStats;
-
-  beforeEach(() => {
-    now = NOON;
-    store = new MemoryStore({ clock: () => now });
-    stats = statsOn(store);
-  });
-  afterEach(() => store.close());
-
   /** One session on +7 `ndc` ended; its start from `network` (by default one of its own). */
   async function ended(
     ndc: string,
@@ -37,20 +25,20 @@ describe('operator figures', () => {
     network = `net-${seq}`,
   ): Promise<void> {
     const record: SessionRecord = session({ phoneNumber: numberOn(ndc) });
-    await stats.tally(record, undefined, device, { network });
+    await fx.stats.tally(record, undefined, device, { network });
     const end: Partial<SessionRecord> = verified
-      ? { status: 'verified', delivered: true, verifiedAt: now + 15_000 }
+      ? { status: 'verified', delivered: true, verifiedAt: fx.now + 15_000 }
       : { status: 'expired', delivered: true };
     // A page followed the status: its unverified end is a real user's.
-    now += FOLLOWED_AFTER_MS;
-    await stats.followed({ ...record, status: 'sent' });
-    await stats.tally({ ...record, ...end }, undefined, device, { network });
+    fx.now += FOLLOWED_AFTER_MS;
+    await fx.stats.followed({ ...record, status: 'sent' });
+    await fx.stats.tally({ ...record, ...end }, undefined, device, { network });
   }
 
   it('keeps day counters per operator prefix, device and level; no key names a number or a session', async () => {
     await ended('985', true, 'desktop');
-    await stats.flush();
-    const keys = dumpMemoryStore(store)
+    await fx.stats.flush();
+    const keys = dumpMemoryStore(fx.store)
       .map((line) => line.split(' ')[0]!)
       .filter((key) => key.startsWith('stats:') && key !== 'stats:currency');
     const day = new Date(NOON).toISOString().slice(0, 10);
@@ -70,7 +58,7 @@ describe('operator figures', () => {
   });
 
   it('pools upward while a cell holds fewer than the minimum: at the bound the operator cell counts', async () => {
-    const read = stats.cellSums.bind(stats);
+    const read = fx.stats.cellSums.bind(fx.stats);
     // The country: all verified on +7 916; the operator +7 985 never completes.
     for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
     for (let i = 0; i < MIN_CELL_ENDED - 1; i++) await ended('985', false, 'mobile');
@@ -96,7 +84,7 @@ describe('operator figures', () => {
   });
 
   it('a network adds CELL_SHARE_PER_NETWORK sessions a day to a cell: its next ones count in the country only', async () => {
-    const read = stats.cellSums.bind(stats);
+    const read = fx.stats.cellSums.bind(fx.stats);
     for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
     // A farm of 10 networks, 3 sessions each (within the figures' day share of a network, 10).
     const farm = Array.from({ length: 10 }, (_, i) => `farm-${i}`);
@@ -111,7 +99,7 @@ describe('operator figures', () => {
       level: 'country',
     });
     // The country's own figures (methodStats) hold every one of them.
-    expect((await stats.figures({ country: '7', days: 1 })).sms).toMatchObject({ expired: 30 });
+    expect((await fx.stats.figures({ country: '7', days: 1 })).sms).toMatchObject({ expired: 30 });
     // Ten more networks' sessions fill the cell (30 ended sessions) with its own figures.
     for (let i = 0; i < 10; i++) await ended('958', false, 'mobile', `user-${i}`);
     expect(await pooledFigures(read, 'sms', numberOn('958'), 'mobile', 1)).toMatchObject({
@@ -121,18 +109,18 @@ describe('operator figures', () => {
   });
 
   it('a network adds CELL_SHARE_PER_NETWORK sessions a week to a cell, not a day: a farm proving its own numbers day after day fills no cell', async () => {
-    const read = stats.cellSums.bind(stats);
+    const read = fx.stats.cellSums.bind(fx.stats);
     const WEEK = 7 * 86_400_000;
-    now = (Math.floor(NOON / WEEK) + 1) * WEEK + 3_600_000; // an hour into a week
+    fx.now = (Math.floor(NOON / WEEK) + 1) * WEEK + 3_600_000; // an hour into a week
     for (let day = 0; day < 6; day++) {
       for (const network of ['farm-a', 'farm-b', 'farm-a']) await ended('958', true, 'desktop', network);
-      now += 86_400_000;
+      fx.now += 86_400_000;
     }
     const [operator] = await read('sms', ['7~958.desktop'], 7);
     expect(operator!.verified).toBe(2 * CELL_SHARE_PER_NETWORK);
-    expect((await stats.figures({ country: '7', days: 7 })).sms).toMatchObject({ verified: 18 });
+    expect((await fx.stats.figures({ country: '7', days: 7 })).sms).toMatchObject({ verified: 18 });
     // The next week, a new share: one more of each network counts in the cell.
-    now += 86_400_000;
+    fx.now += 86_400_000;
     await ended('958', true, 'desktop', 'farm-a');
     await ended('958', true, 'desktop', 'farm-b');
     const [later] = await read('sms', ['7~958.desktop'], 1);
@@ -141,7 +129,13 @@ describe('operator figures', () => {
 
   it('reads completion within a time from the buckets', async () => {
     for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', i % 2 === 0, 'mobile');
-    const cell = (await pooledFigures(stats.cellSums.bind(stats), 'sms', numberOn('916'), 'mobile', 1))!;
+    const cell = (await pooledFigures(
+      fx.stats.cellSums.bind(fx.stats),
+      'sms',
+      numberOn('916'),
+      'mobile',
+      1,
+    ))!;
     expect(cell.completion).toBe(0.5);
     // Verified 15 s after the start: bucket 10–20 s.
     expect(completedWithin(cell, 10_000)).toBe(0);
@@ -153,16 +147,18 @@ describe('operator figures', () => {
     // Ten pending sessions (a bot's free starts, or users still on the page) beside 30 verified.
     for (let i = 0; i < MIN_CELL_ENDED; i++) await ended('916', true, 'mobile');
     for (let i = 0; i < 10; i++)
-      await stats.tally(session({ phoneNumber: numberOn('916') }), undefined, 'mobile', {
+      await fx.stats.tally(session({ phoneNumber: numberOn('916') }), undefined, 'mobile', {
         network: `p-${i}`,
       });
-    const read = stats.cellSums.bind(stats);
+    const read = fx.stats.cellSums.bind(fx.stats);
     const cell = (await pooledFigures(read, 'sms', numberOn('916'), 'mobile', 1))!;
     expect(cell).toMatchObject({ ended: MIN_CELL_ENDED, completion: 1 });
     expect(completedWithin(cell, 20_000)).toBe(1);
     // Thin is still judged by the sessions ended: pending ones do not make a cell count.
     for (let i = 0; i < MIN_CELL_ENDED - 1; i++) await ended('985', true, 'mobile');
-    await stats.tally(session({ phoneNumber: numberOn('985') }), undefined, 'mobile', { network: 'p-985' });
+    await fx.stats.tally(session({ phoneNumber: numberOn('985') }), undefined, 'mobile', {
+      network: 'p-985',
+    });
     expect(await pooledFigures(read, 'sms', numberOn('985'), 'mobile', 1)).toMatchObject({
       level: 'country',
     });

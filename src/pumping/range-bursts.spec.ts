@@ -1,22 +1,10 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { MemoryStore } from '../store/memory.store.js';
-import { RangeStats, type StatsSubject } from './range-stats.js';
-import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
+import { describe, expect, it } from '@jest/globals';
+import { burstStats, prefix, range } from '../../test/support/range-bursts.fixture.js';
 
-const HOUR = 3_600_000;
-const MIDNIGHT = Date.UTC(2026, 0, 2);
-const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
-const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
 const phone = '+79161234567';
 
 describe('RangeBursts: a start counted ahead, and the number counted by another start', () => {
-  const stores: MemoryStore[] = [];
-  const stats = (): RangeStats => {
-    const store = new MemoryStore({ clock: () => MIDNIGHT + 60_000 });
-    stores.push(store);
-    return new RangeStats(store, { windowMs: HOUR, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
-  };
-  afterEach(async () => Promise.all(stores.splice(0).map((s) => s.close())));
+  const stats = burstStats();
 
   it('the start that went first, its number counted by another first, takes back what it counted: its caller is new for its next number', async () => {
     const rs = stats();

@@ -5,22 +5,9 @@ import {
   SessionRecordRepository,
   STEP_CLAIM_TTL_MS,
 } from './session-record.repository.js';
-import type { SessionRecord } from '../core/session-record.js';
-import { recordsOn } from '../../test/support/session-records.fixture.js';
+import { pendingSession, recordsOn } from '../../test/support/session-records.fixture.js';
 
-const record: SessionRecord = {
-  requestId: 'req-1',
-  phoneNumber: '+79123456789',
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: 1_700_000_000_000,
-  expiresAt: 1_700_000_300_000,
-  verifiedAt: null,
-};
-
-/** A repository over `store`, as the module makes it (it logs only a failed change announcement). */
-const repositoryOn = recordsOn;
+const record = pendingSession({ requestId: 'req-1', phoneNumber: '+79123456789' }, 1_700_000_000_000);
 
 describe('SessionRecordRepository: how long records, journeys, step claims and erasure marks last', () => {
   let now: number;
@@ -29,7 +16,7 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
   beforeEach(() => {
     now = 1_700_000_000_000;
     store = new MemoryStore({ clock: () => now });
-    records = repositoryOn(store);
+    records = recordsOn(store);
   });
   afterEach(() => store.close());
   const journey = {

@@ -3,33 +3,20 @@ import { MemoryStore } from '../store/memory.store.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { SubjectIndex } from './subject-index.js';
-import type { SessionRecord } from '../core/session-record.js';
 import { spareTestRequestId } from '../core/test-session.js';
-import { RECORD_OPTIONS, recordsOn } from '../../test/support/session-records.fixture.js';
+import { pendingSession, RECORD_OPTIONS, recordsOn } from '../../test/support/session-records.fixture.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
-const record: SessionRecord = {
-  requestId: 'req-1',
-  phoneNumber: '+79123456789',
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: 1_700_000_000_000,
-  expiresAt: 1_700_000_300_000,
-  verifiedAt: null,
-};
+const record = pendingSession({ requestId: 'req-1', phoneNumber: '+79123456789' }, 1_700_000_000_000);
 
 const OPTIONS = RECORD_OPTIONS;
-
-/** A repository over `store`, as the module makes it (it logs only a failed change announcement). */
-const repositoryOn = recordsOn;
 
 describe('SessionRecordRepository: records read again', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = repositoryOn(store);
+    records = recordsOn(store);
   });
   afterEach(() => store.close());
 
@@ -82,7 +69,7 @@ describe('SessionRecordRepository: what a record stores, and records of the prev
   let records: SessionRecordRepository;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = repositoryOn(store);
+    records = recordsOn(store);
   });
   afterEach(() => store.close());
   const stored = async (requestId: string) =>
@@ -178,7 +165,7 @@ describe('SessionRecordRepository: each session its own record, journey and eras
   let records: SessionRecordRepository;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = repositoryOn(store);
+    records = recordsOn(store);
   });
   afterEach(() => store.close());
   const journeyOf = (journeyId: string, phoneNumber: string) => ({

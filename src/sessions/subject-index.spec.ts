@@ -5,21 +5,13 @@ import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.j
 import { MemoryStore } from '../store/memory.store.js';
 import { RECORD_RETENTION_MS } from './session-record.repository.js';
 import { SubjectIndex } from './subject-index.js';
+import { pendingSession } from '../../test/support/session-records.fixture.js';
 
 let now = 1_700_000_000_000;
 const NOW = now;
 const keys = new DataKeys(undefined, 'secret-secret-secret');
-const session = (requestId: string, owner?: string): SessionRecord => ({
-  requestId,
-  phoneNumber: '+79123456789',
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: NOW,
-  expiresAt: NOW + 300_000,
-  verifiedAt: null,
-  ...(owner === undefined ? {} : { owner }),
-});
+const session = (requestId: string, owner?: string): SessionRecord =>
+  pendingSession({ requestId, phoneNumber: '+79123456789', ...(owner === undefined ? {} : { owner }) }, NOW);
 
 /** What erasure finds of a number's sessions (and its owner's), found once: the index of them goes. */
 describe('SubjectIndex: the sessions of a subject, for erasure', () => {

@@ -9,6 +9,7 @@ import type { DeviceHint } from '../core/journey.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { resolveVerificationOptions } from '../options/verification.options.js';
 import { CapturingLogger } from '../../test/support/log-capture.js';
+import { sums } from '../../test/support/method-stats.fixture.js';
 import type { FallbackTiming } from './fallback-timing.js';
 import { FIRST_METHOD_MIN_TTL_MS, FIRST_METHOD_TTL_MS, FirstMethodChooser } from './first-method.chooser.js';
 
@@ -33,19 +34,7 @@ const SPB = '+79211234567';
 /** A cell's counters: `verified` of them within the bucket `bucket` (TIME_TO_VERIFY_BUCKETS_MS), the rest expired. */
 function cell(ended: number, verified: number, bucket: number, started = ended): Sums {
   const buckets = Array.from({ length: 12 }, (_, i) => (i === bucket ? verified : 0));
-  return {
-    started,
-    delivered: 0,
-    verified,
-    expired: ended - verified,
-    failed: 0,
-    chargedMinor: 0,
-    callers: 0,
-    left: 0,
-    unproven: 0,
-    rescued: 0,
-    buckets,
-  };
+  return sums({ started, verified, expired: ended - verified, buckets });
 }
 
 /** Figures in which the cheap reverse call verifies more, sooner: it goes first. */

@@ -20,25 +20,14 @@
  * paid starts to a farm's numbers). Failed on main (5cd123dc); fixed by lane-45h (RangeBursts: a start whose
  * number another start had marked gives its caller marks back and tries the number's mark again).
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { RangeStats, type StatsSubject } from '../../src/pumping/range-stats.js';
-import { MemoryStore } from '../../src/store/memory.store.js';
-import { SPEC_DATA_KEYS } from '../support/data-keys.js';
+import { describe, expect, it } from '@jest/globals';
+import { RangeStats } from '../../src/pumping/range-stats.js';
+import { burstStats, prefix, range } from '../support/range-bursts.fixture.js';
 
-const HOUR = 3_600_000;
-const MIDNIGHT = Date.UTC(2026, 0, 2);
-const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
-const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
 const number = (i: number) => `+7916123${String(4000 + i).padStart(4, '0')}`;
 
 describe("the burst signature's distinct callers", () => {
-  const stores: MemoryStore[] = [];
-  const stats = () => {
-    const store = new MemoryStore({ clock: () => MIDNIGHT + 60_000 });
-    stores.push(store);
-    return new RangeStats(store, { windowMs: HOUR, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
-  };
-  afterEach(async () => Promise.all(stores.splice(0).map((s) => s.close())));
+  const stats = burstStats();
 
   /** A paid start as the defence counts it: marks taken with the limits, then counted. */
   async function start(rs: RangeStats, phone: string, caller: string) {

@@ -26,25 +26,13 @@
  * and take the caller marks there too, not with marks taken before the verdict: a refused start then
  * holds nothing of the number or the caller to give back.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { RangeStats, type StatsSubject } from '../../src/pumping/range-stats.js';
-import { MemoryStore } from '../../src/store/memory.store.js';
-import { SPEC_DATA_KEYS } from '../support/data-keys.js';
+import { describe, expect, it } from '@jest/globals';
+import { burstStats, prefix, range } from '../support/range-bursts.fixture.js';
 
-const HOUR = 3_600_000;
-const MIDNIGHT = Date.UTC(2026, 0, 2);
-const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
-const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
 const phone = '+79161234001';
 
 describe("the burst signature's number mark under refused starts of the same number", () => {
-  const stores: MemoryStore[] = [];
-  const stats = () => {
-    const store = new MemoryStore({ clock: () => MIDNIGHT + 60_000 });
-    stores.push(store);
-    return new RangeStats(store, { windowMs: HOUR, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
-  };
-  afterEach(async () => Promise.all(stores.splice(0).map((s) => s.close())));
+  const stats = burstStats();
 
   it('a paid start raced by a stream of refused starts of its number is counted as a distinct caller', async () => {
     const rs = stats();

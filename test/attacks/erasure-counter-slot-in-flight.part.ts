@@ -33,21 +33,12 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { recordsOn } from '../support/session-records.fixture.js';
+import { pendingSession, recordsOn } from '../support/session-records.fixture.js';
 
 const NOW = 1_700_000_000_000;
 const NUMBER = '+79123456780';
-const session = (requestId: string, owner: string): SessionRecord => ({
-  requestId,
-  phoneNumber: NUMBER,
-  owner,
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: NOW,
-  expiresAt: NOW + 300_000,
-  verifiedAt: null,
-});
+const session = (requestId: string, owner: string): SessionRecord =>
+  pendingSession({ requestId, phoneNumber: NUMBER, owner }, NOW);
 
 const repository = (store: VerificationStore) => recordsOn(store);
 

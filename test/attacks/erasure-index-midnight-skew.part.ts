@@ -18,11 +18,9 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DAY_MS } from '../../src/core/clock.js';
-import type { SessionRecord } from '../../src/core/session-record.js';
-import {} from '../../src/sessions/session-record.repository.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { recordsOn } from '../support/session-records.fixture.js';
+import { pendingSession, recordsOn } from '../support/session-records.fixture.js';
 
 /** A UTC midnight. */
 const MIDNIGHT = Math.ceil(1_700_000_000_000 / DAY_MS) * DAY_MS;
@@ -50,17 +48,10 @@ describe('an erasure a second before midnight, on an instance whose clock is a s
     // The same moment: 00:00:00.500 on the instance ahead, 23:59:59.500 on the one behind.
     const ahead = instance(() => MIDNIGHT + 500);
     const behind = instance(() => MIDNIGHT - 500);
-    const record: SessionRecord = {
-      requestId: 'after-midnight',
-      phoneNumber: NUMBER,
-      owner: 'alice',
-      method: 'sms',
-      status: 'sent',
-      awaitingCode: true,
-      createdAt: MIDNIGHT + 500,
-      expiresAt: MIDNIGHT + 300_500,
-      verifiedAt: null,
-    };
+    const record = pendingSession(
+      { requestId: 'after-midnight', phoneNumber: NUMBER, owner: 'alice' },
+      MIDNIGHT + 500,
+    );
     const reserved = await ahead.reserveIndex({ phoneNumber: NUMBER, owner: 'alice' });
     await expect(ahead.createAndFollow(record, [], undefined, reserved)).resolves.toBe(true);
     // The erasure, asked on the instance behind: its record is readable there…

@@ -23,21 +23,12 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
 import type { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
-import { RECORD_OPTIONS, recordsOn } from '../support/session-records.fixture.js';
+import { pendingSession, RECORD_OPTIONS, recordsOn } from '../support/session-records.fixture.js';
 
 const NOW = 1_700_000_000_000;
 const NUMBER = '+79123456782';
-const session = (requestId: string): SessionRecord => ({
-  requestId,
-  phoneNumber: NUMBER,
-  owner: 'alice',
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: NOW,
-  expiresAt: NOW + 300_000,
-  verifiedAt: null,
-});
+const session = (requestId: string): SessionRecord =>
+  pendingSession({ requestId, phoneNumber: NUMBER, owner: 'alice' }, NOW);
 
 /** A store on which the erasure mark's write first lets `beforeMark` run (a start's answer landing then). */
 class MarkedStore extends MemoryStore {

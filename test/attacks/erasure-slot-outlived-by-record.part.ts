@@ -14,13 +14,12 @@
  * seconds to `graceMs`, a day after the session; the record goes by itself). Fails on main (43fb9bf2).
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { SessionRecord } from '../../src/core/session-record.js';
 import {
   RECORD_RETENTION_MS,
   SessionRecordRepository,
 } from '../../src/sessions/session-record.repository.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import { recordsOn } from '../support/session-records.fixture.js';
+import { pendingSession, recordsOn } from '../support/session-records.fixture.js';
 
 const START = 1_700_000_000_000;
 const NUMBER = '+79123456783';
@@ -37,17 +36,7 @@ describe('a record saved after its session ended, and its index slot', () => {
   afterEach(() => store.close());
 
   it('an erasure while the record is kept finds it, however late its last save came', async () => {
-    const record: SessionRecord = {
-      requestId: 'late-save',
-      phoneNumber: NUMBER,
-      owner: 'alice',
-      method: 'sms',
-      status: 'sent',
-      awaitingCode: true,
-      createdAt: START,
-      expiresAt: START + 300_000,
-      verifiedAt: null,
-    };
+    const record = pendingSession({ requestId: 'late-save', phoneNumber: NUMBER, owner: 'alice' }, START);
     const reserved = await records.reserveIndex({ phoneNumber: NUMBER, owner: 'alice' });
     await expect(records.createAndFollow(record, [], undefined, reserved)).resolves.toBe(true);
     // 30 s after its end the reconciler reads it expired and saves it.

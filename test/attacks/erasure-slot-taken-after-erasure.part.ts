@@ -22,21 +22,12 @@ import {
   SessionRecordRepository,
 } from '../../src/sessions/session-record.repository.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import { recordsOn } from '../support/session-records.fixture.js';
+import { pendingSession, recordsOn } from '../support/session-records.fixture.js';
 
 const NOW = 1_700_000_000_000;
 const NUMBER = '+79123456789';
-const session = (requestId: string, owner: string): SessionRecord => ({
-  requestId,
-  phoneNumber: NUMBER,
-  owner,
-  method: 'sms',
-  status: 'sent',
-  awaitingCode: true,
-  createdAt: NOW,
-  expiresAt: NOW + 300_000,
-  verifiedAt: null,
-});
+const session = (requestId: string, owner: string): SessionRecord =>
+  pendingSession({ requestId, phoneNumber: NUMBER, owner }, NOW);
 
 describe('a start recorded after an erasure, while an erased start was still in flight', () => {
   let store: MemoryStore;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { MethodStats } from '../../src/account/method-stats.service.js';
-import { PLATFORMS } from '../support/verification-app.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
   check,
   freshPhone,
@@ -21,7 +21,31 @@ import {
 describe.each(PLATFORMS)('journeys: the ends of the steps switched away from (%s)', (platform) => {
   const fx = journeyFixture();
 
-  it('a journey verified by its SMS ends the reverse call it left then: ended, not verified', async () => {
+  it.each([
+    {
+      title: 'a journey verified by its SMS ends the reverse call it left then: ended, not verified',
+      async end(host: TestApp, id: string, phone: string, stats: MethodStats) {
+        const [callId, smsId] = sessionIds(fx.sb, phone);
+        await fx.sb.advance(15_000);
+        expect((await check(host, id, String(fx.sb.getSession(smsId!)!.code))).body.verified).toBe(true);
+        // Long before the call's expiry: the users the call did not verify, for its moment and ranking.
+        expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 1 });
+        expect(fx.sb.getSession(callId!)!.status).not.toBe('expired');
+      },
+    },
+    {
+      title:
+        'a user who switched to a paid step a page followed, and never verified, counts against the call left',
+      // The page follows the SMS step, then the user leaves. Proven (the journey's paid step followed),
+      // not rescued: a real user the call failed.
+      async end(host: TestApp, id: string) {
+        await fx.sb.advance(10_000);
+        expect((await status(host, id)).status).toBe(200);
+        await fx.sb.advance(600_000);
+        await status(host, id);
+      },
+    },
+  ])('$title', async ({ end }) => {
     const host = await journeyHost(fx, platform);
     const stats = host.app.get(MethodStats, { strict: false });
     const phone = freshPhone();
@@ -29,31 +53,8 @@ describe.each(PLATFORMS)('journeys: the ends of the steps switched away from (%s
     const id = first.body.verification_id as string;
     await fx.sb.advance(20_000);
     expect((await switchMethod(host, id, 'sms')).status).toBe(201);
-    const [callId, smsId] = sessionIds(fx.sb, phone);
-    await fx.sb.advance(15_000);
-    expect((await check(host, id, String(fx.sb.getSession(smsId!)!.code))).body.verified).toBe(true);
-    // Long before the call's expiry: the users the call did not verify, for its moment and ranking.
+    await end(host, id, phone, stats);
     expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 1, expired: 1 });
-    expect(await stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 1 });
-    expect(fx.sb.getSession(callId!)!.status).not.toBe('expired');
-    expect((await stats.learningSamples()).reverse_flash_call).toMatchObject({ started: 1, verified: 0 });
-  });
-
-  it('a user who switched to a paid step a page followed, and never verified, counts against the call left', async () => {
-    const host = await journeyHost(fx, platform);
-    const stats = host.app.get(MethodStats, { strict: false });
-    const phone = freshPhone();
-    const first = await start(host, { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' });
-    const id = first.body.verification_id as string;
-    await fx.sb.advance(20_000);
-    expect((await switchMethod(host, id, 'sms')).status).toBe(201);
-    // The page follows the SMS step, then the user leaves.
-    await fx.sb.advance(10_000);
-    expect((await status(host, id)).status).toBe(200);
-    await fx.sb.advance(600_000);
-    await status(host, id);
-    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 1, expired: 1 });
-    // Proven (the journey's paid step followed), not rescued: a real user the call failed.
     expect((await stats.learningSamples()).reverse_flash_call).toMatchObject({ started: 1, verified: 0 });
   });
 });

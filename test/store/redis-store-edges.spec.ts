@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { createClient } from 'redis';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import { VerificationOptionsError } from '../../src/core/option-rules.js';
-import { sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
+import {
+  connectNodeRedis,
+  eventually,
+  sharedRedisUrl,
+  ThrowawayRedisServer,
+} from '../support/redis-server.js';
 import { TestClock } from './store-contract.js';
 
 /**
@@ -16,13 +20,11 @@ import { TestClock } from './store-contract.js';
 const RUN_PREFIX = `pv-test:${randomUUID()}:edges:`;
 
 let ioredis: Redis;
-let nodeRedis: ReturnType<typeof createClient>;
+let nodeRedis: Awaited<ReturnType<typeof connectNodeRedis>>;
 
 beforeAll(async () => {
   ioredis = new Redis(sharedRedisUrl());
-  nodeRedis = createClient({ url: sharedRedisUrl() });
-  nodeRedis.on('error', () => undefined);
-  await nodeRedis.connect();
+  nodeRedis = await connectNodeRedis(sharedRedisUrl());
 });
 
 afterAll(async () => {
@@ -97,19 +99,6 @@ describe.each([
   });
 });
 
-/** Resolves with the first value `attempt` yields, trying again every 50 ms (real time) for up to `withinMs`. */
-async function eventually<T>(attempt: () => Promise<T>, withinMs: number): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
-
 describe('RedisStore on a host client that queues commands while offline (its default)', () => {
   let server: ThrowawayRedisServer;
   beforeAll(async () => {
@@ -126,9 +115,7 @@ describe('RedisStore on a host client that queues commands while offline (its de
       return { client, down: () => client.status !== 'ready', end: async () => client.disconnect() };
     },
     'node-redis': async () => {
-      const client = createClient({ url: server.url });
-      client.on('error', () => undefined);
-      await client.connect();
+      const client = await connectNodeRedis(server.url);
       return { client, down: () => !client.isReady, end: async () => client.destroy() };
     },
   };

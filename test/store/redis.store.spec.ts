@@ -1,37 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { createClient } from 'redis';
 import { KEYS_PER_CALL, RedisStore, type RedisStoreOptions } from '../../src/store/redis.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import { VerificationOptionsError } from '../../src/core/option-rules.js';
-import { sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
+import {
+  connectNodeRedis,
+  eventually,
+  sharedRedisUrl,
+  ThrowawayRedisServer,
+} from '../support/redis-server.js';
 import { describeStoreContract, TestClock } from './store-contract.js';
 
 /** Every run gets its own prefix: the shared Redis may serve other suites at the same time. */
 const RUN_PREFIX = `pv-test:${randomUUID()}:`;
-
-// Return type left to inference: node-redis client types are generic over modules and RESP version.
-async function connectNodeRedis(url: string) {
-  const client = createClient({ url });
-  // A host's client has an error listener; without one node-redis throws on a lost connection.
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
-
-/** Resolves with the first value `attempt` yields, trying again every 50 ms (real time) for up to `withinMs`. */
-async function eventually<T>(attempt: () => Promise<T>, withinMs: number): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /**
  * A store that opened its own connection, once that connection answers: loading the client

@@ -18,6 +18,7 @@ import {
 import { SubjectIndex } from '../../src/sessions/subject-index.js';
 import { VerificationTracker } from '../../src/sessions/verification.tracker.js';
 import type { MemoryStore } from '../../src/store/memory.store.js';
+import { pendingSession } from './session-records.fixture.js';
 import { telemetryOf } from './telemetry.js';
 
 /**
@@ -28,17 +29,7 @@ const API = { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-s
 
 /** The record of a pending SMS (`req-1`) started at `at`. */
 export function pendingSms(at: number, fields: Partial<SessionRecord> = {}): SessionRecord {
-  return {
-    requestId: 'req-1',
-    phoneNumber: '+79123456789',
-    method: 'sms',
-    status: 'sent',
-    awaitingCode: true,
-    createdAt: at,
-    expiresAt: at + 300_000,
-    verifiedAt: null,
-    ...fields,
-  };
+  return pendingSession({ requestId: 'req-1', phoneNumber: '+79123456789', ...fields }, at);
 }
 
 /** What the API answers of the SMS started at `at`. */
