@@ -17,6 +17,9 @@ export interface RedisConnectionOptions {
   commandTimeoutMs?: number;
 }
 
+/** The longest delay a Node timer keeps (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Sends one command; `key` routes it on a cluster. */
 export type Send = (args: string[], key: string | undefined) => Promise<unknown>;
 
@@ -38,10 +41,11 @@ export class RedisConnection {
 
   constructor(options: RedisConnectionOptions) {
     this.timeoutMs = options.commandTimeoutMs ?? 1000;
-    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0) {
+    // Node runs a longer timer at once (a 32-bit delay): every operation would fail after 1 ms.
+    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0 || this.timeoutMs > MAX_TIMER_MS) {
       throw new VerificationOptionsError(
         'commandTimeoutMs',
-        `must be a positive number (got ${options.commandTimeoutMs})`,
+        `must be a positive number of at most ${MAX_TIMER_MS} ms (got ${options.commandTimeoutMs})`,
         'RedisStore',
       );
     }

@@ -37,13 +37,24 @@ export function keyOperationsArguments(operations: readonly StoreOperation[], no
       case 'increment':
         args.push(operation.op, String(operation.by), pxOf(operation.ttlMs));
         break;
+      default:
+        // Never shifts the others' arguments: the script fails this one alone.
+        args.push(String((operation as { op: unknown }).op), '', '');
     }
   }
   return args;
 }
 
-/** An operation's reply (plain command or script) as its method answers it; throws for a key that is not a counter. */
+/**
+ * An operation's reply (plain command or script) as its method answers it. A one-element list is the
+ * script's error for that operation alone: a TypeError for a key that is not a counter, else an Error
+ * with Redis' message.
+ */
 export function decodeReply(operation: StoreOperation, reply: unknown, now: number): unknown {
+  if (Array.isArray(reply) && reply.length === 1) {
+    const message = asString(reply[0]) ?? '';
+    throw message === 'NOT_A_COUNTER' ? notACounter() : new Error(message);
+  }
   switch (operation.op) {
     case 'get':
       return decodeLive(asString(reply), now);
@@ -51,7 +62,6 @@ export function decodeReply(operation: StoreOperation, reply: unknown, now: numb
       return Number(reply) === 1;
     case 'increment': {
       const [value, expiresAt] = reply as unknown[];
-      if (expiresAt === undefined) throw notACounter();
       return { value: Number(asString(value)), expiresAt: Number(asString(expiresAt)) };
     }
     default:

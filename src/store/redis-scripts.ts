@@ -38,50 +38,52 @@ end
  * Answers one reply per key, in order: get the raw value (nil when absent; decoded by the caller),
  * setIfAbsent 1 when this call set the value, increment { value, expiresAt } as strings, set and
  * delete 1. Increment is a fixed window: a live counter keeps its expiry (KEEPTTL), an absent or
- * expired one restarts at `by`; a key holding something else is left as it is and answers
- * { 'NOT_A_COUNTER' }, failing that operation alone. One call is atomic, so its keys must share a
- * slot on a Redis Cluster: there the store sends one key per call.
+ * expired one restarts at `by`. An operation that fails (a key that is not a counter:
+ * NOT_A_COUNTER; a write Redis refuses, as when out of memory) answers { message } and fails alone:
+ * the others run and answer. One call is atomic, so its keys must share a slot on a Redis Cluster:
+ * there the store sends one key per call.
  */
 export const KEY_OPERATIONS = script(
   'keyOperations',
   `${LIVE_EXPIRY}
 local now = tonumber(ARGV[1])
-local answers = {}
-for i, key in ipairs(KEYS) do
-  local op, a, b = ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1]
+local function operate(key, op, a, b)
   if op == 'get' then
-    answers[i] = redis.call('GET', key)
+    return redis.call('GET', key)
   elseif op == 'set' then
     redis.call('SET', key, a, 'PX', b)
-    answers[i] = 1
+    return 1
   elseif op == 'setIfAbsent' then
-    if live_expiry(redis.call('GET', key), now) then
-      answers[i] = 0
-    else
-      redis.call('SET', key, a, 'PX', b)
-      answers[i] = 1
-    end
+    if live_expiry(redis.call('GET', key), now) then return 0 end
+    redis.call('SET', key, a, 'PX', b)
+    return 1
   elseif op == 'delete' then
     redis.call('DEL', key)
-    answers[i] = 1
+    return 1
   elseif op == 'increment' then
     local by = tonumber(a)
     local expires_at, current = live_expiry(redis.call('GET', key), now)
-    if expires_at then
-      if string.match(current, '^-?%d+$') then
-        local value = tonumber(current) + by
-        redis.call('SET', key, string.format('%d:%d', expires_at, value), 'KEEPTTL')
-        answers[i] = { string.format('%d', value), string.format('%d', expires_at) }
-      else
-        answers[i] = { 'NOT_A_COUNTER' }
-      end
-    else
+    if not expires_at then
       expires_at = now + tonumber(b)
       redis.call('SET', key, string.format('%d:%d', expires_at, by), 'PX', b)
-      answers[i] = { string.format('%d', by), string.format('%d', expires_at) }
+      return { string.format('%d', by), string.format('%d', expires_at) }
     end
+    if not string.match(current, '^-?%d+$') then return { 'NOT_A_COUNTER' } end
+    local value = tonumber(current) + by
+    redis.call('SET', key, string.format('%d:%d', expires_at, value), 'KEEPTTL')
+    return { string.format('%d', value), string.format('%d', expires_at) }
+  end
+  error({ err = 'UNKNOWN_OPERATION ' .. tostring(op) })
+end
+local answers = {}
+for i, key in ipairs(KEYS) do
+  local ok, answer = pcall(operate, key, ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1])
+  if ok then
+    answers[i] = answer
+  elseif type(answer) == 'table' and answer.err then
+    answers[i] = { answer.err }
   else
-    return redis.error_reply('UNKNOWN_OPERATION ' .. tostring(op))
+    answers[i] = { tostring(answer) }
   end
 end
 return answers

@@ -2,7 +2,7 @@ import type { RedisDriverName } from './open-redis-client.js';
 import type { RedisClientLike } from './redis-command-runner.js';
 import { errorMessage, RedisConnection, type Send } from './redis-connection.js';
 import { CLAIM_DUE, KEY_OPERATIONS, type RedisScript } from './redis-scripts.js';
-import { assertClaim, assertDueAt, assertIncrement, assertTtl } from './store-arguments.js';
+import { assertClaim, assertDueAt, assertIncrement, assertOperation, assertTtl } from './store-arguments.js';
 import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { RedisSubscriber } from './redis-subscriber.js';
@@ -38,6 +38,8 @@ export class RedisStore implements VerificationStore {
   private readonly subscriber: RedisSubscriber;
   /** Key operations issued since the last group was sent (see `queue`). */
   private pending: Queued[] | undefined;
+  /** Set once Redis refused a group's keys of several slots (a cluster-mode endpoint, plain client). */
+  private keyByKey = false;
 
   constructor(options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
@@ -88,8 +90,9 @@ export class RedisStore implements VerificationStore {
   /** The operations, each as its method (see `queue`): one round trip, one script call on one Redis. */
   async batch<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>> {
     for (const operation of operations) {
+      assertOperation(operation);
       if (operation.op === 'increment') assertIncrement(operation.by);
-      if ('ttlMs' in operation) assertTtl(operation.ttlMs);
+      if (operation.op !== 'get' && operation.op !== 'delete') assertTtl(operation.ttlMs);
     }
     return Promise.all(operations.map((operation) => this.queue('batch', operation))) as Promise<
       StoreBatchResults<T>
@@ -97,12 +100,12 @@ export class RedisStore implements VerificationStore {
   }
 
   /**
-   * Takes a key operation into the group that is sent once the code running now has issued all it
-   * issues at once (process.nextTick, as ioredis' auto-pipelining): a host's CPU pays per Redis
-   * command, and a protected start issues dozens of counters together. On one Redis the group is one
-   * KEY_OPERATIONS call (atomic as a whole; each operation answers alone, as its method); on a
-   * cluster, where a call cannot span slots, one command per key, all written at once. A group of one
-   * is the plain command.
+   * Takes a key operation into the group that is sent once the code running now has issued what it
+   * issues at once (a promise's microtask, which a host's fake timers cannot hold back): a host's
+   * CPU pays per Redis command, and a protected start issues dozens of counters together. On one
+   * Redis the group is one KEY_OPERATIONS call (atomic as a whole; each operation answers alone, as
+   * its method); on a cluster, where a call cannot span slots, one command per key, all written at
+   * once. A group of one is the plain command.
    */
   private queue(name: string, operation: StoreOperation): Promise<unknown> {
     if (this.closed)
@@ -110,7 +113,7 @@ export class RedisStore implements VerificationStore {
     return new Promise((resolve, reject) => {
       if (this.pending === undefined) {
         this.pending = [];
-        process.nextTick(() => void this.flush());
+        void Promise.resolve().then(() => this.flush());
       }
       this.pending.push({ name, operation, resolve, reject });
     });
@@ -119,39 +122,64 @@ export class RedisStore implements VerificationStore {
   /**
    * Sends the pending group under one deadline, then settles each operation with its own answer
    * (after the deadline's timer is cleared: nothing of the store runs on once an operation answers).
+   * On a cluster each key is its own command, settled as it answers: a slow node holds only its keys.
    */
   private async flush(): Promise<void> {
     const group = this.pending;
     if (group === undefined) return;
     this.pending = undefined;
-    let replies: PromiseSettledResult<unknown>[];
+    let replies: unknown[] | undefined;
     try {
       replies = (await this.connection.within(async (send, clustered) => {
-        if (clustered || group.length === 1)
-          return Promise.allSettled(group.map((entry) => this.one(send, entry.operation)));
-        // A flood of requests in one tick is several calls, none holding Redis long; still one round trip.
-        const calls: Promise<unknown>[] = [];
-        for (let at = 0; at < group.length; at += KEYS_PER_CALL) {
-          const part = group.slice(at, at + KEYS_PER_CALL).map((entry) => entry.operation);
-          calls.push(this.keyOperations(send, part));
+        const keyByKey = async (): Promise<undefined> => {
+          await Promise.all(
+            group.map((entry) =>
+              this.one(send, entry.operation).then(
+                (reply) => this.settle(entry, reply),
+                (error: unknown) => entry.reject(this.connection.failure(entry.name, error)),
+              ),
+            ),
+          );
+          return undefined;
+        };
+        if (clustered || this.keyByKey) return keyByKey();
+        if (group.length === 1) return [await this.one(send, group[0]!.operation)];
+        try {
+          return await this.inCalls(send, group);
+        } catch (error) {
+          // A cluster-mode endpoint behind a plain client refuses keys of several slots before it runs
+          // anything: from then on, a command per key.
+          if (!errorMessage(error).startsWith('CROSSSLOT')) throw error;
+          this.keyByKey = true;
+          return keyByKey();
         }
-        const answers = ((await Promise.all(calls)) as unknown[][]).flat();
-        return answers.map((value) => ({ status: 'fulfilled', value }));
-      })) as PromiseSettledResult<unknown>[];
+      })) as unknown[] | undefined;
     } catch (error) {
+      // What is settled already stays so.
       for (const entry of group) entry.reject(this.connection.failure(entry.name, error));
       return;
     }
-    group.forEach((entry, i) => {
-      const reply = replies[i]!;
-      if (reply.status === 'rejected') return entry.reject(this.connection.failure(entry.name, reply.reason));
-      try {
-        entry.resolve(decodeReply(entry.operation, reply.value, this.clock()));
-      } catch (error) {
-        // An answer that does not decode is that operation's own error (a key that is not a counter).
-        entry.reject(error);
-      }
-    });
+    if (replies) group.forEach((entry, i) => this.settle(entry, replies[i]));
+  }
+
+  /** The group in KEY_OPERATIONS calls: a flood in one tick is several calls, none holding Redis long. */
+  private async inCalls(send: Send, group: readonly Queued[]): Promise<unknown[]> {
+    const calls: Promise<unknown>[] = [];
+    for (let at = 0; at < group.length; at += KEYS_PER_CALL) {
+      const part = group.slice(at, at + KEYS_PER_CALL).map((entry) => entry.operation);
+      calls.push(this.keyOperations(send, part));
+    }
+    return ((await Promise.all(calls)) as unknown[][]).flat();
+  }
+
+  /** Answers an operation with its reply; a reply that is an error fails that operation alone. */
+  private settle(entry: Queued, reply: unknown): void {
+    try {
+      entry.resolve(decodeReply(entry.operation, reply, this.clock()));
+    } catch (error) {
+      // A key that is not a counter is the caller's TypeError, as on every store.
+      entry.reject(error instanceof TypeError ? error : this.connection.failure(entry.name, error));
+    }
   }
 
   /** One key operation's reply: a plain command, or a KEY_OPERATIONS call of one key. */
@@ -230,6 +258,8 @@ export class RedisStore implements VerificationStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // What was issued before close() is sent, and answered, before the connection goes.
+    await this.flush();
     await this.subscriber.close();
     await this.connection.release();
   }

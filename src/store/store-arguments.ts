@@ -12,6 +12,13 @@ export function assertIncrement(by: number): void {
   if (!Number.isSafeInteger(by)) throw new RangeError(`increment must be a safe integer, got ${by}`);
 }
 
+const OPERATIONS = new Set(['get', 'set', 'setIfAbsent', 'delete', 'increment']);
+
+/** A batch's operation is one of the store's (a plain-JS caller can pass anything). */
+export function assertOperation(operation: { readonly op: string }): void {
+  if (!OPERATIONS.has(operation.op)) throw new TypeError(`batch: unknown operation ${String(operation.op)}`);
+}
+
 export function assertDueAt(dueAt: number): void {
   if (!Number.isFinite(dueAt)) throw new RangeError(`dueAt must be a finite number, got ${dueAt}`);
 }

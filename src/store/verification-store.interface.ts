@@ -52,9 +52,10 @@ export interface VerificationStore {
   /**
    * Runs several key operations together and answers each one's result, in order: one round trip
    * (RedisStore: one script call; on a Redis Cluster one command per key, all written at once). Each
-   * operation is as atomic as its own method; a host's store need not make the batch a transaction
-   * (MemoryStore and one Redis run it in one step). An operation that fails rejects the batch; the
-   * others may have run. Optional for a host's own store: without it the module
+   * operation is as atomic as its own method; the batch as a whole is not a transaction (MemoryStore
+   * runs it in one step). An operation that fails rejects the batch; the others may have run.
+   * Operations issued without awaiting one another may reach a shared store in another order (RedisStore
+   * after Redis lost its scripts): the module awaits a write before it announces it. Optional for a host's own store: without it the module
    * issues the operations at once by their own methods (`storeBatch`).
    */
   batch?<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>>;

@@ -35,13 +35,16 @@ afterAll(async () => {
 });
 
 describe('RedisStore options', () => {
-  it('refuses a command timeout that is not a positive finite number, naming it and the value', () => {
-    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0]) {
+  it('refuses a command timeout that is not a positive number a Node timer keeps, naming it and the value', () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 2 ** 31]) {
       const make = () => new RedisStore({ client: ioredis, commandTimeoutMs: bad });
       expect(make).toThrow(VerificationOptionsError);
-      expect(make).toThrow(`RedisStore: option "commandTimeoutMs" must be a positive number (got ${bad})`);
+      expect(make).toThrow(
+        `RedisStore: option "commandTimeoutMs" must be a positive number of at most 2147483647 ms (got ${bad})`,
+      );
     }
     expect(() => new RedisStore({ client: ioredis, commandTimeoutMs: 0.5 })).not.toThrow();
+    expect(() => new RedisStore({ client: ioredis, commandTimeoutMs: 2 ** 31 - 1 })).not.toThrow();
   });
 
   it('takes a redis:// or rediss:// URL in any case, and nothing that only contains one', async () => {

@@ -217,7 +217,7 @@ describe('RedisStore on Redis itself', () => {
       /^RedisStore: option "url" must start with redis:\/\/ or rediss:\/\//,
     );
     expect(() => new RedisStore({ url: sharedRedisUrl(), commandTimeoutMs: 0 })).toThrow(
-      /^RedisStore: option "commandTimeoutMs" must be a positive number \(got 0\)/,
+      /^RedisStore: option "commandTimeoutMs" must be a positive number of at most 2147483647 ms \(got 0\)/,
     );
   });
 });
