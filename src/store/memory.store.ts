@@ -61,9 +61,8 @@ export class MemoryStore implements VerificationStore {
   private readonly maxEntries: number;
   private readonly maxEvictableEntries: number;
   private readonly slab = new EntrySlab();
-  private readonly release = (_key: string, slot: number): void => this.slab.release(slot);
-  private readonly entries = new WriteOrder(this.release);
-  private readonly evictableEntries = new WriteOrder(this.release);
+  private readonly entries = new WriteOrder();
+  private readonly evictableEntries = new WriteOrder();
   private readonly queues = new Map<string, DueQueue>();
   private readonly channels = new LocalChannels();
   private sweepCursor: Iterator<[Map<string, number>, string, number]> | undefined;
@@ -245,7 +244,10 @@ export class MemoryStore implements VerificationStore {
     // The last write decides the class; a key rewritten keeps its slot.
     let slot = own.get(key) ?? other.get(key);
     other.delete(key);
-    if (!own.has(key) && own.size >= bound) own.evictOldest();
+    if (!own.has(key) && own.size >= bound) {
+      const evicted = own.evictOldest();
+      if (evicted !== undefined) this.slab.release(evicted[1]);
+    }
     if (slot === undefined) slot = this.slab.add(value, expiresAt);
     else this.slab.put(slot, value, expiresAt);
     // The key is the most recently written of its class now (the eviction order).
