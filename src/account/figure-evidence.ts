@@ -220,14 +220,13 @@ export class FigureEvidence {
 
   /** Counts the start against each giver's day share; true when every one is within it. */
   async #withinShares(record: SessionRecord, givers: FigureGivers): Promise<boolean> {
-    const day = `${dayName(record.createdAt)}:${storedMethod(record.method)}`;
     const kinds = (Object.keys(FIGURES_SHARE_PER_DAY) as (keyof FigureGivers)[]).filter(
       (kind) => givers[kind] !== undefined,
     );
     const counts = await Promise.all(
       kinds.map((kind) =>
         this.store.increment(
-          giverKey(day, kind, this.keys.digest(givers[kind]!)),
+          giverKey(record, kind, this.keys.digest(givers[kind]!)),
           1,
           this.untilDayEnds(record),
         ),
@@ -300,23 +299,24 @@ function recordKey(callerDigest: string): string {
   return `stats-record:{${callerDigest}}`;
 }
 
-function firstCallerKey(record: { createdAt: number; method: SessionRecord['method'] }, of: string): string {
+type DayOfMethod = { createdAt: number; method: SessionRecord['method'] };
+
+function firstCallerKey(record: DayOfMethod, of: string): string {
   return `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${of}}`;
 }
 
-function giverKey(day: string, kind: keyof FigureGivers, of: string): string {
-  return `stats-giver:{${day}:${kind}:${of}}`;
+/** A giver's day share, `{<day number>:<method>:<c|a|n>:<digest>}`: 16 B under a date and the kind's name. */
+function giverKey(record: DayOfMethod, kind: keyof FigureGivers, of: string): string {
+  const letter = kind === 'caller' ? 'c' : kind === 'address' ? 'a' : 'n';
+  return `stats-giver:{${Math.floor(record.createdAt / DAY_MS)}:${storedMethod(record.method)}:${letter}:${of}}`;
 }
 
 /** Store keys a caller's starts of a session's day and method left in the figures' evidence (erasure). */
-export function callerEvidenceKeys(
-  record: { createdAt: number; method: SessionRecord['method'] },
-  callerDigest: string,
-): string[] {
-  const day = `${dayName(record.createdAt)}:${storedMethod(record.method)}`;
+export function callerEvidenceKeys(record: DayOfMethod, callerDigest: string): string[] {
   return [
     firstCallerKey(record, callerDigest),
-    giverKey(day, 'caller', callerDigest),
+    giverKey(record, 'caller', callerDigest),
+    `stats-giver:{${dayName(record.createdAt)}:${storedMethod(record.method)}:caller:${callerDigest}}`,
     recordKey(callerDigest),
   ];
 }

@@ -129,12 +129,18 @@ export function windowDays(days: number | undefined): number {
 /** The last day named: most counts of a day fall on that day. */
 let lastDay = { index: NaN, name: '' };
 
-/** Store key of a number's first counted session of a method on a day (`of`: the number's keyed digest). */
+/**
+ * Store key of a number's first counted session of a method on a day (`of`: the number's keyed digest),
+ * the day by its number (8 B a key less than its date). With `older`, also the key as an older version
+ * named it (its date): an erasure removes both.
+ */
 export function statsNumberKey(
   record: { createdAt: number; method: VerificationMethod },
   of: string,
+  older?: 'older',
 ): string {
-  return `stats-number:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${of}}`;
+  const day = older === undefined ? Math.floor(record.createdAt / DAY_MS) : dayName(record.createdAt);
+  return `stats-number:{${day}:${storedMethod(record.method)}:${of}}`;
 }
 
 /** The UTC day of a time, as `YYYY-MM-DD`. */

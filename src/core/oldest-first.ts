@@ -10,7 +10,7 @@
  * evicted, re-inserted behind it, or deleted, so its next key is the oldest.
  */
 export class OldestFirst<K, V = unknown> {
-  #cursor: Iterator<K> | undefined;
+  #cursor: Iterator<[K, V]> | undefined;
 
   constructor(
     private readonly map: Map<K, V>,
@@ -20,13 +20,19 @@ export class OldestFirst<K, V = unknown> {
 
   /** Deletes the oldest key and returns it; undefined when the map is empty. */
   evict(): K | undefined {
+    const entry = this.evictEntry();
+    if (entry === undefined) return undefined;
+    if (this.dropped) this.dropped(entry[0], entry[1]);
+    return entry[0];
+  }
+
+  /** Deletes the oldest key and returns it with the value it held; undefined when the map is empty. */
+  evictEntry(): [K, V] | undefined {
     for (let fresh = false; ; fresh = true) {
-      this.#cursor ??= this.map.keys();
+      this.#cursor ??= this.map.entries();
       const next = this.#cursor.next();
       if (!next.done) {
-        const value = this.dropped && (this.map.get(next.value) as V);
-        this.map.delete(next.value);
-        if (this.dropped) this.dropped(next.value, value as V);
+        this.map.delete(next.value[0]);
         return next.value;
       }
       // An iterator that reached the end stays there, whatever is inserted later: start again.

@@ -23,13 +23,15 @@ describe('OpenSpend as stored: a pending session keeps one until it ends', () =>
     expect(restoredOpenSpend(storedOpenSpend(onProof))).toStrictEqual(onProof);
   });
 
-  it('one letter a field: a reservation is 56 characters instead of 80', () => {
-    expect(storedOpenSpend(reserved)).toBe('{"k":"20787","t":1796083200000,"m":300,"b":"on_delivery"}');
+  it('one letter a field and a billing: a reservation is 47 characters instead of 80', () => {
+    expect(storedOpenSpend(reserved)).toBe('{"k":"20787","t":1796083200000,"m":300,"b":"d"}');
     expect(JSON.stringify(reserved)).toHaveLength(80);
   });
 
-  it('one stored with long names (an older version) reads as it was; a broken one throws', () => {
+  it('one stored with long names or its billing named (older versions) reads as it was; a broken one throws', () => {
     expect(restoredOpenSpend(JSON.stringify(onProof))).toStrictEqual(onProof);
+    const billingNamed = '{"k":"20787","t":1796083200000,"m":300,"b":"on_delivery"}';
+    expect(restoredOpenSpend(billingNamed)).toStrictEqual(reserved);
     expect(() => restoredOpenSpend('{')).toThrow();
   });
 });

@@ -1,5 +1,6 @@
 import { DueQueue } from './due-queue.js';
 import { EntrySlab } from './entry-slab.js';
+import { FlatCopies } from './flat-copies.js';
 import { WriteOrder } from './write-order.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
@@ -31,15 +32,6 @@ export interface MemoryStoreOptions {
   sweepIntervalMs?: number;
 }
 
-/**
- * A copy of `text` in one piece. A string built by concatenation (a key from a template, a sealed
- * value) is a rope of its parts, 32 B a part beside the characters, and a slice keeps its whole parent
- * alive; what the store keeps for hours is copied flat (a JSON round trip keeps every code unit).
- */
-function flat(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
-}
-
 /** Entries examined per sweep tick: bounds the pause of one tick whatever the store's size. */
 const SWEEP_SLICE = 10_000;
 
@@ -61,9 +53,9 @@ export class MemoryStore implements VerificationStore {
   private readonly maxEntries: number;
   private readonly maxEvictableEntries: number;
   private readonly slab = new EntrySlab();
-  private readonly release = (_key: string, slot: number): void => this.slab.release(slot);
-  private readonly entries = new WriteOrder(this.release);
-  private readonly evictableEntries = new WriteOrder(this.release);
+  private readonly flat = new FlatCopies();
+  private readonly entries = new WriteOrder();
+  private readonly evictableEntries = new WriteOrder();
   private readonly queues = new Map<string, DueQueue>();
   private readonly channels = new LocalChannels();
   private sweepCursor: Iterator<[Map<string, number>, string, number]> | undefined;
@@ -108,7 +100,7 @@ export class MemoryStore implements VerificationStore {
   async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
     this.assertOpen('set');
     assertTtl(ttlMs);
-    this.write(key, flat(value), this.clock() + ttlMs, options);
+    this.write(key, this.flat.of(value), this.clock() + ttlMs, options);
   }
 
   async setIfAbsent(
@@ -121,7 +113,7 @@ export class MemoryStore implements VerificationStore {
     assertTtl(ttlMs);
     const now = this.clock();
     if (this.live(key, now) !== undefined) return false;
-    this.write(key, flat(value), now + ttlMs, options);
+    this.write(key, this.flat.of(value), now + ttlMs, options);
     return true;
   }
 
@@ -172,7 +164,7 @@ export class MemoryStore implements VerificationStore {
       this.queues.set(queue, due);
     }
     if (!due.has(member) && due.size >= this.maxEntries) due.evictOldest();
-    due.schedule(flat(member), dueAt);
+    due.schedule(this.flat.of(member), dueAt);
   }
 
   async claimDue(queue: string, limit: number, leaseMs: number): Promise<string[]> {
@@ -245,11 +237,14 @@ export class MemoryStore implements VerificationStore {
     // The last write decides the class; a key rewritten keeps its slot.
     let slot = own.get(key) ?? other.get(key);
     other.delete(key);
-    if (!own.has(key) && own.size >= bound) own.evictOldest();
+    if (!own.has(key) && own.size >= bound) {
+      const evicted = own.evictOldest();
+      if (evicted !== undefined) this.slab.release(evicted[1]);
+    }
     if (slot === undefined) slot = this.slab.add(value, expiresAt);
     else this.slab.put(slot, value, expiresAt);
     // The key is the most recently written of its class now (the eviction order).
-    own.written(flat(key), slot);
+    own.written(this.flat.of(key), slot);
   }
 
   /** Drops expired entries among the next slice of the maps, resuming where the last tick stopped. */

@@ -20,17 +20,10 @@ export class WriteOrder {
   readonly #older = new Map<string, number>();
   /** Moves the recent map's oldest key to the older map. */
   readonly #aged = new OldestFirst(this.#recent, (key: string, slot: number) => this.#older.set(key, slot));
-  readonly #evictOlder: OldestFirst<string, number>;
-  readonly #evictRecent: OldestFirst<string, number>;
+  readonly #olderFirst = new OldestFirst(this.#older);
+  readonly #recentFirst = new OldestFirst(this.#recent);
 
-  constructor(
-    /** Told of each evicted key's slot. */
-    evicted: (key: string, slot: number) => void,
-    private readonly recentKeys = RECENT_KEYS,
-  ) {
-    this.#evictOlder = new OldestFirst(this.#older, evicted);
-    this.#evictRecent = new OldestFirst(this.#recent, evicted);
-  }
+  constructor(private readonly recentKeys = RECENT_KEYS) {}
 
   get size(): number {
     return this.#recent.size + this.#older.size;
@@ -56,9 +49,9 @@ export class WriteOrder {
     return this.#recent.delete(key) || this.#older.delete(key);
   }
 
-  /** Evicts the least recently written key (see the class). */
-  evictOldest(): void {
-    if (this.#evictOlder.evict() === undefined) this.#evictRecent.evict();
+  /** Evicts the least recently written key (see the class): it and its slot; undefined when empty. */
+  evictOldest(): [key: string, slot: number] | undefined {
+    return this.#olderFirst.evictEntry() ?? this.#recentFirst.evictEntry();
   }
 
   /** The maps the keys are in (older first, each in write order): sweeps and compaction go through them. */

@@ -54,3 +54,30 @@ describe("erasureCounterKeys of a number: never the number's own limits", () => 
     expect(listed.filter((key) => key.startsWith('protect:') && !key.includes(':coalesce'))).toEqual([]);
   });
 });
+
+describe('erasureCounterKeys: the figures a session left, in the form this version writes and the older one', () => {
+  it("names its number's day claim and its owner's day share by the day's number and by its date", () => {
+    const n = '+79161234567';
+    const of = (subject: { phoneNumber: string } | { owner: string }) =>
+      erasureCounterKeys(keys, {
+        subject,
+        records: [record],
+        callers: [],
+        now: 0,
+        pumping: { windowMs: 3_600_000, rangeDigits: 3 },
+      });
+    expect(of({ phoneNumber: n })).toEqual(
+      expect.arrayContaining([
+        `stats-number:{0:sms:${keys.digest(n)}}`,
+        `stats-number:{1970-01-01:sms:${keys.digest(n)}}`,
+      ]),
+    );
+    const owner = keys.digest('owner:alice');
+    expect(of({ owner: 'alice' })).toEqual(
+      expect.arrayContaining([
+        `stats-giver:{0:sms:c:${owner}}`,
+        `stats-giver:{1970-01-01:sms:caller:${owner}}`,
+      ]),
+    );
+  });
+});

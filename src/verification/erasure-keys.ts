@@ -48,7 +48,11 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
   if (subject.phoneNumber !== undefined) {
     const n = subject.phoneNumber;
     // Its start in doubt holds the number and owner, sealed, for adoption: the subject's, not a limit.
-    names.push(InDoubtStarts.inDoubtKey(keys, n), ...records.map((r) => statsNumberKey(r, keys.digest(n))));
+    const day = (r: SessionRecord) => [
+      statsNumberKey(r, keys.digest(n)),
+      statsNumberKey(r, keys.digest(n), 'older'),
+    ];
+    names.push(InDoubtStarts.inDoubtKey(keys, n), ...records.flatMap(day));
     const callers = [
       ...new Set(records.flatMap((r) => (r.owner === undefined ? [] : [`owner:${r.owner}`]))),
       ...scope.callers,
