@@ -38,6 +38,24 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
       signed(newer, payloadFor('verification.verified', s.requestId), { timestampSeconds: ts() }),
     );
     expect(byNewer.status).toBe(200);
+    // Any other secret is refused; the timestamp is read on the module's clock, not the machine's.
+    const byOther = await postWebhook(
+      `${suite.host.url}/verification/webhooks`,
+      signed(
+        `whsec_${randomBytes(32).toString('base64')}`,
+        payloadFor('verification.verified', s.requestId),
+        {
+          timestampSeconds: ts(),
+        },
+      ),
+    );
+    expect([byOther.status, byOther.body.error_code]).toEqual([401, 'invalid_signature']);
+    await suite.sb.advance(3_600_000);
+    const anHourOn = await postWebhook(
+      `${suite.host.url}/verification/webhooks`,
+      signed(newer, payloadFor('verification.verified', s.requestId), { timestampSeconds: ts() }),
+    );
+    expect(anHourOn.status).toBe(200);
   });
 
   it("plugs a host's own verifier over the raw bytes (and a throwing verifier refuses)", async () => {
