@@ -83,6 +83,7 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
     expect(atBoot).toHaveLength(1);
     expect(atBoot[0]).toContain('POST /verification/webhooks');
     expect(atBoot[0]).toContain('NestFactory.create(AppModule, { rawBody: true })');
+    expect(atBoot[0]).toContain('until then every webhook is answered 503 service_unavailable');
     expect(logger.at('error')).toEqual([]);
     expect(suite.sb.webhookLog()).toEqual([]);
   });
