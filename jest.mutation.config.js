@@ -110,14 +110,23 @@ export const SPECS_BY_SCOPE = {
   // src/webhooks/webhook-receiver.ts: the route's answers, bounds and log lines (webhook-answers, webhook-route,
   // webhook-unsigned: hosts booted once per suite), a host's own verifier and the raw body a host lacks
   // (webhook-options and content-types, a host per test: a mutant runs only the tests that reached it), and
-  // the webhook's span (tracing).
+  // the webhook's span (tracing). So are webhook-notices.ts, webhook-notice.ts and webhook.controller.ts (what a
+  // delivered notice means for its session, the body's shape, the 200 answer), `--ignoreStatic`.
   'webhook-answers': {
     folder: 'webhooks',
     specs: [
       /^src\/webhooks\//,
-      /^test\/webhooks\/(webhook-answers|webhook-route|webhook-unsigned|webhook-options|content-types)\./,
+      /^test\/webhooks\/(webhook-answers|webhook-route|webhook-unsigned|webhook-options|webhook-notices|content-types)\./,
       /^test\/tracing\/tracing\.e2e\./,
     ],
+  },
+  // src/webhooks/webhook-verifier.ts and raw-body-probe.ts run at a host's boot: the verifier chosen (a host's
+  // own, several secrets, `signature: 'none'` and its warning) and the raw-body warning at boot, on Express and
+  // Fastify, in the suites that boot a host per test (webhook-options, content-types), so that a mutant runs
+  // only the tests whose host it reached. The suites booting in beforeAll would make every one of them static.
+  'webhook-boot': {
+    folder: 'webhooks',
+    specs: [/^test\/webhooks\/(webhook-options|content-types)\./],
   },
   // src/webhooks/standard-webhooks.verifier.ts: the signature and timestamp check, against its spec (which
   // compares it with the standardwebhooks package); the route's own refusals are webhook-answers'.

@@ -24,10 +24,21 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
       body: JSON.stringify(payloadFor('verification.verified', s.requestId)),
     });
     expect(res.status).toBe(415);
+    // A type of any length is named in the detail by its first 80 characters.
+    const long = `application/vnd.${'x'.repeat(80)}+json`;
+    const longRes = await postWebhook(route(), { headers: { 'content-type': long }, body: '{}' });
+    expect(longRes.status).toBe(415);
     // Fastify refuses a content type it has no parser for itself, before the route (its own 415).
     if (platform === 'express') {
       expect(res.contentType).toMatch(/^application\/problem\+json/);
-      expect(res.body).toMatchObject({ status: 415, error_code: 'unsupported_media_type' });
+      expect(res.body).toMatchObject({
+        status: 415,
+        error_code: 'unsupported_media_type',
+        detail: 'This app does not read application/merge-patch+json bodies; send application/json',
+      });
+      expect(longRes.body.detail).toBe(
+        `This app does not read ${long.slice(0, 80)} bodies; send application/json`,
+      );
     }
     expect(logger.at('error')).toEqual([]);
     expect(logger.at('warn').some((m) => m.includes('rawBody'))).toBe(false);
@@ -72,6 +83,7 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
     expect(atBoot).toHaveLength(1);
     expect(atBoot[0]).toContain('POST /verification/webhooks');
     expect(atBoot[0]).toContain('NestFactory.create(AppModule, { rawBody: true })');
+    expect(atBoot[0]).toContain('until then every webhook is answered 503 service_unavailable');
     expect(logger.at('error')).toEqual([]);
     expect(suite.sb.webhookLog()).toEqual([]);
   });
@@ -107,8 +119,44 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
       }),
     );
     expect(json.status).toBe(503);
-    expect(json.body.error_code).toBe('service_unavailable');
+    expect(json.body).toMatchObject({
+      error_code: 'service_unavailable',
+      detail: 'The webhook receiver is misconfigured (raw request body unavailable); retry later',
+    });
     expect(logger.at('error')).toHaveLength(1);
     expect(logger.at('error')[0]).toContain('rawBody: true');
+  });
+
+  it('without rawBody, a delivery with no body is read as empty (400), one sent in chunks is a 503 with a reminder', async () => {
+    const logger = new CapturingLogger();
+    suite.host = await startHost(platform, suite.sb, { rawBody: false, logger, receiveWebhooks: false });
+    const secret = suite.sb.demoAccount.webhookSecret;
+    // Content-Length: 0: there are no bytes to keep, so the missing raw body changes nothing.
+    const empty = await postWebhook(route(), signed(secret, '', { timestampSeconds: ts() }));
+    expect(empty.status).toBe(400);
+    // Fastify refuses an empty JSON body itself, before the route (its own 400).
+    if (platform === 'express') expect(empty.body.detail).toBe('The webhook body is not JSON');
+    expect(logger.at('error')).toEqual([]);
+    // Transfer-Encoding: chunked, no Content-Length: a body was read and its bytes are gone.
+    const sendChunked = async () => {
+      const delivery = signed(secret, payloadFor('verification.verified', 'req-x'), {
+        timestampSeconds: ts(),
+      });
+      const res = await fetch(route(), {
+        method: 'POST',
+        headers: delivery.headers,
+        body: new Blob([delivery.body]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      return res.status;
+    };
+    expect(await sendChunked()).toBe(503);
+    expect(logger.at('error')).toHaveLength(1);
+    // The second one is a reminder at warn, not another error.
+    expect(await sendChunked()).toBe(503);
+    expect(logger.at('error')).toHaveLength(1);
+    expect(logger.at('warn')).toContain(
+      'webhook answered 503: raw body unavailable (create the app with { rawBody: true })',
+    );
   });
 });

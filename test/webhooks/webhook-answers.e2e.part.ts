@@ -5,6 +5,7 @@ import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
   CapturingLogger,
   eventsOf,
+  lastEventOf,
   payloadFor,
   postWebhook,
   signed,
@@ -156,6 +157,11 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
     });
     const list = await deliver([{ type: 'verification.verified', request_id: UNKNOWN }]);
     expect(list.status).toBe(400);
+    // JSON's null is a body too, naming nothing: the same 400, never a failure of the module (503).
+    const nothing = await deliver(null);
+    expect(nothing.status).toBe(400);
+    // Express's JSON parser refuses a bare null itself (strict), before the route (its own 400).
+    if (platform === 'fastify') expect(nothing.body.error_code).toBe('validation_error');
   });
 
   it('takes a request_id and an event of 100 characters, refuses 101', async () => {
@@ -186,6 +192,13 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
       request_id: UNKNOWN,
     });
     expect(flat.body).toEqual({ received: true, result: 'ignored' });
+    // A data.request_id that is not text is passed over for the body's own.
+    const numeric = await deliver({
+      type: 'verification.verified',
+      data: { request_id: 42 },
+      request_id: UNKNOWN,
+    });
+    expect(numeric.body).toEqual({ received: true, result: 'ignored' });
   });
 
   it('a settled session: a new delivery about it is a duplicate and emits nothing more', async () => {
@@ -231,6 +244,11 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
       const retry = await deliver(payloadFor('verification.verified', s.requestId), { id: 'w_listen' });
       expect(retry.body).toEqual({ received: true, result: 'processed' });
       expect(listener.of(s.requestId)).toEqual(['verification.verified!', 'verification.verified']);
+      // The event still owed is emitted by the webhook that brought it back, and says so.
+      expect(lastEventOf(host, s.requestId)).toMatchObject({
+        event: 'verification.verified',
+        source: 'webhook',
+      });
     } finally {
       listener.failFirst = false;
     }

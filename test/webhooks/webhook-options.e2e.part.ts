@@ -8,6 +8,7 @@ import {
   CapturingLogger,
   drive,
   eventsOf,
+  lastEventOf,
   moduleOptions,
   payloadFor,
   postWebhook,
@@ -37,6 +38,24 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
       signed(newer, payloadFor('verification.verified', s.requestId), { timestampSeconds: ts() }),
     );
     expect(byNewer.status).toBe(200);
+    // Any other secret is refused; the timestamp is read on the module's clock, not the machine's.
+    const byOther = await postWebhook(
+      `${suite.host.url}/verification/webhooks`,
+      signed(
+        `whsec_${randomBytes(32).toString('base64')}`,
+        payloadFor('verification.verified', s.requestId),
+        {
+          timestampSeconds: ts(),
+        },
+      ),
+    );
+    expect([byOther.status, byOther.body.error_code]).toEqual([401, 'invalid_signature']);
+    await suite.sb.advance(3_600_000);
+    const anHourOn = await postWebhook(
+      `${suite.host.url}/verification/webhooks`,
+      signed(newer, payloadFor('verification.verified', s.requestId), { timestampSeconds: ts() }),
+    );
+    expect(anHourOn.status).toBe(200);
   });
 
   it("plugs a host's own verifier over the raw bytes (and a throwing verifier refuses)", async () => {
@@ -80,6 +99,12 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
     });
     expect(truthy.status).toBe(401);
     expect(eventsOf(suite.host, s.requestId)).toEqual([]);
+    // The operator reads why each was refused (never the verifier's own error: it may quote a secret).
+    expect(logger.at('warn').filter((m) => m.startsWith('webhook refused'))).toEqual([
+      'webhook refused: invalid signature (refused by the verifier)',
+      'webhook refused: invalid signature (the verifier threw)',
+      'webhook refused: invalid signature (refused by the verifier)',
+    ]);
     const accepted = await postWebhook(url, {
       headers: { 'content-type': 'application/json', 'x-test-signature': good },
       body,
@@ -244,7 +269,10 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
     );
     expect(early.status).toBe(503);
     expect(early.retryAfter).toBe('5');
-    expect(early.body.error_code).toBe('service_unavailable');
+    expect(early.body).toMatchObject({
+      error_code: 'service_unavailable',
+      detail: 'The API does not show this outcome yet; retry later',
+    });
     expect(eventsOf(suite.host, s.requestId)).toEqual([]);
     await drive(suite.sb, s, 'verified');
     await settle(suite.sb);
@@ -295,5 +323,17 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
     expect(suite.host.events.filter((e) => e.requestId === other.requestId)).toEqual([
       expect.objectContaining({ event: 'verification.verified', verifiedAt: new Date(verifiedAt) }),
     ]);
+    // A verified_at that is not a date's text is not read: the module's clock dates the event.
+    const third = await startSession(suite.host, suite.sb, 'sms');
+    const numeric = await postWebhook(
+      `${suite.host.url}/verification/webhooks`,
+      signed(
+        suite.sb.demoAccount.webhookSecret,
+        payloadFor('verification.verified', third.requestId, { verified_at: Date.parse(verifiedAt) }),
+        { timestampSeconds: ts() },
+      ),
+    );
+    expect(numeric.body).toEqual({ received: true, result: 'processed' });
+    expect(lastEventOf(suite.host, third.requestId)?.verifiedAt).toEqual(new Date(suite.sb.now()));
   });
 });
