@@ -144,15 +144,7 @@ export class RedisStore implements VerificationStore {
         };
         if (clustered || this.keyByKey) return keyByKey();
         if (group.length === 1) return [await this.one(send, group[0]!.operation)];
-        try {
-          return await this.inCalls(send, group);
-        } catch (error) {
-          // A cluster-mode endpoint behind a plain client refuses keys of several slots before it runs
-          // anything: from then on, a command per key.
-          if (!errorMessage(error).startsWith('CROSSSLOT')) throw error;
-          this.keyByKey = true;
-          return keyByKey();
-        }
+        return this.inCalls(send, group);
       })) as unknown[] | undefined;
     } catch (error) {
       // What is settled already stays so.
@@ -162,14 +154,28 @@ export class RedisStore implements VerificationStore {
     if (replies) group.forEach((entry, i) => this.settle(entry, replies[i]));
   }
 
-  /** The group in KEY_OPERATIONS calls: a flood in one tick is several calls, none holding Redis long. */
+  /**
+   * The group in KEY_OPERATIONS calls: a flood in one tick is several calls, none holding Redis long.
+   * A cluster-mode endpoint behind a plain client refuses a call whose keys span slots before it runs
+   * anything: that call's operations go a command per key (an error answering for its operation
+   * alone), and so does every group after it.
+   */
   private async inCalls(send: Send, group: readonly Queued[]): Promise<unknown[]> {
-    const calls: Promise<unknown>[] = [];
+    const calls: Promise<unknown[]>[] = [];
     for (let at = 0; at < group.length; at += KEYS_PER_CALL) {
       const part = group.slice(at, at + KEYS_PER_CALL).map((entry) => entry.operation);
-      calls.push(this.keyOperations(send, part));
+      const call = this.keyOperations(send, part) as Promise<unknown[]>;
+      calls.push(
+        call.catch((error: unknown) => {
+          if (!errorMessage(error).startsWith('CROSSSLOT')) throw error;
+          this.keyByKey = true;
+          const alone = (operation: StoreOperation) =>
+            this.one(send, operation).catch((failed: unknown) => [errorMessage(failed)]);
+          return Promise.all(part.map(alone));
+        }),
+      );
     }
-    return ((await Promise.all(calls)) as unknown[][]).flat();
+    return (await Promise.all(calls)).flat();
   }
 
   /** Answers an operation with its reply; a reply that is an error fails that operation alone. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import { RedisStore } from '../../src/store/redis.store.js';
+import { KEYS_PER_CALL, RedisStore } from '../../src/store/redis.store.js';
 import { VerificationOptionsError } from '../../src/core/option-rules.js';
 import { sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
 import { TestClock } from './store-contract.js';
@@ -97,6 +97,12 @@ describe('RedisStore with a plain client on a one-shard Redis Cluster endpoint (
         if (i > 100) throw new Error('the one-node cluster did not reach cluster_state:ok');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      // The first group a flood of KEYS_PER_CALL + 1: its last call (one key) runs, the first is refused;
+      // each counter is counted once.
+      const flood = await Promise.all(
+        Array.from({ length: KEYS_PER_CALL + 1 }, (_, i) => store.increment(`flood-${i}`, 1, 60_000)),
+      );
+      expect(flood.every(({ value }) => value === 1)).toBe(true);
       await expect(store.increment('alone', 1, 60_000)).resolves.toEqual({
         value: 1,
         expiresAt: clock.now() + 60_000,
