@@ -37,9 +37,6 @@ export function keyOperationsArguments(operations: readonly StoreOperation[], no
       case 'increment':
         args.push(operation.op, String(operation.by), pxOf(operation.ttlMs));
         break;
-      default:
-        // Never shifts the others' arguments: the script fails this one alone.
-        args.push(String((operation as { op: unknown }).op), '', '');
     }
   }
   return args;

@@ -101,8 +101,8 @@ export class RedisStore implements VerificationStore {
 
   /**
    * Takes a key operation into the group that is sent once the code running now has issued what it
-   * issues at once (a promise's microtask, which a host's fake timers cannot hold back): a host's
-   * CPU pays per Redis command, and a protected start issues dozens of counters together. On one
+   * issues at once (a promise's microtask, which a host's fake timers cannot hold back), so that the
+   * counters one decision reads and writes together go together. On one
    * Redis the group is one KEY_OPERATIONS call (atomic as a whole; each operation answers alone, as
    * its method); on a cluster, where a call cannot span slots, one command per key, all written at
    * once. A group of one is the plain command.

@@ -116,7 +116,10 @@ for (const [name, create] of Object.entries(stores)) {
     });
 
     it("an operation the store does not know (a host's plain-JS batch) never writes another caller's value", async () => {
-      const unknown = [{ op: 'getdel', key: 'attacker' }] as unknown as readonly StoreOperation[];
+      // With a ttlMs, as a write of its own would have: only the operation's name tells it apart.
+      const unknown = [
+        { op: 'getdel', key: 'attacker', ttlMs: 60_000 },
+      ] as unknown as readonly StoreOperation[];
       await Promise.allSettled([
         store.batch!(unknown),
         store.set('victim', 'secret-of-another-caller', 60_000),
