@@ -87,7 +87,7 @@ export class RedisStore implements VerificationStore {
     }>;
   }
 
-  /** The operations, each as its method (see `queue`): one round trip, one script call on one Redis. */
+  /** The operations, each as its method (see `queue`): one round trip. */
   async batch<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>> {
     for (const operation of operations) {
       assertOperation(operation);
@@ -102,10 +102,10 @@ export class RedisStore implements VerificationStore {
   /**
    * Takes a key operation into the group that is sent once the code running now has issued what it
    * issues at once (a promise's microtask, which a host's fake timers cannot hold back), so that the
-   * counters one decision reads and writes together go together. On one
-   * Redis the group is one KEY_OPERATIONS call (atomic as a whole; each operation answers alone, as
-   * its method); on a cluster, where a call cannot span slots, one command per key, all written at
-   * once. A group of one is the plain command.
+   * counters one decision reads and writes together go together: on one Redis its reads of keys it
+   * does not write as MGET and the rest as one KEY_OPERATIONS call, in the order issued (each
+   * operation answers alone, as its method); on a cluster, where a call cannot span slots, one command
+   * per key. A group of one is the plain command.
    */
   private queue(name: string, operation: StoreOperation): Promise<unknown> {
     if (this.closed)
@@ -122,7 +122,6 @@ export class RedisStore implements VerificationStore {
   /**
    * Sends the pending group under one deadline, then settles each operation with its own answer
    * (after the deadline's timer is cleared: nothing of the store runs on once an operation answers).
-   * On a cluster each key is its own command, settled as it answers: a slow node holds only its keys.
    */
   private async flush(): Promise<void> {
     const group = this.pending;
@@ -131,18 +130,7 @@ export class RedisStore implements VerificationStore {
     let replies: unknown[] | undefined;
     try {
       replies = (await this.connection.within(async (send, clustered) => {
-        const keyByKey = async (): Promise<undefined> => {
-          await Promise.all(
-            group.map((entry) =>
-              this.one(send, entry.operation).then(
-                (reply) => this.settle(entry, reply),
-                (error: unknown) => entry.reject(this.connection.failure(entry.name, error)),
-              ),
-            ),
-          );
-          return undefined;
-        };
-        if (clustered || this.keyByKey) return keyByKey();
+        if (clustered || this.keyByKey) return this.commandPerKey(send, group);
         if (group.length === 1) return [await this.one(send, group[0]!.operation)];
         return this.inCalls(send, group);
       })) as unknown[] | undefined;
@@ -155,27 +143,64 @@ export class RedisStore implements VerificationStore {
   }
 
   /**
-   * The group in KEY_OPERATIONS calls: a flood in one tick is several calls, none holding Redis long.
-   * A cluster-mode endpoint behind a plain client refuses a call whose keys span slots before it runs
+   * A command per key, each settled as it answers: a slow cluster node holds only its keys. A cluster
+   * client may write two commands of one key out of order, so a key's later one waits for the earlier.
+   */
+  private async commandPerKey(send: Send, group: readonly Queued[]): Promise<undefined> {
+    const lastOf = new Map<string, Promise<unknown>>();
+    const answered = group.map((entry) => {
+      const earlier = lastOf.get(entry.operation.key);
+      const sent = earlier
+        ? earlier.then(() => this.one(send, entry.operation))
+        : this.one(send, entry.operation);
+      const settled = sent.then(
+        (reply) => this.settle(entry, reply),
+        (error: unknown) => entry.reject(this.connection.failure(entry.name, error)),
+      );
+      lastOf.set(entry.operation.key, settled);
+      return settled;
+    });
+    await Promise.all(answered);
+    return undefined;
+  }
+
+  /**
+   * The group in calls of at most KEYS_PER_CALL keys, all written at once: reads of keys the group
+   * does not write as MGET (a fraction of a script step a key), the rest as KEY_OPERATIONS. A
+   * cluster-mode endpoint behind a plain client refuses a call whose keys span slots before it runs
    * anything: that call's operations go a command per key (an error answering for its operation
    * alone), and so does every group after it.
    */
   private async inCalls(send: Send, group: readonly Queued[]): Promise<unknown[]> {
-    const calls: Promise<unknown[]>[] = [];
-    for (let at = 0; at < group.length; at += KEYS_PER_CALL) {
-      const part = group.slice(at, at + KEYS_PER_CALL).map((entry) => entry.operation);
-      const call = this.keyOperations(send, part) as Promise<unknown[]>;
-      calls.push(
-        call.catch((error: unknown) => {
+    const written = new Set(group.filter((e) => e.operation.op !== 'get').map((e) => e.operation.key));
+    const reads: number[] = [];
+    const scripted: number[] = [];
+    group.forEach(({ operation: { op, key } }, i) =>
+      (op === 'get' && !written.has(key) ? reads : scripted).push(i),
+    );
+    const replies: unknown[] = new Array(group.length);
+    const calls: Promise<void>[] = [];
+    const call = (at: number[], sent: (operations: StoreOperation[]) => Promise<unknown>): void => {
+      for (let from = 0; from < at.length; from += KEYS_PER_CALL) {
+        const part = at.slice(from, from + KEYS_PER_CALL);
+        const operations = part.map((i) => group[i]!.operation);
+        const answered = sent(operations).catch((error: unknown) => {
           if (!errorMessage(error).startsWith('CROSSSLOT')) throw error;
           this.keyByKey = true;
           const alone = (operation: StoreOperation) =>
             this.one(send, operation).catch((failed: unknown) => [errorMessage(failed)]);
-          return Promise.all(part.map(alone));
-        }),
-      );
-    }
-    return (await Promise.all(calls)).flat();
+          return Promise.all(operations.map(alone));
+        });
+        calls.push(
+          answered.then((answers) => part.forEach((i, n) => (replies[i] = (answers as unknown[])[n]))),
+        );
+      }
+    };
+    const prefixed = (operations: StoreOperation[]) => operations.map(({ key }) => this.keyPrefix + key);
+    call(reads, (operations) => send(['MGET', ...prefixed(operations)], prefixed(operations)[0]));
+    call(scripted, (operations) => this.keyOperations(send, operations));
+    await Promise.all(calls);
+    return replies;
   }
 
   /** Answers an operation with its reply; a reply that is an error fails that operation alone. */

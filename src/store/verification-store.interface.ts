@@ -51,7 +51,7 @@ export interface VerificationStore {
 
   /**
    * Runs several key operations together and answers each one's result, in order: one round trip
-   * (RedisStore: one script call; on a Redis Cluster one command per key, all written at once). Each
+   * (RedisStore: an MGET of its reads and one script call; on a Redis Cluster one command per key). Each
    * operation is as atomic as its own method; the batch as a whole is not a transaction (MemoryStore
    * runs it in one step). An operation that fails rejects the batch; the others may have run.
    * Operations issued without awaiting one another may reach a shared store in another order (RedisStore

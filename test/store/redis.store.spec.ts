@@ -165,6 +165,16 @@ describe('RedisStore on Redis itself', () => {
         const sent = await commands();
         expect(sent.evalsha).toBe(1);
         expect(sent.get).toBe(22); // inside the script: every increment, the get and the setIfAbsent
+        // Reads of keys the group does not write are one MGET beside the script.
+        await admin.config('RESETSTAT');
+        const [read, , reread] = await Promise.all([
+          Promise.all(Array.from({ length: 5 }, (_, i) => store.get(`c${i + 1}`))),
+          store.increment('c0', 1, 1000),
+          store.get('c0'),
+        ]);
+        expect(read).toEqual(['2', '3', '4', '5', '6']);
+        expect(reread).toBe('2');
+        expect(await commands()).toMatchObject({ mget: 1, evalsha: 1, get: 2 }); // the increment's and the read after it
         // A group of one is its plain command.
         await admin.config('RESETSTAT');
         await expect(store.get('new')).resolves.toBe('v');
@@ -181,7 +191,7 @@ describe('RedisStore on Redis itself', () => {
         await admin.script('FLUSH');
         await expect(
           Promise.all([store.increment('c0', 1, 1000), store.setIfAbsent('new', 'x', 1000)]),
-        ).resolves.toEqual([{ value: 2, expiresAt: at + 1000 }, false]);
+        ).resolves.toEqual([{ value: 3, expiresAt: at + 1000 }, false]);
       } finally {
         await store.close();
         await admin.quit();

@@ -232,6 +232,41 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         }
       });
 
+      it('answers the reads issued together in the order they were issued among the writes', async () => {
+        await Promise.all([
+          store.set('a', 'a0', 60_000),
+          store.set('b', 'b0', 60_000),
+          store.set('c', '5', 60_000),
+        ]);
+        // One tick: reads of keys nothing else in it writes, and reads before and after writes of the same key.
+        const answers = await Promise.all([
+          store.get('b'),
+          store.get('a'),
+          store.set('a', 'a1', 60_000),
+          store.get('a'),
+          store.get('c'),
+          store.increment('c', 2, 60_000),
+          store.get('c'),
+          store.delete('a'),
+          store.get('a'),
+          store.get('missing'),
+          store.get('b'),
+        ]);
+        expect(answers).toEqual([
+          'b0',
+          'a0',
+          undefined,
+          'a1',
+          '5',
+          { value: 7, expiresAt: expect.any(Number) },
+          '7',
+          undefined,
+          null,
+          null,
+          'b0',
+        ]);
+      });
+
       it('fails alone: the operations issued with an increment of a key that is not a counter all answer', async () => {
         await store.set('text', 'words', 60_000);
         const at = clock.now();
