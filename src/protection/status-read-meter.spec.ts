@@ -10,14 +10,28 @@ import {
 
 const { points, refreshes, windowMs } = STATUS_READS_PER_CALLER;
 
-function meter(now: { t: number }, limits = {}) {
-  const store = new MemoryStore({ clock: () => now.t });
-  const options = resolveVerificationOptions({
+function resolvedOptions(now: { t: number }, limits = {}) {
+  return resolveVerificationOptions({
     api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
     clock: () => now.t,
     limits,
   });
-  return { store, meter: new StatusReadMeter(store, options) };
+}
+
+function meter(now: { t: number }, limits = {}) {
+  const store = new MemoryStore({ clock: () => now.t });
+  return { store, meter: new StatusReadMeter(store, resolvedOptions(now, limits)) };
+}
+
+/** Counts the store's increments from now on (the meter's only writes). */
+function countingIncrements(store: MemoryStore): () => number {
+  let n = 0;
+  const increment = store.increment.bind(store);
+  store.increment = (...args) => {
+    n++;
+    return increment(...args);
+  };
+  return () => n;
 }
 
 async function takes(
@@ -122,6 +136,35 @@ describe('StatusReadMeter', () => {
     expect(await fromNet('203.0.113.203')).toBe(false);
     now.t += 1;
     expect(await fromNet('203.0.113.204')).toBe(true);
+    await store.close();
+  });
+
+  it("answers a meter it found spent without the store until the window ends; a caller's own refusal spends nothing of its network's", async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    const from = (ip: string) => ({ request: { headers: {} }, ip });
+    const refresh = (ip: string) => m.take(undefined, from(ip), 'refresh');
+    for (let i = 0; i < refreshes; i++) await refresh('203.0.113.7');
+    expect(m.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(false);
+    expect(await refresh('203.0.113.7')).toBe(false);
+    expect(m.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(true);
+    // Its rebuilds still have their points; a neighbour of its network still refreshes.
+    expect(m.spent(undefined, from('203.0.113.7'), 'rebuild')).toBe(false);
+    expect(m.spent(undefined, from('203.0.113.8'), 'refresh')).toBe(false);
+    expect(await refresh('203.0.113.8')).toBe(true);
+    // Another instance has seen nothing: it asks the store, which refuses as well.
+    const other = new StatusReadMeter(store, resolvedOptions(now));
+    expect(other.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(false);
+    expect(await other.take(undefined, from('203.0.113.7'), 'refresh')).toBe(false);
+    // Nothing more is counted while it is known spent: the window's end frees it as the store does.
+    const counted = countingIncrements(store);
+    expect(await refresh('203.0.113.7')).toBe(false);
+    expect(counted()).toBe(0);
+    now.t += windowMs - 1;
+    expect(m.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(true);
+    now.t += 1;
+    expect(m.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(false);
+    expect(await refresh('203.0.113.7')).toBe(true);
     await store.close();
   });
 

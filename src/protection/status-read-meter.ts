@@ -45,13 +45,19 @@ export async function takeUpstreamRead(
   key: string,
   budget: UpstreamReadBudget,
   read: UpstreamRead,
+  spent?: (key: string, until: number) => void,
 ): Promise<boolean> {
   if (read === 'refresh') {
     const taken = await store.increment(`${key}:refresh`, 1, budget.windowMs, { evictable: true });
-    if (taken.value > budget.refreshes) return false;
+    if (taken.value > budget.refreshes) {
+      spent?.(`${key}:refresh`, taken.expiresAt);
+      return false;
+    }
   }
-  const { value } = await store.increment(key, 1, budget.windowMs, { evictable: true });
-  return value <= budget.points;
+  const { value, expiresAt } = await store.increment(key, 1, budget.windowMs, { evictable: true });
+  if (value <= budget.points) return true;
+  spent?.(key, expiresAt);
+  return false;
 }
 
 /**
@@ -77,6 +83,12 @@ export function upstreamReader(
 @Injectable()
 export class StatusReadMeter {
   private readonly keys: DataKeys;
+  /**
+   * Meters this instance found spent, and the end of their window (store clock): a flood of polls past
+   * a meter is answered as stored without asking the store again. A window only ends, so this never
+   * refuses what the store would grant, but for a network's refreshes that a refused caller gives back.
+   */
+  readonly #spentUntil = new Map<string, number>();
 
   /** @internal Made by the module (dependency injection). */
   constructor(
@@ -86,34 +98,83 @@ export class StatusReadMeter {
     this.keys = options.dataKeys;
   }
 
+  /**
+   * Whether this instance already found the caller's (or its network's) reads of this kind spent in
+   * their current window: the read would be refused, so nothing is asked of the store.
+   */
+  spent(
+    owner: string | undefined,
+    from: { request?: unknown; ip?: string } | undefined,
+    read: UpstreamRead,
+  ): boolean {
+    if (this.#spentUntil.size === 0) return false;
+    const meters = this.meters(owner, from, read);
+    return meters !== undefined && this.#known(meters, read);
+  }
+
+  #known(meters: { caller: string; network?: string }, read: UpstreamRead): boolean {
+    if (this.#spentUntil.size === 0) return false;
+    const now = this.store.now();
+    const keys =
+      read === 'refresh' ? [`${meters.caller}:refresh`, meters.caller, meters.network] : [meters.caller];
+    return keys.some((key) => {
+      const until = key === undefined ? undefined : this.#spentUntil.get(key);
+      if (until === undefined) return false;
+      if (until > now) return true;
+      this.#spentUntil.delete(key!);
+      return false;
+    });
+  }
+
   /** Takes one read of the caller's meter; false when its window's reads are spent (never with `limits.enabled: false`). */
   async take(
     owner: string | undefined,
     from: { request?: unknown; ip?: string } | undefined,
     read: UpstreamRead,
   ): Promise<boolean> {
-    if (!this.options.limits.enabled) return true;
-    const caller = upstreamReader(this.options.limits, owner, from);
-    // The host's own call (no owner, no request): its reads are the host's to pace, never everyone's one meter.
-    if (caller === undefined) return true;
-    const network = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
-    const networkKey = network && ProtectionKeys.statusReads(this.keys, `network:${network}`);
+    const meters = this.meters(owner, from, read);
+    if (meters === undefined) return true;
+    if (this.#known(meters, read)) return false;
+    const { caller, network } = meters;
     const { windowMs, refreshes } = STATUS_REFRESHES_PER_NETWORK;
+    const markSpent = (key: string, until: number): void => {
+      if (this.#spentUntil.size >= SPENT_METERS_REMEMBERED) this.#spentUntil.clear();
+      this.#spentUntil.set(key, until);
+    };
     // Taken together (one round trip): the caller's meter and, for a refresh, its network's.
     const [mine, ours] = await Promise.all([
-      takeUpstreamRead(
-        this.store,
-        ProtectionKeys.statusReads(this.keys, caller),
-        STATUS_READS_PER_CALLER,
-        read,
-      ),
-      networkKey === undefined
-        ? undefined
-        : this.store.increment(networkKey, 1, windowMs, { evictable: true }).then(({ value }) => value),
+      takeUpstreamRead(this.store, caller, STATUS_READS_PER_CALLER, read, markSpent),
+      network === undefined ? undefined : this.store.increment(network, 1, windowMs, { evictable: true }),
     ]);
     if (ours === undefined) return mine;
     // A read its caller's own meter refused takes nothing of its network's: one address cannot spend it.
-    if (!mine) await this.store.increment(networkKey!, -1, windowMs, { evictable: true });
-    return mine && ours <= refreshes;
+    if (!mine) await this.store.increment(network!, -1, windowMs, { evictable: true });
+    else if (ours.value > refreshes) markSpent(network!, ours.expiresAt);
+    return mine && ours.value <= refreshes;
+  }
+
+  /**
+   * The store keys of the meters a read takes: the caller's (owner, else client key) and, for a
+   * refresh from a known address, its network's. Undefined when nothing meters it: limits off, or the
+   * host's own call (no owner, no request), whose reads are the host's to pace, never everyone's one meter.
+   */
+  private meters(
+    owner: string | undefined,
+    from: { request?: unknown; ip?: string } | undefined,
+    read: UpstreamRead,
+  ): { caller: string; network?: string } | undefined {
+    if (!this.options.limits.enabled) return undefined;
+    const caller = upstreamReader(this.options.limits, owner, from);
+    if (caller === undefined) return undefined;
+    const network = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
+    return {
+      caller: ProtectionKeys.statusReads(this.keys, caller),
+      ...(network === undefined
+        ? {}
+        : { network: ProtectionKeys.statusReads(this.keys, `network:${network}`) }),
+    };
   }
 }
+
+/** Spent meters one instance remembers at most (all forgotten at once past it: the store still decides). */
+const SPENT_METERS_REMEMBERED = 10_000;

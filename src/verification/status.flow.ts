@@ -55,19 +55,20 @@ export class StatusFlow {
       const began = Date.now();
       const journeyId = await this.handles.openCarrying(verificationId, owner, journeyToken);
       const mayRead = (read: UpstreamRead) => () => this.meter.take(owner, from, read);
-      const loaded = await this.refreshed(
-        // A lost record's rebuild is metered too (see `takeUpstreamRead`); past the meter the page is told to come back.
-        await this.journeyState.load(journeyId, owner, async () => {
-          if (await mayRead('rebuild')()) return true;
-          throw new VerificationClientError(
-            'rate_limit_exceeded',
-            'Too many status reads, try again later',
-            {},
-            Math.ceil(STATUS_READS_PER_CALLER.windowMs / 1000),
-          );
-        }),
-        mayRead('refresh'),
-      );
+      // A lost record's rebuild is metered too (see `takeUpstreamRead`); past the meter the page is told to come back.
+      const stored = await this.journeyState.load(journeyId, owner, async () => {
+        if (await mayRead('rebuild')()) return true;
+        throw new VerificationClientError(
+          'rate_limit_exceeded',
+          'Too many status reads, try again later',
+          {},
+          Math.ceil(STATUS_READS_PER_CALLER.windowMs / 1000),
+        );
+      });
+      // A caller this instance found past its meter is answered as stored, asking the store nothing more.
+      const loaded = this.meter.spent(owner, from, 'refresh')
+        ? stored
+        : await this.refreshed(stored, mayRead('refresh'));
       this.outcomes.telemetry.statusServed(loaded.current, Date.now() - began);
       await this.outcomes.followed(loaded.current);
       return {

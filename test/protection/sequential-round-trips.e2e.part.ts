@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { MethodStats } from '../../src/account/method-stats.service.js';
+import { STATUS_REFRESHES_PER_NETWORK } from '../../src/protection/status-read-meter.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import { roundTripStore } from '../support/round-trip-store.js';
 import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
@@ -67,6 +68,46 @@ describe.each(ONE_PLATFORM)('sequential store round trips per route (%s)', (plat
     }
     await rt.inner.close();
     expect(trips).toEqual([4, 4, 4, 4, 4, 6, 6]);
+  });
+
+  // Past its network's refreshes (STATUS_REFRESHES_PER_NETWORK), a poll is answered as stored: once this
+  // instance has seen the meter refuse, it asks the store for nothing but the record until the window ends.
+  it("past its network's refreshes, a status poll waits for 1 until the meter's window ends", async () => {
+    // The module's clock stands still but when moved: the meter's window ends at a known instant.
+    let now = fx.sb.now();
+    const clock = (): number => now;
+    const rt = roundTripStore({ clock });
+    fx.host = await protectedHost(fx.sb, platform, {}, { store: rt.store, clock });
+    const { refreshes, windowMs } = STATUS_REFRESHES_PER_NETWORK;
+    const ids: string[] = [];
+    for (let i = 0; i < refreshes + 4; i++) {
+      const started = await startFrom(fx.host, `198.51.100.${i + 1}`, freshPhone(), 'reverse_flash_call');
+      expect(started.status).toBe(201);
+      ids.push(String(started.body.verification_id));
+    }
+    // Each session's first poll is due for a refresh; each from its starter's address, all of one /24.
+    const poll = async (i: number): Promise<number> => {
+      rt.reset();
+      const answer = await call(fx.host!.url, 'GET', `/verification/status/${ids[i]}`, undefined, {
+        'x-forwarded-for': `198.51.100.${i + 1}`,
+      });
+      expect(answer.status).toBe(200);
+      return rt.trips.length;
+    };
+    const trips: number[] = [];
+    for (let i = 0; i <= refreshes + 1; i++) trips.push(await poll(i));
+    // The first refresh of a process also reads what it keeps after (prices, figures): the second is typical.
+    const refreshed = trips[1]!;
+    expect(refreshed).toBeGreaterThan(1);
+    expect(trips.slice(1, refreshes)).toEqual(Array<number>(refreshes - 1).fill(refreshed));
+    // The refused one took the claim, the meters and gave the claim back; the next asks nothing of them.
+    expect(trips[refreshes]).toBeGreaterThan(1);
+    expect(trips[refreshes + 1]).toBe(1);
+    now += windowMs - 1;
+    expect(await poll(refreshes + 2)).toBe(1);
+    now += 1;
+    expect(await poll(refreshes + 3)).toBe(refreshed);
+    await rt.inner.close();
   });
 
   it('protection off: a start waits for 2, a wrong code for 2, a pending status for 1', async () => {
