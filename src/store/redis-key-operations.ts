@@ -27,16 +27,24 @@ export function keyOperationsArguments(operations: readonly StoreOperation[], no
   for (const operation of operations) {
     switch (operation.op) {
       case 'get':
+        args.push('g');
+        break;
       case 'delete':
-        args.push(operation.op, '', '');
+        args.push('d');
         break;
       case 'set':
       case 'setIfAbsent':
-        args.push(operation.op, `${now + operation.ttlMs}:${operation.value}`, pxOf(operation.ttlMs));
+        args.push(
+          operation.op === 'set' ? 's' : 'a',
+          `${now + operation.ttlMs}:${operation.value}`,
+          pxOf(operation.ttlMs),
+        );
         break;
-      case 'increment':
-        args.push(operation.op, String(operation.by), pxOf(operation.ttlMs));
+      case 'increment': {
+        const px = pxOf(operation.ttlMs);
+        args.push('i', String(operation.by), px, `${now + Number(px)}:`);
         break;
+      }
     }
   }
   return args;
@@ -58,8 +66,9 @@ export function decodeReply(operation: StoreOperation, reply: unknown, now: numb
     case 'setIfAbsent':
       return Number(reply) === 1;
     case 'increment': {
-      const [value, expiresAt] = reply as unknown[];
-      return { value: Number(asString(value)), expiresAt: Number(asString(expiresAt)) };
+      const counted = asString(reply) ?? '';
+      const separator = counted.indexOf(':');
+      return { value: Number(counted.slice(separator + 1)), expiresAt: Number(counted.slice(0, separator)) };
     }
     default:
       return undefined;

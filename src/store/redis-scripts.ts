@@ -33,10 +33,11 @@ end
 
 /**
  * The key operations of the store (`StoreOperation`), any number in one call: KEYS are their keys,
- * ARGV[1] is now, then three per key: the operation's name and its two arguments (set and
- * setIfAbsent: the encoded value and ttlMs; increment: by and ttlMs; get and delete: two blanks).
- * Answers one reply per key, in order: get the raw value (nil when absent; decoded by the caller),
- * setIfAbsent 1 when this call set the value, increment { value, expiresAt } as strings, set and
+ * ARGV[1] is now, then per key its operation's letter and arguments: `g` get and `d` delete none;
+ * `s` set and `a` setIfAbsent the encoded value and ttlMs; `i` increment by, ttlMs and a fresh
+ * counter's `<expiresAt>:` (now + ttlMs, written by the caller: Lua prints such numbers in exponent
+ * form). Answers one reply per key, in order: get the raw value (nil when absent; decoded by the
+ * caller), setIfAbsent 1 when this call set the value, increment the counter's raw value, set and
  * delete 1. Increment is a fixed window: a live counter keeps its expiry (KEEPTTL), an absent or
  * expired one restarts at `by`. An operation that fails (a key that is not a counter:
  * NOT_A_COUNTER; a write Redis refuses, as when out of memory) answers { message } and fails alone:
@@ -47,37 +48,41 @@ export const KEY_OPERATIONS = script(
   'keyOperations',
   `${LIVE_EXPIRY}
 local now = tonumber(ARGV[1])
-local function operate(key, op, a, b)
-  if op == 'get' then
+local arity = { g = 0, d = 0, s = 2, a = 2, i = 3 }
+local function operate(key, op, a, b, c)
+  if op == 'g' then
     return redis.call('GET', key)
-  elseif op == 'set' then
+  elseif op == 's' then
     redis.call('SET', key, a, 'PX', b)
     return 1
-  elseif op == 'setIfAbsent' then
+  elseif op == 'a' then
     if live_expiry(redis.call('GET', key), now) then return 0 end
     redis.call('SET', key, a, 'PX', b)
     return 1
-  elseif op == 'delete' then
+  elseif op == 'd' then
     redis.call('DEL', key)
     return 1
-  elseif op == 'increment' then
-    local by = tonumber(a)
-    local expires_at, current = live_expiry(redis.call('GET', key), now)
-    if not expires_at then
-      expires_at = now + tonumber(b)
-      redis.call('SET', key, string.format('%d:%d', expires_at, by), 'PX', b)
-      return { string.format('%d', by), string.format('%d', expires_at) }
-    end
-    if not string.match(current, '^-?%d+$') then return { 'NOT_A_COUNTER' } end
-    local value = tonumber(current) + by
-    redis.call('SET', key, string.format('%d:%d', expires_at, value), 'KEEPTTL')
-    return { string.format('%d', value), string.format('%d', expires_at) }
   end
-  error({ err = 'UNKNOWN_OPERATION ' .. tostring(op) })
+  local raw = redis.call('GET', key)
+  local expires_at, current = live_expiry(raw, now)
+  if not expires_at then
+    local fresh = c .. a
+    redis.call('SET', key, fresh, 'PX', b)
+    return fresh
+  end
+  if not string.match(current, '^-?%d+$') then return { 'NOT_A_COUNTER' } end
+  local counted = string.sub(raw, 1, #raw - #current) .. string.format('%d', tonumber(current) + tonumber(a))
+  redis.call('SET', key, counted, 'KEEPTTL')
+  return counted
 end
 local answers = {}
+local at = 2
 for i, key in ipairs(KEYS) do
-  local ok, answer = pcall(operate, key, ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1])
+  local op = ARGV[at]
+  local n = arity[op]
+  if not n then return redis.error_reply('UNKNOWN_OPERATION ' .. tostring(op)) end
+  local ok, answer = pcall(operate, key, op, ARGV[at + 1], ARGV[at + 2], ARGV[at + 3])
+  at = at + 1 + n
   if ok then
     answers[i] = answer
   elseif type(answer) == 'table' and answer.err then
