@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { resolveVerificationOptions } from '../../src/options/verification-options.resolver.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import { STATUS_READS_PER_CALLER, StatusReadMeter } from '../../src/protection/status-read-meter.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+
+/**
+ * Attack on c6884ba (StatusReadMeter remembers a meter it found spent until its window's end, "so it
+ * never refuses what the store would grant"): the memo's end is a time on the host's clock, the store's
+ * counter on Redis ends after its real PX (3 s). A host clock stepped back (NTP correction, a VM resumed)
+ * keeps the memo refusing for the step's length: the caller (or, for a network memo, a whole /24) gets
+ * no upstream refresh for minutes while the store would grant it. Before c6884ba the store decided.
+ * The test stands for Redis's real expiry of the counter (3 s of real time, the PX the store wrote) by
+ * expiring the run's keys with PEXPIRE 1 and waiting for them to go (no test sleeps through 3 s).
+ * Expected: once the store grants a read (another instance's meter is granted), this instance grants it.
+ * Severity: low–medium (a clock step back turns a 3 s refusal into one as long as the step; status
+ * pages of the caller/network are answered as stored meanwhile).
+ */
+const prefix = `pv-attack-u:${randomUUID()}:`;
+let client: Redis;
+let admin: Redis;
+beforeAll(() => {
+  client = new Redis(sharedRedisUrl());
+  admin = new Redis(sharedRedisUrl());
+});
+afterAll(async () => {
+  await client.quit();
+  await admin.quit();
+});
+
+function options(now: { t: number }) {
+  return resolveVerificationOptions({
+    api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+    clock: () => now.t,
+  });
+}
+
+describe('StatusReadMeter on RedisStore when the host clock steps back', () => {
+  it('grants a refresh the store grants once the counter Redis held is gone', async () => {
+    const now = { t: 1_800_000_000_000 };
+    const store = new RedisStore({ client, clock: () => now.t, keyPrefix: prefix });
+    const from = { request: { headers: {} }, ip: '203.0.113.7' };
+    const meter = new StatusReadMeter(store, options(now));
+    try {
+      for (let i = 0; i < STATUS_READS_PER_CALLER.refreshes; i++)
+        expect(await meter.take(undefined, from, 'refresh')).toBe(true);
+      expect(await meter.take(undefined, from, 'refresh')).toBe(false);
+      // The host clock steps back ten minutes; Redis drops the counters after their real PX.
+      now.t -= 10 * 60_000;
+      const keys = await admin.keys(`${prefix}*`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) await admin.pexpire(key, 1);
+      while ((await admin.exists(...keys)) > 0) await new Promise((resolve) => setImmediate(resolve));
+      // The store grants: an instance that remembers nothing is granted the caller's refresh.
+      const other = new StatusReadMeter(store, options(now));
+      expect(await other.take(undefined, from, 'refresh')).toBe(true);
+      expect(await meter.take(undefined, from, 'refresh')).toBe(true);
+      expect(meter.spent(undefined, from, 'refresh')).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+});
