@@ -88,7 +88,7 @@ export class StatusReadMeter {
    * a meter is answered as stored without asking the store again. A window only ends, so this never
    * refuses what the store would grant, but for a network's refreshes that a refused caller gives back.
    */
-  readonly #spentUntil = new Map<string, number>();
+  readonly #spentUntil = new Map<string, { since: number; until: number }>();
 
   /** @internal Made by the module (dependency injection). */
   constructor(
@@ -118,9 +118,10 @@ export class StatusReadMeter {
     const keys =
       read === 'refresh' ? [`${meters.caller}:refresh`, meters.caller, meters.network] : [meters.caller];
     return keys.some((key) => {
-      const until = key === undefined ? undefined : this.#spentUntil.get(key);
-      if (until === undefined) return false;
-      if (until > now) return true;
+      const spent = key === undefined ? undefined : this.#spentUntil.get(key);
+      if (spent === undefined) return false;
+      // A clock moved back before the refusal is not trusted: the store's counter may be gone.
+      if (spent.since <= now && now < spent.until) return true;
       this.#spentUntil.delete(key!);
       return false;
     });
@@ -139,7 +140,7 @@ export class StatusReadMeter {
     const { windowMs, refreshes } = STATUS_REFRESHES_PER_NETWORK;
     const markSpent = (key: string, until: number): void => {
       if (this.#spentUntil.size >= SPENT_METERS_REMEMBERED) this.#spentUntil.clear();
-      this.#spentUntil.set(key, until);
+      this.#spentUntil.set(key, { since: this.store.now(), until });
     };
     // Taken together (one round trip): the caller's meter and, for a refresh, its network's.
     const [mine, ours] = await Promise.all([

@@ -142,26 +142,38 @@ export class RedisStore implements VerificationStore {
     if (replies) group.forEach((entry, i) => this.settle(entry, replies[i]));
   }
 
-  /**
-   * A command per key, each settled as it answers: a slow cluster node holds only its keys. A cluster
-   * client may write two commands of one key out of order, so a key's later one waits for the earlier.
-   */
+  /** A command per key, each settled as it answers: a slow cluster node holds only its keys. */
   private async commandPerKey(send: Send, group: readonly Queued[]): Promise<undefined> {
-    const lastOf = new Map<string, Promise<unknown>>();
-    const answered = group.map((entry) => {
-      const earlier = lastOf.get(entry.operation.key);
-      const sent = earlier
-        ? earlier.then(() => this.one(send, entry.operation))
-        : this.one(send, entry.operation);
-      const settled = sent.then(
-        (reply) => this.settle(entry, reply),
-        (error: unknown) => entry.reject(this.connection.failure(entry.name, error)),
-      );
-      lastOf.set(entry.operation.key, settled);
-      return settled;
-    });
-    await Promise.all(answered);
+    const operations = group.map((entry) => entry.operation);
+    await Promise.all(
+      this.keyInOrder(operations, (operation, i) =>
+        this.one(send, operation).then(
+          (reply) => this.settle(group[i]!, reply),
+          (error: unknown) => group[i]!.reject(this.connection.failure(group[i]!.name, error)),
+        ),
+      ),
+    );
     return undefined;
+  }
+
+  /**
+   * Runs each operation alone, a key's later operation after its earlier one has answered: a cluster
+   * client, or a script sent again after NOSCRIPT, may write them to Redis out of order.
+   */
+  private keyInOrder<T>(
+    operations: readonly StoreOperation[],
+    run: (operation: StoreOperation, i: number) => Promise<T>,
+  ): Promise<T>[] {
+    const lastOf = new Map<string, Promise<unknown>>();
+    return operations.map((operation, i) => {
+      const earlier = lastOf.get(operation.key);
+      const ran = earlier ? earlier.then(() => run(operation, i)) : run(operation, i);
+      lastOf.set(
+        operation.key,
+        ran.catch(() => undefined),
+      );
+      return ran;
+    });
   }
 
   /**
@@ -189,7 +201,7 @@ export class RedisStore implements VerificationStore {
           this.keyByKey = true;
           const alone = (operation: StoreOperation) =>
             this.one(send, operation).catch((failed: unknown) => [errorMessage(failed)]);
-          return Promise.all(operations.map(alone));
+          return Promise.all(this.keyInOrder(operations, alone));
         });
         calls.push(
           answered.then((answers) => part.forEach((i, n) => (replies[i] = (answers as unknown[])[n]))),
@@ -258,27 +270,14 @@ export class RedisStore implements VerificationStore {
   async subscribe(channel: string, listener: StoreMessageListener): Promise<() => void> {
     if (this.closed) throw new VerificationStoreUnavailableError('subscribe', 'the store is closed');
     const subscribing = this.subscriber.subscribe(this.keyPrefix + channel, listener);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new VerificationStoreUnavailableError(
-              'subscribe',
-              `no answer within ${this.connection.timeoutMs} ms`,
-            ),
-          ),
-        this.connection.timeoutMs,
-      );
-    });
+    // Awaited under the deadline below, once the connection is ready: never an unhandled rejection.
+    subscribing.catch(() => undefined);
     try {
-      return await Promise.race([subscribing, deadline]);
+      return (await this.connection.within(() => subscribing)) as () => void;
     } catch (error) {
       // Subscribed after all, too late: leave no listener behind.
       subscribing.then((unsubscribe) => unsubscribe()).catch(() => undefined);
       throw this.connection.failure('subscribe', error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
