@@ -53,8 +53,8 @@ export class DueQueue {
 
   /** Takes up to `limit` members due at or before `now`, earliest first, and reschedules each at `nextDueAt`. */
   claim(now: number, limit: number, nextDueAt: number): string[] {
-    if (this.#base === undefined) return [];
-    const [until, next] = [now - this.#base, nextDueAt - this.#base];
+    // MemoryStore makes a queue for its first member: the base is set.
+    const [until, next] = [now - this.#base!, nextDueAt - this.#base!];
     const claimed: string[] = [];
     while (claimed.length < limit && this.members.length > 0) {
       const member = this.members[0]!;
@@ -98,9 +98,10 @@ export class DueQueue {
 
   private pop(): void {
     const { members, dues } = this;
-    const lastMember = members.pop();
-    const lastDue = dues.pop();
-    if (lastMember === undefined || lastDue === undefined || members.length === 0) return;
+    // Called on a heap that has an item.
+    const lastMember = members.pop()!;
+    const lastDue = dues.pop()!;
+    if (members.length === 0) return;
     let index = 0;
     const length = members.length;
     for (;;) {

@@ -10,7 +10,7 @@ const REMEMBERED = 8;
  * that copy, so the store keeps it once (strings never change: sharing one is invisible).
  */
 export class FlatCopies {
-  readonly #recent: string[] = new Array<string>(REMEMBERED).fill('');
+  readonly #recent: string[] = [];
   #next = 0;
 
   /** A flat copy of `text`, the same string as an equal text's copied recently. */

@@ -82,7 +82,7 @@ function pxOf(ttlMs: number): string {
 
 export function asString(reply: unknown): string | null {
   if (reply === null || reply === undefined) return null;
-  if (Buffer.isBuffer(reply)) return reply.toString('utf8');
+  // A Buffer's String is its UTF-8 text.
   return String(reply);
 }
 

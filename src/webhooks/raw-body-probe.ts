@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 
 /** What is read of the app's HTTP adapter (Nest's HttpAdapterHost.httpAdapter): its platform and server. */
 export interface ProbedAdapter {
-  getType?(): string;
-  getInstance?(): unknown;
+  getType(): string;
+  getInstance(): unknown;
 }
 
 /** A JSON body as small as the probe needs. */
@@ -12,17 +12,22 @@ const PROBE_BODY = '{}';
 /**
  * Whether the app's JSON body parser keeps the raw bytes (`NestFactory.create(AppModule, { rawBody: true })`),
  * found by handing that very parser one small JSON body, off the network: true or false when the parser
- * ran, undefined when no parser could be found or run (a platform or parser the probe does not know; the
- * module then says nothing rather than something wrong). Read once Nest registered its parsers: at
- * `onApplicationBootstrap`.
+ * ran, undefined when no parser could be found or run (an application context without HTTP, a platform or
+ * parser the probe does not know; the module then says nothing rather than something wrong). Read once Nest
+ * registered its parsers: at `onApplicationBootstrap`.
  */
-export async function keepsRawJsonBody(adapter: ProbedAdapter | undefined): Promise<boolean | undefined> {
+export async function keepsRawJsonBody(
+  adapter: ProbedAdapter | null | undefined,
+): Promise<boolean | undefined> {
+  // null in NestFactory's application context, undefined in a testing module used without an app.
+  if (adapter === undefined || adapter === null) return undefined;
+  const type = adapter.getType();
+  // Express and Fastify as Nest sets them up; a shape they no longer have, or a parser that throws, lands in
+  // the catch: no verdict.
   try {
-    const instance = adapter?.getInstance?.();
-    if (instance === undefined || instance === null) return undefined;
-    const type = adapter?.getType?.();
-    if (type === 'express') return await expressKeepsRawBody(instance as ExpressApp);
-    if (type === 'fastify') return await fastifyKeepsRawBody(instance as Record<symbol, unknown>);
+    if (type === 'express') return await expressKeepsRawBody(adapter.getInstance() as ExpressApp);
+    if (type === 'fastify')
+      return await fastifyKeepsRawBody(adapter.getInstance() as Record<symbol, unknown>);
     return undefined;
   } catch {
     return undefined;
@@ -31,12 +36,12 @@ export async function keepsRawJsonBody(adapter: ProbedAdapter | undefined): Prom
 
 type Middleware = (req: unknown, res: unknown, next: (error?: unknown) => void) => unknown;
 interface ExpressApp {
-  router?: { stack?: { handle?: Middleware }[] };
+  router: { stack: { handle: Middleware }[] };
 }
 
 /** Express: the first `jsonParser` of the app's stack (Nest's, or the host's own that Nest then leaves alone). */
 async function expressKeepsRawBody(app: ExpressApp): Promise<boolean | undefined> {
-  const parser = app.router?.stack?.find((layer) => layer?.handle?.name === 'jsonParser')?.handle;
+  const parser = app.router.stack.find((layer) => layer.handle.name === 'jsonParser')?.handle;
   if (parser === undefined) return undefined;
   const request = Object.assign(Readable.from([Buffer.from(PROBE_BODY)]), {
     method: 'POST',
@@ -52,7 +57,7 @@ async function expressKeepsRawBody(app: ExpressApp): Promise<boolean | undefined
 }
 
 interface FastifyParser {
-  fn?: (
+  fn: (
     this: unknown,
     request: unknown,
     body: Buffer,
@@ -65,10 +70,10 @@ async function fastifyKeepsRawBody(instance: Record<symbol, unknown>): Promise<b
   const symbol = Object.getOwnPropertySymbols(instance).find(
     (candidate) => candidate.description === 'fastify.contentTypeParser',
   );
-  const parsers =
-    symbol === undefined ? undefined : (instance[symbol] as { getParser?(type: string): unknown });
-  const parser = parsers?.getParser?.('application/json') as FastifyParser | undefined;
-  if (typeof parser?.fn !== 'function') return undefined;
+  const parsers = instance[symbol!] as { getParser(type: string): FastifyParser | undefined };
+  // None when the host removed Fastify's parsers and added no catch-all.
+  const parser = parsers.getParser('application/json');
+  if (parser === undefined) return undefined;
   const request: { rawBody?: unknown } = {};
   let parsed: unknown;
   const returned = parser.fn.call(instance, request, Buffer.from(PROBE_BODY), (error, body) => {

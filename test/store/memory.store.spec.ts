@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import fc from 'fast-check';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { describeStoreContract, TestClock } from './store-contract.js';
 import { settledHeapUsed } from '../hardening/support/heap.js';
@@ -159,6 +160,78 @@ describe('MemoryStore bounds and sweeping', () => {
     await store.close();
   });
 
+  it('rescheduling a member of a full queue evicts no other member', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now, maxEntries: 2 });
+    await store.schedule('q', 'a', clock.now());
+    await store.schedule('q', 'b', clock.now() + 1);
+    await store.schedule('q', 'b', clock.now());
+    await expect(store.queueSize('q')).resolves.toBe(2);
+    await expect(store.claimDue('q', 10, 1000)).resolves.toEqual(['a', 'b']);
+    await store.close();
+  });
+
+  it('claims the earliest due members first, at most the limit, after any schedules, reschedules and removals', async () => {
+    // Few members, many steps: each is rescheduled often, so the heap is compacted along the way.
+    const step = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          op: fc.constant('schedule' as const),
+          member: fc.integer({ min: 0, max: 7 }),
+          at: fc.integer({ min: -50, max: 200 }),
+        }),
+      },
+      fc.record({ op: fc.constant('unschedule' as const), member: fc.integer({ min: 0, max: 7 }) }),
+      fc.record({
+        op: fc.constant('claim' as const),
+        limit: fc.integer({ min: 1, max: 4 }),
+        lease: fc.integer({ min: 0, max: 100 }),
+        pass: fc.integer({ min: 0, max: 30 }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 300 }), async (steps) => {
+        const clock = new TestClock();
+        const store = new MemoryStore({ clock: clock.now });
+        const due = new Map<string, number>();
+        for (const s of steps) {
+          if (s.op === 'schedule') {
+            await store.schedule('q', `m${s.member}`, clock.now() + s.at);
+            due.set(`m${s.member}`, clock.now() + s.at);
+          } else if (s.op === 'unschedule') {
+            await store.unschedule('q', `m${s.member}`);
+            due.delete(`m${s.member}`);
+          } else {
+            clock.advance(s.pass);
+            const now = clock.now();
+            const claimed = await store.claimDue('q', s.limit, s.lease);
+            const expected = [...due.values()].filter((at) => at <= now).sort((a, b) => a - b);
+            // Members due at one time may come in either order: their due times are what must match.
+            expect(claimed.map((member) => due.get(member))).toEqual(expected.slice(0, s.limit));
+            for (const member of claimed) due.set(member, now + s.lease);
+          }
+        }
+        await expect(store.queueSize('q')).resolves.toBe(due.size);
+        await store.close();
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('claims in due order after most of a queue was unscheduled', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now });
+    // Due times in no order of scheduling; 83 of 100 removed, which compacts the queue.
+    const dueIn = (i: number) => (i * 37) % 100;
+    for (let i = 0; i < 100; i++) await store.schedule('q', `m${i}`, clock.now() + dueIn(i));
+    for (let i = 0; i < 83; i++) await store.unschedule('q', `m${i}`);
+    clock.advance(100);
+    const left = Array.from({ length: 17 }, (_, i) => 83 + i).sort((a, b) => dueIn(a) - dueIn(b));
+    await expect(store.claimDue('q', 100, 1000)).resolves.toEqual(left.map((i) => `m${i}`));
+    await store.close();
+  });
+
   it('claims a member scheduled twice at one due time once, and loses none to a lease of 0', async () => {
     const clock = new TestClock();
     const store = new MemoryStore({ clock: clock.now });
@@ -308,6 +381,23 @@ describe('MemoryStore heap', () => {
     // 18,000 values of 1 KB were written: a slot kept for each would hold 18 MB more.
     expect(settledHeapUsed() - full).toBeLessThan(3_000_000);
     expect(store.entryCount).toBe(2000);
+    await store.close();
+  });
+
+  it('holds a queue rescheduled 200,000 times at the room of its members', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStore({ clock: clock.now });
+    const members = Array.from({ length: 10 }, (_, i) => `member${i}`);
+    for (const member of members) await store.schedule('q', member, clock.now());
+    const before = settledHeapUsed();
+    // Each time earlier than the last: the heap's items are in the reverse of their due order.
+    for (let i = 0; i < 200_000; i++) await store.schedule('q', members[i % 10]!, clock.now() + 200_000 - i);
+    // Each reschedule leaves a stale item in the heap (16 B): uncompacted, 3.2 MB.
+    expect(settledHeapUsed() - before).toBeLessThan(1_000_000);
+    await expect(store.queueSize('q')).resolves.toBe(10);
+    // The last scheduled is due first: member9 at +1, member0 at +10.
+    clock.advance(10);
+    await expect(store.claimDue('q', 20, 1000)).resolves.toEqual([...members].reverse());
     await store.close();
   });
 

@@ -475,6 +475,29 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         });
       });
 
+      it('gives each operation after a get or a delete its own arguments (keys of one slot: one call)', async () => {
+        const tag = randomUUID();
+        const [a, b, c] = ['a', 'b', 'c'].map((name) => `{${tag}}:${name}`);
+        await store.set(a!, 'gone', 60_000);
+        const answers = await store.batch!([
+          { op: 'delete', key: a! },
+          { op: 'set', key: b!, value: 'after a delete', ttlMs: 1000 },
+          { op: 'get', key: b! },
+          { op: 'increment', key: c!, by: 3, ttlMs: 2000 },
+        ] as const);
+        expect(answers).toEqual([
+          undefined,
+          undefined,
+          'after a delete',
+          { value: 3, expiresAt: clock.now() + 2000 },
+        ]);
+        await expect(store.get(a!)).resolves.toBeNull();
+        clock.advance(999);
+        await expect(store.get(b!)).resolves.toBe('after a delete');
+        clock.advance(1);
+        await expect(store.get(b!)).resolves.toBeNull();
+      });
+
       it('an empty batch answers nothing', async () => {
         await expect(store.batch!([])).resolves.toEqual([]);
       });

@@ -57,6 +57,10 @@ export interface CreateTestAppOptions {
   /** Fastify's bodyLimit (default here 64 KiB; Fastify's own default is 1 MiB). */
   bodyLimit?: number;
   rawBody?: boolean;
+  /** Nest's own body parsers (default true); false for a host that registers its own in `parsers`. */
+  bodyParser?: boolean;
+  /** The host's own body parsers, set on the app before it starts. */
+  parsers?: (app: INestApplication) => void;
   /** Express `trust proxy` / Fastify `trustProxy`. */
   trustProxy?: boolean;
   /** The app's logger (default: none). */
@@ -97,14 +101,19 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
         trustProxy: options.trustProxy ?? false,
         bodyLimit: options.bodyLimit ?? 64 * 1024,
       }),
-      { rawBody, logger: options.logger ?? false },
+      { rawBody, bodyParser: options.bodyParser, logger: options.logger ?? false },
     );
   } else {
-    app = ref.createNestApplication({ rawBody, logger: options.logger ?? false });
+    app = ref.createNestApplication({
+      rawBody,
+      bodyParser: options.bodyParser,
+      logger: options.logger ?? false,
+    });
     if (options.trustProxy)
       (app.getHttpAdapter().getInstance() as { set(k: string, v: unknown): void }).set('trust proxy', true);
   }
   if (options.globalPrefix !== undefined) app.setGlobalPrefix(options.globalPrefix);
+  options.parsers?.(app);
   const events: VerificationEvent[] = [];
   const opsEvents: { name: string; payload: unknown }[] = [];
   const emitter = app.get(EventEmitter2);

@@ -1,7 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { PLATFORMS } from '../support/verification-app.js';
-import { CapturingLogger, payloadFor, postWebhook, signed, startHost, startSession } from './harness.js';
+import { VerificationModule } from '../../src/module/verification.module.js';
+import {
+  CapturingLogger,
+  moduleOptions,
+  payloadFor,
+  postWebhook,
+  signed,
+  startHost,
+  startSession,
+} from './harness.js';
 
 /**
  * A webhook whose content type the host does not parse is a 415 (the sender stops retrying), not a
@@ -103,6 +118,31 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
     expect(off.at('warn').filter((m) => m.includes('rawBody'))).toEqual([]);
   });
 
+  it("a host's own parsers that do not read application/json: no rawBody warning at boot, a delivery is a 415", async () => {
+    // Express: the host's JSON parser for its own type only. Fastify: Fastify's catch-all, the body left unread.
+    const parsers = (app: INestApplication): void => {
+      if (platform === 'express')
+        (app as NestExpressApplication).useBodyParser('json', { type: 'application/vnd.host+json' });
+      else {
+        const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+        fastify.removeAllContentTypeParsers();
+        fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
+      }
+    };
+    const logger = new CapturingLogger();
+    suite.host = await startHost(platform, suite.sb, { parsers, logger, receiveWebhooks: false });
+    expect(logger.at('warn').filter((m) => m.includes('rawBody'))).toEqual([]);
+    const res = await postWebhook(
+      route(),
+      signed(suite.sb.demoAccount.webhookSecret, payloadFor('verification.verified', 'req-x'), {
+        timestampSeconds: ts(),
+      }),
+    );
+    expect(res.status).toBe(415);
+    expect(res.body.detail).toBe('This app does not read application/json bodies; send application/json');
+    expect(logger.at('error')).toEqual([]);
+  });
+
   it('an app really created without rawBody still answers JSON with 503 and the error naming the fix', async () => {
     const logger = new CapturingLogger();
     suite.host = await startHost(platform, suite.sb, { rawBody: false, logger, receiveWebhooks: false });
@@ -159,4 +199,92 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
       'webhook answered 503: raw body unavailable (create the app with { rawBody: true })',
     );
   });
+});
+
+describe("webhook boot check, a Fastify host's own JSON parser", () => {
+  const suite = sandboxSuite();
+
+  type Style = 'answering by promise' | 'calling back with no error (undefined)';
+  const ownJsonParser =
+    (style: Style, keepRaw: boolean) =>
+    (app: INestApplication): void => {
+      const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+      fastify.removeContentTypeParser('application/json');
+      const parse = (request: FastifyRequest, body: string | Buffer): unknown => {
+        if (keepRaw) (request as FastifyRequest & { rawBody?: Buffer }).rawBody = body as Buffer;
+        return JSON.parse(body.toString('utf8'));
+      };
+      if (style === 'answering by promise')
+        fastify.addContentTypeParser(
+          'application/json',
+          { parseAs: 'buffer' },
+          async (request: FastifyRequest, body: string | Buffer) => parse(request, body),
+        );
+      else
+        fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) =>
+          done(undefined as unknown as null, parse(request, body)),
+        );
+    };
+
+  const deliver = async (): Promise<number> => {
+    const s = await startSession(suite.host!, suite.sb, 'sms');
+    const res = await postWebhook(
+      `${suite.host!.url}/verification/webhooks`,
+      signed(suite.sb.demoAccount.webhookSecret, payloadFor('verification.verified', s.requestId), {
+        timestampSeconds: Math.floor(suite.sb.now() / 1000),
+      }),
+    );
+    return res.status;
+  };
+
+  it.each<Style>(['answering by promise', 'calling back with no error (undefined)'])(
+    '%s, dropping the raw bytes: the rawBody warning at boot, and a signed delivery is the 503 it names',
+    async (style) => {
+      const logger = new CapturingLogger();
+      suite.host = await startHost('fastify', suite.sb, { parsers: ownJsonParser(style, false), logger });
+      expect(logger.at('warn').filter((m) => m.includes('rawBody'))).toHaveLength(1);
+      expect(await deliver()).toBe(503);
+    },
+  );
+
+  it.each<Style>(['answering by promise', 'calling back with no error (undefined)'])(
+    '%s, keeping them (request.rawBody): no warning, and a signed delivery is accepted',
+    async (style) => {
+      const logger = new CapturingLogger();
+      suite.host = await startHost('fastify', suite.sb, { parsers: ownJsonParser(style, true), logger });
+      expect(logger.at('warn').filter((m) => m.includes('rawBody'))).toEqual([]);
+      expect(await deliver()).toBe(200);
+    },
+  );
+});
+
+describe('webhook boot check, an application context (no HTTP server)', () => {
+  const suite = sandboxSuite();
+
+  // NestFactory's application context (a worker) has a null HTTP adapter; a testing module initialised
+  // without an app has none at all.
+  it.each(['NestFactory.createApplicationContext', 'Test.createTestingModule(...).init()'])(
+    '%s boots with webhooks on and says nothing about rawBody: there is no route to serve',
+    async (shape) => {
+      const logger = new CapturingLogger();
+      @Module({
+        imports: [EventEmitterModule.forRoot(), VerificationModule.forRoot(moduleOptions(suite.sb))],
+      })
+      class WorkerModule {}
+      const context =
+        shape === 'NestFactory.createApplicationContext'
+          ? await NestFactory.createApplicationContext(WorkerModule, { logger })
+          : await (
+              await Test.createTestingModule({ imports: [WorkerModule] })
+                .setLogger(logger)
+                .compile()
+            ).init();
+      try {
+        expect(logger.at('warn').filter((m) => m.includes('rawBody'))).toEqual([]);
+        expect(logger.at('error')).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

@@ -4,7 +4,7 @@
  * played through the sandbox (outcomes reach the host only by webhook or by polling, never by the
  * host's own check route, unless a test says so).
  */
-import type { LoggerService } from '@nestjs/common';
+import type { INestApplication, LoggerService } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
 import type { VerificationEvent } from '../../src/core/verification-events.js';
@@ -35,6 +35,8 @@ export interface HostOptions {
   /** Merged over the defaults (webhooks with the demo account's secret, no limits, no GET retries). */
   module?: Partial<VerificationModuleOptions>;
   rawBody?: boolean;
+  /** The host's own body parsers instead of Nest's (createTestApp's `bodyParser: false` and `parsers`). */
+  parsers?: (app: INestApplication) => void;
   logger?: LoggerService;
   providers?: NonNullable<Parameters<typeof createTestApp>[0]['providers']>;
   controllers?: NonNullable<Parameters<typeof createTestApp>[0]['controllers']>;
@@ -80,6 +82,7 @@ export async function startHost(
     platform,
     module: moduleOptions(sb, options.module),
     rawBody: options.rawBody,
+    ...(options.parsers === undefined ? {} : { bodyParser: false, parsers: options.parsers }),
     logger: options.logger,
     providers: options.providers,
   });
