@@ -14,18 +14,7 @@ export interface OpenSpend {
   reserveFrom?: number;
 }
 
-/** The order fields are stored in: by position (a pending session keeps one of these). */
-const STORED_ORDER: readonly (keyof OpenSpend)[] = [
-  'key',
-  'windowEndsAt',
-  'minor',
-  'billing',
-  'onProof',
-  'callers',
-  'reserveFrom',
-];
-
-/** The one-letter names an older version stored each field under. */
+/** The name each field is stored under: one letter (a pending session keeps one of these). */
 const STORED_NAME: Readonly<Record<keyof OpenSpend, string>> = {
   key: 'k',
   windowEndsAt: 't',
@@ -45,28 +34,25 @@ const STORED_BILLING: Readonly<Record<MethodBilling, string>> = {
 };
 const BILLING_NAMED = new Map(Object.entries(STORED_BILLING).map(([billing, letter]) => [letter, billing]));
 
-/** An open spend as stored: its fields by position (null: absent; trailing absent ones left out), its billing as a letter. */
+/** An open spend as stored: each field under its one-letter name, its billing as a letter. */
 export function storedOpenSpend(open: OpenSpend): string {
-  const stored = STORED_ORDER.map((field) =>
-    field === 'billing' ? STORED_BILLING[open.billing] : (open[field] ?? null),
-  );
-  while (stored.at(-1) === null) stored.pop();
+  const stored: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(open))
+    if (value !== undefined)
+      stored[STORED_NAME[field as keyof OpenSpend]] =
+        field === 'billing' ? STORED_BILLING[open.billing] : value;
   return JSON.stringify(stored);
 }
 
 /**
- * An open spend read back; one stored by name, long or of one letter, or with its billing's name (older
- * versions) reads as it was. Throws on bad JSON.
+ * An open spend read back; one stored with long names or its billing's name (older versions) reads as
+ * it was. Throws on bad JSON.
  */
 export function restoredOpenSpend(value: string): OpenSpend {
-  const parsed = JSON.parse(value) as unknown[] | Record<string, unknown>;
-  if (!Array.isArray(parsed) && 'key' in parsed) return parsed as unknown as OpenSpend;
+  const stored = JSON.parse(value) as Record<string, unknown>;
+  if ('key' in stored) return stored as unknown as OpenSpend;
   const open: Record<string, unknown> = {};
-  if (Array.isArray(parsed))
-    parsed.forEach((field, i) => {
-      if (field !== null && i < STORED_ORDER.length) open[STORED_ORDER[i]!] = field;
-    });
-  else for (const [name, field] of Object.entries(parsed)) open[FIELD_NAMED.get(name) ?? name] = field;
+  for (const [name, field] of Object.entries(stored)) open[FIELD_NAMED.get(name) ?? name] = field;
   open.billing = BILLING_NAMED.get(open.billing as string) ?? open.billing;
   return open as unknown as OpenSpend;
 }

@@ -55,7 +55,7 @@ describe.each(ONE_PLATFORM)('a dump with the spend cap and the figures on (%s)',
     // The dump holds the open spends and the figures' claims.
     const lines = dumpMemoryStore(store);
     expect(lines.some((line) => line.startsWith('stats-number:'))).toBe(true);
-    expect(lines.some((line) => line.startsWith('protect:spend-open:') && line.includes(',["'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('protect:spend-open:') && line.includes('"c":['))).toBe(true);
     expect(dumpLeaks()).toEqual([]);
     const erasure = fx.host.app.get(VerificationErasure, { strict: false });
     await erasure.forget({ owner: OWNER });
