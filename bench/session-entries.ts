@@ -7,6 +7,7 @@
 import { MethodStats } from '../src/account/method-stats.service.js';
 import { VerificationService } from '../src/verification/verification.service.js';
 import { MemoryStore } from '../src/store/memory.store.js';
+import { keyOfStored } from '../src/store/stored-keys.js';
 import { forkSandbox, PhoneNumbers } from './lib/context.js';
 import { startHostApp } from './lib/host-app.js';
 
@@ -26,8 +27,10 @@ function entries(store: MemoryStore): Map<string, Entry> {
   const now = store.now();
   const all = new Map<string, Entry>();
   for (const map of [inner.entries, inner.evictableEntries])
-    for (const [key, slot] of map)
+    for (const [stored, slot] of map) {
+      const key = keyOfStored(stored);
       all.set(key, { key, value: inner.slab.value(slot), ttlMs: inner.slab.expiresAt(slot) - now });
+    }
   for (const [queue, due] of inner.queues)
     for (const member of due.current.keys())
       all.set(`queue ${queue} ${member}`, { key: `queue ${queue} ${member}`, value: '', ttlMs: NaN });

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { EVICTABLE, options, rangeStatsKey as key, WEEK_MS } from './range-stats-keys.js';
+import {
+  EVICTABLE,
+  hasBaseline,
+  options,
+  rangeStatsKey as key,
+  tagOf,
+  TAGGED,
+  WEEK_MS,
+} from './range-stats-keys.js';
 import { START_WEIGHT, type Giver } from './giver-shares.js';
 
 /** Counters a counted start incremented (key, evictable, ttl) and the givers' balances it was charged to. */
@@ -94,11 +102,21 @@ export class RangeHolds {
     ttlMs: number,
     giveBack: { givers: string[]; amount: number } = { givers: [], amount: 0 },
   ): Promise<void> {
-    // Sealed: the ids name the caller (an owner, a client key, an address). By position (a pending session
-    // keeps one), the ids alone when nothing is given back, as an older version kept them.
-    const { givers, amount } = giveBack;
-    const value = JSON.stringify(givers.length > 0 && amount > 0 ? [ids, givers, amount] : ids);
-    await this.store.set(key.session(requestId), this.keys.seal(value), ttlMs, EVICTABLE);
+    // A caller (an owner, a client key, an address) is kept as its tag, all its counters need (tagOf); a
+    // giver also credited as its place in the list. By position (a pending session keeps one), the ids
+    // alone when nothing is given back. Sealed only when a place is kept (its range names the number).
+    const kept = ids.map((id, i) =>
+      (i === 0 && id.startsWith('+')) || hasBaseline(id) ? id : TAGGED + this.keys.digest(id),
+    );
+    const { amount } = giveBack;
+    const givers = giveBack.givers.map((g) => {
+      const tagged = TAGGED + this.keys.digest(g);
+      const at = kept.indexOf(tagged);
+      return at < 0 ? tagged : at;
+    });
+    const value = JSON.stringify(givers.length > 0 && amount > 0 ? [kept, givers, amount] : kept);
+    const named = kept.some((id, i) => i > 0 && !id.startsWith(TAGGED));
+    await this.store.set(key.session(requestId), named ? this.keys.seal(value) : value, ttlMs, EVICTABLE);
   }
 
   /**
@@ -114,19 +132,23 @@ export class RangeHolds {
     await this.store.delete(k);
     let stored: unknown;
     try {
-      stored = JSON.parse(this.keys.open(value) ?? '');
+      stored = JSON.parse(value.startsWith('[') ? value : (this.keys.open(value) ?? ''));
     } catch {
       return undefined;
     }
     // A session remembered as a bare list of ids gives nothing back; `[ids, givers, back]`, or by name (older).
     const named = (stored ?? {}) as { ids?: unknown; givers?: unknown; back?: unknown };
-    const [ids, givers, back]: unknown[] = Array.isArray(stored)
+    const [ids, places, back]: unknown[] = Array.isArray(stored)
       ? Array.isArray(stored[0])
         ? stored
         : [stored]
       : [named.ids, named.givers, named.back];
     const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((i) => typeof i === 'string');
     if (!strings(ids)) return undefined;
+    // A giver kept as its place among the ids reads as that id.
+    const givers = Array.isArray(places)
+      ? places.map((g: unknown) => (typeof g === 'number' ? ids[g] : g))
+      : places;
     const week = Math.floor(this.store.now() / WEEK_MS);
     if (
       strings(givers) &&
@@ -141,7 +163,7 @@ export class RangeHolds {
     ) {
       await Promise.all(
         givers.map((g) =>
-          this.store.increment(key.share(this.keys.digest(g), week), -back, 2 * WEEK_MS, EVICTABLE),
+          this.store.increment(key.share(tagOf(this.keys, g), week), -back, 2 * WEEK_MS, EVICTABLE),
         ),
       );
     }

@@ -51,6 +51,14 @@ export const rangeStatsKey = {
 
 const key = rangeStatsKey;
 
+/** Marks an id a remembered session keeps as its tag (RangeHolds.rememberSession): `~` and the tag. */
+export const TAGGED = '~';
+
+/** The tag an id's counters are named by: its keyed digest, or the tag it was kept as. */
+export function tagOf(keys: DataKeys, id: string): string {
+  return id.startsWith(TAGGED) ? id.slice(TAGGED.length) : keys.digest(id);
+}
+
 /** Keys RangeStats' callers name without counting (erasure). */
 export const RangeStatsKeys = {
   /** Store key of the subjects a session's start was counted for (sealed: they name the caller). */

@@ -294,7 +294,11 @@ describe('RangeStats', () => {
     const store = new MemoryStore({ clock: () => clock.now });
     const rs = stats(store);
     await rs.rememberSession('req-1', [range.id, owner.id], 600_000);
-    expect(await rs.takeSession('req-1', '+79161234567')).toEqual([range.id, owner.id]);
+    // The owner as its tag (what its counters are named by), the range as it is.
+    expect(await rs.takeSession('req-1', '+79161234567')).toEqual([
+      range.id,
+      `~${SPEC_DATA_KEYS.digest(owner.id)}`,
+    ]);
     expect(await rs.takeSession('req-1', '+79161234567')).toBeUndefined();
     await rs.rememberSession('req-2', [range.id], 600_000);
     clock.now += 600_000;

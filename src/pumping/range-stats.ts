@@ -8,6 +8,7 @@ import {
   options,
   rangeStatsKey as key,
   RECENT_MS,
+  tagOf,
   WEEK_MS,
 } from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
@@ -310,7 +311,7 @@ export class RangeStats extends RangeBursts {
     };
     await Promise.all(
       ids.flatMap((id) => {
-        const tag = this.keys.digest(id);
+        const tag = tagOf(this.keys, id);
         return [
           first ? this.store.increment(key.verified(tag, w), 1, 2 * this.settings.windowMs, options(id)) : [],
           !hasBaseline(id)

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { PumpingDefence, type PumpingAttempt } from './pumping-defence.js';
 import { ownIds, placeOf, subjectsOf, twinsOf } from './pumping-subjects.js';
 import { RangeStats } from './range-stats.js';
-import { creditedAt, creditedOf, rangeStatsKey, rememberedOf, WEEK_MS } from './range-stats-keys.js';
+import { creditedAt, creditedOf, rangeStatsKey, rememberedOf, tagOf, WEEK_MS } from './range-stats-keys.js';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
@@ -102,8 +102,11 @@ describe('what a session keeps for its givers', () => {
       const stats = new RangeStats(store, settings, SPEC_DATA_KEYS);
       await keep(stats, store);
       const week = Math.floor(now / WEEK_MS);
+      // Each id as the tag its counters are named by: a caller is kept as its tag now, as it is before.
       return {
-        ids: await stats.takeSession('req-1', attempt.phoneNumber),
+        ids: (await stats.takeSession('req-1', attempt.phoneNumber))?.map((id) =>
+          id.startsWith('+') ? id : tagOf(SPEC_DATA_KEYS, id),
+        ),
         shares: await Promise.all(
           givers.map((g) => store.get(rangeStatsKey.share(SPEC_DATA_KEYS.digest(g), week))),
         ),
@@ -117,19 +120,45 @@ describe('what a session keeps for its givers', () => {
     const positional = await taken((stats) =>
       stats.rememberSession('req-1', ids, 600_000, { givers, amount: 30 }),
     );
-    expect(positional).toEqual({ ids, shares: ['-30', '-30'] });
+    const tags = ['+within', SPEC_DATA_KEYS.digest('client:key-1')];
+    expect(positional).toEqual({ ids: tags, shares: ['-30', '-30'] });
     const named = SPEC_DATA_KEYS.seal(JSON.stringify({ ids, givers, back: 30 }));
     expect(await taken((_, store) => store.set(rangeStatsKey.session('req-1'), named, 600_000))).toEqual(
       positional,
     );
   });
 
-  it('nothing to give back: the ids alone, giving nothing back', async () => {
-    const kept: string[] = [];
+  it('nothing to give back: the ids alone (a caller as its keyed tag, in clear), giving nothing back', async () => {
+    const kept: (string | null)[] = [];
     const none = await taken(async (stats, store) => {
       await stats.rememberSession('req-1', ids, 600_000, { givers, amount: 0 });
-      kept.push(SPEC_DATA_KEYS.open((await store.get(rangeStatsKey.session('req-1')))!)!);
+      kept.push(await store.get(rangeStatsKey.session('req-1')));
     });
-    expect({ none, kept }).toEqual({ none: { ids, shares: [null, null] }, kept: [JSON.stringify(ids)] });
+    const tag = SPEC_DATA_KEYS.digest('client:key-1');
+    expect({ none, kept }).toEqual({
+      none: { ids: ['+within', tag], shares: [null, null] },
+      kept: [JSON.stringify(['+within', `~${tag}`])],
+    });
+  });
+
+  it('a giver credited too is kept as its place; a place (a range) keeps the whole list sealed', async () => {
+    const kept: (string | null)[] = [];
+    const range = await taken(async (stats, store) => {
+      await stats.rememberSession('req-1', ['+within', 'range:+7916123', ...ids.slice(1)], 600_000, {
+        givers,
+        amount: 30,
+      });
+      kept.push(await store.get(rangeStatsKey.session('req-1')));
+    });
+    expect(range).toEqual({
+      ids: ['+within', SPEC_DATA_KEYS.digest('range:+7916123'), SPEC_DATA_KEYS.digest('client:key-1')],
+      shares: ['-30', '-30'],
+    });
+    expect(kept[0]).not.toContain('7916123');
+    expect(JSON.parse(SPEC_DATA_KEYS.open(kept[0]!)!)).toEqual([
+      ['+within', 'range:+7916123', `~${SPEC_DATA_KEYS.digest('client:key-1')}`],
+      [2, `~${SPEC_DATA_KEYS.digest(givers[1]!)}`],
+      30,
+    ]);
   });
 });

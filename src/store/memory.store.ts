@@ -1,6 +1,7 @@
 import { DueQueue } from './due-queue.js';
 import { EntrySlab } from './entry-slab.js';
 import { FlatCopies } from './flat-copies.js';
+import { storedKey } from './stored-keys.js';
 import { WriteOrder } from './write-order.js';
 import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
@@ -46,7 +47,7 @@ const COMPACT_FROM_SLOTS = 4096;
  * Entries live in two classes with a bound each: kept entries and evictable ones (see
  * StoreWriteOptions). A full class evicts its own least recently written entry, so filling one
  * class never takes room from the other. A class (WriteOrder) holds each key's slot in one EntrySlab,
- * where its value and expiry time are (no object per entry).
+ * where its value and expiry time are (no object per entry); keys are held in a shorter form (storedKey).
  */
 export class MemoryStore implements VerificationStore {
   private readonly clock: () => number;
@@ -93,14 +94,14 @@ export class MemoryStore implements VerificationStore {
 
   async get(key: string): Promise<string | null> {
     this.assertOpen('get');
-    const slot = this.live(key, this.clock());
+    const slot = this.live(storedKey(key), this.clock());
     return slot === undefined ? null : this.slab.value(slot);
   }
 
   async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
     this.assertOpen('set');
     assertTtl(ttlMs);
-    this.write(key, this.flat.of(value), this.clock() + ttlMs, options);
+    this.write(storedKey(key), this.flat.of(value), this.clock() + ttlMs, options);
   }
 
   async setIfAbsent(
@@ -112,14 +113,15 @@ export class MemoryStore implements VerificationStore {
     this.assertOpen('setIfAbsent');
     assertTtl(ttlMs);
     const now = this.clock();
-    if (this.live(key, now) !== undefined) return false;
-    this.write(key, this.flat.of(value), now + ttlMs, options);
+    const stored = storedKey(key);
+    if (this.live(stored, now) !== undefined) return false;
+    this.write(stored, this.flat.of(value), now + ttlMs, options);
     return true;
   }
 
   async delete(key: string): Promise<void> {
     this.assertOpen('delete');
-    this.drop(key);
+    this.drop(storedKey(key));
   }
 
   async increment(
@@ -132,7 +134,8 @@ export class MemoryStore implements VerificationStore {
     assertIncrement(by);
     assertTtl(ttlMs);
     const now = this.clock();
-    const slot = this.live(key, now);
+    const stored = storedKey(key);
+    const slot = this.live(stored, now);
     let value = by;
     let expiresAt = now + ttlMs;
     if (slot !== undefined) {
@@ -142,7 +145,7 @@ export class MemoryStore implements VerificationStore {
       value = count + by;
       expiresAt = this.slab.expiresAt(slot);
     }
-    this.write(key, String(value), expiresAt, options);
+    this.write(stored, String(value), expiresAt, options);
     return { value, expiresAt };
   }
 
@@ -211,7 +214,7 @@ export class MemoryStore implements VerificationStore {
     this.queues.clear();
   }
 
-  /** The entry's slot when present and not expired; an expired one is dropped on the way. */
+  /** The entry's slot when present and not expired; an expired one is dropped on the way. Keys here are stored forms (storedKey). */
   private live(key: string, now: number): number | undefined {
     // A key is in one of the maps at most (see write): a kept key, the usual one, is one lookup.
     const slot = this.entries.get(key) ?? this.evictableEntries.get(key);

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { describeStoreContract, TestClock } from './store-contract.js';
 import { settledHeapUsed } from '../hardening/support/heap.js';
+import { dumpMemoryStore } from '../support/store-dump.js';
 
 describeStoreContract('MemoryStore', {
   sharesState: false,
@@ -363,6 +364,59 @@ describe('MemoryStore heap', () => {
     const same = await grown((i) => id(i, 's'));
     // A 36-character string is 56 B: kept once, the store holds about that much less a session.
     expect(apart - same).toBeGreaterThan(40);
+  });
+
+  it("keeps a key that begins with one of the module's prefixes in fewer bytes than the key itself", async () => {
+    const n = 20_000;
+    const digest = (i: number) => `${i}`.padStart(22, 'x');
+    const grown = async (prefix: string): Promise<number> => {
+      const store = new MemoryStore();
+      const before = settledHeapUsed();
+      for (let i = 0; i < n; i++) await store.increment(`${prefix}${digest(i)}:498906`, 1, 3_600_000);
+      const grew = settledHeapUsed() - before;
+      await expect(store.get(`${prefix}${digest(7)}:498906`)).resolves.toBe('1');
+      await store.close();
+      return grew / n;
+    };
+    // The same length: 44 characters are 64 B a key; held as one code and 31 characters, 48 B.
+    const other = await grown('protect-pump-s:');
+    const module = await grown('protect:pump:s:');
+    expect(other - module).toBeGreaterThanOrEqual(12);
+  });
+
+  it('keeps keys apart whatever they begin with: a prefix, its code, the escape, a prefix of a prefix', async () => {
+    const store = new MemoryStore();
+    const keys = [
+      'protect:pump:s:a',
+      'protect:pump:session:a',
+      'protect:pump:sx',
+      'protect:pump:',
+      'protect:s:a',
+      'protect:',
+      'protect',
+      'session:{a}',
+      'erased:{a}',
+      '\u0001s:a',
+      '\u0002pump:s:a',
+      '\u0000\u0001s:a',
+      '\u0000',
+      '\u0016s',
+      '\u0017s',
+      '',
+      'pump:s:a',
+    ];
+    for (const [i, key] of keys.entries()) await store.set(key, String(i), 60_000);
+    for (const [i, key] of keys.entries()) await expect(store.get(key)).resolves.toBe(String(i));
+    for (const key of keys) await expect(store.setIfAbsent(key, 'again', 60_000)).resolves.toBe(false);
+    await store.increment('protect:pump:n:a', 1, 60_000);
+    await expect(store.increment('protect:pump:n:a', 1, 60_000)).resolves.toMatchObject({ value: 2 });
+    await expect(store.get('protect:pump:n:a')).resolves.toBe('2');
+    await store.delete('protect:pump:n:a');
+    expect(store.entryCount).toBe(keys.length);
+    expect(dumpMemoryStore(store).sort()).toEqual(keys.map((key, i) => `${key} ${i}`).sort());
+    for (const key of keys) await store.delete(key);
+    expect(store.entryCount).toBe(0);
+    await store.close();
   });
 
   it('holds no more room after rewrites, class changes and evictions than its entries take', async () => {

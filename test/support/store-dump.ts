@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { MemoryStore } from '../../src/store/memory.store.js';
+import { keyOfStored } from '../../src/store/stored-keys.js';
 
 /** `key value` lines of every live entry and queue member of a MemoryStore. */
 export function dumpMemoryStore(store: MemoryStore): string[] {
@@ -16,7 +17,7 @@ export function dumpMemoryStore(store: MemoryStore): string[] {
   };
   const lines: string[] = [];
   for (const map of [inner.entries, inner.evictableEntries])
-    for (const [key, slot] of map) lines.push(`${key} ${inner.slab.value(slot)}`);
+    for (const [key, slot] of map) lines.push(`${keyOfStored(key)} ${inner.slab.value(slot)}`);
   for (const [queue, due] of inner.queues)
     for (const member of due.current.keys()) lines.push(`${queue} ${member}`);
   return lines;
