@@ -217,6 +217,13 @@ export const SPECS_BY_SCOPE = {
     folder: 'pumping',
     specs: [/^src\/pumping\//, /^test\/protection\/pumping-(holds|subjects|windows\.properties)\./],
   },
+  // src/protection/status-read-meter.ts: the status route's upstream read meters per caller and network and
+  // what one instance remembers of a spent meter, on a MemoryStore and a fixed clock (the routes' suites boot
+  // hosts; the round trips a poll past the meter waits for are test/protection/sequential-round-trips).
+  'status-reads': {
+    folder: 'protection',
+    specs: [/^src\/protection\/status-read-meter\./, /^test\/protection\/status-read-meter-clock\./],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
     folder: 'protection',

@@ -168,6 +168,62 @@ describe('StatusReadMeter', () => {
     await store.close();
   });
 
+  it("remembers every meter it found spent, a rebuild's too, and nothing of a meter not past its limit", async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    const from = (ip: string) => ({ request: { headers: {} }, ip });
+    const cap = STATUS_REFRESHES_PER_NETWORK.refreshes;
+    // A network's refreshes up to its limit: nothing known spent yet, its next one is still the store's to refuse.
+    for (let i = 0; i < cap; i++)
+      expect(await m.take(undefined, from(`198.51.100.${i + 1}`), 'refresh')).toBe(true);
+    expect(m.spent(undefined, from('198.51.100.200'), 'refresh')).toBe(false);
+    expect(await m.take(undefined, from('198.51.100.200'), 'refresh')).toBe(false);
+    expect(m.spent(undefined, from('198.51.100.201'), 'refresh')).toBe(true);
+    // Two callers past their points: both remembered, each for its rebuilds.
+    await takes(m, points + 1, undefined, '203.0.113.7');
+    await takes(m, points + 1, 'dana');
+    expect(m.spent(undefined, from('203.0.113.7'), 'rebuild')).toBe(true);
+    expect(m.spent('dana', from('192.0.2.1'), 'rebuild')).toBe(true);
+    // The host's own call is never metered, whatever is remembered; an owner's read without a request is its own.
+    expect(m.spent(undefined, undefined, 'refresh')).toBe(false);
+    expect(await m.take('erin', undefined, 'refresh')).toBe(true);
+    await store.close();
+  });
+
+  it("keeps its counters in the store's evictable budget: a flood of callers evicts none of the store's other entries", async () => {
+    const now = { t: 1_800_000_000_000 };
+    const store = new MemoryStore({ clock: () => now.t, maxEntries: 10, maxEvictableEntries: 1000 });
+    const m = new StatusReadMeter(store, resolvedOptions(now));
+    await store.set('session:{kept}', 'record', 60_000);
+    for (let i = 0; i < 40; i++)
+      await m.take(undefined, { request: { headers: {} }, ip: `203.0.${i}.1` }, 'refresh');
+    // A caller past its own meter, polling on: its network's refreshes are given back each time.
+    for (let i = 0; i < refreshes + 20; i++)
+      await m.take(undefined, { request: { headers: {} }, ip: '198.51.100.7' }, 'refresh');
+    await expect(store.get('session:{kept}')).resolves.toBe('record');
+    // Its refused read took nothing of its network's: six neighbours still have the network's other six.
+    for (let i = 0; i < STATUS_REFRESHES_PER_NETWORK.refreshes - refreshes; i++)
+      expect(
+        await m.take(undefined, { request: { headers: {} }, ip: `198.51.100.${20 + i}` }, 'refresh'),
+      ).toBe(true);
+    await store.close();
+  });
+
+  it('remembers at most 10,000 spent meters: past that it forgets them all and asks the store again', async () => {
+    const now = { t: 1_800_000_000_000 };
+    const { store, meter: m } = meter(now);
+    const spend = (owner: string) => takes(m, points + 1, owner);
+    for (let i = 0; i < 10_000; i++) await spend(`o${i}`);
+    expect(m.spent('o0', undefined, 'rebuild')).toBe(true);
+    expect(m.spent('o9999', undefined, 'rebuild')).toBe(true);
+    await spend('o10000');
+    expect(m.spent('o0', undefined, 'rebuild')).toBe(false);
+    expect(m.spent('o10000', undefined, 'rebuild')).toBe(true);
+    // The store still refuses a forgotten one.
+    expect(await m.take('o0', undefined, 'rebuild')).toBe(false);
+    await store.close();
+  });
+
   it('rebuilds may take every point of a window: a refresh after them is refused too', async () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now);
