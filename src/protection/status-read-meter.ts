@@ -107,13 +107,13 @@ export class StatusReadMeter {
     from: { request?: unknown; ip?: string } | undefined,
     read: UpstreamRead,
   ): boolean {
+    // Every status poll asks: no digest is computed while nothing is remembered.
     if (this.#spentUntil.size === 0) return false;
     const meters = this.meters(owner, from, read);
     return meters !== undefined && this.#known(meters, read);
   }
 
   #known(meters: { caller: string; network?: string }, read: UpstreamRead): boolean {
-    if (this.#spentUntil.size === 0) return false;
     const now = this.store.now();
     const keys =
       read === 'refresh' ? [`${meters.caller}:refresh`, meters.caller, meters.network] : [meters.caller];

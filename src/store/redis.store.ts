@@ -178,7 +178,7 @@ export class RedisStore implements VerificationStore {
 
   /**
    * The group in calls of at most KEYS_PER_CALL keys, all written at once: reads of keys the group
-   * does not write as MGET (a fraction of a script step a key), the rest as KEY_OPERATIONS. A
+   * does not write as one MGET, the rest as KEY_OPERATIONS. A
    * cluster-mode endpoint behind a plain client refuses a call whose keys span slots before it runs
    * anything: that call's operations go a command per key (an error answering for its operation
    * alone), and so does every group after it.
