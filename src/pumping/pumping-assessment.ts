@@ -47,6 +47,8 @@ export interface PumpingAssessment {
    * held sooner), nobody else is.
    */
   selfUnderAttack: boolean;
+  /** Where its givers' balances, as read, put it (giver-shares.ts nextStanding): what counting it expects. */
+  standing: Standing;
   /** Its network giver's id when the start would pass that network's share (a vote: giver-shares.ts). */
   pastNetwork: string | undefined;
   /** Set once counted: where its givers stood (its verification counts where its start did). */

@@ -15,7 +15,6 @@ import {
   placeOf,
   subjectsOf,
   twinsOf,
-  type NumberPlace,
   type PumpingAttempt,
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
@@ -24,7 +23,6 @@ import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-sha
 import { creditedOf, hasBaseline, rememberedOf } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
-export type { PumpingReporting } from './pumping-report.js';
 import type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
 export type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
 
@@ -99,16 +97,19 @@ export class PumpingDefence {
     const twins = twinsOf(subjects);
     // A switch's callers were counted when its journey started: it is charged to no giver.
     const givers = attempt.switchedFrom === undefined ? giversOf(attempt, this.ipv6PrefixLength) : [];
-    const [counts, holdList, balances] = await Promise.all([
+    const shareKeys = this.stats.shareKeys(givers);
+    // Past a share, the start is judged by the twin that counts it: read at once if a balance was seen full.
+    const [counts, holdList, balances, early] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
       Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
-      this.stats.readShares(givers),
+      this.stats.readShares(givers, shareKeys),
+      this.stats.likelyPast(shareKeys) ? this.stats.read(twins) : undefined,
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
     const standing = nextStanding(givers, balances);
-    // Past a share, the start is judged by the twin that will count it (read then: a round trip more).
-    if (standing !== 'within') for (const [id, c] of await this.stats.read(twins)) counts.set(id, c);
+    if (standing !== 'within')
+      for (const [id, c] of early ?? (await this.stats.read(twins))) counts.set(id, c);
     for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
     const judgedBy = standing === 'past' ? twins[1]! : twins[0]!;
@@ -134,7 +135,7 @@ export class PumpingDefence {
     const credited = [...all.map((s) => s.id), ...twins.map((t) => t.id)];
     const steer = held === undefined && (underAttack || selfUnderAttack) && !known && !free(attempt.method);
     const verdict = { underAttack, selfUnderAttack, held, reserve, steer };
-    const shares = { givers, pastNetwork: nextPastNetwork(givers, balances) };
+    const shares = { givers, standing, pastNetwork: nextPastNetwork(givers, balances) };
     return { attempt, ...place, subjects, credited, counts, holds, ...shares, ...verdict };
   }
 
@@ -259,6 +260,7 @@ export class PumpingDefence {
       callerOf(attempt, this.ipv6PrefixLength),
       givers,
       marks,
+      assessment.standing,
     );
   }
 
@@ -327,7 +329,7 @@ export class PumpingDefence {
         reason,
         mode: this.settings.mode === 'monitor' ? 'monitor' : 'enforce',
         attempt: assessment.attempt,
-        place: placeOfAssessment(assessment),
+        place: { range: assessment.range, prefix: assessment.prefix, country: assessment.country },
         underAttack: assessment.underAttack,
         held,
         counts: held?.counts ?? assessment.counts.get(countryId(assessment.subjects))!,
@@ -341,8 +343,4 @@ export class PumpingDefence {
 function reasonOf(assessment: PumpingAssessment | undefined): FraudSuspectedEvent['reason'] | undefined {
   if (assessment?.held) return REASON_OF[assessment.held.kind];
   return assessment?.reserve ? ProtectionRefusalReason.spendCapReserve : undefined;
-}
-
-function placeOfAssessment(assessment: PumpingAssessment): NumberPlace {
-  return { range: assessment.range, prefix: assessment.prefix, country: assessment.country };
 }

@@ -19,6 +19,9 @@ export interface CountedKeys {
   shares: string[];
 }
 
+/** How many full balances one instance remembers (likelyPast): a hint, so forgetting costs a round trip. */
+const FULL_SHARES_REMEMBERED = 10_000;
+
 /** A running hold: when it ends and how many holds came before it in a row. */
 export interface HoldState {
   until: number;
@@ -31,6 +34,9 @@ export interface HoldState {
  * verification gives back to its givers' balances (giver-shares.ts). RangeStats adds the counts.
  */
 export class RangeHolds {
+  /** Balance keys seen with no room for another start (likelyPast; bounded, cleared all at once when full). */
+  readonly #full = new Set<string>();
+
   constructor(
     protected readonly store: VerificationStore,
     protected readonly settings: { windowMs: number; recordTtlMs: number },
@@ -83,13 +89,51 @@ export class RangeHolds {
     if (first) await this.store.increment(key.pastNetworks(this.keys.digest(countryId), day), 1, 2 * DAY_MS);
   }
 
-  /** Each giver's balance this week (giver-shares.ts), in the order given. */
-  async readShares(givers: readonly Giver[]): Promise<number[]> {
+  /** The keys of the givers' balances this week (giver-shares.ts), in the order given. */
+  shareKeys(givers: readonly Giver[]): string[] {
     const week = Math.floor(this.store.now() / WEEK_MS);
-    const values = await Promise.all(
-      givers.map((g) => this.store.get(key.share(this.keys.digest(g.id), week))),
-    );
-    return values.map((v) => (Number.isFinite(Number(v)) ? Number(v) : 0));
+    return givers.map((g) => key.share(this.keys.digest(g.id), week));
+  }
+
+  /** Each giver's balance this week, in the order given (`shareKeys`: their keys, when known). */
+  readShares(givers: readonly Giver[], shareKeys = this.shareKeys(givers)): Promise<number[]> {
+    return Promise.all(shareKeys.map((k) => this.readCount(k)));
+  }
+
+  /**
+   * Whether this instance last saw one of these balances with no room for another start (read or
+   * counted, this week: the key names the week). A hint, never a verdict: a start so hinted reads its
+   * country's twins with its other counts, not after its balances (one store round trip less).
+   */
+  likelyPast(shareKeys: readonly string[]): boolean {
+    return this.#full.size > 0 && shareKeys.some((k) => this.#full.has(k));
+  }
+
+  /** Notes which balances (with a start added) leave no room for the next start (likelyPast). */
+  protected notePast(
+    shareKeys: readonly string[],
+    givers: readonly Giver[],
+    balances: readonly number[],
+  ): void {
+    shareKeys.forEach((k, i) => {
+      if (balances[i]! + START_WEIGHT <= givers[i]!.share * START_WEIGHT) this.#full.delete(k);
+      else if (!this.#full.has(k)) {
+        if (this.#full.size >= FULL_SHARES_REMEMBERED) this.#full.clear();
+        this.#full.add(k);
+      }
+    });
+  }
+
+  /** A balance with a start added: charged (counted atomically), else read (what charging it would answer). */
+  protected async balanceWithStart(shareKey: string, charge: boolean): Promise<number> {
+    if (!charge) return (await this.readCount(shareKey)) + START_WEIGHT;
+    return (await this.store.increment(shareKey, START_WEIGHT, 2 * WEEK_MS, EVICTABLE)).value;
+  }
+
+  /** A counter's value; 0 for none or a value that is not a count. */
+  protected async readCount(k: string): Promise<number> {
+    const n = Number(await this.store.get(k));
+    return Number.isFinite(n) ? n : 0;
   }
 
   /**

@@ -13,14 +13,7 @@ import {
 } from './range-stats-keys.js';
 import { slidingCount, type SubjectCounts } from './pumping-counts.js';
 import { OWNER_RETRIES } from './pumping-rules.js';
-import {
-  chargedGivers,
-  networkPast,
-  START_WEIGHT,
-  standingOf,
-  type Giver,
-  type Standing,
-} from './giver-shares.js';
+import { chargedGivers, networkPast, standingOf, type Giver, type Standing } from './giver-shares.js';
 
 import { EVICTABLE } from './range-stats-keys.js';
 
@@ -77,10 +70,7 @@ export class RangeStats extends RangeBursts {
     const w = Math.floor(now / windowMs);
     const elapsed = (now - w * windowMs) / windowMs;
     const day = Math.floor(now / DAY_MS);
-    const number = async (k: string): Promise<number> => {
-      const n = Number(await this.store.get(k));
-      return Number.isFinite(n) && n > 0 ? n : 0;
-    };
+    const number = (k: string): Promise<number> => this.readCount(k).then((n) => Math.max(0, n));
     // Read with the subjects' counts (one batch).
     const own =
       phoneNumber === undefined
@@ -185,7 +175,10 @@ export class RangeStats extends RangeBursts {
    * cost the host each time. Answers what each current window held before it, read atomically, so
    * that concurrent starts are judged one after the other; `release` takes it back (the start did
    * not go ahead and nothing was sent). Each of `givers` is charged its share (giver-shares.ts);
-   * `marks` are the burst marks read with the request limits (RangeBursts).
+   * `marks` are the burst marks read with the request limits (RangeBursts). `expected` is the
+   * standing its givers' balances showed when read: only what it keeps is counted, the rest read;
+   * when the counts (atomic) show another standing, the rest is counted too and what that standing
+   * does not keep is taken back.
    */
   async countStart(
     subjects: StatsSubject[],
@@ -193,12 +186,12 @@ export class RangeStats extends RangeBursts {
     caller?: string,
     givers: readonly Giver[] = [],
     marks?: BurstMarks,
+    expected: Standing = 'within',
   ): Promise<CountedStart> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
     const ttl = 2 * this.settings.windowMs;
     const day = Math.floor(this.store.now() / DAY_MS);
-    // Each counter names the subject it is for: those that do not keep a start of its standing
-    // (keeps) take it back once the givers' shares are counted.
+    // Each counter names its subject: keeps(id, standing) says whether it counts a start of that standing.
     type Counter = readonly [id: string, key: string, o: StoreWriteOptions | undefined, ttl: number];
     const keys: Counter[] = subjects.map((s) => [
       s.id,
@@ -222,17 +215,26 @@ export class RangeStats extends RangeBursts {
           2 * RECENT_MS,
         ],
       );
-    // Each giver adds at most its week's share (counted in the same batch).
-    const shareKeys = givers.map((g) => key.share(this.keys.digest(g.id), week));
+    const shareKeys = this.shareKeys(givers);
     const all = [...keys, ...more];
-    const increments = Promise.all(all.map(([, k, o, t]) => this.store.increment(k, 1, t, o)));
+    const add = ([, k, o, t]: Counter): Promise<number> =>
+      this.store.increment(k, 1, t, o).then((r) => r.value);
+    // What the expected standing keeps is counted; a subject's counter it does not keep is read (for
+    // `before`, as if counted), a giver it does not charge too (its balance as if charged).
+    const counting = all.map(([id]) => keeps(id, expected));
+    const charging = givers.map((g) => chargedGivers(givers, expected).includes(g));
+    const values = Promise.all(
+      all.map((c, i) =>
+        counting[i] ? add(c) : i < keys.length ? this.readCount(c[1]).then((v) => v + 1) : 0,
+      ),
+    );
     // The number's count with this start (its increment's answer): 1 where it is new to the window.
-    const numberCount = increments.then((v) => v[keys.length]?.value ?? 0);
+    const numberCount = values.then((v) => v[keys.length] ?? 0);
     numberCount.catch(() => undefined);
-    const [values, newTo, charges] = await Promise.all([
-      increments,
+    const [counts, newTo, balances] = await Promise.all([
+      values,
       this.countBursts(subjects, w, phoneNumber, caller, marks, numberCount),
-      Promise.all(shareKeys.map((k) => this.store.increment(k, START_WEIGHT, 2 * WEEK_MS, EVICTABLE))),
+      Promise.all(shareKeys.map((k, i) => this.balanceWithStart(k, charging[i]!))),
     ]);
     const callersBefore = new Map(newTo.filter((x) => x !== undefined));
     // What a counter list and a giver list took, as takeBack gives it back.
@@ -244,27 +246,36 @@ export class RangeStats extends RangeBursts {
     // caller does can hold that caller, and the block of numbers it pumps (a range is narrow: many
     // addresses concentrated on one range are still held there), never a prefix or a country of
     // other people; and it is charged to no giver whose share it passed (giver-shares.ts).
-    const balances = charges.map((t) => t.value);
-    const standing = standingOf(givers, balances);
-    const charged = chargedGivers(givers, standing);
-    const held = all.filter(([id]) => keeps(id, standing));
+    let standing = standingOf(givers, balances);
+    if (standing !== expected) {
+      // Starts counted concurrently moved a balance: count the rest, then keep what the standing keeps.
+      await Promise.all([
+        ...all.map(async (c, i) => (counting[i] ? undefined : add(c))),
+        ...shareKeys.map(async (k, i) => {
+          if (!charging[i]) balances[i] = await this.balanceWithStart(k, true);
+        }),
+      ]);
+      standing = standingOf(givers, balances);
+      const charged = chargedGivers(givers, standing);
+      await takeBack(
+        this.store,
+        counted(
+          all.filter(([id]) => !keeps(id, standing)),
+          givers.filter((g) => !charged.includes(g)),
+        ),
+      );
+    }
     const country = subjects.find((s) => s.id.startsWith('country:') && !s.id.includes('#'));
     const past = country && networkPast(givers, balances);
-    if (held.length < all.length || charged.length < givers.length || past)
-      await Promise.all([
-        takeBack(
-          this.store,
-          counted(
-            all.filter(([id]) => !keeps(id, standing)),
-            givers.filter((g) => !charged.includes(g)),
-          ),
-        ),
-        past ? this.votePastNetwork(country!.id, past.id) : [],
-      ]);
-    const taken = counted(held, charged);
+    if (past) await this.votePastNetwork(country!.id, past.id);
+    this.notePast(shareKeys, givers, balances);
+    const taken = counted(
+      all.filter(([id]) => keeps(id, standing)),
+      chargedGivers(givers, standing),
+    );
     let released = false;
     return {
-      before: new Map(keys.map(([id], i) => [id, values[i]!.value - 1])),
+      before: new Map(keys.map(([id], i) => [id, counts[i]! - 1])),
       callersBefore,
       standing,
       taken,
