@@ -29,6 +29,9 @@ async function openIoRedis(url: string, commandTimeoutMs: number): Promise<unkno
   const Redis = ioredis.Redis ?? ioredis.default;
   const client = new Redis(url, {
     enableOfflineQueue: false,
+    // What the store issues in one tick (a group's MGET and script call, and the other groups of a
+    // request) goes in one write: fewer system calls on the host and on Redis.
+    enableAutoPipelining: true,
     // Commands cut off by a lost connection fail now rather than run late, after the caller was told they failed.
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
