@@ -137,6 +137,28 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
         expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
       });
 
+      it('asks the API only for its first answer while the reconciler follows the session, even with the status cache off', async () => {
+        await boot({ webhooks: undefined, statusCache: { enabled: false } }, false);
+        const s = await startSession(host!, sb, 'sms');
+        const gets = sb.requestCount('GET /v1/verify/:id');
+        const events = await stream(s);
+        await events.statusCount(1);
+        await sendCode(sb, s);
+        const code = sb.getSession(s.requestId)!.code as string;
+        const check = await call(
+          host!.url,
+          'POST',
+          '/verification/check',
+          { verification_id: s.verificationId, code },
+          { 'x-user': s.owner },
+        );
+        expect(check.body).toMatchObject({ verified: true });
+        await events.ends();
+        expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+        // The first answer is the status route's read (the cache off: its own); the follower asked nothing.
+        expect(sb.requestCount('GET /v1/verify/:id') - gets).toBe(1);
+      });
+
       it('without webhooks, pushes what the reconciler polls', async () => {
         await boot({ webhooks: undefined }, false);
         const s = await startSession(host!, sb, 'reverse_flash_call');
