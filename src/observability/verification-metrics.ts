@@ -72,7 +72,9 @@ export class VerificationMetrics {
   }
 
   /** Loads prom-client only when metrics are enabled; fails boot with a clear message when it is missing. */
-  static async create(options: MetricsOptions | undefined): Promise<VerificationMetrics> {
+  static async create(
+    options: (MetricsOptions & { prefix: string }) | undefined,
+  ): Promise<VerificationMetrics> {
     if (!options?.enabled) return new VerificationMetrics(undefined);
     let client: PromClientLike;
     try {
@@ -89,9 +91,7 @@ export class VerificationMetrics {
       );
     }
     const registry = (options.registry as RegistryLike | undefined) ?? client.register;
-    return new VerificationMetrics(
-      createInstruments(client, registry, options.prefix ?? DEFAULT_METRICS_PREFIX),
-    );
+    return new VerificationMetrics(createInstruments(client, registry, options.prefix));
   }
 
   /** A VerificationMetrics that records nothing. */

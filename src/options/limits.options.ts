@@ -163,6 +163,11 @@ export interface ResolvedLimits {
   wrongCodesPerOwner: RateLimit | false;
   coalesceStarts: boolean;
   spendCap: Required<SpendCapOptions> | false;
+  /**
+   * What a start of a method with no known price is expected to cost, minor units (kopecks): the spend
+   * cap's `worstCasePrice`, else its default, also with the cap off (the orchestration's price order).
+   */
+  worstCaseMinor: number;
   pumping: ResolvedPumping;
   key?: LimitsOptions['key'];
   ipv6PrefixLength: number;

@@ -68,6 +68,7 @@ describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', ()
     expect(limits).toEqual({
       ...limitDefaults,
       coalesceStarts: true,
+      worstCaseMinor: 300,
       key: undefined,
       beforeStart: undefined,
     });
@@ -113,6 +114,19 @@ describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', ()
 });
 
 describe('options that follow from other options', () => {
+  it("worstCaseMinor: the spend cap's worstCasePrice in kopecks, its default when the cap is off", () => {
+    const cap = { amount: 50, windowMs: 1000, worstCasePrice: 7.5 };
+    expect(resolve().limits.worstCaseMinor).toBe(300);
+    expect(resolve({ limits: { spendCap: cap } }).limits.worstCaseMinor).toBe(750);
+    expect(resolve({ limits: { spendCap: false } }).limits.worstCaseMinor).toBe(300);
+    expect(resolve({ limits: { enabled: false, spendCap: cap } }).limits.worstCaseMinor).toBe(300);
+  });
+
+  it("sessionTtlMs: expirySeconds in milliseconds, else the API's default of 5 minutes", () => {
+    expect(resolve().sessionTtlMs).toBe(300_000);
+    expect(resolve({ expirySeconds: 120 })).toMatchObject({ expirySeconds: 120, sessionTtlMs: 120_000 });
+  });
+
   it('limits.enabled: false switches every protection off, coalescing and pumping included', () => {
     const limits = resolve({ limits: { enabled: false } }).limits;
     expect(limits).toMatchObject({

@@ -1,5 +1,7 @@
 import { withApiClientDefaults } from '../api/api-client.options.js';
 import { DataKeys } from '../core/data-keys.js';
+import { toMinorUnits } from '../core/money.js';
+import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import { checkOptions } from '../core/option-rules.js';
 import { isVerificationStore } from '../store/create-store.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
@@ -89,6 +91,7 @@ export function resolveVerificationOptions(
     statusCache: withDefaults(D.statusCache, input.statusCache),
     statusStream: withDefaults(D.statusStream, input.statusStream),
     expirySeconds: input.expirySeconds,
+    sessionTtlMs: input.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : input.expirySeconds * 1000,
     handleKey: input.handleKey ?? input.api.apiSecret,
     dataKey: input.dataKey,
     dataKeys: new DataKeys(input.dataKey, input.api.apiSecret),
@@ -200,6 +203,7 @@ function resolveLimits(limits: LimitsOptions): ResolvedLimits {
     if (!enabled || given === false) return false;
     return given === undefined ? { ...D[name] } : { points: given.points, windowMs: given.windowMs };
   };
+  const spendCap = enabled ? resolveSpendCap(limits.spendCap) : false;
   return {
     enabled,
     startPerIp: rate('startPerIp'),
@@ -211,7 +215,8 @@ function resolveLimits(limits: LimitsOptions): ResolvedLimits {
     wrongCodesPerPhone: rate('wrongCodesPerPhone'),
     wrongCodesPerOwner: rate('wrongCodesPerOwner'),
     coalesceStarts: limits.coalesceStarts ?? enabled,
-    spendCap: enabled ? resolveSpendCap(limits.spendCap) : false,
+    spendCap,
+    worstCaseMinor: toMinorUnits((spendCap || D.spendCap).worstCasePrice) ?? 0,
     pumping: resolvePumping(limits.pumping, enabled),
     key: limits.key,
     ipv6PrefixLength: limits.ipv6PrefixLength ?? D.ipv6PrefixLength,

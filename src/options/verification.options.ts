@@ -156,6 +156,8 @@ export interface ResolvedVerificationOptions {
   statusCache: Required<StatusCacheOptions>;
   statusStream: Required<StatusStreamOptions>;
   expirySeconds?: number;
+  /** How long a session started here lives: `expirySeconds`, else the API's default (`DEFAULT_SESSION_TTL_MS`). */
+  sessionTtlMs: number;
   /** The key handles and claims are derived from (HKDF): `handleKey` as given, else the API secret. */
   handleKey: string;
   /** As given (redacted from logs); read only through `dataKeys`. */
@@ -164,7 +166,7 @@ export interface ResolvedVerificationOptions {
   dataKeys: DataKeys;
   balanceWatch?: BalanceWatchOptions;
   pricesTtlMs: number;
-  metrics?: MetricsOptions;
+  metrics?: MetricsOptions & { prefix: string };
   logLevels: LogLevel[] | false;
   logger?: LoggerService;
   maskPhoneNumbers: boolean;

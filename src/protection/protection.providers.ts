@@ -1,6 +1,5 @@
 import type { Provider } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
-import { toMinorUnits } from '../core/money.js';
 import { UsageReads } from '../ledger/usage-reads.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
@@ -71,7 +70,7 @@ export const PROTECTION_PROVIDERS: Provider[] = [
         warnWhenSpendUnbounded(o.limits, telemetry.logger);
         return undefined;
       }
-      const estimator = new PriceEstimator(prices, toMinorUnits(cap.worstCasePrice) ?? 0);
+      const estimator = new PriceEstimator(prices, o.limits.worstCaseMinor);
       return new SpendCap(store, cap, estimator, new SpendEvidence(store, usage, cap), telemetry);
     },
     inject: [...ON_THE_STORE, PriceBook, VerificationTelemetry, { token: UsageReads, optional: true }],

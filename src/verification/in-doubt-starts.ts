@@ -5,12 +5,7 @@ import { VerificationApiError } from '../api/verification-api.error.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { errorText } from '../core/error-text.js';
 import { maskPhoneNumber } from '../core/phone-mask.js';
-import {
-  DEFAULT_SESSION_TTL_MS,
-  MAX_SESSION_TTL_MS,
-  newSessionRecord,
-  type SessionRecord,
-} from '../core/session-record.js';
+import { MAX_SESSION_TTL_MS, newSessionRecord, type SessionRecord } from '../core/session-record.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -145,8 +140,7 @@ export class InDoubtStarts {
       owner: match.owner,
       purpose: match.purpose,
       createdAt: match.at,
-      ttlMs:
-        this.options.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : this.options.expirySeconds * 1000,
+      ttlMs: this.options.sessionTtlMs,
       as: 'seed',
     });
     if (!(await this.records.createAndFollow(record, [], undefined, reserved))) return null;

@@ -10,7 +10,6 @@ import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import { rankByCostPerSuccess, rankByPrice, type MethodSamplesByMethod } from '../core/method-ranking.js';
 import { toMinorUnits } from '../core/money.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
-import { DEFAULT_SPEND_CAP } from '../options/verification-options.defaults.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedOrchestration, ResolvedVerificationOptions } from '../options/verification.options.js';
 import { errorText } from '../core/error-text.js';
@@ -36,7 +35,6 @@ export class OrchestrationPolicy {
   private readonly settings: ResolvedOrchestration;
   private readonly fallback: FallbackTiming;
   private readonly chooser: FirstMethodChooser;
-  private readonly worstCaseMinor: number;
   private cachedSamples?: { samples: MethodSamplesByMethod; until: number };
   /**
    * The plan as last worked out, and what from: every status poll asks for one, and it changes only
@@ -68,9 +66,6 @@ export class OrchestrationPolicy {
       telemetry.logger,
       this.settings.exclude,
     );
-    const spendCap = options.limits.spendCap;
-    this.worstCaseMinor =
-      toMinorUnits(spendCap ? spendCap.worstCasePrice : DEFAULT_SPEND_CAP.worstCasePrice) ?? 0;
   }
 
   /** The offered methods in the policy's order: the host's fixed list (only those), else ranked by `mode`. */
@@ -137,7 +132,7 @@ export class OrchestrationPolicy {
   ): MethodPlan {
     const fixed = this.settings.methods;
     const known = prices?.minorByMethod;
-    const worstCase = this.worstCaseMinor;
+    const worstCase = this.options.limits.worstCaseMinor;
     return {
       order: fixed
         ? fixed.filter((method) => offered.includes(method))

@@ -4,12 +4,7 @@ import type { InitiateResult, KnownVerificationMethod } from '../api/api.types.j
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { TestNumberApiClient } from '../test-numbers/test-number-api.client.js';
 import { mayHaveBeenProcessed, VerificationApiError } from '../api/verification-api.error.js';
-import {
-  DEFAULT_SESSION_TTL_MS,
-  newSessionRecord,
-  type SessionRecord,
-  type StartAssessmentFacts,
-} from '../core/session-record.js';
+import { newSessionRecord, type SessionRecord, type StartAssessmentFacts } from '../core/session-record.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -176,10 +171,7 @@ export class PaidStart {
         purpose,
         assessment,
         createdAt: this.options.clock(),
-        ttlMs:
-          this.options.expirySeconds === undefined
-            ? DEFAULT_SESSION_TTL_MS
-            : this.options.expirySeconds * 1000,
+        ttlMs: this.options.sessionTtlMs,
         as: 'answer',
         journeyId,
         suspected,

@@ -96,20 +96,23 @@ export class StatusFlow {
   }
 
   /**
-   * A status stream's look at a journey it follows: as stored, its current session refreshed as the
-   * status route's (one upstream read per poll interval, shared) when `needsLooking` says nobody else
-   * would observe its next change. A canceled journey is not asked about; null when it is gone.
+   * A status stream's look at a journey it follows: as stored (a record the store lost is not rebuilt:
+   * null), its current session refreshed by the status route's rule (`refreshed`) when `needsLooking`
+   * says nobody else would observe its next change.
    */
   async followed(
     journeyId: string,
     needsLooking: (record: SessionRecord) => boolean,
   ): Promise<LoadedJourney | null> {
     const loaded = await this.journeyState.read(journeyId);
-    if (!loaded || loaded.journey.canceledAt !== undefined || !needsLooking(loaded.current)) return loaded;
-    return this.journeyState.withCurrent(loaded, await this.refresher.refresh(loaded.current, 'poll'));
+    return loaded && needsLooking(loaded.current) ? this.refreshed(loaded) : loaded;
   }
 
-  /** A loaded journey with its current session fresh within one poll interval (see `fresh`). */
+  /**
+   * The one rule of a status read (the route, a switch, the guard, a stream's look): the current session
+   * fresh within one poll interval, shared; a canceled journey or a just rebuilt record as it is; an
+   * upstream failure answered with the last known record (404 `not_found` when the API lost the session).
+   */
   private async refreshed(loaded: LoadedJourney, mayRead?: () => Promise<boolean>): Promise<LoadedJourney> {
     if (loaded.recovered || loaded.journey.canceledAt !== undefined) return loaded;
     const record = loaded.current;

@@ -137,6 +137,28 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
         expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
       });
 
+      it('asks the API only for its first answer while the reconciler follows the session, even with the status cache off', async () => {
+        await boot({ webhooks: undefined, statusCache: { enabled: false } }, false);
+        const s = await startSession(host!, sb, 'sms');
+        const gets = sb.requestCount('GET /v1/verify/:id');
+        const events = await stream(s);
+        await events.statusCount(1);
+        await sendCode(sb, s);
+        const code = sb.getSession(s.requestId)!.code as string;
+        const check = await call(
+          host!.url,
+          'POST',
+          '/verification/check',
+          { verification_id: s.verificationId, code },
+          { 'x-user': s.owner },
+        );
+        expect(check.body).toMatchObject({ verified: true });
+        await events.ends();
+        expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+        // The first answer is the status route's read (the cache off: its own); the follower asked nothing.
+        expect(sb.requestCount('GET /v1/verify/:id') - gets).toBe(1);
+      });
+
       it('without webhooks, pushes what the reconciler polls', async () => {
         await boot({ webhooks: undefined }, false);
         const s = await startSession(host!, sb, 'reverse_flash_call');
@@ -159,6 +181,61 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
         await sb.advance(1500);
         await events.ends(4000);
         expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+      });
+
+      it('while the API is down keeps the last known state, as the status route does, and pushes the outcome once it is back', async () => {
+        await boot({ webhooks: undefined, reconcile: { enabled: false } }, false);
+        const s = await startSession(host!, sb, 'reverse_flash_call');
+        const events = await stream(s);
+        await events.statusCount(1);
+        sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 503, count: 0 });
+        await sb.call(s.requestId, s.phone);
+        await sb.advance(1500);
+        // The route's read fails: it answers the last known state.
+        expect(await statusBody(s)).toMatchObject({ status: 'sent' });
+        // One poll interval on: the stream's own look fails too (a GET more), and the stream stays as it was.
+        const failed = sb.requestCount('GET /v1/verify/:id');
+        await sb.advance(1500);
+        const until = Date.now() + 4000;
+        while (sb.requestCount('GET /v1/verify/:id') === failed && Date.now() < until)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(sb.requestCount('GET /v1/verify/:id')).toBeGreaterThan(failed);
+        sb.clearFaults();
+        await sb.advance(1500);
+        await events.ends(6000);
+        expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+        expect(events.statuses()[1]).toEqual(await statusBody(s));
+      });
+
+      it('a look the store fails is tried again: the stream still pushes the outcome', async () => {
+        let down = false;
+        let refused = 0;
+        const store = new (class extends MemoryStore {
+          override get(key: string): Promise<string | null> {
+            if (!down) return super.get(key);
+            refused++;
+            return Promise.reject(new VerificationStoreUnavailableError('get', 'down'));
+          }
+        })({ clock: () => sb.now() });
+        try {
+          await boot({ store, webhooks: undefined, reconcile: { enabled: false } }, false);
+          const s = await startSession(host!, sb, 'reverse_flash_call');
+          const events = await stream(s);
+          await events.statusCount(1);
+          down = true;
+          const until = Date.now() + 4000;
+          while (refused === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+          expect(refused).toBeGreaterThan(0);
+          down = false;
+          await sb.call(s.requestId, s.phone);
+          await sb.advance(1500);
+          await events.ends(8000);
+          expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+        } finally {
+          await host?.close();
+          host = undefined;
+          await store.close();
+        }
       });
 
       it('pushes expiry (the clock passes expires_at) and ends', async () => {
