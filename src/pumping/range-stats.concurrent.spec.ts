@@ -1,0 +1,135 @@
+/**
+ * attack-v (issue 45, f56f08d): a start counts only what the standing its balances showed keeps and
+ * reads the rest; starts counted concurrently (on two instances sharing one store), their releases
+ * racing the next starts, must leave the counts a serial run would: each counter and each giver's
+ * balance holds exactly what the standings the starts ended with keep, and no giver is charged past
+ * its share, whatever standing each start expected (fast-check, MemoryStore and RedisStore).
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
+import { MemoryStore } from '../store/memory.store.js';
+import { RedisStore } from '../store/redis.store.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { sharedRedisUrl } from '../../test/support/redis-server.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
+import { chargedGivers, giversOf, nextStanding, START_WEIGHT, type Standing } from './giver-shares.js';
+import { RangeStats, type CountedStart } from './range-stats.js';
+import { fineOf, volumeOf } from './range-stats-keys.js';
+
+const NOON = () => Date.UTC(2026, 0, 6, 12);
+const STORES: [string, () => VerificationStore][] = [
+  ['MemoryStore', () => new MemoryStore({ clock: NOON })],
+  [
+    'RedisStore',
+    () => new RedisStore({ url: sharedRedisUrl(), clock: NOON, keyPrefix: `attack-v:${randomUUID()}:` }),
+  ],
+];
+
+const place = [
+  { id: 'range:+7916123', withBaseline: true },
+  { id: 'prefix:+7916', withBaseline: true },
+  { id: 'country:RU', withBaseline: true },
+  { id: fineOf('country:RU'), withBaseline: true },
+  { id: volumeOf('country:RU'), withBaseline: true },
+];
+
+describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (_name, makeStore) => {
+  const stores: VerificationStore[] = [];
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
+
+  it('any rounds of concurrent starts across a network’s and an address’s share, some released while the next round counts: the counts are what the final standings keep', async () => {
+    const start = fc.record({
+      address: fc.nat(6),
+      net: fc.nat(1),
+      key: fc.option(fc.nat(2), { nil: undefined }),
+      instance: fc.nat(1),
+      release: fc.boolean(),
+      guess: fc.constantFrom<'read' | Standing>('read', 'read', 'within', 'past'),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(start, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }),
+        async (rounds) => {
+          const store = makeStore();
+          stores.push(store);
+          const settings = { windowMs: 3_600_000, recordTtlMs: 86_400_000 };
+          const instances = [0, 1].map(() => new RangeStats(store, settings, SPEC_DATA_KEYS));
+          const kept: { standing: Standing; givers: ReturnType<typeof giversOf> }[] = [];
+          let releasing: Promise<unknown> = Promise.resolve();
+          for (const round of rounds) {
+            const made = round.map((s) => {
+              const ip = `203.0.${113 + s.net}.${s.address + 1}`;
+              const givers = giversOf(
+                {
+                  phoneNumber: '+79161230001',
+                  owner: undefined,
+                  clientKey: s.key === undefined ? ip : `acct:${s.key}`,
+                  ip,
+                },
+                64,
+              );
+              return { s, givers };
+            });
+            // Every start of the round reads its balances first (its assessment), then all count at once.
+            const expected = await Promise.all(
+              made.map(async ({ s, givers }) =>
+                s.guess === 'read'
+                  ? nextStanding(givers, await instances[s.instance]!.readShares(givers))
+                  : s.guess,
+              ),
+            );
+            const [counted] = await Promise.all([
+              Promise.all(
+                made.map(({ s, givers }, i) =>
+                  instances[s.instance]!.countStart(
+                    place,
+                    undefined,
+                    `client:${givers[0]!.id}`,
+                    givers,
+                    undefined,
+                    expected[i],
+                  ),
+                ),
+              ),
+              releasing,
+            ]);
+            // The released ones give back while the next round counts.
+            const released: CountedStart[] = [];
+            counted.forEach((c, i) => {
+              if (made[i]!.s.release) released.push(c);
+              else kept.push({ standing: c.standing, givers: made[i]!.givers });
+            });
+            releasing = Promise.all(released.map((c) => c.release()));
+          }
+          await releasing;
+          const counts = await instances[0]!.read(place);
+          const n = (standing: Standing[]) => kept.filter((k) => standing.includes(k.standing)).length;
+          expect(counts.get('country:RU')!.current).toBe(n(['within']));
+          expect(counts.get('prefix:+7916')!.current).toBe(n(['within']));
+          expect(counts.get(fineOf('country:RU'))!.current).toBe(n(['within', 'network']));
+          expect(counts.get(volumeOf('country:RU'))!.current).toBe(kept.length);
+          expect(counts.get('range:+7916123')!.current).toBe(kept.length);
+          // Each giver's balance: one start per kept start charged to it, never past its share.
+          const charged = new Map<
+            string,
+            { share: number; n: number; givers: ReturnType<typeof giversOf> }
+          >();
+          for (const k of kept)
+            for (const g of k.givers) {
+              const c = charged.get(g.id) ?? { share: g.share, n: 0, givers: [g] };
+              if (chargedGivers(k.givers, k.standing).includes(g)) c.n += 1;
+              charged.set(g.id, c);
+            }
+          for (const [, c] of charged) {
+            expect(await instances[1]!.readShares(c.givers)).toEqual([c.n * START_WEIGHT]);
+            expect(c.n).toBeLessThanOrEqual(c.share);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 120_000);
+});
