@@ -132,4 +132,25 @@ describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (
       { numRuns: 40 },
     );
   }, 120_000);
+
+  // Found by attack-v: a start whose balances showed it past (counted nothing but its range, callers and
+  // volume) but whose atomic counts show it within counts its prefix and country after the others; its
+  // 'before' there was the read, not the count: two concurrent starts then both see the same window.
+  it('two concurrent starts, one expecting past and counted within: each sees the other once in its prefix and country (before is atomic)', async () => {
+    const store = makeStore();
+    stores.push(store);
+    const rs = new RangeStats(store, { windowMs: 3_600_000, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
+    const givers = (a: number) =>
+      giversOf(
+        { phoneNumber: '+79161230001', owner: undefined, clientKey: undefined, ip: `203.0.113.${a}` },
+        64,
+      );
+    const [x, y] = await Promise.all([
+      rs.countStart(place, undefined, 'client:x', givers(1), undefined, 'past'),
+      rs.countStart(place, undefined, 'client:y', givers(2), undefined, 'within'),
+    ]);
+    expect([x.standing, y.standing]).toEqual(['within', 'within']);
+    for (const id of ['prefix:+7916', 'country:RU', fineOf('country:RU')])
+      expect([x.before.get(id), y.before.get(id)].sort()).toEqual([0, 1]);
+  });
 });
