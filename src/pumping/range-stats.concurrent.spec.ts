@@ -13,10 +13,19 @@ import { RedisStore } from '../store/redis.store.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { sharedRedisUrl } from '../../test/support/redis-server.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
-import { chargedGivers, giversOf, nextStanding, START_WEIGHT, type Standing } from './giver-shares.js';
+import {
+  chargedGivers,
+  giveBackOf,
+  givenBack,
+  giversOf,
+  nextStanding,
+  START_WEIGHT,
+  type Standing,
+} from './giver-shares.js';
 import { RangeStats, type CountedStart } from './range-stats.js';
 import { fineOf, volumeOf } from './range-stats-keys.js';
 
+const PRIOR = 0.8;
 const NOON = () => Date.UTC(2026, 0, 6, 12);
 const STORES: [string, () => VerificationStore][] = [
   ['MemoryStore', () => new MemoryStore({ clock: NOON })],
@@ -40,13 +49,13 @@ describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (
     await Promise.all(stores.splice(0).map((s) => s.close()));
   });
 
-  it('any rounds of concurrent starts across a network’s and an address’s share, some released while the next round counts: the counts are what the final standings keep', async () => {
+  it('any rounds of concurrent starts across a network’s and an address’s share, some released or verified while the next round counts: the counts are what the final standings keep', async () => {
     const start = fc.record({
       address: fc.nat(6),
       net: fc.nat(1),
       key: fc.option(fc.nat(2), { nil: undefined }),
       instance: fc.nat(1),
-      release: fc.boolean(),
+      then: fc.constantFrom('keep', 'release', 'verify'),
       guess: fc.constantFrom<'read' | Standing>('read', 'read', 'within', 'past'),
     });
     await fc.assert(
@@ -57,8 +66,9 @@ describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (
           stores.push(store);
           const settings = { windowMs: 3_600_000, recordTtlMs: 86_400_000 };
           const instances = [0, 1].map(() => new RangeStats(store, settings, SPEC_DATA_KEYS));
-          const kept: { standing: Standing; givers: ReturnType<typeof giversOf> }[] = [];
+          const kept: { standing: Standing; givers: ReturnType<typeof giversOf>; verified: boolean }[] = [];
           let releasing: Promise<unknown> = Promise.resolve();
+          let serial = 0;
           for (const round of rounds) {
             const made = round.map((s) => {
               const ip = `203.0.${113 + s.net}.${s.address + 1}`;
@@ -96,13 +106,20 @@ describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (
               ),
               releasing,
             ]);
-            // The released ones give back while the next round counts.
+            // The released ones, and the verified ones' givers, are given back while the next round counts.
             const released: CountedStart[] = [];
-            counted.forEach((c, i) => {
-              if (made[i]!.s.release) released.push(c);
-              else kept.push({ standing: c.standing, givers: made[i]!.givers });
-            });
-            releasing = Promise.all(released.map((c) => c.release()));
+            const verified: Promise<unknown>[] = [];
+            for (const [i, c] of counted.entries()) {
+              const { s, givers } = made[i]!;
+              if (s.then === 'release') released.push(c);
+              else kept.push({ standing: c.standing, givers, verified: s.then === 'verify' });
+              if (s.then !== 'verify') continue;
+              const id = `req-${++serial}`;
+              const rs = instances[1 - s.instance]!;
+              await rs.rememberSession(id, ['country:RU'], 60_000, giveBackOf(givers, c.standing, PRIOR));
+              verified.push(rs.takeSession(id, `+7916123${String(serial).padStart(4, '0')}`));
+            }
+            releasing = Promise.all([...released.map((c) => c.release()), ...verified]);
           }
           await releasing;
           const counts = await instances[0]!.read(place);
@@ -112,20 +129,25 @@ describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (
           expect(counts.get(fineOf('country:RU'))!.current).toBe(n(['within', 'network']));
           expect(counts.get(volumeOf('country:RU'))!.current).toBe(kept.length);
           expect(counts.get('range:+7916123')!.current).toBe(kept.length);
-          // Each giver's balance: one start per kept start charged to it, never past its share.
+          // Each giver's balance: one start per kept start charged to it, less one start over the prior
+          // per verified one; never past its share.
           const charged = new Map<
             string,
-            { share: number; n: number; givers: ReturnType<typeof giversOf> }
+            { share: number; n: number; back: number; givers: ReturnType<typeof giversOf> }
           >();
           for (const k of kept)
             for (const g of k.givers) {
-              const c = charged.get(g.id) ?? { share: g.share, n: 0, givers: [g] };
-              if (chargedGivers(k.givers, k.standing).includes(g)) c.n += 1;
+              const c = charged.get(g.id) ?? { share: g.share, n: 0, back: 0, givers: [g] };
+              if (chargedGivers(k.givers, k.standing).includes(g)) {
+                c.n += 1;
+                if (k.verified) c.back += givenBack(PRIOR);
+              }
               charged.set(g.id, c);
             }
           for (const [, c] of charged) {
-            expect(await instances[1]!.readShares(c.givers)).toEqual([c.n * START_WEIGHT]);
-            expect(c.n).toBeLessThanOrEqual(c.share);
+            const [balance] = await instances[1]!.readShares(c.givers);
+            expect(balance).toBe(c.n * START_WEIGHT - c.back);
+            expect(balance).toBeLessThanOrEqual(c.share * START_WEIGHT);
           }
         },
       ),
