@@ -248,9 +248,12 @@ export class RangeStats extends RangeBursts {
     // other people; and it is charged to no giver whose share it passed (giver-shares.ts).
     let standing = standingOf(givers, balances);
     if (standing !== expected) {
-      // Starts counted concurrently moved a balance: count the rest, then keep what the standing keeps.
+      // Starts counted concurrently moved a balance: count the rest (what a window held before it, from
+      // the count: atomic), then keep what the standing keeps.
       await Promise.all([
-        ...all.map(async (c, i) => (counting[i] ? undefined : add(c))),
+        ...all.map(async (c, i) => {
+          if (!counting[i]) counts[i] = await add(c);
+        }),
         ...shareKeys.map(async (k, i) => {
           if (!charging[i]) balances[i] = await this.balanceWithStart(k, true);
         }),

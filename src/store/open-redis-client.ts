@@ -29,9 +29,9 @@ async function openIoRedis(url: string, commandTimeoutMs: number): Promise<unkno
   const Redis = ioredis.Redis ?? ioredis.default;
   const client = new Redis(url, {
     enableOfflineQueue: false,
-    // What the store issues in one tick (a group's MGET and script call, and the other groups of a
-    // request) goes in one write: fewer system calls on the host and on Redis.
-    enableAutoPipelining: true,
+    // No auto-pipelining: ioredis holds a command back while its previous auto-pipeline is unanswered
+    // (a round trip more under concurrency), writes QUIT ahead of what waits, and lets a key's later
+    // write pass an earlier one's NOSCRIPT retry (test/store/redis-autopipelining.attack.spec.ts).
     // Commands cut off by a lost connection fail now rather than run late, after the caller was told they failed.
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
