@@ -9,10 +9,11 @@ export interface SandboxSuite {
   /** The host the running test booted, if any: closed after the test. */
   host: TestApp | undefined;
   /**
-   * Boots a host app (createTestApp) beside the sandbox: called in a test, the app is closed after the test;
-   * called in a `beforeAll`, after the suite's last test (before the sandbox).
+   * Boots a host app beside the sandbox, from createTestApp's options or with a folder's own maker
+   * (`() => startHost(platform, suite.sb)`): called in a test, the app is closed after the test; called in a
+   * `beforeAll`, after the suite's last test (before the sandbox).
    */
-  boot(options: CreateTestAppOptions): Promise<TestApp>;
+  boot(host: CreateTestAppOptions | (() => Promise<TestApp>)): Promise<TestApp>;
 }
 
 /**
@@ -32,8 +33,8 @@ export function sandboxSuite(sandbox: SandboxOptions = {}): SandboxSuite {
       return sb;
     },
     host: undefined,
-    async boot(options: CreateTestAppOptions): Promise<TestApp> {
-      const booted = await createTestApp(options);
+    async boot(host: CreateTestAppOptions | (() => Promise<TestApp>)): Promise<TestApp> {
+      const booted = typeof host === 'function' ? await host() : await createTestApp(host);
       let closed: Promise<void> | undefined;
       // A test may close its app itself (to test what closing does): the suite's close is then a no-op.
       const app: TestApp = { ...booted, close: () => (closed ??= booted.close()) };
