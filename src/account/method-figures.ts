@@ -13,6 +13,7 @@ import {
   type VerificationMethod,
 } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
+import { ArgumentRangeError } from '../core/phone-verification.error.js';
 
 /*
  * The method figures' model: what they count and answer, and the pure rules for their keys (method,
@@ -112,7 +113,7 @@ export function countryKey(country: string): string {
   if (digits) return digits[1]!;
   const iso = country.toUpperCase();
   if (/^[A-Z]{2}$/.test(iso) && isSupportedCountry(iso)) return getCountryCallingCode(iso);
-  throw new RangeError(
+  throw new ArgumentRangeError(
     `methodStats: "country" must be a calling code ("7", "+7"), an ISO 3166 code ("RU") or "unknown", got ${JSON.stringify(country)}`,
   );
 }
@@ -120,7 +121,7 @@ export function countryKey(country: string): string {
 export function windowDays(days: number | undefined): number {
   if (days === undefined) return DEFAULT_STATS_WINDOW_DAYS;
   if (!Number.isSafeInteger(days) || days < 1 || days > STATS_RETENTION_DAYS)
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `methodStats: "days" must be an integer from 1 to ${STATS_RETENTION_DAYS}, got ${days}`,
     );
   return days;

@@ -7,6 +7,7 @@ import { MethodStats } from './method-stats.service.js';
 import { MethodHealthWatch, type MethodHealthReport } from './method-health.service.js';
 import { PriceBook } from './price-book.js';
 import { calendarDate } from '../core/clock.js';
+import { ArgumentRangeError } from '../core/phone-verification.error.js';
 
 /**
  * Server-side reads of the account for the host: balance, usage, prices and what each method costs
@@ -43,7 +44,7 @@ export class VerificationAccountService {
     const from = checkDate('from', query.from);
     const to = checkDate('to', query.to);
     if (from !== undefined && to !== undefined && from > to)
-      throw new RangeError(`getUsage: "from" (${from}) is after "to" (${to})`);
+      throw new ArgumentRangeError(`getUsage: "from" (${from}) is after "to" (${to})`);
     return this.api.getUsage({ from, to });
   }
 

@@ -4,6 +4,7 @@ import { VerificationApiError, VerificationApiUnavailableError } from '../api/ve
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationBalanceWatch, type BalanceReading } from './balance-watch.service.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 export type VerificationHealthStatus = 'up' | 'down' | 'degraded';
 
@@ -46,7 +47,7 @@ interface HealthIndicatorServiceLike {
 
 const DEFAULT_TIMEOUT_MS = 3000;
 
-class HealthReadTimeout extends Error {}
+class HealthReadTimeout extends PhoneVerificationError {}
 
 /**
  * Health of phone verification for `@nestjs/terminus`: up when the API answers with the account's
@@ -102,7 +103,7 @@ export class VerificationHealthIndicator {
   async #read(timeoutMs: number): Promise<BalanceReading> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new HealthReadTimeout()), timeoutMs);
+      timer = setTimeout(() => reject(new HealthReadTimeout('balance read timed out')), timeoutMs);
     });
     try {
       return await Promise.race([this.watch.checkNow(), timeout]);

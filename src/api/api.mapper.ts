@@ -16,6 +16,7 @@ import type { CheckRequestWire, InitiateRequestWire, ProblemWire } from './api.w
 import { isNumberToCall, isUserLink } from '../core/user-links.js';
 import { isKnownMethod, normalizeMethod, toWireMethod } from './method-names.js';
 import { WireFormatError } from './wire-format.error.js';
+import { ArgumentRangeError } from '../core/phone-verification.error.js';
 
 /** wire ↔ camelCase. Reads defensively: a missing identity field throws WireFormatError, anything else degrades. */
 
@@ -93,7 +94,8 @@ export function toUsageParams(query: UsageQuery | undefined): Record<string, str
     const value = query?.[key];
     if (value === undefined) continue;
     if (value instanceof Date) {
-      if (Number.isNaN(value.getTime())) throw new RangeError(`getUsage: "${key}" is an invalid Date`);
+      if (Number.isNaN(value.getTime()))
+        throw new ArgumentRangeError(`getUsage: "${key}" is an invalid Date`);
       params[key] = value.toISOString().slice(0, 10);
     } else {
       params[key] = value;

@@ -1,3 +1,4 @@
+import { ArgumentRangeError } from './phone-verification.error.js';
 /**
  * Time in the module is the `clock` option's (ms since the epoch): the store it creates, the services
  * and the webhook tolerance all read it, so a test that links it to the sandbox
@@ -20,12 +21,13 @@ export function utcDate(ms: number): string {
  */
 export function calendarDate(where: string, field: string, value: string | Date): string {
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw new RangeError(`${where}: "${field}" is an invalid Date`);
+    if (Number.isNaN(value.getTime()))
+      throw new ArgumentRangeError(`${where}: "${field}" is an invalid Date`);
     return utcDate(value.getTime());
   }
   if (typeof value !== 'string' || !DATE_ONLY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))
-    throw new RangeError(`${where}: "${field}" must be a date like 2026-01-31 or a Date`);
+    throw new ArgumentRangeError(`${where}: "${field}" must be a date like 2026-01-31 or a Date`);
   if (utcDate(Date.parse(`${value}T00:00:00Z`)) !== value)
-    throw new RangeError(`${where}: "${field}" is not a calendar date`);
+    throw new ArgumentRangeError(`${where}: "${field}" is not a calendar date`);
   return value;
 }

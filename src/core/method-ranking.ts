@@ -1,6 +1,7 @@
 /** The orders in which a journey tries methods: by price, or by what a verified user costs. */
 import type { Money } from './money.js';
 import type { VerificationMethod } from './verification-method.js';
+import { ArgumentRangeError } from './phone-verification.error.js';
 
 /** A method's current price (`GET /v1/prices`' entries fit). Prices are compared as amounts: one currency. */
 export interface MethodPriceEntry {
@@ -59,7 +60,7 @@ export function rankByCostPerSuccess<M extends VerificationMethod>(
   minCallers = 0,
 ): M[] {
   if (!Number.isSafeInteger(minSamples) || minSamples < 0)
-    throw new RangeError(`minSamples must be a non-negative integer, got ${minSamples}`);
+    throw new ArgumentRangeError(`minSamples must be a non-negative integer, got ${minSamples}`);
   const price = priceTable(prices);
   const needed = Math.max(minSamples, 1);
   const sampled = new Map<string, MethodSamples>();

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { joinErrorFamily } from './phone-verification.error.js';
 
 /** Error codes a frontend may receive from the client routes (`error_code` of the problem document). */
 export const ClientErrorCode = {
@@ -96,7 +97,7 @@ function unavailableProblem(): Record<string, unknown> {
 }
 
 /**
- * The base class of every error this package throws at a host's code or onto its routes. It is an
+ * The base class of the errors a host renders (a line of PhoneVerificationError's family). It is an
  * HttpException, so Nest's own exception filter (or a host's) renders it without knowing the
  * package: its response is an RFC 9457 problem document and its status the HTTP status. A package
  * error with no meaning for a frontend renders as a bare 503 `service_unavailable`; its message and
@@ -119,6 +120,7 @@ export class VerificationError extends HttpException {
     this.name = new.target.name;
   }
 }
+joinErrorFamily(VerificationError);
 
 /**
  * A refusal the frontend may see: an HttpException whose `getResponse()` is the problem document

@@ -14,7 +14,7 @@ import {
   VerifiedPhoneGuard,
 } from './verified-phone.guard.js';
 import { verifiedPhoneOf, type VerifiedPhoneDetails } from './verified-phone.request.js';
-import { PhoneVerificationError } from '../core/phone-verification.error.js';
+import { ArgumentTypeError, PhoneVerificationError } from '../core/phone-verification.error.js';
 
 export interface RequireVerifiedPhoneOptions {
   /** The verification (or claim) must be at most this old, ms: a step-up check ("within 10 minutes"). */
@@ -42,14 +42,14 @@ export function RequireVerifiedPhone(
   options: RequireVerifiedPhoneOptions = {},
 ): MethodDecorator & ClassDecorator {
   if (options.within !== undefined && !(Number.isInteger(options.within) && options.within > 0))
-    throw new TypeError('RequireVerifiedPhone: "within" must be a positive integer of ms');
+    throw new ArgumentTypeError('RequireVerifiedPhone: "within" must be a positive integer of ms');
   if (options.allowTestNumbers !== undefined && typeof options.allowTestNumbers !== 'boolean')
-    throw new TypeError('RequireVerifiedPhone: "allowTestNumbers" must be a boolean');
+    throw new ArgumentTypeError('RequireVerifiedPhone: "allowTestNumbers" must be a boolean');
   if (
     options.purpose !== undefined &&
     !(typeof options.purpose === 'string' && PURPOSE_PATTERN.test(options.purpose))
   )
-    throw new TypeError('RequireVerifiedPhone: "purpose" must be a purpose name like "step_up"');
+    throw new ArgumentTypeError('RequireVerifiedPhone: "purpose" must be a purpose name like "step_up"');
   return applyDecorators(
     ...(options.purpose === undefined ? [] : [SetMetadata(REQUIRED_PURPOSE, options.purpose)]),
     ...(options.within === undefined ? [] : [SetMetadata(VERIFIED_WITHIN_MS, options.within)]),

@@ -32,7 +32,7 @@ import {
 } from './ledger-row.js';
 import { UsageReads } from './usage-reads.js';
 import { balanceStep, parseMark, type BalanceMark } from './ledger-balance.js';
-import { PhoneVerificationError } from '../core/phone-verification.error.js';
+import { ArgumentRangeError, PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /** A day is final (its sessions ended, its figures settled) this long after its midnight UTC ends. */
 export const LEDGER_FINAL_AFTER_MS = 3_600_000;
@@ -136,7 +136,8 @@ export class VerificationLedger {
     const settings = this.#settings('report');
     const day = calendarDate('ledger.report', 'date', date);
     const now = this.store.now();
-    if (day > utcDate(now)) throw new RangeError(`ledger.report: "date" is after today (${utcDate(now)})`);
+    if (day > utcDate(now))
+      throw new ArgumentRangeError(`ledger.report: "date" is after today (${utcDate(now)})`);
     const final = now >= Date.parse(`${day}T00:00:00Z`) + DAY_MS + LEDGER_FINAL_AFTER_MS;
     const [rows, currency, usage] = await Promise.all([
       this.#rows(day),

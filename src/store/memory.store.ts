@@ -12,6 +12,7 @@ import type {
   StoreWriteOptions,
   VerificationStore,
 } from './verification-store.interface.js';
+import { ArgumentRangeError } from '../core/phone-verification.error.js';
 
 export interface MemoryStoreOptions {
   /** Milliseconds since the epoch; every TTL and due time is measured on it. Default `Date.now`. */
@@ -67,17 +68,21 @@ export class MemoryStore implements VerificationStore {
     this.clock = options.clock ?? Date.now;
     this.maxEntries = options.maxEntries ?? 1_000_000;
     if (!Number.isSafeInteger(this.maxEntries) || this.maxEntries < 1) {
-      throw new RangeError(`MemoryStore: maxEntries must be a positive integer, got ${options.maxEntries}`);
+      throw new ArgumentRangeError(
+        `MemoryStore: maxEntries must be a positive integer, got ${options.maxEntries}`,
+      );
     }
     this.maxEvictableEntries = options.maxEvictableEntries ?? this.maxEntries;
     if (!Number.isSafeInteger(this.maxEvictableEntries) || this.maxEvictableEntries < 1) {
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `MemoryStore: maxEvictableEntries must be a positive integer, got ${options.maxEvictableEntries}`,
       );
     }
     const sweepIntervalMs = options.sweepIntervalMs ?? 1000;
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs <= 0) {
-      throw new RangeError(`MemoryStore: sweepIntervalMs must be a positive number, got ${sweepIntervalMs}`);
+      throw new ArgumentRangeError(
+        `MemoryStore: sweepIntervalMs must be a positive number, got ${sweepIntervalMs}`,
+      );
     }
     this.sweepTimer = setInterval(() => this.sweepSlice(), sweepIntervalMs);
     this.sweepTimer.unref();

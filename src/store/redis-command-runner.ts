@@ -1,3 +1,4 @@
+import { ArgumentTypeError } from '../core/phone-verification.error.js';
 /**
  * One small surface over the Redis clients the store accepts: ioredis (standalone or Cluster)
  * and node-redis v4+ (client or cluster). Only raw commands are used, so no client-specific
@@ -233,7 +234,7 @@ export function createCommandRunner(client: unknown): RedisCommandRunner {
     case 'node-redis-cluster':
       return new NodeRedisClusterRunner(client as NodeRedisClusterLike);
     default:
-      throw new TypeError(
+      throw new ArgumentTypeError(
         'RedisStore: the client must be an ioredis client (Redis or Cluster) or a node-redis client (createClient or createCluster)',
       );
   }

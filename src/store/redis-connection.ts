@@ -92,7 +92,7 @@ export class RedisConnection {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const error = new NoAnswer();
+        const error = new NoAnswer('no answer within the deadline');
         abort.abort(error);
         reject(error);
       }, this.timeoutMs);
@@ -139,7 +139,7 @@ export class RedisConnection {
 }
 
 /** The deadline passed (named by each operation it stopped). */
-class NoAnswer extends Error {}
+class NoAnswer extends PhoneVerificationError {}
 
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;

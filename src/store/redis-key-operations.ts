@@ -1,5 +1,6 @@
 import { notACounter } from './store-arguments.js';
 import type { StoreOperation } from './store-batch.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /**
  * How the store's key operations are written as Redis commands and read back: values as
@@ -58,7 +59,7 @@ export function keyOperationsArguments(operations: readonly StoreOperation[], no
 export function decodeReply(operation: StoreOperation, reply: unknown, now: number): unknown {
   if (Array.isArray(reply) && reply.length === 1) {
     const message = asString(reply[0]) ?? '';
-    throw message === 'NOT_A_COUNTER' ? notACounter() : new Error(message);
+    throw message === 'NOT_A_COUNTER' ? notACounter() : new PhoneVerificationError(message);
   }
   switch (operation.op) {
     case 'get':

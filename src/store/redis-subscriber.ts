@@ -1,5 +1,6 @@
 import { createCommandRunner, detectRedisDriver } from './redis-command-runner.js';
 import type { StoreMessageListener } from './verification-store.interface.js';
+import { ArgumentTypeError } from '../core/phone-verification.error.js';
 
 /** What the subscriber needs of a duplicated ioredis client (Redis or Cluster). */
 interface IoRedisSubscriberLike {
@@ -113,7 +114,9 @@ async function openSubscriber(client: unknown): Promise<SubscriberConnection> {
   const driver = detectRedisDriver(client);
   const duplicate = (client as { duplicate?: () => unknown }).duplicate;
   if (driver === undefined || typeof duplicate !== 'function')
-    throw new TypeError('RedisStore: subscribing needs a client with duplicate() (ioredis or node-redis)');
+    throw new ArgumentTypeError(
+      'RedisStore: subscribing needs a client with duplicate() (ioredis or node-redis)',
+    );
   const copy = duplicate.call(client);
   const release = (graceMs: number) => createCommandRunner(copy).release(true, graceMs);
   if (driver === 'ioredis') {

@@ -1,3 +1,4 @@
+import { ArgumentRangeError, ArgumentTypeError } from '../core/phone-verification.error.js';
 /**
  * Argument checks shared by every store, so that a programming error in the module fails the
  * same way (a TypeError or RangeError, never a store-unavailable error) on MemoryStore and Redis.
@@ -5,32 +6,33 @@
 
 export function assertTtl(ttlMs: number): void {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0)
-    throw new RangeError(`ttlMs must be a positive number, got ${ttlMs}`);
+    throw new ArgumentRangeError(`ttlMs must be a positive number, got ${ttlMs}`);
 }
 
 export function assertIncrement(by: number): void {
-  if (!Number.isSafeInteger(by)) throw new RangeError(`increment must be a safe integer, got ${by}`);
+  if (!Number.isSafeInteger(by)) throw new ArgumentRangeError(`increment must be a safe integer, got ${by}`);
 }
 
 const OPERATIONS = new Set(['get', 'set', 'setIfAbsent', 'delete', 'increment']);
 
 /** A batch's operation is one of the store's (a plain-JS caller can pass anything). */
 export function assertOperation(operation: { readonly op: string }): void {
-  if (!OPERATIONS.has(operation.op)) throw new TypeError(`batch: unknown operation ${String(operation.op)}`);
+  if (!OPERATIONS.has(operation.op))
+    throw new ArgumentTypeError(`batch: unknown operation ${String(operation.op)}`);
 }
 
 export function assertDueAt(dueAt: number): void {
-  if (!Number.isFinite(dueAt)) throw new RangeError(`dueAt must be a finite number, got ${dueAt}`);
+  if (!Number.isFinite(dueAt)) throw new ArgumentRangeError(`dueAt must be a finite number, got ${dueAt}`);
 }
 
 export function assertClaim(limit: number, leaseMs: number): void {
   if (!Number.isSafeInteger(limit) || limit < 0)
-    throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    throw new ArgumentRangeError(`limit must be a non-negative integer, got ${limit}`);
   if (!Number.isFinite(leaseMs) || leaseMs < 0)
-    throw new RangeError(`leaseMs must be a non-negative number, got ${leaseMs}`);
+    throw new ArgumentRangeError(`leaseMs must be a non-negative number, got ${leaseMs}`);
 }
 
 /** Thrown when `increment` meets a key that holds something other than an integer counter. */
 export function notACounter(): TypeError {
-  return new TypeError('increment: the key holds a value that is not an integer counter');
+  return new ArgumentTypeError('increment: the key holds a value that is not an integer counter');
 }

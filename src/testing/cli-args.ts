@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { rubToKopecks } from './sandbox-money.js';
 import { SANDBOX_POPULATION_REALISTIC } from './sandbox-population.realistic.js';
 import type { SandboxOptions } from './sandbox.options.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /** The CLI demo account's fixed, readable credentials (a fake account: readable on purpose). */
 export const CLI_DEMO_API_KEY = 'demo_key';
@@ -57,30 +58,32 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   const portText = values.port ?? env.SANDBOX_PORT ?? '4010';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535)
-    throw new Error(`--port must be an integer from 0 to 65535, got ${portText}`);
+    throw new PhoneVerificationError(`--port must be an integer from 0 to 65535, got ${portText}`);
 
   let balance: number | undefined;
   if (values.balance !== undefined) {
     balance = Number(values.balance);
     if (values.balance.trim() === '' || rubToKopecks(balance) === undefined || balance < 0) {
-      throw new Error(`--balance must be a RUB amount >= 0 with at most 2 decimals, got ${values.balance}`);
+      throw new PhoneVerificationError(
+        `--balance must be a RUB amount >= 0 with at most 2 decimals, got ${values.balance}`,
+      );
     }
   }
   const webhookUrl = values['webhook-url'] ?? env.SANDBOX_WEBHOOK_URL;
   if (webhookUrl !== undefined && !/^https?:\/\/\S+$/.test(webhookUrl)) {
-    throw new Error('--webhook-url must be an http(s) URL');
+    throw new PhoneVerificationError('--webhook-url must be an http(s) URL');
   }
   const webhookSecret = values['webhook-secret'] ?? env.SANDBOX_WEBHOOK_SECRET ?? CLI_DEMO_WEBHOOK_SECRET;
   if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(webhookSecret))
-    throw new Error('--webhook-secret must be whsec_<base64>');
+    throw new PhoneVerificationError('--webhook-secret must be whsec_<base64>');
 
   const populationName = values.population ?? env.SANDBOX_POPULATION ?? 'off';
   if (populationName !== 'realistic' && populationName !== 'off') {
-    throw new Error(`--population must be realistic or off, got ${populationName}`);
+    throw new PhoneVerificationError(`--population must be realistic or off, got ${populationName}`);
   }
   const seed = values['population-seed'] ?? env.SANDBOX_POPULATION_SEED;
   if (seed !== undefined && (seed.length < 1 || seed.length > 128)) {
-    throw new Error('--population-seed must be 1 to 128 characters');
+    throw new PhoneVerificationError('--population-seed must be 1 to 128 characters');
   }
 
   return {

@@ -15,6 +15,8 @@ export type { SandboxFaultInput, RouteFaultInput, WebhookFaultInput, ApiRoute } 
 export type { SandboxUsageSummary } from './sandbox-usage.js';
 export type { WireMoney } from './sandbox-money.js';
 export { SandboxControlClient, SandboxControlError } from './sandbox-control.client.js';
+/* The root of the package's server-side errors, SandboxControlError's too (the same class as the main entry's). */
+export { PhoneVerificationError } from '../core/phone-verification.error.js';
 export type { SandboxControlClientOptions, SandboxControlFetch } from './sandbox-control.client.js';
 export type {
   SandboxControlAccount,

@@ -1,8 +1,9 @@
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 /**
  * RFC 7807 problems the sandbox answers with. Handlers throw a `SandboxProblem`; the server turns it into
  * `application/problem+json` with a stable `error_code` (403 goes out without a body, as the spec says).
  */
-export class SandboxProblem extends Error {
+export class SandboxProblem extends PhoneVerificationError {
   constructor(
     readonly status: number,
     readonly errorCode: string | undefined,

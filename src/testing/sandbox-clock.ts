@@ -1,3 +1,4 @@
+import { ArgumentRangeError } from '../core/phone-verification.error.js';
 /**
  * The sandbox's virtual clock: real time plus an offset that only grows. Tests move it forward with
  * `advance` instead of sleeping, and everything timed in the sandbox (TTLs, auto-delivery, operator
@@ -20,7 +21,7 @@ export class SandboxClock {
   /** Moves virtual time forward by `ms` (negative values are refused: time in the sandbox never goes back). */
   moveForward(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0)
-      throw new RangeError('advance needs a finite, non-negative number of ms');
+      throw new ArgumentRangeError('advance needs a finite, non-negative number of ms');
     this.offsetMs += ms;
   }
 }

@@ -14,6 +14,7 @@ import {
   type SandboxControlWebhookDelivery,
 } from './sandbox-control.types.js';
 import type { OperatorOutcome, SandboxAccountInput } from './sandbox.options.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /** What the client needs of `fetch`: Node's global one, or any compatible one (e.g. undici's with an agent). */
 export type SandboxControlFetch = (
@@ -31,7 +32,7 @@ export interface SandboxControlClientOptions {
  * the problem's `error_code`, e.g. 404 `not_found` for an unknown request id, 409 `not_applicable` for an
  * action the session's method does not take, 400 `validation_error` for a bad body.
  */
-export class SandboxControlError extends Error {
+export class SandboxControlError extends PhoneVerificationError {
   constructor(
     readonly status: number,
     readonly errorCode: string | undefined,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { problemBody, SandboxProblem } from './problem.js';
+import { PhoneVerificationError } from '../core/phone-verification.error.js';
 
 /** The body was larger than the cap: answered 413 and the connection closed. */
 export class PayloadTooLarge extends SandboxProblem {
@@ -42,7 +43,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     // A client that goes away mid-body must not leave the handler waiting forever.
     req.on('close', () => {
       if (!refused && !req.complete)
-        reject(new Error('the client closed the connection before the body ended'));
+        reject(new PhoneVerificationError('the client closed the connection before the body ended'));
     });
   });
 }

@@ -5,6 +5,7 @@
  */
 import { canonicalMethod, type SandboxMethod } from './sandbox.options.js';
 import { SandboxProblem, validationError } from './problem.js';
+import { ArgumentRangeError } from '../core/phone-verification.error.js';
 
 export const SANDBOX_DEVICES = ['mobile', 'desktop'] as const;
 /** The end user's device: the API has no such field; the sandbox draws it or a driver declares it. */
@@ -241,7 +242,7 @@ export function populationOption(input: SandboxPopulation | null | undefined): R
   try {
     return parsePopulation(input);
   } catch (err) {
-    if (err instanceof SandboxProblem) throw new RangeError(err.detail, { cause: err });
+    if (err instanceof SandboxProblem) throw new ArgumentRangeError(err.detail, { cause: err });
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 /** Options of `VerificationSandbox.start` and of sandbox accounts, with the defaults of every "not shown" choice. */
 import type { SandboxPopulation } from './sandbox-population.js';
+import { ArgumentRangeError } from '../core/phone-verification.error.js';
 
 /** Canonical method names the sandbox stores (the guides' names; the schema's `msgr1` is accepted on input). */
 export const SANDBOX_METHODS = [
@@ -139,7 +140,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   const codeLengths = { ...DEFAULT_CODE_LENGTHS, ...options.codeLengths };
   for (const [method, length] of Object.entries(codeLengths)) {
     if (!Number.isInteger(length) || length < 4 || length > 8) {
-      throw new RangeError(`codeLengths.${method} must be an integer from 4 to 8`);
+      throw new ArgumentRangeError(`codeLengths.${method} must be an integer from 4 to 8`);
     }
   }
   const resolved: ResolvedSandboxOptions = {
@@ -166,21 +167,21 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     population: options.population ?? null,
   };
   if (![400, 409].includes(resolved.expiredCheckStatus))
-    throw new RangeError('expiredCheckStatus must be 400 or 409');
+    throw new ArgumentRangeError('expiredCheckStatus must be 400 or 409');
   if (![400, 403].includes(resolved.methodNotEnabled))
-    throw new RangeError('methodNotEnabled must be 400 or 403');
+    throw new ArgumentRangeError('methodNotEnabled must be 400 or 403');
   if (!Number.isInteger(resolved.minExpirySeconds) || resolved.minExpirySeconds < 1) {
-    throw new RangeError('minExpirySeconds must be a positive integer');
+    throw new ArgumentRangeError('minExpirySeconds must be a positive integer');
   }
   if (resolved.minExpirySeconds > MAX_EXPIRY_SECONDS)
-    throw new RangeError('minExpirySeconds must not exceed 600');
+    throw new ArgumentRangeError('minExpirySeconds must not exceed 600');
   if (!Number.isInteger(resolved.usageDefaultDays) || resolved.usageDefaultDays < 1) {
-    throw new RangeError('usageDefaultDays must be a positive integer');
+    throw new ArgumentRangeError('usageDefaultDays must be a positive integer');
   }
   if (!['list', 'map'].includes(resolved.pricesShape))
-    throw new RangeError("pricesShape must be 'list' or 'map'");
+    throw new ArgumentRangeError("pricesShape must be 'list' or 'map'");
   if (!Number.isInteger(resolved.webhookMaxAttempts) || resolved.webhookMaxAttempts < 1) {
-    throw new RangeError('webhookMaxAttempts must be a positive integer');
+    throw new ArgumentRangeError('webhookMaxAttempts must be a positive integer');
   }
   return resolved;
 }

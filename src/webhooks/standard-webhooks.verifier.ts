@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookVerifier } from '../options/verification.options.js';
+import { ArgumentTypeError } from '../core/phone-verification.error.js';
 
 /** Headers of a webhook request as Express and Fastify give them (lower-case names). */
 export type WebhookHeaders = Record<string, string | string[] | undefined>;
@@ -33,7 +34,7 @@ export class StandardWebhooksVerifier implements WebhookVerifier {
 
   constructor(secrets: string | readonly string[], options: StandardWebhooksVerifierOptions = {}) {
     const list = typeof secrets === 'string' ? [secrets] : [...secrets];
-    if (list.length === 0) throw new TypeError('StandardWebhooksVerifier needs at least one secret');
+    if (list.length === 0) throw new ArgumentTypeError('StandardWebhooksVerifier needs at least one secret');
     this.#keys = list.map(decodeSecret);
     this.toleranceSeconds = options.toleranceSeconds ?? 300;
     this.clock = options.clock ?? Date.now;
@@ -77,11 +78,12 @@ export class StandardWebhooksVerifier implements WebhookVerifier {
 }
 
 function decodeSecret(secret: string): Buffer {
-  if (typeof secret !== 'string') throw new TypeError('a webhook secret must be a string');
+  if (typeof secret !== 'string') throw new ArgumentTypeError('a webhook secret must be a string');
   const base64 = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   const key = Buffer.from(base64, 'base64');
   // The message names no part of the secret.
-  if (key.length === 0) throw new TypeError('a webhook secret must be "whsec_" followed by base64 bytes');
+  if (key.length === 0)
+    throw new ArgumentTypeError('a webhook secret must be "whsec_" followed by base64 bytes');
   return key;
 }
 

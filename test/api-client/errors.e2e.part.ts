@@ -7,9 +7,11 @@ import {
 } from '../../src/index.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { issuedCode, nextPhone, rejection, SuiteClients } from './sandbox-control.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** Every error row of the spec, as the client reports it. */
 describe('VerificationApiClient errors against the sandbox', () => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let client: VerificationApiClient;
   const clients = new SuiteClients();
@@ -22,13 +24,12 @@ describe('VerificationApiClient errors against the sandbox', () => {
   }
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     client = clientFor(sb.demoAccount);
   });
 
   afterAll(async () => {
     clients.closeAll();
-    await sb.close();
   });
 
   it('400 validation_error on initiate, with the problem fields', async () => {

@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { API_TRANSPORTS, nextPhone, rejection, SuiteClients } from './sandbox-control.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** The time-out the time-out tests set. */
 const TIMEOUT_MS = 300;
@@ -22,6 +23,7 @@ const ANSWER_LATE_MS = 10_000;
 
 /** Faults injected through the sandbox's fault API, and what the client does with them. */
 describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (transport: %s)', (transport) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let client: VerificationApiClient;
   const clients = new SuiteClients();
@@ -47,7 +49,7 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
   }
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     client = makeClient();
   });
 
@@ -58,7 +60,6 @@ describe.each(API_TRANSPORTS)('VerificationApiClient under upstream faults (tran
 
   afterAll(async () => {
     clients.closeAll();
-    await sb.close();
   });
 
   describe('time-outs', () => {

@@ -8,14 +8,16 @@ import {
   VerificationApiUnavailableError,
   type ApiRequestInfo,
 } from '../../src/index.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { API_TRANSPORTS, nextPhone, rejection, SuiteClients } from './sandbox-control.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /**
  * Every kind of failure, serialised every way a host might log it: no API secret, no Basic header, no
  * Authorization header anywhere (axios errors carry the request config; none may escape).
  */
 describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (transport: %s)', (transport) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   const secret = `sk_test_${randomBytes(12).toString('hex')}`;
   const wrongSecret = `sk_wrong_${randomBytes(12).toString('hex')}`;
@@ -46,13 +48,12 @@ describe.each(API_TRANSPORTS)('no secret in any error, stack or hook report (tra
   }
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     await sb.createAccount({ apiKey, apiSecret: secret });
   });
 
   afterAll(async () => {
     clients.closeAll();
-    await sb.close();
   });
 
   function renderings(e: unknown): Record<string, string> {

@@ -9,28 +9,29 @@ import {
 } from '../../src/index.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { API_TRANSPORTS, issued, issuedCode, nextPhone } from './sandbox-control.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 describe.each(API_TRANSPORTS)(
   'VerificationApiClient against the sandbox: every operation, every method (transport: %s)',
   (transport) => {
+    // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+    afterAll(async () => {
+      client.close();
+    });
+    const suite = sandboxSuite({ freezeClock: false });
     let sb: VerificationSandbox;
     let client: VerificationApiClient;
 
     beforeAll(async () => {
-      sb = await VerificationSandbox.start({ port: 0 });
+      sb = suite.sb;
       client = VerificationApiClient.create({
         transport,
         baseUrl: sb.url,
         apiKey: sb.demoAccount.apiKey,
         apiSecret: sb.demoAccount.apiSecret,
       });
-    });
-
-    afterAll(async () => {
-      client.close();
-      await sb.close();
     });
 
     function expectCommon(result: InitiateResult, phone: string, method: KnownVerificationMethod): void {

@@ -3,9 +3,10 @@ import { HttpModule, HttpService } from '@nestjs/axios';
 import { Injectable } from '@nestjs/common';
 import axios, { type InternalAxiosRequestConfig } from 'axios';
 import { VerificationApiClient } from '../../src/index.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { issuedCode, nextPhone } from './sandbox-control.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** A host's own use of @nestjs/axios: the static HttpModule, whose HttpService is axios' default instance. */
 @Injectable()
@@ -27,6 +28,7 @@ interface Seen {
 describe.each(ONE_PLATFORM)(
   'the axios transport uses an axios instance no host code shares (%s)',
   (platform) => {
+    const suite = sandboxSuite({ freezeClock: false });
     let sb: VerificationSandbox;
     let host: TestApp;
     const requests: Seen[] = [];
@@ -34,14 +36,14 @@ describe.each(ONE_PLATFORM)(
     const ejects: (() => void)[] = [];
 
     beforeAll(async () => {
-      sb = await VerificationSandbox.start({ port: 0 });
+      sb = suite.sb;
       const onRequest = (config: InternalAxiosRequestConfig) => {
         requests.push({ url: String(config.url), authorization: config.headers?.Authorization });
         return config;
       };
       const id = axios.interceptors.request.use(onRequest);
       ejects.push(() => axios.interceptors.request.eject(id));
-      host = await createTestApp({
+      host = await suite.boot({
         platform,
         module: {
           api: {
@@ -69,8 +71,6 @@ describe.each(ONE_PLATFORM)(
 
     afterAll(async () => {
       for (const eject of ejects) eject();
-      await host?.close();
-      await sb?.close();
     });
 
     it("the host's interceptors see the host's requests, and none of the module's", async () => {

@@ -19,13 +19,13 @@
  * the host ~15 proved reverse calls).
  * Failed on the code it was written against; passes since its fix.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { check, freshPhone, startFrom } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type Platform } from '../support/verification-app.js';
-import { startSandbox } from '../webhooks/harness.js';
 import { startInstance, uniqueKeyPrefix, type Instance } from '../multi-instance/deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** Reverse-call sessions of the steered number, one address each (the 16th passes startPerPhone). */
 const PROOFS = 15;
@@ -35,17 +35,15 @@ const CYCLES = 3;
 describe.each(ONE_PLATFORM)(
   'a steered attempt taken back more than once by two instances (%s)',
   (platform: Platform) => {
+    const suite = sandboxSuite();
     let sb: VerificationSandbox;
     let instances: Instance[] = [];
     beforeAll(async () => {
-      sb = await startSandbox();
+      sb = suite.sb;
     });
     afterEach(async () => {
       for (const instance of instances) await instance.shutdown();
       instances = [];
-    });
-    afterAll(async () => {
-      await sb?.close();
     });
 
     it('proofs of the steered number seen at once take it back several times and serve the pool SMS again', async () => {

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationModuleOptions } from '../../src/index.js';
 // The resolver is internal (not a package export): this suite checks its rules for the route options.
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { send } from '../hardening/support/responses.js';
 import { CapturingLogger } from '../support/log-capture.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const SHOP = 'https://shop.example';
 
@@ -58,6 +59,7 @@ describe('routes.allowedOrigins and routes.bodyLimit are validated at boot', () 
 });
 
 describe.each(PLATFORMS)('the body routes accept only same-site application/json bodies (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let host: TestApp;
   let shop: TestApp;
@@ -67,16 +69,16 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
   const nextPhone = () => `+791234${String(phoneSeq++).padStart(5, '0')}`;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
     // Protection on, with its defaults (10 starts per IP an hour): a refusal must count nothing.
-    host = await createTestApp({
+    host = await suite.boot({
       platform,
       module: { api, clock: () => sb.now(), reconcile: { enabled: false } },
       // Fastify's own default limit (1 MiB), so a 1 MB body reaches the module.
       bodyLimit: 1024 * 1024,
     });
-    shop = await createTestApp({
+    shop = await suite.boot({
       platform,
       module: {
         api,
@@ -86,7 +88,7 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
         routes: { allowedOrigins: [SHOP] },
       },
     });
-    roomy = await createTestApp({
+    roomy = await suite.boot({
       platform,
       logger,
       module: {
@@ -97,12 +99,6 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
         routes: { bodyLimit: 64 * 1024 },
       },
     });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await shop?.close();
-    await roomy?.close();
-    await sb?.close();
   });
 
   it('form-encoded, multipart and text bodies are 415 unsupported_media_type and start nothing', async () => {

@@ -3,27 +3,27 @@
  * code verifies; at it the check is 409 `not_pending` (`verification_status: expired`), answered by the
  * module without asking the API (no attempt spent, no request). The bound is the record's own time.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { startHost, startSandbox, startSession } from '../webhooks/harness.js';
+import { startHost, startSession } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const CHECK = 'POST /v1/verify/check';
 
 describe.each(PLATFORMS)('client routes: a check at the expiry (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startHost(platform, sb, {
-      receiveWebhooks: false,
-      module: { reconcile: { enabled: false } },
-    });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
+    sb = suite.sb;
+    host = await suite.boot(() =>
+      startHost(platform, sb, {
+        receiveWebhooks: false,
+        module: { reconcile: { enabled: false } },
+      }),
+    );
   });
 
   it.each(['sms', 'msgr1_otp'] as const)(

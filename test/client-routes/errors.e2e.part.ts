@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 let phoneSeq = 200;
 const nextPhone = () => `+791234${String(phoneSeq++).padStart(5, '0')}`;
@@ -20,15 +21,16 @@ function expectProblem(
 }
 
 describe.each(PLATFORMS)('client routes: every client error code (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let host: TestApp;
   let owned: TestApp;
   let user = 'alice';
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
-    host = await createTestApp({
+    host = await suite.boot({
       platform,
       module: {
         api,
@@ -39,7 +41,7 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
         methods: ['sms', 'reverse_flash_call', 'operator_id'],
       },
     });
-    owned = await createTestApp({
+    owned = await suite.boot({
       platform,
       module: {
         api,
@@ -49,11 +51,6 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
         owner: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-user'] ?? user,
       },
     });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await owned?.close();
-    await sb?.close();
   });
 
   const start = (body: unknown, app = host, prefix = '/verification', headers?: Record<string, string>) =>

@@ -1,14 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe.each(PLATFORMS)('client routes: every method end to end (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -16,10 +18,6 @@ describe.each(PLATFORMS)('client routes: every method end to end (%s)', (platfor
         limits: { enabled: false },
       },
     });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   it('sms: start, deliver, check the code, verified', async () => {

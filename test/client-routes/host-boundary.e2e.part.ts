@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import {
   Body,
   Catch,
@@ -24,8 +24,9 @@ import {
   VerificationService,
   VerificationStoreUnavailableError,
 } from '../../src/index.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** A host's auth guard, global: `x-deny: unauthorized|forbidden` refuses, anything else passes. */
 @Injectable()
@@ -104,15 +105,16 @@ describe('the package error classes', () => {
 });
 
 describe.each(PLATFORMS)('the host boundary of the client routes (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let guarded: TestApp;
   let ownRoutes: TestApp;
   const store = new FlakyStore();
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
-    guarded = await createTestApp({
+    guarded = await suite.boot({
       platform,
       module: { api, clock: () => sb.now(), limits: { enabled: false }, reconcile: { enabled: false } },
       providers: [
@@ -120,7 +122,7 @@ describe.each(PLATFORMS)('the host boundary of the client routes (%s)', (platfor
         { provide: APP_FILTER, useClass: HostForbiddenFilter },
       ],
     });
-    ownRoutes = await createTestApp({
+    ownRoutes = await suite.boot({
       platform,
       module: {
         api,
@@ -132,11 +134,6 @@ describe.each(PLATFORMS)('the host boundary of the client routes (%s)', (platfor
       },
       controllers: [HostSignupController, HostProblemController],
     });
-  });
-  afterAll(async () => {
-    await guarded?.close();
-    await ownRoutes?.close();
-    await sb?.close();
   });
 
   it("a host guard's 401 on a module route keeps its status and body (no validation_error)", async () => {

@@ -1,22 +1,24 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 let phoneSeq = 100;
 const nextPhone = () => `+791234${String(phoneSeq++).padStart(5, '0')}`;
 
 describe.each(PLATFORMS)('client routes: code methods and display data (%s)', (platform) => {
+  const suite = sandboxSuite({
+    freezeClock: false,
+    demoAccount: {
+      enabledMethods: ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'sms', 'operator_id'],
+    },
+  });
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({
-      port: 0,
-      demoAccount: {
-        enabledMethods: ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'sms', 'operator_id'],
-      },
-    });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -24,10 +26,6 @@ describe.each(PLATFORMS)('client routes: code methods and display data (%s)', (p
         limits: { enabled: false },
       },
     });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   async function start(method: string, phone = nextPhone()) {
@@ -126,19 +124,17 @@ describe.each(PLATFORMS)('client routes: code methods and display data (%s)', (p
 });
 
 describe.each(PLATFORMS)('client routes: the methods offered by default (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false, demoAccount: { enabledMethods: ['sms', 'flash_call'] } });
   let sb: VerificationSandbox;
   let host: TestApp | undefined;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { enabledMethods: ['sms', 'flash_call'] } });
+    sb = suite.sb;
   });
   afterEach(async () => {
     sb.clearFaults();
     await host?.close();
     host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   const boot = async (extra: Record<string, unknown> = {}): Promise<TestApp> =>

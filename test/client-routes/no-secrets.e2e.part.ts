@@ -1,25 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { CapturingLogger, captureProcessOutput } from '../support/log-capture.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const API_SECRET = 'sk_test_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const WEBHOOK_SECRET = 'whsec_' + Buffer.from('webhook-secret-for-leak-test-0123').toString('base64');
 
 describe.each(PLATFORMS)('no secret in any response, log line or output (%s)', (platform) => {
+  let output: ReturnType<typeof captureProcessOutput>;
+  // Registered before the suite's hooks: the capture begins before the sandbox starts.
+  beforeAll(() => {
+    output = captureProcessOutput();
+  });
+  const suite = sandboxSuite({
+    freezeClock: false,
+    demoAccount: { apiSecret: API_SECRET, webhookSecret: WEBHOOK_SECRET },
+  });
+  // Registered after the suite's hooks: the capture ends after the host and the sandbox closed.
+  afterAll(() => {
+    output?.stop();
+  });
   let sb: VerificationSandbox;
   let host: TestApp;
   const logger = new CapturingLogger();
   const responses: string[] = [];
-  let output: ReturnType<typeof captureProcessOutput>;
 
   beforeAll(async () => {
-    output = captureProcessOutput();
-    sb = await VerificationSandbox.start({
-      port: 0,
-      demoAccount: { apiSecret: API_SECRET, webhookSecret: WEBHOOK_SECRET },
-    });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       logger,
       module: {
@@ -29,11 +38,6 @@ describe.each(PLATFORMS)('no secret in any response, log line or output (%s)', (
         limits: { enabled: false },
       },
     });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
-    output?.stop();
   });
 
   async function record(

@@ -1,15 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -17,10 +19,6 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
         webhooks: { secret: `whsec_${Buffer.from('openapi-webhook-secret-0123456789').toString('base64')}` },
       },
     });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   it("shows the client routes, their bodies and responses in the host's Swagger document", () => {

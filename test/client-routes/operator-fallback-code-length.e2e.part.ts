@@ -4,21 +4,23 @@
  * bounds (`code_length_min` 4, `code_length_max` 8); an SMS session carries its exact length in all
  * three fields. The fallback is played through the sandbox's control API over HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { cookieFrom } from '../protection/protection-host.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe.each(PLATFORMS)(
   'client routes: the code length after operator_id falls back to SMS (%s)',
   (platform) => {
+    const suite = sandboxSuite();
     let sb: VerificationSandbox;
     let host: TestApp;
 
     beforeAll(async () => {
-      sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
-      host = await createTestApp({
+      sb = suite.sb;
+      host = await suite.boot({
         platform,
         module: {
           api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -28,10 +30,6 @@ describe.each(PLATFORMS)(
           reconcile: { enabled: false },
         },
       });
-    });
-    afterAll(async () => {
-      await host?.close();
-      await sb?.close();
     });
 
     const start = (phone: string, method: string, headers: Record<string, string> = {}) =>

@@ -4,26 +4,24 @@
  * and the signed webhook. A path that stamped the wall clock would answer a `verified_at` a day off, and a
  * guard's `within` would then read a fresh verification as stale (or a stale one as fresh).
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { apiCheck, eventsOf, settle, startHost, startSandbox, startSession } from '../webhooks/harness.js';
+import { apiCheck, eventsOf, settle, startHost, startSession } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const DAY = 86_400_000;
 
 describe.each(PLATFORMS)('verified_at on the module clock, by each path (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     // A day ahead of the wall clock: a time taken from Date.now() shows as a day off.
     await sb.advance(DAY);
-    host = await startHost(platform, sb);
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
+    host = await suite.boot(() => startHost(platform, sb));
   });
 
   async function statusOf(verificationId: string, owner: string): Promise<Record<string, unknown>> {

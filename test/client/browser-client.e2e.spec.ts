@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
-import { createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
+import { type Platform, type TestApp } from '../support/verification-app.js';
 import { startClientBrowser, type ClientBrowser } from './browser-page.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const TRANSPORTS = [
   ['stream', ''],
@@ -17,6 +18,7 @@ const TRANSPORTS = [
 const BROWSER_PLATFORMS: Platform[] = ['fastify'];
 
 describe.each(BROWSER_PLATFORMS)('browser client in Chromium (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let control: SandboxControlClient;
   let host: TestApp;
@@ -25,9 +27,9 @@ describe.each(BROWSER_PLATFORMS)('browser client in Chromium (%s)', (platform) =
   const phoneNumber = (): string => `+79123456${platform === 'express' ? '6' : '7'}${nextNumber++}`;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     control = new SandboxControlClient(sb.url);
-    host = await createTestApp({
+    host = await suite.boot({
       platform,
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -39,8 +41,6 @@ describe.each(BROWSER_PLATFORMS)('browser client in Chromium (%s)', (platform) =
   });
   afterAll(async () => {
     await browser?.close();
-    await host?.close();
-    await sb?.close();
   });
 
   /** Every request the page made to the status routes, by kind. */

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { launchChromium } from '../support/chromium.js';
-import { createTestApp, type TestApp } from '../support/verification-app.js';
+import { type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** Where the recipe serves the package's browser files (any path works; the two folders stay siblings). */
 const VENDOR = '/vendor/phone-verification';
@@ -35,6 +36,7 @@ function packedFiles(): Set<string> {
 }
 
 describe('<phone-verification> without a bundler (import map, files served from the package)', () => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let control: SandboxControlClient;
   let host: TestApp;
@@ -46,9 +48,9 @@ describe('<phone-verification> without a bundler (import map, files served from 
 
   beforeAll(async () => {
     packed = packedFiles();
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     control = new SandboxControlClient(sb.url);
-    host = await createTestApp({
+    host = await suite.boot({
       platform: 'express',
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -60,8 +62,6 @@ describe('<phone-verification> without a bundler (import map, files served from 
   });
   afterAll(async () => {
     await browser?.close();
-    await host?.close();
-    await sb?.close();
   });
 
   async function open(): Promise<Page> {

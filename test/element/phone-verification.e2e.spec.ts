@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
-import { createTestApp, type TestApp } from '../support/verification-app.js';
+import { type TestApp } from '../support/verification-app.js';
 import { axeViolations, startElementBrowser, type ElementBrowser } from './element-page.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const ALL = 'auto sms msgr1_otp flash_call reverse_flash_call msgr2_bot operator_id';
 const FLOW_TIMEOUT_MS = 60_000;
@@ -14,6 +15,7 @@ const FLOW_TIMEOUT_MS = 60_000;
  * and a held start; axe-core in every state. Locators pierce the element's open shadow root.
  */
 describe('<phone-verification> in Chromium', () => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let control: SandboxControlClient;
   let host: TestApp;
@@ -25,14 +27,14 @@ describe('<phone-verification> in Chromium', () => {
   const e164 = (nat: string): string => '+7' + nat.replace(/\D/g, '');
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
+    sb = suite.sb;
     control = new SandboxControlClient(sb.url);
     const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
-    host = await createTestApp({
+    host = await suite.boot({
       platform: 'express',
       module: { api, clock: () => sb.now(), limits: { enabled: false } },
     });
-    guarded = await createTestApp({
+    guarded = await suite.boot({
       platform: 'express',
       module: {
         api,
@@ -54,9 +56,6 @@ describe('<phone-verification> in Chromium', () => {
   });
   afterAll(async () => {
     await browser?.close();
-    await guarded?.close();
-    await host?.close();
-    await sb?.close();
   });
 
   const el = (page: Page, selector: string) => page.locator(`phone-verification ${selector}`);

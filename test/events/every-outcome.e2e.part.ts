@@ -11,13 +11,13 @@ import {
   settle,
   signed,
   startHost,
-  startSandbox,
   startSession,
   type Outcome,
   type StartedSession,
 } from '../webhooks/harness.js';
 import { WebhookRecorder } from '../webhooks/webhook-recorder.js';
 import { FlakyListener } from './flaky-listener.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 interface Planned extends StartedSession {
   outcome: Outcome;
@@ -130,19 +130,18 @@ const CASES: Case[] = [
 describe.each(ONE_PLATFORM)(
   'every outcome of every method reaches listeners exactly once (%s)',
   (platform) => {
+    const suite = sandboxSuite();
     let sb: VerificationSandbox;
     let host: TestApp;
     let recorder: WebhookRecorder;
 
     beforeAll(async () => {
-      sb = await startSandbox();
-      host = await startHost(platform, sb, { providers: [FlakyListener] });
+      sb = suite.sb;
+      host = await suite.boot(() => startHost(platform, sb, { providers: [FlakyListener] }));
       recorder = await WebhookRecorder.start(host.url);
     });
     afterAll(async () => {
-      await host?.close();
       await recorder?.close();
-      await sb?.close();
     });
 
     it.each(CASES)('$name', async (c) => {

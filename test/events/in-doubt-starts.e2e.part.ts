@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { InDoubtStarts } from '../../src/verification/in-doubt-starts.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
@@ -19,9 +19,9 @@ import {
   settle,
   signed,
   startHost,
-  startSandbox,
   type Outcome,
 } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** Long enough that no other answer of the sandbox times out on a loaded CI machine. */
 const TIMEOUT_MS = 1000;
@@ -36,6 +36,7 @@ const LATE_MS = 2500;
  * exactly once.
  */
 describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   let registry: Registry;
@@ -49,10 +50,7 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
   };
 
   beforeAll(async () => {
-    sb = await startSandbox();
-  });
-  afterAll(async () => {
-    await sb.close();
+    sb = suite.sb;
   });
   const boot = (expirySeconds?: number) => {
     registry = new Registry();

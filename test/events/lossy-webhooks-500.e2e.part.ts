@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, type TestApp } from '../support/verification-app.js';
@@ -11,11 +11,11 @@ import {
   sendCode,
   settle,
   startHost,
-  startSandbox,
   nextPhone,
   type Outcome,
   type StartedSession,
 } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const SESSIONS = 500;
 const BATCH = 50;
@@ -53,17 +53,14 @@ async function inDeliveredBatches<T>(
  * `GET /v1/verify/{id}` reports. One platform (the transport is covered on both elsewhere).
  */
 describe('500 sessions, 30% of webhooks dropped and 30% duplicated: exactly one terminal event each', () => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startHost('express', sb);
+    sb = suite.sb;
+    host = await suite.boot(() => startHost('express', sb));
     sb.addFault({ webhooks: { drop_rate: 0.3, duplicate_rate: 0.3, duplicates: 3 } });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   it('every session ends with one terminal event that matches the API', async () => {

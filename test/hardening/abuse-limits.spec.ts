@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { freshIp, protectedHost, refusal, startFrom } from '../protection/protection-host.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { PhoneNumbers } from './support/phone-numbers.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const RUNS = Number(process.env.ABUSE_RUNS ?? 20);
 const TIMEOUT_MS = 180_000;
@@ -23,18 +24,15 @@ const ownerOf = (req: unknown) =>
  * number and fresh addresses on the sandbox's clock (moved, never slept).
  */
 describe.each(ONE_PLATFORM)('hardening: abuse of the start and check limits (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false, demoAccount: { balance: 1_000_000 } });
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 1_000_000 } });
+    sb = suite.sb;
     // Defaults: across runs the strangers' starts of one range are a burst that holds it, and the
     // owner is then offered a method charged on proof, which the owner follows (below).
-    host = await protectedHost(sb, platform, {}, { owner: ownerOf });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
+    host = await suite.boot(() => protectedHost(sb, platform, {}, { owner: ownerOf }));
   });
 
   /** A stranger's move: a start of the number (any method, as an owner or by IP only), or time passing. */
@@ -135,18 +133,18 @@ describe.each(ONE_PLATFORM)('hardening: abuse of the start and check limits (%s)
 });
 
 describe.each(ONE_PLATFORM)('hardening: starts the API refused (%s)', (platform) => {
+  const suite = sandboxSuite({
+    freezeClock: false,
+    demoAccount: { balance: 1_000_000, enabledMethods: ['sms'] },
+  });
   let sb: VerificationSandbox;
 
   beforeAll(async () => {
     // Only sms is enabled: any other method is refused by the API (403 without a body), nothing sent.
-    sb = await VerificationSandbox.start({
-      port: 0,
-      demoAccount: { balance: 1_000_000, enabledMethods: ['sms'] },
-    });
+    sb = suite.sb;
   });
   afterAll(async () => {
     sb.clearFaults();
-    await sb?.close();
   });
 
   /** How the API refuses: a method not enabled, or an injected problem document (500 or 429). */

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { clientAddressKey } from '../../src/core/client-address.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { methodTraits, type KnownVerificationMethod } from '../../src/core/verification-method.js';
 import { VerificationSandbox, type SandboxFaultInput } from '../../src/testing/index.js';
 import { call, createTestApp, ONE_PLATFORM } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /**
  * The attacks of the abuse review (issue 16, points 5, 6 and 9) as properties: whatever address,
@@ -119,14 +120,12 @@ const PRICE_LIST: PriceListBehaviour[] = [
 const METHODS = ['sms', 'flash_call', 'reverse_flash_call', 'msgr1_otp', 'msgr2_bot', 'operator_id'] as const;
 
 describe.each(ONE_PLATFORM)('hardening: the spend cap under concurrent starts (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false, demoAccount: { balance: 1_000_000 } });
   let sb: VerificationSandbox;
   let serial = 0;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 1_000_000 } });
-  });
-  afterAll(async () => {
-    await sb?.close();
+    sb = suite.sb;
   });
 
   it('concurrent starts never commit more than the cap, whatever the price list does', async () => {

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { CapturingLogger } from '../support/log-capture.js';
-import { createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { hostRefusesJson, printable } from './support/fuzz-inputs.js';
 import { expectProblem4xx, isProblem, send } from './support/responses.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const TIMEOUT_MS = 120_000;
@@ -24,13 +25,14 @@ function nested(depth: number, objects: boolean): string {
  * cannot parse), never a 5xx, never an error log, and nothing reaches the API.
  */
 describe.each(PLATFORMS)('hardening: the body routes’ rules (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let host: TestApp;
   const logger = new CapturingLogger();
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       logger,
       module: {
@@ -42,10 +44,6 @@ describe.each(PLATFORMS)('hardening: the body routes’ rules (%s)', (platform) 
       },
     });
     sb.resetRequestCounts();
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   const noErrorLogged = (): void =>

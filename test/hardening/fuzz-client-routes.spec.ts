@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { checkBody, hostRefusesJson, printable, startBody, statusId } from './support/fuzz-inputs.js';
 import { expectProblem4xx, isProblem, send, type Answer } from './support/responses.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 const TIMEOUT_MS = 120_000;
@@ -17,14 +18,15 @@ const API_SECRET = 'sk_fuzz_7c1e0b9a8d7f6e5c4b3a29180706f5e4';
  * in the process fails the running test (jest-circus reports it as that test's error).
  */
 describe.each(PLATFORMS)('hardening: fuzzing the client routes (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false, demoAccount: { apiSecret: API_SECRET } });
   let sb: VerificationSandbox;
   let host: TestApp;
   let handles: string[];
   const basic = Buffer.from(`demo_key:${API_SECRET}`).toString('base64');
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { apiSecret: API_SECRET } });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       // Protection on (its defaults): refused input must never count against a limit either.
       module: {
@@ -40,10 +42,6 @@ describe.each(PLATFORMS)('hardening: fuzzing the client routes (%s)', (platform)
       handles.push(res.body.verification_id as string);
     }
     sb.resetRequestCounts();
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   const noLeak = (res: Answer): void => {

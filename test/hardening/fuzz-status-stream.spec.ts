@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { openSse } from '../support/sse-client.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { statusId } from './support/fuzz-inputs.js';
 import { expectProblem4xx, send } from './support/responses.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const TIMEOUT_MS = 120_000;
@@ -17,13 +18,14 @@ const TIMEOUT_MS = 120_000;
  * caller's stream cap (with a cap of 1, a real handle still opens a stream after every refusal).
  */
 describe.each(PLATFORMS)('hardening: fuzzing the status stream route (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let host: TestApp;
   let handles: string[];
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -38,10 +40,6 @@ describe.each(PLATFORMS)('hardening: fuzzing the status stream route (%s)', (pla
       expect(res.status).toBe(201);
       handles.push(res.body.verification_id as string);
     }
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   it(

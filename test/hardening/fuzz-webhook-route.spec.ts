@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { hostRefusesJson, junk, printable, withOwn } from './support/fuzz-inputs.js';
 import { expectProblem4xx, isProblem, send } from './support/responses.js';
 import { signWebhook } from './support/webhook-signer.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 const TIMEOUT_MS = 120_000;
@@ -20,13 +21,14 @@ const OTHER_SECRET = `whsec_${Buffer.from('another-secret-not-the-module-one').t
  * API or emits an event. An unhandled rejection fails the running test (jest-circus).
  */
 describe.each(PLATFORMS)('hardening: fuzzing the webhook route (%s)', (platform) => {
+  const suite = sandboxSuite({ freezeClock: false, demoAccount: { webhookSecret: WEBHOOK_SECRET } });
   let sb: VerificationSandbox;
   let host: TestApp;
   const url = (): string => `${host.url}/verification/webhooks`;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { webhookSecret: WEBHOOK_SECRET } });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       module: {
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
@@ -42,10 +44,6 @@ describe.each(PLATFORMS)('hardening: fuzzing the webhook route (%s)', (platform)
     });
     expect(started.status).toBe(201);
     sb.resetRequestCounts();
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   const nowSeconds = (): number => Math.floor(sb.now() / 1000);

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { VerificationSandbox, type RouteFaultInput } from '../../src/testing/index.js';
 import { CapturingLogger } from '../support/log-capture.js';
-import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { send, type Answer } from './support/responses.js';
 import { signWebhook, webhookBody } from './support/webhook-signer.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const API_SECRET = 'sk_faults_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 const WEBHOOK_SECRET = `whsec_${Buffer.from('faults-webhook-secret-abcdef0123').toString('base64')}`;
@@ -39,6 +40,10 @@ const FAULTS: [string, Fault][] = [
  * repeated, and no secret appears in any answer or log line.
  */
 describe.each(ONE_PLATFORM)('hardening: upstream faults on every route (%s)', (platform) => {
+  const suite = sandboxSuite({
+    freezeClock: false,
+    demoAccount: { apiSecret: API_SECRET, webhookSecret: WEBHOOK_SECRET },
+  });
   let sb: VerificationSandbox;
   let host: TestApp;
   const logger = new CapturingLogger();
@@ -47,11 +52,8 @@ describe.each(ONE_PLATFORM)('hardening: upstream faults on every route (%s)', (p
   const nextPhone = (): string => `+7912350${String(phone++).padStart(4, '0')}`;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({
-      port: 0,
-      demoAccount: { apiSecret: API_SECRET, webhookSecret: WEBHOOK_SECRET },
-    });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       logger,
       module: {
@@ -75,8 +77,6 @@ describe.each(ONE_PLATFORM)('hardening: upstream faults on every route (%s)', (p
     });
   });
   afterAll(async () => {
-    await host?.close();
-    await sb?.close();
     const basic = Buffer.from(`demo_key:${API_SECRET}`).toString('base64');
     for (const text of [...answers, ...logger.lines]) {
       expect(text).not.toContain(API_SECRET);

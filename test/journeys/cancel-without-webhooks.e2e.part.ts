@@ -3,27 +3,26 @@
  * loses an outcome: it looks once more at the API before letting a session go, and a session the
  * API may still verify (and charge) after the cancel is followed to its end at the lazy pace.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { eventsOf, nextPhone, reconcilerOf, startHost, startSandbox } from '../webhooks/harness.js';
+import { eventsOf, nextPhone, reconcilerOf, startHost } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const LAZY_MS = 15_000;
 
 describe.each(PLATFORMS)('cancel without webhooks (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp | undefined;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(async () => {
     await host?.close();
     host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   const boot = async () => {

@@ -3,11 +3,12 @@
  * frozen sandbox clock, with the sandbox's signed webhooks, the owner from `x-user`, and the client
  * routes called as a frontend would call them.
  */
-import { afterAll, afterEach, beforeAll } from '@jest/globals';
+import { afterEach } from '@jest/globals';
 import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
-import { VerificationSandbox, type SandboxAccountInput } from '../../src/testing/index.js';
+import type { SandboxAccountInput, VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
 export const OWNER = 'user-1';
@@ -18,25 +19,25 @@ function who(owner: string | null): Record<string, string> {
 }
 
 export interface JourneyFixture {
-  sb: VerificationSandbox;
+  readonly sb: VerificationSandbox;
   /** The hosts the test booted, each closed after it (a test may boot several). */
   hosts: TestApp[];
   /** The test's account. */
   apiKey: string;
 }
 
-/** A frozen-clock sandbox per describe block; each test boots its host on an account of its own. */
+/** A frozen-clock sandbox per describe block (sandboxSuite); each test boots its host on an account of its own. */
 export function journeyFixture(): JourneyFixture {
-  const fixture = { hosts: [] } as unknown as JourneyFixture;
-  beforeAll(async () => {
-    fixture.sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
-  });
+  const suite = sandboxSuite();
+  const fixture = {
+    hosts: [],
+    get sb(): VerificationSandbox {
+      return suite.sb;
+    },
+  } as unknown as JourneyFixture;
   afterEach(async () => {
     fixture.sb.clearFaults();
     await Promise.all(fixture.hosts.splice(0).map((host) => host.close()));
-  });
-  afterAll(async () => {
-    await fixture.sb?.close();
   });
   return fixture;
 }

@@ -3,7 +3,7 @@
  * wins (201), the other is told a switch is under way (409 `switch_in_progress`, Retry-After: 1),
  * and the API is asked for exactly one new session: no double charge.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import {
   startInstance,
@@ -13,7 +13,6 @@ import {
 } from '../multi-instance/deployment.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { PLATFORMS } from '../support/verification-app.js';
-import { startSandbox } from '../webhooks/harness.js';
 import {
   cancel,
   freshPhone,
@@ -24,17 +23,16 @@ import {
   status,
   switchMethod,
 } from './journey-host.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const POSTS = 'POST /v1/verify';
 
 describe.each(PLATFORMS)('journeys: two instances on Redis (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-  });
-  afterAll(async () => {
-    await sb?.close();
+    sb = suite.sb;
   });
 
   async function deployment(wirings: [StoreWiring, StoreWiring]): Promise<[Instance, Instance]> {

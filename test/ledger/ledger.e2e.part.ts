@@ -4,7 +4,7 @@
  * (the sandbox's control) making a drift, announced once the day is final and not a tick before; the
  * balance side; the CSV export; and the usage reads it shares with the spend cap.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { VerificationBalanceWatch } from '../../src/account/balance-watch.service.js';
 import { LEDGER_FINAL_AFTER_MS, VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
@@ -18,11 +18,11 @@ import {
   sendCode,
   settle,
   startHost,
-  startSandbox,
   startSession,
   type Outcome,
   type StartedSession,
 } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -107,6 +107,7 @@ const driftEvents = (host: TestApp) =>
     .map((e) => e.payload as LedgerDriftEvent);
 
 describe.each(['memory', 'redis'] as const)('the ledger over a played day (%s store)', (storeKind) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   let sessions: Played[];
@@ -114,25 +115,23 @@ describe.each(['memory', 'redis'] as const)('the ledger over a played day (%s st
   let dayEnds: number;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     // Two hours into a UTC day: the day's sessions stay in it.
     await sb.advance(DAY - (sb.now() % DAY) + 2 * HOUR);
     day = new Date(sb.now()).toISOString().slice(0, 10);
     dayEnds = Date.parse(`${day}T00:00:00Z`) + DAY;
-    host = await startHost('express', sb, {
-      module: {
-        ledger: { tolerance: 0.5 },
-        balanceWatch: { intervalMs: 3_600_000, threshold: 0 },
-        ...(storeKind === 'redis'
-          ? { store: { url: sharedRedisUrl(), keyPrefix: `pv-ledger:${randomUUID()}:` } }
-          : {}),
-      },
-    });
+    host = await suite.boot(() =>
+      startHost('express', sb, {
+        module: {
+          ledger: { tolerance: 0.5 },
+          balanceWatch: { intervalMs: 3_600_000, threshold: 0 },
+          ...(storeKind === 'redis'
+            ? { store: { url: sharedRedisUrl(), keyPrefix: `pv-ledger:${randomUUID()}:` } }
+            : {}),
+        },
+      }),
+    );
     sessions = await play(sb, host);
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   it('expects per method exactly what the sandbox debited, by each billing rule, in the operator prefix’s row', async () => {
@@ -217,18 +216,17 @@ describe.each(['memory', 'redis'] as const)('the ledger over a played day (%s st
 });
 
 describe('the balance side: a debit the ledger did not count', () => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startHost('express', sb, {
-      module: { ledger: {}, balanceWatch: { intervalMs: 3_600_000, threshold: 0 } },
-    });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
+    sb = suite.sb;
+    host = await suite.boot(() =>
+      startHost('express', sb, {
+        module: { ledger: {}, balanceWatch: { intervalMs: 3_600_000, threshold: 0 } },
+      }),
+    );
   });
 
   it('counted charges explain the fall; a larger fall is announced on the second reading in a row', async () => {

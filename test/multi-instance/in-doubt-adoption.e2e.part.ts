@@ -4,28 +4,27 @@
  * initiation), and the session's webhook, delivered to B, is adopted there with A's caller as its
  * owner: one event for the deployment.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { freshPhone } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type Platform } from '../support/verification-app.js';
-import { settle, startSandbox } from '../webhooks/harness.js';
+import { settle } from '../webhooks/harness.js';
 import { eventsAcross, startInstance, uniqueKeyPrefix, type Instance } from './deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe.each(ONE_PLATFORM)('in-doubt start adopted by another instance (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let instances: Instance[] = [];
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(async () => {
     sb.clearFaults();
     for (const instance of instances) await instance.shutdown();
     instances = [];
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   it('times out on A, is refused again on B by the shared cooldown, and is adopted by B from its webhook', async () => {

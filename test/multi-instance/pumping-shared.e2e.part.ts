@@ -3,14 +3,14 @@
  * starts through one instance hold it on the other (one event for the deployment), and verifications
  * completed through one instance count for starts made through the other.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FraudSuspectedEvent } from '../../src/core/verification-events.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { check, freshIp, refusal, startFrom } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { ONE_PLATFORM, type Platform } from '../support/verification-app.js';
-import { startSandbox } from '../webhooks/harness.js';
 import { startInstance, uniqueKeyPrefix, type Instance } from './deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 let rangeSerial = 0;
 function freshRange(): (i: number) => string {
@@ -20,18 +20,16 @@ function freshRange(): (i: number) => string {
 }
 
 describe.each(ONE_PLATFORM)('pumping defence shared by two instances on Redis (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let instances: Instance[] = [];
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(async () => {
     for (const instance of instances) await instance.shutdown();
     instances = [];
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   async function deploy(): Promise<[Instance, Instance]> {

@@ -16,7 +16,6 @@ import {
   reconcilerOf,
   sendCode,
   settle,
-  startSandbox,
   startSession,
   type Outcome,
   type StartedSession,
@@ -28,6 +27,7 @@ import {
   type Instance,
   type InstanceOptions,
 } from './deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 let cluster: ThrowawayRedisCluster;
 
@@ -39,6 +39,7 @@ afterAll(async () => {
 });
 
 describe.each(ONE_PLATFORM)('a deployment on a Redis Cluster (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let instances: Instance[] = [];
 
@@ -58,14 +59,11 @@ describe.each(ONE_PLATFORM)('a deployment on a Redis Cluster (%s)', (platform: P
   }
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(async () => {
     for (const instance of instances) await instance.shutdown();
     instances = [];
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   it('every outcome of every method: started on either instance, webhooks to B, polls on A; one event per (request_id, event)', async () => {

@@ -17,12 +17,12 @@ import {
   OUTCOMES,
   reconcilerOf,
   settle,
-  startSandbox,
   startSession,
   type Outcome,
   type StartedSession,
 } from '../webhooks/harness.js';
 import { eventsAcross, startInstance, uniqueKeyPrefix, untilAnswering, type Instance } from './deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GET_SESSION = 'GET /v1/verify/:id';
 /** The reconciler's pace with webhooks configured (lazy), which is also a claim's lease. */
@@ -33,17 +33,17 @@ interface Planned extends StartedSession {
 }
 
 describe.each(ONE_PLATFORM)('all instances replaced mid-flight on the same Redis (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   const all: Instance[] = [];
   let keyPrefix: string;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     keyPrefix = uniqueKeyPrefix('restart-mid-flight');
   });
   afterAll(async () => {
     for (const instance of all) await instance.shutdown();
-    await sb?.close();
   });
 
   const boot = async (name: string, wiring: Parameters<typeof startInstance>[2]['wiring']) => {

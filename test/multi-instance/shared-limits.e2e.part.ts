@@ -4,15 +4,15 @@
  * frozen, so every window ends on a known millisecond). Per-IP limits and coalescing across
  * instances are proven in test/protection/coalescing.e2e.part.ts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SpendCapReachedEvent } from '../../src/core/verification-events.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { LimitsOptions } from '../../src/options/verification.options.js';
 import { freshBrowser, freshIp, freshPhone, refusal, startFrom } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { ONE_PLATFORM, type Platform } from '../support/verification-app.js';
-import { startSandbox } from '../webhooks/harness.js';
 import { startInstance, uniqueKeyPrefix, type Instance, type StoreWiring } from './deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -24,6 +24,7 @@ type Response = Awaited<ReturnType<typeof startFrom>>;
 const statuses = (responses: Response[]): number[] => responses.map((r) => r.status).sort();
 
 describe.each(ONE_PLATFORM)('limits shared by three instances (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let instances: Instance[] = [];
 
@@ -72,14 +73,11 @@ describe.each(ONE_PLATFORM)('limits shared by three instances (%s)', (platform: 
   }
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(async () => {
     for (const instance of instances) await instance.shutdown();
     instances = [];
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   it('per phone and caller (5 per hour): 12 concurrent starts of one caller to one number over three instances make exactly 5; other callers still start it', async () => {

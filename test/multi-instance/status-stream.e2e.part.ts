@@ -3,26 +3,25 @@
  * reaches a status stream held by B, through the store's pub/sub on B's own subscriber connection.
  */
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
-import { drive, sendCode, startSandbox, startSession } from '../webhooks/harness.js';
+import { drive, sendCode, startSession } from '../webhooks/harness.js';
 import { startInstance, uniqueKeyPrefix, type Instance, type StoreWiring } from './deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe.each(ONE_PLATFORM)('status stream across two instances on Redis (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   const open: SseStream[] = [];
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(() => {
     for (const stream of open.splice(0)) stream.close();
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   let keyPrefix = '';

@@ -17,13 +17,13 @@ import {
   nextPhone,
   reconcilerOf,
   settle,
-  startSandbox,
   startSession,
   type StartedSession,
 } from '../webhooks/harness.js';
 import { eventsAcross, startInstance, uniqueKeyPrefix, type Instance } from './deployment.js';
 import { restoreSnapshot, snapshotPrefix } from './redis-snapshot.js';
 import { forward, WebhookFanout, type FannedDelivery } from './webhook-fanout.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** Short, so that each request made while Redis is away fails fast. */
 const COMMAND_TIMEOUT_MS = 250;
@@ -48,6 +48,13 @@ const OUTAGE = {
 };
 
 describe.each(ONE_PLATFORM)('Redis down and back under two instances (%s)', (platform) => {
+  // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+  afterAll(async () => {
+    for (const instance of instances) await instance.shutdown();
+    await fanout?.close();
+    await server?.stop();
+  });
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let server: ThrowawayRedisServer;
   let instances: Instance[] = [];
@@ -66,7 +73,7 @@ describe.each(ONE_PLATFORM)('Redis down and back under two instances (%s)', (pla
     );
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     server = await ThrowawayRedisServer.start();
     keyPrefix = uniqueKeyPrefix('store-outage');
     const common = {
@@ -87,12 +94,6 @@ describe.each(ONE_PLATFORM)('Redis down and back under two instances (%s)', (pla
       () => ({ primary: 0, duplicates: 'none' }),
     );
     await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: fanout.url });
-  });
-  afterAll(async () => {
-    for (const instance of instances) await instance.shutdown();
-    await fanout?.close();
-    await server?.stop();
-    await sb?.close();
   });
 
   it('503 everywhere while it is away, nothing sent or emitted; back by itself, the retried webhook gives one event', async () => {

@@ -3,23 +3,25 @@
  * one, and hears of changes again. (Were the failed connection kept, every later stream on that
  * instance would be refused, or would wait for changes that never come.)
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { startHost, startSandbox, startSession } from '../webhooks/harness.js';
+import { startHost, startSession } from '../webhooks/harness.js';
 import { uniqueKeyPrefix } from './deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe.each(PLATFORMS)('a failed Redis subscriber connection (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp | undefined;
   let client: Redis | undefined;
   const open: SseStream[] = [];
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(async () => {
     for (const stream of open.splice(0)) stream.close();
@@ -27,9 +29,6 @@ describe.each(PLATFORMS)('a failed Redis subscriber connection (%s)', (platform)
     host = undefined;
     client?.disconnect();
     client = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   it('is dropped: the next stream subscribes anew and hears the outcome', async () => {

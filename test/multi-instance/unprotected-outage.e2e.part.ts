@@ -7,16 +7,23 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { ThrowawayRedisServer } from '../support/redis-server.js';
 import { call } from '../support/verification-app.js';
-import { nextPhone, startSandbox } from '../webhooks/harness.js';
+import { nextPhone } from '../webhooks/harness.js';
 import { startInstance, uniqueKeyPrefix, type Instance } from './deployment.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe('a start with every protection off while Redis is away', () => {
+  // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+  afterAll(async () => {
+    await instance?.shutdown();
+    await server?.stop();
+  });
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let server: ThrowawayRedisServer;
   let instance: Instance;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     server = await ThrowawayRedisServer.start();
     instance = await startInstance(sb, 'A', {
       platform: 'express',
@@ -26,11 +33,6 @@ describe('a start with every protection off while Redis is away', () => {
       commandTimeoutMs: 250,
       module: { limits: { enabled: false } },
     });
-  });
-  afterAll(async () => {
-    await instance?.shutdown();
-    await server?.stop();
-    await sb?.close();
   });
 
   it('answers 503 and pays for nothing; works again when Redis returns', async () => {

@@ -14,13 +14,13 @@ import {
   OUTCOMES,
   reconcilerOf,
   settle,
-  startSandbox,
   startSession,
   type Outcome,
   type StartedSession,
 } from '../webhooks/harness.js';
 import { eventsAcross, startInstance, uniqueKeyPrefix, type Instance } from './deployment.js';
 import { forward, seededRandom, WebhookFanout, type FanoutPlan } from './webhook-fanout.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 interface Planned extends StartedSession {
   outcome: Outcome;
@@ -38,6 +38,12 @@ function expectedEvents(s: Planned): string[] {
 describe.each(ONE_PLATFORM)(
   'webhooks across three instances: one event per (request_id, event) (%s)',
   (platform) => {
+    // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+    afterAll(async () => {
+      for (const instance of instances) await instance.shutdown();
+      await fanout?.close();
+    });
+    const suite = sandboxSuite();
     let sb: VerificationSandbox;
     let instances: Instance[] = [];
     let fanout: WebhookFanout;
@@ -45,7 +51,7 @@ describe.each(ONE_PLATFORM)(
     let placement: FanoutPlan | undefined;
 
     beforeAll(async () => {
-      sb = await startSandbox();
+      sb = suite.sb;
       const common = { platform, redisUrl: sharedRedisUrl(), keyPrefix: uniqueKeyPrefix('webhook-dedupe') };
       // One deployment, three ways of reaching the same Redis.
       instances = [
@@ -65,11 +71,6 @@ describe.each(ONE_PLATFORM)(
       await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: fanout.url });
       // The sender duplicates too: every message goes out twice at once, each copy fanned out again.
       sb.addFault({ webhooks: { duplicate_rate: 1, duplicates: 2 } });
-    });
-    afterAll(async () => {
-      for (const instance of instances) await instance.shutdown();
-      await fanout?.close();
-      await sb?.close();
     });
 
     it('every outcome of every method: one event in total, and every other copy is answered 200 duplicate', async () => {

@@ -10,21 +10,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { call, PLATFORMS } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** How soon the host process ends after its close() resolved: exiting, even on a loaded machine. */
 const ENDS_WITHIN_MS = 2_000;
 const FIXTURE = fileURLToPath(new URL('./support/closing-host.fixture.mjs', import.meta.url));
 
+const suite = sandboxSuite();
 let sb: VerificationSandbox;
 let child: ChildProcess | undefined;
 let stream: SseStream | undefined;
 beforeAll(async () => {
-  sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+  sb = suite.sb;
 });
 afterEach(() => {
   stream?.close();
@@ -32,9 +34,6 @@ afterEach(() => {
   // A host that did not end by itself is not left behind.
   if (child?.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   child = undefined;
-});
-afterAll(async () => {
-  await sb?.close();
 });
 
 /** Starts the host process; its stdout's JSON lines, in order. */

@@ -19,13 +19,13 @@ import {
   sendCode,
   settle,
   startHost,
-  startSandbox,
   startSession,
   type Outcome,
   type StartedSession,
 } from '../webhooks/harness.js';
 import { startInstance, uniqueKeyPrefix, type Instance } from '../multi-instance/deployment.js';
 import { seededRandom, WebhookFanout } from '../multi-instance/webhook-fanout.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -213,15 +213,21 @@ function expectFigures(report: Record<string, MethodFigures | undefined>): void 
 }
 
 describe.each(['memory', 'redis'] as const)('methodStats over a played day (%s store)', (storeKind) => {
+  // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+  afterAll(async () => {
+    if (instance) await instance.shutdown();
+    else await host?.close();
+  });
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   let instance: Instance | undefined;
   let sessions: Played[];
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     await awayFromMidnight(sb);
-    if (storeKind === 'memory') host = await startHost('express', sb);
+    if (storeKind === 'memory') host = await suite.boot(() => startHost('express', sb));
     else {
       instance = await startInstance(sb, 'solo', {
         platform: 'express',
@@ -233,11 +239,6 @@ describe.each(['memory', 'redis'] as const)('methodStats over a played day (%s s
       await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: `${host.url}/verification/webhooks` });
     }
     sessions = await play(sb, { hosts: [host] });
-  });
-  afterAll(async () => {
-    if (instance) await instance.shutdown();
-    else await host?.close();
-    await sb?.close();
   });
 
   it('counts started, delivered, each outcome, the median time to verify and the cost per verified user', async () => {
@@ -261,13 +262,19 @@ describe.each(['memory', 'redis'] as const)('methodStats over a played day (%s s
 });
 
 describe('two instances on one Redis: each transition counted once', () => {
+  // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+  afterAll(async () => {
+    for (const instance of instances) await instance.shutdown();
+    await fanout?.close();
+  });
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let instances: Instance[] = [];
   let registries: Registry[] = [];
   let fanout: WebhookFanout;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     await awayFromMidnight(sb);
     const keyPrefix = uniqueKeyPrefix('method-stats-pair');
     registries = [new Registry(), new Registry()];
@@ -292,11 +299,6 @@ describe('two instances on one Redis: each transition counted once', () => {
     );
     await sb.updateAccount(sb.demoAccount.apiKey, { webhookUrl: fanout.url });
     await play(sb, { hosts: instances });
-  });
-  afterAll(async () => {
-    for (const instance of instances) await instance.shutdown();
-    await fanout?.close();
-    await sb?.close();
   });
 
   it('both instances read the same figures, each transition counted once', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Header, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { VerificationBalanceWatch } from '../../src/account/balance-watch.service.js';
@@ -6,6 +6,7 @@ import { VerificationTelemetry } from '../../src/observability/verification-tele
 import { VerificationSandbox } from '../../src/testing/index.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import { bootHost } from './support/ops-host.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const registry = new Registry();
 
@@ -42,6 +43,7 @@ async function value(name: string, labels: Record<string, string> = {}): Promise
 const P = 'shop_verification_';
 
 describe('metrics after a scripted flow, read from a real prom-client registry', () => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let host: TestApp;
   // One browser (its cookie): its double click is handed back its pending session.
@@ -55,26 +57,28 @@ describe('metrics after a scripted flow, read from a real prom-client registry',
     );
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
-    host = await bootHost({
-      sb,
-      imports: [MetricsModule],
-      module: {
-        metrics: { enabled: true, registry, prefix: P },
-        // Only this script talks to the API: upstream counts are exact.
-        reconcile: { enabled: false },
-        limits: {
-          startPerIp: false,
-          startPerPhone: { points: 1, windowMs: 3_600_000 },
-          resendCooldownMs: 5_000,
-          spendCap: { amount: 7, windowMs: 86_400_000 },
-          // The cap to the kopeck (its last share would be kept for methods charged on proof).
-          pumping: false,
-          beforeStart: ({ phoneNumber }) =>
-            phoneNumber === '+79123450309' ? { allow: false, reason: 'captcha_required' } : undefined,
+    sb = suite.sb;
+    host = await suite.boot(() =>
+      bootHost({
+        sb,
+        imports: [MetricsModule],
+        module: {
+          metrics: { enabled: true, registry, prefix: P },
+          // Only this script talks to the API: upstream counts are exact.
+          reconcile: { enabled: false },
+          limits: {
+            startPerIp: false,
+            startPerPhone: { points: 1, windowMs: 3_600_000 },
+            resendCooldownMs: 5_000,
+            spendCap: { amount: 7, windowMs: 86_400_000 },
+            // The cap to the kopeck (its last share would be kept for methods charged on proof).
+            pumping: false,
+            beforeStart: ({ phoneNumber }) =>
+              phoneNumber === '+79123450309' ? { allow: false, reason: 'captcha_required' } : undefined,
+          },
         },
-      },
-    });
+      }),
+    );
 
     // Two paid starts, and a double click that is handed back (not a new start, no spend).
     const sms = await start('+79123450301', 'sms');
@@ -116,10 +120,6 @@ describe('metrics after a scripted flow, read from a real prom-client registry',
     expect(
       (await call(host.url, 'GET', `/verification/status/${rfc.body.verification_id}`)).body.status,
     ).toBe('expired');
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   it('counts paid starts by method (a coalesced double click is not one)', async () => {

@@ -14,14 +14,8 @@ import { VerificationLedger } from '../../src/ledger/verification-ledger.service
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { launchChromium } from '../support/chromium.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import {
-  moduleOptions,
-  sendCode,
-  settle,
-  startSandbox,
-  startSession,
-  type StartedSession,
-} from '../webhooks/harness.js';
+import { moduleOptions, sendCode, settle, startSession, type StartedSession } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -69,21 +63,18 @@ async function playDay(sb: VerificationSandbox, host: TestApp): Promise<StartedS
 }
 
 describe.each(PLATFORMS)('the ops page behind the host’s guard (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   let sessions: StartedSession[];
   let day: string;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     await sb.advance(DAY - (sb.now() % DAY) + 2 * HOUR);
     day = new Date(sb.now()).toISOString().slice(0, 10);
-    host = await hostWithPage(sb, platform);
+    host = await suite.boot(() => hostWithPage(sb, platform));
     sessions = await playDay(sb, host);
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   it('without the guard’s say, the page and its export answer 403 and nothing of the day', async () => {
@@ -181,23 +172,24 @@ describe('a page nobody guards does not boot', () => {
 });
 
 describe('the ops page in Chromium: axe finds nothing, in English and Russian', () => {
+  let browser: Browser;
+  // Registered before the suite's hooks: the browser closes before the host and the sandbox, as its page's
+  // connections must end first.
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
-  let browser: Browser;
   let axe: string;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     await sb.advance(DAY - (sb.now() % DAY) + 2 * HOUR);
-    host = await hostWithPage(sb, 'express');
+    host = await suite.boot(() => hostWithPage(sb, 'express'));
     await playDay(sb, host);
     browser = await launchChromium();
     axe = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await sb?.close();
   });
 
   it.each(['en', 'ru'])('%s: 0 violations, and the page runs no script of its own', async (lang) => {

@@ -3,22 +3,21 @@
  * session's first webhook, arriving after `forget({ owner })`, adopts nothing, so no record, history
  * or event of the forgotten owner comes back.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { call, type TestApp } from '../support/verification-app.js';
-import { drive, eventsOf, nextPhone, settle, startHost, startSandbox } from '../webhooks/harness.js';
+import { drive, eventsOf, nextPhone, settle, startHost } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe('erasure of an owner with a start in doubt', () => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   beforeAll(async () => {
-    sb = await startSandbox();
-  });
-  afterAll(async () => {
-    await sb.close();
+    sb = suite.sb;
   });
   afterEach(async () => {
     sb.clearFaults();

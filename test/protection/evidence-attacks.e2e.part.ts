@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 let rangeSerial = 0;
 /** A fresh range of mobile numbers (+7 958 NNN) and its numbers. */
@@ -128,22 +129,23 @@ const sharedStores: [string, (sb: VerificationSandbox) => VerificationStore][] =
 ];
 
 describe.each(sharedStores)("the API's 429 across two instances on %s", (_name, createStore) => {
+  // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+  afterAll(async () => {
+    for (const host of hosts) await host.close();
+    await store?.close();
+  });
+  const suite = sandboxSuite({ freezeClock: false, demoAccount: { balance: 100_000 } });
   let sb: VerificationSandbox;
   let store: VerificationStore;
   let hosts: TestApp[] = [];
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+    sb = suite.sb;
     store = createStore(sb);
     hosts = [
       await protectedHost(sb, 'express', {}, { store }),
       await protectedHost(sb, 'fastify', {}, { store }),
     ];
-  });
-  afterAll(async () => {
-    for (const host of hosts) await host.close();
-    await store?.close();
-    await sb?.close();
   });
 
   it('after the API answers 429, starts wait out its Retry-After locally on every instance (nothing forwarded), then go through', async () => {

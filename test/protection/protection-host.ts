@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { afterEach } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { sandboxSuite, type SandboxSuite } from '../support/sandbox-suite.js';
 import type { LimitsOptions, VerificationModuleOptions } from '../../src/options/verification.options.js';
 import {
   call,
@@ -10,28 +11,20 @@ import {
   type TestApp,
 } from '../support/verification-app.js';
 
-export interface ProtectionFixture {
-  /** The describe block's sandbox (100,000 RUB), started before its first test. */
-  sb: VerificationSandbox;
-  /** The test's host app, if it made one: closed after each test, and the sandbox's faults cleared. */
-  host: TestApp | undefined;
-}
+/**
+ * The describe block's sandbox (100,000 RUB), started before its first test, and the test's host app, if it
+ * made one: closed after each test, and the sandbox's faults cleared.
+ */
+export type ProtectionFixture = SandboxSuite;
 
 /** Registers the lifecycle every protection scenario shares; call it at the top of a describe block. */
 export function protectionFixture(): ProtectionFixture {
-  const fixture = { host: undefined } as ProtectionFixture;
-  beforeAll(async () => {
-    fixture.sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+  // Registered before the suite's hooks: the sandbox's faults are cleared before the test's host closes.
+  afterEach(() => {
+    suite.sb.clearFaults();
   });
-  afterEach(async () => {
-    fixture.sb.clearFaults();
-    await fixture.host?.close();
-    fixture.host = undefined;
-  });
-  afterAll(async () => {
-    await fixture.sb?.close();
-  });
-  return fixture;
+  const suite = sandboxSuite({ freezeClock: false, demoAccount: { balance: 100_000 } });
+  return suite;
 }
 
 /** Module options against the sandbox, on the sandbox's clock, with the given limits. */

@@ -5,8 +5,9 @@
  * reservation was made only after the count had passed. Judged on the counters of a store dump.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { LimitsOptions, VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { ONE_PLATFORM, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
@@ -25,21 +26,16 @@ describe.each(SHAPES)(
   'the pumping count and the spend reservation taken together (%s, %s store)',
   (platform, kind) => {
     // A frozen clock: both runs count in the same windows.
-    const fx = {} as { sb: VerificationSandbox; hosts: TestApp[] };
-    beforeAll(async () => {
-      fx.sb = await VerificationSandbox.start({
-        port: 0,
-        freezeClock: true,
-        demoAccount: { balance: 100_000 },
-      });
-    });
+    const suite = sandboxSuite({ demoAccount: { balance: 100_000 } });
+    const fx = {
+      get sb(): VerificationSandbox {
+        return suite.sb;
+      },
+      hosts: [] as TestApp[],
+    };
     afterEach(async () => {
       await Promise.all(fx.hosts.splice(0).map((h) => h.close()));
     });
-    afterAll(async () => {
-      await fx.sb?.close();
-    });
-    fx.hosts = [];
 
     /** A host on a store of its own, and the protection counters (integer values under `protect:`) it holds. */
     async function host(limits: LimitsOptions): Promise<{ app: TestApp; counters: () => Promise<string[]> }> {

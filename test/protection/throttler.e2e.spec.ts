@@ -1,17 +1,24 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, PLATFORMS } from '../support/verification-app.js';
 import { freshIp, freshPhone, refusal } from './protection-host.js';
 import { removeTranspiled, startNodeHost, type NodeHost } from './throttler-host/run-in-node.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const HOST_MAIN = fileURLToPath(new URL('./throttler-host/host-main.ts', import.meta.url));
 
+// Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+afterAll(async () => {
+  await host?.stop();
+  removeTranspiled();
+});
+const suite = sandboxSuite({ freezeClock: false, demoAccount: { balance: 100_000 } });
 let sb: VerificationSandbox;
 let host: NodeHost;
 
 beforeAll(async () => {
-  sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+  sb = suite.sb;
   host = await startNodeHost(HOST_MAIN, {
     PLATFORMS: PLATFORMS.join(','),
     SANDBOX_URL: sb.url,
@@ -20,11 +27,6 @@ beforeAll(async () => {
     THROTTLE_LIMIT: '4',
   });
 }, 60_000);
-afterAll(async () => {
-  await host?.stop();
-  await sb?.close();
-  removeTranspiled();
-});
 
 /**
  * A host that throttles every route with @nestjs/throttler (global ThrottlerGuard, 4 per minute

@@ -2,28 +2,18 @@
  * The API's 429 back-off at its bound, on the sandbox's clock: one tick before its `Retry-After` ends a
  * start is still refused locally (nothing sent), at its end it goes through; free starts alike.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { ONE_PLATFORM } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 import { freshIp, freshPhone, protectedHost, startFrom } from './protection-host.js';
 
 describe.each(ONE_PLATFORM)('the upstream back-off at its bound (%s)', (platform) => {
-  // A frozen clock: only `advance` moves it, so the bound is exact.
-  const fx = {} as { sb: VerificationSandbox; host?: TestApp };
-  beforeAll(async () => {
-    fx.sb = await VerificationSandbox.start({
-      port: 0,
-      freezeClock: true,
-      demoAccount: { balance: 100_000 },
-    });
-  });
-  afterEach(async () => {
+  // Registered before the suite's hooks: the sandbox's faults are cleared before the test's host closes.
+  afterEach(() => {
     fx.sb.clearFaults();
-    await fx.host?.close();
   });
-  afterAll(async () => {
-    await fx.sb?.close();
-  });
+  // A frozen clock: only `advance` moves it, so the bound is exact.
+  const fx = sandboxSuite({ demoAccount: { balance: 100_000 } });
 
   it.each(['sms', 'reverse_flash_call'])(
     '%s: refused until the last tick, sent at the end',

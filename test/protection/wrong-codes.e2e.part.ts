@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
@@ -15,6 +15,7 @@ import {
   startFrom,
   timed,
 } from './protection-host.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const HOUR = 3_600_000;
 const CHECKS = 'POST /v1/verify/check';
@@ -223,23 +224,24 @@ const sharedStores: [string, (sb: VerificationSandbox) => VerificationStore][] =
 describe.each(sharedStores)(
   'the wrong-code budget across two module instances on %s',
   (_name, createStore) => {
+    // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+    afterAll(async () => {
+      for (const host of hosts) await host.close();
+      await store?.close();
+    });
+    const suite = sandboxSuite({ freezeClock: false, demoAccount: { balance: 100_000 } });
     let sb: VerificationSandbox;
     let store: VerificationStore;
     let hosts: TestApp[] = [];
 
     beforeAll(async () => {
-      sb = await VerificationSandbox.start({ port: 0, demoAccount: { balance: 100_000 } });
+      sb = suite.sb;
       store = createStore(sb);
       const limits = { resendCooldownMs: false as const, wrongCodesPerPhone: { points: 2, windowMs: HOUR } };
       hosts = [
         await protectedHost(sb, 'express', limits, { store }),
         await protectedHost(sb, 'fastify', limits, { store }),
       ];
-    });
-    afterAll(async () => {
-      for (const host of hosts) await host.close();
-      await store?.close();
-      await sb?.close();
     });
 
     it('wrong codes through either instance count against one budget for the number', async () => {

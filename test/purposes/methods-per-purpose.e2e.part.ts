@@ -4,25 +4,23 @@
  * a purpose that allows none), what the start then takes; a purpose that is no purpose's name or is
  * not accepted here is the start's 400 problem, and nothing is read from the API for it.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { PURPOSE_PRESETS } from '../../src/options/purposes.options.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const ALL = ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'sms', 'operator_id'] as const;
 
 describe.each(PLATFORMS)('GET /methods per purpose (%s)', (platform) => {
+  const suite = sandboxSuite({ demoAccount: { enabledMethods: [...ALL] } });
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({
-      port: 0,
-      freezeClock: true,
-      demoAccount: { enabledMethods: [...ALL] },
-    });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform,
       module: moduleOptions(sb, {
         methods: [...ALL],
@@ -34,10 +32,6 @@ describe.each(PLATFORMS)('GET /methods per purpose (%s)', (platform) => {
         },
       }),
     });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   const methods = async (query: string) => {

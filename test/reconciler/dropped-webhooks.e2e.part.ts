@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { FlakyListener } from '../events/flaky-listener.js';
@@ -11,25 +11,22 @@ import {
   reconcilerOf,
   settle,
   startHost,
-  startSandbox,
   startSession,
   type Outcome,
   type StartedSession,
 } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GET_SESSION = 'GET /v1/verify/:id';
 
 describe.each(ONE_PLATFORM)('reconciler with webhooks configured: the safety net (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startHost(platform, sb, { providers: [FlakyListener] });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
+    sb = suite.sb;
+    host = await suite.boot(() => startHost(platform, sb, { providers: [FlakyListener] }));
   });
 
   it('every webhook dropped: each outcome of each method is found lazily (15 s), once, with the API truth', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
@@ -10,10 +10,10 @@ import {
   reconcilerOf,
   settle,
   startHost,
-  startSandbox,
   startSession,
   type StartedSession,
 } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GET_SESSION = 'GET /v1/verify/:id';
 /** A tick no other timer in these tests uses, so the spy below can tell the reconciler's apart. */
@@ -29,25 +29,21 @@ async function eventually(done: () => boolean, withinMs = 5000): Promise<void> {
 }
 
 describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let a: TestApp;
   let b: TestApp;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     // Two instances of one deployment on one Redis: no webhooks, so the spec's pace applies. Their
     // passes are the test's alone (runOnce): an own tick (real time) landing while the test drives
     // sessions and moves the sandbox's clock would poll them between its steps, which the counts
     // and events below do not allow for (seen once under a loaded full run: an outcome a pass late).
     const store = { url: sharedRedisUrl(), keyPrefix: `test-reconciler-${randomBytes(6).toString('hex')}:` };
     const module = { webhooks: undefined, store, reconcile: { tickMs: 3_600_000 } };
-    a = await startHost(platform, sb, { module, receiveWebhooks: false });
-    b = await startHost(platform, sb, { module, receiveWebhooks: false });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await sb?.close();
+    a = await suite.boot(() => startHost(platform, sb, { module, receiveWebhooks: false }));
+    b = await suite.boot(() => startHost(platform, sb, { module, receiveWebhooks: false }));
   });
 
   it('polls each session once per interval in total and emits each outcome once across both instances', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
@@ -7,27 +7,26 @@ import {
   lastEventOf,
   reconcilerOf,
   startHost,
-  startSandbox,
   startSession,
   type StartedSession,
 } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GET_SESSION = 'GET /v1/verify/:id';
 
 describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startHost(platform, sb, {
-      module: { webhooks: undefined, reconcile: { tickMs: 3_600_000, graceMs: 60_000 } },
-      receiveWebhooks: false,
-    });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
+    sb = suite.sb;
+    host = await suite.boot(() =>
+      startHost(platform, sb, {
+        module: { webhooks: undefined, reconcile: { tickMs: 3_600_000, graceMs: 60_000 } },
+        receiveWebhooks: false,
+      }),
+    );
   });
 
   const status = (s: StartedSession) =>

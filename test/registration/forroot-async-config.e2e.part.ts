@@ -6,25 +6,27 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const DAY_MS = 86_400_000;
 
 describe.each(ONE_PLATFORM)('forRootAsync from ConfigService (%s)', (platform) => {
+  // Registered before the suite's hooks: what it closes goes before the sandbox, as before.
+  afterAll(async () => {
+    for (const host of hosts) await host.close();
+  });
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   const hosts: TestApp[] = [];
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+    sb = suite.sb;
     // The sandbox's clock a day ahead of real time: only a module that follows it sees that day.
     await sb.advance(DAY_MS);
-  });
-  afterAll(async () => {
-    for (const host of hosts) await host.close();
-    await sb?.close();
   });
 
   /** The host's configuration, as its ConfigModule would load it (from .env in production). */

@@ -4,7 +4,7 @@
  * constructor (to inject a service of its own) and hands the options to `super()`.
  */
 import 'reflect-metadata';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Injectable } from '@nestjs/common';
 import {
   InjectVerificationOptions,
@@ -13,8 +13,9 @@ import {
   VerificationService,
   type ResolvedVerificationOptions,
 } from '../../src/index.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
-import { call, createTestApp, type TestApp } from '../support/verification-app.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { call, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 @Injectable()
 class FrontendLinks {
@@ -43,12 +44,13 @@ class AccountPhoneRoutes extends VerificationControllerBase {
 }
 
 describe('@InjectVerificationOptions()', () => {
+  const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0 });
-    host = await createTestApp({
+    sb = suite.sb;
+    host = await suite.boot({
       platform: 'express',
       module: VerificationModule.forRootAsync({
         routes: { prefix: 'phone' },
@@ -60,10 +62,6 @@ describe('@InjectVerificationOptions()', () => {
       controllers: [AccountPhoneRoutes],
       providers: [FrontendLinks],
     });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   it("gives host code the resolved options: the prefix forRootAsync fixed, the factory's fields, defaults", async () => {

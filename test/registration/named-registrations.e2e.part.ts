@@ -5,7 +5,7 @@
  * registration they come from. And `webhooks.decorators`: a host's class decorators on the webhook
  * controller (the way `SkipThrottle()` is applied), proven with a host guard that reads them.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   Body,
   Controller,
@@ -18,7 +18,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import {
   InjectVerificationAccountService,
@@ -33,6 +33,7 @@ import type { VerificationModuleOptions } from '../../src/options/verification.o
 import { apiCheck } from '../journeys/journey-host.js';
 import { moduleOptions, payloadFor, postWebhook, signed } from '../webhooks/harness.js';
 import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** The host's services using both registrations by name. */
 @Controller('brands')
@@ -96,19 +97,17 @@ const phoneNumber = () =>
   `+7916222${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(2, '0')}`;
 
 describe.each(PLATFORMS)('named registrations (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp | undefined;
   const accounts: Record<string, { apiKey: string; apiSecret: string; webhookSecret: string }> = {};
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+    sb = suite.sb;
   });
   afterEach(async () => {
     await host?.close();
     host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   async function registration(

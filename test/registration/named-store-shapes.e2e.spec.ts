@@ -7,7 +7,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreOption } from '../../src/store/create-store.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
@@ -15,15 +15,17 @@ import { moduleOptions } from '../webhooks/harness.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const phoneNumber = () => `+7916${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
 
+const suite = sandboxSuite();
 let sb: VerificationSandbox;
 let hostRedis: Redis;
 let host: TestApp | undefined;
 const ownStores: MemoryStore[] = [];
 beforeAll(async () => {
-  sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+  sb = suite.sb;
   hostRedis = new Redis(sharedRedisUrl());
 });
 afterEach(async () => {
@@ -33,7 +35,6 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await hostRedis.quit();
-  await sb?.close();
 });
 
 interface Shape {

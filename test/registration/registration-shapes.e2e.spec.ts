@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
@@ -23,15 +23,17 @@ import { VerificationLedger } from '../../src/ledger/verification-ledger.service
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { CapturingLogger } from '../webhooks/harness.js';
 import { call, createTestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const SECRET = `whsec_${Buffer.from('registration-shapes-secret-0123').toString('base64')}`;
 /** One option out of its bounds, which every shape must refuse at boot by its name. */
 const BAD = { limits: { startPerIp: { points: 0, windowMs: 1000 } } };
 
+const suite = sandboxSuite({ freezeClock: false });
 let sb: VerificationSandbox;
 let api: VerificationModuleOptions['api'];
 /** What the factories give: the test sets it before each boot. */
@@ -69,11 +71,8 @@ async function compile(verification: DynamicModule) {
 }
 
 beforeAll(async () => {
-  sb = await VerificationSandbox.start({ port: 0 });
+  sb = suite.sb;
   api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
-});
-afterAll(async () => {
-  await sb?.close();
 });
 
 describe.each(SHAPES)('registration given as %s', (_shape, registration, name) => {

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { VerificationApiClient } from '../../src/api/verification-api.client.js';
@@ -15,16 +15,15 @@ import { VerificationStore } from '../../src/store/verification-store.interface.
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import type { VerificationOptionsFactory } from '../../src/module/verification.module-definition.js';
 import { call, createTestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
+const suite = sandboxSuite({ freezeClock: false });
 let sb: VerificationSandbox;
 let api: VerificationModuleOptions['api'];
 
 beforeAll(async () => {
-  sb = await VerificationSandbox.start({ port: 0 });
+  sb = suite.sb;
   api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
-});
-afterAll(async () => {
-  await sb?.close();
 });
 
 async function compile(verification: DynamicModule, extraImports: DynamicModule[] = []) {

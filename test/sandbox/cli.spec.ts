@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -90,8 +90,9 @@ describe('sandbox CLI arguments', () => {
 });
 
 /**
- * The CLI as a process. The sandbox imports nothing outside src/testing, so its files are transpiled to a
- * temporary directory here: the test needs no prior build and does not depend on the rest of the project.
+ * The CLI as a process. The sandbox imports nothing outside src/testing but its errors' root (src/core's
+ * phone-verification.error.ts, which imports nothing), so those files are transpiled to a temporary directory
+ * here: the test needs no prior build and does not depend on the rest of the project.
  */
 describe('sandbox CLI process', () => {
   let dir: string;
@@ -100,10 +101,13 @@ describe('sandbox CLI process', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'pv-sandbox-cli-'));
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
-    for (const file of readdirSync('src/testing').filter(
-      (f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'),
-    )) {
-      const source = readFileSync(join('src/testing', file), 'utf8');
+    const files = readdirSync('src/testing')
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))
+      .map((f) => join('testing', f));
+    mkdirSync(join(dir, 'testing'));
+    mkdirSync(join(dir, 'core'));
+    for (const file of [...files, join('core', 'phone-verification.error.ts')]) {
+      const source = readFileSync(join('src', file), 'utf8');
       const { outputText } = ts.transpileModule(source, {
         compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
       });
@@ -116,7 +120,7 @@ describe('sandbox CLI process', () => {
   });
 
   function run(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
-    return spawn(process.execPath, [join(dir, 'cli.js'), ...args], {
+    return spawn(process.execPath, [join(dir, 'testing', 'cli.js'), ...args], {
       env: { ...process.env, ...env, NODE_OPTIONS: '' },
     });
   }

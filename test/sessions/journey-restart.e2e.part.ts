@@ -5,7 +5,7 @@
  * current step, a step verified while the app was down emits its event once and getVerifiedPhone
  * answers its number, and `orchestration.maxSteps` still holds.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
@@ -13,7 +13,8 @@ import type { VerificationModuleOptions } from '../../src/options/verification.o
 import { untilAnswering, uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
-import { eventsOf, nextPhone, reconcilerOf, startHost, startSandbox } from '../webhooks/harness.js';
+import { eventsOf, nextPhone, reconcilerOf, startHost } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const LAZY_MS = 15_000;
 const STORES = ['memory', 'redis'] as const;
@@ -21,20 +22,18 @@ const STORES = ['memory', 'redis'] as const;
 describe.each(ONE_PLATFORM.flatMap((platform) => STORES.map((store) => [platform, store] as const)))(
   'a journey across a restart (%s, %s store)',
   (platform, storeKind) => {
+    const suite = sandboxSuite();
     let sb: VerificationSandbox;
     const hosts: TestApp[] = [];
     const stores: RedisStore[] = [];
     let keyPrefix: string;
 
     beforeAll(async () => {
-      sb = await startSandbox();
+      sb = suite.sb;
     });
     afterEach(async () => {
       for (const host of hosts.splice(0)) await host.close();
       for (const store of stores.splice(0)) await store.close();
-    });
-    afterAll(async () => {
-      await sb?.close();
     });
 
     /** One test's deployment: every boot shares the Redis key prefix (a MemoryStore starts empty). */

@@ -4,7 +4,7 @@
  * status stream's first event are one answer, with and without the token, before and after the
  * restart, on Express and Fastify.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
@@ -12,7 +12,8 @@ import { SessionRecordRepository } from '../../src/sessions/session-record.repos
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { openSse } from '../support/sse-client.js';
 import { call, ONE_PLATFORM, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
-import { nextPhone, startHost, startSandbox } from '../webhooks/harness.js';
+import { nextPhone, startHost } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const OWNER = { 'x-user': 'user-twins' };
 /** Desktop users get neither call: what the journey's switches may offer must leave both out. */
@@ -20,16 +21,14 @@ const EXCLUDE: Partial<VerificationModuleOptions> = {
   orchestration: { exclude: { desktop: ['flash_call', 'reverse_flash_call'] } },
 };
 
+const suite = sandboxSuite();
 let sb: VerificationSandbox;
 const hosts: TestApp[] = [];
 beforeAll(async () => {
-  sb = await startSandbox();
+  sb = suite.sb;
 });
 afterEach(async () => {
   for (const host of hosts.splice(0)) await host.close();
-});
-afterAll(async () => {
-  await sb?.close();
 });
 
 const boot = async (platform: Platform): Promise<TestApp> => {

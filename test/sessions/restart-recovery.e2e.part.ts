@@ -5,33 +5,27 @@
  * rebuilt record is followed by the reconciler, and each outcome reaches the host's listeners once.
  * A handle that does not open (forged, altered, another owner's) costs no upstream call.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { GONE_SESSION_TTL_MS } from '../../src/sessions/session-refresher.js';
 import { RECORD_RETENTION_MS } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
-import {
-  apiCheck,
-  drive,
-  eventsOf,
-  reconcilerOf,
-  startHost,
-  startSandbox,
-  startSession,
-} from '../webhooks/harness.js';
+import { apiCheck, drive, eventsOf, reconcilerOf, startHost, startSession } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GET_SESSION = 'GET /v1/verify/:id';
 /** The reconciler's pace with webhooks configured. */
 const LAZY_MS = 15_000;
 
 describe.each(ONE_PLATFORM)('a restarted instance on a fresh MemoryStore (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   const hosts: TestApp[] = [];
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(async () => {
     for (const host of hosts.splice(0)) await host.close();
@@ -41,9 +35,6 @@ describe.each(ONE_PLATFORM)('a restarted instance on a fresh MemoryStore (%s)', 
     hosts.splice(hosts.indexOf(host), 1);
     await host.close();
   };
-  afterAll(async () => {
-    await sb?.close();
-  });
 
   /** The same host app, booted again: same API secret, a new MemoryStore, webhooks not reaching it. */
   const boot = async (receiveWebhooks: boolean) => {

@@ -4,27 +4,25 @@
  * API, and only to the handle's owner. A started, delivered, failed or expired session, a forged
  * handle and another owner's handle all give null. The platform does not matter here (no route).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { TestApp } from '../support/verification-app.js';
-import { drive, startHost, startSandbox, startSession, type Outcome } from '../webhooks/harness.js';
+import { drive, startHost, startSession, type Outcome } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe('getVerifiedPhone: the number only for a verified session of the same owner', () => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   let service: VerificationService;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startHost('express', sb, { receiveWebhooks: false });
+    sb = suite.sb;
+    host = await suite.boot(() => startHost('express', sb, { receiveWebhooks: false }));
     service = host.app.get(VerificationService);
   });
   afterEach(() => sb.clearFaults());
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
-  });
 
   it('a started session is not verified, nor one whose code was only delivered', async () => {
     const s = await startSession(host, sb, 'sms', 'user-a');

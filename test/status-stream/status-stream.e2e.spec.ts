@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { Observable } from 'rxjs';
@@ -16,10 +16,10 @@ import {
   reconcilerOf,
   sendCode,
   startHost,
-  startSandbox,
   startSession,
   type StartedSession,
 } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /**
  * The status stream as a browser sees it, over real HTTP on both platforms: the current answer at
@@ -27,20 +27,18 @@ import {
  * duration, shutdown); each change observed anywhere in the module (webhook, check, reconciler) on one.
  */
 describe.each(PLATFORMS)('status stream (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp | undefined;
   const open: SseStream[] = [];
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
   });
   afterEach(async () => {
     for (const stream of open.splice(0)) stream.close();
     await host?.close();
     host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   const boot = async (

@@ -3,10 +3,10 @@
  * itself (nothing reaches the API, nothing is billed; only the caller's own limits count it), the
  * routes and events behave as for a real number, and every event and log line says test.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Test } from '@nestjs/testing';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
@@ -14,6 +14,7 @@ import { reconciler } from '../journeys/journey-host.js';
 import { startAccountHost } from '../webhooks/harness.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { call, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const REVIEWER = '+79990000001';
 const AUTO_VERIFIED = '+79990000002';
@@ -33,19 +34,17 @@ const TEST_NUMBERS: VerificationModuleOptions['testNumbers'] = {
 };
 
 describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp | undefined;
   let logger: CapturingLogger;
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+    sb = suite.sb;
   });
   afterEach(async () => {
     await host?.close();
     host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
   });
 
   async function boot(overrides: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {

@@ -20,6 +20,7 @@ import { apiCheck, reconciler } from '../journeys/journey-host.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { moduleOptions } from '../webhooks/harness.js';
 import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const exporter = new InMemorySpanExporter();
 let serial = 0;
@@ -31,13 +32,14 @@ function spans(name: string): ReadableSpan[] {
 }
 
 describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp | undefined;
   let apiKey: string;
   const contextManager = new AsyncLocalStorageContextManager();
 
   beforeAll(async () => {
-    sb = await VerificationSandbox.start({ port: 0, freezeClock: true });
+    sb = suite.sb;
     context.setGlobalContextManager(contextManager.enable());
     trace.setGlobalTracerProvider(
       new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
@@ -51,7 +53,6 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
   afterAll(async () => {
     trace.disable();
     context.disable();
-    await sb?.close();
   });
 
   async function boot(extra: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {

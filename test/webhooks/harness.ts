@@ -8,7 +8,7 @@ import type { INestApplication, LoggerService } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
 import type { VerificationEvent } from '../../src/core/verification-events.js';
-import { VerificationSandbox, type SandboxMethod } from '../../src/testing/index.js';
+import type { SandboxMethod, VerificationSandbox } from '../../src/testing/index.js';
 import type { SandboxAccountCredentials } from '../../src/testing/sandbox.options.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { call, createTestApp, type Platform, type TestApp } from '../support/verification-app.js';
@@ -25,11 +25,6 @@ export const METHODS: SandboxMethod[] = [
 export const CODE_METHODS: SandboxMethod[] = ['flash_call', 'msgr1_otp', 'msgr2_bot', 'sms'];
 
 export type Outcome = 'verified' | 'failed' | 'expired';
-
-/** A sandbox whose clock moves only when a test moves it. */
-export function startSandbox(): Promise<VerificationSandbox> {
-  return VerificationSandbox.start({ port: 0, freezeClock: true });
-}
 
 export interface HostOptions {
   /** Merged over the defaults (webhooks with the demo account's secret, no limits, no GET retries). */

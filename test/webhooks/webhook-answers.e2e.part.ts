@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { FlakyListener } from '../events/flaky-listener.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
@@ -10,9 +10,9 @@ import {
   postWebhook,
   signed,
   startAccountHost,
-  startSandbox,
   startSession,
 } from './harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GET_SESSION = 'GET /v1/verify/:id';
 const SECRET = `whsec_${Buffer.from('webhook-answers-secret-0123456789').toString('base64')}`;
@@ -26,6 +26,7 @@ const UNKNOWN = '4d7c2a1e-0000-4000-8000-00000000a115';
  * its own: only the deliveries a test makes reach it.
  */
 describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   const logger = new CapturingLogger();
@@ -40,16 +41,14 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
       .map((l) => `${l.level}: ${l.message.replace(/ latency_ms=\d+$/, '')}`);
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startAccountHost(platform, sb, {
-      module: { webhooks: { secret: SECRET } },
-      logger,
-      providers: [FlakyListener],
-    });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
+    sb = suite.sb;
+    host = await suite.boot(() =>
+      startAccountHost(platform, sb, {
+        module: { webhooks: { secret: SECRET } },
+        logger,
+        providers: [FlakyListener],
+      }),
+    );
   });
 
   it('logs each answer once with its result and HTTP status; a failure at warn, a refusal not', async () => {
@@ -295,18 +294,17 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
 });
 
 describe.each(PLATFORMS)('webhook route: a wider tolerance (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startAccountHost(platform, sb, {
-      module: { webhooks: { secret: SECRET, toleranceSeconds: 2000 } },
-    });
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
+    sb = suite.sb;
+    host = await suite.boot(() =>
+      startAccountHost(platform, sb, {
+        module: { webhooks: { secret: SECRET, toleranceSeconds: 2000 } },
+      }),
+    );
   });
 
   it('a delivery stamped 2,000 s ahead is a duplicate until twice the tolerance has passed, then handled, then stale', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
@@ -11,26 +11,23 @@ import {
   settle,
   signed,
   startHost,
-  startSandbox,
   startSession,
 } from './harness.js';
 import { WebhookRecorder } from './webhook-recorder.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GET_SESSION = 'GET /v1/verify/:id';
 
 describe.each(PLATFORMS)('webhook route: signatures, dedupe and confirmation (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   let route: string;
 
   beforeAll(async () => {
-    sb = await startSandbox();
-    host = await startHost(platform, sb);
+    sb = suite.sb;
+    host = await suite.boot(() => startHost(platform, sb));
     route = `${host.url}/verification/webhooks`;
-  });
-  afterAll(async () => {
-    await host?.close();
-    await sb?.close();
   });
 
   /** A session whose outcome the host has not heard of: its webhook is dropped by the sandbox. */

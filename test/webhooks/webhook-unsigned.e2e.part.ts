@@ -2,15 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MemoryStore, VerificationStoreUnavailableError } from '../../src/index.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
-import { createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import {
-  CapturingLogger,
-  moduleOptions,
-  payloadFor,
-  postWebhook,
-  startAccountHost,
-  startSandbox,
-} from './harness.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { CapturingLogger, moduleOptions, payloadFor, postWebhook, startAccountHost } from './harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** A session id of the right shape that no deployment started. */
 const UNKNOWN = '4d7c2a1e-0000-4000-8000-00000000b207';
@@ -31,6 +25,7 @@ class FlakyStore extends MemoryStore {
  * off answers 404. Hosts booted once per suite.
  */
 describe.each(PLATFORMS)('webhook route: ids, store outage, route switched off (%s)', (platform) => {
+  const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
   let off: TestApp;
@@ -47,14 +42,16 @@ describe.each(PLATFORMS)('webhook route: ids, store outage, route switched off (
     });
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    sb = suite.sb;
     store = new FlakyStore({ clock: () => sb.now() });
-    host = await startAccountHost(platform, sb, {
-      module: { webhooks: { signature: 'none' }, store },
-      logger,
-    });
+    host = await suite.boot(() =>
+      startAccountHost(platform, sb, {
+        module: { webhooks: { signature: 'none' }, store },
+        logger,
+      }),
+    );
     // Nest's logger is one per process: the second app logs to the same lines.
-    off = await createTestApp({
+    off = await suite.boot({
       platform,
       logger,
       module: VerificationModule.forRootAsync({
@@ -64,10 +61,7 @@ describe.each(PLATFORMS)('webhook route: ids, store outage, route switched off (
     });
   });
   afterAll(async () => {
-    await host?.close();
-    await off?.close();
     await store?.close();
-    await sb?.close();
   });
 
   it('a delivery without a webhook-id, or with an empty one, is handled each time, never a duplicate', async () => {

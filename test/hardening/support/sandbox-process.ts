@@ -1,7 +1,7 @@
 /**
  * The sandbox in a child process, so that a soak's heap figures are the host's alone (the
- * sandbox keeps every session it ever made). Its sources (src/testing, which imports nothing
- * else of ours) are compiled to a temporary folder first, so the child runs the current code
+ * sandbox keeps every session it ever made). Its sources (src/testing and what it imports of
+ * src/core, its errors' root) are compiled to a temporary folder first, so the child runs the current code
  * without depending on a build of the package.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -36,7 +36,7 @@ export async function startSandboxProcess(options: SandboxProcessOptions): Promi
       '--outDir',
       outDir,
       '--rootDir',
-      join(root, 'src/testing'),
+      join(root, 'src'),
       '--module',
       'NodeNext',
       '--moduleResolution',
@@ -53,7 +53,7 @@ export async function startSandboxProcess(options: SandboxProcessOptions): Promi
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      join(outDir, 'cli.js'),
+      join(outDir, 'testing', 'cli.js'),
       '--port',
       '0',
       '--api-key',
