@@ -3,35 +3,26 @@
  * the host's `expirySeconds` from the start, else the API's default of 5 minutes. The start's answer
  * is built from the record, on the sandbox's frozen clock.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { VerificationSandbox } from '../../src/testing/index.js';
-import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { nextPhone, startHost, startSandbox } from '../webhooks/harness.js';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, PLATFORMS } from '../support/verification-app.js';
+import { nextPhone, startHost } from '../webhooks/harness.js';
 
 describe.each(PLATFORMS)('client routes: a start answered without expires_at (%s)', (platform) => {
-  let sb: VerificationSandbox;
-  let host: TestApp | undefined;
-
-  beforeAll(async () => {
-    sb = await startSandbox();
-  });
-  afterEach(async () => {
-    sb.clearFaults();
-    await host?.close();
-    host = undefined;
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
+  const suite = sandboxSuite();
+  afterEach(() => suite.sb.clearFaults());
 
   it.each([
     [undefined, 300],
     [120, 120],
   ])('expirySeconds %j: the session expires %j s after the start', async (expirySeconds, seconds) => {
-    host = await startHost(platform, sb, {
-      receiveWebhooks: false,
-      module: { expirySeconds, reconcile: { enabled: false } },
-    });
+    const sb = suite.sb;
+    const host = await suite.boot(() =>
+      startHost(platform, sb, {
+        receiveWebhooks: false,
+        module: { expirySeconds, reconcile: { enabled: false } },
+      }),
+    );
     sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'expires_at', value: null });
     const at = sb.now();
     const res = await call(host.url, 'POST', '/verification/start', {
