@@ -130,4 +130,16 @@ describe('docs/OPTIONS.md, the options reference', () => {
       ]),
     );
   });
+
+  it("cites orchestration.timeoutSeconds per method in the order of `methods`' default, voice apart", async () => {
+    const { VERIFICATION_DEFAULTS } = (await import(
+      pathToFileURL(fileDeclaring('VERIFICATION_DEFAULTS')).href
+    )) as {
+      VERIFICATION_DEFAULTS: { methods: string[]; orchestration: { timeoutSeconds: Record<string, number> } };
+    };
+    const { methods, orchestration } = VERIFICATION_DEFAULTS;
+    const row = rows.find((r) => r.names.length === 1 && r.names[0] === 'orchestration.timeoutSeconds')!;
+    expect(row.default.split('/').map(Number)).toEqual(methods.map((m) => orchestration.timeoutSeconds[m]));
+    expect(row.line).toContain(`(voice ${orchestration.timeoutSeconds.voice})`);
+  });
 });
