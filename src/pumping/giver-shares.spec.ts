@@ -11,6 +11,7 @@ import { RedisStore } from '../store/redis.store.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { sharedRedisUrl } from '../../test/support/redis-server.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
+import { roundTripStore } from '../../test/support/round-trip-store.js';
 import {
   chargedGivers,
   GIVER_SHARES,
@@ -311,5 +312,36 @@ describe.each(STORES)('giver shares: the store’s counts (RangeStats on %s)', (
     expect(await votes()).toBe(2);
     await sweep('100.64.0', 10);
     expect(await votes()).toBe(3);
+  });
+});
+
+describe('giver shares: store round trips of a network past its share', () => {
+  it('its vote is asked for once a day on an instance: the later starts past the share wait as a start within does', async () => {
+    const rt = roundTripStore({ clock: NOON });
+    const rs = new RangeStats(rt.store, { windowMs: 3_600_000, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
+    const place = [
+      { id: 'range:+7916123', withBaseline: true },
+      { id: 'country:RU', withBaseline: true },
+    ];
+    const other = new RangeStats(rt.store, { windowMs: 3_600_000, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
+    const tripsOf = async (ip: string, on = rs): Promise<number> => {
+      const att = attempt(ip);
+      const givers = giversOf(att, 64);
+      const expected = nextStanding(givers, await rs.readShares(givers));
+      rt.reset();
+      await on.countStart(place, undefined, `client:${att.clientKey}`, givers, undefined, expected);
+      return rt.trips.length;
+    };
+    const within = await tripsOf('198.51.100.1');
+    const trips: number[] = [];
+    for (let a = 1; a <= 12; a++) trips.push(await tripsOf(`203.0.113.${a}`));
+    // The 10th passes the network's share and votes (set-if-absent, then the count): 2 more.
+    expect(trips).toEqual([...Array<number>(9).fill(within), within + 2, within, within]);
+    // Another instance finds the vote cast (1 more, once).
+    expect([await tripsOf('203.0.113.13', other), await tripsOf('203.0.113.14', other)]).toEqual([
+      within + 1,
+      within,
+    ]);
+    await rt.inner.close();
   });
 });

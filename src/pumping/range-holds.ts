@@ -19,8 +19,15 @@ export interface CountedKeys {
   shares: string[];
 }
 
-/** How many full balances one instance remembers (likelyPast): a hint, so forgetting costs a round trip. */
-const FULL_SHARES_REMEMBERED = 10_000;
+/** How many keys one instance remembers of each kind (likelyPast, votes): forgetting costs a round trip. */
+const KEYS_REMEMBERED = 10_000;
+
+/** Adds `k`, emptying the set first when it is full (a bound on memory, never on what is decided). */
+function remember(set: Set<string>, k: string): void {
+  if (set.has(k)) return;
+  if (set.size >= KEYS_REMEMBERED) set.clear();
+  set.add(k);
+}
 
 /** A running hold: when it ends and how many holds came before it in a row. */
 export interface HoldState {
@@ -36,6 +43,8 @@ export interface HoldState {
 export class RangeHolds {
   /** Balance keys seen with no room for another start (likelyPast; bounded, cleared all at once when full). */
   readonly #full = new Set<string>();
+  /** Past-network votes this instance saw cast (votePastNetwork; bounded alike). */
+  readonly #voted = new Set<string>();
 
   constructor(
     protected readonly store: VerificationStore,
@@ -80,13 +89,12 @@ export class RangeHolds {
    */
   async votePastNetwork(countryId: string, network: string): Promise<void> {
     const day = Math.floor(this.store.now() / DAY_MS);
-    const first = await this.store.setIfAbsent(
-      key.pastNetwork(this.keys.digest(`${countryId}\n${network}`), day),
-      '1',
-      2 * DAY_MS,
-      EVICTABLE,
-    );
+    const vote = key.pastNetwork(this.keys.digest(`${countryId}\n${network}`), day);
+    // Once this instance has seen the day's vote cast, the next start past that share asks nothing more.
+    if (this.#voted.has(vote)) return;
+    const first = await this.store.setIfAbsent(vote, '1', 2 * DAY_MS, EVICTABLE);
     if (first) await this.store.increment(key.pastNetworks(this.keys.digest(countryId), day), 1, 2 * DAY_MS);
+    remember(this.#voted, vote);
   }
 
   /** The keys of the givers' balances this week (giver-shares.ts), in the order given. */
@@ -117,10 +125,7 @@ export class RangeHolds {
   ): void {
     shareKeys.forEach((k, i) => {
       if (balances[i]! + START_WEIGHT <= givers[i]!.share * START_WEIGHT) this.#full.delete(k);
-      else if (!this.#full.has(k)) {
-        if (this.#full.size >= FULL_SHARES_REMEMBERED) this.#full.clear();
-        this.#full.add(k);
-      }
+      else remember(this.#full, k);
     });
   }
 
