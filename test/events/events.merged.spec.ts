@@ -9,4 +9,3 @@ import './in-doubt-starts.e2e.part.js';
 import './lossy-webhooks-500.e2e.part.js';
 import './every-outcome.e2e.part.js';
 import './late-events.e2e.part.js';
-import './start-expiry.e2e.part.js';
