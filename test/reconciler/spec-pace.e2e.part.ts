@@ -137,4 +137,20 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
     }
     expect(eventsOf(host, s.requestId)).toEqual([]);
   });
+
+  it('one pass asks every due session, past its batches of 50: 51 due at once are each read once, and all their outcomes are found', async () => {
+    const reconciler = reconcilerOf(host);
+    expect(await reconciler.pending()).toBe(0);
+    const sessions: StartedSession[] = [];
+    for (let i = 0; i < 51; i++) sessions.push(await startSession(host, sb, 'sms'));
+    for (const s of sessions) await drive(sb, s, 'verified');
+    await sb.advance(2500);
+    sb.resetRequestCounts();
+    expect(await reconciler.runOnce()).toBe(51);
+    expect(sb.requestCount(GET_SESSION)).toBe(51);
+    expect(sessions.map((s) => eventsOf(host, s.requestId))).toEqual(
+      sessions.map(() => ['verification.verified']),
+    );
+    expect(await reconciler.pending()).toBe(0);
+  });
 });

@@ -212,6 +212,27 @@ describe.each(ONE_PLATFORM)('a restarted instance on a fresh MemoryStore (%s)', 
     expect(sb.requestCount(GET_SESSION)).toBe(2);
   });
 
+  it('a handle rebuilt on a restarted instance lives as long as its record would: a tick before expiry + retention it answers, at that bound it is 404', async () => {
+    const before = await boot(false);
+    const early = await startSession(before, sb, 'sms', 'user-9');
+    const atBound = await startSession(before, sb, 'sms', 'user-9');
+    await stop(before);
+    const ends = (id: string) => Date.parse(sb.getSession(id)!.expires_at) + RECORD_RETENTION_MS;
+    expect(ends(atBound.requestId)).toBe(ends(early.requestId));
+    const after = await boot(false);
+    await sb.advance(ends(early.requestId) - 1 - sb.now());
+    const answered = await status(after, early.verificationId, 'user-9');
+    expect({ status: answered.status, session: answered.body.status }).toEqual({
+      status: 200,
+      session: 'expired',
+    });
+    await sb.advance(1);
+    const gone = await status(after, atBound.verificationId, 'user-9');
+    expect({ status: gone.status, error: gone.body.error_code }).toEqual({ status: 404, error: 'not_found' });
+    // The one rebuilt a tick before ends with its record, at the same bound.
+    expect((await status(after, early.verificationId, 'user-9')).status).toBe(404);
+  });
+
   it('a handle the API does not know costs at most one GET per minute however often it is polled', async () => {
     const host = await boot(false);
     const unknown = new VerificationHandleCodec(sb.demoAccount.apiSecret).seal(
