@@ -6,10 +6,15 @@
  * RedisStore (direct) over MemoryStore, with requests in flight, and Redis bytes per pending session.
  * In a fresh process (the sandbox and the host share it: their cost is the same in every column).
  */
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { VerificationSandbox } from '../src/testing/index.js';
-import { runIsolated, startsHostConfig, PhoneNumbers, type BenchContext } from './lib/context.js';
+import {
+  forkDelayingProxy,
+  runIsolated,
+  startsHostConfig,
+  PhoneNumbers,
+  type BenchContext,
+} from './lib/context.js';
 import { startHostApp, type HostApp } from './lib/host-app.js';
 import { fmt, median, verdict, type BenchTable } from './lib/report.js';
 
@@ -30,6 +35,8 @@ export interface StoreLatencyResult {
   /** Requests per second with IN_FLIGHT in flight, per route, on MemoryStore and RedisStore. */
   throughput: Record<'memory' | 'redis', Record<Route, number>>;
   redisBytesPerSession: number;
+  /** Median PING round trip (ms) to Redis direct and through each proxy: what the distance adds, measured. */
+  pingMs: Record<string, number>;
 }
 
 export async function storeLatencyBenchmark(ctx: BenchContext): Promise<BenchTable[]> {
@@ -38,7 +45,9 @@ export async function storeLatencyBenchmark(ctx: BenchContext): Promise<BenchTab
   const rows = ROUTES.flatMap((route) =>
     DELAYS_MS.map((d) => {
       const added = r.latency[`delay${d}`]![route] - r.latency.direct![route];
-      const trips = added / (2 * d);
+      // Divided by the round trip the proxy adds as measured (a PING), not its nominal 2 × d: a timer
+      // of d ms fires a little later than d.
+      const trips = added / (r.pingMs[`delay${d}`]! - r.pingMs.direct!);
       return [
         route,
         `${d} ms each way`,
@@ -63,6 +72,7 @@ export async function storeLatencyBenchmark(ctx: BenchContext): Promise<BenchTab
             return `${route} ${fmt(ratio, 2)} (${fmt(r.throughput.redis[route])} ÷ ${fmt(r.throughput.memory[route])} req/s) ${verdict(ratio >= THROUGHPUT_GOAL)}`;
           },
         ).join('; ')}.`,
+        `PING round trip, median of 200: direct ${fmt(r.pingMs.direct!, 2)} ms, ${DELAYS_MS.map((d) => `${d} ms each way ${fmt(r.pingMs[`delay${d}`]!, 2)} ms`).join(', ')}; the proxies run in a process of their own.`,
         `Redis bytes per pending session (MEMORY USAGE of every key a start writes, over the starts): ${fmt(r.redisBytesPerSession)} B.`,
         'Default protection (pumping in monitor mode, the spend cap above what a round spends); a check is a wrong code; a status reads a pending session the API was asked about already.',
       ],
@@ -70,32 +80,21 @@ export async function storeLatencyBenchmark(ctx: BenchContext): Promise<BenchTab
   ];
 }
 
-/** A TCP proxy to `target` that holds every chunk `delayMs` in each direction (order kept). */
-async function delayingProxy(target: URL, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 6379), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.setNoDelay(true);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        client.destroy();
-        upstream.destroy();
-      });
+/** Median round trip (ms) of a PING to Redis at `url`: what one store round trip costs there. */
+async function pingOf(url: string): Promise<number> {
+  const redis = new Redis(url);
+  try {
+    for (let i = 0; i < 20; i++) await redis.ping();
+    const samples: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const started = performance.now();
+      await redis.ping();
+      samples.push(performance.now() - started);
     }
-    client.on('data', (chunk) => setTimeout(() => upstream.write(chunk), delayMs));
-    upstream.on('data', (chunk) => setTimeout(() => client.write(chunk), delayMs));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+    return median(samples);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 async function json(url: string, method: 'GET' | 'POST', body: unknown, client: string) {
@@ -140,16 +139,18 @@ export async function runStoreLatency(args: StoreLatencyArgs): Promise<StoreLate
     webhookSecret: sb.demoAccount.webhookSecret,
   };
   const phones = new PhoneNumbers();
-  const proxies = await Promise.all(DELAYS_MS.map((d) => delayingProxy(new URL(args.redisUrl), d)));
+  const proxies = await Promise.all(DELAYS_MS.map((d) => forkDelayingProxy(args.redisUrl, d)));
   const targets: [string, string | undefined][] = [
     ['memory', undefined],
     ['direct', args.redisUrl],
-    ...DELAYS_MS.map((d, i): [string, string] => [`delay${d}`, proxies[i]!.url]),
+    ...DELAYS_MS.map((d, i): [string, string] => [`delay${d}`, proxies[i]!.ready.url]),
   ];
   const latency: StoreLatencyResult['latency'] = {};
   const throughput = { memory: {}, redis: {} } as StoreLatencyResult['throughput'];
   let redisBytesPerSession = 0;
+  const pingMs: Record<string, number> = {};
   try {
+    for (const [name, url] of targets) if (url) pingMs[name] = await pingOf(url);
     for (const [name, url] of targets) {
       const config = startsHostConfig(ready, url);
       const host = await startHostApp(config);
@@ -193,7 +194,7 @@ export async function runStoreLatency(args: StoreLatencyArgs): Promise<StoreLate
     await Promise.all(proxies.map((p) => p.close()));
     await sb.close();
   }
-  return { latency, throughput, redisBytesPerSession };
+  return { latency, throughput, redisBytesPerSession, pingMs };
 }
 
 /** Redis bytes a start keeps: MEMORY USAGE of every key under a fresh prefix after 100 starts, per start. */

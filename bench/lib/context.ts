@@ -55,6 +55,11 @@ export function forkMinimalProxy(
   );
 }
 
+/** A TCP proxy to Redis at `target` holding every chunk `delayMs` each way (bench/servers/delaying-proxy.ts). */
+export function forkDelayingProxy(target: string, delayMs: number): Promise<ChildServer<{ url: string }>> {
+  return ChildServer.fork(server('delaying-proxy'), { target, delayMs });
+}
+
 /** A bare Nest app doing the status hop (bench/servers/platform-floor.ts): the platform's own cost. */
 export function forkPlatformFloor(
   platform: 'express' | 'fastify',
