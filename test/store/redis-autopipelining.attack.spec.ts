@@ -115,15 +115,21 @@ function storeOn(shape: Shape, url: string, keyPrefix: string): RedisStore {
 
 const prefix = () => `attack-v:${Math.random().toString(36).slice(2)}:`;
 
+/** A warm store through a proxy that now holds Redis's answers (`proxy.release()` lets them go). */
+async function holdingProxy(shape: (typeof SHAPES)[number]) {
+  const proxy = await GatedProxy.to(Number(new URL(sharedRedisUrl()).port));
+  cleanups.push(() => proxy.close());
+  const store = storeOn(shape, proxy.url, prefix());
+  await store.get('warm');
+  proxy.holding = true;
+  return { proxy, store };
+}
+
 describe.each(SHAPES)('RedisStore (%s): commands on one connection', (shape) => {
   // Severity: medium. Issue 45's goal is round trips at a distance; with concurrent requests every
   // store round trip can wait for the one before it (bench: the routes' starts at 1-2 ms).
   it('a command issued while another is unanswered is written at once, not after that answer', async () => {
-    const proxy = await GatedProxy.to(Number(new URL(sharedRedisUrl()).port));
-    cleanups.push(() => proxy.close());
-    const store = storeOn(shape, proxy.url, prefix());
-    await store.get('warm');
-    proxy.holding = true;
+    const { proxy, store } = await holdingProxy(shape);
     const start = proxy.written;
     const first = store.get('a');
     expect(await within(2_000, () => proxy.written > start)).toBe(true);
@@ -158,11 +164,7 @@ describe.each(SHAPES)('RedisStore (%s): commands on one connection', (shape) => 
   });
 
   it('close(): a group issued while an earlier one is unanswered is answered before the connection goes', async () => {
-    const proxy = await GatedProxy.to(Number(new URL(sharedRedisUrl()).port));
-    cleanups.push(() => proxy.close());
-    const store = storeOn(shape, proxy.url, prefix());
-    await store.get('warm');
-    proxy.holding = true;
+    const { proxy, store } = await holdingProxy(shape);
     const start = proxy.written;
     const first = store.get('a').then(String, (e: Error) => e.message);
     expect(await within(2_000, () => proxy.written > start)).toBe(true);
