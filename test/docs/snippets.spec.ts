@@ -2,11 +2,12 @@
  * Every ```ts block of the README and docs/ type-checks against the package as a host imports it
  * (`nestjs-phone-verification`, `/client`, `/testing`, … resolved to the declarations in dist/ that the
  * exports map of package.json names; `npm test` builds them first), all blocks in one program. A block may
- * leave out what a host already has: imports of the package's or Nest's names (the test imports a name the
- * block does not declare from the first of ENTRIES that exports it), and the host's own names (HOST). A
- * block marked `<!-- snippet: fragment -->` just before it leaves out members of its class: it is
- * checked all the same, but a `this.<member>` it does not declare is not an error. Any other error fails
- * the test with its page, block and message: a renamed option, a wrong import path, a method not there.
+ * leave out what a host already has: the host's own names (HOST) and imports of the package's or Nest's
+ * names (the test imports a name the block does not declare from the first of ENTRIES that exports it,
+ * unless the block imports from that one: then it imports all it uses from it). A block marked
+ * `<!-- snippet: fragment -->` just before it leaves out members of its class: it is checked all the same,
+ * but a `this.<member>` it does not declare (and there is one) is not an error. Any other error fails the
+ * test with its page, block and message: a renamed option, a wrong import path, a method not there.
  */
 import { describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -180,13 +181,19 @@ function check(all: Block[]): { block: Block; errors: string[] }[] {
     return new Set(module ? checker.getExportsOfModule(module).map((s) => s.name) : []);
   });
   for (const block of all) {
-    const declared = new Set(
-      topLevelNames(ts.createSourceFile('block.ts', block.code, ts.ScriptTarget.ES2022)),
+    const source = ts.createSourceFile('block.ts', block.code, ts.ScriptTarget.ES2022);
+    const declared = new Set(topLevelNames(source));
+    // An entry the block imports from is one it imports every name it uses from.
+    const named = new Set(
+      source.statements
+        .filter(ts.isImportDeclaration)
+        .map((statement) => (statement.moduleSpecifier as ts.StringLiteral).text),
     );
     const used = new Set(
       [...block.code.matchAll(/[A-Za-z_$][\w$]*/g)].map((m) => m[0]).filter((n) => !declared.has(n)),
     );
     const imports = ENTRIES.map((entry, i) => {
+      if (named.has(entry)) return '';
       const names = [...used].filter((name) => exported.findIndex((e) => e.has(name)) === i);
       return names.length ? `import { ${names.join(', ')} } from '${entry}';\n` : '';
     }).join('');
@@ -197,15 +204,19 @@ function check(all: Block[]): { block: Block; errors: string[] }[] {
   return all.map((block) => {
     const file = second.getSourceFile(fileOf(block))!;
     const diagnostics = [...second.getSyntacticDiagnostics(file), ...second.getSemanticDiagnostics(file)];
+    const kept = diagnostics.filter((d) => !(block.fragment && leftOut(d)));
     return {
       block,
-      errors: diagnostics
-        .filter((d) => !(block.fragment && leftOut(d)))
-        .map((d) => {
+      errors: [
+        ...(block.fragment && kept.length === diagnostics.length
+          ? ['marked a fragment, but nothing is left out']
+          : []),
+        ...kept.map((d) => {
           const { line } = file.getLineAndCharacterOfPosition(d.start ?? 0);
           const code = file.text.split('\n')[line]!.trim();
           return `TS${d.code} at \`${code}\`: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
         }),
+      ],
     };
   });
 }
