@@ -138,6 +138,12 @@ function program(files: Map<string, string>): ts.Program {
   return ts.createProgram([...files.keys()], OPTIONS, host);
 }
 
+/** The names a binding binds: `x`, `[session]`, `{ a, b: c }`. */
+const bound = (name: ts.BindingName): string[] =>
+  ts.isIdentifier(name)
+    ? [name.text]
+    : name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : bound(e.name)));
+
 /** The names a block declares or imports at its top. */
 function topLevelNames(file: ts.SourceFile): string[] {
   return file.statements.flatMap((statement): string[] => {
@@ -151,9 +157,7 @@ function topLevelNames(file: ts.SourceFile): string[] {
       ];
     }
     if (ts.isVariableStatement(statement))
-      return statement.declarationList.declarations.flatMap((d) =>
-        ts.isIdentifier(d.name) ? [d.name.text] : [],
-      );
+      return statement.declarationList.declarations.flatMap((d) => bound(d.name));
     const name = (statement as { name?: ts.Node }).name;
     return name && ts.isIdentifier(name) ? [name.text] : [];
   });
