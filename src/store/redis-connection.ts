@@ -89,6 +89,8 @@ export class RedisConnection {
    */
   async within(body: (send: Send, clustered: boolean) => Promise<unknown>): Promise<unknown> {
     const abort = new AbortController();
+    // A group on a cluster sends one command per key, each listening on this signal (node-redis).
+    setMaxListeners(0, abort.signal);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -99,9 +101,6 @@ export class RedisConnection {
     });
     const attempt = async (): Promise<unknown> => {
       const { runner } = await this.opened;
-      // node-redis listens on the signal once per command: a group a command per key passes its default
-      // of 10 (ioredis never listens but while waiting for ready; setting the limit costs ~3 µs a call).
-      if (runner.driver !== 'ioredis') setMaxListeners(0, abort.signal);
       await runner.untilReady(abort.signal);
       return body((args, key) => runner.send(args, key, abort.signal), runner.clustered);
     };
