@@ -142,3 +142,30 @@ describe('RangeHolds: full balances remembered, up to 10,000', () => {
     }
   });
 });
+
+// At the bound (10,000), a balance noted full again while the memory is full is no new entry and forgets
+// nothing: a remembered giver's next start reads its twins in its one trip, with more operations than a
+// stranger's.
+describe('RangeHolds: full balances remembered at the bound', () => {
+  it('with 10,000 remembered, one of them noted full again forgets none of the others', async () => {
+    const rt = store();
+    const stats = new RangeStats(rt.store, settings, SPEC_DATA_KEYS);
+    const one = instance(rt, stats);
+    const full = (id: string): Giver => ({ id, share: 0, network: false });
+    const operations = async (ip: string) =>
+      (await tripsOf(rt, () => one.assess(from(ip)))).reduce((a, b) => a + b, 0);
+    const stranger = await operations('192.0.2.9');
+    const [a, b] = ['203.0.113.7', '198.51.100.7'];
+    const fillers = Array.from({ length: 9_998 }, (_, i) => full(`client:filler-${i}`));
+    await stats.countStart(
+      [],
+      undefined,
+      undefined,
+      [full(`client:${a}`), full(`client:${b}`), ...fillers],
+      undefined,
+      'past',
+    );
+    await stats.countStart([], undefined, undefined, [full(`client:${a}`)], undefined, 'past');
+    expect(await operations(b)).toBeGreaterThan(stranger);
+  });
+});

@@ -222,7 +222,8 @@ export class RangeStats extends RangeBursts {
     // What the expected standing keeps is counted; a subject's counter it does not keep is read (for
     // `before`, as if counted), a giver it does not charge too (its balance as if charged).
     const counting = all.map(([id]) => keeps(id, expected));
-    const charging = givers.map((g) => chargedGivers(givers, expected).includes(g));
+    const chargedFirst = chargedGivers(givers, expected);
+    const charging = givers.map((g) => chargedFirst.includes(g));
     const values = Promise.all(
       all.map((c, i) =>
         counting[i] ? add(c) : i < keys.length ? this.readCount(c[1]).then((v) => v + 1) : 0,
