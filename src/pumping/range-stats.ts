@@ -248,7 +248,8 @@ export class RangeStats extends RangeBursts {
     // addresses concentrated on one range are still held there), never a prefix or a country of
     // other people; and it is charged to no giver whose share it passed (giver-shares.ts).
     let standing = standingOf(givers, balances);
-    if (standing !== expected) {
+    const guessed = standing === expected;
+    if (!guessed) {
       // Starts counted concurrently moved a balance: count the rest (what a window held before it, from
       // the count: atomic), then keep what the standing keeps.
       await Promise.all([
@@ -260,7 +261,9 @@ export class RangeStats extends RangeBursts {
         }),
       ]);
       standing = standingOf(givers, balances);
-      const charged = chargedGivers(givers, standing);
+    }
+    const charged = chargedGivers(givers, standing);
+    if (!guessed)
       await takeBack(
         this.store,
         counted(
@@ -268,14 +271,13 @@ export class RangeStats extends RangeBursts {
           givers.filter((g) => !charged.includes(g)),
         ),
       );
-    }
     const country = subjects.find((s) => s.id.startsWith('country:') && !s.id.includes('#'));
     const past = country && networkPast(givers, balances);
     if (past) await this.votePastNetwork(country!.id, past.id);
     this.notePast(shareKeys, givers, balances);
     const taken = counted(
       all.filter(([id]) => keeps(id, standing)),
-      chargedGivers(givers, standing),
+      charged,
     );
     let released = false;
     return {
