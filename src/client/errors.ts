@@ -25,7 +25,8 @@ export interface VerificationProblem {
  * for this number now, 409 with `offered_methods`, which `start` and `switchMethod` follow by
  * themselves), and the client's own:
  * `network_error` (no answer), `unexpected_response` (an answer that is not the contract's),
- * `no_verification` (a call that needs a verification in progress), `resend_unavailable`.
+ * `no_verification` (a call that needs a verification in progress), `resend_unavailable`,
+ * `fetch_unavailable` (thrown when the client is made: no `options.fetch` and none in the page).
  */
 export type VerificationErrorCode =
   | 'validation_error'
@@ -51,6 +52,7 @@ export type VerificationErrorCode =
   | 'unexpected_response'
   | 'no_verification'
   | 'resend_unavailable'
+  | 'fetch_unavailable'
   | (string & {});
 
 /** A refusal of a client route, or a failure to reach it. Branch on `code`, never on `message`. */

@@ -200,7 +200,10 @@ export function routesFor(options: VerificationClientOptions): {
   eventSource: EventSourceFactory | null;
 } {
   const fetchImpl = options.fetch ?? browser.fetch?.bind(globalThis);
-  if (!fetchImpl) throw new TypeError('VerificationClient needs fetch (pass options.fetch)');
+  if (!fetchImpl)
+    throw new VerificationClientError('fetch_unavailable', 0, {
+      detail: 'VerificationClient needs fetch (pass options.fetch)',
+    });
   const transport = new RoutesTransport(
     options.baseUrl ?? '/verification',
     fetchImpl,

@@ -141,11 +141,14 @@ export class TaskView {
       if (detectDevice() !== 'desktop' || !isSafeHref(target)) return [];
       const box = document.createElement('div');
       box.setAttribute('part', 'qr');
+      const hint = p(this.#view.texts.t('qr'), 'muted');
       // Loaded when first drawn: a phone (and every method but two) never needs the encoder.
-      void import('./qr.js').then(
-        ({ qrSvg }) => (box.innerHTML = qrSvg(target, this.#view.texts.t('qrLabel', { link: target }))),
-      );
-      return [box, p(this.#view.texts.t('qr'), 'muted')];
+      void import('./qr.js').then(({ qrSvg }) => {
+        const svg = qrSvg(target, this.#view.texts.t('qrLabel', { link: target }));
+        if (svg !== null) box.innerHTML = svg;
+        else for (const part of [box, hint]) part.remove(); // longer than a code holds: the link stays
+      });
+      return [box, hint];
     };
     const { prompt, method } = s;
     if (s.phase === 'verifying' && !prompt) return [say(this.#view.texts.t('s_accepted'))];

@@ -53,14 +53,16 @@ function eccOf(data: number[], degree: number): number[] {
   return result;
 }
 
-/** The QR code of `text` (UTF-8); `mask` forces a mask pattern (tests), else the least penalised is used. */
-export function encodeQr(text: string, mask?: number): QrCode {
+/**
+ * The QR code of `text` (UTF-8), or null past what version 10 holds (213 bytes); `mask` forces a mask
+ * pattern (tests), else the least penalised is used.
+ */
+export function encodeQr(text: string, mask?: number): QrCode | null {
   const bytes = new TextEncoder().encode(text);
   let ver = 1;
   const dataCodewords = (v: number): number =>
     Math.floor(rawModules(v) / 8) - ECC_PER_BLOCK[v - 1]! * BLOCKS[v - 1]!;
-  while (4 + (ver < 10 ? 8 : 16) + 8 * bytes.length > dataCodewords(ver) * 8)
-    if (++ver > 10) throw new RangeError('Too long for a QR code of version 10');
+  while (4 + (ver < 10 ? 8 : 16) + 8 * bytes.length > dataCodewords(ver) * 8) if (++ver > 10) return null;
 
   // Data: mode, length, bytes, terminator, padding.
   const bits: number[] = [];
@@ -231,9 +233,11 @@ function penalty(modules: boolean[], size: number): number {
   return score + Math.floor(Math.abs(dark * 20 - modules.length * 10) / modules.length) * 10;
 }
 
-/** The code as an SVG drawing (dark modules on a light square with the quiet zone of 4). */
-export function qrSvg(text: string, label: string): string {
-  const { size, modules } = encodeQr(text);
+/** The code as an SVG drawing (dark modules on a light square with the quiet zone of 4), or null as encodeQr. */
+export function qrSvg(text: string, label: string): string | null {
+  const code = encodeQr(text);
+  if (!code) return null;
+  const { size, modules } = code;
   let path = '';
   modules.forEach((dark, k) => {
     if (dark) path += `M${(k % size) + 4} ${Math.floor(k / size) + 4}h1v1h-1z`;

@@ -1,5 +1,10 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import type { FetchLike, ResponseLike } from '../../src/client/index.js';
+import {
+  VerificationClient,
+  VerificationClientError,
+  type FetchLike,
+  type ResponseLike,
+} from '../../src/client/index.js';
 import { answer, canceled, clientHarness, journey, problem } from './fake-routes.js';
 
 /**
@@ -300,5 +305,29 @@ describe('VerificationClient: a page whose routes need its headers reads the sta
     await jest.advanceTimersByTimeAsync(10_000);
     expect(streams).toEqual([]);
     expect(c.getState().phase).toBe('canceled');
+  });
+});
+
+describe('VerificationClient: made where there is no fetch', () => {
+  it('throws its own error, fetch_unavailable, naming the option to pass', () => {
+    const pageFetch = globalThis.fetch;
+    Reflect.deleteProperty(globalThis, 'fetch');
+    try {
+      let thrown: unknown;
+      try {
+        new VerificationClient({});
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(VerificationClientError);
+      expect(thrown).toMatchObject({
+        code: 'fetch_unavailable',
+        status: 0,
+        message: expect.stringContaining('options.fetch'),
+      });
+    } finally {
+      globalThis.fetch = pageFetch;
+    }
+    expect(() => new VerificationClient({ fetch: pageFetch })).not.toThrow();
   });
 });
