@@ -256,6 +256,34 @@ describe('<phone-verification> in Chromium', () => {
   );
 
   it(
+    'a link longer than a QR code holds: the link without a code, and no error in the page',
+    async () => {
+      const page = await open();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      const long = `https://msgr2.example/sandbox_verify_bot?start=${'a'.repeat(300)}`;
+      // Every answer that carries the bot's link carries one of 347 bytes instead.
+      await page.route('**/verification/**', async (route) => {
+        const response = await route.fetch();
+        const body: unknown = await response.json().catch(() => undefined);
+        if (body && typeof body === 'object' && 'deep_link' in body)
+          await route.fulfill({ response, json: { ...body, deep_link: long } });
+        else await route.fulfill({ response });
+      });
+      try {
+        await start(page, national(), 'msgr2_bot');
+        await expect(el(page, '#bot').getAttribute('href')).resolves.toBe(long);
+        await el(page, '[part~=qr]').waitFor({ state: 'detached' });
+        await expect(el(page, '#say').count()).resolves.toBe(1);
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  it(
     'msgr2_bot: the bot link and its QR code, then the code the bot sent',
     async () => {
       const page = await open();
