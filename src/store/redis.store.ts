@@ -27,8 +27,8 @@ export interface RedisStoreOptions {
 /**
  * VerificationStore on Redis, shared by every instance of a deployment. Values carry their
  * logical expiry on the store's clock (see redis-scripts.ts); operations that must be atomic
- * are Lua scripts (EVALSHA, falling back to EVAL once per script and node) of one key on a Redis
- * Cluster, so keys work there as given: the module puts `{hash tags}` in keys where it needs them.
+ * are Lua scripts (EVAL: see evalScript) of one key on a Redis Cluster, so keys work there as
+ * given: the module puts `{hash tags}` in keys where it needs them.
  */
 export class RedisStore implements VerificationStore {
   private readonly clock: () => number;
@@ -158,7 +158,7 @@ export class RedisStore implements VerificationStore {
 
   /**
    * Runs each operation alone, a key's later operation after its earlier one has answered: a cluster
-   * client, or a script sent again after NOSCRIPT, may write them to Redis out of order.
+   * client may write them to Redis out of order.
    */
   private keyInOrder<T>(
     operations: readonly StoreOperation[],
@@ -300,21 +300,20 @@ export class RedisStore implements VerificationStore {
     return send([name, redisKey, ...args], redisKey);
   }
 
-  /** EVALSHA, and EVAL when this node has not cached the script yet (after a restart or failover). */
-  private async evalScript(
+  /**
+   * EVAL, the script's text every call. EVALSHA answered NOSCRIPT (after SCRIPT FLUSH, a restart, a
+   * failover) must be sent again, and then lands after what the store sent on its keys meanwhile (a
+   * plain SET, or a call that found the script loaded by another instance): a key's writes out of the
+   * order issued (test/store/redis-script-order.spec.ts). ioredis' own Script does the same resend.
+   */
+  private evalScript(
     send: Send,
     script: RedisScript,
     keys: readonly string[],
     args: string[],
   ): Promise<unknown> {
     const redisKeys = keys.map((key) => this.keyPrefix + key);
-    const call = [String(redisKeys.length), ...redisKeys, ...args];
-    try {
-      return await send(['EVALSHA', script.sha1, ...call], redisKeys[0]);
-    } catch (error) {
-      if (!errorMessage(error).startsWith('NOSCRIPT')) throw error;
-      return send(['EVAL', script.lua, ...call], redisKeys[0]);
-    }
+    return send(['EVAL', script.lua, String(redisKeys.length), ...redisKeys, ...args], redisKeys[0]);
   }
 
   /**
