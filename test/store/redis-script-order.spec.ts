@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { KEY_OPERATIONS } from '../../src/store/redis-scripts.js';
-import { ThrowawayRedisServer } from '../support/redis-server.js';
+import { eventually, ThrowawayRedisServer } from '../support/redis-server.js';
 
 /**
  * Issue 45: a key's writes reach Redis in the order the store issued them, also once Redis has lost its
@@ -10,6 +13,8 @@ import { ThrowawayRedisServer } from '../support/redis-server.js';
  * then sent again, lands after whatever the store sent on that key in between: a plain SET, or a
  * script call that found the script loaded meanwhile (by another instance). Each test below issues
  * two writes of `k` one after the other, the first still unanswered, and reads `k`: what the later one left.
+ * The twin: a cluster-mode endpoint behind a plain client refuses a call of several slots (CROSSSLOT), and
+ * the store sends its operations again a key at a time.
  */
 
 /**
@@ -81,8 +86,8 @@ async function setup() {
   const watched = new WatchedClient(client);
   const store = new RedisStore({ client: watched });
   cleanups.push(() => store.close());
-  // The store has run its script once: Redis knew it, then forgot it.
-  await store.increment('warm', 1, 60_000);
+  // The store has run its script, in a group of several keys: Redis knew it, then forgot it.
+  await Promise.all([store.increment('warm', 1, 60_000), store.increment('warm2', 1, 60_000)]);
   await admin.script('FLUSH');
   return { admin, watched, store };
 }
@@ -124,5 +129,33 @@ describe('RedisStore: a key’s writes after Redis lost its scripts', () => {
     watched.release();
     await Promise.all([earlier, later]);
     await expect(store.get('k')).resolves.toBe('second');
+  });
+});
+
+describe('RedisStore: a key’s writes on a cluster-mode endpoint behind a plain client', () => {
+  // Its first group's call of several slots is refused (CROSSSLOT) before it runs anything, and sent
+  // again a key at a time: after whatever the store sent on those keys meanwhile.
+  it('a delete of k issued while the first group’s call (k and k1) is unanswered: k is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pv-script-order-shard-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const server = await ThrowawayRedisServer.start({
+      args: (port) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+    });
+    cleanups.push(() => server.stop());
+    const client = new Redis(server.url);
+    cleanups.push(() => client.disconnect());
+    await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+    await eventually(async () => {
+      if (!/cluster_state:ok/.test(String(await client.call('CLUSTER', 'INFO')))) throw new Error('not ok');
+    }, 5_000);
+    const watched = new WatchedClient(client);
+    const store = new RedisStore({ client: watched });
+    cleanups.push(() => store.close());
+    const sent = watched.nextSent();
+    const earlier = first(store);
+    await sent;
+    const later = store.delete('k');
+    await Promise.all([earlier, later]);
+    await expect(store.get('k')).resolves.toBeNull();
   });
 });
