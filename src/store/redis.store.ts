@@ -46,7 +46,7 @@ export class RedisStore implements VerificationStore {
    * (CROSSSLOT) and its operations then go again a key at a time, after anything sent meanwhile.
    */
   private firstGroup: Promise<void> | undefined;
-  /** Set once such a group was answered (run, or refused: keyByKey); one whose keys share a slot proves nothing. */
+  /** Set once such a group was answered (run, or refused: keyByKey); one of keys of a single slot counts too. */
   private groupAnswered = false;
 
   constructor(options: RedisStoreOptions) {
