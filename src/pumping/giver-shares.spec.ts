@@ -335,7 +335,7 @@ describe('giver shares: store round trips of a network past its share', () => {
     const within = await tripsOf('198.51.100.1');
     const trips: number[] = [];
     for (let a = 1; a <= 12; a++) trips.push(await tripsOf(`203.0.113.${a}`));
-    // The 10th passes the network's share and votes (set-if-absent, then the count): 2 more.
+    // The 10th passes the network's share and votes (its claim, then the count with the vote): 2 more.
     expect(trips).toEqual([...Array<number>(9).fill(within), within + 2, within, within]);
     // Another instance finds the vote cast (1 more, once).
     expect([await tripsOf('203.0.113.13', other), await tripsOf('203.0.113.14', other)]).toEqual([

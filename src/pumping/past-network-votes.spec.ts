@@ -1,9 +1,13 @@
 /**
- * Attack on the past-network vote memo (0bc371a): what a country's `networksPast` reads in the store when
- * the day turns, when the memo is cleared at its bound, and when a vote's store call fails part way.
+ * Past-network votes (RangeHolds.votePastNetwork): what a country's `networksPast` reads in the store when
+ * the day turns, when the memo (0bc371a) is cleared at its bound, when a vote's store call fails part way
+ * (issue 45 F1: the vote without its count), and when a bounded store is full (F3: the vote evicted).
  */
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { MemoryStore } from '../store/memory.store.js';
+import { RedisStore } from '../store/redis.store.js';
+import { sharedRedisUrl } from '../../test/support/redis-server.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 import { RangeStats } from './range-stats.js';
@@ -11,22 +15,33 @@ import { RangeStats } from './range-stats.js';
 const MIDNIGHT = Date.UTC(2026, 0, 7);
 const COUNTRY = [{ id: 'country:RU', withBaseline: true }];
 
-/** A MemoryStore on a settable clock whose next `failing` call of the named operation throws (store down). */
-function setup(start = MIDNIGHT - 1) {
+type Failure = 'down' | 'answer lost';
+
+/**
+ * A store on a settable clock (MemoryStore unless given) whose next `times` calls carrying the named
+ * operation (alone or in a batch) fail: 'down' before running anything, 'answer lost' once run (a
+ * deadline passed while Redis ran it).
+ */
+function setup(start = MIDNIGHT - 1, open?: (clock: () => number) => VerificationStore) {
   let now = start;
-  const inner = new MemoryStore({ clock: () => now });
-  const failing = new Map<string, number>();
+  const inner = open ? open(() => now) : new MemoryStore({ clock: () => now });
+  const failing = new Map<string, { times: number; how: Failure }>();
   const store = new Proxy(inner, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        const left = failing.get(String(property)) ?? 0;
-        if (left > 0) {
-          failing.set(String(property), left - 1);
-          return Promise.reject(new Error('store down'));
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+        const ops =
+          property === 'batch' ? (args[0] as { op: string }[]).map(({ op }) => op) : [String(property)];
+        const failure = ops.map((op) => [op, failing.get(op)] as const).find(([, f]) => f && f.times > 0);
+        const run = () => (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (failure === undefined) return run();
+        const [op, f] = failure;
+        failing.set(op, { ...f!, times: f!.times - 1 });
+        return (async () => {
+          if (f!.how === 'answer lost') await run();
+          throw new Error('store down');
+        })();
       };
     },
   }) as VerificationStore;
@@ -36,8 +51,9 @@ function setup(start = MIDNIGHT - 1) {
   return {
     rs,
     stats,
+    inner,
     networksPast,
-    fail: (op: string, times = 1) => failing.set(op, times),
+    fail: (op: string, times = 1, how: Failure = 'down') => failing.set(op, { times, how }),
     at: (t: number) => {
       now = t;
     },
@@ -84,5 +100,75 @@ describe('past-network votes: the memo (0bc371a)', () => {
     expect(await s.networksPast()).toBe(0);
     await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
     expect(await s.networksPast()).toBe(1);
+  });
+});
+
+const opened: VerificationStore[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+
+const STORES: [string, (clock: () => number) => VerificationStore][] = [
+  ['MemoryStore', (clock) => new MemoryStore({ clock })],
+  [
+    'RedisStore',
+    (clock) => new RedisStore({ url: sharedRedisUrl(), keyPrefix: `pv-votes:${randomUUID()}:`, clock }),
+  ],
+];
+
+describe.each(STORES)('past-network votes on %s: a vote and its count', (_, open) => {
+  const on = () =>
+    setup(MIDNIGHT + 3_600_000, (clock) => {
+      const store = open(clock);
+      opened.push(store);
+      return store;
+    });
+
+  it('a count that fails (store down) leaves no vote: the next start past that share, here or on another instance, casts it once', async () => {
+    const s = on();
+    const other = s.stats();
+    s.fail('increment');
+    await expect(s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24')).rejects.toThrow('store down');
+    expect(await s.networksPast()).toBe(0);
+    await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    expect(await s.networksPast()).toBe(1);
+    await other.votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    expect(await s.networksPast()).toBe(1);
+  });
+
+  it('a count whose answer is lost once it ran (a deadline) counts once: the vote reads counted', async () => {
+    const s = on();
+    s.fail('increment', 1, 'answer lost');
+    await expect(s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24')).rejects.toThrow('store down');
+    expect(await s.networksPast()).toBe(1);
+    await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    await s.stats().votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    expect(await s.networksPast()).toBe(1);
+  });
+
+  it('a count that fails while its claim cannot be taken back: the claim lapses after a minute, then the vote is cast', async () => {
+    const s = on();
+    s.fail('increment');
+    s.fail('delete');
+    await expect(s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24')).rejects.toThrow('store down');
+    s.at(MIDNIGHT + 3_600_000 + 59_999);
+    await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    expect(await s.networksPast()).toBe(0);
+    s.at(MIDNIGHT + 3_600_000 + 60_000);
+    await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    expect(await s.networksPast()).toBe(1);
+  });
+});
+
+describe('past-network votes on a bounded MemoryStore', () => {
+  it('a flood of evictable entries (one per caller) leaves the vote: another instance does not count the network again', async () => {
+    const s = setup(MIDNIGHT + 3_600_000, (clock) => new MemoryStore({ clock, maxEvictableEntries: 10 }));
+    await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    for (let i = 0; i < 20; i++) await s.inner.set(`caller:${i}`, '1', 86_400_000, { evictable: true });
+    await s.stats().votePastNetwork('country:RU', 'net:203.0.113.0/24');
+    expect(await s.networksPast()).toBe(1);
+    await s.inner.close();
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
+import { storeBatch } from '../store/store-batch.js';
 import {
   EVICTABLE,
   hasBaseline,
@@ -28,6 +29,14 @@ function remember(set: Set<string>, k: string): void {
   if (set.size >= KEYS_REMEMBERED) set.clear();
   set.add(k);
 }
+
+/**
+ * A past-network vote's key (votePastNetwork): claimed by the start that casts it, for a minute (a
+ * RedisStore's default deadline is a second), then counted for two days. An older instance wrote '1'.
+ */
+const VOTE_CLAIMED = 'claimed';
+const VOTE_COUNTED = '1';
+const VOTE_CLAIM_MS = 60_000;
 
 /** A running hold: when it ends and how many holds came before it in a row. */
 export interface HoldState {
@@ -90,11 +99,48 @@ export class RangeHolds {
   async votePastNetwork(countryId: string, network: string): Promise<void> {
     const day = Math.floor(this.store.now() / DAY_MS);
     const vote = key.pastNetwork(this.keys.digest(`${countryId}\n${network}`), day);
-    // Once this instance has seen the day's vote cast, the next start past that share asks nothing more.
+    // Once this instance has seen the day's vote counted, the next start past that share asks nothing more.
     if (this.#voted.has(vote)) return;
-    const first = await this.store.setIfAbsent(vote, '1', 2 * DAY_MS, EVICTABLE);
-    if (first) await this.store.increment(key.pastNetworks(this.keys.digest(countryId), day), 1, 2 * DAY_MS);
+    // Not evictable (as the count): a vote evicted from a full store would be cast, and counted, again.
+    const [claimed, cast] = await storeBatch(this.store, [
+      { op: 'setIfAbsent', key: vote, value: VOTE_CLAIMED, ttlMs: VOTE_CLAIM_MS },
+      { op: 'get', key: vote },
+    ]);
+    if (!claimed) {
+      // Claimed by a start still counting it (or whose count failed: its claim lapses): asked again.
+      if (cast === VOTE_COUNTED) remember(this.#voted, vote);
+      return;
+    }
+    // The count and the vote's mark together: one step on MemoryStore, one script call on one Redis (a
+    // key each on a cluster, two calls where a flood of operations splits the group: RedisStore.inCalls).
+    try {
+      await storeBatch(this.store, [
+        {
+          op: 'increment',
+          key: key.pastNetworks(this.keys.digest(countryId), day),
+          by: 1,
+          ttlMs: 2 * DAY_MS,
+        },
+        { op: 'set', key: vote, value: VOTE_COUNTED, ttlMs: 2 * DAY_MS },
+      ]);
+    } catch (error) {
+      await this.unclaim(vote);
+      throw error;
+    }
     remember(this.#voted, vote);
+  }
+
+  /**
+   * A vote whose count failed is claimed no more, so the next start past that share casts it (a lost
+   * vote lets a pool of networks pass), unless its count landed all the same (an answer lost to a
+   * deadline: the vote reads counted, and casting it again would count one network twice).
+   */
+  private async unclaim(vote: string): Promise<void> {
+    try {
+      if ((await this.store.get(vote)) === VOTE_CLAIMED) await this.store.delete(vote);
+    } catch {
+      // The store is down: the claim lapses by itself (VOTE_CLAIM_MS).
+    }
   }
 
   /** The keys of the givers' balances this week (giver-shares.ts), in the order given. */

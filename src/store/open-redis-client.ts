@@ -30,8 +30,8 @@ async function openIoRedis(url: string, commandTimeoutMs: number): Promise<unkno
   const client = new Redis(url, {
     enableOfflineQueue: false,
     // No auto-pipelining: ioredis holds a command back while its previous auto-pipeline is unanswered
-    // (a round trip more under concurrency), writes QUIT ahead of what waits, and lets a key's later
-    // write pass an earlier one's NOSCRIPT retry (test/store/redis-autopipelining.attack.spec.ts).
+    // (a round trip more under concurrency) and writes QUIT ahead of what waits
+    // (test/store/redis-autopipelining.attack.spec.ts).
     // Commands cut off by a lost connection fail now rather than run late, after the caller was told they failed.
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,

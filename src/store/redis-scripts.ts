@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /**
  * Lua for the operations that must be atomic on Redis, and for a batch of key operations in one
  * command. A call touches keys of one slot only (one key on a Redis Cluster), so it runs there too.
@@ -12,11 +10,10 @@ import { createHash } from 'node:crypto';
 export interface RedisScript {
   readonly name: string;
   readonly lua: string;
-  readonly sha1: string;
 }
 
 function script(name: string, lua: string): RedisScript {
-  return { name, lua, sha1: createHash('sha1').update(lua).digest('hex') };
+  return { name, lua };
 }
 
 const LIVE_EXPIRY = `

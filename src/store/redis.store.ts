@@ -7,6 +7,7 @@ import { asString, decodeReply, keyOperationsArguments, plainCommand } from './r
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { RedisSubscriber } from './redis-subscriber.js';
 import type { StoreBatchResults, StoreOperation } from './store-batch.js';
+import { keyInOrder } from './key-order.js';
 import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
 
 export interface RedisStoreOptions {
@@ -27,8 +28,8 @@ export interface RedisStoreOptions {
 /**
  * VerificationStore on Redis, shared by every instance of a deployment. Values carry their
  * logical expiry on the store's clock (see redis-scripts.ts); operations that must be atomic
- * are Lua scripts (EVALSHA, falling back to EVAL once per script and node) of one key on a Redis
- * Cluster, so keys work there as given: the module puts `{hash tags}` in keys where it needs them.
+ * are Lua scripts (EVAL: see evalScript) of one key on a Redis Cluster, so keys work there as
+ * given: the module puts `{hash tags}` in keys where it needs them.
  */
 export class RedisStore implements VerificationStore {
   private readonly clock: () => number;
@@ -40,6 +41,13 @@ export class RedisStore implements VerificationStore {
   private pending: Queued[] | undefined;
   /** Set once Redis refused a group's keys of several slots (a cluster-mode endpoint, plain client). */
   private keyByKey = false;
+  /**
+   * The first group of several keys, while unanswered: the groups after it wait. Redis may refuse it
+   * (CROSSSLOT) and its operations then go again a key at a time, after anything sent meanwhile.
+   */
+  private firstGroup: Promise<void> | undefined;
+  /** Set once such a group was answered (run, or refused: keyByKey); one of keys of a single slot counts too. */
+  private groupAnswered = false;
 
   constructor(options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
@@ -127,13 +135,23 @@ export class RedisStore implements VerificationStore {
     const group = this.pending;
     if (group === undefined) return;
     this.pending = undefined;
+    while (this.firstGroup) await this.firstGroup;
     let replies: unknown[] | undefined;
     try {
-      replies = (await this.connection.within(async (send, clustered) => {
+      const sent = this.connection.within(async (send, clustered) => {
         if (clustered || this.keyByKey) return this.commandPerKey(send, group);
         if (group.length === 1) return [await this.one(send, group[0]!.operation)];
         return this.inCalls(send, group);
-      })) as unknown[] | undefined;
+      });
+      if (!this.groupAnswered && group.length > 1) {
+        this.firstGroup = sent.then(
+          () => void (this.groupAnswered = true),
+          () => undefined,
+        );
+        // Cleared before the groups waiting on it resume (a failed one leaves the next to go first).
+        void this.firstGroup.then(() => (this.firstGroup = undefined));
+      }
+      replies = (await sent) as unknown[] | undefined;
     } catch (error) {
       // What is settled already stays so.
       for (const entry of group) entry.reject(this.connection.failure(entry.name, error));
@@ -146,7 +164,7 @@ export class RedisStore implements VerificationStore {
   private async commandPerKey(send: Send, group: readonly Queued[]): Promise<undefined> {
     const operations = group.map((entry) => entry.operation);
     await Promise.all(
-      this.keyInOrder(operations, (operation, i) =>
+      keyInOrder(operations, (operation, i) =>
         this.one(send, operation).then(
           (reply) => this.settle(group[i]!, reply),
           (error: unknown) => group[i]!.reject(this.connection.failure(group[i]!.name, error)),
@@ -154,26 +172,6 @@ export class RedisStore implements VerificationStore {
       ),
     );
     return undefined;
-  }
-
-  /**
-   * Runs each operation alone, a key's later operation after its earlier one has answered: a cluster
-   * client, or a script sent again after NOSCRIPT, may write them to Redis out of order.
-   */
-  private keyInOrder<T>(
-    operations: readonly StoreOperation[],
-    run: (operation: StoreOperation, i: number) => Promise<T>,
-  ): Promise<T>[] {
-    const lastOf = new Map<string, Promise<unknown>>();
-    return operations.map((operation, i) => {
-      const earlier = lastOf.get(operation.key);
-      const ran = earlier ? earlier.then(() => run(operation, i)) : run(operation, i);
-      lastOf.set(
-        operation.key,
-        ran.catch(() => undefined),
-      );
-      return ran;
-    });
   }
 
   /**
@@ -201,7 +199,7 @@ export class RedisStore implements VerificationStore {
           this.keyByKey = true;
           const alone = (operation: StoreOperation) =>
             this.one(send, operation).catch((failed: unknown) => [errorMessage(failed)]);
-          return Promise.all(this.keyInOrder(operations, alone));
+          return Promise.all(keyInOrder(operations, alone));
         });
         calls.push(
           answered.then((answers) => part.forEach((i, n) => (replies[i] = (answers as unknown[])[n]))),
@@ -300,21 +298,20 @@ export class RedisStore implements VerificationStore {
     return send([name, redisKey, ...args], redisKey);
   }
 
-  /** EVALSHA, and EVAL when this node has not cached the script yet (after a restart or failover). */
-  private async evalScript(
+  /**
+   * EVAL, the script's text every call. EVALSHA answered NOSCRIPT (after SCRIPT FLUSH, a restart, a
+   * failover) must be sent again, and then lands after what the store sent on its keys meanwhile (a
+   * plain SET, or a call that found the script loaded by another instance): a key's writes out of the
+   * order issued (test/store/redis-script-order.spec.ts). ioredis' own Script does the same resend.
+   */
+  private evalScript(
     send: Send,
     script: RedisScript,
     keys: readonly string[],
     args: string[],
   ): Promise<unknown> {
     const redisKeys = keys.map((key) => this.keyPrefix + key);
-    const call = [String(redisKeys.length), ...redisKeys, ...args];
-    try {
-      return await send(['EVALSHA', script.sha1, ...call], redisKeys[0]);
-    } catch (error) {
-      if (!errorMessage(error).startsWith('NOSCRIPT')) throw error;
-      return send(['EVAL', script.lua, ...call], redisKeys[0]);
-    }
+    return send(['EVAL', script.lua, String(redisKeys.length), ...redisKeys, ...args], redisKeys[0]);
   }
 
   /**
@@ -325,6 +322,7 @@ export class RedisStore implements VerificationStore {
   private async run(operation: string, body: (send: Send) => Promise<unknown>): Promise<unknown> {
     if (this.closed) throw new VerificationStoreUnavailableError(operation, 'the store is closed');
     void this.flush();
+    while (this.firstGroup) await this.firstGroup;
     try {
       return await this.connection.within(body);
     } catch (error) {

@@ -54,8 +54,9 @@ export interface VerificationStore {
    * (RedisStore: an MGET of its reads and one script call; on a Redis Cluster one command per key). Each
    * operation is as atomic as its own method; the batch as a whole is not a transaction (MemoryStore
    * runs it in one step). An operation that fails rejects the batch; the others may have run.
-   * Operations issued without awaiting one another may reach a shared store in another order (RedisStore
-   * after Redis lost its scripts): the module awaits a write before it announces it. Optional for a host's own store: without it the module
+   * A key's operations reach RedisStore's Redis in the order issued (also after Redis lost its scripts);
+   * a host's store may send operations issued without awaiting one another in another order: the module
+   * awaits a write before it announces it. Optional for a host's own store: without it the module
    * issues the operations at once by their own methods (`storeBatch`).
    */
   batch?<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>>;

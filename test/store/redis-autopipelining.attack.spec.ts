@@ -199,7 +199,7 @@ describe.each(SHAPES)('RedisStore (%s): a key’s writes after NOSCRIPT', (shape
     await store.get('warm');
     await admin.script('FLUSH');
     proxy.holding = true;
-    // Two keys each: a KEY_OPERATIONS call (EVALSHA), not a plain SET.
+    // Two keys each: a KEY_OPERATIONS call, not a plain SET.
     const before = proxy.written;
     const first = Promise.all([store.set('k', 'first', 60_000), store.set('k1', '1', 60_000)]);
     expect(await within(2_000, () => proxy.written > before)).toBe(true);

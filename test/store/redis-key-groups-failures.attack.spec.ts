@@ -52,9 +52,8 @@ describe('RedisStore in a host test suite that fakes timers (jest.useFakeTimers(
   });
 });
 
-// Not held (documented on VerificationStore.batch): after Redis lost its scripts (a restart, a failover,
-// SCRIPT FLUSH), a grouped write's EVAL fallback reaches Redis after commands issued later without awaiting
-// it. The module awaits a write before it announces it (SessionRecordRepository.announce's callers).
+// Held since issue 45 (test/store/redis-script-order.spec.ts): after Redis lost its scripts (a restart, a
+// failover, SCRIPT FLUSH), a grouped write reaches Redis before commands issued later without awaiting it.
 
 describe('RedisStore on a Redis that is full (maxmemory reached, noeviction)', () => {
   it('answers a read issued in the same tick as a write that Redis refuses', async () => {

@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { RedisStore } from '../../src/store/redis.store.js';
+import { KEY_OPERATIONS } from '../../src/store/redis-scripts.js';
+import { eventually, ThrowawayRedisServer } from '../support/redis-server.js';
+
+/**
+ * Issue 45: a key's writes reach Redis in the order the store issued them, also once Redis has lost its
+ * scripts (SCRIPT FLUSH, a restart, a failover). A script call sent as EVALSHA and answered NOSCRIPT,
+ * then sent again, lands after whatever the store sent on that key in between: a plain SET, or a
+ * script call that found the script loaded meanwhile (by another instance). Each test below issues
+ * two writes of `k` one after the other, the first still unanswered, and reads `k`: what the later one left.
+ * The twin: a cluster-mode endpoint behind a plain client refuses a call of several slots (CROSSSLOT), and
+ * the store sends its operations again a key at a time.
+ */
+
+/**
+ * The host's ioredis client as the store sees it, telling when the store sent a command and able to
+ * hold the store's view of a reply (the command runs on Redis at once; only its answer waits), as a
+ * slow network would.
+ */
+class WatchedClient {
+  holding = false;
+  private readonly held: (() => void)[] = [];
+  private readonly waiting: ((reply: Promise<unknown>) => void)[] = [];
+
+  constructor(private readonly client: Redis) {}
+
+  get status(): string {
+    return this.client.status;
+  }
+
+  /** Resolves once the store has sent its next command, with Redis' answer to it (held or not). */
+  nextSent(): Promise<{ answered: Promise<unknown> }> {
+    return new Promise((wake) => this.waiting.push((answered) => wake({ answered })));
+  }
+
+  release(): void {
+    this.holding = false;
+    for (const deliver of this.held.splice(0)) deliver();
+  }
+
+  call(command: string, ...args: string[]): Promise<unknown> {
+    const reply = this.client.call(command, ...args);
+    const answered = reply.catch(() => undefined);
+    for (const wake of this.waiting.splice(0)) wake(answered);
+    if (!this.holding) return reply;
+    return new Promise((resolve, reject) => {
+      this.held.push(() => reply.then(resolve, reject));
+    });
+  }
+
+  on(event: 'ready', listener: () => void): unknown {
+    return this.client.on(event, listener);
+  }
+
+  removeListener(event: 'ready', listener: () => void): unknown {
+    return this.client.removeListener(event, listener);
+  }
+
+  quit(): Promise<unknown> {
+    return this.client.quit();
+  }
+
+  disconnect(): void {
+    this.client.disconnect();
+  }
+}
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup() {
+  const server = await ThrowawayRedisServer.start();
+  cleanups.push(() => server.stop());
+  const admin = new Redis(server.url);
+  cleanups.push(() => admin.disconnect());
+  const client = new Redis(server.url);
+  cleanups.push(() => client.disconnect());
+  await client.ping();
+  const watched = new WatchedClient(client);
+  const store = new RedisStore({ client: watched });
+  cleanups.push(() => store.close());
+  // The store has run its script, in a group of several keys: Redis knew it, then forgot it.
+  await Promise.all([store.increment('warm', 1, 60_000), store.increment('warm2', 1, 60_000)]);
+  await admin.script('FLUSH');
+  return { admin, watched, store };
+}
+
+/** The first write: two keys, so a script call (a group of one would be a plain SET). */
+const first = (store: RedisStore) =>
+  Promise.all([store.set('k', 'first', 60_000), store.set('k1', '1', 60_000)]);
+
+describe('RedisStore: a key’s writes after Redis lost its scripts', () => {
+  const earlierWrites = {
+    'a script call of several keys': first,
+    'a script call of k alone': (store: RedisStore) => store.setIfAbsent('k', 'first', 60_000),
+  };
+  for (const [name, earlierWrite] of Object.entries(earlierWrites)) {
+    it(`a delete of k issued while ${name} that wrote k before it is unanswered: k is gone`, async () => {
+      const { watched, store } = await setup();
+      const sent = watched.nextSent();
+      const earlier = earlierWrite(store);
+      // The later write goes out once the earlier is on the wire, unanswered.
+      await sent;
+      const later = store.delete('k');
+      await Promise.all([earlier, later]);
+      await expect(store.get('k')).resolves.toBeNull();
+    });
+  }
+
+  it('a script call of k that finds the script loaded by another instance meanwhile: k is the later value', async () => {
+    const { admin, watched, store } = await setup();
+    watched.holding = true;
+    const sent = watched.nextSent();
+    const earlier = first(store);
+    // Redis has run the earlier call (its answer is held from the store); then another instance loads the script.
+    await await sent;
+    await admin.script('LOAD', KEY_OPERATIONS.lua);
+    watched.holding = false;
+    const laterSent = watched.nextSent();
+    const later = Promise.all([store.set('k', 'second', 60_000), store.set('k2', '2', 60_000)]);
+    await await laterSent;
+    watched.release();
+    await Promise.all([earlier, later]);
+    await expect(store.get('k')).resolves.toBe('second');
+  });
+});
+
+describe('RedisStore: a key’s writes on a cluster-mode endpoint behind a plain client', () => {
+  // Its first group's call of several slots is refused (CROSSSLOT) before it runs anything, and sent
+  // again a key at a time: after whatever the store sent on those keys meanwhile.
+  it('a delete of k issued while the first group’s call (k and k1) is unanswered: k is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pv-script-order-shard-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const server = await ThrowawayRedisServer.start({
+      args: (port) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+    });
+    cleanups.push(() => server.stop());
+    const client = new Redis(server.url);
+    cleanups.push(() => client.disconnect());
+    await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+    await eventually(async () => {
+      if (!/cluster_state:ok/.test(String(await client.call('CLUSTER', 'INFO')))) throw new Error('not ok');
+    }, 5_000);
+    const watched = new WatchedClient(client);
+    const store = new RedisStore({ client: watched });
+    cleanups.push(() => store.close());
+    const sent = watched.nextSent();
+    const earlier = first(store);
+    await sent;
+    const later = store.delete('k');
+    await Promise.all([earlier, later]);
+    await expect(store.get('k')).resolves.toBeNull();
+  });
+});
