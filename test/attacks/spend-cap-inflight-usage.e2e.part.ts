@@ -14,6 +14,7 @@ import {
   protectionFixture,
   startFrom,
 } from '../protection/protection-host.js';
+import { DAY_MS, toJustPast } from '../support/utc-bounds.js';
 
 describe.each(ONE_PLATFORM)('the cap and starts in flight at the usage read (%s)', (platform) => {
   const fx = protectionFixture();
@@ -26,6 +27,9 @@ describe.each(ONE_PLATFORM)('the cap and starts in flight at the usage read (%s)
       },
     });
     const balance = (): number => fx.sb.getAccount(apiKey)!.balance.amount;
+    // The cap's window is the UTC day and the steps take over 6 minutes: start them just past a midnight, or a
+    // run a few minutes before one opens a second window, a second 30 RUB, and 5 SMS pass the full cap.
+    await fx.sb.advance(toJustPast(fx.sb.now(), DAY_MS));
     const before = balance();
     // Ten SMS at 3 RUB.
     fx.host = await protectedHost(fx.sb, platform, {

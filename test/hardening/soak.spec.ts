@@ -76,10 +76,11 @@ class FiguresAwareStore extends MemoryStore {
  * page's day counts of incidents, and the pumping defence's days and week: the day's counters of places
  * (`dv`, `ds`, `dr`, `drm`) and of networks past their share (`pn`, `pnm`), a caller's share of the places
  * (`sh`), a number's give-back of the week (`gb`) and a country's week counters (`ws`, `wv`), kept as long
- * as the slowest drip it must see. Counted while held: one that expired is not subtracted.
+ * as the slowest drip it must see; and a network's share of each figure cell in the UTC week (`stats-cell-net`,
+ * kept until the week ends). Counted while held: one that expired is not subtracted.
  */
 const KEPT_APART =
-  /^(stats:|stats-record:|subject:\{[no]:[^}]+\}:\d+:n$|ops:[^:]+:incident:|protect:pump:(sh|ws|wv|dv|ds|dr|drm|pn|pnm|gb):)/;
+  /^(stats:|stats-cell-net:|stats-record:|subject:\{[no]:[^}]+\}:\d+:n$|ops:[^:]+:incident:|protect:pump:(sh|ws|wv|dv|ds|dr|drm|pn|pnm|gb):)/;
 
 describe('hardening: soak of mixed traffic with faults and lost webhooks', () => {
   let sandbox: SandboxProcess;
@@ -220,6 +221,21 @@ describe('hardening: soak of mixed traffic with faults and lost webhooks', () =>
       const bound = days.size * 8 * (2 + 3 * devices.size + (1 + devices.size) * prefixes.size);
       expect(groups.size).toBeLessThanOrEqual(bound);
       expect(store.figureKeys.size).toBeLessThan(bound * 20);
+      // A network's share of a figure cell: per UTC week (the soak's clock may cross one bound), method, cell
+      // and network (the soak's one), each cell one the figures count: never per session.
+      const share = /^stats-cell-net:\{w(\d+):([a-z0-9_]+:[^:]+):([\w-]+)\}$/;
+      const cellGroups = new Set([...groups].map((group) => group.split(':').slice(1).join(':')));
+      const weeks = new Set<string>();
+      const networks = new Set<string>();
+      const shares = [...store.keptApart].filter((key) => key.startsWith('stats-cell-net:'));
+      for (const key of shares) {
+        const [, week, cell, network] = share.exec(key) ?? [];
+        expect({ key, counted: cellGroups.has(cell!) }).toEqual({ key, counted: true });
+        weeks.add(week!);
+        networks.add(network!);
+      }
+      expect(weeks.size).toBeLessThanOrEqual(2);
+      expect(networks.size).toBe(1);
       expect(report.heap.final - report.heap.afterFirstHalf).toBeLessThan(HEAP_TOLERANCE);
     },
     (SOAK_SECONDS + 240) * 1000,

@@ -14,6 +14,7 @@ import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
+import { DAY_MS, toJustPast } from '../support/utc-bounds.js';
 
 let rangeSerial = 0;
 /** A fresh range of mobile numbers (+7 958 NNN) and its numbers. */
@@ -184,7 +185,7 @@ describe.each(ONE_PLATFORM)('the cap counts what the API charged (%s)', (platfor
     const balance = (): number => fx.sb.getAccount(apiKey)!.balance.amount;
     // The cap's window is the UTC day and the rounds take 31 minutes: start them just past a midnight so no
     // run (CI at 23:40 UTC included) opens a second window and a second 9 RUB.
-    await fx.sb.advance(86_400_000 - (fx.sb.now() % 86_400_000) + 1_000);
+    await fx.sb.advance(toJustPast(fx.sb.now(), DAY_MS));
     const before = balance();
     // Three SMS at 3 RUB.
     fx.host = await protectedHost(fx.sb, platform, {
