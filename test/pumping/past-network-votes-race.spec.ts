@@ -19,11 +19,12 @@ afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
 });
 
-function deployment(start: number) {
+/** `ahead`: how far instance i's clock runs ahead of the first's (the crashed host's, crashedClaim). */
+function deployment(start: number, ahead: (i: number) => number = () => 0) {
   let now = start;
   const prefix = `pv-votes-race:${randomUUID()}:`;
-  const instances = Array.from({ length: INSTANCES }, () => {
-    const store = new RedisStore({ url: sharedRedisUrl(), keyPrefix: prefix, clock: () => now });
+  const instances = Array.from({ length: INSTANCES }, (_, i) => {
+    const store = new RedisStore({ url: sharedRedisUrl(), keyPrefix: prefix, clock: () => now + ahead(i) });
     opened.push(store);
     return {
       store,
@@ -77,6 +78,22 @@ describe('past-network votes cast by several instances on one Redis', () => {
     expect(await d.networksPast()).toBe(0);
     d.at(MIDNIGHT + 3_600_000 + 60_000);
     await d.all();
+    await d.all();
+    expect(await d.networksPast()).toBe(1);
+  });
+
+  it('clocks 0 to 5 s apart: a crashed claim lapses first for the clock furthest ahead, and the vote is counted once', async () => {
+    const t = MIDNIGHT + 3_600_000;
+    const d = deployment(t, (i) => i * 1_000);
+    await d.crashedClaim();
+    d.at(t + 54_999);
+    await d.all();
+    expect(await d.networksPast()).toBe(0);
+    // The last instance's clock reads the claim's minute out; the others' do not: all cast at once.
+    d.at(t + 55_000);
+    await d.all();
+    expect(await d.networksPast()).toBe(1);
+    d.at(t + 60_000);
     await d.all();
     expect(await d.networksPast()).toBe(1);
   });
