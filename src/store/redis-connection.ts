@@ -102,7 +102,11 @@ export class RedisConnection {
     const attempt = async (): Promise<unknown> => {
       const { runner } = await this.opened;
       await runner.untilReady(abort.signal);
-      return body((args, key) => runner.send(args, key, abort.signal), runner.clustered);
+      // Nothing is sent past the deadline: the caller was told it failed, and later writes may have gone
+      // (a first group's CROSSSLOT answered late, then sent again a key at a time).
+      const send: Send = (args, key) =>
+        abort.signal.aborted ? Promise.reject(abort.signal.reason) : runner.send(args, key, abort.signal);
+      return body(send, runner.clustered);
     };
     try {
       return await Promise.race([attempt(), deadline]);
