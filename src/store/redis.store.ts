@@ -135,21 +135,24 @@ export class RedisStore implements VerificationStore {
     const group = this.pending;
     if (group === undefined) return;
     this.pending = undefined;
-    while (this.firstGroup) await this.firstGroup;
+    const earlier = this.firstGroup;
     let replies: unknown[] | undefined;
     try {
       const sent = this.connection.within(async (send, clustered) => {
+        // Under the deadline: while Redis is down, a group fails one deadline after it was issued.
+        if (earlier) await earlier;
         if (clustered || this.keyByKey) return this.commandPerKey(send, group);
         if (group.length === 1) return [await this.one(send, group[0]!.operation)];
         return this.inCalls(send, group);
       });
       if (!this.groupAnswered && group.length > 1) {
-        this.firstGroup = sent.then(
+        // The groups after it wait for it; a failed one leaves the next to go first.
+        const first = sent.then(
           () => void (this.groupAnswered = true),
           () => undefined,
         );
-        // Cleared before the groups waiting on it resume (a failed one leaves the next to go first).
-        void this.firstGroup.then(() => (this.firstGroup = undefined));
+        this.firstGroup = first;
+        void first.then(() => this.firstGroup === first && (this.firstGroup = undefined));
       }
       replies = (await sent) as unknown[] | undefined;
     } catch (error) {
@@ -322,9 +325,12 @@ export class RedisStore implements VerificationStore {
   private async run(operation: string, body: (send: Send) => Promise<unknown>): Promise<unknown> {
     if (this.closed) throw new VerificationStoreUnavailableError(operation, 'the store is closed');
     void this.flush();
-    while (this.firstGroup) await this.firstGroup;
+    const earlier = this.firstGroup;
     try {
-      return await this.connection.within(body);
+      return await this.connection.within(async (send) => {
+        if (earlier) await earlier;
+        return body(send);
+      });
     } catch (error) {
       throw this.connection.failure(operation, error);
     }
