@@ -42,8 +42,8 @@ export class RedisStore implements VerificationStore {
   /** Set once Redis refused a group's keys of several slots (a cluster-mode endpoint, plain client). */
   private keyByKey = false;
   /**
-   * The first group of several keys, while unanswered: the groups after it wait. Redis may refuse it
-   * (CROSSSLOT) and its operations then go again a key at a time, after anything sent meanwhile.
+   * The latest first group of several keys: until one is answered, the groups after it wait. Redis may
+   * refuse it (CROSSSLOT) and its operations then go again a key at a time, after anything sent meanwhile.
    */
   private firstGroup: Promise<void> | undefined;
   /** Set once such a group was answered (run, or refused: keyByKey); one of keys of a single slot counts too. */
@@ -135,7 +135,7 @@ export class RedisStore implements VerificationStore {
     const group = this.pending;
     if (group === undefined) return;
     this.pending = undefined;
-    const earlier = this.firstGroup;
+    const earlier = this.groupAnswered ? undefined : this.firstGroup;
     let replies: unknown[] | undefined;
     try {
       const sent = this.connection.within(async (send, clustered) => {
@@ -147,12 +147,10 @@ export class RedisStore implements VerificationStore {
       });
       if (!this.groupAnswered && group.length > 1) {
         // The groups after it wait for it; a failed one leaves the next to go first.
-        const first = sent.then(
+        this.firstGroup = sent.then(
           () => void (this.groupAnswered = true),
           () => undefined,
         );
-        this.firstGroup = first;
-        void first.then(() => this.firstGroup === first && (this.firstGroup = undefined));
       }
       replies = (await sent) as unknown[] | undefined;
     } catch (error) {
@@ -325,7 +323,7 @@ export class RedisStore implements VerificationStore {
   private async run(operation: string, body: (send: Send) => Promise<unknown>): Promise<unknown> {
     if (this.closed) throw new VerificationStoreUnavailableError(operation, 'the store is closed');
     void this.flush();
-    const earlier = this.firstGroup;
+    const earlier = this.groupAnswered ? undefined : this.firstGroup;
     try {
       return await this.connection.within(async (send) => {
         if (earlier) await earlier;
