@@ -136,21 +136,7 @@ describe('RedisStore: a key’s writes on a cluster-mode endpoint behind a plain
   // Its first group's call of several slots is refused (CROSSSLOT) before it runs anything, and sent
   // again a key at a time: after whatever the store sent on those keys meanwhile.
   it('a delete of k issued while the first group’s call (k and k1) is unanswered: k is gone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pv-script-order-shard-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const server = await ThrowawayRedisServer.start({
-      args: (port) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
-    });
-    cleanups.push(() => server.stop());
-    const client = new Redis(server.url);
-    cleanups.push(() => client.disconnect());
-    await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-    await eventually(async () => {
-      if (!/cluster_state:ok/.test(String(await client.call('CLUSTER', 'INFO')))) throw new Error('not ok');
-    }, 5_000);
-    const watched = new WatchedClient(client);
-    const store = new RedisStore({ client: watched });
-    cleanups.push(() => store.close());
+    const { watched, store } = await clusterModeSetup();
     const sent = watched.nextSent();
     const earlier = first(store);
     await sent;
@@ -158,4 +144,46 @@ describe('RedisStore: a key’s writes on a cluster-mode endpoint behind a plain
     await Promise.all([earlier, later]);
     await expect(store.get('k')).resolves.toBeNull();
   });
+
+  it('a message published while the first group’s call (k and k1) is unanswered reaches a subscriber after k is written', async () => {
+    const { client, watched, store, url } = await clusterModeSetup();
+    const subscriber = new Redis(url);
+    cleanups.push(() => subscriber.disconnect());
+    const seen: (string | null)[] = [];
+    const heard = new Promise<void>((resolve) =>
+      subscriber.on('message', () => void client.get('pv:k').then((raw) => (seen.push(raw), resolve()))),
+    );
+    await subscriber.subscribe('pv:changed');
+    // The refusal of the first group's call (CROSSSLOT) is held from the store: its keys are not sent again yet.
+    watched.holding = true;
+    const sent = watched.nextSent();
+    const earlier = first(store);
+    await sent;
+    const later = store.publish('changed', 'k');
+    // Whatever the store sends meanwhile has time to reach the subscriber.
+    await Promise.race([heard, new Promise((resolve) => setTimeout(resolve, 200))]);
+    watched.release();
+    await Promise.all([earlier, later, heard]);
+    expect(seen).toEqual([expect.stringMatching(/:first$/)]);
+  });
 });
+
+/** A one-node cluster-mode Redis behind a plain client: a call of several slots is refused CROSSSLOT. */
+async function clusterModeSetup() {
+  const dir = mkdtempSync(join(tmpdir(), 'pv-script-order-shard-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const server = await ThrowawayRedisServer.start({
+    args: (port) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+  });
+  cleanups.push(() => server.stop());
+  const client = new Redis(server.url);
+  cleanups.push(() => client.disconnect());
+  await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+  await eventually(async () => {
+    if (!/cluster_state:ok/.test(String(await client.call('CLUSTER', 'INFO')))) throw new Error('not ok');
+  }, 5_000);
+  const watched = new WatchedClient(client);
+  const store = new RedisStore({ client: watched });
+  cleanups.push(() => store.close());
+  return { client, watched, store, url: server.url };
+}
