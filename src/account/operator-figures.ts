@@ -90,3 +90,40 @@ export function completedWithin(figures: CellFigures, ms: number): number {
 export function verifiedQuantile(figures: CellFigures, q: number): number | null {
   return quantileFromBuckets(figures.buckets, q);
 }
+
+/**
+ * A cell's sums as of its sessions started a horizon ago or more (`then` read `sinceMs` ago, at least
+ * `horizonMs`): a young session's verification comes within seconds and its failure at its expiry, or
+ * when a later step verifies its journey, so a cell's youngest sessions flatter its completion (a
+ * method tried last read 100 % for minutes on a cold host). A verification since `then` τ after its
+ * start, at a time spread evenly over `sinceMs`, is of a session started within the horizon with
+ * odds (horizon − τ) ÷ sinceMs (τ at its bucket's upper bound): those are set apart. With
+ * `pendingFails`, a session started before `then` and still pending counts as expired: a start
+ * charged whatever happens is its user's evidence, a free start nobody ends is no one's
+ * (FigureEvidence) and weighs nothing until it ends. Without `then`, `now` as it is.
+ */
+export function matureSums(
+  now: Sums,
+  then: Sums | undefined,
+  sinceMs: number,
+  horizonMs: number,
+  pendingFails: boolean,
+): Sums {
+  if (then === undefined) return now;
+  const young = now.buckets.map((count, i) => {
+    const upper = TIME_TO_VERIFY_BUCKETS_MS[i];
+    const since = Math.max(count - (then.buckets[i] ?? 0), 0);
+    return upper === undefined ? 0 : (since * Math.max(0, horizonMs - upper)) / sinceMs;
+  });
+  const youngVerified = young.reduce((sum, count) => sum + count, 0);
+  const ends = (sums: Sums) => sums.verified + sums.expired + sums.failed;
+  const pending = Math.max(now.started - ends(now), 0);
+  const closedBefore = ends(now) - youngVerified;
+  const stalled = pendingFails ? Math.min(Math.max(then.started - closedBefore, 0), pending) : 0;
+  return {
+    ...now,
+    verified: now.verified - youngVerified,
+    expired: now.expired + stalled,
+    buckets: now.buckets.map((count, i) => count - young[i]!),
+  };
+}
