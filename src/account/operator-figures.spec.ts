@@ -3,7 +3,7 @@ import type { SessionRecord } from '../core/session-record.js';
 import { methodStatsSuite, NOON, sums } from '../../test/support/method-stats.fixture.js';
 import { dumpMemoryStore } from '../../test/support/store-dump.js';
 import { CELL_SHARE_PER_NETWORK, FOLLOWED_AFTER_MS } from './figure-evidence.js';
-import { completedWithin, matureSums, MIN_CELL_ENDED, pickCell, pooledFigures } from './operator-figures.js';
+import { completedWithin, MIN_CELL_ENDED, pickCell, pooledFigures } from './operator-figures.js';
 
 /*
  * Figures per operator prefix × method × device (issue 47): what the store keeps (day counters per
@@ -168,26 +168,5 @@ describe('operator figures', () => {
     const cell = sums({ verified: 20, expired: 15, unproven: 5, rescued: 4 });
     expect(pickCell([cell])).toMatchObject({ level: 'operator', ended: 30, verified: 20, rescued: 4 });
     expect(pickCell([{ ...cell, rescued: 40 }])?.rescued).toBe(10);
-  });
-
-  it('as of the sessions a horizon old: the young ones’ verifications set apart by their time, a paid method’s old pending ones expired', () => {
-    // Read 200 s ago: 100 started, 40 verified within 20 s. Since: 100 more started, 50 more verified.
-    const buckets = (n: number) => [0, 0, n];
-    const then = sums({ started: 100, verified: 40, buckets: buckets(40) });
-    const now = sums({ started: 200, verified: 90, expired: 10, buckets: buckets(90) });
-    expect(matureSums(now, undefined, 200_000, 100_000, true)).toEqual(now);
-    // Of the 50 since, each started within the 100 s horizon with odds (100 s − 20 s) ÷ 200 s: 20, set apart.
-    const free = matureSums(now, then, 200_000, 100_000, false);
-    expect(free.verified).toBeCloseTo(70);
-    expect(free.buckets).toEqual([0, 0, 70]);
-    expect(free.expired).toBe(10);
-    // 80 closed of the 100 started before `then`: 20 pending past the horizon, expired for a paid method.
-    const paid = matureSums(now, then, 200_000, 100_000, true);
-    expect(paid.verified).toBeCloseTo(70);
-    expect(paid.expired).toBeCloseTo(30);
-    expect(pickCell([paid])?.completion).toBeCloseTo(0.7);
-    expect(pickCell([free])?.completion).toBeCloseTo(70 / 80);
-    // Read a horizon ago exactly: a verification within 20 s is young with odds 80 %.
-    expect(matureSums(now, then, 100_000, 100_000, false).verified).toBeCloseTo(90 - 40);
   });
 });

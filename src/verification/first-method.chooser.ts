@@ -1,10 +1,9 @@
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { chooseFirstMethods, type DeviceOutlook, type MethodOutlook } from '../account/first-method.js';
-import { callingCodeOf, CELL_LEVELS, dayName, figureCells, type Sums } from '../account/method-figures.js';
+import { callingCodeOf, CELL_LEVELS, figureCells } from '../account/method-figures.js';
 import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
-import { matureSums, pickCell } from '../account/operator-figures.js';
-import { methodTraits } from '../core/verification-method.js';
+import { pickCell } from '../account/operator-figures.js';
 import type { PriceList } from '../account/price-book.js';
 import { errorText } from '../core/error-text.js';
 import { DEVICE_HINTS, type DeviceHint } from '../core/journey.js';
@@ -28,13 +27,6 @@ export const FIRST_METHOD_MIN_TTL_MS = 15_000;
 const EVIDENCE_DEVICE_SHARE = 0.1;
 const DEVICES: readonly (DeviceHint | undefined)[] = [...DEVICE_HINTS, undefined];
 
-/** One read of a method's cells (module clock), on the day its window ends. */
-interface CellsRead {
-  at: number;
-  day: string;
-  sums: Sums[];
-}
-
 interface Choice {
   until: number;
   first: Map<DeviceHint | undefined, KnownVerificationMethod>;
@@ -46,15 +38,11 @@ interface Choice {
  * user, no fewer verified, a median no later than SMS's; without SMS figures for a device, no fewer
  * than its most completed method), and after every other one the methods
  * demoted on that prefix (MethodHealthWatch). Until the figures suffice, the order given stands. A
- * cell is read as of its sessions started a horizon ago (matureSums, against this instance's read of
- * then): its youngest ones' fast verifications flatter no method whose failures come late. A
  * failed read keeps the last choice (or none) and is logged.
  */
 export class FirstMethodChooser {
   readonly #choices = new Map<string, Choice>();
   readonly #reading = new Map<string, Promise<Choice>>();
-  /** Per method and cells, the reads of the last horizon and the newest before it (matureSums). */
-  readonly #reads = new Map<string, CellsRead[]>();
 
   constructor(
     private readonly clock: () => number,
@@ -63,8 +51,6 @@ export class FirstMethodChooser {
     private readonly fallback: FallbackTiming,
     private readonly logger: VerificationLogger,
     private readonly exclude: Readonly<Record<DeviceHint, readonly KnownVerificationMethod[]>>,
-    /** How long after its start a step's outcome up to its fallback moment is known (the moment's ceiling). */
-    private readonly horizonMs: number,
   ) {}
 
   /** `order` (the policy's) with the chosen method first and the demoted ones last, for this number and device. */
@@ -136,13 +122,8 @@ export class FirstMethodChooser {
     const allowed = candidates.filter((m) => !excluded.includes(m) && prices.minorByMethod.has(m));
     const read = await Promise.all(
       allowed.map(async (method) => {
-        const cells = cellsOf(phoneNumber, device);
-        const sums = await this.stats.cellSums(method, cells, FIRST_METHOD_DAYS);
-        const then = this.#readBefore(`${method}:${cells.join(',')}`, sums);
-        const since = this.clock() - (then?.at ?? 0);
-        const paid = !methodTraits(method).chargedOnProof;
-        const mature = sums.map((now, i) => matureSums(now, then?.sums[i], since, this.horizonMs, paid));
-        return { method, sums, figures: pickCell(mature) };
+        const sums = await this.stats.cellSums(method, cellsOf(phoneNumber, device), FIRST_METHOD_DAYS);
+        return { method, sums, figures: pickCell(sums) };
       }),
     );
     const outlooks: MethodOutlook[] = [];
@@ -154,20 +135,6 @@ export class FirstMethodChooser {
     // The device's weight: its country's starts of every method (the population's mix of devices).
     const weight = read.reduce((sum, { sums }) => sum + (sums[1]?.started ?? 0), 0);
     return { device, weight, candidates: outlooks };
-  }
-
-  /**
-   * The newest read of `key` at least a horizon ago over the same window of days, undefined when none;
-   * remembers `sums` as read now. Per instance, like the fallback moment's reads.
-   */
-  #readBefore(key: string, sums: Sums[]): CellsRead | undefined {
-    const now = this.clock();
-    const day = dayName(now);
-    const reads = (this.#reads.get(key) ?? []).filter((read) => read.day === day);
-    const old = reads.filter((read) => read.at <= now - this.horizonMs).at(-1);
-    const kept = reads.filter((read) => read.at > now - this.horizonMs);
-    this.#reads.set(key, [...(old ? [old] : []), ...kept, { at: now, day, sums }]);
-    return old;
   }
 }
 

@@ -95,7 +95,7 @@ function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: 
   } as unknown as MethodHealthWatch;
   const fallback = { momentMs: () => Promise.resolve(30_000) } as unknown as FallbackTiming;
   const logger = new VerificationLogger(options);
-  r.chooser = new FirstMethodChooser(clock, stats, health, fallback, logger, exclude, 90_000);
+  r.chooser = new FirstMethodChooser(clock, stats, health, fallback, logger, exclude);
   r.order = (phone = MSK, device = 'mobile', prices: PriceList | null = PRICES) =>
     r.chooser.reorder(ORDER, prices ?? undefined, phone, device);
   return r;
@@ -203,50 +203,5 @@ describe('FirstMethodChooser: how long a choice stands (module clock)', () => {
     const cold = rig();
     cold.figures = new Error('store down');
     expect(await cold.order()).toEqual(ORDER);
-  });
-});
-
-describe('FirstMethodChooser: what the youngest sessions say (read against the read a horizon ago)', () => {
-  it('a paid method’s sessions a horizon old and still pending count as not verified', async () => {
-    const r = rig();
-    // SMS verified 240 of 300 ended, 2,700 more pending: ended ones alone say 80 %, and SMS goes first.
-    r.figures = { sms: cell(300, 240, 3, 3000), reverse_flash_call: cell(300, 30, 1) };
-    expect(await r.order()).toEqual(['sms', 'reverse_flash_call']);
-    // A choice's life on, the same counters: SMS's 2,700 started before the first read never ended.
-    r.now += FIRST_METHOD_TTL_MS;
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
-  });
-
-  it('a free method’s pending sessions weigh nothing until they end (nobody’s evidence)', async () => {
-    const r = rig();
-    r.figures = { ...REVERSE_WINS, reverse_flash_call: cell(300, 270, 1, 3000) };
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
-    r.now += FIRST_METHOD_TTL_MS;
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
-  });
-
-  it('the fast verifications of sessions started within the horizon flatter no cell: it is thin until they age', async () => {
-    const r = rig();
-    // SMS on 90 ended sessions: a choice stands 90 s, the horizon (a fallback ceiling).
-    r.figures = { sms: cell(90, 72, 3), reverse_flash_call: cell(0, 0, 0) };
-    expect(await r.order()).toEqual(['sms', 'reverse_flash_call']);
-    // 200 reverse calls since, every one verified within 10 s: of them, those started within the
-    // horizon (odds 80 s ÷ 90 s) are set apart, and their failures are not in yet: thin.
-    r.figures = { ...r.figures, reverse_flash_call: cell(200, 200, 1) };
-    r.now += 90_000;
-    expect(await r.order()).toEqual(['sms', 'reverse_flash_call']);
-    // Read again a horizon on, no session since: the 200 are a horizon old.
-    r.now += 90_000;
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
-  });
-
-  it('without a read a horizon old (an instance just booted), the cells as they are', async () => {
-    const r = rig();
-    // SMS on 30 ended sessions: a choice stands 30 s, a third of the horizon.
-    r.figures = { sms: cell(30, 24, 3), reverse_flash_call: cell(0, 0, 0) };
-    expect(await r.order()).toEqual(['sms', 'reverse_flash_call']);
-    r.figures = { ...r.figures, reverse_flash_call: cell(200, 200, 1) };
-    r.now += 30_000;
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
   });
 });

@@ -65,7 +65,6 @@ export class OrchestrationPolicy {
       this.fallback,
       telemetry.logger,
       this.settings.exclude,
-      horizonMs(this.settings),
     );
   }
 
@@ -217,12 +216,6 @@ export class OrchestrationPolicy {
   get maxCostMinor(): number {
     return toMinorUnits(this.settings.maxCost) ?? 0;
   }
-}
-
-/** How long after its start a step's outcome up to its fallback moment is known: the moment's ceiling, or the latest fixed one. */
-function horizonMs(settings: ResolvedOrchestration): number {
-  if (settings.fallback !== false) return settings.fallback.ceilingMs;
-  return Math.max(...Object.values(settings.timeoutSeconds)) * 1000;
 }
 
 function sameMethods(a: readonly KnownVerificationMethod[], b: readonly KnownVerificationMethod[]): boolean {
