@@ -264,6 +264,8 @@ describe('<phone-verification> in Chromium', () => {
       const long = `https://msgr2.example/sandbox_verify_bot?start=${'a'.repeat(300)}`;
       // Every answer that carries the bot's link carries one of 347 bytes instead.
       await page.route('**/verification/**', async (route) => {
+        // The status stream never ends (a fetch of it would wait for ever): refused, the client polls.
+        if (route.request().url().endsWith('/events')) return route.abort();
         const response = await route.fetch();
         const body: unknown = await response.json().catch(() => undefined);
         if (body && typeof body === 'object' && 'deep_link' in body)
