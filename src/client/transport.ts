@@ -200,10 +200,7 @@ export function routesFor(options: VerificationClientOptions): {
   eventSource: EventSourceFactory | null;
 } {
   const fetchImpl = options.fetch ?? browser.fetch?.bind(globalThis);
-  if (!fetchImpl)
-    throw new VerificationClientError('fetch_unavailable', 0, {
-      detail: 'VerificationClient needs fetch (pass options.fetch)',
-    });
+  if (!fetchImpl) throw new VerificationClientError('fetch_unavailable', 0);
   const transport = new RoutesTransport(
     options.baseUrl ?? '/verification',
     fetchImpl,

@@ -145,7 +145,7 @@ export class TaskView {
       // Loaded when first drawn: a phone (and every method but two) never needs the encoder.
       void import('./qr.js').then(({ qrSvg }) => {
         const svg = qrSvg(target, this.#view.texts.t('qrLabel', { link: target }));
-        if (svg !== null) box.innerHTML = svg;
+        if (svg) box.innerHTML = svg;
         else for (const part of [box, hint]) part.remove(); // longer than a code holds: the link stays
       });
       return [box, hint];
