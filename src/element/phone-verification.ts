@@ -36,24 +36,11 @@ export const PhoneVerificationElementBase = (globalThis.HTMLElement ?? class {})
  * Events (bubbling, composed): `verified`, `failed`, `expired`, `canceled`, `error`.
  */
 export class PhoneVerificationElement extends PhoneVerificationElementBase {
-  #headers?: HostHeaders;
-  #clientOptions?: VerificationClientOptions;
-
+  // Plain properties, made own in the constructor (no field initializer would keep one a page set first).
   /** Headers for every request (`credentials="header"`; read per request, so a token may change). */
-  get headers(): HostHeaders | undefined {
-    return this.#headers;
-  }
-  set headers(headers: HostHeaders | undefined) {
-    this.#headers = headers;
-  }
-
+  declare headers?: HostHeaders;
   /** More options of the client (`serverNow`, `storage`, `storageKey`, …), read when connected. */
-  get clientOptions(): VerificationClientOptions | undefined {
-    return this.#clientOptions;
-  }
-  set clientOptions(options: VerificationClientOptions | undefined) {
-    this.#clientOptions = options;
-  }
+  declare clientOptions?: VerificationClientOptions;
 
   /** The texts the host replaced, in the element's language. */
   get texts(): Texts {
@@ -105,14 +92,14 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
     on('outcome-switch', 'click', () => void this.#switchMethod());
     on('cancel', 'click', () => void this.#cancel());
     on('again', 'click', () => this.client.reset());
-    // A property set before the element was defined sits on the instance, over the accessor.
-    const own = this as unknown as Record<string, unknown>;
-    for (const key of ['headers', 'clientOptions', 'texts'])
-      if (Object.hasOwn(this, key)) {
-        const value = own[key];
-        delete own[key];
-        own[key] = value;
-      }
+    // Own properties, so that React sets them as properties (`'headers' in el`); one a page set
+    // before the element was defined is kept. Texts set then sit on the instance, over the accessor.
+    Object.assign(this, { headers: this.headers, clientOptions: this.clientOptions });
+    if (Object.hasOwn(this, 'texts')) {
+      const { texts } = this as { texts: Texts };
+      delete (this as Partial<typeof this>).texts;
+      this.texts = texts;
+    }
   }
 
   /** The browser client underneath (e.g. `refresh()` when the page knows something changed). */
