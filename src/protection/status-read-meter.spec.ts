@@ -100,11 +100,18 @@ describe('StatusReadMeter', () => {
   it(`refreshes take at most ${refreshes} of a window: however many more are refused, a rebuild still has the rest, and the next window refreshes again`, async () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now);
-    const refresh = (n: number) => takes(m, n, undefined, '203.0.113.7', 'refresh');
+    // An owner's refreshes from a new network each time: its own meter is the one that binds.
+    let net = 0;
+    const refresh = async (n: number) => {
+      const out: boolean[] = [];
+      for (let i = 0; i < n; i++)
+        out.push(await m.take('pat', { request: { headers: {} }, ip: `203.0.${net++}.7` }, 'refresh'));
+      return out;
+    };
     expect(await refresh(refreshes + 1)).toEqual([...Array<boolean>(refreshes).fill(true), false]);
-    // A neighbour behind the address keeps polling: refused, and never spending a rebuild's points.
+    // The owner keeps polling: refused, and never spending a rebuild's points.
     expect(await refresh(20)).toEqual(Array<boolean>(20).fill(false));
-    expect(await takes(m, points - refreshes + 1)).toEqual([
+    expect(await takes(m, points - refreshes + 1, 'pat')).toEqual([
       ...Array<boolean>(points - refreshes).fill(true),
       false,
     ]);
@@ -144,14 +151,23 @@ describe('StatusReadMeter', () => {
     const { store, meter: m } = meter(now);
     const from = (ip: string) => ({ request: { headers: {} }, ip });
     const refresh = (ip: string) => m.take(undefined, from(ip), 'refresh');
-    for (let i = 0; i < refreshes; i++) await refresh('203.0.113.7');
+    const started = now.t;
+    // The caller's refreshes, within its network's (a window of its own, shorter than the caller's).
+    const network = STATUS_REFRESHES_PER_NETWORK;
+    for (let i = 0; i < refreshes; i++) {
+      if (i > 0 && i % network.refreshes === 0) now.t += network.windowMs;
+      expect(await refresh('203.0.113.7')).toBe(true);
+    }
     expect(m.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(false);
     expect(await refresh('203.0.113.7')).toBe(false);
     expect(m.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(true);
-    // Its rebuilds still have their points; a neighbour of its network still refreshes.
+    // Its rebuilds still have their points; a neighbour of its network still refreshes, as often as the
+    // network's window has left: the caller's refused read took none of it.
     expect(m.spent(undefined, from('203.0.113.7'), 'rebuild')).toBe(false);
     expect(m.spent(undefined, from('203.0.113.8'), 'refresh')).toBe(false);
-    expect(await refresh('203.0.113.8')).toBe(true);
+    const left = network.refreshes - (refreshes % network.refreshes || network.refreshes);
+    for (let i = 0; i < left; i++) expect(await refresh('203.0.113.8')).toBe(true);
+    expect(await refresh('203.0.113.8')).toBe(false);
     // Another instance has seen nothing: it asks the store, which refuses as well.
     const other = new StatusReadMeter(store, resolvedOptions(now));
     expect(other.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(false);
@@ -160,7 +176,7 @@ describe('StatusReadMeter', () => {
     const counted = countingIncrements(store);
     expect(await refresh('203.0.113.7')).toBe(false);
     expect(counted()).toBe(0);
-    now.t += windowMs - 1;
+    now.t = started + windowMs - 1;
     expect(m.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(true);
     now.t += 1;
     expect(m.spent(undefined, from('203.0.113.7'), 'refresh')).toBe(false);
@@ -197,15 +213,20 @@ describe('StatusReadMeter', () => {
     await store.set('session:{kept}', 'record', 60_000);
     for (let i = 0; i < 40; i++)
       await m.take(undefined, { request: { headers: {} }, ip: `203.0.${i}.1` }, 'refresh');
-    // A caller past its own meter, polling on: its network's refreshes are given back each time.
-    for (let i = 0; i < refreshes + 20; i++)
-      await m.take(undefined, { request: { headers: {} }, ip: '198.51.100.7' }, 'refresh');
+    // A caller past its own meter (its refreshes spread over its network's windows), polling on: its
+    // network's refreshes are given back each time.
+    const network = STATUS_REFRESHES_PER_NETWORK;
+    const refresh = (ip: string) => m.take(undefined, { request: { headers: {} }, ip }, 'refresh');
+    for (let i = 0; i < refreshes; i++) {
+      if (i > 0 && i % network.refreshes === 0) now.t += network.windowMs;
+      expect(await refresh('198.51.100.7')).toBe(true);
+    }
+    for (let i = 0; i < 20; i++) expect(await refresh('198.51.100.7')).toBe(false);
     await expect(store.get('session:{kept}')).resolves.toBe('record');
-    // Its refused read took nothing of its network's: six neighbours still have the network's other six.
-    for (let i = 0; i < STATUS_REFRESHES_PER_NETWORK.refreshes - refreshes; i++)
-      expect(
-        await m.take(undefined, { request: { headers: {} }, ip: `198.51.100.${20 + i}` }, 'refresh'),
-      ).toBe(true);
+    // Its refused reads took nothing of its network's: neighbours still have the rest of the window.
+    const left = network.refreshes - (refreshes % network.refreshes || network.refreshes);
+    for (let i = 0; i < left; i++) expect(await refresh(`198.51.100.${20 + i}`)).toBe(true);
+    expect(await refresh('198.51.100.99')).toBe(false);
     await store.close();
   });
 

@@ -17,9 +17,10 @@ export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_00
 /**
  * Refreshes that may go upstream per client network (an IPv4 /24, an IPv6 /48) and window, whoever
  * asks from it: many addresses of one holder are one giver of the account's API rate, as their free
- * starts are. Past it a page is answered as stored; a rebuild is metered per caller only.
+ * starts are. Past it a page is answered as stored; a rebuild is metered per caller only. The window is
+ * the API's own (a second), so a network's burst is what its rate allows: never the account's whole rate.
  */
-export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 12, windowMs: 3_000 } as const;
+export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 4, windowMs: 1_000 } as const;
 
 /**
  * What an upstream read is for: a `refresh` of a record the store holds (refused, it is answered as
