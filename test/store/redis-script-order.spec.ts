@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { KEY_OPERATIONS } from '../../src/store/redis-scripts.js';
-import { eventually, ThrowawayRedisServer } from '../support/redis-server.js';
+import { HeldRedisClient, oneNodeClusterMode } from '../support/held-redis.js';
+import { ThrowawayRedisServer } from '../support/redis-server.js';
 
 /**
  * Issue 45: a key's writes reach Redis in the order the store issued them, also once Redis has lost its
@@ -16,59 +14,6 @@ import { eventually, ThrowawayRedisServer } from '../support/redis-server.js';
  * The twin: a cluster-mode endpoint behind a plain client refuses a call of several slots (CROSSSLOT), and
  * the store sends its operations again a key at a time.
  */
-
-/**
- * The host's ioredis client as the store sees it, telling when the store sent a command and able to
- * hold the store's view of a reply (the command runs on Redis at once; only its answer waits), as a
- * slow network would.
- */
-class WatchedClient {
-  holding = false;
-  private readonly held: (() => void)[] = [];
-  private readonly waiting: ((reply: Promise<unknown>) => void)[] = [];
-
-  constructor(private readonly client: Redis) {}
-
-  get status(): string {
-    return this.client.status;
-  }
-
-  /** Resolves once the store has sent its next command, with Redis' answer to it (held or not). */
-  nextSent(): Promise<{ answered: Promise<unknown> }> {
-    return new Promise((wake) => this.waiting.push((answered) => wake({ answered })));
-  }
-
-  release(): void {
-    this.holding = false;
-    for (const deliver of this.held.splice(0)) deliver();
-  }
-
-  call(command: string, ...args: string[]): Promise<unknown> {
-    const reply = this.client.call(command, ...args);
-    const answered = reply.catch(() => undefined);
-    for (const wake of this.waiting.splice(0)) wake(answered);
-    if (!this.holding) return reply;
-    return new Promise((resolve, reject) => {
-      this.held.push(() => reply.then(resolve, reject));
-    });
-  }
-
-  on(event: 'ready', listener: () => void): unknown {
-    return this.client.on(event, listener);
-  }
-
-  removeListener(event: 'ready', listener: () => void): unknown {
-    return this.client.removeListener(event, listener);
-  }
-
-  quit(): Promise<unknown> {
-    return this.client.quit();
-  }
-
-  disconnect(): void {
-    this.client.disconnect();
-  }
-}
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
@@ -83,7 +28,7 @@ async function setup() {
   const client = new Redis(server.url);
   cleanups.push(() => client.disconnect());
   await client.ping();
-  const watched = new WatchedClient(client);
+  const watched = new HeldRedisClient(client);
   const store = new RedisStore({ client: watched });
   cleanups.push(() => store.close());
   // The store has run its script, in a group of several keys: Redis knew it, then forgot it.
@@ -170,20 +115,9 @@ describe('RedisStore: a key’s writes on a cluster-mode endpoint behind a plain
 
 /** A one-node cluster-mode Redis behind a plain client: a call of several slots is refused CROSSSLOT. */
 async function clusterModeSetup() {
-  const dir = mkdtempSync(join(tmpdir(), 'pv-script-order-shard-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const server = await ThrowawayRedisServer.start({
-    args: (port) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
-  });
-  cleanups.push(() => server.stop());
-  const client = new Redis(server.url);
-  cleanups.push(() => client.disconnect());
-  await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-  await eventually(async () => {
-    if (!/cluster_state:ok/.test(String(await client.call('CLUSTER', 'INFO')))) throw new Error('not ok');
-  }, 5_000);
-  const watched = new WatchedClient(client);
+  const { client, url } = await oneNodeClusterMode(cleanups);
+  const watched = new HeldRedisClient(client);
   const store = new RedisStore({ client: watched });
   cleanups.push(() => store.close());
-  return { client, watched, store, url: server.url };
+  return { client, watched, store, url };
 }
