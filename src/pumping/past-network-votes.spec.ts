@@ -1,7 +1,8 @@
 /**
  * Past-network votes (RangeHolds.votePastNetwork): what a country's `networksPast` reads in the store when
- * the day turns, when the memo (0bc371a) is cleared at its bound, when a vote's store call fails part way
- * (issue 45 F1: the vote without its count), and when a bounded store is full (F3: the vote evicted).
+ * the day turns, when the memo (0bc371a) is cleared at its bound, when a vote's write fails or its answer
+ * is lost, when another vote takes its slot between its read and its write, and when a bounded store is
+ * full (the vote evicted).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
@@ -11,16 +12,17 @@ import { sharedRedisUrl } from '../../test/support/redis-server.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 import { RangeStats } from './range-stats.js';
+import { PAST_NETWORKS_FLAG } from './giver-shares.js';
 
 const MIDNIGHT = Date.UTC(2026, 0, 7);
 const COUNTRY = [{ id: 'country:RU', withBaseline: true }];
 
-type Failure = 'down' | 'answer lost';
+type Failure = 'down' | 'answer lost' | (() => Promise<unknown>);
 
 /**
  * A store on a settable clock (MemoryStore unless given) whose next `times` calls carrying the named
  * operation (alone or in a batch) fail: 'down' before running anything, 'answer lost' once run (a
- * deadline passed while Redis ran it).
+ * deadline passed while Redis ran it); or, given a function, run after it (something lands first).
  */
 function setup(start = MIDNIGHT - 1, open?: (clock: () => number) => VerificationStore) {
   let now = start;
@@ -39,6 +41,7 @@ function setup(start = MIDNIGHT - 1, open?: (clock: () => number) => Verificatio
         const [op, f] = failure;
         failing.set(op, { ...f!, times: f!.times - 1 });
         return (async () => {
+          if (typeof f!.how === 'function') return f!.how().then(run);
           if (f!.how === 'answer lost') await run();
           throw new Error('store down');
         })();
@@ -54,6 +57,8 @@ function setup(start = MIDNIGHT - 1, open?: (clock: () => number) => Verificatio
     inner,
     networksPast,
     fail: (op: string, times = 1, how: Failure = 'down') => failing.set(op, { times, how }),
+    /** The next call carrying `op` runs once `first` has run. */
+    before: (op: string, first: () => Promise<unknown>) => failing.set(op, { times: 1, how: first }),
     at: (t: number) => {
       now = t;
     },
@@ -124,10 +129,10 @@ describe.each(STORES)('past-network votes on %s: a vote and its count', (_, open
       return store;
     });
 
-  it('a count that fails (store down) leaves no vote: the next start past that share, here or on another instance, casts it once', async () => {
+  it('a vote whose write fails (store down) is not counted: the next start past that share, here or on another instance, casts it once', async () => {
     const s = on();
     const other = s.stats();
-    s.fail('increment');
+    s.fail('setIfAbsent');
     await expect(s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24')).rejects.toThrow('store down');
     expect(await s.networksPast()).toBe(0);
     await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
@@ -137,9 +142,9 @@ describe.each(STORES)('past-network votes on %s: a vote and its count', (_, open
     expect(await s.networksPast()).toBe(1);
   });
 
-  it('a count whose answer is lost once it ran (a deadline) counts once: the vote reads counted', async () => {
+  it('a vote whose answer is lost once written (a deadline) counts once: here and on another instance it reads counted', async () => {
     const s = on();
-    s.fail('increment', 1, 'answer lost');
+    s.fail('setIfAbsent', 1, 'answer lost');
     await expect(s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24')).rejects.toThrow('store down');
     expect(await s.networksPast()).toBe(1);
     await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
@@ -147,18 +152,35 @@ describe.each(STORES)('past-network votes on %s: a vote and its count', (_, open
     expect(await s.networksPast()).toBe(1);
   });
 
-  it('a count that fails while its claim cannot be taken back: the claim lapses after a minute, then the vote is cast', async () => {
+  it('another network takes the slot a vote read free, before its write: the vote takes the next slot, both counted', async () => {
     const s = on();
-    s.fail('increment');
-    s.fail('delete');
-    await expect(s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24')).rejects.toThrow('store down');
-    s.at(MIDNIGHT + 3_600_000 + 59_999);
+    const other = s.stats();
+    s.before('setIfAbsent', () => other.votePastNetwork('country:RU', 'net:198.51.100.0/24'));
     await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
-    expect(await s.networksPast()).toBe(0);
-    s.at(MIDNIGHT + 3_600_000 + 60_000);
+    expect(await s.networksPast()).toBe(2);
+  });
+
+  it('the same network on another instance takes the slot a vote read free, before its write: counted once', async () => {
+    const s = on();
+    const other = s.stats();
+    s.before('setIfAbsent', () => other.votePastNetwork('country:RU', 'net:203.0.113.0/24'));
     await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
-    await s.rs.votePastNetwork('country:RU', 'net:203.0.113.0/24');
-    expect(await s.networksPast()).toBe(1);
+    await s.rs.votePastNetwork('country:RU', 'net:198.51.100.0/24');
+    expect(await s.networksPast()).toBe(2);
+  });
+
+  it(`counts up to ${PAST_NETWORKS_FLAG} networks a day: the country is flagged, more networks add nothing, a counted one is not counted again`, async () => {
+    const s = on();
+    for (let n = 0; n < PAST_NETWORKS_FLAG + 2; n++)
+      await s.rs.votePastNetwork('country:RU', `net:10.0.${n}.0/24`);
+    expect(await s.networksPast()).toBe(PAST_NETWORKS_FLAG);
+    await s.stats().votePastNetwork('country:RU', 'net:10.0.0.0/24');
+    expect(await s.networksPast()).toBe(PAST_NETWORKS_FLAG);
+    // Another country's votes are its own.
+    await s.rs.votePastNetwork('country:DE', 'net:10.0.0.0/24');
+    expect(
+      (await s.rs.read([{ id: 'country:DE', withBaseline: true }])).get('country:DE')!.networksPast,
+    ).toBe(1);
   });
 });
 

@@ -12,7 +12,7 @@ import {
   TAGGED,
   WEEK_MS,
 } from './range-stats-keys.js';
-import { START_WEIGHT, type Giver } from './giver-shares.js';
+import { PAST_NETWORKS_FLAG, START_WEIGHT, type Giver } from './giver-shares.js';
 
 /** Counters a counted start incremented (key, evictable, ttl) and the givers' balances it was charged to. */
 export interface CountedKeys {
@@ -29,14 +29,6 @@ function remember(set: Set<string>, k: string): void {
   if (set.size >= KEYS_REMEMBERED) set.clear();
   set.add(k);
 }
-
-/**
- * A past-network vote's key (votePastNetwork): claimed by the start that casts it, for a minute (a
- * RedisStore's default deadline is a second), then counted for two days. An older instance wrote '1'.
- */
-const VOTE_CLAIMED = 'claimed';
-const VOTE_COUNTED = '1';
-const VOTE_CLAIM_MS = 60_000;
 
 /** A running hold: when it ends and how many holds came before it in a row. */
 export interface HoldState {
@@ -95,52 +87,47 @@ export class RangeHolds {
    * the country today: one vote per distinct network and UTC day (giver-shares.ts, PAST_NETWORKS_FLAG).
    * A day, not the window: a pool sweeping its networks one after another (hours each) has one or
    * two past their share in any hour.
+   *
+   * A vote is the network's digest in the first free of the day's PAST_NETWORKS_FLAG slots, each a key
+   * written once (set-if-absent): one key per write, so a vote is counted or not, never half (a count
+   * and a mark on two Redis Cluster nodes could part), and an answer lost once written reads counted.
+   * Every voter walks the slots in order and reads the one it lost, so one network fills one slot.
+   * Past the last slot the country is flagged whatever more networks come: nothing more is counted.
    */
   async votePastNetwork(countryId: string, network: string): Promise<void> {
     const day = Math.floor(this.store.now() / DAY_MS);
-    const vote = key.pastNetwork(this.keys.digest(`${countryId}\n${network}`), day);
+    const tag = this.keys.digest(countryId);
+    const mine = this.keys.digest(`${countryId}\n${network}`);
+    const memo = `${tag}:${day}:${mine}`;
     // Once this instance has seen the day's vote counted, the next start past that share asks nothing more.
-    if (this.#voted.has(vote)) return;
-    // Not evictable (as the count): a vote evicted from a full store would be cast, and counted, again.
-    const [claimed, cast] = await storeBatch(this.store, [
-      { op: 'setIfAbsent', key: vote, value: VOTE_CLAIMED, ttlMs: VOTE_CLAIM_MS },
-      { op: 'get', key: vote },
-    ]);
-    if (!claimed) {
-      // Claimed by a start still counting it (or whose count failed: its claim lapses): asked again.
-      if (cast === VOTE_COUNTED) remember(this.#voted, vote);
-      return;
+    if (this.#voted.has(memo)) return;
+    const slots = Array.from({ length: PAST_NETWORKS_FLAG }, (_, i) => key.pastNetwork(tag, day, i));
+    const held = await storeBatch(
+      this.store,
+      slots.map((slot) => ({ op: 'get', key: slot })),
+    );
+    for (const [i, slot] of slots.entries()) {
+      let holder = held[i];
+      if (holder === null) {
+        // Not evictable: a vote evicted from a full store would be cast, and counted, again.
+        const [won, now] = await storeBatch(this.store, [
+          { op: 'setIfAbsent', key: slot, value: mine, ttlMs: 2 * DAY_MS },
+          { op: 'get', key: slot },
+        ]);
+        holder = won ? mine : now;
+      }
+      if (holder === mine) break;
     }
-    // The count and the vote's mark together: one step on MemoryStore, one script call on one Redis (a
-    // key each on a cluster, two calls where a flood of operations splits the group: RedisStore.inCalls).
-    try {
-      await storeBatch(this.store, [
-        {
-          op: 'increment',
-          key: key.pastNetworks(this.keys.digest(countryId), day),
-          by: 1,
-          ttlMs: 2 * DAY_MS,
-        },
-        { op: 'set', key: vote, value: VOTE_COUNTED, ttlMs: 2 * DAY_MS },
-      ]);
-    } catch (error) {
-      await this.unclaim(vote);
-      throw error;
-    }
-    remember(this.#voted, vote);
+    // Counted here or before, or every slot taken by others (the country is flagged already).
+    remember(this.#voted, memo);
   }
 
-  /**
-   * A vote whose count failed is claimed no more, so the next start past that share casts it (a lost
-   * vote lets a pool of networks pass), unless its count landed all the same (an answer lost to a
-   * deadline: the vote reads counted, and casting it again would count one network twice).
-   */
-  private async unclaim(vote: string): Promise<void> {
-    try {
-      if ((await this.store.get(vote)) === VOTE_CLAIMED) await this.store.delete(vote);
-    } catch {
-      // The store is down: the claim lapses by itself (VOTE_CLAIM_MS).
-    }
+  /** The distinct networks past their share on a UTC day, of the country tagged `tag`: its slots taken. */
+  protected async pastNetworkVotes(tag: string, day: number): Promise<number> {
+    const held = await Promise.all(
+      Array.from({ length: PAST_NETWORKS_FLAG }, (_, i) => this.store.get(key.pastNetwork(tag, day, i))),
+    );
+    return held.filter((holder) => holder !== null).length;
   }
 
   /** The keys of the givers' balances this week (giver-shares.ts), in the order given. */

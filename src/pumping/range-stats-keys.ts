@@ -21,10 +21,11 @@ export const rangeStatsKey = {
   dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
   /** `of`: the giver's digest: its balance of starts counted in places this week (giver-shares.ts). */
   share: (of: string, wk: number) => `protect:pump:sh:${of}:${wk}`,
-  /** Countries: distinct networks past their share that started on the UTC day (giver-shares.ts). */
-  pastNetworks: (tag: string, d: number) => `protect:pump:pn:${tag}:${d}`,
-  /** `of`: the digest of the country's id and the network. */
-  pastNetwork: (of: string, d: number) => `protect:pump:pnm:${of}:${d}`,
+  /**
+   * Countries: the `slot`-th distinct network past its share that started on the UTC day (its digest
+   * with the country's id; giver-shares.ts, PAST_NETWORKS_FLAG slots).
+   */
+  pastNetwork: (tag: string, d: number, slot: number) => `protect:pump:pns:${tag}:${d}:${slot}`,
   weekStarts: (tag: string, wk: number) => `protect:pump:ws:${tag}:${wk}`,
   weekVerified: (tag: string, wk: number) => `protect:pump:wv:${tag}:${wk}`,
   recent: (tag: string, b: number) => `protect:pump:r:${tag}:${b}`,

@@ -104,8 +104,8 @@ export class RangeStats extends RangeBursts {
               number(key.weekVerified(tag, wk - 1)),
               number(key.recent(tag, Math.floor(now / RECENT_MS))),
               number(key.recent(tag, Math.floor(now / RECENT_MS) - 1)),
-              number(key.pastNetworks(tag, day)),
-              number(key.pastNetworks(tag, day - 1)),
+              this.pastNetworkVotes(tag, day),
+              this.pastNetworkVotes(tag, day - 1),
             ])
           : undefined;
         dayCounts?.catch(() => undefined);
