@@ -75,7 +75,12 @@ class HoldController {
   }
 }
 
-export async function startHostApp(config: HostConfig, clock?: () => number): Promise<HostApp> {
+/** `redisClient`: the store's Redis connection, given (an ioredis client) instead of opened from `config.redis.url`. */
+export async function startHostApp(
+  config: HostConfig,
+  clock?: () => number,
+  redisClient?: unknown,
+): Promise<HostApp> {
   let offset = 0;
   const keyHeader = config.keyHeader;
   const options: VerificationModuleOptions = {
@@ -84,7 +89,13 @@ export async function startHostApp(config: HostConfig, clock?: () => number): Pr
       ...config.module.limits,
       ...(keyHeader ? { key: (req: unknown) => header(req, keyHeader) } : {}),
     },
-    ...(config.redis ? { store: { url: config.redis.url, keyPrefix: config.redis.keyPrefix } } : {}),
+    ...(config.redis
+      ? {
+          store: redisClient
+            ? { redis: redisClient, keyPrefix: config.redis.keyPrefix }
+            : { url: config.redis.url, keyPrefix: config.redis.keyPrefix },
+        }
+      : {}),
     ...(clock ? { clock } : config.clockOffset ? { clock: () => Date.now() + offset } : {}),
   };
 
