@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Lua for the operations that must be atomic on Redis, and for a batch of key operations in one
  * command. A call touches keys of one slot only (one key on a Redis Cluster), so it runs there too.
@@ -10,10 +12,12 @@
 export interface RedisScript {
   readonly name: string;
   readonly lua: string;
+  /** Its SHA-1 (hex), as EVALSHA names it. */
+  readonly sha: string;
 }
 
 function script(name: string, lua: string): RedisScript {
-  return { name, lua };
+  return { name, lua, sha: createHash('sha1').update(lua).digest('hex') };
 }
 
 const LIVE_EXPIRY = `

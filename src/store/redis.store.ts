@@ -1,7 +1,8 @@
 import type { RedisDriverName } from './open-redis-client.js';
 import type { RedisClientLike } from './redis-command-runner.js';
 import { errorMessage, RedisConnection, type Send } from './redis-connection.js';
-import { CLAIM_DUE, KEY_OPERATIONS, type RedisScript } from './redis-scripts.js';
+import { CLAIM_DUE, KEY_OPERATIONS } from './redis-scripts.js';
+import { RedisScriptSender } from './redis-script-sender.js';
 import { assertClaim, assertDueAt, assertIncrement, assertOperation, assertTtl } from './store-arguments.js';
 import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
@@ -28,7 +29,7 @@ export interface RedisStoreOptions {
 /**
  * VerificationStore on Redis, shared by every instance of a deployment. Values carry their
  * logical expiry on the store's clock (see redis-scripts.ts); operations that must be atomic
- * are Lua scripts (EVAL: see evalScript) of one key on a Redis Cluster, so keys work there as
+ * are Lua scripts (RedisScriptSender) of one key on a Redis Cluster, so keys work there as
  * given: the module puts `{hash tags}` in keys where it needs them.
  */
 export class RedisStore implements VerificationStore {
@@ -48,6 +49,7 @@ export class RedisStore implements VerificationStore {
   private firstGroup: Promise<void> | undefined;
   /** Set once such a group was answered (run, or refused: keyByKey); one of keys of a single slot counts too. */
   private groupAnswered = false;
+  private readonly scripts = new RedisScriptSender();
 
   constructor(options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
@@ -138,7 +140,8 @@ export class RedisStore implements VerificationStore {
     const earlier = this.groupAnswered ? undefined : this.firstGroup;
     let replies: unknown[] | undefined;
     try {
-      const sent = this.connection.within(async (send, clustered) => {
+      const sent = this.connection.within(async (sendAny, clustered) => {
+        const send = this.scripts.counting(sendAny, clustered);
         // Under the deadline: while Redis is down, a group fails one deadline after it was issued.
         if (earlier) await earlier;
         if (clustered || this.keyByKey) return this.commandPerKey(send, group);
@@ -154,6 +157,7 @@ export class RedisStore implements VerificationStore {
       }
       replies = (await sent) as unknown[] | undefined;
     } catch (error) {
+      this.scripts.forget();
       // What is settled already stays so.
       for (const entry of group) entry.reject(this.connection.failure(entry.name, error));
       return;
@@ -234,7 +238,13 @@ export class RedisStore implements VerificationStore {
   /** The operations as one KEY_OPERATIONS call (keys of one slot). */
   private keyOperations(send: Send, operations: readonly StoreOperation[]): Promise<unknown> {
     const keys = operations.map((operation) => operation.key);
-    return this.evalScript(send, KEY_OPERATIONS, keys, keyOperationsArguments(operations, this.clock()));
+    const redisKeys = keys.map((key) => this.keyPrefix + key);
+    return this.scripts.call(
+      send,
+      KEY_OPERATIONS,
+      redisKeys,
+      keyOperationsArguments(operations, this.clock()),
+    );
   }
 
   async schedule(queue: string, member: string, dueAt: number): Promise<void> {
@@ -247,7 +257,12 @@ export class RedisStore implements VerificationStore {
     if (limit === 0) return [];
     const now = this.clock();
     const reply = await this.run('claimDue', (send) =>
-      this.evalScript(send, CLAIM_DUE, [queue], [String(now), String(limit), String(now + leaseMs)]),
+      this.scripts.call(
+        send,
+        CLAIM_DUE,
+        [this.keyPrefix + queue],
+        [String(now), String(limit), String(now + leaseMs)],
+      ),
     );
     return (reply as unknown[]).map((member) => asString(member) ?? '');
   }
@@ -300,22 +315,6 @@ export class RedisStore implements VerificationStore {
   }
 
   /**
-   * EVAL, the script's text every call. EVALSHA answered NOSCRIPT (after SCRIPT FLUSH, a restart, a
-   * failover) must be sent again, and then lands after what the store sent on its keys meanwhile (a
-   * plain SET, or a call that found the script loaded by another instance): a key's writes out of the
-   * order issued (test/store/redis-script-order.spec.ts). ioredis' own Script does the same resend.
-   */
-  private evalScript(
-    send: Send,
-    script: RedisScript,
-    keys: readonly string[],
-    args: string[],
-  ): Promise<unknown> {
-    const redisKeys = keys.map((key) => this.keyPrefix + key);
-    return send(['EVAL', script.lua, String(redisKeys.length), ...redisKeys, ...args], redisKeys[0]);
-  }
-
-  /**
    * Runs one command under the store's deadline. Every failure of Redis or of the connection
    * becomes VerificationStoreUnavailableError with a redacted reason. A key operation waiting in
    * the group is sent first, so commands reach Redis in the order they were issued.
@@ -325,11 +324,12 @@ export class RedisStore implements VerificationStore {
     void this.flush();
     const earlier = this.groupAnswered ? undefined : this.firstGroup;
     try {
-      return await this.connection.within(async (send) => {
+      return await this.connection.within(async (send, clustered) => {
         if (earlier) await earlier;
-        return body(send);
+        return body(this.scripts.counting(send, clustered));
       });
     } catch (error) {
+      this.scripts.forget();
       throw this.connection.failure(operation, error);
     }
   }

@@ -78,4 +78,25 @@ describe('RedisStore on a Redis Cluster', () => {
     expect([...owners].sort()).toEqual(cluster.nodes.map((node) => node.port).sort());
     await store.close();
   });
+
+  it('sends every script as EVAL: each master keeps its own scripts, and one that never ran one would answer NOSCRIPT', async () => {
+    const sent: string[] = [];
+    const recording = new Proxy(ioredisCluster, {
+      get(target, property, receiver) {
+        if (property !== 'call') return Reflect.get(target, property, receiver) as unknown;
+        return (command: string, ...args: string[]) => {
+          sent.push(command.toUpperCase());
+          return target.call(command, ...args);
+        };
+      },
+    });
+    const store = new RedisStore({ client: recording, clock: new TestClock().now, keyPrefix: RUN_PREFIX });
+    for (let round = 0; round < 3; round++)
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) => store.setIfAbsent(`script:{${round}-${i}}`, 'v', 60_000)),
+      );
+    await store.close();
+    expect(sent.filter((command) => command === 'EVAL')).toHaveLength(36);
+    expect(sent).not.toContain('EVALSHA');
+  });
 });

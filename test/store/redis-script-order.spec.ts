@@ -7,10 +7,11 @@ import { ThrowawayRedisServer } from '../support/redis-server.js';
 
 /**
  * Issue 45: a key's writes reach Redis in the order the store issued them, also once Redis has lost its
- * scripts (SCRIPT FLUSH, a restart, a failover). A script call sent as EVALSHA and answered NOSCRIPT,
- * then sent again, lands after whatever the store sent on that key in between: a plain SET, or a
- * script call that found the script loaded meanwhile (by another instance). Each test below issues
- * two writes of `k` one after the other, the first still unanswered, and reads `k`: what the later one left.
+ * scripts (SCRIPT FLUSH, a restart, a failover). A script call sent as EVALSHA and answered NOSCRIPT did
+ * not run; sent again, it would land after whatever the store sent in between (a plain SET, or a script
+ * call that found the script loaded meanwhile by another instance). So it is sent again only when the
+ * store has sent nothing since; otherwise it fails as a Redis failure does, and the later write stands.
+ * Each test below issues two writes of `k` one after the other, the first still unanswered, and reads `k`.
  * The twin: a cluster-mode endpoint behind a plain client refuses a call of several slots (CROSSSLOT), and
  * the store sends its operations again a key at a time.
  */
@@ -47,32 +48,44 @@ describe('RedisStore: a key’s writes after Redis lost its scripts', () => {
     'a script call of k alone': (store: RedisStore) => store.setIfAbsent('k', 'first', 60_000),
   };
   for (const [name, earlierWrite] of Object.entries(earlierWrites)) {
-    it(`a delete of k issued while ${name} that wrote k before it is unanswered: k is gone`, async () => {
+    it(`a delete of k issued while ${name} that wrote k before it is unanswered: the earlier fails, k is gone`, async () => {
       const { watched, store } = await setup();
       const sent = watched.nextSent();
       const earlier = earlierWrite(store);
       // The later write goes out once the earlier is on the wire, unanswered.
       await sent;
       const later = store.delete('k');
-      await Promise.all([earlier, later]);
+      await expect(earlier).rejects.toThrow(/store unavailable: \w+ failed \(NOSCRIPT/);
+      await later;
       await expect(store.get('k')).resolves.toBeNull();
     });
   }
 
-  it('a script call of k that finds the script loaded by another instance meanwhile: k is the later value', async () => {
+  it('a script call alone on the wire: answered NOSCRIPT, sent again with its text, and k is written once', async () => {
+    const { admin, store } = await setup();
+    await admin.config('RESETSTAT');
+    await expect(store.increment('k', 5, 60_000)).resolves.toMatchObject({ value: 5 });
+    await expect(store.increment('k', 1, 60_000)).resolves.toMatchObject({ value: 6 });
+    const stats = String(await admin.info('commandstats'));
+    expect(stats).toMatch(/cmdstat_eval:calls=1,/);
+    expect(stats).toMatch(/cmdstat_evalsha:calls=2,/);
+  });
+
+  it('a script call of k that finds the script loaded by another instance meanwhile: the earlier fails, k is the later value', async () => {
     const { admin, watched, store } = await setup();
     watched.holding = true;
     const sent = watched.nextSent();
     const earlier = first(store);
     // Redis has run the earlier call (its answer is held from the store); then another instance loads the script.
-    await await sent;
+    await (await sent).answered;
     await admin.script('LOAD', KEY_OPERATIONS.lua);
     watched.holding = false;
     const laterSent = watched.nextSent();
     const later = Promise.all([store.set('k', 'second', 60_000), store.set('k2', '2', 60_000)]);
-    await await laterSent;
+    await (await laterSent).answered;
     watched.release();
-    await Promise.all([earlier, later]);
+    await expect(earlier).rejects.toThrow(/NOSCRIPT/);
+    await later;
     await expect(store.get('k')).resolves.toBe('second');
   });
 });

@@ -163,6 +163,7 @@ describe('RedisStore on Redis itself', () => {
         );
         expect([old, claim, gone]).toEqual(['value', false, undefined]);
         const sent = await commands();
+        // The script's text goes once: its first call is EVAL, the calls after it EVALSHA.
         expect(sent.eval).toBe(1);
         expect(sent.get).toBe(22); // inside the script: every increment, the get and the setIfAbsent
         // Reads of keys the group does not write are one MGET beside the script.
@@ -174,11 +175,13 @@ describe('RedisStore on Redis itself', () => {
         ]);
         expect(read).toEqual(['2', '3', '4', '5', '6']);
         expect(reread).toBe('2');
-        expect(await commands()).toMatchObject({ mget: 1, eval: 1, get: 2 }); // the increment's and the read after it
+        expect(await commands()).toMatchObject({ mget: 1, evalsha: 1, get: 2 }); // the increment's and the read after it
+        expect((await commands()).eval).toBeUndefined();
         // A group of one is its plain command.
         await admin.config('RESETSTAT');
         await expect(store.get('new')).resolves.toBe('v');
-        expect((await commands()).eval).toBeUndefined();
+        expect(await commands()).not.toHaveProperty('eval');
+        expect(await commands()).not.toHaveProperty('evalsha');
         // A flood issued at once is split into calls of KEYS_PER_CALL keys, answered in order.
         await admin.config('RESETSTAT');
         const flood = 2 * KEYS_PER_CALL + 1;
@@ -186,12 +189,20 @@ describe('RedisStore on Redis itself', () => {
           Array.from({ length: flood }, (_, i) => store.increment(`f${i}`, i, 1000)),
         );
         expect(counted.map(({ value }) => value)).toEqual(Array.from({ length: flood }, (_, i) => i));
-        expect((await commands()).eval).toBe(3);
-        // After Redis forgot the script, the next group loads it again.
+        expect((await commands()).evalsha).toBe(3);
+        // After Redis forgot the script, a group alone on the wire (nothing sent after it) is answered
+        // NOSCRIPT and sent again with the script's text; the next is EVALSHA again.
         await admin.script('FLUSH');
+        await admin.config('RESETSTAT');
         await expect(
           Promise.all([store.increment('c0', 1, 1000), store.setIfAbsent('new', 'x', 1000)]),
         ).resolves.toEqual([{ value: 3, expiresAt: at + 1000 }, false]);
+        expect(await commands()).toMatchObject({ evalsha: 1, eval: 1 });
+        await store.batch([
+          { op: 'increment', key: 'c0', by: 1, ttlMs: 1000 },
+          { op: 'increment', key: 'c1', by: 1, ttlMs: 1000 },
+        ]);
+        expect(await commands()).toMatchObject({ evalsha: 2, eval: 1 });
       } finally {
         await store.close();
         await admin.quit();
@@ -287,6 +298,8 @@ describe('RedisStore while Redis is down', () => {
       cleanups.push(() => store.close());
       await store.set('k', 'before', 60_000);
       await store.schedule('q', 'm', store.now());
+      // A script Redis has run: its calls go by hash until Redis fails.
+      await store.increment('c', 1, 60_000);
 
       await server.stop();
       const operations: (() => Promise<unknown>)[] = [
@@ -315,6 +328,11 @@ describe('RedisStore while Redis is down', () => {
       await server.start();
       // The server came back empty (no persistence): the store works on it without being re-created.
       await eventually(() => store.set('k', 'after', 60_000), 10_000);
+      // The scripts went with Redis: a flood (two script calls on the wire together) is answered whole.
+      const flood = await Promise.all(
+        Array.from({ length: KEYS_PER_CALL + 1 }, (_, i) => store.increment(`f${i}`, 1, 1000)),
+      );
+      expect(flood.map(({ value }) => value)).toEqual(Array<number>(KEYS_PER_CALL + 1).fill(1));
       await expect(store.get('k')).resolves.toBe('after');
       await expect(store.setIfAbsent('fresh', 'v', 1000)).resolves.toBe(true);
       await expect(store.increment('c', 1, 1000)).resolves.toMatchObject({ value: 1 });
