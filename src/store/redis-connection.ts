@@ -39,7 +39,11 @@ export class RedisConnection {
   private readonly secrets: string[];
   private readonly opened: Promise<Opened>;
 
-  constructor(options: RedisConnectionOptions) {
+  /** `failed`: told of every `within` that rejects (the store's scripts may be gone with a restart). */
+  constructor(
+    options: RedisConnectionOptions,
+    private readonly failed: () => void = () => undefined,
+  ) {
     this.timeoutMs = options.commandTimeoutMs ?? 1000;
     // Node runs a longer timer at once (a 32-bit delay): every operation would fail after 1 ms.
     if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0 || this.timeoutMs > MAX_TIMER_MS) {
@@ -110,6 +114,9 @@ export class RedisConnection {
     };
     try {
       return await Promise.race([attempt(), deadline]);
+    } catch (error) {
+      this.failed();
+      throw error;
     } finally {
       clearTimeout(timer);
     }

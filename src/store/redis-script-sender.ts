@@ -10,7 +10,7 @@ import type { RedisScript } from './redis-scripts.js';
  * the store does when Redis fails. On a Redis Cluster every call is EVAL: each node keeps its own scripts.
  */
 export class RedisScriptSender {
-  /** Scripts Redis has run for this store since its last failure (by SHA-1). */
+  /** Scripts Redis has run for this store since a command last failed (by SHA-1). */
   readonly #loaded = new Set<string>();
   /** Commands the store has sent: whether anything went after a call answered NOSCRIPT. */
   #sent = 0;
@@ -21,11 +21,14 @@ export class RedisScriptSender {
     this.#byHash = !clustered;
     return (args, key) => {
       this.#sent += 1;
-      return send(args, key);
+      return send(args, key).catch((error: unknown) => {
+        this.forget();
+        throw error;
+      });
     };
   }
 
-  /** A call failed: Redis may have lost its scripts (a restart); the next calls go as EVAL. */
+  /** A command failed or the connection did: Redis may have lost its scripts (a restart); EVAL next. */
   forget(): void {
     this.#loaded.clear();
   }

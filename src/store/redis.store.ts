@@ -54,7 +54,7 @@ export class RedisStore implements VerificationStore {
   constructor(options: RedisStoreOptions) {
     this.clock = options.clock ?? Date.now;
     this.keyPrefix = options.keyPrefix ?? 'pv:';
-    this.connection = new RedisConnection(options);
+    this.connection = new RedisConnection(options, () => this.scripts.forget());
     this.subscriber = new RedisSubscriber(() => this.connection.client(), this.connection.timeoutMs);
   }
 
@@ -157,7 +157,6 @@ export class RedisStore implements VerificationStore {
       }
       replies = (await sent) as unknown[] | undefined;
     } catch (error) {
-      this.scripts.forget();
       // What is settled already stays so.
       for (const entry of group) entry.reject(this.connection.failure(entry.name, error));
       return;
@@ -207,7 +206,11 @@ export class RedisStore implements VerificationStore {
           return Promise.all(keyInOrder(operations, alone));
         });
         calls.push(
-          answered.then((answers) => part.forEach((i, n) => (replies[i] = (answers as unknown[])[n]))),
+          answered.then(
+            (answers) => part.forEach((i, n) => (replies[i] = (answers as unknown[])[n])),
+            // This call's operations fail (as an operation Redis refused); the other calls answer as run.
+            (error: unknown) => part.forEach((i) => (replies[i] = [errorMessage(error)])),
+          ),
         );
       }
     };
@@ -329,7 +332,6 @@ export class RedisStore implements VerificationStore {
         return body(this.scripts.counting(send, clustered));
       });
     } catch (error) {
-      this.scripts.forget();
       throw this.connection.failure(operation, error);
     }
   }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { RedisStore } from '../../src/store/redis.store.js';
+import { KEYS_PER_CALL, RedisStore } from '../../src/store/redis.store.js';
 import { KEY_OPERATIONS } from '../../src/store/redis-scripts.js';
 import { HeldRedisClient, oneNodeClusterMode } from '../support/held-redis.js';
 import { ThrowawayRedisServer } from '../support/redis-server.js';
@@ -61,6 +61,20 @@ describe('RedisStore: a key’s writes after Redis lost its scripts', () => {
     });
   }
 
+  it('a group of two script calls after Redis lost its scripts: each operation answered ran, each refused did not', async () => {
+    const { admin, store } = await setup();
+    const keys = Array.from({ length: KEYS_PER_CALL + 72 }, (_, i) => `n${i}`);
+    const outcomes = await Promise.allSettled(keys.map((key) => store.increment(key, 1, 60_000)));
+    const written = await Promise.all(keys.map((key) => admin.exists(`pv:${key}`)));
+    // The first call was answered NOSCRIPT with the second sent after it: refused, not run; the second
+    // (the last sent) was sent again with its text and ran.
+    expect(outcomes.map((o) => o.status)).toEqual([
+      ...Array<string>(KEYS_PER_CALL).fill('rejected'),
+      ...Array<string>(72).fill('fulfilled'),
+    ]);
+    expect(written).toEqual(outcomes.map((o) => (o.status === 'fulfilled' ? 1 : 0)));
+  });
+
   it('a script call alone on the wire: answered NOSCRIPT, sent again with its text, and k is written once', async () => {
     const { admin, store } = await setup();
     await admin.config('RESETSTAT');
@@ -77,12 +91,16 @@ describe('RedisStore: a key’s writes after Redis lost its scripts', () => {
     const sent = watched.nextSent();
     const earlier = first(store);
     // Redis has run the earlier call (its answer is held from the store); then another instance loads the script.
-    await (await sent).answered;
+    await (
+      await sent
+    ).answered;
     await admin.script('LOAD', KEY_OPERATIONS.lua);
     watched.holding = false;
     const laterSent = watched.nextSent();
     const later = Promise.all([store.set('k', 'second', 60_000), store.set('k2', '2', 60_000)]);
-    await (await laterSent).answered;
+    await (
+      await laterSent
+    ).answered;
     watched.release();
     await expect(earlier).rejects.toThrow(/NOSCRIPT/);
     await later;
