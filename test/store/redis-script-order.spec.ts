@@ -75,6 +75,35 @@ describe('RedisStore: a key’s writes after Redis lost its scripts', () => {
     expect(written).toEqual(outcomes.map((o) => (o.status === 'fulfilled' ? 1 : 0)));
   });
 
+  it('a script call by hash refused for another reason (LOADING) fails as Redis answered, and is not sent again', async () => {
+    const server = await ThrowawayRedisServer.start();
+    cleanups.push(() => server.stop());
+    const client = new Redis(server.url);
+    cleanups.push(() => client.disconnect());
+    const sent: string[] = [];
+    let refuse = false;
+    const refusing = new Proxy(client, {
+      get(target, property, receiver) {
+        if (property !== 'call') return Reflect.get(target, property, receiver) as unknown;
+        return (command: string, ...args: string[]) => {
+          sent.push(command);
+          if (refuse && command === 'EVALSHA')
+            return Promise.reject(new Error('LOADING Redis is loading the dataset in memory'));
+          return target.call(command, ...args);
+        };
+      },
+    });
+    const store = new RedisStore({ client: refusing });
+    cleanups.push(() => store.close());
+    await store.increment('k', 1, 60_000);
+    refuse = true;
+    sent.length = 0;
+    await expect(store.increment('k', 1, 60_000)).rejects.toThrow(/LOADING/);
+    expect(sent).toEqual(['EVALSHA']);
+    refuse = false;
+    await expect(store.increment('k', 1, 60_000)).resolves.toMatchObject({ value: 2 });
+  });
+
   it('a script call alone on the wire: answered NOSCRIPT, sent again with its text, and k is written once', async () => {
     const { admin, store } = await setup();
     await admin.config('RESETSTAT');
