@@ -146,49 +146,31 @@ describe('StatusReadMeter', () => {
     await store.close();
   });
 
-  it("a network's window is a second of the clock, as the API counts its rate: full mid-second, open again at the next second's first millisecond", async () => {
-    const second = 1_800_000_000_000;
-    const now = { t: second + 500 };
-    const { store, meter: m } = meter(now);
-    const { refreshes: cap, windowMs: ms } = STATUS_REFRESHES_PER_NETWORK;
-    const fromNet = async (i: number) => (await takes(m, 1, undefined, `203.0.113.${i}`, 'refresh'))[0];
-    const round = async (first: number) => {
-      const out: boolean[] = [];
-      for (let i = 0; i <= cap; i++) out.push((await fromNet(first + i))!);
-      return out;
-    };
-    expect(await round(1)).toEqual([...Array<boolean>(cap).fill(true), false]);
-    now.t = second + ms - 1;
-    expect(await fromNet(50)).toBe(false);
-    now.t = second + ms;
-    expect(await round(100)).toEqual([...Array<boolean>(cap).fill(true), false]);
-    await store.close();
-  });
-
-  it("a caller's refused read given back after its second ended gives the next second nothing", async () => {
-    const second = 1_800_000_000_000;
-    const now = { t: second + 998 };
+  it("a caller's refused read given back once its network's window has ended gives the next window nothing", async () => {
+    const start = 1_800_000_000_000;
+    const now = { t: start };
     const { store, meter: m } = meter(now);
     const network = STATUS_REFRESHES_PER_NETWORK;
     const from = (ip: string) => ({ request: { headers: {} }, ip });
-    // One caller spends its own refreshes over its network's seconds, the last at the second's end.
-    now.t = second - 2_000 + 998;
+    // One caller spends its own refreshes, spread over its network's windows when they are the smaller.
     for (let i = 0; i < refreshes; i++) {
       if (i > 0 && i % network.refreshes === 0) now.t += network.windowMs;
       expect(await m.take(undefined, from('198.51.100.7'), 'refresh')).toBe(true);
     }
-    // Its next read is refused by its own meter; the clock passes the second between the network's take and
-    // the give-back.
-    now.t = second + 999;
+    // Its next read, refused by its own meter at the network window's last millisecond; the window ends
+    // between the network's take and the give-back.
+    const networkEnds = start + Math.floor((now.t - start) / network.windowMs + 1) * network.windowMs;
+    const ends = Math.min(networkEnds, start + windowMs);
+    now.t = ends - 1;
     const increment = store.increment.bind(store);
     store.increment = async (...args) => {
       const counted = await increment(...args);
-      if (args[1] === 1) now.t = second + network.windowMs;
+      if (args[1] === 1) now.t = ends;
       return counted;
     };
     expect(await m.take(undefined, from('198.51.100.7'), 'refresh')).toBe(false);
     store.increment = increment;
-    // The new second holds its full count of refreshes for the network's others, and not one more.
+    // The next window holds the network's full count of refreshes for its others, and not one more.
     const others: boolean[] = [];
     for (let i = 0; i <= network.refreshes; i++)
       others.push(await m.take(undefined, from(`198.51.100.${20 + i}`), 'refresh'));

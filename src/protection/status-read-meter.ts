@@ -17,10 +17,9 @@ export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_00
 /**
  * Refreshes that may go upstream per client network (an IPv4 /24, an IPv6 /48) and window, whoever
  * asks from it: many addresses of one holder are one giver of the account's API rate, as their free
- * starts are. Past it a page is answered as stored; a rebuild is metered per caller only. The window is
- * the API's own, a second of the clock: a network spends at most this many of any second the API counts.
+ * starts are. Past it a page is answered as stored; a rebuild is metered per caller only.
  */
-export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 4, windowMs: 1_000 } as const;
+export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 12, windowMs: 3_000 } as const;
 
 /**
  * What an upstream read is for: a `refresh` of a record the store holds (refused, it is answered as
@@ -143,25 +142,20 @@ export class StatusReadMeter {
       if (this.#spentUntil.size >= SPENT_METERS_REMEMBERED) this.#spentUntil.clear();
       this.#spentUntil.set(key, { since: this.store.now(), until });
     };
-    // The network's window is a second of the clock (the API counts its rate so): a network spends at
-    // most `refreshes` of any second the API counts, and a read given back lands in its own second.
-    const now = this.store.now();
-    const ends = (Math.floor(now / windowMs) + 1) * windowMs;
-    const second = network === undefined ? undefined : `${network}:${ends}`;
     // Taken together (one round trip): the caller's meter and, for a refresh, its network's.
     const [mine, ours] = await Promise.all([
       takeUpstreamRead(this.store, caller, STATUS_READS_PER_CALLER, read, markSpent),
-      second === undefined ? undefined : this.store.increment(second, 1, ends - now, { evictable: true }),
+      network === undefined ? undefined : this.store.increment(network, 1, windowMs, { evictable: true }),
     ]);
     if (ours === undefined) return mine;
     if (mine) {
-      if (ours.value > refreshes) markSpent(network!, ends);
+      if (ours.value > refreshes) markSpent(network!, ours.expiresAt);
       return ours.value <= refreshes;
     }
     // A read its caller's own meter refused takes nothing of its network's: one address cannot spend it.
-    // Given back within its second only (past it, the next second would gain one).
-    const left = ends - this.store.now();
-    if (left > 0) await this.store.increment(second!, -1, left, { evictable: true });
+    // Given back within the window it was taken from only (past it, the next window would gain one).
+    const left = ours.expiresAt - this.store.now();
+    if (left > 0) await this.store.increment(network!, -1, left, { evictable: true });
     return false;
   }
 
