@@ -49,26 +49,27 @@ export interface StoreLatencyResult {
 }
 
 /**
- * The store's ioredis client, counting round trips: one starts when a command is sent with none
- * outstanding, and ends when none is.
+ * The store's ioredis client (`client`), counting round trips: one starts when a command is sent with
+ * none outstanding, and ends when none is.
  */
 class WireTrips {
+  readonly client: Redis;
   private outstanding = 0;
   private readonly trips: { start: number; end?: number }[] = [];
   private idleWaiters: (() => void)[] = [];
 
-  constructor(readonly client: Redis) {}
-
-  get status(): string {
-    return this.client.status;
-  }
-
-  call(command: string, ...args: string[]): Promise<unknown> {
-    if (this.outstanding++ === 0) this.trips.push({ start: performance.now() });
-    return this.client.call(command, ...args).finally(() => {
-      if (--this.outstanding > 0) return;
-      this.trips.at(-1)!.end = performance.now();
-      for (const wake of this.idleWaiters.splice(0)) wake();
+  constructor(redis: Redis) {
+    const call = (command: string, ...args: string[]): Promise<unknown> => {
+      if (this.outstanding++ === 0) this.trips.push({ start: performance.now() });
+      return redis.call(command, ...args).finally(() => {
+        if (--this.outstanding > 0) return;
+        this.trips.at(-1)!.end = performance.now();
+        for (const wake of this.idleWaiters.splice(0)) wake();
+      });
+    };
+    this.client = new Proxy(redis, {
+      get: (target, property, receiver) =>
+        property === 'call' ? call : (Reflect.get(target, property, receiver) as unknown),
     });
   }
 
@@ -80,22 +81,6 @@ class WireTrips {
   /** The trips that started and ended between `from` and `to`: those a request waited for. */
   within(from: number, to: number): number {
     return this.trips.filter((t) => t.start >= from && t.end !== undefined && t.end <= to).length;
-  }
-
-  on(event: 'ready', listener: () => void): unknown {
-    return this.client.on(event, listener);
-  }
-
-  removeListener(event: 'ready', listener: () => void): unknown {
-    return this.client.removeListener(event, listener);
-  }
-
-  quit(): Promise<unknown> {
-    return this.client.quit();
-  }
-
-  disconnect(): void {
-    this.client.disconnect();
   }
 }
 
@@ -229,7 +214,7 @@ export async function runStoreLatency(args: StoreLatencyArgs): Promise<StoreLate
     for (const [name, url] of targets) {
       const config = startsHostConfig(ready, url);
       const wire = name === COUNTED_AT ? new WireTrips(new Redis(url!)) : undefined;
-      const host = await startHostApp(config, undefined, wire);
+      const host = await startHostApp(config, undefined, wire?.client);
       try {
         for (let i = 0; i < 10; i++) await journey(host, phones, i); // warm-up
         const samples: Record<Route, number[]> = { start: [], check: [], status: [] };
@@ -276,7 +261,7 @@ export async function runStoreLatency(args: StoreLatencyArgs): Promise<StoreLate
           redisBytesPerSession = await bytesPerStart(host, phones, args.redisUrl, config.redis!.keyPrefix);
       } finally {
         await host.close();
-        wire?.disconnect();
+        wire?.client.disconnect();
       }
     }
   } finally {
