@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MethodStats } from '../../src/account/method-stats.service.js';
+import { PAST_NETWORKS_FLAG } from '../../src/pumping/giver-shares.js';
 import { STORE_METHODS } from '../../src/store/create-store.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
@@ -53,7 +54,7 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     // country and the client, the range's and prefix's burst counts, their holds, the number's own
     // starts, the prefix's and country's day: starts, numbers and ranges verified; the country's week:
     // starts and numbers verified, and its starts of the last minutes), the country's networks past
-    // their share (today, yesterday), and the givers' week balances (the address and its /24). A start
+    // their share (the vote slots of today and yesterday: 2 × PAST_NETWORKS_FLAG), and the givers' week balances (the address and its /24). A start
     // past a share reads the country's two twins in one more round trip; this one is within.
     // With the request limits, the number's hint in the window (a setIfAbsent: its range's and its
     // prefix's) and 2 gets, the caller's marks in the range and the prefix. Its increments, 11 + 2 * 4 + 2,
@@ -63,11 +64,11 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     // minutes of each of the country's two twins; the two givers' balances. Its set, 1, after the API:
     // which subjects the session belongs to.
     const pumping = calls.filter((c) => c.endsWith('(protect:pump)'));
-    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45 + 2 + 2 + 2);
+    expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45 + 2 * PAST_NETWORKS_FLAG + 2 + 2);
     expect(pumping.filter((c) => c.startsWith('setIfAbsent(')).length).toBe(3);
     expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(11 + 2 * 4 + 2);
     expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(1);
-    expect(pumping.length).toBe(76);
+    expect(pumping.length).toBe(76 + 2 * (PAST_NETWORKS_FLAG - 1));
     expect(calls.filter((c) => !c.endsWith('(protect:pump)') && c !== FLUSHED)).toEqual([
       // The wrong-code budget and the API's 429 back-off, read with the defence's counts and the
       // coalescing claim (one hop).
