@@ -30,6 +30,11 @@ function remember(set: Set<string>, k: string): void {
   set.add(k);
 }
 
+/** The keys of a country's past-network votes on a UTC day (votePastNetwork), in the order they fill. */
+function voteSlots(tag: string, day: number): string[] {
+  return Array.from({ length: PAST_NETWORKS_FLAG }, (_, i) => key.pastNetwork(tag, day, i));
+}
+
 /** A running hold: when it ends and how many holds came before it in a row. */
 export interface HoldState {
   until: number;
@@ -101,7 +106,7 @@ export class RangeHolds {
     const memo = `${tag}:${day}:${mine}`;
     // Once this instance has seen the day's vote counted, the next start past that share asks nothing more.
     if (this.#voted.has(memo)) return;
-    const slots = Array.from({ length: PAST_NETWORKS_FLAG }, (_, i) => key.pastNetwork(tag, day, i));
+    const slots = voteSlots(tag, day);
     const held = await storeBatch(
       this.store,
       slots.map((slot) => ({ op: 'get', key: slot })),
@@ -124,9 +129,7 @@ export class RangeHolds {
 
   /** The distinct networks past their share on a UTC day, of the country tagged `tag`: its slots taken. */
   protected async pastNetworkVotes(tag: string, day: number): Promise<number> {
-    const held = await Promise.all(
-      Array.from({ length: PAST_NETWORKS_FLAG }, (_, i) => this.store.get(key.pastNetwork(tag, day, i))),
-    );
+    const held = await Promise.all(voteSlots(tag, day).map((slot) => this.store.get(slot)));
     return held.filter((holder) => holder !== null).length;
   }
 

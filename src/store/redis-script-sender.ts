@@ -3,9 +3,9 @@ import type { RedisScript } from './redis-scripts.js';
 
 /**
  * How RedisStore sends its Lua: EVAL until Redis has run a script on this connection, then EVALSHA
- * (its text once, not with every call: measured 1.39× the start throughput on Redis, bench/README
- * "routes"). A call answered NOSCRIPT (SCRIPT FLUSH, a restart, a failover) did not run: it goes again
- * as EVAL only when the store has sent nothing since, for a resend lands after whatever went in between
+ * (its text once, not with every call). A call answered NOSCRIPT (SCRIPT FLUSH, a restart, a failover)
+ * did not run: it goes again as EVAL only when the store has sent nothing since, for a resend lands
+ * after whatever went in between
  * (a key's writes out of the order issued, test/store/redis-script-order.spec.ts); otherwise it fails as
  * the store does when Redis fails. On a Redis Cluster every call is EVAL: each node keeps its own scripts.
  */
