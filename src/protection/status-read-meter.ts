@@ -15,11 +15,9 @@ import { ProtectionKeys } from './protection-keys.js';
 export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_000 } as const;
 
 /**
- * Refreshes that may go upstream per client network (an IPv4 /24, an IPv6 /48) and window, for its
- * anonymous callers: many addresses of one holder are one giver of the account's API rate, as their
- * free starts are. A signed-in owner is the host's identity and is metered on its own: signed-in users
- * behind one carrier NAT are many givers, not one network. Past it a page is
- * answered as stored; a rebuild is metered per caller only.
+ * Refreshes that may go upstream per client network (an IPv4 /24, an IPv6 /48) and window, whoever
+ * asks from it: many addresses of one holder are one giver of the account's API rate, as their free
+ * starts are. Past it a page is answered as stored; a rebuild is metered per caller only.
  */
 export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 12, windowMs: 3_000 } as const;
 
@@ -162,8 +160,8 @@ export class StatusReadMeter {
   }
 
   /**
-   * The store keys of the meters a read takes: the caller's (owner, else client key) and, for an
-   * anonymous refresh from a known address, its network's. Undefined when nothing meters it: limits off, or the
+   * The store keys of the meters a read takes: the caller's (owner, else client key) and, for a
+   * refresh from a known address, its network's. Undefined when nothing meters it: limits off, or the
    * host's own call (no owner, no request), whose reads are the host's to pace, never everyone's one meter.
    */
   private meters(
@@ -174,10 +172,7 @@ export class StatusReadMeter {
     if (!this.options.limits.enabled) return undefined;
     const caller = upstreamReader(this.options.limits, owner, from);
     if (caller === undefined) return undefined;
-    const network =
-      read === 'refresh' && owner === undefined && from?.ip !== undefined
-        ? clientNetworkKey(from.ip)
-        : undefined;
+    const network = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
     return {
       caller: ProtectionKeys.statusReads(this.keys, caller),
       ...(network === undefined

@@ -16,5 +16,7 @@ import './giver-shares-reverified-number.e2e.part.js';
 import './session-record-older-instance.e2e.part.js';
 import './spend-cap-inflight-usage.e2e.part.js';
 import './status-network-meter-one-address.e2e.part.js';
+import './status-refresh-guest-owners.e2e.part.js';
+import './status-refresh-owners-one-address.e2e.part.js';
 import './status-rebuild-meter-neighbour.e2e.part.js';
 import './steered-takeback-race.e2e.part.js';
