@@ -7,6 +7,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { PumpingDefence } from '../pumping/pumping-defence.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { RequestRateLimits } from './request-rate-limits.js';
 import { SpendCap } from './spend-cap.js';
 
 /** The outcomes that end a session and settle its open spend reservation (`verified_again` is charged too). */
@@ -14,7 +15,8 @@ const SESSION_ENDS = ['verified', 'verifiedAgain', 'failed', 'expired'] as const
 
 /**
  * What protection learns from the tracker's events (each emitted once per deployment): a completed
- * verification is counted by the pumping defence, and a session's end settles its spend reservation.
+ * verification is counted by the pumping defence and gives its start's free points back, and a
+ * session's end settles its spend reservation.
  * It listens only for a part that is on. Its listeners never throw: a failing count must not make
  * the tracker deliver the event again.
  */
@@ -27,6 +29,7 @@ export class ProtectionEvents implements OnModuleInit, OnModuleDestroy {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     private readonly telemetry: VerificationTelemetry,
     private readonly pumping: PumpingDefence,
+    private readonly limits: RequestRateLimits,
     /** Off (`limits.spendCap: false`): undefined. */
     @Optional() @Inject(SpendCap) private readonly spendCap?: SpendCap,
     @Optional() @Inject(EventEmitter2) private readonly emitter?: EventEmitter2,
@@ -34,7 +37,9 @@ export class ProtectionEvents implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    if (this.pumping.enabled) this.emitter?.on(VerificationEventName.verified, this.onVerified);
+    const { enabled, freeStartPerCaller } = this.options.limits;
+    if (this.pumping.enabled || (enabled && freeStartPerCaller !== false))
+      this.emitter?.on(VerificationEventName.verified, this.onVerified);
     if (this.spendCap)
       for (const name of SESSION_ENDS) this.emitter?.on(VerificationEventName[name], this.onEnded);
   }
@@ -63,12 +68,19 @@ export class ProtectionEvents implements OnModuleInit, OnModuleDestroy {
     // A test number's verification converts nothing: protection never counted its start either. Another
     // registration's event is its own protection's to count.
     if (event.test || event.registration !== this.options.name) return;
-    try {
-      await this.pumping.verified(event);
-    } catch (error) {
-      this.telemetry.logger.warn('pumping defence: a verification could not be counted', {
-        error: errorText(error),
-      });
-    }
+    await Promise.all([
+      this.pumping.enabled &&
+        this.pumping.verified(event).catch((error: unknown) => {
+          this.telemetry.logger.warn('pumping defence: a verification could not be counted', {
+            error: errorText(error),
+          });
+        }),
+      this.limits.freeStartProved(event.requestId).catch((error: unknown) => {
+        // The points stay counted until their window ends: the safe side.
+        this.telemetry.logger.warn('free starts: a proved start could not give its points back', {
+          error: errorText(error),
+        });
+      }),
+    ]);
   }
 }

@@ -35,6 +35,8 @@ export const ProtectionKeys = {
   phoneChangeCooldown: (keys: DataKeys, owner: string): string => `phone-change:{${keys.digest(owner)}}`,
   /** A session's spend reservation kept open until the session ends (charged on proof or delivery). */
   spendOpen: (requestId: string): string => `protect:spend-open:${digest(requestId)}`,
+  /** A free start's points and their windows' end, for its session's proof to give back (RequestRateLimits). */
+  freeStartProof: (requestId: string): string => `protect:free-start-proof:${digest(requestId)}`,
   /** Claimed by the one caller that acts on a session's end (`SpendCap.ended`). */
   spendEnded: (requestId: string): string => `protect:spend-ended:${digest(requestId)}`,
   /** A window's reservations of sessions still open, and of ended ones nothing showed charged (SpendEvidence). */

@@ -8,6 +8,12 @@ import { StoreRateLimiter } from './store-rate-limiter.js';
 
 const NOTHING_HELD: ProtectionHold = { release: async () => undefined };
 
+/** A free start's points (store keys of its callers' free budgets) and the end of the first of their windows. */
+export interface FreeStartHold extends ProtectionHold {
+  readonly keys: readonly string[];
+  readonly until: number;
+}
+
 /**
  * The request limits of the client routes, each a fixed window in the store: starts per client
  * key, starts per phone number and caller, starts per phone number from all callers (a higher
@@ -132,27 +138,65 @@ export class RequestRateLimits {
   /**
    * Counts one start of a method charged on proof against each of its callers' free budget (client
    * key, network, owner: distinct ids), or throws 429 `start_ip_limit`. Free for the host unless
-   * proved, such a start is still an upstream call: nobody gets them without limit.
+   * proved, such a start is still an upstream call: nobody gets them without limit. The hold names
+   * its points and when the first of their windows ends, for a proof to give them back
+   * (`rememberFreeStart`).
    */
-  async countFreeStart(callers: readonly string[]): Promise<ProtectionHold> {
-    const holds: ProtectionHold[] = [];
+  async countFreeStart(callers: readonly string[]): Promise<FreeStartHold> {
+    const limiter = this.freeStartPerCaller;
+    const keys: string[] = [];
+    let until = Infinity;
     const release = async (): Promise<void> => {
-      for (const hold of [...holds].reverse()) await hold.release();
+      for (const key of [...keys].reverse()) await limiter?.refund(key);
     };
+    if (limiter === undefined) return { release, keys, until: 0 };
     try {
-      for (const caller of new Set(callers))
-        holds.push(
-          await count(
-            this.freeStartPerCaller,
-            this.keys.digest(caller),
-            ProtectionRefusalReason.startIpLimit,
-          ),
-        );
+      for (const key of new Set(callers.map((caller) => this.keys.digest(caller)))) {
+        const outcome = await limiter.tryConsume(key);
+        if (!outcome.allowed) {
+          // A refused point is kept (its window's count says the budget was reached), as `count` keeps it.
+          throw protectionRefusal(ProtectionRefusalReason.startIpLimit, outcome.msBeforeNext);
+        }
+        keys.push(key);
+        until = Math.min(until, this.store.now() + outcome.msBeforeNext);
+      }
     } catch (error) {
       await release().catch(() => undefined);
       throw error;
     }
-    return { release };
+    return { release, keys, until: Number.isFinite(until) ? until : 0 };
+  }
+
+  /**
+   * A free start's session was started: its points are remembered until the first of their windows
+   * ends, so that its proof (`freeStartProved`) gives them back. Past that, a proof gives nothing:
+   * the next window would gain a point it never counted.
+   */
+  async rememberFreeStart(requestId: string, hold: FreeStartHold): Promise<void> {
+    const left = hold.until - this.store.now();
+    if (hold.keys.length === 0 || left <= 0) return;
+    const kept = [String(hold.until), ...hold.keys].join(' ');
+    await this.store.set(ProtectionKeys.freeStartProof(requestId), kept, left, { evictable: true });
+  }
+
+  /**
+   * A session was verified: the free points its start took are given back while their windows run.
+   * A start the user proved (a call placed from the number, a code typed) is not what the free budget
+   * bounds (starts nobody completes, each an upstream call): a crowd behind one NAT whose users complete
+   * keeps its budget, a holder whose starts go nowhere does not. The tracker emits a verification once.
+   */
+  async freeStartProved(requestId: string): Promise<void> {
+    const limiter = this.freeStartPerCaller;
+    if (limiter === undefined) return;
+    const key = ProtectionKeys.freeStartProof(requestId);
+    const kept = await this.store.get(key);
+    if (kept === null) return;
+    await this.store.delete(key);
+    const [until, ...points] = kept.split(' ');
+    // Within the windows only: a counter gone by now is not made again (its next window gains nothing).
+    const left = Number(until) - this.store.now();
+    if (!(left > 0)) return;
+    await Promise.all(points.map((point) => limiter.refund(point, 1, left)));
   }
 
   /** The API answered a start 429 with `retryAfterMs`: starts wait until then (a later end is never shortened). */

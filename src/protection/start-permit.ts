@@ -22,7 +22,10 @@ export interface PermitTerms {
   suspected: boolean;
   /** The host's `assessStart` answer for the start, carried to its session's record (none: no hook). */
   assessment?: StartAssessmentFacts;
-  /** Remembers which pumping subjects a started session belongs to (so its verification counts there). */
+  /**
+   * Remembers which pumping subjects a started session belongs to (so its verification counts there)
+   * and, for a free start, the free points its proof gives back.
+   */
   attribute(session: StartedSession): Promise<void>;
   /** The API answered 429: every instance waits `ms` before sending another start. */
   backOff?(ms: number): Promise<void>;
@@ -98,7 +101,7 @@ export class StartPermit {
     // Independent writes, issued together (one round trip).
     await Promise.all([
       this.admission.attribute(session).catch((error: unknown) => {
-        // Its verification will be counted for its range, country and owner only.
+        // Its verification will be counted for its range, country and owner only, and gives no free point back.
         this.logger.warn('pumping defence: the start could not be attributed', { error: errorText(error) });
       }),
       this.admission.reservation?.settle(session.cost, session).catch((error: unknown) => {

@@ -7,7 +7,7 @@ import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-c
 import { defined, releaseAll, takenInOrder, type ProtectionHold } from './protection-hold.js';
 import { PumpingDefence } from '../pumping/pumping-defence.js';
 import type { BurstMarks } from '../pumping/range-bursts.js';
-import { RequestRateLimits } from './request-rate-limits.js';
+import { RequestRateLimits, type FreeStartHold } from './request-rate-limits.js';
 import { ResendCooldown } from './resend-cooldown.js';
 import { SpendCap, type SpendReservation } from './spend-cap.js';
 import type { CoalescingClaim } from './start-coalescer.js';
@@ -138,6 +138,7 @@ export class VerificationProtection {
     let reservation: SpendReservation | undefined;
     let resendAvailableAt: Date | null = null;
     let reachable: ReturnType<SessionRecordRepository['reserveIndex']> | undefined;
+    let freeStart: FreeStartHold | undefined;
     try {
       // The cooldown and the limits together (one round trip) with the defence's burst marks read (they
       // hold nothing), before the defence counts: a start they refuse is never counted there. A start the
@@ -163,6 +164,7 @@ export class VerificationProtection {
         this.limits.countPurposeStart(candidate.purpose, candidate.phoneNumber),
         condemned || !pumping ? undefined : this.pumping.mark(pumping),
       ]);
+      freeStart = taken[1] as FreeStartHold | undefined;
       const marked = taken.pop() as BurstMarks | undefined;
       holds.push(...defined(taken));
       const count = (): Promise<ProtectionHold> =>
@@ -195,7 +197,12 @@ export class VerificationProtection {
         reachable,
         suspected: this.pumping.suspects(pumping),
         ...(assessment ? { assessment: assessment.facts } : {}),
-        attribute: (session) => this.pumping.started(pumping, session.requestId, session.expiresAt),
+        attribute: async (session) => {
+          await Promise.all([
+            this.pumping.started(pumping, session.requestId, session.expiresAt),
+            freeStart && this.limits.rememberFreeStart(session.requestId, freeStart),
+          ]);
+        },
         backOff: (ms: number) => this.limits.holdUpstream(ms),
       },
       this.logger,

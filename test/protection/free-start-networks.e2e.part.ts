@@ -4,7 +4,7 @@
  * free budget; another network keeps its own.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ONE_PLATFORM } from '../support/verification-app.js';
+import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import { freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
 
 describe.each(ONE_PLATFORM)('the free-start budget of a network (%s)', (platform) => {
@@ -23,4 +23,47 @@ describe.each(ONE_PLATFORM)('the free-start budget of a network (%s)', (platform
     expect(statuses).toEqual([201, 201, 201, 429]);
     expect((await startFrom(fx.host, other, freshPhone(), 'reverse_flash_call')).status).toBe(201);
   });
+
+  it.each([
+    ['the pumping defence on', {}],
+    ['the pumping defence off', { pumping: { mode: 'off' as const } }],
+  ])(
+    'a start its user proves gives its point back: a network whose users complete keeps its budget, one whose starts go nowhere does not (%s)',
+    async (_, limits) => {
+      fx.host = await protectedHost(fx.sb, platform, {
+        freeStartPerCaller: { points: 3, windowMs: 600_000 },
+        ...limits,
+      });
+      const host = fx.host;
+      const answers: number[] = [];
+      // Ten users of one /24, one after another, each placing the call and reading the outcome.
+      for (let i = 0; i < 10; i++) {
+        const ip = `203.0.113.${10 + i}`;
+        const phone = freshPhone();
+        const r = await startFrom(host, ip, phone, 'reverse_flash_call');
+        answers.push(r.status);
+        if (r.status !== 201) continue;
+        await fx.sb.call(fx.sb.sessionsFor(phone).at(-1)!.request_id, phone);
+        await fx.sb.advance(1_500);
+        const read = await call(
+          host.url,
+          'GET',
+          `/verification/status/${String(r.body.verification_id)}`,
+          undefined,
+          {
+            'x-forwarded-for': ip,
+          },
+        );
+        expect(read.body.status).toBe('verified');
+      }
+      expect(answers).toEqual(Array(10).fill(201));
+      // Starts nobody completes, from the same /24: its 3 and no more.
+      const abandoned: number[] = [];
+      for (let i = 0; i < 4; i++)
+        abandoned.push(
+          (await startFrom(host, `203.0.113.${100 + i}`, freshPhone(), 'reverse_flash_call')).status,
+        );
+      expect(abandoned).toEqual([201, 201, 201, 429]);
+    },
+  );
 });
