@@ -191,12 +191,16 @@ export class RequestRateLimits {
     const key = ProtectionKeys.freeStartProof(requestId);
     const kept = await this.store.get(key);
     if (kept === null) return;
-    await this.store.delete(key);
     const [until, ...points] = kept.split(' ');
-    // Within the windows only: a counter gone by now is not made again (its next window gains nothing).
     const left = Number(until) - this.store.now();
-    if (!(left > 0)) return;
-    await Promise.all(points.map((point) => limiter.refund(point, 1, left)));
+    // One giving back however many deliveries of the event overlap (each instance may hold one): the
+    // first to mark the proof gives back, the others nothing.
+    if (!(left > 0) || !(await this.store.setIfAbsent(`${key}:given`, '1', left))) return;
+    await this.store.delete(key);
+    // Within the windows only: a counter gone by now is not made again (its next window gains nothing).
+    const remaining = Number(until) - this.store.now();
+    if (!(remaining > 0)) return;
+    await Promise.all(points.map((point) => limiter.refund(point, 1, remaining)));
   }
 
   /** The API answered a start 429 with `retryAfterMs`: starts wait until then (a later end is never shortened). */

@@ -7,6 +7,7 @@ import { VerificationHistory } from '../history/verification-history.service.js'
 import { longestClaimTtlMs } from '../options/purposes.options.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { ProtectionKeys } from '../protection/protection-keys.js';
 import { RangeStatsKeys as RangeStats } from '../pumping/range-stats-keys.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
@@ -92,7 +93,7 @@ export class VerificationErasure {
   /**
    * @internal Erases one session of the subject (`forget`, and a start that finds its subject erased while the API
    * was asked: PaidStart), for `keptMs`: its records, its handle (no instance rebuilds it from the API),
-   * what the pumping defence and the method figures remember of it, and a test session's entries (`stored`: a spare test
+   * what the pumping defence, the free budget and the method figures remember of it, and a test session's entries (`stored`: a spare test
    * session's slot that a newer one took is the newer one's).
    */
   async forgetSession(id: string, keptMs: number, stored = true): Promise<void> {
@@ -101,9 +102,12 @@ export class VerificationErasure {
     const tests = storedSessionId(id) === id || stored ? testSessionKeys(id) : [];
     await Promise.all([
       this.store.set(SessionRefresher.unknownKey(id), 'forgotten', keptMs),
-      ...[...tests, RangeStats.sessionKey(id), ...sessionEvidenceKeys(id)].map((key) =>
-        this.store.delete(key),
-      ),
+      ...[
+        ...tests,
+        RangeStats.sessionKey(id),
+        ProtectionKeys.freeStartProof(id),
+        ...sessionEvidenceKeys(id),
+      ].map((key) => this.store.delete(key)),
     ]);
   }
 

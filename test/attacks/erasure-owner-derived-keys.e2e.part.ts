@@ -76,6 +76,42 @@ describe('attack: what an erasure leaves named by its subject', () => {
       await store.close();
     },
   );
+
+  // Attack (on a7f3a21's free-start proofs): a pending free start keeps its points for its proof under a key
+  // whose value names the owner's digest; forget({ owner }) must not leave it.
+  it('nothing derived from the owner survives forget({ owner }) of a pending free start', async () => {
+    DataKeys.prototype.digest = function (this: DataKeys, value: string): string {
+      const d = original.call(this, value);
+      seen.set(d, value);
+      return d;
+    };
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    const host = await createTestApp({
+      platform: 'express',
+      trustProxy: true,
+      module: moduleOptions(suite.sb, { store, history: {}, limits: { spendCap: false } }),
+    });
+    hosts.push(host);
+    const owner = `owner-${randomUUID()}`;
+    const started = await call(
+      host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: phone(), method: 'reverse_flash_call' },
+      { 'x-user': owner, 'x-forwarded-for': '203.0.113.77' },
+    );
+    expect(started.status).toBe(201);
+    await host.app.get(VerificationErasure, { strict: false }).forget({ owner });
+    const named = dumpMemoryStore(store).flatMap((line) =>
+      [...seen]
+        .filter(([d, v]) => v.includes(owner) && line.includes(d))
+        .map(([, v]) => `${line}  <- ${JSON.stringify(v)}`),
+    );
+    expect(
+      named.filter((l) => !l.split(' ')[0]!.endsWith(':forgotten') && !isErasureIndexCounter(l)),
+    ).toEqual([]);
+    await store.close();
+  });
 });
 
 describe('attack: an owner erasure after guarded reads and a reviewer number', () => {
