@@ -224,10 +224,11 @@ export const SPECS_BY_SCOPE = {
     folder: 'protection',
     specs: [/^src\/protection\/status-read-meter\./, /^test\/protection\/status-read-meter-clock\./],
   },
-  // src/protection/request-rate-limits.ts: the start and check limits, the free budget and its proofs.
+  // src/protection/request-rate-limits.ts: the start and check limits, the free budget and its proofs, the
+  // API's back-off (test/protection), the purposes' own limits (test/purposes).
   'request-limits': {
     folder: 'protection',
-    specs: [/^src\/protection\/request-rate-limits\./, /^test\/protection\/free-start-networks\./],
+    specs: [/^src\/protection\/request-rate-limits\./, /^test\/protection\//, /^test\/purposes\//],
   },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {

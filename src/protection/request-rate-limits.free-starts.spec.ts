@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
+import { ProtectionKeys } from './protection-keys.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { freeCallersOf } from './start-callers.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
@@ -102,6 +103,28 @@ describe('free starts (methods charged on proof)', () => {
     }
   });
 
+  it("keeps a start's proof until the first of its windows ends, in the store's evictable budget", async () => {
+    const now = { t: 1_700_000_000_000 };
+    const store = new MemoryStore({ clock: () => now.t, maxEntries: 10, maxEvictableEntries: 1000 });
+    const limits = freeLimits(store, 10_000);
+    await store.set('session:{kept}', 'record', 60_000);
+    const first = await limits.countFreeStart(['network:n']);
+    now.t += 4_000;
+    // A second caller's window is younger: the proof lasts until the older one's end.
+    const hold = await limits.countFreeStart(['network:n', 'owner:o']);
+    expect(hold.until).toBe(first.until);
+    await limits.rememberFreeStart('req', hold);
+    now.t = hold.until - 1;
+    await expect(store.get(ProtectionKeys.freeStartProof('req'))).resolves.not.toBeNull();
+    now.t = hold.until;
+    await expect(store.get(ProtectionKeys.freeStartProof('req'))).resolves.toBeNull();
+    // A flood of free starts' proofs evicts none of the store's kept entries.
+    for (let i = 0; i < 40; i++)
+      await limits.rememberFreeStart(`flood-${i}`, { ...hold, until: now.t + 10_000 });
+    await expect(store.get('session:{kept}')).resolves.toBe('record');
+    await store.close();
+  });
+
   it('overlapping deliveries of one proof give its points back once', async () => {
     const store = new MemoryStore({ clock: () => clock.now });
     const limits = freeLimits(store);
@@ -178,6 +201,7 @@ describe('free starts (methods charged on proof)', () => {
     const none = await off.countFreeStart(['network:n']);
     expect(none.keys).toEqual([]);
     await off.rememberFreeStart('off', none);
+    await expect(store.get(ProtectionKeys.freeStartProof('off'))).resolves.toBeNull();
     await off.freeStartProved('off');
     await store.close();
   });
