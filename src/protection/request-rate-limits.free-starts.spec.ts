@@ -7,20 +7,24 @@ import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 describe('free starts (methods charged on proof)', () => {
   const clock = { now: 1_700_000_000_000 };
-  it('each caller (client key, network, owner) has its own budget; a refused start gives back what it took', async () => {
-    const store = new MemoryStore({ clock: () => clock.now });
-    const limits = new RequestRateLimits(
+  /** Limits with only the free budget on: 2 a window (`windowMs`), or off. */
+  const freeLimits = (store: MemoryStore, windowMs: number | false = 600_000) =>
+    new RequestRateLimits(
       store,
       {
         enabled: true,
         startPerIp: false,
-        freeStartPerCaller: { points: 2, windowMs: 600_000 },
+        freeStartPerCaller: windowMs === false ? false : { points: 2, windowMs },
         startPerPhoneAndCaller: false,
         startPerPhone: false,
         checkPerIp: false,
       },
       SPEC_DATA_KEYS,
     );
+
+  it('each caller (client key, network, owner) has its own budget; a refused start gives back what it took', async () => {
+    const store = new MemoryStore({ clock: () => clock.now });
+    const limits = freeLimits(store);
     await limits.countFreeStart(['client:a', 'owner:x']);
     await limits.countFreeStart(['client:b', 'owner:x']);
     // The owner's third from yet another address: refused, and client:c's point given back.
@@ -33,19 +37,18 @@ describe('free starts (methods charged on proof)', () => {
     await store.close();
   });
 
-  const freeLimits = (store: MemoryStore, windowMs = 600_000) =>
-    new RequestRateLimits(
-      store,
-      {
-        enabled: true,
-        startPerIp: false,
-        freeStartPerCaller: { points: 2, windowMs },
-        startPerPhoneAndCaller: false,
-        startPerPhone: false,
-        checkPerIp: false,
-      },
-      SPEC_DATA_KEYS,
-    );
+  /** Whether each of `n` free starts of `callers` is admitted, one after another. */
+  const admitted = async (limits: RequestRateLimits, callers: string[], n: number): Promise<boolean[]> => {
+    const out: boolean[] = [];
+    for (let i = 0; i < n; i++)
+      out.push(
+        await limits.countFreeStart(callers).then(
+          () => true,
+          () => false,
+        ),
+      );
+    return out;
+  };
 
   it("a proved free start gives its points back to every one of its callers' budgets, once", async () => {
     const now = { t: 1_700_000_000_000 };
@@ -89,16 +92,10 @@ describe('free starts (methods charged on proof)', () => {
       await limits.countFreeStart(['network:n']);
       now.t = started + at;
       await limits.freeStartProved('req');
-      const next: boolean[] = [];
-      for (let i = 0; i < 3; i++)
-        next.push(
-          await limits.countFreeStart(['network:n']).then(
-            () => true,
-            () => false,
-          ),
-        );
       // Within the window: one point back. Past it: a fresh window of 2, never 3.
-      expect(next).toEqual(givesBack ? [true, false, false] : [true, true, false]);
+      expect(await admitted(limits, ['network:n'], 3)).toEqual(
+        givesBack ? [true, false, false] : [true, true, false],
+      );
       await store.close();
     }
   });
@@ -132,15 +129,7 @@ describe('free starts (methods charged on proof)', () => {
     await limits.rememberFreeStart('req-1', await limits.countFreeStart(net));
     await limits.countFreeStart(net);
     await Promise.all([limits.freeStartProved('req-1'), limits.freeStartProved('req-1')]);
-    const next: boolean[] = [];
-    for (let i = 0; i < 2; i++)
-      next.push(
-        await limits.countFreeStart(net).then(
-          () => true,
-          () => false,
-        ),
-      );
-    expect(next).toEqual([true, false]);
+    expect(await admitted(limits, net, 2)).toEqual([true, false]);
     await store.close();
   });
 
@@ -161,15 +150,7 @@ describe('free starts (methods charged on proof)', () => {
     };
     await limits.freeStartProved('req');
     store.delete = remove;
-    const next: boolean[] = [];
-    for (let i = 0; i < 3; i++)
-      next.push(
-        await limits.countFreeStart(['network:n']).then(
-          () => true,
-          () => false,
-        ),
-      );
-    expect(next).toEqual([true, true, false]);
+    expect(await admitted(limits, ['network:n'], 3)).toEqual([true, true, false]);
     await store.close();
   });
 
@@ -186,18 +167,7 @@ describe('free starts (methods charged on proof)', () => {
     await limits.countFreeStart(['network:n']);
     await limits.countFreeStart(['network:n']);
     await expect(limits.countFreeStart(['network:n'])).rejects.toMatchObject({ reason: 'start_ip_limit' });
-    const off = new RequestRateLimits(
-      store,
-      {
-        enabled: true,
-        startPerIp: false,
-        freeStartPerCaller: false,
-        startPerPhoneAndCaller: false,
-        startPerPhone: false,
-        checkPerIp: false,
-      },
-      SPEC_DATA_KEYS,
-    );
+    const off = freeLimits(store, false);
     const none = await off.countFreeStart(['network:n']);
     expect(none.keys).toEqual([]);
     await off.rememberFreeStart('off', none);

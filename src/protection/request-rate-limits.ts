@@ -144,12 +144,12 @@ export class RequestRateLimits {
    */
   async countFreeStart(callers: readonly string[]): Promise<FreeStartHold> {
     const limiter = this.freeStartPerCaller;
+    if (limiter === undefined) return { ...NOTHING_HELD, keys: [], until: 0 };
     const keys: string[] = [];
     let until = Infinity;
     const release = async (): Promise<void> => {
-      for (const key of [...keys].reverse()) await limiter?.refund(key);
+      await Promise.all(keys.map((key) => limiter.refund(key)));
     };
-    if (limiter === undefined) return { release, keys, until: 0 };
     try {
       for (const key of new Set(callers.map((caller) => this.keys.digest(caller)))) {
         const outcome = await limiter.tryConsume(key);
@@ -182,8 +182,7 @@ export class RequestRateLimits {
   /**
    * A session was verified: the free points its start took are given back while their windows run.
    * A start the user proved (a call placed from the number, a code typed) is not what the free budget
-   * bounds (starts nobody completes, each an upstream call): a crowd behind one NAT whose users complete
-   * keeps its budget, a holder whose starts go nowhere does not. The tracker emits a verification once.
+   * bounds: starts nobody completes, each an upstream call.
    */
   async freeStartProved(requestId: string): Promise<void> {
     const limiter = this.freeStartPerCaller;

@@ -111,8 +111,8 @@ export class RedisStore implements VerificationStore {
 
   /**
    * Takes a key operation into the group sent after the code running now has issued its other
-   * operations (on a promise's microtask: a host's fake timers cannot hold it back), so that what one
-   * decision reads and writes goes together: on one Redis its reads of keys it
+   * operations (queued on a microtask, which a host's fake timers do not hold back): what one decision
+   * reads and writes goes together, on one Redis its reads of keys it
    * does not write as MGET and the rest as one KEY_OPERATIONS call, in the order issued (each
    * operation answers alone, as its method); on a cluster, where a call cannot span slots, one command
    * per key. A group of one is the plain command.
