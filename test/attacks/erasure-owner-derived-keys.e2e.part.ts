@@ -14,6 +14,24 @@ import { call, createTestApp, type TestApp } from '../support/verification-app.j
 import { moduleOptions } from '../webhooks/harness.js';
 import { as, bootGuardHost } from '../verified-phone/guard-host.js';
 
+/** Records every keyed digest the module computes from now on, with what it digests (each suite restores it). */
+function recordDigests(seen: Map<string, string>, original: DataKeys['digest']): void {
+  DataKeys.prototype.digest = function (this: DataKeys, value: string): string {
+    const d = original.call(this, value);
+    seen.set(d, value);
+    return d;
+  };
+}
+
+/** The store's lines that carry a digest of something containing `subject`, with what it digests. */
+function namedBy(store: MemoryStore, seen: Map<string, string>, subject: string): string[] {
+  return dumpMemoryStore(store).flatMap((line) =>
+    [...seen]
+      .filter(([d, v]) => v.includes(subject) && line.includes(d))
+      .map(([, v]) => `${line}  <- ${JSON.stringify(v)}`),
+  );
+}
+
 let serial = 0;
 const phone = () =>
   `+7916${String(process.pid % 1000).padStart(3, '0')}${String(3000 + ++serial).padStart(4, '0')}`;
@@ -31,11 +49,7 @@ describe('attack: what an erasure leaves named by its subject', () => {
   it.each(['owner', 'phoneNumber'] as const)(
     "no key or value derived from the %s survives its forget but the erasure mark (and a number's limits)",
     async (by) => {
-      DataKeys.prototype.digest = function (this: DataKeys, value: string): string {
-        const d = original.call(this, value);
-        seen.set(d, value);
-        return d;
-      };
+      recordDigests(seen, original);
       const store = new MemoryStore({ clock: () => suite.sb.now() });
       const host = await createTestApp({
         platform: 'express',
@@ -61,12 +75,7 @@ describe('attack: what an erasure leaves named by its subject', () => {
         .forget(by === 'owner' ? { owner } : { phoneNumber: n });
       const subject = by === 'owner' ? owner : n;
 
-      const lines = dumpMemoryStore(store);
-      const named = lines.flatMap((line) =>
-        [...seen]
-          .filter(([d, v]) => v.includes(subject) && line.includes(d))
-          .map(([, v]) => `${line}  <- ${JSON.stringify(v)}`),
-      );
+      const named = namedBy(store, seen, subject);
       const erasureMark = (line: string) => line.split(' ')[0]!.endsWith(':forgotten');
       // A number's own limits stay by design (counts under protect:, expiring with their window).
       const limit = (line: string) =>
@@ -80,11 +89,7 @@ describe('attack: what an erasure leaves named by its subject', () => {
   // Attack (on a7f3a21's free-start proofs): a pending free start keeps its points for its proof under a key
   // whose value names the owner's digest; forget({ owner }) must not leave it.
   it('nothing derived from the owner survives forget({ owner }) of a pending free start', async () => {
-    DataKeys.prototype.digest = function (this: DataKeys, value: string): string {
-      const d = original.call(this, value);
-      seen.set(d, value);
-      return d;
-    };
+    recordDigests(seen, original);
     const store = new MemoryStore({ clock: () => suite.sb.now() });
     const host = await createTestApp({
       platform: 'express',
@@ -102,11 +107,7 @@ describe('attack: what an erasure leaves named by its subject', () => {
     );
     expect(started.status).toBe(201);
     await host.app.get(VerificationErasure, { strict: false }).forget({ owner });
-    const named = dumpMemoryStore(store).flatMap((line) =>
-      [...seen]
-        .filter(([d, v]) => v.includes(owner) && line.includes(d))
-        .map(([, v]) => `${line}  <- ${JSON.stringify(v)}`),
-    );
+    const named = namedBy(store, seen, owner);
     expect(
       named.filter((l) => !l.split(' ')[0]!.endsWith(':forgotten') && !isErasureIndexCounter(l)),
     ).toEqual([]);
@@ -125,11 +126,7 @@ describe('attack: an owner erasure after guarded reads and a reviewer number', (
   });
 
   it('nothing named by the owner survives forget({ owner }) but the erasure mark', async () => {
-    DataKeys.prototype.digest = function (this: DataKeys, value: string): string {
-      const d = original.call(this, value);
-      seen.set(d, value);
-      return d;
-    };
+    recordDigests(seen, original);
     const store = new MemoryStore({ clock: () => suite.sb.now() });
     const account = await suite.sb.createAccount({ balance: 100 });
     const REVIEWER = '+79990000007';
@@ -160,11 +157,7 @@ describe('attack: an owner erasure after guarded reads and a reviewer number', (
 
     await host.app.get(VerificationErasure, { strict: false }).forget({ owner });
 
-    const named = dumpMemoryStore(store).flatMap((line) =>
-      [...seen]
-        .filter(([d, v]) => v.includes(owner) && line.includes(d))
-        .map(([, v]) => `${line}  <- ${JSON.stringify(v)}`),
-    );
+    const named = namedBy(store, seen, owner);
     expect(
       named.filter((l) => !l.split(' ')[0]!.endsWith(':forgotten') && !isErasureIndexCounter(l)),
     ).toEqual([]);

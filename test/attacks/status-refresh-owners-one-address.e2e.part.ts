@@ -15,14 +15,9 @@
  * a handful of host accounts, about the cost of 3 anonymous /24s). Fails on 7882bb9 (passes on 7882bb9^).
  */
 import { describe, expect, it } from '@jest/globals';
-import { call, ONE_PLATFORM } from '../support/verification-app.js';
-import {
-  freshIp,
-  freshPhone,
-  protectedHost,
-  protectionFixture,
-  startFrom,
-} from '../protection/protection-host.js';
+import { ONE_PLATFORM } from '../support/verification-app.js';
+import { realStartsBesidePolls } from './api-rate-polls.js';
+import { protectedHost, protectionFixture } from '../protection/protection-host.js';
 
 describe.each(ONE_PLATFORM)(
   "one address's signed-in status polls and the account's API rate (%s)",
@@ -30,54 +25,22 @@ describe.each(ONE_PLATFORM)(
     const fx = protectionFixture();
 
     it('6 accounts signed in from one address polling their own free sessions cannot make real users meet the API rate limit', async () => {
-      const apiKey = fx.sb.demoAccount.apiKey;
-      await fx.sb.updateAccount(apiKey, { rateLimitPerSecond: 8 });
-      try {
-        fx.host = await protectedHost(
-          fx.sb,
-          platform,
-          {},
-          {
-            // The host's own authenticated user (here its session says which account is signed in).
-            owner: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-user-id'],
-          },
-        );
-        const host = fx.host;
-        const address = '203.0.113.10';
-        const accounts = Array.from({ length: 6 }, (_, a) => `attacker-account-${a}`);
-        // 24 reverse flash calls nobody places, 4 a second (under the API's rate): free for the host.
-        const ids: { id: unknown; owner: string }[] = [];
-        for (let i = 0; i < 24; i++) {
-          const owner = accounts[i % accounts.length]!;
-          const r = await startFrom(host, address, freshPhone(), 'reverse_flash_call', {
-            'x-user-id': owner,
-          });
-          expect(r.status).toBe(201);
-          ids.push({ id: r.body.verification_id, owner });
-          if (i % 4 === 3) await fx.sb.advance(1_000);
-        }
-        const users: number[] = [];
-        for (let round = 0; round < 5; round++) {
-          // Every poll interval (1.5 s for the reverse call), each account reads each of its sessions.
-          await fx.sb.advance(1_500);
-          await Promise.all(
-            ids.map(({ id, owner }) =>
-              call(host.url, 'GET', `/verification/status/${String(id)}`, undefined, {
-                'x-forwarded-for': address,
-                'x-user-id': owner,
-              }),
-            ),
-          );
-          const real = await Promise.all(
-            Array.from({ length: 2 }, () => startFrom(host, freshIp(), freshPhone())),
-          );
-          users.push(...real.map((r) => r.status));
-        }
-        // Real users are served (or graded), never refused because one address used the account's rate.
-        expect(users.filter((status) => status === 429)).toEqual([]);
-      } finally {
-        await fx.sb.updateAccount(apiKey, { rateLimitPerSecond: null });
-      }
+      fx.host = await protectedHost(
+        fx.sb,
+        platform,
+        {},
+        {
+          // The host's own authenticated user (here its session says which account is signed in).
+          owner: (req) => (req as { headers: Record<string, string | undefined> }).headers['x-user-id'],
+        },
+      );
+      // 6 accounts signed in from one address, taking turns.
+      const users = await realStartsBesidePolls(fx.sb, fx.host, (i) => ({
+        ip: '203.0.113.10',
+        headers: { 'x-user-id': `attacker-account-${i % 6}` },
+      }));
+      // Real users are served (or graded), never refused because one address used the account's rate.
+      expect(users.filter((status) => status === 429)).toEqual([]);
     });
   },
 );
