@@ -312,4 +312,26 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     expect(checked.body).toMatchObject({ verification_id: id, verified: true });
     expect(fx.sb.sessionsFor(phone)).toHaveLength(2);
   });
+
+  it('a reload that resumes with another device hint leaves the journey as it was: its steps and its first hint', async () => {
+    const host = await journeyHost(fx, platform, {
+      limits: { enabled: true },
+      orchestration: { exclude: { desktop: ['msgr2_bot'] } },
+    });
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms', device: 'mobile' });
+    const id = first.body.verification_id;
+    await fx.sb.advance(10_000);
+    expect((await switchMethod(host, id, 'flash_call')).status).toBe(201);
+    const before = (await status(host, id)).body;
+    expect(before).toMatchObject({ method: 'flash_call', methods_tried: ['sms', 'flash_call'] });
+    expect(before.switch_methods).toContain('msgr2_bot');
+    // The page reloads on a desktop browser and starts SMS again: the pending SMS is handed back.
+    const again = await start(host, { phone_number: phone, method: 'sms', device: 'desktop' });
+    expect(again.body).toMatchObject({ verification_id: id, method: 'flash_call', resumed: true });
+    const after = (await status(host, id)).body;
+    expect(after).toMatchObject({ method: 'flash_call', methods_tried: ['sms', 'flash_call'] });
+    // The mobile journey's switch methods, not a desktop one's.
+    expect(after.switch_methods).toEqual(before.switch_methods);
+  });
 });
