@@ -313,6 +313,26 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     expect(fx.sb.sessionsFor(phone)).toHaveLength(2);
   });
 
+  it('with a resend cooldown longer than the session, a reload resumes it a tick before its expiry, never at it', async () => {
+    const host = await journeyHost(fx, platform, { limits: { enabled: true, resendCooldownMs: HOUR } });
+    for (const at of [-1, 0]) {
+      const phone = freshPhone();
+      const first = await start(host, { phone_number: phone, method: 'sms' });
+      const [smsId] = sessionIds(fx.sb, phone);
+      await fx.sb.advance(Date.parse(fx.sb.getSession(smsId!)!.expires_at) + at - fx.sb.now());
+      const again = await start(host, { phone_number: phone, method: 'sms' });
+      if (at < 0)
+        expect(again.body).toMatchObject({ verification_id: first.body.verification_id, resumed: true });
+      // Expired: nothing to hand back, and the cooldown still holds the number for this caller.
+      else
+        expect({ status: again.status, reason: again.body.reason, resumed: again.body.resumed }).toEqual({
+          status: 429,
+          reason: 'resend_cooldown',
+          resumed: undefined,
+        });
+    }
+  });
+
   it('a reload that resumes with another device hint leaves the journey as it was: its steps and its first hint', async () => {
     const host = await journeyHost(fx, platform, {
       limits: { enabled: true },
