@@ -8,8 +8,8 @@ import TestSequencer from '@jest/test-sequencer';
  */
 const LONGEST = [
   'test/hardening/soak.spec.ts',
-  // Not long alone (10 s), but its heap measures collect the whole heap: on a fresh worker, before the
-  // modules of other files pile up there, they take a third of the time they take later.
+  // Not long alone, but its heap measures collect the whole heap: they belong on a fresh worker, before
+  // the modules of other files pile up there.
   'test/store/memory.store.spec.ts',
   'test/sample-app/verify-by-each-method.spec.ts',
   'test/hardening/fuzz-client-routes.spec.ts',

@@ -110,12 +110,11 @@ export class RedisStore implements VerificationStore {
   }
 
   /**
-   * Takes a key operation into the group sent after the code running now has issued its other
-   * operations (queued on a microtask, which a host's fake timers do not hold back): what one decision
-   * reads and writes goes together, on one Redis its reads of keys it
-   * does not write as MGET and the rest as one KEY_OPERATIONS call, in the order issued (each
-   * operation answers alone, as its method); on a cluster, where a call cannot span slots, one command
-   * per key. A group of one is the plain command.
+   * Takes a key operation into the group sent once the code running now has issued its other
+   * operations. The group waits on a microtask, not a timer: a host's fake timers would hold a timer
+   * back. On one Redis the group's reads of keys it does not write go as one MGET and the rest as one
+   * KEY_OPERATIONS call, in the order issued, each operation answering alone as its method would; on a
+   * cluster, where a call cannot span slots, one command per key. A group of one is the plain command.
    */
   private queue(name: string, operation: StoreOperation): Promise<unknown> {
     if (this.closed)
