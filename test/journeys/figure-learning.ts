@@ -74,13 +74,17 @@ export async function realUsers(
   await fx.sb.webhooksIdle();
 }
 
-/** Free reverse-call starts, each from its own address (`ipOf`), none completed; `follow`: the bot polls the status too. */
+/**
+ * Free reverse-call starts, each from its own address (`ipOf`), none completed; `follow`: the bot polls
+ * the status too; `owner`: the host's account signed in for all of them (anonymous unless said).
+ */
 export async function abandonedStarts(
   fx: JourneyFixture,
   host: TestApp,
   count: number,
   ipOf: (i: number) => string,
   follow = false,
+  owner: string | null = null,
 ): Promise<void> {
   const ids: unknown[] = [];
   // In batches, as a bot would send them.
@@ -90,7 +94,7 @@ export async function abandonedStarts(
         start(
           host,
           { phone_number: freshPhone(), method: 'reverse_flash_call', device: 'mobile' },
-          null,
+          owner,
           from(ipOf(batch + j)),
         ),
       ),
@@ -102,7 +106,7 @@ export async function abandonedStarts(
   }
   if (follow) {
     await fx.sb.advance(6_000);
-    for (const id of ids) await status(host, id, null);
+    for (const id of ids) await status(host, id, owner);
   }
 }
 

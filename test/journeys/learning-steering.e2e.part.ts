@@ -7,6 +7,8 @@
  * MemoryStore, Fastify on Redis.
  */
 import { describe, expect, it } from '@jest/globals';
+import { MethodStats } from '../../src/account/method-stats.service.js';
+import { FIGURES_SHARE_PER_DAY } from '../../src/account/figure-evidence.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
   HOUR,
@@ -97,4 +99,17 @@ describe.each(PLATFORMS)('learning nobody can steer (%s)', (platform) => {
     await fx.sb.webhooksIdle();
     expect(await auto()).toBe('reverse_flash_call');
   }, 180_000);
+
+  it.each([
+    ['a signed-in account is one giver wherever it signs in from', 'farm', FIGURES_SHARE_PER_DAY.caller],
+    ['anonymous visitors are each a giver of their own', null, 8],
+  ])('%s: of 8 starts from 8 networks, the figures count its share', async (_, owner, counted) => {
+    const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
+    const stats = host.app.get(MethodStats, { strict: false });
+    // Each address within its own share and its network's: only the caller's share can bound them.
+    await abandonedStarts(fx, host, 8, (i) => `100.${96 + i}.1.9`, false, owner);
+    await fx.sb.advance(EXPIRY_MS);
+    await fx.sb.webhooksIdle();
+    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: counted });
+  });
 });
