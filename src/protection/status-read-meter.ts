@@ -17,9 +17,12 @@ export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_00
 /**
  * Refreshes that may go upstream per client network (an IPv4 /24, an IPv6 /48) and window, whoever
  * asks from it: many addresses of one holder are one giver of the account's API rate, as their free
- * starts are. Past it a page is answered as stored; a rebuild is metered per caller only.
+ * starts are. At most `perSecond` of them in one second of the clock, the unit the API counts its rate
+ * in: a window's refreshes spent at once would take a whole second of a small account's rate, and real
+ * users' starts in that second would meet the API's 429. Past either a page is answered as stored; a
+ * rebuild is metered per caller only.
  */
-export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 12, windowMs: 3_000 } as const;
+export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 12, perSecond: 6, windowMs: 3_000 } as const;
 
 /**
  * What an upstream read is for: a `refresh` of a record the store holds (refused, it is answered as
@@ -113,10 +116,12 @@ export class StatusReadMeter {
     return meters !== undefined && this.#known(meters, read);
   }
 
-  #known(meters: { caller: string; network?: string }, read: UpstreamRead): boolean {
+  #known(meters: ReadMeters, read: UpstreamRead): boolean {
     const now = this.store.now();
     const keys =
-      read === 'refresh' ? [`${meters.caller}:refresh`, meters.caller, meters.network] : [meters.caller];
+      read === 'refresh'
+        ? [`${meters.caller}:refresh`, meters.caller, meters.network, meters.networkSecond]
+        : [meters.caller];
     return keys.some((key) => {
       const spent = key === undefined ? undefined : this.#spentUntil.get(key);
       if (spent === undefined) return false;
@@ -136,26 +141,44 @@ export class StatusReadMeter {
     const meters = this.meters(owner, from, read);
     if (meters === undefined) return true;
     if (this.#known(meters, read)) return false;
-    const { caller, network } = meters;
-    const { windowMs, refreshes } = STATUS_REFRESHES_PER_NETWORK;
+    const { caller, network, networkSecond, secondEnds } = meters;
+    const { windowMs, refreshes, perSecond } = STATUS_REFRESHES_PER_NETWORK;
     const markSpent = (key: string, until: number): void => {
       if (this.#spentUntil.size >= SPENT_METERS_REMEMBERED) this.#spentUntil.clear();
       this.#spentUntil.set(key, { since: this.store.now(), until });
     };
-    // Taken together (one round trip): the caller's meter and, for a refresh, its network's.
-    const [mine, ours] = await Promise.all([
+    // Taken together (one round trip): the caller's meter and, for a refresh, its network's two counts.
+    const [mine, ...ours] = await Promise.all([
       takeUpstreamRead(this.store, caller, STATUS_READS_PER_CALLER, read, markSpent),
-      network === undefined ? undefined : this.store.increment(network, 1, windowMs, { evictable: true }),
+      ...(network === undefined || networkSecond === undefined || secondEnds === undefined
+        ? []
+        : [
+            this.store.increment(network, 1, windowMs, { evictable: true }),
+            this.store.increment(networkSecond, 1, Math.max(1, secondEnds - this.store.now()), {
+              evictable: true,
+            }),
+          ]),
     ]);
-    if (ours === undefined) return mine;
-    if (mine) {
-      if (ours.value > refreshes) markSpent(network!, ours.expiresAt);
-      return ours.value <= refreshes;
-    }
-    // A read its caller's own meter refused takes nothing of its network's: one address cannot spend it.
-    // Given back within the window it was taken from only (past it, the next window would gain one).
-    const left = ours.expiresAt - this.store.now();
-    if (left > 0) await this.store.increment(network!, -1, left, { evictable: true });
+    if (ours.length === 0) return mine;
+    const counts = [
+      { key: network!, taken: ours[0]!, limit: refreshes },
+      { key: networkSecond!, taken: ours[1]!, limit: perSecond },
+    ];
+    const within = counts.map(({ taken, limit }) => taken.value <= limit);
+    if (mine && within.every(Boolean)) return true;
+    // A refused read takes nothing of a network count that did not refuse it (a read its caller's own
+    // meter refused takes none: one address cannot spend its network's), each given back within the
+    // window it was taken from only (past it, the next window would gain one).
+    await Promise.all(
+      counts.map(({ key, taken }, i) => {
+        if (mine && !within[i]) {
+          markSpent(key, taken.expiresAt);
+          return undefined;
+        }
+        const left = taken.expiresAt - this.store.now();
+        return left > 0 ? this.store.increment(key, -1, left, { evictable: true }) : undefined;
+      }),
+    );
     return false;
   }
 
@@ -168,18 +191,33 @@ export class StatusReadMeter {
     owner: string | undefined,
     from: { request?: unknown; ip?: string } | undefined,
     read: UpstreamRead,
-  ): { caller: string; network?: string } | undefined {
+  ): ReadMeters | undefined {
     if (!this.options.limits.enabled) return undefined;
     const caller = upstreamReader(this.options.limits, owner, from);
     if (caller === undefined) return undefined;
-    const network = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
+    const client = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
+    if (client === undefined) return { caller: ProtectionKeys.statusReads(this.keys, caller) };
+    const network = ProtectionKeys.statusReads(this.keys, `network:${client}`);
+    // Named by its second, as the API counts: instances and a window opened mid-second agree on it.
+    const second = Math.floor(this.store.now() / SECOND_MS);
     return {
       caller: ProtectionKeys.statusReads(this.keys, caller),
-      ...(network === undefined
-        ? {}
-        : { network: ProtectionKeys.statusReads(this.keys, `network:${network}`) }),
+      network,
+      networkSecond: `${network}:${second}`,
+      secondEnds: (second + 1) * SECOND_MS,
     };
   }
+}
+
+const SECOND_MS = 1_000;
+
+/** The store keys a read takes: its caller's meter and, for a refresh from a known address, its network's window and second. */
+interface ReadMeters {
+  caller: string;
+  network?: string;
+  networkSecond?: string;
+  /** When the second `networkSecond` names ends (store clock). */
+  secondEnds?: number;
 }
 
 /** Spent meters one instance remembers at most (all forgotten at once past it: the store still decides). */

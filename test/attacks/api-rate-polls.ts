@@ -8,6 +8,17 @@ import { expect } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import { freshIp, freshPhone, startFrom } from '../protection/protection-host.js';
+import { sandboxSuite, type SandboxSuite } from '../support/sandbox-suite.js';
+
+/**
+ * The describe block's sandbox for these attacks: its clock stands still but when a test moves it, so a
+ * round's polls and the real users' starts after them fall in one second of the API's rate, the attack's
+ * worst case (on a running clock a round may straddle two seconds, or an upstream 429's retry push the
+ * starts into the next one).
+ */
+export function pollingFixture(): SandboxSuite {
+  return sandboxSuite({ demoAccount: { balance: 100_000 } });
+}
 
 /** One attacking caller: its address and the headers that say who it is (an owner, a guest cookie). */
 export interface PollingCaller {

@@ -7,11 +7,11 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ONE_PLATFORM } from '../support/verification-app.js';
-import { realStartsBesidePolls } from './api-rate-polls.js';
-import { freshIp, protectedHost, protectionFixture } from '../protection/protection-host.js';
+import { pollingFixture, realStartsBesidePolls } from './api-rate-polls.js';
+import { freshIp, protectedHost } from '../protection/protection-host.js';
 
 describe.each(ONE_PLATFORM)("one address's status polls and the account's API rate (%s)", (platform) => {
-  const fx = protectionFixture();
+  const fx = pollingFixture();
 
   it('one address polling its own free sessions cannot make real users meet the API rate limit', async () => {
     fx.host = await protectedHost(fx.sb, platform);

@@ -18,8 +18,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { ONE_PLATFORM } from '../support/verification-app.js';
-import { realStartsBesidePolls } from './api-rate-polls.js';
-import { protectedHost, protectionFixture } from '../protection/protection-host.js';
+import { pollingFixture, realStartsBesidePolls } from './api-rate-polls.js';
+import { protectedHost } from '../protection/protection-host.js';
 
 /** The host's owner: its signed-in user, else the guest id of the visitor's `guest` cookie. */
 function guestOwner(req: unknown): string | undefined {
@@ -30,7 +30,7 @@ function guestOwner(req: unknown): string | undefined {
 describe.each(ONE_PLATFORM)(
   "guest-keyed owners' status polls and the account's API rate (%s)",
   (platform) => {
-    const fx = protectionFixture();
+    const fx = pollingFixture();
 
     it('one address minting a guest id per session cannot make real users meet the API rate limit', async () => {
       fx.host = await protectedHost(fx.sb, platform, {}, { owner: guestOwner });

@@ -16,13 +16,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ONE_PLATFORM } from '../support/verification-app.js';
-import { realStartsBesidePolls } from './api-rate-polls.js';
-import { protectedHost, protectionFixture } from '../protection/protection-host.js';
+import { pollingFixture, realStartsBesidePolls } from './api-rate-polls.js';
+import { protectedHost } from '../protection/protection-host.js';
 
 describe.each(ONE_PLATFORM)(
   "one address's signed-in status polls and the account's API rate (%s)",
   (platform) => {
-    const fx = protectionFixture();
+    const fx = pollingFixture();
 
     it('6 accounts signed in from one address polling their own free sessions cannot make real users meet the API rate limit', async () => {
       fx.host = await protectedHost(
