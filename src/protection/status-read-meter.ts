@@ -120,7 +120,7 @@ export class StatusReadMeter {
     const now = this.store.now();
     const keys =
       read === 'refresh'
-        ? [`${meters.caller}:refresh`, meters.caller, meters.network, meters.networkSecond]
+        ? [`${meters.caller}:refresh`, meters.caller, meters.network?.window, meters.network?.second]
         : [meters.caller];
     return keys.some((key) => {
       const spent = key === undefined ? undefined : this.#spentUntil.get(key);
@@ -141,7 +141,7 @@ export class StatusReadMeter {
     const meters = this.meters(owner, from, read);
     if (meters === undefined) return true;
     if (this.#known(meters, read)) return false;
-    const { caller, network, networkSecond, secondEnds } = meters;
+    const { caller, network } = meters;
     const { windowMs, refreshes, perSecond } = STATUS_REFRESHES_PER_NETWORK;
     const markSpent = (key: string, until: number): void => {
       if (this.#spentUntil.size >= SPENT_METERS_REMEMBERED) this.#spentUntil.clear();
@@ -150,19 +150,19 @@ export class StatusReadMeter {
     // Taken together (one round trip): the caller's meter and, for a refresh, its network's two counts.
     const [mine, ...ours] = await Promise.all([
       takeUpstreamRead(this.store, caller, STATUS_READS_PER_CALLER, read, markSpent),
-      ...(network === undefined || networkSecond === undefined || secondEnds === undefined
+      ...(network === undefined
         ? []
         : [
-            this.store.increment(network, 1, windowMs, { evictable: true }),
-            this.store.increment(networkSecond, 1, Math.max(1, secondEnds - this.store.now()), {
+            this.store.increment(network.window, 1, windowMs, { evictable: true }),
+            this.store.increment(network.second, 1, Math.max(1, network.secondEnds - this.store.now()), {
               evictable: true,
             }),
           ]),
     ]);
-    if (ours.length === 0) return mine;
+    if (network === undefined) return mine;
     const counts = [
-      { key: network!, taken: ours[0]!, limit: refreshes },
-      { key: networkSecond!, taken: ours[1]!, limit: perSecond },
+      { key: network.window, taken: ours[0]!, limit: refreshes },
+      { key: network.second, taken: ours[1]!, limit: perSecond },
     ];
     const within = counts.map(({ taken, limit }) => taken.value <= limit);
     if (mine && within.every(Boolean)) return true;
@@ -197,27 +197,28 @@ export class StatusReadMeter {
     if (caller === undefined) return undefined;
     const client = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
     if (client === undefined) return { caller: ProtectionKeys.statusReads(this.keys, caller) };
-    const network = ProtectionKeys.statusReads(this.keys, `network:${client}`);
+    const window = ProtectionKeys.statusReads(this.keys, `network:${client}`);
     // Named by its second, as the API counts: instances and a window opened mid-second agree on it.
     const second = Math.floor(this.store.now() / SECOND_MS);
     return {
       caller: ProtectionKeys.statusReads(this.keys, caller),
-      network,
-      networkSecond: `${network}:${second}`,
-      secondEnds: (second + 1) * SECOND_MS,
+      network: { window, second: `${window}:${second}`, secondEnds: (second + 1) * SECOND_MS },
     };
   }
 }
 
 const SECOND_MS = 1_000;
 
-/** The store keys a read takes: its caller's meter and, for a refresh from a known address, its network's window and second. */
+/** The store keys a read takes: its caller's meter and, for a refresh from a known address, its network's counts. */
 interface ReadMeters {
   caller: string;
-  network?: string;
-  networkSecond?: string;
-  /** When the second `networkSecond` names ends (store clock). */
-  secondEnds?: number;
+  network?: {
+    /** The network's window (STATUS_REFRESHES_PER_NETWORK.windowMs from its first refresh). */
+    window: string;
+    /** The network's count of the current second of the clock, and when that second ends (store clock). */
+    second: string;
+    secondEnds: number;
+  };
 }
 
 /** Spent meters one instance remembers at most (all forgotten at once past it: the store still decides). */

@@ -67,4 +67,30 @@ describe('StatusReadMeter on RedisStore when the host clock steps back', () => {
       await store.close();
     }
   });
+
+  it("writes no counter that outlives its window: a network's second lives to the second's end", async () => {
+    // Mid-second: the second's count ends before the windows do.
+    const now = { t: 1_800_000_000_250 };
+    const keyPrefix = `${prefix}ttl:`;
+    const store = new RedisStore({ client, clock: () => now.t, keyPrefix });
+    const meter = new StatusReadMeter(store, options(now));
+    try {
+      // Past the caller's refreshes and its network's second: every counter written, refused ones too.
+      for (let i = 0; i <= STATUS_REFRESHES_PER_NETWORK.perSecond; i++)
+        await meter.take(
+          undefined,
+          { request: { headers: {} }, ip: `203.0.113.${i % 2 ? 7 : 8}` },
+          'refresh',
+        );
+      const keys = await admin.keys(`${keyPrefix}*`);
+      const ttls = await Promise.all(keys.map((key) => admin.pttl(key)));
+      // The caller's meters and the network's window: 3 s; its second: the 750 ms left of it.
+      expect(ttls.length).toBeGreaterThanOrEqual(4);
+      for (const ttl of ttls) expect(ttl).toBeGreaterThan(0);
+      for (const ttl of ttls) expect(ttl).toBeLessThanOrEqual(STATUS_REFRESHES_PER_NETWORK.windowMs);
+      expect(Math.min(...ttls)).toBeLessThanOrEqual(750);
+    } finally {
+      await store.close();
+    }
+  });
 });
