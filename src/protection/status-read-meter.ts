@@ -17,12 +17,21 @@ export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_00
 /**
  * Refreshes that may go upstream per client network (an IPv4 /24, an IPv6 /48) and window, whoever
  * asks from it: many addresses of one holder are one giver of the account's API rate, as their free
- * starts are. At most `perSecond` of them in one second of the clock, the unit the API counts its rate
- * in: a window's refreshes spent at once would take a whole second of a small account's rate, and real
- * users' starts in that second would meet the API's 429. Past either a page is answered as stored; a
- * rebuild is metered per caller only.
+ * starts are. At most `perSecond` of them in the last second (`lastSecondCount`), the unit the API counts
+ * its rate in: a window's refreshes spent at once would take a whole second of a small account's rate,
+ * and real users' starts in that second would meet the API's 429. Past either a page is answered as
+ * stored; a rebuild is metered per caller only.
  */
 export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 12, perSecond: 6, windowMs: 3_000 } as const;
+
+/**
+ * A network's refreshes in the last 1,000 ms, counted as the API may count them (its seconds fall
+ * anywhere on ours): this second's count and the previous second's, weighted by the share of it the
+ * last 1,000 ms still hold (`intoSecondMs` into this second).
+ */
+export function lastSecondCount(current: number, previous: number, intoSecondMs: number): number {
+  return current + previous * (1 - Math.min(Math.max(intoSecondMs, 0), SECOND_MS) / SECOND_MS);
+}
 
 /**
  * What an upstream read is for: a `refresh` of a record the store holds (refused, it is answered as
@@ -120,7 +129,7 @@ export class StatusReadMeter {
     const now = this.store.now();
     const keys =
       read === 'refresh'
-        ? [`${meters.caller}:refresh`, meters.caller, meters.network?.window, meters.network?.second]
+        ? [`${meters.caller}:refresh`, meters.caller, meters.network?.window, meters.network?.lastSecond]
         : [meters.caller];
     return keys.some((key) => {
       const spent = key === undefined ? undefined : this.#spentUntil.get(key);
@@ -147,38 +156,37 @@ export class StatusReadMeter {
       if (this.#spentUntil.size >= SPENT_METERS_REMEMBERED) this.#spentUntil.clear();
       this.#spentUntil.set(key, { since: this.store.now(), until });
     };
-    // Taken together (one round trip): the caller's meter and, for a refresh, its network's two counts.
-    const [mine, ...ours] = await Promise.all([
+    // Taken together (one round trip): the caller's meter and, for a refresh, its network's counts.
+    const secondStarts = (network?.secondEnds ?? 0) - SECOND_MS;
+    const [mine, window, second, previous] = await Promise.all([
       takeUpstreamRead(this.store, caller, STATUS_READS_PER_CALLER, read, markSpent),
-      ...(network === undefined
-        ? []
-        : [
-            this.store.increment(network.window, 1, windowMs, { evictable: true }),
-            this.store.increment(network.second, 1, Math.max(1, network.secondEnds - this.store.now()), {
-              evictable: true,
-            }),
-          ]),
+      network && this.store.increment(network.window, 1, windowMs, { evictable: true }),
+      // Kept through the next second, which weighs it (lastSecondCount).
+      network &&
+        this.store.increment(network.second, 1, network.secondEnds + SECOND_MS - this.store.now(), {
+          evictable: true,
+        }),
+      network && this.store.get(network.previousSecond),
     ]);
     if (network === undefined) return mine;
-    const counts = [
-      { key: network.window, taken: ours[0]!, limit: refreshes },
-      { key: network.second, taken: ours[1]!, limit: perSecond },
-    ];
-    const within = counts.map(({ taken, limit }) => taken.value <= limit);
-    if (mine && within.every(Boolean)) return true;
+    const before = Number(previous ?? 0);
+    const bySecond = lastSecondCount(second!.value, before, this.store.now() - secondStarts) > perSecond;
+    const byWindow = !bySecond && window!.value > refreshes;
+    if (mine && !bySecond && !byWindow) return true;
     // A refused read takes nothing of a network count that did not refuse it (a read its caller's own
-    // meter refused takes none: one address cannot spend its network's), each given back within the
-    // window it was taken from only (past it, the next window would gain one).
-    await Promise.all(
-      counts.map(({ key, taken }, i) => {
-        if (mine && !within[i]) {
-          markSpent(key, taken.expiresAt);
-          return undefined;
-        }
-        const left = taken.expiresAt - this.store.now();
-        return left > 0 ? this.store.increment(key, -1, left, { evictable: true }) : undefined;
-      }),
-    );
+    // meter refused takes none: one address cannot spend its network's), nor of the second's, which
+    // counts what went upstream; each given back within the window it was taken from only (past it, the
+    // next window would gain one). A count that refused is remembered until it could grant again.
+    const giveBack = ({ expiresAt }: { expiresAt: number }, key: string) => {
+      const left = expiresAt - this.store.now();
+      return left > 0 ? this.store.increment(key, -1, left, { evictable: true }) : undefined;
+    };
+    if (mine && byWindow) markSpent(network.window, window!.expiresAt);
+    if (mine && bySecond) markSpent(network.lastSecond, secondOpens(second!.value - 1, before, secondStarts));
+    await Promise.all([
+      byWindow && mine ? undefined : giveBack(window!, network.window),
+      giveBack(second!, network.second),
+    ]);
     return false;
   }
 
@@ -202,12 +210,28 @@ export class StatusReadMeter {
     const second = Math.floor(this.store.now() / SECOND_MS);
     return {
       caller: ProtectionKeys.statusReads(this.keys, caller),
-      network: { window, second: `${window}:${second}`, secondEnds: (second + 1) * SECOND_MS },
+      network: {
+        window,
+        second: `${window}:${second}`,
+        previousSecond: `${window}:${second - 1}`,
+        secondEnds: (second + 1) * SECOND_MS,
+        lastSecond: `${window}:last-second`,
+      },
     };
   }
 }
 
 const SECOND_MS = 1_000;
+
+/**
+ * When a network's last second (lastSecondCount) could first take one more refresh, the others of this
+ * second (`others`) and the previous second's count (`before`) as they are: this second's end at the latest.
+ */
+function secondOpens(others: number, before: number, secondStarts: number): number {
+  const { perSecond } = STATUS_REFRESHES_PER_NETWORK;
+  if (others + 1 > perSecond || before === 0) return secondStarts + SECOND_MS;
+  return secondStarts + Math.ceil(SECOND_MS * (1 - (perSecond - others - 1) / before));
+}
 
 /** The store keys a read takes: its caller's meter and, for a refresh from a known address, its network's counts. */
 interface ReadMeters {
@@ -215,9 +239,12 @@ interface ReadMeters {
   network?: {
     /** The network's window (STATUS_REFRESHES_PER_NETWORK.windowMs from its first refresh). */
     window: string;
-    /** The network's count of the current second of the clock, and when that second ends (store clock). */
+    /** The network's counts of this second of the clock and of the previous one, and when this one ends (store clock). */
     second: string;
+    previousSecond: string;
     secondEnds: number;
+    /** What this instance remembers of the network's last second (one name: a spent second is forgotten once open). */
+    lastSecond: string;
   };
 }
 
