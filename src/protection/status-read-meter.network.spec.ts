@@ -87,11 +87,22 @@ describe("StatusReadMeter: a network's refreshes", () => {
     // Another instance on the same store counts the same last second.
     const other = new StatusReadMeter(store, options);
     expect(await other.take(undefined, from('203.0.113.53'), 'refresh')).toBe(false);
-    // The window's rest: what the burst's refused pages took was given back (6 + 1 + 5 = 12).
+    // Half-way through, the burst's second weighs 3: this one takes 2 more (3 in all), then knows it
+    // spent until 4 + 6 × (1 - x) <= 6 (667 ms in).
+    now.t = S + 1_500;
+    const half: boolean[] = [];
+    for (let i = 0; i < 3; i++) half.push(await refresh(`203.0.113.${54 + i}`));
+    expect(half).toEqual([true, true, false]);
+    now.t = S + 1_666;
+    expect(m.spent(undefined, from('203.0.113.57'), 'refresh')).toBe(true);
+    now.t += 1;
+    expect(m.spent(undefined, from('203.0.113.57'), 'refresh')).toBe(false);
+    expect(await refresh('203.0.113.57')).toBe(true);
+    // The window's rest: what the refused pages took was given back (6 + 4 + 2 = 12).
     now.t = S + 2_999;
     const rest: boolean[] = [];
-    for (let i = 0; i <= cap - perSecond - 1; i++) rest.push(await refresh(`203.0.113.${60 + i}`));
-    expect(rest).toEqual([...Array<boolean>(cap - perSecond - 1).fill(true), false]);
+    for (let i = 0; i < 3; i++) rest.push(await refresh(`203.0.113.${60 + i}`));
+    expect(rest).toEqual([true, true, false]);
     // The window (from the burst's millisecond) refuses to its end, the last second holding room.
     now.t = S + 999 + windowMs - 1;
     expect(await refresh('203.0.113.80')).toBe(false);

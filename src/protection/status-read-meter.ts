@@ -173,20 +173,17 @@ export class StatusReadMeter {
     const bySecond = lastSecondCount(second!.value, before, this.store.now() - secondStarts) > perSecond;
     const byWindow = !bySecond && window!.value > refreshes;
     if (mine && !bySecond && !byWindow) return true;
-    // A refused read takes nothing of a network count that did not refuse it (a read its caller's own
-    // meter refused takes none: one address cannot spend its network's), nor of the second's, which
-    // counts what went upstream; each given back within the window it was taken from only (past it, the
-    // next window would gain one). A count that refused is remembered until it could grant again.
+    // A refused read takes nothing of its network's counts, which count what went upstream (a read its
+    // caller's own meter refused neither: one address cannot spend its network's); each given back
+    // within the window it was taken from only (past it, the next window would gain one). A count that
+    // refused is remembered until it could grant again.
     const giveBack = ({ expiresAt }: { expiresAt: number }, key: string) => {
       const left = expiresAt - this.store.now();
       return left > 0 ? this.store.increment(key, -1, left, { evictable: true }) : undefined;
     };
     if (mine && byWindow) markSpent(network.window, window!.expiresAt);
     if (mine && bySecond) markSpent(network.lastSecond, secondOpens(second!.value - 1, before, secondStarts));
-    await Promise.all([
-      byWindow && mine ? undefined : giveBack(window!, network.window),
-      giveBack(second!, network.second),
-    ]);
+    await Promise.all([giveBack(window!, network.window), giveBack(second!, network.second)]);
     return false;
   }
 
@@ -229,8 +226,9 @@ const SECOND_MS = 1_000;
  */
 function secondOpens(others: number, before: number, secondStarts: number): number {
   const { perSecond } = STATUS_REFRESHES_PER_NETWORK;
-  if (others + 1 > perSecond || before === 0) return secondStarts + SECOND_MS;
-  return secondStarts + Math.ceil(SECOND_MS * (1 - (perSecond - others - 1) / before));
+  if (before === 0) return secondStarts + SECOND_MS;
+  // One more fits once others + 1 + before × (1 - x) <= perSecond, x the part of this second gone.
+  return secondStarts + Math.ceil(SECOND_MS * Math.min(1, 1 - (perSecond - others - 1) / before));
 }
 
 /** The store keys a read takes: its caller's meter and, for a refresh from a known address, its network's counts. */
