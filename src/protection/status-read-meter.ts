@@ -17,21 +17,12 @@ export const STATUS_READS_PER_CALLER = { points: 8, refreshes: 6, windowMs: 3_00
 /**
  * Refreshes that may go upstream per client network (an IPv4 /24, an IPv6 /48) and window, whoever
  * asks from it: many addresses of one holder are one giver of the account's API rate, as their free
- * starts are. At most `perSecond` of them in the last second (`lastSecondCount`), the unit the API counts
- * its rate in: a window's refreshes spent at once would take a whole second of a small account's rate,
- * and real users' starts in that second would meet the API's 429. Past either a page is answered as
- * stored; a rebuild is metered per caller only.
+ * starts are. At most `perSecond` of them in any 1,000 ms, the span the API counts its rate over,
+ * wherever its seconds fall on ours (counted in slices: `LAST_SECOND`): a window's refreshes spent at
+ * once would take a whole second of a small account's rate, and real users' starts in that second would
+ * meet the API's 429. Past either a page is answered as stored; a rebuild is metered per caller only.
  */
 export const STATUS_REFRESHES_PER_NETWORK = { refreshes: 12, perSecond: 6, windowMs: 3_000 } as const;
-
-/**
- * A network's refreshes in the last 1,000 ms, counted as the API may count them (its seconds fall
- * anywhere on ours): this second's count and the previous second's, weighted by the share of it the
- * last 1,000 ms still hold (`intoSecondMs` into this second).
- */
-export function lastSecondCount(current: number, previous: number, intoSecondMs: number): number {
-  return current + previous * (1 - Math.min(Math.max(intoSecondMs, 0), SECOND_MS) / SECOND_MS);
-}
 
 /**
  * What an upstream read is for: a `refresh` of a record the store holds (refused, it is answered as
@@ -156,34 +147,31 @@ export class StatusReadMeter {
       if (this.#spentUntil.size >= SPENT_METERS_REMEMBERED) this.#spentUntil.clear();
       this.#spentUntil.set(key, { since: this.store.now(), until });
     };
-    // Taken together (one round trip): the caller's meter and, for a refresh, its network's counts.
-    const secondStarts = (network?.secondEnds ?? 0) - SECOND_MS;
-    const [mine, window, second, previous] = await Promise.all([
-      takeUpstreamRead(this.store, caller, STATUS_READS_PER_CALLER, read, markSpent),
-      network && this.store.increment(network.window, 1, windowMs, { evictable: true }),
-      // Kept through the next second, which weighs it (lastSecondCount).
-      network &&
-        this.store.increment(network.second, 1, network.secondEnds + SECOND_MS - this.store.now(), {
-          evictable: true,
-        }),
-      network && this.store.get(network.previousSecond),
-    ]);
+    const mine = takeUpstreamRead(this.store, caller, STATUS_READS_PER_CALLER, read, markSpent);
     if (network === undefined) return mine;
-    const before = Number(previous ?? 0);
-    const bySecond = lastSecondCount(second!.value, before, this.store.now() - secondStarts) > perSecond;
-    const byWindow = !bySecond && window!.value > refreshes;
-    if (mine && !bySecond && !byWindow) return true;
+    // Taken together (one round trip): the caller's meter and its network's counts.
+    const [granted, window, slice, ...around] = await Promise.all([
+      mine,
+      this.store.increment(network.window, 1, windowMs, { evictable: true }),
+      this.store.increment(network.slice, 1, LAST_SECOND.keptMs, { evictable: true }),
+      ...network.around.map((key) => this.store.get(key)),
+    ]);
+    const lastSecond = around.reduce((sum, n) => sum + Number(n ?? 0), slice.value);
+    const bySecond = lastSecond > perSecond;
+    const byWindow = !bySecond && window.value > refreshes;
+    if (granted && !bySecond && !byWindow) return true;
+    // A count that refused is remembered to its slice's end at most: concurrent refused reads not yet
+    // given back make it look fuller than it is. A read its caller's own meter refused says nothing of them.
+    if (granted && bySecond) markSpent(network.lastSecond, network.sliceEnds);
+    else if (granted) markSpent(network.window, Math.min(window.expiresAt, network.sliceEnds));
     // A refused read takes nothing of its network's counts, which count what went upstream (a read its
     // caller's own meter refused neither: one address cannot spend its network's); each given back
-    // within the window it was taken from only (past it, the next window would gain one). A count that
-    // refused is remembered until it could grant again.
+    // within the window it was taken from only (past it, the next window would gain one).
     const giveBack = ({ expiresAt }: { expiresAt: number }, key: string) => {
       const left = expiresAt - this.store.now();
       return left > 0 ? this.store.increment(key, -1, left, { evictable: true }) : undefined;
     };
-    if (mine && byWindow) markSpent(network.window, window!.expiresAt);
-    if (mine && bySecond) markSpent(network.lastSecond, secondOpens(second!.value - 1, before, secondStarts));
-    await Promise.all([giveBack(window!, network.window), giveBack(second!, network.second)]);
+    await Promise.all([giveBack(window, network.window), giveBack(slice, network.slice)]);
     return false;
   }
 
@@ -203,33 +191,32 @@ export class StatusReadMeter {
     const client = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
     if (client === undefined) return { caller: ProtectionKeys.statusReads(this.keys, caller) };
     const window = ProtectionKeys.statusReads(this.keys, `network:${client}`);
-    // Named by its second, as the API counts: instances and a window opened mid-second agree on it.
-    const second = Math.floor(this.store.now() / SECOND_MS);
+    // Named by their place on the clock: instances and a window opened mid-slice agree on them.
+    const { sliceMs, before, ahead } = LAST_SECOND;
+    const now = Math.floor(this.store.now() / sliceMs);
+    const around = Array.from({ length: before + ahead + 1 }, (_, i) => now - before + i).filter(
+      (n) => n !== now,
+    );
     return {
       caller: ProtectionKeys.statusReads(this.keys, caller),
       network: {
         window,
-        second: `${window}:${second}`,
-        previousSecond: `${window}:${second - 1}`,
-        secondEnds: (second + 1) * SECOND_MS,
+        slice: `${window}:${now}`,
+        around: around.map((n) => `${window}:${n}`),
+        sliceEnds: (now + 1) * sliceMs,
         lastSecond: `${window}:last-second`,
       },
     };
   }
 }
 
-const SECOND_MS = 1_000;
-
 /**
- * When a network's last second (lastSecondCount) could first take one more refresh, the others of this
- * second (`others`) and the previous second's count (`before`) as they are: this second's end at the latest.
+ * How a network's last 1,000 ms are counted: in slices of `sliceMs`, the current one and the `before`
+ * ones that cover the 1,000 ms before now whatever the time within the slice (so up to 1,100 ms are
+ * counted, never fewer than 1,000), and `ahead` ones: an instance whose clock is behind another's (by up to
+ * a slice) counts what the other wrote. A slice is kept while a later one counts it.
  */
-function secondOpens(others: number, before: number, secondStarts: number): number {
-  const { perSecond } = STATUS_REFRESHES_PER_NETWORK;
-  if (before === 0) return secondStarts + SECOND_MS;
-  // One more fits once others + 1 + before × (1 - x) <= perSecond, x the part of this second gone.
-  return secondStarts + Math.ceil(SECOND_MS * Math.min(1, 1 - (perSecond - others - 1) / before));
-}
+const LAST_SECOND = { sliceMs: 100, before: 10, ahead: 1, keptMs: 1_300 } as const;
 
 /** The store keys a read takes: its caller's meter and, for a refresh from a known address, its network's counts. */
 interface ReadMeters {
@@ -237,11 +224,11 @@ interface ReadMeters {
   network?: {
     /** The network's window (STATUS_REFRESHES_PER_NETWORK.windowMs from its first refresh). */
     window: string;
-    /** The network's counts of this second of the clock and of the previous one, and when this one ends (store clock). */
-    second: string;
-    previousSecond: string;
-    secondEnds: number;
-    /** What this instance remembers of the network's last second (one name: a spent second is forgotten once open). */
+    /** The network's count of the current slice of its last second (LAST_SECOND), when it ends, and the others'. */
+    slice: string;
+    sliceEnds: number;
+    around: string[];
+    /** What this instance remembers of the network's last second (one name: forgotten once it ends). */
     lastSecond: string;
   };
 }

@@ -96,10 +96,10 @@ describe.each(ONE_PLATFORM)('sequential store round trips per route (%s)', (plat
     expect(seen).toEqual([...Array<string>(9).fill('201 4'), '201 6', '409']);
   });
 
-  // Past its network's refreshes of the last second (STATUS_REFRESHES_PER_NETWORK), a poll is answered as
-  // stored: once this instance has seen the meter refuse, it asks the store for nothing but the record
-  // until the last second could take one more.
-  it("past its network's refreshes, a status poll waits for 1 until the meter could take one more", async () => {
+  // Past its network's refreshes of the last 1,000 ms (STATUS_REFRESHES_PER_NETWORK), a poll is answered
+  // as stored: once this instance has seen the meter refuse, it asks the store for nothing but the record
+  // for a while (to the end of the slice the meter counts in).
+  it("past its network's refreshes, a status poll waits for 1 for a while", async () => {
     // The module's clock stands still but when moved: the meter's second ends at a known instant.
     let now = fx.sb.now();
     const clock = (): number => now;
@@ -130,15 +130,16 @@ describe.each(ONE_PLATFORM)('sequential store round trips per route (%s)', (plat
     // The refused one took the claim, the meters and gave the claim back; the next asks nothing of them.
     expect(trips[perSecond]).toBeGreaterThan(1);
     expect(trips[perSecond + 1]).toBe(1);
-    now = Math.floor(now / 1_000) * 1_000 + 999;
+    // Known spent to the end of the 100-ms slice the meter counts in; then the store is asked again
+    // (it refuses: the last 1,000 ms still hold the 6); a second after them, one more refreshes.
+    const sliceEnds = Math.floor(now / 100) * 100 + 100;
+    now = sliceEnds - 1;
     expect(await poll(perSecond + 2)).toBe(1);
-    // The next second's first millisecond: the last 1,000 ms still hold the 6, the store refuses; then this
-    // instance knows until one more fits (1 + 6 × (1 - x) <= 6: 167 ms in).
-    now += 1;
+    now = sliceEnds;
     expect(await poll(perSecond + 3)).toBeGreaterThan(1);
-    now += 166;
-    expect(await poll(perSecond + 4)).toBe(1);
     now += 1;
+    expect(await poll(perSecond + 4)).toBe(1);
+    now = sliceEnds + 1_000;
     expect(await poll(perSecond + 5)).toBe(refreshed);
     await rt.inner.close();
   });
