@@ -181,6 +181,23 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(sessionCalls()).toBe(0);
   });
 
+  it('with expirySeconds set, a test session lives as long as a real one: pending a tick before its end, expired at it', async () => {
+    await boot({ expirySeconds: 120 });
+    const at = sb.now();
+    // Two sessions of the number, each read once (a read is shared within its poll interval).
+    const [before, atEnd] = [
+      await post('start', { phone_number: REVIEWER, method: 'msgr1_otp' }),
+      await post('start', { phone_number: REVIEWER, method: 'sms' }),
+    ];
+    for (const started of [before, atEnd])
+      expect(Date.parse(String(started.body.expires_at))).toBe(at + 120_000);
+    await sb.advance(120_000 - 1);
+    expect((await get(`status/${String(before.body.verification_id)}`)).body.status).not.toBe('expired');
+    await sb.advance(1);
+    expect((await get(`status/${String(atEnd.body.verification_id)}`)).body.status).toBe('expired');
+    expect(sessionCalls()).toBe(0);
+  });
+
   it("the caller's own limits and resend cooldown hold as for a real number; nothing else of protection is kept", async () => {
     await boot({
       limits: {
