@@ -8,7 +8,6 @@ import type {
 } from '../api/api.types.js';
 import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
-import { DEFAULT_SESSION_TTL_MS } from '../core/session-record.js';
 import { TEST_SESSION_PREFIX, isTestSession } from '../core/test-session.js';
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
@@ -104,7 +103,6 @@ export class TestNumberSessions {
         : await this.newId(entry.phoneNumber, network, tags.startedBy);
     const { requestId, replaced } = taken;
     const now = this.store.now();
-    const ttlMs = request.expirySeconds === undefined ? DEFAULT_SESSION_TTL_MS : request.expirySeconds * 1000;
     const traits = methodTraits(request.method);
     const state: TestSessionState = {
       requestId,
@@ -113,7 +111,7 @@ export class TestNumberSessions {
       status: 'sent',
       awaitingCode: false,
       createdAt: now,
-      expiresAt: now + ttlMs,
+      expiresAt: now + this.options.sessionTtlMs,
       verifiedAt: null,
       attemptsLeft: this.options.testNumbers.maxAttempts,
       ...tags,
