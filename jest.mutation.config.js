@@ -177,6 +177,14 @@ export const SPECS_BY_SCOPE = {
   // src/sessions/verification.tracker.ts and session-record.repository.ts: the tracker's merges, emissions and
   // claims and the records' reads and writes, on a MemoryStore and a fixed clock (test/sessions boots and
   // restarts hosts per test: every tracker mutant reaches it, minutes a survivor on the shared machine).
+  // src/sessions/session-refresher.ts and reconcile-queue.ts against the reconciler's pace at its bounds
+  // (test/reconciler) and restarts and rebuilt records (test/sessions). Their other suites (the status
+  // read's coalescing and meters in test/protection and test/attacks, the routes, a cancel's read, the
+  // status cache off, the refresh's span) are not in it yet: with them a run's survivors take about 2 h.
+  refresher: {
+    folder: 'sessions',
+    specs: [/^src\/sessions\//, /^test\/sessions\//, /^test\/reconciler\//],
+  },
   'session-records': {
     folder: 'sessions',
     specs: [/^src\/sessions\//],
