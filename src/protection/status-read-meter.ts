@@ -89,7 +89,8 @@ export class StatusReadMeter {
   /**
    * Meters this instance found spent, and the end of their window (store clock): a flood of polls past
    * a meter is answered as stored without asking the store again. A window only ends, so this never
-   * refuses what the store would grant, but for a network's refreshes that a refused caller gives back.
+   * refuses what the store would grant, but for counts that refused reads give back: a network's is
+   * remembered to the end of its 100-ms slice at most.
    */
   readonly #spentUntil = new Map<string, { since: number; until: number }>();
 
