@@ -226,6 +226,10 @@ describe('the option table: each rule refuses what it should, naming the field',
     VERIFICATION_OPTION_RULES.filter((rule) => !GROUP_RULES.has(rule)),
   );
 
+  it.each([1, 600])('expirySeconds %d, an end of its range (intRange takes both), boots', (v) => {
+    expect(() => resolveVerificationOptions({ api, expirySeconds: v })).not.toThrow();
+  });
+
   it('a rule under an option switched off with false, or under an absent one, is not applied', () => {
     expect(() =>
       resolveVerificationOptions({ api, limits: { spendCap: false, startPerIp: false, pumping: false } }),
