@@ -150,12 +150,13 @@ export class StatusReadMeter {
     };
     const mine = takeUpstreamRead(this.store, caller, STATUS_READS_PER_CALLER, read, markSpent);
     if (network === undefined) return mine;
+    const slices = lastSecondSlices(network.window, this.store.now());
     // Taken together (one round trip): the caller's meter and its network's counts.
     const [granted, window, slice, ...around] = await Promise.all([
       mine,
       this.store.increment(network.window, 1, windowMs, { evictable: true }),
-      this.store.increment(network.slice, 1, LAST_SECOND.keptMs, { evictable: true }),
-      ...network.around.map((key) => this.store.get(key)),
+      this.store.increment(slices.current, 1, LAST_SECOND.keptMs, { evictable: true }),
+      ...slices.around.map((key) => this.store.get(key)),
     ]);
     const lastSecond = around.reduce((sum, n) => sum + Number(n ?? 0), slice.value);
     const bySecond = lastSecond > perSecond;
@@ -163,8 +164,8 @@ export class StatusReadMeter {
     if (granted && !bySecond && !byWindow) return true;
     // A count that refused is remembered to its slice's end at most: concurrent refused reads not yet
     // given back make it look fuller than it is. A read its caller's own meter refused says nothing of them.
-    if (granted && bySecond) markSpent(network.lastSecond, network.sliceEnds);
-    else if (granted) markSpent(network.window, Math.min(window.expiresAt, network.sliceEnds));
+    if (granted && bySecond) markSpent(network.lastSecond, slices.ends);
+    else if (granted) markSpent(network.window, Math.min(window.expiresAt, slices.ends));
     // A refused read takes nothing of its network's counts, which count what went upstream (a read its
     // caller's own meter refused neither: one address cannot spend its network's); each given back
     // within the window it was taken from only (past it, the next window would gain one).
@@ -172,7 +173,7 @@ export class StatusReadMeter {
       const left = expiresAt - this.store.now();
       return left > 0 ? this.store.increment(key, -1, left, { evictable: true }) : undefined;
     };
-    await Promise.all([giveBack(window, network.window), giveBack(slice, network.slice)]);
+    await Promise.all([giveBack(window, network.window), giveBack(slice, slices.current)]);
     return false;
   }
 
@@ -192,21 +193,9 @@ export class StatusReadMeter {
     const client = read === 'refresh' && from?.ip !== undefined ? clientNetworkKey(from.ip) : undefined;
     if (client === undefined) return { caller: ProtectionKeys.statusReads(this.keys, caller) };
     const window = ProtectionKeys.statusReads(this.keys, `network:${client}`);
-    // Named by their place on the clock: instances and a window opened mid-slice agree on them.
-    const { sliceMs, before, ahead } = LAST_SECOND;
-    const now = Math.floor(this.store.now() / sliceMs);
-    const around = Array.from({ length: before + ahead + 1 }, (_, i) => now - before + i).filter(
-      (n) => n !== now,
-    );
     return {
       caller: ProtectionKeys.statusReads(this.keys, caller),
-      network: {
-        window,
-        slice: `${window}:${now}`,
-        around: around.map((n) => `${window}:${n}`),
-        sliceEnds: (now + 1) * sliceMs,
-        lastSecond: `${window}:last-second`,
-      },
+      network: { window, lastSecond: `${window}:last-second` },
     };
   }
 }
@@ -219,16 +208,25 @@ export class StatusReadMeter {
  */
 const LAST_SECOND = { sliceMs: 100, before: 10, ahead: 1, keptMs: 1_300 } as const;
 
-/** The store keys a read takes: its caller's meter and, for a refresh from a known address, its network's counts. */
+/**
+ * The store keys of a network's slices at `now` (LAST_SECOND): the current one, when it ends, and the
+ * others counted with it. Named by their place on the clock: instances and a window opened mid-slice
+ * agree on them.
+ */
+function lastSecondSlices(window: string, now: number): { current: string; ends: number; around: string[] } {
+  const { sliceMs, before, ahead } = LAST_SECOND;
+  const at = Math.floor(now / sliceMs);
+  const around: string[] = [];
+  for (let n = at - before; n <= at + ahead; n++) if (n !== at) around.push(`${window}:${n}`);
+  return { current: `${window}:${at}`, ends: (at + 1) * sliceMs, around };
+}
+
+/** The store keys a read takes: its caller's meter and, for a refresh from a known address, its network's. */
 interface ReadMeters {
   caller: string;
   network?: {
     /** The network's window (STATUS_REFRESHES_PER_NETWORK.windowMs from its first refresh). */
     window: string;
-    /** The network's count of the current slice of its last second (LAST_SECOND), when it ends, and the others'. */
-    slice: string;
-    sliceEnds: number;
-    around: string[];
     /** What this instance remembers of the network's last second (one name: forgotten once it ends). */
     lastSecond: string;
   };
