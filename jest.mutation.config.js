@@ -177,10 +177,9 @@ export const SPECS_BY_SCOPE = {
   // src/sessions/verification.tracker.ts and session-record.repository.ts: the tracker's merges, emissions and
   // claims and the records' reads and writes, on a MemoryStore and a fixed clock (test/sessions boots and
   // restarts hosts per test: every tracker mutant reaches it, minutes a survivor on the shared machine).
-  // src/sessions/session-refresher.ts and reconcile-queue.ts against the reconciler's pace at its bounds
-  // (test/reconciler) and restarts and rebuilt records (test/sessions). Their other suites (the status
-  // read's coalescing and meters in test/protection and test/attacks, the routes, a cancel's read, the
-  // status cache off, the refresh's span) are not in it yet: with them a run's survivors take about 2 h.
+  // src/sessions/session-refresher.ts and reconcile-queue.ts: their unit specs (the coalescing, the meter, the
+  // status cache off, rebuilt records, the schedule at its bounds), the reconciler's pace (test/reconciler) and
+  // restarts (test/sessions). The routes' and attacks' suites also reach them, at hours a run.
   refresher: {
     folder: 'sessions',
     specs: [/^src\/sessions\//, /^test\/sessions\//, /^test\/reconciler\//],
@@ -237,6 +236,13 @@ export const SPECS_BY_SCOPE = {
   'request-limits': {
     folder: 'protection',
     specs: [/^src\/protection\/request-rate-limits\./, /^test\/protection\//, /^test\/purposes\//],
+  },
+  // src/protection's money and pacing rules (spend-cap.ts, open-spend.ts, proof-reserve.ts, price-estimator.ts,
+  // protection-hold.ts, resend-cooldown.ts, wrong-code-budget.ts, start-coalescer.ts, before-start-hook.ts):
+  // their unit specs beside them, on a MemoryStore and a fixed clock, the spend cap's properties included.
+  'protection-rules': {
+    folder: 'protection',
+    specs: [/^src\/protection\//],
   },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
