@@ -1,60 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { Money } from '../api/api.types.js';
-import type { SpendCapReachedEvent } from '../core/verification-events.js';
 import { ProtectionRefusal } from '../core/refusal-reason.js';
-import { MemoryStore } from '../store/memory.store.js';
-import type { PriceEstimator } from './price-estimator.js';
-import { chargedAtEnd, SpendCap, warnWhenSpendUnbounded, type SpendCapSettings } from './spend-cap.js';
-import { SpendEvidence } from './spend-evidence.js';
-
-const DAY = 86_400_000;
-/** 2026-01-01T10:00:00Z. */
-const TEN_AM = Date.UTC(2026, 0, 1, 10);
-const rub = (amount: number): Money => ({ amount, currency: 'RUB' });
-
-/** A spend cap of `amount` RUB a day whose every start is estimated at `estimateMinor` kopecks. */
-function spendCap(
-  settings: Partial<SpendCapSettings> = {},
-  estimateMinor = 300,
-  chargedOn?: (date: string) => Promise<number>,
-) {
-  const clock = { now: TEN_AM };
-  const store = new MemoryStore({ clock: () => clock.now });
-  const learned: [string, Money][] = [];
-  const prices = {
-    estimateMinor: async () => estimateMinor,
-    learn: (method: string, cost: Money) => void learned.push([method, cost]),
-  } as unknown as PriceEstimator;
-  const events: SpendCapReachedEvent[] = [];
-  const warnings: { message: string; context: unknown }[] = [];
-  const capSettings = {
-    amount: 10,
-    windowMs: DAY,
-    currency: 'RUB',
-    utcOffsetMinutes: 0,
-    worstCasePrice: 50,
-    ...settings,
-  };
-  const usage = chargedOn && { read: async (date: string) => ({ chargedMinor: await chargedOn(date) }) };
-  const cap = new SpendCap(store, capSettings, prices, new SpendEvidence(store, usage, capSettings), {
-    logger: {
-      warn: (message: string, context?: unknown) => void warnings.push({ message, context }),
-      error: () => {},
-    } as never,
-    announce: (event) => void events.push(event),
-  });
-  return { cap, clock, store, learned, events, warnings };
-}
-
-async function refusalOf(promise: Promise<unknown>): Promise<ProtectionRefusal | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (error instanceof ProtectionRefusal) return error;
-    throw error;
-  }
-}
+import type { MemoryStore } from '../store/memory.store.js';
+import { chargedAtEnd, warnWhenSpendUnbounded } from './spend-cap.js';
+import { DAY, refusalOf, rub, spendCap } from '../../test/support/spend-cap.fixture.js';
 
 describe('SpendCap', () => {
   const stores: MemoryStore[] = [];
@@ -165,14 +113,7 @@ describe('SpendCap', () => {
     clock.now = Date.UTC(2026, 0, 1, 21);
     await cap.reserve('sms');
     // Counters of another offset are another stretch of time: they are not shared with the UTC window.
-    const settings = { amount: 3, windowMs: DAY, currency: 'RUB', utcOffsetMinutes: 0, worstCasePrice: 50 };
-    const utc = new SpendCap(
-      store,
-      settings,
-      { estimateMinor: async () => 300, learn: () => undefined } as unknown as PriceEstimator,
-      new SpendEvidence(store, undefined, settings),
-      { logger: { warn: () => undefined, error: () => undefined }, announce: () => undefined },
-    );
+    const utc = spendCap({ amount: 3, utcOffsetMinutes: 0 }, 300, undefined, { store, clock }).cap;
     expect(await utc.spentShare()).toBe(0);
   });
 
