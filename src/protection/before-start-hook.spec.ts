@@ -49,6 +49,7 @@ describe('runBeforeStart', () => {
       403,
       { reason: 'captcha_required' },
     ]);
+    expect(refused.refusal?.message).toBe('The start was refused');
     expect(refused.errors).toEqual([]);
     for (const reason of [undefined, 42, 'has spaces', 'x'.repeat(65), '', 'ok\nnewline'])
       expect((await run(() => ({ allow: false, reason }) as never)).refusal?.extra).toEqual({

@@ -26,6 +26,11 @@ describe('OpenSpend as stored: a pending session keeps one until it ends', () =>
   it('one letter a field and a billing: a reservation is 47 characters instead of 80', () => {
     expect(storedOpenSpend(reserved)).toBe('{"k":"20787","t":1796083200000,"m":300,"b":"d"}');
     expect(JSON.stringify(reserved)).toHaveLength(80);
+    // Instances of one deployment read what the others wrote: every letter is part of the stored form.
+    expect(storedOpenSpend(onProof)).toBe(
+      '{"k":"20787","t":1796083200000,"m":25,"b":"v","p":true,"c":["client:a","address:b"],"r":900}',
+    );
+    expect(storedOpenSpend({ ...reserved, billing: 'on_initiation' })).toContain('"b":"i"');
   });
 
   it('one stored with long names or its billing named (older versions) reads as it was; a broken one throws', () => {

@@ -3,6 +3,8 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { ResendCooldown } from './resend-cooldown.js';
+import { CoalescingClaim, StartCoalescer } from './start-coalescer.js';
+import type { StartCandidate } from './verification-protection.types.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 const COOLDOWN_MS = 60_000;
@@ -135,5 +137,64 @@ describe('ResendCooldown', () => {
     await cooldown.claim(PHONE, 'sms', ALICE);
     expect(await own.get(ProtectionKeys.cooldown(SPEC_DATA_KEYS, ALICE.caller, PHONE, 'sms'))).toBeNull();
     expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toBeNull();
+    // A cooldown a deployment with it on left in the store shows no time either, once it is off.
+    await new ResendCooldown(own, COOLDOWN_MS, SPEC_DATA_KEYS).claim(PHONE, 'sms', ALICE);
+    expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toBeNull();
+  });
+
+  describe('coalescing identical starts', () => {
+    const candidate = (fields: Partial<StartCandidate> = {}): StartCandidate => ({
+      phoneNumber: PHONE,
+      method: 'sms',
+      owner: 'alice',
+      clientKey: '203.0.113.7',
+      ip: '203.0.113.7',
+      request: {},
+      ...fields,
+    });
+
+    it('an identical start gets the pending session back with the end of its cooldown', async () => {
+      const store = newStore();
+      const cooldown = new ResendCooldown(
+        store,
+        COOLDOWN_MS,
+        SPEC_DATA_KEYS,
+        new StartCoalescer(store, { claimTtlMs: 10_000 }),
+      );
+      const first = await cooldown.coalesce(candidate());
+      expect(first).toBeInstanceOf(CoalescingClaim);
+      const { availableAt } = await cooldown.claim(PHONE, 'sms', {
+        caller: 'owner:alice',
+        starter: 'owner:alice',
+      });
+      await (first as CoalescingClaim).started(
+        { requestId: 'req-1', expiresAt: clock.now + 300_000 },
+        availableAt,
+      );
+      expect(await cooldown.coalesce(candidate())).toEqual({
+        handBack: 'req-1',
+        resendAvailableAt: availableAt,
+      });
+      // Another owner, or the same one by another method, starts on its own.
+      expect(await cooldown.coalesce(candidate({ owner: 'bob' }))).toBeInstanceOf(CoalescingClaim);
+      expect(await cooldown.coalesce(candidate({ method: 'flash_call' }))).toBeInstanceOf(CoalescingClaim);
+    });
+
+    it('nothing is coalesced with coalescing off, nor for a starter it cannot tell apart', async () => {
+      const store = newStore();
+      expect(
+        await new ResendCooldown(store, COOLDOWN_MS, SPEC_DATA_KEYS).coalesce(candidate()),
+      ).toBeUndefined();
+      const on = new ResendCooldown(
+        store,
+        COOLDOWN_MS,
+        SPEC_DATA_KEYS,
+        new StartCoalescer(store, { claimTtlMs: 10_000 }),
+      );
+      expect(await on.coalesce(candidate({ owner: undefined }))).toBeUndefined();
+      expect(await on.coalesce(candidate({ owner: undefined, browserKey: 'b-1' }))).toBeInstanceOf(
+        CoalescingClaim,
+      );
+    });
   });
 });
