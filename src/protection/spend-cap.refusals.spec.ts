@@ -41,7 +41,9 @@ describe('SpendCap: refusals and what they ask first', () => {
     await (await made.cap.reserve('reverse_flash_call')).settle(rub(3), session(10, made.clock.now));
     expect(made.reads).toEqual([]);
     await undeliveredSms(made, 1, 2);
-    // 9 of 9 counted, none of it charged: the usage gives the three SMS back, and the call fits.
+    // A minute later (what the window keeps outlives it): 9 of 9 counted, none of it charged; the usage gives
+    // the three SMS back, and the call fits.
+    made.clock.now += 60_000;
     expect(await refusalOf(made.cap.reserve('reverse_flash_call'))).toBeUndefined();
     expect(made.reads).toEqual(['2026-01-01']);
     expect(await made.cap.spentShare()).toBe(0);
@@ -58,6 +60,9 @@ describe('SpendCap: refusals and what they ask first', () => {
     await (await made.cap.reserve('sms')).settle(rub(1), session(6, made.clock.now));
     expect(await refusalOf(made.cap.reserve('reverse_flash_call', 0.3))).toBeUndefined();
     expect(made.reads).toHaveLength(1);
+    expect(await made.cap.spentShare()).toBeCloseTo(0.1);
+    // What stays counted after a usage read stays so for the rest of the window.
+    made.clock.now += 3_600_000;
     expect(await made.cap.spentShare()).toBeCloseTo(0.1);
   });
 

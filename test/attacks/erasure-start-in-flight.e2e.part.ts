@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { DataKeys } from '../../src/core/data-keys.js';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
@@ -40,10 +41,15 @@ describe('erasure while a start is in flight', () => {
     for (const h of hosts.splice(0)) await h.close();
   });
 
-  async function boot(platform: Platform, store: StoreOption): Promise<TestApp> {
+  async function boot(platform: Platform, store: StoreOption, ledger?: object): Promise<TestApp> {
     const host = await createTestApp({
       platform,
-      module: moduleOptions(suite.sb, { store, history: {}, limits: { spendCap: false } }),
+      module: moduleOptions(suite.sb, {
+        store,
+        history: {},
+        limits: { spendCap: false },
+        ...(ledger ? { ledger } : {}),
+      }),
     });
     hosts.push(host);
     return host;
@@ -121,6 +127,26 @@ describe('erasure while a start is in flight', () => {
       }
     },
   );
+
+  it('the start the API took is still counted by the ledger: money spent, nobody named', async () => {
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    try {
+      const host = await boot('express', store, {});
+      const n = phone();
+      suite.sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600, count: 1 });
+      const before = suite.sb.requestCount('POST /v1/verify');
+      const starting = call(host.url, 'POST', '/verification/start', { phone_number: n, method: 'sms' });
+      while (suite.sb.requestCount('POST /v1/verify') === before) await new Promise((r) => setTimeout(r, 10));
+      await host.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: n });
+      expect((await starting).status).toBe(404);
+      const report = await host.app.get(VerificationLedger, { strict: false }).report();
+      expect(report.totals.started).toBe(1);
+      expect(JSON.stringify(report)).not.toContain(n.slice(1));
+    } finally {
+      for (const h of hosts.splice(0)) await h.close();
+      await store.close();
+    }
+  });
 
   it.each([
     ['fastify', 'phoneNumber'],
