@@ -191,20 +191,6 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       expect(gets).toHaveLength(3);
     });
 
-    it('claims that ended are forgotten: the process keeps only claims still running', async () => {
-      const { records, refresher } = instance();
-      answer('sent');
-      for (let i = 0; i < 50; i += 1) {
-        const record = { ...pending, requestId: `req-${i}` };
-        answers.set(record.requestId, observedSms(START, 'sent', { requestId: record.requestId }));
-        await records.save(record);
-        await refresher.refresh(record);
-        now += 100;
-      }
-      // 50 claims of 2,500 ms taken 100 ms apart: the last 25 still run (one ends exactly now).
-      expect((refresher as unknown as { ownClaims: Map<string, number> }).ownClaims.size).toBe(25);
-    });
-
     it('readNow reads past the claim and does not fail on a listener', async () => {
       const { records, refresher, emitter } = instance();
       await records.save(pending);

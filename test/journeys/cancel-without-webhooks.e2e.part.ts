@@ -81,4 +81,28 @@ describe.each(PLATFORMS)('cancel without webhooks (%s)', (platform) => {
     // For the frontend and getVerifiedPhone the journey stays canceled.
     expect((await status(id)).body.status).toBe('canceled');
   });
+
+  it("a canceled journey's switched-to step is followed at the lazy pace too, not at its method's", async () => {
+    await boot();
+    const phone = nextPhone();
+    const started = await post('start', { phone_number: phone, method: 'sms' });
+    const id = started.body.verification_id as string;
+    expect((await post('switch', { verification_id: id, method: 'operator_id' })).status).toBe(201);
+    expect((await post('cancel', { verification_id: id })).body.status).toBe('canceled');
+    sb.resetRequestCounts();
+    // Five spec intervals (2.5 s each): each step has the look already scheduled, then none until 15 s on.
+    for (let i = 0; i < 5; i++) {
+      await sb.advance(2_500);
+      await reconcilerOf(host!).runOnce();
+    }
+    expect(sb.requestCount('GET /v1/verify/:id')).toBe(2);
+    expect(await reconcilerOf(host!).pending()).toBe(2);
+    // The operator approves the switched-to step: its next lazy look finds it, and the host hears of it.
+    const operatorStep = sb.sessionsFor(phone).find((s) => s.method === 'operator_id')!;
+    await sb.operator(operatorStep.request_id, 'approve');
+    await sb.advance(LAZY_MS);
+    await reconcilerOf(host!).runOnce();
+    expect(eventsOf(host!, operatorStep.request_id)).toEqual(['verification.verified']);
+    expect((await status(id)).body.status).toBe('canceled');
+  });
 });

@@ -156,6 +156,27 @@ describe.each(PLATFORMS)('journeys: the switch and cancel routes are guarded lik
     expect(refusedCancel.body.reason).toBe('check_limit');
   });
 
+  it("a switch is a start of its journey's purpose: counted by the purpose's own per-number limit", async () => {
+    const host = await journeyHost(fx, platform, {
+      purposes: { step_up: { limits: { startPerPhone: { points: 2, windowMs: 3_600_000 } } } },
+    });
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms', purpose: 'step_up' });
+    expect(first.status).toBe(201);
+    expect((await switchMethod(host, first.body.verification_id)).status).toBe(201);
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    // The third paid start of the number for step_up in the hour, whether a start or a switch.
+    const refused = await switchMethod(host, first.body.verification_id);
+    expect(problem(refused)).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    expect(refused.body.reason).toBe('start_phone_limit');
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
+    expect((await status(host, first.body.verification_id)).body.methods_tried).toHaveLength(2);
+    // Another purpose's start of the number is not counted by it.
+    expect((await start(host, { phone_number: phone, method: 'flash_call', purpose: 'login' })).status).toBe(
+      201,
+    );
+  });
+
   it('the OpenAPI document shows both routes with their bodies, answers and problem responses', async () => {
     const host = await journeyHost(fx, platform);
     const document = SwaggerModule.createDocument(host.app, new DocumentBuilder().setTitle('host').build());
