@@ -1,7 +1,10 @@
 /**
  * The API's 429 back-off at its bound, on the sandbox's clock: one tick before its `Retry-After` ends a
- * start is still refused locally (nothing sent), at its end it goes through; free starts alike.
+ * start is still refused locally (nothing sent), at its end it goes through; free starts alike; a 429 without
+ * it (the API always sends one, a gateway before it may not), one second.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ONE_PLATFORM } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -34,4 +37,54 @@ describe.each(ONE_PLATFORM)('the upstream back-off at its bound (%s)', (platform
       expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent + 1);
     },
   );
+
+  it('a 429 without Retry-After, from a gateway before the API, backs off one second', async () => {
+    // The gateway passes every request on and drops the 429's Retry-After.
+    const gateway = http.createServer((req, res) => {
+      const body: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => body.push(chunk));
+      req.on('end', async () => {
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'content-length'),
+        ) as Record<string, string>;
+        const answer = await fetch(`${fx.sb.url}${req.url}`, {
+          method: req.method,
+          headers,
+          ...(body.length ? { body: Buffer.concat(body) } : {}),
+        });
+        const kept = [...answer.headers].filter(
+          ([name]) =>
+            !['retry-after', 'content-length', 'transfer-encoding', 'content-encoding'].includes(name),
+        );
+        res.writeHead(answer.status, Object.fromEntries(kept));
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = gateway.address() as AddressInfo;
+      const api = {
+        baseUrl: `http://127.0.0.1:${port}`,
+        apiKey: fx.sb.demoAccount.apiKey,
+        apiSecret: fx.sb.demoAccount.apiSecret,
+      };
+      fx.host = await protectedHost(fx.sb, platform, {}, { api });
+      fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 30, count: 1 });
+      expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms')).status).toBe(429);
+      const sent = fx.sb.requestCount('POST /v1/verify');
+      await fx.sb.advance(999);
+      const waiting = await startFrom(fx.host, freshIp(), freshPhone(), 'sms');
+      expect({ status: waiting.status, retryAfter: waiting.headers.get('retry-after') }).toEqual({
+        status: 429,
+        retryAfter: '1',
+      });
+      expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
+      await fx.sb.advance(1);
+      expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms')).status).toBe(201);
+    } finally {
+      await fx.host?.close();
+      fx.host = undefined;
+      await new Promise((resolve) => gateway.close(resolve));
+    }
+  });
 });
