@@ -1,9 +1,10 @@
 /**
  * A journey of more than one step across a restart, on the default MemoryStore (the new instance
  * has an empty store) and on Redis (the journey record is kept): the frontend holds its handle and
- * the `journey_token` the switch answer gave. After the restart the status and check go to the
- * current step, a step verified while the app was down emits its event once and getVerifiedPhone
- * answers its number, and `orchestration.maxSteps` still holds.
+ * the `journey_token` the switch answer gave (a start resumed after the switch gives it too). After
+ * the restart the status and check go to the current step, a step verified while the app was down
+ * emits its event once and getVerifiedPhone answers its number, and `orchestration.maxSteps` still
+ * holds.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { RedisStore } from '../../src/store/redis.store.js';
@@ -141,6 +142,32 @@ describe.each(ONE_PLATFORM.flatMap((platform) => STORES.map((store) => [platform
       expect(checked.body).toMatchObject({ verification_id: id, status: 'verified', verified: true });
       expect(sb.getSession(smsId!)!.status).not.toBe('verified');
       expect(after.events.filter((e) => e.event === 'verification.verified')).toHaveLength(1);
+    });
+
+    it('a reload after a switch resumes the start: its answer carries the journey_token, which puts the journey back after a restart', async () => {
+      fresh();
+      // Protection on: the same start of the same owner, its session pending, is handed back.
+      const module = { limits: { enabled: true } };
+      const before = await boot(module);
+      const phone = nextPhone();
+      const first = await post(before, 'start', 'user-6', { phone_number: phone, method: 'sms' });
+      const id = first.body.verification_id as string;
+      expect(first.body).not.toHaveProperty('journey_token');
+      // Within the SMS's resend cooldown: a start is handed back rather than sent again.
+      await sb.advance(10_000);
+      const moved = await post(before, 'switch', 'user-6', { verification_id: id, method: 'flash_call' });
+      expect(moved.status).toBe(201);
+      // The page reloads and starts SMS again: the journey's current step, and its token (as the switch gave it).
+      const again = await post(before, 'start', 'user-6', { phone_number: phone, method: 'sms' });
+      expect(again.body).toMatchObject({ verification_id: id, method: 'flash_call', resumed: true });
+      expect(again.body.journey_token).toBe(moved.body.journey_token);
+      expect(Object.keys(again.body).sort()).toEqual([...Object.keys(first.body), 'journey_token'].sort());
+      await stop(before);
+
+      const after = await boot(module);
+      const seen = await status(after, id, 'user-6', again.body.journey_token);
+      expect(seen.body).toMatchObject({ method: 'flash_call', methods_tried: ['sms', 'flash_call'] });
+      expect(sb.sessionsFor(phone)).toHaveLength(2);
     });
 
     it('a journey at maxSteps before the restart cannot take another paid step after it', async () => {

@@ -1,0 +1,127 @@
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { openSse, type SseOpen, type SseStream } from '../support/sse-client.js';
+import { ONE_PLATFORM, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { reconcilerOf, startHost, startSession, type StartedSession } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+
+/**
+ * How long a status stream lives and what it holds, over real HTTP: an open the module refuses after
+ * it took its slots (the store or the API away) gives them back, so the client's next stream opens
+ * once they are back; and a stream lives through `reconcile.graceMs` after `expires_at`, so an outcome
+ * learnt then (a late webhook, the reconciler's last polls) still reaches the page.
+ */
+describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform) => {
+  const suite = sandboxSuite();
+  let sb: VerificationSandbox;
+  const hosts: TestApp[] = [];
+  const stores: MemoryStore[] = [];
+  const open: SseStream[] = [];
+
+  beforeAll(async () => {
+    sb = suite.sb;
+  });
+  afterEach(async () => {
+    sb.clearFaults();
+    for (const stream of open.splice(0)) stream.close();
+    for (const host of hosts.splice(0)) await host.close();
+    for (const store of stores.splice(0)) await store.close();
+  });
+
+  const boot = async (module: Partial<VerificationModuleOptions>, receiveWebhooks = true) => {
+    const host = await startHost(platform, sb, { module, receiveWebhooks });
+    hosts.push(host);
+    return host;
+  };
+  const hub = (host: TestApp): StatusStreamHub => host.app.get(StatusStreamHub, { strict: false });
+  const openOn = async (host: TestApp, s: StartedSession): Promise<SseOpen> => {
+    const opened = await openSse(`${host.url}/verification/status/${s.verificationId}/events`, {
+      'x-user': s.owner,
+    });
+    if (opened.stream) open.push(opened.stream);
+    return opened;
+  };
+
+  /** A host whose store refuses to subscribe while `down` (the store's pub/sub away, its keys not). */
+  const subscribeFails = (state: { down: boolean }) => {
+    const store = new (class extends MemoryStore {
+      override subscribe(channel: string, onMessage: (message: string) => void): Promise<() => void> {
+        if (state.down) return Promise.reject(new VerificationStoreUnavailableError('subscribe', 'down'));
+        return super.subscribe(channel, onMessage);
+      }
+    })({ clock: () => sb.now() });
+    stores.push(store);
+    return store;
+  };
+
+  it.each([
+    ['the store cannot subscribe', 'store'],
+    ['the API is down while a record the store lost is rebuilt', 'api'],
+  ] as const)(
+    'an open refused with 503 (%s) gives its slots back: past maxPerClient such refusals, the client’s streams open once it is back',
+    async (_, away) => {
+      const MAX = 2;
+      const state = { down: away === 'store' };
+      const statusStream = { maxPerClient: MAX };
+      let host: TestApp;
+      let s: StartedSession;
+      if (away === 'store') {
+        host = await boot({ store: subscribeFails(state), statusStream });
+        s = await startSession(host, sb, 'sms');
+      } else {
+        // Started before a restart: the new instance's MemoryStore has no record of it.
+        s = await startSession(await boot({}), sb, 'sms');
+        host = await boot({ statusStream });
+        sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 503, count: 0 });
+      }
+      // As many refusals as the client has slots: each one's slots were taken, and must be given back.
+      for (let i = 0; i < MAX; i += 1) {
+        const refused = await openOn(host, s);
+        expect({ status: refused.status, error_code: refused.body?.error_code }).toEqual({
+          status: 503,
+          error_code: 'service_unavailable',
+        });
+      }
+      expect(hub(host).size).toBe(0);
+      state.down = false;
+      sb.clearFaults();
+      // Back: as many streams as the cap allows open, and they show the session.
+      for (let i = 0; i < MAX; i += 1) {
+        const opened = await openOn(host, s);
+        const { status, body } = opened;
+        expect({ status, error_code: body?.error_code, detail: body?.detail }).toEqual({
+          status: 200,
+          error_code: undefined,
+          detail: undefined,
+        });
+        expect((await opened.stream!.statusCount(1))[0]).toMatchObject({ status: 'sent' });
+      }
+    },
+  );
+
+  // When a stream ends is the module's rule behind the route, the same on both platforms: one runs it.
+  if (ONE_PLATFORM.includes(platform))
+    it('a stream opened a moment before expires_at stays open through the grace, and pushes the outcome the reconciler finds then', async () => {
+      // No webhooks: the outcome is learnt only when the reconciler polls (on demand here).
+      const host = await boot({ webhooks: undefined, statusStream: { heartbeatMs: 20 } }, false);
+      const s = await startSession(host, sb, 'reverse_flash_call');
+      const expiresAt = Date.parse(sb.getSession(s.requestId)!.expires_at);
+      await sb.advance(expiresAt - 1 - sb.now());
+      const opened = await openOn(host, s);
+      expect(opened.status).toBe(200);
+      const events = opened.stream!;
+      expect((await events.statusCount(1))[0]).toMatchObject({ status: 'sent' });
+      // The user calls in the session's last millisecond; the clock goes on into the grace.
+      await sb.call(s.requestId, s.phone);
+      await sb.advance(10_000);
+      // A heartbeat past expires_at: the stream is still open (it ends at expires_at + graceMs).
+      await events.until((m) => m.some((x) => x.comment === 'ping'));
+      await reconcilerOf(host).runOnce();
+      await events.ends();
+      expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+    });
+});
