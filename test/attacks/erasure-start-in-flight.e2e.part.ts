@@ -24,6 +24,7 @@ import type { ResolvedVerificationOptions } from '../../src/options/verification
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreOption } from '../../src/store/create-store.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { dumpMemoryStore, dumpRedisPrefix } from '../support/store-dump.js';
@@ -41,14 +42,14 @@ describe('erasure while a start is in flight', () => {
     for (const h of hosts.splice(0)) await h.close();
   });
 
-  async function boot(platform: Platform, store: StoreOption, ledger?: object): Promise<TestApp> {
+  async function boot(platform: Platform, store: StoreOption, extra: object = {}): Promise<TestApp> {
     const host = await createTestApp({
       platform,
       module: moduleOptions(suite.sb, {
         store,
         history: {},
         limits: { spendCap: false },
-        ...(ledger ? { ledger } : {}),
+        ...extra,
       }),
     });
     hosts.push(host);
@@ -128,10 +129,11 @@ describe('erasure while a start is in flight', () => {
     },
   );
 
-  it('the start the API took is still counted by the ledger: money spent, nobody named', async () => {
+  it('the start the API took is still counted by the ledger, and no log line names the number, even unmasked', async () => {
     const store = new MemoryStore({ clock: () => suite.sb.now() });
+    const logger = new CapturingLogger();
     try {
-      const host = await boot('express', store, {});
+      const host = await boot('express', store, { ledger: {}, logger, maskPhoneNumbers: false });
       const n = phone();
       suite.sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600, count: 1 });
       const before = suite.sb.requestCount('POST /v1/verify');
@@ -142,6 +144,11 @@ describe('erasure while a start is in flight', () => {
       const report = await host.app.get(VerificationLedger, { strict: false }).report();
       expect(report.totals.started).toBe(1);
       expect(JSON.stringify(report)).not.toContain(n.slice(1));
+      // The refusal is logged, without the forgotten subject's number.
+      expect(
+        logger.lines.filter((line) => line.includes('/verification/start') || line.includes('start')),
+      ).not.toEqual([]);
+      expect(logger.lines.filter((line) => line.includes(n.slice(1)))).toEqual([]);
     } finally {
       for (const h of hosts.splice(0)) await h.close();
       await store.close();
