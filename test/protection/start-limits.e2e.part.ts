@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
 import { ONE_PLATFORM } from '../support/verification-app.js';
 import {
   freshIp,
@@ -130,6 +131,41 @@ describe.each(ONE_PLATFORM)('start limits (%s)', (platform) => {
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect((await startFrom(fx.host, ip, freshPhone())).status).toBe(201);
     expect(refusal(await startFrom(fx.host, ip, freshPhone())).held).toBe('start_ip_limit');
+  });
+
+  it('a start the API answered whose record the store could not write keeps what it took: the number’s next start is refused', async () => {
+    const store = new MemoryStore({ clock: () => fx.sb.now() });
+    // The store fails the start's last round trip once: the session is paid for, its record not written.
+    let failRecord = true;
+    const batch = store.batch.bind(store);
+    store.batch = (operations) => {
+      if (failRecord && operations.some((o) => o.key.startsWith('session:'))) {
+        failRecord = false;
+        return Promise.reject(new Error('store down'));
+      }
+      return batch(operations);
+    };
+    try {
+      fx.host = await protectedHost(
+        fx.sb,
+        platform,
+        { ...LIMITS_ONLY, startPerPhoneAndCaller: false, startPerPhone: { points: 1, windowMs: HOUR } },
+        { store },
+      );
+      const phone = freshPhone();
+      const sent = fx.sb.requestCount('POST /v1/verify');
+      expect((await startFrom(fx.host, freshIp(), phone)).status).toBe(503);
+      expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent + 1);
+      expect(refusal(await startFrom(fx.host, freshIp(), phone))).toMatchObject({
+        status: 429,
+        errorCode: 'rate_limit_exceeded',
+      });
+      expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent + 1);
+    } finally {
+      await fx.host?.close();
+      fx.host = undefined;
+      await store.close();
+    }
   });
 
   it('custom limits hold at their own boundary', async () => {
