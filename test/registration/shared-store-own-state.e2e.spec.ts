@@ -3,10 +3,13 @@
  * gave both (Memory and Redis), beside the shared keyPrefix of test/attacks/registrations-shared-prefix-
  * reconcile. Each registration's reconcile queue holds only its own sessions (north's stays empty after
  * south's start), south's verified outcome is emitted though north's reconciler ran first, and each
- * registration's status stream is pushed its own session's change (its notices on its own channel).
+ * registration's status stream is pushed its own session's change (its notices on its own channel), and
+ * each registration's history holds only its own verifications' outcomes (the event bus is one).
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { getVerificationToken } from '../../src/module/verification-registration.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
@@ -98,5 +101,37 @@ describe.each([
     await enterCode(south);
     await south.stream.ends();
     expect(south.stream.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  });
+
+  it("each registration's history holds its own verification's outcome, never the other's", async () => {
+    const shared = (store = make());
+    const booted = await bootTwoRegistrations(suite.sb, () => shared, { history: {} });
+    const host = (suite.host = booted.app);
+    const [north, south] = booted.names;
+    const historyOf = (name: string) =>
+      host.app.get<VerificationHistory>(getVerificationToken(VerificationHistory, name), { strict: false });
+    const phone = phoneNumber();
+    const id = await startOn(host, north, phone, 'sms');
+    const requestId = suite.sb.sessionsFor(phone)[0]!.request_id;
+    await suite.sb.deliver(requestId);
+    const checked = await call(
+      host.url,
+      'POST',
+      `/${north}/verification/check`,
+      { verification_id: id, code: suite.sb.getSession(requestId)!.code as string },
+      { 'x-user': 'sue' },
+    );
+    expect(checked.body).toMatchObject({ verified: true });
+    expect(verifiedBy(host, requestId)).toEqual([north]);
+
+    const kinds = async (name: string) =>
+      [
+        ...(await historyOf(name).list({ phoneNumber: phone })),
+        ...(await historyOf(name).list({ owner: 'sue' })),
+      ]
+        .filter((e) => e.requestId === requestId || e.phoneNumber === phone)
+        .map((e) => [e.kind, e.status ?? e.check]);
+    expect(await kinds(north)).toEqual(expect.arrayContaining([['outcome', 'verified']]));
+    expect(await kinds(south)).toEqual([]);
   });
 });

@@ -25,6 +25,7 @@ export const phoneNumber = (): string => `+7916${String(randomInt(0, 10_000_000)
 export async function bootTwoRegistrations(
   sb: VerificationSandbox,
   store: () => VerificationModuleOptions['store'],
+  extra: Partial<VerificationModuleOptions> = {},
 ): Promise<TwoRegistrations> {
   const tag = randomUUID().slice(0, 8);
   const names: [string, string] = [`north${tag}`, `south${tag}`];
@@ -37,6 +38,7 @@ export async function bootTwoRegistrations(
         routes: { prefix: `${name}/verification` },
         webhooks: { enabled: false },
         store: store(),
+        ...extra,
       };
     }),
   );

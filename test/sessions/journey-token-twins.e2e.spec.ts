@@ -2,7 +2,8 @@
  * A journey put back from its `journey_token` after a restart (a new MemoryStore: the store lost it)
  * answers as it did before: its device hint's exclusions still hold. And the status route and the
  * status stream's first event are one answer, with and without the token, before and after the
- * restart, on Express and Fastify.
+ * restart, on Express and Fastify. The token a status stream pushes after a switch is the owner's, as the
+ * route's is: it puts the journey back after a restart.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
@@ -150,5 +151,76 @@ describe.each(PLATFORMS)('the status route and the status stream answer alike (%
     expect(fromStream).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
     expect((await status(third, id, token)).body).toEqual(fromStream);
     expect((await status(third, id)).body).toEqual(fromStream);
+  });
+});
+
+describe.each(ONE_PLATFORM)('the journey_token a status stream pushes after a switch (%s)', (platform) => {
+  it("opens for the stream's owner: after a restart it puts the switched journey back, as the route's token does", async () => {
+    const before = await boot(platform);
+    const started = await post(before, 'start', {
+      phone_number: nextPhone(),
+      method: 'sms',
+      device: 'desktop',
+    });
+    expect(started.status).toBe(201);
+    const id = started.body.verification_id as string;
+    const opened = await openSse(`${before.url}/verification/status/${id}/events`, OWNER);
+    expect(opened.status).toBe(200);
+    const stream = opened.stream!;
+    try {
+      await stream.statusCount(1);
+      await sb.advance(61_000);
+      const moved = await post(before, 'switch', { verification_id: id, method: 'msgr1_otp' });
+      expect(moved.status).toBe(201);
+      // The page learns the switch (made in another tab) from the stream alone: its push carries the token.
+      await stream.until(() => stream.statuses().some((x) => typeof x.journey_token === 'string'));
+    } finally {
+      await stream.close();
+    }
+    const pushed = stream.statuses().find((x) => typeof x.journey_token === 'string')!;
+    expect(pushed).toMatchObject({ method: 'msgr1_otp' });
+    const routed = (await status(before, id)).body.journey_token as string;
+
+    const after = await restart(before, platform);
+    const back = (await status(after, id, pushed.journey_token as string)).body;
+    expect(back).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+    // The same answer as the route's token gives on a store that lost the journey too.
+    const third = await restart(after, platform);
+    expect((await status(third, id, routed)).body).toEqual(back);
+  });
+});
+
+/** The journey's own sealing, its text padded with JSON whitespace to make a token of `chars` characters. */
+type Sealing = { sealText(version: number, aad: Buffer, text: string): string };
+type Opening = { openText(version: number, aad: Buffer, sealed: string): string | null };
+function paddedToken(codec: VerificationHandleCodec, token: string, owner: string, chars: number): string {
+  // A journey token's associated data: its version (2), then the owner (1, its bytes).
+  const aad = Buffer.concat([Buffer.of(2, 1), Buffer.from(owner, 'utf8')]);
+  const text = (codec as unknown as Opening).openText(2, aad, token)!;
+  // 1 version byte, a 12-byte IV and a 16-byte tag around the text; base64url without padding.
+  const textBytes = Math.floor((chars * 3) / 4) - 29;
+  return (codec as unknown as Sealing).sealText(2, aad, text + ' '.repeat(textBytes - text.length));
+}
+
+describe.each(ONE_PLATFORM)('the length of a journey_token on the status route (%s)', (platform) => {
+  it('a token of exactly 2048 characters puts the journey back; a longer one is no token', async () => {
+    const host = await boot(platform);
+    const { id, token } = await desktopJourney(host);
+    const owner = OWNER['x-user'];
+    const codec = host.app.get(VerificationHandleCodec, { strict: false });
+    const journeyId = codec.open(id, owner)!;
+    const atBound = paddedToken(codec, token, owner, 2048);
+    const over = paddedToken(codec, token, owner, 2050);
+    expect([atBound.length, over.length]).toEqual([2048, 2050]);
+    // The store lost the journey's own record: only a token it reads puts the switch back.
+    const lose = () =>
+      host.app.get<VerificationStore>(VerificationStore).delete(SessionRecordRepository.journeyKey(journeyId));
+
+    await lose();
+    expect((await status(host, id, over)).body).toMatchObject({ method: 'sms', methods_tried: ['sms'] });
+    await lose();
+    const back = await status(host, id, atBound);
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
   });
 });

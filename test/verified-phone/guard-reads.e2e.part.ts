@@ -3,7 +3,7 @@
  * seen verified is answered from its record; a pending one's reads are shared and cached per poll
  * interval, and metered per owner), and a verification whose time the API does not give passes a
  * `within` route for `within` from the moment the module first saw it, never longer, even after the
- * app restarts on the same store.
+ * app restarts on the same store; one whose time is unknown passes none, by its id or its claim.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';
@@ -145,7 +145,7 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
     expect(suite.sb.requestCount(GETS) - before).toBe(2);
   });
 
-  it('without verified_at from the API, a record the store lost and rebuilt has no known time: a `within` route refuses it', async () => {
+  it('without verified_at from the API, a record the store lost and rebuilt has no known time: a `within` route refuses it, and the claim issued for it', async () => {
     const account = await suite.sb.createAccount({ balance: 100 });
     const proxy = await withoutVerifiedAt(suite.sb.url);
     closers.push(() => proxy.close());
@@ -162,7 +162,17 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
       status: 403,
       reason: 'stale',
     });
-    expect((await guarded('/account/phone', 'dave', s.id)).body.phone).toBe(s.phone);
+    const any = await guarded('/account/phone', 'dave', s.id);
+    expect(any.body.phone).toBe(s.phone);
+    // The claim the route without an age limit issued states no time either: `within` refuses it too.
+    const withClaim = await call(
+      suite.host!.url,
+      'POST',
+      '/account/payout',
+      {},
+      as('dave', { 'x-verified-phone-claim': String(any.body.claim) }),
+    );
+    expect(withClaim.body).toMatchObject({ status: 403, reason: 'stale' });
   });
 
   it('without verified_at from the API, `within` counts from the first time the module saw it verified (at most `within` old, to the millisecond), across a restart', async () => {
