@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { StartContext } from '../../src/options/verification.options.js';
-import { ONE_PLATFORM } from '../support/verification-app.js';
+import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import {
   freshBrowser,
   freshIp,
@@ -67,6 +67,34 @@ describe.each(ONE_PLATFORM)('beforeStart hook (%s)', (platform) => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ phoneNumber: '+79165550123', method: 'msgr1_otp', ip, owner: 'u-42' });
     expect(headersOf(seen[0].request)['x-user-id']).toBe('u-42');
+  });
+
+  it('on a switch, gets the method it leaves as switchedFrom and the one it goes to as method', async () => {
+    const seen: StartContext[] = [];
+    fx.host = await protectedHost(fx.sb, platform, {
+      beforeStart: (ctx) => {
+        seen.push(ctx);
+        return true;
+      },
+    });
+    const ip = freshIp();
+    const phone = freshPhone();
+    const first = await startFrom(fx.host, ip, phone, 'sms');
+    expect(first.status).toBe(201);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toHaveProperty('switchedFrom');
+
+    const moved = await call(
+      fx.host.url,
+      'POST',
+      '/verification/switch',
+      { verification_id: first.body.verification_id, method: 'flash_call' },
+      { 'x-forwarded-for': ip },
+    );
+    expect(moved.status).toBe(201);
+    expect(moved.body.method).toBe('flash_call');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toMatchObject({ phoneNumber: phone, method: 'flash_call', switchedFrom: 'sms', ip });
   });
 
   it('is not called for invalid input, and a double-click with a single-use captcha token is served once, not refused', async () => {

@@ -64,6 +64,36 @@ describe.each(ONE_PLATFORM)('resend cooldown (%s)', (platform) => {
     expect(fx.sb.sessionsFor(phone)).toHaveLength(3);
   });
 
+  it("a browser that switched gets its switch's exact resend_available_at back, as after a start; another browser behind its IP does not", async () => {
+    fx.host = await protectedHost(fx.sb, platform, { coalesceStarts: false });
+    const phone = freshPhone();
+    const ip = freshIp();
+    const first = await startFrom(fx.host, ip, phone, 'sms');
+    expect(first.status).toBe(201);
+    const browser = cookieFrom(first);
+    expect(browser).toHaveProperty('cookie');
+
+    await fx.sb.advance(5_000);
+    const moved = await call(
+      fx.host.url,
+      'POST',
+      '/verification/switch',
+      { verification_id: first.body.verification_id, method: 'flash_call' },
+      { 'x-forwarded-for': ip, ...browser },
+    );
+    expect(moved.body).toMatchObject({ method: 'flash_call', resumed: false });
+    expect(moved.body.resend_available_at).toEqual(expect.any(String));
+
+    // The same browser starting the switched-to method again: a resend in its cooldown, told exactly when.
+    const again = await startFrom(fx.host, ip, phone, 'flash_call', browser);
+    expect(refusal(again)).toMatchObject({ status: 429, reason: 'resend_cooldown' });
+    expect(again.body.resend_available_at).toBe(moved.body.resend_available_at);
+    // Another browser behind the same IP is held by the same cooldown, but not told when it began.
+    const stranger = await startFrom(fx.host, ip, phone, 'flash_call');
+    expect(refusal(stranger)).toMatchObject({ status: 429, reason: 'resend_cooldown' });
+    expect(stranger.body).not.toHaveProperty('resend_available_at');
+  });
+
   it("another caller's start is not held back by the cooldown: a stranger cannot keep the owner waiting", async () => {
     fx.host = await protectedHost(
       fx.sb,

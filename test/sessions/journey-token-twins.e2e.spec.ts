@@ -214,7 +214,9 @@ describe.each(ONE_PLATFORM)('the length of a journey_token on the status route (
     expect([atBound.length, over.length]).toEqual([2048, 2050]);
     // The store lost the journey's own record: only a token it reads puts the switch back.
     const lose = () =>
-      host.app.get<VerificationStore>(VerificationStore).delete(SessionRecordRepository.journeyKey(journeyId));
+      host.app
+        .get<VerificationStore>(VerificationStore)
+        .delete(SessionRecordRepository.journeyKey(journeyId));
 
     await lose();
     expect((await status(host, id, over)).body).toMatchObject({ method: 'sms', methods_tried: ['sms'] });
