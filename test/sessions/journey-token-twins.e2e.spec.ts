@@ -72,6 +72,20 @@ async function desktopJourney(host: TestApp) {
 }
 
 describe.each(ONE_PLATFORM)('a journey put back from its token (%s)', (platform) => {
+  it('a token puts back its own journey only: with another journey’s handle it is no token', async () => {
+    const before = await boot(platform);
+    const a = await desktopJourney(before);
+    const b = await desktopJourney(before);
+    const after = await restart(before, platform);
+    // B's token beside A's handle: A answers from its handle alone, and B is not put back by it.
+    expect((await status(after, a.id, b.token)).body).toMatchObject({
+      method: 'sms',
+      methods_tried: ['sms'],
+    });
+    expect((await status(after, b.id)).body).toMatchObject({ method: 'sms', methods_tried: ['sms'] });
+    expect((await status(after, b.id, b.token)).body).toMatchObject({ methods_tried: ['sms', 'msgr1_otp'] });
+  });
+
   it('keeps its steps; on a store that lost it, offers no paid step beyond them, excluded by the device or not', async () => {
     const before = await boot(platform);
     const { id, token } = await desktopJourney(before);
