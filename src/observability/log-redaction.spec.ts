@@ -138,5 +138,12 @@ describe('LogRedactor: the bounds and each kind of field', () => {
     });
     const basic = Buffer.from('pk_1:sk_2', 'utf8').toString('base64');
     expect(r.scrub(`token=${basic}`)).toBe('token=[redacted]');
+    // Credentials whose Basic value holds `+` and `/` (base64, not base64url).
+    const symbols = new LogRedactor({
+      maskPhoneNumbers: true,
+      secrets: [],
+      credentials: { apiKey: 'k~~~', apiSecret: 's???' },
+    });
+    expect(symbols.scrub('token=a35+fjpzPz8/')).toBe('token=[redacted]');
   });
 });

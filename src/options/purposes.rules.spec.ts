@@ -133,6 +133,8 @@ describe('the rules of `purposes`: each refuses what it should at boot, naming t
       claimTtlMs: 300_000,
     });
     expect(options.purposes.declared.blocked!.methods).toEqual([]);
+    // A purpose without a claimTtlMs of its own takes the registration's, not the built-in default.
+    expect(options.purposes.declared.blocked!.claimTtlMs).toBe(120_000);
     expect(options.purposes.declared.kyc!.methods).not.toContain('msgr1_otp');
     expect(options.purposes.declared.kyc!.methods).not.toContain('msgr2_bot');
   });

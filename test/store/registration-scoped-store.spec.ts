@@ -81,6 +81,22 @@ describe.each([
     return [...heard];
   };
 
+  it("a registration's due-queue is its own: what it schedules, claims, counts and unschedules, never the other's", async () => {
+    const shared = new MemoryStore({ clock: () => 1_000 });
+    const north = new RegistrationScopedStore(shared, 'north');
+    const south = new RegistrationScopedStore(shared, 'south');
+    await north.schedule('reconcile', 'req-1', 0);
+    await south.schedule('reconcile', 'req-1', 0);
+    await south.schedule('reconcile', 'req-2', 0);
+    expect([await north.queueSize('reconcile'), await south.queueSize('reconcile')]).toEqual([1, 2]);
+    // A settled session leaves its registration's queue, and only that one.
+    await north.unschedule('reconcile', 'req-1');
+    expect([await north.queueSize('reconcile'), await south.queueSize('reconcile')]).toEqual([0, 2]);
+    expect(await north.claimDue('reconcile', 10, 5_000)).toEqual([]);
+    expect((await south.claimDue('reconcile', 10, 5_000)).sort()).toEqual(['req-1', 'req-2']);
+    await shared.close();
+  });
+
   it("a registration's notice reaches its own listeners on every app, never the other registration's", async () => {
     const storeOf = deployment();
     const app = (name: string): VerificationStore => {
