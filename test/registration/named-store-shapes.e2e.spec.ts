@@ -12,7 +12,7 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreOption } from '../../src/store/create-store.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { moduleOptions } from '../webhooks/harness.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
+import { eventually, sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
 import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -118,5 +118,32 @@ describe.each(SHAPES)('named registrations, store as $name', (shape) => {
     // The host's own client and stores stay usable after the app closed.
     await expect(hostRedis.ping()).resolves.toBe('PONG');
     for (const own of ownStores) await expect(own.set('after-close', '1', 1000)).resolves.toBeUndefined();
+  });
+});
+
+describe('a store the module opened from a URL', () => {
+  it('is closed with the app: its Redis connections end, so the process can exit', async () => {
+    const server = await ThrowawayRedisServer.start();
+    const admin = new Redis(server.url);
+    const clients = async (): Promise<number> =>
+      Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))?.[1]);
+    try {
+      host = await createTestApp({
+        platform: ONE_PLATFORM[0]!,
+        module: { ...moduleOptions(sb), store: { url: server.url } },
+      });
+      const started = await call(host.url, 'POST', '/verification/start', {
+        phone_number: phoneNumber(),
+        method: 'sms',
+      });
+      expect(started.status).toBe(201);
+      expect(await clients()).toBeGreaterThan(1);
+      await host.close();
+      host = undefined;
+      await eventually(async () => expect(await clients()).toBe(1), 2000);
+    } finally {
+      await admin.quit();
+      await server.stop();
+    }
   });
 });
