@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../store/memory.store.js';
+import { RangeStats } from './range-stats.js';
 import { burstStats, prefix, range } from '../../test/support/range-bursts.fixture.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 
 const phone = '+79161234567';
 
@@ -52,5 +55,26 @@ describe('RangeBursts: a start counted ahead, and the number counted by another 
     // Without marks read (a start the reading condemned): the caller's mark is found where it is counted.
     expect((await rs.countStart([range], '+79161234569', 'client:a')).callersBefore).toEqual(new Map());
     expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
+  });
+});
+
+describe('RangeBursts: the previous window’s callers', () => {
+  it('still weigh in the next window’s sliding count past an hour after they were counted', async () => {
+    const HOUR = 3_600_000;
+    let now = Date.UTC(2026, 0, 2) + 60_000;
+    const store = new MemoryStore({ clock: () => now });
+    try {
+      const rs = new RangeStats(store, { windowMs: HOUR, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
+      for (const [i, caller] of ['client:a', 'client:b', 'client:c'].entries()) {
+        const number = `+7916123450${i}`;
+        await rs.countStart([range], number, caller, [], await rs.markBursts([range], number, caller));
+      }
+      expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(3);
+      // Half-way through the next window, 90 minutes after they were counted: half of the three weigh in.
+      now += HOUR + 30 * 60_000 - 60_000;
+      expect((await rs.read([range])).get(range.id)?.callers).toBeCloseTo(1.5);
+    } finally {
+      await store.close();
+    }
   });
 });
