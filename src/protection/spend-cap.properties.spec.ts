@@ -13,6 +13,7 @@ import { MemoryStore } from '../store/memory.store.js';
 import type { PriceEstimator } from './price-estimator.js';
 import { SpendEvidence } from './spend-evidence.js';
 import { SpendCap } from './spend-cap.js';
+import { refusalOf } from '../../test/support/spend-cap.fixture.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -46,16 +47,6 @@ function capOf(amount: number, estimateMinor: number, utcOffsetMinutes = 0, wind
     announce: (event) => void events.push(event),
   });
   return { cap, clock, events, store };
-}
-
-async function refusalOf(promise: Promise<unknown>): Promise<ProtectionRefusal | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (error instanceof ProtectionRefusal) return error;
-    throw error;
-  }
 }
 
 /** The end of the window holding `now`, computed on its own: the next midnight at the offset. */

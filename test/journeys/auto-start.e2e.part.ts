@@ -6,6 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { REMOTE } from '../support/round-trip-store.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
   freshPhone,
@@ -16,21 +17,6 @@ import {
   status,
   switchMethod,
 } from './journey-host.js';
-
-/** The operations that cross the network (all but the clock, subscriptions and close). */
-const REMOTE = new Set([
-  'get',
-  'set',
-  'setIfAbsent',
-  'delete',
-  'increment',
-  'batch',
-  'schedule',
-  'claimDue',
-  'unschedule',
-  'queueSize',
-  'publish',
-]);
 
 /**
  * A MemoryStore whose first write of a journey record is slow, as a write on a loaded network is: it

@@ -8,7 +8,7 @@ import { MemoryStore, type MemoryStoreOptions } from '../../src/store/memory.sto
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 
 /** The operations that cross the network (all but the clock and close). */
-const REMOTE = new Set([
+export const REMOTE = new Set([
   'get',
   'set',
   'setIfAbsent',
