@@ -1,0 +1,121 @@
+import { describe, expect, it } from '@jest/globals';
+import { isProbeStep } from '../core/fallback-moment.js';
+import type { JourneyStep } from '../core/journey.js';
+import type { VerificationStore } from '../store/verification-store.interface.js';
+import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
+
+/*
+ * MethodStats' outcomes: a failed end ranked like an expired one, steps left behind in the moment's
+ * figures, a journey whose earlier step was never counted, the charges' currency, and what the logs
+ * say of a batch the store refused.
+ */
+
+const fx = methodStatsSuite();
+const { session } = fx;
+const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false } as const;
+
+/** Warnings logged by a MethodStats over `store` (the suite's unless given). */
+function watched(store: VerificationStore = fx.store) {
+  const warnings: { message: string; fields: unknown }[] = [];
+  const log = fx.logger();
+  log.warn = (message, fields) => void warnings.push({ message, fields });
+  return { stats: fx.statsOn(store, { logger: log }), warnings };
+}
+
+describe('MethodStats: unverified ends', () => {
+  it('a failed end is ranked like an expired one: with evidence it ends a session, without it is unproven', async () => {
+    const known = session(rfc);
+    await fx.stats.tally(known, 'owner:v', 'mobile');
+    await fx.stats.tally({ ...known, status: 'verified', verifiedAt: fx.now + 10_000 });
+    // The same owner (a record now), failed: a real user's end.
+    const vouched = session(rfc);
+    await fx.stats.tally(vouched, 'owner:v', 'mobile');
+    await fx.stats.tally({ ...vouched, status: 'failed' });
+    // Seen first when it had failed already, with no evidence: its start and end counted together.
+    await fx.stats.tally({ ...session(rfc), status: 'failed' }, 'client:x', 'mobile');
+
+    expect((await fx.stats.learningSamples()).reverse_flash_call).toEqual({
+      started: 2,
+      verified: 1,
+      callers: 2,
+    });
+    // In the moment's figures the unproven one is started and left, never ended.
+    expect(await fx.stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
+      started: 3,
+      ended: 2,
+      left: 1,
+    });
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({ started: 3, failed: 2 });
+  });
+
+  it('a step typed in the page, left behind by a journey another step verified: started and left in its moment figures', async () => {
+    const probe = Array.from({ length: 200 }, (_, i) => `probe-${i}`).find((id) => isProbeStep('sms', id))!;
+    const sms = session({ requestId: probe });
+    await fx.stats.tally(sms, 'client:a', 'mobile');
+    const call = session({ ...rfc, phoneNumber: sms.phoneNumber, journeyId: sms.requestId });
+    await fx.stats.tally(call, 'client:a', 'mobile');
+    await fx.stats.tally({ ...call, status: 'verified', verifiedAt: fx.now + 20_000 });
+    await fx.stats.tally({ ...sms, status: 'expired' });
+    expect(await fx.stats.timeToVerify('sms', '7', 'mobile', 7)).toMatchObject({
+      started: 1,
+      ended: 0,
+      left: 1,
+    });
+  });
+
+  it('a journey whose earlier step was never counted (suspected) counts its verification, quietly', async () => {
+    const { stats, warnings } = watched();
+    const first = session({ ...rfc, suspected: true });
+    await stats.tally(first, 'client:a', 'mobile');
+    const step: JourneyStep = {
+      requestId: first.requestId,
+      method: first.method,
+      startedAt: first.createdAt,
+    };
+    const next = session({ phoneNumber: first.phoneNumber, journeyId: first.requestId });
+    await stats.tally(next, 'client:a', 'mobile', {}, [step]);
+    await stats.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now + 30_000 });
+    const figures = await stats.figures();
+    expect(figures.sms).toMatchObject({ started: 1, delivered: 1, verified: 1 });
+    expect(figures.reverse_flash_call).toBeUndefined();
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('MethodStats: money and the logs', () => {
+  it('charges in the account’s currency: RUB before anything was charged, then the last currency charged, kept by batches that charged nothing', async () => {
+    const { stats, warnings } = watched();
+    const free = async () => {
+      await stats.tally(session({ cost: undefined }));
+      await stats.flush();
+    };
+    await free();
+    expect((await stats.figures()).sms!.charged).toEqual(rub(0));
+    await stats.tally(session({ method: 'msgr1_otp', cost: { amount: 0.05, currency: 'USD' } }));
+    await stats.flush();
+    await free();
+    const figures = await stats.figures();
+    expect(figures.msgr1_otp!.charged).toEqual({ amount: 0.05, currency: 'USD' });
+    expect(figures.sms).toMatchObject({ started: 2, charged: { amount: 0, currency: 'USD' } });
+    expect(warnings).toEqual([]);
+  });
+
+  it('a batch the store refuses is logged with how many counters it held and why', async () => {
+    const down = new Proxy(fx.store, {
+      get(target, property, receiver) {
+        if (property === 'increment') return () => Promise.reject(new Error('store down'));
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    const { stats, warnings } = watched(down);
+    await stats.tally(session({ method: 'msgr1_otp', cost: rub(0.9) }));
+    await stats.flush();
+    // Started in its country and in all, charged in both, and started in its four cells.
+    expect(warnings).toEqual([
+      {
+        message: 'method figures: counts could not be added to the store',
+        fields: { counters: 8, error: expect.stringContaining('store down') },
+      },
+    ]);
+  });
+});
