@@ -1,0 +1,125 @@
+import { describe, expect, it } from '@jest/globals';
+import type { JourneyStep } from '../core/journey.js';
+import type { SessionRecord } from '../core/session-record.js';
+import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
+import { CELL_SHARE_PER_NETWORK, FIGURES_SHARE_PER_DAY } from './figure-evidence.js';
+import { figureCells } from './method-figures.js';
+
+/*
+ * FigureEvidence's admission over time: a number's day claim and the givers' day shares last the
+ * whole day, a network's cell share to its week's end, a session's decision past its end; a session
+ * left out stays out without a word in the logs; two instances deciding at once agree.
+ */
+
+const fx = methodStatsSuite();
+const { session } = fx;
+const rfc = { method: 'reverse_flash_call', cost: rub(0.25), awaitingCode: false } as const;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const WEEK = 7 * DAY;
+
+describe('MethodStats: admission over a day, a week and past a session’s end', () => {
+  it('a number counts once a day and a caller its share, however the day’s starts are spread over it', async () => {
+    fx.now -= 6 * HOUR;
+    const morning = session();
+    await fx.stats.tally(morning, 'client:a');
+    for (let i = 0; i < FIGURES_SHARE_PER_DAY.caller + 2; i++) {
+      fx.now += HOUR;
+      await fx.stats.tally(session(), 'owner:farm');
+    }
+    fx.now += HOUR;
+    await fx.stats.tally(session({ phoneNumber: morning.phoneNumber }), 'client:b');
+    expect((await fx.stats.figures()).sms).toMatchObject({
+      started: 1 + FIGURES_SHARE_PER_DAY.caller,
+      callers: 2,
+    });
+  });
+
+  it('a start from a network in the last minute of a week is counted', async () => {
+    fx.now = (Math.floor(fx.now / WEEK) + 1) * WEEK - 30_000;
+    await fx.stats.tally(session(rfc), 'client:a', 'mobile', { network: '203.0.113.0/24' });
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({ started: 1 });
+  });
+
+  it('an earlier step its network’s cell share left out is ended in its country’s figures, not in the cell', async () => {
+    const network = { network: '203.0.113.0/24' };
+    const first: SessionRecord[] = [];
+    for (let i = 0; i <= CELL_SHARE_PER_NETWORK; i++) {
+      const start = session(rfc);
+      await fx.stats.tally(start, `client:${i}`, 'mobile', { ...network, address: `203.0.113.${i}` });
+      const step: JourneyStep = {
+        requestId: start.requestId,
+        method: start.method,
+        startedAt: start.createdAt,
+      };
+      const next = session({ phoneNumber: start.phoneNumber, journeyId: start.requestId });
+      await fx.stats.tally(next, `client:${i}`, 'mobile', {}, [step]);
+      await fx.stats.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now + 30_000 });
+      first.push(start);
+    }
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({
+      started: CELL_SHARE_PER_NETWORK + 1,
+      expired: CELL_SHARE_PER_NETWORK + 1,
+    });
+    const [operatorCell] = await fx.stats.cellSums(
+      'reverse_flash_call',
+      figureCells(first[0]!.phoneNumber, 'mobile'),
+      7,
+    );
+    expect(operatorCell).toMatchObject({
+      started: CELL_SHARE_PER_NETWORK,
+      expired: CELL_SHARE_PER_NETWORK,
+      rescued: CELL_SHARE_PER_NETWORK,
+    });
+  });
+
+  it('an end known a day after its start, while the session’s claims last, counts its start once', async () => {
+    const record = session({ expiresAt: fx.now + 10 * MINUTE });
+    await fx.stats.tally(record, 'client:a');
+    fx.now += DAY + 5 * MINUTE;
+    await fx.stats.tally({ ...record, status: 'expired' });
+    expect((await fx.stats.figures()).sms).toMatchObject({ started: 1, expired: 1 });
+  });
+});
+
+describe('MethodStats: sessions left out, and instances deciding at once', () => {
+  it('a session left out (past its caller’s share, its number’s second of the day) ends uncounted, without a warning', async () => {
+    const warnings: string[] = [];
+    const log = fx.logger();
+    log.warn = (message) => void warnings.push(message);
+    const stats = fx.statsOn(fx.store, { logger: log });
+    for (let i = 0; i < FIGURES_SHARE_PER_DAY.caller; i++) await stats.tally(session(), 'owner:farm');
+    // Past the share, seen first when it had ended, then seen again.
+    const past = { ...session(), status: 'verified', delivered: true, verifiedAt: fx.now + 10_000 };
+    await stats.tally(past, 'owner:farm');
+    await stats.tally(past, 'owner:farm');
+    // Its number's second session of the day, started then ended.
+    const second = session({ phoneNumber: past.phoneNumber });
+    await stats.tally(second, 'client:b');
+    await stats.tally({ ...second, status: 'verified', delivered: true, verifiedAt: fx.now + 10_000 });
+    expect((await stats.figures()).sms).toMatchObject({
+      started: FIGURES_SHARE_PER_DAY.caller,
+      verified: 0,
+      callers: 1,
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it('a start and its end tallied at once by two instances: both counted, once', async () => {
+    const other = fx.statsOn(fx.store);
+    const record = session({ method: 'msgr1_otp', cost: rub(0.9) });
+    const verified = { ...record, status: 'verified', delivered: true, verifiedAt: fx.now + 5_000 };
+    await Promise.all([fx.stats.tally(record, 'client:a'), other.tally(verified)]);
+    const late = session({ method: 'msgr1_otp', cost: rub(0.9) });
+    const done = { ...late, status: 'failed' };
+    await Promise.all([other.tally(late, 'client:b'), fx.stats.tally(done)]);
+    await Promise.all([fx.stats.flush(), other.flush()]);
+    expect((await fx.stats.figures()).msgr1_otp).toMatchObject({
+      started: 2,
+      verified: 1,
+      failed: 1,
+      charged: rub(1.8),
+    });
+  });
+});
