@@ -141,6 +141,21 @@ describe('FirstMethodChooser: the first method of an auto start', () => {
     expect(await r.order(MSK)).toEqual(['reverse_flash_call', 'sms']);
   });
 
+  it('chooses per list of methods offered: a purpose offering fewer is never handed another’s choice', async () => {
+    const r = rig();
+    const offering = (order: KnownVerificationMethod[]) => r.chooser.reorder(order, PRICES, MSK, 'mobile');
+    // One purpose offers both and the figures put the reverse call first; another, on the same operator
+    // prefix within that choice's life, offers SMS alone: it gets SMS alone.
+    expect(await offering(ORDER)).toEqual(['reverse_flash_call', 'sms']);
+    expect(await offering(['sms'])).toEqual(['sms']);
+    // And the other way round: a choice made among SMS alone does not stand for a purpose offering both.
+    const other = rig();
+    const smsFirst = (order: KnownVerificationMethod[]) =>
+      other.chooser.reorder(order, PRICES, MSK, 'mobile');
+    expect(await smsFirst(['sms'])).toEqual(['sms']);
+    expect(await smsFirst(ORDER)).toEqual(['reverse_flash_call', 'sms']);
+  });
+
   it('puts a method demoted on the prefix last, whatever its figures', async () => {
     const r = rig();
     r.health = { reverse_flash_call: 'demoted' };

@@ -92,6 +92,28 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     expect(mobile.body.method).toBe('reverse_flash_call');
   });
 
+  it('each purpose gets a method it offers: a choice made for one purpose is not handed to another', async () => {
+    const host = await journeyHost(fx, platform, {
+      purposes: {
+        login: { methods: ['sms', 'reverse_flash_call'] },
+        change_phone: { methods: ['reverse_flash_call', 'flash_call'] },
+      },
+    });
+    const stats = host.app.get(MethodStats, { strict: false });
+    await seedFigures(fx, stats, 'sms', 'desktop', 40, 34, 20_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'desktop', 40, 4, 30_000);
+    const auto = (purpose: string) =>
+      start(host, { phone_number: freshPhone(), method: 'auto', device: 'desktop', purpose });
+    // The figures put SMS first for desktop users on this operator prefix, where it is offered...
+    const login = await auto('login');
+    expect(login.status).toBe(201);
+    expect(login.body.method).toBe('sms');
+    // ...and, within that choice's life, a purpose that does not offer SMS starts one it offers.
+    const change = await auto('change_phone');
+    expect(change.status).toBe(201);
+    expect(['reverse_flash_call', 'flash_call']).toContain(change.body.method);
+  });
+
   it("mode 'price' keeps the price order for every device, whatever the figures", async () => {
     const host = await journeyHost(fx, platform, { orchestration: { mode: 'price' } });
     const stats = host.app.get(MethodStats, { strict: false });
