@@ -39,6 +39,21 @@ class HostAuthGuard implements CanActivate {
   }
 }
 
+/** A host's own guard that opens its session with a cookie on every request, before the route runs. */
+@Injectable()
+class HostSessionCookieGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const response = context.switchToHttp().getResponse<{
+      cookie?: (name: string, value: string) => unknown;
+      header: (name: string, value: string) => unknown;
+    }>();
+    // Express's res.cookie, Fastify's reply.header (no cookie plugin).
+    if (typeof response.cookie === 'function') response.cookie('host_session', 'h1');
+    else response.header('set-cookie', 'host_session=h1; Path=/');
+    return true;
+  }
+}
+
 /** A host's own global filter for its 403s: it must see them on every route, the module's too. */
 @Catch(ForbiddenException)
 class HostForbiddenFilter implements ExceptionFilter {
@@ -168,6 +183,28 @@ describe.each(PLATFORMS)('the host boundary of the client routes (%s)', (platfor
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ status: 404, error_code: 'not_found' });
+  });
+
+  it("a cookie the host's guard set before a start is kept beside the module's browser key cookie", async () => {
+    const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
+    const host = await suite.boot({
+      platform,
+      trustProxy: true,
+      // Protection on, no owner: the start issues a browser key.
+      module: { api, clock: () => sb.now(), reconcile: { enabled: false } },
+      providers: [{ provide: APP_GUARD, useClass: HostSessionCookieGuard }],
+    });
+    const res = await call(
+      host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: '+79123450104', method: 'sms' },
+      { 'x-forwarded-for': '203.0.113.20' },
+    );
+    expect(res.status).toBe(201);
+    const cookies = (res.headers.get('set-cookie') ?? '').split(', ').map((c) => c.split(';')[0]!);
+    expect(cookies.map((c) => c.split('=')[0]).sort()).toEqual(['host_session', 'pv_browser']);
+    expect(cookies).toContain('host_session=h1');
   });
 
   it("a host's own route calling VerificationService with bad input answers 400 with the problem, not 500", async () => {
