@@ -115,6 +115,51 @@ describe("StatusReadMeter: a network's refreshes", () => {
     await store.close();
   });
 
+  it("knows a full window spent to its slice's end at most: reads refused meanwhile give back, the network reads again", async () => {
+    const now = { t: S };
+    const { store, meter: m, refresh } = network(now);
+    // One address spends its own refreshes; at S+1.1 four neighbours: the window holds 10 of 12.
+    for (let i = 0; i < perSecond; i++) expect(await refresh('203.0.113.7')).toBe(true);
+    now.t = S + 1_100;
+    for (let i = 0; i < 4; i++) expect(await refresh(`203.0.113.${20 + i}`)).toBe(true);
+    // At S+2.2 (the last 1,000 ms empty), the spent address polls twice as a neighbour polls once: the
+    // neighbour meets a window its refused polls fill for a moment, and is answered as stored.
+    now.t = S + 2_200;
+    const burst = await Promise.all([
+      refresh('203.0.113.7'),
+      refresh('203.0.113.7'),
+      refresh('203.0.113.30'),
+    ]);
+    expect(burst).toEqual([false, false, false]);
+    // Known spent to the slice's end (S+2.3), not to the window's (S+3): one tick before, still spent;
+    // at the bound, the two refused polls given back, a neighbour's refresh goes upstream again.
+    now.t = S + 2_299;
+    expect(m.spent(undefined, from('203.0.113.31'), 'refresh')).toBe(true);
+    now.t = S + 2_300;
+    expect(m.spent(undefined, from('203.0.113.31'), 'refresh')).toBe(false);
+    expect(await refresh('203.0.113.31')).toBe(true);
+    expect(await refresh('203.0.113.32')).toBe(true);
+    expect(await refresh('203.0.113.33')).toBe(false);
+    await store.close();
+  });
+
+  it('knows a full window spent to its end, when the window ends before the slice', async () => {
+    const now = { t: S + 950 };
+    const { store, meter: m, refresh } = network(now);
+    for (let i = 0; i < perSecond; i++) expect(await refresh(`203.0.113.${i + 1}`)).toBe(true);
+    now.t = S + 2_000;
+    for (let i = 0; i < perSecond; i++) expect(await refresh(`203.0.113.${20 + i}`)).toBe(true);
+    // Refused by the window (its last 1,000 ms empty) at S+3.920: the window ends at S+3.950, the slice at S+4.000.
+    now.t = S + 3_920;
+    expect(await refresh('203.0.113.40')).toBe(false);
+    now.t = S + 3_949;
+    expect(m.spent(undefined, from('203.0.113.41'), 'refresh')).toBe(true);
+    now.t = S + 3_950;
+    expect(m.spent(undefined, from('203.0.113.41'), 'refresh')).toBe(false);
+    expect(await refresh('203.0.113.41')).toBe(true);
+    await store.close();
+  });
+
   it("counts a slice's refreshes for as long as a later slice's 1,000 ms hold it", async () => {
     // Written at its slice's first millisecond, counted up to 1,100 ms later.
     const now = { t: S + 900 };
