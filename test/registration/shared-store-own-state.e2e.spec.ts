@@ -4,19 +4,24 @@
  * reconcile. Each registration's reconcile queue holds only its own sessions (north's stays empty after
  * south's start), south's verified outcome is emitted though north's reconciler ran first, and each
  * registration's status stream is pushed its own session's change (its notices on its own channel), and
- * each registration's history holds only its own verifications' outcomes (the event bus is one).
+ * each registration's history holds only its own verifications' outcomes (the event bus is one), the
+ * unnamed registration's beside a named one's too.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { Injectable } from '@nestjs/common';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
-import { getVerificationToken } from '../../src/module/verification-registration.js';
+import {
+  getVerificationToken,
+  InjectVerificationHistory,
+} from '../../src/module/verification-registration.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
-import { call } from '../support/verification-app.js';
+import { call, type TestApp } from '../support/verification-app.js';
 import {
   bootTwoRegistrations,
   northReconcilesFirst,
@@ -34,6 +39,46 @@ afterEach(async () => {
   await store?.close();
   store = undefined;
 });
+
+/** A host's class given the unnamed registration's history, as a host injects it. */
+@Injectable()
+class UnnamedHistory {
+  constructor(@InjectVerificationHistory() readonly history: VerificationHistory) {}
+}
+
+const historyOf = (host: TestApp, registration: string | undefined): VerificationHistory =>
+  registration === undefined
+    ? host.app.get(UnnamedHistory, { strict: false }).history
+    : host.app.get<VerificationHistory>(getVerificationToken(VerificationHistory, registration), {
+        strict: false,
+      });
+
+/** Starts an SMS on the routes of `name` for user `sue` and enters its code: the session's request id. */
+async function verifyOn(host: TestApp, name: string, phone: string): Promise<string> {
+  const id = await startOn(host, name, phone, 'sms');
+  const requestId = suite.sb.sessionsFor(phone)[0]!.request_id;
+  await suite.sb.deliver(requestId);
+  const checked = await call(
+    host.url,
+    'POST',
+    `/${name}/verification/check`,
+    { verification_id: id, code: suite.sb.getSession(requestId)!.code as string },
+    { 'x-user': 'sue' },
+  );
+  expect(checked.body).toMatchObject({ verified: true });
+  return requestId;
+}
+
+/** What a registration's history holds of a verification, by its number and by its owner `sue`. */
+async function entriesOf(
+  history: VerificationHistory,
+  phone: string,
+  requestId: string,
+): Promise<(string | undefined)[][]> {
+  return [...(await history.list({ phoneNumber: phone })), ...(await history.list({ owner: 'sue' }))]
+    .filter((e) => e.requestId === requestId || e.phoneNumber === phone)
+    .map((e) => [e.kind, e.status ?? e.check]);
+}
 
 describe.each([
   ['one MemoryStore instance', () => new MemoryStore({ clock: () => suite.sb.now() })],
@@ -108,30 +153,37 @@ describe.each([
     const booted = await bootTwoRegistrations(suite.sb, () => shared, { history: {} });
     const host = (suite.host = booted.app);
     const [north, south] = booted.names;
-    const historyOf = (name: string) =>
-      host.app.get<VerificationHistory>(getVerificationToken(VerificationHistory, name), { strict: false });
     const phone = phoneNumber();
-    const id = await startOn(host, north, phone, 'sms');
-    const requestId = suite.sb.sessionsFor(phone)[0]!.request_id;
-    await suite.sb.deliver(requestId);
-    const checked = await call(
-      host.url,
-      'POST',
-      `/${north}/verification/check`,
-      { verification_id: id, code: suite.sb.getSession(requestId)!.code as string },
-      { 'x-user': 'sue' },
-    );
-    expect(checked.body).toMatchObject({ verified: true });
+    const requestId = await verifyOn(host, north, phone);
     expect(verifiedBy(host, requestId)).toEqual([north]);
 
-    const kinds = async (name: string) =>
-      [
-        ...(await historyOf(name).list({ phoneNumber: phone })),
-        ...(await historyOf(name).list({ owner: 'sue' })),
-      ]
-        .filter((e) => e.requestId === requestId || e.phoneNumber === phone)
-        .map((e) => [e.kind, e.status ?? e.check]);
-    expect(await kinds(north)).toEqual(expect.arrayContaining([['outcome', 'verified']]));
-    expect(await kinds(south)).toEqual([]);
+    const outcome = expect.arrayContaining([['outcome', 'verified']]);
+    expect(await entriesOf(historyOf(host, north), phone, requestId)).toEqual(outcome);
+    expect(await entriesOf(historyOf(host, south), phone, requestId)).toEqual([]);
+  });
+
+  it("north as the unnamed registration: its history and south's each hold their own verification's outcome, never the other's", async () => {
+    const shared = (store = make());
+    const booted = await bootTwoRegistrations(
+      suite.sb,
+      () => shared,
+      { history: {} },
+      { unnamedNorth: true, providers: [UnnamedHistory] },
+    );
+    const host = (suite.host = booted.app);
+    const [unnamedRoutes, southRoutes] = booted.names;
+    const [unnamed, south] = booted.registrations;
+    expect(unnamed).toBeUndefined();
+    const [unnamedPhone, southPhone] = [phoneNumber(), phoneNumber()];
+    const viaUnnamed = await verifyOn(host, unnamedRoutes, unnamedPhone);
+    const viaSouth = await verifyOn(host, southRoutes, southPhone);
+    expect(verifiedBy(host, viaUnnamed)).toEqual([undefined]);
+    expect(verifiedBy(host, viaSouth)).toEqual([south]);
+
+    const outcome = expect.arrayContaining([['outcome', 'verified']]);
+    expect(await entriesOf(historyOf(host, unnamed), unnamedPhone, viaUnnamed)).toEqual(outcome);
+    expect(await entriesOf(historyOf(host, south), unnamedPhone, viaUnnamed)).toEqual([]);
+    expect(await entriesOf(historyOf(host, south), southPhone, viaSouth)).toEqual(outcome);
+    expect(await entriesOf(historyOf(host, unnamed), southPhone, viaSouth)).toEqual([]);
   });
 });

@@ -2,10 +2,12 @@
  * Two named registrations, north and south (names unique per boot), each on an API account of its own
  * with its routes under `/<name>/verification`, in one host app and on the store option the test gives
  * each (one store instance, one Redis URL with or without a prefix the host chose): the host of the
- * suites on registrations sharing a store.
+ * suites on registrations sharing a store. With `unnamedNorth`, north is the unnamed registration (its
+ * routes still under `/<north>/verification`); `providers` are the host's own.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { expect } from '@jest/globals';
+import type { Provider } from '@nestjs/common';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import { getVerificationToken } from '../../src/module/verification-registration.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
@@ -16,7 +18,10 @@ import { moduleOptions } from '../webhooks/harness.js';
 
 export interface TwoRegistrations {
   app: TestApp;
+  /** The route prefixes' names (north's also when it is the unnamed registration). */
   names: [north: string, south: string];
+  /** Each registration's `name` option: north's undefined when it is the unnamed one. */
+  registrations: [north: string | undefined, south: string];
 }
 
 export const phoneNumber = (): string => `+7916${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
@@ -26,15 +31,17 @@ export async function bootTwoRegistrations(
   sb: VerificationSandbox,
   store: () => VerificationModuleOptions['store'],
   extra: Partial<VerificationModuleOptions> = {},
+  { unnamedNorth = false, providers }: { unnamedNorth?: boolean; providers?: Provider[] } = {},
 ): Promise<TwoRegistrations> {
   const tag = randomUUID().slice(0, 8);
   const names: [string, string] = [`north${tag}`, `south${tag}`];
+  const named: [string | undefined, string] = [unnamedNorth ? undefined : names[0], names[1]];
   const registrations = await Promise.all(
-    names.map(async (name): Promise<VerificationModuleOptions> => {
+    names.map(async (name, i): Promise<VerificationModuleOptions> => {
       const account = await sb.createAccount({ balance: 100 });
       return {
         ...moduleOptions(sb, {}, account),
-        name,
+        name: named[i],
         routes: { prefix: `${name}/verification` },
         webhooks: { enabled: false },
         store: store(),
@@ -43,8 +50,8 @@ export async function bootTwoRegistrations(
     }),
   );
   const [first, ...others] = registrations.map((options) => VerificationModule.forRoot(options));
-  const app = await createTestApp({ platform: ONE_PLATFORM[0]!, module: first!, imports: others });
-  return { app, names };
+  const app = await createTestApp({ platform: ONE_PLATFORM[0]!, module: first!, imports: others, providers });
+  return { app, names, registrations: named };
 }
 
 export const reconcilerOf = (app: TestApp, name: string): VerificationReconciler =>
