@@ -7,6 +7,7 @@ import {
   learnsFallbackMoment,
   matureFigures,
   stepFallbackMs,
+  sumMomentCounts,
   type FallbackMomentSettings,
 } from './fallback-moment.js';
 
@@ -130,5 +131,37 @@ describe('matureFigures: the figures of the steps started a ceiling ago or more'
     const few = { ...now, started: 35, left: 3 };
     // 2 pending now: at most 2 of the steps started before then are stalled.
     expect(matureFigures(few, then, 80_000, BOUNDS).ended).toBeCloseTo(30 - 14.25 + 2);
+  });
+});
+
+describe('fallback moment: edges', () => {
+  it('a method exactly waitingShare of its users complete stalls at once: the floor', () => {
+    // 20 ended, 10 verified, all between 20 s and 40 s: (10 − 0) ÷ (20 − 0) is already 0.5.
+    const half = { ...SETTINGS, waitingShare: 0.5 };
+    expect(fallbackAfterMs({ ended: 20, buckets: [0, 0, 10, 0, 0] }, half, FIXED, BOUNDS)).toBe(5_000);
+    expect(fallbackAfterMs({ ended: 20, buckets: [0, 0, 10, 0, 0] }, SETTINGS, FIXED, BOUNDS)).toBe(30_000);
+  });
+
+  it('with no verified session the fixed timeout, even when no samples are asked for', () => {
+    const eager = { ...SETTINGS, minSamples: 0 };
+    expect(fallbackAfterMs({ ended: 4, buckets: [0, 0, 0, 0, 0] }, eager, FIXED, BOUNDS)).toBe(FIXED);
+  });
+
+  it('steps left for another step count as closed: only the rest of those started before then are stalled', () => {
+    const buckets = [2, 1, 0, 0, 0];
+    const then = { started: 10, ended: 3, left: 0, buckets };
+    // 20 started, 5 ended, 3 left: of the 10 started before then, 8 closed, 2 stalled.
+    const now = { started: 20, ended: 5, left: 3, buckets };
+    expect(matureFigures(now, then, 80_000, BOUNDS)).toEqual({ ended: 7, buckets });
+  });
+
+  it('sumMomentCounts adds the groups, bucket by bucket, the shorter ones padded', () => {
+    expect(
+      sumMomentCounts([
+        { started: 3, ended: 2, left: 1, buckets: [1, 1] },
+        { started: 5, ended: 4, left: 0, buckets: [0, 2, 3] },
+      ]),
+    ).toEqual({ started: 8, ended: 6, left: 1, buckets: [1, 3, 3] });
+    expect(sumMomentCounts([])).toEqual({ started: 0, ended: 0, left: 0, buckets: [] });
   });
 });
