@@ -5,6 +5,7 @@ import {
   PACED_MINUTES_AT_MOST,
   RECENT_RANGE_MS,
   recentMoments,
+  recentRange,
   SETTLED_AFTER_MS,
   thinFiguresMoment,
 } from './moment-damping.js';
@@ -95,5 +96,33 @@ describe('dampedMoment: a jump beyond the recent range is followed at a bounded 
       afterMs: 45_000,
       damped: false,
     });
+  });
+});
+
+describe('the recent range: its bounds in time and in value', () => {
+  const first = { afterMs: 10_000, at: 0 };
+  const high = { afterMs: 50_000, at: 61 * MINUTE };
+  const last = { afterMs: 30_000, at: 65 * MINUTE };
+
+  it('spans the moments adopted within the hour and the last one, lowest to highest', () => {
+    expect(recentRange([first, high, last], 100 * MINUTE)).toEqual({ low: 30_000, high: 50_000, last });
+  });
+
+  it('leaves out a moment adopted an hour ago or earlier', () => {
+    expect(recentRange([first, high, last], 121 * MINUTE)).toEqual({ low: 30_000, high: 30_000, last });
+    expect(dampedMoment([first, high, last], 50_000, 121 * MINUTE).damped).toBe(true);
+  });
+
+  it('is unknown for the first ten minutes after the first moment adopted: what comes is adopted', () => {
+    const adopted = [{ afterMs: 40_000, at: 0 }];
+    expect(recentRange(adopted, 9 * MINUTE)).toBeUndefined();
+    expect(dampedMoment(adopted, 10_000, 9 * MINUTE)).toEqual({ afterMs: 10_000, damped: false });
+    expect(dampedMoment(adopted, 10_000, 10 * MINUTE).damped).toBe(true);
+  });
+
+  it('recentMoments with nothing before the range keeps the range alone', () => {
+    const young = { afterMs: 30_000, at: RECENT_RANGE_MS };
+    expect(recentMoments([young], RECENT_RANGE_MS + MINUTE)).toEqual([young]);
+    expect(recentMoments([], RECENT_RANGE_MS)).toEqual([]);
   });
 });
