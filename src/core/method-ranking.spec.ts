@@ -140,3 +140,39 @@ describe('rankByCostPerSuccess: a rate is trusted only from minCallers distinct 
     expect(rankByCostPerSuccess(methods, prices, many, 50, 20)).toEqual(['sms', 'reverse_flash_call']);
   });
 });
+
+describe('method ranking: the prices read and the error a host reads', () => {
+  it('a method priced twice keeps its first price; a price that is not a finite number is passed over', () => {
+    const twice = [
+      { method: 'sms', price: rub(3) },
+      { method: 'sms', price: rub(0.1) },
+      { method: 'flash_call', price: rub(0.8) },
+    ];
+    expect(rankByPrice(['sms', 'flash_call'], twice)).toEqual(['flash_call', 'sms']);
+    const notANumber = [
+      { method: 'sms', price: rub(Number.NaN) },
+      { method: 'flash_call', price: rub(0.8) },
+      { method: 'sms', price: rub(0.1) },
+    ];
+    expect(rankByPrice(['sms', 'flash_call', 'voice'], notANumber)).toEqual(['sms', 'flash_call', 'voice']);
+    expect(rankByPrice(['sms', 'flash_call'], notANumber.slice(0, 2))).toEqual(['flash_call', 'sms']);
+  });
+
+  it('a free method that never verified still comes after one that does', () => {
+    const prices = [
+      { method: 'reverse_flash_call', price: rub(0) },
+      { method: 'sms', price: rub(3) },
+    ];
+    const stats = { reverse_flash_call: { started: 10, verified: 0 }, sms: { started: 10, verified: 5 } };
+    expect(rankByCostPerSuccess(['reverse_flash_call', 'sms'], prices, stats, 1)).toEqual([
+      'sms',
+      'reverse_flash_call',
+    ]);
+  });
+
+  it('names the wrong minSamples in its error', () => {
+    expect(() => rankByCostPerSuccess(['sms'], PRICES, {}, -1)).toThrow(
+      'minSamples must be a non-negative integer, got -1',
+    );
+  });
+});
