@@ -3,7 +3,7 @@
  * holds: a giver's share, the networks that flag a country, the reads kept for rebuilds, the proof
  * reserve's shares, the refusal entries a caller may write, a test number's delivery delay, kept sessions,
  * spare slots and wrong-code budgets. A constant changed without its page fails here, as a renamed one fails
- * `code-names.spec.ts`.
+ * `code-names.part.ts`.
  */
 import { describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';
