@@ -17,7 +17,7 @@ import { mergedParts } from './test/merged-parts.mjs';
 
 const root = import.meta.dirname;
 
-const OUT_OF_REACH =
+export const OUT_OF_REACH =
   /^test\/(package|docs)\/|^test\/hardening\/soak\.spec\.ts$|^test\/(client\/browser-client|element\/(phone-verification|no-bundler))\.e2e\.spec\.ts$|^test\/sample-app\/(verify-by-each-method|waits-and-failures)\.spec\.ts$/;
 
 function specsUnder(dir) {
