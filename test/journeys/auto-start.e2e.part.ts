@@ -4,9 +4,7 @@
  * hint excludes.
  */
 import { describe, expect, it } from '@jest/globals';
-import { MemoryStore } from '../../src/store/memory.store.js';
-import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { REMOTE } from '../support/round-trip-store.js';
+import { slowWritesStore } from '../support/round-trip-store.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
   freshPhone,
@@ -17,42 +15,6 @@ import {
   status,
   switchMethod,
 } from './journey-host.js';
-
-/**
- * A MemoryStore whose first write of a journey record is slow, as a write on a loaded network is: it
- * lands at the next turn of the event loop when the host waits for it (sends nothing else meanwhile),
- * and is overtaken when the host goes on without it (it lands at `land()`).
- */
-function slowJourneyWrite(clock: () => number): {
-  store: VerificationStore;
-  inner: MemoryStore;
-  land(): void;
-  /** Whether a journey's write was held back (the test would prove nothing otherwise). */
-  held(): boolean;
-} {
-  const inner = new MemoryStore({ clock });
-  let sent = 0;
-  let armed = true;
-  const late: (() => void)[] = [];
-  const store = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function' || !REMOTE.has(String(property))) return value;
-      const run = (args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-      return (...args: unknown[]) => {
-        sent += 1;
-        if (!armed || property !== 'set' || !String(args[0]).startsWith('journey:')) return run(args);
-        armed = false;
-        const mark = sent;
-        return new Promise((resolve, reject) => {
-          const write = () => void run(args).then(resolve, reject);
-          setImmediate(() => (sent === mark ? write() : late.push(write)));
-        });
-      };
-    },
-  });
-  return { store, inner, land: () => late.splice(0).forEach((write) => write()), held: () => !armed };
-}
 
 describe.each(PLATFORMS)('journeys: automatic start (%s)', (platform) => {
   const fx = journeyFixture();
@@ -156,7 +118,11 @@ describe.each(PLATFORMS)('journeys: automatic start (%s)', (platform) => {
   });
 
   it('the start answers once its device hint is kept: a switch right after it, on a slow store, still leaves out what the hint excludes', async () => {
-    const slow = slowJourneyWrite(() => fx.sb.now());
+    const slow = slowWritesStore(
+      () => fx.sb.now(),
+      (method, [key]) => method === 'set' && String(key).startsWith('journey:'),
+      { once: true },
+    );
     try {
       const host = await journeyHost(fx, platform, {
         store: slow.store,
@@ -164,7 +130,7 @@ describe.each(PLATFORMS)('journeys: automatic start (%s)', (platform) => {
       });
       const first = await start(host, { phone_number: freshPhone(), method: 'sms', device: 'desktop' });
       expect(first.status).toBe(201);
-      expect(slow.held()).toBe(true);
+      expect(slow.held()).toBe(1);
       const moved = await switchMethod(host, first.body.verification_id);
       slow.land();
       expect(moved.body).toMatchObject({ status: 'sent', method: 'msgr1_otp' });

@@ -4,10 +4,8 @@
  * answer still finds the point.
  */
 import { describe, expect, it } from '@jest/globals';
-import { MemoryStore } from '../../src/store/memory.store.js';
-import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
-import { REMOTE } from '../support/round-trip-store.js';
+import { slowWritesStore } from '../support/round-trip-store.js';
 import { ONE_PLATFORM } from '../support/verification-app.js';
 import {
   check,
@@ -21,49 +19,6 @@ import {
 const HOUR = 3_600_000;
 const CHECKS = 'POST /v1/verify/check';
 
-/**
- * A MemoryStore whose give-backs of wrong-code points are slow, as a write on a loaded network is: one
- * lands at the next turn of the event loop when the host waits for it (sends nothing else meanwhile),
- * and is overtaken when the host goes on without it (it lands at `land()`).
- */
-function slowGiveBacks(clock: () => number): {
-  store: VerificationStore;
-  inner: MemoryStore;
-  land(): void;
-  /** Give-backs sent so far (the test would prove nothing without one). */
-  sent(): number;
-} {
-  const inner = new MemoryStore({ clock });
-  let operations = 0;
-  let giveBacks = 0;
-  const late: (() => void)[] = [];
-  const store = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function' || !REMOTE.has(String(property))) return value;
-      const run = (args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-      return (...args: unknown[]) => {
-        operations += 1;
-        const giveBack =
-          property === 'increment' && String(args[0]).includes('wrong-codes') && Number(args[1]) < 0;
-        if (!giveBack) return run(args);
-        giveBacks += 1;
-        const mark = operations;
-        return new Promise((resolve, reject) => {
-          const write = () => void run(args).then(resolve, reject);
-          setImmediate(() => (operations === mark ? write() : late.push(write)));
-        });
-      };
-    },
-  });
-  return {
-    store,
-    inner,
-    land: () => late.splice(0).forEach((write) => write()),
-    sent: () => giveBacks,
-  };
-}
-
 function wrongCodeOf(sb: VerificationSandbox, phone: string): string {
   const right = String(sb.sessionsFor(phone)[0].code);
   return right.replace(/^./, (d) => String((Number(d) + 1) % 10));
@@ -73,7 +28,11 @@ describe.each(ONE_PLATFORM)('wrong-code points given back (%s)', (platform) => {
   const fx = protectionFixture();
 
   it('a check the API failed answers once its point is given back: on a slow store, the next wrong code right after it is still invalid_code, and the one after it too_many_wrong_codes', async () => {
-    const slow = slowGiveBacks(() => fx.sb.now());
+    // The store's give-backs of wrong-code points are slow.
+    const slow = slowWritesStore(
+      () => fx.sb.now(),
+      (method, [key, by]) => method === 'increment' && String(key).includes('wrong-codes') && Number(by) < 0,
+    );
     try {
       fx.host = await protectedHost(
         fx.sb,
@@ -93,7 +52,7 @@ describe.each(ONE_PLATFORM)('wrong-code points given back (%s)', (platform) => {
       const failed = await check(fx.host, ip, started.body.verification_id, wrong);
       expect(failed.status).toBe(503);
       expect(failed.body.error_code).toBe('service_unavailable');
-      expect(slow.sent()).toBe(1);
+      expect(slow.held()).toBe(1);
       fx.sb.clearFaults();
 
       const checks = fx.sb.requestCount(CHECKS);

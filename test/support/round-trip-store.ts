@@ -65,3 +65,47 @@ export function roundTripStore(options: MemoryStoreOptions = {}): RoundTripStore
     },
   };
 }
+
+export interface SlowWritesStore {
+  store: VerificationStore;
+  inner: MemoryStore;
+  /** Lets the writes that were overtaken land now. */
+  land(): void;
+  /** How many writes took the slow path (a test proves nothing if none did). */
+  held(): number;
+}
+
+/**
+ * A MemoryStore whose writes that `slow` picks (its method and arguments) are slow, as a write on a loaded
+ * network is: one lands at the next turn of the event loop when the host waits for it (sends nothing else
+ * meanwhile), and is overtaken when the host goes on without it (it lands at `land()`). `once`: only the
+ * first write it picks.
+ */
+export function slowWritesStore(
+  clock: () => number,
+  slow: (method: string, args: unknown[]) => boolean,
+  { once = false }: { once?: boolean } = {},
+): SlowWritesStore {
+  const inner = new MemoryStore({ clock });
+  let operations = 0;
+  let held = 0;
+  const late: (() => void)[] = [];
+  const store = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || !REMOTE.has(String(property))) return value;
+      const run = (args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      return (...args: unknown[]) => {
+        operations += 1;
+        if ((once && held > 0) || !slow(String(property), args)) return run(args);
+        held += 1;
+        const mark = operations;
+        return new Promise((resolve, reject) => {
+          const write = () => void run(args).then(resolve, reject);
+          setImmediate(() => (operations === mark ? write() : late.push(write)));
+        });
+      };
+    },
+  });
+  return { store, inner, land: () => late.splice(0).forEach((write) => write()), held: () => held };
+}
