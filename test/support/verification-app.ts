@@ -161,7 +161,8 @@ export async function call(
   const text = typeof res.body === 'string' ? res.body : '';
   const responseHeaders = new Headers();
   for (const [name, value] of Object.entries(res.headers as Record<string, string | string[] | undefined>))
-    if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+    // Each value appended: `get` joins them with ', ' as before, `getSetCookie()` lists the cookies one by one.
+    for (const one of value === undefined ? [] : [value].flat()) responseHeaders.append(name, one);
   return { status: res.status, headers: responseHeaders, body: parseJsonObject(text), text };
 }
 
