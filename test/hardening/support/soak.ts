@@ -47,6 +47,12 @@ export interface SoakOptions {
   webhookLossRate: number;
   /** The module's api.timeoutMs: POST latency faults stay well under it (a late POST is processed). */
   apiTimeoutMs: number;
+  /**
+   * Starts of each phase answered past the time-out whatever the dice say (default 6), so that every phase has
+   * in-doubt sessions for webhooks to reveal: the random faults alone made a few in a slow run, and all of
+   * their webhooks were lost in about one run of a hundred.
+   */
+  inDoubtStartsPerPhase?: number;
   /** The module's session TTL (expirySeconds × 1000). */
   sessionTtlMs: number;
   /** How long to wait for the reconciler to drain after the clocks moved. */
@@ -142,6 +148,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
   const requests: Record<string, number> = {};
   const startRefusals: Record<string, number> = {};
   let faultsInjected = 0;
+  let inDoubtToForce = 0;
   const phones = new PhoneNumbers();
   let userSeq = 0;
 
@@ -158,8 +165,17 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
   await control.clearFaults();
   await control.addFault({ webhooks: { dropRate: options.webhookLossRate } });
 
+  /** A start the API processes after the module gave up on it: an in-doubt start. */
+  const pastTimeOut = (): number => options.apiTimeoutMs + 100 + Math.floor(Math.random() * 400);
+
   /** One-shot fault on the API route the next call will use, `faultRate` of the time. */
   const maybeFault = async (route: string): Promise<void> => {
+    if (route === 'POST /v1/verify' && inDoubtToForce > 0) {
+      inDoubtToForce--;
+      faultsInjected++;
+      await control.addFault({ route, kind: 'latency', count: 1, latencyMs: pastTimeOut() });
+      return;
+    }
     if (Math.random() >= options.faultRate) return;
     faultsInjected++;
     const post = route.startsWith('POST');
@@ -179,7 +195,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
       fault.latencyMs = !post
         ? 50 + Math.floor(Math.random() * options.apiTimeoutMs * 1.5)
         : Math.random() < 1 / 3
-          ? options.apiTimeoutMs + 100 + Math.floor(Math.random() * 400)
+          ? pastTimeOut()
           : 20 + Math.floor(Math.random() * (options.apiTimeoutMs / 4));
     await control.addFault(fault);
   };
@@ -464,6 +480,7 @@ export async function runSoak(target: SoakTarget, options: SoakOptions): Promise
     label: string,
   ): Promise<{ heap: number; entries: number; peak: number }> => {
     log(`soak: ${label}: ${ms} ms of traffic, ${options.users} users`);
+    inDoubtToForce = options.inDoubtStartsPerPhase ?? 6;
     const balance = (await control.getAccount(target.apiKey)).balance.amount;
     let peak = 0;
     let sampling = true;
