@@ -1,7 +1,7 @@
 import TestSequencer from '@jest/test-sequencer';
 
 /**
- * The suites that take longest, longest first (measured; the one-minute soak far ahead of the rest).
+ * The suites that take longest, longest first (measured; the soak far ahead of the rest).
  * Two workers finish together only when these start early: jest orders by the durations it cached on
  * the last run, but on a fresh clone, or for a file it has not timed yet, it runs the biggest files
  * first, which would start the soak last and leave one worker alone with it at the end.
