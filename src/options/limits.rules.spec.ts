@@ -144,6 +144,13 @@ const CASES: RefusalCase[] = [
   ],
 
   [
+    'limits.pumping.maxHoldMs below the default holdMs (holdMs left out)',
+    { api, limits: { pumping: { maxHoldMs: 60_000 } } },
+    'limits.pumping.maxHoldMs',
+    'must be at least holdMs',
+  ],
+
+  [
     'limits.pumping.holdMs above the default maxHoldMs',
     { api, limits: { pumping: { holdMs: 100_000_000 } } },
     'limits.pumping.maxHoldMs',
