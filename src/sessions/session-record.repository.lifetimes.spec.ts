@@ -60,6 +60,18 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
     await expect(records.get('req-1')).resolves.toBeNull();
   });
 
+  it('an erasure finds a session recorded at its start for as long as its record is kept: its index slots live its end plus the retention', async () => {
+    const owned = { ...record, owner: 'alice' };
+    await records.createAndFollow(owned, [], undefined, await records.reserveIndex(owned));
+    // The last tick the record is kept (300 s of session after the 24 h a slot of the retention alone would live).
+    now = record.expiresAt + RECORD_RETENTION_MS - 1;
+    await expect(records.get('req-1')).resolves.toEqual(owned);
+    await expect(records.subjects.take({ phoneNumber: owned.phoneNumber })).resolves.toMatchObject({
+      ids: ['req-1'],
+    });
+    await expect(records.subjects.take({ owner: 'alice' })).resolves.toMatchObject({ ids: ['req-1'] });
+  });
+
   it('a step is claimed once until its claim lapses; only its holder gives it back', async () => {
     const first = await records.claimStep('req-1', 1);
     expect(first).not.toBeNull();
