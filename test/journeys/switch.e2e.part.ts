@@ -185,6 +185,27 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     expect((await switchMethod(host, failing.body.verification_id)).status).toBe(201);
   });
 
+  it("fallback_not_available's Retry-After is never shorter than the real wait: part seconds round up, one tick before the time is 1 s, at the time the switch goes", async () => {
+    const host = await journeyHost(fx, platform, {
+      orchestration: { skippable: ['reverse_flash_call'], timeoutSeconds: { sms: 40 } },
+    });
+    const t0 = fx.sb.now();
+    const id = (await start(host, { phone_number: freshPhone(), method: 'sms' })).body.verification_id;
+    const retryAfter = async () => {
+      const refused = await switchMethod(host, id);
+      expect(problem(refused)).toMatchObject({ status: 409, error_code: 'fallback_not_available' });
+      return problem(refused).retry_after;
+    };
+    // 24.5 s left: a page waiting 24 s would be refused again.
+    await fx.sb.advance(15_500);
+    expect(await retryAfter()).toBe('25');
+    // One tick before the fallback time: 1 s, never 0.
+    await fx.sb.advance(40_000 - 1 - (fx.sb.now() - t0));
+    expect(await retryAfter()).toBe('1');
+    await fx.sb.advance(1);
+    expect((await switchMethod(host, id)).status).toBe(201);
+  });
+
   it('a named method the journey may not switch to is 400 method_not_available, with the methods it may; msgr1 names msgr1_otp', async () => {
     const host = await journeyHost(fx, platform, { methods: ['sms', 'flash_call', 'msgr1_otp'] });
     const first = await start(host, { phone_number: freshPhone(), method: 'sms' });
