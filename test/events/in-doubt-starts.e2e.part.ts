@@ -83,8 +83,10 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     method: SandboxMethod,
     owner: string,
     purpose?: string,
+    phone = nextPhone(),
   ): Promise<{ phone: string; requestId: string; answer: Awaited<ReturnType<typeof call>> }> => {
-    const phone = nextPhone();
+    const known = new Set(sb.sessionsFor(phone).map((s) => s.request_id));
+    const created = () => sb.sessionsFor(phone).find((s) => !known.has(s.request_id));
     sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: LATE_MS, count: 1 });
     const answer = await call(
       host.url,
@@ -94,9 +96,8 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
       { 'x-user': owner },
     );
     const until = Date.now() + 5000;
-    while (sb.sessionsFor(phone).length === 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
-    return { phone, requestId: sb.sessionsFor(phone)[0]!.request_id, answer };
+    while (created() === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    return { phone, requestId: created()!.request_id, answer };
   };
 
   const cases: { method: SandboxMethod; outcome: Outcome }[] = [
@@ -261,6 +262,24 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
       const record = await host.app.get(SessionRecordRepository, { strict: false }).get(id);
       expect(record?.purpose).toBe('login');
     }
+  });
+
+  it('two starts of one number and method both in doubt: adopting the first leaves the second remembered, and its webhook adopts it', async () => {
+    const first = await startTooLate('sms', 'user-h');
+    // Past the resend cooldown the user tries again, and that start times out too.
+    await sb.advance(120_000);
+    const second = await startTooLate('sms', 'user-h', undefined, first.phone);
+    expect([first.answer.status, second.answer.status]).toEqual([503, 503]);
+    expect(second.requestId).not.toBe(first.requestId);
+    await sb.fail(first.requestId);
+    await settle(sb);
+    await sb.fail(second.requestId);
+    await settle(sb);
+    for (const { requestId } of [first, second])
+      expect(host.events.filter((e) => e.requestId === requestId).map((e) => [e.event, e.owner])).toEqual([
+        ['verification.failed', 'user-h'],
+      ]);
+    expect(await counter('in_doubt_starts_total', { method: 'sms', result: 'adopted' })).toBe(2);
   });
 
   it("a webhook the sender retries up to an hour after the session's expiry still adopts it; one past that hour does not", async () => {
