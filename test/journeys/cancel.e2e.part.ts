@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
+import { slowWritesStore } from '../support/round-trip-store.js';
 import { openSse } from '../support/sse-client.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
@@ -135,5 +136,25 @@ describe.each(PLATFORMS)('journeys: cancel (%s)', (platform) => {
     expect(problem(refused)).toMatchObject({ status: 409, error_code: 'not_pending' });
     expect(refused.body.verification_status).toBe('verified');
     expect((await status(host, verified.body.verification_id)).body.status).toBe('verified');
+  });
+
+  it('a cancel answers once its journey is saved: on a slow store, the status read right after it is canceled, and a second cancel is too', async () => {
+    const slow = slowWritesStore(
+      () => fx.sb.now(),
+      (method, [key]) => method === 'set' && String(key).startsWith('journey:'),
+      { once: true },
+    );
+    try {
+      const host = await journeyHost(fx, platform, { store: slow.store });
+      const id = (await start(host, { phone_number: freshPhone(), method: 'sms' })).body.verification_id;
+      expect((await cancel(host, id)).body).toEqual({ verification_id: id, status: 'canceled' });
+      expect(slow.held()).toBe(1);
+      expect((await status(host, id)).body).toMatchObject({ status: 'canceled', awaiting_code: false });
+      expect((await cancel(host, id)).body).toEqual({ verification_id: id, status: 'canceled' });
+    } finally {
+      slow.land();
+      await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
+      await slow.inner.close();
+    }
   });
 });
