@@ -253,6 +253,30 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     expectProblem(res, 400, 'method_not_available');
   });
 
+  it("a check the API fails is answered as a start's failure: 429 keeps the API's Retry-After, a 5xx is 503 with 30 s", async () => {
+    const s = await start({ phone_number: nextPhone(), method: 'sms' });
+    const cases = [
+      {
+        fault: { kind: 'status', status: 429, retry_after_s: 7 },
+        status: 429,
+        code: 'rate_limit_exceeded',
+        wait: '7',
+      },
+      { fault: { kind: 'status', status: 500 }, status: 503, code: 'service_unavailable', wait: '30' },
+    ] as const;
+    for (const { fault, status, code, wait } of cases) {
+      sb.clearFaults();
+      sb.addFault({ route: 'POST /v1/verify/check', count: 1, ...fault });
+      const res = await call(host.url, 'POST', '/verification/check', {
+        verification_id: s.body.verification_id,
+        code: '1234',
+      });
+      expectProblem(res, status, code);
+      expect(res.headers.get('retry-after')).toBe(wait);
+    }
+    sb.clearFaults();
+  });
+
   it('upstream 401, 402, 403, 5xx, time-outs and garbage become 503 service_unavailable; 429 stays 429 with Retry-After', async () => {
     const cases = [
       { kind: 'status', status: 500 },
