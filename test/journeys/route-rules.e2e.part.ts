@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { VerificationClientError } from '../../src/core/verification.errors.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { send } from '../hardening/support/responses.js';
 import { call, PLATFORMS } from '../support/verification-app.js';
 import {
@@ -132,6 +134,37 @@ describe.each(PLATFORMS)('journeys: the switch and cancel routes are guarded lik
     expect(fx.sb.requestCount()).toBe(0);
     expect((await status(host, id)).body).toMatchObject({ status: 'sent', methods_tried: ['sms'] });
     expect((await switchMethod(host, id)).status).toBe(201);
+  });
+
+  it("a host calling the service itself is held to the routes' field rules: a malformed code, a method that is not a string are 400 validation_error naming the field; nothing is asked of the API", async () => {
+    const host = await journeyHost(fx, platform);
+    const started = await start(host, { phone_number: freshPhone(), method: 'sms' });
+    const id = String(started.body.verification_id);
+    const service = host.app.get(VerificationService);
+    const refusal = (answer: Promise<unknown>) =>
+      answer.then(
+        () => 'answered',
+        (error: VerificationClientError) => ({
+          status: error.getStatus(),
+          code: error.errorCode,
+          extra: error.extra,
+        }),
+      );
+    fx.sb.resetRequestCounts();
+    const malformed = { verificationId: id, code: '12ab', owner: OWNER };
+    await expect(refusal(service.check(malformed))).resolves.toEqual({
+      status: 400,
+      code: 'validation_error',
+      extra: { errors: [{ field: 'code', message: expect.stringMatching(/^code must be \S/) }] },
+    });
+    const notString = { verificationId: id, method: 42 as unknown as string, owner: OWNER };
+    await expect(refusal(service.switchMethod(notString))).resolves.toEqual({
+      status: 400,
+      code: 'validation_error',
+      extra: { errors: [{ field: 'method', message: 'method must be a string' }] },
+    });
+    expect(fx.sb.requestCount()).toBe(0);
+    expect((await status(host, id)).body).toMatchObject({ status: 'sent', methods_tried: ['sms'] });
   });
 
   it("a cancel counts against the caller's check limit; a switch against its start limits", async () => {
