@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
+  cancel,
   check,
   freshPhone,
   journeyFixture,
@@ -63,5 +64,27 @@ describe.each(PLATFORMS)('journeys: a switched journey’s lifetime (%s)', (plat
       verification_status: 'verified',
     });
     await expect(host.app.get(VerificationService).getVerifiedPhone(id, OWNER)).resolves.toBe(phone);
+  });
+
+  it('switched in the first step’s last seconds and left to expire: past the first step’s retention a cancel still answers canceled', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id as string;
+    const [smsId] = sessionIds(fx.sb, phone);
+    const smsEnds = Date.parse(fx.sb.getSession(smsId!)!.expires_at);
+    await fx.sb.advance(smsEnds - 10_000 - fx.sb.now());
+    expect((await switchMethod(host, id, 'flash_call')).status).toBe(201);
+
+    // The SMS's record is gone, the call's (expired) is kept: the journey is still there to cancel.
+    await fx.sb.advance(smsEnds + RETENTION_MS + 60_000 - fx.sb.now());
+    expect((await status(host, id)).body).toMatchObject({ method: 'flash_call', status: 'expired' });
+    const canceled = await cancel(host, id);
+    expect({ http: canceled.status, ...canceled.body }).toEqual({
+      http: 200,
+      verification_id: id,
+      status: 'canceled',
+    });
+    expect((await status(host, id)).body).toMatchObject({ method: 'flash_call', status: 'canceled' });
   });
 });
