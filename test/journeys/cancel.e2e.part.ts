@@ -157,4 +157,17 @@ describe.each(PLATFORMS)('journeys: cancel (%s)', (platform) => {
       await slow.inner.close();
     }
   });
+
+  it('a canceled journey offers no code entry: its status answer drops awaiting_code and the code length range its pending SMS had', async () => {
+    const host = await journeyHost(fx, platform);
+    const id = (await start(host, { phone_number: freshPhone(), method: 'sms' })).body.verification_id;
+    const before = (await status(host, id)).body;
+    expect(before).toMatchObject({ status: 'sent', awaiting_code: true });
+    expect(before.code_length_min).toBe(before.code_length_max);
+    expect((await cancel(host, id)).body.status).toBe('canceled');
+    const after = (await status(host, id)).body;
+    expect(after).toMatchObject({ status: 'canceled', awaiting_code: false });
+    expect(after).not.toHaveProperty('code_length_min');
+    expect(after).not.toHaveProperty('code_length_max');
+  });
 });
