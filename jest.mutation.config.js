@@ -215,6 +215,30 @@ export const SPECS_BY_SCOPE = {
     folder: 'verification',
     specs: [/^src\/verification\/(check-refusal|upstream-error\.mapper)\.spec\./],
   },
+  // src/verification/check.flow.ts and switch.flow.ts (a check; a switch and a cancel): what a caller sees of a
+  // check (the wrong-code budgets and their give-back, the check limit before the journey, the resend
+  // cooldown after a switch, a check at the expiry: test/protection, test/client-routes) and of the journey's
+  // moves (the switch's answers, refusals and limits, the routes' guards, cancel with and without webhooks, a
+  // switched journey's lifetime and ends: test/journeys), hosts booted per test but for a few suites' one
+  // host. Left out: the routes' and the attacks' suites, which reach both flows at many times the cost.
+  'check-switch': {
+    folder: 'verification',
+    specs: [
+      /^test\/protection\/(cooldown-and-check|wrong-codes|wrong-code-give-back|check-limit-first)\./,
+      /^test\/client-routes\/(check-at-expiry|verified-at-clock|errors|operator-fallback-code-length)\./,
+      /^test\/journeys\/(switch|route-rules|cancel|cancel-without-webhooks|switch-lifetime|journey-ends)\./,
+      // Two instances switching one journey at once (the step's claim), the hook's switchedFrom and the
+      // methods a suspected switch is offered, a test number's check and switch, each flow's span, log line
+      // and history entry, and a check answered after its number was erased.
+      /^test\/journeys\/multi-instance-switch\./,
+      /^test\/protection\/(before-start|spend-cap-journeys)\./,
+      /^test\/test-numbers\/test-numbers\.e2e\./,
+      /^test\/tracing\/tracing\.e2e\./,
+      /^test\/operations\/logs\./,
+      /^test\/history\/history\.e2e\./,
+      /^test\/privacy\/erasure-in-flight\./,
+    ],
+  },
   // src/pumping's rules and counts (pumping-rules.ts, range-stats.ts, giver-shares.ts, range-bursts.ts,
   // range-holds.ts and the rest of the folder): their unit specs beside them (a defence over a MemoryStore on a
   // fixed clock) and the one-start-at-a-time parts of test/protection (holds, subjects, the window as a budget):
