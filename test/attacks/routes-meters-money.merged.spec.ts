@@ -19,4 +19,5 @@ import './status-network-meter-one-address.e2e.part.js';
 import './status-refresh-guest-owners.e2e.part.js';
 import './status-refresh-owners-one-address.e2e.part.js';
 import './status-rebuild-meter-neighbour.e2e.part.js';
+import './status-rebuild-retry-after.e2e.part.js';
 import './steered-takeback-race.e2e.part.js';
