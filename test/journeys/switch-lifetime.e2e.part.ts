@@ -27,16 +27,22 @@ const RETENTION_MS = 24 * 3_600_000;
 describe.each(PLATFORMS)('journeys: a switched journey’s lifetime (%s)', (platform) => {
   const fx = journeyFixture();
 
-  it('switched in the first step’s last seconds and verified: past the first step’s retention, status, check and the host still read the second step', async () => {
+  /** An SMS journey switched to a flash call ten seconds before the SMS expires. */
+  async function switchedLate() {
     const host = await journeyHost(fx, platform);
     const phone = freshPhone();
     const first = await start(host, { phone_number: phone, method: 'sms' });
     const id = first.body.verification_id as string;
     const [smsId] = sessionIds(fx.sb, phone);
     const smsEnds = Date.parse(fx.sb.getSession(smsId!)!.expires_at);
-    // Ten seconds before the SMS expires, the user switches to a flash call, and enters its code.
     await fx.sb.advance(smsEnds - 10_000 - fx.sb.now());
     const moved = await switchMethod(host, id, 'flash_call');
+    return { host, phone, id, smsEnds, moved };
+  }
+
+  it('switched in the first step’s last seconds and verified: past the first step’s retention, status, check and the host still read the second step', async () => {
+    const { host, phone, id, smsEnds, moved } = await switchedLate();
+    // Ten seconds before the SMS expired, the user switched to a flash call; now the code.
     expect(moved.body).toMatchObject({ verification_id: id, method: 'flash_call' });
     const [, callId] = sessionIds(fx.sb, phone);
     const callEnds = Date.parse(fx.sb.getSession(callId!)!.expires_at);
@@ -67,14 +73,8 @@ describe.each(PLATFORMS)('journeys: a switched journey’s lifetime (%s)', (plat
   });
 
   it('switched in the first step’s last seconds and left to expire: past the first step’s retention a cancel still answers canceled', async () => {
-    const host = await journeyHost(fx, platform);
-    const phone = freshPhone();
-    const first = await start(host, { phone_number: phone, method: 'sms' });
-    const id = first.body.verification_id as string;
-    const [smsId] = sessionIds(fx.sb, phone);
-    const smsEnds = Date.parse(fx.sb.getSession(smsId!)!.expires_at);
-    await fx.sb.advance(smsEnds - 10_000 - fx.sb.now());
-    expect((await switchMethod(host, id, 'flash_call')).status).toBe(201);
+    const { host, id, smsEnds, moved } = await switchedLate();
+    expect(moved.status).toBe(201);
 
     // The SMS's record is gone, the call's (expired) is kept: the journey is still there to cancel.
     await fx.sb.advance(smsEnds + RETENTION_MS + 60_000 - fx.sb.now());
