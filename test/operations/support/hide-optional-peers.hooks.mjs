@@ -4,7 +4,7 @@
  * were installed: resolving any of them (from anywhere,
  * statically or with import()) fails with ERR_MODULE_NOT_FOUND, exactly as in an app that does not
  * depend on them. The same hooks run the TypeScript sources directly (a `.js` import of a `.ts` file is mapped to the `.ts` and
- * transpiled like ts-jest does), so the test needs no build.
+ * transpiled alone, as jest's transform does), so the test needs no build.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

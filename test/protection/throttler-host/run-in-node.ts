@@ -8,7 +8,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
- * Transpiles `src/` and the given test entry (type-only, like ts-jest's transpile mode) into a
+ * Transpiles `src/` and the given test entry (each file alone, types stripped, as jest's transform does) into a
  * throwaway folder inside the repository, so that Node resolves the project's node_modules.
  */
 function transpileForNode(entry: string): { dir: string; entryJs: string } {
