@@ -65,7 +65,9 @@ export class FirstMethodChooser {
     const demoted = order.filter((_, i) => states[i] === 'demoted');
     const key = `${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}:${order.join(',')}`;
     const choice = await this.#choice(key, healthy, prices, phoneNumber);
-    const first = choice.first.get(device);
+    // A choice stands its life; a method demoted meanwhile goes last at once, not first as well.
+    const chosen = choice.first.get(device);
+    const first = chosen !== undefined && healthy.includes(chosen) ? chosen : undefined;
     const rest = first === undefined ? healthy : [first, ...healthy.filter((method) => method !== first)];
     return [...rest, ...demoted];
   }

@@ -164,6 +164,15 @@ describe('FirstMethodChooser: the first method of an auto start', () => {
     r.now += FIRST_METHOD_TTL_MS;
     expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
   });
+
+  it('a method demoted within the life of a choice that put it first goes last at once, and once', async () => {
+    const r = rig();
+    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
+    r.health = { reverse_flash_call: 'demoted' };
+    r.now += 1;
+    expect(await r.order(MSK, 'mobile')).toEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order(MSK, 'desktop')).toEqual(['sms', 'reverse_flash_call']);
+  });
 });
 
 describe('FirstMethodChooser: how long a choice stands (module clock)', () => {
