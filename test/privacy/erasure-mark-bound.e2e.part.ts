@@ -11,7 +11,7 @@ import { RECORD_RETENTION_MS } from '../../src/sessions/session-record.repositor
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
-import type { TestApp } from '../support/verification-app.js';
+import { call, type TestApp } from '../support/verification-app.js';
 import { apiCheck, startHost, startSession } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
@@ -62,6 +62,36 @@ describe('an erasure mark outlives every rebuild of the subject’s sessions', (
       // At the bound the session is past its retention for every handle.
       await sb.advance(1);
       expect(await service.getVerifiedPhone(kept.verificationId, kept.owner)).toBeNull();
+    },
+  );
+
+  it.each(['owner', 'phoneNumber'] as const)(
+    'forget({ %s }) on the instance holding the records: its handle stays 404 until the session could no longer be rebuilt; a second erasure finds nothing left',
+    async (by) => {
+      const host = await boot();
+      const s = await startSession(host, sb, 'sms', `mark-same-${by}`);
+      const subject = by === 'owner' ? { owner: s.owner } : { phoneNumber: s.phone };
+      await sb.advance(60_000);
+      const erasure = host.app.get(VerificationErasure, { strict: false });
+      const first = await erasure.forget(subject);
+      expect(first).toMatchObject({ sessions: 1, liveSessions: 1 });
+      expect(first.counters).toBeGreaterThan(0);
+      expect(await erasure.forget(subject)).toEqual({
+        sessions: 0,
+        liveSessions: 0,
+        historyEntries: 0,
+        counters: 0,
+      });
+      const status = () =>
+        call(host.url, 'GET', `/verification/status/${s.verificationId}`, undefined, { 'x-user': s.owner });
+      // The last tick the API's session could be rebuilt from its handle: nine minutes past the retention.
+      const end = Date.parse(sb.getSession(s.requestId)!.expires_at) + RECORD_RETENTION_MS;
+      await sb.advance(end - 1 - sb.now());
+      const late = await status();
+      expect({ status: late.status, error: late.body.error_code }).toEqual({
+        status: 404,
+        error: 'not_found',
+      });
     },
   );
 });
