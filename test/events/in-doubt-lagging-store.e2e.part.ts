@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import { drive, eventsOf, nextPhone, settle, startHost } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -18,6 +19,8 @@ const TIMEOUT_MS = 1000;
 /** A MemoryStore whose writes of in-doubt starts wait until the test lets them through. */
 class LaggingStore extends MemoryStore {
   held = 0;
+  /** Fail those writes instead (the store down for them). */
+  failing = false;
   #release!: () => void;
   readonly #gate = new Promise<void>((resolve) => (this.#release = resolve));
   release(): void {
@@ -26,6 +29,7 @@ class LaggingStore extends MemoryStore {
   override async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
     if (key.startsWith('indoubt:')) {
       this.held += 1;
+      if (this.failing) throw new Error('store write refused');
       await this.#gate;
     }
     return super.set(key, value, ttlMs, options);
@@ -47,11 +51,12 @@ describe('a start in doubt on a store whose writes lag', () => {
     await store?.close();
   });
 
-  it('the 503 waits for the start to be remembered; the session is then adopted by its webhook', async () => {
+  const boot = async (logger?: CapturingLogger) => {
     store = new LaggingStore({ clock: () => sb.now() });
     host = await startHost('express', sb, {
       module: {
         store,
+        ...(logger === undefined ? {} : { logger }),
         api: {
           baseUrl: sb.url,
           apiKey: sb.demoAccount.apiKey,
@@ -62,6 +67,11 @@ describe('a start in doubt on a store whose writes lag', () => {
         limits: {},
       },
     });
+    return { host, store };
+  };
+
+  it('the 503 waits for the start to be remembered; the session is then adopted by its webhook', async () => {
+    const { host, store } = await boot();
     const [phone, owner] = [nextPhone(), 'user-lagging'];
     sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
     const answer = call(
@@ -93,5 +103,30 @@ describe('a start in doubt on a store whose writes lag', () => {
     await settle(sb);
     expect(eventsOf(host, requestId)).toEqual(['verification.failed']);
     expect(host.events.find((e) => e.requestId === requestId)?.owner).toBe(owner);
+  });
+
+  it('a store refusing that write: the start still answers 503 (the cooldown kept, nothing sent again) and the operator is told the start could not be remembered', async () => {
+    const logger = new CapturingLogger();
+    const { host, store } = await boot(logger);
+    store.failing = true;
+    const [phone, owner] = [nextPhone(), 'user-refused-write'];
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
+    const start = () =>
+      call(
+        host.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-user': owner },
+      );
+    const answer = await start();
+    expect({ status: answer.status, error: answer.body.error_code }).toEqual({
+      status: 503,
+      error: 'service_unavailable',
+    });
+    expect(logger.lines.filter((l) => l.includes('an in-doubt start could not be remembered'))).toEqual([
+      expect.stringMatching(/^warn .*store write refused/),
+    ]);
+    expect((await start()).status).toBe(429);
   });
 });
