@@ -229,6 +229,8 @@ describe('erasure of a number or an owner', () => {
       [{ phoneNumber: '+79161234567', owner: 'u1' }, 'phoneNumber', either],
       [{ phoneNumber: '89161234567' }, 'phoneNumber', e164],
       [{ phoneNumber: 79161234567 }, 'phoneNumber', e164],
+      // A list whose text is a number (JSON from a host's form) is not one.
+      [{ phoneNumber: ['+79161234567'] }, 'phoneNumber', e164],
       [{ owner: '' }, 'owner', 'must be a non-empty string'],
       [{ owner: 42 }, 'owner', 'must be a non-empty string'],
       [undefined, 'phoneNumber', either],
