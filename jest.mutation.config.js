@@ -257,7 +257,7 @@ export const SPECS_BY_SCOPE = {
       /^test\/protection\/(coalescing|before-start|graded-answers|graded-shapes|refused-starts|store-round-trips)\./,
       /^test\/privacy\/erasure/,
       /^test\/events\/in-doubt-/,
-      /^test\/attacks\/erasure-(start-in-flight|record-lands-before-mark|in-doubt-adopted-during|purpose-claim-outlives-mark)\./,
+      /^test\/attacks\/erasure-(start-in-flight|record-lands-before-mark|in-doubt-adopted-during|purpose-claim-outlives-mark|drops-phone-change-revocation)\./,
       /^test\/multi-instance\/(in-doubt-adoption|start-last-trip)\./,
       /^test\/test-numbers\/test-numbers\.e2e\./,
       /^test\/purposes\/(purposes|purpose-erasure)\./,
