@@ -239,6 +239,33 @@ export const SPECS_BY_SCOPE = {
       /^test\/privacy\/erasure-in-flight\./,
     ],
   },
+  // src/verification's start side (start.flow.ts, paid-start.ts, in-doubt-starts.ts, flow-outcomes.ts,
+  // verification-erasure.ts): what a caller sees of a start (its refusals and answers, `auto` and the device
+  // hint, a graded answer taken, the caller's pending session handed back, a test number played: test/client-routes,
+  // test/journeys, test/protection, test/test-numbers, test/purposes), a start in doubt adopted by its webhook
+  // (test/events, test/multi-instance), an erasure and a start it meets in flight (test/privacy, the erasure
+  // attacks), and each start's span, log line and history entry. Left out: the suites of the switch, the
+  // status, the webhooks, the reconciler and the limits, which start sessions too (every start mutant reaches
+  // them, at many times the cost). Its dry run: 232 tests, 4 minutes on the loaded machine; the five files are
+  // 515 mutants, hours on two shared cores (the in-doubt suites wait on real time-outs): run the five with
+  // the one incremental file, so that each run keeps what an earlier one measured.
+  'start-flows': {
+    folder: 'verification',
+    specs: [
+      /^test\/client-routes\/(errors|happy-paths|start-expiry|spec-gaps)\./,
+      /^test\/journeys\/(auto-start|auto-operator)\./,
+      /^test\/protection\/(coalescing|before-start|graded-answers|graded-shapes|refused-starts|store-round-trips)\./,
+      /^test\/privacy\/erasure/,
+      /^test\/events\/in-doubt-/,
+      /^test\/attacks\/erasure-(start-in-flight|record-lands-before-mark|in-doubt-adopted-during|purpose-claim-outlives-mark|drops-phone-change-revocation)\./,
+      /^test\/multi-instance\/(in-doubt-adoption|start-last-trip)\./,
+      /^test\/test-numbers\/test-numbers\.e2e\./,
+      /^test\/purposes\/(purposes|purpose-erasure)\./,
+      /^test\/tracing\/tracing\.e2e\./,
+      /^test\/operations\/logs\./,
+      /^test\/history\/history\.e2e\./,
+    ],
+  },
   // src/pumping's rules and counts (pumping-rules.ts, range-stats.ts, giver-shares.ts, range-bursts.ts,
   // range-holds.ts and the rest of the folder): their unit specs beside them (a defence over a MemoryStore on a
   // fixed clock) and the one-start-at-a-time parts of test/protection (holds, subjects, the window as a budget):

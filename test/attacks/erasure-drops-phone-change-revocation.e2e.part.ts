@@ -55,7 +55,7 @@ describe('attack: an owner erasure after a change of phone', () => {
     expect((await d.whoami('olga', { claim: oldClaim })).body).toMatchObject({ status: 403 });
   });
 
-  it("the owner's phone-change cooldown does not survive forget({ owner })", async () => {
+  it("the owner's phone-change cooldown and the revocation of the number she left do not survive forget({ owner })", async () => {
     host = await bootPhoneChangeHost('express', suite.sb, 'memory', {
       phoneChange: { cooldownMs: 24 * HOUR },
     });
@@ -66,7 +66,10 @@ describe('attack: an owner erasure after a change of phone', () => {
       (await d.change('pia', { verification_id: await d.verified('pia', b, 'change_phone') })).status,
     ).toBe(200);
     expect((await host.dump()).filter((line) => line.startsWith('phone-change:'))).toHaveLength(1);
+    // The change also marked the number pia left as revoked for her: a line naming her, which goes too.
+    expect((await host.dump()).filter((line) => line.includes(':revoked:'))).toHaveLength(1);
     await host.app.app.get(VerificationErasure).forget({ owner: 'pia' });
     expect((await host.dump()).filter((line) => line.startsWith('phone-change:'))).toEqual([]);
+    expect((await host.dump()).filter((line) => line.includes(':revoked:'))).toEqual([]);
   });
 });

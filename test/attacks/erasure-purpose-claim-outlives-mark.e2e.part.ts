@@ -25,7 +25,7 @@ describe('attack: a long-lived purpose claim outlives the erasure mark', () => {
   });
 
   it.each(['owner', 'phoneNumber'] as const)(
-    'forget({ %s }): a week-long step_up claim issued before it stays refused all its life',
+    'forget({ %s }): a week-long step_up claim issued before it stays refused all its life, to its last tick',
     async (by) => {
       const store = new MemoryStore({ clock: () => suite.sb.now() });
       const host = await createTestApp({
@@ -42,6 +42,7 @@ describe('attack: a long-lived purpose claim outlives the erasure mark', () => {
         `+7916${String(process.pid % 1000).padStart(3, '0')}4${by === 'owner' ? 1 : 2}01`,
         `o-${randomUUID()}`,
       ];
+      const issuedAt = suite.sb.now();
       const claim = await claims.issue({
         phoneNumber: n,
         owner,
@@ -58,6 +59,9 @@ describe('attack: a long-lived purpose claim outlives the erasure mark', () => {
 
       // A day and two hours on, the claim still has five days to live: it must still be refused.
       await suite.sb.advance(26 * HOUR);
+      expect(await claims.read(claim, owner)).toBeNull();
+      // And at the last tick of its life (issued a tick before the erasure, accepted a week).
+      await suite.sb.advance(issuedAt + WEEK - 1 - suite.sb.now());
       expect(await claims.read(claim, owner)).toBeNull();
       await store.close();
     },

@@ -215,26 +215,32 @@ describe('erasure of a number or an owner', () => {
     }
   });
 
-  it('bad input: no subject, both, a malformed number or an empty owner is the validation error naming the field', async () => {
+  it('bad input: no subject, both, a malformed number, an empty or non-string owner is the validation error naming the field and why', async () => {
     const erasure = (await boot(new MemoryStore({ clock: () => suite.sb.now() }))).app.get(
       VerificationErasure,
       {
         strict: false,
       },
     );
-    const cases: [unknown, string][] = [
-      [{}, 'phoneNumber'],
-      [{ phoneNumber: '+79161234567', owner: 'u1' }, 'phoneNumber'],
-      [{ phoneNumber: '89161234567' }, 'phoneNumber'],
-      [{ phoneNumber: 79161234567 }, 'phoneNumber'],
-      [{ owner: '' }, 'owner'],
-      [undefined, 'phoneNumber'],
+    const either = 'give either phoneNumber (E.164) or owner';
+    const e164 = 'must be a phone number in E.164 (+79161234567)';
+    const cases: [unknown, string, string][] = [
+      [{}, 'phoneNumber', either],
+      [{ phoneNumber: '+79161234567', owner: 'u1' }, 'phoneNumber', either],
+      [{ phoneNumber: '89161234567' }, 'phoneNumber', e164],
+      [{ phoneNumber: 79161234567 }, 'phoneNumber', e164],
+      // A list whose text is a number (JSON from a host's form) is not one.
+      [{ phoneNumber: ['+79161234567'] }, 'phoneNumber', e164],
+      [{ owner: '' }, 'owner', 'must be a non-empty string'],
+      [{ owner: 42 }, 'owner', 'must be a non-empty string'],
+      [undefined, 'phoneNumber', either],
     ];
-    for (const [input, field] of cases) {
+    for (const [input, field, message] of cases) {
       const error = await erasure.forget(input as never).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(VerificationClientError);
       expect((error as VerificationClientError).errorCode).toBe('validation_error');
-      expect((error as VerificationClientError).extra).toMatchObject({ errors: [{ field }] });
+      expect((error as VerificationClientError).message).toBe(message);
+      expect((error as VerificationClientError).extra).toEqual({ errors: [{ field, message }] });
     }
   });
 });

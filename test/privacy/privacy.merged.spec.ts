@@ -9,6 +9,8 @@ import './dump-addresses.e2e.part.js';
 import './erasure-callers.e2e.part.js';
 import './erasure-in-doubt.e2e.part.js';
 import './erasure-in-flight.e2e.part.js';
+import './erasure-mark-bound.e2e.part.js';
 import './erasure-refused-start-slot.e2e.part.js';
+import './erasure-test-number.e2e.part.js';
 import './erasure.e2e.part.js';
 import './store-dump.e2e.part.js';
