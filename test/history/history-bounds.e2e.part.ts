@@ -2,7 +2,8 @@
  * History at its bounds, as support reads it: `list`'s `from` and `to` take an entry whose time equals
  * them; an owner's erasure keeps that owner's entries in a number's ring, without the owner, until their
  * own end (`at` + retentionDays, not a new retention from the erasure); and a number's erasure takes every
- * entry of its ring whatever `history` says now (made smaller, or off, since the entries were written).
+ * entry of its ring whatever `history` says now (made smaller, or off, since the entries were written); an
+ * entry the store refuses is lost and logged, and the verification goes on.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,7 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
@@ -79,6 +81,24 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
     await suite.sb.advance(written + 2 * DAY - 1 - suite.sb.now());
     expect((await history.list({ phoneNumber: phone })).map((e) => e.kind)).toEqual(['start']);
     await suite.sb.advance(1);
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+  });
+
+  // Missing await: an entry whose write fails is lost and logged, never an unhandled rejection.
+  it("a store that refuses history's writes: the start still answers 201, the entry is lost and logged as a warning", async () => {
+    const logger = new CapturingLogger();
+    store = new (class extends MemoryStore {
+      override async increment(key: string, by: number, ttlMs: number) {
+        if (key.startsWith('history:')) throw new Error('store down for history');
+        return super.increment(key, by, ttlMs);
+      }
+    })({ clock: () => suite.sb.now() });
+    const history = await boot({ history: {}, store, logger });
+    const phone = phoneNumber();
+    await start(phone, 'dave');
+    expect(
+      logger.lines.filter((line) => line.includes('history: an entry could not be written')),
+    ).toHaveLength(1);
     expect(await history.list({ phoneNumber: phone })).toEqual([]);
   });
 
