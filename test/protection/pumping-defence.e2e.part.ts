@@ -73,6 +73,15 @@ describe.each(ONE_PLATFORM)('pumping defence (%s)', (platform) => {
     expect(checked.body.verified).toBe(true);
   }
 
+  it('limits.enabled: false switches the defence off too: a range of 40 starts nobody completes is served, no event', async () => {
+    fx.host = await protectedHost(fx.sb, platform, { enabled: false });
+    const attacked = freshRange();
+    for (let i = 0; i < 40; i++)
+      expect((await startFrom(fx.host, freshIp(), attacked.number(i))).status).toBe(201);
+    expect(fx.sb.sessionsFor(attacked.number(39))).toHaveLength(1);
+    expect(fraudEvents(fx.host)).toEqual([]);
+  });
+
   it('a range whose starts do not complete is held (429 range_held, nothing sent, one event); other ranges are served; the next cool-off is doubled', async () => {
     fx.host = await protectedHost(fx.sb, platform, pumpingOnly({}));
     const attacked = freshRange();
