@@ -126,6 +126,29 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     expect(lines[0]).toMatch(/^warn status stream refused: .*down/);
   });
 
+  it('two tabs stream one verification: when one leaves, the other still gets the outcome', async () => {
+    const host = await boot({ statusStream: { heartbeatMs: 20 } }, false);
+    const s = await startSession(host, sb, 'sms');
+    const left = (await openOn(host, s)).stream!;
+    const stays = (await openOn(host, s)).stream!;
+    await left.statusCount(1);
+    await stays.statusCount(1);
+    left.close();
+    await stays.until(() => hub(host).size === 1);
+    await sb.deliver(s.requestId);
+    const code = String(sb.getSession(s.requestId)!.code);
+    const checked = await call(
+      host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: s.verificationId, code },
+      { 'x-user': s.owner },
+    );
+    expect(checked.body).toMatchObject({ verified: true });
+    await stays.ends();
+    expect(stays.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  });
+
   // When a stream ends is the module's rule behind the route, the same on both platforms: one runs it.
   if (ONE_PLATFORM.includes(platform))
     it('a stream opened a moment before expires_at stays open through the grace, and pushes the outcome the reconciler finds then', async () => {
