@@ -149,6 +149,18 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     expect(stays.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
   });
 
+  it('once the shutdown began, a new stream is refused with 503 and Retry-After 1 (the page reconnects elsewhere)', async () => {
+    const host = await boot({});
+    const s = await startSession(host, sb, 'sms');
+    // Nest's hook before the HTTP server closes: the server still takes requests.
+    hub(host).beforeApplicationShutdown();
+    const refused = await openOn(host, s);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+    expect(hub(host).size).toBe(0);
+  });
+
   // When a stream ends is the module's rule behind the route, the same on both platforms: one runs it.
   if (ONE_PLATFORM.includes(platform))
     it('a stream opened a moment before expires_at stays open through the grace, and pushes the outcome the reconciler finds then', async () => {
