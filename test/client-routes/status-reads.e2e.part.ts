@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { CapturingLogger } from '../support/log-capture.js';
+import { openSse } from '../support/sse-client.js';
 import { call, PLATFORMS } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { startHost, startSession } from '../webhooks/harness.js';
@@ -59,3 +60,70 @@ describe.each(PLATFORMS)('the status route’s log lines (%s)', (platform) => {
     expect(warned[0]).toMatch(/upstream_status=503/);
   });
 });
+
+describe.each(PLATFORMS)(
+  'the status answer at each step, on the route and the stream alike (%s)',
+  (platform) => {
+    const suite = sandboxSuite();
+
+    it('an SMS session pending, then verified: every field, and none a verified session no longer has', async () => {
+      const { sb } = suite;
+      const host = await suite.boot(() => startHost(platform, sb, { receiveWebhooks: false }));
+      const startedAt = sb.now();
+      const s = await startSession(host, sb, 'sms');
+      const headers = { 'x-user': s.owner };
+      const route = async () =>
+        (await call(host.url, 'GET', `/verification/status/${s.verificationId}`, undefined, headers)).body;
+      const stream = (await openSse(`${host.url}/verification/status/${s.verificationId}/events`, headers))
+        .stream!;
+      try {
+        const common = {
+          verification_id: s.verificationId,
+          method: 'sms',
+          phone_number: expect.stringMatching(/^\+7\*{6}\d{4}$/),
+          expires_at: sb.getSession(s.requestId)!.expires_at,
+          poll_interval_ms: 2500,
+          code_length: 6,
+          methods_tried: ['sms'],
+        };
+        const pending = {
+          ...common,
+          status: 'sent',
+          verified_at: null,
+          awaiting_code: true,
+          code_length_min: 6,
+          code_length_max: 6,
+          switch_methods: ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'msgr2_bot', 'operator_id'],
+          fallback_available_at: new Date(startedAt + 60_000).toISOString(),
+        };
+        expect(await route()).toEqual(pending);
+        expect((await stream.statusCount(1))[0]).toEqual(pending);
+
+        await sb.deliver(s.requestId);
+        await sb.advance(61_000);
+        const code = String(sb.getSession(s.requestId)!.code);
+        const checked = await call(
+          host.url,
+          'POST',
+          '/verification/check',
+          { verification_id: s.verificationId, code },
+          headers,
+        );
+        expect(checked.body).toMatchObject({ verified: true });
+        // Over: no code entry, no range, nothing to switch to and no fallback time; verified at the check's time.
+        const verified = {
+          ...common,
+          status: 'verified',
+          verified_at: new Date(startedAt + 61_000).toISOString(),
+          awaiting_code: false,
+          switch_methods: [],
+        };
+        await stream.ends();
+        expect(stream.statuses().at(-1)).toEqual(verified);
+        expect(await route()).toEqual(verified);
+      } finally {
+        stream.close();
+      }
+    });
+  },
+);
