@@ -184,6 +184,22 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     });
 
   if (ONE_PLATFORM.includes(platform))
+    it('a stream nobody hears the outcome of ends at expires_at + graceMs, its heartbeat going until then', async () => {
+      // 100 ms of the session and 200 ms of grace left at the open: the stream lives about 300 ms of real time.
+      const host = await boot({ reconcile: { graceMs: 200 }, statusStream: { heartbeatMs: 20 } }, false);
+      const s = await startSession(host, sb, 'sms');
+      const expiresAt = Date.parse(sb.getSession(s.requestId)!.expires_at);
+      await sb.advance(expiresAt - 100 - sb.now());
+      const opened = await openOn(host, s);
+      const events = opened.stream!;
+      const began = Date.now();
+      await events.ends(3000);
+      expect(Date.now() - began).toBeGreaterThanOrEqual(250);
+      expect(events.messages.filter((x) => x.comment === 'ping').length).toBeGreaterThanOrEqual(5);
+      expect(events.statuses().map((x) => x.status)).toEqual(['sent']);
+    });
+
+  if (ONE_PLATFORM.includes(platform))
     it('a switch a moment before the first step’s end moves the stream’s end to the new step’s: it pushes that step’s outcome', async () => {
       // No grace: a stream showing the SMS alone would end at its expires_at, 300 ms of real time after the open.
       const host = await boot({ reconcile: { graceMs: 0 }, statusStream: { heartbeatMs: 20 } }, false);
