@@ -149,6 +149,32 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     expect(stays.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
   });
 
+  it('caps streams per client, not for every client together: past its one stream a client gets 429, another client opens', async () => {
+    const host = await boot({
+      statusStream: { maxPerClient: 1 },
+      limits: {
+        enabled: false,
+        key: (req) => (req as { headers: Record<string, string> }).headers['x-client'],
+      },
+    });
+    const s = await startSession(host, sb, 'sms');
+    const url = `${host.url}/verification/status/${s.verificationId}/events`;
+    const opened = async (client: string) => {
+      const res = await openSse(url, { 'x-user': s.owner, 'x-client': client });
+      if (res.stream) open.push(res.stream);
+      return res;
+    };
+    expect((await opened('a')).status).toBe(200);
+    expect((await opened('b')).status).toBe(200);
+    const refused = await opened('a');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(refused.body).toMatchObject({
+      error_code: 'rate_limit_exceeded',
+      detail: 'Too many open status streams',
+    });
+  });
+
   it('once the shutdown began, a new stream is refused with 503 and Retry-After 1 (the page reconnects elsewhere)', async () => {
     const host = await boot({});
     const s = await startSession(host, sb, 'sms');
@@ -157,7 +183,11 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     const refused = await openOn(host, s);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(refused.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+    expect(refused.body).toMatchObject({
+      status: 503,
+      error_code: 'service_unavailable',
+      detail: 'The server is shutting down',
+    });
     expect(hub(host).size).toBe(0);
   });
 
