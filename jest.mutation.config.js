@@ -266,6 +266,26 @@ export const SPECS_BY_SCOPE = {
       /^test\/history\/history\.e2e\./,
     ],
   },
+  // src/verification's status side (status-watch.ts, status-watcher.ts, status-view.ts; status.flow.ts and
+  // journey-state.ts too): the status route and the status stream as twins, with and without `journey_token`
+  // and after a restart (test/status-stream, journey-token-twins), the answers field for field, their log lines
+  // and a stream's life (status-reads, stream-life), a verified number and its time (verified-at-clock,
+  // verified-phone), a switched and a canceled journey's status (test/journeys' switch and cancel), a lost
+  // record's rebuild and its meter, and a coalesced start at its session's expiry. Hosts booted per test but in
+  // happy-paths. Left out: the rest of test/client-routes, test/journeys, test/reconciler and the status
+  // attacks (with them, 27 files: a dry run of 3.5 min, then about 50 s a mutant on the loaded machine, some
+  // 7 hours for 504), which reach every status read at many times the cost.
+  'status-flows': {
+    folder: 'verification',
+    specs: [
+      /^test\/status-stream\//,
+      /^test\/sessions\/(journey-token-twins|verified-phone)\./,
+      /^test\/client-routes\/(happy-paths|status-reads|status-rebuild-unknown|verified-at-clock)\./,
+      /^test\/journeys\/(switch|cancel)\.e2e\./,
+      /^test\/attacks\/status-rebuild-retry-after\./,
+      /^test\/protection\/coalescing-expiry\./,
+    ],
+  },
   // src/pumping's rules and counts (pumping-rules.ts, range-stats.ts, giver-shares.ts, range-bursts.ts,
   // range-holds.ts and the rest of the folder): their unit specs beside them (a defence over a MemoryStore on a
   // fixed clock) and the one-start-at-a-time parts of test/protection (holds, subjects, the window as a budget):

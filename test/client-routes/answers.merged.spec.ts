@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/client-routes/<part>.part.ts'`.
  */
 import './happy-paths.e2e.part.js';
+import './status-reads.e2e.part.js';
 import './methods.e2e.part.js';
 import './body-rules.e2e.part.js';
 import './check-at-expiry.e2e.part.js';

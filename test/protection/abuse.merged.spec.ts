@@ -8,6 +8,7 @@
  */
 import './client-key.e2e.part.js';
 import './coalescing.e2e.part.js';
+import './coalescing-expiry.e2e.part.js';
 import './evidence-attacks.e2e.part.js';
 import './wrong-codes.e2e.part.js';
 import './wrong-code-give-back.e2e.part.js';

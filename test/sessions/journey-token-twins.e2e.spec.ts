@@ -240,3 +240,49 @@ describe.each(ONE_PLATFORM)('the length of a journey_token on the status route (
     expect(back.body).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
   });
 });
+
+describe.each(PLATFORMS)(
+  'each event a status stream pushes is the status route’s answer (%s)',
+  (platform) => {
+    it('across a switch and the outcome, for a stream opened without and one with the journey token', async () => {
+      const host = await boot(platform);
+      const phone = nextPhone();
+      const started = await post(host, 'start', { phone_number: phone, method: 'sms', device: 'desktop' });
+      expect(started.status).toBe(201);
+      const id = started.body.verification_id as string;
+      const events = `${host.url}/verification/status/${id}/events`;
+      const plain = (await openSse(events, OWNER)).stream!;
+      let carried: Awaited<ReturnType<typeof openSse>>['stream'];
+      try {
+        expect((await plain.statusCount(1))[0]).toEqual((await status(host, id)).body);
+        await sb.advance(61_000);
+        const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+        expect(moved.status).toBe(201);
+        const token = moved.body.journey_token as string;
+        // The switch, pushed: the route's answer (the handle's id, the new step, its token) field for field.
+        const [, switched] = await plain.statusCount(2);
+        expect(switched).toEqual((await status(host, id)).body);
+        expect(switched).toMatchObject({ verification_id: id, method: 'msgr1_otp', journey_token: token });
+        carried = (await openSse(`${events}?journey_token=${encodeURIComponent(token)}`, OWNER)).stream!;
+        expect((await carried.statusCount(1))[0]).toEqual((await status(host, id, token)).body);
+
+        // The new step's code, checked on the route: both streams push the outcome the route answers, and end.
+        const second = sb.sessionsFor(phone).find((s) => s.method === 'msgr1_otp')!;
+        await sb.deliver(second.request_id);
+        const code = String(sb.getSession(second.request_id)!.code);
+        const checked = await post(host, 'check', { verification_id: id, code, journey_token: token });
+        expect(checked.body).toMatchObject({ verified: true });
+        await plain.ends();
+        await carried.ends();
+        const verified = (await status(host, id, token)).body;
+        expect(verified).toMatchObject({ status: 'verified', method: 'msgr1_otp', verification_id: id });
+        expect(plain.statuses().at(-1)).toEqual(verified);
+        expect(carried.statuses().at(-1)).toEqual(verified);
+        expect(plain.statuses().map((x) => x.status)).toEqual(['sent', 'sent', 'verified']);
+      } finally {
+        plain.close();
+        carried?.close();
+      }
+    });
+  },
+);

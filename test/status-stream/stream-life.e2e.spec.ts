@@ -4,8 +4,9 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { openSse, type SseOpen, type SseStream } from '../support/sse-client.js';
-import { ONE_PLATFORM, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { reconcilerOf, startHost, startSession, type StartedSession } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
@@ -103,6 +104,93 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     },
   );
 
+  it('an open the store cannot subscribe for is logged once, with why; a refusal of the status route’s own (503) is not', async () => {
+    // A session whose record only another instance's store holds (that instance booted first: Nest's logger is
+    // the last app's).
+    const elsewhere = await startSession(await boot({}), sb, 'sms');
+    const logger = new CapturingLogger();
+    const state = { down: true };
+    const host = await startHost(platform, sb, { module: { store: subscribeFails(state) }, logger });
+    hosts.push(host);
+    const s = await startSession(host, sb, 'sms');
+    const refused = await openOn(host, s);
+    expect(refused.status).toBe(503);
+    // The store back and the API down: the status route's own 503 (the rebuild of the record this store lacks
+    // failed), answered as the route answers it, without that line.
+    state.down = false;
+    sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 503, count: 0 });
+    const apiDown = await openOn(host, elsewhere);
+    expect(apiDown.status).toBe(503);
+    const lines = logger.lines.filter((l) => l.includes('status stream refused'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^warn status stream refused: .*down/);
+  });
+
+  it('two tabs stream one verification: when one leaves, the other still gets the outcome', async () => {
+    const host = await boot({ statusStream: { heartbeatMs: 20 } }, false);
+    const s = await startSession(host, sb, 'sms');
+    const left = (await openOn(host, s)).stream!;
+    const stays = (await openOn(host, s)).stream!;
+    await left.statusCount(1);
+    await stays.statusCount(1);
+    left.close();
+    await stays.until(() => hub(host).size === 1);
+    await sb.deliver(s.requestId);
+    const code = String(sb.getSession(s.requestId)!.code);
+    const checked = await call(
+      host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: s.verificationId, code },
+      { 'x-user': s.owner },
+    );
+    expect(checked.body).toMatchObject({ verified: true });
+    await stays.ends();
+    expect(stays.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  });
+
+  it('caps streams per client, not for every client together: past its one stream a client gets 429, another client opens', async () => {
+    const host = await boot({
+      statusStream: { maxPerClient: 1 },
+      limits: {
+        enabled: false,
+        key: (req) => (req as { headers: Record<string, string> }).headers['x-client'],
+      },
+    });
+    const s = await startSession(host, sb, 'sms');
+    const url = `${host.url}/verification/status/${s.verificationId}/events`;
+    const opened = async (client: string) => {
+      const res = await openSse(url, { 'x-user': s.owner, 'x-client': client });
+      if (res.stream) open.push(res.stream);
+      return res;
+    };
+    expect((await opened('a')).status).toBe(200);
+    expect((await opened('b')).status).toBe(200);
+    const refused = await opened('a');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(refused.body).toMatchObject({
+      error_code: 'rate_limit_exceeded',
+      detail: 'Too many open status streams',
+    });
+  });
+
+  it('once the shutdown began, a new stream is refused with 503 and Retry-After 1 (the page reconnects elsewhere)', async () => {
+    const host = await boot({});
+    const s = await startSession(host, sb, 'sms');
+    // Nest's hook before the HTTP server closes: the server still takes requests.
+    hub(host).beforeApplicationShutdown();
+    const refused = await openOn(host, s);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body).toMatchObject({
+      status: 503,
+      error_code: 'service_unavailable',
+      detail: 'The server is shutting down',
+    });
+    expect(hub(host).size).toBe(0);
+  });
+
   // When a stream ends is the module's rule behind the route, the same on both platforms: one runs it.
   if (ONE_PLATFORM.includes(platform))
     it('a stream opened a moment before expires_at stays open through the grace, and pushes the outcome the reconciler finds then', async () => {
@@ -123,5 +211,64 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
       await reconcilerOf(host).runOnce();
       await events.ends();
       expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+    });
+
+  if (ONE_PLATFORM.includes(platform))
+    it('a stream nobody hears the outcome of ends at expires_at + graceMs, its heartbeat going until then', async () => {
+      // 100 ms of the session and 200 ms of grace left at the open: the stream lives about 300 ms of real time.
+      const host = await boot({ reconcile: { graceMs: 200 }, statusStream: { heartbeatMs: 20 } }, false);
+      const s = await startSession(host, sb, 'sms');
+      const expiresAt = Date.parse(sb.getSession(s.requestId)!.expires_at);
+      await sb.advance(expiresAt - 100 - sb.now());
+      const opened = await openOn(host, s);
+      const events = opened.stream!;
+      const began = Date.now();
+      await events.ends(3000);
+      expect(Date.now() - began).toBeGreaterThanOrEqual(250);
+      expect(events.messages.filter((x) => x.comment === 'ping').length).toBeGreaterThanOrEqual(5);
+      expect(events.statuses().map((x) => x.status)).toEqual(['sent']);
+    });
+
+  if (ONE_PLATFORM.includes(platform))
+    it('a switch a moment before the first step’s end moves the stream’s end to the new step’s: it pushes that step’s outcome', async () => {
+      // No grace: a stream showing the SMS alone would end at its expires_at, 300 ms of real time after the open.
+      const host = await boot({ reconcile: { graceMs: 0 }, statusStream: { heartbeatMs: 20 } }, false);
+      const s = await startSession(host, sb, 'sms');
+      const expiresAt = Date.parse(sb.getSession(s.requestId)!.expires_at);
+      await sb.advance(expiresAt - 300 - sb.now());
+      const opened = await openOn(host, s);
+      expect(opened.status).toBe(200);
+      const events = opened.stream!;
+      expect((await events.statusCount(1))[0]).toMatchObject({ status: 'sent', method: 'sms' });
+      const headers = { 'x-user': s.owner };
+      const moved = await call(
+        host.url,
+        'POST',
+        '/verification/switch',
+        { verification_id: s.verificationId, method: 'msgr1_otp' },
+        headers,
+      );
+      expect(moved.status).toBe(201);
+      expect((await events.statusCount(2))[1]).toMatchObject({ status: 'sent', method: 'msgr1_otp' });
+      // Past the SMS's end (25 heartbeats, half a second): the stream is still open.
+      await events.until((m) => m.filter((x) => x.comment === 'ping').length >= 25);
+      expect(events.isEnded).toBe(false);
+      const second = sb.sessionsFor(s.phone).find((x) => x.method === 'msgr1_otp')!;
+      await sb.deliver(second.request_id);
+      const code = String(sb.getSession(second.request_id)!.code);
+      const checked = await call(
+        host.url,
+        'POST',
+        '/verification/check',
+        { verification_id: s.verificationId, code },
+        headers,
+      );
+      expect(checked.body).toMatchObject({ verified: true });
+      await events.ends();
+      expect(events.statuses().map((x) => [x.status, x.method])).toEqual([
+        ['sent', 'sms'],
+        ['sent', 'msgr1_otp'],
+        ['verified', 'msgr1_otp'],
+      ]);
     });
 });

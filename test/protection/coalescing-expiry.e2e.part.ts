@@ -1,0 +1,47 @@
+/**
+ * A start coalesced onto a pending session (same browser, number and method) at the session's expiry, on
+ * the sandbox's frozen clock: one tick before it, the session is handed back (no new POST /v1/verify); at
+ * the expiry tick it is over and the start is a new session.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { PLATFORMS } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { cookieFrom, freshIp, freshPhone, moduleOptions, startFrom } from './protection-host.js';
+
+describe.each(PLATFORMS)('a coalesced start at its session’s expiry (%s)', (platform) => {
+  const suite = sandboxSuite({ demoAccount: { balance: 100_000 } });
+
+  it('is handed the session back one tick before expires_at, and starts a new session at it', async () => {
+    const { sb } = suite;
+    // The cooldown off: the session is handed back for its whole life, not only for the cooldown.
+    const host = await suite.boot({
+      platform,
+      trustProxy: true,
+      module: moduleOptions(sb, { resendCooldownMs: false }),
+    });
+    const phone = freshPhone();
+    const ip = freshIp();
+    const first = await startFrom(host, ip, phone);
+    expect(first.status).toBe(201);
+    const browser = cookieFrom(first);
+    const expiresAt = Date.parse(first.body.expires_at as string);
+
+    await sb.advance(expiresAt - 1 - sb.now());
+    const before = await startFrom(host, ip, phone, 'sms', browser);
+    expect(before.status).toBe(201);
+    expect(before.body).toMatchObject({
+      resumed: true,
+      verification_id: first.body.verification_id,
+      expires_at: first.body.expires_at,
+    });
+    expect(sb.sessionsFor(phone)).toHaveLength(1);
+
+    await sb.advance(1);
+    const at = await startFrom(host, ip, phone, 'sms', browser);
+    expect(at.status).toBe(201);
+    expect(at.body.resumed).toBe(false);
+    expect(at.body.verification_id).not.toBe(first.body.verification_id);
+    expect(Date.parse(at.body.expires_at as string)).toBeGreaterThan(expiresAt);
+    expect(sb.sessionsFor(phone)).toHaveLength(2);
+  });
+});
