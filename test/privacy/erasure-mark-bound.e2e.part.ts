@@ -9,6 +9,7 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { RECORD_RETENTION_MS } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { call, type TestApp } from '../support/verification-app.js';
@@ -64,6 +65,25 @@ describe('an erasure mark outlives every rebuild of the subject’s sessions', (
       expect(await service.getVerifiedPhone(kept.verificationId, kept.owner)).toBeNull();
     },
   );
+
+  it('forget({ owner }) whose index names a session whose record is gone (an evicted key): the rest is erased, the report counts what was found', async () => {
+    const host = await boot();
+    const [gone, kept] = [
+      await startSession(host, sb, 'sms', 'mark-evicted'),
+      await startSession(host, sb, 'sms', 'mark-evicted'),
+    ];
+    await host.app
+      .get<VerificationStore>(VerificationStore, { strict: false })
+      .delete(`session:{${gone.requestId}}`);
+    const report = await host.app
+      .get(VerificationErasure, { strict: false })
+      .forget({ owner: 'mark-evicted' });
+    expect(report).toMatchObject({ sessions: 1, liveSessions: 1 });
+    const status = await call(host.url, 'GET', `/verification/status/${kept.verificationId}`, undefined, {
+      'x-user': kept.owner,
+    });
+    expect(status.status).toBe(404);
+  });
 
   it.each(['owner', 'phoneNumber'] as const)(
     'forget({ %s }) on the instance holding the records: its handle stays 404 until the session could no longer be rebuilt; a second erasure finds nothing left',
