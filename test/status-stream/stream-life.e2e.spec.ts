@@ -59,6 +59,31 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     return store;
   };
 
+  it('a store the host keeps past the app holds none of the module’s subscriptions once the app closed', async () => {
+    const held = { subscriptions: 0 };
+    const store = new (class extends MemoryStore {
+      override async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => void> {
+        const unsubscribe = await super.subscribe(channel, onMessage);
+        held.subscriptions += 1;
+        let given = false;
+        return () => {
+          if (!given) held.subscriptions -= 1;
+          given = true;
+          unsubscribe();
+        };
+      }
+    })({ clock: () => sb.now() });
+    stores.push(store);
+    const host = await startHost(platform, sb, { module: { store } });
+    const s = await startSession(host, sb, 'sms');
+    const opened = await openOn(host, s);
+    expect(opened.status).toBe(200);
+    expect(held.subscriptions).toBeGreaterThan(0);
+    opened.stream!.close();
+    await host.close();
+    expect(held.subscriptions).toBe(0);
+  });
+
   it.each([
     ['the store cannot subscribe', 'store'],
     ['the API is down while a record the store lost is rebuilt', 'api'],
