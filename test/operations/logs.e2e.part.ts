@@ -149,6 +149,29 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     expect(hostLogger.lines.filter((l) => l.startsWith('debug'))).toEqual([]);
   });
 
+  it('a refused switch is logged as the switch route’s, not as a start’s', async () => {
+    const hostLogger = new CapturingLogger();
+    const { sb, host } = await boot({ logger: hostLogger });
+    const start = await call(host.url, 'POST', '/verification/start', { phone_number: PHONE, method: 'sms' });
+    const handle = start.body.verification_id;
+    const requestId = sb.sessionsFor(PHONE)[0].request_id as string;
+    await sb.deliver(requestId);
+    const code = sb.getSession(requestId)!.code;
+    expect(
+      (await call(host.url, 'POST', '/verification/check', { verification_id: handle, code })).status,
+    ).toBe(200);
+    // Verified: nothing left to switch from.
+    const refused = await call(host.url, 'POST', '/verification/switch', { verification_id: handle });
+    expect(refused.status).toBe(409);
+    const ours = hostLogger.lines.filter((l) => / (switch|start) (refused|failed) /.test(l));
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(
+      new RegExp(
+        `^log switch refused route=switch .*error_code=${String(refused.body.error_code)} http_status=409`,
+      ),
+    );
+  });
+
   it('writes nothing with logLevels: false, and only errors with logLevels: ["error"]', async () => {
     const silent = new CapturingLogger();
     const first = await boot({ logger: silent, logLevels: false });
