@@ -63,11 +63,10 @@ export class FirstMethodChooser {
     const states = await Promise.all(order.map((method) => this.health.refresh(method, phoneNumber)));
     const healthy = order.filter((_, i) => states[i] !== 'demoted');
     const demoted = order.filter((_, i) => states[i] === 'demoted');
-    const key = `${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}:${order.join(',')}`;
+    // Keyed by the healthy candidates: a method demoted (or back) makes the choice again among those left.
+    const key = `${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}:${healthy.join(',')}`;
     const choice = await this.#choice(key, healthy, prices, phoneNumber);
-    // A choice stands its life; a method demoted meanwhile goes last at once, not first as well.
-    const chosen = choice.first.get(device);
-    const first = chosen !== undefined && healthy.includes(chosen) ? chosen : undefined;
+    const first = choice.first.get(device);
     const rest = first === undefined ? healthy : [first, ...healthy.filter((method) => method !== first)];
     return [...rest, ...demoted];
   }
