@@ -10,7 +10,7 @@ import type { StoreWriteOptions } from '../../src/store/verification-store.inter
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { call, type TestApp } from '../support/verification-app.js';
-import { drive, eventsOf, nextPhone, settle, startHost } from '../webhooks/harness.js';
+import { drive, eventsOf, moduleOptions, nextPhone, settle, startHost } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** Long enough that no other answer of the sandbox times out on a loaded CI machine. */
@@ -57,13 +57,7 @@ describe('a start in doubt on a store whose writes lag', () => {
       module: {
         store,
         ...(logger === undefined ? {} : { logger }),
-        api: {
-          baseUrl: sb.url,
-          apiKey: sb.demoAccount.apiKey,
-          apiSecret: sb.demoAccount.apiSecret,
-          timeoutMs: TIMEOUT_MS,
-          maxRetries: 0,
-        },
+        api: { ...moduleOptions(sb).api, timeoutMs: TIMEOUT_MS },
         limits: {},
       },
     });

@@ -11,6 +11,7 @@ import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import {
   eventsOf,
+  moduleOptions,
   nextPhone,
   payloadFor,
   postWebhook,
@@ -38,13 +39,7 @@ describe('in-doubt starts: matching and the webhooks of unknown sessions', () =>
     host = await startHost('express', sb, {
       module: {
         expirySeconds,
-        api: {
-          baseUrl: sb.url,
-          apiKey: sb.demoAccount.apiKey,
-          apiSecret: sb.demoAccount.apiSecret,
-          timeoutMs: TIMEOUT_MS,
-          maxRetries: 0,
-        },
+        api: { ...moduleOptions(sb).api, timeoutMs: TIMEOUT_MS },
       },
     });
   };

@@ -12,6 +12,7 @@ import {
   apiCheck,
   drive,
   eventsOf,
+  moduleOptions,
   nextPhone,
   payloadFor,
   postWebhook,
@@ -58,13 +59,7 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
       module: {
         expirySeconds,
         metrics: { enabled: true, registry },
-        api: {
-          baseUrl: sb.url,
-          apiKey: sb.demoAccount.apiKey,
-          apiSecret: sb.demoAccount.apiSecret,
-          timeoutMs: TIMEOUT_MS,
-          maxRetries: 0,
-        },
+        api: { ...moduleOptions(sb).api, timeoutMs: TIMEOUT_MS },
         // The defaults: the resend cooldown is what stops a second paid start while the first is in doubt.
         limits: {},
       },
