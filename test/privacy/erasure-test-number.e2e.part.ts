@@ -9,6 +9,7 @@ import { sandboxSuite } from '../support/sandbox-suite.js';
 import { dumpMemoryStore } from '../support/store-dump.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import { startAccountHost } from '../webhooks/harness.js';
+import { KEPT_TEST_SESSIONS_PER_NETWORK_HOUR as KEPT } from '../../src/test-numbers/test-number-sessions.js';
 
 const REVIEWER = '+79990000001';
 
@@ -55,4 +56,97 @@ describe('erasure of a test number', () => {
       expect(status.status).toBe(404);
     },
   );
+});
+
+/**
+ * A spare test session (a network's starts of the number past the hour's kept ones, stored in one of the
+ * network's slots): erased with its owner while it holds its slot; once another owner's newer session took
+ * the slot, the slot's entries are that owner's, and the first owner's erasure leaves them working.
+ */
+describe('erasure of an owner’s spare test session', () => {
+  const suite = sandboxSuite();
+  let host: TestApp | undefined;
+  let store: MemoryStore | undefined;
+  afterEach(async () => {
+    await host?.close();
+    await store?.close();
+  });
+  const CODE = '246810';
+  const NETWORK = '2001:db8:5a5a';
+
+  /** A host whose reviewer number has been started KEPT times from NETWORK: its next start there is spare. */
+  async function bootWithKeptSessions(): Promise<{
+    start: (owner: string, i: number) => ReturnType<typeof call>;
+    played: () => string[];
+    send: (method: 'GET' | 'POST', path: string, owner: string, body?: unknown) => ReturnType<typeof call>;
+  }> {
+    store = new MemoryStore({ clock: () => suite.sb.now() });
+    host = await startAccountHost('express', suite.sb, {
+      trustProxy: true,
+      module: {
+        store,
+        limits: {},
+        testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: CODE }], maxAttempts: 2 },
+      },
+    });
+    const url = host.url;
+    const send = (method: 'GET' | 'POST', path: string, owner: string, body?: unknown) =>
+      call(url, method, `/verification/${path}`, body, {
+        'x-user': owner,
+        'x-forwarded-for': `${NETWORK}::9`,
+      });
+    const start = (owner: string, i: number) =>
+      call(
+        url,
+        'POST',
+        '/verification/start',
+        { phone_number: REVIEWER, method: 'sms' },
+        { 'x-user': owner, 'x-forwarded-for': `${NETWORK}:${i.toString(16)}::1` },
+      );
+    for (let i = 0; i < KEPT; i++) expect((await start(`kept-${i}`, i)).status).toBe(201);
+    const played = () => dumpMemoryStore(store!).filter((line) => line.includes('test-number:session:'));
+    expect(played()).toHaveLength(KEPT);
+    return { start, played, send };
+  }
+
+  it('forget({ owner }) while it holds its slot: the slot’s played session is gone, its handle 404', async () => {
+    const { start, played, send } = await bootWithKeptSessions();
+    const spare = await start('spare-owner', KEPT);
+    expect(spare.status).toBe(201);
+    expect(played()).toHaveLength(KEPT + 1);
+
+    const report = await host!.app
+      .get(VerificationErasure, { strict: false })
+      .forget({ owner: 'spare-owner' });
+    expect(report).toMatchObject({ sessions: 1, liveSessions: 1 });
+    expect(played()).toHaveLength(KEPT);
+    const status = await send('GET', `status/${String(spare.body.verification_id)}`, 'spare-owner');
+    expect(status.status).toBe(404);
+  });
+
+  it('forget({ owner }) after another owner’s session took its slot: that session still verifies', async () => {
+    const { start, played, send } = await bootWithKeptSessions();
+    const first = await start('first-owner', KEPT);
+    expect(first.status).toBe(201);
+    // Its wrong codes end it (failed): its slot is free for the network's next spare start.
+    const id = String(first.body.verification_id);
+    for (let i = 0; i < 2; i++)
+      await send('POST', 'check', 'first-owner', { verification_id: id, code: '000000' });
+    expect((await send('GET', `status/${id}`, 'first-owner')).body.status).toBe('failed');
+    const second = await start('second-owner', KEPT + 1);
+    expect(second.status).toBe(201);
+    expect(played()).toHaveLength(KEPT + 1);
+
+    const report = await host!.app
+      .get(VerificationErasure, { strict: false })
+      .forget({ owner: 'first-owner' });
+    expect(report).toMatchObject({ sessions: 0 });
+    // The slot's entries are the second owner's: untouched.
+    expect(played()).toHaveLength(KEPT + 1);
+    const secondId = String(second.body.verification_id);
+    expect((await send('GET', `status/${secondId}`, 'second-owner')).body.status).toBe('sent');
+    const checked = await send('POST', 'check', 'second-owner', { verification_id: secondId, code: CODE });
+    expect(checked.status).toBe(200);
+    expect(checked.body.status).toBe('verified');
+  });
 });
