@@ -48,8 +48,10 @@ export class StatusWatcher {
   async next(): Promise<StatusView | undefined> {
     for (;;) {
       if (this.#closed || this.#ended) return undefined;
-      const view = this.#pending ?? (await new Promise<StatusView | undefined>((r) => (this.#waiting = r)));
+      const pending = this.#pending;
       this.#pending = undefined;
+      // An answer offered between the wake-up below and this loop's next turn stays pending for that turn.
+      const view = pending ?? (await new Promise<StatusView | undefined>((r) => (this.#waiting = r)));
       if (!view) return undefined;
       if (isJourneyTerminal(view.status)) this.#ended = true;
       const shown = shownState(view);
