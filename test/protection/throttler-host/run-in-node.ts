@@ -3,24 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { transformSync } from '@swc/core';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
- * Transpiles `src/` and the given test entry (each file alone, types stripped, as jest's transform does) into a
- * throwaway folder inside the repository, so that Node resolves the project's node_modules.
+ * Transpiles `src/` and the given test entry (each file alone, types stripped, with SWC and the options of
+ * jest's transform, jest.config.js) into a throwaway folder inside the repository, so that Node resolves the
+ * project's node_modules.
  */
 function transpileForNode(entry: string): { dir: string; entryJs: string } {
   const dir = join(ROOT, 'test-output', `node-host-${randomUUID()}`);
-  const options: ts.CompilerOptions = {
-    module: ts.ModuleKind.ESNext,
-    target: ts.ScriptTarget.ES2022,
-    experimentalDecorators: true,
-    emitDecoratorMetadata: true,
-    useDefineForClassFields: false,
-    esModuleInterop: true,
-  };
   const files = [
     ...walk(join(ROOT, 'src')).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')),
     entry,
@@ -28,11 +21,17 @@ function transpileForNode(entry: string): { dir: string; entryJs: string } {
   for (const file of files) {
     const out = join(dir, relative(ROOT, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(out), { recursive: true });
-    const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
-      compilerOptions: options,
-      fileName: file,
+    const { code } = transformSync(readFileSync(file, 'utf8'), {
+      filename: file,
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+        target: 'es2022',
+        keepClassNames: true,
+      },
+      module: { type: 'es6' },
     });
-    writeFileSync(out, outputText);
+    writeFileSync(out, code);
   }
   return { dir, entryJs: join(dir, relative(ROOT, entry)).replace(/\.ts$/, '.js') };
 }
