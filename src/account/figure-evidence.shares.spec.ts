@@ -72,6 +72,61 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
       expired: CELL_SHARE_PER_NETWORK,
       rescued: CELL_SHARE_PER_NETWORK,
     });
+    // Out of its calling code × device cell, out of that fallback moment too: its start and its end.
+    expect(await fx.stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
+      started: CELL_SHARE_PER_NETWORK,
+      ended: CELL_SHARE_PER_NETWORK,
+    });
+  });
+
+  it('a network past its cell share teaches the fallback moment no more: its verified and its unverified ends alike', async () => {
+    const network = { network: '198.51.100.0/24' };
+    const sessions: SessionRecord[] = [];
+    for (let i = 0; i < CELL_SHARE_PER_NETWORK + 3; i++) {
+      const record = session(rfc);
+      await fx.stats.tally(record, `owner:farm-${i}`, 'mobile', { ...network, address: `198.51.100.${i}` });
+      sessions.push(record);
+    }
+    for (const [i, record] of sessions.entries())
+      await fx.stats.tally(
+        i % 2 === 0
+          ? { ...record, status: 'verified', delivered: true, verifiedAt: record.createdAt + 85_000 }
+          : { ...record, status: 'expired' },
+      );
+    // Each counted in the country's figures; in the cell and the moment, its network's share alone.
+    expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({
+      started: CELL_SHARE_PER_NETWORK + 3,
+    });
+    // Of the first two: one verified (ended), one expired unproven (left: no record, no page).
+    expect(await fx.stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
+      started: CELL_SHARE_PER_NETWORK,
+      ended: 1,
+      left: 1,
+    });
+    // Past its share of every country's cell (`all`) but not of another country's: counted in that one's moment.
+    for (let i = 0; i < CELL_SHARE_PER_NETWORK + 1; i++)
+      await fx.stats.tally(
+        session({ ...rfc, phoneNumber: `+4477009000${10 + i}` }),
+        `client:uk-${i}`,
+        'mobile',
+        {
+          network: '198.51.99.0/24',
+          address: `198.51.99.${i}`,
+        },
+      );
+    await fx.stats.tally(session(rfc), 'client:ru', 'mobile', {
+      network: '198.51.99.0/24',
+      address: '198.51.99.9',
+    });
+    expect(await fx.stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
+      started: CELL_SHARE_PER_NETWORK + 1,
+    });
+    // Another network's session is counted there as before.
+    const other = session(rfc);
+    await fx.stats.tally(other, 'client:z', 'mobile', { network: '192.0.2.0/24', address: '192.0.2.1' });
+    expect(await fx.stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7)).toMatchObject({
+      started: CELL_SHARE_PER_NETWORK + 2,
+    });
   });
 
   it('an end known a day after its start, while the session’s claims last, counts its start once', async () => {

@@ -201,6 +201,25 @@ export function figureCells(phoneNumber: string, device: DeviceHint | undefined)
   return [`${operator}.${hint}`, `${country}~.${hint}`, `all~.${hint}`, operator];
 }
 
+/**
+ * Leaves out of `counts` the figure cells its network's share left the session out of
+ * (FigureEvidence.admitted), and with its calling code × device cell that fallback moment's figures
+ * (momentGroup): the same users, under the same share. A farm of a few networks proving its own
+ * numbers, or leaving free starts under accounts with a record, teaches the moment as much as a few users.
+ */
+export function leaveOutOfShares(
+  counts: Counts,
+  phoneNumber: string,
+  device: DeviceHint | null,
+  outOfCells: readonly string[],
+): void {
+  if (outOfCells.length === 0) return;
+  counts.cells = counts.cells.filter((cell) => !outOfCells.includes(cell));
+  if (!outOfCells.includes(figureCells(phoneNumber, device ?? undefined)[1]!)) return;
+  delete counts.momentGroup;
+  delete counts.momentAdds;
+}
+
 /** The fields a figure cell counts: what a start became, and its time to verify (no money, no callers). */
 export function isCellField(field: string): boolean {
   return field !== CHARGED_FIELD && field !== CALLERS_FIELD && field !== LEFT_FIELD;

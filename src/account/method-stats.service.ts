@@ -17,6 +17,7 @@ import {
   LEFT_FIELD,
   dayName,
   DEFAULT_STATS_WINDOW_DAYS,
+  leaveOutOfShares,
   momentGroup,
   OTHER_METHOD,
   shownTransitions,
@@ -127,8 +128,8 @@ export class MethodStats implements OnModuleDestroy {
       // Its end was counted already, when a later step verified its journey: what it charged still counts.
       const counts = withoutEnd(countsOf(record, won, this.store.now(), admitted.device), !ends);
       await this.#journeyOutcome(record, counts, admitted);
-      // A cell its network's share left this session out of (FigureEvidence.admitted) is not counted in.
-      counts.cells = counts.cells.filter((cell) => !admitted.outOfCells.includes(cell));
+      // A cell (and moment) its network's share left this session out of is not counted in.
+      leaveOutOfShares(counts, record.phoneNumber, admitted.device, admitted.outOfCells);
       if (
         caller !== undefined &&
         won.includes('started') &&
@@ -233,7 +234,7 @@ export class MethodStats implements OnModuleDestroy {
     for (const [i, step] of steps.entries()) {
       if (!won[i]) continue;
       const counts = earlierEndCounts(record, step, step.admitted.device, this.store.now());
-      counts.cells = counts.cells.filter((cell) => !step.admitted.outOfCells.includes(cell));
+      leaveOutOfShares(counts, record.phoneNumber, step.admitted.device, step.admitted.outOfCells);
       this.#add(counts);
       this.#report(counts);
     }

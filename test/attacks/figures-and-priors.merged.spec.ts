@@ -10,6 +10,7 @@ import './fallback-moment-quiet-hour-reset.part.js';
 import './fallback-moment-quiet-jump.part.js';
 import './figures-damping-new-instance.e2e.part.js';
 import './figures-followed-botnet.e2e.part.js';
+import './figures-record-callers-moment.e2e.part.js';
 import './figures-thin-cell-week.e2e.part.js';
 import './figures-thin-cell.e2e.part.js';
 import './first-method-erased-pending.e2e.part.js';
