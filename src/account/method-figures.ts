@@ -190,15 +190,24 @@ export const CELL_LEVELS: readonly CellLevel[] = ['operator', 'country', 'all'];
 
 /**
  * The cells a session's figures also go to, narrowest first (operator prefix × device, the calling
- * code × device, every number × device), then the operator prefix over every device (its health):
- * `7~985.mobile`, `7~.mobile`, `all~.mobile`, `7~985`. Kept beside the country's figures as country
- * keys no query can name (`stats:<day>:<method>:<cc>~<cell>:<field>`), per day, never per session.
+ * code × device, every number × device), then the operator prefix and the calling code over every
+ * device (their health: healthCells): `7~985.mobile`, `7~.mobile`, `all~.mobile`, `7~985`, `7~*`. Kept
+ * beside the country's figures as country keys no query can name (`stats:<day>:<method>:<cc>~<cell>:<field>`),
+ * per day, never per session. A network adds a bounded share to each (FigureEvidence).
  */
 export function figureCells(phoneNumber: string, device: DeviceHint | undefined): string[] {
-  const country = callingCodeOf(phoneNumber);
-  const operator = `${country}~${nationalDestinationCode(phoneNumber)}`;
   const hint = device ?? 'unhinted';
-  return [`${operator}.${hint}`, `${country}~.${hint}`, `all~.${hint}`, operator];
+  const [operator, country] = healthCells(phoneNumber);
+  return [`${operator}.${hint}`, `${callingCodeOf(phoneNumber)}~.${hint}`, `all~.${hint}`, operator, country];
+}
+
+/**
+ * A method's health cells for a number: its operator prefix's and its calling code's, over every device
+ * (`7~985`, `7~*`; `*`: never a destination code, which may be empty).
+ */
+export function healthCells(phoneNumber: string): [operator: string, country: string] {
+  const country = callingCodeOf(phoneNumber);
+  return [`${country}~${nationalDestinationCode(phoneNumber)}`, `${country}~*`];
 }
 
 /**

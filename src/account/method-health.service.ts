@@ -8,7 +8,7 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { dayName, callingCodeOf, emptySums, type Sums } from './method-figures.js';
+import { dayName, callingCodeOf, emptySums, healthCells, type Sums } from './method-figures.js';
 import {
   DEMOTE_AFTER_MS,
   HEALTH_MIN_SESSIONS,
@@ -54,7 +54,7 @@ interface Tracked extends Health {
 
 /**
  * Keeps the health of each method on each operator prefix it was asked about (method-health.ts):
- * reads the operator's day counters (all devices) and its country's every HEALTH_READ_MS, takes the
+ * reads its health cells (healthCells: the operator's and its country's, all devices) every HEALTH_READ_MS, takes the
  * recent window from this instance's reads of HEALTH_WINDOW_MS ago, and emits
  * `verification.method_health` on a change (once across instances: a claim in the store). Per
  * instance; a failed read keeps the health as it was. The read for operations: `report()`.
@@ -98,11 +98,7 @@ export class MethodHealthWatch {
     tracked.readUntil = now + HEALTH_READ_MS;
     this.#tracked.set(key, tracked);
     try {
-      const sums = await this.stats.cellSums(
-        method,
-        [`${country}~${prefix.slice(country.length + 1)}`, country],
-        HEALTH_WEEK_DAYS,
-      );
+      const sums = await this.stats.cellSums(method, healthCells(phoneNumber), HEALTH_WEEK_DAYS);
       await this.#judge(tracked, sums, now);
     } catch (error) {
       this.telemetry.logger.warn('method health: the figures could not be read; the health stands', {

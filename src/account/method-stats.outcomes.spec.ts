@@ -110,11 +110,11 @@ describe('MethodStats: money and the logs', () => {
     const { stats, warnings } = watched(down);
     await stats.tally(session({ method: 'msgr1_otp', cost: rub(0.9) }));
     await stats.flush();
-    // Started in its country and in all, charged in both, and started in its four cells.
+    // Started in its country and in all, charged in both, and started in its five cells.
     expect(warnings).toEqual([
       {
         message: 'method figures: counts could not be added to the store',
-        fields: { counters: 8, error: expect.stringContaining('store down') },
+        fields: { counters: 9, error: expect.stringContaining('store down') },
       },
     ]);
   });

@@ -109,13 +109,13 @@ describe('MethodStats: each transition counted once, by method and calling code'
     const claimed = calls.length;
     await counter.flush();
     // Two sessions' started and charged counts, each in its country and in all: four counters; their
-    // starts in the four figure cells of their operator and device (no money there); and the currency.
+    // starts in the five figure cells of their operator, country and device (no money there); and the currency.
     expect(
       calls
         .slice(claimed)
         .filter((c) => c !== 'now')
         .sort(),
-    ).toEqual([...Array<string>(8).fill('increment'), 'set']);
+    ).toEqual([...Array<string>(9).fill('increment'), 'set']);
     expect((await fx.stats.figures()).msgr1_otp).toMatchObject({ started: 2, charged: rub(1.8) });
 
     // Observed again: claimed already, so nothing more is counted.

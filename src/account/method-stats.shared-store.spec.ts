@@ -49,7 +49,7 @@ describe('MethodStats: what other instances left in the store', () => {
       left: 1,
     });
     const cells = figureCells('+79123000001', undefined);
-    expect(cells).toEqual(['7~912.unhinted', '7~.unhinted', 'all~.unhinted', '7~912']);
+    expect(cells).toEqual(['7~912.unhinted', '7~.unhinted', 'all~.unhinted', '7~912', '7~*']);
     expect((await fx.stats.cellSums('reverse_flash_call', cells, 7))[0]).toMatchObject({
       expired: 1,
       rescued: 1,

@@ -49,10 +49,11 @@ describe('operator figures', () => {
         `stats:${day}:sms:7~.desktop:verified`,
         `stats:${day}:sms:all~.desktop:verified`,
         `stats:${day}:sms:7~985:verified`,
+        `stats:${day}:sms:7~*:verified`,
       ]),
     );
     for (const key of keys)
-      expect(key).toMatch(/^stats:\d{4}-\d\d-\d\d:[a-z0-9_]+:[a-z0-9]+(~[0-9]*(\.[a-z]+)?)?:[a-z0-9]+$/);
+      expect(key).toMatch(/^stats:\d{4}-\d\d-\d\d:[a-z0-9_]+:[a-z0-9]+(~([0-9]*|\*)(\.[a-z]+)?)?:[a-z0-9]+$/);
     // Money and callers stay in the country's figures.
     expect(keys.filter((key) => key.includes('~985') && /:(charged|callers)$/.test(key))).toEqual([]);
   });

@@ -16,6 +16,7 @@ import './figures-thin-cell.e2e.part.js';
 import './first-method-erased-pending.e2e.part.js';
 import './first-method-life-device-hint.e2e.part.js';
 import './first-method-pending-free-starts.e2e.part.js';
+import './health-country-farm-rescues.e2e.part.js';
 import './prior-burst-recent.e2e.part.js';
 import './prior-one-address-keys.e2e.part.js';
 import './prior-one-network.e2e.part.js';
