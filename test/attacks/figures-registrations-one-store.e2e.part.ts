@@ -1,5 +1,5 @@
 /**
- * Attack (lane attack-k, issue 47: "named registrations must not share figures unless documented"):
+ * Attack (issue 47: "named registrations must not share figures unless documented"):
  * two named registrations (north, south) on one store instance (a MemoryStore, or one Redis prefix),
  * each on an API account of its own; protection's counters are pooled on purpose (`protect:*`), the method
  * figures are not (docs/several-accounts.md). North's mobile users on +7 915 seldom complete the

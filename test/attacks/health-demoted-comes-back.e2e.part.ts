@@ -1,5 +1,5 @@
 /**
- * Attack (lane attack-k, bad luck; issue 47: "a demoted method comes back when it recovers", f245326:
+ * Attack (bad luck; issue 47: "a demoted method comes back when it recovers", f245326:
  * a first-method choice is keyed by the methods not demoted, not by the order given): an outage of
  * the reverse call for +7 915's desktop users (two a minute, each from a network of its own, switching
  * to SMS and verified there) degrades and then demotes it on the operator prefix (its health is of
