@@ -61,4 +61,18 @@ describe('method health', () => {
     expect(nextHealth(healthy, 'steady', T0 + 1)).toBe(healthy);
     expect(nextHealth(healthy, null, T0 + 1)).toBe(healthy);
   });
+
+  it('a degraded method without a judgement for RETRY_AFTER_MS is healthy again; a steady window keeps it degraded', () => {
+    const degraded: Health = { state: 'degraded', since: T0 };
+    expect(nextHealth(degraded, null, T0 + RETRY_AFTER_MS - 1)).toBe(degraded);
+    expect(nextHealth(degraded, null, T0 + RETRY_AFTER_MS)).toEqual({
+      state: 'healthy',
+      since: T0 + RETRY_AFTER_MS,
+    });
+    expect(nextHealth(degraded, 'steady', T0 + 2 * RETRY_AFTER_MS)).toBe(degraded);
+    // A demoted method tried again (degraded) is healthy once unjudged as long again.
+    const retried = nextHealth({ state: 'demoted', since: T0 }, null, T0 + RETRY_AFTER_MS);
+    expect(nextHealth(retried, null, T0 + 2 * RETRY_AFTER_MS - 1).state).toBe('degraded');
+    expect(nextHealth(retried, null, T0 + 2 * RETRY_AFTER_MS).state).toBe('healthy');
+  });
 });

@@ -19,7 +19,10 @@ export const HEALTH_DROP_SHARE = 0.7;
 export const HEALTH_RECOVER_SHARE = 0.85;
 /** Degraded this long, still dropped: demoted (the drop's detection takes up to half the window before). */
 export const DEMOTE_AFTER_MS = 20 * 60_000;
-/** Demoted this long with too few recent sessions to judge: degraded again, first again, to be judged. */
+/**
+ * Demoted this long with too few recent sessions to judge: degraded again, first again, to be judged;
+ * degraded this long so: healthy again.
+ */
 export const RETRY_AFTER_MS = 30 * 60_000;
 /** A degraded method's fallback moment is this share of its learned one (never below the floor). */
 export const DEGRADED_FALLBACK_SHARE = 0.5;
@@ -92,8 +95,11 @@ export function nextHealth(current: Health, verdict: Verdict, now: number): Heal
   const to = (state: HealthState): Health => (state === current.state ? current : { state, since: now });
   if (verdict === 'recovered') return to('healthy');
   if (current.state === 'healthy') return verdict === 'dropped' ? to('degraded') : current;
-  if (current.state === 'degraded')
-    return verdict === 'dropped' && now - current.since >= DEMOTE_AFTER_MS ? to('demoted') : current;
+  if (current.state === 'degraded') {
+    if (verdict === 'dropped') return now - current.since >= DEMOTE_AFTER_MS ? to('demoted') : current;
+    // Too few outcomes to judge this long (a quiet prefix): healthy again, as a method is before its first verdict.
+    return verdict === null && now - current.since >= RETRY_AFTER_MS ? to('healthy') : current;
+  }
   // Demoted: first place is gone, so the window thins; after a while it is tried again.
   return verdict !== 'dropped' && now - current.since >= RETRY_AFTER_MS ? to('degraded') : current;
 }

@@ -19,6 +19,7 @@ import './first-method-erased-pending.e2e.part.js';
 import './first-method-life-device-hint.e2e.part.js';
 import './first-method-pending-free-starts.e2e.part.js';
 import './health-country-farm-rescues.e2e.part.js';
+import './health-degraded-quiet-host.e2e.part.js';
 import './health-demoted-comes-back.e2e.part.js';
 import './prior-burst-recent.e2e.part.js';
 import './prior-one-address-keys.e2e.part.js';
