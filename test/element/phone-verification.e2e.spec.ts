@@ -634,6 +634,29 @@ describe('<phone-verification> in Chromium', () => {
   );
 
   it(
+    'a double click on the start button starts once: one request, one session paid',
+    async () => {
+      const page = await open();
+      try {
+        const nat = national();
+        await el(page, '#phone').pressSequentially(nat.replace(/\D/g, ''));
+        await el(page, 'input[name=method][value=sms]').check();
+        const starts: string[] = [];
+        page.on('request', (request) => {
+          if (request.method() === 'POST' && request.url().endsWith('/start')) starts.push(request.url());
+        });
+        await el(page, '#go').dblclick();
+        await el(page, '#code-form:not([hidden])').waitFor();
+        expect(starts).toHaveLength(1);
+        expect((await control.sessionsFor(e164(nat))).length).toBe(1);
+      } finally {
+        await page.close();
+      }
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  it(
     'resend: a new code for the same number and method, the screen kept, focus back on the code',
     async () => {
       const page = await open();

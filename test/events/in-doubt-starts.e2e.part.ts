@@ -259,6 +259,16 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     }
   });
 
+  it("an adopted session is the start's twin in the metrics: a paid start, and its price in spend_total", async () => {
+    const { phone, requestId } = await startTooLate('msgr1_otp', 'user-f');
+    await drive(sb, { requestId, phone, method: 'msgr1_otp', owner: 'user-f', verificationId: '' }, 'failed');
+    await settle(sb);
+    const cost = (await host.app.get(SessionRecordRepository, { strict: false }).get(requestId))!.cost!;
+    expect(cost.amount).toBeGreaterThan(0);
+    expect(await counter('starts_total', { method: 'msgr1_otp' })).toBe(1);
+    expect(await counter('spend_total', { method: 'msgr1_otp', currency: cost.currency })).toBe(cost.amount);
+  });
+
   it('two starts of one number and method both in doubt: adopting the first leaves the second remembered, and its webhook adopts it', async () => {
     const first = await startTooLate('sms', 'user-h');
     // Past the resend cooldown the user tries again, and that start times out too.

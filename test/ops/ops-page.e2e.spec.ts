@@ -141,6 +141,15 @@ describe.each(PLATFORMS)('the ops page behind the host’s guard (%s)', (platfor
     expect(res.text).toMatch(new RegExp(`\\r\\n${day},sms,'\\+7912,2,1,1,[01],0,3,3,RUB\\r\\n`));
   });
 
+  it('the CSV is the page’s twin for caches: never stored (the day’s money figures), never sniffed', async () => {
+    const headers = async (path: string) => {
+      const res = await call(host.url, 'GET', `${path}?date=${day}`, undefined, ADMIN);
+      return [res.status, res.headers.get('cache-control'), res.headers.get('x-content-type-options')];
+    };
+    expect(await headers('/admin/verification/ledger.csv')).toEqual([200, 'no-store', 'nosniff']);
+    expect(await headers('/admin/verification')).toEqual([200, 'no-store', 'nosniff']);
+  });
+
   it.each([
     ['lang=de', 'lang'],
     ['lang=en&lang=ru', 'lang'],

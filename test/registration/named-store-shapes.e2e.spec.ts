@@ -3,6 +3,8 @@
  * host's own Redis client, and a ready store. Two registrations given the same Redis (by URL or by
  * client) without a `keyPrefix` keep apart (each under `pv:{name}:`); with one prefix the host chose
  * they share (the spend cap's window counts both). A store the module opened is closed with the app; the host's client and store are not.
+ * One ready store given to both pools protection's counters but keeps each one's own state (its
+ * ledger) under its name.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
@@ -15,6 +17,8 @@ import { moduleOptions } from '../webhooks/harness.js';
 import { eventually, sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
 import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
+import { getVerificationToken } from '../../src/module/verification-registration.js';
+import { VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const phoneNumber = () => `+7916${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
@@ -68,7 +72,7 @@ let sharedPrefix = '';
 /** This test's two registration names: new ones each test, so no test reads another's Redis keys. */
 let names: [string, string] = ['north', 'south'];
 
-async function bootTwo(shape: Shape): Promise<TestApp> {
+async function bootTwo(shape: Shape, extra: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {
   sharedPrefix = `pv-shared:${randomUUID()}:`;
   const tag = randomUUID().slice(0, 8);
   names = [`north${tag}`, `south${tag}`];
@@ -91,6 +95,7 @@ async function bootTwo(shape: Shape): Promise<TestApp> {
           },
           account,
         ),
+        ...extra,
         name,
         routes: { prefix: `${name}/verification` },
         webhooks: { secret: account.webhookSecret, path: `${name}-webhooks` },
@@ -118,6 +123,22 @@ describe.each(SHAPES)('named registrations, store as $name', (shape) => {
     // The host's own client and stores stay usable after the app closed.
     await expect(hostRedis.ping()).resolves.toBe('PONG');
     for (const own of ownStores) await expect(own.set('after-close', '1', 1000)).resolves.toBeUndefined();
+  });
+});
+
+describe('named registrations, one ready store given to both', () => {
+  it("pools protection's counters (one spend cap) and keeps each registration's own state apart: its ledger counts its own starts only", async () => {
+    const one = new MemoryStore({ clock: () => sb.now() });
+    ownStores.push(one);
+    host = await bootTwo({ name: 'one store', store: () => one, shared: true }, { ledger: {} });
+    const [north, south] = names;
+    expect((await start(host, north, phoneNumber())).status).toBe(201);
+    // The spend cap is pooled: south's first SMS does not fit beside north's.
+    expect((await start(host, south, phoneNumber())).status).toBe(503);
+    const started = async (name: string) =>
+      (await host!.app.get<VerificationLedger>(getVerificationToken(VerificationLedger, name)).report())
+        .totals.started;
+    expect([await started(north), await started(south)]).toEqual([1, 0]);
   });
 });
 

@@ -8,3 +8,4 @@
 import './forroot-async-config.e2e.part.js';
 import './inject-verification-options.e2e.part.js';
 import './named-registrations.e2e.part.js';
+import './webhook-decorators-shapes.e2e.part.js';

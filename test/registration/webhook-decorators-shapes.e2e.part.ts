@@ -1,0 +1,81 @@
+/**
+ * `webhooks.decorators` in both shapes of a registration: forRoot takes them with its options,
+ * forRootAsync with its static route declaration (the factory's options come too late for a class
+ * decorator). Either way the host's decorator is on the webhook controller, where a global host guard
+ * reads it (as ThrottlerGuard reads SkipThrottle()); a registration without it stays closed.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import {
+  ForbiddenException,
+  Injectable,
+  SetMetadata,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { APP_GUARD, Reflector } from '@nestjs/core';
+import { VerificationModule } from '../../src/module/verification.module.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { moduleOptions, payloadFor, postWebhook, signed } from '../webhooks/harness.js';
+import { createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+
+const OPEN = 'test:open-webhook-route';
+const Open = () => SetMetadata(OPEN, true);
+
+/** Closes every webhook route but one its host decorator opened. */
+@Injectable()
+class ClosedUnlessOpenGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<{ url: string }>();
+    if (!request.url.includes('webhooks')) return true;
+    if (this.reflector.getAllAndOverride<boolean>(OPEN, [context.getHandler(), context.getClass()]))
+      return true;
+    throw new ForbiddenException('closed by the host');
+  }
+}
+
+describe.each(PLATFORMS)('webhooks.decorators, forRoot and forRootAsync alike (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
+  let host: TestApp | undefined;
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+  });
+
+  it.each(['forRoot', 'forRootAsync'] as const)(
+    '%s: the host decorator is on the webhook controller; the registration without it is closed by the host guard',
+    async (shape) => {
+      const sb = suite.sb;
+      const open = await sb.createAccount({ balance: 100 });
+      const closed = await sb.createAccount({ balance: 100 });
+      const options = (name: string, account: typeof open): VerificationModuleOptions => ({
+        ...moduleOptions(sb, {}, account),
+        name,
+        routes: { prefix: `${name}/verification` },
+        webhooks: { secret: account.webhookSecret },
+      });
+      const opened = options('open', open);
+      const openModule =
+        shape === 'forRoot'
+          ? VerificationModule.forRoot({ ...opened, webhooks: { ...opened.webhooks, decorators: [Open()] } })
+          : VerificationModule.forRootAsync({
+              name: 'open',
+              routes: { prefix: 'open/verification' },
+              webhooks: { enabled: true, decorators: [Open()] },
+              useFactory: () => opened,
+            });
+      host = await createTestApp({
+        platform,
+        module: openModule,
+        imports: [VerificationModule.forRoot(options('closed', closed))],
+        providers: [{ provide: APP_GUARD, useClass: ClosedUnlessOpenGuard }],
+      });
+      const delivery = (secret: string) =>
+        signed(secret, payloadFor('verification.verified', '00000000-0000-4000-8000-000000000000'));
+      const url = (name: string) => `${host!.url}/${name}/verification/webhooks`;
+      expect((await postWebhook(url('open'), delivery(open.webhookSecret))).status).toBe(200);
+      expect((await postWebhook(url('closed'), delivery(closed.webhookSecret))).status).toBe(403);
+    },
+  );
+});
