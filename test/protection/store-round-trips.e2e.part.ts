@@ -150,7 +150,8 @@ const METHOD_FIGURES_OF_A_START = [
   'increment(stats-giver)',
   'increment(stats-giver)',
   'get(stats-record)',
-  // In the same round, the network's share of each of the four figure cells the session counts in (issue 47).
+  // In the same round, the network's share of each of the five figure cells the session counts in (issue 47).
+  'increment(stats-cell-net)',
   'increment(stats-cell-net)',
   'increment(stats-cell-net)',
   'increment(stats-cell-net)',
