@@ -129,6 +129,58 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
     });
   });
 
+  it('a start while its method was unhealthy teaches its health cells only: not the choice’s nor the moment, with a network or not, nor its ends', async () => {
+    const [operator, country, all, opHealth, countryHealth] = figureCells(session(rfc).phoneNumber, 'mobile');
+    const sums = async () => {
+      const cells = await fx.stats.cellSums(
+        'reverse_flash_call',
+        [operator!, country!, all!, opHealth!, countryHealth!],
+        7,
+      );
+      return cells.map(({ started, verified, rescued }) => [started, verified, rescued]);
+    };
+    const moment = () => fx.stats.timeToVerify('reverse_flash_call', '7', 'mobile', 7);
+    const healthy = session(rfc);
+    await fx.stats.tally(healthy, 'client:a', 'mobile', { network: '192.0.2.0/24', address: '192.0.2.1' });
+    const sick = [session(rfc), session(rfc)];
+    await fx.stats.tally(sick[0]!, 'client:b', 'mobile', { network: '198.51.100.0/24', unhealthy: true });
+    await fx.stats.tally(sick[1]!, undefined, 'mobile', { unhealthy: true });
+    for (const record of [healthy, ...sick])
+      await fx.stats.tally({
+        ...record,
+        status: 'verified',
+        delivered: true,
+        verifiedAt: record.createdAt + 20_000,
+      });
+    expect(await sums()).toEqual([
+      [1, 1, 0],
+      [1, 1, 0],
+      [1, 1, 0],
+      [3, 3, 0],
+      [3, 3, 0],
+    ]);
+    expect(await moment()).toMatchObject({ started: 1, ended: 1 });
+    // A switch away from an unhealthy start: its end (rescued, when the next step verifies) follows its start.
+    const failing = session(rfc);
+    await fx.stats.tally(failing, 'client:c', 'mobile', { unhealthy: true });
+    const step: JourneyStep = {
+      requestId: failing.requestId,
+      method: failing.method,
+      startedAt: failing.createdAt,
+    };
+    const next = session({ phoneNumber: failing.phoneNumber, journeyId: failing.requestId });
+    await fx.stats.tally(next, 'client:c', 'mobile', {}, [step]);
+    await fx.stats.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now + 30_000 });
+    expect(await sums()).toEqual([
+      [1, 1, 0],
+      [1, 1, 0],
+      [1, 1, 0],
+      [4, 3, 1],
+      [4, 3, 1],
+    ]);
+    expect(await moment()).toMatchObject({ started: 1, ended: 1 });
+  });
+
   it('an end known a day after its start, while the session’s claims last, counts its start once', async () => {
     const record = session({ expiresAt: fx.now + 10 * MINUTE });
     await fx.stats.tally(record, 'client:a');

@@ -1,12 +1,22 @@
 import { DAY_MS } from '../core/clock.js';
-import { digest } from '../core/digest.js';
 import { isDeviceHint, type DeviceHint, type JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal } from '../core/verification-status.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import {
-  dayName,
+  admittedKey,
+  claimOf,
+  earlierKey,
+  firstCallerKey,
+  followedKey,
+  giverKey,
+  journeyFollowedKey,
+  journeyVerifiedKey,
+  recordKey,
+} from './figure-evidence.keys.js';
+import {
+  choiceCells,
   figureCells,
   STATS_RETENTION_DAYS,
   statsNumberKey,
@@ -84,12 +94,13 @@ export class FigureEvidence {
    * decision's entry is also its start's count claim (`started`: this call wrote it, and counts the
    * start): the first decision written stands (set-if-absent). A session that holds its number's claim
    * and is not counted (a giver past its share) keeps that in the claim itself (`<id>|0`, for as long
-   * as its decision is kept): no entry of its own.
+   * as its decision is kept): no entry of its own. `unhealthy`: see #outOfCells.
    */
   async admitted(
     record: SessionRecord,
     device: DeviceHint | undefined,
     givers: FigureGivers,
+    unhealthy = false,
   ): Promise<false | (Admission & { started: boolean })> {
     const decided = admittedKey(record.requestId);
     const numberKey = statsNumberKey(record, this.keys.digest(record.phoneNumber));
@@ -110,7 +121,7 @@ export class FigureEvidence {
       const [within, vouched, outOfCells] = await Promise.all([
         this.#withinShares(record, givers),
         caller === '' ? null : this.store.get(recordKey(caller)),
-        this.#pastCellShares(record, device, givers.network),
+        this.#outOfCells(record, device, givers.network, unhealthy),
       ]);
       if (!within) {
         // Not counted: said by the claim, kept as long as a decision would be.
@@ -235,13 +246,19 @@ export class FigureEvidence {
     return kinds.every((kind, i) => counts[i]!.value <= FIGURES_SHARE_PER_DAY[kind]);
   }
 
-  /** The session's figure cells its network's week share in each (CELL_SHARE_PER_NETWORK) is spent in. */
-  async #pastCellShares(
+  /**
+   * The session's figure cells it is left out of: those its network's week share in each
+   * (CELL_SHARE_PER_NETWORK) is spent in, and the choice's (choiceCells) when it started while its method
+   * was degraded or demoted on its prefix (`unhealthy`): an outage's failures teach health, not them.
+   */
+  async #outOfCells(
     record: SessionRecord,
     device: DeviceHint | undefined,
     network: string | undefined,
+    unhealthy: boolean,
   ): Promise<string[]> {
-    if (network === undefined) return [];
+    const choice = unhealthy ? choiceCells(record.phoneNumber, device) : [];
+    if (network === undefined) return choice;
     const of = this.keys.digest(network);
     const week = Math.floor(record.createdAt / WEEK_MS);
     const untilWeekEnds = Math.max((week + 1) * WEEK_MS - this.store.now(), 0) + 60_000;
@@ -255,70 +272,13 @@ export class FigureEvidence {
         ),
       ),
     );
-    return cells.filter((_, i) => counts[i]!.value > CELL_SHARE_PER_NETWORK);
+    return cells.filter((cell, i) => counts[i]!.value > CELL_SHARE_PER_NETWORK || choice.includes(cell));
   }
 
   /** How long a session's claims are kept: past its end, by a day. */
   claimTtl(record: SessionRecord): number {
     return Math.max(record.expiresAt - this.store.now(), 0) + CLAIM_RETENTION_MS;
   }
-}
-
-function journeyVerifiedKey(record: SessionRecord): string {
-  return `stats-journey-verified:{${record.journeyId ?? record.requestId}}`;
-}
-
-/** What the figures keep of one session by its id (its admission, a page following it): an erasure removes them. */
-export function sessionEvidenceKeys(requestId: string): string[] {
-  const keyed = [admittedKey, followedKey, earlierKey, (id: string) => journeyFollowedKey({ requestId: id })];
-  return keyed.map((key) => key(requestId));
-}
-
-/** A later step of the journey (one charged whatever happens) had a page following it. */
-const journeyFollowedKey = (record: Pick<SessionRecord, 'requestId' | 'journeyId'>) =>
-  `stats-journey-followed:{${record.journeyId ?? record.requestId}}`;
-const earlierKey = (requestId: string) => `stats-earlier:{${requestId}}`;
-
-/**
- * How a session names itself in its number's day claim: 66 bits of its id's digest (its number's
- * sessions of one day and method are a handful; two alike by chance, 2^-66 a pair, is none).
- */
-function claimOf(requestId: string): string {
-  return digest(requestId).slice(0, 11);
-}
-
-function admittedKey(requestId: string): string {
-  return `stats-admitted:{${requestId}}`;
-}
-
-function followedKey(requestId: string): string {
-  return `stats-followed:{${requestId}}`;
-}
-
-function recordKey(callerDigest: string): string {
-  return `stats-record:{${callerDigest}}`;
-}
-
-type DayOfMethod = { createdAt: number; method: SessionRecord['method'] };
-
-function firstCallerKey(record: DayOfMethod, of: string): string {
-  return `stats-caller:{${dayName(record.createdAt)}:${storedMethod(record.method)}:${of}}`;
-}
-
-/** A giver's day share, `{<day number>:<method>:<c|a|n>:<digest>}`: 16 B under a date and the kind's name. */
-function giverKey(record: DayOfMethod, kind: keyof FigureGivers, of: string): string {
-  const letter = kind === 'caller' ? 'c' : kind === 'address' ? 'a' : 'n';
-  return `stats-giver:{${Math.floor(record.createdAt / DAY_MS)}:${storedMethod(record.method)}:${letter}:${of}}`;
-}
-
-/** Store keys a caller's starts of a session's day and method left in the figures' evidence (erasure). */
-export function callerEvidenceKeys(record: DayOfMethod, callerDigest: string): string[] {
-  return [
-    firstCallerKey(record, callerDigest),
-    giverKey(record, 'caller', callerDigest),
-    `stats-giver:{${dayName(record.createdAt)}:${storedMethod(record.method)}:caller:${callerDigest}}`,
-    recordKey(callerDigest),
-  ];
 }
 
 /**

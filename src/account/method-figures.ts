@@ -202,6 +202,15 @@ export function figureCells(phoneNumber: string, device: DeviceHint | undefined)
 }
 
 /**
+ * The cells the first method is chosen from (operator prefix, calling code, every number; × device):
+ * a session started while its method was degraded or demoted there is left out of them (and of the
+ * moment), kept in its health cells: an outage's failures are not the method's normal figures.
+ */
+export function choiceCells(phoneNumber: string, device: DeviceHint | undefined): string[] {
+  return figureCells(phoneNumber, device).slice(0, CELL_LEVELS.length);
+}
+
+/**
  * A method's health cells for a number: its operator prefix's and its calling code's, over every device
  * (`7~985`, `7~*`; `*`: never a destination code, which may be empty).
  */

@@ -91,7 +91,8 @@ export class MethodStats implements OnModuleDestroy {
   /**
    * Counts what the record shows (started; delivered; its outcome) that no instance counted yet, as
    * FigureEvidence admits it: not a start the pumping defence suspected, a number's first with the
-   * method that day, within its givers' day shares; an unverified end no real user gave is `unproven`.
+   * method that day, within its givers' day shares; an unverified end no real user gave is `unproven`;
+   * one started while its method was `unhealthy` on its prefix counts in its health cells only.
    * `caller` (owner or client key) is counted once per day and method (`cost_per_success`'s
    * `minCallers`); `device`, the start's hint, is remembered for the session's later counts, and so
    * are the journey's `earlier` steps (a switch's): when this one verifies, they are ended then
@@ -107,13 +108,13 @@ export class MethodStats implements OnModuleDestroy {
     record: SessionRecord,
     caller?: string,
     device?: DeviceHint,
-    givers: Omit<FigureGivers, 'caller'> = {},
+    { unhealthy, ...givers }: Omit<FigureGivers, 'caller'> & { unhealthy?: boolean } = {},
     earlier: readonly JourneyStep[] = [],
   ): Promise<void> {
     // A test number's session says nothing about a method's real success or price.
     if (record.suspected || isTestSession(record.requestId)) return;
     try {
-      const admitted = await this.evidence.admitted(record, device, { ...givers, caller });
+      const admitted = await this.evidence.admitted(record, device, { ...givers, caller }, unhealthy);
       if (admitted === false) return;
       // The start's claim is its admission's entry (FigureEvidence.admitted); later transitions have their own.
       const later = shownTransitions(record).filter((transition) => transition !== 'started');

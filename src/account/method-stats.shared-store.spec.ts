@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JourneyStep } from '../core/journey.js';
 import { methodStatsSuite, rub, SPEC_KEYS } from '../../test/support/method-stats.fixture.js';
-import { callerEvidenceKeys, FOLLOWED_AFTER_MS, sessionEvidenceKeys } from './figure-evidence.js';
+import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { callerEvidenceKeys, sessionEvidenceKeys } from './figure-evidence.keys.js';
 import { figureCells, statsNumberKey } from './method-figures.js';
 
 /*

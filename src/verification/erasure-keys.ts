@@ -1,4 +1,4 @@
-import { callerEvidenceKeys } from '../account/figure-evidence.js';
+import { callerEvidenceKeys } from '../account/figure-evidence.keys.js';
 import { statsNumberKey } from '../account/method-figures.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { SessionRecord } from '../core/session-record.js';

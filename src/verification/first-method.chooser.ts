@@ -1,6 +1,6 @@
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { chooseFirstMethods, type DeviceOutlook, type MethodOutlook } from '../account/first-method.js';
-import { callingCodeOf, CELL_LEVELS, figureCells } from '../account/method-figures.js';
+import { callingCodeOf, choiceCells } from '../account/method-figures.js';
 import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
 import { pickCell } from '../account/operator-figures.js';
@@ -123,7 +123,7 @@ export class FirstMethodChooser {
     const allowed = candidates.filter((m) => !excluded.includes(m) && prices.minorByMethod.has(m));
     const read = await Promise.all(
       allowed.map(async (method) => {
-        const sums = await this.stats.cellSums(method, cellsOf(phoneNumber, device), FIRST_METHOD_DAYS);
+        const sums = await this.stats.cellSums(method, choiceCells(phoneNumber, device), FIRST_METHOD_DAYS);
         return { method, sums, figures: pickCell(sums) };
       }),
     );
@@ -152,8 +152,4 @@ export function choiceLifeMs(devices: readonly DeviceOutlook[]): number {
   if (total > 0) evidence = Math.min(...behind.filter((ended) => ended >= total * EVIDENCE_DEVICE_SHARE));
   const life = Math.floor((FIRST_METHOD_TTL_MS * evidence) / FIRST_METHOD_SETTLED_ENDED);
   return Math.min(Math.max(life, FIRST_METHOD_MIN_TTL_MS), FIRST_METHOD_TTL_MS);
-}
-
-function cellsOf(phoneNumber: string, device: DeviceHint | undefined): string[] {
-  return figureCells(phoneNumber, device).slice(0, CELL_LEVELS.length);
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MethodStats } from '../account/method-stats.service.js';
+import { MethodHealthWatch } from '../account/method-health.service.js';
 import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -70,6 +71,7 @@ export class FlowOutcomes {
     private readonly history: VerificationHistory,
     private readonly methodStats: MethodStats,
     private readonly ledger: VerificationLedger,
+    private readonly health: MethodHealthWatch,
   ) {}
 
   /** Runs a flow in its span (see VerificationTelemetry.span). */
@@ -96,7 +98,8 @@ export class FlowOutcomes {
       await this.ledger.count(record);
       // Counted after the answer: the figures' reads wait for it (MethodStats.tally).
       const { address, network } = figureGivers(outcome.caller, outcome.ip);
-      const givers = { address, network };
+      const unhealthy = this.health.state(record.method, record.phoneNumber) !== 'healthy';
+      const givers = { address, network, unhealthy };
       void this.methodStats.tally(record, outcome.caller, outcome.device, givers, outcome.earlier);
     }
   }

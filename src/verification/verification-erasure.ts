@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sessionEvidenceKeys } from '../account/figure-evidence.js';
+import { sessionEvidenceKeys } from '../account/figure-evidence.keys.js';
 import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { isTerminal } from '../core/verification-status.js';
 import { VerificationClientError } from '../core/verification.errors.js';

@@ -21,6 +21,7 @@ import './first-method-pending-free-starts.e2e.part.js';
 import './health-country-farm-rescues.e2e.part.js';
 import './health-degraded-quiet-host.e2e.part.js';
 import './health-demoted-comes-back.e2e.part.js';
+import './health-outage-keeps-method-out.e2e.part.js';
 import './prior-burst-recent.e2e.part.js';
 import './prior-one-address-keys.e2e.part.js';
 import './prior-one-network.e2e.part.js';
