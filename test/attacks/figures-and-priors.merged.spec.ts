@@ -13,7 +13,6 @@ import './figures-followed-botnet.e2e.part.js';
 import './figures-late-farm-moment.e2e.part.js';
 import './figures-record-callers-moment.e2e.part.js';
 import './figures-registrations-one-store.e2e.part.js';
-import './figures-thin-cell-week.e2e.part.js';
 import './figures-thin-cell.e2e.part.js';
 import './first-method-erased-pending.e2e.part.js';
 import './first-method-life-device-hint.e2e.part.js';
