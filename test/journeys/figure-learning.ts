@@ -7,12 +7,20 @@
 import { expect } from '@jest/globals';
 import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import type { TestApp } from '../support/verification-app.js';
+import type { Platform, TestApp } from '../support/verification-app.js';
 import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
 import type { MethodStats } from '../../src/account/method-stats.service.js';
 import type { DeviceHint } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
-import { check, freshPhone, sessionIds, start, status, type JourneyFixture } from './journey-host.js';
+import {
+  check,
+  freshPhone,
+  journeyHost,
+  sessionIds,
+  start,
+  status,
+  type JourneyFixture,
+} from './journey-host.js';
 
 export const HOUR = 3_600_000;
 export const LEARNING = { orchestration: { fallback: { minSamples: 10 } } };
@@ -122,6 +130,47 @@ export async function momentFor(fx: JourneyFixture, host: TestApp): Promise<numb
   const at = fx.sb.now();
   const body = (await status(host, res.body.verification_id, 'probe')).body;
   return Date.parse(String(body.fallback_available_at)) - at;
+}
+
+/**
+ * A host on `platform` (its figures in storeOf's store, behind a trusted proxy) whose reverse-call
+ * moment 20 real users taught, read twice a ceiling apart (matureFigures): the legitimate users' moment.
+ */
+export async function taughtHost(
+  fx: JourneyFixture,
+  platform: Platform,
+): Promise<{ host: TestApp; before: number }> {
+  const host = await journeyHost(
+    fx,
+    platform,
+    { ...LEARNING, ...storeOf(platform) },
+    {},
+    { trustProxy: true },
+  );
+  await realUsers(fx, host, 'reverse_flash_call', 51);
+  await momentFor(fx, host);
+  await fx.sb.advance(90_000);
+  const before = await momentFor(fx, host);
+  expect(before).toBeGreaterThan(20_000);
+  return { host, before };
+}
+
+/**
+ * After an attack: the moment a user gets every 5 minutes for an hour, as the damping follows a lasting
+ * change (a read after a quiet while moves at most 5 minutes of its pace), within 25 % of `before`
+ * (issue 47's bound).
+ */
+export async function expectMomentHeld(fx: JourneyFixture, host: TestApp, before: number): Promise<void> {
+  let after = before;
+  for (let read = 0; read < 12; read++) {
+    await fx.sb.advance(5 * 60_000 - FALLBACK_FIGURES_TTL_MS);
+    after = await momentFor(fx, host);
+  }
+  expect({ before, after, moved: Math.abs(after - before) <= before * 0.25 }).toEqual({
+    before,
+    after,
+    moved: true,
+  });
 }
 
 /** Express keeps its figures in a MemoryStore, Fastify in Redis: the rules are the store's operations. */
