@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/journeys/<part>.part.ts'`.
  */
 import './journey-ends.e2e.part.js';
+import './learned-fallback-record-age.e2e.part.js';
 import './learned-fallback.e2e.part.js';
 import './learning-steering.e2e.part.js';
 import './multi-instance-switch.e2e.part.js';

@@ -259,6 +259,16 @@ describe.each(['memory', 'redis'] as const)('methodStats over a played day (%s s
     expect(await account.methodStats({ country: '44' })).toEqual({});
     await expect(account.methodStats({ days: 90 })).rejects.toThrow(RangeError);
   });
+
+  // Last of the suite: it moves the clock 33 days on.
+  it('keeps a day 33 days back for the longest window (days: 35), out of the default 30', async () => {
+    const account = host.app.get(VerificationAccountService);
+    const all = await account.methodStats();
+    await sb.advance(33 * DAY);
+    expect(await account.methodStats()).toEqual({});
+    expect(await account.methodStats({ days: 35 })).toEqual(all);
+    expect(await account.methodStats({ country: 'RU', days: 35 })).toEqual(all);
+  });
 });
 
 describe('two instances on one Redis: each transition counted once', () => {
