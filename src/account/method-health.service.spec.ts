@@ -102,19 +102,20 @@ describe('MethodHealthWatch', () => {
     expect(JSON.stringify(report)).not.toMatch(/\+7985\d{7}/);
   });
 
-  it('reads a prefix at most once per HEALTH_READ_MS', async () => {
-    let reads = 0;
+  it('reads a prefix at most once per HEALTH_READ_MS, its country’s cell once for all its prefixes', async () => {
+    const reads: string[] = [];
     const cellSums = fx.stats.cellSums.bind(fx.stats);
     fx.stats.cellSums = (...args) => {
-      reads += 1;
+      reads.push(...args[1]);
       return cellSums(...args);
     };
     await watch.refresh('flash_call', on985());
     fx.now += HEALTH_READ_MS - 1;
     await watch.refresh('flash_call', on985());
-    expect(reads).toBe(1);
+    await watch.refresh('flash_call', '+79211234567');
+    expect(reads).toEqual(['7~985', '7~*', '7~921']);
     fx.now += 1;
     await watch.refresh('flash_call', on985());
-    expect(reads).toBe(2);
+    expect(reads.slice(3)).toEqual(['7~985', '7~*']);
   });
 });

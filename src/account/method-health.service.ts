@@ -4,6 +4,7 @@ import { nationalDestinationCode } from '../core/operator-prefix.js';
 import { VerificationOpsEventName, type MethodHealthEvent } from '../core/verification-events.js';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { errorText } from '../core/error-text.js';
+import { SharedReads } from '../core/shared-reads.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -62,6 +63,8 @@ interface Tracked extends Health {
 @Injectable()
 export class MethodHealthWatch {
   readonly #tracked = new Map<string, Tracked>();
+  /** Each method's country cell as last read, shared by the country's prefixes (#sums). */
+  readonly #countries = new SharedReads<Sums[]>(HEALTH_READ_MS);
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -98,7 +101,7 @@ export class MethodHealthWatch {
     tracked.readUntil = now + HEALTH_READ_MS;
     this.#tracked.set(key, tracked);
     try {
-      const sums = await this.stats.cellSums(method, healthCells(phoneNumber), HEALTH_WEEK_DAYS);
+      const sums = await this.#sums(method, phoneNumber, now);
       await this.#judge(tracked, sums, now);
     } catch (error) {
       this.telemetry.logger.warn('method health: the figures could not be read; the health stands', {
@@ -120,6 +123,22 @@ export class MethodHealthWatch {
       recent,
       week,
     }));
+  }
+
+  /**
+   * The method's health cells for the number: its operator prefix's read now, its country's read once per
+   * HEALTH_READ_MS (within its day) for all of the country's prefixes (a fresh prefix reads its own cell only; the
+   * window a prefix judges the country's by may begin and end up to HEALTH_READ_MS early).
+   */
+  async #sums(method: VerificationMethod, phoneNumber: string, now: number): Promise<Sums[]> {
+    const [operator, country] = healthCells(phoneNumber);
+    const [own, countrySums] = await Promise.all([
+      this.stats.cellSums(method, [operator], HEALTH_WEEK_DAYS),
+      this.#countries.get(`${method}:${country}:${dayName(now)}`, now, () =>
+        this.stats.cellSums(method, [country], HEALTH_WEEK_DAYS),
+      ),
+    ]);
+    return [...own, ...countrySums];
   }
 
   async #judge(tracked: Tracked, sums: Sums[], now: number): Promise<void> {

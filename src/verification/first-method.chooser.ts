@@ -1,11 +1,12 @@
 import type { KnownVerificationMethod } from '../api/api.types.js';
 import { chooseFirstMethods, type DeviceOutlook, type MethodOutlook } from '../account/first-method.js';
-import { callingCodeOf, choiceCells } from '../account/method-figures.js';
+import { callingCodeOf, choiceCells, type Sums } from '../account/method-figures.js';
 import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
 import { pickCell } from '../account/operator-figures.js';
 import type { PriceList } from '../account/price-book.js';
 import { errorText } from '../core/error-text.js';
+import { SharedReads } from '../core/shared-reads.js';
 import { DEVICE_HINTS, type DeviceHint } from '../core/journey.js';
 import { nationalDestinationCode } from '../core/operator-prefix.js';
 import type { VerificationLogger } from '../observability/verification-logger.js';
@@ -43,6 +44,8 @@ interface Choice {
 export class FirstMethodChooser {
   readonly #choices = new Map<string, Choice>();
   readonly #reading = new Map<string, Promise<Choice>>();
+  /** The country's and every number's cells per method and device, shared by the country's prefixes (#cellSums). */
+  readonly #pooled = new SharedReads<Sums[]>(FIRST_METHOD_MIN_TTL_MS);
 
   constructor(
     private readonly clock: () => number,
@@ -123,7 +126,7 @@ export class FirstMethodChooser {
     const allowed = candidates.filter((m) => !excluded.includes(m) && prices.minorByMethod.has(m));
     const read = await Promise.all(
       allowed.map(async (method) => {
-        const sums = await this.stats.cellSums(method, choiceCells(phoneNumber, device), FIRST_METHOD_DAYS);
+        const sums = await this.#cellSums(method, phoneNumber, device);
         return { method, sums, figures: pickCell(sums) };
       }),
     );
@@ -136,6 +139,22 @@ export class FirstMethodChooser {
     // The device's weight: its country's starts of every method (the population's mix of devices).
     const weight = read.reduce((sum, { sums }) => sum + (sums[1]?.started ?? 0), 0);
     return { device, weight, candidates: outlooks };
+  }
+
+  /**
+   * The method's choice cells for the number and device: its operator prefix's read now, the country's
+   * and every number's (the same for all of a country's prefixes) read once per FIRST_METHOD_MIN_TTL_MS:
+   * a start on a fresh prefix reads its own cells only.
+   */
+  async #cellSums(method: KnownVerificationMethod, phoneNumber: string, device: DeviceHint | undefined) {
+    const [own, ...pooled] = choiceCells(phoneNumber, device);
+    const [mine, upper] = await Promise.all([
+      this.stats.cellSums(method, [own!], FIRST_METHOD_DAYS),
+      this.#pooled.get(`${method}:${pooled.join(',')}`, this.clock(), () =>
+        this.stats.cellSums(method, pooled, FIRST_METHOD_DAYS),
+      ),
+    ]);
+    return [...mine, ...upper];
   }
 }
 

@@ -79,13 +79,12 @@ function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: 
     cellSums: (method: string, cells: readonly string[]) => {
       r.reads += 1;
       if (r.figures instanceof Error) return Promise.reject(r.figures);
-      const operator = cells[0]!.split('.')[0]!;
-      const figures = r.byOperator[operator] ?? r.figures;
-      const device = cells[0]!.split('.')[1]!;
       return Promise.resolve(
-        cells.map((_, i) => {
-          const sums = figures[method] ?? cell(0, 0, 0);
-          return i === 1 && r.unstarted.includes(device) ? { ...sums, started: 0 } : sums;
+        cells.map((name) => {
+          const [group, device] = name.split('.') as [string, string];
+          const sums = (r.byOperator[group] ?? r.figures)[method] ?? cell(0, 0, 0);
+          // The country's cell (`7~.<device>`): its starts weigh the device.
+          return group === '7~' && r.unstarted.includes(device) ? { ...sums, started: 0 } : sums;
         }),
       );
     },
@@ -199,11 +198,11 @@ describe('FirstMethodChooser: how long a choice stands (module clock)', () => {
     const r = rig();
     const answers = await Promise.all([r.order(), r.order(), r.order()]);
     expect(answers).toEqual(Array.from({ length: 3 }, () => ['reverse_flash_call', 'sms']));
-    // Two methods × three devices (mobile, desktop, none): one read each.
-    expect(r.reads).toBe(6);
+    // Two methods × three devices (mobile, desktop, none): one read each of the operator's cell and of the country's.
+    expect(r.reads).toBe(12);
     r.now += FIRST_METHOD_TTL_MS;
     await Promise.all([r.order(), r.order()]);
-    expect(r.reads).toBe(12);
+    expect(r.reads).toBe(24);
   });
 
   it('a failed read is logged and keeps the last choice for FIRST_METHOD_TTL_MS; the first failed read keeps the order', async () => {

@@ -15,6 +15,7 @@ import './figures-record-callers-moment.e2e.part.js';
 import './figures-registrations-one-store.e2e.part.js';
 import './figures-thin-cell.e2e.part.js';
 import './first-method-erased-pending.e2e.part.js';
+import './first-method-fresh-prefixes.e2e.part.js';
 import './first-method-life-device-hint.e2e.part.js';
 import './first-method-pending-free-starts.e2e.part.js';
 import './health-country-farm-rescues.e2e.part.js';

@@ -1,0 +1,35 @@
+import { describe, expect, it } from '@jest/globals';
+import { SharedReads } from './shared-reads.js';
+
+describe('SharedReads', () => {
+  it('serves one read per key to every caller for lifeMs, reads again at lifeMs, keeps keys apart', async () => {
+    const reads = new SharedReads<number>(1_000);
+    let n = 0;
+    const read = () => Promise.resolve(++n);
+    const [a, b] = await Promise.all([reads.get('k', 0, read), reads.get('k', 0, read)]);
+    expect([a, b, await reads.get('k', 999, read)]).toEqual([1, 1, 1]);
+    expect(await reads.get('other', 999, read)).toBe(2);
+    expect(await reads.get('k', 1_000, read)).toBe(3);
+    expect(await reads.get('k', 1_999, read)).toBe(3);
+  });
+
+  it('does not keep a read that failed: the next caller reads again, a later good read stays', async () => {
+    const reads = new SharedReads<number>(1_000);
+    await expect(reads.get('k', 0, () => Promise.reject(new Error('store down')))).rejects.toThrow(
+      'store down',
+    );
+    expect(await reads.get('k', 1, () => Promise.resolve(7))).toBe(7);
+    expect(await reads.get('k', 2, () => Promise.resolve(8))).toBe(7);
+  });
+
+  it('a failed read does not remove the read that replaced it', async () => {
+    const reads = new SharedReads<number>(1_000);
+    let fail!: (error: Error) => void;
+    const failing = reads.get('k', 0, () => new Promise<number>((_, reject) => (fail = reject)));
+    // Past its life, a new read replaces it before it fails.
+    expect(await reads.get('k', 1_000, () => Promise.resolve(5))).toBe(5);
+    fail(new Error('late'));
+    await expect(failing).rejects.toThrow('late');
+    expect(await reads.get('k', 1_001, () => Promise.resolve(6))).toBe(5);
+  });
+});
