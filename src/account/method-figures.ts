@@ -220,10 +220,10 @@ export function healthCells(phoneNumber: string): [operator: string, country: st
 }
 
 /**
- * Leaves out of `counts` the figure cells its network's share left the session out of
- * (FigureEvidence.admitted), and with its calling code × device cell that fallback moment's figures
- * (momentGroup): the same users, under the same share. A farm of a few networks proving its own
- * numbers, or leaving free starts under accounts with a record, teaches the moment as much as a few users.
+ * Leaves out of `counts` the figure cells its network's share left the session out of (FigureEvidence),
+ * and with its calling code × device cell or its calling code's (`7~*`: a thin device's moment pools every
+ * device's) the moment's figures (momentGroup): a farm teaches the moment as much as a few users, whatever
+ * device hints it names.
  */
 export function leaveOutOfShares(
   counts: Counts,
@@ -233,7 +233,8 @@ export function leaveOutOfShares(
 ): void {
   if (outOfCells.length === 0) return;
   counts.cells = counts.cells.filter((cell) => !outOfCells.includes(cell));
-  if (!outOfCells.includes(figureCells(phoneNumber, device ?? undefined)[1]!)) return;
+  const [, country, , , everyDevice] = figureCells(phoneNumber, device ?? undefined);
+  if (!outOfCells.includes(country!) && !outOfCells.includes(everyDevice!)) return;
   delete counts.momentGroup;
   delete counts.momentAdds;
 }

@@ -131,10 +131,14 @@ export function sessionIds(sb: VerificationSandbox, phone: string): string[] {
 }
 
 let serial = 0;
-/** A fresh Russian mobile number for each call. */
+/**
+ * A fresh Russian mobile number for each call: +7 915, 3 digits of the process, 4 of a serial; past
+ * 9 999 numbers (a merged spec's parts together) the 3 digits move on, so a number stays 10 digits.
+ */
 export function freshPhone(): string {
   serial += 1;
-  return `+7915${String(process.pid % 1000).padStart(3, '0')}${String(serial).padStart(4, '0')}`;
+  const block = (process.pid + Math.floor(serial / 10_000)) % 1000;
+  return `+7915${String(block).padStart(3, '0')}${String(serial % 10_000).padStart(4, '0')}`;
 }
 
 /** The problem document's essentials. */
