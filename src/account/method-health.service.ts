@@ -46,6 +46,8 @@ interface Tracked extends Health {
   method: VerificationMethod;
   prefix: string;
   level: 'operator' | 'country';
+  /** The level whose window set the state. */
+  by?: 'operator' | 'country';
   recent: Rates;
   week: Rates;
   readUntil: number;
@@ -153,9 +155,17 @@ export class MethodHealthWatch {
     const level = own.ended >= HEALTH_MIN_SESSIONS ? 0 : 1;
     const recent = level === 0 ? own : ratesOf(sumsSince(sums[1]!, then.sums[1]!));
     const week = ratesOf(sums[level]!);
-    const next = nextHealth(tracked, verdictOf(recent, week), now);
+    // A state the prefix's own window set is judged by it alone: the country's window, of other
+    // prefixes' users, neither lifts it nor deepens it while the prefix's own is too thin.
+    const setByOwn = tracked.state !== 'healthy' && tracked.by === 'operator';
+    const verdict = level === 1 && setByOwn ? null : verdictOf(recent, week);
+    const next = nextHealth(tracked, verdict, now);
     const previous = tracked.state;
-    Object.assign(tracked, { level: level === 0 ? 'operator' : 'country', recent, week });
+    const judged = level === 0 ? 'operator' : 'country';
+    Object.assign(tracked, { level: judged, recent, week });
+    // A retry (no verdict) keeps the level that set the state.
+    if (verdict !== null)
+      Object.assign(tracked, { judgedAt: now }, next.state === previous ? {} : { by: judged });
     if (next.state === previous) return;
     Object.assign(tracked, next);
     await this.#announce(tracked, previous, now);

@@ -75,4 +75,14 @@ describe('method health', () => {
     expect(nextHealth(retried, null, T0 + 2 * RETRY_AFTER_MS - 1).state).toBe('degraded');
     expect(nextHealth(retried, null, T0 + 2 * RETRY_AFTER_MS).state).toBe('healthy');
   });
+
+  it('the unjudged time runs from the last window that judged a degraded method, not from its degradation', () => {
+    const judged: Health = { state: 'degraded', since: T0, judgedAt: T0 + 15 * 60_000 };
+    expect(nextHealth(judged, null, T0 + 15 * 60_000 + RETRY_AFTER_MS - 1)).toBe(judged);
+    expect(nextHealth(judged, null, T0 + 15 * 60_000 + RETRY_AFTER_MS).state).toBe('healthy');
+    // A verdict older than the state counts from the state.
+    const retried: Health = { state: 'degraded', since: T0, judgedAt: T0 - 60_000 };
+    expect(nextHealth(retried, null, T0 + RETRY_AFTER_MS - 1)).toBe(retried);
+    expect(nextHealth(retried, null, T0 + RETRY_AFTER_MS).state).toBe('healthy');
+  });
 });

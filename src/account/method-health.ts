@@ -31,6 +31,8 @@ export const DEGRADED_FALLBACK_SHARE = 0.5;
 export interface Health {
   state: HealthState;
   since: number;
+  /** When a window last gave a verdict (null aside); unset: never since `since`. */
+  judgedAt?: number;
 }
 
 /** What the window shows against the week: `dropped`, `recovered` or neither; null: too few sessions. */
@@ -97,8 +99,10 @@ export function nextHealth(current: Health, verdict: Verdict, now: number): Heal
   if (current.state === 'healthy') return verdict === 'dropped' ? to('degraded') : current;
   if (current.state === 'degraded') {
     if (verdict === 'dropped') return now - current.since >= DEMOTE_AFTER_MS ? to('demoted') : current;
-    // Too few outcomes to judge this long (a quiet prefix): healthy again, as a method is before its first verdict.
-    return verdict === null && now - current.since >= RETRY_AFTER_MS ? to('healthy') : current;
+    // Too few outcomes to judge this long since a window last judged it (a quiet prefix): healthy again,
+    // as a method is before its first verdict; not while users come in waves that each judge it.
+    const unjudged = now - Math.max(current.since, current.judgedAt ?? current.since);
+    return verdict === null && unjudged >= RETRY_AFTER_MS ? to('healthy') : current;
   }
   // Demoted: first place is gone, so the window thins; after a while it is tried again.
   return verdict !== 'dropped' && now - current.since >= RETRY_AFTER_MS ? to('degraded') : current;

@@ -8,7 +8,7 @@ import { CapturingLogger } from '../../test/support/log-capture.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 import type { Sums } from './method-figures.js';
 import { sums } from '../../test/support/method-stats.fixture.js';
-import { HEALTH_MIN_SESSIONS, HEALTH_WINDOW_MS } from './method-health.js';
+import { DEMOTE_AFTER_MS, HEALTH_MIN_SESSIONS, HEALTH_WINDOW_MS } from './method-health.js';
 import { HEALTH_READ_MS, MethodHealthWatch } from './method-health.service.js';
 import type { MethodStats } from './method-stats.service.js';
 
@@ -207,6 +207,31 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     s.now += HEALTH_WINDOW_MS;
     expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
     expect(watch.report()[0]!.recent.ended).toBe(0);
+  });
+
+  it('a state its own window set is not judged by its country’s while its own is thin: neither lifted nor deepened; a country-set one is', async () => {
+    const s = shared();
+    const { watch } = instance(s);
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, DROP, { started: 60, delivered: 60, verified: 50, rescued: 10 });
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    // Its own users gone (sent elsewhere), the country's recovered: still degraded, past DEMOTE_AFTER_MS too.
+    for (let i = 0; i < (DEMOTE_AFTER_MS + HEALTH_WINDOW_MS) / HEALTH_READ_MS; i++) {
+      windowOf(s, {}, { started: 10, delivered: 10, verified: 10 });
+      s.now += HEALTH_READ_MS;
+      expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    }
+    // A drop its country's window set is lifted by the country's recovery.
+    const t = shared();
+    const other = instance(t);
+    await other.watch.refresh('flash_call', MSK);
+    windowOf(t, { started: 5, verified: 5 }, DROP);
+    t.now += HEALTH_WINDOW_MS;
+    expect(await other.watch.refresh('flash_call', MSK)).toBe('degraded');
+    windowOf(t, {}, { started: 40, delivered: 40, verified: 40 });
+    t.now += HEALTH_WINDOW_MS;
+    expect(await other.watch.refresh('flash_call', MSK)).toBe('healthy');
   });
 
   it('keeps a state per method and operator prefix', async () => {
