@@ -44,8 +44,8 @@ export const FIGURES_SHARE_PER_DAY: Readonly<Record<keyof FigureGivers, number>>
 };
 
 /**
- * Sessions of one method a network adds to one figure cell (figureCells) per week (weeks of the epoch,
- * so at most twice it in the 7 days the cells are read): past them its sessions count in the country's
+ * Sessions of one method a network adds to one figure cell (figureCells) in any 7 days (estimated from
+ * the epoch week's count and the previous one's): past them its sessions count in the country's
  * figures but in no cell, so a farm of a few networks proving its own numbers, day after day, fills no
  * cell (operator or country × device) for everyone in it. A start without a network (the host's own
  * call) is not bounded.
@@ -247,8 +247,8 @@ export class FigureEvidence {
   }
 
   /**
-   * The session's figure cells it is left out of: those its network's week share in each
-   * (CELL_SHARE_PER_NETWORK) is spent in, and the choice's (choiceCells) when it started while its method
+   * The session's figure cells it is left out of: those its network's share of the last 7 days in each
+   * (CELL_SHARE_PER_NETWORK; a sliding estimate, so a week's turn gives no fresh share) is spent in, and the choice's (choiceCells) when it started while its method
    * was degraded or demoted on its prefix (`unhealthy`): an outage's failures teach health, not them.
    */
   async #outOfCells(
@@ -261,18 +261,28 @@ export class FigureEvidence {
     if (network === undefined) return choice;
     const of = this.keys.digest(network);
     const week = Math.floor(record.createdAt / WEEK_MS);
-    const untilWeekEnds = Math.max((week + 1) * WEEK_MS - this.store.now(), 0) + 60_000;
+    // Kept through the next week, which reads it as its previous one.
+    const untilNextWeekEnds = Math.max((week + 2) * WEEK_MS - this.store.now(), 0) + 60_000;
+    const key = (w: number, cell: string) =>
+      `stats-cell-net:{w${w}:${storedMethod(record.method)}:${cell}:${of}}`;
     const cells = figureCells(record.phoneNumber, device);
     const counts = await Promise.all(
       cells.map((cell) =>
-        this.store.increment(
-          `stats-cell-net:{w${week}:${storedMethod(record.method)}:${cell}:${of}}`,
-          1,
-          untilWeekEnds,
-        ),
+        Promise.all([
+          this.store.increment(key(week, cell), 1, untilNextWeekEnds),
+          this.store.get(key(week - 1, cell)),
+        ]),
       ),
     );
-    return cells.filter((cell, i) => counts[i]!.value > CELL_SHARE_PER_NETWORK || choice.includes(cell));
+    // The last 7 days' count, estimated: this week's and the part of the previous one still within them, rounded.
+    const before = 1 - (record.createdAt - week * WEEK_MS) / WEEK_MS;
+    return cells.filter((cell, i) => {
+      const [now, previous] = counts[i]!;
+      return (
+        now.value + Math.round(Number(previous ?? 0) * before) > CELL_SHARE_PER_NETWORK ||
+        choice.includes(cell)
+      );
+    });
   }
 
   /** How long a session's claims are kept: past its end, by a day. */

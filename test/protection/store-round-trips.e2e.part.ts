@@ -150,12 +150,9 @@ const METHOD_FIGURES_OF_A_START = [
   'increment(stats-giver)',
   'increment(stats-giver)',
   'get(stats-record)',
-  // In the same round, the network's share of each of the five figure cells the session counts in (issue 47).
-  'increment(stats-cell-net)',
-  'increment(stats-cell-net)',
-  'increment(stats-cell-net)',
-  'increment(stats-cell-net)',
-  'increment(stats-cell-net)',
+  // In the same round, the network's share of each of the five figure cells the session counts in (issue 47),
+  // this week's counted and the previous week's read (the last 7 days').
+  ...Array.from({ length: 5 }, () => ['increment(stats-cell-net)', 'get(stats-cell-net)']).flat(),
   // The admission, written once: it is the start's count claim too.
   'setIfAbsent(stats-admitted)',
   'setIfAbsent(stats-caller)',

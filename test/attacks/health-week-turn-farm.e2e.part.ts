@@ -1,0 +1,137 @@
+/**
+ * Attack (issue 47's method health, 998813f: "a network adds at most 2 sessions a week to either
+ * level"): the share is kept per week of the epoch (CELL_SHARE_PER_NETWORK: "so at most twice it in the
+ * 7 days the cells are read"), and the weeks turn on Thursday 00:00 UTC. A method is degraded on one
+ * window of 20 outcomes that dropped and demoted on another 20 minutes later: 40 outcomes, which 20
+ * networks' week shares make and 10 networks' cannot. A farm proving its own +7 926 numbers (a reverse
+ * call switched at once to SMS, the code typed: the host pays each SMS) from 10 /24s sends 2 from each
+ * in the last half hour of a week, and 2 from each in the first minutes of the next: 40 proofs in 25
+ * minutes, each within its week's share. The first 20 degrade the reverse call on every quiet +7 prefix
+ * (+7 915's users offered the fallback at half its moment, 26 500 → 12 917 ms), the next 20 demote it:
+ * +7 915's mobile users are sent to SMS (3 RUB) first instead of the reverse call (0.25 RUB).
+ *
+ * Expected: a network adds at most 2 sessions to a health cell in any 7 days, so 10 networks' 40 proofs
+ * across the week's turn demote nothing: +7 915's users still get the reverse call first (checked: the
+ * same farm in the middle of a week degrades it with its first 20, its next 20 are past every share,
+ * and the reverse call is healthy and first again; with a network's previous week counted in its share,
+ * this passes and health-country-farm-rescues holds). Low to medium (steering, at each week's turn,
+ * with half the networks; the host pays the farm's SMS).
+ */
+import { describe, expect, it } from '@jest/globals';
+import { MethodStats } from '../../src/account/method-stats.service.js';
+import { VerificationAccountService } from '../../src/account/verification-account.service.js';
+import { HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
+import { HEALTH_READ_MS } from '../../src/account/method-health.service.js';
+import { call, PLATFORMS } from '../support/verification-app.js';
+import {
+  freshPhone,
+  journeyFixture,
+  journeyHost,
+  sessionIds,
+  start,
+  status,
+  switchMethod,
+} from '../journeys/journey-host.js';
+import { from, seedFigures, storeOf } from '../journeys/figure-learning.js';
+
+let farmSerial = 7000;
+const WEEK_MS = 7 * 24 * 3_600_000;
+const MINUTE = 60_000;
+const farmPhone = () =>
+  `+7926${String(process.pid % 1000).padStart(3, '0')}${String(++farmSerial).padStart(4, '0')}`;
+
+describe.each(PLATFORMS)('method health: a farm’s rescued proofs across the week’s turn (%s)', (platform) => {
+  const fx = journeyFixture();
+
+  it('40 own numbers proved by SMS after a reverse call, from 10 /24s across the week’s turn, leave +7 915’s reverse call healthy and first', async () => {
+    const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
+    const stats = host.app.get(MethodStats, { strict: false });
+    const account = host.app.get(VerificationAccountService, { strict: false });
+    // An hour before the week's turn (Thursday 00:00 UTC).
+    let turn = (Math.floor(fx.sb.now() / WEEK_MS) + 1) * WEEK_MS;
+    if (turn - fx.sb.now() < 2 * 60 * MINUTE) turn += WEEK_MS;
+    await fx.sb.advance(turn - 60 * MINUTE - fx.sb.now());
+    // A week of +7 915's mobile users: the reverse call verifies as many as SMS, sooner.
+    await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
+    /** A legitimate +7 915 mobile user of `auto`: the first method and its fallback moment (ms after the start). */
+    const user = async () => {
+      const res = await start(
+        host,
+        { phone_number: freshPhone(), method: 'auto', device: 'mobile' },
+        'probe',
+        from('192.0.2.1'),
+      );
+      expect(res.status).toBe(201);
+      const at = fx.sb.now();
+      const body = (await status(host, res.body.verification_id, 'probe')).body;
+      return { method: res.body.method, afterMs: Date.parse(String(body.fallback_available_at)) - at };
+    };
+    const health = () =>
+      account
+        .methodHealth()
+        .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
+        .map((h) => `${h.state}@${h.level}`);
+    /** A user's start, then the reverse call's health on +7 915 as it judged it. */
+    const observe = async () => {
+      const seen = await user();
+      return { health: health(), user: seen };
+    };
+    /** A farm: `networks` /24s, each 2 of its own numbers, each a reverse call switched to SMS and proved. */
+    const farm = async (networks: number[]) => {
+      for (const net of networks)
+        for (let i = 0; i < 2; i++) {
+          const phone = farmPhone();
+          const owner = `farm-${net}`;
+          const ip = from(`203.0.${net}.1`);
+          const first = await start(
+            host,
+            { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' },
+            owner,
+            ip,
+          );
+          expect(first.status).toBe(201);
+          const moved = await switchMethod(host, first.body.verification_id, 'sms', owner, ip);
+          expect(moved.status).toBe(201);
+          const smsId = sessionIds(fx.sb, phone).at(-1)!;
+          await fx.sb.advance(5_000);
+          const proved = await call(
+            host.url,
+            'POST',
+            '/verification/check',
+            { verification_id: first.body.verification_id, code: String(fx.sb.getSession(smsId)!.code) },
+            { 'x-user': owner, ...ip },
+          );
+          expect(proved.body.status).toBe('verified');
+          await fx.sb.webhooksIdle();
+        }
+    };
+
+    await fx.sb.advance(60_000);
+    const before = await user();
+    expect(before.method).toBe('reverse_flash_call');
+    await fx.sb.advance(HEALTH_WINDOW_MS + HEALTH_READ_MS);
+    expect(await user()).toEqual(before);
+    expect(health()).toEqual(['healthy@country']);
+
+    // The last half hour of the week: 10 /24s of the farm, 2 proofs each, on +7 926.
+    const nets = Array.from({ length: 10 }, (_, i) => 10 + i);
+    await fx.sb.advance(turn - 30 * MINUTE - fx.sb.now());
+    await farm(nets);
+    await fx.sb.advance(HEALTH_READ_MS);
+    const during = await observe();
+    // The week turns: a user just after, then the same 10 /24s, 2 proofs each again.
+    await fx.sb.advance(turn + 30_000 - fx.sb.now());
+    await user();
+    await fx.sb.advance(30_000);
+    await farm(nets);
+    await fx.sb.advance(turn + HEALTH_WINDOW_MS + 2 * HEALTH_READ_MS - fx.sb.now());
+    const after = await observe();
+    // The first 20 proofs may degrade it (10 networks' week shares make a window); the next 20 are past them.
+    expect(during.health).toEqual(['degraded@country']);
+    expect(after).toEqual({
+      health: ['healthy@country'],
+      user: { method: 'reverse_flash_call', afterMs: after.user.afterMs },
+    });
+  }, 180_000);
+});
