@@ -109,7 +109,7 @@ describe('operator figures', () => {
     });
   });
 
-  it('a network adds CELL_SHARE_PER_NETWORK sessions a week to a cell, not a day: a farm proving its own numbers day after day fills no cell', async () => {
+  it('a network adds CELL_SHARE_PER_NETWORK sessions to a cell in any 7 days, not a day: a farm proving its own numbers day after day fills no cell', async () => {
     const read = fx.stats.cellSums.bind(fx.stats);
     const WEEK = 7 * 86_400_000;
     fx.now = (Math.floor(NOON / WEEK) + 1) * WEEK + 3_600_000; // an hour into a week
@@ -120,8 +120,14 @@ describe('operator figures', () => {
     const [operator] = await read('sms', ['7~958.desktop'], 7);
     expect(operator!.verified).toBe(2 * CELL_SHARE_PER_NETWORK);
     expect((await fx.stats.figures({ country: '7', days: 7 })).sms).toMatchObject({ verified: 18 });
-    // The next week, a new share: one more of each network counts in the cell.
+    // An hour into the next week: the share is of the last 7 days, the week's turn gives none.
     fx.now += 86_400_000;
+    await ended('958', true, 'desktop', 'farm-a');
+    await ended('958', true, 'desktop', 'farm-b');
+    const [turn] = await read('sms', ['7~958.desktop'], 1);
+    expect(turn!.verified).toBe(0);
+    // Quiet for the rest of that week: the week after, one more of each network counts in the cell.
+    fx.now += WEEK;
     await ended('958', true, 'desktop', 'farm-a');
     await ended('958', true, 'desktop', 'farm-b');
     const [later] = await read('sms', ['7~958.desktop'], 1);
