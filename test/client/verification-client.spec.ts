@@ -327,6 +327,24 @@ describe('VerificationClient (state machine)', () => {
     expect(backoffMs(1, 2500, () => 0.5)).toBe(1875);
   });
 
+  it("a 503's Retry-After paces only the automatic reads: the person may start again at once, nothing counts down", async () => {
+    harness.routes.on(
+      'POST /start',
+      { ...problem(503, 'service_unavailable'), headers: { 'Retry-After': '30' } },
+      { status: 201, body: answer(harness.routes) },
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({
+      phase: 'idle',
+      error: { code: 'service_unavailable', status: 503 },
+      retryInMs: null,
+    });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(harness.routes.count('POST /start')).toBe(2);
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', error: null });
+  });
+
   it('a 429 on a status poll waits its Retry-After', async () => {
     harness.routes.on('POST /start', {
       status: 201,
