@@ -43,6 +43,23 @@ describe('VerificationClient on the clock', () => {
     },
   );
 
+  it.each([0, 250, 999])(
+    'the server clock read from whole-second Date headers is off by half a second at most: a server %i ms past its second ends the page 5 s after its expiry, ±500 ms',
+    async (subSecondMs) => {
+      // No serverNow: the client has only the Date header, which drops the server's milliseconds.
+      harness.routes.offsetMs = 10_000 + subSecondMs;
+      const c = await started({ poll_interval_ms: 60_000 });
+      const serverEndsAt = 300_000 + 5000; // device time: the expiry (300 s on the server's clock) and the grace
+      let endedAt: number | undefined;
+      for (let t = 300_000; t <= 307_000 && endedAt === undefined; t += 1) {
+        await jest.advanceTimersByTimeAsync(t === 300_000 ? 300_000 : 1);
+        if (c.getState().phase === 'expired') endedAt = t;
+      }
+      expect(endedAt).toBeDefined();
+      expect(Math.abs(endedAt! - serverEndsAt)).toBeLessThanOrEqual(500);
+    },
+  );
+
   it('polling: a read at the expiry to the millisecond, none more; expired 5 s after it, to the millisecond', async () => {
     const c = await started({});
     await jest.advanceTimersByTimeAsync(299_999);

@@ -327,6 +327,24 @@ describe('VerificationClient (state machine)', () => {
     expect(backoffMs(1, 2500, () => 0.5)).toBe(1875);
   });
 
+  it("a 503's Retry-After paces only the automatic reads: the person may start again at once, nothing counts down", async () => {
+    harness.routes.on(
+      'POST /start',
+      { ...problem(503, 'service_unavailable'), headers: { 'Retry-After': '30' } },
+      { status: 201, body: answer(harness.routes) },
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({
+      phase: 'idle',
+      error: { code: 'service_unavailable', status: 503 },
+      retryInMs: null,
+    });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(harness.routes.count('POST /start')).toBe(2);
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', error: null });
+  });
+
   it('a 429 on a status poll waits its Retry-After', async () => {
     harness.routes.on('POST /start', {
       status: 201,
@@ -344,6 +362,32 @@ describe('VerificationClient (state machine)', () => {
     expect(harness.routes.count('GET /status')).toBe(1);
     await jest.advanceTimersByTimeAsync(1);
     expect(harness.routes.count('GET /status')).toBe(2);
+  });
+
+  it('a status read that succeeds ends the backoff: the next 503, however many came before, waits as a first one does', async () => {
+    const pending = { status: 200, body: answer(harness.routes, { poll_interval_ms: 1000 }) };
+    harness.routes.on('POST /start', { ...pending, status: 201 });
+    harness.routes.on(
+      'GET /status',
+      problem(503, 'service_unavailable'),
+      problem(503, 'service_unavailable'),
+      pending,
+      problem(503, 'service_unavailable'),
+      pending,
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(1000); // 503
+    await jest.advanceTimersByTimeAsync(500); // 503, the second in a row: the wait doubles
+    await jest.advanceTimersByTimeAsync(1000); // answered: the outage is over
+    await jest.advanceTimersByTimeAsync(1000); // 503 again: a first failure since the answer
+    expect(harness.routes.count('GET /status')).toBe(4);
+    // random() = 0: half of max(1 s, interval), as after the very first failure; not 1 s or 2 s.
+    await jest.advanceTimersByTimeAsync(499);
+    expect(harness.routes.count('GET /status')).toBe(4);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(harness.routes.count('GET /status')).toBe(5);
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', error: null });
   });
 
   it('resumes after a reload from the storage: the status route says where it is', async () => {

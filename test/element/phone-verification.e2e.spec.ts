@@ -21,6 +21,8 @@ describe('<phone-verification> in Chromium', () => {
   let host: TestApp;
   /** The same module with the start guarded: a hook that refuses some numbers and one start per number. */
   let guarded: TestApp;
+  /** The same module with the resend cooldown on (a minute) and nothing else that could refuse a start. */
+  let cooled: TestApp;
   let browser: ElementBrowser;
   let next = 10;
   const national = (): string => `912 345-68-${next++}`;
@@ -49,6 +51,22 @@ describe('<phone-verification> in Chromium', () => {
           startPerPhone: { points: 1, windowMs: 3_600_000 },
           beforeStart: ({ phoneNumber }) =>
             phoneNumber.endsWith('99') ? { allow: false, reason: 'captcha' } : true,
+        },
+      },
+    });
+    cooled = await suite.boot({
+      platform: 'express',
+      module: {
+        api,
+        clock: () => sb.now(),
+        limits: {
+          startPerIp: false,
+          startPerPhone: false,
+          startPerPhoneAndCaller: false,
+          checkPerIp: false,
+          pumping: false,
+          coalesceStarts: false,
+          resendCooldownMs: 60_000,
         },
       },
     });
@@ -649,6 +667,24 @@ describe('<phone-verification> in Chromium', () => {
         await el(page, '#code-form:not([hidden])').waitFor();
         expect(starts).toHaveLength(1);
         expect((await control.sessionsFor(e164(nat))).length).toBe(1);
+      } finally {
+        await page.close();
+      }
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  it(
+    'resend during its cooldown: the button is shown, disabled, counting down to the new code',
+    async () => {
+      const page = await open(`methods="${ALL}"`, '', cooled);
+      try {
+        await start(page, national(), 'sms');
+        await el(page, '#code-form:not([hidden])').waitFor();
+        const resend = el(page, '#resend');
+        await expect(resend.isVisible()).resolves.toBe(true);
+        await expect(resend.isDisabled()).resolves.toBe(true);
+        await expect(resend.textContent()).resolves.toMatch(/^New code in \S/);
       } finally {
         await page.close();
       }
