@@ -17,54 +17,21 @@
  * user of a country's quiet prefixes; the attacker pays nothing but SIM cards, the host the SMS).
  */
 import { describe, expect, it } from '@jest/globals';
-import { MethodStats } from '../../src/account/method-stats.service.js';
-import { VerificationAccountService } from '../../src/account/verification-account.service.js';
 import { DEMOTE_AFTER_MS, HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
 import { HEALTH_READ_MS } from '../../src/account/method-health.service.js';
-import { call, PLATFORMS } from '../support/verification-app.js';
-import {
-  freshPhone,
-  journeyFixture,
-  journeyHost,
-  sessionIds,
-  start,
-  status,
-  switchMethod,
-} from '../journeys/journey-host.js';
-import { from, seedFigures, storeOf } from '../journeys/figure-learning.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import { journeyFixture } from '../journeys/journey-host.js';
+import { from, otherOperatorPhones, healthHost, probeUser, farmProof } from '../journeys/figure-learning.js';
 
-let farmSerial = 0;
-const farmPhone = () =>
-  `+7926${String(process.pid % 1000).padStart(3, '0')}${String(++farmSerial).padStart(4, '0')}`;
+const farmPhone = otherOperatorPhones(0);
 
 describe.each(PLATFORMS)('method health: a farm’s rescued proofs at the country level (%s)', (platform) => {
   const fx = journeyFixture();
 
   it('40 own numbers proved by SMS after a reverse call, from 4 /24s, leave +7 915’s reverse call healthy and first', async () => {
-    const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
-    const stats = host.app.get(MethodStats, { strict: false });
-    const account = host.app.get(VerificationAccountService, { strict: false });
     // A week of +7 915's mobile users: the reverse call verifies as many as SMS, sooner.
-    await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
-    await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
-    /** A legitimate +7 915 mobile user of `auto`: the first method and its fallback moment (ms after the start). */
-    const user = async () => {
-      const res = await start(
-        host,
-        { phone_number: freshPhone(), method: 'auto', device: 'mobile' },
-        'probe',
-        from('192.0.2.1'),
-      );
-      expect(res.status).toBe(201);
-      const at = fx.sb.now();
-      const body = (await status(host, res.body.verification_id, 'probe')).body;
-      return { method: res.body.method, afterMs: Date.parse(String(body.fallback_available_at)) - at };
-    };
-    const health = () =>
-      account
-        .methodHealth()
-        .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
-        .map((h) => `${h.state}@${h.level}`);
+    const { host, health } = await healthHost(fx, platform);
+    const user = () => probeUser(fx, host);
     /** A user's start, then the reverse call's health on +7 915 as it judged it. */
     const observe = async () => {
       const seen = await user();
@@ -74,29 +41,8 @@ describe.each(PLATFORMS)('method health: a farm’s rescued proofs at the countr
     const farm = async (networks: number[]) => {
       for (const net of networks)
         for (let i = 0; i < 10; i++) {
-          const phone = farmPhone();
-          const owner = `farm-${net}-${Math.floor(i / 3)}`;
           const ip = from(`203.0.${net}.${1 + Math.floor(i / 5)}`);
-          const first = await start(
-            host,
-            { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' },
-            owner,
-            ip,
-          );
-          expect(first.status).toBe(201);
-          const moved = await switchMethod(host, first.body.verification_id, 'sms', owner, ip);
-          expect(moved.status).toBe(201);
-          const smsId = sessionIds(fx.sb, phone).at(-1)!;
-          await fx.sb.advance(5_000);
-          const proved = await call(
-            host.url,
-            'POST',
-            '/verification/check',
-            { verification_id: first.body.verification_id, code: String(fx.sb.getSession(smsId)!.code) },
-            { 'x-user': owner, ...ip },
-          );
-          expect(proved.body.status).toBe('verified');
-          await fx.sb.webhooksIdle();
+          await farmProof(fx, host, farmPhone(), `farm-${net}-${Math.floor(i / 3)}`, ip);
         }
     };
 

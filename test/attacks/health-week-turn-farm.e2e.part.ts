@@ -22,23 +22,20 @@ import { MethodStats } from '../../src/account/method-stats.service.js';
 import { VerificationAccountService } from '../../src/account/verification-account.service.js';
 import { HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
 import { HEALTH_READ_MS } from '../../src/account/method-health.service.js';
-import { call, PLATFORMS } from '../support/verification-app.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import { journeyFixture, journeyHost } from '../journeys/journey-host.js';
 import {
-  freshPhone,
-  journeyFixture,
-  journeyHost,
-  sessionIds,
-  start,
-  status,
-  switchMethod,
-} from '../journeys/journey-host.js';
-import { from, seedFigures, storeOf } from '../journeys/figure-learning.js';
+  from,
+  seedFigures,
+  storeOf,
+  otherOperatorPhones,
+  probeUser,
+  farmProof,
+} from '../journeys/figure-learning.js';
 
-let farmSerial = 7000;
 const WEEK_MS = 7 * 24 * 3_600_000;
 const MINUTE = 60_000;
-const farmPhone = () =>
-  `+7926${String(process.pid % 1000).padStart(3, '0')}${String(++farmSerial).padStart(4, '0')}`;
+const farmPhone = otherOperatorPhones(7);
 
 describe.each(PLATFORMS)('method health: a farm’s rescued proofs across the week’s turn (%s)', (platform) => {
   const fx = journeyFixture();
@@ -54,19 +51,7 @@ describe.each(PLATFORMS)('method health: a farm’s rescued proofs across the we
     // A week of +7 915's mobile users: the reverse call verifies as many as SMS, sooner.
     await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
     await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
-    /** A legitimate +7 915 mobile user of `auto`: the first method and its fallback moment (ms after the start). */
-    const user = async () => {
-      const res = await start(
-        host,
-        { phone_number: freshPhone(), method: 'auto', device: 'mobile' },
-        'probe',
-        from('192.0.2.1'),
-      );
-      expect(res.status).toBe(201);
-      const at = fx.sb.now();
-      const body = (await status(host, res.body.verification_id, 'probe')).body;
-      return { method: res.body.method, afterMs: Date.parse(String(body.fallback_available_at)) - at };
-    };
+    const user = () => probeUser(fx, host);
     const health = () =>
       account
         .methodHealth()
@@ -81,29 +66,7 @@ describe.each(PLATFORMS)('method health: a farm’s rescued proofs across the we
     const farm = async (networks: number[]) => {
       for (const net of networks)
         for (let i = 0; i < 2; i++) {
-          const phone = farmPhone();
-          const owner = `farm-${net}`;
-          const ip = from(`203.0.${net}.1`);
-          const first = await start(
-            host,
-            { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' },
-            owner,
-            ip,
-          );
-          expect(first.status).toBe(201);
-          const moved = await switchMethod(host, first.body.verification_id, 'sms', owner, ip);
-          expect(moved.status).toBe(201);
-          const smsId = sessionIds(fx.sb, phone).at(-1)!;
-          await fx.sb.advance(5_000);
-          const proved = await call(
-            host.url,
-            'POST',
-            '/verification/check',
-            { verification_id: first.body.verification_id, code: String(fx.sb.getSession(smsId)!.code) },
-            { 'x-user': owner, ...ip },
-          );
-          expect(proved.body.status).toBe('verified');
-          await fx.sb.webhooksIdle();
+          await farmProof(fx, host, farmPhone(), `farm-${net}`, from(`203.0.${net}.1`));
         }
     };
 

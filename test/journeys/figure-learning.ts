@@ -7,9 +7,10 @@
 import { expect } from '@jest/globals';
 import { FALLBACK_FIGURES_TTL_MS } from '../../src/verification/fallback-timing.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import type { Platform, TestApp } from '../support/verification-app.js';
+import { call, type Platform, type TestApp } from '../support/verification-app.js';
+import { VerificationAccountService } from '../../src/account/verification-account.service.js';
 import { FOLLOWED_AFTER_MS } from '../../src/account/figure-evidence.js';
-import type { MethodStats } from '../../src/account/method-stats.service.js';
+import { MethodStats } from '../../src/account/method-stats.service.js';
 import type { DeviceHint } from '../../src/core/journey.js';
 import type { SessionRecord } from '../../src/core/session-record.js';
 import {
@@ -19,6 +20,7 @@ import {
   sessionIds,
   start,
   status,
+  switchMethod,
   type JourneyFixture,
 } from './journey-host.js';
 
@@ -215,4 +217,71 @@ export async function seedFigures(
         : { status: 'expired' };
     await stats.tally({ ...record, ...end }, undefined, device);
   }
+}
+
+/** Numbers of another +7 operator (+7 926), each caller's block of its own (`block`: a thousand apart). */
+export function otherOperatorPhones(block: number): () => string {
+  let serial = block * 1_000;
+  return () => `+7926${String(process.pid % 1000).padStart(3, '0')}${String(++serial).padStart(4, '0')}`;
+}
+
+/**
+ * A host (storeOf's store, behind a trusted proxy) whose +7 915 mobile users' week is seeded: `n`
+ * sessions of each method, the reverse call verifying as many as SMS (80 % against 85 %), sooner.
+ */
+export async function healthHost(fx: JourneyFixture, platform: Platform, n = 40) {
+  const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
+  const stats = host.app.get(MethodStats, { strict: false });
+  const account = host.app.get(VerificationAccountService, { strict: false });
+  await seedFigures(fx, stats, 'sms', 'mobile', n, n * 0.85, 40_000);
+  await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', n, n * 0.8, 25_000);
+  /** The reverse call's health on +7 915 as the host's instance judged it (`state@level`). */
+  const health = () =>
+    account
+      .methodHealth()
+      .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
+      .map((h) => `${h.state}@${h.level}`);
+  return { host, stats, account, health };
+}
+
+/** A legitimate +7 915 mobile user of `auto`: the first method and its fallback moment (ms after the start). */
+export async function probeUser(
+  fx: JourneyFixture,
+  host: TestApp,
+): Promise<{ method: string; afterMs: number }> {
+  const res = await start(
+    host,
+    { phone_number: freshPhone(), method: 'auto', device: 'mobile' },
+    'probe',
+    from('192.0.2.1'),
+  );
+  expect(res.status).toBe(201);
+  const at = fx.sb.now();
+  const body = (await status(host, res.body.verification_id, 'probe')).body;
+  return { method: res.body.method as string, afterMs: Date.parse(String(body.fallback_available_at)) - at };
+}
+
+/** A farm's proof of one of its own numbers: a reverse call, switched to SMS, its code typed `afterMs` later. */
+export async function farmProof(
+  fx: JourneyFixture,
+  host: TestApp,
+  phone: string,
+  owner: string,
+  ip: Record<string, string>,
+  afterMs = 5_000,
+): Promise<void> {
+  const first = await start(
+    host,
+    { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' },
+    owner,
+    ip,
+  );
+  expect(first.status).toBe(201);
+  expect((await switchMethod(host, first.body.verification_id, 'sms', owner, ip)).status).toBe(201);
+  await fx.sb.advance(afterMs);
+  const code = String(fx.sb.getSession(sessionIds(fx.sb, phone).at(-1)!)!.code);
+  const check = { verification_id: first.body.verification_id, code };
+  const proved = await call(host.url, 'POST', '/verification/check', check, { 'x-user': owner, ...ip });
+  expect(proved.body.status).toBe('verified');
+  await fx.sb.webhooksIdle();
 }
