@@ -1,7 +1,7 @@
 import { quantileFromBuckets, TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import type { DeviceHint } from '../core/journey.js';
 import type { VerificationMethod } from '../core/verification-method.js';
-import { CELL_LEVELS, figureCells, type CellLevel, type Sums } from './method-figures.js';
+import { CELL_LEVELS, choiceCells, type CellLevel, type Sums } from './method-figures.js';
 
 /**
  * Sessions a figure cell must hold (ended: verified, expired or failed, less the `unproven` ones)
@@ -50,8 +50,7 @@ export async function pooledFigures(
   device: DeviceHint | undefined,
   days: number,
 ): Promise<CellFigures | undefined> {
-  const cells = figureCells(phoneNumber, device).slice(0, CELL_LEVELS.length);
-  return pickCell(await read(method, cells, days));
+  return pickCell(await read(method, choiceCells(phoneNumber, device), days));
 }
 
 /** The narrowest of `sums` (one per CELL_LEVELS, narrowest first) that is not thin. */
