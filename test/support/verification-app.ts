@@ -12,6 +12,7 @@ import {
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
+import { Agent } from 'node:http';
 import request from 'supertest';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
@@ -138,6 +139,9 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
   return { app, url: `http://127.0.0.1:${address.port}`, events, opsEvents, close: () => app.close() };
 }
 
+/** One connection pool for the suites' calls, as a browser or a client keeps its connections. */
+const keptAlive = new Agent({ keepAlive: true });
+
 /** JSON request helper (supertest) over real HTTP, returning status, headers and parsed body. */
 export async function call(
   url: string,
@@ -146,7 +150,9 @@ export async function call(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; body: Record<string, unknown>; text: string }> {
-  let req = (method === 'GET' ? request(url).get(path) : request(url).post(path)).set(headers);
+  let req = (method === 'GET' ? request(url).get(path) : request(url).post(path))
+    .agent(keptAlive)
+    .set(headers);
   if (body !== undefined)
     req = req
       .set('content-type', headers['content-type'] ?? 'application/json')
