@@ -184,7 +184,7 @@ export const storeOf = (platform: string) =>
 let seeded = 0;
 
 /**
- * `n` ended sessions of `method` on +7 915 from `device` users whose page followed the status, `verified`
+ * `n` ended sessions of `method` on +7 915 (or `phone`'s numbers) from `device` users whose page followed the status, `verified`
  * of them `afterMs` after their start: a cell's figures as real users would make them.
  */
 export async function seedFigures(
@@ -195,12 +195,13 @@ export async function seedFigures(
   n: number,
   verified: number,
   afterMs: number,
+  phone: () => string = freshPhone,
 ): Promise<void> {
   const now = fx.sb.now();
   for (let i = 0; i < n; i++) {
     const record = {
       requestId: `seed-${process.pid}-${++seeded}`,
-      phoneNumber: freshPhone(),
+      phoneNumber: phone(),
       method,
       status: 'sent',
       awaitingCode: method !== 'reverse_flash_call',
