@@ -14,13 +14,13 @@ const LONGEST = [
   'test/sample-app/verify-by-each-method.spec.ts',
   'test/hardening/fuzz-client-routes.spec.ts',
   'test/sample-app/page-behaviour.spec.ts',
-  'test/api-client/faults.e2e.spec.ts',
+  'test/api-client/api-client.merged.spec.ts',
   'test/package/built-package.e2e.spec.ts',
   'test/package/lowest-peers.e2e.spec.ts',
   'test/hardening/fuzz-webhook-route.spec.ts',
   'test/sample-app/waits-and-failures.spec.ts',
   'test/operations/optional-peers.spec.ts',
-  'test/status-stream/status-stream.e2e.spec.ts',
+  'test/status-stream/status-stream.merged.spec.ts',
 ];
 
 /**

@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/api-client/<part>.part.ts'`.
  */
 import './errors.e2e.part.js';
+import './faults.e2e.part.js';
 import './no-secrets.e2e.part.js';
 import './operations.e2e.part.js';
 import './retry-bounds.e2e.part.js';

@@ -8,6 +8,7 @@
 import './event-claim-race.e2e.part.js';
 import './in-doubt-adoption.e2e.part.js';
 import './pumping-shared.e2e.part.js';
+import './redis-cluster.e2e.part.js';
 import './restart-mid-flight.e2e.part.js';
 import './shared-limits.e2e.part.js';
 import './start-last-trip.e2e.part.js';

@@ -7,10 +7,12 @@
  * `npx jest --testMatch '<rootDir>/test/protection/<part>.part.ts'`.
  */
 import './client-key.e2e.part.js';
-import './coalescing.e2e.part.js';
 import './coalescing-expiry.e2e.part.js';
+import './coalescing.e2e.part.js';
 import './evidence-attacks.e2e.part.js';
-import './wrong-codes.e2e.part.js';
-import './wrong-code-give-back.e2e.part.js';
+import './status-read-meter-clock.attack.part.js';
 import './status-refresh-networks.e2e.part.js';
 import './store-rate-limiter.part.js';
+import './throttler.e2e.part.js';
+import './wrong-code-give-back.e2e.part.js';
+import './wrong-codes.e2e.part.js';

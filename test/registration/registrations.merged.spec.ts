@@ -6,6 +6,11 @@
  * `npx jest --testMatch '<rootDir>/test/registration/<part>.part.ts'`.
  */
 import './forroot-async-config.e2e.part.js';
+import './host-request-types.part.js';
 import './inject-verification-options.e2e.part.js';
 import './named-registrations.e2e.part.js';
+import './named-store-shapes.e2e.part.js';
+import './registration-shapes.e2e.part.js';
+import './shared-store-own-state.e2e.part.js';
+import './verification-module.registration.part.js';
 import './webhook-decorators-shapes.e2e.part.js';

@@ -8,7 +8,8 @@
 import './test-number-attacks.e2e.part.js';
 import './test-numbers-kept.e2e.part.js';
 import './test-numbers-resume.e2e.part.js';
+import './test-numbers-spare-slots.e2e.part.js';
 import './test-numbers-strangers.e2e.part.js';
+import './test-numbers-wrong-code-budgets.e2e.part.js';
 import './test-numbers.e2e.part.js';
 import './test-session-races.part.js';
-import './test-numbers-wrong-code-budgets.e2e.part.js';

@@ -28,29 +28,31 @@ import {
   verifiedBy,
 } from '../registration/two-registrations.js';
 
-const suite = sandboxSuite();
+describe('registrations sharing a key prefix, reconciled', () => {
+  const suite = sandboxSuite();
 
-describe.each([
-  ['a prefix of its own each (the default)', undefined],
-  ['one keyPrefix the host chose for both', 'shared'],
-])('two accounts, two named registrations, one Redis: %s', (_label, shared) => {
-  it("one registration's reconciler does not drop the other's session: its verified outcome is emitted", async () => {
-    const keyPrefix = shared === undefined ? undefined : `pv-shared:${randomUUID()}:`;
-    const booted = await bootTwoRegistrations(suite.sb, () =>
-      keyPrefix === undefined ? { url: sharedRedisUrl() } : { url: sharedRedisUrl(), keyPrefix },
-    );
-    suite.host = booted.app;
-    const [, south] = booted.names;
-    const phone = phoneNumber();
-    await startOn(suite.host, south, phone);
-    const [session] = suite.sb.sessionsFor(phone);
-    const requestId = session!.request_id;
+  describe.each([
+    ['a prefix of its own each (the default)', undefined],
+    ['one keyPrefix the host chose for both', 'shared'],
+  ])('two accounts, two named registrations, one Redis: %s', (_label, shared) => {
+    it("one registration's reconciler does not drop the other's session: its verified outcome is emitted", async () => {
+      const keyPrefix = shared === undefined ? undefined : `pv-shared:${randomUUID()}:`;
+      const booted = await bootTwoRegistrations(suite.sb, () =>
+        keyPrefix === undefined ? { url: sharedRedisUrl() } : { url: sharedRedisUrl(), keyPrefix },
+      );
+      suite.host = booted.app;
+      const [, south] = booted.names;
+      const phone = phoneNumber();
+      await startOn(suite.host, south, phone);
+      const [session] = suite.sb.sessionsFor(phone);
+      const requestId = session!.request_id;
 
-    // Both reconcilers tick; here north's pass comes first once south's session is due. The user calls
-    // (the host is charged on this proof) and closes the page: nobody polls.
-    await northReconcilesFirst(suite.sb, booted, requestId, phone);
-    // The API has it verified (and charged); south's app was told nothing.
-    expect(suite.sb.getSession(requestId)?.status).toBe('verified');
-    expect(verifiedBy(suite.host, requestId)).toEqual([south]);
+      // Both reconcilers tick; here north's pass comes first once south's session is due. The user calls
+      // (the host is charged on this proof) and closes the page: nobody polls.
+      await northReconcilesFirst(suite.sb, booted, requestId, phone);
+      // The API has it verified (and charged); south's app was told nothing.
+      expect(suite.sb.getSession(requestId)?.status).toBe('verified');
+      expect(verifiedBy(suite.host, requestId)).toEqual([south]);
+    });
   });
 });

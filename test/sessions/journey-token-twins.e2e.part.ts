@@ -1,0 +1,293 @@
+/**
+ * A journey put back from its `journey_token` after a restart (a new MemoryStore: the store lost it)
+ * answers as it did before: its device hint's exclusions still hold. And the status route and the
+ * status stream's first event are one answer, with and without the token, before and after the
+ * restart, on Express and Fastify. The token a status stream pushes after a switch is the owner's, as the
+ * route's is: it puts the journey back after a restart.
+ */
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { openSse } from '../support/sse-client.js';
+import { call, ONE_PLATFORM, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
+import { nextPhone, startHost } from '../webhooks/harness.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+
+describe('journey token twins', () => {
+  const OWNER = { 'x-user': 'user-twins' };
+  /** Desktop users get neither call: what the journey's switches may offer must leave both out. */
+  const EXCLUDE: Partial<VerificationModuleOptions> = {
+    orchestration: { exclude: { desktop: ['flash_call', 'reverse_flash_call'] } },
+  };
+
+  const suite = sandboxSuite();
+  let sb: VerificationSandbox;
+  const hosts: TestApp[] = [];
+  beforeAll(async () => {
+    sb = suite.sb;
+  });
+  afterEach(async () => {
+    for (const host of hosts.splice(0)) await host.close();
+  });
+
+  const boot = async (platform: Platform): Promise<TestApp> => {
+    const host = await startHost(platform, sb, { receiveWebhooks: false, module: EXCLUDE });
+    hosts.push(host);
+    return host;
+  };
+  const restart = async (host: TestApp, platform: Platform): Promise<TestApp> => {
+    hosts.splice(hosts.indexOf(host), 1);
+    await host.close();
+    return boot(platform);
+  };
+  const query = (token?: string) =>
+    token === undefined ? '' : `?journey_token=${encodeURIComponent(token)}`;
+  const status = (host: TestApp, id: string, token?: string) =>
+    call(host.url, 'GET', `/verification/status/${id}${query(token)}`, undefined, OWNER);
+  const post = (host: TestApp, route: string, body: Record<string, unknown>) =>
+    call(host.url, 'POST', `/verification/${route}`, body, OWNER);
+  /** The stream's first status event, as a browser's EventSource reads it. */
+  const streamed = async (host: TestApp, id: string, token?: string) => {
+    const opened = await openSse(`${host.url}/verification/status/${id}/events${query(token)}`, OWNER);
+    expect(opened.status).toBe(200);
+    const [first] = await opened.stream!.statusCount(1);
+    await opened.stream!.close();
+    return first;
+  };
+
+  /** A desktop journey of two steps (SMS, then a messenger code), its handle and token. */
+  async function desktopJourney(host: TestApp) {
+    const started = await post(host, 'start', {
+      phone_number: nextPhone(),
+      method: 'sms',
+      device: 'desktop',
+    });
+    expect(started.status).toBe(201);
+    const id = started.body.verification_id as string;
+    await sb.advance(61_000);
+    const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+    expect(moved.status).toBe(201);
+    return { id, token: moved.body.journey_token as string };
+  }
+
+  describe.each(ONE_PLATFORM)('a journey put back from its token (%s)', (platform) => {
+    it('a token puts back its own journey only: with another journey’s handle it is no token', async () => {
+      const before = await boot(platform);
+      const a = await desktopJourney(before);
+      const b = await desktopJourney(before);
+      const after = await restart(before, platform);
+      // B's token beside A's handle: A answers from its handle alone, and B is not put back by it.
+      expect((await status(after, a.id, b.token)).body).toMatchObject({
+        method: 'sms',
+        methods_tried: ['sms'],
+      });
+      expect((await status(after, b.id)).body).toMatchObject({ method: 'sms', methods_tried: ['sms'] });
+      expect((await status(after, b.id, b.token)).body).toMatchObject({
+        methods_tried: ['sms', 'msgr1_otp'],
+      });
+    });
+
+    it('keeps its steps; on a store that lost it, offers no paid step beyond them, excluded by the device or not', async () => {
+      const before = await boot(platform);
+      const { id, token } = await desktopJourney(before);
+      const seen = (await status(before, id)).body;
+      expect(seen.switch_methods).not.toContain('flash_call');
+      expect(seen.switch_methods).not.toContain('reverse_flash_call');
+
+      const after = await restart(before, platform);
+      const back = (await status(after, id, token)).body;
+      expect(back).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+      // Rebuilt from the frontend's word on a store that lost it, the journey takes no paid step beyond
+      // those it has (conservative: the steps before are only the page's word), excluded or not.
+      expect(back.switch_methods).toEqual([]);
+      await sb.advance(61_000);
+      const excluded = await post(after, 'switch', {
+        verification_id: id,
+        method: 'flash_call',
+        journey_token: token,
+      });
+      expect(excluded.status).toBeGreaterThanOrEqual(400);
+      const next = await post(after, 'switch', { verification_id: id, journey_token: token });
+      expect(next.status).toBeGreaterThanOrEqual(400);
+    });
+  });
+
+  describe.each(ONE_PLATFORM)(
+    'a journey put back from its token over records the store kept (%s)',
+    (platform) => {
+      it("its device hint's exclusions still hold: what its switches offer and take leaves them out", async () => {
+        const host = await boot(platform);
+        const phone = nextPhone();
+        const started = await post(host, 'start', { phone_number: phone, method: 'sms', device: 'desktop' });
+        const id = started.body.verification_id as string;
+        await sb.advance(61_000);
+        const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+        const token = moved.body.journey_token as string;
+        const seen = (await status(host, id)).body;
+        expect((seen.switch_methods as string[]).length).toBeGreaterThan(0);
+        // The store lost the journey's own record (a failover that dropped a last write), not its steps'.
+        const journeyId = host.app.get(VerificationHandleCodec, { strict: false }).open(id, OWNER['x-user'])!;
+        await host.app
+          .get<VerificationStore>(VerificationStore)
+          .delete(SessionRecordRepository.journeyKey(journeyId));
+        const back = (await status(host, id, token)).body;
+        expect(back).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+        expect(back.switch_methods).toEqual(seen.switch_methods);
+        expect(back.switch_methods).not.toContain('flash_call');
+        expect(back.switch_methods).not.toContain('reverse_flash_call');
+        await sb.advance(61_000);
+        const excluded = await post(host, 'switch', {
+          verification_id: id,
+          method: 'flash_call',
+          journey_token: token,
+        });
+        expect(excluded.status).toBeGreaterThanOrEqual(400);
+        expect((await status(host, id, token)).body).toMatchObject({ method: 'msgr1_otp' });
+      });
+    },
+  );
+
+  describe.each(PLATFORMS)('the status route and the status stream answer alike (%s)', (platform) => {
+    it('before a restart, and after it with and without the journey token', async () => {
+      const before = await boot(platform);
+      const { id, token } = await desktopJourney(before);
+      for (const t of [undefined, token])
+        expect(await streamed(before, id, t)).toEqual((await status(before, id, t)).body);
+
+      const after = await restart(before, platform);
+      // Without the token the restarted server knows the first step only; the stream says the same.
+      const alone = (await status(after, id)).body;
+      expect(alone).toMatchObject({ method: 'sms' });
+      expect(await streamed(after, id)).toEqual(alone);
+
+      const third = await restart(after, platform);
+      // With it, the stream alone (no route call first) puts the journey back: the current step.
+      const fromStream = await streamed(third, id, token);
+      expect(fromStream).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+      expect((await status(third, id, token)).body).toEqual(fromStream);
+      expect((await status(third, id)).body).toEqual(fromStream);
+    });
+  });
+
+  describe.each(ONE_PLATFORM)('the journey_token a status stream pushes after a switch (%s)', (platform) => {
+    it("opens for the stream's owner: after a restart it puts the switched journey back, as the route's token does", async () => {
+      const before = await boot(platform);
+      const started = await post(before, 'start', {
+        phone_number: nextPhone(),
+        method: 'sms',
+        device: 'desktop',
+      });
+      expect(started.status).toBe(201);
+      const id = started.body.verification_id as string;
+      const opened = await openSse(`${before.url}/verification/status/${id}/events`, OWNER);
+      expect(opened.status).toBe(200);
+      const stream = opened.stream!;
+      try {
+        await stream.statusCount(1);
+        await sb.advance(61_000);
+        const moved = await post(before, 'switch', { verification_id: id, method: 'msgr1_otp' });
+        expect(moved.status).toBe(201);
+        // The page learns the switch (made in another tab) from the stream alone: its push carries the token.
+        await stream.until(() => stream.statuses().some((x) => typeof x.journey_token === 'string'));
+      } finally {
+        await stream.close();
+      }
+      const pushed = stream.statuses().find((x) => typeof x.journey_token === 'string')!;
+      expect(pushed).toMatchObject({ method: 'msgr1_otp' });
+      const routed = (await status(before, id)).body.journey_token as string;
+
+      const after = await restart(before, platform);
+      const back = (await status(after, id, pushed.journey_token as string)).body;
+      expect(back).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+      // The same answer as the route's token gives on a store that lost the journey too.
+      const third = await restart(after, platform);
+      expect((await status(third, id, routed)).body).toEqual(back);
+    });
+  });
+
+  /** The journey's own sealing, its text padded with JSON whitespace to make a token of `chars` characters. */
+  type Sealing = { sealText(version: number, aad: Buffer, text: string): string };
+  type Opening = { openText(version: number, aad: Buffer, sealed: string): string | null };
+  function paddedToken(codec: VerificationHandleCodec, token: string, owner: string, chars: number): string {
+    // A journey token's associated data: its version (2), then the owner (1, its bytes).
+    const aad = Buffer.concat([Buffer.of(2, 1), Buffer.from(owner, 'utf8')]);
+    const text = (codec as unknown as Opening).openText(2, aad, token)!;
+    // 1 version byte, a 12-byte IV and a 16-byte tag around the text; base64url without padding.
+    const textBytes = Math.floor((chars * 3) / 4) - 29;
+    return (codec as unknown as Sealing).sealText(2, aad, text + ' '.repeat(textBytes - text.length));
+  }
+
+  describe.each(ONE_PLATFORM)('the length of a journey_token on the status route (%s)', (platform) => {
+    it('a token of exactly 2048 characters puts the journey back; a longer one is no token', async () => {
+      const host = await boot(platform);
+      const { id, token } = await desktopJourney(host);
+      const owner = OWNER['x-user'];
+      const codec = host.app.get(VerificationHandleCodec, { strict: false });
+      const journeyId = codec.open(id, owner)!;
+      const atBound = paddedToken(codec, token, owner, 2048);
+      const over = paddedToken(codec, token, owner, 2050);
+      expect([atBound.length, over.length]).toEqual([2048, 2050]);
+      // The store lost the journey's own record: only a token it reads puts the switch back.
+      const lose = () =>
+        host.app
+          .get<VerificationStore>(VerificationStore)
+          .delete(SessionRecordRepository.journeyKey(journeyId));
+
+      await lose();
+      expect((await status(host, id, over)).body).toMatchObject({ method: 'sms', methods_tried: ['sms'] });
+      await lose();
+      const back = await status(host, id, atBound);
+      expect(back.status).toBe(200);
+      expect(back.body).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+    });
+  });
+
+  describe.each(PLATFORMS)(
+    'each event a status stream pushes is the status route’s answer (%s)',
+    (platform) => {
+      it('across a switch and the outcome, for a stream opened without and one with the journey token', async () => {
+        const host = await boot(platform);
+        const phone = nextPhone();
+        const started = await post(host, 'start', { phone_number: phone, method: 'sms', device: 'desktop' });
+        expect(started.status).toBe(201);
+        const id = started.body.verification_id as string;
+        const events = `${host.url}/verification/status/${id}/events`;
+        const plain = (await openSse(events, OWNER)).stream!;
+        let carried: Awaited<ReturnType<typeof openSse>>['stream'];
+        try {
+          expect((await plain.statusCount(1))[0]).toEqual((await status(host, id)).body);
+          await sb.advance(61_000);
+          const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+          expect(moved.status).toBe(201);
+          const token = moved.body.journey_token as string;
+          // The switch, pushed: the route's answer (the handle's id, the new step, its token) field for field.
+          const [, switched] = await plain.statusCount(2);
+          expect(switched).toEqual((await status(host, id)).body);
+          expect(switched).toMatchObject({ verification_id: id, method: 'msgr1_otp', journey_token: token });
+          carried = (await openSse(`${events}?journey_token=${encodeURIComponent(token)}`, OWNER)).stream!;
+          expect((await carried.statusCount(1))[0]).toEqual((await status(host, id, token)).body);
+
+          // The new step's code, checked on the route: both streams push the outcome the route answers, and end.
+          const second = sb.sessionsFor(phone).find((s) => s.method === 'msgr1_otp')!;
+          await sb.deliver(second.request_id);
+          const code = String(sb.getSession(second.request_id)!.code);
+          const checked = await post(host, 'check', { verification_id: id, code, journey_token: token });
+          expect(checked.body).toMatchObject({ verified: true });
+          await plain.ends();
+          await carried.ends();
+          const verified = (await status(host, id, token)).body;
+          expect(verified).toMatchObject({ status: 'verified', method: 'msgr1_otp', verification_id: id });
+          expect(plain.statuses().at(-1)).toEqual(verified);
+          expect(carried.statuses().at(-1)).toEqual(verified);
+          expect(plain.statuses().map((x) => x.status)).toEqual(['sent', 'sent', 'verified']);
+        } finally {
+          plain.close();
+          carried?.close();
+        }
+      });
+    },
+  );
+});
