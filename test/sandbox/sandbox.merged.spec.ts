@@ -7,7 +7,6 @@
  */
 import './account-endpoints.part.js';
 import './billing.part.js';
-import './cli.part.js';
 import './control-client.part.js';
 import './control.part.js';
 import './core.part.js';

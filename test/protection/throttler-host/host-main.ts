@@ -1,6 +1,6 @@
 /**
  * A host app that throttles globally with @nestjs/throttler and imports VerificationModule. Run
- * by plain Node in a child process (see throttler.e2e.spec.ts): @nestjs/throttler is CommonJS and
+ * by plain Node in a child process (see throttler.e2e.part.ts): @nestjs/throttler is CommonJS and
  * requires @nestjs/common, which is ES modules only since Nest 12; Node >= 20.19 loads that
  * (require of ESM), jest's module runtime does not. Serves one app per platform of `PLATFORMS`
  * (`LISTENING <platform> <port>` for each), then prints `READY`.
