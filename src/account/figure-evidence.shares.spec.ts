@@ -42,11 +42,11 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
     expect((await fx.stats.figures()).reverse_flash_call).toMatchObject({ started: 1 });
   });
 
-  it('a network’s cell share is of the last 7 days: the week’s turn gives none afresh; the previous week’s counts fade over the new one', async () => {
+  it('a network’s cell share is of its week and the previous one: the week’s turn gives none afresh, and the previous week counts in full to the new one’s end', async () => {
     const network = { network: '203.0.113.0/24' };
     const operatorCell = figureCells(session(rfc).phoneNumber, 'mobile')[0]!;
     const inCell = async () =>
-      (await fx.stats.cellSums('reverse_flash_call', [operatorCell], 14))[0]!.started;
+      (await fx.stats.cellSums('reverse_flash_call', [operatorCell], 28))[0]!.started;
     const weekEnds = (Math.floor(fx.now / WEEK) + 1) * WEEK;
     fx.now = weekEnds - 60_000;
     for (let i = 0; i < CELL_SHARE_PER_NETWORK; i++)
@@ -56,9 +56,13 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
     fx.now = weekEnds + 60_000;
     await fx.stats.tally(session(rfc), 'client:9', 'mobile', { ...network, address: '203.0.113.9' });
     expect(await inCell()).toBe(CELL_SHARE_PER_NETWORK);
-    // A week after the first two, they are out of the last 7 days: one more is counted.
+    // Two minutes before the new week ends, the previous week's two still count: none more.
     fx.now = weekEnds + WEEK - 120_000;
     await fx.stats.tally(session(rfc), 'client:8', 'mobile', { ...network, address: '203.0.113.8' });
+    expect(await inCell()).toBe(CELL_SHARE_PER_NETWORK);
+    // Two weeks on, a network quiet since: its first two weeks are gone, one more is counted.
+    fx.now = weekEnds + 3 * WEEK + 60_000;
+    await fx.stats.tally(session(rfc), 'client:7', 'mobile', { ...network, address: '203.0.113.7' });
     expect(await inCell()).toBe(CELL_SHARE_PER_NETWORK + 1);
   });
 

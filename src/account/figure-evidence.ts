@@ -44,8 +44,9 @@ export const FIGURES_SHARE_PER_DAY: Readonly<Record<keyof FigureGivers, number>>
 };
 
 /**
- * Sessions of one method a network adds to one figure cell (figureCells) in any 7 days (estimated from
- * the epoch week's count and the previous one's): past them its sessions count in the country's
+ * Sessions of one method a network adds to one figure cell (figureCells) in its epoch week and the one
+ * before, together (so in any 7 days, and in 7 to 14 days when none is ever left to count against a later
+ * week: only each week's count is kept, not its sessions' times): past them its sessions count in the country's
  * figures but in no cell, so a farm of a few networks proving its own numbers, day after day, fills no
  * cell (operator or country × device) for everyone in it. A start without a network (the host's own
  * call) is not bounded.
@@ -247,8 +248,8 @@ export class FigureEvidence {
   }
 
   /**
-   * The session's figure cells it is left out of: those its network's share of the last 7 days in each
-   * (CELL_SHARE_PER_NETWORK; a sliding estimate, so a week's turn gives no fresh share) is spent in, and the choice's (choiceCells) when it started while its method
+   * The session's figure cells it is left out of: those its network's share (CELL_SHARE_PER_NETWORK, of this
+   * epoch week and the previous one: a week's turn gives no fresh share) is spent in, and the choice's (choiceCells) when it started while its method
    * was degraded or demoted on its prefix (`unhealthy`): an outage's failures teach health, not them.
    */
   async #outOfCells(
@@ -274,14 +275,11 @@ export class FigureEvidence {
         ]),
       ),
     );
-    // The last 7 days' count, estimated: this week's and the part of the previous one still within them, rounded.
-    const before = 1 - (record.createdAt - week * WEEK_MS) / WEEK_MS;
+    // The previous week in full: its sessions' times are not kept, and any of them may be within 7 days (an
+    // estimate spreading them over their week let a network's share spent in its last hour count 0 days later).
     return cells.filter((cell, i) => {
       const [now, previous] = counts[i]!;
-      return (
-        now.value + Math.round(Number(previous ?? 0) * before) > CELL_SHARE_PER_NETWORK ||
-        choice.includes(cell)
-      );
+      return now.value + Number(previous ?? 0) > CELL_SHARE_PER_NETWORK || choice.includes(cell);
     });
   }
 
