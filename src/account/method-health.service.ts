@@ -171,11 +171,25 @@ export class MethodHealthWatch {
     await this.#announce(tracked, previous, now);
   }
 
+  /**
+   * Whether this instance announces `change` of the method on the prefix: the first to claim it, while no
+   * other change was announced since (the claim lasts DEMOTE_AFTER_MS; every instance reads the figures
+   * within HEALTH_READ_MS of the others, each on its own users' starts). An announced change ends the others'
+   * claims: the next change of another kind is news however soon it comes.
+   */
+  async #claim(method: VerificationMethod, prefix: string, change: string): Promise<boolean> {
+    const claim = (of: string) => `stats-health:{${method}:${prefix}}:${of}`;
+    if (!(await this.store.setIfAbsent(claim(change), '1', DEMOTE_AFTER_MS))) return false;
+    await Promise.all(
+      CHANGES.filter((other) => other !== change).map((other) => this.store.delete(claim(other))),
+    );
+    return true;
+  }
+
   async #announce(tracked: Tracked, previous: HealthState, now: number): Promise<void> {
     const { method, prefix, state, level, recent, week } = tracked;
     this.telemetry.logger.warn('method health changed', { method, prefix, state, previous, level });
-    const claim = `stats-health:{${method}:${prefix}:${previous}>${state}:${Math.floor(now / DEMOTE_AFTER_MS)}}`;
-    if (!this.emitter || !(await this.store.setIfAbsent(claim, '1', DEMOTE_AFTER_MS))) return;
+    if (!this.emitter || !(await this.#claim(method, prefix, `${previous}>${state}`))) return;
     const event: MethodHealthEvent = {
       event: VerificationOpsEventName.methodHealth,
       method,
@@ -197,6 +211,15 @@ export class MethodHealthWatch {
     }
   }
 }
+
+/** Every change nextHealth makes (method-health.ts). */
+const CHANGES = [
+  'healthy>degraded',
+  'degraded>demoted',
+  'degraded>healthy',
+  'demoted>degraded',
+  'demoted>healthy',
+];
 
 function keyOf(method: VerificationMethod, phoneNumber: string): string {
   return `${method}:${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}`;

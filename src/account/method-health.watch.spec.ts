@@ -264,6 +264,32 @@ describe('MethodHealthWatch: the event', () => {
     expect(Object.keys(a.events[0]!)).toContain('registration');
   });
 
+  it('each change is announced once across instances, and a change again after another is announced however soon', async () => {
+    const s = shared();
+    const a = instance(s);
+    const b = instance(s);
+    await a.watch.refresh('flash_call', MSK);
+    await b.watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
+    // Half a minute on, the window full of verified outcomes: recovered; half a minute more, dropped again.
+    windowOf(s, { started: 200, delivered: 200, verified: 200 });
+    s.now += HEALTH_READ_MS;
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('healthy');
+    windowOf(s, { started: 200, delivered: 200, rescued: 200 });
+    s.now += HEALTH_READ_MS;
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
+    // The other instance reads the same change a second later (across a 20-minute slot's turn or not).
+    s.now += 1_000;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect([...a.events, ...b.events].map((e) => `${e.previous}>${e.state}`)).toEqual([
+      'healthy>degraded',
+      'degraded>healthy',
+      'healthy>degraded',
+    ]);
+  });
+
   it('a failing listener is logged by the error’s name; the health changes all the same', async () => {
     const s = shared();
     const { watch, lines } = instance(s, undefined, () => {
