@@ -13,3 +13,4 @@ import './test-numbers-strangers.e2e.part.js';
 import './test-numbers-wrong-code-budgets.e2e.part.js';
 import './test-numbers.e2e.part.js';
 import './test-session-races.part.js';
+import './test-session-retention.e2e.part.js';

@@ -7,6 +7,7 @@
  */
 import './content-types.e2e.part.js';
 import './webhook-answers.e2e.part.js';
+import './webhook-lease.e2e.part.js';
 import './webhook-notices.e2e.part.js';
 import './webhook-options.e2e.part.js';
 import './webhook-route.e2e.part.js';

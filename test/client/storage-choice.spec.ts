@@ -1,0 +1,48 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { answer, clientHarness, MemoryStorage } from './fake-routes.js';
+
+/**
+ * Where a client keeps its verification for a reload, on a page that has sessionStorage: the page's
+ * own when `storage` is left out, nowhere when the host says `storage: null` (a shared kiosk, a page
+ * that must keep nothing), and the host's own store when it gives one.
+ */
+describe('VerificationClient storage: left out, null or given', () => {
+  const harness = clientHarness();
+  const KEY = 'nestjs-phone-verification';
+  let page: MemoryStorage;
+  const globals = globalThis as { sessionStorage?: unknown };
+
+  beforeEach(() => {
+    page = new MemoryStorage();
+    globals.sessionStorage = page;
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+  });
+  afterEach(() => {
+    delete globals.sessionStorage;
+  });
+
+  it("left out: the page's sessionStorage keeps the verification", async () => {
+    const c = harness.client({ storage: undefined });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(JSON.parse(page.getItem(KEY)!)).toMatchObject({ id: 'VID-1', method: 'sms' });
+  });
+
+  it("null: nothing is written to the page's sessionStorage, and a reload has nothing to resume", async () => {
+    const c = harness.client({ storage: null });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', verificationId: 'VID-1' });
+    expect(page.items.size).toBe(0);
+
+    // What another tab left in the page's storage is not read either.
+    page.setItem(KEY, JSON.stringify({ id: 'VID-7', method: 'sms', phone: '+79123456789' }));
+    await expect(harness.client({ storage: null }).resume()).resolves.toBe(false);
+    expect(harness.routes.count('GET /status')).toBe(0);
+  });
+
+  it("given: the host's storage keeps it, the page's none", async () => {
+    const own = new MemoryStorage();
+    await harness.client({ storage: own }).start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(own.items.size).toBe(1);
+    expect(page.items.size).toBe(0);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * A test session's late reads: its entries are kept an hour past its end (RETENTION_MS of the test
+ * session store), counted from its expiry, not from its start: a status page that comes back late (a
+ * laptop woken, a tab restored) is told the session expired, as a real session's would be, instead of
+ * a 404 for a verification it was following.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
+
+const HOUR = 3_600_000;
+const CODE = '246810';
+
+describe.each(PLATFORMS)('test sessions read late (%s)', (platform: Platform) => {
+  const suite = sandboxSuite();
+  const reviewer = platform === 'express' ? '+79990000021' : '+79990000022';
+
+  it("a status read one tick before an hour past the session's expiry answers expired, not 404", async () => {
+    suite.host = await startAccountHost(platform, suite.sb, {
+      module: { testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] } },
+    });
+    const started = await call(
+      suite.host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: reviewer, method: 'sms' },
+      { 'x-user': 'rita' },
+    );
+    expect(started.status).toBe(201);
+    const expiresAt = Date.parse(String(started.body.expires_at));
+    // Past an hour from the start (and from its last write), an hour from its expiry less a tick.
+    await suite.sb.advance(expiresAt + HOUR - 1 - suite.sb.now());
+    const late = await call(
+      suite.host.url,
+      'GET',
+      `/verification/status/${started.body.verification_id}`,
+      undefined,
+      { 'x-user': 'rita' },
+    );
+    expect(late.status).toBe(200);
+    expect(late.body).toMatchObject({ status: 'expired', verified_at: null, awaiting_code: false });
+  });
+});

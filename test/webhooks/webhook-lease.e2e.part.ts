@@ -1,0 +1,66 @@
+/**
+ * A delivery that failed (503) gives its webhook-id's lease back before it answers: the sender's
+ * retry, sent as soon as the 503 is read, is handled, never answered `duplicate` by a lease still held
+ * (which would lose the event: the sender stops on a 200). Shown on a store whose deletions land half a
+ * second late, as on a loaded Redis: a release nobody waited for is still pending when the retry comes.
+ */
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VerificationSandbox } from '../../src/testing/index.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { FlakyListener } from '../events/flaky-listener.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { payloadFor, postWebhook, signed, startAccountHost, startSession } from './harness.js';
+
+const SECRET = `whsec_${Buffer.from('webhook-lease-secret-0123456789').toString('base64')}`;
+const DELETE_LAG_MS = 500;
+
+/** A MemoryStore whose deletions of webhook-ids land DELETE_LAG_MS late (its other operations at once). */
+class LaggingDeletes extends MemoryStore {
+  override async delete(key: string): Promise<void> {
+    if (key.includes('webhook:')) await new Promise((landed) => setTimeout(landed, DELETE_LAG_MS));
+    return super.delete(key);
+  }
+}
+
+describe.each(PLATFORMS)('webhook route: a failed delivery gives its lease back (%s)', (platform) => {
+  const suite = sandboxSuite();
+  let sb: VerificationSandbox;
+  let host: TestApp;
+  let store: LaggingDeletes;
+
+  beforeAll(async () => {
+    sb = suite.sb;
+    store = new LaggingDeletes({ clock: () => sb.now() });
+    host = await suite.boot(() =>
+      startAccountHost(platform, sb, {
+        module: { webhooks: { secret: SECRET }, store },
+        providers: [FlakyListener],
+      }),
+    );
+  });
+  afterEach(() => {
+    host.app.get(FlakyListener).failFirst = false;
+  });
+
+  it("a listener's failure answers 503 only once the lease is released: the retry sent at once is processed", async () => {
+    host.app.get(FlakyListener).failFirst = true;
+    const s = await startSession(host, sb, 'reverse_flash_call');
+    await sb.call(s.requestId, s.phone);
+    const delivery = () =>
+      postWebhook(
+        `${host.url}/verification/webhooks`,
+        signed(SECRET, payloadFor('verification.verified', s.requestId), {
+          id: 'w_lease',
+          timestampSeconds: Math.floor(sb.now() / 1000),
+        }),
+      );
+    expect((await delivery()).status).toBe(503);
+    const retry = await delivery();
+    expect(retry.body).toEqual({ received: true, result: 'processed' });
+    expect(host.app.get(FlakyListener).of(s.requestId)).toEqual([
+      'verification.verified!',
+      'verification.verified',
+    ]);
+  });
+});
