@@ -232,11 +232,20 @@ function lazyFetchEventSource(
     let inner: EventSourceLike | undefined;
     let closed = false;
     const early: [string, (event: { data?: unknown }) => void][] = [];
-    void import('./fetch-event-source.js').then(({ fetchEventSource }) => {
-      if (closed) return;
-      inner = fetchEventSource(fetchImpl, headers)(url);
-      for (const [type, listener] of early) inner.addEventListener(type, listener);
-    });
+    void import('./fetch-event-source.js').then(
+      ({ fetchEventSource }) => {
+        if (closed) return;
+        inner = fetchEventSource(fetchImpl, headers)(url);
+        for (const [type, listener] of early) inner.addEventListener(type, listener);
+      },
+      () => {
+        // Not loaded (a deploy removed the chunk, the network failed): a stream that cannot open, so the
+        // follower polls instead of waiting for it.
+        if (closed) return;
+        closed = true;
+        for (const [type, listener] of early) if (type === 'error') listener({});
+      },
+    );
     return {
       get readyState() {
         return inner?.readyState ?? (closed ? 2 : 0);
