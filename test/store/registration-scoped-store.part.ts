@@ -1,0 +1,125 @@
+/**
+ * Two named registrations given one store (RegistrationScopedStore over it): a batch, the one round
+ * trip a decision's reads and writes take together, keeps each registration's keys under its name and
+ * pools protection's counters, as each single operation does, and stays one batch of the store. Its
+ * notices (a session changed, which the status streams are pushed) stay on the registration's own
+ * channel: they reach its listeners, on this app and on another app of the deployment, never the other
+ * registration's.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import { RegistrationScopedStore } from '../../src/store/registration-scoped-store.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+
+describe('store: registration-scoped-store', () => {
+  describe('RegistrationScopedStore batch', () => {
+    it("keeps each registration's keys under its name and pools protect:*, in one batch of the store", async () => {
+      const shared = new MemoryStore();
+      const north = new RegistrationScopedStore(shared, 'north');
+      const south = new RegistrationScopedStore(shared, 'south');
+      const batches = jest.spyOn(shared, 'batch');
+      await north.batch!([
+        { op: 'set', key: 'ledger:day', value: 'north', ttlMs: 60_000 },
+        { op: 'increment', key: 'ledger:count', by: 2, ttlMs: 60_000 },
+        { op: 'increment', key: 'protect:spend:1', by: 5, ttlMs: 60_000 },
+      ]);
+      const answers = await south.batch!([
+        { op: 'setIfAbsent', key: 'ledger:day', value: 'south', ttlMs: 60_000 },
+        { op: 'increment', key: 'ledger:count', by: 1, ttlMs: 60_000 },
+        { op: 'increment', key: 'protect:spend:1', by: 5, ttlMs: 60_000 },
+        { op: 'get', key: 'ledger:day' },
+      ]);
+      expect(answers.map((a) => (typeof a === 'object' && a !== null ? a.value : a))).toEqual([
+        true,
+        1,
+        10,
+        'south',
+      ]);
+      expect(batches).toHaveBeenCalledTimes(2);
+      await expect(north.get('ledger:day')).resolves.toBe('north');
+      await expect(shared.get('north:ledger:count')).resolves.toBe('2');
+      await expect(shared.get('south:ledger:count')).resolves.toBe('1');
+      await expect(shared.get('ledger:day')).resolves.toBeNull();
+      await expect(shared.get('protect:spend:1')).resolves.toBe('10');
+      await north.close();
+    });
+  });
+
+  describe.each([
+    [
+      'one MemoryStore',
+      (): (() => VerificationStore) => {
+        const shared = new MemoryStore();
+        return () => shared;
+      },
+    ],
+    [
+      'one Redis, one prefix the host chose, two apps',
+      (): (() => VerificationStore) => {
+        const keyPrefix = `pv-scoped-notices:${randomUUID()}:`;
+        return () => new RedisStore({ url: sharedRedisUrl(), keyPrefix });
+      },
+    ],
+  ])('RegistrationScopedStore notices on %s', (_label, deployment) => {
+    const opened: VerificationStore[] = [];
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close()));
+    });
+
+    /** The messages `store` hears on `channel` from now on. */
+    const inbox = async (store: VerificationStore, channel: string): Promise<string[]> => {
+      const heard: string[] = [];
+      await store.subscribe!(channel, (message) => void heard.push(message));
+      return heard;
+    };
+    /** Waits (real time: pub/sub has no clock) until `heard` holds `count` messages, or 3 s. */
+    const settled = async (heard: string[], count: number): Promise<string[]> => {
+      const deadline = Date.now() + 3000;
+      while (heard.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return [...heard];
+    };
+
+    it("a registration's due-queue is its own: what it schedules, claims, counts and unschedules, never the other's", async () => {
+      const shared = new MemoryStore({ clock: () => 1_000 });
+      const north = new RegistrationScopedStore(shared, 'north');
+      const south = new RegistrationScopedStore(shared, 'south');
+      await north.schedule('reconcile', 'req-1', 0);
+      await south.schedule('reconcile', 'req-1', 0);
+      await south.schedule('reconcile', 'req-2', 0);
+      expect([await north.queueSize('reconcile'), await south.queueSize('reconcile')]).toEqual([1, 2]);
+      // A settled session leaves its registration's queue, and only that one.
+      await north.unschedule('reconcile', 'req-1');
+      expect([await north.queueSize('reconcile'), await south.queueSize('reconcile')]).toEqual([0, 2]);
+      expect(await north.claimDue('reconcile', 10, 5_000)).toEqual([]);
+      expect((await south.claimDue('reconcile', 10, 5_000)).sort()).toEqual(['req-1', 'req-2']);
+      await shared.close();
+    });
+
+    it("a registration's notice reaches its own listeners on every app, never the other registration's", async () => {
+      const storeOf = deployment();
+      const app = (name: string): VerificationStore => {
+        const store = new RegistrationScopedStore(storeOf(), name);
+        opened.push(store);
+        return store;
+      };
+      const [north, south, northElsewhere] = [app('north'), app('south'), app('north')];
+      const northHears = await inbox(north, 'session-changed');
+      const elsewhereHears = await inbox(northElsewhere, 'session-changed');
+      const southHears = await inbox(south, 'session-changed');
+
+      await north.publish!('session-changed', 'north-1');
+      expect(await settled(northHears, 1)).toEqual(['north-1']);
+      expect(await settled(elsewhereHears, 1)).toEqual(['north-1']);
+      await south.publish!('session-changed', 'south-1');
+      expect(await settled(southHears, 1)).toEqual(['south-1']);
+      // The last notice is north's: a notice of the other registration would have come before it.
+      await north.publish!('session-changed', 'north-2');
+      expect(await settled(northHears, 2)).toEqual(['north-1', 'north-2']);
+      expect(await settled(elsewhereHears, 2)).toEqual(['north-1', 'north-2']);
+      expect(southHears).toEqual(['south-1']);
+    });
+  });
+});
