@@ -14,10 +14,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { createTestApp, PLATFORMS } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { PLATFORMS } from '../support/verification-app.js';
 import { LEARNING, EXPIRY_MS, realUsers, abandonedStarts, momentFor } from '../journeys/figure-learning.js';
-import { journeyFixture, journeyHost } from '../journeys/journey-host.js';
+import { journeyFixture, journeyHost, secondInstance } from '../journeys/journey-host.js';
 
 describe.each(PLATFORMS)('a new instance and a damped moment (%s)', (platform) => {
   const fx = journeyFixture();
@@ -46,18 +45,7 @@ describe.each(PLATFORMS)('a new instance and a damped moment (%s)', (platform) =
     const running = await momentFor(fx, first);
 
     // A second instance of the same deployment: same account, keys and Redis.
-    const base = moduleOptions(fx.sb, { ...LEARNING, store });
-    const secrets = fx.sb.getAccount(fx.apiKey)! as { api_secret: string; webhook_secret: string };
-    const second = await createTestApp({
-      platform,
-      trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: fx.apiKey, apiSecret: secrets.api_secret },
-        webhooks: { secret: secrets.webhook_secret },
-      },
-    });
-    fx.hosts.push(second);
+    const second = await secondInstance(fx, platform, { ...LEARNING, store });
     const fresh = await momentFor(fx, second);
     expect({ running, fresh, apart: Math.abs(fresh - running) <= running * 0.1 }).toEqual({
       running,

@@ -23,12 +23,12 @@ import { VerificationAccountService } from '../../src/account/verification-accou
 import { DEMOTE_AFTER_MS, HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
 import { VerificationOpsEventName, type MethodHealthEvent } from '../../src/core/verification-events.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
+import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
   freshPhone,
   journeyFixture,
   journeyHost,
+  secondInstance,
   sessionIds,
   start,
   switchMethod,
@@ -42,18 +42,7 @@ describe.each(PLATFORMS)('method health judged by two instances on one Redis (%s
     const store = { url: sharedRedisUrl(), keyPrefix: `health-two-${process.pid}-${Date.now()}:` };
     const a = await journeyHost(fx, platform, { store }, {}, { trustProxy: true });
     // A second instance of the same deployment: same account, keys and Redis.
-    const base = moduleOptions(fx.sb, { store });
-    const secrets = fx.sb.getAccount(fx.apiKey)! as { api_secret: string; webhook_secret: string };
-    const b = await createTestApp({
-      platform,
-      trustProxy: true,
-      module: {
-        ...base,
-        api: { ...base.api, apiKey: fx.apiKey, apiSecret: secrets.api_secret },
-        webhooks: { secret: secrets.webhook_secret },
-      },
-    });
-    fx.hosts.push(b);
+    const b = await secondInstance(fx, platform, { store });
     const events: string[] = [];
     const health: Record<string, () => string[]> = {};
     for (const [name, host] of [

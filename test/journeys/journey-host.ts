@@ -70,6 +70,30 @@ export async function journeyHost(
   return host;
 }
 
+/**
+ * Another instance of the deployment journeyHost last booted: the same sandbox account and keys, `module`
+ * (its store: the same Redis) as given. The sandbox's webhooks still go to the first.
+ */
+export async function secondInstance(
+  fx: JourneyFixture,
+  platform: Platform,
+  module: Partial<VerificationModuleOptions>,
+): Promise<TestApp> {
+  const base = moduleOptions(fx.sb, module);
+  const secrets = fx.sb.getAccount(fx.apiKey)! as { api_secret: string; webhook_secret: string };
+  const host = await createTestApp({
+    platform,
+    trustProxy: true,
+    module: {
+      ...base,
+      api: { ...base.api, apiKey: fx.apiKey, apiSecret: secrets.api_secret },
+      webhooks: { secret: secrets.webhook_secret },
+    },
+  });
+  fx.hosts.push(host);
+  return host;
+}
+
 export type Answer = Awaited<ReturnType<typeof call>>;
 
 export function start(
