@@ -1,94 +1,24 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import { VerificationOpsEventName, type MethodHealthEvent } from '../core/verification-events.js';
-import { VerificationLogger } from '../observability/verification-logger.js';
-import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
-import { MemoryStore } from '../store/memory.store.js';
-import { CapturingLogger } from '../../test/support/log-capture.js';
-import { telemetryOf } from '../../test/support/telemetry.js';
+import { describe, expect, it } from '@jest/globals';
+import { VerificationOpsEventName } from '../core/verification-events.js';
 import type { Sums } from './method-figures.js';
 import { sums } from '../../test/support/method-stats.fixture.js';
 import { DEMOTE_AFTER_MS, HEALTH_MIN_SESSIONS, HEALTH_WINDOW_MS } from './method-health.js';
-import { HEALTH_READ_MS, MethodHealthWatch } from './method-health.service.js';
-import type { MethodStats } from './method-stats.service.js';
+import { HEALTH_READ_MS } from './method-health.service.js';
+import {
+  DROP,
+  instance,
+  MSK,
+  NOON,
+  shared,
+  SPB,
+  windowOf,
+} from '../../test/support/method-health-watch.fixture.js';
 
 /*
  * MethodHealthWatch over figures the spec sets (the operator prefix's and its country's counters), on
  * the module's clock: which level judges, the event's payload and its one emission across instances,
  * the states kept per method and prefix, a failed read and a failing listener.
  */
-
-const NOON = Date.parse('2026-11-30T12:00:00Z');
-const MSK = '+79851234567';
-const SPB = '+79211234567';
-const stores: MemoryStore[] = [];
-afterEach(() => stores.splice(0).forEach((s) => s.close()));
-
-/** A week: 1,000 flash calls started, 950 delivered, 900 verified, 100 rescued by the next step. */
-const WEEK = sums({ started: 1000, delivered: 950, verified: 900, rescued: 100 });
-const plus = (a: Sums, b: Partial<Sums>): Sums =>
-  sums(
-    Object.fromEntries(
-      Object.entries(a).map(([k, v]) => [
-        k,
-        k === 'buckets' ? v : (v as number) + ((b as Record<string, number>)[k] ?? 0),
-      ]),
-    ),
-  );
-
-interface Shared {
-  now: number;
-  /** Per health cell (`7~985`, its country's `7~*`); or a failure. */
-  figures: Record<string, Sums> | Error;
-  store: MemoryStore;
-}
-
-function shared(): Shared {
-  const s = { now: NOON, figures: { '7~985': WEEK, '7~921': WEEK, '7~*': WEEK } } as unknown as Shared;
-  s.store = new MemoryStore({ clock: () => s.now });
-  stores.push(s.store);
-  return s;
-}
-
-function instance(s: Shared, name?: string, listener?: (e: MethodHealthEvent) => void) {
-  const host = new CapturingLogger();
-  const options = {
-    ...resolveVerificationOptions({
-      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-      clock: () => s.now,
-      logger: host,
-    }),
-    name,
-  };
-  const stats = {
-    cellSums: (_method: string, cells: readonly string[]) =>
-      s.figures instanceof Error
-        ? Promise.reject(s.figures)
-        : Promise.resolve(cells.map((cell) => (s.figures as Record<string, Sums>)[cell]!)),
-  } as unknown as MethodStats;
-  const emitter = new EventEmitter2();
-  const events: MethodHealthEvent[] = [];
-  emitter.on(VerificationOpsEventName.methodHealth, (e: MethodHealthEvent) => {
-    events.push(e);
-    listener?.(e);
-  });
-  const watch = new MethodHealthWatch(
-    options,
-    s.store,
-    stats,
-    telemetryOf(new VerificationLogger(options)),
-    emitter,
-  );
-  return { watch, events, lines: host.lines };
-}
-
-/** The recent window of +7 985: `own` more on the operator, `country` more on its country. */
-function windowOf(s: Shared, own: Partial<Sums>, country: Partial<Sums> = own): void {
-  const figures = s.figures as Record<string, Sums>;
-  Object.assign(figures, { '7~985': plus(figures['7~985']!, own), '7~*': plus(figures['7~*']!, country) });
-}
-/** 20 outcomes, half verified: a drop. */
-const DROP = { started: 20, delivered: 20, verified: 10, rescued: 10 };
 
 describe('MethodHealthWatch: what it shows before and as it judges', () => {
   it('a method never read is healthy; its first read shows the country level and no rates yet, quietly', async () => {
@@ -232,6 +162,19 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     windowOf(t, {}, { started: 40, delivered: 40, verified: 40 });
     t.now += HEALTH_WINDOW_MS;
     expect(await other.watch.refresh('flash_call', MSK)).toBe('healthy');
+  });
+
+  it('reads each country’s own cell: a drop in one country’s window judges none of another’s prefixes', async () => {
+    const s = shared();
+    const { watch } = instance(s);
+    const BY = '+375291234567';
+    await watch.refresh('flash_call', MSK);
+    await watch.refresh('flash_call', BY);
+    // +7's country window drops (its prefixes' own windows thin: judged by it); Belarus's does not.
+    windowOf(s, {}, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect(await watch.refresh('flash_call', BY)).toBe('healthy');
   });
 
   it('keeps a state per method and operator prefix', async () => {
