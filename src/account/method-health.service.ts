@@ -3,6 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { nationalDestinationCode } from '../core/operator-prefix.js';
 import { VerificationOpsEventName, type MethodHealthEvent } from '../core/verification-events.js';
 import type { VerificationMethod } from '../core/verification-method.js';
+import { DAY_MS } from '../core/clock.js';
 import { errorText } from '../core/error-text.js';
 import { SharedReads } from '../core/shared-reads.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
@@ -60,7 +61,8 @@ interface Tracked extends Health {
  * reads its health cells (healthCells: the operator's and its country's, all devices) every HEALTH_READ_MS, takes the
  * recent window from this instance's reads of HEALTH_WINDOW_MS ago, and emits
  * `verification.method_health` on a change (once across instances: a claim in the store). Per
- * instance; a failed read keeps the health as it was. The read for operations: `report()`.
+ * instance, but for the change it keeps in the store, which an instance that has not judged yet adopts
+ * (`adopt`); a failed read keeps the health as it was. The read for operations: `report()`.
  */
 @Injectable()
 export class MethodHealthWatch {
@@ -103,7 +105,11 @@ export class MethodHealthWatch {
     tracked.readUntil = now + HEALTH_READ_MS;
     this.#tracked.set(key, tracked);
     try {
-      const sums = await this.#sums(method, phoneNumber, now);
+      const [sums, kept] = await Promise.all([
+        this.#sums(method, phoneNumber, now),
+        known ? undefined : this.store.get(stateKey(method, prefix)),
+      ]);
+      if (kept) adopt(tracked, kept, now);
       await this.#judge(tracked, sums, now);
     } catch (error) {
       this.telemetry.logger.warn('method health: the figures could not be read; the health stands', {
@@ -169,6 +175,12 @@ export class MethodHealthWatch {
     if (next.state === previous) return;
     Object.assign(tracked, next);
     await this.#announce(tracked, previous, now);
+    const { state, since, by } = tracked;
+    await this.store.set(
+      stateKey(tracked.method, tracked.prefix),
+      JSON.stringify({ state, since, by }),
+      KEPT_MS,
+    );
   }
 
   /**
@@ -212,6 +224,8 @@ export class MethodHealthWatch {
   }
 }
 
+const STATES: readonly HealthState[] = ['healthy', 'degraded', 'demoted'];
+
 /** Every change nextHealth makes (method-health.ts). */
 const CHANGES = [
   'healthy>degraded',
@@ -220,6 +234,28 @@ const CHANGES = [
   'demoted>degraded',
   'demoted>healthy',
 ];
+
+/** The deployment's last change of the method's health on the prefix, as its judge left it. */
+const stateKey = (method: VerificationMethod, prefix: string) => `stats-health:{${method}:${prefix}}:state`;
+/** As long as the figures it was judged on. */
+const KEPT_MS = HEALTH_WEEK_DAYS * DAY_MS;
+
+/**
+ * An instance that has not judged the method on the prefix yet (booted since, or never asked) takes the
+ * deployment's last change: its own first verdict is a window away, and an outage does not wait for it. It has
+ * judged nothing itself, so a degraded state's quiet spell counts from now.
+ */
+function adopt(tracked: Tracked, kept: string, now: number): void {
+  let record: Pick<Tracked, 'state' | 'since' | 'by'>;
+  try {
+    record = JSON.parse(kept) as typeof record;
+  } catch {
+    return;
+  }
+  const { state, since, by } = record;
+  if (!STATES.includes(state) || !Number.isFinite(since)) return;
+  Object.assign(tracked, { state, since, by, judgedAt: now });
+}
 
 function keyOf(method: VerificationMethod, phoneNumber: string): string {
   return `${method}:${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}`;

@@ -1,0 +1,137 @@
+import { describe, expect, it, jest } from '@jest/globals';
+import { DAY_MS } from '../core/clock.js';
+import { DEMOTE_AFTER_MS, HEALTH_WINDOW_MS, RETRY_AFTER_MS } from './method-health.js';
+import { HEALTH_READ_MS, HEALTH_WEEK_DAYS } from './method-health.service.js';
+import {
+  DROP,
+  instance,
+  MSK,
+  shared,
+  SPB,
+  windowOf,
+  type Shared,
+} from '../../test/support/method-health-watch.fixture.js';
+
+/*
+ * The health a deployment's instances judged, kept in the store: an instance booted (or first asked)
+ * during an outage starts where the others are, not healthy for the window and the demotion it would
+ * take to judge the outage itself.
+ */
+
+/** Instance A on a shared store: reads +7 985 from now, degrades the flash call at its first window, demotes it. */
+async function demotedByA(s: Shared) {
+  const a = instance(s);
+  await a.watch.refresh('flash_call', MSK);
+  windowOf(s, DROP);
+  s.now += HEALTH_WINDOW_MS;
+  expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
+  const degradedAt = s.now;
+  while (a.watch.state('flash_call', MSK) !== 'demoted') {
+    windowOf(s, DROP);
+    s.now += HEALTH_READ_MS;
+    await a.watch.refresh('flash_call', MSK);
+  }
+  expect(s.now - degradedAt).toBe(DEMOTE_AFTER_MS);
+  return { a, degradedAt, demotedAt: s.now };
+}
+
+describe('MethodHealthWatch: an instance that has not judged yet takes the deployment’s health', () => {
+  it('booted after another demoted the flash call on +7 985, its first read answers demoted since then, quietly; other prefixes and methods stay healthy', async () => {
+    const s = shared();
+    const { a, demotedAt } = await demotedByA(s);
+    s.now += 5 * 60_000;
+    const b = instance(s);
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('demoted');
+    expect(await b.watch.refresh('flash_call', SPB)).toBe('healthy');
+    expect(await b.watch.refresh('sms', MSK)).toBe('healthy');
+    expect(b.watch.report().find((r) => r.prefix === '+7985' && r.method === 'flash_call')).toMatchObject({
+      state: 'demoted',
+      since: new Date(demotedAt),
+    });
+    expect(b.events).toEqual([]);
+    // Still dropped when its own first window judges: demoted, as on A.
+    for (let i = 0; i < HEALTH_WINDOW_MS / HEALTH_READ_MS; i++) {
+      windowOf(s, DROP);
+      s.now += HEALTH_READ_MS;
+      expect(await b.watch.refresh('flash_call', MSK)).toBe('demoted');
+      await a.watch.refresh('flash_call', MSK);
+    }
+    // Recovered: promoted on both, announced once.
+    windowOf(s, { started: 200, delivered: 200, verified: 200 });
+    s.now += HEALTH_READ_MS;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect([...a.events, ...b.events].map((e) => `${e.previous}>${e.state}`)).toEqual([
+      'healthy>degraded',
+      'degraded>demoted',
+      'demoted>healthy',
+    ]);
+    // A third instance, booted now, starts healthy: the last change kept is the promotion.
+    expect(await instance(s).watch.refresh('flash_call', MSK)).toBe('healthy');
+  });
+
+  it('a degraded state taken over counts its quiet spell from its taking: healthy RETRY_AFTER_MS later, not at once', async () => {
+    const s = shared();
+    const a = instance(s);
+    await a.watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
+    // A stops; an hour on, B boots. No sessions since: nothing to judge.
+    s.now += 60 * 60_000;
+    const b = instance(s);
+    const takenAt = s.now;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
+    while (s.now + HEALTH_READ_MS < takenAt + RETRY_AFTER_MS) {
+      s.now += HEALTH_READ_MS;
+      expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
+    }
+    // The last read before was HEALTH_READ_MS short of it.
+    s.now = takenAt + RETRY_AFTER_MS;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect(b.events.map((e) => `${e.previous}>${e.state}`)).toEqual(['degraded>healthy']);
+  });
+
+  it.each([
+    { bootedAfter: HEALTH_WEEK_DAYS * DAY_MS - 1, state: 'demoted' },
+    { bootedAfter: HEALTH_WEEK_DAYS * DAY_MS, state: 'healthy' },
+  ])(
+    'the change is kept as long as the week of figures it was judged on: booted $bootedAfter ms after it, $state',
+    async ({ bootedAfter, state }) => {
+      const s = shared();
+      const { demotedAt } = await demotedByA(s);
+      s.now = demotedAt + bootedAfter;
+      expect(await instance(s).watch.refresh('flash_call', MSK)).toBe(state);
+    },
+  );
+
+  it('a kept record it cannot read (another version’s, damaged) is left aside: healthy, judged as before', async () => {
+    const s = shared();
+    await s.store.set('stats-health:{flash_call:+7985}:state', '{"state":"demoted"', DAY_MS);
+    await s.store.set('stats-health:{flash_call:+7921}:state', '{"state":"sunk","since":1}', DAY_MS);
+    const b = instance(s);
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect(await b.watch.refresh('flash_call', SPB)).toBe('healthy');
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect(b.lines).toEqual([expect.stringMatching(/^warn method health changed/)]);
+  });
+
+  it('a failed write of the change neither hides its event nor undoes it', async () => {
+    const s = shared();
+    const a = instance(s);
+    await a.watch.refresh('flash_call', MSK);
+    const set = s.store.set.bind(s.store);
+    jest
+      .spyOn(s.store, 'set')
+      .mockImplementation((key, ...rest) =>
+        key.endsWith(':state') ? Promise.reject(new Error('store down')) : set(key, ...rest),
+      );
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect(a.events.map((e) => `${e.previous}>${e.state}`)).toEqual(['healthy>degraded']);
+    expect(a.watch.state('flash_call', MSK)).toBe('degraded');
+  });
+});
