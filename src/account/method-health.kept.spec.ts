@@ -66,8 +66,12 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
       'degraded>demoted',
       'demoted>healthy',
     ]);
-    // A third instance, booted now, starts healthy: the last change kept is the promotion.
-    expect(await instance(s).watch.refresh('flash_call', MSK)).toBe('healthy');
+    // A third instance, booted now, starts healthy since the promotion: the last change kept.
+    const promotedAt = s.now;
+    s.now += 60_000;
+    const c = instance(s);
+    expect(await c.watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect(c.watch.report()[0]).toMatchObject({ state: 'healthy', since: new Date(promotedAt) });
   });
 
   it('a degraded state taken over counts its quiet spell from its taking: healthy RETRY_AFTER_MS later, not at once', async () => {

@@ -164,6 +164,39 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     expect(await other.watch.refresh('flash_call', MSK)).toBe('healthy');
   });
 
+  it('a healthy state its own window set is judged by its country’s while its own is thin', async () => {
+    const s = shared();
+    const { watch } = instance(s);
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, DROP, { started: 60, delivered: 60, verified: 50, rescued: 10 });
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    windowOf(s, { started: 40, delivered: 40, verified: 40 });
+    s.now += HEALTH_READ_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
+    // Its own users gone quiet; the country's window drops.
+    windowOf(s, {}, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+  });
+
+  it('a verdict of its own window that changes nothing leaves the state its country’s set: the country lifts it', async () => {
+    const s = shared();
+    const { watch } = instance(s);
+    await watch.refresh('flash_call', MSK);
+    windowOf(s, { started: 5, delivered: 5, verified: 5 }, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    // 20 of its own, 14 verified: steady against its week (0.7 of 0.9), degraded still.
+    windowOf(s, { started: 20, delivered: 20, verified: 14, rescued: 6 });
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect(watch.report()[0]!.level).toBe('operator');
+    windowOf(s, {}, { started: 40, delivered: 40, verified: 40 });
+    s.now += HEALTH_WINDOW_MS;
+    expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
+  });
+
   it('reads each country’s own cell: a drop in one country’s window judges none of another’s prefixes', async () => {
     const s = shared();
     const { watch } = instance(s);
@@ -226,10 +259,17 @@ describe('MethodHealthWatch: the event', () => {
     // The other instance reads the same change a second later (across a 20-minute slot's turn or not).
     s.now += 1_000;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
+    // And recovered again a minute on: each change's claim ended by the one after it.
+    windowOf(s, { started: 400, delivered: 400, verified: 400 });
+    s.now += HEALTH_READ_MS;
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('healthy');
+    s.now += 1_000;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
     expect([...a.events, ...b.events].map((e) => `${e.previous}>${e.state}`)).toEqual([
       'healthy>degraded',
       'degraded>healthy',
       'healthy>degraded',
+      'degraded>healthy',
     ]);
   });
 
