@@ -74,6 +74,47 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
     expect(c.watch.report()[0]).toMatchObject({ state: 'healthy', since: new Date(promotedAt) });
   });
 
+  it('an instance none of whose users had the operator for a window takes a newer change, and judges a fresh window from it', async () => {
+    const s = shared();
+    const b = instance(s);
+    await b.watch.refresh('flash_call', MSK);
+    // A good hour's users, then A's outage: B was asked before the hour only.
+    windowOf(s, { started: 1000, delivered: 1000, verified: 1000 });
+    const { a, demotedAt } = await demotedByA(s);
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('demoted');
+    expect(b.watch.report()[0]).toMatchObject({ state: 'demoted', since: new Date(demotedAt) });
+    // Its first verdict is a window on, over that window alone (the hours before held the healthy week).
+    for (let i = 0; i < HEALTH_WINDOW_MS / HEALTH_READ_MS; i++) {
+      windowOf(s, DROP);
+      s.now += HEALTH_READ_MS;
+      expect(await b.watch.refresh('flash_call', MSK)).toBe('demoted');
+    }
+    expect(b.events).toEqual([]);
+    expect(a.watch.state('flash_call', MSK)).toBe('demoted');
+  });
+
+  it('an instance whose own window gave a verdict within the window judges alone: another’s newer change waits', async () => {
+    const s = shared();
+    const b = instance(s);
+    await b.watch.refresh('flash_call', MSK);
+    windowOf(s, { started: 40, delivered: 40, verified: 40 });
+    s.now += HEALTH_WINDOW_MS;
+    const t1 = s.now;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
+    // Another instance's change, newer than B's verdict.
+    const kept = JSON.stringify({ state: 'demoted', since: t1 + 1_000 });
+    await s.store.set('stats-health:{flash_call:+7985}:state', kept, DAY_MS);
+    // Half a minute on, its window (from the first read) judges again: recovered, healthy.
+    s.now = t1 + HEALTH_READ_MS;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
+    // A window on from t1, nothing to judge (no outcomes since), its last verdict less than a window old.
+    s.now = t1 + HEALTH_WINDOW_MS;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
+    // A window past its last verdict: it takes the change.
+    s.now = t1 + HEALTH_READ_MS + HEALTH_WINDOW_MS;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('demoted');
+  });
+
   it('a degraded state taken over counts its quiet spell from its taking: healthy RETRY_AFTER_MS later, not at once', async () => {
     const s = shared();
     const a = instance(s);

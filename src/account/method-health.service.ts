@@ -49,6 +49,8 @@ interface Tracked extends Health {
   level: 'operator' | 'country';
   /** The level whose window set the state. */
   by?: 'operator' | 'country';
+  /** When this instance's own window last gave a verdict (judgedAt counts a change taken over too). */
+  ownAt?: number;
   recent: Rates;
   week: Rates;
   readUntil: number;
@@ -107,9 +109,9 @@ export class MethodHealthWatch {
     try {
       const [sums, kept] = await Promise.all([
         this.#sums(method, phoneNumber, now),
-        known ? undefined : this.store.get(stateKey(method, prefix)),
+        known && !unjudged(known, now) ? undefined : this.store.get(stateKey(method, prefix)),
       ]);
-      if (kept) adopt(tracked, kept, now);
+      if (kept) adopt(tracked, kept, now, known === undefined);
       await this.#judge(tracked, sums, now);
     } catch (error) {
       this.telemetry.logger.warn('method health: the figures could not be read; the health stands', {
@@ -171,7 +173,7 @@ export class MethodHealthWatch {
     Object.assign(tracked, { level: judged, recent, week });
     // A retry (no verdict) keeps the level that set the state.
     if (verdict !== null)
-      Object.assign(tracked, { judgedAt: now }, next.state === previous ? {} : { by: judged });
+      Object.assign(tracked, { judgedAt: now, ownAt: now }, next.state === previous ? {} : { by: judged });
     if (next.state === previous) return;
     Object.assign(tracked, next);
     await this.#announce(tracked, previous, now);
@@ -240,12 +242,19 @@ const stateKey = (method: VerificationMethod, prefix: string) => `stats-health:{
 /** As long as the figures it was judged on. */
 const KEPT_MS = HEALTH_WEEK_DAYS * DAY_MS;
 
+/** Whether the instance has given no verdict of its own for a window: what it holds is no fresher than a new one's. */
+function unjudged(tracked: Tracked, now: number): boolean {
+  return tracked.ownAt === undefined || now - tracked.ownAt >= HEALTH_WINDOW_MS;
+}
+
 /**
- * An instance that has not judged the method on the prefix yet (booted since, or never asked) takes the
- * deployment's last change: its own first verdict is a window away, and an outage does not wait for it. It has
- * judged nothing itself, so a degraded state's quiet spell counts from now.
+ * An instance that has not judged the method on the prefix for a window (booted since, never asked, or none of
+ * its users had that operator) takes the deployment's last change, if newer than its own: its own next verdict
+ * is a window away, and an outage does not wait for it. It starts that window afresh (its older reads would
+ * judge the hours before the change), and it has judged nothing itself, so a degraded state's quiet spell counts
+ * from now.
  */
-function adopt(tracked: Tracked, kept: string, now: number): void {
+function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): void {
   let record: Pick<Tracked, 'state' | 'since' | 'by'>;
   try {
     record = JSON.parse(kept) as typeof record;
@@ -253,8 +262,8 @@ function adopt(tracked: Tracked, kept: string, now: number): void {
     return;
   }
   const { state, since, by } = record;
-  if (!STATES.includes(state) || !Number.isFinite(since)) return;
-  Object.assign(tracked, { state, since, by, judgedAt: now });
+  if (!STATES.includes(state) || !Number.isFinite(since) || (!fresh && since <= tracked.since)) return;
+  Object.assign(tracked, { state, since, by, judgedAt: now, reads: [] });
 }
 
 function keyOf(method: VerificationMethod, phoneNumber: string): string {
