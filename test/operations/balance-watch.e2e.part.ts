@@ -62,6 +62,27 @@ describe('balance watch', () => {
     expect(balanceEvents(host, 'verification.balance_insufficient')).toEqual([]);
   });
 
+  it('an explicit threshold of 0 is a threshold: a balance below zero is announced once, zero itself is not', async () => {
+    const { sb, host, watch } = await boot({ balanceWatch: { intervalMs: NEVER_MS, threshold: 0 } });
+    const setBalance = (balance: number) => sb.updateAccount(sb.demoAccount.apiKey, { balance });
+    const lows = () => balanceEvents(host, 'verification.balance_low');
+    await watch.checkNow();
+    await setBalance(0); // low (nothing left), but not below the threshold
+    expect(await watch.checkNow()).toEqual({ amount: 0, currency: 'RUB', threshold: 0, low: true });
+    expect(lows()).toEqual([]);
+    await setBalance(-5);
+    await watch.checkNow();
+    await watch.checkNow();
+    expect(lows()).toEqual([
+      { event: 'verification.balance_low', amount: -5, currency: 'RUB', threshold: 0 },
+    ]);
+    await setBalance(0); // back at the threshold: re-armed
+    await watch.checkNow();
+    await setBalance(-1);
+    await watch.checkNow();
+    expect(lows().map((e) => e.amount)).toEqual([-5, -1]);
+  });
+
   it('announces a crossing once across instances that share a store', async () => {
     const store = new MemoryStore();
     const a = await boot({ balanceWatch: { intervalMs: NEVER_MS, threshold: 100 }, store });

@@ -2,7 +2,8 @@
  * The `store` option in each of its shapes under two named registrations of one app: a Redis URL, the
  * host's own Redis client, and a ready store. Two registrations given the same Redis (by URL or by
  * client) without a `keyPrefix` keep apart (each under `pv:{name}:`); with one prefix the host chose
- * they share (the spend cap's window counts both). A store the module opened is closed with the app; the host's client and store are not.
+ * they share (the spend cap's window counts both). A store the module opened is closed with the app (one on the
+ * host's Redis client too: it takes no command after the app closed); the host's client and store are not.
  * One ready store given to both pools protection's counters but keeps each one's own state (its
  * ledger) under its name.
  */
@@ -19,6 +20,8 @@ import { call, createTestApp, ONE_PLATFORM, type TestApp } from '../support/veri
 import { VerificationModule } from '../../src/module/verification.module.js';
 import { getVerificationToken } from '../../src/module/verification-registration.js';
 import { VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
 describe('named registrations and the shapes of their store', () => {
@@ -167,6 +170,32 @@ describe('named registrations and the shapes of their store', () => {
         await admin.quit();
         await server.stop();
       }
+    });
+  });
+
+  describe("a store the module made on the host's Redis client", () => {
+    it('is closed with the app: it takes no more commands, while the host’s client stays open', async () => {
+      host = await createTestApp({
+        platform: ONE_PLATFORM[0]!,
+        module: {
+          ...moduleOptions(sb),
+          store: { redis: hostRedis, keyPrefix: `pv-closed:${randomUUID()}:` },
+        },
+      });
+      const started = await call(host.url, 'POST', '/verification/start', {
+        phone_number: phoneNumber(),
+        method: 'sms',
+      });
+      expect(started.status).toBe(201);
+      const store = host.app.get<VerificationStore>(VerificationStore);
+      await expect(store.get('before-close')).resolves.toBeNull();
+      await host.close();
+      host = undefined;
+      await expect(store.get('after-close')).rejects.toBeInstanceOf(VerificationStoreUnavailableError);
+      await expect(store.set('after-close', '1', 1000)).rejects.toBeInstanceOf(
+        VerificationStoreUnavailableError,
+      );
+      await expect(hostRedis.ping()).resolves.toBe('PONG');
     });
   });
 });

@@ -3,10 +3,14 @@
  * retry, sent as soon as the 503 is read, is handled, never answered `duplicate` by a lease still held
  * (which would lose the event: the sender stops on a 200). Shown on a store whose deletions land half a
  * second late, as on a loaded Redis: a release nobody waited for is still pending when the retry comes.
+ * A delivery handled but whose webhook-id could not be marked done (the store failing that write) is
+ * answered 503, never 200 with the store's failure left unhandled in the host's process.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
 import { FlakyListener } from '../events/flaky-listener.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
@@ -20,6 +24,18 @@ class LaggingDeletes extends MemoryStore {
   override async delete(key: string): Promise<void> {
     if (key.includes('webhook:')) await new Promise((landed) => setTimeout(landed, DELETE_LAG_MS));
     return super.delete(key);
+  }
+}
+
+/** A MemoryStore that fails its next write of a webhook-id's `done` mark (`failDone`), as a Redis going away would. */
+class FailingDoneMark extends MemoryStore {
+  failDone = false;
+  override async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
+    if (this.failDone && key.includes('webhook:') && value === 'done') {
+      this.failDone = false;
+      throw new VerificationStoreUnavailableError('set', 'connection lost');
+    }
+    return super.set(key, value, ttlMs, options);
   }
 }
 
@@ -62,5 +78,37 @@ describe.each(PLATFORMS)('webhook route: a failed delivery gives its lease back 
       'verification.verified!',
       'verification.verified',
     ]);
+  });
+});
+
+describe.each(PLATFORMS)('webhook route: a delivery whose done mark fails (%s)', (platform) => {
+  const suite = sandboxSuite();
+
+  it('answers 503 once the store refused the mark, and leaves no rejection unhandled in the host', async () => {
+    const sb = suite.sb;
+    const store = new FailingDoneMark({ clock: () => sb.now() });
+    const host = await suite.boot(() =>
+      startAccountHost(platform, sb, { module: { webhooks: { secret: SECRET }, store } }),
+    );
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      const s = await startSession(host, sb, 'reverse_flash_call');
+      await sb.call(s.requestId, s.phone);
+      store.failDone = true;
+      const answer = await postWebhook(
+        `${host.url}/verification/webhooks`,
+        signed(SECRET, payloadFor('verification.verified', s.requestId), {
+          id: 'w_done_mark',
+          timestampSeconds: Math.floor(sb.now() / 1000),
+        }),
+      );
+      expect(answer.status).toBe(503);
+      await new Promise((settled) => setTimeout(settled, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
   });
 });
