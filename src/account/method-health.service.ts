@@ -175,14 +175,22 @@ export class MethodHealthWatch {
    * Whether this instance announces `change` of the method on the prefix: the first to claim it, while no
    * other change was announced since (the claim lasts DEMOTE_AFTER_MS; every instance reads the figures
    * within HEALTH_READ_MS of the others, each on its own users' starts). An announced change ends the others'
-   * claims: the next change of another kind is news however soon it comes.
+   * claims: the next change of another kind is news however soon it comes. A claim the store fails to
+   * answer (its node down, the figures' up) is announced all the same: a change said twice, never not said.
    */
   async #claim(method: VerificationMethod, prefix: string, change: string): Promise<boolean> {
     const claim = (of: string) => `stats-health:{${method}:${prefix}}:${of}`;
-    if (!(await this.store.setIfAbsent(claim(change), '1', DEMOTE_AFTER_MS))) return false;
-    await Promise.all(
-      CHANGES.filter((other) => other !== change).map((other) => this.store.delete(claim(other))),
-    );
+    try {
+      if (!(await this.store.setIfAbsent(claim(change), '1', DEMOTE_AFTER_MS))) return false;
+      await Promise.all(
+        CHANGES.filter((other) => other !== change).map((other) => this.store.delete(claim(other))),
+      );
+    } catch (error) {
+      this.telemetry.logger.warn('method health: the change could not be claimed; it is announced', {
+        method,
+        error: errorText(error),
+      });
+    }
     return true;
   }
 
