@@ -42,4 +42,28 @@ describe('method health announcements, attacked', () => {
       ]);
     },
   );
+
+  it('an instance with few starts on the prefix does not announce a drop after its recovery was announced', async () => {
+    const s = shared();
+    const busy = instance(s);
+    const quiet = instance(s);
+    await Promise.all([busy.watch.refresh('flash_call', MSK), quiet.watch.refresh('flash_call', MSK)]);
+    // A burst of failures in the first minute, the busy instance's next read two minutes in.
+    windowOf(s, { started: 40, delivered: 40, rescued: 40 });
+    s.now += 2 * 60_000;
+    await busy.watch.refresh('flash_call', MSK);
+    // 20 minutes after the first reads: dropped, announced.
+    s.now += HEALTH_WINDOW_MS - 2 * 60_000;
+    expect(await busy.watch.refresh('flash_call', MSK)).toBe('degraded');
+    // Two minutes of 40 verified: the last 20 minutes (the busy instance's window from its read at 2 min) recovered.
+    windowOf(s, { started: 40, delivered: 40, verified: 40 });
+    s.now += 2 * 60_000;
+    expect(await busy.watch.refresh('flash_call', MSK)).toBe('healthy');
+    // The quiet instance's first start on +7 985 since the burst: its window reaches back 22.5 minutes,
+    // to the burst the last 20 minutes no longer hold.
+    s.now += 30_000;
+    await quiet.watch.refresh('flash_call', MSK);
+    // The host was told degraded, healthy: the method is healthy; no "degraded" again from old figures.
+    expect(changes(busy.events, quiet.events)).toEqual(['healthy>degraded', 'degraded>healthy']);
+  });
 });
