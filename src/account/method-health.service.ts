@@ -210,13 +210,19 @@ export class MethodHealthWatch {
       at: new Date(now),
       ...(this.options.name === undefined ? {} : { registration: this.options.name }),
     };
+    // Not awaited: the read that judged the change is a user's start (auto), which a slow alerting listener
+    // must not hold.
+    let emitted: Promise<unknown>;
     try {
-      await this.emitter.emitAsync(event.event, event);
+      emitted = this.emitter.emitAsync(event.event, event);
     } catch (error) {
+      emitted = Promise.reject(error);
+    }
+    void emitted.catch((error: unknown) => {
       this.telemetry.logger.warn('a listener of a method health event failed', {
         error: error instanceof Error ? error.name : 'unknown',
       });
-    }
+    });
   }
 }
 
