@@ -178,5 +178,8 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
     expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
     expect(a.events.map((e) => `${e.previous}>${e.state}`)).toEqual(['healthy>degraded']);
     expect(a.watch.state('flash_call', MSK)).toBe('degraded');
+    expect(a.lines.filter((l) => l.includes('could not be kept'))).toEqual([
+      expect.stringMatching(/^warn .*flash_call.*store down/),
+    ]);
   });
 });

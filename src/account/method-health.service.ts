@@ -178,25 +178,35 @@ export class MethodHealthWatch {
     Object.assign(tracked, next);
     await this.#announce(tracked, previous, now);
     const { state, since, by } = tracked;
-    await this.store.set(
-      stateKey(tracked.method, tracked.prefix),
-      JSON.stringify({ state, since, by }),
-      KEPT_MS,
-    );
+    const kept = JSON.stringify({ state, since, by });
+    await this.store.set(stateKey(tracked.method, tracked.prefix), kept, KEPT_MS).catch((error: unknown) => {
+      this.telemetry.logger.warn('method health: the change could not be kept in the store', {
+        method: tracked.method,
+        error: errorText(error),
+      });
+    });
   }
 
   /**
    * Whether this instance announces `change` of the method on the prefix: the first to claim it, while no
    * other change was announced since (the claim lasts DEMOTE_AFTER_MS; every instance reads the figures
    * within HEALTH_READ_MS of the others, each on its own users' starts). An announced change ends the others'
-   * claims: the next change of another kind is news however soon it comes.
+   * claims: the next change of another kind is news however soon it comes. A claim the store fails to
+   * answer (its node down, the figures' up) is announced all the same: a change said twice, never not said.
    */
   async #claim(method: VerificationMethod, prefix: string, change: string): Promise<boolean> {
     const claim = (of: string) => `stats-health:{${method}:${prefix}}:${of}`;
-    if (!(await this.store.setIfAbsent(claim(change), '1', DEMOTE_AFTER_MS))) return false;
-    await Promise.all(
-      CHANGES.filter((other) => other !== change).map((other) => this.store.delete(claim(other))),
-    );
+    try {
+      if (!(await this.store.setIfAbsent(claim(change), '1', DEMOTE_AFTER_MS))) return false;
+      await Promise.all(
+        CHANGES.filter((other) => other !== change).map((other) => this.store.delete(claim(other))),
+      );
+    } catch (error) {
+      this.telemetry.logger.warn('method health: the change could not be claimed; it is announced', {
+        method,
+        error: errorText(error),
+      });
+    }
     return true;
   }
 
@@ -216,13 +226,19 @@ export class MethodHealthWatch {
       at: new Date(now),
       ...(this.options.name === undefined ? {} : { registration: this.options.name }),
     };
+    // Not awaited: the read that judged the change is a user's start (auto), which a slow alerting listener
+    // must not hold.
+    let emitted: Promise<unknown>;
     try {
-      await this.emitter.emitAsync(event.event, event);
+      emitted = this.emitter.emitAsync(event.event, event);
     } catch (error) {
+      emitted = Promise.reject(error);
+    }
+    void emitted.catch((error: unknown) => {
       this.telemetry.logger.warn('a listener of a method health event failed', {
         error: error instanceof Error ? error.name : 'unknown',
       });
-    }
+    });
   }
 }
 

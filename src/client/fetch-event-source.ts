@@ -58,8 +58,11 @@ class FetchEventSource implements EventSourceLike {
         signal: this.controller.signal,
       });
       if (this.readyState === CLOSED) return; // closed while connecting
-      const reader = response.ok ? response.body?.getReader() : undefined;
-      // Refused (401, 404, 429) or not a stream: closed for good, as EventSource does.
+      // Refused (401, 404, 429) or not a stream (no body, or another type: a single-page app's catch-all
+      // or a proxy's page answering 200 with HTML): closed for good, as EventSource does.
+      const type = response.headers.get('content-type');
+      const stream = type === null || /^\s*text\/event-stream\s*(;|$)/i.test(type);
+      const reader = response.ok && stream ? response.body?.getReader() : undefined;
       if (!reader) return this.fail();
       this.readyState = OPEN;
       await this.read(reader);

@@ -29,6 +29,7 @@ import './health-instance-booted-in-outage.e2e.part.js';
 import './health-operator-outage-country-recovers.e2e.part.js';
 import './health-operator-outage-flaps.e2e.part.js';
 import './health-outage-keeps-method-out.e2e.part.js';
+import './health-slow-listener-holds-start.e2e.part.js';
 import './health-two-instances-announced-twice.e2e.part.js';
 import './health-week-share-late-sessions.e2e.part.js';
 import './health-week-turn-farm.e2e.part.js';

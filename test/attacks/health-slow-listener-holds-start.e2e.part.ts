@@ -1,0 +1,70 @@
+/**
+ * Attack (bad luck; issue 47's `verification.method_health`): the event is emitted by the read of the health
+ * that judged the change, and that read is part of a user's start with `auto` (the first method is chosen
+ * after it). The watch awaited the host's listeners: an alerting listener that pages operations over HTTP
+ * (seconds; or hangs on a dead endpoint) held that user's start until it settled, however long. The module's
+ * other ops events are not awaited by the request they come from (protection's: "a slow alerting listener
+ * must not hold the refused request").
+ *
+ * Here: an outage of the reverse call on +7 915 (20 users, each switched to SMS and verified there); the
+ * host's listener of method health holds its promise until the test lets it go. The next user's start on
+ * `auto`, whose read degrades the reverse call, answers before the listener settles; the event is received.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { MethodStats } from '../../src/account/method-stats.service.js';
+import { HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
+import { VerificationOpsEventName, type MethodHealthEvent } from '../../src/core/verification-events.js';
+import { call, PLATFORMS } from '../support/verification-app.js';
+import {
+  freshPhone,
+  journeyFixture,
+  journeyHost,
+  sessionIds,
+  start,
+  switchMethod,
+} from '../journeys/journey-host.js';
+import { from, probeUser, seedFigures } from '../journeys/figure-learning.js';
+
+describe.each(PLATFORMS)('method health: a slow listener of its event (%s)', (platform) => {
+  let release = (): void => undefined;
+  // Before the fixture's: the host closes once the listener is let go.
+  afterEach(() => release());
+  const fx = journeyFixture();
+
+  it('the start whose read degrades the reverse call answers while the listener is still busy', async () => {
+    const host = await journeyHost(fx, platform, {}, {}, { trustProxy: true });
+    const events: string[] = [];
+    const held = new Promise<void>((resolve) => (release = resolve));
+    host.app.get(EventEmitter2).on(VerificationOpsEventName.methodHealth, (event: MethodHealthEvent) => {
+      events.push(`${event.method}@${event.prefix}: ${event.previous}>${event.state}`);
+      return held;
+    });
+    const stats = host.app.get(MethodStats, { strict: false });
+    await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
+    await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
+    expect((await probeUser(fx, host)).method).toBe('reverse_flash_call');
+    // The outage: 20 +7 915 users, none gets the reverse call through; each switches to SMS and is verified.
+    for (let i = 0; i < 20; i++) {
+      const owner = `user-${i}`;
+      const ip = from(`198.18.${i}.1`);
+      const phone = freshPhone();
+      const body = { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' };
+      const res = await start(host, body, owner, ip);
+      expect(res.status).toBe(201);
+      await fx.sb.advance(5_000);
+      expect((await switchMethod(host, res.body.verification_id, 'sms', owner, ip)).status).toBe(201);
+      const code = String(fx.sb.getSession(sessionIds(fx.sb, phone).at(-1)!)!.code);
+      const check = { verification_id: res.body.verification_id, code };
+      const proved = await call(host.url, 'POST', '/verification/check', check, { 'x-user': owner, ...ip });
+      expect(proved.body.status).toBe('verified');
+      await fx.sb.webhooksIdle();
+      await fx.sb.advance(10_000);
+    }
+    await fx.sb.advance(HEALTH_WINDOW_MS);
+    // The listener is still busy when this start answers (on main: the start waits for it, the test times out).
+    const answered = await probeUser(fx, host);
+    expect(answered.method).toBe('reverse_flash_call');
+    expect(events).toEqual(['reverse_flash_call@+7915: healthy>degraded']);
+  }, 30_000);
+});
