@@ -109,7 +109,7 @@ export class MethodHealthWatch {
     try {
       const [sums, kept] = await Promise.all([
         this.#sums(method, phoneNumber, now),
-        known && !unjudged(known, now) ? undefined : this.store.get(stateKey(method, prefix)),
+        known && !unjudged(known, now) ? undefined : this.#kept(method, prefix),
       ]);
       if (kept) adopt(tracked, kept, now, known === undefined);
       await this.#judge(tracked, sums, now);
@@ -120,6 +120,19 @@ export class MethodHealthWatch {
       });
     }
     return tracked.state;
+  }
+
+  /** The deployment's last change kept, or none when the store fails it: the figures are judged all the same. */
+  async #kept(method: VerificationMethod, prefix: string): Promise<string | null> {
+    try {
+      return await this.store.get(stateKey(method, prefix));
+    } catch (error) {
+      this.telemetry.logger.warn('method health: the kept change could not be read; judged without it', {
+        method,
+        error: errorText(error),
+      });
+      return null;
+    }
   }
 
   /** Every method and operator prefix this instance judged, with its figures. */
@@ -268,17 +281,20 @@ function unjudged(tracked: Tracked, now: number): boolean {
  * its users had that operator) takes the deployment's last change, if newer than its own: its own next verdict
  * is a window away, and an outage does not wait for it. It starts that window afresh (its older reads would
  * judge the hours before the change), and it has judged nothing itself, so a degraded state's quiet spell counts
- * from now.
+ * from now. A record it cannot read as a change (not an object, an unknown state, dated ahead of its clock) is
+ * left aside.
  */
 function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): void {
-  let record: Pick<Tracked, 'state' | 'since' | 'by'>;
+  let record: Partial<Pick<Tracked, 'state' | 'since' | 'by'>> | null;
   try {
     record = JSON.parse(kept) as typeof record;
   } catch {
     return;
   }
-  const { state, since, by } = record;
-  if (!STATES.includes(state) || !Number.isFinite(since) || (!fresh && since <= tracked.since)) return;
+  const { state, since, by } = record ?? {};
+  if (!state || !STATES.includes(state) || typeof since !== 'number' || !Number.isFinite(since)) return;
+  // A change dated ahead of this instance's clock (its writer's runs ahead, or damaged) waits for the clock.
+  if (since > now || (!fresh && since <= tracked.since)) return;
   Object.assign(tracked, { state, since, by, judgedAt: now, reads: [] });
 }
 
