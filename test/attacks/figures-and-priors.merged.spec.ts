@@ -26,6 +26,7 @@ import './health-demoted-comes-back.e2e.part.js';
 import './health-demoted-midnight-retry.e2e.part.js';
 import './health-farm-one-ipv6-network.e2e.part.js';
 import './health-instance-booted-in-outage.e2e.part.js';
+import './health-kept-record-unreadable.e2e.part.js';
 import './health-operator-outage-country-recovers.e2e.part.js';
 import './health-operator-outage-flaps.e2e.part.js';
 import './health-outage-keeps-method-out.e2e.part.js';
