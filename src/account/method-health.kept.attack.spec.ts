@@ -73,4 +73,20 @@ describe('MethodHealthWatch: a kept change it cannot take leaves its own judging
     s.now += HEALTH_READ_MS;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('demoted');
   });
+
+  it('an instance whose first read came just before another’s change was kept (since equal to its own) takes it once unjudged', async () => {
+    const s = shared();
+    const a = instance(s);
+    await a.watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    // B's first read lands before A's change of the same moment is kept.
+    const b = instance(s);
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
+    // No +7 985 user since: B has nothing to judge, and a window on takes the deployment's change.
+    s.now += HEALTH_WINDOW_MS + HEALTH_READ_MS;
+    expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect(b.events).toEqual([]);
+  });
 });
