@@ -51,6 +51,8 @@ interface Tracked extends Health {
   by?: 'operator' | 'country';
   /** When this instance's own window last gave a verdict (judgedAt counts a change taken over too). */
   ownAt?: number;
+  /** Whether it took a kept change (adopt): else, with no verdict of its own, its state is only where it began. */
+  took?: boolean;
   recent: Rates;
   week: Rates;
   readUntil: number;
@@ -111,7 +113,8 @@ export class MethodHealthWatch {
         this.#sums(method, phoneNumber, now),
         known && !unjudged(known, now) ? undefined : this.#kept(method, prefix),
       ]);
-      if (kept) adopt(tracked, kept, now, known === undefined);
+      // Neither judged nor taken: healthy since its first read, which may have come just before another's change.
+      if (kept) adopt(tracked, kept, now, tracked.ownAt === undefined && !tracked.took);
       await this.#judge(tracked, sums, now);
     } catch (error) {
       this.telemetry.logger.warn('method health: the figures could not be read; the health stands', {
@@ -295,7 +298,7 @@ function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): voi
   if (!state || !STATES.includes(state) || typeof since !== 'number' || !Number.isFinite(since)) return;
   // A change dated ahead of this instance's clock (its writer's runs ahead, or damaged) waits for the clock.
   if (since > now || (!fresh && since <= tracked.since)) return;
-  Object.assign(tracked, { state, since, by, judgedAt: now, reads: [] });
+  Object.assign(tracked, { state, since, by, judgedAt: now, reads: [], took: true });
 }
 
 function keyOf(method: VerificationMethod, phoneNumber: string): string {
