@@ -10,6 +10,8 @@ import { DROP, instance, MSK, shared, windowOf } from '../../test/support/method
  */
 
 const KEY = 'stats-health:{flash_call:+7985}:state';
+/** The fixture's noon less the week a record is kept. */
+const NOON_WEEK_AGO = Date.parse('2026-11-23T12:00:00Z');
 
 describe('MethodHealthWatch: a kept change it cannot take leaves its own judging intact', () => {
   it.each(['null', '"demoted"', '[]', '7'])(
@@ -89,4 +91,13 @@ describe('MethodHealthWatch: a kept change it cannot take leaves its own judging
     expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
     expect(b.events).toEqual([]);
   });
+
+  it.each([0, -1, NOON_WEEK_AGO])(
+    'a record dated %s, a week or more before its clock (damaged: kept records are a week old at most), is left aside',
+    async (since) => {
+      const s = shared();
+      await s.store.set(KEY, JSON.stringify({ state: 'demoted', since, by: 'operator' }), DAY_MS);
+      expect(await instance(s).watch.refresh('flash_call', MSK)).toBe('healthy');
+    },
+  );
 });
