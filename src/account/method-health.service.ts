@@ -284,8 +284,8 @@ function unjudged(tracked: Tracked, now: number): boolean {
  * its users had that operator) takes the deployment's last change, if newer than its own: its own next verdict
  * is a window away, and an outage does not wait for it. It starts that window afresh (its older reads would
  * judge the hours before the change), and it has judged nothing itself, so a degraded state's quiet spell counts
- * from now. A record it cannot read as a change (not an object, an unknown state, dated ahead of its clock) is
- * left aside.
+ * from now. A record it cannot read as a change (not an object, an unknown state, dated ahead of its clock or a
+ * week or more before it) is left aside.
  */
 function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): void {
   let record: Partial<Pick<Tracked, 'state' | 'since' | 'by'>> | null;
@@ -296,8 +296,9 @@ function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): voi
   }
   const { state, since, by } = record ?? {};
   if (!state || !STATES.includes(state) || typeof since !== 'number' || !Number.isFinite(since)) return;
-  // A change dated ahead of this instance's clock (its writer's runs ahead, or damaged) waits for the clock.
-  if (since > now || (!fresh && since <= tracked.since)) return;
+  // A change dated ahead of this instance's clock (its writer's runs ahead, or damaged) waits for the clock; one
+  // a week old or more is damaged (the store keeps a change a week from its since).
+  if (since > now || since <= now - KEPT_MS || (!fresh && since <= tracked.since)) return;
   Object.assign(tracked, { state, since, by, judgedAt: now, reads: [], took: true });
 }
 
