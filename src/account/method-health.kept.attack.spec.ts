@@ -43,6 +43,9 @@ describe('MethodHealthWatch: a kept change it cannot take leaves its own judging
     s.now += HEALTH_WINDOW_MS;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
     expect(b.events.map((e) => `${e.previous}>${e.state}`)).toEqual(['healthy>degraded']);
+    // Said, without the number: the store's failure and the prefix only.
+    expect(b.lines.filter((l) => l.includes('kept change could not be read'))[0]).toMatch(/node down/);
+    expect(b.lines.join('\n')).not.toMatch(/1234567/);
   });
 
   it('a record dated a day ahead of its clock (a skewed or damaged writer) does not hold a quiet prefix demoted past its retry', async () => {
