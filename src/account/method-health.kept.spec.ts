@@ -153,7 +153,8 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
   it('a kept record it cannot read (another version’s, damaged) is left aside: healthy, judged as before', async () => {
     const s = shared();
     await s.store.set('stats-health:{flash_call:+7985}:state', '{"state":"demoted"', DAY_MS);
-    await s.store.set('stats-health:{flash_call:+7921}:state', '{"state":"sunk","since":1}', DAY_MS);
+    const sunk = JSON.stringify({ state: 'sunk', since: s.now - 60_000 });
+    await s.store.set('stats-health:{flash_call:+7921}:state', sunk, DAY_MS);
     const b = instance(s);
     expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
     expect(await b.watch.refresh('flash_call', SPB)).toBe('healthy');
