@@ -7,3 +7,4 @@
  */
 import './ledger.e2e.part.js';
 import './ledger-instances.e2e.part.js';
+import './ledger-switch.e2e.part.js';

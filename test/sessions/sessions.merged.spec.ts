@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/sessions/<part>.part.ts'`.
  */
 import './journey-restart.e2e.part.js';
+import './journey-token-lease.e2e.part.js';
 import './journey-token-twins.e2e.part.js';
 import './restart-recovery.e2e.part.js';
 import './verified-phone.e2e.part.js';
