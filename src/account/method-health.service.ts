@@ -65,8 +65,8 @@ interface Tracked extends Health {
  * reads its health cells (healthCells: the operator's and its country's, all devices) every HEALTH_READ_MS, takes the
  * recent window from this instance's reads of HEALTH_WINDOW_MS ago, and emits
  * `verification.method_health` on a change (once across instances: a claim in the store). Per
- * instance, but for the change it keeps in the store, which an instance that has not judged yet adopts
- * (`adopt`); a failed read keeps the health as it was. The read for operations: `report()`.
+ * instance, but for the change it keeps in the store, which an instance that has not judged for a window
+ * adopts (`adopt`); a failed read keeps the health as it was. The read for operations: `report()`.
  */
 @Injectable()
 export class MethodHealthWatch {
@@ -111,7 +111,7 @@ export class MethodHealthWatch {
     try {
       const [sums, kept] = await Promise.all([
         this.#sums(method, phoneNumber, now),
-        known && !unjudged(known, now) ? undefined : this.#kept(method, prefix),
+        unjudged(tracked, now) ? this.#kept(method, prefix) : undefined,
       ]);
       // Neither judged nor taken: healthy since its first read, which may have come just before another's change.
       if (kept) adopt(tracked, kept, now, tracked.ownAt === undefined && !tracked.took);
@@ -128,7 +128,7 @@ export class MethodHealthWatch {
   /** The deployment's last change kept, or none when the store fails it: the figures are judged all the same. */
   async #kept(method: VerificationMethod, prefix: string): Promise<string | null> {
     try {
-      return await this.store.get(stateKey(method, prefix));
+      return await this.store.get(healthKey(method, prefix, 'state'));
     } catch (error) {
       this.telemetry.logger.warn('method health: the kept change could not be read; judged without it', {
         method,
@@ -195,12 +195,14 @@ export class MethodHealthWatch {
     await this.#announce(tracked, previous, now);
     const { state, since, by } = tracked;
     const kept = JSON.stringify({ state, since, by });
-    await this.store.set(stateKey(tracked.method, tracked.prefix), kept, KEPT_MS).catch((error: unknown) => {
-      this.telemetry.logger.warn('method health: the change could not be kept in the store', {
-        method: tracked.method,
-        error: errorText(error),
+    await this.store
+      .set(healthKey(tracked.method, tracked.prefix, 'state'), kept, KEPT_MS)
+      .catch((error: unknown) => {
+        this.telemetry.logger.warn('method health: the change could not be kept in the store', {
+          method: tracked.method,
+          error: errorText(error),
+        });
       });
-    });
   }
 
   /**
@@ -211,11 +213,13 @@ export class MethodHealthWatch {
    * answer (its node down, the figures' up) is announced all the same: a change said twice, never not said.
    */
   async #claim(method: VerificationMethod, prefix: string, change: string): Promise<boolean> {
-    const claim = (of: string) => `stats-health:{${method}:${prefix}}:${of}`;
     try {
-      if (!(await this.store.setIfAbsent(claim(change), '1', DEMOTE_AFTER_MS))) return false;
+      if (!(await this.store.setIfAbsent(healthKey(method, prefix, change), '1', DEMOTE_AFTER_MS)))
+        return false;
       await Promise.all(
-        CHANGES.filter((other) => other !== change).map((other) => this.store.delete(claim(other))),
+        CHANGES.filter((other) => other !== change).map((other) =>
+          this.store.delete(healthKey(method, prefix, other)),
+        ),
       );
     } catch (error) {
       this.telemetry.logger.warn('method health: the change could not be claimed; it is announced', {
@@ -269,8 +273,9 @@ const CHANGES = [
   'demoted>healthy',
 ];
 
-/** The deployment's last change of the method's health on the prefix, as its judge left it. */
-const stateKey = (method: VerificationMethod, prefix: string) => `stats-health:{${method}:${prefix}}:state`;
+/** The method's health keys on the prefix: each change's claim (`healthy>degraded`), and `state`, the last change kept. */
+const healthKey = (method: VerificationMethod, prefix: string, of: string) =>
+  `stats-health:{${method}:${prefix}}:${of}`;
 /** As long as the figures it was judged on. */
 const KEPT_MS = HEALTH_WEEK_DAYS * DAY_MS;
 
@@ -295,7 +300,7 @@ function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): voi
     return;
   }
   const { state, since, by } = record ?? {};
-  if (!state || !STATES.includes(state) || typeof since !== 'number' || !Number.isFinite(since)) return;
+  if (!STATES.includes(state!) || typeof since !== 'number' || !Number.isFinite(since)) return;
   // A change dated ahead of this instance's clock (its writer's runs ahead, or damaged) waits for the clock; one
   // a week old or more is damaged (the store keeps a change a week from its since).
   if (since > now || since <= now - KEPT_MS || (!fresh && since <= tracked.since)) return;
