@@ -14,16 +14,9 @@ import { VerificationAccountService } from '../../src/account/verification-accou
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, PLATFORMS } from '../support/verification-app.js';
-import {
-  freshPhone,
-  journeyFixture,
-  journeyHost,
-  sessionIds,
-  start,
-  switchMethod,
-} from '../journeys/journey-host.js';
-import { from, probeUser, seedFigures } from '../journeys/figure-learning.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import { journeyFixture, journeyHost } from '../journeys/journey-host.js';
+import { outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)('method health: a kept change that is no record (%s)', (platform) => {
   const fx = journeyFixture();
@@ -49,21 +42,7 @@ describe.each(PLATFORMS)('method health: a kept change that is no record (%s)', 
       // The outage: two users a minute, each switching to SMS and verified there, for up to 100 minutes.
       let users = 0;
       while (health() !== 'demoted' && users < 200) {
-        for (let i = 0; i < 2; i++) {
-          const owner = `user-${++users}`;
-          const ip = from(`198.18.${users}.1`);
-          const phone = freshPhone();
-          const input = { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' };
-          const res = await start(a, input, owner, ip);
-          expect(res.status).toBe(201);
-          await fx.sb.advance(5_000);
-          expect((await switchMethod(a, res.body.verification_id, 'sms', owner, ip)).status).toBe(201);
-          const code = String(fx.sb.getSession(sessionIds(fx.sb, phone).at(-1)!)!.code);
-          const check = { verification_id: res.body.verification_id, code };
-          const proved = await call(a.url, 'POST', '/verification/check', check, { 'x-user': owner, ...ip });
-          expect(proved.body.status).toBe('verified');
-          await fx.sb.webhooksIdle();
-        }
+        for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
         await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
         await probeUser(fx, a);
       }

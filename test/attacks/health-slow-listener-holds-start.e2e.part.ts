@@ -15,16 +15,9 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import { HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
 import { VerificationOpsEventName, type MethodHealthEvent } from '../../src/core/verification-events.js';
-import { call, PLATFORMS } from '../support/verification-app.js';
-import {
-  freshPhone,
-  journeyFixture,
-  journeyHost,
-  sessionIds,
-  start,
-  switchMethod,
-} from '../journeys/journey-host.js';
-import { from, probeUser, seedFigures } from '../journeys/figure-learning.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import { journeyFixture, journeyHost } from '../journeys/journey-host.js';
+import { outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)('method health: a slow listener of its event (%s)', (platform) => {
   let release = (): void => undefined;
@@ -46,19 +39,7 @@ describe.each(PLATFORMS)('method health: a slow listener of its event (%s)', (pl
     expect((await probeUser(fx, host)).method).toBe('reverse_flash_call');
     // The outage: 20 +7 915 users, none gets the reverse call through; each switches to SMS and is verified.
     for (let i = 0; i < 20; i++) {
-      const owner = `user-${i}`;
-      const ip = from(`198.18.${i}.1`);
-      const phone = freshPhone();
-      const body = { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' };
-      const res = await start(host, body, owner, ip);
-      expect(res.status).toBe(201);
-      await fx.sb.advance(5_000);
-      expect((await switchMethod(host, res.body.verification_id, 'sms', owner, ip)).status).toBe(201);
-      const code = String(fx.sb.getSession(sessionIds(fx.sb, phone).at(-1)!)!.code);
-      const check = { verification_id: res.body.verification_id, code };
-      const proved = await call(host.url, 'POST', '/verification/check', check, { 'x-user': owner, ...ip });
-      expect(proved.body.status).toBe('verified');
-      await fx.sb.webhooksIdle();
+      await outageUser(fx, host, i);
       await fx.sb.advance(10_000);
     }
     await fx.sb.advance(HEALTH_WINDOW_MS);

@@ -23,17 +23,9 @@ import { VerificationAccountService } from '../../src/account/verification-accou
 import { DEMOTE_AFTER_MS, HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
 import { VerificationOpsEventName, type MethodHealthEvent } from '../../src/core/verification-events.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import {
-  freshPhone,
-  journeyFixture,
-  journeyHost,
-  secondInstance,
-  sessionIds,
-  start,
-  switchMethod,
-} from '../journeys/journey-host.js';
-import { from, probeUser, seedFigures } from '../journeys/figure-learning.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { journeyFixture, journeyHost, secondInstance } from '../journeys/journey-host.js';
+import { outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)('method health judged by two instances on one Redis (%s)', (platform) => {
   const fx = journeyFixture();
@@ -74,23 +66,7 @@ describe.each(PLATFORMS)('method health judged by two instances on one Redis (%s
 
     // The outage: 20 +7 915 users on A, none gets the reverse call through; each switches to SMS and is verified.
     for (let i = 0; i < 20; i++) {
-      const owner = `user-${i}`;
-      const ip = from(`198.18.${i}.1`);
-      const phone = freshPhone();
-      const res = await start(
-        a,
-        { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' },
-        owner,
-        ip,
-      );
-      expect(res.status).toBe(201);
-      await fx.sb.advance(5_000);
-      expect((await switchMethod(a, res.body.verification_id, 'sms', owner, ip)).status).toBe(201);
-      const code = String(fx.sb.getSession(sessionIds(fx.sb, phone).at(-1)!)!.code);
-      const check = { verification_id: res.body.verification_id, code };
-      const proved = await call(a.url, 'POST', '/verification/check', check, { 'x-user': owner, ...ip });
-      expect(proved.body.status).toBe('verified');
-      await fx.sb.webhooksIdle();
+      await outageUser(fx, a, i);
       await fx.sb.advance(10_000);
     }
     // A's user 10 s before the slot turns, B's 10 s after: each judges the same window.

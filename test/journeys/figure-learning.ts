@@ -286,3 +286,27 @@ export async function farmProof(
   expect(proved.body.status).toBe('verified');
   await fx.sb.webhooksIdle();
 }
+
+/**
+ * The `serial`th +7 915 mobile user of an outage of the reverse call (`user-<serial>`, from 198.18.<serial>.1): it
+ * starts the reverse call, switches to SMS 5 s later and types that code, verified there (the call's step rescued).
+ */
+export async function outageUser(fx: JourneyFixture, host: TestApp, serial: number): Promise<void> {
+  const owner = `user-${serial}`;
+  const ip = from(`198.18.${serial}.1`);
+  const phone = freshPhone();
+  const res = await start(
+    host,
+    { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' },
+    owner,
+    ip,
+  );
+  expect(res.status).toBe(201);
+  await fx.sb.advance(5_000);
+  expect((await switchMethod(host, res.body.verification_id, 'sms', owner, ip)).status).toBe(201);
+  const code = String(fx.sb.getSession(sessionIds(fx.sb, phone).at(-1)!)!.code);
+  const body = { verification_id: res.body.verification_id, code };
+  const proved = await call(host.url, 'POST', '/verification/check', body, { 'x-user': owner, ...ip });
+  expect(proved.body.status).toBe('verified');
+  await fx.sb.webhooksIdle();
+}
