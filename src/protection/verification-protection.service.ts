@@ -42,6 +42,7 @@ interface StartReading {
 @Injectable()
 export class VerificationProtection {
   private readonly logger: VerificationTelemetry['logger'];
+  private addresslessReported = false;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -60,7 +61,24 @@ export class VerificationProtection {
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
   clientKey(request: unknown, ip: string | undefined): string | undefined {
-    return clientKeyOf(this.options.limits, request, ip);
+    const key = clientKeyOf(this.options.limits, request, ip);
+    if (key === undefined && request !== undefined) this.reportAddressless();
+    return key;
+  }
+
+  /**
+   * A client request with neither the host's key nor an address (an app on a Unix socket behind a proxy
+   * it does not trust) escapes every per-address limit, silently else: said once per registration.
+   */
+  private reportAddressless(): void {
+    const { startPerIp, checkPerIp } = this.options.limits;
+    if (this.addresslessReported || (startPerIp === false && checkPerIp === false)) return;
+    this.addresslessReported = true;
+    this.logger.warn(
+      'protection: a client request has no client address (a Unix socket behind a proxy the app does not ' +
+        "trust?): the per-address limits do not apply to it. Set Express's `trust proxy` or Fastify's " +
+        '`trustProxy`, or `limits.key`',
+    );
   }
 
   /**

@@ -14,5 +14,6 @@ import './status-read-meter-clock.attack.part.js';
 import './status-refresh-networks.e2e.part.js';
 import './store-rate-limiter.part.js';
 import './throttler.e2e.part.js';
+import './unix-socket-address.e2e.part.js';
 import './wrong-code-give-back.e2e.part.js';
 import './wrong-codes.e2e.part.js';
