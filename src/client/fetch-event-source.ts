@@ -10,7 +10,8 @@ type Listener = (event: { data?: unknown }) => void;
  * The status stream read with `fetch`, for hosts whose routes need headers an `EventSource` cannot
  * send (`Authorization: Bearer …`): the same `text/event-stream`, the host's headers on every
  * request, and EventSource's behaviour where the follower relies on it (an `error` with `CLOSED`
- * when the server refuses, a reconnection after `retry` ms when an open stream ends). So a bearer-token
+ * when the server refuses; when an open stream ends, an `error` with `CONNECTING`, then a reconnection
+ * after `retry` ms). So a bearer-token
  * app keeps the stream instead of falling back to polling.
  */
 export function fetchEventSource(
@@ -69,9 +70,12 @@ class FetchEventSource implements EventSourceLike {
     } catch {
       return this.fail();
     }
-    // The server ended an open stream (its longest life, a shutdown): reconnect as EventSource would.
+    // The server ended an open stream (its longest life, a shutdown, a proxy cutting it): an `error` with
+    // CONNECTING, then a reconnection, as EventSource does. A follower that had no message yet polls instead.
     if (this.readyState === CLOSED) return;
     this.readyState = CONNECTING;
+    this.emit('error', undefined);
+    if (this.readyState === CLOSED) return;
     setTimeout(() => void (this.readyState === CLOSED || this.connect()), this.retryMs);
   }
 

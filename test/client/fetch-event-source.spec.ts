@@ -59,12 +59,33 @@ describe('fetchEventSource', () => {
     expect(requests[1]!.headers).toMatchObject({ authorization: 'Bearer t-1', 'last-event-id': '1' });
     // A message whose data spans lines is joined by newlines, as EventSource does.
     expect(data).toEqual(['{"status":"sent"}', '{"status":\n"verified"}']);
-    // The third connection is refused (404): closed for good, one error.
+    // Each end was an error while CONNECTING; the third connection is refused (404): closed for good.
     await jest.advanceTimersByTimeAsync(2500);
-    expect(errors).toEqual([2]);
+    expect(errors).toEqual([0, 0, 2]);
     expect(requests).toHaveLength(3);
     await jest.advanceTimersByTimeAsync(60_000);
     expect(requests).toHaveLength(3);
+  });
+
+  it('an open stream ended is an error while CONNECTING; a listener that closes then stops the reconnection', async () => {
+    let calls = 0;
+    const source = fetchEventSource(
+      () => (calls++, Promise.resolve(streamed([]))),
+      () => ({}),
+    )('/v/status/ID/events');
+    const states: number[] = [];
+    source.addEventListener('error', () => {
+      states.push(source.readyState);
+      if (states.length === 2) source.close();
+    });
+    await jest.advanceTimersByTimeAsync(0);
+    expect([states, calls]).toEqual([[0], 1]);
+    await jest.advanceTimersByTimeAsync(2999);
+    expect(calls).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect([states, calls]).toEqual([[0, 0], 2]);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect([calls, source.readyState]).toEqual([2, 2]);
   });
 
   it('a refused stream (401) is an error with readyState CLOSED at once; close() stops everything', async () => {
