@@ -2,35 +2,42 @@ import { describe, expect, it, jest } from '@jest/globals';
 import type { FetchLike, ResponseLike } from '../../src/client/transport.js';
 import { answer, clientHarness } from './fake-routes.js';
 
+/** A stream answer of `type` whose body is `chunks`, then its end. */
+function streamAnswer(type: string, chunks: string[]): ResponseLike {
+  const body = chunks.map((chunk) => new TextEncoder().encode(chunk));
+  return {
+    ok: true,
+    status: 200,
+    headers: { get: (name) => (name.toLowerCase() === 'content-type' ? type : null) },
+    json: async () => ({}),
+    body: {
+      getReader: () => ({
+        read: async () => (body.length > 0 ? { done: false, value: body.shift() } : { done: true }),
+      }),
+    },
+  };
+}
+
 /**
  * A page whose routes need headers reads the status stream with fetch. Where the stream route is not
  * mounted (an older server, a path the proxy does not pass), a single-page app's catch-all or a proxy's
- * page answers it 200 with HTML. An EventSource fails such an answer (its type is not text/event-stream)
- * and the page polls; so must the fetch-based reader, not read it as a stream that keeps ending.
+ * page answers it 200 with HTML; a proxy that buffers or cuts streams answers 200 `text/event-stream`
+ * and ends it at once, with no message. An EventSource fails the first (its type is not
+ * text/event-stream) and fires `error` at the second's end, and the page, having had no message, polls;
+ * so must the fetch-based reader, never reconnect silently every 3 s while the page shows nothing.
  */
-describe('VerificationClient with headers, when the stream route answers 200 with an HTML page', () => {
+describe.each([
+  ['answers 200 with an HTML page', () => streamAnswer('text/html; charset=utf-8', ['<!doctype html>\n'])],
+  ['ends before its first message', () => streamAnswer('text/event-stream', [': ok\n\n'])],
+])('VerificationClient with headers, when the stream route %s', (_, streamed) => {
   const harness = clientHarness();
 
-  it('polls the status instead, and shows what the status route answers', async () => {
+  it('polls the status instead, shows what the status route answers, and opens the stream once', async () => {
     let streams = 0;
     const fetch: FetchLike = async (url, init) => {
       if (!url.endsWith('/events')) return harness.routes.fetch(url, init);
       streams += 1;
-      const page = [new TextEncoder().encode('<!doctype html><html><body>app</body></html>\n')];
-      const response: ResponseLike = {
-        ok: true,
-        status: 200,
-        headers: {
-          get: (name) => (name.toLowerCase() === 'content-type' ? 'text/html; charset=utf-8' : null),
-        },
-        json: async () => ({}),
-        body: {
-          getReader: () => ({
-            read: async () => (page.length > 0 ? { done: false, value: page.shift() } : { done: true }),
-          }),
-        },
-      };
-      return response;
+      return streamed();
     };
     harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
     harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'verified' }) });
@@ -43,7 +50,6 @@ describe('VerificationClient with headers, when the stream route answers 200 wit
     await jest.advanceTimersByTimeAsync(30_000);
     expect(harness.routes.count('GET /status')).toBeGreaterThanOrEqual(1);
     expect(c.getState().phase).toBe('verified');
-    // The HTML is asked for once, not again every 3 s.
     expect(streams).toBe(1);
   });
 });
