@@ -108,7 +108,7 @@ export class WebhookReceiver {
     try {
       result = await this.notices.handle(notice);
     } catch (error) {
-      if (dedupeKey) await this.store.delete(dedupeKey).catch(() => undefined);
+      if (dedupeKey) await this.store.delete(dedupeKey).catch(() => this.leaseKept());
       throw this.failure(error);
     }
     if (dedupeKey) await this.store.set(dedupeKey, 'done', this.doneTtlMs());
@@ -177,6 +177,17 @@ export class WebhookReceiver {
       'The webhook could not be processed now; retry later',
       {},
       5,
+    );
+  }
+
+  /**
+   * A failed delivery whose webhook-id the store would not give back: the sender's retries within
+   * PROCESSING_LEASE_MS are answered `duplicate`, and the reconciler's polls are what emit its event.
+   */
+  private leaseKept(): void {
+    this.telemetry.logger.warn(
+      `webhook: its webhook-id could not be released (store); copies within ${PROCESSING_LEASE_MS / 1000} s ` +
+        'are answered duplicate, the reconciler follows the session',
     );
   }
 

@@ -12,6 +12,7 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
 import { FlakyListener } from '../events/flaky-listener.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { payloadFor, postWebhook, signed, startAccountHost, startSession } from './harness.js';
@@ -23,6 +24,14 @@ const DELETE_LAG_MS = 500;
 class LaggingDeletes extends MemoryStore {
   override async delete(key: string): Promise<void> {
     if (key.includes('webhook:')) await new Promise((landed) => setTimeout(landed, DELETE_LAG_MS));
+    return super.delete(key);
+  }
+}
+
+/** A MemoryStore whose deletions of webhook-ids fail, as a Redis going away between two calls would. */
+class FailingDeletes extends MemoryStore {
+  override async delete(key: string): Promise<void> {
+    if (key.includes('webhook:')) throw new VerificationStoreUnavailableError('delete', 'connection lost');
     return super.delete(key);
   }
 }
@@ -83,6 +92,39 @@ describe.each(PLATFORMS)('webhook route: a failed delivery gives its lease back 
 
 describe.each(PLATFORMS)('webhook route: a delivery whose done mark fails (%s)', (platform) => {
   const suite = sandboxSuite();
+
+  it('a lease the store would not give back is logged; a copy past the lease is processed, one event', async () => {
+    const sb = suite.sb;
+    const logger = new CapturingLogger();
+    const host = await suite.boot(() =>
+      startAccountHost(platform, sb, {
+        module: { webhooks: { secret: SECRET }, store: new FailingDeletes({ clock: () => sb.now() }) },
+        providers: [FlakyListener],
+        logger,
+      }),
+    );
+    host.app.get(FlakyListener).failFirst = true;
+    const s = await startSession(host, sb, 'reverse_flash_call');
+    await sb.call(s.requestId, s.phone);
+    const delivery = () =>
+      postWebhook(
+        `${host.url}/verification/webhooks`,
+        signed(SECRET, payloadFor('verification.verified', s.requestId), {
+          id: 'w_kept_lease',
+          timestampSeconds: Math.floor(sb.now() / 1000),
+        }),
+      );
+    expect((await delivery()).status).toBe(503);
+    const kept = logger.lines.filter((line) => line.includes('could not be released'));
+    expect(kept.map((line) => line.split(' ')[0])).toEqual(['warn']);
+    expect(kept[0]).toContain('30 s');
+    await sb.advance(30_000);
+    expect((await delivery()).body).toEqual({ received: true, result: 'processed' });
+    expect(host.app.get(FlakyListener).of(s.requestId)).toEqual([
+      'verification.verified!',
+      'verification.verified',
+    ]);
+  });
 
   it('answers 503 once the store refused the mark, and leaves no rejection unhandled in the host', async () => {
     const sb = suite.sb;
