@@ -62,6 +62,12 @@ describe('LogRedactor', () => {
     ).toBe('session 0f8c2d9e… of +7******4567 (and +4*******8750)');
   });
 
+  it("masks the shortest E.164 numbers in free text too: Niue's 7 digits, the Faroe Islands' 9", () => {
+    expect(redactor.line('the API refused +6834002 and +298123456', { phone: '+298123456' })).toBe(
+      'the API refused +6**4002 and +2****3456 phone=+2****3456',
+    );
+  });
+
   it('leaves phone numbers in the clear when masking is off, but still removes secrets', () => {
     const clear = new LogRedactor({ maskPhoneNumbers: false, secrets: [API_SECRET] });
     expect(clear.line(`x ${API_SECRET}`, { phone: '+79123454567' })).toBe('x [redacted] phone=+79123454567');

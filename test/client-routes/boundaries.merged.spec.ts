@@ -9,5 +9,6 @@ import './host-boundary.e2e.part.js';
 import './global-prefix.e2e.part.js';
 import './no-secrets.e2e.part.js';
 import './openapi.e2e.part.js';
+import './owner-null.e2e.part.js';
 import './status-rebuild-unknown.e2e.part.js';
 import './verified-at-clock.e2e.part.js';

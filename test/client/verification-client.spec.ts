@@ -290,6 +290,27 @@ describe('VerificationClient (state machine)', () => {
     expect(limited.getState().phase).toBe('awaiting_user');
   });
 
+  it("Retry-After's end on a tab whose timers were held (no tick since the 429): one ms before it a start sends nothing, at it the start goes out", async () => {
+    const fresh = harness.routes;
+    fresh.on(
+      'POST /start',
+      { ...problem(429, 'rate_limit_exceeded'), headers: { 'Retry-After': '30' } },
+      { status: 201, body: answer(fresh) },
+    );
+    const limited = client();
+    const refusedAt = Date.now();
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(limited.getState().error).toMatchObject({ status: 429, retryAfterMs: 30_000 });
+    // The clock moves while no timer runs (a background tab, a sleeping device): the state is as the 429 left it.
+    jest.setSystemTime(refusedAt + 29_999);
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(fresh.count('POST /start')).toBe(1);
+    jest.setSystemTime(refusedAt + 30_000);
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(fresh.count('POST /start')).toBe(2);
+    expect(limited.getState().phase).toBe('awaiting_user');
+  });
+
   it('a 503 on start is not retried (a POST may have reached the API); a 503 on status backs off with jitter', async () => {
     harness.routes.on('POST /start', problem(503, 'service_unavailable'), {
       status: 201,

@@ -11,5 +11,6 @@ import './health.e2e.part.js';
 import './logs.e2e.part.js';
 import './method-stats.e2e.part.js';
 import './metrics.e2e.part.js';
+import './metrics-time-to-verify.e2e.part.js';
 import './options.part.js';
 import './unknown-options.part.js';

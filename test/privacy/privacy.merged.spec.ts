@@ -12,5 +12,6 @@ import './erasure-in-flight.e2e.part.js';
 import './erasure-mark-bound.e2e.part.js';
 import './erasure-refused-start-slot.e2e.part.js';
 import './erasure-test-number.e2e.part.js';
+import './erasure-wrong-code-budget.e2e.part.js';
 import './erasure.e2e.part.js';
 import './store-dump.e2e.part.js';

@@ -1,12 +1,16 @@
 /**
  * The API's 429 back-off at its bound, on the sandbox's clock: one tick before its `Retry-After` ends a
  * start is still refused locally (nothing sent), at its end it goes through; free starts alike; a 429 without
- * it (the API always sends one, a gateway before it may not), one second.
+ * it (the API always sends one, a gateway before it may not), one second. On a store whose back-off entry
+ * outlives its end by a tick (the clock moved between the end's computation and the write, as a real
+ * clock does), the start at the end still goes through: no 429 with a `Retry-After` of 0.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { ONE_PLATFORM } from '../support/verification-app.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
+import { ONE_PLATFORM, PLATFORMS } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { freshIp, freshPhone, protectedHost, startFrom } from './protection-host.js';
 
@@ -86,5 +90,41 @@ describe.each(ONE_PLATFORM)('the upstream back-off at its bound (%s)', (platform
       fx.host = undefined;
       await new Promise((resolve) => gateway.close(resolve));
     }
+  });
+});
+
+/** A MemoryStore on which the API back-off's entry is written a millisecond after its end was computed. */
+class LateBackOffWrite extends MemoryStore {
+  override async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
+    return super.set(key, value, key.endsWith('api-backoff') ? ttlMs + 1 : ttlMs, options);
+  }
+}
+
+describe.each(PLATFORMS)('the upstream back-off on a store whose entry outlives its end (%s)', (platform) => {
+  afterEach(() => {
+    fx.sb.clearFaults();
+  });
+  const fx = sandboxSuite({ demoAccount: { balance: 100_000 } });
+
+  it('one tick before the end refused with Retry-After 1; at the end, with the entry still stored, sent', async () => {
+    const store = new LateBackOffWrite({ clock: () => fx.sb.now() });
+    fx.host = await protectedHost(fx.sb, platform, {}, { store });
+    fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 30, count: 1 });
+    expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms')).status).toBe(429);
+    const sent = fx.sb.requestCount('POST /v1/verify');
+    await fx.sb.advance(29_999);
+    const waiting = await startFrom(fx.host, freshIp(), freshPhone(), 'sms');
+    expect({ status: waiting.status, retryAfter: waiting.headers.get('retry-after') }).toEqual({
+      status: 429,
+      retryAfter: '1',
+    });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
+    await fx.sb.advance(1);
+    const atEnd = await startFrom(fx.host, freshIp(), freshPhone(), 'sms');
+    expect({ status: atEnd.status, retryAfter: atEnd.headers.get('retry-after') }).toEqual({
+      status: 201,
+      retryAfter: null,
+    });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent + 1);
   });
 });
