@@ -115,6 +115,7 @@ export type {
   MetricsOptions,
   OrchestrationFallbackOptions,
   OrchestrationOptions,
+  OwnerAnswer,
   PhoneOptions,
   PumpingOptions,
   PumpingSafeList,

@@ -4,6 +4,7 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { clientIp } from '../core/client-request.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { callerOwner } from '../options/host-request.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { GuardReadMeter } from './guard-read-meter.js';
 import { VerifiedPhoneClaims } from './verified-phone-claims.js';
@@ -87,9 +88,8 @@ export class VerifiedPhoneGuard implements CanActivate {
   }
 
   /** Who the caller is, from the module's `owner(req)`, as the client routes ask it. */
-  protected async owner(request: unknown): Promise<string | undefined> {
-    const owner = await this.options.owner?.(request);
-    return owner === undefined || owner === null ? undefined : String(owner);
+  protected owner(request: unknown): Promise<string | undefined> {
+    return callerOwner(this.options.owner, request);
   }
 
   private async fromClaim(token: string, owner: string | undefined): Promise<Found> {

@@ -27,6 +27,7 @@ import {
 import { VerificationService } from '../verification/verification.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
+import { callerOwner } from '../options/host-request.js';
 import { ModuleRef } from '@nestjs/core';
 import { literalPrefix, matchedRoute, servedPath } from './global-prefix.js';
 import { newBrowserKey, readBrowserKey, setBrowserKeyCookie } from './browser-key.cookie.js';
@@ -268,9 +269,8 @@ export abstract class VerificationControllerBase {
   }
 
   /** Who the caller is, from the host's `owner(req)`. Overridable. */
-  protected async owner(request: unknown): Promise<string | undefined> {
-    const owner = await this.options.owner?.(request);
-    return owner === undefined || owner === null ? undefined : String(owner);
+  protected owner(request: unknown): Promise<string | undefined> {
+    return callerOwner(this.options.owner, request);
   }
 }
 

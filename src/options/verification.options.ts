@@ -3,7 +3,7 @@ import type { VerificationApiClientOptions } from '../api/api-client.options.js'
 import type { DataKeys } from '../core/data-keys.js';
 import type { KnownVerificationMethod } from '../core/verification-method.js';
 import type { StoreOption } from '../store/create-store.js';
-import type { HostRequest } from './host-request.js';
+import type { HostRequest, OwnerAnswer } from './host-request.js';
 import type {
   HistoryOptions,
   LedgerOptions,
@@ -74,7 +74,7 @@ export interface VerificationModuleOptions {
   /** Which method `auto` picks, where a switch goes, fallback timeouts and a journey's ceilings. */
   orchestration?: OrchestrationOptions;
   /** Who the caller is (user id); binds handles to it. */
-  owner?(req: HostRequest): string | undefined | Promise<string | undefined>;
+  owner?(req: HostRequest): OwnerAnswer | Promise<OwnerAnswer>;
   /** Default: a MemoryStore. */
   store?: StoreOption;
   reconcile?: ReconcileOptions;
@@ -185,7 +185,7 @@ export interface ResolvedVerificationOptions {
 }
 
 // Each option group's types live in a file of their own; this file names them all.
-export type { HostRequest } from './host-request.js';
+export type { HostRequest, OwnerAnswer } from './host-request.js';
 export type {
   HistoryOptions,
   LedgerOptions,
