@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { runStartHooks } from './start-hooks.js';
+import { runStartHooks, type HooksAnswer } from './start-hooks.js';
 import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-callers.js';
 import { defined, releaseAll, takenInOrder, type ProtectionHold } from './protection-hold.js';
 import { PumpingDefence } from '../pumping/pumping-defence.js';
@@ -24,6 +24,9 @@ import type { HandBack, StartCandidate } from './verification-protection.types.j
 export type { HandBack, StartCandidate, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
 
+/** A start's answer when the host set neither `assessStart` nor `beforeStart`. */
+const NO_HOOKS: Promise<HooksAnswer> = Promise.resolve({ assessment: undefined, challengePassed: false });
+
 /** What a start's verdict read before `beforeStart`, in one round trip (`read`). */
 interface StartReading {
   pumping: PumpingAssessment | undefined;
@@ -42,6 +45,8 @@ interface StartReading {
 @Injectable()
 export class VerificationProtection {
   private readonly logger: VerificationTelemetry['logger'];
+  /** The host set `assessStart` or `beforeStart` (resolved once): without either, a start asks no hook. */
+  private readonly hooked: boolean;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -56,6 +61,7 @@ export class VerificationProtection {
     @Optional() @Inject(SessionRecordRepository) private readonly records?: SessionRecordRepository,
   ) {
     this.logger = telemetry.logger;
+    this.hooked = Boolean(options.limits.assessStart || options.limits.beforeStart);
   }
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
@@ -129,7 +135,10 @@ export class VerificationProtection {
     reading: Promise<StartReading> = this.read(candidate),
   ): Promise<StartPermit> {
     const { pumping, wrongCodes } = await reading;
-    const hooks = runStartHooks(this.options.limits, candidate, this.pumping.signal(pumping), this.logger);
+    // The defence's signal is what a hook is told: without one, nothing is asked or told.
+    const hooks = this.hooked
+      ? runStartHooks(this.options.limits, candidate, this.pumping.signal(pumping), this.logger)
+      : NO_HOOKS;
     const { assessment, challengePassed } = await hooks;
     wrongCodes();
     const caller = limitsCallerOf(candidate);
