@@ -240,9 +240,9 @@ export class VerificationProtection {
   ): Promise<SpendReservation | undefined> {
     if (!this.spendCap) return undefined;
     const onProof = methodTraits(candidate.method).chargedOnProof;
-    const known = this.pumping.knownCaller(pumping);
-    // Monitor mode reports and never acts: the whole cap is open to everyone.
+    // Monitor mode reports and never acts: the whole cap is open to everyone (no caller's record is read).
     const enforced = this.options.limits.pumping.mode === 'enforce';
+    const known = enforced && this.pumping.knownCaller(pumping);
     const { reserveShare } = this.options.limits.pumping;
     const keep = enforced && !onProof && !known ? reserveShare : 0;
     const callers = (): string[] =>
