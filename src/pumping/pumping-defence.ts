@@ -281,17 +281,10 @@ export class PumpingDefence {
     // Its proof counts where its start did, and gives back to the givers it was charged to. (Nothing
     // counted, a start of a method charged on proof: its proof is credited as before.)
     const standing = assessment.counted?.standing;
-    const { phoneNumber, owner } = assessment.attempt;
-    const own = ownIds(phoneNumber, owner, this.settings.rangeDigits, this.ipv6PrefixLength);
     const expected = assessment.counts.get(countryId(assessment.subjects))?.expected ?? 1;
     const giveBack = standing && giveBackOf(assessment.givers, standing, expected);
     // Kept: what its verification cannot name by itself (rememberedOf), sealed.
-    await this.stats.rememberSession(
-      requestId,
-      rememberedOf(assessment.credited, own, standing),
-      ttl,
-      giveBack,
-    );
+    await this.stats.rememberSession(requestId, rememberedOf(assessment.credited, standing), ttl, giveBack);
   }
 
   /** A verification: counted where its start was (else its range, country and owner; a proof as its start was credited). */
