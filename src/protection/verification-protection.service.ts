@@ -176,18 +176,18 @@ export class VerificationProtection {
       freeStart = taken[1] as FreeStartHold | undefined;
       const marked = taken.pop() as BurstMarks | undefined;
       holds.push(...defined(taken));
-      const count = (): Promise<ProtectionHold> =>
-        this.pumping.admit(pumping, challengePassed, grade, marked);
-      const reserve = (): Promise<SpendReservation | undefined> => this.reserve(candidate, pumping, grade);
       // The store probe before paying (PaidStart awaits it; the index slots), with the last writes.
       (reachable = this.records?.reserveIndex(candidate))?.catch(() => undefined);
       if (condemned) {
         // A start the reading condemns is counted, and refused, before anything is reserved for it.
-        holds.push(await count());
-        reservation = await reserve();
+        holds.push(await this.pumping.admit(pumping, challengePassed, grade, marked));
+        reservation = await this.reserve(candidate, pumping, grade);
       } else {
         // Else together (one round trip): a verdict concurrent starts change gives the reservation back.
-        const [hold, reserved] = await takenInOrder([count(), reserve()]);
+        const [hold, reserved] = await takenInOrder([
+          this.pumping.admit(pumping, challengePassed, grade, marked),
+          this.reserve(candidate, pumping, grade),
+        ]);
         holds.push(hold!);
         reservation = reserved as SpendReservation | undefined;
       }
