@@ -16,7 +16,6 @@ import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import { methodTraits } from '../core/verification-method.js';
 import { ProtectionRefusal, protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
-import { settled } from '../core/settled.js';
 import { admitTestStart as admitTest, type TestAdmission } from './test-start-admission.js';
 import type { GradedAnswer, PumpingAssessment } from '../pumping/pumping-defence.js';
 import type { HandBack, StartCandidate } from './verification-protection.types.js';
@@ -30,8 +29,8 @@ const NO_HOOKS: Promise<HooksAnswer> = Promise.resolve({ assessment: undefined, 
 /** What a start's verdict read before `beforeStart`, in one round trip (`read`). */
 interface StartReading {
   pumping: PumpingAssessment | undefined;
-  /** Throws the wrong-code budget's refusal, if any. */
-  wrongCodes: () => void;
+  /** Rejects with the wrong-code budget's refusal, if any (awaited after the hooks). */
+  wrongCodes: Promise<void>;
 }
 
 /**
@@ -124,9 +123,11 @@ export class VerificationProtection {
    * (its refusal now) and the wrong-code budget (its refusal answers after the hook).
    */
   private async read(candidate: StartCandidate): Promise<StartReading> {
-    const budget = settled(this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner));
+    const budget = this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner);
+    // Its refusal answers after the hook (admit awaits it then): never an unhandled rejection meanwhile.
+    budget.catch(() => undefined);
     const [pumping] = await Promise.all([this.pumping.assess(candidate), this.limits.assertUpstreamOpen()]);
-    return { pumping, wrongCodes: await budget };
+    return { pumping, wrongCodes: budget };
   }
 
   private async admit(
@@ -140,7 +141,7 @@ export class VerificationProtection {
       ? runStartHooks(this.options.limits, candidate, this.pumping.signal(pumping), this.logger)
       : NO_HOOKS;
     const { assessment, challengePassed } = await hooks;
-    wrongCodes();
+    await wrongCodes;
     const caller = limitsCallerOf(candidate);
     const grade = this.gradeOf(candidate);
     const holds: ProtectionHold[] = [];
