@@ -19,7 +19,7 @@ import {
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { RangeStats, BurstMarks } from './range-stats.js';
-import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
+import { giveBackOf, giversOf, networkPast, standingOf, withNextStart } from './giver-shares.js';
 import { creditedOf, hasBaseline, rememberedOf } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
@@ -107,7 +107,9 @@ export class PumpingDefence {
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
-    const standing = nextStanding(givers, balances);
+    // Where the next start puts its givers (its standing), and the network whose share it passes (a vote).
+    const next = withNextStart(givers, balances);
+    const standing = standingOf(givers, next);
     if (standing !== 'within')
       for (const [id, c] of early ?? (await this.stats.read(twins))) counts.set(id, c);
     for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
@@ -135,7 +137,7 @@ export class PumpingDefence {
     const credited = [...all.map((s) => s.id), ...twins.map((t) => t.id)];
     const steer = held === undefined && (underAttack || selfUnderAttack) && !known && !free(attempt.method);
     const verdict = { underAttack, selfUnderAttack, held, reserve, steer };
-    const shares = { givers, standing, pastNetwork: nextPastNetwork(givers, balances) };
+    const shares = { givers, standing, pastNetwork: networkPast(givers, next)?.id };
     return { attempt, ...place, subjects, credited, counts, holds, ...shares, ...verdict };
   }
 
