@@ -122,9 +122,11 @@ export class PumpingDefence {
       this.store.now(),
       this.settings,
     );
-    const known = holdable.some((s) => counts.get(s.id)!.known);
+    // Whether a subject has a record is asked only of a start no hold answers, in an attack (reserve, steer).
+    const attacked = held === undefined && (underAttack || selfUnderAttack);
+    const known = attacked && holdable.some((s) => counts.get(s.id)!.known);
     const reserve =
-      held === undefined &&
+      attacked &&
       underAttack &&
       !known &&
       this.spend !== undefined &&
@@ -135,7 +137,7 @@ export class PumpingDefence {
         known,
       });
     const credited = [...all.map((s) => s.id), ...twins.map((t) => t.id)];
-    const steer = held === undefined && (underAttack || selfUnderAttack) && !known && !free(attempt.method);
+    const steer = attacked && !known && !free(attempt.method);
     const verdict = { underAttack, selfUnderAttack, held, reserve, steer };
     const shares = { givers, standing, pastNetwork: networkPast(givers, next)?.id };
     return { attempt, ...place, subjects, credited, counts, holds, ...shares, ...verdict };
