@@ -82,13 +82,10 @@ export class StartFlow {
         if (purpose !== undefined) span.set({ purpose });
         const allowed = (methods: readonly KnownVerificationMethod[]) =>
           methodsForPurpose(this.options.purposes, purpose, methods);
-        if (allowed(this.options.methods).length === 0) throw noMethodForPurpose(purpose);
+        const purposeMethods = allowed(this.options.methods);
+        if (purposeMethods.length === 0) throw noMethodForPurpose(purpose);
         if (!auto)
-          facts.method = offeredMethod(
-            input.method,
-            allowed(this.options.methods),
-            allowed(this.prices.offeredNow()),
-          );
+          facts.method = offeredMethod(input.method, purposeMethods, allowed(this.prices.offeredNow()));
         if (typeof input.phoneNumber !== 'string')
           throw fieldError('phone_number', 'phone_number must be a string');
         const device = deviceHint(input.device);
