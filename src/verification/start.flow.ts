@@ -214,12 +214,13 @@ export class StartFlow {
     }
   }
 
-  /** The methods the device hint does not rule out. */
+  /** The methods the device hint does not rule out (without a hint, all of them). */
   private allowedFor(
     methods: readonly KnownVerificationMethod[],
     device: DeviceHint | undefined,
   ): KnownVerificationMethod[] {
-    const excluded: readonly string[] = device === undefined ? [] : this.policy.exclude[device];
+    if (device === undefined) return [...methods];
+    const excluded: readonly string[] = this.policy.exclude[device];
     return methods.filter((method) => !excluded.includes(method));
   }
 
