@@ -40,6 +40,8 @@ export class PriceBook {
   /** Module-clock time before which `latest` does not ask again after a failed read. */
   #retryAfter = 0;
   #emptyListReported = false;
+  /** The methods each list read offers (`#offeredFrom`), worked out once per list. */
+  readonly #offeredBy = new WeakMap<PriceList, readonly KnownVerificationMethod[]>();
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -78,18 +80,25 @@ export class PriceBook {
   }
 
   /** The methods offered, from the last list read, without asking the API (before the first read: every candidate). */
-  offeredNow(): KnownVerificationMethod[] {
+  offeredNow(): readonly KnownVerificationMethod[] {
     return this.#offeredFrom(this.last());
   }
 
   /** The methods offered (see the class comment), reading the prices when they are due. */
-  async offered(): Promise<KnownVerificationMethod[]> {
+  async offered(): Promise<readonly KnownVerificationMethod[]> {
     return this.options.methodsFromAccount ? this.#offeredFrom(await this.latest()) : this.options.methods;
   }
 
-  #offeredFrom(list: PriceList | undefined): KnownVerificationMethod[] {
+  #offeredFrom(list: PriceList | undefined): readonly KnownVerificationMethod[] {
+    if (!list || !this.options.methodsFromAccount) return this.options.methods;
+    let offered = this.#offeredBy.get(list);
+    if (offered === undefined) this.#offeredBy.set(list, (offered = this.#usable(list)));
+    return offered;
+  }
+
+  /** The candidates `list` prices; all of them when it prices none (an unexpected price format: said once). */
+  #usable(list: PriceList): readonly KnownVerificationMethod[] {
     const candidates = this.options.methods;
-    if (!list || !this.options.methodsFromAccount) return candidates;
     const usable = candidates.filter((method) => list.prices.prices.some((p) => p.method === method));
     if (usable.length > 0) return usable;
     if (!this.#emptyListReported) {

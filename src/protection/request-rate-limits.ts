@@ -128,9 +128,11 @@ export class RequestRateLimits {
    */
   countPurposeStart(purpose: string | undefined, phoneNumber: string): Promise<ProtectionHold> {
     const limiter = purpose === undefined ? undefined : this.startPerPurpose.get(purpose);
+    // No limit of its own: nothing to key (a digest) or count.
+    if (limiter === undefined) return Promise.resolve(NOTHING_HELD);
     return count(
       limiter,
-      purposeKey(this.keys, purpose ?? '', phoneNumber),
+      purposeKey(this.keys, purpose!, phoneNumber),
       ProtectionRefusalReason.startPhoneLimit,
     );
   }

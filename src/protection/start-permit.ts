@@ -64,30 +64,23 @@ export interface StartRollback {
  */
 export class StartPermit {
   private settled = false;
+  /** When this caller's next start to this phone will be accepted (resend cooldown), or null. */
+  readonly resendAvailableAt: Date | null;
+  /** The pumping defence suspected this start (the method figures leave it out). */
+  readonly suspected: boolean;
+  /** The host's `assessStart` answer for this start, for its session's record. */
+  readonly assessment: StartAssessmentFacts | undefined;
+  /** The store probe issued with the admission's last writes, if any: settles once the store answered. */
+  readonly reachable: Promise<IndexReservation> | undefined;
 
   constructor(
     private readonly admission: PermitTerms,
     private readonly logger: ProtectionLog,
-  ) {}
-
-  /** When this caller's next start to this phone will be accepted (resend cooldown), or null. */
-  get resendAvailableAt(): Date | null {
-    return this.admission.resendAvailableAt;
-  }
-
-  /** The pumping defence suspected this start (the method figures leave it out). */
-  get suspected(): boolean {
-    return this.admission.suspected;
-  }
-
-  /** The host's `assessStart` answer for this start, for its session's record. */
-  get assessment(): StartAssessmentFacts | undefined {
-    return this.admission.assessment;
-  }
-
-  /** The store probe issued with the admission's last writes, if any: settles once the store answered. */
-  get reachable(): Promise<IndexReservation> | undefined {
-    return this.admission.reachable;
+  ) {
+    this.resendAvailableAt = admission.resendAvailableAt;
+    this.suspected = admission.suspected;
+    this.assessment = admission.assessment;
+    this.reachable = admission.reachable;
   }
 
   /** Whether the permit was committed or rolled back. */

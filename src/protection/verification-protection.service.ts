@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { runStartHooks } from './start-hooks.js';
+import { runStartHooks, type HooksAnswer } from './start-hooks.js';
 import { clientKeyOf, freeCallersOf, limitsCallerOf, starterOf } from './start-callers.js';
 import { defined, releaseAll, takenInOrder, type ProtectionHold } from './protection-hold.js';
 import { PumpingDefence } from '../pumping/pumping-defence.js';
@@ -16,7 +16,6 @@ import { StartPermit } from './start-permit.js';
 import { WrongCodeBudget, type WrongCodeHold } from './wrong-code-budget.js';
 import { methodTraits } from '../core/verification-method.js';
 import { ProtectionRefusal, protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
-import { settled } from '../core/settled.js';
 import { admitTestStart as admitTest, type TestAdmission } from './test-start-admission.js';
 import type { GradedAnswer, PumpingAssessment } from '../pumping/pumping-defence.js';
 import type { HandBack, StartCandidate } from './verification-protection.types.js';
@@ -24,11 +23,14 @@ import type { HandBack, StartCandidate } from './verification-protection.types.j
 export type { HandBack, StartCandidate, StartedSession } from './verification-protection.types.js';
 export type { StartPermit, StartRollback } from './start-permit.js';
 
+/** A start's answer when the host set neither `assessStart` nor `beforeStart`. */
+const NO_HOOKS: Promise<HooksAnswer> = Promise.resolve({ assessment: undefined, challengePassed: false });
+
 /** What a start's verdict read before `beforeStart`, in one round trip (`read`). */
 interface StartReading {
   pumping: PumpingAssessment | undefined;
-  /** Throws the wrong-code budget's refusal, if any. */
-  wrongCodes: () => void;
+  /** Rejects with the wrong-code budget's refusal, if any (awaited after the hooks). */
+  wrongCodes: Promise<void>;
 }
 
 /**
@@ -43,6 +45,8 @@ interface StartReading {
 export class VerificationProtection {
   private readonly logger: VerificationTelemetry['logger'];
   private addresslessReported = false;
+  /** The host set `assessStart` or `beforeStart` (resolved once): without either, a start asks no hook. */
+  private readonly hooked: boolean;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -57,6 +61,7 @@ export class VerificationProtection {
     @Optional() @Inject(SessionRecordRepository) private readonly records?: SessionRecordRepository,
   ) {
     this.logger = telemetry.logger;
+    this.hooked = Boolean(options.limits.assessStart || options.limits.beforeStart);
   }
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
@@ -136,9 +141,11 @@ export class VerificationProtection {
    * (its refusal now) and the wrong-code budget (its refusal answers after the hook).
    */
   private async read(candidate: StartCandidate): Promise<StartReading> {
-    const budget = settled(this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner));
+    const budget = this.wrongCodes.assertStartAllowed(candidate.phoneNumber, candidate.owner);
+    // Its refusal answers after the hook (admit awaits it then): never an unhandled rejection meanwhile.
+    budget.catch(() => undefined);
     const [pumping] = await Promise.all([this.pumping.assess(candidate), this.limits.assertUpstreamOpen()]);
-    return { pumping, wrongCodes: await budget };
+    return { pumping, wrongCodes: budget };
   }
 
   private async admit(
@@ -147,9 +154,12 @@ export class VerificationProtection {
     reading: Promise<StartReading> = this.read(candidate),
   ): Promise<StartPermit> {
     const { pumping, wrongCodes } = await reading;
-    const hooks = runStartHooks(this.options.limits, candidate, this.pumping.signal(pumping), this.logger);
+    // The defence's signal is what a hook is told: without one, nothing is asked or told.
+    const hooks = this.hooked
+      ? runStartHooks(this.options.limits, candidate, this.pumping.signal(pumping), this.logger)
+      : NO_HOOKS;
     const { assessment, challengePassed } = await hooks;
-    wrongCodes();
+    await wrongCodes;
     const caller = limitsCallerOf(candidate);
     const grade = this.gradeOf(candidate);
     const holds: ProtectionHold[] = [];
@@ -185,18 +195,18 @@ export class VerificationProtection {
       freeStart = taken[1] as FreeStartHold | undefined;
       const marked = taken.pop() as BurstMarks | undefined;
       holds.push(...defined(taken));
-      const count = (): Promise<ProtectionHold> =>
-        this.pumping.admit(pumping, challengePassed, grade, marked);
-      const reserve = (): Promise<SpendReservation | undefined> => this.reserve(candidate, pumping, grade);
       // The store probe before paying (PaidStart awaits it; the index slots), with the last writes.
       (reachable = this.records?.reserveIndex(candidate))?.catch(() => undefined);
       if (condemned) {
         // A start the reading condemns is counted, and refused, before anything is reserved for it.
-        holds.push(await count());
-        reservation = await reserve();
+        holds.push(await this.pumping.admit(pumping, challengePassed, grade, marked));
+        reservation = await this.reserve(candidate, pumping, grade);
       } else {
         // Else together (one round trip): a verdict concurrent starts change gives the reservation back.
-        const [hold, reserved] = await takenInOrder([count(), reserve()]);
+        const [hold, reserved] = await takenInOrder([
+          this.pumping.admit(pumping, challengePassed, grade, marked),
+          this.reserve(candidate, pumping, grade),
+        ]);
         holds.push(hold!);
         reservation = reserved as SpendReservation | undefined;
       }
@@ -249,9 +259,9 @@ export class VerificationProtection {
   ): Promise<SpendReservation | undefined> {
     if (!this.spendCap) return undefined;
     const onProof = methodTraits(candidate.method).chargedOnProof;
-    const known = this.pumping.knownCaller(pumping);
-    // Monitor mode reports and never acts: the whole cap is open to everyone.
+    // Monitor mode reports and never acts: the whole cap is open to everyone (no caller's record is read).
     const enforced = this.options.limits.pumping.mode === 'enforce';
+    const known = enforced && this.pumping.knownCaller(pumping);
     const { reserveShare } = this.options.limits.pumping;
     const keep = enforced && !onProof && !known ? reserveShare : 0;
     const callers = (): string[] =>

@@ -61,12 +61,9 @@ export function networkPast(givers: readonly Giver[], balances: readonly number[
   return givers.find((g, i) => g.network && (balances[i] ?? 0) > g.share * START_WEIGHT);
 }
 
-/** The network whose share the next start would pass (a vote), from the balances read before it. */
-export function nextPastNetwork(givers: readonly Giver[], balances: readonly number[]): string | undefined {
-  return networkPast(
-    givers,
-    givers.map((_, i) => (balances[i] ?? 0) + START_WEIGHT),
-  )?.id;
+/** The balances the next start would leave, from those read before it (in the order of `givers`). */
+export function withNextStart(givers: readonly Giver[], balances: readonly number[]): number[] {
+  return givers.map((_, i) => (balances[i] ?? 0) + START_WEIGHT);
 }
 
 /** The givers of a start: its client key, its address (when the host keys clients otherwise), its network, its owner. */
@@ -98,10 +95,7 @@ export function standingOf(givers: readonly Giver[], balances: readonly number[]
 
 /** The next start's standing, from the balances read before it. */
 export function nextStanding(givers: readonly Giver[], balances: readonly number[]): Standing {
-  return standingOf(
-    givers,
-    givers.map((_, i) => (balances[i] ?? 0) + START_WEIGHT),
-  );
+  return standingOf(givers, withNextStart(givers, balances));
 }
 
 /** The givers a start of this standing stays charged to (and its verification gives back to). */

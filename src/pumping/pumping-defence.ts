@@ -19,7 +19,7 @@ import {
 } from './pumping-subjects.js';
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { RangeStats, BurstMarks } from './range-stats.js';
-import { giveBackOf, giversOf, nextPastNetwork, nextStanding } from './giver-shares.js';
+import { giveBackOf, giversOf, networkPast, standingOf, withNextStart } from './giver-shares.js';
 import { creditedOf, hasBaseline, rememberedOf } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
@@ -107,7 +107,9 @@ export class PumpingDefence {
     ]);
     const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
-    const standing = nextStanding(givers, balances);
+    // Where the next start puts its givers (its standing), and the network whose share it passes (a vote).
+    const next = withNextStart(givers, balances);
+    const standing = standingOf(givers, next);
     if (standing !== 'within')
       for (const [id, c] of early ?? (await this.stats.read(twins))) counts.set(id, c);
     for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
@@ -120,9 +122,11 @@ export class PumpingDefence {
       this.store.now(),
       this.settings,
     );
-    const known = holdable.some((s) => counts.get(s.id)!.known);
+    // Whether a subject has a record is asked only of a start no hold answers, in an attack (reserve, steer).
+    const attacked = held === undefined && (underAttack || selfUnderAttack);
+    const known = attacked && holdable.some((s) => counts.get(s.id)!.known);
     const reserve =
-      held === undefined &&
+      attacked &&
       underAttack &&
       !known &&
       this.spend !== undefined &&
@@ -133,9 +137,9 @@ export class PumpingDefence {
         known,
       });
     const credited = [...all.map((s) => s.id), ...twins.map((t) => t.id)];
-    const steer = held === undefined && (underAttack || selfUnderAttack) && !known && !free(attempt.method);
+    const steer = attacked && !known && !free(attempt.method);
     const verdict = { underAttack, selfUnderAttack, held, reserve, steer };
-    const shares = { givers, standing, pastNetwork: nextPastNetwork(givers, balances) };
+    const shares = { givers, standing, pastNetwork: networkPast(givers, next)?.id };
     return { attempt, ...place, subjects, credited, counts, holds, ...shares, ...verdict };
   }
 
@@ -281,17 +285,10 @@ export class PumpingDefence {
     // Its proof counts where its start did, and gives back to the givers it was charged to. (Nothing
     // counted, a start of a method charged on proof: its proof is credited as before.)
     const standing = assessment.counted?.standing;
-    const { phoneNumber, owner } = assessment.attempt;
-    const own = ownIds(phoneNumber, owner, this.settings.rangeDigits, this.ipv6PrefixLength);
     const expected = assessment.counts.get(countryId(assessment.subjects))?.expected ?? 1;
     const giveBack = standing && giveBackOf(assessment.givers, standing, expected);
     // Kept: what its verification cannot name by itself (rememberedOf), sealed.
-    await this.stats.rememberSession(
-      requestId,
-      rememberedOf(assessment.credited, own, standing),
-      ttl,
-      giveBack,
-    );
+    await this.stats.rememberSession(requestId, rememberedOf(assessment.credited, standing), ttl, giveBack);
   }
 
   /** A verification: counted where its start was (else its range, country and owner; a proof as its start was credited). */

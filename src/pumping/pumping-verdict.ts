@@ -41,11 +41,10 @@ export interface VerdictInput {
 }
 
 /** Whether a subject of `kind` is judged as under attack: places by their country, callers by their own lot. */
-function attackFor(input: VerdictInput): (kind: PumpingSubjectKind) => boolean {
-  return (kind) =>
-    kind === 'range' || kind === 'prefix'
-      ? input.underAttack
-      : (input.callersUnderAttack ?? input.underAttack);
+function attackOn(input: VerdictInput, kind: PumpingSubjectKind): boolean {
+  return kind === 'range' || kind === 'prefix'
+    ? input.underAttack
+    : (input.callersUnderAttack ?? input.underAttack);
 }
 
 /**
@@ -70,7 +69,7 @@ export function heldBy(input: VerdictInput, now: number, rules: PumpingThreshold
     kind: running.kind,
     id: running.id,
     counts,
-    rule: ruleOf(running.kind, counts, attackFor(input)(running.kind), rules) ?? 'unconverted',
+    rule: ruleOf(running.kind, counts, attackOn(input, running.kind), rules) ?? 'unconverted',
     hold: input.holds.get(running.id),
     running: true,
   };
@@ -80,7 +79,7 @@ export function heldBy(input: VerdictInput, now: number, rules: PumpingThreshold
 export function dueHold(input: VerdictInput, rules: PumpingThresholds): Held | undefined {
   const found = subjectToHold(
     input.holdable.map((s) => ({ kind: s.kind, id: s.id, counts: input.counts.get(s.id)! })),
-    attackFor(input),
+    (kind) => attackOn(input, kind),
     rules,
   );
   return found
@@ -88,7 +87,7 @@ export function dueHold(input: VerdictInput, rules: PumpingThresholds): Held | u
         kind: found.kind,
         id: found.id,
         counts: found.counts,
-        rule: ruleOf(found.kind, found.counts, attackFor(input)(found.kind), rules)!,
+        rule: ruleOf(found.kind, found.counts, attackOn(input, found.kind), rules)!,
         hold: input.holds.get(found.id),
         running: false,
       }

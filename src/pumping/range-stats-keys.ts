@@ -110,15 +110,13 @@ export function creditedAt(ids: readonly string[], standing: Standing): string[]
 /**
  * What a started session keeps of the ids its start credited (`creditedOf` reads it back): its
  * standing (`+within`, `+network`, `+past`; `+all`: none, every id credited), then the ids its
- * verification cannot name by itself (`own`: ownIds), its callers'.
+ * verification cannot name by itself (ownIds names its place, owner and twins): its client key's and network's.
  */
-export function rememberedOf(
-  credited: readonly string[],
-  own: readonly string[],
-  standing: Standing | undefined,
-): string[] {
-  const named = new Set(own);
-  return [`+${standing ?? 'all'}`, ...credited.filter((id) => !named.has(id))];
+export function rememberedOf(credited: readonly string[], standing: Standing | undefined): string[] {
+  return [
+    `+${standing ?? 'all'}`,
+    ...credited.filter((id) => id.startsWith('client:') || id.startsWith('network:')),
+  ];
 }
 
 /** The ids a remembered session is credited at (see rememberedOf); a list kept whole (before) as it is. */

@@ -72,13 +72,13 @@ export class RangeStats extends RangeBursts {
     const day = Math.floor(now / DAY_MS);
     const number = (k: string): Promise<number> => this.readCount(k).then((n) => Math.max(0, n));
     // Read with the subjects' counts (one batch).
+    const numberTag = phoneNumber === undefined ? undefined : this.keys.digest(phoneNumber);
     const own =
-      phoneNumber === undefined
+      numberTag === undefined
         ? Promise.resolve(0)
-        : Promise.all([
-            number(key.number(this.keys.digest(phoneNumber), w)),
-            number(key.number(this.keys.digest(phoneNumber), w - 1)),
-          ]).then(([current, previous]) => Math.min(OWNER_RETRIES, slidingCount(current, previous, elapsed)));
+        : Promise.all([number(key.number(numberTag, w)), number(key.number(numberTag, w - 1))]).then(
+            ([current, previous]) => Math.min(OWNER_RETRIES, slidingCount(current, previous, elapsed)),
+          );
     // Awaited later, or not at all when another read fails first: never an unhandled rejection.
     own.catch(() => undefined);
     const rows = await Promise.all(
@@ -193,28 +193,21 @@ export class RangeStats extends RangeBursts {
     const day = Math.floor(this.store.now() / DAY_MS);
     // Each counter names its subject: keeps(id, standing) says whether it counts a start of that standing.
     type Counter = readonly [id: string, key: string, o: StoreWriteOptions | undefined, ttl: number];
-    const keys: Counter[] = subjects.map((s) => [
-      s.id,
-      key.starts(this.keys.digest(s.id), w),
-      options(s.id),
-      ttl,
-    ]);
+    // A subject's counters are named by its tag, taken once (range-stats-keys.ts).
+    const tags = subjects.map((s) => this.keys.digest(s.id));
+    const keys: Counter[] = subjects.map((s, i) => [s.id, key.starts(tags[i]!, w), options(s.id), ttl]);
     const more: Counter[] = [];
     if (phoneNumber !== undefined)
       more.push(['', key.number(this.keys.digest(phoneNumber), w), EVICTABLE, ttl]);
-    for (const s of subjects.filter((x) => judgedByDay(x.id)))
-      more.push([s.id, key.dayStarts(this.keys.digest(s.id), day), options(s.id), 2 * DAY_MS]);
+    for (const [i, s] of subjects.entries())
+      if (judgedByDay(s.id)) more.push([s.id, key.dayStarts(tags[i]!, day), options(s.id), 2 * DAY_MS]);
     const week = Math.floor(this.store.now() / WEEK_MS);
-    for (const s of subjects.filter((x) => x.id.startsWith('country:')))
-      more.push(
-        [s.id, key.weekStarts(this.keys.digest(s.id), week), undefined, 2 * WEEK_MS],
-        [
-          s.id,
-          key.recent(this.keys.digest(s.id), Math.floor(this.store.now() / RECENT_MS)),
-          undefined,
-          2 * RECENT_MS,
-        ],
-      );
+    for (const [i, s] of subjects.entries())
+      if (s.id.startsWith('country:'))
+        more.push(
+          [s.id, key.weekStarts(tags[i]!, week), undefined, 2 * WEEK_MS],
+          [s.id, key.recent(tags[i]!, Math.floor(this.store.now() / RECENT_MS)), undefined, 2 * RECENT_MS],
+        );
     const shareKeys = this.shareKeys(givers);
     const all = [...keys, ...more];
     const add = ([, k, o, t]: Counter): Promise<number> =>

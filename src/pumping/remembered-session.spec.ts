@@ -30,7 +30,7 @@ describe('rememberedOf / creditedOf', () => {
   it.each(['within', 'network', 'past', undefined] as const)(
     'standing %s: read back as the ids it credited, keeping only the callers’ and the standing',
     (standing) => {
-      const kept = rememberedOf(credited, own, standing);
+      const kept = rememberedOf(credited, standing);
       expect(kept).toEqual([`+${standing ?? 'all'}`, 'client:key-1', 'network:2001:db8:1:2::/64']);
       const expected = standing === undefined ? credited : creditedAt(credited, standing);
       expect(creditedOf(kept, own).sort()).toEqual([...expected].sort());

@@ -139,7 +139,7 @@ export class SessionRecordRepository {
   async createAndFollow(
     record: SessionRecord,
     callers: readonly string[] = [],
-    whenStored?: () => Promise<void>,
+    whenStored?: (record: SessionRecord) => Promise<void>,
     reserved?: IndexReservation,
   ): Promise<boolean> {
     const raw = this.#sealedSession(record);
@@ -159,7 +159,7 @@ export class SessionRecordRepository {
       this.queue.track(record),
       slots ? undefined : this.subjects.add(record, callers),
     ]);
-    const handedBack = whenStored?.();
+    const handedBack = whenStored?.(record);
     // Erased while the API was asked: the session itself (its mark), or its number or owner (their
     // mark changed since the slots were reserved: the erasure could not find it).
     const erased = written.then(

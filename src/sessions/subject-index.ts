@@ -68,15 +68,15 @@ export class SubjectIndex {
         { op: 'setIfAbsent', key: firstSlot(tag, day), value: GAP, ttlMs: this.#gapKeptMs() } as const,
       ]),
     );
-    const answer = (i: number) => taken[i] as unknown;
+    const answers: readonly unknown[] = taken;
     const slots = await Promise.all(
       tags.map(async (tag, i) =>
-        answer(2 * i + 1) === true ? firstSlot(tag, day) : this.#nextSlot(`${tag}:${day}`),
+        answers[2 * i + 1] === true ? firstSlot(tag, day) : this.#nextSlot(`${tag}:${day}`),
       ),
     );
     return {
       slots: new Map(tags.map((tag, i) => [tag, slots[i]!])),
-      marks: new Map(tags.map((tag, i) => [tag, answer(2 * i) as string | null])),
+      marks: new Map(tags.map((tag, i) => [tag, answers[2 * i] as string | null])),
     };
   }
 

@@ -178,12 +178,7 @@ export class PaidStart {
       },
     );
     // The reconciler follows every session started here until its outcome is emitted.
-    const kept = await this.records.createAndFollow(
-      record,
-      callers,
-      whenStored && (() => whenStored(record)),
-      reserved,
-    );
+    const kept = await this.records.createAndFollow(record, callers, whenStored, reserved);
     // Its number or owner was erased while the API was asked: nothing of it is kept or answered.
     if (!kept) {
       await this.erasure.forgetSession(

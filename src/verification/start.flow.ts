@@ -82,13 +82,10 @@ export class StartFlow {
         if (purpose !== undefined) span.set({ purpose });
         const allowed = (methods: readonly KnownVerificationMethod[]) =>
           methodsForPurpose(this.options.purposes, purpose, methods);
-        if (allowed(this.options.methods).length === 0) throw noMethodForPurpose(purpose);
+        const purposeMethods = allowed(this.options.methods);
+        if (purposeMethods.length === 0) throw noMethodForPurpose(purpose);
         if (!auto)
-          facts.method = offeredMethod(
-            input.method,
-            allowed(this.options.methods),
-            allowed(this.prices.offeredNow()),
-          );
+          facts.method = offeredMethod(input.method, purposeMethods, allowed(this.prices.offeredNow()));
         if (typeof input.phoneNumber !== 'string')
           throw fieldError('phone_number', 'phone_number must be a string');
         const device = deviceHint(input.device);
@@ -217,12 +214,13 @@ export class StartFlow {
     }
   }
 
-  /** The methods the device hint does not rule out. */
+  /** The methods the device hint does not rule out (without a hint, all of them). */
   private allowedFor(
     methods: readonly KnownVerificationMethod[],
     device: DeviceHint | undefined,
   ): KnownVerificationMethod[] {
-    const excluded: readonly string[] = device === undefined ? [] : this.policy.exclude[device];
+    if (device === undefined) return [...methods];
+    const excluded: readonly string[] = this.policy.exclude[device];
     return methods.filter((method) => !excluded.includes(method));
   }
 
