@@ -1,7 +1,10 @@
-import { describe, expect, it } from '@jest/globals';
-import { api, refusal, type RefusalCase } from '../../test/support/option-refusals.js';
-import { resolveVerificationOptions } from './verification-options.resolver.js';
-import type { VerificationModuleOptions } from './verification.options.js';
+import { describe } from '@jest/globals';
+import {
+  api,
+  itRefusesAndBoots,
+  type BootCase,
+  type RefusalCase,
+} from '../../test/support/option-refusals.js';
 
 /*
  * The integrator features' rules in their other shapes (integrator-features.rules.spec.ts gives one
@@ -87,12 +90,7 @@ const REFUSED: RefusalCase[] = [
   ],
 ];
 
-const BOOTS: [
-  string,
-  VerificationModuleOptions,
-  (r: ReturnType<typeof resolveVerificationOptions>) => unknown,
-  unknown,
-][] = [
+const BOOTS: BootCase[] = [
   ['a registration name of 64 characters', { api, name: 'n'.repeat(64) }, (r) => r.name, 'n'.repeat(64)],
   [
     'ledger tolerances of 0 and a million',
@@ -129,13 +127,5 @@ const BOOTS: [
 ];
 
 describe('integrator feature rules: the shapes a careless rule would let through', () => {
-  it.each(REFUSED)('%s: refused', (_name, options, field, words) => {
-    const error = refusal(options);
-    expect(error.field).toBe(field);
-    expect(error.message).toContain(words);
-  });
-
-  it.each(BOOTS)('%s: boots', (_name, options, read, expected) => {
-    expect(read(resolveVerificationOptions(options))).toEqual(expected);
-  });
+  itRefusesAndBoots(REFUSED, BOOTS);
 });

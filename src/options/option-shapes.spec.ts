@@ -1,8 +1,13 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
-import { api, refusal, type RefusalCase } from '../../test/support/option-refusals.js';
+import {
+  api,
+  itRefusesAndBoots,
+  refusal,
+  type BootCase,
+  type RefusalCase,
+} from '../../test/support/option-refusals.js';
 import { resolveVerificationOptions } from './verification-options.resolver.js';
-import type { VerificationModuleOptions } from './verification.options.js';
 
 /*
  * The option rules' other shapes: the rule specs give one wrong value per rule; these are the values a
@@ -221,12 +226,7 @@ const REFUSED: RefusalCase[] = [
 ];
 
 /** Boots, and what it resolves to: [case, options, what the resolved options hold]. */
-const BOOTS: [
-  string,
-  VerificationModuleOptions,
-  (resolved: ReturnType<typeof resolveVerificationOptions>) => unknown,
-  unknown,
-][] = [
+const BOOTS: BootCase[] = [
   [
     'a resend cooldown switched off',
     { api, limits: { resendCooldownMs: false } },
@@ -306,15 +306,7 @@ const BOOTS: [
 ];
 
 describe('option rules: the shapes a careless rule would let through', () => {
-  it.each(REFUSED)('%s: refused', (_name, options, field, words) => {
-    const error = refusal(options);
-    expect(error.field).toBe(field);
-    expect(error.message).toContain(words);
-  });
-
-  it.each(BOOTS)('%s: boots', (_name, options, read, expected) => {
-    expect(read(resolveVerificationOptions(options))).toEqual(expected);
-  });
+  itRefusesAndBoots(REFUSED, BOOTS);
 });
 
 describe('option rules: the host clock against a given store', () => {

@@ -1,7 +1,11 @@
 import { expect, it } from '@jest/globals';
 import { VerificationOptionsError, type OptionRule } from '../../src/core/option-rules.js';
 import { resolveVerificationOptions } from '../../src/options/verification-options.resolver.js';
-import type { RouteSettings, VerificationModuleOptions } from '../../src/options/verification.options.js';
+import type {
+  ResolvedVerificationOptions,
+  RouteSettings,
+  VerificationModuleOptions,
+} from '../../src/options/verification.options.js';
 
 /** What the option rule specs give the module: an API that is never called, and a valid webhook secret. */
 export const api = { baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' };
@@ -43,5 +47,26 @@ export function itRefusesEachCase(cases: RefusalCase[], rules: readonly OptionRu
     );
     const uncovered = rules.map((rule) => rule.path).filter((path) => !covered.has(path));
     expect(uncovered).toEqual([]);
+  });
+}
+
+/** Options that boot at a rule's bound: [case, options, what to read of the resolved options, its value]. */
+export type BootCase = [
+  string,
+  VerificationModuleOptions,
+  (resolved: ResolvedVerificationOptions) => unknown,
+  unknown,
+];
+
+/** Each refused case is refused naming its field and saying its words; each boot case boots and resolves as given. */
+export function itRefusesAndBoots(refused: RefusalCase[], boots: BootCase[]): void {
+  it.each(refused)('%s: refused', (_name, options, field, words) => {
+    const error = refusal(options);
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(words);
+  });
+
+  it.each(boots)('%s: boots', (_name, options, read, expected) => {
+    expect(read(resolveVerificationOptions(options))).toEqual(expected);
   });
 }

@@ -48,6 +48,25 @@ class FailingDoneMark extends MemoryStore {
   }
 }
 
+/**
+ * A reverse call verified on `host`, its listener set to fail once, and `delivery`: its signed
+ * `verification.verified` webhook with `webhookId`, sent now (on the sandbox's clock).
+ */
+async function verifiedWithFailingListener(host: TestApp, sb: VerificationSandbox, webhookId: string) {
+  host.app.get(FlakyListener).failFirst = true;
+  const s = await startSession(host, sb, 'reverse_flash_call');
+  await sb.call(s.requestId, s.phone);
+  const delivery = () =>
+    postWebhook(
+      `${host.url}/verification/webhooks`,
+      signed(SECRET, payloadFor('verification.verified', s.requestId), {
+        id: webhookId,
+        timestampSeconds: Math.floor(sb.now() / 1000),
+      }),
+    );
+  return { s, delivery };
+}
+
 describe.each(PLATFORMS)('webhook route: a failed delivery gives its lease back (%s)', (platform) => {
   const suite = sandboxSuite();
   let sb: VerificationSandbox;
@@ -69,17 +88,7 @@ describe.each(PLATFORMS)('webhook route: a failed delivery gives its lease back 
   });
 
   it("a listener's failure answers 503 only once the lease is released: the retry sent at once is processed", async () => {
-    host.app.get(FlakyListener).failFirst = true;
-    const s = await startSession(host, sb, 'reverse_flash_call');
-    await sb.call(s.requestId, s.phone);
-    const delivery = () =>
-      postWebhook(
-        `${host.url}/verification/webhooks`,
-        signed(SECRET, payloadFor('verification.verified', s.requestId), {
-          id: 'w_lease',
-          timestampSeconds: Math.floor(sb.now() / 1000),
-        }),
-      );
+    const { s, delivery } = await verifiedWithFailingListener(host, sb, 'w_lease');
     expect((await delivery()).status).toBe(503);
     const retry = await delivery();
     expect(retry.body).toEqual({ received: true, result: 'processed' });
@@ -103,17 +112,7 @@ describe.each(PLATFORMS)('webhook route: a delivery whose done mark fails (%s)',
         logger,
       }),
     );
-    host.app.get(FlakyListener).failFirst = true;
-    const s = await startSession(host, sb, 'reverse_flash_call');
-    await sb.call(s.requestId, s.phone);
-    const delivery = () =>
-      postWebhook(
-        `${host.url}/verification/webhooks`,
-        signed(SECRET, payloadFor('verification.verified', s.requestId), {
-          id: 'w_kept_lease',
-          timestampSeconds: Math.floor(sb.now() / 1000),
-        }),
-      );
+    const { s, delivery } = await verifiedWithFailingListener(host, sb, 'w_kept_lease');
     expect((await delivery()).status).toBe(503);
     const kept = logger.lines.filter((line) => line.includes('could not be released'));
     expect(kept.map((line) => line.split(' ')[0])).toEqual(['warn']);
