@@ -6,7 +6,12 @@
  * never the number).
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { InDoubtStarts } from '../../src/verification/in-doubt-starts.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import {
@@ -37,11 +42,15 @@ describe("in-doubt starts: a start's window and its one session", () => {
     sb.clearFaults();
     await host.close();
   });
-  const boot = async (logger?: CapturingLogger) => {
-    // Sessions of ten minutes: the ones revealed below are still the API's when their webhook comes.
+  const boot = async (expirySeconds = 600, webhooks = true, logger?: CapturingLogger) => {
+    // Sessions of ten minutes by default: the ones revealed below are still the API's when their webhook comes.
     host = await startHost('express', sb, {
       logger,
-      module: { expirySeconds: 600, api: { ...moduleOptions(sb).api, timeoutMs: TIMEOUT_MS } },
+      module: {
+        expirySeconds,
+        api: { ...moduleOptions(sb).api, timeoutMs: TIMEOUT_MS },
+        ...(webhooks ? {} : { webhooks: { enabled: false } }),
+      },
     });
   };
   /** A start the sandbox answers past the module's time-out (503); resolves with its session once it exists. */
@@ -116,9 +125,52 @@ describe("in-doubt starts: a start's window and its one session", () => {
     expect(await reveal(other)).toEqual(IGNORED);
   });
 
+  it('a number erased a millisecond before its start in doubt: the session is adopted (an erasure forgets what came before it)', async () => {
+    await boot();
+    const [phone, owner] = [nextPhone(), 'user-erased-before'];
+    await host.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: phone });
+    await sb.advance(1);
+    const own = await startTooLate(phone, owner);
+    expect(await reveal(own)).toEqual(PROCESSED);
+    expect(host.events.filter((e) => e.requestId === own).map((e) => [e.event, e.owner])).toEqual([
+      ['verification.failed', owner],
+    ]);
+  });
+
+  it('a start stays in doubt its time-out, the session’s life and the late hour, even while later starts of its number keep their list alive: gone at that bound, kept a millisecond before', async () => {
+    // Sessions of five minutes: a start stays in doubt 1 s + 5 min + 1 h.
+    await boot(300);
+    const lifetime = TIMEOUT_MS + 300_000 + 3_600_000;
+    const [gone, kept] = [nextPhone(), nextPhone()];
+    const goneId = await startTooLate(gone, 'user-gone-1');
+    const keptId = await startTooLate(kept, 'user-kept-1');
+    // Every webhook of their expiry is lost: only the sender's late retries reveal the sessions.
+    sb.addFault({ webhooks: { drop_next: 1000 } });
+    // Other owners start the numbers past the first sessions' reach (the skew): their lists live on.
+    await sb.advance(SKEW_MS + 1);
+    await startTooLate(gone, 'user-gone-2');
+    await startTooLate(kept, 'user-kept-2');
+    await sb.advance(lifetime - SKEW_MS - 2);
+    await startTooLate(kept, 'user-kept-3');
+    await sb.advance(1);
+    await startTooLate(gone, 'user-gone-3');
+    await settle(sb);
+    sb.clearFaults();
+    expect([await reveal(keptId), await reveal(goneId)]).toEqual([PROCESSED, IGNORED]);
+  });
+
+  it('with the webhook route off nothing could reveal a session: a start in doubt keeps nothing in the store', async () => {
+    await boot(undefined, false);
+    const phone = nextPhone();
+    await startTooLate(phone, 'user-no-webhooks');
+    const store = host.app.get<VerificationStore>(VerificationStore);
+    const keys = host.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, { strict: false });
+    expect(await store.get(InDoubtStarts.inDoubtKey(keys.dataKeys, phone))).toBeNull();
+  });
+
   it("the operator reads the start in doubt and its session's adoption: method and masked number, never the number", async () => {
     const logger = new CapturingLogger();
-    await boot(logger);
+    await boot(600, true, logger);
     const phone = nextPhone();
     const masked = `${phone.slice(0, 2)}${'*'.repeat(phone.length - 6)}${phone.slice(-4)}`;
     const own = await startTooLate(phone, 'user-logged');
