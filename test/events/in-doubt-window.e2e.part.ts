@@ -54,7 +54,12 @@ describe("in-doubt starts: a start's window and its one session", () => {
     });
   };
   /** A start the sandbox answers past the module's time-out (503); resolves with its session once it exists. */
-  const startTooLate = async (phone: string, owner: string): Promise<string> => {
+  const startTooLate = async (
+    phone: string,
+    owner: string,
+    /** Run once the module answered, before the API creates the session (it answers 1.5 s after the time-out). */
+    answered?: () => Promise<void>,
+  ): Promise<string> => {
     const known = new Set(sb.sessionsFor(phone).map((s) => s.request_id));
     const created = () => sb.sessionsFor(phone).find((s) => !known.has(s.request_id));
     sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
@@ -66,6 +71,7 @@ describe("in-doubt starts: a start's window and its one session", () => {
       { 'x-user': owner },
     );
     expect(answer.status).toBe(503);
+    await answered?.();
     const until = Date.now() + 5000;
     while (created() === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     return created()!.request_id;
@@ -114,6 +120,28 @@ describe("in-doubt starts: a start's window and its one session", () => {
     await sb.advance(1);
     const tooLateId = await apiInitiate(sb, tooLate, 'sms');
     expect([await reveal(lateId), await reveal(tooLateId)]).toEqual([PROCESSED, IGNORED]);
+  });
+
+  it('two starts of one number in doubt 1.5 s apart: each session goes to the start whose wait it was created in, whichever webhook comes first', async () => {
+    await boot();
+    const ownerOf = (id: string) => host.events.find((e) => e.requestId === id)?.owner;
+    const pair = async (phone: string): Promise<[string, string]> => {
+      // The API takes the first start 0.9 s into the module's wait (queued); the second at once, 1.5 s later.
+      const first = await startTooLate(phone, `${phone}-first`, () => sb.advance(900));
+      await sb.advance(600);
+      return [first, await startTooLate(phone, `${phone}-second`)];
+    };
+    const [one, two] = [nextPhone(), nextPhone()];
+    const [oneFirst, oneSecond] = await pair(one);
+    expect([await reveal(oneFirst), await reveal(oneSecond)]).toEqual([PROCESSED, PROCESSED]);
+    const [twoFirst, twoSecond] = await pair(two);
+    expect([await reveal(twoSecond), await reveal(twoFirst)]).toEqual([PROCESSED, PROCESSED]);
+    expect([oneFirst, oneSecond, twoFirst, twoSecond].map(ownerOf)).toEqual([
+      `${one}-first`,
+      `${one}-second`,
+      `${two}-first`,
+      `${two}-second`,
+    ]);
   });
 
   it('adopts one session: a second one of its number and method, revealed after the first, is not adopted', async () => {
