@@ -266,6 +266,18 @@ export const SPECS_BY_SCOPE = {
       /^test\/history\/history\.e2e\./,
     ],
   },
+  // src/verification/in-doubt-starts.ts alone: a start in doubt remembered, its window, its one session and
+  // its adoption by a webhook (test/events, test/multi-instance), and the erasures that meet one. Every mutant
+  // of the file runs only these (start-path's other suites never reach it but in its dry run).
+  'in-doubt': {
+    folder: 'verification',
+    specs: [
+      /^test\/events\/in-doubt-/,
+      /^test\/multi-instance\/in-doubt-adoption\./,
+      /^test\/privacy\/erasure-in-doubt\./,
+      /^test\/attacks\/erasure-in-doubt-adopted-during\./,
+    ],
+  },
   // src/verification/in-doubt-starts.ts and flow-outcomes.ts (issue 42's start path): a start in doubt
   // remembered and adopted by its webhook (test/events, test/multi-instance, the erasures that meet one), and
   // how each start, switch and check ends: its history entry and refusal callers (test/history), log line
