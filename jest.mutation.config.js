@@ -266,6 +266,37 @@ export const SPECS_BY_SCOPE = {
       /^test\/history\/history\.e2e\./,
     ],
   },
+  // src/verification/in-doubt-starts.ts alone: a start in doubt remembered, its window, its one session and
+  // its adoption by a webhook (test/events, test/multi-instance), and the erasures that meet one. Every mutant
+  // of the file runs only these (start-path's other suites never reach it but in its dry run).
+  'in-doubt': {
+    folder: 'verification',
+    specs: [
+      /^test\/events\/in-doubt-/,
+      /^test\/multi-instance\/in-doubt-adoption\./,
+      /^test\/privacy\/erasure-in-doubt\./,
+      /^test\/attacks\/erasure-in-doubt-adopted-during\./,
+    ],
+  },
+  // src/verification/in-doubt-starts.ts and flow-outcomes.ts (issue 42's start path): a start in doubt
+  // remembered and adopted by its webhook (test/events, test/multi-instance, the erasures that meet one), and
+  // how each start, switch and check ends: its history entry and refusal callers (test/history), log line
+  // (logs), span (tracing), answer (errors) and the ledger of a start erased in flight. Every start reaches
+  // flow-outcomes.ts: without the rest of start-flows' suites (hosts per test, a survivor ran them all), and
+  // without the suites that run their flows in beforeAll (ledger, method-stats: every mutant static).
+  'start-path': {
+    folder: 'verification',
+    specs: [
+      /^test\/events\/in-doubt-/,
+      /^test\/multi-instance\/in-doubt-adoption\./,
+      /^test\/privacy\/erasure-(in-doubt|in-flight)\./,
+      /^test\/attacks\/erasure-(in-doubt-adopted-during|start-in-flight)\./,
+      /^test\/history\/(history|history-refusal-budget)\./,
+      /^test\/operations\/logs\./,
+      /^test\/tracing\/tracing\.e2e\./,
+      /^test\/client-routes\/errors\./,
+    ],
+  },
   // src/verification's status side (status-watch.ts, status-watcher.ts, status-view.ts; status.flow.ts and
   // journey-state.ts too): the status route and the status stream as twins, with and without `journey_token`
   // and after a restart (test/status-stream, journey-token-twins), the answers field for field, their log lines

@@ -8,6 +8,7 @@
 import './in-doubt-starts.e2e.part.js';
 import './in-doubt-lagging-store.e2e.part.js';
 import './in-doubt-matching.e2e.part.js';
+import './in-doubt-window.e2e.part.js';
 import './lossy-webhooks-500.e2e.part.js';
 import './every-outcome.e2e.part.js';
 import './late-events.e2e.part.js';

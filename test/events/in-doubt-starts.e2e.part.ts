@@ -10,6 +10,7 @@ import type { DataKeys } from '../../src/core/data-keys.js';
 import { call, ONE_PLATFORM, type Platform, type TestApp } from '../support/verification-app.js';
 import {
   apiCheck,
+  apiInitiate,
   drive,
   eventsOf,
   moduleOptions,
@@ -316,19 +317,6 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     expect(eventsOf(host, lost.requestId)).toEqual([]);
   });
 });
-
-/** `POST /v1/verify` straight to the sandbox, as another integration on the same account would. */
-async function apiInitiate(sb: VerificationSandbox, phone: string, method: string): Promise<string> {
-  const auth = Buffer.from(`${sb.demoAccount.apiKey}:${sb.demoAccount.apiSecret}`).toString('base64');
-  const res = await fetch(`${sb.url}/v1/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
-    body: JSON.stringify({ phone_number: phone, method }),
-  });
-  const body = (await res.json()) as { request_id: string };
-  if (res.status !== 201) throw new Error(`initiate answered ${res.status}`);
-  return body.request_id;
-}
 
 /** The host's data keys: the in-doubt keys are digests under them. */
 function keysOf(host: TestApp): DataKeys {

@@ -147,6 +147,19 @@ export async function startSession(
   return { requestId, verificationId: res.body.verification_id as string, phone, method, owner };
 }
 
+/** `POST /v1/verify` straight to the sandbox, as another integration on the same account would: its request id. */
+export async function apiInitiate(sb: VerificationSandbox, phone: string, method: string): Promise<string> {
+  const auth = Buffer.from(`${sb.demoAccount.apiKey}:${sb.demoAccount.apiSecret}`).toString('base64');
+  const res = await fetch(`${sb.url}/v1/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
+    body: JSON.stringify({ phone_number: phone, method }),
+  });
+  const body = (await res.json()) as { request_id: string };
+  if (res.status !== 201) throw new Error(`initiate answered ${res.status}`);
+  return body.request_id;
+}
+
 /** `POST /v1/verify/check` straight to the sandbox (the host learns the result only by webhook or poll). */
 export async function apiCheck(sb: VerificationSandbox, requestId: string, code: string): Promise<number> {
   const auth = Buffer.from(`${sb.demoAccount.apiKey}:${sb.demoAccount.apiSecret}`).toString('base64');
