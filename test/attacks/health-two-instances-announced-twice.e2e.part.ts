@@ -55,7 +55,7 @@ describe.each(PLATFORMS)('method health judged by two instances on one Redis (%s
     const stats = a.app.get(MethodStats, { strict: false });
     // The slot the instances' judgements straddle: its turn, 10 s between A's read and B's.
     let turn = (Math.floor(fx.sb.now() / DEMOTE_AFTER_MS) + 1) * DEMOTE_AFTER_MS;
-    if (turn - fx.sb.now() < HEALTH_WINDOW_MS + 5 * 60_000) turn += DEMOTE_AFTER_MS;
+    while (turn - fx.sb.now() < HEALTH_WINDOW_MS + 5 * 60_000) turn += DEMOTE_AFTER_MS;
     await fx.sb.advance(turn - HEALTH_WINDOW_MS - 60_000 - fx.sb.now());
     await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
     await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
