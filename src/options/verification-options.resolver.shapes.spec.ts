@@ -66,3 +66,94 @@ describe('optionWarnings: test numbers', () => {
     ]);
   });
 });
+
+describe('resolveVerificationOptions: what each group keeps of what it was given', () => {
+  it('verified-phone headers are kept lowercase, as both platforms hand them', () => {
+    const { verifiedPhone } = resolve({
+      verifiedPhone: { header: 'X-Verification-Id', claimHeader: 'X-Phone-Claim' },
+    });
+    expect([verifiedPhone.header, verifiedPhone.claimHeader]).toEqual(['x-verification-id', 'x-phone-claim']);
+  });
+
+  it('test numbers keep their code or outcome, and no key that was not given; their limits as given', () => {
+    const { testNumbers } = resolve({
+      testNumbers: {
+        numbers: [
+          { phoneNumber: '+79990000001', code: '1234' },
+          { phoneNumber: '+79990000002', outcome: 'expired' },
+        ],
+        maxAttempts: 5,
+        wrongCodesPerNumber: { points: 4, windowMs: 60_000 },
+      },
+    });
+    expect(testNumbers.numbers).toStrictEqual([
+      { phoneNumber: '+79990000001', code: '1234' },
+      { phoneNumber: '+79990000002', outcome: 'expired' },
+    ]);
+    expect([testNumbers.maxAttempts, testNumbers.wrongCodesPerNumber]).toEqual([
+      5,
+      { points: 4, windowMs: 60_000 },
+    ]);
+  });
+
+  it('the pumping safe list, the device exclusions and the timeouts keep what was given; the rest its defaults', () => {
+    const r = resolve({
+      limits: { pumping: { safeList: { numbers: ['+79161234567'], ranges: ['+7916123'] } } },
+      orchestration: {
+        exclude: { desktop: ['flash_call'] },
+        timeoutSeconds: { sms: 20, flash_call: undefined },
+      },
+    });
+    const safe = r.limits.pumping && r.limits.pumping.safeList;
+    expect([safe && safe.numbers, safe && safe.ranges]).toEqual([['+79161234567'], ['+7916123']]);
+    expect(r.orchestration.exclude).toEqual({ mobile: [], desktop: ['flash_call'] });
+    expect([r.orchestration.timeoutSeconds.sms, r.orchestration.timeoutSeconds.flash_call]).toEqual([20, 30]);
+  });
+
+  it('a spend cap switched off stays off; a purpose without its own start limit has none', () => {
+    const r = resolve({ limits: { spendCap: false }, purposes: { payout: { methods: ['sms'] } } });
+    expect(r.limits.spendCap).toBe(false);
+    expect(r.purposes.declared.payout!.startPerPhone).toBe(false);
+  });
+});
+
+describe('declaredRoutes: what the module reads at import', () => {
+  it('routes switched off stay off; a webhook path that is not text is the default one', () => {
+    expect(declaredRoutes({ api, routes: { enabled: false } }).routes.enabled).toBe(false);
+    expect(declaredRoutes({ api }).routes.enabled).toBe(true);
+    const odd = declaredRoutes({ api, webhooks: { secret: 'whsec_c2VjcmV0', path: 7 } } as never);
+    expect(odd.webhooks.path).toBe(
+      declaredRoutes({ api, webhooks: { secret: 'whsec_c2VjcmV0' } }).webhooks.path,
+    );
+  });
+
+  it('only functions are kept as the webhook route decorators', () => {
+    const decorator: ClassDecorator = () => undefined;
+    const declared = declaredRoutes({
+      api,
+      webhooks: { secret: 'whsec_c2VjcmV0', decorators: [decorator, 'SkipThrottle' as never] },
+    });
+    expect(declared.webhooks.decorators).toEqual([decorator]);
+  });
+});
+
+describe('optionWarnings: purposes and test-number owners', () => {
+  it('a purpose naming some offered method is no warning; one naming none is', () => {
+    expect(
+      optionWarnings(resolve({ methods: ['sms'], purposes: { payout: { methods: ['sms', 'flash_call'] } } })),
+    ).toEqual([]);
+    expect(
+      optionWarnings(resolve({ methods: ['sms'], purposes: { payout: { methods: ['flash_call'] } } })),
+    ).toEqual([
+      'option "purposes.payout.methods" names none of the methods this registration offers ("methods"): every start of "payout" is refused',
+    ]);
+  });
+
+  it('test-number owners without owner(req) are warned of only when there are test numbers', () => {
+    const numbers = [{ phoneNumber: '+79990000001', code: '1234' }];
+    expect(optionWarnings(resolve({ testNumbers: { numbers: [], owners: ['a'] } }))).toEqual([]);
+    expect(optionWarnings(resolve({ testNumbers: { numbers, owners: ['a'] } })).at(-1)).toContain(
+      'no test number is ever played and every start of one is a real, paid start; give "owner"',
+    );
+  });
+});
