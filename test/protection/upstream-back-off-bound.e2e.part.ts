@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
-import { ONE_PLATFORM, PLATFORMS } from '../support/verification-app.js';
+import { ONE_PLATFORM, PLATFORMS, type TestApp } from '../support/verification-app.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { freshIp, freshPhone, protectedHost, startFrom } from './protection-host.js';
 
@@ -26,19 +27,10 @@ describe.each(ONE_PLATFORM)('the upstream back-off at its bound (%s)', (platform
     '%s: refused until the last tick, sent at the end',
     async (method) => {
       fx.host = await protectedHost(fx.sb, platform);
-      fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 30, count: 1 });
-      expect((await startFrom(fx.host, freshIp(), freshPhone(), method)).status).toBe(429);
-      const sent = fx.sb.requestCount('POST /v1/verify');
-      await fx.sb.advance(29_999);
-      const waiting = await startFrom(fx.host, freshIp(), freshPhone(), method);
-      expect({ status: waiting.status, retryAfter: waiting.headers.get('retry-after') }).toEqual({
-        status: 429,
-        retryAfter: '1',
-      });
-      expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
-      await fx.sb.advance(1);
-      expect((await startFrom(fx.host, freshIp(), freshPhone(), method)).status).toBe(201);
-      expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent + 1);
+      const before = fx.sb.requestCount('POST /v1/verify');
+      expect((await startsAtBackOffEnd(fx.sb, fx.host, 29_999, method)).status).toBe(201);
+      // The 429 answered start, then the one at the end.
+      expect(fx.sb.requestCount('POST /v1/verify')).toBe(before + 2);
     },
   );
 
@@ -73,18 +65,7 @@ describe.each(ONE_PLATFORM)('the upstream back-off at its bound (%s)', (platform
         apiSecret: fx.sb.demoAccount.apiSecret,
       };
       fx.host = await protectedHost(fx.sb, platform, {}, { api });
-      fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 30, count: 1 });
-      expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms')).status).toBe(429);
-      const sent = fx.sb.requestCount('POST /v1/verify');
-      await fx.sb.advance(999);
-      const waiting = await startFrom(fx.host, freshIp(), freshPhone(), 'sms');
-      expect({ status: waiting.status, retryAfter: waiting.headers.get('retry-after') }).toEqual({
-        status: 429,
-        retryAfter: '1',
-      });
-      expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
-      await fx.sb.advance(1);
-      expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms')).status).toBe(201);
+      expect((await startsAtBackOffEnd(fx.sb, fx.host, 999)).status).toBe(201);
     } finally {
       await fx.host?.close();
       fx.host = undefined;
@@ -92,6 +73,30 @@ describe.each(ONE_PLATFORM)('the upstream back-off at its bound (%s)', (platform
     }
   });
 });
+
+/**
+ * The API answers a start 429 with Retry-After 30 s: a start `beforeEndMs` later (a tick before the back-off
+ * ends) is refused with Retry-After 1 and sends nothing; the start a tick after that is returned.
+ */
+async function startsAtBackOffEnd(
+  sb: VerificationSandbox,
+  host: TestApp,
+  beforeEndMs: number,
+  method = 'sms',
+) {
+  sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 30, count: 1 });
+  expect((await startFrom(host, freshIp(), freshPhone(), method)).status).toBe(429);
+  const sent = sb.requestCount('POST /v1/verify');
+  await sb.advance(beforeEndMs);
+  const waiting = await startFrom(host, freshIp(), freshPhone(), method);
+  expect({ status: waiting.status, retryAfter: waiting.headers.get('retry-after') }).toEqual({
+    status: 429,
+    retryAfter: '1',
+  });
+  expect(sb.requestCount('POST /v1/verify')).toBe(sent);
+  await sb.advance(1);
+  return startFrom(host, freshIp(), freshPhone(), method);
+}
 
 /** A MemoryStore on which the API back-off's entry is written a millisecond after its end was computed. */
 class LateBackOffWrite extends MemoryStore {
@@ -109,22 +114,13 @@ describe.each(PLATFORMS)('the upstream back-off on a store whose entry outlives 
   it('one tick before the end refused with Retry-After 1; at the end, with the entry still stored, sent', async () => {
     const store = new LateBackOffWrite({ clock: () => fx.sb.now() });
     fx.host = await protectedHost(fx.sb, platform, {}, { store });
-    fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 30, count: 1 });
-    expect((await startFrom(fx.host, freshIp(), freshPhone(), 'sms')).status).toBe(429);
-    const sent = fx.sb.requestCount('POST /v1/verify');
-    await fx.sb.advance(29_999);
-    const waiting = await startFrom(fx.host, freshIp(), freshPhone(), 'sms');
-    expect({ status: waiting.status, retryAfter: waiting.headers.get('retry-after') }).toEqual({
-      status: 429,
-      retryAfter: '1',
-    });
-    expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
-    await fx.sb.advance(1);
-    const atEnd = await startFrom(fx.host, freshIp(), freshPhone(), 'sms');
+    const before = fx.sb.requestCount('POST /v1/verify');
+    const atEnd = await startsAtBackOffEnd(fx.sb, fx.host, 29_999);
     expect({ status: atEnd.status, retryAfter: atEnd.headers.get('retry-after') }).toEqual({
       status: 201,
       retryAfter: null,
     });
-    expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent + 1);
+    // The 429 answered start, then the one at the end.
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(before + 2);
   });
 });
