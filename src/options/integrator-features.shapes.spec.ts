@@ -14,7 +14,7 @@ const testNumbers = (extra: Record<string, unknown>) => ({
   api,
   testNumbers: { numbers: [{ phoneNumber: '+79990000001', code: '1234' }], ...extra },
 });
-const number = (entry: Record<string, unknown>) => ({ api, testNumbers: { numbers: [entry] } });
+const number = (entry: Record<string, unknown> | null) => ({ api, testNumbers: { numbers: [entry] } });
 
 const REFUSED: RefusalCase[] = [
   [
@@ -88,9 +88,65 @@ const REFUSED: RefusalCase[] = [
     'ledger.tolerance',
     'from 0 to 1000000',
   ],
+  [
+    'a test number without its phone number',
+    number({ code: '1234' }),
+    'testNumbers.numbers[0].phoneNumber',
+    'an E.164 number',
+  ],
+  ['a test number entry that is null', number(null as never), 'testNumbers.numbers[0]', 'must be an object'],
+  [
+    'a body field with a space in it',
+    { api, verifiedPhone: { bodyField: 'phone number' } },
+    'verifiedPhone.bodyField',
+    'a JSON field name',
+  ],
+  [
+    'a body field past 100 characters',
+    { api, verifiedPhone: { bodyField: 'p'.repeat(101) } },
+    'verifiedPhone.bodyField',
+    'a JSON field name',
+  ],
+  // Each range names its unit: a host reads "days" where a count of entries or rows would mislead.
+  [
+    'a history kept past ten years',
+    { api, history: { retentionDays: 3651 } },
+    'history.retentionDays',
+    'a whole number of days from 1 to 3650',
+  ],
+  [
+    'a history of 10001 entries',
+    { api, history: { maxEntries: 10_001 } },
+    'history.maxEntries',
+    'a whole number of entries from 1 to 10000',
+  ],
+  [
+    'a ledger kept past 400 days',
+    { api, ledger: { retentionDays: 401 } },
+    'ledger.retentionDays',
+    'a whole number of days from 1 to 400',
+  ],
+  [
+    'a ledger of 100001 rows a day',
+    { api, ledger: { maxRowsPerDay: 100_001 } },
+    'ledger.maxRowsPerDay',
+    'a whole number of rows from 1 to 100000',
+  ],
 ];
 
 const BOOTS: BootCase[] = [
+  [
+    'a body field of letters, digits, _, $ and -',
+    { api, verifiedPhone: { bodyField: 'phone_Number$-1' } },
+    (r) => r.verifiedPhone.bodyField,
+    'phone_Number$-1',
+  ],
+  [
+    'a body field of 100 characters',
+    { api, verifiedPhone: { bodyField: 'p'.repeat(100) } },
+    (r) => r.verifiedPhone.bodyField,
+    'p'.repeat(100),
+  ],
   ['a registration name of 64 characters', { api, name: 'n'.repeat(64) }, (r) => r.name, 'n'.repeat(64)],
   [
     'ledger tolerances of 0 and a million',

@@ -28,3 +28,38 @@ describe('unknown option keys in other object shapes', () => {
     );
   });
 });
+
+const refusalOf = (options: unknown): string => {
+  try {
+    resolveVerificationOptions(options as VerificationModuleOptions);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return 'booted';
+};
+
+describe('unknown option keys: the guess and the fields no rule names', () => {
+  it('a guess is offered up to half the typed name (at least 2 edits) away, and not one edit further', () => {
+    // "maxEntr" is 3 edits from "maxEntries" (7 letters: a guess up to 3); "maxEnt" is 4 from it (6 letters).
+    expect(refusalOf({ api, history: { maxEntr: 5 } })).toBe(
+      'VerificationModule: option "history.maxEntr" is not an option (did you mean "history.maxEntries"?)',
+    );
+    expect(refusalOf({ api, history: { maxEnt: 5 } })).toBe(
+      'VerificationModule: option "history.maxEnt" is not an option',
+    );
+  });
+
+  it("fields checked where they are used (a request hook, the cap's currency) boot", () => {
+    const options = {
+      api: { ...api, onRequest: () => undefined },
+      limits: { spendCap: { amount: 100, windowMs: 86_400_000, currency: 'RUB' } },
+    };
+    expect(refusalOf(options)).toBe('booted');
+  });
+
+  it("a list given for a group is refused by the group's own rule, not read key by key", () => {
+    expect(refusalOf({ api, history: [{ maxEntris: 5 }] })).toBe(
+      'VerificationModule: option "history" must be { retentionDays?, maxEntries? } or false',
+    );
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { api } from '../../test/support/option-refusals.js';
+import { api, refusal } from '../../test/support/option-refusals.js';
 import {
   declaredAsyncRoutes,
   declaredRoutes,
@@ -125,6 +125,28 @@ describe('declaredRoutes: what the module reads at import', () => {
     expect(odd.webhooks.path).toBe(
       declaredRoutes({ api, webhooks: { secret: 'whsec_c2VjcmV0' } }).webhooks.path,
     );
+  });
+
+  it('groups given as null read as absent (the boot then names them), not as a crash at import', () => {
+    const nulls = { api, routes: null, webhooks: null } as never;
+    expect(declaredRoutes(nulls)).toEqual(declaredRoutes({ api }));
+  });
+
+  it('every leading and trailing slash of the prefix is dropped', () => {
+    expect(declaredRoutes({ api, routes: { prefix: '//phone/verify//' } }).routes.prefix).toBe(
+      'phone/verify',
+    );
+    expect(resolve({ routes: { prefix: '//phone//' } }).routes.prefix).toBe('phone');
+  });
+
+  it("forRootAsync: a factory's other name is refused, saying to give it statically", () => {
+    const declared = declaredAsyncRoutes(undefined, undefined, 'shop');
+    expect(() => resolveVerificationOptions({ api, name: 'shop' }, declared)).not.toThrow();
+    const error = refusal({ api, name: 'other' }, declared);
+    expect([error.field, error.message]).toEqual([
+      'name',
+      'VerificationModule: option "name" must be given statically: forRootAsync({ name, useFactory }) (routes are declared at import)',
+    ]);
   });
 
   it('only functions are kept as the webhook route decorators', () => {

@@ -1,5 +1,12 @@
 import { describe } from '@jest/globals';
-import { SECRET, api, itRefusesEachCase, type RefusalCase } from '../../test/support/option-refusals.js';
+import {
+  SECRET,
+  api,
+  itRefusesAndBoots,
+  itRefusesEachCase,
+  type BootCase,
+  type RefusalCase,
+} from '../../test/support/option-refusals.js';
 import { WEBHOOK_AND_ROUTE_OPTION_RULES } from './webhooks-and-routes.rules.js';
 
 /** One wrong value per rule of `webhooks` and `routes`: [case, options, field named, words of the message]. */
@@ -93,4 +100,39 @@ const CASES: RefusalCase[] = [
 
 describe('the rules of `webhooks` and `routes`: each refuses what it should, naming the field', () => {
   itRefusesEachCase(CASES, WEBHOOK_AND_ROUTE_OPTION_RULES);
+});
+
+/** The signature rules' other shapes: a verifier counts as a secret does; each rule refuses only its pair. */
+const verifier = { verify: () => true };
+const SIGNATURE_REFUSED: RefusalCase[] = [
+  [
+    'signature none with a verifier',
+    { api, webhooks: { signature: 'none', verifier } },
+    'webhooks.signature',
+    'is "none" while a secret or verifier is given',
+  ],
+];
+const SIGNATURE_BOOTS: BootCase[] = [
+  [
+    'signature standard-webhooks with a secret',
+    { api, webhooks: { signature: 'standard-webhooks', secret: SECRET } },
+    (r) => r.webhooks.enabled,
+    true,
+  ],
+  [
+    'confirmWithApi false with a secret',
+    { api, webhooks: { secret: SECRET, confirmWithApi: false } },
+    (r) => r.webhooks.confirmWithApi,
+    false,
+  ],
+  [
+    'confirmWithApi true with signature none',
+    { api, webhooks: { signature: 'none', confirmWithApi: true } },
+    (r) => r.webhooks.confirmWithApi,
+    true,
+  ],
+];
+
+describe('the signature rules refuse only the pair they name', () => {
+  itRefusesAndBoots(SIGNATURE_REFUSED, SIGNATURE_BOOTS);
 });
