@@ -15,6 +15,12 @@ const FLOW_TIMEOUT_MS = 60_000;
  * and a held start; axe-core in every state. Locators pierce the element's open shadow root.
  */
 describe('<phone-verification> in Chromium', () => {
+  let browser: ElementBrowser;
+  // Before the suite's hosts close (sandboxSuite's afterAll, declared after this one): a tab still open keeps
+  // a connection to a host, and its close waited for it past the hook's 30 s on a busy CI machine.
+  afterAll(async () => {
+    await browser?.close();
+  });
   const suite = sandboxSuite({ freezeClock: false });
   let sb: VerificationSandbox;
   let control: SandboxControlClient;
@@ -23,7 +29,6 @@ describe('<phone-verification> in Chromium', () => {
   let guarded: TestApp;
   /** The same module with the resend cooldown on (a minute) and nothing else that could refuse a start. */
   let cooled: TestApp;
-  let browser: ElementBrowser;
   let next = 10;
   const national = (): string => `912 345-68-${next++}`;
   const e164 = (nat: string): string => '+7' + nat.replace(/\D/g, '');
@@ -71,9 +76,6 @@ describe('<phone-verification> in Chromium', () => {
       },
     });
     browser = await startElementBrowser(() => sb.now() - Date.now());
-  });
-  afterAll(async () => {
-    await browser?.close();
   });
 
   const el = (page: Page, selector: string) => page.locator(`phone-verification ${selector}`);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach } from '@jest/globals';
+import { afterEach, beforeAll } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sandboxSuite, type SandboxSuite } from '../support/sandbox-suite.js';
+import { toJustPast, WEEK_MS } from '../support/utc-bounds.js';
 import type { LimitsOptions, VerificationModuleOptions } from '../../src/options/verification.options.js';
 import {
   call,
@@ -12,8 +13,9 @@ import {
 } from '../support/verification-app.js';
 
 /**
- * The describe block's sandbox (100,000 RUB), started before its first test, and the test's host app, if it
- * made one: closed after each test, and the sandbox's faults cleared.
+ * The describe block's sandbox (100,000 RUB), started before its first test with its clock one second past
+ * the start of a UTC week (a Thursday, 00:00:01), and the test's host app, if it made one: closed after each
+ * test, and the sandbox's faults cleared.
  */
 export type ProtectionFixture = SandboxSuite;
 
@@ -24,6 +26,12 @@ export function protectionFixture(): ProtectionFixture {
     suite.sb.clearFaults();
   });
   const suite = sandboxSuite({ freezeClock: false, demoAccount: { balance: 100_000 } });
+  // The givers' shares and the day's counts turn at fixed UTC bounds (giver-shares.ts): a scenario of an
+  // hour begun at Wednesday 23:30 UTC met a fresh week's share half-way (CI read a served start where a
+  // held one was due). Every scenario starts at the same place in the week, whatever the time of the run.
+  beforeAll(async () => {
+    await suite.sb.advance(toJustPast(suite.sb.now(), WEEK_MS));
+  });
   return suite;
 }
 
