@@ -50,6 +50,21 @@ describe('DataKeys', () => {
     expect(keys.open(keys.seal(''))).toBe('');
   });
 
+  it('reads what an earlier version wrote: the same digests and sealed values open (a store outlives an upgrade)', () => {
+    // Written on 2026-12-03 by this version; a change of salt, label, prefix or text encoding would lose
+    // every stored counter and session of a running host.
+    const derived = new DataKeys(undefined, SECRET);
+    const given = new DataKeys('d'.repeat(32), SECRET);
+    expect(derived.digest(NUMBER)).toBe('fH6ljPS59hhCR1hf5GvPZu');
+    expect(given.digest(NUMBER)).toBe('p9o2HzLvObizyiSg0wfG54');
+    const sealed = 'v1.BSlo_ssEPqV3vFZC-zsEpzvPVNs3Axx-eL5Ihk6avBgEiDGq_2pWkhWnTw';
+    expect(derived.open(sealed)).toBe('+7 916 Ёлка');
+    expect(given.open('v1.a4RAGDsH7aYjhtinuQIppuoKnJ9nML5tZNFHc4ayxIc2n_8z')).toBe('owner-42');
+    expect(derived.seal('+7 916 Ёлка')).toMatch(/^v1\.[\w-]+$/);
+    // Another version's prefix on the same bytes is not this key's.
+    expect(derived.open(`v2.${sealed.slice(3)}`)).toBeNull();
+  });
+
   it('the resolver makes one per registration: from `dataKey` when given, else from that registration’s API secret', () => {
     const api = (apiSecret: string) => ({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret });
     const one = resolveVerificationOptions({ api: api(SECRET) }).dataKeys;

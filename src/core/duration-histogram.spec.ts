@@ -70,5 +70,7 @@ describe('quantileFromBuckets', () => {
     expect(medianFromBuckets(counts, BOUNDS)).toBe(quantileFromBuckets(counts, 0.5, BOUNDS));
     expect(quantileFromBuckets([0, 0, 0, 5], 0.5, BOUNDS)).toBe(40);
     expect(quantileFromBuckets([], 0.9, BOUNDS)).toBeNull();
+    // The rank at the end of a bucket is that bucket's bound, however many empty buckets follow.
+    expect(quantileFromBuckets([2, 0, 2, 0], 0.5, BOUNDS)).toBe(10);
   });
 });

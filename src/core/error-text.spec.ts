@@ -15,5 +15,8 @@ describe('errorText', () => {
   it('caps a long message at 300 characters', () => {
     const text = errorText(new Error('x'.repeat(1000)));
     expect(text).toBe(`Error: ${'x'.repeat(293)}…`);
+    // Exactly 300 is whole; 301 is cut.
+    expect(errorText(new Error('x'.repeat(293)))).toBe(`Error: ${'x'.repeat(293)}`);
+    expect(errorText(new Error('x'.repeat(294)))).toBe(`Error: ${'x'.repeat(293)}…`);
   });
 });

@@ -61,4 +61,18 @@ describe('OldestFirst', () => {
     }
     expect([...map.keys()]).toEqual(model);
   });
+
+  it('tells its listener of each evicted key and the value it held, after the key left the map', () => {
+    const map = new Map([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    const told: [string, number, boolean][] = [];
+    const oldest = new OldestFirst(map, (key, value) => told.push([key, value, map.has(key)]));
+    expect(oldest.evict()).toBe('a');
+    expect(oldest.evictEntry()).toEqual(['b', 2]);
+    expect(oldest.evict()).toBeUndefined();
+    // evictEntry hands the entry back to its caller instead.
+    expect(told).toEqual([['a', 1, false]]);
+  });
 });

@@ -93,6 +93,8 @@ describe('VerificationError', () => {
       detail: 'Phone verification is temporarily unavailable, try again later',
       error_code: 'service_unavailable',
     });
+    // What a host's filter or logger reads off the error itself (PhoneVerificationError's errorCode).
+    expect(error.errorCode).toBe('service_unavailable');
   });
 });
 

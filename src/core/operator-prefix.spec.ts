@@ -1,0 +1,38 @@
+import { describe, expect, it } from '@jest/globals';
+import { nationalDestinationCode } from './operator-prefix.js';
+
+describe('nationalDestinationCode', () => {
+  it.each([
+    ['+79853456789', '985'],
+    ['+79123456789', '912'],
+    ['+4915123456789', '1512'],
+    ['+442079460958', '20'],
+  ])('%s → %s', (e164, ndc) => {
+    expect(nationalDestinationCode(e164)).toBe(ndc);
+  });
+
+  it('is empty for a number that does not parse or whose format has no destination group', () => {
+    expect(nationalDestinationCode('+0123')).toBe('');
+    expect(nationalDestinationCode('not a number')).toBe('');
+    expect(nationalDestinationCode('+99912345')).toBe('');
+  });
+
+  it('answers each number by its own head: two numbers sharing 7 characters but not 8 differ', () => {
+    // +7 985 and +7 9851: the heads +798534 and +798512 are remembered apart.
+    expect(nationalDestinationCode('+79853456789')).toBe('985');
+    expect(nationalDestinationCode('+79123456789')).toBe('912');
+    expect(nationalDestinationCode('+79853456780')).toBe('985');
+  });
+
+  it('does not remember a head that is shorter than 6 digits: a short text is parsed each time', () => {
+    expect(nationalDestinationCode('+7912')).toBe('');
+    expect(nationalDestinationCode('+79123456789')).toBe('912');
+  });
+
+  it('stays right past its 10,000 remembered heads (the memory is cleared, never wrong)', () => {
+    for (let i = 0; i < 10_050; i++)
+      nationalDestinationCode(`+1${String(2_000_000 + i).padStart(7, '0')}0000`);
+    expect(nationalDestinationCode('+79853456789')).toBe('985');
+    expect(nationalDestinationCode('+4915123456789')).toBe('1512');
+  });
+});
