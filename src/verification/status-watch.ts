@@ -91,8 +91,7 @@ export class StatusWatch {
     request,
     ip,
   }: StatusWatchRequest): Promise<StatusWatcher> {
-    if (this.stopped)
-      throw new VerificationClientError('service_unavailable', 'The server is shutting down', {}, 1);
+    if (this.stopped) throw shuttingDown();
     const journeyId = this.handles.open(verificationId, owner);
     const clientKey = this.protection.clientKey(request, ip) ?? NO_CLIENT_KEY;
     const held = this.perClient.get(clientKey) ?? 0;
@@ -113,6 +112,8 @@ export class StatusWatch {
       const openedAt = performance.now();
       // The current answer, exactly as the status route gives it (and with its refusals).
       const first = await this.status.status(verificationId, owner, journeyToken, { request, ip });
+      // A shutdown that began while this open read would never end its stream: the server's close waits on it.
+      if (this.stopped) throw shuttingDown();
       const watcher = new StatusWatcher(
         { journeyId, verificationId, owner, clientKey, first, openedAt },
         (at, view) => this.endOf(at, view),
@@ -314,4 +315,9 @@ function release(counts: Map<string, number>, key: string): void {
   const held = (counts.get(key) ?? 1) - 1;
   if (held > 0) counts.set(key, held);
   else counts.delete(key);
+}
+
+/** A stream refused because the app is shutting down: the page reconnects (to another instance) in a second. */
+function shuttingDown(): VerificationClientError {
+  return new VerificationClientError('service_unavailable', 'The server is shutting down', {}, 1);
 }

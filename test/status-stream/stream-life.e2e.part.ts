@@ -216,6 +216,43 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     expect(hub(host).size).toBe(0);
   });
 
+  it('a stream whose open was still reading when the shutdown began is refused with 503, and the app closes', async () => {
+    // The store's subscription (the open's first read) waits until the shutdown began.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const waiting = new Promise<void>((r) => (reached = r));
+    const store = new (class extends MemoryStore {
+      override async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => void> {
+        reached();
+        await gate;
+        return super.subscribe(channel, onMessage);
+      }
+    })({ clock: () => sb.now() });
+    stores.push(store);
+    const host = await boot({ store });
+    const s = await startSession(host, sb, 'sms');
+    const opening = openOn(host, s);
+    await waiting;
+    hub(host).beforeApplicationShutdown();
+    release();
+    const refused = await opening;
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({
+      error_code: 'service_unavailable',
+      detail: 'The server is shutting down',
+    });
+    expect(hub(host).size).toBe(0);
+    // Nothing holds the server: it closes (an open stream would hold it forever).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const closed = await Promise.race([
+      host.close().then(() => 'closed'),
+      new Promise((r) => (timer = setTimeout(() => r('still open after 5 s'), 5_000))),
+    ]);
+    clearTimeout(timer);
+    expect(closed).toBe('closed');
+  });
+
   // When a stream ends is the module's rule behind the route, the same on both platforms: one runs it.
   if (ONE_PLATFORM.includes(platform))
     it('a stream opened a moment before expires_at stays open through the grace, and pushes the outcome the reconciler finds then', async () => {
