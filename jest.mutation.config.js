@@ -54,7 +54,9 @@ export const SPECS_BY_FOLDER = {
   client: [
     /^test\/client\/(client-answers|client-clock|verification-client|verification-journey|follow-twins|fetch-event-source|safe-links)\./,
   ],
-  core: [/^src\/core\//],
+  // Its unit specs, and the one table that checks what a user is handed to open or call (user-links.ts) beside
+  // the browser client's check.
+  core: [/^src\/core\//, /^test\/client\/safe-links\./],
   // Without a browser: the element's wiring of the client, its texts, messages and QR encoder (the Chromium
   // suites, phone-verification.e2e and no-bundler.e2e, are out of reach; bundle-size is not behaviour).
   element: [/^test\/element\/(element-client|element-texts|messages|qr)\./],

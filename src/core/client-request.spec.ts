@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { clientIp, RESET_CONNECTION_ADDRESS } from './client-request.js';
 
@@ -13,6 +14,12 @@ describe('clientIp (the address Express or Fastify computed)', () => {
     ['a port of 0', { socket: { localPort: 0 } }],
   ])('a connection already reset (%s) shares one key', (_, request) => {
     expect(clientIp(request)).toBe(RESET_CONNECTION_ADDRESS);
+  });
+
+  it('that key is an address to the meters (text, not empty) and no IP anyone has', () => {
+    // An empty key would read as no address at all: the host's own call, which no per-address meter counts.
+    expect(RESET_CONNECTION_ADDRESS).toMatch(/^[a-z-]+$/);
+    expect(isIP(RESET_CONNECTION_ADDRESS)).toBe(0);
   });
 
   it.each([

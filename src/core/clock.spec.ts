@@ -37,6 +37,7 @@ describe('calendarDate', () => {
     '2026/02/28',
     'abcd-ef-gh',
     '',
+    '+002026-02-28',
   ])('%p is refused naming the call, the field and the form', (value) => {
     expect(refusal(value)).toBe('getUsage: "from" must be a date like 2026-01-31 or a Date');
   });

@@ -6,6 +6,8 @@ describe('isModuleNotFound (an optional peer not installed)', () => {
     const imported = await import('not-an-installed-package-' + 'xyz').catch((e: unknown) => e);
     expect(isModuleNotFound(imported)).toBe(true);
     expect(isModuleNotFound(Object.assign(new Error('x'), { code: 'MODULE_NOT_FOUND' }))).toBe(true);
+    // Node's own code for an ES module import (jest's resolver throws the CommonJS one).
+    expect(isModuleNotFound(Object.assign(new Error('x'), { code: 'ERR_MODULE_NOT_FOUND' }))).toBe(true);
   });
 
   it.each([

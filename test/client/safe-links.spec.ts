@@ -68,6 +68,8 @@ const NUMBERS: [unknown, boolean][] = [
   ['74950000000', false],
   ['+7 495 000-00-00', false],
   ['+74950000000\n', false],
+  ['tel:+74950000000', false],
+  [' +74950000000', false],
   ['javascript:alert(1)', false],
   [74950000000, false],
   [undefined, false],
