@@ -83,6 +83,20 @@ describe('StartPermit', () => {
     expect(log).toEqual(['release reservation', 'release pumping', 'release limits', 'release cooldown']);
   });
 
+  it('rollback with nothing sent returns once every hold is given back (a store that answers late included)', async () => {
+    // A remote store: each give-back lands 5 ms later. The start's answer goes out after rollback, and the
+    // caller's next start must find its holds given back.
+    const given: number[] = [];
+    const { permit } = recordingPermit({
+      release: async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        given.push(1);
+      },
+    });
+    await permit.rollback({ nothingSent: true });
+    expect(given).toHaveLength(3);
+  });
+
   it('rollback when something may have been sent keeps everything counted', async () => {
     const { permit, log } = recordingPermit();
     await permit.rollback({ nothingSent: false });
