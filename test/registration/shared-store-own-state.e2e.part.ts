@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
+import { Registry } from 'prom-client';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import {
   getVerificationToken,
@@ -161,6 +162,21 @@ describe('registrations on one store keep their own state', () => {
       const outcome = expect.arrayContaining([['outcome', 'verified']]);
       expect(await entriesOf(historyOf(host, north), phone, requestId)).toEqual(outcome);
       expect(await entriesOf(historyOf(host, south), phone, requestId)).toEqual([]);
+    });
+
+    it("one prom-client registry the host gives both: a verification is counted once, by its own registration's metrics", async () => {
+      const shared = (store = make());
+      const registry = new Registry();
+      const booted = await bootTwoRegistrations(suite.sb, () => shared, {
+        metrics: { enabled: true, registry },
+      });
+      const host = (suite.host = booted.app);
+      const [north] = booted.names;
+      const requestId = await verifyOn(host, north, phoneNumber());
+      expect(verifiedBy(host, requestId)).toEqual([north]);
+      // Both registrations hear the host's one event bus: only north's telemetry counts north's outcome.
+      const outcomes = (await registry.getSingleMetric('verification_outcomes_total')!.get()).values;
+      expect(outcomes.filter((v) => v.labels.status === 'verified').map((v) => v.value)).toEqual([1]);
     });
 
     it("north as the unnamed registration: its history and south's each hold their own verification's outcome, never the other's", async () => {
