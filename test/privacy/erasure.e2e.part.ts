@@ -215,6 +215,43 @@ describe('erasure of a number or an owner', () => {
     }
   });
 
+  it('an erased live session stays erased as long as its record would have lived (its life left plus a day): a poll a tick before that end asks the API nothing and answers 404', async () => {
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    try {
+      const host = await boot(store);
+      const [n, owner] = [phone(), `owner-${randomUUID()}`];
+      const started = await call(
+        host.url,
+        'POST',
+        '/verification/start',
+        { phone_number: n, method: 'sms' },
+        { 'x-user': owner },
+      );
+      expect(started.status).toBe(201);
+      const id = String(started.body.verification_id);
+      const erasedAt = suite.sb.now();
+      const lifeLeft = Date.parse(String(started.body.expires_at)) - erasedAt;
+      expect(lifeLeft).toBeGreaterThan(60_000);
+      await host.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: n });
+      // Its record, had it not been erased, would have been kept until its expiry plus a day.
+      await suite.sb.advance(erasedAt + lifeLeft + 24 * 3_600_000 - 1 - suite.sb.now());
+      const before = suite.sb.requestCount('GET /v1/verify/:id');
+      const status = await call(host.url, 'GET', `/verification/status/${id}`, undefined, {
+        'x-user': owner,
+      });
+      expect(status.status).toBe(404);
+      expect(suite.sb.requestCount('GET /v1/verify/:id')).toBe(before);
+      const keys = keysOf(host);
+      const opened = dumpMemoryStore(store).flatMap((line) =>
+        (line.match(/v1\.[A-Za-z0-9_-]+/g) ?? []).map((t) => keys.open(t) ?? ''),
+      );
+      expect(opened.filter((text) => text.includes(n))).toEqual([]);
+    } finally {
+      for (const h of hosts.splice(0)) await h.close();
+      await store.close();
+    }
+  });
+
   it('bad input: no subject, both, a malformed number, an empty or non-string owner is the validation error naming the field and why', async () => {
     const erasure = (await boot(new MemoryStore({ clock: () => suite.sb.now() }))).app.get(
       VerificationErasure,
