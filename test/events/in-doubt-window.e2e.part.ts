@@ -144,6 +144,18 @@ describe("in-doubt starts: a start's window and its one session", () => {
     ]);
   });
 
+  it('an API answer without created_at: the session is adopted by its number and method alone, once', async () => {
+    await boot();
+    const phone = nextPhone();
+    const own = await startTooLate(phone, 'user-undated');
+    // The API's answer names no creation time.
+    sb.addFault({ route: 'GET /v1/verify/:id', kind: 'field', field: 'created_at', value: null, count: 0 });
+    expect(await reveal(own)).toEqual(PROCESSED);
+    expect(host.events.filter((e) => e.requestId === own).map((e) => e.owner)).toContain('user-undated');
+    const other = await apiInitiate(sb, phone, 'sms');
+    expect(await reveal(other)).toEqual(IGNORED);
+  });
+
   it('adopts one session: a second one of its number and method, revealed after the first, is not adopted', async () => {
     await boot();
     const phone = nextPhone();
