@@ -46,6 +46,12 @@ function day(charged: number | (() => Promise<number>), window = { windowMs: DAY
     count,
     unproven,
     dates,
+    /** `minor` reserved and counted, every session of it ended without a seen delivery (unproven). */
+    unseen: async (minor: number): Promise<void> => {
+      await counter.charge(WINDOW, minor);
+      await evidence.opened(WINDOW, minor, TTL);
+      await evidence.ended(WINDOW, minor, TTL, true);
+    },
     reconcile: () => evidence.reconcile(counter, WINDOW, STARTS, TTL),
     advance: (ms: number) => (now += ms),
   };
@@ -92,9 +98,7 @@ describe('SpendEvidence.reconcile', () => {
 
   it('adds what the API charged above the counter (proofs the module never saw), and gives nothing back then', async () => {
     const d = day(450);
-    await d.counter.charge(WINDOW, 300);
-    await d.evidence.opened(WINDOW, 300, TTL);
-    await d.evidence.ended(WINDOW, 300, TTL, true);
+    await d.unseen(300);
     expect(await d.reconcile()).toBe(false);
     expect(await d.count()).toBe(450);
     expect(await d.unproven()).toBe(300);
@@ -102,9 +106,7 @@ describe('SpendEvidence.reconcile', () => {
 
   it('a charge equal to the counter changes nothing', async () => {
     const d = day(300);
-    await d.counter.charge(WINDOW, 300);
-    await d.evidence.opened(WINDOW, 300, TTL);
-    await d.evidence.ended(WINDOW, 300, TTL, true);
+    await d.unseen(300);
     expect(await d.reconcile()).toBe(false);
     expect(await d.count()).toBe(300);
     expect(await d.unproven()).toBe(300);
@@ -118,9 +120,7 @@ describe('SpendEvidence.reconcile', () => {
       { read: async () => ({ chargedMinor: charged }) },
       { windowMs: DAY, utcOffsetMinutes: 0 },
     );
-    await d.counter.charge(WINDOW, 300);
-    await d.evidence.opened(WINDOW, 300, TTL);
-    await d.evidence.ended(WINDOW, 300, TTL, true);
+    await d.unseen(300);
     expect(await d.reconcile()).toBe(false);
     charged = 0;
     d.advance(29_999);
@@ -135,9 +135,7 @@ describe('SpendEvidence.reconcile', () => {
     const d = day(async () => {
       throw new Error('503');
     });
-    await d.counter.charge(WINDOW, 300);
-    await d.evidence.opened(WINDOW, 300, TTL);
-    await d.evidence.ended(WINDOW, 300, TTL, true);
+    await d.unseen(300);
     expect(await d.reconcile()).toBe(false);
     expect(await d.count()).toBe(300);
     expect(await d.unproven()).toBe(300);
@@ -148,9 +146,7 @@ describe('SpendEvidence.reconcile', () => {
     ['a day that is not the UTC date', { windowMs: DAY, utcOffsetMinutes: 180 }],
   ])('gives nothing back for %s (usage is per UTC date), and never reads it', async (_, window) => {
     const d = day(0, window);
-    await d.counter.charge(WINDOW, 300);
-    await d.evidence.opened(WINDOW, 300, TTL);
-    await d.evidence.ended(WINDOW, 300, TTL, true);
+    await d.unseen(300);
     expect(await d.reconcile()).toBe(false);
     expect(d.dates).toEqual([]);
     expect(await d.count()).toBe(300);
