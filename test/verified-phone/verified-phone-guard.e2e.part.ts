@@ -17,6 +17,7 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { RequireVerifiedPhone, VerifiedPhone } from '../../src/guard/verified-phone.decorators.js';
+import { VerifiedPhoneGuard } from '../../src/guard/verified-phone.guard.js';
 import type { VerifiedPhoneDetails } from '../../src/guard/verified-phone.request.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { startAccountHost } from '../webhooks/harness.js';
@@ -54,6 +55,12 @@ class AccountController {
     };
   }
 
+  /** A mistake: reads the number without the guard. */
+  @Post('unguarded')
+  unguarded(@VerifiedPhone() phone: string | undefined) {
+    return { phone: phone ?? null };
+  }
+
   @Post('payout')
   @RequireVerifiedPhone({ within: 600_000 })
   payout(@VerifiedPhone('details') details: VerifiedPhoneDetails) {
@@ -65,6 +72,28 @@ class AccountController {
   }
 }
 
+/**
+ * A host's subclass for another context (as for GraphQL, `getRequest` overridden): here an older app that
+ * sends the verification as `x-legacy-verification`, handed to the guard under the module's header name.
+ */
+@Injectable()
+class LegacyHeaderGuard extends VerifiedPhoneGuard {
+  protected override getRequest(context: ExecutionContext): unknown {
+    const request = super.getRequest(context) as { headers: Record<string, string | undefined> };
+    request.headers['x-verification-id'] ??= request.headers['x-legacy-verification'];
+    return request;
+  }
+}
+
+@Controller('legacy')
+class LegacyController {
+  @Post('phone')
+  @RequireVerifiedPhone({ guard: LegacyHeaderGuard })
+  changeNumber(@VerifiedPhone() phone: string) {
+    return { phone };
+  }
+}
+
 describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: Platform) => {
   const suite = sandboxSuite();
   let serial = 0;
@@ -72,7 +101,7 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
   async function boot(overrides: Partial<VerificationModuleOptions> = {}): Promise<TestApp> {
     suite.host = await startAccountHost(platform, suite.sb, {
       module: { owner: (req) => (req as { user?: { id: string } }).user?.id, ...overrides },
-      controllers: [AccountController],
+      controllers: [AccountController, LegacyController],
       providers: [{ provide: APP_GUARD, useClass: HostAuthGuard }],
     });
     return suite.host;
@@ -206,6 +235,35 @@ describe.each(PLATFORMS)('verified-phone guard on host routes (%s)', (platform: 
       error_code: 'phone_not_verified',
       verification_status: 'expired',
     });
+  });
+
+  it("RequireVerifiedPhone's guard option applies the host's subclass: its own request reading, the same rules; no guard, no number", async () => {
+    await boot();
+    const done = await verification('alice', true);
+    const legacy = (user: string, id: string) =>
+      call(suite.host!.url, 'POST', '/legacy/phone', {}, as(user, { 'x-legacy-verification': id }));
+    expect(await legacy('alice', done.id)).toMatchObject({ status: 201, body: { phone: done.phone } });
+    // The subclass only changes where the id is read: another owner is refused as by the guard itself.
+    expect((await legacy('mallory', done.id)).body).toMatchObject({ status: 403, reason: 'unknown' });
+    // A route reading @VerifiedPhone() without the guard fails (500), never hands its handler no number.
+    const unguarded = await call(
+      suite.host!.url,
+      'POST',
+      '/account/unguarded',
+      {},
+      as('alice', { 'x-verification-id': done.id }),
+    );
+    expect(unguarded.status).toBe(500);
+    expect(unguarded.body.phone).toBeUndefined();
+    // The module's own route ignores the legacy header.
+    const plain = await call(
+      suite.host!.url,
+      'POST',
+      '/account/phone',
+      {},
+      as('alice', { 'x-legacy-verification': done.id }),
+    );
+    expect(plain.body).toMatchObject({ status: 403, reason: 'missing' });
   });
 
   it('header names given in any case: the claim header is read as the verification header is', async () => {
