@@ -10,6 +10,7 @@ const HANDLE_KEY = 'one-handle-key-for-every-registration-0123';
 const TTL = 600_000;
 // HKDF-SHA256 (RFC 5869) then HMAC-SHA256, computed apart from this code (Python's hmac and hashlib).
 const KNOWN_MAC = 'LK6hIXHrlXVxgJBKqdTwU5JKsgWBOa7oiK_GgC7NRjU';
+const KNOWN_MAC_UNNAMED = 'nM312J1TdN3NblZakeFhwkEpZntQEEcTfTCIrEUFxgk';
 let now = 1_800_000_000_000;
 
 function claims(extra: Partial<VerificationModuleOptions> = {}, apiKey = 'key-a'): VerifiedPhoneClaims {
@@ -202,6 +203,9 @@ describe('VerifiedPhoneClaims', () => {
     // Known answer: a change of the derivation (salt, label, length) would refuse every claim in flight.
     const key = claimKey(HANDLE_KEY, claimRegistration({ name: 'north', api: { apiKey: 'key-a' } as never }));
     expect(claimMac(key, 'eyJuIjoiKzc5MTYxMjM0NTY3In0')).toBe(KNOWN_MAC);
+    // A registration without a name: its label's name part is empty.
+    const unnamed = claimKey(HANDLE_KEY, claimRegistration({ api: { apiKey: 'key-a' } as never }));
+    expect(claimMac(unnamed, 'eyJuIjoiKzc5MTYxMjM0NTY3In0')).toBe(KNOWN_MAC_UNNAMED);
   });
 
   it('accepted until one millisecond before its end', async () => {
