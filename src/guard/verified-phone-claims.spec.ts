@@ -204,7 +204,10 @@ describe('VerifiedPhoneClaims', () => {
     const key = claimKey(HANDLE_KEY, claimRegistration({ name: 'north', api: { apiKey: 'key-a' } as never }));
     expect(claimMac(key, 'eyJuIjoiKzc5MTYxMjM0NTY3In0')).toBe(KNOWN_MAC);
     // A registration without a name: its label's name part is empty.
-    const unnamed = claimKey(HANDLE_KEY, claimRegistration({ api: { apiKey: 'key-a' } as never }));
+    const unnamed = claimKey(
+      HANDLE_KEY,
+      claimRegistration({ name: undefined, api: { apiKey: 'key-a' } as never }),
+    );
     expect(claimMac(unnamed, 'eyJuIjoiKzc5MTYxMjM0NTY3In0')).toBe(KNOWN_MAC_UNNAMED);
   });
 
