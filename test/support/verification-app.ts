@@ -139,8 +139,13 @@ export async function createTestApp(options: CreateTestAppOptions): Promise<Test
   return { app, url: `http://127.0.0.1:${address.port}`, events, opsEvents, close: () => app.close() };
 }
 
-/** One connection pool for the suites' calls, as a browser or a client keeps its connections. */
-const keptAlive = new Agent({ keepAlive: true });
+/**
+ * One connection pool for the suites' calls, as a browser or a client keeps its connections. An idle
+ * connection is closed after 2 s, before a host's own keep-alive time-out (Node's 5 s): Node's agent
+ * ignores the server's `Keep-Alive: timeout` hint when given no `timeout`, so a call that picked a
+ * connection as the host closed it failed with `read ECONNRESET` (a 500-session suite under load).
+ */
+const keptAlive = new Agent({ keepAlive: true, timeout: 2_000 });
 
 /** JSON request helper (supertest) over real HTTP, returning status, headers and parsed body. */
 export async function call(
