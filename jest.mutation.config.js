@@ -68,7 +68,13 @@ export const SPECS_BY_FOLDER = {
     /^test\/purposes\//,
     /^test\/attacks\/(guard|phone-change)-/,
   ],
-  history: [/^src\/history\//, /^test\/history\//, /^test\/attacks\/history-/],
+  // assess-start: a refusal's assessment kept on its entry.
+  history: [
+    /^src\/history\//,
+    /^test\/history\//,
+    /^test\/attacks\/history-/,
+    /^test\/purposes\/assess-start\./,
+  ],
   ledger: [/^src\/ledger\//, /^test\/ledger\//],
   http: [/^test\/client-routes\//, /^test\/status-stream\//],
   module: [

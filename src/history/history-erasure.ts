@@ -28,7 +28,7 @@ export async function forgetHistory(
   const byNumber = subject.phoneNumber !== undefined;
   const number = byNumber
     ? parseTypedNumber(subject.phoneNumber, options.phone.defaultCountry, 'phoneNumber').number
-    : '';
+    : undefined;
   const others = new Set(
     own.entries.flatMap(({ entry }) =>
       byNumber
@@ -38,20 +38,19 @@ export async function forgetHistory(
         : [numberRing(keys, entry.phoneNumber)],
     ),
   );
-  const names = (entry: StoredEntry) =>
-    byNumber ? entry.phoneNumber === number : entry.owner === subject.owner;
   const related = await Promise.all([...others].map((ring) => readRing(store, options, ring)));
-  const theirs = related.flatMap((r) => r.entries.filter(({ entry }) => names(entry)));
+  const theirs = related.flatMap((r) =>
+    r.entries.filter(({ entry }) =>
+      byNumber ? entry.phoneNumber === number : entry.owner === subject.owner,
+    ),
+  );
+  // A number's entries in its owners' rings go; an owner's in numbers' rings stay, without the owner.
+  const [erased, anonymised] = byNumber ? [theirs, []] : [[], theirs];
   const withFolds = ({ slot, entry }: Found) =>
     entry.fold === undefined ? [slot] : [slot, repeatsKey(slot), entry.fold, `${entry.fold}:n`];
-  const doomed = [
-    ...own.slots,
-    ...own.entries.flatMap(withFolds),
-    ...(byNumber ? theirs.flatMap(withFolds) : []),
-  ];
   await Promise.all([
-    ...doomed.map((key) => store.delete(key)),
-    ...(byNumber ? [] : theirs.map((found) => anonymise(store, options, found))),
+    ...[...own.slots, ...[...own.entries, ...erased].flatMap(withFolds)].map((key) => store.delete(key)),
+    ...anonymised.map((found) => anonymise(store, options, found)),
   ]);
   return own.entries.length;
 }

@@ -34,7 +34,7 @@ export function ownerRing(keys: DataKeys, owner: string): string {
   return `history:{o:${keys.digest(owner)}}`;
 }
 
-/** Beside a slot of the free shelf: its entry's repeats, `<seq>:<count>:<last at>` (see `withRepeats`). */
+/** Beside a slot of the `other` shelf: its entry's repeats, `<seq>:<count>:<last at>` (see `withRepeats`). */
 export function repeatsKey(slot: string): string {
   return `${slot}:n`;
 }

@@ -54,6 +54,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
     @Inject(VerificationStore) private readonly store: VerificationStore,
     private readonly telemetry: VerificationTelemetry,
+    // Optional so that the tracker's boot error names EventEmitterModule (a boot without it fails there).
     @Optional() private readonly emitter?: EventEmitter2,
   ) {}
 
@@ -112,7 +113,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Writes an entry to its number's ring and its owner's. Never throws. `admits` (refusals only)
-   * decides whether a new entry of the free shelf may be written to a ring; a repeat always is.
+   * decides whether a new entry of the `other` shelf may be written to a ring; a repeat always is.
    */
   async record(
     entry: Omit<VerificationHistoryEntry, 'at' | 'test'>,
@@ -167,7 +168,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       assessment?: { decision: string; reason?: string };
     },
     owner: string | undefined,
-    callers: readonly string[] = [],
+    callers: readonly string[],
   ): Promise<void> {
     if (context.phoneNumber === undefined || !(error instanceof VerificationClientError)) return;
     if (this.options.history === false) return;
@@ -227,7 +228,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
    * Into the entry's shelf of the ring (see `shelfOf`): a refusal or resume the same as one already on
    * its shelf this hour is not a new entry but a repeat of that one (`count`, `lastAt`, kept beside its
    * slot). What a ring holds is bounded whatever its traffic: its slots, one repeat count per slot of
-   * the free shelf, and the folds of the current hour (each kept an hour).
+   * the `other` shelf, and the folds of the current hour (each kept an hour).
    */
   private async append(
     ring: string,

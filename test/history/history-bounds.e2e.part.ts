@@ -117,10 +117,28 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
     const history = await boot({ history: {}, store, logger });
     const phone = phoneNumber();
     await start(phone, 'dave');
-    expect(
-      logger.lines.filter((line) => line.includes('history: an entry could not be written')),
-    ).toHaveLength(1);
+    const warned = logger.lines.filter((line) => line.includes('history: an entry could not be written'));
+    expect(warned).toHaveLength(1);
+    // What was lost and why, by the error's name: never its message (it may hold a key) or the number.
+    expect(warned[0]).toMatch(/^warn .*kind=start error=Error\b/);
+    expect(warned[0]).not.toContain('store down');
+    expect(warned[0]).not.toContain(phone.slice(1));
     expect(await history.list({ phoneNumber: phone })).toEqual([]);
+  });
+
+  it("a host's store that rejects history's writes with something other than an Error: logged as 'Error', the start answers 201", async () => {
+    const logger = new CapturingLogger();
+    store = new (class extends MemoryStore {
+      override async increment(key: string, by: number, ttlMs: number) {
+        if (key.startsWith('history:')) throw null;
+        return super.increment(key, by, ttlMs);
+      }
+    })({ clock: () => suite.sb.now() });
+    await boot({ history: {}, store, logger });
+    await start(phoneNumber(), 'dave');
+    const warned = logger.lines.filter((line) => line.includes('history: an entry could not be written'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatch(/error=Error\b/);
   });
 
   // Missing await: an erasure that answered before its history's deletions landed.
@@ -181,5 +199,110 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
         expect(await history.list({ owner: 'carol' })).toEqual([]);
       },
     );
+
+    // A retention made shorter since: an entry already past it (to the millisecond) is deleted, not
+    // re-written for no time (a store refuses a TTL of 0); a younger one stays without its owner.
+    it("retentionDays made shorter since: an owner erased at one entry's new end: that entry goes, a younger one stays without its owner", async () => {
+      store = make();
+      const [first, second] = [phoneNumber(), phoneNumber()];
+      await boot({ history: {}, store });
+      const written = suite.sb.now();
+      await start(first, 'oscar');
+      // Redis expires by its own clock: the younger entry's rest is long enough not to end during the test.
+      await suite.sb.advance(60_000);
+      await start(second, 'oscar');
+      const history = await boot({ history: { retentionDays: 1 }, store });
+      await suite.sb.advance(written + DAY - suite.sb.now());
+      await suite.host!.app.get(VerificationErasure).forget({ owner: 'oscar' });
+
+      expect(await history.list({ owner: 'oscar' })).toEqual([]);
+      expect(await history.list({ phoneNumber: first })).toEqual([]);
+      const kept = await history.list({ phoneNumber: second });
+      expect(kept.map((e) => [e.kind, e.owner, e.at.getTime()])).toEqual([
+        ['start', undefined, written + 60_000],
+      ]);
+    });
+  });
+
+  it("an owner erased while history is off: the number keeps the entry, without the owner, until the default retention's end (30 days)", async () => {
+    store = new MemoryStore({ clock: () => suite.sb.now() });
+    const phone = phoneNumber();
+    await boot({ history: {}, store });
+    const written = suite.sb.now();
+    await start(phone, 'peggy');
+    await boot({ store });
+    await suite.sb.advance(DAY);
+    await suite.host!.app.get(VerificationErasure).forget({ owner: 'peggy' });
+
+    const history = await boot({ history: {}, store });
+    expect(await history.list({ owner: 'peggy' })).toEqual([]);
+    expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner])).toEqual([
+      ['start', undefined],
+    ]);
+    await suite.sb.advance(written + 30 * DAY - 1 - suite.sb.now());
+    expect(await history.list({ phoneNumber: phone })).toHaveLength(1);
+    await suite.sb.advance(1);
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+  });
+
+  it('a number erased after a refused start, refused twice: its entry goes, and the same refusal within the hour is written afresh', async () => {
+    const history = await boot({
+      history: {},
+      limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
+    });
+    const phone = phoneNumber();
+    const refusedStart = async () =>
+      expect(
+        (
+          await call(
+            suite.host!.url,
+            'POST',
+            '/verification/start',
+            { phone_number: phone, method: 'sms' },
+            { 'x-user': 'trent' },
+          )
+        ).body,
+      ).toMatchObject({ status: 403, error_code: 'start_refused' });
+    await refusedStart();
+    await refusedStart();
+    const listed = async () =>
+      (await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.errorCode, e.count ?? 1]);
+    expect(await listed()).toEqual([['refusal', 'start_refused', 2]]);
+
+    await suite.host!.app.get(VerificationErasure).forget({ phoneNumber: phone });
+    expect(await listed()).toEqual([]);
+    await refusedStart();
+    expect(await listed()).toEqual([['refusal', 'start_refused', 1]]);
+  });
+
+  // History never fails a verification: a refusal whose callers' budget cannot be counted is not written.
+  it("a store that cannot count the callers' refusal budget: a refused start of a new number still answers its 403, and no entry is written", async () => {
+    let counting = true;
+    store = new (class extends MemoryStore {
+      override async increment(key: string, by: number, ttlMs: number, options?: { evictable?: boolean }) {
+        if (!counting && key.startsWith('history:refusals:')) throw new Error('store down for the budget');
+        return super.increment(key, by, ttlMs, options);
+      }
+    })({ clock: () => suite.sb.now() });
+    const history = await boot({
+      history: {},
+      store,
+      limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
+    });
+    const refused = async (phone: string) => {
+      const answer = await call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-user': 'victor' },
+      );
+      expect(answer.body).toMatchObject({ status: 403, error_code: 'start_refused' });
+      return (await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.errorCode]);
+    };
+    // Counted, the refusal is written; not counted, it is not.
+    expect(await refused(phoneNumber())).toEqual([['refusal', 'start_refused']]);
+    counting = false;
+    expect(await refused(phoneNumber())).toEqual([]);
   });
 });

@@ -96,7 +96,59 @@ describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
     expect(await history.list({ owner: 'alice', to: new Date(suite.sb.now() - 30_000) })).toHaveLength(
       entries.length,
     );
-    await expect(history.list({} as never)).rejects.toMatchObject({ errorCode: 'validation_error' });
+    // Neither subject, or both: which field to give, as the routes' validation errors say it.
+    for (const query of [{}, { phoneNumber: phone, owner: 'alice' }])
+      await expect(history.list(query as never)).rejects.toMatchObject({
+        errorCode: 'validation_error',
+        message: 'Give either phoneNumber or owner',
+        extra: { errors: [{ field: 'phoneNumber', message: 'give either phoneNumber (E.164) or owner' }] },
+      });
+  });
+
+  it('a check refused for another reason than a wrong code is a refusal entry (operation check, its error_code), not a wrong code', async () => {
+    const history = await boot({ history: {} });
+    const phone = phoneNumber();
+    const started = await post('start', { phone_number: phone, method: 'sms' }, 'ivan');
+    const id = started.body.verification_id;
+    const [session] = suite.sb.sessionsFor(phone);
+    await suite.sb.deliver(session!.request_id);
+    const code = String(suite.sb.getSession(session!.request_id)!.code);
+    expect((await post('check', { verification_id: id, code }, 'ivan')).body.verified).toBe(true);
+    const again = await post('check', { verification_id: id, code }, 'ivan');
+    expect(again.status).toBeGreaterThanOrEqual(400);
+    const entries = await history.list({ phoneNumber: phone });
+    expect(entries.at(-1)).toMatchObject({
+      kind: 'refusal',
+      operation: 'check',
+      errorCode: again.body.error_code,
+    });
+    expect(entries.filter((e) => e.kind === 'check').map((e) => e.check)).toEqual(['right']);
+  });
+
+  it("a reviewer number's entries are marked test; a real number's are not", async () => {
+    const reviewer = platform === 'express' ? '+79990004651' : '+79990004652';
+    const history = await boot({
+      history: {},
+      testNumbers: { numbers: [{ phoneNumber: reviewer, code: '4242' }] },
+    });
+    const started = await post('start', { phone_number: reviewer, method: 'sms' }, 'rita');
+    expect(started.status).toBe(201);
+    expect(
+      (await post('check', { verification_id: started.body.verification_id, code: '4242' }, 'rita')).body
+        .verified,
+    ).toBe(true);
+    const phone = phoneNumber();
+    expect((await post('start', { phone_number: phone, method: 'sms' }, 'rita')).status).toBe(201);
+
+    const entries = await history.list({ phoneNumber: reviewer });
+    expect(entries.map((e) => [e.kind, e.test])).toEqual([
+      ['start', true],
+      ['check', true],
+      ['outcome', true],
+    ]);
+    expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.test])).toEqual([
+      ['start', undefined],
+    ]);
   });
 
   it('bounded per number (the oldest give way) and kept for retentionDays', async () => {
