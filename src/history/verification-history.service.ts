@@ -168,7 +168,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       assessment?: { decision: string; reason?: string };
     },
     owner: string | undefined,
-    callers: readonly string[],
+    callers: readonly string[] = [],
   ): Promise<void> {
     if (context.phoneNumber === undefined || !(error instanceof VerificationClientError)) return;
     if (this.options.history === false) return;
