@@ -275,6 +275,58 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
     expect(await listed()).toEqual([['refusal', 'start_refused', 1]]);
   });
 
+  it("one number's refusals by two owners within the hour: one entry of the number counted twice; each owner's history holds its own", async () => {
+    const history = await boot({
+      history: {},
+      limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
+    });
+    const phone = phoneNumber();
+    for (const user of ['uma', 'walt'])
+      expect(
+        (
+          await call(
+            suite.host!.url,
+            'POST',
+            '/verification/start',
+            { phone_number: phone, method: 'sms' },
+            { 'x-user': user },
+          )
+        ).status,
+      ).toBe(403);
+    expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner, e.count ?? 1])).toEqual([
+      ['refusal', 'uma', 2],
+    ]);
+    for (const user of ['uma', 'walt'])
+      expect((await history.list({ owner: user })).map((e) => [e.kind, e.count ?? 1])).toEqual([
+        ['refusal', 1],
+      ]);
+  });
+
+  it('the same refusal three times at once, then once more: one entry, no warning; the repeats a race left uncounted are carried by the next', async () => {
+    const logger = new CapturingLogger();
+    const history = await boot({
+      history: {},
+      logger,
+      limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
+    });
+    const phone = phoneNumber();
+    const refused = async () =>
+      (
+        await call(
+          suite.host!.url,
+          'POST',
+          '/verification/start',
+          { phone_number: phone, method: 'sms' },
+          { 'x-user': 'xena' },
+        )
+      ).status;
+    expect(await Promise.all([refused(), refused(), refused()])).toEqual([403, 403, 403]);
+    expect(await refused()).toBe(403);
+    const entries = await history.list({ phoneNumber: phone });
+    expect(entries.map((e) => [e.kind, e.count])).toEqual([['refusal', 4]]);
+    expect(logger.lines.filter((line) => line.startsWith('warn') && line.includes('history'))).toEqual([]);
+  });
+
   // History never fails a verification: a refusal whose callers' budget cannot be counted is not written.
   it("a store that cannot count the callers' refusal budget: a refused start of a new number still answers its 403, and no entry is written", async () => {
     let counting = true;
