@@ -14,6 +14,7 @@ import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { CapturingLogger } from '../support/log-capture.js';
+import { dumpMemoryStore, dumpRedisPrefix } from '../support/store-dump.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, createTestApp, PLATFORMS, type Platform } from '../support/verification-app.js';
@@ -162,67 +163,110 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
     expect(await history.list({ owner: 'frank' })).toEqual([]);
   });
 
+  let redisPrefix = '';
   describe.each([
-    ['one MemoryStore instance', () => new MemoryStore({ clock: () => suite.sb.now() })],
+    [
+      'one MemoryStore instance',
+      () => new MemoryStore({ clock: () => suite.sb.now() }),
+      (made: VerificationStore) => Promise.resolve(dumpMemoryStore(made as MemoryStore)),
+    ],
     [
       'one RedisStore instance',
       () =>
         new RedisStore({
           url: sharedRedisUrl(),
-          keyPrefix: `history-bounds:${randomUUID()}:`,
+          keyPrefix: (redisPrefix = `history-bounds:${randomUUID()}:`),
           clock: () => suite.sb.now(),
           // Its first command connects: on a loaded machine that may take past the 1 s default.
           commandTimeoutMs: 10_000,
         }),
+      () => dumpRedisPrefix(sharedRedisUrl(), redisPrefix),
     ],
-  ])('a number erased after history changed (%s)', (_label, make: () => VerificationStore) => {
-    it.each([
-      ['made smaller (maxEntries: 1)', { history: { maxEntries: 1 } }],
-      ['turned off', {}],
-    ] as const)(
-      'history %s since its entries were written: the erasure takes them all',
-      async (_shape, since: Partial<VerificationModuleOptions>) => {
+  ])(
+    'a number erased after history changed (%s)',
+    (_label, make: () => VerificationStore, dump: (made: VerificationStore) => Promise<string[]>) => {
+      // A dump of the store after the erasure: nothing of the number's history, its counters and folds included
+      // (a key under the number's digest says the number was there).
+      it('a number erased: no key of its history is left in the store, its counters, repeats and folds included', async () => {
         store = make();
         const phone = phoneNumber();
-        await boot({ history: {}, store });
-        const methods = ['sms', 'flash_call', 'msgr1_otp'];
-        for (const method of methods) await start(phone, 'carol', method);
-        // Read back by the next boot: the ring outlives a host.
-        const again = await boot({ history: {}, store });
-        expect((await again.list({ phoneNumber: phone })).map((e) => e.method)).toEqual(methods);
+        const refusing = {
+          beforeStart: ({ method }: { method: string }) =>
+            method === 'sms' || { allow: false, reason: 'captcha' },
+        };
+        const history = await boot({ history: {}, store, limits: { ...refusing, resendCooldownMs: false } });
+        await start(phone, 'nina');
+        for (let i = 0; i < 2; i += 1)
+          expect(
+            (
+              await call(
+                suite.host!.url,
+                'POST',
+                '/verification/start',
+                { phone_number: phone, method: 'flash_call' },
+                { 'x-user': 'nina' },
+              )
+            ).status,
+          ).toBe(403);
+        expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.count ?? 1])).toEqual([
+          ['start', 1],
+          ['refusal', 2],
+        ]);
+        const numberKeys = async () => (await dump(store!)).filter((line) => line.includes('history:{n:'));
+        expect((await numberKeys()).length).toBeGreaterThan(0);
 
-        await boot({ ...since, store });
         await suite.host!.app.get(VerificationErasure).forget({ phoneNumber: phone });
+        expect(await numberKeys()).toEqual([]);
+      });
 
-        const history = await boot({ history: {}, store });
-        expect(await history.list({ phoneNumber: phone })).toEqual([]);
-        expect(await history.list({ owner: 'carol' })).toEqual([]);
-      },
-    );
+      it.each([
+        ['made smaller (maxEntries: 1)', { history: { maxEntries: 1 } }],
+        ['turned off', {}],
+      ] as const)(
+        'history %s since its entries were written: the erasure takes them all',
+        async (_shape, since: Partial<VerificationModuleOptions>) => {
+          store = make();
+          const phone = phoneNumber();
+          await boot({ history: {}, store });
+          const methods = ['sms', 'flash_call', 'msgr1_otp'];
+          for (const method of methods) await start(phone, 'carol', method);
+          // Read back by the next boot: the ring outlives a host.
+          const again = await boot({ history: {}, store });
+          expect((await again.list({ phoneNumber: phone })).map((e) => e.method)).toEqual(methods);
 
-    // A retention made shorter since: an entry already past it (to the millisecond) is deleted, not
-    // re-written for no time (a store refuses a TTL of 0); a younger one stays without its owner.
-    it("retentionDays made shorter since: an owner erased at one entry's new end: that entry goes, a younger one stays without its owner", async () => {
-      store = make();
-      const [first, second] = [phoneNumber(), phoneNumber()];
-      await boot({ history: {}, store });
-      const written = suite.sb.now();
-      await start(first, 'oscar');
-      // Redis expires by its own clock: the younger entry's rest is long enough not to end during the test.
-      await suite.sb.advance(60_000);
-      await start(second, 'oscar');
-      const history = await boot({ history: { retentionDays: 1 }, store });
-      await suite.sb.advance(written + DAY - suite.sb.now());
-      await suite.host!.app.get(VerificationErasure).forget({ owner: 'oscar' });
+          await boot({ ...since, store });
+          await suite.host!.app.get(VerificationErasure).forget({ phoneNumber: phone });
 
-      expect(await history.list({ owner: 'oscar' })).toEqual([]);
-      expect(await history.list({ phoneNumber: first })).toEqual([]);
-      const kept = await history.list({ phoneNumber: second });
-      expect(kept.map((e) => [e.kind, e.owner, e.at.getTime()])).toEqual([
-        ['start', undefined, written + 60_000],
-      ]);
-    });
-  });
+          const history = await boot({ history: {}, store });
+          expect(await history.list({ phoneNumber: phone })).toEqual([]);
+          expect(await history.list({ owner: 'carol' })).toEqual([]);
+        },
+      );
+
+      // A retention made shorter since: an entry already past it (to the millisecond) is deleted, not
+      // re-written for no time (a store refuses a TTL of 0); a younger one stays without its owner.
+      it("retentionDays made shorter since: an owner erased at one entry's new end: that entry goes, a younger one stays without its owner", async () => {
+        store = make();
+        const [first, second] = [phoneNumber(), phoneNumber()];
+        await boot({ history: {}, store });
+        const written = suite.sb.now();
+        await start(first, 'oscar');
+        // Redis expires by its own clock: the younger entry's rest is long enough not to end during the test.
+        await suite.sb.advance(60_000);
+        await start(second, 'oscar');
+        const history = await boot({ history: { retentionDays: 1 }, store });
+        await suite.sb.advance(written + DAY - suite.sb.now());
+        await suite.host!.app.get(VerificationErasure).forget({ owner: 'oscar' });
+
+        expect(await history.list({ owner: 'oscar' })).toEqual([]);
+        expect(await history.list({ phoneNumber: first })).toEqual([]);
+        const kept = await history.list({ phoneNumber: second });
+        expect(kept.map((e) => [e.kind, e.owner, e.at.getTime()])).toEqual([
+          ['start', undefined, written + 60_000],
+        ]);
+      });
+    },
+  );
 
   it("an owner erased while history is off: the number keeps the entry, without the owner, until the default retention's end (30 days)", async () => {
     store = new MemoryStore({ clock: () => suite.sb.now() });
@@ -325,6 +369,104 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
     const entries = await history.list({ phoneNumber: phone });
     expect(entries.map((e) => [e.kind, e.count])).toEqual([['refusal', 4]]);
     expect(logger.lines.filter((line) => line.startsWith('warn') && line.includes('history'))).toEqual([]);
+  });
+
+  const startAs = (phone: string, user: string, method = 'sms') =>
+    call(suite.host!.url, 'POST', '/verification/start', { phone_number: phone, method }, { 'x-user': user });
+
+  it("a number erased takes its entries out of its owner's history and leaves the owner's other numbers; an owner erased leaves other owners' entries of its numbers as they were", async () => {
+    const history = await boot({ history: {} });
+    const [shared, own] = [phoneNumber(), phoneNumber()];
+    await start(shared, 'nora');
+    await start(own, 'nora');
+    await start(shared, 'otto');
+    await suite.host!.app.get(VerificationErasure).forget({ phoneNumber: own });
+    expect((await history.list({ owner: 'nora' })).map((e) => e.phoneNumber)).toEqual([shared]);
+
+    await suite.host!.app.get(VerificationErasure).forget({ owner: 'nora' });
+    expect((await history.list({ phoneNumber: shared })).map((e) => e.owner)).toEqual([undefined, 'otto']);
+    expect((await history.list({ owner: 'otto' })).map((e) => e.phoneNumber)).toEqual([shared]);
+  });
+
+  it("a number whose start had no owner (the host's own call) is erased whole", async () => {
+    const history = await boot({ history: {} });
+    const phone = phoneNumber();
+    // No x-user: the test host's owner(req) answers undefined.
+    expect(
+      (await call(suite.host!.url, 'POST', '/verification/start', { phone_number: phone, method: 'sms' }))
+        .status,
+    ).toBe(201);
+    expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner])).toEqual([
+      ['start', undefined],
+    ]);
+    await expect(
+      suite.host!.app.get(VerificationErasure).forget({ phoneNumber: phone }),
+    ).resolves.toMatchObject({
+      historyEntries: 1,
+    });
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+  });
+
+  it('an erasure that names no number: a validation_error naming phoneNumber, nothing erased', async () => {
+    const history = await boot({ history: {} });
+    const phone = phoneNumber();
+    await start(phone, 'pia');
+    await expect(
+      suite.host!.app.get(VerificationErasure).forget({ phoneNumber: 'not a number' }),
+    ).rejects.toMatchObject({
+      errorCode: 'validation_error',
+      extra: { errors: [expect.objectContaining({ field: 'phoneNumber' })] },
+    });
+    expect(await history.list({ phoneNumber: phone })).toHaveLength(1);
+  });
+
+  // One slot per shelf: a refusal pushed out by another is gone; a repeat of it within its hour must not
+  // be counted on the entry that took its slot.
+  it('maxEntries 1: a repeat of a refusal pushed out of its slot is not counted on the refusal that took the slot', async () => {
+    const history = await boot({
+      history: { maxEntries: 1 },
+      limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }), resendCooldownMs: false },
+    });
+    const phone = phoneNumber();
+    for (const method of ['sms', 'flash_call', 'sms'])
+      expect((await startAs(phone, 'quinn', method)).status).toBe(403);
+    expect((await history.list({ phoneNumber: phone })).map((e) => [e.method, e.count, e.lastAt])).toEqual([
+      ['flash_call', undefined, undefined],
+    ]);
+  });
+
+  // A repeat written late in the hour keeps its count for the entry's retention from then: it outlives the
+  // entry by up to an hour, and an erasure in that time must take it too.
+  it("a number erased after its refusal's entry ended but before its repeat count did: no key of its history is left (MemoryStore)", async () => {
+    const memory = new MemoryStore({ clock: () => suite.sb.now() });
+    store = memory;
+    const history = await boot({
+      history: { retentionDays: 1 },
+      store,
+      limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
+    });
+    const phone = phoneNumber();
+    // At an hour's start, and its repeat at the hour's last millisecond: one fold.
+    const HOUR = 3_600_000;
+    await suite.sb.advance(HOUR - (suite.sb.now() % HOUR));
+    const written = suite.sb.now();
+    expect((await startAs(phone, 'rhea')).status).toBe(403);
+    await suite.sb.advance(HOUR - 1);
+    expect((await startAs(phone, 'rhea')).status).toBe(403);
+    expect((await history.list({ phoneNumber: phone })).map((e) => e.count)).toEqual([2]);
+    await suite.sb.advance(written + DAY - suite.sb.now());
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+    // Live keys of the number's ring (a MemoryStore drops an ended key when it is next read).
+    const numberKeys = async () => {
+      const keys = dumpMemoryStore(memory)
+        .map((line) => line.split(' ')[0]!)
+        .filter((key) => key.includes('history:{n:'));
+      const values = await Promise.all(keys.map((key) => memory.get(key)));
+      return keys.filter((_key, i) => values[i] !== null);
+    };
+    expect((await numberKeys()).length).toBeGreaterThan(0);
+    await suite.host!.app.get(VerificationErasure).forget({ phoneNumber: phone });
+    expect(await numberKeys()).toEqual([]);
   });
 
   // History never fails a verification: a refusal whose callers' budget cannot be counted is not written.
