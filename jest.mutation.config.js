@@ -354,6 +354,17 @@ export const SPECS_BY_SCOPE = {
     folder: 'protection',
     specs: [/^src\/protection\//],
   },
+  // src/protection/start-permit.ts, store-rate-limiter.ts and test-start-admission.ts: a start's permit and its
+  // settlement (the API's 429 shared), the fixed-window counter every limit uses, and a test number's start under
+  // a real one's limits.
+  'start-permit': {
+    folder: 'protection',
+    specs: [
+      /^src\/protection\//,
+      /^test\/protection\/(start-permit|store-rate-limiter|upstream-back-off-bound)\./,
+      /^test\/test-numbers\//,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   'start-hooks': {
     folder: 'protection',

@@ -164,3 +164,23 @@ describe('StoreRateLimiter writes', () => {
     await store.close();
   });
 });
+
+describe('StoreRateLimiter between instances', () => {
+  // Another instance gives a point back between peek's two reads: the second read is what holds.
+  it("peek sees a point given back between its two reads (another instance's refund): allowed", async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore({ clock: clock.now });
+    const other = new StoreRateLimiter(store, { keyPrefix: 'race', points: 2, windowMs: 20_000 });
+    await other.tryConsume('k');
+    await other.tryConsume('k');
+    const get = store.get.bind(store);
+    store.get = async (key) => {
+      const read = await get(key);
+      await other.refund('k');
+      return read;
+    };
+    const limiter = new StoreRateLimiter(store, { keyPrefix: 'race', points: 2, windowMs: 20_000 });
+    expect(await limiter.peek('k')).toEqual({ allowed: true, consumed: 1, msBeforeNext: 20_000 });
+    await store.close();
+  });
+});
