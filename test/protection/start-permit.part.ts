@@ -25,6 +25,8 @@ function recordingPermit(
     attribute?: () => Promise<void>;
     settle?: () => Promise<void>;
     release?: () => Promise<void>;
+    /** The API's 429 shared with every instance; `null`: the permit has none (nothing to share it on). */
+    backOff?: (() => Promise<void>) | null;
   } = {},
 ) {
   const log: string[] = [];
@@ -52,6 +54,14 @@ function recordingPermit(
       log.push(`attribute ${session.requestId}`);
       await overrides.attribute?.();
     },
+    ...(overrides.backOff === null
+      ? {}
+      : {
+          backOff: async (ms: number) => {
+            log.push(`back off ${ms}`);
+            await overrides.backOff?.();
+          },
+        }),
   };
   const logger = {
     warn: (message: string, fields?: Record<string, unknown>) =>
@@ -139,6 +149,30 @@ describe('StartPermit', () => {
     const { permit, log } = recordingPermit({ release: () => Promise.reject(new Error('store down')) });
     await expect(permit.rollback({ nothingSent: true })).resolves.toBeUndefined();
     expect(log.filter((line) => line.startsWith('release'))).toHaveLength(4);
+  });
+
+  it("rollback shares the API's 429 wait only when the API answered one: its Retry-After in ms, once", async () => {
+    const limited = recordingPermit();
+    await limited.permit.rollback({ nothingSent: true, upstreamRetryAfterMs: 2_000 });
+    expect(limited.log.filter((line) => line.startsWith('back off'))).toEqual(['back off 2000']);
+    const refused = recordingPermit();
+    await refused.permit.rollback({ nothingSent: true });
+    expect(refused.log.filter((line) => line.startsWith('back off'))).toEqual([]);
+  });
+
+  it("rollback never throws on the API's 429: a wait the store could not share is logged; a permit with nothing to share it on gives back all the same", async () => {
+    const { permit, log } = recordingPermit({ backOff: () => Promise.reject(new Error('store down')) });
+    await expect(
+      permit.rollback({ nothingSent: true, upstreamRetryAfterMs: 1_000 }),
+    ).resolves.toBeUndefined();
+    expect(log.filter((line) => line.startsWith('warn'))).toEqual([
+      expect.stringMatching(/^warn the API rate limit could not be shared \{"error":".*store down/),
+    ]);
+    const bare = recordingPermit({ backOff: null });
+    await expect(
+      bare.permit.rollback({ nothingSent: true, upstreamRetryAfterMs: 1_000 }),
+    ).resolves.toBeUndefined();
+    expect(bare.log.filter((line) => line.startsWith('release'))).toHaveLength(4);
   });
 });
 
