@@ -75,4 +75,35 @@ describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (p
     }
     expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
   }, 180_000);
+
+  // A free session (a method charged on proof) costs its starter nothing: a ring holding only such
+  // sessions is not one a paid start made, and its refusals spend the callers' budget as a new ring's do.
+  it("numbers each started free by someone else: one address's refusals of them write 30 entries, then none", async () => {
+    suite.host = await startAccountHost(platform, suite.sb, {
+      balance: 1_000,
+      trustProxy: true,
+      module: {
+        limits: { beforeStart: ({ method }) => method !== 'sms' || { allow: false, reason: 'captcha' } },
+        owner: undefined,
+        history: {},
+      },
+    });
+    const history = suite.host.app.get(VerificationHistory);
+    const send = (phone: string, method: string, ip: string) =>
+      call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method },
+        { 'x-forwarded-for': ip },
+      );
+    const numbers: string[] = [];
+    for (let i = 1; i <= 31; i++) {
+      const phone = nextNumber();
+      expect((await send(phone, 'reverse_flash_call', `10.${i}.0.1`)).status).toBe(201);
+      expect((await send(phone, 'sms', '198.51.100.7')).status).toBe(403);
+      numbers.push(phone);
+    }
+    expect(await written(history, numbers)).toEqual([...Array(30).fill(true), false]);
+  }, 120_000);
 });
