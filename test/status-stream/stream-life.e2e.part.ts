@@ -292,6 +292,26 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     });
 
   if (ONE_PLATFORM.includes(platform))
+    it('one of two streams closed by its client, the other keeps its heartbeat and still ends at expires_at + graceMs', async () => {
+      const host = await boot({ reconcile: { graceMs: 200 }, statusStream: { heartbeatMs: 20 } }, false);
+      // The stream that stays: its session is the older one, about 300 ms of real time from its end at the open.
+      const staying = await startSession(host, sb, 'sms');
+      await sb.advance(60_000);
+      const leaving = await startSession(host, sb, 'sms');
+      const expiresAt = Date.parse(sb.getSession(staying.requestId)!.expires_at);
+      await sb.advance(expiresAt - 100 - sb.now());
+      const first = (await openOn(host, leaving)).stream!;
+      const second = (await openOn(host, staying)).stream!;
+      await first.statusCount(1);
+      await second.statusCount(1);
+      first.close();
+      const pingsBefore = second.messages.filter((x) => x.comment === 'ping').length;
+      await second.ends(3000);
+      expect(second.messages.filter((x) => x.comment === 'ping').length).toBeGreaterThan(pingsBefore);
+      expect(second.statuses().map((x) => x.status)).toEqual(['sent']);
+    });
+
+  if (ONE_PLATFORM.includes(platform))
     it('a switch a moment before the first step’s end moves the stream’s end to the new step’s: it pushes that step’s outcome', async () => {
       // No grace: a stream showing the SMS alone would end at its expires_at, 300 ms of real time after the open.
       const host = await boot({ reconcile: { graceMs: 0 }, statusStream: { heartbeatMs: 20 } }, false);
