@@ -139,5 +139,29 @@ describe.each(CASES)(
         );
       expect(await check(await start(caller(office, 'next')), '000000', caller(office, 'next'))).toBe(2);
     });
+
+    // The reserve is the starter's for the whole day: spread over hours (its hourly budget refilled), it
+    // is still spent once, until the day of its first wrong code ends.
+    it("past the number's day, a starter's reserve (maxAttempts) spread over three hours is spent for the day: its next code is not compared, at the day's end it is", async () => {
+      await boot();
+      const ceiling = POINTS * TEST_WRONG_CODES_DAY_FACTOR;
+      for (let n = 0; n < ceiling / POINTS; n++) {
+        const ip = `10.1.${n}.7`;
+        const id = await start(caller(ip));
+        expect([await check(id, '000000', caller(ip)), await check(id, '000001', caller(ip))]).toEqual([
+          2, 1,
+        ]);
+      }
+      const late = caller('198.51.100.44');
+      const began = suite.sb.now();
+      const first = await start(late);
+      expect([await check(first, '000000', late), await check(first, '000001', late)]).toEqual([2, 1]);
+      await suite.sb.advance(HOUR + 1);
+      expect(await check(await start(late), '000002', late)).toBe(2);
+      await suite.sb.advance(HOUR + 1);
+      expect(await check(await start(late), CODE, late)).toBe(0);
+      await suite.sb.advance(began + DAY - suite.sb.now());
+      expect(await check(await start(late), CODE, late)).toBe('verified');
+    });
   },
 );
