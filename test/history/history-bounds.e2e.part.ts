@@ -39,18 +39,11 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
     suite.host = await createTestApp({ platform, module: moduleOptions(suite.sb, module) });
     return suite.host.app.get(VerificationHistory);
   }
+  /** A start of `phone` by `user` over HTTP; its answer. */
+  const startAs = (phone: string, user: string, method = 'sms') =>
+    call(suite.host!.url, 'POST', '/verification/start', { phone_number: phone, method }, { 'x-user': user });
   const start = async (phone: string, user: string, method = 'sms') =>
-    expect(
-      (
-        await call(
-          suite.host!.url,
-          'POST',
-          '/verification/start',
-          { phone_number: phone, method },
-          { 'x-user': user },
-        )
-      ).status,
-    ).toBe(201);
+    expect((await startAs(phone, user, method)).status).toBe(201);
 
   it('from and to take an entry at their very time; a tick past either leaves it out', async () => {
     const history = await boot({ history: {} });
@@ -196,18 +189,7 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
         };
         const history = await boot({ history: {}, store, limits: { ...refusing, resendCooldownMs: false } });
         await start(phone, 'nina');
-        for (let i = 0; i < 2; i += 1)
-          expect(
-            (
-              await call(
-                suite.host!.url,
-                'POST',
-                '/verification/start',
-                { phone_number: phone, method: 'flash_call' },
-                { 'x-user': 'nina' },
-              )
-            ).status,
-          ).toBe(403);
+        for (let i = 0; i < 2; i += 1) expect((await startAs(phone, 'nina', 'flash_call')).status).toBe(403);
         expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.count ?? 1])).toEqual([
           ['start', 1],
           ['refusal', 2],
@@ -296,17 +278,10 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
     });
     const phone = phoneNumber();
     const refusedStart = async () =>
-      expect(
-        (
-          await call(
-            suite.host!.url,
-            'POST',
-            '/verification/start',
-            { phone_number: phone, method: 'sms' },
-            { 'x-user': 'trent' },
-          )
-        ).body,
-      ).toMatchObject({ status: 403, error_code: 'start_refused' });
+      expect((await startAs(phone, 'trent', 'sms')).body).toMatchObject({
+        status: 403,
+        error_code: 'start_refused',
+      });
     await refusedStart();
     await refusedStart();
     const listed = async () =>
@@ -325,18 +300,7 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
       limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
     });
     const phone = phoneNumber();
-    for (const user of ['uma', 'walt'])
-      expect(
-        (
-          await call(
-            suite.host!.url,
-            'POST',
-            '/verification/start',
-            { phone_number: phone, method: 'sms' },
-            { 'x-user': user },
-          )
-        ).status,
-      ).toBe(403);
+    for (const user of ['uma', 'walt']) expect((await startAs(phone, user, 'sms')).status).toBe(403);
     expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner, e.count ?? 1])).toEqual([
       ['refusal', 'uma', 2],
     ]);
@@ -354,25 +318,13 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
       limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
     });
     const phone = phoneNumber();
-    const refused = async () =>
-      (
-        await call(
-          suite.host!.url,
-          'POST',
-          '/verification/start',
-          { phone_number: phone, method: 'sms' },
-          { 'x-user': 'xena' },
-        )
-      ).status;
+    const refused = async () => (await startAs(phone, 'xena', 'sms')).status;
     expect(await Promise.all([refused(), refused(), refused()])).toEqual([403, 403, 403]);
     expect(await refused()).toBe(403);
     const entries = await history.list({ phoneNumber: phone });
     expect(entries.map((e) => [e.kind, e.count])).toEqual([['refusal', 4]]);
     expect(logger.lines.filter((line) => line.startsWith('warn') && line.includes('history'))).toEqual([]);
   });
-
-  const startAs = (phone: string, user: string, method = 'sms') =>
-    call(suite.host!.url, 'POST', '/verification/start', { phone_number: phone, method }, { 'x-user': user });
 
   it("a number erased takes its entries out of its owner's history and leaves the owner's other numbers; an owner erased leaves other owners' entries of its numbers as they were", async () => {
     const history = await boot({ history: {} });
@@ -484,13 +436,7 @@ describe.each(PLATFORMS)('history at its bounds (%s)', (platform: Platform) => {
       limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
     });
     const refused = async (phone: string) => {
-      const answer = await call(
-        suite.host!.url,
-        'POST',
-        '/verification/start',
-        { phone_number: phone, method: 'sms' },
-        { 'x-user': 'victor' },
-      );
+      const answer = await startAs(phone, 'victor', 'sms');
       expect(answer.body).toMatchObject({ status: 403, error_code: 'start_refused' });
       return (await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.errorCode]);
     };
