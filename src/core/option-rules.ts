@@ -46,15 +46,26 @@ export function rulesUnder(prefix: string, rules: readonly OptionRule[]): Option
   return rules.map((rule) => ({ ...rule, path: `${prefix}.${rule.path}` }));
 }
 
-/** Applies each rule in order; the first that fails throws VerificationOptionsError naming the field. */
-export function checkOptions(rules: readonly OptionRule[], options: unknown, owner?: string): void {
+/**
+ * Applies each rule in order; the first that fails throws VerificationOptionsError naming the field.
+ * When the failing field is absent, `beforeAbsent` runs first: a typo of its key (`apiSecrte`) is then
+ * named as the key meant rather than reported as the field missing.
+ */
+export function checkOptions(
+  rules: readonly OptionRule[],
+  options: unknown,
+  owner?: string,
+  beforeAbsent?: () => void,
+): void {
   const root = isObject(options) ? (options as Record<string, unknown>) : {};
   for (const rule of rules) {
     for (const field of fieldsAt(rule, options)) {
       if (field.value === undefined && !rule.required && !rule.always) continue;
       for (const check of rule.checks) {
         const problem = check(field.value, { parent: field.parent, root });
-        if (problem !== undefined) throw new VerificationOptionsError(field.name, problem, owner);
+        if (problem === undefined) continue;
+        if (field.value === undefined) beforeAbsent?.();
+        throw new VerificationOptionsError(field.name, problem, owner);
       }
     }
   }

@@ -49,6 +49,16 @@ describe('unknown option keys: the guess and the fields no rule names', () => {
     );
   });
 
+  it('a typo in a required key names the key meant, not the required one as missing', () => {
+    const { apiSecret, ...rest } = api;
+    expect(refusalOf({ api: { ...rest, apiSecrte: apiSecret } })).toBe(
+      'VerificationModule: option "api.apiSecrte" is not an option (did you mean "api.apiSecret"?)',
+    );
+    expect(refusalOf({ api, limits: { spendCap: { amont: 100, windowMs: 86_400_000 } } })).toBe(
+      'VerificationModule: option "limits.spendCap.amont" is not an option (did you mean "limits.spendCap.amount"?)',
+    );
+  });
+
   it("fields checked where they are used (a request hook, the cap's currency) boot", () => {
     const options = {
       api: { ...api, onRequest: () => undefined },

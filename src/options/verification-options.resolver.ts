@@ -48,8 +48,9 @@ export function resolveVerificationOptions(
   /** The routes declared at import; for forRoot (and when omitted), those of `input` itself. */
   declared?: RouteSettings,
 ): ResolvedVerificationOptions {
-  checkOptions(VERIFICATION_OPTION_RULES, input);
-  checkKnownKeys(VERIFICATION_OPTION_RULES, input);
+  const checkKeys = () => checkKnownKeys(VERIFICATION_OPTION_RULES, input);
+  checkOptions(VERIFICATION_OPTION_RULES, input, undefined, checkKeys);
+  checkKeys();
   const routes = declared ?? declaredRoutes(input);
   checkOptions(declaredRouteRules(routes), input);
   checkOptions(purposeRules(input.purposes), input);
