@@ -701,6 +701,22 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         expect(leaving.received).toEqual([]);
       });
 
+      it('counts each subscription of one function: subscribed twice it hears a message twice, once after one unsubscribe', async () => {
+        const heard: string[] = [];
+        const listener = (message: string): void => void heard.push(message);
+        const unsubscribe = await store.subscribe!('status', listener);
+        await store.subscribe!('status', listener);
+        // A listener of its own, subscribed last: once it heard a message, the others had it delivered too.
+        const witness = await inbox(store, 'status');
+        await store.publish!('status', 'both');
+        await witness.next();
+        expect(heard).toEqual(['both', 'both']);
+        unsubscribe();
+        await store.publish!('status', 'one-left');
+        await witness.next();
+        expect(heard).toEqual(['both', 'both', 'one-left']);
+      });
+
       it('keeps delivering to the others when a listener throws', async () => {
         await store.subscribe!('status', () => {
           throw new Error('listener failure');
