@@ -16,7 +16,7 @@ interface IoRedisSubscriberLike {
 interface NodeRedisSubscriberLike {
   connect(): Promise<unknown>;
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
-  unsubscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
   on(event: 'error', listener: () => void): unknown;
 }
 
@@ -139,14 +139,20 @@ async function openSubscriber(client: unknown): Promise<SubscriberConnection> {
     };
   }
   const sub = copy as NodeRedisSubscriberLike;
+  const deliveries = new Map<string, (message: string) => void>();
   sub.on('error', () => undefined);
   await sub.connect();
   return {
     async subscribe(channel, deliver) {
+      deliveries.set(channel, deliver);
       await sub.subscribe(channel, deliver);
     },
     async unsubscribe(channel) {
-      await sub.unsubscribe(channel);
+      const deliver = deliveries.get(channel);
+      deliveries.delete(channel);
+      // With its listener: node-redis then subscribes again a channel subscribed while this UNSUBSCRIBE is
+      // under way. Without one, its answer drops every listener the channel has by then, the new one's too.
+      if (deliver) await sub.unsubscribe(channel, deliver);
     },
     close: release,
   };
