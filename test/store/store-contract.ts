@@ -717,6 +717,20 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         expect(heard).toEqual(['both', 'both', 'one-left']);
       });
 
+      it('delivers again on a channel its last listener left and a new one joined, while another channel is listened to', async () => {
+        const other = await inbox(store, 'other');
+        const leaving = await inbox(store, 'status');
+        await store.publish!('status', 'before');
+        expect(await leaving.next()).toEqual(['before']);
+        leaving.unsubscribe();
+        const back = await inbox(store, 'status');
+        await store.publish!('status', 'after');
+        await store.publish!('other', 'still');
+        expect(await other.next()).toEqual(['still']);
+        expect(await back.next()).toEqual(['after']);
+        expect(leaving.received).toEqual(['before']);
+      });
+
       it('keeps delivering to the others when a listener throws', async () => {
         await store.subscribe!('status', () => {
           throw new Error('listener failure');
