@@ -48,6 +48,38 @@ describe('store: registration-scoped-store', () => {
     });
   });
 
+  describe('RegistrationScopedStore single operations, as its batch', () => {
+    /** Each write operation of the store, on `key` of `store`: what a decision writes outside a batch. */
+    const writes = [
+      ['set', (store: VerificationStore, key: string) => store.set(key, '7', 60_000)],
+      ['setIfAbsent', (store: VerificationStore, key: string) => store.setIfAbsent(key, '7', 60_000)],
+      ['increment', (store: VerificationStore, key: string) => store.increment(key, 7, 60_000)],
+    ] as const;
+
+    it.each(writes)(
+      "%s pools protect:* between the registrations and keeps each one's own keys under its name",
+      async (_op, write) => {
+        const shared = new MemoryStore();
+        const north = new RegistrationScopedStore(shared, 'north');
+        const south = new RegistrationScopedStore(shared, 'south');
+        await write(north, 'protect:start:ip:1');
+        await write(north, 'ledger:day');
+        // Protection's counter is one for both registrations; the registration's own key is north's alone.
+        await expect(south.get('protect:start:ip:1')).resolves.toBe('7');
+        await expect(shared.get('protect:start:ip:1')).resolves.toBe('7');
+        await expect(south.get('ledger:day')).resolves.toBeNull();
+        await expect(north.get('ledger:day')).resolves.toBe('7');
+        await expect(shared.get('north:ledger:day')).resolves.toBe('7');
+        // The same counts through a batch of the other registration.
+        const [pooled] = await south.batch!([{ op: 'get', key: 'protect:start:ip:1' }]);
+        expect(pooled).toBe('7');
+        await south.delete('protect:start:ip:1');
+        await expect(north.get('protect:start:ip:1')).resolves.toBeNull();
+        await shared.close();
+      },
+    );
+  });
+
   describe.each([
     [
       'one MemoryStore',
