@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
@@ -109,6 +112,36 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
     } finally {
       jest.restoreAllMocks();
       if (!closed) await host.close();
+    }
+  });
+
+  it('a pass the store fails is logged and the tick goes on: once the store is back, its own tick finds the outcome', async () => {
+    const state = { down: true };
+    const store = new (class extends MemoryStore {
+      override claimDue(queue: string, limit: number, leaseMs: number): Promise<string[]> {
+        if (state.down) return Promise.reject(new VerificationStoreUnavailableError('claimDue', 'down'));
+        return super.claimDue(queue, limit, leaseMs);
+      }
+    })({ clock: () => sb.now() });
+    const logger = new CapturingLogger();
+    const host = await startHost(platform, sb, {
+      module: { webhooks: undefined, store, reconcile: { tickMs: TICK_MS } },
+      receiveWebhooks: false,
+      logger,
+    });
+    try {
+      const s = await startSession(host, sb, 'reverse_flash_call');
+      const failed = () => logger.lines.filter((l) => l.startsWith('warn reconcile pass failed')).length;
+      await eventually(() => failed() >= 1);
+      await drive(sb, s, 'verified');
+      await sb.advance(1500);
+      state.down = false;
+      // No runOnce here: the tick armed after the failed pass finds it.
+      await eventually(() => eventsOf(host, s.requestId).length > 0);
+      expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
+    } finally {
+      await host.close();
+      await store.close();
     }
   });
 });
