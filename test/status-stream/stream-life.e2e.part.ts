@@ -1,3 +1,4 @@
+import { get as httpGet, type Server } from 'node:http';
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
@@ -149,6 +150,48 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     const lines = logger.lines.filter((l) => l.includes('status stream refused'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^warn status stream refused: .*down/);
+  });
+
+  it('a client that left while its open was still reading gives its slot back: its next stream opens', async () => {
+    // The store's subscription (the open's first read) waits until the client has gone.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const waiting = new Promise<void>((r) => (reached = r));
+    const store = new (class extends MemoryStore {
+      override async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => void> {
+        reached();
+        await gate;
+        return super.subscribe(channel, onMessage);
+      }
+    })({ clock: () => sb.now() });
+    stores.push(store);
+    const host = await boot({ store, statusStream: { maxPerClient: 1 } });
+    const s = await startSession(host, sb, 'sms');
+    const server = host.app.getHttpServer() as Server;
+    const connections = () =>
+      new Promise<number>((r, j) => server.getConnections((e, n) => (e ? j(e) : r(n))));
+    const url = `${host.url}/verification/status/${s.verificationId}/events`;
+    const leaving = new AbortController();
+    const left = new Promise<void>((resolve) => {
+      const req = httpGet(url, { headers: { 'x-user': s.owner }, agent: false, signal: leaving.signal });
+      req.once('error', () => resolve());
+    });
+    await waiting;
+    const before = await connections();
+    leaving.abort();
+    await left;
+    // The server saw the client go before the open's read ends.
+    await waitUntil(async () => (await connections()) < before);
+    release();
+    // The slot the open took is given back once its read ends: the client's next stream opens and shows the session.
+    let next: SseOpen | undefined;
+    await waitUntil(async () => {
+      next = await openOn(host, s);
+      return next.status === 200;
+    });
+    expect((await next!.stream!.statusCount(1))[0]).toMatchObject({ status: 'sent' });
+    expect(hub(host).size).toBe(1);
   });
 
   it('two tabs stream one verification: when one leaves, the other still gets the outcome', async () => {
@@ -354,3 +397,12 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
       ]);
     });
 });
+
+/** Resolves once `done()` holds, checking every few ms of real time (a socket's close has no clock); fails after 3 s. */
+async function waitUntil(done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 3000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
