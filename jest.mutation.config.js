@@ -76,7 +76,8 @@ export const SPECS_BY_FOLDER = {
     /^test\/purposes\/assess-start\./,
   ],
   ledger: [/^src\/ledger\//, /^test\/ledger\//],
-  http: [/^test\/client-routes\//, /^test\/status-stream\//],
+  // Its unit specs beside the files too (SseResponse's backlog bound, literalPrefix).
+  http: [/^src\/http\//, /^test\/client-routes\//, /^test\/status-stream\//],
   module: [
     /^src\/module\//,
     /^test\/registration\//,
