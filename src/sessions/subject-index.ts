@@ -265,7 +265,6 @@ export class SubjectIndex {
       : `subject:{o:${this.keys.digest(subject.owner)}}`;
   }
 
-  /** A day's counter outlives the last slot written that day: a day, the longest session and the retention. */
   /**
    * A reserved slot 0 never written (the start refused or lost after it): no longer than a written slot
    * could live, since `take` reads a day's slots from 0 to its counter whether slot 0 is there or not.
@@ -274,6 +273,7 @@ export class SubjectIndex {
     return MAX_SESSION_TTL_MS + this.retentionMs;
   }
 
+  /** A day's counter outlives the last slot written that day: a day, the longest session and the retention. */
   #dayKeptMs(): number {
     return DAY_MS + MAX_SESSION_TTL_MS + this.retentionMs;
   }

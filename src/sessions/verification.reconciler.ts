@@ -99,8 +99,7 @@ export class VerificationReconciler implements OnApplicationBootstrap, OnModuleD
     }
   }
 
-  /** One look at one claimed session. Failures leave it leased, so it comes back later. */
-  /** One session's turn, in a `verification.reconcile` span. */
+  /** One look at one claimed session, in a `verification.reconcile` span. Failures leave it leased, so it comes back later. */
   private reconcile(requestId: string): Promise<void> {
     return this.telemetry.span('reconcile', (span) => this.reconcileSession(requestId, span));
   }
