@@ -110,6 +110,20 @@ describe('takeSpareSlot: the claim', () => {
     await store.close();
   });
 
+  it('a start slower than its claim lets go only its own: the claim a later start took of its slot stays', async () => {
+    let now = NOW;
+    const store = new MemoryStore({ clock: () => now });
+    const [first] = spareSlotIds(pool);
+    const slow = await takeSpareSlot(store, pool, 'slow', empty);
+    now += SPARE_SLOT_CLAIM_MS;
+    const later = await takeSpareSlot(store, pool, 'later', empty);
+    expect(storedSessionId(later.requestId)).toBe(first);
+    await slow.release?.();
+    // The later start still writes there under its claim: a third start passes the slot over.
+    expect(storedSessionId((await takeSpareSlot(store, pool, 'third', empty)).requestId)).not.toBe(first);
+    await store.close();
+  });
+
   it('every slot claimed: the overflow, nothing claimed', async () => {
     const store = new MemoryStore({ clock: () => NOW });
     for (const slotId of spareSlotIds(pool))

@@ -142,6 +142,19 @@ describe("a test number's wrong codes past the day's ceiling", () => {
     await store.close();
   });
 
+  it("one network's budget is its own: spent on one network, another's owners (or owners with no address) keep theirs", async () => {
+    const { store, wrong } = fixture();
+    for (let n = 0; n < TEST_WRONG_CODES_NETWORK_FACTOR; n++)
+      for (let i = 0; i < POINTS; i++) await wrong({ owner: `mallory-${n}`, network: '198.51.100.0/24' });
+    // Past their reserve, an owner of another network and one with no address are compared up to their own
+    // hourly points: the spent network's count is not theirs.
+    for (let i = 0; i < POINTS; i++)
+      expect(await wrong({ owner: 'bob', network: '203.0.113.0/24' })).toBe(true);
+    for (let n = 0; n <= TEST_WRONG_CODES_NETWORK_FACTOR; n++)
+      for (let i = 0; i < POINTS; i++) expect(await wrong({ owner: `addressless-${n}` })).toBe(true);
+    await store.close();
+  });
+
   it("a starter's block: its network's IPv4 /16 or IPv6 /32, a listed owner's own, else the host's", () => {
     expect(starterBlock({ network: '198.51.100.0/24' })).toBe('198.51.0.0/16');
     expect(starterBlock({ owner: 'apple-review', network: '198.51.100.0/24' })).toBe('198.51.0.0/16');

@@ -126,12 +126,19 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     const call1 = await post('start', { phone_number: AUTO_VERIFIED, method: 'reverse_flash_call' });
     expect(call1.body).toMatchObject({ method: 'reverse_flash_call', status: 'sent' });
     expect(String(call1.body.number_to_call)).toMatch(/^\+7\d{10}$/);
-    expect((await get(`status/${String(call1.body.verification_id)}`)).body).toMatchObject({
-      status: 'verified',
-    });
+    const readAt = sb.now();
+    const verified = (await get(`status/${String(call1.body.verification_id)}`)).body;
+    expect(verified).toMatchObject({ status: 'verified', awaiting_code: false });
+    // Verified at its first read, as if the user had acted at once (the module's clock is the sandbox's).
+    expect(Date.parse(String(verified.verified_at)) - readAt).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(String(verified.verified_at)) - readAt).toBeLessThan(5_000);
 
     const expires = await post('start', { phone_number: EXPIRES, method: 'sms' });
-    expect((await get(`status/${String(expires.body.verification_id)}`)).body.status).toBe('expired');
+    expect((await get(`status/${String(expires.body.verification_id)}`)).body).toMatchObject({
+      status: 'expired',
+      verified_at: null,
+      awaiting_code: false,
+    });
     const fails = await post('start', { phone_number: FAILS, method: 'sms' });
     expect((await get(`status/${String(fails.body.verification_id)}`)).body.status).toBe('failed');
 
@@ -141,6 +148,11 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(
       (await post('check', { verification_id: push.body.verification_id, code: '1357' })).body.verified,
     ).toBe(true);
+    // Its code was asked for; once verified, it no longer is.
+    expect((await get(`status/${String(push.body.verification_id)}`)).body).toMatchObject({
+      status: 'verified',
+      awaiting_code: false,
+    });
 
     expect(host!.events.map((e) => [e.event, e.phoneNumber, e.test])).toEqual([
       ['verification.verified', AUTO_VERIFIED, true],
