@@ -101,3 +101,24 @@ describe('a test session is delivered as a real one of its method', () => {
     expect(delays.some((d) => d >= TEST_DELIVERY_MIN_MS + TEST_DELIVERY_SPREAD_MS - 1_000)).toBe(true);
   });
 });
+
+describe('a number taken out of testNumbers since its session began (a redeploy on the same store)', () => {
+  it('its session still reads as it stands until it expires; a code for it is not found', async () => {
+    const clock = { t: 1_800_000_000_000 };
+    const store = new MemoryStore({ clock: () => clock.t });
+    const { requestId } = await new TestNumberSessions(options, store).initiate({
+      phoneNumber: ASKS,
+      method: 'sms',
+    });
+    const without = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      testNumbers: { numbers: [{ phoneNumber: WAITS, code: CODE }] },
+    });
+    const redeployed = new TestNumberSessions(without, store);
+    expect(await redeployed.getSession(requestId)).toMatchObject({ status: 'sent', awaitingCode: false });
+    await expect(redeployed.check({ requestId, code: CODE })).rejects.toMatchObject({ status: 404 });
+    clock.t += 300_000;
+    expect((await redeployed.getSession(requestId)).status).toBe('expired');
+    await store.close();
+  });
+});
