@@ -208,6 +208,21 @@ describe("in-doubt starts: a start's window and its one session", () => {
     expect(await store.get(InDoubtStarts.inDoubtKey(keys.dataKeys, phone))).toBeNull();
   });
 
+  it('with the webhook route off the operator still reads the start in doubt: a session may exist (and be charged) upstream', async () => {
+    const logger = new CapturingLogger();
+    await boot(undefined, false, logger);
+    const phone = nextPhone();
+    const masked = `${phone.slice(0, 2)}${'*'.repeat(phone.length - 6)}${phone.slice(-4)}`;
+    await startTooLate(phone, 'user-no-webhooks-logged');
+    const lines = logger.lines.filter((l) => /outcome unknown/.test(l));
+    expect(lines).toEqual([
+      expect.stringMatching(/^warn initiation outcome unknown: a session may exist upstream/),
+    ]);
+    expect(lines[0]).toContain('sms');
+    expect(lines[0]).toContain(masked);
+    expect(lines[0]).not.toContain(phone);
+  });
+
   it("the operator reads the start in doubt and its session's adoption: method and masked number, never the number", async () => {
     const logger = new CapturingLogger();
     await boot(600, true, logger);
