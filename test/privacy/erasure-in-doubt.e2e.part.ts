@@ -1,7 +1,8 @@
 /**
  * Erasure of an owner whose start is in doubt (its POST timed out, the session exists upstream): the
  * session's first webhook, arriving after `forget({ owner })`, adopts nothing, so no record, history
- * or event of the forgotten owner comes back.
+ * or event of the forgotten owner comes back. And a start erased while the API was asked: its session's late
+ * webhook, past the session's end, is not adopted by a later start of the number in doubt.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
@@ -102,5 +103,67 @@ describe('erasure of an owner with a start in doubt', () => {
     const numbers = await history.list({ phoneNumber: phone });
     if (by === 'phoneNumber') expect(numbers).toEqual([]);
     expect(numbers.filter((e) => e.owner !== undefined || e.kind === 'outcome')).toEqual([]);
+  });
+
+  // A start erased while the API was asked paid for a session: its mark must outlast that session by the
+  // record's retention, as every way back of it does. Past the session's end, a later start of the number in
+  // doubt (another owner, after the erasure) is waiting for a webhook: the erased session's late one must not
+  // be taken for it.
+  it("a start erased in flight: past its session's end, its late webhook is not adopted by a later start in doubt", async () => {
+    const expirySeconds = 60;
+    host = await startHost('express', sb, {
+      module: {
+        expirySeconds,
+        api: {
+          baseUrl: sb.url,
+          apiKey: sb.demoAccount.apiKey,
+          apiSecret: sb.demoAccount.apiSecret,
+          timeoutMs: 1000,
+          maxRetries: 0,
+        },
+        history: {},
+        limits: { spendCap: false, resendCooldownMs: false },
+      },
+    });
+    const phone = nextPhone();
+    const start = (owner: string) =>
+      call(
+        host.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-user': owner },
+      );
+
+    // The API answers the first start late (within the time-out): the number is forgotten meanwhile.
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600, count: 1 });
+    const before = sb.requestCount('POST /v1/verify');
+    const erasedStart = start('owner-erased-in-flight');
+    while (sb.requestCount('POST /v1/verify') === before) await new Promise((r) => setTimeout(r, 10));
+    await host.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: phone });
+    expect((await erasedStart).status).toBe(404);
+    const erasedId = sb.sessionsFor(phone).at(-1)!.request_id;
+
+    // Its session ends; then another owner's start of the number is in doubt (its POST timed out).
+    await sb.advance(expirySeconds * 1000 + 30_000);
+    await settle(sb);
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
+    expect((await start('owner-in-doubt-after')).status).toBe(503);
+    const until = Date.now() + 5000;
+    while (sb.sessionsFor(phone).length < 2 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+
+    // The sender's late retry of the erased session's webhook (within its hour) comes: nothing is adopted.
+    await sb.advance(10_000);
+    const late = await postWebhook(
+      `${host.url}/verification/webhooks`,
+      signed(sb.demoAccount.webhookSecret, payloadFor('verification.expired', erasedId), {
+        timestampSeconds: Math.floor(sb.now() / 1000),
+      }),
+    );
+    expect(late.status).toBeLessThan(300);
+    await settle(sb);
+    expect(eventsOf(host, erasedId)).toEqual([]);
+    expect(await host.app.get(SessionRecordRepository, { strict: false }).get(erasedId)).toBeNull();
   });
 });
