@@ -126,6 +126,38 @@ describe.each(ONE_PLATFORM)('graded answers (%s)', (platform) => {
     expect(refused.body).toMatchObject({ reason: 'start_ip_limit' });
   });
 
+  it('with a device hint, a graded answer offers only the methods charged on proof the device allows, explicit or auto alike; none left: refused as before', async () => {
+    const limits = { startPerIp: { points: 3, windowMs: 3_600_000 } };
+    const desktop = (ip: string, method: string) =>
+      start(fx.host!, { phone_number: freshPhone(), method, device: 'desktop' }, { 'x-forwarded-for': ip });
+    fx.host = await protectedHost(fx.sb, platform, limits, {
+      orchestration: { exclude: { desktop: ['reverse_flash_call'] } },
+    });
+    const nat = freshIp();
+    for (let i = 0; i < 3; i++) expect((await desktop(nat, 'sms')).status).toBe(201);
+    const graded = await desktop(nat, 'sms');
+    expect({ status: graded.status, body: graded.body }).toMatchObject({
+      status: 409,
+      body: { error_code: 'method_held', held: 'start_ip_limit', offered_methods: ['msgr2_bot'] },
+    });
+    const auto = await desktop(nat, 'auto');
+    expect({ status: auto.status, method: auto.body.method }).toEqual({ status: 201, method: 'msgr2_bot' });
+    await fx.host.close();
+
+    fx.host = await protectedHost(fx.sb, platform, limits, {
+      orchestration: { exclude: { desktop: ['reverse_flash_call', 'msgr2_bot'] } },
+    });
+    const office = freshIp();
+    for (let i = 0; i < 3; i++) expect((await desktop(office, 'sms')).status).toBe(201);
+    const sent = fx.sb.requestCount('POST /v1/verify');
+    const refused = await desktop(office, 'sms');
+    expect({ status: refused.status, reason: refused.body.reason }).toEqual({
+      status: 429,
+      reason: 'start_ip_limit',
+    });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
+  });
+
   it("a hold's Retry-After says when it really lifts (the window rolled enough), not the cool-off's end: graded before it, served at it", async () => {
     fx.host = await protectedHost(fx.sb, platform);
     // Two ranges held alike at once, in two operator prefixes (so that neither prefix is held).
