@@ -261,4 +261,47 @@ describe.each(ONE_PLATFORM)('pumping defence (%s)', (platform) => {
     expect(fraudEvents(fx.host).map((e) => e.reason)).toEqual(['spend_cap_reserve']);
     expect((await startFrom(fx.host, freshIp(), freshRange().number(1), 'sms', regular)).status).toBe(201);
   });
+
+  // A window shorter than a session's life (a host's `windowMs`): the session's start is remembered for its
+  // whole life and a window past it, so that a code typed after the window still counts where its start did.
+  it("a code typed past a short window, within its session's life, still counts for its start's caller: served near the spend cap", async () => {
+    const windowMs = 120_000;
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      pumpingOnly(
+        {
+          windowMs,
+          rangeMinStarts: 100,
+          callerMinStarts: 100,
+          countryMinStarts: 4,
+          underAttackMinStarts: 100,
+        },
+        { spendCap: { amount: 30, windowMs: 86_400_000 } },
+      ),
+      { expirySeconds: 600 },
+    );
+    // An anonymous caller (its address) types its code 30 s past the window, its session still pending.
+    const regular = freshIp();
+    const phone = freshRange().number(0);
+    const started = await startFrom(fx.host, regular, phone);
+    expect(started.status).toBe(201);
+    await fx.sb.advance(windowMs + 30_000);
+    const checked = await call(
+      fx.host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: started.body.verification_id, code: fx.sb.sessionsFor(phone).at(-1)!.code! },
+      { 'x-forwarded-for': regular },
+    );
+    expect(checked.body.verified).toBe(true);
+    for (let i = 0; i < 7; i++)
+      expect((await startFrom(fx.host, freshIp(), freshRange().number(i))).status).toBe(201);
+    // 8 × 3 RUB of 30: 80 %. An unknown caller waits; the caller whose code counted is served.
+    expect(refusal(await startFrom(fx.host, freshIp(), freshRange().number(9)))).toMatchObject({
+      status: 503,
+      reason: 'spend_cap_reserve',
+    });
+    expect((await startFrom(fx.host, regular, freshRange().number(1))).status).toBe(201);
+  });
 });
