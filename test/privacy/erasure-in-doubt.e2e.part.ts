@@ -2,7 +2,7 @@
  * Erasure of an owner whose start is in doubt (its POST timed out, the session exists upstream): the
  * session's first webhook, arriving after `forget({ owner })`, adopts nothing, so no record, history
  * or event of the forgotten owner comes back. And a start erased while the API was asked: its session's late
- * webhook, past the session's end, is not adopted by a later start of the number in doubt.
+ * webhook, past the session's end, is not adopted by a later start of the number in doubt, nor takes that start's place.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
@@ -109,7 +109,7 @@ describe('erasure of an owner with a start in doubt', () => {
   // record's retention, as every way back of it does. Past the session's end, a later start of the number in
   // doubt (another owner, after the erasure) is waiting for a webhook: the erased session's late one must not
   // be taken for it.
-  it("a start erased in flight: past its session's end, its late webhook is not adopted by a later start in doubt", async () => {
+  it("a start erased in flight: past its session's end, its late webhook is not adopted by a later start in doubt, whose own session still is", async () => {
     const expirySeconds = 60;
     host = await startHost('express', sb, {
       module: {
@@ -165,5 +165,20 @@ describe('erasure of an owner with a start in doubt', () => {
     await settle(sb);
     expect(eventsOf(host, erasedId)).toEqual([]);
     expect(await host.app.get(SessionRecordRepository, { strict: false }).get(erasedId)).toBeNull();
+
+    // The later start's own session is still adopted by its webhook, for its owner.
+    const ownId = sb.sessionsFor(phone).find((s) => s.request_id !== erasedId)!.request_id;
+    sb.addFault({ webhooks: { drop_next: 1 } });
+    await sb.fail(ownId);
+    await settle(sb);
+    const own = await postWebhook(
+      `${host.url}/verification/webhooks`,
+      signed(sb.demoAccount.webhookSecret, payloadFor('verification.failed', ownId), {
+        timestampSeconds: Math.floor(sb.now() / 1000),
+      }),
+    );
+    expect(own.body).toEqual({ received: true, result: 'processed' });
+    expect(eventsOf(host, ownId)).toEqual(['verification.failed']);
+    expect(host.events.find((e) => e.requestId === ownId)?.owner).toBe('owner-in-doubt-after');
   });
 });
