@@ -34,6 +34,33 @@ describe.each(ONE_PLATFORM)('the upstream back-off at its bound (%s)', (platform
     },
   );
 
+  it("a page reload during the back-off is handed its pending session, nothing sent, and leaves the host's process no unhandled rejection", async () => {
+    const byOwner = {
+      owner: (req: { headers: Record<string, unknown> }) => req.headers['x-user'] as string | undefined,
+    };
+    fx.host = await protectedHost(fx.sb, platform, {}, byOwner);
+    const [ip, phone, user] = [freshIp(), freshPhone(), { 'x-user': 'reloading-user' }];
+    const first = await startFrom(fx.host, ip, phone, 'sms', user);
+    expect(first.status).toBe(201);
+    fx.sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 30, count: 1 });
+    expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(429);
+    const sent = fx.sb.requestCount('POST /v1/verify');
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      const reload = await startFrom(fx.host, ip, phone, 'sms', user);
+      expect({ status: reload.status, method: reload.body.method }).toEqual({ status: 201, method: 'sms' });
+      expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
+      // A rejection nobody handles is reported once the tasks queued meanwhile have run.
+      await new Promise((settled) => setImmediate(settled));
+      await new Promise((settled) => setImmediate(settled));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+  });
+
   it('a 429 without Retry-After, from a gateway before the API, backs off one second', async () => {
     // The gateway passes every request on and drops the 429's Retry-After.
     const gateway = http.createServer((req, res) => {
