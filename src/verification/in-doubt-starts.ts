@@ -78,7 +78,11 @@ export class InDoubtStarts {
     purpose?: string;
   }): Promise<void> {
     this.telemetry.logger.warn(
-      'initiation outcome unknown: a session may exist upstream; it is adopted if a webhook reveals it',
+      `initiation outcome unknown: a session may exist upstream; ${
+        this.options.webhooks.enabled
+          ? 'it is adopted if a webhook reveals it'
+          : 'without the webhook route it is never adopted'
+      }`,
       { method: start.method, phone: maskPhoneNumber(start.phoneNumber) },
     );
     this.telemetry.metrics.inDoubtStart(start.method, 'remembered');

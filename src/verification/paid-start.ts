@@ -115,8 +115,9 @@ export class PaidStart {
         (record) => permit.commit(record),
       );
     } catch (error) {
-      // Unsettled only when the store failed before or after the API call: a session may exist (and
-      // be paid for), so everything the start took stays counted.
+      // Unsettled here only when the store failed before the API call (the API's own failures are settled
+      // in `initiate`, a recorded session by `commit` as its batch goes out): with the store down, what the
+      // start took stays counted rather than given back through it.
       await permit.rollback({ nothingSent: false, failure: error });
       throw error;
     }

@@ -216,7 +216,9 @@ describe("in-doubt starts: a start's window and its one session", () => {
     await startTooLate(phone, 'user-no-webhooks-logged');
     const lines = logger.lines.filter((l) => /outcome unknown/.test(l));
     expect(lines).toEqual([
-      expect.stringMatching(/^warn initiation outcome unknown: a session may exist upstream/),
+      expect.stringMatching(
+        /^warn initiation outcome unknown: a session may exist upstream; without the webhook route it is never adopted/,
+      ),
     ]);
     expect(lines[0]).toContain('sms');
     expect(lines[0]).toContain(masked);
