@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/attacks/<part>.part.ts'`.
  */
 import './history-erased-by-attacker.e2e.part.js';
+import './history-seq-restart.e2e.part.js';
 import './history-outcomes-flushed.e2e.part.js';
 import './history-refusal-budget-neighbour.e2e.part.js';
 import './history-refusal-flood-store.e2e.part.js';
