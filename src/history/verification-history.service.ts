@@ -87,13 +87,16 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     const texts = await Promise.all(slots.map((slot) => this.store.get(slot)));
     const entries: StoredEntry[] = [];
     const slotOf: string[] = [];
-    const seen = new Set<number>();
+    const seen = new Set<string>();
     texts.forEach((text, i) => {
       const opened = text === null ? null : this.options.dataKeys.open(text);
       const entry = opened === null ? null : parseEntry(opened);
-      // A promoted start and its original (while still on its shelf) are one entry: the same seq.
-      if (entry && entry.at >= from && entry.at <= to && !seen.has(entry.seq)) {
-        seen.add(entry.seq);
+      // A promoted start and its original (while still on its shelf) are one entry: the same seq and time.
+      // The seq alone is not an entry's: its counter restarts `retentionDays` after the ring's first entry,
+      // while entries written since live on.
+      const same = entry ? `${entry.seq}:${entry.at}` : '';
+      if (entry && entry.at >= from && entry.at <= to && !seen.has(same)) {
+        seen.add(same);
         entries.push(entry);
         slotOf.push(slots[i]!);
       }
