@@ -24,6 +24,9 @@ import {
 } from './history-rings.js';
 import type { VerificationHistoryEntry, VerificationHistoryQuery } from './verification-history.types.js';
 
+/** A ring's counters: each increment renews them (StoreWriteOptions.renew). */
+const RENEWED = { renew: true } as const;
+
 /** The events an outcome entry is written for. */
 const OUTCOME_EVENTS = [
   VerificationEventName.verified,
@@ -219,7 +222,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       .find((entry) => entry?.requestId === requestId && entry.resumed !== true);
     if (!start) return;
     const ttlMs = retentionDays * DAY_MS;
-    const { value: slot } = await this.store.increment(`${ring}:verified:seq`, 1, ttlMs);
+    const { value: slot } = await this.store.increment(`${ring}:verified:seq`, 1, ttlMs, RENEWED);
     await this.store.set(
       `${ring}:verified:${(slot - 1) % maxEntries}`,
       this.options.dataKeys.seal(JSON.stringify({ ...start, promoted: true })),
@@ -252,10 +255,11 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       // Not admitted: the fold is given back, so that the next one admitted is written.
       if (!(await admits(ring))) return this.store.delete(`${fold}:n`);
     }
-    // The shelf's counter picks the slot; the ring's orders entries of the same millisecond.
+    // The shelf's counter picks the slot; the ring's orders entries of the same millisecond. Both live
+    // as long as the last entry they numbered (RENEWED): restarted earlier, they would write over it.
     const [{ value: slot }, { value: seq }] = await Promise.all([
-      this.store.increment(`${ring}:${shelf}:seq`, 1, ttlMs),
-      this.store.increment(`${ring}:seq`, 1, ttlMs),
+      this.store.increment(`${ring}:${shelf}:seq`, 1, ttlMs, RENEWED),
+      this.store.increment(`${ring}:seq`, 1, ttlMs, RENEWED),
     ]);
     const slotKey = `${ring}:${shelf}:${(slot - 1) % maxEntries}`;
     await Promise.all([

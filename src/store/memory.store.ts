@@ -148,7 +148,7 @@ export class MemoryStore implements VerificationStore {
       const count = Number(current);
       if (!/^-?\d+$/.test(current) || !Number.isSafeInteger(count)) throw notACounter();
       value = count + by;
-      expiresAt = this.slab.expiresAt(slot);
+      if (options?.renew !== true) expiresAt = this.slab.expiresAt(slot);
     }
     this.write(stored, String(value), expiresAt, options);
     return { value, expiresAt };

@@ -43,7 +43,13 @@ export function keyOperationsArguments(operations: readonly StoreOperation[], no
         break;
       case 'increment': {
         const px = pxOf(operation.ttlMs);
-        args.push('i', String(operation.by), px, `${now + Number(px)}:`);
+        // `r`: an increment that starts its counter's TTL again (StoreWriteOptions.renew).
+        args.push(
+          operation.options?.renew === true ? 'r' : 'i',
+          String(operation.by),
+          px,
+          `${now + Number(px)}:`,
+        );
         break;
       }
     }

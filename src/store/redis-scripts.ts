@@ -40,7 +40,7 @@ end
  * form). Answers one reply per key, in order: get the raw value (nil when absent; decoded by the
  * caller), setIfAbsent 1 when this call set the value, increment the counter's raw value, set and
  * delete 1. Increment is a fixed window: a live counter keeps its expiry (KEEPTTL), an absent or
- * expired one restarts at `by`. An operation that fails (a key that is not a counter:
+ * expired one restarts at `by`; `r` (same arguments) renews it: the counter then ends ttlMs from now. An operation that fails (a key that is not a counter:
  * NOT_A_COUNTER; a write Redis refuses, as when out of memory) answers { message } and fails alone:
  * the others run and answer. One call is atomic, so its keys must share a slot on a Redis Cluster:
  * there the store sends one key per call.
@@ -49,7 +49,7 @@ export const KEY_OPERATIONS = script(
   'keyOperations',
   `${LIVE_EXPIRY}
 local now = tonumber(ARGV[1])
-local arity = { g = 0, d = 0, s = 2, a = 2, i = 3 }
+local arity = { g = 0, d = 0, s = 2, a = 2, i = 3, r = 3 }
 local function operate(key, op, a, b, c)
   if op == 'g' then
     return redis.call('GET', key)
@@ -72,7 +72,13 @@ local function operate(key, op, a, b, c)
     return fresh
   end
   if not string.match(current, '^-?%d+$') then return { 'NOT_A_COUNTER' } end
-  local counted = string.sub(raw, 1, #raw - #current) .. string.format('%d', tonumber(current) + tonumber(a))
+  local total = string.format('%d', tonumber(current) + tonumber(a))
+  if op == 'r' then
+    local renewed = c .. total
+    redis.call('SET', key, renewed, 'PX', b)
+    return renewed
+  end
+  local counted = string.sub(raw, 1, #raw - #current) .. total
   redis.call('SET', key, counted, 'KEEPTTL')
   return counted
 end

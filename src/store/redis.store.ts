@@ -9,7 +9,7 @@ import { VerificationStoreUnavailableError } from './store-unavailable.error.js'
 import { RedisSubscriber } from './redis-subscriber.js';
 import type { StoreBatchResults, StoreOperation } from './store-batch.js';
 import { keyInOrder } from './key-order.js';
-import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
+import type { StoreMessageListener, StoreWriteOptions, VerificationStore } from './verification-store.interface.js';
 
 export interface RedisStoreOptions {
   /** The host's connected client: ioredis (Redis or Cluster) or node-redis (client or cluster). Never closed by the store. */
@@ -88,10 +88,16 @@ export class RedisStore implements VerificationStore {
     await this.queue('delete', { op: 'delete', key });
   }
 
-  async increment(key: string, by: number, ttlMs: number): Promise<{ value: number; expiresAt: number }> {
+  async increment(
+    key: string,
+    by: number,
+    ttlMs: number,
+    options?: StoreWriteOptions,
+  ): Promise<{ value: number; expiresAt: number }> {
     assertIncrement(by);
     assertTtl(ttlMs);
-    return this.queue('increment', { op: 'increment', key, by, ttlMs }) as Promise<{
+    const renew = options?.renew === true ? { options: { renew: true } } : {};
+    return this.queue('increment', { op: 'increment', key, by, ttlMs, ...renew }) as Promise<{
       value: number;
       expiresAt: number;
     }>;

@@ -14,6 +14,12 @@ export interface StoreWriteOptions {
    * write of a key decides its class. A store that never evicts (Redis) may ignore it.
    */
   evictable?: boolean;
+  /**
+   * `increment` only: the counter's TTL starts again at this increment (a sliding window: it lives
+   * `ttlMs` past its last increment), for a counter that must outlive what each increment names (a
+   * ring's next slot). Without it, a fixed window. A store that ignores it keeps fixed windows.
+   */
+  renew?: boolean;
 }
 
 import type { StoreBatchResults, StoreOperation } from './store-batch.js';
@@ -40,7 +46,8 @@ export interface VerificationStore {
   /**
    * Adds `by` to an integer counter and returns the new value and the window end. The TTL
    * is set when the counter is created and not extended by later increments (a fixed
-   * window); an expired counter starts again from zero. Atomic.
+   * window; `options.renew`: every increment starts it again); an expired counter starts again
+   * from zero. Atomic.
    */
   increment(
     key: string,

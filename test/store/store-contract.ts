@@ -183,6 +183,28 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         });
       });
 
+      it('with renew, each increment starts its window again (alone and in a batch); without, the window stays', async () => {
+        await store.increment('c', 1, 10_000, { renew: true });
+        clock.advance(9_999);
+        const renewedAt = clock.now();
+        await expect(store.increment('c', 1, 10_000, { renew: true })).resolves.toEqual({
+          value: 2,
+          expiresAt: renewedAt + 10_000,
+        });
+        clock.advance(9_999);
+        await expect(store.get('c')).resolves.toBe('2');
+        const [counted] = await storeBatch(store, [
+          { op: 'increment', key: 'c', by: 1, ttlMs: 10_000, options: { renew: true } },
+        ]);
+        expect(counted).toEqual({ value: 3, expiresAt: clock.now() + 10_000 });
+        // A plain increment keeps the window the last renewal set.
+        const windowEnd = clock.now() + 10_000;
+        clock.advance(5_000);
+        await expect(store.increment('c', 1, 60_000)).resolves.toEqual({ value: 4, expiresAt: windowEnd });
+        clock.advance(5_000);
+        await expect(store.get('c')).resolves.toBeNull();
+      });
+
       it('starts again from zero once the window has ended', async () => {
         await store.increment('c', 7, 1000);
         clock.advance(1000);
