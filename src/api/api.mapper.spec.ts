@@ -271,3 +271,63 @@ describe('prices (shape "not shown")', () => {
     expect(() => toPrices('cheap')).toThrow(WireFormatError);
   });
 });
+
+describe('what the mapper refuses and what it degrades, field by field', () => {
+  it.each([
+    ['null', null],
+    ['a list', [common]],
+    ['a string', JSON.stringify(common)],
+  ])('a body that is %s is not an object, for every answer', (_name, body) => {
+    for (const read of [toInitiateResult, toVerificationSession, toCheckResult, toBalance, toUsageSummary])
+      expect(() => read(body)).toThrow(/: expected a JSON object$/);
+  });
+
+  it('an empty identity field is missing, as an absent one is', () => {
+    expect(() => toVerificationSession({ ...common, method: 'sms', request_id: '' })).toThrow(
+      'session: missing "request_id"',
+    );
+  });
+
+  it('numbers: a blank string is no amount; a code length must be a whole number; a flag must be a boolean', () => {
+    const result = toInitiateResult({
+      ...common,
+      method: 'operator_id',
+      cost: { amount: '  ' },
+      code_length: '6.5',
+      awaiting_code: 'true',
+    });
+    expect(result).toMatchObject({ cost: undefined, codeLength: undefined, awaitingCode: undefined });
+    expect(
+      toInitiateResult({ ...common, method: 'sms', code_length: '6', cost: { amount: '2' } }),
+    ).toMatchObject({
+      codeLength: 6,
+      cost: { amount: 2, currency: 'RUB' },
+    });
+  });
+
+  it('usage: an invalid Date is refused before the call; a bare document reads as an empty range in RUB', () => {
+    expect(() => toUsageParams({ from: new Date(Number.NaN) })).toThrow(
+      'getUsage: "from" is an invalid Date',
+    );
+    expect(toUsageSummary({ daily: 'none' })).toEqual({
+      from: '',
+      to: '',
+      totalVerifications: 0,
+      successful: 0,
+      successRate: 0,
+      totalCost: { amount: 0, currency: 'RUB' },
+      byMethod: {},
+      byStatus: {},
+      daily: [],
+    });
+  });
+
+  it("prices: a top-level map's currency is the document's, not a method's price", () => {
+    expect(toPrices({ currency: 'USD', sms: 2, voice: 'x' })).toEqual({
+      prices: [{ method: 'sms', price: { amount: 2, currency: 'USD' } }],
+    });
+    expect(toPrices({ prices: { sms: { amount: 1 } } })).toEqual({
+      prices: [{ method: 'sms', price: { amount: 1, currency: 'RUB' } }],
+    });
+  });
+});
