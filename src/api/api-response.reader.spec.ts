@@ -86,7 +86,7 @@ describe('an answer of the API', () => {
       'body is not a problem document',
     ],
   ])('%s is no usable answer', (name, status, body, reason, detail) => {
-    const headers = name.includes('HTML') ? { 'content-type': 'text/html' } : {};
+    const headers: Record<string, string> = name.includes('HTML') ? { 'content-type': 'text/html' } : {};
     const error = failure(answer(status, body, headers));
     expect(error).toBeInstanceOf(VerificationApiUnavailableError);
     expect(error).toMatchObject({ reason, status });
