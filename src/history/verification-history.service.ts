@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DAY_MS } from '../core/clock.js';
+import { erasureMarkKey, type ErasureSubject } from '../core/erasure-marks.js';
 import { isTestSession } from '../core/test-session.js';
 import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
 import { VerificationClientError } from '../core/verification.errors.js';
@@ -138,7 +139,12 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
         : [[ownerRing(this.options.dataKeys, entry.owner), false] as [string, boolean]]),
     ];
     const verified = entry.kind === 'outcome' && entry.status === 'verified';
+    const subjects: ErasureSubject[] = [
+      { phoneNumber: entry.phoneNumber },
+      ...(entry.owner === undefined ? [] : [{ owner: entry.owner }]),
+    ];
     try {
+      const marks = await this.erasureMarks(subjects);
       await Promise.all(
         rings.map(async ([ring, perNumber]) => {
           await this.append(ring, stored, perNumber, admits);
@@ -146,12 +152,22 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
             await this.promote(ring, entry.requestId, shelfOf({ ...stored, kind: 'start' }));
         }),
       );
+      // A subject erased while the entry was on its way (its mark changed since): the erasure may have read
+      // the rings before the entry landed, so it runs again.
+      const now = await this.erasureMarks(subjects);
+      await Promise.all(
+        subjects.map((subject, i) => (now[i] === marks[i] ? undefined : this.forget(subject))),
+      );
     } catch (error) {
       this.telemetry.logger.warn('history: an entry could not be written', {
         kind: entry.kind,
         error: (error as Error)?.name ?? 'Error',
       });
     }
+  }
+
+  private erasureMarks(subjects: readonly ErasureSubject[]): Promise<(string | null)[]> {
+    return Promise.all(subjects.map((s) => this.store.get(erasureMarkKey(this.options.dataKeys, s))));
   }
 
   /**

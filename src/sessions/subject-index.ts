@@ -1,14 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
+import { erasureMarkKey, erasureMarkOfTag, subjectTag, type ErasureSubject } from '../core/erasure-marks.js';
 import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { isSpareTestSession } from '../core/test-session.js';
 import { storeBatch, type StoreOperation } from '../store/store-batch.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-
-/** A subject of erasure: one phone number (E.164) or one owner. */
-export type ErasureSubject =
-  { phoneNumber: string; owner?: undefined } | { owner: string; phoneNumber?: undefined };
 
 /** The erasure index's slots reserved for a session about to be paid for (`SubjectIndex.reserve`), by subject tag. */
 export interface IndexReservation {
@@ -23,11 +20,6 @@ const GAP = '';
 /** The slot of a subject's first session of the day (`tag`: the subject's, `day`: the UTC day's number). */
 function firstSlot(tag: string, day: number): string {
   return `${tag}:${day}:0`;
-}
-
-/** A subject's erasure mark: when it was last erased, and which erasure (`markForgotten`). */
-function forgottenKey(tag: string): string {
-  return `${tag}:forgotten`;
 }
 
 /**
@@ -64,7 +56,7 @@ export class SubjectIndex {
     const taken = await storeBatch(
       this.store,
       tags.flatMap((tag) => [
-        { op: 'get', key: forgottenKey(tag) } as const,
+        { op: 'get', key: erasureMarkOfTag(tag) } as const,
         { op: 'setIfAbsent', key: firstSlot(tag, day), value: GAP, ttlMs: this.#gapKeptMs() } as const,
       ]),
     );
@@ -88,7 +80,7 @@ export class SubjectIndex {
 
   /** The reads, for the record's batch, of the erasure marks `reservation` holds (after its slot writes). */
   markReads(reservation: IndexReservation): StoreOperation[] {
-    return [...reservation.marks.keys()].map((tag) => ({ op: 'get', key: forgottenKey(tag) }));
+    return [...reservation.marks.keys()].map((tag) => ({ op: 'get', key: erasureMarkOfTag(tag) }));
   }
 
   /** Whether a subject of `reservation` was erased since it was reserved (`read`: markReads' answers). */
@@ -220,7 +212,7 @@ export class SubjectIndex {
    * start that reserved its slot before finds the mark changed (`erasedSince`) when its record lands.
    */
   async markForgotten(subject: ErasureSubject, at: number, ttlMs: number): Promise<void> {
-    await this.store.set(forgottenKey(this.tag(subject)), `${at}:${randomInt(1e9)}`, ttlMs);
+    await this.store.set(erasureMarkKey(this.keys, subject), `${at}:${randomInt(1e9)}`, ttlMs);
   }
 
   /**
@@ -229,7 +221,7 @@ export class SubjectIndex {
    */
   async forgottenAt(phoneNumber: string, owner: string | undefined): Promise<number | undefined> {
     const subjects: ErasureSubject[] = [{ phoneNumber }, ...(owner === undefined ? [] : [{ owner }])];
-    const keys = subjects.map((s) => forgottenKey(this.tag(s)));
+    const keys = subjects.map((s) => erasureMarkKey(this.keys, s));
     if (owner !== undefined) keys.push(this.#revokedKey(owner, phoneNumber));
     const marks = await Promise.all(keys.map((key) => this.store.get(key)));
     const times = marks.filter((m): m is string => m !== null).map((m) => Number(m.split(':')[0]));
@@ -258,11 +250,9 @@ export class SubjectIndex {
     return `${this.tag({ owner })}:revoked:${this.keys.digest(phoneNumber)}`;
   }
 
-  /** The subject's keyed tag, as its store keys name it (a hash tag keeps them on one cluster slot). */
+  /** The subject's keyed tag (`subjectTag`). */
   tag(subject: ErasureSubject): string {
-    return subject.phoneNumber !== undefined
-      ? `subject:{n:${this.keys.digest(subject.phoneNumber)}}`
-      : `subject:{o:${this.keys.digest(subject.owner)}}`;
+    return subjectTag(this.keys, subject);
   }
 
   /**

@@ -6,7 +6,7 @@ import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
 import { placeOf } from '../pumping/pumping-subjects.js';
 import { rangeStatsKey, WEEK_MS } from '../pumping/range-stats-keys.js';
-import type { ErasureSubject } from '../sessions/subject-index.js';
+import type { ErasureSubject } from '../core/erasure-marks.js';
 import { refusalBudgetKey } from '../history/refusal-admission.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 import { BUILT_IN_PURPOSES } from '../options/purposes.options.js';

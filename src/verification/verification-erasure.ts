@@ -11,7 +11,7 @@ import { ProtectionKeys } from '../protection/protection-keys.js';
 import { RangeStatsKeys as RangeStats } from '../pumping/range-stats-keys.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { SessionRefresher } from '../sessions/session-refresher.js';
-import type { ErasureSubject } from '../sessions/subject-index.js';
+import type { ErasureSubject } from '../core/erasure-marks.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { erasureCounterKeys } from './erasure-keys.js';
 import { storedSessionId } from '../core/test-session.js';
