@@ -7,12 +7,10 @@ import { assertClaim, assertDueAt, assertIncrement, assertOperation, assertTtl }
 import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { RedisSubscriber } from './redis-subscriber.js';
-import type { StoreBatchResults, StoreOperation, StoreOperationResults } from './store-batch.js';
+import type { StoreBatchResults, StoreOperation, StoreOperationResults as Results } from './store-batch.js';
 import { keyInOrder } from './key-order.js';
 import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
 import type { StoreWriteOptions } from './verification-store.interface.js';
-
-type Counted = StoreOperationResults['increment'];
 
 export interface RedisStoreOptions {
   /** The host's connected client: ioredis (Redis or Cluster) or node-redis (client or cluster). Never closed by the store. */
@@ -91,11 +89,11 @@ export class RedisStore implements VerificationStore {
     await this.queue('delete', { op: 'delete', key });
   }
 
-  async increment(key: string, by: number, ttlMs: number, options?: StoreWriteOptions): Promise<Counted> {
+  async increment(key: string, by: number, ttlMs: number, options?: StoreWriteOptions) {
     assertIncrement(by);
     assertTtl(ttlMs);
-    const renew = options?.renew === true ? { options: { renew: true } } : {};
-    return this.queue('increment', { op: 'increment', key, by, ttlMs, ...renew }) as Promise<Counted>;
+    const operation = { op: 'increment', key, by, ttlMs, ...(options && { options }) } as const;
+    return this.queue('increment', operation) as Promise<Results['increment']>;
   }
 
   /** The operations, each as its method (see `queue`): one round trip. */
