@@ -119,6 +119,20 @@ describe('PumpingDefence: holds', () => {
     expect(await start(attempt('+79851230000', { clientKey: 'addr-x' }))).toBe('ok');
   });
 
+  it("a prefix's wait is coarse like a range's (whole 5-minute steps), and the hold has lifted by then", async () => {
+    const { start, pumping, clock } = defence({ prefixMinStarts: 3 });
+    // Three unconverted starts in three ranges of one prefix, by nobody in particular: the prefix is held.
+    for (let r = 0; r < 3; r++) expect(await start(attempt(`+7926${r}000000`))).toBe('ok');
+    clock.now += 37_000;
+    const refused = (await start(attempt('+79263000000'))) as ProtectionRefusal;
+    expect(refused.reason).toBe('range_held');
+    expect(refused.retryAfterSeconds! * 1000).toBeGreaterThanOrEqual(HOLD_MS);
+    expect(refused.retryAfterSeconds! % 300).toBe(0);
+    // Rounded up, never down: once the caller has waited it, the hold has lifted.
+    clock.now += refused.retryAfterSeconds! * 1000;
+    expect((await pumping.assess(attempt('+79264000000')))?.held).toBeUndefined();
+  });
+
   it('a hold ends after its cool-off; a pattern that goes on gets one twice as long, up to the maximum', async () => {
     const { start, clock, reported } = defence({ maxHoldMs: 3 * HOLD_MS });
     for (let i = 0; i < 3; i++) await start(attempt(inRange(i)));
