@@ -78,3 +78,39 @@ describe('RangeBursts: the previous window’s callers', () => {
     }
   });
 });
+
+describe('RangeBursts: marks read in a window that rolled over before the start was counted', () => {
+  it('are no longer trusted: the caller new to each subject in the window it is counted in is counted there', async () => {
+    const HOUR = 3_600_000;
+    let now = Date.UTC(2026, 0, 2) + 60_000;
+    const store = new MemoryStore({ clock: () => now });
+    try {
+      const rs = new RangeStats(store, { windowMs: HOUR, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
+      // client:a is counted in the prefix (through another range of it) in this window.
+      const other = { id: 'range:+7916999', withBaseline: true };
+      const elsewhere = '+79169990000';
+      await rs.countStart(
+        [other, prefix],
+        elsewhere,
+        'client:a',
+        [],
+        await rs.markBursts([other, prefix], elsewhere, 'client:a'),
+      );
+      // Its next start reads its marks: new to the range, not to the prefix.
+      const marks = await rs.markBursts([range, prefix], phone, 'client:a');
+      expect([...marks.ids]).toEqual([range.id]);
+      // The window rolls over before the start is counted: in the new one, it is new to both.
+      now += HOUR;
+      const counted = await rs.countStart([range, prefix], phone, 'client:a', [], marks);
+      expect(counted.callersBefore).toEqual(
+        new Map([
+          [range.id, 0],
+          [prefix.id, 0],
+        ]),
+      );
+      expect((await rs.read([prefix])).get(prefix.id)?.currentCallers).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+});
