@@ -312,6 +312,24 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     }
   });
 
+  it('the host reads a journey’s verified number from the step that verified it, newest first: the steps it left are not asked upstream', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id as string;
+    await fx.sb.advance(10_000);
+    expect((await switchMethod(host, id, 'reverse_flash_call')).status).toBe(201);
+    const [, callId] = sessionIds(fx.sb, phone);
+    await fx.sb.call(callId!, phone);
+    await fx.sb.webhooksIdle();
+    expect((await status(host, id)).body).toMatchObject({ status: 'verified', method: 'reverse_flash_call' });
+    // Past the SMS's poll interval: were it asked, it would be read from the API.
+    await fx.sb.advance(10_000);
+    const before = fx.sb.requestCount('GET /v1/verify/:id');
+    await expect(host.app.get(VerificationService).getVerifiedPhone(id, OWNER)).resolves.toBe(phone);
+    expect(fx.sb.requestCount('GET /v1/verify/:id')).toBe(before);
+  });
+
   it('a start resumed after a switch answers the journey’s current step, under the verification_id the frontend holds', async () => {
     // Protection on: an identical pending start of the same owner is handed back.
     const host = await journeyHost(fx, platform, { limits: { enabled: true } });
