@@ -16,12 +16,14 @@ type Found = { slot: string; entry: StoredEntry };
  * number's erasure also takes its entries out of the rings of the owners they name. An owner's entries
  * in a number's ring are that number's subject's history (who verified the number, when: the trail
  * support reads after a takeover), not the owner's to remove: they stay, re-sealed without the owner,
- * until their own expiry. Answers how many entries the subject's own ring held.
+ * until their own expiry. Answers how many entries the subject's own ring held. `alsoIn`: rings of the
+ * other side the caller knows hold the subject (an entry that landed after its own ring was erased).
  */
 export async function forgetHistory(
   store: VerificationStore,
   options: Options,
   subject: VerificationHistoryQuery,
+  alsoIn: readonly string[] = [],
 ): Promise<number> {
   const keys = options.dataKeys;
   const own = await readRing(store, options, ringOf(keys, subject, options.phone.defaultCountry));
@@ -29,15 +31,16 @@ export async function forgetHistory(
   const number = byNumber
     ? parseTypedNumber(subject.phoneNumber, options.phone.defaultCountry, 'phoneNumber').number
     : undefined;
-  const others = new Set(
-    own.entries.flatMap(({ entry }) =>
+  const others = new Set([
+    ...alsoIn,
+    ...own.entries.flatMap(({ entry }) =>
       byNumber
         ? entry.owner === undefined
           ? []
           : [ownerRing(keys, entry.owner)]
         : [numberRing(keys, entry.phoneNumber)],
     ),
-  );
+  ]);
   const related = await Promise.all([...others].map((ring) => readRing(store, options, ring)));
   const theirs = related.flatMap((r) =>
     r.entries.filter(({ entry }) =>

@@ -153,10 +153,15 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
         }),
       );
       // A subject erased while the entry was on its way (its mark changed since): the erasure may have read
-      // the rings before the entry landed, so it runs again.
+      // the rings before the entry landed, so it runs again, in this entry's ring of the other side too (the
+      // subject's own ring, erased first, no longer leads there).
       const now = await this.erasureMarks(subjects);
       await Promise.all(
-        subjects.map((subject, i) => (now[i] === marks[i] ? undefined : this.forget(subject))),
+        subjects.map((subject, i) => {
+          if (now[i] === marks[i]) return undefined;
+          const other = rings[1 - i]?.[0];
+          return forgetHistory(this.store, this.options, subject, other === undefined ? [] : [other]);
+        }),
       );
     } catch (error) {
       this.telemetry.logger.warn('history: an entry could not be written', {
