@@ -1,12 +1,10 @@
 /**
- * Attack (lane attack-history): a ring's order counter (`seq`) is a fixed-window counter of the store
- * (`increment`: the TTL is set when the counter is made and never extended), made with the ring's first
- * entry and kept `retentionDays`. It restarts at 1 while the entries written after the first still live,
- * and hands out a seq a live entry holds; `list` kept one entry per seq (it takes a verified start's copy
- * and its original for one), so one of the two was not listed.
- * What support saw: a number's history without the refusal just made (or without a start a day and a half
- * old), though the number has three entries.
- * Medium. Failed on the code it was written against; passes since its fix (an entry is its seq and its time).
+ * A ring's counters (its order `seq`, each shelf's slot counter) live as long as the last entry they
+ * numbered (each increment renews them). Were they fixed windows made with the ring's first entry, they
+ * would restart while later entries live: a new entry would get a live entry's seq (and `list`, which keeps
+ * a verified start's copy and its original as one, would drop one of the two), and a shelf's next entries
+ * would take slots 0 and 1 over an entry younger than its retention though 98 slots are empty. What support
+ * would see: a number's history without the refusal just made, or without a start a day and a half old.
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
@@ -17,7 +15,7 @@ import { moduleOptions } from '../webhooks/harness.js';
 const DAY = 86_400_000;
 
 // History is written below the routes: one platform is enough.
-describe("history's order counter restarts while its entries live (attack)", () => {
+describe("history's counters while its entries live", () => {
   const suite = sandboxSuite();
   let serial = 0;
   const phoneNumber = () =>
@@ -68,6 +66,26 @@ describe("history's order counter restarts while its entries live (attack)", () 
       ['start', 'flash_call'],
       ['start', 'msgr1_otp'],
       ['refusal', 'sms'],
+    ]);
+  });
+
+  it('a start a day and a half old is still listed after two more starts, once the first start has ended', async () => {
+    refusing = false;
+    const history = await boot();
+    const phone = phoneNumber();
+    const first = suite.sb.now();
+    await start(phone, 'sms');
+    await suite.sb.advance(1.5 * DAY);
+    await start(phone, 'flash_call');
+    // The first start's end (retentionDays 2): it goes, the second stays for another day and a half.
+    await suite.sb.advance(first + 2 * DAY - suite.sb.now());
+    expect((await history.list({ phoneNumber: phone })).map((e) => e.method)).toEqual(['flash_call']);
+    await start(phone, 'msgr1_otp');
+    await start(phone, 'sms');
+    expect((await history.list({ phoneNumber: phone })).map((e) => e.method)).toEqual([
+      'flash_call',
+      'msgr1_otp',
+      'sms',
     ]);
   });
 });

@@ -7,7 +7,6 @@
  */
 import './history-erased-by-attacker.e2e.part.js';
 import './history-seq-restart.e2e.part.js';
-import './history-slot-counter-restart.e2e.part.js';
 import './history-erasure-outcome-in-flight.e2e.part.js';
 import './history-outcomes-flushed.e2e.part.js';
 import './history-refusal-budget-neighbour.e2e.part.js';
