@@ -96,8 +96,8 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       const opened = text === null ? null : this.options.dataKeys.open(text);
       const entry = opened === null ? null : parseEntry(opened);
       // A promoted start and its original (while still on its shelf) are one entry: the same seq and time.
-      // The seq alone is not an entry's: its counter restarts `retentionDays` after the ring's first entry,
-      // while entries written since live on.
+      // The seq alone is not an entry's: on a store that ignores `renew` its counter restarts while entries
+      // it numbered live on.
       const same = entry ? `${entry.seq}:${entry.at}` : '';
       if (entry && entry.at >= from && entry.at <= to && !seen.has(same)) {
         seen.add(same);

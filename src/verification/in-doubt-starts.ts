@@ -110,10 +110,11 @@ export class InDoubtStarts {
    * Rejects when the API or the store fails, so that the webhook is answered 503 and comes again.
    */
   async adopt(requestId: string): Promise<AdoptedSession | null> {
+    if ((await this.store.get(ANY_KEY)) === null) return null;
     // A session the module recorded and then erased (its start's subject forgotten while the API was asked)
-    // is no start's in doubt: its late webhook must not take the place of another start's session.
-    const [any, erased] = await Promise.all([this.store.get(ANY_KEY), this.records.isErased(requestId)]);
-    if (any === null || erased) return null;
+    // is no start's in doubt: its late webhook must not take the place of another start's session. Read
+    // only while a start is in doubt: every other webhook is spared the read.
+    if (await this.records.isErased(requestId)) return null;
     let session: VerificationSession;
     try {
       session = await this.api.getSession(requestId);
