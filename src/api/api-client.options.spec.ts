@@ -21,6 +21,7 @@ const refusal = (options: unknown): string => {
 describe('the standalone API client refuses bad options at construction, naming the field', () => {
   it.each([
     ['no options object', null, '"(root)" must be { baseUrl, apiKey, apiSecret, … }'],
+    ['no options at all', undefined, '"(root)" must be { baseUrl, apiKey, apiSecret, … }'],
     ['a list', [], '"(root)" must be { baseUrl, apiKey, apiSecret, … }'],
     ['no baseUrl', { ...valid, baseUrl: undefined }, '"baseUrl"'],
     ['a relative baseUrl', { ...valid, baseUrl: '/v1' }, '"baseUrl" must be an absolute http(s) URL'],

@@ -30,8 +30,8 @@ const failure = (outcome: ReturnType<typeof answer>) => {
 
 describe('an answer of the API', () => {
   it('a 2xx JSON body is mapped to the value; 299 is a 2xx, 300 is not', () => {
-    expect(answer(200, '{"request_id":"r1"}')).toEqual({ ok: true, status: 200, value: 'r1' });
-    expect(answer(299, ' {"request_id":"r2"} ')).toEqual({ ok: true, status: 299, value: 'r2' });
+    expect(answer(200, '{"request_id":"r1"}')).toStrictEqual({ ok: true, status: 200, value: 'r1' });
+    expect(answer(299, ' {"request_id":"r2"} ')).toStrictEqual({ ok: true, status: 299, value: 'r2' });
     const redirect = failure(answer(300, '{"request_id":"r3"}'));
     expect(redirect).toBeInstanceOf(VerificationApiError);
   });

@@ -39,7 +39,7 @@ describe('initiate result', () => {
       number_to_call: '+74950000000',
       code_length: 4,
     });
-    expect(rfc).toEqual({
+    expect(rfc).toStrictEqual({
       method: 'reverse_flash_call',
       requestId: RID,
       phoneNumber: '+79123456789',
@@ -91,7 +91,7 @@ describe('initiate result', () => {
     const wire = { ...common, method: 'carrier_pigeon', feather_colour: 'grey' };
     const result = toInitiateResult(wire);
     expect(result.method).toBe('carrier_pigeon');
-    expect('raw' in result && result.raw).toEqual(wire);
+    expect('raw' in result && result.raw).toStrictEqual(wire);
     expect(isKnownInitiateResult(result)).toBe(false);
     expect(isKnownInitiateResult(toInitiateResult({ ...common, method: 'msgr1' }))).toBe(true);
   });
@@ -114,7 +114,7 @@ describe('initiate result', () => {
   it('accepts a decimal amount serialised as a string and keeps the currency', () => {
     expect(
       toInitiateResult({ ...common, method: 'sms', cost: { amount: '0.25', currency: 'RUB' } }).cost,
-    ).toEqual({
+    ).toStrictEqual({
       amount: 0.25,
       currency: 'RUB',
     });
@@ -142,7 +142,7 @@ describe('session and check', () => {
       verified_at: '2026-10-01T12:01:00Z',
       awaiting_code: false,
     });
-    expect(session).toEqual({
+    expect(session).toStrictEqual({
       requestId: RID,
       phoneNumber: '+79123456789',
       method: 'msgr1_otp',
@@ -168,17 +168,17 @@ describe('session and check', () => {
       phoneNumber: '+79123456789',
     });
     expect(() => toCheckResult({ request_id: RID, phone_number: '+79123456789' })).toThrow(
-      /missing "status"/,
+      'check response: missing "status"',
     );
   });
 });
 
 describe('balance and usage', () => {
   it('keeps Money as amount and currency', () => {
-    expect(toBalance({ balance: { amount: 99.75, currency: 'RUB' } })).toEqual({
+    expect(toBalance({ balance: { amount: 99.75, currency: 'RUB' } })).toStrictEqual({
       balance: { amount: 99.75, currency: 'RUB' },
     });
-    expect(() => toBalance({})).toThrow(WireFormatError);
+    expect(() => toBalance({})).toThrow(new WireFormatError('balance response: missing "balance"'));
   });
 
   it('normalises by_method keys, summing msgr1 and msgr1_otp, and drops invalid counts and days', () => {
@@ -193,7 +193,7 @@ describe('balance and usage', () => {
       by_status: { verified: 7, expired: 2, failed: 1 },
       daily: [{ date: '2026-09-02', total: 10, verified: 7 }, { total: 1 }, 'junk'],
     });
-    expect(usage).toEqual({
+    expect(usage).toStrictEqual({
       from: '2026-09-01',
       to: '2026-09-30',
       totalVerifications: 10,
@@ -216,7 +216,7 @@ describe('balance and usage', () => {
       from: '2026-09-02',
       to: '2026-09-30',
     });
-    expect(toUsageParams(undefined)).toEqual({});
+    expect(toUsageParams(undefined)).toStrictEqual({});
     expect(() => toUsageParams({ from: new Date('nope') })).toThrow(RangeError);
   });
 });
@@ -238,7 +238,7 @@ describe('prices (shape "not shown")', () => {
           { method: 'msgr1', price: { amount: 0.9, currency: 'RUB' } },
         ],
       }),
-    ).toEqual(expected);
+    ).toStrictEqual(expected);
   });
 
   it('accepts a top-level list of { method, amount, currency }', () => {
@@ -247,12 +247,14 @@ describe('prices (shape "not shown")', () => {
         { method: 'sms', amount: 3, currency: 'RUB' },
         { method: 'msgr1_otp', amount: '0.90' },
       ]),
-    ).toEqual(expected);
+    ).toStrictEqual(expected);
   });
 
   it('accepts a map of Money or bare numbers, at the top level or under prices', () => {
-    expect(toPrices({ sms: { amount: 3, currency: 'RUB' }, msgr1: 0.9 })).toEqual(expected);
-    expect(toPrices({ currency: 'RUB', prices: { sms: 3, msgr1_otp: { amount: 0.9 } } })).toEqual(expected);
+    expect(toPrices({ sms: { amount: 3, currency: 'RUB' }, msgr1: 0.9 })).toStrictEqual(expected);
+    expect(toPrices({ currency: 'RUB', prices: { sms: 3, msgr1_otp: { amount: 0.9 } } })).toStrictEqual(
+      expected,
+    );
   });
 
   it('takes the document currency for bare amounts and skips nonsense entries', () => {
@@ -262,13 +264,16 @@ describe('prices (shape "not shown")', () => {
         prices: [
           { method: 'sms', price: 1 },
           { method: '' },
+          { method: '', amount: 2 },
           { price: 2 },
           7,
           { method: 'flash_call', price: 'x' },
         ],
       }),
-    ).toEqual({ prices: [{ method: 'sms', price: { amount: 1, currency: 'USD' } }] });
-    expect(() => toPrices('cheap')).toThrow(WireFormatError);
+    ).toStrictEqual({ prices: [{ method: 'sms', price: { amount: 1, currency: 'USD' } }] });
+    expect(() => toPrices('cheap')).toThrow(
+      new WireFormatError('prices response: expected a list or a map of prices'),
+    );
   });
 });
 
@@ -278,8 +283,15 @@ describe('what the mapper refuses and what it degrades, field by field', () => {
     ['a list', [common]],
     ['a string', JSON.stringify(common)],
   ])('a body that is %s is not an object, for every answer', (_name, body) => {
-    for (const read of [toInitiateResult, toVerificationSession, toCheckResult, toBalance, toUsageSummary])
-      expect(() => read(body)).toThrow(/: expected a JSON object$/);
+    const readers = {
+      initiate: toInitiateResult,
+      check: toCheckResult,
+      balance: toBalance,
+      usage: toUsageSummary,
+    };
+    for (const [what, read] of Object.entries(readers))
+      expect(() => read(body)).toThrow(`${what} response: expected a JSON object`);
+    expect(() => toVerificationSession(body)).toThrow('session: expected a JSON object');
   });
 
   it('an empty identity field is missing, as an absent one is', () => {
@@ -309,7 +321,7 @@ describe('what the mapper refuses and what it degrades, field by field', () => {
     expect(() => toUsageParams({ from: new Date(Number.NaN) })).toThrow(
       'getUsage: "from" is an invalid Date',
     );
-    expect(toUsageSummary({ daily: 'none' })).toEqual({
+    expect(toUsageSummary({ daily: 'none' })).toStrictEqual({
       from: '',
       to: '',
       totalVerifications: 0,
@@ -322,11 +334,15 @@ describe('what the mapper refuses and what it degrades, field by field', () => {
     });
   });
 
-  it("prices: a top-level map's currency is the document's, not a method's price", () => {
-    expect(toPrices({ currency: 'USD', sms: 2, voice: 'x' })).toEqual({
+  it("prices: a top-level map's currency is the document's; a currency not a string is absent", () => {
+    expect(toUsageSummary({ from: 20260901, to: { day: 30 } })).toMatchObject({ from: '', to: '' });
+    expect(toPrices({ currency: 840, prices: [{ method: 'sms', price: 2 }] })).toStrictEqual({
+      prices: [{ method: 'sms', price: { amount: 2, currency: 'RUB' } }],
+    });
+    expect(toPrices({ currency: 'USD', sms: 2, voice: 'x' })).toStrictEqual({
       prices: [{ method: 'sms', price: { amount: 2, currency: 'USD' } }],
     });
-    expect(toPrices({ prices: { sms: { amount: 1 } } })).toEqual({
+    expect(toPrices({ prices: { sms: { amount: 1 } } })).toStrictEqual({
       prices: [{ method: 'sms', price: { amount: 1, currency: 'RUB' } }],
     });
   });

@@ -9,6 +9,7 @@ import {
   VerificationApiError,
   VerificationApiUnavailableError,
 } from './verification-api.error.js';
+import type { ProblemWire } from './api.wire.js';
 
 const unavailable = (reason: 'timeout' | 'network' | 'bad_response' | 'forbidden', code?: string) =>
   new VerificationApiUnavailableError({ operation: 'initiate', reason, ...(code ? { code } : {}) });
@@ -49,7 +50,30 @@ describe("the operator's description of an upstream failure", () => {
       'upstream initiate unavailable (network ECONNRESET)',
     );
     expect(describeUpstreamError(unavailable('timeout'))).toBe('upstream initiate unavailable (timeout)');
+    expect(describeUpstreamError(new Error('socket hang up'))).toBe('Error: socket hang up');
     expect(describeUpstreamError(undefined)).toBe('unknown error');
     expect(describeUpstreamError(null)).toBe('unknown error');
+  });
+});
+
+describe('an answer of the API as the error a host catches', () => {
+  it('its message names the operation and status, and the error code only when the problem has one', () => {
+    expect(new VerificationApiError({ operation: 'getSession', status: 401 }).message).toBe(
+      'Verification API getSession failed: HTTP 401',
+    );
+    const refused = new VerificationApiError({
+      operation: 'check',
+      status: 409,
+      problem: { error_code: 'NOT_PENDING', attempts_remaining: 2 },
+    });
+    expect(refused.message).toBe('Verification API check failed: HTTP 409 NOT_PENDING');
+    expect(refused.attemptsRemaining).toBe(2);
+  });
+
+  it('attempts remaining are read only from a number, never from a string the API sent', () => {
+    // The wire type says number; the document is the API's JSON, whatever it holds.
+    const problem = JSON.parse('{"error_code":"INVALID_CODE","attempts_remaining":"3"}') as ProblemWire;
+    const error = new VerificationApiError({ operation: 'check', status: 400, problem });
+    expect(error.attemptsRemaining).toBeUndefined();
   });
 });
