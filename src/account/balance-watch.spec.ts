@@ -72,18 +72,18 @@ describe('VerificationBalanceWatch: the threshold', () => {
     const s = shared();
     const { watch, lines } = instance(s, watched);
     s.amount = 50;
-    expect(await watch.checkNow()).toEqual({ amount: 50, currency: 'RUB', threshold: 50, low: false });
+    expect(await watch.checkNow()).toStrictEqual({ amount: 50, currency: 'RUB', threshold: 50, low: false });
     s.amount = 49.99;
     expect((await watch.checkNow()).low).toBe(true);
     s.amount = 10;
     await watch.checkNow();
-    expect(s.events).toEqual([low(49.99)]);
+    expect(s.events).toStrictEqual([low(49.99)]);
     expect(lines.filter((l) => l.startsWith('warn balance below threshold'))).toHaveLength(1);
     s.amount = 50;
     await watch.checkNow();
     s.amount = 20;
     await watch.checkNow();
-    expect(s.events).toEqual([low(49.99), low(20)]);
+    expect(s.events).toStrictEqual([low(49.99), low(20)]);
   });
 
   it('several instances sharing a store announce a crossing once between them', async () => {
@@ -92,19 +92,24 @@ describe('VerificationBalanceWatch: the threshold', () => {
     const b = instance(s, watched);
     s.amount = 30;
     await Promise.all([a.watch.checkNow(), b.watch.checkNow()]);
-    expect(s.events).toEqual([low(30)]);
+    expect(s.events).toStrictEqual([low(30)]);
   });
 
   it('without a threshold: nothing announced; a balance at zero or below reads low all the same', async () => {
     const s = shared();
     const { watch } = instance(s);
     s.amount = 0;
-    expect(await watch.checkNow()).toEqual({ amount: 0, currency: 'RUB', threshold: undefined, low: true });
+    expect(await watch.checkNow()).toStrictEqual({
+      amount: 0,
+      currency: 'RUB',
+      threshold: undefined,
+      low: true,
+    });
     s.amount = 0.01;
     expect((await watch.checkNow()).low).toBe(false);
     s.amount = -5;
     expect((await watch.checkNow()).low).toBe(true);
-    expect(s.events).toEqual([]);
+    expect(s.events).toStrictEqual([]);
   });
 
   it('a store it cannot reach: the reading stands, the crossing waits for the next reading (logged)', async () => {
@@ -113,7 +118,7 @@ describe('VerificationBalanceWatch: the threshold', () => {
     s.store.close();
     s.amount = 10;
     expect((await watch.checkNow()).low).toBe(true);
-    expect(s.events).toEqual([]);
+    expect(s.events).toStrictEqual([]);
     expect(lines.filter((l) => l.startsWith('warn balance watch could not reach the store'))).toHaveLength(1);
   });
 
@@ -133,7 +138,7 @@ describe('VerificationBalanceWatch: a 402 on a start', () => {
     s.amount = 3;
     await watch.noteUpstreamFailure(new VerificationApiError({ operation: 'initiate', status: 500 }));
     await watch.noteUpstreamFailure(new Error('402'));
-    expect(s.events).toEqual([]);
+    expect(s.events).toStrictEqual([]);
     await watch.noteUpstreamFailure(new VerificationApiError({ operation: 'initiate', status: 402 }));
     const insufficient = {
       event: 'verification.balance_insufficient',
@@ -141,13 +146,13 @@ describe('VerificationBalanceWatch: a 402 on a start', () => {
       currency: 'RUB',
       threshold: 50,
     };
-    expect(s.events).toEqual([low(3), insufficient]);
+    expect(s.events).toStrictEqual([low(3), insufficient]);
     expect(lines.filter((l) => l.startsWith('error balance insufficient'))).toHaveLength(1);
     // A reading of the last 5 s is reused: a second 402 at once reads nothing more.
     const reads = s.reads;
     await watch.noteUpstreamFailure(new VerificationApiError({ operation: 'initiate', status: 402 }));
     expect(s.reads).toBe(reads);
-    expect(s.events).toEqual([low(3), insufficient, insufficient]);
+    expect(s.events).toStrictEqual([low(3), insufficient, insufficient]);
   });
 
   it('without a reading (the balance cannot be read): the amount is null, in RUB', async () => {
@@ -155,7 +160,7 @@ describe('VerificationBalanceWatch: a 402 on a start', () => {
     const { watch } = instance(s);
     s.amount = new Error('down');
     await watch.reportInsufficient();
-    expect(s.events).toEqual([
+    expect(s.events).toStrictEqual([
       { event: 'verification.balance_insufficient', amount: null, currency: 'RUB', threshold: undefined },
     ]);
   });
@@ -172,7 +177,7 @@ describe('VerificationBalanceWatch: readings out of order, the reminder, the log
     await watch.checkNow();
     settleOld(10);
     expect((await older).low).toBe(true);
-    expect(s.events).toEqual([]);
+    expect(s.events).toStrictEqual([]);
   });
 
   it('a balance that stays low is announced again after 7 days on the store clock, not a tick before', async () => {
@@ -182,10 +187,10 @@ describe('VerificationBalanceWatch: readings out of order, the reminder, the log
     await watch.checkNow();
     s.now += 7 * 24 * 3_600_000 - 1;
     await watch.checkNow();
-    expect(s.events).toEqual([low(10)]);
+    expect(s.events).toStrictEqual([low(10)]);
     s.now += 1;
     await watch.checkNow();
-    expect(s.events).toEqual([low(10), low(10)]);
+    expect(s.events).toStrictEqual([low(10), low(10)]);
   });
 
   it('its warnings and errors carry the amount, the threshold and the cause', async () => {
@@ -218,10 +223,10 @@ describe('VerificationBalanceWatch: on the module’s timers', () => {
     expect(s.reads).toBe(1);
     await jest.advanceTimersByTimeAsync(1);
     expect(s.reads).toBe(2);
-    expect(lines).toEqual([]);
+    expect(lines).toStrictEqual([]);
     s.amount = new Error('api down');
     await jest.advanceTimersByTimeAsync(60_000);
-    expect(lines.filter((l) => l.startsWith('warn balance watch could not read the balance'))).toEqual([
+    expect(lines.filter((l) => l.startsWith('warn balance watch could not read the balance'))).toStrictEqual([
       expect.stringContaining('api down'),
     ]);
     await watch.onModuleDestroy();
@@ -240,7 +245,7 @@ describe('VerificationBalanceWatch: on the module’s timers', () => {
     expect(s.reads).toBe(1);
     fail('down');
     await jest.advanceTimersByTimeAsync(0);
-    expect(lines).toEqual([
+    expect(lines).toStrictEqual([
       expect.stringMatching(/^warn balance watch could not read the balance.* error="unknown error"/),
     ]);
     s.amount = 100;
@@ -275,6 +280,6 @@ describe('VerificationBalanceWatch: on the module’s timers', () => {
     await jest.advanceTimersByTimeAsync(2_000);
     await waiting;
     expect(s.reads).toBe(2);
-    expect(s.events.map((e) => e.amount)).toEqual([100, null]);
+    expect(s.events.map((e) => e.amount)).toStrictEqual([100, null]);
   });
 });

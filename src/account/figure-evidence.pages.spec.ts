@@ -32,7 +32,7 @@ describe('MethodStats: a page that followed a session proves that session, or it
     await abandonedSms('client:early', (record) => readAfter(record, FOLLOWED_AFTER_MS - 1));
     // A read of a session that had ended already: no page waiting for it.
     await abandonedSms('client:ended', (record) => readAfter({ ...record, status: 'expired' }));
-    expect((await fx.stats.learningSamples()).sms).toEqual({ started: 1, verified: 0, callers: 4 });
+    expect((await fx.stats.learningSamples()).sms).toStrictEqual({ started: 1, verified: 0, callers: 4 });
     // The operator's report shows every expiry.
     expect((await fx.stats.figures()).sms).toMatchObject({ started: 4, expired: 4 });
   });
@@ -55,7 +55,7 @@ describe('MethodStats: a page that followed a session proves that session, or it
     await fx.stats.tally(alone, 'client:c', 'mobile');
     fx.now += 600_000;
     for (const record of [first, then, alone]) await fx.stats.tally({ ...record, status: 'expired' });
-    expect((await fx.stats.learningSamples()).reverse_flash_call).toEqual({
+    expect((await fx.stats.learningSamples()).reverse_flash_call).toStrictEqual({
       started: 1,
       verified: 0,
       callers: 3,
@@ -73,7 +73,7 @@ describe('MethodStats: a page that followed a session proves that session, or it
     await expect(
       failing.followed({ ...record, createdAt: fx.now - FOLLOWED_AFTER_MS }),
     ).resolves.toBeUndefined();
-    expect(lines).toEqual([
+    expect(lines).toStrictEqual([
       {
         message: 'method figures: a session transition could not be counted',
         fields: { method: 'sms', request_id: record.requestId, error: expect.stringContaining('store down') },

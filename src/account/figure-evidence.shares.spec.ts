@@ -176,7 +176,7 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
         delivered: true,
         verifiedAt: record.createdAt + 20_000,
       });
-    expect(await sums()).toEqual([
+    expect(await sums()).toStrictEqual([
       [1, 1, 0],
       [1, 1, 0],
       [1, 1, 0],
@@ -195,7 +195,7 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
     const next = session({ phoneNumber: failing.phoneNumber, journeyId: failing.requestId });
     await fx.stats.tally(next, 'client:c', 'mobile', {}, [step]);
     await fx.stats.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now + 30_000 });
-    expect(await sums()).toEqual([
+    expect(await sums()).toStrictEqual([
       [1, 1, 0],
       [1, 1, 0],
       [1, 1, 0],
@@ -234,7 +234,7 @@ describe('MethodStats: sessions left out, and instances deciding at once', () =>
       verified: 0,
       callers: 1,
     });
-    expect(warnings).toEqual([]);
+    expect(warnings).toStrictEqual([]);
   });
 
   it('a start and its end tallied at once by two instances: both counted, once', async () => {

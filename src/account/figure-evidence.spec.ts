@@ -36,7 +36,7 @@ describe('MethodStats: figures learned from evidence of real users', () => {
       ended: 1,
       left: 5,
     });
-    expect((await fx.stats.learningSamples()).reverse_flash_call).toEqual({
+    expect((await fx.stats.learningSamples()).reverse_flash_call).toStrictEqual({
       started: 1,
       verified: 1,
       callers: 6,
@@ -112,7 +112,7 @@ describe('MethodStats: figures learned from evidence of real users', () => {
     // Its end a day later (its shares' day is over): still not counted, nor its givers' shares taken again.
     fx.now += 86_400_000 - 60_000;
     await fx.stats.tally({ ...past, status: 'verified', verifiedAt: fx.now });
-    expect((await fx.stats.figures()).reverse_flash_call).toEqual(before);
+    expect((await fx.stats.figures()).reverse_flash_call).toStrictEqual(before);
     expect(await fx.store.get(`stats-admitted:{${past.requestId}}`)).toBeNull();
   });
 });

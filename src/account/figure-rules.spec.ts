@@ -70,7 +70,7 @@ describe('expectedOf: a user starting with a method, then SMS', () => {
 
   it('a method every user completes within its moment sends nobody to SMS', () => {
     const fast = outlook('reverse_flash_call', figures(1000, { 10_000: 1000 }), 25, 25_000);
-    expect(expectedOf(fast, SMS, 30_000)).toEqual({ verified: 1, costMinor: 25, withinBudget: 1 });
+    expect(expectedOf(fast, SMS, 30_000)).toStrictEqual({ verified: 1, costMinor: 25, withinBudget: 1 });
   });
 });
 
@@ -105,7 +105,7 @@ describe('chooseFirstMethods: edges', () => {
 
 describe('rates and cells shown to operations', () => {
   it('completion: none when nothing ended; delivery: none when nothing started or nothing delivered, at most 1', () => {
-    expect(ratesOf(sums({}))).toEqual({ started: 0, ended: 0, completion: null, delivery: null });
+    expect(ratesOf(sums({}))).toStrictEqual({ started: 0, ended: 0, completion: null, delivery: null });
     expect(ratesOf(sums({ started: 0, delivered: 3 })).delivery).toBeNull();
     expect(ratesOf(sums({ started: 10, delivered: 0 })).delivery).toBeNull();
     expect(ratesOf(sums({ started: 100, delivered: 30 })).delivery).toBeCloseTo(0.3);
@@ -114,13 +114,13 @@ describe('rates and cells shown to operations', () => {
   });
 
   it('a window’s buckets: a bucket the older read lacks counts whole', () => {
-    expect(sumsSince(sums({ buckets: [5, 3, 2] }), sums({ buckets: [1] })).buckets).toEqual([4, 3, 2]);
+    expect(sumsSince(sums({ buckets: [5, 3, 2] }), sums({ buckets: [1] })).buckets).toStrictEqual([4, 3, 2]);
   });
 
   it('a health that stays keeps when it began', () => {
     const healthy = { state: 'healthy' as const, since: 5 };
-    expect(nextHealth(healthy, 'recovered', 1_000)).toEqual(healthy);
-    expect(nextHealth(healthy, 'dropped', 1_000)).toEqual({ state: 'degraded', since: 1_000 });
+    expect(nextHealth(healthy, 'recovered', 1_000)).toStrictEqual(healthy);
+    expect(nextHealth(healthy, 'dropped', 1_000)).toStrictEqual({ state: 'degraded', since: 1_000 });
   });
 
   it('a cell ends its verified, expired and failed sessions less the unproven; its delivery as the rates’', () => {

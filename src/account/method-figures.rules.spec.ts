@@ -31,7 +31,7 @@ describe('method figures: queries and their answers', () => {
   });
 
   it('the figures of nothing: no rate, no median, no cost per verified user, nothing charged', () => {
-    expect(toFigures(emptySums(), 'RUB')).toEqual({
+    expect(toFigures(emptySums(), 'RUB')).toStrictEqual({
       started: 0,
       delivered: 0,
       verified: 0,
@@ -50,9 +50,9 @@ describe('method figures: queries and their answers', () => {
     await fx.stats.tally(record, 'client:a', 'mobile');
     expect((await fx.stats.figures()).msgr1_otp).toMatchObject({ started: 1, callers: 1, charged: rub(0.9) });
     const cells = await fx.stats.cellSums('msgr1_otp', figureCells(record.phoneNumber, 'mobile'), 7);
-    expect(cells.map(({ started, callers, chargedMinor }) => ({ started, callers, chargedMinor }))).toEqual(
-      Array(5).fill({ started: 1, callers: 0, chargedMinor: 0 }),
-    );
+    expect(
+      cells.map(({ started, callers, chargedMinor }) => ({ started, callers, chargedMinor })),
+    ).toStrictEqual(Array(5).fill({ started: 1, callers: 0, chargedMinor: 0 }));
   });
 
   it('a number’s calling code; a prefix other than `+` and three digits decides no other number’s', () => {

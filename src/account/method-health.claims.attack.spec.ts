@@ -36,8 +36,8 @@ describe('method health announcements, attacked', () => {
         await a.watch.refresh('flash_call', MSK);
       }
       expect(a.watch.state('flash_call', MSK)).toBe('degraded');
-      expect(changes(a.events)).toEqual(['healthy>degraded']);
-      expect(a.lines.filter((l) => l.includes('could not be claimed'))).toEqual([
+      expect(changes(a.events)).toStrictEqual(['healthy>degraded']);
+      expect(a.lines.filter((l) => l.includes('could not be claimed'))).toStrictEqual([
         expect.stringMatching(/^warn .*flash_call.*CLUSTERDOWN/),
       ]);
     },
@@ -64,6 +64,6 @@ describe('method health announcements, attacked', () => {
     s.now += 30_000;
     await quiet.watch.refresh('flash_call', MSK);
     // The host was told degraded, healthy: the method is healthy; no "degraded" again from old figures.
-    expect(changes(busy.events, quiet.events)).toEqual(['healthy>degraded', 'degraded>healthy']);
+    expect(changes(busy.events, quiet.events)).toStrictEqual(['healthy>degraded', 'degraded>healthy']);
   });
 });

@@ -24,8 +24,8 @@ describe('MethodHealthWatch: a kept change it cannot take leaves its own judging
       windowOf(s, DROP);
       s.now += HEALTH_WINDOW_MS;
       expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
-      expect(b.events.map((e) => `${e.previous}>${e.state}`)).toEqual(['healthy>degraded']);
-      expect(b.lines.filter((l) => l.includes('could not be read'))).toEqual([]);
+      expect(b.events.map((e) => `${e.previous}>${e.state}`)).toStrictEqual(['healthy>degraded']);
+      expect(b.lines.filter((l) => l.includes('could not be read'))).toStrictEqual([]);
     },
   );
 
@@ -42,7 +42,7 @@ describe('MethodHealthWatch: a kept change it cannot take leaves its own judging
     windowOf(s, DROP);
     s.now += HEALTH_WINDOW_MS;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
-    expect(b.events.map((e) => `${e.previous}>${e.state}`)).toEqual(['healthy>degraded']);
+    expect(b.events.map((e) => `${e.previous}>${e.state}`)).toStrictEqual(['healthy>degraded']);
     // Said, without the number: the store's failure and the prefix only.
     expect(b.lines.filter((l) => l.includes('kept change could not be read'))[0]).toMatch(/node down/);
     expect(b.lines.join('\n')).not.toMatch(/1234567/);
@@ -92,7 +92,7 @@ describe('MethodHealthWatch: a kept change it cannot take leaves its own judging
     // No +7 985 user since: B has nothing to judge, and a window on takes the deployment's change.
     s.now += HEALTH_WINDOW_MS + HEALTH_READ_MS;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
-    expect(b.events).toEqual([]);
+    expect(b.events).toStrictEqual([]);
   });
 
   it.each([0, -1, NOON_WEEK_AGO])(

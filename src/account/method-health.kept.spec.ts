@@ -48,7 +48,7 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
       state: 'demoted',
       since: new Date(demotedAt),
     });
-    expect(b.events).toEqual([]);
+    expect(b.events).toStrictEqual([]);
     // Still dropped when its own first window judges: demoted, as on A.
     for (let i = 0; i < HEALTH_WINDOW_MS / HEALTH_READ_MS; i++) {
       windowOf(s, DROP);
@@ -61,7 +61,7 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
     s.now += HEALTH_READ_MS;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
     expect(await a.watch.refresh('flash_call', MSK)).toBe('healthy');
-    expect([...a.events, ...b.events].map((e) => `${e.previous}>${e.state}`)).toEqual([
+    expect([...a.events, ...b.events].map((e) => `${e.previous}>${e.state}`)).toStrictEqual([
       'healthy>degraded',
       'degraded>demoted',
       'demoted>healthy',
@@ -89,7 +89,7 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
       s.now += HEALTH_READ_MS;
       expect(await b.watch.refresh('flash_call', MSK)).toBe('demoted');
     }
-    expect(b.events).toEqual([]);
+    expect(b.events).toStrictEqual([]);
     expect(a.watch.state('flash_call', MSK)).toBe('demoted');
   });
 
@@ -134,7 +134,7 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
     // The last read before was HEALTH_READ_MS short of it.
     s.now = takenAt + RETRY_AFTER_MS;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
-    expect(b.events.map((e) => `${e.previous}>${e.state}`)).toEqual(['degraded>healthy']);
+    expect(b.events.map((e) => `${e.previous}>${e.state}`)).toStrictEqual(['degraded>healthy']);
   });
 
   it.each([
@@ -161,7 +161,7 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
     windowOf(s, DROP);
     s.now += HEALTH_WINDOW_MS;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
-    expect(b.lines).toEqual([expect.stringMatching(/^warn method health changed/)]);
+    expect(b.lines).toStrictEqual([expect.stringMatching(/^warn method health changed/)]);
   });
 
   it('a failed write of the change neither hides its event nor undoes it', async () => {
@@ -177,9 +177,9 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
     windowOf(s, DROP);
     s.now += HEALTH_WINDOW_MS;
     expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
-    expect(a.events.map((e) => `${e.previous}>${e.state}`)).toEqual(['healthy>degraded']);
+    expect(a.events.map((e) => `${e.previous}>${e.state}`)).toStrictEqual(['healthy>degraded']);
     expect(a.watch.state('flash_call', MSK)).toBe('degraded');
-    expect(a.lines.filter((l) => l.includes('could not be kept'))).toEqual([
+    expect(a.lines.filter((l) => l.includes('could not be kept'))).toStrictEqual([
       expect.stringMatching(/^warn .*flash_call.*store down/),
     ]);
   });

@@ -60,7 +60,7 @@ describe('MethodHealthWatch', () => {
     await ended(10 * HEALTH_MIN_SESSIONS, true);
     await pass(60 * 60_000, true);
     expect(watch.state('flash_call', on985())).toBe('healthy');
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
 
     // The outage: nobody completes. The window shows the drop within it.
     const outage = fx.now;
@@ -85,13 +85,13 @@ describe('MethodHealthWatch', () => {
     expect(watch.state('flash_call', on985())).toBe('degraded');
     await pass(HEALTH_READ_MS, false);
     expect(watch.state('flash_call', on985())).toBe('demoted');
-    expect(events.map((e) => e.state)).toEqual(['degraded', 'demoted']);
+    expect(events.map((e) => e.state)).toStrictEqual(['degraded', 'demoted']);
     expect(fx.now - outage).toBeLessThanOrEqual(60 * 60_000);
 
     // Recovery: back to healthy, with the read for operations showing it.
     await pass(HEALTH_WINDOW_MS, true);
     expect(watch.state('flash_call', on985())).toBe('healthy');
-    expect(events.map((e) => e.state)).toEqual(['degraded', 'demoted', 'healthy']);
+    expect(events.map((e) => e.state)).toStrictEqual(['degraded', 'demoted', 'healthy']);
     const [report] = watch.report();
     expect(report).toMatchObject({
       method: 'flash_call',
@@ -113,9 +113,9 @@ describe('MethodHealthWatch', () => {
     fx.now += HEALTH_READ_MS - 1;
     await watch.refresh('flash_call', on985());
     await watch.refresh('flash_call', '+79211234567');
-    expect(reads).toEqual(['7~985', '7~*', '7~921']);
+    expect(reads).toStrictEqual(['7~985', '7~*', '7~921']);
     fx.now += 1;
     await watch.refresh('flash_call', on985());
-    expect(reads.slice(3)).toEqual(['7~985', '7~*']);
+    expect(reads.slice(3)).toStrictEqual(['7~985', '7~*']);
   });
 });

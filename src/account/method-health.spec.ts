@@ -35,9 +35,9 @@ describe('method health', () => {
 
   it('demotes a degraded method exactly DEMOTE_AFTER_MS after the drop, not a tick before', () => {
     const degraded = nextHealth({ state: 'healthy', since: 0 }, 'dropped', T0);
-    expect(degraded).toEqual({ state: 'degraded', since: T0 });
+    expect(degraded).toStrictEqual({ state: 'degraded', since: T0 });
     expect(nextHealth(degraded, 'dropped', T0 + DEMOTE_AFTER_MS - 1).state).toBe('degraded');
-    expect(nextHealth(degraded, 'dropped', T0 + DEMOTE_AFTER_MS)).toEqual({
+    expect(nextHealth(degraded, 'dropped', T0 + DEMOTE_AFTER_MS)).toStrictEqual({
       state: 'demoted',
       since: T0 + DEMOTE_AFTER_MS,
     });
@@ -50,9 +50,9 @@ describe('method health', () => {
 
   it('promotes back on recovery; a demoted method without a judgement is tried again after RETRY_AFTER_MS', () => {
     const demoted: Health = { state: 'demoted', since: T0 };
-    expect(nextHealth(demoted, 'recovered', T0 + 1)).toEqual({ state: 'healthy', since: T0 + 1 });
+    expect(nextHealth(demoted, 'recovered', T0 + 1)).toStrictEqual({ state: 'healthy', since: T0 + 1 });
     expect(nextHealth(demoted, null, T0 + RETRY_AFTER_MS - 1)).toBe(demoted);
-    expect(nextHealth(demoted, null, T0 + RETRY_AFTER_MS)).toEqual({
+    expect(nextHealth(demoted, null, T0 + RETRY_AFTER_MS)).toStrictEqual({
       state: 'degraded',
       since: T0 + RETRY_AFTER_MS,
     });
@@ -65,7 +65,7 @@ describe('method health', () => {
   it('a degraded method without a judgement for RETRY_AFTER_MS is healthy again; a steady window keeps it degraded', () => {
     const degraded: Health = { state: 'degraded', since: T0 };
     expect(nextHealth(degraded, null, T0 + RETRY_AFTER_MS - 1)).toBe(degraded);
-    expect(nextHealth(degraded, null, T0 + RETRY_AFTER_MS)).toEqual({
+    expect(nextHealth(degraded, null, T0 + RETRY_AFTER_MS)).toStrictEqual({
       state: 'healthy',
       since: T0 + RETRY_AFTER_MS,
     });

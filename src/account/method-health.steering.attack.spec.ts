@@ -99,7 +99,7 @@ describe('method health and free starts nobody opens', () => {
       const ip = left.shift();
       if (ip !== undefined) await call(on985(), ip, false);
     });
-    expect(events.map((e) => `${e.previous}>${e.state}`)).toEqual([]);
+    expect(events.map((e) => `${e.previous}>${e.state}`)).toStrictEqual([]);
     expect(watch.state(method, on985())).toBe('healthy');
   });
 
@@ -119,7 +119,7 @@ describe('method health and free starts nobody opens', () => {
     });
 
     // Real users' completion and delivery never changed: the method is as healthy as it was.
-    expect(events.map((e) => `${e.previous}>${e.state}`)).toEqual([]);
+    expect(events.map((e) => `${e.previous}>${e.state}`)).toStrictEqual([]);
     expect(watch.state(method, on985())).toBe('healthy');
   });
 });

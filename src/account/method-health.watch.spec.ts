@@ -27,7 +27,7 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     expect(watch.state('flash_call', MSK)).toBe('healthy');
     expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
     const empty = { started: 0, ended: 0, completion: null, delivery: null };
-    expect(watch.report()).toEqual([
+    expect(watch.report()).toStrictEqual([
       {
         method: 'flash_call',
         prefix: '+7985',
@@ -38,7 +38,7 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
         week: empty,
       },
     ]);
-    expect(lines).toEqual([]);
+    expect(lines).toStrictEqual([]);
   });
 
   it(`judges the operator's own window from ${HEALTH_MIN_SESSIONS} outcomes, its country's below`, async () => {
@@ -50,7 +50,7 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     s.now += HEALTH_WINDOW_MS;
     expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
     expect(watch.report()[0]).toMatchObject({ level: 'country', recent: { ended: 40, completion: 1 } });
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
 
     const t = shared();
     const other = instance(t);
@@ -77,7 +77,7 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     expect(other.lines.join('\n')).toMatch(
       /method health changed.*flash_call.*\+7985.*degraded.*healthy.*operator/,
     );
-    expect(lines).toEqual([]);
+    expect(lines).toStrictEqual([]);
   });
 
   /** A weak operator (half its outcomes verified over the week) in a strong country (nine in ten). */
@@ -218,9 +218,11 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     windowOf(s, DROP, { started: 60, delivered: 60, verified: 50, rescued: 10 });
     s.now += HEALTH_WINDOW_MS;
     await Promise.all([watch.refresh('flash_call', MSK), watch.refresh('flash_call', SPB)]);
-    expect([watch.state('flash_call', MSK), watch.state('flash_call', SPB), watch.state('sms', MSK)]).toEqual(
-      ['degraded', 'healthy', 'healthy'],
-    );
+    expect([
+      watch.state('flash_call', MSK),
+      watch.state('flash_call', SPB),
+      watch.state('sms', MSK),
+    ]).toStrictEqual(['degraded', 'healthy', 'healthy']);
   });
 });
 
@@ -236,7 +238,9 @@ describe('MethodHealthWatch: the event', () => {
     expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
     s.now += 1_000;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('degraded');
-    expect([...a.events, ...b.events].map((e) => [e.state, e.registration])).toEqual([['degraded', 'shop']]);
+    expect([...a.events, ...b.events].map((e) => [e.state, e.registration])).toStrictEqual([
+      ['degraded', 'shop'],
+    ]);
     expect(Object.keys(a.events[0]!)).toContain('registration');
   });
 
@@ -265,7 +269,7 @@ describe('MethodHealthWatch: the event', () => {
     expect(await a.watch.refresh('flash_call', MSK)).toBe('healthy');
     s.now += 1_000;
     expect(await b.watch.refresh('flash_call', MSK)).toBe('healthy');
-    expect([...a.events, ...b.events].map((e) => `${e.previous}>${e.state}`)).toEqual([
+    expect([...a.events, ...b.events].map((e) => `${e.previous}>${e.state}`)).toStrictEqual([
       'healthy>degraded',
       'degraded>healthy',
       'healthy>degraded',
@@ -299,7 +303,7 @@ describe('MethodHealthWatch: a listener throwing what is not an Error', () => {
     windowOf(s, DROP);
     s.now += HEALTH_WINDOW_MS;
     await watch.refresh('flash_call', MSK);
-    expect(lines.filter((l) => l.includes('listener of a method health event failed'))).toEqual([
+    expect(lines.filter((l) => l.includes('listener of a method health event failed'))).toStrictEqual([
       expect.stringMatching(/ error=unknown( |$)/),
     ]);
     expect(lines.join('\n')).not.toContain('a string');

@@ -58,7 +58,7 @@ describe('MethodStats: what the figures answer', () => {
     expect(figures.msgr1_otp).toMatchObject({ started: 1, expired: 1, charged: rub(0.9) });
     expect(figures.other).toMatchObject({ started: 1, charged: rub(1.1) });
     // Methods that started nothing are absent.
-    expect(Object.keys(figures).sort()).toEqual(['msgr1_otp', 'other', 'reverse_flash_call', 'sms']);
+    expect(Object.keys(figures).sort()).toStrictEqual(['msgr1_otp', 'other', 'reverse_flash_call', 'sms']);
   });
 
   it('costs per verified user: everything charged over the verified ones, to the kopeck', async () => {
@@ -99,7 +99,7 @@ describe('MethodStats: what the figures answer', () => {
     expect((await fx.stats.figures({ days: 35 })).sms).toMatchObject({ started: 3, verified: 2 });
     // Started at 23:00 two days ago, verified after midnight: both count on the day it started.
     expect((await fx.stats.figures({ days: 3 })).sms).toMatchObject({ started: 1, verified: 1 });
-    expect(await fx.stats.figures({ days: 2 })).toEqual({});
+    expect(await fx.stats.figures({ days: 2 })).toStrictEqual({});
     // The counters of the oldest session expire 35 days after they were written.
     fx.now = NOON + 4 * DAY + 1;
     expect((await fx.stats.figures({ days: 35 })).sms).toMatchObject({ started: 2 });
@@ -114,7 +114,7 @@ describe('MethodStats: what the figures answer', () => {
       expect((await fx.stats.figures({ country })).sms!.started).toBe(2);
     expect((await fx.stats.figures({ country: 'GB' })).sms!.started).toBe(1);
     expect((await fx.stats.figures({ country: 'unknown' })).sms!.started).toBe(1);
-    expect(await fx.stats.figures({ country: '1' })).toEqual({});
+    expect(await fx.stats.figures({ country: '1' })).toStrictEqual({});
     expect((await fx.stats.figures()).sms!.started).toBe(4);
     expect(callingCodeOf('+447911123456')).toBe('44');
     expect(callingCodeOf('not a number')).toBe('unknown');
@@ -154,12 +154,12 @@ describe('MethodStats: what the figures answer', () => {
     const of = (name: string) => json.find((m) => m.name === name)!.values;
     expect(
       of('unit_method_sessions_total').map((v) => [v.labels.outcome, v.labels.country, v.value]),
-    ).toEqual([
+    ).toStrictEqual([
       ['started', '7', 1],
       ['delivered', '7', 1],
       ['verified', '7', 1],
     ]);
-    expect(of('unit_method_charged_total')).toEqual([
+    expect(of('unit_method_charged_total')).toStrictEqual([
       expect.objectContaining({ labels: { method: 'flash_call', currency: 'RUB' }, value: 0.8 }),
     ]);
     const histogram = of('unit_method_time_to_verify_seconds');

@@ -34,7 +34,7 @@ describe('MethodStats: unverified ends', () => {
     // Seen first when it had failed already, with no evidence: its start and end counted together.
     await fx.stats.tally({ ...session(rfc), status: 'failed' }, 'client:x', 'mobile');
 
-    expect((await fx.stats.learningSamples()).reverse_flash_call).toEqual({
+    expect((await fx.stats.learningSamples()).reverse_flash_call).toStrictEqual({
       started: 2,
       verified: 1,
       callers: 2,
@@ -78,7 +78,7 @@ describe('MethodStats: unverified ends', () => {
     const figures = await stats.figures();
     expect(figures.sms).toMatchObject({ started: 1, delivered: 1, verified: 1 });
     expect(figures.reverse_flash_call).toBeUndefined();
-    expect(warnings).toEqual([]);
+    expect(warnings).toStrictEqual([]);
   });
 });
 
@@ -90,14 +90,14 @@ describe('MethodStats: money and the logs', () => {
       await stats.flush();
     };
     await free();
-    expect((await stats.figures()).sms!.charged).toEqual(rub(0));
+    expect((await stats.figures()).sms!.charged).toStrictEqual(rub(0));
     await stats.tally(session({ method: 'msgr1_otp', cost: { amount: 0.05, currency: 'USD' } }));
     await stats.flush();
     await free();
     const figures = await stats.figures();
-    expect(figures.msgr1_otp!.charged).toEqual({ amount: 0.05, currency: 'USD' });
+    expect(figures.msgr1_otp!.charged).toStrictEqual({ amount: 0.05, currency: 'USD' });
     expect(figures.sms).toMatchObject({ started: 2, charged: { amount: 0, currency: 'USD' } });
-    expect(warnings).toEqual([]);
+    expect(warnings).toStrictEqual([]);
   });
 
   it('a batch the store refuses is logged with how many counters it held and why', async () => {
@@ -111,7 +111,7 @@ describe('MethodStats: money and the logs', () => {
     await stats.tally(session({ method: 'msgr1_otp', cost: rub(0.9) }));
     await stats.flush();
     // Started in its country and in all, charged in both, and started in its five cells.
-    expect(warnings).toEqual([
+    expect(warnings).toStrictEqual([
       {
         message: 'method figures: counts could not be added to the store',
         fields: { counters: 9, error: expect.stringContaining('store down') },

@@ -103,8 +103,8 @@ describe('MethodStats: each transition counted once, by method and calling code'
     // Only each number's admission (read the decision, claim the number, remember the decision: the
     // start's claim too) so far: another instance reads nothing yet.
     const admitted = ['get', 'setIfAbsent', 'setIfAbsent'];
-    expect(calls.filter((c) => c !== 'now')).toEqual([...admitted, ...admitted]);
-    expect(await fx.stats.figures()).toEqual({});
+    expect(calls.filter((c) => c !== 'now')).toStrictEqual([...admitted, ...admitted]);
+    expect(await fx.stats.figures()).toStrictEqual({});
 
     const claimed = calls.length;
     await counter.flush();
@@ -115,7 +115,7 @@ describe('MethodStats: each transition counted once, by method and calling code'
         .slice(claimed)
         .filter((c) => c !== 'now')
         .sort(),
-    ).toEqual([...Array<string>(9).fill('increment'), 'set']);
+    ).toStrictEqual([...Array<string>(9).fill('increment'), 'set']);
     expect((await fx.stats.figures()).msgr1_otp).toMatchObject({ started: 2, charged: rub(1.8) });
 
     // Observed again: claimed already, so nothing more is counted.
@@ -144,9 +144,9 @@ describe('MethodStats: each transition counted once, by method and calling code'
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     try {
       await counter.tally(session());
-      expect(await fx.stats.figures()).toEqual({});
+      expect(await fx.stats.figures()).toStrictEqual({});
       await jest.advanceTimersByTimeAsync(STATS_FLUSH_INTERVAL_MS - 1);
-      expect(await fx.stats.figures()).toEqual({});
+      expect(await fx.stats.figures()).toStrictEqual({});
       await jest.advanceTimersByTimeAsync(1);
       expect((await fx.stats.figures()).sms).toMatchObject({ started: 1 });
     } finally {
@@ -168,10 +168,10 @@ describe('MethodStats: each transition counted once, by method and calling code'
     const record = session();
     await failing.tally(record);
     await failing.flush();
-    expect(warnings).toEqual(['method figures: counts could not be added to the store']);
+    expect(warnings).toStrictEqual(['method figures: counts could not be added to the store']);
     await failing.tally(record); // claimed: not added again
     await fx.stats.tally(record);
     await failing.flush();
-    expect(await fx.stats.figures()).toEqual({});
+    expect(await fx.stats.figures()).toStrictEqual({});
   });
 });

@@ -42,7 +42,7 @@ describe('MethodStats: what other instances left in the store', () => {
       charged: { amount: 6, currency: 'USD' },
       costPerVerified: { amount: 3, currency: 'USD' },
     });
-    expect((await fx.stats.learningSamples()).sms).toEqual({ started: 3, verified: 2, callers: 3 });
+    expect((await fx.stats.learningSamples()).sms).toStrictEqual({ started: 3, verified: 2, callers: 3 });
     // Starts without a device hint: their moment group and cells are `unhinted`.
     expect(await fx.stats.timeToVerify('reverse_flash_call', '7', undefined, 7)).toMatchObject({
       started: 2,
@@ -50,7 +50,7 @@ describe('MethodStats: what other instances left in the store', () => {
       left: 1,
     });
     const cells = figureCells('+79123000001', undefined);
-    expect(cells).toEqual(['7~912.unhinted', '7~.unhinted', 'all~.unhinted', '7~912', '7~*']);
+    expect(cells).toStrictEqual(['7~912.unhinted', '7~.unhinted', 'all~.unhinted', '7~912', '7~*']);
     expect((await fx.stats.cellSums('reverse_flash_call', cells, 7))[0]).toMatchObject({
       expired: 1,
       rescued: 1,
@@ -88,7 +88,7 @@ describe('MethodStats: what other instances left in the store', () => {
       ended: 1,
     });
     // The older admission names no caller: its abandoned end is unproven.
-    expect((await fx.stats.learningSamples()).reverse_flash_call).toEqual({
+    expect((await fx.stats.learningSamples()).reverse_flash_call).toStrictEqual({
       started: 1,
       verified: 1,
       callers: 1,

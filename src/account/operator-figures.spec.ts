@@ -42,7 +42,7 @@ describe('operator figures', () => {
       .map((line) => line.split(' ')[0]!)
       .filter((key) => key.startsWith('stats:') && key !== 'stats:currency');
     const day = new Date(NOON).toISOString().slice(0, 10);
-    expect(keys).toEqual(
+    expect(keys).toStrictEqual(
       expect.arrayContaining([
         `stats:${day}:sms:7~985.desktop:started`,
         `stats:${day}:sms:7~985.desktop:verified`,
@@ -55,7 +55,7 @@ describe('operator figures', () => {
     for (const key of keys)
       expect(key).toMatch(/^stats:\d{4}-\d\d-\d\d:[a-z0-9_]+:[a-z0-9]+(~([0-9]*|\*)(\.[a-z]+)?)?:[a-z0-9]+$/);
     // Money and callers stay in the country's figures.
-    expect(keys.filter((key) => key.includes('~985') && /:(charged|callers)$/.test(key))).toEqual([]);
+    expect(keys.filter((key) => key.includes('~985') && /:(charged|callers)$/.test(key))).toStrictEqual([]);
   });
 
   it('pools upward while a cell holds fewer than the minimum: at the bound the operator cell counts', async () => {
@@ -91,7 +91,7 @@ describe('operator figures', () => {
     const farm = Array.from({ length: 10 }, (_, i) => `farm-${i}`);
     for (const network of [...farm, ...farm, ...farm]) await ended('958', false, 'mobile', network);
     const [operator, country] = await read('sms', ['7~958.mobile', '7~.mobile'], 1);
-    expect([operator!.expired, country!.expired]).toEqual([
+    expect([operator!.expired, country!.expired]).toStrictEqual([
       10 * CELL_SHARE_PER_NETWORK,
       10 * CELL_SHARE_PER_NETWORK,
     ]);

@@ -47,19 +47,19 @@ function book(methodsFromAccount: boolean) {
 describe('PriceBook: the methods offered', () => {
   it('methods not given: every default before the first read, then those the list prices, in their order', async () => {
     const b = book(true);
-    expect(b.book.offeredNow()).toEqual(DEFAULTS);
+    expect(b.book.offeredNow()).toStrictEqual(DEFAULTS);
     expect(b.reads).toBe(0);
-    expect(await b.book.offered()).toEqual(['flash_call', 'sms']);
-    expect(b.book.offeredNow()).toEqual(['flash_call', 'sms']);
-    expect(b.warnings).toEqual([]);
+    expect(await b.book.offered()).toStrictEqual(['flash_call', 'sms']);
+    expect(b.book.offeredNow()).toStrictEqual(['flash_call', 'sms']);
+    expect(b.warnings).toStrictEqual([]);
   });
 
   it('a list naming none of the defaults offers all of them, and says so once', async () => {
     const b = book(true);
     b.prices = { prices: [{ method: 'voice', price: RUB(2) }] };
-    expect(await b.book.offered()).toEqual(DEFAULTS);
-    expect(b.book.offeredNow()).toEqual(DEFAULTS);
-    expect(b.warnings).toEqual([
+    expect(await b.book.offered()).toStrictEqual(DEFAULTS);
+    expect(b.book.offeredNow()).toStrictEqual(DEFAULTS);
+    expect(b.warnings).toStrictEqual([
       'methods: the price list names none of the default methods; offering all of them',
     ]);
   });
@@ -67,20 +67,20 @@ describe('PriceBook: the methods offered', () => {
   it('an empty list offers all of them too', async () => {
     const b = book(true);
     b.prices = { prices: [] };
-    expect(await b.book.offered()).toEqual(DEFAULTS);
+    expect(await b.book.offered()).toStrictEqual(DEFAULTS);
   });
 
   it('no list ever read (the API down): every default', async () => {
     const b = book(true);
     b.fails = true;
-    expect(await b.book.offered()).toEqual(DEFAULTS);
+    expect(await b.book.offered()).toStrictEqual(DEFAULTS);
   });
 
   it('methods given by the host: exactly those, whatever the list, without asking the API', async () => {
     const b = book(false);
-    expect(await b.book.offered()).toEqual(DEFAULTS);
+    expect(await b.book.offered()).toStrictEqual(DEFAULTS);
     expect(b.reads).toBe(0);
     await b.book.fetch();
-    expect(b.book.offeredNow()).toEqual(DEFAULTS);
+    expect(b.book.offeredNow()).toStrictEqual(DEFAULTS);
   });
 });

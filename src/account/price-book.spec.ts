@@ -64,7 +64,7 @@ describe('PriceBook', () => {
       ],
     };
     const list = await prices.latest();
-    expect([...(list?.minorByMethod ?? [])]).toEqual([['voice', 400]]);
+    expect([...(list?.minorByMethod ?? [])]).toStrictEqual([['voice', 400]]);
     expect(list?.prices).toBe(state.prices);
   });
 
@@ -75,7 +75,7 @@ describe('PriceBook', () => {
     clock.now += TTL_MS;
     expect(await prices.latest()).toBe(first);
     expect(state.reads).toBe(2);
-    expect(state.warnings).toEqual([
+    expect(state.warnings).toStrictEqual([
       {
         message: 'prices could not be read; the last list read stands until they can',
         context: { age_ms: TTL_MS, error: 'TypeError: socket hang up' },
@@ -104,7 +104,7 @@ describe('PriceBook', () => {
     expect(await prices.latest()).toBeUndefined();
     await expect(prices.fetch()).rejects.toBe('secret-bearing text');
     // A thrown value that is not an Error is logged by its type only.
-    expect(state.warnings.map((w) => w.context)).toEqual([
+    expect(state.warnings.map((w) => w.context)).toStrictEqual([
       { age_ms: null, error: 'string' },
       { age_ms: null, error: 'string' },
     ]);

@@ -15,7 +15,7 @@ describe('method names', () => {
     expect(toWireMethod('reverse_flash_call')).toBe('reverse_flash_call');
     expect(
       toInitiateRequestWire({ phoneNumber: '+79123456789', method: 'msgr1_otp', expirySeconds: 120 }),
-    ).toEqual({
+    ).toStrictEqual({
       phone_number: '+79123456789',
       method: 'msgr1_otp',
       expiry_seconds: 120,

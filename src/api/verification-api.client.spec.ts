@@ -93,13 +93,13 @@ describe('unknown methods and statuses from the wire', () => {
     expect(session.method).toBe('carrier_pigeon');
     expect(session.status).toBe('in_flight');
     expect(session.expiresAt).toBeUndefined();
-    expect(session.createdAt).toEqual(new Date('2026-10-01T12:00:00Z'));
+    expect(session.createdAt).toStrictEqual(new Date('2026-10-01T12:00:00Z'));
   });
 
   it('keeps unknown keys of by_method and by_status', async () => {
     const usage = await client.getUsage();
-    expect(usage.byMethod).toEqual({ carrier_pigeon: 1, msgr1_otp: 1 });
-    expect(usage.byStatus).toEqual({ in_flight: 1, verified: 1 });
+    expect(usage.byMethod).toStrictEqual({ carrier_pigeon: 1, msgr1_otp: 1 });
+    expect(usage.byStatus).toStrictEqual({ in_flight: 1, verified: 1 });
   });
 
   it('reuses keep-alive connections for consecutive calls (the sandbox does not expose its sockets)', async () => {

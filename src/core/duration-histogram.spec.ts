@@ -10,7 +10,7 @@ const BOUNDS = [10, 20, 40];
 
 describe('duration histogram: fixed buckets and the median estimated from them', () => {
   it('puts a duration in the first bucket whose bound holds it; past the last bound in the overflow bucket', () => {
-    expect([0, 10, 11, 20, 21, 40, 41, 1e9].map((ms) => bucketIndex(ms, BOUNDS))).toEqual([
+    expect([0, 10, 11, 20, 21, 40, 41, 1e9].map((ms) => bucketIndex(ms, BOUNDS))).toStrictEqual([
       0, 0, 1, 1, 2, 2, 3, 3,
     ]);
     expect(bucketIndex(5_000)).toBe(0);

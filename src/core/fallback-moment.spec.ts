@@ -75,14 +75,14 @@ describe('probe steps: the figures of a method whose code is typed in the page c
     const probes = ids.filter((id) => isProbeStep('flash_call', id));
     expect(probes.length).toBeGreaterThan(2000 / PROBE_EVERY / 2);
     expect(probes.length).toBeLessThan((2000 / PROBE_EVERY) * 2);
-    expect(ids.filter((id) => isProbeStep('flash_call', id))).toEqual(probes);
-    expect(ids.filter((id) => isProbeStep('sms', id))).toEqual(probes);
+    expect(ids.filter((id) => isProbeStep('flash_call', id))).toStrictEqual(probes);
+    expect(ids.filter((id) => isProbeStep('sms', id))).toStrictEqual(probes);
   });
 
   it('a reverse call is placed whatever the page shows: never a probe, every session informs the moment', () => {
     expect(ids.some((id) => isProbeStep('reverse_flash_call', id))).toBe(false);
     expect(ids.every((id) => informsFallbackMoment('reverse_flash_call', id))).toBe(true);
-    expect(ids.filter((id) => informsFallbackMoment('flash_call', id))).toEqual(
+    expect(ids.filter((id) => informsFallbackMoment('flash_call', id))).toStrictEqual(
       ids.filter((id) => isProbeStep('flash_call', id)),
     );
   });
@@ -115,14 +115,14 @@ describe('matureFigures: the figures of the steps started a ceiling ago or more'
   const now = { started: 100, ended: 30, left: 0, buckets: [12, 12, 4, 2, 0] };
 
   it('every step’s figures until a read a ceiling old is known', () => {
-    expect(matureFigures(now, undefined, 80_000, BOUNDS)).toEqual({ ended: 30, buckets: now.buckets });
+    expect(matureFigures(now, undefined, 80_000, BOUNDS)).toStrictEqual({ ended: 30, buckets: now.buckets });
   });
 
   it('verifications since then of steps started after it taken out, steps started before it still pending counted as ended', () => {
     // 20 verified in the 80 s since: one verified τ after its start is of a later step with
     // probability 1 − τ ÷ 80 s (τ at its bucket's bound): 8.75 + 4.5 + 1 + 0 of them.
     const mature = matureFigures(now, then, 80_000, BOUNDS);
-    expect(mature.buckets).toEqual([3.25, 7.5, 3, 2, 0]);
+    expect(mature.buckets).toStrictEqual([3.25, 7.5, 3, 2, 0]);
     // 15.75 of the 50 steps started before then ended, the other 34.25 are still pending: all 50 count.
     expect(mature.ended).toBeCloseTo(50);
   });
@@ -152,7 +152,7 @@ describe('fallback moment: edges', () => {
     const then = { started: 10, ended: 3, left: 0, buckets };
     // 20 started, 5 ended, 3 left: of the 10 started before then, 8 closed, 2 stalled.
     const now = { started: 20, ended: 5, left: 3, buckets };
-    expect(matureFigures(now, then, 80_000, BOUNDS)).toEqual({ ended: 7, buckets });
+    expect(matureFigures(now, then, 80_000, BOUNDS)).toStrictEqual({ ended: 7, buckets });
   });
 
   it('sumMomentCounts adds the groups, bucket by bucket, the shorter ones padded', () => {
@@ -161,7 +161,7 @@ describe('fallback moment: edges', () => {
         { started: 3, ended: 2, left: 1, buckets: [1, 1] },
         { started: 5, ended: 4, left: 0, buckets: [0, 2, 3] },
       ]),
-    ).toEqual({ started: 8, ended: 6, left: 1, buckets: [1, 3, 3] });
-    expect(sumMomentCounts([])).toEqual({ started: 0, ended: 0, left: 0, buckets: [] });
+    ).toStrictEqual({ started: 8, ended: 6, left: 1, buckets: [1, 3, 3] });
+    expect(sumMomentCounts([])).toStrictEqual({ started: 0, ended: 0, left: 0, buckets: [] });
   });
 });

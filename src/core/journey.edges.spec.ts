@@ -30,7 +30,7 @@ function session(
 
 describe('device hints', () => {
   it('mobile and desktop, nothing else', () => {
-    expect(DEVICE_HINTS).toEqual(['mobile', 'desktop']);
+    expect(DEVICE_HINTS).toStrictEqual(['mobile', 'desktop']);
     expect(isDeviceHint('mobile')).toBe(true);
     expect(isDeviceHint('desktop')).toBe(true);
     for (const value of ['tablet', 'Mobile', '', undefined, null, 1]) expect(isDeviceHint(value)).toBe(false);
@@ -40,7 +40,7 @@ describe('device hints', () => {
 describe('oneStepJourney: a session without an owner or a device hint', () => {
   it('holds neither', () => {
     const journey = oneStepJourney(session('r1', 'sms'));
-    expect(journey).toEqual({
+    expect(journey).toStrictEqual({
       journeyId: 'r1',
       phoneNumber: '+79123456789',
       steps: [{ requestId: 'r1', method: 'sms', startedAt: NOW }],
@@ -61,11 +61,14 @@ describe('answeringSession: edges', () => {
       { ...first, status: 'verified', verifiedAt: NOW + 1 },
       { ...second, status: 'verified', verifiedAt: NOW + 2 },
     ];
-    expect(answeringSession(journey, both, both[1]!)).toEqual({ status: 'verified', record: both[1] });
+    expect(answeringSession(journey, both, both[1]!)).toStrictEqual({ status: 'verified', record: both[1] });
   });
 
   it('a step the store has no record of is skipped', () => {
-    expect(answeringSession(journey, [null, second], second)).toEqual({ status: 'sent', record: second });
+    expect(answeringSession(journey, [null, second], second)).toStrictEqual({
+      status: 'sent',
+      record: second,
+    });
   });
 });
 
@@ -97,30 +100,30 @@ describe('switchable methods and named retries', () => {
   });
 
   it('none once the journey is canceled or verified, or has used its steps', () => {
-    expect(switchableMethods(request())).toEqual(['reverse_flash_call', 'flash_call']);
-    expect(switchableMethods(request({ status: 'canceled' }))).toEqual([]);
-    expect(switchableMethods(request({ status: 'verified' }))).toEqual([]);
+    expect(switchableMethods(request())).toStrictEqual(['reverse_flash_call', 'flash_call']);
+    expect(switchableMethods(request({ status: 'canceled' }))).toStrictEqual([]);
+    expect(switchableMethods(request({ status: 'verified' }))).toStrictEqual([]);
     const two = withStep(oneStepJourney(first), { requestId: 'r2', method: 'flash_call', startedAt: NOW });
-    expect(switchableMethods(request({ journey: two, maxSteps: 3 }))).toEqual([
+    expect(switchableMethods(request({ journey: two, maxSteps: 3 }))).toStrictEqual([
       'reverse_flash_call',
       'flash_call',
     ]);
-    expect(switchableMethods(request({ journey: two, maxSteps: 2 }))).toEqual([]);
+    expect(switchableMethods(request({ journey: two, maxSteps: 2 }))).toStrictEqual([]);
   });
 
   it('a named method is taken only if it is the one named, among the remaining or the retriable', () => {
     const retriable: KnownVerificationMethod[] = ['reverse_flash_call', 'msgr2_bot'];
     const retry = request({ remaining: ['sms'], retriable });
-    expect(decideSwitch({ ...retry, named: 'msgr2_bot' })).toEqual({ method: 'msgr2_bot' });
-    expect(decideSwitch({ ...retry, named: 'flash_call' })).toEqual({
+    expect(decideSwitch({ ...retry, named: 'msgr2_bot' })).toStrictEqual({ method: 'msgr2_bot' });
+    expect(decideSwitch({ ...retry, named: 'flash_call' })).toStrictEqual({
       refusal: { code: 'method_not_available', available: ['sms'] },
     });
   });
 
   it('a retriable method whose price brings the journey exactly to its ceiling is taken', () => {
     const retry = request({ remaining: [], retriable: ['reverse_flash_call'], named: 'reverse_flash_call' });
-    expect(decideSwitch({ ...retry, maxCostMinor: 325 })).toEqual({ method: 'reverse_flash_call' });
-    expect(decideSwitch({ ...retry, maxCostMinor: 324 })).toEqual({
+    expect(decideSwitch({ ...retry, maxCostMinor: 325 })).toStrictEqual({ method: 'reverse_flash_call' });
+    expect(decideSwitch({ ...retry, maxCostMinor: 324 })).toStrictEqual({
       refusal: { code: 'journey_limit_reached', limit: 'max_cost' },
     });
   });

@@ -53,7 +53,7 @@ const NO_EXCLUSIONS = { mobile: [], desktop: [] };
 describe('a journey of one step is its first session alone', () => {
   it('named by the session, with its number, owner and method', () => {
     const journey = oneStepJourney(session('r1', 'sms'), 'desktop');
-    expect(journey).toEqual({
+    expect(journey).toStrictEqual({
       journeyId: 'r1',
       phoneNumber: '+79123456789',
       owner: 'alice',
@@ -63,7 +63,7 @@ describe('a journey of one step is its first session alone', () => {
     });
     expect(
       methodsTried(withStep(journey, { requestId: 'r2', method: 'flash_call', startedAt: NOW })),
-    ).toEqual(['sms', 'flash_call']);
+    ).toStrictEqual(['sms', 'flash_call']);
   });
 });
 
@@ -73,12 +73,15 @@ describe('answeringSession: the status the frontend sees', () => {
   const journey = withStep(oneStepJourney(first), { requestId: 'r2', method: 'flash_call', startedAt: NOW });
 
   it('the current step answers while nothing is verified', () => {
-    expect(answeringSession(journey, [first, second], second)).toEqual({ status: 'sent', record: second });
+    expect(answeringSession(journey, [first, second], second)).toStrictEqual({
+      status: 'sent',
+      record: second,
+    });
   });
 
   it('a switched-away step that verified makes the journey verified, with that session', () => {
     const verified = { ...first, status: 'verified', verifiedAt: NOW + 5 };
-    expect(answeringSession(journey, [verified, second], second)).toEqual({
+    expect(answeringSession(journey, [verified, second], second)).toStrictEqual({
       status: 'verified',
       record: verified,
     });
@@ -87,7 +90,7 @@ describe('answeringSession: the status the frontend sees', () => {
   it('canceled wins over everything, the current session answering', () => {
     const canceled = { ...journey, canceledAt: NOW };
     const verified = { ...first, status: 'verified' };
-    expect(answeringSession(canceled, [verified, second], second)).toEqual({
+    expect(answeringSession(canceled, [verified, second], second)).toStrictEqual({
       status: 'canceled',
       record: second,
     });
@@ -101,21 +104,21 @@ describe('remainingMethods: the policy order, less those tried and excluded for 
   const order: KnownVerificationMethod[] = ['reverse_flash_call', 'flash_call', 'msgr2_bot', 'sms'];
   it('drops tried methods and the device exclusions, keeping the order', () => {
     const journey: JourneyRecord = { ...oneStepJourney(session('r1', 'flash_call')), device: 'desktop' };
-    expect(remainingMethods(order, journey, NO_EXCLUSIONS)).toEqual([
+    expect(remainingMethods(order, journey, NO_EXCLUSIONS)).toStrictEqual([
       'reverse_flash_call',
       'msgr2_bot',
       'sms',
     ]);
     expect(
       remainingMethods(order, journey, { mobile: ['sms'], desktop: ['reverse_flash_call', 'msgr2_bot'] }),
-    ).toEqual(['sms']);
+    ).toStrictEqual(['sms']);
     // No device hint: nothing is excluded.
     expect(
       remainingMethods(order, oneStepJourney(session('r1', 'sms')), {
         mobile: ['flash_call'],
         desktop: ['flash_call'],
       }),
-    ).toEqual(['reverse_flash_call', 'flash_call', 'msgr2_bot']);
+    ).toStrictEqual(['reverse_flash_call', 'flash_call', 'msgr2_bot']);
   });
 });
 
@@ -130,13 +133,13 @@ describe('retriableMethods: tried methods charged on proof, which a graded answe
       }),
       { requestId: 'r3', method: 'flash_call', startedAt: NOW },
     );
-    expect(retriableMethods(order, tried, NO_EXCLUSIONS)).toEqual(['reverse_flash_call', 'msgr2_bot']);
+    expect(retriableMethods(order, tried, NO_EXCLUSIONS)).toStrictEqual(['reverse_flash_call', 'msgr2_bot']);
     const desktop: JourneyRecord = { ...tried, device: 'desktop' };
-    expect(retriableMethods(order, desktop, { mobile: [], desktop: ['reverse_flash_call'] })).toEqual([
+    expect(retriableMethods(order, desktop, { mobile: [], desktop: ['reverse_flash_call'] })).toStrictEqual([
       'msgr2_bot',
     ]);
     // No longer offered by the account: not offered again.
-    expect(retriableMethods(['flash_call', 'sms'], tried, NO_EXCLUSIONS)).toEqual([]);
+    expect(retriableMethods(['flash_call', 'sms'], tried, NO_EXCLUSIONS)).toStrictEqual([]);
   });
 });
 
@@ -174,15 +177,15 @@ describe('money: journeyExposureMinor (ceiling) and journeyCost (events)', () =>
     const otp = session('r2', 'msgr1_otp', 'expired'); // charged at initiation
     const call = session('r3', 'reverse_flash_call', 'expired'); // never charged
     expect(journeyExposureMinor([sms, otp, call, null], chargedCost)).toBe(300 + 90);
-    expect(journeyCost([sms, otp, call], chargedCost)).toEqual({ amount: 0.9, currency: 'RUB' });
+    expect(journeyCost([sms, otp, call], chargedCost)).toStrictEqual({ amount: 0.9, currency: 'RUB' });
   });
 
   it('adds in minor units (no floating-point drift) and follows the billing rule', () => {
     const rfc = session('r1', 'reverse_flash_call', 'verified');
     const flash = session('r2', 'flash_call', 'delivered');
     const otp = session('r3', 'msgr1_otp', 'sent');
-    expect(journeyCost([otp, flash, rfc], chargedCost)).toEqual({ amount: 1.95, currency: 'RUB' });
-    expect(journeyCost([session('r4', 'sms', 'expired')], chargedCost)).toEqual({
+    expect(journeyCost([otp, flash, rfc], chargedCost)).toStrictEqual({ amount: 1.95, currency: 'RUB' });
+    expect(journeyCost([session('r4', 'sms', 'expired')], chargedCost)).toStrictEqual({
       amount: 0,
       currency: 'RUB',
     });
@@ -192,7 +195,7 @@ describe('money: journeyExposureMinor (ceiling) and journeyCost (events)', () =>
     const unpriced = { ...session('r1', 'sms', 'verified'), cost: undefined };
     expect(journeyCost([unpriced, null], chargedCost)).toBeNull();
     const everything = (record: SessionRecord) => record.cost;
-    expect(journeyCost([session('r1', 'sms', 'expired')], everything)).toEqual({
+    expect(journeyCost([session('r1', 'sms', 'expired')], everything)).toStrictEqual({
       amount: 3,
       currency: 'RUB',
     });
@@ -217,13 +220,13 @@ describe('decideSwitch: where a switch goes, or why not', () => {
   });
 
   it("goes to the policy's next method, or to the one named among those remaining", () => {
-    expect(decideSwitch(request())).toEqual({ method: 'reverse_flash_call' });
-    expect(decideSwitch(request({ named: 'msgr1_otp' }))).toEqual({ method: 'msgr1_otp' });
+    expect(decideSwitch(request())).toStrictEqual({ method: 'reverse_flash_call' });
+    expect(decideSwitch(request({ named: 'msgr1_otp' }))).toStrictEqual({ method: 'msgr1_otp' });
   });
 
   it('refuses a named method that is not remaining (tried, excluded or not offered) with what is', () => {
     for (const named of ['sms', 'operator_id', 'carrier_pigeon'])
-      expect(decideSwitch(request({ named }))).toEqual({
+      expect(decideSwitch(request({ named }))).toStrictEqual({
         refusal: {
           code: 'method_not_available',
           available: ['reverse_flash_call', 'flash_call', 'msgr1_otp'],
@@ -233,33 +236,35 @@ describe('decideSwitch: where a switch goes, or why not', () => {
 
   it('takes a retriable method when named (within the money ceiling), never as the next', () => {
     const retriable: KnownVerificationMethod[] = ['reverse_flash_call'];
-    expect(decideSwitch(request({ remaining: ['sms'], retriable, named: 'reverse_flash_call' }))).toEqual({
+    expect(
+      decideSwitch(request({ remaining: ['sms'], retriable, named: 'reverse_flash_call' })),
+    ).toStrictEqual({
       method: 'reverse_flash_call',
     });
-    expect(decideSwitch(request({ remaining: ['sms'], retriable }))).toEqual({ method: 'sms' });
-    expect(decideSwitch(request({ remaining: [], retriable }))).toEqual({
+    expect(decideSwitch(request({ remaining: ['sms'], retriable }))).toStrictEqual({ method: 'sms' });
+    expect(decideSwitch(request({ remaining: [], retriable }))).toStrictEqual({
       refusal: { code: 'journey_limit_reached', limit: 'methods' },
     });
     expect(
       decideSwitch(request({ remaining: [], retriable, named: 'reverse_flash_call', maxCostMinor: 310 })),
-    ).toEqual({ refusal: { code: 'journey_limit_reached', limit: 'max_cost' } });
+    ).toStrictEqual({ refusal: { code: 'journey_limit_reached', limit: 'max_cost' } });
   });
 
   it('refuses a journey that is over: canceled or verified', () => {
-    expect(decideSwitch(request({ status: 'canceled' }))).toEqual({
+    expect(decideSwitch(request({ status: 'canceled' }))).toStrictEqual({
       refusal: { code: 'not_pending', status: 'canceled' },
     });
-    expect(decideSwitch(request({ status: 'verified' }))).toEqual({
+    expect(decideSwitch(request({ status: 'verified' }))).toStrictEqual({
       refusal: { code: 'not_pending', status: 'verified' },
     });
   });
 
   it('refuses past the ceiling on steps, and when no method is left', () => {
     const two = withStep(oneStepJourney(first), { requestId: 'r2', method: 'flash_call', startedAt: NOW });
-    expect(decideSwitch(request({ journey: two, maxSteps: 2 }))).toEqual({
+    expect(decideSwitch(request({ journey: two, maxSteps: 2 }))).toStrictEqual({
       refusal: { code: 'journey_limit_reached', limit: 'max_steps' },
     });
-    expect(decideSwitch(request({ remaining: [] }))).toEqual({
+    expect(decideSwitch(request({ remaining: [] }))).toStrictEqual({
       refusal: { code: 'journey_limit_reached', limit: 'methods' },
     });
   });
@@ -268,28 +273,28 @@ describe('decideSwitch: where a switch goes, or why not', () => {
     // 3.00 spent, 3.30 allowed: only the 0.25 call fits; named dearer ones are refused.
     expect(
       decideSwitch(request({ maxCostMinor: 330, remaining: ['flash_call', 'reverse_flash_call'] })),
-    ).toEqual({ method: 'reverse_flash_call' });
-    expect(decideSwitch(request({ maxCostMinor: 330, named: 'flash_call' }))).toEqual({
+    ).toStrictEqual({ method: 'reverse_flash_call' });
+    expect(decideSwitch(request({ maxCostMinor: 330, named: 'flash_call' }))).toStrictEqual({
       refusal: { code: 'journey_limit_reached', limit: 'max_cost' },
     });
-    expect(decideSwitch(request({ maxCostMinor: 330, remaining: ['flash_call'] }))).toEqual({
+    expect(decideSwitch(request({ maxCostMinor: 330, remaining: ['flash_call'] }))).toStrictEqual({
       refusal: { code: 'journey_limit_reached', limit: 'max_cost' },
     });
-    expect(switchableMethods({ ...request({ maxCostMinor: 380 }) })).toEqual([
+    expect(switchableMethods({ ...request({ maxCostMinor: 380 }) })).toStrictEqual([
       'reverse_flash_call',
       'flash_call',
     ]);
   });
 
   it('holds a method that is not skippable until its fallback time; a failed one may be left at once', () => {
-    expect(decideSwitch(request({ skippable: false }))).toEqual({
+    expect(decideSwitch(request({ skippable: false }))).toStrictEqual({
       refusal: { code: 'fallback_not_available', availableAt: NOW + 60_000 },
     });
-    expect(decideSwitch(request({ skippable: false, now: NOW + 60_000 }))).toEqual({
+    expect(decideSwitch(request({ skippable: false, now: NOW + 60_000 }))).toStrictEqual({
       method: 'reverse_flash_call',
     });
     const failed = { ...first, status: 'failed' };
-    expect(decideSwitch(request({ skippable: false, status: 'failed', current: failed }))).toEqual({
+    expect(decideSwitch(request({ skippable: false, status: 'failed', current: failed }))).toStrictEqual({
       method: 'reverse_flash_call',
     });
   });

@@ -14,7 +14,7 @@ const ALL = ['sms', 'operator_id', 'msgr1_otp', 'flash_call', 'reverse_flash_cal
 
 describe('rankByPrice: cheapest first', () => {
   it('orders by the current price', () => {
-    expect(rankByPrice(ALL, PRICES)).toEqual([
+    expect(rankByPrice(ALL, PRICES)).toStrictEqual([
       'reverse_flash_call',
       'flash_call',
       'msgr1_otp',
@@ -25,28 +25,28 @@ describe('rankByPrice: cheapest first', () => {
 
   it('puts unpriced methods last and keeps the given order for them and for ties', () => {
     const prices = [...PRICES, { method: 'msgr2_bot', price: rub(0.8) }];
-    expect(rankByPrice(['voice', 'msgr2_bot', 'sms', 'flash_call', 'msgr2_bot_x'], prices)).toEqual([
+    expect(rankByPrice(['voice', 'msgr2_bot', 'sms', 'flash_call', 'msgr2_bot_x'], prices)).toStrictEqual([
       'msgr2_bot',
       'flash_call',
       'sms',
       'voice',
       'msgr2_bot_x',
     ]);
-    expect(rankByPrice(['flash_call', 'msgr2_bot'], prices)).toEqual(['flash_call', 'msgr2_bot']);
+    expect(rankByPrice(['flash_call', 'msgr2_bot'], prices)).toStrictEqual(['flash_call', 'msgr2_bot']);
   });
 
   it('does not change the list it was given', () => {
     const methods = ['sms', 'flash_call'];
     rankByPrice(methods, PRICES);
-    expect(methods).toEqual(['sms', 'flash_call']);
+    expect(methods).toStrictEqual(['sms', 'flash_call']);
   });
 });
 
 describe('rankByCostPerSuccess: price ÷ success rate once sampled', () => {
   it('is the price order while no candidate has enough samples', () => {
     const stats = { sms: { started: 49, verified: 49 }, reverse_flash_call: { started: 10, verified: 0 } };
-    expect(rankByCostPerSuccess(ALL, PRICES, stats, 50)).toEqual(rankByPrice(ALL, PRICES));
-    expect(rankByCostPerSuccess(ALL, PRICES, {}, 0)).toEqual(rankByPrice(ALL, PRICES));
+    expect(rankByCostPerSuccess(ALL, PRICES, stats, 50)).toStrictEqual(rankByPrice(ALL, PRICES));
+    expect(rankByCostPerSuccess(ALL, PRICES, {}, 0)).toStrictEqual(rankByPrice(ALL, PRICES));
   });
 
   it('orders sampled methods by price ÷ verified rate: a cheap method that seldom verifies falls behind', () => {
@@ -55,11 +55,9 @@ describe('rankByCostPerSuccess: price ÷ success rate once sampled', () => {
       flash_call: { started: 100, verified: 40 }, // 0.80 / 0.40 = 2.00
       sms: { started: 100, verified: 90 }, // 3.00 / 0.90 = 3.33
     };
-    expect(rankByCostPerSuccess(['sms', 'flash_call', 'reverse_flash_call'], PRICES, stats, 50)).toEqual([
-      'flash_call',
-      'sms',
-      'reverse_flash_call',
-    ]);
+    expect(
+      rankByCostPerSuccess(['sms', 'flash_call', 'reverse_flash_call'], PRICES, stats, 50),
+    ).toStrictEqual(['flash_call', 'sms', 'reverse_flash_call']);
   });
 
   it('ranks a method not sampled yet at its price ÷ the pooled rate of the sampled ones', () => {
@@ -72,7 +70,7 @@ describe('rankByCostPerSuccess: price ÷ success rate once sampled', () => {
     };
     expect(
       rankByCostPerSuccess(['sms', 'flash_call', 'operator_id', 'msgr1_otp'], PRICES, stats, 50),
-    ).toEqual(['msgr1_otp', 'sms', 'operator_id', 'flash_call']);
+    ).toStrictEqual(['msgr1_otp', 'sms', 'operator_id', 'flash_call']);
   });
 
   it('puts a sampled method that never verified after the others, and unpriced methods last', () => {
@@ -81,7 +79,7 @@ describe('rankByCostPerSuccess: price ÷ success rate once sampled', () => {
       sms: { started: 60, verified: 30 },
       voice: { started: 100, verified: 100 },
     };
-    expect(rankByCostPerSuccess(['voice', 'reverse_flash_call', 'sms'], PRICES, stats, 50)).toEqual([
+    expect(rankByCostPerSuccess(['voice', 'reverse_flash_call', 'sms'], PRICES, stats, 50)).toStrictEqual([
       'sms',
       'reverse_flash_call',
       'voice',
@@ -90,7 +88,7 @@ describe('rankByCostPerSuccess: price ÷ success rate once sampled', () => {
 
   it('when every sampled method never verified, everything costs without bound: price order', () => {
     const stats = { sms: { started: 60, verified: 0 }, flash_call: { started: 60, verified: 0 } };
-    expect(rankByCostPerSuccess(['sms', 'msgr1_otp', 'flash_call'], PRICES, stats, 50)).toEqual([
+    expect(rankByCostPerSuccess(['sms', 'msgr1_otp', 'flash_call'], PRICES, stats, 50)).toStrictEqual([
       'flash_call',
       'msgr1_otp',
       'sms',
@@ -106,12 +104,12 @@ describe('rankByCostPerSuccess: price ÷ success rate once sampled', () => {
         50,
       );
     // flash_call below the threshold competes at 0.80 / pooled 1.0 (sms alone): ahead of sms at 3.00.
-    expect(at(49)).toEqual(['flash_call', 'sms']);
+    expect(at(49)).toStrictEqual(['flash_call', 'sms']);
     // Sampled at 50 with no verification: behind sms.
-    expect(at(50)).toEqual(['sms', 'flash_call']);
+    expect(at(50)).toStrictEqual(['sms', 'flash_call']);
     expect(
       rankByCostPerSuccess(['sms', 'flash_call'], PRICES, { sms: { started: 0, verified: 0 } }, 0),
-    ).toEqual(['flash_call', 'sms']);
+    ).toStrictEqual(['flash_call', 'sms']);
   });
 
   it('refuses a minSamples that is not a non-negative integer', () => {
@@ -133,11 +131,11 @@ describe('rankByCostPerSuccess: a rate is trusted only from minCallers distinct 
       reverse_flash_call: { started: 758, verified: 8, callers: 3 },
       sms: { started: 100, verified: 90, callers: 100 },
     };
-    expect(rankByCostPerSuccess(methods, prices, stats, 50)).toEqual(['sms', 'reverse_flash_call']);
-    expect(rankByCostPerSuccess(methods, prices, stats, 50, 20)).toEqual(['reverse_flash_call', 'sms']);
+    expect(rankByCostPerSuccess(methods, prices, stats, 50)).toStrictEqual(['sms', 'reverse_flash_call']);
+    expect(rankByCostPerSuccess(methods, prices, stats, 50, 20)).toStrictEqual(['reverse_flash_call', 'sms']);
     // From enough callers, the rate is trusted.
     const many = { ...stats, reverse_flash_call: { ...stats.reverse_flash_call, callers: 20 } };
-    expect(rankByCostPerSuccess(methods, prices, many, 50, 20)).toEqual(['sms', 'reverse_flash_call']);
+    expect(rankByCostPerSuccess(methods, prices, many, 50, 20)).toStrictEqual(['sms', 'reverse_flash_call']);
   });
 });
 
@@ -148,14 +146,18 @@ describe('method ranking: the prices read and the error a host reads', () => {
       { method: 'sms', price: rub(0.1) },
       { method: 'flash_call', price: rub(0.8) },
     ];
-    expect(rankByPrice(['sms', 'flash_call'], twice)).toEqual(['flash_call', 'sms']);
+    expect(rankByPrice(['sms', 'flash_call'], twice)).toStrictEqual(['flash_call', 'sms']);
     const notANumber = [
       { method: 'sms', price: rub(Number.NaN) },
       { method: 'flash_call', price: rub(0.8) },
       { method: 'sms', price: rub(0.1) },
     ];
-    expect(rankByPrice(['sms', 'flash_call', 'voice'], notANumber)).toEqual(['sms', 'flash_call', 'voice']);
-    expect(rankByPrice(['sms', 'flash_call'], notANumber.slice(0, 2))).toEqual(['flash_call', 'sms']);
+    expect(rankByPrice(['sms', 'flash_call', 'voice'], notANumber)).toStrictEqual([
+      'sms',
+      'flash_call',
+      'voice',
+    ]);
+    expect(rankByPrice(['sms', 'flash_call'], notANumber.slice(0, 2))).toStrictEqual(['flash_call', 'sms']);
   });
 
   it('a free method that never verified still comes after one that does', () => {
@@ -164,7 +166,7 @@ describe('method ranking: the prices read and the error a host reads', () => {
       { method: 'sms', price: rub(3) },
     ];
     const stats = { reverse_flash_call: { started: 10, verified: 0 }, sms: { started: 10, verified: 5 } };
-    expect(rankByCostPerSuccess(['reverse_flash_call', 'sms'], prices, stats, 1)).toEqual([
+    expect(rankByCostPerSuccess(['reverse_flash_call', 'sms'], prices, stats, 1)).toStrictEqual([
       'sms',
       'reverse_flash_call',
     ]);

@@ -16,7 +16,7 @@ describe('OldestFirst', () => {
     expect(oldest.evict()).toBe('c');
     expect(oldest.evict()).toBe('b');
     expect(oldest.evict()).toBe('d');
-    expect([...map.keys()]).toEqual([]);
+    expect([...map.keys()]).toStrictEqual([]);
   });
 
   it('skips keys deleted by others, and finds keys inserted after it reached the end', () => {
@@ -59,7 +59,7 @@ describe('OldestFirst', () => {
         expect(oldest.evict()).toBe(model.shift());
       }
     }
-    expect([...map.keys()]).toEqual(model);
+    expect([...map.keys()]).toStrictEqual(model);
   });
 
   it('tells its listener of each evicted key and the value it held, after the key left the map', () => {
@@ -70,9 +70,9 @@ describe('OldestFirst', () => {
     const told: [string, number, boolean][] = [];
     const oldest = new OldestFirst(map, (key, value) => told.push([key, value, map.has(key)]));
     expect(oldest.evict()).toBe('a');
-    expect(oldest.evictEntry()).toEqual(['b', 2]);
+    expect(oldest.evictEntry()).toStrictEqual(['b', 2]);
     expect(oldest.evict()).toBeUndefined();
     // evictEntry hands the entry back to its caller instead.
-    expect(told).toEqual([['a', 1, false]]);
+    expect(told).toStrictEqual([['a', 1, false]]);
   });
 });

@@ -88,7 +88,7 @@ suite('option rules', () => {
     ];
     const options = { a: { b: 1, c: 2 } };
     expect(failure(rules, options)?.message).toBe('VerificationModule: option "a.b" first problem');
-    expect(seen).toEqual([1, options.a, options]);
+    expect(seen).toStrictEqual([1, options.a, options]);
   });
 
   it('a rule between fields runs even when they are absent; a rule on the root sees the whole value', () => {
@@ -112,7 +112,7 @@ suite('option rules', () => {
   });
 
   it('rulesUnder moves a table under a prefix', () => {
-    expect(rulesUnder('api', [{ path: 'timeoutMs', checks: [positiveInt] }])).toEqual([
+    expect(rulesUnder('api', [{ path: 'timeoutMs', checks: [positiveInt] }])).toStrictEqual([
       { path: 'api.timeoutMs', checks: [positiveInt] },
     ]);
     expect(
@@ -133,8 +133,8 @@ suite('option rules', () => {
   });
 
   it('isObject is a plain object: not null, not an array', () => {
-    expect([{}, { a: 1 }].map(isObject)).toEqual([true, true]);
-    expect([null, [], 'x', 1, undefined].map(isObject)).toEqual([false, false, false, false, false]);
+    expect([{}, { a: 1 }].map(isObject)).toStrictEqual([true, true]);
+    expect([null, [], 'x', 1, undefined].map(isObject)).toStrictEqual([false, false, false, false, false]);
   });
 
   it('the shared checks say what they expected and what they got', () => {

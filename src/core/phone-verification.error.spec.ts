@@ -83,12 +83,12 @@ describe('PhoneVerificationError, the root of the server side', () => {
       (value): value is { name: string; prototype: unknown } =>
         typeof value === 'function' && (value as { prototype: unknown }).prototype instanceof Error,
     );
-    expect(errorClasses.filter((kind) => !rows.has(kind)).map((kind) => kind.name)).toEqual([]);
+    expect(errorClasses.filter((kind) => !rows.has(kind)).map((kind) => kind.name)).toStrictEqual([]);
   });
 
   it('the rendered line stays an HttpException, the rest never is (a host filter must not render an API 401 as its own)', () => {
     const rendered = thrown.filter(([, error]) => error instanceof HttpException).map(([name]) => name);
-    expect(rendered).toEqual([
+    expect(rendered).toStrictEqual([
       'VerificationError',
       'VerificationClientError',
       'ProtectionRefusal',
@@ -161,10 +161,10 @@ describe('one error family per side, read from the source', () => {
   );
 
   it('every server-side error class is under PhoneVerificationError', () => {
-    expect(joined).toEqual(
+    expect(joined).toStrictEqual(
       new Set(['PhoneVerificationError', 'VerificationError', 'ArgumentRangeError', 'ArgumentTypeError']),
     );
-    expect(outsideFamily(serverFiles, joined)).toEqual([]);
+    expect(outsideFamily(serverFiles, joined)).toStrictEqual([]);
   });
 
   it('the server side throws no error of another family', () => {
@@ -173,11 +173,11 @@ describe('one error family per side, read from the source', () => {
     const bare = serverFiles
       .filter(({ text }) => /new (Range|Type|Syntax|)Error\((?!'Stryker: )/.test(text))
       .map(({ file }) => file);
-    expect(bare).toEqual([]);
+    expect(bare).toStrictEqual([]);
   });
 
   it('every browser-side error class is under VerificationClientError', () => {
     const files = browser.flatMap((dir) => sources(join(root, dir)));
-    expect(outsideFamily(files, new Set(['VerificationClientError']))).toEqual([]);
+    expect(outsideFamily(files, new Set(['VerificationClientError']))).toStrictEqual([]);
   });
 });

@@ -29,17 +29,17 @@ const TABLE: Record<ProtectionRefusalReason, [string, number, string]> = {
 
 describe('protection refusals, every one', () => {
   it('the table names each reason once', () => {
-    expect(Object.keys(PROTECTION_REFUSALS).sort()).toEqual(Object.keys(TABLE).sort());
+    expect(Object.keys(PROTECTION_REFUSALS).sort()).toStrictEqual(Object.keys(TABLE).sort());
   });
 
   it.each(Object.entries(TABLE))('%s → %j', (reason, [errorCode, status, label]) => {
     const refusal = new ProtectionRefusal(reason as ProtectionRefusalReason, 7);
-    expect([refusal.errorCode, refusal.getStatus(), refusalReason(refusal)]).toEqual([
+    expect([refusal.errorCode, refusal.getStatus(), refusalReason(refusal)]).toStrictEqual([
       errorCode,
       status,
       label,
     ]);
-    expect(refusal.extra).toEqual({ reason });
+    expect(refusal.extra).toStrictEqual({ reason });
     expect(refusal.retryAfterSeconds).toBe(7);
   });
 

@@ -82,7 +82,7 @@ describe('protection refusals on the wire', () => {
       const error = new ProtectionRefusal(reason, 7);
       return [reason, error.getStatus(), error.errorCode];
     });
-    expect(wire).toEqual([
+    expect(wire).toStrictEqual([
       ['start_ip_limit', 429, 'rate_limit_exceeded'],
       ['start_phone_limit', 429, 'rate_limit_exceeded'],
       ['start_phone_caller_limit', 429, 'rate_limit_exceeded'],

@@ -9,7 +9,7 @@ import {
 
 describe('protection refusals', () => {
   it('Retry-After is whole seconds rounded up, never below 1 (0 would invite an immediate retry)', () => {
-    expect([0, -5, 1, 999, 1000, 1001, 59_500].map(retryAfterSeconds)).toEqual([1, 1, 1, 1, 1, 2, 60]);
+    expect([0, -5, 1, 999, 1000, 1001, 59_500].map(retryAfterSeconds)).toStrictEqual([1, 1, 1, 1, 1, 2, 60]);
   });
 
   it('a coarse wait is whole 5-minute steps, never shorter than the real wait nor below one step', () => {
@@ -33,12 +33,12 @@ describe('protection refusals', () => {
     });
     expect(cooldown).toBeInstanceOf(ProtectionRefusal);
     expect(cooldown.reason).toBe('resend_cooldown');
-    expect([cooldown.errorCode, cooldown.getStatus(), cooldown.retryAfterSeconds]).toEqual([
+    expect([cooldown.errorCode, cooldown.getStatus(), cooldown.retryAfterSeconds]).toStrictEqual([
       'rate_limit_exceeded',
       429,
       2,
     ]);
-    expect(cooldown.extra).toEqual({
+    expect(cooldown.extra).toStrictEqual({
       reason: 'resend_cooldown',
       resend_available_at: '2026-01-01T00:00:00.000Z',
     });
@@ -50,7 +50,7 @@ describe('protection refusals', () => {
     });
 
     const wrong = protectionRefusal(ProtectionRefusalReason.wrongCodesOwner, 10_000);
-    expect([wrong.errorCode, wrong.getStatus(), wrong.extra, wrong.retryAfterSeconds]).toEqual([
+    expect([wrong.errorCode, wrong.getStatus(), wrong.extra, wrong.retryAfterSeconds]).toStrictEqual([
       'too_many_wrong_codes',
       429,
       { reason: 'wrong_codes_owner' },
@@ -59,7 +59,7 @@ describe('protection refusals', () => {
     expect(wrong.toProblem()).toMatchObject({ detail: 'Too many wrong codes were entered, try again later' });
 
     const cap = protectionRefusal(ProtectionRefusalReason.spendCap, 0);
-    expect([cap.errorCode, cap.getStatus(), cap.extra, cap.retryAfterSeconds]).toEqual([
+    expect([cap.errorCode, cap.getStatus(), cap.extra, cap.retryAfterSeconds]).toStrictEqual([
       'service_unavailable',
       503,
       { reason: 'spend_cap' },

@@ -34,7 +34,7 @@ describe('newSessionRecord: the one way a session record is made', () => {
   it('keeps the start answer as it is, with the owner, the clock and no verification yet', () => {
     expect(
       newSessionRecord(answer, { owner: 'alice', createdAt: NOW, ttlMs: 300_000, as: 'answer' }),
-    ).toEqual({
+    ).toStrictEqual({
       requestId: 'req-1',
       phoneNumber: '+79123456789',
       method: 'operator_id',
@@ -65,7 +65,7 @@ describe('newSessionRecord: the one way a session record is made', () => {
     const found = { ...answer, status: 'verified', awaitingCode: true, verifiedAt: new Date(NOW) };
     const seed = newSessionRecord(found, { owner: 'bob', createdAt: NOW, ttlMs: 300_000, as: 'seed' });
     expect(seed).toMatchObject({ status: 'sent', awaitingCode: false, verifiedAt: null, owner: 'bob' });
-    expect(seed.cost).toEqual(answer.cost);
+    expect(seed.cost).toStrictEqual(answer.cost);
   });
 
   it("the API's created_at and expires_at win; without them, the origin's time and TTL from creation", () => {
@@ -110,7 +110,7 @@ describe('the code field and the follow rules, read from the method traits', () 
             : method === 'msgr2_bot' || method === 'operator_id'
               ? awaitingCode
               : true;
-        expect([method, awaitingCode, awaitsCode(record({ method, awaitingCode }))]).toEqual([
+        expect([method, awaitingCode, awaitsCode(record({ method, awaitingCode }))]).toStrictEqual([
           method,
           awaitingCode,
           expected,
@@ -141,11 +141,11 @@ describe('the code field and the follow rules, read from the method traits', () 
   });
 
   it('sizes the code field: exactly the length the API gave, else the spec bounds, nothing when no code is awaited', () => {
-    expect(codeLengthRange(record({ method: 'sms', codeLength: 6 }))).toEqual({
+    expect(codeLengthRange(record({ method: 'sms', codeLength: 6 }))).toStrictEqual({
       codeLengthMin: 6,
       codeLengthMax: 6,
     });
-    expect(codeLengthRange(record({ method: 'operator_id', awaitingCode: true }))).toEqual({
+    expect(codeLengthRange(record({ method: 'operator_id', awaitingCode: true }))).toStrictEqual({
       codeLengthMin: 4,
       codeLengthMax: 8,
     });
@@ -160,7 +160,7 @@ describe('chargedCost: the money debited so far, by the billing rule of the meth
     chargedCost({ method, status, delivered, cost });
 
   it('reverse flash call: only once verified; an expired or failed one costs nothing', () => {
-    expect(charged('reverse_flash_call', 'verified')).toEqual(cost);
+    expect(charged('reverse_flash_call', 'verified')).toStrictEqual(cost);
     for (const status of ['sent', 'delivered', 'expired', 'failed'])
       expect(charged('reverse_flash_call', status, true)).toBeUndefined();
   });
@@ -169,7 +169,7 @@ describe('chargedCost: the money debited so far, by the billing rule of the meth
     '%s: once delivered, whatever came after; never when the code or call did not go out',
     (method) => {
       for (const status of ['delivered', 'verified', 'expired', 'failed'])
-        expect(charged(method, status, true)).toEqual(cost);
+        expect(charged(method, status, true)).toStrictEqual(cost);
       for (const status of ['sent', 'expired', 'failed'])
         expect(charged(method, status, undefined)).toBeUndefined();
     },
@@ -179,7 +179,7 @@ describe('chargedCost: the money debited so far, by the billing rule of the meth
     '%s: at initiation, whatever became of the attempt',
     (method) => {
       for (const status of ['sent', 'expired', 'failed', 'verified'])
-        expect(charged(method, status, undefined)).toEqual(cost);
+        expect(charged(method, status, undefined)).toStrictEqual(cost);
     },
   );
 
@@ -271,8 +271,8 @@ describe('storedRecord / restoredRecord: a record as the store keeps it', () => 
     );
 
   it('every field reads back as it was, with the id in the key or in the record', () => {
-    expect(roundTrip(whole, true)).toEqual(whole);
-    expect(roundTrip(whole, false)).toEqual(whole);
+    expect(roundTrip(whole, true)).toStrictEqual(whole);
+    expect(roundTrip(whole, false)).toStrictEqual(whole);
     const pending = newSessionRecord(answer, { createdAt: NOW, ttlMs: 300_000, as: 'answer' });
     expect(roundTrip(pending, true)).toEqual(pending);
     // Read under another id, a record holding its own keeps it (a spare test slot's).
@@ -293,7 +293,7 @@ describe('storedRecord / restoredRecord: a record as the store keeps it', () => 
       verifiedAt: null,
       cost: { amount: 3, currency: 'RUB' },
     };
-    expect(storedRecord(pending, true)).toEqual({
+    expect(storedRecord(pending, true)).toStrictEqual({
       p: pending.phoneNumber,
       m: 'sms',
       s: 'sent',
@@ -313,7 +313,7 @@ describe('storedRecord / restoredRecord: a record as the store keeps it', () => 
         JSON.parse(JSON.stringify({ ...older, awaitingCode: true, verifiedAt: NOW + 1_000 })),
         'req-9',
       ),
-    ).toEqual(whole);
+    ).toStrictEqual(whole);
     const pending = {
       phoneNumber: 'x',
       method: 'sms',
@@ -322,7 +322,7 @@ describe('storedRecord / restoredRecord: a record as the store keeps it', () => 
       expiresAt: NOW + 5,
       cost: { amount: 3, currency: 'RUB' },
     };
-    expect(restoredRecord(pending, 'req-1')).toEqual({
+    expect(restoredRecord(pending, 'req-1')).toStrictEqual({
       ...pending,
       requestId: 'req-1',
       awaitingCode: false,

@@ -46,7 +46,7 @@ describe('newSessionRecord: what the module knows beyond the API’s word', () =
     for (const origin of [{}, { suspected: false, rebuilt: false }]) {
       const record = newSessionRecord(answer, { ...origin, createdAt: NOW, ttlMs: 300_000, as: 'answer' });
       for (const key of ['purpose', 'assessment', 'journeyId', 'suspected', 'rebuilt'])
-        expect([key, key in record]).toEqual([key, false]);
+        expect([key, key in record]).toStrictEqual([key, false]);
     }
   });
 });
@@ -98,20 +98,28 @@ describe('storedRecord: the stored form other instances and the next version rea
   };
 
   it('each field under its one letter', () => {
-    expect(storedRecord(whole, false)).toEqual(STORED);
+    expect(storedRecord(whole, false)).toStrictEqual(STORED);
     const { i: _id, ...keyed } = STORED;
-    expect(storedRecord(whole, true)).toEqual(keyed);
+    expect(storedRecord(whole, true)).toStrictEqual(keyed);
   });
 
   it('a record stored in that form reads back whole', () => {
-    expect(restoredRecord(structuredClone(STORED), 'slot-3')).toEqual(whole);
+    expect(restoredRecord(structuredClone(STORED), 'slot-3')).toStrictEqual(whole);
   });
 
   it('a record whose cost is unknown (rebuilt without it) is stored without one and reads back so', () => {
     const unpriced = newSessionRecord(answer, { createdAt: NOW, ttlMs: 300_000, as: 'seed', rebuilt: true });
     expect(unpriced.cost).toBeUndefined();
     const stored = JSON.parse(JSON.stringify(storedRecord(unpriced, true))) as Record<string, unknown>;
-    expect(stored).toEqual({ p: '+79123456789', m: 'sms', s: 'sent', l: 6, c: NOW, e: 300_000, r: true });
+    expect(stored).toStrictEqual({
+      p: '+79123456789',
+      m: 'sms',
+      s: 'sent',
+      l: 6,
+      c: NOW,
+      e: 300_000,
+      r: true,
+    });
     const read = restoredRecord(stored, 'req-1');
     expect(read).toEqual(unpriced);
     expect(read.cost).toBeUndefined();

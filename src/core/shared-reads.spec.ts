@@ -7,7 +7,7 @@ describe('SharedReads', () => {
     let n = 0;
     const read = () => Promise.resolve(++n);
     const [a, b] = await Promise.all([reads.get('k', 0, read), reads.get('k', 0, read)]);
-    expect([a, b, await reads.get('k', 999, read)]).toEqual([1, 1, 1]);
+    expect([a, b, await reads.get('k', 999, read)]).toStrictEqual([1, 1, 1]);
     expect(await reads.get('other', 999, read)).toBe(2);
     expect(await reads.get('k', 1_000, read)).toBe(3);
     expect(await reads.get('k', 1_999, read)).toBe(3);

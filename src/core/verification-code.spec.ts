@@ -28,7 +28,7 @@ describe('verification code: 4 to 8 ASCII digits, nothing else', () => {
   });
 
   it('states the same rule for OpenAPI and refusals', () => {
-    expect(CODE_LENGTH_BOUNDS).toEqual({ min: 4, max: 8 });
+    expect(CODE_LENGTH_BOUNDS).toStrictEqual({ min: 4, max: 8 });
     expect(CODE_PATTERN.source).toBe('^\\d{4,8}$');
     expect(CODE_PATTERN.flags).toBe('');
     expect(CODE_RULE).toBe('4 to 8 digits');

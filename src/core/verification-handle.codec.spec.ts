@@ -69,7 +69,7 @@ describe('VerificationHandleCodec: what a handle is, across deployments and regi
       const handle = sealer.seal('req-1', 'alice');
       const token = sealer.sealJourney(journey, 'alice');
       expect(sealer.open(handle, 'alice')).toBe('req-1');
-      expect(sealer.openJourney(token, 'alice')).toEqual(journey);
+      expect(sealer.openJourney(token, 'alice')).toStrictEqual(journey);
       for (const other of others) {
         expect(other.open(handle, 'alice')).toBeNull();
         expect(other.openJourney(token, 'alice')).toBeNull();

@@ -79,7 +79,7 @@ const EXPECTED: Record<(typeof VERIFICATION_METHODS)[number], MethodTraits> = {
 
 describe('method traits: one table says what each method does differently', () => {
   it.each(VERIFICATION_METHODS)('%s has the traits the spec describes', (method) => {
-    expect(methodTraits(method)).toEqual(EXPECTED[method]);
+    expect(methodTraits(method)).toStrictEqual(EXPECTED[method]);
     expect(pollIntervalMs(method)).toBe(EXPECTED[method].pollIntervalMs);
   });
 
@@ -104,7 +104,7 @@ describe('method traits: one table says what each method does differently', () =
     for (const unknown of ['whatsapp_otp', '', 'msgr1', 'SMS', 'constructor', 'toString', '__proto__']) {
       expect(methodTraits(unknown)).toBe(UNKNOWN_METHOD_TRAITS);
     }
-    expect(UNKNOWN_METHOD_TRAITS).toEqual({
+    expect(UNKNOWN_METHOD_TRAITS).toStrictEqual({
       ...EXPECTED.sms,
       offeredByDefault: false,
       billing: 'on_initiation',
@@ -113,12 +113,12 @@ describe('method traits: one table says what each method does differently', () =
 
   it("bills as the spec's table says: reverse flash call when verified, sms/flash_call/msgr2_bot on delivery, msgr1_otp/operator_id at initiation", () => {
     const by = (billing: string) => VERIFICATION_METHODS.filter((m) => methodTraits(m).billing === billing);
-    expect(by('on_verified')).toEqual(['reverse_flash_call']);
-    expect(by('on_delivery')).toEqual(['flash_call', 'msgr2_bot', 'sms', 'voice']);
-    expect(by('on_initiation')).toEqual(['msgr1_otp', 'operator_id']);
+    expect(by('on_verified')).toStrictEqual(['reverse_flash_call']);
+    expect(by('on_delivery')).toStrictEqual(['flash_call', 'msgr2_bot', 'sms', 'voice']);
+    expect(by('on_initiation')).toStrictEqual(['msgr1_otp', 'operator_id']);
   });
 
   it('offers every method but voice by default, in the list order', () => {
-    expect(DEFAULT_VERIFICATION_METHODS).toEqual(VERIFICATION_METHODS.filter((m) => m !== 'voice'));
+    expect(DEFAULT_VERIFICATION_METHODS).toStrictEqual(VERIFICATION_METHODS.filter((m) => m !== 'voice'));
   });
 });

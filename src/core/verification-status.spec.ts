@@ -10,8 +10,8 @@ import {
 
 describe('verification statuses: verified, expired and failed are final, and nothing else is', () => {
   it('a terminal status is exactly one of verified, expired, failed', () => {
-    expect([...TERMINAL_STATUSES].sort()).toEqual(['expired', 'failed', 'verified']);
-    expect(VERIFICATION_STATUSES.filter(isTerminal)).toEqual(['verified', 'expired', 'failed']);
+    expect([...TERMINAL_STATUSES].sort()).toStrictEqual(['expired', 'failed', 'verified']);
+    expect(VERIFICATION_STATUSES.filter(isTerminal)).toStrictEqual(['verified', 'expired', 'failed']);
   });
 
   it('pending and unknown statuses are not terminal (an unknown status keeps the session followed)', () => {

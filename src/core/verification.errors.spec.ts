@@ -41,7 +41,7 @@ describe('VerificationClientError', () => {
     expect(error.title).toBe(title);
     // Without a detail of its own, the title is the detail (and the message for the host's logs).
     expect(error.message).toBe(title);
-    expect(error.toProblem()).toEqual({
+    expect(error.toProblem()).toStrictEqual({
       type: `urn:nestjs-phone-verification:error:${code}`,
       title,
       status,
@@ -61,7 +61,7 @@ describe('VerificationClientError', () => {
     expect(error.message).toBe('The code is wrong');
     expect(error.name).toBe('VerificationClientError');
     expect(error.errorCode).toBe('invalid_code');
-    expect(error.toProblem()).toEqual({
+    expect(error.toProblem()).toStrictEqual({
       type: 'urn:nestjs-phone-verification:error:invalid_code',
       title: 'Invalid code',
       status: 400,
@@ -74,7 +74,7 @@ describe('VerificationClientError', () => {
       status: 400,
     });
     expect(error.toProblem()).not.toHaveProperty('instance');
-    expect(error.cause).toEqual(new Error('upstream'));
+    expect(error.cause).toStrictEqual(new Error('upstream'));
   });
 });
 
@@ -86,7 +86,7 @@ describe('VerificationError', () => {
     expect(error.getStatus()).toBe(503);
     expect(error.name).toBe('VerificationError');
     expect(error.message).toBe('store at 10.0.0.5 refused the connection');
-    expect(error.getResponse()).toEqual({
+    expect(error.getResponse()).toStrictEqual({
       type: 'urn:nestjs-phone-verification:error:service_unavailable',
       title: 'Service unavailable',
       status: 503,
@@ -112,7 +112,7 @@ describe('asVerificationError', () => {
     expect(wrapped.cause).toBe(outage);
     expect((wrapped as VerificationClientError).retryAfterSeconds).toBe(5);
     expect(wrapped.message).toBe('Phone verification is temporarily unavailable, try again later');
-    expect(wrapped.getResponse()).toEqual({
+    expect(wrapped.getResponse()).toStrictEqual({
       type: 'urn:nestjs-phone-verification:error:service_unavailable',
       title: 'Service unavailable',
       status: 503,

@@ -99,6 +99,6 @@ describe('PhoneChange', () => {
       currentPhoneNumber: OLD,
       rebind: async () => undefined,
     });
-    expect(next.changedAt).toEqual(new Date(now));
+    expect(next.changedAt).toStrictEqual(new Date(now));
   });
 });

@@ -101,7 +101,7 @@ describe('VerifiedPhoneClaims', () => {
       ) as Record<string, unknown>;
 
     it('the control: the issued body, signed again, is read with every field', async () => {
-      await expect(claims().read(sign(await good()), 'u1')).resolves.toEqual({
+      await expect(claims().read(sign(await good()), 'u1')).resolves.toStrictEqual({
         phoneNumber: facts.phoneNumber,
         owner: 'u1',
         verifiedAt: facts.verifiedAt,
@@ -142,7 +142,7 @@ describe('VerifiedPhoneClaims', () => {
       };
       const longest = padded(1024);
       const over = padded(1025);
-      expect([longest.length, over.length]).toEqual([1024, 1025]);
+      expect([longest.length, over.length]).toStrictEqual([1024, 1025]);
       await expect(claims().read(longest, 'u1')).resolves.not.toBeNull();
       await expect(claims().read(over, 'u1')).resolves.toBeNull();
     });

@@ -23,6 +23,6 @@ describe('verifiedPhoneOf', () => {
     expect(verifiedPhoneOf(passed)).toBe(details);
     expect(verifiedPhoneOf(other)).toBeUndefined();
     // Never a field a host could set or read by name.
-    expect(Object.keys(passed)).toEqual(['headers']);
+    expect(Object.keys(passed)).toStrictEqual(['headers']);
   });
 });

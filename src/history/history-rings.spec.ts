@@ -13,12 +13,12 @@ describe("history rings: a slot's text is an entry only when it has its time and
   });
 
   it('an entry: its seq as a number, 0 when absent', () => {
-    expect(parseEntry(JSON.stringify({ at: 5, kind: 'start', seq: '7' }))).toEqual({
+    expect(parseEntry(JSON.stringify({ at: 5, kind: 'start', seq: '7' }))).toStrictEqual({
       at: 5,
       kind: 'start',
       seq: 7,
     });
-    expect(parseEntry(JSON.stringify({ at: 5, kind: 'refusal' }))).toEqual({
+    expect(parseEntry(JSON.stringify({ at: 5, kind: 'refusal' }))).toStrictEqual({
       at: 5,
       kind: 'refusal',
       seq: 0,

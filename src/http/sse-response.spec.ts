@@ -45,7 +45,7 @@ describe('SseResponse: output the client has not taken', () => {
 
   it('sends every event and its end while the output held stays within 64 KiB', async () => {
     // About 1 KiB an event: 40 of them hold about 40 KiB.
-    expect(await burst(40)).toEqual({ events: 40, complete: true });
+    expect(await burst(40)).toStrictEqual({ events: 40, complete: true });
   });
 
   it('drops the response once the output held passes 64 KiB: the client never gets the stream’s end', async () => {

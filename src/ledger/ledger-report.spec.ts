@@ -6,7 +6,7 @@ const counts = { started: 4, delivered: 3, verified: 3, expired: 1, failed: 0, c
 
 describe('ledger figures and CSV', () => {
   it('figures: the charge in major units and per verified session, null with none verified', () => {
-    expect(figuresOf(counts)).toEqual({
+    expect(figuresOf(counts)).toStrictEqual({
       started: 4,
       delivered: 3,
       verified: 3,
@@ -35,13 +35,9 @@ describe('ledger figures and CSV', () => {
   });
 
   it('numbers are written as numbers (a negative one too); not-a-number and nothing as empty', () => {
-    expect([csvCell(-1.5), csvCell(0), csvCell(Number.NaN), csvCell(null), csvCell(undefined)]).toEqual([
-      '-1.5',
-      '0',
-      '',
-      '',
-      '',
-    ]);
+    expect([csvCell(-1.5), csvCell(0), csvCell(Number.NaN), csvCell(null), csvCell(undefined)]).toStrictEqual(
+      ['-1.5', '0', '', '', ''],
+    );
   });
 
   it('a day: header, rows, total, CRLF', () => {
@@ -66,12 +62,15 @@ describe('ledger figures and CSV', () => {
 
 describe('ledger rows', () => {
   it('a row is its method and operator prefix; a number that does not parse keeps + and a digit', () => {
-    expect(rowKeyOf({ method: 'sms', phoneNumber: '+79851234567' })).toEqual({
+    expect(rowKeyOf({ method: 'sms', phoneNumber: '+79851234567' })).toStrictEqual({
       method: 'sms',
       prefix: '+7985',
     });
-    expect(rowKeyOf({ method: 'voice', phoneNumber: '+999' })).toEqual({ method: 'voice', prefix: '+9' });
-    expect(rowKeyOf({ method: 'pigeon', phoneNumber: '+442071234567' })).toEqual({
+    expect(rowKeyOf({ method: 'voice', phoneNumber: '+999' })).toStrictEqual({
+      method: 'voice',
+      prefix: '+9',
+    });
+    expect(rowKeyOf({ method: 'pigeon', phoneNumber: '+442071234567' })).toStrictEqual({
       method: 'other',
       prefix: '+4420',
     });
@@ -80,10 +79,10 @@ describe('ledger rows', () => {
   it('names round-trip, however odd the values; other shapes are no row', () => {
     const key = { method: 'a|b', prefix: '%+7' };
     expect(rowId(key)).toBe('a%7Cb|%25%2B7');
-    expect(parseRowId(rowId(key))).toEqual(key);
+    expect(parseRowId(rowId(key))).toStrictEqual(key);
     expect(parseRowId('sms')).toBeUndefined();
     expect(parseRowId('sms|+7|x')).toBeUndefined();
     expect(parseRowId('sms|%E0%A4%A')).toBeUndefined();
-    expect(overflowOf({ method: 'sms', prefix: '+7912' })).toEqual({ method: 'sms', prefix: 'other' });
+    expect(overflowOf({ method: 'sms', prefix: '+7912' })).toStrictEqual({ method: 'sms', prefix: 'other' });
   });
 });

@@ -29,7 +29,7 @@ describe('UsageReads: one reader shared with the spend cap', () => {
     usage.charged.set(TODAY, 4.5);
     expect((await reads.read(TODAY)).chargedMinor).toBe(450);
     expect(await ledger.report(TODAY)).toMatchObject({ usage: { charged: 4.5 }, drift: 4.5 });
-    expect(usage.reads).toEqual([TODAY]);
+    expect(usage.reads).toStrictEqual([TODAY]);
   });
 
   it('one read per day and 30 s across instances: the others take the kept reading', async () => {
@@ -37,8 +37,8 @@ describe('UsageReads: one reader shared with the spend cap', () => {
     const b = ledgerOn(store, usage).reads;
     const first = await a.recent(TODAY, 0);
     const second = await b.recent(TODAY, 0);
-    expect(usage.reads).toEqual([TODAY]);
-    expect(second).toEqual(first);
+    expect(usage.reads).toStrictEqual([TODAY]);
+    expect(second).toStrictEqual(first);
     now += USAGE_READ_EVERY_MS;
     await b.recent(TODAY, 0);
     expect(usage.reads).toHaveLength(2);

@@ -30,7 +30,7 @@ describe('VerificationLedger: the balance side past the days’ retention', () =
     // 3 RUB debited, 0.9 of it counted: a drift of 2.10, announced on its second reading in a row.
     await ledger.balanceRead(rub(97));
     await ledger.balanceRead(rub(97));
-    expect(events).toEqual([
+    expect(events).toStrictEqual([
       expect.objectContaining({ source: 'balance', expected: 0.9, charged: 3, drift: 2.1 }),
     ]);
   });

@@ -56,7 +56,7 @@ describe('VerificationLedger: outages', () => {
     await expect(
       ledger.count(session({ requestId: 'req-lost', method: 'msgr1_otp' })),
     ).resolves.toBeUndefined();
-    expect(logs).toEqual([
+    expect(logs).toStrictEqual([
       expect.stringMatching(
         /^warn ledger: a session transition could not be counted .*method=msgr1_otp.*request_id=req-lost.*store down/,
       ),
@@ -74,9 +74,9 @@ describe('VerificationLedger: outages', () => {
     state.down = false;
     // Seen again (a poll): its transitions were claimed by the failed count, so nothing is counted twice.
     await ledger.count(lost);
-    expect((await ledger.report(TODAY)).rows).toEqual([]);
+    expect((await ledger.report(TODAY)).rows).toStrictEqual([]);
     await ledger.count(session({ method: 'msgr1_otp', cost: rub(0.9), phoneNumber: '+79851000002' }));
-    expect((await ledger.report(TODAY)).rows).toEqual([
+    expect((await ledger.report(TODAY)).rows).toStrictEqual([
       expect.objectContaining({ method: 'msgr1_otp', prefix: '+7985', started: 1, expected: 0.9 }),
     ]);
   });
@@ -86,10 +86,10 @@ describe('VerificationLedger: outages', () => {
     const { ledger, logs, events } = ledgerOn(broken, usage);
     state.down = true;
     await expect(ledger.balanceRead(rub(10))).resolves.toBeUndefined();
-    expect(logs).toEqual([
+    expect(logs).toStrictEqual([
       expect.stringMatching(/^warn ledger: a balance reading could not be compared .*store down/),
     ]);
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
   });
 
   it('a closed day the store cannot read is logged at the tick, which never throws', async () => {
@@ -98,7 +98,7 @@ describe('VerificationLedger: outages', () => {
     now = FINAL;
     state.down = true;
     await expect(ledger.reconcileClosedDay()).resolves.toBeUndefined();
-    expect(logs).toEqual([
+    expect(logs).toStrictEqual([
       expect.stringMatching(/^warn ledger: a closed day could not be reconciled .*store down/),
     ]);
   });
@@ -109,7 +109,7 @@ describe('VerificationLedger: outages', () => {
     await ledger.balanceRead(rub(5));
     now = FINAL;
     await ledger.reconcileClosedDay();
-    expect(logs).toEqual([]);
+    expect(logs).toStrictEqual([]);
     await expect(ledger.report(TODAY)).rejects.toThrow(
       'ledger.report: the ledger is off (give the "ledger" option, {} for the defaults)',
     );
@@ -138,13 +138,13 @@ describe('VerificationLedger: the drift as the host hears it', () => {
   it('is logged as a warning with its figures, and its event has no registration key when unnamed', async () => {
     const { ledger, logs, events } = await driftOn();
     await ledger.report(TODAY);
-    expect(logs).toEqual([
+    expect(logs).toStrictEqual([
       expect.stringMatching(
         /^warn ledger drift: the API charged other than the billing rules say .*source=usage.*date=2026-03-15.*expected=0\.9.*charged=2\.9.*currency=RUB/,
       ),
     ]);
     expect(events).toHaveLength(1);
-    expect(Object.keys(events[0]!).sort()).toEqual(
+    expect(Object.keys(events[0]!).sort()).toStrictEqual(
       ['charged', 'currency', 'date', 'drift', 'event', 'expected', 'source', 'tolerance'].sort(),
     );
   });
@@ -156,7 +156,7 @@ describe('VerificationLedger: the drift as the host hears it', () => {
       beyondTolerance: true,
       final: true,
     });
-    expect(logs).toEqual([expect.stringMatching(/^warn ledger drift/)]);
+    expect(logs).toStrictEqual([expect.stringMatching(/^warn ledger drift/)]);
   });
 
   it('a failing listener is logged as an error by its name (its message is the host’s); the report stands', async () => {
@@ -164,7 +164,7 @@ describe('VerificationLedger: the drift as the host hears it', () => {
     emitter.on('verification.ledger_drift', () => Promise.reject(new Error('listener down')));
     const { ledger, logs } = await driftOn(emitter);
     await expect(ledger.report(TODAY)).resolves.toMatchObject({ drift: 2 });
-    expect(logs).toEqual([
+    expect(logs).toStrictEqual([
       expect.stringMatching(/^warn ledger drift/),
       expect.stringMatching(/^error a ledger_drift listener failed error=Error\b/),
     ]);
@@ -205,7 +205,7 @@ describe('VerificationLedger: a day’s report', () => {
       ['msgr1_otp', '+79031234567'],
     ];
     for (const [method, phoneNumber] of rows) await ledger.count(session({ method, phoneNumber }));
-    expect((await ledger.report(TODAY)).rows.map((r) => `${r.method} ${r.prefix}`)).toEqual([
+    expect((await ledger.report(TODAY)).rows.map((r) => `${r.method} ${r.prefix}`)).toStrictEqual([
       'flash_call +7903',
       'msgr1_otp +7903',
       'msgr1_otp +7916',
@@ -230,7 +230,7 @@ describe('VerificationLedger: a balance watched for longer than the charge count
     await ledger.count(session({ method: 'msgr1_otp', cost: rub(1) }));
     await ledger.balanceRead(rub(99));
     await ledger.balanceRead(rub(99));
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
     store.close();
   });
 });

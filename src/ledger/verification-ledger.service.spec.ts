@@ -43,7 +43,7 @@ describe('VerificationLedger: counting', () => {
     await ledger.count(delivered);
     await ledger.count({ ...delivered, status: 'verified', verifiedAt: now });
     const report = await ledger.report(TODAY);
-    expect(report.rows).toEqual([
+    expect(report.rows).toStrictEqual([
       {
         method: 'sms',
         prefix: '+7912',
@@ -65,7 +65,7 @@ describe('VerificationLedger: counting', () => {
     await ledger.count(session({ method: 'reverse_flash_call', cost: rub(0.25), status: 'verified' }));
     await ledger.count(session({ method: 'flash_call', cost: rub(0.8), status: 'failed', delivered: true }));
     const report = await ledger.report(TODAY);
-    expect(Object.fromEntries(report.rows.map((r) => [r.method, r.expected]))).toEqual({
+    expect(Object.fromEntries(report.rows.map((r) => [r.method, r.expected]))).toStrictEqual({
       flash_call: 0.8,
       msgr1_otp: 0.9,
       reverse_flash_call: 0.25,
@@ -99,7 +99,7 @@ describe('VerificationLedger: counting', () => {
     await ledger.count(session({ method: 'carrier_pigeon', cost: rub(1) }));
     await ledger.count(session({ requestId: 'test_abc', method: 'msgr1_otp', cost: rub(0.9) }));
     const rows = (await ledger.report(TODAY)).rows.map((r) => [r.method, r.prefix, r.started, r.expected]);
-    expect(rows).toEqual([
+    expect(rows).toStrictEqual([
       ['other', '+7912', 1, 1], // an unknown method is charged at the start (the safe side)
       ['sms', '+7985', 1, 3],
     ]);
@@ -114,7 +114,7 @@ describe('VerificationLedger: counting', () => {
       );
     await ledger.count(session({ phoneNumber: '+79121234567', method: 'msgr1_otp', cost: rub(1) }));
     const report = await ledger.report(TODAY);
-    expect(report.rows.map((r) => [r.prefix, r.started])).toEqual([
+    expect(report.rows.map((r) => [r.prefix, r.started])).toStrictEqual([
       ['+7912', 2],
       ['+7985', 1],
       ['other', 2],
@@ -138,7 +138,7 @@ describe('VerificationLedger: counting', () => {
     await off.balanceRead(rub(10));
     await off.reconcileClosedDay();
     await expect(off.report(TODAY)).rejects.toThrow('the ledger is off (give the "ledger" option');
-    expect(usage.reads).toEqual([]);
+    expect(usage.reads).toStrictEqual([]);
   });
 });
 
@@ -171,14 +171,14 @@ describe('VerificationLedger: reconciling with the usage', () => {
     now += 60_000;
     usage.charged.set(TODAY, 2.39);
     expect(await ledger.report(TODAY)).toMatchObject({ drift: -0.51, beyondTolerance: true });
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
   });
 
   it('reads an open day at most once a minute, a final day hourly', async () => {
     await ledger.report(TODAY);
     now += 59_999;
     await ledger.report(TODAY);
-    expect(usage.reads).toEqual([TODAY]);
+    expect(usage.reads).toStrictEqual([TODAY]);
     now += 1;
     await ledger.report(TODAY);
     expect(usage.reads).toHaveLength(2);
@@ -209,10 +209,10 @@ describe('VerificationLedger: reconciling with the usage', () => {
     now = dayEnds + LEDGER_FINAL_AFTER_MS - 1;
     expect(await ledger.report(TODAY)).toMatchObject({ final: false, beyondTolerance: true });
     await ledger.reconcileClosedDay();
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
     now += 1;
     await ledger.reconcileClosedDay();
-    expect(events).toEqual([
+    expect(events).toStrictEqual([
       {
         event: 'verification.ledger_drift',
         source: 'usage',
@@ -229,20 +229,20 @@ describe('VerificationLedger: reconciling with the usage', () => {
     usage.charged.set(TODAY, 0.9);
     now += FINAL_AGE;
     await ledger.report(TODAY);
-    expect(events.map((e) => e.drift)).toEqual([-1, -2]);
+    expect(events.map((e) => e.drift)).toStrictEqual([-1, -2]);
   });
 
   it("the closed day's reconciliation reads the usage only once the day is final, so a charge corrected in its last hour is seen", async () => {
     usage.charged.set(TODAY, 2.9);
     now = dayEnds + LEDGER_FINAL_AFTER_MS - 1;
     await ledger.reconcileClosedDay();
-    expect(usage.reads).toEqual([]);
+    expect(usage.reads).toStrictEqual([]);
     // The API settles the day's charges late: a correction in the hour before the day is final.
     usage.charged.set(TODAY, 1.9);
     now += 1;
     await ledger.reconcileClosedDay();
-    expect(usage.reads).toEqual([TODAY]);
-    expect(events.map((e) => [e.date, e.drift])).toEqual([[TODAY, -1]]);
+    expect(usage.reads).toStrictEqual([TODAY]);
+    expect(events.map((e) => [e.date, e.drift])).toStrictEqual([[TODAY, -1]]);
   });
 
   it('two instances on one store announce a drift once', async () => {
@@ -258,7 +258,7 @@ describe('VerificationLedger: reconciling with the usage', () => {
     await named.ledger.count(session({ method: 'msgr1_otp', cost: rub(5) }));
     now = dayEnds + LEDGER_FINAL_AFTER_MS;
     await named.ledger.report(TODAY);
-    expect(named.events).toEqual([
+    expect(named.events).toStrictEqual([
       expect.objectContaining({ registration: 'brand-b', drift: -5, tolerance: 1 }),
     ]);
   });
@@ -269,7 +269,7 @@ describe('VerificationLedger: reconciling with the usage', () => {
     );
     await expect(ledger.report(new Date(Number.NaN))).rejects.toThrow('"date" is an invalid Date');
     await expect(ledger.csv('15.03.2026')).rejects.toThrow(RangeError);
-    expect(usage.reads).toEqual([]);
+    expect(usage.reads).toStrictEqual([]);
     expect((await ledger.report(new Date(NOON))).date).toBe(TODAY);
     expect((await ledger.report()).date).toBe(TODAY);
   });
@@ -293,16 +293,16 @@ describe('VerificationLedger: the balance side', () => {
     await ledger.count(session({ method: 'msgr1_otp', cost: rub(0.9) }));
     await ledger.balanceRead(rub(99.1));
     await ledger.balanceRead(rub(99.1));
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
   });
 
   it('a fall past the tolerance is announced on its second reading in a row, and the mark moves on', async () => {
     await ledger.balanceRead(rub(100));
     await ledger.count(session({ method: 'msgr1_otp', cost: rub(0.9) }));
     await ledger.balanceRead(rub(98.59)); // 0.51 more than counted
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
     await ledger.balanceRead(rub(98.59));
-    expect(events).toEqual([
+    expect(events).toStrictEqual([
       expect.objectContaining({ source: 'balance', date: TODAY, expected: 0.9, charged: 1.41, drift: 0.51 }),
     ]);
     await ledger.balanceRead(rub(98.59));
@@ -315,9 +315,9 @@ describe('VerificationLedger: the balance side', () => {
     await ledger.count(session({ method: 'msgr1_otp', cost: rub(0.9) }));
     await ledger.balanceRead(rub(100));
     await ledger.balanceRead(rub(98));
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
     await ledger.balanceRead(rub(98));
-    expect(events).toEqual([
+    expect(events).toStrictEqual([
       expect.objectContaining({ source: 'balance', expected: 0, charged: 2, drift: 2 }),
     ]);
   });
@@ -329,21 +329,21 @@ describe('VerificationLedger: the balance side', () => {
     const sms = session({ method: 'sms', cost: rub(3), delivered: true, status: 'delivered' });
     await ledger.count(sms);
     await ledger.balanceRead(rub(96.5));
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
   });
 
   it('a rise is a top-up: the mark moves, nothing announced', async () => {
     await ledger.balanceRead(rub(10));
     await ledger.balanceRead(rub(500));
     await ledger.balanceRead(rub(500));
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
   });
 
   it('ignores a reading that is not an amount', async () => {
     await ledger.balanceRead(rub(10));
     await ledger.balanceRead(rub(Number.NaN));
     await ledger.balanceRead(rub(5));
-    expect(events).toEqual([]); // the fall from 10 is suspect once, as if NaN were never read
+    expect(events).toStrictEqual([]); // the fall from 10 is suspect once, as if NaN were never read
     await ledger.balanceRead(rub(5));
     expect(events).toHaveLength(1);
   });

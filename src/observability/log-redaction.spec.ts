@@ -106,7 +106,10 @@ describe('LogRedactor: the bounds and each kind of field', () => {
     );
     // A phone field's value that is no E.164 number is masked all the same.
     const national = r.line('x', { phone: '89123454567', phone_number: '89123454568' });
-    expect([national.includes('89123454567'), national.includes('89123454568')]).toEqual([false, false]);
+    expect([national.includes('89123454567'), national.includes('89123454568')]).toStrictEqual([
+      false,
+      false,
+    ]);
   });
 
   it('an id of eight characters is kept whole; of nine, cut to eight', () => {

@@ -29,7 +29,7 @@ const attempt = (fields: Partial<ApiRequestInfo>): ApiRequestInfo => ({
 
 describe('the upstream request observer: one line an attempt', () => {
   it('a failure the operator must see is a warning with its route, status, latency, attempt, error and retry', () => {
-    expect(linesOf(attempt({ status: 503, error: 'http_503', willRetry: true }))).toEqual([
+    expect(linesOf(attempt({ status: 503, error: 'http_503', willRetry: true }))).toStrictEqual([
       [
         'warn',
         'upstream request failed',
@@ -48,7 +48,7 @@ describe('the upstream request observer: one line an attempt', () => {
 
   it('no answer at all reads upstream_status none; a last attempt says nothing of a retry', () => {
     const [line] = linesOf(attempt({ method: 'GET', path: '/v1/verify/:request_id', error: 'timeout' }));
-    expect(line).toEqual([
+    expect(line).toStrictEqual([
       'warn',
       'upstream request failed',
       expect.objectContaining({
@@ -61,7 +61,7 @@ describe('the upstream request observer: one line an attempt', () => {
   });
 
   it('an answer that is no failure of the API is a debug line, never a warning', () => {
-    expect(linesOf(attempt({ status: 200, durationMs: 3.2, attempt: 2 }))).toEqual([
+    expect(linesOf(attempt({ status: 200, durationMs: 3.2, attempt: 2 }))).toStrictEqual([
       [
         'debug',
         'upstream request',

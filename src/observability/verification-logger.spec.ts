@@ -42,7 +42,7 @@ describe('VerificationLogger: which lines are written', () => {
     expect(log.isLevelEnabled('warn')).toBe(true);
     log.log('start', { method: 'sms' });
     log.warn('webhook', { result: 'failed', phone: '+79123454567' });
-    expect(app.printed).toEqual(['webhook result=failed phone=+7******4567']);
+    expect(app.printed).toStrictEqual(['webhook result=failed phone=+7******4567']);
 
     expect(logger({ logLevels: ['error'] }).isLevelEnabled('warn')).toBe(false);
   });
@@ -54,7 +54,7 @@ describe('VerificationLogger: which lines are written', () => {
     const app = new RecordingConsoleLogger();
     Logger.overrideLogger(app);
     log.log('start', { method: 'sms' });
-    expect(app.printed).toEqual(['start method=sms']);
+    expect(app.printed).toStrictEqual(['start method=sms']);
   });
 
   it('gives every allowed level to a host’s own `logger` (it filters by itself), and only those', () => {
@@ -70,7 +70,7 @@ describe('VerificationLogger: which lines are written', () => {
     log.log('start', { method: 'sms' });
     log.warn('webhook', { result: 'failed' });
     log.error('start failed', { error: 'Error' });
-    expect(lines).toEqual(['log start method=sms', 'error start failed error=Error']);
+    expect(lines).toStrictEqual(['log start method=sms', 'error start failed error=Error']);
   });
 });
 
@@ -104,7 +104,7 @@ describe('VerificationLogger: what a host’s own logger receives', () => {
     log.error('c');
     log.debug('d');
     log.verbose('e');
-    expect(calls).toEqual([
+    expect(calls).toStrictEqual([
       ['log', 'a', 'PhoneVerification'],
       ['warn', 'b', 'PhoneVerification'],
       ['error', 'c', 'PhoneVerification'],
@@ -122,7 +122,7 @@ describe('VerificationLogger: what a host’s own logger receives', () => {
       log.verbose('e');
     }).not.toThrow();
     log.log('a');
-    expect(lines).toEqual(['a']);
+    expect(lines).toStrictEqual(['a']);
   });
 
   it('logLevels: false writes nothing at any level', () => {
@@ -130,7 +130,7 @@ describe('VerificationLogger: what a host’s own logger receives', () => {
     const log = logger({ logger: own, logLevels: false });
     for (const level of ALL) expect(log.isLevelEnabled(level)).toBe(false);
     log.error('c');
-    expect(calls).toEqual([]);
+    expect(calls).toStrictEqual([]);
   });
 
   it('a line about a test number’s session, by its request id or its number, says test=true; others do not', () => {
@@ -148,7 +148,7 @@ describe('VerificationLogger: what a host’s own logger receives', () => {
     log.log('e');
     // An id not known yet (null) is no test session, and the line is written.
     log.log('f', { request_id: null });
-    expect(calls.map(([, line]) => line)).toEqual([
+    expect(calls.map(([, line]) => line)).toStrictEqual([
       'a request_id=test_000… test=true',
       'b phone=+7******0042 test=true',
       'c request_id=real-000… phone=+7******4567',

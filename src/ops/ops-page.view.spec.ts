@@ -123,7 +123,7 @@ describe('the ops page view', () => {
     ].join('\n');
     for (const [key, text] of Object.entries(OPS_TEXTS[lang])) {
       const said = typeof text === 'function' ? text('sms') : text;
-      expect([key, said.trim().length > 0, pages.includes(esc(said))]).toEqual([key, true, true]);
+      expect([key, said.trim().length > 0, pages.includes(esc(said))]).toStrictEqual([key, true, true]);
     }
     // The drift beyond the tolerance stands out (the page's own style sheet marks it).
     expect(pages).toMatch(/<style>[^<]*\.beyond\{color:#a50e0e;font-weight:600\}/);

@@ -37,18 +37,18 @@ describe('VerificationOpsPage', () => {
     await emitter.emitAsync('verification.fraud_suspected', { registration: 'brand-a' });
     await emitter.emitAsync('verification.fraud_suspected', {});
     await emitter.emitAsync('verification.spend_cap_reached', { registration: 'brand-b' });
-    expect((await page.data('2026-03-15')).incidents).toEqual([
+    expect((await page.data('2026-03-15')).incidents).toStrictEqual([
       { event: 'verification.fraud_suspected', count: 1 },
       { event: 'verification.spend_cap_reached', count: 1 },
     ]);
     now += 86_400_000;
     await emitter.emitAsync('verification.ledger_drift', { registration: 'brand-b' });
-    expect((await page.data('2026-03-16')).incidents).toEqual([
+    expect((await page.data('2026-03-16')).incidents).toStrictEqual([
       { event: 'verification.ledger_drift', count: 1 },
     ]);
     page.onModuleDestroy();
     await emitter.emitAsync('verification.ledger_drift', { registration: 'brand-b' });
-    expect((await page.data('2026-03-16')).incidents).toEqual([
+    expect((await page.data('2026-03-16')).incidents).toStrictEqual([
       { event: 'verification.ledger_drift', count: 1 },
     ]);
   });
@@ -57,7 +57,7 @@ describe('VerificationOpsPage', () => {
     now = Date.UTC(2026, 2, 16);
     await emitter.emitAsync('verification.balance_low', { registration: 'brand-b' });
     now = Date.UTC(2026, 2, 18) - 1;
-    expect((await page.data('2026-03-16')).incidents).toEqual([
+    expect((await page.data('2026-03-16')).incidents).toStrictEqual([
       { event: 'verification.balance_low', count: 1 },
     ]);
     expect(await page.render({ date: '2026-03-16' })).toContain('2026-03-16');
@@ -102,7 +102,7 @@ describe('VerificationOpsPage', () => {
     // A host without EventEmitterModule: the page boots and stops, and counts nothing.
     const quiet = new VerificationOpsPage(options, store, { enabled: false } as VerificationLedger, account);
     quiet.onModuleInit();
-    expect((await quiet.data('2026-03-15')).health).toEqual([
+    expect((await quiet.data('2026-03-15')).health).toStrictEqual([
       { method: 'sms', started: 4, verifiedRate: 0.5 },
       { method: 'flash_call', started: 1, verifiedRate: null },
     ]);

@@ -319,6 +319,6 @@ describe('option rules: the host clock against a given store', () => {
         1_000_000 + offset,
       );
     const error = refusal({ api, store, clock: () => 1_001_001 });
-    expect([error.field, error.message]).toEqual(['clock', expect.stringContaining('by 1001 ms')]);
+    expect([error.field, error.message]).toStrictEqual(['clock', expect.stringContaining('by 1001 ms')]);
   });
 });

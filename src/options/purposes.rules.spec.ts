@@ -109,7 +109,7 @@ describe('the rules of `purposes`: each refuses what it should at boot, naming t
     const covered = new Set(
       CASES.map(([, , field]) => field.replace(/\[\d+\]/g, '[]').replace(/^purposes\.[a-z_]+/, '')),
     );
-    expect(paths.filter((path) => !covered.has(path))).toEqual([]);
+    expect(paths.filter((path) => !covered.has(path))).toStrictEqual([]);
   });
 
   it('resolves each policy once: defaults from the registration, [] kept as none, presets as given', () => {
@@ -122,17 +122,17 @@ describe('the rules of `purposes`: each refuses what it should at boot, naming t
         kyc: PURPOSE_PRESETS.noForeignMessengers,
       },
     });
-    expect(options.purposes.default).toEqual({
+    expect(options.purposes.default).toStrictEqual({
       methods: undefined,
       startPerPhone: false,
       claimTtlMs: 120_000,
     });
-    expect(options.purposes.declared.step_up).toEqual({
+    expect(options.purposes.declared.step_up).toStrictEqual({
       methods: undefined,
       startPerPhone: { points: 5, windowMs: 3_600_000 },
       claimTtlMs: 300_000,
     });
-    expect(options.purposes.declared.blocked!.methods).toEqual([]);
+    expect(options.purposes.declared.blocked!.methods).toStrictEqual([]);
     // A purpose without a claimTtlMs of its own takes the registration's, not the built-in default.
     expect(options.purposes.declared.blocked!.claimTtlMs).toBe(120_000);
     expect(options.purposes.declared.kyc!.methods).not.toContain('msgr1_otp');

@@ -21,21 +21,21 @@ describe('resolveVerificationOptions: the shapes of an option', () => {
     ['ledger', { tolerance: 1, retentionDays: 35, maxRowsPerDay: 2000 }],
   ] as const)('%s: off when absent or false; an object is laid over its defaults', (feature, defaults) => {
     const of = (value: unknown) => resolve({ [feature]: value })[feature];
-    expect([of(undefined), of(false)]).toEqual([false, false]);
-    expect(of({})).toEqual(defaults);
-    expect(of({ retentionDays: 7 })).toEqual({ ...defaults, retentionDays: 7 });
+    expect([of(undefined), of(false)]).toStrictEqual([false, false]);
+    expect(of({})).toStrictEqual(defaults);
+    expect(of({ retentionDays: 7 })).toStrictEqual({ ...defaults, retentionDays: 7 });
   });
 
   it('allowed origins are kept as browsers send them in Origin: lowercase, no trailing slash', () => {
     expect(
       resolve({ routes: { allowedOrigins: ['https://Shop.Example/', 'http://localhost:5173'] } }).routes
         .allowedOrigins,
-    ).toEqual(['https://shop.example', 'http://localhost:5173']);
+    ).toStrictEqual(['https://shop.example', 'http://localhost:5173']);
   });
 
   it("methods given are the host's, once each; absent, the account's (read from its prices)", () => {
     const given = resolve({ methods: ['sms', 'flash_call', 'sms'] });
-    expect([given.methods, given.methodsFromAccount]).toEqual([['sms', 'flash_call'], false]);
+    expect([given.methods, given.methodsFromAccount]).toStrictEqual([['sms', 'flash_call'], false]);
     expect(resolve({}).methodsFromAccount).toBe(true);
   });
 });
@@ -55,13 +55,13 @@ describe('optionWarnings: test numbers', () => {
 
   it('says whether any owner may use them, or how many owners', () => {
     const open = optionWarnings(resolve({ testNumbers: { numbers } }));
-    expect(open).toEqual([
+    expect(open).toStrictEqual([
       'option "testNumbers": 1 test number(s) enabled, answered with a fixed code and never sent to the API (any owner may use them: set testNumbers.owners to restrict them)',
     ]);
     const closed = optionWarnings(
       resolve({ testNumbers: { numbers, owners: ['a', 'b'] }, owner: () => 'a' }),
     );
-    expect(closed).toEqual([
+    expect(closed).toStrictEqual([
       'option "testNumbers": 1 test number(s) enabled, answered with a fixed code and never sent to the API (for 2 owner(s))',
     ]);
   });
@@ -72,7 +72,10 @@ describe('resolveVerificationOptions: what each group keeps of what it was given
     const { verifiedPhone } = resolve({
       verifiedPhone: { header: 'X-Verification-Id', claimHeader: 'X-Phone-Claim' },
     });
-    expect([verifiedPhone.header, verifiedPhone.claimHeader]).toEqual(['x-verification-id', 'x-phone-claim']);
+    expect([verifiedPhone.header, verifiedPhone.claimHeader]).toStrictEqual([
+      'x-verification-id',
+      'x-phone-claim',
+    ]);
   });
 
   it('test numbers keep their code or outcome, and no key that was not given; their limits as given', () => {
@@ -90,7 +93,7 @@ describe('resolveVerificationOptions: what each group keeps of what it was given
       { phoneNumber: '+79990000001', code: '1234' },
       { phoneNumber: '+79990000002', outcome: 'expired' },
     ]);
-    expect([testNumbers.maxAttempts, testNumbers.wrongCodesPerNumber]).toEqual([
+    expect([testNumbers.maxAttempts, testNumbers.wrongCodesPerNumber]).toStrictEqual([
       5,
       { points: 4, windowMs: 60_000 },
     ]);
@@ -105,9 +108,11 @@ describe('resolveVerificationOptions: what each group keeps of what it was given
       },
     });
     const safe = r.limits.pumping && r.limits.pumping.safeList;
-    expect([safe && safe.numbers, safe && safe.ranges]).toEqual([['+79161234567'], ['+7916123']]);
-    expect(r.orchestration.exclude).toEqual({ mobile: [], desktop: ['flash_call'] });
-    expect([r.orchestration.timeoutSeconds.sms, r.orchestration.timeoutSeconds.flash_call]).toEqual([20, 30]);
+    expect([safe && safe.numbers, safe && safe.ranges]).toStrictEqual([['+79161234567'], ['+7916123']]);
+    expect(r.orchestration.exclude).toStrictEqual({ mobile: [], desktop: ['flash_call'] });
+    expect([r.orchestration.timeoutSeconds.sms, r.orchestration.timeoutSeconds.flash_call]).toStrictEqual([
+      20, 30,
+    ]);
   });
 
   it('a spend cap switched off stays off; a purpose without its own start limit has none', () => {
@@ -129,7 +134,7 @@ describe('declaredRoutes: what the module reads at import', () => {
 
   it('groups given as null read as absent (the boot then names them), not as a crash at import', () => {
     const nulls = { api, routes: null, webhooks: null } as never;
-    expect(declaredRoutes(nulls)).toEqual(declaredRoutes({ api }));
+    expect(declaredRoutes(nulls)).toStrictEqual(declaredRoutes({ api }));
   });
 
   it('every leading and trailing slash of the prefix is dropped', () => {
@@ -143,7 +148,7 @@ describe('declaredRoutes: what the module reads at import', () => {
     const declared = declaredAsyncRoutes(undefined, undefined, 'shop');
     expect(() => resolveVerificationOptions({ api, name: 'shop' }, declared)).not.toThrow();
     const error = refusal({ api, name: 'other' }, declared);
-    expect([error.field, error.message]).toEqual([
+    expect([error.field, error.message]).toStrictEqual([
       'name',
       'VerificationModule: option "name" must be given statically: forRootAsync({ name, useFactory }) (routes are declared at import)',
     ]);
@@ -155,7 +160,7 @@ describe('declaredRoutes: what the module reads at import', () => {
       api,
       webhooks: { secret: 'whsec_c2VjcmV0', decorators: [decorator, 'SkipThrottle' as never] },
     });
-    expect(declared.webhooks.decorators).toEqual([decorator]);
+    expect(declared.webhooks.decorators).toStrictEqual([decorator]);
   });
 });
 
@@ -163,17 +168,17 @@ describe('optionWarnings: purposes and test-number owners', () => {
   it('a purpose naming some offered method is no warning; one naming none is', () => {
     expect(
       optionWarnings(resolve({ methods: ['sms'], purposes: { payout: { methods: ['sms', 'flash_call'] } } })),
-    ).toEqual([]);
+    ).toStrictEqual([]);
     expect(
       optionWarnings(resolve({ methods: ['sms'], purposes: { payout: { methods: ['flash_call'] } } })),
-    ).toEqual([
+    ).toStrictEqual([
       'option "purposes.payout.methods" names none of the methods this registration offers ("methods"): every start of "payout" is refused',
     ]);
   });
 
   it('test-number owners without owner(req) are warned of only when there are test numbers', () => {
     const numbers = [{ phoneNumber: '+79990000001', code: '1234' }];
-    expect(optionWarnings(resolve({ testNumbers: { numbers: [], owners: ['a'] } }))).toEqual([]);
+    expect(optionWarnings(resolve({ testNumbers: { numbers: [], owners: ['a'] } }))).toStrictEqual([]);
     expect(optionWarnings(resolve({ testNumbers: { numbers, owners: ['a'] } })).at(-1)).toContain(
       'no test number is ever played and every start of one is a real, paid start; give "owner"',
     );

@@ -20,7 +20,7 @@ describe('orchestration: what the host gives over the defaults, copied', () => {
     const resolved = resolve({
       orchestration: { methods, skippable: ['sms'], timeoutSeconds: { sms: 20 }, exclude: { mobile } },
     }).orchestration;
-    expect(resolved).toEqual({
+    expect(resolved).toStrictEqual({
       ...D.orchestration,
       methods: ['sms', 'flash_call'],
       skippable: ['sms'],
@@ -28,7 +28,7 @@ describe('orchestration: what the host gives over the defaults, copied', () => {
       exclude: { mobile: ['msgr2_bot'], desktop: [] },
     });
     mobile.push('msgr2_bot');
-    expect(resolved.exclude.mobile).toEqual(['msgr2_bot']);
+    expect(resolved.exclude.mobile).toStrictEqual(['msgr2_bot']);
     expect(
       resolve({ orchestration: { skippable: 'all', maxSteps: 5, maxCost: 2.5 } }).orchestration,
     ).toMatchObject({
@@ -42,22 +42,27 @@ describe('orchestration: what the host gives over the defaults, copied', () => {
 describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', () => {
   it('every section of options left out resolves to its defaults', () => {
     const resolved = resolve();
-    expect(resolved.api).toEqual({ ...D.api, baseUrl: 'http://127.0.0.1:1', apiKey: 'k', apiSecret: 's' });
+    expect(resolved.api).toStrictEqual({
+      ...D.api,
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'k',
+      apiSecret: 's',
+    });
     // The path resolves to the route served: the default path under the default prefix.
-    expect(resolved.webhooks).toEqual({
+    expect(resolved.webhooks).toStrictEqual({
       ...D.webhooks,
       path: `${D.routes.prefix}/${D.webhooks.path}`,
       secrets: [],
       verifier: undefined,
       enabled: false,
     });
-    expect(resolved.routes).toEqual(D.routes);
-    expect(resolved.methods).toEqual(D.methods);
-    expect(resolved.phone).toEqual(D.phone);
-    expect(resolved.reconcile).toEqual(D.reconcile);
-    expect(resolved.statusCache).toEqual(D.statusCache);
-    expect(resolved.statusStream).toEqual(D.statusStream);
-    expect(resolved.orchestration).toEqual({ ...D.orchestration, methods: undefined });
+    expect(resolved.routes).toStrictEqual(D.routes);
+    expect(resolved.methods).toStrictEqual(D.methods);
+    expect(resolved.phone).toStrictEqual(D.phone);
+    expect(resolved.reconcile).toStrictEqual(D.reconcile);
+    expect(resolved.statusCache).toStrictEqual(D.statusCache);
+    expect(resolved.statusStream).toStrictEqual(D.statusStream);
+    expect(resolved.orchestration).toStrictEqual({ ...D.orchestration, methods: undefined });
     expect(resolved).toMatchObject({
       pricesTtlMs: D.pricesTtlMs,
       logLevels: D.logLevels,
@@ -72,9 +77,9 @@ describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', ()
       key: undefined,
       beforeStart: undefined,
     });
-    expect(spendCap).toEqual(capDefault);
-    expect(pumping).toEqual(pumpingDefault);
-    expect(resolve({ metrics: { enabled: true } }).metrics).toEqual({
+    expect(spendCap).toStrictEqual(capDefault);
+    expect(pumping).toStrictEqual(pumpingDefault);
+    expect(resolve({ metrics: { enabled: true } }).metrics).toStrictEqual({
       enabled: true,
       prefix: D.metrics.prefix,
     });
@@ -82,7 +87,7 @@ describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', ()
 
   it('one set of API defaults: the client alone resolves to the same ones as the module', () => {
     expect(D.api).toBe(API_CLIENT_DEFAULTS);
-    expect(resolveApiClientOptions(api)).toEqual(resolve().api);
+    expect(resolveApiClientOptions(api)).toStrictEqual(resolve().api);
     expect(DEFAULT_METHODS).toBe(D.methods);
     expect(DEFAULT_SPEND_CAP).toBe(D.limits.spendCap);
   });
@@ -94,14 +99,14 @@ describe('defaults come from VERIFICATION_DEFAULTS, the one defaults object', ()
     first.methods.push('voice');
     (first.reconcile as { tickMs: number }).tickMs = 1;
     const second = resolve();
-    expect(second.limits.pumping.safeList.numbers).toEqual([]);
-    expect(second.methods).toEqual(D.methods);
+    expect(second.limits.pumping.safeList.numbers).toStrictEqual([]);
+    expect(second.methods).toStrictEqual(D.methods);
     expect(second.reconcile.tickMs).toBe(D.reconcile.tickMs);
   });
 
   it('a given field replaces its default, the others stay', () => {
-    expect(resolve({ reconcile: { graceMs: 0 } }).reconcile).toEqual({ ...D.reconcile, graceMs: 0 });
-    expect(resolve({ limits: { spendCap: { amount: 50, windowMs: 1000 } } }).limits.spendCap).toEqual({
+    expect(resolve({ reconcile: { graceMs: 0 } }).reconcile).toStrictEqual({ ...D.reconcile, graceMs: 0 });
+    expect(resolve({ limits: { spendCap: { amount: 50, windowMs: 1000 } } }).limits.spendCap).toStrictEqual({
       ...D.limits.spendCap,
       amount: 50,
       windowMs: 1000,
@@ -145,13 +150,13 @@ describe('options that follow from other options', () => {
     expect(
       resolve({ limits: { pumping: { expectedConversion: { RU: 0.999, KZ: 0.001 } } } }).limits.pumping
         .expectedConversion,
-    ).toEqual({ default: 0.8, RU: 0.999, KZ: 0.001 });
+    ).toStrictEqual({ default: 0.8, RU: 0.999, KZ: 0.001 });
     expect(resolve({ limits: { enabled: false, coalesceStarts: true } }).limits.coalesceStarts).toBe(true);
   });
 
   it('limits.pumping: on by default, off with false, a given mode kept', () => {
     expect(resolve().limits.pumping.mode).toBe('enforce');
-    expect(resolve({ limits: { pumping: false } }).limits.pumping).toEqual({
+    expect(resolve({ limits: { pumping: false } }).limits.pumping).toStrictEqual({
       ...D.limits.pumping,
       mode: 'off',
     });
@@ -189,7 +194,7 @@ describe('one clock', () => {
 describe('the routes declared at import', () => {
   it('the prefix is resolved once, and the resolved options carry it', () => {
     const options = { api, routes: { prefix: '/shop/verify/' }, webhooks: { secret: 'whsec_c2VjcmV0' } };
-    expect(declaredRoutes(options)).toEqual({
+    expect(declaredRoutes(options)).toStrictEqual({
       routes: { prefix: 'shop/verify', enabled: true },
       webhooks: { enabled: true, path: 'shop/verify/webhooks', decorators: [] },
     });
@@ -208,7 +213,7 @@ describe('the routes declared at import', () => {
     expect(declaredRoutes({ api, webhooks: { signature: 'none', path: '/hooks/in/' } }).webhooks.path).toBe(
       'hooks/in',
     );
-    expect(declaredRoutes({ api, routes: { prefix: '' } }).webhooks).toEqual({
+    expect(declaredRoutes({ api, routes: { prefix: '' } }).webhooks).toStrictEqual({
       enabled: false,
       path: 'webhooks',
       decorators: [],
@@ -225,8 +230,10 @@ describe('the routes declared at import', () => {
 describe('orchestration.fallback: learned by default, each field over the defaults, or off', () => {
   it('resolves', () => {
     const O = D.orchestration;
-    expect(resolve({}).orchestration.fallback).toEqual(O.fallback);
-    expect(resolve({ orchestration: { fallback: { stalledShare: 0.2 } } }).orchestration.fallback).toEqual({
+    expect(resolve({}).orchestration.fallback).toStrictEqual(O.fallback);
+    expect(
+      resolve({ orchestration: { fallback: { stalledShare: 0.2 } } }).orchestration.fallback,
+    ).toStrictEqual({
       ...(O.fallback as object),
       stalledShare: 0.2,
     });

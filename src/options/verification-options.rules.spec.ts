@@ -332,7 +332,7 @@ describe('forRootAsync: the options are held to the routes declared at import', 
 
   it('agreeing options boot, and a factory may switch a declared webhook route off', () => {
     const routes = declared(true, '/shop/', 'hooks');
-    expect(routes).toEqual({
+    expect(routes).toStrictEqual({
       routes: { prefix: 'shop', enabled: true },
       webhooks: { enabled: true, path: 'shop/hooks', decorators: [] },
     });

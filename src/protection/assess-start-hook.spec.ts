@@ -26,17 +26,17 @@ async function run(hook: Hook | undefined, method: KnownVerificationMethod = 'sm
 
 describe('runAssessStart', () => {
   it('no hook: nothing to record', async () => {
-    expect(await run(undefined)).toEqual({ outcome: undefined, errors: [] });
+    expect(await run(undefined)).toStrictEqual({ outcome: undefined, errors: [] });
   });
 
   it('allow: recorded with its reason, and a passed challenge only when it says true', async () => {
-    expect((await run(() => ({ decision: 'allow' }))).outcome).toEqual({
+    expect((await run(() => ({ decision: 'allow' }))).outcome).toStrictEqual({
       facts: { decision: 'allow' },
       challengePassed: false,
     });
     expect(
       (await run(() => ({ decision: 'allow', reason: 'clean', challengePassed: true }))).outcome,
-    ).toEqual({
+    ).toStrictEqual({
       facts: { decision: 'allow', reason: 'clean', challengePassed: true },
       challengePassed: true,
     });
@@ -57,7 +57,7 @@ describe('runAssessStart', () => {
 
   it('grade: a method charged on proof goes on; another is 409 method_held naming those offered; none offered is 403', async () => {
     const grade: Hook = () => ({ decision: 'grade', reason: 'risky' });
-    expect((await run(grade, 'reverse_flash_call')).outcome).toEqual({
+    expect((await run(grade, 'reverse_flash_call')).outcome).toStrictEqual({
       facts: { decision: 'grade', reason: 'risky' },
       challengePassed: false,
     });
@@ -72,7 +72,7 @@ describe('runAssessStart', () => {
     const none = (await run(grade, 'sms', ['sms', 'flash_call'])).refusal;
     expect(none).toBeInstanceOf(AssessmentRefusal);
     expect(none?.errorCode).toBe('start_refused');
-    expect((none as AssessmentRefusal).assessment).toEqual({ decision: 'refuse', reason: 'risky' });
+    expect((none as AssessmentRefusal).assessment).toStrictEqual({ decision: 'refuse', reason: 'risky' });
   });
 
   it('step_up: 403 step_up_required with the reason and a well-formed challenge only', async () => {
@@ -80,23 +80,23 @@ describe('runAssessStart', () => {
       .refusal;
     expect(asked?.errorCode).toBe('step_up_required');
     expect(asked?.detail).toBe('This start needs a step-up first: pass the challenge and start again');
-    expect(asked?.extra).toEqual({ reason: 'sim_changed', challenge: 'captcha' });
+    expect(asked?.extra).toStrictEqual({ reason: 'sim_changed', challenge: 'captcha' });
     const refused = (await run(() => ({ decision: 'refuse' }) as never)).refusal;
-    expect([refused?.errorCode, refused?.detail, refused?.extra]).toEqual([
+    expect([refused?.errorCode, refused?.detail, refused?.extra]).toStrictEqual([
       'start_refused',
       'The start was refused',
       { reason: 'unspecified' },
     ]);
     const bare = (await run(() => ({ decision: 'step_up', reason: 42, challenge: 12345 }) as never)).refusal;
-    expect(bare?.extra).toEqual({ reason: 'unspecified' });
+    expect(bare?.extra).toStrictEqual({ reason: 'unspecified' });
     const graded = await run(() => ({ decision: 'grade' }) as never, 'sms', ['sms']);
-    expect((graded.refusal as AssessmentRefusal).assessment).toEqual({
+    expect((graded.refusal as AssessmentRefusal).assessment).toStrictEqual({
       decision: 'refuse',
       reason: 'unspecified',
     });
     const odd = (await run(() => ({ decision: 'step_up', reason: 'x', challenge: 'see +79161234567' })))
       .refusal;
-    expect(odd?.extra).toEqual({ reason: 'x' });
+    expect(odd?.extra).toStrictEqual({ reason: 'x' });
   });
 
   it('a throw, or an answer without a known decision, fails closed with 503 assess_start_failed; only the name is logged', async () => {
@@ -105,10 +105,10 @@ describe('runAssessStart', () => {
     });
     expect(thrown.refusal).toBeInstanceOf(ProtectionRefusal);
     expect((thrown.refusal as ProtectionRefusal).reason).toBe('assess_start_failed');
-    expect(thrown.errors).toEqual([
+    expect(thrown.errors).toStrictEqual([
       { message: 'assessStart hook threw; start refused', context: { error: 'RangeError' } },
     ]);
-    expect((await run(() => ({ decision: 'ALLOW' }) as never)).errors).toEqual([
+    expect((await run(() => ({ decision: 'ALLOW' }) as never)).errors).toStrictEqual([
       {
         message: 'assessStart hook answered no decision of allow, grade, step_up or refuse; start refused',
         context: undefined,

@@ -13,7 +13,7 @@ describe('releaseAll', () => {
     await expect(releaseAll([hold('first'), undefined, hold('second', true), hold('third')])).resolves.toBe(
       undefined,
     );
-    expect(released).toEqual(['third', 'second', 'first']);
+    expect(released).toStrictEqual(['third', 'second', 'first']);
   });
 });
 
@@ -35,7 +35,7 @@ describe('takenInOrder', () => {
     expect(holds[1]).toBeUndefined();
     expect(defined(holds)).toHaveLength(2);
     await defined(holds)[1]!.release();
-    expect(released).toEqual(['reserve']);
+    expect(released).toStrictEqual(['reserve']);
   });
 
   it('one refused: every share taken is given back, last first, and the first refusal in order is thrown', async () => {
@@ -47,6 +47,6 @@ describe('takenInOrder', () => {
       refused('spend cap'),
     ]);
     await expect(outcome).rejects.toThrow('day limit');
-    expect(released).toEqual(['reserve', 'count']);
+    expect(released).toStrictEqual(['reserve', 'count']);
   });
 });

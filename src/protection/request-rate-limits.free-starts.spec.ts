@@ -93,7 +93,7 @@ describe('free starts (methods charged on proof)', () => {
       now.t = started + at;
       await limits.freeStartProved('req');
       // Within the window: one point back. Past it: a fresh window of 2, never 3.
-      expect(await admitted(limits, ['network:n'], 3)).toEqual(
+      expect(await admitted(limits, ['network:n'], 3)).toStrictEqual(
         givesBack ? [true, false, false] : [true, true, false],
       );
       await store.close();
@@ -129,7 +129,7 @@ describe('free starts (methods charged on proof)', () => {
     await limits.rememberFreeStart('req-1', await limits.countFreeStart(net));
     await limits.countFreeStart(net);
     await Promise.all([limits.freeStartProved('req-1'), limits.freeStartProved('req-1')]);
-    expect(await admitted(limits, net, 2)).toEqual([true, false]);
+    expect(await admitted(limits, net, 2)).toStrictEqual([true, false]);
     await store.close();
   });
 
@@ -150,7 +150,7 @@ describe('free starts (methods charged on proof)', () => {
     };
     await limits.freeStartProved('req');
     store.delete = remove;
-    expect(await admitted(limits, ['network:n'], 3)).toEqual([true, true, false]);
+    expect(await admitted(limits, ['network:n'], 3)).toStrictEqual([true, true, false]);
     await store.close();
   });
 
@@ -169,7 +169,7 @@ describe('free starts (methods charged on proof)', () => {
     await expect(limits.countFreeStart(['network:n'])).rejects.toMatchObject({ reason: 'start_ip_limit' });
     const off = freeLimits(store, false);
     const none = await off.countFreeStart(['network:n']);
-    expect(none.keys).toEqual([]);
+    expect(none.keys).toStrictEqual([]);
     await off.rememberFreeStart('off', none);
     await expect(store.get(ProtectionKeys.freeStartProof('off'))).resolves.toBeNull();
     await off.freeStartProved('off');
@@ -183,12 +183,12 @@ describe('free starts (methods charged on proof)', () => {
         { ...candidate, clientKey: 'user-1', ip: '2001:db8::1', owner: 'o' },
         { ipv6PrefixLength: 64 },
       ),
-    ).toEqual(['client:user-1', 'address:2001:db8::/64', 'network:2001:db8::/48', 'owner:o']);
+    ).toStrictEqual(['client:user-1', 'address:2001:db8::/64', 'network:2001:db8::/48', 'owner:o']);
     expect(
       freeCallersOf(
         { ...candidate, clientKey: '203.0.113.9', ip: '203.0.113.9', owner: undefined },
         { ipv6PrefixLength: 64 },
       ),
-    ).toEqual(['client:203.0.113.9', 'network:203.0.113.0/24']);
+    ).toStrictEqual(['client:203.0.113.9', 'network:203.0.113.0/24']);
   });
 });

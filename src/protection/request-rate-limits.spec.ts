@@ -182,7 +182,7 @@ describe("the API's back-off (its 429)", () => {
     await one.holdUpstream(30_000);
     await other.holdUpstream(5_000);
     const refused = await refusalOf(other.assertUpstreamOpen());
-    expect([refused?.reason, refused?.retryAfterSeconds]).toEqual(['upstream_rate_limit', 30]);
+    expect([refused?.reason, refused?.retryAfterSeconds]).toStrictEqual(['upstream_rate_limit', 30]);
     await expect(off.assertUpstreamOpen()).resolves.toBeUndefined();
     clock.now += 30_000;
     await expect(other.assertUpstreamOpen()).resolves.toBeUndefined();

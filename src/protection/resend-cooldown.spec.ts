@@ -38,14 +38,16 @@ describe('ResendCooldown', () => {
     const cooldown = new ResendCooldown(newStore(), COOLDOWN_MS, SPEC_DATA_KEYS);
     const start = clock.now;
     const claim = await cooldown.claim(PHONE, 'sms', ALICE);
-    expect(claim.availableAt).toEqual(new Date(start + COOLDOWN_MS));
-    expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toEqual(new Date(start + COOLDOWN_MS));
+    expect(claim.availableAt).toStrictEqual(new Date(start + COOLDOWN_MS));
+    expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toStrictEqual(
+      new Date(start + COOLDOWN_MS),
+    );
 
     clock.now = start + 20_500;
     const refused = await refusalOf(cooldown.claim(PHONE, 'sms', ALICE));
     expect(refused?.errorCode).toBe('rate_limit_exceeded');
     // The caller that started it is told exactly when (to the second, rounded up).
-    expect(refused?.extra).toEqual({
+    expect(refused?.extra).toStrictEqual({
       reason: 'resend_cooldown',
       resend_available_at: new Date(start + COOLDOWN_MS).toISOString(),
     });
@@ -53,7 +55,7 @@ describe('ResendCooldown', () => {
 
     clock.now = start + COOLDOWN_MS;
     const again = await cooldown.claim(PHONE, 'sms', ALICE);
-    expect(again.availableAt).toEqual(new Date(clock.now + COOLDOWN_MS));
+    expect(again.availableAt).toStrictEqual(new Date(clock.now + COOLDOWN_MS));
   });
 
   it('another caller, another number or another method is not held back by the cooldown', async () => {
@@ -76,7 +78,7 @@ describe('ResendCooldown', () => {
     clock.now += 1000;
     for (const starter of ['browser-2', undefined]) {
       const refused = await refusalOf(cooldown.claim(PHONE, 'sms', { caller: 'ip:203.0.113.7', starter }));
-      expect(refused?.extra).toEqual({ reason: 'resend_cooldown' });
+      expect(refused?.extra).toStrictEqual({ reason: 'resend_cooldown' });
       // 59 s left, rounded up to the whole window (shorter than five minutes).
       expect(refused?.retryAfterSeconds).toBe(60);
     }
@@ -86,7 +88,7 @@ describe('ResendCooldown', () => {
     const refused = await refusalOf(
       anonymous.claim(PHONE, 'sms', { caller: 'ip:198.51.100.1', starter: undefined }),
     );
-    expect(refused?.extra).toEqual({ reason: 'resend_cooldown' });
+    expect(refused?.extra).toStrictEqual({ reason: 'resend_cooldown' });
   });
 
   it('releasing a claim lifts the cooldown, but never a later claim that replaced it', async () => {
@@ -98,7 +100,7 @@ describe('ResendCooldown', () => {
     const second = await cooldown.claim(PHONE, 'sms', ALICE);
     // The first start's late release must not lift the second start's cooldown.
     await first.hold.release();
-    expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toEqual(second.availableAt);
+    expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toStrictEqual(second.availableAt);
     expect(await refusalOf(cooldown.claim(PHONE, 'sms', ALICE))).toBeInstanceOf(VerificationClientError);
   });
 
@@ -111,7 +113,7 @@ describe('ResendCooldown', () => {
       10 * COOLDOWN_MS,
     );
     const claim = await cooldown.claim(PHONE, 'sms', ALICE);
-    expect(claim.availableAt).toEqual(new Date(clock.now + COOLDOWN_MS));
+    expect(claim.availableAt).toStrictEqual(new Date(clock.now + COOLDOWN_MS));
   });
 
   it('an entry it cannot read refuses the start for a whole cooldown (it errs on the safe side)', async () => {
@@ -123,7 +125,7 @@ describe('ResendCooldown', () => {
       COOLDOWN_MS,
     );
     const refused = await refusalOf(cooldown.claim(PHONE, 'sms', ALICE));
-    expect(refused?.extra).toEqual({ reason: 'resend_cooldown' });
+    expect(refused?.extra).toStrictEqual({ reason: 'resend_cooldown' });
     expect(refused?.retryAfterSeconds).toBe(60);
     expect(await cooldown.availableAt(PHONE, 'sms', ALICE.caller)).toBeNull();
   });
@@ -171,7 +173,7 @@ describe('ResendCooldown', () => {
         { requestId: 'req-1', expiresAt: clock.now + 300_000 },
         availableAt,
       );
-      expect(await cooldown.coalesce(candidate())).toEqual({
+      expect(await cooldown.coalesce(candidate())).toStrictEqual({
         handBack: 'req-1',
         resendAvailableAt: availableAt,
       });

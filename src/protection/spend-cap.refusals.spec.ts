@@ -39,13 +39,13 @@ describe('SpendCap: refusals and what they ask first', () => {
     const made = capWithUsage(9, 300);
     await undeliveredSms(made, 2);
     await (await made.cap.reserve('reverse_flash_call')).settle(rub(3), session(10, made.clock.now));
-    expect(made.reads).toEqual([]);
+    expect(made.reads).toStrictEqual([]);
     await undeliveredSms(made, 1, 2);
     // A minute later (what the window keeps outlives it): 9 of 9 counted, none of it charged; the usage gives
     // the three SMS back, and the call fits.
     made.clock.now += 60_000;
     expect(await refusalOf(made.cap.reserve('reverse_flash_call'))).toBeUndefined();
-    expect(made.reads).toEqual(['2026-01-01']);
+    expect(made.reads).toStrictEqual(['2026-01-01']);
     expect(await made.cap.spentShare()).toBe(0);
   });
 
@@ -54,7 +54,7 @@ describe('SpendCap: refusals and what they ask first', () => {
     await undeliveredSms(made, 6);
     // 6 + 1 of 10 RUB: exactly the 70 % a start keeping 30 % may reach.
     expect(await refusalOf(made.cap.reserve('reverse_flash_call', 0.3))).toBeUndefined();
-    expect(made.reads).toEqual([]);
+    expect(made.reads).toStrictEqual([]);
     // A seventh SMS, its session live: 8 of 10 would pass the share, so the usage is asked; the six
     // ended ones come back, the live one stays.
     await (await made.cap.reserve('sms')).settle(rub(1), session(6, made.clock.now));

@@ -64,7 +64,7 @@ it('a network that proved 30 calls before the reserve still takes its share insi
   expect(await spend.spentShare()).toBeCloseTo(0.8);
   const inside: boolean[] = [];
   for (let i = 0; i < 4; i++) inside.push(await prove('nat'));
-  expect(inside).toEqual([true, true, false, false]);
+  expect(inside).toStrictEqual([true, true, false, false]);
   // Another caller has its own share.
   expect(await prove('other')).toBe(true);
 });
@@ -74,5 +74,5 @@ it('a proof ends only once its callers’ share is written: on a slow store the 
   for (let i = 0; i < 80; i++) await spend.reserve('sms');
   const inside: boolean[] = [];
   for (let i = 0; i < 4; i++) inside.push(await prove('nat'));
-  expect(inside).toEqual([true, true, false, false]);
+  expect(inside).toStrictEqual([true, true, false, false]);
 });

@@ -46,7 +46,7 @@ describe('SpendCap', () => {
     await (await cap.reserve('voice')).settle(rub(3));
     expect(await cap.spentShare()).toBeCloseTo(0.6);
     // The real costs teach the price estimate.
-    expect(learned).toEqual([
+    expect(learned).toStrictEqual([
       ['sms', rub(5)],
       ['sms', rub(1)],
       ['voice', rub(3)],
@@ -76,7 +76,7 @@ describe('SpendCap', () => {
     await refusalOf(cap.reserve('sms'));
     await refusalOf(cap.reserve('sms'));
     const windowEndsAt = new Date(Date.UTC(2026, 0, 2));
-    expect(events).toEqual([
+    expect(events).toStrictEqual([
       {
         event: 'verification.spend_cap_reached',
         spent: 8.5,
@@ -86,7 +86,7 @@ describe('SpendCap', () => {
         windowEndsAt,
       },
     ]);
-    expect(warnings).toEqual([
+    expect(warnings).toStrictEqual([
       {
         message: 'spend cap reached: starts are refused until the window ends',
         context: { spent: 8.5, cap: 10, currency: 'RUB', window_ends_at: windowEndsAt.toISOString() },
@@ -175,7 +175,7 @@ describe('SpendCap', () => {
     // 3 of the 6 unproven come back (one of the two ended ones was charged, the live one stays).
     charged = 300;
     await (await cap.reserve('sms')).settle(rub(3), session(3, clock.now));
-    expect(reads).toEqual(['2026-01-01']);
+    expect(reads).toStrictEqual(['2026-01-01']);
     expect(await cap.spentShare()).toBeCloseTo(1);
     // Nothing more to give back, and the usage is read at most every 30 s.
     expect(await refusalOf(cap.reserve('sms'))).toBeInstanceOf(ProtectionRefusal);
@@ -218,7 +218,7 @@ describe('SpendCap', () => {
     expect(await cap.spentShare()).toBeCloseTo(0.9);
     await cap.reserve('sms');
     const refused = await refusalOf(cap.reserve('reverse_flash_call'));
-    expect({ reason: refused?.reason, status: refused?.getStatus() }).toEqual({
+    expect({ reason: refused?.reason, status: refused?.getStatus() }).toStrictEqual({
       reason: 'spend_cap',
       status: 503,
     });
@@ -242,7 +242,7 @@ describe('SpendCap', () => {
     await cap.reserve('sms');
     store.setIfAbsent = () => Promise.reject(new Error('store down'));
     expect((await refusalOf(cap.reserve('sms')))?.reason).toBe('spend_cap');
-    expect(events).toEqual([]);
+    expect(events).toStrictEqual([]);
   });
 });
 
@@ -258,13 +258,13 @@ describe('warnWhenSpendUnbounded', () => {
   };
 
   it('warns in production when neither a spend cap nor a beforeStart hook bounds spending', () => {
-    expect(warned({ spendCap: false }, 'production')).toEqual([
+    expect(warned({ spendCap: false }, 'production')).toStrictEqual([
       expect.stringContaining('limits.spendCap is off and no limits.beforeStart hook is set'),
     ]);
-    expect(warned({ spendCap: false }, 'development')).toEqual([]);
-    expect(warned({ spendCap: false }, undefined)).toEqual([]);
-    expect(warned({ spendCap: { amount: 100 } }, 'production')).toEqual([]);
-    expect(warned({ spendCap: false, beforeStart: () => undefined }, 'production')).toEqual([]);
+    expect(warned({ spendCap: false }, 'development')).toStrictEqual([]);
+    expect(warned({ spendCap: false }, undefined)).toStrictEqual([]);
+    expect(warned({ spendCap: { amount: 100 } }, 'production')).toStrictEqual([]);
+    expect(warned({ spendCap: false, beforeStart: () => undefined }, 'production')).toStrictEqual([]);
   });
 });
 
@@ -275,8 +275,8 @@ describe('chargedAtEnd (issue 29: the cap counts what the API charges)', () => {
       { verified: false, delivered: true },
       { verified: true, delivered: true },
     ];
-    expect(ends.map((end) => chargedAtEnd('on_verified', end))).toEqual([false, false, true]);
-    expect(ends.map((end) => chargedAtEnd('on_delivery', end))).toEqual([false, true, true]);
-    expect(ends.map((end) => chargedAtEnd('on_initiation', end))).toEqual([true, true, true]);
+    expect(ends.map((end) => chargedAtEnd('on_verified', end))).toStrictEqual([false, false, true]);
+    expect(ends.map((end) => chargedAtEnd('on_delivery', end))).toStrictEqual([false, true, true]);
+    expect(ends.map((end) => chargedAtEnd('on_initiation', end))).toStrictEqual([true, true, true]);
   });
 });

@@ -67,7 +67,7 @@ describe('SpendEvidence.reconcile', () => {
     await d.evidence.ended(WINDOW, 200, TTL, true);
     expect(await d.unproven()).toBe(200);
     expect(await d.reconcile()).toBe(true);
-    expect(d.dates).toEqual(['2026-01-01']);
+    expect(d.dates).toStrictEqual(['2026-01-01']);
     expect(await d.count()).toBe(100);
     expect(await d.unproven()).toBe(0);
     // Nothing more to give back, however often asked.
@@ -148,7 +148,7 @@ describe('SpendEvidence.reconcile', () => {
     const d = day(0, window);
     await d.unseen(300);
     expect(await d.reconcile()).toBe(false);
-    expect(d.dates).toEqual([]);
+    expect(d.dates).toStrictEqual([]);
     expect(await d.count()).toBe(300);
   });
 

@@ -88,7 +88,7 @@ describe('clientKeyOf (the caller’s rate-limit key)', () => {
       request,
       undefined,
     );
-    expect(seen).toEqual([request]);
+    expect(seen).toStrictEqual([request]);
   });
 });
 
@@ -112,19 +112,19 @@ describe('freeCallersOf (whose free budget a start spends)', () => {
       freeCallersOf(candidate({ clientKey: 'user-1', ip: '203.0.113.7', owner: 'u1' }), {
         ipv6PrefixLength: 64,
       }),
-    ).toEqual(['client:user-1', 'address:203.0.113.7', 'network:203.0.113.0/24', 'owner:u1']);
+    ).toStrictEqual(['client:user-1', 'address:203.0.113.7', 'network:203.0.113.0/24', 'owner:u1']);
   });
 
   it('the address once when it is the client key; an IPv6 address by its prefix, its network by /48', () => {
     expect(
       freeCallersOf(candidate({ clientKey: '203.0.113.7', ip: '203.0.113.7' }), { ipv6PrefixLength: 64 }),
-    ).toEqual(['client:203.0.113.7', 'network:203.0.113.0/24']);
+    ).toStrictEqual(['client:203.0.113.7', 'network:203.0.113.0/24']);
     expect(
       freeCallersOf(candidate({ clientKey: '2001:db8:1:2::/64', ip: '2001:db8:1:2::7' }), {
         ipv6PrefixLength: 64,
       }),
-    ).toEqual(['client:2001:db8:1:2::/64', 'network:2001:db8:1::/48']);
-    expect(freeCallersOf(candidate({ ip: '2001:db8:1:2::7' }), { ipv6PrefixLength: 56 })).toEqual([
+    ).toStrictEqual(['client:2001:db8:1:2::/64', 'network:2001:db8:1::/48']);
+    expect(freeCallersOf(candidate({ ip: '2001:db8:1:2::7' }), { ipv6PrefixLength: 56 })).toStrictEqual([
       'address:2001:db8:1::/56',
       'network:2001:db8:1::/48',
     ]);
@@ -135,10 +135,12 @@ describe('freeCallersOf (whose free budget a start spends)', () => {
       freeCallersOf(candidate({ clientKey: 'connection-reset', ip: 'connection-reset' }), {
         ipv6PrefixLength: 64,
       }),
-    ).toEqual(['client:connection-reset']);
-    expect(freeCallersOf(candidate({ owner: 'u1' }), { ipv6PrefixLength: 64 })).toEqual(['owner:u1']);
+    ).toStrictEqual(['client:connection-reset']);
+    expect(freeCallersOf(candidate({ owner: 'u1' }), { ipv6PrefixLength: 64 })).toStrictEqual(['owner:u1']);
     // A host key without an address (the host's own call with its key): that key alone.
-    expect(freeCallersOf(candidate({ clientKey: 'k' }), { ipv6PrefixLength: 64 })).toEqual(['client:k']);
-    expect(freeCallersOf(candidate({}), { ipv6PrefixLength: 64 })).toEqual([]);
+    expect(freeCallersOf(candidate({ clientKey: 'k' }), { ipv6PrefixLength: 64 })).toStrictEqual([
+      'client:k',
+    ]);
+    expect(freeCallersOf(candidate({}), { ipv6PrefixLength: 64 })).toStrictEqual([]);
   });
 });

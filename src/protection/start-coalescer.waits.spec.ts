@@ -52,7 +52,7 @@ describe('StartCoalescer: a duplicate that waits for another instance', () => {
     expect(duplicate.outcome).toBeUndefined();
     await first.started(session('req-a'), cooldownEnd);
     await jest.advanceTimersByTimeAsync(100);
-    expect(duplicate.outcome).toEqual({ value: 'req-a' });
+    expect(duplicate.outcome).toStrictEqual({ value: 'req-a' });
   });
 
   it('past that, it is refused start_in_progress, the claim’s TTL as the wait', async () => {

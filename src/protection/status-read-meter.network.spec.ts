@@ -49,7 +49,7 @@ describe("StatusReadMeter: a network's refreshes", () => {
       for (let i = 0; i < perSecond; i++)
         granted.push(await refresh(`203.0.113.${granted.length + 1}`, i % 2 ? `o${i}` : undefined));
     }
-    expect(granted).toEqual(Array<boolean>(cap).fill(true));
+    expect(granted).toStrictEqual(Array<boolean>(cap).fill(true));
     // The window's last millisecond, its last 1,000 ms empty: the window refuses.
     now.t = S + windowMs - 1;
     expect(await refresh('203.0.113.200')).toBe(false);
@@ -58,7 +58,7 @@ describe("StatusReadMeter: a network's refreshes", () => {
     expect(await refresh('203.0.114.1')).toBe(true);
     const v6: boolean[] = [];
     for (let i = 0; i <= perSecond; i++) v6.push(await refresh(`2001:db8:1:${i}::1`));
-    expect(v6).toEqual([...Array<boolean>(perSecond).fill(true), false]);
+    expect(v6).toStrictEqual([...Array<boolean>(perSecond).fill(true), false]);
     expect(await refresh('2001:db8:2::1')).toBe(true);
     now.t += 1;
     expect(await refresh('203.0.113.204')).toBe(true);
@@ -87,7 +87,7 @@ describe("StatusReadMeter: a network's refreshes", () => {
     now.t = S + 2_000;
     const rest: boolean[] = [];
     for (let i = 0; i <= perSecond; i++) rest.push(await refresh(`203.0.113.${60 + i}`));
-    expect(rest).toEqual([...Array<boolean>(perSecond).fill(true), false]);
+    expect(rest).toStrictEqual([...Array<boolean>(perSecond).fill(true), false]);
     // The window (from the burst's millisecond) refuses to its end, its last 1,000 ms empty.
     now.t = S + 999 + windowMs - 1;
     expect(await refresh('203.0.113.80')).toBe(false);
@@ -130,7 +130,7 @@ describe("StatusReadMeter: a network's refreshes", () => {
       refresh('203.0.113.7'),
       refresh('203.0.113.30'),
     ]);
-    expect(burst).toEqual([false, false, false]);
+    expect(burst).toStrictEqual([false, false, false]);
     // Known spent to the slice's end (S+2.3), not to the window's (S+3): one tick before, still spent;
     // at the bound, the two refused polls given back, a neighbour's refresh goes upstream again.
     now.t = S + 2_299;
@@ -189,13 +189,13 @@ describe("StatusReadMeter: a network's refreshes", () => {
     // One address past its own refreshes (6 a window), polling on.
     for (let i = 0; i < perSecond; i++) expect(await refresh('198.51.100.7')).toBe(true);
     now.t = S + 2_000;
-    expect(await Promise.all(Array.from({ length: 5 }, () => refresh('198.51.100.7')))).toEqual(
+    expect(await Promise.all(Array.from({ length: 5 }, () => refresh('198.51.100.7')))).toStrictEqual(
       Array<boolean>(5).fill(false),
     );
     // Its neighbours have the last second's share, and the window's rest.
     const neighbours: boolean[] = [];
     for (let i = 0; i <= perSecond; i++) neighbours.push(await refresh(`198.51.100.${20 + i}`));
-    expect(neighbours).toEqual([...Array<boolean>(perSecond).fill(true), false]);
+    expect(neighbours).toStrictEqual([...Array<boolean>(perSecond).fill(true), false]);
     await store.close();
   });
 });

@@ -50,11 +50,11 @@ describe('StatusReadMeter', () => {
   it(`allows ${points} upstream reads per caller and window, refuses the next, and allows again once the window has passed`, async () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now);
-    expect(await takes(m, points + 1)).toEqual([...Array<boolean>(points).fill(true), false]);
+    expect(await takes(m, points + 1)).toStrictEqual([...Array<boolean>(points).fill(true), false]);
     now.t += windowMs - 1;
-    expect(await takes(m, 1)).toEqual([false]);
+    expect(await takes(m, 1)).toStrictEqual([false]);
     now.t += 1;
-    expect(await takes(m, 1)).toEqual([true]);
+    expect(await takes(m, 1)).toStrictEqual([true]);
     await store.close();
   });
 
@@ -62,10 +62,10 @@ describe('StatusReadMeter', () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now);
     await takes(m, points);
-    expect(await takes(m, 1, undefined, '198.51.100.9')).toEqual([true]);
-    expect(await takes(m, points, 'alice')).toEqual(Array<boolean>(points).fill(true));
-    expect(await takes(m, 1, 'alice', '198.51.100.10')).toEqual([false]);
-    expect(await takes(m, 1, 'bob')).toEqual([true]);
+    expect(await takes(m, 1, undefined, '198.51.100.9')).toStrictEqual([true]);
+    expect(await takes(m, points, 'alice')).toStrictEqual(Array<boolean>(points).fill(true));
+    expect(await takes(m, 1, 'alice', '198.51.100.10')).toStrictEqual([false]);
+    expect(await takes(m, 1, 'bob')).toStrictEqual([true]);
     await store.close();
   });
 
@@ -74,14 +74,14 @@ describe('StatusReadMeter', () => {
     const { store, meter: m } = meter(now);
     const own: boolean[] = [];
     for (let i = 0; i < points + 2; i++) own.push(await m.take(undefined, undefined, 'rebuild'));
-    expect(own).toEqual(Array<boolean>(points + 2).fill(true));
+    expect(own).toStrictEqual(Array<boolean>(points + 2).fill(true));
     await store.close();
   });
 
   it('meters nothing when the host turned the limits off (limits.enabled: false)', async () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now, { enabled: false });
-    expect(await takes(m, points + 2)).toEqual(Array<boolean>(points + 2).fill(true));
+    expect(await takes(m, points + 2)).toStrictEqual(Array<boolean>(points + 2).fill(true));
     await store.close();
   });
 
@@ -108,17 +108,17 @@ describe('StatusReadMeter', () => {
         out.push(await m.take('pat', { request: { headers: {} }, ip: `203.0.${net++}.7` }, 'refresh'));
       return out;
     };
-    expect(await refresh(refreshes + 1)).toEqual([...Array<boolean>(refreshes).fill(true), false]);
+    expect(await refresh(refreshes + 1)).toStrictEqual([...Array<boolean>(refreshes).fill(true), false]);
     // The owner keeps polling: refused, and never spending a rebuild's points.
-    expect(await refresh(20)).toEqual(Array<boolean>(20).fill(false));
-    expect(await takes(m, points - refreshes + 1, 'pat')).toEqual([
+    expect(await refresh(20)).toStrictEqual(Array<boolean>(20).fill(false));
+    expect(await takes(m, points - refreshes + 1, 'pat')).toStrictEqual([
       ...Array<boolean>(points - refreshes).fill(true),
       false,
     ]);
     now.t += windowMs - 1;
-    expect(await refresh(1)).toEqual([false]);
+    expect(await refresh(1)).toStrictEqual([false]);
     now.t += 1;
-    expect(await refresh(1)).toEqual([true]);
+    expect(await refresh(1)).toStrictEqual([true]);
     await store.close();
   });
 
@@ -159,7 +159,7 @@ describe('StatusReadMeter', () => {
       for (let i = 0; i < n; i++)
         others.push(await m.take(undefined, from(`198.51.100.${20 + others.length}`), 'refresh'));
     }
-    expect(others).toEqual([...Array<boolean>(network.refreshes).fill(true), false]);
+    expect(others).toStrictEqual([...Array<boolean>(network.refreshes).fill(true), false]);
     await store.close();
   });
 
@@ -270,8 +270,8 @@ describe('StatusReadMeter', () => {
   it('rebuilds may take every point of a window: a refresh after them is refused too', async () => {
     const now = { t: 1_800_000_000_000 };
     const { store, meter: m } = meter(now);
-    expect(await takes(m, points)).toEqual(Array<boolean>(points).fill(true));
-    expect(await takes(m, 1, undefined, '203.0.113.7', 'refresh')).toEqual([false]);
+    expect(await takes(m, points)).toStrictEqual(Array<boolean>(points).fill(true));
+    expect(await takes(m, 1, undefined, '203.0.113.7', 'refresh')).toStrictEqual([false]);
     await store.close();
   });
 });

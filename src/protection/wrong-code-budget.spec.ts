@@ -45,11 +45,11 @@ describe('WrongCodeBudget', () => {
     const refused = await refusalOf(codes.holdCheck(PHONE, 'c'));
     expect(refused?.errorCode).toBe('too_many_wrong_codes');
     expect(refused?.getStatus()).toBe(429);
-    expect(refused?.extra).toEqual({ reason: 'wrong_codes_phone' });
+    expect(refused?.extra).toStrictEqual({ reason: 'wrong_codes_phone' });
     // Caused by other callers: 59 minutes left are given as the whole hour (5-minute steps).
     expect(refused?.retryAfterSeconds).toBe(3600);
     const start = await refusalOf(codes.assertStartAllowed(PHONE, undefined));
-    expect(start?.extra).toEqual({ reason: 'wrong_codes_phone' });
+    expect(start?.extra).toStrictEqual({ reason: 'wrong_codes_phone' });
     expect(start?.retryAfterSeconds).toBe(3600);
 
     clock.now += HOUR;
@@ -74,9 +74,9 @@ describe('WrongCodeBudget', () => {
     await (await codes.holdCheck('+79160000002', 'owner-1')).settle(true);
     clock.now += 1000;
     const refused = await refusalOf(codes.holdCheck('+79160000003', 'owner-1'));
-    expect(refused?.extra).toEqual({ reason: 'wrong_codes_owner' });
+    expect(refused?.extra).toStrictEqual({ reason: 'wrong_codes_owner' });
     expect(refused?.retryAfterSeconds).toBe(3599);
-    expect((await refusalOf(codes.assertStartAllowed('+79160000003', 'owner-1')))?.extra).toEqual({
+    expect((await refusalOf(codes.assertStartAllowed('+79160000003', 'owner-1')))?.extra).toStrictEqual({
       reason: 'wrong_codes_owner',
     });
     // Another owner, or a caller without one, is not held back by it.
@@ -88,12 +88,12 @@ describe('WrongCodeBudget', () => {
   it("a check refused by the owner's budget gives back the point it took from the number's", async () => {
     const codes = budget(2, 1);
     await (await codes.holdCheck(PHONE, 'owner-1')).settle(true);
-    expect((await refusalOf(codes.holdCheck(PHONE, 'owner-1')))?.extra).toEqual({
+    expect((await refusalOf(codes.holdCheck(PHONE, 'owner-1')))?.extra).toStrictEqual({
       reason: 'wrong_codes_owner',
     });
     // The number has one wrong code, not two: another owner still gets a check.
     await (await codes.holdCheck(PHONE, 'owner-2')).settle(true);
-    expect((await refusalOf(codes.holdCheck(PHONE, 'owner-3')))?.extra).toEqual({
+    expect((await refusalOf(codes.holdCheck(PHONE, 'owner-3')))?.extra).toStrictEqual({
       reason: 'wrong_codes_phone',
     });
   });

@@ -37,17 +37,17 @@ const attempt = (ip: string, clientKey?: string, owner?: string) => ({
 
 describe('giver shares: the rule', () => {
   it('the givers of a start: its key, its address when the key is not it, its network (/24, /48), its owner', () => {
-    expect(giversOf(attempt('192.0.2.9'), 64)).toEqual([
+    expect(giversOf(attempt('192.0.2.9'), 64)).toStrictEqual([
       { id: 'client:192.0.2.9', share: GIVER_SHARES.client, network: false },
       { id: 'net:192.0.2.0/24', share: GIVER_SHARES.network, network: true },
     ]);
-    expect(giversOf(attempt('2001:db8:77:5::1', 'acct:1', 'u1'), 64).map((g) => g.id)).toEqual([
+    expect(giversOf(attempt('2001:db8:77:5::1', 'acct:1', 'u1'), 64).map((g) => g.id)).toStrictEqual([
       'client:acct:1',
       'address:2001:db8:77:5::/64',
       'net:2001:db8:77::/48',
       'owner:u1',
     ]);
-    expect(giversOf({ ...attempt('x'), ip: undefined, clientKey: undefined }, 64)).toEqual([]);
+    expect(giversOf({ ...attempt('x'), ip: undefined, clientKey: undefined }, 64)).toStrictEqual([]);
   });
 
   it('a start stands within while every balance with it stays at its share, past a network at one more, past at a caller’s one more', () => {
@@ -80,32 +80,32 @@ describe('giver shares: the rule', () => {
         [4.01, 4, 8].map((n) => n * START_WEIGHT),
       ),
     ).toBe('past');
-    expect(chargedGivers(givers, 'within')).toEqual(givers);
-    expect(chargedGivers(givers, 'network').map((g) => g.id)).toEqual([
+    expect(chargedGivers(givers, 'within')).toStrictEqual(givers);
+    expect(chargedGivers(givers, 'network').map((g) => g.id)).toStrictEqual([
       'client:acct:1',
       'address:2001:db8:77:5::/64',
     ]);
-    expect(chargedGivers(givers, 'past')).toEqual([]);
+    expect(chargedGivers(givers, 'past')).toStrictEqual([]);
     // No giver at all (a switch): within.
     expect(standingOf([], [])).toBe('within');
   });
 
   it('a start with a key and no address known has the key and its owner as givers, no address or network', () => {
     const noAddress = { ...attempt('x', 'acct:1', 'u1'), ip: undefined };
-    expect(giversOf(noAddress, 64).map((g) => g.id)).toEqual(['client:acct:1', 'owner:u1']);
+    expect(giversOf(noAddress, 64).map((g) => g.id)).toStrictEqual(['client:acct:1', 'owner:u1']);
   });
 
   it('a verification gives back to the givers its start was charged to, one start over the prior each', () => {
     const givers = giversOf(attempt('2001:db8:77:5::1', 'acct:1', 'u1'), 64);
-    expect(giveBackOf(givers, 'within', PRIOR)).toEqual({
+    expect(giveBackOf(givers, 'within', PRIOR)).toStrictEqual({
       givers: ['client:acct:1', 'address:2001:db8:77:5::/64', 'net:2001:db8:77::/48', 'owner:u1'],
       amount: 125,
     });
-    expect(giveBackOf(givers, 'network', 0.5)).toEqual({
+    expect(giveBackOf(givers, 'network', 0.5)).toStrictEqual({
       givers: ['client:acct:1', 'address:2001:db8:77:5::/64', 'owner:u1'],
       amount: 200,
     });
-    expect(giveBackOf(givers, 'past', PRIOR)).toEqual({ givers: [], amount: 125 });
+    expect(giveBackOf(givers, 'past', PRIOR)).toStrictEqual({ givers: [], amount: 125 });
   });
 
   it('a verification gives back one start over the prior: users who complete as expected keep their balance', () => {
@@ -253,23 +253,23 @@ describe.each(STORES)('giver shares: the store’s counts (RangeStats on %s)', (
     const givers = (a: number) => giversOf(attempt(ip(a)), 64);
     // One address spends its own share and stops there: its network keeps the rest for its neighbours.
     for (let i = 0; i < 8; i++) await rs.countStart(place(i), undefined, `client:${ip(1)}`, givers(1));
-    expect(await rs.readShares(givers(1))).toEqual([5 * START_WEIGHT, 5 * START_WEIGHT]);
+    expect(await rs.readShares(givers(1))).toStrictEqual([5 * START_WEIGHT, 5 * START_WEIGHT]);
     for (let a = 2; a <= 5; a++) await rs.countStart(place(a), undefined, `client:${ip(a)}`, givers(a));
     expect((await rs.readShares(givers(2)))[1]).toBe(9 * START_WEIGHT);
     // Past the network's share: charged to its address only; released, to nobody.
     const past = await rs.countStart(place(9), undefined, `client:${ip(6)}`, givers(6));
     expect(past.standing).toBe('network');
-    expect(await rs.readShares(givers(6))).toEqual([START_WEIGHT, 9 * START_WEIGHT]);
+    expect(await rs.readShares(givers(6))).toStrictEqual([START_WEIGHT, 9 * START_WEIGHT]);
     await past.release();
-    expect(await rs.readShares(givers(6))).toEqual([0, 9 * START_WEIGHT]);
+    expect(await rs.readShares(givers(6))).toStrictEqual([0, 9 * START_WEIGHT]);
     // A verification remembered for the network and address gives one start over the prior back.
     await rs.rememberSession('req-1', ['country:RU'], 60_000, {
       givers: givers(2).map((g) => g.id),
       amount: givenBack(PRIOR),
     });
-    expect(await rs.takeSession('req-1', '+79161234567')).toEqual(['country:RU']);
+    expect(await rs.takeSession('req-1', '+79161234567')).toStrictEqual(['country:RU']);
     expect(await rs.takeSession('req-1', '+79161234567')).toBeUndefined();
-    expect(await rs.readShares(givers(2))).toEqual([
+    expect(await rs.readShares(givers(2))).toStrictEqual([
       START_WEIGHT - givenBack(PRIOR),
       9 * START_WEIGHT - givenBack(PRIOR),
     ]);
@@ -281,11 +281,11 @@ describe.each(STORES)('giver shares: the store’s counts (RangeStats on %s)', (
       givers: givers(2).map((g) => g.id),
       amount: givenBack(PRIOR),
     });
-    expect(await rs.takeSession('req-3', '+79161234567')).toEqual(['country:RU']);
-    expect(await rs.readShares(givers(2))).toEqual(balances);
+    expect(await rs.takeSession('req-3', '+79161234567')).toStrictEqual(['country:RU']);
+    expect(await rs.readShares(givers(2))).toStrictEqual(balances);
     // A session remembered by an older version (a bare list) gives nothing back.
     await rs.rememberSession('req-2', ['country:RU'], 60_000);
-    expect(await rs.takeSession('req-2', '+79161234567')).toEqual(['country:RU']);
+    expect(await rs.takeSession('req-2', '+79161234567')).toStrictEqual(['country:RU']);
   });
 
   it('networks past their share vote once each per day in the store: the third is read as three; an address past its own share is no vote', async () => {
@@ -336,9 +336,9 @@ describe('giver shares: store round trips of a network past its share', () => {
     const trips: number[] = [];
     for (let a = 1; a <= 12; a++) trips.push(await tripsOf(`203.0.113.${a}`));
     // The 10th passes the network's share and votes (its claim, then the count with the vote): 2 more.
-    expect(trips).toEqual([...Array<number>(9).fill(within), within + 2, within, within]);
+    expect(trips).toStrictEqual([...Array<number>(9).fill(within), within + 2, within, within]);
     // Another instance finds the vote cast (1 more, once).
-    expect([await tripsOf('203.0.113.13', other), await tripsOf('203.0.113.14', other)]).toEqual([
+    expect([await tripsOf('203.0.113.13', other), await tripsOf('203.0.113.14', other)]).toStrictEqual([
       within + 1,
       within,
     ]);

@@ -109,11 +109,11 @@ describe('pumping defence: the givers’ shares', () => {
     const pumping = defence();
     for (let i = 0; i < 25; i++) await start(pumping, from('192.0.2.7'));
     const self = (await pumping.assess(from('192.0.2.7')))!;
-    expect([self.underAttack, self.selfUnderAttack]).toEqual([false, true]);
+    expect([self.underAttack, self.selfUnderAttack]).toStrictEqual([false, true]);
     // A neighbour in its /24 (the address gave its network only its own share) and a stranger elsewhere.
     for (const ip of ['192.0.2.8', '203.0.113.9']) {
       const other = (await pumping.assess(from(ip)))!;
-      expect([other.underAttack, other.selfUnderAttack, other.steer]).toEqual([false, false, false]);
+      expect([other.underAttack, other.selfUnderAttack, other.steer]).toStrictEqual([false, false, false]);
     }
   });
 
@@ -136,14 +136,14 @@ describe('pumping defence: the givers’ shares', () => {
     const next = (await pumping.assess(from('192.0.2.99')))!;
     expect(next.counts.get('country:RU')!.starts).toBe(9);
     expect(next.counts.get(fineOf('country:RU'))!.starts).toBe(24);
-    expect([next.underAttack, next.selfUnderAttack]).toEqual([false, true]);
+    expect([next.underAttack, next.selfUnderAttack]).toStrictEqual([false, true]);
     // Beside it, another network: within its share up to its 9th start, past it at its 10th.
     for (let a = 0; a < 8; a++) await start(pumping, from(`198.51.100.${a + 10}`));
     expect((await pumping.assess(from('198.51.100.99')))!.selfUnderAttack).toBe(false);
     await start(pumping, from('198.51.100.98'));
     const tenth = (await pumping.assess(from('198.51.100.99')))!;
     expect(tenth.counts.get('country:RU')!.starts).toBe(18);
-    expect([tenth.underAttack, tenth.selfUnderAttack]).toEqual([false, true]);
+    expect([tenth.underAttack, tenth.selfUnderAttack]).toStrictEqual([false, true]);
   });
 
   /** Users in networks of their own who all complete: the country converts above its prior. */
@@ -168,16 +168,16 @@ describe('pumping defence: the givers’ shares', () => {
     for (const net of ['192.0.2', '198.51.100']) await sweep(pumping, net, 10);
     let other = await stranger();
     expect(other.counts.get('country:RU')!.networksPast).toBe(2);
-    expect([other.underAttack, other.steer]).toEqual([false, false]);
+    expect([other.underAttack, other.steer]).toStrictEqual([false, false]);
     // A third network at its 9th start (its share, not past it): still two.
     await sweep(pumping, '100.64.0', 9);
     other = await stranger();
-    expect([other.counts.get('country:RU')!.networksPast, other.underAttack]).toEqual([2, false]);
+    expect([other.counts.get('country:RU')!.networksPast, other.underAttack]).toStrictEqual([2, false]);
     // Its 10th: three networks past their share, the country under attack for everyone.
     await start(pumping, from('100.64.0.99'));
     other = await stranger();
     expect(other.counts.get('country:RU')!.networksPast).toBe(3);
-    expect([other.underAttack, other.steer]).toEqual([true, true]);
+    expect([other.underAttack, other.steer]).toStrictEqual([true, true]);
     // The country's own counts did not flag it: within the shares, 27 unconverted among 150 verified.
     expect(other.counts.get('country:RU')).toMatchObject({ starts: 177, verified: 150 });
   });
@@ -187,7 +187,7 @@ describe('pumping defence: the givers’ shares', () => {
     await convertingUsers(pumping, 150);
     for (const net of ['192.0.2', '198.51.100']) await sweep(pumping, net, 30);
     const other = (await pumping.assess(from('203.0.113.9')))!;
-    expect([other.counts.get('country:RU')!.networksPast, other.underAttack]).toEqual([2, false]);
+    expect([other.counts.get('country:RU')!.networksPast, other.underAttack]).toStrictEqual([2, false]);
   });
 
   it('votes are a UTC day’s: read through the next day, gone at the first tick of the day after', async () => {
@@ -263,7 +263,7 @@ describe('pumping defence: the givers’ shares', () => {
       await verified(pumping, (await start(pumping, user))!, user.phoneNumber);
       answers.push(await graded(pumping, `192.0.2.${(a + 1 + i) % 250}`));
     }
-    expect(answers.filter((x) => x === 'started')).toEqual([]);
+    expect(answers.filter((x) => x === 'started')).toStrictEqual([]);
     // The country saw only the network's share.
     expect((await counts(['country:RU'])).get('country:RU')).toMatchObject({ starts: 79, verified: 70 });
   });

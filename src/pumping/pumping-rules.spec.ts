@@ -114,7 +114,7 @@ describe('pumping rules', () => {
   });
 
   it('the cool-off doubles with each hold in a row, up to the maximum', () => {
-    expect([0, 1, 2, 3, 7, 100].map((level) => coolOffMs(level, 900_000, 86_400_000))).toEqual([
+    expect([0, 1, 2, 3, 7, 100].map((level) => coolOffMs(level, 900_000, 86_400_000))).toStrictEqual([
       900_000, 1_800_000, 3_600_000, 7_200_000, 86_400_000, 86_400_000,
     ]);
   });

@@ -13,17 +13,17 @@ describe('RangeBursts: a start counted ahead, and the number counted by another 
     const rs = stats();
     const first = await rs.markBursts([range, prefix], phone, 'client:a');
     const second = await rs.markBursts([range, prefix], phone, 'client:b');
-    expect([first.ids.size, second.ids.size]).toEqual([2, 0]);
+    expect([first.ids.size, second.ids.size]).toStrictEqual([2, 0]);
     // The second is counted first: the number is new where it is counted.
     const b = await rs.countStart([range, prefix], phone, 'client:b', [], second);
-    expect(b.callersBefore).toEqual(
+    expect(b.callersBefore).toStrictEqual(
       new Map([
         [range.id, 0],
         [prefix.id, 0],
       ]),
     );
     const a = await rs.countStart([range, prefix], phone, 'client:a', [], first);
-    expect(a.callersBefore).toEqual(new Map());
+    expect(a.callersBefore).toStrictEqual(new Map());
     expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
     // client:a was counted nowhere: its start of a new number counts it.
     const next = '+79161234568';
@@ -34,14 +34,17 @@ describe('RangeBursts: a start counted ahead, and the number counted by another 
       [],
       await rs.markBursts([range, prefix], next, 'client:a'),
     );
-    expect(c.callersBefore).toEqual(
+    expect(c.callersBefore).toStrictEqual(
       new Map([
         [range.id, 1],
         [prefix.id, 1],
       ]),
     );
     const counts = (await rs.read([range, prefix])).get(prefix.id)!;
-    expect({ current: counts.current, callers: counts.currentCallers }).toEqual({ current: 3, callers: 2 });
+    expect({ current: counts.current, callers: counts.currentCallers }).toStrictEqual({
+      current: 3,
+      callers: 2,
+    });
   });
 
   it('a caller already counted is not counted again for a new number, whether it went first or not', async () => {
@@ -49,11 +52,11 @@ describe('RangeBursts: a start counted ahead, and the number counted by another 
     await rs.countStart([range], phone, 'client:a', [], await rs.markBursts([range], phone, 'client:a'));
     const next = await rs.markBursts([range], '+79161234568', 'client:a');
     expect(next.ids.size).toBe(0);
-    expect((await rs.countStart([range], '+79161234568', 'client:a', [], next)).callersBefore).toEqual(
+    expect((await rs.countStart([range], '+79161234568', 'client:a', [], next)).callersBefore).toStrictEqual(
       new Map(),
     );
     // Without marks read (a start the reading condemned): the caller's mark is found where it is counted.
-    expect((await rs.countStart([range], '+79161234569', 'client:a')).callersBefore).toEqual(new Map());
+    expect((await rs.countStart([range], '+79161234569', 'client:a')).callersBefore).toStrictEqual(new Map());
     expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
   });
 });
@@ -98,11 +101,11 @@ describe('RangeBursts: marks read in a window that rolled over before the start 
       );
       // Its next start reads its marks: new to the range, not to the prefix.
       const marks = await rs.markBursts([range, prefix], phone, 'client:a');
-      expect([...marks.ids]).toEqual([range.id]);
+      expect([...marks.ids]).toStrictEqual([range.id]);
       // The window rolls over before the start is counted: in the new one, it is new to both.
       now += HOUR;
       const counted = await rs.countStart([range, prefix], phone, 'client:a', [], marks);
-      expect(counted.callersBefore).toEqual(
+      expect(counted.callersBefore).toStrictEqual(
         new Map([
           [range.id, 0],
           [prefix.id, 0],

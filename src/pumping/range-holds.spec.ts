@@ -66,7 +66,7 @@ describe('RangeHolds: a full balance remembered (likelyPast)', () => {
     const within: { trips: number; operations: number }[] = [];
     for (let i = 0; i < GIVER_SHARES.address; i++) within.push(await start(rt, one, from(ip)));
     // Within its share, the last start too (its balance at the share, with it: room for none after).
-    expect(within).toEqual(Array.from({ length: GIVER_SHARES.address }, () => within[0]));
+    expect(within).toStrictEqual(Array.from({ length: GIVER_SHARES.address }, () => within[0]));
     expect(within[0]!.trips).toBe(1);
     // Past it: the twins come with the rest, in the same trip (more operations, no more trips).
     const past = await start(rt, one, from(ip));
@@ -74,10 +74,10 @@ describe('RangeHolds: a full balance remembered (likelyPast)', () => {
     expect(past.operations).toBeGreaterThan(within[0]!.operations);
     // Another instance never saw it fill: the balances first, then the twins; from then on, with the rest.
     const first = await start(rt, other, from(ip));
-    expect(first).toEqual({ trips: 2, operations: past.operations });
-    expect(await start(rt, other, from(ip))).toEqual(past);
+    expect(first).toStrictEqual({ trips: 2, operations: past.operations });
+    expect(await start(rt, other, from(ip))).toStrictEqual(past);
     // A neighbour on the same network, within its own share and the network's: no twin read.
-    expect(await start(rt, one, from('203.0.113.8'))).toEqual(within[0]);
+    expect(await start(rt, one, from('203.0.113.8'))).toStrictEqual(within[0]);
   });
 
   it('a balance given room again (a verification gave back) is forgotten: the next start reads no twin', async () => {
@@ -96,7 +96,7 @@ describe('RangeHolds: a full balance remembered (likelyPast)', () => {
       await rt.inner.increment(k, -2 * START_WEIGHT, 14 * 86_400_000);
     // The remembered balance still says full: this start reads the twins, and sees room again.
     expect((await start(rt, one, from(ip))).operations).toBeGreaterThan(first.operations);
-    expect(await start(rt, one, from(ip))).toEqual(first);
+    expect(await start(rt, one, from(ip))).toStrictEqual(first);
   });
 });
 
@@ -109,6 +109,6 @@ describe('RangeHolds: balances read', () => {
     const [client, network] = stats.shareKeys(givers);
     await rt.inner.set(client!, 'not-a-count', 60_000);
     await rt.inner.set(network!, String(3 * START_WEIGHT), 60_000);
-    expect(await stats.readShares(givers)).toEqual([0, 3 * START_WEIGHT]);
+    expect(await stats.readShares(givers)).toStrictEqual([0, 3 * START_WEIGHT]);
   });
 });

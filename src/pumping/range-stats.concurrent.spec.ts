@@ -171,8 +171,8 @@ describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (
       rs.countStart(place, undefined, 'client:x', givers(1), undefined, 'past'),
       rs.countStart(place, undefined, 'client:y', givers(2), undefined, 'within'),
     ]);
-    expect([x.standing, y.standing]).toEqual(['within', 'within']);
+    expect([x.standing, y.standing]).toStrictEqual(['within', 'within']);
     for (const id of ['prefix:+7916', 'country:RU', fineOf('country:RU')])
-      expect([x.before.get(id), y.before.get(id)].sort()).toEqual([0, 1]);
+      expect([x.before.get(id), y.before.get(id)].sort()).toStrictEqual([0, 1]);
   });
 });

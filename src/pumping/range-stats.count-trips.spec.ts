@@ -78,7 +78,7 @@ describe('RangeStats.countStart: round trips and writes', () => {
       { id: 'country:RU', withBaseline: true },
       { id: 'prefix:+7916', withBaseline: true },
     ];
-    expect(await tripsOf(rt, () => stats.countStart(subjects))).toEqual([6]);
+    expect(await tripsOf(rt, () => stats.countStart(subjects))).toStrictEqual([6]);
   });
 
   it("a range's and a caller's start write no day, week or recent counter (only prefixes and countries keep them)", async () => {
@@ -138,7 +138,7 @@ describe('RangeHolds: full balances remembered, up to 10,000', () => {
       const ip = `203.0.113.${n % 200}`;
       await fill(stats, ip, n);
       const next = await tripsOf(rt, () => one.assess(from(ip)));
-      expect([n, next[0]! > fresh[0]!]).toEqual([n, remembered]);
+      expect([n, next[0]! > fresh[0]!]).toStrictEqual([n, remembered]);
     }
   });
 });

@@ -40,7 +40,7 @@ describe('RangeStats', () => {
       current: 3,
     });
     expect(counts.get(country.id)).toMatchObject({ starts: 3, verified: 0 });
-    expect(counts.get(owner.id)).toEqual({
+    expect(counts.get(owner.id)).toStrictEqual({
       starts: 3,
       verified: 0,
       known: false,
@@ -54,20 +54,20 @@ describe('RangeStats', () => {
     const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
     for (let i = 0; i < 2; i++) await rs.countStart([range, prefix, owner], '+79161234567');
     let counts = await rs.read([range, prefix, owner], '+79161234567');
-    expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toEqual([0, 0]);
+    expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toStrictEqual([0, 0]);
     expect(counts.get(owner.id)?.starts).toBe(2);
     // Another number sees them all.
     expect((await rs.read([range], '+79161234568')).get(range.id)?.starts).toBe(2);
     // Past OWNER_RETRIES, the number's starts weigh for itself too.
     for (let i = 0; i < 5; i++) await rs.countStart([range, prefix, owner], '+79161234567');
     counts = await rs.read([range, prefix], '+79161234567');
-    expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toEqual([4, 4]);
+    expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toStrictEqual([4, 4]);
   });
 
   it('answers the count before each start atomically: concurrent starts are told apart', async () => {
     const rs = stats();
     const counted = await Promise.all(Array.from({ length: 5 }, () => rs.countStart([range])));
-    expect(counted.map((c) => c.before.get(range.id)).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(counted.map((c) => c.before.get(range.id)).sort()).toStrictEqual([0, 1, 2, 3, 4]);
   });
 
   describe('burst marks taken ahead (markBursts)', () => {
@@ -77,9 +77,9 @@ describe('RangeStats', () => {
     it('a start marked new is counted: each distinct caller once, answered atomically', async () => {
       const rs = stats();
       const marks = await rs.markBursts([range, prefix, owner], phone, 'client:a');
-      expect([...marks.ids].sort()).toEqual([prefix.id, range.id]);
+      expect([...marks.ids].sort()).toStrictEqual([prefix.id, range.id]);
       const first = await rs.countStart([range, prefix, owner], phone, 'client:a', [], marks);
-      expect(first.callersBefore).toEqual(
+      expect(first.callersBefore).toStrictEqual(
         new Map([
           [range.id, 0],
           [prefix.id, 0],
@@ -87,7 +87,7 @@ describe('RangeStats', () => {
       );
       const next = await rs.markBursts([range, prefix], '+79161234568', 'client:b');
       const second = await rs.countStart([range, prefix], '+79161234568', 'client:b', [], next);
-      expect(second.callersBefore).toEqual(
+      expect(second.callersBefore).toStrictEqual(
         new Map([
           [range.id, 1],
           [prefix.id, 1],
@@ -104,7 +104,9 @@ describe('RangeStats', () => {
           return rs.countStart([range], phone, `client:${i}`, [], marks);
         }),
       );
-      expect(counted.map((c) => c.callersBefore.get(range.id)).filter((b) => b !== undefined)).toEqual([0]);
+      expect(counted.map((c) => c.callersBefore.get(range.id)).filter((b) => b !== undefined)).toStrictEqual([
+        0,
+      ]);
       expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
     });
 
@@ -132,10 +134,12 @@ describe('RangeStats', () => {
       // Neither holds anything: the next start of the number, by either caller, is counted.
       const marks = await rs.markBursts([range], phone, 'client:a');
       const counted = await rs.countStart([range], phone, 'client:a', [], marks);
-      expect(counted.callersBefore).toEqual(new Map([[range.id, 0]]));
+      expect(counted.callersBefore).toStrictEqual(new Map([[range.id, 0]]));
       const again = await rs.markBursts([range], phone, 'client:c');
       expect(again.ids.size).toBe(0);
-      expect((await rs.countStart([range], phone, 'client:c', [], again)).callersBefore).toEqual(new Map());
+      expect((await rs.countStart([range], phone, 'client:c', [], again)).callersBefore).toStrictEqual(
+        new Map(),
+      );
       expect((await rs.read([range])).get(range.id)?.currentCallers).toBe(1);
     });
 
@@ -147,11 +151,11 @@ describe('RangeStats', () => {
       expect(known.ids.size).toBe(0);
       const increments = jest.spyOn(store, 'increment');
       await rs.countStart([range], phone, 'client:a', [], known);
-      expect(increments.mock.calls.filter(([key]) => key.startsWith('protect:pump:c:'))).toEqual([]);
+      expect(increments.mock.calls.filter(([key]) => key.startsWith('protect:pump:c:'))).toStrictEqual([]);
       increments.mockRestore();
       clock.now += HOUR;
       const counted = await rs.countStart([range], phone, 'client:a', [], known);
-      expect(counted.callersBefore).toEqual(new Map([[range.id, 0]]));
+      expect(counted.callersBefore).toStrictEqual(new Map([[range.id, 0]]));
     });
 
     it("a mark is kept to its window's end and a minute (clocks that disagree), then not kept", async () => {
@@ -176,7 +180,7 @@ describe('RangeStats', () => {
     await first.release();
     await first.release();
     const counts = await rs.read([range, owner]);
-    expect([counts.get(range.id)?.starts, counts.get(owner.id)?.starts]).toEqual([1, 1]);
+    expect([counts.get(range.id)?.starts, counts.get(owner.id)?.starts]).toStrictEqual([1, 1]);
   });
 
   it('reads one sliding window: the previous window weighs by the share of it still inside', async () => {
@@ -189,7 +193,7 @@ describe('RangeStats', () => {
     const counts = (await rs.read([owner])).get(owner.id);
     // 1 now + 8 × 3/4 of the last hour; verified 2 × 3/4.
     // The raw windows it was read from (a hold's Retry-After rolls them on).
-    expect(counts).toEqual({
+    expect(counts).toStrictEqual({
       starts: 7,
       verified: 1.5,
       known: true,
@@ -267,15 +271,15 @@ describe('RangeStats', () => {
     expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(true);
     expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(false);
     const first = await rs.readHold(range.id);
-    expect(first).toEqual({ until: MIDNIGHT + 900_000, level: 0 });
+    expect(first).toStrictEqual({ until: MIDNIGHT + 900_000, level: 0 });
 
     clock.now += 1000;
     expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(true);
     const second = await rs.readHold(range.id);
-    expect(second).toEqual({ until: clock.now + 1_800_000, level: 1 });
+    expect(second).toStrictEqual({ until: clock.now + 1_800_000, level: 1 });
     // Another instance still holding the first state read loses to the one that moved on.
     expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(false);
-    expect(await rs.readHold(range.id)).toEqual(second);
+    expect(await rs.readHold(range.id)).toStrictEqual(second);
     expect(await rs.readHold(owner.id)).toBeUndefined();
   });
 
@@ -283,7 +287,7 @@ describe('RangeStats', () => {
     const rs = stats();
     await rs.startHold(range.id, undefined, 0, 900_000);
     clock.now += 900_000 + 2 * HOUR - 1;
-    expect(await rs.readHold(range.id)).toEqual({ until: MIDNIGHT + 900_000, level: 0 });
+    expect(await rs.readHold(range.id)).toStrictEqual({ until: MIDNIGHT + 900_000, level: 0 });
     clock.now += 1;
     expect(await rs.readHold(range.id)).toBeUndefined();
     // A hold that expired since it was read starts again.
@@ -295,7 +299,7 @@ describe('RangeStats', () => {
     const rs = stats(store);
     await rs.rememberSession('req-1', [range.id, owner.id], 600_000);
     // The owner as its tag (what its counters are named by), the range as it is.
-    expect(await rs.takeSession('req-1', '+79161234567')).toEqual([
+    expect(await rs.takeSession('req-1', '+79161234567')).toStrictEqual([
       range.id,
       `~${SPEC_DATA_KEYS.digest(owner.id)}`,
     ]);

@@ -44,7 +44,7 @@ describe('RangeStats: the week and the caller’s share', () => {
     // A range is narrow: many addresses concentrated on one block are held there, past any share.
     expect(past.get(range.id)).toMatchObject({ starts: CALLER_SHARE_PER_WEEK + 1 });
     expect(past.get(country.id)).toMatchObject({ starts: CALLER_SHARE_PER_WEEK });
-    expect(past.get(country.id)!.week).toEqual({ starts: CALLER_SHARE_PER_WEEK, verified: 0 });
+    expect(past.get(country.id)!.week).toStrictEqual({ starts: CALLER_SHARE_PER_WEEK, verified: 0 });
     expect(past.get(client.id)).toMatchObject({ starts: CALLER_SHARE_PER_WEEK + 1 });
     // Another caller is counted; a release of a start past the share takes back only what it added.
     const other = await rs.countStart([range, country], undefined, 'client:c2', c2);
@@ -75,10 +75,10 @@ describe('RangeStats: the week and the caller’s share', () => {
     clock.now += 2 * RECENT_MS;
     expect((await rs.read([country])).get(country.id)!.recent).toBe(0);
     clock.now = WEEK_START + 6 * DAY;
-    expect((await rs.read([country])).get(country.id)!.week).toEqual({ starts: 1, verified: 1 });
+    expect((await rs.read([country])).get(country.id)!.week).toStrictEqual({ starts: 1, verified: 1 });
     // Half a week into the next, half of it is left (a sliding week from two fixed ones).
     clock.now = WEEK_START + WEEK_MS + WEEK_MS / 2;
-    expect((await rs.read([country])).get(country.id)!.week).toEqual({ starts: 0.5, verified: 0.5 });
+    expect((await rs.read([country])).get(country.id)!.week).toStrictEqual({ starts: 0.5, verified: 0.5 });
     // Ranges keep no week.
     expect((await rs.read([range])).get(range.id)!.week).toBeUndefined();
   });

@@ -31,14 +31,17 @@ describe('rememberedOf / creditedOf', () => {
     'standing %s: read back as the ids it credited, keeping only the callers’ and the standing',
     (standing) => {
       const kept = rememberedOf(credited, standing);
-      expect(kept).toEqual([`+${standing ?? 'all'}`, 'client:key-1', 'network:2001:db8:1:2::/64']);
+      expect(kept).toStrictEqual([`+${standing ?? 'all'}`, 'client:key-1', 'network:2001:db8:1:2::/64']);
       const expected = standing === undefined ? credited : creditedAt(credited, standing);
-      expect(creditedOf(kept, own).sort()).toEqual([...expected].sort());
+      expect(creditedOf(kept, own).sort()).toStrictEqual([...expected].sort());
     },
   );
 
   it('a list kept whole (before) is read as it is', () => {
-    expect(creditedOf(['range:+7916123', 'client:key-1'], own)).toEqual(['range:+7916123', 'client:key-1']);
+    expect(creditedOf(['range:+7916123', 'client:key-1'], own)).toStrictEqual([
+      'range:+7916123',
+      'client:key-1',
+    ]);
   });
 });
 
@@ -86,7 +89,7 @@ describe('a verification counted where its start was', () => {
       const value = SPEC_DATA_KEYS.seal(JSON.stringify({ ids: credited, givers: [], back: 0 }));
       await store.set(rangeStatsKey.session(requestId), value, 600_000);
     });
-    expect(before).toEqual(now);
+    expect(before).toStrictEqual(now);
   });
 });
 
@@ -121,11 +124,11 @@ describe('what a session keeps for its givers', () => {
       stats.rememberSession('req-1', ids, 600_000, { givers, amount: 30 }),
     );
     const tags = ['+within', SPEC_DATA_KEYS.digest('client:key-1')];
-    expect(positional).toEqual({ ids: tags, shares: ['-30', '-30'] });
+    expect(positional).toStrictEqual({ ids: tags, shares: ['-30', '-30'] });
     const named = SPEC_DATA_KEYS.seal(JSON.stringify({ ids, givers, back: 30 }));
-    expect(await taken((_, store) => store.set(rangeStatsKey.session('req-1'), named, 600_000))).toEqual(
-      positional,
-    );
+    expect(
+      await taken((_, store) => store.set(rangeStatsKey.session('req-1'), named, 600_000)),
+    ).toStrictEqual(positional);
   });
 
   it('nothing to give back: the ids alone (a caller as its keyed tag, in clear), giving nothing back', async () => {
@@ -135,7 +138,7 @@ describe('what a session keeps for its givers', () => {
       kept.push(await store.get(rangeStatsKey.session('req-1')));
     });
     const tag = SPEC_DATA_KEYS.digest('client:key-1');
-    expect({ none, kept }).toEqual({
+    expect({ none, kept }).toStrictEqual({
       none: { ids: ['+within', tag], shares: [null, null] },
       kept: [JSON.stringify(['+within', `~${tag}`])],
     });
@@ -150,12 +153,12 @@ describe('what a session keeps for its givers', () => {
       });
       kept.push(await store.get(rangeStatsKey.session('req-1')));
     });
-    expect(range).toEqual({
+    expect(range).toStrictEqual({
       ids: ['+within', SPEC_DATA_KEYS.digest('range:+7916123'), SPEC_DATA_KEYS.digest('client:key-1')],
       shares: ['-30', '-30'],
     });
     expect(kept[0]).not.toContain('7916123');
-    expect(JSON.parse(SPEC_DATA_KEYS.open(kept[0]!)!)).toEqual([
+    expect(JSON.parse(SPEC_DATA_KEYS.open(kept[0]!)!)).toStrictEqual([
       ['+within', 'range:+7916123', `~${SPEC_DATA_KEYS.digest('client:key-1')}`],
       [2, `~${SPEC_DATA_KEYS.digest(givers[1]!)}`],
       30,

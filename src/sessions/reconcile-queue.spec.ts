@@ -38,9 +38,9 @@ describe('ReconcileQueue: when each instance looks at a session next', () => {
   /** The session is handed to a claimer at `at` and not one millisecond before. */
   async function expectDueAt(reconcile: ReconcileQueue, at: number): Promise<void> {
     now = at - 1;
-    expect(await reconcile.claimDue(10)).toEqual([]);
+    expect(await reconcile.claimDue(10)).toStrictEqual([]);
     now = at;
-    expect(await reconcile.claimDue(10)).toEqual(['req-1']);
+    expect(await reconcile.claimDue(10)).toStrictEqual(['req-1']);
   }
 
   beforeEach(() => {
@@ -115,7 +115,7 @@ describe('ReconcileQueue: when each instance looks at a session next', () => {
     await reconcile.retryLater(sms());
     expect(await reconcile.size()).toBe(0);
     now = START + 3_600_000;
-    expect(await reconcile.claimDue(10)).toEqual([]);
+    expect(await reconcile.claimDue(10)).toStrictEqual([]);
   });
 
   it('a claimed session stays with its claimer for the slowest poll, or the lazy interval when longer', async () => {
@@ -130,7 +130,7 @@ describe('ReconcileQueue: when each instance looks at a session next', () => {
       now = START;
       const reconcile = queue(options);
       await reconcile.scheduleAt('req-1', START);
-      expect(await reconcile.claimDue(10)).toEqual(['req-1']);
+      expect(await reconcile.claimDue(10)).toStrictEqual(['req-1']);
       // Another instance finds it leased until the lease ends, then takes it over.
       await expectDueAt(reconcile, START + leaseMs);
       await reconcile.release('req-1');

@@ -32,7 +32,7 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
     await records.createAndFollow(record);
     await records.saveJourney(journey, record.expiresAt);
     now = record.expiresAt + RECORD_RETENTION_MS - 1;
-    await expect(records.get('req-1')).resolves.toEqual(record);
+    await expect(records.get('req-1')).resolves.toStrictEqual(record);
     await expect(records.getJourney('req-1')).resolves.toMatchObject({ journeyId: 'req-1' });
     now += 1;
     await expect(records.get('req-1')).resolves.toBeNull();
@@ -47,7 +47,7 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
       false,
     );
     now = record.expiresAt + RECORD_RETENTION_MS - 1;
-    await expect(records.get('req-1')).resolves.toEqual(record);
+    await expect(records.get('req-1')).resolves.toStrictEqual(record);
     await expect(records.getJourney('req-1')).resolves.toMatchObject({ createdAt: journey.createdAt });
     now += 1;
     await expect(records.get('req-1')).resolves.toBeNull();
@@ -55,7 +55,7 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
     // Saved past that (a session rebuilt from the API): the retention from then.
     await expect(records.saveIfAbsent(record)).resolves.toBe(true);
     now += RECORD_RETENTION_MS - 1;
-    await expect(records.get('req-1')).resolves.toEqual(record);
+    await expect(records.get('req-1')).resolves.toStrictEqual(record);
     now += 1;
     await expect(records.get('req-1')).resolves.toBeNull();
   });
@@ -65,7 +65,7 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
     await records.createAndFollow(owned, [], undefined, await records.reserveIndex(owned));
     // The last tick the record is kept (300 s of session after the 24 h a slot of the retention alone would live).
     now = record.expiresAt + RECORD_RETENTION_MS - 1;
-    await expect(records.get('req-1')).resolves.toEqual(owned);
+    await expect(records.get('req-1')).resolves.toStrictEqual(owned);
     await expect(records.subjects.take({ phoneNumber: owned.phoneNumber })).resolves.toMatchObject({
       ids: ['req-1'],
     });
@@ -110,7 +110,7 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
     now += 1;
     await expect(records.isErased('req-1')).resolves.toBe(false);
     await expect(records.save(record)).resolves.toBe(true);
-    await expect(records.get('req-1')).resolves.toEqual(record);
+    await expect(records.get('req-1')).resolves.toStrictEqual(record);
   });
 
   it('a first write that lands after its erasure answers false and keeps the mark as long as the record would be', async () => {

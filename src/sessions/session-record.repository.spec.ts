@@ -23,14 +23,14 @@ describe('SessionRecordRepository: records read again', () => {
   it('getSince hands back the record it was given while the store holds what that record was read as', async () => {
     await records.save(record);
     const read = (await records.get('req-1'))!;
-    expect(read).toEqual(record);
+    expect(read).toStrictEqual(record);
     await expect(records.getSince('req-1', read)).resolves.toBe(read);
 
     const verified = { ...read, status: 'verified', verifiedAt: 1_700_000_100_000 };
     await records.save(verified);
     const again = await records.getSince('req-1', read);
     expect(again).not.toBe(read);
-    expect(again).toEqual(verified);
+    expect(again).toStrictEqual(verified);
     // The record just saved is known as what it was saved as.
     await expect(records.getSince('req-1', verified)).resolves.toBe(verified);
   });
@@ -38,8 +38,8 @@ describe('SessionRecordRepository: records read again', () => {
   it('getSince reads a record it was not given, and null when the store has none', async () => {
     await expect(records.getSince('req-1', undefined)).resolves.toBeNull();
     await records.save(record);
-    await expect(records.getSince('req-1', null)).resolves.toEqual(record);
-    await expect(records.getSince('req-1', { ...record })).resolves.toEqual(record);
+    await expect(records.getSince('req-1', null)).resolves.toStrictEqual(record);
+    await expect(records.getSince('req-1', { ...record })).resolves.toStrictEqual(record);
   });
 });
 
@@ -56,7 +56,7 @@ describe('SessionRecordRepository: a spare test session slot holds its newest se
     await expect(records.get(older.requestId)).resolves.toBeNull();
     await expect(records.getSince(older.requestId, undefined)).resolves.toBeNull();
     await expect(records.save({ ...older, status: 'verified' })).resolves.toBe(false);
-    await expect(records.get(newer.requestId)).resolves.toEqual(newer);
+    await expect(records.get(newer.requestId)).resolves.toStrictEqual(newer);
     // A save of the slot's own session is written.
     await expect(records.save({ ...newer, status: 'delivered' })).resolves.toBe(true);
     await expect(records.get(newer.requestId)).resolves.toMatchObject({ status: 'delivered' });
@@ -94,7 +94,7 @@ describe('SessionRecordRepository: what a record stores, and records of the prev
     };
     await records.save(verified);
     expect(await stored('req-1')).toMatchObject({ w: true, v: 1_700_000_100_000 });
-    await expect(other.get('req-1')).resolves.toEqual(verified);
+    await expect(other.get('req-1')).resolves.toStrictEqual(verified);
   });
 
   it('a record the previous format stored whole (id and defaults written out) reads as it did', async () => {
@@ -126,7 +126,7 @@ describe('SessionRecordRepository: announcing a changed session', () => {
     await one.announce('req-1');
     stop();
     await one.announce('req-2');
-    expect(heard).toEqual(['req-1']);
+    expect(heard).toStrictEqual(['req-1']);
     await store.close();
   });
 
@@ -144,8 +144,8 @@ describe('SessionRecordRepository: announcing a changed session', () => {
       await one.listen((requestId) => own.push(requestId));
       await other.listen((requestId) => elsewhere.push(requestId));
       await one.announce('req-1');
-      expect(own).toEqual(['req-1']);
-      expect(elsewhere).toEqual([]);
+      expect(own).toStrictEqual(['req-1']);
+      expect(elsewhere).toStrictEqual([]);
       await store.close();
     },
   );
@@ -155,7 +155,9 @@ describe('SessionRecordRepository: announcing a changed session', () => {
     store.publish = () => Promise.reject(new Error('store down'));
     const warnings: string[] = [];
     await expect(repositoryOver(store, warnings).announce('req-1')).resolves.toBeUndefined();
-    expect(warnings).toEqual([expect.stringMatching(/^could not announce a session change: .*store down/)]);
+    expect(warnings).toStrictEqual([
+      expect.stringMatching(/^could not announce a session change: .*store down/),
+    ]);
     await store.close();
   });
 });
@@ -200,11 +202,11 @@ describe('SessionRecordRepository: each session its own record, journey and eras
     // Erased again once the newer session holds the slot: the newer one stays.
     await records.createAndFollow(newer);
     await records.erase(older.requestId, 60_000);
-    await expect(records.get(newer.requestId)).resolves.toEqual(newer);
+    await expect(records.get(newer.requestId)).resolves.toStrictEqual(newer);
     await expect(records.isErased(older.requestId)).resolves.toBe(true);
     await expect(records.isErased(newer.requestId)).resolves.toBe(false);
     await expect(records.createAndFollow(newer)).resolves.toBe(true);
-    await expect(records.get(newer.requestId)).resolves.toEqual(newer);
+    await expect(records.get(newer.requestId)).resolves.toStrictEqual(newer);
     // The slot's journey entry is the newer session's now: the older journey reads as gone.
     await records.saveJourney(journeyOf(newer.requestId, record.phoneNumber), record.expiresAt);
     await expect(records.getJourney(older.requestId)).resolves.toBeNull();

@@ -85,7 +85,7 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       const { refresher } = instance();
       const verified = { ...pending, status: 'verified' as const, verifiedAt: START };
       expect(await refresher.refresh(verified)).toBe(verified);
-      expect(gets).toEqual([]);
+      expect(gets).toStrictEqual([]);
     });
 
     it('reads the API once, names the read in its span, and emits what it saw as a poll', async () => {
@@ -93,11 +93,11 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       await records.save(pending);
       answer('verified', { verifiedAt: new Date(START + 900) });
       expect((await refresher.refresh(pending)).status).toBe('verified');
-      expect(gets).toEqual(['req-1']);
-      expect(spans).toEqual([
+      expect(gets).toStrictEqual(['req-1']);
+      expect(spans).toStrictEqual([
         { name: 'status_refresh', facts: { method: 'sms' }, set: { outcome: 'verified', test: false } },
       ]);
-      expect(received.map((event) => [event.name, event.source])).toEqual([
+      expect(received.map((event) => [event.name, event.source])).toStrictEqual([
         ['verification.verified', 'poll'],
       ]);
     });
@@ -128,7 +128,7 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       await records.save(pending);
       answer('sent');
       const [first, second] = await Promise.all([refresher.refresh(pending), refresher.refresh(pending)]);
-      expect(first).toEqual(second);
+      expect(first).toStrictEqual(second);
       expect(gets).toHaveLength(1);
       now = START + SMS_POLL_MS - 1;
       expect(await refresher.refresh(pending)).toBe(pending);
@@ -148,7 +148,7 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       store.setIfAbsent = (key, ...rest) => (claims.push(key), setIfAbsent(key, ...rest));
       now = START + 1000;
       await refresher.refresh(pending);
-      expect(claims).toEqual([]);
+      expect(claims).toStrictEqual([]);
     });
 
     it('another instance inside the interval gets the stored record, as the claimer left it', async () => {
@@ -173,9 +173,9 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       await first.records.save(pending);
       answer('sent');
       expect(await first.refresher.refresh(pending, 'poll', async () => false)).toBe(pending);
-      expect(gets).toEqual([]);
+      expect(gets).toStrictEqual([]);
       await second.refresher.refresh(pending, 'poll', async () => true);
-      expect(gets).toEqual(['req-1']);
+      expect(gets).toStrictEqual(['req-1']);
     });
 
     it('with the status cache off, every poll asks the API, unless its meter refuses', async () => {
@@ -200,8 +200,8 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       emitter.on('verification.verified', () => Promise.reject(new Error('listener down')));
       now = START + 10;
       expect((await refresher.readNow(pending)).status).toBe('verified');
-      expect(gets).toEqual(['req-1', 'req-1']);
-      expect(received.map((event) => event.source)).toEqual(['poll']);
+      expect(gets).toStrictEqual(['req-1', 'req-1']);
+      expect(received.map((event) => event.source)).toStrictEqual(['poll']);
     });
   });
 
@@ -214,7 +214,7 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       expect(rebuilt).not.toHaveProperty('journeyId');
       expect(await records.get('req-1')).toMatchObject({ owner: 'user-7' });
       expect(await records.queue.size()).toBe(1);
-      expect(logged).toEqual([
+      expect(logged).toStrictEqual([
         {
           message: 'session record rebuilt from its handle and the API (the store had lost it)',
           fields: { request_id: 'req-1', method: 'sms' },
@@ -236,7 +236,7 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       answer('verified', { verifiedAt: new Date(START + 900) });
       await refresher.recover('req-1', 'user-7');
       await refresher.recover('req-1', 'user-7');
-      expect(received).toEqual([{ name: 'verification.verified', source: 'poll' }]);
+      expect(received).toStrictEqual([{ name: 'verification.verified', source: 'poll' }]);
     });
 
     it('a store that fails while the rebuilt record is observed: the failure, not a record', async () => {
@@ -251,8 +251,8 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       const { refresher } = instance();
       answer('sent');
       const [a, b] = await Promise.all([refresher.recover('req-1', 'u'), refresher.recover('req-1', 'u')]);
-      expect(a).toEqual(b);
-      expect(gets).toEqual(['req-1']);
+      expect(a).toStrictEqual(b);
+      expect(gets).toStrictEqual(['req-1']);
     });
 
     it('a session the API does not know: null, and no GET for it for a minute; other sessions still asked', async () => {
@@ -264,10 +264,10 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       expect(await refresher.knownUnknown('req-1')).toBe(false);
       answer('sent');
       expect(await refresher.recover('req-1', 'u')).not.toBeNull();
-      expect(gets).toEqual(['req-404', 'req-1']);
+      expect(gets).toStrictEqual(['req-404', 'req-1']);
       now = START + UNKNOWN_SESSION_TTL_MS;
       await refresher.recover('req-404', 'u');
-      expect(gets).toEqual(['req-404', 'req-1', 'req-404']);
+      expect(gets).toStrictEqual(['req-404', 'req-1', 'req-404']);
     });
 
     it('an API that could not answer: its error, and nothing remembered', async () => {
@@ -302,7 +302,7 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       const saveIfAbsent = records.saveIfAbsent.bind(records);
       records.saveIfAbsent = async (record) => (await records.save(theirs), saveIfAbsent(record));
       expect(await refresher.recover('req-1', 'user-7')).toMatchObject({ owner: 'user-theirs' });
-      expect(logged).toEqual([]);
+      expect(logged).toStrictEqual([]);
     });
 
     it('verified without the API’s time: verified at an unknown time, not the rebuild’s', async () => {
@@ -325,7 +325,7 @@ describe('SessionRefresher: upstream reads and rebuilt records', () => {
       emitter.on('verification.verified', () => Promise.reject(new Error('listener down')));
       const stood = await refresher.recover('req-1', 'u');
       expect(stood).toMatchObject({ requestId: 'req-1', owner: 'u', status: 'verified' });
-      expect(stood).toEqual(await records.get('req-1'));
+      expect(stood).toStrictEqual(await records.get('req-1'));
       // The claim was released: the next observation emits it again.
       emitter.removeAllListeners('verification.verified');
       await tracker.observe(observedSms(START, 'verified', { verifiedAt: new Date(START + 900) }), 'poll');

@@ -34,10 +34,13 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     // A slot reserved and never written is a gap.
     await index.reserve({ phoneNumber: '+79123456789' });
     const found = await index.take({ phoneNumber: '+79123456789' });
-    expect(found.ids.sort()).toEqual(['first', 'fourth', 'reserved', 'second', 'third']);
-    expect(found.callers).toEqual(['browser:b1']);
-    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({ ids: [], callers: [] });
-    await expect(index.take({ owner: 'alice' })).resolves.toEqual({
+    expect(found.ids.sort()).toStrictEqual(['first', 'fourth', 'reserved', 'second', 'third']);
+    expect(found.callers).toStrictEqual(['browser:b1']);
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toStrictEqual({
+      ids: [],
+      callers: [],
+    });
+    await expect(index.take({ owner: 'alice' })).resolves.toStrictEqual({
       ids: ['first'],
       callers: ['browser:b1'],
     });
@@ -60,7 +63,7 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     ] as const)
       for (const write of index.writes(session(id), [], reservation)!)
         if (write.op === 'set') await store.set(write.key, write.value, write.ttlMs);
-    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toStrictEqual({
       ids: ['a', 'b'],
       callers: [],
     });
@@ -69,11 +72,11 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
   it("a start that reserved the day's slot 0 and never recorded a session leaves a gap, no session", async () => {
     await index.reserve({ phoneNumber: '+79123456789', owner: 'alice' });
     await index.add(session('later', 'alice'));
-    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toStrictEqual({
       ids: ['later'],
       callers: [],
     });
-    await expect(index.take({ owner: 'alice' })).resolves.toEqual({ ids: ['later'], callers: [] });
+    await expect(index.take({ owner: 'alice' })).resolves.toStrictEqual({ ids: ['later'], callers: [] });
   });
 
   it('an index written before slot 0 existed (a counter, slots from 1) is found and removed, a day back too', async () => {
@@ -85,8 +88,8 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     await store.set(`${tag}:${day - 1}:2`, `old-2 ${sealed}`, DAY_MS);
     await index.add(session('new'));
     const found = await index.take({ phoneNumber: '+79123456789' });
-    expect(found.ids.sort()).toEqual(['new', 'old-1', 'old-2']);
-    expect(found.callers.sort()).toEqual(['browser:b1', 'client:203.0.113.7']);
+    expect(found.ids.sort()).toStrictEqual(['new', 'old-1', 'old-2']);
+    expect(found.callers.sort()).toStrictEqual(['browser:b1', 'client:203.0.113.7']);
     expect(store.entryCount).toBe(1);
     expect(Number(await store.get(`${tag}:${day - 1}:n`))).toBe(2);
   });
@@ -95,7 +98,7 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     const subject = { phoneNumber: '+79123456789' };
     const inFlight = await Promise.all([index.reserve(subject), index.reserve(subject)]);
     const held = inFlight.map((r) => [...r.slots.values()][0]!);
-    await expect(index.take(subject)).resolves.toEqual({ ids: [], callers: [] });
+    await expect(index.take(subject)).resolves.toStrictEqual({ ids: [], callers: [] });
     const after = [...(await index.reserve(subject)).slots.values()][0]!;
     expect(held).not.toContain(after);
   });
@@ -113,7 +116,7 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     const ahead = new SubjectIndex(aheadBy(store, 1_000), keys, RECORD_RETENTION_MS);
     now = (Math.floor(NOW / DAY_MS) + 1) * DAY_MS - 500;
     await ahead.add(session('ahead'));
-    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toEqual({
+    await expect(index.take({ phoneNumber: '+79123456789' })).resolves.toStrictEqual({
       ids: ['ahead'],
       callers: [],
     });
@@ -124,11 +127,14 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     const refused = await index.reserve(subject);
     await index.release(refused);
     expect(store.entryCount).toBe(0);
-    expect([...(await index.reserve(subject)).slots.values()]).toEqual([...refused.slots.values()]);
+    expect([...(await index.reserve(subject)).slots.values()]).toStrictEqual([...refused.slots.values()]);
     // A counter's slot is released without touching the slot 0 another start holds.
     const later = await index.reserve(subject);
     await index.release(later);
-    await expect(index.take({ phoneNumber: subject.phoneNumber })).resolves.toEqual({ ids: [], callers: [] });
+    await expect(index.take({ phoneNumber: subject.phoneNumber })).resolves.toStrictEqual({
+      ids: [],
+      callers: [],
+    });
     const day = Math.floor(NOW / DAY_MS);
     expect(await store.get(`${index.tag({ owner: 'alice' })}:${day}:0`)).toBe('');
   });

@@ -119,13 +119,16 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
     const asOperatorId = (status: VerificationSession['status'], awaitingCode: boolean) =>
       observed(status, { method: 'operator_id', awaitingCode });
     await tracker.observe(asOperatorId('sent', false), 'poll');
-    expect(received).toEqual([]);
+    expect(received).toStrictEqual([]);
     await tracker.observe(asOperatorId('sent', true), 'poll');
     await tracker.observe(asOperatorId('sent', true), 'poll');
     await tracker.observe(asOperatorId('verified', true), 'webhook');
-    expect(received.map((e) => e.event)).toEqual(['verification.code_required', 'verification.verified']);
+    expect(received.map((e) => e.event)).toStrictEqual([
+      'verification.code_required',
+      'verification.verified',
+    ]);
     // Verified without the API's time: the moment the module first saw it.
-    expect(received[1]!.verifiedAt).toEqual(new Date(START));
+    expect(received[1]!.verifiedAt).toStrictEqual(new Date(START));
   });
 
   it('a journey is verified once: its second verified step is verified_again, with the journey’s methods and cost', async () => {
@@ -136,13 +139,13 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
       'check',
     );
     await tracker.observe(observed('verified'), 'webhook');
-    expect(received.map((e) => [e.event, e.requestId])).toEqual([
+    expect(received.map((e) => [e.event, e.requestId])).toStrictEqual([
       ['verification.verified', 'req-2'],
       ['verification.verified_again', 'req-1'],
     ]);
-    for (const event of received) expect(event.methodsTried).toEqual(['sms', 'flash_call']);
+    for (const event of received) expect(event.methodsTried).toStrictEqual(['sms', 'flash_call']);
     // What the journey was charged when each was told: the flash call's 5, then the SMS's 3 beside it.
-    expect(received.map((e) => e.journeyCost)).toEqual([
+    expect(received.map((e) => e.journeyCost)).toStrictEqual([
       { amount: 5, currency: 'RUB' },
       { amount: 8, currency: 'RUB' },
     ]);
@@ -162,14 +165,20 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
     // The lease (EMIT_LEASE_MS) as docs/ARCHITECTURE.md states it, written out: a test that read the
     // constant would follow a unit slip in it.
     now += 60_000 - 1;
-    await expect(other.tracker.emitDue(record, 'poll')).resolves.toEqual({ emitted: [], settled: false });
+    await expect(other.tracker.emitDue(record, 'poll')).resolves.toStrictEqual({
+      emitted: [],
+      settled: false,
+    });
     now += 1;
-    await expect(other.tracker.emitDue(record, 'poll')).resolves.toEqual({
+    await expect(other.tracker.emitDue(record, 'poll')).resolves.toStrictEqual({
       emitted: ['verification.verified'],
       settled: true,
     });
-    await expect(other.tracker.emitDue(record, 'poll')).resolves.toEqual({ emitted: [], settled: true });
-    expect(received.map((e) => e.event)).toEqual(['verification.verified', 'verification.verified']);
+    await expect(other.tracker.emitDue(record, 'poll')).resolves.toStrictEqual({
+      emitted: [],
+      settled: true,
+    });
+    expect(received.map((e) => e.event)).toStrictEqual(['verification.verified', 'verification.verified']);
   });
 
   it('a listener that fails: logged by its error’s name only, and the event and the journey’s verified come again', async () => {
@@ -180,7 +189,7 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
     });
     await records.save(pending);
     await expect(tracker.observe(observed('verified'), 'webhook')).rejects.toThrow('will be delivered again');
-    expect(warnings).toEqual([
+    expect(warnings).toStrictEqual([
       {
         message: 'listener failed; claim released for redelivery',
         fields: { event: 'verification.verified', request_id: 'req-1', error: 'TypeError' },
@@ -192,12 +201,12 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
       status: 'verified',
     });
     fail = false;
-    await expect(tracker.emitDue(record, 'poll')).resolves.toEqual({
+    await expect(tracker.emitDue(record, 'poll')).resolves.toStrictEqual({
       emitted: ['verification.verified'],
       settled: true,
     });
     // Three deliveries of `verified`, none of them `verified_again`: the journey's claim was given back.
-    expect(received.map((e) => e.event)).toEqual([
+    expect(received.map((e) => e.event)).toStrictEqual([
       'verification.verified',
       'verification.verified',
       'verification.verified',
@@ -235,7 +244,7 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
     expect((await records.get('req-1'))!.verifiedAt).toBe(START + 2000);
     await tracker.observe(observed('failed', { verifiedAt: new Date(START + 1) }), 'poll');
     expect(await records.get('req-1')).toMatchObject({ status: 'verified', verifiedAt: START + 2000 });
-    expect(received.map((e) => e.event)).toEqual(['verification.verified']);
+    expect(received.map((e) => e.event)).toStrictEqual(['verification.verified']);
   });
 
   it('a terminal record without a verified time takes the API’s when it comes', async () => {
@@ -260,10 +269,10 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
     await records.save(test);
     now += 100_000;
     await tracker.observe(observed('expired', { requestId: test.requestId }), 'poll');
-    expect(received).toEqual([expect.objectContaining({ event: 'verification.expired', test: true })]);
+    expect(received).toStrictEqual([expect.objectContaining({ event: 'verification.expired', test: true })]);
     const record = (await records.get(test.requestId))!;
     now = test.expiresAt + RECORD_RETENTION_MS - 1;
-    await expect(tracker.emitDue(record, 'poll')).resolves.toEqual({ emitted: [], settled: true });
+    await expect(tracker.emitDue(record, 'poll')).resolves.toStrictEqual({ emitted: [], settled: true });
     now += 1;
     await expect(tracker.emitDue(record, 'poll')).resolves.toMatchObject({
       emitted: ['verification.expired'],
@@ -275,7 +284,7 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
     emitter.on('verification.failed', () => Promise.reject(undefined));
     await records.save(pending);
     await expect(tracker.observe(observed('failed'), 'webhook')).rejects.toThrow('will be delivered again');
-    expect(warnings).toEqual([
+    expect(warnings).toStrictEqual([
       expect.objectContaining({ fields: expect.objectContaining({ error: 'Error' }) }),
     ]);
   });
@@ -293,7 +302,7 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
       observed('verified', { requestId: 'req-2', method: 'flash_call', awaitingCode: false }),
       'check',
     );
-    expect(received.map((e) => [e.event, e.requestId])).toEqual([
+    expect(received.map((e) => [e.event, e.requestId])).toStrictEqual([
       ['verification.verified', 'req-1'],
       ['verification.verified', 'req-2'],
     ]);

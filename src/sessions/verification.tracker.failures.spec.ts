@@ -39,9 +39,9 @@ describe('VerificationTracker: a store failing during an emission', () => {
     store.setIfAbsent = () => Promise.reject(new Error('store down'));
     await expect(tracker.observe(verified, 'webhook')).rejects.toThrow('store down');
     await expect(tracker.observeQuietly(verified, 'check', pending)).rejects.toThrow('store down');
-    expect(received).toEqual([]);
+    expect(received).toStrictEqual([]);
     store.setIfAbsent = setIfAbsent;
-    await expect(tracker.emitDue((await records.get('req-1'))!, 'poll')).resolves.toEqual({
+    await expect(tracker.emitDue((await records.get('req-1'))!, 'poll')).resolves.toStrictEqual({
       emitted: ['verification.verified'],
       settled: true,
     });
@@ -53,11 +53,11 @@ describe('VerificationTracker: a store failing during an emission', () => {
     store.get = (key) => (key.startsWith('journey:') ? Promise.reject(new Error('store down')) : get(key));
     await expect(tracker.observe(verified, 'webhook')).rejects.toThrow('store down');
     store.get = get;
-    await expect(tracker.emitDue((await records.get('req-1'))!, 'poll')).resolves.toEqual({
+    await expect(tracker.emitDue((await records.get('req-1'))!, 'poll')).resolves.toStrictEqual({
       emitted: ['verification.verified'],
       settled: true,
     });
-    expect(received).toEqual(['verified']);
+    expect(received).toStrictEqual(['verified']);
   });
 
   it('a frontend whose listener failed is answered with the record as stored, not the one it gave', async () => {
@@ -82,7 +82,7 @@ describe('VerificationTracker: a store failing during an emission', () => {
     await records.save({ ...pending, requestId: 'req-2' });
     await tracker.observe(verified, 'webhook');
     await tracker.observe({ ...verified, requestId: 'req-2' }, 'webhook');
-    expect(received).toEqual(['verified', 'verified']);
+    expect(received).toStrictEqual(['verified', 'verified']);
   });
 
   it('a journey whose first step failed is verified by its next step', async () => {
@@ -101,6 +101,6 @@ describe('VerificationTracker: a store failing during an emission', () => {
     emitter.on('verification.verified_again', () => void again.push('verified_again'));
     await tracker.observe({ ...verified, status: 'failed', verifiedAt: null }, 'webhook');
     await tracker.observe({ ...verified, requestId: 'req-2' }, 'webhook');
-    expect([...received, ...again]).toEqual(['verified']);
+    expect([...received, ...again]).toStrictEqual(['verified']);
   });
 });

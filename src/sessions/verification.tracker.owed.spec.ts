@@ -78,7 +78,7 @@ describe('VerificationTracker: the record an observation leaves and when the ses
       status: 'verified',
       verifiedAt: START + 1000,
     });
-    expect(received).toEqual([
+    expect(received).toStrictEqual([
       ['verification.failed', 'req-1'],
       ['verification.verified', 'req-2'],
     ]);
@@ -88,7 +88,7 @@ describe('VerificationTracker: the record an observation leaves and when the ses
     const { records, tracker } = instance();
     await records.save({ ...pending, method: 'operator_id', awaitingCode: false });
     await tracker.observe(observed('verified', { method: 'operator_id', awaitingCode: true }), 'webhook');
-    expect(received).toEqual([['verification.verified', 'req-1']]);
+    expect(received).toStrictEqual([['verification.verified', 'req-1']]);
   });
 
   it('a settled session leaves the reconciler’s schedule; a pending one that owed code_required stays on it', async () => {
@@ -97,11 +97,11 @@ describe('VerificationTracker: the record an observation leaves and when the ses
     await records.follow({ ...pending, requestId: 'req-2', method: 'operator_id', awaitingCode: false });
     await tracker.observe(observed('verified'), 'webhook');
     await tracker.observe(observed('sent', { requestId: 'req-2', method: 'operator_id' }), 'webhook');
-    expect(received).toEqual([
+    expect(received).toStrictEqual([
       ['verification.verified', 'req-1'],
       ['verification.code_required', 'req-2'],
     ]);
-    await expect(dueAt(records, pending.expiresAt + RECORD_RETENTION_MS)).resolves.toEqual(['req-2']);
+    await expect(dueAt(records, pending.expiresAt + RECORD_RETENTION_MS)).resolves.toStrictEqual(['req-2']);
   });
 
   it('a listener that fails: every due event is still tried, and the session is looked at again one interval later, not before', async () => {
@@ -111,13 +111,13 @@ describe('VerificationTracker: the record an observation leaves and when the ses
     await expect(
       tracker.observe(observed('verified', { method: 'operator_id', awaitingCode: false }), 'webhook'),
     ).rejects.toBeInstanceOf(VerificationListenerError);
-    expect(received).toEqual([
+    expect(received).toStrictEqual([
       ['verification.code_required', 'req-1'],
       ['verification.verified', 'req-1'],
     ]);
     const interval = records.queue.intervalMs({ method: 'operator_id' });
-    await expect(dueAt(records, START + interval - 1)).resolves.toEqual([]);
-    await expect(dueAt(records, START + interval)).resolves.toEqual(['req-1']);
+    await expect(dueAt(records, START + interval - 1)).resolves.toStrictEqual([]);
+    await expect(dueAt(records, START + interval)).resolves.toStrictEqual(['req-1']);
   });
 
   it('an event another instance is still emitting: this one emits nothing and looks again one interval later', async () => {
@@ -130,10 +130,13 @@ describe('VerificationTracker: the record an observation leaves and when the ses
     void dying.tracker.observe(observed('verified'), 'webhook');
     await listening;
     const record = (await other.records.get('req-1'))!;
-    await expect(other.tracker.emitDue(record, 'poll')).resolves.toEqual({ emitted: [], settled: false });
+    await expect(other.tracker.emitDue(record, 'poll')).resolves.toStrictEqual({
+      emitted: [],
+      settled: false,
+    });
     const interval = other.records.queue.intervalMs(record);
-    await expect(dueAt(other.records, START + interval - 1)).resolves.toEqual([]);
-    await expect(dueAt(other.records, START + interval)).resolves.toEqual(['req-1']);
+    await expect(dueAt(other.records, START + interval - 1)).resolves.toStrictEqual([]);
+    await expect(dueAt(other.records, START + interval)).resolves.toStrictEqual(['req-1']);
   });
 
   it('a code_required the store fails to claim holds the outcome back: the host never hears verified before it', async () => {
@@ -147,10 +150,10 @@ describe('VerificationTracker: the record an observation leaves and when the ses
     await expect(
       tracker.observe(observed('verified', { method: 'operator_id', awaitingCode: false }), 'webhook'),
     ).rejects.toThrow('store down');
-    expect(received).toEqual([]);
+    expect(received).toStrictEqual([]);
     store.setIfAbsent = setIfAbsent;
     await tracker.emitDue((await records.get('req-1'))!, 'poll');
-    expect(received).toEqual([
+    expect(received).toStrictEqual([
       ['verification.code_required', 'req-1'],
       ['verification.verified', 'req-1'],
     ]);
@@ -178,6 +181,6 @@ describe('VerificationTracker: the record an observation leaves and when the ses
     await expect(tracker.observe(observed('verified'), 'webhook')).rejects.toThrow('store down');
     store.get = get;
     await tracker.observe(observed('verified', { requestId: 'req-2' }), 'webhook');
-    expect(received).toEqual([['verification.verified', 'req-2']]);
+    expect(received).toStrictEqual([['verification.verified', 'req-2']]);
   });
 });

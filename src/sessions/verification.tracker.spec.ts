@@ -56,7 +56,7 @@ describe('VerificationTracker: terminal is final', () => {
         expect(fromOldRead.status).toBe(terminal);
       }
       expect((await records.get('req-1'))!.verifiedAt).toBe(verifiedAt?.getTime() ?? null);
-      expect(emitted).toEqual([`verification.${terminal}`]);
+      expect(emitted).toStrictEqual([`verification.${terminal}`]);
     },
   );
 });
@@ -166,8 +166,8 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
       { ...observed('sent'), expiresAt: new Date(pending.expiresAt) },
       'poll',
     );
-    expect(writes).toEqual([]);
-    expect(announced).toEqual([]);
+    expect(writes).toStrictEqual([]);
+    expect(announced).toStrictEqual([]);
     // The record given back is the one given: a caller holding it can tell nothing changed.
     const again = await tracker.observe(
       { ...observed('sent'), expiresAt: new Date(pending.expiresAt) },
@@ -175,11 +175,11 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
       sent,
     );
     expect(again).toBe(sent);
-    expect(writes).toEqual([]);
+    expect(writes).toStrictEqual([]);
 
     const delivered = await tracker.observe(observed('delivered'), 'poll', sent);
-    expect(writes).toEqual([SessionRecordRepository.key('req-1')]);
-    expect(announced).toEqual(['req-1']);
+    expect(writes).toStrictEqual([SessionRecordRepository.key('req-1')]);
+    expect(announced).toStrictEqual(['req-1']);
     expect(await records.get('req-1')).toMatchObject({ status: 'delivered', delivered: true });
 
     await tracker.observe(observed('delivered'), 'poll', delivered);
@@ -189,7 +189,7 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
 
   it('a session it has no record of is written on its first observation', async () => {
     await tracker.observe(observed('sent'), 'webhook');
-    expect(writes).toEqual([SessionRecordRepository.key('req-1')]);
+    expect(writes).toStrictEqual([SessionRecordRepository.key('req-1')]);
     expect(await records.get('req-1')).toMatchObject({ requestId: 'req-1', status: 'sent' });
   });
 });

@@ -51,8 +51,8 @@ describe('WriteOrder', () => {
     'with %i recent keys among %i: the same evictions and order as moving each written key to the end',
     (recent, keys) => {
       const { order, model, evicted, modelEvicted } = run(recent, keys, 5000);
-      expect(evicted).toEqual(modelEvicted);
-      expect([...order]).toEqual([...model]);
+      expect(evicted).toStrictEqual(modelEvicted);
+      expect([...order]).toStrictEqual([...model]);
       for (const [key, slot] of model) expect(order.get(key)).toBe(slot);
       expect(order.has('absent')).toBe(false);
     },
@@ -63,7 +63,7 @@ describe('WriteOrder', () => {
     for (const key of ['a', 'b', 'c', 'd']) order.written(key, key.charCodeAt(0));
     order.written('a', 1);
     const [older, recent] = order.maps();
-    expect({ older: [...older!.keys()], recent: [...recent!.keys()] }).toEqual({
+    expect({ older: [...older!.keys()], recent: [...recent!.keys()] }).toStrictEqual({
       older: ['b', 'c'],
       recent: ['d', 'a'],
     });
@@ -74,6 +74,6 @@ describe('WriteOrder', () => {
     const order = new WriteOrder(2);
     for (const key of ['a', 'b', 'c']) order.written(key, 0);
     for (let i = 0; i < 4; i++) evicted.push(order.evictOldest()?.[0] ?? 'none');
-    expect({ evicted, size: order.size }).toEqual({ evicted: ['a', 'b', 'c', 'none'], size: 0 });
+    expect({ evicted, size: order.size }).toStrictEqual({ evicted: ['a', 'b', 'c', 'none'], size: 0 });
   });
 });

@@ -76,7 +76,7 @@ describe.each(STORES)('spare starts racing for the slots (%s)', (_name, makeStor
           () => true,
         ),
       );
-    expect(gone).toEqual([false, false, false, true, true]);
+    expect(gone).toStrictEqual([false, false, false, true, true]);
   });
 });
 

@@ -104,7 +104,7 @@ describe("spare test sessions: another starter's session keeps its slot while it
       slots.push(slotOf(await spare(`net:stranger-${n}`)));
     }
     // Free slots in order, then each stranger's slot once, newest first; never the reviewer's.
-    expect(slots).toEqual([0, 1, 2, 3, 4, 4, 3, 2, 1]);
+    expect(slots).toStrictEqual([0, 1, 2, 3, 4, 4, 3, 2, 1]);
     for (let n = 0; n < 3; n++) expect(slotOf(await spare(`net:late-${n}`))).toBe(OVERFLOW_TEST_SESSION_SLOT);
     expect(await sessions.check({ requestId: reviewer, code: '123456' })).toMatchObject({
       status: 'verified',

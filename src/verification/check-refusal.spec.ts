@@ -46,33 +46,36 @@ async function answer(
 
 describe('checkRefusal: a wrong code', () => {
   it('attempts left: invalid_code with them, without asking the API again', async () => {
-    expect(await answer(wrong(2), 'expired', NOW - 1)).toEqual({
+    expect(await answer(wrong(2), 'expired', NOW - 1)).toStrictEqual({
       status: 400,
       error_code: 'invalid_code',
       extra: { attempts_remaining: 2 },
       asked: 0,
     });
-    expect((await answer(wrong(1))).extra).toEqual({ attempts_remaining: 1 });
+    expect((await answer(wrong(1))).extra).toStrictEqual({ attempts_remaining: 1 });
   });
 
   it('none left: the session’s truth decides (expired at its bound, else invalid_code with 0)', async () => {
     const zero = { status: 400, error_code: 'invalid_code', extra: { attempts_remaining: 0 }, asked: 1 };
-    expect(await answer(wrong(0), 'sent', NOW + 1)).toEqual(zero);
+    expect(await answer(wrong(0), 'sent', NOW + 1)).toStrictEqual(zero);
     const expired = {
       status: 409,
       error_code: 'not_pending',
       extra: { verification_status: 'expired' },
       asked: 1,
     };
-    expect(await answer(wrong(0), 'sent', NOW)).toEqual(expired);
-    expect(await answer(wrong(0), 'expired', NOW + 60_000)).toEqual(expired);
-    expect(await answer(wrong(-1), 'sent', NOW - 1)).toEqual(expired);
+    expect(await answer(wrong(0), 'sent', NOW)).toStrictEqual(expired);
+    expect(await answer(wrong(0), 'expired', NOW + 60_000)).toStrictEqual(expired);
+    expect(await answer(wrong(-1), 'sent', NOW - 1)).toStrictEqual(expired);
     // A failed session (its attempts spent) past its expiry is failed, not expired.
-    expect(await answer(wrong(0), 'failed', NOW - 1)).toEqual({ ...zero, extra: { attempts_remaining: 0 } });
+    expect(await answer(wrong(0), 'failed', NOW - 1)).toStrictEqual({
+      ...zero,
+      extra: { attempts_remaining: 0 },
+    });
   });
 
   it('no attempts_remaining in the answer: the truth decides, and invalid_code carries no count', async () => {
-    expect(await answer(wrong(), 'sent', NOW + 1)).toEqual({
+    expect(await answer(wrong(), 'sent', NOW + 1)).toStrictEqual({
       status: 400,
       error_code: 'invalid_code',
       extra: {},
@@ -83,7 +86,9 @@ describe('checkRefusal: a wrong code', () => {
   it('a code the API finds malformed: validation_error on the code field', async () => {
     const refusal = await answer(apiError(400, { error_code: 'validation_error' }));
     expect(refusal).toMatchObject({ status: 400, error_code: 'validation_error', asked: 0 });
-    expect(refusal.extra).toEqual({ errors: [{ field: 'code', message: 'code must be 4 to 8 digits' }] });
+    expect(refusal.extra).toStrictEqual({
+      errors: [{ field: 'code', message: 'code must be 4 to 8 digits' }],
+    });
   });
 });
 
@@ -96,15 +101,15 @@ describe('checkRefusal: 400 or 409 for a session that is not pending', () => {
       extra: { verification_status: status },
       asked: 1,
     });
-    expect(await answer(conflict, 'verified', NOW - 1)).toEqual(notPending('verified'));
-    expect(await answer(conflict, 'sent', NOW)).toEqual(notPending('expired'));
-    expect(await answer(conflict, 'sent', NOW + 1)).toEqual(notPending('sent'));
-    expect(await answer(apiError(409), 'failed')).toEqual(notPending('failed'));
+    expect(await answer(conflict, 'verified', NOW - 1)).toStrictEqual(notPending('verified'));
+    expect(await answer(conflict, 'sent', NOW)).toStrictEqual(notPending('expired'));
+    expect(await answer(conflict, 'sent', NOW + 1)).toStrictEqual(notPending('sent'));
+    expect(await answer(apiError(409), 'failed')).toStrictEqual(notPending('failed'));
   });
 
   it('400 with another code: invalid_code while the session is pending, else not_pending', async () => {
     const other = apiError(400, { error_code: 'bad_request' });
-    expect(await answer(other, 'sent', NOW + 1)).toEqual({
+    expect(await answer(other, 'sent', NOW + 1)).toStrictEqual({
       status: 400,
       error_code: 'invalid_code',
       extra: {},
@@ -141,7 +146,7 @@ describe('checkRefusal: the answer’s own words and the codes of other statuses
       'sent',
       NOW + 1,
     );
-    expect(conflict).toEqual({
+    expect(conflict).toStrictEqual({
       status: 409,
       error_code: 'not_pending',
       extra: { verification_status: 'sent' },
@@ -155,7 +160,7 @@ describe('checkRefusal: the answer’s own words and the codes of other statuses
       'sent',
       NOW + 1,
     );
-    expect(other).toEqual({ status: 400, error_code: 'invalid_code', extra: {}, asked: 1 });
+    expect(other).toStrictEqual({ status: 400, error_code: 'invalid_code', extra: {}, asked: 1 });
   });
 });
 

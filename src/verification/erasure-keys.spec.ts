@@ -25,7 +25,7 @@ describe('erasureCounterKeys: what one start left under its callers, whatever we
     ['one tick before it ends', (week + 1) * WEEK_MS - 1],
   ])("%s: the caller's share of this week and of the last (kept two weeks) are named", (_, now) => {
     const tag = keys.digest('owner:alice');
-    expect(names(now, [])).toEqual(
+    expect(names(now, [])).toStrictEqual(
       expect.arrayContaining([rangeStatsKey.share(tag, week), rangeStatsKey.share(tag, week - 1)]),
     );
   });
@@ -34,7 +34,7 @@ describe('erasureCounterKeys: what one start left under its callers, whatever we
     const listed = names(week * WEEK_MS, ['client:203.0.113.7', 'browser:b1']);
     expect(listed).toContain(`history:refusals:${keys.digest('owner:alice')}`);
     for (const giver of ['client:203.0.113.7', 'address:203.0.113.7', '203.0.113.7', 'browser:b1'])
-      expect(listed.filter((key) => key.includes(keys.digest(giver)))).toEqual([]);
+      expect(listed.filter((key) => key.includes(keys.digest(giver)))).toStrictEqual([]);
   });
 });
 
@@ -50,8 +50,12 @@ describe("erasureCounterKeys of a number: never the number's own limits", () => 
     });
     expect(listed).toContain(ProtectionKeys.coalesce(keys, 'client:203.0.113.7', n, 'sms'));
     expect(listed).not.toContain(ProtectionKeys.cooldown(keys, 'client:203.0.113.7', n, 'sms'));
-    expect(listed.filter((key) => key.includes(keys.digest(n)))).toEqual([InDoubtStarts.inDoubtKey(keys, n)]);
-    expect(listed.filter((key) => key.startsWith('protect:') && !key.includes(':coalesce'))).toEqual([]);
+    expect(listed.filter((key) => key.includes(keys.digest(n)))).toStrictEqual([
+      InDoubtStarts.inDoubtKey(keys, n),
+    ]);
+    expect(listed.filter((key) => key.startsWith('protect:') && !key.includes(':coalesce'))).toStrictEqual(
+      [],
+    );
   });
 });
 
@@ -66,14 +70,14 @@ describe('erasureCounterKeys: the figures a session left, in the form this versi
         now: 0,
         pumping: { windowMs: 3_600_000, rangeDigits: 3 },
       });
-    expect(of({ phoneNumber: n })).toEqual(
+    expect(of({ phoneNumber: n })).toStrictEqual(
       expect.arrayContaining([
         `stats-number:{0:sms:${keys.digest(n)}}`,
         `stats-number:{1970-01-01:sms:${keys.digest(n)}}`,
       ]),
     );
     const owner = keys.digest('owner:alice');
-    expect(of({ owner: 'alice' })).toEqual(
+    expect(of({ owner: 'alice' })).toStrictEqual(
       expect.arrayContaining([
         `stats-giver:{0:sms:c:${owner}}`,
         `stats-giver:{1970-01-01:sms:caller:${owner}}`,

@@ -89,7 +89,9 @@ describe('FallbackTiming: a jump of the learned moment beyond its recent range i
     expect(minutes).toBeLessThanOrEqual(60);
     // Once per jump: the figures' first target, then the floor they went on to (REPORT_AGAIN_SHARE
     // further), never once per read.
-    expect(t.warnings.map((w) => (w.context as { learned_ms: number }).learned_ms)).toEqual([35_000, 10_000]);
+    expect(t.warnings.map((w) => (w.context as { learned_ms: number }).learned_ms)).toStrictEqual([
+      35_000, 10_000,
+    ]);
   });
 });
 
@@ -101,7 +103,7 @@ describe('FallbackTiming: figures turned thin are no evidence; the learned momen
     t.now += FALLBACK_FIGURES_TTL_MS;
     const held = await t.moment();
     expect(held).toBe(step(37_500, 0.5));
-    expect(t.events).toEqual([
+    expect(t.events).toStrictEqual([
       {
         event: 'verification.fallback_moment',
         method: 'reverse_flash_call',
@@ -148,7 +150,7 @@ describe('FallbackTiming: figures turned thin are no evidence; the learned momen
       expect(await t.fallback.afterMs(probe, '+79123000001', 'mobile')).toBe(45_000);
       t.now += FALLBACK_FIGURES_TTL_MS;
     }
-    expect([t.warnings, t.events]).toEqual([[], []]);
+    expect([t.warnings, t.events]).toStrictEqual([[], []]);
   });
 });
 
@@ -163,7 +165,7 @@ describe('FallbackTiming: what a thin read leaves behind', () => {
     t.counts = { started: 80, ended: 80, left: 0, buckets: POISONED };
     // Not one damped step from 45 s: no moment was adopted to damp from.
     expect(await t.moment()).toBeLessThan(step(45_000, 0.5, -1));
-    expect([t.events, t.warnings]).toEqual([[], []]);
+    expect([t.events, t.warnings]).toStrictEqual([[], []]);
   });
 
   it('a learned moment held through thin figures keeps probes at the ceiling (they feed the figures)', async () => {
@@ -208,7 +210,7 @@ describe('FallbackTiming (attack): free starts and a farm dialling late move a s
     }
     // Ten minutes on: 3 % a minute of the moment (compounded per read), far from the farm's.
     expect(last).toBeLessThan(52_000);
-    expect(t.events).toEqual([
+    expect(t.events).toStrictEqual([
       expect.objectContaining({ figures: 'learned', adoptedMs: 37_500, afterMs: step(37_500, 0.5) }),
     ]);
     expect(t.events[0]!.targetMs).toBeGreaterThan(75_000);
@@ -224,7 +226,7 @@ describe('FallbackTiming (attack): free starts and a farm dialling late move a s
     // A ceiling on they are stalled (the figures: the floor); the moment moved one step of 1.5 minutes.
     const first = await t.moment();
     expect(first).toBe(step(37_500, SETTINGS.ceilingMs / 60_000, -1));
-    expect(t.events).toEqual([expect.objectContaining({ figures: 'learned', targetMs: 10_000 })]);
+    expect(t.events).toStrictEqual([expect.objectContaining({ figures: 'learned', targetMs: 10_000 })]);
     t.now += FALLBACK_FIGURES_TTL_MS - 1;
     expect(await t.moment()).toBe(first);
     t.now += 1;

@@ -56,10 +56,10 @@ describe('FallbackTiming: probe steps', () => {
   it('a probe step falls back at the ceiling once the moment is learned, at the fixed moment until then', async () => {
     const t = timing();
     t.counts = THIN;
-    expect([await t.at(PROBE), await t.at(PLAIN)]).toEqual([FIXED_MS, FIXED_MS]);
+    expect([await t.at(PROBE), await t.at(PLAIN)]).toStrictEqual([FIXED_MS, FIXED_MS]);
     t.counts = LEARNED;
     t.now += FALLBACK_FIGURES_TTL_MS;
-    expect([await t.at(PROBE), await t.at(PLAIN)]).toEqual([SETTINGS.ceilingMs, 12_000]);
+    expect([await t.at(PROBE), await t.at(PLAIN)]).toStrictEqual([SETTINGS.ceilingMs, 12_000]);
   });
 
   it('with learning off (`fallback: false`) every step, a probe too, falls back at the fixed moment', async () => {
@@ -78,17 +78,17 @@ describe('FallbackTiming: a failed read of the figures', () => {
   it('before any moment: the fixed one (a probe too), and a warning naming the method, not the number', async () => {
     const t = timing();
     t.counts = new TypeError('store down');
-    expect([await t.at(PROBE), await t.at(PLAIN)]).toEqual([FIXED_MS, FIXED_MS]);
+    expect([await t.at(PROBE), await t.at(PLAIN)]).toStrictEqual([FIXED_MS, FIXED_MS]);
     expect(t.warnings).toHaveLength(1);
     expect(t.warnings[0]!.message).toBe(
       'orchestration: method figures could not be read; the fallback moment stands',
     );
-    expect(t.warnings[0]!.context).toEqual({ method: 'sms', error: 'TypeError' });
+    expect(t.warnings[0]!.context).toStrictEqual({ method: 'sms', error: 'TypeError' });
     // Something thrown that is not an Error is named `error`, never shown.
     const odd = timing();
     odd.thrown = 'down';
     expect(await odd.at(PLAIN)).toBe(FIXED_MS);
-    expect(odd.warnings.map((w) => w.context)).toEqual([{ method: 'sms', error: 'error' }]);
+    expect(odd.warnings.map((w) => w.context)).toStrictEqual([{ method: 'sms', error: 'error' }]);
   });
 
   it('after a learned moment: that moment stands (its probes at the ceiling) until a read succeeds', async () => {
@@ -96,15 +96,17 @@ describe('FallbackTiming: a failed read of the figures', () => {
     expect(await t.at(PLAIN)).toBe(12_000);
     t.counts = new Error('store down');
     t.now += FALLBACK_FIGURES_TTL_MS;
-    expect([await t.at(PLAIN), await t.at(PROBE)]).toEqual([12_000, SETTINGS.ceilingMs]);
-    expect(t.warnings.map((w) => w.context['error'])).toEqual(['Error']);
+    expect([await t.at(PLAIN), await t.at(PROBE)]).toStrictEqual([12_000, SETTINGS.ceilingMs]);
+    expect(t.warnings.map((w) => w.context['error'])).toStrictEqual(['Error']);
   });
 });
 
 describe('FallbackTiming: reads', () => {
   it('one read of the figures serves the steps that ask while it runs', async () => {
     const t = timing();
-    expect(await Promise.all([t.at(PLAIN), t.at(PLAIN), t.at(PLAIN)])).toEqual([12_000, 12_000, 12_000]);
+    expect(await Promise.all([t.at(PLAIN), t.at(PLAIN), t.at(PLAIN)])).toStrictEqual([
+      12_000, 12_000, 12_000,
+    ]);
     expect(t.reads).toBe(1);
     t.now += FALLBACK_FIGURES_TTL_MS;
     await Promise.all([t.at(PLAIN), t.at(PLAIN)]);
@@ -123,7 +125,7 @@ describe('FallbackTiming: reads', () => {
     expect(await t.at(PLAIN)).toBe(FIXED_MS);
     t.now += SETTINGS.ceilingMs;
     expect(await t.at(PLAIN)).toBe(12_000);
-    expect(t.warnings).toEqual([]);
+    expect(t.warnings).toStrictEqual([]);
   });
 
   it('the read of a ceiling ago stays the one compared with, however many reads come after it', async () => {
@@ -171,7 +173,11 @@ describe('FallbackTiming: a damped jump is reported with its device', () => {
       adopted_ms: 39_000,
       figures: 'learned',
     };
-    expect(await jumped('mobile')).toEqual([{ ...report, device: 'mobile', learned_ms: expect.any(Number) }]);
-    expect(await jumped('none')).toEqual([{ ...report, device: 'none', learned_ms: expect.any(Number) }]);
+    expect(await jumped('mobile')).toStrictEqual([
+      { ...report, device: 'mobile', learned_ms: expect.any(Number) },
+    ]);
+    expect(await jumped('none')).toStrictEqual([
+      { ...report, device: 'none', learned_ms: expect.any(Number) },
+    ]);
   });
 });

@@ -103,41 +103,41 @@ function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: 
 describe('FirstMethodChooser: the first method of an auto start', () => {
   it('puts first the method the figures choose, for every device and none; thin figures keep the order given', async () => {
     const r = rig();
-    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
-    expect(await r.order(MSK, 'desktop')).toEqual(['reverse_flash_call', 'sms']);
-    expect(await r.order(MSK, undefined)).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, 'mobile')).toStrictEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, 'desktop')).toStrictEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, undefined)).toStrictEqual(['reverse_flash_call', 'sms']);
     const thin = rig();
     thin.figures = { sms: cell(29, 29, 3), reverse_flash_call: cell(29, 29, 1) };
-    expect(await thin.order()).toEqual(ORDER);
+    expect(await thin.order()).toStrictEqual(ORDER);
     // One method thin, the other settled: the settled one is judged alone, no read failed.
     const half = rig();
     half.figures = { sms: cell(300, 240, 3), reverse_flash_call: cell(29, 29, 1) };
-    expect(await half.order()).toEqual(ORDER);
-    expect(half.lines).toEqual([]);
+    expect(await half.order()).toStrictEqual(ORDER);
+    expect(half.lines).toStrictEqual([]);
   });
 
   it('leaves out a method the device hint excludes, and one the price list lacks', async () => {
     const r = rig({ mobile: [], desktop: ['reverse_flash_call'] });
-    expect(await r.order(MSK, 'desktop')).toEqual(['sms', 'reverse_flash_call']);
-    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
-    expect(await r.order(MSK, undefined)).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, 'desktop')).toStrictEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order(MSK, 'mobile')).toStrictEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, undefined)).toStrictEqual(['reverse_flash_call', 'sms']);
     const unpriced = rig();
     const smsOnly = toPriceList({ prices: [{ method: 'sms', price: RUB(3) }] });
-    expect(await unpriced.order(MSK, 'mobile', smsOnly)).toEqual(ORDER);
+    expect(await unpriced.order(MSK, 'mobile', smsOnly)).toStrictEqual(ORDER);
   });
 
   it('a device whose country counted no start gets no choice: the order given stands for it', async () => {
     const r = rig();
     r.unstarted = ['desktop'];
-    expect(await r.order(MSK, 'desktop')).toEqual(ORDER);
-    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, 'desktop')).toStrictEqual(ORDER);
+    expect(await r.order(MSK, 'mobile')).toStrictEqual(['reverse_flash_call', 'sms']);
   });
 
   it('chooses per operator prefix: another operator’s figures choose their own first method', async () => {
     const r = rig();
     r.byOperator['7~921'] = SMS_WINS;
-    expect(await r.order(SPB)).toEqual(['sms', 'reverse_flash_call']);
-    expect(await r.order(MSK)).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(SPB)).toStrictEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order(MSK)).toStrictEqual(['reverse_flash_call', 'sms']);
   });
 
   it('chooses per list of methods offered: a purpose offering fewer is never handed another’s choice', async () => {
@@ -145,59 +145,59 @@ describe('FirstMethodChooser: the first method of an auto start', () => {
     const offering = (order: KnownVerificationMethod[]) => r.chooser.reorder(order, PRICES, MSK, 'mobile');
     // One purpose offers both and the figures put the reverse call first; another, on the same operator
     // prefix within that choice's life, offers SMS alone: it gets SMS alone.
-    expect(await offering(ORDER)).toEqual(['reverse_flash_call', 'sms']);
-    expect(await offering(['sms'])).toEqual(['sms']);
+    expect(await offering(ORDER)).toStrictEqual(['reverse_flash_call', 'sms']);
+    expect(await offering(['sms'])).toStrictEqual(['sms']);
     // And the other way round: a choice made among SMS alone does not stand for a purpose offering both.
     const other = rig();
     const smsFirst = (order: KnownVerificationMethod[]) =>
       other.chooser.reorder(order, PRICES, MSK, 'mobile');
-    expect(await smsFirst(['sms'])).toEqual(['sms']);
-    expect(await smsFirst(ORDER)).toEqual(['reverse_flash_call', 'sms']);
+    expect(await smsFirst(['sms'])).toStrictEqual(['sms']);
+    expect(await smsFirst(ORDER)).toStrictEqual(['reverse_flash_call', 'sms']);
   });
 
   it('puts a method demoted on the prefix last, whatever its figures', async () => {
     const r = rig();
     r.health = { reverse_flash_call: 'demoted' };
-    expect(await r.order(MSK, 'mobile')).toEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order(MSK, 'mobile')).toStrictEqual(['sms', 'reverse_flash_call']);
     r.health = { sms: 'demoted' };
     r.now += FIRST_METHOD_TTL_MS;
-    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, 'mobile')).toStrictEqual(['reverse_flash_call', 'sms']);
   });
 
   it('a method demoted within the life of a choice that put it first goes last at once, and once', async () => {
     const r = rig();
-    expect(await r.order(MSK, 'mobile')).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order(MSK, 'mobile')).toStrictEqual(['reverse_flash_call', 'sms']);
     r.health = { reverse_flash_call: 'demoted' };
     r.now += 1;
-    expect(await r.order(MSK, 'mobile')).toEqual(['sms', 'reverse_flash_call']);
-    expect(await r.order(MSK, 'desktop')).toEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order(MSK, 'mobile')).toStrictEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order(MSK, 'desktop')).toStrictEqual(['sms', 'reverse_flash_call']);
   });
 });
 
 describe('FirstMethodChooser: how long a choice stands (module clock)', () => {
   it('made without a price list, the order given stands FIRST_METHOD_MIN_TTL_MS, then the figures choose', async () => {
     const r = rig();
-    expect(await r.order(MSK, 'mobile', null)).toEqual(ORDER);
+    expect(await r.order(MSK, 'mobile', null)).toStrictEqual(ORDER);
     r.now += FIRST_METHOD_MIN_TTL_MS - 1;
-    expect(await r.order()).toEqual(ORDER);
+    expect(await r.order()).toStrictEqual(ORDER);
     r.now += 1;
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order()).toStrictEqual(['reverse_flash_call', 'sms']);
   });
 
   it('made on settled figures, it stands FIRST_METHOD_TTL_MS: one tick before, the old choice; at the bound, the new', async () => {
     const r = rig();
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order()).toStrictEqual(['reverse_flash_call', 'sms']);
     r.figures = SMS_WINS;
     r.now += FIRST_METHOD_TTL_MS - 1;
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order()).toStrictEqual(['reverse_flash_call', 'sms']);
     r.now += 1;
-    expect(await r.order()).toEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order()).toStrictEqual(['sms', 'reverse_flash_call']);
   });
 
   it('one read of the figures serves the starts that ask while it runs', async () => {
     const r = rig();
     const answers = await Promise.all([r.order(), r.order(), r.order()]);
-    expect(answers).toEqual(Array.from({ length: 3 }, () => ['reverse_flash_call', 'sms']));
+    expect(answers).toStrictEqual(Array.from({ length: 3 }, () => ['reverse_flash_call', 'sms']));
     // Two methods × three devices (mobile, desktop, none): one read each of the operator's cell and of the country's.
     expect(r.reads).toBe(12);
     r.now += FIRST_METHOD_TTL_MS;
@@ -207,10 +207,10 @@ describe('FirstMethodChooser: how long a choice stands (module clock)', () => {
 
   it('a failed read is logged and keeps the last choice for FIRST_METHOD_TTL_MS; the first failed read keeps the order', async () => {
     const r = rig();
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order()).toStrictEqual(['reverse_flash_call', 'sms']);
     r.now += FIRST_METHOD_TTL_MS;
     r.figures = new Error('store down');
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order()).toStrictEqual(['reverse_flash_call', 'sms']);
     const warned = r.lines.filter((line) => line.includes('operator figures could not be read'));
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatch(
@@ -219,12 +219,12 @@ describe('FirstMethodChooser: how long a choice stands (module clock)', () => {
     expect(warned[0]).toContain('store down');
     r.figures = SMS_WINS;
     r.now += FIRST_METHOD_TTL_MS - 1;
-    expect(await r.order()).toEqual(['reverse_flash_call', 'sms']);
+    expect(await r.order()).toStrictEqual(['reverse_flash_call', 'sms']);
     r.now += 1;
-    expect(await r.order()).toEqual(['sms', 'reverse_flash_call']);
+    expect(await r.order()).toStrictEqual(['sms', 'reverse_flash_call']);
 
     const cold = rig();
     cold.figures = new Error('store down');
-    expect(await cold.order()).toEqual(ORDER);
+    expect(await cold.order()).toStrictEqual(ORDER);
   });
 });

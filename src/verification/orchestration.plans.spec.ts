@@ -91,63 +91,63 @@ describe('OrchestrationPolicy: the order of each mode', () => {
   it("'price' orders by the price list and never reads the figures; 'cost_per_success' by price ÷ success", async () => {
     const price = rig({ orchestration: { mode: 'price' } });
     price.samples = CALLS_FAIL;
-    expect(await price.policy.order(OFFERED)).toEqual(['reverse_flash_call', 'flash_call', 'sms']);
+    expect(await price.policy.order(OFFERED)).toStrictEqual(['reverse_flash_call', 'flash_call', 'sms']);
     expect(price.sampleReads).toBe(0);
     const learned = rig(perSuccess);
     learned.samples = CALLS_FAIL;
-    expect(await learned.policy.order(OFFERED)).toEqual(['sms', 'reverse_flash_call', 'flash_call']);
+    expect(await learned.policy.order(OFFERED)).toStrictEqual(['sms', 'reverse_flash_call', 'flash_call']);
   });
 
   it('a fixed `methods` list is the order, only the offered ones of it', async () => {
     const r = rig({ orchestration: { methods: ['flash_call', 'sms', 'reverse_flash_call'] } });
-    expect(await r.policy.order(OFFERED)).toEqual(['flash_call', 'sms', 'reverse_flash_call']);
-    expect(await r.policy.order(['sms', 'flash_call'])).toEqual(['flash_call', 'sms']);
+    expect(await r.policy.order(OFFERED)).toStrictEqual(['flash_call', 'sms', 'reverse_flash_call']);
+    expect(await r.policy.order(['sms', 'flash_call'])).toStrictEqual(['flash_call', 'sms']);
   });
 
   it('the plan follows the offered methods and the price list as they change', async () => {
     const r = rig({ orchestration: { mode: 'price' } });
-    expect(await r.policy.order(OFFERED)).toEqual(['reverse_flash_call', 'flash_call', 'sms']);
-    expect(await r.policy.order(['sms', 'flash_call'])).toEqual(['flash_call', 'sms']);
-    expect(await r.policy.order(['sms'])).toEqual(['sms']);
-    expect(await r.policy.order(['sms', 'reverse_flash_call'])).toEqual(['reverse_flash_call', 'sms']);
-    expect(await r.policy.order(['sms', 'flash_call'])).toEqual(['flash_call', 'sms']);
+    expect(await r.policy.order(OFFERED)).toStrictEqual(['reverse_flash_call', 'flash_call', 'sms']);
+    expect(await r.policy.order(['sms', 'flash_call'])).toStrictEqual(['flash_call', 'sms']);
+    expect(await r.policy.order(['sms'])).toStrictEqual(['sms']);
+    expect(await r.policy.order(['sms', 'reverse_flash_call'])).toStrictEqual(['reverse_flash_call', 'sms']);
+    expect(await r.policy.order(['sms', 'flash_call'])).toStrictEqual(['flash_call', 'sms']);
     r.prices = toPriceList(SMS_CHEAPEST);
-    expect(await r.policy.order(['sms', 'flash_call'])).toEqual(['sms', 'flash_call']);
+    expect(await r.policy.order(['sms', 'flash_call'])).toStrictEqual(['sms', 'flash_call']);
     expect((await r.policy.plan(['sms', 'flash_call'])).priceOf('flash_call')).toBe(400);
   });
 
   it('with no list read, the offered order stands on every plan', async () => {
     const r = rig({ orchestration: { mode: 'price' } });
     r.prices = null;
-    expect(await r.policy.order(OFFERED)).toEqual(OFFERED);
-    expect(await r.policy.order(['flash_call', 'sms'])).toEqual(['flash_call', 'sms']);
+    expect(await r.policy.order(OFFERED)).toStrictEqual(OFFERED);
+    expect(await r.policy.order(['flash_call', 'sms'])).toStrictEqual(['flash_call', 'sms']);
   });
 });
 
 describe("OrchestrationPolicy: 'cost_per_success' reads the figures once per pricesTtlMs (module clock)", () => {
   it('new figures reorder the methods at the bound, not one tick before', async () => {
     const r = rig(perSuccess);
-    expect(await r.policy.order(OFFERED)).toEqual(['reverse_flash_call', 'flash_call', 'sms']);
+    expect(await r.policy.order(OFFERED)).toStrictEqual(['reverse_flash_call', 'flash_call', 'sms']);
     r.samples = CALLS_FAIL;
     r.now += TTL - 1;
-    expect(await r.policy.order(OFFERED)).toEqual(['reverse_flash_call', 'flash_call', 'sms']);
+    expect(await r.policy.order(OFFERED)).toStrictEqual(['reverse_flash_call', 'flash_call', 'sms']);
     expect(r.sampleReads).toBe(1);
     r.now += 1;
-    expect(await r.policy.order(OFFERED)).toEqual(['sms', 'reverse_flash_call', 'flash_call']);
+    expect(await r.policy.order(OFFERED)).toStrictEqual(['sms', 'reverse_flash_call', 'flash_call']);
     expect(r.sampleReads).toBe(2);
   });
 
   it('a failed read is logged and the price order stands until the next read', async () => {
     const r = rig(perSuccess);
     r.samples = new Error('store down');
-    expect(await r.policy.order(OFFERED)).toEqual(['reverse_flash_call', 'flash_call', 'sms']);
+    expect(await r.policy.order(OFFERED)).toStrictEqual(['reverse_flash_call', 'flash_call', 'sms']);
     const warned = r.lines.filter((line) => line.includes('method figures could not be read'));
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatch(/^warn orchestration: method figures could not be read; price order stands/);
     expect(warned[0]).toContain('store down');
     r.samples = CALLS_FAIL;
     r.now += TTL;
-    expect(await r.policy.order(OFFERED)).toEqual(['sms', 'reverse_flash_call', 'flash_call']);
+    expect(await r.policy.order(OFFERED)).toStrictEqual(['sms', 'reverse_flash_call', 'flash_call']);
   });
 });
 
@@ -158,7 +158,7 @@ describe('OrchestrationPolicy: the plan a status answer reads without waiting (c
     expect(r.policy.currentPlan(OFFERED)).toBeUndefined();
     r.prices = toPriceList(CHEAP_FIRST);
     const plan = r.policy.currentPlan(OFFERED);
-    expect(plan?.order).toEqual(['reverse_flash_call', 'flash_call', 'sms']);
+    expect(plan?.order).toStrictEqual(['reverse_flash_call', 'flash_call', 'sms']);
     expect(plan?.priceOf('sms')).toBe(300);
   });
 
@@ -168,9 +168,9 @@ describe('OrchestrationPolicy: the plan a status answer reads without waiting (c
     expect(r.policy.currentPlan(OFFERED)).toBeUndefined();
     expect(r.sampleReads).toBe(0);
     await r.policy.plan(OFFERED);
-    expect(r.policy.currentPlan(OFFERED)?.order).toEqual(['sms', 'reverse_flash_call', 'flash_call']);
+    expect(r.policy.currentPlan(OFFERED)?.order).toStrictEqual(['sms', 'reverse_flash_call', 'flash_call']);
     r.now += TTL - 1;
-    expect(r.policy.currentPlan(OFFERED)?.order).toEqual(['sms', 'reverse_flash_call', 'flash_call']);
+    expect(r.policy.currentPlan(OFFERED)?.order).toStrictEqual(['sms', 'reverse_flash_call', 'flash_call']);
     r.now += 1;
     expect(r.policy.currentPlan(OFFERED)).toBeUndefined();
     expect(r.sampleReads).toBe(1);
@@ -182,9 +182,9 @@ describe('OrchestrationPolicy: the frontend’s switches and the journey’s ste
     expect(rig().policy.skippable('sms')).toBe(true);
     expect(rig({ orchestration: { skippable: 'all' } }).policy.skippable('flash_call')).toBe(true);
     const listed = rig({ orchestration: { skippable: ['flash_call'] } }).policy;
-    expect([listed.skippable('flash_call'), listed.skippable('sms')]).toEqual([true, false]);
+    expect([listed.skippable('flash_call'), listed.skippable('sms')]).toStrictEqual([true, false]);
     const none = rig({ orchestration: { skippable: [] } }).policy;
-    expect([none.skippable('flash_call'), none.skippable('sms')]).toEqual([false, false]);
+    expect([none.skippable('flash_call'), none.skippable('sms')]).toStrictEqual([false, false]);
   });
 
   it('maxSteps is the option, 3 by default', () => {
@@ -194,7 +194,7 @@ describe('OrchestrationPolicy: the frontend’s switches and the journey’s ste
 
   it('exclude is the option per device hint', () => {
     const r = rig({ orchestration: { exclude: { desktop: ['flash_call'] } } });
-    expect(r.policy.exclude.desktop).toEqual(['flash_call']);
-    expect(r.policy.exclude.mobile).toEqual([]);
+    expect(r.policy.exclude.desktop).toStrictEqual(['flash_call']);
+    expect(r.policy.exclude.mobile).toStrictEqual([]);
   });
 });

@@ -87,27 +87,31 @@ describe('OrchestrationPolicy: the cost ceiling and the prices in one unit of mo
     const p = policy({ orchestration: { maxCost: 3.5 } }, PRICES);
     expect(p.maxCostMinor).toBe(350);
     const { priceOf } = await p.plan(OFFERED);
-    expect([priceOf('reverse_flash_call'), priceOf('flash_call'), priceOf('sms')]).toEqual([25, 80, 300]);
+    expect([priceOf('reverse_flash_call'), priceOf('flash_call'), priceOf('sms')]).toStrictEqual([
+      25, 80, 300,
+    ]);
   });
 
   it('a switch fits under the ceiling to the kopeck, and not one kopeck past it', async () => {
-    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.5 } }, PRICES))).toEqual([
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.5 } }, PRICES))).toStrictEqual([
       'reverse_flash_call',
     ]);
-    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.8 } }, PRICES))).toEqual([
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.8 } }, PRICES))).toStrictEqual([
       'reverse_flash_call',
       'flash_call',
     ]);
-    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.79 } }, PRICES))).toEqual([
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.79 } }, PRICES))).toStrictEqual([
       'reverse_flash_call',
     ]);
-    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.24 } }, PRICES))).toEqual([]);
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 3.24 } }, PRICES))).toStrictEqual([]);
   });
 
   it('while prices cannot be read, every method counts as the spend cap’s worst case, in kopecks too', async () => {
     // Default worst case 3 RUB: 3.00 spent + 3.00 > 5.99, but fits under 6.00.
-    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 5.99 } }, undefined))).toEqual([]);
-    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 6 } }, undefined))).toEqual([
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 5.99 } }, undefined))).toStrictEqual(
+      [],
+    );
+    expect(await switchableAfterSms(policy({ orchestration: { maxCost: 6 } }, undefined))).toStrictEqual([
       'reverse_flash_call',
       'flash_call',
     ]);
@@ -153,13 +157,13 @@ describe('OrchestrationPolicy: a method whose completion dropped on the operator
     const flashDown = (method: string): HealthState => (method === 'flash_call' ? 'demoted' : 'healthy');
     const auto = policy({}, { prices: [...PRICES.prices].reverse() }, flashDown);
     // Price order: reverse call, flash call, SMS; the flash call demoted on +7 985 goes last.
-    expect(await auto.startOrder(OFFERED, '+79851234567', 'mobile')).toEqual([
+    expect(await auto.startOrder(OFFERED, '+79851234567', 'mobile')).toStrictEqual([
       'reverse_flash_call',
       'sms',
       'flash_call',
     ]);
     const price = policy({ orchestration: { mode: 'price' } }, PRICES, flashDown);
-    expect(await price.startOrder(OFFERED, '+79851234567', 'mobile')).toEqual(OFFERED);
+    expect(await price.startOrder(OFFERED, '+79851234567', 'mobile')).toStrictEqual(OFFERED);
   });
 });
 
@@ -196,7 +200,7 @@ describe('OrchestrationPolicy: a damped jump of the fallback moment reaches the 
       now += 30_000;
       expect(await p.fallbackAfterMs(step, '+79123000001', 'desktop')).toBeLessThan(45_000);
     }
-    expect(events).toEqual([
+    expect(events).toStrictEqual([
       expect.objectContaining({
         event: 'verification.fallback_moment',
         method: 'reverse_flash_call',

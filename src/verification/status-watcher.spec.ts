@@ -55,7 +55,7 @@ describe('StatusWatcher', () => {
     w.close();
     w.close();
     expect(await next).toBeUndefined();
-    expect(closed).toEqual([w]);
+    expect(closed).toStrictEqual([w]);
     w.offer(view('verified'));
     expect(await w.next()).toBeUndefined();
   });

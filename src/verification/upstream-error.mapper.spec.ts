@@ -25,7 +25,7 @@ const seen = (e: VerificationClientError) => ({
 
 describe('toClientError', () => {
   it('404 is not_found; a refusal of the module passes as it is', () => {
-    expect(seen(toClientError(apiError(404)))).toEqual({
+    expect(seen(toClientError(apiError(404)))).toStrictEqual({
       status: 404,
       error_code: 'not_found',
       retry_after: undefined,
@@ -36,7 +36,7 @@ describe('toClientError', () => {
 
   it('429: Retry-After rounds the API’s wait up to whole seconds, at least 1', () => {
     const after = (ms?: number) => seen(toClientError(apiError(429, ms)));
-    expect(after(2000)).toEqual({ status: 429, error_code: 'rate_limit_exceeded', retry_after: 2 });
+    expect(after(2000)).toStrictEqual({ status: 429, error_code: 'rate_limit_exceeded', retry_after: 2 });
     expect(toClientError(apiError(429, 2000)).detail).toBe('Too many requests, try again later');
     expect(after(1999).retry_after).toBe(2);
     expect(after(2001).retry_after).toBe(3);
@@ -57,7 +57,7 @@ describe('toClientError', () => {
       new Error('socket'),
       'garbage',
     ])
-      expect(seen(toClientError(error))).toEqual({
+      expect(seen(toClientError(error))).toStrictEqual({
         status: 503,
         error_code: 'service_unavailable',
         retry_after: 30,
@@ -76,7 +76,7 @@ describe('upstreamClientError', () => {
     } as unknown as VerificationBalanceWatch;
     const error = apiError(402);
     expect(seen(await upstreamClientError(error, balance)).error_code).toBe('service_unavailable');
-    expect(noted).toEqual([error]);
+    expect(noted).toStrictEqual([error]);
   });
 });
 

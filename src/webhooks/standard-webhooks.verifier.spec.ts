@@ -86,7 +86,7 @@ describe('StandardWebhooksVerifier agrees with the standardwebhooks package', ()
         } catch {
           theirs = false;
         }
-        expect({ offset, ours }).toEqual({ offset, ours: theirs });
+        expect({ offset, ours }).toStrictEqual({ offset, ours: theirs });
       }
     } finally {
       clock.mockRestore();
@@ -143,7 +143,7 @@ describe('StandardWebhooksVerifier', () => {
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
       for (const value of [undefined, '']) {
         const partial = { ...headers('msg_x', now, good), [name]: value };
-        expect({ name, value, reason: verifier.check(body, partial) }).toEqual({
+        expect({ name, value, reason: verifier.check(body, partial) }).toStrictEqual({
           name,
           value,
           reason: 'missing_headers',
@@ -152,7 +152,7 @@ describe('StandardWebhooksVerifier', () => {
     }
     // Digits only: a timestamp with anything before or after them is no timestamp.
     for (const timestamp of ['12abc', `x${now}`, ` ${now}`, `${now}.5`])
-      expect({ timestamp, reason: verifier.check(body, headers('msg_x', timestamp, good)) }).toEqual({
+      expect({ timestamp, reason: verifier.check(body, headers('msg_x', timestamp, good)) }).toStrictEqual({
         timestamp,
         reason: 'bad_timestamp',
       });
@@ -181,7 +181,7 @@ describe('StandardWebhooksVerifier', () => {
     const from = jest.spyOn(Buffer, 'from');
     for (let i = 0; i < 5; i++) expect(verifier.verify(body, headers('msg_c', now, signature))).toBe(true);
     const secretDecodes = from.mock.calls.filter((args) => (args as unknown[])[1] === 'base64');
-    expect(secretDecodes).toEqual([]);
+    expect(secretDecodes).toStrictEqual([]);
   });
 
   it('refuses an empty secret at construction without quoting it', () => {
