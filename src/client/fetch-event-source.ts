@@ -86,9 +86,10 @@ class FetchEventSource implements EventSourceLike {
     let data: string[] = [];
     for (;;) {
       const { done, value } = await reader.read();
-      if (done || this.readyState === CLOSED) return;
-      buffer += decoder.decode(value, { stream: true });
-      const lines = buffer.split(/\r\n|\r|\n/);
+      if (this.readyState === CLOSED) return;
+      if (!done) buffer += decoder.decode(value, { stream: true });
+      // A CR that ends a chunk may be the first half of a CRLF: it waits for the next chunk, or the end.
+      const lines = buffer.split(done ? /\r\n|\r|\n/ : /\r\n|\r(?!$)|\n/);
       buffer = lines.pop() ?? '';
       for (const line of lines) {
         if (line === '') {
@@ -106,6 +107,7 @@ class FetchEventSource implements EventSourceLike {
         else if (field === 'id') this.lastId = text;
         else if (field === 'retry' && /^\d+$/.test(text)) this.retryMs = Number(text);
       }
+      if (done) return;
     }
   }
 

@@ -67,6 +67,22 @@ describe('fetchEventSource', () => {
     expect(requests).toHaveLength(3);
   });
 
+  it('reads lines ended by CRLF or CR as by LF (the stream format allows all three; a proxy may rewrite them)', async () => {
+    const source = fetchEventSource(
+      () =>
+        Promise.resolve(
+          streamed(['event: status\r\ndata: {"a":\r', '\ndata: 1}\r\n\r\nevent: status\rdata: {"b":2}\r\r']),
+        ),
+      () => ({}),
+    )('/v/status/ID/events');
+    const data: unknown[] = [];
+    source.addEventListener('status', (event) => data.push(event.data));
+    await jest.advanceTimersByTimeAsync(0);
+    // A CRLF split between two chunks is one line end, not two (a blank line would end the message early).
+    expect(data).toStrictEqual(['{"a":\n1}', '{"b":2}']);
+    source.close();
+  });
+
   it('an open stream ended is an error while CONNECTING; a listener that closes then stops the reconnection', async () => {
     let calls = 0;
     const source = fetchEventSource(

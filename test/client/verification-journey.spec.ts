@@ -358,13 +358,18 @@ describe('VerificationClient (journeys)', () => {
     // A status answer with a newer token (another tab switched) replaces it.
     harness.routes.on('GET /status', { status: 200, body: { ...next, journey_token: 'JT-2' } });
     await jest.advanceTimersByTimeAsync(2500);
-    // After a reload, the resumed read carries it.
+    // After a reload, the resumed read carries it; its answer's newer token (a switch meanwhile) is followed.
+    harness.routes.on(
+      'GET /status',
+      { status: 200, body: { ...next, journey_token: 'JT-3' } },
+      { status: 200, body: next },
+    );
     const reloaded = client();
     expect(await reloaded.resume()).toBe(true);
     const resumed = harness.routes.requests.filter((r) => r.route === 'GET /status').at(-1)!;
     expect(resumed.url).toBe('/verification/status/VID-1?journey_token=JT-2');
     harness.routes.on('POST /cancel', canceled());
     await reloaded.cancel();
-    expect(harness.routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', journey_token: 'JT-2' });
+    expect(harness.routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', journey_token: 'JT-3' });
   });
 });
