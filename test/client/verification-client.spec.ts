@@ -172,6 +172,8 @@ describe('VerificationClient (state machine)', () => {
           code_length_max: 8,
         }),
       },
+      // The code accepted, the session awaits no code any more: still the operator's verdict to wait for.
+      { status: 200, body: answer(harness.routes, pending) },
       { status: 200, body: answer(harness.routes, { ...pending, status: 'verified' }) },
     );
     harness.routes.on('POST /check', {
@@ -186,7 +188,9 @@ describe('VerificationClient (state machine)', () => {
     // Accepted, not yet verified: the operator's verdict follows by status.
     expect(operator.getState()).toMatchObject({ phase: 'verifying', prompt: null });
     await jest.advanceTimersByTimeAsync(2500);
-    expect(operator.getState().phase).toBe('verifying');
+    expect(operator.getState()).toMatchObject({ phase: 'verifying', prompt: null });
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(operator.getState()).toMatchObject({ phase: 'verifying', prompt: null });
     await jest.advanceTimersByTimeAsync(2500);
     expect(operator.getState().phase).toBe('verified');
   });

@@ -318,6 +318,8 @@ describe('VerificationClient (journeys)', () => {
       expect(detectDevice()).toBe('mobile');
       set({ userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Mobile/15E148 Safari/604.1' });
       expect(detectDevice()).toBe('mobile');
+      set({ userAgent: 'Opera/9.80 (Android 2.3.3; Linux; Opera Mobi/ADR-1111101157; U) Presto/2.9.201' });
+      expect(detectDevice()).toBe('mobile');
       set({ userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/120.0 Safari/537.36' });
       expect(detectDevice()).toBe('desktop');
       set({ userAgentData: { mobile: false }, userAgent: 'Mobile' });
