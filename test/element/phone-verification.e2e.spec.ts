@@ -313,6 +313,9 @@ describe('<phone-verification> in Chromium', () => {
         const number = await start(page, national(), 'msgr2_bot');
         const link = (await el(page, '#bot').getAttribute('href'))!;
         expect(link).toMatch(/^https:\/\/msgr2\.example\//);
+        // A new tab that cannot reach back into this page.
+        await expect(el(page, '#bot').getAttribute('target')).resolves.toBe('_blank');
+        await expect(el(page, '#bot').getAttribute('rel')).resolves.toBe('noopener');
         await el(page, '[part~=qr] svg').waitFor();
         await expect(focused(page)).resolves.toBe('bot');
         await expectAccessible(page);
@@ -361,6 +364,8 @@ describe('<phone-verification> in Chromium', () => {
         await page.evaluate('el.client.refresh()');
         await el(page, '#code-form:not([hidden])').waitFor();
         await expect(el(page, '#code-label').textContent()).resolves.toBe('Enter the code (4 to 8 digits)');
+        // The operator sent that SMS: the module cannot send it again, so no resend is offered.
+        await expect(el(page, '#resend').isHidden()).resolves.toBe(true);
         await expect(el(page, '#say').textContent()).resolves.toContain('sent a code by SMS');
         await expect(focused(page)).resolves.toBe('code');
         await expectAccessible(page);
