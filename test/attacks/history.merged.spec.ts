@@ -13,3 +13,4 @@ import './history-refusal-budget-neighbour.e2e.part.js';
 import './history-refusal-flood-store.e2e.part.js';
 import './history-refusals-flushed-free-starts.e2e.part.js';
 import './history-wrong-codes-flushed.e2e.part.js';
+import './history-erasure-other-rings.e2e.part.js';
