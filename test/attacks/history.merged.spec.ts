@@ -14,3 +14,4 @@ import './history-refusal-flood-store.e2e.part.js';
 import './history-refusals-flushed-free-starts.e2e.part.js';
 import './history-wrong-codes-flushed.e2e.part.js';
 import './history-erasure-other-rings.e2e.part.js';
+import './history-erasure-lowered-max-entries.e2e.part.js';
