@@ -11,6 +11,9 @@ import type { VerificationHistoryQuery } from './verification-history.types.js';
 type Options = Pick<ResolvedVerificationOptions, 'history' | 'dataKeys' | 'phone'>;
 type Found = { slot: string; entry: StoredEntry };
 
+/** The most slots a shelf may have (`history.maxEntries`' bound). */
+const MAX_ENTRIES = 10_000;
+
 /**
  * A number's or an owner's erasure in the history: its own ring goes, with its folds and counters. A
  * number's erasure also takes its entries out of the rings of the owners they name. An owner's entries
@@ -78,18 +81,32 @@ async function readRing(
     options.history === false ? 0 : options.history.maxEntries,
     VERIFICATION_DEFAULTS.history.maxEntries,
   );
-  const slots = SHELVES.flatMap((shelf) => Array.from({ length: size }, (_, i) => `${ring}:${shelf}:${i}`));
-  const texts = await Promise.all(slots.map((key) => store.get(key)));
+  // A shelf's counter has numbered every slot it wrote (each entry renews it): a ring written with a larger
+  // maxEntries than today's has slots past `size`, read up to the counter (at most the option's bound).
+  const counts = await Promise.all(SHELVES.map((shelf) => store.get(`${ring}:${shelf}:seq`)));
+  const wide = SHELVES.flatMap((shelf, s) =>
+    Array.from(
+      { length: Math.max(0, Math.min(Number(counts[s]) || 0, MAX_ENTRIES) - size) },
+      (_, i) => `${ring}:${shelf}:${size + i}`,
+    ),
+  );
+  const read = [
+    ...SHELVES.flatMap((shelf) => Array.from({ length: size }, (_, i) => `${ring}:${shelf}:${i}`)),
+    ...wide,
+  ];
+  const texts = await Promise.all(read.map((key) => store.get(key)));
+  // Every slot of `size`; past it, those that hold something.
+  const slots = read.filter((_, i) => i < SHELVES.length * size || texts[i] !== null);
   const entries = texts.flatMap((text, i) => {
     const opened = text === null ? null : options.dataKeys.open(text);
     const entry = opened === null ? null : parseEntry(opened);
-    return entry ? [{ slot: slots[i]!, entry }] : [];
+    return entry ? [{ slot: read[i]!, entry }] : [];
   });
   const counters = [
     `${ring}:seq`,
     paidKey(ring),
     ...SHELVES.map((shelf) => `${ring}:${shelf}:seq`),
-    ...slots.filter((slot) => slot.startsWith(`${ring}:other:`)).map(repeatsKey),
+    ...read.filter((slot) => slot.startsWith(`${ring}:other:`)).map(repeatsKey),
   ];
   return { entries, slots: [...slots, ...counters] };
 }
