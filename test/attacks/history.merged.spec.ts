@@ -15,3 +15,4 @@ import './history-refusals-flushed-free-starts.e2e.part.js';
 import './history-wrong-codes-flushed.e2e.part.js';
 import './history-erasure-other-rings.e2e.part.js';
 import './history-erasure-lowered-max-entries.e2e.part.js';
+import './history-erasure-redo-later-entry.e2e.part.js';
