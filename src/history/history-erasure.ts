@@ -20,16 +20,22 @@ const MAX_ENTRIES = 10_000;
  * in a number's ring are that number's subject's history (who verified the number, when: the trail
  * support reads after a takeover), not the owner's to remove: they stay, re-sealed without the owner,
  * until their own expiry. Answers how many entries the subject's own ring held. `alsoIn`: rings of the
- * other side the caller knows hold the subject (an entry that landed after its own ring was erased).
+ * other side the caller knows hold the subject (an entry that landed after its own ring was erased);
+ * `upTo`: only entries written at or before it (an erasure redone: what came after it is not the erasure's).
  */
 export async function forgetHistory(
   store: VerificationStore,
   options: Options,
   subject: VerificationHistoryQuery,
   alsoIn: readonly string[] = [],
+  upTo = Infinity,
 ): Promise<number> {
   const keys = options.dataKeys;
-  const own = await readRing(store, options, ringOf(keys, subject, options.phone.defaultCountry));
+  const ring = await readRing(store, options, ringOf(keys, subject, options.phone.defaultCountry));
+  // `upTo` (an erasure redone by an entry that was on its way): entries written since are not its own.
+  const own = { ...ring, entries: ring.entries.filter(({ entry }) => entry.at <= upTo) };
+  // The ring's counters go with its last entry only: restarted under a later one, they would write over it.
+  const keysOf = own.entries.length === ring.entries.length ? own.slots : [];
   const byNumber = subject.phoneNumber !== undefined;
   const number = byNumber
     ? parseTypedNumber(subject.phoneNumber, options.phone.defaultCountry, 'phoneNumber').number
@@ -46,8 +52,9 @@ export async function forgetHistory(
   ]);
   const related = await Promise.all([...others].map((ring) => readRing(store, options, ring)));
   const theirs = related.flatMap((r) =>
-    r.entries.filter(({ entry }) =>
-      byNumber ? entry.phoneNumber === number : entry.owner === subject.owner,
+    r.entries.filter(
+      ({ entry }) =>
+        entry.at <= upTo && (byNumber ? entry.phoneNumber === number : entry.owner === subject.owner),
     ),
   );
   // A number's entries in its owners' rings go; an owner's in numbers' rings stay, without the owner.
@@ -55,7 +62,7 @@ export async function forgetHistory(
   const withFolds = ({ slot, entry }: Found) =>
     entry.fold === undefined ? [slot] : [slot, repeatsKey(slot), entry.fold, `${entry.fold}:n`];
   await Promise.all([
-    ...[...own.slots, ...[...own.entries, ...erased].flatMap(withFolds)].map((key) => store.delete(key)),
+    ...[...keysOf, ...[...own.entries, ...erased].flatMap(withFolds)].map((key) => store.delete(key)),
     ...anonymised.map((found) => anonymise(store, options, found)),
   ]);
   return own.entries.length;

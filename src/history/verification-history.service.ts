@@ -155,12 +155,15 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
       // A subject erased while the entry was on its way (its mark changed since): the erasure may have read
       // the rings before the entry landed, so it runs again, in this entry's ring of the other side too (the
       // subject's own ring, erased first, no longer leads there).
+      // Only what was written up to the erasure (its mark's time, or this entry's on a clock behind it): an
+      // entry written after the erasure answered is not the erasure's.
       const now = await this.erasureMarks(subjects);
       await Promise.all(
         subjects.map((subject, i) => {
           if (now[i] === marks[i]) return undefined;
           const other = rings[1 - i]?.[0];
-          return forgetHistory(this.store, this.options, subject, other === undefined ? [] : [other]);
+          const upTo = Math.max(Number(now[i]?.split(':')[0]) || 0, stored.at);
+          return forgetHistory(this.store, this.options, subject, other === undefined ? [] : [other], upTo);
         }),
       );
     } catch (error) {
