@@ -4,6 +4,7 @@ import { VERIFICATION_DEFAULTS } from '../options/verification-options.defaults.
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { numberRing, ownerRing, parseEntry, repeatsKey, ringOf, type StoredEntry } from './history-rings.js';
+import { readLinks, unlinkRing } from './history-links.js';
 import { SHELVES } from './history-shelves.js';
 import { paidKey } from './refusal-admission.js';
 import type { VerificationHistoryQuery } from './verification-history.types.js';
@@ -31,17 +32,24 @@ export async function forgetHistory(
   upTo = Infinity,
 ): Promise<number> {
   const keys = options.dataKeys;
-  const ring = await readRing(store, options, ringOf(keys, subject, options.phone.defaultCountry));
+  const subjectRing = ringOf(keys, subject, options.phone.defaultCountry);
+  const [ring, links] = await Promise.all([
+    readRing(store, options, subjectRing),
+    readLinks(store, subjectRing),
+  ]);
   // `upTo` (an erasure redone by an entry that was on its way): entries written since are not its own.
   const own = { ...ring, entries: ring.entries.filter(({ entry }) => entry.at <= upTo) };
-  // The ring's counters go with its last entry only: restarted under a later one, they would write over it.
-  const keysOf = own.entries.length === ring.entries.length ? own.slots : [];
+  // The ring's counters and links go with its last entry only: restarted under a later one, they would
+  // write over it.
+  const whole = own.entries.length === ring.entries.length;
+  const keysOf = whole ? [...own.slots, ...links.keys] : [];
   const byNumber = subject.phoneNumber !== undefined;
   const number = byNumber
     ? parseTypedNumber(subject.phoneNumber, options.phone.defaultCountry, 'phoneNumber').number
     : undefined;
   const others = new Set([
     ...alsoIn,
+    ...links.rings,
     ...own.entries.flatMap(({ entry }) =>
       byNumber
         ? entry.owner === undefined
@@ -64,6 +72,7 @@ export async function forgetHistory(
   await Promise.all([
     ...[...keysOf, ...[...own.entries, ...erased].flatMap(withFolds)].map((key) => store.delete(key)),
     ...anonymised.map((found) => anonymise(store, options, found)),
+    ...(whole ? [...others].map((other) => unlinkRing(store, other, subjectRing)) : []),
   ]);
   return own.entries.length;
 }

@@ -11,6 +11,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { forgetHistory } from './history-erasure.js';
+import { linkRing } from './history-links.js';
 import { foldKey, shelfOf, SHELVES, type Shelf } from './history-shelves.js';
 import { HOUR_MS, paidKey, refusalAdmission } from './refusal-admission.js';
 import {
@@ -145,12 +146,21 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     ];
     try {
       const marks = await this.erasureMarks(subjects);
-      await Promise.all(
+      const written = await Promise.all(
         rings.map(async ([ring, perNumber]) => {
-          await this.append(ring, stored, perNumber, admits);
+          const wrote = await this.append(ring, stored, perNumber, admits);
           if (verified && entry.requestId !== undefined)
             await this.promote(ring, entry.requestId, shelfOf({ ...stored, kind: 'start' }));
+          return wrote;
         }),
+      );
+      // Each ring links the other when the other got a new entry of its subject: an erasure finds it there
+      // once this entry is pushed out of its own ring (or, in a number's, folded into another owner's).
+      const ttlMs = (this.options.history as { retentionDays: number }).retentionDays * DAY_MS;
+      await Promise.all(
+        rings.map(([ring], i) =>
+          rings.length === 2 && written[1 - i] ? linkRing(this.store, ring, rings[1 - i]![0], ttlMs) : null,
+        ),
       );
       // A subject erased while the entry was on its way (its mark changed since): the erasure may have read
       // the rings before the entry landed, so it runs again, in this entry's ring of the other side too (the
@@ -265,7 +275,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     entry: Omit<StoredEntry, 'seq'>,
     perNumber: boolean,
     admits: (ring: string) => Promise<boolean>,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const { maxEntries, retentionDays } = this.options.history as {
       maxEntries: number;
       retentionDays: number;
@@ -275,9 +285,15 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
     const fold = foldKey(this.options.dataKeys, ring, entry, perNumber);
     if (fold !== undefined) {
       const { value: count } = await this.store.increment(`${fold}:n`, 1, HOUR_MS);
-      if (count > 1) return this.repeat(fold, count, entry.at, ttlMs);
+      if (count > 1) {
+        await this.repeat(fold, count, entry.at, ttlMs);
+        return false;
+      }
       // Not admitted: the fold is given back, so that the next one admitted is written.
-      if (!(await admits(ring))) return this.store.delete(`${fold}:n`);
+      if (!(await admits(ring))) {
+        await this.store.delete(`${fold}:n`);
+        return false;
+      }
     }
     // The shelf's counter picks the slot; the ring's orders entries of the same millisecond. Both live
     // as long as the last entry they numbered (RENEWED): restarted earlier, they would write over it.
@@ -301,6 +317,7 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
           : this.store.set(paidKey(ring), '1', ttlMs),
       fold === undefined ? undefined : this.store.set(fold, `${seq} ${slotKey}`, HOUR_MS),
     ]);
+    return true;
   }
 
   /** A repeat of a folded entry: its count and last time beside its slot (`<seq>:<count>:<last at>`). */

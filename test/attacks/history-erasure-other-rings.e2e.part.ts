@@ -23,89 +23,109 @@ import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
+import { dumpMemoryStore, dumpRedisPrefix } from '../support/store-dump.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, createTestApp } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
+/** The prefix of the RedisStore made last (one per test). */
+let redisPrefix = '';
+
 describe.each([
-  ['MemoryStore', (clock: () => number): VerificationStore => new MemoryStore({ clock })],
+  [
+    'MemoryStore',
+    (clock: () => number): VerificationStore => new MemoryStore({ clock }),
+    async (store: VerificationStore) => dumpMemoryStore(store as MemoryStore),
+  ],
   [
     'RedisStore',
     (clock: () => number): VerificationStore =>
       new RedisStore({
         url: sharedRedisUrl(),
-        keyPrefix: `history-other-rings:${randomUUID()}:`,
+        keyPrefix: (redisPrefix = `history-other-rings:${randomUUID()}:`),
         clock,
         commandTimeoutMs: 10_000,
       }),
+    () => dumpRedisPrefix(sharedRedisUrl(), redisPrefix),
   ],
-])('history: an erasure and the other side’s rings its own ring no longer names (%s)', (label, make) => {
-  const suite = sandboxSuite();
-  let store: VerificationStore | undefined;
-  afterEach(async () => {
-    await store?.close();
-    store = undefined;
-  });
-  let serial = 0;
-  const phoneNumber = () =>
-    `+7916${label === 'MemoryStore' ? 71 : 72}${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(3, '0')}`;
-
-  async function boot(module: Partial<VerificationModuleOptions>): Promise<VerificationHistory> {
-    store ??= make(() => suite.sb.now());
-    await suite.host?.close();
-    suite.host = await createTestApp({
-      platform: 'express',
-      module: moduleOptions(suite.sb, { ...module, store }),
+])(
+  'history: an erasure and the other side’s rings its own ring no longer names (%s)',
+  (label, make, dump) => {
+    const suite = sandboxSuite();
+    let store: VerificationStore | undefined;
+    afterEach(async () => {
+      await store?.close();
+      store = undefined;
     });
-    return suite.host.app.get(VerificationHistory);
-  }
-  const startAs = (phone: string, user: string, method = 'sms') =>
-    call(suite.host!.url, 'POST', '/verification/start', { phone_number: phone, method }, { 'x-user': user });
-  const forget = (subject: { phoneNumber: string } | { owner: string }) =>
-    suite.host!.app.get(VerificationErasure).forget(subject);
+    let serial = 0;
+    const phoneNumber = () =>
+      `+7916${label === 'MemoryStore' ? 71 : 72}${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(3, '0')}`;
 
-  it("a number refused to two owners within the hour, then erased: neither owner's history lists it", async () => {
-    const history = await boot({
-      history: {},
-      limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
+    async function boot(module: Partial<VerificationModuleOptions>): Promise<VerificationHistory> {
+      store ??= make(() => suite.sb.now());
+      await suite.host?.close();
+      suite.host = await createTestApp({
+        platform: 'express',
+        module: moduleOptions(suite.sb, { ...module, store }),
+      });
+      return suite.host.app.get(VerificationHistory);
+    }
+    const startAs = (phone: string, user: string, method = 'sms') =>
+      call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method },
+        { 'x-user': user },
+      );
+    const forget = (subject: { phoneNumber: string } | { owner: string }) =>
+      suite.host!.app.get(VerificationErasure).forget(subject);
+
+    it("a number refused to two owners within the hour, then erased: neither owner's history lists it", async () => {
+      const history = await boot({
+        history: {},
+        limits: { beforeStart: () => ({ allow: false, reason: 'captcha' }) },
+      });
+      const phone = phoneNumber();
+      for (const user of ['uma', 'walt']) expect((await startAs(phone, user)).status).toBe(403);
+      expect((await history.list({ owner: 'walt' })).map((e) => e.phoneNumber)).toEqual([phone]);
+
+      await forget({ phoneNumber: phone });
+
+      expect(await history.list({ phoneNumber: phone })).toEqual([]);
+      expect(await history.list({ owner: 'uma' })).toEqual([]);
+      expect(await history.list({ owner: 'walt' })).toEqual([]);
     });
-    const phone = phoneNumber();
-    for (const user of ['uma', 'walt']) expect((await startAs(phone, user)).status).toBe(403);
-    expect((await history.list({ owner: 'walt' })).map((e) => e.phoneNumber)).toEqual([phone]);
 
-    await forget({ phoneNumber: phone });
+    it("an owner whose own history pushed a number's start out, then erased: the number's history names it no more", async () => {
+      const history = await boot({ history: { maxEntries: 2 } });
+      const [first, ...later] = [phoneNumber(), phoneNumber(), phoneNumber()];
+      for (const phone of [first!, ...later]) expect((await startAs(phone, 'ivan')).status).toBe(201);
+      expect((await history.list({ owner: 'ivan' })).map((e) => e.phoneNumber)).toEqual(later);
+      expect((await history.list({ phoneNumber: first! })).map((e) => e.owner)).toEqual(['ivan']);
 
-    expect(await history.list({ phoneNumber: phone })).toEqual([]);
-    expect(await history.list({ owner: 'uma' })).toEqual([]);
-    expect(await history.list({ owner: 'walt' })).toEqual([]);
-  });
+      await forget({ owner: 'ivan' });
 
-  it("an owner whose own history pushed a number's start out, then erased: the number's history names it no more", async () => {
-    const history = await boot({ history: { maxEntries: 2 } });
-    const [first, ...later] = [phoneNumber(), phoneNumber(), phoneNumber()];
-    for (const phone of [first!, ...later]) expect((await startAs(phone, 'ivan')).status).toBe(201);
-    expect((await history.list({ owner: 'ivan' })).map((e) => e.phoneNumber)).toEqual(later);
-    expect((await history.list({ phoneNumber: first! })).map((e) => e.owner)).toEqual(['ivan']);
+      expect(await history.list({ owner: 'ivan' })).toEqual([]);
+      // A store dump: no key or value of the history names the owner's ring (its only owner here).
+      expect((await dump(store!)).filter((line) => line.includes('history:{o:'))).toEqual([]);
+      for (const phone of [first!, ...later])
+        expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner])).toEqual([
+          ['start', undefined],
+        ]);
+    });
 
-    await forget({ owner: 'ivan' });
+    it("a number whose own history pushed an owner's start out, then erased: that owner's history lists it no more", async () => {
+      const history = await boot({ history: { maxEntries: 2 }, limits: { resendCooldownMs: false } });
+      const phone = phoneNumber();
+      for (const user of ['jane', 'kurt', 'liam']) expect((await startAs(phone, user)).status).toBe(201);
+      expect((await history.list({ phoneNumber: phone })).map((e) => e.owner)).toEqual(['kurt', 'liam']);
+      expect((await history.list({ owner: 'jane' })).map((e) => e.phoneNumber)).toEqual([phone]);
 
-    expect(await history.list({ owner: 'ivan' })).toEqual([]);
-    for (const phone of [first!, ...later])
-      expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner])).toEqual([
-        ['start', undefined],
-      ]);
-  });
+      await forget({ phoneNumber: phone });
 
-  it("a number whose own history pushed an owner's start out, then erased: that owner's history lists it no more", async () => {
-    const history = await boot({ history: { maxEntries: 2 }, limits: { resendCooldownMs: false } });
-    const phone = phoneNumber();
-    for (const user of ['jane', 'kurt', 'liam']) expect((await startAs(phone, user)).status).toBe(201);
-    expect((await history.list({ phoneNumber: phone })).map((e) => e.owner)).toEqual(['kurt', 'liam']);
-    expect((await history.list({ owner: 'jane' })).map((e) => e.phoneNumber)).toEqual([phone]);
-
-    await forget({ phoneNumber: phone });
-
-    expect(await history.list({ phoneNumber: phone })).toEqual([]);
-    for (const user of ['jane', 'kurt', 'liam']) expect(await history.list({ owner: user })).toEqual([]);
-  });
-});
+      expect(await history.list({ phoneNumber: phone })).toEqual([]);
+      for (const user of ['jane', 'kurt', 'liam']) expect(await history.list({ owner: user })).toEqual([]);
+    });
+  },
+);

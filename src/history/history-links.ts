@@ -1,0 +1,68 @@
+import type { VerificationStore } from '../store/verification-store.interface.js';
+
+/**
+ * Which rings of the other side hold entries of a ring's subject: a number's ring links each owner ring an
+ * entry of the number was written to, an owner's ring each number ring an entry naming the owner was
+ * written to. An erasure reaches them through these links, not only through the subject's own entries,
+ * which a ring's bound pushes out (and a number's ring folds many owners' refusals into the first one's).
+ *
+ * Per ring: a slot per linked ring (`<ring>:links:<i>` → the other ring's name), the slot's index under
+ * the pair (`<ring>:link:<other's tag>`), and the count of slots taken (`<ring>:links`). Each entry
+ * renews its link (retentionDays), so a link outlives the entries it leads to; a slot is never reused
+ * while the count lives (it is renewed with every link).
+ */
+
+/** The most links an erasure reads of one ring. */
+const LINKS_READ_AT_MOST = 100_000;
+
+const RENEWED = { renew: true } as const;
+
+/** `history:{n:…}` → `n:…` (a key's one hash tag stays its ring's). */
+function tagOf(ring: string): string {
+  return ring.replace(/^history:\{(.*)\}$/, '$1');
+}
+
+function pairKey(ring: string, other: string): string {
+  return `${ring}:link:${tagOf(other)}`;
+}
+
+function countKey(ring: string): string {
+  return `${ring}:links`;
+}
+
+function slotKey(ring: string, index: string | number): string {
+  return `${ring}:links:${index}`;
+}
+
+/** Links `ring` to `other` (or renews the link) for `ttlMs`. */
+export async function linkRing(
+  store: VerificationStore,
+  ring: string,
+  other: string,
+  ttlMs: number,
+): Promise<void> {
+  const pair = pairKey(ring, other);
+  const taken = await store.get(pair);
+  const { value } = await store.increment(countKey(ring), taken === null ? 1 : 0, ttlMs, RENEWED);
+  const index = taken ?? String(value - 1);
+  await Promise.all([store.set(pair, index, ttlMs), store.set(slotKey(ring, index), other, ttlMs)]);
+}
+
+/** The rings `ring` links, and every key of its links (to delete with the ring). */
+export async function readLinks(
+  store: VerificationStore,
+  ring: string,
+): Promise<{ rings: string[]; keys: string[] }> {
+  const count = Math.min(Number(await store.get(countKey(ring))) || 0, LINKS_READ_AT_MOST);
+  const slots = Array.from({ length: count }, (_, i) => slotKey(ring, i));
+  const values = await Promise.all(slots.map((key) => store.get(key)));
+  const rings = values.filter((value): value is string => value?.startsWith('history:{') === true);
+  return { rings, keys: [countKey(ring), ...slots, ...rings.map((other) => pairKey(ring, other))] };
+}
+
+/** Removes `other`'s link to `ring` (an erased ring), if it has one. */
+export async function unlinkRing(store: VerificationStore, other: string, ring: string): Promise<void> {
+  const pair = pairKey(other, ring);
+  const index = await store.get(pair);
+  await Promise.all([store.delete(pair), ...(index === null ? [] : [store.delete(slotKey(other, index))])]);
+}
