@@ -1,0 +1,103 @@
+/**
+ * Attack (U3, did not succeed): a session recorded as usual, then erased with its owner (`forget({ owner })`
+ * drops its record); a minute later another person's start of the same number and method is in doubt (its
+ * POST timed out). The erased session's webhook (the code was entered upstream) names a session the module
+ * no longer knows: were it matched against the start in doubt (same number, same method, created within its
+ * reach), the other person would be handed the erased owner's session and its outcome. It is not adopted: no
+ * event, no record, nothing in the other person's history; the start in doubt still adopts its own session.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, type TestApp } from '../support/verification-app.js';
+import {
+  eventsOf,
+  nextPhone,
+  payloadFor,
+  postWebhook,
+  settle,
+  signed,
+  startHost,
+} from '../webhooks/harness.js';
+
+describe('a session erased with its owner, and a later start of its number in doubt', () => {
+  const suite = sandboxSuite();
+  let host: TestApp | undefined;
+  afterEach(async () => {
+    suite.sb.clearFaults();
+    await host?.close();
+    host = undefined;
+  });
+
+  it("its webhook is not adopted by the other person's start in doubt, whose own session still is", async () => {
+    const sb = suite.sb;
+    host = await startHost('express', sb, {
+      module: {
+        api: {
+          baseUrl: sb.url,
+          apiKey: sb.demoAccount.apiKey,
+          apiSecret: sb.demoAccount.apiSecret,
+          timeoutMs: 1000,
+          maxRetries: 0,
+        },
+        history: {},
+        limits: { spendCap: false, resendCooldownMs: false },
+      },
+    });
+    const phone = nextPhone();
+    const start = (owner: string) =>
+      call(
+        host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-user': owner },
+      );
+    const webhook = async (event: string, requestId: string) =>
+      postWebhook(
+        `${host!.url}/verification/webhooks`,
+        signed(sb.demoAccount.webhookSecret, payloadFor(event, requestId), {
+          timestampSeconds: Math.floor(sb.now() / 1000),
+        }),
+      );
+
+    expect((await start('owner-erased')).status).toBe(201);
+    const erasedId = sb.sessionsFor(phone)[0]!.request_id;
+    await host.app.get(VerificationErasure, { strict: false }).forget({ owner: 'owner-erased' });
+
+    // A minute later: another person's start of the number, in doubt.
+    await sb.advance(60_000);
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
+    expect((await start('owner-in-doubt')).status).toBe(503);
+    const until = Date.now() + 5000;
+    while (sb.sessionsFor(phone).length < 2 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+
+    // The erased session ends upstream: its webhook comes.
+    sb.addFault({ webhooks: { drop_next: 1 } });
+    await sb.fail(erasedId);
+    await settle(sb);
+    const late = await webhook('verification.failed', erasedId);
+    expect(late.status).toBeLessThan(300);
+    await settle(sb);
+    expect(eventsOf(host, erasedId)).toEqual([]);
+    expect(await host.app.get(SessionRecordRepository, { strict: false }).get(erasedId)).toBeNull();
+    const history = host.app.get(VerificationHistory, { strict: false });
+    // Its own history: the start answered 503, and no outcome.
+    expect((await history.list({ owner: 'owner-in-doubt' })).map((e) => [e.kind, e.errorCode])).toEqual([
+      ['refusal', 'service_unavailable'],
+    ]);
+
+    // The start in doubt's own session is adopted by its own webhook, for its owner.
+    const ownId = sb.sessionsFor(phone).find((s) => s.request_id !== erasedId)!.request_id;
+    sb.addFault({ webhooks: { drop_next: 1 } });
+    await sb.fail(ownId);
+    await settle(sb);
+    const own = await webhook('verification.failed', ownId);
+    expect(own.body).toEqual({ received: true, result: 'processed' });
+    expect(eventsOf(host, ownId)).toEqual(['verification.failed']);
+    expect(host.events.find((e) => e.requestId === ownId)?.owner).toBe('owner-in-doubt');
+  });
+});
