@@ -17,6 +17,9 @@ const LINKS_READ_AT_MOST = 100_000;
 
 const RENEWED = { renew: true } as const;
 
+/** A pair claimed, its slot not yet taken. */
+const PENDING = '-';
+
 /** `history:{n:…}` → `n:…` (a key's one hash tag stays its ring's). */
 function tagOf(ring: string): string {
   return ring.replace(/^history:\{(.*)\}$/, '$1');
@@ -42,8 +45,12 @@ export async function linkRing(
   ttlMs: number,
 ): Promise<void> {
   const pair = pairKey(ring, other);
-  const taken = await store.get(pair);
-  const { value } = await store.increment(countKey(ring), taken === null ? 1 : 0, ttlMs, RENEWED);
+  // The pair is claimed before its slot is taken: links of one pair written at once take one slot.
+  const first = await store.setIfAbsent(pair, PENDING, ttlMs);
+  const taken = first ? null : await store.get(pair);
+  const { value } = await store.increment(countKey(ring), first ? 1 : 0, ttlMs, RENEWED);
+  // Its first link is being written now (or has just ended): that one renews it.
+  if (!first && (taken === null || taken === PENDING)) return;
   const index = taken ?? String(value - 1);
   await Promise.all([store.set(pair, index, ttlMs), store.set(slotKey(ring, index), other, ttlMs)]);
 }

@@ -129,3 +129,35 @@ describe.each([
     });
   },
 );
+
+describe('history: links of one pair written at once', () => {
+  const suite = sandboxSuite();
+  let store: MemoryStore | undefined;
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+  });
+
+  it('two starts of one number by one owner at once, then the number erased: no key or value of the history names it', async () => {
+    store = new MemoryStore({ clock: () => suite.sb.now() });
+    suite.host = await createTestApp({
+      platform: 'express',
+      module: moduleOptions(suite.sb, { history: {}, store }),
+    });
+    const phone = `+791679${String(process.pid % 100).padStart(2, '0')}001`;
+    const start = () =>
+      call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-user': 'rita' },
+      );
+    expect((await Promise.all([start(), start(), start()])).map((answer) => answer.status)).toEqual([
+      201, 201, 201,
+    ]);
+    await suite.host.app.get(VerificationErasure).forget({ phoneNumber: phone });
+    expect(await suite.host.app.get(VerificationHistory).list({ owner: 'rita' })).toEqual([]);
+    expect(dumpMemoryStore(store).filter((line) => line.includes('history:{n:'))).toEqual([]);
+  });
+});
