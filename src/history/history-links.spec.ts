@@ -1,0 +1,51 @@
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../store/memory.store.js';
+import { linkRing, readLinks, unlinkRing } from './history-links.js';
+
+const [N, O, P] = ['history:{n:number}', 'history:{o:owner}', 'history:{o:other}'];
+
+describe("history links: the other side's rings a ring leads an erasure to", () => {
+  let now = 1_000_000;
+  const store = new MemoryStore({ clock: () => now });
+  afterAll(() => store.close());
+  afterEach(async () => {
+    for (const ring of [N, O, P])
+      for (const key of (await readLinks(store, ring)).keys) await store.delete(key);
+  });
+
+  it('one slot per linked ring however often linked, concurrently too; each listed once', async () => {
+    await Promise.all([linkRing(store, N, O, 1000), linkRing(store, N, O, 1000)]);
+    await linkRing(store, N, P, 1000);
+    await linkRing(store, N, O, 1000);
+    expect((await readLinks(store, N)).rings.sort()).toEqual([O, P].sort());
+    expect(await store.get(`${N}:links`)).toBe('2');
+  });
+
+  it('a link lives ttlMs past its last renewal: listed a tick before, not at it', async () => {
+    await linkRing(store, N, O, 1000);
+    now += 600;
+    await linkRing(store, N, O, 1000);
+    now += 999;
+    expect((await readLinks(store, N)).rings).toEqual([O]);
+    now += 1;
+    expect((await readLinks(store, N)).rings).toEqual([]);
+  });
+
+  it('unlinked: the slot and its pair go, the ring its other links keep; a new link takes a new slot', async () => {
+    await linkRing(store, N, O, 1000);
+    await linkRing(store, N, P, 1000);
+    await unlinkRing(store, N, O);
+    expect((await readLinks(store, N)).rings).toEqual([P]);
+    await linkRing(store, N, O, 1000);
+    expect((await readLinks(store, N)).rings).toEqual([P, O]);
+    await unlinkRing(store, P, N);
+    expect((await readLinks(store, N)).keys).toEqual([
+      `${N}:links`,
+      `${N}:links:0`,
+      `${N}:links:1`,
+      `${N}:links:2`,
+      `${N}:link:o:other`,
+      `${N}:link:o:owner`,
+    ]);
+  });
+});
