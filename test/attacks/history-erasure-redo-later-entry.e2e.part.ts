@@ -5,22 +5,27 @@
  * same person's new account: a session the erasure kept, the module goes on following it) loses its entry
  * in the number's history and in its owner's, the trail support reads of a live session. One slow write
  * (a store's latency, a paused instance of two sharing the store) erases what came after the erasure.
+ * Two instances on one store (MemoryStore shared, or one Redis): the first's write is held, the second
+ * erases the number and then starts it for someone else.
  *
  * Expected: the erasure again takes what the first one may have missed (entries written up to its mark),
  * never an entry written after the erasure answered. Medium (history lost: a live session's start no
  * longer listed, its promotion on verification finds no start to copy).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import type { StoreWriteOptions, VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { call, createTestApp } from '../support/verification-app.js';
+import { call, createTestApp, type TestApp } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
-/** A store whose first count of a number ring's start shelf, once armed, waits until released. */
-class GatedStore extends MemoryStore {
+/** Holds, once armed, the first count of a number ring's start shelf until released. */
+class Gate {
   #armed = false;
   #reached: () => void = () => undefined;
   #gate: Promise<void> = Promise.resolve();
@@ -30,59 +35,102 @@ class GatedStore extends MemoryStore {
     this.#gate = new Promise<void>((resolve) => (this.release = resolve));
     return new Promise((resolve) => (this.#reached = resolve));
   }
+  async pass(key: string): Promise<void> {
+    if (!this.#armed || !/history:\{n:[^}]+\}:start:seq$/.test(key)) return;
+    this.#armed = false;
+    this.#reached();
+    await this.#gate;
+  }
+}
+
+class GatedMemoryStore extends MemoryStore {
+  readonly gate = new Gate();
   override async increment(key: string, by: number, ttlMs: number, options?: StoreWriteOptions) {
-    if (this.#armed && /history:\{n:[^}]+\}:start:seq$/.test(key)) {
-      this.#armed = false;
-      this.#reached();
-      await this.#gate;
-    }
+    await this.gate.pass(key);
     return super.increment(key, by, ttlMs, options);
   }
 }
 
-describe('history: an erasure redone by an entry that was on its way', () => {
+class GatedRedisStore extends RedisStore {
+  readonly gate = new Gate();
+  override async increment(key: string, by: number, ttlMs: number, options?: StoreWriteOptions) {
+    await this.gate.pass(key);
+    return super.increment(key, by, ttlMs, options);
+  }
+}
+
+type Pair = { writer: VerificationStore & { gate: Gate }; eraser: VerificationStore };
+
+describe.each([
+  [
+    'one MemoryStore',
+    (clock: () => number): Pair => {
+      const store = new GatedMemoryStore({ clock });
+      return { writer: store, eraser: store };
+    },
+  ],
+  [
+    'one Redis',
+    (clock: () => number): Pair => {
+      const keyPrefix = `history-redo:${randomUUID()}:`;
+      const options = { url: sharedRedisUrl(), keyPrefix, clock, commandTimeoutMs: 10_000 };
+      return { writer: new GatedRedisStore(options), eraser: new RedisStore(options) };
+    },
+  ],
+])('history: an erasure redone by an entry that was on its way (two instances, %s)', (label, make) => {
   const suite = sandboxSuite();
-  let store: GatedStore | undefined;
+  let stores: Pair | undefined;
+  const hosts: TestApp[] = [];
   afterEach(async () => {
-    store?.release();
-    await store?.close();
-    store = undefined;
+    stores?.writer.gate.release();
+    for (const host of hosts.splice(0)) await host.close();
+    await stores?.writer.close();
+    if (stores?.eraser !== stores?.writer) await stores?.eraser.close();
+    stores = undefined;
   });
 
   it('a start made after the erasure answered keeps its entry, under the number and under its owner', async () => {
-    store = new GatedStore({ clock: () => suite.sb.now() });
-    suite.host = await createTestApp({
-      platform: 'express',
-      module: moduleOptions(suite.sb, { history: {}, store }),
-    });
-    const history = suite.host.app.get(VerificationHistory);
-    const phone = `+7916750${String(process.pid % 100).padStart(2, '0')}01`;
-    const start = (user: string) =>
+    stores = make(() => suite.sb.now());
+    const boot = async (store: VerificationStore) => {
+      const host = await createTestApp({
+        platform: 'express',
+        module: moduleOptions(suite.sb, { history: {}, store }),
+      });
+      hosts.push(host);
+      return host;
+    };
+    const [first, second] = [await boot(stores.writer), await boot(stores.eraser)];
+    const history = second.app.get(VerificationHistory);
+    const phone = `+7916750${String(process.pid % 100).padStart(2, '0')}${label === 'one Redis' ? '02' : '01'}`;
+    const start = (host: TestApp, user: string) =>
       call(
-        suite.host!.url,
+        host.url,
         'POST',
         '/verification/start',
         { phone_number: phone, method: 'sms' },
         { 'x-user': user },
       );
 
-    // The first start's history write is held after it read the number's erasure mark.
-    const reached = store.arm();
-    const slow = start('ann');
-    await reached;
-    await suite.host.app.get(VerificationErasure).forget({ phoneNumber: phone });
+    // The first instance's history write of a start is held after it read the number's erasure mark.
+    const reached = stores.writer.gate.arm();
+    const slow = start(first, 'ann');
+    const early = slow.then((answer) => {
+      throw new Error(`the start answered ${answer.status} before its history write was held`);
+    });
+    await Promise.race([reached, early]);
+    early.catch(() => undefined);
+    await second.app.get(VerificationErasure).forget({ phoneNumber: phone });
 
-    // After the erasure answered: a new start of the number, by someone else.
+    // After the erasure answered: a new start of the number, by someone else, on the second instance.
     await suite.sb.advance(60_000);
-    const later = await start('bob');
-    expect(later.status).toBe(201);
+    expect((await start(second, 'bob')).status).toBe(201);
     const listed = async () =>
       (await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner, e.requestId]);
     const bobs = [['start', 'bob', expect.any(String)]];
     expect(await listed()).toEqual(bobs);
 
     // The held write lands: the erasure it raced is redone.
-    store.release();
+    stores.writer.gate.release();
     await slow;
 
     expect(await history.list({ owner: 'ann' })).toEqual([]);
