@@ -181,8 +181,19 @@ describe('<phone-verification> in Chromium', () => {
         const session = await sessionOf(number);
         await control.deliver(session.requestId);
         const code = (await control.getSession(session.requestId)).code!;
+        // While the code is being checked, the button cannot send it again.
+        let release: () => void = () => undefined;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        await page.route('**/verification/check', async (route) => {
+          await held;
+          await route.continue();
+        });
         await enterCode(page, code.slice(0, 5) + ((Number(code[5]) + 1) % 10));
+        await el(page, '#check:disabled').waitFor({ timeout: 10_000 });
+        release();
+        await page.unroute('**/verification/check');
         await expect(shown(page, '#task-error')).resolves.toBe('That code is not right. 2 attempts left.');
+        await expect(el(page, '#check').isDisabled()).resolves.toBe(false);
         // Said once: the line under the field does not repeat it.
         await expect(el(page, '#attempts').textContent()).resolves.toBe('');
         await expect(input.inputValue()).resolves.toBe('');
