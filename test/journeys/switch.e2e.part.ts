@@ -4,6 +4,7 @@
  * the journey's ceilings and the policy's fallback timeouts.
  */
 import { describe, expect, it } from '@jest/globals';
+import { Registry } from 'prom-client';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { openSse } from '../support/sse-client.js';
 import { call, PLATFORMS } from '../support/verification-app.js';
@@ -111,6 +112,26 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
       'reverse_flash_call',
       'flash_call',
     ]);
+  });
+
+  it("a switch's paid start and its refusal are counted as a start's are, on the host's /metrics", async () => {
+    const registry = new Registry();
+    const host = await journeyHost(fx, platform, {
+      metrics: { enabled: true, registry },
+      limits: { startPerPhoneAndCaller: { points: 2, windowMs: HOUR } },
+    });
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' }, null);
+    expect(first.status).toBe(201);
+    await fx.sb.advance(5000);
+    expect((await switchMethod(host, first.body.verification_id, undefined, null)).status).toBe(201);
+    // The third start of the number by this caller in the hour: past the limit, a refused switch.
+    const limited = await switchMethod(host, first.body.verification_id, undefined, null);
+    expect(limited.body.reason).toBe('start_phone_caller_limit');
+    const scraped = await registry.metrics();
+    expect(scraped).toContain('verification_starts_total{method="sms"} 1');
+    expect(scraped).toContain('verification_starts_total{method="reverse_flash_call"} 1');
+    expect(scraped).toContain('verification_refusals_total{reason="rate_limit"} 1');
   });
 
   it('past maxSteps or maxCost a switch is 409 journey_limit_reached, and nothing is sent', async () => {
