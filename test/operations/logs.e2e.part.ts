@@ -172,6 +172,33 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     );
   });
 
+  it('a start the spend cap refused is a refusal (log, its reason), not an outage (warn start failed), though both answer 503', async () => {
+    const hostLogger = new CapturingLogger();
+    const { sb, host } = await boot({
+      logger: hostLogger,
+      limits: { startPerIp: false, pumping: false, spendCap: { amount: 3, windowMs: 86_400_000 } },
+    });
+    const start = (phone_number: string) =>
+      call(host.url, 'POST', '/verification/start', { phone_number, method: 'sms' });
+    expect((await start(PHONE)).status).toBe(201);
+    const refused = await start('+79123456788');
+    expect(problemOf(refused)).toEqual([503, 'service_unavailable', 'spend_cap']);
+    const ours = hostLogger.lines.filter((l) => / start (refused|failed) /.test(l));
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(
+      /^log start refused route=start method=sms phone=\+7\*{6}6788 reason=spend_cap latency_ms=\d+ error_code=service_unavailable http_status=503/,
+    );
+    // The API's own outage on the same route is the operator's warning.
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 0 });
+    await sb.advance(86_400_000 + 1000);
+    expect((await start('+79123456787')).status).toBe(503);
+    expect(hostLogger.lines.filter((l) => / start (refused|failed) /.test(l)).slice(1)).toEqual([
+      expect.stringMatching(
+        /^warn start failed route=start method=sms phone=\+7\*{6}6787 latency_ms=\d+ error_code=service_unavailable http_status=503/,
+      ),
+    ]);
+  });
+
   it('writes nothing with logLevels: false, and only errors with logLevels: ["error"]', async () => {
     const silent = new CapturingLogger();
     const first = await boot({ logger: silent, logLevels: false });
@@ -188,3 +215,7 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     ]);
   });
 });
+
+function problemOf(res: Awaited<ReturnType<typeof call>>): unknown[] {
+  return [res.status, res.body.error_code, res.body.reason];
+}
