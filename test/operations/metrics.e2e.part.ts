@@ -180,6 +180,22 @@ describe('metrics after a scripted flow, read from a real prom-client registry',
     expect(await value(`${P}balance`, { currency: 'RUB' })).toBe(12.5);
   });
 
+  it('counts an upstream answer of 200 without a usable body as an upstream error, as a 5xx is', async () => {
+    const before = sb.requestCount('GET /v1/balance');
+    sb.addFault({ route: 'GET /v1/balance', kind: 'garbage' });
+    await host.app
+      .get(VerificationBalanceWatch)
+      .checkNow()
+      .catch(() => undefined);
+    // One attempt: an answer that is no answer is not retried.
+    expect(sb.requestCount('GET /v1/balance')).toBe(before + 1);
+    expect(await value(`${P}upstream_errors_total`, { operation: 'getBalance', error: 'bad_response' })).toBe(
+      1,
+    );
+    const res = await call(host.url, 'GET', '/metrics');
+    expect(res.text).toContain(`${P}upstream_errors_total{operation="getBalance",error="bad_response"} 1`);
+  });
+
   it('counts webhook requests by result, as the webhook route reports them', async () => {
     const telemetry = host.app.get(VerificationTelemetry);
     telemetry.webhookHandled('processed', { event: 'verification.verified' });
