@@ -386,6 +386,16 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     expect(hub().size).toBe(0);
   });
 
+  it('ends a stream at the first heartbeat at or past maxDurationMs, not one heartbeat later', async () => {
+    // Its longest life is one heartbeat: that heartbeat (200 ms or more after the open) ends it, unpinged.
+    await boot({ statusStream: { heartbeatMs: 200, maxDurationMs: 200 } });
+    const s = await startSession(host!, sb, 'sms');
+    const events = await stream(s);
+    await events.ends();
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent']);
+    expect(events.messages.filter((x) => x.comment === 'ping')).toEqual([]);
+  });
+
   it('frees everything when the client leaves', async () => {
     await boot({ statusStream: { heartbeatMs: 20 } });
     const s = await startSession(host!, sb, 'sms');
