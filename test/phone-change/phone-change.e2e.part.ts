@@ -118,6 +118,26 @@ describe.each(CASES)('a change of phone (%s, %s store)', (platform, storeKind) =
     expect((await d.whoami('olga', { claim: oldClaim })).status).toBe(403);
   });
 
+  it('a number erased before it verified, then taken off the account: the later of the two counts, so its verification no longer opens', async () => {
+    const { users } = await boot();
+    const [a, b] = [phoneNumber(), phoneNumber()];
+    // The number's own erasure, before the owner verified it: what the owner verifies after counts.
+    await host!.app.app.get(VerificationErasure).forget({ phoneNumber: a });
+    await suite.sb.advance(1000);
+    users.phones.set('nina', a);
+    const oldId = await d.verified('nina', a, 'login');
+    expect((await d.whoami('nina', { id: oldId })).body).toMatchObject({ phone: a });
+    const oldClaim = String((await d.whoami('nina', { id: oldId })).body.claim);
+    await suite.sb.advance(1000);
+    // Then the number leaves the account: that later mark is what its verification is weighed against.
+    expect(
+      (await d.change('nina', { verification_id: await d.verified('nina', b, 'change_phone') })).status,
+    ).toBe(200);
+    expect((await d.whoami('nina', { id: oldId })).body).toMatchObject({ status: 403, reason: 'unknown' });
+    expect((await d.whoami('nina', { claim: oldClaim })).body).toMatchObject({ reason: 'invalid_claim' });
+    expect(await host!.app.app.get(VerificationService).getVerifiedPhone(oldId, 'nina')).toBeNull();
+  });
+
   it('an owner without a number gets one; the event says it had none', async () => {
     const { users, events } = await boot();
     const next = phoneNumber();
