@@ -95,6 +95,30 @@ describe.each(PLATFORMS)('journeys: cancel (%s)', (platform) => {
     await expect(host.app.get(VerificationService).getVerifiedPhone(id, OWNER)).resolves.toBeNull();
   });
 
+  it('a cancel while the reconciler is reading the session: its next look takes it out of the queue, asking nothing upstream', async () => {
+    const host = await journeyHost(fx, platform);
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id as string;
+    const queue = reconciler(host);
+    await fx.sb.advance(30_000);
+    // The reconciler's read of the SMS is held upstream while the page cancels.
+    fx.sb.resetRequestCounts();
+    fx.sb.addFault({ route: 'GET /v1/verify/:id', kind: 'latency', latency_ms: 300 });
+    const pass = queue.runOnce();
+    while (fx.sb.requestCount('GET /v1/verify/:id') === 0) await new Promise((r) => setTimeout(r, 5));
+    expect((await cancel(host, id)).body).toEqual({ verification_id: id, status: 'canceled' });
+    expect(await pass).toBe(1);
+    // That look put the session back in the queue, at its next poll.
+    expect(await queue.pending()).toBe(1);
+    fx.sb.resetRequestCounts();
+    await fx.sb.advance(60_000);
+    expect(await queue.runOnce()).toBe(1);
+    // Webhooks report its outcome: the canceled session leaves without a poll.
+    expect(fx.sb.requestCount('GET /v1/verify/:id')).toBe(0);
+    expect(await queue.pending()).toBe(0);
+  });
+
   it('a start after cancel is not handed the canceled session back: the same method waits out its cooldown', async () => {
     const host = await journeyHost(fx, platform, {
       limits: { startPerPhoneAndCaller: false, startPerPhone: false },
