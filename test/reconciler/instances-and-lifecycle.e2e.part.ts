@@ -3,7 +3,9 @@ import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { CapturingLogger } from '../support/log-capture.js';
+import { slowWritesStore } from '../support/round-trip-store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
@@ -142,6 +144,32 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
     } finally {
       await host.close();
       await store.close();
+    }
+  });
+
+  it('a queued session whose record is gone (evicted) is out of the queue when the pass that found it ends, nothing asked upstream', async () => {
+    // Every removal from the queue is slow: one the pass does not wait for lands only after what follows it.
+    const slow = slowWritesStore(
+      () => sb.now(),
+      (method) => method === 'unschedule',
+    );
+    const host = await startHost(platform, sb, {
+      module: { webhooks: undefined, store: slow.store, reconcile: { tickMs: 3_600_000 } },
+      receiveWebhooks: false,
+    });
+    try {
+      const s = await startSession(host, sb, 'sms');
+      const queue = reconcilerOf(host);
+      expect(await queue.pending()).toBe(1);
+      await slow.inner.delete(SessionRecordRepository.key(s.requestId));
+      await sb.advance(30_000);
+      sb.resetRequestCounts();
+      expect(await queue.runOnce()).toBe(1);
+      expect(await queue.pending()).toBe(0);
+      expect(sb.requestCount(GET_SESSION)).toBe(0);
+    } finally {
+      slow.land();
+      await host.close();
     }
   });
 });
