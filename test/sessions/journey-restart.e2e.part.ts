@@ -13,6 +13,7 @@ import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { untilAnswering, uniqueKeyPrefix } from '../multi-instance/deployment.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
+import { openSse } from '../support/sse-client.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { eventsOf, nextPhone, reconcilerOf, startHost } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -142,6 +143,37 @@ describe.each(ONE_PLATFORM.flatMap((platform) => STORES.map((store) => [platform
       expect(checked.body).toMatchObject({ verification_id: id, status: 'verified', verified: true });
       expect(sb.getSession(smsId!)!.status).not.toBe('verified');
       expect(after.events.filter((e) => e.event === 'verification.verified')).toHaveLength(1);
+    });
+
+    it('SMS, then flash call, restart: the status stream opened with the journey_token follows the flash call, as the status route does', async () => {
+      fresh();
+      const before = await boot();
+      const phone = nextPhone();
+      const started = await post(before, 'start', 'user-7', { phone_number: phone, method: 'sms' });
+      const id = started.body.verification_id as string;
+      await sb.advance(61_000);
+      const moved = await post(before, 'switch', 'user-7', { verification_id: id, method: 'flash_call' });
+      expect(moved.status).toBe(201);
+      const token = moved.body.journey_token as string;
+      await stop(before);
+
+      const after = await boot();
+      const opened = await openSse(
+        `${after.url}/verification/status/${id}/events${query(token)}`,
+        who('user-7'),
+      );
+      expect(opened.status).toBe(200);
+      const events = opened.stream!;
+      try {
+        expect((await events.statusCount(1))[0]).toMatchObject({
+          verification_id: id,
+          method: 'flash_call',
+          status: 'sent',
+          methods_tried: ['sms', 'flash_call'],
+        });
+      } finally {
+        events.close();
+      }
     });
 
     it('a reload after a switch resumes the start: its answer carries the journey_token, which puts the journey back after a restart', async () => {
