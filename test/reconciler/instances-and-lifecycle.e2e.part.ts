@@ -7,7 +7,7 @@ import { SessionRecordRepository } from '../../src/sessions/session-record.repos
 import { CapturingLogger } from '../support/log-capture.js';
 import { slowWritesStore } from '../support/round-trip-store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   drive,
   eventsOf,
@@ -170,6 +170,54 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
     } finally {
       slow.land();
       await host.close();
+    }
+  });
+
+  it('a session a check settles while a pass puts it back in the queue leaves the queue with that pass, its event emitted once', async () => {
+    // The pass's write of the session's next look is held until the test lets it land.
+    let held: Promise<void> | undefined;
+    let land = () => {};
+    let reached = () => {};
+    const store = new (class extends MemoryStore {
+      override async schedule(queue: string, member: string, dueAt: number): Promise<void> {
+        const wait = held;
+        held = undefined;
+        if (wait) {
+          reached();
+          await wait;
+        }
+        return super.schedule(queue, member, dueAt);
+      }
+    })({ clock: () => sb.now() });
+    const host = await startHost(platform, sb, {
+      module: { webhooks: undefined, store, reconcile: { tickMs: 3_600_000 } },
+      receiveWebhooks: false,
+    });
+    try {
+      const s = await startSession(host, sb, 'sms');
+      await sb.deliver(s.requestId);
+      await sb.advance(30_000);
+      const atSchedule = new Promise<void>((resolve) => (reached = resolve));
+      held = new Promise<void>((resolve) => (land = resolve));
+      const pass = reconcilerOf(host).runOnce();
+      await atSchedule;
+      // The user enters the code meanwhile: verified on the check route, which takes it out of the queue.
+      const checked = await call(
+        host.url,
+        'POST',
+        '/verification/check',
+        { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code },
+        { 'x-user': s.owner },
+      );
+      expect(checked.body.verified).toBe(true);
+      land();
+      expect(await pass).toBe(1);
+      expect(await reconcilerOf(host).pending()).toBe(0);
+      expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
+    } finally {
+      land();
+      await host.close();
+      await store.close();
     }
   });
 });
