@@ -247,3 +247,28 @@ describe('metrics registration', () => {
     await sb.close();
   });
 });
+
+describe('metric labels from the wire', () => {
+  it('a currency of any length from the API is counted under its first 40 word characters', async () => {
+    const sb = await VerificationSandbox.start({ port: 0 });
+    const own = new Registry();
+    const app = await bootHost({ sb, module: { metrics: { enabled: true, registry: own } } });
+    try {
+      // The cost the API fixed names a currency far longer than any real one.
+      const currency = `rub-${'x'.repeat(80)}`;
+      sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'cost', value: { amount: 3, currency } });
+      const res = await call(app.url, 'POST', '/verification/start', {
+        phone_number: '+79123450399',
+        method: 'sms',
+      });
+      expect(res.status).toBe(201);
+      const spend = (await own.getMetricsAsJSON()).find((m) => m.name === 'verification_spend_total');
+      expect(spend?.values).toEqual([
+        expect.objectContaining({ labels: { method: 'sms', currency: `rub_${'x'.repeat(36)}` }, value: 3 }),
+      ]);
+    } finally {
+      await app.close();
+      await sb.close();
+    }
+  });
+});
