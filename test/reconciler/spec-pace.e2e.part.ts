@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   drive,
@@ -33,6 +34,31 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
     fetch(`${host.url}/verification/status/${s.verificationId}`, { headers: { 'x-user': s.owner } }).then(
       async (r) => ((await r.json()) as { status: string }).status,
     );
+
+  it('a session the API answers 404 for is no longer polled: one warning, and it leaves the queue', async () => {
+    const logger = new CapturingLogger();
+    const own = await suite.boot(() =>
+      startHost(platform, sb, {
+        module: { webhooks: undefined, reconcile: { tickMs: 3_600_000 } },
+        receiveWebhooks: false,
+        logger,
+      }),
+    );
+    await startSession(own, sb, 'sms');
+    const reconciler = reconcilerOf(own);
+    sb.resetRequestCounts();
+    sb.addFault({ route: GET_SESSION, kind: 'status', status: 404 });
+    await sb.advance(2500);
+    expect(await reconciler.runOnce()).toBe(1);
+    expect(sb.requestCount(GET_SESSION)).toBe(1);
+    expect(await reconciler.pending()).toBe(0);
+    for (let i = 0; i < 3; i++) {
+      await sb.advance(2500);
+      await reconciler.runOnce();
+    }
+    expect(sb.requestCount(GET_SESSION)).toBe(1);
+    expect(logger.lines.filter((l) => l.includes('the API no longer knows a session'))).toHaveLength(1);
+  });
 
   it('polls reverse flash call every 1.5 s and other methods every 2.5 s, and stops at the outcome', async () => {
     const call = await startSession(host, sb, 'reverse_flash_call');
