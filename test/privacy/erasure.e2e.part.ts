@@ -181,6 +181,24 @@ describe('erasure of a number or an owner', () => {
     },
   );
 
+  it("an owner erased in the pumping window after its starts: no key names the owner's caller digest, the last window's counters included", async () => {
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    try {
+      const host = await boot(store);
+      const [n, owner] = [phone(), `owner-${randomUUID()}`];
+      await verifyAndLeavePending(host, n, owner);
+      const tag = keysOf(host).digest(`owner:${owner}`);
+      expect(dumpMemoryStore(store).filter((line) => line.includes(tag)).length).toBeGreaterThan(0);
+      // The next pumping window (an hour): the counters of the one the starts were in still live.
+      await suite.sb.advance(60 * 60_000);
+      await host.app.get(VerificationErasure, { strict: false }).forget({ owner });
+      expect(dumpMemoryStore(store).filter((line) => line.includes(tag))).toEqual([]);
+    } finally {
+      for (const h of hosts.splice(0)) await h.close();
+      await store.close();
+    }
+  });
+
   it("a session past its expiry is still found and erased while its record is kept: a tick before the record's end, by number and by owner", async () => {
     const store = new MemoryStore({ clock: () => suite.sb.now() });
     try {
