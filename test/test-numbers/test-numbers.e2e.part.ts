@@ -13,6 +13,8 @@ import type { VerificationModuleOptions } from '../../src/options/verification.o
 import { reconciler } from '../journeys/journey-host.js';
 import { startAccountHost } from '../webhooks/harness.js';
 import { CapturingLogger } from '../support/log-capture.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
 import { call, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
@@ -242,6 +244,43 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
     expect((await post('start', { phone_number: '+79161230002', method: 'sms' })).status).toBe(429);
+  });
+
+  it('a test session the store could not keep gives back what its start took: the address’s only start is free again', async () => {
+    // The store refuses the one write of the played session (its outage during the start).
+    let refuse = true;
+    const store = new (class extends MemoryStore {
+      override async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions) {
+        if (refuse && key.includes('test-number:session:')) {
+          refuse = false;
+          throw new Error('store refused the write');
+        }
+        return super.set(key, value, ttlMs, options);
+      }
+    })({ clock: () => sb.now() });
+    try {
+      await boot({
+        store,
+        limits: { startPerIp: { points: 1, windowMs: 3_600_000 }, spendCap: false, pumping: false },
+      });
+      const failed = await post('start', { phone_number: REVIEWER, method: 'sms' });
+      expect(failed.status).toBe(503);
+      expect(refuse).toBe(false);
+      // Nothing was played: the address's only start is free again (a colleague at the same address).
+      const again = await post('start', { phone_number: REVIEWER, method: 'sms' }, 'colleague');
+      expect({ status: again.status, resumed: again.body.resumed }).toEqual({ status: 201, resumed: false });
+      const checked = await post(
+        'check',
+        { verification_id: again.body.verification_id, code: CODE },
+        'colleague',
+      );
+      expect(checked.body).toMatchObject({ verified: true });
+      expect(sessionCalls()).toBe(0);
+    } finally {
+      await host?.close();
+      host = undefined;
+      await store.close();
+    }
   });
 
   it("a switch takes the method's resend cooldown and names its end, as a real switch does", async () => {
