@@ -44,6 +44,28 @@ describe.each(ONE_PLATFORM)('beforeStart hook (%s)', (platform) => {
     expect(passed.body.resumed).toBe(false);
   });
 
+  it("a browser's refused start holds nothing of its own: the same browser's identical start is asked again and served", async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
+      beforeStart: async (ctx) =>
+        headersOf(ctx.request)['x-captcha'] === 'ok' ? undefined : { allow: false, reason: 'captcha_failed' },
+    });
+    // A browser key (its cookie): identical starts of this browser coalesce, a refused one included.
+    const [ip, phone, browser] = [freshIp(), freshPhone(), freshBrowser()];
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    for (let i = 0; i < 2; i++)
+      expect(refusal(await startFrom(fx.host, ip, phone, 'sms', browser))).toMatchObject({
+        status: 403,
+        reason: 'captcha_failed',
+      });
+    const passed = await startFrom(fx.host, ip, phone, 'sms', { ...browser, 'x-captcha': 'ok' });
+    expect({ status: passed.status, resumed: passed.body.resumed }).toEqual({ status: 201, resumed: false });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts + 1);
+    // The session it started is the one its next identical start is handed back.
+    const again = await startFrom(fx.host, ip, phone, 'sms', { ...browser, 'x-captcha': 'ok' });
+    expect(again.body).toMatchObject({ verification_id: passed.body.verification_id, resumed: true });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts + 1);
+  });
+
   it('gets the normalised attempt: E.164 number, method, client IP, owner and the raw request', async () => {
     const seen: StartContext[] = [];
     fx.host = await protectedHost(
