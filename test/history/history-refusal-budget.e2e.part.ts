@@ -1,6 +1,6 @@
 /**
- * History's budget of refusal entries per caller: a caller's address and its network (an IPv4 /24,
- * an IPv6 /48) may each write REFUSAL_ENTRIES_PER_CALLER_HOUR (30) refusal entries an hour; past it,
+ * History's budget of refusal entries per caller: a caller's address, its network (an IPv4 /24,
+ * an IPv6 /48) and its owner may each write REFUSAL_ENTRIES_PER_CALLER_HOUR (30) refusal entries an hour; past it,
  * their refusals are answered as before but not written (what a free request keeps is bounded).
  */
 import { describe, expect, it } from '@jest/globals';
@@ -73,6 +73,31 @@ describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (p
     }
     expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
   }, 180_000);
+
+  it('one owner: its refusals from 31 networks write 30 entries, then none; another owner is written', async () => {
+    // Every start refused by the host's own rule: a signed-in owner's refusals, each from a new /24.
+    suite.host = await startAccountHost(platform, suite.sb, {
+      trustProxy: true,
+      module: { limits: { beforeStart: () => false }, history: {} },
+    });
+    const history = suite.host.app.get(VerificationHistory);
+    const refusedBy = async (owner: string, ip: string): Promise<string> => {
+      const phone = nextNumber();
+      const res = await call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-forwarded-for': ip, 'x-user': owner },
+      );
+      expect(res.body).toMatchObject({ status: 403, reason: 'refused' });
+      return phone;
+    };
+    const refused: string[] = [];
+    for (let i = 0; i < 31; i++) refused.push(await refusedBy('owner-many-networks', `198.51.${i}.7`));
+    expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
+    expect(await written(history, [await refusedBy('owner-other', '198.51.100.7')])).toEqual([true]);
+  });
 
   // A free session (a method charged on proof) costs its starter nothing: a ring holding only such
   // sessions is not one a paid start made, and its refusals spend the callers' budget as a new ring's do.
