@@ -12,7 +12,14 @@ import type { VerificationStore } from '../../src/store/verification-store.inter
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
-import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+import {
+  freshIp,
+  freshPhone,
+  protectedHost,
+  protectionFixture,
+  refusal,
+  startFrom,
+} from './protection-host.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { DAY_MS, toJustPast } from '../support/utc-bounds.js';
 
@@ -256,5 +263,32 @@ describe.each(ONE_PLATFORM)("the cap's proof reserve belongs to users (%s)", (pl
     expect(proofs).toBeLessThanOrEqual(7);
     const user = await startFrom(fx.host, userIp, freshPhone(), 'reverse_flash_call');
     expect(user.status).toBe(201);
+  });
+
+  it('a user with a record may spend the last share on an SMS; a caller without one is refused at it, nothing sent', async () => {
+    // 6 RUB: an SMS (3 RUB) makes the user's record; the last 20 % (1.2 RUB) is the reserve.
+    fx.host = await protectedHost(fx.sb, platform, { spendCap: { amount: 6, windowMs: 86_400_000 } });
+    const userIp = freshIp();
+    const userPhone = freshPhone();
+    const sms = await startFrom(fx.host, userIp, userPhone);
+    const code = fx.sb.sessionsFor(userPhone)[0]!.code!;
+    const checked = await call(
+      fx.host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: sms.body.verification_id, code },
+      { 'x-forwarded-for': userIp },
+    );
+    expect(checked.body.status).toBe('verified');
+    const posts = fx.sb.requestCount('POST /v1/verify');
+
+    // A second SMS would reach into the reserve (6 of 6 RUB): a stranger's is refused, the user's served.
+    const stranger = await startFrom(fx.host, freshIp(), freshPhone());
+    // Graded: the methods charged on proof are offered instead (their own share of the reserve).
+    expect(refusal(stranger)).toMatchObject({ status: 409, errorCode: 'method_held', held: 'spend_cap' });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
+    const second = await startFrom(fx.host, userIp, freshPhone());
+    expect({ status: second.status, method: second.body.method }).toEqual({ status: 201, method: 'sms' });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts + 1);
   });
 });
