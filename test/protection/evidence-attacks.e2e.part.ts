@@ -264,6 +264,12 @@ describe.each(ONE_PLATFORM)("the cap's proof reserve belongs to users (%s)", (pl
     const user = await startFrom(fx.host, userIp, freshPhone(), 'reverse_flash_call');
     expect(user.status).toBe(201);
   });
+});
+
+// A sandbox of its own: after the botnet's scenario above on the same sandbox, the user's verified SMS
+// did not make it a caller with a record (not explained yet; see plant round U2's report).
+describe.each(ONE_PLATFORM)("the cap's last share belongs to users with a record (%s)", (platform) => {
+  const fx = protectionFixture();
 
   it('a user with a record may spend the last share on an SMS; a caller without one is refused at it, nothing sent', async () => {
     // 6 RUB: an SMS (3 RUB) makes the user's record; the last 20 % (1.2 RUB) is the reserve.
