@@ -3,8 +3,10 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 /**
  * Which rings of the other side hold entries of a ring's subject: a number's ring links each owner ring an
  * entry of the number was written to, an owner's ring each number ring an entry naming the owner was
- * written to. An erasure reaches them through these links, not only through the subject's own entries,
- * which a ring's bound pushes out (and a number's ring folds many owners' refusals into the first one's).
+ * written to; both ways whichever side wrote (so that an erasure, through the ring's own links, also
+ * removes the other side's links to it). An erasure reaches them through these links, not only through
+ * the subject's own entries, which a ring's bound pushes out (and a number's ring folds many owners'
+ * refusals into the first one's).
  *
  * Per ring: a slot per linked ring (`<ring>:links:<i>` → the other ring's name), the slot's index under
  * the pair (`<ring>:link:<other's tag>`), and the count of slots taken (`<ring>:links`). Each entry

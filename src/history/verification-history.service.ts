@@ -154,13 +154,14 @@ export class VerificationHistory implements OnModuleInit, OnModuleDestroy {
           return wrote;
         }),
       );
-      // Each ring links the other when the other got a new entry of its subject: an erasure finds it there
-      // once this entry is pushed out of its own ring (or, in a number's, folded into another owner's).
+      // Each ring links the other when either got a new entry: an erasure finds the other side's entry there
+      // once this one is pushed out of its own ring (or, in a number's, folded into another owner's). Both
+      // ways, even when one side's was a repeat: an erasure removes the other side's links to the erased
+      // ring through the ring's own links (a link one way only would outlive it, naming the erased ring).
       const ttlMs = (this.options.history as { retentionDays: number }).retentionDays * DAY_MS;
+      const shared = rings.length === 2 && written.some(Boolean);
       await Promise.all(
-        rings.map(([ring], i) =>
-          rings.length === 2 && written[1 - i] ? linkRing(this.store, ring, rings[1 - i]![0], ttlMs) : null,
-        ),
+        rings.map(([ring], i) => (shared ? linkRing(this.store, ring, rings[1 - i]![0], ttlMs) : null)),
       );
       // A subject erased while the entry was on its way (its mark changed since): the erasure may have read
       // the rings before the entry landed, so it runs again, in this entry's ring of the other side too (the
