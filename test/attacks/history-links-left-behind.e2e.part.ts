@@ -6,6 +6,10 @@
  *   links that number's ring; the number's ring does not link the owner's. Once the number's entry is pushed
  *   out of its ring (maxEntries), the number's erasure no longer reaches the owner's ring: the owner's link to
  *   the erased ring stays (its slot holds the erased ring's name, its pair key names it).
+ * - A ring's link count is renewed for `retentionDays` as configured at each link; its slots for as long as
+ *   when they were written. `retentionDays` lowered: the count ends before links written earlier, restarts,
+ *   and later links take the slots of the earlier ones, whose entries (on the other side) live on: the
+ *   number's erasure no longer reaches the owner an earlier entry named.
  *
  * Expected (operations.md, "A deletion request"): once `forget` answers, no history entry lists the erased
  * number, and no link of the history names its ring.
@@ -31,6 +35,7 @@ import { call, createTestApp } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 /** The prefix of the RedisStore made last (one per test). */
 let redisPrefix = '';
@@ -113,5 +118,23 @@ describe.each([
     const tag = numberRing(keys, second).replace(/^history:\{(.*)\}$/, '$1');
     // (The erasure's mark, and the fold of the number's first refusal until its hour ends, name it as ever.)
     expect((await dump(store!)).filter((line) => line.includes(tag) && line.includes(':link'))).toEqual([]);
+  });
+
+  it("retentionDays lowered between writes, later owners refused the number once the links' count ended: its erasure still reaches the first owner's history", async () => {
+    const phone = phoneNumber();
+    await boot({ history: { retentionDays: 30 } });
+    await refuse(phone, 'uma');
+    const { history } = await boot({ history: { retentionDays: 1 } });
+    await suite.sb.advance(HOUR);
+    await refuse(phone, 'xena');
+    await suite.sb.advance(DAY + HOUR);
+    await refuse(phone, 'yves');
+    expect((await history.list({ owner: 'uma' })).map((e) => e.phoneNumber)).toEqual([phone]);
+
+    await forget({ phoneNumber: phone });
+
+    expect(await history.list({ phoneNumber: phone })).toEqual([]);
+    expect(await history.list({ owner: 'uma' })).toEqual([]);
+    expect(await history.list({ owner: 'yves' })).toEqual([]);
   });
 });
