@@ -48,4 +48,30 @@ describe("history links: the other side's rings a ring leads an erasure to", () 
       `${N}:link:o:owner`,
     ]);
   });
+
+  it('a link written for longer than the count lives (ttl lowered since) keeps its slot: the next links take others', async () => {
+    await linkRing(store, N, O, 5000);
+    await linkRing(store, N, P, 1000);
+    now += 1000;
+    // The count ended with the shorter link; the longer one lives on.
+    expect(await store.get(`${N}:links`)).toBeNull();
+    await linkRing(store, N, 'history:{o:third}', 1000);
+    expect((await readLinks(store, N)).rings).toStrictEqual([O, 'history:{o:third}']);
+    // Renewed, the longer link's slot (0) stays its own and within what is read.
+    await linkRing(store, 'history:{n:fresh}', P, 1000);
+    now += 1000;
+    await linkRing(store, N, O, 1000);
+    expect((await readLinks(store, N)).rings).toStrictEqual([O]);
+    for (const key of (await readLinks(store, 'history:{n:fresh}')).keys) await store.delete(key);
+  });
+
+  it('a pair renewed after the count restarted below its slot raises the count to it', async () => {
+    await linkRing(store, N, P, 5000);
+    await linkRing(store, N, O, 5000);
+    await linkRing(store, N, 'history:{o:third}', 1000);
+    now += 1000;
+    await linkRing(store, N, O, 1000);
+    expect(await store.get(`${N}:links`)).toBe('2');
+    expect((await readLinks(store, N)).rings).toStrictEqual([P, O]);
+  });
 });

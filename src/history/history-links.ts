@@ -11,7 +11,9 @@ import type { VerificationStore } from '../store/verification-store.interface.js
  * Per ring: a slot per linked ring (`<ring>:links:<i>` → the other ring's name), the slot's index under
  * the pair (`<ring>:link:<other's tag>`), and the count of slots taken (`<ring>:links`). Each entry
  * renews its link (retentionDays), so a link outlives the entries it leads to; a slot is never reused
- * while the count lives (it is renewed with every link).
+ * while the count lives (it is renewed with every link), nor while it holds a link (with retentionDays
+ * lowered, the count ends before links written for longer: a new link takes a free slot, a renewed one
+ * raises the count to its own).
  */
 
 /** The most links an erasure reads of one ring. */
@@ -50,11 +52,22 @@ export async function linkRing(
   // The pair is claimed before its slot is taken: links of one pair written at once take one slot.
   const first = await store.setIfAbsent(pair, PENDING, ttlMs);
   const taken = first ? null : await store.get(pair);
-  const { value } = await store.increment(countKey(ring), first ? 1 : 0, ttlMs, RENEWED);
+  let { value } = await store.increment(countKey(ring), first ? 1 : 0, ttlMs, RENEWED);
   // Its first link is being written now (or has just ended): that one renews it.
   if (!first && (taken === null || taken === PENDING)) return;
-  const index = taken ?? String(value - 1);
-  await Promise.all([store.set(pair, index, ttlMs), store.set(slotKey(ring, index), other, ttlMs)]);
+  if (taken !== null) {
+    // The count restarted under a link written for longer (retentionDays lowered since): read up to it.
+    if (value <= Number(taken))
+      await store.increment(countKey(ring), Number(taken) + 1 - value, ttlMs, RENEWED);
+    await Promise.all([store.set(pair, taken, ttlMs), store.set(slotKey(ring, taken), other, ttlMs)]);
+    return;
+  }
+  // A slot still held (written for longer than the count lives) is not taken over: the next one is.
+  for (let tries = 1; !(await store.setIfAbsent(slotKey(ring, value - 1), other, ttlMs)); tries++) {
+    if (tries >= LINKS_READ_AT_MOST) return;
+    ({ value } = await store.increment(countKey(ring), 1, ttlMs, RENEWED));
+  }
+  await store.set(pair, String(value - 1), ttlMs);
 }
 
 /** The rings `ring` links, and every key of its links (to delete with the ring). */
