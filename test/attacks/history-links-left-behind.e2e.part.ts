@@ -10,6 +10,10 @@
  *   when they were written. `retentionDays` lowered: the count ends before links written earlier, restarts,
  *   and later links take the slots of the earlier ones, whose entries (on the other side) live on: the
  *   number's erasure no longer reaches the owner an earlier entry named.
+ * - A pair's first link claims the pair (PENDING) before it takes a slot, and a link that finds the pair
+ *   PENDING leaves the renewal to that first one. A store error between the two (a command timed out) left
+ *   the pair PENDING for retentionDays: every later entry of the pair wrote no link, and once the number's
+ *   own ring no longer named the owner, the number's erasure did not reach the owner's history.
  *
  * Expected (operations.md, "A deletion request"): once `forget` answers, no history entry lists the erased
  * number, and no link of the history names its ring.
@@ -36,6 +40,23 @@ import { moduleOptions } from '../webhooks/harness.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+
+/** `inner`, but its first increment of a number ring's link count fails (a command timed out). */
+function failingFirstLinkCount(inner: VerificationStore): VerificationStore {
+  let failed = false;
+  return new Proxy(inner, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (property === 'increment')
+        return (key: string, ...rest: [number, number, { renew?: boolean }?]) => {
+          if (failed || !/^history:\{n:[^}]*\}:links$/.test(key)) return target.increment(key, ...rest);
+          failed = true;
+          return Promise.reject(new Error('command timed out'));
+        };
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 /** The prefix of the RedisStore made last (one per test). */
 let redisPrefix = '';
@@ -136,5 +157,24 @@ describe.each([
     expect(await history.list({ phoneNumber: phone })).toEqual([]);
     expect(await history.list({ owner: 'uma' })).toEqual([]);
     expect(await history.list({ owner: 'yves' })).toEqual([]);
+  });
+
+  it("a pair's first link failed after its claim (a store error): the pair's later entries still link, and the number's erasure reaches the owner", async () => {
+    store = failingFirstLinkCount(make(() => suite.sb.now()));
+    const { history } = await boot({ history: { maxEntries: 1 } });
+    const phone = phoneNumber();
+    await refuse(phone, 'olga');
+    await suite.sb.advance(HOUR);
+    await refuse(phone, 'olga');
+    await suite.sb.advance(HOUR);
+    // Another owner's refusal takes the number's one slot.
+    await refuse(phone, 'pete');
+    expect((await history.list({ phoneNumber: phone })).map((e) => e.owner)).toEqual(['pete']);
+    expect((await history.list({ owner: 'olga' })).map((e) => e.phoneNumber)).toEqual([phone]);
+
+    await forget({ phoneNumber: phone });
+
+    expect(await history.list({ owner: 'olga' })).toEqual([]);
+    expect(await history.list({ owner: 'pete' })).toEqual([]);
   });
 });
