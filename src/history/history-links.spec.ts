@@ -74,4 +74,20 @@ describe("history links: the other side's rings a ring leads an erasure to", () 
     expect(await store.get(`${N}:links`)).toBe('2');
     expect((await readLinks(store, N)).rings).toStrictEqual([P, O]);
   });
+
+  it("a first link that failed after claiming its pair holds the pair's links back a minute, not the link's life", async () => {
+    const failing = new Proxy(store, {
+      get: (target, property) =>
+        property === 'increment'
+          ? () => Promise.reject(new Error('command timed out'))
+          : (Reflect.get(target, property, target) as (...args: unknown[]) => unknown).bind(target),
+    });
+    await expect(linkRing(failing, N, O, 100_000)).rejects.toThrow('command timed out');
+    now += 59_999;
+    await linkRing(store, N, O, 100_000);
+    expect((await readLinks(store, N)).rings).toStrictEqual([]);
+    now += 1;
+    await linkRing(store, N, O, 100_000);
+    expect((await readLinks(store, N)).rings).toStrictEqual([O]);
+  });
 });

@@ -24,6 +24,12 @@ const RENEWED = { renew: true } as const;
 /** A pair claimed, its slot not yet taken. */
 const PENDING = '-';
 
+/**
+ * How long a claim waits for its slot: a first link that failed after claiming its pair (a store error, a
+ * process gone) holds the pair's later links back this long, not for the link's whole life.
+ */
+const CLAIM_MS = 60_000;
+
 /** `history:{n:…}` → `n:…` (a key's one hash tag stays its ring's). */
 function tagOf(ring: string): string {
   return ring.replace(/^history:\{(.*)\}$/, '$1');
@@ -50,7 +56,7 @@ export async function linkRing(
 ): Promise<void> {
   const pair = pairKey(ring, other);
   // The pair is claimed before its slot is taken: links of one pair written at once take one slot.
-  const first = await store.setIfAbsent(pair, PENDING, ttlMs);
+  const first = await store.setIfAbsent(pair, PENDING, Math.min(ttlMs, CLAIM_MS));
   const taken = first ? null : await store.get(pair);
   let { value } = await store.increment(countKey(ring), first ? 1 : 0, ttlMs, RENEWED);
   // Its first link is being written now (or has just ended): that one renews it.
