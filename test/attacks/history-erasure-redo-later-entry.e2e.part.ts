@@ -14,12 +14,17 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import type { DataKeys } from '../../src/core/data-keys.js';
+import { numberRing, ownerRing } from '../../src/history/history-rings.js';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import type { StoreWriteOptions, VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
+import { dumpMemoryStore, dumpRedisPrefix } from '../support/store-dump.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, createTestApp, type TestApp } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
@@ -59,14 +64,18 @@ class GatedRedisStore extends RedisStore {
   }
 }
 
-type Pair = { writer: VerificationStore & { gate: Gate }; eraser: VerificationStore };
+type Pair = {
+  writer: VerificationStore & { gate: Gate };
+  eraser: VerificationStore;
+  dump: () => Promise<string[]>;
+};
 
 describe.each([
   [
     'one MemoryStore',
     (clock: () => number): Pair => {
       const store = new GatedMemoryStore({ clock });
-      return { writer: store, eraser: store };
+      return { writer: store, eraser: store, dump: async () => dumpMemoryStore(store) };
     },
   ],
   [
@@ -74,7 +83,11 @@ describe.each([
     (clock: () => number): Pair => {
       const keyPrefix = `history-redo:${randomUUID()}:`;
       const options = { url: sharedRedisUrl(), keyPrefix, clock, commandTimeoutMs: 10_000 };
-      return { writer: new GatedRedisStore(options), eraser: new RedisStore(options) };
+      return {
+        writer: new GatedRedisStore(options),
+        eraser: new RedisStore(options),
+        dump: () => dumpRedisPrefix(sharedRedisUrl(), keyPrefix),
+      };
     },
   ],
 ])('history: an erasure redone by an entry that was on its way (two instances, %s)', (label, make) => {
@@ -89,7 +102,7 @@ describe.each([
     stores = undefined;
   });
 
-  it('a start made after the erasure answered keeps its entry, under the number and under its owner', async () => {
+  it('a start made after the erasure answered keeps its entry, under the number and under its owner; the erased owner and the number link each other no more', async () => {
     stores = make(() => suite.sb.now());
     const boot = async (store: VerificationStore) => {
       const host = await createTestApp({
@@ -138,5 +151,18 @@ describe.each([
     expect((await history.list({ owner: 'bob' })).map((e) => [e.kind, e.phoneNumber])).toEqual([
       ['start', phone],
     ]);
+    // A store dump: the number's ring and ann's (whose entries of it were erased) link each other no more.
+    const keys = second.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, { strict: false })
+      .dataKeys as DataKeys;
+    const tag = (ring: string) => ring.replace(/^history:\{(.*)\}$/, '$1');
+    const [number, ann] = [numberRing(keys, phone), ownerRing(keys, 'ann')];
+    expect(
+      (await stores.dump()).filter(
+        (line) =>
+          line.includes(':link') &&
+          ((line.includes(tag(number)) && line.includes(tag(ann))) ||
+            (line.includes(tag(ann)) && line.includes('history:{n:'))),
+      ),
+    ).toEqual([]);
   });
 });
