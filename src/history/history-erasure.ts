@@ -69,10 +69,30 @@ export async function forgetHistory(
   const [erased, anonymised] = byNumber ? [theirs, []] : [[], theirs];
   const withFolds = ({ slot, entry }: Found) =>
     entry.fold === undefined ? [slot] : [slot, repeatsKey(slot), entry.fold, `${entry.fold}:n`];
+  // Redone under a later entry (the ring stays): a ring of the other side that the subject's entries left
+  // (none written since the erasure, on either side) is unlinked both ways.
+  const later = (entries: Found[], of: (entry: StoredEntry) => boolean) =>
+    entries.some(({ entry }) => entry.at > upTo && of(entry));
+  const left = [...others].filter(
+    (other, r) =>
+      !later(ring.entries, (entry) =>
+        byNumber
+          ? entry.owner !== undefined && ownerRing(keys, entry.owner) === other
+          : numberRing(keys, entry.phoneNumber) === other,
+      ) &&
+      !later(related[r]!.entries, (entry) =>
+        byNumber ? entry.phoneNumber === number : entry.owner === subject.owner,
+      ),
+  );
   await Promise.all([
     ...[...keysOf, ...[...own.entries, ...erased].flatMap(withFolds)].map((key) => store.delete(key)),
     ...anonymised.map((found) => anonymise(store, options, found)),
-    ...(whole ? [...others].map((other) => unlinkRing(store, other, subjectRing)) : []),
+    ...(whole
+      ? [...others].map((other) => unlinkRing(store, other, subjectRing))
+      : left.flatMap((other) => [
+          unlinkRing(store, other, subjectRing),
+          unlinkRing(store, subjectRing, other),
+        ])),
   ]);
   return own.entries.length;
 }
