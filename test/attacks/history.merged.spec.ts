@@ -20,3 +20,4 @@ import './history-counters-at-retention-bound.e2e.part.js';
 import './history-links-left-behind.e2e.part.js';
 import './history-links-erasure-cost.e2e.part.js';
 import './history-links-erasure-race.e2e.part.js';
+import './history-links-at-retention-bound.e2e.part.js';
