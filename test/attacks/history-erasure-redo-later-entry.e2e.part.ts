@@ -155,9 +155,16 @@ describe.each([
     const keys = second.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, { strict: false })
       .dataKeys as DataKeys;
     const tag = (ring: string) => ring.replace(/^history:\{(.*)\}$/, '$1');
-    const [number, ann] = [numberRing(keys, phone), ownerRing(keys, 'ann')];
+    const [number, ann, bob] = [numberRing(keys, phone), ownerRing(keys, 'ann'), ownerRing(keys, 'bob')];
+    const dump = await stores.dump();
+    // bob's start, written after the erasure, keeps its links: the number's ring and bob's link each other.
+    for (const [from, to] of [
+      [number, bob],
+      [bob, number],
+    ])
+      expect(dump.filter((line) => line.includes(`${from}:links:`) && line.endsWith(to))).toHaveLength(1);
     expect(
-      (await stores.dump()).filter(
+      dump.filter(
         (line) =>
           line.includes(':link') &&
           ((line.includes(tag(number)) && line.includes(tag(ann))) ||
