@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { Controller, Get, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
@@ -26,6 +28,12 @@ class HealthController {
     return this.health.check([() => this.verification.isHealthy('verification', { lowBalance: 'degraded' })]);
   }
 
+  @Get('own-threshold')
+  @HealthCheck()
+  ownThreshold() {
+    return this.health.check([() => this.verification.isHealthy('verification', { threshold: 10 })]);
+  }
+
   @Get('quick')
   @HealthCheck()
   quick() {
@@ -46,10 +54,10 @@ describe.each(ONE_PLATFORM)('health indicator with @nestjs/terminus (%s)', (plat
     jest.restoreAllMocks();
   });
 
-  async function boot(apiSecret?: string) {
+  async function boot(apiSecret?: string, baseUrl?: string) {
     sb = await VerificationSandbox.start({ port: 0 });
     const api = {
-      baseUrl: sb.url,
+      baseUrl: baseUrl ?? sb.url,
       apiKey: sb.demoAccount.apiKey,
       apiSecret: apiSecret ?? sb.demoAccount.apiSecret,
       maxRetries: 0,
@@ -133,6 +141,76 @@ describe.each(ONE_PLATFORM)('health indicator with @nestjs/terminus (%s)', (plat
     expect(slow.body).toMatchObject({ error: { phone: { status: 'down', reason: 'api_timeout' } } });
     // The slow read is still in flight: the next check shares it and is up once it answers.
     expect((await call(host.url, 'GET', '/health')).status).toBe(200);
+  });
+
+  it('is up at a balance equal to the threshold and down a kopeck below; a check’s own threshold wins over the watch’s', async () => {
+    const { sb, host } = await boot();
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 100 });
+    const atBound = await call(host.url, 'GET', '/health');
+    expect(atBound.status).toBe(200);
+    expect(atBound.body).toMatchObject({
+      details: { verification: { status: 'up', balance: 100, threshold: 100 } },
+    });
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 99.99 });
+    const below = await call(host.url, 'GET', '/health');
+    expect(below.status).toBe(503);
+    expect(below.body).toMatchObject({
+      error: { verification: { status: 'down', reason: 'balance_below_threshold', balance: 99.99 } },
+    });
+    // The watch's threshold is 100; this check asks for 10 only.
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 50 });
+    const own = await call(host.url, 'GET', '/health/own-threshold');
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({
+      details: { verification: { status: 'up', balance: 50, threshold: 10 } },
+    });
+  });
+
+  describe.each([
+    ['a bodiless 403 (the account disabled)', 'bodiless'],
+    ['a 403 with a problem document (a gateway in front of the API)', 'problem'],
+  ] as const)('a refused account: %s', (_name, shape) => {
+    let stub: Server | undefined;
+    afterEach(async () => {
+      await new Promise<void>((done) => (stub ? stub.close(() => done()) : done()));
+      stub = undefined;
+    });
+
+    it('is down as api_rejected with upstream_status 403', async () => {
+      let baseUrl: string | undefined;
+      if (shape === 'problem') {
+        stub = createServer((_req, res) => {
+          const body = JSON.stringify({
+            type: 'about:blank',
+            title: 'Forbidden',
+            status: 403,
+            detail: 'This account may not use the API.',
+            error_code: 'forbidden',
+          });
+          res.writeHead(403, {
+            'content-type': 'application/problem+json',
+            'content-length': Buffer.byteLength(body),
+          });
+          res.end(body);
+        });
+        await new Promise<void>((done) => stub!.listen(0, '127.0.0.1', done));
+        baseUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+      }
+      const { sb, host } = await boot(undefined, baseUrl);
+      if (shape === 'bodiless') await sb.updateAccount(sb.demoAccount.apiKey, { disabled: true });
+      const res = await call(host.url, 'GET', '/health');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({
+        error: {
+          verification: {
+            status: 'down',
+            reason: 'api_rejected',
+            message: expect.stringContaining('HTTP 403'),
+            upstream_status: 403,
+          },
+        },
+      });
+    });
   });
 
   it('is down when the API refuses the credentials, and never shows them', async () => {
