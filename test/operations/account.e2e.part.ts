@@ -109,6 +109,11 @@ describe('VerificationAccountService: balance, usage and prices', () => {
     expect(await account.estimateCost('msgr1')).toEqual({ amount: 0.95, currency: 'RUB' });
     expect(await account.estimateCost('reverse_flash_call')).toEqual({ amount: 0.25, currency: 'RUB' });
     expect(await account.estimateCost('operator_id')).toBeNull();
+    // An estimate is the caller's own: changing it changes no later estimate.
+    const mine = await account.estimateCost('msgr2_bot');
+    mine!.amount = 0;
+    mine!.currency = 'USD';
+    expect(await account.estimateCost('msgr2_bot')).toEqual({ amount: 1.5, currency: 'RUB' });
     const { prices } = await account.getPrices();
     expect(prices.map((p) => p.method).sort()).toEqual([
       'msgr1_otp',

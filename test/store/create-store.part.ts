@@ -69,6 +69,14 @@ describe('store: create-store', () => {
       await store.close();
     });
 
+    it('opens a RedisStore from a rediss:// (TLS) URL, whatever the scheme’s case', async () => {
+      for (const url of ['rediss://127.0.0.1:1', 'REDISS://127.0.0.1:1', 'Redis://127.0.0.1:1']) {
+        const store = createStore({ url }, Date.now);
+        expect(store).toBeInstanceOf(RedisStore);
+        await store.close();
+      }
+    });
+
     it('rejects a store option it cannot use, naming the field and keeping the URL out of the message', () => {
       expect(() => createStore({ redis: {} }, Date.now)).toThrow(
         /^VerificationModule: option "store\.redis" must be/,

@@ -21,6 +21,8 @@ describe('store: a RedisStore opened from a URL uses the driver named', () => {
   it.each([
     { driver: 'redis' as const, readyChecks: 0 },
     { driver: 'ioredis' as const, readyChecks: 1 },
+    // Both installed and none named: ioredis, the default.
+    { driver: undefined, readyChecks: 1 },
   ])('driver: $driver connects with that library', async ({ driver, readyChecks }) => {
     const server = await ThrowawayRedisServer.start();
     const admin = new Redis(server.url, { enableReadyCheck: false });
