@@ -105,7 +105,7 @@ describe('store: redis-store-edges', () => {
     });
   });
 
-  describe('RedisStore on a host client that queues commands while offline (its default)', () => {
+  describe('RedisStore across an outage: on a host client that queues commands while offline (its default), or opened from a URL', () => {
     let server: ThrowawayRedisServer;
     beforeAll(async () => {
       server = await ThrowawayRedisServer.start();
@@ -148,6 +148,33 @@ describe('store: redis-store-edges', () => {
         } finally {
           await store.close();
           await end();
+        }
+      });
+    }
+
+    for (const driver of ['ioredis', 'redis'] as const) {
+      it(`a store opened from a URL with ${driver}: a write refused during an outage is never made after Redis returns`, async () => {
+        const store = new RedisStore({
+          url: server.url,
+          driver,
+          keyPrefix: `url-${driver}:`,
+          commandTimeoutMs: 300,
+        });
+        try {
+          await eventually(() => store.set('probe', 'up', 60_000), 10_000);
+          await server.stop();
+          await eventually(
+            () => expect(store.get('probe')).rejects.toThrow(VerificationStoreUnavailableError),
+            5000,
+          );
+          await expect(store.set('late', 'written-after-refusal', 60_000)).rejects.toThrow(
+            VerificationStoreUnavailableError,
+          );
+          await server.start();
+          await eventually(() => store.set('probe', 'back', 60_000), 10_000);
+          await expect(store.get('late')).resolves.toBeNull();
+        } finally {
+          await store.close();
         }
       });
     }
