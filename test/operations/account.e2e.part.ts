@@ -59,6 +59,8 @@ describe('VerificationAccountService: balance, usage and prices', () => {
     expect(usage.byMethod).toEqual({ msgr1_otp: 1, sms: 2 });
     const yesterday = new Date(sb.now() - 86_400_000).toISOString().slice(0, 10);
     expect((await account.getUsage({ from: yesterday, to: yesterday })).totalVerifications).toBe(0);
+    // From a day on, with no end: through the API's default end (today), not that day alone.
+    expect(await account.getUsage({ from: yesterday })).toMatchObject({ totalVerifications: 3 });
   });
 
   it('refuses a malformed or inverted date range before asking the API', async () => {

@@ -135,6 +135,12 @@ describe.each(ONE_PLATFORM)('health indicator with @nestjs/terminus (%s)', (plat
     expect(failing.body).toMatchObject({
       error: { verification: { status: 'down', reason: 'api_error', upstream_status: 500 } },
     });
+    sb.addFault({ route: 'GET /v1/balance', kind: 'html', status: 502, count: 1 });
+    const gateway = await call(host.url, 'GET', '/health');
+    expect(gateway.status).toBe(503);
+    expect(gateway.body).toMatchObject({
+      error: { verification: { status: 'down', reason: 'api_error', upstream_status: 502 } },
+    });
     sb.addFault({ route: 'GET /v1/balance', kind: 'latency', latency_ms: 1000, count: 1 });
     const slow = await call(host.url, 'GET', '/health/quick');
     expect(slow.status).toBe(503);

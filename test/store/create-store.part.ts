@@ -88,6 +88,13 @@ describe('store: create-store', () => {
       expect(() => createStore({ redis: hostIoredis, keyPrefix: 5 as never }, Date.now)).toThrow(
         /store\.keyPrefix/,
       );
+      // The host's client itself, not `{ redis: client }`: it has get, set and more, but is no store.
+      expect(() => createStore(hostIoredis as never, Date.now)).toThrow(
+        /^VerificationModule: option "store" must be/,
+      );
+      expect(() => createStore(createClient() as never, Date.now)).toThrow(
+        /^VerificationModule: option "store" must be/,
+      );
       expect(() => createStore('redis://localhost' as never, Date.now)).toThrow(
         /^VerificationModule: option "store" must be/,
       );
