@@ -104,6 +104,16 @@ describe('optional peer dependencies (terminus, prom-client, swagger, axios, ior
       redisHidden: true,
       startStatus: 201,
       healthUp: { verification: { status: 'up', balance: 1000, currency: 'RUB', threshold: 100 } },
+      healthDegraded: {
+        verification: {
+          status: 'degraded',
+          reason: 'balance_below_threshold',
+          message: 'The prepaid balance is below 100 RUB',
+          balance: 50,
+          currency: 'RUB',
+          threshold: 100,
+        },
+      },
       healthDown: {
         verification: {
           status: 'down',

@@ -58,6 +58,9 @@ const start = await fetch(`http://127.0.0.1:${port}/verification/start`, {
 result.startStatus = start.status;
 const health = app.get(VerificationHealthIndicator);
 result.healthUp = await health.isHealthy('verification');
+// Below the threshold, where the host asked a low balance to be only degraded: terminus 12's shape, without terminus.
+await sb.updateAccount(sb.demoAccount.apiKey, { balance: 50 });
+result.healthDegraded = await health.isHealthy('verification', { lowBalance: 'degraded' });
 await sb.updateAccount(sb.demoAccount.apiKey, { balance: 0 });
 result.healthDown = await health.isHealthy('verification');
 await app.close();
