@@ -179,6 +179,26 @@ describe('store: redis-store-edges', () => {
       });
     }
 
+    it.each(['ioredis', 'redis'] as const)(
+      'a store opened from a URL with %s works again within about a second of Redis returning from a long outage',
+      async (driver) => {
+        const store = new RedisStore({ url: server.url, driver, keyPrefix: `back-${driver}:` });
+        try {
+          await eventually(() => store.set('probe', 'up', 60_000), 10_000);
+          await server.stop();
+          // Real time: the reconnection back-off is the client library's, not the module's clock.
+          await new Promise((resolve) => setTimeout(resolve, 7000));
+          await server.start();
+          const back = Date.now();
+          await eventually(() => store.set('probe', 'back', 60_000), 10_000);
+          expect(Date.now() - back).toBeLessThan(2500);
+        } finally {
+          await store.close();
+        }
+      },
+      30_000,
+    );
+
     it("a closed store leaves no listener on the host's client, however many were made on it", async () => {
       for (const host of Object.values(hosts)) {
         const { client, end } = await host();
