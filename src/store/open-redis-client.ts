@@ -1,8 +1,8 @@
 /**
  * Opens the store's own Redis connection from a URL. Both client libraries are optional peer
- * dependencies, so they are imported only here, on demand. The connection fails fast instead of
- * queueing while Redis is away (the store answers 503 rather than hanging), and reconnects by
- * itself so that operations work again when Redis returns.
+ * dependencies, so they are imported only here, on demand. The client queues nothing while Redis is
+ * away: the store waits for the connection up to `commandTimeoutMs`, then answers 503, and never runs a
+ * command late. It reconnects by itself, so that operations work again when Redis returns.
  */
 
 import { PhoneVerificationError } from '../core/phone-verification.error.js';
