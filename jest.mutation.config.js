@@ -367,6 +367,13 @@ export const SPECS_BY_SCOPE = {
     ],
   },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
+  // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
+  // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
+  // over hosts are test/attacks/history-links-* and history-erasure-* (the history folder's scope).
+  'history-links': {
+    folder: 'history',
+    specs: [/^src\/history\/history-links\.spec\./],
+  },
   'start-hooks': {
     folder: 'protection',
     specs: [
