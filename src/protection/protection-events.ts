@@ -51,6 +51,9 @@ export class ProtectionEvents implements OnModuleInit, OnModuleDestroy {
 
   /** A session ended: the spend cap settles its reservation (SpendCap.ended). A failure keeps it. */
   private async sessionEnded(event: VerificationEvent): Promise<void> {
+    // Another registration's session is its own cap's to settle: read here, its record is not found and
+    // it would be settled as delivered (charged) first, on a cap two registrations share.
+    if (event.registration !== this.options.name) return;
     try {
       const verified = event.status === 'verified';
       // Without the record, nothing says it went undelivered: it is kept (charged).
