@@ -1,6 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import { parseTypedNumber } from '../core/phone-number.js';
 import { VERIFICATION_DEFAULTS } from '../options/verification-options.defaults.js';
+import { HISTORY_MAX_ENTRIES_BOUND } from '../options/integrator-features.options.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { numberRing, ownerRing, parseEntry, repeatsKey, ringOf, type StoredEntry } from './history-rings.js';
@@ -11,9 +12,6 @@ import type { VerificationHistoryQuery } from './verification-history.types.js';
 
 type Options = Pick<ResolvedVerificationOptions, 'history' | 'dataKeys' | 'phone'>;
 type Found = { slot: string; entry: StoredEntry };
-
-/** The most slots a shelf may have (`history.maxEntries`' bound). */
-const MAX_ENTRIES = 10_000;
 
 /**
  * A number's or an owner's erasure in the history: its own ring goes, with its folds and counters. A
@@ -122,7 +120,7 @@ async function readRing(
   const counts = await Promise.all(SHELVES.map((shelf) => store.get(`${ring}:${shelf}:seq`)));
   const wide = SHELVES.flatMap((shelf, s) =>
     Array.from(
-      { length: Math.max(0, Math.min(Number(counts[s]) || 0, MAX_ENTRIES) - size) },
+      { length: Math.max(0, Math.min(Number(counts[s]) || 0, HISTORY_MAX_ENTRIES_BOUND) - size) },
       (_, i) => `${ring}:${shelf}:${size + i}`,
     ),
   );

@@ -65,6 +65,9 @@ export interface PhoneChangeOptions {
   confirmOld?: boolean;
 }
 
+/** The most entries `history.maxEntries` may keep of each kind (its option rule's bound; an erasure reads up to it). */
+export const HISTORY_MAX_ENTRIES_BOUND = 10_000;
+
 /** Per-number and per-owner history for support (`VerificationHistory.list`). See docs/history.md. */
 export interface HistoryOptions {
   /** Days an entry is kept. Default 30. */

@@ -1,6 +1,7 @@
 import { bool, describe, fn, isObject, positiveInt, oneOf, type OptionRule } from '../core/option-rules.js';
 import { CODE_PATTERN, CODE_RULE } from '../core/verification-code.js';
 import { TEST_NUMBER_OUTCOMES } from '../core/test-session.js';
+import { HISTORY_MAX_ENTRIES_BOUND } from './integrator-features.options.js';
 import { array, intRange, matching, objectOrFalse, onlyKeys, section } from './verification-option-checks.js';
 
 /** Outcomes that end a test session on their own: such a number needs no code. */
@@ -93,7 +94,7 @@ export const INTEGRATOR_FEATURE_OPTION_RULES: readonly OptionRule[] = [
 
   { path: 'history', checks: [objectOrFalse('{ retentionDays?, maxEntries? }')] },
   { path: 'history.retentionDays', checks: [intRange(1, 3650, 'days')] },
-  { path: 'history.maxEntries', checks: [intRange(1, 10_000, 'entries')] },
+  { path: 'history.maxEntries', checks: [intRange(1, HISTORY_MAX_ENTRIES_BOUND, 'entries')] },
 
   { path: 'ledger', checks: [objectOrFalse('{ tolerance?, retentionDays?, maxRowsPerDay? }')] },
   {
