@@ -44,3 +44,40 @@ describe("protection settles a session's spend only in its own registration", ()
     await expect(ends(undefined, { registration: 'south' })).resolves.toStrictEqual([]);
   });
 });
+
+describe('protection counts a verification only in its own registration, as it settles an end', () => {
+  async function counted(name: string | undefined, event: Partial<VerificationEvent>): Promise<string[]> {
+    const emitter = new EventEmitter2();
+    const seen: string[] = [];
+    const listener = new ProtectionEvents(
+      { name, limits: { enabled: true, freeStartPerCaller: { points: 1 } } } as never,
+      { logger: { warn: () => undefined } } as never,
+      {
+        enabled: true,
+        verified: async (e: VerificationEvent) => void seen.push(`pumping ${e.requestId}`),
+      } as never,
+      { freeStartProved: async (id: string) => void seen.push(`free ${id}`) } as never,
+      undefined,
+      emitter,
+    );
+    listener.onModuleInit();
+    await emitter.emitAsync(VerificationEventName.verified, {
+      requestId: 'r-2',
+      status: 'verified',
+      ...event,
+    });
+    listener.onModuleDestroy();
+    return seen.sort();
+  }
+
+  it("its own, not a test number's, not another registration's", async () => {
+    await expect(counted('north', { registration: 'north' })).resolves.toStrictEqual([
+      'free r-2',
+      'pumping r-2',
+    ]);
+    await expect(counted(undefined, {})).resolves.toStrictEqual(['free r-2', 'pumping r-2']);
+    await expect(counted('north', { registration: 'south' })).resolves.toStrictEqual([]);
+    await expect(counted('north', {})).resolves.toStrictEqual([]);
+    await expect(counted(undefined, { test: true })).resolves.toStrictEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { errorText } from '../core/error-text.js';
-import { VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
+import { isEventOf, VerificationEventName, type VerificationEvent } from '../core/verification-events.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -53,7 +53,7 @@ export class ProtectionEvents implements OnModuleInit, OnModuleDestroy {
   private async sessionEnded(event: VerificationEvent): Promise<void> {
     // Another registration's session is its own cap's to settle: read here, its record is not found and
     // it would be settled as delivered (charged) first, on a cap two registrations share.
-    if (event.registration !== this.options.name) return;
+    if (!isEventOf(event, this.options.name)) return;
     try {
       const verified = event.status === 'verified';
       // Without the record, nothing says it went undelivered: it is kept (charged).
@@ -70,7 +70,7 @@ export class ProtectionEvents implements OnModuleInit, OnModuleDestroy {
   private async countVerified(event: VerificationEvent): Promise<void> {
     // A test number's verification converts nothing: protection never counted its start either. Another
     // registration's event is its own protection's to count.
-    if (event.test || event.registration !== this.options.name) return;
+    if (event.test || !isEventOf(event, this.options.name)) return;
     await Promise.all([
       this.pumping.enabled &&
         this.pumping.verified(event).catch((error: unknown) => {
