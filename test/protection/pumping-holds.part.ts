@@ -107,6 +107,43 @@ describe('PumpingDefence: holds', () => {
       expect(await start(attempt(inRange(i), { clientKey: 'one-office' }))).toBe('ok');
   });
 
+  it("a burst's callers are its client keys when the host keys clients (limits.key), not their addresses", async () => {
+    const settings = { rangeMinStarts: 20, freshRangeMinStarts: 3, callerMinStarts: 50 };
+    // Twelve signed-in clients behind one office address, each a new number: twelve callers, a burst.
+    const office = defence(settings);
+    const behindOne = [];
+    for (let i = 0; i < 12; i++)
+      behindOne.push(await office.start(attempt(inRange(i), { clientKey: `user-${i}`, ip: '203.0.113.7' })));
+    expect(behindOne.filter((a) => a === 'ok')).toHaveLength(3);
+    expect(office.reported.events[0]).toMatchObject({ subject: 'range', rule: 'fresh_burst' });
+    // One client roaming over twelve addresses: one caller, the normal minimum.
+    const roaming = defence(settings);
+    for (let i = 0; i < 12; i++)
+      expect(await roaming.start(attempt(inRange(i), { clientKey: 'user-1', ip: `198.51.100.${i}` }))).toBe(
+        'ok',
+      );
+    expect(roaming.reported.events).toStrictEqual([]);
+  });
+
+  it("a prefix's running hold does not hold a start whose range converts", async () => {
+    const { pumping, start, sessionId, reported } = defence({ prefixMinStarts: 10, rangeMinStarts: 50 });
+    // Two numbers of one range verified, then unconverted starts over other ranges of the prefix.
+    for (let i = 0; i < 2; i++) {
+      expect(await start(attempt(inRange(i), { clientKey: `user-${i}` }))).toBe('ok');
+      await pumping.verified(verifiedEvent(sessionId(), inRange(i)));
+    }
+    const answers = [];
+    for (let r = 0; r < 12; r++)
+      answers.push(
+        await start(attempt(`+7916${String(r + 200).padStart(3, '0')}0000`, { clientKey: `p-${r}` })),
+      );
+    expect(answers.at(-1)).toBeInstanceOf(ProtectionRefusal);
+    expect(reported.events[0]).toMatchObject({ subject: 'prefix', prefix: '+7916' });
+    // The hold runs, yet a new number of the converting range goes on; another range stays held.
+    expect(await start(attempt(inRange(7), { clientKey: 'user-7' }))).toBe('ok');
+    expect(await start(attempt('+79164440000', { clientKey: 'user-8' }))).toBeInstanceOf(ProtectionRefusal);
+  });
+
   it('an operator prefix is judged on its own: waves into fresh ranges of one prefix are held there', async () => {
     const { start, reported } = defence({ freshPrefixMinStarts: 4 });
     const answers: unknown[] = [];

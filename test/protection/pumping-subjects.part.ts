@@ -26,6 +26,22 @@ describe('PumpingDefence: subjects and counts', () => {
     expect(after?.counts.get('client:nat-1')?.verified).toBe(1);
   });
 
+  it("a journey's switch counts for its number's place, not for any of its callers (owner, client key, network)", async () => {
+    const { pumping, start } = defence({ callerMinStarts: 50 });
+    const caller = { owner: 'u-1', clientKey: 'k-1', ip: '2001:db8:1:2::1' };
+    const ids = ['owner:u-1', 'client:k-1', 'network:2001:db8:1:2::/64', 'range:+7926000', 'prefix:+7926'];
+    const startsOf = async () => {
+      const assessment = await pumping.assess(attempt('+79260000001', caller));
+      return ids.map((id) => assessment?.counts.get(id)?.starts ?? 0);
+    };
+    expect(await start(attempt(ownRange(0), caller))).toBe('ok');
+    const before = await startsOf();
+    expect(await start(attempt(ownRange(0), { ...caller, switchedFrom: 'sms' }))).toBe('ok');
+    const after = await startsOf();
+    expect(after.slice(0, 3)).toStrictEqual(before.slice(0, 3));
+    expect(after.slice(3)).toStrictEqual(before.slice(3).map((n) => n + 1));
+  });
+
   it('a client key and, when it is not the address, the IPv6 /64 are callers of their own', async () => {
     const { start } = defence();
     for (let i = 0; i < 3; i++)
