@@ -1,6 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProtectionRefusal } from '../../src/core/refusal-reason.js';
-import { attempt, HOLD_MS, inRange, ownRange, pumpingHarness, verifiedEvent } from './pumping-harness.js';
+import {
+  attempt,
+  HOLD_MS,
+  inRange,
+  MINUTE,
+  ownRange,
+  pumpingHarness,
+  verifiedEvent,
+} from './pumping-harness.js';
 import type { PumpingAttempt } from '../../src/pumping/pumping-defence.js';
 
 /**
@@ -132,6 +140,22 @@ describe('PumpingDefence: subjects and counts', () => {
     const after = await pumping.assess(attempt(inRange(1), { owner: 'user-1' }));
     expect(after?.counts.get('range:+7916123')?.starts).toBe(0);
     expect(after?.counts.get('owner:user-1')?.starts).toBe(0);
+  });
+
+  it('a caller past its share is judged as under attack itself; the places it starts in are not, so their other users go on', async () => {
+    const { start, reported, clock } = defence({ callerMinStarts: 50, rangeMinStarts: 50 });
+    // Eight unconverted paid starts of one client key: past a caller's share, its own twin short of the prior.
+    for (let i = 0; i < 8; i++) expect(await start(attempt(ownRange(i), { clientKey: 'farm' }))).toBe('ok');
+    clock.now += 15 * MINUTE;
+    // A user's unconverted start in another prefix, then the farm's in the same prefix.
+    expect(await start(attempt('+79851110000', { clientKey: 'user-y' }))).toBe('ok');
+    const farm = (await start(attempt('+79851240000', { clientKey: 'farm' }))) as ProtectionRefusal;
+    expect(farm.reason).toBe('client_held');
+    expect(reported.events.map((e) => [e.subject, e.rule])).toStrictEqual([
+      ['client', 'country_under_attack'],
+    ]);
+    // The prefix is judged as its country is (not under attack): another user of it is not held.
+    expect(await start(attempt('+79851250000', { clientKey: 'user-x' }))).toBe('ok');
   });
 
   describe('while a country is under attack', () => {
