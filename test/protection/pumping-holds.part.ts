@@ -189,6 +189,17 @@ describe('PumpingDefence: holds', () => {
     ]);
   });
 
+  it("a held range's own number, its retries left out of the range's count, is told no longer a wait than a newcomer, and is let in by then", async () => {
+    const { start, pumping, clock } = defence();
+    for (let i = 0; i < 3; i++) expect(await start(attempt(inRange(i)))).toBe('ok');
+    const newcomer = (await start(attempt(inRange(3)))) as ProtectionRefusal;
+    const own = (await start(attempt(inRange(0)))) as ProtectionRefusal;
+    expect([newcomer.reason, own.reason]).toStrictEqual(['range_held', 'range_held']);
+    expect(own.retryAfterSeconds!).toBeLessThanOrEqual(newcomer.retryAfterSeconds!);
+    clock.now += own.retryAfterSeconds! * 1000;
+    expect((await pumping.assess(attempt(inRange(0))))?.held).toBeUndefined();
+  });
+
   it('a held range is let go as soon as its starts convert (its first users completed)', async () => {
     const { pumping, start, sessionId } = defence();
     const ids: string[] = [];
