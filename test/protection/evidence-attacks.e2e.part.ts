@@ -266,8 +266,9 @@ describe.each(ONE_PLATFORM)("the cap's proof reserve belongs to users (%s)", (pl
   });
 });
 
-// A sandbox of its own: after the botnet's scenario above on the same sandbox, the user's verified SMS
-// did not make it a caller with a record (not explained yet; see plant round U2's report).
+// A sandbox of its own: the cap settles against the account's usage of the day (GET /v1/usage, read when a
+// start would be refused), and on the sandbox above the account's day already holds the botnet's charges,
+// so the user's second SMS would pass the whole cap, not only its reserve.
 describe.each(ONE_PLATFORM)("the cap's last share belongs to users with a record (%s)", (platform) => {
   const fx = protectionFixture();
 
