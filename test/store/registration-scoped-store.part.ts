@@ -75,6 +75,11 @@ describe('store: registration-scoped-store', () => {
         expect(pooled).toBe('7');
         await south.delete('protect:start:ip:1');
         await expect(north.get('protect:start:ip:1')).resolves.toBeNull();
+        // A registration's delete of its own key leaves the other's key of that name.
+        await write(south, 'ledger:day');
+        await north.delete('ledger:day');
+        await expect(north.get('ledger:day')).resolves.toBeNull();
+        await expect(south.get('ledger:day')).resolves.toBe('7');
         await shared.close();
       },
     );
