@@ -59,7 +59,7 @@ export const SPECS_BY_FOLDER = {
   core: [/^src\/core\//, /^test\/client\/safe-links\./],
   // Without a browser: the element's wiring of the client, its texts, messages and QR encoder (the Chromium
   // suites, phone-verification.e2e and no-bundler.e2e, are out of reach; bundle-size is not behaviour).
-  element: [/^test\/element\/(element-client|element-texts|messages|qr)\./],
+  element: [/^test\/element\/(element-client|element-texts|element-focus|task-view|messages|qr)\./],
   guard: [
     /^src\/guard\//,
     /^test\/verified-phone\//,
