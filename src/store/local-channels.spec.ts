@@ -1,0 +1,43 @@
+import { describe, expect, it } from '@jest/globals';
+import { LocalChannels } from './local-channels.js';
+
+describe('LocalChannels', () => {
+  it('a message reaches the listeners subscribed when it is delivered: one unsubscribed meanwhile hears nothing', async () => {
+    const channels = new LocalChannels();
+    const heard: string[] = [];
+    const stop = channels.subscribe('c', (m) => void heard.push(`a:${m}`));
+    channels.subscribe('c', (m) => void heard.push(`b:${m}`));
+    channels.publish('c', 'one');
+    // Delivery is after the publisher's step: a stream closed in that step is not written to.
+    stop();
+    await Promise.resolve();
+    expect(heard).toStrictEqual(['b:one']);
+  });
+
+  it('the same function subscribed twice hears each message twice, and once after one unsubscribe', async () => {
+    const channels = new LocalChannels();
+    const heard: string[] = [];
+    const listener = (m: string) => void heard.push(m);
+    const first = channels.subscribe('c', listener);
+    channels.subscribe('c', listener);
+    channels.publish('c', 'x');
+    await Promise.resolve();
+    first();
+    channels.publish('c', 'y');
+    await Promise.resolve();
+    expect(heard).toStrictEqual(['x', 'x', 'y']);
+  });
+
+  it("a listener that throws keeps the message from no other listener; another channel's hears nothing", async () => {
+    const channels = new LocalChannels();
+    const heard: string[] = [];
+    channels.subscribe('c', () => {
+      throw new Error('listener failed');
+    });
+    channels.subscribe('c', (m) => void heard.push(m));
+    channels.subscribe('d', (m) => void heard.push(`d:${m}`));
+    channels.publish('c', 'z');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toStrictEqual(['z']);
+  });
+});
