@@ -3,6 +3,11 @@ import { digest } from '../core/digest.js';
 
 export { digest };
 
+/** A spend window's key part for one registration (`scope`: its name; the unnamed one's is the window alone). */
+function scoped(window: string, scope: string | undefined): string {
+  return scope === undefined ? window : `${window}:${scope}`;
+}
+
 /**
  * Store keys of protection. Caller-derived parts (IPs, host keys such as user ids, phone
  * numbers) are digested with the data key (`DataKeys.digest`): keys stay short whatever the host's
@@ -39,11 +44,17 @@ export const ProtectionKeys = {
   freeStartProof: (requestId: string): string => `protect:free-start-proof:${digest(requestId)}`,
   /** Claimed by the one caller that acts on a session's end (`SpendCap.ended`). */
   spendEnded: (requestId: string): string => `protect:spend-ended:${digest(requestId)}`,
-  /** A window's reservations of sessions still open, and of ended ones nothing showed charged (SpendEvidence). */
-  spendLive: (window: string): string => `protect:spend-live:${window}`,
-  spendUnproven: (window: string): string => `protect:spend-unproven:${window}`,
+  /**
+   * A window's reservations of sessions still open, and of ended ones nothing showed charged (SpendEvidence),
+   * per registration (`scope`, its name; none for the unnamed one): each is reconciled with its own account's usage.
+   */
+  spendLive: (window: string, scope?: string): string => `protect:spend-live:${scoped(window, scope)}`,
+  spendUnproven: (window: string, scope?: string): string =>
+    `protect:spend-unproven:${scoped(window, scope)}`,
+  /** What one registration counted in the window's counter (which registrations sharing a store pool). */
+  spendOwn: (window: string, scope?: string): string => `protect:spend-own:${scoped(window, scope)}`,
   /** A caller's proofs of methods charged on proof counted in a window (the proof reserve's share). */
   spendCaller: (window: string, caller: string): string => `protect:spend-caller:${window}:${digest(caller)}`,
   /** Claimed by the one caller that reads the window's usage (at most every 30 s). */
-  spendUsage: (window: string): string => `protect:spend-usage:${window}`,
+  spendUsage: (window: string, scope?: string): string => `protect:spend-usage:${scoped(window, scope)}`,
 } as const;

@@ -71,7 +71,7 @@ export const PROTECTION_PROVIDERS: Provider[] = [
         return undefined;
       }
       const estimator = new PriceEstimator(prices, o.limits.worstCaseMinor);
-      return new SpendCap(store, cap, estimator, new SpendEvidence(store, usage, cap), telemetry);
+      return new SpendCap(store, cap, estimator, new SpendEvidence(store, usage, cap, o.name), telemetry);
     },
     inject: [...ON_THE_STORE, PriceBook, VerificationTelemetry, { token: UsageReads, optional: true }],
   },

@@ -8,8 +8,7 @@ import type { ProtectionHold } from './protection-hold.js';
 import type { ProtectionLog } from '../observability/protection-log.js';
 import { ProtectionKeys } from './protection-keys.js';
 import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
-import { StoreRateLimiter } from './store-rate-limiter.js';
-import type { SpendEvidence } from './spend-evidence.js';
+import { SpendCounter, type SpendEvidence } from './spend-evidence.js';
 import { inProofReserve, proofReserveRefuses, type ProofTerms } from './proof-reserve.js';
 import { restoredOpenSpend, storedOpenSpend, type OpenSpend } from './open-spend.js';
 
@@ -73,7 +72,7 @@ const OPEN_SLACK_MS = 3_600_000;
  * across instances (a claim in the store).
  */
 export class SpendCap {
-  private readonly limiter: StoreRateLimiter;
+  private readonly limiter: SpendCounter;
   private readonly capMinor: number;
 
   constructor(
@@ -85,11 +84,11 @@ export class SpendCap {
     private readonly report: { logger: ProtectionLog; announce(event: SpendCapReachedEvent): void },
   ) {
     this.capMinor = toMinorUnits(settings.amount) ?? 0;
-    this.limiter = new StoreRateLimiter(store, {
-      keyPrefix: ProtectionKeys.spend,
-      points: this.capMinor,
-      windowMs: settings.windowMs,
-    });
+    this.limiter = new SpendCounter(
+      store,
+      { keyPrefix: ProtectionKeys.spend, points: this.capMinor, windowMs: settings.windowMs },
+      evidence.scope,
+    );
   }
 
   /**

@@ -6,8 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { ProtectionKeys } from './protection-keys.js';
-import { SpendEvidence, type ChargedOn } from './spend-evidence.js';
-import { StoreRateLimiter } from './store-rate-limiter.js';
+import { SpendCounter, SpendEvidence, type ChargedOn } from './spend-evidence.js';
 
 const DAY = 86_400_000;
 const WINDOW = '2026-01-01';
@@ -30,11 +29,11 @@ function day(charged: number | (() => Promise<number>), window = { windowMs: DAY
       return { chargedMinor: typeof charged === 'number' ? charged : await charged() };
     },
   };
-  const counter = new StoreRateLimiter(store, {
-    keyPrefix: 'protect:spend',
-    points: 1_000_000,
-    windowMs: DAY,
-  });
+  const counter = new SpendCounter(
+    store,
+    { keyPrefix: 'protect:spend', points: 1_000_000, windowMs: DAY },
+    undefined,
+  );
   const evidence = new SpendEvidence(store, usage, window);
   const count = async (): Promise<number> => Number(await store.get(counter.storeKey(WINDOW))) || 0;
   const unproven = async (): Promise<number> =>
@@ -131,6 +130,36 @@ describe('SpendEvidence.reconcile', () => {
     expect(await d.count()).toBe(0);
   });
 
+  it('two registrations pooling one counter (one store): each gives back only what its own account did not charge', async () => {
+    const d = day(0);
+    const registration = (scope: string, charged: number) => {
+      const usage: ChargedOn = { read: async () => ({ chargedMinor: charged }) };
+      const evidence = new SpendEvidence(d.store, usage, { windowMs: DAY, utcOffsetMinutes: 0 }, scope);
+      const counter = new SpendCounter(
+        d.store,
+        { keyPrefix: 'protect:spend', points: 1_000, windowMs: DAY },
+        scope,
+      );
+      return { evidence, counter, reconcile: () => evidence.reconcile(counter, WINDOW, STARTS, TTL) };
+    };
+    // South's 300 ended unseen and its account charged them; north's account charged nothing.
+    const north = registration('north', 0);
+    const south = registration('south', 300);
+    await south.counter.charge(WINDOW, 300);
+    await south.evidence.opened(WINDOW, 300, TTL);
+    await south.evidence.ended(WINDOW, 300, TTL, true);
+    expect(await north.reconcile()).toBe(false);
+    expect(await south.reconcile()).toBe(false);
+    expect(await d.count()).toBe(300);
+    // North's own 200 unseen, not charged by its account: those come back, south's stay.
+    await north.counter.charge(WINDOW, 200);
+    await north.evidence.opened(WINDOW, 200, TTL);
+    await north.evidence.ended(WINDOW, 200, TTL, true);
+    d.advance(30_000);
+    expect(await north.reconcile()).toBe(true);
+    expect(await d.count()).toBe(300);
+  });
+
   it('a failed usage read changes nothing (the safe side)', async () => {
     const d = day(async () => {
       throw new Error('503');
@@ -155,7 +184,11 @@ describe('SpendEvidence.reconcile', () => {
   it('without the API’s usage, nothing comes back before the window ends', async () => {
     const store = new MemoryStore({ clock: () => STARTS });
     stores.push(store);
-    const counter = new StoreRateLimiter(store, { keyPrefix: 'protect:spend', points: 1_000, windowMs: DAY });
+    const counter = new SpendCounter(
+      store,
+      { keyPrefix: 'protect:spend', points: 1_000, windowMs: DAY },
+      undefined,
+    );
     const evidence = new SpendEvidence(store, undefined, { windowMs: DAY, utcOffsetMinutes: 0 });
     await counter.charge(WINDOW, 300);
     await evidence.ended(WINDOW, 300, TTL, true);
@@ -189,7 +222,11 @@ describe('SpendEvidence: live and proved', () => {
     const store = new MemoryStore({ clock: () => STARTS, maxEntries: 50 });
     stores.push(store);
     const evidence = new SpendEvidence(store, undefined, { windowMs: DAY, utcOffsetMinutes: 0 });
-    const counter = new StoreRateLimiter(store, { keyPrefix: 'protect:spend', points: 1_000, windowMs: DAY });
+    const counter = new SpendCounter(
+      store,
+      { keyPrefix: 'protect:spend', points: 1_000, windowMs: DAY },
+      undefined,
+    );
     await counter.charge(WINDOW, 300);
     for (let i = 0; i < 200; i++) await evidence.proved(WINDOW, [`caller-${i}`], 10, TTL);
     expect(Number(await store.get(counter.storeKey(WINDOW)))).toBe(300);

@@ -1,7 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { ProtectionKeys } from './protection-keys.js';
-import type { StoreRateLimiter } from './store-rate-limiter.js';
+import { StoreRateLimiter, type StoreRateLimiterOptions } from './store-rate-limiter.js';
 
 /** What the API charged for the sessions of one UTC date (`YYYY-MM-DD`), in minor units: `GET /v1/usage` (UsageReads). */
 export interface ChargedOn {
@@ -10,6 +10,41 @@ export interface ChargedOn {
 
 /** At most one usage read per window this often, across instances. */
 const USAGE_EVERY_MS = 30_000;
+
+/**
+ * The cap's counter, which registrations sharing a store (one `keyPrefix`) pool, each change of it also
+ * counted in this registration's own count (`ProtectionKeys.spendOwn`): what its usage reconcile compares
+ * with its own account's charges. Another account's sessions are not this account's to give back.
+ */
+export class SpendCounter extends StoreRateLimiter {
+  constructor(
+    store: VerificationStore,
+    options: StoreRateLimiterOptions,
+    /** The registration's name (none: the unnamed one). */
+    private readonly scope: string | undefined,
+  ) {
+    super(store, options);
+  }
+
+  /** This registration's own count of the window `key`. */
+  ownKey(key: string): string {
+    return ProtectionKeys.spendOwn(key, this.scope);
+  }
+
+  protected override async add(
+    key: string,
+    by: number,
+    windowMs: number,
+  ): Promise<{ value: number; expiresAt: number }> {
+    if (by === 0) return super.add(key, by, windowMs);
+    const ttl = Math.max(1, Math.round(windowMs));
+    const [state] = await Promise.all([
+      super.add(key, by, windowMs),
+      this.store.increment(this.ownKey(key), by, ttl),
+    ]);
+    return state;
+  }
+}
 
 /**
  * The spend cap's evidence of what was not charged. A reservation of a method charged on delivery
@@ -28,6 +63,8 @@ export class SpendEvidence {
     /** The API's usage; none: nothing comes back before the window ends. */
     private readonly usage: ChargedOn | undefined,
     private readonly window: { windowMs: number; utcOffsetMinutes: number },
+    /** The registration's name (none: the unnamed one): its own live, unproven and usage read. */
+    readonly scope?: string,
   ) {}
 
   /**
@@ -36,7 +73,7 @@ export class SpendEvidence {
    */
   async opened(window: string, minor: number, ttlMs: number): Promise<void> {
     if (minor === 0) return;
-    await this.store.increment(ProtectionKeys.spendLive(window), minor, ttlMs);
+    await this.store.increment(ProtectionKeys.spendLive(window, this.scope), minor, ttlMs);
   }
 
   /** What a caller's proved sessions took of the window's proof reserve (its share of it). */
@@ -58,25 +95,27 @@ export class SpendEvidence {
   /** A session ended: charged as far as the module saw, or `unproven` (kept until usage says otherwise). */
   async ended(window: string, minor: number, ttlMs: number, unproven: boolean): Promise<void> {
     await Promise.all([
-      this.store.increment(ProtectionKeys.spendLive(window), -minor, ttlMs),
-      unproven ? this.store.increment(ProtectionKeys.spendUnproven(window), minor, ttlMs) : [],
+      this.store.increment(ProtectionKeys.spendLive(window, this.scope), -minor, ttlMs),
+      unproven ? this.store.increment(ProtectionKeys.spendUnproven(window, this.scope), minor, ttlMs) : [],
     ]);
   }
 
   /**
-   * Reconciles the window's `counter` (the cap's) with what the API says it charged (see the class); true when
+   * Reconciles what this registration counted in the window's `counter` (the cap's, maybe pooled with other
+   * registrations': its own count, SpendCounter) with what its account's API says it charged (see the class); true when
    * something came back. At most once per USAGE_EVERY_MS across instances; a failed read changes
    * nothing (the safe side).
    */
   async reconcile(
-    counter: StoreRateLimiter,
+    counter: SpendCounter,
     window: string,
     windowStartsAt: number,
     ttlMs: number,
   ): Promise<boolean> {
     if (this.usage === undefined || this.window.windowMs !== DAY_MS || this.window.utcOffsetMinutes !== 0)
       return false;
-    if (!(await this.store.setIfAbsent(ProtectionKeys.spendUsage(window), '1', USAGE_EVERY_MS))) return false;
+    const usageClaim = ProtectionKeys.spendUsage(window, this.scope);
+    if (!(await this.store.setIfAbsent(usageClaim, '1', USAGE_EVERY_MS))) return false;
     let charged: number;
     try {
       charged = (await this.usage.read(new Date(windowStartsAt).toISOString().slice(0, 10))).chargedMinor;
@@ -86,9 +125,9 @@ export class SpendEvidence {
     const number = async (key: string): Promise<number> =>
       Math.max(0, Number(await this.store.get(key)) || 0);
     const [counted, live, unproven] = await Promise.all([
-      number(counter.storeKey(window)),
-      number(ProtectionKeys.spendLive(window)),
-      number(ProtectionKeys.spendUnproven(window)),
+      number(counter.ownKey(window)),
+      number(ProtectionKeys.spendLive(window, this.scope)),
+      number(ProtectionKeys.spendUnproven(window, this.scope)),
     ]);
     if (charged > counted) {
       await counter.charge(window, charged - counted, ttlMs);
@@ -96,7 +135,7 @@ export class SpendEvidence {
     }
     const back = Math.min(unproven, Math.max(0, counted - live - charged));
     if (back <= 0) return false;
-    await this.store.increment(ProtectionKeys.spendUnproven(window), -back, ttlMs);
+    await this.store.increment(ProtectionKeys.spendUnproven(window, this.scope), -back, ttlMs);
     await counter.refund(window, back, ttlMs);
     return true;
   }

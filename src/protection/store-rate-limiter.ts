@@ -37,7 +37,7 @@ export class StoreRateLimiter {
   private readonly writeOptions: StoreWriteOptions | undefined;
 
   constructor(
-    private readonly store: VerificationStore,
+    protected readonly store: VerificationStore,
     options: StoreRateLimiterOptions,
   ) {
     this.keyPrefix = options.keyPrefix;
@@ -103,7 +103,7 @@ export class StoreRateLimiter {
     return (await this.add(key, points, windowMs)).value;
   }
 
-  private add(key: string, by: number, windowMs: number): Promise<{ value: number; expiresAt: number }> {
+  protected add(key: string, by: number, windowMs: number): Promise<{ value: number; expiresAt: number }> {
     return this.store.increment(this.storeKey(key), by, Math.max(1, Math.round(windowMs)), this.writeOptions);
   }
 }

@@ -89,6 +89,9 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
       'get(subject)',
       'setIfAbsent(subject)',
       'increment(protect:spend)',
+      // The registration's own count of the cap (registrations sharing a store pool the cap; each reconciles
+      // what it counted with its own account's usage).
+      'increment(protect:spend-own)',
       'increment(protect:spend-live)',
       // After the API, one hop, in this order: the record written with its erasure mark read (an
       // erasure that found the index first removes it), then the index slot reserved (a slot found
