@@ -21,3 +21,4 @@ import './history-links-left-behind.e2e.part.js';
 import './history-links-erasure-cost.e2e.part.js';
 import './history-links-erasure-race.e2e.part.js';
 import './history-links-at-retention-bound.e2e.part.js';
+import './history-erasure-slot-retaken.e2e.part.js';
