@@ -6,12 +6,14 @@ import type { ResolvedVerificationOptions } from '../options/verification.option
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { numberRing, ownerRing, parseEntry, repeatsKey, ringOf, type StoredEntry } from './history-rings.js';
 import { readLinks, unlinkRing } from './history-links.js';
+import { replaceIfEquals } from '../store/store-replace.js';
 import { SHELVES } from './history-shelves.js';
 import { paidKey } from './refusal-admission.js';
 import type { VerificationHistoryQuery } from './verification-history.types.js';
 
 type Options = Pick<ResolvedVerificationOptions, 'history' | 'dataKeys' | 'phone'>;
-type Found = { slot: string; entry: StoredEntry };
+/** An entry read, with its slot and the slot's stored text (an erasure writes the slot only while it holds that). */
+type Found = { slot: string; entry: StoredEntry; text: string };
 
 /**
  * A number's or an owner's erasure in the history: its own ring goes, with its folds and counters. A
@@ -83,7 +85,8 @@ export async function forgetHistory(
       ),
   );
   await Promise.all([
-    ...[...keysOf, ...[...own.entries, ...erased].flatMap(withFolds)].map((key) => store.delete(key)),
+    ...[...keysOf, ...own.entries.flatMap(withFolds)].map((key) => store.delete(key)),
+    ...erased.map((found) => eraseOther(store, found, withFolds(found).slice(1))),
     ...anonymised.map((found) => anonymise(store, options, found)),
     ...(whole
       ? [...others].map((other) => unlinkRing(store, other, subjectRing))
@@ -95,13 +98,29 @@ export async function forgetHistory(
   return own.entries.length;
 }
 
-/** An entry of a number's ring kept in its slot without its owner, until its own expiry. */
-async function anonymise(store: VerificationStore, options: Options, { slot, entry }: Found): Promise<void> {
+/**
+ * An entry of the other side's ring removed, with its folds: only while its slot still holds it (a new entry that
+ * took the slot since it was read is not the erasure's).
+ */
+async function eraseOther(store: VerificationStore, { slot, text }: Found, folds: string[]): Promise<void> {
+  if (await replaceIfEquals(store, slot, text, null, 1))
+    await Promise.all(folds.map((key) => store.delete(key)));
+}
+
+/**
+ * An entry of a number's ring kept in its slot without its owner, until its own expiry; only while the slot still
+ * holds it (a new entry that took the slot since it was read stays).
+ */
+async function anonymise(
+  store: VerificationStore,
+  options: Options,
+  { slot, entry, text }: Found,
+): Promise<void> {
   const { retentionDays } = options.history === false ? VERIFICATION_DEFAULTS.history : options.history;
   const ttlMs = entry.at + retentionDays * DAY_MS - store.now();
   const { owner: _erased, ...kept } = entry;
-  if (ttlMs <= 0) return store.delete(slot);
-  await store.set(slot, options.dataKeys.seal(JSON.stringify(kept)), ttlMs);
+  const value = ttlMs <= 0 ? null : options.dataKeys.seal(JSON.stringify(kept));
+  await replaceIfEquals(store, slot, text, value, Math.max(ttlMs, 1));
 }
 
 /** A ring's entries with their slots, and every key of the ring (its counters included). */
@@ -134,7 +153,7 @@ async function readRing(
   const entries = texts.flatMap((text, i) => {
     const opened = text === null ? null : options.dataKeys.open(text);
     const entry = opened === null ? null : parseEntry(opened);
-    return entry ? [{ slot: read[i]!, entry }] : [];
+    return entry ? [{ slot: read[i]!, entry, text: text! }] : [];
   });
   const counters = [
     `${ring}:seq`,

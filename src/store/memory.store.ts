@@ -124,6 +124,23 @@ export class MemoryStore implements VerificationStore {
     return true;
   }
 
+  async replaceIfEquals(
+    key: string,
+    expected: string,
+    value: string | null,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.assertOpen('replaceIfEquals');
+    if (value !== null) assertTtl(ttlMs);
+    const now = this.clock();
+    const stored = storedKey(key);
+    const slot = this.live(stored, now);
+    if (slot === undefined || this.slab.value(slot) !== expected) return false;
+    if (value === null) this.drop(stored);
+    else this.write(stored, this.flat.of(value), now + ttlMs, undefined);
+    return true;
+  }
+
   async delete(key: string): Promise<void> {
     this.assertOpen('delete');
     this.drop(storedKey(key));

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { assertTtl } from './store-arguments.js';
 
 /**
  * Lua for the operations that must be atomic on Redis, and for a batch of key operations in one
@@ -101,6 +102,37 @@ end
 return answers
 `,
 );
+
+/**
+ * ARGV: now, the value expected, the new raw value (`<expiresAt>:<value>`; empty: delete the key) and its PX.
+ * Answers 1 when the key's live value was the one expected (and was replaced), else 0.
+ */
+export const REPLACE_IF_EQUALS = script(
+  'replaceIfEquals',
+  `${LIVE_EXPIRY}
+local expires_at, current = live_expiry(redis.call('GET', KEYS[1]), tonumber(ARGV[1]))
+if not expires_at or current ~= ARGV[2] then return 0 end
+if ARGV[3] == '' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+end
+return 1
+`,
+);
+
+/** REPLACE_IF_EQUALS on the (prefixed) `redisKey` (VerificationStore.replaceIfEquals): the script, its KEYS and ARGV. */
+export function replaceIfEqualsCall(
+  redisKey: string,
+  now: number,
+  expected: string,
+  value: string | null,
+  ttlMs: number,
+): [RedisScript, string[], string[]] {
+  if (value !== null) assertTtl(ttlMs);
+  const raw = value === null ? '' : `${now + ttlMs}:${value}`;
+  return [REPLACE_IF_EQUALS, [redisKey], [String(now), expected, raw, String(Math.max(1, Math.ceil(ttlMs)))]];
+}
 
 /**
  * ARGV: now, limit, now + leaseMs. Takes the members of the sorted set due at or before now,

@@ -1,7 +1,7 @@
 import type { RedisDriverName } from './open-redis-client.js';
 import type { RedisClientLike } from './redis-command-runner.js';
 import { errorMessage, RedisConnection, type Send } from './redis-connection.js';
-import { CLAIM_DUE, KEY_OPERATIONS } from './redis-scripts.js';
+import { CLAIM_DUE, KEY_OPERATIONS, replaceIfEqualsCall } from './redis-scripts.js';
 import { RedisScriptSender } from './redis-script-sender.js';
 import { assertClaim, assertDueAt, assertIncrement, assertOperation, assertTtl } from './store-arguments.js';
 import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
@@ -177,11 +177,10 @@ export class RedisStore implements VerificationStore {
   }
 
   /**
-   * The group in calls of at most KEYS_PER_CALL keys, all written at once: reads of keys the group
-   * does not write as one MGET, the rest as KEY_OPERATIONS. A
-   * cluster-mode endpoint behind a plain client refuses a call whose keys span slots before it runs
-   * anything: that call's operations go a command per key (an error answering for its operation
-   * alone), and so does every group after it.
+   * The group in calls of at most KEYS_PER_CALL keys, all written at once: reads of keys the group does
+   * not write as one MGET, the rest as KEY_OPERATIONS. A cluster-mode endpoint behind a plain client
+   * refuses a call whose keys span slots before it runs anything: that call's operations go a command
+   * per key (an error answering for its operation alone), and so does every group after it.
    */
   private async inCalls(send: Send, group: readonly Queued[]): Promise<unknown[]> {
     const written = new Set(group.filter((e) => e.operation.op !== 'get').map((e) => e.operation.key));
@@ -253,6 +252,11 @@ export class RedisStore implements VerificationStore {
     await this.run('schedule', (send) => this.command(send, 'ZADD', queue, String(dueAt), member));
   }
 
+  async replaceIfEquals(key: string, was: string, value: string | null, ttlMs: number): Promise<boolean> {
+    const call = replaceIfEqualsCall(this.keyPrefix + key, this.clock(), was, value, ttlMs);
+    return Number(await this.run('replaceIfEquals', (send) => this.scripts.call(send, ...call))) === 1;
+  }
+
   async claimDue(queue: string, limit: number, leaseMs: number): Promise<string[]> {
     assertClaim(limit, leaseMs);
     if (limit === 0) return [];
@@ -296,10 +300,7 @@ export class RedisStore implements VerificationStore {
     }
   }
 
-  /**
-   * Closes the subscriber connection and the connection the store opened from a URL; a client it
-   * was given stays open. Idempotent.
-   */
+  /** Closes its subscriber and the connection it opened from a URL (a client given stays open). Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -20,6 +20,7 @@ const SHARED_FAMILIES = ['protect:'];
  */
 export class RegistrationScopedStore implements VerificationStore {
   readonly batch?: VerificationStore['batch'];
+  readonly replaceIfEquals?: VerificationStore['replaceIfEquals'];
   readonly publish?: (channel: string, message: string) => Promise<void>;
   readonly subscribe?: (channel: string, listener: StoreMessageListener) => Promise<() => void>;
 
@@ -33,6 +34,10 @@ export class RegistrationScopedStore implements VerificationStore {
           inner,
           operations.map((operation) => ({ ...operation, key: this.key(operation.key) })) as unknown as T,
         ) as Promise<StoreBatchResults<T>>;
+    }
+    if (inner.replaceIfEquals) {
+      const replace = inner.replaceIfEquals.bind(inner);
+      this.replaceIfEquals = (key, expected, value, ttlMs) => replace(this.key(key), expected, value, ttlMs);
     }
     if (inner.publish) {
       const publish = inner.publish.bind(inner);

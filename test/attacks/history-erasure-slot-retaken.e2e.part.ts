@@ -21,7 +21,7 @@ import { sandboxSuite } from '../support/sandbox-suite.js';
 import { createTestApp, type TestApp } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
-/** Once armed, runs `meanwhile` before the first write (set or delete) of a key `at` matches. */
+/** Once armed, runs `meanwhile` before the first write (set, delete or replace) of a key `at` matches. */
 class Gate {
   #at: RegExp | undefined;
   #meanwhile: () => Promise<void> = async () => undefined;
@@ -46,6 +46,10 @@ class GatedMemoryStore extends MemoryStore {
     await this.gate.pass(key);
     return super.delete(key);
   }
+  override async replaceIfEquals(key: string, expected: string, value: string | null, ttlMs: number) {
+    await this.gate.pass(key);
+    return super.replaceIfEquals(key, expected, value, ttlMs);
+  }
 }
 
 class GatedRedisStore extends RedisStore {
@@ -57,6 +61,10 @@ class GatedRedisStore extends RedisStore {
   override async delete(key: string) {
     await this.gate.pass(key);
     return super.delete(key);
+  }
+  override async replaceIfEquals(key: string, expected: string, value: string | null, ttlMs: number) {
+    await this.gate.pass(key);
+    return super.replaceIfEquals(key, expected, value, ttlMs);
   }
 }
 

@@ -159,6 +159,37 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
       });
     });
 
+    describe('replaceIfEquals (optional)', () => {
+      it('replaces or removes only a live value equal to the one expected, with the new TTL', async () => {
+        if (!store.replaceIfEquals) return;
+        await store.set('k', 'old', 1_000);
+        await expect(store.replaceIfEquals('k', 'other', 'new', 500)).resolves.toBe(false);
+        expect(await store.get('k')).toBe('old');
+        await expect(store.replaceIfEquals('k', 'old', 'new', 500)).resolves.toBe(true);
+        expect(await store.get('k')).toBe('new');
+        clock.advance(499);
+        expect(await store.get('k')).toBe('new');
+        clock.advance(1);
+        expect(await store.get('k')).toBeNull();
+        await expect(store.replaceIfEquals('k', 'new', null, 1)).resolves.toBe(false);
+        await store.set('k', 'again', 1_000);
+        await expect(store.replaceIfEquals('k', 'again', null, 1)).resolves.toBe(true);
+        expect(await store.get('k')).toBeNull();
+        await expect(store.replaceIfEquals('absent', '', 'x', 1_000)).resolves.toBe(false);
+      });
+
+      it(`lets exactly one of ${CONCURRENCY} concurrent replacements of one value win`, async () => {
+        if (!store.replaceIfEquals) return;
+        await store.set('race', 'v0', 10_000);
+        const won = await Promise.all(
+          Array.from({ length: CONCURRENCY }, (_, i) =>
+            store.replaceIfEquals!('race', 'v0', `v${i + 1}`, 10_000),
+          ),
+        );
+        expect(won.filter(Boolean)).toHaveLength(1);
+      });
+    });
+
     describe('increment', () => {
       it('starts a counter at `by` with a window ending at now + ttl', async () => {
         const start = clock.now();
