@@ -76,8 +76,15 @@ export const SPECS_BY_FOLDER = {
     /^test\/purposes\/assess-start\./,
   ],
   ledger: [/^src\/ledger\//, /^test\/ledger\//],
-  // Its unit specs beside the files too (SseResponse's backlog bound, literalPrefix).
-  http: [/^src\/http\//, /^test\/client-routes\//, /^test\/status-stream\//],
+  // Its unit specs beside the files too (SseResponse's backlog bound, literalPrefix); the browser key
+  // cookie's scope and when it is set (coalescing, the cookie-path attacks).
+  http: [
+    /^src\/http\//,
+    /^test\/client-routes\//,
+    /^test\/status-stream\//,
+    /^test\/protection\/coalescing\./,
+    /^test\/attacks\/cookie-path-/,
+  ],
   module: [
     /^src\/module\//,
     /^test\/registration\//,

@@ -49,6 +49,20 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
     expect(document.paths['/phone/start'].post?.responses['201']).toBeDefined();
     const startResponse = JSON.stringify(schemas.StartVerificationResponse);
     expect(startResponse).not.toMatch(/cost|request_id/);
+    // The GET routes' optional query parameters, described for a frontend developer.
+    const query = (path: string) =>
+      (document.paths[path].get?.parameters ?? [])
+        .filter((p) => 'in' in p && p.in === 'query')
+        .map((p) => {
+          const { name, required, description } = p as {
+            name: string;
+            required?: boolean;
+            description?: string;
+          };
+          return [name, required, (description ?? '').length > 20];
+        });
+    expect(query('/phone/status/{verification_id}')).toStrictEqual([['journey_token', false, true]]);
+    expect(query('/phone/methods')).toStrictEqual([['purpose', false, true]]);
   });
 
   it('describes every error response of every route as application/problem+json with its error codes', () => {

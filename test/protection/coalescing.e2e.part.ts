@@ -139,6 +139,19 @@ describe.each(ONE_PLATFORM)('duplicate-start coalescing (%s)', (platform) => {
     expect(owned.headers.get('set-cookie')).toBeNull();
   });
 
+  it('a browser is given its key only while something reads it: coalescing or the resend cooldown; with both off, none', async () => {
+    const cookieWith = async (limits: Record<string, unknown>) => {
+      fx.host = await protectedHost(fx.sb, platform, limits);
+      const answer = await startFrom(fx.host, freshIp(), freshPhone());
+      await fx.host.close();
+      fx.host = undefined;
+      return [answer.status, /^pv_browser=/.test(answer.headers.get('set-cookie') ?? '')];
+    };
+    expect(await cookieWith({ coalesceStarts: false })).toStrictEqual([201, true]);
+    expect(await cookieWith({ resendCooldownMs: false })).toStrictEqual([201, true]);
+    expect(await cookieWith({ coalesceStarts: false, resendCooldownMs: false })).toStrictEqual([201, false]);
+  });
+
   it('a different method or phone is a different start', async () => {
     fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const phone = freshPhone();
