@@ -55,3 +55,75 @@ describe('SseResponse: output the client has not taken', () => {
     expect(received.events).toBeLessThan(200);
   });
 });
+
+/*
+ * The connection's state as Node reports it, at each bound: a response the client left (destroyed, its
+ * socket destroyed) or that ended takes no more writes; the backlog bound is 64 KiB exactly.
+ */
+describe('SseResponse: a connection at its bounds', () => {
+  /** A Node response as SseResponse reads it: what was written, whether it was ended or destroyed. */
+  function connection(
+    state: {
+      writableLength?: number;
+      destroyed?: boolean;
+      writableEnded?: boolean;
+      socketDestroyed?: boolean;
+    } = {},
+  ) {
+    const seen = { written: [] as string[], ended: 0, destroyed: 0, close: [] as (() => void)[] };
+    const raw = {
+      writableLength: state.writableLength ?? 0,
+      destroyed: state.destroyed ?? false,
+      writableEnded: state.writableEnded ?? false,
+      socket: state.socketDestroyed === undefined ? null : { destroyed: state.socketDestroyed },
+      write: (chunk: string) => void seen.written.push(chunk),
+      end: () => void (seen.ended += 1),
+      destroy: () => void (seen.destroyed += 1),
+      on: (_event: string, listener: () => void) => void seen.close.push(listener),
+    };
+    return { stream: SseResponse.take(raw), seen, raw };
+  }
+
+  it('takes a write with exactly 64 KiB held, and drops the connection past it', () => {
+    const at = connection({ writableLength: 64 * 1024 });
+    at.stream.ping();
+    expect([at.seen.written, at.seen.destroyed]).toStrictEqual([[': ping\n\n'], 0]);
+    const past = connection({ writableLength: 64 * 1024 + 1 });
+    past.stream.ping();
+    expect([past.seen.written, past.seen.destroyed]).toStrictEqual([[], 1]);
+  });
+
+  it.each([
+    ['destroyed', { destroyed: true }],
+    ['ended', { writableEnded: true }],
+    ['whose socket is destroyed', { socketDestroyed: true }],
+  ])('a connection %s takes no write and is not ended again', (_name, state) => {
+    const { stream, seen } = connection(state);
+    stream.event(1, '{}');
+    stream.end();
+    expect([seen.written, seen.ended, stream.closed]).toStrictEqual([[], 0, true]);
+  });
+
+  it('a live connection (its socket too) takes writes and its end', () => {
+    const { stream, seen } = connection({ socketDestroyed: false });
+    stream.event(1, '{}');
+    stream.end();
+    expect([seen.written, seen.ended, stream.closed]).toStrictEqual([
+      ['event: status\nid: 1\ndata: {}\n\n'],
+      1,
+      false,
+    ]);
+  });
+
+  it('once the client has gone, the connection is dropped if the server had not ended it, and the listener told', () => {
+    const left = connection();
+    let told = 0;
+    left.stream.onClose(() => (told += 1));
+    left.seen.close.forEach((listener) => listener());
+    expect([left.seen.destroyed, told]).toStrictEqual([1, 1]);
+    const ended = connection({ writableEnded: true });
+    ended.stream.onClose(() => (told += 1));
+    ended.seen.close.forEach((listener) => listener());
+    expect([ended.seen.destroyed, told]).toStrictEqual([0, 2]);
+  });
+});
