@@ -16,131 +16,72 @@ import { ownerRing } from '../../src/history/history-rings.js';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
-import { MemoryStore } from '../../src/store/memory.store.js';
-import { RedisStore } from '../../src/store/redis.store.js';
-import type { StoreWriteOptions, VerificationStore } from '../../src/store/verification-store.interface.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
-import { dumpMemoryStore, dumpRedisPrefix } from '../support/store-dump.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, createTestApp, type TestApp } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
+import { gatedPairs, type GatedPair } from '../support/gated-stores.js';
 
-/** Holds, once armed, the first count of a number ring's links until released. */
-class Gate {
-  #armed = false;
-  #reached: () => void = () => undefined;
-  #gate: Promise<void> = Promise.resolve();
-  release: () => void = () => undefined;
-  arm(): Promise<void> {
-    this.#armed = true;
-    this.#gate = new Promise<void>((resolve) => (this.release = resolve));
-    return new Promise((resolve) => (this.#reached = resolve));
-  }
-  async pass(key: string): Promise<void> {
-    if (!this.#armed || !/history:\{n:[^}]+\}:links$/.test(key)) return;
-    this.#armed = false;
-    this.#reached();
-    await this.#gate;
-  }
-}
-
-class GatedMemoryStore extends MemoryStore {
-  readonly gate = new Gate();
-  override async increment(key: string, by: number, ttlMs: number, options?: StoreWriteOptions) {
-    await this.gate.pass(key);
-    return super.increment(key, by, ttlMs, options);
-  }
-}
-
-class GatedRedisStore extends RedisStore {
-  readonly gate = new Gate();
-  override async increment(key: string, by: number, ttlMs: number, options?: StoreWriteOptions) {
-    await this.gate.pass(key);
-    return super.increment(key, by, ttlMs, options);
-  }
-}
-
-type Pair = {
-  writer: VerificationStore & { gate: Gate };
-  eraser: VerificationStore;
-  dump: () => Promise<string[]>;
-};
-
-describe.each([
-  [
-    'one MemoryStore',
-    (clock: () => number): Pair => {
-      const store = new GatedMemoryStore({ clock });
-      return { writer: store, eraser: store, dump: async () => dumpMemoryStore(store) };
-    },
-  ],
-  [
-    'one Redis',
-    (clock: () => number): Pair => {
-      const keyPrefix = `history-link-race:${randomUUID()}:`;
-      const options = { url: sharedRedisUrl(), keyPrefix, clock, commandTimeoutMs: 10_000 };
-      return {
-        writer: new GatedRedisStore(options),
-        eraser: new RedisStore(options),
-        dump: () => dumpRedisPrefix(sharedRedisUrl(), keyPrefix),
-      };
-    },
-  ],
-])('history: a link written while its owner is erased (two instances, %s)', (label, make) => {
-  const suite = sandboxSuite();
-  let stores: Pair | undefined;
-  const hosts: TestApp[] = [];
-  afterEach(async () => {
-    stores?.writer.gate.release();
-    for (const host of hosts.splice(0)) await host.close();
-    await stores?.writer.close();
-    if (stores?.eraser !== stores?.writer) await stores?.eraser.close();
-    stores = undefined;
-  });
-
-  it("the number's link to the owner, held while the owner is erased, is gone once it lands: nothing names the owner's ring", async () => {
-    stores = make(() => suite.sb.now());
-    const boot = async (store: VerificationStore) => {
-      const host = await createTestApp({
-        platform: 'express',
-        module: moduleOptions(suite.sb, { history: {}, store }),
-      });
-      hosts.push(host);
-      return host;
-    };
-    const [first, second] = [await boot(stores.writer), await boot(stores.eraser)];
-    const history = second.app.get(VerificationHistory);
-    const phone = `+7916760${String(process.pid % 100).padStart(2, '0')}${label === 'one Redis' ? '02' : '01'}`;
-    const owner = `cleo-${randomUUID()}`;
-
-    const reached = stores.writer.gate.arm();
-    const slow = call(
-      first.url,
-      'POST',
-      '/verification/start',
-      { phone_number: phone, method: 'sms' },
-      { 'x-user': owner },
-    );
-    const early = slow.then((answer) => {
-      throw new Error(`the start answered ${answer.status} before its link was held`);
+// The writer's first count of the number ring's links is held until released.
+describe.each(gatedPairs('history-link-race', /history:\{n:[^}]+\}:links$/))(
+  'history: a link written while its owner is erased (two instances, %s)',
+  (label, make) => {
+    const suite = sandboxSuite();
+    let stores: GatedPair | undefined;
+    const hosts: TestApp[] = [];
+    afterEach(async () => {
+      stores?.writer.gate.release();
+      for (const host of hosts.splice(0)) await host.close();
+      await stores?.writer.close();
+      if (stores?.eraser !== stores?.writer) await stores?.eraser.close();
+      stores = undefined;
     });
-    await Promise.race([reached, early]);
-    early.catch(() => undefined);
-    await second.app.get(VerificationErasure).forget({ owner });
 
-    stores.writer.gate.release();
-    expect((await slow).status).toBe(201);
+    it("the number's link to the owner, held while the owner is erased, is gone once it lands: nothing names the owner's ring", async () => {
+      stores = make(() => suite.sb.now());
+      const boot = async (store: VerificationStore) => {
+        const host = await createTestApp({
+          platform: 'express',
+          module: moduleOptions(suite.sb, { history: {}, store }),
+        });
+        hosts.push(host);
+        return host;
+      };
+      const [first, second] = [await boot(stores.writer), await boot(stores.eraser)];
+      const history = second.app.get(VerificationHistory);
+      const phone = `+7916760${String(process.pid % 100).padStart(2, '0')}${label === 'one Redis' ? '02' : '01'}`;
+      const owner = `cleo-${randomUUID()}`;
 
-    expect(await history.list({ owner })).toEqual([]);
-    expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner])).toEqual([
-      ['start', undefined],
-    ]);
-    const keys = second.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, { strict: false })
-      .dataKeys as DataKeys;
-    const tag = ownerRing(keys, owner).replace(/^history:\{(.*)\}$/, '$1');
-    expect((await stores.dump()).filter((line) => line.includes('history:') && line.includes(tag))).toEqual(
-      [],
-    );
-  });
-});
+      const reached = stores.writer.gate.arm();
+      const slow = call(
+        first.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-user': owner },
+      );
+      const early = slow.then((answer) => {
+        throw new Error(`the start answered ${answer.status} before its link was held`);
+      });
+      await Promise.race([reached, early]);
+      early.catch(() => undefined);
+      await second.app.get(VerificationErasure).forget({ owner });
+
+      stores.writer.gate.release();
+      expect((await slow).status).toBe(201);
+
+      expect(await history.list({ owner })).toEqual([]);
+      expect((await history.list({ phoneNumber: phone })).map((e) => [e.kind, e.owner])).toEqual([
+        ['start', undefined],
+      ]);
+      const keys = second.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, {
+        strict: false,
+      }).dataKeys as DataKeys;
+      const tag = ownerRing(keys, owner).replace(/^history:\{(.*)\}$/, '$1');
+      expect((await stores.dump()).filter((line) => line.includes('history:') && line.includes(tag))).toEqual(
+        [],
+      );
+    });
+  },
+);
