@@ -39,7 +39,7 @@
  * defaults. The sandbox clock is frozen between ticks, so a run repeats exactly. For trying a change:
  * ORCH_ONLY=realistic,warm (rows), ORCH_FALLBACK='{"stalledShare":0.3}', ORCH_OPTIONS (the whole
  * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments, and first methods per device
- * and 50 s of arrivals, on stderr).
+ * and 50 s of arrivals with those users verified within SMS only's median / verified / all, on stderr).
  *
  * Issue 47's rows: `desktop` (60 % desktop), `leaving` (pessimistic, 10 % leave at each switch),
  * `poisoned` (realistic, beside 150 free reverse calls nobody completes and a farm's 30 dialled at 85 s;
@@ -574,13 +574,31 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
     if (process.env.ORCH_DIAG) {
       // First methods by device and 50 s of arrivals: when the chooser moved.
       const firsts: Record<string, Record<string, number>> = {};
+      const timesBy: Record<string, number[]> = {};
       const t0 = users[0]?.arriveAt ?? 0;
       for (const user of users) {
         const first = sb.sessionsFor(user.phone).at(-1)?.method ?? 'none';
         const key = `${user.device}@${Math.floor((user.arriveAt - t0) / 50_000) * 50}s`;
         const row = (firsts[key] ??= {});
         row[first] = (row[first] ?? 0) + 1;
+        const verifiedAt = sb
+          .sessionsFor(user.phone)
+          .filter((s) => s.status === 'verified' && s.verified_at)
+          .map((s) => Date.parse(s.verified_at!) - user.arriveAt);
+        const times = (timesBy[key] ??= []);
+        times.push(verifiedAt.length ? Math.min(...verifiedAt) / 1000 : Number.POSITIVE_INFINITY);
       }
+      console.error(
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(timesBy).map(([key, times]) => [
+              key,
+              `${times.filter((t) => t <= SMS_ONLY_MEASURED.medianSeconds).length}/` +
+                `${times.filter(Number.isFinite).length}/${times.length} by SMS only's median`,
+            ]),
+          ),
+        ),
+      );
       console.error(JSON.stringify(firsts));
     }
     const rub = kopecks / 100;
