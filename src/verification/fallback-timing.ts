@@ -31,13 +31,6 @@ export const FALLBACK_FIGURES_DAYS = 7;
  * host learns within its first minutes, and a read is one store round of a few keys per day.
  */
 export const FALLBACK_FIGURES_TTL_MS = 30_000;
-/**
- * How long a moment read from figures still too thin to learn from stands (the fixed moment, never a
- * learned one yet): a cold host reads its first figures again this soon, so its first learned moment
- * is not held back by up to FALLBACK_FIGURES_TTL_MS behind the samples that make it. A failed read
- * stands the full TTL.
- */
-export const FALLBACK_THIN_TTL_MS = 5_000;
 /** A target this share further than the one last reported, the same way, is reported as another jump. */
 export const REPORT_AGAIN_SHARE = 0.1;
 
@@ -154,20 +147,18 @@ export class FallbackTiming {
     let moment: FallbackMoment = last
       ? { afterMs: last.afterMs, learned: last.learned }
       : { afterMs: fixed, learned: false };
-    let ttlMs = FALLBACK_FIGURES_TTL_MS;
     try {
       const learned =
         (await this.#learned(key, method, callingCode, [device], fixed)) ??
         (await this.#pooled(method, callingCode, fixed));
       moment = learned ? this.#damped(key, learned.afterMs, 'learned') : this.#damped(key, fixed, 'thin');
-      if (!moment.learned) ttlMs = FALLBACK_THIN_TTL_MS;
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
         error: error instanceof Error ? error.name : 'error',
       });
     }
-    this.#cache.set(key, { ...moment, until: this.options.clock() + ttlMs });
+    this.#cache.set(key, { ...moment, until: this.options.clock() + FALLBACK_FIGURES_TTL_MS });
     return moment;
   }
 
