@@ -8,6 +8,7 @@ import {
   REFERENCE_MEDIAN_PRIOR_MS,
   standInFor,
   SWITCH_LEAVE_SHARE,
+  unchosenOrder,
   type MethodOutlook,
 } from './first-method.js';
 import type { CellFigures } from './operator-figures.js';
@@ -249,5 +250,42 @@ describe('first method', () => {
         expectedOf(withRescued(cheap, 500), sms, 30_000).verified,
       );
     });
+  });
+});
+
+describe('unchosenOrder: a device without a chosen first method', () => {
+  const PRICE_ORDER = ['reverse_flash_call', 'flash_call', 'msgr1_otp', 'sms'] as const;
+
+  it('a desktop page starts with the first method not completed by a call from the phone; the rest keep their order', () => {
+    expect(unchosenOrder(PRICE_ORDER, 'desktop')).toStrictEqual([
+      'flash_call',
+      'reverse_flash_call',
+      'msgr1_otp',
+      'sms',
+    ]);
+    // Another shape: the call first, SMS the only other method.
+    expect(unchosenOrder(['reverse_flash_call', 'sms'], 'desktop')).toStrictEqual([
+      'sms',
+      'reverse_flash_call',
+    ]);
+  });
+
+  it('a phone’s page, or no device hint, keeps the order given', () => {
+    expect(unchosenOrder(PRICE_ORDER, 'mobile')).toStrictEqual([...PRICE_ORDER]);
+    expect(unchosenOrder(PRICE_ORDER, undefined)).toStrictEqual([...PRICE_ORDER]);
+  });
+
+  it('an order already starting with a code method, one with the call second, or the call alone stands', () => {
+    expect(unchosenOrder(['sms', 'reverse_flash_call'], 'desktop')).toStrictEqual([
+      'sms',
+      'reverse_flash_call',
+    ]);
+    expect(unchosenOrder(['flash_call', 'reverse_flash_call', 'sms'], 'desktop')).toStrictEqual([
+      'flash_call',
+      'reverse_flash_call',
+      'sms',
+    ]);
+    expect(unchosenOrder(['reverse_flash_call'], 'desktop')).toStrictEqual(['reverse_flash_call']);
+    expect(unchosenOrder([], 'desktop')).toStrictEqual([]);
   });
 });

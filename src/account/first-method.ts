@@ -181,3 +181,20 @@ export function chooseFirstMethods(
   if (picked) for (const [i, d] of known.entries()) chosen.set(d.device, d.options[picked.picks[i]!]!.method);
   return chosen;
 }
+
+/**
+ * The order a device without a first method chosen (no figures for its candidates yet) starts in: the
+ * policy's, but a desktop page does not start with a method the user completes by a call from the phone
+ * (`codeEntry: 'never'`: the reverse call, dialled by hand there where a phone's page taps a link): the
+ * first method of the order that is not one goes first, the rest keep their order. Once the desktop's
+ * own figures choose, they decide. An order of such methods only stands.
+ */
+export function unchosenOrder<M extends VerificationMethod>(
+  order: readonly M[],
+  device: DeviceHint | undefined,
+): M[] {
+  if (device !== 'desktop') return [...order];
+  const i = order.findIndex((method) => methodTraits(method).codeEntry !== 'never');
+  if (i <= 0) return [...order];
+  return [order[i]!, ...order.filter((_, j) => j !== i)];
+}

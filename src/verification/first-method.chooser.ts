@@ -1,5 +1,10 @@
 import type { KnownVerificationMethod } from '../api/api.types.js';
-import { chooseFirstMethods, type DeviceOutlook, type MethodOutlook } from '../account/first-method.js';
+import {
+  chooseFirstMethods,
+  unchosenOrder,
+  type DeviceOutlook,
+  type MethodOutlook,
+} from '../account/first-method.js';
 import { callingCodeOf, choiceCells, type Sums } from '../account/method-figures.js';
 import type { MethodHealthWatch } from '../account/method-health.service.js';
 import type { MethodStats } from '../account/method-stats.service.js';
@@ -38,7 +43,8 @@ interface Choice {
  * device, the method core/first-method.ts chooses from the pooled operator figures (cost per verified
  * user, no fewer verified, a median no later than SMS's; without SMS figures for a device, no fewer
  * than its most completed method), and after every other one the methods
- * demoted on that prefix (MethodHealthWatch). Until the figures suffice, the order given stands. A
+ * demoted on that prefix (MethodHealthWatch). Until the figures suffice, the order given stands (a
+ * desktop page not starting with a call from the phone: unchosenOrder). A
  * failed read keeps the last choice (or none) and is logged.
  */
 export class FirstMethodChooser {
@@ -70,7 +76,10 @@ export class FirstMethodChooser {
     const key = `${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}:${healthy.join(',')}`;
     const choice = await this.#choice(key, healthy, prices, phoneNumber);
     const first = choice.first.get(device);
-    const rest = first === undefined ? healthy : [first, ...healthy.filter((method) => method !== first)];
+    const rest =
+      first === undefined
+        ? unchosenOrder(healthy, device)
+        : [first, ...healthy.filter((method) => method !== first)];
     return [...rest, ...demoted];
   }
 

@@ -126,6 +126,21 @@ describe('FirstMethodChooser: the first method of an auto start', () => {
     expect(await unpriced.order(MSK, 'mobile', smsOnly)).toStrictEqual(ORDER);
   });
 
+  it('without figures to choose from, a desktop page does not start with the reverse call; a phone’s page does', async () => {
+    const r = rig();
+    r.figures = { sms: cell(29, 29, 3), reverse_flash_call: cell(29, 29, 1) };
+    const callFirst: KnownVerificationMethod[] = ['reverse_flash_call', 'sms'];
+    expect(await r.chooser.reorder(callFirst, PRICES, MSK, 'desktop')).toStrictEqual([
+      'sms',
+      'reverse_flash_call',
+    ]);
+    expect(await r.chooser.reorder(callFirst, PRICES, MSK, 'mobile')).toStrictEqual(callFirst);
+    // Once figures choose, they decide for the desktop too.
+    r.figures = REVERSE_WINS;
+    r.now += FIRST_METHOD_MIN_TTL_MS;
+    expect(await r.chooser.reorder(callFirst, PRICES, MSK, 'desktop')).toStrictEqual(callFirst);
+  });
+
   it('a device whose country counted no start gets no choice: the order given stands for it', async () => {
     const r = rig();
     r.unstarted = ['desktop'];
