@@ -3,7 +3,7 @@ import { IDLE } from '../../src/client/client-state.js';
 import { VerificationClientError } from '../../src/client/errors.js';
 import type { UserPrompt, VerificationState } from '../../src/client/types.js';
 import { ElementTexts } from '../../src/element/element-texts.js';
-import { TaskView } from '../../src/element/element-view.js';
+import { renderMethods, TaskView } from '../../src/element/element-view.js';
 
 /**
  * The element's task section as a user sees it after each state, without a browser: which buttons show,
@@ -12,6 +12,14 @@ import { TaskView } from '../../src/element/element-view.js';
  * holding what the view sets on them; the Chromium suite checks the same parts on a real page.
  */
 class Part {
+  tag = '';
+  attrs: Record<string, string> = {};
+  href?: string;
+  target?: string;
+  rel?: string;
+  innerHTML = '';
+  firstChild?: Part;
+  lastChild?: Part;
   hidden = false;
   disabled = false;
   textContent = '';
@@ -21,7 +29,9 @@ class Part {
   id = '';
   tabIndex = 0;
   children: unknown[] = [];
-  setAttribute(): void {}
+  setAttribute(name: string, value: string): void {
+    this.attrs[name] = value;
+  }
   replaceChildren(...children: unknown[]): void {
     this.children = children;
   }
@@ -29,7 +39,13 @@ class Part {
 
 const realDocument = (globalThis as { document?: unknown }).document;
 beforeAll(() => {
-  (globalThis as { document?: unknown }).document = { createElement: () => new Part() };
+  (globalThis as { document?: unknown }).document = {
+    createElement: (tag: string) => {
+      const part = Object.assign(new Part(), { tag });
+      if (tag === 'label') Object.assign(part, { firstChild: new Part(), lastChild: new Part() });
+      return part;
+    },
+  };
 });
 afterAll(() => {
   (globalThis as { document?: unknown }).document = realDocument;
@@ -39,8 +55,8 @@ function taskView() {
   const parts = new Map<string, Part>();
   const $ = (id: string) => parts.get(id) ?? parts.set(id, new Part()).get(id)!;
   const host = { closest: () => ({ getAttribute: () => 'en' }) } as unknown as HTMLElement;
-  const view = new TaskView({ $: $ as never, country: () => 'RU', texts: new ElementTexts(host) });
-  return { view, $ };
+  const element = { $: $ as never, country: () => 'RU', texts: new ElementTexts(host) };
+  return { view: new TaskView(element), $, element };
 }
 
 const code: UserPrompt = { kind: 'code', length: 6, minLength: 6, maxLength: 6 };
@@ -163,5 +179,113 @@ describe("the element's task section", () => {
     // The bot sent the code: the screen asks for it, and still links the bot (for a user who closed it).
     view.show(awaiting({ method: 'msgr2_bot', prompt: code }));
     expect(hrefs()).toContain('https://t.me/verify_bot?start=abc');
+  });
+
+  /** The screen as a user meets it: each part's tag, id, part name, text and link. */
+  const screenOf = ($: (id: string) => Part) =>
+    ($('screen').children as Part[]).map((el) => {
+      const link = el.href === undefined ? {} : { href: el.href, target: el.target, rel: el.rel };
+      return { tag: el.tag, id: el.id, part: el.attrs.part, text: el.textContent, ...link };
+    });
+  const say = (text: string) => ({ tag: 'p', id: 'say', part: undefined, text });
+
+  it.each<[string, Partial<VerificationState>, object[]]>([
+    [
+      'a number to call (the reverse call)',
+      {
+        method: 'reverse_flash_call',
+        prompt: { kind: 'call', numberToCall: '+78005551234', telHref: 'tel:+78005551234' },
+      },
+      [
+        say('Call this number from +7 916 123-45-67. The call is free and ends by itself.'),
+        {
+          tag: 'a',
+          id: 'call',
+          part: 'call-number',
+          text: '+7 800 555-12-34',
+          href: 'tel:+78005551234',
+          target: undefined,
+          rel: undefined,
+        },
+        { tag: 'p', id: '', part: 'muted', text: 'Waiting for your call…' },
+      ],
+    ],
+    [
+      'a bot to open',
+      { method: 'msgr2_bot', prompt: { kind: 'link', deepLink: 'https://t.me/b?start=1' } },
+      [
+        say('Open our bot and share your phone number: the bot sends you a code.'),
+        {
+          tag: 'a',
+          id: 'bot',
+          part: 'bot-link button primary',
+          text: 'Open the bot',
+          href: 'https://t.me/b?start=1',
+          target: '_blank',
+          rel: 'noopener',
+        },
+      ],
+    ],
+    [
+      "the operator's prompt",
+      { method: 'operator_id', prompt: { kind: 'push' } },
+      [
+        say('Approve the prompt your mobile operator shows on +7 916 123-45-67.'),
+        { tag: 'p', id: '', part: 'muted', text: 'Waiting for your confirmation…' },
+      ],
+    ],
+    ['an SMS code', { method: 'sms' }, [say('We sent a code by SMS to +7 916 123-45-67.')]],
+    [
+      "the operator's SMS fallback",
+      { method: 'operator_id' },
+      [say('The operator could not show the prompt, so we sent a code by SMS to +7 916 123-45-67.')],
+    ],
+    [
+      'a method without its own text',
+      { method: 'msgr9_otp' as never },
+      [say('Follow the instructions on your phone.')],
+    ],
+    [
+      "the operator's verdict awaited",
+      { method: 'operator_id', phase: 'verifying', prompt: null },
+      [say('Code accepted. Your operator is confirming…')],
+    ],
+    ['nothing to do here', { method: 'sms', prompt: null }, [say('Follow the instructions on your phone.')]],
+  ])('the screen of %s says what to do, the first paragraph for the live region', (_name, over, screen) => {
+    const { view, $ } = taskView();
+    view.show(awaiting(over));
+    expect(screenOf($)).toStrictEqual(screen);
+    expect(($('screen').children[0] as Part).tabIndex).toBe(-1);
+  });
+
+  it('the methods offered are a choice of two or more, the first one checked, each named for the user', () => {
+    const { element, $ } = taskView();
+    renderMethods(element, ['sms', 'flash_call']);
+    const labels = $('options').children as Part[];
+    expect(
+      labels.map((l) => [
+        l.attrs.part,
+        l.innerHTML.includes(' checked'),
+        l.firstChild!.value,
+        l.lastChild!.textContent,
+      ]),
+    ).toStrictEqual([
+      ['method', true, 'sms', 'SMS code'],
+      ['method', false, 'flash_call', 'Missed call'],
+    ]);
+    expect($('methods').hidden).toBe(false);
+    renderMethods(element, ['sms']);
+    expect([($('options').children as Part[]).length, $('methods').hidden]).toStrictEqual([1, true]);
+  });
+
+  it('the texts changed: the same state is drawn again', () => {
+    const { view, $ } = taskView();
+    view.show(awaiting());
+    $('code').value = '12';
+    view.show(awaiting());
+    expect($('code').value).toBe('12');
+    view.reset();
+    view.show(awaiting());
+    expect($('code').value).toBe('');
   });
 });
