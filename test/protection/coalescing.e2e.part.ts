@@ -140,16 +140,21 @@ describe.each(ONE_PLATFORM)('duplicate-start coalescing (%s)', (platform) => {
   });
 
   it('a browser is given its key only while something reads it: coalescing or the resend cooldown; with both off, none', async () => {
-    const cookieWith = async (limits: Record<string, unknown>) => {
+    const cookieWith = async (limits: Record<string, unknown>, browser: Record<string, string> = {}) => {
       fx.host = await protectedHost(fx.sb, platform, limits);
-      const answer = await startFrom(fx.host, freshIp(), freshPhone());
+      const answer = await startFrom(fx.host, freshIp(), freshPhone(), 'sms', browser);
       await fx.host.close();
       fx.host = undefined;
-      return [answer.status, /^pv_browser=/.test(answer.headers.get('set-cookie') ?? '')];
+      return [answer.status, answer.headers.get('set-cookie')];
     };
-    expect(await cookieWith({ coalesceStarts: false })).toStrictEqual([201, true]);
-    expect(await cookieWith({ resendCooldownMs: false })).toStrictEqual([201, true]);
-    expect(await cookieWith({ coalesceStarts: false, resendCooldownMs: false })).toStrictEqual([201, false]);
+    const keyed = [201, expect.stringMatching(/^pv_browser=[A-Za-z0-9_-]{22}; /)];
+    expect(await cookieWith({ coalesceStarts: false })).toStrictEqual(keyed);
+    expect(await cookieWith({ resendCooldownMs: false })).toStrictEqual(keyed);
+    const off = { coalesceStarts: false, resendCooldownMs: false };
+    expect(await cookieWith(off)).toStrictEqual([201, null]);
+    // A browser keeping the key of an earlier boot is neither sent it again nor sent an empty one.
+    expect(await cookieWith(off, freshBrowser())).toStrictEqual([201, null]);
+    expect(await cookieWith({}, freshBrowser())).toStrictEqual([201, null]);
   });
 
   it('a different method or phone is a different start', async () => {
