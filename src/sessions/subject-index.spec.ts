@@ -139,6 +139,35 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     expect(await store.get(`${index.tag({ owner: 'alice' })}:${day}:0`)).toBe('');
   });
 
+  it("a session started late in its day is found until its slot's end, days after the day's counter was taken", async () => {
+    const phoneNumber = '+79123456789';
+    const day = (Math.floor(NOW / DAY_MS) + 1) * DAY_MS;
+    for (const [id, at] of [
+      ['first', day + 1_000], // slot 0
+      ['second', day + 2_000], // takes the day's counter early in the day
+      ['late', day + DAY_MS - 1_000], // the counter's next value at 23:59:59
+    ] as const) {
+      now = at;
+      await index.add(pendingSession({ requestId: id, phoneNumber }, at));
+    }
+    // Its slot lives as long as its record: its 5 minutes, then the retention, into the second day after.
+    now = day + DAY_MS - 1_000 + 300_000 + RECORD_RETENTION_MS - 1;
+    await expect(index.take({ phoneNumber })).resolves.toStrictEqual({ ids: ['late'], callers: [] });
+  });
+
+  it('a number that leaves an account again, undone (a rebind that failed), leaves it as it left before', async () => {
+    const undoFirst = await index.revoke('alice', '+79123456789', NOW, DAY_MS);
+    const undo = await index.revoke('alice', '+79123456789', NOW + 60_000, DAY_MS);
+    expect(await index.forgottenAt('+79123456789', 'alice')).toBe(NOW + 60_000);
+    await undo();
+    expect(await index.forgottenAt('+79123456789', 'alice')).toBe(NOW);
+    await undoFirst();
+    expect(await index.forgottenAt('+79123456789', 'alice')).toBeUndefined();
+    // Another owner's mark of the number is not theirs to read.
+    await index.revoke('bob', '+79123456789', NOW, DAY_MS);
+    expect(await index.forgottenAt('+79123456789', 'alice')).toBeUndefined();
+  });
+
   /** The same store, seen from an instance whose clock is `ms` ahead. */
   function aheadBy(shared: MemoryStore, ms: number): MemoryStore {
     return new Proxy(shared, {
