@@ -78,11 +78,13 @@ export const SPECS_BY_FOLDER = {
   ledger: [/^src\/ledger\//, /^test\/ledger\//],
   // Its unit specs beside the files too (SseResponse's backlog bound, literalPrefix); the browser key
   // cookie's scope and when it is set (coalescing, the cookie-path attacks), what a switch reads of it
-  // (the cooldown's exact timing), and whose meter the status route's reads take (one address's polls).
+  // (the cooldown's exact timing), and whose meter the status route's reads take (one address's polls);
+  // the cancel route's journeys.
   http: [
     /^src\/http\//,
     /^test\/client-routes\//,
     /^test\/status-stream\//,
+    /^test\/journeys\/cancel[.-]/,
     /^test\/protection\/(coalescing|cooldown-and-check)\./,
     /^test\/attacks\/(cookie-path-|api-rate-status-polls)/,
   ],
