@@ -101,6 +101,11 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
       const timers = jest.spyOn(globalThis, 'setTimeout');
       const ticksArmed = () => timers.mock.calls.filter((args) => args[1] === TICK_MS).length;
       await eventually(() => ticksArmed() >= 2); // the tick re-arms itself while the app runs
+      // A host that never closes its app (a script, a worker) still exits: no tick holds the process.
+      const ticks = timers.mock.calls.flatMap((args, i) =>
+        args[1] === TICK_MS ? [timers.mock.results[i]!.value as NodeJS.Timeout] : [],
+      );
+      expect(ticks.map((timer) => timer.hasRef())).toStrictEqual(ticks.map(() => false));
       await host.close();
       closed = true;
       timers.mockClear();
@@ -114,6 +119,27 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
     } finally {
       jest.restoreAllMocks();
       if (!closed) await host.close();
+    }
+  });
+
+  it('app.close() waits for a pass in progress: the outcome it was reading is emitted before close resolves, nothing after', async () => {
+    const host = await startHost(platform, sb, {
+      module: { webhooks: undefined, reconcile: { tickMs: 3_600_000 } },
+      receiveWebhooks: false,
+    });
+    const s = await startSession(host, sb, 'reverse_flash_call');
+    await drive(sb, s, 'verified');
+    await sb.advance(1500);
+    sb.resetRequestCounts();
+    sb.addFault({ route: GET_SESSION, kind: 'latency', latency_ms: 300 });
+    try {
+      const pass = reconcilerOf(host).runOnce();
+      await eventually(() => sb.requestCount(GET_SESSION) === 1);
+      await host.close();
+      expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
+      await expect(pass).resolves.toBe(1);
+    } finally {
+      sb.clearFaults();
     }
   });
 

@@ -60,6 +60,32 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
     expect(logger.lines.filter((l) => l.includes('the API no longer knows a session'))).toHaveLength(1);
   });
 
+  it('a poll the API fails is tried again one poll interval later, not when its lease ends', async () => {
+    const own = await suite.boot(() =>
+      startHost(platform, sb, {
+        module: { webhooks: undefined, reconcile: { tickMs: 3_600_000 } },
+        receiveWebhooks: false,
+      }),
+    );
+    await startSession(own, sb, 'reverse_flash_call');
+    const reconciler = reconcilerOf(own);
+    sb.resetRequestCounts();
+    sb.addFault({ route: GET_SESSION, kind: 'status', status: 503, count: 1 });
+    try {
+      await sb.advance(1500);
+      await reconciler.runOnce();
+      expect(sb.requestCount(GET_SESSION)).toBe(1);
+      await sb.advance(1499);
+      await reconciler.runOnce();
+      expect(sb.requestCount(GET_SESSION)).toBe(1);
+      await sb.advance(1); // 1.5 s after the failed poll (its lease: the slowest method's 2.5 s)
+      await reconciler.runOnce();
+      expect(sb.requestCount(GET_SESSION)).toBe(2);
+    } finally {
+      sb.clearFaults();
+    }
+  });
+
   it('polls reverse flash call every 1.5 s and other methods every 2.5 s, and stops at the outcome', async () => {
     const call = await startSession(host, sb, 'reverse_flash_call');
     const sms = await startSession(host, sb, 'sms');
