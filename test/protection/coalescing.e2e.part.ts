@@ -280,6 +280,33 @@ describe.each(sharedStores)('coalescing across two module instances on %s', (_na
     expect(other.body.reason).toBe('resend_cooldown');
   });
 
+  it("a duplicate that waited on the other instance's start reads again once it fails: the API's 429 back-off holds it, nothing more is sent", async () => {
+    const phone = freshPhone();
+    const ip = freshIp();
+    const browser = freshBrowser();
+    sb.addFault({
+      route: 'POST /v1/verify',
+      kind: 'status',
+      status: 429,
+      retry_after_s: 1,
+      latency_ms: 400,
+      count: 1,
+    });
+    try {
+      const before = sb.requestCount('POST /v1/verify');
+      const first = startFrom(hosts[0], ip, phone, 'sms', browser);
+      // The duplicate arrives while the first start's call is under way, and waits on its claim.
+      while (sb.requestCount('POST /v1/verify') === before) await new Promise((r) => setTimeout(r, 5));
+      const duplicate = await startFrom(hosts[1], ip, phone, 'sms', browser);
+      expect((await first).status).toBe(429);
+      expect(refusal(duplicate)).toMatchObject({ status: 429, reason: 'upstream_rate_limit' });
+      expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
+    } finally {
+      sb.clearFaults();
+      await sb.advance(1_000); // the back-off's end, for the tests after this one
+    }
+  });
+
   it('two browsers behind one IP are not one caller on either instance: only the cookie gets the session back', async () => {
     const phone = freshPhone();
     const natIp = freshIp();

@@ -13,6 +13,7 @@ import { CapturingLogger } from '../support/log-capture.js';
 import { PLATFORMS, type Platform } from '../support/verification-app.js';
 import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
 import type { LimitsOptions } from '../../src/options/limits.options.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 
 const NO_ADDRESS = /no client address.*trust proxy.*trustProxy.*limits\.key/;
 let socketSerial = 0;
@@ -86,6 +87,11 @@ describe.each(PLATFORMS)('a host on a Unix socket, its proxy not trusted (%s)', 
       expect((await startFrom(fx.host!, freshIp(), freshPhone())).status).toBe(201);
       if ('startPerIp' in limits || 'key' in limits)
         expect((await startOverSocket(path, freshPhone())).status).toBe(201);
+      // Nor for the host's own call from its code (no request): it has no client to key.
+      const own = await fx
+        .host!.app.get(VerificationService)
+        .start({ phoneNumber: freshPhone(), method: 'sms' });
+      expect(own.status).toBe('sent');
       expect({ limits: Object.keys(limits), warnings: warnings() }).toEqual({
         limits: Object.keys(limits),
         warnings: [],
