@@ -23,11 +23,11 @@ export interface TestNumber {
  */
 export interface TestNumbersOptions {
   numbers: TestNumber[];
-  /** Values of `owner(req)` allowed to use them; others are refused (400 `phone_not_allowed`). Default: anyone. */
+  /** Values of `owner(req)` allowed to use them; another owner's start is a real number's (the API is asked). Default: anyone. */
   owners?: string[];
   /** Wrong codes one session takes before it fails (as the API's attempts). Default 3. */
   maxAttempts?: number;
-  /** Wrong codes per test number across its sessions; past it every check of the number fails. Default 10 per hour. */
+  /** Wrong codes per starter of a test number (its owner, else its client network); past it the starter's checks fail. Default 10 per hour. */
   wrongCodesPerNumber?: RateLimit;
 }
 

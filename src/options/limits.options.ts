@@ -109,7 +109,7 @@ export interface LimitsOptions {
   /**
    * Pumping defence: starts and verifications per number range, country and caller; a range or caller
    * whose starts do not complete is held (429 `range_held`, `owner_held`, `client_held`), and near the
-   * spend cap unknown starts wait (503 `spend_cap_reserve`). Default on (`mode: 'enforce'`); `false`
+   * spend cap unknown starts wait (503 `service_unavailable`, `reason: "spend_cap_reserve"`). Default on (`mode: 'enforce'`); `false`
    * or `{ mode: 'off' }` switches it off, `{ mode: 'monitor' }` only reports. See README.
    */
   pumping?: PumpingOptions | false;

@@ -65,7 +65,7 @@ export interface PumpingOptions {
    * Share of the spend cap kept for methods charged on proof and callers with a record of completed
    * verifications: past 80 % of the cap (default 0.2) other starts are offered a method charged on proof
    * (409 `method_held`) or refused, and while their country is under attack, unknown starts wait
-   * (503 `spend_cap_reserve`). 0 turns it off.
+   * (503 `service_unavailable`, `reason: "spend_cap_reserve"`). 0 turns it off.
    */
   reserveShare?: number;
   /**
