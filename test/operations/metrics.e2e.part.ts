@@ -178,6 +178,28 @@ describe('metrics after a scripted flow, read from a real prom-client registry',
     await sb.updateAccount(sb.demoAccount.apiKey, { balance: 12.5 });
     await host.app.get(VerificationBalanceWatch).checkNow();
     expect(await value(`${P}balance`, { currency: 'RUB' })).toBe(12.5);
+    // An empty account is a reading too: the gauge says 0, not the last amount.
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 0 });
+    await host.app.get(VerificationBalanceWatch).checkNow();
+    expect(await value(`${P}balance`, { currency: 'RUB' })).toBe(0);
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 12.5 });
+  });
+
+  it('measures upstream latency in seconds: a balance read the API answers 300 ms late adds 0.3 s or more, not 300', async () => {
+    const sum = async () => {
+      const metrics = (await registry.getMetricsAsJSON()) as unknown as MetricJson[];
+      const name = `${P}upstream_request_duration_seconds`;
+      return metrics
+        .find((m) => m.name === name)!
+        .values.filter((v) => v.metricName === `${name}_sum` && v.labels.operation === 'getBalance')
+        .reduce((total, v) => total + v.value, 0);
+    };
+    const before = await sum();
+    sb.addFault({ route: 'GET /v1/balance', kind: 'latency', latency_ms: 300 });
+    await host.app.get(VerificationBalanceWatch).checkNow();
+    const seconds = (await sum()) - before;
+    expect(seconds).toBeGreaterThanOrEqual(0.3);
+    expect(seconds).toBeLessThan(30);
   });
 
   it('counts an upstream answer of 200 without a usable body as an upstream error, as a 5xx is', async () => {
