@@ -207,6 +207,22 @@ export const SPECS_BY_SCOPE = {
     folder: 'sessions',
     specs: [/^src\/sessions\//],
   },
+  // src/sessions/verification.reconciler.ts: its pace, lifecycle and instances (test/reconciler) and the
+  // canceled journeys it follows; src/sessions/subject-index.ts: what an erasure finds and leaves
+  // (test/privacy, the erasure attacks) and a number leaving an account (test/phone-change).
+  reconciler: {
+    folder: 'sessions',
+    specs: [/^src\/sessions\//, /^test\/reconciler\//, /^test\/journeys\/cancel[.-]/],
+  },
+  'subject-index': {
+    folder: 'sessions',
+    specs: [
+      /^src\/sessions\/subject-index\.spec\./,
+      /^test\/privacy\//,
+      /^test\/phone-change\//,
+      /^test\/attacks\/erasure-/,
+    ],
+  },
   // src/store's MemoryStore, its due-queue and slab, and the batch primitive: the store contract over Memory,
   // Redis and Redis Cluster, and the MemoryStore's bounds (test/store). The folder's two e2e suites boot hosts
   // over Redis (store-outage stops it: under load its first run failed, a 503 at start).
