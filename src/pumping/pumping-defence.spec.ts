@@ -152,3 +152,25 @@ describe('pumping defence properties', () => {
     );
   });
 });
+
+describe("pumping defence: a journey's switches", () => {
+  it('are charged to no giver: an address whose four journeys each switched is still within its share (5) at its fifth start', async () => {
+    const { pumping, store } = defence();
+    const from = (i: number): PumpingAttempt => ({
+      phoneNumber: `+7916555${String(i).padStart(4, '0')}`,
+      owner: undefined,
+      clientKey: '192.0.2.7',
+      ip: '192.0.2.7',
+      method: 'sms',
+    });
+    for (let i = 0; i < 4; i++) {
+      await startOnce(pumping, from(i), `r${i}`, false);
+      await startOnce(pumping, { ...from(i), method: 'flash_call', switchedFrom: 'sms' }, `s${i}`, false);
+    }
+    expect((await pumping.assess(from(10)))!.standing).toBe('within');
+    // Its starts themselves are: four more, and the next is past its share.
+    for (let i = 4; i < 8; i++) await startOnce(pumping, from(i), `r${i}`, false);
+    expect((await pumping.assess(from(10)))!.standing).not.toBe('within');
+    await store.close();
+  });
+});

@@ -262,6 +262,32 @@ describe.each(ONE_PLATFORM)('pumping defence (%s)', (platform) => {
     expect((await startFrom(fx.host, freshIp(), freshRange().number(1), 'sms', regular)).status).toBe(201);
   });
 
+  it("while the country is under attack, a stranger's SMS is steered to the methods charged on proof; a caller with a record is served its SMS", async () => {
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      pumpingOnly({ grading: true, rangeMinStarts: 100, countryMinStarts: 4, underAttackMinStarts: 100 }),
+      byOwner,
+    );
+    const regular = { 'x-user': `regular-${rangeSerial}` };
+    await verifyOne(fx.host, freshRange().number(0), regular);
+    // Strangers' SMS to fresh ranges, none completed: once the country's starts do not convert, the next
+    // stranger is steered (nothing sent), whatever range it picks.
+    const answers: number[] = [];
+    for (let i = 0; i < 8; i++)
+      answers.push((await startFrom(fx.host, freshIp(), freshRange().number(i))).status);
+    expect(answers.slice(0, 4)).toStrictEqual([201, 201, 201, 201]);
+    expect(answers.at(-1)).toBe(409);
+    const sent = fx.sb.requestCount('POST /v1/verify');
+    const stranger = await startFrom(fx.host, freshIp(), freshRange().number(9));
+    expect(stranger.body).toMatchObject({
+      error_code: 'method_held',
+      offered_methods: ['reverse_flash_call', 'msgr2_bot'],
+    });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
+    expect((await startFrom(fx.host, freshIp(), freshRange().number(1), 'sms', regular)).status).toBe(201);
+  });
+
   // A window shorter than a session's life (a host's `windowMs`): the session's start is remembered for its
   // whole life and a window past it, so that a code typed after the window still counts where its start did.
   it("a code typed past a short window, within its session's life, still counts for its start's caller: served near the spend cap", async () => {
