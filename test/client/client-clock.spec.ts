@@ -211,22 +211,40 @@ describe('VerificationClient: the status stream at its edges', () => {
 describe('VerificationClient: WebOTP only while a code is awaited', () => {
   const harness = clientHarness();
 
-  async function asked(webOtp: boolean | undefined, fields: Record<string, unknown>, checkInFlight = false) {
-    const signals: AbortSignal[] = [];
+  /** Runs `run` on a page with WebOTP (`otp: false`: `navigator.credentials` alone): each request's signal and resolve. */
+  async function onPage<T>(
+    otp: boolean,
+    run: (requests: { signal: AbortSignal; offer: (code: string) => void }[]) => Promise<T>,
+  ): Promise<T> {
+    const requests: { signal: AbortSignal; offer: (code: string) => void }[] = [];
     const globals = globalThis as Record<string, unknown>;
-    globals.OTPCredential = class {};
+    if (otp) globals.OTPCredential = class {};
     Object.defineProperty(globalThis, 'navigator', {
       configurable: true,
       value: {
         credentials: {
-          get: (options: { signal: AbortSignal }) => {
-            signals.push(options.signal);
-            return new Promise(() => undefined);
-          },
+          get: (options: { signal: AbortSignal }) =>
+            new Promise((resolve) =>
+              requests.push({ signal: options.signal, offer: (code) => resolve({ code }) }),
+            ),
         },
       },
     });
     try {
+      return await run(requests);
+    } finally {
+      delete globals.OTPCredential;
+      Reflect.deleteProperty(globalThis, 'navigator');
+    }
+  }
+
+  async function asked(
+    webOtp: boolean | undefined,
+    fields: Record<string, unknown>,
+    checkInFlight = false,
+    otp = true,
+  ) {
+    return onPage(otp, async (requests) => {
       harness.routes.on('POST /start', { status: 201, body: answer(harness.routes, fields) });
       harness.routes.on('POST /check', {
         status: 200,
@@ -235,12 +253,27 @@ describe('VerificationClient: WebOTP only while a code is awaited', () => {
       const c = harness.client({ webOtp });
       await c.start({ phoneNumber: '+79123456789', method: 'sms' });
       if (checkInFlight) void c.check('12');
-      return signals.map((s) => s.aborted);
-    } finally {
-      delete globals.OTPCredential;
-      Reflect.deleteProperty(globalThis, 'navigator');
-    }
+      return requests.map((r) => r.signal.aborted);
+    });
   }
+
+  it('a browser without WebOTP (credentials, no OTPCredential) is asked nothing', async () => {
+    expect(await asked(true, {}, false, false)).toEqual([]);
+  });
+
+  it('a code the browser offers after the user typed one (its request aborted) is not checked again', async () => {
+    await onPage(true, async (requests) => {
+      harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+      harness.routes.on('POST /check', problem(400, 'invalid_code', { attempts_remaining: 2 }));
+      const c = harness.client({ webOtp: true });
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      await c.check('1111');
+      // The typed code was wrong: a new request is open; the first, aborted, resolves all the same.
+      requests[0]!.offer('4242');
+      await jest.advanceTimersByTimeAsync(0);
+      expect(harness.routes.count('POST /check')).toBe(1);
+    });
+  });
 
   it.each([
     ['a code awaited, WebOTP by default', undefined, {}, false, [false]],

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { answer, clientHarness, MemoryStorage } from './fake-routes.js';
 
 /**
@@ -44,5 +44,21 @@ describe('VerificationClient storage: left out, null or given', () => {
     await harness.client({ storage: own }).start({ phoneNumber: '+79123456789', method: 'sms' });
     expect(own.items.size).toBe(1);
     expect(page.items.size).toBe(0);
+  });
+});
+
+describe('VerificationClient resume: a kept verification without its number', () => {
+  const harness = clientHarness();
+
+  it('is followed, but offers no resend: nothing is sent for a number it does not have', async () => {
+    harness.storage.setItem('nestjs-phone-verification', JSON.stringify({ id: 'VID-1', method: 'sms' }));
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes) });
+    const c = harness.client();
+    expect(await c.resume()).toBe(true);
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(c.getState()).toMatchObject({ verificationId: 'VID-1', canResend: false });
+    await c.resend();
+    expect(c.getState().error).toMatchObject({ code: 'resend_unavailable' });
+    expect(harness.routes.count('POST /start')).toBe(0);
   });
 });

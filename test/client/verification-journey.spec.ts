@@ -370,8 +370,12 @@ describe('VerificationClient (journeys)', () => {
     expect(await reloaded.resume()).toBe(true);
     const resumed = harness.routes.requests.filter((r) => r.route === 'GET /status').at(-1)!;
     expect(resumed.url).toBe('/verification/status/VID-1?journey_token=JT-2');
+    // The next reload's read answers without a token: the one kept (JT-3, the last answer's) goes on.
+    harness.routes.on('GET /status', { status: 200, body: next });
+    const again = client();
+    expect(await again.resume()).toBe(true);
     harness.routes.on('POST /cancel', canceled());
-    await reloaded.cancel();
+    await again.cancel();
     expect(harness.routes.requests.at(-1)!.body).toEqual({ verification_id: 'VID-1', journey_token: 'JT-3' });
   });
 });
