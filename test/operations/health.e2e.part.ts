@@ -111,6 +111,24 @@ describe.each(ONE_PLATFORM)('health indicator with @nestjs/terminus (%s)', (plat
     });
   });
 
+  it('on a terminus without `degraded` (11), a low balance asked to be degraded is reported down, with its reason', async () => {
+    const check = HealthIndicatorService.prototype.check;
+    jest.spyOn(HealthIndicatorService.prototype, 'check').mockImplementation(function (
+      this: HealthIndicatorService,
+      key,
+    ) {
+      const session = check.call(this, key);
+      return { up: session.up.bind(session), down: session.down.bind(session) } as ReturnType<typeof check>;
+    });
+    const { sb, host } = await boot();
+    await sb.updateAccount(sb.demoAccount.apiKey, { balance: 50 });
+    const lenient = await call(host.url, 'GET', '/health/lenient');
+    expect(lenient.status).toBe(503);
+    expect(lenient.body).toMatchObject({
+      error: { verification: { status: 'down', reason: 'balance_below_threshold', balance: 50 } },
+    });
+  });
+
   it('is down when the balance is exhausted, even where a low balance is only degraded', async () => {
     const { sb, host } = await boot();
     await sb.updateAccount(sb.demoAccount.apiKey, { balance: 0 });
