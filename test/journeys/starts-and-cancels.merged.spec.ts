@@ -8,5 +8,7 @@
 import './auto-operator.e2e.part.js';
 import './auto-start.e2e.part.js';
 import './cancel-without-webhooks.e2e.part.js';
+import './cancel-during-switch.e2e.part.js';
+import './cancel-log-line.e2e.part.js';
 import './cancel.e2e.part.js';
 import './events.e2e.part.js';
