@@ -6,10 +6,12 @@
  * `npx jest --testMatch '<rootDir>/test/test-numbers/<part>.part.ts'`.
  */
 import './test-number-attacks.e2e.part.js';
+import './test-numbers-handed-back-write.e2e.part.js';
 import './test-numbers-kept.e2e.part.js';
 import './test-numbers-resume.e2e.part.js';
 import './test-numbers-spare-slots.e2e.part.js';
 import './test-numbers-strangers.e2e.part.js';
+import './test-numbers-switch-give-back.e2e.part.js';
 import './test-numbers-wrong-code-budgets.e2e.part.js';
 import './test-numbers.e2e.part.js';
 import './test-session-races.part.js';
