@@ -6,6 +6,7 @@
  * never the number).
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Registry } from 'prom-client';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
@@ -42,12 +43,18 @@ describe("in-doubt starts: a start's window and its one session", () => {
     sb.clearFaults();
     await host.close();
   });
-  const boot = async (expirySeconds = 600, webhooks = true, logger?: CapturingLogger) => {
+  const boot = async (
+    expirySeconds = 600,
+    webhooks = true,
+    logger?: CapturingLogger,
+    registry?: Registry,
+  ) => {
     // Sessions of ten minutes by default: the ones revealed below are still the API's when their webhook comes.
     host = await startHost('express', sb, {
       logger,
       module: {
         expirySeconds,
+        ...(registry === undefined ? {} : { metrics: { enabled: true, registry } }),
         api: { ...moduleOptions(sb).api, timeoutMs: TIMEOUT_MS },
         ...(webhooks ? {} : { webhooks: { enabled: false } }),
       },
@@ -210,7 +217,8 @@ describe("in-doubt starts: a start's window and its one session", () => {
 
   it('with the webhook route off the operator still reads the start in doubt: a session may exist (and be charged) upstream', async () => {
     const logger = new CapturingLogger();
-    await boot(undefined, false, logger);
+    const registry = new Registry();
+    await boot(undefined, false, logger, registry);
     const phone = nextPhone();
     const masked = `${phone.slice(0, 2)}${'*'.repeat(phone.length - 6)}${phone.slice(-4)}`;
     await startTooLate(phone, 'user-no-webhooks-logged');
@@ -223,6 +231,13 @@ describe("in-doubt starts: a start's window and its one session", () => {
     expect(lines[0]).toContain('sms');
     expect(lines[0]).toContain(masked);
     expect(lines[0]).not.toContain(phone);
+    // And counts it, as with the route on: remembered, never adopted.
+    const counted = (await registry.getMetricsAsJSON()).find(
+      (m) => m.name === 'verification_in_doubt_starts_total',
+    );
+    expect(counted?.values.map((v) => [v.labels, v.value])).toStrictEqual([
+      [{ method: 'sms', result: 'remembered' }, 1],
+    ]);
   });
 
   it("the operator reads the start in doubt and its session's adoption: method and masked number, never the number", async () => {
