@@ -288,4 +288,26 @@ describe('unchosenOrder: a device without a chosen first method', () => {
     expect(unchosenOrder(['reverse_flash_call'], 'desktop')).toStrictEqual(['reverse_flash_call']);
     expect(unchosenOrder([], 'desktop')).toStrictEqual([]);
   });
+
+  it('a method the desktop hint excludes neither leads nor goes first: the first allowed code method does', () => {
+    expect(unchosenOrder(PRICE_ORDER, 'desktop', ['flash_call'])).toStrictEqual([
+      'msgr1_otp',
+      'reverse_flash_call',
+      'flash_call',
+      'sms',
+    ]);
+    // The excluded method leads the order: the call is the first allowed, so the next code method goes first.
+    expect(
+      unchosenOrder(['flash_call', 'reverse_flash_call', 'sms'], 'desktop', ['flash_call']),
+    ).toStrictEqual(['sms', 'flash_call', 'reverse_flash_call']);
+    // Only the call allowed, or a code method leading the allowed ones: the order stands.
+    expect(unchosenOrder(['reverse_flash_call', 'sms'], 'desktop', ['sms'])).toStrictEqual([
+      'reverse_flash_call',
+      'sms',
+    ]);
+    expect(unchosenOrder(['reverse_flash_call', 'sms'], 'mobile', ['reverse_flash_call'])).toStrictEqual([
+      'reverse_flash_call',
+      'sms',
+    ]);
+  });
 });

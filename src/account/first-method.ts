@@ -187,14 +187,18 @@ export function chooseFirstMethods(
  * policy's, but a desktop page does not start with a method the user completes by a call from the phone
  * (`codeEntry: 'never'`: the reverse call, dialled by hand there where a phone's page taps a link): the
  * first method of the order that is not one goes first, the rest keep their order. Once the desktop's
- * own figures choose, they decide. An order of such methods only stands.
+ * own figures choose, they decide. An order of such methods only stands. `excluded`: the methods the
+ * device hint rules out (dropped from the order later), which neither lead nor go first.
  */
 export function unchosenOrder<M extends VerificationMethod>(
   order: readonly M[],
   device: DeviceHint | undefined,
+  excluded: readonly string[] = [],
 ): M[] {
   if (device !== 'desktop') return [...order];
-  const i = order.findIndex((method) => methodTraits(method).codeEntry !== 'never');
-  if (i <= 0) return [...order];
+  const allowed = (method: M): boolean => !excluded.includes(method);
+  const lead = order.findIndex(allowed);
+  const i = order.findIndex((method) => allowed(method) && methodTraits(method).codeEntry !== 'never');
+  if (i <= lead) return [...order];
   return [order[i]!, ...order.filter((_, j) => j !== i)];
 }

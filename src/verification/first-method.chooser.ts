@@ -78,7 +78,7 @@ export class FirstMethodChooser {
     const first = choice.first.get(device);
     const rest =
       first === undefined
-        ? unchosenOrder(healthy, device)
+        ? unchosenOrder(healthy, device, device === undefined ? [] : this.exclude[device])
         : [first, ...healthy.filter((method) => method !== first)];
     return [...rest, ...demoted];
   }

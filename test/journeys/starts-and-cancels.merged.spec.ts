@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/journeys/<part>.part.ts'`.
  */
 import './auto-operator.e2e.part.js';
+import './auto-desktop-excluded-lead.e2e.part.js';
 import './auto-start.e2e.part.js';
 import './cancel-without-webhooks.e2e.part.js';
 import './cancel-during-switch.e2e.part.js';
