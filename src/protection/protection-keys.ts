@@ -3,7 +3,7 @@ import { digest } from '../core/digest.js';
 
 export { digest };
 
-/** A spend window's key part for one registration (`scope`: its name; the unnamed one's is the window alone). */
+/** A spend window's key part for one API account (`scope`: SpendAccount's; none: the window alone). */
 function scoped(window: string, scope: string | undefined): string {
   return scope === undefined ? window : `${window}:${scope}`;
 }
@@ -45,13 +45,18 @@ export const ProtectionKeys = {
   /** Claimed by the one caller that acts on a session's end (`SpendCap.ended`). */
   spendEnded: (requestId: string): string => `protect:spend-ended:${digest(requestId)}`,
   /**
+   * The spend figures' scope of the API account `apiKey` names (its digest): the registrations on one account,
+   * whatever their names, count and reconcile together; another account's, on the same pooled cap, apart.
+   */
+  spendAccount: (apiKey: string): string => digest(`account\n${apiKey}`),
+  /**
    * A window's reservations of sessions still open, and of ended ones nothing showed charged (SpendEvidence),
-   * per registration (`scope`, its name; none for the unnamed one): each is reconciled with its own account's usage.
+   * per API account (`scope`, spendAccount): each is reconciled with that account's usage.
    */
   spendLive: (window: string, scope?: string): string => `protect:spend-live:${scoped(window, scope)}`,
   spendUnproven: (window: string, scope?: string): string =>
     `protect:spend-unproven:${scoped(window, scope)}`,
-  /** What one registration counted in the window's counter (which registrations sharing a store pool). */
+  /** What one account's registrations counted in the window's counter (which registrations sharing a store pool). */
   spendOwn: (window: string, scope?: string): string => `protect:spend-own:${scoped(window, scope)}`,
   /** A caller's proofs of methods charged on proof counted in a window (the proof reserve's share). */
   spendCaller: (window: string, caller: string): string => `protect:spend-caller:${window}:${digest(caller)}`,

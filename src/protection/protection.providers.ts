@@ -8,6 +8,7 @@ import { PumpingDefence } from '../pumping/pumping-defence.js';
 import { RangeStats } from '../pumping/range-stats.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { PriceEstimator } from './price-estimator.js';
+import { ProtectionKeys } from './protection-keys.js';
 import { ProtectionEvents } from './protection-events.js';
 import { RequestRateLimits } from './request-rate-limits.js';
 import { ResendCooldown } from './resend-cooldown.js';
@@ -71,7 +72,13 @@ export const PROTECTION_PROVIDERS: Provider[] = [
         return undefined;
       }
       const estimator = new PriceEstimator(prices, o.limits.worstCaseMinor);
-      return new SpendCap(store, cap, estimator, new SpendEvidence(store, usage, cap, o.name), telemetry);
+      return new SpendCap(
+        store,
+        cap,
+        estimator,
+        new SpendEvidence(store, usage, cap, ProtectionKeys.spendAccount(o.api.apiKey)),
+        telemetry,
+      );
     },
     inject: [...ON_THE_STORE, PriceBook, VerificationTelemetry, { token: UsageReads, optional: true }],
   },

@@ -13,20 +13,20 @@ const USAGE_EVERY_MS = 30_000;
 
 /**
  * The cap's counter, which registrations sharing a store (one `keyPrefix`) pool, each change of it also
- * counted in this registration's own count (`ProtectionKeys.spendOwn`): what its usage reconcile compares
- * with its own account's charges. Another account's sessions are not this account's to give back.
+ * counted in its API account's own count (`ProtectionKeys.spendOwn`): what the usage reconcile compares
+ * with that account's charges. Another account's sessions are not this account's to give back.
  */
 export class SpendCounter extends StoreRateLimiter {
   constructor(
     store: VerificationStore,
     options: StoreRateLimiterOptions,
-    /** The registration's name (none: the unnamed one). */
+    /** The API account's scope (ProtectionKeys.spendAccount; none: the window alone). */
     private readonly scope: string | undefined,
   ) {
     super(store, options);
   }
 
-  /** This registration's own count of the window `key`. */
+  /** This account's own count of the window `key`. */
   ownKey(key: string): string {
     return ProtectionKeys.spendOwn(key, this.scope);
   }
@@ -63,7 +63,10 @@ export class SpendEvidence {
     /** The API's usage; none: nothing comes back before the window ends. */
     private readonly usage: ChargedOn | undefined,
     private readonly window: { windowMs: number; utcOffsetMinutes: number },
-    /** The registration's name (none: the unnamed one): its own live, unproven and usage read. */
+    /**
+     * The API account's scope (ProtectionKeys.spendAccount; none: the window alone): its own count, live,
+     * unproven and usage read, shared by the registrations on that account whatever their names.
+     */
     readonly scope?: string,
   ) {}
 
@@ -101,8 +104,8 @@ export class SpendEvidence {
   }
 
   /**
-   * Reconciles what this registration counted in the window's `counter` (the cap's, maybe pooled with other
-   * registrations': its own count, SpendCounter) with what its account's API says it charged (see the class); true when
+   * Reconciles what this account's registrations counted in the window's `counter` (the cap's, maybe pooled with
+   * other accounts': its own count, SpendCounter) with what the account's API says it charged (see the class); true when
    * something came back. At most once per USAGE_EVERY_MS across instances; a failed read changes
    * nothing (the safe side).
    */

@@ -16,6 +16,7 @@ import './giver-shares-reverified-number.e2e.part.js';
 import './registrations-shared-prefix-reconcile.e2e.part.js';
 import './session-record-older-instance.e2e.part.js';
 import './spend-cap-inflight-usage.e2e.part.js';
+import './spend-cap-one-account-registrations.e2e.part.js';
 import './spend-cap-pooled-usage.e2e.part.js';
 import './start-ip-limit-aborted-connection.e2e.part.js';
 import './status-network-meter-one-address.e2e.part.js';
