@@ -5,7 +5,8 @@
  * south's start), south's verified outcome is emitted though north's reconciler ran first, and each
  * registration's status stream is pushed its own session's change (its notices on its own channel), and
  * each registration's history holds only its own verifications' outcomes (the event bus is one), the
- * unnamed registration's beside a named one's too.
+ * unnamed registration's beside a named one's too; and one registration's erasure of an owner or a number
+ * (under one data key for both) leaves the other's history of them.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -162,6 +163,30 @@ describe('registrations on one store keep their own state', () => {
       const outcome = expect.arrayContaining([['outcome', 'verified']]);
       expect(await entriesOf(historyOf(host, north), phone, requestId)).toEqual(outcome);
       expect(await entriesOf(historyOf(host, south), phone, requestId)).toEqual([]);
+    });
+
+    it("a registration's erasure of an owner, or of a number, leaves the other registration's history of them", async () => {
+      const shared = (store = make());
+      // One data key the host gives both: the same number and owner digest alike in each.
+      const dataKey = `data-key-${randomUUID()}`;
+      const booted = await bootTwoRegistrations(suite.sb, () => shared, { history: {}, dataKey });
+      const host = (suite.host = booted.app);
+      const [north, south] = booted.names;
+      // One number, one owner `sue`, verified on both registrations.
+      const phone = phoneNumber();
+      const viaNorth = await verifyOn(host, north, phone);
+      await suite.sb.advance(61_000);
+      const viaSouth = await verifyOn(host, south, phone);
+      const southBefore = await entriesOf(historyOf(host, south), phone, viaSouth);
+      expect(southBefore).toEqual(expect.arrayContaining([['outcome', 'verified']]));
+
+      await historyOf(host, north).forget({ owner: 'sue' });
+      await historyOf(host, north).forget({ phoneNumber: phone });
+      expect(await entriesOf(historyOf(host, north), phone, viaNorth)).toEqual([]);
+      expect(await entriesOf(historyOf(host, south), phone, viaSouth)).toEqual(southBefore);
+      expect((await historyOf(host, south).list({ owner: 'sue' })).map((e) => e.phoneNumber)).toContain(
+        phone,
+      );
     });
 
     it("one prom-client registry the host gives both: a verification is counted once, by its own registration's metrics", async () => {
