@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/history/<part>.part.ts'`.
  */
 import './history-bounds.e2e.part.js';
+import './history-erasure-host-store.e2e.part.js';
 import './history-refusal-budget.e2e.part.js';
 import './history.e2e.part.js';
 import './history-refusal-standing.e2e.part.js';

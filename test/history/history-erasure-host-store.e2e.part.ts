@@ -1,0 +1,101 @@
+/**
+ * History erasure on a host's own store without `replaceIfEquals` (the optional atomic replace): the erasure
+ * falls back to a read and then a write (store-replace.ts). What a host sees must not change: an owner's
+ * erasure keeps that owner's entry in a number's ring without the owner, until the entry's own end (`at` +
+ * retentionDays, one tick before it still listed); a number's erasure takes its entry out of its owner's ring
+ * and leaves the owner's other entries.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { createTestApp, ONE_PLATFORM } from '../support/verification-app.js';
+import { moduleOptions } from '../webhooks/harness.js';
+
+const DAY = 86_400_000;
+
+/** A host's own store: the interface's required methods only (no batch, no replaceIfEquals), over a MemoryStore. */
+function hostStore(inner: MemoryStore): VerificationStore {
+  return {
+    now: () => inner.now(),
+    get: (key) => inner.get(key),
+    set: (key, value, ttlMs, options) => inner.set(key, value, ttlMs, options),
+    setIfAbsent: (key, value, ttlMs, options) => inner.setIfAbsent(key, value, ttlMs, options),
+    delete: (key) => inner.delete(key),
+    increment: (key, by, ttlMs, options) => inner.increment(key, by, ttlMs, options),
+    schedule: (queue, member, dueAt) => inner.schedule(queue, member, dueAt),
+    claimDue: (queue, limit, leaseMs) => inner.claimDue(queue, limit, leaseMs),
+    unschedule: (queue, member) => inner.unschedule(queue, member),
+    queueSize: (queue) => inner.queueSize(queue),
+    close: () => inner.close(),
+  };
+}
+
+describe.each(ONE_PLATFORM)("history erasure on a host's store without replaceIfEquals (%s)", (platform) => {
+  const suite = sandboxSuite();
+  let inner: MemoryStore | undefined;
+  afterEach(async () => {
+    await inner?.close();
+    inner = undefined;
+  });
+
+  async function boot(): Promise<VerificationHistory> {
+    inner = new MemoryStore({ clock: () => suite.sb.now() });
+    const store = hostStore(inner);
+    expect(store.replaceIfEquals).toBeUndefined();
+    suite.host = await createTestApp({
+      platform,
+      module: moduleOptions(suite.sb, { history: { retentionDays: 2 }, store }),
+    });
+    return suite.host.app.get(VerificationHistory);
+  }
+
+  const failed = (phoneNumber: string, owner: string) =>
+    ({
+      kind: 'outcome',
+      status: 'failed',
+      method: 'sms',
+      phoneNumber,
+      owner,
+      requestId: randomUUID(),
+    }) as const;
+  let serial = 0;
+  const phone = () =>
+    `+7916762${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(2, '0')}`;
+
+  it("an owner's erasure keeps its entry in the number's ring without the owner, until the entry's own end", async () => {
+    const history = await boot();
+    const number = phone();
+    const [alice, bob] = ['alice', 'bob'].map((name) => `${name}-${randomUUID()}`);
+    await history.record(failed(number, alice));
+    const at = suite.sb.now();
+    await suite.sb.advance(1_000);
+    await history.record(failed(number, bob));
+    await suite.sb.advance(DAY);
+
+    await history.forget({ owner: alice });
+    expect((await history.list({ phoneNumber: number })).map((e) => e.owner)).toEqual([undefined, bob]);
+    expect(await history.list({ owner: alice })).toEqual([]);
+    // Its own end, not a new retention from the erasure: one tick before it is listed, at it gone.
+    await suite.sb.advance(at + 2 * DAY - 1 - suite.sb.now());
+    expect((await history.list({ phoneNumber: number })).map((e) => e.owner)).toEqual([undefined, bob]);
+    await suite.sb.advance(1);
+    expect((await history.list({ phoneNumber: number })).map((e) => e.owner)).toEqual([bob]);
+  });
+
+  it("a number's erasure takes its entry out of its owner's ring and leaves the owner's other entries", async () => {
+    const history = await boot();
+    const [erased, kept] = [phone(), phone()];
+    const owner = `dana-${randomUUID()}`;
+    await history.record(failed(erased, owner));
+    await suite.sb.advance(1_000);
+    await history.record(failed(kept, owner));
+
+    await history.forget({ phoneNumber: erased });
+    expect((await history.list({ owner })).map((e) => e.phoneNumber)).toEqual([kept]);
+    expect(await history.list({ phoneNumber: erased })).toEqual([]);
+    expect((await history.list({ phoneNumber: kept })).map((e) => e.owner)).toEqual([owner]);
+  });
+});
