@@ -26,7 +26,7 @@
  * median and 90th percentile time to verify (sandbox clock, from the start to the first verified
  * session). "auto" runs on the realistic population and on a pessimistic one (the reverse call completed
  * by 30 % of mobile, 10 % of desktop users). Goals (issue 33): on the realistic population auto verifies
- * at least as many users as SMS only, at ≤ 25 % of its RUB per verified user, with a median time to
+ * at least as many users as SMS only, at ≤ 25 % of its RUB per verified user (issue 47: 30 %), with a median time to
  * verify no longer; on the pessimistic one, at least as many users at ≤ 50 %. The host learns each
  * step's `fallback_available_at` from its own figures as the run goes (module defaults); the warm-host
  * row first runs 1,000 other users of the population through the same host, as a running host has
@@ -133,14 +133,12 @@ const POLL_MS = 5000;
 const CONCURRENCY = 32;
 /** Past the last arrival: longer than any journey (three steps' timeouts and a 300 s TTL, with room). */
 const RUN_LIMIT_MS = 40 * 60_000;
-/** Issue 33's goals: on the realistic population (cost share, and as many verified, no slower median)… */
-const GOAL_COST_SHARE = 0.25;
-/** Issue 47's cost share on the other realistic shapes (desktop-heavy, the outage). */
+/** Issue 47's cost share on the realistic population and its other realistic shapes (desktop-heavy, the outage): issue 33's 25 % superseded. */
 const GOAL_COST_SHARE_47 = 0.3;
 /** Issue 47: what poisoning may move the users' cost (share) and median and p90 times (share) by. */
 const GOAL_POISON_COST = 0.1;
 const GOAL_POISON_TIME = 0.25;
-/** …and on the pessimistic one (as many verified, cost share). */
+/** On the pessimistic population (issues 33, 47): as many verified, at this cost share. */
 const GOAL_PESSIMISTIC_COST_SHARE = 0.5;
 const TERMINAL = new Set(['verified', 'failed', 'expired', 'canceled']);
 /** Answers that turn a user away: payment required (spend cap), forbidden, too many requests, unavailable. */
@@ -678,14 +676,16 @@ function report(results: Record<string, ScenarioResult | Error>): BenchTable {
     '',
     '',
     '',
-    costCap(GOAL_COST_SHARE),
+    costCap(GOAL_COST_SHARE_47),
     `≤ ${fmt(sms.medianSeconds, 1)}`,
     '',
     verdict(
       ok(
         name,
         (r) =>
-          r.verified >= sms.verified && share(r) <= GOAL_COST_SHARE && r.medianSeconds <= sms.medianSeconds,
+          r.verified >= sms.verified &&
+          share(r) <= GOAL_COST_SHARE_47 &&
+          r.medianSeconds <= sms.medianSeconds,
       ),
     ),
   ];
