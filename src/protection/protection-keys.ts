@@ -1,4 +1,4 @@
-import type { DataKeys } from '../core/data-keys.js';
+import { DataKeys } from '../core/data-keys.js';
 import { digest } from '../core/digest.js';
 
 export { digest };
@@ -45,10 +45,13 @@ export const ProtectionKeys = {
   /** Claimed by the one caller that acts on a session's end (`SpendCap.ended`). */
   spendEnded: (requestId: string): string => `protect:spend-ended:${digest(requestId)}`,
   /**
-   * The spend figures' scope of the API account `apiKey` names (its digest): the registrations on one account,
-   * whatever their names, count and reconcile together; another account's, on the same pooled cap, apart.
+   * The spend figures' scope of one API account: its key digested under a key derived from its secret (never the
+   * host's `dataKey`, which registrations on one account may each set), so the registrations on one account,
+   * whatever their names and data keys, count and reconcile together; another account's, on the same pooled
+   * cap, apart; and a store dump cannot be checked against a guessed API key.
    */
-  spendAccount: (apiKey: string): string => digest(`account\n${apiKey}`),
+  spendAccount: (api: { apiKey: string; apiSecret: string }): string =>
+    new DataKeys(undefined, api.apiSecret).digest(`spend-account\n${api.apiKey}`),
   /**
    * A window's reservations of sessions still open, and of ended ones nothing showed charged (SpendEvidence),
    * per API account (`scope`, spendAccount): each is reconciled with that account's usage.

@@ -76,7 +76,7 @@ export const PROTECTION_PROVIDERS: Provider[] = [
         store,
         cap,
         estimator,
-        new SpendEvidence(store, usage, cap, ProtectionKeys.spendAccount(o.api.apiKey)),
+        new SpendEvidence(store, usage, cap, ProtectionKeys.spendAccount(o.api)),
         telemetry,
       );
     },
