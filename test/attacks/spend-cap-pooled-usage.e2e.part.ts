@@ -14,13 +14,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { VerificationModule } from '../../src/module/verification.module.js';
-import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { DAY_MS, toJustPast } from '../support/utc-bounds.js';
 import { call, createTestApp, ONE_PLATFORM } from '../support/verification-app.js';
-import { moduleOptions } from '../webhooks/harness.js';
-import { freshPhone } from '../protection/protection-host.js';
+import { capRegistration, startOn } from './spend-cap-registrations.js';
 
 describe('a spend cap two registrations pool, reconciled with one account’s usage', () => {
   const suite = sandboxSuite({ freezeClock: false });
@@ -39,29 +36,12 @@ describe('a spend cap two registrations pool, reconciled with one account’s us
           methods: { sms: { deliveryRate: 1, deliveryTime: { medianMs: 1_000 }, completionRate: 0 } },
         },
       });
-    const registrations = names.map((name, i): VerificationModuleOptions => ({
-      ...moduleOptions(sb, {}, accounts[i]),
-      name,
-      routes: { prefix: `${name}/verification` },
-      webhooks: { enabled: false },
-      reconcile: { enabled: false },
-      store: { url: sharedRedisUrl(), keyPrefix },
-      limits: {
-        startPerIp: false,
-        startPerPhone: false,
-        startPerPhoneAndCaller: false,
-        resendCooldownMs: false,
-        pumping: false,
-        // Ten SMS at 3 RUB, for both registrations together.
-        spendCap: { amount: 30, windowMs: DAY_MS },
-      },
-    }));
+    const registrations = names.map((name, i) => capRegistration(sb, accounts[i]!, name, keyPrefix));
     const [first, ...others] = registrations.map((options) => VerificationModule.forRoot(options));
     suite.host = await createTestApp({ platform: ONE_PLATFORM[0]!, module: first!, imports: others });
     const host = suite.host;
     const [north, south] = names;
-    const start = (name: string) =>
-      call(host.url, 'POST', `/${name}/verification/start`, { phone_number: freshPhone(), method: 'sms' });
+    const start = (name: string) => startOn(host.url, name);
     const balances = (): number =>
       accounts.reduce((sum, a) => sum + sb.getAccount(a.apiKey)!.balance.amount, 0);
     const before = balances();
