@@ -41,6 +41,8 @@ describe.each(PAGE_TRANSPORTS)('sample app: waits, expiry and a failing API (%s)
 
     // The cooldown is per method: starting SMS again after a cancel is a resend and waits.
     await page.click(inElement('#cancel'));
+    // The cancel answered (the task closes) before the next start: a click while it is in flight starts nothing.
+    await page.locator(inElement('#task[hidden]')).waitFor({ state: 'attached' });
     await page.check(inElement('input[name="method"][value="sms"]'));
     await page.click(inElement('#go'));
     await expect(shownText(page, inElement('#start-error'))).resolves.toMatch(
