@@ -11,7 +11,9 @@ import { VerificationHealthIndicator } from './verification-health.indicator.js'
  * of the deadline after its last check.
  */
 
-afterEach(() => jest.useRealTimers());
+afterEach(() => {
+  jest.useRealTimers();
+});
 
 function indicator(checkNow: () => Promise<BalanceReading>) {
   const watch = { checkNow } as unknown as VerificationBalanceWatch;

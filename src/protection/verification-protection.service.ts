@@ -211,9 +211,10 @@ export class VerificationProtection {
         reservation = reserved as SpendReservation | undefined;
       }
     } catch (error) {
-      // A refused start frees its erasure index slots too (reserved with its last writes).
+      // A refused start frees its holds and its erasure index slots (reserved with its last writes). It
+      // holds no reservation: that is taken last, and takenInOrder gives it back when the verdict refuses.
       const slots = reachable?.then((reserved) => this.records?.releaseIndex(reserved));
-      await Promise.all([releaseAll([...holds, reservation]), slots?.catch(() => undefined)]);
+      await Promise.all([releaseAll(holds), slots?.catch(() => undefined)]);
       throw error;
     }
     return new StartPermit(
