@@ -51,12 +51,11 @@ function session(
 const NO_EXCLUSIONS = { mobile: [], desktop: [] };
 
 describe('a journey of one step is its first session alone', () => {
-  it('named by the session, with its number, owner and method', () => {
+  it('named by the session, with its number and method; its owner stays on the session', () => {
     const journey = oneStepJourney(session('r1', 'sms'), 'desktop');
     expect(journey).toStrictEqual({
       journeyId: 'r1',
       phoneNumber: '+79123456789',
-      owner: 'alice',
       device: 'desktop',
       steps: [{ requestId: 'r1', method: 'sms', startedAt: NOW }],
       createdAt: NOW,

@@ -35,7 +35,6 @@ export interface JourneyRecord {
   journeyId: string;
   /** E.164, the same for every step. */
   phoneNumber: string;
-  owner?: string;
   device?: DeviceHint;
   /** In the order they were tried; the last is the current one. Never empty. */
   steps: JourneyStep[];
@@ -53,7 +52,6 @@ export function oneStepJourney(record: SessionRecord, device?: DeviceHint): Jour
   return {
     journeyId: record.requestId,
     phoneNumber: record.phoneNumber,
-    ...(record.owner === undefined ? {} : { owner: record.owner }),
     ...(device === undefined ? {} : { device }),
     steps: [{ requestId: record.requestId, method: record.method, startedAt: record.createdAt }],
     createdAt: record.createdAt,

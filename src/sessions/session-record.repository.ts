@@ -27,6 +27,9 @@ export const STEP_CLAIM_TTL_MS = 60_000;
 export const SESSION_CHANGED_CHANNEL = 'session-changed';
 
 /** A claim on a journey's next step, for `releaseStep` when the step was not taken after all. */
+/** What a stored record seals with the data key: a session's number and owner, a journey's number. */
+type Sealable = { phoneNumber: string; owner?: string | undefined };
+
 export interface StepClaim {
   readonly key: string;
   readonly token: string;
@@ -303,7 +306,7 @@ export class SessionRecordRepository {
     return JSON.stringify(this.#sealedFields(record));
   }
 
-  #sealedFields<T extends SessionRecord | JourneyRecord>(record: T): T {
+  #sealedFields<T extends Sealable>(record: T): T {
     const { phoneNumber, owner } = record;
     return {
       ...record,
@@ -328,7 +331,7 @@ export class SessionRecordRepository {
   }
 
   /** A stored record's sealed fields opened; one sealed under another data key reads as empty (a rotation forgets it). */
-  #openedFields<T extends SessionRecord | JourneyRecord>(stored: T): T {
+  #openedFields<T extends Sealable>(stored: T): T {
     const phoneNumber = this.#keys.open(stored.phoneNumber) ?? '';
     if (stored.owner === undefined) return { ...stored, phoneNumber };
     return { ...stored, phoneNumber, owner: this.#keys.open(stored.owner) ?? undefined };

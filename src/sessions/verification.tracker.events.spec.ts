@@ -51,7 +51,6 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
       {
         journeyId: 'req-1',
         phoneNumber: pending.phoneNumber,
-        owner: 'user-7',
         steps: [
           { requestId: 'req-1', method: 'sms', startedAt: START },
           { requestId: 'req-2', method: 'flash_call', startedAt: START + 10 },

@@ -148,7 +148,6 @@ export class JourneyState {
     const journey: JourneyRecord = {
       journeyId: carried.journeyId,
       phoneNumber: known[0]!.phoneNumber,
-      ...(owner === undefined ? {} : { owner }),
       ...(carried.device === undefined ? {} : { device: carried.device }),
       steps: carried.steps,
       createdAt: carried.steps[0]!.startedAt,

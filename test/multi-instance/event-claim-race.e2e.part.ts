@@ -141,7 +141,6 @@ describe.each(['two instances on Redis', 'one instance on a MemoryStore'] as con
         const journey: JourneyRecord = {
           journeyId: first.requestId,
           phoneNumber: first.phoneNumber,
-          owner: 'user-1',
           steps: [
             { requestId: first.requestId, method: 'sms', startedAt: NOW },
             { requestId: second.requestId, method: 'flash_call', startedAt: NOW + 1 },
