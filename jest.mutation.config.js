@@ -208,11 +208,16 @@ export const SPECS_BY_SCOPE = {
     specs: [/^src\/sessions\//],
   },
   // src/sessions/verification.reconciler.ts: its pace, lifecycle and instances (test/reconciler) and the
-  // canceled journeys it follows; src/sessions/subject-index.ts: what an erasure finds and leaves
+  // canceled journeys it follows, its span (test/tracing); src/sessions/subject-index.ts: what an erasure finds and leaves
   // (test/privacy, the erasure attacks) and a number leaving an account (test/phone-change).
   reconciler: {
     folder: 'sessions',
-    specs: [/^src\/sessions\//, /^test\/reconciler\//, /^test\/journeys\/cancel[.-]/],
+    specs: [
+      /^src\/sessions\//,
+      /^test\/reconciler\//,
+      /^test\/journeys\/cancel[.-]/,
+      /^test\/tracing\/tracing\.e2e\./,
+    ],
   },
   'subject-index': {
     folder: 'sessions',

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { eventsOf, nextPhone, reconcilerOf, startHost } from '../webhooks/harness.js';
+import { eventsOf, lastEventOf, nextPhone, reconcilerOf, startHost } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const LAZY_MS = 15_000;
@@ -77,6 +77,7 @@ describe.each(PLATFORMS)('cancel without webhooks (%s)', (platform) => {
     await reconcilerOf(host!).runOnce();
     expect(sb.requestCount('GET /v1/verify/:id')).toBe(2);
     expect(eventsOf(host!, requestId!)).toEqual(['verification.verified']);
+    expect(lastEventOf(host!, requestId!)?.source).toBe('poll');
     expect(await reconcilerOf(host!).pending()).toBe(0);
     // For the frontend and getVerifiedPhone the journey stays canceled.
     expect((await status(id)).body.status).toBe('canceled');

@@ -124,6 +124,7 @@ describe.each(ONE_PLATFORM)('reconciler with webhooks configured: the safety net
       await sb.advance(15_000);
       await reconciler.runOnce();
       expect(listener.of(s.requestId)).toEqual(['verification.verified!', 'verification.verified']);
+      expect(lastEventOf(host, s.requestId)?.source).toBe('poll');
       expect(sb.requestCount(GET_SESSION)).toBe(0); // a terminal truth is final: no need to ask again
       await sb.advance(15_000);
       await reconciler.runOnce();

@@ -19,6 +19,8 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
   const suite = sandboxSuite();
   let sb: VerificationSandbox;
   let host: TestApp;
+  const logger = new CapturingLogger();
+  const warnings = (text: string) => logger.lines.filter((l) => l.startsWith('warn') && l.includes(text));
 
   beforeAll(async () => {
     sb = suite.sb;
@@ -26,6 +28,7 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
       startHost(platform, sb, {
         module: { webhooks: undefined, reconcile: { tickMs: 3_600_000, graceMs: 60_000 } },
         receiveWebhooks: false,
+        logger,
       }),
     );
   });
@@ -36,7 +39,8 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
     );
 
   it('a session the API answers 404 for is no longer polled: one warning, and it leaves the queue', async () => {
-    const logger = new CapturingLogger();
+    // Nest's logger is one per process: every host of this file writes to `logger`.
+    const from = logger.lines.length;
     const own = await suite.boot(() =>
       startHost(platform, sb, {
         module: { webhooks: undefined, reconcile: { tickMs: 3_600_000 } },
@@ -57,14 +61,18 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
       await reconciler.runOnce();
     }
     expect(sb.requestCount(GET_SESSION)).toBe(1);
-    expect(logger.lines.filter((l) => l.includes('the API no longer knows a session'))).toHaveLength(1);
+    expect(
+      logger.lines.slice(from).filter((l) => l.includes('the API no longer knows a session')),
+    ).toHaveLength(1);
   });
 
-  it('a poll the API fails is tried again one poll interval later, not when its lease ends', async () => {
+  it('a poll the API fails is tried again one poll interval later, not when its lease ends, with one warning', async () => {
+    const from = logger.lines.length;
     const own = await suite.boot(() =>
       startHost(platform, sb, {
         module: { webhooks: undefined, reconcile: { tickMs: 3_600_000 } },
         receiveWebhooks: false,
+        logger,
       }),
     );
     await startSession(own, sb, 'reverse_flash_call');
@@ -81,6 +89,9 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
       await sb.advance(1); // 1.5 s after the failed poll (its lease: the slowest method's 2.5 s)
       await reconciler.runOnce();
       expect(sb.requestCount(GET_SESSION)).toBe(2);
+      expect(logger.lines.slice(from).filter((l) => l.startsWith('warn reconcile'))).toEqual([
+        expect.stringMatching(/^warn reconcile of a session failed, retried later: .*503/),
+      ]);
     } finally {
       sb.clearFaults();
     }
@@ -151,10 +162,16 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
       expect(sb.requestCount(GET_SESSION)).toBe(1); // within grace: still tried
       expect(await reconciler.pending()).toBe(1);
       sb.resetRequestCounts();
+      const before = warnings('gave up').length;
       await sb.advance(31_000); // past expires_at + 60 s
       await reconciler.runOnce();
       expect(sb.requestCount(GET_SESSION)).toBe(1); // the last try
       expect(await reconciler.pending()).toBe(0);
+      // The operator is told once, with the method and the API's failure, never the number.
+      expect(warnings('gave up').slice(before)).toEqual([
+        expect.stringMatching(/^warn gave up on a msgr2_bot session after expiry: .*503/),
+      ]);
+      expect(logger.lines.join('\n')).not.toContain(s.phone.slice(2));
     } finally {
       sb.clearFaults();
     }
@@ -176,9 +193,13 @@ describe.each(ONE_PLATFORM)('reconciler without webhooks: the spec pace (%s)', (
       await reconciler.runOnce();
       expect(await reconciler.pending()).toBe(1);
       // At the bound: its last look (the read a tick ago, shared within the poll interval), then given up.
+      const before = warnings('gave up').length;
       await sb.advance(1);
       await reconciler.runOnce();
       expect(await reconciler.pending()).toBe(0);
+      expect(warnings('gave up').slice(before)).toEqual([
+        'warn gave up on a msgr2_bot session still sent 60000 ms after expiry PhoneVerification',
+      ]);
       sb.resetRequestCounts();
       await reconciler.runOnce();
       await sb.advance(10_000);

@@ -124,6 +124,13 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
       'verification.cost_class': 'on_delivery',
     });
     expect(spans('verification.reconcile').length).toBeGreaterThan(0);
+    // A look says the method and the status it found (the flash call's, still followed), never the number.
+    expect(spans('verification.reconcile').map((look) => look.attributes)).toContainEqual(
+      expect.objectContaining({
+        'verification.method': 'flash_call',
+        'verification.outcome': expect.any(String),
+      }),
+    );
     // A status refresh under the reconciler is its child.
     const reconcile = spans('verification.reconcile')[0]!;
     expect(
