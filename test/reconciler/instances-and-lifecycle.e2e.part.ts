@@ -84,9 +84,11 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
   });
 
   it('starts polling on application bootstrap and leaves no timer behind after app.close()', async () => {
+    const logger = new CapturingLogger();
     const host = await startHost(platform, sb, {
       module: { webhooks: undefined, reconcile: { tickMs: TICK_MS } },
       receiveWebhooks: false,
+      logger,
     });
     let closed = false;
     try {
@@ -116,6 +118,8 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
       expect(ticksArmed()).toBe(0);
       expect(sb.requestCount(GET_SESSION)).toBe(0);
       expect(eventsOf(host, pending.requestId)).toEqual([]);
+      // No pass ran against the closed store (a tick armed before the close would fail, and say so).
+      expect(logger.lines.filter((line) => line.includes('reconcile pass failed'))).toEqual([]);
     } finally {
       jest.restoreAllMocks();
       if (!closed) await host.close();
