@@ -103,8 +103,10 @@ describe.each(ONE_PLATFORM)('duplicate-start coalescing (%s)', (platform) => {
       'SameSite=Strict',
     ]);
 
-    // A second person behind the same NAT, same number and method: no handle to the first session.
-    for (const neighbour of [{}, freshBrowser()]) {
+    // A second person behind the same NAT, same number and method: no handle to the first session, nor to
+    // one whose page set a cookie of its own whose name ends like the key's (the key is read by its name alone).
+    const lookalike = { cookie: `theme=dark; my${cookieFrom(first).cookie!}` };
+    for (const neighbour of [{}, freshBrowser(), lookalike]) {
       const other = await startFrom(fx.host, natIp, phone, 'sms', neighbour);
       expect(other.status).toBe(429);
       expect(other.body.verification_id).toBeUndefined();
