@@ -133,6 +133,9 @@ describe.each(PLATFORMS)('journeys: the switch and cancel routes are guarded lik
     }
     expect(fx.sb.requestCount()).toBe(0);
     expect((await status(host, id)).body).toMatchObject({ status: 'sent', methods_tried: ['sms'] });
+    // Once its owner has opened it (handles opened lately are remembered), it still opens for no one else.
+    for (const owner of ['mallory', null])
+      expect(problem(await cancel(host, id, owner))).toMatchObject({ status: 404, error_code: 'not_found' });
     expect((await switchMethod(host, id)).status).toBe(201);
   });
 
