@@ -318,6 +318,25 @@ export const SPECS_BY_SCOPE = {
       /^test\/attacks\/erasure-in-doubt-adopted-during\./,
     ],
   },
+  // src/verification/paid-start.ts and flow-outcomes.ts (issue 42's start path, without the in-doubt suites,
+  // which wait on real time-outs: a survivor of the first run with them, start-path, ran every test of the
+  // scope in minutes on the loaded machine). What a caller and the host see of a paid start: its answers to
+  // the API's failures (errors, start-upstream-answers), the budget a refused one gives back (refused-starts),
+  // the expiry it asks for (start-expiry), the erasure index it reserves and frees (erasure-callers,
+  // erasure-refused-start-slot) and a start erased in flight (erasure-in-flight, erasure-start-in-flight);
+  // how each flow ends: its history entry (history), log line (logs) and span (tracing).
+  'paid-start': {
+    folder: 'verification',
+    specs: [
+      /^test\/client-routes\/(errors|start-expiry|start-upstream-answers)\./,
+      /^test\/protection\/refused-starts\./,
+      /^test\/privacy\/erasure-(callers|refused-start-slot|in-flight)\./,
+      /^test\/attacks\/erasure-start-in-flight\./,
+      /^test\/history\/(history|history-refusal-budget)\./,
+      /^test\/operations\/logs\./,
+      /^test\/tracing\/tracing\.e2e\./,
+    ],
+  },
   // src/verification/in-doubt-starts.ts and flow-outcomes.ts (issue 42's start path): a start in doubt
   // remembered and adopted by its webhook (test/events, test/multi-instance, the erasures that meet one), and
   // how each start, switch and check ends: its history entry and refusal callers (test/history), log line
