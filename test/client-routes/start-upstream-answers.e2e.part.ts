@@ -1,0 +1,98 @@
+/**
+ * What a caller and the operator see of a start the API did not answer with a session: a method the
+ * account has not enabled (400 `method_not_available`, saying so, when the API says so; any other 400 of
+ * the API is 503), the API's 429 (every start of the host held back for its Retry-After without asking the
+ * API), and a start whose answer never came (a reset: the operator is warned that a session may exist
+ * upstream; a refusal warns nothing of the kind).
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { CapturingLogger } from '../support/log-capture.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, ONE_PLATFORM } from '../support/verification-app.js';
+import { nextPhone, startHost } from '../webhooks/harness.js';
+
+const start = (url: string, method: string, user: string) =>
+  call(url, 'POST', '/verification/start', { phone_number: nextPhone(), method }, { 'x-user': user });
+
+const answer = (res: Awaited<ReturnType<typeof call>>) => ({
+  status: res.status,
+  errorCode: res.body.error_code,
+  reason: res.body.reason,
+  detail: res.body.detail,
+  retryAfter: res.headers.get('retry-after'),
+});
+
+describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unanswered (%s)', (platform) => {
+  // Only sms is enabled; another method is answered 400 `method_not_enabled`.
+  const suite = sandboxSuite({ methodNotEnabled: 400, demoAccount: { enabledMethods: ['sms'] } });
+  afterEach(() => suite.sb.clearFaults());
+
+  it("a method the account has not enabled (the API's 400 method_not_enabled) is 400 method_not_available, saying so; the API's other 400 is 503", async () => {
+    const sb = suite.sb;
+    // flash_call offered explicitly, so that the start reaches the API.
+    const host = await suite.boot(() =>
+      startHost(platform, sb, {
+        receiveWebhooks: false,
+        module: { methods: ['sms', 'flash_call'], reconcile: { enabled: false } },
+      }),
+    );
+    expect(answer(await start(host.url, 'flash_call', 'ann'))).toEqual({
+      status: 400,
+      errorCode: 'method_not_available',
+      reason: undefined,
+      detail: 'This method is not available for this account',
+      retryAfter: null,
+    });
+    sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 400 });
+    expect(answer(await start(host.url, 'sms', 'ann'))).toMatchObject({
+      status: 503,
+      errorCode: 'service_unavailable',
+    });
+    expect((await start(host.url, 'sms', 'ann')).status).toBe(201);
+  });
+
+  it("the API's 429 holds every start of the host for its Retry-After, asking the API nothing meanwhile", async () => {
+    const sb = suite.sb;
+    const host = await suite.boot(() =>
+      startHost(platform, sb, {
+        receiveWebhooks: false,
+        module: { limits: { spendCap: false, pumping: false }, reconcile: { enabled: false } },
+      }),
+    );
+    sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 429, retry_after_s: 7 });
+    expect(answer(await start(host.url, 'sms', 'ann'))).toMatchObject({
+      status: 429,
+      errorCode: 'rate_limit_exceeded',
+      retryAfter: '7',
+    });
+    sb.resetRequestCounts();
+    await sb.advance(6_999);
+    // Another caller, another number: held back by the API's own limit, not by a budget of theirs.
+    expect(answer(await start(host.url, 'sms', 'bob'))).toMatchObject({
+      status: 429,
+      reason: 'upstream_rate_limit',
+    });
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+    await sb.advance(1);
+    expect((await start(host.url, 'sms', 'bob')).status).toBe(201);
+  });
+
+  it('a start whose answer never came (a reset) warns the operator a session may exist upstream; a refused one does not', async () => {
+    const sb = suite.sb;
+    const logger = new CapturingLogger();
+    const host = await suite.boot(() =>
+      startHost(platform, sb, { logger, receiveWebhooks: false, module: { reconcile: { enabled: false } } }),
+    );
+    const inDoubt = () => logger.lines.filter((line) => line.includes('initiation outcome unknown'));
+    sb.addFault({ route: 'POST /v1/verify', kind: 'status', status: 403 });
+    expect((await start(host.url, 'sms', 'ann')).status).toBe(503);
+    expect(inDoubt()).toEqual([]);
+    sb.addFault({ route: 'POST /v1/verify', kind: 'reset' });
+    expect((await start(host.url, 'sms', 'ann')).status).toBe(503);
+    expect(inDoubt()).toEqual([
+      expect.stringMatching(
+        /^warn initiation outcome unknown: a session may exist upstream; it is adopted if a webhook reveals it method=sms phone=\+7\*+\d{4} /,
+      ),
+    ]);
+  });
+});
