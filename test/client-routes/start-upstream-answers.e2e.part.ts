@@ -95,4 +95,43 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
       ),
     ]);
   });
+
+  it("a start's, a refused start's and a refused check's log lines give the time each took, in ms from its request (a check's names its session, not the number)", async () => {
+    const sb = suite.sb;
+    const logger = new CapturingLogger();
+    const host = await suite.boot(() =>
+      startHost(platform, sb, {
+        logger,
+        receiveWebhooks: false,
+        module: { methods: ['sms', 'flash_call'], reconcile: { enabled: false } },
+      }),
+    );
+    const before = Date.now();
+    const started = await start(host.url, 'sms', 'ann');
+    expect(started.status).toBe(201);
+    expect((await start(host.url, 'flash_call', 'ann')).status).toBe(400);
+    const check = await call(
+      host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: started.body.verification_id, code: '0000' },
+      { 'x-user': 'ann' },
+    );
+    expect(check.body.error_code).toBe('invalid_code');
+    const took = Date.now() - before;
+    const lines = logger.lines.filter((line) => / route=(start|check) /.test(line));
+    expect(lines.map((line) => /^\w+ ([\w ]+?) route=/.exec(line)?.[1])).toEqual([
+      'start',
+      'start refused',
+      'check refused',
+    ]);
+    for (const line of lines) {
+      const latency = Number(/ latency_ms=(\d+)/.exec(line)?.[1]);
+      expect(latency).toBeGreaterThanOrEqual(0);
+      expect(latency).toBeLessThanOrEqual(took);
+    }
+    // A check's line names its session, not the number.
+    expect(lines[2]).toMatch(/ request_id=\S+ /);
+    expect(lines[2]).not.toMatch(/ phone=/);
+  });
 });
