@@ -324,7 +324,8 @@ export const SPECS_BY_SCOPE = {
   // the API's failures (errors, start-upstream-answers), the budget a refused one gives back (refused-starts),
   // the expiry it asks for (start-expiry), the erasure index it reserves and frees (erasure-callers,
   // erasure-refused-start-slot) and a start erased in flight (erasure-in-flight, erasure-start-in-flight);
-  // how each flow ends: its history entry (history), log line (logs) and span (tracing).
+  // how each flow ends: its history entry (history; the host's assessStart answer kept on it: assess-start),
+  // log line (logs) and span (tracing).
   'paid-start': {
     folder: 'verification',
     specs: [
@@ -333,6 +334,7 @@ export const SPECS_BY_SCOPE = {
       /^test\/privacy\/erasure-(callers|refused-start-slot|in-flight)\./,
       /^test\/attacks\/erasure-start-in-flight\./,
       /^test\/history\/(history|history-refusal-budget)\./,
+      /^test\/purposes\/assess-start\./,
       /^test\/operations\/logs\./,
       /^test\/tracing\/tracing\.e2e\./,
     ],
