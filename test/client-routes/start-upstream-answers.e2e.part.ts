@@ -3,9 +3,11 @@
  * account has not enabled (400 `method_not_available`, saying so, when the API says so; any other 400 of
  * the API is 503), the API's 429 (every start of the host held back for its Retry-After without asking the
  * API), and a start whose answer never came (a reset: the operator is warned that a session may exist
- * upstream; a refusal warns nothing of the kind).
+ * upstream; a refusal warns nothing of the kind). A start whose store failed before the API was asked is
+ * 503 and keeps what it took.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
@@ -133,5 +135,56 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
     // A check's line names its session, not the number.
     expect(lines[2]).toMatch(/ request_id=\S+ /);
     expect(lines[2]).not.toMatch(/ phone=/);
+  });
+
+  it('a start whose store failed before paying (its erasure index not reserved) is 503, the API not asked, and keeps what it took: the number’s next start is refused', async () => {
+    const sb = suite.sb;
+    const store = new MemoryStore({ clock: () => sb.now() });
+    // The store fails once the batch that reserves the start's erasure index (it reads the subjects'
+    // erasure marks): the admission's other writes went through.
+    let failReservation = true;
+    const batch = store.batch.bind(store);
+    store.batch = (operations) => {
+      if (failReservation && operations.some((o) => o.op === 'get' && o.key.endsWith(':forgotten'))) {
+        failReservation = false;
+        return Promise.reject(new Error('store down'));
+      }
+      return batch(operations);
+    };
+    try {
+      const host = await suite.boot(() =>
+        startHost(platform, sb, {
+          receiveWebhooks: false,
+          module: {
+            store,
+            limits: {
+              resendCooldownMs: false,
+              startPerPhoneAndCaller: false,
+              startPerPhone: { points: 1, windowMs: 3_600_000 },
+              spendCap: false,
+              pumping: false,
+            },
+            reconcile: { enabled: false },
+          },
+        }),
+      );
+      const phone = nextPhone();
+      const startOf = (user: string) =>
+        call(
+          host.url,
+          'POST',
+          '/verification/start',
+          { phone_number: phone, method: 'sms' },
+          { 'x-user': user },
+        );
+      const sent = sb.requestCount('POST /v1/verify');
+      expect(answer(await startOf('ann'))).toMatchObject({ status: 503, errorCode: 'service_unavailable' });
+      expect(failReservation).toBe(false);
+      expect(answer(await startOf('bob'))).toMatchObject({ status: 429, reason: 'start_phone_limit' });
+      expect(sb.requestCount('POST /v1/verify')).toBe(sent);
+    } finally {
+      await suite.host?.close();
+      await store.close();
+    }
   });
 });
