@@ -10,3 +10,4 @@ import './history-erasure-host-store.e2e.part.js';
 import './history-refusal-budget.e2e.part.js';
 import './history.e2e.part.js';
 import './history-refusal-standing.e2e.part.js';
+import './start-outcomes.e2e.part.js';

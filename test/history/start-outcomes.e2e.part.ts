@@ -1,0 +1,48 @@
+/**
+ * How a start ends, as the host reads it back: its history entry (a paid start's has no `resumed` field, a
+ * handed-back one says `resumed: true`) and the day's ledger (a paid start counted at once, before anything
+ * happens to its session; the caller's pending session handed back is not a second start).
+ */
+import { describe, expect, it } from '@jest/globals';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
+import { sandboxSuite } from '../support/sandbox-suite.js';
+import { call, ONE_PLATFORM, type Platform } from '../support/verification-app.js';
+import { startAccountHost } from '../webhooks/harness.js';
+
+describe.each(ONE_PLATFORM)("a start's history entry and ledger count (%s)", (platform: Platform) => {
+  const suite = sandboxSuite();
+  let serial = 0;
+  const phoneNumber = () =>
+    `+7916777${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(2, '0')}`;
+
+  it('a paid start is counted by the ledger at once and its entry has no resumed field; the same start handed back says resumed and counts nothing more', async () => {
+    suite.host = await startAccountHost(platform, suite.sb, {
+      module: { history: {}, ledger: {}, limits: { spendCap: false, pumping: false } },
+    });
+    const history = suite.host.app.get(VerificationHistory);
+    const ledger = suite.host.app.get(VerificationLedger);
+    const phone = phoneNumber();
+    const start = () =>
+      call(
+        suite.host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-user': 'nina' },
+      );
+    const first = await start();
+    expect([first.status, first.body.resumed]).toEqual([201, false]);
+    expect((await ledger.report()).totals.started).toBe(1);
+    const again = await start();
+    expect([again.status, again.body.resumed]).toEqual([201, true]);
+    expect((await ledger.report()).totals.started).toBe(1);
+
+    const entries = await history.list({ phoneNumber: phone });
+    expect(entries.map(({ kind, status, resumed }) => ({ kind, status, resumed }))).toStrictEqual([
+      { kind: 'start', status: 'sent', resumed: undefined },
+      { kind: 'start', status: 'sent', resumed: true },
+    ]);
+    expect(entries[0]).not.toHaveProperty('resumed');
+  });
+});
