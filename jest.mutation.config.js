@@ -333,7 +333,7 @@ export const SPECS_BY_SCOPE = {
       /^test\/protection\/refused-starts\./,
       /^test\/privacy\/erasure-(callers|refused-start-slot|in-flight)\./,
       /^test\/attacks\/erasure-start-in-flight\./,
-      /^test\/history\/(history|history-refusal-budget)\./,
+      /^test\/history\/(history|history-refusal-budget|start-outcomes)\./,
       /^test\/purposes\/assess-start\./,
       /^test\/operations\/logs\./,
       /^test\/tracing\/tracing\.e2e\./,
