@@ -288,6 +288,28 @@ describe.each(CASES)('a change of phone (%s, %s store)', (platform, storeKind) =
     expect(users.phones.get('gus')).toBe(b);
   });
 
+  it('without confirmOld, a confirmation the caller gives is checked all the same: a wrong one changes nothing', async () => {
+    const { users, events } = await boot();
+    const [a, b, other] = [phoneNumber(), phoneNumber(), phoneNumber()];
+    users.phones.set('kai', a);
+    const toB = await d.verified('kai', b, 'change_phone');
+    const withConfirmation = async (old_confirmation: string) =>
+      await d.change('kai', { verification_id: toB, old_confirmation });
+    // Another number's verification, a login of the current one, a forged claim: each 403 old_number.
+    for (const wrong of [
+      await d.verified('kai', other, 'change_phone'),
+      await d.verified('kai', a, 'login'),
+      'vpc1.forged',
+    ])
+      expect((await withConfirmation(wrong)).body).toMatchObject({ status: 403, reason: 'old_number' });
+    expect(users.rebinds).toEqual([]);
+    expect(events).toEqual([]);
+    // The current number's own confirmation: changed.
+    const confirmed = await withConfirmation(await d.verified('kai', a, 'change_phone'));
+    expect(confirmed.status).toBe(200);
+    expect(users.phones.get('kai')).toBe(b);
+  });
+
   it('behind the step-up guard: a step-up of the current number confirms; of another number or purpose it does not', async () => {
     const { users } = await boot({ phoneChange: { cooldownMs: COOLDOWN_MS, confirmOld: true } });
     const [a, b, other] = [phoneNumber(), phoneNumber(), phoneNumber()];
