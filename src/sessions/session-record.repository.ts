@@ -26,10 +26,10 @@ export const STEP_CLAIM_TTL_MS = 60_000;
 /** The store channel on which a changed session is announced, by its request id. */
 export const SESSION_CHANGED_CHANNEL = 'session-changed';
 
-/** A claim on a journey's next step, for `releaseStep` when the step was not taken after all. */
 /** What a stored record seals with the data key: a session's number and owner, a journey's number. */
 type Sealable = { phoneNumber: string; owner?: string | undefined };
 
+/** A claim on a journey's next step, for `releaseStep` when the step was not taken after all. */
 export interface StepClaim {
   readonly key: string;
   readonly token: string;

@@ -15,6 +15,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { VerificationModule } from '../../src/module/verification.module.js';
+import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { DAY_MS, toJustPast } from '../support/utc-bounds.js';
 import { call, createTestApp, ONE_PLATFORM } from '../support/verification-app.js';
@@ -38,12 +39,7 @@ describe.each(DATA_KEYS)(
       const names = [`north${tag}`, `south${tag}`] as const;
       const keyPrefix = `pv-shared:${randomUUID()}:`;
       const account = await sb.createAccount({ balance: 1_000 });
-      const delivering = (deliveryRate: number) =>
-        sb.updateAccount(account.apiKey, {
-          population: {
-            methods: { sms: { deliveryRate, deliveryTime: { medianMs: 1_000 }, completionRate: 0 } },
-          },
-        });
+      const delivering = (rate: number) => smsDelivered(sb, account.apiKey, rate);
       const registrations = names.map((name) => ({
         ...capRegistration(sb, account, name, keyPrefix),
         ...dataKey(),
@@ -85,12 +81,7 @@ describe.each(DATA_KEYS)(
       const tag = randomUUID().slice(0, 8);
       const keyPrefix = `pv-shared:${randomUUID()}:`;
       const account = await sb.createAccount({ balance: 1_000 });
-      const delivering = (deliveryRate: number) =>
-        sb.updateAccount(account.apiKey, {
-          population: {
-            methods: { sms: { deliveryRate, deliveryTime: { medianMs: 1_000 }, completionRate: 0 } },
-          },
-        });
+      const delivering = (rate: number) => smsDelivered(sb, account.apiKey, rate);
       const boot = (name: string) =>
         suite.boot({
           platform: ONE_PLATFORM[0]!,
@@ -123,6 +114,13 @@ describe.each(DATA_KEYS)(
     });
   },
 );
+
+/** The account's SMS delivered at `deliveryRate` (charged on delivery), in about a second, never completed. */
+function smsDelivered(sb: VerificationSandbox, apiKey: string, deliveryRate: number) {
+  return sb.updateAccount(apiKey, {
+    population: { methods: { sms: { deliveryRate, deliveryTime: { medianMs: 1_000 }, completionRate: 0 } } },
+  });
+}
 
 /** Five SMS started under `name` and read until they expired (their figures settled). */
 async function endFive(

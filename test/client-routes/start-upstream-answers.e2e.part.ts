@@ -13,8 +13,8 @@ import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import { nextPhone, startHost } from '../webhooks/harness.js';
 
-const start = (url: string, method: string, user: string) =>
-  call(url, 'POST', '/verification/start', { phone_number: nextPhone(), method }, { 'x-user': user });
+const start = (url: string, method: string, user: string, phone = nextPhone()) =>
+  call(url, 'POST', '/verification/start', { phone_number: phone, method }, { 'x-user': user });
 
 const answer = (res: Awaited<ReturnType<typeof call>>) => ({
   status: res.status,
@@ -169,14 +169,7 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
         }),
       );
       const phone = nextPhone();
-      const startOf = (user: string) =>
-        call(
-          host.url,
-          'POST',
-          '/verification/start',
-          { phone_number: phone, method: 'sms' },
-          { 'x-user': user },
-        );
+      const startOf = (user: string) => start(host.url, 'sms', user, phone);
       const sent = sb.requestCount('POST /v1/verify');
       expect(answer(await startOf('ann'))).toMatchObject({ status: 503, errorCode: 'service_unavailable' });
       expect(failReservation).toBe(false);

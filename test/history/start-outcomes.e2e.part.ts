@@ -8,13 +8,10 @@ import { VerificationHistory } from '../../src/history/verification-history.serv
 import { VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, ONE_PLATFORM, type Platform } from '../support/verification-app.js';
-import { startAccountHost } from '../webhooks/harness.js';
+import { nextPhone, startAccountHost } from '../webhooks/harness.js';
 
 describe.each(ONE_PLATFORM)("a start's history entry and ledger count (%s)", (platform: Platform) => {
   const suite = sandboxSuite();
-  let serial = 0;
-  const phoneNumber = () =>
-    `+7916777${String(process.pid % 100).padStart(2, '0')}${String(++serial).padStart(2, '0')}`;
 
   it('a paid start is counted by the ledger at once and its entry has no resumed field; the same start handed back says resumed and counts nothing more', async () => {
     suite.host = await startAccountHost(platform, suite.sb, {
@@ -22,7 +19,7 @@ describe.each(ONE_PLATFORM)("a start's history entry and ledger count (%s)", (pl
     });
     const history = suite.host.app.get(VerificationHistory);
     const ledger = suite.host.app.get(VerificationLedger);
-    const phone = phoneNumber();
+    const phone = nextPhone();
     const start = () =>
       call(
         suite.host!.url,
