@@ -78,6 +78,20 @@ describe.each(ONE_PLATFORM)('spend cap (%s)', (platform) => {
     expect(capEvents()[1]).toMatchObject({ spent: 9, windowEndsAt: new Date(windowEnd + DAY) });
   });
 
+  it('a start the cap refuses keeps nothing of the other limits: the same address and number start at once with a method that fits', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
+      ...capOnly(2),
+      startPerIp: { points: 2, windowMs: 3_600_000 },
+      startPerPhone: { points: 1, windowMs: 3_600_000 },
+      resendCooldownMs: 60_000,
+    });
+    const [ip, phone] = [freshIp(), freshPhone()];
+    // An SMS (3.00) never fits 2.00: each is refused by the cap, and gives back the address's and the
+    // number's counts and the cooldown it took on the way.
+    for (let i = 0; i < 3; i++) expect(refusal(await startFrom(fx.host, ip, phone)).reason).toBe('spend_cap');
+    expect((await startFrom(fx.host, ip, phone, 'flash_call')).status).toBe(201);
+  });
+
   it('utcOffsetMinutes: 180 makes the daily window a Moscow day: it ends at 21:00 UTC', async () => {
     fx.host = await protectedHost(fx.sb, platform, {
       ...capOnly(10),
