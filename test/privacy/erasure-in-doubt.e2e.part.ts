@@ -118,7 +118,8 @@ describe('erasure of an owner with a start in doubt', () => {
           baseUrl: sb.url,
           apiKey: sb.demoAccount.apiKey,
           apiSecret: sb.demoAccount.apiSecret,
-          timeoutMs: 1000,
+          // The first start's answer (600 ms late) must land within the time-out on a loaded machine too.
+          timeoutMs: 2500,
           maxRetries: 0,
         },
         history: {},
@@ -147,9 +148,9 @@ describe('erasure of an owner with a start in doubt', () => {
     // Its session ends; then another owner's start of the number is in doubt (its POST timed out).
     await sb.advance(expirySeconds * 1000 + 30_000);
     await settle(sb);
-    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 3000, count: 1 });
     expect((await start('owner-in-doubt-after')).status).toBe(503);
-    const until = Date.now() + 5000;
+    const until = Date.now() + 8000;
     while (sb.sessionsFor(phone).length < 2 && Date.now() < until)
       await new Promise((r) => setTimeout(r, 20));
 
