@@ -215,3 +215,41 @@ describe('how the element asks for the methods', () => {
     ]);
   });
 });
+
+describe("the host's clientOptions win over the element's defaults", () => {
+  const realEventSource = globals.EventSource;
+  afterEach(() => {
+    globals.EventSource = realEventSource;
+    jest.useRealTimers();
+  });
+
+  it.each<[string, ((url: string) => FakeEventSource) | null, number, boolean]>([
+    // The element would open `new EventSource(url, { withCredentials: false })`: the host's own is used.
+    ['its own EventSource', (url) => new RecordingEventSource(url, { withCredentials: true }), 1, true],
+    // The element would open one (the browser has EventSource): the host said none, so the status is polled.
+    ['no EventSource (null)', null, 0, false],
+  ])('%s', async (_name, eventSource, opened, streamed) => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
+    globals.EventSource = RecordingEventSource;
+    RecordingEventSource.made = [];
+    const routes = new FakeRoutes();
+    const sms = answer(routes);
+    routes.on('POST /start', { status: 201, body: sms });
+    routes.on('GET /status', { status: 200, body: { ...sms, status: 'verified' } });
+    const c = elementClient(hostWith({}), '/verification', routes.fetch, {
+      storage: new MemoryStorage(),
+      random: () => 0,
+      webOtp: false,
+      eventSource: eventSource as never,
+    });
+    try {
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      await jest.advanceTimersByTimeAsync(2500);
+      expect(RecordingEventSource.made.map((s) => s.init?.withCredentials)).toEqual(opened ? [true] : []);
+      // Polled: the status route's answer reached the client without any stream.
+      if (!streamed) expect(c.getState().phase).toBe('verified');
+    } finally {
+      c.dispose();
+    }
+  });
+});
