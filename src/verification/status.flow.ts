@@ -207,8 +207,9 @@ export class StatusFlow {
       // A lost record's rebuild takes the guard's meter too; past it the journey is unknown (as stored).
       let loaded = await this.journeyState.load(journeyId, owner, () => mayAsk('rebuild'));
       if (answeringSession(loaded.journey, loaded.records, loaded.current).status !== 'verified')
-        // The meter is asked only for a read of the guard's own (a read shared in its poll interval is free).
-        if (!loaded.recovered && !isTerminal(loaded.current.status))
+        // The meter is asked only for a read of the guard's own (a read shared in its poll interval, or a
+        // record just rebuilt, is free: see `refreshed`).
+        if (!isTerminal(loaded.current.status))
           loaded = await this.refreshed(loaded, () => mayAsk('refresh'));
       const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
       const verified = status === 'verified';
