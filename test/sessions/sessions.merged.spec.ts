@@ -5,6 +5,7 @@
  * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
  * `npx jest --testMatch '<rootDir>/test/sessions/<part>.part.ts'`.
  */
+import './journey-owner.e2e.part.js';
 import './journey-restart.e2e.part.js';
 import './journey-token-lease.e2e.part.js';
 import './journey-token-twins.e2e.part.js';
