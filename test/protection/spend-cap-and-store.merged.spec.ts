@@ -6,6 +6,7 @@
  * `npx jest --testMatch '<rootDir>/test/protection/<part>.part.ts'`.
  */
 import './sequential-round-trips.e2e.part.js';
+import './refused-reservation.e2e.part.js';
 import './shares-together.e2e.part.js';
 import './spend-cap-journeys.e2e.part.js';
 import './spend-cap-usage.e2e.part.js';
