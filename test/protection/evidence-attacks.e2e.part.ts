@@ -264,6 +264,32 @@ describe.each(ONE_PLATFORM)("the cap's proof reserve belongs to users (%s)", (pl
     const user = await startFrom(fx.host, userIp, freshPhone(), 'reverse_flash_call');
     expect(user.status).toBe(201);
   });
+
+  it('in monitor mode the defence reports and never acts: the same proofs are served to the end of the cap', async () => {
+    fx.host = await protectedHost(fx.sb, platform, {
+      spendCap: { amount: 6, windowMs: 86_400_000 },
+      pumping: { mode: 'monitor' },
+    });
+    const number = freshRange();
+    let proofs = 0;
+    let last: Awaited<ReturnType<typeof startFrom>> | undefined;
+    for (let i = 0; i < 40; i++) {
+      const ip = freshIp();
+      last = await startFrom(fx.host, ip, number(i), 'reverse_flash_call');
+      if (last.status !== 201) break;
+      await fx.sb.call(fx.sb.sessionsFor(number(i))[0]!.request_id, number(i));
+      await fx.sb.advance(5_000);
+      await call(fx.host.url, 'GET', `/verification/status/${String(last.body.verification_id)}`, undefined, {
+        'x-forwarded-for': ip,
+      });
+      proofs += 1;
+    }
+    // No reserve kept from strangers: their proofs take the whole cap (the sandbox's reverse flash call
+    // costs 0.25 RUB: 24 in 6 RUB; the defence enforcing stops strangers 10 % of the cap short), then the
+    // cap itself refuses.
+    expect(proofs).toBe(6 / 0.25);
+    expect(refusal(last!)).toMatchObject({ status: 503, errorCode: 'service_unavailable' });
+  });
 });
 
 // A sandbox of its own: the cap settles against the account's usage of the day (GET /v1/usage, read when a
