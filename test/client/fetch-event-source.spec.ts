@@ -67,6 +67,24 @@ describe('fetchEventSource', () => {
     expect(requests).toHaveLength(3);
   });
 
+  it('a block without data dispatches nothing (an event name alone, a comment, an id), as EventSource does', async () => {
+    const source = fetchEventSource(
+      () =>
+        Promise.resolve(
+          streamed(['event: status\n\n: ping\n\nid: 7\n\n\n', 'data: x\n\nevent: status\ndata: y\n\n']),
+        ),
+      () => ({}),
+    )('/v/status/ID/events');
+    const seen: [string, unknown][] = [];
+    for (const type of ['status', 'message'])
+      source.addEventListener(type, (event) => seen.push([type, event.data]));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual([
+      ['message', 'x'],
+      ['status', 'y'],
+    ]);
+  });
+
   it('reads lines ended by CRLF or CR as by LF (the stream format allows all three; a proxy may rewrite them)', async () => {
     const source = fetchEventSource(
       () =>
