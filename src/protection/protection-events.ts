@@ -72,12 +72,12 @@ export class ProtectionEvents implements OnModuleInit, OnModuleDestroy {
     // registration's event is its own protection's to count.
     if (event.test || !isEventOf(event, this.options.name)) return;
     await Promise.all([
-      this.pumping.enabled &&
-        this.pumping.verified(event).catch((error: unknown) => {
-          this.telemetry.logger.warn('pumping defence: a verification could not be counted', {
-            error: errorText(error),
-          });
-        }),
+      // Off, the defence counts nothing (its own rule).
+      this.pumping.verified(event).catch((error: unknown) => {
+        this.telemetry.logger.warn('pumping defence: a verification could not be counted', {
+          error: errorText(error),
+        });
+      }),
       this.limits.freeStartProved(event.requestId).catch((error: unknown) => {
         // The points stay counted until their window ends: the safe side.
         this.telemetry.logger.warn('free starts: a proved start could not give its points back', {

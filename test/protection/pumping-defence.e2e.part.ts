@@ -7,6 +7,8 @@ import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import type { FraudSuspectedEvent } from '../../src/core/verification-events.js';
 import type { LimitsOptions, PumpingOptions } from '../../src/options/verification.options.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { dumpMemoryStore } from '../support/store-dump.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import { freshIp, protectedHost, protectionFixture, refusal, startFrom } from './protection-host.js';
 
@@ -286,6 +288,35 @@ describe.each(ONE_PLATFORM)('pumping defence (%s)', (platform) => {
     });
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
     expect((await startFrom(fx.host, freshIp(), freshRange().number(1), 'sms', regular)).status).toBe(201);
+  });
+
+  it('mode off keeps nothing: a start and its verification leave no counter of the defence in the store', async () => {
+    const store = new MemoryStore({ clock: () => fx.sb.now() });
+    try {
+      fx.host = await protectedHost(fx.sb, platform, pumpingOnly({ mode: 'off' }), { ...byOwner, store });
+      await verifyOne(fx.host, freshRange().number(0), { 'x-user': `off-${rangeSerial}` });
+      expect(dumpMemoryStore(store).filter((line) => line.startsWith('protect:pump:'))).toEqual([]);
+    } finally {
+      await fx.host?.close();
+      fx.host = undefined;
+      await store.close();
+    }
+  });
+
+  it('under the same attack, a host that offers no method charged on proof is never answered "use none of these": the strangers are served', async () => {
+    fx.host = await protectedHost(
+      fx.sb,
+      platform,
+      pumpingOnly({ grading: true, rangeMinStarts: 100, countryMinStarts: 4, underAttackMinStarts: 100 }),
+      { ...byOwner, methods: ['sms', 'flash_call'] },
+    );
+    await verifyOne(fx.host, freshRange().number(0), { 'x-user': `regular-${rangeSerial}` });
+    const answers: unknown[] = [];
+    for (let i = 0; i < 9; i++) {
+      const answer = await startFrom(fx.host, freshIp(), freshRange().number(i));
+      answers.push(answer.status === 201 ? 201 : answer.body);
+    }
+    expect(answers).toStrictEqual(Array(9).fill(201));
   });
 
   // A window shorter than a session's life (a host's `windowMs`): the session's start is remembered for its
