@@ -1,11 +1,13 @@
 /**
  * How a start ends, as the host reads it back: its history entry (a paid start's has no `resumed` field, a
  * handed-back one says `resumed: true`) and the day's ledger (a paid start counted at once, before anything
- * happens to its session; the caller's pending session handed back is not a second start).
+ * happens to its session; the caller's pending session handed back is not a second start); and a check's entry
+ * says a right code only when the API's answer verified.
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
+import { SandboxControlClient } from '../../src/testing/index.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, ONE_PLATFORM, type Platform } from '../support/verification-app.js';
 import { nextPhone, startAccountHost } from '../webhooks/harness.js';
@@ -41,5 +43,40 @@ describe.each(ONE_PLATFORM)("a start's history entry and ledger count (%s)", (pl
       { kind: 'start', status: 'sent', resumed: true },
     ]);
     expect(entries[0]).not.toHaveProperty('resumed');
+  });
+
+  it("a code the API takes without verifying yet (operator_id's SMS leg) is a check entry that says no right code", async () => {
+    suite.host = await startAccountHost(platform, suite.sb, {
+      module: { history: {}, limits: { spendCap: false, pumping: false } },
+    });
+    const history = suite.host.app.get(VerificationHistory);
+    const phone = nextPhone();
+    const as = { 'x-user': 'olga' };
+    const started = await call(
+      suite.host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: phone, method: 'operator_id' },
+      as,
+    );
+    expect(started.status).toBe(201);
+    const requestId = suite.sb.sessionsFor(phone)[0]!.request_id;
+    await new SandboxControlClient(suite.sb.url).operator(requestId, 'fallback');
+    await suite.sb.advance(2500);
+    const id = started.body.verification_id as string;
+    await call(suite.host.url, 'GET', `/verification/status/${id}`, undefined, as);
+    const code = String(suite.sb.getSession(requestId)!.code);
+    const checked = await call(
+      suite.host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: id, code },
+      as,
+    );
+    expect([checked.status, checked.body.status]).toEqual([200, 'sent']);
+    const checks = (await history.list({ phoneNumber: phone })).filter((e) => e.kind === 'check');
+    expect(checks.map(({ status, check }) => ({ status, check }))).toStrictEqual([
+      { status: 'sent', check: undefined },
+    ]);
   });
 });
