@@ -64,6 +64,12 @@ describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (p
     expect(await written(history, later)).toEqual([true]);
   }, 120_000);
 
+  it("an address that is not an IP (a proxy's `unknown`) has no network: its own budget still stops it at 30", async () => {
+    const history = await boot();
+    const refused = await refusedStarts('unknown', 31);
+    expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
+  }, 120_000);
+
   it('one network: refusals from 31 addresses of one IPv6 /48 write 30 entries, then none', async () => {
     const history = await boot();
     const refused: string[] = [];
@@ -74,21 +80,21 @@ describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (p
     expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
   }, 180_000);
 
-  it('one owner: its refusals from 31 networks write 30 entries, then none; another owner is written', async () => {
+  it('one owner: its refusals from 31 networks write 30 entries, then none; another owner is written; refusals without an owner share no budget', async () => {
     // Every start refused by the host's own rule: a signed-in owner's refusals, each from a new /24.
     suite.host = await startAccountHost(platform, suite.sb, {
       trustProxy: true,
       module: { limits: { beforeStart: () => false }, history: {} },
     });
     const history = suite.host.app.get(VerificationHistory);
-    const refusedBy = async (owner: string, ip: string): Promise<string> => {
+    const refusedBy = async (owner: string | undefined, ip: string): Promise<string> => {
       const phone = nextNumber();
       const res = await call(
         suite.host!.url,
         'POST',
         '/verification/start',
         { phone_number: phone, method: 'sms' },
-        { 'x-forwarded-for': ip, 'x-user': owner },
+        { 'x-forwarded-for': ip, ...(owner === undefined ? {} : { 'x-user': owner }) },
       );
       expect(res.body).toMatchObject({ status: 403, reason: 'refused' });
       return phone;
@@ -97,6 +103,9 @@ describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (p
     for (let i = 0; i < 31; i++) refused.push(await refusedBy('owner-many-networks', `198.51.${i}.7`));
     expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
     expect(await written(history, [await refusedBy('owner-other', '198.51.100.7')])).toEqual([true]);
+    const ownerless: string[] = [];
+    for (let i = 0; i < 31; i++) ownerless.push(await refusedBy(undefined, `192.0.${i}.9`));
+    expect(await written(history, ownerless)).toEqual(Array(31).fill(true));
   });
 
   // A free session (a method charged on proof) costs its starter nothing: a ring holding only such
