@@ -28,10 +28,16 @@ describe('erasure while a check is in flight', () => {
     store: StoreOption,
     by: 'phoneNumber' | 'owner',
     typed: 'right' | 'wrong' = 'right',
+    ledger = false,
   ): Promise<void> {
     const host = await createTestApp({
       platform: 'express',
-      module: moduleOptions(suite.sb, { store, history: {}, limits: { spendCap: false } }),
+      module: moduleOptions(suite.sb, {
+        store,
+        history: {},
+        limits: { spendCap: false },
+        ...(ledger ? { ledger: {} } : {}),
+      }),
     });
     hosts.push(host);
     const [n, owner] = [phone(), `owner-${randomUUID()}`];
@@ -75,6 +81,20 @@ describe('erasure while a check is in flight', () => {
       const store = new MemoryStore({ clock: () => suite.sb.now() });
       try {
         await proveNotRecreated(store, by);
+      } finally {
+        for (const h of hosts.splice(0)) await h.close();
+        await store.close();
+      }
+    },
+  );
+
+  // A second shape: with the ledger on, the check's refusal counts no session (it paid for none).
+  it.each(['phoneNumber', 'owner'] as const)(
+    'MemoryStore with the ledger, by %s: the late answer recreates nothing',
+    async (by) => {
+      const store = new MemoryStore({ clock: () => suite.sb.now() });
+      try {
+        await proveNotRecreated(store, by, 'right', true);
       } finally {
         for (const h of hosts.splice(0)) await h.close();
         await store.close();
