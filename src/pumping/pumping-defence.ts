@@ -230,7 +230,8 @@ export class PumpingDefence {
         },
         this.settings,
       );
-      if (held) assessment = { ...assessment, held, counts: concurrent };
+      // Only the hold is read from here on (its own counts go into its report).
+      if (held) assessment = { ...assessment, held };
     }
     const reason = reasonOf(assessment);
     const enforce = this.settings.mode === 'enforce' && !challengePassed;
