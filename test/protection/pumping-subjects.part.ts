@@ -158,6 +158,59 @@ describe('PumpingDefence: subjects and counts', () => {
     expect(await start(attempt('+79851250000', { clientKey: 'user-x' }))).toBe('ok');
   });
 
+  describe("a pool of addresses in one network past the network's share", () => {
+    /**
+     * A country whose traffic converts as a whole: an office's shared client key, past its own share
+     * after five unconverted starts, whose next 120 starts all verify (counted in the country's volume
+     * alone); then a pool of 16 addresses of 198.51.100.0/24, one unconverted start each (client key =
+     * the address): each within its own share, the network past its share from the tenth.
+     */
+    async function officeAndPool(
+      start: (a: PumpingAttempt) => Promise<unknown>,
+      verify: (phone: string) => Promise<void>,
+    ) {
+      for (let i = 0; i < 125; i++) {
+        expect(await start(attempt(ownRange(i), { clientKey: 'office' }))).toBe('ok');
+        if (i >= 5) await verify(ownRange(i));
+      }
+      for (let i = 0; i < 16; i++)
+        expect(
+          await start(attempt(ownRange(200 + i), { clientKey: `198.51.100.${i}`, ip: `198.51.100.${i}` })),
+        ).toBe('ok');
+    }
+    const settings = { callerMinStarts: 1000, rangeMinStarts: 1000, countryMinStarts: 1000 };
+
+    // Kills the mutant of assess judging a start past its network's share by the volume twin.
+    it("is judged by the starts its country's callers are bounded by, not by the office's converting volume: its address is held", async () => {
+      const { pumping, start, sessionId, clock } = defence({ ...settings, underAttackMinStarts: 1 });
+      await officeAndPool(start, (phone) => pumping.verified(verifiedEvent(sessionId(), phone)));
+      clock.now += 15 * MINUTE;
+      const a = attempt(ownRange(300), { clientKey: '198.51.100.0', ip: '198.51.100.0' });
+      const held = (await start(a)) as ProtectionRefusal;
+      expect(held.reason).toBe('client_held');
+      // The office's key, past its own share, is judged by the volume it converts in: it goes on.
+      expect(await start(attempt(ownRange(301), { clientKey: 'office' }))).toBe('ok');
+    });
+
+    // Kills the mutant of admit's re-check judging callers by `underAttack` alone (its own twin forgotten).
+    it('a start of the pool counted concurrently with another of its address is held on the re-check', async () => {
+      const { pumping, start, sessionId, clock } = defence({ ...settings, underAttackMinStarts: 2 });
+      await officeAndPool(start, (phone) => pumping.verified(verifiedEvent(sessionId(), phone)));
+      clock.now += 15 * MINUTE;
+      const caller = { clientKey: '198.51.100.0', ip: '198.51.100.0' };
+      // Both read one unconverted start of the address (under the two its judgement asks): the first
+      // goes ahead; the second, counted after it, meets two and is held all the same.
+      const first = await pumping.assess(attempt(ownRange(300), caller));
+      const second = await pumping.assess(attempt(ownRange(301), caller));
+      await expect(pumping.admit(first, false)).resolves.toBeDefined();
+      const refused = await pumping.admit(second, false).then(
+        () => 'ok',
+        (error: unknown) => error,
+      );
+      expect((refused as ProtectionRefusal).reason).toBe('client_held');
+    });
+  });
+
   describe('while a country is under attack', () => {
     /** A country whose traffic does not convert: 50 unconverted starts from as many ranges. */
     async function attack(start: (a: PumpingAttempt) => Promise<unknown>) {
