@@ -3,7 +3,11 @@ import { afterEach, beforeAll } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { sandboxSuite, type SandboxSuite } from '../support/sandbox-suite.js';
 import { toJustPast, WEEK_MS } from '../support/utc-bounds.js';
-import type { LimitsOptions, VerificationModuleOptions } from '../../src/options/verification.options.js';
+import type {
+  LimitsOptions,
+  PumpingOptions,
+  VerificationModuleOptions,
+} from '../../src/options/verification.options.js';
 import {
   call,
   createTestApp,
@@ -170,3 +174,25 @@ export function cookieFrom(res: Awaited<ReturnType<typeof call>>): Record<string
   const match = /pv_browser=([^;,\s]+)/.exec(res.headers.get('set-cookie') ?? '');
   return match ? { cookie: `pv_browser=${match[1]}` } : {};
 }
+
+/** Only the pumping defence (and a cap out of the way): the other limits would get in the way of many starts. */
+export const pumpingOnly = (pumping: PumpingOptions, extra: LimitsOptions = {}): LimitsOptions => ({
+  startPerIp: false,
+  startPerPhone: false,
+  startPerPhoneAndCaller: false,
+  resendCooldownMs: false,
+  spendCap: { amount: 100_000, windowMs: 86_400_000 },
+  // The fresh-range and prefix rules have their own scenarios (pumping-attacks.e2e.part.ts), and so
+  // have graded answers (graded-answers.e2e.part.ts): these are the holds' refusals.
+  pumping: {
+    grading: false,
+    rangeMinStarts: 5,
+    freshRangeMinStarts: 100,
+    prefixMinStarts: 100,
+    freshPrefixMinStarts: 100,
+    callerMinStarts: 50,
+    countryMinStarts: 100,
+    ...pumping,
+  },
+  ...extra,
+});

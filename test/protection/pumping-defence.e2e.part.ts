@@ -6,34 +6,19 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import type { FraudSuspectedEvent } from '../../src/core/verification-events.js';
-import type { LimitsOptions, PumpingOptions } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { dumpMemoryStore } from '../support/store-dump.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
-import { freshIp, protectedHost, protectionFixture, refusal, startFrom } from './protection-host.js';
+import {
+  freshIp,
+  protectedHost,
+  protectionFixture,
+  pumpingOnly,
+  refusal,
+  startFrom,
+} from './protection-host.js';
 
 const HOLD = 900_000;
-/** Only the pumping defence (and a cap out of the way): the other limits would get in the way of many starts. */
-const pumpingOnly = (pumping: PumpingOptions, extra: LimitsOptions = {}): LimitsOptions => ({
-  startPerIp: false,
-  startPerPhone: false,
-  startPerPhoneAndCaller: false,
-  resendCooldownMs: false,
-  spendCap: { amount: 100_000, windowMs: 86_400_000 },
-  // The fresh-range and prefix rules have their own scenarios (pumping-attacks.e2e.part.ts), and so
-  // have graded answers (graded-answers.e2e.part.ts): these are the holds' refusals.
-  pumping: {
-    grading: false,
-    rangeMinStarts: 5,
-    freshRangeMinStarts: 100,
-    prefixMinStarts: 100,
-    freshPrefixMinStarts: 100,
-    callerMinStarts: 50,
-    countryMinStarts: 100,
-    ...pumping,
-  },
-  ...extra,
-});
 const byOwner = {
   owner: (req: { headers: Record<string, unknown> }) => req.headers['x-user'] as string | undefined,
 };

@@ -7,31 +7,22 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { SpendCap } from '../../src/protection/spend-cap.js';
-import type { LimitsOptions } from '../../src/options/verification.options.js';
 import { ONE_PLATFORM } from '../support/verification-app.js';
-import { freshIp, protectedHost, protectionFixture, refusal, startFrom } from './protection-host.js';
+import {
+  freshIp,
+  protectedHost,
+  protectionFixture,
+  pumpingOnly,
+  refusal,
+  startFrom,
+} from './protection-host.js';
 
 /** The sandbox's SMS price, RUB. */
 const SMS = 3;
 const CAP = 30;
 
-const limits: LimitsOptions = {
-  startPerIp: false,
-  startPerPhone: false,
-  startPerPhoneAndCaller: false,
-  resendCooldownMs: false,
-  spendCap: { amount: CAP, windowMs: 86_400_000 },
-  pumping: {
-    grading: false,
-    reserveShare: 0,
-    rangeMinStarts: 5,
-    freshRangeMinStarts: 100,
-    prefixMinStarts: 100,
-    freshPrefixMinStarts: 100,
-    callerMinStarts: 50,
-    countryMinStarts: 100,
-  },
-};
+/** The defence with ranges held at 5 unconverted starts, no reserve kept, and a cap of CAP. */
+const limits = pumpingOnly({ reserveShare: 0 }, { spendCap: { amount: CAP, windowMs: 86_400_000 } });
 
 let rangeSerial = 0;
 function freshRange(): (i: number) => string {
