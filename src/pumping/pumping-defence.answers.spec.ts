@@ -1,0 +1,200 @@
+/**
+ * What the defence answers a start it suspects, and what it counts of it: a stranger steered to a
+ * method charged on proof while its country is under attack (409 `method_held`, counted nowhere), a
+ * held start graded or refused, the spend cap's reserve per country, and what a proof of a method
+ * charged on proof credits. Enforce mode with grading, beside no method offered, a passed challenge,
+ * monitor and off modes.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { ProtectionRefusal } from '../core/refusal-reason.js';
+import { VERIFICATION_DEFAULTS, type ResolvedPumping } from '../options/verification.options.js';
+import { MemoryStore } from '../store/memory.store.js';
+import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
+import { PumpingDefence, type GradedAnswer, type PumpingAttempt } from './pumping-defence.js';
+import { RangeStats } from './range-stats.js';
+import {
+  attempt,
+  HOLD_MS,
+  inRange,
+  ownRange,
+  pumpingHarness,
+  verifiedEvent,
+} from '../../test/protection/pumping-harness.js';
+
+const from = (phoneNumber: string, i: number, extra: Partial<PumpingAttempt> = {}): PumpingAttempt =>
+  attempt(phoneNumber, { clientKey: `10.${i}.0.1`, ip: `10.${i}.0.1`, method: 'sms', ...extra });
+const stranger = (extra: Partial<PumpingAttempt> = {}): PumpingAttempt =>
+  attempt('+79031230000', { clientKey: '203.0.113.9', ip: '203.0.113.9', method: 'sms', ...extra });
+const COUNTRY_MIN = 5;
+const OFFERED: GradedAnswer = { proofCharged: false, offered: ['reverse_flash_call'] };
+
+/** The refusal `admit` throws, or 'ok' when it lets the start go. */
+async function answer(
+  pumping: PumpingDefence,
+  a: PumpingAttempt,
+  grade?: GradedAnswer,
+  challengePassed = false,
+): Promise<'ok' | ProtectionRefusal> {
+  try {
+    await pumping.admit(await pumping.assess(a), challengePassed, grade);
+    return 'ok';
+  } catch (error) {
+    if (error instanceof ProtectionRefusal) return error;
+    throw error;
+  }
+}
+
+const shape = (r: 'ok' | ProtectionRefusal) =>
+  r === 'ok' ? r : { reason: r.reason, retryAfterSeconds: r.retryAfterSeconds, extra: r.extra };
+
+describe('PumpingDefence: answers to a suspected start', () => {
+  const defence = pumpingHarness();
+
+  async function underAttack(settings: Partial<ResolvedPumping> = {}, spentShare?: number) {
+    const made = defence({ countryMinStarts: COUNTRY_MIN, ...settings }, spentShare);
+    for (let i = 0; i < COUNTRY_MIN; i++) await made.start(from(ownRange(i), i));
+    return made;
+  }
+
+  it('a stranger steered while its country is under attack: 409 method_held naming the offered methods, counted nowhere, no vote cast', async () => {
+    const { pumping, reported } = await underAttack();
+    const country = async () => (await pumping.assess(stranger()))!.counts.get('country:RU')!;
+    const before = await country();
+    for (let i = 0; i < 4; i++) {
+      const steered = await answer(
+        pumping,
+        stranger({ clientKey: `203.0.113.${i}`, ip: `203.0.113.${i}` }),
+        OFFERED,
+      );
+      expect(shape(steered)).toEqual({
+        reason: 'method_held',
+        retryAfterSeconds: HOLD_MS / 1000,
+        extra: { reason: 'method_held', offered_methods: ['reverse_flash_call'], held: 'range_held' },
+      });
+    }
+    const after = await country();
+    expect([after.starts, after.networksPast]).toEqual([before.starts, before.networksPast]);
+    expect(reported.refusals).toEqual([]);
+  });
+
+  it('steered with no method charged on proof to offer, or with the challenge passed, the stranger goes ahead and is counted', async () => {
+    const { pumping } = await underAttack();
+    const starts = async () => (await pumping.assess(stranger()))!.counts.get('country:RU')!.starts;
+    const before = await starts();
+    expect(await answer(pumping, stranger(), { proofCharged: false, offered: [] })).toBe('ok');
+    expect(
+      await answer(pumping, stranger({ clientKey: '203.0.113.50', ip: '203.0.113.50' }), OFFERED, true),
+    ).toBe('ok');
+    expect(await answer(pumping, stranger({ clientKey: '203.0.113.51', ip: '203.0.113.51' }))).toBe('ok');
+    expect(await starts()).toBe(before + 3);
+  });
+
+  it('a held start graded: 409 method_held naming the hold; of a method charged on proof it goes ahead; with nothing offered, 429', async () => {
+    const { pumping, start, reported } = defence();
+    for (let i = 0; i < 3; i++) await start(from(inRange(i), i));
+    const plain = await answer(pumping, from(inRange(3), 3));
+    expect((plain as ProtectionRefusal).reason).toBe('range_held');
+    const graded = await answer(pumping, from(inRange(4), 4), OFFERED);
+    expect(shape(graded)).toMatchObject({
+      reason: 'method_held',
+      extra: { reason: 'method_held', offered_methods: ['reverse_flash_call'], held: 'range_held' },
+    });
+    // The range's wait (coarse, each refused attempt pushing it on), not the plain cool-off.
+    const wait = (graded as ProtectionRefusal).retryAfterSeconds!;
+    expect([wait > (plain as ProtectionRefusal).retryAfterSeconds!, wait % 300]).toEqual([true, 0]);
+    expect(
+      (
+        (await answer(pumping, from(inRange(5), 5), {
+          proofCharged: false,
+          offered: [],
+        })) as ProtectionRefusal
+      ).reason,
+    ).toBe('range_held');
+    const onProof = from(inRange(6), 6, { method: 'reverse_flash_call' });
+    expect(await answer(pumping, onProof, { proofCharged: true, offered: ['reverse_flash_call'] })).toBe(
+      'ok',
+    );
+    // Each was refused by the hold (the one let through on proof too): counted in the refusals' metric.
+    expect(reported.refusals).toEqual(Array(4).fill('range_held/enforce'));
+  });
+
+  it('under attack, a start its prefix holds is answered by the hold, graded, not steered', async () => {
+    const { pumping, reported } = await underAttack();
+    const inPrefix = from('+79269990000', 99);
+    expect((await pumping.assess(inPrefix))!.held?.kind).toBe('prefix');
+    const refused = await answer(pumping, inPrefix, OFFERED);
+    expect(shape(refused)).toMatchObject({ reason: 'method_held', extra: { held: 'range_held' } });
+    expect(reported.refusals.at(-1)).toBe('range_held/enforce');
+  });
+
+  it("the spend cap's reserve is held and reported once per country: Russia's, then Germany's", async () => {
+    const { pumping, start, reported } = await underAttack({}, 0.9);
+    for (let i = 0; i < COUNTRY_MIN; i++)
+      await start(from(`+4915112345${String(i).padStart(3, '0')}`, 100 + i));
+    const free = { method: 'reverse_flash_call' } as const;
+    const events = reported.events.length;
+    for (const phoneNumber of ['+79031230000', '+79031230001', '+4917612340000', '+4917612340001']) {
+      const refused = await answer(pumping, stranger({ phoneNumber, ...free }));
+      expect((refused as ProtectionRefusal).reason).toBe('spend_cap_reserve');
+    }
+    expect(reported.events.slice(events).map((e) => [e.reason, e.country])).toEqual([
+      ['spend_cap_reserve', 'RU'],
+      ['spend_cap_reserve', 'DE'],
+    ]);
+  });
+});
+
+describe('PumpingDefence: what a proof of a method charged on proof credits', () => {
+  const defence = pumpingHarness();
+  const proved = (requestId: string, phoneNumber: string, method = 'sms') => ({
+    ...verifiedEvent(requestId, phoneNumber),
+    method,
+  });
+
+  it("a stranger's proof by a method charged on proof credits nothing; a paid start's proof credits its range and country", async () => {
+    const { pumping, start, sessionId } = defence();
+    const free = from(inRange(1), 1, { method: 'reverse_flash_call' });
+    await start(free);
+    await pumping.verified(proved(sessionId(), free.phoneNumber, 'reverse_flash_call'));
+    // Without a session either (its start never reached the defence): nothing.
+    await pumping.verified(proved('req-unknown', inRange(2), 'reverse_flash_call'));
+    const read = async () => {
+      const counts = (await pumping.assess(from(inRange(9), 9)))!.counts;
+      return [counts.get('range:+7916123')!.verified, counts.get('country:RU')!.verified];
+    };
+    expect(await read()).toEqual([0, 0]);
+    const paid = from(inRange(3), 3);
+    await start(paid);
+    await pumping.verified(proved(sessionId(), paid.phoneNumber));
+    expect(await read()).toEqual([1, 1]);
+  });
+
+  it('mode off counts no start and no proof: a defence enforcing later on the same store starts from nothing', async () => {
+    const store = new MemoryStore({ clock: () => Date.UTC(2026, 0, 1) });
+    const make = (mode: ResolvedPumping['mode']) => {
+      const settings = { ...VERIFICATION_DEFAULTS.limits.pumping, mode };
+      const quiet = { warn: () => undefined, error: () => undefined };
+      const report = {
+        logger: quiet,
+        announce: () => undefined,
+        metrics: { fraudSuspected: () => undefined, pumpingRefusal: () => undefined },
+      };
+      return new PumpingDefence(store, settings, 64, report, new RangeStats(store, settings, SPEC_DATA_KEYS));
+    };
+    try {
+      const off = make('off');
+      for (let i = 0; i < 3; i++) {
+        const a = from(inRange(i), i);
+        const assessment = await off.assess(a);
+        await off.admit(assessment, false);
+        await off.started(assessment, `req-${i}`, Date.UTC(2026, 0, 1, 0, 5));
+        await off.verified(proved(`req-${i}`, a.phoneNumber));
+      }
+      const counts = (await make('enforce').assess(from(inRange(9), 9)))!.counts;
+      expect(counts.get('range:+7916123')).toMatchObject({ starts: 0, verified: 0 });
+      expect(counts.get('country:RU')).toMatchObject({ starts: 0, verified: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});
