@@ -16,6 +16,7 @@ import {
   attempt,
   HOLD_MS,
   inRange,
+  MINUTE,
   ownRange,
   pumpingHarness,
   verifiedEvent,
@@ -127,6 +128,55 @@ describe('PumpingDefence: answers to a suspected start', () => {
     expect(reported.refusals.at(-1)).toBe('range_held/enforce');
   });
 
+  it('under attack, a stranger whose own unconverted start meets the lowered minimum (1) is held by its caller, graded as such, not steered', async () => {
+    const { pumping, start } = await underAttack();
+    const first = stranger({ phoneNumber: '+79031230001' });
+    expect((await pumping.assess(first))!.held).toBeUndefined();
+    expect(await start(first)).toBe('ok');
+    // Its next start, a number of another prefix (its first's range and prefix are held too).
+    const elsewhere = stranger({ phoneNumber: '+79051230000' });
+    const again = await pumping.assess(elsewhere);
+    expect([again!.held?.kind, again!.steer]).toEqual(['client', false]);
+    expect(shape(await answer(pumping, elsewhere, OFFERED))).toMatchObject({
+      reason: 'method_held',
+      extra: { held: 'client_held' },
+    });
+    // In normal times its caller takes the normal minimum (3): a second start of its own goes ahead.
+    const calm = defence();
+    await calm.start(first);
+    expect(await answer(calm.pumping, elsewhere, OFFERED)).toBe('ok');
+  });
+
+  it("past its own share, a caller is judged under attack, the ranges it starts into by their country: its own lot holds it, not another's unconverted start in the range", async () => {
+    const { pumping, start, clock } = defence({ rangeMinStarts: 100, callerMinStarts: 100 });
+    const own = (phoneNumber: string) =>
+      attempt(phoneNumber, { clientKey: '192.0.2.7', ip: '192.0.2.7', method: 'sms' });
+    // Another caller's one unconverted start in the range +7905123 (the lowered minimum, 1).
+    await start(from('+79051230001', 5));
+    for (let i = 0; i < 6; i++) await start(own(ownRange(i)));
+    clock.now += 11 * MINUTE;
+    const past = (await pumping.assess(own('+79051230002')))!;
+    expect([past.underAttack, past.selfUnderAttack, past.held?.kind]).toEqual([false, true, 'client']);
+    // Another caller within its share, into the same range: nothing holds it.
+    expect((await pumping.assess(from('+79051230003', 6)))!.held).toBeUndefined();
+  });
+
+  it('two starts read together one below the range minimum (3): the first counted goes ahead, the second is held by the re-check', async () => {
+    const { pumping, start } = defence();
+    for (let i = 0; i < 2; i++) await start(from(inRange(i), i));
+    const [a, b] = [from(inRange(2), 2), from(inRange(3), 3)];
+    const [first, second] = await Promise.all([pumping.assess(a), pumping.assess(b)]);
+    expect([first!.held, second!.held]).toEqual([undefined, undefined]);
+    await pumping.admit(first, false);
+    const refused = await pumping.admit(second, false).catch((error: unknown) => error);
+    expect((refused as ProtectionRefusal).reason).toBe('range_held');
+    // Read one at a time, the same two: the second is held on its reading.
+    const apart = defence();
+    for (let i = 0; i < 2; i++) await apart.start(from(inRange(i), i));
+    expect(await apart.start(a)).toBe('ok');
+    expect((await apart.pumping.assess(b))!.held?.kind).toBe('range');
+  });
+
   it("the spend cap's reserve is held and reported once per country: Russia's, then Germany's", async () => {
     const { pumping, start, reported } = await underAttack({}, 0.9);
     for (let i = 0; i < COUNTRY_MIN; i++)
@@ -144,7 +194,7 @@ describe('PumpingDefence: answers to a suspected start', () => {
   });
 });
 
-describe('PumpingDefence: what a proof of a method charged on proof credits', () => {
+describe('PumpingDefence: what a proof credits and gives back', () => {
   const defence = pumpingHarness();
   const proved = (requestId: string, phoneNumber: string, method = 'sms') => ({
     ...verifiedEvent(requestId, phoneNumber),
@@ -167,6 +217,53 @@ describe('PumpingDefence: what a proof of a method charged on proof credits', ()
     await start(paid);
     await pumping.verified(proved(sessionId(), paid.phoneNumber));
     expect(await read()).toEqual([1, 1]);
+  });
+
+  /** How many paid starts into fresh ranges the address 192.0.2.7 makes within its share (5) before one is past it. */
+  async function withinShare(pumping: PumpingDefence, start: (a: PumpingAttempt) => Promise<unknown>) {
+    for (let n = 0; n < 30; n++) {
+      const next = address(ownRange(n));
+      if ((await pumping.assess(next))!.standing !== 'within') return n;
+      await start(next);
+    }
+    throw new Error('never past its share');
+  }
+  const address = (phoneNumber: string, method = 'sms') =>
+    attempt(phoneNumber, { clientKey: '192.0.2.7', ip: '192.0.2.7', method });
+  const lenient = { rangeMinStarts: 100, callerMinStarts: 100 };
+
+  it("each proof of a paid start gives back one start over the country's prior to its address's share: 4 proofs at 0.8, one start more; at 0.5, four", async () => {
+    for (const [prior, within] of [
+      [0.8, 6],
+      [0.5, 9],
+    ] as const) {
+      const { pumping, start, sessionId } = defence({
+        ...lenient,
+        expectedConversion: { RU: prior, default: 0.8 },
+      });
+      for (let i = 0; i < 4; i++) {
+        await start(address(`+7906111000${i}`));
+        await pumping.verified(proved(sessionId(), `+7906111000${i}`));
+      }
+      expect(await withinShare(pumping, start)).toBe(within);
+    }
+    // Without proofs: its share, 5.
+    const none = defence(lenient);
+    expect(await withinShare(none.pumping, none.start)).toBe(5);
+  });
+
+  it("a known caller's proofs of a method charged on proof credit its places but give nothing back to its share (they were never charged)", async () => {
+    const { pumping, start, sessionId } = defence(lenient);
+    await start(address('+79051110000'));
+    await pumping.verified(proved(sessionId(), '+79051110000'));
+    for (let i = 0; i < 4; i++) {
+      await start(address(`+7906111000${i}`, 'reverse_flash_call'));
+      await pumping.verified(proved(sessionId(), `+7906111000${i}`, 'reverse_flash_call'));
+    }
+    const counts = (await pumping.assess(from('+79061119999', 9)))!.counts;
+    expect(counts.get('range:+7906111')!.verified).toBe(4);
+    // The one paid proof gave back 125 of its 100: five starts within the share of 500, not more.
+    expect(await withinShare(pumping, start)).toBe(5);
   });
 
   it('mode off counts no start and no proof: a defence enforcing later on the same store starts from nothing', async () => {
