@@ -117,6 +117,30 @@ describe('PumpingDefence: answers to a suspected start', () => {
     );
     // Each was refused by the hold (the one let through on proof too): counted in the refusals' metric.
     expect(reported.refusals).toEqual(Array(4).fill('range_held/enforce'));
+    // What it hands back, released when a later step refuses the start: nothing was counted, nothing taken back.
+    const starts = async () =>
+      (await pumping.assess(from(inRange(9), 9)))!.counts.get('range:+7916123')!.starts;
+    const before = await starts();
+    const hold = await pumping.admit(
+      await pumping.assess(from(inRange(7), 7, { method: 'reverse_flash_call' })),
+      false,
+      {
+        proofCharged: true,
+        offered: ['reverse_flash_call'],
+      },
+    );
+    await hold.release();
+    expect(await starts()).toBe(before);
+  });
+
+  it("a paid start's hold, released when a later step refuses it, takes its count back", async () => {
+    const { pumping } = defence();
+    const starts = async () =>
+      (await pumping.assess(from(inRange(9), 9)))!.counts.get('range:+7916123')!.starts;
+    const hold = await pumping.admit(await pumping.assess(from(inRange(1), 1)), false);
+    expect(await starts()).toBe(1);
+    await hold.release();
+    expect(await starts()).toBe(0);
   });
 
   it('under attack, a start its prefix holds is answered by the hold, graded, not steered', async () => {
