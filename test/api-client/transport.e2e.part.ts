@@ -159,6 +159,25 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
     expect((await makeClient().getBalance()).balance).toEqual(BALANCE.balance);
   });
 
+  // The cap's bound, byte for byte: a body of exactly 1 MiB is an answer, one byte more is not.
+  /** A JSON answer of `bytes` bytes, streamed in 64 KiB chunks without a length. */
+  function sized(bytes: number): http.RequestListener {
+    const head = JSON.stringify({ ...BALANCE, padding: '' }).slice(0, -2);
+    const body = `${head}${'x'.repeat(bytes - head.length - 2)}"}`;
+    return (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let at = 0; at < body.length; at += 64 * 1024) res.write(body.slice(at, at + 64 * 1024));
+      res.end();
+    };
+  }
+
+  it('reads an answer of exactly 1 MiB, and abandons one a byte longer', async () => {
+    handler = sized(1024 * 1024);
+    expect((await makeClient().getBalance()).balance).toEqual(BALANCE.balance);
+    handler = sized(1024 * 1024 + 1);
+    expect(await failure(makeClient().getBalance())).toMatchObject({ reason: 'bad_response' });
+  });
+
   it('abandons an answer over 1 MiB as "bad_response"', async () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
