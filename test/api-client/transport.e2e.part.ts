@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import util from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   VerificationApiClient,
@@ -15,6 +16,94 @@ const TIMEOUT_MS = 300;
 /** Every other client's: a loaded full run can take longer than 300 ms over a 1 MiB answer. */
 const STEADY_TIMEOUT_MS = 5000;
 const BALANCE = { balance: { amount: 12.5, currency: 'RUB' } };
+
+/** What the server behind a slow connect saw: connections (by the client's port), their closes, requests. */
+type GatedEvent =
+  | { event: 'listening'; port: number }
+  | { event: 'connection' | 'close'; port: number }
+  | { event: 'request'; port: number; method: string; url: string };
+
+/**
+ * An HTTP server that is slow to take connections: it listens with a backlog of 1 on a worker thread
+ * whose event loop then blocks (Atomics.wait) until `release()`, so it accepts nothing. Linux completes
+ * backlog + 1 handshakes into the accept queue by itself; `fill()` takes them with idle sockets, and from
+ * then on it drops every SYN, so a client's connect stays pending until its SYN is retransmitted (after
+ * about 1 s) once the server accepts again. Every event is posted back, in order.
+ */
+async function gatedServer(): Promise<{
+  port: number;
+  events: GatedEvent[];
+  fill(): Promise<net.Socket[]>;
+  release(): void;
+  until(what: string, done: () => boolean): Promise<void>;
+  close(): Promise<void>;
+}> {
+  const gate = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+    const http = require('node:http');
+    const server = http.createServer((req, res) => {
+      parentPort.postMessage({ event: 'request', port: req.socket.remotePort, method: req.method, url: req.url });
+      res.writeHead(500, { 'content-length': 0 });
+      res.end();
+    });
+    server.on('connection', (socket) => {
+      const port = socket.remotePort;
+      parentPort.postMessage({ event: 'connection', port });
+      socket.on('close', () => parentPort.postMessage({ event: 'close', port }));
+    });
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+      parentPort.postMessage({ event: 'listening', port: server.address().port });
+      Atomics.wait(workerData.gate, 0, 0, 15000);
+    });`,
+    { eval: true, workerData: { gate } },
+  );
+  const events: GatedEvent[] = [];
+  let changed = (): void => undefined;
+  worker.on('message', (message: GatedEvent) => {
+    events.push(message);
+    changed();
+  });
+  const release = (): void => {
+    Atomics.store(gate, 0, 1);
+    Atomics.notify(gate, 0);
+  };
+  const until = (what: string, done: () => boolean): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      // A bound for a broken setup only: SYNs are retransmitted after 1, 3 and 7 s.
+      const timer = setTimeout(() => reject(new Error(`the gated server never saw ${what}`)), 10_000);
+      changed = () => {
+        if (!done()) return;
+        clearTimeout(timer);
+        changed = () => undefined;
+        resolve();
+      };
+      changed();
+    });
+  await until('itself listen', () => events.some((e) => e.event === 'listening'));
+  const port = (events.find((e) => e.event === 'listening') as { port: number }).port;
+  return {
+    port,
+    events,
+    release,
+    until,
+    async fill() {
+      const sockets: net.Socket[] = [];
+      // Linux holds backlog + 1 = 2 connections before any accept. (Were there room for more, the client
+      // would connect at once and send the request before its deadline: the test would fail, not pass.)
+      for (let i = 0; i < 2; i++) {
+        const socket = net.connect(port, '127.0.0.1');
+        sockets.push(socket);
+        await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      }
+      return sockets;
+    },
+    async close() {
+      release();
+      await worker.terminate();
+    },
+  };
+}
 
 /**
  * What every transport promises besides the API's own answers (the sandbox cannot misbehave at the HTTP
@@ -234,6 +323,52 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
     expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
     // The body would trickle forever: failing at all shows the deadline; a loaded run delays timers.
     expect(ms).toBeLessThan(TIMEOUT_MS + 1700);
+  });
+
+  it('a deadline that passes while connecting fails the call, and the request is never sent later', async () => {
+    const gated = await gatedServer();
+    const ours: net.Socket[] = [];
+    try {
+      ours.push(...(await gated.fill()));
+      const client = makeClient({ baseUrl: `http://127.0.0.1:${gated.port}/api/`, timeoutMs: TIMEOUT_MS });
+      const started = Date.now();
+      const e = await failure(client.initiate({ phoneNumber: '+79123456789', method: 'sms' }));
+      const ms = Date.now() - started;
+      // What a host sees: a time-out of a POST, which may have been processed (in doubt).
+      expect(e).toMatchObject({ reason: 'timeout', code: 'ETIMEDOUT', operation: 'initiate' });
+      expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+      expect(ms).toBeLessThan(TIMEOUT_MS + 1700);
+      // A late socket, its SYN dropped like the client's and retransmitted on the same schedule: once it
+      // gets through, so has any connection the client still tries to make.
+      const late = net.connect(gated.port, '127.0.0.1').on('error', () => undefined);
+      ours.push(late);
+      // Node issues the connect (and so the SYN, over loopback) on the next tick: released before, the late
+      // socket would get straight in and bound nothing.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(late.localPort).toEqual(expect.any(Number));
+      gated.release();
+      const clientPorts = (): number[] => [
+        ...new Set(
+          gated.events
+            .filter((ev) => ev.event === 'connection' && !ours.some((s) => s.localPort === ev.port))
+            .map((ev) => ev.port),
+        ),
+      ];
+      const over = (port: number): boolean =>
+        gated.events.some((ev) => ev.port === port && (ev.event === 'close' || ev.event === 'request'));
+      // undici keeps the timed-out request queued until its connection is made, and then must drop it
+      // unsent (ExchangeHandler.onRequestStart); so, over undici, the test waits for that connection. axios's
+      // abort destroys the connecting socket: no connection comes at all, and the late socket bounds the wait.
+      await gated.until('every connection end', () => {
+        const ports = clientPorts();
+        const lateIn = gated.events.some((ev) => ev.event === 'connection' && ev.port === late.localPort);
+        return lateIn && (transport !== 'undici' || ports.length > 0) && ports.every(over);
+      });
+      expect(gated.events.filter((ev) => ev.event === 'request')).toEqual([]);
+    } finally {
+      for (const socket of ours) socket.destroy();
+      await gated.close();
+    }
   });
 
   it('an answer cut short (fewer bytes than its Content-Length) is a failure, never a partial body', async () => {
