@@ -19,9 +19,8 @@ const UNDICI_CODES: Readonly<Record<string, string>> = {
   UND_ERR_DESTROYED: 'ECONNRESET',
   UND_ERR_CLOSED: 'ECONNRESET',
   UND_ERR_ABORTED: 'ECONNRESET',
+  // No headers or body time-out: the pool turns both off (the exchange's deadline bounds it).
   UND_ERR_CONNECT_TIMEOUT: 'ETIMEDOUT',
-  UND_ERR_HEADERS_TIMEOUT: 'ETIMEDOUT',
-  UND_ERR_BODY_TIMEOUT: 'ETIMEDOUT',
   UND_ERR_RES_EXCEEDED_MAX_SIZE: 'ERR_BODY_TOO_LARGE',
 };
 
