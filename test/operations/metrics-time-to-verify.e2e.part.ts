@@ -59,5 +59,38 @@ describe.each(PLATFORMS)(
       }).toEqual({ le5: 0, le10: 1, le20: 2, count: 2 });
       expect(sample('_sum')).toBeCloseTo(20.001, 6);
     });
+
+    it('an SIM push fallen back to SMS (code_required) is no outcome: one verified session counts once', async () => {
+      const registry = new Registry();
+      const sb = suite.sb;
+      const host = await suite.boot(() =>
+        bootHost({ sb, platform, module: { metrics: { enabled: true, registry, prefix: P } } }),
+      );
+      const phone = '+79123458803';
+      const started = await call(host.url, 'POST', '/verification/start', {
+        phone_number: phone,
+        method: 'operator_id',
+      });
+      expect(started.status).toBe(201);
+      const requestId = sb.sessionsFor(phone)[0]!.request_id;
+      await sb.operator(requestId, 'fallback');
+      // The next poll interval's read sees the fallback: the module emits verification.code_required.
+      await sb.advance(5_000);
+      const status = await call(host.url, 'GET', `/verification/status/${started.body.verification_id}`);
+      expect(status.body).toMatchObject({ status: 'sent', awaiting_code: true });
+      const checked = await call(host.url, 'POST', '/verification/check', {
+        verification_id: started.body.verification_id,
+        code: String(sb.getSession(requestId)!.code),
+      });
+      // The operator's result follows the accepted code; the next poll interval's read sees it.
+      expect(checked.body).toMatchObject({ status: 'sent', verified: false });
+      await sb.advance(5_000);
+      const done = await call(host.url, 'GET', `/verification/status/${started.body.verification_id}`);
+      expect(done.body.status).toBe('verified');
+      const outcomes = (await registry.metrics())
+        .split('\n')
+        .filter((line) => line.startsWith(`${P}outcomes_total{`));
+      expect(outcomes).toEqual([`${P}outcomes_total{method="operator_id",status="verified"} 1`]);
+    });
   },
 );
