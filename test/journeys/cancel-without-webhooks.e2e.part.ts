@@ -106,4 +106,32 @@ describe.each(PLATFORMS)('cancel without webhooks (%s)', (platform) => {
     expect(eventsOf(host!, operatorStep.request_id)).toEqual(['verification.verified']);
     expect((await status(id)).body.status).toBe('canceled');
   });
+  // Only the page's polls learn the outcome here (no webhooks, no reconciler): a journey with a record of its
+  // own (a start with a device hint keeps one, a switch adds a step) is read from the API like a lone session.
+  it.each([
+    ['an auto start with a device hint', 'auto'],
+    ['a switched journey', 'switch'],
+  ])("%s: the next poll interval's poll reads the current step from the API", async (_name, shape) => {
+    host = await startHost(platform, sb, {
+      module: { webhooks: {}, reconcile: { enabled: false } },
+      receiveWebhooks: false,
+    });
+    const phone = nextPhone();
+    const started =
+      shape === 'auto'
+        ? await post('start', { phone_number: phone, method: 'auto', device: 'mobile' })
+        : await post('start', { phone_number: phone, method: 'flash_call' });
+    expect(started.status).toBe(201);
+    const id = started.body.verification_id as string;
+    if (shape === 'switch') {
+      const switched = await post('switch', { verification_id: id, method: 'reverse_flash_call' });
+      expect(switched.status).toBe(201);
+    }
+    expect((await status(id)).body.status).toBe('sent');
+    const current = sb.sessionsFor(phone).find((s) => s.method === 'reverse_flash_call')!;
+    await sb.call(current.request_id, phone);
+    // Within the poll interval the page is answered from the last read; past it, from the API.
+    await sb.advance(5_000);
+    expect((await status(id)).body).toMatchObject({ status: 'verified', verification_id: id });
+  });
 });
