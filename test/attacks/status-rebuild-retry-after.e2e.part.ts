@@ -27,7 +27,15 @@ describe.each(PLATFORMS)('a lost record past its reader meter (%s)', (platform: 
     for (const id of handles) reads.push(await call(suite.host!.url, 'GET', `/verification/status/${id}`));
     const refused = reads.filter((read) => read.status === 429);
     expect(refused.length).toBeGreaterThan(0);
-    for (const read of refused) expect(read.headers.get('retry-after')).toBe('3');
+    for (const read of refused) {
+      expect(read.headers.get('retry-after')).toBe('3');
+      expect(read.headers.get('content-type')).toContain('application/problem+json');
+      expect(read.body).toMatchObject({
+        status: 429,
+        error_code: 'rate_limit_exceeded',
+        detail: 'Too many status reads, try again later',
+      });
+    }
 
     await suite.sb.advance(3_100);
     const again = await call(suite.host!.url, 'GET', `/verification/status/${handles[handles.length - 1]}`);
