@@ -199,6 +199,28 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     ]);
   });
 
+  it('a start refused for its input is a debug line (the caller’s mistake, not the operator’s news); at default levels none', async () => {
+    const refusedLines = (logger: CapturingLogger) =>
+      logger.lines.filter((l) => / start (refused|failed) /.test(l));
+    const bad = (host: TestApp) =>
+      call(host.url, 'POST', '/verification/start', { phone_number: '+7912', method: 'sms' });
+    const quiet = new CapturingLogger();
+    const first = await boot({ logger: quiet });
+    const refused = await bad(first.host);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error_code).toBe('validation_error');
+    expect(refusedLines(quiet)).toEqual([]);
+    await host!.close();
+    await sb!.close();
+
+    const verbose = new CapturingLogger();
+    const second = await boot({ logger: verbose, logLevels: ['log', 'warn', 'error', 'debug'] });
+    expect((await bad(second.host)).status).toBe(400);
+    expect(refusedLines(verbose)).toEqual([
+      expect.stringMatching(/^debug start refused route=start .*error_code=validation_error http_status=400/),
+    ]);
+  });
+
   it('writes nothing with logLevels: false, and only errors with logLevels: ["error"]', async () => {
     const silent = new CapturingLogger();
     const first = await boot({ logger: silent, logLevels: false });
