@@ -202,6 +202,34 @@ describe.each(ONE_PLATFORM.flatMap((platform) => STORES.map((store) => [platform
       expect(sb.sessionsFor(phone)).toHaveLength(2);
     });
 
+    // A rebuilt step's journey takes no step beyond those it has (the steps before are only the page's word).
+    it("one step, restart: a switch as the page's first call rebuilds the step (Redis: kept) and answers by the journey's steps", async () => {
+      fresh();
+      const before = await boot();
+      const phone = nextPhone();
+      const started = await post(before, 'start', 'user-7', { phone_number: phone, method: 'sms' });
+      const id = started.body.verification_id as string;
+      await stop(before);
+
+      const after = await boot();
+      await sb.advance(61_000);
+      const moved = await post(after, 'switch', 'user-7', { verification_id: id, method: 'flash_call' });
+      if (storeKind === 'memory') {
+        expect(moved.status).toBe(409);
+        expect(moved.body).toMatchObject({ error_code: 'journey_limit_reached', limit: 'max_steps' });
+        expect((await status(after, id, 'user-7')).body).toMatchObject({ method: 'sms', status: 'sent' });
+        expect(sb.sessionsFor(phone)).toHaveLength(1);
+      } else {
+        expect(moved.status).toBe(201);
+        expect(moved.body).toMatchObject({ verification_id: id, method: 'flash_call' });
+        expect((await status(after, id, 'user-7')).body).toMatchObject({
+          method: 'flash_call',
+          methods_tried: ['sms', 'flash_call'],
+        });
+        expect(sb.sessionsFor(phone)).toHaveLength(2);
+      }
+    });
+
     it('a journey at maxSteps before the restart cannot take another paid step after it', async () => {
       fresh();
       const module = { orchestration: { maxSteps: 2 } };
