@@ -37,3 +37,23 @@ describe.each(PLATFORMS)('handles the API does not know and the status meter (%s
     });
   });
 });
+
+// The poll is the first to ask the API (no reconciler): what it finds out is what the page is told.
+describe.each(PLATFORMS)('a session the API lost (%s)', (platform: Platform) => {
+  const lost = lostRecordsSuite(platform, { reconcile: { enabled: false } });
+  const { suite } = lost;
+
+  it('a session the API lost answers 404 not_found on the poll that finds it out, not its last known state', async () => {
+    const account = await suite.sb.createAccount({ balance: 100 });
+    await lost.boot(account);
+    const id = await lost.start(phoneNumber());
+    const status = () => call(suite.host!.url, 'GET', `/verification/status/${id}`);
+    expect((await status()).body.status).toBe('sent');
+    await suite.sb.advance(5_000);
+    suite.sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 404, count: 1 });
+    const gone = await status();
+    expect(gone.status).toBe(404);
+    expect(gone.headers.get('content-type')).toContain('application/problem+json');
+    expect(gone.body).toMatchObject({ status: 404, error_code: 'not_found' });
+  });
+});
