@@ -133,5 +133,10 @@ describe.each(PLATFORMS)('cancel without webhooks (%s)', (platform) => {
     // Within the poll interval the page is answered from the last read; past it, from the API.
     await sb.advance(5_000);
     expect((await status(id)).body).toMatchObject({ status: 'verified', verification_id: id });
+    // The host hears it from the poll that saw it.
+    expect(lastEventOf(host, current.request_id)).toMatchObject({
+      event: 'verification.verified',
+      source: 'poll',
+    });
   });
 });
