@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationSandbox } from '../../src/testing/index.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import { bootHost } from './support/ops-host.js';
@@ -218,6 +220,35 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     expect((await bad(second.host)).status).toBe(400);
     expect(refusedLines(verbose)).toEqual([
       expect.stringMatching(/^debug start refused route=start .*error_code=validation_error http_status=400/),
+    ]);
+  });
+
+  it('a store that fails a read is an error line naming the route that met it (the status route, getVerifiedPhone)', async () => {
+    const hostLogger = new CapturingLogger();
+    const memory = new MemoryStore();
+    let failing = false;
+    // The host's store, whose reads fail once `failing` is set (a store outage as the module meets it).
+    const store = new Proxy(memory, {
+      get(target, prop) {
+        if (failing && prop === 'get') return () => Promise.reject(new Error('store down'));
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const { host } = await boot({ logger: hostLogger, store });
+    const start = await call(host.url, 'POST', '/verification/start', { phone_number: PHONE, method: 'sms' });
+    expect(start.status).toBe(201);
+    const id = start.body.verification_id as string;
+    failing = true;
+    const read = await call(host.url, 'GET', `/verification/status/${id}`);
+    expect(read.status).toBeGreaterThanOrEqual(500);
+    await expect(host.app.get(VerificationService).getVerifiedPhone(id)).rejects.toBeDefined();
+    failing = false;
+    await memory.close();
+    const failures = hostLogger.lines.filter((l) => / failed /.test(l));
+    expect(failures).toEqual([
+      expect.stringMatching(/^error status failed route=status error=/),
+      expect.stringMatching(/^error getVerifiedPhone failed route=getVerifiedPhone error=/),
     ]);
   });
 
