@@ -173,13 +173,17 @@ describe.each(ONE_PLATFORM)('duplicate-start coalescing (%s)', (platform) => {
     fx.host = await protectedHost(fx.sb, platform, { resendCooldownMs: false });
     const phone = freshPhone();
     const ip = freshIp();
-    const first = await startFrom(fx.host, ip, phone);
+    // One browser (its cookie): the caller a pending session would be handed back to.
+    const browser = freshBrowser();
+    const first = await startFrom(fx.host, ip, phone, 'sms', browser);
+    expect((await startFrom(fx.host, ip, phone, 'sms', browser)).body.resumed).toBe(true);
     const [session] = fx.sb.sessionsFor(phone);
     await fx.sb.deliver(session.request_id);
     const code = String(fx.sb.getSession(session.request_id)!.code);
     expect((await check(fx.host, ip, first.body.verification_id, code)).body.verified).toBe(true);
-    const next = await startFrom(fx.host, ip, phone);
+    const next = await startFrom(fx.host, ip, phone, 'sms', browser);
     expect(next.body).toMatchObject({ resumed: false, status: 'sent' });
+    expect(next.body.verification_id).not.toBe(first.body.verification_id);
     expect(sessionsOf(fx.sb, phone)).toHaveLength(2);
   });
 
