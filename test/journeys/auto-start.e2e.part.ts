@@ -4,7 +4,9 @@
  * hint excludes.
  */
 import { describe, expect, it } from '@jest/globals';
-import { slowWritesStore } from '../support/round-trip-store.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { CapturingLogger } from '../support/log-capture.js';
+import { REMOTE, slowWritesStore } from '../support/round-trip-store.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
   freshPhone,
@@ -15,6 +17,28 @@ import {
   status,
   switchMethod,
 } from './journey-host.js';
+
+/** A MemoryStore whose operations `fails` picks reject, as a store that lost its connection would. */
+function failingStore(
+  clock: () => number,
+  fails: (method: string, args: unknown[]) => boolean,
+): { store: MemoryStore; failed: () => number } {
+  const inner = new MemoryStore({ clock });
+  let failed = 0;
+  const store = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || !REMOTE.has(String(property))) return value;
+      return (...args: unknown[]) => {
+        if (!fails(String(property), args))
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        failed += 1;
+        return Promise.reject(new Error('store connection lost'));
+      };
+    },
+  });
+  return { store, failed: () => failed };
+}
 
 describe.each(PLATFORMS)('journeys: automatic start (%s)', (platform) => {
   const fx = journeyFixture();
@@ -111,6 +135,11 @@ describe.each(PLATFORMS)('journeys: automatic start (%s)', (platform) => {
     }
     const none = await start(host, { phone_number: freshPhone(), device: 'desktop' });
     expect(problem(none)).toMatchObject({ status: 400, error_code: 'method_not_available' });
+    // The refusal names what the account offers, and why none of it is offered here.
+    expect(none.body).toMatchObject({
+      available_methods: ['sms', 'flash_call'],
+      detail: 'No method is offered here for this device',
+    });
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(0);
     expect((await start(host, { phone_number: freshPhone(), device: 'mobile' })).body.method).toBe(
       'flash_call',
@@ -143,5 +172,46 @@ describe.each(PLATFORMS)('journeys: automatic start (%s)', (platform) => {
       await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
       await slow.inner.close();
     }
+  });
+
+  it('a purpose whose methods the account does not offer now: auto is 400 method_not_available naming the purpose, nothing sent', async () => {
+    const host = await journeyHost(
+      fx,
+      platform,
+      { purposes: { login: { methods: ['sms', 'flash_call'] } } },
+      { enabledMethods: ['reverse_flash_call', 'msgr1_otp'] },
+    );
+    fx.sb.resetRequestCounts();
+    const refused = await start(host, { phone_number: freshPhone(), purpose: 'login' });
+    expect(problem(refused)).toMatchObject({ status: 400, error_code: 'method_not_available' });
+    expect(refused.body).toMatchObject({
+      available_methods: [],
+      purpose: 'login',
+      detail: 'No method is offered here for purpose "login"',
+    });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(0);
+  });
+
+  it("a device hint the store fails to keep loses only the hint: the start answers 201, the operator's log says why", async () => {
+    const broken = failingStore(
+      () => fx.sb.now(),
+      (method, [key]) => method === 'set' && String(key).startsWith('journey:'),
+    );
+    const logger = new CapturingLogger();
+    const host = await journeyHost(
+      fx,
+      platform,
+      { store: broken.store, logLevels: ['error'] },
+      {},
+      { logger },
+    );
+    const started = await start(host, { phone_number: freshPhone(), method: 'sms', device: 'desktop' });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ method: 'sms', status: 'sent' });
+    expect(broken.failed()).toBeGreaterThan(0);
+    const lines = logger.lines.filter((line) => line.includes('store connection lost'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error start failed\b/);
+    expect(lines[0]).toContain('route=start');
   });
 });

@@ -4,6 +4,7 @@
  * routes called as a frontend would call them.
  */
 import { afterEach } from '@jest/globals';
+import type { LoggerService } from '@nestjs/common';
 import { VerificationReconciler } from '../../src/sessions/verification.reconciler.js';
 import type { SandboxAccountInput, VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
@@ -51,7 +52,7 @@ export async function journeyHost(
   platform: Platform,
   module: Partial<VerificationModuleOptions> = {},
   account: SandboxAccountInput = {},
-  app: { trustProxy?: boolean } = {},
+  app: { trustProxy?: boolean; logger?: LoggerService } = {},
 ): Promise<TestApp> {
   const credentials = await fx.sb.createAccount({ balance: 10_000, ...account });
   fx.apiKey = credentials.apiKey;
