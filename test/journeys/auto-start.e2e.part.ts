@@ -214,4 +214,32 @@ describe.each(PLATFORMS)('journeys: automatic start (%s)', (platform) => {
     expect(lines[0]).toMatch(/^error start failed\b/);
     expect(lines[0]).toContain('route=start');
   });
+
+  it("an auto start whose admission the store fails is 503, and the operator's log names the store's failure", async () => {
+    let down = false;
+    const broken = failingStore(
+      () => fx.sb.now(),
+      () => down,
+    );
+    const logger = new CapturingLogger();
+    const host = await journeyHost(
+      fx,
+      platform,
+      { store: broken.store, limits: { enabled: true }, logLevels: ['error'] },
+      {},
+      { logger },
+    );
+    expect((await start(host, { phone_number: freshPhone() })).status).toBe(201);
+    down = true;
+    fx.sb.resetRequestCounts();
+    const failed = await start(host, { phone_number: freshPhone(), method: 'auto' });
+    down = false;
+    expect(problem(failed)).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(0);
+    // The store's own failure, as the method chosen met it; not one of the module's own making.
+    const lines = logger.lines.filter((line) => line.startsWith('error start failed'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('method=reverse_flash_call');
+    expect(lines[0]).toContain('error="Error: store connection lost"');
+  });
 });
