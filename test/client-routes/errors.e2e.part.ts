@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { VerificationClientError } from '../../src/core/verification.errors.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
@@ -78,6 +80,27 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
       expectProblem(res, 400, 'validation_error');
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+  });
+
+  it("the host's own call of VerificationService.start with a number that is not a string (a plain-JS host, a body it did not check) is the same 400 validation_error naming phone_number, and nothing reaches the API", async () => {
+    sb.resetRequestCounts();
+    const service = host.app.get(VerificationService);
+    for (const phoneNumber of [79123456789, undefined, ['+79123456789']]) {
+      const refused = await service
+        .start({ phoneNumber: phoneNumber as unknown as string, method: 'sms', ip: '127.0.0.1' })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(refused).toBeInstanceOf(VerificationClientError);
+      expect((refused as VerificationClientError).toProblem()).toMatchObject({
+        status: 400,
+        error_code: 'validation_error',
+        detail: 'phone_number must be a string',
+        errors: [{ field: 'phone_number', message: 'phone_number must be a string' }],
+      });
+    }
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
   });
 
