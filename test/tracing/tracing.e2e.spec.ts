@@ -287,6 +287,21 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     expect(plain!.attributes).not.toHaveProperty(['verification.assessment']);
   });
 
+  it('a start handed back its pending session says so: outcome resumed, its method, no second session', async () => {
+    await boot();
+    const phone = phoneNumber();
+    const first = await post('start', { phone_number: phone, method: 'sms' });
+    const again = await post('start', { phone_number: phone, method: 'sms' });
+    expect(again.body).toMatchObject({ verification_id: first.body.verification_id, resumed: true });
+    expect(sb.sessionsFor(phone)).toHaveLength(1);
+    const [paid, resumed] = spans('verification.start');
+    expect(paid!.attributes).toMatchObject({ 'verification.outcome': 'sent' });
+    expect([resumed!.status.code, resumed!.attributes]).toEqual([
+      SpanStatusCode.OK,
+      expect.objectContaining({ 'verification.method': 'sms', 'verification.outcome': 'resumed' }),
+    ]);
+  });
+
   it("every span of a test number's journey says verification.test: status refresh, switch, cancel, reconcile", async () => {
     const reviewer = '+79990000001';
     await boot({
