@@ -14,18 +14,16 @@ import { PumpingDefence, type GradedAnswer, type PumpingAttempt } from './pumpin
 import { RangeStats } from './range-stats.js';
 import {
   attempt,
+  fromNetwork as from,
   HOLD_MS,
   inRange,
   MINUTE,
   ownRange,
   pumpingHarness,
+  stranger,
   verifiedEvent,
 } from '../../test/protection/pumping-harness.js';
 
-const from = (phoneNumber: string, i: number, extra: Partial<PumpingAttempt> = {}): PumpingAttempt =>
-  attempt(phoneNumber, { clientKey: `10.${i}.0.1`, ip: `10.${i}.0.1`, method: 'sms', ...extra });
-const stranger = (extra: Partial<PumpingAttempt> = {}): PumpingAttempt =>
-  attempt('+79031230000', { clientKey: '203.0.113.9', ip: '203.0.113.9', method: 'sms', ...extra });
 const COUNTRY_MIN = 5;
 const OFFERED: GradedAnswer = { proofCharged: false, offered: ['reverse_flash_call'] };
 

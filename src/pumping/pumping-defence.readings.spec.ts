@@ -7,23 +7,16 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ProtectionRefusal } from '../core/refusal-reason.js';
-import type { PumpingAttempt } from './pumping-defence.js';
 import {
   attempt,
+  fromNetwork as from,
   inRange,
   MINUTE,
   ownRange,
   pumpingHarness,
+  stranger,
   verifiedEvent,
 } from '../../test/protection/pumping-harness.js';
-
-/** A caller of its own network: an address of the /24 `10.<i>.0`. */
-const from = (phoneNumber: string, i: number, extra: Partial<PumpingAttempt> = {}): PumpingAttempt =>
-  attempt(phoneNumber, { clientKey: `10.${i}.0.1`, ip: `10.${i}.0.1`, method: 'sms', ...extra });
-
-/** A stranger in a prefix of its own (+7903): the attack's prefix hold does not reach it. */
-const stranger = (extra: Partial<PumpingAttempt> = {}): PumpingAttempt =>
-  attempt('+79031230000', { clientKey: '203.0.113.9', ip: '203.0.113.9', method: 'sms', ...extra });
 
 /** The country's minimum of unconverted starts in the attack's shape. */
 const COUNTRY_MIN = 5;

@@ -25,6 +25,18 @@ export const attempt = (phoneNumber: string, extra: Partial<PumpingAttempt> = {}
 });
 
 /** Numbers of one range (+7916123): `+7916123` and four digits. */
+/** A caller of its own network: an address of the /24 `10.<i>.0`, starting an SMS. */
+export const fromNetwork = (
+  phoneNumber: string,
+  i: number,
+  extra: Partial<PumpingAttempt> = {},
+): PumpingAttempt =>
+  attempt(phoneNumber, { clientKey: `10.${i}.0.1`, ip: `10.${i}.0.1`, method: 'sms', ...extra });
+
+/** A stranger in a prefix of its own (+7903): an attack's prefix hold does not reach it. */
+export const stranger = (extra: Partial<PumpingAttempt> = {}): PumpingAttempt =>
+  attempt('+79031230000', { clientKey: '203.0.113.9', ip: '203.0.113.9', method: 'sms', ...extra });
+
 export const inRange = (i: number) => `+7916123${String(i).padStart(4, '0')}`;
 /** Numbers of as many ranges as asked, one number each. */
 export const ownRange = (i: number) => `+7926${String(i).padStart(3, '0')}0000`;
