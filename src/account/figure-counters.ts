@@ -6,6 +6,7 @@ import {
   CHARGED_FIELD,
   LEFT_FIELD,
   RESCUED_FIELD,
+  emptySums,
   UNPROVEN_FIELD,
   type Sums,
 } from './method-figures.js';
@@ -29,35 +30,69 @@ export function counterKey(day: string, method: string, group: string, field: st
   return `stats:${day}:${method}:${group}:${field}`;
 }
 
-/** One method's counters of a group (country or cell) over the days; a day without starts is not read further. */
-export async function sumCounters(
+/**
+ * A group's (cell's) counters by day as read at one time: `days[i]` is the UTC day numbered `day - i`
+ * (Math.floor(ms / DAY_MS)), newest first.
+ */
+export interface DayCounters {
+  day: number;
+  days: Sums[];
+}
+
+/** One method's counters of a group (country or cell) on each day; a day without starts is not read further. */
+export async function dayCounters(
   store: VerificationStore,
   method: string,
   group: string,
   days: readonly string[],
-): Promise<Sums> {
+): Promise<Sums[]> {
   const key = (day: string, field: string) => counterKey(day, method, group, field);
   const startedByDay = await Promise.all(days.map((day) => read(store, key(day, 'started'))));
-  const active = days.filter((_, i) => startedByDay[i]! > 0);
-  const values = await Promise.all(
-    active.map((day) => Promise.all(FIELDS.map((field) => read(store, key(day, field))))),
+  return Promise.all(
+    days.map(async (day, i) => {
+      const started = startedByDay[i]!;
+      const values =
+        started > 0 ? await Promise.all(FIELDS.map((field) => read(store, key(day, field)))) : [];
+      const value = (field: string) => values[FIELDS.indexOf(field)] ?? 0;
+      return {
+        started,
+        delivered: value('delivered'),
+        verified: value('verified'),
+        expired: value('expired'),
+        failed: value('failed'),
+        chargedMinor: value(CHARGED_FIELD),
+        callers: value(CALLERS_FIELD),
+        left: value(LEFT_FIELD),
+        unproven: value(UNPROVEN_FIELD),
+        rescued: value(RESCUED_FIELD),
+        buckets: Array.from({ length: BUCKET_COUNT }, (_, b) => value(bucketField(b))),
+      };
+    }),
   );
-  const total = (field: string) =>
-    values.reduce((sum, dayValues) => sum + dayValues[FIELDS.indexOf(field)]!, 0);
-  return {
-    started: startedByDay.reduce((sum, value) => sum + value, 0),
-    delivered: total('delivered'),
-    verified: total('verified'),
-    expired: total('expired'),
-    failed: total('failed'),
-    chargedMinor: total(CHARGED_FIELD),
-    callers: total(CALLERS_FIELD),
-    left: total(LEFT_FIELD),
-    unproven: total(UNPROVEN_FIELD),
-    rescued: total(RESCUED_FIELD),
-    buckets: Array.from({ length: BUCKET_COUNT }, (_, i) => total(bucketField(i))),
-  };
 }
+
+/** Counters added up (a group's days), every bucket kept. */
+export function totalOf(all: readonly Sums[]): Sums {
+  const total: Sums = { ...emptySums(), buckets: new Array<number>(BUCKET_COUNT).fill(0) };
+  for (const sums of all) {
+    for (const field of COUNTS) total[field] += sums[field];
+    sums.buckets.forEach((count, i) => (total.buckets[i] = (total.buckets[i] ?? 0) + count));
+  }
+  return total;
+}
+
+const COUNTS = [
+  'started',
+  'delivered',
+  'verified',
+  'expired',
+  'failed',
+  'chargedMinor',
+  'callers',
+  'left',
+  'unproven',
+  'rescued',
+] as const satisfies readonly (keyof Sums)[];
 
 async function read(store: VerificationStore, key: string): Promise<number> {
   const raw = await store.get(key);

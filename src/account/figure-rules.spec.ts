@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { TIME_TO_VERIFY_BUCKETS_MS } from '../core/duration-histogram.js';
 import { chooseFirstMethods, expectedOf, standInFor, type MethodOutlook } from './first-method.js';
 import { sums } from '../../test/support/method-stats.fixture.js';
-import { nextHealth, ratesOf, sumsSince } from './method-health.js';
+import { nextHealth, ratesOf, sumsSince, windowSince } from './method-health.js';
 import { completedWithin, pickCell, type CellFigures } from './operator-figures.js';
 
 /*
@@ -115,6 +115,25 @@ describe('rates and cells shown to operations', () => {
 
   it('a window’s buckets: a bucket the older read lacks counts whole', () => {
     expect(sumsSince(sums({ buckets: [5, 3, 2] }), sums({ buckets: [1] })).buckets).toStrictEqual([4, 3, 2]);
+  });
+
+  it('a window across UTC midnight: a new day whole, a day read then less what it held, an older day nothing', () => {
+    const then = { day: 10, days: [sums({ started: 5, verified: 4 }), sums({ started: 50, verified: 40 })] };
+    const now = {
+      day: 11,
+      days: [
+        sums({ started: 3, verified: 1 }), // day 11, after then's: whole
+        sums({ started: 8, verified: 6 }), // day 10, then's own: 3 started and 2 verified since
+        sums({ started: 51, verified: 42 }), // day 9, then's day before: a late end since
+        sums({ started: 900, verified: 800 }), // day 8, older than what then kept: before the window
+      ],
+    };
+    expect(windowSince(now, then)).toMatchObject({ started: 3 + 3 + 1, verified: 1 + 2 + 2 });
+    // The same day: the difference only.
+    expect(windowSince({ day: 10, days: [sums({ started: 9, verified: 7 })] }, then)).toMatchObject({
+      started: 4,
+      verified: 3,
+    });
   });
 
   it('a health that stays keeps when it began', () => {

@@ -104,10 +104,10 @@ describe('MethodHealthWatch', () => {
 
   it('reads a prefix at most once per HEALTH_READ_MS, its country’s cell once for all its prefixes', async () => {
     const reads: string[] = [];
-    const cellSums = fx.stats.cellSums.bind(fx.stats);
-    fx.stats.cellSums = (...args) => {
+    const cellDays = fx.stats.cellDays.bind(fx.stats);
+    fx.stats.cellDays = (...args) => {
       reads.push(...args[1]);
-      return cellSums(...args);
+      return cellDays(...args);
     };
     await watch.refresh('flash_call', on985());
     fx.now += HEALTH_READ_MS - 1;
@@ -117,5 +117,59 @@ describe('MethodHealthWatch', () => {
     fx.now += 1;
     await watch.refresh('flash_call', on985());
     expect(reads.slice(3)).toStrictEqual(['7~985', '7~*']);
+  });
+
+  it('an outage that begins a minute before UTC midnight degrades within half a window, across it', async () => {
+    const midnight = Date.UTC(2026, 2, 16);
+    fx.now = midnight - 61 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    await pass(60 * 60_000, true);
+    expect(fx.now).toBe(midnight - 60_000);
+    const outage = fx.now;
+    await pass(HEALTH_WINDOW_MS / 2, false);
+    expect(watch.state('flash_call', on985())).toBe('degraded');
+    expect(events.map((e) => e.state)).toStrictEqual(['degraded']);
+    expect(events[0]!.at.getTime()).toBeGreaterThan(midnight);
+    expect(events[0]!.at.getTime() - outage).toBeLessThanOrEqual(HEALTH_WINDOW_MS / 2);
+    // The week judged against is the seven days up to the new one: its completion is the healthy hour's.
+    expect(events[0]!.week.completion).toBeGreaterThan(0.8);
+  });
+
+  it('a healthy method stays healthy through UTC midnight, its window judged on every read', async () => {
+    const midnight = Date.UTC(2026, 2, 16);
+    fx.now = midnight - 40 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    await pass(40 * 60_000 + HEALTH_READ_MS, true);
+    expect(watch.state('flash_call', on985())).toBe('healthy');
+    expect(events).toStrictEqual([]);
+    // The first read after midnight judged the last 20 minutes: both days' sessions, 2 a read.
+    const [report] = watch.report();
+    expect(report!.recent.ended).toBe((HEALTH_WINDOW_MS / HEALTH_READ_MS) * 2);
+  });
+
+  it('sessions started before UTC midnight that fail after it count in the window that began after it', async () => {
+    const midnight = Date.UTC(2026, 2, 16);
+    fx.now = midnight - 61 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    await pass(60 * 60_000, true);
+    // Started 15 s before midnight, counted on that day; they fail 20 minutes later.
+    fx.now += 45_000;
+    const late = Array.from({ length: 60 }, () => {
+      const record = session({ phoneNumber: on985(), method: 'flash_call', cost: undefined });
+      return { ...record, journeyId: `journey-${record.requestId}` };
+    });
+    for (const record of late) await fx.stats.tally(record);
+    fx.now += 15_000;
+    expect(fx.now).toBe(midnight);
+    await pass(HEALTH_WINDOW_MS, true);
+    expect(watch.state('flash_call', on985())).toBe('healthy');
+    for (const record of late) {
+      const sms = session({ phoneNumber: record.phoneNumber, journeyId: record.journeyId });
+      await fx.stats.tally(sms);
+      await fx.stats.tally({ ...sms, status: 'verified', delivered: true, verifiedAt: fx.now });
+      await fx.stats.tally({ ...record, status: 'expired' });
+    }
+    await pass(HEALTH_READ_MS, true);
+    expect(watch.state('flash_call', on985())).toBe('degraded');
   });
 });

@@ -10,18 +10,19 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { dayName, callingCodeOf, emptySums, healthCells, type Sums } from './method-figures.js';
+import { totalOf, type DayCounters } from './figure-counters.js';
+import { dayName, callingCodeOf, emptySums, healthCells } from './method-figures.js';
 import {
   DEMOTE_AFTER_MS,
   HEALTH_MIN_SESSIONS,
   HEALTH_WINDOW_MS,
   nextHealth,
   ratesOf,
-  sumsSince,
   verdictOf,
   type Health,
   type HealthState,
   type Rates,
+  windowSince,
 } from './method-health.js';
 import { MethodStats } from './method-stats.service.js';
 
@@ -56,8 +57,8 @@ interface Tracked extends Health {
   recent: Rates;
   week: Rates;
   readUntil: number;
-  /** The week's counters as read (operator's, country's), oldest first, for the recent window. */
-  reads: { at: number; day: string; sums: Sums[] }[];
+  /** The counters as read (operator's, country's; their two newest days), oldest first, for the recent window. */
+  reads: { at: number; cells: DayCounters[] }[];
 }
 
 /**
@@ -72,7 +73,7 @@ interface Tracked extends Health {
 export class MethodHealthWatch {
   readonly #tracked = new Map<string, Tracked>();
   /** Each method's country cell as last read, shared by the country's prefixes (#sums). */
-  readonly #countries = new SharedReads<Sums[]>(HEALTH_READ_MS);
+  readonly #countries = new SharedReads<DayCounters[]>(HEALTH_READ_MS);
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -109,13 +110,13 @@ export class MethodHealthWatch {
     tracked.readUntil = now + HEALTH_READ_MS;
     this.#tracked.set(key, tracked);
     try {
-      const [sums, kept] = await Promise.all([
-        this.#sums(method, phoneNumber, now),
+      const [cells, kept] = await Promise.all([
+        this.#cells(method, phoneNumber, now),
         unjudged(tracked, now) ? this.#kept(method, prefix) : undefined,
       ]);
       // Neither judged nor taken: healthy since its first read, which may have come just before another's change.
       if (kept) adopt(tracked, kept, now, tracked.ownAt === undefined && !tracked.took);
-      await this.#judge(tracked, sums, now);
+      await this.#judge(tracked, cells, now);
     } catch (error) {
       this.telemetry.logger.warn('method health: the figures could not be read; the health stands', {
         method,
@@ -156,29 +157,30 @@ export class MethodHealthWatch {
    * HEALTH_READ_MS (within its day) for all of the country's prefixes (a fresh prefix reads its own cell only; the
    * window a prefix judges the country's by may begin and end up to HEALTH_READ_MS early).
    */
-  async #sums(method: VerificationMethod, phoneNumber: string, now: number): Promise<Sums[]> {
+  async #cells(method: VerificationMethod, phoneNumber: string, now: number): Promise<DayCounters[]> {
     const [operator, country] = healthCells(phoneNumber);
-    const [own, countrySums] = await Promise.all([
-      this.stats.cellSums(method, [operator], HEALTH_WEEK_DAYS),
+    const [own, countryCells] = await Promise.all([
+      this.stats.cellDays(method, [operator], HEALTH_WEEK_DAYS),
       this.#countries.get(`${method}:${country}:${dayName(now)}`, now, () =>
-        this.stats.cellSums(method, [country], HEALTH_WEEK_DAYS),
+        this.stats.cellDays(method, [country], HEALTH_WEEK_DAYS),
       ),
     ]);
-    return [...own, ...countrySums];
+    return [...own, ...countryCells];
   }
 
-  async #judge(tracked: Tracked, sums: Sums[], now: number): Promise<void> {
-    const day = dayName(now);
-    const reads = tracked.reads.filter((read) => read.day === day);
-    const then = reads.filter((read) => read.at <= now - HEALTH_WINDOW_MS).at(-1);
-    tracked.reads = [...(then ? [then] : []), ...reads.filter((read) => read.at > now - HEALTH_WINDOW_MS)];
-    tracked.reads.push({ at: now, day, sums });
+  async #judge(tracked: Tracked, cells: DayCounters[], now: number): Promise<void> {
+    const then = tracked.reads.filter((read) => read.at <= now - HEALTH_WINDOW_MS).at(-1);
+    tracked.reads = [
+      ...(then ? [then] : []),
+      ...tracked.reads.filter((read) => read.at > now - HEALTH_WINDOW_MS),
+      { at: now, cells: cells.map(({ day, days }) => ({ day, days: days.slice(0, 2) })) },
+    ];
     if (!then) return;
     // The operator's own window once it holds enough ended sessions, else its country's.
-    const own = ratesOf(sumsSince(sums[0]!, then.sums[0]!));
+    const own = ratesOf(windowSince(cells[0]!, then.cells[0]!));
     const level = own.ended >= HEALTH_MIN_SESSIONS ? 0 : 1;
-    const recent = level === 0 ? own : ratesOf(sumsSince(sums[1]!, then.sums[1]!));
-    const week = ratesOf(sums[level]!);
+    const recent = level === 0 ? own : ratesOf(windowSince(cells[1]!, then.cells[1]!));
+    const week = ratesOf(totalOf(cells[level]!.days));
     // A state the prefix's own window set is judged by it alone: the country's window, of other
     // prefixes' users, neither lifts it nor deepens it while the prefix's own is too thin.
     const setByOwn = tracked.state !== 'healthy' && tracked.by === 'operator';

@@ -1,4 +1,5 @@
-import type { Sums } from './method-figures.js';
+import { totalOf, type DayCounters } from './figure-counters.js';
+import { emptySums, type Sums } from './method-figures.js';
 
 /*
  * The health of a method on an operator prefix (issue 47): a drop in its recent completion (of the
@@ -78,6 +79,23 @@ export function sumsSince(now: Sums, then: Sums): Sums {
     rescued: less(now.rescued, then.rescued),
     buckets: now.buckets.map((count, i) => less(count, then.buckets[i] ?? 0)),
   };
+}
+
+/**
+ * A cell's counters added since `then` (the window's), day by day, so a window that crosses a UTC midnight
+ * (where the week's days shift) is whole: a day after then's counts in full, a day then read counts less what it
+ * held then, a day older than those then read (then keeps the two newest: sessions end on the day after their
+ * start) counts nothing.
+ */
+export function windowSince(now: DayCounters, then: DayCounters): Sums {
+  return totalOf(
+    now.days.map((sums, i) => {
+      const day = now.day - i;
+      if (day > then.day) return sums;
+      const before = then.days[then.day - day];
+      return before ? sumsSince(sums, before) : emptySums();
+    }),
+  );
 }
 
 /**

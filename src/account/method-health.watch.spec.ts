@@ -128,17 +128,6 @@ describe('MethodHealthWatch: what it shows before and as it judges', () => {
     expect(await watch.refresh('flash_call', MSK)).toBe('degraded');
   });
 
-  it('a read of yesterday’s window is not compared with today’s: past midnight the window starts afresh', async () => {
-    const s = shared();
-    s.now = Date.parse('2026-11-30T23:50:00Z');
-    const { watch } = instance(s);
-    await watch.refresh('flash_call', MSK);
-    windowOf(s, DROP);
-    s.now += HEALTH_WINDOW_MS;
-    expect(await watch.refresh('flash_call', MSK)).toBe('healthy');
-    expect(watch.report()[0]!.recent.ended).toBe(0);
-  });
-
   it('a state its own window set is not judged by its country’s while its own is thin: neither lifted nor deepened; a country-set one is', async () => {
     const s = shared();
     const { watch } = instance(s);

@@ -8,7 +8,7 @@ import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from '../core/verification-method.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { counterKey, sumCounters } from './figure-counters.js';
+import { counterKey, dayCounters, totalOf, type DayCounters } from './figure-counters.js';
 import {
   CALLERS_FIELD,
   countryKey,
@@ -155,8 +155,7 @@ export class MethodStats implements OnModuleDestroy {
 
   /** What the policy ranks by, per method: sessions ended, less `unproven` (as `started`), verified, callers. */
   async learningSamples(days = DEFAULT_STATS_WINDOW_DAYS): Promise<MethodSamplesByMethod> {
-    const dayNames = await this.#flushedDays(windowDays(days));
-    const sums = await Promise.all(REPORTED_METHODS.map((m) => this.#sum(m, ALL_COUNTRIES, dayNames)));
+    const sums = await Promise.all(REPORTED_METHODS.map((m) => this.#sum(m, ALL_COUNTRIES, days)));
     const samples: Record<string, MethodSamples> = {};
     for (const [i, { verified, expired, failed, unproven, callers }] of sums.entries()) {
       const ended = verified + expired + failed - unproven;
@@ -169,10 +168,9 @@ export class MethodStats implements OnModuleDestroy {
   async figures(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
     const days = windowDays(query.days);
     const country = query.country === undefined ? ALL_COUNTRIES : countryKey(query.country);
-    const dayNames = await this.#flushedDays(days);
     const [currency, perMethod] = await Promise.all([
       this.store.get(CURRENCY_KEY),
-      Promise.all(REPORTED_METHODS.map((method) => this.#sum(method, country, dayNames))),
+      Promise.all(REPORTED_METHODS.map((method) => this.#sum(method, country, days))),
     ]);
     const report: MethodStatsReport = {};
     REPORTED_METHODS.forEach((method, i) => {
@@ -192,11 +190,10 @@ export class MethodStats implements OnModuleDestroy {
     device: DeviceHint | undefined,
     days: number,
   ): Promise<MomentCounts> {
-    const dayNames = await this.#flushedDays(windowDays(days));
     const { started, verified, expired, failed, left, buckets } = await this.#sum(
       storedMethod(method),
       momentGroup(callingCode, device),
-      dayNames,
+      days,
     );
     // Steps left for a step that verified their journey are counted neither expired nor failed there.
     return { started, ended: verified + expired + failed, left, buckets };
@@ -327,23 +324,26 @@ export class MethodStats implements OnModuleDestroy {
     });
   }
 
-  /** The names of the last `days` days (today first), once this instance's counts are in the store. */
-  async #flushedDays(days: number): Promise<string[]> {
+  /** One method's counters of a group over the last `days` days (windowDays), once this instance's are in the store. */
+  async #days(method: string, group: string, days: number | undefined): Promise<DayCounters> {
+    const length = windowDays(days);
     await this.flush();
-    const today = Math.floor(this.store.now() / DAY_MS) * DAY_MS;
-    return Array.from({ length: days }, (_, i) => dayName(today - i * DAY_MS));
+    const day = Math.floor(this.store.now() / DAY_MS);
+    const names = Array.from({ length }, (_, i) => dayName((day - i) * DAY_MS));
+    return { day, days: await dayCounters(this.store, method, group, names) };
   }
 
-  #sum(method: string, group: string, days: string[]): Promise<Sums> {
-    return sumCounters(this.store, method, group, days);
+  async #sum(method: string, group: string, days: number | undefined): Promise<Sums> {
+    return totalOf((await this.#days(method, group, days)).days);
   }
 
-  /**
-   * One method's figures in each of `cells` (figureCells) over the last `days` days, as summed:
-   * what OperatorFigures pools.
-   */
-  async cellSums(method: VerificationMethod, cells: readonly string[], days: number): Promise<Sums[]> {
-    const dayNames = await this.#flushedDays(windowDays(days));
-    return Promise.all(cells.map((cell) => this.#sum(storedMethod(method), cell, dayNames)));
+  /** One method's figures in each of `cells` (figureCells) over the last `days` days: what OperatorFigures pools. */
+  cellSums(method: VerificationMethod, cells: readonly string[], days: number): Promise<Sums[]> {
+    return Promise.all(cells.map((cell) => this.#sum(storedMethod(method), cell, days)));
+  }
+
+  /** cellSums day by day: what a window that crosses a UTC midnight is told from (MethodHealthWatch). */
+  cellDays(method: VerificationMethod, cells: readonly string[], days: number): Promise<DayCounters[]> {
+    return Promise.all(cells.map((cell) => this.#days(storedMethod(method), cell, days)));
   }
 }

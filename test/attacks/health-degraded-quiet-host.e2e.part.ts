@@ -29,7 +29,7 @@ import {
   status,
   switchMethod,
 } from '../journeys/journey-host.js';
-import { from, seedFigures, storeOf } from '../journeys/figure-learning.js';
+import { from, seedFigures, storeOf, toBeforeMidnight } from '../journeys/figure-learning.js';
 
 const HOUR = 3_600_000;
 /** When each user after the outage completes the reverse call. */
@@ -39,6 +39,8 @@ describe.each(PLATFORMS)('method health on a quiet host after an outage (%s)', (
   const fx = journeyFixture();
 
   it('a reverse call its users complete again is healthy again, its fallback at the learned moment', async () => {
+    // The outage straddles a UTC midnight: the window that degrades the method crosses it.
+    await toBeforeMidnight(fx, 22 * 60_000);
     const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
     const stats = host.app.get(MethodStats, { strict: false });
     const account = host.app.get(VerificationAccountService, { strict: false });

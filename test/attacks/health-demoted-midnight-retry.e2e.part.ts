@@ -1,7 +1,7 @@
 /**
- * Attack (bad luck; the clock at UTC midnight; dfa936b's retry rules): an instance judges a method's
- * recent window from its reads of the same UTC day only (a week's 7 days of figures shift at midnight),
- * so for the first 20 minutes of a day it has no read a window old. Were that taken as a window too
+ * Attack (bad luck; the clock at UTC midnight; dfa936b's retry rules): a week's 7 days of figures shift at
+ * midnight, so a window that crosses it is told day by day (windowSince). Were the first 20 minutes of a day
+ * left unjudged (a read of the day before not taken as a window's start) and that taken as a window too
  * thin to judge, a demoted method would be "tried again" (degraded, first again) at every midnight
  * 30 minutes after its demotion, however full its windows are of its failures.
  *
@@ -19,10 +19,9 @@ import type { SessionRecord } from '../../src/core/session-record.js';
 import { VerificationOpsEventName, type MethodHealthEvent } from '../../src/core/verification-events.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { freshPhone, journeyFixture } from '../journeys/journey-host.js';
-import { healthHost, probeUser } from '../journeys/figure-learning.js';
+import { healthHost, probeUser, toBeforeMidnight } from '../journeys/figure-learning.js';
 
 const MINUTE = 60_000;
-const DAY_MS = 24 * 60 * MINUTE;
 let serial = 0;
 
 /** `n` of the host's own reverse calls on +7 915 that failed, each rescued by SMS (switched, verified). */
@@ -63,9 +62,7 @@ describe.each(PLATFORMS)('method health: a demoted method at UTC midnight (%s)',
   const fx = journeyFixture();
 
   it('a reverse call failing every window across midnight stays demoted through it', async () => {
-    let midnight = (Math.floor(fx.sb.now() / DAY_MS) + 1) * DAY_MS;
-    if (midnight - fx.sb.now() < 3 * 60 * MINUTE) midnight += DAY_MS;
-    await fx.sb.advance(midnight - 80 * MINUTE - fx.sb.now());
+    const midnight = await toBeforeMidnight(fx, 80 * MINUTE);
     const { host, stats, health } = await healthHost(fx, platform);
     const events: string[] = [];
     host.app.get(EventEmitter2).on(VerificationOpsEventName.methodHealth, (event: MethodHealthEvent) => {

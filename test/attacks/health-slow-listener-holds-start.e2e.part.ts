@@ -17,7 +17,7 @@ import { HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
 import { VerificationOpsEventName, type MethodHealthEvent } from '../../src/core/verification-events.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { journeyFixture, journeyHost } from '../journeys/journey-host.js';
-import { outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
+import { outageUser, probeUser, seedFigures, toBeforeMidnight } from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)('method health: a slow listener of its event (%s)', (platform) => {
   let release = (): void => undefined;
@@ -26,6 +26,8 @@ describe.each(PLATFORMS)('method health: a slow listener of its event (%s)', (pl
   const fx = journeyFixture();
 
   it('the start whose read degrades the reverse call answers while the listener is still busy', async () => {
+    // The outage begins 10 minutes before a UTC midnight: the window that degrades the method crosses it.
+    await toBeforeMidnight(fx, 10 * 60_000);
     const host = await journeyHost(fx, platform, {}, {}, { trustProxy: true });
     const events: string[] = [];
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -25,6 +25,16 @@ import {
 } from './journey-host.js';
 
 export const HOUR = 3_600_000;
+/**
+ * Moves the sandbox's clock (which starts at wall time) to `before` ms ahead of a UTC midnight, so that a test's
+ * windows cross it whatever the hour it runs at.
+ */
+export async function toBeforeMidnight(fx: JourneyFixture, before: number): Promise<number> {
+  const day = 24 * HOUR;
+  const midnight = (Math.floor((fx.sb.now() + before) / day) + 1) * day;
+  await fx.sb.advance(midnight - before - fx.sb.now());
+  return midnight;
+}
 export const LEARNING = { orchestration: { fallback: { minSamples: 10 } } };
 /** Sessions expire (the sandbox's TTL) and their webhooks arrive within this. */
 export const EXPIRY_MS = 300_000;

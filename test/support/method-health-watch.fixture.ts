@@ -61,10 +61,13 @@ export function instance(s: Shared, name?: string, listener?: (e: MethodHealthEv
     name,
   };
   const stats = {
-    cellSums: (_method: string, cells: readonly string[]) =>
+    // One day's counters that only grow: the window is what they grew by, at any time of day.
+    cellDays: (_method: string, cells: readonly string[]) =>
       s.figures instanceof Error
         ? Promise.reject(s.figures)
-        : Promise.resolve(cells.map((cell) => (s.figures as Record<string, Sums>)[cell]!)),
+        : Promise.resolve(
+            cells.map((cell) => ({ day: 0, days: [(s.figures as Record<string, Sums>)[cell]!] })),
+          ),
   } as unknown as MethodStats;
   const emitter = new EventEmitter2();
   const events: MethodHealthEvent[] = [];
