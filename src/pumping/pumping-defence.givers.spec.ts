@@ -32,7 +32,7 @@ function defence(): PumpingDefence {
   stores.push(store);
   counts = (ids) =>
     new RangeStats(store, VERIFICATION_DEFAULTS.limits.pumping, SPEC_DATA_KEYS).read(
-      ids.map((id) => ({ id, withBaseline: true })),
+      ids.map((id) => ({ id })),
     );
   const report = {
     logger: quiet,

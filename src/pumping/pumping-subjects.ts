@@ -59,17 +59,15 @@ export function placeOf(e164: string, rangeDigits: number): NumberPlace {
 /** The subjects a start is counted for: its place's, then its callers' (an address that is the client key once). */
 export function subjectsOf(attempt: PumpingAttempt, place: NumberPlace, ipv6PrefixLength: number): Subject[] {
   const subjects: Subject[] = [
-    { kind: 'range', id: `range:${place.range}`, withBaseline: true },
-    { kind: 'prefix', id: `prefix:${place.prefix}`, withBaseline: true },
-    { kind: 'country', id: `country:${place.country}`, withBaseline: true },
+    { kind: 'range', id: `range:${place.range}` },
+    { kind: 'prefix', id: `prefix:${place.prefix}` },
+    { kind: 'country', id: `country:${place.country}` },
   ];
-  if (attempt.owner !== undefined)
-    subjects.push({ kind: 'owner', id: `owner:${attempt.owner}`, withBaseline: false });
-  if (attempt.clientKey !== undefined)
-    subjects.push({ kind: 'client', id: `client:${attempt.clientKey}`, withBaseline: false });
+  if (attempt.owner !== undefined) subjects.push({ kind: 'owner', id: `owner:${attempt.owner}` });
+  if (attempt.clientKey !== undefined) subjects.push({ kind: 'client', id: `client:${attempt.clientKey}` });
   const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
   if (network !== undefined && network !== attempt.clientKey)
-    subjects.push({ kind: 'network', id: `network:${network}`, withBaseline: false });
+    subjects.push({ kind: 'network', id: `network:${network}` });
   return subjects;
 }
 
@@ -97,10 +95,7 @@ export function countryId(subjects: Subject[]): string {
 /** The country's twins (range-stats-keys.ts): bounded by its callers' shares, and its whole volume. */
 export function twinsOf(subjects: Subject[]): StatsSubject[] {
   const country = countryId(subjects);
-  return [
-    { id: fineOf(country), withBaseline: true },
-    { id: volumeOf(country), withBaseline: true },
-  ];
+  return [{ id: fineOf(country) }, { id: volumeOf(country) }];
 }
 
 /**

@@ -90,7 +90,7 @@ describe('RangeBursts: marks read in a window that rolled over before the start 
     try {
       const rs = new RangeStats(store, { windowMs: HOUR, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
       // client:a is counted in the prefix (through another range of it) in this window.
-      const other = { id: 'range:+7916999', withBaseline: true };
+      const other = { id: 'range:+7916999' };
       const elsewhere = '+79169990000';
       await rs.countStart(
         [other, prefix],

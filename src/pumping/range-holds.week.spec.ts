@@ -27,7 +27,7 @@ describe("RangeHolds: a giver's balance over its week", () => {
       { phoneNumber: '+79161234567', owner: undefined, clientKey: ip, ip, method: 'sms' },
       64,
     );
-    const country = [{ id: 'country:RU', withBaseline: true }];
+    const country = [{ id: 'country:RU' }];
     const standing = async () => {
       const counted = await stats.countStart(country, undefined, undefined, givers);
       await counted.release();

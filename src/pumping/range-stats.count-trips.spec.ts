@@ -74,20 +74,14 @@ describe('RangeStats.countStart: round trips and writes', () => {
   it('a start counted with no standing given counts as within: one trip', async () => {
     const rt = store();
     const stats = new RangeStats(rt.store, settings, SPEC_DATA_KEYS);
-    const subjects = [
-      { id: 'country:RU', withBaseline: true },
-      { id: 'prefix:+7916', withBaseline: true },
-    ];
+    const subjects = [{ id: 'country:RU' }, { id: 'prefix:+7916' }];
     expect(await tripsOf(rt, () => stats.countStart(subjects))).toStrictEqual([6]);
   });
 
   it("a range's and a caller's start write no day, week or recent counter (only prefixes and countries keep them)", async () => {
     const rt = store();
     const stats = new RangeStats(rt.store, settings, SPEC_DATA_KEYS);
-    const subjects = [
-      { id: 'range:+7916123', withBaseline: true },
-      { id: 'owner:user-1', withBaseline: false },
-    ];
+    const subjects = [{ id: 'range:+7916123' }, { id: 'owner:user-1' }];
     await stats.countStart(subjects, '+79161234567');
     const day = Math.floor(now / 86_400_000);
     for (const { id } of subjects) {

@@ -20,9 +20,9 @@ function stats(): RangeStats {
   return new RangeStats(store, { windowMs: 3_600_000, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS);
 }
 
-const country = { id: 'country:RU', withBaseline: true };
+const country = { id: 'country:RU' };
 const flood = async (rs: RangeStats) => {
-  for (let i = 0; i < 50; i++) await rs.countStart([{ id: `range:+79${i}`, withBaseline: true }]);
+  for (let i = 0; i < 50; i++) await rs.countStart([{ id: `range:+79${i}` }]);
 };
 
 describe('RangeStats: a start taken back keeps its counters as they were written', () => {
@@ -36,7 +36,7 @@ describe('RangeStats: a start taken back keeps its counters as they were written
 
   it("a range's start released, then a flood of ranges: the range's counter is evicted like the others", async () => {
     const rs = stats();
-    const range = { id: 'range:+7916123', withBaseline: true };
+    const range = { id: 'range:+7916123' };
     await rs.countStart([range]);
     await (await rs.countStart([range])).release();
     await flood(rs);

@@ -10,9 +10,9 @@ const DAY = 86_400_000;
 /** The start of an hour window (and of a day). */
 const MIDNIGHT = Date.UTC(2026, 0, 2);
 
-const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
-const country: StatsSubject = { id: 'country:RU', withBaseline: true };
-const owner: StatsSubject = { id: 'owner:user-1', withBaseline: false };
+const range: StatsSubject = { id: 'range:+7916123' };
+const country: StatsSubject = { id: 'country:RU' };
+const owner: StatsSubject = { id: 'owner:user-1' };
 
 describe('RangeStats', () => {
   const clock = { now: MIDNIGHT };
@@ -51,7 +51,7 @@ describe('RangeStats', () => {
 
   it("takes a number's own starts, up to OWNER_RETRIES, out of its range's and prefix's count when it is judged", async () => {
     const rs = stats();
-    const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+    const prefix: StatsSubject = { id: 'prefix:+7916' };
     for (let i = 0; i < 2; i++) await rs.countStart([range, prefix, owner], '+79161234567');
     let counts = await rs.read([range, prefix, owner], '+79161234567');
     expect([counts.get(range.id)?.starts, counts.get(prefix.id)?.starts]).toStrictEqual([0, 0]);
@@ -71,7 +71,7 @@ describe('RangeStats', () => {
   });
 
   describe('burst marks taken ahead (markBursts)', () => {
-    const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+    const prefix: StatsSubject = { id: 'prefix:+7916' };
     const phone = '+79161234567';
 
     it('a start marked new is counted: each distinct caller once, answered atomically', async () => {
@@ -230,7 +230,7 @@ describe('RangeStats', () => {
 
   it("a prefix's and country's day: every start, distinct numbers verified, and distinct ranges verified in (their history and baseline)", async () => {
     const rs = stats();
-    const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+    const prefix: StatsSubject = { id: 'prefix:+7916' };
     const farm = (i: number) => `+7916123${String(i).padStart(4, '0')}`;
     for (let i = 0; i < 30; i++) await rs.countStart([range, prefix, country]);
     // A farm: 50 numbers of one range, each verified in two windows; then one number of another range.
@@ -250,6 +250,17 @@ describe('RangeStats', () => {
     expect(counts.day?.baseline).toBe(2);
     expect(counts.baseline).toBeCloseTo((2 * HOUR) / DAY);
     expect(counts.ranges).toBe(2);
+  });
+
+  it("a country's twins keep its day: yesterday's proofs count in their day as in the country's", async () => {
+    const rs = stats();
+    const twins: StatsSubject[] = [{ id: 'country:RU#fine' }, { id: 'country:RU#all' }];
+    for (let i = 0; i < 4; i++) await rs.countVerified([...twins.map((t) => t.id)], `+791${i}1230000`);
+    clock.now = MIDNIGHT + DAY + 6 * HOUR;
+    const counts = await rs.read(twins);
+    for (const twin of twins) {
+      expect(counts.get(twin.id)?.day?.verified).toBe(4 * 0.75);
+    }
   });
 
   it('a completed verification makes a caller known for recordTtlMs; a range is never vouched for that way', async () => {
@@ -313,7 +324,7 @@ describe('RangeStats', () => {
     const store = new MemoryStore({ clock: () => clock.now, maxEvictableEntries: 10 });
     const rs = stats(store);
     await rs.countStart([country]);
-    for (let i = 0; i < 50; i++) await rs.countStart([{ id: `range:+79${i}`, withBaseline: true }]);
+    for (let i = 0; i < 50; i++) await rs.countStart([{ id: `range:+79${i}` }]);
     await rs.countVerified([country.id], '+79160000000');
     for (let i = 0; i < 50; i++)
       await rs.countVerified([`owner:${i}`], `+7916000${String(i).padStart(4, '0')}`);

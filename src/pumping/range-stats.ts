@@ -23,8 +23,6 @@ import { EVICTABLE } from './range-stats-keys.js';
  */
 export interface StatsSubject {
   id: string;
-  /** Ranges, prefixes and countries keep a day counter of distinct verified numbers: their normal rate. */
-  withBaseline: boolean;
 }
 
 import { RangeBursts, type BurstMarks } from './range-bursts.js';
@@ -86,6 +84,7 @@ export class RangeStats extends RangeBursts {
         const tag = this.keys.digest(s.id);
         const burst = bursty(s.id);
         const daily = judgedByDay(s.id);
+        const baseline = hasBaseline(s.id);
         const dayCounts = daily
           ? Promise.all([
               number(key.dayStarts(tag, day)),
@@ -115,8 +114,8 @@ export class RangeStats extends RangeBursts {
           number(key.starts(tag, w - 1)),
           number(key.verified(tag, w)),
           number(key.verified(tag, w - 1)),
-          s.withBaseline ? number(key.day(tag, day - 1)) : Promise.resolve(0),
-          s.withBaseline ? Promise.resolve(null) : this.store.get(key.known(tag)),
+          baseline ? number(key.day(tag, day - 1)) : Promise.resolve(0),
+          baseline ? Promise.resolve(null) : this.store.get(key.known(tag)),
           burst ? number(key.callers(tag, w)) : Promise.resolve(0),
           burst ? number(key.callers(tag, w - 1)) : Promise.resolve(0),
         ]);
@@ -135,7 +134,7 @@ export class RangeStats extends RangeBursts {
             deducted: Math.min(mine, slidingCount(sc, sp, elapsed)),
           },
         };
-        if (s.withBaseline) counts.baseline = (previousDay * windowMs) / DAY_MS;
+        if (baseline) counts.baseline = (previousDay * windowMs) / DAY_MS;
         if (dayCounts) {
           const [dsc, dsp, dvc, drc, drp] = await dayCounts;
           const dayElapsed = (now - day * DAY_MS) / DAY_MS;

@@ -12,9 +12,9 @@ const DAY = 86_400_000;
 /** The start of a fixed week (weeks are counted from the epoch). */
 const WEEK_START = Math.ceil(Date.UTC(2026, 0, 1) / WEEK_MS) * WEEK_MS;
 
-const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
-const country: StatsSubject = { id: 'country:RU', withBaseline: true };
-const client: StatsSubject = { id: 'client:c1', withBaseline: false };
+const range: StatsSubject = { id: 'range:+7916123' };
+const country: StatsSubject = { id: 'country:RU' };
+const client: StatsSubject = { id: 'client:c1' };
 const CALLER_SHARE_PER_WEEK = GIVER_SHARES.client;
 const c1: Giver[] = [{ id: 'client:c1', share: CALLER_SHARE_PER_WEEK, network: false }];
 const c2: Giver[] = [{ id: 'client:c2', share: CALLER_SHARE_PER_WEEK, network: false }];

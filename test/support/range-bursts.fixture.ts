@@ -8,8 +8,8 @@ import { RangeStats, type StatsSubject } from '../../src/pumping/range-stats.js'
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { SPEC_DATA_KEYS } from './data-keys.js';
 
-export const range: StatsSubject = { id: 'range:+7916123', withBaseline: true };
-export const prefix: StatsSubject = { id: 'prefix:+7916', withBaseline: true };
+export const range: StatsSubject = { id: 'range:+7916123' };
+export const prefix: StatsSubject = { id: 'prefix:+7916' };
 
 /** Call in a `describe`: a maker of RangeStats, each over a store of its own closed after the test. */
 export function burstStats(): () => RangeStats {
