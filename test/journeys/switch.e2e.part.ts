@@ -143,12 +143,18 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     expect((await status(host, id)).body.switch_methods).toEqual(['reverse_flash_call']);
     const dear = await switchMethod(host, id, 'flash_call');
     expect(problem(dear)).toMatchObject({ status: 409, error_code: 'journey_limit_reached' });
-    expect(dear.body.limit).toBe('max_cost');
+    expect(dear.body).toMatchObject({
+      limit: 'max_cost',
+      detail: 'Another method would cost this verification more than it may',
+    });
     expect((await switchMethod(host, id)).body.method).toBe('reverse_flash_call');
     const posts = fx.sb.requestCount('POST /v1/verify');
     const third = await switchMethod(host, id);
     expect(problem(third)).toMatchObject({ status: 409, error_code: 'journey_limit_reached' });
-    expect(third.body.limit).toBe('max_steps');
+    expect(third.body).toMatchObject({
+      limit: 'max_steps',
+      detail: 'This verification has tried as many methods as it may',
+    });
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
     const last = await status(host, id);
     expect(last.body).toMatchObject({ methods_tried: ['sms', 'reverse_flash_call'], switch_methods: [] });
