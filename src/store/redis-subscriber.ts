@@ -57,7 +57,6 @@ export class RedisSubscriber {
       if (!done) {
         done = connection.subscribe(channel, (message) => this.deliver(channel, message));
         this.subscribed.set(channel, done);
-        done.catch(() => this.subscribed.delete(channel));
       }
       await done;
     } catch (error) {
