@@ -62,3 +62,32 @@ describe('VerificationClient resume: a kept verification without its number', ()
     expect(harness.routes.count('POST /start')).toBe(0);
   });
 });
+
+describe('VerificationClient resume: a kept entry another script or an older version damaged', () => {
+  const harness = clientHarness();
+  const KEY = 'nestjs-phone-verification';
+
+  it('without a method that is a string: not resumed, nothing asked', async () => {
+    harness.storage.setItem(KEY, JSON.stringify({ id: 'VID-1', method: 42, phone: '+79123456789' }));
+    await expect(harness.client().resume()).resolves.toBe(false);
+    expect(harness.routes.count('GET /status')).toBe(0);
+  });
+
+  it('a number or a journey token that is not a string is left out: no resend for it, no token sent', async () => {
+    harness.storage.setItem(
+      KEY,
+      JSON.stringify({ id: 'VID-1', method: 'sms', phone: 79123456789, token: { forged: true } }),
+    );
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes) });
+    const c = harness.client();
+    expect(await c.resume()).toBe(true);
+    expect(harness.routes.requests.find((r) => r.route === 'GET /status')?.url).not.toContain(
+      'journey_token',
+    );
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(c.getState()).toMatchObject({ verificationId: 'VID-1', canResend: false });
+    await c.resend();
+    expect(harness.routes.count('POST /start')).toBe(0);
+    expect(JSON.parse(harness.storage.getItem(KEY)!)).not.toHaveProperty('token');
+  });
+});
