@@ -54,6 +54,8 @@ describe('fetchEventSource', () => {
     await jest.advanceTimersByTimeAsync(0);
     expect(data).toEqual(['{"status":"sent"}']);
     expect(requests[0]!.headers).toMatchObject({ authorization: 'Bearer t-1', accept: 'text/event-stream' });
+    // The page's cookies go to its own origin only, as EventSource's default; nothing is cached.
+    expect(requests[0]).toMatchObject({ credentials: 'same-origin', cache: 'no-store' });
     expect(source.readyState).toBe(0); // ended: reconnecting after `retry`
     await jest.advanceTimersByTimeAsync(2500);
     expect(requests[1]!.headers).toMatchObject({ authorization: 'Bearer t-1', 'last-event-id': '1' });
@@ -139,5 +141,19 @@ describe('fetchEventSource', () => {
     await jest.advanceTimersByTimeAsync(10_000);
     expect(calls).toBe(1);
     expect(closing.readyState).toBe(2);
+  });
+
+  it('a retry that is not a whole number of ms is ignored: the stream is not asked for again at once', async () => {
+    let calls = 0;
+    const fetchImpl: FetchLike = () => {
+      calls += 1;
+      return Promise.resolve(streamed(['retry: soon\nretry: -1\nretry: 1e3\n\n']));
+    };
+    const source = fetchEventSource(fetchImpl, () => ({}))('/v/status/ID/events');
+    await jest.advanceTimersByTimeAsync(2999);
+    expect(calls).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(calls).toBe(2);
+    source.close();
   });
 });
