@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { Registry } from 'prom-client';
+import { VerificationMetrics } from '../observability/verification-metrics.js';
 import type { JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
@@ -78,6 +80,49 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
       charged: rub(0.25),
     });
     expect((await cell(start)).buckets.every((n) => n === 0)).toBe(true);
+  });
+
+  it('a step completed after the journey verified, as operations see it: charged, no success, no time to verify', async () => {
+    const registry = new Registry();
+    const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'late_' });
+    const counted = fx.statsOn(fx.store, { metrics });
+    const start = session(rfc);
+    await counted.tally(start, 'client:a', 'mobile');
+    fx.now += 20_000;
+    const next = session({ phoneNumber: start.phoneNumber, journeyId: start.requestId });
+    await counted.tally(next, 'client:a', 'mobile', {}, [stepOf(start)]);
+    fx.now += 25_000;
+    await counted.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now });
+    // The earlier step as it was: created 45 s ago, verified now, charged.
+    fx.now += 5_000;
+    await counted.tally({ ...start, status: 'verified', verifiedAt: fx.now });
+    const json = (await registry.getMetricsAsJSON()) as unknown as {
+      name: string;
+      values: { labels: Record<string, string>; value: number; metricName?: string }[];
+    }[];
+    const of = (name: string) => json.find((m) => m.name === name)!.values;
+    const rfcCount = of('late_method_time_to_verify_seconds').find(
+      (v) => v.metricName?.endsWith('_count') && v.labels.method === 'reverse_flash_call',
+    );
+    expect(rfcCount?.value ?? 0).toBe(0);
+    expect(of('late_method_charged_total')).toContainEqual(
+      expect.objectContaining({ labels: { method: 'reverse_flash_call', currency: 'RUB' }, value: 0.25 }),
+    );
+  });
+
+  it('an earlier step’s end counts on the day it started, as every count of a session does', async () => {
+    const midnight = Date.UTC(2026, 2, 16);
+    fx.now = midnight - 10_000;
+    const { start, next } = await switched();
+    await verify(next);
+    expect(fx.now).toBeGreaterThan(midnight);
+    // Today (the new day) holds the SMS step alone; the reverse call, started yesterday, ended there.
+    expect((await fx.stats.figures({ days: 1 })).reverse_flash_call).toBeUndefined();
+    expect((await fx.stats.figures({ days: 2 })).reverse_flash_call).toMatchObject({
+      started: 1,
+      expired: 1,
+    });
+    expect(start.createdAt).toBeLessThan(midnight);
   });
 
   it('a step that ended before the journey verified keeps its own end', async () => {
