@@ -1,0 +1,116 @@
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import type { SessionRecord } from '../core/session-record.js';
+import type { MethodHealthEvent } from '../core/verification-events.js';
+import { methodStatsSuite, healthWatchOn } from '../../test/support/method-stats.fixture.js';
+import { HEALTH_MIN_SESSIONS, HEALTH_WINDOW_MS } from './method-health.js';
+import { HEALTH_READ_MS, MethodHealthWatch } from './method-health.service.js';
+
+/*
+ * Attacks on the recent window counted day by day (windowSince, MethodStats.cellDays): the clock at each bound of
+ * a UTC midnight, a then-read from long before, two instances reading one store at different times.
+ */
+
+const fx = methodStatsSuite();
+const { session } = fx;
+let seq = 0;
+const on985 = (): string => `+7985${String(++seq).padStart(7, '0')}`;
+const MIDNIGHT = Date.UTC(2026, 2, 16);
+
+describe('MethodHealthWatch: the recent window at the bounds of a UTC midnight', () => {
+  let watch: MethodHealthWatch;
+  let events: MethodHealthEvent[];
+
+  beforeEach(() => {
+    ({ watch, events } = healthWatchOn(fx));
+  });
+
+  /** `n` flash calls on +7 985 started now and ended at once: verified, or expired with SMS verifying the user. */
+  async function ended(n: number, verified: boolean): Promise<void> {
+    for (let i = 0; i < n; i++) {
+      const phoneNumber = on985();
+      const record: SessionRecord = session({ phoneNumber, method: 'flash_call', cost: undefined });
+      const journey = { journeyId: `journey-${record.requestId}` };
+      await fx.stats.tally({ ...record, ...journey });
+      if (!verified) {
+        const sms = session({ phoneNumber, ...journey });
+        await fx.stats.tally(sms);
+        await fx.stats.tally({ ...sms, status: 'verified', delivered: true, verifiedAt: fx.now });
+      }
+      const end: Partial<SessionRecord> = verified
+        ? { status: 'verified', delivered: true, verifiedAt: fx.now + 10_000 }
+        : { status: 'expired' };
+      await fx.stats.tally({ ...record, ...journey, ...end });
+    }
+  }
+
+  const readAt = async (at: number): Promise<void> => {
+    fx.now = at;
+    await watch.refresh('flash_call', on985());
+  };
+  const recent = () => watch.report()[0]!.recent;
+
+  // A then-read at, just before and just after midnight; and a window that ends at, before or after it.
+  it.each([
+    ['a then-read 1 ms before midnight', MIDNIGHT - 1],
+    ['a then-read exactly at midnight', MIDNIGHT],
+    ['a then-read 1 ms after midnight', MIDNIGHT + 1],
+    ['a window ending 1 ms before midnight', MIDNIGHT - 1 - HEALTH_WINDOW_MS],
+    ['a window ending exactly at midnight', MIDNIGHT - HEALTH_WINDOW_MS],
+    ['a window ending 1 ms after midnight', MIDNIGHT + 1 - HEALTH_WINDOW_MS],
+  ])('%s: the window holds exactly the sessions since it, on either day', async (_, then) => {
+    fx.now = then - 3 * 60 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    // Before the then-read, in its millisecond: not in the window.
+    fx.now = then;
+    await ended(7, false);
+    await readAt(then);
+    // In its millisecond after it, and at every millisecond about midnight and the window's end.
+    await ended(HEALTH_MIN_SESSIONS, true);
+    for (const at of [MIDNIGHT - 1, MIDNIGHT, MIDNIGHT + 1, then + HEALTH_WINDOW_MS - 1]) {
+      if (at <= then || at >= then + HEALTH_WINDOW_MS) continue;
+      fx.now = at;
+      await ended(3, false);
+    }
+    const inWindow = [MIDNIGHT - 1, MIDNIGHT, MIDNIGHT + 1, then + HEALTH_WINDOW_MS - 1].filter(
+      (at) => at > then && at < then + HEALTH_WINDOW_MS,
+    ).length;
+    // Exactly a window after the then-read: it is the window's start.
+    await readAt(then + HEALTH_WINDOW_MS);
+    expect(watch.report()[0]!.level).toBe('operator');
+    expect(recent()).toMatchObject({
+      started: HEALTH_MIN_SESSIONS + 3 * inWindow,
+      ended: HEALTH_MIN_SESSIONS + 3 * inWindow,
+    });
+  });
+
+  it('a read 1 ms short of a window after the last one judges nothing yet', async () => {
+    fx.now = MIDNIGHT - 3 * 60 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    await readAt(MIDNIGHT - 10 * 60_000);
+    await ended(HEALTH_MIN_SESSIONS, false);
+    await readAt(MIDNIGHT + 10 * 60_000 - 1);
+    expect(recent()).toMatchObject({ ended: 0 });
+    expect(watch.state('flash_call', on985())).toBe('healthy');
+    await readAt(MIDNIGHT + 10 * 60_000 + HEALTH_READ_MS);
+    expect(watch.state('flash_call', on985())).toBe('degraded');
+  });
+
+  it('two instances on one store, reading at different times across midnight, each judges its own window', async () => {
+    const other = healthWatchOn(fx);
+    fx.now = MIDNIGHT - 3 * 60 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    await readAt(MIDNIGHT - 5 * 60_000);
+    fx.now = MIDNIGHT - 2 * 60_000;
+    await ended(HEALTH_MIN_SESSIONS, true);
+    await other.watch.refresh('flash_call', on985());
+    fx.now = MIDNIGHT + 60_000;
+    await ended(HEALTH_MIN_SESSIONS, true);
+    await readAt(MIDNIGHT + 15 * 60_000);
+    expect(recent()).toMatchObject({ ended: 2 * HEALTH_MIN_SESSIONS });
+    fx.now = MIDNIGHT + 18 * 60_000;
+    await ended(HEALTH_MIN_SESSIONS, true);
+    await other.watch.refresh('flash_call', on985());
+    expect(other.watch.report()[0]!.recent).toMatchObject({ ended: 2 * HEALTH_MIN_SESSIONS });
+    expect([...events, ...other.events]).toStrictEqual([]);
+  });
+});
