@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../core/session-record.js';
 import type { MethodHealthEvent } from '../core/verification-events.js';
+import { DAY_MS } from '../core/clock.js';
 import { methodStatsSuite, healthWatchOn } from '../../test/support/method-stats.fixture.js';
 import { HEALTH_MIN_SESSIONS, HEALTH_WINDOW_MS } from './method-health.js';
 import { HEALTH_READ_MS, MethodHealthWatch } from './method-health.service.js';
@@ -112,5 +113,51 @@ describe('MethodHealthWatch: the recent window at the bounds of a UTC midnight',
     await other.watch.refresh('flash_call', on985());
     expect(other.watch.report()[0]!.recent).toMatchObject({ ended: 2 * HEALTH_MIN_SESSIONS });
     expect([...events, ...other.events]).toStrictEqual([]);
+  });
+
+  it.each([
+    ['1 ms short of two windows old judges', 2 * HEALTH_WINDOW_MS - 1, HEALTH_MIN_SESSIONS, 'degraded'],
+    ['exactly two windows old is left aside, nothing judged', 2 * HEALTH_WINDOW_MS, 0, 'healthy'],
+  ])('a then-read %s', async (_, after, judged, state) => {
+    const then = MIDNIGHT - 30 * 60_000;
+    fx.now = then - 3 * 60 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    await readAt(then);
+    fx.now = then + 60_000;
+    await ended(HEALTH_MIN_SESSIONS, false);
+    await readAt(then + after);
+    expect(recent()).toMatchObject({ ended: judged });
+    expect(watch.state('flash_call', on985())).toBe(state);
+  });
+
+  it('a then-read left aside as too old: the read that left it begins the next window', async () => {
+    fx.now = MIDNIGHT - 3 * 60 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    await readAt(MIDNIGHT - 60 * 60_000);
+    await readAt(MIDNIGHT - 10 * 60_000);
+    await ended(HEALTH_MIN_SESSIONS, false);
+    await readAt(MIDNIGHT + 10 * 60_000);
+    expect(recent()).toMatchObject({ ended: HEALTH_MIN_SESSIONS, completion: 0 });
+    expect(watch.state('flash_call', on985())).toBe('degraded');
+  });
+
+  // An instance whose last read of the method on the prefix was hours or days ago (a quiet night, no user of
+  // that operator on it): a window of HEALTH_WINDOW_MS is the sessions of the last 20 minutes, not of the hours
+  // since; an outage long over is not judged as recent.
+  it.each([
+    ['a quiet night across midnight', MIDNIGHT - 2 * 60 * 60_000, MIDNIGHT + 7 * 60 * 60_000],
+    ['two days without a read', MIDNIGHT - 2 * 60 * 60_000, MIDNIGHT + 2 * DAY_MS],
+  ])('%s: an outage over hours ago is not judged at the first read after it', async (_, last, next) => {
+    fx.now = last - 3 * 60 * 60_000;
+    await ended(10 * HEALTH_MIN_SESSIONS, true);
+    await readAt(last);
+    // Other instances' users meanwhile: an hour's outage, then hours of healthy completion.
+    fx.now = MIDNIGHT + 60 * 60_000;
+    await ended(5 * HEALTH_MIN_SESSIONS, false);
+    fx.now = next - 60 * 60_000;
+    await ended(2 * HEALTH_MIN_SESSIONS, true);
+    await readAt(next);
+    expect(watch.state('flash_call', on985())).toBe('healthy');
+    expect(events).toStrictEqual([]);
   });
 });

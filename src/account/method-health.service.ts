@@ -64,7 +64,8 @@ interface Tracked extends Health {
 /**
  * Keeps the health of each method on each operator prefix it was asked about (method-health.ts):
  * reads its health cells (healthCells: the operator's and its country's, all devices) every HEALTH_READ_MS, takes the
- * recent window from this instance's reads of HEALTH_WINDOW_MS ago, and emits
+ * recent window from this instance's reads of HEALTH_WINDOW_MS ago (none older than two windows: after a longer
+ * spell without a read, the window begins afresh), and emits
  * `verification.method_health` on a change (once across instances: a claim in the store). Per
  * instance, but for the change it keeps in the store, which an instance that has not judged for a window
  * adopts (`adopt`); a failed read keeps the health as it was. The read for operations: `report()`.
@@ -169,7 +170,11 @@ export class MethodHealthWatch {
   }
 
   async #judge(tracked: Tracked, cells: DayCounters[], now: number): Promise<void> {
-    const then = tracked.reads.filter((read) => read.at <= now - HEALTH_WINDOW_MS).at(-1);
+    // A then-read more than a window before the window began (no read since: a quiet night, days without a user of
+    // the prefix) would judge the hours or days since it as recent: the window starts afresh from this read.
+    const then = tracked.reads
+      .filter((read) => read.at <= now - HEALTH_WINDOW_MS && read.at > now - 2 * HEALTH_WINDOW_MS)
+      .at(-1);
     tracked.reads = [
       ...(then ? [then] : []),
       ...tracked.reads.filter((read) => read.at > now - HEALTH_WINDOW_MS),
