@@ -71,17 +71,8 @@ export async function dayCounters(
   );
 }
 
-/** Counters added up (a group's days), every bucket kept. */
-export function totalOf(all: readonly Sums[]): Sums {
-  const total: Sums = { ...emptySums(), buckets: new Array<number>(BUCKET_COUNT).fill(0) };
-  for (const sums of all) {
-    for (const field of COUNTS) total[field] += sums[field];
-    sums.buckets.forEach((count, i) => (total.buckets[i] = (total.buckets[i] ?? 0) + count));
-  }
-  return total;
-}
-
-const COUNTS = [
+/** The counters of Sums (all but the buckets), for what is done to each alike. */
+export const SUM_COUNTS = [
   'started',
   'delivered',
   'verified',
@@ -93,6 +84,16 @@ const COUNTS = [
   'unproven',
   'rescued',
 ] as const satisfies readonly (keyof Sums)[];
+
+/** Counters added up (a group's days), every bucket kept. */
+export function totalOf(all: readonly Sums[]): Sums {
+  const total: Sums = { ...emptySums(), buckets: new Array<number>(BUCKET_COUNT).fill(0) };
+  for (const sums of all) {
+    for (const field of SUM_COUNTS) total[field] += sums[field];
+    sums.buckets.forEach((count, i) => (total.buckets[i] = (total.buckets[i] ?? 0) + count));
+  }
+  return total;
+}
 
 async function read(store: VerificationStore, key: string): Promise<number> {
   const raw = await store.get(key);

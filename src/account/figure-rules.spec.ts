@@ -115,6 +115,11 @@ describe('rates and cells shown to operations', () => {
 
   it('a window’s buckets: a bucket the older read lacks counts whole', () => {
     expect(sumsSince(sums({ buckets: [5, 3, 2] }), sums({ buckets: [1] })).buckets).toStrictEqual([4, 3, 2]);
+    // A counter lower than the older read's (its key evicted or lost since) adds nothing, never less.
+    expect(sumsSince(sums({ started: 3, rescued: 1 }), sums({ started: 5, rescued: 4 }))).toMatchObject({
+      started: 0,
+      rescued: 0,
+    });
   });
 
   it('a window across UTC midnight: a new day whole, a day read then less what it held, an older day nothing', () => {

@@ -1,4 +1,4 @@
-import { totalOf, type DayCounters } from './figure-counters.js';
+import { SUM_COUNTS, totalOf, type DayCounters } from './figure-counters.js';
 import { emptySums, type Sums } from './method-figures.js';
 
 /*
@@ -65,20 +65,12 @@ export function ratesOf(sums: Sums): Rates {
 
 /** Counters of `now` less those of `then` (the window's). */
 export function sumsSince(now: Sums, then: Sums): Sums {
-  const less = (a: number, b: number) => Math.max(a - b, 0);
-  return {
-    started: less(now.started, then.started),
-    delivered: less(now.delivered, then.delivered),
-    verified: less(now.verified, then.verified),
-    expired: less(now.expired, then.expired),
-    failed: less(now.failed, then.failed),
-    chargedMinor: less(now.chargedMinor, then.chargedMinor),
-    callers: less(now.callers, then.callers),
-    left: less(now.left, then.left),
-    unproven: less(now.unproven, then.unproven),
-    rescued: less(now.rescued, then.rescued),
-    buckets: now.buckets.map((count, i) => less(count, then.buckets[i] ?? 0)),
+  const since = {
+    ...now,
+    buckets: now.buckets.map((count, i) => Math.max(count - (then.buckets[i] ?? 0), 0)),
   };
+  for (const field of SUM_COUNTS) since[field] = Math.max(now[field] - then[field], 0);
+  return since;
 }
 
 /**
