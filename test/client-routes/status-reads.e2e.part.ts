@@ -4,11 +4,12 @@
  * the API could not be asked and the page was answered the last known state.
  */
 import { describe, expect, it } from '@jest/globals';
+import { FlakyListener } from '../events/flaky-listener.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { openSse } from '../support/sse-client.js';
 import { call, PLATFORMS } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
-import { startHost, startSession } from '../webhooks/harness.js';
+import { reconcilerOf, startHost, startSession } from '../webhooks/harness.js';
 
 const GET = 'GET /v1/verify/:id';
 
@@ -58,6 +59,38 @@ describe.each(PLATFORMS)('the status route’s log lines (%s)', (platform) => {
     expect(warned).toHaveLength(1);
     expect(warned[0]).toContain(`route=status method=sms request_id=${short}`);
     expect(warned[0]).toMatch(/upstream_status=503/);
+  });
+
+  it("a host's listener that throws on the outcome a read learned: no stale-answer warning, and the event comes again", async () => {
+    const logger = new CapturingLogger();
+    // Webhooks never reach the host: the route's read learns the outcome.
+    const host = await suite.boot(() =>
+      startHost(platform, suite.sb, {
+        logger,
+        receiveWebhooks: false,
+        providers: [FlakyListener],
+        module: { logLevels: ['log', 'warn', 'error', 'debug'] },
+      }),
+    );
+    const listener = host.app.get(FlakyListener);
+    listener.failFirst = true;
+    const s = await startSession(host, suite.sb, 'sms');
+    await suite.sb.fail(s.requestId);
+    await suite.sb.advance(3000);
+    const read = () =>
+      call(host.url, 'GET', `/verification/status/${s.verificationId}`, undefined, { 'x-user': s.owner });
+    // The page sees the outcome the read learned (stored before the listeners ran).
+    const first = await read();
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 'failed' });
+    expect(listener.of(s.requestId)).toEqual(['verification.failed!']);
+    // The API answered: the page was not served a stale state, whatever the host's listener did.
+    expect(logger.lines.filter((l) => l.includes('served from the last known state'))).toEqual([]);
+    // The reconciler's next pass delivers it again.
+    await suite.sb.advance(15_000);
+    await reconcilerOf(host).runOnce();
+    expect(listener.of(s.requestId)).toEqual(['verification.failed!', 'verification.failed']);
+    expect((await read()).body).toMatchObject({ status: 'failed' });
   });
 });
 

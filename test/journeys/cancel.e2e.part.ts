@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { slowWritesStore } from '../support/round-trip-store.js';
 import { openSse } from '../support/sse-client.js';
 import { PLATFORMS } from '../support/verification-app.js';
@@ -94,6 +96,34 @@ describe.each(PLATFORMS)('journeys: cancel (%s)', (platform) => {
     // For the host too the journey is over: no verified number behind the handle.
     await expect(host.app.get(VerificationService).getVerifiedPhone(id, OWNER)).resolves.toBeNull();
   });
+
+  it.each(['failed', 'lost by the store'] as const)(
+    'a cancel reads fresh only the steps still pending: not one whose record is %s',
+    async (first) => {
+      const host = await journeyHost(fx, platform);
+      const phone = freshPhone();
+      const started = await start(host, { phone_number: phone, method: 'sms' });
+      const id = started.body.verification_id as string;
+      const [smsId] = sessionIds(fx.sb, phone);
+      if (first === 'failed') {
+        await fx.sb.fail(smsId!);
+        await fx.sb.webhooksIdle();
+      }
+      await fx.sb.advance(5000);
+      expect((await switchMethod(host, id)).status).toBe(201);
+      expect((await status(host, id)).body.methods_tried).toEqual(['sms', 'reverse_flash_call']);
+      // An eviction on Redis: the journey's record and its current step's are kept, the first step's is not.
+      if (first === 'lost by the store')
+        await host.app.get<VerificationStore>(VerificationStore).delete(SessionRecordRepository.key(smsId!));
+      fx.sb.resetRequestCounts();
+      expect((await cancel(host, id)).body).toEqual({ verification_id: id, status: 'canceled' });
+      expect(fx.sb.requestCount('GET /v1/verify/:id')).toBe(1);
+      expect((await status(host, id)).body).toMatchObject({
+        status: 'canceled',
+        method: 'reverse_flash_call',
+      });
+    },
+  );
 
   it('a cancel while the reconciler is reading the session: its next look takes it out of the queue, asking nothing upstream', async () => {
     const host = await journeyHost(fx, platform);

@@ -9,7 +9,10 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
-import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import {
+  RECORD_RETENTION_MS,
+  SessionRecordRepository,
+} from '../../src/sessions/session-record.repository.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { openSse } from '../support/sse-client.js';
 import { call, ONE_PLATFORM, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
@@ -149,6 +152,80 @@ describe('journey token twins', () => {
       });
     },
   );
+
+  describe.each(ONE_PLATFORM)('how long the store keeps a journey (%s)', (platform) => {
+    // A journey's record holds its number: kept as long as its current step's record, not a tick longer.
+    it('put back from its token: until its current session ends and the records’ retention after it, not a tick longer', async () => {
+      const before = await boot(platform);
+      const phone = nextPhone();
+      const started = await post(before, 'start', { phone_number: phone, method: 'sms', device: 'desktop' });
+      const id = started.body.verification_id as string;
+      await sb.advance(61_000);
+      const moved = await post(before, 'switch', { verification_id: id, method: 'msgr1_otp' });
+      const token = moved.body.journey_token as string;
+      const journeyId = before.app.get(VerificationHandleCodec, { strict: false }).open(id, OWNER['x-user'])!;
+      const current = sb.sessionsFor(phone).find((s) => s.method === 'msgr1_otp')!;
+      const endsAt = Date.parse(current.expires_at) + RECORD_RETENTION_MS;
+      const after = await restart(before, platform);
+      expect((await status(after, id, token)).body).toMatchObject({ methods_tried: ['sms', 'msgr1_otp'] });
+      const kept = () =>
+        after.app
+          .get<VerificationStore>(VerificationStore)
+          .get(SessionRecordRepository.journeyKey(journeyId));
+      await sb.advance(endsAt - 1 - sb.now());
+      expect(await kept()).not.toBeNull();
+      await sb.advance(1);
+      expect(await kept()).toBeNull();
+    });
+  });
+
+  describe.each(PLATFORMS)("a journey whose current step's record alone the store lost (%s)", (platform) => {
+    // An eviction on Redis: the journey's record and its first step's are kept, the current step's is not.
+    it('the route and the stream answer the current step, rebuilt by one API read; a code checks there; no paid step more', async () => {
+      const host = await boot(platform);
+      const phone = nextPhone();
+      const started = await post(host, 'start', { phone_number: phone, method: 'sms', device: 'desktop' });
+      const id = started.body.verification_id as string;
+      await sb.advance(61_000);
+      const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+      expect(moved.status).toBe(201);
+      const before = (await status(host, id)).body;
+      expect(before).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+      expect((before.switch_methods as string[]).length).toBeGreaterThan(0);
+      const current = sb.sessionsFor(phone).find((s) => s.method === 'msgr1_otp')!;
+      await host.app
+        .get<VerificationStore>(VerificationStore)
+        .delete(SessionRecordRepository.key(current.request_id));
+
+      sb.resetRequestCounts();
+      const seen = await status(host, id);
+      expect(seen.status).toBe(200);
+      expect(seen.body).toMatchObject({
+        verification_id: id,
+        method: 'msgr1_otp',
+        status: before.status,
+        methods_tried: ['sms', 'msgr1_otp'],
+        // A journey with a rebuilt step takes no more paid steps (its steps before are not all the store's).
+        switch_methods: [],
+      });
+      expect(sb.requestCount('GET /v1/verify/:id')).toBe(1);
+      // Rebuilt once: the stream and a second read answer alike, from the store.
+      expect(await streamed(host, id)).toEqual((await status(host, id)).body);
+      expect(sb.requestCount('GET /v1/verify/:id')).toBe(1);
+
+      await sb.advance(61_000);
+      const refused = await post(host, 'switch', { verification_id: id, method: 'sms' });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error_code: 'journey_limit_reached' });
+      await sb.deliver(current.request_id);
+      const checked = await post(host, 'check', {
+        verification_id: id,
+        code: sb.getSession(current.request_id)!.code!,
+      });
+      expect(checked.body).toMatchObject({ verification_id: id, status: 'verified', verified: true });
+      expect(sb.sessionsFor(phone)).toHaveLength(2);
+    });
+  });
 
   describe.each(PLATFORMS)('the status route and the status stream answer alike (%s)', (platform) => {
     it('before a restart, and after it with and without the journey token', async () => {

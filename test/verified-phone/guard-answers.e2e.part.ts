@@ -11,6 +11,8 @@ import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { moduleOptions } from '../webhooks/harness.js';
+import { CapturingLogger } from '../support/log-capture.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
 import { as } from './guard-host.js';
 
 const REVIEWER = '+79990000003';
@@ -50,9 +52,10 @@ describe.each(PLATFORMS)('what the guard answers a caller it refuses (%s)', (pla
     app = undefined;
   });
 
-  async function boot(overrides: Partial<VerificationModuleOptions> = {}) {
+  async function boot(overrides: Partial<VerificationModuleOptions> = {}, logger?: CapturingLogger) {
     app = await createTestApp({
       platform,
+      ...(logger === undefined ? {} : { logger }),
       module: moduleOptions(suite.sb, {
         verifiedPhone: { claimTtlMs: 2 * WITHIN_MS },
         testNumbers: { numbers: [{ phoneNumber: REVIEWER, outcome: 'verified' }] },
@@ -159,5 +162,31 @@ describe.each(PLATFORMS)('what the guard answers a caller it refuses (%s)', (pla
     expect((await post('/answers/open', as('alice', { 'x-verification-id': id }))).body).toMatchObject(
       refused('unknown', 'This action needs a verified phone number'),
     );
+  });
+
+  it("a store that fails the guard's read: the caller gets a 503 problem, the operator an error line naming the read", async () => {
+    const logger = new CapturingLogger();
+    const memory = new MemoryStore({ clock: () => suite.sb.now() });
+    let failing = false;
+    // The host's store, whose reads fail once `failing` is set (a store outage as the guard meets it).
+    const store = new Proxy(memory, {
+      get(target, prop) {
+        if (failing && prop === 'get') return () => Promise.reject(new Error('store down'));
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await boot({ store, logLevels: ['error'] }, logger);
+    const id = await started('alice', realNumber());
+    failing = true;
+    const answer = await post('/answers/open', as('alice', { 'x-verification-id': id }));
+    failing = false;
+    // The host's filter renders it (its content type is the host's): the module's problem, nothing of the store.
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+    expect(answer.text).not.toContain('store down');
+    expect(logger.lines.filter((l) => / failed /.test(l))).toEqual([
+      expect.stringMatching(/^error getVerifiedPhone failed route=getVerifiedPhone error=/),
+    ]);
   });
 });
