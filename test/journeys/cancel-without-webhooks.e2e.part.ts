@@ -54,6 +54,24 @@ describe.each(PLATFORMS)('cancel without webhooks (%s)', (platform) => {
     expect(await reconcilerOf(host!).pending()).toBe(0);
   });
 
+  it('getVerifiedPhone asked before any poll: its read learns the outcome, emitted once with the source `poll`', async () => {
+    await boot();
+    const phone = nextPhone();
+    const started = await post('start', { phone_number: phone, method: 'reverse_flash_call' });
+    const id = started.body.verification_id as string;
+    const [requestId] = sb.sessionsFor(phone).map((s) => s.request_id);
+    await sb.call(requestId!, phone);
+    const service = host!.app.get(VerificationService);
+    expect(await service.getVerifiedPhone(id, 'user-1')).toBe(phone);
+    expect(eventsOf(host!, requestId!)).toEqual(['verification.verified']);
+    expect(lastEventOf(host!, requestId!)?.source).toBe('poll');
+    // Seen verified, it is answered from its record: no event more, no read more.
+    sb.resetRequestCounts();
+    expect(await service.getVerifiedPhone(id, 'user-1')).toBe(phone);
+    expect(sb.requestCount('GET /v1/verify/:id')).toBe(0);
+    expect(eventsOf(host!, requestId!)).toEqual(['verification.verified']);
+  });
+
   it('the operator approves just after the cancel: the reconciler follows the session at the lazy pace and the host hears of it', async () => {
     await boot();
     const phone = nextPhone();
