@@ -160,10 +160,36 @@ describe('VerificationMetrics in a host registry', () => {
     expect(await samples(registry, 'app_starts_total')).toEqual(['app_starts_total{"method":"sms"} 2']);
   });
 
-  it('metrics off: nothing is registered and every call is a no-op', async () => {
-    const metrics = await VerificationMetrics.create({ enabled: false, prefix: 'verification_' });
+  it('counts refused starts by reason', async () => {
+    const { metrics, registry } = await metricsIn();
+    metrics.refused('rate_limit');
+    expect(await samples(registry, 'verification_refusals_total')).toEqual([
+      'verification_refusals_total{"reason":"rate_limit"} 1',
+    ]);
+  });
+
+  it.each([
+    ['off', { enabled: false, prefix: 'verification_' }],
+    ['not configured', undefined],
+  ])('metrics %s: nothing is loaded and every call is a no-op', async (_, options) => {
+    const metrics = await VerificationMetrics.create(options);
     expect(metrics.enabled).toBe(false);
-    expect(() => metrics.started('sms')).not.toThrow();
+    const money = { amount: 1, currency: 'RUB' };
+    expect(() => {
+      metrics.started('sms');
+      metrics.outcome('sms', 'verified');
+      metrics.refused('rate_limit');
+      metrics.upstreamRequest(attempt({ status: 503 }));
+      metrics.webhookEvent('processed');
+      metrics.inDoubtStart('sms', 'adopted');
+      metrics.spent('sms', money);
+      metrics.fraudSuspected('range_burst', 'enforce');
+      metrics.pumpingRefusal('range_burst', 'enforce');
+      metrics.methodTransition('sms', '7', 'started');
+      metrics.methodCharged('sms', money);
+      metrics.timeToVerify('sms', 1_000);
+      metrics.balance(money);
+    }).not.toThrow();
   });
 });
 
@@ -171,6 +197,7 @@ describe('isUpstreamFailure: what the operator is paged for', () => {
   it.each([
     [undefined, undefined, true],
     [199, undefined, false],
+    [199, 'invalid_response', false],
     [200, undefined, false],
     [200, 'invalid_response', true],
     [299, 'invalid_response', true],
