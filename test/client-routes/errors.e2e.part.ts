@@ -104,6 +104,22 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
   });
 
+  it("the host's own call with a method the routes' 40-character bound never let through: its detail echoes 40 characters of it", async () => {
+    const method = `m${'x'.repeat(38)}z${'!'.repeat(500)}`;
+    const refused = await host.app
+      .get(VerificationService)
+      .start({ phoneNumber: nextPhone(), method, ip: '127.0.0.1' })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect((refused as VerificationClientError).toProblem()).toMatchObject({
+      status: 400,
+      error_code: 'method_not_available',
+      detail: `Method "${method.slice(0, 40)}" is not offered here`,
+    });
+  });
+
   it('validation_error names each offending field and why (errors, detail: the first), a field name cut at 64 characters', async () => {
     const long = 'k'.repeat(80);
     const cases: [unknown, { field: string | null; message: string }[]][] = [
