@@ -83,6 +83,20 @@ describe('store: registration-scoped-store', () => {
         await shared.close();
       },
     );
+
+    it("replaceIfEquals (a history slot's compare-and-swap) swaps the registration's own key, never the other's of that name", async () => {
+      const shared = new MemoryStore();
+      const north = new RegistrationScopedStore(shared, 'north');
+      const south = new RegistrationScopedStore(shared, 'south');
+      await north.set('history:slot', 'n1', 60_000);
+      await south.set('history:slot', 's1', 60_000);
+      await expect(south.replaceIfEquals!('history:slot', 'n1', 'taken', 60_000)).resolves.toBe(false);
+      await expect(north.replaceIfEquals!('history:slot', 'n1', 'n2', 60_000)).resolves.toBe(true);
+      await expect(north.get('history:slot')).resolves.toBe('n2');
+      await expect(south.get('history:slot')).resolves.toBe('s1');
+      await expect(shared.get('history:slot')).resolves.toBeNull();
+      await shared.close();
+    });
   });
 
   describe.each([
