@@ -59,10 +59,7 @@ export class CheckFlow {
           await this.handles.adopt(journeyId, input.owner, input.journeyToken);
         }
         // The code is the current method's: a journey checks it against its current session.
-        const [allowed, read] = await Promise.allSettled([
-          limit,
-          this.handles.load(journeyId, input.owner, undefined),
-        ]);
+        const [allowed, read] = await Promise.allSettled([limit, this.handles.load(journeyId, input.owner)]);
         // The limit's refusal comes first, as when the journey was read after it.
         if (allowed.status === 'rejected') throw allowed.reason;
         if (read.status === 'rejected') throw read.reason;

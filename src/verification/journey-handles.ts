@@ -44,13 +44,8 @@ export class JourneyHandles {
     return journeyId;
   }
 
-  /** An opened journey, its record put back from `journeyToken` when the store lost it (see JourneyState.load). */
-  async load(
-    journeyId: string,
-    owner: string | undefined,
-    journeyToken: string | undefined,
-  ): Promise<LoadedJourney> {
-    await this.adopt(journeyId, owner, journeyToken);
+  /** An opened journey (see JourneyState.load); a token is adopted first, by `adopt`. */
+  load(journeyId: string, owner: string | undefined): Promise<LoadedJourney> {
     return this.journeyState.load(journeyId, owner);
   }
 
