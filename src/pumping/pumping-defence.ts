@@ -155,7 +155,7 @@ export class PumpingDefence {
   /** The start's burst marks (RangeBursts.markBursts), read with the limits; none for a free method's. */
   mark({ attempt, subjects }: PumpingAssessment): Promise<BurstMarks> | undefined {
     if (free(attempt.method)) return undefined;
-    return this.stats.markBursts(subjects, attempt.phoneNumber, callerOf(attempt, this.ipv6PrefixLength));
+    return this.stats.markBursts(subjects, attempt.phoneNumber, callerOf(attempt));
   }
 
   /** Whether `admit` may refuse on the reading alone; else only if the starts counted concurrently change it. */
@@ -262,7 +262,7 @@ export class PumpingDefence {
     return this.stats.countStart(
       [...subjects, ...twinsOf(subjects)],
       attempt.phoneNumber,
-      callerOf(attempt, this.ipv6PrefixLength),
+      callerOf(attempt),
       givers,
       marks,
       assessment.standing,

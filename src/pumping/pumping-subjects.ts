@@ -71,11 +71,12 @@ export function subjectsOf(attempt: PumpingAttempt, place: NumberPlace, ipv6Pref
   return subjects;
 }
 
-/** Who a start came from, for the burst signature: the client key, else the address's network, else the owner. */
-export function callerOf(attempt: PumpingAttempt, ipv6PrefixLength: number): string | undefined {
+/**
+ * Who a start came from, for the burst signature: the client key (the address's network when the
+ * host's `limits.key` names none: a start with an address always has one), else the owner.
+ */
+export function callerOf(attempt: PumpingAttempt): string | undefined {
   if (attempt.clientKey !== undefined) return `client:${attempt.clientKey}`;
-  const network = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
-  if (network !== undefined) return `network:${network}`;
   return attempt.owner === undefined ? undefined : `owner:${attempt.owner}`;
 }
 
