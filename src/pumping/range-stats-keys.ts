@@ -66,14 +66,6 @@ export const RangeStatsKeys = {
   sessionKey(requestId: string): string {
     return key.session(requestId);
   },
-
-  /** Store keys of a number's own counts that may still be kept at `now` (for erasure). */
-  numberKeys(keys: DataKeys, e164: string, now: number, windowMs: number): string[] {
-    const [of, w, day] = [keys.digest(e164), Math.floor(now / windowMs), Math.floor(now / DAY_MS)];
-    return [w, w - 1]
-      .flatMap((x) => [key.number(of, x), key.verifiedNumber(of, x)])
-      .concat(key.dayNumber(of, day), key.dayNumber(of, day - 1));
-  },
 };
 
 /** Anyone can make the defence create one of these per range or caller: a bounded store may evict them among themselves. */
