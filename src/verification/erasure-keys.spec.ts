@@ -85,3 +85,28 @@ describe('erasureCounterKeys: the figures a session left, in the form this versi
     );
   });
 });
+
+describe("erasureCounterKeys of an owner: what its starts marked under its numbers' range and prefix", () => {
+  const windowMs = 3_600_000;
+  const now = 500 * windowMs + 1;
+  const listed = () =>
+    erasureCounterKeys(keys, {
+      subject: { owner: 'alice' },
+      records: [record],
+      callers: ['browser:b1'],
+      now,
+      pumping: { windowMs, rangeDigits: 3 },
+    });
+
+  it("names its caller marks of the range and of the operator prefix, this window's and the last's", () => {
+    const caller = 'owner:alice';
+    for (const id of ['range:+79161234', 'prefix:+7916'])
+      for (const w of [500, 499])
+        expect(listed()).toContain(rangeStatsKey.caller(keys.digest(`${id}\n${caller}`), w));
+  });
+
+  it('names the coalescing claims of its numbers under the browsers that started its sessions too (they are gone: no claim may hand one back)', () => {
+    expect(listed()).toContain(ProtectionKeys.coalesce(keys, 'browser:b1', record.phoneNumber, 'sms'));
+    expect(listed()).toContain(ProtectionKeys.coalesce(keys, 'owner:alice', record.phoneNumber, 'sms'));
+  });
+});
