@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { GUARD_READS_PER_OWNER } from '../../src/guard/guard-read-meter.js';
+import { STATUS_READS_PER_CALLER } from '../../src/protection/status-read-meter.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -122,6 +123,33 @@ describe.each(CASES)('the guard under attack (%s, %s store)', (platform, storeKi
     expect(ok.status).toBe(201);
     expect(ok.body.phone).toBe(bob.phone);
     expect(suite.sb.requestCount(GETS) - before).toBe(GUARD_READS_PER_OWNER.refreshes + 1);
+  });
+
+  it("an owner's guard reads are metered apart from her status route's: past the status meter's refreshes at the guard, her status poll is still read fresh", async () => {
+    // The status route's meter is protection's (limits on, as a host's defaults are).
+    store ??= storeFor(storeKind, suite.sb);
+    const account = await suite.sb.createAccount({ balance: 100 });
+    suite.host = await bootGuardHost(platform, suite.sb, account, { store, limits: {} });
+    const presented: Awaited<ReturnType<typeof start>>[] = [];
+    for (let i = 0; i <= STATUS_READS_PER_CALLER.refreshes; i++)
+      presented.push(await start('mallory', 'reverse_flash_call'));
+    const mine = await start('mallory', 'reverse_flash_call');
+    await suite.sb.call(mine.requestId, mine.phone);
+
+    const before = suite.sb.requestCount(GETS);
+    for (const s of presented) expect((await guarded('/account/phone', 'mallory', s.id)).status).toBe(409);
+    // More refreshes than the status route's meter allows a window, all within the guard's own.
+    expect(suite.sb.requestCount(GETS) - before).toBe(presented.length);
+    // Her status route's meter is untouched: the verification, verified in the API meanwhile, is read fresh.
+    const status = await call(
+      suite.host!.url,
+      'GET',
+      `/verification/status/${mine.id}`,
+      undefined,
+      as('mallory'),
+    );
+    expect([status.status, status.body.status]).toEqual([200, 'verified']);
+    expect(suite.sb.requestCount(GETS) - before).toBe(presented.length + 1);
   });
 
   it('one caller hammering one pending verification spends no meter past its one shared read: the same owner’s other verification is still read fresh', async () => {
