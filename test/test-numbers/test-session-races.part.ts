@@ -29,6 +29,8 @@ import { sharedRedisUrl } from '../support/redis-server.js';
 import { gatedStore, type GatedStore } from './gated-store.js';
 
 const REVIEWER = '+79990000001';
+/** A number whose outcome is verified: its session ends at its first read. */
+const AUTO_VERIFIED = '+79990000002';
 const CODE = '246810';
 const WRONG = '000000';
 
@@ -38,7 +40,13 @@ type Shape = 'two instances' | 'one instance';
 const options = (maxAttempts = 3) =>
   resolveVerificationOptions({
     api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-    testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: CODE }], maxAttempts },
+    testNumbers: {
+      numbers: [
+        { phoneNumber: REVIEWER, code: CODE },
+        { phoneNumber: AUTO_VERIFIED, outcome: 'verified' },
+      ],
+      maxAttempts,
+    },
   });
 
 describe.each([
@@ -119,6 +127,40 @@ describe.each([
     expect(await wrong).toMatchObject({ refused: { error_code: 'invalid_code', attempts_remaining: 0 } });
     for (const instance of [wrongs, rights])
       expect(await instance.sessions.getSession(requestId)).toMatchObject({ status: 'verified' });
+  });
+
+  it('the right code whose attempt came before the last wrong code, compared after it failed the session: refused (409), never verified', async () => {
+    const [rights, wrongs] = deployment(2);
+    const { requestId } = await start(rights);
+    // The right code has taken its attempt (1 of 2) and waits before its wrong-code points.
+    const rightHeld = rights.gate.hold('increment', (key) => key.includes('test-number:wrong'));
+    const right = answer(rights.sessions.check({ requestId, code: CODE }));
+    await rightHeld.reached;
+    // The wrong code takes the last attempt (2 of 2) and fails the session.
+    expect(await answer(wrongs.sessions.check({ requestId, code: WRONG }))).toMatchObject({
+      refused: { error_code: 'invalid_code', attempts_remaining: 0 },
+    });
+    rightHeld.release();
+    expect(await right).toMatchObject({ refused: { status: 409, error_code: 'not_pending' } });
+    for (const instance of [wrongs, rights])
+      expect(await instance.sessions.getSession(requestId)).toMatchObject({ status: 'failed' });
+  });
+
+  it('two first reads of a number verified at its first read, racing: both answer the end recorded first', async () => {
+    const [early, late] = deployment();
+    const { requestId } = await early.sessions.initiate({ phoneNumber: AUTO_VERIFIED, method: 'sms' });
+    // The early read has played the outcome (verified now) and waits before recording it.
+    const held = early.gate.hold('write', (key) => key.includes('test-number:end'));
+    const first = early.sessions.getSession(requestId);
+    await held.reached;
+    clock.t += 1000;
+    // The late read, a second on, records its end first.
+    const second = await late.sessions.getSession(requestId);
+    expect(second).toMatchObject({ status: 'verified' });
+    held.release();
+    expect(await first).toEqual(second);
+    for (const instance of [early, late])
+      expect(await instance.sessions.getSession(requestId)).toEqual(second);
   });
 
   it('the last wrong code is answered only once its session reads failed', async () => {
