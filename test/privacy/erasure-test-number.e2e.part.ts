@@ -38,8 +38,18 @@ describe('erasure of a test number', () => {
         { 'x-user': owner },
       );
       expect(started.status).toBe(201);
-      const played = () => dumpMemoryStore(store!).filter((line) => line.includes('test-number:session:'));
-      expect(played()).toHaveLength(1);
+      // A wrong code: the session keeps its attempts used beside its start.
+      const wrong = await call(
+        host.url,
+        'POST',
+        '/verification/check',
+        { verification_id: started.body.verification_id, code: '000000' },
+        { 'x-user': owner },
+      );
+      expect(wrong.body).toMatchObject({ error_code: 'invalid_code' });
+      const played = () =>
+        dumpMemoryStore(store!).filter((line) => /^test-number:(session|attempts|end):/.test(line));
+      expect(played().map((line) => line.split(':')[1])).toEqual(['session', 'attempts']);
 
       const report = await host.app
         .get(VerificationErasure, { strict: false })
