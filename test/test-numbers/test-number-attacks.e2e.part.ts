@@ -116,6 +116,34 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
     },
   );
 
+  it('a start of a number without a code states the code length a real session of its method states, method by method', async () => {
+    const app = await boot({ testNumbers: { numbers: NUMBERS, owners: ['reviewer'] } });
+    const lengths = { real: {} as Record<string, unknown>, test: {} as Record<string, unknown> };
+    for (const method of ALL_METHODS) {
+      const start = { phone_number: AUTO_VERIFIED, method };
+      lengths.real[method] = (
+        await post(app, '/verification/start', start, as('someone-else'))
+      ).body.code_length;
+      lengths.test[method] = (await post(app, '/verification/start', start, as('reviewer'))).body.code_length;
+    }
+    expect(lengths.real.flash_call).toBe(4);
+    expect(lengths.test).toEqual(lengths.real);
+  });
+
+  it('each test bot session has a start token of its own, shaped as the real bot link’s', async () => {
+    const app = await boot({ testNumbers: { numbers: NUMBERS, owners: ['reviewer'] } });
+    const link = async (phone_number: string, user: string) =>
+      String(
+        (await post(app, '/verification/start', { phone_number, method: 'msgr2_bot' }, as(user))).body
+          .deep_link,
+      );
+    const real = await link(REVIEWER, 'someone-else');
+    // Two test sessions after the one real session: neither repeats the other's token, nor the real one's.
+    const tests = [await link(REVIEWER, 'reviewer'), await link(AUTO_VERIFIED, 'reviewer')];
+    for (const test of tests) expect(shapeOf(test)).toEqual(shapeOf(real));
+    expect(new Set([real, ...tests]).size).toBe(3);
+  });
+
   it("the right code costs the number's wrong-code budget nothing: a reviewer verifying often keeps it", async () => {
     const budget = { points: 2, windowMs: HOUR };
     const app = await boot({
