@@ -129,6 +129,27 @@ describe.each(CASES)(
       expect(await check(await start(blockCaller(2)), CODE, blockCaller(2))).toBe('verified');
     });
 
+    it("past the number's day, signed-in owners of one /16 share its block's hard ceiling (no `owners` list): a fresh owner of the block is not compared, one of another block is", async () => {
+      await boot();
+      const ceiling = POINTS * TEST_WRONG_CODES_DAY_FACTOR;
+      const hard = ceiling * TEST_WRONG_CODES_HARD_FACTOR;
+      /** Owners, each of its own network of one /16 and within its own budget, make `count` wrong codes. */
+      const guess = async (count: number, from: number) => {
+        for (let n = 0; n < count / POINTS; n++) {
+          const who = caller(`10.2.${from + n}.7`, `guesser-${from + n}`);
+          const id = await start(who);
+          expect([await check(id, '000000', who), await check(id, '000001', who)]).toEqual([2, 1]);
+        }
+      };
+      await guess(ceiling, 0);
+      // Fresh owners' reserves spend the block's hard ceiling: a new owner changes nothing of the block.
+      await guess(hard - ceiling, 100);
+      const fresh = caller('10.2.200.7', 'fresh-owner');
+      expect(await check(await start(fresh), CODE, fresh)).toBe(0);
+      const elsewhere = caller('198.51.100.9', 'apple-review');
+      expect(await check(await start(elsewhere), CODE, elsewhere)).toBe('verified');
+    });
+
     it('the right code costs no budget: more verifications than the network has points leave a wrong code compared', async () => {
       await boot();
       const office = '203.0.113.8';
