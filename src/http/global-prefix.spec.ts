@@ -1,11 +1,11 @@
 /**
  * Where the client routes are served, as the browser's cookie and the logs name them: the app's global
- * prefix read from Nest's container (slashes trimmed, '' when none or unreadable), the route a request
- * matched on Express and on Fastify, and the literal part of a path a cookie's `Path` can hold.
+ * prefix read from Nest's container (slashes trimmed, '' when none or unreadable). The matched route and
+ * a cookie's literal path are literal-prefix.spec's.
  */
 import { describe, expect, it } from '@jest/globals';
 import type { ModuleRef } from '@nestjs/core';
-import { globalPrefix, literalPrefix, matchedRoute, servedPath } from './global-prefix.js';
+import { globalPrefix, servedPath } from './global-prefix.js';
 
 const withPrefix = (prefix: unknown) =>
   ({ container: { applicationConfig: { getGlobalPrefix: () => prefix } } }) as unknown as ModuleRef;
@@ -35,33 +35,5 @@ describe('globalPrefix and servedPath', () => {
     } as unknown as ModuleRef;
     expect(globalPrefix(throwing)).toBe('');
     expect(servedPath(undefined, '')).toBe('/');
-  });
-});
-
-describe('matchedRoute', () => {
-  it("Fastify's declared url, else Express's base URL and route path", () => {
-    expect(matchedRoute({ routeOptions: { url: '/api/verification/start' } })).toBe(
-      '/api/verification/start',
-    );
-    expect(matchedRoute({ baseUrl: '/api', route: { path: '/verification/start' } })).toBe(
-      '/api/verification/start',
-    );
-    expect(matchedRoute({ route: { path: '/verification/start' } })).toBe('/verification/start');
-    expect(matchedRoute({ url: '/verification/start' })).toBeUndefined();
-    expect(matchedRoute(undefined)).toBeUndefined();
-  });
-});
-
-describe('literalPrefix', () => {
-  it.each([
-    ['/api/verification', '/api/verification'],
-    ['/api/:tenant/verification', '/api'],
-    ['/:tenant/verification', '/'],
-    ['/files/*/verification', '/files'],
-    ['/api/v{1}/verification', '/api'],
-    ['/api/(v1)?/verification', '/api'],
-    ['/', '/'],
-  ])('%s: %s', (path, prefix) => {
-    expect(literalPrefix(path)).toBe(prefix);
   });
 });
