@@ -39,7 +39,8 @@
  * defaults. The sandbox clock is frozen between ticks, so a run repeats exactly. For trying a change:
  * ORCH_ONLY=realistic,warm (rows), ORCH_FALLBACK='{"stalledShare":0.3}', ORCH_OPTIONS (the whole
  * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments, and first methods per device
- * and 50 s of arrivals with those users verified within SMS only's median / verified / all, on stderr).
+ * and 50 s of arrivals with those users verified within SMS only's median / verified / all, and each hold the
+ * pumping defence starts, on stderr).
  *
  * Issue 47's rows: `desktop` (60 % desktop), `leaving` (pessimistic, 10 % leave at each switch),
  * `poisoned` (realistic, beside 150 free reverse calls nobody completes and a farm's 30 dialled at 85 s;
@@ -282,10 +283,21 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
       ...hostOptions.orchestration,
       fallback: JSON.parse(process.env.ORCH_FALLBACK),
     } as never;
-  const host = await startHost(hostOptions);
+  const hostFrom = sb.now();
+  // ORCH_DIAG: each hold the pumping defence starts (when, what, by which rule), on stderr.
+  const host = await startHost(hostOptions, (name, payload) => {
+    if (!process.env.ORCH_DIAG || name !== 'verification.fraud_suspected') return;
+    const { subject, rule, range, counts } = payload as Record<string, unknown>;
+    const at = ((sb.now() - hostFrom) / 1000).toFixed(0);
+    console.error(
+      `${at} s: hold of ${String(subject)} (${String(range)}) by ${String(rule)}, ${JSON.stringify(counts)}`,
+    );
+  });
   const refusals: Record<string, number> = {};
   const refused = (user: User, route: string, status: number, body: Record<string, unknown>): void => {
-    const key = `${route} ${status} ${String(body.error_code ?? '')}`.trim();
+    // A graded answer names the refusal it stands for (`held`: range_held, spend_cap, …).
+    const held = typeof body.held === 'string' ? ` (${body.held})` : '';
+    const key = `${route} ${status} ${String(body.error_code ?? '')}${held}`.trim();
     refusals[key] = (refusals[key] ?? 0) + 1;
     if (REFUSED.has(status)) user.refused = true;
   };
