@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { VerificationEvent } from '../../src/core/verification-events.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import { DAY_MS, toJustPast } from '../support/utc-bounds.js';
 import {
   apiCheck,
   check,
@@ -137,6 +138,30 @@ describe.each(PLATFORMS)('journeys: events carry the journey (%s)', (platform) =
     expect(host.events.at(-1)).toMatchObject({
       event: 'verification.verified',
       verificationId: single.body.verification_id,
+    });
+  });
+
+  it("a step verified again is counted by the spend cap too: a reverse call made after the SMS verified takes its 0.25 RUB of the day's cap", async () => {
+    // The cap alone, 6.20 RUB a UTC day: two SMS (3 RUB each) fit, two SMS and a proved call (6.25) do not.
+    await fx.sb.advance(toJustPast(fx.sb.now(), DAY_MS));
+    const limits = { pumping: false, startPerIp: false, freeStartPerCaller: false } as const;
+    const host = await journeyHost(fx, platform, {
+      limits: { ...limits, spendCap: { amount: 6.2, windowMs: DAY_MS } },
+    });
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    await switchMethod(host, first.body.verification_id, 'reverse_flash_call');
+    const [smsId, callId] = sessionIds(fx.sb, phone);
+    // The user types the SMS code on the API, then places the call too.
+    await apiCheck(fx.sb, fx.apiKey, smsId!, String(fx.sb.getSession(smsId!)!.code));
+    await fx.sb.webhooksIdle();
+    await fx.sb.call(callId!, phone);
+    await fx.sb.webhooksIdle();
+    expect(eventOf(host, callId!, 'verification.verified_again')).toBeDefined();
+    const refused = await start(host, { phone_number: freshPhone(), method: 'sms' });
+    expect({ status: refused.status, reason: refused.body.reason }).toEqual({
+      status: 503,
+      reason: 'spend_cap',
     });
   });
 });
