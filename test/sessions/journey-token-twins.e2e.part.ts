@@ -9,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { VerificationHandleCodec } from '../../src/core/verification-handle.codec.js';
+import { MAX_SESSION_TTL_MS } from '../../src/core/session-record.js';
 import {
   RECORD_RETENTION_MS,
   SessionRecordRepository,
@@ -36,8 +37,11 @@ describe('journey token twins', () => {
     for (const host of hosts.splice(0)) await host.close();
   });
 
-  const boot = async (platform: Platform): Promise<TestApp> => {
-    const host = await startHost(platform, sb, { receiveWebhooks: false, module: EXCLUDE });
+  const boot = async (
+    platform: Platform,
+    module: Partial<VerificationModuleOptions> = {},
+  ): Promise<TestApp> => {
+    const host = await startHost(platform, sb, { receiveWebhooks: false, module: { ...EXCLUDE, ...module } });
     hosts.push(host);
     return host;
   };
@@ -226,6 +230,91 @@ describe('journey token twins', () => {
       expect(sb.sessionsFor(phone)).toHaveLength(2);
     });
   });
+
+  describe.each(ONE_PLATFORM)('a token beside a journey the store still holds (%s)', (platform) => {
+    // The store is the truth: a token rebuilds nothing of a journey it holds, so a current step's record the
+    // store lost is the route's own rebuild, metered by the caller's status meter, token or not.
+    it("a lost current step past its caller's rebuild meter is answered 429, nothing read upstream, the token given or not", async () => {
+      const host = await boot(platform, { limits: {} });
+      const phone = nextPhone();
+      const started = await post(host, 'start', { phone_number: phone, method: 'sms', device: 'desktop' });
+      const id = started.body.verification_id as string;
+      await sb.advance(61_000);
+      const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+      expect(moved.status).toBe(201);
+      const token = moved.body.journey_token as string;
+      const current = sb.sessionsFor(phone).find((s) => s.method === 'msgr1_otp')!;
+      const lose = () =>
+        host.app
+          .get<VerificationStore>(VerificationStore)
+          .delete(SessionRecordRepository.key(current.request_id));
+      await sb.advance(5_000);
+      // The caller's window of reads spent on rebuilds of this very step (each lost again, as under eviction).
+      let rebuilt = 0;
+      for (;;) {
+        await lose();
+        const seen = await status(host, id);
+        if (seen.status !== 200) {
+          expect(seen.status).toBe(429);
+          break;
+        }
+        expect(seen.body).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+        rebuilt += 1;
+        expect(rebuilt).toBeLessThan(20);
+      }
+      expect(rebuilt).toBeGreaterThan(0);
+
+      sb.resetRequestCounts();
+      const carried = await status(host, id, token);
+      expect(carried.status).toBe(429);
+      expect(carried.headers.get('retry-after')).toBe('3');
+      expect(carried.body).toMatchObject({ error_code: 'rate_limit_exceeded' });
+      expect(sb.requestCount('GET /v1/verify/:id')).toBe(0);
+      // Once the window is over, the same read rebuilds the step.
+      await sb.advance(3_000);
+      const again = await status(host, id, token);
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ method: 'msgr1_otp', methods_tried: ['sms', 'msgr1_otp'] });
+      expect(sb.requestCount('GET /v1/verify/:id')).toBe(1);
+    });
+  });
+
+  describe.each(ONE_PLATFORM)(
+    'a journey put back from its token whose current step the API does not know (%s)',
+    (platform) => {
+      // The journey's record is kept as long as its current step could live: its start, the longest session's
+      // life (10 minutes) and the records' retention after it, not a tick less.
+      it('is answered 404 not_found, and the store keeps the journey to its step’s start + 10 min + the retention', async () => {
+        const host = await boot(platform);
+        const phone = nextPhone();
+        const started = await post(host, 'start', { phone_number: phone, method: 'sms', device: 'desktop' });
+        const id = started.body.verification_id as string;
+        await sb.advance(61_000);
+        const switchedAt = sb.now();
+        const moved = await post(host, 'switch', { verification_id: id, method: 'msgr1_otp' });
+        expect(moved.status).toBe(201);
+        const token = moved.body.journey_token as string;
+        const journeyId = host.app.get(VerificationHandleCodec, { strict: false }).open(id, OWNER['x-user'])!;
+        const current = sb.sessionsFor(phone).find((s) => s.method === 'msgr1_otp')!;
+        const store = host.app.get<VerificationStore>(VerificationStore);
+        // The store lost the journey's record and its current step's (the first step's is kept); the API
+        // answers that step's read 404 (it no longer knows it).
+        await store.delete(SessionRecordRepository.journeyKey(journeyId));
+        await store.delete(SessionRecordRepository.key(current.request_id));
+        sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 404, count: 1 });
+        const seen = await status(host, id, token);
+        expect(seen.status).toBe(404);
+        expect(seen.body).toMatchObject({ error_code: 'not_found' });
+
+        const kept = () => store.get(SessionRecordRepository.journeyKey(journeyId));
+        const endsAt = switchedAt + MAX_SESSION_TTL_MS + RECORD_RETENTION_MS;
+        await sb.advance(endsAt - 1 - sb.now());
+        expect(await kept()).not.toBeNull();
+        await sb.advance(1);
+        expect(await kept()).toBeNull();
+      });
+    },
+  );
 
   describe.each(PLATFORMS)('the status route and the status stream answer alike (%s)', (platform) => {
     it('before a restart, and after it with and without the journey token', async () => {
