@@ -6,6 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { slowWritesStore } from '../support/round-trip-store.js';
 import { openSse } from '../support/sse-client.js';
 import { PLATFORMS } from '../support/verification-app.js';
@@ -124,6 +125,35 @@ describe.each(PLATFORMS)('journeys: cancel (%s)', (platform) => {
       });
     },
   );
+
+  it('a cancel whose fresh read of the pending steps fails upstream: canceled on the stored records, both steps leave the queue, a warning names each', async () => {
+    const logger = new CapturingLogger();
+    const host = await journeyHost(fx, platform, { logLevels: ['log', 'warn', 'error'] }, {}, { logger });
+    const phone = freshPhone();
+    const first = await start(host, { phone_number: phone, method: 'sms' });
+    const id = first.body.verification_id as string;
+    await fx.sb.advance(5000);
+    expect((await switchMethod(host, id)).body.method).toBe('reverse_flash_call');
+    const [smsId, callId] = sessionIds(fx.sb, phone);
+    const queue = reconciler(host);
+    expect(await queue.pending()).toBe(2);
+    fx.sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 503, count: 0 });
+    try {
+      fx.sb.resetRequestCounts();
+      const res = await cancel(host, id);
+      expect(res.body).toEqual({ verification_id: id, status: 'canceled' });
+      expect(fx.sb.requestCount('GET /v1/verify/:id')).toBe(2);
+    } finally {
+      fx.sb.clearFaults();
+    }
+    // With webhooks, nothing more is polled for either step.
+    expect(await queue.pending()).toBe(0);
+    const warned = logger.lines.filter((l) => l.startsWith('warn status served from the last known state'));
+    expect(warned).toHaveLength(2);
+    for (const requestId of [smsId!, callId!])
+      expect(warned.filter((l) => l.includes(`request_id=${requestId.slice(0, 8)}`))).toHaveLength(1);
+    expect((await status(host, id)).body).toMatchObject({ status: 'canceled', method: 'reverse_flash_call' });
+  });
 
   it('a cancel while the reconciler is reading the session: its next look takes it out of the queue, asking nothing upstream', async () => {
     const host = await journeyHost(fx, platform);
