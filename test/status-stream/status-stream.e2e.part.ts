@@ -370,6 +370,34 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     ]);
   });
 
+  it('a change announced before the first look of a new stream listed the journey under its steps is pushed: the journey is listed under its own id at once', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'reverse_flash_call');
+    // The stream's first look at the journey (its follower's) is held after it read the store, until released.
+    const journeys = host!.app.get(JourneyState, { strict: false });
+    const read = journeys.read.bind(journeys);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    journeys.read = async (journeyId: string) => {
+      const loaded = await read(journeyId);
+      if (++reads === 1) await held;
+      return loaded;
+    };
+    const events = await stream(s);
+    await events.statusCount(1);
+    await waitFor(() => reads === 1);
+    // Meanwhile the user calls: the webhook announces the outcome under the session's (the journey's) id.
+    await sb.call(s.requestId, s.phone);
+    await sb.webhooksIdle();
+    try {
+      await events.ends(3000);
+    } finally {
+      release();
+    }
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  });
+
   it('sends a heartbeat comment every heartbeatMs', async () => {
     await boot({ statusStream: { heartbeatMs: 30 } });
     const s = await startSession(host!, sb, 'sms');
