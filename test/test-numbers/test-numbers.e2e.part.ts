@@ -195,6 +195,33 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(sessionCalls()).toBe(0);
   });
 
+  it("a switch's session is a step of its test number's journey: its verified event names the start's verification_id, both methods tried and the journey's purpose", async () => {
+    await boot();
+    const started = await post('start', { phone_number: REVIEWER, method: 'sms', purpose: 'login' });
+    expect(started.status).toBe(201);
+    const id = started.body.verification_id;
+    expect((await post('switch', { verification_id: id, method: 'flash_call' })).status).toBe(201);
+    expect((await post('check', { verification_id: id, code: CODE })).body.verified).toBe(true);
+    const verified = host!.events.filter((e) => e.event === 'verification.verified');
+    expect(verified).toHaveLength(1);
+    expect(verified[0]).toMatchObject({
+      verificationId: id,
+      method: 'flash_call',
+      methodsTried: ['sms', 'flash_call'],
+      purpose: 'login',
+      test: true,
+    });
+    // A start's own session carries its purpose as well.
+    const alone = await post('start', { phone_number: AUTO_VERIFIED, method: 'sms', purpose: 'step_up' });
+    expect((await get(`status/${String(alone.body.verification_id)}`)).body.status).toBe('verified');
+    expect(host!.events.find((e) => e.phoneNumber === AUTO_VERIFIED)).toMatchObject({
+      event: 'verification.verified',
+      verificationId: alone.body.verification_id,
+      methodsTried: ['sms'],
+      purpose: 'step_up',
+    });
+  });
+
   it('with expirySeconds set, a test session lives as long as a real one: pending a tick before its end, expired at it', async () => {
     await boot({ expirySeconds: 120 });
     const at = sb.now();
