@@ -7,8 +7,8 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { dumpMemoryStore } from '../support/store-dump.js';
-import { call, type TestApp } from '../support/verification-app.js';
-import { startAccountHost } from '../webhooks/harness.js';
+import { call, createTestApp, type TestApp } from '../support/verification-app.js';
+import { moduleOptions, startAccountHost } from '../webhooks/harness.js';
 import { KEPT_TEST_SESSIONS_PER_NETWORK_HOUR as KEPT } from '../../src/test-numbers/test-number-sessions.js';
 
 const REVIEWER = '+79990000001';
@@ -66,6 +66,63 @@ describe('erasure of a test number', () => {
       expect(status.status).toBe(404);
     },
   );
+});
+
+/**
+ * An anonymous browser's test number start is coalesced under its browser key, as a real number's is: the
+ * erasure of the number forgets that claim too (the browser is kept sealed among its session's callers).
+ */
+describe('erasure of a test number an anonymous browser started', () => {
+  const suite = sandboxSuite();
+  let host: TestApp | undefined;
+  let store: MemoryStore | undefined;
+  afterEach(async () => {
+    await host?.close();
+    await store?.close();
+  });
+
+  it('forget({ phoneNumber }) leaves no coalescing claim of it, the one named by its browser among them', async () => {
+    store = new MemoryStore({ clock: () => suite.sb.now() });
+    const account = await suite.sb.createAccount({ balance: 100 });
+    host = await createTestApp({
+      platform: 'express',
+      trustProxy: true,
+      module: moduleOptions(
+        suite.sb,
+        {
+          store,
+          limits: { spendCap: false, pumping: false },
+          testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '246810' }] },
+        },
+        account,
+      ),
+    });
+    const start = (headers: Record<string, string>) =>
+      call(
+        host!.url,
+        'POST',
+        '/verification/start',
+        { phone_number: REVIEWER, method: 'sms' },
+        { 'x-forwarded-for': '77.3.1.7', ...headers },
+      );
+    const first = await start({});
+    expect(first.status).toBe(201);
+    const cookie = `pv_browser=${/pv_browser=([^;,\s]+)/.exec(first.headers.get('set-cookie') ?? '')?.[1]}`;
+    // The same browser's second start is handed the session back: the claim is its browser's.
+    const again = await start({ cookie });
+    expect(again.body).toMatchObject({ resumed: true, verification_id: first.body.verification_id });
+    const claims = () =>
+      dumpMemoryStore(store!)
+        .map((line) => line.split(' ')[0]!)
+        .filter((key) => key.includes('protect:coalesce:'));
+    expect(claims().length).toBeGreaterThan(0);
+
+    const report = await host.app
+      .get(VerificationErasure, { strict: false })
+      .forget({ phoneNumber: REVIEWER });
+    expect(report).toMatchObject({ sessions: 1 });
+    expect(claims()).toEqual([]);
+  });
 });
 
 /**
