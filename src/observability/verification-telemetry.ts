@@ -119,7 +119,14 @@ export class VerificationTelemetry implements OnModuleInit, OnModuleDestroy {
   announce(event: OpsEvent): Promise<void> {
     const name = this.options?.name;
     const payload = name === undefined ? event : { ...event, registration: name };
-    return (this.emitter?.emitAsync(event.event, payload) ?? Promise.resolve())
+    let heard: Promise<unknown>;
+    try {
+      heard = this.emitter?.emitAsync(event.event, payload) ?? Promise.resolve();
+    } catch (error) {
+      // emitAsync calls each listener at once: one that throws there throws out of it.
+      heard = Promise.reject(error);
+    }
+    return heard
       .then(() => undefined)
       .catch((error: unknown) => {
         this.logger.error(`a ${event.event.replace('verification.', '')} listener failed`, {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { SpendCapReachedEvent } from '../../src/core/verification-events.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import { CapturingLogger } from '../support/log-capture.js';
@@ -76,6 +78,28 @@ describe.each(ONE_PLATFORM)('spend cap (%s)', (platform) => {
     expect(refusal(await startFrom(fx.host, freshIp(), freshPhone())).reason).toBe('spend_cap');
     expect(capEvents()).toHaveLength(2);
     expect(capEvents()[1]).toMatchObject({ spent: 9, windowEndsAt: new Date(windowEnd + DAY) });
+  });
+
+  it("a host's alert listener that throws at once (on the emitter, as `emitter.on` registers it) changes no answer: the start the cap refuses is 503 spend_cap, the next too", async () => {
+    const heard: string[] = [];
+    @Injectable()
+    class FailingPager implements OnModuleInit {
+      constructor(private readonly emitter: EventEmitter2) {}
+      onModuleInit(): void {
+        this.emitter.on('verification.spend_cap_reached', (event: SpendCapReachedEvent) => {
+          heard.push(event.event);
+          throw new Error('pager down');
+        });
+      }
+    }
+    fx.host = await protectedHost(fx.sb, platform, capOnly(4), {}, { providers: [FailingPager] });
+    expect((await startFrom(fx.host, freshIp(), freshPhone())).status).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect(refusal(await startFrom(fx.host, freshIp(), freshPhone()))).toMatchObject({
+        status: 503,
+        reason: 'spend_cap',
+      });
+    expect(heard).toEqual(['verification.spend_cap_reached']);
   });
 
   it('a start the cap refuses keeps nothing of the other limits: the same address and number start at once with a method that fits', async () => {
