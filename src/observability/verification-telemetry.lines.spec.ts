@@ -51,6 +51,9 @@ function written([level, message, fields]: Line): Line {
   return [level, message, kept];
 }
 
+/** The fields every line of the session below names. */
+const sms = { method: 'sms', request_id: 'req-1' };
+
 const session = {
   requestId: 'req-1',
   phoneNumber: '+79161234567',
@@ -64,34 +67,12 @@ describe('VerificationTelemetry: a start and a switch', () => {
     const { lines, t, registry } = await telemetry();
     t.started(session, false, 12);
     t.started(session, true, 4);
-    expect(lines.map(written)).toEqual([
-      [
-        'log',
-        'start',
-        {
-          route: 'start',
-          method: 'sms',
-          phone: '+79161234567',
-          request_id: 'req-1',
-          status: 'sent',
-          coalesced: false,
-          latency_ms: 12,
-        },
-      ],
-      [
-        'log',
-        'start',
-        {
-          route: 'start',
-          method: 'sms',
-          phone: '+79161234567',
-          request_id: 'req-1',
-          status: 'sent',
-          coalesced: true,
-          latency_ms: 4,
-        },
-      ],
-    ]);
+    const line = (coalesced: boolean, latency: number): Line => [
+      'log',
+      'start',
+      { route: 'start', ...sms, phone: '+79161234567', status: 'sent', coalesced, latency_ms: latency },
+    ];
+    expect(lines.map(written)).toEqual([line(false, 12), line(true, 4)]);
     expect(await samples(registry, 'verification_starts_total')).toEqual(['{"method":"sms"} 1']);
     expect(await samples(registry, 'verification_spend_total')).toEqual([
       '{"method":"sms","currency":"RUB"} 3',
@@ -160,38 +141,15 @@ describe('VerificationTelemetry: check, cancel and status', () => {
       }),
       { method: 'sms', requestId: 'req-1', latencyMs: 6 },
     );
+    const check = { route: 'check', ...sms };
     expect(lines.map(written)).toEqual([
-      [
-        'log',
-        'check',
-        {
-          route: 'check',
-          method: 'sms',
-          request_id: 'req-1',
-          status: 'verified',
-          verified: true,
-          latency_ms: 9,
-        },
-      ],
-      [
-        'log',
-        'check',
-        {
-          route: 'check',
-          method: 'sms',
-          request_id: 'req-1',
-          status: 'sent',
-          verified: false,
-          latency_ms: 8,
-        },
-      ],
+      ['log', 'check', { ...check, status: 'verified', verified: true, latency_ms: 9 }],
+      ['log', 'check', { ...check, status: 'sent', verified: false, latency_ms: 8 }],
       [
         'log',
         'check refused',
         {
-          route: 'check',
-          method: 'sms',
-          request_id: 'req-1',
+          ...check,
           latency_ms: 6,
           error_code: 'invalid_code',
           http_status: 400,
@@ -202,15 +160,28 @@ describe('VerificationTelemetry: check, cancel and status', () => {
     ]);
   });
 
+  it("a refusal's extras that are not what they claim (a count that is no number, a status that is no string) are left out of its line", async () => {
+    const { lines, t } = await telemetry();
+    t.checkFailed(
+      new VerificationClientError('invalid_code', 'Wrong code', {
+        attempts_remaining: 'two',
+        verification_status: 5,
+      }),
+      { latencyMs: 1 },
+    );
+    expect(written(lines[0]!)[2]).toEqual({
+      route: 'check',
+      latency_ms: 1,
+      error_code: 'invalid_code',
+      http_status: 400,
+    });
+  });
+
   it('a cancel names its current step and how many steps the journey had', async () => {
     const { lines, t } = await telemetry();
     t.canceled({ ...session, status: 'canceled' }, 2);
     expect(lines.map(written)).toEqual([
-      [
-        'log',
-        'cancel',
-        { route: 'cancel', method: 'sms', request_id: 'req-1', status: 'canceled', steps: 2 },
-      ],
+      ['log', 'cancel', { route: 'cancel', ...sms, status: 'canceled', steps: 2 }],
     ]);
   });
 
@@ -221,11 +192,7 @@ describe('VerificationTelemetry: check, cancel and status', () => {
     const { lines, t } = await telemetry({ debug: true });
     t.statusServed(session, 3);
     expect(lines.map(written)).toEqual([
-      [
-        'debug',
-        'status',
-        { route: 'status', method: 'sms', request_id: 'req-1', status: 'sent', latency_ms: 3 },
-      ],
+      ['debug', 'status', { route: 'status', ...sms, status: 'sent', latency_ms: 3 }],
     ]);
   });
 
@@ -247,6 +214,7 @@ describe('VerificationTelemetry: check, cancel and status', () => {
       ['warn', undefined, 'unknown'],
     ]);
     expect(lines[0]![1]).toBe('status served from the last known state');
+    expect(lines[0]![2]).toMatchObject({ route: 'status', method: 'sms', request_id: 'req-1' });
   });
 
   it("a failure that is not the package's is an error line; one of the package's errors is left to its route's line", async () => {
@@ -316,13 +284,9 @@ describe('VerificationTelemetry: webhooks, outcomes and ops events', () => {
       [
         'log',
         'verification.code_required',
-        { method: 'sms', phone: '+79161234567', request_id: 'req-1', status: 'sent', source: 'webhook' },
+        { ...sms, phone: '+79161234567', status: 'sent', source: 'webhook' },
       ],
-      [
-        'log',
-        'verification.failed',
-        { method: 'sms', phone: '+79161234567', request_id: 'req-1', status: 'failed', source: 'webhook' },
-      ],
+      ['log', 'verification.failed', { ...sms, phone: '+79161234567', status: 'failed', source: 'webhook' }],
     ]);
     expect(await samples(registry, 'verification_outcomes_total')).toEqual([
       '{"method":"sms","status":"failed"} 1',
@@ -342,5 +306,32 @@ describe('VerificationTelemetry: webhooks, outcomes and ops events', () => {
     await expect(t.announce(event)).resolves.toBeUndefined();
     expect(heard).toEqual([{ event: 'verification.balance_low', registration: 'shop' }]);
     expect(lines.map(written)).toEqual([['error', 'a balance_low listener failed', { error: 'RangeError' }]]);
+  });
+
+  it('an unnamed registration adds no `registration` key; announce settles once the listeners have; a thrown non-error is logged as unknown', async () => {
+    const emitter = new EventEmitter2();
+    const { lines, t } = await telemetry({ emitter });
+    const heard: unknown[] = [];
+    emitter.on('verification.balance_low', async (payload: unknown) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      heard.push(payload);
+    });
+    emitter.on('verification.ledger_drift', () => {
+      throw 'a string';
+    });
+    const event = (name: string) => ({ event: name }) as Parameters<VerificationTelemetry['announce']>[0];
+    await t.announce(event('verification.balance_low'));
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toStrictEqual({ event: 'verification.balance_low' });
+    await t.announce(event('verification.ledger_drift'));
+    expect(lines.map(written)).toEqual([['error', 'a ledger_drift listener failed', { error: 'unknown' }]]);
+  });
+
+  it('a host without an event emitter (no EventEmitterModule) boots, tears down and announces without one', async () => {
+    const { lines, t } = await telemetry();
+    await expect(t.onModuleInit()).resolves.toBeUndefined();
+    await expect(t.announce({ event: 'verification.balance_low' } as never)).resolves.toBeUndefined();
+    t.onModuleDestroy();
+    expect(lines).toEqual([]);
   });
 });
