@@ -90,6 +90,32 @@ describe.each(ONE_PLATFORM)('a restarted instance on a fresh MemoryStore (%s)', 
     expect(await reconcilerOf(after).pending()).toBe(0);
   });
 
+  it("a check as the first request after the restart rebuilds the record for the check's owner: the event names the owner, and the owner's status reads it", async () => {
+    const before = await boot(true);
+    const s = await startSession(before, sb, 'sms', 'user-7');
+    await stop(before);
+    await sb.deliver(s.requestId);
+
+    const after = await boot(false);
+    sb.resetRequestCounts();
+    const checked = await call(
+      after.url,
+      'POST',
+      '/verification/check',
+      { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code! },
+      { 'x-user': 'user-7' },
+    );
+    expect(checked.body).toEqual({ verification_id: s.verificationId, status: 'verified', verified: true });
+    expect(sb.requestCount(GET_SESSION)).toBe(1);
+    expect(after.events.filter((e) => e.requestId === s.requestId).map((e) => [e.event, e.owner])).toEqual([
+      ['verification.verified', 'user-7'],
+    ]);
+    expect((await status(after, s.verificationId, 'user-7')).body.status).toBe('verified');
+    await expect(
+      after.app.get(VerificationService).getVerifiedPhone(s.verificationId, 'user-7'),
+    ).resolves.toBe(s.phone);
+  });
+
   it('a session that went terminal while the host was down (webhook missed) emits once when the status route sees it', async () => {
     const before = await boot(true);
     const s = await startSession(before, sb, 'reverse_flash_call', 'user-2');
