@@ -167,6 +167,17 @@ describe.each(PLATFORMS)('client routes: the methods offered by default (%s)', (
       error_code: 'method_not_available',
       available_methods: ['flash_call', 'sms'],
     });
+    // A method the module does not know at all: the same list, what the account can use (not every method
+    // the module knows).
+    const unknown = await call(host.url, 'POST', '/verification/start', {
+      phone_number: nextPhone(),
+      method: 'carrier_pigeon',
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({
+      error_code: 'method_not_available',
+      available_methods: ['flash_call', 'sms'],
+    });
     expect(sb.requestCount('POST /v1/verify')).toBe(posts);
     expect(
       (await call(host.url, 'POST', '/verification/start', { phone_number: nextPhone(), method: 'sms' }))
