@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { SPARE_TEST_SESSION_SLOTS } from '../../src/core/test-session.js';
 import { KEPT_TEST_SESSIONS_PER_NETWORK_HOUR } from '../../src/test-numbers/test-number-sessions.js';
+import { TEST_DEEP_LINK } from '../../src/test-numbers/test-deep-link.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { uniqueKeyPrefix } from '../multi-instance/deployment.js';
@@ -20,6 +21,7 @@ const REVIEWER = '+79990000001';
 const AUTO_VERIFIED = '+79990000002';
 const CODE = '246810';
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const NUMBERS = [
   { phoneNumber: REVIEWER, code: CODE },
   { phoneNumber: AUTO_VERIFIED, outcome: 'verified' as const },
@@ -142,6 +144,23 @@ describe.each(CASES)('test numbers under attack (%s, %s store)', (platform, stor
     const tests = [await link(REVIEWER, 'reviewer'), await link(AUTO_VERIFIED, 'reviewer')];
     for (const test of tests) expect(shapeOf(test)).toEqual(shapeOf(real));
     expect(new Set([real, ...tests]).size).toBe(3);
+  });
+
+  it('the real bot link’s shape is kept 30 days from the last real bot session: a tick before, test links have it; at the end, the placeholder', async () => {
+    const app = await boot({ testNumbers: { numbers: NUMBERS, owners: ['reviewer'] } });
+    const link = async (phone_number: string, user: string) =>
+      String(
+        (await post(app, '/verification/start', { phone_number, method: 'msgr2_bot' }, as(user))).body
+          .deep_link,
+      );
+    const real = await link(REVIEWER, 'someone-else');
+    await suite.sb.advance(30 * DAY - 1);
+    const kept = await link(AUTO_VERIFIED, 'reviewer');
+    expect(shapeOf(kept)).toEqual(shapeOf(real));
+    expect(kept).not.toBe(real);
+    await suite.sb.advance(1);
+    // No real bot session since: its shape is gone, and a test link opens nothing.
+    expect(await link(REVIEWER, 'reviewer')).toBe(TEST_DEEP_LINK);
   });
 
   it("the right code costs the number's wrong-code budget nothing: a reviewer verifying often keeps it", async () => {
