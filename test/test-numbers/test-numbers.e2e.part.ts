@@ -166,6 +166,28 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(sessionCalls()).toBe(0);
   });
 
+  it('a check before any read of a session its number’s outcome ended is refused as an ended session’s (409 not_pending), no code compared', async () => {
+    await boot();
+    for (const [phone_number, status] of [
+      [FAILS, 'failed'],
+      [EXPIRES, 'expired'],
+      [AUTO_VERIFIED, 'verified'],
+    ] as const) {
+      const started = await post('start', { phone_number, method: 'sms' });
+      expect(started.body.status).toBe('sent');
+      const id = started.body.verification_id;
+      // The check is the session's first read: its outcome ends it there, before any code is compared.
+      const checked = await post('check', { verification_id: id, code: '111111' });
+      expect({ phone_number, status: checked.status, body: checked.body }).toMatchObject({
+        phone_number,
+        status: 409,
+        body: { error_code: 'not_pending', verification_status: status },
+      });
+      expect(checked.body).not.toHaveProperty('attempts_remaining');
+      expect((await get(`status/${String(id)}`)).body).toMatchObject({ status });
+    }
+  });
+
   it('a session left alone expires on the clock and the reconciler emits it; switch and cancel work as for a real number', async () => {
     await boot();
     const started = await post('start', { phone_number: REVIEWER, method: 'sms' });
