@@ -125,6 +125,40 @@ describe('PumpingDefence: holds', () => {
     expect(roaming.reported.events).toStrictEqual([]);
   });
 
+  it("a host's own starts (no client key, no address): a burst's callers are their owners", async () => {
+    const settings = { rangeMinStarts: 20, freshRangeMinStarts: 3, callerMinStarts: 50 };
+    // Twelve owners, each a new number: twelve callers, a burst.
+    const owners = defence(settings);
+    const byTwelve = [];
+    for (let i = 0; i < 12; i++)
+      byTwelve.push(await owners.start(attempt(inRange(i), { owner: `owner-${i}` })));
+    expect(byTwelve.filter((a) => a === 'ok')).toHaveLength(3);
+    expect(owners.reported.events[0]).toMatchObject({ subject: 'range', rule: 'fresh_burst' });
+    // One owner over twelve numbers: one caller, the normal minimum.
+    const one = defence(settings);
+    for (let i = 0; i < 12; i++)
+      expect(await one.start(attempt(inRange(i), { owner: 'owner-1' }))).toBe('ok');
+    expect(one.reported.events).toStrictEqual([]);
+  });
+
+  it("a signed-in start's caller in a burst is its client key, not its owner", async () => {
+    const settings = { rangeMinStarts: 20, freshRangeMinStarts: 3, callerMinStarts: 50 };
+    // One owner over twelve client keys: twelve callers, a burst.
+    const roaming = defence(settings);
+    const answers = [];
+    for (let i = 0; i < 12; i++)
+      answers.push(await roaming.start(attempt(inRange(i), { owner: 'owner-1', clientKey: `key-${i}` })));
+    expect(answers.filter((a) => a === 'ok')).toHaveLength(3);
+    expect(roaming.reported.events[0]).toMatchObject({ subject: 'range', rule: 'fresh_burst' });
+    // Twelve owners behind one client key: one caller, the normal minimum.
+    const office = defence(settings);
+    for (let i = 0; i < 12; i++)
+      expect(await office.start(attempt(inRange(i), { owner: `owner-${i}`, clientKey: 'office' }))).toBe(
+        'ok',
+      );
+    expect(office.reported.events).toStrictEqual([]);
+  });
+
   it("a prefix's running hold does not hold a start whose range converts", async () => {
     const { pumping, start, sessionId, reported } = defence({ prefixMinStarts: 10, rangeMinStarts: 50 });
     // Two numbers of one range verified, then unconverted starts over other ranges of the prefix.
