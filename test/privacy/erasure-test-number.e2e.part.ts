@@ -66,6 +66,33 @@ describe('erasure of a test number', () => {
       expect(status.status).toBe(404);
     },
   );
+
+  it('forget({ phoneNumber }) of a verified played session: its start, its attempts used and its end are all gone', async () => {
+    store = new MemoryStore({ clock: () => suite.sb.now() });
+    host = await startAccountHost('express', suite.sb, {
+      module: { store, testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '246810' }] } },
+    });
+    const owner = 'reviewer-verified';
+    const send = (path: string, body: unknown) =>
+      call(host!.url, 'POST', `/verification/${path}`, body, { 'x-user': owner });
+    const started = await send('start', { phone_number: REVIEWER, method: 'sms' });
+    const id = started.body.verification_id;
+    expect((await send('check', { verification_id: id, code: '000000' })).body).toMatchObject({
+      error_code: 'invalid_code',
+    });
+    expect((await send('check', { verification_id: id, code: '246810' })).body).toMatchObject({
+      verified: true,
+    });
+    const played = () =>
+      dumpMemoryStore(store!).filter((line) => /^test-number:(session|attempts|end):/.test(line));
+    expect(played().map((line) => line.split(':')[1])).toEqual(['session', 'attempts', 'end']);
+
+    const report = await host.app
+      .get(VerificationErasure, { strict: false })
+      .forget({ phoneNumber: REVIEWER });
+    expect(report).toMatchObject({ sessions: 1 });
+    expect(played()).toEqual([]);
+  });
 });
 
 /**
