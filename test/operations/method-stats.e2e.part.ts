@@ -15,9 +15,11 @@ import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import {
   apiCheck,
+  nextPhone,
   reconcilerOf,
   sendCode,
   settle,
+  startAccountHost,
   startHost,
   startSession,
   type Outcome,
@@ -362,5 +364,52 @@ describe('two instances on one Redis: each transition counted once', () => {
         verified: expected.verified,
       });
     }
+  });
+});
+
+/**
+ * Whose share a start's figures count in (FIGURES_SHARE_PER_DAY: 5 sessions of a method a day an address, 10 a
+ * network): an IPv4 address is itself, an IPv6 /64 is one subscriber's address whatever its last 64 bits, and
+ * a host's own call without an address is counted by its caller alone.
+ */
+describe('the address a start counts in (IPv4, IPv6)', () => {
+  const suite = sandboxSuite();
+
+  beforeAll(async () => {
+    await awayFromMidnight(suite.sb);
+  });
+
+  it.each([
+    [
+      'eight IPv4 addresses of one /24: each its own address, all eight counted',
+      (i: number) => `198.51.7.${i + 1}`,
+      8,
+    ],
+    [
+      'eight IPv6 addresses of one /64: one address, five counted',
+      (i: number) => `2001:db8:7:1::${i + 1}`,
+      5,
+    ],
+  ])('%s', async (_, ipOf, counted) => {
+    const host = await suite.boot(() =>
+      startAccountHost('express', suite.sb, {
+        balance: 1_000,
+        trustProxy: true,
+        module: { webhooks: undefined },
+      }),
+    );
+    for (let i = 0; i < 8; i++) {
+      const res = await call(
+        host.url,
+        'POST',
+        '/verification/start',
+        { phone_number: nextPhone(), method: 'sms' },
+        // Each start its own owner: a caller's share (3) is not what binds.
+        { 'x-user': `share-owner-${i}`, 'x-forwarded-for': ipOf(i) },
+      );
+      expect(res.status).toBe(201);
+    }
+    const report = await host.app.get(VerificationAccountService).methodStats();
+    expect(report.sms?.started).toBe(counted);
   });
 });
