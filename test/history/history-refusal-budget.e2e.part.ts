@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, PLATFORMS, type Platform } from '../support/verification-app.js';
 import { startAccountHost } from '../webhooks/harness.js';
@@ -106,6 +107,23 @@ describe.each(PLATFORMS)('history: refusal entries per caller and hour (%s)', (p
     const ownerless: string[] = [];
     for (let i = 0; i < 31; i++) ownerless.push(await refusedBy(undefined, `192.0.${i}.9`));
     expect(await written(history, ownerless)).toEqual(Array(31).fill(true));
+  });
+
+  it("one owner's refusals of the host's own starts (no address): 30 written, then none", async () => {
+    suite.host = await startAccountHost(platform, suite.sb, {
+      module: { limits: { beforeStart: () => false }, history: {} },
+    });
+    const history = suite.host.app.get(VerificationHistory);
+    const service = suite.host.app.get(VerificationService);
+    const refused: string[] = [];
+    for (let i = 0; i < 31; i++) {
+      const phone = nextNumber();
+      await expect(
+        service.start({ phoneNumber: phone, method: 'sms', owner: 'owner-own-calls' }),
+      ).rejects.toMatchObject({ errorCode: 'start_refused' });
+      refused.push(phone);
+    }
+    expect(await written(history, refused)).toEqual([...Array(30).fill(true), false]);
   });
 
   // A free session (a method charged on proof) costs its starter nothing: a ring holding only such
