@@ -116,6 +116,32 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
         expect(seen[1]).toEqual(await statusBody(s));
       });
 
+      it('with webhooks on, a switch to a method whose change no webhook announces is followed from the switch on', async () => {
+        await boot();
+        // A reverse call's outcome comes by webhook: nothing of it is looked for.
+        const s = await startSession(host!, sb, 'reverse_flash_call');
+        const events = await stream(s);
+        await events.statusCount(1);
+        await sb.advance(61_000);
+        const moved = await call(
+          host!.url,
+          'POST',
+          '/verification/switch',
+          { verification_id: s.verificationId, method: 'msgr2_bot' },
+          { 'x-user': s.owner },
+        );
+        expect(moved.status).toBe(201);
+        const [, switched] = await events.statusCount(2);
+        expect(switched).toMatchObject({ method: 'msgr2_bot', awaiting_code: false });
+        // The bot sends its code once the user shares the number: no webhook says so.
+        const bot = sb.sessionsFor(s.phone).find((x) => x.method === 'msgr2_bot')!;
+        await sb.share(bot.request_id, s.phone);
+        await sb.advance(3000);
+        const seen = await events.statusCount(3, 6000);
+        expect(seen[2]).toMatchObject({ method: 'msgr2_bot', awaiting_code: true });
+        expect(seen[2]).toEqual(await statusBody(s));
+      });
+
       /** The code the sandbox sent, checked on the check route by the session's owner. */
       async function checkRightCode(s: Awaited<ReturnType<typeof startSession>>): Promise<void> {
         await sendCode(sb, s);
