@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
@@ -10,6 +10,7 @@ import {
   sharedRedisUrl,
   ThrowawayRedisServer,
 } from '../support/redis-server.js';
+import { HeldRedisClient } from '../support/held-redis.js';
 import { TestClock } from './store-contract.js';
 
 describe('store: redis-store-edges', () => {
@@ -36,6 +37,41 @@ describe('store: redis-store-edges', () => {
   });
 
   describe('RedisStore options', () => {
+    it('without commandTimeoutMs, an operation Redis does not answer fails at 1 s: pending a tick before, "no answer within 1000 ms" at it', async () => {
+      const held = new HeldRedisClient(ioredis);
+      const store = new RedisStore({ client: held, keyPrefix: RUN_PREFIX });
+      // The deadline's timer on jest's clock; sockets and the process' ticks run as they do.
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask'] });
+      let read: Promise<unknown> = Promise.resolve();
+      try {
+        held.holding = true;
+        const sent = held.nextSent();
+        let outcome: unknown = 'pending';
+        read = store.get('held').then(
+          () => (outcome = 'answered'),
+          (error: unknown) => (outcome = error),
+        );
+        await (
+          await sent
+        ).answered;
+        const settle = async () => {
+          for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+        };
+        jest.advanceTimersByTime(999);
+        await settle();
+        expect(outcome).toBe('pending');
+        jest.advanceTimersByTime(1);
+        await settle();
+        expect(outcome).toBeInstanceOf(VerificationStoreUnavailableError);
+        expect((outcome as Error).message).toMatch(/no answer within 1000 ms/);
+      } finally {
+        jest.useRealTimers();
+        held.release();
+        await read;
+        await store.close();
+      }
+    });
+
     it('refuses a command timeout that is not a positive number a Node timer keeps, naming it and the value', () => {
       for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 2 ** 31]) {
         const make = () => new RedisStore({ client: ioredis, commandTimeoutMs: bad });
