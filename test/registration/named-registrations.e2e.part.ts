@@ -20,6 +20,8 @@ import {
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
+import { InjectVerificationOptions } from '../../src/module/inject-verification-options.decorator.js';
+import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
 import {
   InjectVerificationAccountService,
   InjectVerificationService,
@@ -315,6 +317,34 @@ describe('named registrations: store and options', () => {
     });
     expect(registrationStore({ url: 'redis://x' }, undefined)).toEqual({ url: 'redis://x' });
     expect(registrationStore(undefined, 'north')).toBeUndefined();
+  });
+
+  it("@InjectVerificationOptions(name) gives that registration's options, without a name the unnamed one's", async () => {
+    @Injectable()
+    class BothOptions {
+      constructor(
+        @InjectVerificationOptions('north') readonly north: ResolvedVerificationOptions,
+        @InjectVerificationOptions() readonly main: ResolvedVerificationOptions,
+      ) {}
+    }
+    const { Test } = await import('@nestjs/testing');
+    const { EventEmitterModule } = await import('@nestjs/event-emitter');
+    const api = { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' };
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        EventEmitterModule.forRoot(),
+        VerificationModule.forRoot({ api, routes: { prefix: 'main' } }),
+        VerificationModule.forRoot({ api, name: 'north', routes: { prefix: 'north' } }),
+      ],
+      providers: [BothOptions],
+    }).compile();
+    try {
+      const { north, main } = moduleRef.get(BothOptions);
+      expect([north.name, north.routes.prefix]).toEqual(['north', 'north']);
+      expect([main.name, main.routes.prefix]).toEqual([undefined, 'main']);
+    } finally {
+      await moduleRef.close();
+    }
   });
 
   it('a factory cannot rename a registration declared at import', async () => {
