@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HttpModule, HttpService } from '@nestjs/axios';
 import { Injectable } from '@nestjs/common';
@@ -119,3 +121,47 @@ describe.each(ONE_PLATFORM)(
     });
   },
 );
+
+/**
+ * A host that sets axios' default adapter on the library (`axios.defaults.adapter = 'fetch'`, for its own
+ * requests): the module's instance, made from those defaults, still sends over Node's http with its own
+ * keep-alive agent, so `close()` closes its connections.
+ */
+describe('the axios transport keeps its own adapter whatever the host set on the library', () => {
+  const BALANCE = { balance: { amount: 1, currency: 'RUB' } };
+  let server: http.Server;
+  let connections = 0;
+  let baseUrl = '';
+  const adapter = axios.defaults.adapter;
+
+  beforeAll(async () => {
+    server = http.createServer((_req, res) => {
+      const text = JSON.stringify(BALANCE);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+    server.on('connection', () => (connections += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/api/`;
+    axios.defaults.adapter = 'fetch';
+  });
+  afterAll(async () => {
+    axios.defaults.adapter = adapter;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("close() closes the client's connections: the next call opens a new one", async () => {
+    const client = VerificationApiClient.create({ baseUrl, apiKey: 'k', apiSecret: 's', transport: 'axios' });
+    try {
+      await client.getBalance();
+      await client.getBalance();
+      const before = connections;
+      client.close();
+      expect(await client.getBalance()).toEqual(BALANCE);
+      expect(connections - before).toBe(1);
+    } finally {
+      client.close();
+    }
+  });
+});
