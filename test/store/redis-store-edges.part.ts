@@ -72,6 +72,23 @@ describe('store: redis-store-edges', () => {
       }
     });
 
+    it("a host's node-redis client the host closed: an operation fails at once, naming the client closed, not the deadline", async () => {
+      const closed = await connectNodeRedis(sharedRedisUrl());
+      await closed.close();
+      const store = new RedisStore({ client: closed, keyPrefix: RUN_PREFIX, commandTimeoutMs: 10_000 });
+      try {
+        const error = await store.get('k').then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(VerificationStoreUnavailableError);
+        expect((error as Error).message).toMatch(/closed/i);
+        expect((error as Error).message).not.toMatch(/no answer within/);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('refuses a command timeout that is not a positive number a Node timer keeps, naming it and the value', () => {
       for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 2 ** 31]) {
         const make = () => new RedisStore({ client: ioredis, commandTimeoutMs: bad });
