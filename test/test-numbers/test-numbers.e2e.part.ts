@@ -14,6 +14,7 @@ import { reconciler } from '../journeys/journey-host.js';
 import { startAccountHost } from '../webhooks/harness.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
+import { dumpMemoryStore } from '../support/store-dump.js';
 import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
 import { call, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -385,6 +386,27 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     expect(warning).toMatch(/^warn .*5 test number\(s\) enabled.*for 1 owner/);
     expect(warning).not.toContain(CODE);
   });
+
+  it.each([
+    ['absent', undefined],
+    ['an empty list of numbers', { numbers: [] }],
+  ])(
+    'without test numbers (%s), a real bot start keeps nothing of test numbers in the store',
+    async (_shape, testNumbers) => {
+      const store = new MemoryStore({ clock: () => sb.now() });
+      try {
+        await boot({ store, testNumbers });
+        const started = await post('start', { phone_number: '+79161230031', method: 'msgr2_bot' });
+        expect(started.status).toBe(201);
+        expect(String(started.body.deep_link)).toMatch(/^https:\/\//);
+        expect(dumpMemoryStore(store).filter((line) => line.startsWith('test-number:'))).toEqual([]);
+      } finally {
+        await host?.close();
+        host = undefined;
+        await store.close();
+      }
+    },
+  );
 
   it('an empty owner allowlist admits nobody: every owner’s start of a test number is a real one, sent to the API', async () => {
     // `owners: []` restricts to no one; it never means "no allowlist" (every owner).
