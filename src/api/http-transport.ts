@@ -29,9 +29,6 @@ export interface HttpExchange {
 export interface HttpOrigin {
   /** `scheme://host[:port]`, without the base path. */
   origin: string;
-  secure: boolean;
-  hostname: string;
-  port: number | undefined;
   /** Path of the base address without its trailing slash ('' for none). */
   basePath: string;
 }
@@ -41,9 +38,6 @@ export function toHttpOrigin(baseUrl: string): HttpOrigin {
   const url = new URL(baseUrl);
   return {
     origin: url.origin,
-    secure: url.protocol === 'https:',
-    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-    port: url.port ? Number(url.port) : undefined,
     basePath: url.pathname.replace(/\/+$/, ''),
   };
 }
