@@ -10,27 +10,16 @@ import { Registry } from 'prom-client';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationClientError, VerificationError } from '../core/verification.errors.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import type { VerificationLogger } from './verification-logger.js';
 import { VerificationMetrics } from './verification-metrics.js';
 import { VerificationTelemetry } from './verification-telemetry.js';
+import { recordingLogger, type LoggerLine } from '../../test/support/log-capture.js';
 
-type Line = [level: string, message: string, fields: Record<string, unknown> | undefined];
+type Line = LoggerLine;
 
 async function telemetry(
   opts: { debug?: boolean; emitter?: EventEmitter2; name?: string } = {},
 ): Promise<{ lines: Line[]; t: VerificationTelemetry; registry: Registry }> {
-  const lines: Line[] = [];
-  const at =
-    (level: string) =>
-    (message: string, fields?: Record<string, unknown>): void =>
-      void lines.push([level, message, fields]);
-  const logger = {
-    log: at('log'),
-    warn: at('warn'),
-    error: at('error'),
-    debug: at('debug'),
-    isLevelEnabled: (level: string) => level !== 'debug' || opts.debug === true,
-  } as unknown as VerificationLogger;
+  const { lines, logger } = recordingLogger(opts.debug === true);
   const registry = new Registry();
   const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'verification_' });
   const options = { name: opts.name } as ResolvedVerificationOptions;

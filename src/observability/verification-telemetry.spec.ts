@@ -7,25 +7,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationClientError } from '../core/verification.errors.js';
-import type { VerificationLogger } from './verification-logger.js';
 import { VerificationMetrics } from './verification-metrics.js';
 import { VerificationTelemetry } from './verification-telemetry.js';
-
-type Line = [level: string, message: string, fields: Record<string, unknown> | undefined];
+import { recordingLogger } from '../../test/support/log-capture.js';
 
 function telemetry(emitter?: EventEmitter2) {
-  const lines: Line[] = [];
-  const at =
-    (level: string) =>
-    (message: string, fields?: Record<string, unknown>): void =>
-      void lines.push([level, message, fields]);
-  const logger = {
-    log: at('log'),
-    warn: at('warn'),
-    error: at('error'),
-    debug: at('debug'),
-    isLevelEnabled: () => true,
-  } as unknown as VerificationLogger;
+  const { lines, logger } = recordingLogger();
   return { lines, telemetry: new VerificationTelemetry(logger, VerificationMetrics.disabled(), emitter) };
 }
 

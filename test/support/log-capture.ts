@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import type { VerificationLogger } from '../../src/observability/verification-logger.js';
 
 /** A Nest logger that keeps every line (message, context, stack) for assertions. */
 export class CapturingLogger implements LoggerService {
@@ -56,4 +57,24 @@ export function captureProcessOutput(): { text: () => string; stop: () => void }
       process.stderr.write = err;
     },
   };
+}
+
+/** A line as the module's VerificationLogger is handed it: level, message, fields (before redaction). */
+export type LoggerLine = [level: string, message: string, fields: Record<string, unknown> | undefined];
+
+/** A stand-in VerificationLogger that keeps each line it is handed; `debug`: whether debug lines are on. */
+export function recordingLogger(debug = true): { lines: LoggerLine[]; logger: VerificationLogger } {
+  const lines: LoggerLine[] = [];
+  const at =
+    (level: string) =>
+    (message: string, fields?: Record<string, unknown>): void =>
+      void lines.push([level, message, fields]);
+  const logger = {
+    log: at('log'),
+    warn: at('warn'),
+    error: at('error'),
+    debug: at('debug'),
+    isLevelEnabled: (level: string) => level !== 'debug' || debug,
+  } as unknown as VerificationLogger;
+  return { lines, logger };
 }
