@@ -41,6 +41,7 @@ const NOTHING_COUNTED = {
   callersBefore: new Map(),
   standing: 'within' as const,
   release: async () => undefined,
+  refused: async () => undefined,
 };
 
 /** A method charged on proof costs nothing unless the number's owner proves it. */
@@ -181,7 +182,10 @@ export class PumpingDefence {
   /**
    * Counts the start, or refuses it (429 `range_held`, `owner_held`, `client_held`; 503
    * `spend_cap_reserve`). Every attempt is counted, a refused one too: a held subject whose attempts
-   * go on stays unconverted as its window rolls over, and the next hold is twice as long. A start the
+   * go on stays unconverted as its window rolls over, and the next hold is twice as long. Not in its
+   * country's own counts: the judgement of everyone weighs paid starts that went ahead, and a refusal
+   * cost nobody anything (counted, a few held users' retries would keep their country under attack,
+   * and an address pool's refused attempts would put it there for free). A start the
    * reading let through is judged again with the starts counted concurrently before it (atomic).
    * `challengePassed` (`beforeStart`'s captcha) lifts the hold for this start. Monitor mode refuses nothing.
    */
@@ -243,14 +247,14 @@ export class PumpingDefence {
         const wait = held
           ? waitMs(held, assessment.underAttack, until, this.store.now(), this.settings)
           : this.settings.holdMs;
-        if (grade && grade.offered.length > 0) {
-          if (grade.proofCharged) return { release: counted.release };
-          throw protectionRefusal(ProtectionRefusalReason.methodHeld, wait, {
-            offered_methods: [...grade.offered],
-            held: reason,
-          });
-        }
-        throw protectionRefusal(reason, wait);
+        if (grade?.proofCharged && grade.offered.length > 0) return { release: counted.release };
+        await counted.refused();
+        throw grade && grade.offered.length > 0
+          ? protectionRefusal(ProtectionRefusalReason.methodHeld, wait, {
+              offered_methods: [...grade.offered],
+              held: reason,
+            })
+          : protectionRefusal(reason, wait);
       }
     }
     return { release: counted.release };

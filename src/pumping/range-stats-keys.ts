@@ -94,6 +94,11 @@ export function keeps(id: string, standing: Standing): boolean {
   return true;
 }
 
+/** Whether `id` is a country's own subject (what its judgement of everyone reads), not one of its twins. */
+export function isCountry(id: string): boolean {
+  return id.startsWith('country:') && !id.includes('#');
+}
+
 /** Of a start's credited ids, those its verification counts for (keeps). */
 export function creditedAt(ids: readonly string[], standing: Standing): string[] {
   return ids.filter((id) => keeps(id, standing));

@@ -1,6 +1,7 @@
 import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions } from '../store/verification-store.interface.js';
 import {
+  isCountry,
   bursty,
   hasBaseline,
   keeps,
@@ -42,12 +43,14 @@ export interface CountedStart {
   /** What release() takes back, in a form the store can keep (a steered attempt's, see RangeHolds). */
   taken: CountedKeys;
   release(): Promise<void>;
+  /** Takes a refused attempt back from its country's own counts only (PumpingDefence.admit). */
+  refused(): Promise<void>;
 }
 
 /**
- * The pumping defence's counts in the store, shared by every instance: starts (every one that can
- * be charged, and every attempt a hold refused: money, not numbers) and distinct verified numbers
- * per subject in two fixed windows (read as one sliding window), day counters of distinct verified
+ * The pumping defence's counts in the store, shared by every instance: starts (every one that can be
+ * charged, and every attempt a hold refused, but not for its country: money, not numbers) and distinct
+ * verified numbers per subject in two fixed windows (read as one sliding window), day counters of distinct verified
  * numbers for ranges, prefixes and countries (a range's normal rate: only a proof raises it, never
  * a start), of starts and of distinct ranges verified in for prefixes and countries (their day's
  * judgement, history and normal rate), a record of completed verifications for callers, holds, and which subjects a started
@@ -263,13 +266,17 @@ export class RangeStats extends RangeBursts {
           givers.filter((g) => !charged.includes(g)),
         ),
       );
-    const country = subjects.find((s) => s.id.startsWith('country:') && !s.id.includes('#'));
+    const country = subjects.find((s) => isCountry(s.id));
     const past = country && networkPast(givers, balances);
     if (past) await this.votePastNetwork(country!.id, past.id);
     this.notePast(shareKeys, givers, balances);
     const taken = counted(
       all.filter(([id]) => keeps(id, standing)),
       charged,
+    );
+    const ownCountry = counted(
+      all.filter(([id]) => keeps(id, standing) && isCountry(id)),
+      [],
     );
     let released = false;
     return {
@@ -282,6 +289,7 @@ export class RangeStats extends RangeBursts {
         released = true;
         await takeBack(this.store, taken);
       },
+      refused: () => takeBack(this.store, ownCountry),
     };
   }
 

@@ -186,6 +186,25 @@ describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) =
     expect(next.body.offered_methods).toContain('reverse_flash_call');
   }, 60_000);
 
+  it('free evidence: a botnet hammering a held range sends a few SMS, and its refused attempts put the country under attack for nobody', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const pumped = freshRange('926');
+    const before = sent();
+    // 60 attempts, every address in a network of its own: refusals cost the attacker nothing.
+    for (let n = 0; n < 60; n++)
+      await startFrom(fx.host, `100.${80 + (n >> 8)}.${n & 255}.9`, pumped.number(n));
+    expect(sent() - before).toBeLessThanOrEqual(3);
+    expect(fraudEvents(fx.host).some((e) => e.subject === 'range')).toBe(true);
+    // What went ahead is the country's evidence, not what was refused: a stranger elsewhere gets SMS.
+    expect(fraudEvents(fx.host).filter((e) => e.countryUnderAttack)).toEqual([]);
+    const stranger = await startFrom(fx.host, freshIp(), freshRange('985').number(1));
+    expect([stranger.status, stranger.body.method]).toEqual([201, 'sms']);
+    // The range's refusals still weigh where they were made: past its hold, it is held again.
+    await fx.sb.advance(HOUR);
+    const again = await startFrom(fx.host, '100.90.0.9', pumped.number(99));
+    expect(again.status).toBe(409);
+  });
+
   it('an owner farm: numbers verified in one range do not vouch for their prefix; a spread over its other ranges is held there', async () => {
     fx.host = await protectedHost(fx.sb, platform);
     const farm = freshRange();

@@ -78,15 +78,18 @@ describe('PumpingDefence: holds', () => {
     expect(await start(attempt('+79261234567'))).toBe('ok');
   });
 
-  // Issue 29 rewrote this one: a held start used to count for its country only, so a held range's
-  // window emptied while its attempts went on and let a start through at each boundary.
-  it('a held attempt counts for every subject: the held range stays unconverted when its window rolls over', async () => {
+  // A held attempt counts where it was held, so that a held range's window does not empty while its
+  // attempts go on; never for its country, whose judgement of everyone weighs what went ahead.
+  it('a held attempt counts for its range, not its country: the held range stays unconverted when its window rolls over', async () => {
     const { pumping, start, clock } = defence();
     for (let i = 0; i < 3; i++) await start(attempt(inRange(i)));
     for (let i = 3; i < 8; i++) await start(attempt(inRange(i)));
     const assessment = await pumping.assess(attempt(inRange(9)));
     expect(assessment?.counts.get('range:+7916123')?.starts).toBe(8);
-    expect(assessment?.counts.get('country:RU')?.starts).toBe(8);
+    expect(assessment?.counts.get('prefix:+7916')?.starts).toBe(8);
+    expect(assessment?.counts.get('country:RU')).toMatchObject({ starts: 3, recent: 3 });
+    expect(assessment?.counts.get('country:RU')?.day).toMatchObject({ starts: 3 });
+    expect(assessment?.counts.get('country:RU')?.week).toMatchObject({ starts: 3 });
     // Past the hold and into the next window, the attempts still weigh: held again, not one let through.
     clock.now += HOLD_MS + 5 * MINUTE;
     expect(((await start(attempt(inRange(10)))) as ProtectionRefusal).reason).toBe('range_held');
