@@ -43,8 +43,9 @@ export interface CountedStart {
   /** What release() takes back, in a form the store can keep (a steered attempt's, see RangeHolds). */
   taken: CountedKeys;
   release(): Promise<void>;
-  /** Takes a refused attempt back from its country's own counts only (PumpingDefence.admit). */
-  refused(): Promise<void>;
+  /** What it counted in its country's own counts, and its number's starts in the window with it. */
+  country: CountedKeys;
+  nth: number;
 }
 
 /**
@@ -270,14 +271,8 @@ export class RangeStats extends RangeBursts {
     const past = country && networkPast(givers, balances);
     if (past) await this.votePastNetwork(country!.id, past.id);
     this.notePast(shareKeys, givers, balances);
-    const taken = counted(
-      all.filter(([id]) => keeps(id, standing)),
-      charged,
-    );
-    const ownCountry = counted(
-      all.filter(([id]) => keeps(id, standing) && isCountry(id)),
-      [],
-    );
+    const kept = all.filter(([id]) => keeps(id, standing));
+    const taken = counted(kept, charged);
     let released = false;
     return {
       before: new Map(keys.map(([id], i) => [id, counts[i]! - 1])),
@@ -289,7 +284,11 @@ export class RangeStats extends RangeBursts {
         released = true;
         await takeBack(this.store, taken);
       },
-      refused: () => takeBack(this.store, ownCountry),
+      country: counted(
+        kept.filter(([id]) => isCountry(id)),
+        [],
+      ),
+      nth: phoneNumber === undefined ? 0 : counts[keys.length]!,
     };
   }
 
