@@ -3,7 +3,7 @@ import type { SubjectCounts } from './pumping-counts.js';
 import type { Giver, Standing } from './giver-shares.js';
 import type { PumpingAttempt, Subject } from './pumping-subjects.js';
 import type { Held } from './pumping-verdict.js';
-import type { CountedStart, HoldState } from './range-stats.js';
+import type { HoldState } from './range-stats.js';
 
 /** The pumping defence's reading of a start, and what it answers with (types only: PumpingDefence makes them). */
 
@@ -52,7 +52,7 @@ export interface PumpingAssessment {
   /** Its network giver's id when the start would pass that network's share (a vote: giver-shares.ts). */
   pastNetwork: string | undefined;
   /** Set once counted: where its givers stood (its verification counts where its start did). */
-  counted?: Pick<CountedStart, 'standing' | 'country' | 'nth'>;
+  counted?: { standing: Standing };
   held: Held | undefined;
   reserve: boolean;
   /** A paid start from a caller without a record while its country is under attack: offered a method charged on proof. */

@@ -20,7 +20,7 @@ import {
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { RangeStats, BurstMarks } from './range-stats.js';
 import { giveBackOf, giversOf, networkPast, standingOf, withNextStart } from './giver-shares.js';
-import { creditedOf, hasBaseline, isCountry, rememberedOf } from './range-stats-keys.js';
+import { creditedOf, hasBaseline, rememberedOf } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 import type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
@@ -40,9 +40,8 @@ const NOTHING_COUNTED = {
   before: new Map(),
   callersBefore: new Map(),
   standing: 'within' as const,
-  country: { counters: [], shares: [] },
-  nth: 0,
   release: async () => undefined,
+  refused: async () => undefined,
 };
 
 /** A method charged on proof costs nothing unless the number's owner proves it. */
@@ -175,16 +174,20 @@ export class PumpingDefence {
   /** What `beforeStart` is told: the refusal the defence would give this start, if any. */
   signal(assessment: PumpingAssessment | undefined): PumpingSignal | undefined {
     const reason = reasonOf(assessment);
-    return reason && { reason, range: assessment!.range, country: assessment!.country };
+    return reason === undefined
+      ? undefined
+      : { reason, range: assessment!.range, country: assessment!.country };
   }
 
   /**
    * Counts the start, or refuses it (429 `range_held`, `owner_held`, `client_held`; 503
    * `spend_cap_reserve`). Every attempt is counted, a refused one too: a held subject whose attempts
-   * go on stays unconverted as its window rolls over, and the next hold is twice as long (not in its
-   * country's own counts: a refusal costs nobody anything). A start the reading let through is judged
-   * again with the starts counted concurrently before it (atomic). `challengePassed` (`beforeStart`'s
-   * captcha) lifts the hold for this start. Monitor mode refuses nothing.
+   * go on stays unconverted as its window rolls over, and the next hold is twice as long. Not in its
+   * country's own counts: the judgement of everyone weighs paid starts that went ahead, and a refusal
+   * cost nobody anything (counted, a few held users' retries would keep their country under attack,
+   * and an address pool's refused attempts would put it there for free). A start the
+   * reading let through is judged again with the starts counted concurrently before it (atomic).
+   * `challengePassed` (`beforeStart`'s captcha) lifts the hold for this start. Monitor mode refuses nothing.
    */
   async admit(
     assessment: PumpingAssessment | undefined,
@@ -218,7 +221,7 @@ export class PumpingDefence {
     // A start of a method charged on proof is no evidence against anyone: it costs nothing unless
     // proved (its own per-caller budget meters it), and its proof vouches for no paid method.
     const counted = free(attempt.method) ? NOTHING_COUNTED : await this.count(assessment, marks);
-    if (counted !== NOTHING_COUNTED) assessment.counted = counted;
+    if (counted !== NOTHING_COUNTED) assessment.counted = { standing: counted.standing };
     if (reasonOf(assessment) === undefined) {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
       const held = dueHold(
@@ -245,7 +248,7 @@ export class PumpingDefence {
           ? waitMs(held, assessment.underAttack, until, this.store.now(), this.settings)
           : this.settings.holdMs;
         if (grade?.proofCharged && grade.offered.length > 0) return { release: counted.release };
-        await this.stats.giveBack(counted.country);
+        await counted.refused();
         throw grade && grade.offered.length > 0
           ? protectionRefusal(ProtectionRefusalReason.methodHeld, wait, {
               offered_methods: [...grade.offered],
@@ -289,26 +292,21 @@ export class PumpingDefence {
     const standing = assessment.counted?.standing;
     const expected = assessment.counts.get(countryId(assessment.subjects))?.expected ?? 1;
     const giveBack = standing && giveBackOf(assessment.givers, standing, expected);
-    // Kept: what its verification cannot name by itself (rememberedOf), sealed; what its country counted.
-    await Promise.all([
-      this.stats.rememberSession(requestId, rememberedOf(assessment.credited, standing), ttl, giveBack),
-      this.stats.rememberOwnStart(assessment.attempt.phoneNumber, requestId, assessment.counted),
-    ]);
+    // Kept: what its verification cannot name by itself (rememberedOf), sealed.
+    await this.stats.rememberSession(requestId, rememberedOf(assessment.credited, standing), ttl, giveBack);
   }
 
   /** A verification: counted where its start was (else its range, country and owner; a proof as its start was credited). */
   async verified(event: VerificationEvent): Promise<void> {
     if (this.settings.mode === 'off') return;
-    const [remembered, , takenBack] = await Promise.all([
+    const [remembered] = await Promise.all([
       this.stats.takeSession(event.requestId, event.phoneNumber),
       free(event.method) ? this.stats.takeSteered(event.phoneNumber) : undefined,
-      this.stats.takeOwnStarts(event.phoneNumber, event.requestId),
     ]);
     if (remembered === undefined && free(event.method)) return;
     const own = ownIds(event.phoneNumber, event.owner, this.settings.rangeDigits, this.ipv6PrefixLength);
     const ids = remembered === undefined ? own : creditedOf(remembered, own);
-    // Its start already left its country (another proof of the number): it is credited there no more.
-    await this.stats.countVerified(takenBack ? ids.filter((id) => !isCountry(id)) : ids, event.phoneNumber);
+    await this.stats.countVerified(ids, event.phoneNumber);
   }
 
   /**

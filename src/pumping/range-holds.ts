@@ -13,7 +13,6 @@ import {
   WEEK_MS,
 } from './range-stats-keys.js';
 import { PAST_NETWORKS_FLAG, START_WEIGHT, type Giver } from './giver-shares.js';
-import { OWNER_RETRIES } from './pumping-rules.js';
 
 /** Counters a counted start incremented (key, evictable, ttl) and the givers' balances it was charged to. */
 export interface CountedKeys {
@@ -271,44 +270,6 @@ export class RangeHolds {
       this.settings.windowMs,
       EVICTABLE,
     );
-  }
-
-  /** Gives back what a counted start took (of a refused attempt, its country's count: PumpingDefence.admit). */
-  giveBack(taken: CountedKeys): Promise<void> {
-    return takeBack(this.store, taken);
-  }
-
-  /**
-   * A paid start its country counted (PumpingDefence.started), kept under its number for a window in
-   * one of OWNER_RETRIES slots (`nth`: the number's starts in the window with it): a proof of the
-   * number takes the others back from their country's own counts (takeOwnStarts).
-   */
-  async rememberOwnStart(phone: string, requestId: string, start?: { country: CountedKeys; nth: number }) {
-    if (start === undefined || start.country.counters.length === 0) return;
-    const value = JSON.stringify([this.keys.digest(requestId), start.country.counters]);
-    const slot = key.ownStart(this.keys.digest(phone), start.nth % OWNER_RETRIES);
-    await this.store.set(slot, value, this.settings.windowMs, EVICTABLE);
-  }
-
-  /**
-   * A proof of the number (by `requestId`, any method): its other paid starts are taken back from their
-   * country's own counts, each once across proofs and instances. Its user is real: their retries and
-   * switches are not a shortfall of users. Its range, prefix and callers keep every unconverted start.
-   * True when this session's own start was taken back by an earlier proof: its country is not credited.
-   */
-  async takeOwnStarts(phone: string, requestId: string): Promise<boolean> {
-    const [of, own] = [this.keys.digest(phone), this.keys.digest(requestId)];
-    const taken = this.store.get(key.ownTaken(own));
-    const taking = Array.from({ length: OWNER_RETRIES }, async (_, i) => {
-      const value = (await this.store.get(key.ownStart(of, i))) ?? '[]';
-      const [id, counters] = JSON.parse(value) as [string?, CountedKeys['counters']?];
-      if (id === undefined || id === own || !Array.isArray(counters)) return;
-      if (await this.store.setIfAbsent(key.ownTaken(id), '1', this.settings.windowMs, EVICTABLE))
-        await takeBack(this.store, { counters, shares: [] });
-    });
-    // One that fails (an unreadable value, the store) leaves its start counted: the safe side.
-    await Promise.all(taking.map((t) => t.catch(() => undefined)));
-    return (await taken) !== null;
   }
 
   /**

@@ -47,10 +47,6 @@ export const rangeStatsKey = {
   session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
   steered: (of: string) => `protect:pump:st:${of}`,
   steeredTaken: (id: string) => `protect:pump:stt:${id}`,
-  /** `of`: the number's digest: a paid start its country counted, in its slot (RangeHolds.rememberOwnStart). */
-  ownStart: (of: string, slot: number) => `protect:pump:os:${of}:${slot}`,
-  /** `of`: the digest of the start's request id: its take-back claimed (RangeHolds.takeOwnStarts). */
-  ownTaken: (of: string) => `protect:pump:ot:${of}`,
   givenBack: (of: string, wk: number) => `protect:pump:gb:${of}:${wk}`,
 };
 

@@ -43,9 +43,8 @@ export interface CountedStart {
   /** What release() takes back, in a form the store can keep (a steered attempt's, see RangeHolds). */
   taken: CountedKeys;
   release(): Promise<void>;
-  /** What it counted in its country's own counts, and its number's starts in the window with it. */
-  country: CountedKeys;
-  nth: number;
+  /** Takes a refused attempt back from its country's own counts only (PumpingDefence.admit). */
+  refused(): Promise<void>;
 }
 
 /**
@@ -271,8 +270,14 @@ export class RangeStats extends RangeBursts {
     const past = country && networkPast(givers, balances);
     if (past) await this.votePastNetwork(country!.id, past.id);
     this.notePast(shareKeys, givers, balances);
-    const kept = all.filter(([id]) => keeps(id, standing));
-    const taken = counted(kept, charged);
+    const taken = counted(
+      all.filter(([id]) => keeps(id, standing)),
+      charged,
+    );
+    const ownCountry = counted(
+      all.filter(([id]) => keeps(id, standing) && isCountry(id)),
+      [],
+    );
     let released = false;
     return {
       before: new Map(keys.map(([id], i) => [id, counts[i]! - 1])),
@@ -284,11 +289,7 @@ export class RangeStats extends RangeBursts {
         released = true;
         await takeBack(this.store, taken);
       },
-      country: counted(
-        kept.filter(([id]) => isCountry(id)),
-        [],
-      ),
-      nth: phoneNumber === undefined ? 0 : counts[keys.length]!,
+      refused: () => takeBack(this.store, ownCountry),
     };
   }
 

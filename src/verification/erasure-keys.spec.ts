@@ -50,14 +50,11 @@ describe("erasureCounterKeys of a number: never the number's own limits", () => 
     });
     expect(listed).toContain(ProtectionKeys.coalesce(keys, 'client:203.0.113.7', n, 'sms'));
     expect(listed).not.toContain(ProtectionKeys.cooldown(keys, 'client:203.0.113.7', n, 'sms'));
-    // Its paid starts the pumping defence would take back from its country on its proof: its own.
-    const own = [0, 1, 2].map((slot) => rangeStatsKey.ownStart(keys.digest(n), slot));
     expect(listed.filter((key) => key.includes(keys.digest(n)))).toStrictEqual([
       InDoubtStarts.inDoubtKey(keys, n),
-      ...own,
     ]);
     expect(listed.filter((key) => key.startsWith('protect:') && !key.includes(':coalesce'))).toStrictEqual(
-      own,
+      [],
     );
   });
 });

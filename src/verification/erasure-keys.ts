@@ -5,7 +5,6 @@ import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
 import { placeOf } from '../pumping/pumping-subjects.js';
-import { OWNER_RETRIES } from '../pumping/pumping-rules.js';
 import { rangeStatsKey, WEEK_MS } from '../pumping/range-stats-keys.js';
 import type { ErasureSubject } from '../core/erasure-marks.js';
 import { refusalBudgetKey } from '../history/refusal-admission.js';
@@ -53,9 +52,7 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
       statsNumberKey(r, keys.digest(n)),
       statsNumberKey(r, keys.digest(n), 'older'),
     ];
-    // What its proof would take back from its country (the pumping defence's own bookkeeping).
-    const own = Array.from({ length: OWNER_RETRIES }, (_, i) => rangeStatsKey.ownStart(keys.digest(n), i));
-    names.push(InDoubtStarts.inDoubtKey(keys, n), ...records.flatMap(day), ...own);
+    names.push(InDoubtStarts.inDoubtKey(keys, n), ...records.flatMap(day));
     const callers = [
       ...new Set(records.flatMap((r) => (r.owner === undefined ? [] : [`owner:${r.owner}`]))),
       ...scope.callers,

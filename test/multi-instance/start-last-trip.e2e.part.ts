@@ -122,7 +122,7 @@ describe.each(ONE_PLATFORM)("a second instance during a start's last round trip 
   it('an erasure between any two of its operations reports the session exactly when it removed it', async () => {
     const trip = await lastTrip();
     // The record, its erasure mark, its slots (number, owner), their subjects' erasure marks, the
-    // attribution (the pumping defence's session, and its number's start), the hand-back.
+    // attribution, the hand-back.
     expect(trip.map((op) => op.replace(/[:(].*$/, ''))).toEqual([
       'set',
       'get',
@@ -130,7 +130,6 @@ describe.each(ONE_PLATFORM)("a second instance during a start's last round trip 
       'set',
       'get',
       'get',
-      'set',
       'set',
       'set',
     ]);

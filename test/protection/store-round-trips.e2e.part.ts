@@ -61,15 +61,14 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
     // with the spend reservation: its counts of the start (the subjects' windows, the number's, the
     // prefix's and country's day, the country's week and last minutes) with the caller's marks (2
     // setIfAbsents) and burst counts where the caller was not marked; the window, day, week and last
-    // minutes of each of the country's two twins; the two givers' balances. Its sets, 2, after the API
-    // and together: which subjects the session belongs to, and what it counted in its country (a proof
-    // of the number by another session takes it back).
+    // minutes of each of the country's two twins; the two givers' balances. Its set, 1, after the API:
+    // which subjects the session belongs to.
     const pumping = calls.filter((c) => c.endsWith('(protect:pump)'));
     expect(pumping.filter((c) => c.startsWith('get(')).length).toBe(45 + 2 * PAST_NETWORKS_FLAG + 2 + 2);
     expect(pumping.filter((c) => c.startsWith('setIfAbsent(')).length).toBe(3);
     expect(pumping.filter((c) => c.startsWith('increment(')).length).toBe(11 + 2 * 4 + 2);
-    expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(2);
-    expect(pumping.length).toBe(77 + 2 * (PAST_NETWORKS_FLAG - 1));
+    expect(pumping.filter((c) => c.startsWith('set(')).length).toBe(1);
+    expect(pumping.length).toBe(76 + 2 * (PAST_NETWORKS_FLAG - 1));
     expect(calls.filter((c) => !c.endsWith('(protect:pump)') && c !== FLUSHED)).toEqual([
       // The wrong-code budget and the API's 429 back-off, read with the defence's counts and the
       // coalescing claim (one hop).
