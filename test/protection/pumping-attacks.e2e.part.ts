@@ -205,6 +205,41 @@ describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) =
     expect(again.status).toBe(409);
   });
 
+  it('laundering by free proofs: SMS into 60 numbers spread over 30 prefixes, each number then proved by its own reverse flash call, are judged as unconverted', async () => {
+    fx.host = await protectedHost(fx.sb, platform);
+    const bot = (n: number) => `100.${96 + (n >> 8)}.${n & 255}.9`;
+    const numbers = Array.from({ length: 60 }, (_, i) => freshRange(String(900 + (i % 30))).number(i));
+    for (const [i, phone] of numbers.entries()) {
+      await startFrom(fx.host, bot(2 * i), phone);
+      await fx.sb.advance(61_000);
+      // The pumper holds the number: its call costs it nothing, and the host pays for the proof.
+      const proof = await startFrom(fx.host, bot(2 * i + 1), phone, 'reverse_flash_call');
+      if (proof.status !== 201) continue;
+      await fx.sb.call(fx.sb.sessionsFor(phone)[0]!.request_id, phone);
+      await fx.sb.advance(5_000);
+      const id = String(proof.body.verification_id);
+      const seen = await call(fx.host.url, 'GET', `/verification/status/${id}`, undefined, {
+        'x-forwarded-for': bot(2 * i + 1),
+      });
+      expect(seen.body.status).toBe('verified');
+    }
+    const sms = numbers.flatMap((phone) => fx.sb.sessionsFor(phone)).filter((x) => x.method === 'sms');
+    console.log(
+      'SMS',
+      sms.length,
+      numbers
+        .map((p) =>
+          fx.sb
+            .sessionsFor(p)
+            .map((x) => x.method + ':' + x.status)
+            .join(','),
+        )
+        .slice(0, 8),
+    );
+    expect(sms.length).toBeLessThanOrEqual(30);
+    expect(fraudEvents(fx.host).some((e) => e.countryUnderAttack)).toBe(true);
+  }, 60_000);
+
   it('an owner farm: numbers verified in one range do not vouch for their prefix; a spread over its other ranges is held there', async () => {
     fx.host = await protectedHost(fx.sb, platform);
     const farm = freshRange();
