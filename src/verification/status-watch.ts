@@ -69,6 +69,8 @@ export class StatusWatch {
   /** The follower of each watched journey that has one (see `follow`). */
   private readonly followers = new Map<string, Follower>();
   private listening: Promise<() => void> | undefined;
+  /** Changes announced so far (any session): one announced while a watcher opened is read again for it. */
+  private announced = 0;
   private stopped = false;
 
   constructor(
@@ -109,6 +111,7 @@ export class StatusWatch {
     this.perJourney.set(journeyId, ofJourney + 1);
     try {
       await this.listen();
+      const announced = this.announced;
       const openedAt = performance.now();
       // The current answer, exactly as the status route gives it (and with its refusals).
       const first = await this.status.status(verificationId, owner, journeyToken, { request, ip });
@@ -120,6 +123,8 @@ export class StatusWatch {
         (closed) => this.remove(closed),
       );
       this.add(watcher);
+      // A change announced after its first read and before it was listed reached nobody: read once more.
+      if (this.announced !== announced) this.changed(journeyId);
       return watcher;
     } catch (error) {
       this.releaseSlot(clientKey, journeyId);
@@ -156,6 +161,7 @@ export class StatusWatch {
   private listen(): Promise<() => void> {
     if (!this.listening) {
       this.listening = this.records.listen((requestId) => {
+        this.announced += 1;
         for (const journeyId of this.journeysOf.get(requestId) ?? []) this.changed(journeyId);
       });
       // A failed subscription is tried again by the next watcher.
