@@ -610,6 +610,19 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
         ),
       );
       console.error(JSON.stringify(firsts));
+      // Paid starts by outcome (what the pumping defence's country prior judges): verified by their own
+      // session, in a journey verified by another step (a free one or a paid one), or never.
+      const paid: Record<string, number> = {};
+      for (const user of users) {
+        const sessions = sb.sessionsFor(user.phone);
+        const by = sessions.find((s) => s.status === 'verified');
+        for (const s of sessions.filter((x) => !['reverse_flash_call', 'msgr2_bot'].includes(x.method))) {
+          const other = by && ['reverse_flash_call', 'msgr2_bot'].includes(by.method) ? 'free' : 'paid';
+          const outcome = s.status === 'verified' ? 'own' : by ? `other-${other}` : 'never';
+          paid[outcome] = (paid[outcome] ?? 0) + 1;
+        }
+      }
+      console.error(JSON.stringify({ paidStarts: paid }));
     }
     const rub = kopecks / 100;
     return {
