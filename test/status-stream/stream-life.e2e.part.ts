@@ -60,7 +60,8 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     return store;
   };
 
-  it('a store the host keeps past the app holds none of the module’s subscriptions once the app closed', async () => {
+  /** A store that counts the subscriptions it holds. */
+  const countingSubscriptions = () => {
     const held = { subscriptions: 0 };
     const store = new (class extends MemoryStore {
       override async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => void> {
@@ -75,6 +76,11 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
       }
     })({ clock: () => sb.now() });
     stores.push(store);
+    return { store, held };
+  };
+
+  it('a store the host keeps past the app holds none of the module’s subscriptions once the app closed', async () => {
+    const { store, held } = countingSubscriptions();
     const host = await startHost(platform, sb, { module: { store } });
     const s = await startSession(host, sb, 'sms');
     const opened = await openOn(host, s);
@@ -243,8 +249,9 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
     });
   });
 
-  it('once the shutdown began, a new stream is refused with 503 and Retry-After 1 (the page reconnects elsewhere)', async () => {
-    const host = await boot({});
+  it('once the shutdown began, a new stream is refused with 503 and Retry-After 1 (the page reconnects elsewhere), subscribing to nothing', async () => {
+    const { store, held } = countingSubscriptions();
+    const host = await boot({ store });
     const s = await startSession(host, sb, 'sms');
     // Nest's hook before the HTTP server closes: the server still takes requests.
     hub(host).beforeApplicationShutdown();
@@ -257,6 +264,7 @@ describe.each(PLATFORMS)('status stream: its slots and its end (%s)', (platform)
       detail: 'The server is shutting down',
     });
     expect(hub(host).size).toBe(0);
+    expect(held.subscriptions).toBe(0);
   });
 
   it('a stream whose open was still reading when the shutdown began is refused with 503, and the app closes', async () => {
