@@ -424,30 +424,39 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
   });
 
-  it('a change announced while a new stream reads its first answer is pushed: the stream ends at the outcome', async () => {
-    await boot();
-    const s = await startSession(host!, sb, 'reverse_flash_call');
-    // The stream's first answer is held once made, until released.
-    const journeys = host!.app.get(JourneyState, { strict: false });
-    const view = journeys.view.bind(journeys);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let views = 0;
-    journeys.view = async (...args: Parameters<typeof view>) => {
-      const made = await view(...args);
-      if (++views === 1) await held;
-      return made;
-    };
-    const opening = stream(s);
-    await waitFor(() => views === 1);
-    // Meanwhile the user calls: the webhook announces the outcome before the stream is listed.
-    await sb.call(s.requestId, s.phone);
-    await sb.webhooksIdle();
-    release();
-    const events = await opening;
-    await events.ends(3000);
-    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
-  });
+  it.each([
+    ['its first stream', false],
+    ['a second tab, the first streaming already', true],
+  ] as const)(
+    'a change announced while a new stream reads its first answer is pushed (%s): the stream ends at the outcome',
+    async (_, secondTab) => {
+      await boot();
+      const s = await startSession(host!, sb, 'reverse_flash_call');
+      const first = secondTab ? await stream(s) : undefined;
+      await first?.statusCount(1);
+      // The new stream's first answer is held once made, until released.
+      const journeys = host!.app.get(JourneyState, { strict: false });
+      const view = journeys.view.bind(journeys);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let views = 0;
+      journeys.view = async (...args: Parameters<typeof view>) => {
+        const made = await view(...args);
+        if (++views === 1) await held;
+        return made;
+      };
+      const opening = stream(s);
+      await waitFor(() => views === 1);
+      // Meanwhile the user calls: the webhook announces the outcome before the stream is listed.
+      await sb.call(s.requestId, s.phone);
+      await sb.webhooksIdle();
+      await first?.ends(3000);
+      release();
+      const events = await opening;
+      await events.ends(3000);
+      expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+    },
+  );
 
   it('sends a heartbeat comment every heartbeatMs', async () => {
     await boot({ statusStream: { heartbeatMs: 30 } });
