@@ -138,6 +138,26 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
     expect(connections - before).toBeLessThanOrEqual(2);
   });
 
+  it('closes a connection left idle about 4 s after its last answer, while the upstream would keep it a minute', async () => {
+    const kept = server.keepAliveTimeout;
+    server.keepAliveTimeout = 60_000;
+    try {
+      // Not a sleep: the close is awaited, with a bound far below a unit slip (4,000 s).
+      const closed = new Promise<number>((resolve) =>
+        server.once('connection', (socket: net.Socket) =>
+          socket.once('close', () => resolve(performance.now())),
+        ),
+      );
+      await makeClient().getBalance();
+      const answered = performance.now();
+      const idle = (await closed) - answered;
+      expect(idle).toBeGreaterThanOrEqual(3_500);
+      expect(idle).toBeLessThan(10_000);
+    } finally {
+      server.keepAliveTimeout = kept;
+    }
+  }, 15_000);
+
   it('after close(), a new call opens a new connection and succeeds', async () => {
     const client = makeClient();
     await client.getBalance();
