@@ -62,6 +62,7 @@ import type { VerificationModuleOptions } from '../src/options/verification.opti
 import { runIsolated, type BenchContext } from './lib/context.js';
 import { fmt, formatTable, median, percentile, verdict, type BenchTable, type Cell } from './lib/report.js';
 import { mulberry32 } from './lib/random.js';
+import { methodTraits } from '../src/core/verification-method.js';
 import { post, runPool, startHost } from './protection.bench.js';
 import { parsePopulation } from '../src/testing/sandbox-population.js';
 import { SandboxUsers } from '../src/testing/sandbox-users.js';
@@ -616,8 +617,8 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
       for (const user of users) {
         const sessions = sb.sessionsFor(user.phone);
         const by = sessions.find((s) => s.status === 'verified');
-        for (const s of sessions.filter((x) => !['reverse_flash_call', 'msgr2_bot'].includes(x.method))) {
-          const other = by && ['reverse_flash_call', 'msgr2_bot'].includes(by.method) ? 'free' : 'paid';
+        for (const s of sessions.filter((x) => !methodTraits(x.method).chargedOnProof)) {
+          const other = by && methodTraits(by.method).chargedOnProof ? 'free' : 'paid';
           const outcome = s.status === 'verified' ? 'own' : by ? `other-${other}` : 'never';
           paid[outcome] = (paid[outcome] ?? 0) + 1;
         }

@@ -1,9 +1,9 @@
 import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions } from '../store/verification-store.interface.js';
 import {
-  isCountry,
   bursty,
   hasBaseline,
+  isCountry,
   keeps,
   judgedByDay,
   options,
@@ -49,9 +49,9 @@ export interface CountedStart {
 
 /**
  * The pumping defence's counts in the store, shared by every instance: starts (every one that can be
- * charged, and every attempt a hold refused, but not for its country: money, not numbers) and distinct
- * verified numbers per subject in two fixed windows (read as one sliding window), day counters of distinct verified
- * numbers for ranges, prefixes and countries (a range's normal rate: only a proof raises it, never
+ * charged, and every attempt a hold refused, but not for its country: money, not numbers) and
+ * distinct verified numbers per subject in two fixed windows (read as one sliding window), day
+ * counters of distinct verified numbers for ranges, prefixes and countries (a range's normal rate: only a proof raises it, never
  * a start), of starts and of distinct ranges verified in for prefixes and countries (their day's
  * judgement, history and normal rate), a record of completed verifications for callers, holds, and which subjects a started
  * session belongs to (so its verification is counted where its start was). Everything but the
@@ -270,14 +270,8 @@ export class RangeStats extends RangeBursts {
     const past = country && networkPast(givers, balances);
     if (past) await this.votePastNetwork(country!.id, past.id);
     this.notePast(shareKeys, givers, balances);
-    const taken = counted(
-      all.filter(([id]) => keeps(id, standing)),
-      charged,
-    );
-    const ownCountry = counted(
-      all.filter(([id]) => keeps(id, standing) && isCountry(id)),
-      [],
-    );
+    const kept = all.filter(([id]) => keeps(id, standing));
+    const taken = counted(kept, charged);
     let released = false;
     return {
       before: new Map(keys.map(([id], i) => [id, counts[i]! - 1])),
@@ -289,7 +283,14 @@ export class RangeStats extends RangeBursts {
         released = true;
         await takeBack(this.store, taken);
       },
-      refused: () => takeBack(this.store, ownCountry),
+      refused: () =>
+        takeBack(
+          this.store,
+          counted(
+            kept.filter(([id]) => isCountry(id)),
+            [],
+          ),
+        ),
     };
   }
 
