@@ -57,6 +57,23 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     open.push(opened.stream!);
     return opened.stream!;
   };
+  /**
+   * Holds the next call of JourneyState's `read` or `view` once it has its result, until released;
+   * `calls()` counts the calls made since.
+   */
+  const holdNext = (method: 'read' | 'view') => {
+    const journeys = host!.app.get(JourneyState, { strict: false });
+    const real = journeys[method].bind(journeys) as (...args: unknown[]) => Promise<unknown>;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    (journeys as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+      const result = await real(...args);
+      if (++calls === 1) await held;
+      return result;
+    };
+    return { release, calls: () => calls };
+  };
   const statusBody = async (s: StartedSession) =>
     (
       await call(host!.url, 'GET', `/verification/status/${s.verificationId}`, undefined, {
@@ -369,20 +386,11 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     const events = await stream(s);
     await events.statusCount(1);
     // The hub's next read of the journey is held after it read the store, until released.
-    const journeys = host!.app.get(JourneyState, { strict: false });
-    const read = journeys.read.bind(journeys);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let reads = 0;
-    journeys.read = async (journeyId: string) => {
-      const loaded = await read(journeyId);
-      if (++reads === 1) await held;
-      return loaded;
-    };
+    const { release, calls: reads } = holdNext('read');
     // Change 1: the operator falls back to an SMS code (a webhook); the hub reads it and is held there.
     await sb.operator(s.requestId, 'fallback');
     await sb.webhooksIdle();
-    await waitFor(() => reads === 1);
+    await waitFor(() => reads() === 1);
     // Change 2, announced during that read: the user enters the code elsewhere.
     await apiCheck(sb, s.requestId, sb.getSession(s.requestId)!.code!);
     await sb.advance(1000);
@@ -400,19 +408,10 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     await boot();
     const s = await startSession(host!, sb, 'reverse_flash_call');
     // The stream's first look at the journey (its follower's) is held after it read the store, until released.
-    const journeys = host!.app.get(JourneyState, { strict: false });
-    const read = journeys.read.bind(journeys);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let reads = 0;
-    journeys.read = async (journeyId: string) => {
-      const loaded = await read(journeyId);
-      if (++reads === 1) await held;
-      return loaded;
-    };
+    const { release, calls: reads } = holdNext('read');
     const events = await stream(s);
     await events.statusCount(1);
-    await waitFor(() => reads === 1);
+    await waitFor(() => reads() === 1);
     // Meanwhile the user calls: the webhook announces the outcome under the session's (the journey's) id.
     await sb.call(s.requestId, s.phone);
     await sb.webhooksIdle();
@@ -435,18 +434,9 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
       const first = secondTab ? await stream(s) : undefined;
       await first?.statusCount(1);
       // The new stream's first answer is held once made, until released.
-      const journeys = host!.app.get(JourneyState, { strict: false });
-      const view = journeys.view.bind(journeys);
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let views = 0;
-      journeys.view = async (...args: Parameters<typeof view>) => {
-        const made = await view(...args);
-        if (++views === 1) await held;
-        return made;
-      };
+      const { release, calls: views } = holdNext('view');
       const opening = stream(s);
-      await waitFor(() => views === 1);
+      await waitFor(() => views() === 1);
       // Meanwhile the user calls: the webhook announces the outcome before the stream is listed.
       await sb.call(s.requestId, s.phone);
       await sb.webhooksIdle();
