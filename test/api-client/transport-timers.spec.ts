@@ -46,6 +46,22 @@ function watch<T>(promise: Promise<T>): {
   return { state: () => state, result };
 }
 
+/** A client of the time-out these tests pass the clock through, no retries. */
+function timersClient(
+  clients: SuiteClients,
+  options: Partial<VerificationApiClientOptions>,
+): VerificationApiClient {
+  return clients.create({
+    apiKey: 'key_timers',
+    apiSecret: 'sk_test_timers',
+    timeoutMs: TIMEOUT_MS,
+    // A GET is cut short by the retry deadline: this one leaves it its whole time-out.
+    retryDeadlineMs: 2 * TIMEOUT_MS,
+    maxRetries: 0,
+    ...options,
+  } as VerificationApiClientOptions);
+}
+
 beforeAll(() => {
   jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask'] });
 });
@@ -60,17 +76,7 @@ describe.each(API_TRANSPORTS)('the transport’s clocks (transport: %s)', (trans
   let baseUrl = '';
 
   const makeClient = (extra: Partial<VerificationApiClientOptions> = {}): VerificationApiClient =>
-    clients.create({
-      baseUrl,
-      apiKey: 'key_timers',
-      apiSecret: 'sk_test_timers',
-      timeoutMs: TIMEOUT_MS,
-      // A GET is cut short by the retry deadline: this one leaves it its whole time-out.
-      retryDeadlineMs: 2 * TIMEOUT_MS,
-      maxRetries: 0,
-      transport,
-      ...extra,
-    });
+    timersClient(clients, { baseUrl, transport, ...extra });
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -146,16 +152,7 @@ describe('the transport’s clocks (transport: undici)', () => {
   }
 
   const makeClient = (baseUrl: string): VerificationApiClient =>
-    clients.create({
-      baseUrl,
-      apiKey: 'key_timers',
-      apiSecret: 'sk_test_timers',
-      timeoutMs: TIMEOUT_MS,
-      // A GET is cut short by the retry deadline: this one leaves it its whole time-out.
-      retryDeadlineMs: 2 * TIMEOUT_MS,
-      maxRetries: 0,
-      transport: 'undici',
-    });
+    timersClient(clients, { baseUrl, transport: 'undici' });
 
   // undici's timers of a second or more tick every 499 ms: an idle socket of 4 s is closed between 3,992 and
   // 4,491 ms of idleness. The server keeps it far longer (and says so, or says nothing): only the client's time tells.
