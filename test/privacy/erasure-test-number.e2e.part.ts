@@ -13,25 +13,33 @@ import { KEPT_TEST_SESSIONS_PER_NETWORK_HOUR as KEPT } from '../../src/test-numb
 
 const REVIEWER = '+79990000001';
 
-describe('erasure of a test number', () => {
-  const suite = sandboxSuite();
-  let host: TestApp | undefined;
-  let store: MemoryStore | undefined;
+/** The sandbox, and the host and store a test makes (closed after each). */
+function hostFixture() {
+  const fx = {
+    suite: sandboxSuite(),
+    host: undefined as TestApp | undefined,
+    store: undefined as MemoryStore | undefined,
+  };
   afterEach(async () => {
-    await host?.close();
-    await store?.close();
+    await fx.host?.close();
+    await fx.store?.close();
   });
+  return fx;
+}
+
+describe('erasure of a test number', () => {
+  const fx = hostFixture();
 
   it.each(['phoneNumber', 'owner'] as const)(
     'forget({ %s }): the played session’s entries are gone with its record, its handle 404',
     async (by) => {
-      store = new MemoryStore({ clock: () => suite.sb.now() });
-      host = await startAccountHost('express', suite.sb, {
-        module: { store, testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '246810' }] } },
+      fx.store = new MemoryStore({ clock: () => fx.suite.sb.now() });
+      fx.host = await startAccountHost('express', fx.suite.sb, {
+        module: { store: fx.store, testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '246810' }] } },
       });
       const owner = `reviewer-${by}`;
       const started = await call(
-        host.url,
+        fx.host.url,
         'POST',
         '/verification/start',
         { phone_number: REVIEWER, method: 'sms' },
@@ -40,7 +48,7 @@ describe('erasure of a test number', () => {
       expect(started.status).toBe(201);
       // A wrong code: the session keeps its attempts used beside its start.
       const wrong = await call(
-        host.url,
+        fx.host.url,
         'POST',
         '/verification/check',
         { verification_id: started.body.verification_id, code: '000000' },
@@ -48,16 +56,16 @@ describe('erasure of a test number', () => {
       );
       expect(wrong.body).toMatchObject({ error_code: 'invalid_code' });
       const played = () =>
-        dumpMemoryStore(store!).filter((line) => /^test-number:(session|attempts|end):/.test(line));
+        dumpMemoryStore(fx.store!).filter((line) => /^test-number:(session|attempts|end):/.test(line));
       expect(played().map((line) => line.split(':')[1])).toEqual(['session', 'attempts']);
 
-      const report = await host.app
+      const report = await fx.host.app
         .get(VerificationErasure, { strict: false })
         .forget(by === 'owner' ? { owner } : { phoneNumber: REVIEWER });
       expect(report).toMatchObject({ sessions: 1, liveSessions: 1 });
       expect(played()).toEqual([]);
       const status = await call(
-        host.url,
+        fx.host.url,
         'GET',
         `/verification/status/${String(started.body.verification_id)}`,
         undefined,
@@ -68,13 +76,13 @@ describe('erasure of a test number', () => {
   );
 
   it('forget({ phoneNumber }) of a verified played session: its start, its attempts used and its end are all gone', async () => {
-    store = new MemoryStore({ clock: () => suite.sb.now() });
-    host = await startAccountHost('express', suite.sb, {
-      module: { store, testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '246810' }] } },
+    fx.store = new MemoryStore({ clock: () => fx.suite.sb.now() });
+    fx.host = await startAccountHost('express', fx.suite.sb, {
+      module: { store: fx.store, testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '246810' }] } },
     });
     const owner = 'reviewer-verified';
     const send = (path: string, body: unknown) =>
-      call(host!.url, 'POST', `/verification/${path}`, body, { 'x-user': owner });
+      call(fx.host!.url, 'POST', `/verification/${path}`, body, { 'x-user': owner });
     const started = await send('start', { phone_number: REVIEWER, method: 'sms' });
     const id = started.body.verification_id;
     expect((await send('check', { verification_id: id, code: '000000' })).body).toMatchObject({
@@ -84,10 +92,10 @@ describe('erasure of a test number', () => {
       verified: true,
     });
     const played = () =>
-      dumpMemoryStore(store!).filter((line) => /^test-number:(session|attempts|end):/.test(line));
+      dumpMemoryStore(fx.store!).filter((line) => /^test-number:(session|attempts|end):/.test(line));
     expect(played().map((line) => line.split(':')[1])).toEqual(['session', 'attempts', 'end']);
 
-    const report = await host.app
+    const report = await fx.host.app
       .get(VerificationErasure, { strict: false })
       .forget({ phoneNumber: REVIEWER });
     expect(report).toMatchObject({ sessions: 1 });
@@ -100,24 +108,18 @@ describe('erasure of a test number', () => {
  * erasure of the number forgets that claim too (the browser is kept sealed among its session's callers).
  */
 describe('erasure of a test number an anonymous browser started', () => {
-  const suite = sandboxSuite();
-  let host: TestApp | undefined;
-  let store: MemoryStore | undefined;
-  afterEach(async () => {
-    await host?.close();
-    await store?.close();
-  });
+  const fx = hostFixture();
 
   it('forget({ phoneNumber }) leaves no coalescing claim of it, the one named by its browser among them', async () => {
-    store = new MemoryStore({ clock: () => suite.sb.now() });
-    const account = await suite.sb.createAccount({ balance: 100 });
-    host = await createTestApp({
+    fx.store = new MemoryStore({ clock: () => fx.suite.sb.now() });
+    const account = await fx.suite.sb.createAccount({ balance: 100 });
+    fx.host = await createTestApp({
       platform: 'express',
       trustProxy: true,
       module: moduleOptions(
-        suite.sb,
+        fx.suite.sb,
         {
-          store,
+          store: fx.store,
           limits: { spendCap: false, pumping: false },
           testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: '246810' }] },
         },
@@ -126,7 +128,7 @@ describe('erasure of a test number an anonymous browser started', () => {
     });
     const start = (headers: Record<string, string>) =>
       call(
-        host!.url,
+        fx.host!.url,
         'POST',
         '/verification/start',
         { phone_number: REVIEWER, method: 'sms' },
@@ -139,12 +141,12 @@ describe('erasure of a test number an anonymous browser started', () => {
     const again = await start({ cookie });
     expect(again.body).toMatchObject({ resumed: true, verification_id: first.body.verification_id });
     const claims = () =>
-      dumpMemoryStore(store!)
+      dumpMemoryStore(fx.store!)
         .map((line) => line.split(' ')[0]!)
         .filter((key) => key.includes('protect:coalesce:'));
     expect(claims().length).toBeGreaterThan(0);
 
-    const report = await host.app
+    const report = await fx.host.app
       .get(VerificationErasure, { strict: false })
       .forget({ phoneNumber: REVIEWER });
     expect(report).toMatchObject({ sessions: 1 });
@@ -158,13 +160,7 @@ describe('erasure of a test number an anonymous browser started', () => {
  * the slot, the slot's entries are that owner's, and the first owner's erasure leaves them working.
  */
 describe('erasure of an owner’s spare test session', () => {
-  const suite = sandboxSuite();
-  let host: TestApp | undefined;
-  let store: MemoryStore | undefined;
-  afterEach(async () => {
-    await host?.close();
-    await store?.close();
-  });
+  const fx = hostFixture();
   const CODE = '246810';
   const NETWORK = '2001:db8:5a5a';
 
@@ -174,16 +170,16 @@ describe('erasure of an owner’s spare test session', () => {
     played: () => string[];
     send: (method: 'GET' | 'POST', path: string, owner: string, body?: unknown) => ReturnType<typeof call>;
   }> {
-    store = new MemoryStore({ clock: () => suite.sb.now() });
-    host = await startAccountHost('express', suite.sb, {
+    fx.store = new MemoryStore({ clock: () => fx.suite.sb.now() });
+    fx.host = await startAccountHost('express', fx.suite.sb, {
       trustProxy: true,
       module: {
-        store,
+        store: fx.store,
         limits: {},
         testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: CODE }], maxAttempts: 2 },
       },
     });
-    const url = host.url;
+    const url = fx.host.url;
     const send = (method: 'GET' | 'POST', path: string, owner: string, body?: unknown) =>
       call(url, method, `/verification/${path}`, body, {
         'x-user': owner,
@@ -198,7 +194,7 @@ describe('erasure of an owner’s spare test session', () => {
         { 'x-user': owner, 'x-forwarded-for': `${NETWORK}:${i.toString(16)}::1` },
       );
     for (let i = 0; i < KEPT; i++) expect((await start(`kept-${i}`, i)).status).toBe(201);
-    const played = () => dumpMemoryStore(store!).filter((line) => line.includes('test-number:session:'));
+    const played = () => dumpMemoryStore(fx.store!).filter((line) => line.includes('test-number:session:'));
     expect(played()).toHaveLength(KEPT);
     return { start, played, send };
   }
@@ -209,8 +205,8 @@ describe('erasure of an owner’s spare test session', () => {
     expect(spare.status).toBe(201);
     expect(played()).toHaveLength(KEPT + 1);
 
-    const report = await host!.app
-      .get(VerificationErasure, { strict: false })
+    const report = await fx
+      .host!.app.get(VerificationErasure, { strict: false })
       .forget({ owner: 'spare-owner' });
     expect(report).toMatchObject({ sessions: 1, liveSessions: 1 });
     expect(played()).toHaveLength(KEPT);
@@ -231,8 +227,8 @@ describe('erasure of an owner’s spare test session', () => {
     expect(second.status).toBe(201);
     expect(played()).toHaveLength(KEPT + 1);
 
-    const report = await host!.app
-      .get(VerificationErasure, { strict: false })
+    const report = await fx
+      .host!.app.get(VerificationErasure, { strict: false })
       .forget({ owner: 'first-owner' });
     expect(report).toMatchObject({ sessions: 0 });
     // The slot's entries are the second owner's: untouched.
