@@ -69,8 +69,13 @@ export class StatusWatch {
   /** The follower of each watched journey that has one (see `follow`). */
   private readonly followers = new Map<string, Follower>();
   private listening: Promise<() => void> | undefined;
-  /** Changes announced so far (any session): one announced while a watcher opened is read again for it. */
+  /**
+   * Changes announced so far (any session): one announced while a watcher opened, or while a read
+   * that lists a journey's new steps was under way (unheard: they were not listed yet), is read again.
+   */
   private announced = 0;
+  /** Reads of journeys begun so far: a push offers its answer only to watchers whose first read began before it. */
+  private readsBegun = 0;
   private stopped = false;
 
   constructor(
@@ -112,13 +117,14 @@ export class StatusWatch {
     try {
       await this.listen();
       const announced = this.announced;
+      const firstRead = ++this.readsBegun;
       const openedAt = performance.now();
       // The current answer, exactly as the status route gives it (and with its refusals).
       const first = await this.status.status(verificationId, owner, journeyToken, { request, ip });
       // A shutdown that began while this open read would never end its stream: the server's close waits on it.
       if (this.stopped) throw shuttingDown();
       const watcher = new StatusWatcher(
-        { journeyId, verificationId, owner, clientKey, first, openedAt },
+        { journeyId, verificationId, owner, clientKey, first, firstRead, openedAt },
         (at, view) => this.endOf(at, view),
         (closed) => this.remove(closed),
       );
@@ -188,6 +194,8 @@ export class StatusWatch {
 
   private async push(journeyId: string): Promise<void> {
     let read: { loaded: LoadedJourney; view: StatusView } | null;
+    const announced = this.announced;
+    const began = ++this.readsBegun;
     try {
       read = await this.status.stored(journeyId);
     } catch (error) {
@@ -199,18 +207,24 @@ export class StatusWatch {
     if (!read || !watchers) return;
     const { loaded, view } = read;
     // A switch: the new session is listened to, and followed if it needs it.
-    if (this.listUnder(journeyId, stepIds(loaded))) this.follow(journeyId);
+    if (this.listUnder(journeyId, stepIds(loaded), announced)) this.follow(journeyId);
     for (const watcher of watchers)
-      watcher.offer({
-        ...view,
-        verificationId: watcher.spec.verificationId,
-        // After a switch (here or in another tab) the page learns the journey's newest token.
-        ...this.handles.token(loaded.journey, watcher.spec.owner),
-      });
+      // A watcher whose first read began after this one was answered at least as freshly: not set back.
+      if (watcher.spec.firstRead < began)
+        watcher.offer({
+          ...view,
+          verificationId: watcher.spec.verificationId,
+          // After a switch (here or in another tab) the page learns the journey's newest token.
+          ...this.handles.token(loaded.journey, watcher.spec.owner),
+        });
   }
 
-  /** Lists the journey under the request ids of its sessions (a switch adds one); whether that changed anything. */
-  private listUnder(journeyId: string, steps: string[]): boolean {
+  /**
+   * Lists the journey under the request ids of its sessions (a switch adds one), as read when `announced`
+   * changes had been announced; whether that changed anything. A change announced since went unheard if
+   * it was a new step's: the journey is read again.
+   */
+  private listUnder(journeyId: string, steps: string[], announced: number): boolean {
     if (!this.watchers.has(journeyId)) return false;
     const listed = this.stepsOf.get(journeyId) ?? [];
     if (steps.length === listed.length && steps.every((id, i) => id === listed[i])) return false;
@@ -221,6 +235,7 @@ export class StatusWatch {
       journeys.add(journeyId);
     }
     this.stepsOf.set(journeyId, steps);
+    if (this.announced !== announced) this.changed(journeyId);
     return true;
   }
 
@@ -239,7 +254,7 @@ export class StatusWatch {
     if (!watchers) {
       this.watchers.set(journeyId, (watchers = new Set()));
       // Listed under its own id at once (a switch or cancel is announced under it); its steps follow.
-      this.listUnder(journeyId, [journeyId]);
+      this.listUnder(journeyId, [journeyId], this.announced);
       this.follow(journeyId);
     }
     watchers.add(watcher);
@@ -298,9 +313,10 @@ export class StatusWatch {
   private async look(journeyId: string): Promise<number> {
     if (!this.watchers.has(journeyId)) return NaN;
     try {
+      const announced = this.announced;
       const looked = await this.status.followed(journeyId, (record) => this.needsLooking(record));
       if (!looked) return NaN;
-      this.listUnder(journeyId, stepIds(looked));
+      this.listUnder(journeyId, stepIds(looked), announced);
       const fresh = looked.current;
       return looked.journey.canceledAt === undefined && this.needsLooking(fresh)
         ? pollIntervalMs(fresh.method)

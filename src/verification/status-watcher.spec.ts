@@ -17,7 +17,15 @@ const view = (status: StatusView['status'], awaitingCode = false): StatusView =>
 
 const watcher = (first: StatusView, closed: StatusWatcher[] = []) =>
   new StatusWatcher(
-    { journeyId: 'j', verificationId: 'vid', owner: undefined, clientKey: 'k', first, openedAt: 0 },
+    {
+      journeyId: 'j',
+      verificationId: 'vid',
+      owner: undefined,
+      clientKey: 'k',
+      first,
+      firstRead: 1,
+      openedAt: 0,
+    },
     () => 60_000,
     (w) => closed.push(w),
   );

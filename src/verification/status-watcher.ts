@@ -11,6 +11,8 @@ export interface StatusWatcherSpec {
   readonly clientKey: string;
   /** The status answer when the watch opened. */
   readonly first: StatusView;
+  /** Its first read's place among StatusWatch's reads of journeys (an older read's push is not offered to it). */
+  readonly firstRead: number;
   /** Real time (performance.now) of the open. */
   readonly openedAt: number;
 }

@@ -423,6 +423,103 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
   });
 
+  /** Switches `s` (past the SMS's switch delay) to the messenger code; the new step's session. */
+  const switchToMessenger = async (s: StartedSession) => {
+    await sb.advance(61_000);
+    const moved = await call(
+      host!.url,
+      'POST',
+      '/verification/switch',
+      { verification_id: s.verificationId, method: 'msgr1_otp' },
+      { 'x-user': s.owner },
+    );
+    expect(moved.status).toBe(201);
+    return sb.sessionsFor(s.phone).find((x) => x.method === 'msgr1_otp')!.request_id;
+  };
+  /** The user enters the code of step `requestId` on the check route. */
+  const checkStep = async (s: StartedSession, requestId: string) => {
+    await sb.deliver(requestId);
+    const code = String(sb.getSession(requestId)!.code);
+    const checked = await call(
+      host!.url,
+      'POST',
+      '/verification/check',
+      { verification_id: s.verificationId, code },
+      { 'x-user': s.owner },
+    );
+    expect(checked.body).toMatchObject({ verified: true });
+  };
+
+  it.each([
+    ['the first look of a stream opened after the switch', false],
+    ['the read of the switch, the stream open before it', true],
+  ] as const)(
+    'a change to a switched journey’s new step announced during %s (before the step was listed) is pushed',
+    async (_, openFirst) => {
+      await boot();
+      const s = await startSession(host!, sb, 'sms');
+      const early = openFirst ? await stream(s) : undefined;
+      await early?.statusCount(1);
+      // The next read of the journey (the new stream's first look, or the hub's read after the switch) is held.
+      const held = openFirst ? holdNext('read') : undefined;
+      const second = await switchToMessenger(s);
+      // The page reads the status once (a fresh read): the stream's open then announces nothing.
+      await statusBody(s);
+      const { release, calls: reads } = held ?? holdNext('read');
+      const events = early ?? (await stream(s));
+      await events.statusCount(1);
+      await waitFor(() => reads() === 1);
+      // Meanwhile the user enters the new step's code: announced under that step's id, not listed yet.
+      await checkStep(s, second);
+      release();
+      await events.ends(3000);
+      expect(events.statuses().map((x) => [x.status, x.method])).toEqual([
+        ...(openFirst ? [['sent', 'sms']] : []),
+        ['sent', 'msgr1_otp'],
+        ['verified', 'msgr1_otp'],
+      ]);
+    },
+  );
+
+  it('an answer read before a new stream opened is not pushed to it after its newer first answer', async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'operator_id');
+    const a = await stream(s);
+    await a.statusCount(1);
+    const { release, calls: reads } = holdNext('read');
+    // The operator falls back to an SMS code: the hub reads that answer and is held there.
+    await sb.operator(s.requestId, 'fallback');
+    await sb.webhooksIdle();
+    await waitFor(() => reads() === 1);
+    // Then the user switches to SMS, and opens a second tab: its first answer is the SMS.
+    await sb.advance(61_000);
+    const moved = await call(
+      host!.url,
+      'POST',
+      '/verification/switch',
+      { verification_id: s.verificationId, method: 'sms' },
+      { 'x-user': s.owner },
+    );
+    expect(moved.status).toBe(201);
+    const b = await stream(s);
+    expect((await b.statusCount(1))[0]).toMatchObject({ method: 'sms' });
+    release();
+    await a.until(() => a.statuses().some((x) => x.method === 'sms'));
+    const sms = sb.sessionsFor(s.phone).find((x) => x.method === 'sms')!.request_id;
+    await checkStep(s, sms);
+    await Promise.all([a.ends(3000), b.ends(3000)]);
+    expect(b.statuses().map((x) => [x.status, x.method])).toEqual([
+      ['sent', 'sms'],
+      ['verified', 'sms'],
+    ]);
+    expect(a.statuses().map((x) => [x.status, x.method, x.awaiting_code])).toEqual([
+      ['sent', 'operator_id', false],
+      ['sent', 'operator_id', true],
+      ['sent', 'sms', true],
+      ['verified', 'sms', false],
+    ]);
+  });
+
   it.each([
     ['its first stream', false],
     ['a second tab, the first streaming already', true],
