@@ -292,10 +292,10 @@ export class SessionRecordRepository {
     }
   }
 
-  /** Calls `listener` with the request id of every change announced from now on. */
-  async listen(listener: (requestId: string) => void): Promise<() => void> {
+  /** Calls `listener` with the request id of each change announced from now on; `onGap` when some were missed. */
+  async listen(listener: (requestId: string) => void, onGap?: () => void): Promise<() => void> {
     if (this.local) return this.local.subscribe(SESSION_CHANGED_CHANNEL, listener);
-    return this.store.subscribe!(SESSION_CHANGED_CHANNEL, listener);
+    return this.store.subscribe!(SESSION_CHANGED_CHANNEL, listener, onGap);
   }
 
   /**

@@ -17,7 +17,7 @@ interface NodeRedisSubscriberLike {
   connect(): Promise<unknown>;
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
   unsubscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
-  on(event: 'error', listener: () => void): unknown;
+  on(event: 'error' | 'ready', listener: () => void): unknown;
 }
 
 interface SubscriberConnection {
@@ -32,26 +32,30 @@ interface SubscriberConnection {
  * its own; the host's is never put in subscriber mode or closed). It is opened with the first
  * listener and closed with the last one, so a deployment that never streams opens nothing, and a
  * store the host owns is left with no connection of ours once the module is gone. ioredis and
- * node-redis subscribe again by themselves after a reconnection.
+ * node-redis subscribe again by themselves after a reconnection; once subscribed again, the listeners'
+ * `onGap` is called (what was published meanwhile is lost).
  */
 export class RedisSubscriber {
   private readonly channels = new Map<string, Set<StoreMessageListener>>();
   private connection: Promise<SubscriberConnection> | undefined;
   private readonly subscribed = new Map<string, Promise<void>>();
+  /** The `onGap` of each listener that gave one. */
+  private readonly gaps = new Map<StoreMessageListener, () => void>();
 
   constructor(
     private readonly client: () => Promise<unknown>,
     private readonly graceMs: number,
   ) {}
 
-  async subscribe(channel: string, listener: StoreMessageListener): Promise<() => void> {
+  async subscribe(channel: string, listener: StoreMessageListener, onGap?: () => void): Promise<() => void> {
     let listeners = this.channels.get(channel);
     if (!listeners) this.channels.set(channel, (listeners = new Set()));
     const entry: StoreMessageListener = (message) => listener(message);
     listeners.add(entry);
+    if (onGap) this.gaps.set(entry, onGap);
     const unsubscribe = (): void => this.remove(channel, entry);
     try {
-      this.connection ??= this.client().then(openSubscriber);
+      this.connection ??= this.client().then((client) => openSubscriber(client, () => this.gap()));
       const connection = await this.connection;
       let done = this.subscribed.get(channel);
       if (!done) {
@@ -69,6 +73,7 @@ export class RedisSubscriber {
   /** Closes the subscriber connection (the store is closing). */
   async close(): Promise<void> {
     this.channels.clear();
+    this.gaps.clear();
     await this.disconnect();
   }
 
@@ -84,7 +89,19 @@ export class RedisSubscriber {
     }
   }
 
+  /** The connection is back and subscribed again: each listener that asked is told it missed messages. */
+  private gap(): void {
+    for (const onGap of [...this.gaps.values()]) {
+      try {
+        onGap();
+      } catch {
+        // As a message's: one listener's failure never keeps the others from hearing.
+      }
+    }
+  }
+
   private remove(channel: string, entry: StoreMessageListener): void {
+    this.gaps.delete(entry);
     const listeners = this.channels.get(channel);
     if (!listeners?.delete(entry) || listeners.size > 0) return;
     this.channels.delete(channel);
@@ -109,7 +126,7 @@ export class RedisSubscriber {
   }
 }
 
-async function openSubscriber(client: unknown): Promise<SubscriberConnection> {
+async function openSubscriber(client: unknown, back: () => void): Promise<SubscriberConnection> {
   const driver = detectRedisDriver(client);
   const duplicate = (client as { duplicate?: () => unknown }).duplicate;
   if (driver === undefined || typeof duplicate !== 'function')
@@ -123,6 +140,15 @@ async function openSubscriber(client: unknown): Promise<SubscriberConnection> {
     const deliveries = new Map<string, (message: string) => void>();
     sub.on('error', () => undefined);
     sub.on('message', (channel, message) => deliveries.get(channel)?.(message));
+    let connected = sub.status === 'ready';
+    sub.on('ready', () => {
+      if (!connected) return void (connected = true);
+      // ioredis subscribes again by itself; `back` once every channel surely is (SUBSCRIBE is idempotent).
+      void Promise.all([...deliveries.keys()].map((channel) => sub.subscribe(channel))).then(
+        back,
+        () => undefined,
+      );
+    });
     return {
       async subscribe(channel, deliver) {
         deliveries.set(channel, deliver);
@@ -140,6 +166,9 @@ async function openSubscriber(client: unknown): Promise<SubscriberConnection> {
   const sub = copy as NodeRedisSubscriberLike;
   const deliveries = new Map<string, (message: string) => void>();
   sub.on('error', () => undefined);
+  let connected = false;
+  // node-redis subscribes again by itself before it is ready.
+  sub.on('ready', () => (connected ? back() : (connected = true)));
   await sub.connect();
   return {
     async subscribe(channel, deliver) {

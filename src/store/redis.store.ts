@@ -286,9 +286,9 @@ export class RedisStore implements VerificationStore {
   }
 
   /** Listens on a dedicated connection (see RedisSubscriber); rejects when Redis does not answer in time. */
-  async subscribe(channel: string, listener: StoreMessageListener): Promise<() => void> {
+  async subscribe(channel: string, listener: StoreMessageListener, onGap?: () => void): Promise<() => void> {
     if (this.closed) throw new VerificationStoreUnavailableError('subscribe', 'the store is closed');
-    const subscribing = this.subscriber.subscribe(this.keyPrefix + channel, listener);
+    const subscribing = this.subscriber.subscribe(this.keyPrefix + channel, listener, onGap);
     // Awaited under the deadline below, once the connection is ready: never an unhandled rejection.
     subscribing.catch(() => undefined);
     try {

@@ -1,9 +1,5 @@
 import { storeBatch, type StoreBatchResults, type StoreOperation } from './store-batch.js';
-import type {
-  StoreMessageListener,
-  StoreWriteOptions,
-  VerificationStore,
-} from './verification-store.interface.js';
+import type { StoreWriteOptions, VerificationStore } from './verification-store.interface.js';
 
 /**
  * Key families two registrations on one store share on purpose: protection's counters (limits, spend
@@ -22,7 +18,7 @@ export class RegistrationScopedStore implements VerificationStore {
   readonly batch?: VerificationStore['batch'];
   readonly replaceIfEquals?: VerificationStore['replaceIfEquals'];
   readonly publish?: (channel: string, message: string) => Promise<void>;
-  readonly subscribe?: (channel: string, listener: StoreMessageListener) => Promise<() => void>;
+  readonly subscribe?: VerificationStore['subscribe'];
 
   constructor(
     private readonly inner: VerificationStore,
@@ -45,7 +41,7 @@ export class RegistrationScopedStore implements VerificationStore {
     }
     if (inner.subscribe) {
       const subscribe = inner.subscribe.bind(inner);
-      this.subscribe = (channel, listener) => subscribe(this.own(channel), listener);
+      this.subscribe = (channel, listener, onGap) => subscribe(this.own(channel), listener, onGap);
     }
   }
 

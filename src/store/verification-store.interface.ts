@@ -99,9 +99,10 @@ export interface VerificationStore {
   /**
    * Calls `listener` with each message published on `channel` from now on (Redis: a dedicated
    * subscriber connection the store opens and closes itself). Resolves once subscribed, with the
-   * function that removes the listener.
+   * function that removes the listener. `onGap`, when given, is called once the subscription, lost
+   * (a reconnection), is back: what was published in between never arrives.
    */
-  subscribe?(channel: string, listener: StoreMessageListener): Promise<() => void>;
+  subscribe?(channel: string, listener: StoreMessageListener, onGap?: () => void): Promise<() => void>;
 
   /** Releases what the store created itself (timers, its own connections). Never closes a client it was given. */
   close(): Promise<void>;

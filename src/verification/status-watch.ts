@@ -32,27 +32,21 @@ export interface StatusWatchRequest {
 /** Watchers of callers without any key (no IP from the platform) share one cap. */
 const NO_CLIENT_KEY = '';
 
+/** How soon a push the store failed is tried again (a store briefly away). */
+const STORE_RETRY_MS = 1000;
+
 /** Retry-After of the cap's 429: streams end with their sessions, so a slot is soon free again. */
 const CAP_RETRY_AFTER_SECONDS = 5;
 
-/** One follower loop: its pending timer (none while a look is under way). */
-interface Follower {
-  timer?: ReturnType<typeof setTimeout>;
-}
-
 /**
- * What follows a journey's status for the status streams held by this instance (the HTTP side,
- * http/status-stream.hub.ts, writes them and closes this at shutdown); every read is StatusFlow's.
- * The caps per client and per verification, and one read per change for every watcher of a journey. A change of a session, observed anywhere in the deployment, is
- * announced through the store (SessionRecordRepository.announce), as is a journey's switch or cancel (under the
- * journey's id); the journey is read once and each watcher offered its answer. A watcher listens to
- * every session of its journey (a switched-away one that verifies makes the journey verified) but
- * follows only the current one. Watching adds no upstream GET where observations happen anyway:
- * webhooks report outcomes, and the reconciler follows every session (at the spec's pace without
- * webhooks). The watch asks the API itself, through the coalesced refresher at the method's poll
- * interval, only for a watched session whose next change nobody would report (the reconciler off,
- * or with webhooks on a change the API sends no webhook for: `awaitsUnreportedChange`), so a page on
- * a stream sees it as soon as a polling page would.
+ * Follows journeys' status for the status streams this instance holds (http/status-stream.hub.ts writes
+ * them and closes this at shutdown); every read is StatusFlow's. Caps per client and per verification. A
+ * change anywhere in the deployment is announced through the store under its session's request id (a
+ * switch or cancel under the journey's); a watched journey is read once per change and each watcher offered
+ * the answer. A watcher hears every step of its journey but follows only the current one, asking the API
+ * itself (the coalesced refresher, at the method's poll pace) only where nobody would report the next
+ * change (`needsLooking`). What went unheard is made up: a change announced while a stream opened or
+ * before a new step was listed, a read the store failed, a subscription lost and back.
  */
 @Injectable()
 export class StatusWatch {
@@ -66,15 +60,12 @@ export class StatusWatch {
   /** Watchers held (or being opened) per journey on this instance. */
   private readonly perJourney = new Map<string, number>();
   private readonly reading = new Map<string, boolean>();
-  /** The follower of each watched journey that has one (see `follow`). */
-  private readonly followers = new Map<string, Follower>();
+  /** The follower of each watched journey that has one (see `follow`): its timer, none while it looks. */
+  private readonly followers = new Map<string, { timer?: ReturnType<typeof setTimeout> }>();
   private listening: Promise<() => void> | undefined;
-  /**
-   * Changes announced so far (any session): one announced while a watcher opened, or while a read
-   * that lists a journey's new steps was under way (unheard: they were not listed yet), is read again.
-   */
+  /** Changes announced so far (any session): one announced while a watcher opened is read again for it. */
   private announced = 0;
-  /** Reads of journeys begun so far: a push offers its answer only to watchers whose first read began before it. */
+  /** Reads of journeys begun so far: a push is offered only to watchers whose first read ended before it began. */
   private readsBegun = 0;
   private stopped = false;
 
@@ -117,10 +108,11 @@ export class StatusWatch {
     try {
       await this.listen();
       const announced = this.announced;
-      const firstRead = ++this.readsBegun;
       const openedAt = performance.now();
       // The current answer, exactly as the status route gives it (and with its refusals).
       const first = await this.status.status(verificationId, owner, journeyToken, { request, ip });
+      // Taken once it ended: a read begun during it may have read the store before it saved what it asked the API.
+      const firstRead = ++this.readsBegun;
       // A shutdown that began while this open read would never end its stream: the server's close waits on it.
       if (this.stopped) throw shuttingDown();
       const watcher = new StatusWatcher(
@@ -166,10 +158,17 @@ export class StatusWatch {
 
   private listen(): Promise<() => void> {
     if (!this.listening) {
-      this.listening = this.records.listen((requestId) => {
-        this.announced += 1;
-        for (const journeyId of this.journeysOf.get(requestId) ?? []) this.changed(journeyId);
-      });
+      this.listening = this.records.listen(
+        (requestId) => {
+          this.announced += 1;
+          for (const journeyId of this.journeysOf.get(requestId) ?? []) this.changed(journeyId);
+        },
+        // The subscription was lost and is back: what was announced in between reached nobody.
+        () => {
+          this.announced += 1;
+          for (const journeyId of this.watchers.keys()) this.changed(journeyId);
+        },
+      );
       // A failed subscription is tried again by the next watcher.
       this.listening.catch(() => (this.listening = undefined));
     }
@@ -185,31 +184,32 @@ export class StatusWatch {
       return;
     }
     this.reading.set(journeyId, false);
-    void this.push(journeyId).finally(() => {
+    void this.push(journeyId).then((pushed) => {
       const again = this.reading.get(journeyId);
       this.reading.delete(journeyId);
       if (again) this.changed(journeyId);
+      // The change it was for is announced once: a read the store failed is tried again (a watched journey).
+      else if (!pushed) setTimeout(() => this.changed(journeyId), STORE_RETRY_MS).unref();
     });
   }
 
-  private async push(journeyId: string): Promise<void> {
+  /** One read of the journey offered to its watchers; false when the store failed it. */
+  private async push(journeyId: string): Promise<boolean> {
     let read: { loaded: LoadedJourney; view: StatusView } | null;
-    const announced = this.announced;
     const began = ++this.readsBegun;
     try {
       read = await this.status.stored(journeyId);
     } catch (error) {
-      // The store is away: the next change, the follower or the stream's end comes later.
       this.telemetry.logger.warn(`status stream could not read a session: ${errorText(error)}`);
-      return;
+      return false;
     }
     const watchers = this.watchers.get(journeyId);
-    if (!read || !watchers) return;
+    if (!read || !watchers) return true;
     const { loaded, view } = read;
     // A switch: the new session is listened to, and followed if it needs it.
-    if (this.listUnder(journeyId, stepIds(loaded), announced)) this.follow(journeyId);
+    if (this.listed(journeyId, stepIds(loaded))) this.follow(journeyId);
     for (const watcher of watchers)
-      // A watcher whose first read began after this one was answered at least as freshly: not set back.
+      // A watcher whose first read ended after this one began was answered at least as freshly: not set back.
       if (watcher.spec.firstRead < began)
         watcher.offer({
           ...view,
@@ -217,14 +217,21 @@ export class StatusWatch {
           // After a switch (here or in another tab) the page learns the journey's newest token.
           ...this.handles.token(loaded.journey, watcher.spec.owner),
         });
+    return true;
   }
 
   /**
-   * Lists the journey under the request ids of its sessions (a switch adds one), as read when `announced`
-   * changes had been announced; whether that changed anything. A change announced since went unheard if
-   * it was a new step's: the journey is read again.
+   * Lists the journey under its steps as read; whether a step is new. A change of a new step announced
+   * before now reached nobody (it was not listed): the journey is read once more.
    */
-  private listUnder(journeyId: string, steps: string[], announced: number): boolean {
+  private listed(journeyId: string, steps: string[]): boolean {
+    if (!this.listUnder(journeyId, steps)) return false;
+    this.changed(journeyId);
+    return true;
+  }
+
+  /** Lists the journey under the request ids of its sessions (a switch adds one); whether that changed anything. */
+  private listUnder(journeyId: string, steps: string[]): boolean {
     if (!this.watchers.has(journeyId)) return false;
     const listed = this.stepsOf.get(journeyId) ?? [];
     if (steps.length === listed.length && steps.every((id, i) => id === listed[i])) return false;
@@ -235,7 +242,6 @@ export class StatusWatch {
       journeys.add(journeyId);
     }
     this.stepsOf.set(journeyId, steps);
-    if (this.announced !== announced) this.changed(journeyId);
     return true;
   }
 
@@ -254,7 +260,7 @@ export class StatusWatch {
     if (!watchers) {
       this.watchers.set(journeyId, (watchers = new Set()));
       // Listed under its own id at once (a switch or cancel is announced under it); its steps follow.
-      this.listUnder(journeyId, [journeyId], this.announced);
+      this.listUnder(journeyId, [journeyId]);
       this.follow(journeyId);
     }
     watchers.add(watcher);
@@ -284,7 +290,7 @@ export class StatusWatch {
    */
   private follow(journeyId: string): void {
     if (this.stopped || this.followers.has(journeyId)) return;
-    const follower: Follower = {};
+    const follower: { timer?: ReturnType<typeof setTimeout> } = {};
     this.followers.set(journeyId, follower);
     const arm = (delayMs: number): void => {
       // A follower whose watchers closed (and maybe came back with a follower of their own) stops.
@@ -313,10 +319,9 @@ export class StatusWatch {
   private async look(journeyId: string): Promise<number> {
     if (!this.watchers.has(journeyId)) return NaN;
     try {
-      const announced = this.announced;
       const looked = await this.status.followed(journeyId, (record) => this.needsLooking(record));
       if (!looked) return NaN;
-      this.listUnder(journeyId, stepIds(looked), announced);
+      this.listed(journeyId, stepIds(looked));
       const fresh = looked.current;
       return looked.journey.canceledAt === undefined && this.needsLooking(fresh)
         ? pollIntervalMs(fresh.method)

@@ -7,3 +7,4 @@
  */
 import './status-stream.e2e.part.js';
 import './stream-life.e2e.part.js';
+import './stream-gaps.e2e.part.js';

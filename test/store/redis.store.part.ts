@@ -221,6 +221,42 @@ describe('store: redis.store', () => {
         }
       });
 
+      it(`tells a listener that asked when its subscription was lost and is back, then delivers again (${driver})`, async () => {
+        const server = await ThrowawayRedisServer.start();
+        const admin = new Redis(server.url);
+        const store = await connected(new RedisStore({ url: server.url, driver }));
+        try {
+          const heard: string[] = [];
+          let gaps = 0;
+          let quiet = 0;
+          await store.subscribe(
+            'status',
+            (message) => void heard.push(message),
+            () => void gaps++,
+          );
+          await store.subscribe('status', () => undefined);
+          await store.subscribe(
+            'other',
+            () => undefined,
+            () => void quiet++,
+          );
+          await store.publish('status', 'before');
+          await eventually(async () => expect(heard).toEqual(['before']), 2000);
+          expect(gaps).toBe(0);
+          // The subscriber connection drops (a network blip); the driver connects and subscribes again.
+          await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+          await eventually(async () => expect([gaps, quiet]).toEqual([1, 1]), 5000);
+          // Told once it is subscribed again: what is published now arrives.
+          await store.publish('status', 'after');
+          await eventually(async () => expect(heard).toEqual(['before', 'after']), 2000);
+          expect(gaps).toBe(1);
+        } finally {
+          await store.close();
+          await admin.quit();
+          await server.stop();
+        }
+      });
+
       it(`closes the connection it opened from a URL (${driver})`, async () => {
         const server = await ThrowawayRedisServer.start();
         const admin = new Redis(server.url);

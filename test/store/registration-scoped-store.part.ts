@@ -12,7 +12,8 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { RegistrationScopedStore } from '../../src/store/registration-scoped-store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { sharedRedisUrl } from '../support/redis-server.js';
+import { eventually, sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
+import { Redis } from 'ioredis';
 
 describe('store: registration-scoped-store', () => {
   describe('RegistrationScopedStore batch', () => {
@@ -147,6 +148,26 @@ describe('store: registration-scoped-store', () => {
       expect(await north.claimDue('reconcile', 10, 5_000)).toEqual([]);
       expect((await south.claimDue('reconcile', 10, 5_000)).sort()).toEqual(['req-1', 'req-2']);
       await shared.close();
+    });
+
+    it('a registration’s listener on Redis is told when its subscription was lost and is back', async () => {
+      const server = await ThrowawayRedisServer.start();
+      const admin = new Redis(server.url);
+      const shared = new RedisStore({ url: server.url, keyPrefix: `${randomUUID()}:` });
+      try {
+        let gaps = 0;
+        await new RegistrationScopedStore(shared, 'north').subscribe!(
+          'session-changed',
+          () => undefined,
+          () => void gaps++,
+        );
+        await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+        await eventually(async () => expect(gaps).toBe(1), 5000);
+      } finally {
+        await shared.close();
+        await admin.quit();
+        await server.stop();
+      }
     });
 
     it("a registration's notice reaches its own listeners on every app, never the other registration's", async () => {
