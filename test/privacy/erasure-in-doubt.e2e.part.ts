@@ -9,6 +9,11 @@ import { VerificationHistory } from '../../src/history/verification-history.serv
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
+import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { dumpMemoryStore } from '../support/store-dump.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import {
   drive,
@@ -103,6 +108,19 @@ describe('erasure of an owner with a start in doubt', () => {
     const numbers = await history.list({ phoneNumber: phone });
     if (by === 'phoneNumber') expect(numbers).toEqual([]);
     expect(numbers.filter((e) => e.owner !== undefined || e.kind === 'outcome')).toEqual([]);
+    // The webhook that found the subject erased gave back the erasure index slots it took for the session
+    // it did not adopt (an owner's erasure; a number's drops its starts in doubt at once): the store names
+    // the erased subject by its digest in its erasure mark (and a number's own limits) alone.
+    const digest = keysOf(host).digest(by === 'owner' ? owner : phone);
+    const store = host.app.get<VerificationStore>(VerificationStore);
+    expect(store).toBeInstanceOf(MemoryStore);
+    const erasureMark = (line: string) => line.split(' ')[0]!.endsWith(':forgotten');
+    const limit = (line: string) => by === 'phoneNumber' && /(^|:)protect:[\w:-]+ [\d:]+$/.test(line);
+    expect(
+      dumpMemoryStore(store as MemoryStore).filter(
+        (line) => line.includes(digest) && !erasureMark(line) && !limit(line),
+      ),
+    ).toEqual([]);
   });
 
   // A start erased while the API was asked paid for a session: its mark must outlast that session by the
@@ -183,3 +201,8 @@ describe('erasure of an owner with a start in doubt', () => {
     expect(host.events.find((e) => e.requestId === ownId)?.owner).toBe('owner-in-doubt-after');
   });
 });
+
+/** The host's data keys: a subject's store keys are named by digests under them. */
+function keysOf(host: TestApp) {
+  return host.app.get<ResolvedVerificationOptions>(RESOLVED_VERIFICATION_OPTIONS, { strict: false }).dataKeys;
+}
