@@ -1,7 +1,8 @@
 /**
  * Which sessions a start in doubt adopts, on the module's (frozen) clock: one created within its window, from
  * five minutes of clock skew before the start to its time-out and five minutes after, at both bounds and not
- * a millisecond past them; one session only (a second of its number and method is another integration's);
+ * a millisecond past them; one session only (a second of its number and method is another integration's),
+ * while a number's other start in doubt keeps its whole lifetime once one is adopted;
  * and what the operator reads of it (the start remembered, the session adopted: method and masked number,
  * never the number).
  */
@@ -170,6 +171,26 @@ describe("in-doubt starts: a start's window and its one session", () => {
     expect(await reveal(own)).toEqual(PROCESSED);
     const other = await apiInitiate(sb, phone, 'sms');
     expect(await reveal(other)).toEqual(IGNORED);
+  });
+
+  it("a number's other start in doubt, after one of its starts is adopted, stays in doubt its whole lifetime: its session's late webhook, past the session's life, adopts it", async () => {
+    // Sessions of ten minutes: the second start stays in doubt 1 s + 10 min + 1 h.
+    await boot();
+    const phone = nextPhone();
+    const first = await startTooLate(phone, 'user-pair-first');
+    await sb.advance(120_000);
+    const second = await startTooLate(phone, 'user-pair-second');
+    expect(await reveal(first)).toEqual(PROCESSED);
+    // Every webhook of the second session's expiry is lost: the sender's retry half an hour later reveals it.
+    sb.addFault({ webhooks: { drop_next: 1000 } });
+    await sb.advance(600_000 + 1_800_000);
+    await settle(sb);
+    sb.clearFaults();
+    expect(await reveal(second)).toEqual(PROCESSED);
+    expect([first, second].map((id) => host.events.find((e) => e.requestId === id)?.owner)).toEqual([
+      'user-pair-first',
+      'user-pair-second',
+    ]);
   });
 
   it('a number erased a millisecond before its start in doubt: the session is adopted (an erasure forgets what came before it)', async () => {
