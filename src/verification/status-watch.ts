@@ -17,6 +17,7 @@ import { JourneyHandles } from './journey-handles.js';
 import type { LoadedJourney } from './journey-state.js';
 import { StatusFlow } from './status.flow.js';
 import { StatusWatcher } from './status-watcher.js';
+import { StreamSlots } from './stream-slots.js';
 import type { StatusView } from './verification.views.js';
 
 /** Who asks to watch a journey's status (a status stream's open). */
@@ -29,14 +30,9 @@ export interface StatusWatchRequest {
   ip: string | undefined;
 }
 
-/** Watchers of callers without any key (no IP from the platform) share one cap. */
-const NO_CLIENT_KEY = '';
-
-/** How soon a push the store failed is tried again (a store briefly away). */
+/** How soon a read the store failed is tried again (a store briefly away), and the longest wait (a store away). */
 const STORE_RETRY_MS = 1000;
-
-/** Retry-After of the cap's 429: streams end with their sessions, so a slot is soon free again. */
-const CAP_RETRY_AFTER_SECONDS = 5;
+const MAX_STORE_RETRY_MS = 8000;
 
 /**
  * Follows journeys' status for the status streams this instance holds (http/status-stream.hub.ts writes
@@ -56,10 +52,10 @@ export class StatusWatch {
   private readonly journeysOf = new Map<string, Set<string>>();
   /** Request ids each watched journey is listed under in `journeysOf`. */
   private readonly stepsOf = new Map<string, string[]>();
-  private readonly perClient = new Map<string, number>();
-  /** Watchers held (or being opened) per journey on this instance. */
-  private readonly perJourney = new Map<string, number>();
+  private readonly slots: StreamSlots;
   private readonly reading = new Map<string, boolean>();
+  /** Journeys whose read the store failed: the timer of the next try, and the wait after the next failure. */
+  private readonly retries = new Map<string, { timer?: ReturnType<typeof setTimeout>; delayMs: number }>();
   /** The follower of each watched journey that has one (see `follow`): its timer, none while it looks. */
   private readonly followers = new Map<string, { timer?: ReturnType<typeof setTimeout> }>();
   private listening: Promise<() => void> | undefined;
@@ -76,7 +72,9 @@ export class StatusWatch {
     private readonly records: SessionRecordRepository,
     private readonly protection: VerificationProtection,
     private readonly telemetry: VerificationTelemetry,
-  ) {}
+  ) {
+    this.slots = new StreamSlots(options.statusStream);
+  }
 
   /**
    * A watcher of a journey, its first answer read. Refusals (404 not_found, 429
@@ -91,20 +89,8 @@ export class StatusWatch {
   }: StatusWatchRequest): Promise<StatusWatcher> {
     if (this.stopped) throw shuttingDown();
     const journeyId = this.handles.open(verificationId, owner);
-    const clientKey = this.protection.clientKey(request, ip) ?? NO_CLIENT_KEY;
-    const held = this.perClient.get(clientKey) ?? 0;
-    const ofJourney = this.perJourney.get(journeyId) ?? 0;
-    const caps = this.options.statusStream;
-    if (held >= caps.maxPerClient || ofJourney >= caps.maxPerVerification)
-      throw new VerificationClientError(
-        'rate_limit_exceeded',
-        'Too many open status streams',
-        {},
-        CAP_RETRY_AFTER_SECONDS,
-      );
     // The slots are taken before the first await, so concurrent opens cannot pass a cap together.
-    this.perClient.set(clientKey, held + 1);
-    this.perJourney.set(journeyId, ofJourney + 1);
+    const clientKey = this.slots.take(this.protection.clientKey(request, ip), journeyId);
     try {
       await this.listen();
       const announced = this.announced;
@@ -125,7 +111,7 @@ export class StatusWatch {
       if (this.announced !== announced) this.changed(journeyId);
       return watcher;
     } catch (error) {
-      this.releaseSlot(clientKey, journeyId);
+      this.slots.release(clientKey, journeyId);
       // The status route's refusals as they are; the store unreachable for the subscription is a 503.
       if (!(error instanceof VerificationError))
         this.telemetry.logger.warn(`status stream refused: ${errorText(error)}`);
@@ -140,8 +126,9 @@ export class StatusWatch {
     this.watchers.clear();
     this.journeysOf.clear();
     this.stepsOf.clear();
-    for (const follower of this.followers.values()) clearTimeout(follower.timer);
+    for (const timing of [...this.followers.values(), ...this.retries.values()]) clearTimeout(timing.timer);
     this.followers.clear();
+    this.retries.clear();
     const listening = this.listening;
     this.listening = undefined;
     listening?.then((unsubscribe) => unsubscribe()).catch(() => undefined);
@@ -177,20 +164,36 @@ export class StatusWatch {
 
   /** A session of a watched journey (or the journey) changed somewhere in the deployment: one read, then each watcher's answer. */
   private changed(journeyId: string): void {
-    if (!this.watchers.has(journeyId)) return;
+    // A read the store failed is tried again (`retry`): what changes meanwhile is read then.
+    if (!this.watchers.has(journeyId) || this.retries.get(journeyId)?.timer) return;
     if (this.reading.has(journeyId)) {
       // Reads of one journey never overlap (an older answer could overtake a newer one): read once more after.
       this.reading.set(journeyId, true);
       return;
     }
     this.reading.set(journeyId, false);
-    void this.push(journeyId).then((pushed) => {
-      const again = this.reading.get(journeyId);
-      this.reading.delete(journeyId);
-      if (again) this.changed(journeyId);
-      // The change it was for is announced once: a read the store failed is tried again (a watched journey).
-      else if (!pushed) setTimeout(() => this.changed(journeyId), STORE_RETRY_MS).unref();
-    });
+    void this.push(journeyId)
+      .catch(() => false)
+      .then((pushed) => {
+        const again = this.reading.get(journeyId);
+        this.reading.delete(journeyId);
+        if (pushed) this.retries.delete(journeyId);
+        else this.retry(journeyId);
+        if (again) this.changed(journeyId);
+      });
+  }
+
+  /** The change a failed read was for is announced once: read again later, each wait twice the last. */
+  private retry(journeyId: string): void {
+    if (this.stopped || !this.watchers.has(journeyId)) return;
+    const retry = this.retries.get(journeyId) ?? { delayMs: STORE_RETRY_MS };
+    this.retries.set(journeyId, retry);
+    retry.timer = setTimeout(() => {
+      retry.timer = undefined;
+      this.changed(journeyId);
+    }, retry.delayMs);
+    retry.timer.unref();
+    retry.delayMs = Math.min(2 * retry.delayMs, MAX_STORE_RETRY_MS);
   }
 
   /** One read of the journey offered to its watchers; false when the store failed it. */
@@ -271,17 +274,14 @@ export class StatusWatch {
     const { journeyId, clientKey } = watcher.spec;
     const watchers = this.watchers.get(journeyId);
     if (!watchers?.delete(watcher)) return;
-    this.releaseSlot(clientKey, journeyId);
+    this.slots.release(clientKey, journeyId);
     if (watchers.size > 0) return;
     this.watchers.delete(journeyId);
     this.unlist(journeyId);
-    clearTimeout(this.followers.get(journeyId)?.timer);
-    this.followers.delete(journeyId);
-  }
-
-  private releaseSlot(clientKey: string, journeyId: string): void {
-    release(this.perClient, clientKey);
-    release(this.perJourney, journeyId);
+    for (const timings of [this.followers, this.retries]) {
+      clearTimeout(timings.get(journeyId)?.timer);
+      timings.delete(journeyId);
+    }
   }
 
   /**
@@ -335,13 +335,6 @@ export class StatusWatch {
 
 function stepIds(loaded: LoadedJourney): string[] {
   return loaded.journey.steps.map((step) => step.requestId);
-}
-
-/** One slot of a cap given back; a key holding none is dropped (the maps hold only what is open). */
-function release(counts: Map<string, number>, key: string): void {
-  const held = (counts.get(key) ?? 1) - 1;
-  if (held > 0) counts.set(key, held);
-  else counts.delete(key);
 }
 
 /** A stream refused because the app is shutting down: the page reconnects (to another instance) in a second. */

@@ -3,6 +3,8 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { JourneyState } from '../../src/verification/journey-state.js';
+import { StatusFlow } from '../../src/verification/status.flow.js';
+import { JourneyHandles } from '../../src/verification/journey-handles.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
@@ -80,6 +82,56 @@ describe('status stream: what it makes up for', () => {
     await waitFor(() => calls() === 1);
     expect((await routeStatus(host, s)).status).toBe('verified');
     // Nothing else would read the journey again: no look (webhooks report this method), no next change.
+    await events.ends(4000);
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  });
+
+  it('a store that stays down is read less and less often, however many changes are announced; once back, the outcome is shown', async () => {
+    const host = await boot();
+    const s = await startSession(host, sb, 'reverse_flash_call');
+    const events = await stream(host, s);
+    await events.statusCount(1);
+    await settled();
+    const flow = host.app.get(StatusFlow, { strict: false });
+    const real = flow.stored.bind(flow);
+    let [down, reads] = [true, 0];
+    flow.stored = async (journeyId: string) => {
+      reads++;
+      if (down) throw new VerificationStoreUnavailableError('get', 'down');
+      return real(journeyId);
+    };
+    const records = host.app.get(SessionRecordRepository, { strict: false });
+    const started = Date.now();
+    for (let i = 0; i < 10; i++) {
+      await records.announce(s.requestId);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // 2.5 s in: the first read failed, its try 1 s later too; the next waits 2 s (then 4 s, 8 s at most).
+    await new Promise((resolve) => setTimeout(resolve, 2500 - (Date.now() - started)));
+    expect(reads).toBe(2);
+    down = false;
+    await sb.call(s.requestId, s.phone);
+    await sb.webhooksIdle();
+    await events.ends(6000);
+    expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+  }, 15_000);
+
+  it('a push that fails past its store read is read again: the journey is not left unread', async () => {
+    const host = await boot();
+    const s = await startSession(host, sb, 'reverse_flash_call');
+    const events = await stream(host, s);
+    await events.statusCount(1);
+    await settled();
+    // The first push after the user's call fails once past its store read (sealing the journey's token).
+    const handles = host.app.get(JourneyHandles, { strict: false });
+    const realToken = handles.token.bind(handles);
+    let tokens = 0;
+    handles.token = (...args: Parameters<JourneyHandles['token']>) => {
+      if (++tokens === 1) throw new Error('fault');
+      return realToken(...args);
+    };
+    await sb.call(s.requestId, s.phone);
+    await sb.webhooksIdle();
     await events.ends(4000);
     expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
   });
