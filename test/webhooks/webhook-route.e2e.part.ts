@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Injectable } from '@nestjs/common';
+import { OnVerificationEvent } from '../../src/module/on-verification-event.decorator.js';
+import type { VerificationEvent } from '../../src/core/verification-events.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import {
   drive,
@@ -18,6 +22,25 @@ import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const GET_SESSION = 'GET /v1/verify/:id';
 
+/**
+ * A host listener that, as the README's hosts do, asks the module about the session while handling its
+ * outcome: its status and its verified number (for the sessions a test names in `watched`).
+ */
+@Injectable()
+class ReadingListener {
+  readonly watched = new Set<string>();
+  readonly seen: { event: string; status: string; phone: string | null }[] = [];
+  constructor(private readonly verification: VerificationService) {}
+
+  @OnVerificationEvent('verified')
+  async onVerified(event: VerificationEvent): Promise<void> {
+    if (!this.watched.has(event.requestId)) return;
+    const status = await this.verification.status(event.verificationId, event.owner);
+    const phone = await this.verification.getVerifiedPhone(event.verificationId, event.owner);
+    this.seen.push({ event: event.event, status: status.status, phone });
+  }
+}
+
 describe.each(PLATFORMS)('webhook route: signatures, dedupe and confirmation (%s)', (platform) => {
   const suite = sandboxSuite();
   let sb: VerificationSandbox;
@@ -26,7 +49,7 @@ describe.each(PLATFORMS)('webhook route: signatures, dedupe and confirmation (%s
 
   beforeAll(async () => {
     sb = suite.sb;
-    host = await suite.boot(() => startHost(platform, sb));
+    host = await suite.boot(() => startHost(platform, sb, { providers: [ReadingListener] }));
     route = `${host.url}/verification/webhooks`;
   });
 
@@ -292,5 +315,18 @@ describe.each(PLATFORMS)('webhook route: signatures, dedupe and confirmation (%s
     expect(new Set(attempts().map((d) => d.webhook_id)).size).toBe(1);
     expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
     expect(lastEventOf(host, s.requestId)?.source).toBe('webhook');
+  });
+
+  it("a listener of the webhook's verified event already reads the session as verified, from its record", async () => {
+    const listener = host.app.get(ReadingListener);
+    const s = await startSession(host, sb, 'sms', 'carol');
+    listener.watched.add(s.requestId);
+    await drive(sb, s, 'verified');
+    sb.resetRequestCounts();
+    await settle(sb);
+    expect(lastEventOf(host, s.requestId)?.source).toBe('webhook');
+    // The record was saved before the event: the listener's reads find it verified, with no GET of their own.
+    expect(listener.seen).toEqual([{ event: 'verification.verified', status: 'verified', phone: s.phone }]);
+    expect(sb.requestCount(GET_SESSION)).toBe(1);
   });
 });
