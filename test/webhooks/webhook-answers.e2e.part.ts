@@ -210,6 +210,28 @@ describe.each(PLATFORMS)('webhook route: answers, log lines and bounds (%s)', (p
     expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
   });
 
+  it("a forged delivery carrying a genuine delivery's webhook-id is refused without holding the id: the genuine one is processed", async () => {
+    const s = await startSession(host, sb, 'reverse_flash_call');
+    await sb.call(s.requestId, s.phone);
+    const id = 'w_forged_first';
+    const forged = await postWebhook(
+      route(),
+      signed(
+        `whsec_${Buffer.from('an attacker key').toString('base64')}`,
+        payloadFor('verification.verified', s.requestId),
+        {
+          id,
+          timestampSeconds: ts(),
+        },
+      ),
+    );
+    expect(forged.status).toBe(401);
+    expect(eventsOf(host, s.requestId)).toEqual([]);
+    const genuine = await deliver(payloadFor('verification.verified', s.requestId), { id });
+    expect(genuine.body).toEqual({ received: true, result: 'processed' });
+    expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
+  });
+
   it('a delivery in progress holds its webhook-id for 30 s on the clock: a copy is a duplicate until then, handled at 30 s', async () => {
     const s = await startSession(host, sb, 'sms');
     const id = 'w_lease';
