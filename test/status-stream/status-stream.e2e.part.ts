@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
+import { OnVerificationEvent } from '../../src/module/on-verification-event.decorator.js';
 import type { Observable } from 'rxjs';
 import { StatusStreamHub } from '../../src/http/status-stream.hub.js';
 import { JourneyState } from '../../src/verification/journey-state.js';
@@ -20,6 +21,22 @@ import {
   type StartedSession,
 } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
+
+/** A host listener of `verified` that holds until the test lets it finish (its database write, say). */
+@Injectable()
+class HeldListener {
+  entered = false;
+  finished = false;
+  release!: () => void;
+  private readonly held = new Promise<void>((resolve) => (this.release = resolve));
+
+  @OnVerificationEvent('verified')
+  async onVerified(): Promise<void> {
+    this.entered = true;
+    await this.held;
+    this.finished = true;
+  }
+}
 
 /**
  * The status stream as a browser sees it, over real HTTP on both platforms: the current answer at
@@ -117,6 +134,24 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
         // The webhook's own confirmation aside, the stream asked the API nothing.
         expect(sb.requestCount('GET /v1/verify/:id') - gets).toBeLessThanOrEqual(1);
         expect(hub().size).toBe(0);
+      });
+
+      it("pushes a webhook's outcome only once the host's listeners finished with it", async () => {
+        host = await startHost(platform, sb, { providers: [HeldListener] });
+        const listener = host.app.get(HeldListener);
+        const s = await startSession(host, sb, 'reverse_flash_call');
+        const events = await stream(s);
+        await events.statusCount(1);
+        await sb.call(s.requestId, s.phone);
+        while (!listener.entered) await new Promise((resolve) => setTimeout(resolve, 5));
+        // The host is still handling the outcome: the route already answers verified, the page is not told.
+        expect((await statusBody(s)).status).toBe('verified');
+        const seenWhileHeld = events.statuses().map((x) => x.status);
+        listener.release();
+        await events.ends();
+        expect(seenWhileHeld).toEqual(['sent']);
+        expect(listener.finished).toBe(true);
+        expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
       });
 
       it('with webhooks on, follows the session for what no webhook announces (the bot sends its code)', async () => {
