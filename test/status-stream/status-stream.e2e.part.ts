@@ -587,6 +587,21 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     await events.until((m) => m.filter((x) => x.comment === 'ping').length >= 2);
   });
 
+  it('a stream opened after the last one closed gets one heartbeat, not two: its pings come heartbeatMs apart', async () => {
+    await boot({ statusStream: { heartbeatMs: 100 } });
+    const s = await startSession(host!, sb, 'sms');
+    const first = await stream(s);
+    await first.statusCount(1);
+    first.close();
+    await waitFor(() => hub().size === 0);
+    // Taken before the open: the stream's heartbeat starts after it, so its fourth ping is 400 ms or more later.
+    const opening = Date.now();
+    const second = await stream(s);
+    await second.until((m) => m.filter((x) => x.comment === 'ping').length >= 4);
+    // The closed stream's timer left running beside the new one would ping about twice as often.
+    expect(Date.now() - opening).toBeGreaterThanOrEqual(390);
+  });
+
   it('ends a stream after maxDurationMs', async () => {
     await boot({ statusStream: { heartbeatMs: 20, maxDurationMs: 60 } });
     const s = await startSession(host!, sb, 'sms');
