@@ -91,6 +91,21 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     };
     return { release, calls: () => calls };
   };
+  /**
+   * An operator_id session streamed; its operator falls back to an SMS code (a webhook), and the hub's
+   * read of that change is held after it read the store, until `release()`.
+   */
+  const heldAtFallback = async () => {
+    await boot();
+    const s = await startSession(host!, sb, 'operator_id');
+    const events = await stream(s);
+    await events.statusCount(1);
+    const { release, calls: reads } = holdNext('read');
+    await sb.operator(s.requestId, 'fallback');
+    await sb.webhooksIdle();
+    await waitFor(() => reads() === 1);
+    return { s, events, release };
+  };
   const statusBody = async (s: StartedSession) =>
     (
       await call(host!.url, 'GET', `/verification/status/${s.verificationId}`, undefined, {
@@ -416,16 +431,8 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
   });
 
   it('a change announced while the hub is reading the journey is not dropped: the stream reads once more and ends at the outcome', async () => {
-    await boot();
-    const s = await startSession(host!, sb, 'operator_id');
-    const events = await stream(s);
-    await events.statusCount(1);
-    // The hub's next read of the journey is held after it read the store, until released.
-    const { release, calls: reads } = holdNext('read');
     // Change 1: the operator falls back to an SMS code (a webhook); the hub reads it and is held there.
-    await sb.operator(s.requestId, 'fallback');
-    await sb.webhooksIdle();
-    await waitFor(() => reads() === 1);
+    const { s, events, release } = await heldAtFallback();
     // Change 2, announced during that read: the user enters the code elsewhere.
     await apiCheck(sb, s.requestId, sb.getSession(s.requestId)!.code!);
     await sb.advance(1000);
@@ -458,18 +465,18 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
   });
 
-  /** Switches `s` (past the SMS's switch delay) to the messenger code; the new step's session. */
-  const switchToMessenger = async (s: StartedSession) => {
+  /** Switches `s` (past the first step's switch delay) to `method`; the new step's session. */
+  const switchTo = async (s: StartedSession, method: 'msgr1_otp' | 'sms') => {
     await sb.advance(61_000);
     const moved = await call(
       host!.url,
       'POST',
       '/verification/switch',
-      { verification_id: s.verificationId, method: 'msgr1_otp' },
+      { verification_id: s.verificationId, method },
       { 'x-user': s.owner },
     );
     expect(moved.status).toBe(201);
-    return sb.sessionsFor(s.phone).find((x) => x.method === 'msgr1_otp')!.request_id;
+    return sb.sessionsFor(s.phone).find((x) => x.method === method)!.request_id;
   };
   /** The user enters the code of step `requestId` on the check route. */
   const checkStep = async (s: StartedSession, requestId: string) => {
@@ -497,7 +504,7 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
       await early?.statusCount(1);
       // The next read of the journey (the new stream's first look, or the hub's read after the switch) is held.
       const held = openFirst ? holdNext('read') : undefined;
-      const second = await switchToMessenger(s);
+      const second = await switchTo(s, 'msgr1_otp');
       // The page reads the status once (a fresh read): the stream's open then announces nothing.
       await statusBody(s);
       const { release, calls: reads } = held ?? holdNext('read');
@@ -517,30 +524,14 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
   );
 
   it('an answer read before a new stream opened is not pushed to it after its newer first answer', async () => {
-    await boot();
-    const s = await startSession(host!, sb, 'operator_id');
-    const a = await stream(s);
-    await a.statusCount(1);
-    const { release, calls: reads } = holdNext('read');
     // The operator falls back to an SMS code: the hub reads that answer and is held there.
-    await sb.operator(s.requestId, 'fallback');
-    await sb.webhooksIdle();
-    await waitFor(() => reads() === 1);
+    const { s, events: a, release } = await heldAtFallback();
     // Then the user switches to SMS, and opens a second tab: its first answer is the SMS.
-    await sb.advance(61_000);
-    const moved = await call(
-      host!.url,
-      'POST',
-      '/verification/switch',
-      { verification_id: s.verificationId, method: 'sms' },
-      { 'x-user': s.owner },
-    );
-    expect(moved.status).toBe(201);
+    const sms = await switchTo(s, 'sms');
     const b = await stream(s);
     expect((await b.statusCount(1))[0]).toMatchObject({ method: 'sms' });
     release();
     await a.until(() => a.statuses().some((x) => x.method === 'sms'));
-    const sms = sb.sessionsFor(s.phone).find((x) => x.method === 'sms')!.request_id;
     await checkStep(s, sms);
     await Promise.all([a.ends(3000), b.ends(3000)]);
     expect(b.statuses().map((x) => [x.status, x.method])).toEqual([

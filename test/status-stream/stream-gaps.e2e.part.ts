@@ -69,13 +69,29 @@ describe('status stream: what it makes up for', () => {
   };
   /** Past any read the open started (a stream's first look), real time: nothing else may be under way. */
   const settled = () => new Promise((resolve) => setTimeout(resolve, 200));
-
-  it('a push whose read the store failed is read again: the stream shows the outcome the webhook announced', async () => {
+  /** A host, a reverse call started on it and its stream, past the stream's first answer and first look. */
+  const watching = async () => {
     const host = await boot();
     const s = await startSession(host, sb, 'reverse_flash_call');
     const events = await stream(host, s);
     await events.statusCount(1);
     await settled();
+    return { host, s, events };
+  };
+  /** A call of one client route as the session's owner. */
+  const post = (host: TestApp, s: StartedSession, route: string, body: Record<string, unknown>) =>
+    call(
+      host.url,
+      'POST',
+      `/verification/${route}`,
+      { verification_id: s.verificationId, ...body },
+      {
+        'x-user': s.owner,
+      },
+    );
+
+  it('a push whose read the store failed is read again: the stream shows the outcome the webhook announced', async () => {
+    const { host, s, events } = await watching();
     const { calls } = failNextRead(host);
     await sb.call(s.requestId, s.phone);
     await sb.webhooksIdle();
@@ -87,11 +103,7 @@ describe('status stream: what it makes up for', () => {
   });
 
   it('a store that stays down is read less and less often, however many changes are announced; once back, the outcome is shown', async () => {
-    const host = await boot();
-    const s = await startSession(host, sb, 'reverse_flash_call');
-    const events = await stream(host, s);
-    await events.statusCount(1);
-    await settled();
+    const { host, s, events } = await watching();
     const flow = host.app.get(StatusFlow, { strict: false });
     const real = flow.stored.bind(flow);
     let [down, reads] = [true, 0];
@@ -117,11 +129,7 @@ describe('status stream: what it makes up for', () => {
   }, 15_000);
 
   it('a push that fails past its store read is read again: the journey is not left unread', async () => {
-    const host = await boot();
-    const s = await startSession(host, sb, 'reverse_flash_call');
-    const events = await stream(host, s);
-    await events.statusCount(1);
-    await settled();
+    const { host, s, events } = await watching();
     // The first push after the user's call fails once past its store read (sealing the journey's token).
     const handles = host.app.get(JourneyHandles, { strict: false });
     const realToken = handles.token.bind(handles);
@@ -140,14 +148,7 @@ describe('status stream: what it makes up for', () => {
     const host = await boot();
     const s = await startSession(host, sb, 'sms');
     await sb.advance(61_000);
-    const moved = await call(
-      host.url,
-      'POST',
-      '/verification/switch',
-      { verification_id: s.verificationId, method: 'msgr1_otp' },
-      { 'x-user': s.owner },
-    );
-    expect(moved.status).toBe(201);
+    expect((await post(host, s, 'switch', { method: 'msgr1_otp' })).status).toBe(201);
     const second = sb.sessionsFor(s.phone).find((x) => x.method === 'msgr1_otp')!.request_id;
     // A fresh read by the page: the stream's open then announces nothing.
     await routeStatus(host, s);
@@ -158,14 +159,7 @@ describe('status stream: what it makes up for', () => {
     // The user enters the new step's code: announced under that step's id, not listed yet.
     await sb.deliver(second);
     const code = String(sb.getSession(second)!.code);
-    const checked = await call(
-      host.url,
-      'POST',
-      '/verification/check',
-      { verification_id: s.verificationId, code },
-      { 'x-user': s.owner },
-    );
-    expect(checked.body).toMatchObject({ verified: true });
+    expect((await post(host, s, 'check', { code })).body).toMatchObject({ verified: true });
     // The follower looks again a slowest poll interval later and lists the step: the journey is read again.
     await events.ends(10_000);
     expect(events.statuses().map((x) => [x.status, x.method])).toEqual([
