@@ -173,7 +173,10 @@ export class StatusWatch {
     }
     this.reading.set(journeyId, false);
     void this.push(journeyId)
-      .catch(() => false)
+      .catch((error: unknown) => {
+        this.telemetry.logger.warn(`status stream could not offer a change: ${errorText(error)}`);
+        return false;
+      })
       .then((pushed) => {
         const again = this.reading.get(journeyId);
         this.reading.delete(journeyId);
