@@ -43,6 +43,24 @@ describe('VerificationClient on the clock', () => {
     },
   );
 
+  it('a second verification on the same client counts down as the first did (its clock stopped in between)', async () => {
+    const c = await started({ poll_interval_ms: 7000 });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'verified' }) });
+    await jest.advanceTimersByTimeAsync(7000);
+    expect(c.getState().phase).toBe('verified');
+    c.reset();
+    const again = answer(harness.routes, { resend_available_at: null, poll_interval_ms: 60_000 });
+    harness.routes.on('POST /start', { status: 201, body: again });
+    harness.routes.on('GET /status', { status: 200, body: again });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    const states: VerificationState[] = [];
+    c.subscribe((s) => states.push(s));
+    await jest.advanceTimersByTimeAsync(5000);
+    const left = states.map((s) => s.expiresInMs as number);
+    expect(left).toHaveLength(5);
+    expect(left.slice(1).map((v, i) => left[i]! - v)).toEqual(Array(4).fill(1000));
+  });
+
   it.each([0, 250, 999])(
     'the server clock read from whole-second Date headers is off by half a second at most: a server %i ms past its second ends the page 5 s after its expiry, ±500 ms',
     async (subSecondMs) => {
