@@ -159,6 +159,27 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     }
   });
 
+  it('journey_token is bounded at 2,048 characters on check, switch and cancel: one more is a validation_error naming it', async () => {
+    const s = await start({ phone_number: nextPhone(), method: 'sms' });
+    const id = s.body.verification_id;
+    const bodies = {
+      '/verification/check': { verification_id: id, code: '1234' },
+      '/verification/switch': { verification_id: id, method: 'flash_call' },
+      '/verification/cancel': { verification_id: id },
+    };
+    const tokenErrors = (res: { body: { errors?: { field: string | null; message: string }[] } }) =>
+      (res.body.errors ?? []).filter((e) => e.field === 'journey_token');
+    for (const [path, body] of Object.entries(bodies)) {
+      const over = await call(host.url, 'POST', path, { ...body, journey_token: 'a'.repeat(2049) });
+      expectProblem(over, 400, 'validation_error');
+      expect(tokenErrors(over)).toEqual([
+        { field: 'journey_token', message: 'journey_token must be shorter than or equal to 2048 characters' },
+      ]);
+      const at = await call(host.url, 'POST', path, { ...body, journey_token: 'a'.repeat(2048) });
+      expect(tokenErrors(at)).toEqual([]);
+    }
+  });
+
   it("bodies the host's JSON parser refuses before any route runs are still a 400 that reaches nothing", async () => {
     sb.resetRequestCounts();
     for (const body of [
