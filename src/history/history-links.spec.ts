@@ -75,6 +75,35 @@ describe("history links: the other side's rings a ring leads an erasure to", () 
     expect((await readLinks(store, N)).rings).toStrictEqual([P, O]);
   });
 
+  it('a pair renewed above a count restarted and taken since raises the count to its slot, not past it', async () => {
+    for (const ring of ['history:{o:a}', 'history:{o:b}']) await linkRing(store, N, ring, 1000);
+    await linkRing(store, N, O, 5000);
+    await linkRing(store, N, 'history:{o:c}', 1000);
+    now += 1000;
+    // The count ended with the shorter links; O lives on in slot 2, and a new link takes the free slot 0.
+    await linkRing(store, N, P, 1000);
+    await linkRing(store, N, O, 1000);
+    expect(await store.get(`${N}:links`)).toBe('3');
+    expect((await readLinks(store, N)).rings).toStrictEqual([P, O]);
+  });
+
+  it('a ring whose slots are all held: a new link gives up at the most an erasure reads, the count at it', async () => {
+    const full = 'history:{n:full}';
+    const held = new Proxy(store, {
+      get: (target, property) =>
+        property === 'setIfAbsent'
+          ? (key: string, value: string, ttlMs: number) =>
+              key.startsWith(`${full}:links:`)
+                ? Promise.resolve(false)
+                : target.setIfAbsent(key, value, ttlMs)
+          : (Reflect.get(target, property, target) as (...args: unknown[]) => unknown).bind(target),
+    });
+    await linkRing(held, full, O, 1000);
+    expect(await store.get(`${full}:links`)).toBe('100000');
+    expect((await readLinks(store, full)).rings).toStrictEqual([]);
+    for (const key of [`${full}:links`, `${full}:link:o:owner`]) await store.delete(key);
+  }, 20_000);
+
   it("a first link that failed after claiming its pair holds the pair's links back a minute, not the link's life", async () => {
     const failing = new Proxy(store, {
       get: (target, property) =>
