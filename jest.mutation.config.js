@@ -115,6 +115,18 @@ export const SPECS_BY_FOLDER = {
   webhooks: [/^src\/webhooks\//, /^test\/webhooks\//],
 };
 
+// src/verification/paid-start.ts's scope (SPECS_BY_SCOPE['paid-start']), which flow-outcomes' widens.
+const PAID_START = [
+  /^test\/client-routes\/(errors|start-expiry|start-upstream-answers)\./,
+  /^test\/protection\/refused-starts\./,
+  /^test\/privacy\/erasure-(callers|refused-start-slot|in-flight)\./,
+  /^test\/attacks\/erasure-start-in-flight\./,
+  /^test\/history\/(history|history-refusal-budget|start-outcomes)\./,
+  /^test\/purposes\/assess-start\./,
+  /^test\/operations\/logs\./,
+  /^test\/tracing\/tracing\.e2e\./,
+];
+
 /**
  * Where a few files of a folder are tested, when the folder's whole list makes the first run too long for
  * them: `MUTATE_SPECS=<name>` with `MUTATE_FOLDER=<its folder>` and `-- --mutate <its files>` runs their
@@ -328,15 +340,20 @@ export const SPECS_BY_SCOPE = {
   // log line (logs) and span (tracing).
   'paid-start': {
     folder: 'verification',
+    specs: PAID_START,
+  },
+  // src/verification/flow-outcomes.ts: paid-start's suites, and those that read what it records of a start
+  // beside its entry, log line and span: the purpose on its history entry (purposes), the method figures'
+  // callers and givers (learning-steering: an account, a visitor, an address, the host's own starts), a start
+  // while its method is healthy taught to the cells the first method is chosen from (learned-fallback) and
+  // one while it is degraded kept out of them (health-outage-keeps-method-out, 2 tests of 14 s).
+  'flow-outcomes': {
+    folder: 'verification',
     specs: [
-      /^test\/client-routes\/(errors|start-expiry|start-upstream-answers)\./,
-      /^test\/protection\/refused-starts\./,
-      /^test\/privacy\/erasure-(callers|refused-start-slot|in-flight)\./,
-      /^test\/attacks\/erasure-start-in-flight\./,
-      /^test\/history\/(history|history-refusal-budget|start-outcomes)\./,
-      /^test\/purposes\/assess-start\./,
-      /^test\/operations\/logs\./,
-      /^test\/tracing\/tracing\.e2e\./,
+      ...PAID_START,
+      /^test\/purposes\/purposes\.e2e\./,
+      /^test\/journeys\/(learned-fallback|learning-steering)\.e2e\./,
+      /^test\/attacks\/health-outage-keeps-method-out\./,
     ],
   },
   // src/verification/in-doubt-starts.ts and flow-outcomes.ts (issue 42's start path): a start in doubt

@@ -9,6 +9,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import { FIGURES_SHARE_PER_DAY } from '../../src/account/figure-evidence.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import {
   EXPIRY_MS,
@@ -89,5 +90,36 @@ describe.each(PLATFORMS)('learning nobody can steer (%s)', (platform) => {
     await fx.sb.advance(EXPIRY_MS);
     await fx.sb.webhooksIdle();
     expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: counted });
+  });
+
+  it('each account and each anonymous visitor is one caller in the figures: 2 accounts and 2 visitors, 4 callers', async () => {
+    const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
+    const stats = host.app.get(MethodStats, { strict: false });
+    const owners = ['ann', 'ann', 'ben', 'ben', null, null];
+    for (const [i, owner] of owners.entries())
+      await abandonedStarts(fx, host, 1, () => `100.${112 + i}.1.9`, false, owner);
+    expect((await stats.figures()).reverse_flash_call).toMatchObject({ started: 6, callers: 4 });
+  });
+
+  it("one address is one giver whoever signs in from it: of 6 accounts' starts from one address, the figures count its share", async () => {
+    const host = await journeyHost(fx, platform, storeOf(platform), {}, { trustProxy: true });
+    const stats = host.app.get(MethodStats, { strict: false });
+    for (let i = 0; i < 6; i++)
+      await abandonedStarts(fx, host, 1, () => '100.120.1.9', false, `account-${i}`);
+    expect((await stats.figures()).reverse_flash_call).toMatchObject({
+      started: FIGURES_SHARE_PER_DAY.address,
+    });
+  });
+
+  it("the host's own starts (no client, no owner) are no caller: each counted, none bounded by a caller's share", async () => {
+    const host = await journeyHost(fx, platform, storeOf(platform));
+    const stats = host.app.get(MethodStats, { strict: false });
+    const verification = host.app.get(VerificationService, { strict: false });
+    for (let i = 0; i < FIGURES_SHARE_PER_DAY.caller + 1; i++)
+      await verification.start({ phoneNumber: freshPhone(), method: 'reverse_flash_call' });
+    expect((await stats.figures()).reverse_flash_call).toMatchObject({
+      started: FIGURES_SHARE_PER_DAY.caller + 1,
+      callers: 0,
+    });
   });
 });
