@@ -19,6 +19,10 @@ describe('ledger figures and CSV', () => {
     expect(figuresOf({ ...counts, verified: 1, charged: 5 }).costPerVerified).toBe(0.05);
   });
 
+  it('verified sessions that cost nothing cost 0 per verified session, not nothing', () => {
+    expect(figuresOf({ ...counts, charged: 0 })).toMatchObject({ expected: 0, costPerVerified: 0 });
+  });
+
   it.each([
     ['=HYPERLINK("x")', `"'=HYPERLINK(""x"")"`],
     ['+7912', "'+7912"],
