@@ -97,6 +97,18 @@ describe('the ops page view', () => {
     expect(beyond).toContain('<span class="beyond">-2 RUB (beyond the tolerance)</span>');
   });
 
+  it('a drift beyond the tolerance stands out whichever way it goes; one within does not, either way', () => {
+    const usage = { charged: 3.5, verifications: 1, verified: 1, readAt: new Date(0) };
+    const drift = (lang: 'en' | 'ru', value: number, beyondTolerance: boolean) =>
+      renderOpsPage(data(day(1, { usage, drift: value, beyondTolerance })), lang).match(
+        /<dt>[^<]*<\/dt><dd>(<span[^]*?<\/span>)<\/dd><\/dl>/,
+      )?.[1];
+    expect(drift('en', 2, true)).toBe('<span class="beyond">2 RUB (beyond the tolerance)</span>');
+    expect(drift('en', -0.5, false)).toBe('<span class="">-0.5 RUB (within the tolerance)</span>');
+    expect(drift('ru', 2, true)).toBe('<span class="beyond">2 RUB (сверх допуска)</span>');
+    expect(drift('ru', -0.5, false)).toBe('<span class="">-0.5 RUB (в пределах допуска)</span>');
+  });
+
   it('method health as a percentage, and a link to the other language', () => {
     const html = renderOpsPage(
       data(null, { health: [{ method: 'sms', started: 3, verifiedRate: 2 / 3 }] }),
