@@ -150,6 +150,24 @@ describe.each(PLATFORMS)('the ops page behind the host’s guard (%s)', (platfor
     expect(await headers('/admin/verification')).toEqual([200, 'no-store', 'nosniff']);
   });
 
+  it('the page’s CSP lets its inline style alone: no script, no frame around it, no form, no base', async () => {
+    const res = await call(host.url, 'GET', '/admin/verification', undefined, ADMIN);
+    const directives = Object.fromEntries(
+      (res.headers.get('content-security-policy') ?? '')
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
+    );
+    expect(directives).toStrictEqual({
+      'default-src': ["'none'"],
+      'style-src': ["'unsafe-inline'"],
+      'img-src': ["'self'"],
+      'base-uri': ["'none'"],
+      'form-action': ["'none'"],
+      'frame-ancestors': ["'none'"],
+    });
+  });
+
   it.each([
     ['lang=de', 'lang'],
     ['lang=en&lang=ru', 'lang'],
@@ -212,6 +230,16 @@ describe('the ops page in Chromium: axe finds nothing, in English and Russian', 
     const violations = await page.evaluate<string[]>(`axe.run(document).then((r) =>
       r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
     expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('under its own CSP, the page is styled: its inline style sheet applies', async () => {
+    const context = await browser.newContext({ extraHTTPHeaders: ADMIN });
+    const page = await context.newPage();
+    expect((await page.goto(`${host.url}/admin/verification`))?.status()).toBe(200);
+    const body = await page.evaluate<[string, boolean]>(`((style) =>
+      [style.maxWidth, style.fontFamily.startsWith('system-ui')])(getComputedStyle(document.body))`);
+    expect(body).toStrictEqual(['960px', true]);
     await context.close();
   });
 });
