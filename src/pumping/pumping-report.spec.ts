@@ -57,6 +57,41 @@ describe('a new hold as the operator reads it', () => {
     });
   });
 
+  it("the warning tells the operator what the event does: a slow drip's counts are the day's there too", () => {
+    const counts = {
+      starts: 12,
+      verified: 0,
+      known: false,
+      day: { starts: 300.4, verified: 2.5, baseline: 0 },
+    } as SubjectCounts;
+    const held = {
+      kind: 'prefix',
+      id: 'p',
+      counts,
+      rule: 'slow_drip',
+      hold: undefined,
+      running: true,
+    } as Held;
+    const { warned } = reported({ reason: 'range_held', held, counts });
+    expect(warned).toStrictEqual([
+      [
+        'pumping defence: starts that do not complete; hold started',
+        {
+          reason: 'range_held',
+          mode: 'enforce',
+          subject: 'prefix',
+          rule: 'slow_drip',
+          range: '+7916123',
+          prefix: '+7916',
+          country: 'RU',
+          starts: 300,
+          verified: 3,
+          hold_ms: 600_000,
+        },
+      ],
+    ]);
+  });
+
   it("the spend cap's reserve (no subject held) is the country's, by its own rule; the number is masked", () => {
     const { event } = reported({ reason: 'spend_cap_reserve' });
     expect(event).toMatchObject({
