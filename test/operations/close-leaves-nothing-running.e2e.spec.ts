@@ -4,7 +4,8 @@
  * client's keep-alive pool, the store's connections and its subscriber, a status stream still open, the
  * reconciler's and the heartbeat's timers; a Redis connection may take a few milliseconds more to end). The
  * host runs in a process of its own (the built package), so that what this test's side holds open does not
- * count. Express and Fastify; MemoryStore and Redis by URL.
+ * count. Express and Fastify; MemoryStore and Redis by URL; the default transport and axios (whose deadline
+ * timer of a finished call must not outlive it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -40,11 +41,21 @@ afterEach(() => {
 async function startHost(
   platform: string,
   redisUrl: string,
+  transport: string,
 ): Promise<{ url: string; lines: AsyncIterator<string> }> {
   const account = await sb.createAccount({ balance: 100 });
   child = spawn(
     process.execPath,
-    [FIXTURE, platform, sb.url, account.apiKey, account.apiSecret, account.webhookSecret, redisUrl],
+    [
+      FIXTURE,
+      platform,
+      sb.url,
+      account.apiKey,
+      account.apiSecret,
+      account.webhookSecret,
+      redisUrl,
+      transport,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
@@ -55,12 +66,13 @@ async function startHost(
 
 describe.each(PLATFORMS)('app.close() of a host (%s)', (platform) => {
   it.each([
-    ['MemoryStore', ''],
-    ['Redis by URL', 'redis'],
+    ['MemoryStore', '', ''],
+    ['Redis by URL', 'redis', ''],
+    ['MemoryStore and the axios transport', '', 'axios'],
   ])(
     'on %s: nothing of the module runs once it resolves, and the process ends by itself',
-    async (_label, store) => {
-      const host = await startHost(platform, store === 'redis' ? sharedRedisUrl() : '');
+    async (_label, store, transport) => {
+      const host = await startHost(platform, store === 'redis' ? sharedRedisUrl() : '', transport);
       // The module at work: a start (the API client's pool), a status read, a status stream held open.
       const started = await call(
         host.url,

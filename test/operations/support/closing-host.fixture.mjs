@@ -1,5 +1,5 @@
 // A host process as a host runs it: the module from the built package (dist/), its own HTTP server,
-// the store the test names (MemoryStore, or Redis by URL), and on SIGTERM nothing but `await app.close()`:
+// the store the test names (MemoryStore, or Redis by URL), the API transport it names (the default, or axios), and on SIGTERM nothing but `await app.close()`:
 // the process must then end by itself. It prints its port, then what is still running once close() resolved.
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -7,14 +7,14 @@ import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { VerificationModule } from '../../../dist/index.js';
 
-const [platform, baseUrl, apiKey, apiSecret, webhookSecret, redisUrl] = process.argv.slice(2);
+const [platform, baseUrl, apiKey, apiSecret, webhookSecret, redisUrl, transport] = process.argv.slice(2);
 
 class AppModule {}
 Module({
   imports: [
     EventEmitterModule.forRoot(),
     VerificationModule.forRoot({
-      api: { baseUrl, apiKey, apiSecret },
+      api: { baseUrl, apiKey, apiSecret, ...(transport ? { transport } : {}) },
       webhooks: { secret: webhookSecret },
       owner: (req) => req.headers['x-user'],
       ...(redisUrl ? { store: { url: redisUrl, keyPrefix: `pv-closing:${process.pid}:` } } : {}),
