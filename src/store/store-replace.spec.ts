@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from './memory.store.js';
+import { replaceIfEquals } from './store-replace.js';
+import type { VerificationStore } from './verification-store.interface.js';
+
+/**
+ * A host's own store without `replaceIfEquals`, over a MemoryStore: each of its writes lands a moment after it
+ * was issued (a network round trip), and has landed when its promise resolves.
+ */
+function hostStore(inner: MemoryStore): VerificationStore {
+  const later = <T>(work: () => Promise<T>): Promise<T> =>
+    new Promise((resolve) => setImmediate(resolve)).then(work);
+  return {
+    now: () => inner.now(),
+    get: (key) => inner.get(key),
+    set: (key, value, ttlMs, options) => later(() => inner.set(key, value, ttlMs, options)),
+    setIfAbsent: (key, value, ttlMs, options) => inner.setIfAbsent(key, value, ttlMs, options),
+    delete: (key) => later(() => inner.delete(key)),
+    increment: (key, by, ttlMs, options) => inner.increment(key, by, ttlMs, options),
+    schedule: (queue, member, dueAt) => inner.schedule(queue, member, dueAt),
+    claimDue: (queue, limit, leaseMs) => inner.claimDue(queue, limit, leaseMs),
+    unschedule: (queue, member) => inner.unschedule(queue, member),
+    queueSize: (queue) => inner.queueSize(queue),
+    close: () => inner.close(),
+  };
+}
+
+describe.each([
+  ['the store’s own atomic replace', (inner: MemoryStore): VerificationStore => inner],
+  ['a host’s store without it (a read, then the write)', hostStore],
+])('replaceIfEquals: %s', (_, shape) => {
+  let now = 1_000_000;
+  let inner: MemoryStore;
+  let store: VerificationStore;
+  const open = () => {
+    now = 1_000_000;
+    inner = new MemoryStore({ clock: () => now });
+    store = shape(inner);
+  };
+  afterEach(async () => {
+    // A write left in flight lands before the store closes: a late write fails as the assertion it broke.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await inner.close();
+  });
+
+  it('replaces a value equal to the one expected, for the new TTL, and says so once the value is there', async () => {
+    open();
+    await inner.set('k', 'old', 60_000);
+    await expect(replaceIfEquals(store, 'k', 'old', 'new', 5_000)).resolves.toBe(true);
+    await expect(inner.get('k')).resolves.toBe('new');
+    now += 4_999;
+    await expect(inner.get('k')).resolves.toBe('new');
+    now += 1;
+    await expect(inner.get('k')).resolves.toBeNull();
+  });
+
+  it('removes the key when the new value is null, and it is gone once it answers', async () => {
+    open();
+    await inner.set('k', 'old', 60_000);
+    await expect(replaceIfEquals(store, 'k', 'old', null, 5_000)).resolves.toBe(true);
+    await expect(inner.get('k')).resolves.toBeNull();
+  });
+
+  it('leaves any other value as it is, and an absent key absent', async () => {
+    open();
+    await inner.set('k', 'taken since', 60_000);
+    await expect(replaceIfEquals(store, 'k', 'old', 'new', 5_000)).resolves.toBe(false);
+    await expect(replaceIfEquals(store, 'k', 'old', null, 5_000)).resolves.toBe(false);
+    await expect(inner.get('k')).resolves.toBe('taken since');
+    await expect(replaceIfEquals(store, 'absent', 'old', 'new', 5_000)).resolves.toBe(false);
+    await expect(inner.get('absent')).resolves.toBeNull();
+  });
+
+  it('replaces an expired value no more than an absent one', async () => {
+    open();
+    await inner.set('k', 'old', 1_000);
+    now += 1_000;
+    await expect(replaceIfEquals(store, 'k', 'old', 'new', 5_000)).resolves.toBe(false);
+    await expect(inner.get('k')).resolves.toBeNull();
+  });
+});
