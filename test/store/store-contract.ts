@@ -784,6 +784,17 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         expect(leaving.received).toEqual(['before']);
       });
 
+      it('an unsubscribe called again, once its channel emptied and a new listener joined, leaves the new one listening', async () => {
+        const leaving = await inbox(store, 'status');
+        leaving.unsubscribe();
+        const back = await inbox(store, 'status');
+        // A teardown run twice (a stream's close and its error handler both) calls it a second time.
+        leaving.unsubscribe();
+        await store.publish!('status', 'after');
+        expect(await back.next()).toEqual(['after']);
+        expect(leaving.received).toEqual([]);
+      });
+
       it('keeps delivering to the others when a listener throws', async () => {
         await store.subscribe!('status', () => {
           throw new Error('listener failure');
