@@ -27,6 +27,21 @@ const CASES: RefusalCase[] = [
     'non-empty string',
   ],
 
+  // The prefix alone is no secret: a host that lost the key's text while copying it would accept any signer.
+  [
+    'webhooks.secret, its prefix alone',
+    { api, webhooks: { secret: 'whsec_' } },
+    'webhooks.secret',
+    'Standard Webhooks secret',
+  ],
+
+  [
+    'webhooks.secret[], its prefix alone',
+    { api, webhooks: { secret: [SECRET, 'whsec_'] } },
+    'webhooks.secret[1]',
+    'Standard Webhooks secret',
+  ],
+
   [
     'webhooks.signature',
     { api, webhooks: { signature: 'hmac' } },
