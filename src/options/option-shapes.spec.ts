@@ -23,6 +23,19 @@ const KEY = 'k'.repeat(32);
 
 /** Refused, naming the field: [case, options, field named, words of the message]. */
 const REFUSED: RefusalCase[] = [
+  // The other common non-ISO spellings of a country, each with the code meant (UK's is the rule spec's case).
+  [
+    'a default country spelt EL',
+    { api, phone: { defaultCountry: 'EL' } },
+    'phone.defaultCountry',
+    'did you mean "GR"?',
+  ],
+  [
+    'a country spelt EN',
+    { api, phone: { allowedCountries: ['RU', 'EN'] } },
+    'phone.allowedCountries[1]',
+    'did you mean "GB"?',
+  ],
   [
     'a prior keyed by a lowercase code',
     pumping({ expectedConversion: { ru: 0.8 } }),
