@@ -198,10 +198,26 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
 
   it('phone_not_allowed for other countries (Kazakhstan shares +7) and non-mobile numbers', async () => {
     sb.resetRequestCounts();
-    for (const phone of ['+77012345678', '+14155550123', '+74951234567', '+78001234567']) {
+    const refused: [string, string][] = [];
+    for (const phone of [
+      '+77012345678', // Kazakhstan
+      '+14155550123', // the US
+      '+881612345678', // a satellite phone (Iridium): a mobile number of no country at all
+      '+74951234567', // a Moscow landline
+      '+78001234567', // a Russian toll-free number
+    ]) {
       const res = await start({ phone_number: phone, method: 'sms' });
       expectProblem(res, 400, 'phone_not_allowed');
+      refused.push([phone, res.body.reason as string]);
     }
+    // The reason tells the user what to change: another country's number, or a mobile one.
+    expect(refused).toEqual([
+      ['+77012345678', 'country'],
+      ['+14155550123', 'country'],
+      ['+881612345678', 'country'],
+      ['+74951234567', 'number_type'],
+      ['+78001234567', 'number_type'],
+    ]);
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
   });
 
