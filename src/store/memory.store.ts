@@ -214,16 +214,17 @@ export class MemoryStore implements VerificationStore {
     return this.queues.get(queue)?.size ?? 0;
   }
 
-  /** Stops the sweep timer and drops every entry; later operations reject. Idempotent. */
   async publish(channel: string, message: string): Promise<void> {
-    if (this.closed) return;
+    this.assertOpen('publish');
     this.channels.publish(channel, message);
   }
 
   async subscribe(channel: string, listener: StoreMessageListener): Promise<() => void> {
+    this.assertOpen('subscribe');
     return this.channels.subscribe(channel, listener);
   }
 
+  /** Stops the sweep timer and drops every entry; later operations reject. Idempotent. */
   async close(): Promise<void> {
     this.channels.clear();
     if (this.sweepTimer) clearInterval(this.sweepTimer);

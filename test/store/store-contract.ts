@@ -698,6 +698,9 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
           claimDue: () => closing.claimDue('q', 1, 1000),
           unschedule: () => closing.unschedule('q', 'm'),
           queueSize: () => closing.queueSize('q'),
+          // As RedisStore does: a stream's announcement after shutdown fails rather than vanishing.
+          ...(closing.publish ? { publish: () => closing.publish!('c', 'm') } : {}),
+          ...(closing.subscribe ? { subscribe: () => closing.subscribe!('c', () => undefined) } : {}),
         };
         for (const [operation, call] of Object.entries(refused))
           await expect(call()).rejects.toThrow(
