@@ -105,7 +105,14 @@ export class AxiosTransport implements ExchangeTransport {
       };
     } catch (err) {
       if (controller.signal.aborted) throw new HttpTransportError('ETIMEDOUT');
-      const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+      const { code, message } = (typeof err === 'object' && err !== null ? err : {}) as {
+        code?: unknown;
+        message?: unknown;
+      };
+      // axios names an answer past maxContentLength only in its message (code ERR_BAD_RESPONSE, as for a
+      // broken stream): the same failure is ERR_BODY_TOO_LARGE on every transport.
+      if (typeof message === 'string' && message.startsWith('maxContentLength size of'))
+        throw new HttpTransportError('ERR_BODY_TOO_LARGE');
       throw new HttpTransportError(safeCode(code));
     } finally {
       clearTimeout(timer);
