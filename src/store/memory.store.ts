@@ -214,6 +214,7 @@ export class MemoryStore implements VerificationStore {
     return this.queues.get(queue)?.size ?? 0;
   }
 
+  /** Delivers to this process's listeners of `channel`, after the caller's current step; rejects once closed. */
   async publish(channel: string, message: string): Promise<void> {
     this.assertOpen('publish');
     this.channels.publish(channel, message);
