@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { LocalChannels } from './local-channels.js';
+import { MemoryStore } from './memory.store.js';
 
 describe('LocalChannels', () => {
   it('a message reaches the listeners subscribed when it is delivered: one unsubscribed meanwhile hears nothing', async () => {
@@ -39,5 +40,16 @@ describe('LocalChannels', () => {
     channels.publish('c', 'z');
     await new Promise((resolve) => setImmediate(resolve));
     expect(heard).toStrictEqual(['z']);
+  });
+
+  it('a message published in the step that closes a MemoryStore reaches no listener: nothing is heard once close() was called', async () => {
+    const store = new MemoryStore();
+    const heard: string[] = [];
+    await store.subscribe('c', (m) => void heard.push(m));
+    const published = store.publish('c', 'late');
+    const closed = store.close();
+    await Promise.all([published, closed]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toStrictEqual([]);
   });
 });

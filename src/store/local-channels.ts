@@ -34,7 +34,9 @@ export class LocalChannels {
     };
   }
 
+  /** Drops every listener, those a message already queued would reach included. */
   clear(): void {
+    for (const listeners of this.listeners.values()) listeners.clear();
     this.listeners.clear();
   }
 }
