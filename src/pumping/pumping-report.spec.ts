@@ -37,13 +37,15 @@ function reported(hold: Partial<HoldReport>): { event: FraudSuspectedEvent; warn
 }
 
 describe('a new hold as the operator reads it', () => {
+  /** A subject's counts: 12 starts in the window, a slow drip's 300 in the day. */
+  const counts = {
+    starts: 12,
+    verified: 0,
+    known: false,
+    day: { starts: 300.4, verified: 2.5, baseline: 0 },
+  } as SubjectCounts;
+
   it("a slow drip's hold reports the day's counts, another rule's the window's", () => {
-    const counts = {
-      starts: 12,
-      verified: 0,
-      known: false,
-      day: { starts: 300.4, verified: 2.5, baseline: 0 },
-    } as SubjectCounts;
     const held = (rule: 'slow_drip' | 'unconverted') =>
       ({ kind: 'prefix', id: 'p', counts, rule, hold: undefined, running: true }) as Held;
     expect(reported({ held: held('slow_drip'), counts }).event).toMatchObject({
@@ -58,12 +60,6 @@ describe('a new hold as the operator reads it', () => {
   });
 
   it("the warning tells the operator what the event does: a slow drip's counts are the day's there too", () => {
-    const counts = {
-      starts: 12,
-      verified: 0,
-      known: false,
-      day: { starts: 300.4, verified: 2.5, baseline: 0 },
-    } as SubjectCounts;
     const held = {
       kind: 'prefix',
       id: 'p',
