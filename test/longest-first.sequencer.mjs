@@ -1,16 +1,30 @@
 import TestSequencer from '@jest/test-sequencer';
 
 /**
- * The suites that take longest, longest first (measured; the soak far ahead of the rest).
- * Two workers finish together only when these start early: jest orders by the durations it cached on
- * the last run, but on a fresh clone, or for a file it has not timed yet, it runs the biggest files
- * first, which would start the soak last and leave one worker alone with it at the end.
+ * The suites that take longest, longest first. On two cores the run ends when its last file does, so the
+ * files that compute most start first, with the ones that mostly wait (the soak's fixed traffic time, npm
+ * installs, Chromium, real time-outs) beside them: jest orders by the durations it cached on the last run,
+ * but on a fresh clone (CI) it runs the biggest files first, and a merged file is a few import lines.
+ * Figures: one worker's CPU per file in a full run (`process.cpuUsage()` from its setup to its last test,
+ * 2026-12-06, four workers on a loaded machine, so about 1.2× an idle run's).
  */
 const LONGEST = [
+  // 167 s: the method-health simulations, each on two shapes (Express with memory, Fastify with Redis).
+  'test/attacks/figures-and-priors.merged.spec.ts',
   'test/hardening/soak.spec.ts',
   // Not long alone, but its heap measures collect the whole heap: they belong on a fresh worker, before
-  // the modules of other files pile up there.
+  // the modules of other files pile up there (one of the first four).
   'test/store/memory.store.spec.ts',
+  // 70 s.
+  'test/journeys/switches-and-learning.merged.spec.ts',
+  // 38 s; 26 s with the in-doubt starts' real time-outs (224 s on the clock).
+  'test/history/history.merged.spec.ts',
+  'test/events/events.merged.spec.ts',
+  // 34, 31, 25 and 25 s.
+  'test/attacks/test-numbers.merged.spec.ts',
+  'test/verified-phone/verified-phone.merged.spec.ts',
+  'test/attacks/history.merged.spec.ts',
+  'test/protection/start-rules.merged.spec.ts',
   'test/sample-app/verify-by-each-method.spec.ts',
   'test/hardening/fuzz-client-routes.spec.ts',
   'test/sample-app/page-behaviour.spec.ts',

@@ -224,18 +224,6 @@ describe.each(ONE_PLATFORM)('attacks on the money protection (%s)', (platform) =
       expect(seen.body.status).toBe('verified');
     }
     const sms = numbers.flatMap((phone) => fx.sb.sessionsFor(phone)).filter((x) => x.method === 'sms');
-    console.log(
-      'SMS',
-      sms.length,
-      numbers
-        .map((p) =>
-          fx.sb
-            .sessionsFor(p)
-            .map((x) => x.method + ':' + x.status)
-            .join(','),
-        )
-        .slice(0, 8),
-    );
     expect(sms.length).toBeLessThanOrEqual(30);
     expect(fraudEvents(fx.host).some((e) => e.countryUnderAttack)).toBe(true);
   }, 60_000);
