@@ -17,7 +17,7 @@ const LONGEST = [
   'test/store/memory.store.spec.ts',
   // 70 s.
   'test/journeys/switches-and-learning.merged.spec.ts',
-  // 38 s; 26 s with the in-doubt starts' real time-outs (224 s on the clock).
+  // 38 s; then 26 s of CPU, 224 s on the clock (the in-doubt starts wait out real time-outs).
   'test/history/history.merged.spec.ts',
   'test/events/events.merged.spec.ts',
   // 34, 31, 25 and 25 s.
