@@ -128,6 +128,30 @@ describe('status stream: what it makes up for', () => {
     expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
   }, 15_000);
 
+  it('a store back after an outage is retried 1 s into its next outage again, not at the last wait doubled', async () => {
+    const { host, s } = await watching();
+    const flow = host.app.get(StatusFlow, { strict: false });
+    const real = flow.stored.bind(flow);
+    let [down, reads] = [true, 0];
+    flow.stored = async (journeyId: string) => {
+      reads++;
+      if (down) throw new VerificationStoreUnavailableError('get', 'down');
+      return real(journeyId);
+    };
+    const records = host.app.get(SessionRecordRepository, { strict: false });
+    // The first outage: a read fails, its try 1 s later too; the next, 2 s after that, finds the store back.
+    await records.announce(s.requestId);
+    await waitFor(() => reads === 2);
+    down = false;
+    await waitFor(() => reads === 3, 4000);
+    // The second outage: its first try comes 1 s after the failed read (4 s had the waits gone on doubling).
+    down = true;
+    const failedAt = Date.now();
+    await records.announce(s.requestId);
+    await waitFor(() => reads === 5, 6000);
+    expect(Date.now() - failedAt).toBeLessThan(3000);
+  }, 15_000);
+
   it('a push that fails past its store read is read again: the journey is not left unread', async () => {
     const { host, s, events } = await watching();
     // The first push after the user's call fails once past its store read (sealing the journey's token).
