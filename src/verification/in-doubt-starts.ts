@@ -69,14 +69,18 @@ export class InDoubtStarts {
   /**
    * Remembers a start whose initiation may have gone through. Never throws: the caller is already
    * answering with the initiation's own failure. Without a webhook route nothing could reveal the
-   * session, so nothing is kept.
+   * session, so nothing is kept. `sentAt`: the module-clock time the initiation was sent (the session is
+   * created upstream after it, not after the failure that ends the wait for its answer).
    */
-  async remember(start: {
-    phoneNumber: string;
-    method: VerificationMethod;
-    owner?: string;
-    purpose?: string;
-  }): Promise<void> {
+  async remember(
+    start: {
+      phoneNumber: string;
+      method: VerificationMethod;
+      owner?: string;
+      purpose?: string;
+    },
+    sentAt: number,
+  ): Promise<void> {
     this.telemetry.logger.warn(
       `initiation outcome unknown: a session may exist upstream; ${
         this.options.webhooks.enabled
@@ -88,13 +92,13 @@ export class InDoubtStarts {
     this.telemetry.metrics.inDoubtStart(start.method, 'remembered');
     if (!this.options.webhooks.enabled) return;
     try {
-      const at = this.store.now();
+      const now = this.store.now();
       const key = InDoubtStarts.inDoubtKey(this.options.dataKeys, start.phoneNumber);
       const entries = [
         ...this.entries(await this.store.get(key)),
-        { method: start.method, owner: start.owner, purpose: start.purpose, at },
+        { method: start.method, owner: start.owner, purpose: start.purpose, at: sentAt },
       ];
-      const kept = entries.filter((e) => e.at + this.lifetimeMs() > at);
+      const kept = entries.filter((e) => e.at + this.lifetimeMs() > now);
       await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(kept)), this.lifetimeMs());
       await this.store.set(ANY_KEY, '1', this.lifetimeMs());
     } catch (error) {

@@ -124,6 +124,7 @@ export class PaidStart {
   }
 
   private async initiate(order: SessionOrder, permit: StartPermit): Promise<InitiateResult> {
+    const sentAt = this.options.clock();
     try {
       return await this.api.initiate(this.request(order));
     } catch (error) {
@@ -138,7 +139,7 @@ export class PaidStart {
           : {}),
       });
       // The session may exist (and be paid for) all the same: its first webhook can reveal it.
-      if (mayHaveBeenProcessed(error)) await this.inDoubt.remember(order);
+      if (mayHaveBeenProcessed(error)) await this.inDoubt.remember(order, sentAt);
       throw failure;
     }
   }
