@@ -5,6 +5,10 @@
  * no longer knows: were it matched against the start in doubt (same number, same method, created within its
  * reach), the other person would be handed the erased owner's session and its outcome. It is not adopted: no
  * event, no record, nothing in the other person's history; the start in doubt still adopts its own session.
+ *
+ * And a number erased while its own start waits for the API's answer (which comes too late): the session
+ * the API created for that start is the erased subject's. It was adopted by its webhook when the start in
+ * doubt was remembered at the time its wait failed (after the erasure) rather than the time it was sent.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
