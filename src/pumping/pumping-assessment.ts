@@ -2,6 +2,7 @@ import type { FraudSuspectedEvent } from '../core/verification-events.js';
 import type { SubjectCounts } from './pumping-counts.js';
 import type { Giver, Standing } from './giver-shares.js';
 import type { PumpingAttempt, Subject } from './pumping-subjects.js';
+import type { StatsSubject } from './range-stats.js';
 import type { Held } from './pumping-verdict.js';
 import type { HoldState } from './range-stats.js';
 
@@ -32,6 +33,8 @@ export interface PumpingAssessment {
   prefix: string;
   country: string;
   subjects: Subject[];
+  /** Its country's twins (range-stats-keys.ts): counted with its subjects. */
+  twins: StatsSubject[];
   /** Whom its verification is credited to: its subjects, and a switch's callers too (their journey converts). */
   credited: string[];
   counts: Map<string, SubjectCounts>;

@@ -102,7 +102,7 @@ export class PumpingDefence {
     // Past a share, the start is judged by the twin that counts it: read at once if a balance was seen full.
     const [counts, holdList, balances, early] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
-      Promise.all(holdable.map((s) => this.stats.readHold(s.id))),
+      Promise.all(holdable.map((s) => this.stats.readHold(s))),
       this.stats.readShares(givers, shareKeys),
       this.stats.likelyPast(shareKeys) ? this.stats.read(twins) : undefined,
     ]);
@@ -141,7 +141,7 @@ export class PumpingDefence {
     const steer = attacked && !known && !free(attempt.method);
     const verdict = { underAttack, selfUnderAttack, held, reserve, steer };
     const shares = { givers, standing, pastNetwork: networkPast(givers, next)?.id };
-    return { attempt, ...place, subjects, credited, counts, holds, ...shares, ...verdict };
+    return { attempt, ...place, subjects, twins, credited, counts, holds, ...shares, ...verdict };
   }
 
   /**
@@ -262,9 +262,9 @@ export class PumpingDefence {
 
   /** Counts a paid start (or attempt) with its country's twins, charged to its givers (marks: countStart). */
   private count(assessment: PumpingAssessment, marks?: BurstMarks): ReturnType<RangeStats['countStart']> {
-    const { attempt, subjects, givers } = assessment;
+    const { attempt, subjects, twins, givers } = assessment;
     return this.stats.countStart(
-      [...subjects, ...twinsOf(subjects)],
+      [...subjects, ...twins],
       attempt.phoneNumber,
       callerOf(attempt),
       givers,

@@ -1,5 +1,5 @@
 import { bursty, EVICTABLE, rangeStatsKey as key } from './range-stats-keys.js';
-import { RangeHolds } from './range-holds.js';
+import { RangeHolds, type Tagged } from './range-holds.js';
 
 /**
  * What a start read of its burst marks with the request limits (`markBursts`), in window `window`: it
@@ -64,19 +64,20 @@ export class RangeBursts extends RangeHolds {
    * round trips more).
    */
   protected async countBursts(
-    subjects: readonly { id: string }[],
+    subjects: readonly Tagged[],
     w: number,
     phoneNumber: string | undefined,
     caller: string | undefined,
     marked: BurstMarks | undefined,
     numberCount: Promise<number>,
   ): Promise<(readonly [string, number] | undefined)[]> {
-    const ids = subjects.filter((s) => bursty(s.id)).map((s) => s.id);
+    const bursts = subjects.filter((s) => bursty(s.id));
+    const ids = bursts.map((s) => s.id);
     if (caller === undefined || phoneNumber === undefined || ids.length === 0) return [];
     const went = marked?.window === w && marked.first;
     const ahead = went ? ids.filter((id) => marked.ids.has(id)) : [];
     const ttl = 2 * this.settings.windowMs;
-    const callers = (id: string): string => key.callers(this.keys.digest(id), w);
+    const callers = (id: string): string => key.callers(this.tag(bursts[ids.indexOf(id)]!), w);
     const take = (id: string): Promise<boolean> =>
       this.store.setIfAbsent(this.mark(id, caller, w), '1', this.markTtl(w), EVICTABLE);
     const [count, taken] = await Promise.all([

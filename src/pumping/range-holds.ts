@@ -35,6 +35,11 @@ function voteSlots(tag: string, day: number): string[] {
   return Array.from({ length: PAST_NETWORKS_FLAG }, (_, i) => key.pastNetwork(tag, day, i));
 }
 
+/** A subject or giver, whose counters its id names (RangeHolds.tag). */
+export interface Tagged {
+  readonly id: string;
+}
+
 /** A running hold: when it ends and how many holds came before it in a row. */
 export interface HoldState {
   until: number;
@@ -51,6 +56,8 @@ export class RangeHolds {
   readonly #full = new Set<string>();
   /** Past-network votes this instance saw cast (votePastNetwork; bounded alike). */
   readonly #voted = new Set<string>();
+  /** Tags taken of the subjects and givers of starts in progress (tag): forgotten with them. */
+  readonly #tags = new WeakMap<Tagged, string>();
 
   constructor(
     protected readonly store: VerificationStore,
@@ -59,8 +66,8 @@ export class RangeHolds {
     protected readonly keys: DataKeys,
   ) {}
 
-  async readHold(id: string): Promise<HoldState | undefined> {
-    const value = await this.store.get(key.hold(this.keys.digest(id)));
+  async readHold(subject: Tagged): Promise<HoldState | undefined> {
+    const value = await this.store.get(key.hold(this.tag(subject)));
     if (value === null) return undefined;
     const [until, level] = value.split(':').map(Number);
     return Number.isFinite(until) && Number.isFinite(level) ? { until: until!, level: level! } : undefined;
@@ -136,7 +143,7 @@ export class RangeHolds {
   /** The keys of the givers' balances this week (giver-shares.ts), in the order given. */
   shareKeys(givers: readonly Giver[]): string[] {
     const week = Math.floor(this.store.now() / WEEK_MS);
-    return givers.map((g) => key.share(this.keys.digest(g.id), week));
+    return givers.map((g) => key.share(this.tag(g), week));
   }
 
   /** Each giver's balance this week, in the order given (`shareKeys`: their keys, when known). */
@@ -169,6 +176,16 @@ export class RangeHolds {
   protected async balanceWithStart(shareKey: string, charge: boolean): Promise<number> {
     if (!charge) return (await this.readCount(shareKey)) + START_WEIGHT;
     return (await this.store.increment(shareKey, START_WEIGHT, 2 * WEEK_MS, EVICTABLE)).value;
+  }
+
+  /**
+   * The tag a subject's or giver's counters are named by: its id's keyed digest, taken once per object
+   * (a start names each of its subjects in a dozen keys; they live as long as it does).
+   */
+  protected tag(named: Tagged): string {
+    let tag = this.#tags.get(named);
+    if (tag === undefined) this.#tags.set(named, (tag = this.keys.digest(named.id)));
+    return tag;
   }
 
   /** A counter's value; 0 for none or a value that is not a count. */

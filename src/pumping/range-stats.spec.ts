@@ -278,29 +278,29 @@ describe('RangeStats', () => {
 
   it('starts a hold once: a second start without the first one read loses, one that read it takes over', async () => {
     const rs = stats();
-    expect(await rs.readHold(range.id)).toBeUndefined();
+    expect(await rs.readHold(range)).toBeUndefined();
     expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(true);
     expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(false);
-    const first = await rs.readHold(range.id);
+    const first = await rs.readHold(range);
     expect(first).toStrictEqual({ until: MIDNIGHT + 900_000, level: 0 });
 
     clock.now += 1000;
     expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(true);
-    const second = await rs.readHold(range.id);
+    const second = await rs.readHold(range);
     expect(second).toStrictEqual({ until: clock.now + 1_800_000, level: 1 });
     // Another instance still holding the first state read loses to the one that moved on.
     expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(false);
-    expect(await rs.readHold(range.id)).toStrictEqual(second);
-    expect(await rs.readHold(owner.id)).toBeUndefined();
+    expect(await rs.readHold(range)).toStrictEqual(second);
+    expect(await rs.readHold(owner)).toBeUndefined();
   });
 
   it('a hold is remembered two windows past its cool-off, so a pattern that goes on gets a longer one', async () => {
     const rs = stats();
     await rs.startHold(range.id, undefined, 0, 900_000);
     clock.now += 900_000 + 2 * HOUR - 1;
-    expect(await rs.readHold(range.id)).toStrictEqual({ until: MIDNIGHT + 900_000, level: 0 });
+    expect(await rs.readHold(range)).toStrictEqual({ until: MIDNIGHT + 900_000, level: 0 });
     clock.now += 1;
-    expect(await rs.readHold(range.id)).toBeUndefined();
+    expect(await rs.readHold(range)).toBeUndefined();
     // A hold that expired since it was read starts again.
     expect(await rs.startHold(range.id, { until: MIDNIGHT + 900_000, level: 0 }, 1, 900_000)).toBe(true);
   });

@@ -22,12 +22,10 @@ import { EVICTABLE } from './range-stats-keys.js';
  * A subject the defence counts: `range:+7916123`, `prefix:+7916`, `country:RU`, `owner:…`,
  * `client:…`, `network:…`.
  */
-export interface StatsSubject {
-  id: string;
-}
+export type StatsSubject = Tagged;
 
 import { RangeBursts, type BurstMarks } from './range-bursts.js';
-import { takeBack, type CountedKeys } from './range-holds.js';
+import { takeBack, type CountedKeys, type Tagged } from './range-holds.js';
 
 export type { HoldState } from './range-holds.js';
 export type { BurstMarks } from './range-bursts.js';
@@ -84,7 +82,7 @@ export class RangeStats extends RangeBursts {
     own.catch(() => undefined);
     const rows = await Promise.all(
       subjects.map(async (s) => {
-        const tag = this.keys.digest(s.id);
+        const tag = this.tag(s);
         const burst = bursty(s.id);
         const daily = judgedByDay(s.id);
         const baseline = hasBaseline(s.id);
@@ -98,6 +96,7 @@ export class RangeStats extends RangeBursts {
             ])
           : undefined;
         const wk = Math.floor(now / WEEK_MS);
+        const voted = isCountry(s.id);
         const weekCounts = s.id.startsWith('country:')
           ? Promise.all([
               number(key.weekStarts(tag, wk)),
@@ -106,8 +105,9 @@ export class RangeStats extends RangeBursts {
               number(key.weekVerified(tag, wk - 1)),
               number(key.recent(tag, Math.floor(now / RECENT_MS))),
               number(key.recent(tag, Math.floor(now / RECENT_MS) - 1)),
-              this.pastNetworkVotes(tag, day),
-              this.pastNetworkVotes(tag, day - 1),
+              // Votes are cast in the country's own slots only (votePastNetwork): its twins' are never written.
+              voted ? this.pastNetworkVotes(tag, day) : 0,
+              voted ? this.pastNetworkVotes(tag, day - 1) : 0,
             ])
           : undefined;
         dayCounts?.catch(() => undefined);
@@ -196,7 +196,7 @@ export class RangeStats extends RangeBursts {
     // Each counter names its subject: keeps(id, standing) says whether it counts a start of that standing.
     type Counter = readonly [id: string, key: string, o: StoreWriteOptions | undefined, ttl: number];
     // A subject's counters are named by its tag, taken once (range-stats-keys.ts).
-    const tags = subjects.map((s) => this.keys.digest(s.id));
+    const tags = subjects.map((s) => this.tag(s));
     const keys: Counter[] = subjects.map((s, i) => [s.id, key.starts(tags[i]!, w), options(s.id), ttl]);
     const more: Counter[] = [];
     if (phoneNumber !== undefined)
