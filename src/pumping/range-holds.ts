@@ -188,10 +188,13 @@ export class RangeHolds {
     return tag;
   }
 
-  /** A counter's value; 0 for none or a value that is not a count. */
-  protected async readCount(k: string): Promise<number> {
+  /**
+   * A counter's value; 0 for none or a value that is not a count. `least`: the least it reads as (a
+   * window's count taken back below 0 reads 0).
+   */
+  protected async readCount(k: string, least = -Infinity): Promise<number> {
     const n = Number(await this.store.get(k));
-    return Number.isFinite(n) ? n : 0;
+    return Number.isFinite(n) ? Math.max(least, n) : 0;
   }
 
   /**

@@ -49,6 +49,18 @@ describe('RangeStats', () => {
     });
   });
 
+  it('reads a counter taken back below 0 (its take-back outlived the start it counted) as 0', async () => {
+    const store = new MemoryStore({ clock: () => clock.now });
+    const rs = stats(store);
+    const w = Math.floor(clock.now / HOUR);
+    await store.set(rangeStatsKey.starts(SPEC_DATA_KEYS.digest(owner.id), w), '-2', 2 * HOUR);
+    expect((await rs.read([owner])).get(owner.id)).toMatchObject({
+      starts: 0,
+      current: 0,
+      raw: { starts: [0, 0] },
+    });
+  });
+
   it("takes a number's own starts, up to OWNER_RETRIES, out of its range's and prefix's count when it is judged", async () => {
     const rs = stats();
     const prefix: StatsSubject = { id: 'prefix:+7916' };

@@ -69,7 +69,7 @@ export class RangeStats extends RangeBursts {
     const w = Math.floor(now / windowMs);
     const elapsed = (now - w * windowMs) / windowMs;
     const day = Math.floor(now / DAY_MS);
-    const number = (k: string): Promise<number> => this.readCount(k).then((n) => Math.max(0, n));
+    const number = (k: string): Promise<number> => this.readCount(k, 0);
     // Read with the subjects' counts (one batch).
     const numberTag = phoneNumber === undefined ? undefined : this.keys.digest(phoneNumber);
     const own =
