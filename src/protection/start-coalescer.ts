@@ -11,11 +11,43 @@ export interface StartCoalescerSettings {
 const CLAIM = 'claim:';
 const SESSION = 'session:';
 
-/** The flight's outcome, for identical starts of this process waiting on it: a request id, or the failure. */
-interface Flight {
-  outcome: Promise<string>;
-  resolve(requestId: string): void;
-  reject(error: unknown): void;
+/**
+ * One start's flight in this process: identical starts wait on its outcome (a request id, or the
+ * failure). Settled, it leaves the process's map. Its promise is made for the first start that waits:
+ * most starts have no twin in flight.
+ */
+class Flight {
+  #waited?: { outcome: Promise<string>; resolve(requestId: string): void; reject(error: unknown): void };
+
+  constructor(
+    private readonly flights: Map<string, Flight>,
+    private readonly key: string,
+  ) {}
+
+  get outcome(): Promise<string> {
+    if (this.#waited === undefined) {
+      let resolve!: (requestId: string) => void;
+      let reject!: (error: unknown) => void;
+      const outcome = new Promise<string>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      // A failure its waiters stopped awaiting is not an unhandled rejection.
+      outcome.catch(() => undefined);
+      this.#waited = { outcome, resolve, reject };
+    }
+    return this.#waited.outcome;
+  }
+
+  resolve(requestId: string): void {
+    this.flights.delete(this.key);
+    this.#waited?.resolve(requestId);
+  }
+
+  reject(error: unknown): void {
+    this.flights.delete(this.key);
+    this.#waited?.reject(error);
+  }
 }
 
 /**
@@ -81,17 +113,13 @@ export class StartCoalescer {
     if (stale !== undefined) await this.drop(key, SESSION + stale);
     const running = this.flights.get(key);
     if (running) return running.outcome;
-    const flight = newFlight();
+    const flight = new Flight(this.flights, key);
     this.flights.set(key, flight);
     try {
       const claimed = await this.acquire(key, flight);
-      if (typeof claimed === 'string') {
-        this.flights.delete(key);
-        flight.resolve(claimed);
-      }
+      if (typeof claimed === 'string') flight.resolve(claimed);
       return claimed;
     } catch (error) {
-      this.flights.delete(key);
       flight.reject(error);
       throw error;
     }
@@ -107,28 +135,13 @@ export class StartCoalescer {
       // Claim first: a new start (the usual case) takes one store round trip, a duplicate two.
       const claim = CLAIM + randomUUID();
       if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))
-        return new CoalescingClaim(this, key, claim, this.ended(key, flight), attempt > 0);
+        return new CoalescingClaim(this, key, claim, flight, attempt > 0);
       const current = await this.store.get(key);
       if (current === null) continue; // Ended between the two calls: claim again.
       if (current.startsWith(SESSION)) return current.slice(SESSION.length);
       await sleep(pause);
       pause = Math.min(pause * 2, 100);
     }
-  }
-
-  /** The flight, leaving this process's map once settled. */
-  private ended(key: string, flight: Flight): Flight {
-    return {
-      outcome: flight.outcome,
-      resolve: (requestId) => {
-        this.flights.delete(key);
-        flight.resolve(requestId);
-      },
-      reject: (error) => {
-        this.flights.delete(key);
-        flight.reject(error);
-      },
-    };
   }
 
   /** The claim turns into the session, handed back until `until` (ms since the epoch). */
@@ -150,18 +163,6 @@ export class StartCoalescer {
       // The claim ends on its TTL.
     }
   }
-}
-
-function newFlight(): Flight {
-  let resolve!: (requestId: string) => void;
-  let reject!: (error: unknown) => void;
-  const outcome = new Promise<string>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Nobody may be waiting: a failure nobody awaits is not an unhandled rejection.
-  outcome.catch(() => undefined);
-  return { outcome, resolve, reject };
 }
 
 function sleep(ms: number): Promise<void> {
