@@ -105,56 +105,63 @@ describe('a session erased with its owner, and a later start of its number in do
     expect(host.events.find((e) => e.requestId === ownId)?.owner).toBe('owner-in-doubt');
   });
 
-  it('a number erased while its start waits for an answer that comes too late: its session is not adopted', async () => {
-    const sb = suite.sb;
-    host = await startHost('express', sb, {
-      module: {
-        api: {
-          baseUrl: sb.url,
-          apiKey: sb.demoAccount.apiKey,
-          apiSecret: sb.demoAccount.apiSecret,
-          timeoutMs: 1000,
-          maxRetries: 0,
+  it.each([
+    ['a second after it was sent', 1000],
+    ['on the module-clock millisecond it was sent', 0],
+  ])(
+    'a number erased while its start waits for an answer that comes too late (%s): its session is not adopted',
+    async (_, stepMs) => {
+      const sb = suite.sb;
+      host = await startHost('express', sb, {
+        module: {
+          api: {
+            baseUrl: sb.url,
+            apiKey: sb.demoAccount.apiKey,
+            apiSecret: sb.demoAccount.apiSecret,
+            timeoutMs: 1000,
+            maxRetries: 0,
+          },
+          history: {},
+          limits: { spendCap: false, resendCooldownMs: false },
         },
-        history: {},
-        limits: { spendCap: false, resendCooldownMs: false },
-      },
-    });
-    const phone = nextPhone();
-    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
-    const answer = call(
-      host.url,
-      'POST',
-      '/verification/start',
-      { phone_number: phone, method: 'sms' },
-      { 'x-user': 'owner-a' },
-    );
-    // The POST is on its way; a second later (module clock) the number is erased, a second before the
-    // module gives up waiting: the start was sent before the erasure, though it fails after it.
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    await sb.advance(1000);
-    await host.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: phone });
-    await sb.advance(1000);
-    expect((await answer).status).toBe(503);
-    const until = Date.now() + 5000;
-    while (sb.sessionsFor(phone).length < 1 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
-    const id = sb.sessionsFor(phone)[0]!.request_id;
+      });
+      const phone = nextPhone();
+      sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
+      const answer = call(
+        host.url,
+        'POST',
+        '/verification/start',
+        { phone_number: phone, method: 'sms' },
+        { 'x-user': 'owner-a' },
+      );
+      // The POST is on its way; a second later (module clock) the number is erased, a second before the
+      // module gives up waiting: the start was sent before the erasure, though it fails after it. An
+      // erasure on the very millisecond of the send counts as after it.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      if (stepMs > 0) await sb.advance(stepMs);
+      await host.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: phone });
+      if (stepMs > 0) await sb.advance(stepMs);
+      expect((await answer).status).toBe(503);
+      const until = Date.now() + 5000;
+      while (sb.sessionsFor(phone).length < 1 && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 20));
+      const id = sb.sessionsFor(phone)[0]!.request_id;
 
-    sb.addFault({ webhooks: { drop_next: 1 } });
-    await sb.fail(id);
-    await settle(sb);
-    const late = await postWebhook(
-      `${host.url}/verification/webhooks`,
-      signed(sb.demoAccount.webhookSecret, payloadFor('verification.failed', id), {
-        timestampSeconds: Math.floor(sb.now() / 1000),
-      }),
-    );
-    expect(late.status).toBeLessThan(300);
-    await settle(sb);
-    expect(eventsOf(host, id)).toEqual([]);
-    expect(await host.app.get(SessionRecordRepository, { strict: false }).get(id)).toBeNull();
-    const history = host.app.get(VerificationHistory, { strict: false });
-    expect((await history.list({ owner: 'owner-a' })).map((e) => e.kind)).not.toContain('outcome');
-  });
+      sb.addFault({ webhooks: { drop_next: 1 } });
+      await sb.fail(id);
+      await settle(sb);
+      const late = await postWebhook(
+        `${host.url}/verification/webhooks`,
+        signed(sb.demoAccount.webhookSecret, payloadFor('verification.failed', id), {
+          timestampSeconds: Math.floor(sb.now() / 1000),
+        }),
+      );
+      expect(late.status).toBeLessThan(300);
+      await settle(sb);
+      expect(eventsOf(host, id)).toEqual([]);
+      expect(await host.app.get(SessionRecordRepository, { strict: false }).get(id)).toBeNull();
+      const history = host.app.get(VerificationHistory, { strict: false });
+      expect((await history.list({ owner: 'owner-a' })).map((e) => e.kind)).not.toContain('outcome');
+    },
+  );
 });
