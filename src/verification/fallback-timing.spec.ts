@@ -119,3 +119,67 @@ describe('FallbackTiming: a learned moment stands 30 s (FALLBACK_FIGURES_TTL_MS)
     expect(await t.fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(8_000);
   });
 });
+
+/** The documented 5 s, written out (FALLBACK_THIN_TTL_MS). */
+const THIN_TTL_MS = 5_000;
+/** Fewer verified sessions than SETTINGS.minSamples, even the device hints' pooled: the fixed moment. */
+const THIN: MomentCounts = { started: 3, ended: 3, left: 0, buckets: [0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] };
+const ENOUGH: MomentCounts = { started: 20, ended: 20, left: 0, buckets: BUCKETS };
+
+describe('FallbackTiming: thin figures of a method completed outside the page are read again after 5 s', () => {
+  it('a reverse call: the first learned moment is not read a tick before 5 s, and is at it', async () => {
+    const t = timing();
+    t.counts = THIN;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'mobile')).toBe(45_000);
+    t.counts = ENOUGH;
+    t.now += THIN_TTL_MS - 1;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'mobile')).toBe(45_000);
+    t.now += 1;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'mobile')).toBe(12_000);
+  });
+
+  it('a code method (cut off by a switch) keeps the full 30 s while thin', async () => {
+    const t = timing();
+    const step = { method: 'sms', requestId: 'req-2' };
+    t.counts = THIN;
+    expect(await t.fallback.afterMs(step, '+79123000001', 'mobile')).toBe(45_000);
+    t.counts = ENOUGH;
+    t.now += FIGURES_TTL_MS - 1;
+    expect(await t.fallback.afterMs(step, '+79123000001', 'mobile')).toBe(45_000);
+    t.now += 1;
+    expect(await t.fallback.afterMs(step, '+79123000001', 'mobile')).not.toBe(45_000);
+  });
+
+  it('a read that failed stands the full 30 s', async () => {
+    const t = timing();
+    let reads = 0;
+    const failing = {
+      timeToVerify: () => {
+        reads++;
+        return Promise.reject(new Error('store down'));
+      },
+    } as unknown as MethodStats;
+    const options = {
+      orchestration: { fallback: SETTINGS, timeoutSeconds: FIXED },
+      clock: () => t.now,
+    } as unknown as ResolvedVerificationOptions;
+    const fallback = new FallbackTiming(options, failing, methodStatsFixture(() => t.now).logger());
+    expect(await fallback.afterMs(STEP, '+79123000001', 'mobile')).toBe(45_000);
+    const first = reads;
+    t.now += FIGURES_TTL_MS - 1;
+    await fallback.afterMs(STEP, '+79123000001', 'mobile');
+    expect(reads).toBe(first);
+    t.now += 1;
+    await fallback.afterMs(STEP, '+79123000001', 'mobile');
+    expect(reads).toBeGreaterThan(first);
+  });
+
+  it('a learned moment still stands the full 30 s', async () => {
+    const t = timing();
+    t.counts = ENOUGH;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'mobile')).toBe(12_000);
+    t.counts = { started: 20, ended: 20, left: 0, buckets: [0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] };
+    t.now += THIN_TTL_MS;
+    expect(await t.fallback.afterMs(STEP, '+79123000001', 'mobile')).toBe(12_000);
+  });
+});

@@ -31,6 +31,14 @@ export const FALLBACK_FIGURES_DAYS = 7;
  * host learns within its first minutes, and a read is one store round of a few keys per day.
  */
 export const FALLBACK_FIGURES_TTL_MS = 30_000;
+/**
+ * How long the fixed moment of a method completed outside the page stands while its figures are still
+ * too thin to learn from (none learned yet): a cold host reads them again this soon, so its first
+ * learned moment is not held back up to FALLBACK_FIGURES_TTL_MS behind the samples that make it. Only
+ * there: a step not cut off by a switch is still completed after it, so an early moment costs at most a
+ * next step; a step whose code is typed in the page keeps the full TTL. A failed read stands the full TTL.
+ */
+export const FALLBACK_THIN_TTL_MS = 5_000;
 /** A target this share further than the one last reported, the same way, is reported as another jump. */
 export const REPORT_AGAIN_SHARE = 0.1;
 
@@ -147,18 +155,20 @@ export class FallbackTiming {
     let moment: FallbackMoment = last
       ? { afterMs: last.afterMs, learned: last.learned }
       : { afterMs: fixed, learned: false };
+    let ttlMs = FALLBACK_FIGURES_TTL_MS;
     try {
       const learned =
         (await this.#learned(key, method, callingCode, [device], fixed)) ??
         (await this.#pooled(method, callingCode, fixed));
       moment = learned ? this.#damped(key, learned.afterMs, 'learned') : this.#damped(key, fixed, 'thin');
+      if (!moment.learned && !cutOffBySwitch(method)) ttlMs = FALLBACK_THIN_TTL_MS;
     } catch (error) {
       this.logger.warn('orchestration: method figures could not be read; the fallback moment stands', {
         method,
         error: error instanceof Error ? error.name : 'error',
       });
     }
-    this.#cache.set(key, { ...moment, until: this.options.clock() + FALLBACK_FIGURES_TTL_MS });
+    this.#cache.set(key, { ...moment, until: this.options.clock() + ttlMs });
     return moment;
   }
 
