@@ -24,6 +24,7 @@ import {
   settle,
   signed,
   startHost,
+  upstreamSessions,
 } from '../webhooks/harness.js';
 
 describe('a session erased with its owner, and a later start of its number in doubt', () => {
@@ -34,50 +35,52 @@ describe('a session erased with its owner, and a later start of its number in do
     await host?.close();
     host = undefined;
   });
-
-  it("its webhook is not adopted by the other person's start in doubt, whose own session still is", async () => {
-    const sb = suite.sb;
-    host = await startHost('express', sb, {
+  /** A host whose API calls give up after 1 s, with history. */
+  const boot = async (): Promise<TestApp> =>
+    (host = await startHost('express', suite.sb, {
       module: {
         api: {
-          baseUrl: sb.url,
-          apiKey: sb.demoAccount.apiKey,
-          apiSecret: sb.demoAccount.apiSecret,
+          baseUrl: suite.sb.url,
+          apiKey: suite.sb.demoAccount.apiKey,
+          apiSecret: suite.sb.demoAccount.apiSecret,
           timeoutMs: 1000,
           maxRetries: 0,
         },
         history: {},
         limits: { spendCap: false, resendCooldownMs: false },
       },
-    });
-    const phone = nextPhone();
-    const start = (owner: string) =>
-      call(
-        host!.url,
-        'POST',
-        '/verification/start',
-        { phone_number: phone, method: 'sms' },
-        { 'x-user': owner },
-      );
-    const webhook = async (event: string, requestId: string) =>
-      postWebhook(
-        `${host!.url}/verification/webhooks`,
-        signed(sb.demoAccount.webhookSecret, payloadFor(event, requestId), {
-          timestampSeconds: Math.floor(sb.now() / 1000),
-        }),
-      );
+    }));
+  const start = (phone: string, owner: string) =>
+    call(
+      host!.url,
+      'POST',
+      '/verification/start',
+      { phone_number: phone, method: 'sms' },
+      { 'x-user': owner },
+    );
+  /** A signed webhook of `requestId`, posted as the API would send it now. */
+  const webhook = (event: string, requestId: string) =>
+    postWebhook(
+      `${host!.url}/verification/webhooks`,
+      signed(suite.sb.demoAccount.webhookSecret, payloadFor(event, requestId), {
+        timestampSeconds: Math.floor(suite.sb.now() / 1000),
+      }),
+    );
 
-    expect((await start('owner-erased')).status).toBe(201);
+  it("its webhook is not adopted by the other person's start in doubt, whose own session still is", async () => {
+    const sb = suite.sb;
+    host = await boot();
+    const phone = nextPhone();
+
+    expect((await start(phone, 'owner-erased')).status).toBe(201);
     const erasedId = sb.sessionsFor(phone)[0]!.request_id;
     await host.app.get(VerificationErasure, { strict: false }).forget({ owner: 'owner-erased' });
 
     // A minute later: another person's start of the number, in doubt.
     await sb.advance(60_000);
     sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
-    expect((await start('owner-in-doubt')).status).toBe(503);
-    const until = Date.now() + 5000;
-    while (sb.sessionsFor(phone).length < 2 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
+    expect((await start(phone, 'owner-in-doubt')).status).toBe(503);
+    await upstreamSessions(sb, phone, 2);
 
     // The erased session ends upstream: its webhook comes.
     sb.addFault({ webhooks: { drop_next: 1 } });
@@ -112,28 +115,10 @@ describe('a session erased with its owner, and a later start of its number in do
     'a number erased while its start waits for an answer that comes too late (%s): its session is not adopted',
     async (_, stepMs) => {
       const sb = suite.sb;
-      host = await startHost('express', sb, {
-        module: {
-          api: {
-            baseUrl: sb.url,
-            apiKey: sb.demoAccount.apiKey,
-            apiSecret: sb.demoAccount.apiSecret,
-            timeoutMs: 1000,
-            maxRetries: 0,
-          },
-          history: {},
-          limits: { spendCap: false, resendCooldownMs: false },
-        },
-      });
+      host = await boot();
       const phone = nextPhone();
       sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
-      const answer = call(
-        host.url,
-        'POST',
-        '/verification/start',
-        { phone_number: phone, method: 'sms' },
-        { 'x-user': 'owner-a' },
-      );
+      const answer = start(phone, 'owner-a');
       // The POST is on its way; a second later (module clock) the number is erased, a second before the
       // module gives up waiting: the start was sent before the erasure, though it fails after it. An
       // erasure on the very millisecond of the send counts as after it.
@@ -142,20 +127,12 @@ describe('a session erased with its owner, and a later start of its number in do
       await host.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: phone });
       if (stepMs > 0) await sb.advance(stepMs);
       expect((await answer).status).toBe(503);
-      const until = Date.now() + 5000;
-      while (sb.sessionsFor(phone).length < 1 && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 20));
-      const id = sb.sessionsFor(phone)[0]!.request_id;
+      const id = (await upstreamSessions(sb, phone, 1))[0]!.request_id;
 
       sb.addFault({ webhooks: { drop_next: 1 } });
       await sb.fail(id);
       await settle(sb);
-      const late = await postWebhook(
-        `${host.url}/verification/webhooks`,
-        signed(sb.demoAccount.webhookSecret, payloadFor('verification.failed', id), {
-          timestampSeconds: Math.floor(sb.now() / 1000),
-        }),
-      );
+      const late = await webhook('verification.failed', id);
       expect(late.status).toBeLessThan(300);
       await settle(sb);
       expect(eventsOf(host, id)).toEqual([]);

@@ -9,7 +9,7 @@ import type { VerificationSandbox } from '../../src/testing/index.js';
 import { freshPhone } from '../protection/protection-host.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type Platform } from '../support/verification-app.js';
-import { settle } from '../webhooks/harness.js';
+import { settle, upstreamSessions } from '../webhooks/harness.js';
 import { eventsAcross, startInstance, uniqueKeyPrefix, type Instance } from './deployment.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
@@ -66,10 +66,7 @@ describe.each(ONE_PLATFORM)('in-doubt start adopted by another instance (%s)', (
       );
     sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
     expect((await start(a)).status).toBe(503);
-    const until = Date.now() + 5000;
-    while (sb.sessionsFor(phone).length === 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
-    const [session] = sb.sessionsFor(phone);
+    const [session] = await upstreamSessions(sb, phone, 1);
     expect(session).toBeDefined();
 
     const again = await start(b);

@@ -24,6 +24,7 @@ import {
   settle,
   signed,
   startHost,
+  upstreamSessions,
 } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
@@ -75,10 +76,7 @@ describe('erasure of an owner with a start in doubt', () => {
       { 'x-user': owner },
     );
     expect(answer.status).toBe(503);
-    const until = Date.now() + 5000;
-    while (sb.sessionsFor(phone).length === 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
-    const requestId = sb.sessionsFor(phone)[0]!.request_id;
+    const requestId = (await upstreamSessions(sb, phone, 1))[0]!.request_id;
 
     await host.app
       .get(VerificationErasure, { strict: false })

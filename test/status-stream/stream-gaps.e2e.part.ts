@@ -67,6 +67,18 @@ describe('status stream: what it makes up for', () => {
     };
     return { calls: () => calls };
   };
+  /** The stream's reads of the journey fail while `down` is set (as from the start); `reads` counts them all. */
+  const storeDown = (host: TestApp) => {
+    const flow = host.app.get(StatusFlow, { strict: false });
+    const real = flow.stored.bind(flow);
+    const store = { down: true, reads: 0 };
+    flow.stored = async (journeyId: string) => {
+      store.reads++;
+      if (store.down) throw new VerificationStoreUnavailableError('get', 'down');
+      return real(journeyId);
+    };
+    return store;
+  };
   /** Past any read the open started (a stream's first look), real time: nothing else may be under way. */
   const settled = () => new Promise((resolve) => setTimeout(resolve, 200));
   /** A host, a reverse call started on it and its stream, past the stream's first answer and first look. */
@@ -104,14 +116,7 @@ describe('status stream: what it makes up for', () => {
 
   it('a store that stays down is read less and less often, however many changes are announced; once back, the outcome is shown', async () => {
     const { host, s, events } = await watching();
-    const flow = host.app.get(StatusFlow, { strict: false });
-    const real = flow.stored.bind(flow);
-    let [down, reads] = [true, 0];
-    flow.stored = async (journeyId: string) => {
-      reads++;
-      if (down) throw new VerificationStoreUnavailableError('get', 'down');
-      return real(journeyId);
-    };
+    const store = storeDown(host);
     const records = host.app.get(SessionRecordRepository, { strict: false });
     const started = Date.now();
     for (let i = 0; i < 10; i++) {
@@ -120,8 +125,8 @@ describe('status stream: what it makes up for', () => {
     }
     // 2.5 s in: the first read failed, its try 1 s later too; the next waits 2 s (then 4 s, 8 s at most).
     await new Promise((resolve) => setTimeout(resolve, 2500 - (Date.now() - started)));
-    expect(reads).toBe(2);
-    down = false;
+    expect(store.reads).toBe(2);
+    store.down = false;
     await sb.call(s.requestId, s.phone);
     await sb.webhooksIdle();
     await events.ends(6000);
@@ -130,25 +135,18 @@ describe('status stream: what it makes up for', () => {
 
   it('a store back after an outage is retried 1 s into its next outage again, not at the last wait doubled', async () => {
     const { host, s } = await watching();
-    const flow = host.app.get(StatusFlow, { strict: false });
-    const real = flow.stored.bind(flow);
-    let [down, reads] = [true, 0];
-    flow.stored = async (journeyId: string) => {
-      reads++;
-      if (down) throw new VerificationStoreUnavailableError('get', 'down');
-      return real(journeyId);
-    };
+    const store = storeDown(host);
     const records = host.app.get(SessionRecordRepository, { strict: false });
     // The first outage: a read fails, its try 1 s later too; the next, 2 s after that, finds the store back.
     await records.announce(s.requestId);
-    await waitFor(() => reads === 2);
-    down = false;
-    await waitFor(() => reads === 3, 4000);
+    await waitFor(() => store.reads === 2);
+    store.down = false;
+    await waitFor(() => store.reads === 3, 4000);
     // The second outage: its first try comes 1 s after the failed read (4 s had the waits gone on doubling).
-    down = true;
+    store.down = true;
     const failedAt = Date.now();
     await records.announce(s.requestId);
-    await waitFor(() => reads === 5, 6000);
+    await waitFor(() => store.reads === 5, 6000);
     expect(Date.now() - failedAt).toBeLessThan(3000);
   }, 15_000);
 

@@ -245,6 +245,21 @@ export async function settle(sb: VerificationSandbox): Promise<void> {
   await sb.webhooksIdle();
 }
 
+/**
+ * The sandbox's sessions of `phone` once it holds `count` of them (an initiation answered too late is
+ * created upstream a moment after the module gave up), waiting up to 5 s of real time.
+ */
+export async function upstreamSessions(
+  sb: VerificationSandbox,
+  phone: string,
+  count: number,
+): Promise<ReturnType<VerificationSandbox['sessionsFor']>> {
+  const until = Date.now() + 5000;
+  while (sb.sessionsFor(phone).length < count && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 20));
+  return sb.sessionsFor(phone);
+}
+
 /** The event names the host received for one session, in order. */
 export function eventsOf(host: TestApp, requestId: string): string[] {
   return host.events.filter((e) => e.requestId === requestId).map((e) => e.event);
