@@ -71,13 +71,13 @@ export class RangeBursts extends RangeHolds {
     marked: BurstMarks | undefined,
     numberCount: Promise<number>,
   ): Promise<(readonly [string, number] | undefined)[]> {
-    const bursts = subjects.filter((s) => bursty(s.id));
-    const ids = bursts.map((s) => s.id);
+    const tags = new Map(subjects.filter((s) => bursty(s.id)).map((s) => [s.id, this.tag(s)]));
+    const ids = [...tags.keys()];
     if (caller === undefined || phoneNumber === undefined || ids.length === 0) return [];
     const went = marked?.window === w && marked.first;
     const ahead = went ? ids.filter((id) => marked.ids.has(id)) : [];
     const ttl = 2 * this.settings.windowMs;
-    const callers = (id: string): string => key.callers(this.tag(bursts[ids.indexOf(id)]!), w);
+    const callers = (id: string): string => key.callers(tags.get(id)!, w);
     const take = (id: string): Promise<boolean> =>
       this.store.setIfAbsent(this.mark(id, caller, w), '1', this.markTtl(w), EVICTABLE);
     const [count, taken] = await Promise.all([
