@@ -186,27 +186,28 @@ function parseEntries(raw: string | null): InDoubtStart[] {
   }
 }
 
-/** The remembered start of the same method whose time is nearest the session's creation, within reach. */
+/**
+ * The remembered start a session answers: of the same method, within reach of its creation. A session is
+ * created after its own start was sent, so the latest start sent by then is its own (the nearest middle
+ * of a wait would hand a session created soon after its send to the start sent before it). A creation
+ * before every send (the API's clock behind the module's) takes the start whose wait's middle is nearest.
+ */
 function closestStart(
   entries: InDoubtStart[],
   session: VerificationSession,
   timeoutMs: number,
 ): InDoubtStart | undefined {
   const created = session.createdAt?.getTime();
-  let best: InDoubtStart | undefined;
-  let bestDistance = Infinity;
-  for (const entry of entries) {
-    if (entry.method !== session.method) continue;
-    const distance = created === undefined ? 0 : Math.abs(created - (entry.at + timeoutMs / 2));
-    if (
-      created !== undefined &&
-      (created < entry.at - CLOCK_SKEW_MS || created > entry.at + timeoutMs + CLOCK_SKEW_MS)
-    )
-      continue;
-    if (distance < bestDistance) {
-      best = entry;
-      bestDistance = distance;
-    }
-  }
-  return best;
+  const same = entries.filter((entry) => entry.method === session.method);
+  if (created === undefined) return same[0];
+  const reach = same.filter(
+    (entry) => created >= entry.at - CLOCK_SKEW_MS && created <= entry.at + timeoutMs + CLOCK_SKEW_MS,
+  );
+  const sentBefore = reach.filter((entry) => entry.at <= created);
+  if (sentBefore.length > 0) return sentBefore.reduce((a, b) => (b.at > a.at ? b : a));
+  const distance = (entry: InDoubtStart) => Math.abs(created - (entry.at + timeoutMs / 2));
+  return reach.reduce<InDoubtStart | undefined>(
+    (best, entry) => (best === undefined || distance(entry) < distance(best) ? entry : best),
+    undefined,
+  );
 }

@@ -8,6 +8,7 @@
 import './erasure-counter-slot-in-flight.part.js';
 import './erasure-drops-phone-change-revocation.e2e.part.js';
 import './erasure-in-doubt-adopted-during.part.js';
+import './erasure-in-doubt-two-starts.part.js';
 import './erasure-index-midnight-skew.part.js';
 import './erasure-owner-derived-keys.e2e.part.js';
 import './erasure-purpose-claim-outlives-mark.e2e.part.js';

@@ -1,0 +1,108 @@
+/**
+ * Attack (helper-206, on 93f62d16: in-doubt starts remembered at their send). Two starts of one number in
+ * doubt at once, sent less than `api.timeoutMs` apart (two callers: the resend cooldown is per caller).
+ * `adopt` matched a session to the start whose wait's middle (`at + timeoutMs / 2`) was nearest its
+ * creation, so a session created soon after its own send went to the start sent before it, whichever
+ * webhook came first. With an erasure between the two sends, the later session took the earlier start's
+ * entry (refused: erased since it), and the earlier session then took the later start's (adopted: the
+ * erasure came before that send), keeping the erased subject's session. Without an erasure each session
+ * was recorded under the other owner.
+ *
+ * Expected: each session answers the latest start sent by its creation. Low (needs two starts of one
+ * number in doubt at once, the later session's webhook first).
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { VerificationApiClient } from '../../src/api/verification-api.client.js';
+import type { VerificationSession } from '../../src/api/api.types.js';
+import type { VerificationHistory } from '../../src/history/verification-history.service.js';
+import { VerificationLogger } from '../../src/observability/verification-logger.js';
+import { resolveVerificationOptions } from '../../src/options/verification.options.js';
+import {
+  RECORD_RETENTION_MS,
+  SessionRecordRepository,
+} from '../../src/sessions/session-record.repository.js';
+import { SubjectIndex } from '../../src/sessions/subject-index.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { InDoubtStarts } from '../../src/verification/in-doubt-starts.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
+import { telemetryOf } from '../support/telemetry.js';
+
+const T0 = 1_700_000_000_000;
+const NUMBER = '+79123456783';
+let now = T0;
+const OPTIONS = resolveVerificationOptions({
+  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret', timeoutMs: 10_000 },
+  webhooks: { secret: 'whsec_' + Buffer.from('0123456789abcdef0123456789abcdef').toString('base64') },
+  clock: () => now,
+});
+
+describe('two starts of one number in doubt at once', () => {
+  let store: MemoryStore;
+  let records: SessionRecordRepository;
+  let erasure: VerificationErasure;
+  let inDoubt: InDoubtStarts;
+  const sessions = new Map<string, VerificationSession>();
+  /** The API's session `id`, created at `at` on its clock. */
+  const upstream = (id: string, at: number) =>
+    sessions.set(id, {
+      requestId: id,
+      phoneNumber: NUMBER,
+      method: 'sms',
+      status: 'sent',
+      createdAt: new Date(at),
+      verifiedAt: null,
+      awaitingCode: true,
+    });
+  /** A start sent at `sentAt` whose wait for the API failed `timeoutMs` later. */
+  const inDoubtSince = async (owner: string, sentAt: number) => {
+    now = sentAt + OPTIONS.api.timeoutMs;
+    await inDoubt.remember({ phoneNumber: NUMBER, method: 'sms', owner }, sentAt);
+  };
+
+  beforeEach(() => {
+    now = T0;
+    store = new MemoryStore({ clock: () => now });
+    const telemetry = telemetryOf(new VerificationLogger({ ...OPTIONS, logLevels: false }));
+    records = new SessionRecordRepository(
+      OPTIONS,
+      store,
+      telemetry,
+      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
+    );
+    const history = { forget: () => Promise.resolve(0) } as unknown as VerificationHistory;
+    erasure = new VerificationErasure(OPTIONS, store, records, history);
+    const api = {
+      getSession: (id: string) => Promise.resolve(sessions.get(id)),
+    } as unknown as VerificationApiClient;
+    inDoubt = new InDoubtStarts(OPTIONS, api, records, store, telemetry);
+  });
+  afterEach(() => store.close());
+
+  it('sent before and after an erasure: the later webhook first adopts its own session, the erased one is not kept', async () => {
+    upstream('A', T0 + 100);
+    upstream('B', T0 + 6_100);
+    now = T0 + 5_000;
+    await erasure.forget({ phoneNumber: NUMBER });
+    await inDoubtSince('alice', T0);
+    await inDoubtSince('bob', T0 + 6_000);
+    now = T0 + 20_000;
+    const b = await inDoubt.adopt('B');
+    const a = await inDoubt.adopt('A');
+    expect({
+      adopted: [a !== null, b !== null],
+      kept: [(await records.get('A')) !== null, (await records.get('B')) !== null],
+      bOwner: b?.record.owner,
+    }).toEqual({ adopted: [false, true], kept: [false, true], bOwner: 'bob' });
+  });
+
+  it('3 s apart, no erasure, the later webhook first: each session keeps its own owner', async () => {
+    upstream('C', T0 + 100);
+    upstream('D', T0 + 3_100);
+    await inDoubtSince('alice', T0);
+    await inDoubtSince('bob', T0 + 3_000);
+    now = T0 + 20_000;
+    const d = await inDoubt.adopt('D');
+    const c = await inDoubt.adopt('C');
+    expect({ C: c?.record.owner, D: d?.record.owner }).toEqual({ C: 'alice', D: 'bob' });
+  });
+});
