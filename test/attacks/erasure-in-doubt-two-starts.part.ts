@@ -105,4 +105,16 @@ describe('two starts of one number in doubt at once', () => {
     const c = await inDoubt.adopt('C');
     expect({ C: c?.record.owner, D: d?.record.owner }).toEqual({ C: 'alice', D: 'bob' });
   });
+
+  it("the API's clock 2 s behind, both sessions created before both sends, in order: each keeps its own owner", async () => {
+    // No session was created after a send: the earliest start (the nearest wait) answers the first webhook.
+    upstream('E', T0 - 1_900);
+    upstream('F', T0 - 900);
+    await inDoubtSince('alice', T0);
+    await inDoubtSince('bob', T0 + 1_000);
+    now = T0 + 20_000;
+    const e = await inDoubt.adopt('E');
+    const f = await inDoubt.adopt('F');
+    expect({ E: e?.record.owner, F: f?.record.owner }).toEqual({ E: 'alice', F: 'bob' });
+  });
 });
