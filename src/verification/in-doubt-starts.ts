@@ -190,7 +190,8 @@ function parseEntries(raw: string | null): InDoubtStart[] {
  * The remembered start a session answers: of the same method, within reach of its creation. A session is
  * created after its own start was sent, so the latest start sent by then is its own (the nearest middle
  * of a wait would hand a session created soon after its send to the start sent before it). A creation
- * before every send (the API's clock behind the module's) takes the start whose wait's middle is nearest.
+ * before every send (the API's clock behind the module's) takes the earliest send, the nearest in time.
+ * By send times, whatever order the entries were remembered in (two instances' waits fail apart).
  */
 function closestStart(
   entries: InDoubtStart[],
@@ -205,9 +206,8 @@ function closestStart(
   );
   const sentBefore = reach.filter((entry) => entry.at <= created);
   if (sentBefore.length > 0) return sentBefore.reduce((a, b) => (b.at > a.at ? b : a));
-  const distance = (entry: InDoubtStart) => Math.abs(created - (entry.at + timeoutMs / 2));
   return reach.reduce<InDoubtStart | undefined>(
-    (best, entry) => (best === undefined || distance(entry) < distance(best) ? entry : best),
+    (a, b) => (a === undefined || b.at < a.at ? b : a),
     undefined,
   );
 }

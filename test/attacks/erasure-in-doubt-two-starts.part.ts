@@ -117,4 +117,23 @@ describe('two starts of one number in doubt at once', () => {
     const f = await inDoubt.adopt('F');
     expect({ E: e?.record.owner, F: f?.record.owner }).toEqual({ E: 'alice', F: 'bob' });
   });
+
+  it('remembered out of send order (two instances whose waits failed apart): each session still keeps its own owner', async () => {
+    // Bob's instance remembers its start first; the sessions: one after each send, then two before both.
+    upstream('G', T0 + 100);
+    upstream('H', T0 + 3_100);
+    upstream('I', T0 - 1_900);
+    upstream('J', T0 - 900);
+    await inDoubtSince('bob', T0 + 3_000);
+    await inDoubtSince('alice', T0);
+    now = T0 + 20_000;
+    const h = await inDoubt.adopt('H');
+    const g = await inDoubt.adopt('G');
+    await inDoubtSince('bob', T0 + 1_000);
+    await inDoubtSince('alice', T0);
+    now = T0 + 20_000;
+    const i = await inDoubt.adopt('I');
+    const j = await inDoubt.adopt('J');
+    expect([g, h, i, j].map((a) => a?.record.owner)).toEqual(['alice', 'bob', 'alice', 'bob']);
+  });
 });
