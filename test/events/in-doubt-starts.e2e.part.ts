@@ -173,6 +173,22 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     expect(await reconcilerOf(host).pending()).toBe(0);
   });
 
+  it('adopted by its first webhook to arrive, the verified one (the earlier lost): the host sees verified once', async () => {
+    const { requestId } = await startTooLate('operator_id', 'user-c');
+    // The SMS fallback's code_required webhook is lost: the session is first seen verified.
+    sb.addFault({ webhooks: { drop_next: 1 } });
+    await sb.operator(requestId, 'fallback');
+    await settle(sb);
+    expect(eventsOf(host, requestId)).toEqual([]);
+    expect(await apiCheck(sb, requestId, sb.getSession(requestId)!.code!)).toBe(200);
+    await sb.advance(1000);
+    await settle(sb);
+    expect(eventsOf(host, requestId)).toEqual(['verification.verified']);
+    expect(host.events.find((e) => e.requestId === requestId)?.owner).toBe('user-c');
+    const store = host.app.get(SessionRecordRepository, { strict: false });
+    expect(await store.get(requestId)).toMatchObject({ owner: 'user-c', status: 'verified' });
+  });
+
   it("a session that answers no remembered start is not adopted: another method, another number, or the API's definite refusal", async () => {
     const { phone } = await startTooLate('sms', 'user-c');
     const log = (): string[] =>
