@@ -275,8 +275,11 @@ export class JourneyState {
     status: JourneyStatus,
   ): JourneyOptions {
     const spentMinor = journeyExposureMinor(loaded.records, chargedCost);
-    // A journey moves only among the methods its purpose allows.
-    const order = methodsForPurpose(this.purposes, loaded.current.purpose, planned);
+    // A journey moves only among the methods its purpose allows; those demoted on its prefix last.
+    const order = this.policy.switchOrder(
+      methodsForPurpose(this.purposes, loaded.current.purpose, planned),
+      loaded.current.phoneNumber,
+    );
     const remaining = remainingMethods(order, loaded.journey, this.policy.exclude);
     const switchable = switchableMethods({
       journey: loaded.journey,

@@ -165,6 +165,25 @@ describe('OrchestrationPolicy: a method whose completion dropped on the operator
     const price = policy({ orchestration: { mode: 'price' } }, PRICES, flashDown);
     expect(await price.startOrder(OFFERED, '+79851234567', 'mobile')).toStrictEqual(OFFERED);
   });
+
+  it("offers a demoted method last to an auto journey's switches too; the other modes and fixed methods keep their order", () => {
+    const flashDown = (method: string): HealthState => (method === 'flash_call' ? 'demoted' : 'healthy');
+    expect(policy({}, PRICES, flashDown).switchOrder(OFFERED, '+79851234567')).toStrictEqual([
+      'reverse_flash_call',
+      'sms',
+      'flash_call',
+    ]);
+    const flashDegraded = (method: string): HealthState => (method === 'flash_call' ? 'degraded' : 'healthy');
+    expect(policy({}, PRICES, flashDegraded).switchOrder(OFFERED, '+79851234567')).toStrictEqual(OFFERED);
+    for (const orchestration of [
+      { mode: 'price' as const },
+      { mode: 'cost_per_success' as const },
+      { methods: ['flash_call', 'sms'] as KnownVerificationMethod[] },
+    ])
+      expect(policy({ orchestration }, PRICES, flashDown).switchOrder(OFFERED, '+79851234567')).toStrictEqual(
+        OFFERED,
+      );
+  });
 });
 
 describe('OrchestrationPolicy: a damped jump of the fallback moment reaches the host as an ops event (issue 47)', () => {

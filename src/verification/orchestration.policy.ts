@@ -89,6 +89,18 @@ export class OrchestrationPolicy {
   }
 
   /**
+   * The methods a journey has left (`order`, in the policy's order) as its switches offer them: with
+   * `mode: 'cost_and_time'` (no fixed `methods`) the methods demoted on the number's operator prefix last,
+   * as a start orders them (`startOrder`), by the health as this instance last read it: a switch or a
+   * status poll never waits on a read.
+   */
+  switchOrder<M extends KnownVerificationMethod>(order: readonly M[], phoneNumber: string): M[] {
+    if (this.settings.methods || this.settings.mode !== 'cost_and_time') return [...order];
+    const demoted = (method: M) => this.health.state(method, phoneNumber) === 'demoted';
+    return [...order.filter((method) => !demoted(method)), ...order.filter(demoted)];
+  }
+
+  /**
    * The policy's order of `offered` and each method's expected price, from one read of the prices
    * (and of the method figures for `cost_per_success`).
    */

@@ -5,6 +5,9 @@
  * Express and Fastify; the figures are the module's own, counted as its sessions end.
  */
 import { describe, expect, it } from '@jest/globals';
+import { jest } from '@jest/globals';
+import { MethodHealthWatch } from '../../src/account/method-health.service.js';
+import type { HealthState } from '../../src/account/method-health.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import {
   FIRST_METHOD_MIN_TTL_MS,
@@ -13,7 +16,7 @@ import {
 } from '../../src/verification/first-method.chooser.js';
 import { PLATFORMS } from '../support/verification-app.js';
 import { seedFigures } from './figure-learning.js';
-import { freshPhone, journeyFixture, journeyHost, start, status } from './journey-host.js';
+import { freshPhone, journeyFixture, journeyHost, start, status, switchMethod } from './journey-host.js';
 
 describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform) => {
   const fx = journeyFixture();
@@ -126,5 +129,33 @@ describe.each(PLATFORMS)('journeys: auto by operator and device (%s)', (platform
     await fx.sb.advance(FIRST_METHOD_TTL_MS);
     const desktop = await start(host, { phone_number: freshPhone(), device: 'desktop' });
     expect(desktop.body.method).toBe('reverse_flash_call');
+  });
+
+  it("a method demoted on the number's prefix is offered last by its switches, as by its start; on another prefix it keeps its place", async () => {
+    const host = await journeyHost(fx, platform);
+    // The reverse call demoted on +7 915 (the health as this instance read it), healthy elsewhere.
+    const health = host.app.get(MethodHealthWatch, { strict: false });
+    const of = (method: string, phone: string): HealthState =>
+      method === 'reverse_flash_call' && phone.startsWith('+7915') ? 'demoted' : 'healthy';
+    jest.spyOn(health, 'state').mockImplementation(of);
+    jest.spyOn(health, 'refresh').mockImplementation((method, phone) => Promise.resolve(of(method, phone)));
+    const demoted = await start(host, { phone_number: freshPhone(), method: 'auto', device: 'mobile' });
+    expect(demoted.body.method).toBe('flash_call');
+    // The price order, the reverse call moved from first to last.
+    const priceOrder = ['msgr1_otp', 'msgr2_bot', 'operator_id', 'sms'];
+    expect((await status(host, demoted.body.verification_id)).body.switch_methods).toEqual([
+      ...priceOrder,
+      'reverse_flash_call',
+    ]);
+    const switched = await switchMethod(host, demoted.body.verification_id);
+    expect(switched.status).toBe(201);
+    expect(switched.body.method).toBe('msgr1_otp');
+    // +7 926: the price order stands.
+    const other = await start(host, { phone_number: '+79261234567', method: 'auto', device: 'mobile' });
+    expect(other.body.method).toBe('reverse_flash_call');
+    expect((await status(host, other.body.verification_id)).body.switch_methods).toEqual([
+      'flash_call',
+      ...priceOrder,
+    ]);
   });
 });
