@@ -1,24 +1,5 @@
-import { createCommandRunner, detectRedisDriver } from './redis-command-runner.js';
+import { linkOpener, type LinkEvents, type SubscriberLink } from './redis-subscriber-link.js';
 import type { StoreMessageListener } from './verification-store.interface.js';
-import { ArgumentTypeError } from '../core/phone-verification.error.js';
-
-/** What the subscriber needs of a duplicated ioredis client (Redis or Cluster). */
-interface IoRedisSubscriberLike {
-  readonly status: string;
-  subscribe(channel: string): Promise<unknown>;
-  unsubscribe(channel: string): Promise<unknown>;
-  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
-  on(event: 'error' | 'ready', listener: () => void): unknown;
-  once(event: 'ready', listener: () => void): unknown;
-}
-
-/** What the subscriber needs of a duplicated node-redis client or cluster. */
-interface NodeRedisSubscriberLike {
-  connect(): Promise<unknown>;
-  subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
-  unsubscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
-  on(event: 'error' | 'ready', listener: () => void): unknown;
-}
 
 interface SubscriberConnection {
   subscribe(channel: string, deliver: (message: string) => void): Promise<void>;
@@ -26,14 +7,24 @@ interface SubscriberConnection {
   close(graceMs: number): Promise<void>;
 }
 
+/** Delays before opening a subscriber connection again after one ended: at once, then 1 s doubling to 8 s. */
+const REOPEN_FIRST_RETRY_MS = 1000;
+const REOPEN_MAX_DELAY_MS = 8000;
+
 /**
  * The store's side of Redis pub/sub. A connection in subscriber mode can run no other command, so
  * messages arrive on a dedicated connection: a `duplicate()` of the store's client (the host's or
- * its own; the host's is never put in subscriber mode or closed). It is opened with the first
- * listener and closed with the last one, so a deployment that never streams opens nothing, and a
- * store the host owns is left with no connection of ours once the module is gone. ioredis and
- * node-redis subscribe again by themselves after a reconnection; once subscribed again, the listeners'
- * `onGap` is called (what was published meanwhile is lost).
+ * its own; the host's is never put in subscriber mode or closed), or on a cluster (ioredis `Cluster`,
+ * node-redis `createCluster`), a `duplicate()` of one of its nodes' connections: Redis Cluster forwards
+ * every PUBLISH to every node, and the clusters' own pub/sub connection reconnects or moves to another
+ * node without telling. It is opened with the first listener and closed with the last one, so a
+ * deployment that never streams opens nothing, and a store the host owns is left with no connection
+ * of ours once the module is gone. ioredis and node-redis subscribe again by themselves after a
+ * reconnection; once subscribed again, the listeners' `onGap` is called (what was published meanwhile
+ * is lost): once per gap, never on the first subscribe. A connection that will not reconnect (its
+ * strategy gave up: ioredis `retryStrategy` returned null, node-redis `reconnectStrategy` returned
+ * false or an Error; a cluster node's ioredis connection, which has none) is replaced: a new one is
+ * opened at once, then every 1 s doubling to 8 s until it is subscribed, and `onGap` is called then.
  */
 export class RedisSubscriber {
   private readonly channels = new Map<string, Set<StoreMessageListener>>();
@@ -54,16 +45,19 @@ export class RedisSubscriber {
     listeners.add(entry);
     if (onGap) this.gaps.set(entry, onGap);
     const unsubscribe = (): void => this.remove(channel, entry);
+    let done: Promise<void> | undefined;
     try {
       this.connection ??= this.client().then((client) => openSubscriber(client, () => this.gap()));
       const connection = await this.connection;
-      let done = this.subscribed.get(channel);
+      done = this.subscribed.get(channel);
       if (!done) {
         done = connection.subscribe(channel, (message) => this.deliver(channel, message));
         this.subscribed.set(channel, done);
       }
       await done;
     } catch (error) {
+      // A SUBSCRIBE that failed (a connection being replaced) is sent again by the next listener of the channel.
+      if (done !== undefined && this.subscribed.get(channel) === done) this.subscribed.delete(channel);
       unsubscribe();
       throw error;
     }
@@ -125,63 +119,101 @@ export class RedisSubscriber {
     }
   }
 }
-
 async function openSubscriber(client: unknown, back: () => void): Promise<SubscriberConnection> {
-  const driver = detectRedisDriver(client);
-  const duplicate = (client as { duplicate?: () => unknown }).duplicate;
-  if (driver === undefined || typeof duplicate !== 'function')
-    throw new ArgumentTypeError(
-      'RedisStore: subscribing needs a client with duplicate() (ioredis or node-redis)',
-    );
-  const copy = duplicate.call(client);
-  const release = (graceMs: number) => createCommandRunner(copy).release(true, graceMs);
-  if (driver === 'ioredis') {
-    const sub = copy as IoRedisSubscriberLike;
-    const deliveries = new Map<string, (message: string) => void>();
-    sub.on('error', () => undefined);
-    sub.on('message', (channel, message) => deliveries.get(channel)?.(message));
-    let connected = sub.status === 'ready';
-    sub.on('ready', () => {
-      if (!connected) return void (connected = true);
-      // ioredis subscribes again by itself; `back` once every channel surely is (SUBSCRIBE is idempotent).
-      void Promise.all([...deliveries.keys()].map((channel) => sub.subscribe(channel))).then(
-        back,
-        () => undefined,
-      );
-    });
-    return {
-      async subscribe(channel, deliver) {
-        deliveries.set(channel, deliver);
-        // A copy of a client without an offline queue refuses commands until it is connected.
-        if (sub.status !== 'ready') await new Promise<void>((resolve) => sub.once('ready', resolve));
-        await sub.subscribe(channel);
-      },
-      async unsubscribe(channel) {
-        deliveries.delete(channel);
-        await sub.unsubscribe(channel);
-      },
-      close: release,
-    };
+  const connection = new ReopeningConnection(linkOpener(client), back);
+  await connection.opened();
+  return connection;
+}
+
+/**
+ * The subscriber connection, opened again (at once, then 1 s doubling to 8 s until it works) when the one in
+ * use ends for good; `back` once the new one is subscribed to every channel, as after a reconnection.
+ */
+class ReopeningConnection implements SubscriberConnection {
+  private readonly deliveries = new Map<string, (message: string) => void>();
+  private link: Promise<SubscriberLink>;
+  private closed = false;
+  private delayMs = 0;
+  private wake: (() => void) | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly open: (events: LinkEvents) => Promise<SubscriberLink>,
+    private readonly back: () => void,
+  ) {
+    this.link = this.connect();
   }
-  const sub = copy as NodeRedisSubscriberLike;
-  const deliveries = new Map<string, (message: string) => void>();
-  sub.on('error', () => undefined);
-  let connected = false;
-  // node-redis subscribes again by itself before it is ready.
-  sub.on('ready', () => (connected ? back() : (connected = true)));
-  await sub.connect();
-  return {
-    async subscribe(channel, deliver) {
-      deliveries.set(channel, deliver);
-      await sub.subscribe(channel, deliver);
-    },
-    async unsubscribe(channel) {
-      const deliver = deliveries.get(channel);
-      deliveries.delete(channel);
-      // With its listener: node-redis then subscribes again a channel subscribed while this UNSUBSCRIBE is
-      // under way. Without one, its answer drops every listener the channel has by then, the new one's too.
-      if (deliver) await sub.unsubscribe(channel, deliver);
-    },
-    close: release,
-  };
+
+  async opened(): Promise<void> {
+    await this.link;
+  }
+
+  async subscribe(channel: string, deliver: (message: string) => void): Promise<void> {
+    this.deliveries.set(channel, deliver);
+    await (await this.link).subscribe(channel);
+  }
+
+  async unsubscribe(channel: string): Promise<void> {
+    this.deliveries.delete(channel);
+    await (await this.link).unsubscribe(channel);
+  }
+
+  async close(graceMs: number): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.wake?.();
+    const link = await this.link.catch(() => undefined);
+    await link?.close(graceMs);
+  }
+
+  /** Opens a link; it is in use (told of), once adopted, until it ends. */
+  private async connect(): Promise<SubscriberLink> {
+    let state: 'opening' | 'adopted' | 'ended' = 'opening';
+    const link = await this.open({
+      message: (channel, message) => this.deliveries.get(channel)?.(message),
+      back: () => {
+        if (state === 'adopted' && !this.closed) this.back();
+      },
+      ended: () => {
+        const adopted = state === 'adopted';
+        state = 'ended';
+        if (!adopted || this.closed) return;
+        void link.close(0).catch(() => undefined);
+        this.reopen();
+      },
+    });
+    try {
+      // Subscribed to every channel before it is in use (opened again: to those of the link that ended).
+      await Promise.all([...this.deliveries.keys()].map((channel) => link.subscribe(channel)));
+      if ((state as string) === 'ended') throw new Error('RedisStore: the subscriber connection ended');
+    } catch (error) {
+      await link.close(0).catch(() => undefined);
+      throw error;
+    }
+    state = 'adopted';
+    return link;
+  }
+
+  private reopen(): void {
+    const attempt = new Promise<void>((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, this.delayMs);
+    }).then(() => {
+      if (this.closed) throw new Error('RedisStore: the subscriber is closed');
+      return this.connect();
+    });
+    this.link = attempt;
+    attempt.then(
+      () => {
+        this.delayMs = 0;
+        // Closed meanwhile: close() closes it (it awaits this attempt).
+        if (!this.closed) this.back();
+      },
+      () => {
+        if (this.closed) return;
+        this.delayMs = Math.min(Math.max(this.delayMs * 2, REOPEN_FIRST_RETRY_MS), REOPEN_MAX_DELAY_MS);
+        this.reopen();
+      },
+    );
+  }
 }

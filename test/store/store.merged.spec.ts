@@ -7,6 +7,7 @@
  */
 import './create-store.part.js';
 import './redis-autopipelining.attack.part.js';
+import './redis-cluster-gaps.part.js';
 import './redis-cluster.part.js';
 import './redis-crossslot-order.attack.part.js';
 import './redis-driver-choice.part.js';

@@ -1,0 +1,169 @@
+import { createCommandRunner, detectRedisDriver } from './redis-command-runner.js';
+import { ArgumentTypeError } from '../core/phone-verification.error.js';
+
+/** What the subscriber needs of an ioredis connection (a duplicate of the client, or of one cluster node). */
+interface IoRedisSubscriberLike {
+  readonly status: string;
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'error' | 'ready' | 'end', listener: () => void): unknown;
+  once(event: 'ready' | 'end', listener: () => void): unknown;
+  off(event: 'ready' | 'end', listener: () => void): unknown;
+}
+
+/** What the subscriber needs of a node-redis connection (a duplicate of the client, or of one cluster node). */
+interface NodeRedisSubscriberLike {
+  connect(): Promise<unknown>;
+  subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
+  unsubscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
+  on(event: 'error' | 'ready' | 'terminated', listener: () => void): unknown;
+}
+
+/** The nodes of an ioredis `Cluster` (`Cluster#nodes()`), each a connection that can be duplicated. */
+interface IoRedisClusterLike {
+  nodes(role: 'all'): { duplicate(override: { lazyConnect: boolean }): unknown }[];
+}
+
+/** The masters of a node-redis cluster and the client of one (`RedisCluster#masters`, `#nodeClient`). */
+interface NodeRedisClusterLike {
+  readonly masters: readonly unknown[];
+  nodeClient(node: unknown): unknown;
+}
+
+/** One connection in subscriber mode, to one Redis (a cluster's: to one of its nodes). */
+export interface SubscriberLink {
+  subscribe(channel: string): Promise<void>;
+  unsubscribe(channel: string): Promise<void>;
+  close(graceMs: number): Promise<void>;
+}
+
+export interface LinkEvents {
+  message(channel: string, message: string): void;
+  /** The driver connected again and the link is subscribed again to every channel. */
+  back(): void;
+  /** The link will never connect again (its retry strategy gave up, or it has none: a cluster node's). */
+  ended(): void;
+}
+
+/**
+ * How to open a subscriber link for the store's `client`: a `duplicate()` of it, or on a cluster, of one of
+ * its nodes (Redis Cluster forwards every PUBLISH to every node, so one node's connection hears them all).
+ */
+export function linkOpener(client: unknown): (events: LinkEvents) => Promise<SubscriberLink> {
+  const driver = detectRedisDriver(client);
+  const duplicate = (client as { duplicate?: () => unknown }).duplicate;
+  if (driver === undefined || typeof duplicate !== 'function')
+    throw new ArgumentTypeError(
+      'RedisStore: subscribing needs a client with duplicate() (ioredis or node-redis)',
+    );
+  return (events) => {
+    if (driver === 'node-redis-cluster')
+      return openNodeRedisClusterLink(client as NodeRedisClusterLike, events);
+    if (driver === 'node-redis') return openNodeRedisLink(duplicate.call(client), events);
+    // An ioredis `Cluster` has nodes(); a `Redis` has not.
+    if (typeof (client as Partial<IoRedisClusterLike>).nodes === 'function') {
+      const nodes = (client as IoRedisClusterLike).nodes('all');
+      if (nodes.length === 0) throw new Error('RedisStore: the cluster has no node to subscribe on');
+      const node = nodes[Math.floor(Math.random() * nodes.length)]!;
+      return Promise.resolve(openIoRedisLink(node.duplicate({ lazyConnect: false }), events));
+    }
+    return Promise.resolve(openIoRedisLink(duplicate.call(client), events));
+  };
+}
+
+function openIoRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
+  const sub = copy as IoRedisSubscriberLike;
+  sub.on('error', () => undefined);
+  sub.on('message', (channel, message) => events.message(channel, message));
+  const channels = new Set<string>();
+  let connected = sub.status === 'ready';
+  sub.on('ready', () => {
+    if (!connected) return void (connected = true);
+    // ioredis subscribes again by itself; `back` once every channel surely is (SUBSCRIBE is idempotent).
+    void Promise.all([...channels].map((channel) => sub.subscribe(channel))).then(
+      () => events.back(),
+      () => undefined,
+    );
+  });
+  sub.once('end', () => events.ended());
+  return {
+    async subscribe(channel) {
+      channels.add(channel);
+      // A copy of a client without an offline queue refuses commands until it is connected.
+      await untilReady(sub);
+      await sub.subscribe(channel);
+    },
+    async unsubscribe(channel) {
+      channels.delete(channel);
+      await sub.unsubscribe(channel);
+    },
+    close: (graceMs) => createCommandRunner(copy).release(true, graceMs),
+  };
+}
+
+/** Resolves once an ioredis connection is ready; rejects if it ends first. */
+function untilReady(sub: IoRedisSubscriberLike): Promise<void> {
+  if (sub.status === 'ready') return Promise.resolve();
+  if (sub.status === 'end') return Promise.reject(new Error('RedisStore: the subscriber connection ended'));
+  return new Promise((resolve, reject) => {
+    const onReady = (): void => {
+      sub.off('end', onEnd);
+      resolve();
+    };
+    const onEnd = (): void => {
+      sub.off('ready', onReady);
+      reject(new Error('RedisStore: the subscriber connection ended'));
+    };
+    sub.once('ready', onReady);
+    sub.once('end', onEnd);
+  });
+}
+
+async function openNodeRedisLink(copy: unknown, events: LinkEvents): Promise<SubscriberLink> {
+  const sub = copy as NodeRedisSubscriberLike;
+  const listeners = new Map<string, (message: string) => void>();
+  sub.on('error', () => undefined);
+  let connected = false;
+  // node-redis subscribes again by itself before it is ready.
+  sub.on('ready', () => (connected ? events.back() : (connected = true)));
+  // Its reconnectStrategy gave up (returned false or an Error): it never connects again.
+  sub.on('terminated', () => events.ended());
+  const close = (graceMs: number): Promise<void> => createCommandRunner(copy).release(true, graceMs);
+  try {
+    await sub.connect();
+  } catch (error) {
+    await close(0).catch(() => undefined);
+    throw error;
+  }
+  return {
+    async subscribe(channel) {
+      let listener = listeners.get(channel);
+      if (!listener) listeners.set(channel, (listener = (message) => events.message(channel, message)));
+      await sub.subscribe(channel, listener);
+    },
+    async unsubscribe(channel) {
+      const listener = listeners.get(channel);
+      listeners.delete(channel);
+      // With its listener: node-redis then subscribes again a channel subscribed while this UNSUBSCRIBE is
+      // under way. Without one, its answer drops every listener the channel has by then, the new one's too.
+      if (listener) await sub.unsubscribe(channel, listener);
+    },
+    close,
+  };
+}
+
+/**
+ * On a node-redis cluster, a connection of our own to one master: the cluster's own pub/sub connection
+ * reconnects and moves without telling (its node events do not say which connection), while Redis Cluster
+ * forwards every PUBLISH to every node, so one node's connection hears them all.
+ */
+async function openNodeRedisClusterLink(
+  cluster: NodeRedisClusterLike,
+  events: LinkEvents,
+): Promise<SubscriberLink> {
+  const masters = cluster.masters;
+  if (masters.length === 0) throw new Error('RedisStore: the cluster has no node to subscribe on');
+  const node = await cluster.nodeClient(masters[Math.floor(Math.random() * masters.length)]);
+  return openNodeRedisLink((node as { duplicate(): unknown }).duplicate(), events);
+}
