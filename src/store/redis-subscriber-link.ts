@@ -87,18 +87,27 @@ function openIoRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
     );
   });
   sub.once('end', () => events.ended());
+  // Closed while it waits to reconnect, ioredis never says 'end': the waits for it fail then.
+  let abandon = (): void => undefined;
+  const abandoned = new Promise<never>((_, reject) => {
+    abandon = () => reject(new Error('RedisStore: the subscriber connection is closed'));
+  });
+  abandoned.catch(() => undefined);
   return {
     async subscribe(channel) {
       channels.add(channel);
       // A copy of a client without an offline queue refuses commands until it is connected.
-      await untilReady(sub);
+      await Promise.race([untilReady(sub), abandoned]);
       await sub.subscribe(channel);
     },
     async unsubscribe(channel) {
       channels.delete(channel);
       await sub.unsubscribe(channel);
     },
-    close: (graceMs) => createCommandRunner(copy).release(true, graceMs),
+    close(graceMs) {
+      abandon();
+      return createCommandRunner(copy).release(true, graceMs);
+    },
   };
 }
 

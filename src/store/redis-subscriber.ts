@@ -135,6 +135,8 @@ class ReopeningConnection implements SubscriberConnection {
   private closed = false;
   private delayMs = 0;
   private wake: (() => void) | undefined;
+  /** The link being subscribed to every channel before it is in use. */
+  private opening: SubscriberLink | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -162,6 +164,8 @@ class ReopeningConnection implements SubscriberConnection {
     this.closed = true;
     clearTimeout(this.timer);
     this.wake?.();
+    // A link still subscribing may wait for a connection that is not coming: closed, it fails at once.
+    await this.opening?.close(0).catch(() => undefined);
     const link = await this.link.catch(() => undefined);
     await link?.close(graceMs);
   }
@@ -182,6 +186,7 @@ class ReopeningConnection implements SubscriberConnection {
         this.reopen();
       },
     });
+    this.opening = link;
     try {
       // Subscribed to every channel before it is in use (opened again: to those of the link that ended).
       await Promise.all([...this.deliveries.keys()].map((channel) => link.subscribe(channel)));
@@ -189,6 +194,8 @@ class ReopeningConnection implements SubscriberConnection {
     } catch (error) {
       await link.close(0).catch(() => undefined);
       throw error;
+    } finally {
+      if (this.opening === link) this.opening = undefined;
     }
     state = 'adopted';
     return link;

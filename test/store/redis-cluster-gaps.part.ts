@@ -143,4 +143,51 @@ describe('store: subscription gaps on a cluster, and after a reconnection that g
       }
     }, 40_000);
   }
+
+  it('closes at once while it waits to open its subscriber again (Redis gone, the client gives up)', async () => {
+    const server = await ThrowawayRedisServer.start();
+    // Its server is gone: the host's client is disconnected, not quit.
+    const { client } = await givingUp.ioredis(server.url);
+    const store = new RedisStore({ client, keyPrefix: `pv-gave-up:${randomUUID()}:` });
+    try {
+      let gaps = 0;
+      await store.subscribe(
+        'status',
+        () => undefined,
+        () => void gaps++,
+      );
+      await server.stop();
+      // The subscriber ended; opening it again failed at once, and the next try waits 1 s, then 2 s.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const started = Date.now();
+      await store.close();
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(gaps).toBe(0);
+    } finally {
+      await store.close();
+      client.disconnect();
+    }
+  }, 20_000);
+
+  it('closes at once while the subscriber it opened again waits for Redis (its strategy retries)', async () => {
+    const server = await ThrowawayRedisServer.start();
+    // The host's connection and the store's subscriber give up when Redis goes (a call each); the
+    // subscriber opened again then retries every 100 ms.
+    let calls = 0;
+    const client = new Redis(server.url, { retryStrategy: () => (++calls <= 2 ? null : 100) });
+    client.on('error', () => undefined);
+    await eventually(async () => expect(client.status).toBe('ready'), 10_000);
+    const store = new RedisStore({ client, keyPrefix: `pv-gave-up:${randomUUID()}:` });
+    try {
+      await store.subscribe('status', () => undefined);
+      await server.stop();
+      await eventually(async () => expect(calls).toBeGreaterThan(3), 5000);
+      const started = Date.now();
+      await store.close();
+      expect(Date.now() - started).toBeLessThan(500);
+    } finally {
+      await store.close();
+      client.disconnect();
+    }
+  }, 20_000);
 });
