@@ -91,6 +91,33 @@ describe.each(PLATFORMS)('webhook content types (%s)', (platform) => {
     expect(ok.status).toBe(200);
   });
 
+  it('signed, with a type that only begins like JSON (json-seq, jsonl, json5): 415 as a type that is not JSON, nothing asked upstream', async () => {
+    suite.host = await startHost(platform, suite.sb);
+    const s = await startSession(suite.host, suite.sb, 'sms');
+    const gets = suite.sb.requestCount('GET /v1/verify/:id');
+    const delivery = signed(
+      suite.sb.demoAccount.webhookSecret,
+      payloadFor('verification.verified', s.requestId),
+      { timestampSeconds: ts() },
+    );
+    for (const contentType of ['application/json-seq', 'application/jsonl', 'application/json5']) {
+      const res = await postWebhook(route(), {
+        headers: { ...delivery.headers, 'content-type': contentType },
+        body: delivery.body,
+      });
+      expect({ contentType, status: res.status }).toEqual({ contentType, status: 415 });
+      // Express hands it to the route unread: the module says the type is not JSON, not that the app
+      // fails to read a JSON type (Fastify refuses it before the route, with its own 415).
+      if (platform === 'express')
+        expect(res.body).toMatchObject({
+          error_code: 'unsupported_media_type',
+          detail: 'A webhook body must be application/json',
+        });
+    }
+    // Nothing of it was believed: the API was not asked about the session.
+    expect(suite.sb.requestCount('GET /v1/verify/:id')).toBe(gets);
+  });
+
   it('an app created without rawBody is told at boot, before any webhook, naming rawBody and the route', async () => {
     const logger = new CapturingLogger();
     suite.host = await startHost(platform, suite.sb, { rawBody: false, logger, receiveWebhooks: false });

@@ -118,5 +118,12 @@ describe.each(PLATFORMS)('webhook route: ids, store outage, route switched off (
       error_code: 'not_found',
       detail: 'Webhooks are switched off here',
     });
+    // A delivery the route would refuse for its type is still told the route is off, never asked to fix
+    // its type (a 415 would tell the sender the route is on).
+    const plain = await postWebhook(`${off.url}/verification/webhooks`, {
+      headers: { 'content-type': 'text/plain', 'webhook-id': 'w_off_text' },
+      body: JSON.stringify(payloadFor('verification.verified', UNKNOWN)),
+    });
+    expect([plain.status, plain.body.error_code]).toEqual([404, 'not_found']);
   });
 });
