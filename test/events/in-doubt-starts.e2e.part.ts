@@ -153,6 +153,19 @@ describe.each(ONE_PLATFORM)('in-doubt starts (%s)', (platform: Platform) => {
     },
   );
 
+  it("the webhook that adopts a session asks the API about it once: the adoption's answer is the one observed", async () => {
+    const { phone, requestId } = await startTooLate('operator_id', 'user-c');
+    const gets = sb.requestCount('GET /v1/verify/:id');
+    await drive(
+      sb,
+      { requestId, phone, method: 'operator_id', owner: 'user-c', verificationId: '' },
+      'verified',
+    );
+    await settle(sb);
+    expect(eventsOf(host, requestId)).toEqual(['verification.verified']);
+    expect(sb.requestCount('GET /v1/verify/:id') - gets).toBe(1);
+  });
+
   it('an adopted session whose outcome webhook is lost is settled by the reconciler', async () => {
     const { requestId } = await startTooLate('operator_id', 'user-b');
     // The SMS fallback's code_required reveals the session; the verified webhook is then lost.
