@@ -3,18 +3,30 @@ import { MemoryStore, VerificationStoreUnavailableError } from '../../src/index.
 import { VerificationModule } from '../../src/module/verification.module.js';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { CapturingLogger, moduleOptions, payloadFor, postWebhook, startAccountHost } from './harness.js';
+import {
+  CapturingLogger,
+  moduleOptions,
+  payloadFor,
+  postWebhook,
+  startAccountHost,
+  startSession,
+} from './harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
 /** A session id of the right shape that no deployment started. */
 const UNKNOWN = '4d7c2a1e-0000-4000-8000-00000000b207';
 
-/** A store whose claims fail on demand, as a store that went away mid-delivery. */
+/** A store whose claims, or its schedule's writes, fail on demand, as a store that went away mid-delivery. */
 class FlakyStore extends MemoryStore {
   down = false;
+  scheduleDown = false;
   override async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     if (this.down) throw new VerificationStoreUnavailableError('setIfAbsent', 'connection lost');
     return super.setIfAbsent(key, value, ttlMs);
+  }
+  override async schedule(queue: string, member: string, dueAt: number): Promise<void> {
+    if (this.scheduleDown) throw new VerificationStoreUnavailableError('schedule', 'connection lost');
+    return super.schedule(queue, member, dueAt);
   }
 }
 
@@ -105,6 +117,21 @@ describe.each(PLATFORMS)('webhook route: ids, store outage, route switched off (
     expect(Number(/latency_ms=(\d+)$/.exec(line[0]!.message)?.[1])).toBeLessThan(30_000);
     // Nothing was claimed: the sender's retry is handled.
     expect((await deliver({ 'webhook-id': 'w_store' })).body.result).toBe('ignored');
+  });
+
+  it('an outcome the API does not show yet, whose look-again the store fails to schedule: 503, and the retry is deferred', async () => {
+    const { requestId } = await startSession(host, sb, 'sms');
+    const early = () =>
+      deliver({ 'webhook-id': `w_early_${requestId}` }, payloadFor('verification.verified', requestId));
+    store.scheduleDown = true;
+    try {
+      const res = await early();
+      expect([res.status, res.retryAfter, res.body.error_code]).toEqual([503, '5', 'service_unavailable']);
+    } finally {
+      store.scheduleDown = false;
+    }
+    // Nothing was claimed: the sender's retry is handled, and the session looked at again soon.
+    expect((await early()).body).toEqual({ received: true, result: 'deferred' });
   });
 
   it('a route the factory switched off answers 404 not_found as a problem, whatever the delivery', async () => {
