@@ -1,5 +1,6 @@
 import { createCommandRunner, detectRedisDriver } from './redis-command-runner.js';
 import { ArgumentTypeError } from '../core/phone-verification.error.js';
+import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 
 /** What the subscriber needs of an ioredis connection (a duplicate of the client, or of one cluster node). */
 interface IoRedisSubscriberLike {
@@ -64,7 +65,8 @@ export function linkOpener(client: unknown): (events: LinkEvents) => Promise<Sub
     // An ioredis `Cluster` has nodes(); a `Redis` has not.
     if (typeof (client as Partial<IoRedisClusterLike>).nodes === 'function') {
       const nodes = (client as IoRedisClusterLike).nodes('all');
-      if (nodes.length === 0) throw new Error('RedisStore: the cluster has no node to subscribe on');
+      if (nodes.length === 0)
+        throw new VerificationStoreUnavailableError('subscribe', 'the cluster has no node to subscribe on');
       const node = nodes[Math.floor(Math.random() * nodes.length)]!;
       return Promise.resolve(openIoRedisLink(node.duplicate({ lazyConnect: false }), events));
     }
@@ -90,7 +92,8 @@ function openIoRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
   // Closed while it waits to reconnect, ioredis never says 'end': the waits for it fail then.
   let abandon = (): void => undefined;
   const abandoned = new Promise<never>((_, reject) => {
-    abandon = () => reject(new Error('RedisStore: the subscriber connection is closed'));
+    abandon = () =>
+      reject(new VerificationStoreUnavailableError('subscribe', 'the subscriber connection is closed'));
   });
   abandoned.catch(() => undefined);
   return {
@@ -114,7 +117,10 @@ function openIoRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
 /** Resolves once an ioredis connection is ready; rejects if it ends first. */
 function untilReady(sub: IoRedisSubscriberLike): Promise<void> {
   if (sub.status === 'ready') return Promise.resolve();
-  if (sub.status === 'end') return Promise.reject(new Error('RedisStore: the subscriber connection ended'));
+  if (sub.status === 'end')
+    return Promise.reject(
+      new VerificationStoreUnavailableError('subscribe', 'the subscriber connection ended'),
+    );
   return new Promise((resolve, reject) => {
     const onReady = (): void => {
       sub.off('end', onEnd);
@@ -122,7 +128,7 @@ function untilReady(sub: IoRedisSubscriberLike): Promise<void> {
     };
     const onEnd = (): void => {
       sub.off('ready', onReady);
-      reject(new Error('RedisStore: the subscriber connection ended'));
+      reject(new VerificationStoreUnavailableError('subscribe', 'the subscriber connection ended'));
     };
     sub.once('ready', onReady);
     sub.once('end', onEnd);
@@ -172,7 +178,8 @@ async function openNodeRedisClusterLink(
   events: LinkEvents,
 ): Promise<SubscriberLink> {
   const masters = cluster.masters;
-  if (masters.length === 0) throw new Error('RedisStore: the cluster has no node to subscribe on');
+  if (masters.length === 0)
+    throw new VerificationStoreUnavailableError('subscribe', 'the cluster has no node to subscribe on');
   const node = await cluster.nodeClient(masters[Math.floor(Math.random() * masters.length)]);
   return openNodeRedisLink((node as { duplicate(): unknown }).duplicate(), events);
 }

@@ -1,5 +1,6 @@
 import { linkOpener, type LinkEvents, type SubscriberLink } from './redis-subscriber-link.js';
 import type { StoreMessageListener } from './verification-store.interface.js';
+import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 
 interface SubscriberConnection {
   subscribe(channel: string, deliver: (message: string) => void): Promise<void>;
@@ -190,7 +191,8 @@ class ReopeningConnection implements SubscriberConnection {
     try {
       // Subscribed to every channel before it is in use (opened again: to those of the link that ended).
       await Promise.all([...this.deliveries.keys()].map((channel) => link.subscribe(channel)));
-      if ((state as string) === 'ended') throw new Error('RedisStore: the subscriber connection ended');
+      if ((state as string) === 'ended')
+        throw new VerificationStoreUnavailableError('subscribe', 'the subscriber connection ended');
     } catch (error) {
       await link.close(0).catch(() => undefined);
       throw error;
@@ -206,7 +208,7 @@ class ReopeningConnection implements SubscriberConnection {
       this.wake = resolve;
       this.timer = setTimeout(resolve, this.delayMs);
     }).then(() => {
-      if (this.closed) throw new Error('RedisStore: the subscriber is closed');
+      if (this.closed) throw new VerificationStoreUnavailableError('subscribe', 'the subscriber is closed');
       return this.connect();
     });
     this.link = attempt;
