@@ -17,20 +17,13 @@
  * check and records through that reservation, whose batch re-reads the marks (`erasedSince`).
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { VerificationApiClient } from '../../src/api/verification-api.client.js';
 import type { VerificationSession } from '../../src/api/api.types.js';
-import type { VerificationHistory } from '../../src/history/verification-history.service.js';
-import { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
-import {
-  RECORD_RETENTION_MS,
-  SessionRecordRepository,
-} from '../../src/sessions/session-record.repository.js';
-import { SubjectIndex } from '../../src/sessions/subject-index.js';
+import type { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { InDoubtStarts } from '../../src/verification/in-doubt-starts.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
-import { telemetryOf } from '../support/telemetry.js';
+import { inDoubtParts } from './in-doubt-parts.js';
 
 const NOW = 1_700_000_000_000;
 const NUMBER = '+79123456783';
@@ -68,17 +61,7 @@ describe('a session in doubt adopted while an erasure of its number is under way
   };
   beforeEach(async () => {
     store = new MarkReadStore({ clock: () => NOW });
-    const telemetry = telemetryOf(new VerificationLogger({ ...OPTIONS, logLevels: false }));
-    records = new SessionRecordRepository(
-      OPTIONS,
-      store,
-      telemetry,
-      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-    );
-    const history = { forget: () => Promise.resolve(0) } as unknown as VerificationHistory;
-    erasure = new VerificationErasure(OPTIONS, store, records, history);
-    const api = { getSession: () => Promise.resolve(session) } as unknown as VerificationApiClient;
-    inDoubt = new InDoubtStarts(OPTIONS, api, records, store, telemetry);
+    ({ records, erasure, inDoubt } = inDoubtParts(OPTIONS, store, () => session));
     // The start, 2 s ago, whose initiation timed out: remembered as remember() keeps it.
     const entry = [{ method: 'sms', owner: 'alice', at: NOW - 2_000 }];
     await store.set(

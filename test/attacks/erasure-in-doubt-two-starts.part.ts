@@ -12,20 +12,13 @@
  * number in doubt at once, the later session's webhook first).
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { VerificationApiClient } from '../../src/api/verification-api.client.js';
 import type { VerificationSession } from '../../src/api/api.types.js';
-import type { VerificationHistory } from '../../src/history/verification-history.service.js';
-import { VerificationLogger } from '../../src/observability/verification-logger.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
-import {
-  RECORD_RETENTION_MS,
-  SessionRecordRepository,
-} from '../../src/sessions/session-record.repository.js';
-import { SubjectIndex } from '../../src/sessions/subject-index.js';
+import type { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { InDoubtStarts } from '../../src/verification/in-doubt-starts.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
-import { telemetryOf } from '../support/telemetry.js';
+import { inDoubtParts } from './in-doubt-parts.js';
 
 const T0 = 1_700_000_000_000;
 const NUMBER = '+79123456783';
@@ -62,19 +55,7 @@ describe('two starts of one number in doubt at once', () => {
   beforeEach(() => {
     now = T0;
     store = new MemoryStore({ clock: () => now });
-    const telemetry = telemetryOf(new VerificationLogger({ ...OPTIONS, logLevels: false }));
-    records = new SessionRecordRepository(
-      OPTIONS,
-      store,
-      telemetry,
-      new SubjectIndex(store, OPTIONS.dataKeys, RECORD_RETENTION_MS),
-    );
-    const history = { forget: () => Promise.resolve(0) } as unknown as VerificationHistory;
-    erasure = new VerificationErasure(OPTIONS, store, records, history);
-    const api = {
-      getSession: (id: string) => Promise.resolve(sessions.get(id)),
-    } as unknown as VerificationApiClient;
-    inDoubt = new InDoubtStarts(OPTIONS, api, records, store, telemetry);
+    ({ records, erasure, inDoubt } = inDoubtParts(OPTIONS, store, (id) => sessions.get(id)));
   });
   afterEach(() => store.close());
 
