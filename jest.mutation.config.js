@@ -30,7 +30,7 @@ function specsUnder(dir) {
 // loads only the parts holding a test that reached it, as it did before the merge.
 const { parts, merged } = mergedParts(root);
 
-export const mutationSpecs = [...specsUnder('src'), ...specsUnder('test'), ...parts]
+export const mutationSpecs = [...new Set([...specsUnder('src'), ...specsUnder('test'), ...parts])]
   .filter((path) => !merged.includes(path))
   .filter((path) => !OUT_OF_REACH.test(path))
   .sort();

@@ -83,6 +83,27 @@ describe('merged spec files and their parts', () => {
     );
   });
 
+  it('lists the unit specs of src/ a merged file of their folder imports as its parts; a spec none imports runs alone', () => {
+    write('src/a/one.spec.ts');
+    write('src/a/two.spec.ts');
+    write('src/a/alone.spec.ts');
+    write('src/a/a.merged.spec.ts', merged('one.spec', 'two.spec'));
+    const found = layout(root);
+    expect([...found.parts].sort()).toEqual(['src/a/one.spec.ts', 'src/a/two.spec.ts']);
+    expect(found.merged).toEqual(['src/a/a.merged.spec.ts']);
+  });
+
+  it('refuses a unit spec of src/ imported by two merged files (it would run twice), or a file that is no spec', () => {
+    write('src/a/one.spec.ts');
+    write('src/a/x.merged.spec.ts', merged('one.spec'));
+    write('src/a/y.merged.spec.ts', merged('one.spec'));
+    expect(() => layout(root)).toThrow('src/a/one.spec.ts is imported by 2 merged spec files');
+    rmSync(join(root, 'src/a/y.merged.spec.ts'));
+    write('src/a/rule.ts');
+    write('src/a/x.merged.spec.ts', merged('one.spec', 'rule'));
+    expect(() => layout(root)).toThrow('src/a/x.merged.spec.ts imports src/a/rule.ts, which is not a part');
+  });
+
   it('this repository: every part runs in npm test through one merged file, and alone in the mutation run unless out of its reach', async () => {
     const found = layout(ROOT);
     expect(found.parts.length).toBeGreaterThan(0);
@@ -96,6 +117,17 @@ describe('merged spec files and their parts', () => {
     const inReach = found.parts.filter((part) => !OUT_OF_REACH.test(part));
     expect(inReach.length).toBeGreaterThan(0);
     expect(inReach.filter((part) => !mutationSpecs.includes(part))).toEqual([]);
+    expect(mutationSpecs.length).toBe(new Set(mutationSpecs).size);
+    // npm test runs a merged unit spec through its merged file only, and the specs no merged file imports.
+    // @ts-expect-error: plain ESM, npm test's jest config.
+    const config = (await import('../../jest.config.js')) as { default: { testMatch: string[] } };
+    const { globsToMatcher } = await import('jest-util');
+    const runs = globsToMatcher(config.default.testMatch.map((glob) => glob.replace('<rootDir>', ROOT)));
+    const unitParts = found.parts.filter((part) => part.startsWith('src/'));
+    expect(unitParts.length).toBeGreaterThan(100);
+    expect(unitParts.filter((part) => runs(join(ROOT, part)))).toEqual([]);
+    expect(runs(join(ROOT, 'src/core/core.merged.spec.ts'))).toBe(true);
+    expect(runs(join(ROOT, 'src/observability/verification-metrics.loading.spec.ts'))).toBe(true);
   });
 });
 

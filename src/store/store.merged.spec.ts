@@ -1,0 +1,8 @@
+/**
+ * The unit specs of src/store, in one file so that jest starts one file for them (test/merged-parts.mjs). One
+ * spec alone: `npx jest --testMatch '<rootDir>/src/store/<file>.spec.ts'`.
+ */
+import './local-channels.spec.js';
+import './open-redis-client.spec.js';
+import './store-replace.spec.js';
+import './write-order.spec.js';
