@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { rankByCostPerSuccess, rankByPrice, type MethodPriceEntry } from './method-ranking.js';
+import { rankByCostPerSuccess, rankByPrice, splitDemoted, type MethodPriceEntry } from './method-ranking.js';
 
 const rub = (amount: number) => ({ amount, currency: 'RUB' });
 /** The spec's indicative prices. */
@@ -176,5 +176,17 @@ describe('method ranking: the prices read and the error a host reads', () => {
     expect(() => rankByCostPerSuccess(['sms'], PRICES, {}, -1)).toThrow(
       'minSamples must be a non-negative integer, got -1',
     );
+  });
+});
+
+describe('splitDemoted', () => {
+  it('keeps each part in the order given: the methods not demoted, then the demoted ones', () => {
+    const order = ['reverse_flash_call', 'sms', 'flash_call', 'msgr1_otp'];
+    expect(splitDemoted(order, (i) => i === 0 || i === 2)).toEqual([
+      ['sms', 'msgr1_otp'],
+      ['reverse_flash_call', 'flash_call'],
+    ]);
+    expect(splitDemoted(order, () => false)).toEqual([order, []]);
+    expect(splitDemoted(order, () => true)).toEqual([[], order]);
   });
 });

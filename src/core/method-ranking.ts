@@ -131,3 +131,12 @@ function compare(a: number | undefined, b: number | undefined): number {
   if (a === undefined || b === undefined || a === b) return 0;
   return a < b ? -1 : 1;
 }
+
+/**
+ * `order` split into the methods not demoted and those demoted on the number's operator prefix (`isDemoted`
+ * by position), each part in its order: `auto` tries the demoted ones after every other, at a start and at a
+ * switch alike.
+ */
+export function splitDemoted<M>(order: readonly M[], isDemoted: (index: number) => boolean): [M[], M[]] {
+  return [order.filter((_, i) => !isDemoted(i)), order.filter((_, i) => isDemoted(i))];
+}

@@ -11,6 +11,7 @@ import type { MethodStats } from '../account/method-stats.service.js';
 import { pickCell } from '../account/operator-figures.js';
 import type { PriceList } from '../account/price-book.js';
 import { errorText } from '../core/error-text.js';
+import { splitDemoted } from '../core/method-ranking.js';
 import { SharedReads } from '../core/shared-reads.js';
 import { DEVICE_HINTS, type DeviceHint } from '../core/journey.js';
 import { nationalDestinationCode } from '../core/operator-prefix.js';
@@ -70,8 +71,7 @@ export class FirstMethodChooser {
     device: DeviceHint | undefined,
   ): Promise<KnownVerificationMethod[]> {
     const states = await Promise.all(order.map((method) => this.health.refresh(method, phoneNumber)));
-    const healthy = order.filter((_, i) => states[i] !== 'demoted');
-    const demoted = order.filter((_, i) => states[i] === 'demoted');
+    const [healthy, demoted] = splitDemoted(order, (i) => states[i] === 'demoted');
     // Keyed by the healthy candidates: a method demoted (or back) makes the choice again among those left.
     const key = `${callingCodeOf(phoneNumber)}~${nationalDestinationCode(phoneNumber)}:${healthy.join(',')}`;
     const choice = await this.#choice(key, healthy, prices, phoneNumber);

@@ -7,7 +7,12 @@ import { FirstMethodChooser } from './first-method.chooser.js';
 import { MethodHealthWatch } from '../account/method-health.service.js';
 import { DEGRADED_FALLBACK_SHARE } from '../account/method-health.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
-import { rankByCostPerSuccess, rankByPrice, type MethodSamplesByMethod } from '../core/method-ranking.js';
+import {
+  rankByCostPerSuccess,
+  rankByPrice,
+  splitDemoted,
+  type MethodSamplesByMethod,
+} from '../core/method-ranking.js';
 import { toMinorUnits } from '../core/money.js';
 import { VerificationTelemetry } from '../observability/verification-telemetry.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
@@ -84,7 +89,7 @@ export class OrchestrationPolicy {
     device: DeviceHint | undefined,
   ): Promise<KnownVerificationMethod[]> {
     const order = await this.order(offered);
-    if (this.settings.methods || this.settings.mode !== 'cost_and_time') return order;
+    if (!this.#choosesPerNumber) return order;
     return this.chooser.reorder(order, this.prices.current(), phoneNumber, device);
   }
 
@@ -95,9 +100,13 @@ export class OrchestrationPolicy {
    * status poll never waits on a read.
    */
   switchOrder<M extends KnownVerificationMethod>(order: readonly M[], phoneNumber: string): M[] {
-    if (this.settings.methods || this.settings.mode !== 'cost_and_time') return [...order];
-    const demoted = (method: M) => this.health.state(method, phoneNumber) === 'demoted';
-    return [...order.filter((method) => !demoted(method)), ...order.filter(demoted)];
+    if (!this.#choosesPerNumber) return [...order];
+    return splitDemoted(order, (i) => this.health.state(order[i]!, phoneNumber) === 'demoted').flat();
+  }
+
+  /** `mode: 'cost_and_time'` with no fixed `methods`: the order is the number's, by its operator's figures. */
+  get #choosesPerNumber(): boolean {
+    return !this.settings.methods && this.settings.mode === 'cost_and_time';
   }
 
   /**
