@@ -9,6 +9,8 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 
 /** The erasure index's slots reserved for a session about to be paid for (`SubjectIndex.reserve`), by subject tag. */
 export interface IndexReservation {
+  /** Store-clock time the slots were asked for: an erasure since then is one the start did not see. */
+  readonly at: number;
   readonly slots: ReadonlyMap<string, string>;
   /** Each subject's erasure mark when the slots were reserved (`erasedSince`). */
   readonly marks: ReadonlyMap<string, string | null>;
@@ -48,6 +50,7 @@ export class SubjectIndex {
   async reserve(subject: { phoneNumber: string; owner?: string | undefined }): Promise<IndexReservation> {
     const subjects: ErasureSubject[] = [{ phoneNumber: subject.phoneNumber }];
     if (subject.owner !== undefined) subjects.push({ owner: subject.owner });
+    const at = this.store.now();
     const day = this.#today();
     const tags = subjects.map((s) => this.tag(s));
     // Each subject's erasure mark is read before its slot is taken (one node, in this order): an
@@ -67,6 +70,7 @@ export class SubjectIndex {
       ),
     );
     return {
+      at,
       slots: new Map(tags.map((tag, i) => [tag, slots[i]!])),
       marks: new Map(tags.map((tag, i) => [tag, answers[2 * i] as string | null])),
     };

@@ -25,7 +25,10 @@ interface InDoubtStart {
   owner?: string;
   /** What it was for (`purpose` on start). */
   purpose?: string;
-  /** Store-clock time the initiation was sent. */
+  /**
+   * Store-clock time the start reserved its erasure index slots, just before its initiation was sent: its
+   * session is created upstream after it, and an erasure since then is one the start did not see.
+   */
   at: number;
 }
 
@@ -69,8 +72,8 @@ export class InDoubtStarts {
   /**
    * Remembers a start whose initiation may have gone through. Never throws: the caller is already
    * answering with the initiation's own failure. Without a webhook route nothing could reveal the
-   * session, so nothing is kept. `sentAt`: the module-clock time the initiation was sent (the session is
-   * created upstream after it, not after the failure that ends the wait for its answer).
+   * session, so nothing is kept. `sentAt`: when the start reserved its index slots, just before it was sent
+   * (the session is created upstream after it, not after the failure that ends the wait for its answer).
    */
   async remember(
     start: {

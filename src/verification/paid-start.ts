@@ -101,7 +101,7 @@ export class PaidStart {
       // down, refuse before paying. The probe reserves the session's erasure index slots (protection
       // issues it with its last writes), written with the record.
       const reserved = await (permit.reachable ?? this.records.reserveIndex(order));
-      const result = await this.initiate(order, permit).catch(async (error: unknown) => {
+      const result = await this.initiate(order, permit, reserved.at).catch(async (error: unknown) => {
         // Whatever the API did, this reservation is not the one its session would be recorded with
         // (a session in doubt is indexed when it shows up): its slots are freed.
         await this.records.releaseIndex(reserved).catch(() => undefined);
@@ -123,8 +123,8 @@ export class PaidStart {
     }
   }
 
-  private async initiate(order: SessionOrder, permit: StartPermit): Promise<InitiateResult> {
-    const sentAt = this.options.clock();
+  /** `since`: when the start reserved its erasure index slots, just before the initiation is sent. */
+  private async initiate(order: SessionOrder, permit: StartPermit, since: number): Promise<InitiateResult> {
     try {
       return await this.api.initiate(this.request(order));
     } catch (error) {
@@ -139,7 +139,7 @@ export class PaidStart {
           : {}),
       });
       // The session may exist (and be paid for) all the same: its first webhook can reveal it.
-      if (mayHaveBeenProcessed(error)) await this.inDoubt.remember(order, sentAt);
+      if (mayHaveBeenProcessed(error)) await this.inDoubt.remember(order, since);
       throw failure;
     }
   }

@@ -13,6 +13,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import type { StoreBatchResults, StoreOperation } from '../../src/store/store-batch.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, type TestApp } from '../support/verification-app.js';
@@ -35,10 +37,11 @@ describe('a session erased with its owner, and a later start of its number in do
     await host?.close();
     host = undefined;
   });
-  /** A host whose API calls give up after 1 s, with history. */
-  const boot = async (): Promise<TestApp> =>
+  /** A host whose API calls give up after 1 s, with history (on `store` when given). */
+  const boot = async (store?: MemoryStore): Promise<TestApp> =>
     (host = await startHost('express', suite.sb, {
       module: {
+        ...(store === undefined ? {} : { store }),
         api: {
           baseUrl: suite.sb.url,
           apiKey: suite.sb.demoAccount.apiKey,
@@ -141,4 +144,43 @@ describe('a session erased with its owner, and a later start of its number in do
       expect((await history.list({ owner: 'owner-a' })).map((e) => e.kind)).not.toContain('outcome');
     },
   );
+
+  it('a number erased after its start reserved its place and before the start was sent, whose answer comes too late: its session is not adopted', async () => {
+    const sb = suite.sb;
+    const phone = nextPhone();
+    let erase: (() => Promise<void>) | undefined;
+    /** Runs `erase` once the start's reservation of its erasure index slots under the number is answered. */
+    class ErasingStore extends MemoryStore {
+      override async batch<const T extends readonly StoreOperation[]>(
+        operations: T,
+      ): Promise<StoreBatchResults<T>> {
+        const answers = await super.batch(operations);
+        const reserves = operations.some((o) => o.op === 'setIfAbsent' && o.key.startsWith('subject:{n:'));
+        const run = reserves ? erase : undefined;
+        erase = run === undefined ? erase : undefined;
+        await run?.();
+        return answers;
+      }
+    }
+    host = await boot(new ErasingStore({ clock: () => sb.now() }));
+    // The erasure a second (module clock) before the start goes out, after the start read the number's
+    // erasure mark: the start did not see it, and its session must not be brought back by its webhook.
+    erase = async () => {
+      await host!.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: phone });
+      await sb.advance(1000);
+    };
+    sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 2500, count: 1 });
+    expect((await start(phone, 'owner-a')).status).toBe(503);
+    expect(erase).toBeUndefined();
+    const id = (await upstreamSessions(sb, phone, 1))[0]!.request_id;
+
+    sb.addFault({ webhooks: { drop_next: 1 } });
+    await sb.fail(id);
+    await settle(sb);
+    const late = await webhook('verification.failed', id);
+    expect(late.status).toBeLessThan(300);
+    await settle(sb);
+    expect(eventsOf(host, id)).toEqual([]);
+    expect(await host.app.get(SessionRecordRepository, { strict: false }).get(id)).toBeNull();
+  });
 });
