@@ -18,3 +18,4 @@ import './erasure-slot-outlived-by-record.part.js';
 import './erasure-slot-taken-after-erasure.part.js';
 import './erasure-start-in-flight.e2e.part.js';
 import './erasure-in-doubt-forgotten-session.e2e.part.js';
+import './in-doubt-remembered-together.part.js';
