@@ -10,6 +10,8 @@ import { VerificationTelemetry } from '../observability/verification-telemetry.j
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
+import { replaceIfEquals } from '../store/store-replace.js';
+import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 
 /** Set while any in-doubt start is remembered: a webhook for an unknown session costs no API call otherwise. */
@@ -18,6 +20,8 @@ const ANY_KEY = 'indoubt:any';
 const CLOCK_SKEW_MS = 5 * 60_000;
 /** Webhooks of a session may come this long after its expiry (the sender's retries). */
 const LATE_WEBHOOK_MS = 3_600_000;
+/** Reads and conditional writes a start in doubt is remembered in before it gives up (others writing the list). */
+const REMEMBER_TRIES = 8;
 
 /** One start whose initiation may have created a session the module never heard of. */
 interface InDoubtStart {
@@ -95,14 +99,22 @@ export class InDoubtStarts {
     this.telemetry.metrics.inDoubtStart(start.method, 'remembered');
     if (!this.options.webhooks.enabled) return;
     try {
-      const now = this.store.now();
       const key = InDoubtStarts.inDoubtKey(this.options.dataKeys, start.phoneNumber);
-      const entries = [
-        ...this.entries(await this.store.get(key)),
-        { method: start.method, owner: start.owner, purpose: start.purpose, at: sentAt },
-      ];
-      const kept = entries.filter((e) => e.at + this.lifetimeMs() > now);
-      await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(kept)), this.lifetimeMs());
+      const entry = { method: start.method, owner: start.owner, purpose: start.purpose, at: sentAt };
+      // Added only to the list as read: two waits failing together (two callers, two instances) both keep theirs.
+      for (let tries = 0; ; tries++) {
+        const stored = await this.store.get(key);
+        const now = this.store.now();
+        const kept = [...this.entries(stored), entry].filter((e) => e.at + this.lifetimeMs() > now);
+        const sealed = this.options.dataKeys.seal(JSON.stringify(kept));
+        const written =
+          stored === null
+            ? await this.store.setIfAbsent(key, sealed, this.lifetimeMs())
+            : await replaceIfEquals(this.store, key, stored, sealed, this.lifetimeMs());
+        if (written) break;
+        if (tries + 1 >= REMEMBER_TRIES)
+          throw new VerificationStoreUnavailableError('remember', 'the in-doubt starts kept changing');
+      }
       await this.store.set(ANY_KEY, '1', this.lifetimeMs());
     } catch (error) {
       this.telemetry.logger.warn('an in-doubt start could not be remembered', {
