@@ -9,6 +9,7 @@ import './create-store.part.js';
 import './redis-autopipelining.attack.part.js';
 import './redis-cluster-gaps.part.js';
 import './redis-cluster.part.js';
+import './redis-cluster-node-lost.attack.part.js';
 import './redis-crossslot-order.attack.part.js';
 import './redis-driver-choice.part.js';
 import './redis-first-group-deadline.attack.part.js';
