@@ -180,6 +180,17 @@ async function openNodeRedisClusterLink(
   const masters = cluster.masters;
   if (masters.length === 0)
     throw new VerificationStoreUnavailableError('subscribe', 'the cluster has no node to subscribe on');
-  const node = await cluster.nodeClient(masters[Math.floor(Math.random() * masters.length)]);
-  return openNodeRedisLink((node as { duplicate(): unknown }).duplicate(), events);
+  const node = (await cluster.nodeClient(
+    masters[Math.floor(Math.random() * masters.length)],
+  )) as NodeClientLike;
+  // Without a reconnect strategy, as an ioredis cluster's node connections: a node lost for good (failed over,
+  // removed) ends the link instead of being retried for ever, and the subscriber opens one on another node.
+  const socket = { ...node.options?.socket, reconnectStrategy: false };
+  return openNodeRedisLink(node.duplicate({ socket }), events);
+}
+
+/** A node-redis cluster's client of one node: its options (the socket's address) and `duplicate`. */
+interface NodeClientLike {
+  readonly options?: { socket?: Record<string, unknown> };
+  duplicate(overrides: { socket: Record<string, unknown> }): unknown;
 }
