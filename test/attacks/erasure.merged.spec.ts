@@ -19,3 +19,4 @@ import './erasure-slot-taken-after-erasure.part.js';
 import './erasure-start-in-flight.e2e.part.js';
 import './erasure-in-doubt-forgotten-session.e2e.part.js';
 import './in-doubt-remembered-together.part.js';
+import './in-doubt-one-session-twice.part.js';
