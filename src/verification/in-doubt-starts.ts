@@ -20,6 +20,8 @@ const ANY_KEY = 'indoubt:any';
 const CLOCK_SKEW_MS = 5 * 60_000;
 /** Webhooks of a session may come this long after its expiry (the sender's retries). */
 const LATE_WEBHOOK_MS = 3_600_000;
+/** A session's adoption claim outlives its API read (`api.timeoutMs`, twice) by this: its store writes. */
+const ADOPTING_MARGIN_MS = 5_000;
 /** Reads and conditional writes a start in doubt is remembered in before it gives up (others writing the list). */
 const REMEMBER_TRIES = 8;
 
@@ -126,7 +128,8 @@ export class InDoubtStarts {
   /**
    * The session behind a webhook that names an unknown `request_id`, adopted when it answers a
    * remembered start; null when it does not (another integration's session, or none remembered).
-   * Rejects when the API or the store fails, so that the webhook is answered 503 and comes again.
+   * Rejects when the API or the store fails, so that the webhook is answered 503 and comes again; null
+   * too while another delivery of the session adopts it.
    */
   async adopt(requestId: string): Promise<AdoptedSession | null> {
     if ((await this.store.get(ANY_KEY)) === null) return null;
@@ -134,6 +137,23 @@ export class InDoubtStarts {
     // is no start's in doubt: its late webhook must not take the place of another start's session. Read
     // only while a start is in doubt: every other webhook is spared the read.
     if (await this.records.isErased(requestId)) return null;
+    // One delivery adopts a session at a time: another (its other event, a retry on another instance), matching
+    // it against the starts the first left on the list, would take someone else's start. It is acknowledged:
+    // the first's observation, and the reconciler following what it records, emit what the API says.
+    const claim = `indoubt:adopting:${requestId}`;
+    if (!(await this.store.setIfAbsent(claim, '1', 2 * this.options.api.timeoutMs + ADOPTING_MARGIN_MS)))
+      return null;
+    try {
+      // Adopted by a delivery that ended just before this one's claim (its record written since this one looked).
+      if ((await this.records.get(requestId)) !== null) return null;
+      return await this.adoptUnknown(requestId);
+    } finally {
+      await this.store.delete(claim).catch(() => undefined);
+    }
+  }
+
+  /** `adopt`'s matching and recording, under the session's claim. */
+  private async adoptUnknown(requestId: string): Promise<AdoptedSession | null> {
     let session: VerificationSession;
     try {
       session = await this.api.getSession(requestId);
