@@ -61,7 +61,7 @@ export function linkOpener(client: unknown): (events: LinkEvents) => Promise<Sub
   return (events) => {
     if (driver === 'node-redis-cluster')
       return openNodeRedisClusterLink(client as NodeRedisClusterLike, events);
-    if (driver === 'node-redis') return openNodeRedisLink(duplicate.call(client), events);
+    if (driver === 'node-redis') return Promise.resolve(openNodeRedisLink(duplicate.call(client), events));
     // An ioredis `Cluster` has nodes(); a `Redis` has not.
     if (typeof (client as Partial<IoRedisClusterLike>).nodes === 'function') {
       const nodes = (client as IoRedisClusterLike).nodes('all');
@@ -135,7 +135,7 @@ function untilReady(sub: IoRedisSubscriberLike): Promise<void> {
   });
 }
 
-async function openNodeRedisLink(copy: unknown, events: LinkEvents): Promise<SubscriberLink> {
+function openNodeRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
   const sub = copy as NodeRedisSubscriberLike;
   const listeners = new Map<string, (message: string) => void>();
   sub.on('error', () => undefined);
@@ -144,17 +144,21 @@ async function openNodeRedisLink(copy: unknown, events: LinkEvents): Promise<Sub
   sub.on('ready', () => (connected ? events.back() : (connected = true)));
   // Its reconnectStrategy gave up (returned false or an Error): it never connects again.
   sub.on('terminated', () => events.ended());
-  const close = (graceMs: number): Promise<void> => createCommandRunner(copy).release(true, graceMs);
-  try {
-    await sub.connect();
-  } catch (error) {
-    await close(0).catch(() => undefined);
-    throw error;
-  }
+  // Not awaited here: a connection that waits for Redis (its strategy retrying) is closed at once by close(),
+  // which its subscribes then fail on, as an ioredis link's.
+  const connecting = sub.connect().then(() => undefined);
+  connecting.catch(() => undefined);
+  let abandon = (): void => undefined;
+  const abandoned = new Promise<never>((_, reject) => {
+    abandon = () =>
+      reject(new VerificationStoreUnavailableError('subscribe', 'the subscriber connection is closed'));
+  });
+  abandoned.catch(() => undefined);
   return {
     async subscribe(channel) {
       let listener = listeners.get(channel);
       if (!listener) listeners.set(channel, (listener = (message) => events.message(channel, message)));
+      await Promise.race([connecting, abandoned]);
       await sub.subscribe(channel, listener);
     },
     async unsubscribe(channel) {
@@ -164,7 +168,10 @@ async function openNodeRedisLink(copy: unknown, events: LinkEvents): Promise<Sub
       // under way. Without one, its answer drops every listener the channel has by then, the new one's too.
       if (listener) await sub.unsubscribe(channel, listener);
     },
-    close,
+    close(graceMs) {
+      abandon();
+      return createCommandRunner(copy).release(true, graceMs);
+    },
   };
 }
 

@@ -120,10 +120,9 @@ export class RedisSubscriber {
     }
   }
 }
-async function openSubscriber(client: unknown, back: () => void): Promise<SubscriberConnection> {
-  const connection = new ReopeningConnection(linkOpener(client), back);
-  await connection.opened();
-  return connection;
+/** The connection, in hand at once: close() need not wait for its first opening (Redis down, its strategy retrying). */
+function openSubscriber(client: unknown, back: () => void): SubscriberConnection {
+  return new ReopeningConnection(linkOpener(client), back);
 }
 
 /**
@@ -145,10 +144,8 @@ class ReopeningConnection implements SubscriberConnection {
     private readonly back: () => void,
   ) {
     this.link = this.connect();
-  }
-
-  async opened(): Promise<void> {
-    await this.link;
+    // Its first opening's failure is each subscribe's (RedisSubscriber), not an unhandled rejection.
+    this.link.catch(() => undefined);
   }
 
   async subscribe(channel: string, deliver: (message: string) => void): Promise<void> {
