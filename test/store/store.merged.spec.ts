@@ -21,5 +21,6 @@ import './redis-refused-late.attack.part.js';
 import './redis-script-order.part.js';
 import './redis-store-edges.part.js';
 import './redis-subscriber-close-first-open.attack.part.js';
+import './redis-subscriber-lazy-client.attack.part.js';
 import './redis.store.part.js';
 import './registration-scoped-store.part.js';
