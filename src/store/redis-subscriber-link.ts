@@ -53,7 +53,7 @@ export interface LinkEvents {
  */
 export function linkOpener(client: unknown): (events: LinkEvents) => Promise<SubscriberLink> {
   const driver = detectRedisDriver(client);
-  const duplicate = (client as { duplicate?: () => unknown }).duplicate;
+  const duplicate = (client as { duplicate?: (override?: { lazyConnect: boolean }) => unknown }).duplicate;
   if (driver === undefined || typeof duplicate !== 'function')
     throw new ArgumentTypeError(
       'RedisStore: subscribing needs a client with duplicate() (ioredis or node-redis)',
@@ -70,7 +70,9 @@ export function linkOpener(client: unknown): (events: LinkEvents) => Promise<Sub
       const node = nodes[Math.floor(Math.random() * nodes.length)]!;
       return Promise.resolve(openIoRedisLink(node.duplicate({ lazyConnect: false }), events));
     }
-    return Promise.resolve(openIoRedisLink(duplicate.call(client), events));
+    // Connected at once, whatever the host's client was made with: the link waits for it to be ready before
+    // its first SUBSCRIBE, which would otherwise be what connects a lazy copy.
+    return Promise.resolve(openIoRedisLink(duplicate.call(client, { lazyConnect: false }), events));
   };
 }
 
