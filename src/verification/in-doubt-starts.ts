@@ -18,6 +18,11 @@ import { VerificationStore } from '../store/verification-store.interface.js';
 const ANY_KEY = 'indoubt:any';
 /** How far the API's `created_at` may lie from the module's clock at the start (clock skew, queueing). */
 const CLOCK_SKEW_MS = 5 * 60_000;
+/**
+ * Two callers' starts of one number and method sent less than this apart cannot be told apart by their
+ * sessions' creation times (the API may create either first): their sessions are adopted for neither.
+ */
+const SIMULTANEOUS_MS = 1000;
 /** Webhooks of a session may come this long after its expiry (the sender's retries). */
 const LATE_WEBHOOK_MS = 3_600_000;
 /** A session's adoption claim outlives its API read (`api.timeoutMs`, twice) by this: its store writes. */
@@ -226,7 +231,8 @@ function parseEntries(raw: string | null): InDoubtStart[] {
  * created after its own start was sent, so the latest start sent by then is its own (the nearest middle
  * of a wait would hand a session created soon after its send to the start sent before it). A creation
  * before every send (the API's clock behind the module's) takes the earliest send, the nearest in time.
- * By send times, whatever order the entries were remembered in (two instances' waits fail apart).
+ * By send times, whatever order the entries were remembered in (two instances' waits fail apart). None
+ * when another caller's start (another owner or purpose) was sent within SIMULTANEOUS_MS of it.
  */
 function closestStart(
   entries: InDoubtStart[],
@@ -240,9 +246,15 @@ function closestStart(
     (entry) => created >= entry.at - CLOCK_SKEW_MS && created <= entry.at + timeoutMs + CLOCK_SKEW_MS,
   );
   const sentBefore = reach.filter((entry) => entry.at <= created);
-  if (sentBefore.length > 0) return sentBefore.reduce((a, b) => (b.at > a.at ? b : a));
-  return reach.reduce<InDoubtStart | undefined>(
-    (a, b) => (a === undefined || b.at < a.at ? b : a),
-    undefined,
+  const match =
+    sentBefore.length > 0
+      ? sentBefore.reduce((a, b) => (b.at > a.at ? b : a))
+      : reach.reduce<InDoubtStart | undefined>((a, b) => (a === undefined || b.at < a.at ? b : a), undefined);
+  if (match === undefined) return undefined;
+  const twin = reach.some(
+    (entry) =>
+      (entry.owner !== match.owner || entry.purpose !== match.purpose) &&
+      Math.abs(entry.at - match.at) < SIMULTANEOUS_MS,
   );
+  return twin ? undefined : match;
 }

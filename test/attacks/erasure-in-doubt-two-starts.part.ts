@@ -117,4 +117,43 @@ describe('two starts of one number in doubt at once', () => {
     const j = await inDoubt.adopt('J');
     expect([g, h, i, j].map((a) => a?.record.owner)).toEqual(['alice', 'bob', 'alice', 'bob']);
   });
+
+  it('two callers whose starts were sent 999 ms apart: neither session is adopted; 1000 ms apart, each its own', async () => {
+    upstream('K', T0 + 1_100);
+    upstream('L', T0 + 1_200);
+    await inDoubtSince('alice', T0);
+    await inDoubtSince('bob', T0 + 999);
+    now = T0 + 20_000;
+    expect([await inDoubt.adopt('K'), await inDoubt.adopt('L')]).toEqual([null, null]);
+    expect([await records.get('K'), await records.get('L')]).toEqual([null, null]);
+    await store.delete(InDoubtStarts.inDoubtKey(OPTIONS.dataKeys, NUMBER));
+    upstream('M', T0 + 100);
+    upstream('N', T0 + 1_100);
+    await inDoubtSince('alice', T0);
+    await inDoubtSince('bob', T0 + 1_000);
+    now = T0 + 20_000;
+    const n = await inDoubt.adopt('N');
+    const m = await inDoubt.adopt('M');
+    expect({ M: m?.record.owner, N: n?.record.owner }).toEqual({ M: 'alice', N: 'bob' });
+  });
+
+  it("one caller's two starts sent 10 ms apart, or another purpose's: the same caller's are adopted, another purpose's are not", async () => {
+    upstream('P', T0 + 20);
+    upstream('Q', T0 + 30);
+    await inDoubtSince('alice', T0);
+    await inDoubtSince('alice', T0 + 10);
+    now = T0 + 20_000;
+    const p = await inDoubt.adopt('P');
+    const q = await inDoubt.adopt('Q');
+    expect({ P: p?.record.owner, Q: q?.record.owner }).toEqual({ P: 'alice', Q: 'alice' });
+    upstream('R', T0 + 20);
+    now = T0 + OPTIONS.api.timeoutMs;
+    await inDoubt.remember({ phoneNumber: NUMBER, method: 'sms', owner: 'alice', purpose: 'login' }, T0);
+    await inDoubt.remember(
+      { phoneNumber: NUMBER, method: 'sms', owner: 'alice', purpose: 'payout' },
+      T0 + 10,
+    );
+    now = T0 + 20_000;
+    expect(await inDoubt.adopt('R')).toBeNull();
+  });
 });

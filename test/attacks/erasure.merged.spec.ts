@@ -19,4 +19,5 @@ import './erasure-slot-taken-after-erasure.part.js';
 import './erasure-start-in-flight.e2e.part.js';
 import './erasure-in-doubt-forgotten-session.e2e.part.js';
 import './in-doubt-remembered-together.part.js';
+import './in-doubt-two-owners-one-number.e2e.part.js';
 import './in-doubt-one-session-twice.part.js';
