@@ -327,7 +327,7 @@ export const SPECS_BY_SCOPE = {
       /^test\/events\/in-doubt-/,
       /^test\/multi-instance\/in-doubt-adoption\./,
       /^test\/privacy\/erasure-in-doubt\./,
-      /^test\/attacks\/erasure-in-doubt-/,
+      /^test\/attacks\/(erasure-)?in-doubt-/,
     ],
   },
   // src/verification/paid-start.ts and flow-outcomes.ts (issue 42's start path, without the in-doubt suites,
