@@ -96,16 +96,15 @@ export class OrchestrationPolicy {
   /**
    * The methods a journey has left (`order`, in the policy's order) as its switches offer them: with
    * `mode: 'cost_and_time'` (no fixed `methods`) the methods demoted on the number's operator prefix last,
-   * as a start orders them (`startOrder`), by the health as this instance last read it: a switch or a
-   * status poll waits on a read only where this instance never read the prefix (the journey started on
-   * another instance: its health is the deployment's kept change, not 'healthy').
+   * as a start orders them (`startOrder`), by the health read again when due (`HEALTH_READ_MS`): a journey
+   * started on another instance is ordered by the deployment's kept change, as it changes.
    */
   async switchOrder<M extends KnownVerificationMethod>(
     order: readonly M[],
     phoneNumber: string,
   ): Promise<M[]> {
     if (!this.#choosesPerNumber) return [...order];
-    const states = await Promise.all(order.map((method) => this.health.known(method, phoneNumber)));
+    const states = await Promise.all(order.map((method) => this.health.refresh(method, phoneNumber)));
     return splitDemoted(order, (i) => states[i] === 'demoted').flat();
   }
 
