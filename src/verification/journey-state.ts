@@ -173,14 +173,13 @@ export class JourneyState {
   /** The journey's status and where it may go from here. */
   async options(loaded: LoadedJourney): Promise<JourneyOptions> {
     const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
-    return await this.optionsAt(this.currentPlan() ?? (await this.freshPlan()), loaded, status);
+    return this.optionsAt(this.currentPlan() ?? (await this.freshPlan()), loaded, status);
   }
 
   /** The status answer for the journey (the status route's and the status stream's). */
   async view(verificationId: string, loaded: LoadedJourney): Promise<StatusView> {
     const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
-    const plan = this.currentPlan() ?? (await this.freshPlan());
-    const { switchable } = await this.optionsAt(plan, loaded, status);
+    const { switchable } = this.optionsAt(this.currentPlan() ?? (await this.freshPlan()), loaded, status);
     const fallbackAt = fallbackAvailableAt({
       status,
       current: loaded.current,
@@ -270,14 +269,14 @@ export class JourneyState {
     return this.policy.plan(await this.prices.offered());
   }
 
-  private async optionsAt(
+  private optionsAt(
     { order: planned, priceOf }: MethodPlan,
     loaded: LoadedJourney,
     status: JourneyStatus,
-  ): Promise<JourneyOptions> {
+  ): JourneyOptions {
     const spentMinor = journeyExposureMinor(loaded.records, chargedCost);
     // A journey moves only among the methods its purpose allows; those demoted on its prefix last.
-    const order = await this.policy.switchOrder(
+    const order = this.policy.switchOrder(
       methodsForPurpose(this.purposes, loaded.current.purpose, planned),
       loaded.current.phoneNumber,
     );

@@ -13,9 +13,6 @@ import {
 } from '../options/verification.options.js';
 import { OrchestrationPolicy } from './orchestration.policy.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
-import { DROP, instance, MSK, shared, windowOf } from '../../test/support/method-health-watch.fixture.js';
-import { DEMOTE_AFTER_MS, HEALTH_WINDOW_MS } from '../account/method-health.js';
-import { HEALTH_READ_MS } from '../account/method-health.service.js';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 const RUB = (amount: number) => ({ amount, currency: 'RUB' });
@@ -169,65 +166,23 @@ describe('OrchestrationPolicy: a method whose completion dropped on the operator
     expect(await price.startOrder(OFFERED, '+79851234567', 'mobile')).toStrictEqual(OFFERED);
   });
 
-  it("offers a demoted method last to an auto journey's switches too; the other modes and fixed methods keep their order", async () => {
+  it("offers a demoted method last to an auto journey's switches too; the other modes and fixed methods keep their order", () => {
     const flashDown = (method: string): HealthState => (method === 'flash_call' ? 'demoted' : 'healthy');
-    expect(await policy({}, PRICES, flashDown).switchOrder(OFFERED, '+79851234567')).toStrictEqual([
+    expect(policy({}, PRICES, flashDown).switchOrder(OFFERED, '+79851234567')).toStrictEqual([
       'reverse_flash_call',
       'sms',
       'flash_call',
     ]);
     const flashDegraded = (method: string): HealthState => (method === 'flash_call' ? 'degraded' : 'healthy');
-    expect(await policy({}, PRICES, flashDegraded).switchOrder(OFFERED, '+79851234567')).toStrictEqual(
-      OFFERED,
-    );
+    expect(policy({}, PRICES, flashDegraded).switchOrder(OFFERED, '+79851234567')).toStrictEqual(OFFERED);
     for (const orchestration of [
       { mode: 'price' as const },
       { mode: 'cost_per_success' as const },
       { methods: ['flash_call', 'sms'] as KnownVerificationMethod[] },
     ])
-      expect(
-        await policy({ orchestration }, PRICES, flashDown).switchOrder(OFFERED, '+79851234567'),
-      ).toStrictEqual(OFFERED);
-  });
-});
-
-describe('OrchestrationPolicy: the switches of an instance that starts nothing on the prefix', () => {
-  it('follow the deployment’s health as it changes: the method demoted elsewhere last, first again once it recovers', async () => {
-    const s = shared();
-    // Instance A demotes the flash call on +7 985 (its users' outage), keeping the change in the store.
-    const a = instance(s);
-    await a.watch.refresh('flash_call', MSK);
-    windowOf(s, DROP);
-    s.now += HEALTH_WINDOW_MS;
-    expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
-    for (let at = 0; at < DEMOTE_AFTER_MS; at += HEALTH_READ_MS) {
-      windowOf(s, DROP);
-      s.now += HEALTH_READ_MS;
-      await a.watch.refresh('flash_call', MSK);
-    }
-    expect(a.watch.state('flash_call', MSK)).toBe('demoted');
-    // Instance B only serves the journeys' polls and switches.
-    const b = instance(s);
-    const resolved = resolveVerificationOptions({
-      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
-      clock: () => s.now,
-    });
-    const none = {
-      latest: () => Promise.resolve(undefined),
-      current: () => undefined,
-    } as unknown as PriceBook;
-    const onB = new OrchestrationPolicy(resolved, none, telemetryOf(resolved), {} as MethodStats, b.watch);
-    const order: KnownVerificationMethod[] = ['flash_call', 'sms'];
-    expect(await onB.switchOrder(order, MSK)).toStrictEqual(['sms', 'flash_call']);
-    // The flash call recovers: B's switches offer it first again once its health is due a read.
-    const demotedAt = s.now;
-    while (a.watch.state('flash_call', MSK) !== 'healthy' && s.now < demotedAt + 3 * 3_600_000) {
-      windowOf(s, { started: 200, delivered: 200, verified: 200 });
-      s.now += HEALTH_READ_MS;
-      await a.watch.refresh('flash_call', MSK);
-    }
-    expect(a.watch.state('flash_call', MSK)).toBe('healthy');
-    expect(await onB.switchOrder(order, MSK)).toStrictEqual(['flash_call', 'sms']);
+      expect(policy({ orchestration }, PRICES, flashDown).switchOrder(OFFERED, '+79851234567')).toStrictEqual(
+        OFFERED,
+      );
   });
 });
 

@@ -96,16 +96,12 @@ export class OrchestrationPolicy {
   /**
    * The methods a journey has left (`order`, in the policy's order) as its switches offer them: with
    * `mode: 'cost_and_time'` (no fixed `methods`) the methods demoted on the number's operator prefix last,
-   * as a start orders them (`startOrder`), by the health read again when due (`HEALTH_READ_MS`): a journey
-   * started on another instance is ordered by the deployment's kept change, as it changes.
+   * as a start orders them (`startOrder`), by the health as this instance last read it: a switch or a
+   * status poll never waits on a read.
    */
-  async switchOrder<M extends KnownVerificationMethod>(
-    order: readonly M[],
-    phoneNumber: string,
-  ): Promise<M[]> {
+  switchOrder<M extends KnownVerificationMethod>(order: readonly M[], phoneNumber: string): M[] {
     if (!this.#choosesPerNumber) return [...order];
-    const states = await Promise.all(order.map((method) => this.health.refresh(method, phoneNumber)));
-    return splitDemoted(order, (i) => states[i] === 'demoted').flat();
+    return splitDemoted(order, (i) => this.health.state(order[i]!, phoneNumber) === 'demoted').flat();
   }
 
   /** `mode: 'cost_and_time'` with no fixed `methods`: the order is the number's, by its operator's figures. */
