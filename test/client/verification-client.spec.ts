@@ -294,6 +294,47 @@ describe('VerificationClient (state machine)', () => {
     expect(limited.getState().phase).toBe('awaiting_user');
   });
 
+  it('Retry-After as an HTTP date (a proxy in front) counts down to it on the server clock; one that is neither a date nor seconds holds nothing', async () => {
+    const fresh = harness.routes;
+    const until = new Date(fresh.serverNow() + 45_000).toUTCString();
+    const waitMs = Date.parse(until) - fresh.serverNow();
+    fresh.on(
+      'POST /start',
+      { ...problem(429, 'rate_limit_exceeded'), headers: { 'Retry-After': until } },
+      { ...problem(429, 'rate_limit_exceeded'), headers: { 'Retry-After': 'soon' } },
+      { status: 201, body: answer(fresh) },
+    );
+    const limited = client();
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(waitMs).toBeGreaterThan(40_000);
+    expect(limited.getState()).toMatchObject({ phase: 'idle', retryInMs: waitMs });
+    expect(limited.getState().error).toMatchObject({ status: 429, retryAfterMs: waitMs });
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(fresh.count('POST /start')).toBe(1);
+    await jest.advanceTimersByTimeAsync(waitMs);
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(fresh.count('POST /start')).toBe(2);
+    expect(limited.getState()).toMatchObject({ phase: 'idle', retryInMs: null });
+    expect(limited.getState().error).toMatchObject({ status: 429, retryAfterMs: null, retryUntil: null });
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(fresh.count('POST /start')).toBe(3);
+    expect(limited.getState().phase).toBe('awaiting_user');
+  });
+
+  it("a refusal's message is the server's detail (what a host may show), its code the error_code", async () => {
+    harness.routes.on(
+      'POST /start',
+      problem(400, 'phone_not_allowed', { detail: 'Numbers of this country are not accepted here' }),
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState().error).toMatchObject({
+      code: 'phone_not_allowed',
+      status: 400,
+      message: 'Numbers of this country are not accepted here',
+    });
+  });
+
   it("Retry-After's end on a tab whose timers were held (no tick since the 429): one ms before it a start sends nothing, at it the start goes out", async () => {
     const fresh = harness.routes;
     fresh.on(
