@@ -180,6 +180,52 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     }
   });
 
+  it("check, switch and cancel refuse their own fields before any handle is read: verification_id a string of at most 256 characters, a switch's method of at most 40, a check's code", async () => {
+    const s = await start({ phone_number: nextPhone(), method: 'sms' });
+    const id = s.body.verification_id as string;
+    sb.resetRequestCounts();
+    const refused = async (path: string, body: unknown, field: string, message: string) => {
+      const res = await call(host.url, 'POST', path, body);
+      expectProblem(res, 400, 'validation_error');
+      expect(res.body.errors).toEqual([{ field, message }]);
+    };
+    const longId = 'v'.repeat(257);
+    const bodies: Record<string, Record<string, unknown>> = {
+      '/verification/check': { code: '1234' },
+      '/verification/switch': { method: 'flash_call' },
+      '/verification/cancel': {},
+    };
+    for (const [path, rest] of Object.entries(bodies)) {
+      await refused(
+        path,
+        { ...rest, verification_id: longId },
+        'verification_id',
+        'verification_id must be shorter than or equal to 256 characters',
+      );
+      await refused(
+        path,
+        { ...rest, verification_id: 1234 },
+        'verification_id',
+        'verification_id must be a string',
+      );
+    }
+    await refused(
+      '/verification/switch',
+      { verification_id: id, method: 'm'.repeat(41) },
+      'method',
+      'method must be shorter than or equal to 40 characters',
+    );
+    // A malformed code is refused as such even with a handle nobody issued (not 404).
+    await refused(
+      '/verification/check',
+      { verification_id: 'not-a-handle', code: '12' },
+      'code',
+      'code must be 4 to 8 digits',
+    );
+    expect(sb.requestCount('POST /v1/verify')).toBe(0);
+    expect(sb.sessionsFor(s.body.phone_number as string)).toHaveLength(1);
+  });
+
   it("bodies the host's JSON parser refuses before any route runs are still a 400 that reaches nothing", async () => {
     sb.resetRequestCounts();
     for (const body of [
