@@ -151,6 +151,28 @@ describe('VerificationModule registration and its options', () => {
       expect(await servesMethods(VerificationModule.forRoot({ api, routes: { enabled: false } }))).toBe(404);
     });
 
+    it('the client routes and the webhook route are switched on and off each by its own option', async () => {
+      const secret = `whsec_${Buffer.from('module-registration-secret-01234').toString('base64')}`;
+      const served = async (options: Partial<VerificationModuleOptions>): Promise<[number, number]> => {
+        const host = await createTestApp({
+          platform: 'express',
+          module: VerificationModule.forRoot({ api, ...options }),
+        });
+        try {
+          const methods = await call(host.url, 'GET', '/verification/methods');
+          const webhook = await call(host.url, 'POST', '/verification/webhooks', {
+            type: 'verification.verified',
+          });
+          return [methods.status, webhook.status];
+        } finally {
+          await host.close();
+        }
+      };
+      // An unsigned delivery is refused (401) where the webhook route is served; 404 where it is not.
+      expect(await served({ routes: { enabled: false }, webhooks: { secret } })).toEqual([404, 401]);
+      expect(await served({ webhooks: { secret, enabled: false } })).toEqual([200, 404]);
+    });
+
     it('a store the host gives is used and not closed by the module', async () => {
       const store = new MemoryStore({ clock: () => sb.now() });
       const ref = await compile(VerificationModule.forRoot({ api, store }));
