@@ -247,6 +247,17 @@ export const SPECS_BY_SCOPE = {
     folder: 'store',
     specs: [/^test\/store\//],
   },
+  // src/store's pub/sub subscriber (redis-subscriber.ts, redis-subscriber-link.ts): the store contract and the
+  // subscriber's own suites over Redis and Redis Cluster (test/store), the status stream that listens on it
+  // (test/status-stream), and the multi-instance suites that stop Redis or a subscriber under hosts.
+  'store-subscriber': {
+    folder: 'store',
+    specs: [
+      /^test\/store\//,
+      /^test\/status-stream\//,
+      /^test\/multi-instance\/(subscriber-recovery|status-stream|store-outage)\./,
+    ],
+  },
   // src/account's figures and health (first-method.ts, operator-figures.ts, method-health.ts,
   // method-health.service.ts, price-book.ts): their unit specs beside them, on a MemoryStore and a fixed clock
   // (the operations suites boot a host per test: every figure mutant reaches them).
