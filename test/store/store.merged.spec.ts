@@ -22,5 +22,7 @@ import './redis-script-order.part.js';
 import './redis-store-edges.part.js';
 import './redis-subscriber-close-first-open.attack.part.js';
 import './redis-subscriber-lazy-client.attack.part.js';
+import './redis-subscriber-nodes.part.js';
+import './redis-subscriber-reopen.part.js';
 import './redis.store.part.js';
 import './registration-scoped-store.part.js';
