@@ -24,6 +24,7 @@ import './redis-subscriber-close-first-open.attack.part.js';
 import './redis-subscriber-channels.part.js';
 import './redis-subscriber-lazy-client.attack.part.js';
 import './redis-subscriber-nodes.part.js';
+import './redis-subscriber-refused.part.js';
 import './redis-subscriber-reopen.part.js';
 import './redis.store.part.js';
 import './registration-scoped-store.part.js';
