@@ -27,7 +27,7 @@ const SIMULTANEOUS_MS = 1000;
 const LATE_WEBHOOK_MS = 3_600_000;
 /** A session's adoption claim outlives its API read (`api.timeoutMs`, twice) by this: its store writes. */
 const ADOPTING_MARGIN_MS = 5_000;
-/** Reads and conditional writes a start in doubt is remembered in before it gives up (others writing the list). */
+/** Reads and conditional writes a change of a number's list takes before it gives up (others writing it). */
 const REMEMBER_TRIES = 8;
 
 /** One start whose initiation may have created a session the module never heard of. */
@@ -108,20 +108,9 @@ export class InDoubtStarts {
     try {
       const key = InDoubtStarts.inDoubtKey(this.options.dataKeys, start.phoneNumber);
       const entry = { method: start.method, owner: start.owner, purpose: start.purpose, at: sentAt };
-      // Added only to the list as read: two waits failing together (two callers, two instances) both keep theirs.
-      for (let tries = 0; ; tries++) {
-        const stored = await this.store.get(key);
-        const now = this.store.now();
-        const kept = [...this.entries(stored), entry].filter((e) => e.at + this.lifetimeMs() > now);
-        const sealed = this.options.dataKeys.seal(JSON.stringify(kept));
-        const written =
-          stored === null
-            ? await this.store.setIfAbsent(key, sealed, this.lifetimeMs())
-            : await replaceIfEquals(this.store, key, stored, sealed, this.lifetimeMs());
-        if (written) break;
-        if (tries + 1 >= REMEMBER_TRIES)
-          throw new VerificationStoreUnavailableError('remember', 'the in-doubt starts kept changing');
-      }
+      await this.change('remember', key, (entries, now) =>
+        [...entries, entry].filter((e) => e.at + this.lifetimeMs() > now),
+      );
       await this.store.set(ANY_KEY, '1', this.lifetimeMs());
     } catch (error) {
       this.telemetry.logger.warn('an in-doubt start could not be remembered', {
@@ -170,10 +159,10 @@ export class InDoubtStarts {
     const entries = this.entries(await this.store.get(key));
     const match = closestStart(entries, session, this.options.api.timeoutMs);
     if (!match) return null;
-    const rest = entries.filter((e) => e !== match);
-    if (rest.length > 0)
-      await this.store.set(key, this.options.dataKeys.seal(JSON.stringify(rest)), this.lifetimeMs());
-    else await this.store.delete(key);
+    await this.change('adopt', key, (left) => {
+      const at = left.findIndex((e) => JSON.stringify(e) === JSON.stringify(match));
+      return at === -1 ? left : left.toSpliced(at, 1);
+    });
     // A subject erased since the start (its number or its owner) is not brought back by its webhook. The
     // index slots are reserved first: their batch reads the erasure marks, which the record's batch reads
     // again, so an erasure that marks the subject after the check below still removes the session.
@@ -206,6 +195,29 @@ export class InDoubtStarts {
       phone: maskPhoneNumber(session.phoneNumber),
     });
     return { record, session };
+  }
+
+  /**
+   * Writes the number's list as `change` makes it of the list as read, only over what was read (the list
+   * empty: deleted): a start remembered, or one adopted, while another instance writes it keeps both.
+   */
+  private async change(
+    operation: 'remember' | 'adopt',
+    key: string,
+    change: (entries: InDoubtStart[], now: number) => InDoubtStart[],
+  ): Promise<void> {
+    for (let tries = 0; ; tries++) {
+      const stored = await this.store.get(key);
+      const next = change(this.entries(stored), this.store.now());
+      const sealed = next.length === 0 ? null : this.options.dataKeys.seal(JSON.stringify(next));
+      const written =
+        stored === null
+          ? sealed === null || (await this.store.setIfAbsent(key, sealed, this.lifetimeMs()))
+          : await replaceIfEquals(this.store, key, stored, sealed, this.lifetimeMs());
+      if (written) return;
+      if (tries + 1 >= REMEMBER_TRIES)
+        throw new VerificationStoreUnavailableError(operation, 'the in-doubt starts kept changing');
+    }
   }
 
   /** How long a start stays in doubt: its session's whole life plus the sender's late retries. */

@@ -59,4 +59,27 @@ describe('two starts of one number whose waits fail together', () => {
     const b = await inDoubt.adopt('B');
     expect({ A: a?.record.owner, B: b?.record.owner }).toEqual({ A: 'alice', B: 'bob' });
   });
+
+  it('a start remembered while another start of the number is adopted stays remembered, and is adopted in turn', async () => {
+    upstream('C', 'sms', T0 + 100);
+    upstream('D', 'flash_call', T0 + 5_100);
+    now = T0 + OPTIONS.api.timeoutMs;
+    await inDoubt.remember({ phoneNumber: NUMBER, method: 'sms', owner: 'alice' }, T0);
+    now = T0 + 20_000;
+    // Bob's wait fails as Alice's session is adopted: after the adoption read the list, before it writes it.
+    const read = store.get.bind(store);
+    let during: (() => Promise<void>) | undefined = () =>
+      inDoubt.remember({ phoneNumber: NUMBER, method: 'flash_call', owner: 'bob' }, T0 + 5_000);
+    store.get = async (key: string) => {
+      const value = await read(key);
+      const run = key.startsWith('indoubt:') && key !== 'indoubt:any' ? during : undefined;
+      during = run === undefined ? during : undefined;
+      await run?.();
+      return value;
+    };
+    const c = await inDoubt.adopt('C');
+    expect(during).toBeUndefined();
+    const d = await inDoubt.adopt('D');
+    expect({ C: c?.record.owner, D: d?.record.owner }).toEqual({ C: 'alice', D: 'bob' });
+  });
 });
