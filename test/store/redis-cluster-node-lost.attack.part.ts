@@ -20,8 +20,8 @@ import { describe, expect, it } from '@jest/globals';
 import { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { RedisStore } from '../../src/store/redis.store.js';
-import { ThrowawayRedisCluster } from '../support/redis-cluster.js';
-import { eventually, freePort, ThrowawayRedisServer } from '../support/redis-server.js';
+import { clusterNode, ThrowawayRedisCluster } from '../support/redis-cluster.js';
+import { eventually } from '../support/redis-server.js';
 
 const run = promisify(execFile);
 
@@ -52,19 +52,7 @@ describe('store: the cluster node the subscriber is on is lost for good', () => 
     it(`moves the subscription to a live node and calls onGap (${driver} cluster)`, async () => {
       const cluster = await ThrowawayRedisCluster.start();
       const dir = mkdtempSync(join(tmpdir(), 'pv-atk210-replica-'));
-      const busPort = await freePort();
-      const replica = await ThrowawayRedisServer.start({
-        args: (port) => [
-          '--cluster-enabled',
-          'yes',
-          '--cluster-port',
-          String(busPort),
-          '--cluster-config-file',
-          join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout',
-          '5000',
-        ],
-      });
+      const replica = await clusterNode(dir);
       const { client, close } = await host(cluster);
       const store = new RedisStore({ client, keyPrefix: `pv-atk210-lost:${randomUUID()}:` });
       try {

@@ -7,6 +7,24 @@ import { freePort, ThrowawayRedisServer } from './redis-server.js';
 
 const run = promisify(execFile);
 
+/** A throwaway `redis-server` in cluster mode, its node file in `dir`, not yet part of a cluster. */
+export async function clusterNode(dir: string): Promise<ThrowawayRedisServer> {
+  // The cluster bus gets its own free port (the default, port + 10000, may not exist).
+  const busPort = await freePort();
+  return ThrowawayRedisServer.start({
+    args: (port) => [
+      '--cluster-enabled',
+      'yes',
+      '--cluster-port',
+      String(busPort),
+      '--cluster-config-file',
+      join(dir, `nodes-${port}.conf`),
+      '--cluster-node-timeout',
+      '5000',
+    ],
+  });
+}
+
 /**
  * A real Redis Cluster of three masters (no replicas) on loopback, made of throwaway
  * `redis-server` processes in cluster mode and joined with `redis-cli --cluster create`: the
@@ -24,22 +42,7 @@ export class ThrowawayRedisCluster {
     const nodes: ThrowawayRedisServer[] = [];
     try {
       for (let i = 0; i < 3; i++) {
-        // The cluster bus gets its own free port (the default, port + 10000, may not exist).
-        const busPort = await freePort();
-        nodes.push(
-          await ThrowawayRedisServer.start({
-            args: (port) => [
-              '--cluster-enabled',
-              'yes',
-              '--cluster-port',
-              String(busPort),
-              '--cluster-config-file',
-              join(dir, `nodes-${port}.conf`),
-              '--cluster-node-timeout',
-              '5000',
-            ],
-          }),
-        );
+        nodes.push(await clusterNode(dir));
       }
       await run('redis-cli', [
         '--cluster',
