@@ -89,6 +89,17 @@ export class MethodHealthWatch {
     return this.#tracked.get(keyOf(method, phoneNumber))?.state ?? 'healthy';
   }
 
+  /**
+   * The method's health on the number's operator prefix as last read, read first when this instance never read
+   * it (a journey started on another instance, or with a named method): the deployment's kept change is taken
+   * then, as by a start. Never fails.
+   */
+  known(method: VerificationMethod, phoneNumber: string): Promise<HealthState> {
+    if (this.#tracked.has(keyOf(method, phoneNumber)))
+      return Promise.resolve(this.state(method, phoneNumber));
+    return this.refresh(method, phoneNumber);
+  }
+
   /** Reads the figures again when due, and answers the health. Never fails: a failed read is logged. */
   async refresh(method: VerificationMethod, phoneNumber: string): Promise<HealthState> {
     const key = keyOf(method, phoneNumber);

@@ -173,13 +173,14 @@ export class JourneyState {
   /** The journey's status and where it may go from here. */
   async options(loaded: LoadedJourney): Promise<JourneyOptions> {
     const { status } = answeringSession(loaded.journey, loaded.records, loaded.current);
-    return this.optionsAt(this.currentPlan() ?? (await this.freshPlan()), loaded, status);
+    return await this.optionsAt(this.currentPlan() ?? (await this.freshPlan()), loaded, status);
   }
 
   /** The status answer for the journey (the status route's and the status stream's). */
   async view(verificationId: string, loaded: LoadedJourney): Promise<StatusView> {
     const { status, record } = answeringSession(loaded.journey, loaded.records, loaded.current);
-    const { switchable } = this.optionsAt(this.currentPlan() ?? (await this.freshPlan()), loaded, status);
+    const plan = this.currentPlan() ?? (await this.freshPlan());
+    const { switchable } = await this.optionsAt(plan, loaded, status);
     const fallbackAt = fallbackAvailableAt({
       status,
       current: loaded.current,
@@ -269,14 +270,14 @@ export class JourneyState {
     return this.policy.plan(await this.prices.offered());
   }
 
-  private optionsAt(
+  private async optionsAt(
     { order: planned, priceOf }: MethodPlan,
     loaded: LoadedJourney,
     status: JourneyStatus,
-  ): JourneyOptions {
+  ): Promise<JourneyOptions> {
     const spentMinor = journeyExposureMinor(loaded.records, chargedCost);
     // A journey moves only among the methods its purpose allows; those demoted on its prefix last.
-    const order = this.policy.switchOrder(
+    const order = await this.policy.switchOrder(
       methodsForPurpose(this.purposes, loaded.current.purpose, planned),
       loaded.current.phoneNumber,
     );

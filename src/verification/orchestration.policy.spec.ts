@@ -50,6 +50,7 @@ function policy(
     {
       state: (method: string) => of(method),
       refresh: (method: string) => Promise.resolve(of(method)),
+      known: (method: string) => Promise.resolve(of(method)),
     } as unknown as MethodHealthWatch,
   );
 }
@@ -166,23 +167,25 @@ describe('OrchestrationPolicy: a method whose completion dropped on the operator
     expect(await price.startOrder(OFFERED, '+79851234567', 'mobile')).toStrictEqual(OFFERED);
   });
 
-  it("offers a demoted method last to an auto journey's switches too; the other modes and fixed methods keep their order", () => {
+  it("offers a demoted method last to an auto journey's switches too; the other modes and fixed methods keep their order", async () => {
     const flashDown = (method: string): HealthState => (method === 'flash_call' ? 'demoted' : 'healthy');
-    expect(policy({}, PRICES, flashDown).switchOrder(OFFERED, '+79851234567')).toStrictEqual([
+    expect(await policy({}, PRICES, flashDown).switchOrder(OFFERED, '+79851234567')).toStrictEqual([
       'reverse_flash_call',
       'sms',
       'flash_call',
     ]);
     const flashDegraded = (method: string): HealthState => (method === 'flash_call' ? 'degraded' : 'healthy');
-    expect(policy({}, PRICES, flashDegraded).switchOrder(OFFERED, '+79851234567')).toStrictEqual(OFFERED);
+    expect(await policy({}, PRICES, flashDegraded).switchOrder(OFFERED, '+79851234567')).toStrictEqual(
+      OFFERED,
+    );
     for (const orchestration of [
       { mode: 'price' as const },
       { mode: 'cost_per_success' as const },
       { methods: ['flash_call', 'sms'] as KnownVerificationMethod[] },
     ])
-      expect(policy({ orchestration }, PRICES, flashDown).switchOrder(OFFERED, '+79851234567')).toStrictEqual(
-        OFFERED,
-      );
+      expect(
+        await policy({ orchestration }, PRICES, flashDown).switchOrder(OFFERED, '+79851234567'),
+      ).toStrictEqual(OFFERED);
   });
 });
 

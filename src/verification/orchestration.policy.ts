@@ -97,11 +97,16 @@ export class OrchestrationPolicy {
    * The methods a journey has left (`order`, in the policy's order) as its switches offer them: with
    * `mode: 'cost_and_time'` (no fixed `methods`) the methods demoted on the number's operator prefix last,
    * as a start orders them (`startOrder`), by the health as this instance last read it: a switch or a
-   * status poll never waits on a read.
+   * status poll waits on a read only where this instance never read the prefix (the journey started on
+   * another instance: its health is the deployment's kept change, not 'healthy').
    */
-  switchOrder<M extends KnownVerificationMethod>(order: readonly M[], phoneNumber: string): M[] {
+  async switchOrder<M extends KnownVerificationMethod>(
+    order: readonly M[],
+    phoneNumber: string,
+  ): Promise<M[]> {
     if (!this.#choosesPerNumber) return [...order];
-    return splitDemoted(order, (i) => this.health.state(order[i]!, phoneNumber) === 'demoted').flat();
+    const states = await Promise.all(order.map((method) => this.health.known(method, phoneNumber)));
+    return splitDemoted(order, (i) => states[i] === 'demoted').flat();
   }
 
   /** `mode: 'cost_and_time'` with no fixed `methods`: the order is the number's, by its operator's figures. */
