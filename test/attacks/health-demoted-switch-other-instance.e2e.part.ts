@@ -1,0 +1,77 @@
+/**
+ * Attack (two instances, 90fea7ce): the reverse call is demoted on +7 915 (an outage instance A judged, the
+ * deployment's change kept in the store). A user's journey starts on A (`auto`: SMS first, the reverse call
+ * last); the load balancer sends its status polls and its switch to instance B, which has started no `auto`
+ * journey on +7 915 since it booted. switchOrder reads the health "as this instance last read it": B never
+ * read it, so the reverse call is healthy there, first by price, and the user's switch goes to the method
+ * failing on their operator (a paid start of a dead method).
+ *
+ * Expected: B offers the reverse call last at the switch, as A does and as B's own start would (B's start
+ * reads the kept change, health-instance-booted-in-outage): the switch goes elsewhere.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { MethodStats } from '../../src/account/method-stats.service.js';
+import { VerificationAccountService } from '../../src/account/verification-account.service.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
+import { PLATFORMS, type TestApp } from '../support/verification-app.js';
+import {
+  freshPhone,
+  journeyFixture,
+  journeyHost,
+  secondInstance,
+  start,
+  status,
+  switchMethod,
+} from '../journeys/journey-host.js';
+import { from, outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
+
+describe.each(PLATFORMS)('method health: a switch served by another instance (%s)', (platform) => {
+  const fx = journeyFixture();
+
+  it('an auto journey started on A and switched on B is not sent to the method demoted on its prefix', async () => {
+    const memory = platform === 'express' ? new MemoryStore({ clock: () => fx.sb.now() }) : undefined;
+    const store = memory ?? { url: sharedRedisUrl(), keyPrefix: `atk210-sw-${process.pid}-${Date.now()}:` };
+    try {
+      const a = await journeyHost(fx, platform, { store }, {}, { trustProxy: true });
+      const stats = a.app.get(MethodStats, { strict: false });
+      await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
+      await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
+      const health = (host: TestApp) =>
+        host.app
+          .get(VerificationAccountService, { strict: false })
+          .methodHealth()
+          .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
+          .map((h) => h.state);
+      expect((await probeUser(fx, a)).method).toBe('reverse_flash_call');
+      let users = 0;
+      while (health(a)[0] !== 'demoted') {
+        for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
+        await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
+        await probeUser(fx, a);
+        expect(users).toBeLessThan(200);
+      }
+      const b = await secondInstance(fx, platform, { store });
+      // The user starts on A: SMS first, the reverse call offered last.
+      const ip = from('198.51.100.7');
+      const started = await start(
+        a,
+        { phone_number: freshPhone(), method: 'auto', device: 'mobile' },
+        'u-b',
+        ip,
+      );
+      expect(started.body.method).toBe('sms');
+      const onA = (await status(a, started.body.verification_id, 'u-b')).body.switch_methods as string[];
+      expect(onA.at(-1)).toBe('reverse_flash_call');
+      // Its next poll and its switch land on B.
+      const onB = (await status(b, started.body.verification_id, 'u-b')).body.switch_methods as string[];
+      expect(onB).toEqual(onA);
+      const switched = await switchMethod(b, started.body.verification_id, undefined, 'u-b', ip);
+      expect(switched.status).toBe(201);
+      expect(switched.body.method).not.toBe('reverse_flash_call');
+    } finally {
+      await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
+      memory?.close();
+    }
+  }, 180_000);
+});
