@@ -74,4 +74,40 @@ describe.each(PLATFORMS)('method health: a switch served by another instance (%s
       memory?.close();
     }
   }, 180_000);
+
+  // The same read for the fallback moment: a degraded method falls back at half its moment, on every instance.
+  it('a journey on a method degraded on its prefix is offered its fallback as soon on B as on A', async () => {
+    const memory = platform === 'express' ? new MemoryStore({ clock: () => fx.sb.now() }) : undefined;
+    const store = memory ?? { url: sharedRedisUrl(), keyPrefix: `atk210-fb-${process.pid}-${Date.now()}:` };
+    try {
+      const a = await journeyHost(fx, platform, { store }, {}, { trustProxy: true });
+      const stats = a.app.get(MethodStats, { strict: false });
+      await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
+      await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
+      const health = () =>
+        a.app
+          .get(VerificationAccountService, { strict: false })
+          .methodHealth()
+          .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
+          .map((h) => h.state);
+      expect((await probeUser(fx, a)).method).toBe('reverse_flash_call');
+      let users = 0;
+      while (health()[0] !== 'degraded') {
+        for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
+        await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
+        await probeUser(fx, a);
+        expect(users).toBeLessThan(200);
+      }
+      const b = await secondInstance(fx, platform, { store });
+      const call = { phone_number: freshPhone(), method: 'reverse_flash_call', device: 'mobile' };
+      const started = await start(a, call, 'u-f');
+      expect(started.status).toBe(201);
+      const fallbackOn = async (host: TestApp) =>
+        (await status(host, started.body.verification_id, 'u-f')).body.fallback_available_at;
+      expect(await fallbackOn(b)).toBe(await fallbackOn(a));
+    } finally {
+      await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
+      memory?.close();
+    }
+  }, 180_000);
 });
