@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ConfigModule } from '@nestjs/config';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { VerificationSandbox } from 'nestjs-phone-verification/testing';
 import { createVerificationClient, type VerificationState } from '../../src/client/index.js';
 import { call } from '../support/verification-app.js';
@@ -131,12 +132,16 @@ describe('the README host recipe: Fastify, an auth guard, owner binding, forRoot
   it('the browser client streams the status with the bearer token under the global prefix, and never polls', async () => {
     const phone = '+79123450802';
     const routes: string[] = [];
+    // The page's own connections, as a browser's are: closed with the page, not left to the host's shutdown (a
+    // stream the page aborts as the host ends it leaves Node's fetch a fresh connection that never sends a
+    // request, which the host's close then waits on).
+    const browser = new Agent();
     const client = createVerificationClient({
       baseUrl: `${url}/api/verification`,
       headers: () => as('token-alice'),
       fetch: (input, init) => {
         routes.push(`${init.method} ${new URL(input).pathname}`);
-        return fetch(input, init);
+        return undiciFetch(input, { ...init, dispatcher: browser }) as unknown as Promise<Response>;
       },
       storage: null,
       webOtp: false,
@@ -167,6 +172,7 @@ describe('the README host recipe: Fastify, an auth guard, owner binding, forRoot
       ]);
     } finally {
       client.dispose();
+      await browser.destroy();
     }
   });
 
