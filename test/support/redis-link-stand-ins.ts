@@ -1,0 +1,158 @@
+/**
+ * Stand-ins of the two Redis drivers' connections in subscriber mode (ioredis, node-redis), driven by a test:
+ * up, lost and back, ended for good, a SUBSCRIBE refused. src/store/redis-subscriber.spec.ts runs the store's
+ * subscriber over them on jest's clock.
+ */
+import { EventEmitter } from 'node:events';
+
+/** What Redis saw, in order, and the connections the subscriber opened. */
+export class Redis {
+  readonly log: string[] = [];
+  readonly links: Link[] = [];
+  /** Channels whose SUBSCRIBE Redis refuses (an ACL). */
+  readonly refused = new Set<string>();
+  /** The link (by number) that ends for good right after answering its first SUBSCRIBE. */
+  endsOnSubscribe: number | undefined;
+  last(): Link {
+    return this.links.at(-1)!;
+  }
+}
+
+/** A subscriber connection of either driver, driven by the test. */
+export interface Link extends EventEmitter {
+  readonly subscribed: Set<string>;
+  readonly ready: boolean;
+  /** Connected (the first time). */
+  up(): void;
+  /** Lost, then connected again: the driver subscribes again by itself, a moment after it is ready. */
+  reconnect(): void;
+  /** Its driver gave up: it never connects again. */
+  end(): void;
+  /** A message Redis sends it on `channel` (while subscribed, or in flight when unsubscribed). */
+  send(channel: string, message: string, subscribedOnly?: boolean): void;
+}
+
+class IoRedisLink extends EventEmitter implements Link {
+  status = 'connecting';
+  readonly subscribed = new Set<string>();
+  constructor(
+    private readonly redis: Redis,
+    private readonly id: number,
+  ) {
+    super();
+  }
+  call(): Promise<unknown> {
+    return Promise.resolve(null);
+  }
+  async subscribe(channel: string): Promise<void> {
+    this.redis.log.push(`${this.id} SUBSCRIBE ${channel}`);
+    if (this.redis.refused.has(channel)) throw new Error('NOPERM');
+    this.subscribed.add(channel);
+    if (this.redis.endsOnSubscribe === this.id) this.end();
+  }
+  async unsubscribe(channel: string): Promise<void> {
+    this.redis.log.push(`${this.id} UNSUBSCRIBE ${channel}`);
+    this.subscribed.delete(channel);
+  }
+  async quit(): Promise<void> {
+    this.redis.log.push(`${this.id} QUIT`);
+  }
+  disconnect(): void {
+    this.status = 'end';
+  }
+  get ready(): boolean {
+    return this.status === 'ready';
+  }
+  up(): void {
+    this.status = 'ready';
+    this.emit('ready');
+  }
+  reconnect(): void {
+    const channels = [...this.subscribed];
+    this.subscribed.clear();
+    this.up();
+    setImmediate(() => channels.forEach((channel) => this.subscribed.add(channel)));
+  }
+  end(): void {
+    this.status = 'end';
+    this.emit('end');
+  }
+  send(channel: string, message: string, subscribedOnly = true): void {
+    if (!subscribedOnly || this.subscribed.has(channel)) this.emit('message', channel, message);
+  }
+}
+
+class NodeRedisLink extends EventEmitter implements Link {
+  isReady = false;
+  isOpen = false;
+  readonly subscribed = new Set<string>();
+  private readonly listening = new Map<string, (message: string) => void>();
+  private pending: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  constructor(
+    private readonly redis: Redis,
+    private readonly id: number,
+  ) {
+    super();
+  }
+  sendCommand(): Promise<unknown> {
+    return Promise.resolve(null);
+  }
+  /** Called by the link: settles once the test says the connection is up, or that it ended. */
+  connect(): Promise<unknown> {
+    this.isOpen = true;
+    return new Promise((resolve, reject) => (this.pending = { resolve: () => resolve(this), reject }));
+  }
+  get ready(): boolean {
+    return this.isReady;
+  }
+  up(): void {
+    this.isReady = true;
+    this.emit('ready');
+    this.pending?.resolve();
+    this.pending = undefined;
+  }
+  async subscribe(channel: string, listener: (message: string) => void): Promise<void> {
+    this.redis.log.push(`${this.id} SUBSCRIBE ${channel}`);
+    if (this.redis.refused.has(channel)) throw new Error('NOPERM');
+    this.subscribed.add(channel);
+    this.listening.set(channel, listener);
+    if (this.redis.endsOnSubscribe === this.id) this.end();
+  }
+  async unsubscribe(channel: string): Promise<void> {
+    this.redis.log.push(`${this.id} UNSUBSCRIBE ${channel}`);
+    this.subscribed.delete(channel);
+  }
+  async close(): Promise<void> {
+    this.redis.log.push(`${this.id} QUIT`);
+  }
+  destroy(): void {
+    this.isOpen = this.isReady = false;
+  }
+  reconnect(): void {
+    // node-redis subscribes again before it says it is ready.
+    this.up();
+  }
+  end(): void {
+    this.isOpen = this.isReady = false;
+    this.emit('terminated');
+    this.pending?.reject(new Error('terminated'));
+    this.pending = undefined;
+  }
+  send(channel: string, message: string, subscribedOnly = true): void {
+    if (!subscribedOnly || this.subscribed.has(channel)) this.listening.get(channel)?.(message);
+  }
+}
+
+export const DRIVERS = {
+  ioredis: (redis: Redis) => ({
+    status: 'ready',
+    call: () => Promise.resolve(null),
+    duplicate: () => redis.links[redis.links.push(new IoRedisLink(redis, redis.links.length)) - 1],
+  }),
+  'node-redis': (redis: Redis) => ({
+    isReady: true,
+    isOpen: true,
+    sendCommand: () => Promise.resolve(null),
+    duplicate: () => redis.links[redis.links.push(new NodeRedisLink(redis, redis.links.length)) - 1],
+  }),
+};
