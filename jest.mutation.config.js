@@ -125,6 +125,10 @@ const PAID_START = [
   /^test\/purposes\/assess-start\./,
   /^test\/operations\/logs\./,
   /^test\/tracing\/tracing\.e2e\./,
+  // A test number's session played by the module for the owners the table names, a stranger's start of it
+  // paid for as a real number's (plays, play), and counted for its starter, owner or network (play's starter:
+  // spare-slots, wrong-code-budgets).
+  /^test\/test-numbers\/(test-numbers|test-numbers-strangers|test-numbers-spare-slots|test-numbers-wrong-code-budgets)\.e2e\./,
 ];
 
 /**
@@ -339,6 +343,19 @@ export const SPECS_BY_SCOPE = {
       /^test\/multi-instance\/in-doubt-adoption\./,
       /^test\/privacy\/erasure-in-doubt\./,
       /^test\/attacks\/(erasure-)?in-doubt-/,
+    ],
+  },
+  // src/verification's answers to a caller (client-refusals.ts, journey-handles.ts, start-view.ts,
+  // phone-number.policy.ts): the refusals field for field and the bodies the routes take (errors, body-rules,
+  // spec-gaps, methods, owner-null), a start's answer (happy-paths), a handle and a journey token opened for
+  // its owner alone, put back after a restart and carried by twins (test/sessions' journey suites), a switch's
+  // refusals (switch, route-rules).
+  'client-answers': {
+    folder: 'verification',
+    specs: [
+      /^test\/client-routes\/(errors|body-rules|spec-gaps|methods|owner-null|happy-paths)\./,
+      /^test\/sessions\/(journey-token-twins|journey-restart|journey-owner|journey-token-lease)\./,
+      /^test\/journeys\/(switch|route-rules)\.e2e\./,
     ],
   },
   // src/verification/paid-start.ts and flow-outcomes.ts (issue 42's start path, without the in-doubt suites,
