@@ -6,6 +6,7 @@
  * upstream; a refusal warns nothing of the kind). A start whose store failed before the API was asked is
  * 503 and keeps what it took.
  */
+import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { CapturingLogger } from '../support/log-capture.js';
@@ -174,6 +175,50 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
       expect(answer(await startOf('ann'))).toMatchObject({ status: 503, errorCode: 'service_unavailable' });
       expect(failReservation).toBe(false);
       expect(answer(await startOf('bob'))).toMatchObject({ status: 429, reason: 'start_phone_limit' });
+      expect(sb.requestCount('POST /v1/verify')).toBe(sent);
+    } finally {
+      await suite.host?.close();
+      await store.close();
+    }
+  });
+
+  it('an identical start waiting on one whose store failed before paying is answered as it is: 503, the API not asked', async () => {
+    const sb = suite.sb;
+    const store = new MemoryStore({ clock: () => sb.now() });
+    // The first start's reservation fails once its twin has reached the host and had time to wait on the first
+    // start's flight (its reading and its claim are in-process on a MemoryStore).
+    let twinRead!: () => void;
+    const twinHasRead = new Promise<void>((resolve) => (twinRead = resolve));
+    let reservations = 0;
+    const batch = store.batch.bind(store);
+    store.batch = async (operations) => {
+      if (operations.some((o) => o.op === 'get' && o.key.endsWith(':forgotten')) && reservations++ === 0) {
+        await twinHasRead;
+        for (let i = 0; i < 50; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+        throw new Error('store down');
+      }
+      return batch(operations);
+    };
+    try {
+      const host = await suite.boot(() =>
+        startHost(platform, sb, {
+          receiveWebhooks: false,
+          module: { store, limits: { spendCap: false, pumping: false }, reconcile: { enabled: false } },
+        }),
+      );
+      let starts = 0;
+      (host.app.getHttpServer() as Server).on('request', () => {
+        if ((starts += 1) === 2) twinRead();
+      });
+      const phone = nextPhone();
+      const sent = sb.requestCount('POST /v1/verify');
+      const [first, twin] = await Promise.all([
+        start(host.url, 'sms', 'ann', phone),
+        start(host.url, 'sms', 'ann', phone),
+      ]);
+      expect(answer(first)).toMatchObject({ status: 503, errorCode: 'service_unavailable' });
+      expect(answer(twin)).toMatchObject({ status: 503, errorCode: 'service_unavailable' });
+      expect(reservations).toBe(1);
       expect(sb.requestCount('POST /v1/verify')).toBe(sent);
     } finally {
       await suite.host?.close();
