@@ -251,12 +251,14 @@ export const SPECS_BY_SCOPE = {
     folder: 'store',
     specs: [/^test\/store\//],
   },
-  // src/store's pub/sub subscriber (redis-subscriber.ts, redis-subscriber-link.ts): the store contract and the
-  // subscriber's own suites over Redis and Redis Cluster (test/store), the status stream that listens on it
-  // (test/status-stream), and the multi-instance suites that stop Redis or a subscriber under hosts.
+  // src/store's pub/sub subscriber (redis-subscriber.ts, redis-subscriber-link.ts): its unit spec over both drivers'
+  // stand-ins on jest's clock, the store contract and the subscriber's own suites over Redis and Redis Cluster
+  // (test/store), the status stream that listens on it (test/status-stream), and the multi-instance suites that
+  // stop Redis or a subscriber under hosts.
   'store-subscriber': {
     folder: 'store',
     specs: [
+      /^src\/store\/redis-subscriber\.spec\./,
       /^test\/store\//,
       /^test\/status-stream\//,
       /^test\/multi-instance\/(subscriber-recovery|status-stream|store-outage)\./,
