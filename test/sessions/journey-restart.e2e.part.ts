@@ -176,6 +176,36 @@ describe.each(ONE_PLATFORM.flatMap((platform) => STORES.map((store) => [platform
       }
     });
 
+    it('SMS, then flash call, restart: a cancel carrying the journey_token ends the flash call, as the status route then says', async () => {
+      fresh();
+      const before = await boot();
+      const phone = nextPhone();
+      const started = await post(before, 'start', 'user-9', { phone_number: phone, method: 'sms' });
+      const id = started.body.verification_id as string;
+      await sb.advance(61_000);
+      const moved = await post(before, 'switch', 'user-9', { verification_id: id, method: 'flash_call' });
+      expect(moved.status).toBe(201);
+      const token = moved.body.journey_token as string;
+      await stop(before);
+
+      const after = await boot();
+      const canceled = await post(after, 'cancel', 'user-9', { verification_id: id, journey_token: token });
+      expect(canceled.status).toBe(200);
+      expect(canceled.body).toEqual({ verification_id: id, status: 'canceled' });
+      const seen = await status(after, id, 'user-9', token);
+      expect(seen.body).toMatchObject({ method: 'flash_call', status: 'canceled', switch_methods: [] });
+      // Nothing more of the journey is asked: a check of the flash call's code is refused.
+      const [callId] = sb.sessionsFor(phone).map((s) => s.request_id);
+      await sb.deliver(callId!);
+      const checked = await post(after, 'check', 'user-9', {
+        verification_id: id,
+        code: sb.getSession(callId!)!.code!,
+        journey_token: token,
+      });
+      expect(checked.status).toBe(409);
+      expect(after.events.filter((e) => e.event === 'verification.verified')).toHaveLength(0);
+    });
+
     it('a reload after a switch resumes the start: its answer carries the journey_token, which puts the journey back after a restart', async () => {
       fresh();
       // Protection on: the same start of the same owner, its session pending, is handed back.
