@@ -193,6 +193,19 @@ describe('VerificationClient: refusals of a check, a switch and a cancel, by pha
     await jest.advanceTimersByTimeAsync(30_000);
     expect(harness.routes.count('GET /status')).toBe(0);
   });
+
+  it('no resend cooldown (resend_available_at null): a resend is offered at once and sends the start again', async () => {
+    const c = harness.client();
+    harness.routes.on('POST /start', {
+      status: 201,
+      body: answer(harness.routes, { resend_available_at: null }),
+    });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', resendInMs: null, canResend: true });
+    await c.resend();
+    expect(c.getState().error).toBeNull();
+    expect(harness.routes.count('POST /start')).toBe(2);
+  });
 });
 
 describe('VerificationClient: resume', () => {
