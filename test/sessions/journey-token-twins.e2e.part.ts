@@ -92,6 +92,15 @@ describe('journey token twins', () => {
         methods_tried: ['sms'],
       });
       expect((await status(after, b.id)).body).toMatchObject({ method: 'sms', methods_tried: ['sms'] });
+      // A token that opens for nobody (garbage, or B's with a character changed) is no token either.
+      const tampered = `${b.token.slice(0, 40)}${b.token[40] === 'A' ? 'B' : 'A'}${b.token.slice(41)}`;
+      for (const token of ['not-a-journey-token', tampered]) {
+        const answer = await status(after, b.id, token);
+        expect({ status: answer.status, tried: answer.body.methods_tried }).toStrictEqual({
+          status: 200,
+          tried: ['sms'],
+        });
+      }
       expect((await status(after, b.id, b.token)).body).toMatchObject({
         methods_tried: ['sms', 'msgr1_otp'],
       });
