@@ -286,6 +286,8 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     const after = await call(host.url, 'POST', '/verification/check', { verification_id: id, code: '0000' });
     expectProblem(after, 409, 'not_pending');
     expect(after.body.verification_status).toBe('failed');
+    // The detail a page may show says what became of it.
+    expect(after.body.detail).toBe('The verification is failed');
   });
 
   it('codes of 3 or 9 digits are validation_error and spend no attempt', async () => {
