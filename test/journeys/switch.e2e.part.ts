@@ -242,6 +242,7 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
       const res = await switchMethod(host, id, method);
       expect(problem(res)).toMatchObject({ status: 400, error_code: 'method_not_available' });
       expect(res.body.available_methods).toEqual(['flash_call', 'msgr1_otp']);
+      expect(res.body.detail).toBe(`Method "${method}" cannot be switched to here`);
     }
     for (const body of [
       { verification_id: id, method: 7 },
