@@ -244,7 +244,7 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
 
   it('phone_not_allowed for other countries (Kazakhstan shares +7) and non-mobile numbers', async () => {
     sb.resetRequestCounts();
-    const refused: [string, string][] = [];
+    const refused: [string, string, string][] = [];
     for (const phone of [
       '+77012345678', // Kazakhstan
       '+14155550123', // the US
@@ -254,16 +254,22 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     ]) {
       const res = await start({ phone_number: phone, method: 'sms' });
       expectProblem(res, 400, 'phone_not_allowed');
-      refused.push([phone, res.body.reason as string]);
+      refused.push([phone, res.body.reason as string, res.body.detail as string]);
     }
     // The reason tells the user what to change: another country's number, or a mobile one.
+    const country = 'Numbers of this country cannot be verified here';
+    const mobile = 'Only mobile numbers can be verified';
     expect(refused).toEqual([
-      ['+77012345678', 'country'],
-      ['+14155550123', 'country'],
-      ['+881612345678', 'country'],
-      ['+74951234567', 'number_type'],
-      ['+78001234567', 'number_type'],
+      ['+77012345678', 'country', country],
+      ['+14155550123', 'country', country],
+      ['+881612345678', 'country', country],
+      ['+74951234567', 'number_type', mobile],
+      ['+78001234567', 'number_type', mobile],
     ]);
+    // A number that does not parse is a validation_error naming the field.
+    const unparsed = await start({ phone_number: '+7912', method: 'sms' });
+    expectProblem(unparsed, 400, 'validation_error');
+    expect((unparsed.body.errors as { field: string }[]).map((e) => e.field)).toEqual(['phone_number']);
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
   });
 
