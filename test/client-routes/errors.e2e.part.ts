@@ -101,6 +101,23 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
         errors: [{ field: 'phone_number', message: 'phone_number must be a string' }],
       });
     }
+    // So are a method that is not a string and a device that is neither of the two.
+    for (const [input, field, message] of [
+      [{ method: 7 }, 'method', 'method must be a string'],
+      [{ method: 'sms', device: 'tablet' }, 'device', 'device must be "mobile" or "desktop"'],
+    ] as const) {
+      const refused = await service
+        .start({ phoneNumber: nextPhone(), ip: '127.0.0.1', ...(input as unknown as { method: string }) })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect((refused as VerificationClientError).toProblem()).toMatchObject({
+        status: 400,
+        error_code: 'validation_error',
+        errors: [{ field, message }],
+      });
+    }
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
   });
 
