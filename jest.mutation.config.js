@@ -358,6 +358,8 @@ export const SPECS_BY_SCOPE = {
       /^test\/client-routes\/(errors|body-rules|spec-gaps|methods|owner-null|happy-paths)\./,
       /^test\/sessions\/(journey-token-twins|journey-restart|journey-owner|journey-token-lease)\./,
       /^test\/journeys\/(switch|route-rules)\.e2e\./,
+      // A purpose the host does not accept, or one its methods exclude (purpose_not_allowed, methods per purpose).
+      /^test\/purposes\/(purposes|methods-per-purpose|purpose-registrations)\.e2e\./,
     ],
   },
   // src/verification/paid-start.ts and flow-outcomes.ts (issue 42's start path, without the in-doubt suites,
