@@ -32,30 +32,44 @@ export interface Link extends EventEmitter {
   send(channel: string, message: string, subscribedOnly?: boolean): void;
 }
 
-class IoRedisLink extends EventEmitter implements Link {
-  status = 'connecting';
+/** What both drivers' stand-ins share: Redis's log of their commands, its refusals and their channels. */
+abstract class StandInLink extends EventEmitter {
   readonly subscribed = new Set<string>();
   constructor(
-    private readonly redis: Redis,
-    private readonly id: number,
+    protected readonly redis: Redis,
+    protected readonly id: number,
   ) {
     super();
   }
-  call(): Promise<unknown> {
-    return Promise.resolve(null);
-  }
-  async subscribe(channel: string): Promise<void> {
+  abstract end(): void;
+  /** SUBSCRIBE as Redis answers it: refused by an ACL, or subscribed (and the link ended, if the test says so). */
+  protected subscribing(channel: string, then: () => void = () => undefined): void {
     this.redis.log.push(`${this.id} SUBSCRIBE ${channel}`);
     if (this.redis.refused.has(channel)) throw new Error('NOPERM');
     this.subscribed.add(channel);
+    then();
     if (this.redis.endsOnSubscribe === this.id) this.end();
   }
   async unsubscribe(channel: string): Promise<void> {
     this.redis.log.push(`${this.id} UNSUBSCRIBE ${channel}`);
     this.subscribed.delete(channel);
   }
-  async quit(): Promise<void> {
+  /** QUIT (ioredis) or close (node-redis): logged. */
+  protected async quitting(): Promise<void> {
     this.redis.log.push(`${this.id} QUIT`);
+  }
+}
+
+class IoRedisLink extends StandInLink implements Link {
+  status = 'connecting';
+  call(): Promise<unknown> {
+    return Promise.resolve(null);
+  }
+  async subscribe(channel: string): Promise<void> {
+    this.subscribing(channel);
+  }
+  quit(): Promise<void> {
+    return this.quitting();
   }
   disconnect(): void {
     this.status = 'end';
@@ -82,18 +96,11 @@ class IoRedisLink extends EventEmitter implements Link {
   }
 }
 
-class NodeRedisLink extends EventEmitter implements Link {
+class NodeRedisLink extends StandInLink implements Link {
   isReady = false;
   isOpen = false;
-  readonly subscribed = new Set<string>();
   private readonly listening = new Map<string, (message: string) => void>();
   private pending: { resolve: () => void; reject: (error: Error) => void } | undefined;
-  constructor(
-    private readonly redis: Redis,
-    private readonly id: number,
-  ) {
-    super();
-  }
   sendCommand(): Promise<unknown> {
     return Promise.resolve(null);
   }
@@ -112,18 +119,10 @@ class NodeRedisLink extends EventEmitter implements Link {
     this.pending = undefined;
   }
   async subscribe(channel: string, listener: (message: string) => void): Promise<void> {
-    this.redis.log.push(`${this.id} SUBSCRIBE ${channel}`);
-    if (this.redis.refused.has(channel)) throw new Error('NOPERM');
-    this.subscribed.add(channel);
-    this.listening.set(channel, listener);
-    if (this.redis.endsOnSubscribe === this.id) this.end();
+    this.subscribing(channel, () => this.listening.set(channel, listener));
   }
-  async unsubscribe(channel: string): Promise<void> {
-    this.redis.log.push(`${this.id} UNSUBSCRIBE ${channel}`);
-    this.subscribed.delete(channel);
-  }
-  async close(): Promise<void> {
-    this.redis.log.push(`${this.id} QUIT`);
+  close(): Promise<void> {
+    return this.quitting();
   }
   destroy(): void {
     this.isOpen = this.isReady = false;
@@ -143,16 +142,21 @@ class NodeRedisLink extends EventEmitter implements Link {
   }
 }
 
+/** A host's client of each driver: each `duplicate()` is a new stand-in link, numbered in Redis's log. */
+function opening(redis: Redis, Stand: new (redis: Redis, id: number) => Link): () => Link {
+  return () => redis.links[redis.links.push(new Stand(redis, redis.links.length)) - 1]!;
+}
+
 export const DRIVERS = {
   ioredis: (redis: Redis) => ({
     status: 'ready',
     call: () => Promise.resolve(null),
-    duplicate: () => redis.links[redis.links.push(new IoRedisLink(redis, redis.links.length)) - 1],
+    duplicate: opening(redis, IoRedisLink),
   }),
   'node-redis': (redis: Redis) => ({
     isReady: true,
     isOpen: true,
     sendCommand: () => Promise.resolve(null),
-    duplicate: () => redis.links[redis.links.push(new NodeRedisLink(redis, redis.links.length)) - 1],
+    duplicate: opening(redis, NodeRedisLink),
   }),
 };
