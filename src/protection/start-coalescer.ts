@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { protectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
+import { protectionRefusal, ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { StartedSession } from './verification-protection.types.js';
 
 export interface StartCoalescerSettings {
@@ -90,7 +90,8 @@ export class CoalescingClaim {
  * created instead of a new paid initiation, while that session is pending and its resend
  * cooldown runs (after the cooldown, a start is a deliberate resend).
  *
- * In one process, identical concurrent starts wait for one flight's outcome. Across instances, the
+ * In one process, identical concurrent starts wait for one flight's outcome, as long as one of another
+ * instance would wait (the claim's life and a second). Across instances, the
  * first start claims the key in the store (set-if-absent); the others wait for the claim to turn
  * into the session's request id and resume it. When the first start fails, its claim is removed and
  * a waiting start of another instance tries on its own. `claim` gives a request id to hand back or a
@@ -112,7 +113,7 @@ export class StartCoalescer {
   async claim(key: string, stale?: string): Promise<string | CoalescingClaim> {
     if (stale !== undefined) await this.drop(key, SESSION + stale);
     const running = this.flights.get(key);
-    if (running) return running.outcome;
+    if (running) return this.waitFor(running);
     const flight = new Flight(this.flights, key);
     this.flights.set(key, flight);
     try {
@@ -125,13 +126,31 @@ export class StartCoalescer {
     }
   }
 
+  /** An identical start of this process waits as one of another instance does: the claim's life and a second. */
+  private waitFor(running: Flight): Promise<string> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.inProgress()), this.maxWaitMs);
+      // A start whose holder never settles (a host's hook that hangs) must not keep the process alive.
+      timer.unref();
+    });
+    return Promise.race([running.outcome, late]).finally(() => clearTimeout(timer));
+  }
+
+  private get maxWaitMs(): number {
+    return this.settings.claimTtlMs + 1000;
+  }
+
+  private inProgress(): ProtectionRefusal {
+    return protectionRefusal(ProtectionRefusalReason.startInProgress, this.settings.claimTtlMs);
+  }
+
   private async acquire(key: string, flight: Flight): Promise<string | CoalescingClaim> {
     // Waiting is real time: it waits for another instance's HTTP call, not for a TTL.
-    const deadline = Date.now() + this.settings.claimTtlMs + 1000;
+    const deadline = Date.now() + this.maxWaitMs;
     let pause = 10;
     for (let attempt = 0; ; attempt++) {
-      if (Date.now() > deadline)
-        throw protectionRefusal(ProtectionRefusalReason.startInProgress, this.settings.claimTtlMs);
+      if (Date.now() > deadline) throw this.inProgress();
       // Claim first: a new start (the usual case) takes one store round trip, a duplicate two.
       const claim = CLAIM + randomUUID();
       if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))

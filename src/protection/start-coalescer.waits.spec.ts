@@ -67,6 +67,33 @@ describe('StartCoalescer: a duplicate that waits for another instance', () => {
     expect(refusal.retryAfterSeconds).toBe(CLAIM_TTL_MS / 1000);
   });
 
+  it('a duplicate of the same instance waits as long: the claim’s life and a second, then start_in_progress', async () => {
+    const coalescer = instance();
+    held(await coalescer.claim(KEY));
+    const timers = jest.getTimerCount(); // the store's own
+    const duplicate = watch(coalescer.claim(KEY));
+    await jest.advanceTimersByTimeAsync(CLAIM_TTL_MS + 999);
+    expect(duplicate.outcome).toBeUndefined();
+    await jest.advanceTimersByTimeAsync(1);
+    const refusal = duplicate.outcome?.error as ProtectionRefusal;
+    expect(refusal).toBeInstanceOf(ProtectionRefusal);
+    expect(refusal.reason).toBe('start_in_progress');
+    expect(refusal.retryAfterSeconds).toBe(CLAIM_TTL_MS / 1000);
+    expect(jest.getTimerCount()).toBe(timers);
+  });
+
+  it('a duplicate of the same instance answered in time gets the session and leaves no timer behind', async () => {
+    const coalescer = instance();
+    const first = held(await coalescer.claim(KEY));
+    const timers = jest.getTimerCount(); // the store's own
+    const duplicate = watch(coalescer.claim(KEY));
+    await jest.advanceTimersByTimeAsync(CLAIM_TTL_MS + 999);
+    await first.started(session('req-a'), cooldownEnd);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(duplicate.outcome).toStrictEqual({ value: 'req-a' });
+    expect(jest.getTimerCount()).toBe(timers);
+  });
+
   it('wins the claim when the first start fails, and knows it waited for it', async () => {
     const first = held(await instance().claim(KEY));
     const duplicate = watch(instance().claim(KEY));
