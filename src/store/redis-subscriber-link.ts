@@ -24,6 +24,9 @@ interface NodeRedisSubscriberLike {
 /** The nodes of an ioredis `Cluster` (`Cluster#nodes()`), each a connection that can be duplicated. */
 interface IoRedisClusterLike {
   nodes(role: 'all'): { duplicate(override: { lazyConnect: boolean }): unknown }[];
+  /** `wait` until a cluster made with `lazyConnect` connects. */
+  readonly status: string;
+  connect(): Promise<void>;
 }
 
 /** The masters of a node-redis cluster and the client of one (`RedisCluster#masters`, `#nodeClient`). */
@@ -63,17 +66,28 @@ export function linkOpener(client: unknown): (events: LinkEvents) => Promise<Sub
       return openNodeRedisClusterLink(client as NodeRedisClusterLike, events);
     if (driver === 'node-redis') return Promise.resolve(openNodeRedisLink(duplicate.call(client), events));
     // An ioredis `Cluster` has nodes(); a `Redis` has not.
-    if (typeof (client as Partial<IoRedisClusterLike>).nodes === 'function') {
-      const nodes = (client as IoRedisClusterLike).nodes('all');
-      if (nodes.length === 0)
-        throw new VerificationStoreUnavailableError('subscribe', 'the cluster has no node to subscribe on');
-      const node = nodes[Math.floor(Math.random() * nodes.length)]!;
-      return Promise.resolve(openIoRedisLink(node.duplicate({ lazyConnect: false }), events));
-    }
+    if (typeof (client as Partial<IoRedisClusterLike>).nodes === 'function')
+      return openIoRedisClusterLink(client as IoRedisClusterLike, events);
     // Connected at once, whatever the host's client was made with: the link waits for it to be ready before
     // its first SUBSCRIBE, which would otherwise be what connects a lazy copy.
     return Promise.resolve(openIoRedisLink(duplicate.call(client, { lazyConnect: false }), events));
   };
+}
+
+/**
+ * On one node of an ioredis cluster picked at random. A cluster made with `lazyConnect` that nothing used yet
+ * knows no node: it is connected first, as the store's first command would connect it.
+ */
+async function openIoRedisClusterLink(
+  cluster: IoRedisClusterLike,
+  events: LinkEvents,
+): Promise<SubscriberLink> {
+  if (cluster.status === 'wait') await cluster.connect();
+  const nodes = cluster.nodes('all');
+  if (nodes.length === 0)
+    throw new VerificationStoreUnavailableError('subscribe', 'the cluster has no node to subscribe on');
+  const node = nodes[Math.floor(Math.random() * nodes.length)]!;
+  return openIoRedisLink(node.duplicate({ lazyConnect: false }), events);
 }
 
 function openIoRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {

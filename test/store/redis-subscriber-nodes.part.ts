@@ -81,6 +81,22 @@ describe('store: the node a subscriber connection goes to on a cluster', () => {
       }
     }, 40_000);
   }
+
+  it('subscribes on an ioredis cluster made with lazyConnect that nothing used yet, and hears what is published', async () => {
+    const client = new Cluster(cluster.seeds, { lazyConnect: true });
+    client.on('error', () => undefined);
+    const store = new RedisStore({ client, keyPrefix: `pv-sub-lazy:${randomUUID()}:` });
+    try {
+      const heard: string[] = [];
+      await store.subscribe('status', (message) => void heard.push(message));
+      expect(await pubsubPerNode().then((perNode) => perNode.reduce((sum, n) => sum + n, 0))).toBe(1);
+      await store.publish('status', 'hello');
+      await eventually(async () => expect(heard).toEqual(['hello']), 5000);
+    } finally {
+      await store.close();
+      await client.quit();
+    }
+  }, 40_000);
 });
 
 describe('store: a client the subscriber cannot copy', () => {
