@@ -100,6 +100,18 @@ export class MethodHealthWatch {
     return this.refresh(method, phoneNumber);
   }
 
+  /**
+   * The health a session of the method on the number's prefix is counted by: as this instance last read it, else
+   * the change the deployment kept. That read judges nothing: the instance's own reads keep their pace.
+   */
+  async counted(method: VerificationMethod, phoneNumber: string): Promise<HealthState> {
+    const tracked = this.#tracked.get(keyOf(method, phoneNumber));
+    if (tracked) return tracked.state;
+    const prefix = `+${callingCodeOf(phoneNumber)}${nationalDestinationCode(phoneNumber)}`;
+    const kept = await this.#kept(method, prefix);
+    return (kept === null ? null : keptChange(kept, this.options.clock()))?.state ?? 'healthy';
+  }
+
   /** Reads the figures again when due, and answers the health. Never fails: a failed read is logged. */
   async refresh(method: VerificationMethod, phoneNumber: string): Promise<HealthState> {
     const key = keyOf(method, phoneNumber);
@@ -311,18 +323,25 @@ function unjudged(tracked: Tracked, now: number): boolean {
  * week or more before it) is left aside.
  */
 function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): void {
+  const change = keptChange(kept, now);
+  if (change === null || (!fresh && change.since <= tracked.since)) return;
+  Object.assign(tracked, { ...change, judgedAt: now, reads: [], took: true });
+}
+
+/** A kept change as stored, if it is one and dated within the week before `now`. */
+function keptChange(kept: string, now: number): Pick<Tracked, 'state' | 'since' | 'by'> | null {
   let record: Partial<Pick<Tracked, 'state' | 'since' | 'by'>> | null;
   try {
     record = JSON.parse(kept) as typeof record;
   } catch {
-    return;
+    return null;
   }
   const { state, since, by } = record ?? {};
-  if (!STATES.includes(state!) || typeof since !== 'number' || !Number.isFinite(since)) return;
+  if (!STATES.includes(state!) || typeof since !== 'number' || !Number.isFinite(since)) return null;
   // A change dated ahead of this instance's clock (its writer's runs ahead, or damaged) waits for the clock; one
   // a week old or more is damaged (the store keeps a change a week from its since).
-  if (since > now || since <= now - KEPT_MS || (!fresh && since <= tracked.since)) return;
-  Object.assign(tracked, { state, since, by, judgedAt: now, reads: [], took: true });
+  if (since > now || since <= now - KEPT_MS) return null;
+  return { state: state!, since, by };
 }
 
 function keyOf(method: VerificationMethod, phoneNumber: string): string {

@@ -108,13 +108,13 @@ export class MethodStats implements OnModuleDestroy {
     record: SessionRecord,
     caller?: string,
     device?: DeviceHint,
-    { unhealthy, ...givers }: Omit<FigureGivers, 'caller'> & { unhealthy?: boolean } = {},
+    { unhealthy, ...givers }: Omit<FigureGivers, 'caller'> & { unhealthy?: boolean | Promise<boolean> } = {},
     earlier: readonly JourneyStep[] = [],
   ): Promise<void> {
     // A test number's session says nothing about a method's real success or price.
     if (record.suspected || isTestSession(record.requestId)) return;
     try {
-      const admitted = await this.evidence.admitted(record, device, { ...givers, caller }, unhealthy);
+      const admitted = await this.evidence.admitted(record, device, { ...givers, caller }, await unhealthy);
       if (admitted === false) return;
       // The start's claim is its admission's entry (FigureEvidence.admitted); later transitions have their own.
       const later = shownTransitions(record).filter((transition) => transition !== 'started');

@@ -98,7 +98,10 @@ export class FlowOutcomes {
       await this.ledger.count(record);
       // Counted after the answer: the figures' reads wait for it (MethodStats.tally).
       const { address, network } = figureGivers(outcome.caller, outcome.ip);
-      const unhealthy = this.health.state(record.method, record.phoneNumber) !== 'healthy';
+      // As known to the deployment too (this instance may never have read the prefix), off the answer's path.
+      const unhealthy = this.health
+        .counted(record.method, record.phoneNumber)
+        .then((state) => state !== 'healthy');
       const givers = { address, network, unhealthy };
       void this.methodStats.tally(record, outcome.caller, outcome.device, givers, outcome.earlier);
     }

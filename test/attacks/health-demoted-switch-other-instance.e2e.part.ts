@@ -7,9 +7,11 @@
  * failing on their operator (a paid start of a dead method).
  *
  * Expected: B offers the reverse call last at the switch, as A does and as B's own start would (B's start
- * reads the kept change, health-instance-booted-in-outage): the switch goes elsewhere.
+ * reads the kept change, health-instance-booted-in-outage): the switch goes elsewhere. And the failures of
+ * the demoted method that B serves teach its health, not the figures `auto` chooses by, as on A.
  */
 import { describe, expect, it } from '@jest/globals';
+import { choiceCells } from '../../src/account/method-figures.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
 import { VerificationAccountService } from '../../src/account/verification-account.service.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
@@ -69,6 +71,45 @@ describe.each(PLATFORMS)('method health: a switch served by another instance (%s
       const switched = await switchMethod(b, started.body.verification_id, undefined, 'u-b', ip);
       expect(switched.status).toBe(201);
       expect(switched.body.method).not.toBe('reverse_flash_call');
+    } finally {
+      await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
+      memory?.close();
+    }
+  }, 180_000);
+
+  it('a named start of the demoted method served by B teaches its health cells only, not the choice’s', async () => {
+    const memory = platform === 'express' ? new MemoryStore({ clock: () => fx.sb.now() }) : undefined;
+    const store = memory ?? { url: sharedRedisUrl(), keyPrefix: `atk210-ch-${process.pid}-${Date.now()}:` };
+    try {
+      const a = await journeyHost(fx, platform, { store }, {}, { trustProxy: true });
+      const stats = a.app.get(MethodStats, { strict: false });
+      await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
+      await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
+      const demoted = () =>
+        a.app
+          .get(VerificationAccountService, { strict: false })
+          .methodHealth()
+          .some((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915' && h.state === 'demoted');
+      await probeUser(fx, a);
+      let users = 0;
+      while (!demoted()) {
+        for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
+        await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
+        await probeUser(fx, a);
+        expect(users).toBeLessThan(200);
+      }
+      const b = await secondInstance(fx, platform, { store });
+      // Read on the instance that served them: its reads wait for its own counts.
+      const started = async (host: TestApp) =>
+        (
+          await host.app
+            .get(MethodStats, { strict: false })
+            .cellSums('reverse_flash_call', choiceCells(freshPhone(), 'mobile'), 7)
+        ).map((cell) => cell.started);
+      const before = await started(a);
+      // Its users' named starts of the reverse call, served by B, which never read +7 915's health.
+      for (let i = 0; i < 3; i++) await outageUser(fx, b, 1000 + i);
+      expect(await started(b)).toEqual(before);
     } finally {
       await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
       memory?.close();

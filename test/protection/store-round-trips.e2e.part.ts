@@ -146,6 +146,9 @@ describe.each(ONE_PLATFORM)('store round trips of a start (%s)', (platform) => {
  * remember: the remembered admission is its start's claim), and its caller's first of the day claimed (issue 29).
  */
 const METHOD_FIGURES_OF_A_START = [
+  // The method's health on the number's prefix, which this instance never read: the deployment's kept change (a
+  // start while the method is unhealthy there does not teach the choice's cells, on whichever instance).
+  'get(stats-health)',
   'get(stats-admitted)',
   'setIfAbsent(stats-number)',
   // One round: the caller's, address's and network's day shares, and whether the caller has a record (issue 47).
