@@ -184,3 +184,35 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
     ]);
   });
 });
+
+describe('MethodHealthWatch: the health a session is counted by (counted)', () => {
+  it('on an instance that never read the prefix, the kept change, read without judging; else its own read', async () => {
+    const s = shared();
+    const c = instance(s);
+    expect(await c.watch.refresh('flash_call', MSK)).toBe('healthy');
+    await demotedByA(s);
+    const b = instance(s);
+    expect(await b.watch.counted('flash_call', MSK)).toBe('demoted');
+    expect(await b.watch.counted('flash_call', SPB)).toBe('healthy');
+    expect(await b.watch.counted('sms', MSK)).toBe('healthy');
+    // It judged nothing: B tracks no prefix yet, and its first read is its own (the kept change taken then).
+    expect(b.watch.report()).toStrictEqual([]);
+    expect(b.watch.state('flash_call', MSK)).toBe('healthy');
+    // C read the prefix before the demotion: its own read stands until its next.
+    expect(await c.watch.counted('flash_call', MSK)).toBe('healthy');
+  });
+
+  it('a kept change a week old, or dated ahead of the clock, is not taken', async () => {
+    const s = shared();
+    const { demotedAt } = await demotedByA(s);
+    // An instance whose clock runs behind the writer's (the store keeps the change on its own clock).
+    s.now = demotedAt - 1;
+    expect(await instance(s).watch.counted('flash_call', MSK)).toBe('healthy');
+    s.now = demotedAt;
+    expect(await instance(s).watch.counted('flash_call', MSK)).toBe('demoted');
+    s.now = demotedAt + HEALTH_WEEK_DAYS * DAY_MS - 1;
+    expect(await instance(s).watch.counted('flash_call', MSK)).toBe('demoted');
+    s.now = demotedAt + HEALTH_WEEK_DAYS * DAY_MS;
+    expect(await instance(s).watch.counted('flash_call', MSK)).toBe('healthy');
+  });
+});
