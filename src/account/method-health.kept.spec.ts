@@ -202,6 +202,22 @@ describe('MethodHealthWatch: the health a session is counted by (counted)', () =
     expect(await c.watch.counted('flash_call', MSK)).toBe('healthy');
   });
 
+  it('reads the kept change once per HEALTH_READ_MS: a change kept since shows at that bound', async () => {
+    const s = shared();
+    const a = instance(s);
+    await a.watch.refresh('flash_call', MSK);
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    const b = instance(s);
+    expect(await b.watch.counted('flash_call', MSK)).toBe('healthy');
+    expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect(await b.watch.counted('flash_call', MSK)).toBe('healthy');
+    s.now += HEALTH_READ_MS - 1;
+    expect(await b.watch.counted('flash_call', MSK)).toBe('healthy');
+    s.now += 1;
+    expect(await b.watch.counted('flash_call', MSK)).toBe('degraded');
+  });
+
   it('a kept change a week old, or dated ahead of the clock, is not taken', async () => {
     const s = shared();
     const { demotedAt } = await demotedByA(s);

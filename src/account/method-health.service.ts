@@ -16,6 +16,7 @@ import {
   DEMOTE_AFTER_MS,
   HEALTH_MIN_SESSIONS,
   HEALTH_WINDOW_MS,
+  keptChange,
   nextHealth,
   ratesOf,
   verdictOf,
@@ -75,6 +76,8 @@ export class MethodHealthWatch {
   readonly #tracked = new Map<string, Tracked>();
   /** Each method's country cell as last read, shared by the country's prefixes (#sums). */
   readonly #countries = new SharedReads<DayCounters[]>(HEALTH_READ_MS);
+  /** The kept change of each method and prefix this instance does not track, as `counted` last read it. */
+  readonly #keptReads = new SharedReads<string | null>(HEALTH_READ_MS);
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -105,11 +108,14 @@ export class MethodHealthWatch {
    * the change the deployment kept. That read judges nothing: the instance's own reads keep their pace.
    */
   async counted(method: VerificationMethod, phoneNumber: string): Promise<HealthState> {
-    const tracked = this.#tracked.get(keyOf(method, phoneNumber));
+    const key = keyOf(method, phoneNumber);
+    const tracked = this.#tracked.get(key);
     if (tracked) return tracked.state;
     const prefix = `+${callingCodeOf(phoneNumber)}${nationalDestinationCode(phoneNumber)}`;
-    const kept = await this.#kept(method, prefix);
-    return (kept === null ? null : keptChange(kept, this.options.clock()))?.state ?? 'healthy';
+    const now = this.options.clock();
+    // Read once per HEALTH_READ_MS, as the instance's own reads are: not once per start.
+    const kept = await this.#keptReads.get(key, now, () => this.#kept(method, prefix));
+    return (kept === null ? null : keptChange(kept, now, KEPT_MS))?.state ?? 'healthy';
   }
 
   /** Reads the figures again when due, and answers the health. Never fails: a failed read is logged. */
@@ -292,8 +298,6 @@ export class MethodHealthWatch {
   }
 }
 
-const STATES: readonly HealthState[] = ['healthy', 'degraded', 'demoted'];
-
 /** Every change nextHealth makes (method-health.ts). */
 const CHANGES = [
   'healthy>degraded',
@@ -323,25 +327,9 @@ function unjudged(tracked: Tracked, now: number): boolean {
  * week or more before it) is left aside.
  */
 function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): void {
-  const change = keptChange(kept, now);
+  const change = keptChange(kept, now, KEPT_MS);
   if (change === null || (!fresh && change.since <= tracked.since)) return;
   Object.assign(tracked, { ...change, judgedAt: now, reads: [], took: true });
-}
-
-/** A kept change as stored, if it is one and dated within the week before `now`. */
-function keptChange(kept: string, now: number): Pick<Tracked, 'state' | 'since' | 'by'> | null {
-  let record: Partial<Pick<Tracked, 'state' | 'since' | 'by'>> | null;
-  try {
-    record = JSON.parse(kept) as typeof record;
-  } catch {
-    return null;
-  }
-  const { state, since, by } = record ?? {};
-  if (!STATES.includes(state!) || typeof since !== 'number' || !Number.isFinite(since)) return null;
-  // A change dated ahead of this instance's clock (its writer's runs ahead, or damaged) waits for the clock; one
-  // a week old or more is damaged (the store keeps a change a week from its since).
-  if (since > now || since <= now - KEPT_MS) return null;
-  return { state: state!, since, by };
 }
 
 function keyOf(method: VerificationMethod, phoneNumber: string): string {

@@ -117,3 +117,28 @@ export function nextHealth(current: Health, verdict: Verdict, now: number): Heal
   // Demoted: first place is gone, so the window thins; after a while it is tried again.
   return verdict !== 'dropped' && now - current.since >= RETRY_AFTER_MS ? to('degraded') : current;
 }
+
+const STATES: readonly HealthState[] = ['healthy', 'degraded', 'demoted'];
+
+/** A health as the deployment keeps it in the store, with the level that set it. */
+export interface KeptChange extends Health {
+  by?: 'operator' | 'country';
+}
+
+/**
+ * A kept change read back, if it is one: an object of a known state, dated neither ahead of `now` (its
+ * writer's clock runs ahead, or it is damaged: it waits for the clock) nor `keptMs` or more before it (the store
+ * keeps a change that long from its since: older is damaged).
+ */
+export function keptChange(kept: string, now: number, keptMs: number): KeptChange | null {
+  let record: Partial<KeptChange> | null;
+  try {
+    record = JSON.parse(kept) as typeof record;
+  } catch {
+    return null;
+  }
+  const { state, since, by } = record ?? {};
+  if (!STATES.includes(state!) || typeof since !== 'number' || !Number.isFinite(since)) return null;
+  if (since > now || since <= now - keptMs) return null;
+  return { state: state!, since, by };
+}
