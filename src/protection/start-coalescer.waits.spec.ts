@@ -94,6 +94,16 @@ describe('StartCoalescer: a duplicate that waits for another instance', () => {
     expect(jest.getTimerCount()).toBe(timers);
   });
 
+  it('two duplicates of the same instance waiting at once both get the first start’s session', async () => {
+    const coalescer = instance();
+    const first = held(await coalescer.claim(KEY));
+    const duplicates = [watch(coalescer.claim(KEY)), watch(coalescer.claim(KEY))];
+    await jest.advanceTimersByTimeAsync(100);
+    await first.started(session('req-a'), cooldownEnd);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(duplicates.map((d) => d.outcome)).toStrictEqual([{ value: 'req-a' }, { value: 'req-a' }]);
+  });
+
   it('wins the claim when the first start fails, and knows it waited for it', async () => {
     const first = held(await instance().claim(KEY));
     const duplicate = watch(instance().claim(KEY));
