@@ -202,6 +202,17 @@ describe('MethodHealthWatch: the health a session is counted by (counted)', () =
     expect(await c.watch.counted('flash_call', MSK)).toBe('healthy');
   });
 
+  it('known: an instance that never read the prefix reads it first (the kept change taken); one that did answers its last read', async () => {
+    const s = shared();
+    const c = instance(s);
+    await c.watch.refresh('flash_call', MSK);
+    await demotedByA(s);
+    const b = instance(s);
+    expect(await b.watch.known('flash_call', MSK)).toBe('demoted');
+    expect(b.watch.report()).toMatchObject([{ prefix: '+7985', state: 'demoted' }]);
+    expect(await c.watch.known('flash_call', MSK)).toBe('healthy');
+  });
+
   it('reads the kept change once per HEALTH_READ_MS: a change kept since shows at that bound', async () => {
     const s = shared();
     const a = instance(s);
