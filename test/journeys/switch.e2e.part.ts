@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
+import type { VerificationClientError } from '../../src/core/verification.errors.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { openSse } from '../support/sse-client.js';
 import { call, PLATFORMS } from '../support/verification-app.js';
@@ -193,6 +194,7 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
       retry_after: '25',
     });
     expect(early.body.fallback_available_at).toBe(iso(t0 + 40_000));
+    expect(early.body.detail).toBe('Another method can be offered once this one had its time');
     expect((await status(host, id)).body.fallback_available_at).toBe(iso(t0 + 40_000));
     await fx.sb.advance(25_000);
     const moved = await switchMethod(host, id);
@@ -233,6 +235,36 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     expect((await switchMethod(host, id)).status).toBe(201);
   });
 
+  it('with every method tried, a switch is 409 journey_limit_reached (methods), saying none is left; nothing is sent', async () => {
+    const host = await journeyHost(fx, platform, { methods: ['sms', 'flash_call'] });
+    const id = (await start(host, { phone_number: freshPhone(), method: 'sms' })).body.verification_id;
+    expect((await switchMethod(host, id)).body.method).toBe('flash_call');
+    const posts = fx.sb.requestCount('POST /v1/verify');
+    const none = await switchMethod(host, id);
+    expect(problem(none)).toMatchObject({ status: 409, error_code: 'journey_limit_reached' });
+    expect(none.body).toMatchObject({
+      limit: 'methods',
+      detail: 'No other method is left for this verification',
+    });
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(posts);
+  });
+
+  it('a second switch while the first waits for the API is 409 switch_in_progress (Retry-After: 1, saying why); the first lands', async () => {
+    const host = await journeyHost(fx, platform);
+    const id = (await start(host, { phone_number: freshPhone(), method: 'sms' })).body.verification_id;
+    fx.sb.resetRequestCounts();
+    fx.sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600, count: 1 });
+    const first = switchMethod(host, id);
+    const until = Date.now() + 5000;
+    while (fx.sb.requestCount('POST /v1/verify') === 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 10));
+    const second = await switchMethod(host, id);
+    expect(problem(second)).toEqual({ status: 409, error_code: 'switch_in_progress', retry_after: '1' });
+    expect(second.body.detail).toBe('Another switch of this verification is under way');
+    expect((await first).body.method).toBe('reverse_flash_call');
+    expect(fx.sb.requestCount('POST /v1/verify')).toBe(1);
+  });
+
   it('a named method the journey may not switch to is 400 method_not_available, with the methods it may; msgr1 names msgr1_otp', async () => {
     const host = await journeyHost(fx, platform, { methods: ['sms', 'flash_call', 'msgr1_otp'] });
     const first = await start(host, { phone_number: freshPhone(), method: 'sms' });
@@ -253,6 +285,20 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
         problem(await call(host.url, 'POST', '/verification/switch', body, { 'x-user': OWNER })),
       ).toMatchObject({ status: 400, error_code: 'validation_error' });
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(0);
+    // The host's own call with a name the route's 40-character bound never lets through: 40 of it echoed.
+    const long = `m${'x'.repeat(38)}z${'!'.repeat(500)}`;
+    const refused = await host.app
+      .get(VerificationService)
+      .switchMethod({ verificationId: id as string, method: long, owner: OWNER })
+      .then(
+        () => undefined,
+        (error: unknown) => error as VerificationClientError,
+      );
+    expect(refused?.toProblem()).toMatchObject({
+      status: 400,
+      error_code: 'method_not_available',
+      detail: `Method "${long.slice(0, 40)}" cannot be switched to here`,
+    });
     const named = await switchMethod(host, id, 'msgr1');
     expect(named.body).toMatchObject({ method: 'msgr1_otp', awaiting_code: true });
     expect((await switchMethod(host, id, 'auto')).body.method).toBe('flash_call');

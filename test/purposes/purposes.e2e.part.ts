@@ -124,6 +124,13 @@ describe.each(CASES)('a purpose per verification (%s, %s store)', (platform: Pla
         status: 400,
         error_code: 'validation_error',
       });
+    // What a page may show: the field named and the rule a purpose's name follows.
+    const rule = 'purpose must be a purpose name (lower-case letters, digits, _ or -, at most 32)';
+    for (const purpose of ['Step Up', '', 'step_up!'])
+      expect((await start({ phone_number: phoneNumber(), purpose })).body).toMatchObject({
+        detail: rule,
+        errors: [{ field: 'purpose', message: rule }],
+      });
     const wrongType = await start({ phone_number: phoneNumber(), purpose: 7 });
     expect(wrongType.body).toMatchObject({ status: 400, error_code: 'validation_error' });
     const undeclared = await start({ phone_number: phoneNumber(), purpose: 'payout' });
@@ -133,6 +140,7 @@ describe.each(CASES)('a purpose per verification (%s, %s store)', (platform: Pla
       status: 400,
       error_code: 'purpose_not_allowed',
       purpose: 'payout',
+      detail: 'Purpose "payout" is not accepted here',
     });
     expect(suite.sb.requestCount(INITIATIONS) - before).toBe(0);
   });
@@ -154,6 +162,7 @@ describe.each(CASES)('a purpose per verification (%s, %s store)', (platform: Pla
         error_code: 'method_not_available',
         available_methods: [],
         purpose: 'payout_review',
+        detail: 'No method is offered here for purpose "payout_review"',
       });
     const foreign = await start({
       phone_number: phoneNumber(),
