@@ -242,7 +242,7 @@ describe.each(CASES)('a change of phone (%s, %s store)', (platform, storeKind) =
   });
 
   it("a failing rebind leaves nothing: the old number's claims open, no cooldown, no event; the host's error as it is", async () => {
-    const { users, events } = await boot();
+    const { users, events, dump } = await boot();
     const [a, b] = [phoneNumber(), phoneNumber()];
     users.phones.set('finn', a);
     const oldClaim = String(
@@ -256,6 +256,8 @@ describe.each(CASES)('a change of phone (%s, %s store)', (platform, storeKind) =
     expect(users.phones.get('finn')).toBe(a);
     expect(events).toEqual([]);
     expect((await d.whoami('finn', { claim: oldClaim })).body).toMatchObject({ phone: a });
+    // The number's revocation, undone, is gone from the store: none was there before it.
+    expect((await dump()).filter((line) => line.includes(':revoked:'))).toEqual([]);
     // No cooldown was kept: the same verification changes the number now.
     expect((await d.change('finn', { verification_id: toB })).status).toBe(200);
     expect((await d.whoami('finn', { claim: oldClaim })).status).toBe(403);
