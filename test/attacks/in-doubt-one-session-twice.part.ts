@@ -29,6 +29,8 @@ describe('one in-doubt session, two deliveries at once', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
   let inDoubt: InDoubtStarts;
+  /** The next API read of a session answers once this settles (a slow read). */
+  let slowRead: Promise<void> | undefined;
   const sessions = new Map<string, VerificationSession>();
   const upstream = (id: string, at: number) =>
     sessions.set(id, {
@@ -44,7 +46,12 @@ describe('one in-doubt session, two deliveries at once', () => {
   beforeEach(() => {
     now = T0;
     store = new MemoryStore({ clock: () => now });
-    ({ records, inDoubt } = inDoubtParts(OPTIONS, store, (id) => sessions.get(id)));
+    slowRead = undefined;
+    ({ records, inDoubt } = inDoubtParts(OPTIONS, store, (id) => {
+      const read = slowRead;
+      slowRead = undefined;
+      return read === undefined ? sessions.get(id) : read.then(() => sessions.get(id));
+    }));
   });
   afterEach(() => store.close());
 
@@ -77,5 +84,67 @@ describe('one in-doubt session, two deliveries at once', () => {
       A: (await records.get('A'))?.owner,
       B: b?.record.owner ?? null,
     }).toEqual({ second: null, A: 'alice', B: 'bob' });
+  });
+
+  /** Alice's and Bob's starts of the number, 3 s apart (no twins); their sessions created 100 ms after each. */
+  async function twoStarts(): Promise<void> {
+    upstream('A', T0 + 100);
+    upstream('B', T0 + 3_100);
+    now = T0 + 10_000;
+    await inDoubt.remember({ phoneNumber: NUMBER, method: 'sms', owner: 'alice' }, T0);
+    now = T0 + 13_000;
+    await inDoubt.remember({ phoneNumber: NUMBER, method: 'sms', owner: 'bob' }, T0 + 3_000);
+    now = T0 + 20_000;
+  }
+
+  it("two sessions' deliveries at once: each is adopted, for its own owner", async () => {
+    await twoStarts();
+    // Alice's adoption is held once it has taken her start off the list; Bob's session's webhook comes then.
+    const reserve = records.reserveIndex.bind(records);
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    records.reserveIndex = async (subject) => {
+      if (++calls === 1) await held;
+      return reserve(subject);
+    };
+    const a = inDoubt.adopt('A');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const b = await inDoubt.adopt('B').catch(() => null);
+    release();
+    expect({ A: (await a)?.record.owner ?? null, B: b?.record.owner ?? null }).toEqual({
+      A: 'alice',
+      B: 'bob',
+    });
+  });
+
+  it("a delivery a tick before the claim's end (an API read at its longest, twice the time-out, and 5 s) adopts nothing; the first is Alice's", async () => {
+    await twoStarts();
+    let answer = (): void => undefined;
+    slowRead = new Promise<void>((resolve) => (answer = resolve));
+    const first = inDoubt.adopt('A');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    now += 2 * OPTIONS.api.timeoutMs + 5_000 - 1;
+    const second = await inDoubt.adopt('A').catch(() => null);
+    answer();
+    await first;
+    const b = await inDoubt.adopt('B').catch(() => null);
+    expect({
+      second: second?.record.owner ?? null,
+      A: (await records.get('A'))?.owner,
+      B: b?.record.owner ?? null,
+    }).toEqual({ second: null, A: 'alice', B: 'bob' });
+  });
+
+  it("a delivery that comes once the session's record landed (it found none before) adopts nothing: Bob's start stays his", async () => {
+    await twoStarts();
+    expect((await inDoubt.adopt('A'))?.record.owner).toBe('alice');
+    const again = await inDoubt.adopt('A').catch(() => null);
+    const b = await inDoubt.adopt('B').catch(() => null);
+    expect({
+      again: again?.record.owner ?? null,
+      A: (await records.get('A'))?.owner,
+      B: b?.record.owner ?? null,
+    }).toEqual({ again: null, A: 'alice', B: 'bob' });
   });
 });

@@ -1,3 +1,4 @@
+import type { LoggerService } from '@nestjs/common';
 import type { VerificationApiClient } from '../../src/api/verification-api.client.js';
 import type { VerificationSession } from '../../src/api/api.types.js';
 import type { VerificationHistory } from '../../src/history/verification-history.service.js';
@@ -15,15 +16,21 @@ import { telemetryOf } from '../support/telemetry.js';
 
 /**
  * The parts an in-doubt start meets an erasure through, over `store`, with an API whose sessions are
- * `getSession`'s (the erasure-in-doubt attacks at unit level): the records, the erasure (its history
- * forgets nothing) and the in-doubt starts.
+ * `getSession`'s (the erasure-in-doubt attacks at unit level; a promise: an API read that takes a while):
+ * the records, the erasure (its history forgets nothing) and the in-doubt starts, their warnings to
+ * `logger` when given (silent otherwise).
  */
 export function inDoubtParts(
   options: ResolvedVerificationOptions,
   store: MemoryStore,
-  getSession: (id: string) => VerificationSession | undefined,
+  getSession: (id: string) => VerificationSession | undefined | Promise<VerificationSession | undefined>,
+  logger?: LoggerService,
 ): { records: SessionRecordRepository; erasure: VerificationErasure; inDoubt: InDoubtStarts } {
-  const telemetry = telemetryOf(new VerificationLogger({ ...options, logLevels: false }));
+  const telemetry = telemetryOf(
+    new VerificationLogger(
+      logger === undefined ? { ...options, logLevels: false } : { ...options, logger, logLevels: ['warn'] },
+    ),
+  );
   const records = new SessionRecordRepository(
     options,
     store,

@@ -12,6 +12,7 @@ import type { VerificationSession } from '../../src/api/api.types.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { InDoubtStarts } from '../../src/verification/in-doubt-starts.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { inDoubtParts } from './in-doubt-parts.js';
 
 const T0 = 1_700_000_000_000;
@@ -26,6 +27,7 @@ const OPTIONS = resolveVerificationOptions({
 describe('two starts of one number whose waits fail together', () => {
   let store: MemoryStore;
   let inDoubt: InDoubtStarts;
+  let logger: CapturingLogger;
   const sessions = new Map<string, VerificationSession>();
   const upstream = (id: string, method: 'sms' | 'flash_call', at: number) =>
     sessions.set(id, {
@@ -41,9 +43,70 @@ describe('two starts of one number whose waits fail together', () => {
   beforeEach(() => {
     now = T0;
     store = new MemoryStore({ clock: () => now });
-    ({ inDoubt } = inDoubtParts(OPTIONS, store, (id) => sessions.get(id)));
+    logger = new CapturingLogger();
+    ({ inDoubt } = inDoubtParts(OPTIONS, store, (id) => sessions.get(id), logger));
   });
   afterEach(() => store.close());
+
+  /**
+   * Another instance remembers a start of the number (a flash call of its own caller) after each of the
+   * next `times` reads of the number's list, past the first `skip`: each write over the list as read fails.
+   */
+  const othersWriteAfterReads = (times: number, skip = 0) => {
+    const read = store.get.bind(store);
+    let seen = 0;
+    store.get = async (key: string) => {
+      const value = await read(key);
+      if (key.startsWith('indoubt:') && key !== 'indoubt:any' && ++seen > skip && seen <= skip + times) {
+        const list = value === null ? [] : (JSON.parse(OPTIONS.dataKeys.open(value)!) as unknown[]);
+        const theirs = { method: 'flash_call', owner: `other-${seen}`, at: T0 - seen };
+        await store.set(key, OPTIONS.dataKeys.seal(JSON.stringify([...list, theirs])), 3_600_000);
+      }
+      return value;
+    };
+  };
+  const GAVE_UP = 'Verification store unavailable: remember failed (the in-doubt starts kept changing)';
+
+  it.each([
+    [7, 'alice'],
+    [8, null],
+  ])(
+    'a list another instance writes after each of %i reads: remembered on the 8th try, else given up with a warning',
+    async (times, owner) => {
+      upstream('A', 'sms', T0 + 100);
+      now = T0 + OPTIONS.api.timeoutMs;
+      othersWriteAfterReads(times);
+      await inDoubt.remember({ phoneNumber: NUMBER, method: 'sms', owner: 'alice' }, T0);
+      const warned = logger.lines.filter((line) => line.includes('could not be remembered'));
+      expect({ warned: warned.length, text: warned.every((line) => line.includes(GAVE_UP)) }).toEqual({
+        warned: owner === null ? 1 : 0,
+        text: true,
+      });
+      now = T0 + 20_000;
+      expect((await inDoubt.adopt('A'))?.record.owner ?? null).toBe(owner);
+    },
+  );
+
+  it.each([
+    [7, 'alice'],
+    [8, null],
+  ])(
+    'an adoption whose list another instance writes after each of %i reads: it takes its start off on the 8th try, else fails (the webhook comes again)',
+    async (times, owner) => {
+      upstream('A', 'sms', T0 + 100);
+      now = T0 + OPTIONS.api.timeoutMs;
+      await inDoubt.remember({ phoneNumber: NUMBER, method: 'sms', owner: 'alice' }, T0);
+      now = T0 + 20_000;
+      // The adoption's first read matches the session; the writes come after each read of its change.
+      othersWriteAfterReads(times, 1);
+      const adopted = inDoubt.adopt('A');
+      if (owner === null)
+        await expect(adopted).rejects.toThrow(
+          'Verification store unavailable: adopt failed (the in-doubt starts kept changing)',
+        );
+      else expect((await adopted)?.record.owner).toBe(owner);
+    },
+  );
 
   it('both are remembered: each session is adopted for its own owner', async () => {
     // Alice's SMS and Bob's flash call, sent on the same millisecond, created 100 ms later.
