@@ -147,4 +147,23 @@ describe('one in-doubt session, two deliveries at once', () => {
       B: b?.record.owner ?? null,
     }).toEqual({ again: null, A: 'alice', B: 'bob' });
   });
+
+  it("a start another session's adoption takes between this adoption's read and its write: the others' starts stay on the list", async () => {
+    await twoStarts();
+    // A second session of Alice's start (the API's own double): its delivery is adopted while A's looks.
+    upstream('A2', T0 + 200);
+    const read = store.get.bind(store);
+    let during: (() => Promise<unknown>) | undefined = () => inDoubt.adopt('A2');
+    store.get = async (key: string) => {
+      const value = await read(key);
+      const run = key.startsWith('indoubt:') && key !== 'indoubt:any' ? during : undefined;
+      if (run !== undefined) during = undefined;
+      await run?.();
+      return value;
+    };
+    await inDoubt.adopt('A');
+    expect(during).toBeUndefined();
+    const b = await inDoubt.adopt('B').catch(() => null);
+    expect(b?.record.owner ?? null).toBe('bob');
+  });
 });
