@@ -15,6 +15,7 @@ import './redis-driver-choice.part.js';
 import './redis-first-group-deadline.attack.part.js';
 import './redis-key-groups-failures.attack.part.js';
 import './redis-key-groups.attack.part.js';
+import './redis-lazy-cluster-connecting.attack.part.js';
 import './redis-reconnect.part.js';
 import './redis-refused-groups.part.js';
 import './redis-refused-late.attack.part.js';
