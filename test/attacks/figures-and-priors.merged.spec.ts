@@ -25,6 +25,7 @@ import './health-degraded-waves.e2e.part.js';
 import './health-demoted-comes-back.e2e.part.js';
 import './health-demoted-midnight-retry.e2e.part.js';
 import './health-demoted-switch-other-instance.e2e.part.js';
+import './health-demoted-tracked-stale-other-instance.e2e.part.js';
 import './health-farm-one-ipv6-network.e2e.part.js';
 import './health-instance-booted-in-outage.e2e.part.js';
 import './health-kept-record-unreadable.e2e.part.js';
