@@ -8,8 +8,12 @@
  * read `known`, as last read) are served by B: B still holds "healthy", its read many HEALTH_READ_MS old, and
  * counts the outage's failures in the cells `auto` chooses by, on every instance, as before the fix.
  *
+ * The same stale read steers a switch (`known`, 90fea7ce): a journey started on A, its poll and switch served
+ * by B, is offered the demoted reverse call first on B (last on A) and switched to it (a paid start of a dead
+ * method).
+ *
  * Expected: as on an instance that never read the prefix, B's named starts of the demoted method leave the
- * choice cells' starts as they were.
+ * choice cells' starts as they were, and B offers the demoted method last at a switch, as A does.
  */
 import { describe, expect, it } from '@jest/globals';
 import { choiceCells } from '../../src/account/method-figures.js';
@@ -18,8 +22,16 @@ import { VerificationAccountService } from '../../src/account/verification-accou
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { freshPhone, journeyFixture, journeyHost, secondInstance } from '../journeys/journey-host.js';
-import { outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
+import {
+  freshPhone,
+  journeyFixture,
+  journeyHost,
+  secondInstance,
+  start,
+  status,
+  switchMethod,
+} from '../journeys/journey-host.js';
+import { from, outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)(
   'method health: an instance whose own read of the prefix is stale (%s)',
@@ -65,6 +77,54 @@ describe.each(PLATFORMS)(
         // The outage's users' named starts of the reverse call, served by B.
         for (let i = 0; i < 3; i++) await outageUser(fx, b, 1000 + i);
         expect(await started(b)).toEqual(before);
+      } finally {
+        await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
+        memory?.close();
+      }
+    }, 180_000);
+
+    it('an auto journey started on A and switched on B, which read the prefix healthy long ago, is not sent to the demoted method', async () => {
+      const memory = platform === 'express' ? new MemoryStore({ clock: () => fx.sb.now() }) : undefined;
+      const store = memory ?? { url: sharedRedisUrl(), keyPrefix: `atk218-sw-${process.pid}-${Date.now()}:` };
+      try {
+        const a = await journeyHost(fx, platform, { store }, {}, { trustProxy: true });
+        const stats = a.app.get(MethodStats, { strict: false });
+        await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
+        await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
+        const b = await secondInstance(fx, platform, { store });
+        const health = (host: TestApp) =>
+          host.app
+            .get(VerificationAccountService, { strict: false })
+            .methodHealth()
+            .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
+            .map((h) => h.state);
+        // B reads +7 915 once, healthy: one auto start there.
+        expect((await probeUser(fx, b)).method).toBe('reverse_flash_call');
+        expect((await probeUser(fx, a)).method).toBe('reverse_flash_call');
+        let users = 0;
+        while (health(a)[0] !== 'demoted') {
+          for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
+          await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
+          await probeUser(fx, a);
+          expect(users).toBeLessThan(200);
+        }
+        // The user starts on A: SMS first, the reverse call offered last.
+        const ip = from('198.51.100.7');
+        const started = await start(
+          a,
+          { phone_number: freshPhone(), method: 'auto', device: 'mobile' },
+          'u-b',
+          ip,
+        );
+        expect(started.body.method).toBe('sms');
+        const onA = (await status(a, started.body.verification_id, 'u-b')).body.switch_methods as string[];
+        expect(onA.at(-1)).toBe('reverse_flash_call');
+        // Its next poll and its switch land on B.
+        const onB = (await status(b, started.body.verification_id, 'u-b')).body.switch_methods as string[];
+        expect(onB).toEqual(onA);
+        const switched = await switchMethod(b, started.body.verification_id, undefined, 'u-b', ip);
+        expect(switched.status).toBe(201);
+        expect(switched.body.method).not.toBe('reverse_flash_call');
       } finally {
         await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
         memory?.close();
