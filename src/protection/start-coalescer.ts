@@ -18,6 +18,8 @@ const SESSION = 'session:';
  */
 class Flight {
   #waited?: { outcome: Promise<string>; resolve(requestId: string): void; reject(error: unknown): void };
+  /** When it began (real time, as the waits): past the claim's life, its claim in the store has ended. */
+  readonly began = Date.now();
 
   constructor(
     private readonly flights: Map<string, Flight>,
@@ -40,13 +42,18 @@ class Flight {
   }
 
   resolve(requestId: string): void {
-    this.flights.delete(this.key);
+    this.#leave();
     this.#waited?.resolve(requestId);
   }
 
   reject(error: unknown): void {
-    this.flights.delete(this.key);
+    this.#leave();
     this.#waited?.reject(error);
+  }
+
+  /** A flight that outlived its claim was replaced: the key's flight is no longer this one. */
+  #leave(): void {
+    if (this.flights.get(this.key) === this) this.flights.delete(this.key);
   }
 }
 
@@ -113,7 +120,9 @@ export class StartCoalescer {
   async claim(key: string, stale?: string): Promise<string | CoalescingClaim> {
     if (stale !== undefined) await this.drop(key, SESSION + stale);
     const running = this.flights.get(key);
-    if (running) return this.waitFor(running);
+    // One whose claim ended (a holder that never settles) is not waited on: this start tries on its own, as one
+    // of another instance does.
+    if (running && Date.now() - running.began < this.settings.claimTtlMs) return this.waitFor(running);
     const flight = new Flight(this.flights, key);
     this.flights.set(key, flight);
     try {
