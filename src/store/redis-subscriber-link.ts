@@ -27,6 +27,8 @@ interface IoRedisClusterLike {
   /** `wait` until a cluster made with `lazyConnect` connects. */
   readonly status: string;
   connect(): Promise<void>;
+  once(event: 'ready' | 'end' | 'error', listener: () => void): unknown;
+  off(event: 'ready' | 'end' | 'error', listener: () => void): unknown;
 }
 
 /** The masters of a node-redis cluster and the client of one (`RedisCluster#masters`, `#nodeClient`). */
@@ -83,6 +85,8 @@ async function openIoRedisClusterLink(
   events: LinkEvents,
 ): Promise<SubscriberLink> {
   if (cluster.status === 'wait') await cluster.connect();
+  // Connecting already (another store's subscribe, or the host's first command): its outcome, as a command waits.
+  else if (cluster.status === 'connecting' || cluster.status === 'connect') await connectOutcome(cluster);
   const nodes = cluster.nodes('all');
   if (nodes.length === 0)
     throw new VerificationStoreUnavailableError('subscribe', 'the cluster has no node to subscribe on');
@@ -128,6 +132,23 @@ function openIoRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
       return createCommandRunner(copy).release(true, graceMs);
     },
   };
+}
+
+/** Resolves once a connecting ioredis cluster is ready; rejects at its first error or end (opened again later). */
+function connectOutcome(cluster: IoRedisClusterLike): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (failed: boolean) => (): void => {
+      for (const [event, listener] of listeners) cluster.off(event, listener);
+      if (failed) reject(new VerificationStoreUnavailableError('subscribe', 'the cluster did not connect'));
+      else resolve();
+    };
+    const listeners = [
+      ['ready', settle(false)],
+      ['error', settle(true)],
+      ['end', settle(true)],
+    ] as const;
+    for (const [event, listener] of listeners) cluster.once(event, listener);
+  });
 }
 
 /** Resolves once an ioredis connection is ready; rejects if it ends first. */
