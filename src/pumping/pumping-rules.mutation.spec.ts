@@ -2,11 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 import {
   belowPrior,
+  converting,
   countryUnderAttack,
   doesNotConvert,
   hasHistory,
   HISTORY_RANGES,
-  holdStands,
   liftsAt,
   minUnconvertedFor,
   recentExcused,
@@ -40,8 +40,8 @@ describe('pumping rules at their edges', () => {
 
   it('a hold ends when the conversion reaches the floor exactly', () => {
     // 2 of 10 starts completed: exactly minConversion (0.2).
-    expect(holdStands(counts(10, 2), rules)).toBe(false);
-    expect(holdStands(counts(11, 2), rules)).toBe(true);
+    expect(converting(counts(10, 2), rules)).toBe(true);
+    expect(converting(counts(11, 2), rules)).toBe(false);
   });
 
   it('with the reserve off (reserveShare 0), nothing is refused by it even past the cap', () => {

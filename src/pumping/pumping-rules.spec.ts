@@ -4,9 +4,9 @@ import { countsAt, numberRange, slidingCount, type SubjectCounts } from './pumpi
 import {
   liftsAt,
   coolOffMs,
+  converting,
   countryUnderAttack,
   doesNotConvert,
-  holdStands,
   freshBurst,
   minUnconvertedFor,
   reserveRefuses,
@@ -107,10 +107,10 @@ describe('pumping rules', () => {
   });
 
   it('a running hold is let go once its subject converts again (its first users completed)', () => {
-    expect(holdStands(counts(2, 0), rules)).toBe(true);
-    expect(holdStands(counts(0, 0), rules)).toBe(true);
-    expect(holdStands(counts(10, 1), rules)).toBe(true);
-    expect(holdStands(counts(2, 1), rules)).toBe(false);
+    expect(converting(counts(2, 0), rules)).toBe(false);
+    expect(converting(counts(0, 0), rules)).toBe(false);
+    expect(converting(counts(10, 1), rules)).toBe(false);
+    expect(converting(counts(2, 1), rules)).toBe(true);
   });
 
   it('the cool-off doubles with each hold in a row, up to the maximum', () => {

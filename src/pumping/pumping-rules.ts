@@ -322,14 +322,6 @@ export function converting(counts: SubjectCounts, rules: Pick<PumpingThresholds,
   return counts.verified > 0 && counts.verified >= rules.minConversion * counts.starts;
 }
 
-/**
- * Whether a running hold still stands: it ends early once the subject converts again (its starts
- * completing, e.g. a legitimate range held while its first users were still typing their codes).
- */
-export function holdStands(counts: SubjectCounts, rules: Pick<PumpingThresholds, 'minConversion'>): boolean {
-  return !converting(counts, rules);
-}
-
 /** The cool-off of the `level`th hold in a row (0 first): doubled each time, at most `maxMs`. */
 export function coolOffMs(level: number, holdMs: number, maxMs: number): number {
   return Math.min(maxMs, holdMs * 2 ** Math.min(level, 30));

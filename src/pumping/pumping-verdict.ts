@@ -1,8 +1,8 @@
 import { coarseWaitMs } from '../core/refusal-reason.js';
 import { countsWith, type SubjectCounts } from './pumping-counts.js';
 import {
+  converting,
   exemptions,
-  holdStands,
   liftsAt,
   ruleOf,
   subjectToHold,
@@ -59,8 +59,12 @@ export function heldBy(input: VerdictInput, now: number, rules: PumpingThreshold
   const running = input.holdable.find((s) => {
     const hold = input.holds.get(s.id);
     const counts = input.counts.get(s.id)!;
+    // A running hold ends early once its subject converts again (its first users completed).
     return (
-      hold !== undefined && hold.until > now && holdStands(counts, rules) && !exempt({ kind: s.kind, counts })
+      hold !== undefined &&
+      hold.until > now &&
+      !converting(counts, rules) &&
+      !exempt({ kind: s.kind, counts })
     );
   });
   if (!running) return dueHold(input, rules);
