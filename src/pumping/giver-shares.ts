@@ -71,13 +71,14 @@ export function giversOf(attempt: PumpingAttempt, ipv6PrefixLength: number): Giv
   const address = attempt.ip === undefined ? undefined : clientAddressKey(attempt.ip, ipv6PrefixLength);
   const network = attempt.ip === undefined ? undefined : clientNetworkKey(attempt.ip);
   const givers: Giver[] = [];
-  const caller = (id: string, share: number) => givers.push({ id, share, network: false });
-  if (attempt.clientKey !== undefined) caller(`client:${attempt.clientKey}`, GIVER_SHARES.client);
+  if (attempt.clientKey !== undefined)
+    givers.push({ id: `client:${attempt.clientKey}`, share: GIVER_SHARES.client, network: false });
   if (address !== undefined && address !== attempt.clientKey)
-    caller(`address:${address}`, GIVER_SHARES.address);
+    givers.push({ id: `address:${address}`, share: GIVER_SHARES.address, network: false });
   if (network !== undefined)
     givers.push({ id: `net:${network}`, share: GIVER_SHARES.network, network: true });
-  if (attempt.owner !== undefined) caller(`owner:${attempt.owner}`, GIVER_SHARES.owner);
+  if (attempt.owner !== undefined)
+    givers.push({ id: `owner:${attempt.owner}`, share: GIVER_SHARES.owner, network: false });
   return givers;
 }
 
