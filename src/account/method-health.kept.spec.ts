@@ -198,11 +198,11 @@ describe('MethodHealthWatch: the health a session is counted by (counted)', () =
     // It judged nothing: B tracks no prefix yet, and its first read is its own (the kept change taken then).
     expect(b.watch.report()).toStrictEqual([]);
     expect(b.watch.state('flash_call', MSK)).toBe('healthy');
-    // C read the prefix before the demotion: its own read stands until its next.
-    expect(await c.watch.counted('flash_call', MSK)).toBe('healthy');
+    // C read the prefix before the demotion, over HEALTH_READ_MS ago: the newer kept change wins.
+    expect(await c.watch.counted('flash_call', MSK)).toBe('demoted');
   });
 
-  it('known: an instance that never read the prefix reads it first (the kept change taken); one that did answers its last read', async () => {
+  it('known: an instance that never read the prefix reads it first (the kept change taken); one whose read is old takes a newer kept change', async () => {
     const s = shared();
     const c = instance(s);
     await c.watch.refresh('flash_call', MSK);
@@ -210,7 +210,7 @@ describe('MethodHealthWatch: the health a session is counted by (counted)', () =
     const b = instance(s);
     expect(await b.watch.known('flash_call', MSK)).toBe('demoted');
     expect(b.watch.report()).toMatchObject([{ prefix: '+7985', state: 'demoted' }]);
-    expect(await c.watch.known('flash_call', MSK)).toBe('healthy');
+    expect(await c.watch.known('flash_call', MSK)).toBe('demoted');
   });
 
   it('reads the kept change once per HEALTH_READ_MS: a change kept since shows at that bound', async () => {
@@ -220,12 +220,22 @@ describe('MethodHealthWatch: the health a session is counted by (counted)', () =
     windowOf(s, DROP);
     s.now += HEALTH_WINDOW_MS;
     const b = instance(s);
+    const c = instance(s);
+    // C reads the prefix a tick before A judges it; B reads the kept change (none yet) then.
+    s.now -= 1;
+    expect(await c.watch.refresh('flash_call', MSK)).toBe('healthy');
+    s.now += 1;
     expect(await b.watch.counted('flash_call', MSK)).toBe('healthy');
     expect(await a.watch.refresh('flash_call', MSK)).toBe('degraded');
-    expect(await b.watch.counted('flash_call', MSK)).toBe('healthy');
-    s.now += HEALTH_READ_MS - 1;
-    expect(await b.watch.counted('flash_call', MSK)).toBe('healthy');
+    const judgedAt = s.now;
+    // C's own read and B's kept read each stand for HEALTH_READ_MS; then the newer kept change.
+    expect(await c.watch.counted('flash_call', MSK)).toBe('healthy');
+    s.now = judgedAt - 1 + HEALTH_READ_MS - 1;
+    expect(await c.watch.counted('flash_call', MSK)).toBe('healthy');
     s.now += 1;
+    expect(await c.watch.counted('flash_call', MSK)).toBe('degraded');
+    expect(await b.watch.counted('flash_call', MSK)).toBe('healthy');
+    s.now = judgedAt + HEALTH_READ_MS;
     expect(await b.watch.counted('flash_call', MSK)).toBe('degraded');
   });
 

@@ -95,27 +95,29 @@ export class MethodHealthWatch {
   /**
    * The method's health on the number's operator prefix as last read, read first when this instance never read
    * it (a journey started on another instance, or with a named method): the deployment's kept change is taken
-   * then, as by a start. Never fails.
+   * then, as by a start; a read over HEALTH_READ_MS old gives way to a newer kept change (`counted`). Never fails.
    */
   known(method: VerificationMethod, phoneNumber: string): Promise<HealthState> {
-    if (this.#tracked.has(keyOf(method, phoneNumber)))
-      return Promise.resolve(this.state(method, phoneNumber));
+    if (this.#tracked.has(keyOf(method, phoneNumber))) return this.counted(method, phoneNumber);
     return this.refresh(method, phoneNumber);
   }
 
   /**
-   * The health a session of the method on the number's prefix is counted by: as this instance last read it, else
-   * the change the deployment kept. That read judges nothing: the instance's own reads keep their pace.
+   * The health a session of the method on the number's prefix is counted by: as this instance read it within
+   * HEALTH_READ_MS, else the newer of its read and the change the deployment kept (another instance may have
+   * judged since). That read judges nothing: the instance's own reads keep their pace.
    */
   async counted(method: VerificationMethod, phoneNumber: string): Promise<HealthState> {
     const key = keyOf(method, phoneNumber);
     const tracked = this.#tracked.get(key);
-    if (tracked) return tracked.state;
-    const prefix = `+${callingCodeOf(phoneNumber)}${nationalDestinationCode(phoneNumber)}`;
     const now = this.options.clock();
+    if (tracked && now < tracked.readUntil) return tracked.state;
+    const prefix = `+${callingCodeOf(phoneNumber)}${nationalDestinationCode(phoneNumber)}`;
     // Read once per HEALTH_READ_MS, as the instance's own reads are: not once per start.
     const kept = await this.#keptReads.get(key, now, () => this.#kept(method, prefix));
-    return (kept === null ? null : keptChange(kept, now, KEPT_MS))?.state ?? 'healthy';
+    const change = kept === null ? null : keptChange(kept, now, KEPT_MS);
+    if (tracked && (change === null || change.since <= tracked.since)) return tracked.state;
+    return change?.state ?? 'healthy';
   }
 
   /** Reads the figures again when due, and answers the health. Never fails: a failed read is logged. */
