@@ -182,6 +182,14 @@ describe('MethodHealthWatch: an instance that has not judged yet takes the deplo
     expect(a.lines.filter((l) => l.includes('could not be kept'))).toStrictEqual([
       expect.stringMatching(/^warn .*flash_call.*store down/),
     ]);
+    // Counted by its own judgement past its read's HEALTH_READ_MS: no kept change, then only an older one.
+    const degradedAt = s.now;
+    s.now += HEALTH_READ_MS;
+    expect(await a.watch.counted('flash_call', MSK)).toBe('degraded');
+    const older = JSON.stringify({ state: 'healthy', since: degradedAt - 1 });
+    await set('stats-health:{flash_call:+7985}:state', older, DAY_MS);
+    s.now += HEALTH_READ_MS;
+    expect(await a.watch.counted('flash_call', MSK)).toBe('degraded');
   });
 });
 
