@@ -13,7 +13,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { choiceCells } from '../../src/account/method-figures.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
-import { VerificationAccountService } from '../../src/account/verification-account.service.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
@@ -26,7 +25,7 @@ import {
   status,
   switchMethod,
 } from '../journeys/journey-host.js';
-import { from, outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
+import { from, outageUntil, outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)('method health: a switch served by another instance (%s)', (platform) => {
   const fx = journeyFixture();
@@ -39,20 +38,8 @@ describe.each(PLATFORMS)('method health: a switch served by another instance (%s
       const stats = a.app.get(MethodStats, { strict: false });
       await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
       await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
-      const health = (host: TestApp) =>
-        host.app
-          .get(VerificationAccountService, { strict: false })
-          .methodHealth()
-          .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
-          .map((h) => h.state);
       expect((await probeUser(fx, a)).method).toBe('reverse_flash_call');
-      let users = 0;
-      while (health(a)[0] !== 'demoted') {
-        for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
-        await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
-        await probeUser(fx, a);
-        expect(users).toBeLessThan(200);
-      }
+      await outageUntil(fx, a, 'demoted');
       const b = await secondInstance(fx, platform, { store });
       // The user starts on A: SMS first, the reverse call offered last.
       const ip = from('198.51.100.7');
@@ -85,19 +72,8 @@ describe.each(PLATFORMS)('method health: a switch served by another instance (%s
       const stats = a.app.get(MethodStats, { strict: false });
       await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
       await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
-      const demoted = () =>
-        a.app
-          .get(VerificationAccountService, { strict: false })
-          .methodHealth()
-          .some((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915' && h.state === 'demoted');
       await probeUser(fx, a);
-      let users = 0;
-      while (!demoted()) {
-        for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
-        await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
-        await probeUser(fx, a);
-        expect(users).toBeLessThan(200);
-      }
+      await outageUntil(fx, a, 'demoted');
       const b = await secondInstance(fx, platform, { store });
       // Read on the instance that served them: its reads wait for its own counts.
       const started = async (host: TestApp) =>
@@ -125,20 +101,8 @@ describe.each(PLATFORMS)('method health: a switch served by another instance (%s
       const stats = a.app.get(MethodStats, { strict: false });
       await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
       await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
-      const health = () =>
-        a.app
-          .get(VerificationAccountService, { strict: false })
-          .methodHealth()
-          .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
-          .map((h) => h.state);
       expect((await probeUser(fx, a)).method).toBe('reverse_flash_call');
-      let users = 0;
-      while (health()[0] !== 'degraded') {
-        for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
-        await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
-        await probeUser(fx, a);
-        expect(users).toBeLessThan(200);
-      }
+      await outageUntil(fx, a, 'degraded');
       const b = await secondInstance(fx, platform, { store });
       const call = { phone_number: freshPhone(), method: 'reverse_flash_call', device: 'mobile' };
       const started = await start(a, call, 'u-f');

@@ -18,7 +18,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { choiceCells } from '../../src/account/method-figures.js';
 import { MethodStats } from '../../src/account/method-stats.service.js';
-import { VerificationAccountService } from '../../src/account/verification-account.service.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
@@ -31,7 +30,14 @@ import {
   status,
   switchMethod,
 } from '../journeys/journey-host.js';
-import { from, outageUser, probeUser, seedFigures } from '../journeys/figure-learning.js';
+import {
+  from,
+  outageUntil,
+  outageUser,
+  probeUser,
+  reverseCallHealth,
+  seedFigures,
+} from '../journeys/figure-learning.js';
 
 describe.each(PLATFORMS)(
   'method health: an instance whose own read of the prefix is stale (%s)',
@@ -47,23 +53,11 @@ describe.each(PLATFORMS)(
         await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
         await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
         const b = await secondInstance(fx, platform, { store });
-        const health = (host: TestApp) =>
-          host.app
-            .get(VerificationAccountService, { strict: false })
-            .methodHealth()
-            .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
-            .map((h) => h.state);
         // B reads +7 915 once, healthy: one auto start there.
         expect((await probeUser(fx, b)).method).toBe('reverse_flash_call');
-        expect(health(b)).toEqual(['healthy']);
+        expect(reverseCallHealth(b)).toEqual(['healthy']);
         await probeUser(fx, a);
-        let users = 0;
-        while (health(a)[0] !== 'demoted') {
-          for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
-          await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
-          await probeUser(fx, a);
-          expect(users).toBeLessThan(200);
-        }
+        await outageUntil(fx, a, 'demoted');
         // Read on the instance that served them: its reads wait for its own counts.
         const started = async (host: TestApp) =>
           (
@@ -73,7 +67,7 @@ describe.each(PLATFORMS)(
           ).map((cell) => cell.started);
         const before = await started(a);
         // B's own read, minutes old, still says healthy.
-        expect(health(b)).toEqual(['healthy']);
+        expect(reverseCallHealth(b)).toEqual(['healthy']);
         // The outage's users' named starts of the reverse call, served by B.
         for (let i = 0; i < 3; i++) await outageUser(fx, b, 1000 + i);
         expect(await started(b)).toEqual(before);
@@ -92,22 +86,10 @@ describe.each(PLATFORMS)(
         await seedFigures(fx, stats, 'sms', 'mobile', 40, 34, 40_000);
         await seedFigures(fx, stats, 'reverse_flash_call', 'mobile', 40, 32, 25_000);
         const b = await secondInstance(fx, platform, { store });
-        const health = (host: TestApp) =>
-          host.app
-            .get(VerificationAccountService, { strict: false })
-            .methodHealth()
-            .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
-            .map((h) => h.state);
         // B reads +7 915 once, healthy: one auto start there.
         expect((await probeUser(fx, b)).method).toBe('reverse_flash_call');
         expect((await probeUser(fx, a)).method).toBe('reverse_flash_call');
-        let users = 0;
-        while (health(a)[0] !== 'demoted') {
-          for (let i = 0; i < 2; i++) await outageUser(fx, a, ++users);
-          await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
-          await probeUser(fx, a);
-          expect(users).toBeLessThan(200);
-        }
+        await outageUntil(fx, a, 'demoted');
         // The user starts on A: SMS first, the reverse call offered last.
         const ip = from('198.51.100.7');
         const started = await start(

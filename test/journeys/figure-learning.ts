@@ -320,3 +320,23 @@ export async function outageUser(fx: JourneyFixture, host: TestApp, serial: numb
   expect(proved.body.status).toBe('verified');
   await fx.sb.webhooksIdle();
 }
+
+/** The reverse call's health on +7 915 as `host` judged it (none before its first read). */
+export function reverseCallHealth(host: TestApp): string[] {
+  return host.app
+    .get(VerificationAccountService, { strict: false })
+    .methodHealth()
+    .filter((h) => h.method === 'reverse_flash_call' && h.prefix === '+7915')
+    .map((h) => h.state);
+}
+
+/** The outage on `host`: two users a minute (outageUser), each minute probed, until it judges the reverse call `state`. */
+export async function outageUntil(fx: JourneyFixture, host: TestApp, state: string): Promise<void> {
+  let users = 0;
+  while (reverseCallHealth(host)[0] !== state) {
+    for (let i = 0; i < 2; i++) await outageUser(fx, host, ++users);
+    await fx.sb.advance(60_000 - (fx.sb.now() % 60_000));
+    await probeUser(fx, host);
+    expect(users).toBeLessThan(200);
+  }
+}
