@@ -115,7 +115,41 @@ describe('StartCoalescer', () => {
   it('a started session is served even when the store cannot remember it', async () => {
     const store = newStore();
     const claim = held(await new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY));
-    store.set = () => Promise.reject(new Error('store down'));
+    const down = () => Promise.reject(new Error('store down'));
+    Object.assign(store, { set: down, setIfAbsent: down, replaceIfEquals: down, get: down, delete: down });
     await expect(claim.started(session('req-1'), inMs(60_000))).resolves.toBeUndefined();
+  });
+
+  it("a start that outlived its claim leaves the next holder's claim in place: a third start waits for that one's session", async () => {
+    const store = newStore();
+    const late = held(await new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY));
+    clock.now += 10_000;
+    const next = held(await new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY));
+    await late.started(session('req-late'), inMs(60_000));
+    const third = new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY);
+    // It polls the claim in real time (another instance's HTTP call); 50 ms of it is several polls.
+    const waiting = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 50));
+    expect(await Promise.race([third, waiting])).toBe('still waiting');
+    await next.started(session('req-next'), inMs(60_000));
+    expect(await third).toBe('req-next');
+  });
+
+  it("a start that outlived its claim and failed does not remove the next holder's claim", async () => {
+    const store = newStore();
+    const late = held(await new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY));
+    clock.now += 10_000;
+    const next = held(await new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY));
+    await late.failed(new Error('upstream down'));
+    const third = new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY);
+    await next.started(session('req-next'), inMs(60_000));
+    expect(await third).toBe('req-next');
+  });
+
+  it('a start that outlived its claim, the key free, still hands its session back', async () => {
+    const store = newStore();
+    const late = held(await new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY));
+    clock.now += 10_000;
+    await late.started(session('req-late'), inMs(60_000));
+    expect(await new StartCoalescer(store, { claimTtlMs: 10_000 }).claim(KEY)).toBe('req-late');
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
+import { replaceIfEquals } from '../store/store-replace.js';
 import { protectionRefusal, ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { StartedSession } from './verification-protection.types.js';
 
@@ -172,12 +173,16 @@ export class StartCoalescer {
     }
   }
 
-  /** The claim turns into the session, handed back until `until` (ms since the epoch). */
+  /**
+   * The claim turns into the session, handed back until `until` (ms since the epoch). Only over this start's own
+   * claim, or where the key is free: past the claim's life another start may hold it, and that claim stands.
+   */
   async keep(key: string, claim: string, requestId: string, until: number): Promise<void> {
     const ttl = until - this.store.now();
     try {
-      if (ttl > 0) await this.store.set(key, SESSION + requestId, ttl);
-      else await this.drop(key, claim);
+      if (ttl <= 0) return await this.drop(key, claim);
+      if (!(await replaceIfEquals(this.store, key, claim, SESSION + requestId, ttl)))
+        await this.store.setIfAbsent(key, SESSION + requestId, ttl);
     } catch {
       // The session was started and paid for: serve it. Duplicates wait out the claim's TTL.
     }
@@ -186,7 +191,7 @@ export class StartCoalescer {
   /** Removes the key while it still holds `value` (a claim or session of this flight); never throws. */
   async drop(key: string, value: string): Promise<void> {
     try {
-      if ((await this.store.get(key)) === value) await this.store.delete(key);
+      await replaceIfEquals(this.store, key, value, null, 1);
     } catch {
       // The claim ends on its TTL.
     }
