@@ -6,6 +6,7 @@
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { afterEach, expect } from '@jest/globals';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { Controller, Post } from '@nestjs/common';
 import { RequireVerifiedPhone, VerifiedPhone } from '../../src/guard/verified-phone.decorators.js';
 import type { VerifiedPhoneDetails } from '../../src/guard/verified-phone.request.js';
@@ -158,8 +159,9 @@ export function lostRecordsSuite(
 }
 
 /**
- * `count` POSTs of `body` to `url` with `headers`, `atOnce` at a time, over keep-alive connections (fetch):
- * their statuses.
+ * `count` POSTs of `body` to `url` with `headers`, `atOnce` at a time, over keep-alive connections of the burst's
+ * own pool: their statuses. The pool is closed at the end, so no later burst picks a connection the host closed
+ * while it lay idle (`read ECONNRESET` under load).
  */
 export async function burst(
   count: number,
@@ -169,17 +171,23 @@ export async function burst(
   body = '{}',
 ): Promise<number[]> {
   const statuses: number[] = [];
+  const dispatcher = new Agent({ connections: atOnce });
   const send = async () => {
-    const response = await fetch(url, {
+    const response = await undiciFetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body,
+      dispatcher,
     });
     await response.arrayBuffer();
     return response.status;
   };
-  for (let i = 0; i < count; i += atOnce)
-    statuses.push(...(await Promise.all(Array.from({ length: Math.min(atOnce, count - i) }, send))));
+  try {
+    for (let i = 0; i < count; i += atOnce)
+      statuses.push(...(await Promise.all(Array.from({ length: Math.min(atOnce, count - i) }, send))));
+  } finally {
+    await dispatcher.close();
+  }
   return statuses;
 }
 
