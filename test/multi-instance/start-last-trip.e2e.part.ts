@@ -21,6 +21,7 @@ const REMOTE = new Set([
   'get',
   'set',
   'setIfAbsent',
+  'replaceIfEquals',
   'delete',
   'increment',
   'schedule',
@@ -111,7 +112,7 @@ describe.each(ONE_PLATFORM)("a second instance during a start's last round trip 
     const seen: string[] = [];
     d.arm(async (operation) => {
       const last = seen.at(-1);
-      if (last?.startsWith('set(protect:coalesce:')) return;
+      if (last?.startsWith('replaceIfEquals(protect:coalesce:')) return;
       if (seen.length > 0 || FIRST_WRITE.test(operation)) seen.push(operation);
     });
     expect((await startAs(d.a, `owner-${randomUUID()}`, freshPhone(), freshIp())).status).toBe(201);
@@ -131,7 +132,7 @@ describe.each(ONE_PLATFORM)("a second instance during a start's last round trip 
       'get',
       'get',
       'set',
-      'set',
+      'replaceIfEquals',
     ]);
     const points = trip.length;
     for (let k = 0; k <= points; k++) {

@@ -12,6 +12,7 @@ export const REMOTE = new Set([
   'get',
   'set',
   'setIfAbsent',
+  'replaceIfEquals',
   'delete',
   'increment',
   'batch',

@@ -20,7 +20,8 @@ describe.each(PLATFORMS)('a test number’s start and its claim’s write (%s)',
   it('the 201 comes once the claim hands the session back; an identical start then resumes it', async () => {
     const slow = slowWritesStore(
       () => suite.sb.now(),
-      (method, args) => method === 'set' && String(args[1]).startsWith('session:'),
+      // The claim turning into the session: over the claim it holds.
+      (method, args) => method === 'replaceIfEquals' && String(args[2]).startsWith('session:'),
       { once: true },
     );
     const account = await suite.sb.createAccount({ balance: 100 });
