@@ -228,6 +228,9 @@ export async function seedFigures(
         : { status: 'expired' };
     await stats.tally({ ...record, ...end }, undefined, device);
   }
+  // In the store now, not at the instance's next flush (a second of real time, later under load): another
+  // instance's first read would otherwise find no figures.
+  await stats.flush();
 }
 
 /** Numbers of another +7 operator (+7 926), each caller's block of its own (`block`: a thousand apart). */
