@@ -18,7 +18,7 @@ export interface RedisConnectionOptions {
 }
 
 /** The longest delay a Node timer keeps (2^31 - 1 ms). */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Sends one command; `key` routes it on a cluster. */
 export type Send = (args: string[], key: string | undefined) => Promise<unknown>;

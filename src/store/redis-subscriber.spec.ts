@@ -6,18 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { RedisSubscriber } from './redis-subscriber.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
-import { DRIVERS, Redis } from '../../test/support/redis-link-stand-ins.js';
-
-/** Lets the promises and the stand-ins' setImmediate run (timers stay on jest's clock). */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-/** `ms` on jest's clock, then what it set off. */
-async function after(ms: number): Promise<void> {
-  await jest.advanceTimersByTimeAsync(ms);
-  await settle();
-}
+import { after, DRIVERS, listen, Redis, settle } from '../../test/support/redis-link-stand-ins.js';
 
 describe("RedisSubscriber on jest's clock", () => {
   beforeEach(() => {
@@ -34,20 +23,6 @@ describe("RedisSubscriber on jest's clock", () => {
       const redis = new Redis();
       const client = DRIVERS[driver](redis);
       return { redis, store: new RedisSubscriber(() => Promise.resolve(client), 50) };
-    }
-
-    /** Subscribes and connects the link it opens. */
-    async function listen(
-      redis: Redis,
-      store: RedisSubscriber,
-      channel: string,
-      heard: string[],
-      onGap?: () => void,
-    ): Promise<() => void> {
-      const subscribing = store.subscribe(channel, (message) => heard.push(`${channel}:${message}`), onGap);
-      await settle();
-      if (!redis.last().ready) redis.last().up();
-      return subscribing;
     }
 
     it("delivers a channel's messages to each of its listeners, one SUBSCRIBE for the channel; a listener that throws keeps none from the others", async () => {

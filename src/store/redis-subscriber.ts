@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { VerificationOptionsError } from '../core/option-rules.js';
+import { MAX_TIMER_MS } from './redis-connection.js';
 import { linkOpener, type LinkEvents, type SubscriberLink } from './redis-subscriber-link.js';
 import type { StoreMessageListener } from './verification-store.interface.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
@@ -11,6 +14,47 @@ interface SubscriberConnection {
 /** Delays before opening a subscriber connection again after one ended: at once, then 1 s doubling to 8 s. */
 const REOPEN_FIRST_RETRY_MS = 1000;
 const REOPEN_MAX_DELAY_MS = 8000;
+
+const CHECK_EVERY_MS = 30_000;
+const CHECK_WAIT_MS = 10_000;
+
+/**
+ * The subscriber's check that its connection still hears: every `everyMs`, a message of its own published on
+ * `channel` through the store's connection must come back on the subscriber's within `waitMs`.
+ */
+export interface SubscriberCheck {
+  /** The check's channel, as sent to Redis (key prefix included), one per store. */
+  channel: string;
+  publish(message: string): Promise<void>;
+  everyMs: number;
+  waitMs: number;
+}
+
+/**
+ * A store's check (RedisStore's `subscriberCheckMs`: every 30 s by default, 0 never; back within 10 s, or within
+ * the period when shorter) on a channel of its own (another store's, another instance's or registration's, is
+ * not its), published as the store publishes (`publish` puts the key prefix before the channel).
+ */
+export function subscriberCheck(
+  everyMs = CHECK_EVERY_MS,
+  keyPrefix: string,
+  publish: (channel: string, message: string) => Promise<void>,
+): SubscriberCheck | undefined {
+  if (!Number.isInteger(everyMs) || everyMs < 0 || everyMs > MAX_TIMER_MS)
+    throw new VerificationOptionsError(
+      'subscriberCheckMs',
+      `must be 0 or a whole number of ms of at most ${MAX_TIMER_MS} (got ${everyMs})`,
+      'RedisStore',
+    );
+  if (everyMs === 0) return undefined;
+  const channel = `subscriber-check:${randomUUID()}`;
+  return {
+    channel: keyPrefix + channel,
+    publish: (message) => publish(channel, message),
+    everyMs,
+    waitMs: Math.min(CHECK_WAIT_MS, everyMs),
+  };
+}
 
 /**
  * The store's side of Redis pub/sub. A connection in subscriber mode can run no other command, so
@@ -37,6 +81,7 @@ export class RedisSubscriber {
   constructor(
     private readonly client: () => Promise<unknown>,
     private readonly graceMs: number,
+    private readonly check?: SubscriberCheck,
   ) {}
 
   async subscribe(channel: string, listener: StoreMessageListener, onGap?: () => void): Promise<() => void> {
@@ -48,7 +93,9 @@ export class RedisSubscriber {
     const unsubscribe = (): void => this.remove(channel, entry);
     let done: Promise<void> | undefined;
     try {
-      this.connection ??= this.client().then((client) => openSubscriber(client, () => this.gap()));
+      this.connection ??= this.client().then(
+        (client) => new ReopeningConnection(linkOpener(client), () => this.gap(), this.check),
+      );
       const connection = await this.connection;
       done = this.subscribed.get(channel);
       if (!done) {
@@ -120,11 +167,6 @@ export class RedisSubscriber {
     }
   }
 }
-/** The connection, in hand at once: close() need not wait for its first opening (Redis down, its strategy retrying). */
-function openSubscriber(client: unknown, back: () => void): SubscriberConnection {
-  return new ReopeningConnection(linkOpener(client), back);
-}
-
 /**
  * The subscriber connection, opened again (at once, then 1 s doubling to 8 s until it works) when the one in
  * use ends for good; `back` once the new one is subscribed to every channel, as after a reconnection.
@@ -138,14 +180,22 @@ class ReopeningConnection implements SubscriberConnection {
   /** The link being subscribed to every channel before it is in use. */
   private opening: SubscriberLink | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The link in use, and how to end it (as its driver's end would). */
+  private adopted: { link: SubscriberLink; end(): void } | undefined;
+  private checkTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The check's message, when heard; and the check under way ended (closing: as heard). */
+  private heard: ((message: string) => void) | undefined;
+  private checkDone: (() => void) | undefined;
 
   constructor(
     private readonly open: (events: LinkEvents) => Promise<SubscriberLink>,
     private readonly back: () => void,
+    private readonly check?: SubscriberCheck,
   ) {
     this.link = this.connect();
     // Its first opening's failure is each subscribe's (RedisSubscriber), not an unhandled rejection.
     this.link.catch(() => undefined);
+    this.scheduleCheck();
   }
 
   async subscribe(channel: string, deliver: (message: string) => void): Promise<void> {
@@ -161,6 +211,8 @@ class ReopeningConnection implements SubscriberConnection {
   async close(graceMs: number): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.checkTimer);
+    this.checkDone?.();
     this.wake?.();
     // A link still subscribing may wait for a connection that is not coming: closed, it fails at once.
     await this.opening?.close(0).catch(() => undefined);
@@ -171,23 +223,27 @@ class ReopeningConnection implements SubscriberConnection {
   /** Opens a link; it is in use (told of), once adopted, until it ends. */
   private async connect(): Promise<SubscriberLink> {
     let state: 'opening' | 'adopted' | 'ended' = 'opening';
+    const ended = (): void => {
+      const adopted = state === 'adopted';
+      state = 'ended';
+      if (!adopted || this.closed) return;
+      if (this.adopted?.link === link) this.adopted = undefined;
+      void link.close(0).catch(() => undefined);
+      this.reopen();
+    };
     const link = await this.open({
-      message: (channel, message) => this.deliveries.get(channel)?.(message),
+      message: (channel, message) =>
+        channel === this.check?.channel ? this.heard?.(message) : this.deliveries.get(channel)?.(message),
       back: () => {
         if (state === 'adopted' && !this.closed) this.back();
       },
-      ended: () => {
-        const adopted = state === 'adopted';
-        state = 'ended';
-        if (!adopted || this.closed) return;
-        void link.close(0).catch(() => undefined);
-        this.reopen();
-      },
+      ended,
     });
     this.opening = link;
+    const channels = [...this.deliveries.keys(), ...(this.check ? [this.check.channel] : [])];
     try {
       // Subscribed to every channel before it is in use (opened again: to those of the link that ended).
-      await Promise.all([...this.deliveries.keys()].map((channel) => link.subscribe(channel)));
+      await Promise.all(channels.map((channel) => link.subscribe(channel)));
       if ((state as string) === 'ended')
         throw new VerificationStoreUnavailableError('subscribe', 'the subscriber connection ended');
     } catch (error) {
@@ -197,7 +253,46 @@ class ReopeningConnection implements SubscriberConnection {
       if (this.opening === link) this.opening = undefined;
     }
     state = 'adopted';
+    this.adopted = { link, end: ended };
     return link;
+  }
+
+  private scheduleCheck(): void {
+    if (!this.check || this.closed) return;
+    this.checkTimer = setTimeout(() => void this.runCheck(), this.check.everyMs);
+    this.checkTimer.unref();
+  }
+
+  /**
+   * A link that no longer hears (a cluster node removed from the cluster while it lives, a connection a
+   * middlebox dropped without a word) ends as one its driver gave up on: another is opened, and `back` told.
+   */
+  private async runCheck(): Promise<void> {
+    const adopted = this.adopted;
+    if (adopted !== undefined && !(await this.hears()) && this.adopted === adopted && !this.closed)
+      adopted.end();
+    this.scheduleCheck();
+  }
+
+  /** Publishes a message of its own on the check's channel: true once it comes back, false if not in time. */
+  private hears(): Promise<boolean> {
+    const check = this.check!;
+    const nonce = randomUUID();
+    return new Promise((resolve) => {
+      const done = (heard: boolean): void => {
+        clearTimeout(timer);
+        this.heard = this.checkDone = undefined;
+        resolve(heard);
+      };
+      const timer = setTimeout(() => done(false), check.waitMs);
+      timer.unref();
+      this.heard = (message) => {
+        if (message === nonce) done(true);
+      };
+      this.checkDone = () => done(true);
+      // The store's own connection failing tells nothing of this one's (its driver's events do).
+      check.publish(nonce).catch(() => done(true));
+    });
   }
 
   private reopen(): void {

@@ -6,7 +6,7 @@ import { RedisScriptSender } from './redis-script-sender.js';
 import { assertClaim, assertDueAt, assertIncrement, assertOperation, assertTtl } from './store-arguments.js';
 import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
-import { RedisSubscriber } from './redis-subscriber.js';
+import { RedisSubscriber, subscriberCheck } from './redis-subscriber.js';
 import type { StoreBatchResults, StoreOperation, StoreOperationResults as Results } from './store-batch.js';
 import { keyInOrder } from './key-order.js';
 import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
@@ -25,6 +25,8 @@ export interface RedisStoreOptions {
   clock?: () => number;
   /** Each operation rejects with VerificationStoreUnavailableError when Redis has not answered by then. Default 1000 ms. */
   commandTimeoutMs?: number;
+  /** How often a subscribed store checks that its subscriber connection still hears (RedisSubscriber). Default 30,000 ms; 0: never. */
+  subscriberCheckMs?: number;
 }
 
 /**
@@ -56,13 +58,11 @@ export class RedisStore implements VerificationStore {
     this.clock = options.clock ?? Date.now;
     this.keyPrefix = options.keyPrefix ?? 'pv:';
     this.connection = new RedisConnection(options, () => this.scripts.forget());
-    this.subscriber = new RedisSubscriber(() => this.connection.client(), this.connection.timeoutMs);
+    const check = subscriberCheck(options.subscriberCheckMs, this.keyPrefix, (c, m) => this.publish(c, m));
+    this.subscriber = new RedisSubscriber(() => this.connection.client(), this.connection.timeoutMs, check);
   }
 
-  /**
-   * Resolves once the client library is loaded; rejects when a URL was given and neither
-   * ioredis nor redis is installed. Call at boot to fail early; it does not wait for Redis itself.
-   */
+  /** Resolves once the client library is loaded (a URL without ioredis or redis installed: rejects); not Redis itself. */
   async ready(): Promise<void> {
     await this.connection.client();
   }

@@ -1,9 +1,36 @@
 /**
  * Stand-ins of the two Redis drivers' connections in subscriber mode (ioredis, node-redis), driven by a test:
- * up, lost and back, ended for good, a SUBSCRIBE refused. src/store/redis-subscriber.spec.ts runs the store's
- * subscriber over them on jest's clock.
+ * up, lost and back, ended for good, a SUBSCRIBE refused. src/store/redis-subscriber.spec.ts and
+ * redis-subscriber.check.spec.ts run the store's subscriber over them on jest's clock.
  */
 import { EventEmitter } from 'node:events';
+import { jest } from '@jest/globals';
+import type { RedisSubscriber } from '../../src/store/redis-subscriber.js';
+
+/** Lets the promises and the stand-ins' setImmediate run (timers stay on jest's clock). */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** `ms` on jest's clock, then what it set off. */
+export async function after(ms: number): Promise<void> {
+  await jest.advanceTimersByTimeAsync(ms);
+  await settle();
+}
+
+/** Subscribes and connects the link it opens. */
+export async function listen(
+  redis: Redis,
+  store: RedisSubscriber,
+  channel: string,
+  heard: string[],
+  onGap?: () => void,
+): Promise<() => void> {
+  const subscribing = store.subscribe(channel, (message) => heard.push(`${channel}:${message}`), onGap);
+  await settle();
+  if (!redis.last().ready) redis.last().up();
+  return subscribing;
+}
 
 /** What Redis saw, in order, and the connections the subscriber opened. */
 export class Redis {
