@@ -25,6 +25,7 @@ import './redis-subscriber-close-first-open.attack.part.js';
 import './redis-subscriber-deaf.part.js';
 import './redis-subscriber-check-reconnect.attack.part.js';
 import './redis-subscriber-deaf-linger.attack.part.js';
+import './redis-subscriber-check-acl.attack.part.js';
 import './redis-subscriber-channels.part.js';
 import './redis-subscriber-lazy-client.attack.part.js';
 import './redis-subscriber-nodes.part.js';
