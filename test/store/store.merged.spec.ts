@@ -27,6 +27,7 @@ import './redis-subscriber-check-reconnect.attack.part.js';
 import './redis-subscriber-deaf-linger.attack.part.js';
 import './redis-subscriber-check-acl.attack.part.js';
 import './redis-subscriber-check-stall.attack.part.js';
+import './redis-cluster-check-removed.attack.part.js';
 import './redis-subscriber-channels.part.js';
 import './redis-subscriber-lazy-client.attack.part.js';
 import './redis-subscriber-nodes.part.js';
