@@ -258,7 +258,7 @@ export const SPECS_BY_SCOPE = {
   'store-subscriber': {
     folder: 'store',
     specs: [
-      /^src\/store\/redis-subscriber\.spec\./,
+      /^src\/store\/redis-subscriber\.(check\.)?spec\./,
       /^test\/store\//,
       /^test\/status-stream\//,
       /^test\/multi-instance\/(subscriber-recovery|status-stream|store-outage)\./,

@@ -5,6 +5,8 @@ import { VerificationStoreUnavailableError } from './store-unavailable.error.js'
 /** What the subscriber needs of an ioredis connection (a duplicate of the client, or of one cluster node). */
 interface IoRedisSubscriberLike {
   readonly status: string;
+  /** Its socket: `disconnect()` only ends it, which a peer that went silent never answers. */
+  readonly stream?: { destroy(): void };
   subscribe(channel: string): Promise<unknown>;
   unsubscribe(channel: string): Promise<unknown>;
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
@@ -16,6 +18,7 @@ interface IoRedisSubscriberLike {
 /** What the subscriber needs of a node-redis connection (a duplicate of the client, or of one cluster node). */
 interface NodeRedisSubscriberLike {
   connect(): Promise<unknown>;
+  destroy(): void;
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
   unsubscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
   on(event: 'error' | 'ready' | 'terminated', listener: () => void): unknown;
@@ -23,7 +26,10 @@ interface NodeRedisSubscriberLike {
 
 /** The nodes of an ioredis `Cluster` (`Cluster#nodes()`), each a connection that can be duplicated. */
 interface IoRedisClusterLike {
-  nodes(role: 'all'): { duplicate(override: { lazyConnect: boolean }): unknown }[];
+  nodes(role: 'all'): {
+    readonly options: { host?: string; port?: number };
+    duplicate(override: { lazyConnect: boolean }): unknown;
+  }[];
   /** `wait` until a cluster made with `lazyConnect` connects. */
   readonly status: string;
   connect(): Promise<void>;
@@ -39,9 +45,13 @@ interface NodeRedisClusterLike {
 
 /** One connection in subscriber mode, to one Redis (a cluster's: to one of its nodes). */
 export interface SubscriberLink {
+  /** A cluster node's `host:port`: the node a link found deaf is not drawn again while there are others. */
+  readonly node?: string;
   subscribe(channel: string): Promise<void>;
   unsubscribe(channel: string): Promise<void>;
   close(graceMs: number): Promise<void>;
+  /** Closed at once, its socket destroyed (a link that no longer hears would not answer a QUIT or a FIN). */
+  destroy(): void;
 }
 
 export interface LinkEvents {
@@ -56,20 +66,20 @@ export interface LinkEvents {
  * How to open a subscriber link for the store's `client`: a `duplicate()` of it, or on a cluster, of one of
  * its nodes (Redis Cluster forwards every PUBLISH to every node, so one node's connection hears them all).
  */
-export function linkOpener(client: unknown): (events: LinkEvents) => Promise<SubscriberLink> {
+export function linkOpener(client: unknown): (events: LinkEvents, avoid?: string) => Promise<SubscriberLink> {
   const driver = detectRedisDriver(client);
   const duplicate = (client as { duplicate?: (override?: { lazyConnect: boolean }) => unknown }).duplicate;
   if (driver === undefined || typeof duplicate !== 'function')
     throw new ArgumentTypeError(
       'RedisStore: subscribing needs a client with duplicate() (ioredis or node-redis)',
     );
-  return (events) => {
+  return (events, avoid) => {
     if (driver === 'node-redis-cluster')
-      return openNodeRedisClusterLink(client as NodeRedisClusterLike, events);
+      return openNodeRedisClusterLink(client as NodeRedisClusterLike, events, avoid);
     if (driver === 'node-redis') return Promise.resolve(openNodeRedisLink(duplicate.call(client), events));
     // An ioredis `Cluster` has nodes(); a `Redis` has not.
     if (typeof (client as Partial<IoRedisClusterLike>).nodes === 'function')
-      return openIoRedisClusterLink(client as IoRedisClusterLike, events);
+      return openIoRedisClusterLink(client as IoRedisClusterLike, events, avoid);
     // Connected at once, whatever the host's client was made with: the link waits for it to be ready before
     // its first SUBSCRIBE, which would otherwise be what connects a lazy copy.
     return Promise.resolve(openIoRedisLink(duplicate.call(client, { lazyConnect: false }), events));
@@ -83,6 +93,7 @@ export function linkOpener(client: unknown): (events: LinkEvents) => Promise<Sub
 async function openIoRedisClusterLink(
   cluster: IoRedisClusterLike,
   events: LinkEvents,
+  avoid: string | undefined,
 ): Promise<SubscriberLink> {
   if (cluster.status === 'wait') await cluster.connect();
   // Connecting already (another store's subscribe, or the host's first command): its outcome, as a command waits.
@@ -90,8 +101,19 @@ async function openIoRedisClusterLink(
   const nodes = cluster.nodes('all');
   if (nodes.length === 0)
     throw new VerificationStoreUnavailableError('subscribe', 'the cluster has no node to subscribe on');
-  const node = nodes[Math.floor(Math.random() * nodes.length)]!;
-  return openIoRedisLink(node.duplicate({ lazyConnect: false }), events);
+  const node = drawNode(nodes, (n) => `${n.options.host}:${n.options.port}`, avoid);
+  const key = `${node.options.host}:${node.options.port}`;
+  return { ...openIoRedisLink(node.duplicate({ lazyConnect: false }), events), node: key };
+}
+
+/**
+ * A node at random, other than `avoid` while there is another: the client's own list of nodes may still hold
+ * one removed from the cluster (no MOVED told it), which the subscriber just found deaf.
+ */
+function drawNode<T>(nodes: readonly T[], keyOf: (node: T) => string, avoid: string | undefined): T {
+  const others = nodes.filter((node) => keyOf(node) !== avoid);
+  const from = others.length > 0 ? others : nodes;
+  return from[Math.floor(Math.random() * from.length)]!;
 }
 
 function openIoRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
@@ -130,6 +152,11 @@ function openIoRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
     close(graceMs) {
       abandon();
       return createCommandRunner(copy).release(true, graceMs);
+    },
+    destroy() {
+      abandon();
+      void createCommandRunner(copy).release(true, 0);
+      sub.stream?.destroy();
     },
   };
 }
@@ -209,6 +236,10 @@ function openNodeRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
       abandon();
       return createCommandRunner(copy).release(true, graceMs);
     },
+    destroy() {
+      abandon();
+      sub.destroy();
+    },
   };
 }
 
@@ -220,17 +251,17 @@ function openNodeRedisLink(copy: unknown, events: LinkEvents): SubscriberLink {
 async function openNodeRedisClusterLink(
   cluster: NodeRedisClusterLike,
   events: LinkEvents,
+  avoid: string | undefined,
 ): Promise<SubscriberLink> {
-  const masters = cluster.masters;
+  const masters = cluster.masters as readonly { host?: string; port?: number }[];
   if (masters.length === 0)
     throw new VerificationStoreUnavailableError('subscribe', 'the cluster has no node to subscribe on');
-  const node = (await cluster.nodeClient(
-    masters[Math.floor(Math.random() * masters.length)],
-  )) as NodeClientLike;
+  const master = drawNode(masters, (m) => `${m.host}:${m.port}`, avoid);
+  const node = (await cluster.nodeClient(master)) as NodeClientLike;
   // Without a reconnect strategy, as an ioredis cluster's node connections: a node lost for good (failed over,
   // removed) ends the link instead of being retried for ever, and the subscriber opens one on another node.
   const socket = { ...node.options?.socket, reconnectStrategy: false };
-  return openNodeRedisLink(node.duplicate({ socket }), events);
+  return { ...openNodeRedisLink(node.duplicate({ socket }), events), node: `${master.host}:${master.port}` };
 }
 
 /** A node-redis cluster's client of one node: its options (the socket's address) and `duplicate`. */

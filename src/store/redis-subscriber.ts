@@ -180,15 +180,15 @@ class ReopeningConnection implements SubscriberConnection {
   /** The link being subscribed to every channel before it is in use. */
   private opening: SubscriberLink | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** The link in use, and how to end it (as its driver's end would). */
-  private adopted: { link: SubscriberLink; end(): void } | undefined;
+  /** The link in use, whether its check channel is subscribed, and how to end it when found deaf. */
+  private adopted: { link: SubscriberLink; checked: boolean; end(): void } | undefined;
   private checkTimer: ReturnType<typeof setTimeout> | undefined;
   /** The check's message, when heard; and the check under way ended (closing: as heard). */
   private heard: ((message: string) => void) | undefined;
   private checkDone: (() => void) | undefined;
 
   constructor(
-    private readonly open: (events: LinkEvents) => Promise<SubscriberLink>,
+    private readonly open: (events: LinkEvents, avoid?: string) => Promise<SubscriberLink>,
     private readonly back: () => void,
     private readonly check?: SubscriberCheck,
   ) {
@@ -220,30 +220,50 @@ class ReopeningConnection implements SubscriberConnection {
     await link?.close(graceMs);
   }
 
-  /** Opens a link; it is in use (told of), once adopted, until it ends. */
-  private async connect(): Promise<SubscriberLink> {
+  /**
+   * Opens a link (on a cluster, on another node than `avoid` while there is one); it is in use (told of), once
+   * adopted, until it ends.
+   */
+  private async connect(avoid?: string): Promise<SubscriberLink> {
     let state: 'opening' | 'adopted' | 'ended' = 'opening';
-    const ended = (): void => {
+    /** `deaf`: found so by the check, the link is destroyed (it would answer no QUIT) and its node avoided. */
+    const ended = (deaf = false): void => {
       const adopted = state === 'adopted';
       state = 'ended';
       if (!adopted || this.closed) return;
       if (this.adopted?.link === link) this.adopted = undefined;
-      void link.close(0).catch(() => undefined);
-      this.reopen();
+      if (deaf) link.destroy();
+      else void link.close(0).catch(() => undefined);
+      this.reopen(deaf ? link.node : undefined);
     };
-    const link = await this.open({
-      message: (channel, message) =>
-        channel === this.check?.channel ? this.heard?.(message) : this.deliveries.get(channel)?.(message),
-      back: () => {
-        if (state === 'adopted' && !this.closed) this.back();
+    const link = await this.open(
+      {
+        message: (channel, message) =>
+          channel === this.check?.channel ? this.heard?.(message) : this.deliveries.get(channel)?.(message),
+        back: () => {
+          if (state !== 'adopted' || this.closed) return;
+          // Back by itself: a check under way may have published while it was away, which proves nothing.
+          this.checkDone?.();
+          this.back();
+        },
+        ended: () => ended(),
       },
-      ended,
-    });
+      avoid,
+    );
     this.opening = link;
-    const channels = [...this.deliveries.keys(), ...(this.check ? [this.check.channel] : [])];
+    let checked = false;
     try {
       // Subscribed to every channel before it is in use (opened again: to those of the link that ended).
-      await Promise.all(channels.map((channel) => link.subscribe(channel)));
+      await Promise.all([
+        ...[...this.deliveries.keys()].map((channel) => link.subscribe(channel)),
+        // A check channel Redis refuses (an ACL granting the module's channels alone) leaves the link unchecked.
+        this.check &&
+          link.subscribe(this.check.channel).then(
+            () => void (checked = true),
+            // Not awaited: on a link being closed (Redis away), an UNSUBSCRIBE waits for a connection.
+            () => void link.unsubscribe(this.check!.channel).catch(() => undefined),
+          ),
+      ]);
       if ((state as string) === 'ended')
         throw new VerificationStoreUnavailableError('subscribe', 'the subscriber connection ended');
     } catch (error) {
@@ -253,7 +273,7 @@ class ReopeningConnection implements SubscriberConnection {
       if (this.opening === link) this.opening = undefined;
     }
     state = 'adopted';
-    this.adopted = { link, end: ended };
+    this.adopted = { link, checked, end: () => ended(true) };
     return link;
   }
 
@@ -269,8 +289,7 @@ class ReopeningConnection implements SubscriberConnection {
    */
   private async runCheck(): Promise<void> {
     const adopted = this.adopted;
-    if (adopted !== undefined && !(await this.hears()) && this.adopted === adopted && !this.closed)
-      adopted.end();
+    if (adopted?.checked && !(await this.hears()) && this.adopted === adopted && !this.closed) adopted.end();
     this.scheduleCheck();
   }
 
@@ -279,29 +298,35 @@ class ReopeningConnection implements SubscriberConnection {
     const check = this.check!;
     const nonce = randomUUID();
     return new Promise((resolve) => {
+      let settled = false;
       const done = (heard: boolean): void => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        this.heard = this.checkDone = undefined;
+        if (this.heard === onMessage) this.heard = this.checkDone = undefined;
         resolve(heard);
       };
-      const timer = setTimeout(() => done(false), check.waitMs);
+      // Past the wait, the verdict waits for the sockets' next read: a stalled process's timers run before it,
+      // and a message that came back in time may be waiting in it.
+      const timer = setTimeout(() => setImmediate(() => done(false)), check.waitMs);
       timer.unref();
-      this.heard = (message) => {
+      const onMessage = (message: string): void => {
         if (message === nonce) done(true);
       };
+      this.heard = onMessage;
       this.checkDone = () => done(true);
       // The store's own connection failing tells nothing of this one's (its driver's events do).
       check.publish(nonce).catch(() => done(true));
     });
   }
 
-  private reopen(): void {
+  private reopen(avoid?: string): void {
     const attempt = new Promise<void>((resolve) => {
       this.wake = resolve;
       this.timer = setTimeout(resolve, this.delayMs);
     }).then(() => {
       if (this.closed) throw new VerificationStoreUnavailableError('subscribe', 'the subscriber is closed');
-      return this.connect();
+      return this.connect(avoid);
     });
     this.link = attempt;
     attempt.then(
@@ -313,7 +338,7 @@ class ReopeningConnection implements SubscriberConnection {
       () => {
         if (this.closed) return;
         this.delayMs = Math.min(Math.max(this.delayMs * 2, REOPEN_FIRST_RETRY_MS), REOPEN_MAX_DELAY_MS);
-        this.reopen();
+        this.reopen(avoid);
       },
     );
   }
