@@ -71,6 +71,8 @@ export class CoalescingClaim {
     private readonly coalescer: StartCoalescer,
     readonly key: string,
     private readonly value: string,
+    /** When the claim ends in the store (store-clock ms). */
+    private readonly until: number,
     private readonly flight: Flight,
     /** Won after waiting for another start's claim: what was read before it may be out of date. */
     readonly contested = false,
@@ -82,14 +84,14 @@ export class CoalescingClaim {
     this.flight.resolve(session.requestId);
     // Handed back until a resend is allowed (the cooldown's end) and never past the session's expiry.
     const until = Math.min(session.expiresAt, resendAvailableAt?.getTime() ?? session.expiresAt);
-    await this.coalescer.keep(this.key, this.value, session.requestId, until);
+    await this.coalescer.keep(this.key, { value: this.value, until: this.until }, session.requestId, until);
   }
 
   async failed(error: unknown): Promise<void> {
     if (this.settled) return;
     this.settled = true;
     this.flight.reject(error);
-    await this.coalescer.drop(this.key, this.value);
+    await this.coalescer.drop(this.key, this.value, this.until);
   }
 }
 
@@ -164,7 +166,14 @@ export class StartCoalescer {
       // Claim first: a new start (the usual case) takes one store round trip, a duplicate two.
       const claim = CLAIM + randomUUID();
       if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))
-        return new CoalescingClaim(this, key, claim, flight, attempt > 0);
+        return new CoalescingClaim(
+          this,
+          key,
+          claim,
+          this.store.now() + this.settings.claimTtlMs,
+          flight,
+          attempt > 0,
+        );
       const current = await this.store.get(key);
       if (current === null) continue; // Ended between the two calls: claim again.
       if (current.startsWith(SESSION)) return current.slice(SESSION.length);
@@ -177,21 +186,29 @@ export class StartCoalescer {
    * The claim turns into the session, handed back until `until` (ms since the epoch). Only over this start's own
    * claim, or where the key is free: past the claim's life another start may hold it, and that claim stands.
    */
-  async keep(key: string, claim: string, requestId: string, until: number): Promise<void> {
+  async keep(
+    key: string,
+    claim: { value: string; until: number },
+    requestId: string,
+    until: number,
+  ): Promise<void> {
     const ttl = until - this.store.now();
     try {
-      if (ttl <= 0) return await this.drop(key, claim);
-      if (!(await replaceIfEquals(this.store, key, claim, SESSION + requestId, ttl)))
+      if (ttl <= 0) return await this.drop(key, claim.value, claim.until);
+      if (!(await replaceIfEquals(this.store, key, claim.value, SESSION + requestId, ttl, claim.until)))
         await this.store.setIfAbsent(key, SESSION + requestId, ttl);
     } catch {
       // The session was started and paid for: serve it. Duplicates wait out the claim's TTL.
     }
   }
 
-  /** Removes the key while it still holds `value` (a claim or session of this flight); never throws. */
-  async drop(key: string, value: string): Promise<void> {
+  /**
+   * Removes the key while it still holds `value` (a claim or session of this flight; `until`: when it ends in the
+   * store, if known); never throws.
+   */
+  async drop(key: string, value: string, until?: number): Promise<void> {
     try {
-      await replaceIfEquals(this.store, key, value, null, 1);
+      await replaceIfEquals(this.store, key, value, null, 1, until);
     } catch {
       // The claim ends on its TTL.
     }

@@ -79,3 +79,27 @@ describe.each([
     await expect(inner.get('k')).resolves.toBeNull();
   });
 });
+
+describe('replaceIfEquals on a host’s store without it, near the end of the expected value', () => {
+  it('writes up to a second before the expected value ends, not within that second (another may take it meanwhile)', async () => {
+    let now = 1_000_000;
+    const inner = new MemoryStore({ clock: () => now });
+    const store = hostStore(inner);
+    try {
+      await inner.set('k', 'mine', 10_000);
+      const until = now + 10_000;
+      now = until - 999;
+      expect(await replaceIfEquals(store, 'k', 'mine', 'next', 60_000, until)).toBe(false);
+      expect(await inner.get('k')).toBe('mine');
+      now = until - 1000;
+      expect(await replaceIfEquals(store, 'k', 'mine', 'next', 60_000, until)).toBe(true);
+      expect(await inner.get('k')).toBe('next');
+      // Without a known end, as before.
+      now = until - 1;
+      expect(await replaceIfEquals(store, 'k', 'next', null, 1)).toBe(true);
+      expect(await inner.get('k')).toBeNull();
+    } finally {
+      await inner.close();
+    }
+  });
+});

@@ -16,3 +16,4 @@ import './refused-starts.e2e.part.js';
 import './start-limits.e2e.part.js';
 import './start-permit.part.js';
 import './graded-shapes.e2e.part.js';
+import './coalescer-fallback-late.attack.part.js';
