@@ -85,7 +85,9 @@ describe('attack: coalescing claim on a host store without replaceIfEquals', () 
     // A third start claiming here would be a second paid start next to `next`'s.
     const third = await waitingFor(new StartCoalescer(store, { claimTtlMs: TTL }).claim(KEY));
     if (third instanceof CoalescingClaim) await third.failed(new Error('cleanup'));
-    expect(third instanceof CoalescingClaim ? 'a claim of its own: a second paid start' : third).toBe('still waiting');
+    expect(third instanceof CoalescingClaim ? 'a claim of its own: a second paid start' : third).toBe(
+      'still waiting',
+    );
     await next!.started({ requestId: 'req-next', expiresAt: NOW + 300_000 }, new Date(NOW + 70_000));
   });
 });
