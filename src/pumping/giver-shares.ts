@@ -58,12 +58,16 @@ export const PAST_NETWORKS_FLAG = 3;
 
 /** The network giver a start's balances show past its share (with the start added), if any. */
 export function networkPast(givers: readonly Giver[], balances: readonly number[]): Giver | undefined {
-  return givers.find((g, i) => g.network && (balances[i] ?? 0) > g.share * START_WEIGHT);
+  for (const [i, g] of givers.entries())
+    if (g.network && (balances[i] ?? 0) > g.share * START_WEIGHT) return g;
+  return undefined;
 }
 
 /** The balances the next start would leave, from those read before it (in the order of `givers`). */
 export function withNextStart(givers: readonly Giver[], balances: readonly number[]): number[] {
-  return givers.map((_, i) => (balances[i] ?? 0) + START_WEIGHT);
+  const next: number[] = [];
+  for (let i = 0; i < givers.length; i++) next.push((balances[i] ?? 0) + START_WEIGHT);
+  return next;
 }
 
 /** The givers of a start: its client key, its address (when the host keys clients otherwise), its network, its owner. */
@@ -89,8 +93,8 @@ export function givenBack(expected: number): number {
 
 /** A start's standing, from its givers' balances with it added (in the order of `givers`). */
 export function standingOf(givers: readonly Giver[], balances: readonly number[]): Standing {
-  const past = (g: Giver, i: number) => (balances[i] ?? 0) > g.share * START_WEIGHT;
-  if (givers.some((g, i) => !g.network && past(g, i))) return 'past';
+  for (const [i, g] of givers.entries())
+    if (!g.network && (balances[i] ?? 0) > g.share * START_WEIGHT) return 'past';
   return networkPast(givers, balances) ? 'network' : 'within';
 }
 

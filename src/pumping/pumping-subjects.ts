@@ -86,11 +86,14 @@ export function isCaller(subject: Subject): boolean {
 
 /** The subjects a hold can stand on: all but the country (judged as a whole, it is never held). */
 export function holdableOf(subjects: Subject[]): HoldableSubject[] {
-  return subjects.filter((s): s is HoldableSubject => s.kind !== 'country');
+  const holdable: HoldableSubject[] = [];
+  for (const s of subjects) if (s.kind !== 'country') holdable.push(s as HoldableSubject);
+  return holdable;
 }
 
 export function countryId(subjects: Subject[]): string {
-  return subjects.find((s) => s.kind === 'country')!.id;
+  for (const s of subjects) if (s.kind === 'country') return s.id;
+  throw new TypeError('a start is always counted for its country');
 }
 
 /** The country's twins (range-stats-keys.ts): bounded by its callers' shares, and its whole volume. */

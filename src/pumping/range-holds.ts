@@ -215,17 +215,21 @@ export class RangeHolds {
     // A caller (an owner, a client key, an address) is kept as its tag, all its counters need (tagOf); a
     // giver also credited as its place in the list. By position (a pending session keeps one), the ids
     // alone when nothing is given back. Sealed only when a place is kept (its range names the number).
-    const kept = ids.map((id, i) =>
-      (i === 0 && id.startsWith('+')) || traitsOf(id).baseline ? id : TAGGED + this.keys.digest(id),
-    );
+    const kept: string[] = [];
+    let named = false;
+    for (const [i, id] of ids.entries()) {
+      const place = (i === 0 && id.startsWith('+')) || traitsOf(id).baseline;
+      kept.push(place ? id : TAGGED + this.keys.digest(id));
+      if (i > 0 && place && !id.startsWith(TAGGED)) named = true;
+    }
     const { amount } = giveBack;
-    const givers = giveBack.givers.map((g) => {
+    const givers: (string | number)[] = [];
+    for (const g of giveBack.givers) {
       const tagged = TAGGED + this.keys.digest(g);
       const at = kept.indexOf(tagged);
-      return at < 0 ? tagged : at;
-    });
+      givers.push(at < 0 ? tagged : at);
+    }
     const value = JSON.stringify(givers.length > 0 && amount > 0 ? [kept, givers, amount] : kept);
-    const named = kept.some((id, i) => i > 0 && !id.startsWith(TAGGED));
     await this.store.set(
       RangeStatsKeys.sessionKey(requestId),
       named ? this.keys.seal(value) : value,
