@@ -15,8 +15,8 @@ import type { PumpingAttempt } from './pumping-subjects.js';
  * A start's standing (standingOf): `within` every giver's share (its balance, with the start added,
  * stays within), it counts in its prefix and country, and is charged to every giver; past a network's
  * share only (`network`), it is charged to its callers and counts in its country's callers-bounded
- * twin (fineOf) instead; past a caller's share (`past`), it is charged to nobody and counts in its
- * country's volume alone (volumeOf). Its range, its callers and the volume count every start. So one
+ * twin (FINE) instead; past a caller's share (`past`), it is charged to nobody and counts in its
+ * country's volume alone (VOLUME). Its range, its callers and the volume count every start. So one
  * address past its share takes nothing more from its network's (its neighbours stay within), and a
  * pool of many addresses in few networks still shows whole in the twin its starts are judged by
  * (pastShareUnderAttack: the share was its allowance for chance).

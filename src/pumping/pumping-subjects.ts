@@ -5,7 +5,7 @@ import { operatorPrefix } from '../core/phone-number.js';
 import { numberRange } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';
 import type { StatsSubject } from './range-stats.js';
-import { fineOf, volumeOf } from './range-stats-keys.js';
+import { FINE, VOLUME } from './range-stats-keys.js';
 
 /**
  * What a start is counted against, named as the store keys them: its number's range, operator
@@ -99,7 +99,7 @@ export function countryId(subjects: Subject[]): string {
 /** The country's twins (range-stats-keys.ts): bounded by its callers' shares, and its whole volume. */
 export function twinsOf(subjects: Subject[]): StatsSubject[] {
   const country = countryId(subjects);
-  return [{ id: fineOf(country) }, { id: volumeOf(country) }];
+  return [{ id: country + FINE }, { id: country + VOLUME }];
 }
 
 /**

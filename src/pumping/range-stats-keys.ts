@@ -97,18 +97,15 @@ export const EVICTABLE: StoreWriteOptions = { evictable: true };
  * counted. A start is judged by the one that counts it most narrowly: what one giver does past its
  * share holds that giver, and changes nothing for others.
  */
-export function fineOf(countryId: string): string {
-  return `${countryId}#fine`;
-}
-
-export function volumeOf(countryId: string): string {
-  return `${countryId}#all`;
-}
+/** The suffix of a country's callers-bounded twin's id (`country:RU#fine`). */
+export const FINE = '#fine';
+/** The suffix of a country's volume twin's id (`country:RU#all`). */
+export const VOLUME = '#all';
 
 /** Whether a counter of the subject `id` keeps a start of this standing (else it is taken back). */
 export function keeps(id: string, standing: Standing): boolean {
-  if (id.endsWith('#all')) return true;
-  if (id.endsWith('#fine')) return standing !== 'past';
+  if (id.endsWith(VOLUME)) return true;
+  if (id.endsWith(FINE)) return standing !== 'past';
   if (id.startsWith('prefix:') || id.startsWith('country:')) return standing === 'within';
   return true;
 }
