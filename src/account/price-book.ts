@@ -81,7 +81,7 @@ export class PriceBook {
 
   /** The methods offered, from the last list read, without asking the API (before the first read: every candidate). */
   offeredNow(): readonly KnownVerificationMethod[] {
-    return this.#offeredFrom(this.last());
+    return this.#offeredFrom(this.#held?.list);
   }
 
   /** The methods offered (see the class comment), reading the prices when they are due. */

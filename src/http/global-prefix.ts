@@ -48,6 +48,7 @@ export function matchedRoute(request: unknown): string | undefined {
  */
 export function literalPrefix(path: string): string {
   const segments = path.split('/');
-  const first = segments.findIndex((segment) => /[:*?(){}]/.test(segment));
-  return first === -1 ? path : segments.slice(0, first).join('/') || '/';
+  for (const [i, segment] of segments.entries())
+    if (/[:*?(){}]/.test(segment)) return segments.slice(0, i).join('/') || '/';
+  return path;
 }

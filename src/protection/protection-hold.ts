@@ -22,7 +22,9 @@ export async function releaseAll(holds: (ProtectionHold | undefined)[]): Promise
 
 /** The values that are there. */
 export function defined<T>(values: readonly (T | undefined)[]): T[] {
-  return values.filter((value): value is T => value !== undefined);
+  const there: T[] = [];
+  for (const value of values) if (value !== undefined) there.push(value);
+  return there;
 }
 
 /**
@@ -34,8 +36,14 @@ export async function takenInOrder(
   takes: readonly (Promise<ProtectionHold | undefined> | undefined)[],
 ): Promise<(ProtectionHold | undefined)[]> {
   const outcomes = await Promise.allSettled(takes);
-  const holds = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
-  const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  const holds: (ProtectionHold | undefined)[] = [];
+  let refused: PromiseRejectedResult | undefined;
+  for (const o of outcomes)
+    if (o.status === 'fulfilled') holds.push(o.value);
+    else {
+      holds.push(undefined);
+      refused ??= o;
+    }
   if (refused === undefined) return holds;
   await releaseAll(holds);
   throw refused.reason;

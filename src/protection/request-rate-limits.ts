@@ -263,8 +263,11 @@ async function countAll(counts: readonly Count[]): Promise<ProtectionHold> {
       return { hold, refusal: protectionRefusal(reason, waitMs) };
     }),
   );
-  const first = outcomes.findIndex((o) => o.status === 'rejected' || o.value.refusal !== undefined);
-  const holds = outcomes.flatMap((o, i) => (o.status === 'fulfilled' && i !== first ? [o.value.hold] : []));
+  let first = -1;
+  const holds: ProtectionHold[] = [];
+  for (const [i, o] of outcomes.entries())
+    if (first === -1 && (o.status === 'rejected' || o.value.refusal !== undefined)) first = i;
+    else if (o.status === 'fulfilled') holds.push(o.value.hold);
   const release = async (): Promise<void> => {
     await Promise.all(holds.map((hold) => hold.release()));
   };

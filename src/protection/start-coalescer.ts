@@ -110,11 +110,15 @@ export class CoalescingClaim {
  */
 export class StartCoalescer {
   private readonly flights = new Map<string, Flight>();
+  /** How long a duplicate waits for the first start's outcome: the claim's life and a second. */
+  private readonly maxWaitMs: number;
 
   constructor(
     private readonly store: VerificationStore,
     private readonly settings: StartCoalescerSettings,
-  ) {}
+  ) {
+    this.maxWaitMs = settings.claimTtlMs + 1000;
+  }
 
   /**
    * A pending session's request id to hand back, or the claim to start one. `stale`: a request id
@@ -147,10 +151,6 @@ export class StartCoalescer {
       timer.unref();
     });
     return Promise.race([running.outcome, late]).finally(() => clearTimeout(timer));
-  }
-
-  private get maxWaitMs(): number {
-    return this.settings.claimTtlMs + 1000;
   }
 
   private inProgress(): ProtectionRefusal {

@@ -26,6 +26,9 @@ export type { StartPermit, StartRollback } from './start-permit.js';
 /** A start's answer when the host set neither `assessStart` nor `beforeStart`. */
 const NO_HOOKS: Promise<HooksAnswer> = Promise.resolve({ assessment: undefined, challengePassed: false });
 
+/** Says `coalesced` admits a test number's start (`admitTestStart`), not a real one on its reading. */
+const TEST_START = 'test';
+
 /** What a start's verdict read before `beforeStart`, in one round trip (`read`). */
 interface StartReading {
   pumping: PumpingAssessment | undefined;
@@ -47,6 +50,8 @@ export class VerificationProtection {
   private addresslessReported = false;
   /** The host set `assessStart` or `beforeStart` (resolved once): without either, a start asks no hook. */
   private readonly hooked: boolean;
+  /** What a permit does with the API's 429 (shares its back-off): one for every start. */
+  private readonly backOff: (ms: number) => Promise<void>;
 
   constructor(
     @Inject(RESOLVED_VERIFICATION_OPTIONS) private readonly options: ResolvedVerificationOptions,
@@ -62,6 +67,7 @@ export class VerificationProtection {
   ) {
     this.logger = telemetry.logger;
     this.hooked = Boolean(options.limits.assessStart || options.limits.beforeStart);
+    this.backOff = (ms) => limits.holdUpstream(ms);
   }
 
   /** The caller's rate-limit key: the host's `limits.key(req)`, else the client IP (IPv6 by its network prefix). */
@@ -98,35 +104,45 @@ export class VerificationProtection {
     // The claim and the reading go together (one round trip); a duplicate's reading is not used.
     const reading = this.read(candidate);
     reading.catch(() => undefined);
-    // A claim won after another start's ended: read again, after it.
-    return this.coalesced(candidate, stale, (claimed) =>
-      this.admit(candidate, claimed, claimed?.contested ? undefined : reading),
-    );
+    return this.coalesced(candidate, stale, reading);
   }
 
   /** A test number's start (see `admitTestStart`), coalesced as a real one's: its identical start is handed back. */
   admitTestStart(candidate: StartCandidate, stale?: string): Promise<HandBack | TestAdmission> {
-    return this.coalesced(candidate, stale, (claimed) =>
-      admitTest(this.cooldown, this.limits, candidate, claimed),
-    );
+    return this.coalesced(candidate, stale, TEST_START);
   }
 
   /** A test number's switch: as a real switch, never coalesced. */
   admitTestSwitch = (c: StartCandidate): Promise<TestAdmission> => admitTest(this.cooldown, this.limits, c);
 
-  /** The starter's identical pending session to hand back, else `admit` under the claim (none: not coalesced). */
-  private async coalesced<T>(
+  /**
+   * The starter's identical pending session to hand back, else the start admitted under the claim (none:
+   * not coalesced): a real one on its `reading` (a claim won after another start's ended reads again,
+   * after it), a test number's as such (TEST_START). A refused start fails its claim.
+   */
+  private async coalesced(
+    c: StartCandidate,
+    stale: string | undefined,
+    reading: Promise<StartReading>,
+  ): Promise<HandBack | StartPermit>;
+  private async coalesced(
+    c: StartCandidate,
+    stale: string | undefined,
+    reading: typeof TEST_START,
+  ): Promise<HandBack | TestAdmission>;
+  private async coalesced(
     candidate: StartCandidate,
     stale: string | undefined,
-    admit: (claimed?: CoalescingClaim) => Promise<T>,
-  ): Promise<HandBack | T> {
+    reading: Promise<StartReading> | typeof TEST_START,
+  ): Promise<HandBack | StartPermit | TestAdmission> {
     const claimed = await this.cooldown.coalesce(candidate, stale);
-    if (claimed === undefined) return admit();
-    if ('handBack' in claimed) return claimed;
+    if (claimed !== undefined && 'handBack' in claimed) return claimed;
     try {
-      return await admit(claimed);
+      return reading === TEST_START
+        ? await admitTest(this.cooldown, this.limits, candidate, claimed)
+        : await this.admit(candidate, claimed, claimed?.contested ? undefined : reading);
     } catch (error) {
-      await claimed.failed(error);
+      await claimed?.failed(error);
       throw error;
     }
   }
@@ -232,7 +248,7 @@ export class VerificationProtection {
             freeStart && this.limits.rememberFreeStart(session.requestId, freeStart),
           ]);
         },
-        backOff: (ms: number) => this.limits.holdUpstream(ms),
+        backOff: this.backOff,
       },
       this.logger,
     );

@@ -55,10 +55,10 @@ export class WrongCodeBudget {
   /** Refuses a start (taking nothing) while the number's or the owner's wrong codes are used up. */
   async assertStartAllowed(phoneNumber: string, owner: string | undefined): Promise<void> {
     const budgets = this.budgets(phoneNumber, owner);
-    const outcomes = await Promise.all(budgets.map((b) => b.limiter.peek(b.key)));
-    outcomes.forEach((outcome, i) => {
-      if (!outcome.allowed) throw refusal(budgets[i], outcome);
-    });
+    const peeks: Promise<ConsumeOutcome>[] = [];
+    for (const b of budgets) peeks.push(b.limiter.peek(b.key));
+    const outcomes = await Promise.all(peeks);
+    for (const [i, outcome] of outcomes.entries()) if (!outcome.allowed) throw refusal(budgets[i], outcome);
   }
 
   /** Takes a point of each budget for a check that is about to ask the API, or throws 429. */

@@ -25,7 +25,7 @@ import {
   type Standing,
 } from './giver-shares.js';
 import { RangeStats } from './range-stats.js';
-import { fineOf, volumeOf } from './range-stats-keys.js';
+import { FINE, VOLUME } from './range-stats-keys.js';
 
 const PRIOR = 0.8;
 const attempt = (ip: string, clientKey?: string, owner?: string) => ({
@@ -192,8 +192,8 @@ describe.each(STORES)('giver shares: the store’s counts (RangeStats on %s)', (
     { id: `range:+7916${String(n).padStart(3, '0')}` },
     { id: 'prefix:+7916' },
     { id: 'country:RU' },
-    { id: fineOf('country:RU') },
-    { id: volumeOf('country:RU') },
+    { id: `country:RU${FINE}` },
+    { id: `country:RU${VOLUME}` },
   ];
 
   // A start counts what the standing its balances showed when read keeps (`expected`); starts counted
@@ -239,8 +239,8 @@ describe.each(STORES)('giver shares: the store’s counts (RangeStats on %s)', (
           expect(counts.get('country:RU')!.starts).toBe(Math.min(list.length, GIVER_SHARES.network));
           expect(counts.get('prefix:+7916')!.starts).toBe(Math.min(list.length, GIVER_SHARES.network));
           expect(counts.get('country:RU')!.week!.starts).toBe(Math.min(list.length, GIVER_SHARES.network));
-          expect(counts.get(fineOf('country:RU'))!.starts).toBe(fineBound);
-          expect(counts.get(volumeOf('country:RU'))!.starts).toBe(list.length);
+          expect(counts.get(`country:RU${FINE}`)!.starts).toBe(fineBound);
+          expect(counts.get(`country:RU${VOLUME}`)!.starts).toBe(list.length);
         },
       ),
       { numRuns: 25 },

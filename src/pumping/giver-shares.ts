@@ -15,8 +15,8 @@ import type { PumpingAttempt } from './pumping-subjects.js';
  * A start's standing (standingOf): `within` every giver's share (its balance, with the start added,
  * stays within), it counts in its prefix and country, and is charged to every giver; past a network's
  * share only (`network`), it is charged to its callers and counts in its country's callers-bounded
- * twin (fineOf) instead; past a caller's share (`past`), it is charged to nobody and counts in its
- * country's volume alone (volumeOf). Its range, its callers and the volume count every start. So one
+ * twin (FINE) instead; past a caller's share (`past`), it is charged to nobody and counts in its
+ * country's volume alone (VOLUME). Its range, its callers and the volume count every start. So one
  * address past its share takes nothing more from its network's (its neighbours stay within), and a
  * pool of many addresses in few networks still shows whole in the twin its starts are judged by
  * (pastShareUnderAttack: the share was its allowance for chance).
@@ -58,12 +58,16 @@ export const PAST_NETWORKS_FLAG = 3;
 
 /** The network giver a start's balances show past its share (with the start added), if any. */
 export function networkPast(givers: readonly Giver[], balances: readonly number[]): Giver | undefined {
-  return givers.find((g, i) => g.network && (balances[i] ?? 0) > g.share * START_WEIGHT);
+  for (const [i, g] of givers.entries())
+    if (g.network && (balances[i] ?? 0) > g.share * START_WEIGHT) return g;
+  return undefined;
 }
 
 /** The balances the next start would leave, from those read before it (in the order of `givers`). */
 export function withNextStart(givers: readonly Giver[], balances: readonly number[]): number[] {
-  return givers.map((_, i) => (balances[i] ?? 0) + START_WEIGHT);
+  const next: number[] = [];
+  for (let i = 0; i < givers.length; i++) next.push((balances[i] ?? 0) + START_WEIGHT);
+  return next;
 }
 
 /** The givers of a start: its client key, its address (when the host keys clients otherwise), its network, its owner. */
@@ -89,8 +93,8 @@ export function givenBack(expected: number): number {
 
 /** A start's standing, from its givers' balances with it added (in the order of `givers`). */
 export function standingOf(givers: readonly Giver[], balances: readonly number[]): Standing {
-  const past = (g: Giver, i: number) => (balances[i] ?? 0) > g.share * START_WEIGHT;
-  if (givers.some((g, i) => !g.network && past(g, i))) return 'past';
+  for (const [i, g] of givers.entries())
+    if (!g.network && (balances[i] ?? 0) > g.share * START_WEIGHT) return 'past';
   return networkPast(givers, balances) ? 'network' : 'within';
 }
 

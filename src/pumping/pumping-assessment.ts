@@ -1,7 +1,7 @@
 import type { FraudSuspectedEvent } from '../core/verification-events.js';
 import type { SubjectCounts } from './pumping-counts.js';
 import type { Giver, Standing } from './giver-shares.js';
-import type { PumpingAttempt, Subject } from './pumping-subjects.js';
+import type { HoldableSubject, PumpingAttempt, Subject } from './pumping-subjects.js';
 import type { StatsSubject } from './range-stats.js';
 import type { Held } from './pumping-verdict.js';
 import type { HoldState } from './range-stats.js';
@@ -33,10 +33,10 @@ export interface PumpingAssessment {
   prefix: string;
   country: string;
   subjects: Subject[];
+  /** Its subjects a hold can stand on: all but the country (pumping-subjects.ts, holdableOf). */
+  holdable: HoldableSubject[];
   /** Its country's twins (range-stats-keys.ts): counted with its subjects. */
   twins: StatsSubject[];
-  /** Whom its verification is credited to: its subjects, and a switch's callers too (their journey converts). */
-  credited: string[];
   counts: Map<string, SubjectCounts>;
   /** The holds read for the holdable subjects (running or ended), by subject id. */
   holds: Map<string, HoldState | undefined>;
@@ -44,6 +44,8 @@ export interface PumpingAssessment {
   underAttack: boolean;
   /** Who gives the start's evidence (giver-shares.ts). */
   givers: Giver[];
+  /** Its givers' balance keys this week (RangeHolds.shareKeys), in their order: counted with the start. */
+  shareKeys: string[];
   /**
    * A giver of the start is past its share and the country's twin that counts the start is under
    * attack (giver-shares.ts): the start is judged by it (a stranger's paid start graded, its callers

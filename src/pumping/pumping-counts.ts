@@ -1,4 +1,6 @@
 import { DAY_MS } from '../core/clock.js';
+import { PAST_NETWORKS_FLAG } from './giver-shares.js';
+import { RECENT_MS, WEEK_MS, type SubjectTraits } from './range-stats-keys.js';
 
 /**
  * The pumping defence's counts as the rules see them: one subject's figures in the sliding window
@@ -148,4 +150,93 @@ export function countsWith(counts: SubjectCounts, n: number, callers = n): Subje
 /** The range of an E.164 number: without its last `digits` digits (never shorter than `+` and one digit). */
 export function numberRange(e164: string, digits: number): string {
   return e164.slice(0, Math.max(2, e164.length - digits));
+}
+
+/** When a start's counts were read (RangeStats.read): now, the window and its elapsed share, the UTC day and week. */
+export interface ReadPeriods {
+  now: number;
+  windowMs: number;
+  elapsed: number;
+  day: number;
+  week: number;
+  /** The judged number's own earlier starts, taken out of its range's and prefix's (OWNER_RETRIES). */
+  own: number;
+}
+
+/**
+ * One subject's counts from its raw counters, as RangeStats.read lists them from `at` (`n`: each as a
+ * count, `present`: as read): by its traits, its day's (5), its week's and recent starts (6), its
+ * votes (a country's own: two days of PAST_NETWORKS_FLAG slots), its window's starts and verified
+ * (4), its previous day's verified (else its record), its callers (2). Answers where the next begin.
+ */
+export function countsOf(
+  t: SubjectTraits,
+  n: readonly number[],
+  present: readonly (string | null)[],
+  at: number,
+  { now, windowMs, elapsed, day, week: wk, own }: ReadPeriods,
+): [SubjectCounts, number] {
+  const dayCounts = t.daily ? n.slice(at, (at += 5)) : undefined;
+  let networksPast = 0;
+  const weekCounts = t.countryWide ? n.slice(at, (at += 6)) : undefined;
+  if (t.country) {
+    // Distinct networks of either UTC day (never the two added: one network is one vote).
+    let today = 0;
+    let yesterday = 0;
+    for (let slot = 0; slot < 2 * PAST_NETWORKS_FLAG; slot++)
+      if (present[at++] !== null) {
+        if (slot < PAST_NETWORKS_FLAG) today++;
+        else yesterday++;
+      }
+    networksPast = Math.max(today, yesterday);
+  }
+  const [sc, sp, vc, vp] = n.slice(at, (at += 4)) as [number, number, number, number];
+  const previousDay = t.baseline ? n[at]! : 0;
+  const known = !t.baseline && present[at] !== null;
+  at++;
+  const [cc, cp] = t.bursty ? n.slice(at, (at += 2)) : [0, 0];
+  const mine = t.bursty ? own : 0;
+  const counts: SubjectCounts = {
+    starts: Math.max(0, slidingCount(sc, sp, elapsed) - mine),
+    verified: slidingCount(vc, vp, elapsed),
+    known,
+    current: sc,
+    raw: {
+      at: now,
+      windowMs,
+      starts: [sc, sp],
+      verified: [vc, vp],
+      callers: [cc!, cp!],
+      deducted: Math.min(mine, slidingCount(sc, sp, elapsed)),
+    },
+  };
+  if (t.baseline) counts.baseline = (previousDay * windowMs) / DAY_MS;
+  if (dayCounts) {
+    const [dsc, dsp, dvc, drc, drp] = dayCounts as [number, number, number, number, number];
+    const dayElapsed = (now - day * DAY_MS) / DAY_MS;
+    counts.baseline = (drp * windowMs) / DAY_MS;
+    counts.ranges = Math.max(drc, drp);
+    counts.day = {
+      starts: Math.max(0, slidingCount(dsc, dsp, dayElapsed) - mine),
+      verified: slidingCount(dvc, previousDay, dayElapsed),
+      baseline: drp,
+      raw: { starts: [dsc, dsp], verified: [dvc, previousDay] },
+    };
+  }
+  if (weekCounts) {
+    const [wsc, wsp, wvc, wvp, rc, rp] = weekCounts as [number, number, number, number, number, number];
+    counts.networksPast = networksPast;
+    const weekElapsed = (now - wk * WEEK_MS) / WEEK_MS;
+    counts.recent = rc + rp;
+    counts.recentMs = RECENT_MS + (now % RECENT_MS);
+    counts.week = {
+      starts: Math.max(0, slidingCount(wsc, wsp, weekElapsed) - mine),
+      verified: slidingCount(wvc, wvp, weekElapsed),
+    };
+  }
+  if (t.bursty) {
+    counts.callers = slidingCount(cc!, cp!, elapsed);
+    counts.currentCallers = cc;
+  }
+  return [counts, at];
 }

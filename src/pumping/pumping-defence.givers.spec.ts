@@ -10,7 +10,7 @@ import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
-import { fineOf, volumeOf } from './range-stats-keys.js';
+import { FINE, VOLUME } from './range-stats-keys.js';
 import { PAST_NETWORKS_FLAG } from './giver-shares.js';
 import { RangeStats } from './range-stats.js';
 import type { SubjectCounts } from './pumping-counts.js';
@@ -98,11 +98,11 @@ describe('pumping defence: the givers’ shares', () => {
     // The 2nd was within the address's share (5), the 7th past it.
     await verified(pumping, ids[1]!, attempts[1]!.phoneNumber);
     await verified(pumping, ids[6]!, attempts[6]!.phoneNumber);
-    const read = await counts(['country:RU', 'prefix:+7916', fineOf('country:RU'), volumeOf('country:RU')]);
+    const read = await counts(['country:RU', 'prefix:+7916', `country:RU${FINE}`, `country:RU${VOLUME}`]);
     expect(read.get('country:RU')).toMatchObject({ starts: 45, verified: 41 });
     expect(read.get('prefix:+7916')).toMatchObject({ starts: 45, verified: 41 });
-    expect(read.get(fineOf('country:RU'))).toMatchObject({ starts: 45, verified: 41 });
-    expect(read.get(volumeOf('country:RU'))).toMatchObject({ starts: 47, verified: 42 });
+    expect(read.get(`country:RU${FINE}`)).toMatchObject({ starts: 45, verified: 41 });
+    expect(read.get(`country:RU${VOLUME}`)).toMatchObject({ starts: 47, verified: 42 });
   });
 
   it('one address past its share, its volume short of the prior: it is judged under attack, its neighbours and strangers are not', async () => {
@@ -125,7 +125,7 @@ describe('pumping defence: the givers’ shares', () => {
     expect((await pumping.assess(from('192.0.2.7')))!.selfUnderAttack).toBe(false);
     now += 11 * 60_000;
     const seventh = (await pumping.assess(from('192.0.2.7')))!;
-    expect(seventh.counts.get(volumeOf('country:RU'))).toMatchObject({ starts: 26, verified: 20 });
+    expect(seventh.counts.get(`country:RU${VOLUME}`)).toMatchObject({ starts: 26, verified: 20 });
     expect(seventh.selfUnderAttack).toBe(true);
   });
 
@@ -135,7 +135,7 @@ describe('pumping defence: the givers’ shares', () => {
     for (let a = 0; a < 12; a++) for (let i = 0; i < 2; i++) await start(pumping, from(`192.0.2.${a + 10}`));
     const next = (await pumping.assess(from('192.0.2.99')))!;
     expect(next.counts.get('country:RU')!.starts).toBe(9);
-    expect(next.counts.get(fineOf('country:RU'))!.starts).toBe(24);
+    expect(next.counts.get(`country:RU${FINE}`)!.starts).toBe(24);
     expect([next.underAttack, next.selfUnderAttack]).toStrictEqual([false, true]);
     // Beside it, another network: within its share up to its 9th start, past it at its 10th.
     for (let a = 0; a < 8; a++) await start(pumping, from(`198.51.100.${a + 10}`));
@@ -297,7 +297,7 @@ describe('pumping defence: the givers’ shares', () => {
     await sweep(pumping, '192.0.2', 9);
     let a = 100;
     while ((await graded(pumping, `192.0.2.${a}`)) === 'started') a += 1;
-    const volume = async () => (await counts([volumeOf('country:RU')])).get(volumeOf('country:RU'))!.starts;
+    const volume = async () => (await counts([`country:RU${VOLUME}`])).get(`country:RU${VOLUME}`)!.starts;
     // A steered attempt counts; its number's proof by the reverse call takes it back; a second proof,
     // or a proof by SMS, takes nothing more.
     const counted = await volume();

@@ -20,7 +20,7 @@ import {
 import { dueHold, heldBy, waitMs, withConcurrent } from './pumping-verdict.js';
 import type { RangeStats, BurstMarks } from './range-stats.js';
 import { giveBackOf, giversOf, networkPast, standingOf, withNextStart } from './giver-shares.js';
-import { creditedOf, hasBaseline, rememberedOf } from './range-stats-keys.js';
+import { creditedOf, rememberedOf, traitsOf } from './range-stats-keys.js';
 
 export type { PumpingAttempt } from './pumping-subjects.js';
 import type { GradedAnswer, PumpingAssessment, PumpingSignal } from './pumping-assessment.js';
@@ -100,20 +100,20 @@ export class PumpingDefence {
     const givers = attempt.switchedFrom === undefined ? giversOf(attempt, this.ipv6PrefixLength) : [];
     const shareKeys = this.stats.shareKeys(givers);
     // Past a share, the start is judged by the twin that counts it: read at once if a balance was seen full.
-    const [counts, holdList, balances, early] = await Promise.all([
+    const [counts, holds, balances, early] = await Promise.all([
       this.stats.read(subjects, attempt.phoneNumber),
-      Promise.all(holdable.map((s) => this.stats.readHold(s))),
+      this.stats.readHolds(holdable),
       this.stats.readShares(givers, shareKeys),
       this.stats.likelyPast(shareKeys) ? this.stats.read(twins) : undefined,
     ]);
-    const holds = new Map(holdable.map((s, i) => [s.id, holdList[i]]));
     const prior = this.settings.expectedConversion;
     // Where the next start puts its givers (its standing), and the network whose share it passes (a vote).
     const next = withNextStart(givers, balances);
     const standing = standingOf(givers, next);
     if (standing !== 'within')
       for (const [id, c] of early ?? (await this.stats.read(twins))) counts.set(id, c);
-    for (const [id, c] of counts) if (hasBaseline(id)) c.expected = prior[place.country] ?? prior.default;
+    for (const [id, c] of counts)
+      if (traitsOf(id).baseline) c.expected = prior[place.country] ?? prior.default;
     const underAttack = countryUnderAttack(counts.get(countryId(subjects))!, this.settings);
     const judgedBy = standing === 'past' ? twins[1]! : twins[0]!;
     const selfUnderAttack =
@@ -137,11 +137,10 @@ export class PumpingDefence {
         underAttack,
         known,
       });
-    const credited = [...all.map((s) => s.id), ...twins.map((t) => t.id)];
     const steer = attacked && !known && !free(attempt.method);
     const verdict = { underAttack, selfUnderAttack, held, reserve, steer };
-    const shares = { givers, standing, pastNetwork: networkPast(givers, next)?.id };
-    return { attempt, ...place, subjects, twins, credited, counts, holds, ...shares, ...verdict };
+    const shares = { givers, shareKeys, standing, pastNetwork: networkPast(givers, next)?.id };
+    return { attempt, ...place, subjects, holdable, twins, counts, holds, ...shares, ...verdict };
   }
 
   /**
@@ -226,7 +225,7 @@ export class PumpingDefence {
       const concurrent = withConcurrent(assessment.counts, counted.before, counted.callersBefore);
       const held = dueHold(
         {
-          holdable: holdableOf(assessment.subjects),
+          holdable: assessment.holdable,
           counts: concurrent,
           holds: assessment.holds,
           underAttack: assessment.underAttack,
@@ -270,6 +269,7 @@ export class PumpingDefence {
       givers,
       marks,
       assessment.standing,
+      assessment.shareKeys,
     );
   }
 
@@ -292,8 +292,10 @@ export class PumpingDefence {
     const standing = assessment.counted?.standing;
     const expected = assessment.counts.get(countryId(assessment.subjects))?.expected ?? 1;
     const giveBack = standing && giveBackOf(assessment.givers, standing, expected);
-    // Kept: what its verification cannot name by itself (rememberedOf), sealed.
-    await this.stats.rememberSession(requestId, rememberedOf(assessment.credited, standing), ttl, giveBack);
+    // Kept, sealed: what its verification cannot name by itself (rememberedOf: its callers', a switch's too).
+    const { attempt, subjects } = assessment;
+    const named = attempt.switchedFrom ? subjectsOf(attempt, assessment, this.ipv6PrefixLength) : subjects;
+    await this.stats.rememberSession(requestId, rememberedOf(named, standing), ttl, giveBack);
   }
 
   /** A verification: counted where its start was (else its range, country and owner; a proof as its start was credited). */

@@ -10,8 +10,8 @@ import {
   minUnconvertedFor,
   ruleOf,
   slowDrip,
-  subjectToHold,
 } from './pumping-rules.js';
+import { subjectToHold } from './pumping-verdict.js';
 
 /**
  * Issue 29's rules against attackers who spread thin: the day's judgement of prefixes and countries

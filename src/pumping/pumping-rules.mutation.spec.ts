@@ -13,9 +13,9 @@ import {
   reserveRefuses,
   ruleOf,
   slowDrip,
-  subjectToHold,
   unconverted,
 } from './pumping-rules.js';
+import { subjectToHold } from './pumping-verdict.js';
 import { countsAt, type SubjectCounts } from './pumping-counts.js';
 
 const rules = VERIFICATION_DEFAULTS.limits.pumping;

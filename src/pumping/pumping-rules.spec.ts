@@ -11,8 +11,8 @@ import {
   minUnconvertedFor,
   reserveRefuses,
   ruleOf,
-  subjectToHold,
 } from './pumping-rules.js';
+import { subjectToHold } from './pumping-verdict.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 

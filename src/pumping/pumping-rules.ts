@@ -285,38 +285,6 @@ export function ruleOf(
   return undefined;
 }
 
-/**
- * Which of a start's subjects cannot hold it by themselves: its prefix, when its own range converts
- * (a range's proofs vouch for that range only, and the prefix's other ranges are not this one), and
- * a shared address (a client key or network: carrier NAT, an office), when its range and prefix
- * convert (the address's other users are not this one).
- */
-export function exemptions<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
-  subjects: T[],
-  rules: Pick<PumpingThresholds, 'minConversion'>,
-): (subject: T) => boolean {
-  const converts = (kind: PumpingSubjectKind): boolean => {
-    const s = subjects.find((x) => x.kind === kind);
-    return s !== undefined && converting(s.counts, rules);
-  };
-  const rangeConverts = converts('range');
-  const numberConverts = rangeConverts && converts('prefix');
-  return (s) =>
-    (s.kind === 'prefix' && rangeConverts) ||
-    ((s.kind === 'client' || s.kind === 'network') && numberConverts);
-}
-
-/** The first subject (in the given order) that is to be held, or undefined (see exemptions). */
-export function subjectToHold<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
-  subjects: T[],
-  underAttack: boolean | ((kind: PumpingSubjectKind) => boolean),
-  rules: PumpingThresholds,
-): T | undefined {
-  const exempt = exemptions(subjects, rules);
-  const attack = typeof underAttack === 'function' ? underAttack : () => underAttack;
-  return subjects.find((s) => !exempt(s) && ruleOf(s.kind, s.counts, attack(s.kind), rules) !== undefined);
-}
-
 /** Whether a subject's window shows conversions at or above `minConversion`. */
 export function converting(counts: SubjectCounts, rules: Pick<PumpingThresholds, 'minConversion'>): boolean {
   return counts.verified > 0 && counts.verified >= rules.minConversion * counts.starts;

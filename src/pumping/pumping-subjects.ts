@@ -5,7 +5,7 @@ import { operatorPrefix } from '../core/phone-number.js';
 import { numberRange } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';
 import type { StatsSubject } from './range-stats.js';
-import { fineOf, volumeOf } from './range-stats-keys.js';
+import { FINE, VOLUME } from './range-stats-keys.js';
 
 /**
  * What a start is counted against, named as the store keys them: its number's range, operator
@@ -86,17 +86,20 @@ export function isCaller(subject: Subject): boolean {
 
 /** The subjects a hold can stand on: all but the country (judged as a whole, it is never held). */
 export function holdableOf(subjects: Subject[]): HoldableSubject[] {
-  return subjects.filter((s): s is HoldableSubject => s.kind !== 'country');
+  const holdable: HoldableSubject[] = [];
+  for (const s of subjects) if (s.kind !== 'country') holdable.push(s as HoldableSubject);
+  return holdable;
 }
 
 export function countryId(subjects: Subject[]): string {
-  return subjects.find((s) => s.kind === 'country')!.id;
+  for (const s of subjects) if (s.kind === 'country') return s.id;
+  throw new TypeError('a start is always counted for its country');
 }
 
 /** The country's twins (range-stats-keys.ts): bounded by its callers' shares, and its whole volume. */
 export function twinsOf(subjects: Subject[]): StatsSubject[] {
   const country = countryId(subjects);
-  return [{ id: fineOf(country) }, { id: volumeOf(country) }];
+  return [{ id: country + FINE }, { id: country + VOLUME }];
 }
 
 /**

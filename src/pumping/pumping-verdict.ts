@@ -2,10 +2,8 @@ import { coarseWaitMs } from '../core/refusal-reason.js';
 import { countsWith, type SubjectCounts } from './pumping-counts.js';
 import {
   converting,
-  exemptions,
   liftsAt,
   ruleOf,
-  subjectToHold,
   type PumpingRule,
   type PumpingSubjectKind,
   type PumpingThresholds,
@@ -41,10 +39,64 @@ export interface VerdictInput {
 }
 
 /** Whether a subject of `kind` is judged as under attack: places by their country, callers by their own lot. */
-function attackOn(input: VerdictInput, kind: PumpingSubjectKind): boolean {
-  return kind === 'range' || kind === 'prefix'
-    ? input.underAttack
-    : (input.callersUnderAttack ?? input.underAttack);
+export function attackOn(
+  kind: PumpingSubjectKind,
+  underAttack: boolean,
+  callersUnderAttack = underAttack,
+): boolean {
+  return kind === 'range' || kind === 'prefix' ? underAttack : callersUnderAttack;
+}
+
+const NO_EXEMPTIONS: ReadonlySet<PumpingSubjectKind> = new Set();
+const PREFIX_EXEMPT: ReadonlySet<PumpingSubjectKind> = new Set(['prefix']);
+const NUMBER_EXEMPT: ReadonlySet<PumpingSubjectKind> = new Set(['prefix', 'client', 'network']);
+
+/**
+ * Which kinds of a start's subjects cannot hold it by themselves: its prefix, when its own range converts
+ * (a range's proofs vouch for that range only, and the prefix's other ranges are not this one), and
+ * a shared address (a client key or network: carrier NAT, an office), when its range and prefix
+ * convert (the address's other users are not this one).
+ */
+export function exemptions(
+  subjects: readonly { kind: PumpingSubjectKind; counts: SubjectCounts }[],
+  rules: Pick<PumpingThresholds, 'minConversion'>,
+): ReadonlySet<PumpingSubjectKind> {
+  let range: SubjectCounts | undefined;
+  let prefix: SubjectCounts | undefined;
+  for (const s of subjects)
+    if (s.kind === 'range') range ??= s.counts;
+    else if (s.kind === 'prefix') prefix ??= s.counts;
+  if (range === undefined || !converting(range, rules)) return NO_EXEMPTIONS;
+  return prefix !== undefined && converting(prefix, rules) ? NUMBER_EXEMPT : PREFIX_EXEMPT;
+}
+
+/**
+ * The first subject (in the given order) that is to be held, or undefined (see exemptions): under
+ * attack as `attackOn` says (`callersUnderAttack`: how the callers are judged; `exempt`: when known).
+ */
+export function subjectToHold<T extends { kind: PumpingSubjectKind; counts: SubjectCounts }>(
+  subjects: readonly T[],
+  underAttack: boolean,
+  rules: PumpingThresholds,
+  callersUnderAttack = underAttack,
+  exempt = exemptions(subjects, rules),
+): T | undefined {
+  for (const s of subjects)
+    if (
+      !exempt.has(s.kind) &&
+      ruleOf(s.kind, s.counts, attackOn(s.kind, underAttack, callersUnderAttack), rules) !== undefined
+    )
+      return s;
+  return undefined;
+}
+
+/** A verdict's holdable subjects with their counts, in their order. */
+type Judged = { kind: PumpingSubjectKind; id: string; counts: SubjectCounts };
+
+function judgedOf(input: VerdictInput): Judged[] {
+  const judged: Judged[] = [];
+  for (const s of input.holdable) judged.push({ kind: s.kind, id: s.id, counts: input.counts.get(s.id)! });
+  return judged;
 }
 
 /**
@@ -52,46 +104,41 @@ function attackOn(input: VerdictInput, kind: PumpingSubjectKind): boolean {
  * start: see exemptions), else the subject a new hold is due for, else undefined.
  */
 export function heldBy(input: VerdictInput, now: number, rules: PumpingThresholds): Held | undefined {
-  const exempt = exemptions(
-    input.holdable.map((s) => ({ kind: s.kind, counts: input.counts.get(s.id)! })),
-    rules,
-  );
-  const running = input.holdable.find((s) => {
+  const judged = judgedOf(input);
+  const exempt = exemptions(judged, rules);
+  const callers = input.callersUnderAttack ?? input.underAttack;
+  for (const s of judged) {
     const hold = input.holds.get(s.id);
-    const counts = input.counts.get(s.id)!;
     // A running hold ends early once its subject converts again (its first users completed).
-    return (
-      hold !== undefined &&
-      hold.until > now &&
-      !converting(counts, rules) &&
-      !exempt({ kind: s.kind, counts })
-    );
-  });
-  if (!running) return dueHold(input, rules);
-  const counts = input.counts.get(running.id)!;
-  return {
-    kind: running.kind,
-    id: running.id,
-    counts,
-    rule: ruleOf(running.kind, counts, attackOn(input, running.kind), rules) ?? 'unconverted',
-    hold: input.holds.get(running.id),
-    running: true,
-  };
+    if (hold === undefined || hold.until <= now || converting(s.counts, rules) || exempt.has(s.kind))
+      continue;
+    return {
+      kind: s.kind,
+      id: s.id,
+      counts: s.counts,
+      rule: ruleOf(s.kind, s.counts, attackOn(s.kind, input.underAttack, callers), rules) ?? 'unconverted',
+      hold,
+      running: true,
+    };
+  }
+  return dueHold(input, rules, judged, exempt);
 }
 
-/** The subject a new hold is due for, judged on the counts, or undefined. */
-export function dueHold(input: VerdictInput, rules: PumpingThresholds): Held | undefined {
-  const found = subjectToHold(
-    input.holdable.map((s) => ({ kind: s.kind, id: s.id, counts: input.counts.get(s.id)! })),
-    (kind) => attackOn(input, kind),
-    rules,
-  );
+/** The subject a new hold is due for, judged on the counts, or undefined (`judged`, `exempt`: when known). */
+export function dueHold(
+  input: VerdictInput,
+  rules: PumpingThresholds,
+  judged = judgedOf(input),
+  exempt = exemptions(judged, rules),
+): Held | undefined {
+  const callers = input.callersUnderAttack ?? input.underAttack;
+  const found = subjectToHold(judged, input.underAttack, rules, callers, exempt);
   return found
     ? {
         kind: found.kind,
         id: found.id,
         counts: found.counts,
-        rule: ruleOf(found.kind, found.counts, attackOn(input, found.kind), rules)!,
+        rule: ruleOf(found.kind, found.counts, attackOn(found.kind, input.underAttack, callers), rules)!,
         hold: input.holds.get(found.id),
         running: false,
       }

@@ -1,4 +1,4 @@
-import { bursty, EVICTABLE, rangeStatsKey as key } from './range-stats-keys.js';
+import { EVICTABLE, pumpKey, PUMP, traitsOf } from './range-stats-keys.js';
 import { RangeHolds, type Tagged } from './range-holds.js';
 
 /**
@@ -13,6 +13,9 @@ export interface BurstMarks {
   ids: ReadonlySet<string>;
   release(): Promise<void>;
 }
+
+/** A burst mark holds nothing to give back. */
+const NOTHING_TO_RELEASE = async (): Promise<void> => undefined;
 
 /** How long a burst mark outlives its window: instances' clocks that disagree by up to this still read it. */
 export const MARK_SLACK_MS = 60_000;
@@ -38,21 +41,25 @@ export class RangeBursts extends RangeHolds {
     caller?: string,
   ): Promise<BurstMarks> {
     const w = Math.floor(this.store.now() / this.settings.windowMs);
-    const none = { window: w, first: false, ids: new Set<string>(), release: async () => undefined };
-    const ids = subjects.filter((s) => bursty(s.id)).map((s) => s.id);
+    const none = { window: w, first: false, ids: new Set<string>(), release: NOTHING_TO_RELEASE };
+    const ids: string[] = [];
+    for (const s of subjects) if (traitsOf(s.id).bursty) ids.push(s.id);
     if (caller === undefined || phoneNumber === undefined || ids.length === 0) return none;
     // The number's count (RangeStats.countStart), created at 0 and as long-lived: a count of nothing.
-    const [first, ...seen] = await Promise.all([
+    const reads: Promise<boolean | string | null>[] = [
       this.store.setIfAbsent(
-        key.number(this.keys.digest(phoneNumber), w),
+        pumpKey(PUMP.number, this.keys.digest(phoneNumber), w),
         '0',
         2 * this.settings.windowMs,
         EVICTABLE,
       ),
-      ...ids.map((id) => this.store.get(this.mark(id, caller, w))),
-    ]);
+    ];
+    for (const id of ids) reads.push(this.store.get(this.mark(id, caller, w)));
+    const [first, ...seen] = await Promise.all(reads);
     if (!first) return none;
-    return { ...none, first, ids: new Set(ids.filter((_, i) => seen[i] === null)) };
+    const unmarked = new Set<string>();
+    for (const [i, id] of ids.entries()) if (seen[i] === null) unmarked.add(id);
+    return { ...none, first: true, ids: unmarked };
   }
 
   /**
@@ -71,45 +78,58 @@ export class RangeBursts extends RangeHolds {
     marked: BurstMarks | undefined,
     numberCount: Promise<number>,
   ): Promise<(readonly [string, number] | undefined)[]> {
-    const tags = new Map(subjects.filter((s) => bursty(s.id)).map((s) => [s.id, this.tag(s)]));
-    const ids = [...tags.keys()];
-    if (caller === undefined || phoneNumber === undefined || ids.length === 0) return [];
+    const tags = new Map<string, string>();
+    for (const s of subjects) if (traitsOf(s.id).bursty) tags.set(s.id, this.tag(s));
+    if (caller === undefined || phoneNumber === undefined || tags.size === 0) return [];
     const went = marked?.window === w && marked.first;
-    const ahead = went ? ids.filter((id) => marked.ids.has(id)) : [];
     const ttl = 2 * this.settings.windowMs;
-    const callers = (id: string): string => key.callers(tags.get(id)!, w);
-    const take = (id: string): Promise<boolean> =>
-      this.store.setIfAbsent(this.mark(id, caller, w), '1', this.markTtl(w), EVICTABLE);
-    const [count, taken] = await Promise.all([
-      numberCount,
-      Promise.all(
-        ahead.map((id) => Promise.all([take(id), this.store.increment(callers(id), 1, ttl, EVICTABLE)])),
-      ),
-    ]);
+    const ahead: string[] = [];
+    const claims: Promise<[boolean, { value: number }]>[] = [];
+    if (went)
+      for (const [id, tag] of tags)
+        if (marked.ids.has(id)) {
+          ahead.push(id);
+          claims.push(
+            Promise.all([
+              this.store.setIfAbsent(this.mark(id, caller, w), '1', this.markTtl(w), EVICTABLE),
+              this.store.increment(pumpKey(PUMP.callers, tag, w), 1, ttl, EVICTABLE),
+            ]),
+          );
+        }
+    const [count, taken] = await Promise.all([numberCount, Promise.all(claims)]);
     const fresh = count === 1;
-    const back = ahead.flatMap((id, i) => {
-      const [won] = taken[i]!;
-      if (fresh && won) return [];
-      return [
-        this.store.increment(callers(id), -1, ttl, EVICTABLE),
-        won ? this.store.delete(this.mark(id, caller, w)) : Promise.resolve(),
-      ];
-    });
-    const counted = ahead.map((id, i) =>
-      fresh && taken[i]![0] ? ([id, taken[i]![1].value - 1] as const) : undefined,
-    );
+    const back: Promise<unknown>[] = [];
+    const counted: (readonly [string, number] | undefined)[] = [];
+    for (const [i, id] of ahead.entries()) {
+      const [won, callers] = taken[i]!;
+      if (fresh && won) {
+        counted.push([id, callers.value - 1]);
+        continue;
+      }
+      counted.push(undefined);
+      back.push(this.store.increment(pumpKey(PUMP.callers, tags.get(id)!, w), -1, ttl, EVICTABLE));
+      if (won) back.push(this.store.delete(this.mark(id, caller, w)));
+    }
     if (!fresh || went) {
       await Promise.all(back);
       return counted;
     }
-    const won = await Promise.all(ids.map(take));
-    return Promise.all(
-      ids
-        .filter((_, i) => won[i])
-        .map(
-          async (id) => [id, (await this.store.increment(callers(id), 1, ttl, EVICTABLE)).value - 1] as const,
-        ),
-    );
+    const ids = [...tags.keys()];
+    const marks: Promise<boolean>[] = [];
+    for (const id of ids)
+      marks.push(this.store.setIfAbsent(this.mark(id, caller, w), '1', this.markTtl(w), EVICTABLE));
+    const won = await Promise.all(marks);
+    const newTo: string[] = [];
+    const increments: Promise<{ value: number }>[] = [];
+    for (const [i, id] of ids.entries())
+      if (won[i]) {
+        newTo.push(id);
+        increments.push(this.store.increment(pumpKey(PUMP.callers, tags.get(id)!, w), 1, ttl, EVICTABLE));
+      }
+    const answers = await Promise.all(increments);
+    const callersBefore: (readonly [string, number])[] = [];
+    for (const [i, id] of newTo.entries()) callersBefore.push([id, answers[i]!.value - 1]);
+    return callersBefore;
   }
 
   /** A caller's mark is read only in its window (the key names it): kept until the window ends, and a minute. */
@@ -119,6 +139,6 @@ export class RangeBursts extends RangeHolds {
 
   /** The mark of a caller in a subject's window. */
   private mark(id: string, of: string, w: number): string {
-    return key.caller(this.keys.digest(`${id}\n${of}`), w);
+    return pumpKey(PUMP.caller, this.keys.digest(`${id}\n${of}`), w);
   }
 }

@@ -5,20 +5,16 @@ import type { VerificationStore } from '../store/verification-store.interface.js
 import { storeBatch } from '../store/store-batch.js';
 import {
   EVICTABLE,
-  hasBaseline,
-  options,
-  rangeStatsKey as key,
+  pumpKey,
+  PUMP,
+  RangeStatsKeys,
   tagOf,
   TAGGED,
+  traitsOf,
+  type CountedKeys,
   WEEK_MS,
 } from './range-stats-keys.js';
 import { PAST_NETWORKS_FLAG, START_WEIGHT, type Giver } from './giver-shares.js';
-
-/** Counters a counted start incremented (key, evictable, ttl) and the givers' balances it was charged to. */
-export interface CountedKeys {
-  counters: [key: string, evictable: boolean, ttlMs: number][];
-  shares: string[];
-}
 
 /** How many keys one instance remembers of each kind (likelyPast, votes): forgetting costs a round trip. */
 const KEYS_REMEMBERED = 10_000;
@@ -31,8 +27,19 @@ function remember(set: Set<string>, k: string): void {
 }
 
 /** The keys of a country's past-network votes on a UTC day (votePastNetwork), in the order they fill. */
-function voteSlots(tag: string, day: number): string[] {
-  return Array.from({ length: PAST_NETWORKS_FLAG }, (_, i) => key.pastNetwork(tag, day, i));
+export function voteSlots(tag: string, day: number): string[] {
+  const slots: string[] = [];
+  for (let i = 0; i < PAST_NETWORKS_FLAG; i++) slots.push(pumpKey(PUMP.pastNetwork, tag, day, i));
+  return slots;
+}
+
+/**
+ * A counter's value; 0 for none or a value that is not a count. `least`: the least it reads as (a
+ * window's count taken back below 0 reads 0).
+ */
+export function countOf(value: string | null, least = -Infinity): number {
+  const n = Number(value);
+  return Number.isFinite(n) ? Math.max(least, n) : 0;
 }
 
 /** A subject or giver, whose counters its id names (RangeHolds.tag). */
@@ -66,11 +73,18 @@ export class RangeHolds {
     protected readonly keys: DataKeys,
   ) {}
 
-  async readHold(subject: Tagged): Promise<HoldState | undefined> {
-    const value = await this.store.get(key.hold(this.tag(subject)));
-    if (value === null) return undefined;
-    const [until, level] = value.split(':').map(Number);
-    return Number.isFinite(until) && Number.isFinite(level) ? { until: until!, level: level! } : undefined;
+  /** Each subject's hold (undefined: none), read at once, by id in the order given. */
+  async readHolds(subjects: readonly Tagged[]): Promise<Map<string, HoldState | undefined>> {
+    const reads: Promise<string | null>[] = [];
+    for (const s of subjects) reads.push(this.store.get(pumpKey(PUMP.hold, this.tag(s))));
+    const values = await Promise.all(reads);
+    const holds = new Map<string, HoldState | undefined>();
+    for (const [i, s] of subjects.entries()) {
+      const [until, level] = values[i]?.split(':').map(Number) ?? [];
+      const valid = Number.isFinite(until) && Number.isFinite(level);
+      holds.set(s.id, valid ? { until: until!, level: level! } : undefined);
+    }
+    return holds;
   }
 
   /**
@@ -83,14 +97,14 @@ export class RangeHolds {
     level: number,
     coolOffMs: number,
   ): Promise<boolean> {
-    const k = key.hold(this.keys.digest(id));
+    const k = pumpKey(PUMP.hold, this.keys.digest(id));
     const value = `${this.store.now() + coolOffMs}:${level}`;
     // Remembered a window past the cool-off, so a pattern that goes on gets the next, longer one.
     const ttl = coolOffMs + 2 * this.settings.windowMs;
-    if (previous === undefined) return this.store.setIfAbsent(k, value, ttl, options(id));
+    if (previous === undefined) return this.store.setIfAbsent(k, value, ttl, traitsOf(id).options);
     const current = await this.store.get(k);
     if (current !== null && current !== `${previous.until}:${previous.level}`) return false;
-    await this.store.set(k, value, ttl, options(id));
+    await this.store.set(k, value, ttl, traitsOf(id).options);
     return true;
   }
 
@@ -134,21 +148,21 @@ export class RangeHolds {
     remember(this.#voted, memo);
   }
 
-  /** The distinct networks past their share on a UTC day, of the country tagged `tag`: its slots taken. */
-  protected async pastNetworkVotes(tag: string, day: number): Promise<number> {
-    const held = await Promise.all(voteSlots(tag, day).map((slot) => this.store.get(slot)));
-    return held.filter((holder) => holder !== null).length;
-  }
-
   /** The keys of the givers' balances this week (giver-shares.ts), in the order given. */
   shareKeys(givers: readonly Giver[]): string[] {
     const week = Math.floor(this.store.now() / WEEK_MS);
-    return givers.map((g) => key.share(this.tag(g), week));
+    const keys: string[] = [];
+    for (const g of givers) keys.push(pumpKey(PUMP.share, this.tag(g), week));
+    return keys;
   }
 
   /** Each giver's balance this week, in the order given (`shareKeys`: their keys, when known). */
-  readShares(givers: readonly Giver[], shareKeys = this.shareKeys(givers)): Promise<number[]> {
-    return Promise.all(shareKeys.map((k) => this.readCount(k)));
+  async readShares(givers: readonly Giver[], shareKeys = this.shareKeys(givers)): Promise<number[]> {
+    const reads: Promise<string | null>[] = [];
+    for (const k of shareKeys) reads.push(this.store.get(k));
+    const balances: number[] = [];
+    for (const value of await Promise.all(reads)) balances.push(countOf(value));
+    return balances;
   }
 
   /**
@@ -157,7 +171,8 @@ export class RangeHolds {
    * country's twins with its other counts, not after its balances (one store round trip less).
    */
   likelyPast(shareKeys: readonly string[]): boolean {
-    return this.#full.size > 0 && shareKeys.some((k) => this.#full.has(k));
+    if (this.#full.size > 0) for (const k of shareKeys) if (this.#full.has(k)) return true;
+    return false;
   }
 
   /** Notes which balances (with a start added) leave no room for the next start (likelyPast). */
@@ -166,15 +181,14 @@ export class RangeHolds {
     givers: readonly Giver[],
     balances: readonly number[],
   ): void {
-    shareKeys.forEach((k, i) => {
+    for (const [i, k] of shareKeys.entries())
       if (balances[i]! + START_WEIGHT <= givers[i]!.share * START_WEIGHT) this.#full.delete(k);
       else remember(this.#full, k);
-    });
   }
 
   /** A balance with a start added: charged (counted atomically), else read (what charging it would answer). */
   protected async balanceWithStart(shareKey: string, charge: boolean): Promise<number> {
-    if (!charge) return (await this.readCount(shareKey)) + START_WEIGHT;
+    if (!charge) return countOf(await this.store.get(shareKey)) + START_WEIGHT;
     return (await this.store.increment(shareKey, START_WEIGHT, 2 * WEEK_MS, EVICTABLE)).value;
   }
 
@@ -186,15 +200,6 @@ export class RangeHolds {
     let tag = this.#tags.get(named);
     if (tag === undefined) this.#tags.set(named, (tag = this.keys.digest(named.id)));
     return tag;
-  }
-
-  /**
-   * A counter's value; 0 for none or a value that is not a count. `least`: the least it reads as (a
-   * window's count taken back below 0 reads 0).
-   */
-  protected async readCount(k: string, least = -Infinity): Promise<number> {
-    const n = Number(await this.store.get(k));
-    return Number.isFinite(n) ? Math.max(least, n) : 0;
   }
 
   /**
@@ -210,18 +215,27 @@ export class RangeHolds {
     // A caller (an owner, a client key, an address) is kept as its tag, all its counters need (tagOf); a
     // giver also credited as its place in the list. By position (a pending session keeps one), the ids
     // alone when nothing is given back. Sealed only when a place is kept (its range names the number).
-    const kept = ids.map((id, i) =>
-      (i === 0 && id.startsWith('+')) || hasBaseline(id) ? id : TAGGED + this.keys.digest(id),
-    );
+    const kept: string[] = [];
+    let named = false;
+    for (const [i, id] of ids.entries()) {
+      const place = (i === 0 && id.startsWith('+')) || traitsOf(id).baseline;
+      kept.push(place ? id : TAGGED + this.keys.digest(id));
+      if (i > 0 && place && !id.startsWith(TAGGED)) named = true;
+    }
     const { amount } = giveBack;
-    const givers = giveBack.givers.map((g) => {
+    const givers: (string | number)[] = [];
+    for (const g of giveBack.givers) {
       const tagged = TAGGED + this.keys.digest(g);
       const at = kept.indexOf(tagged);
-      return at < 0 ? tagged : at;
-    });
+      givers.push(at < 0 ? tagged : at);
+    }
     const value = JSON.stringify(givers.length > 0 && amount > 0 ? [kept, givers, amount] : kept);
-    const named = kept.some((id, i) => i > 0 && !id.startsWith(TAGGED));
-    await this.store.set(key.session(requestId), named ? this.keys.seal(value) : value, ttlMs, EVICTABLE);
+    await this.store.set(
+      RangeStatsKeys.sessionKey(requestId),
+      named ? this.keys.seal(value) : value,
+      ttlMs,
+      EVICTABLE,
+    );
   }
 
   /**
@@ -231,7 +245,7 @@ export class RangeHolds {
    * would otherwise stay within its share forever while every start counted in its country).
    */
   async takeSession(requestId: string, phoneNumber: string): Promise<string[] | undefined> {
-    const k = key.session(requestId);
+    const k = RangeStatsKeys.sessionKey(requestId);
     const value = await this.store.get(k);
     if (value === null) return undefined;
     await this.store.delete(k);
@@ -260,7 +274,7 @@ export class RangeHolds {
       typeof back === 'number' &&
       back > 0 &&
       (await this.store.setIfAbsent(
-        key.givenBack(this.keys.digest(phoneNumber), week),
+        pumpKey(PUMP.givenBack, this.keys.digest(phoneNumber), week),
         '1',
         2 * WEEK_MS,
         EVICTABLE,
@@ -268,7 +282,7 @@ export class RangeHolds {
     ) {
       await Promise.all(
         givers.map((g) =>
-          this.store.increment(key.share(tagOf(this.keys, g), week), -back, 2 * WEEK_MS, EVICTABLE),
+          this.store.increment(pumpKey(PUMP.share, tagOf(this.keys, g), week), -back, 2 * WEEK_MS, EVICTABLE),
         ),
       );
     }
@@ -285,7 +299,7 @@ export class RangeHolds {
     // Its id names the one take-back its proofs may make (takeSteered).
     const value = this.keys.seal(JSON.stringify({ ...taken, id: randomUUID() }));
     await this.store.set(
-      key.steered(this.keys.digest(phoneNumber)),
+      pumpKey(PUMP.steered, this.keys.digest(phoneNumber)),
       value,
       this.settings.windowMs,
       EVICTABLE,
@@ -297,7 +311,7 @@ export class RangeHolds {
    * read the same attempt, and only the one that claims its id (set-if-absent) takes it back.
    */
   async takeSteered(phoneNumber: string): Promise<void> {
-    const k = key.steered(this.keys.digest(phoneNumber));
+    const k = pumpKey(PUMP.steered, this.keys.digest(phoneNumber));
     const value = await this.store.get(k);
     if (value === null) return;
     let taken: CountedKeys & { id?: unknown };
@@ -308,7 +322,14 @@ export class RangeHolds {
     }
     if (!Array.isArray(taken?.counters) || !Array.isArray(taken.shares) || typeof taken.id !== 'string')
       return;
-    if (!(await this.store.setIfAbsent(key.steeredTaken(taken.id), '1', this.settings.windowMs, EVICTABLE)))
+    if (
+      !(await this.store.setIfAbsent(
+        pumpKey(PUMP.steeredTaken, taken.id),
+        '1',
+        this.settings.windowMs,
+        EVICTABLE,
+      ))
+    )
       return;
     await this.store.delete(k);
     await takeBack(this.store, taken);

@@ -2,7 +2,7 @@ import { DAY_MS } from '../core/clock.js';
 import type { StoreWriteOptions } from '../store/verification-store.interface.js';
 import type { DataKeys } from '../core/data-keys.js';
 import { digest } from '../core/digest.js';
-import type { Standing } from './giver-shares.js';
+import type { Giver, Standing } from './giver-shares.js';
 
 /** Countries remember a week: the slowest drip they must see (two fixed weeks read as a sliding one). */
 export const WEEK_MS = 7 * DAY_MS;
@@ -10,47 +10,66 @@ export const WEEK_MS = 7 * DAY_MS;
 export const RECENT_MS = 5 * 60_000;
 
 /**
- * Store keys. A subject's counters are named by its tag (its id's keyed digest, taken once per subject
- * and call: a start reads about a dozen of each subject's counters); numbers and callers likewise.
+ * What each kind of counter is called in its store key (pumpKey). A subject's counters are named by its
+ * tag (its id's keyed digest, taken once per subject and call: a start reads about a dozen of each
+ * subject's counters); numbers and callers likewise.
  */
-export const rangeStatsKey = {
-  starts: (tag: string, w: number) => `protect:pump:s:${tag}:${w}`,
-  verified: (tag: string, w: number) => `protect:pump:v:${tag}:${w}`,
-  day: (tag: string, d: number) => `protect:pump:dv:${tag}:${d}`,
-  dayStarts: (tag: string, d: number) => `protect:pump:ds:${tag}:${d}`,
-  dayRanges: (tag: string, d: number) => `protect:pump:dr:${tag}:${d}`,
+export const PUMP = {
+  starts: 's',
+  verified: 'v',
+  day: 'dv',
+  dayStarts: 'ds',
+  dayRanges: 'dr',
   /** `of`: the giver's digest: its balance of starts counted in places this week (giver-shares.ts). */
-  share: (of: string, wk: number) => `protect:pump:sh:${of}:${wk}`,
+  share: 'sh',
   /**
    * Countries: the `slot`-th distinct network past its share that started on the UTC day (its digest
    * with the country's id; giver-shares.ts, PAST_NETWORKS_FLAG slots).
    */
-  pastNetwork: (tag: string, d: number, slot: number) => `protect:pump:pns:${tag}:${d}:${slot}`,
-  weekStarts: (tag: string, wk: number) => `protect:pump:ws:${tag}:${wk}`,
-  weekVerified: (tag: string, wk: number) => `protect:pump:wv:${tag}:${wk}`,
-  recent: (tag: string, b: number) => `protect:pump:r:${tag}:${b}`,
+  pastNetwork: 'pns',
+  weekStarts: 'ws',
+  weekVerified: 'wv',
+  recent: 'r',
   /** `of`: the digest of the subject's id and the range. */
-  dayRange: (of: string, d: number) => `protect:pump:drm:${of}:${d}`,
+  dayRange: 'drm',
   /** `of`: the number's digest, as in `number` and `verifiedNumber`. */
-  dayNumber: (of: string, d: number) => `protect:pump:dn:${of}:${d}`,
-  known: (tag: string) => `protect:pump:known:${tag}`,
-  hold: (tag: string) => `protect:pump:hold:${tag}`,
-  callers: (tag: string, w: number) => `protect:pump:c:${tag}:${w}`,
+  dayNumber: 'dn',
+  known: 'known',
+  hold: 'hold',
+  callers: 'c',
   /** `of`: the digest of the subject's id and the caller (an older mark: and `n:<E.164>`). */
-  caller: (of: string, w: number) => `protect:pump:cm:${of}:${w}`,
+  caller: 'cm',
   /**
    * `of`: the number's digest: its starts in the window, and its mark for its range's and prefix's bursts
    * (RangeBursts: created at 0 with the limits; new to them where its increment answers 1). An older instance marked it under `protect:pump:nm:`.
    */
-  number: (of: string, w: number) => `protect:pump:n:${of}:${w}`,
-  verifiedNumber: (of: string, w: number) => `protect:pump:vn:${of}:${w}`,
-  session: (requestId: string) => `protect:pump:session:${digest(requestId)}`,
-  steered: (of: string) => `protect:pump:st:${of}`,
-  steeredTaken: (id: string) => `protect:pump:stt:${id}`,
-  givenBack: (of: string, wk: number) => `protect:pump:gb:${of}:${wk}`,
-};
+  number: 'n',
+  verifiedNumber: 'vn',
+  /** `of`: the request id's digest (sessionKey). */
+  session: 'session',
+  steered: 'st',
+  steeredTaken: 'stt',
+  givenBack: 'gb',
+} as const;
 
-const key = rangeStatsKey;
+/** A counter's keys in the period `n` (window, day, week) and the one before: two fixed periods read as one sliding. */
+export function periods(kind: PumpKind, of: string, n: number): [string, string] {
+  return [pumpKey(kind, of, n), pumpKey(kind, of, n - 1)];
+}
+
+/** What a kind of counter is called in its key. */
+export type PumpKind = (typeof PUMP)[keyof typeof PUMP];
+
+/** A store key of the defence: `protect:pump:<kind>:<of>`, then its window (day, week) and slot, if any. */
+export function pumpKey(
+  kind: (typeof PUMP)[keyof typeof PUMP],
+  of: string,
+  n?: number,
+  slot?: number,
+): string {
+  const k = `protect:pump:${kind}:${of}`;
+  return n === undefined ? k : slot === undefined ? `${k}:${n}` : `${k}:${n}:${slot}`;
+}
 
 /** Marks an id a remembered session keeps as its tag (RangeHolds.rememberSession): `~` and the tag. */
 export const TAGGED = '~';
@@ -64,7 +83,7 @@ export function tagOf(keys: DataKeys, id: string): string {
 export const RangeStatsKeys = {
   /** Store key of the subjects a session's start was counted for (sealed: they name the caller). */
   sessionKey(requestId: string): string {
-    return key.session(requestId);
+    return pumpKey(PUMP.session, digest(requestId));
   },
 };
 
@@ -78,25 +97,17 @@ export const EVICTABLE: StoreWriteOptions = { evictable: true };
  * counted. A start is judged by the one that counts it most narrowly: what one giver does past its
  * share holds that giver, and changes nothing for others.
  */
-export function fineOf(countryId: string): string {
-  return `${countryId}#fine`;
-}
-
-export function volumeOf(countryId: string): string {
-  return `${countryId}#all`;
-}
+/** The suffix of a country's callers-bounded twin's id (`country:RU#fine`). */
+export const FINE = '#fine';
+/** The suffix of a country's volume twin's id (`country:RU#all`). */
+export const VOLUME = '#all';
 
 /** Whether a counter of the subject `id` keeps a start of this standing (else it is taken back). */
 export function keeps(id: string, standing: Standing): boolean {
-  if (id.endsWith('#all')) return true;
-  if (id.endsWith('#fine')) return standing !== 'past';
+  if (id.endsWith(VOLUME)) return true;
+  if (id.endsWith(FINE)) return standing !== 'past';
   if (id.startsWith('prefix:') || id.startsWith('country:')) return standing === 'within';
   return true;
-}
-
-/** Whether `id` is a country's own subject (what its judgement of everyone reads), not one of its twins. */
-export function isCountry(id: string): boolean {
-  return id.startsWith('country:') && !id.includes('#');
 }
 
 /** Of a start's credited ids, those its verification counts for (keeps). */
@@ -109,11 +120,13 @@ export function creditedAt(ids: readonly string[], standing: Standing): string[]
  * standing (`+within`, `+network`, `+past`; `+all`: none, every id credited), then the ids its
  * verification cannot name by itself (ownIds names its place, owner and twins): its client key's and network's.
  */
-export function rememberedOf(credited: readonly string[], standing: Standing | undefined): string[] {
-  return [
-    `+${standing ?? 'all'}`,
-    ...credited.filter((id) => id.startsWith('client:') || id.startsWith('network:')),
-  ];
+export function rememberedOf(
+  credited: readonly { readonly id: string }[],
+  standing: Standing | undefined,
+): string[] {
+  const kept = [`+${standing ?? 'all'}`];
+  for (const { id } of credited) if (id.startsWith('client:') || id.startsWith('network:')) kept.push(id);
+  return kept;
 }
 
 /** The ids a remembered session is credited at (see rememberedOf); a list kept whole (before) as it is. */
@@ -124,22 +137,71 @@ export function creditedOf(remembered: readonly string[], own: readonly string[]
   return head === '+all' ? all : creditedAt(all, head.slice(1) as Standing);
 }
 
-/** Ranges and prefixes count distinct callers (the burst signature). */
-export function bursty(id: string): boolean {
-  return id.startsWith('range:') || id.startsWith('prefix:');
+/** What a subject's counters are, by its kind (its id up to `:`): see traitsOf. */
+export interface SubjectTraits {
+  /** Ranges and prefixes count distinct callers (the burst signature). */
+  bursty: boolean;
+  /** Prefixes and countries (and a country's twins) are judged over the day too (the slow drip). */
+  daily: boolean;
+  /** Ranges, prefixes and countries keep a baseline; callers a record. */
+  baseline: boolean;
+  /** A country or one of its twins: judged over the week too, and its counters kept (one per country). */
+  countryWide: boolean;
+  /** A country's own subject (what its judgement of everyone reads), not one of its twins. */
+  country: boolean;
+  /** Country counters are few (one per country): kept. Every other subject's entries are evictable. */
+  options: StoreWriteOptions | undefined;
 }
 
-/** Prefixes and countries are judged over the day too (the slow drip). */
-export function judgedByDay(id: string): boolean {
-  return id.startsWith('prefix:') || id.startsWith('country:');
+const CALLER_TRAITS: SubjectTraits = {
+  bursty: false,
+  daily: false,
+  baseline: false,
+  countryWide: false,
+  country: false,
+  options: EVICTABLE,
+};
+const COUNTRY_TRAITS: SubjectTraits = {
+  ...CALLER_TRAITS,
+  daily: true,
+  baseline: true,
+  countryWide: true,
+  country: true,
+  options: undefined,
+};
+const TWIN_TRAITS: SubjectTraits = { ...COUNTRY_TRAITS, country: false };
+const KIND_TRAITS = new Map<string, SubjectTraits>([
+  ['range', { ...CALLER_TRAITS, bursty: true, baseline: true }],
+  ['prefix', { ...CALLER_TRAITS, bursty: true, daily: true, baseline: true }],
+  ['country', COUNTRY_TRAITS],
+]);
+
+/** A subject's traits, from its id's kind: a range, prefix or country (its twins: `#`), else a caller. */
+export function traitsOf(id: string): SubjectTraits {
+  const colon = id.indexOf(':');
+  const traits = (colon > 0 && KIND_TRAITS.get(id.slice(0, colon))) || CALLER_TRAITS;
+  return traits === COUNTRY_TRAITS && id.includes('#') ? TWIN_TRAITS : traits;
 }
 
-/** Ranges, prefixes and countries keep a baseline; callers a record. */
-export function hasBaseline(id: string): boolean {
-  return id.startsWith('range:') || id.startsWith('prefix:') || id.startsWith('country:');
+/** Counters a counted start incremented (key, evictable, ttl) and the givers' balances it was charged to. */
+export interface CountedKeys {
+  counters: [key: string, evictable: boolean, ttlMs: number][];
+  shares: string[];
 }
 
-/** Country counters are few (one per country): kept. Every other subject's entries are evictable. */
-export function options(id: string): StoreWriteOptions | undefined {
-  return id.startsWith('country:') ? undefined : EVICTABLE;
+/** A counter a start counts: its subject's id (keeps says whether a standing keeps it), key, write options, ttl. */
+export type Counter = readonly [id: string, key: string, o: StoreWriteOptions | undefined, ttl: number];
+
+/** What a counter list and the givers charged took, as takeBack gives it back (each giver's balance key). */
+export function countedKeys(
+  list: readonly Counter[],
+  charged: readonly Giver[],
+  givers: readonly Giver[],
+  shareKeys: readonly string[],
+): CountedKeys {
+  const counters: CountedKeys['counters'] = [];
+  for (const [, k, o, t] of list) counters.push([k, o?.evictable === true, t]);
+  const shares: string[] = [];
+  for (const g of charged) shares.push(shareKeys[givers.indexOf(g)]!);
+  return { counters, shares };
 }

@@ -23,7 +23,7 @@ import {
   type Standing,
 } from './giver-shares.js';
 import { RangeStats, type CountedStart } from './range-stats.js';
-import { fineOf, volumeOf } from './range-stats-keys.js';
+import { FINE, VOLUME } from './range-stats-keys.js';
 
 const PRIOR = 0.8;
 const NOON = () => Date.UTC(2026, 0, 6, 12);
@@ -39,8 +39,8 @@ const place = [
   { id: 'range:+7916123' },
   { id: 'prefix:+7916' },
   { id: 'country:RU' },
-  { id: fineOf('country:RU') },
-  { id: volumeOf('country:RU') },
+  { id: `country:RU${FINE}` },
+  { id: `country:RU${VOLUME}` },
 ];
 
 describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (_name, makeStore) => {
@@ -126,8 +126,8 @@ describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (
           const n = (standing: Standing[]) => kept.filter((k) => standing.includes(k.standing)).length;
           expect(counts.get('country:RU')!.current).toBe(n(['within']));
           expect(counts.get('prefix:+7916')!.current).toBe(n(['within']));
-          expect(counts.get(fineOf('country:RU'))!.current).toBe(n(['within', 'network']));
-          expect(counts.get(volumeOf('country:RU'))!.current).toBe(kept.length);
+          expect(counts.get(`country:RU${FINE}`)!.current).toBe(n(['within', 'network']));
+          expect(counts.get(`country:RU${VOLUME}`)!.current).toBe(kept.length);
           expect(counts.get('range:+7916123')!.current).toBe(kept.length);
           // Each giver's balance: one start per kept start charged to it, less one start over the prior
           // per verified one; never past its share.
@@ -172,7 +172,7 @@ describe.each(STORES)('concurrent starts on two instances (RangeStats on %s)', (
       rs.countStart(place, undefined, 'client:y', givers(2), undefined, 'within'),
     ]);
     expect([x.standing, y.standing]).toStrictEqual(['within', 'within']);
-    for (const id of ['prefix:+7916', 'country:RU', fineOf('country:RU')])
+    for (const id of ['prefix:+7916', 'country:RU', `country:RU${FINE}`])
       expect([x.before.get(id), y.before.get(id)].sort()).toStrictEqual([0, 1]);
   });
 });

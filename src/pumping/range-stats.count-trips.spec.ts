@@ -10,7 +10,7 @@ import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 import { roundTripStore, type RoundTripStore } from '../../test/support/round-trip-store.js';
 import { GIVER_SHARES, type Giver } from './giver-shares.js';
 import { RangeStats } from './range-stats.js';
-import { rangeStatsKey, RECENT_MS, WEEK_MS } from './range-stats-keys.js';
+import { pumpKey, PUMP, RECENT_MS, WEEK_MS } from './range-stats-keys.js';
 
 const quiet = { warn: () => undefined, error: () => undefined };
 const now = Date.UTC(2026, 0, 6, 12);
@@ -86,10 +86,10 @@ describe('RangeStats.countStart: round trips and writes', () => {
     const day = Math.floor(now / 86_400_000);
     for (const { id } of subjects) {
       const tag = SPEC_DATA_KEYS.digest(id);
-      expect(await rt.inner.get(rangeStatsKey.starts(tag, Math.floor(now / settings.windowMs)))).toBe('1');
-      expect(await rt.inner.get(rangeStatsKey.dayStarts(tag, day))).toBeNull();
-      expect(await rt.inner.get(rangeStatsKey.weekStarts(tag, Math.floor(now / WEEK_MS)))).toBeNull();
-      expect(await rt.inner.get(rangeStatsKey.recent(tag, Math.floor(now / RECENT_MS)))).toBeNull();
+      expect(await rt.inner.get(pumpKey(PUMP.starts, tag, Math.floor(now / settings.windowMs)))).toBe('1');
+      expect(await rt.inner.get(pumpKey(PUMP.dayStarts, tag, day))).toBeNull();
+      expect(await rt.inner.get(pumpKey(PUMP.weekStarts, tag, Math.floor(now / WEEK_MS)))).toBeNull();
+      expect(await rt.inner.get(pumpKey(PUMP.recent, tag, Math.floor(now / RECENT_MS)))).toBeNull();
     }
   });
 });

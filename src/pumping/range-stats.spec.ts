@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
-import { rangeStatsKey } from './range-stats-keys.js';
+import { pumpKey, PUMP } from './range-stats-keys.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -52,7 +52,7 @@ describe('RangeStats', () => {
     const store = new MemoryStore({ clock: () => clock.now });
     const rs = stats(store);
     const w = Math.floor(clock.now / HOUR);
-    await store.set(rangeStatsKey.starts(SPEC_DATA_KEYS.digest(owner.id), w), '-2', 2 * HOUR);
+    await store.set(pumpKey(PUMP.starts, SPEC_DATA_KEYS.digest(owner.id), w), '-2', 2 * HOUR);
     expect((await rs.read([owner])).get(owner.id)).toMatchObject({
       starts: 0,
       current: 0,
@@ -174,7 +174,7 @@ describe('RangeStats', () => {
       const MINUTE = 60_000;
       const store = new MemoryStore({ clock: () => clock.now });
       const rs = stats(store);
-      const mark = rangeStatsKey.caller(SPEC_DATA_KEYS.digest(`${range.id}\nclient:a`), MIDNIGHT / HOUR);
+      const mark = pumpKey(PUMP.caller, SPEC_DATA_KEYS.digest(`${range.id}\nclient:a`), MIDNIGHT / HOUR);
       clock.now = MIDNIGHT + 10 * 60_000;
       await rs.countStart([range], phone, 'client:a');
       clock.now = MIDNIGHT + HOUR - 1;
@@ -291,29 +291,32 @@ describe('RangeStats', () => {
 
   it('starts a hold once: a second start without the first one read loses, one that read it takes over', async () => {
     const rs = stats();
-    expect(await rs.readHold(range)).toBeUndefined();
+    expect((await rs.readHolds([range])).get(range.id)).toBeUndefined();
     expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(true);
     expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(false);
-    const first = await rs.readHold(range);
+    const first = (await rs.readHolds([range])).get(range.id);
     expect(first).toStrictEqual({ until: MIDNIGHT + 900_000, level: 0 });
 
     clock.now += 1000;
     expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(true);
-    const second = await rs.readHold(range);
+    const second = (await rs.readHolds([range])).get(range.id);
     expect(second).toStrictEqual({ until: clock.now + 1_800_000, level: 1 });
     // Another instance still holding the first state read loses to the one that moved on.
     expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(false);
-    expect(await rs.readHold(range)).toStrictEqual(second);
-    expect(await rs.readHold(owner)).toBeUndefined();
+    expect((await rs.readHolds([range])).get(range.id)).toStrictEqual(second);
+    expect((await rs.readHolds([owner])).get(owner.id)).toBeUndefined();
   });
 
   it('a hold is remembered two windows past its cool-off, so a pattern that goes on gets a longer one', async () => {
     const rs = stats();
     await rs.startHold(range.id, undefined, 0, 900_000);
     clock.now += 900_000 + 2 * HOUR - 1;
-    expect(await rs.readHold(range)).toStrictEqual({ until: MIDNIGHT + 900_000, level: 0 });
+    expect((await rs.readHolds([range])).get(range.id)).toStrictEqual({
+      until: MIDNIGHT + 900_000,
+      level: 0,
+    });
     clock.now += 1;
-    expect(await rs.readHold(range)).toBeUndefined();
+    expect((await rs.readHolds([range])).get(range.id)).toBeUndefined();
     // A hold that expired since it was read starts again.
     expect(await rs.startHold(range.id, { until: MIDNIGHT + 900_000, level: 0 }, 1, 900_000)).toBe(true);
   });

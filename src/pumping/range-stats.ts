@@ -1,22 +1,22 @@
 import { DAY_MS } from '../core/clock.js';
-import type { StoreWriteOptions } from '../store/verification-store.interface.js';
 import {
-  bursty,
-  hasBaseline,
-  isCountry,
+  countedKeys,
+  EVICTABLE,
   keeps,
-  judgedByDay,
-  options,
-  rangeStatsKey as key,
+  periods,
+  pumpKey,
+  PUMP,
   RECENT_MS,
   tagOf,
+  traitsOf,
   WEEK_MS,
+  type CountedKeys,
+  type Counter,
+  type SubjectTraits,
 } from './range-stats-keys.js';
-import { slidingCount, type SubjectCounts } from './pumping-counts.js';
+import { countsOf, slidingCount, type SubjectCounts } from './pumping-counts.js';
 import { OWNER_RETRIES } from './pumping-rules.js';
 import { chargedGivers, networkPast, standingOf, type Giver, type Standing } from './giver-shares.js';
-
-import { EVICTABLE } from './range-stats-keys.js';
 
 /**
  * A subject the defence counts: `range:+7916123`, `prefix:+7916`, `country:RU`, `owner:…`,
@@ -25,7 +25,7 @@ import { EVICTABLE } from './range-stats-keys.js';
 export type StatsSubject = Tagged;
 
 import { RangeBursts, type BurstMarks } from './range-bursts.js';
-import { takeBack, type CountedKeys, type Tagged } from './range-holds.js';
+import { countOf, takeBack, voteSlots, type Tagged } from './range-holds.js';
 
 export type { HoldState } from './range-holds.js';
 export type { BurstMarks } from './range-bursts.js';
@@ -69,107 +69,51 @@ export class RangeStats extends RangeBursts {
     const w = Math.floor(now / windowMs);
     const elapsed = (now - w * windowMs) / windowMs;
     const day = Math.floor(now / DAY_MS);
-    const number = (k: string): Promise<number> => this.readCount(k, 0);
-    // Read with the subjects' counts (one batch).
+    const wk = Math.floor(now / WEEK_MS);
+    const recent = Math.floor(now / RECENT_MS);
+    // Every counter read, in one list read at once: the number's own starts, then each subject's.
+    const keys: string[] = [];
     const numberTag = phoneNumber === undefined ? undefined : this.keys.digest(phoneNumber);
-    const own =
-      numberTag === undefined
-        ? Promise.resolve(0)
-        : Promise.all([number(key.number(numberTag, w)), number(key.number(numberTag, w - 1))]).then(
-            ([current, previous]) => Math.min(OWNER_RETRIES, slidingCount(current, previous, elapsed)),
-          );
-    // Awaited later, or not at all when another read fails first: never an unhandled rejection.
-    own.catch(() => undefined);
-    const rows = await Promise.all(
-      subjects.map(async (s) => {
-        const tag = this.tag(s);
-        const burst = bursty(s.id);
-        const daily = judgedByDay(s.id);
-        const baseline = hasBaseline(s.id);
-        const dayCounts = daily
-          ? Promise.all([
-              number(key.dayStarts(tag, day)),
-              number(key.dayStarts(tag, day - 1)),
-              number(key.day(tag, day)),
-              number(key.dayRanges(tag, day)),
-              number(key.dayRanges(tag, day - 1)),
-            ])
-          : undefined;
-        const wk = Math.floor(now / WEEK_MS);
-        const voted = isCountry(s.id);
-        const weekCounts = s.id.startsWith('country:')
-          ? Promise.all([
-              number(key.weekStarts(tag, wk)),
-              number(key.weekStarts(tag, wk - 1)),
-              number(key.weekVerified(tag, wk)),
-              number(key.weekVerified(tag, wk - 1)),
-              number(key.recent(tag, Math.floor(now / RECENT_MS))),
-              number(key.recent(tag, Math.floor(now / RECENT_MS) - 1)),
-              // Votes are cast in the country's own slots only (votePastNetwork): its twins' are never written.
-              voted ? this.pastNetworkVotes(tag, day) : 0,
-              voted ? this.pastNetworkVotes(tag, day - 1) : 0,
-            ])
-          : undefined;
-        dayCounts?.catch(() => undefined);
-        weekCounts?.catch(() => undefined);
-        const [sc, sp, vc, vp, previousDay, known, cc, cp] = await Promise.all([
-          number(key.starts(tag, w)),
-          number(key.starts(tag, w - 1)),
-          number(key.verified(tag, w)),
-          number(key.verified(tag, w - 1)),
-          baseline ? number(key.day(tag, day - 1)) : Promise.resolve(0),
-          baseline ? Promise.resolve(null) : this.store.get(key.known(tag)),
-          burst ? number(key.callers(tag, w)) : Promise.resolve(0),
-          burst ? number(key.callers(tag, w - 1)) : Promise.resolve(0),
-        ]);
-        const mine = s.id.startsWith('range:') || s.id.startsWith('prefix:') ? await own : 0;
-        const counts: SubjectCounts = {
-          starts: Math.max(0, slidingCount(sc, sp, elapsed) - mine),
-          verified: slidingCount(vc, vp, elapsed),
-          known: known !== null,
-          current: sc,
-          raw: {
-            at: now,
-            windowMs,
-            starts: [sc, sp],
-            verified: [vc, vp],
-            callers: [cc, cp],
-            deducted: Math.min(mine, slidingCount(sc, sp, elapsed)),
-          },
-        };
-        if (baseline) counts.baseline = (previousDay * windowMs) / DAY_MS;
-        if (dayCounts) {
-          const [dsc, dsp, dvc, drc, drp] = await dayCounts;
-          const dayElapsed = (now - day * DAY_MS) / DAY_MS;
-          counts.baseline = (drp * windowMs) / DAY_MS;
-          counts.ranges = Math.max(drc, drp);
-          counts.day = {
-            starts: Math.max(0, slidingCount(dsc, dsp, dayElapsed) - mine),
-            verified: slidingCount(dvc, previousDay, dayElapsed),
-            baseline: drp,
-            raw: { starts: [dsc, dsp], verified: [dvc, previousDay] },
-          };
-        }
-        if (weekCounts) {
-          const [wsc, wsp, wvc, wvp, rc, rp, pnc, pnp] = await weekCounts;
-          // Distinct networks of either UTC day (never the two added: one network is one vote).
-          counts.networksPast = Math.max(pnc, pnp);
-          const weekElapsed = (now - wk * WEEK_MS) / WEEK_MS;
-          counts.recent = rc + rp;
-          counts.recentMs = RECENT_MS + (now % RECENT_MS);
-          counts.week = {
-            starts: Math.max(0, slidingCount(wsc, wsp, weekElapsed) - mine),
-            verified: slidingCount(wvc, wvp, weekElapsed),
-          };
-        }
-        if (burst) {
-          counts.callers = slidingCount(cc, cp, elapsed);
-          counts.currentCallers = cc;
-        }
-        return [s.id, counts] as const;
-      }),
-    );
-    return new Map(rows);
+    if (numberTag !== undefined) keys.push(...periods(PUMP.number, numberTag, w));
+    const traits: SubjectTraits[] = [];
+    for (const s of subjects) {
+      const tag = this.tag(s);
+      const t = traitsOf(s.id);
+      traits.push(t);
+      if (t.daily)
+        keys.push(
+          ...periods(PUMP.dayStarts, tag, day),
+          pumpKey(PUMP.day, tag, day),
+          ...periods(PUMP.dayRanges, tag, day),
+        );
+      if (t.countryWide)
+        keys.push(
+          ...periods(PUMP.weekStarts, tag, wk),
+          ...periods(PUMP.weekVerified, tag, wk),
+          ...periods(PUMP.recent, tag, recent),
+        );
+      // Votes are cast in the country's own slots only (votePastNetwork): its twins' are never written.
+      if (t.country) keys.push(...voteSlots(tag, day), ...voteSlots(tag, day - 1));
+      keys.push(...periods(PUMP.starts, tag, w), ...periods(PUMP.verified, tag, w));
+      keys.push(t.baseline ? pumpKey(PUMP.day, tag, day - 1) : pumpKey(PUMP.known, tag));
+      if (t.bursty) keys.push(...periods(PUMP.callers, tag, w));
+    }
+    const reads: Promise<string | null>[] = [];
+    for (const k of keys) reads.push(this.store.get(k));
+    const values = await Promise.all(reads);
+    // Each value as a count (0 for none, or one taken back below 0); `values` says which exist.
+    const n: number[] = [];
+    for (const v of values) n.push(countOf(v, 0));
+    let at = numberTag === undefined ? 0 : 2;
+    const own = at === 0 ? 0 : Math.min(OWNER_RETRIES, slidingCount(n[0]!, n[1]!, elapsed));
+    const result = new Map<string, SubjectCounts>();
+    const read = { now, windowMs, elapsed, day, week: wk, own };
+    for (const [i, s] of subjects.entries()) {
+      const [counts, next] = countsOf(traits[i]!, n, values, at, read);
+      at = next;
+      result.set(s.id, counts);
+    }
+    return result;
   }
 
   /**
@@ -180,7 +124,7 @@ export class RangeStats extends RangeBursts {
    * `marks` are the burst marks read with the request limits (RangeBursts). `expected` is the
    * standing its givers' balances showed when read: only what it keeps is counted, the rest read;
    * when the counts (atomic) show another standing, the rest is counted too and what that standing
-   * does not keep is taken back.
+   * does not keep is taken back. `shareKeys`: the givers' balance keys (RangeHolds.shareKeys), when known.
    */
   async countStart(
     subjects: StatsSubject[],
@@ -189,55 +133,60 @@ export class RangeStats extends RangeBursts {
     givers: readonly Giver[] = [],
     marks?: BurstMarks,
     expected: Standing = 'within',
+    shareKeys: readonly string[] = this.shareKeys(givers),
   ): Promise<CountedStart> {
-    const w = Math.floor(this.store.now() / this.settings.windowMs);
+    const now = this.store.now();
+    const w = Math.floor(now / this.settings.windowMs);
     const ttl = 2 * this.settings.windowMs;
-    const day = Math.floor(this.store.now() / DAY_MS);
-    // Each counter names its subject: keeps(id, standing) says whether it counts a start of that standing.
-    type Counter = readonly [id: string, key: string, o: StoreWriteOptions | undefined, ttl: number];
+    const day = Math.floor(now / DAY_MS);
+    const week = Math.floor(now / WEEK_MS);
+    const recent = Math.floor(now / RECENT_MS);
+    // Each subject's window count first (`before`), then the number's, the day's and the week's.
     // A subject's counters are named by its tag, taken once (range-stats-keys.ts).
-    const tags = subjects.map((s) => this.tag(s));
-    const keys: Counter[] = subjects.map((s, i) => [s.id, key.starts(tags[i]!, w), options(s.id), ttl]);
-    const more: Counter[] = [];
-    if (phoneNumber !== undefined)
-      more.push(['', key.number(this.keys.digest(phoneNumber), w), EVICTABLE, ttl]);
-    for (const [i, s] of subjects.entries())
-      if (judgedByDay(s.id)) more.push([s.id, key.dayStarts(tags[i]!, day), options(s.id), 2 * DAY_MS]);
-    const week = Math.floor(this.store.now() / WEEK_MS);
-    for (const [i, s] of subjects.entries())
-      if (s.id.startsWith('country:'))
-        more.push(
-          [s.id, key.weekStarts(tags[i]!, week), undefined, 2 * WEEK_MS],
-          [s.id, key.recent(tags[i]!, Math.floor(this.store.now() / RECENT_MS)), undefined, 2 * RECENT_MS],
+    const all: Counter[] = [];
+    const daily: Counter[] = [];
+    const weekly: Counter[] = [];
+    let country: StatsSubject | undefined;
+    for (const s of subjects) {
+      const tag = this.tag(s);
+      const t = traitsOf(s.id);
+      all.push([s.id, pumpKey(PUMP.starts, tag, w), t.options, ttl]);
+      if (t.daily) daily.push([s.id, pumpKey(PUMP.dayStarts, tag, day), t.options, 2 * DAY_MS]);
+      if (t.countryWide)
+        weekly.push(
+          [s.id, pumpKey(PUMP.weekStarts, tag, week), undefined, 2 * WEEK_MS],
+          [s.id, pumpKey(PUMP.recent, tag, recent), undefined, 2 * RECENT_MS],
         );
-    const shareKeys = this.shareKeys(givers);
-    const all = [...keys, ...more];
-    const add = ([, k, o, t]: Counter): Promise<number> =>
-      this.store.increment(k, 1, t, o).then((r) => r.value);
+      if (t.country && country === undefined) country = s;
+    }
+    const own = subjects.length;
+    if (phoneNumber !== undefined)
+      all.push(['', pumpKey(PUMP.number, this.keys.digest(phoneNumber), w), EVICTABLE, ttl]);
+    all.push(...daily, ...weekly);
     // What the expected standing keeps is counted; a subject's counter it does not keep is read (for
     // `before`, as if counted), a giver it does not charge too (its balance as if charged).
-    const counting = all.map(([id]) => keeps(id, expected));
+    const counting: boolean[] = [];
+    const pending: Promise<number>[] = [];
+    for (const [i, c] of all.entries()) {
+      counting.push(keeps(c[0], expected));
+      pending.push(this.withStart(c, counting[i]!, i < own));
+    }
     const chargedFirst = chargedGivers(givers, expected);
-    const charging = givers.map((g) => chargedFirst.includes(g));
-    const values = Promise.all(
-      all.map((c, i) =>
-        counting[i] ? add(c) : i < keys.length ? this.readCount(c[1]).then((v) => v + 1) : 0,
-      ),
-    );
+    const charging: boolean[] = [];
+    const balanced: Promise<number>[] = [];
+    for (const [i, g] of givers.entries()) {
+      charging.push(chargedFirst.includes(g));
+      balanced.push(this.balanceWithStart(shareKeys[i]!, charging[i]!));
+    }
     // The number's count with this start (its increment's answer): 1 where it is new to the window.
-    const numberCount = values.then((v) => v[keys.length] ?? 0);
-    numberCount.catch(() => undefined);
+    const numberCount = phoneNumber === undefined ? Promise.resolve(0) : pending[own]!;
     const [counts, newTo, balances] = await Promise.all([
-      values,
+      Promise.all(pending),
       this.countBursts(subjects, w, phoneNumber, caller, marks, numberCount),
-      Promise.all(shareKeys.map((k, i) => this.balanceWithStart(k, charging[i]!))),
+      Promise.all(balanced),
     ]);
-    const callersBefore = new Map(newTo.filter((x) => x !== undefined));
-    // What a counter list and a giver list took, as takeBack gives it back.
-    const counted = (list: Counter[], charged: Giver[]): CountedKeys => ({
-      counters: list.map(([, k, o, t]) => [k, o?.evictable === true, t]),
-      shares: charged.map((g) => shareKeys[givers.indexOf(g)]!),
-    });
+    const callersBefore = new Map<string, number>();
+    for (const x of newTo) if (x !== undefined) callersBefore.set(x[0], x[1]);
     // Past a share, the start counts for its callers, its range and its country's volume: what one
     // caller does can hold that caller, and the block of numbers it pumps (a range is narrow: many
     // addresses concentrated on one range are still held there), never a prefix or a country of
@@ -249,7 +198,7 @@ export class RangeStats extends RangeBursts {
       // the count: atomic), then keep what the standing keeps.
       await Promise.all([
         ...all.map(async (c, i) => {
-          if (!counting[i]) counts[i] = await add(c);
+          if (!counting[i]) counts[i] = await this.withStart(c, true, true);
         }),
         ...shareKeys.map(async (k, i) => {
           if (!charging[i]) balances[i] = await this.balanceWithStart(k, true);
@@ -261,20 +210,26 @@ export class RangeStats extends RangeBursts {
     if (!guessed)
       await takeBack(
         this.store,
-        counted(
+        countedKeys(
           all.filter(([id]) => !keeps(id, standing)),
           givers.filter((g) => !charged.includes(g)),
+          givers,
+          shareKeys,
         ),
       );
-    const country = subjects.find((s) => isCountry(s.id));
     const past = country && networkPast(givers, balances);
     if (past) await this.votePastNetwork(country!.id, past.id);
     this.notePast(shareKeys, givers, balances);
-    const kept = all.filter(([id]) => keeps(id, standing));
-    const taken = counted(kept, charged);
+    const kept: Counter[] = [];
+    const before = new Map<string, number>();
+    for (const [i, c] of all.entries()) {
+      if (keeps(c[0], standing)) kept.push(c);
+      if (i < own) before.set(c[0], counts[i]! - 1);
+    }
+    const taken = countedKeys(kept, charged, givers, shareKeys);
     let released = false;
     return {
-      before: new Map(keys.map(([id], i) => [id, counts[i]! - 1])),
+      before,
       callersBefore,
       standing,
       taken,
@@ -286,12 +241,20 @@ export class RangeStats extends RangeBursts {
       refused: () =>
         takeBack(
           this.store,
-          counted(
-            kept.filter(([id]) => isCountry(id)),
+          countedKeys(
+            kept.filter(([id]) => traitsOf(id).country),
             [],
+            givers,
+            shareKeys,
           ),
         ),
     };
+  }
+
+  /** A counter with this start: counted (its increment's answer, atomic), else read as if counted (`read`), else 0. */
+  private async withStart(c: Counter, count: boolean, read: boolean): Promise<number> {
+    if (count) return (await this.store.increment(c[1], 1, c[3], c[2])).value;
+    return read ? countOf(await this.store.get(c[1])) + 1 : 0;
   }
 
   /**
@@ -307,41 +270,54 @@ export class RangeStats extends RangeBursts {
     const day = Math.floor(now / DAY_MS);
     const [first, firstToday] = await Promise.all([
       this.store.setIfAbsent(
-        key.verifiedNumber(this.keys.digest(phoneNumber), w),
+        pumpKey(PUMP.verifiedNumber, this.keys.digest(phoneNumber), w),
         '1',
         2 * this.settings.windowMs,
         EVICTABLE,
       ),
-      this.store.setIfAbsent(key.dayNumber(this.keys.digest(phoneNumber), day), '1', DAY_MS, EVICTABLE),
+      this.store.setIfAbsent(
+        pumpKey(PUMP.dayNumber, this.keys.digest(phoneNumber), day),
+        '1',
+        DAY_MS,
+        EVICTABLE,
+      ),
     ]);
     const range = ids.find((id) => id.startsWith('range:'));
     const newRange = async (id: string): Promise<void> => {
       if (range === undefined) return;
       if (
         await this.store.setIfAbsent(
-          key.dayRange(this.keys.digest(`${id}\n${range}`), day),
+          pumpKey(PUMP.dayRange, this.keys.digest(`${id}\n${range}`), day),
           '1',
           DAY_MS,
           EVICTABLE,
         )
       )
-        await this.store.increment(key.dayRanges(this.keys.digest(id), day), 1, 2 * DAY_MS, options(id));
+        await this.store.increment(
+          pumpKey(PUMP.dayRanges, this.keys.digest(id), day),
+          1,
+          2 * DAY_MS,
+          traitsOf(id).options,
+        );
     };
     await Promise.all(
       ids.flatMap((id) => {
         const tag = tagOf(this.keys, id);
+        const { options, baseline, daily } = traitsOf(id);
         return [
-          first ? this.store.increment(key.verified(tag, w), 1, 2 * this.settings.windowMs, options(id)) : [],
-          !hasBaseline(id)
+          first
+            ? this.store.increment(pumpKey(PUMP.verified, tag, w), 1, 2 * this.settings.windowMs, options)
+            : [],
+          !baseline
             ? first
-              ? this.store.set(key.known(tag), '1', this.settings.recordTtlMs, options(id))
+              ? this.store.set(pumpKey(PUMP.known, tag), '1', this.settings.recordTtlMs, options)
               : []
             : firstToday
-              ? this.store.increment(key.day(tag, day), 1, 2 * DAY_MS, options(id))
+              ? this.store.increment(pumpKey(PUMP.day, tag, day), 1, 2 * DAY_MS, options)
               : [],
-          firstToday && judgedByDay(id) ? newRange(id) : [],
+          firstToday && daily ? newRange(id) : [],
           firstToday && id.startsWith('country:')
-            ? this.store.increment(key.weekVerified(tag, Math.floor(now / WEEK_MS)), 1, 2 * WEEK_MS)
+            ? this.store.increment(pumpKey(PUMP.weekVerified, tag, Math.floor(now / WEEK_MS)), 1, 2 * WEEK_MS)
             : [],
         ];
       }),

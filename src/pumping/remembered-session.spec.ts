@@ -2,7 +2,16 @@ import { describe, expect, it } from '@jest/globals';
 import { PumpingDefence, type PumpingAttempt } from './pumping-defence.js';
 import { ownIds, placeOf, subjectsOf, twinsOf } from './pumping-subjects.js';
 import { RangeStats } from './range-stats.js';
-import { creditedAt, creditedOf, rangeStatsKey, rememberedOf, tagOf, WEEK_MS } from './range-stats-keys.js';
+import {
+  creditedAt,
+  creditedOf,
+  pumpKey,
+  PUMP,
+  RangeStatsKeys,
+  rememberedOf,
+  tagOf,
+  WEEK_MS,
+} from './range-stats-keys.js';
 import { VERIFICATION_DEFAULTS } from '../options/verification.options.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
@@ -30,7 +39,10 @@ describe('rememberedOf / creditedOf', () => {
   it.each(['within', 'network', 'past', undefined] as const)(
     'standing %s: read back as the ids it credited, keeping only the callers’ and the standing',
     (standing) => {
-      const kept = rememberedOf(credited, standing);
+      const kept = rememberedOf(
+        credited.map((id) => ({ id })),
+        standing,
+      );
       expect(kept).toStrictEqual([`+${standing ?? 'all'}`, 'client:key-1', 'network:2001:db8:1:2::/64']);
       const expected = standing === undefined ? credited : creditedAt(credited, standing);
       expect(creditedOf(kept, own).sort()).toStrictEqual([...expected].sort());
@@ -63,7 +75,9 @@ async function provedCounts(
     await pumping.admit(assessment, false);
     await pumping.started(assessment, 'req-1', now + 300_000);
     const standing = assessment.counted!.standing;
-    await remember?.(store, 'req-1', creditedAt(assessment.credited, standing));
+    // Whom its start credited: its subjects and its country's twins.
+    const credited = [...assessment.subjects, ...assessment.twins].map((s) => s.id);
+    await remember?.(store, 'req-1', creditedAt(credited, standing));
     await pumping.verified({
       event: 'verification.verified',
       requestId: 'req-1',
@@ -72,9 +86,9 @@ async function provedCounts(
       method: 'sms',
     } as VerificationEvent);
     const w = Math.floor(now / settings.windowMs);
-    const ids = [...assessment.credited, 'country:RU#fine', 'country:RU#all'];
+    const ids = [...credited, 'country:RU#fine', 'country:RU#all'];
     const counts: Record<string, string | null> = {};
-    for (const id of ids) counts[id] = await store.get(rangeStatsKey.verified(SPEC_DATA_KEYS.digest(id), w));
+    for (const id of ids) counts[id] = await store.get(pumpKey(PUMP.verified, SPEC_DATA_KEYS.digest(id), w));
     return counts;
   } finally {
     await store.close();
@@ -87,7 +101,7 @@ describe('a verification counted where its start was', () => {
     expect(Object.values(now).filter((v) => v === '1').length).toBeGreaterThanOrEqual(6);
     const before = await provedCounts(async (store, requestId, credited) => {
       const value = SPEC_DATA_KEYS.seal(JSON.stringify({ ids: credited, givers: [], back: 0 }));
-      await store.set(rangeStatsKey.session(requestId), value, 600_000);
+      await store.set(RangeStatsKeys.sessionKey(requestId), value, 600_000);
     });
     expect(before).toStrictEqual(now);
   });
@@ -111,7 +125,7 @@ describe('what a session keeps for its givers', () => {
           id.startsWith('+') ? id : tagOf(SPEC_DATA_KEYS, id),
         ),
         shares: await Promise.all(
-          givers.map((g) => store.get(rangeStatsKey.share(SPEC_DATA_KEYS.digest(g), week))),
+          givers.map((g) => store.get(pumpKey(PUMP.share, SPEC_DATA_KEYS.digest(g), week))),
         ),
       };
     } finally {
@@ -127,7 +141,7 @@ describe('what a session keeps for its givers', () => {
     expect(positional).toStrictEqual({ ids: tags, shares: ['-30', '-30'] });
     const named = SPEC_DATA_KEYS.seal(JSON.stringify({ ids, givers, back: 30 }));
     expect(
-      await taken((_, store) => store.set(rangeStatsKey.session('req-1'), named, 600_000)),
+      await taken((_, store) => store.set(RangeStatsKeys.sessionKey('req-1'), named, 600_000)),
     ).toStrictEqual(positional);
   });
 
@@ -135,7 +149,7 @@ describe('what a session keeps for its givers', () => {
     const kept: (string | null)[] = [];
     const none = await taken(async (stats, store) => {
       await stats.rememberSession('req-1', ids, 600_000, { givers, amount: 0 });
-      kept.push(await store.get(rangeStatsKey.session('req-1')));
+      kept.push(await store.get(RangeStatsKeys.sessionKey('req-1')));
     });
     const tag = SPEC_DATA_KEYS.digest('client:key-1');
     expect({ none, kept }).toStrictEqual({
@@ -151,7 +165,7 @@ describe('what a session keeps for its givers', () => {
         givers,
         amount: 30,
       });
-      kept.push(await store.get(rangeStatsKey.session('req-1')));
+      kept.push(await store.get(RangeStatsKeys.sessionKey('req-1')));
     });
     expect(range).toStrictEqual({
       ids: ['+within', SPEC_DATA_KEYS.digest('range:+7916123'), SPEC_DATA_KEYS.digest('client:key-1')],

@@ -19,7 +19,11 @@ export class ReconcileQueue {
   constructor(
     private readonly options: ResolvedVerificationOptions,
     private readonly store: VerificationStore,
-  ) {}
+  ) {
+    this.leaseMs = options.webhooks.enabled
+      ? Math.max(options.reconcile.lazyIntervalMs, SLOWEST_POLL_INTERVAL_MS)
+      : SLOWEST_POLL_INTERVAL_MS;
+  }
 
   /** Time between two polls of one session: lazy when webhooks report outcomes, the spec's pace otherwise. */
   intervalMs(record: Pick<SessionRecord, 'method'>): number {
@@ -29,11 +33,7 @@ export class ReconcileQueue {
   }
 
   /** Lease of a claimed member: if an instance dies while polling, another one takes over after this. */
-  leaseMs(): number {
-    return this.options.webhooks.enabled
-      ? Math.max(this.options.reconcile.lazyIntervalMs, SLOWEST_POLL_INTERVAL_MS)
-      : SLOWEST_POLL_INTERVAL_MS;
-  }
+  readonly leaseMs: number;
 
   /**
    * When a pending session should be polled next, after a look at `now`: one interval later, but
@@ -98,7 +98,7 @@ export class ReconcileQueue {
 
   /** Up to `limit` due sessions, each leased to this caller (see VerificationStore.claimDue). */
   claimDue(limit: number): Promise<string[]> {
-    return this.store.claimDue(RECONCILE_QUEUE, limit, this.leaseMs());
+    return this.store.claimDue(RECONCILE_QUEUE, limit, this.leaseMs);
   }
 
   size(): Promise<number> {

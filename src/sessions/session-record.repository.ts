@@ -165,12 +165,10 @@ export class SessionRecordRepository {
     const handedBack = whenStored?.(record);
     // Erased while the API was asked: the session itself (its mark), or its number or owner (their
     // mark changed since the slots were reserved: the erasure could not find it).
-    const erased = written.then(
-      ([, mark, ...rest]) =>
-        mark !== null ||
-        (slots !== undefined && this.subjects.erasedSince(reserved!, rest.slice(slots.length))),
-    );
-    const [gone] = await Promise.all([erased, indexed, handedBack]);
+    const [[, mark, ...rest]] = await Promise.all([written, indexed, handedBack]);
+    const gone =
+      mark !== null ||
+      (slots !== undefined && this.subjects.erasedSince(reserved!, rest.slice(slots.length)));
     if (!gone) {
       this.storedAs.set(record, raw);
       return true;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DAY_MS } from '../core/clock.js';
 import { DataKeys } from '../core/data-keys.js';
+import { subjectTag } from '../core/erasure-marks.js';
 import { MAX_SESSION_TTL_MS, type SessionRecord } from '../core/session-record.js';
 import { MemoryStore } from '../store/memory.store.js';
 import { RECORD_RETENTION_MS } from './session-record.repository.js';
@@ -46,7 +47,7 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
     });
     // What stays is the number's day counter, a count (no id), so that no slot key is handed out twice.
     expect(store.entryCount).toBe(1);
-    const counter = `${index.tag({ phoneNumber: '+79123456789' })}:${Math.floor(NOW / DAY_MS)}:n`;
+    const counter = `${subjectTag(keys, { phoneNumber: '+79123456789' })}:${Math.floor(NOW / DAY_MS)}:n`;
     expect(Number(await store.get(counter))).toBe(5);
   });
 
@@ -80,7 +81,7 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
   });
 
   it('an index written before slot 0 existed (a counter, slots from 1) is found and removed, a day back too', async () => {
-    const tag = index.tag({ phoneNumber: '+79123456789' });
+    const tag = subjectTag(keys, { phoneNumber: '+79123456789' });
     const day = Math.floor(NOW / DAY_MS);
     const sealed = keys.seal(JSON.stringify(['client:203.0.113.7', 'browser:b1']));
     await store.increment(`${tag}:${day - 1}:n`, 2, DAY_MS);
@@ -136,7 +137,7 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
       callers: [],
     });
     const day = Math.floor(NOW / DAY_MS);
-    expect(await store.get(`${index.tag({ owner: 'alice' })}:${day}:0`)).toBe('');
+    expect(await store.get(`${subjectTag(keys, { owner: 'alice' })}:${day}:0`)).toBe('');
   });
 
   it("a session started late in its day is found until its slot's end, days after the day's counter was taken", async () => {
@@ -183,7 +184,7 @@ describe('SubjectIndex: the sessions of a subject, for erasure', () => {
   async function storeHolds(n: number): Promise<boolean> {
     const day = Math.floor(NOW / DAY_MS);
     for (const subject of [{ phoneNumber: '+79123456789' }, { owner: 'alice' }])
-      await store.get(`${index.tag(subject)}:${day}:0`);
+      await store.get(`${subjectTag(keys, subject)}:${day}:0`);
     return store.entryCount === n;
   }
 });

@@ -52,28 +52,31 @@ export class SubjectIndex {
     if (subject.owner !== undefined) subjects.push({ owner: subject.owner });
     const at = this.store.now();
     const day = this.#today();
-    const tags = subjects.map((s) => this.tag(s));
     // Each subject's erasure mark is read before its slot is taken (one node, in this order): an
     // erasure marks the subject before it takes the index (`markForgotten`), so the record's batch of
     // a start reserved before the mark sees it changed (`erasedSince`).
-    const taken = await storeBatch(
-      this.store,
-      tags.flatMap((tag) => [
-        { op: 'get', key: erasureMarkOfTag(tag) } as const,
-        { op: 'setIfAbsent', key: firstSlot(tag, day), value: GAP, ttlMs: this.#gapKeptMs() } as const,
-      ]),
-    );
-    const answers: readonly unknown[] = taken;
-    const slots = await Promise.all(
-      tags.map(async (tag, i) =>
-        answers[2 * i + 1] === true ? firstSlot(tag, day) : this.#nextSlot(`${tag}:${day}`),
-      ),
-    );
-    return {
-      at,
-      slots: new Map(tags.map((tag, i) => [tag, slots[i]!])),
-      marks: new Map(tags.map((tag, i) => [tag, answers[2 * i] as string | null])),
-    };
+    const tags: string[] = [];
+    const operations: StoreOperation[] = [];
+    for (const s of subjects) {
+      const tag = subjectTag(this.keys, s);
+      tags.push(tag);
+      operations.push(
+        { op: 'get', key: erasureMarkOfTag(tag) },
+        { op: 'setIfAbsent', key: firstSlot(tag, day), value: GAP, ttlMs: this.#gapKeptMs() },
+      );
+    }
+    const answers: readonly unknown[] = await storeBatch(this.store, operations);
+    const taking: (string | Promise<string>)[] = [];
+    for (const [i, tag] of tags.entries())
+      taking.push(answers[2 * i + 1] === true ? firstSlot(tag, day) : this.#nextSlot(`${tag}:${day}`));
+    const taken = await Promise.all(taking);
+    const slots = new Map<string, string>();
+    const marks = new Map<string, string | null>();
+    for (const [i, tag] of tags.entries()) {
+      slots.set(tag, taken[i]!);
+      marks.set(tag, answers[2 * i] as string | null);
+    }
+    return { at, slots, marks };
   }
 
   /** A later session's slot of a subject's day (`base`): the day's counter's next value. */
@@ -84,12 +87,16 @@ export class SubjectIndex {
 
   /** The reads, for the record's batch, of the erasure marks `reservation` holds (after its slot writes). */
   markReads(reservation: IndexReservation): StoreOperation[] {
-    return [...reservation.marks.keys()].map((tag) => ({ op: 'get', key: erasureMarkOfTag(tag) }));
+    const reads: StoreOperation[] = [];
+    for (const tag of reservation.marks.keys()) reads.push({ op: 'get', key: erasureMarkOfTag(tag) });
+    return reads;
   }
 
   /** Whether a subject of `reservation` was erased since it was reserved (`read`: markReads' answers). */
   erasedSince(reservation: IndexReservation, read: readonly unknown[]): boolean {
-    return [...reservation.marks.values()].some((before, i) => read[i] !== before);
+    let i = 0;
+    for (const before of reservation.marks.values()) if (read[i++] !== before) return true;
+    return false;
   }
 
   /**
@@ -101,11 +108,15 @@ export class SubjectIndex {
     callers: readonly string[],
     reservation: IndexReservation,
   ): StoreOperation[] | undefined {
-    const keys = this.#subjectsOf(record).map((s) => reservation.slots.get(this.tag(s)));
-    if (keys.some((key) => key === undefined)) return undefined;
     const value = this.#slotValue(record, callers);
     const ttlMs = this.#slotTtl(record);
-    return keys.map((key) => ({ op: 'set', key: key!, value, ttlMs }) as const);
+    const writes: StoreOperation[] = [];
+    for (const s of this.#subjectsOf(record)) {
+      const key = reservation.slots.get(subjectTag(this.keys, s));
+      if (key === undefined) return undefined;
+      writes.push({ op: 'set', key, value, ttlMs });
+    }
+    return writes;
   }
 
   /**
@@ -118,7 +129,7 @@ export class SubjectIndex {
     const slot = this.#slotValue(record, callers);
     await Promise.all(
       this.#subjectsOf(record).map(async (subject) => {
-        const tag = this.tag(subject);
+        const tag = subjectTag(this.keys, subject);
         if (await this.store.setIfAbsent(firstSlot(tag, day), slot, ttl)) return;
         await this.store.set(await this.#nextSlot(`${tag}:${day}`), slot, ttl);
       }),
@@ -164,7 +175,7 @@ export class SubjectIndex {
     const days = Math.ceil(this.#dayKeptMs() / DAY_MS) + 2;
     const ids = await Promise.all(
       Array.from({ length: days }, async (_, back) => {
-        const base = `${this.tag(subject)}:${tomorrow - back}`;
+        const base = `${subjectTag(this.keys, subject)}:${tomorrow - back}`;
         const count = Number(await this.store.get(`${base}:n`)) || 0;
         const slots = Array.from({ length: count + 1 }, (_, i) => `${base}:${i}`);
         const found = await Promise.all(slots.map((key) => this.store.get(key)));
@@ -251,12 +262,7 @@ export class SubjectIndex {
 
   /** The mark of one number on one owner's account, on the owner's slot. */
   #revokedKey(owner: string, phoneNumber: string): string {
-    return `${this.tag({ owner })}:revoked:${this.keys.digest(phoneNumber)}`;
-  }
-
-  /** The subject's keyed tag (`subjectTag`). */
-  tag(subject: ErasureSubject): string {
-    return subjectTag(this.keys, subject);
+    return `${subjectTag(this.keys, { owner })}:revoked:${this.keys.digest(phoneNumber)}`;
   }
 
   /**

@@ -174,10 +174,10 @@ export class MemoryStore implements VerificationStore {
   /** Runs the operations in one step: no other operation comes between them. */
   async batch<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>> {
     this.assertOpen('batch');
-    // Each method does its work before its first await: mapping runs them all now, in order.
-    return Promise.all(operations.map((operation) => runOne(this, operation))) as Promise<
-      StoreBatchResults<T>
-    >;
+    // Each method does its work before its first await: they all run now, in order.
+    const answers: Promise<unknown>[] = [];
+    for (const operation of operations) answers.push(runOne(this, operation));
+    return Promise.all(answers) as Promise<StoreBatchResults<T>>;
   }
 
   async schedule(queue: string, member: string, dueAt: number): Promise<void> {

@@ -18,7 +18,9 @@ export function offeredMethod(
 ): KnownVerificationMethod {
   if (typeof method !== 'string') throw fieldError('method', 'method must be a string');
   const canonical = normalizeMethod(method);
-  const found = offered.find((m) => m === canonical);
+  const found = offered.includes(canonical as KnownVerificationMethod)
+    ? (canonical as KnownVerificationMethod)
+    : undefined;
   if (!found)
     throw new VerificationClientError(
       'method_not_available',

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { DataKeys } from '../core/data-keys.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
-import { rangeStatsKey, WEEK_MS } from '../pumping/range-stats-keys.js';
+import { pumpKey, PUMP, WEEK_MS } from '../pumping/range-stats-keys.js';
 import { erasureCounterKeys } from './erasure-keys.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
 
@@ -26,7 +26,7 @@ describe('erasureCounterKeys: what one start left under its callers, whatever we
   ])("%s: the caller's share of this week and of the last (kept two weeks) are named", (_, now) => {
     const tag = keys.digest('owner:alice');
     expect(names(now, [])).toStrictEqual(
-      expect.arrayContaining([rangeStatsKey.share(tag, week), rangeStatsKey.share(tag, week - 1)]),
+      expect.arrayContaining([pumpKey(PUMP.share, tag, week), pumpKey(PUMP.share, tag, week - 1)]),
     );
   });
 
@@ -102,7 +102,7 @@ describe("erasureCounterKeys of an owner: what its starts marked under its numbe
     const caller = 'owner:alice';
     for (const id of ['range:+79161234', 'prefix:+7916'])
       for (const w of [500, 499])
-        expect(listed()).toContain(rangeStatsKey.caller(keys.digest(`${id}\n${caller}`), w));
+        expect(listed()).toContain(pumpKey(PUMP.caller, keys.digest(`${id}\n${caller}`), w));
   });
 
   it('names the coalescing claims of its numbers under the browsers that started its sessions too (they are gone: no claim may hand one back)', () => {

@@ -5,7 +5,7 @@ import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 import { ProtectionKeys } from '../protection/protection-keys.js';
 import { placeOf } from '../pumping/pumping-subjects.js';
-import { rangeStatsKey, WEEK_MS } from '../pumping/range-stats-keys.js';
+import { pumpKey, PUMP, WEEK_MS } from '../pumping/range-stats-keys.js';
 import type { ErasureSubject } from '../core/erasure-marks.js';
 import { refusalBudgetKey } from '../history/refusal-admission.js';
 import { InDoubtStarts } from './in-doubt-starts.js';
@@ -67,24 +67,24 @@ export function erasureCounterKeys(keys: DataKeys, scope: ErasureScope): string[
   const week = Math.floor(now / WEEK_MS);
   names.push(
     `${ProtectionKeys.wrongCodesPerOwner}:${keys.digest(subject.owner)}`,
-    rangeStatsKey.known(tag),
-    rangeStatsKey.hold(tag),
+    pumpKey(PUMP.known, tag),
+    pumpKey(PUMP.hold, tag),
     refusalBudgetKey(keys, caller),
-    rangeStatsKey.share(tag, week),
-    rangeStatsKey.share(tag, week - 1),
+    pumpKey(PUMP.share, tag, week),
+    pumpKey(PUMP.share, tag, week - 1),
     `${ProtectionKeys.freeStartPerCaller}:${tag}`,
     ProtectionKeys.statusReads(keys, caller),
     `${ProtectionKeys.statusReads(keys, caller)}:refresh`,
     ProtectionKeys.phoneChangeCooldown(keys, subject.owner),
   );
-  for (const w of windows) names.push(rangeStatsKey.starts(tag, w), rangeStatsKey.verified(tag, w));
+  for (const w of windows) names.push(pumpKey(PUMP.starts, tag, w), pumpKey(PUMP.verified, tag, w));
   for (const record of records) names.push(...callerEvidenceKeys(record, tag));
   for (const n of new Set(records.map((r) => r.phoneNumber))) {
     const place = placeOf(n, rangeDigits);
     names.push(`${ProtectionKeys.startPerPhoneAndCaller}:${keys.digest(`${caller}\n${n}`)}`);
     for (const method of VERIFICATION_METHODS) names.push(ProtectionKeys.cooldown(keys, caller, n, method));
     for (const id of [`range:${place.range}`, `prefix:${place.prefix}`])
-      for (const w of windows) names.push(rangeStatsKey.caller(keys.digest(`${id}\n${caller}`), w));
+      for (const w of windows) names.push(pumpKey(PUMP.caller, keys.digest(`${id}\n${caller}`), w));
     // Its sessions are gone: no caller's claim may hand one back.
     for (const other of [caller, ...scope.callers]) names.push(...coalesceKeys(keys, other, n, records));
   }

@@ -11,10 +11,10 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import {
   VerificationProtection,
-  type HandBack,
   type StartCandidate,
   type StartPermit,
 } from '../protection/verification-protection.service.js';
+import type { TestAdmission } from '../protection/test-start-admission.js';
 import { methodsForPurpose } from '../options/purposes.options.js';
 import {
   deviceHint,
@@ -41,6 +41,10 @@ export const AUTO = 'auto';
  * What protection answered a start: the caller's pending session to resume, or a permit to pay under (a
  * test number's admission, to play under).
  */
+/** Which of protection's admissions `admitAs` asks: a real number's start, or a test number's. */
+const REAL_NUMBER = 'real';
+const TEST_NUMBER = 'test';
+
 type Admitted<P = StartPermit> =
   | { candidate: StartCandidate; resumed: SessionRecord; resendAvailableAt: Date | null }
   | { candidate: StartCandidate; permit: P };
@@ -80,12 +84,15 @@ export class StartFlow {
         const purpose = startPurpose(input.purpose, this.options.purposes);
         facts.purpose = purpose;
         if (purpose !== undefined) span.set({ purpose });
-        const allowed = (methods: readonly KnownVerificationMethod[]) =>
-          methodsForPurpose(this.options.purposes, purpose, methods);
-        const purposeMethods = allowed(this.options.methods);
+        const { purposes } = this.options;
+        const purposeMethods = methodsForPurpose(purposes, purpose, this.options.methods);
         if (purposeMethods.length === 0) throw noMethodForPurpose(purpose);
         if (!auto)
-          facts.method = offeredMethod(input.method, purposeMethods, allowed(this.prices.offeredNow()));
+          facts.method = offeredMethod(
+            input.method,
+            purposeMethods,
+            methodsForPurpose(purposes, purpose, this.prices.offeredNow()),
+          );
         if (typeof input.phoneNumber !== 'string')
           throw fieldError('phone_number', 'phone_number must be a string');
         const device = deviceHint(input.device);
@@ -94,7 +101,7 @@ export class StartFlow {
 
         // Pick the method, among those the purpose allows: `auto` takes the policy's first for the
         // device; an explicit one must be offered.
-        const offered = allowed(await this.prices.offered());
+        const offered = methodsForPurpose(purposes, purpose, await this.prices.offered());
         if (offered.length === 0) throw noMethodForPurpose(purpose);
         const ordered = this.allowedFor(
           auto ? await this.policy.startOrder(offered, phoneNumber, device) : offered,
@@ -121,7 +128,7 @@ export class StartFlow {
         let resendAvailableAt: Date | null = null;
         let resumed = false;
         const admitted = this.paid.plays(phoneNumber, input.owner)
-          ? await this.admitAs(candidate, (c, stale) => this.protection.admitTestStart(c, stale))
+          ? await this.admitAs(candidate, TEST_NUMBER)
           : await this.admit(candidate, auto);
         facts.method = admitted.candidate.method;
         const order = {
@@ -189,24 +196,31 @@ export class StartFlow {
    * method gets the 409 naming them).
    */
   private async admit(candidate: StartCandidate, auto: boolean): Promise<Admitted> {
-    const real = (c: StartCandidate, stale?: string) => this.protection.admitStart(c, stale);
     try {
-      return await this.admitAs(candidate, real);
+      return await this.admitAs(candidate, REAL_NUMBER);
     } catch (error) {
       const graded = auto ? gradedMethod(error) : undefined;
       if (graded === undefined) throw error;
-      return this.admitAs({ ...candidate, method: graded }, real);
+      return this.admitAs({ ...candidate, method: graded }, REAL_NUMBER);
     }
   }
 
   /** Protection's answer (`admitStart`, or a test number's): a handed-back session found ended is named stale and asked again. */
-  private async admitAs<P extends object>(
+  private async admitAs(candidate: StartCandidate, real: typeof REAL_NUMBER): Promise<Admitted>;
+  private async admitAs(
     candidate: StartCandidate,
-    admitStart: (candidate: StartCandidate, stale?: string) => Promise<HandBack | P>,
-  ): Promise<Admitted<P>> {
+    test: typeof TEST_NUMBER,
+  ): Promise<Admitted<TestAdmission>>;
+  private async admitAs(
+    candidate: StartCandidate,
+    number: typeof REAL_NUMBER | typeof TEST_NUMBER,
+  ): Promise<Admitted<StartPermit | TestAdmission>> {
     let stale: string | undefined;
     for (;;) {
-      const admission = await admitStart(candidate, stale);
+      const admission =
+        number === TEST_NUMBER
+          ? await this.protection.admitTestStart(candidate, stale)
+          : await this.protection.admitStart(candidate, stale);
       if (!('handBack' in admission)) return { candidate, permit: admission };
       const resumed = await this.journeyState.resumable(admission.handBack);
       if (resumed) return { candidate, resumed, resendAvailableAt: admission.resendAvailableAt };
