@@ -1,6 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { clientAddressKey } from '../core/client-address.js';
+import { ArgumentTypeError } from '../core/phone-verification.error.js';
 import { operatorPrefix } from '../core/phone-number.js';
 import { numberRange } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';
@@ -93,7 +94,7 @@ export function holdableOf(subjects: Subject[]): HoldableSubject[] {
 
 export function countryId(subjects: Subject[]): string {
   for (const s of subjects) if (s.kind === 'country') return s.id;
-  throw new TypeError('a start is always counted for its country');
+  throw new ArgumentTypeError('a start is always counted for its country');
 }
 
 /** The country's twins (range-stats-keys.ts): bounded by its callers' shares, and its whole volume. */
