@@ -251,19 +251,9 @@ class ReopeningConnection implements SubscriberConnection {
       avoid,
     );
     this.opening = link;
-    let checked = false;
     try {
       // Subscribed to every channel before it is in use (opened again: to those of the link that ended).
-      await Promise.all([
-        ...[...this.deliveries.keys()].map((channel) => link.subscribe(channel)),
-        // A check channel Redis refuses (an ACL granting the module's channels alone) leaves the link unchecked.
-        this.check &&
-          link.subscribe(this.check.channel).then(
-            () => void (checked = true),
-            // Not awaited: on a link being closed (Redis away), an UNSUBSCRIBE waits for a connection.
-            () => void link.unsubscribe(this.check!.channel).catch(() => undefined),
-          ),
-      ]);
+      await Promise.all([...this.deliveries.keys()].map((channel) => link.subscribe(channel)));
       if ((state as string) === 'ended')
         throw new VerificationStoreUnavailableError('subscribe', 'the subscriber connection ended');
     } catch (error) {
@@ -273,7 +263,16 @@ class ReopeningConnection implements SubscriberConnection {
       if (this.opening === link) this.opening = undefined;
     }
     state = 'adopted';
-    this.adopted = { link, checked, end: () => ended(true) };
+    const adopted = { link, checked: false, end: () => ended(true) };
+    this.adopted = adopted;
+    // Its check channel beside, not before, the listeners' channels. One Redis refuses (an ACL granting the
+    // module's channels alone) leaves the link unchecked; not awaited: on a link being closed (Redis away), an
+    // UNSUBSCRIBE waits for a connection.
+    if (this.check)
+      link.subscribe(this.check.channel).then(
+        () => void (adopted.checked = true),
+        () => void link.unsubscribe(this.check!.channel).catch(() => undefined),
+      );
     return link;
   }
 

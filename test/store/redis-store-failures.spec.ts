@@ -57,7 +57,8 @@ class HostClient extends EventEmitter {
 /** The subscriber connection a HostClient's duplicate() gives: SUBSCRIBE answers when the test says. */
 class SubscriberCopy extends HostClient {
   disconnected = false;
-  private confirm: (() => void) | undefined;
+  /** The SUBSCRIBEs not yet confirmed (the subscriber's check channel's among them). */
+  private readonly confirms: (() => void)[] = [];
   /** Set: SUBSCRIBE fails with it at once. */
   refusal: Error | undefined;
   constructor() {
@@ -65,7 +66,7 @@ class SubscriberCopy extends HostClient {
   }
   subscribe(): Promise<unknown> {
     if (this.refusal) return Promise.reject(this.refusal);
-    return new Promise((resolve) => (this.confirm = () => resolve(1)));
+    return new Promise((resolve) => this.confirms.push(() => resolve(1)));
   }
   unsubscribe(): Promise<unknown> {
     return Promise.resolve(0);
@@ -73,9 +74,9 @@ class SubscriberCopy extends HostClient {
   override disconnect(): void {
     this.disconnected = true;
   }
-  /** Redis confirms the subscription now (late or not). */
+  /** Redis confirms the subscriptions now (late or not). */
   confirmed(): void {
-    this.confirm?.();
+    for (const confirm of this.confirms.splice(0)) confirm();
   }
 }
 
@@ -246,7 +247,13 @@ describe('RedisStore pub/sub', () => {
   it('a subscription confirmed in time delivers, and leaves no timer running', async () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     const client = new PubSubHostClient(async () => 1);
-    const store = new RedisStore({ client, keyPrefix: 'pv-ok:', commandTimeoutMs: 60_000 });
+    // Without the subscriber's check, whose period is a timer of its own while subscribed.
+    const store = new RedisStore({
+      client,
+      keyPrefix: 'pv-ok:',
+      commandTimeoutMs: 60_000,
+      subscriberCheckMs: 0,
+    });
     const heard: string[] = [];
     const subscribing = store.subscribe('status', (message) => void heard.push(message));
     await new Promise((resolve) => setImmediate(resolve));
