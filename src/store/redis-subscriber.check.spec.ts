@@ -4,7 +4,7 @@
  * or the connection is opened again and the listeners told of the gap. Over real Redis: test/store/redis-subscriber-deaf.
  */
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { RedisSubscriber, subscriberCheck } from './redis-subscriber.js';
+import { RedisSubscriber, subscriberCheck, subscriberConnection } from './redis-subscriber.js';
 import { VerificationOptionsError } from '../core/option-rules.js';
 import { after, DRIVERS, listen, Redis, settle } from '../../test/support/redis-link-stand-ins.js';
 
@@ -24,17 +24,20 @@ describe("RedisSubscriber's check on jest's clock", () => {
       const redis = new Redis();
       const the = { deaf: false, failing: false, reply: (message: string) => message };
       const published: number[] = [];
-      const store = new RedisSubscriber(() => Promise.resolve(DRIVERS[driver](redis)), 50, {
-        channel: 'check',
-        everyMs: 30_000,
-        waitMs: 10_000,
-        publish: (message) => {
-          published.push(Date.now());
-          if (the.failing) return Promise.reject(new Error('store down'));
-          if (!the.deaf) setImmediate(() => redis.last().send('check', the.reply(message)));
-          return Promise.resolve();
-        },
-      });
+      const store = new RedisSubscriber(
+        subscriberConnection(() => Promise.resolve(DRIVERS[driver](redis)), {
+          channel: 'check',
+          everyMs: 30_000,
+          waitMs: 10_000,
+          publish: (message) => {
+            published.push(Date.now());
+            if (the.failing) return Promise.reject(new Error('store down'));
+            if (!the.deaf) setImmediate(() => redis.last().send('check', the.reply(message)));
+            return Promise.resolve();
+          },
+        }),
+        50,
+      );
       return { redis, store, the, published };
     }
 

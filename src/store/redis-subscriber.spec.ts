@@ -4,7 +4,7 @@
  * sent to Redis meanwhile. The same behaviours over real Redis and Redis Cluster: test/store/redis-subscriber-*.
  */
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { RedisSubscriber } from './redis-subscriber.js';
+import { RedisSubscriber, subscriberConnection } from './redis-subscriber.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { after, DRIVERS, listen, Redis, settle } from '../../test/support/redis-link-stand-ins.js';
 
@@ -22,7 +22,13 @@ describe("RedisSubscriber on jest's clock", () => {
     function subscriber(): { redis: Redis; store: RedisSubscriber } {
       const redis = new Redis();
       const client = DRIVERS[driver](redis);
-      return { redis, store: new RedisSubscriber(() => Promise.resolve(client), 50) };
+      return {
+        redis,
+        store: new RedisSubscriber(
+          subscriberConnection(() => Promise.resolve(client)),
+          50,
+        ),
+      };
     }
 
     it("delivers a channel's messages to each of its listeners, one SUBSCRIBE for the channel; a listener that throws keeps none from the others", async () => {
@@ -207,7 +213,10 @@ describe('RedisSubscriber on a cluster with no node yet', () => {
       },
     ],
   ])('%s: the subscribe fails as the store is unavailable', async (_driver, cluster) => {
-    const store = new RedisSubscriber(() => Promise.resolve(cluster), 50);
+    const store = new RedisSubscriber(
+      subscriberConnection(() => Promise.resolve(cluster)),
+      50,
+    );
     await expect(store.subscribe('a', () => undefined)).rejects.toBeInstanceOf(
       VerificationStoreUnavailableError,
     );

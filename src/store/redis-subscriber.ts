@@ -5,7 +5,7 @@ import { linkOpener, type LinkEvents, type SubscriberLink } from './redis-subscr
 import type { StoreMessageListener } from './verification-store.interface.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 
-interface SubscriberConnection {
+export interface SubscriberConnection {
   subscribe(channel: string, deliver: (message: string) => void): Promise<void>;
   unsubscribe(channel: string): Promise<void>;
   close(graceMs: number): Promise<void>;
@@ -30,11 +30,7 @@ export interface SubscriberCheck {
   waitMs: number;
 }
 
-/**
- * A store's check (RedisStore's `subscriberCheckMs`: every 30 s by default, 0 never; back within 10 s, or within
- * the period when shorter) on a channel of its own (another store's, another instance's or registration's, is
- * not its), published as the store publishes (`publish` puts the key prefix before the channel).
- */
+/** A store's check (`subscriberCheckMs`: 30 s by default, 0 never; back within 10 s or the period) on a channel of its own. */
 export function subscriberCheck(
   everyMs = CHECK_EVERY_MS,
   keyPrefix: string,
@@ -54,6 +50,17 @@ export function subscriberCheck(
     everyMs,
     waitMs: Math.min(CHECK_WAIT_MS, everyMs),
   };
+}
+
+/** Opens the subscriber connection (`back`: subscribed again after a gap). */
+export type OpenSubscriber = (back: () => void) => Promise<SubscriberConnection>;
+
+/** The subscriber connection on the store's client (a duplicate of it, or of a cluster node's), checked as `check` says. */
+export function subscriberConnection(
+  client: () => Promise<unknown>,
+  check?: SubscriberCheck,
+): OpenSubscriber {
+  return (back) => client().then((opened) => new ReopeningConnection(linkOpener(opened), back, check));
 }
 
 /**
@@ -79,9 +86,8 @@ export class RedisSubscriber {
   private readonly gaps = new Map<StoreMessageListener, () => void>();
 
   constructor(
-    private readonly client: () => Promise<unknown>,
+    private readonly open: OpenSubscriber,
     private readonly graceMs: number,
-    private readonly check?: SubscriberCheck,
   ) {}
 
   async subscribe(channel: string, listener: StoreMessageListener, onGap?: () => void): Promise<() => void> {
@@ -93,9 +99,7 @@ export class RedisSubscriber {
     const unsubscribe = (): void => this.remove(channel, entry);
     let done: Promise<void> | undefined;
     try {
-      this.connection ??= this.client().then(
-        (client) => new ReopeningConnection(linkOpener(client), () => this.gap(), this.check),
-      );
+      this.connection ??= this.open(() => this.gap());
       const connection = await this.connection;
       done = this.subscribed.get(channel);
       if (!done) {

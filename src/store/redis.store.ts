@@ -6,7 +6,7 @@ import { RedisScriptSender } from './redis-script-sender.js';
 import { assertClaim, assertDueAt, assertIncrement, assertOperation, assertTtl } from './store-arguments.js';
 import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
-import { RedisSubscriber, subscriberCheck } from './redis-subscriber.js';
+import { RedisSubscriber, subscriberCheck, subscriberConnection } from './redis-subscriber.js';
 import type { StoreBatchResults, StoreOperation, StoreOperationResults as Results } from './store-batch.js';
 import { keyInOrder } from './key-order.js';
 import type { StoreMessageListener, VerificationStore } from './verification-store.interface.js';
@@ -59,7 +59,8 @@ export class RedisStore implements VerificationStore {
     this.keyPrefix = options.keyPrefix ?? 'pv:';
     this.connection = new RedisConnection(options, () => this.scripts.forget());
     const check = subscriberCheck(options.subscriberCheckMs, this.keyPrefix, (c, m) => this.publish(c, m));
-    this.subscriber = new RedisSubscriber(() => this.connection.client(), this.connection.timeoutMs, check);
+    const open = subscriberConnection(() => this.connection.client(), check);
+    this.subscriber = new RedisSubscriber(open, this.connection.timeoutMs);
   }
 
   /** Resolves once the client library is loaded (a URL without ioredis or redis installed: rejects); not Redis itself. */

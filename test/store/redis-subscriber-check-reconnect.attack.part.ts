@@ -10,7 +10,7 @@
  * On jest's clock over the drivers' stand-ins (as src/store/redis-subscriber.check.spec.ts).
  */
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { RedisSubscriber } from '../../src/store/redis-subscriber.js';
+import { RedisSubscriber, subscriberConnection } from '../../src/store/redis-subscriber.js';
 import { after, DRIVERS, listen, Redis } from '../support/redis-link-stand-ins.js';
 
 describe('attack: the subscriber check racing a driver reconnection', () => {
@@ -28,16 +28,19 @@ describe('attack: the subscriber check racing a driver reconnection', () => {
     async (driver) => {
       const redis = new Redis();
       const the = { away: false };
-      const store = new RedisSubscriber(() => Promise.resolve(DRIVERS[driver](redis)), 50, {
-        channel: 'check',
-        everyMs: 30_000,
-        waitMs: 10_000,
-        publish: (message) => {
-          // Published while the subscriber connection is away: Redis delivers it to nobody.
-          if (!the.away) setImmediate(() => redis.last().send('check', message));
-          return Promise.resolve();
-        },
-      });
+      const store = new RedisSubscriber(
+        subscriberConnection(() => Promise.resolve(DRIVERS[driver](redis)), {
+          channel: 'check',
+          everyMs: 30_000,
+          waitMs: 10_000,
+          publish: (message) => {
+            // Published while the subscriber connection is away: Redis delivers it to nobody.
+            if (!the.away) setImmediate(() => redis.last().send('check', message));
+            return Promise.resolve();
+          },
+        }),
+        50,
+      );
       const heard: string[] = [];
       const gaps: number[] = [];
       await listen(redis, store, 'a', heard, () => gaps.push(Date.now()));
