@@ -17,6 +17,7 @@ import './pumping-rules.prior.spec.js';
 import './pumping-rules.spec.js';
 import './range-bursts.spec.js';
 import './range-holds.spec.js';
+import './range-holds.start-hold.spec.js';
 import './range-holds.steered.spec.js';
 import './range-holds.week.spec.js';
 import './range-stats.concurrent.spec.js';

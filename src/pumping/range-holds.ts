@@ -3,6 +3,7 @@ import { DAY_MS } from '../core/clock.js';
 import type { DataKeys } from '../core/data-keys.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { storeBatch } from '../store/store-batch.js';
+import { replaceIfEquals } from '../store/store-replace.js';
 import {
   EVICTABLE,
   pumpKey,
@@ -89,7 +90,8 @@ export class RangeHolds {
 
   /**
    * Starts a hold of `coolOffMs` at `level`, unless another request (or instance) started one since
-   * `previous` was read. True when this call started it (it then reports it, once).
+   * `previous` was read. True when this call started it (it then reports it, once): over `previous` only
+   * while it is there (atomic: two starts that read one hold start one), else where its record expired.
    */
   async startHold(
     id: string,
@@ -99,13 +101,14 @@ export class RangeHolds {
   ): Promise<boolean> {
     const k = pumpKey(PUMP.hold, this.keys.digest(id));
     const value = `${this.store.now() + coolOffMs}:${level}`;
-    // Remembered a window past the cool-off, so a pattern that goes on gets the next, longer one.
+    // Remembered two windows past the cool-off (`previous`'s too: `end`), so a pattern that goes on gets a longer one.
     const ttl = coolOffMs + 2 * this.settings.windowMs;
-    if (previous === undefined) return this.store.setIfAbsent(k, value, ttl, traitsOf(id).options);
-    const current = await this.store.get(k);
-    if (current !== null && current !== `${previous.until}:${previous.level}`) return false;
-    await this.store.set(k, value, ttl, traitsOf(id).options);
-    return true;
+    const options = traitsOf(id).options;
+    if (previous === undefined) return this.store.setIfAbsent(k, value, ttl, options);
+    const was = `${previous.until}:${previous.level}`;
+    const end = previous.until + 2 * this.settings.windowMs;
+    if (await replaceIfEquals(this.store, k, was, value, ttl, end, options)) return true;
+    return this.store.setIfAbsent(k, value, ttl, options);
   }
 
   /**

@@ -289,38 +289,6 @@ describe('RangeStats', () => {
     expect(counts.get(owner.id)?.known).toBe(false);
   });
 
-  it('starts a hold once: a second start without the first one read loses, one that read it takes over', async () => {
-    const rs = stats();
-    expect((await rs.readHolds([range])).get(range.id)).toBeUndefined();
-    expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(true);
-    expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(false);
-    const first = (await rs.readHolds([range])).get(range.id);
-    expect(first).toStrictEqual({ until: MIDNIGHT + 900_000, level: 0 });
-
-    clock.now += 1000;
-    expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(true);
-    const second = (await rs.readHolds([range])).get(range.id);
-    expect(second).toStrictEqual({ until: clock.now + 1_800_000, level: 1 });
-    // Another instance still holding the first state read loses to the one that moved on.
-    expect(await rs.startHold(range.id, first, 1, 1_800_000)).toBe(false);
-    expect((await rs.readHolds([range])).get(range.id)).toStrictEqual(second);
-    expect((await rs.readHolds([owner])).get(owner.id)).toBeUndefined();
-  });
-
-  it('a hold is remembered two windows past its cool-off, so a pattern that goes on gets a longer one', async () => {
-    const rs = stats();
-    await rs.startHold(range.id, undefined, 0, 900_000);
-    clock.now += 900_000 + 2 * HOUR - 1;
-    expect((await rs.readHolds([range])).get(range.id)).toStrictEqual({
-      until: MIDNIGHT + 900_000,
-      level: 0,
-    });
-    clock.now += 1;
-    expect((await rs.readHolds([range])).get(range.id)).toBeUndefined();
-    // A hold that expired since it was read starts again.
-    expect(await rs.startHold(range.id, { until: MIDNIGHT + 900_000, level: 0 }, 1, 900_000)).toBe(true);
-  });
-
   it("remembers a session's subjects until it is taken, once", async () => {
     const store = new MemoryStore({ clock: () => clock.now });
     const rs = stats(store);

@@ -129,6 +129,7 @@ export class MemoryStore implements VerificationStore {
     expected: string,
     value: string | null,
     ttlMs: number,
+    options?: StoreWriteOptions,
   ): Promise<boolean> {
     this.assertOpen('replaceIfEquals');
     if (value !== null) assertTtl(ttlMs);
@@ -137,7 +138,7 @@ export class MemoryStore implements VerificationStore {
     const slot = this.live(stored, now);
     if (slot === undefined || this.slab.value(slot) !== expected) return false;
     if (value === null) this.drop(stored);
-    else this.write(stored, this.flat.of(value), now + ttlMs, undefined);
+    else this.write(stored, this.flat.of(value), now + ttlMs, options);
     return true;
   }
 

@@ -33,7 +33,8 @@ export class RegistrationScopedStore implements VerificationStore {
     }
     if (inner.replaceIfEquals) {
       const replace = inner.replaceIfEquals.bind(inner);
-      this.replaceIfEquals = (key, expected, value, ttlMs) => replace(this.key(key), expected, value, ttlMs);
+      this.replaceIfEquals = (key, expected, value, ttlMs, options) =>
+        replace(this.key(key), expected, value, ttlMs, options);
     }
     if (inner.publish) {
       const publish = inner.publish.bind(inner);

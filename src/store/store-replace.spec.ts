@@ -32,9 +32,9 @@ describe.each([
   let now = 1_000_000;
   let inner: MemoryStore;
   let store: VerificationStore;
-  const open = () => {
+  const open = (maxEvictableEntries?: number) => {
     now = 1_000_000;
-    inner = new MemoryStore({ clock: () => now });
+    inner = new MemoryStore({ clock: () => now, maxEvictableEntries });
     store = shape(inner);
   };
   afterEach(async () => {
@@ -51,6 +51,16 @@ describe.each([
     now += 4_999;
     await expect(inner.get('k')).resolves.toBe('new');
     now += 1;
+    await expect(inner.get('k')).resolves.toBeNull();
+  });
+
+  it('writes the new value with the options given: an evictable one makes room for another caller’s', async () => {
+    open(1);
+    await inner.set('k', 'old', 60_000, { evictable: true });
+    await expect(
+      replaceIfEquals(store, 'k', 'old', 'new', 60_000, undefined, { evictable: true }),
+    ).resolves.toBe(true);
+    await inner.set('other', '1', 60_000, { evictable: true });
     await expect(inner.get('k')).resolves.toBeNull();
   });
 

@@ -47,8 +47,15 @@ export interface VerificationStore {
    * Replaces the value with `value` for `ttlMs` (or removes the key, `value` null) only while it is `expected`.
    * True when this call did. Atomic. Optional for a host's own store: without it the module reads the value
    * and then writes (`replaceIfEquals` of store-replace.ts), which a write landing in between can undo.
+   * `options`: as `set`'s, for the value written.
    */
-  replaceIfEquals?(key: string, expected: string, value: string | null, ttlMs: number): Promise<boolean>;
+  replaceIfEquals?(
+    key: string,
+    expected: string,
+    value: string | null,
+    ttlMs: number,
+    options?: StoreWriteOptions,
+  ): Promise<boolean>;
   /**
    * Adds `by` to an integer counter and returns the new value and the window end. The TTL
    * is set when the counter is created and not extended by later increments (a fixed

@@ -98,6 +98,19 @@ describe('store: registration-scoped-store', () => {
       await expect(shared.get('history:slot')).resolves.toBeNull();
       await shared.close();
     });
+
+    it('replaceIfEquals writes with the options given: an evictable value stays one a bounded store may drop', async () => {
+      const shared = new MemoryStore({ maxEvictableEntries: 1 });
+      const north = new RegistrationScopedStore(shared, 'north');
+      await north.set('protect:hold', 'h0', 60_000, { evictable: true });
+      await expect(
+        north.replaceIfEquals!('protect:hold', 'h0', 'h1', 60_000, { evictable: true }),
+      ).resolves.toBe(true);
+      // Another caller's entry takes the one evictable place.
+      await north.set('protect:another', '1', 60_000, { evictable: true });
+      await expect(north.get('protect:hold')).resolves.toBeNull();
+      await shared.close();
+    });
   });
 
   describe.each([
