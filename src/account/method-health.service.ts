@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { nationalDestinationCode } from '../core/operator-prefix.js';
+import { nationalDestinationCode, operatorPrefixOf } from '../core/operator-prefix.js';
 import { VerificationOpsEventName, type MethodHealthEvent } from '../core/verification-events.js';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { DAY_MS } from '../core/clock.js';
@@ -112,7 +112,7 @@ export class MethodHealthWatch {
     const tracked = this.#tracked.get(key);
     const now = this.options.clock();
     if (tracked && now < tracked.readUntil) return tracked.state;
-    const prefix = prefixOf(phoneNumber);
+    const prefix = operatorPrefixOf(phoneNumber);
     // Read once per HEALTH_READ_MS, as the instance's own reads are: not once per start.
     const kept = await this.#keptReads.get(key, now, () => this.#kept(method, prefix));
     const change = kept === null ? null : keptChange(kept, now, KEPT_MS);
@@ -126,7 +126,7 @@ export class MethodHealthWatch {
     const now = this.options.clock();
     const known = this.#tracked.get(key);
     if (known && now < known.readUntil) return known.state;
-    const prefix = prefixOf(phoneNumber);
+    const prefix = operatorPrefixOf(phoneNumber);
     const tracked: Tracked = known ?? {
       method,
       prefix,
@@ -331,11 +331,6 @@ function adopt(tracked: Tracked, kept: string, now: number, fresh: boolean): voi
   const change = keptChange(kept, now, KEPT_MS);
   if (change === null || (!fresh && change.since <= tracked.since)) return;
   Object.assign(tracked, { ...change, judgedAt: now, reads: [], took: true });
-}
-
-/** The number's operator prefix as the kept changes and reports name it (`+7985`). */
-function prefixOf(phoneNumber: string): string {
-  return `+${callingCodeOf(phoneNumber)}${nationalDestinationCode(phoneNumber)}`;
 }
 
 function keyOf(method: VerificationMethod, phoneNumber: string): string {

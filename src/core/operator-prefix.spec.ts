@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nationalDestinationCode } from './operator-prefix.js';
+import { nationalDestinationCode, operatorPrefixOf } from './operator-prefix.js';
 
 describe('nationalDestinationCode', () => {
   it.each([
@@ -34,5 +34,33 @@ describe('nationalDestinationCode', () => {
       nationalDestinationCode(`+1${String(2_000_000 + i).padStart(7, '0')}0000`);
     expect(nationalDestinationCode('+79853456789')).toBe('985');
     expect(nationalDestinationCode('+4915123456789')).toBe('1512');
+  });
+});
+
+describe('operatorPrefixOf (calling code and destination code)', () => {
+  it.each([
+    ['+79853456789', '+7985'],
+    ['+4915123456789', '+491512'],
+    ['+442079460958', '+4420'],
+  ])('%s → %s', (e164, prefix) => {
+    expect(operatorPrefixOf(e164)).toBe(prefix);
+  });
+
+  it('is the calling code alone when the international format has no destination group', () => {
+    // A head no valid number has been asked with (one that has answers for the numbers of its head).
+    expect(operatorPrefixOf('+7495123')).toBe('+7');
+  });
+
+  it('is "+" and the first digit for text that does not parse', () => {
+    expect(operatorPrefixOf('+0')).toBe('+0');
+    expect(operatorPrefixOf('x123')).toBe('x1');
+    expect(operatorPrefixOf('+99912345')).toBe('+9');
+  });
+
+  it('a number too short or too long to be valid, asked first, never answers for the valid numbers of its head', () => {
+    for (const odd of ['+7916555', '+79165551', '+791655512345678'])
+      expect(nationalDestinationCode(odd)).toBe('');
+    expect(nationalDestinationCode('+79165551234')).toBe('916');
+    expect(operatorPrefixOf('+79165551234')).toBe('+7916');
   });
 });

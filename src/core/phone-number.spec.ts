@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { operatorPrefix, operatorPrefixOf, parseTypedNumber } from './phone-number.js';
+import { parseTypedNumber } from './phone-number.js';
 import { VerificationClientError } from './verification.errors.js';
 
 /** What a route answers for a typed number it refuses: the problem a client reads. */
@@ -60,29 +60,5 @@ describe('parseTypedNumber (a number as a person typed it)', () => {
       detail: 'phone is not a valid number',
       errors: [{ field: 'phone', message: 'phone is not a valid number' }],
     });
-  });
-});
-
-describe('operatorPrefix (calling code and destination code)', () => {
-  it.each([
-    ['+79853456789', '+7985'],
-    ['+4915123456789', '+491512'],
-    ['+442079460958', '+4420'],
-  ])('%s → %s', (e164, prefix) => {
-    expect(operatorPrefixOf(e164)).toBe(prefix);
-  });
-
-  it('is the calling code alone when the international format has no second group', () => {
-    expect(operatorPrefix({ countryCallingCode: '999', formatInternational: () => '+999 12345' })).toBe(
-      '+999',
-    );
-    expect(operatorPrefix({ countryCallingCode: '7', formatInternational: () => '+7 (985) 345-67' })).toBe(
-      '+7985',
-    );
-  });
-
-  it('is "+" and the first digit for text that does not parse', () => {
-    expect(operatorPrefixOf('+0')).toBe('+0');
-    expect(operatorPrefixOf('x123')).toBe('x1');
   });
 });

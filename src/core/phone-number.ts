@@ -1,5 +1,4 @@
 import {
-  parsePhoneNumberFromString,
   parsePhoneNumberWithError,
   ParseError,
   type CountryCode,
@@ -30,24 +29,4 @@ export function parseTypedNumber(input: unknown, defaultCountry: string, field: 
 
 function invalid(field: string, detail: string): VerificationClientError {
   return new VerificationClientError('validation_error', detail, { errors: [{ field, message: detail }] });
-}
-
-/**
- * The operator prefix of an E.164 number: its calling code and national destination code (+7 985),
- * as the international format's first group gives it (libphonenumber's own way to find the NDC);
- * the calling code alone when the format has no such group.
- */
-export function operatorPrefix(parsed: {
-  countryCallingCode: string;
-  formatInternational(): string;
-}): string {
-  const groups = parsed.formatInternational().split(' ');
-  const ndc = groups.length > 2 ? groups[1]!.replace(/\D/g, '') : '';
-  return `+${parsed.countryCallingCode}${ndc}`;
-}
-
-/** The operator prefix of an E.164 number (see operatorPrefix); `+` and the first digit when it does not parse. */
-export function operatorPrefixOf(e164: string): string {
-  const parsed = parsePhoneNumberFromString(e164);
-  return parsed ? operatorPrefix(parsed) : e164.slice(0, 2);
 }

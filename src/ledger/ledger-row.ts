@@ -1,4 +1,4 @@
-import { operatorPrefixOf } from '../core/phone-number.js';
+import { operatorPrefixOf } from '../core/operator-prefix.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 

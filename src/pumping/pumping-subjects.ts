@@ -2,7 +2,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { VerificationMethod } from '../core/verification-method.js';
 import { clientAddressKey } from '../core/client-address.js';
 import { ArgumentTypeError } from '../core/phone-verification.error.js';
-import { operatorPrefix } from '../core/phone-number.js';
+import { operatorPrefixOf } from '../core/operator-prefix.js';
 import { numberRange } from './pumping-counts.js';
 import type { PumpingSubjectKind } from './pumping-rules.js';
 import type { StatsSubject } from './range-stats.js';
@@ -49,10 +49,11 @@ export interface NumberPlace {
 export function placeOf(e164: string, rangeDigits: number): NumberPlace {
   const range = numberRange(e164, rangeDigits);
   const parsed = parsePhoneNumberFromString(e164);
-  if (!parsed) return { range, prefix: e164.slice(0, 2), country: `+${e164.slice(1, 2)}` };
+  const prefix = operatorPrefixOf(e164);
+  if (!parsed) return { range, prefix, country: `+${e164.slice(1, 2)}` };
   return {
     range,
-    prefix: operatorPrefix(parsed),
+    prefix,
     country: parsed.country ?? `+${parsed.countryCallingCode}`,
   };
 }
