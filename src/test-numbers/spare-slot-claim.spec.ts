@@ -124,6 +124,49 @@ describe('takeSpareSlot: the claim', () => {
     await store.close();
   });
 
+  it('on a host’s store without replaceIfEquals, a start whose claim ends between its read and its delete leaves the claim a later start took meanwhile', async () => {
+    let now = NOW;
+    const inner = new MemoryStore({ clock: () => now });
+    const [first] = spareSlotIds(pool);
+    const claimKey = spareSlotClaimKey(first!);
+    let later: Promise<unknown> | undefined;
+    let racing = false;
+    const host: VerificationStore = {
+      now: () => inner.now(),
+      // The slow start's read of its claim: its claim ends, and a later start takes it, before the delete.
+      get: async (key) => {
+        const value = await inner.get(key);
+        if (key === claimKey && racing && later === undefined) {
+          now += SPARE_SLOT_CLAIM_MS;
+          later = takeSpareSlot(inner, pool, 'later', empty);
+          await later;
+        }
+        return value;
+      },
+      set: (key, value, ttlMs, o) => inner.set(key, value, ttlMs, o),
+      setIfAbsent: (key, value, ttlMs, o) => inner.setIfAbsent(key, value, ttlMs, o),
+      delete: (key) => inner.delete(key),
+      increment: (key, by, ttlMs, o) => inner.increment(key, by, ttlMs, o),
+      schedule: (q, m, at) => inner.schedule(q, m, at),
+      claimDue: (q, limit, lease) => inner.claimDue(q, limit, lease),
+      unschedule: (q, m) => inner.unschedule(q, m),
+      queueSize: (q) => inner.queueSize(q),
+      close: () => inner.close(),
+    };
+    // Let go in time, by the read and the delete: the slot is free again.
+    const quick = await takeSpareSlot(host, pool, 'quick', empty);
+    await quick.release?.();
+    expect(await inner.get(claimKey)).toBeNull();
+    racing = true;
+    const slow = await takeSpareSlot(host, pool, 'slow', empty);
+    now += SPARE_SLOT_CLAIM_MS - 1000;
+    await slow.release?.();
+    expect(later).toBeDefined();
+    // The later start still writes there under its claim: a third start passes the slot over.
+    expect(storedSessionId((await takeSpareSlot(inner, pool, 'third', empty)).requestId)).not.toBe(first);
+    await inner.close();
+  });
+
   it('every slot claimed: the overflow, nothing claimed', async () => {
     const store = new MemoryStore({ clock: () => NOW });
     for (const slotId of spareSlotIds(pool))

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SPARE_TEST_SESSION_SLOTS } from '../core/test-session.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
+import { replaceIfEquals } from '../store/store-replace.js';
 import {
   chooseSpareSlot,
   OVERFLOW_TEST_SESSION_SLOT,
@@ -67,11 +68,13 @@ export async function takeSpareSlot(
     if (slot === OVERFLOW_TEST_SESSION_SLOT) break;
     const key = spareSlotClaimKey(slotIds[slot]!);
     const token = randomUUID();
+    // The claim's end at the latest (it is taken after this reading of the clock).
+    const until = store.now() + SPARE_SLOT_CLAIM_MS;
     if (!(await store.setIfAbsent(key, token, SPARE_SLOT_CLAIM_MS))) {
       claimed.add(slot);
       continue;
     }
-    const release = () => letGo(store, key, token);
+    const release = () => letGo(store, key, token, until);
     // Under the claim: the slot still holds what the choice read (no start wrote there since).
     const now = await read(slotIds[slot]!).catch(async (error: unknown) => {
       await release();
@@ -84,10 +87,14 @@ export async function takeSpareSlot(
   return { requestId: spareId(pool, OVERFLOW_TEST_SESSION_SLOT), replaced: false };
 }
 
-/** Lets a claim go while it is still `token`'s; never throws (the claim then ends on its TTL). */
-async function letGo(store: VerificationStore, key: string, token: string): Promise<void> {
+/**
+ * Lets a claim go while it is still `token`'s, atomically (a host's store without `replaceIfEquals`: not
+ * in the claim's last second, when another start may take it between the read and the delete); never
+ * throws (the claim then ends on its TTL).
+ */
+async function letGo(store: VerificationStore, key: string, token: string, until: number): Promise<void> {
   try {
-    if ((await store.get(key)) === token) await store.delete(key);
+    await replaceIfEquals(store, key, token, null, 1, until);
   } catch {
     // Ends on its TTL.
   }
