@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RedisStore } from '../store/redis.store.js';
-import type { VerificationStore } from '../store/verification-store.interface.js';
+import { hostStoreOf } from '../../test/support/host-store.js';
 import { sharedRedisUrl } from '../../test/support/redis-server.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
 import { RangeStats, type StatsSubject } from './range-stats.js';
@@ -98,19 +98,7 @@ describe('RangeStats holds', () => {
   it('on a host’s store without replaceIfEquals (a read, then the write), a hold past its cool-off is taken over until a second before its record ends, then started afresh', async () => {
     const inner = new MemoryStore({ clock: () => clock.now });
     stores.push(inner);
-    const host: VerificationStore = {
-      now: () => inner.now(),
-      get: (k) => inner.get(k),
-      set: (k, v, ttl, o) => inner.set(k, v, ttl, o),
-      setIfAbsent: (k, v, ttl, o) => inner.setIfAbsent(k, v, ttl, o),
-      delete: (k) => inner.delete(k),
-      increment: (k, by, ttl, o) => inner.increment(k, by, ttl, o),
-      schedule: (q, m, at) => inner.schedule(q, m, at),
-      claimDue: (q, limit, lease) => inner.claimDue(q, limit, lease),
-      unschedule: (q, m) => inner.unschedule(q, m),
-      queueSize: (q) => inner.queueSize(q),
-      close: async () => undefined,
-    };
+    const host = hostStoreOf(inner);
     const rs = new RangeStats(host, { windowMs: HOUR, recordTtlMs: DAY }, SPEC_DATA_KEYS);
     await rs.startHold(range.id, undefined, 0, 900_000);
     const first = (await rs.readHolds([range])).get(range.id);

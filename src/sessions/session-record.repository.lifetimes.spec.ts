@@ -5,6 +5,7 @@ import {
   SessionRecordRepository,
   STEP_CLAIM_TTL_MS,
 } from './session-record.repository.js';
+import { hostStoreOf } from '../../test/support/host-store.js';
 import { pendingSession, recordsOn } from '../../test/support/session-records.fixture.js';
 
 const record = pendingSession({ requestId: 'req-1', phoneNumber: '+79123456789' }, 1_700_000_000_000);
@@ -89,6 +90,31 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
     await expect(records.claimStep('req-1', 1)).resolves.toBeNull();
     await records.releaseStep(second!);
     await expect(records.claimStep('req-1', 1)).resolves.not.toBeNull();
+  });
+
+  it('on a host’s store without replaceIfEquals, a holder whose claim lapses between its read and its delete leaves the next holder’s claim', async () => {
+    const claimKey = SessionRecordRepository.stepClaimKey('req-1', 1);
+    let next: unknown;
+    let racing = false;
+    const host = recordsOn(
+      hostStoreOf(store, {
+        // Between the lapsed holder's read and its delete, its claim ends and another switch takes the step.
+        afterGet: async (key) => {
+          if (key !== claimKey || !racing || next !== undefined) return;
+          now += STEP_CLAIM_TTL_MS;
+          next = await host.claimStep('req-1', 1);
+        },
+      }),
+    );
+    // Given back in time, by the read and the delete: the step is free again.
+    await host.releaseStep((await host.claimStep('req-1', 1))!);
+    const first = await host.claimStep('req-1', 1);
+    expect(first).not.toBeNull();
+    racing = true;
+    now += STEP_CLAIM_TTL_MS - 1000;
+    await host.releaseStep(first!);
+    expect(next).not.toBeNull();
+    await expect(host.claimStep('req-1', 1)).resolves.toBeNull();
   });
 
   it('an erased session is not written again while its mark is kept, and is once it lapsed', async () => {

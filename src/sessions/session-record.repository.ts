@@ -9,6 +9,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LocalChannels } from '../store/local-channels.js';
 import { storeBatch } from '../store/store-batch.js';
+import { replaceIfEquals } from '../store/store-replace.js';
 import { storedSessionId } from '../core/test-session.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
@@ -17,10 +18,7 @@ import { SubjectIndex, type IndexReservation } from './subject-index.js';
 /** How long a record outlives its session: terminal states stay readable (and cached) this long. */
 export const RECORD_RETENTION_MS = 24 * 3_600_000;
 
-/**
- * How long a step claim holds: longer than one paid start (the hook, the limits, the API call), short
- * enough that a crashed instance's claim frees the journey soon.
- */
+/** How long a step claim holds: longer than a paid start (hook, limits, API call); a crashed holder's ends soon. */
 export const STEP_CLAIM_TTL_MS = 60_000;
 
 /** The store channel on which a changed session is announced, by its request id. */
@@ -33,6 +31,8 @@ type Sealable = { phoneNumber: string; owner?: string | undefined };
 export interface StepClaim {
   readonly key: string;
   readonly token: string;
+  /** Its end at the latest (store clock). */
+  readonly until: number;
 }
 
 /**
@@ -271,13 +271,14 @@ export class SessionRecordRepository {
    * time, so two concurrent switches cannot both pay. Null when another holds it.
    */
   async claimStep(journeyId: string, n: number): Promise<StepClaim | null> {
-    const claim = { key: SessionRecordRepository.stepClaimKey(journeyId, n), token: randomUUID() };
+    const until = this.store.now() + STEP_CLAIM_TTL_MS;
+    const claim = { key: SessionRecordRepository.stepClaimKey(journeyId, n), token: randomUUID(), until };
     return (await this.store.setIfAbsent(claim.key, claim.token, STEP_CLAIM_TTL_MS)) ? claim : null;
   }
 
-  /** Gives a claim back while it is still this one (the step was not taken). */
+  /** Gives a claim back while it is still this one (the step was not taken), atomically (store-replace.ts). */
   async releaseStep(claim: StepClaim): Promise<void> {
-    if ((await this.store.get(claim.key)) === claim.token) await this.store.delete(claim.key);
+    await replaceIfEquals(this.store, claim.key, claim.token, null, 1, claim.until);
   }
 
   /** Announces a change. Never rejects: a stream that misses it still sees the next change or its end. */

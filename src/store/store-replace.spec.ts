@@ -1,33 +1,15 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from './memory.store.js';
 import { replaceIfEquals } from './store-replace.js';
+import { hostStoreOf } from '../../test/support/host-store.js';
 import type { VerificationStore } from './verification-store.interface.js';
-
-/**
- * A host's own store without `replaceIfEquals`, over a MemoryStore: each of its writes lands a moment after it
- * was issued (a network round trip), and has landed when its promise resolves.
- */
-function hostStore(inner: MemoryStore): VerificationStore {
-  const later = <T>(work: () => Promise<T>): Promise<T> =>
-    new Promise((resolve) => setImmediate(resolve)).then(work);
-  return {
-    now: () => inner.now(),
-    get: (key) => inner.get(key),
-    set: (key, value, ttlMs, options) => later(() => inner.set(key, value, ttlMs, options)),
-    setIfAbsent: (key, value, ttlMs, options) => inner.setIfAbsent(key, value, ttlMs, options),
-    delete: (key) => later(() => inner.delete(key)),
-    increment: (key, by, ttlMs, options) => inner.increment(key, by, ttlMs, options),
-    schedule: (queue, member, dueAt) => inner.schedule(queue, member, dueAt),
-    claimDue: (queue, limit, leaseMs) => inner.claimDue(queue, limit, leaseMs),
-    unschedule: (queue, member) => inner.unschedule(queue, member),
-    queueSize: (queue) => inner.queueSize(queue),
-    close: () => inner.close(),
-  };
-}
 
 describe.each([
   ['the store’s own atomic replace', (inner: MemoryStore): VerificationStore => inner],
-  ['a host’s store without it (a read, then the write)', hostStore],
+  [
+    'a host’s store without it (a read, then the write)',
+    (inner: MemoryStore) => hostStoreOf(inner, { delayedWrites: true }),
+  ],
 ])('replaceIfEquals: %s', (_, shape) => {
   let now = 1_000_000;
   let inner: MemoryStore;
@@ -94,7 +76,7 @@ describe('replaceIfEquals on a host’s store without it, near the end of the ex
   it('writes up to a second before the expected value ends, not within that second (another may take it meanwhile)', async () => {
     let now = 1_000_000;
     const inner = new MemoryStore({ clock: () => now });
-    const store = hostStore(inner);
+    const store = hostStoreOf(inner, { delayedWrites: true });
     try {
       await inner.set('k', 'mine', 10_000);
       const until = now + 10_000;

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { hostStoreOf } from '../../test/support/host-store.js';
 import { sharedRedisUrl } from '../../test/support/redis-server.js';
 import { SPARE_TEST_SESSION_SLOTS, spareTestRequestId, storedSessionId } from '../core/test-session.js';
 import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
@@ -131,28 +132,15 @@ describe('takeSpareSlot: the claim', () => {
     const claimKey = spareSlotClaimKey(first!);
     let later: Promise<unknown> | undefined;
     let racing = false;
-    const host: VerificationStore = {
-      now: () => inner.now(),
-      // The slow start's read of its claim: its claim ends, and a later start takes it, before the delete.
-      get: async (key) => {
-        const value = await inner.get(key);
-        if (key === claimKey && racing && later === undefined) {
-          now += SPARE_SLOT_CLAIM_MS;
-          later = takeSpareSlot(inner, pool, 'later', empty);
-          await later;
-        }
-        return value;
+    // The slow start's read of its claim: its claim ends, and a later start takes it, before the delete.
+    const host = hostStoreOf(inner, {
+      afterGet: async (key) => {
+        if (key !== claimKey || !racing || later !== undefined) return;
+        now += SPARE_SLOT_CLAIM_MS;
+        later = takeSpareSlot(inner, pool, 'later', empty);
+        await later;
       },
-      set: (key, value, ttlMs, o) => inner.set(key, value, ttlMs, o),
-      setIfAbsent: (key, value, ttlMs, o) => inner.setIfAbsent(key, value, ttlMs, o),
-      delete: (key) => inner.delete(key),
-      increment: (key, by, ttlMs, o) => inner.increment(key, by, ttlMs, o),
-      schedule: (q, m, at) => inner.schedule(q, m, at),
-      claimDue: (q, limit, lease) => inner.claimDue(q, limit, lease),
-      unschedule: (q, m) => inner.unschedule(q, m),
-      queueSize: (q) => inner.queueSize(q),
-      close: () => inner.close(),
-    };
+    });
     // Let go in time, by the read and the delete: the slot is free again.
     const quick = await takeSpareSlot(host, pool, 'quick', empty);
     await quick.release?.();
