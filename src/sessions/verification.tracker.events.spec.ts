@@ -180,6 +180,36 @@ describe('VerificationTracker: what the host’s listeners receive', () => {
     expect(received.map((e) => e.event)).toStrictEqual(['verification.verified', 'verification.verified']);
   });
 
+  it('a listener slower than the lease that then fails gives back its own claim only: the instance emitting meanwhile keeps it, nobody emits a third time', async () => {
+    const [slow, other, third] = [instance(), instance(), instance()];
+    let fail!: () => void;
+    const failing = new Promise<void>((resolve) => (fail = resolve));
+    let called!: () => void;
+    const listening = new Promise<void>((resolve) => (called = resolve));
+    slow.emitter.on('verification.verified', async () => {
+      called();
+      await failing;
+      throw new TypeError('the CRM is down');
+    });
+    let otherCalled!: () => void;
+    const otherListening = new Promise<void>((resolve) => (otherCalled = resolve));
+    other.emitter.on('verification.verified', () => (otherCalled(), new Promise(() => undefined)));
+    await slow.records.save(pending);
+    const slowly = slow.tracker.observe(observed('verified'), 'webhook');
+    await listening;
+    const record = (await other.records.get('req-1'))!;
+    now += 60_000;
+    void other.tracker.emitDue(record, 'poll');
+    await otherListening;
+    fail();
+    await expect(slowly).rejects.toThrow('will be delivered again');
+    await expect(third.tracker.emitDue(record, 'poll')).resolves.toStrictEqual({
+      emitted: [],
+      settled: false,
+    });
+    expect(received.map((e) => e.event)).toStrictEqual(['verification.verified', 'verification.verified']);
+  });
+
   it('a listener that fails: logged by its error’s name only, and the event and the journey’s verified come again', async () => {
     const { records, tracker, emitter } = instance();
     let fail = true;

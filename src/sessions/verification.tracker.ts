@@ -13,6 +13,8 @@ import {
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal, terminalEvent } from '../core/verification-status.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { replaceIfEquals } from '../store/store-replace.js';
+import { randomUUID } from 'node:crypto';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import {
   chargedCost,
@@ -188,7 +190,9 @@ export class VerificationTracker {
     source: VerificationEventSource,
   ): Promise<Emission> {
     const key = VerificationTracker.claimKey(record.requestId, event);
-    if (!(await this.store.setIfAbsent(key, `emitting:${this.store.now()}`, EMIT_LEASE_MS)))
+    // This emission's own claim: given back (a failure) only while it is still this one's (store-replace.ts).
+    const [mine, until] = [`emitting:${this.store.now()}:${randomUUID()}`, this.store.now() + EMIT_LEASE_MS];
+    if (!(await this.store.setIfAbsent(key, mine, EMIT_LEASE_MS)))
       return (await this.store.get(key)) === CLAIM_DONE ? 'done' : 'busy';
     // Whoever holds the outcome's claim counts it (once per session: the figures claim their own),
     // before the listeners run, so a failing listener does not hold the figures back.
@@ -211,7 +215,7 @@ export class VerificationTracker {
       journey = await this.journeyFacts(record);
     } catch (error) {
       // The store failed between the claim and the emission: the event is not swallowed for a lease.
-      await this.store.delete(key).catch(() => undefined);
+      await replaceIfEquals(this.store, key, mine, null, 1, until).catch(() => undefined);
       if (journeyClaim) await this.store.delete(journeyClaim).catch(() => undefined);
       throw error;
     }
@@ -235,7 +239,8 @@ export class VerificationTracker {
     try {
       await this.emitter!.emitAsync(name, payload);
     } catch (error) {
-      await this.store.delete(key);
+      // Not another instance's, which took over once this listener outlived the lease.
+      await replaceIfEquals(this.store, key, mine, null, 1, until);
       // The journey's verified event was not delivered: whichever step comes again delivers it.
       if (journeyClaim) await this.store.delete(journeyClaim).catch(() => undefined);
       this.telemetry.logger.warn('listener failed; claim released for redelivery', {
