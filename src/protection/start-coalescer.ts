@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { replaceIfEquals } from '../store/store-replace.js';
+import { takeClaim } from '../store/store-claim.js';
 import { protectionRefusal, ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { StartedSession } from './verification-protection.types.js';
 
@@ -164,16 +164,8 @@ export class StartCoalescer {
     for (let attempt = 0; ; attempt++) {
       if (Date.now() > deadline) throw this.inProgress();
       // Claim first: a new start (the usual case) takes one store round trip, a duplicate two.
-      const claim = CLAIM + randomUUID();
-      if (await this.store.setIfAbsent(key, claim, this.settings.claimTtlMs))
-        return new CoalescingClaim(
-          this,
-          key,
-          claim,
-          this.store.now() + this.settings.claimTtlMs,
-          flight,
-          attempt > 0,
-        );
+      const claim = await takeClaim(this.store, key, this.settings.claimTtlMs, CLAIM);
+      if (claim) return new CoalescingClaim(this, key, claim.token, claim.until, flight, attempt > 0);
       const current = await this.store.get(key);
       if (current === null) continue; // Ended between the two calls: claim again.
       if (current.startsWith(SESSION)) return current.slice(SESSION.length);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataKeys } from '../core/data-keys.js';
 import { errorText } from '../core/error-text.js';
@@ -9,7 +8,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LocalChannels } from '../store/local-channels.js';
 import { storeBatch } from '../store/store-batch.js';
-import { replaceIfEquals } from '../store/store-replace.js';
+import { releaseClaim, takeClaim, type StoreClaim } from '../store/store-claim.js';
 import { storedSessionId } from '../core/test-session.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
@@ -26,14 +25,6 @@ export const SESSION_CHANGED_CHANNEL = 'session-changed';
 
 /** What a stored record seals with the data key: a session's number and owner, a journey's number. */
 type Sealable = { phoneNumber: string; owner?: string | undefined };
-
-/** A claim on a journey's next step, for `releaseStep` when the step was not taken after all. */
-export interface StepClaim {
-  readonly key: string;
-  readonly token: string;
-  /** Its end at the latest (store clock). */
-  readonly until: number;
-}
 
 /**
  * The sessions' and journeys' records in the store, the announcements that one changed, and the
@@ -270,15 +261,13 @@ export class SessionRecordRepository {
    * Claims the journey's step `n` across every instance (set-if-absent): one switch (or cancel) at a
    * time, so two concurrent switches cannot both pay. Null when another holds it.
    */
-  async claimStep(journeyId: string, n: number): Promise<StepClaim | null> {
-    const until = this.store.now() + STEP_CLAIM_TTL_MS;
-    const claim = { key: SessionRecordRepository.stepClaimKey(journeyId, n), token: randomUUID(), until };
-    return (await this.store.setIfAbsent(claim.key, claim.token, STEP_CLAIM_TTL_MS)) ? claim : null;
+  claimStep(journeyId: string, n: number): Promise<StoreClaim | null> {
+    return takeClaim(this.store, SessionRecordRepository.stepClaimKey(journeyId, n), STEP_CLAIM_TTL_MS);
   }
 
-  /** Gives a claim back while it is still this one (the step was not taken), atomically (store-replace.ts). */
-  async releaseStep(claim: StepClaim): Promise<void> {
-    await replaceIfEquals(this.store, claim.key, claim.token, null, 1, claim.until);
+  /** Gives a claim back while it is still this one (the step was not taken). */
+  async releaseStep(claim: StoreClaim): Promise<void> {
+    await releaseClaim(this.store, claim);
   }
 
   /** Announces a change. Never rejects: a stream that misses it still sees the next change or its end. */

@@ -13,8 +13,7 @@ import {
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal, terminalEvent } from '../core/verification-status.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { replaceIfEquals } from '../store/store-replace.js';
-import { randomUUID } from 'node:crypto';
+import { releaseClaim, takeClaim } from '../store/store-claim.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import {
   chargedCost,
@@ -190,10 +189,8 @@ export class VerificationTracker {
     source: VerificationEventSource,
   ): Promise<Emission> {
     const key = VerificationTracker.claimKey(record.requestId, event);
-    // This emission's own claim: given back (a failure) only while it is still this one's (store-replace.ts).
-    const [mine, until] = [`emitting:${this.store.now()}:${randomUUID()}`, this.store.now() + EMIT_LEASE_MS];
-    if (!(await this.store.setIfAbsent(key, mine, EMIT_LEASE_MS)))
-      return (await this.store.get(key)) === CLAIM_DONE ? 'done' : 'busy';
+    const claim = await takeClaim(this.store, key, EMIT_LEASE_MS, 'emitting:');
+    if (claim === null) return (await this.store.get(key)) === CLAIM_DONE ? 'done' : 'busy';
     // Whoever holds the outcome's claim counts it (once per session: the figures claim their own),
     // before the listeners run, so a failing listener does not hold the figures back.
     if (event === terminalEvent(record.status)) await this.stats?.tally(record);
@@ -215,7 +212,7 @@ export class VerificationTracker {
       journey = await this.journeyFacts(record);
     } catch (error) {
       // The store failed between the claim and the emission: the event is not swallowed for a lease.
-      await replaceIfEquals(this.store, key, mine, null, 1, until).catch(() => undefined);
+      await releaseClaim(this.store, claim).catch(() => undefined);
       if (journeyClaim) await this.store.delete(journeyClaim).catch(() => undefined);
       throw error;
     }
@@ -240,7 +237,7 @@ export class VerificationTracker {
       await this.emitter!.emitAsync(name, payload);
     } catch (error) {
       // Not another instance's, which took over once this listener outlived the lease.
-      await replaceIfEquals(this.store, key, mine, null, 1, until);
+      await releaseClaim(this.store, claim);
       // The journey's verified event was not delivered: whichever step comes again delivers it.
       if (journeyClaim) await this.store.delete(journeyClaim).catch(() => undefined);
       this.telemetry.logger.warn('listener failed; claim released for redelivery', {

@@ -6,5 +6,6 @@ import './local-channels.spec.js';
 import './open-redis-client.spec.js';
 import './redis-subscriber.check.spec.js';
 import './redis-subscriber.spec.js';
+import './store-claim.spec.js';
 import './store-replace.spec.js';
 import './write-order.spec.js';

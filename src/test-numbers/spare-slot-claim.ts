@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { SPARE_TEST_SESSION_SLOTS } from '../core/test-session.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
-import { replaceIfEquals } from '../store/store-replace.js';
+import { releaseClaim, takeClaim } from '../store/store-claim.js';
 import {
   chooseSpareSlot,
   OVERFLOW_TEST_SESSION_SLOT,
@@ -66,15 +65,17 @@ export async function takeSpareSlot(
     );
     const { slot, replaces } = chooseSpareSlot(holders, startedBy, store.now());
     if (slot === OVERFLOW_TEST_SESSION_SLOT) break;
-    const key = spareSlotClaimKey(slotIds[slot]!);
-    const token = randomUUID();
-    // The claim's end at the latest (it is taken after this reading of the clock).
-    const until = store.now() + SPARE_SLOT_CLAIM_MS;
-    if (!(await store.setIfAbsent(key, token, SPARE_SLOT_CLAIM_MS))) {
+    const claim = await takeClaim(store, spareSlotClaimKey(slotIds[slot]!), SPARE_SLOT_CLAIM_MS);
+    if (claim === null) {
       claimed.add(slot);
       continue;
     }
-    const release = () => letGo(store, key, token, until);
+    // Never throws: the claim then ends on its lease.
+    const release = () =>
+      releaseClaim(store, claim).then(
+        () => undefined,
+        () => undefined,
+      );
     // Under the claim: the slot still holds what the choice read (no start wrote there since).
     const now = await read(slotIds[slot]!).catch(async (error: unknown) => {
       await release();
@@ -85,17 +86,4 @@ export async function takeSpareSlot(
     await release();
   }
   return { requestId: spareId(pool, OVERFLOW_TEST_SESSION_SLOT), replaced: false };
-}
-
-/**
- * Lets a claim go while it is still `token`'s, atomically (a host's store without `replaceIfEquals`: not
- * in the claim's last second, when another start may take it between the read and the delete); never
- * throws (the claim then ends on its TTL).
- */
-async function letGo(store: VerificationStore, key: string, token: string, until: number): Promise<void> {
-  try {
-    await replaceIfEquals(store, key, token, null, 1, until);
-  } catch {
-    // Ends on its TTL.
-  }
 }

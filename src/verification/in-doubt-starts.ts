@@ -11,6 +11,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { SessionRecordRepository } from '../sessions/session-record.repository.js';
 import { replaceIfEquals } from '../store/store-replace.js';
+import { releaseClaim, takeClaim } from '../store/store-claim.js';
 import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 
@@ -134,15 +135,15 @@ export class InDoubtStarts {
     // One delivery adopts a session at a time: another (its other event, a retry on another instance), matching
     // it against the starts the first left on the list, would take someone else's start. It is acknowledged:
     // the first's observation, and the reconciler following what it records, emit what the API says.
-    const claim = `indoubt:adopting:${requestId}`;
-    if (!(await this.store.setIfAbsent(claim, '1', 2 * this.options.api.timeoutMs + ADOPTING_MARGIN_MS)))
-      return null;
+    const leaseMs = 2 * this.options.api.timeoutMs + ADOPTING_MARGIN_MS;
+    const claim = await takeClaim(this.store, `indoubt:adopting:${requestId}`, leaseMs);
+    if (claim === null) return null;
     try {
       // Adopted by a delivery that ended just before this one's claim (its record written since this one looked).
       if ((await this.records.get(requestId)) !== null) return null;
       return await this.adoptUnknown(requestId);
     } finally {
-      await this.store.delete(claim).catch(() => undefined);
+      await releaseClaim(this.store, claim).catch(() => undefined);
     }
   }
 

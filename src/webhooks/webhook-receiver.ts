@@ -8,6 +8,7 @@ import type { ResolvedVerificationOptions, WebhookVerifier } from '../options/ve
 import { VerificationListenerError } from '../sessions/verification.tracker.js';
 import { VerificationStoreUnavailableError } from '../store/store-unavailable.error.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
+import { releaseClaim, takeClaim } from '../store/store-claim.js';
 import { StandardWebhooksVerifier, type WebhookHeaders } from './standard-webhooks.verifier.js';
 import { readWebhookNotice, type WebhookNotice } from './webhook-notice.js';
 import { WebhookNotices, type WebhookResult } from './webhook-notices.js';
@@ -102,13 +103,14 @@ export class WebhookReceiver {
     const notice = parseNotice(body);
 
     const dedupeKey = webhookIdKey(headers);
-    if (dedupeKey && !(await this.store.setIfAbsent(dedupeKey, 'processing', PROCESSING_LEASE_MS)))
-      return 'duplicate';
+    const claim = dedupeKey && (await takeClaim(this.store, dedupeKey, PROCESSING_LEASE_MS, 'processing:'));
+    if (claim === null) return 'duplicate';
     let result: WebhookResult;
     try {
       result = await this.notices.handle(notice);
     } catch (error) {
-      if (dedupeKey) await this.store.delete(dedupeKey).catch(() => this.leaseKept());
+      // Not the retry's, which took the id once this delivery outlived the lease.
+      if (claim) await releaseClaim(this.store, claim).catch(() => this.leaseKept());
       throw this.failure(error);
     }
     if (dedupeKey) await this.store.set(dedupeKey, 'done', this.doneTtlMs());

@@ -20,19 +20,21 @@ import { payloadFor, postWebhook, signed, startAccountHost, startSession } from 
 const SECRET = `whsec_${Buffer.from('webhook-lease-secret-0123456789').toString('base64')}`;
 const DELETE_LAG_MS = 500;
 
-/** A MemoryStore whose deletions of webhook-ids land DELETE_LAG_MS late (its other operations at once). */
+/** A MemoryStore whose releases of webhook-ids (removals while held) land DELETE_LAG_MS late (the rest at once). */
 class LaggingDeletes extends MemoryStore {
-  override async delete(key: string): Promise<void> {
-    if (key.includes('webhook:')) await new Promise((landed) => setTimeout(landed, DELETE_LAG_MS));
-    return super.delete(key);
+  override async replaceIfEquals(key: string, expected: string, value: string | null, ttlMs: number) {
+    if (key.includes('webhook:') && value === null)
+      await new Promise((landed) => setTimeout(landed, DELETE_LAG_MS));
+    return super.replaceIfEquals(key, expected, value, ttlMs);
   }
 }
 
-/** A MemoryStore whose deletions of webhook-ids fail, as a Redis going away between two calls would. */
+/** A MemoryStore whose releases of webhook-ids fail, as a Redis going away between two calls would. */
 class FailingDeletes extends MemoryStore {
-  override async delete(key: string): Promise<void> {
-    if (key.includes('webhook:')) throw new VerificationStoreUnavailableError('delete', 'connection lost');
-    return super.delete(key);
+  override async replaceIfEquals(key: string, expected: string, value: string | null, ttlMs: number) {
+    if (key.includes('webhook:') && value === null)
+      throw new VerificationStoreUnavailableError('replaceIfEquals', 'connection lost');
+    return super.replaceIfEquals(key, expected, value, ttlMs);
   }
 }
 
