@@ -94,6 +94,29 @@ describe('StartCoalescer: a duplicate that waits for another instance', () => {
     expect(jest.getTimerCount()).toBe(timers);
   });
 
+  it('a hung start of the same instance is joined while its claim lives, not from its end: the next identical start claims on its own', async () => {
+    const live = new MemoryStore({ clock: () => Date.now() });
+    const coalescer = new StartCoalescer(live, { claimTtlMs: CLAIM_TTL_MS });
+    const hung = held(await coalescer.claim(KEY));
+    await jest.advanceTimersByTimeAsync(CLAIM_TTL_MS - 1);
+    const joined = watch(coalescer.claim(KEY));
+    await jest.advanceTimersByTimeAsync(1);
+    const own = watch(coalescer.claim(KEY));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(own.outcome?.value).toBeInstanceOf(CoalescingClaim);
+    expect(joined.outcome).toBeUndefined();
+    // The hung start fails at last: the next identical start still joins the one that took over, and shares its failure.
+    await hung.failed(new Error('hung up'));
+    const next = watch(coalescer.claim(KEY));
+    const failure = new Error('upstream down');
+    await held(own.outcome!.value!).failed(failure);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(next.outcome).toStrictEqual({ error: failure });
+    await jest.advanceTimersByTimeAsync(CLAIM_TTL_MS + 1000);
+    expect(joined.outcome?.error).toBeDefined();
+    await live.close();
+  });
+
   it('two duplicates of the same instance waiting at once both get the first start’s session', async () => {
     const coalescer = instance();
     const first = held(await coalescer.claim(KEY));
