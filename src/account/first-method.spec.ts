@@ -100,6 +100,27 @@ describe('first method', () => {
     expect(chosen.get('mobile')).toBe('reverse_flash_call');
   });
 
+  it('a method charged on delivery without delivery figures yet is assumed charged for every start, never free', () => {
+    // As SMS verifies, at 310 a start: 310 + 0.15 × 0.9 × 294 for 0.965 verified (362) against SMS's 294 / 0.85 (346).
+    const flash = (delivery: number | null): MethodOutlook => ({
+      method: 'flash_call',
+      figures: figures(0.85, 20_000, delivery),
+      priceMinor: 310,
+      fallbackMs: 30_000,
+    });
+    expect(expectedOf(flash(null), sms, 30_000).costMinor).toBeCloseTo(310 + 0.15 * 0.9 * 300 * 0.98);
+    for (const delivery of [null, 1])
+      expect(
+        chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [sms, flash(delivery)] }]).get(
+          'mobile',
+        ),
+      ).toBe('sms');
+    // Delivered to half: charged for half, first.
+    expect(
+      chooseFirstMethods([{ device: 'mobile', weight: 1, candidates: [sms, flash(0.5)] }]).get('mobile'),
+    ).toBe('flash_call');
+  });
+
   describe('without SMS figures for a device (its candidate most complete alone, SMS’s median assumed)', () => {
     const flash: MethodOutlook = {
       method: 'flash_call',

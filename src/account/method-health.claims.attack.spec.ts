@@ -66,4 +66,23 @@ describe('method health announcements, attacked', () => {
     // The host was told degraded, healthy: the method is healthy; no "degraded" again from old figures.
     expect(changes(busy.events, quiet.events)).toStrictEqual(['healthy>degraded', 'degraded>healthy']);
   });
+
+  it('another instance that judges the same drop minutes later, on its own window, does not announce it again', async () => {
+    const s = shared();
+    const busy = instance(s);
+    const quiet = instance(s);
+    await Promise.all([busy.watch.refresh('flash_call', MSK), quiet.watch.refresh('flash_call', MSK)]);
+    // A window as the week: both judge it healthy (a verdict of their own: neither takes the other's change).
+    windowOf(s, { started: 20, delivered: 20, verified: 18, rescued: 2 });
+    s.now += HEALTH_WINDOW_MS;
+    await Promise.all([busy.watch.refresh('flash_call', MSK), quiet.watch.refresh('flash_call', MSK)]);
+    windowOf(s, { started: 60, delivered: 60, rescued: 60 });
+    s.now += 30_000;
+    expect(await busy.watch.refresh('flash_call', MSK)).toBe('degraded');
+    // The quiet instance's next user comes 10 minutes on (its last verdict under a window old): it judges the
+    // same drop itself.
+    s.now += 10 * 60_000;
+    expect(await quiet.watch.refresh('flash_call', MSK)).toBe('degraded');
+    expect(changes(busy.events, quiet.events)).toStrictEqual(['healthy>degraded']);
+  });
 });

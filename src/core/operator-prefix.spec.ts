@@ -57,6 +57,23 @@ describe('operatorPrefixOf (calling code and destination code)', () => {
     expect(operatorPrefixOf('+99912345')).toBe('+9');
   });
 
+  it('two valid numbers of one head answer each its own prefix, whichever is asked first', () => {
+    // Estonia's mobiles have 7 or 8 digits, grouped apart; Mongolia's 5-digit codes run past the head.
+    const pairs = [
+      ['+37251538392', '+3725153', '+3725153357', '+372515'],
+      ['+976154894990', '+97615489', '+976154801488', '+97615480'],
+      ['+4933401846577', '+4933401', '+49334012', '+49'],
+    ];
+    for (const [first, firstPrefix, second, secondPrefix] of pairs) {
+      expect(operatorPrefixOf(first!)).toBe(firstPrefix);
+      expect(operatorPrefixOf(second!)).toBe(secondPrefix);
+      // And the other way round, on numbers of the same heads not asked yet.
+      const later = (n: string) => n.slice(0, -1) + String((Number(n.at(-1)) + 1) % 10);
+      expect(operatorPrefixOf(later(second!))).toBe(secondPrefix);
+      expect(operatorPrefixOf(later(first!))).toBe(firstPrefix);
+    }
+  });
+
   it('a number too short or too long to be valid, asked first, never answers for the valid numbers of its head', () => {
     for (const odd of ['+7916555', '+79165551', '+791655512345678'])
       expect(nationalDestinationCode(odd)).toBe('');

@@ -16,11 +16,15 @@ interface Operator {
 /** `+`, a calling code and a destination code fit in the first 8 characters for most plans (+7 985, +49 1512). */
 const HEAD_LENGTH = 8;
 const HEADS_REMEMBERED = 10_000;
-/** Operators found so far by a valid number's head: a number is parsed once per head, not per count. */
+/**
+ * Operators found so far by a valid number's head and length: a number is parsed once per head, not per count.
+ * The length too: a plan's numbers of one head but two lengths group apart (Estonia's mobiles: +372 5153 8392,
+ * +372 515 3357).
+ */
 const byHead = new Map<string, Operator>();
 
 function operatorOf(e164: string): Operator {
-  const head = e164.slice(0, HEAD_LENGTH);
+  const head = `${e164.slice(0, HEAD_LENGTH)}:${e164.length}`;
   const known = byHead.get(head);
   if (known !== undefined) return known;
   let parsed: ReturnType<typeof parsePhoneNumberFromString>;
@@ -34,8 +38,10 @@ function operatorOf(e164: string): Operator {
   const ndc = groups.length > 2 ? groups[1]!.replace(/\D/g, '') : '';
   const operator = { ndc, prefix: `+${parsed.countryCallingCode}${ndc}` };
   // Only a valid number's: a too short or too long one formats without its groups, and would answer for
-  // every number of its head.
-  if (parsed.isValid() && head.length === HEAD_LENGTH) {
+  // every number of its head. Only a prefix within the head: one that runs past it (+976 15489 …) is not the
+  // answer for the numbers of its head (+976 15480 …).
+  const fits = operator.prefix.length <= HEAD_LENGTH && e164.startsWith(operator.prefix);
+  if (parsed.isValid() && e164.length >= HEAD_LENGTH && fits) {
     if (byHead.size >= HEADS_REMEMBERED) byHead.clear();
     byHead.set(head, operator);
   }

@@ -81,6 +81,15 @@ describe('RangeStats holds', () => {
     expect((await rs.readHolds([range])).get(range.id)).toBeUndefined();
   });
 
+  it('a range’s first hold is evictable too: another caller’s evictable entry makes it room in a bounded store', async () => {
+    const store = new MemoryStore({ clock: () => clock.now, maxEvictableEntries: 1 });
+    const rs = stats(store);
+    expect(await rs.startHold(range.id, undefined, 0, 900_000)).toBe(true);
+    await store.set('another-caller', '1', HOUR, { evictable: true });
+    expect((await rs.readHolds([range])).get(range.id)).toBeUndefined();
+    await expect(store.get('another-caller')).resolves.toBe('1');
+  });
+
   it('a hold is remembered two windows past its cool-off, so a pattern that goes on gets a longer one', async () => {
     const rs = stats();
     await rs.startHold(range.id, undefined, 0, 900_000);

@@ -42,4 +42,17 @@ describe('RangeStats: a start taken back keeps its counters as they were written
     await flood(rs);
     expect((await rs.read([range])).get(range.id)).toMatchObject({ starts: 0, current: 0 });
   });
+
+  it('an attempt a hold refused is taken back from its country alone: its range counts it, its giver stays charged', async () => {
+    const rs = stats();
+    const range = { id: 'range:+7916123' };
+    const giver = { id: 'address:203.0.113.7', share: 5, network: false };
+    const counted = await rs.countStart([range, country], '+79161234567', undefined, [giver]);
+    expect(await rs.readShares([giver])).toStrictEqual([100]);
+    await counted.refused();
+    const counts = await rs.read([range, country]);
+    expect([counts.get(range.id)?.current, counts.get(country.id)?.current]).toStrictEqual([1, 0]);
+    // Refused attempts use up the caller's share as starts do.
+    expect(await rs.readShares([giver])).toStrictEqual([100]);
+  });
 });

@@ -116,6 +116,67 @@ describe("RedisSubscriber's check on jest's clock", () => {
       expect(jest.getTimerCount()).toBe(0);
     });
   });
+
+  describe('on a cluster (two nodes of one host), the node found deaf is not drawn again while there is another', () => {
+    /** The store's cluster client of each driver: each node's `duplicate()` a stand-in link, its node noted. */
+    const clusters = {
+      ioredis: (open: (node: number) => () => unknown) => ({
+        status: 'ready',
+        call: () => Promise.resolve(null),
+        duplicate: () => undefined,
+        nodes: () =>
+          [0, 1].map((i) => ({ options: { host: '10.0.0.5', port: 7000 + i }, duplicate: open(i) })),
+      }),
+      'node-redis': (open: (node: number) => () => unknown) => ({
+        sendCommand: () => Promise.resolve(null),
+        duplicate: () => undefined,
+        masters: [0, 1].map((i) => ({ host: '10.0.0.5', port: 7000 + i, i })),
+        slots: [],
+        nodeClient: (master: { i: number }) => ({ options: { socket: {} }, duplicate: open(master.i) }),
+      }),
+    };
+
+    it.each(Object.keys(clusters) as (keyof typeof clusters)[])('%s', async (driver) => {
+      const redis = new Redis();
+      const onNode: number[] = [];
+      const duplicate = DRIVERS[driver === 'ioredis' ? 'ioredis' : 'node-redis'](redis).duplicate;
+      const cluster = clusters[driver]((node) => () => (onNode.push(node), duplicate()));
+      // Every draw lands on the first node it may (the deaf one, while it is not avoided).
+      const random = jest.spyOn(Math, 'random').mockReturnValue(0);
+      const store = new RedisSubscriber(
+        subscriberConnection(() => Promise.resolve(cluster), {
+          channel: 'check',
+          everyMs: 30_000,
+          waitMs: 10_000,
+          publish: (message) => {
+            // Node 0 was removed from the cluster while its process lives: its connection hears nothing.
+            if (onNode.at(-1) !== 0) setImmediate(() => redis.last().send('check', message));
+            return Promise.resolve();
+          },
+        }),
+        50,
+      );
+      try {
+        const gaps: string[] = [];
+        const heard: string[] = [];
+        await listen(redis, store, 'a', heard, () => gaps.push('gap'));
+        expect(onNode).toStrictEqual([0]);
+        await after(40_000);
+        await after(1);
+        expect(onNode).toStrictEqual([0, 1]);
+        redis.last().up();
+        await settle();
+        redis.last().send('a', 'back');
+        expect({ heard, gaps }).toStrictEqual({ heard: ['a:back'], gaps: ['gap'] });
+        // On the other node it hears its checks: kept.
+        await after(90_000);
+        expect(onNode).toStrictEqual([0, 1]);
+      } finally {
+        random.mockRestore();
+        await store.close();
+      }
+    });
+  });
 });
 
 describe("RedisStore's subscriberCheckMs", () => {
