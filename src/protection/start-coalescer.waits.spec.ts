@@ -143,27 +143,6 @@ describe('StartCoalescer: a duplicate that waits for another instance', () => {
     const claimed = held(await instance().claim(KEY));
     expect(claimed.contested).toBe(true);
   });
-
-  it('a duplicate of the same instance waits on a first start that never settles only while its claim lives: from its end, it claims', async () => {
-    // The store on jest's clock: the hung start's claim ends with its life.
-    const running = new MemoryStore({ clock: () => Date.now() });
-    try {
-      const coalescer = new StartCoalescer(running, { claimTtlMs: CLAIM_TTL_MS });
-      held(await coalescer.claim(KEY)); // never settled
-      await jest.advanceTimersByTimeAsync(CLAIM_TTL_MS - 1);
-      const waiting = watch(coalescer.claim(KEY));
-      await jest.advanceTimersByTimeAsync(1);
-      expect(waiting.outcome).toBeUndefined();
-      const atEnd = watch(coalescer.claim(KEY));
-      await jest.advanceTimersByTimeAsync(1);
-      expect(atEnd.outcome?.value).toBeInstanceOf(CoalescingClaim);
-      // The one that waited on the hung start is refused at its wait's end, as another instance's would be.
-      await jest.advanceTimersByTimeAsync(CLAIM_TTL_MS + 1000);
-      expect((waiting.outcome?.error as ProtectionRefusal).reason).toBe('start_in_progress');
-    } finally {
-      await running.close();
-    }
-  });
 });
 
 describe('StartCoalescer: only the first settlement counts', () => {
