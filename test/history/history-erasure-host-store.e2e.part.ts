@@ -9,29 +9,12 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
-import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { hostStoreOf } from '../support/host-store.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { createTestApp, ONE_PLATFORM } from '../support/verification-app.js';
 import { moduleOptions } from '../webhooks/harness.js';
 
 const DAY = 86_400_000;
-
-/** A host's own store: the interface's required methods only (no batch, no replaceIfEquals), over a MemoryStore. */
-function hostStore(inner: MemoryStore): VerificationStore {
-  return {
-    now: () => inner.now(),
-    get: (key) => inner.get(key),
-    set: (key, value, ttlMs, options) => inner.set(key, value, ttlMs, options),
-    setIfAbsent: (key, value, ttlMs, options) => inner.setIfAbsent(key, value, ttlMs, options),
-    delete: (key) => inner.delete(key),
-    increment: (key, by, ttlMs, options) => inner.increment(key, by, ttlMs, options),
-    schedule: (queue, member, dueAt) => inner.schedule(queue, member, dueAt),
-    claimDue: (queue, limit, leaseMs) => inner.claimDue(queue, limit, leaseMs),
-    unschedule: (queue, member) => inner.unschedule(queue, member),
-    queueSize: (queue) => inner.queueSize(queue),
-    close: () => inner.close(),
-  };
-}
 
 describe.each(ONE_PLATFORM)("history erasure on a host's store without replaceIfEquals (%s)", (platform) => {
   const suite = sandboxSuite();
@@ -43,7 +26,7 @@ describe.each(ONE_PLATFORM)("history erasure on a host's store without replaceIf
 
   async function boot(): Promise<VerificationHistory> {
     inner = new MemoryStore({ clock: () => suite.sb.now() });
-    const store = hostStore(inner);
+    const store = hostStoreOf(inner);
     expect(store.replaceIfEquals).toBeUndefined();
     suite.host = await createTestApp({
       platform,

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { CoalescingClaim, StartCoalescer } from '../../src/protection/start-coalescer.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { hostStoreOf } from '../support/host-store.js';
 
 const NOW = 1_700_000_000_000;
 const KEY = 'protect:coalesce:attack';
@@ -33,22 +34,14 @@ describe('attack: coalescing claim on a host store without replaceIfEquals', () 
     const memory = new MemoryStore({ clock: () => clock.now });
     stores.push(memory);
     let hook: (() => Promise<void>) | undefined;
-    const store = new Proxy(memory, {
-      get(target, prop) {
-        if (prop === 'replaceIfEquals') return undefined;
-        if (prop === 'get')
-          return async (key: string) => {
-            const value = await target.get(key);
-            const run = hook;
-            hook = undefined;
-            // The reply travels back while the claim ends and another instance's SET NX lands first.
-            if (run) await run();
-            return value;
-          };
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    // The reply travels back while the claim ends and another instance's SET NX lands first.
+    const store = hostStoreOf(memory, {
+      afterGet: async () => {
+        const run = hook;
+        hook = undefined;
+        if (run) await run();
       },
-    }) as unknown as VerificationStore;
+    });
     return { store, onNextRead: (h) => (hook = h) };
   }
 
