@@ -8,6 +8,7 @@ import './figure-evidence.pages.spec.js';
 import './figure-evidence.shares.spec.js';
 import './figure-evidence.spec.js';
 import './figure-rules.spec.js';
+import './first-method.next-step.spec.js';
 import './first-method.spec.js';
 import './journey-ends.spec.js';
 import './method-figures.rules.spec.js';

@@ -39,6 +39,11 @@ export interface DeviceOutlook {
   /** Its share of the starts (any unit: the weights are compared). */
   weight: number;
   candidates: readonly MethodOutlook[];
+  /**
+   * The methods a journey of this device tries, in order, with and without figures: a step falls back
+   * to the next of them. Absent: to the judged method (the reference, or its stand-in).
+   */
+  order?: readonly VerificationMethod[];
 }
 
 /** Per user starting with a method (then the reference): verified, money spent, verified within the budget. */
@@ -77,9 +82,10 @@ export function carriedAfter(first: MethodOutlook, reference: MethodOutlook): nu
 }
 
 /**
- * A user's expected outcome starting with `first` and falling back to `reference` at its moment:
- * verified by `first` within its moment (or later, for a method completed outside the page, whose
- * step goes on after a switch), else, less SWITCH_LEAVE_SHARE who leave, by the reference.
+ * A user's expected outcome starting with `first` and falling back to `reference` at its moment (the
+ * next method of the journey's order, see chooseFirstMethods): verified by `first` within its moment (or
+ * later, for a method completed outside the page, whose step goes on after a switch), else, less
+ * SWITCH_LEAVE_SHARE who leave, by the method fallen back to.
  */
 export function expectedOf(first: MethodOutlook, reference: MethodOutlook, budgetMs: number): Expected {
   const byReference = (ms: number) => completedWithin(reference.figures, ms);
@@ -121,7 +127,9 @@ export function standInFor(candidates: readonly MethodOutlook[]): MethodOutlook 
  * The first method per device: the combination of candidates with the least expected cost per
  * verified user over the devices (by weight) such that the population's verified users are no fewer
  * than with the reference alone and at least half of them are verified within the reference's median
- * time (the median no later). A device without the reference's figures is judged against its
+ * time (the median no later). Each first method is judged with the step its journey falls back to: the
+ * next method of the device's order with figures (nextStep), else the reference (or its stand-in): a
+ * cheap first method followed by one that verifies few goes first no more. A device without the reference's figures is judged against its
  * candidate that verifies the most alone (`standInFor`), within REFERENCE_MEDIAN_PRIOR_MS (or the
  * stand-in's median, when later): a first method few of its users complete, the switch costing
  * SWITCH_LEAVE_SHARE, or one they complete late, goes first no more. An assumed budget only
@@ -137,11 +145,14 @@ export function chooseFirstMethods(
     const budget = reference === undefined ? null : verifiedQuantile(reference.figures, 0.5);
     // `assumed`: users within an assumed budget count up to half of the verified ones (no surplus).
     const judge = (against: MethodOutlook, budgetMs: number, assumed: boolean) => {
-      const outcome = (c: MethodOutlook) => {
-        const e = expectedOf(c, against, budgetMs);
+      const outcome = (c: MethodOutlook, next = against) => {
+        const e = expectedOf(c, next, budgetMs);
         return assumed ? { ...e, withinBudget: Math.min(e.withinBudget, e.verified / 2) } : e;
       };
-      const options = d.candidates.map((c) => ({ method: c.method, ...outcome(c) }));
+      const options = d.candidates.map((c) => ({
+        method: c.method,
+        ...outcome(c, c.method === against.method ? against : nextStep(d, c, against)),
+      }));
       return { device: d.device, weight: d.weight, options, floor: outcome(against) };
     };
     if (reference !== undefined && budget !== null) return [judge(reference, budget, false)];
@@ -180,6 +191,15 @@ export function chooseFirstMethods(
   const picked = best as { picks: number[] } | undefined;
   if (picked) for (const [i, d] of known.entries()) chosen.set(d.device, d.options[picked.picks[i]!]!.method);
   return chosen;
+}
+
+/**
+ * The step a journey that starts with `first` falls back to: the next method of the device's order,
+ * judged by its figures; `against` where the order is not given or that method has none yet.
+ */
+function nextStep(d: DeviceOutlook, first: MethodOutlook, against: MethodOutlook): MethodOutlook {
+  const method = d.order?.find((m) => m !== first.method);
+  return d.candidates.find((c) => c.method === method) ?? against;
 }
 
 /**

@@ -147,7 +147,7 @@ export class FirstMethodChooser {
     }
     // The device's weight: its country's starts of every method (the population's mix of devices).
     const weight = read.reduce((sum, { sums }) => sum + (sums[1]?.started ?? 0), 0);
-    return { device, weight, candidates: outlooks };
+    return { device, weight, candidates: outlooks, order: allowed };
   }
 
   /**

@@ -51,6 +51,8 @@ interface Rig {
   /** Devices whose country cell counted no start (their share of the population is none). */
   unstarted: string[];
   health: Record<string, HealthState>;
+  /** Every method's fallback moment (FallbackTiming.momentMs). */
+  momentMs: number;
   reads: number;
   lines: string[];
   chooser: FirstMethodChooser;
@@ -66,6 +68,7 @@ function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: 
     byOperator: {},
     unstarted: [],
     health: {},
+    momentMs: 30_000,
     reads: 0,
     lines: host.lines,
   } as unknown as Rig;
@@ -92,7 +95,7 @@ function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: 
   const health = {
     refresh: (method: string) => Promise.resolve(r.health[method] ?? 'healthy'),
   } as unknown as MethodHealthWatch;
-  const fallback = { momentMs: () => Promise.resolve(30_000) } as unknown as FallbackTiming;
+  const fallback = { momentMs: () => Promise.resolve(r.momentMs) } as unknown as FallbackTiming;
   const logger = new VerificationLogger(options);
   r.chooser = new FirstMethodChooser(clock, stats, health, fallback, logger, exclude);
   r.order = (phone = MSK, device = 'mobile', prices: PriceList | null = PRICES) =>
@@ -186,6 +189,49 @@ describe('FirstMethodChooser: the first method of an auto start', () => {
     r.now += 1;
     expect(await r.order(MSK, 'mobile')).toStrictEqual(['sms', 'reverse_flash_call']);
     expect(await r.order(MSK, 'desktop')).toStrictEqual(['sms', 'reverse_flash_call']);
+  });
+});
+
+describe('FirstMethodChooser: a first method judged with the step the journey falls back to', () => {
+  const THREE = toPriceList({
+    prices: [
+      { method: 'reverse_flash_call', price: RUB(0.25) },
+      { method: 'flash_call', price: RUB(0.8) },
+      { method: 'msgr1_otp', price: RUB(0.9) },
+    ],
+  } satisfies Prices);
+  // No SMS figures. The reverse call: 30 % verified, nearly all of the rest verified after the switch so far.
+  const FIGURES: Record<string, Sums> = {
+    reverse_flash_call: { ...cell(300, 90, 1), rescued: 200 },
+    flash_call: cell(300, 150, 1),
+    msgr1_otp: cell(300, 237, 1),
+  };
+
+  it('the next method of the order offered: the reverse call first only where the messenger follows it', async () => {
+    const r = rig();
+    r.figures = FIGURES;
+    r.momentMs = 10_000;
+    const start = (order: KnownVerificationMethod[]) => r.chooser.reorder(order, THREE, MSK, 'mobile');
+    // Then the flash call, which verifies half: fewer verified than the messenger alone.
+    expect(await start(['reverse_flash_call', 'flash_call', 'msgr1_otp'])).toStrictEqual([
+      'msgr1_otp',
+      'reverse_flash_call',
+      'flash_call',
+    ]);
+    expect(await start(['reverse_flash_call', 'msgr1_otp', 'flash_call'])).toStrictEqual([
+      'reverse_flash_call',
+      'msgr1_otp',
+      'flash_call',
+    ]);
+  });
+
+  it('a method the device hint excludes is never the next step: the one after it is', async () => {
+    const r = rig({ mobile: ['flash_call'], desktop: [] });
+    r.figures = FIGURES;
+    r.momentMs = 10_000;
+    const order: KnownVerificationMethod[] = ['reverse_flash_call', 'flash_call', 'msgr1_otp'];
+    expect((await r.chooser.reorder(order, THREE, MSK, 'mobile'))[0]).toBe('reverse_flash_call');
+    expect((await r.chooser.reorder(order, THREE, MSK, 'desktop'))[0]).toBe('msgr1_otp');
   });
 });
 
