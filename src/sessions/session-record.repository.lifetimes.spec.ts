@@ -6,7 +6,8 @@ import {
   STEP_CLAIM_TTL_MS,
 } from './session-record.repository.js';
 import { hostStoreOf } from '../../test/support/host-store.js';
-import { pendingSession, recordsOn } from '../../test/support/session-records.fixture.js';
+import { resolveVerificationOptions } from '../options/verification.options.js';
+import { pendingSession, RECORD_OPTIONS, recordsOn } from '../../test/support/session-records.fixture.js';
 
 const record = pendingSession({ requestId: 'req-1', phoneNumber: '+79123456789' }, 1_700_000_000_000);
 
@@ -90,6 +91,18 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
     await expect(records.claimStep('req-1', 1)).resolves.toBeNull();
     await records.releaseStep(second!);
     await expect(records.claimStep('req-1', 1)).resolves.not.toBeNull();
+  });
+
+  it('with an API timeout longer than the step claim’s minute, the claim outlives the paid start’s POST by half a minute', async () => {
+    const slowApi = resolveVerificationOptions({ api: { ...RECORD_OPTIONS.api, timeoutMs: 120_000 } });
+    const slow = recordsOn(store, slowApi);
+    const first = await slow.claimStep('req-1', 1);
+    expect(first).not.toBeNull();
+    // A second switch while the first's POST may still land (within its 120 s timeout): turned away.
+    now += 150_000 - 1;
+    await expect(slow.claimStep('req-1', 1)).resolves.toBeNull();
+    now += 1;
+    await expect(slow.claimStep('req-1', 1)).resolves.not.toBeNull();
   });
 
   it('on a host’s store without replaceIfEquals, a holder whose claim lapses between its read and its delete leaves the next holder’s claim', async () => {

@@ -19,6 +19,8 @@ export const RECORD_RETENTION_MS = 24 * 3_600_000;
 
 /** How long a step claim holds: longer than a paid start (hook, limits, API call); a crashed holder's ends soon. */
 export const STEP_CLAIM_TTL_MS = 60_000;
+/** A step claim outlives its paid start's API call (`api.timeoutMs`, when that is longer) by this: hook and limits. */
+const STEP_CLAIM_MARGIN_MS = 30_000;
 
 /** The store channel on which a changed session is announced, by its request id. */
 export const SESSION_CHANGED_CHANNEL = 'session-changed';
@@ -48,6 +50,8 @@ export class SessionRecordRepository {
   private readonly storedAs = new WeakMap<SessionRecord, string>();
   private readonly local: LocalChannels | undefined;
   readonly #keys: DataKeys;
+  /** STEP_CLAIM_TTL_MS, or longer: a switch's POST may land until the API's timeout, the step still its own. */
+  readonly #stepClaimMs: number;
   /** The sessions the reconciler still has to settle: added at start, released once settled. */
   readonly queue: ReconcileQueue;
   constructor(
@@ -59,6 +63,7 @@ export class SessionRecordRepository {
   ) {
     this.queue = new ReconcileQueue(options, store);
     this.#keys = options.dataKeys;
+    this.#stepClaimMs = Math.max(STEP_CLAIM_TTL_MS, options.api.timeoutMs + STEP_CLAIM_MARGIN_MS);
     if (typeof store.publish !== 'function' || typeof store.subscribe !== 'function')
       this.local = new LocalChannels();
   }
@@ -262,7 +267,7 @@ export class SessionRecordRepository {
    * time, so two concurrent switches cannot both pay. Null when another holds it.
    */
   claimStep(journeyId: string, n: number): Promise<StoreClaim | null> {
-    return takeClaim(this.store, SessionRecordRepository.stepClaimKey(journeyId, n), STEP_CLAIM_TTL_MS);
+    return takeClaim(this.store, SessionRecordRepository.stepClaimKey(journeyId, n), this.#stepClaimMs);
   }
 
   /** Gives a claim back while it is still this one (the step was not taken). */

@@ -11,5 +11,6 @@ import './learned-fallback.e2e.part.js';
 import './learning-steering.e2e.part.js';
 import './multi-instance-switch.e2e.part.js';
 import './route-rules.e2e.part.js';
+import './switch-lease.e2e.part.js';
 import './switch-lifetime.e2e.part.js';
 import './switch.e2e.part.js';

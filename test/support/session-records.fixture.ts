@@ -17,13 +17,13 @@ export const RECORD_OPTIONS = resolveVerificationOptions({
   api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
 });
 
-/** A SessionRecordRepository over `store`, with its erasure index, logging nothing. */
-export function recordsOn(store: VerificationStore): SessionRecordRepository {
+/** A SessionRecordRepository over `store`, with its erasure index, logging nothing; `options`: RECORD_OPTIONS. */
+export function recordsOn(store: VerificationStore, options = RECORD_OPTIONS): SessionRecordRepository {
   return new SessionRecordRepository(
-    RECORD_OPTIONS,
+    options,
     store,
-    telemetryOf(new VerificationLogger({ ...RECORD_OPTIONS, logLevels: false })),
-    new SubjectIndex(store, RECORD_OPTIONS.dataKeys, RECORD_RETENTION_MS),
+    telemetryOf(new VerificationLogger({ ...options, logLevels: false })),
+    new SubjectIndex(store, options.dataKeys, RECORD_RETENTION_MS),
   );
 }
 
