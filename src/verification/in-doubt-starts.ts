@@ -26,7 +26,10 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 const SIMULTANEOUS_MS = 1000;
 /** Webhooks of a session may come this long after its expiry (the sender's retries). */
 const LATE_WEBHOOK_MS = 3_600_000;
-/** A session's adoption claim outlives its API read (`api.timeoutMs`, twice) by this: its store writes. */
+/**
+ * A session's adoption claim lasts its API read, a GET retried within `api.retryDeadlineMs` (or two
+ * `api.timeoutMs`, when longer), and this for its store writes.
+ */
 const ADOPTING_MARGIN_MS = 5_000;
 /** Reads and conditional writes a change of a number's list takes before it gives up (others writing it). */
 const REMEMBER_TRIES = 8;
@@ -135,7 +138,8 @@ export class InDoubtStarts {
     // One delivery adopts a session at a time: another (its other event, a retry on another instance), matching
     // it against the starts the first left on the list, would take someone else's start. It is acknowledged:
     // the first's observation, and the reconciler following what it records, emit what the API says.
-    const leaseMs = 2 * this.options.api.timeoutMs + ADOPTING_MARGIN_MS;
+    const { timeoutMs, retryDeadlineMs } = this.options.api;
+    const leaseMs = Math.max(2 * timeoutMs, retryDeadlineMs) + ADOPTING_MARGIN_MS;
     const claim = await takeClaim(this.store, `indoubt:adopting:${requestId}`, leaseMs);
     if (claim === null) return null;
     try {

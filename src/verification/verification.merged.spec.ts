@@ -9,6 +9,7 @@ import './fallback-timing.moments.spec.js';
 import './fallback-timing.spec.js';
 import './first-method.chooser.spec.js';
 import './first-method.reorder.spec.js';
+import './in-doubt-starts.adopt.spec.js';
 import './orchestration.plans.spec.js';
 import './orchestration.policy.spec.js';
 import './status-watcher.spec.js';
