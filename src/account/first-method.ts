@@ -129,12 +129,12 @@ export function standInFor(candidates: readonly MethodOutlook[]): MethodOutlook 
  * than with the reference alone and at least half of them are verified within the reference's median
  * time (the median no later). The reference (or its stand-in) is judged alone, any other first method with
  * the step its journey falls back to: the next method of the device's order with figures (nextStep), else
- * the reference: a cheap first method followed by one that verifies few goes first no more. A device without the reference's figures is judged against its
- * candidate that verifies the most alone (`standInFor`), within REFERENCE_MEDIAN_PRIOR_MS (or the
- * stand-in's median, when later): a first method few of its users complete, the switch costing
- * SWITCH_LEAVE_SHARE, or one they complete late, goes first no more. An assumed budget only
- * restrains: its users within count up to half of its verified, never carrying another device's
- * median. A device without figures is left out (the policy's order).
+ * the reference: a cheap first method followed by one that verifies few goes first no more. A device
+ * without the reference's figures is judged against its candidate that verifies the most alone
+ * (`standInFor`), within REFERENCE_MEDIAN_PRIOR_MS (or the stand-in's median, when later): a first method
+ * few of its users complete, the switch costing SWITCH_LEAVE_SHARE, or one they complete late, goes first
+ * no more. An assumed budget only restrains: its users within count up to half of its verified, never
+ * carrying another device's median. A device without figures is left out (the policy's order).
  */
 export function chooseFirstMethods(
   devices: readonly DeviceOutlook[],
