@@ -62,3 +62,34 @@ describe('the first method, judged with the step its order falls back to', () =>
     expect(chooseFirstMethods([mobile(behind)]).get('mobile')).toBe('msgr1_otp');
   });
 });
+
+describe('the next step, on the edges of the order (attack 225)', () => {
+  it('an empty order is an order without a next method with figures: the judged method follows, no crash', () => {
+    expect(() => chooseFirstMethods([mobile([])])).not.toThrow();
+    expect(chooseFirstMethods([mobile([])]).get('mobile')).toBe('reverse_flash_call');
+  });
+
+  it('a first method absent from the order falls back to the order’s head, not to the judged method', () => {
+    // The reverse call is not listed: its next step is the flash call (0.615 < 0.79), so it goes first no more.
+    expect(chooseFirstMethods([mobile(['flash_call', 'msgr1_otp'])]).get('mobile')).toBe('msgr1_otp');
+    expect(chooseFirstMethods([mobile(['msgr1_otp', 'flash_call'])]).get('mobile')).toBe(
+      'reverse_flash_call',
+    );
+  });
+
+  it('each device is judged with its own order: one without an order does not borrow another’s', () => {
+    const desktop = { ...mobile(), device: 'desktop' as const };
+    const chosen = chooseFirstMethods([mobile(['reverse_flash_call', 'flash_call', 'msgr1_otp']), desktop]);
+    expect(chosen.get('mobile')).toBe('msgr1_otp');
+    expect(chosen.get('desktop')).toBe('reverse_flash_call');
+    const swapped = chooseFirstMethods([
+      { ...mobile(), device: 'mobile' as const },
+      {
+        ...mobile(['reverse_flash_call', 'flash_call', 'msgr1_otp']),
+        device: 'desktop' as const,
+      },
+    ]);
+    expect(swapped.get('mobile')).toBe('reverse_flash_call');
+    expect(swapped.get('desktop')).toBe('msgr1_otp');
+  });
+});
