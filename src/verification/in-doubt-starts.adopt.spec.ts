@@ -78,3 +78,51 @@ describe('InDoubtStarts.adopt: one delivery at a time, for as long as its API re
     ]);
   });
 });
+
+describe('InDoubtStarts.adopt: the claim ends with its delivery (attack 225)', () => {
+  function once(answer: () => Promise<unknown>) {
+    const now = Date.UTC(2026, 11, 6, 12);
+    const store = new MemoryStore({ clock: () => now });
+    const options = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      clock: () => now,
+    });
+    const r = { reads: 0 };
+    const client = {
+      getSession: () => {
+        r.reads += 1;
+        return answer();
+      },
+    } as unknown as VerificationApiClient;
+    const records = {
+      isErased: () => Promise.resolve(false),
+      get: () => Promise.resolve(null),
+    } as unknown as SessionRecordRepository;
+    const starts = new InDoubtStarts(options, client, records, store, telemetryOf(options));
+    return {
+      r,
+      async deliver(): Promise<unknown> {
+        await store.set('indoubt:any', '1', 86_400_000);
+        return starts.adopt('req-1').catch(() => 'failed');
+      },
+    };
+  }
+
+  it('an adoption the API fails (5xx) releases its claim: the webhook’s retry, at once, reads again', async () => {
+    const { r, deliver } = once(() => Promise.reject(new Error('503 Service Unavailable')));
+    expect(await deliver()).toBe('failed');
+    expect(await deliver()).toBe('failed');
+    expect(r.reads).toBe(2);
+  });
+
+  it('an adoption that ends (the session unknown to the API) releases its claim too', async () => {
+    const notFound = Object.assign(
+      Object.create((await import('../api/verification-api.error.js')).VerificationApiError.prototype),
+      { status: 404 },
+    );
+    const { r, deliver } = once(() => Promise.reject(notFound));
+    expect(await deliver()).toBeNull();
+    expect(await deliver()).toBeNull();
+    expect(r.reads).toBe(2);
+  });
+});
