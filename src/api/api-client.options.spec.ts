@@ -4,7 +4,7 @@
  * password; the base address kept without its trailing slashes.
  */
 import { describe, expect, it } from '@jest/globals';
-import { resolveApiClientOptions, withApiClientDefaults } from './api-client.options.js';
+import { longestCallMs, resolveApiClientOptions, withApiClientDefaults } from './api-client.options.js';
 import type { VerificationApiClientOptions } from './api-client.options.js';
 
 const valid = { baseUrl: 'https://api.example.test', apiKey: 'key-123', apiSecret: 'secret-secret-secret' };
@@ -74,5 +74,34 @@ describe('the standalone API client refuses bad options at construction, naming 
     const resolved = withApiClientDefaults(valid);
     expect(resolveApiClientOptions(resolved)).toBe(resolved);
     expect(resolveApiClientOptions({ ...resolved })).not.toBe(resolved);
+  });
+});
+
+describe('longestCallMs: how long one call may last, retries included (what a lease guarding it outlasts)', () => {
+  const resolved = (options: Partial<VerificationApiClientOptions> = {}) =>
+    withApiClientDefaults({ ...valid, ...options });
+  it.each([
+    ['the defaults: a GET within its 10 s deadline', resolved(), 'GET', 10_000],
+    [
+      'the defaults: a POST retried after a refusal may begin 10 s in and take 5 s',
+      resolved(),
+      'POST',
+      15_000,
+    ],
+    ['no retries: a POST is one attempt, its timeout', resolved({ maxRetries: 0 }), 'POST', 5_000],
+    [
+      'a timeout past the deadline: a GET is cut at the deadline',
+      resolved({ timeoutMs: 20_000, retryDeadlineMs: 10_000 }),
+      'GET',
+      10_000,
+    ],
+    [
+      'a timeout past the deadline: a POST keeps its whole timeout after it',
+      resolved({ timeoutMs: 20_000, retryDeadlineMs: 10_000 }),
+      'POST',
+      30_000,
+    ],
+  ] as const)('%s', (_, api, method, ms) => {
+    expect(longestCallMs(api, method)).toBe(ms);
   });
 });

@@ -79,6 +79,20 @@ export const API_CLIENT_DEFAULTS = Object.freeze({
 export type ResolvedApiClientOptions = Required<Omit<VerificationApiClientOptions, 'onRequest'>> &
   Pick<VerificationApiClientOptions, 'onRequest'>;
 
+/**
+ * The longest one call of the client may last, its retries and their waits included: a GET ends by its
+ * `retryDeadlineMs` (its last attempt is cut short there); a POST gets its whole `timeoutMs`, and one
+ * retried after a refused connection may begin that attempt just before the deadline. Every lease that
+ * guards a call (a start's coalescing claim, a journey step's claim, an in-doubt adoption's) outlasts it.
+ */
+export function longestCallMs(
+  api: Pick<ResolvedApiClientOptions, 'timeoutMs' | 'retryDeadlineMs' | 'maxRetries'>,
+  method: 'GET' | 'POST',
+): number {
+  if (method === 'GET') return api.retryDeadlineMs;
+  return api.maxRetries === 0 ? api.timeoutMs : api.retryDeadlineMs + api.timeoutMs;
+}
+
 /** An absolute http(s) URL without credentials. Never echoes the value: it may hold a password. */
 const httpUrl: Check = (v) => {
   let url: URL;

@@ -1,3 +1,4 @@
+import { longestCallMs } from '../api/api-client.options.js';
 import type { Provider } from '@nestjs/common';
 import { PriceBook } from '../account/price-book.js';
 import { UsageReads } from '../ledger/usage-reads.js';
@@ -22,7 +23,7 @@ import { WrongCodeBudget } from './wrong-code-budget.js';
 type Options = ResolvedVerificationOptions;
 const ON_THE_STORE = [RESOLVED_VERIFICATION_OPTIONS, VerificationStore];
 
-/** Slack of a start's coalescing claim beyond the API timeout: the hook and the store calls. */
+/** Slack of a start's coalescing claim beyond its paid POST (longestCallMs): the hook and the store calls. */
 const CLAIM_SLACK_MS = 10_000;
 
 /**
@@ -53,7 +54,7 @@ export const PROTECTION_PROVIDERS: Provider[] = [
     provide: StartCoalescer,
     useFactory: (o: Options, store: VerificationStore) =>
       o.limits.coalesceStarts
-        ? new StartCoalescer(store, { claimTtlMs: o.api.timeoutMs + CLAIM_SLACK_MS })
+        ? new StartCoalescer(store, { claimTtlMs: longestCallMs(o.api, 'POST') + CLAIM_SLACK_MS })
         : undefined,
     inject: ON_THE_STORE,
   },

@@ -94,12 +94,25 @@ describe('SessionRecordRepository: how long records, journeys, step claims and e
   });
 
   it('with an API timeout longer than the step claim’s minute, the claim outlives the paid start’s POST by half a minute', async () => {
-    const slowApi = resolveVerificationOptions({ api: { ...RECORD_OPTIONS.api, timeoutMs: 120_000 } });
+    const slowApi = resolveVerificationOptions({
+      api: { ...RECORD_OPTIONS.api, timeoutMs: 120_000, maxRetries: 0 },
+    });
     const slow = recordsOn(store, slowApi);
     const first = await slow.claimStep('req-1', 1);
     expect(first).not.toBeNull();
     // A second switch while the first's POST may still land (within its 120 s timeout): turned away.
     now += 150_000 - 1;
+    await expect(slow.claimStep('req-1', 1)).resolves.toBeNull();
+    now += 1;
+    await expect(slow.claimStep('req-1', 1)).resolves.not.toBeNull();
+  });
+
+  it('with retries, the claim also outlives a POST retried after a refused connection: the retry deadline, the timeout and half a minute', async () => {
+    // The default 2 retries within 10 s: the last attempt may begin 10 s in and take its 120 s.
+    const slowApi = resolveVerificationOptions({ api: { ...RECORD_OPTIONS.api, timeoutMs: 120_000 } });
+    const slow = recordsOn(store, slowApi);
+    await expect(slow.claimStep('req-1', 1)).resolves.not.toBeNull();
+    now += 160_000 - 1;
     await expect(slow.claimStep('req-1', 1)).resolves.toBeNull();
     now += 1;
     await expect(slow.claimStep('req-1', 1)).resolves.not.toBeNull();

@@ -1,3 +1,4 @@
+import { longestCallMs } from '../api/api-client.options.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataKeys } from '../core/data-keys.js';
 import { errorText } from '../core/error-text.js';
@@ -19,7 +20,7 @@ export const RECORD_RETENTION_MS = 24 * 3_600_000;
 
 /** How long a step claim holds: longer than a paid start (hook, limits, API call); a crashed holder's ends soon. */
 export const STEP_CLAIM_TTL_MS = 60_000;
-/** A step claim outlives its paid start's API call (`api.timeoutMs`, when that is longer) by this: hook and limits. */
+/** A step claim outlives its paid start's POST (longestCallMs, when that is longer) by this: hook and limits. */
 const STEP_CLAIM_MARGIN_MS = 30_000;
 
 /** The store channel on which a changed session is announced, by its request id. */
@@ -63,7 +64,10 @@ export class SessionRecordRepository {
   ) {
     this.queue = new ReconcileQueue(options, store);
     this.#keys = options.dataKeys;
-    this.#stepClaimMs = Math.max(STEP_CLAIM_TTL_MS, options.api.timeoutMs + STEP_CLAIM_MARGIN_MS);
+    this.#stepClaimMs = Math.max(
+      STEP_CLAIM_TTL_MS,
+      longestCallMs(options.api, 'POST') + STEP_CLAIM_MARGIN_MS,
+    );
     if (typeof store.publish !== 'function' || typeof store.subscribe !== 'function')
       this.local = new LocalChannels();
   }

@@ -1,3 +1,4 @@
+import { longestCallMs } from '../api/api-client.options.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { VerificationMethod, VerificationSession } from '../api/api.types.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
@@ -26,10 +27,7 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 const SIMULTANEOUS_MS = 1000;
 /** Webhooks of a session may come this long after its expiry (the sender's retries). */
 const LATE_WEBHOOK_MS = 3_600_000;
-/**
- * A session's adoption claim lasts its API read, a GET retried within `api.retryDeadlineMs` (or two
- * `api.timeoutMs`, when longer), and this for its store writes.
- */
+/** A session's adoption claim lasts its API read (a GET: longestCallMs) and this for its store writes. */
 const ADOPTING_MARGIN_MS = 5_000;
 /** Reads and conditional writes a change of a number's list takes before it gives up (others writing it). */
 const REMEMBER_TRIES = 8;
@@ -138,8 +136,7 @@ export class InDoubtStarts {
     // One delivery adopts a session at a time: another (its other event, a retry on another instance), matching
     // it against the starts the first left on the list, would take someone else's start. It is acknowledged:
     // the first's observation, and the reconciler following what it records, emit what the API says.
-    const { timeoutMs, retryDeadlineMs } = this.options.api;
-    const leaseMs = Math.max(2 * timeoutMs, retryDeadlineMs) + ADOPTING_MARGIN_MS;
+    const leaseMs = longestCallMs(this.options.api, 'GET') + ADOPTING_MARGIN_MS;
     const claim = await takeClaim(this.store, `indoubt:adopting:${requestId}`, leaseMs);
     if (claim === null) return null;
     try {

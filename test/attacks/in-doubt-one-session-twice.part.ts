@@ -9,6 +9,7 @@
  * Expected: a session is adopted once, for its own start; Bob's session is still adopted for Bob.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { longestCallMs } from '../../src/api/api-client.options.js';
 import type { VerificationSession } from '../../src/api/api.types.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import type { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
@@ -118,13 +119,13 @@ describe('one in-doubt session, two deliveries at once', () => {
     });
   });
 
-  it("a delivery a tick before the claim's end (an API read at its longest, twice the time-out, and 5 s) adopts nothing; the first is Alice's", async () => {
+  it("a delivery a tick before the claim's end (an API read at its longest, the GET's retry deadline, and 5 s) adopts nothing; the first is Alice's", async () => {
     await twoStarts();
     let answer = (): void => undefined;
     slowRead = new Promise<void>((resolve) => (answer = resolve));
     const first = inDoubt.adopt('A');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    now += 2 * OPTIONS.api.timeoutMs + 5_000 - 1;
+    now += longestCallMs(OPTIONS.api, 'GET') + 5_000 - 1;
     const second = await inDoubt.adopt('A').catch(() => null);
     answer();
     await first;

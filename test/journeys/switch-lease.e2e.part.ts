@@ -40,4 +40,29 @@ describe('journeys: a switch whose paid start is slow', () => {
     expect(fx.sb.requestCount(POSTS) - posts).toBe(1);
     expect(sessionIds(fx.sb, phone)).toHaveLength(2);
   });
+
+  it('with retries (timeoutMs 60 s within a 60 s deadline), a second switch 100 s into the first’s POST is 409: a POST retried after a refused connection may land up to 120 s in', async () => {
+    const api = {
+      baseUrl: fx.sb.url,
+      apiKey: '-',
+      apiSecret: '-',
+      timeoutMs: 60_000,
+      retryDeadlineMs: 60_000,
+    };
+    const host = await journeyHost(fx, platform, { api });
+    const phone = freshPhone();
+    const id = (await start(host, { phone_number: phone, method: 'sms' })).body.verification_id;
+    const posts = fx.sb.requestCount(POSTS);
+    fx.sb.addFault({ route: POSTS, kind: 'latency', latency_ms: 1_500, count: 1 });
+    const first = switchMethod(host, id);
+    const until = Date.now() + 5000;
+    while (fx.sb.requestCount(POSTS) === posts && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    // Past timeoutMs + 30 s (the claim before), within retryDeadlineMs + timeoutMs + 30 s.
+    await fx.sb.advance(100_000);
+    const second = await switchMethod(host, id);
+    expect(problem(second)).toMatchObject({ status: 409, error_code: 'switch_in_progress' });
+    expect((await first).status).toBe(201);
+    expect(fx.sb.requestCount(POSTS) - posts).toBe(1);
+  });
 });
