@@ -11,4 +11,5 @@ import './verification.tracker.counts.spec.js';
 import './verification.tracker.events.spec.js';
 import './verification.tracker.failures.spec.js';
 import './verification.tracker.owed.spec.js';
+import './verification.tracker.slow-listener.spec.js';
 import './verification.tracker.spec.js';

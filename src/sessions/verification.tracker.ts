@@ -13,7 +13,7 @@ import {
 import { methodTraits } from '../core/verification-method.js';
 import { isTerminal, terminalEvent } from '../core/verification-status.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
-import { releaseClaim, takeClaim } from '../store/store-claim.js';
+import { keepClaim, releaseClaim, takeClaim } from '../store/store-claim.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import {
   chargedCost,
@@ -41,11 +41,16 @@ export class VerificationListenerError extends PhoneVerificationError {
 }
 
 /**
- * How long an emission may run before its claim lapses and another instance may emit again
- * (a process that died mid-emission must not swallow the event for good). A listener slower
- * than this can see the event twice: at-least-once.
+ * How long an emission's claim lasts unless its instance renews it (EMIT_HOLD_MAX_MS) while its listeners
+ * run: a process that died mid-emission must not swallow the event for good, and another instance emits it
+ * a lease later. At-least-once: a listener slower than EMIT_HOLD_MAX_MS can see the event twice.
  */
 export const EMIT_LEASE_MS = 60_000;
+/**
+ * How long a live instance keeps an event's claim while its listeners run (the lease renewed): a slow listener
+ * is not raced by another instance's emission; a listener that never returns holds its event no longer.
+ */
+export const EMIT_HOLD_MAX_MS = 15 * 60_000;
 const CLAIM_DONE = 'done';
 
 /** What became of one due event in this call. */
@@ -233,11 +238,12 @@ export class VerificationTracker {
       ...(isTestSession(record.requestId) ? { test: true as const } : {}),
       ...(this.options.name === undefined ? {} : { registration: this.options.name }),
     };
+    const kept = keepClaim(this.store, claim, EMIT_LEASE_MS, EMIT_HOLD_MAX_MS);
     try {
       await this.emitter!.emitAsync(name, payload);
     } catch (error) {
-      // Not another instance's, which took over once this listener outlived the lease.
-      await releaseClaim(this.store, claim);
+      // Not another instance's, which took over once this listener outlived the claim.
+      await releaseClaim(this.store, await kept.stop());
       // The journey's verified event was not delivered: whichever step comes again delivers it.
       if (journeyClaim) await this.store.delete(journeyClaim).catch(() => undefined);
       this.telemetry.logger.warn('listener failed; claim released for redelivery', {
@@ -248,6 +254,7 @@ export class VerificationTracker {
       });
       throw new VerificationListenerError(event, record.requestId);
     }
+    await kept.stop();
     await this.store.set(key, CLAIM_DONE, retention);
     return 'emitted';
   }

@@ -35,3 +35,48 @@ export async function takeClaim(
 export function releaseClaim(store: VerificationStore, claim: StoreClaim): Promise<boolean> {
   return replaceIfEquals(store, claim.key, claim.token, null, 1, claim.until);
 }
+
+/** A claim its live holder keeps while it works (keepClaim). */
+export interface KeptClaim {
+  /** Stops renewing, after a renewal under way has landed: the claim as last renewed, to give back or mark. */
+  stop(): Promise<StoreClaim>;
+}
+
+/**
+ * Keeps `claim` while its holder works: every third of `leaseMs` (real time) its lease is renewed for
+ * `leaseMs` while its key still holds its token, for `maxMs` at most after it was taken. A live holder keeps
+ * its key however long its work takes up to `maxMs` (a host's slow listener); one that died stops renewing
+ * and loses it within a lease. A renewal that finds the key another's stops; one the store fails is tried
+ * again at the next.
+ */
+export function keepClaim(
+  store: VerificationStore,
+  claim: StoreClaim,
+  leaseMs: number,
+  maxMs: number,
+): KeptClaim {
+  let current = claim;
+  let renewing: Promise<void> = Promise.resolve();
+  const last = claim.until - leaseMs + maxMs;
+  const renew = async (): Promise<void> => {
+    const now = store.now();
+    const until = Math.min(now + leaseMs, last);
+    if (until <= Math.max(current.until, now)) return clearInterval(timer);
+    const ttl = until - now;
+    const kept = await replaceIfEquals(store, claim.key, claim.token, claim.token, ttl, current.until).catch(
+      () => undefined,
+    );
+    if (kept === false) clearInterval(timer);
+    else if (kept) current = { ...current, until };
+  };
+  const timer = setInterval(() => (renewing = renewing.then(renew)), Math.max(1, Math.floor(leaseMs / 3)));
+  // A holder's work that outlives the process's other handles must not keep it alive.
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await renewing;
+      return current;
+    },
+  };
+}
