@@ -16,7 +16,7 @@ export async function snapshotPrefix(url: string, prefix: string): Promise<Redis
     const entries: RedisSnapshot['entries'] = [];
     let cursor = '0';
     do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 20_000);
       cursor = next;
       for (const key of keys) {
         const [dump, pttl] = await Promise.all([admin.dumpBuffer(key), admin.pttl(key)]);

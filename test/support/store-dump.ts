@@ -30,7 +30,7 @@ export async function dumpRedisPrefix(url: string, prefix: string): Promise<stri
     const lines: string[] = [];
     let cursor = '0';
     do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 20_000);
       cursor = next;
       for (const key of keys) {
         const type = await admin.type(key);
