@@ -251,6 +251,12 @@ export const SPECS_BY_SCOPE = {
     folder: 'store',
     specs: [/^test\/store\//],
   },
+  // src/store/store-claim.ts: its unit specs (the claim over Memory, Redis and a host's store; the race table) and
+  // the emission's kept claim under a slow listener (the tracker's spec on jest's clock).
+  'store-claim': {
+    folder: 'store',
+    specs: [/^src\/store\/store-(claim|replace)/, /^src\/sessions\/verification\.tracker\.slow-listener\./],
+  },
   // src/store's pub/sub subscriber (redis-subscriber.ts, redis-subscriber-link.ts): its unit spec over both drivers'
   // stand-ins on jest's clock, the store contract and the subscriber's own suites over Redis and Redis Cluster
   // (test/store), the status stream that listens on it (test/status-stream), and the multi-instance suites that

@@ -123,6 +123,20 @@ describe.each(stores)('an emission whose listener is slow, on a live instance (%
     });
   });
 
+  it('an instance that dies after a renewal loses the claim a lease after that renewal, not at the hold’s end', async () => {
+    await slowListener();
+    const other = instance();
+    const record = (await other.records.get('req-1'))!;
+    // One renewal (20 s in), then the instance's timers stop: it died with its listener running.
+    await pass(LEASE_MS / 3);
+    now += LEASE_MS - 1;
+    await expect(other.tracker.emitDue(record, 'poll')).resolves.toMatchObject({ emitted: [] });
+    now += 1;
+    await expect(other.tracker.emitDue(record, 'poll')).resolves.toMatchObject({
+      emitted: ['verification.verified'],
+    });
+  });
+
   it('a listener that never returns holds its event 15 minutes at most: then another instance emits it', async () => {
     await slowListener();
     const other = instance();
