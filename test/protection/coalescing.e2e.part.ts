@@ -313,38 +313,44 @@ describe.each(sharedStores)('coalescing across two module instances on %s', (_na
     }
   });
 
-  it('the claim outlives a start whose POST may be retried after a refused connection (retryDeadlineMs + timeoutMs): a duplicate 40 s in joins it', async () => {
-    // timeoutMs 20 s, retried within 30 s: the first start's POST may land up to 50 s in (the claim: 60 s).
-    const api = {
-      baseUrl: sb.url,
-      apiKey: sb.demoAccount.apiKey,
-      apiSecret: sb.demoAccount.apiSecret,
-      timeoutMs: 20_000,
-      retryDeadlineMs: 30_000,
-    };
-    const slow = [
-      await protectedHost(sb, 'express', {}, { store, api }),
-      await protectedHost(sb, 'fastify', {}, { store, api }),
-    ];
-    try {
-      const phone = freshPhone();
-      const ip = freshIp();
-      const browser = freshBrowser();
-      const before = sb.requestCount('POST /v1/verify');
-      sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 1_500, count: 1 });
-      const first = startFrom(slow[0]!, ip, phone, 'sms', browser);
-      while (sb.requestCount('POST /v1/verify') === before) await new Promise((r) => setTimeout(r, 5));
-      // 40 s in (store clock): past timeoutMs + 10 s, within the POST's whole life and the claim's slack.
-      await sb.advance(40_000);
-      const duplicate = await startFrom(slow[1]!, ip, phone, 'sms', browser);
-      expect((await first).status).toBe(201);
-      expect(duplicate.body).toMatchObject({ resumed: true });
-      expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
-    } finally {
-      sb.clearFaults();
-      for (const host of slow) await host.close();
-    }
-  });
+  it.each([
+    ['the resend cooldown on (the duplicate was refused resend_cooldown)', {}],
+    ['the resend cooldown off (the duplicate paid again)', { resendCooldownMs: false as const }],
+  ])(
+    'the claim outlives a start whose POST may be retried after a refused connection (retryDeadlineMs + timeoutMs): a duplicate 40 s in joins it, %s',
+    async (_, limits) => {
+      // timeoutMs 20 s, retried within 30 s: the first start's POST may land up to 50 s in (the claim: 60 s).
+      const api = {
+        baseUrl: sb.url,
+        apiKey: sb.demoAccount.apiKey,
+        apiSecret: sb.demoAccount.apiSecret,
+        timeoutMs: 20_000,
+        retryDeadlineMs: 30_000,
+      };
+      const slow = [
+        await protectedHost(sb, 'express', limits, { store, api }),
+        await protectedHost(sb, 'fastify', limits, { store, api }),
+      ];
+      try {
+        const phone = freshPhone();
+        const ip = freshIp();
+        const browser = freshBrowser();
+        const before = sb.requestCount('POST /v1/verify');
+        sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 1_500, count: 1 });
+        const first = startFrom(slow[0]!, ip, phone, 'sms', browser);
+        while (sb.requestCount('POST /v1/verify') === before) await new Promise((r) => setTimeout(r, 5));
+        // 40 s in (store clock): past timeoutMs + 10 s, within the POST's whole life and the claim's slack.
+        await sb.advance(40_000);
+        const duplicate = await startFrom(slow[1]!, ip, phone, 'sms', browser);
+        expect((await first).status).toBe(201);
+        expect(duplicate.body).toMatchObject({ resumed: true });
+        expect(sb.requestCount('POST /v1/verify') - before).toBe(1);
+      } finally {
+        sb.clearFaults();
+        for (const host of slow) await host.close();
+      }
+    },
+  );
 
   it('two browsers behind one IP are not one caller on either instance: only the cookie gets the session back', async () => {
     const phone = freshPhone();
