@@ -108,5 +108,52 @@ describe.each(stores)(
         }
       },
     );
+
+    it('a host hook slower than the claim: the duplicate that took the lapsed claim pays; the first start, its hook back, does not pay too (503 start_in_progress)', async () => {
+      const sb = suite.sb;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let called!: () => void;
+      const calledOnce = new Promise<void>((resolve) => (called = resolve));
+      let calls = 0;
+      // The first start's check hangs; the duplicate's answers at once.
+      const beforeStart = async (): Promise<boolean> => {
+        calls += 1;
+        if (calls === 1) {
+          called();
+          await held;
+        }
+        return true;
+      };
+      const hosts: TestApp[] = [];
+      try {
+        hosts.push(await protectedHost(sb, 'express', { resendCooldownMs: false, beforeStart }, { store }));
+        hosts.push(await protectedHost(sb, 'fastify', { resendCooldownMs: false, beforeStart }, { store }));
+        const phone = freshPhone();
+        const ip = freshIp();
+        const browser = freshBrowser();
+        const posts = sb.requestCount('POST /v1/verify');
+        const first = startFrom(hosts[0]!, ip, phone, 'sms', browser);
+        await calledOnce;
+        // Past the claim's life (the defaults: 10 + 5 + 10 = 25 s): as a crashed holder's, the claim has ended.
+        await sb.advance(30_000);
+        const duplicate = await startFrom(hosts[1]!, ip, phone, 'sms', browser);
+        expect(duplicate.body).toMatchObject({ resumed: false });
+        release();
+        const late = await first;
+        expect({ status: late.status, reason: late.body.reason }).toStrictEqual({
+          status: 503,
+          reason: 'start_in_progress',
+        });
+        expect(sb.requestCount('POST /v1/verify') - posts).toBe(1);
+        expect(sb.sessionsFor(phone)).toHaveLength(1);
+        // Asked again, the first browser gets the duplicate's session.
+        const again = await startFrom(hosts[0]!, ip, phone, 'sms', browser);
+        expect(again.body).toMatchObject({ resumed: true, verification_id: duplicate.body.verification_id });
+      } finally {
+        release();
+        for (const host of hosts) await host.close();
+      }
+    });
   },
 );
