@@ -1,6 +1,6 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { replaceIfEquals } from '../store/store-replace.js';
-import { takeClaim } from '../store/store-claim.js';
+import { renewClaim, takeClaim } from '../store/store-claim.js';
 import { protectionRefusal, ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { StartedSession } from './verification-protection.types.js';
 
@@ -200,14 +200,9 @@ export class StartCoalescer {
    */
   async renew(key: string, value: string, until: number): Promise<number | null> {
     const ttl = this.settings.claimTtlMs;
-    const now = this.store.now();
     // Enough left for the call and what follows it: no round trip (the usual start).
-    if (until - now >= (this.settings.renewBelowMs ?? ttl / 2)) return until;
-    try {
-      return (await replaceIfEquals(this.store, key, value, value, ttl, until)) ? now + ttl : null;
-    } catch {
-      return until;
-    }
+    const spentMs = ttl - (this.settings.renewBelowMs ?? ttl / 2);
+    return (await renewClaim(this.store, { key, token: value, until }, ttl, spentMs))?.until ?? null;
   }
 
   /**
