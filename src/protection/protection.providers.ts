@@ -23,7 +23,10 @@ import { WrongCodeBudget } from './wrong-code-budget.js';
 type Options = ResolvedVerificationOptions;
 const ON_THE_STORE = [RESOLVED_VERIFICATION_OPTIONS, VerificationStore];
 
-/** Slack of a start's coalescing claim beyond its paid POST (longestCallMs): the hook and the store calls. */
+/**
+ * Slack of a start's coalescing claim beyond its paid POST (longestCallMs): the hook and the store calls. An
+ * admission that took more than half of it (a slow hook, the spend cap's API reads) renews the claim before the POST.
+ */
 const CLAIM_SLACK_MS = 10_000;
 
 /**
@@ -54,7 +57,11 @@ export const PROTECTION_PROVIDERS: Provider[] = [
     provide: StartCoalescer,
     useFactory: (o: Options, store: VerificationStore) =>
       o.limits.coalesceStarts
-        ? new StartCoalescer(store, { claimTtlMs: longestCallMs(o.api, 'POST') + CLAIM_SLACK_MS })
+        ? new StartCoalescer(store, {
+            claimTtlMs: longestCallMs(o.api, 'POST') + CLAIM_SLACK_MS,
+            // Renewed before the POST unless the call and the writes after it still fit in what is left.
+            renewBelowMs: longestCallMs(o.api, 'POST') + CLAIM_SLACK_MS / 2,
+          })
         : undefined,
     inject: ON_THE_STORE,
   },

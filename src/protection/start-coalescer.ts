@@ -1,12 +1,17 @@
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { replaceIfEquals } from '../store/store-replace.js';
-import { takeClaim } from '../store/store-claim.js';
+import { renewClaim, takeClaim } from '../store/store-claim.js';
 import { protectionRefusal, ProtectionRefusal, ProtectionRefusalReason } from '../core/refusal-reason.js';
 import type { StartedSession } from './verification-protection.types.js';
 
 export interface StartCoalescerSettings {
   /** How long a start may hold the claim (hook + limits + the upstream call); a crashed holder's claim ends then. */
   claimTtlMs: number;
+  /**
+   * Just before its POST, a start whose claim has less than this left renews it for `claimTtlMs` (the admission
+   * took long: the host's hooks, the spend cap's API reads). Default: half the claim's life.
+   */
+  renewBelowMs?: number;
 }
 
 const CLAIM = 'claim:';
@@ -71,12 +76,25 @@ export class CoalescingClaim {
     private readonly coalescer: StartCoalescer,
     readonly key: string,
     private readonly value: string,
-    /** When the claim ends in the store (store-clock ms). */
-    private readonly until: number,
+    /** When the claim ends in the store (store-clock ms); renewed just before the start's POST (`renew`). */
+    private until: number,
     private readonly flight: Flight,
     /** Won after waiting for another start's claim: what was read before it may be out of date. */
     readonly contested = false,
   ) {}
+
+  /**
+   * Just before the start's POST: the claim renewed for its whole lease, so that it outlasts the call whatever
+   * the admission took before it (the host's hooks, the spend cap's reads of prices and usage, each an API call
+   * of its own). Throws 503 `start_in_progress` when the claim is no longer this start's: past its lease another
+   * start took it, and pays; this one must not pay too. The store failing: the claim stands as it was.
+   */
+  async renew(): Promise<void> {
+    if (this.settled) return;
+    const until = await this.coalescer.renew(this.key, this.value, this.until);
+    if (until === null) throw this.coalescer.inProgress();
+    this.until = until;
+  }
 
   async started(session: StartedSession, resendAvailableAt: Date | null): Promise<void> {
     if (this.settled) return;
@@ -153,7 +171,8 @@ export class StartCoalescer {
     return Promise.race([running.outcome, late]).finally(() => clearTimeout(timer));
   }
 
-  private inProgress(): ProtectionRefusal {
+  /** The refusal of a start whose identical start is under way (503 `start_in_progress`, Retry-After the claim's life). */
+  inProgress(): ProtectionRefusal {
     return protectionRefusal(ProtectionRefusalReason.startInProgress, this.settings.claimTtlMs);
   }
 
@@ -172,6 +191,18 @@ export class StartCoalescer {
       await sleep(pause);
       pause = Math.min(pause * 2, 100);
     }
+  }
+
+  /**
+   * The claim `value` renewed for the claim's whole life while the key still holds it, when less than
+   * `renewBelowMs` of it is left: when it now ends (store clock), null when the key is another's (or, on a host's store without replaceIfEquals, in its last second);
+   * the store failing, `until` (it stands as it was).
+   */
+  async renew(key: string, value: string, until: number): Promise<number | null> {
+    const ttl = this.settings.claimTtlMs;
+    // Enough left for the call and what follows it: no round trip (the usual start).
+    const spentMs = ttl - (this.settings.renewBelowMs ?? ttl / 2);
+    return (await renewClaim(this.store, { key, token: value, until }, ttl, spentMs))?.until ?? null;
   }
 
   /**

@@ -88,6 +88,20 @@ export class StartPermit {
     return this.settled;
   }
 
+  /**
+   * Just before the API call: the coalescing claim, if any, renewed for the call's whole life (CoalescingClaim.renew).
+   * Throws 503 `start_in_progress` when another start took it meanwhile: nothing was sent, and everything this
+   * start took is given back.
+   */
+  async renewClaim(): Promise<void> {
+    try {
+      await this.admission.claim?.renew();
+    } catch (error) {
+      await this.rollback({ nothingSent: true, failure: error });
+      throw error;
+    }
+  }
+
   /** The API started `session`: its real cost replaces the reservation's estimate; it is attributed for the pumping defence. */
   async commit(session: StartedSession): Promise<void> {
     if (!this.settle()) return;

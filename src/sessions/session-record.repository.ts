@@ -9,7 +9,7 @@ import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.t
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { LocalChannels } from '../store/local-channels.js';
 import { storeBatch } from '../store/store-batch.js';
-import { releaseClaim, takeClaim, type StoreClaim } from '../store/store-claim.js';
+import { releaseClaim, renewClaim, takeClaim, type StoreClaim } from '../store/store-claim.js';
 import { storedSessionId } from '../core/test-session.js';
 import { VerificationStore } from '../store/verification-store.interface.js';
 import { ReconcileQueue } from './reconcile-queue.js';
@@ -273,6 +273,9 @@ export class SessionRecordRepository {
   claimStep(journeyId: string, n: number): Promise<StoreClaim | null> {
     return takeClaim(this.store, SessionRecordRepository.stepClaimKey(journeyId, n), this.#stepClaimMs);
   }
+
+  /** Before a switch's POST: its step claim renewed if its admission took over half the margin; null: another's. */
+  renewStep = (c: StoreClaim) => renewClaim(this.store, c, this.#stepClaimMs, STEP_CLAIM_MARGIN_MS / 2);
 
   /** Gives a claim back while it is still this one (the step was not taken). */
   async releaseStep(claim: StoreClaim): Promise<void> {

@@ -36,6 +36,28 @@ export function releaseClaim(store: VerificationStore, claim: StoreClaim): Promi
   return replaceIfEquals(store, claim.key, claim.token, null, 1, claim.until);
 }
 
+/**
+ * `claim` renewed for `leaseMs` while its key still holds it, once more than `spentMs` of its lease has passed
+ * (else as it is, without a round trip): a holder about to make the call its lease guards, after work that took
+ * part of it. Null when the key is another's (past its lease another took it; on a host's store without
+ * replaceIfEquals, also in its last second); the store failing, the claim as it was (its lease stands).
+ */
+export async function renewClaim(
+  store: VerificationStore,
+  claim: StoreClaim,
+  leaseMs: number,
+  spentMs: number,
+): Promise<StoreClaim | null> {
+  const now = store.now();
+  if (claim.until - now >= leaseMs - spentMs) return claim;
+  try {
+    const kept = await replaceIfEquals(store, claim.key, claim.token, claim.token, leaseMs, claim.until);
+    return kept ? { ...claim, until: now + leaseMs } : null;
+  } catch {
+    return claim;
+  }
+}
+
 /** A claim its live holder keeps while it works (keepClaim). */
 export interface KeptClaim {
   /** Stops renewing, after a renewal under way has landed: the claim as last renewed, to give back or mark. */

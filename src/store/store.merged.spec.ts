@@ -7,6 +7,7 @@ import './open-redis-client.spec.js';
 import './redis-subscriber.check.spec.js';
 import './redis-subscriber.spec.js';
 import './store-claim.spec.js';
+import './store-claim.renew.spec.js';
 import './store-claim.table.spec.js';
 import './store-replace.spec.js';
 import './write-order.spec.js';

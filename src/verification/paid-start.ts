@@ -101,6 +101,11 @@ export class PaidStart {
       // down, refuse before paying. The probe reserves the session's erasure index slots (protection
       // issues it with its last writes), written with the record.
       const reserved = await (permit.reachable ?? this.records.reserveIndex(order));
+      // The coalescing claim's lease outlasts the call from here, whatever the admission took before it.
+      await permit.renewClaim().catch(async (error: unknown) => {
+        await this.records.releaseIndex(reserved).catch(() => undefined);
+        throw error;
+      });
       const result = await this.initiate(order, permit, reserved.at).catch(async (error: unknown) => {
         // Whatever the API did, this reservation is not the one its session would be recorded with
         // (a session in doubt is indexed when it shows up): its slots are freed.

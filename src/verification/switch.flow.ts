@@ -71,7 +71,7 @@ export class SwitchFlow {
         facts.method = decision.method;
 
         // Claim the step, admit (protection, once) and pay.
-        const claim = await this.records.claimStep(journeyId, journey.steps.length);
+        let claim = await this.records.claimStep(journeyId, journey.steps.length);
         if (!claim) throw switchInProgress();
         const clientKey = this.protection.clientKey(input.request, input.ip);
         let latest: JourneyRecord;
@@ -120,6 +120,14 @@ export class SwitchFlow {
               // remaining methods charged on proof, else those it tried again: a way on, not a refusal.
               offered: [...remaining, ...retriable],
             });
+            // The step claim outlasts the POST from here, whatever the admission took; lost meanwhile, nothing is paid.
+            const kept = await this.records.renewStep(claim);
+            if (!kept) {
+              const failure = switchInProgress();
+              await permit.rollback({ nothingSent: true, failure });
+              throw failure;
+            }
+            claim = kept;
             record = await this.paid.pay(order, permit);
             resendAvailableAt = permit.resendAvailableAt;
           }

@@ -9,6 +9,8 @@ import './api-rate-status-polls-network.e2e.part.js';
 import './api-rate-status-polls.e2e.part.js';
 import './burst-caller-mark-burned.part.js';
 import './coalescer-hung-holder-same-instance.part.js';
+import './coalescing-claim-admission-reads.e2e.part.js';
+import './switch-step-claim-slow-admission.e2e.part.js';
 import './burst-number-mark-refused-stream.part.js';
 import './cookie-path-route-param.e2e.part.js';
 import './cookie-path-versioning.e2e.part.js';
