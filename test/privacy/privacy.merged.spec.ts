@@ -11,6 +11,7 @@ import './erasure-in-doubt.e2e.part.js';
 import './erasure-in-flight.e2e.part.js';
 import './erasure-mark-bound.e2e.part.js';
 import './erasure-refused-start-slot.e2e.part.js';
+import './erasure-report.e2e.part.js';
 import './erasure-test-number.e2e.part.js';
 import './erasure-wrong-code-budget.e2e.part.js';
 import './erasure.e2e.part.js';

@@ -8,3 +8,4 @@
 import './status-stream.e2e.part.js';
 import './stream-life.e2e.part.js';
 import './stream-gaps.e2e.part.js';
+import './buffering-middleware.e2e.part.js';
