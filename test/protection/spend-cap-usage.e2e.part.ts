@@ -60,7 +60,7 @@ const STORES: [string, () => VerificationModuleOptions['store']][] = [
   ],
 ];
 
-describe.each(ONE_PLATFORM)('the spend cap and sessions that end failed (%s)', (platform) => {
+describe.each(ONE_PLATFORM)("the spend cap, the day's usage and how sessions end (%s)", (platform) => {
   const fx = protectionFixture();
 
   // A session the API ends `failed` is a session's end as much as an expiry: an SMS whose channel gave up
@@ -106,6 +106,45 @@ describe.each(ONE_PLATFORM)('the spend cap and sessions that end failed (%s)', (
         status: 201,
         refusal: undefined,
       });
+    },
+  );
+
+  // The other side: the usage is read for the cap's own day. SMS the API delivered, and so charged, while
+  // the module's status reads failed end counted as unproven; the day's usage shows them charged, so
+  // nothing comes back and the cap stays closed (another day's usage, empty, would open it).
+  it.each(STORES)(
+    'a cap filled by SMS the API delivered and charged, which the module never saw delivered, stays closed after the usage read (%s)',
+    async (_store, store) => {
+      await fx.sb.updateAccount(fx.sb.demoAccount.apiKey, {
+        population: { methods: { sms: { deliveryRate: 1, completionRate: 0 } } },
+      });
+      fx.host = await protectedHost(
+        fx.sb,
+        platform,
+        { pumping: false, spendCap: { amount: 15, windowMs: 86_400_000 } },
+        { store: store() },
+      );
+      const host = fx.host;
+      fx.sb.addFault({ route: 'GET /v1/verify/:id', kind: 'status', status: 503, count: 0 });
+      const ids: unknown[] = [];
+      const phones: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        phones.push(freshPhone());
+        const r = await startFrom(host, freshIp(), phones[i]!);
+        expect(r.status).toBe(201);
+        ids.push(r.body.verification_id);
+      }
+      await fx.sb.advance(6 * 60_000);
+      fx.sb.clearFaults();
+      for (const id of ids)
+        expect((await call(host.url, 'GET', `/verification/status/${String(id)}`)).body.status).toBe(
+          'expired',
+        );
+      // Delivered, so charged by the API, though never seen delivered here.
+      expect(phones.map((phone) => fx.sb.sessionsFor(phone)[0]?.charged)).toEqual(phones.map(() => true));
+
+      const next = await startFrom(host, freshIp(), freshPhone());
+      expect(refusal(next)).toMatchObject({ status: 503, reason: 'spend_cap' });
     },
   );
 });
