@@ -76,3 +76,13 @@ it('a proof ends only once its callers’ share is written: on a slow store the 
   for (let i = 0; i < 4; i++) inside.push(await prove('nat'));
   expect(inside).toStrictEqual([true, true, false, false]);
 });
+
+it('a proof deep in the reserve takes its own price of its caller’s share, not the reserve others spent before it', async () => {
+  const { spend, prove } = cap();
+  // 8.50 RUB spent by others: half a ruble into the reserve before the network's first call.
+  for (let i = 0; i < 85; i++) await spend.reserve('sms');
+  const inside: boolean[] = [];
+  for (let i = 0; i < 3; i++) inside.push(await prove('nat'));
+  // 0.10 RUB a call against its 0.20 RUB: two calls, then refused.
+  expect(inside).toStrictEqual([true, true, false]);
+});

@@ -7,6 +7,7 @@
  */
 import './dump-addresses.e2e.part.js';
 import './erasure-callers.e2e.part.js';
+import './erasure-claim-lifetime.e2e.part.js';
 import './erasure-in-doubt.e2e.part.js';
 import './erasure-in-flight.e2e.part.js';
 import './erasure-mark-bound.e2e.part.js';

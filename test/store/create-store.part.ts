@@ -10,6 +10,24 @@ import type { VerificationStore } from '../../src/store/verification-store.inter
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { TestClock } from './store-contract.js';
 
+/**
+ * VerificationStore's methods, written out rather than read from STORE_METHODS: a method left out of that
+ * list would leave its row out of the table below too.
+ */
+const EVERY_STORE_METHOD = [
+  'now',
+  'get',
+  'set',
+  'setIfAbsent',
+  'delete',
+  'increment',
+  'schedule',
+  'claimDue',
+  'unschedule',
+  'queueSize',
+  'close',
+] as const;
+
 describe('store: create-store', () => {
   let hostIoredis: Redis;
 
@@ -110,6 +128,22 @@ describe('store: create-store', () => {
       expect(isVerificationStore(undefined)).toBe(false);
       await store.close();
     });
+
+    it.each(EVERY_STORE_METHOD)(
+      "a host's store without %s is refused at boot, naming `store`, not accepted to fail later",
+      async (missing) => {
+        const store = new MemoryStore();
+        const host: Record<string, unknown> = {};
+        for (const method of EVERY_STORE_METHOD)
+          if (method !== missing)
+            host[method] = (store[method as keyof MemoryStore] as (...a: unknown[]) => unknown).bind(store);
+        expect(isVerificationStore(host)).toBe(false);
+        expect(() => createStore(host as never, Date.now)).toThrow(
+          /^VerificationModule: option "store" must be/,
+        );
+        await store.close();
+      },
+    );
   });
 
   describe('detectRedisDriver', () => {

@@ -1,0 +1,93 @@
+/**
+ * A session's end settles its spend reservation (ProtectionEvents → SpendCap.ended) after the route that
+ * learned the end has answered. On a store that fails that settling, the host's process is told in its log
+ * and nothing is left unhandled: an unhandled rejection ends a Node process that runs with the default
+ * `--unhandled-rejections=throw`. On the module's MemoryStore and on a RedisStore alike.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { CapturingLogger } from '../support/log-capture.js';
+import { eventually, sharedRedisUrl } from '../support/redis-server.js';
+import { call, ONE_PLATFORM } from '../support/verification-app.js';
+import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+
+const SETTLING = 'spend cap: an ended session could not be settled';
+
+/** `inner`, whose reads of open spend reservations fail while `failing.on`. */
+function failingReservationReads(inner: VerificationStore, failing: { on: boolean }): VerificationStore {
+  return new Proxy(inner, {
+    get(target, property) {
+      if (property === 'get')
+        return async (key: string): Promise<string | null> => {
+          if (failing.on && key.startsWith('protect:spend-open:'))
+            throw new VerificationStoreUnavailableError('get', 'connection lost');
+          return target.get(key);
+        };
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+const STORES: [string, (clock: () => number) => VerificationStore][] = [
+  ['MemoryStore', (clock) => new MemoryStore({ clock })],
+  [
+    'RedisStore',
+    (clock) => new RedisStore({ url: sharedRedisUrl(), keyPrefix: `cap-end:${randomUUID()}:`, clock }),
+  ],
+];
+
+describe.each(ONE_PLATFORM)('a session end the store fails to settle (%s)', (platform) => {
+  const fx = protectionFixture();
+  const opened: VerificationStore[] = [];
+  afterEach(async () => {
+    await fx.host?.close();
+    fx.host = undefined;
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+
+  it.each(STORES)(
+    'a failed SMS whose reservation cannot be read: the status answers, the failure is logged once, nothing is unhandled (%s)',
+    async (_store, make) => {
+      const inner = make(() => fx.sb.now());
+      opened.push(inner);
+      const failing = { on: false };
+      const logger = new CapturingLogger();
+      fx.host = await protectedHost(
+        fx.sb,
+        platform,
+        { pumping: false, spendCap: { amount: 100, windowMs: 86_400_000 } },
+        { store: failingReservationReads(inner, failing) },
+        { logger },
+      );
+      const phone = freshPhone();
+      const started = await startFrom(fx.host, freshIp(), phone);
+      expect(started.status).toBe(201);
+      const [session] = fx.sb.sessionsFor(phone);
+
+      const unhandled: unknown[] = [];
+      const note = (reason: unknown): void => void unhandled.push(reason);
+      process.on('unhandledRejection', note);
+      try {
+        failing.on = true;
+        await fx.sb.fail(session!.request_id);
+        const status = await call(
+          fx.host.url,
+          'GET',
+          `/verification/status/${String(started.body.verification_id)}`,
+        );
+        expect([status.status, status.body.status]).toEqual([200, 'failed']);
+        await eventually(async () => {
+          expect(logger.lines.filter((line) => line.includes(SETTLING))).toHaveLength(1);
+        }, 2000);
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', note);
+      }
+    },
+  );
+});
