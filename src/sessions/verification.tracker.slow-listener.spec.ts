@@ -154,6 +154,25 @@ describe.each(stores)('an emission whose listener is slow, on a live instance (%
   });
 });
 
+/**
+ * Two instances over `store`; the first observes the verified session and its listener runs until `finish`
+ * (resolved once the listener has been called). `received`: the events both emitted.
+ */
+async function twoInstances(store: VerificationStore, clock: () => number) {
+  const received: string[] = [];
+  const [slow, other] = [trackerOver(store as never, clock), trackerOver(store as never, clock)];
+  for (const made of [slow, other]) made.emitter.onAny((event) => void received.push(String(event)));
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  let called!: () => void;
+  const listening = new Promise<void>((resolve) => (called = resolve));
+  slow.emitter.on('verification.verified', async () => (called(), await finished));
+  await slow.records.save(pending);
+  const observing = slow.tracker.observe(verified(), 'webhook');
+  await listening;
+  return { received, other, finish, observing };
+}
+
 describe('an emission whose listener ends while a renewal is under way (a host store without replaceIfEquals)', () => {
   afterEach(() => void jest.useRealTimers());
 
@@ -168,17 +187,7 @@ describe('an emission whose listener ends while a renewal is under way (a host s
         if (paused && key.startsWith('event:')) await paused;
       },
     });
-    const received: string[] = [];
-    const [slow, other] = [trackerOver(store as never, () => now), trackerOver(store as never, () => now)];
-    for (const made of [slow, other]) made.emitter.onAny((event) => void received.push(String(event)));
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => (finish = resolve));
-    let called!: () => void;
-    const listening = new Promise<void>((resolve) => (called = resolve));
-    slow.emitter.on('verification.verified', async () => (called(), await finished));
-    await slow.records.save(pending);
-    const observing = slow.tracker.observe(verified(), 'webhook');
-    await listening;
+    const { received, other, finish, observing } = await twoInstances(store, () => now);
     let resume!: () => void;
     paused = new Promise<void>((resolve) => (resume = resolve));
     // The first renewal (a third of the lease in) reads the claim and waits.
@@ -214,17 +223,7 @@ describe('an emission whose listener is slow, on RedisStore (two instances, one 
       clock: () => now,
     });
     try {
-      const received: string[] = [];
-      const [slow, other] = [trackerOver(store as never, () => now), trackerOver(store as never, () => now)];
-      for (const made of [slow, other]) made.emitter.onAny((event) => void received.push(String(event)));
-      let finish!: () => void;
-      const finished = new Promise<void>((resolve) => (finish = resolve));
-      let called!: () => void;
-      const listening = new Promise<void>((resolve) => (called = resolve));
-      slow.emitter.on('verification.verified', async () => (called(), await finished));
-      await slow.records.save(pending);
-      const observing = slow.tracker.observe(verified(), 'webhook');
-      await listening;
+      const { received, other, finish, observing } = await twoInstances(store, () => now);
       const record = (await other.records.get('req-1'))!;
       for (let second = 0; second < 3 * LEASE_MS; second += 1000) {
         now += 1000;
