@@ -120,7 +120,7 @@ const PAID_START = [
   /^test\/client-routes\/(errors|start-expiry|start-upstream-answers)\./,
   /^test\/protection\/refused-starts\./,
   /^test\/privacy\/erasure-(callers|refused-start-slot|in-flight)\./,
-  /^test\/attacks\/erasure-start-in-flight\./,
+  /^test\/attacks\/(erasure-start-in-flight|coalescing-claim-admission-reads)\./,
   /^test\/history\/(history|history-refusal-budget|start-outcomes)\./,
   /^test\/purposes\/assess-start\./,
   /^test\/operations\/logs\./,
