@@ -82,14 +82,12 @@ export function keepClaim(
   const last = claim.until - leaseMs + maxMs;
   const renew = async (): Promise<void> => {
     const now = store.now();
-    const until = Math.min(now + leaseMs, last);
-    if (until <= Math.max(current.until, now)) return clearInterval(timer);
-    const ttl = until - now;
-    const kept = await replaceIfEquals(store, claim.key, claim.token, claim.token, ttl, current.until).catch(
-      () => undefined,
-    );
-    if (kept === false) clearInterval(timer);
-    else if (kept) current = { ...current, until };
+    const ttl = Math.min(now + leaseMs, last) - now;
+    if (ttl <= 0 || now + ttl <= current.until) return clearInterval(timer);
+    // renewClaim: the same compare-and-renew as a holder about to pay (0 spent: renewed whenever it lengthens).
+    const kept = await renewClaim(store, current, ttl, 0);
+    if (kept === null) clearInterval(timer);
+    else current = kept;
   };
   const timer = setInterval(() => (renewing = renewing.then(renew)), Math.max(1, Math.floor(leaseMs / 3)));
   // A holder's work that outlives the process's other handles must not keep it alive.
