@@ -3,7 +3,14 @@ import { EntrySlab } from './entry-slab.js';
 import { FlatCopies } from './flat-copies.js';
 import { storedKey } from './stored-keys.js';
 import { WriteOrder } from './write-order.js';
-import { assertClaim, assertDueAt, assertIncrement, assertTtl, notACounter } from './store-arguments.js';
+import {
+  assertBatch,
+  assertClaim,
+  assertDueAt,
+  assertIncrement,
+  assertTtl,
+  notACounter,
+} from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { LocalChannels } from './local-channels.js';
 import { runOne, type StoreBatchResults, type StoreOperation } from './store-batch.js';
@@ -175,6 +182,7 @@ export class MemoryStore implements VerificationStore {
   /** Runs the operations in one step: no other operation comes between them. */
   async batch<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>> {
     this.assertOpen('batch');
+    assertBatch(operations);
     // Each method does its work before its first await: they all run now, in order.
     const answers: Promise<unknown>[] = [];
     for (const operation of operations) answers.push(runOne(this, operation));

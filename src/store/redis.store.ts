@@ -3,7 +3,7 @@ import type { RedisClientLike } from './redis-command-runner.js';
 import { errorMessage, RedisConnection, type Send } from './redis-connection.js';
 import { CLAIM_DUE, KEY_OPERATIONS, replaceIfEqualsCall } from './redis-scripts.js';
 import { RedisScriptSender } from './redis-script-sender.js';
-import { assertClaim, assertDueAt, assertIncrement, assertOperation, assertTtl } from './store-arguments.js';
+import { assertBatch, assertClaim, assertDueAt, assertIncrement, assertTtl } from './store-arguments.js';
 import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { RedisSubscriber, subscriberCheck, subscriberConnection } from './redis-subscriber.js';
@@ -99,11 +99,7 @@ export class RedisStore implements VerificationStore {
 
   /** The operations, each as its method (see `queue`): one round trip. */
   async batch<const T extends readonly StoreOperation[]>(operations: T): Promise<StoreBatchResults<T>> {
-    for (const operation of operations) {
-      assertOperation(operation);
-      if (operation.op === 'increment') assertIncrement(operation.by);
-      if (operation.op !== 'get' && operation.op !== 'delete') assertTtl(operation.ttlMs);
-    }
+    assertBatch(operations);
     return Promise.all(operations.map((operation) => this.queue('batch', operation))) as Promise<
       StoreBatchResults<T>
     >;

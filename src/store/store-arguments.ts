@@ -1,4 +1,5 @@
 import { ArgumentRangeError, ArgumentTypeError } from '../core/phone-verification.error.js';
+import type { StoreOperation } from './store-batch.js';
 /**
  * Argument checks shared by every store, so that a programming error in the module fails the
  * same way (a TypeError or RangeError, never a store-unavailable error) on MemoryStore and Redis.
@@ -15,10 +16,17 @@ export function assertIncrement(by: number): void {
 
 const OPERATIONS = new Set(['get', 'set', 'setIfAbsent', 'delete', 'increment']);
 
-/** A batch's operation is one of the store's (a plain-JS caller can pass anything). */
-export function assertOperation(operation: { readonly op: string }): void {
-  if (!OPERATIONS.has(operation.op))
-    throw new ArgumentTypeError(`batch: unknown operation ${String(operation.op)}`);
+/**
+ * A batch's operations are each one of the store's (a plain-JS caller can pass anything), with the
+ * arguments its method takes: checked all before any runs, so that a batch refused changes nothing.
+ */
+export function assertBatch(operations: readonly StoreOperation[]): void {
+  for (const operation of operations) {
+    if (!OPERATIONS.has(operation.op))
+      throw new ArgumentTypeError(`batch: unknown operation ${String(operation.op)}`);
+    if (operation.op === 'increment') assertIncrement(operation.by);
+    if (operation.op !== 'get' && operation.op !== 'delete') assertTtl(operation.ttlMs);
+  }
 }
 
 export function assertDueAt(dueAt: number): void {

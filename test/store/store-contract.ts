@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
-import { storeBatch } from '../../src/store/store-batch.js';
+import { storeBatch, type StoreOperation } from '../../src/store/store-batch.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 
 /** A clock the test moves by hand: TTLs are checked without sleeping. */
@@ -111,6 +111,8 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await expect(store.set('k', 'v', 0)).rejects.toThrow(RangeError);
         await expect(store.set('k', 'v', -5)).rejects.toThrow(RangeError);
         await expect(store.set('k', 'v', Number.NaN)).rejects.toThrow(RangeError);
+        // The message names the argument and the value (a host's own call with a bad TTL reads it).
+        await expect(store.set('k', 'v', -5)).rejects.toThrow('ttlMs must be a positive number, got -5');
         await expect(store.get('k')).resolves.toBeNull();
       });
     });
@@ -269,9 +271,15 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
 
       it('rejects a non-integer step and a key that holds something else', async () => {
         await expect(store.increment('c', 1.5, 1000)).rejects.toThrow(RangeError);
+        await expect(store.increment('c', 1.5, 1000)).rejects.toThrow(
+          'increment must be a safe integer, got 1.5',
+        );
         await expect(store.increment('c', 1, 0)).rejects.toThrow(RangeError);
         await store.set('text', 'not a number', 60_000);
         await expect(store.increment('text', 1, 1000)).rejects.toThrow(TypeError);
+        await expect(store.increment('text', 1, 1000)).rejects.toThrow(
+          'increment: the key holds a value that is not an integer counter',
+        );
         await expect(store.get('text')).resolves.toBe('not a number');
       });
 
@@ -477,6 +485,15 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await expect(store.claimDue('q', -1, 1000)).rejects.toThrow(RangeError);
         await expect(store.claimDue('q', 1, -1)).rejects.toThrow(RangeError);
         await expect(store.schedule('q', 'm', Number.POSITIVE_INFINITY)).rejects.toThrow(RangeError);
+        await expect(store.claimDue('q', -1, 1000)).rejects.toThrow(
+          'limit must be a non-negative integer, got -1',
+        );
+        await expect(store.claimDue('q', 1, -1)).rejects.toThrow(
+          'leaseMs must be a non-negative number, got -1',
+        );
+        await expect(store.schedule('q', 'm', Number.NaN)).rejects.toThrow(
+          'dueAt must be a finite number, got NaN',
+        );
       });
     });
 
@@ -526,6 +543,28 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
           value: 2,
           expiresAt: clock.now() + 1000,
         });
+      });
+
+      it('refuses a batch with an unknown operation or a bad argument anywhere in it, and changes nothing', async () => {
+        const [a, b] = spread(2);
+        await store.set(a!, 'before', 60_000);
+        const refused = (last: object) =>
+          store.batch!([
+            { op: 'set', key: a!, value: 'after', ttlMs: 60_000 },
+            { op: 'increment', key: b!, by: 1, ttlMs: 60_000 },
+            last as StoreOperation,
+          ]);
+        await expect(refused({ op: 'drop', key: a! })).rejects.toThrow(
+          new TypeError('batch: unknown operation drop'),
+        );
+        await expect(refused({ op: 'set', key: b!, value: 'x', ttlMs: 0 })).rejects.toThrow(
+          new RangeError('ttlMs must be a positive number, got 0'),
+        );
+        await expect(refused({ op: 'increment', key: b!, by: 0.5, ttlMs: 1000 })).rejects.toThrow(
+          new RangeError('increment must be a safe integer, got 0.5'),
+        );
+        await expect(store.get(a!)).resolves.toBe('before');
+        await expect(store.get(b!)).resolves.toBeNull();
       });
 
       it('gives each operation after a get or a delete its own arguments (keys of one slot: one call)', async () => {
