@@ -251,6 +251,12 @@ export const SPECS_BY_SCOPE = {
     folder: 'store',
     specs: [/^test\/store\//],
   },
+  // src/store's small parts (write-order.ts, stored-keys.ts, store-arguments.ts, registration-scoped-store.ts):
+  // their unit specs, the store contract over every store, and the store dumps that read keys back.
+  'store-parts': {
+    folder: 'store',
+    specs: [/^src\/store\/write-order\./, /^test\/store\//, /^test\/privacy\/store-dump\./],
+  },
   // src/store/store-claim.ts: its unit specs (the claim over Memory, Redis and a host's store; the race table) and
   // the emission's kept claim under a slow listener (the tracker's spec on jest's clock).
   'store-claim': {

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import { RedisStore } from '../../src/store/redis.store.js';
 import { RegistrationScopedStore } from '../../src/store/registration-scoped-store.js';
+import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { eventually, sharedRedisUrl, ThrowawayRedisServer } from '../support/redis-server.js';
 import { Redis } from 'ioredis';
@@ -46,6 +47,61 @@ describe('store: registration-scoped-store', () => {
       await expect(shared.get('ledger:day')).resolves.toBeNull();
       await expect(shared.get('protect:spend:1')).resolves.toBe('10');
       await north.close();
+    });
+  });
+
+  describe("RegistrationScopedStore over a host's store with the required methods only", () => {
+    /** A host's own store: no batch, replaceIfEquals, publish or subscribe (the module takes its fallbacks). */
+    function hostStore(inner: MemoryStore): VerificationStore {
+      const {
+        get,
+        set,
+        setIfAbsent,
+        delete: remove,
+        increment,
+        schedule,
+        claimDue,
+        unschedule,
+        queueSize,
+      } = inner;
+      return {
+        now: () => inner.now(),
+        get: get.bind(inner),
+        set: set.bind(inner),
+        setIfAbsent: setIfAbsent.bind(inner),
+        delete: remove.bind(inner),
+        increment: increment.bind(inner),
+        schedule: schedule.bind(inner),
+        claimDue: claimDue.bind(inner),
+        unschedule: unschedule.bind(inner),
+        queueSize: queueSize.bind(inner),
+        close: () => inner.close(),
+      };
+    }
+
+    it('offers none of the optional methods the store lacks, so the module takes their fallbacks; the rest scoped', async () => {
+      let now = 1_000;
+      const inner = new MemoryStore({ clock: () => now });
+      const north = new RegistrationScopedStore(hostStore(inner), 'north');
+      expect({
+        batch: north.batch,
+        replaceIfEquals: north.replaceIfEquals,
+        publish: north.publish,
+        subscribe: north.subscribe,
+      }).toStrictEqual({
+        batch: undefined,
+        replaceIfEquals: undefined,
+        publish: undefined,
+        subscribe: undefined,
+      });
+      await north.set('ledger:day', 'n', 60_000);
+      await expect(inner.get('north:ledger:day')).resolves.toBe('n');
+      // Its clock is the store's (a session's times and TTLs), not one of its own.
+      now = 5_000;
+      expect(north.now()).toBe(5_000);
+      // Closing the registration's view closes the store: nothing is left open when the app shuts down.
+      await north.close();
+      await expect(inner.get('north:ledger:day')).rejects.toThrow(VerificationStoreUnavailableError);
     });
   });
 
