@@ -182,7 +182,7 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
     }
   });
 
-  it('an identical start waiting on one whose store failed before paying is answered as it is: 503, the API not asked', async () => {
+  it('an identical start waiting on one whose store failed before paying is answered as it is: 503, the API not asked, and its log line names the failure', async () => {
     const sb = suite.sb;
     const store = new MemoryStore({ clock: () => sb.now() });
     // The first start's reservation fails once its twin has reached the host and had time to wait on the first
@@ -199,9 +199,11 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
       }
       return batch(operations);
     };
+    const logger = new CapturingLogger();
     try {
       const host = await suite.boot(() =>
         startHost(platform, sb, {
+          logger,
           receiveWebhooks: false,
           module: { store, limits: { spendCap: false, pumping: false }, reconcile: { enabled: false } },
         }),
@@ -220,6 +222,11 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
       expect(answer(twin)).toMatchObject({ status: 503, errorCode: 'service_unavailable' });
       expect(reservations).toBe(1);
       expect(sb.requestCount('POST /v1/verify')).toBe(sent);
+      // The operator is told why each failed, the twin too: the store's failure, not an empty cause.
+      expect(logger.lines.filter((line) => line.includes('start failed'))).toEqual([
+        expect.stringMatching(/^error start failed route=start method=sms .* error="Error: store down" /),
+        expect.stringMatching(/^error start failed route=start method=sms .* error="Error: store down" /),
+      ]);
     } finally {
       await suite.host?.close();
       await store.close();
