@@ -9,10 +9,11 @@
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
-import { nextPhone, startHost } from '../webhooks/harness.js';
+import { lastEventOf, nextPhone, startHost } from '../webhooks/harness.js';
 
 const start = (url: string, method: string, user: string, phone = nextPhone()) =>
   call(url, 'POST', '/verification/start', { phone_number: phone, method }, { 'x-user': user });
@@ -231,5 +232,36 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
       await suite.host?.close();
       await store.close();
     }
+  });
+
+  it('an answer naming another number than the one asked for: the event and the verified phone the host reads keep the number the person entered, the one the API sends the code to', async () => {
+    const sb = suite.sb;
+    const host = await suite.boot(() =>
+      startHost(platform, sb, { receiveWebhooks: false, module: { reconcile: { enabled: false } } }),
+    );
+    const [phone, named] = [nextPhone(), nextPhone()];
+    sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'phone_number', value: named });
+    const started = await start(host.url, 'sms', 'ann', phone);
+    expect(started.status).toBe(201);
+    const [session] = sb.sessionsFor(phone);
+    expect(sb.sessionsFor(named)).toEqual([]);
+    await sb.deliver(session!.request_id);
+    const checked = await call(
+      host.url,
+      'POST',
+      '/verification/check',
+      {
+        verification_id: started.body.verification_id,
+        code: String(sb.getSession(session!.request_id)!.code),
+      },
+      { 'x-user': 'ann' },
+    );
+    expect(checked.body.status).toBe('verified');
+    expect(lastEventOf(host, session!.request_id)).toMatchObject({
+      event: 'verification.verified',
+      phoneNumber: phone,
+    });
+    const verified = host.app.get(VerificationService, { strict: false });
+    expect(await verified.getVerifiedPhone(String(started.body.verification_id), 'ann')).toBe(phone);
   });
 });
