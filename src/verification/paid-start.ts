@@ -171,8 +171,10 @@ export class PaidStart {
     { suspected, assessment, reserved }: PaidTerms,
     whenStored?: (record: SessionRecord) => Promise<void>,
   ): Promise<SessionRecord> {
+    // The number the start asked for, to which the API sends the code (its own session says so): an answer
+    // that names another is not believed, or the host would be told of a verification of a number never entered.
     const record = newSessionRecord(
-      { ...result, phoneNumber: result.phoneNumber || phoneNumber },
+      { ...result, phoneNumber },
       {
         owner,
         purpose,

@@ -19,6 +19,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { DataKeys } from '../../src/core/data-keys.js';
 import { VerificationHistory } from '../../src/history/verification-history.service.js';
 import { VerificationLedger } from '../../src/ledger/verification-ledger.service.js';
+import { RECORD_RETENTION_MS } from '../../src/sessions/session-record.repository.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../../src/options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../../src/options/verification.options.js';
 import { MemoryStore } from '../../src/store/memory.store.js';
@@ -149,6 +150,37 @@ describe('erasure while a start is in flight', () => {
         logger.lines.filter((line) => line.includes('/verification/start') || line.includes('start')),
       ).not.toEqual([]);
       expect(logger.lines.filter((line) => line.includes(n.slice(1)))).toEqual([]);
+    } finally {
+      for (const h of hosts.splice(0)) await h.close();
+      await store.close();
+    }
+  });
+
+  // What the erasure keeps of the start (its marks: no late answer records it, no read rebuilds it) is kept
+  // for the session's life and the retention, as a record would be, then the store holds nothing of it.
+  it('the marks of a start erased in flight end with its session and the 24 h retention: then nothing names it', async () => {
+    const store = new MemoryStore({ clock: () => suite.sb.now() });
+    try {
+      const host = await boot('express', store);
+      const n = phone();
+      suite.sb.addFault({ route: 'POST /v1/verify', kind: 'latency', latency_ms: 600, count: 1 });
+      const before = suite.sb.requestCount('POST /v1/verify');
+      const starting = call(host.url, 'POST', '/verification/start', { phone_number: n, method: 'sms' });
+      while (suite.sb.requestCount('POST /v1/verify') === before) await new Promise((r) => setTimeout(r, 10));
+      await host.app.get(VerificationErasure, { strict: false }).forget({ phoneNumber: n });
+      expect((await starting).status).toBe(404);
+      const [session] = suite.sb.sessionsFor(n);
+      const naming = async () => {
+        const keys = dumpMemoryStore(store)
+          .map((line) => line.split(' ')[0]!)
+          .filter((key) => key.includes(session!.request_id));
+        const live = await Promise.all(
+          keys.map(async (key) => ((await store.get(key)) === null ? [] : [key])),
+        );
+        return live.flat();
+      };
+      await suite.sb.advance(Date.parse(session!.expires_at) + RECORD_RETENTION_MS - suite.sb.now());
+      expect(await naming()).toEqual([]);
     } finally {
       for (const h of hosts.splice(0)) await h.close();
       await store.close();

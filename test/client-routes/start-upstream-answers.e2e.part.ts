@@ -9,10 +9,11 @@
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationService } from '../../src/verification/verification.service.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
-import { nextPhone, startHost } from '../webhooks/harness.js';
+import { lastEventOf, nextPhone, startHost } from '../webhooks/harness.js';
 
 const start = (url: string, method: string, user: string, phone = nextPhone()) =>
   call(url, 'POST', '/verification/start', { phone_number: phone, method }, { 'x-user': user });
@@ -182,7 +183,7 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
     }
   });
 
-  it('an identical start waiting on one whose store failed before paying is answered as it is: 503, the API not asked', async () => {
+  it('an identical start waiting on one whose store failed before paying is answered as it is: 503, the API not asked, and its log line names the failure', async () => {
     const sb = suite.sb;
     const store = new MemoryStore({ clock: () => sb.now() });
     // The first start's reservation fails once its twin has reached the host and had time to wait on the first
@@ -199,9 +200,11 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
       }
       return batch(operations);
     };
+    const logger = new CapturingLogger();
     try {
       const host = await suite.boot(() =>
         startHost(platform, sb, {
+          logger,
           receiveWebhooks: false,
           module: { store, limits: { spendCap: false, pumping: false }, reconcile: { enabled: false } },
         }),
@@ -220,9 +223,45 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
       expect(answer(twin)).toMatchObject({ status: 503, errorCode: 'service_unavailable' });
       expect(reservations).toBe(1);
       expect(sb.requestCount('POST /v1/verify')).toBe(sent);
+      // The operator is told why each failed, the twin too: the store's failure, not an empty cause.
+      expect(logger.lines.filter((line) => line.includes('start failed'))).toEqual([
+        expect.stringMatching(/^error start failed route=start method=sms .* error="Error: store down" /),
+        expect.stringMatching(/^error start failed route=start method=sms .* error="Error: store down" /),
+      ]);
     } finally {
       await suite.host?.close();
       await store.close();
     }
+  });
+
+  it('an answer naming another number than the one asked for: the event and the verified phone the host reads keep the number the person entered, the one the API sends the code to', async () => {
+    const sb = suite.sb;
+    const host = await suite.boot(() =>
+      startHost(platform, sb, { receiveWebhooks: false, module: { reconcile: { enabled: false } } }),
+    );
+    const [phone, named] = [nextPhone(), nextPhone()];
+    sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'phone_number', value: named });
+    const started = await start(host.url, 'sms', 'ann', phone);
+    expect(started.status).toBe(201);
+    const [session] = sb.sessionsFor(phone);
+    expect(sb.sessionsFor(named)).toEqual([]);
+    await sb.deliver(session!.request_id);
+    const checked = await call(
+      host.url,
+      'POST',
+      '/verification/check',
+      {
+        verification_id: started.body.verification_id,
+        code: String(sb.getSession(session!.request_id)!.code),
+      },
+      { 'x-user': 'ann' },
+    );
+    expect(checked.body.status).toBe('verified');
+    expect(lastEventOf(host, session!.request_id)).toMatchObject({
+      event: 'verification.verified',
+      phoneNumber: phone,
+    });
+    const verified = host.app.get(VerificationService, { strict: false });
+    expect(await verified.getVerifiedPhone(String(started.body.verification_id), 'ann')).toBe(phone);
   });
 });

@@ -10,6 +10,7 @@ import './refused-reservation.e2e.part.js';
 import './shares-together.e2e.part.js';
 import './spend-cap-end-store-failure.e2e.part.js';
 import './spend-cap-journeys.e2e.part.js';
+import './spend-cap-lost-record.e2e.part.js';
 import './spend-cap-usage.e2e.part.js';
 import './spend-cap.e2e.part.js';
 import './store-flooding.e2e.part.js';
