@@ -233,6 +233,16 @@ describe('MemoryStore bounds and sweeping', () => {
     await store.close();
   });
 
+  it('gives back every entry when closed, kept and evictable, recent and older (entryCount 0)', async () => {
+    const store = new MemoryStore();
+    // More keys than WriteOrder keeps as recent (1,024), so some have aged into its older map.
+    for (let i = 0; i < 1_100; i++) await store.set(`k${i}`, 'v', 60_000);
+    for (let i = 0; i < 1_100; i++) await store.increment(`c${i}`, 1, 60_000, { evictable: true });
+    expect(store.entryCount).toBe(2_200);
+    await store.close();
+    expect(store.entryCount).toBe(0);
+  });
+
   it('claims a member scheduled twice at one due time once, and loses none to a lease of 0', async () => {
     const clock = new TestClock();
     const store = new MemoryStore({ clock: clock.now });
