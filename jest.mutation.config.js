@@ -257,6 +257,12 @@ export const SPECS_BY_SCOPE = {
     folder: 'store',
     specs: [/^src\/store\/write-order\./, /^test\/store\//, /^test\/privacy\/store-dump\./],
   },
+  // How a registration's store is made and opened (create-store.ts, open-redis-client.ts, local-channels.ts): their
+  // unit specs and the store suites, which open every shape (a URL, a host's client, a ready store).
+  'store-open': {
+    folder: 'store',
+    specs: [/^src\/store\/(local-channels|open-redis-client)\./, /^test\/store\//],
+  },
   // src/store/store-claim.ts: its unit specs (the claim over Memory, Redis and a host's store; the race table) and
   // the emission's kept claim under a slow listener (the tracker's spec on jest's clock).
   'store-claim': {
