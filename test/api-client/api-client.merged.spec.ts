@@ -5,6 +5,7 @@
  * sandbox once for all of them (CONTRIBUTING.md, "The suite's time budget"). One part alone:
  * `npx jest --testMatch '<rootDir>/test/api-client/<part>.part.ts'`.
  */
+import './answer-text.e2e.part.js';
 import './close-over-https.e2e.part.js';
 import './errors.e2e.part.js';
 import './faults.e2e.part.js';

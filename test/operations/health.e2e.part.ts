@@ -34,6 +34,12 @@ class HealthController {
     return this.health.check([() => this.verification.isHealthy('verification', { threshold: 10 })]);
   }
 
+  @Get('any-balance')
+  @HealthCheck()
+  anyBalance() {
+    return this.health.check([() => this.verification.isHealthy('verification', { threshold: 0 })]);
+  }
+
   @Get('quick')
   @HealthCheck()
   quick() {
@@ -167,7 +173,7 @@ describe.each(ONE_PLATFORM)('health indicator with @nestjs/terminus (%s)', (plat
     expect((await call(host.url, 'GET', '/health')).status).toBe(200);
   });
 
-  it('is up at a balance equal to the threshold and down a kopeck below; a check’s own threshold wins over the watch’s', async () => {
+  it('is up at a balance equal to the threshold and down a kopeck below; a check’s own threshold (10, or an explicit 0) wins over the watch’s', async () => {
     const { sb, host } = await boot();
     await sb.updateAccount(sb.demoAccount.apiKey, { balance: 100 });
     const atBound = await call(host.url, 'GET', '/health');
@@ -187,6 +193,12 @@ describe.each(ONE_PLATFORM)('health indicator with @nestjs/terminus (%s)', (plat
     expect(own.status).toBe(200);
     expect(own.body).toMatchObject({
       details: { verification: { status: 'up', balance: 50, threshold: 10 } },
+    });
+    // An explicit 0 is a threshold too (any balance above zero), not the absence of one: it wins the same way.
+    const anyBalance = await call(host.url, 'GET', '/health/any-balance');
+    expect(anyBalance.status).toBe(200);
+    expect(anyBalance.body).toMatchObject({
+      details: { verification: { status: 'up', balance: 50, threshold: 0 } },
     });
   });
 

@@ -2,9 +2,11 @@
  * What a change leaves behind (phone-change-service-host.ts): the cooldown's Retry-After from its first
  * instant to its bound, a change that lost the race for it, a failing rebind of an account without a
  * number, the event and the warning a failing listener leaves, and how long the old number's claims stay
- * refused (the guard's read of a claim).
+ * refused (the guard's read of a claim); and a store dump after a change names its owner nowhere.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
+import { dumpMemoryStore, leaks } from '../support/store-dump.js';
 import { COOLDOWN_MS, host, OLD, T0, TWO_DAYS_MS } from './phone-change-service-host.js';
 
 describe('PhoneChange: the cooldown', () => {
@@ -128,5 +130,17 @@ describe('PhoneChange: what the host is told', () => {
       h.clock.now = T0 + at;
       expect(await h.claims.read(claim, 'alice')).toBeNull();
     }
+  });
+});
+
+describe('PhoneChange: what the store keeps of a change', () => {
+  it('its cooldown holds for the owner, and no key or value names the owner in clear or as a plain digest', async () => {
+    const h = host();
+    const owner = `owner-${randomUUID()}`;
+    await h.change({ user: owner });
+    expect(await h.refusal({ user: owner })).toMatchObject({ status: 429, reason: 'phone_change_cooldown' });
+    const lines = dumpMemoryStore(h.store);
+    expect(lines.some((line) => line.startsWith('phone-change:'))).toBe(true);
+    expect(leaks(lines, { numbers: [], owners: [owner], addresses: [], methods: [] })).toEqual([]);
   });
 });

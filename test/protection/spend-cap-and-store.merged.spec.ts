@@ -8,6 +8,7 @@
 import './sequential-round-trips.e2e.part.js';
 import './refused-reservation.e2e.part.js';
 import './shares-together.e2e.part.js';
+import './spend-cap-accounts.e2e.part.js';
 import './spend-cap-end-store-failure.e2e.part.js';
 import './spend-cap-journeys.e2e.part.js';
 import './spend-cap-lost-record.e2e.part.js';
