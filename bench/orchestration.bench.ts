@@ -41,7 +41,7 @@
  * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments, and first methods per device
  * and 50 s of arrivals with those users verified within SMS only's median / verified / all, and each hold the
  * pumping defence starts, on stderr), ORCH_PRIOR=0.45 (the protected row's `expectedConversion.default`),
- * ORCH_USERS=3000 (users per row: a longer stream than the first minutes of a fresh host).
+ * ORCH_USERS=2000 (users per row: a longer stream than a fresh host's first minutes; over 20 minutes a row).
  *
  * Issue 47's rows: `desktop` (60 % desktop), `leaving` (pessimistic, 10 % leave at each switch),
  * `poisoned` (realistic, beside 150 free reverse calls nobody completes and a farm's 30 dialled at 85 s;
