@@ -40,7 +40,8 @@
  * ORCH_ONLY=realistic,warm (rows), ORCH_FALLBACK='{"stalledShare":0.3}', ORCH_OPTIONS (the whole
  * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments, and first methods per device
  * and 50 s of arrivals with those users verified within SMS only's median / verified / all, and each hold the
- * pumping defence starts, on stderr).
+ * pumping defence starts, on stderr), ORCH_PRIOR=0.45 (the protected row's `expectedConversion.default`),
+ * ORCH_USERS=2000 (users per row: a longer stream than a fresh host's first minutes; over 20 minutes a row).
  *
  * Issue 47's rows: `desktop` (60 % desktop), `leaving` (pessimistic, 10 % leave at each switch),
  * `poisoned` (realistic, beside 150 free reverse calls nobody completes and a farm's 30 dialled at 85 s;
@@ -243,7 +244,7 @@ const SCENARIOS: Record<string, ScenarioSpec> = {
 };
 
 export async function runOrchestrationBench(options: OrchestrationBenchOptions = {}): Promise<BenchTable> {
-  const count = options.quick ? 200 : 1000;
+  const count = Number(process.env.ORCH_USERS ?? (options.quick ? 200 : 1000));
   // ORCH_ONLY=realistic,warm runs those rows only, for trying a change (without sms: its figures
   // from the table in bench/README.md, as the SMS-only run does not depend on the orchestration).
   const only = process.env.ORCH_ONLY?.split(',');
@@ -275,7 +276,9 @@ async function runScenario(spec: ScenarioSpec, count: number): Promise<ScenarioR
     api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
     clock: () => sb.now(),
     ...(spec.protection
-      ? {}
+      ? process.env.ORCH_PRIOR
+        ? { limits: { pumping: { expectedConversion: { default: Number(process.env.ORCH_PRIOR) } } } }
+        : {}
       : { limits: { pumping: false, startPerIp: false, checkPerIp: false, spendCap: false } }),
   };
   if (process.env.ORCH_OPTIONS) hostOptions.orchestration = JSON.parse(process.env.ORCH_OPTIONS) as never;
