@@ -264,4 +264,18 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
     const verified = host.app.get(VerificationService, { strict: false });
     expect(await verified.getVerifiedPhone(String(started.body.verification_id), 'ann')).toBe(phone);
   });
+
+  // The initiate response marks `method` as its only required field (upstream-api-spec.md): an answer without
+  // `phone_number` is the API's, and the start records the number it asked for, never the answer's, anyway.
+  it('an answer without phone_number (only method is required) starts the session for the number entered', async () => {
+    const sb = suite.sb;
+    const host = await suite.boot(() =>
+      startHost(platform, sb, { receiveWebhooks: false, module: { reconcile: { enabled: false } } }),
+    );
+    const phone = nextPhone();
+    sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'phone_number', value: undefined });
+    const started = await start(host.url, 'sms', 'ann', phone);
+    expect({ status: started.status, phone: started.body.phone_number }).toEqual({ status: 201, phone });
+    expect(sb.sessionsFor(phone)).toHaveLength(1);
+  });
 });
