@@ -9,6 +9,7 @@
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
+import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -263,5 +264,40 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
     });
     const verified = host.app.get(VerificationService, { strict: false });
     expect(await verified.getVerifiedPhone(String(started.body.verification_id), 'ann')).toBe(phone);
+  });
+
+  it('an answer naming another number than the one asked for: erasing the number entered removes its session, whose handle then answers 404', async () => {
+    const sb = suite.sb;
+    const host = await suite.boot(() =>
+      startHost(platform, sb, { receiveWebhooks: false, module: { reconcile: { enabled: false } } }),
+    );
+    const [phone, named] = [nextPhone(), nextPhone()];
+    sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'phone_number', value: named });
+    const started = await start(host.url, 'sms', 'ann', phone);
+    expect(started.status).toBe(201);
+    const erasure = host.app.get(VerificationErasure, { strict: false });
+    expect(await erasure.forget({ phoneNumber: phone })).toMatchObject({ sessions: 1, liveSessions: 1 });
+    const status = await call(
+      host.url,
+      'GET',
+      `/verification/status/${String(started.body.verification_id)}`,
+      undefined,
+      { 'x-user': 'ann' },
+    );
+    expect(status.status).toBe(404);
+  });
+
+  // The initiate response marks `method` as its only required field (upstream-api-spec.md): an answer without
+  // `phone_number` is the API's, and the start records the number it asked for, never the answer's, anyway.
+  it('an answer without phone_number (only method is required) starts the session for the number entered', async () => {
+    const sb = suite.sb;
+    const host = await suite.boot(() =>
+      startHost(platform, sb, { receiveWebhooks: false, module: { reconcile: { enabled: false } } }),
+    );
+    const phone = nextPhone();
+    sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'phone_number', value: undefined });
+    const started = await start(host.url, 'sms', 'ann', phone);
+    expect({ status: started.status, phone: started.body.phone_number }).toEqual({ status: 201, phone });
+    expect(sb.sessionsFor(phone)).toHaveLength(1);
   });
 });

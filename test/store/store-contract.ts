@@ -563,6 +563,13 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await expect(refused({ op: 'increment', key: b!, by: 0.5, ttlMs: 1000 })).rejects.toThrow(
           new RangeError('increment must be a safe integer, got 0.5'),
         );
+        // Every writing operation's TTL is checked, not only set's.
+        await expect(refused({ op: 'setIfAbsent', key: b!, value: 'x', ttlMs: -1 })).rejects.toThrow(
+          new RangeError('ttlMs must be a positive number, got -1'),
+        );
+        await expect(refused({ op: 'increment', key: b!, by: 1, ttlMs: 0 })).rejects.toThrow(
+          new RangeError('ttlMs must be a positive number, got 0'),
+        );
         await expect(store.get(a!)).resolves.toBe('before');
         await expect(store.get(b!)).resolves.toBeNull();
       });
