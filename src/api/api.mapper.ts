@@ -112,7 +112,8 @@ export function toInitiateResult(body: unknown): InitiateResult {
   const wireMethod = requiredString(wire, 'method', what);
   const base = {
     requestId: requiredString(wire, 'request_id', what),
-    phoneNumber: requiredString(wire, 'phone_number', what),
+    // Only `method` is required of the answer: a session without its number is still the number asked for.
+    phoneNumber: optionalString(wire.phone_number) ?? '',
     status: requiredString(wire, 'status', what),
     cost: toMoney(wire.cost),
     expiresAt: parseDate(wire.expires_at),

@@ -30,6 +30,7 @@ export interface InitiateRequest {
 /** What every initiation result carries, whatever the method. */
 export interface InitiateResultBase {
   requestId: string;
+  /** The number the API names, E.164; `''` when the answer leaves it out (only `method` is required). */
   phoneNumber: string;
   status: VerificationStatus;
   /** Price fixed at initiation. Optional on the wire ("required marking: not shown"). */
