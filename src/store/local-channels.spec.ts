@@ -15,6 +15,15 @@ describe('LocalChannels', () => {
     expect(heard).toStrictEqual(['b:one']);
   });
 
+  it('a message to a channel nobody listens to, or no longer, is dropped without an error', async () => {
+    const store = new MemoryStore();
+    await expect(store.publish('nobody', 'x')).resolves.toBeUndefined();
+    const stop = await store.subscribe('left', () => undefined);
+    stop();
+    await expect(store.publish('left', 'x')).resolves.toBeUndefined();
+    await store.close();
+  });
+
   it('the same function subscribed twice hears each message twice, and once after one unsubscribe', async () => {
     const channels = new LocalChannels();
     const heard: string[] = [];

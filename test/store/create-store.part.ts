@@ -104,7 +104,15 @@ describe('store: create-store', () => {
       );
       expect(() => createStore({ url: 'http://user:secret@host' }, Date.now)).not.toThrow(/secret/);
       expect(() => createStore({ redis: hostIoredis, keyPrefix: 5 as never }, Date.now)).toThrow(
-        /store\.keyPrefix/,
+        'VerificationModule: option "store.keyPrefix" must be a string',
+      );
+      // A URL that only contains a redis:// part further on is not one.
+      expect(() => createStore({ url: 'http://proxy/redis://host' }, Date.now)).toThrow(
+        /^VerificationModule: option "store\.url" must be/,
+      );
+      // `store: null` (an env-driven config left empty) is refused as the option, not a TypeError.
+      expect(() => createStore(null as never, Date.now)).toThrow(
+        /^VerificationModule: option "store" must be/,
       );
       // The host's client itself, not `{ redis: client }`: it has get, set and more, but is no store.
       expect(() => createStore(hostIoredis as never, Date.now)).toThrow(
