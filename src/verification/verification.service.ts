@@ -92,8 +92,8 @@ export class VerificationService {
   }
 
   /**
-   * The verified E.164 number behind a handle, or null: what the API said (a session seen verified
-   * is final and answered from its record; a pending one is read at most once per poll interval),
+   * The E.164 number the start asked for, once the API says its session verified, or null (a session seen
+   * verified is final and answered from its record; a pending one is read at most once per poll interval),
    * so the host never has to trust a frontend's claim. Any method of the journey may have verified it
    * (the newest is asked first); a canceled journey answers null.
    */
