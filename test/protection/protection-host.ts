@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, beforeAll } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { RedisStore } from '../../src/store/redis.store.js';
+import type { VerificationStore } from '../../src/store/verification-store.interface.js';
+import { sharedRedisUrl } from '../support/redis-server.js';
 import { sandboxSuite, type SandboxSuite } from '../support/sandbox-suite.js';
 import { toJustPast, WEEK_MS } from '../support/utc-bounds.js';
 import type {
@@ -196,3 +200,27 @@ export const pumpingOnly = (pumping: PumpingOptions, extra: LimitsOptions = {}):
   },
   ...extra,
 });
+
+/** A store rule's two shapes: a MemoryStore, and a RedisStore under a prefix of its own (`name`), on `clock`. */
+export const memoryAndRedis = (name: string): [string, (clock: () => number) => VerificationStore][] => [
+  ['MemoryStore', (clock) => new MemoryStore({ clock })],
+  [
+    'RedisStore',
+    (clock) => new RedisStore({ url: sharedRedisUrl(), keyPrefix: `${name}:${randomUUID()}:`, clock }),
+  ],
+];
+
+/** `inner` with its method `name` made by `replace` (the others bound to it): a store failing at one moment. */
+export function withStoreMethod<K extends keyof VerificationStore>(
+  inner: VerificationStore,
+  name: K,
+  replace: (target: VerificationStore) => VerificationStore[K],
+): VerificationStore {
+  return new Proxy(inner, {
+    get(target, property) {
+      if (property === name) return replace(target);
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

@@ -4,42 +4,33 @@
  * and nothing is left unhandled: an unhandled rejection ends a Node process that runs with the default
  * `--unhandled-rejections=throw`. On the module's MemoryStore and on a RedisStore alike.
  */
-import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { MemoryStore } from '../../src/store/memory.store.js';
-import { RedisStore } from '../../src/store/redis.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { CapturingLogger } from '../support/log-capture.js';
-import { eventually, sharedRedisUrl } from '../support/redis-server.js';
+import { eventually } from '../support/redis-server.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
-import { freshIp, freshPhone, protectedHost, protectionFixture, startFrom } from './protection-host.js';
+import {
+  freshIp,
+  freshPhone,
+  memoryAndRedis,
+  protectedHost,
+  protectionFixture,
+  startFrom,
+  withStoreMethod,
+} from './protection-host.js';
 
 const SETTLING = 'spend cap: an ended session could not be settled';
 
 /** `inner`, whose reads of open spend reservations fail while `failing.on`. */
-function failingReservationReads(inner: VerificationStore, failing: { on: boolean }): VerificationStore {
-  return new Proxy(inner, {
-    get(target, property) {
-      if (property === 'get')
-        return async (key: string): Promise<string | null> => {
-          if (failing.on && key.startsWith('protect:spend-open:'))
-            throw new VerificationStoreUnavailableError('get', 'connection lost');
-          return target.get(key);
-        };
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+const failingReservationReads = (inner: VerificationStore, failing: { on: boolean }): VerificationStore =>
+  withStoreMethod(inner, 'get', (target) => async (key) => {
+    if (failing.on && key.startsWith('protect:spend-open:'))
+      throw new VerificationStoreUnavailableError('get', 'connection lost');
+    return target.get(key);
   });
-}
 
-const STORES: [string, (clock: () => number) => VerificationStore][] = [
-  ['MemoryStore', (clock) => new MemoryStore({ clock })],
-  [
-    'RedisStore',
-    (clock) => new RedisStore({ url: sharedRedisUrl(), keyPrefix: `cap-end:${randomUUID()}:`, clock }),
-  ],
-];
+const STORES = memoryAndRedis('cap-end');
 
 describe.each(ONE_PLATFORM)('a session end the store fails to settle (%s)', (platform) => {
   const fx = protectionFixture();

@@ -6,47 +6,31 @@
  * usage that does not show the charge yet (the API's figures lag its charges) gives nothing back, and the cap
  * holds what was paid. On the module's MemoryStore and on a RedisStore alike.
  */
-import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ProtectionKeys } from '../../src/protection/protection-keys.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
-import { MemoryStore } from '../../src/store/memory.store.js';
-import { RedisStore } from '../../src/store/redis.store.js';
 import type { VerificationStore } from '../../src/store/verification-store.interface.js';
-import { eventually, sharedRedisUrl } from '../support/redis-server.js';
+import { eventually } from '../support/redis-server.js';
 import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import {
   freshIp,
   freshPhone,
+  memoryAndRedis,
   protectedHost,
   protectionFixture,
   refusal,
   startFrom,
+  withStoreMethod,
 } from './protection-host.js';
 
 /** `inner`, which drops a session's record right after each write of it while `losing.id` names it. */
-function losingRecords(inner: VerificationStore, losing: { id?: string }): VerificationStore {
-  return new Proxy(inner, {
-    get(target, property) {
-      if (property === 'set')
-        return async (key: string, ...rest: [string, number]): Promise<void> => {
-          await target.set(key, ...rest);
-          if (losing.id !== undefined && key === SessionRecordRepository.key(losing.id))
-            await target.delete(key);
-        };
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+const losingRecords = (inner: VerificationStore, losing: { id?: string }): VerificationStore =>
+  withStoreMethod(inner, 'set', (target) => async (key, ...rest) => {
+    await target.set(key, ...rest);
+    if (losing.id !== undefined && key === SessionRecordRepository.key(losing.id)) await target.delete(key);
   });
-}
 
-const STORES: [string, (clock: () => number) => VerificationStore][] = [
-  ['MemoryStore', (clock) => new MemoryStore({ clock })],
-  [
-    'RedisStore',
-    (clock) => new RedisStore({ url: sharedRedisUrl(), keyPrefix: `cap-lost:${randomUUID()}:`, clock }),
-  ],
-];
+const STORES = memoryAndRedis('cap-lost');
 
 describe.each(ONE_PLATFORM)('the spend cap and a record lost as its session ends (%s)', (platform) => {
   const fx = protectionFixture();
