@@ -1,40 +1,52 @@
 import TestSequencer from '@jest/test-sequencer';
 
 /**
- * The suites that take longest, longest first. On two cores the run ends when its last file does, so the
- * files that compute most start first, with the ones that mostly wait (the soak's fixed traffic time, npm
- * installs, Chromium, real time-outs) beside them: jest orders by the durations it cached on the last run,
- * but on a fresh clone (CI) it runs the biggest files first, and a merged file is a few import lines.
- * Figures: one worker's CPU per file in a full run (`process.cpuUsage()` from its setup to its last test,
- * 2026-12-06, four workers on a loaded machine, so about 1.2× an idle run's).
+ * The suites that take longest, longest first: on two cores the run ends when its last file does. A suite's
+ * time is on the clock, whether it computes (the method-health simulations) or waits (Redis restarts and
+ * cluster fail-overs, the in-doubt starts' real time-outs, the soak's fixed traffic time, npm installs,
+ * Chromium); one that mostly waits takes little from the files beside it. jest orders by the durations it
+ * cached on the last run, but on a fresh clone (CI) it runs the biggest files first, and a merged file is a
+ * few import lines. Figures: each file's wall time in `npm test` on an idle 2-core machine, four workers
+ * (e6a62e6a, 2026-12-07), where test/store's merged file, started 310 s in, ended the run at 472 s.
  */
 const LONGEST = [
-  // 167 s: the method-health simulations, each on two shapes (Express with memory, Fastify with Redis).
+  // 202 s and 162 s (test/store: 21 s of CPU).
   'test/attacks/figures-and-priors.merged.spec.ts',
-  'test/hardening/soak.spec.ts',
+  'test/store/store.merged.spec.ts',
+  // 134 s.
+  'test/events/events.merged.spec.ts',
   // Not long alone, but its heap measures collect the whole heap: they belong on a fresh worker, before
   // the modules of other files pile up there (one of the first four).
   'test/store/memory.store.spec.ts',
-  // 70 s.
+  // 68, 56, 42, 41, 40, 38 and 34 s.
   'test/journeys/switches-and-learning.merged.spec.ts',
-  // 38 s; then 26 s of CPU, 224 s on the clock (the in-doubt starts wait out real time-outs).
+  'test/hardening/soak.spec.ts',
   'test/history/history.merged.spec.ts',
-  'test/events/events.merged.spec.ts',
-  // 34, 31, 25 and 25 s.
-  'test/attacks/test-numbers.merged.spec.ts',
-  'test/verified-phone/verified-phone.merged.spec.ts',
-  'test/attacks/history.merged.spec.ts',
-  'test/protection/start-rules.merged.spec.ts',
-  'test/sample-app/verify-by-each-method.spec.ts',
-  'test/hardening/fuzz-client-routes.spec.ts',
-  'test/sample-app/page-behaviour.spec.ts',
-  'test/api-client/api-client.merged.spec.ts',
-  'test/package/built-package.e2e.spec.ts',
-  'test/package/lowest-peers.e2e.spec.ts',
-  'test/hardening/fuzz-webhook-route.spec.ts',
-  'test/sample-app/waits-and-failures.spec.ts',
-  'test/operations/optional-peers.spec.ts',
+  'test/privacy/privacy.merged.spec.ts',
   'test/status-stream/status-stream.merged.spec.ts',
+  'test/api-client/api-client.merged.spec.ts',
+  'test/element/phone-verification.e2e.spec.ts',
+  // 30 s down to 20 s.
+  'test/attacks/routes-meters-money.merged.spec.ts',
+  'test/protection/abuse.merged.spec.ts',
+  'test/package/lowest-peers.e2e.spec.ts',
+  'test/test-numbers/test-numbers.merged.spec.ts',
+  'test/protection/pumping.merged.spec.ts',
+  'test/attacks/erasure.merged.spec.ts',
+  'test/attacks/test-numbers.merged.spec.ts',
+  'test/multi-instance/instances.merged.spec.ts',
+  'test/sample-app/verify-by-each-method.spec.ts',
+  'test/protection/start-rules.merged.spec.ts',
+  'test/package/built-package.e2e.spec.ts',
+  // 19 s down to 15 s.
+  'test/sample-app/waits-and-failures.spec.ts',
+  'test/attacks/history.merged.spec.ts',
+  'test/hardening/fuzz-client-routes.spec.ts',
+  'test/operations/close-leaves-nothing-running.e2e.spec.ts',
+  'test/verified-phone/verified-phone.merged.spec.ts',
+  'test/webhooks/webhooks.merged.spec.ts',
+  'test/sample-app/page-behaviour.spec.ts',
+  'test/hardening/fuzz-webhook-route.spec.ts',
 ];
 
 /**
