@@ -88,11 +88,17 @@ describe('store: redis-key-groups-failures.attack', () => {
   });
 
   describe('RedisStore with a plain client on a one-shard Redis Cluster endpoint (all 16,384 slots on one node)', () => {
-    it('answers key operations issued together (each script of one key worked before the groups)', async () => {
-      // A managed "cluster mode" database of one shard reached with a plain client: every key is on
-      // the node it talks to, yet Redis refuses a script whose keys span slots (CROSSSLOT).
-      const dir = mkdtempSync(join(tmpdir(), 'pv-attack-t-shard-'));
-      const server = await ThrowawayRedisServer.start({
+    /**
+     * A managed "cluster mode" database of one shard reached with a plain client: every key is on the node it
+     * talks to, yet Redis refuses a script whose keys span slots (CROSSSLOT). Each test has a store of its own
+     * (its first group) under a prefix of its own.
+     */
+    let dir: string;
+    let server: ThrowawayRedisServer;
+    let client: Redis;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'pv-attack-t-shard-'));
+      server = await ThrowawayRedisServer.start({
         args: (port) => [
           '--cluster-enabled',
           'yes',
@@ -100,15 +106,32 @@ describe('store: redis-key-groups-failures.attack', () => {
           join(dir, `nodes-${port}.conf`),
         ],
       });
-      const client = new Redis(server.url);
+      client = new Redis(server.url);
+      await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+      for (let i = 0; !/cluster_state:ok/.test(String(await client.call('CLUSTER', 'INFO'))); i++) {
+        if (i > 100) throw new Error('the one-node cluster did not reach cluster_state:ok');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+    afterAll(async () => {
+      client.disconnect();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    async function oneShard(run: (store: RedisStore, prefix: string, clock: TestClock) => Promise<void>) {
       const clock = new TestClock();
-      const store = new RedisStore({ client, clock: clock.now });
+      const prefix = `pv-shard:${randomUUID()}:`;
+      const store = new RedisStore({ client, keyPrefix: prefix, clock: clock.now });
       try {
-        await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-        for (let i = 0; !/cluster_state:ok/.test(String(await client.call('CLUSTER', 'INFO'))); i++) {
-          if (i > 100) throw new Error('the one-node cluster did not reach cluster_state:ok');
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await run(store, prefix, clock);
+      } finally {
+        await store.close();
+      }
+    }
+
+    it('answers key operations issued together (each script of one key worked before the groups)', () =>
+      oneShard(async (store, _prefix, clock) => {
         // The first group a flood of KEYS_PER_CALL + 1: its last call (one key) runs, the first is refused;
         // each counter is counted once.
         const flood = await Promise.all(
@@ -122,13 +145,46 @@ describe('store: redis-key-groups-failures.attack', () => {
         await expect(
           Promise.all([store.increment('a', 1, 60_000), store.setIfAbsent('b', 'v', 60_000), store.get('c')]),
         ).resolves.toEqual([{ value: 1, expiresAt: clock.now() + 60_000 }, true, null]);
-      } finally {
-        await store.close();
-        client.disconnect();
-        await server.stop();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+      }));
+
+    it('writes a key in the order issued when a one-key group was the first answered (a later group waits for the first of several keys)', () =>
+      oneShard(async (store) => {
+        // A group of one key answers first: the endpoint has not yet refused a group of two slots.
+        await store.set('x', 'v', 60_000);
+        // Then two slots at once (refused CROSSSLOT, then each alone) and, a tick later, one of their keys
+        // again: the later write must wait for the refusal, not land first and be overwritten.
+        const first = Promise.all([store.set('k', '1', 60_000), store.set('j', '1', 60_000)]);
+        await Promise.resolve();
+        await Promise.resolve();
+        const later = store.set('k', '2', 60_000);
+        await Promise.all([first, later]);
+        await expect(store.get('k')).resolves.toBe('2');
+      }));
+
+    it('fails the read Redis refuses, alone, when the first group goes a key at a time (never answers it absent)', () =>
+      oneShard(async (store, prefix, clock) => {
+        // Reads of two slots (one MGET, refused CROSSSLOT), so each goes alone. One key of the store's prefix
+        // was written by someone else as a hash: Redis refuses its GET (WRONGTYPE), as it would refuse any
+        // command of the fallback it cannot run; the read fails, as on a cluster, rather than read as absent.
+        await client.hset(`${prefix}h`, 'field', 'x');
+        const answers = await Promise.allSettled([
+          store.get('h'),
+          store.get('c'),
+          store.increment('a', 1, 60_000),
+          store.setIfAbsent('b', 'v', 60_000),
+        ]);
+        expect(answers.map((answer) => answer.status)).toEqual([
+          'rejected',
+          'fulfilled',
+          'fulfilled',
+          'fulfilled',
+        ]);
+        expect(answers.slice(1).map((answer) => (answer as PromiseFulfilledResult<unknown>).value)).toEqual([
+          null,
+          { value: 1, expiresAt: clock.now() + 60_000 },
+          true,
+        ]);
+      }));
   });
 
   describe('RedisStore.close() in the tick its last writes were issued', () => {
