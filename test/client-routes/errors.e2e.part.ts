@@ -391,13 +391,14 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     user = 'alice';
   });
 
-  it('check on a reverse flash call is method_not_available', async () => {
+  it('check on a reverse flash call is method_not_available: its detail says the call confirms it', async () => {
     const s = await start({ phone_number: nextPhone(), method: 'reverse_flash_call' });
     const res = await call(host.url, 'POST', '/verification/check', {
       verification_id: s.body.verification_id,
       code: '1234',
     });
     expectProblem(res, 400, 'method_not_available');
+    expect(res.body.detail).toBe('This verification is confirmed by the call; there is no code to check');
   });
 
   it("a check the API fails is answered as a start's failure: 429 keeps the API's Retry-After, a 5xx is 503 with 30 s", async () => {
