@@ -151,7 +151,7 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     expect(hostLogger.lines.filter((l) => l.startsWith('debug'))).toEqual([]);
   });
 
-  it('a refused switch is logged as the switch route’s, not as a start’s', async () => {
+  it('a refused switch is logged as the switch route’s, not as a start’s, with its latency', async () => {
     const hostLogger = new CapturingLogger();
     const { sb, host } = await boot({ logger: hostLogger });
     const start = await call(host.url, 'POST', '/verification/start', { phone_number: PHONE, method: 'sms' });
@@ -169,7 +169,7 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     expect(ours).toHaveLength(1);
     expect(ours[0]).toMatch(
       new RegExp(
-        `^log switch refused route=switch .*error_code=${String(refused.body.error_code)} http_status=409`,
+        `^log switch refused route=switch .*latency_ms=\\d+ error_code=${String(refused.body.error_code)} http_status=409`,
       ),
     );
   });
