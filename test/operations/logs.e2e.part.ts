@@ -223,7 +223,7 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     ]);
   });
 
-  it('a store that fails a read is an error line naming the route that met it (the status route, getVerifiedPhone)', async () => {
+  it('a store that fails a read is an error line naming the route that met it (the status route, getVerifiedPhone, cancel)', async () => {
     const hostLogger = new CapturingLogger();
     const memory = new MemoryStore();
     let failing = false;
@@ -243,12 +243,15 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     const read = await call(host.url, 'GET', `/verification/status/${id}`);
     expect(read.status).toBeGreaterThanOrEqual(500);
     await expect(host.app.get(VerificationService).getVerifiedPhone(id)).rejects.toBeDefined();
+    const cancel = await call(host.url, 'POST', '/verification/cancel', { verification_id: id });
+    expect(cancel.status).toBeGreaterThanOrEqual(500);
     failing = false;
     await memory.close();
     const failures = hostLogger.lines.filter((l) => / failed /.test(l));
     expect(failures).toEqual([
       expect.stringMatching(/^error status failed route=status error=/),
       expect.stringMatching(/^error getVerifiedPhone failed route=getVerifiedPhone error=/),
+      expect.stringMatching(/^error cancel failed route=cancel error=/),
     ]);
   });
 
