@@ -4,12 +4,16 @@ import { VerificationLogger } from '../observability/verification-logger.js';
 import { RECORD_RETENTION_MS, SessionRecordRepository } from './session-record.repository.js';
 import { SubjectIndex } from './subject-index.js';
 import { spareTestRequestId } from '../core/test-session.js';
+import { resolveVerificationOptions } from '../options/verification.options.js';
 import { pendingSession, RECORD_OPTIONS, recordsOn } from '../../test/support/session-records.fixture.js';
 import { telemetryOf } from '../../test/support/telemetry.js';
 
 const record = pendingSession({ requestId: 'req-1', phoneNumber: '+79123456789' }, 1_700_000_000_000);
 
 const OPTIONS = RECORD_OPTIONS;
+const RECORD_API = {
+  api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+};
 
 describe('SessionRecordRepository: records read again', () => {
   let store: MemoryStore;
@@ -95,6 +99,14 @@ describe('SessionRecordRepository: what a record stores, and records of the prev
     await records.save(verified);
     expect(await stored('req-1')).toMatchObject({ w: true, v: 1_700_000_100_000 });
     await expect(other.get('req-1')).resolves.toStrictEqual(verified);
+  });
+
+  it('a record sealed under a data key since replaced reads with an empty number and no owner', async () => {
+    await records.createAndFollow({ ...record, owner: 'user-1' });
+    const rotated = resolveVerificationOptions({ ...RECORD_API, dataKey: 'b'.repeat(43) });
+    const read = await recordsOn(store, rotated).get('req-1');
+    expect(read).toMatchObject({ requestId: 'req-1', status: 'sent', phoneNumber: '' });
+    expect(read?.owner).toBeUndefined();
   });
 
   it('a record the previous format stored whole (id and defaults written out) reads as it did', async () => {
@@ -211,5 +223,89 @@ describe('SessionRecordRepository: each session its own record, journey and eras
     await records.saveJourney(journeyOf(newer.requestId, record.phoneNumber), record.expiresAt);
     await expect(records.getJourney(older.requestId)).resolves.toBeNull();
     await expect(records.getJourney(newer.requestId)).resolves.toMatchObject({ journeyId: newer.requestId });
+  });
+});
+
+describe('SessionRecordRepository: an erased session is gone from the store', () => {
+  let store: MemoryStore;
+  let records: SessionRecordRepository;
+  beforeEach(() => {
+    store = new MemoryStore({ clock: () => 1_700_000_000_000 });
+    records = recordsOn(store);
+  });
+  afterEach(() => store.close());
+  const journeyOf = (journeyId: string) => ({
+    journeyId,
+    phoneNumber: record.phoneNumber,
+    steps: [],
+    createdAt: record.createdAt,
+  });
+
+  it('erasing a session removes its record and its journey, and marks it', async () => {
+    await records.createAndFollow(record);
+    await records.saveJourney(journeyOf('req-1'), record.expiresAt);
+    await records.erase('req-1', 60_000);
+    await expect(records.get('req-1')).resolves.toBeNull();
+    await expect(records.getJourney('req-1')).resolves.toBeNull();
+    await expect(records.isErased('req-1')).resolves.toBe(true);
+  });
+
+  it('erasing a session whose record has already expired still removes its journey', async () => {
+    // A switched journey's record outlives its first session's: the journey carries that session's id.
+    await records.saveJourney(journeyOf('req-1'), record.expiresAt);
+    await records.erase('req-1', 60_000);
+    await expect(records.getJourney('req-1')).resolves.toBeNull();
+  });
+
+  it('a spare test session erased while it holds its slot is removed', async () => {
+    const own = { ...record, requestId: spareTestRequestId('pooltag0123456789abcdef', 2, 'aaaaaaa') };
+    await records.createAndFollow(own);
+    await records.erase(own.requestId, 60_000);
+    await expect(records.get(own.requestId)).resolves.toBeNull();
+  });
+});
+
+describe('SessionRecordRepository: a session’s erasure index', () => {
+  let store: MemoryStore;
+  let records: SessionRecordRepository;
+  beforeEach(() => {
+    store = new MemoryStore({ clock: () => 1_700_000_000_000 });
+    records = recordsOn(store);
+  });
+  afterEach(() => store.close());
+  const number = { phoneNumber: record.phoneNumber };
+
+  it('a session stored without a reservation is followed and indexed under its number, with no caller', async () => {
+    let now = 1_700_000_000_000;
+    const moving = new MemoryStore({ clock: () => now });
+    const own = recordsOn(moving);
+    await expect(own.createAndFollow(record)).resolves.toBe(true);
+    // The reconciler finds it due once its first poll comes.
+    now += record.expiresAt - record.createdAt;
+    await expect(own.queue.claimDue(10)).resolves.toStrictEqual(['req-1']);
+    await expect(own.subjects.take(number)).resolves.toStrictEqual({ ids: ['req-1'], callers: [] });
+    await moving.close();
+  });
+
+  it('reserves a slot under the number and the owner, and a released reservation gives slot 0 back', async () => {
+    const subject = { phoneNumber: record.phoneNumber, owner: 'user-1' };
+    const first = await records.reserveIndex(subject);
+    expect([...first.slots.values()]).toStrictEqual([
+      expect.stringMatching(/:0$/),
+      expect.stringMatching(/:0$/),
+    ]);
+    await records.releaseIndex(first);
+    // Not released, slot 0 would hold its gap and the next start would take the day's counter.
+    const next = await records.reserveIndex(subject);
+    expect([...next.slots.values()]).toStrictEqual([...first.slots.values()]);
+  });
+
+  it('a session whose number was erased while the API was asked is removed with its index slot', async () => {
+    const reserved = await records.reserveIndex(number);
+    await records.subjects.markForgotten(number, store.now(), 60_000);
+    await expect(records.createAndFollow({ ...record }, [], undefined, reserved)).resolves.toBe(false);
+    await expect(records.get('req-1')).resolves.toBeNull();
+    await expect(records.isErased('req-1')).resolves.toBe(true);
+    await expect(records.subjects.take(number)).resolves.toStrictEqual({ ids: [], callers: [] });
   });
 });

@@ -193,3 +193,16 @@ describe('VerificationTracker: an observation that changes nothing writes nothin
     expect(await records.get('req-1')).toMatchObject({ requestId: 'req-1', status: 'sent' });
   });
 });
+
+describe('VerificationTracker: an erased session', () => {
+  it('is told erased while its mark is kept, and another session is not', async () => {
+    const store = new MemoryStore({ clock: () => NOW });
+    const { records, tracker } = trackerOver(store, () => NOW, { emitter: new EventEmitter2() });
+    await records.save(pending);
+    await records.save({ ...pending, requestId: 'req-2' });
+    await records.erase('req-1', 60_000);
+    await expect(tracker.wasErased('req-1')).resolves.toBe(true);
+    await expect(tracker.wasErased('req-2')).resolves.toBe(false);
+    await store.close();
+  });
+});

@@ -103,6 +103,33 @@ describe("FallbackTiming: a device's moment comes from every device's figures un
   });
 });
 
+describe("FallbackTiming: a calling code's pooled figures are matured against its own earlier reads only", () => {
+  it("a code read first a ceiling after another code's read learns from all its figures", async () => {
+    let now = NOON;
+    const none: MomentCounts = { started: 0, ended: 0, left: 0, buckets: [] };
+    // Every device's figures are mobile's here: a desktop step learns from the pool.
+    const byCode: Record<string, MomentCounts> = {
+      // +7: 100 steps started, none ended yet.
+      '7': { started: 100, ended: 0, left: 0, buckets: [] },
+      // +998: 20 steps, all verified (10 within 10 s, 10 within 20 s).
+      '998': { started: 20, ended: 20, left: 0, buckets: BUCKETS },
+    };
+    const options = {
+      orchestration: { fallback: SETTINGS, timeoutSeconds: FIXED },
+      clock: () => now,
+    } as unknown as ResolvedVerificationOptions;
+    const stats = {
+      timeToVerify: (_method: string, code: string, device?: string) =>
+        Promise.resolve(device === 'mobile' ? (byCode[code] ?? none) : none),
+    } as unknown as MethodStats;
+    const fallback = new FallbackTiming(options, stats, methodStatsFixture(() => now).logger());
+    expect(await fallback.afterMs(STEP, '+79123000001', 'desktop')).toBe(45_000);
+    now += SETTINGS.ceilingMs;
+    // Matured against +7's read, most of +998's verifications would count as steps started since.
+    expect(await fallback.afterMs(STEP, '+998901234567', 'desktop')).toBe(12_000);
+  });
+});
+
 /** The documented 30 s, written out: a test that read the constant would follow a unit slip in it. */
 const FIGURES_TTL_MS = 30_000;
 

@@ -391,13 +391,14 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     user = 'alice';
   });
 
-  it('check on a reverse flash call is method_not_available', async () => {
+  it('check on a reverse flash call is method_not_available: its detail says the call confirms it', async () => {
     const s = await start({ phone_number: nextPhone(), method: 'reverse_flash_call' });
     const res = await call(host.url, 'POST', '/verification/check', {
       verification_id: s.body.verification_id,
       code: '1234',
     });
     expectProblem(res, 400, 'method_not_available');
+    expect(res.body.detail).toBe('This verification is confirmed by the call; there is no code to check');
   });
 
   it("a check the API fails is answered as a start's failure: 429 keeps the API's Retry-After, a 5xx is 503 with 30 s", async () => {
@@ -422,6 +423,20 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
       expect(res.headers.get('retry-after')).toBe(wait);
     }
     sb.clearFaults();
+  });
+
+  it('a check the API refuses with 409 while the session cannot be read from it is answered from the record: not_pending, sent', async () => {
+    const s = await start({ phone_number: nextPhone(), method: 'sms' });
+    sb.clearFaults();
+    sb.addFault({ route: 'POST /v1/verify/check', count: 1, kind: 'status', status: 409 });
+    sb.addFault({ route: 'GET /v1/verify/:id', count: 10, kind: 'status', status: 500 });
+    const res = await call(host.url, 'POST', '/verification/check', {
+      verification_id: s.body.verification_id,
+      code: '1234',
+    });
+    sb.clearFaults();
+    expectProblem(res, 409, 'not_pending');
+    expect(res.body.verification_status).toBe('sent');
   });
 
   it('upstream 401, 402, 403, 5xx, time-outs and garbage become 503 service_unavailable; 429 stays 429 with Retry-After', async () => {

@@ -54,6 +54,21 @@ describe.each(PLATFORMS)('verified_at on the module clock, by each path (%s)', (
     expect(eventsOf(host, s.requestId).filter((e) => e === 'verification.verified')).toHaveLength(1);
   });
 
+  it('a check answered sent (operator_id, its code accepted) stamps no verified_at: the result is still to come', async () => {
+    const s = await startSession(host, sb, 'operator_id', 'owner-accepted');
+    await sb.operator(s.requestId, 'fallback');
+    await sb.advance(3_000);
+    const check = await call(
+      host.url,
+      'POST',
+      '/verification/check',
+      { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code },
+      { 'x-user': s.owner },
+    );
+    expect(check.body).toMatchObject({ status: 'sent', verified: false });
+    expect(await statusOf(s.verificationId, s.owner)).toMatchObject({ status: 'sent', verified_at: null });
+  });
+
   it('a poll of the status route and the webhook: the time the API verified it, on the same clock', async () => {
     const s = await startSession(host, sb, 'sms', 'owner-poll');
     await sb.deliver(s.requestId);

@@ -7,6 +7,8 @@ import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import type { VerificationClientError } from '../../src/core/verification.errors.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
+import { MemoryStore } from '../../src/store/memory.store.js';
+import { gatedStore, type GatedStore, type Hold } from '../test-numbers/gated-store.js';
 import { openSse } from '../support/sse-client.js';
 import { call, PLATFORMS } from '../support/verification-app.js';
 import {
@@ -466,5 +468,63 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     expect(after).toMatchObject({ method: 'flash_call', methods_tried: ['sms', 'flash_call'] });
     // The mobile journey's switch methods, not a desktop one's.
     expect(after.switch_methods).toEqual(before.switch_methods);
+  });
+
+  describe('a move that lands between a switch’s read of the journey and its claim of the step', () => {
+    /** A host whose store holds the switch at `where` until `release`; the rest passes through. */
+    async function heldAt(where: (gated: GatedStore) => Hold) {
+      const memory = new MemoryStore({ clock: () => fx.sb.now() });
+      const gated = gatedStore(memory);
+      const host = await journeyHost(fx, platform, { store: gated.store });
+      const id = (await start(host, { phone_number: freshPhone(), method: 'sms' })).body.verification_id;
+      await fx.sb.advance(5000);
+      const held = where(gated);
+      const switching = switchMethod(host, id);
+      await held.reached;
+      return { memory, host, id, held, switching };
+    }
+
+    it('a cancel: the switch is refused as the canceled journey’s, and nothing is paid', async () => {
+      // Its claim's write held: the cancel claims the step, cancels and gives the step back.
+      const { memory, host, id, held, switching } = await heldAt((gated) =>
+        gated.hold('write', (key) => key.startsWith('journey-step:')),
+      );
+      try {
+        expect((await cancel(host, id)).body).toEqual({ verification_id: id, status: 'canceled' });
+        fx.sb.resetRequestCounts();
+        held.release();
+        const switched = await switching;
+        expect(problem(switched)).toMatchObject({ status: 409, error_code: 'not_pending' });
+        expect(switched.body.verification_status).toBe('canceled');
+        expect(fx.sb.requestCount('POST /v1/verify')).toBe(0);
+        expect((await status(host, id)).body.status).toBe('canceled');
+      } finally {
+        held.release();
+        await Promise.all(fx.hosts.splice(0).map((h) => h.close()));
+        await memory.close();
+      }
+    });
+
+    it('another switch, whose claim has expired since: the held one is refused as in progress, nothing paid', async () => {
+      // Its read of the journey held: the other switch takes the step, and its claim lapses.
+      const { memory, host, id, held, switching } = await heldAt((gated) =>
+        gated.holdResult('get', (key) => key.startsWith('journey:')),
+      );
+      try {
+        const other = await switchMethod(host, id);
+        expect(other.status).toBe(201);
+        // Past the other switch's claim of the step (its POST's longest time and a margin).
+        await fx.sb.advance(180_000);
+        fx.sb.resetRequestCounts();
+        held.release();
+        expect(problem(await switching)).toMatchObject({ status: 409, error_code: 'switch_in_progress' });
+        expect(fx.sb.requestCount('POST /v1/verify')).toBe(0);
+        expect((await status(host, id)).body.methods_tried).toEqual(['sms', other.body.method]);
+      } finally {
+        held.release();
+        await Promise.all(fx.hosts.splice(0).map((h) => h.close()));
+        await memory.close();
+      }
+    });
   });
 });

@@ -151,7 +151,7 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     expect(hostLogger.lines.filter((l) => l.startsWith('debug'))).toEqual([]);
   });
 
-  it('a refused switch is logged as the switch route’s, not as a start’s', async () => {
+  it('a refused switch is logged as the switch route’s, not as a start’s, with its latency', async () => {
     const hostLogger = new CapturingLogger();
     const { sb, host } = await boot({ logger: hostLogger });
     const start = await call(host.url, 'POST', '/verification/start', { phone_number: PHONE, method: 'sms' });
@@ -169,7 +169,7 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     expect(ours).toHaveLength(1);
     expect(ours[0]).toMatch(
       new RegExp(
-        `^log switch refused route=switch .*error_code=${String(refused.body.error_code)} http_status=409`,
+        `^log switch refused route=switch .*latency_ms=\\d+ error_code=${String(refused.body.error_code)} http_status=409`,
       ),
     );
   });
@@ -223,7 +223,7 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     ]);
   });
 
-  it('a store that fails a read is an error line naming the route that met it (the status route, getVerifiedPhone)', async () => {
+  it('a store that fails a read is an error line naming the route that met it (the status route, getVerifiedPhone, cancel)', async () => {
     const hostLogger = new CapturingLogger();
     const memory = new MemoryStore();
     let failing = false;
@@ -243,12 +243,15 @@ describe('logs over a whole flow: personal data masked, secrets never', () => {
     const read = await call(host.url, 'GET', `/verification/status/${id}`);
     expect(read.status).toBeGreaterThanOrEqual(500);
     await expect(host.app.get(VerificationService).getVerifiedPhone(id)).rejects.toBeDefined();
+    const cancel = await call(host.url, 'POST', '/verification/cancel', { verification_id: id });
+    expect(cancel.status).toBeGreaterThanOrEqual(500);
     failing = false;
     await memory.close();
     const failures = hostLogger.lines.filter((l) => / failed /.test(l));
     expect(failures).toEqual([
       expect.stringMatching(/^error status failed route=status error=/),
       expect.stringMatching(/^error getVerifiedPhone failed route=getVerifiedPhone error=/),
+      expect.stringMatching(/^error cancel failed route=cancel error=/),
     ]);
   });
 

@@ -5,6 +5,7 @@ import { MemoryStore } from '../../src/store/memory.store.js';
 import { VerificationStoreUnavailableError } from '../../src/store/store-unavailable.error.js';
 import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { CapturingLogger } from '../support/log-capture.js';
+import { FlakyListener } from '../events/flaky-listener.js';
 import { slowWritesStore } from '../support/round-trip-store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
 import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
@@ -244,6 +245,56 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
       expect(await pass).toBe(1);
       expect(await reconcilerOf(host).pending()).toBe(0);
       expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
+    } finally {
+      land();
+      await host.close();
+      await store.close();
+    }
+  });
+
+  it('a session a check settles while a pass puts it back, its listener failing on the check: that pass emits the event, as a poll', async () => {
+    // The pass's write of the session's next look is held until the test lets it land.
+    let held: Promise<void> | undefined;
+    let land = () => {};
+    let reached = () => {};
+    const store = new (class extends MemoryStore {
+      override async schedule(queue: string, member: string, dueAt: number): Promise<void> {
+        const wait = held;
+        held = undefined;
+        if (wait) {
+          reached();
+          await wait;
+        }
+        return super.schedule(queue, member, dueAt);
+      }
+    })({ clock: () => sb.now() });
+    const host = await startHost(platform, sb, {
+      module: { webhooks: undefined, store, reconcile: { tickMs: 3_600_000 } },
+      receiveWebhooks: false,
+      providers: [FlakyListener],
+    });
+    const listener = host.app.get(FlakyListener);
+    listener.failFirst = true;
+    try {
+      const s = await startSession(host, sb, 'sms');
+      await sb.deliver(s.requestId);
+      await sb.advance(30_000);
+      const atSchedule = new Promise<void>((resolve) => (reached = resolve));
+      held = new Promise<void>((resolve) => (land = resolve));
+      const pass = reconcilerOf(host).runOnce();
+      await atSchedule;
+      const checked = await call(
+        host.url,
+        'POST',
+        '/verification/check',
+        { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code },
+        { 'x-user': s.owner },
+      );
+      expect(checked.body.verified).toBe(true);
+      land();
+      expect(await pass).toBe(1);
+      expect(listener.of(s.requestId)).toEqual(['verification.verified!', 'verification.verified']);
+      expect(listener.deliveries.map((d) => d.payload.source)).toEqual(['check', 'poll']);
     } finally {
       land();
       await host.close();

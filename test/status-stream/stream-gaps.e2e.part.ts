@@ -12,6 +12,7 @@ import { openSse, type SseStream } from '../support/sse-client.js';
 import { call, type TestApp } from '../support/verification-app.js';
 import { startHost, startSession, type StartedSession } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
+import { CapturingLogger } from '../support/log-capture.js';
 
 /**
  * What a status stream makes up for, over real HTTP: a read the store failed, a new step listed late,
@@ -37,8 +38,12 @@ describe('status stream: what it makes up for', () => {
     for (const close of closing.splice(0)) close();
   });
 
-  const boot = async (module: Partial<VerificationModuleOptions> = {}, receiveWebhooks = true) => {
-    const host = await startHost('express', sb, { module, receiveWebhooks });
+  const boot = async (
+    module: Partial<VerificationModuleOptions> = {},
+    receiveWebhooks = true,
+    logger?: CapturingLogger,
+  ) => {
+    const host = await startHost('express', sb, { module, receiveWebhooks, logger });
     hosts.push(host);
     return host;
   };
@@ -82,8 +87,8 @@ describe('status stream: what it makes up for', () => {
   /** Past any read the open started (a stream's first look), real time: nothing else may be under way. */
   const settled = () => new Promise((resolve) => setTimeout(resolve, 200));
   /** A host, a reverse call started on it and its stream, past the stream's first answer and first look. */
-  const watching = async () => {
-    const host = await boot();
+  const watching = async (logger?: CapturingLogger) => {
+    const host = await boot({}, true, logger);
     const s = await startSession(host, sb, 'reverse_flash_call');
     const events = await stream(host, s);
     await events.statusCount(1);
@@ -102,8 +107,9 @@ describe('status stream: what it makes up for', () => {
       },
     );
 
-  it('a push whose read the store failed is read again: the stream shows the outcome the webhook announced', async () => {
-    const { host, s, events } = await watching();
+  it('a push whose read the store failed is logged and read again: the stream shows the outcome the webhook announced', async () => {
+    const logger = new CapturingLogger();
+    const { host, s, events } = await watching(logger);
     const { calls } = failNextRead(host);
     await sb.call(s.requestId, s.phone);
     await sb.webhooksIdle();
@@ -112,6 +118,9 @@ describe('status stream: what it makes up for', () => {
     // Nothing else would read the journey again: no look (webhooks report this method), no next change.
     await events.ends(4000);
     expect(events.statuses().map((x) => x.status)).toEqual(['sent', 'verified']);
+    expect(logger.lines.filter((l) => l.includes('status stream'))).toEqual([
+      expect.stringMatching(/^warn status stream could not read a session: .*blip/),
+    ]);
   });
 
   it('a store that stays down is read less and less often, however many changes are announced; once back, the outcome is shown', async () => {

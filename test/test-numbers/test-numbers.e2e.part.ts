@@ -333,13 +333,21 @@ describe.each(PLATFORMS)('test numbers (%s)', (platform: Platform) => {
     }
   });
 
-  it("a switch takes the method's resend cooldown and names its end, as a real switch does", async () => {
-    await boot({ limits: { spendCap: false, pumping: false } });
+  it("a switch takes the method's resend cooldown and names its end, and counts as the address's start, as a real switch does", async () => {
+    await boot({
+      limits: { startPerIp: { points: 2, windowMs: 3_600_000 }, spendCap: false, pumping: false },
+    });
     const started = await post('start', { phone_number: REVIEWER, method: 'sms' });
     const id = started.body.verification_id;
     const switched = await post('switch', { verification_id: id, method: 'flash_call' });
     expect(switched.status).toBe(201);
     expect(Date.parse(String(switched.body.resend_available_at))).toBe(sb.now() + 60_000);
+    // The start and the switch are the address's two starts: a colleague's start there is refused.
+    const third = await post('start', { phone_number: '+79161230001', method: 'sms' }, 'colleague');
+    expect({ status: third.status, error_code: third.body.error_code }).toEqual({
+      status: 429,
+      error_code: 'rate_limit_exceeded',
+    });
   });
 
   it('the fixed code has a wrong-code budget per session and per number across sessions', async () => {

@@ -146,6 +146,24 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     expect(everything).not.toContain(phone.slice(-7));
   });
 
+  it('a switch refused after its method was chosen says that method; a cancel repeated says canceled again', async () => {
+    await boot();
+    const id = (await post('start', { phone_number: phoneNumber(), method: 'sms' })).body.verification_id;
+    expect((await post('switch', { verification_id: id, method: 'reverse_flash_call' })).status).toBe(201);
+    // The number's two starts are spent: the third step is refused by the limits, its method chosen.
+    expect((await post('switch', { verification_id: id, method: 'flash_call' })).status).toBe(429);
+    expect((await post('cancel', { verification_id: id })).status).toBe(200);
+    expect((await post('cancel', { verification_id: id })).status).toBe(200);
+    expect(spans('verification.switch')[1]!.attributes).toMatchObject({
+      'verification.method': 'flash_call',
+      'verification.outcome': 'refused',
+    });
+    expect(spans('verification.cancel').map((span) => span.attributes['verification.outcome'])).toEqual([
+      'canceled',
+      'canceled',
+    ]);
+  });
+
   it('a refusal and an upstream outage, twins apart: refused with its reason and no error status, against error with ERROR; each metered as what it was', async () => {
     const registry = new Registry();
     await boot({ metrics: { enabled: true, registry } });
