@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import {
   VerificationApiClient,
   VerificationApiError,
@@ -30,6 +30,32 @@ const html = (status: number): Answer => ({
   headers: { 'content-type': 'text/html' },
   body: '<html><body>Bad gateway</body></html>',
 });
+
+/**
+ * Runs `body` with `Date.now()` standing still (timers, sockets and ticks run as they do): the retry rule
+ * reads its deadline from the clock, so a wait lands on it exactly however long the exchange took.
+ */
+async function withDateStill<T>(body: () => Promise<T>): Promise<T> {
+  jest.useFakeTimers({
+    doNotFake: [
+      'hrtime',
+      'nextTick',
+      'performance',
+      'queueMicrotask',
+      'setImmediate',
+      'clearImmediate',
+      'setInterval',
+      'clearInterval',
+      'setTimeout',
+      'clearTimeout',
+    ],
+  });
+  try {
+    return await body();
+  } finally {
+    jest.useRealTimers();
+  }
+}
 
 /**
  * The retry rule at its bounds, on an upstream that answers from a script (one answer per request, the
@@ -104,6 +130,46 @@ describe.each(API_TRANSPORTS)('the retry rule at its bounds (transport: %s)', (t
     expect(e).toBeInstanceOf(VerificationApiError);
     expect(e).toMatchObject({ status: 429, retryAfterMs: 2000, errorCode: 'rate_limit_exceeded' });
     expect(requests).toHaveLength(1);
+  });
+
+  it('a retry is made only when its wait ends more than 50 ms before the deadline', async () => {
+    const limited = json(429, { error_code: 'rate_limit_exceeded' }, { 'retry-after': '1' });
+    await withDateStill(async () => {
+      script = [limited, json(200, BALANCE)];
+      const e = await rejection(makeClient({ retryDeadlineMs: 1050 }).getBalance());
+      expect(e).toMatchObject({ status: 429, retryAfterMs: 1000 });
+      expect(requests).toHaveLength(1);
+      requests.length = 0;
+      script = [limited, json(200, BALANCE)];
+      expect(await makeClient({ retryDeadlineMs: 1051 }).getBalance()).toEqual(BALANCE);
+      expect(requests).toHaveLength(2);
+    });
+  });
+
+  it("a GET's first retry waits under 100 ms: at the jitter's top it fits a 400 ms deadline", async () => {
+    // The back-off's jitter at its top: the first retry waits 99 ms, 301 ms before the deadline (the deadline's
+    // room keeps each attempt's own time-out long on a loaded machine).
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0.999);
+    try {
+      script = [json(503, { error_code: 'service_unavailable' }), json(200, BALANCE)];
+      expect(await withDateStill(() => makeClient({ retryDeadlineMs: 400 }).getBalance())).toEqual(BALANCE);
+      expect(requests).toHaveLength(2);
+    } finally {
+      random.mockRestore();
+    }
+  });
+
+  it('a Retry-After with text around its digits is no wait: the GET is retried on its back-off', async () => {
+    for (const retryAfter of ['2abc', 'abc2']) {
+      const unavailable = json(503, { error_code: 'service_unavailable' }, { 'retry-after': retryAfter });
+      script = [unavailable];
+      const e = await rejection(makeClient({ maxRetries: 0 }).getBalance());
+      expect({ retryAfter, e }).toMatchObject({ retryAfter, e: { status: 503, retryAfterMs: undefined } });
+      requests.length = 0;
+      script = [unavailable, json(200, BALANCE)];
+      expect(await makeClient().getBalance()).toEqual(BALANCE);
+      expect(requests).toHaveLength(2);
+    }
   });
 
   it('an HTML page from a proxy is retried on a GET from 500 up, not at 499, nor on a 200', async () => {

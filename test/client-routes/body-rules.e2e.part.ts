@@ -87,6 +87,8 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
         limits: { enabled: false },
         routes: { allowedOrigins: [SHOP] },
       },
+      // A host that keeps no raw body (Nest's default): only the declared length tells a body's size.
+      rawBody: false,
     });
     roomy = await suite.boot({
       platform,
@@ -229,6 +231,25 @@ describe.each(PLATFORMS)('the body routes accept only same-site application/json
     // 470 ms on Node 22.
     expect(elapsedMs).toBeLessThan(2000);
     expect(sb.requestCount('POST /v1/verify')).toBe(0);
+  });
+
+  it('on a host that keeps no raw body, a body declared over the limit is still 413', async () => {
+    const body = JSON.stringify({ phone_number: nextPhone(), method: 'sms', pad: 'x'.repeat(5_000) });
+    expectProblem(await send(`${shop.url}/verification/start`, 'POST', body), 413, 'payload_too_large');
+  });
+
+  it('a JSON body that is not an object is a 400 validation_error naming no field', async () => {
+    // Express's parser refuses a top-level null, string, number or boolean itself; Fastify's hands them on.
+    const scalars = platform === 'fastify' ? ['null', '"+79123450500"', '1', 'true'] : [];
+    for (const body of ['[]', '["phone_number"]', ...scalars]) {
+      const res = await send(`${shop.url}/verification/start`, 'POST', body);
+      expectProblem(res, 400, 'validation_error');
+      const message = 'The request body must be a JSON object';
+      expect({ body, problem: JSON.parse(res.text) }).toMatchObject({
+        body,
+        problem: { detail: message, errors: [{ field: null, message }] },
+      });
+    }
   });
 
   it('a body of exactly routes.bodyLimit bytes is read; one byte more is 413, declared or chunked', async () => {

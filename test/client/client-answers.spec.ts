@@ -5,7 +5,7 @@ import {
   type FetchLike,
   type ResponseLike,
 } from '../../src/client/index.js';
-import { answer, canceled, clientHarness, journey, problem } from './fake-routes.js';
+import { answer, canceled, clientHarness, FakeEventSource, journey, problem } from './fake-routes.js';
 
 /**
  * What the page sees of answers that are not the happy path: bodies that are not the contract's problem,
@@ -240,8 +240,12 @@ describe('VerificationClient: resume', () => {
     await expect(harness.client().resume()).resolves.toBe(false);
     harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'verified' }) });
     const c = harness.client();
+    const phases: string[] = [];
+    c.subscribe((state) => phases.push(state.phase));
     await expect(c.resume()).resolves.toBe(false);
-    expect(c.getState().phase).toBe('idle');
+    // The page is not told the old outcome as if it had just happened: back to idle, no status.
+    expect(phases).toEqual(['starting', 'idle']);
+    expect(c.getState()).toMatchObject({ phase: 'idle', status: null });
     expect(harness.routes.count('GET /status')).toBe(2);
     await expect(harness.client().resume()).resolves.toBe(false);
     expect(harness.routes.count('GET /status')).toBe(2);
@@ -308,6 +312,42 @@ describe('VerificationClient: a page whose routes need its headers reads the sta
     });
   });
 
+  it('a stream the server ends after a message, then refuses to reopen: polling takes over', async () => {
+    const pending = `event: status\ndata: ${JSON.stringify(answer(harness.routes))}\n\n`;
+    let opened = 0;
+    const fetch: FetchLike = async (url, init) => {
+      if (!url.endsWith('/events')) return harness.routes.fetch(url, init);
+      opened += 1;
+      // The first: one message, then the end; the next (EventSource's reconnection): 404.
+      const chunks = opened === 1 ? [new TextEncoder().encode(pending)] : [];
+      const response: ResponseLike = {
+        ok: opened === 1,
+        status: opened === 1 ? 200 : 404,
+        headers: { get: () => null },
+        json: async () => ({}),
+        body: {
+          getReader: () => ({
+            read: () =>
+              Promise.resolve(chunks.length > 0 ? { done: false, value: chunks.shift() } : { done: true }),
+          }),
+        },
+      };
+      return response;
+    };
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'verified' }) });
+    const c = harness.client({ fetch, headers, eventSource: undefined });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(0);
+    expect(c.getState()).toMatchObject({ connection: 'stream', phase: 'awaiting_user' });
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(opened).toBe(2);
+    expect(c.getState().connection).toBe('polling');
+    await jest.advanceTimersByTimeAsync(1);
+    expect(harness.routes.count('GET /status')).toBe(1);
+    expect(c.getState().phase).toBe('verified');
+  });
+
   it('canceled before the stream was opened: it is never opened', async () => {
     const { fetch, streams } = withStream([verified()]);
     harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
@@ -342,5 +382,162 @@ describe('VerificationClient: made where there is no fetch', () => {
       globalThis.fetch = pageFetch;
     }
     expect(() => new VerificationClient({ fetch: pageFetch })).not.toThrow();
+  });
+});
+
+describe("VerificationClient: the browser's own EventSource", () => {
+  const harness = clientHarness();
+
+  it('a page with EventSource whose routes need no headers follows the status over it', async () => {
+    const opened: FakeEventSource[] = [];
+    const globals = globalThis as { EventSource?: unknown };
+    const before = globals.EventSource;
+    globals.EventSource = class extends FakeEventSource {
+      constructor(url: string) {
+        super(url);
+        opened.push(this);
+      }
+    };
+    try {
+      harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+      const c = harness.client({ eventSource: undefined });
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      expect(opened.map((source) => source.url)).toEqual(['/verification/status/VID-1/events']);
+      expect(c.getState().connection).toBe('stream');
+      opened[0]!.push(answer(harness.routes, { status: 'verified' }));
+      expect(c.getState().phase).toBe('verified');
+      expect(harness.routes.count('GET /status')).toBe(0);
+    } finally {
+      if (before === undefined) Reflect.deleteProperty(globals, 'EventSource');
+      else globals.EventSource = before;
+    }
+  });
+});
+
+describe('VerificationClient: calls with nothing to act on, and answers that are no answer', () => {
+  const harness = clientHarness();
+
+  it("a fresh client's resend() and refresh() answer instead of throwing", async () => {
+    const c = harness.client();
+    await expect(c.resend()).resolves.toMatchObject({ error: { code: 'resend_unavailable' } });
+    expect(() => c.refresh()).not.toThrow();
+    expect(harness.routes.requests).toEqual([]);
+  });
+
+  it('a fetch that resolves with something that is no response: unexpected_response', async () => {
+    const c = harness.client({ fetch: async () => ({}) as ResponseLike });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({ phase: 'idle', error: { code: 'unexpected_response', status: 0 } });
+  });
+
+  it('a second check while the first is under way sends nothing', async () => {
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('POST /check', {
+      status: 200,
+      body: { verification_id: 'VID-1', status: 'verified', verified: true },
+    });
+    const c = harness.client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await Promise.all([c.check('111111'), c.check('222222')]);
+    expect(harness.routes.requests.filter((r) => r.route === 'POST /check').map((r) => r.body)).toEqual([
+      { verification_id: 'VID-1', code: '111111' },
+    ]);
+    expect(c.getState().phase).toBe('verified');
+  });
+
+  it('a failed verification whose switch is answered 429: the switch waits it out, and the verification stays failed past its expiry', async () => {
+    const failed = answer(harness.routes, { status: 'failed', switch_methods: ['flash_call'] }, 10);
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes, {}, 10) });
+    harness.routes.on('GET /status', { status: 200, body: failed });
+    harness.routes.on('POST /switch', {
+      ...problem(429, 'rate_limit_exceeded'),
+      headers: { 'Retry-After': '30' },
+    });
+    const c = harness.client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(c.getState()).toMatchObject({ phase: 'failed', canSwitch: true });
+    await c.switchMethod();
+    expect(c.getState()).toMatchObject({
+      phase: 'failed',
+      error: { code: 'rate_limit_exceeded' },
+      retryInMs: 30_000,
+    });
+    await c.switchMethod();
+    expect(harness.routes.count('POST /switch')).toBe(1);
+    // The wait's countdown runs on past the expiry (10 s) and its grace: what failed does not become expired.
+    await jest.advanceTimersByTimeAsync(20_000);
+    expect(c.getState()).toMatchObject({ phase: 'failed', status: 'failed', retryInMs: 10_000 });
+  });
+
+  it('a poll answered not_found after the check verified leaves it verified', async () => {
+    let answerPoll!: () => void;
+    const pollHeld = new Promise<void>((resolve) => (answerPoll = resolve));
+    // The status poll is slow: it is answered only after the check.
+    const fetch: FetchLike = async (url, init) => {
+      if (url.includes('/status/')) await pollHeld;
+      return harness.routes.fetch(url, init);
+    };
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('GET /status', problem(404, 'not_found'));
+    harness.routes.on('POST /check', {
+      status: 200,
+      body: { verification_id: 'VID-1', status: 'verified', verified: true },
+    });
+    const c = harness.client({ fetch });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(2500);
+    await c.check('123456');
+    expect(c.getState().phase).toBe('verified');
+    answerPoll();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(harness.routes.count('GET /status')).toBe(1);
+    expect(c.getState()).toMatchObject({ phase: 'verified', error: null });
+  });
+});
+
+describe('VerificationClient: a call answered after a cancel, over a fetch that does not abort', () => {
+  const harness = clientHarness();
+
+  /** A fetch that holds `route`'s answers until released, and answers whatever the signal says (a host's own fetch may not abort). */
+  function heldFetch(route: string): { fetch: FetchLike; release: () => void } {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const fetch: FetchLike = async (url, init) => {
+      if (url.endsWith(route)) await held;
+      return harness.routes.fetch(url, { ...init, signal: new AbortController().signal });
+    };
+    return { fetch, release };
+  }
+
+  it.each([
+    [
+      'a check verified',
+      '/check',
+      { status: 200, body: { verification_id: 'VID-1', status: 'verified', verified: true } },
+    ],
+    ['a check refused', '/check', problem(400, 'invalid_code', { attempts_remaining: 2 })],
+    [
+      'a switch answered',
+      '/switch',
+      { status: 201, body: { verification_id: 'VID-1', method: 'flash_call', status: 'sent' } },
+    ],
+  ] as const)('%s after the cancel: the state stays canceled', async (_, route, reply) => {
+    const { fetch, release } = heldFetch(route);
+    harness.routes.on('POST /start', {
+      status: 201,
+      body: answer(harness.routes, { switch_methods: ['flash_call'] }),
+    });
+    harness.routes.on(`POST ${route}`, reply);
+    harness.routes.on('POST /cancel', canceled());
+    const c = harness.client({ fetch });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    const call = route === '/check' ? c.check('123456') : c.switchMethod('flash_call');
+    await c.cancel();
+    release();
+    await call;
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(c.getState()).toMatchObject({ phase: 'canceled', verificationId: null, error: null });
+    expect(harness.routes.count('GET /status')).toBe(0);
   });
 });

@@ -43,6 +43,24 @@ describe('VerificationClient on the clock', () => {
     },
   );
 
+  it("the server's clock moves only when a Date header is off by more than a second from it", async () => {
+    // The device at 12:00:00.000, the server 30 s behind: its Date says 11:59:30, taken as its middle second.
+    harness.routes.offsetMs = -30_000;
+    const c = await started({ poll_interval_ms: 60_000 });
+    expect(c.now() - Date.now()).toBe(-29_500);
+    const readAgain = async (offsetMs: number) => {
+      harness.routes.offsetMs = offsetMs;
+      c.refresh();
+      await jest.advanceTimersByTimeAsync(0);
+      return c.now() - Date.now();
+    };
+    // Exactly one second off (the header's own resolution): kept.
+    expect(await readAgain(-31_000)).toBe(-29_500);
+    expect(await readAgain(-29_000)).toBe(-29_500);
+    // Two seconds off: taken.
+    expect(await readAgain(-32_000)).toBe(-31_500);
+  });
+
   it('a second verification on the same client counts down as the first did (its clock stopped in between)', async () => {
     const c = await started({ poll_interval_ms: 7000 });
     harness.routes.on('GET /status', { status: 200, body: answer(harness.routes, { status: 'verified' }) });

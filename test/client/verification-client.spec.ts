@@ -85,6 +85,21 @@ describe('VerificationClient (state machine)', () => {
     expect(c.getState().error?.code).toBe('method_held');
   });
 
+  it.each([
+    ['names no method', {}],
+    ['names a first method that is no name', { offered_methods: [42, 'reverse_flash_call'] }],
+    ['names first the method just asked for', { offered_methods: ['sms', 'reverse_flash_call'] }],
+  ])('a graded answer that %s is the error it is, and the start is sent once', async (_, offered) => {
+    harness.routes.on('POST /start', problem(409, 'method_held', offered), {
+      status: 201,
+      body: answer(harness.routes),
+    });
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(harness.routes.count('POST /start')).toBe(1);
+    expect(c.getState()).toMatchObject({ phase: 'idle', error: { code: 'method_held', status: 409 } });
+  });
+
   it('polls status at poll_interval_ms and ends at a terminal status (expired, failed)', async () => {
     harness.routes.on('POST /start', {
       status: 201,

@@ -175,6 +175,8 @@ describe('VerificationClient (journeys)', () => {
       error: { code: 'fallback_not_available', status: 409, retryAfterMs: 20_000 },
       fallbackInMs: 20_000,
       canSwitch: false,
+      // Only a journey at its limit has nowhere left to go: the methods stay offered for later.
+      switchMethods: ['flash_call', 'sms'],
     });
 
     harness.routes.on('POST /switch', problem(409, 'journey_limit_reached'));

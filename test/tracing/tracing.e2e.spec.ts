@@ -16,6 +16,8 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationSandbox } from '../../src/testing/index.js';
+// Internal (not a package export): the span of a method no test upstream answers with.
+import { VerificationTracing } from '../../src/observability/verification-tracing.js';
 import { apiCheck, reconciler } from '../journeys/journey-host.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { moduleOptions } from '../webhooks/harness.js';
@@ -76,7 +78,7 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
   const post = (path: string, body: unknown) =>
     call(host!.url, 'POST', `/verification/${path}`, body, { 'x-user': 'u1' });
 
-  it('spans for start, check, switch, status refresh, cancel and reconcile, with method, outcome, refusal reason and cost class', async () => {
+  it("spans for start, check, switch, status refresh, cancel and reconcile, with method, outcome, refusal reason and cost class, from the module's own tracer", async () => {
     await boot();
     const phone = phoneNumber();
     const started = await post('start', { phone_number: phone, method: 'sms' });
@@ -144,6 +146,19 @@ describe.each(PLATFORMS)('OpenTelemetry spans (%s)', (platform: Platform) => {
     );
     expect(everything).not.toContain(phone.slice(2));
     expect(everything).not.toContain(phone.slice(-7));
+    // Every span comes from the module's own tracer: a host's sampler or processor picks them by its name.
+    expect(new Set(exporter.getFinishedSpans().map((span) => span.instrumentationScope.name))).toEqual(
+      new Set(['nestjs-phone-verification']),
+    );
+  });
+
+  it('a method this version does not know (an API newer than the module) is named on its span, with no cost class', async () => {
+    const tracing = new VerificationTracing();
+    await tracing.load();
+    await tracing.span('check', () => Promise.resolve(), { method: 'carrier_pigeon' });
+    expect(spans('verification.check').map((span) => span.attributes)).toEqual([
+      { 'verification.method': 'carrier_pigeon' },
+    ]);
   });
 
   it('a switch refused after its method was chosen says that method; a cancel repeated says canceled again', async () => {
