@@ -11,6 +11,7 @@ import './redis-cluster-gaps.part.js';
 import './redis-cluster.part.js';
 import './redis-cluster-node-lost.attack.part.js';
 import './redis-crossslot-order.attack.part.js';
+import './redis-cut-writes.part.js';
 import './redis-driver-choice.part.js';
 import './redis-first-group-deadline.attack.part.js';
 import './redis-key-groups-failures.attack.part.js';
