@@ -21,6 +21,7 @@ import './redis-reconnect.part.js';
 import './redis-refused-groups.part.js';
 import './redis-refused-late.attack.part.js';
 import './redis-script-order.part.js';
+import './redis-slow-accept.part.js';
 import './redis-store-edges.part.js';
 import './redis-subscriber-close-first-open.attack.part.js';
 import './redis-subscriber-deaf.part.js';

@@ -3,7 +3,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 /**
  * A TCP proxy between a store and Redis that can misbehave as a network or a Redis in trouble does: refuse
  * connections (accept and close at once, as a Redis restarting), drop those open, swallow what a client sends,
- * or hold new connections unanswered until released. It records when each connection arrived.
+ * hold new connections unanswered until released, or pass each only a while after it arrived. It records when each connection arrived.
  */
 export class RedisProxy {
   /** When each connection reached the proxy (Date.now()). */
@@ -12,6 +12,8 @@ export class RedisProxy {
   refusing = false;
   /** What clients send is dropped, never reaching Redis (nor answered). */
   swallowing = false;
+  /** Each connection is passed through this long after it arrived (nothing passed either way meanwhile). */
+  passAfterMs = 0;
   private holding = false;
   private readonly held: Socket[] = [];
   private readonly open = new Set<Socket>();
@@ -24,9 +26,9 @@ export class RedisProxy {
   /** A proxy on a free port of 127.0.0.1 to the Redis at `url`. */
   static async start(url: string): Promise<RedisProxy> {
     const { hostname, port } = new URL(url);
-    let proxy: RedisProxy | undefined;
-    const server = createServer({ pauseOnConnect: true }, (socket) => proxy!.accepted(socket));
-    proxy = new RedisProxy(server, { host: hostname, port: Number(port || 6379) });
+    const server = createServer({ pauseOnConnect: true });
+    const proxy = new RedisProxy(server, { host: hostname, port: Number(port || 6379) });
+    server.on('connection', (socket) => proxy.accepted(socket));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return proxy;
   }
@@ -65,7 +67,10 @@ export class RedisProxy {
     this.open.add(socket);
     socket.once('close', () => this.open.delete(socket));
     if (this.holding) this.held.push(socket);
-    else this.pass(socket);
+    else if (this.passAfterMs > 0) {
+      const timer = setTimeout(() => this.pass(socket), this.passAfterMs);
+      socket.once('close', () => clearTimeout(timer));
+    } else this.pass(socket);
   }
 
   private pass(client: Socket): void {
