@@ -1,12 +1,15 @@
 /**
- * Which Redis library a store opened from a URL ends up on when one of the optional peers is missing, and what
- * a host reads at boot when neither is there. The libraries are replaced by jest's module mocks (an import
+ * Which Redis library a store opened from a URL ends up on when one of the optional peers is missing (or
+ * seen only through its default export), and what a host reads at boot when neither is there. The libraries are replaced by jest's module mocks (an import
  * that fails as Node fails it for a package not installed), so this spec has its modules to itself: no merged
  * file imports it. The whole boot with both packages really removed is test/operations/optional-peers.spec's
  * (the built dist/, out of the mutation run's reach).
  */
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { sharedRedisUrl } from '../../test/support/redis-server.js';
+
+// Before any mock is in place.
+const { default: realIoRedis } = await import('ioredis');
 
 /** What `import()` throws for a package that is not installed. */
 function notInstalled(name: string): Error {
@@ -33,12 +36,26 @@ afterEach(() => {
   jest.resetModules();
 });
 
-describe('a store opened from a URL, with a Redis library missing', () => {
+describe('a store opened from a URL, with a Redis library missing or seen through a CommonJS interop', () => {
   it('works on node-redis when ioredis is not installed', async () => {
     const { RedisStore } = await loadWith({ ioredis: missing('ioredis') });
     const store = new RedisStore({ url: sharedRedisUrl(), keyPrefix: `pv:drivers:${process.pid}:` });
     try {
       await store.ready();
+      await store.set('k', 'v', 60_000);
+      await expect(store.get('k')).resolves.toBe('v');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('works on an ioredis seen only through its default export (a CommonJS interop)', async () => {
+    const { RedisStore } = await loadWith({
+      ioredis: () => ({ default: realIoRedis }),
+      redis: missing('redis'),
+    });
+    const store = new RedisStore({ url: sharedRedisUrl(), keyPrefix: `pv:drivers:${process.pid}:` });
+    try {
       await store.set('k', 'v', 60_000);
       await expect(store.get('k')).resolves.toBe('v');
     } finally {
