@@ -3,7 +3,8 @@
  * falls back to a read and then a write (store-replace.ts). What a host sees must not change: an owner's
  * erasure keeps that owner's entry in a number's ring without the owner, until the entry's own end (`at` +
  * retentionDays, one tick before it still listed); a number's erasure takes its entry out of its owner's ring
- * and leaves the owner's other entries; on a store that ignores `renew` too, a ring wider than the default is erased whole.
+ * and leaves the owner's other entries; on a store that ignores `renew` too, a ring wider than the default is
+ * erased whole.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
