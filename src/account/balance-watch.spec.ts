@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationApiError } from '../api/verification-api.error.js';
-import { VerificationOpsEventName, type BalanceEvent } from '../core/verification-events.js';
+import {
+  VerificationOpsEventName,
+  type BalanceEvent,
+  type LedgerDriftEvent,
+} from '../core/verification-events.js';
+import type { UsageReads } from '../ledger/usage-reads.js';
+import { VerificationLedger } from '../ledger/verification-ledger.service.js';
 import { VerificationLogger } from '../observability/verification-logger.js';
 import { resolveVerificationOptions } from '../options/verification-options.resolver.js';
 import type { VerificationModuleOptions } from '../options/verification.options.js';
@@ -38,7 +44,12 @@ function shared() {
   return Object.assign(state, { store });
 }
 
-function instance(s: ReturnType<typeof shared>, options: Partial<VerificationModuleOptions> = {}) {
+function instance(
+  s: ReturnType<typeof shared>,
+  options: Partial<VerificationModuleOptions> = {},
+  /** The module's ledger, when `options` keep one: its day's usage as the API gives it. */
+  usage?: UsageReads,
+) {
   const host = new CapturingLogger();
   const resolved = resolveVerificationOptions({
     api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
@@ -56,7 +67,14 @@ function instance(s: ReturnType<typeof shared>, options: Partial<VerificationMod
     },
   } as unknown as VerificationAccountService;
   const telemetry = telemetryOf(new VerificationLogger(resolved), undefined, emitter);
-  return { watch: new VerificationBalanceWatch(resolved, s.store, account, telemetry), lines: host.lines };
+  const ledger = usage && new VerificationLedger(resolved, s.store, telemetry, usage);
+  const drifts: LedgerDriftEvent[] = [];
+  emitter.on(VerificationOpsEventName.ledgerDrift, (e: LedgerDriftEvent) => void drifts.push(e));
+  return {
+    watch: new VerificationBalanceWatch(resolved, s.store, account, telemetry, ledger),
+    lines: host.lines,
+    drifts,
+  };
 }
 
 const watched = { balanceWatch: { intervalMs: 60_000, threshold: 50 } };
@@ -252,6 +270,33 @@ describe('VerificationBalanceWatch: on the module’s timers', () => {
     await jest.advanceTimersByTimeAsync(60_000);
     expect(s.reads).toBe(2);
     await watch.onModuleDestroy();
+  });
+
+  it('its tick reconciles the ledger’s closed day once final: a drift is announced, no report asked', async () => {
+    jest.useFakeTimers({ now: T });
+    const s = shared();
+    // The API charged 3 RUB yesterday that the ledger counted nothing for; yesterday is final.
+    const usage = {
+      recent: () =>
+        Promise.resolve({ chargedMinor: 300, currency: 'RUB', verifications: 1, verified: 1, at: s.now }),
+    } as unknown as UsageReads;
+    const { watch, drifts } = instance(s, { ...watched, ledger: {} }, usage);
+    watch.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(drifts).toStrictEqual([
+      expect.objectContaining({ source: 'usage', date: '2026-11-29', charged: 3, expected: 0 }),
+    ]);
+    await watch.onModuleDestroy();
+  });
+
+  it('a 402 answered by a fresh reading leaves no timer running behind it', async () => {
+    jest.useFakeTimers({ now: T });
+    const s = shared();
+    const { watch } = instance(s, watched);
+    const timers = jest.getTimerCount();
+    await watch.noteUpstreamFailure(new VerificationApiError({ operation: 'initiate', status: 402 }));
+    expect(s.events.map((e) => e.amount)).toStrictEqual([100]);
+    expect(jest.getTimerCount()).toBe(timers);
   });
 
   it('without balanceWatch nothing is read', async () => {

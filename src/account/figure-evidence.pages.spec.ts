@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { SessionRecord } from '../core/session-record.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
-import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
+import { FOLLOWED_AFTER_MS, FOLLOWED_REMEMBERED } from './figure-evidence.js';
 
 /*
  * A page following a session's status (FigureEvidence.followed) as evidence of a real user, for the
@@ -60,6 +60,28 @@ describe('MethodStats: a page that followed a session proves that session, or it
       verified: 0,
       callers: 3,
     });
+  });
+
+  it('pages polling pending sessions cost the store one write each, however their reads interleave; past FOLLOWED_REMEMBERED sessions it forgets them and writes again', async () => {
+    const marks: string[] = [];
+    const counting: VerificationStore = Object.create(fx.store) as VerificationStore;
+    counting.set = (key, ...rest) => {
+      marks.push(key);
+      return fx.store.set(key, ...rest);
+    };
+    const stats = fx.statsOn(counting);
+    const poll = (record: SessionRecord) =>
+      stats.followed({ ...record, createdAt: fx.now - FOLLOWED_AFTER_MS });
+    const [a, b] = [session(), session()];
+    for (let i = 0; i < 3; i++) for (const record of [a, b]) await poll(record);
+    expect(marks).toStrictEqual([a, b].map((record) => `stats-followed:{${record.requestId}}`));
+    // The instance's memory of them is bounded: full, it still knows them; one session more, it starts afresh.
+    for (let i = 2; i < FOLLOWED_REMEMBERED; i++) await poll(session());
+    await poll(a);
+    expect(marks).toHaveLength(FOLLOWED_REMEMBERED);
+    await poll(session());
+    await poll(a);
+    expect(marks).toHaveLength(FOLLOWED_REMEMBERED + 2);
   });
 
   it('a status read the store fails on is logged with the session, never thrown', async () => {

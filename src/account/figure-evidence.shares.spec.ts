@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
+import { dumpMemoryStore } from '../../test/support/store-dump.js';
 import { CELL_SHARE_PER_NETWORK, FIGURES_SHARE_PER_DAY } from './figure-evidence.js';
 import { figureCells } from './method-figures.js';
 
@@ -56,8 +57,8 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
     fx.now = weekEnds + 60_000;
     await fx.stats.tally(session(rfc), 'client:9', 'mobile', { ...network, address: '203.0.113.9' });
     expect(await inCell()).toBe(CELL_SHARE_PER_NETWORK);
-    // Two minutes before the new week ends, the previous week's two still count: none more.
-    fx.now = weekEnds + WEEK - 120_000;
+    // In the new week's last 30 s, the previous week's two still count: none more.
+    fx.now = weekEnds + WEEK - 30_000;
     await fx.stats.tally(session(rfc), 'client:8', 'mobile', { ...network, address: '203.0.113.8' });
     expect(await inCell()).toBe(CELL_SHARE_PER_NETWORK);
     // Two weeks on, a network quiet since: its first two weeks are gone, one more is counted.
@@ -203,6 +204,37 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
       [4, 3, 1],
     ]);
     expect(await moment()).toMatchObject({ started: 1, ended: 1 });
+  });
+
+  it('the evidence leaves the store: a day’s claims and shares a minute after the day, a session’s a day after its end, a network’s cell counts a minute after the next week', async () => {
+    const record = session(rfc);
+    await fx.stats.tally(record, 'client:a', 'mobile', { address: '203.0.113.1', network: '203.0.113.0/24' });
+    await fx.stats.followed({ ...record, createdAt: fx.now - 10_000 });
+    await fx.stats.tally({ ...record, status: 'expired' });
+    /** The kinds of entry (a key's name up to its first `:`) the store holds live. */
+    const kinds = async () => {
+      const keys = dumpMemoryStore(fx.store).map((line) => line.split(' ')[0]!);
+      const live = await Promise.all(
+        keys.map(async (key) => ((await fx.store.get(key)) === null ? [] : [key])),
+      );
+      return [...new Set(live.flat().map((key) => key.split(':')[0]!))];
+    };
+    const perDay = ['stats-caller', 'stats-giver', 'stats-number'];
+    const perSession = ['stats-admitted', 'stats-counted', 'stats-followed'];
+    const dayEnds = (Math.floor(fx.now / DAY) + 1) * DAY;
+    const nextWeekEnds = (Math.floor(fx.now / WEEK) + 2) * WEEK;
+    fx.now = dayEnds + MINUTE - 1;
+    expect(await kinds()).toEqual(expect.arrayContaining([...perDay, ...perSession, 'stats-cell-net']));
+    fx.now = dayEnds + MINUTE + 1;
+    expect((await kinds()).filter((kind) => perDay.includes(kind))).toStrictEqual([]);
+    fx.now = record.expiresAt + DAY - 1;
+    expect(await kinds()).toEqual(expect.arrayContaining(perSession));
+    fx.now = record.expiresAt + DAY + 1;
+    expect((await kinds()).filter((kind) => perSession.includes(kind))).toStrictEqual([]);
+    fx.now = nextWeekEnds + MINUTE - 1;
+    expect(await kinds()).toContain('stats-cell-net');
+    fx.now = nextWeekEnds + MINUTE + 1;
+    expect(await kinds()).not.toContain('stats-cell-net');
   });
 
   it('an end known a day after its start, while the session’s claims last, counts its start once', async () => {

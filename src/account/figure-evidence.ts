@@ -57,7 +57,7 @@ const WEEK_MS = 7 * DAY_MS;
 /** A pending session whose status was read this long after its start had a page following it. */
 export const FOLLOWED_AFTER_MS = 5_000;
 /** Session ids this instance marked as followed, remembered so a poll writes at most once. */
-const FOLLOWED_REMEMBERED = 10_000;
+export const FOLLOWED_REMEMBERED = 10_000;
 /** A claim outlives its session by this much, like the tracker's event claims. */
 const CLAIM_RETENTION_MS = DAY_MS;
 

@@ -67,6 +67,14 @@ describe('first method', () => {
     expect(chosen.get('desktop')).toBe('sms');
   });
 
+  it('keeps SMS first where no other method qualifies, whatever the order: SMS is judged alone, not with the step after it', () => {
+    // After SMS, the reverse call would verify more users, but after SMS's median: judged with it, SMS would not qualify.
+    for (const order of [undefined, ['sms', 'reverse_flash_call'], ['reverse_flash_call', 'sms']] as const) {
+      const device = { device: 'mobile' as const, weight: 1, candidates: [sms, reverse(0.3, 20_000)] };
+      expect(chooseFirstMethods([{ ...device, ...(order ? { order } : {}) }]).get('mobile')).toBe('sms');
+    }
+  });
+
   it('keeps SMS first where the other, fast enough, would verify fewer users than SMS alone', () => {
     // SMS: 40 % verified within 10 s, 45 % within 2 minutes (its median ~92 s, a budget the other meets).
     const buckets = Array<number>(TIME_TO_VERIFY_BUCKETS_MS.length + 1).fill(0);

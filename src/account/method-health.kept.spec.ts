@@ -221,6 +221,18 @@ describe('MethodHealthWatch: the health a session is counted by (counted)', () =
     expect(await c.watch.known('flash_call', MSK)).toBe('demoted');
   });
 
+  it('known, on an instance that read the prefix before, judges nothing however old its read: a drop waits for its own read', async () => {
+    const s = shared();
+    const c = instance(s);
+    expect(await c.watch.refresh('flash_call', MSK)).toBe('healthy');
+    windowOf(s, DROP);
+    s.now += HEALTH_WINDOW_MS;
+    expect(await c.watch.known('flash_call', MSK)).toBe('healthy');
+    expect(c.events).toStrictEqual([]);
+    expect(c.watch.state('flash_call', MSK)).toBe('healthy');
+    expect(await c.watch.refresh('flash_call', MSK)).toBe('degraded');
+  });
+
   it('reads the kept change once per HEALTH_READ_MS: a change kept since shows at that bound', async () => {
     const s = shared();
     const a = instance(s);

@@ -61,6 +61,14 @@ describe('MethodStats: what the figures answer', () => {
     expect(Object.keys(figures).sort()).toStrictEqual(['msgr1_otp', 'other', 'reverse_flash_call', 'sms']);
   });
 
+  it('charges in the account’s currency from the first read; a cost the figures cannot read (negative) is charged nowhere and names no currency', async () => {
+    const usd = (amount: number) => ({ amount, currency: 'USD' });
+    await live(session({ cost: usd(3) }), { status: 'delivered', delivered: true });
+    expect((await fx.stats.figures()).sms).toMatchObject({ started: 1, charged: usd(3) });
+    await live(session({ cost: { amount: -3, currency: 'EUR' } }), { status: 'delivered', delivered: true });
+    expect((await fx.stats.figures()).sms).toMatchObject({ started: 2, delivered: 2, charged: usd(3) });
+  });
+
   it('costs per verified user: everything charged over the verified ones, to the kopeck', async () => {
     for (let i = 0; i < 3; i++)
       await live(

@@ -168,6 +168,7 @@ export class MethodStats implements OnModuleDestroy {
   async figures(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
     const days = windowDays(query.days);
     const country = query.country === undefined ? ALL_COUNTRIES : countryKey(query.country);
+    await this.flush(); // the currency read after this instance's counts: else a first read names the default
     const [currency, perMethod] = await Promise.all([
       this.store.get(CURRENCY_KEY),
       Promise.all(REPORTED_METHODS.map((method) => this.#sum(method, country, days))),

@@ -3,6 +3,7 @@ import { ProtectionRefusal } from '../core/refusal-reason.js';
 import type { MemoryStore } from '../store/memory.store.js';
 import { chargedAtEnd, warnWhenSpendUnbounded } from './spend-cap.js';
 import { DAY, refusalOf, rub, spendCap } from '../../test/support/spend-cap.fixture.js';
+import { dumpMemoryStore } from '../../test/support/store-dump.js';
 
 describe('SpendCap', () => {
   const stores: MemoryStore[] = [];
@@ -144,6 +145,23 @@ describe('SpendCap', () => {
     clock.now = Date.UTC(2026, 0, 2, 0, 1);
     await cap.ended('rfc-2', { verified: true, delivered: true });
     expect(await cap.spentShare()).toBeCloseTo(0.025);
+  });
+
+  it("an ended session's window entries leave the store when its window ends, a tick after and not before", async () => {
+    const { cap, clock, store } = make({ amount: 10 }, 100);
+    await (await cap.reserve('sms')).settle(rub(3), session(1, clock.now));
+    // Undelivered as far as the module saw: kept unproven until usage says, to the window's end.
+    await cap.ended('rfc-1', { verified: false, delivered: false });
+    const live = async () => {
+      const keys = dumpMemoryStore(store).map((line) => line.split(' ')[0]!);
+      const held = await Promise.all(keys.map(async (key) => ((await store.get(key)) === null ? [] : [key])));
+      return held.flat();
+    };
+    const windowEnds = Date.UTC(2026, 0, 2);
+    clock.now = windowEnds - 1;
+    expect(await live()).not.toStrictEqual([]);
+    clock.now = windowEnds;
+    expect(await live()).toStrictEqual([]);
   });
 
   it('a session whose end two instances report at once is counted once; an SMS whose delivery nobody saw stays counted', async () => {

@@ -165,6 +165,20 @@ describe('takeSpareSlot: the claim', () => {
     await store.close();
   });
 
+  it('a read failing under the claim fails the start with its error and lets the claim go', async () => {
+    const store = new MemoryStore({ clock: () => NOW });
+    const [first] = spareSlotIds(pool);
+    let reads = 0;
+    // The first slot reads empty at the choice; its read under the claim fails (the store went away).
+    const read = async (slotId: string): Promise<SlotHolder | null> => {
+      if (slotId === first && reads++ > 0) throw new Error('store down');
+      return null;
+    };
+    await expect(takeSpareSlot(store, pool, 'me', read)).rejects.toThrow('store down');
+    expect(await store.get(spareSlotClaimKey(first!))).toBeNull();
+    await store.close();
+  });
+
   it('a slot written since the choice read it (under the claim) is chosen again from what it holds now', async () => {
     const store = new MemoryStore({ clock: () => NOW });
     const [first, second] = spareSlotIds(pool);

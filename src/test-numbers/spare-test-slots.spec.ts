@@ -128,6 +128,33 @@ describe("spare test sessions: another starter's session keeps its slot while it
     expect((await sessions.getSession(reviewer)).status).toMatch(PENDING);
   });
 
+  it("the newest stranger's session is replaced wherever its slot stands: a lower slot freed and taken again, or a starter's own session renewed", async () => {
+    const { now, sessions, spare, slotOf } = await spareNumber();
+    const began = now.t;
+    const strangers: string[] = [];
+    for (let n = 0; n < SPARE_TEST_SESSION_SLOTS; n++) {
+      strangers.push(await spare(`net:stranger-${n}`));
+      now.t += 1_000;
+    }
+    // The first slot's session ends; a new stranger takes it, the newest in the lowest slot.
+    now.t = began + DEFAULT_SESSION_TTL_MS;
+    const lowest = await spare('net:lowest');
+    expect(slotOf(lowest)).toBe(0);
+    now.t += 1;
+    await spare('net:next');
+    await expect(sessions.getSession(lowest)).rejects.toMatchObject({ status: 404 });
+    for (const id of strangers.slice(1)) expect((await sessions.getSession(id)).status).toMatch(PENDING);
+    // A starter renewing its own session (net:stranger-1's oldest) replaced nobody else: its new one is the
+    // newest session any other starter may take.
+    now.t += 1;
+    const renewed = await spare('net:stranger-1');
+    expect(slotOf(renewed)).toBe(1);
+    now.t += 1;
+    await spare('net:later');
+    await expect(sessions.getSession(renewed)).rejects.toMatchObject({ status: 404 });
+    for (const id of strangers.slice(2)) expect((await sessions.getSession(id)).status).toMatch(PENDING);
+  });
+
   it('every slot held by a session a code was checked for: a start takes the overflow, nothing else replaced', async () => {
     const { sessions, spare, slotOf } = await spareNumber();
     const held: string[] = [];

@@ -3,7 +3,8 @@
  * falls back to a read and then a write (store-replace.ts). What a host sees must not change: an owner's
  * erasure keeps that owner's entry in a number's ring without the owner, until the entry's own end (`at` +
  * retentionDays, one tick before it still listed); a number's erasure takes its entry out of its owner's ring
- * and leaves the owner's other entries.
+ * and leaves the owner's other entries; on a store that ignores `renew` too, a ring wider than the default is
+ * erased whole.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
@@ -66,6 +67,33 @@ describe.each(ONE_PLATFORM)("history erasure on a host's store without replaceIf
     expect((await history.list({ phoneNumber: number })).map((e) => e.owner)).toEqual([undefined, bob]);
     await suite.sb.advance(1);
     expect((await history.list({ phoneNumber: number })).map((e) => e.owner)).toEqual([bob]);
+  });
+
+  it("a number's erasure on a store that ignores renew: its entries past the default's 100 slots go too, though their shelf's counter restarted", async () => {
+    inner = new MemoryStore({ clock: () => suite.sb.now() });
+    const host = hostStoreOf(inner);
+    // Without `renew`, a counter lives from its first write: it ends while the entries it numbered live on.
+    const store = {
+      ...host,
+      increment: (key: string, by: number, ttlMs: number) => host.increment(key, by, ttlMs),
+    };
+    suite.host = await createTestApp({
+      platform,
+      module: moduleOptions(suite.sb, { history: { retentionDays: 2, maxEntries: 150 }, store }),
+    });
+    const history = suite.host.app.get(VerificationHistory);
+    const number = phone();
+    const owner = `zoe-${randomUUID()}`;
+    await history.record(failed(number, owner));
+    await suite.sb.advance(DAY);
+    for (let i = 0; i < 100; i++) await history.record(failed(number, owner));
+    // The first entry and the shelf's counter have ended; the hundred written a day later, in slots 1 to 100, live.
+    await suite.sb.advance(DAY + 1);
+    expect(await history.list({ phoneNumber: number })).toHaveLength(100);
+
+    await history.forget({ phoneNumber: number });
+    expect(await history.list({ phoneNumber: number })).toEqual([]);
+    expect(await history.list({ owner })).toEqual([]);
   });
 
   it("a number's erasure takes its entry out of its owner's ring and leaves the owner's other entries", async () => {

@@ -170,7 +170,7 @@ describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
     expect(await history.list({ phoneNumber: phone })).toEqual([]);
   });
 
-  it("a verified session's start outlives others' starts for retentionDays after its verification: listed a tick before, not at it", async () => {
+  it("a verified session's start, copied once beside its right code and outcome, outlives others' starts for retentionDays after its verification: listed a tick before, not at it", async () => {
     const history = await boot({ history: { maxEntries: 3, retentionDays: 2 } });
     const phone = phoneNumber();
     const started = await post('start', { phone_number: phone, method: 'sms' }, 'erin');
@@ -192,6 +192,15 @@ describe.each(PLATFORMS)('verification history (%s)', (platform: Platform) => {
         .filter((e) => e.owner === 'erin' && e.kind === 'start')
         .map((e) => e.method);
     expect(await erins()).toEqual(['sms']);
+    // The verified shelf holds the session once: its start, its right code and its outcome, each listed.
+    const verifiedShelf = (await history.list({ phoneNumber: phone }))
+      .filter((e) => e.owner === 'erin')
+      .map((e) => [e.kind, e.check ?? e.status]);
+    expect(verifiedShelf).toEqual([
+      ['start', 'sent'],
+      ['check', 'right'],
+      ['outcome', 'verified'],
+    ]);
     await suite.sb.advance(verifiedAt + 2 * 86_400_000 - 1 - suite.sb.now());
     expect(await erins()).toEqual(['sms']);
     await suite.sb.advance(1);

@@ -158,6 +158,12 @@ describe.each(PLATFORMS)('assessStart, the risk hook (%s)', (platform: Platform)
       'allow',
       undefined,
     ]);
+    // A step-up has no refusal label: its entry keeps the host's reason.
+    expect((await history(recent))[0]).toMatchObject({
+      kind: 'refusal',
+      errorCode: 'step_up_required',
+      reason: 'sim_changed',
+    });
   });
 
   it('grade: a method charged on delivery is 409 method_held offering those charged on proof; auto takes one', async () => {

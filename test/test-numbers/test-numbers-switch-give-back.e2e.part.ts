@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../../src/store/memory.store.js';
 import type { StoreWriteOptions } from '../../src/store/verification-store.interface.js';
+import { CapturingLogger } from '../support/log-capture.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 import { startAccountHost } from '../webhooks/harness.js';
@@ -21,7 +22,7 @@ describe.each(PLATFORMS)('test numbers: a switch the store could not keep (%s)',
     host = undefined;
   });
 
-  it('gives back what it took: the same switch again is played, not 429, and verifies', async () => {
+  it('gives back what it took, logging the store’s failure: the same switch again is played, not 429, and verifies', async () => {
     let refuse = false;
     const store = new (class extends MemoryStore {
       override async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions) {
@@ -32,10 +33,12 @@ describe.each(PLATFORMS)('test numbers: a switch the store could not keep (%s)',
         return super.set(key, value, ttlMs, options);
       }
     })({ clock: () => suite.sb.now() });
+    const logger = new CapturingLogger();
     try {
       host = await startAccountHost(platform, suite.sb, {
         module: {
           store,
+          logger,
           testNumbers: { numbers: [{ phoneNumber: REVIEWER, code: CODE }] },
           // The start and one switch: a switch that kept what it took leaves the address nothing.
           limits: { startPerIp: { points: 2, windowMs: 3_600_000 }, spendCap: false, pumping: false },
@@ -54,6 +57,10 @@ describe.each(PLATFORMS)('test numbers: a switch the store could not keep (%s)',
         error_code: 'service_unavailable',
       });
       expect(refuse).toBe(false);
+      // Logged with the store's own failure: giving back what the switch took adds none of its own.
+      expect(logger.lines.filter((line) => line.startsWith('error switch failed'))).toStrictEqual([
+        expect.stringContaining('store refused the write'),
+      ]);
 
       const again = await post('switch', { verification_id: id, method: 'flash_call' });
       expect({ status: again.status, method: again.body.method }).toEqual({
