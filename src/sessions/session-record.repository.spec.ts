@@ -15,14 +15,19 @@ const RECORD_API = {
   api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
 };
 
-describe('SessionRecordRepository: records read again', () => {
-  let store: MemoryStore;
-  let records: SessionRecordRepository;
+/** Before each test of the describe, a MemoryStore at a fixed time and the repository on it (closed after). */
+function eachTest(set: (made: { store: MemoryStore; records: SessionRecordRepository }) => void): void {
+  let store: MemoryStore | undefined;
   beforeEach(() => {
     store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = recordsOn(store);
+    set({ store, records: recordsOn(store) });
   });
-  afterEach(() => store.close());
+  afterEach(() => store?.close());
+}
+
+describe('SessionRecordRepository: records read again', () => {
+  let records: SessionRecordRepository;
+  eachTest((made) => ({ records } = made));
 
   it('getSince hands back the record it was given while the store holds what that record was read as', async () => {
     await records.save(record);
@@ -71,11 +76,7 @@ describe('SessionRecordRepository: a spare test session slot holds its newest se
 describe('SessionRecordRepository: what a record stores, and records of the previous format', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
-  beforeEach(() => {
-    store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = recordsOn(store);
-  });
-  afterEach(() => store.close());
+  eachTest((made) => ({ store, records } = made));
   const stored = async (requestId: string) =>
     JSON.parse((await store.get(SessionRecordRepository.key(requestId)))!) as Record<string, unknown>;
 
@@ -175,13 +176,8 @@ describe('SessionRecordRepository: announcing a changed session', () => {
 });
 
 describe('SessionRecordRepository: each session its own record, journey and erasure', () => {
-  let store: MemoryStore;
   let records: SessionRecordRepository;
-  beforeEach(() => {
-    store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = recordsOn(store);
-  });
-  afterEach(() => store.close());
+  eachTest((made) => ({ records } = made));
   const journeyOf = (journeyId: string, phoneNumber: string) => ({
     journeyId,
     phoneNumber,
@@ -227,13 +223,8 @@ describe('SessionRecordRepository: each session its own record, journey and eras
 });
 
 describe('SessionRecordRepository: an erased session is gone from the store', () => {
-  let store: MemoryStore;
   let records: SessionRecordRepository;
-  beforeEach(() => {
-    store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = recordsOn(store);
-  });
-  afterEach(() => store.close());
+  eachTest((made) => ({ records } = made));
   const journeyOf = (journeyId: string) => ({
     journeyId,
     phoneNumber: record.phoneNumber,
@@ -268,11 +259,7 @@ describe('SessionRecordRepository: an erased session is gone from the store', ()
 describe('SessionRecordRepository: a session’s erasure index', () => {
   let store: MemoryStore;
   let records: SessionRecordRepository;
-  beforeEach(() => {
-    store = new MemoryStore({ clock: () => 1_700_000_000_000 });
-    records = recordsOn(store);
-  });
-  afterEach(() => store.close());
+  eachTest((made) => ({ store, records } = made));
   const number = { phoneNumber: record.phoneNumber };
 
   it('a session stored without a reservation is followed and indexed under its number, with no caller', async () => {

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, PLATFORMS, type TestApp } from '../support/verification-app.js';
-import { apiCheck, eventsOf, settle, startHost, startSession } from '../webhooks/harness.js';
+import { apiCheck, enterCode, eventsOf, settle, startHost, startSession } from '../webhooks/harness.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 
 const DAY = 86_400_000;
@@ -37,13 +37,7 @@ describe.each(PLATFORMS)('verified_at on the module clock, by each path (%s)', (
     await sb.deliver(s.requestId);
     await sb.advance(1_000);
     const checkedAt = sb.now();
-    const check = await call(
-      host.url,
-      'POST',
-      '/verification/check',
-      { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code },
-      { 'x-user': s.owner },
-    );
+    const check = await enterCode(host, sb, s);
     expect(check.body).toMatchObject({ status: 'verified', verified: true });
     expect((await statusOf(s.verificationId, s.owner)).verified_at).toBe(new Date(checkedAt).toISOString());
     await settle(sb);
@@ -58,13 +52,7 @@ describe.each(PLATFORMS)('verified_at on the module clock, by each path (%s)', (
     const s = await startSession(host, sb, 'operator_id', 'owner-accepted');
     await sb.operator(s.requestId, 'fallback');
     await sb.advance(3_000);
-    const check = await call(
-      host.url,
-      'POST',
-      '/verification/check',
-      { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code },
-      { 'x-user': s.owner },
-    );
+    const check = await enterCode(host, sb, s);
     expect(check.body).toMatchObject({ status: 'sent', verified: false });
     expect(await statusOf(s.verificationId, s.owner)).toMatchObject({ status: 'sent', verified_at: null });
   });

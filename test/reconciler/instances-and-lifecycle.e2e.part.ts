@@ -8,9 +8,10 @@ import { CapturingLogger } from '../support/log-capture.js';
 import { FlakyListener } from '../events/flaky-listener.js';
 import { slowWritesStore } from '../support/round-trip-store.js';
 import { sharedRedisUrl } from '../support/redis-server.js';
-import { call, ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
+import { ONE_PLATFORM, type TestApp } from '../support/verification-app.js';
 import {
   drive,
+  enterCode,
   eventsOf,
   METHODS,
   reconcilerOf,
@@ -204,8 +205,8 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
     }
   });
 
-  it('a session a check settles while a pass puts it back in the queue leaves the queue with that pass, its event emitted once', async () => {
-    // The pass's write of the session's next look is held until the test lets it land.
+  /** A MemoryStore whose next `schedule` (a pass's write of a session's next look) is held until it lands. */
+  function heldSchedules() {
     let held: Promise<void> | undefined;
     let land = () => {};
     let reached = () => {};
@@ -220,56 +221,50 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
         return super.schedule(queue, member, dueAt);
       }
     })({ clock: () => sb.now() });
+    return {
+      store,
+      land: () => land(),
+      /**
+       * A pass that reaches the session's put-back, held there while the user enters the code on the check
+       * route (verified, which takes it out of the queue), then lands: the pass's count of sessions looked at.
+       */
+      async checkDuringPass(host: TestApp, s: StartedSession): Promise<number> {
+        await sb.deliver(s.requestId);
+        await sb.advance(30_000);
+        const atSchedule = new Promise<void>((resolve) => (reached = resolve));
+        held = new Promise<void>((resolve) => (land = resolve));
+        const pass = reconcilerOf(host).runOnce();
+        await atSchedule;
+        const checked = await enterCode(host, sb, s);
+        expect(checked.body.verified).toBe(true);
+        land();
+        return pass;
+      },
+    };
+  }
+
+  it('a session a check settles while a pass puts it back in the queue leaves the queue with that pass, its event emitted once', async () => {
+    const schedules = heldSchedules();
     const host = await startHost(platform, sb, {
-      module: { webhooks: undefined, store, reconcile: { tickMs: 3_600_000 } },
+      module: { webhooks: undefined, store: schedules.store, reconcile: { tickMs: 3_600_000 } },
       receiveWebhooks: false,
     });
     try {
       const s = await startSession(host, sb, 'sms');
-      await sb.deliver(s.requestId);
-      await sb.advance(30_000);
-      const atSchedule = new Promise<void>((resolve) => (reached = resolve));
-      held = new Promise<void>((resolve) => (land = resolve));
-      const pass = reconcilerOf(host).runOnce();
-      await atSchedule;
-      // The user enters the code meanwhile: verified on the check route, which takes it out of the queue.
-      const checked = await call(
-        host.url,
-        'POST',
-        '/verification/check',
-        { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code },
-        { 'x-user': s.owner },
-      );
-      expect(checked.body.verified).toBe(true);
-      land();
-      expect(await pass).toBe(1);
+      expect(await schedules.checkDuringPass(host, s)).toBe(1);
       expect(await reconcilerOf(host).pending()).toBe(0);
       expect(eventsOf(host, s.requestId)).toEqual(['verification.verified']);
     } finally {
-      land();
+      schedules.land();
       await host.close();
-      await store.close();
+      await schedules.store.close();
     }
   });
 
   it('a session a check settles while a pass puts it back, its listener failing on the check: that pass emits the event, as a poll', async () => {
-    // The pass's write of the session's next look is held until the test lets it land.
-    let held: Promise<void> | undefined;
-    let land = () => {};
-    let reached = () => {};
-    const store = new (class extends MemoryStore {
-      override async schedule(queue: string, member: string, dueAt: number): Promise<void> {
-        const wait = held;
-        held = undefined;
-        if (wait) {
-          reached();
-          await wait;
-        }
-        return super.schedule(queue, member, dueAt);
-      }
-    })({ clock: () => sb.now() });
+    const schedules = heldSchedules();
     const host = await startHost(platform, sb, {
-      module: { webhooks: undefined, store, reconcile: { tickMs: 3_600_000 } },
+      module: { webhooks: undefined, store: schedules.store, reconcile: { tickMs: 3_600_000 } },
       receiveWebhooks: false,
       providers: [FlakyListener],
     });
@@ -277,28 +272,13 @@ describe.each(ONE_PLATFORM)('reconciler across instances and the app lifecycle (
     listener.failFirst = true;
     try {
       const s = await startSession(host, sb, 'sms');
-      await sb.deliver(s.requestId);
-      await sb.advance(30_000);
-      const atSchedule = new Promise<void>((resolve) => (reached = resolve));
-      held = new Promise<void>((resolve) => (land = resolve));
-      const pass = reconcilerOf(host).runOnce();
-      await atSchedule;
-      const checked = await call(
-        host.url,
-        'POST',
-        '/verification/check',
-        { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code },
-        { 'x-user': s.owner },
-      );
-      expect(checked.body.verified).toBe(true);
-      land();
-      expect(await pass).toBe(1);
+      expect(await schedules.checkDuringPass(host, s)).toBe(1);
       expect(listener.of(s.requestId)).toEqual(['verification.verified!', 'verification.verified']);
       expect(listener.deliveries.map((d) => d.payload.source)).toEqual(['check', 'poll']);
     } finally {
-      land();
+      schedules.land();
       await host.close();
-      await store.close();
+      await schedules.store.close();
     }
   });
 });

@@ -172,6 +172,21 @@ export async function apiCheck(sb: VerificationSandbox, requestId: string, code:
   return res.status;
 }
 
+/** The user enters the code the sandbox sent: `POST /verification/check` on the host, as the session's owner. */
+export function enterCode(
+  host: TestApp,
+  sb: VerificationSandbox,
+  s: StartedSession,
+): ReturnType<typeof call> {
+  return call(
+    host.url,
+    'POST',
+    '/verification/check',
+    { verification_id: s.verificationId, code: sb.getSession(s.requestId)!.code },
+    { 'x-user': s.owner },
+  );
+}
+
 /** `GET /v1/verify/{id}` straight from the sandbox: the truth the events must match. */
 export async function apiStatus(sb: VerificationSandbox, requestId: string): Promise<string> {
   const auth = Buffer.from(`${sb.demoAccount.apiKey}:${sb.demoAccount.apiSecret}`).toString('base64');
