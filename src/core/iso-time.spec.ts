@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { settledHeapUsed } from '../../test/hardening/support/heap.js';
 import { isoTime } from './iso-time.js';
 
 describe('isoTime', () => {
@@ -15,6 +16,14 @@ describe('isoTime', () => {
       const date = new Date(base + i * 1_001);
       expect(isoTime(date)).toBe(date.toISOString());
     }
+  });
+
+  it('keeps a bounded number of times: a host formatting half a million distinct times holds none of them', () => {
+    // Unbounded, the memo would hold every time's text and key: about 50 MB here.
+    const base = Date.UTC(2027, 0, 1);
+    const before = settledHeapUsed();
+    for (let i = 0; i < 500_000; i += 1) isoTime(new Date(base + i));
+    expect(settledHeapUsed() - before).toBeLessThan(8 * 1024 * 1024);
   });
 
   it('refuses an invalid date as toISOString does', () => {

@@ -6,3 +6,4 @@ import './browser-key.cookie.spec.js';
 import './global-prefix.spec.js';
 import './literal-prefix.spec.js';
 import './sse-response.spec.js';
+import './status-stream.hub.spec.js';

@@ -45,6 +45,8 @@ describe.each(ONE_PLATFORM)('graded answers (%s)', (platform) => {
       reason: 'method_held',
       held: 'range_held',
       offered_methods: ['reverse_flash_call', 'msgr2_bot'],
+      // What a frontend may show: another method, not "try later" (the rate limit's).
+      detail: 'This method is not available for this number now: use one of offered_methods',
     });
     expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(fx.sb.requestCount('POST /v1/verify')).toBe(sent);
