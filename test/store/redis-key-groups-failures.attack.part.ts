@@ -188,12 +188,20 @@ describe('store: redis-key-groups-failures.attack', () => {
   });
 
   describe('RedisStore.close() in the tick its last writes were issued', () => {
-    for (const driver of ['ioredis', 'redis'] as const) {
-      it(`completes the writes issued before close() (store opened from a URL, ${driver})`, async () => {
+    // Its connection open, or still opening (a short script, a shutdown just after boot): close() waits for both.
+    for (const [driver, opened] of [
+      ['ioredis', true],
+      ['redis', true],
+      ['ioredis', false],
+      ['redis', false],
+    ] as const) {
+      it(`completes the writes issued before close() (store opened from a URL, ${driver}, ${opened ? 'its connection open' : 'its connection still opening'})`, async () => {
         const prefix = `${RUN_PREFIX}${randomUUID()}:`;
         const store = new RedisStore({ url: sharedRedisUrl(), driver, keyPrefix: prefix });
-        await store.ready();
-        await store.get('warm');
+        if (opened) {
+          await store.ready();
+          await store.get('warm');
+        }
         const writes = Promise.allSettled([store.set('a', 'v', 60_000), store.increment('b', 1, 60_000)]);
         await store.close();
         const answers = await writes;
