@@ -52,7 +52,7 @@ export const SPECS_BY_FOLDER = {
   // The client's specs run in Node over a fake transport and fake timers (no Chromium: browser-client.e2e is
   // out of reach); bundle-size measures the bundle esbuild makes, not behaviour.
   client: [
-    /^test\/client\/(client-answers|client-clock|client-waits|verification-client|verification-journey|follow-twins|fetch-event-source|safe-links)\./,
+    /^test\/client\/(client-answers|client-clock|client-waits|verification-client|verification-journey|follow-twins|fetch-event-source|safe-links|storage-choice|stream-answered-html|stream-chunk-missing)\./,
   ],
   // Its unit specs, and the one table that checks what a user is handed to open or call (user-links.ts) beside
   // the browser client's check.
