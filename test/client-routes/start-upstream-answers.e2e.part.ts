@@ -235,7 +235,8 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
     }
   });
 
-  it('an answer naming another number than the one asked for: the event and the verified phone the host reads keep the number the person entered, the one the API sends the code to', async () => {
+  /** A start of `phone` by ann whose 201 the API answers naming another number (`named`). */
+  async function startAnswerNamingAnother() {
     const sb = suite.sb;
     const host = await suite.boot(() =>
       startHost(platform, sb, { receiveWebhooks: false, module: { reconcile: { enabled: false } } }),
@@ -244,6 +245,11 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
     sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'phone_number', value: named });
     const started = await start(host.url, 'sms', 'ann', phone);
     expect(started.status).toBe(201);
+    return { sb, host, phone, named, started };
+  }
+
+  it('an answer naming another number than the one asked for: the event and the verified phone the host reads keep the number the person entered, the one the API sends the code to', async () => {
+    const { sb, host, phone, named, started } = await startAnswerNamingAnother();
     const [session] = sb.sessionsFor(phone);
     expect(sb.sessionsFor(named)).toEqual([]);
     await sb.deliver(session!.request_id);
@@ -267,14 +273,7 @@ describe.each(ONE_PLATFORM)('client routes: a start the API refused or left unan
   });
 
   it('an answer naming another number than the one asked for: erasing the number entered removes its session, whose handle then answers 404', async () => {
-    const sb = suite.sb;
-    const host = await suite.boot(() =>
-      startHost(platform, sb, { receiveWebhooks: false, module: { reconcile: { enabled: false } } }),
-    );
-    const [phone, named] = [nextPhone(), nextPhone()];
-    sb.addFault({ route: 'POST /v1/verify', kind: 'field', field: 'phone_number', value: named });
-    const started = await start(host.url, 'sms', 'ann', phone);
-    expect(started.status).toBe(201);
+    const { host, phone, started } = await startAnswerNamingAnother();
     const erasure = host.app.get(VerificationErasure, { strict: false });
     expect(await erasure.forget({ phoneNumber: phone })).toMatchObject({ sessions: 1, liveSessions: 1 });
     const status = await call(
