@@ -84,10 +84,6 @@ export class MethodStats implements OnModuleDestroy {
     return `stats-counted:{${requestId}}:${transition}`;
   }
 
-  static counterKey(day: string, method: string, country: string, field: string): string {
-    return counterKey(day, method, country, field);
-  }
-
   /**
    * Counts what the record shows (started; delivered; its outcome) that no instance counted yet, as
    * FigureEvidence admits it: not a start the pumping defence suspected, a number's first with the
@@ -168,7 +164,8 @@ export class MethodStats implements OnModuleDestroy {
   async figures(query: MethodStatsQuery = {}): Promise<MethodStatsReport> {
     const days = windowDays(query.days);
     const country = query.country === undefined ? ALL_COUNTRIES : countryKey(query.country);
-    await this.flush(); // the currency read after this instance's counts: else a first read names the default
+    // The currency is read after this instance's counts are written: else a first read names the default.
+    await this.flush();
     const [currency, perMethod] = await Promise.all([
       this.store.get(CURRENCY_KEY),
       Promise.all(REPORTED_METHODS.map((method) => this.#sum(method, country, days))),
@@ -259,7 +256,7 @@ export class MethodStats implements OnModuleDestroy {
     const cellAdds = counts.adds.filter(([field]) => isCellField(field));
     for (const cell of counts.cells) groups.push([cell, cellAdds]);
     for (const [cc, adds] of groups) {
-      const group = MethodStats.counterKey(day, method, cc, '');
+      const group = counterKey(day, method, cc, '');
       let pending = this.#pending.get(group);
       if (pending === undefined) this.#pending.set(group, (pending = new Map()));
       for (const [field, by] of adds) pending.set(field, (pending.get(field) ?? 0) + by);
