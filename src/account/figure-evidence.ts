@@ -159,10 +159,13 @@ export class FigureEvidence {
     return { moment: real, ranking: real };
   }
 
-  /** A verified session: its journey is verified, and its caller has a record from now on. */
+  /**
+   * A verified session: its journey is verified (kept with the verifying step's start, see
+   * verifiedStep), and its caller has a record from now on.
+   */
   async verified(record: SessionRecord, admitted: Admission): Promise<void> {
     await Promise.all([
-      this.store.set(journeyVerifiedKey(record), '1', this.claimTtl(record)),
+      this.store.set(journeyVerifiedKey(record), String(record.createdAt), this.claimTtl(record)),
       admitted.caller === ''
         ? undefined
         : this.store.set(recordKey(admitted.caller), '1', STATS_RETENTION_DAYS * DAY_MS),
@@ -199,9 +202,15 @@ export class FigureEvidence {
     return this.store.setIfAbsent(`stats-counted:{${requestId}}:end`, '1', this.claimTtl(record));
   }
 
-  /** Whether another step verified the session's journey. */
-  async journeyVerified(record: SessionRecord): Promise<boolean> {
-    return (await this.store.get(journeyVerifiedKey(record))) !== null;
+  /**
+   * Which step verified the session's journey, by start: `later` (the user switched away from this
+   * one), `earlier` (a step it followed completed late, the call a user places or the operator's
+   * push, while this one waited), or none. A journey verified before the start was kept reads `later`.
+   */
+  async verifiedStep(record: SessionRecord): Promise<'earlier' | 'later' | null> {
+    const value = await this.store.get(journeyVerifiedKey(record));
+    if (value === null) return null;
+    return value !== '1' && Number(value) < record.createdAt ? 'earlier' : 'later';
   }
 
   /** A status answer of a pending session FOLLOWED_AFTER_MS or more after its start: a page follows it. */

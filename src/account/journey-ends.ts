@@ -1,11 +1,13 @@
 import { cutOffBySwitch } from '../core/fallback-moment.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
+import type { VerificationMethod } from '../core/verification-method.js';
 import {
   BUCKET_FIELD,
   countsOf,
   LEFT_FIELD,
   RESCUED_FIELD,
+  UNPROVEN_FIELD,
   type Counts,
   type MethodTransition,
 } from './method-figures.js';
@@ -30,6 +32,31 @@ export function withoutEnd(counts: Counts, drop: boolean): Counts {
     transitions: counts.transitions.filter((transition) => !isEnd(transition)),
     adds: counts.adds.filter(([field]) => kept(field)),
   };
+}
+
+/**
+ * What an unverified end adds when another step verified its journey (FigureEvidence.verifiedStep).
+ * Started `later`, that step rescued a real user this method failed (RESCUED_FIELD, the health's
+ * evidence): in its moment figures `left` when the switch cut it off (else a method tried after another
+ * would look as if users gave up), ended otherwise. Started `earlier` (a call its user placed late), it
+ * verified the user while this one waited: no outcome of this method, out of its ranking and its moment.
+ */
+export function endInVerifiedJourney(
+  counts: Counts,
+  method: VerificationMethod,
+  verifiedBy: 'earlier' | 'later',
+): void {
+  const left: [string, number][] = [
+    ...counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed'),
+    [LEFT_FIELD, 1],
+  ];
+  if (verifiedBy === 'earlier') {
+    counts.adds.push([UNPROVEN_FIELD, 1]);
+    counts.momentAdds = left;
+    return;
+  }
+  counts.adds.push([RESCUED_FIELD, 1]);
+  if (counts.momentGroup !== undefined && cutOffBySwitch(method)) counts.momentAdds = left;
 }
 
 /**

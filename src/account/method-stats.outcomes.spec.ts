@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { isProbeStep } from '../core/fallback-moment.js';
 import type { JourneyStep } from '../core/journey.js';
+import { choiceCells } from './method-figures.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
 
@@ -61,6 +62,49 @@ describe('MethodStats: unverified ends', () => {
       ended: 0,
       left: 1,
     });
+  });
+
+  // Twin orders of one journey: the flash call switched away from (its user failed it), or started after a
+  // reverse call its user then placed late (the user was verified while it waited: no failure of its own).
+  it.each([
+    [
+      'before the call that verified the journey: a failure, rescued',
+      -16_000,
+      { started: 1, verified: 0 },
+      1,
+    ],
+    ['after the call that verified the journey: out of its ranking and its rescues', 16_000, undefined, 0],
+  ])('a flash call started %s', async (_, startedAfterCall, samples, rescued) => {
+    const call = session(rfc);
+    const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
+      isProbeStep('flash_call', id),
+    );
+    const flash = session({
+      requestId: probe!,
+      method: 'flash_call',
+      phoneNumber: call.phoneNumber,
+      journeyId: call.requestId,
+      createdAt: call.createdAt + startedAfterCall,
+      cost: rub(0.8),
+    });
+    const [first, second] = startedAfterCall > 0 ? [call, flash] : [flash, call];
+    const step: JourneyStep = {
+      requestId: first.requestId,
+      method: first.method,
+      startedAt: first.createdAt,
+    };
+    await fx.stats.tally(first, 'owner:u', 'mobile');
+    await fx.stats.tally(second, 'owner:u', 'mobile', {}, [step]);
+    await fx.stats.tally({ ...call, status: 'verified', verifiedAt: fx.now + 20_000 });
+    await fx.stats.tally({ ...flash, status: 'expired', delivered: true });
+    await fx.stats.flush();
+    expect((await fx.stats.learningSamples()).flash_call).toStrictEqual(
+      samples && { ...samples, callers: 1 },
+    );
+    const [cell] = await fx.stats.cellSums('flash_call', choiceCells(flash.phoneNumber, 'mobile'), 7);
+    expect(cell).toMatchObject({ started: 1, expired: 1, rescued });
+    // Either way it is left in its moment's figures: its user did not give up in its time.
+    expect(await fx.stats.timeToVerify('flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 0, left: 1 });
   });
 
   it('a journey whose earlier step was never counted (suspected) counts its verification, quietly', async () => {

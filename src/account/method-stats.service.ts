@@ -1,7 +1,7 @@
 import { isTestSession } from '../core/test-session.js';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DAY_MS } from '../core/clock.js';
-import { cutOffBySwitch, type MomentCounts } from '../core/fallback-moment.js';
+import type { MomentCounts } from '../core/fallback-moment.js';
 import type { DeviceHint, JourneyStep } from '../core/journey.js';
 import type { MethodSamples, MethodSamplesByMethod } from '../core/method-ranking.js';
 import type { SessionRecord } from '../core/session-record.js';
@@ -24,7 +24,6 @@ import {
   STATS_RETENTION_DAYS,
   storedMethod,
   toFigures,
-  RESCUED_FIELD,
   UNPROVEN_FIELD,
   windowDays,
   type Counts,
@@ -33,7 +32,7 @@ import {
   type MethodTransition,
   type Sums,
 } from './method-figures.js';
-import { earlierEndCounts, isEnd, withoutEnd } from './journey-ends.js';
+import { earlierEndCounts, endInVerifiedJourney, isEnd, withoutEnd } from './journey-ends.js';
 import { errorText } from '../core/error-text.js';
 import { FigureEvidence, type Admission, type FigureGivers } from './figure-evidence.js';
 
@@ -197,10 +196,7 @@ export class MethodStats implements OnModuleDestroy {
     return { started, ended: verified + expired + failed, left, buckets };
   }
 
-  /**
-   * A step of a journey another step verified, ending unverified, is out of its method's moment figures
-   * (`left`, not expired or failed): else a method tried after another would look as if users gave up.
-   */
+  /** A session's end in the figures: a verified journey's (journey-ends.ts), else as proven (FigureEvidence). */
   async #journeyOutcome(record: SessionRecord, counts: Counts, admitted: Admission): Promise<void> {
     if (counts.transitions.includes('verified')) {
       await this.evidence.verified(record, admitted);
@@ -208,15 +204,9 @@ export class MethodStats implements OnModuleDestroy {
       return;
     }
     if (!counts.transitions.includes('expired') && !counts.transitions.includes('failed')) return;
+    const verifiedBy = await this.evidence.verifiedStep(record);
+    if (verifiedBy !== null) return endInVerifiedJourney(counts, record.method, verifiedBy);
     const others = counts.adds.filter(([field]) => field !== 'expired' && field !== 'failed');
-    if (await this.evidence.journeyVerified(record)) {
-      // A real user the method failed: another step verified them (the health's evidence, RESCUED_FIELD).
-      counts.adds.push([RESCUED_FIELD, 1]);
-      if (counts.momentGroup !== undefined && cutOffBySwitch(record.method)) {
-        counts.momentAdds = [...others, [LEFT_FIELD, 1]];
-        return;
-      }
-    }
     // No real user's end: out of what the policy learns (the moment's figures: neither ended nor pending).
     const proof = await this.evidence.proven(record, admitted);
     if (!proof.ranking) counts.adds.push([UNPROVEN_FIELD, 1]);
