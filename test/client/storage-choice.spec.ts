@@ -67,6 +67,17 @@ describe('VerificationClient resume: a kept entry another script or an older ver
   const harness = clientHarness();
   const KEY = 'nestjs-phone-verification';
 
+  it.each([
+    ['an id that is not a string', { id: 7, method: 'sms', phone: '+79123456789' }],
+    ['no id', { method: 'sms', phone: '+79123456789' }],
+  ])('with %s: not resumed, nothing asked', async (_name, kept) => {
+    harness.storage.setItem(KEY, JSON.stringify(kept));
+    const c = harness.client();
+    await expect(c.resume()).resolves.toBe(false);
+    expect(harness.routes.count('GET /status')).toBe(0);
+    expect(c.getState()).toMatchObject({ phase: 'idle', verificationId: null });
+  });
+
   it('without a method that is a string: not resumed, nothing asked', async () => {
     harness.storage.setItem(KEY, JSON.stringify({ id: 'VID-1', method: 42, phone: '+79123456789' }));
     await expect(harness.client().resume()).resolves.toBe(false);
