@@ -317,6 +317,28 @@ describe('VerificationClient: WebOTP only while a code is awaited', () => {
     expect(await asked(true, {}, false, false)).toEqual([]);
   });
 
+  it('a WebOTP request the browser refuses (the user dismissed it) checks nothing: the code is still awaited', async () => {
+    const globals = globalThis as Record<string, unknown>;
+    globals.OTPCredential = class {};
+    Object.defineProperty(globalThis, 'navigator', {
+      configurable: true,
+      value: {
+        credentials: { get: () => Promise.reject(new DOMException('dismissed', 'NotAllowedError')) },
+      },
+    });
+    try {
+      harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+      const c = harness.client({ webOtp: true });
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      await jest.advanceTimersByTimeAsync(0);
+      expect(harness.routes.count('POST /check')).toBe(0);
+      expect(c.getState()).toMatchObject({ phase: 'awaiting_user', prompt: { kind: 'code' }, error: null });
+    } finally {
+      delete globals.OTPCredential;
+      Reflect.deleteProperty(globalThis, 'navigator');
+    }
+  });
+
   it('a credential whose code is not text (a browser or extension of its own) is not checked: the code is still awaited', async () => {
     await onPage(true, async (requests) => {
       harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
