@@ -335,7 +335,7 @@ describe('fetchEventSource', () => {
   it("a field it does not know is ignored, a number in it too: the reconnection waits retry's default", async () => {
     let calls = 0;
     const source = fetchEventSource(
-      () => (calls++, Promise.resolve(streamed(['delay: 10\nretries: 1\ndata: x\n\n']))),
+      () => (calls++, Promise.resolve(streamed(['delay: 1000\nwait: 2000\ndata: x\n\n']))),
       () => ({}),
     )('/v/status/ID/events');
     await jest.advanceTimersByTimeAsync(2999);
