@@ -77,11 +77,11 @@ export class SavedVerificationSlot {
  * or a resume answers, moved on when a status shows another tab's switch (method, journey token).
  */
 export class FollowedVerification {
-  private saved: SavedVerification | null = null;
+  private saved: SavedVerification | undefined;
 
   constructor(readonly slot: SavedVerificationSlot) {}
 
-  get current(): SavedVerification | null {
+  get current(): SavedVerification | undefined {
     return this.saved;
   }
 
@@ -109,8 +109,8 @@ export class FollowedVerification {
     return methodChanged;
   }
 
-  /** Followed no more here (the slot keeps it for `resume()`). */
-  drop(): void {
-    this.saved = null;
+  /** Followed no more here (the slot keeps it for `resume()`), or as kept while a reload reads its status. */
+  drop(resumed?: SavedVerification): void {
+    this.saved = resumed;
   }
 }

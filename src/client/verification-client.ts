@@ -16,7 +16,7 @@ import {
   withCountdowns,
 } from './client-state.js';
 import { StatusFollower } from './status-follower.js';
-import { FollowedVerification, SavedVerificationSlot } from './storage.js';
+import { FollowedVerification, SavedVerificationSlot, type SavedVerification } from './storage.js';
 import { routesFor, tokenQuery, type EventSourceFactory, type RoutesTransport } from './transport.js';
 import type { StartAnswer, StatusAnswer, VerificationState } from './types.js';
 import { isTerminal } from './user-prompt.js';
@@ -92,7 +92,8 @@ export class VerificationClient {
   async resume(): Promise<boolean> {
     const saved = this.followed.slot.read();
     if (!saved) return false;
-    const signal = this.restart();
+    // Followed as kept while its status is read: a cancel meanwhile carries its journey token.
+    const signal = this.restart(saved);
     this.set({ ...IDLE, phase: 'starting', method: saved.method, verificationId: saved.id, resumed: true });
     try {
       const answer = await this.transport.status(saved.id, saved.token, signal);
@@ -225,12 +226,12 @@ export class VerificationClient {
     this.set(IDLE);
   }
 
-  private restart(): AbortSignal {
+  private restart(resumed?: SavedVerification): AbortSignal {
     this.controller.abort();
     this.controller = new AbortController();
     this.follower?.stop();
     this.follower = null;
-    this.followed.drop();
+    this.followed.drop(resumed);
     this.codeAccepted = false;
     return this.controller.signal;
   }

@@ -234,6 +234,23 @@ describe('VerificationClient: resume', () => {
     expect(harness.routes.count('POST /cancel')).toBe(1);
   });
 
+  it("canceled while it reads, a switched journey's cancel carries its kept token (a store that lost the journey finds it by it)", async () => {
+    harness.storage.setItem(
+      'nestjs-phone-verification',
+      JSON.stringify({ id: 'VID-2', method: 'flash_call', phone: '+79123456789', token: 'JT-2' }),
+    );
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes) });
+    harness.routes.on('POST /cancel', canceled('VID-2'));
+    const c = harness.client();
+    const resuming = c.resume();
+    await c.cancel();
+    await expect(resuming).resolves.toBe(false);
+    expect(harness.routes.requests.at(-1)).toMatchObject({
+      route: 'POST /cancel',
+      body: { verification_id: 'VID-2', journey_token: 'JT-2' },
+    });
+  });
+
   it('an outcome is forgotten (a second reload reads nothing); an outage keeps it for the next reload', async () => {
     save();
     harness.routes.on('GET /status', problem(503, 'service_unavailable'));

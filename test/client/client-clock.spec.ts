@@ -79,6 +79,26 @@ describe('VerificationClient on the clock', () => {
     expect(left.slice(1).map((v, i) => left[i]! - v)).toEqual(Array(4).fill(1000));
   });
 
+  // A timer left running keeps a page waking every second and a Node process (a host's tests, a server
+  // render) from exiting: each verification's countdowns run on one timer, stopped with them.
+  it.each([
+    ['verified by a code (its countdowns moved several times)', 'verified'],
+    ['disposed while a code is awaited', 'disposed'],
+  ] as const)('the countdowns leave no timer running once %s', async (_name, end) => {
+    const c = await started({ poll_interval_ms: 60_000, resend_available_at: '2026-11-23T12:01:00.000Z' });
+    harness.routes.on('POST /check', problem(400, 'invalid_code', { attempts_remaining: 2 }), {
+      status: 200,
+      body: { verification_id: 'VID-1', status: 'verified', verified: true },
+    });
+    await jest.advanceTimersByTimeAsync(3000);
+    await c.check('111111');
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', resendInMs: 57_000 });
+    if (end === 'verified') await c.check('123456');
+    else c.dispose();
+    expect(c.getState().phase).toBe(end === 'verified' ? 'verified' : 'idle');
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it.each([0, 250, 999])(
     'the server clock read from whole-second Date headers is off by half a second at most: a server %i ms past its second ends the page 5 s after its expiry, ±500 ms',
     async (subSecondMs) => {
@@ -295,6 +315,66 @@ describe('VerificationClient: WebOTP only while a code is awaited', () => {
 
   it('a browser without WebOTP (credentials, no OTPCredential) is asked nothing', async () => {
     expect(await asked(true, {}, false, false)).toEqual([]);
+  });
+
+  it('a WebOTP request the browser refuses (the user dismissed it) checks nothing: the code is still awaited', async () => {
+    const globals = globalThis as Record<string, unknown>;
+    globals.OTPCredential = class {};
+    Object.defineProperty(globalThis, 'navigator', {
+      configurable: true,
+      value: {
+        credentials: { get: () => Promise.reject(new DOMException('dismissed', 'NotAllowedError')) },
+      },
+    });
+    try {
+      harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+      const c = harness.client({ webOtp: true });
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      await jest.advanceTimersByTimeAsync(0);
+      expect(harness.routes.count('POST /check')).toBe(0);
+      expect(c.getState()).toMatchObject({ phase: 'awaiting_user', prompt: { kind: 'code' }, error: null });
+    } finally {
+      delete globals.OTPCredential;
+      Reflect.deleteProperty(globalThis, 'navigator');
+    }
+  });
+
+  it('a credential whose code is not text (a browser or extension of its own) is not checked: the code is still awaited', async () => {
+    await onPage(true, async (requests) => {
+      harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+      const c = harness.client({ webOtp: true });
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      requests[0]!.offer(424242 as unknown as string);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(harness.routes.count('POST /check')).toBe(0);
+      expect(c.getState()).toMatchObject({ phase: 'awaiting_user', prompt: { kind: 'code' }, error: null });
+    });
+  });
+
+  it("a runtime without navigator (Node 20: a host's tests, a server render) is asked nothing and fails nothing", async () => {
+    const globals = globalThis as Record<string, unknown>;
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    const failures: unknown[] = [];
+    const onFailure = (reason: unknown) => void failures.push(reason);
+    process.on('unhandledRejection', onFailure);
+    globals.OTPCredential = class {};
+    Object.defineProperty(globalThis, 'navigator', { configurable: true, value: undefined });
+    try {
+      harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+      const c = harness.client({ webOtp: true });
+      await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+      await jest.advanceTimersByTimeAsync(0);
+      await new Promise((resolve) =>
+        jest.requireActual<typeof import('node:timers')>('node:timers').setImmediate(resolve),
+      );
+      expect(c.getState()).toMatchObject({ phase: 'awaiting_user', prompt: { kind: 'code' } });
+      expect(failures).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onFailure);
+      delete globals.OTPCredential;
+      Reflect.deleteProperty(globalThis, 'navigator');
+      if (saved) Object.defineProperty(globalThis, 'navigator', saved);
+    }
   });
 
   it('a code the browser offers after the user typed one (its request aborted) is not checked again', async () => {

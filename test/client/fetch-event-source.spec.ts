@@ -1,9 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { fetchEventSource } from '../../src/client/fetch-event-source.js';
-import type { FetchLike, RequestInitLike, ResponseLike } from '../../src/client/transport.js';
+import type {
+  EventSourceLike,
+  FetchLike,
+  RequestInitLike,
+  ResponseLike,
+} from '../../src/client/transport.js';
 
-/** A response whose body is `chunks`, each read in turn; the body ends after the last one. */
-function streamed(chunks: string[], status = 200): ResponseLike {
+/**
+ * A response whose body is `chunks` (text, or bytes as the network splits them), each read in turn; the
+ * body ends after the last one, or stays open (`open`: the next read never answers, as a live stream).
+ */
+function streamed(chunks: (string | Uint8Array)[], status = 200, open = false): ResponseLike {
   const encoder = new TextEncoder();
   let i = 0;
   return {
@@ -13,13 +21,27 @@ function streamed(chunks: string[], status = 200): ResponseLike {
     json: () => Promise.resolve({}),
     body: {
       getReader: () => ({
-        read: () =>
-          Promise.resolve(
-            i < chunks.length ? { done: false, value: encoder.encode(chunks[i++]) } : { done: true },
-          ),
+        read: () => {
+          if (i >= chunks.length)
+            return open ? new Promise<never>(() => undefined) : Promise.resolve({ done: true });
+          const chunk = chunks[i++]!;
+          return Promise.resolve({
+            done: false,
+            value: typeof chunk === 'string' ? encoder.encode(chunk) : chunk,
+          });
+        },
       }),
     },
   };
+}
+
+/** What a listener of `types` and of `error` sees of a stream: each message, and readyState at each error. */
+function watch(source: EventSourceLike, types = ['message', 'status']) {
+  const seen: [string, unknown][] = [];
+  const errors: number[] = [];
+  for (const type of types) source.addEventListener(type, (event) => seen.push([type, event.data]));
+  source.addEventListener('error', () => errors.push(source.readyState));
+  return { seen, errors };
 }
 
 /** The status stream read with fetch: the host's headers sent, messages parsed, EventSource's close and reconnect. */
@@ -53,9 +75,10 @@ describe('fetchEventSource', () => {
     source.addEventListener('error', () => errors.push(source.readyState));
     await jest.advanceTimersByTimeAsync(0);
     expect(data).toEqual(['{"status":"sent"}']);
-    expect(requests[0]!.headers).toMatchObject({ authorization: 'Bearer t-1', accept: 'text/event-stream' });
-    // The page's cookies go to its own origin only, as EventSource's default; nothing is cached.
-    expect(requests[0]).toMatchObject({ credentials: 'same-origin', cache: 'no-store' });
+    expect(requests[0]!.headers).toStrictEqual({ authorization: 'Bearer t-1', accept: 'text/event-stream' });
+    // A GET (the route's method); the page's cookies go to its own origin only, as EventSource's default;
+    // nothing is cached. No Last-Event-ID before the server named an id.
+    expect(requests[0]).toMatchObject({ method: 'GET', credentials: 'same-origin', cache: 'no-store' });
     expect(source.readyState).toBe(0); // ended: reconnecting after `retry`
     await jest.advanceTimersByTimeAsync(2500);
     expect(requests[1]!.headers).toMatchObject({ authorization: 'Bearer t-1', 'last-event-id': '1' });
@@ -150,6 +173,171 @@ describe('fetchEventSource', () => {
       return Promise.resolve(streamed(['retry: soon\nretry: -1\nretry: 1e3\n\n']));
     };
     const source = fetchEventSource(fetchImpl, () => ({}))('/v/status/ID/events');
+    await jest.advanceTimersByTimeAsync(2999);
+    expect(calls).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(calls).toBe(2);
+    source.close();
+  });
+
+  /** Answers with a real fetch Response: `type` its Content-Type, its body one message, then the end. */
+  const typed =
+    (type: string): FetchLike =>
+    () =>
+      Promise.resolve(
+        new Response('event: status\ndata: {"status":"sent"}\n\n', {
+          headers: { 'content-type': type },
+        }) as ResponseLike,
+      );
+
+  it.each([
+    'text/event-stream',
+    'text/event-stream; charset=utf-8',
+    'text/event-stream;charset=utf-8',
+    'text/event-stream ;charset=utf-8',
+    'Text/Event-Stream',
+  ])('Content-Type %j is the stream: its messages are read, its end reconnects', async (type) => {
+    const source = fetchEventSource(typed(type), () => ({}))('/v/status/ID/events');
+    const { seen, errors } = watch(source);
+    await jest.advanceTimersByTimeAsync(0);
+    expect([seen, errors]).toEqual([[['status', '{"status":"sent"}']], [0]]);
+    source.close();
+  });
+
+  it.each([
+    'text/html; charset=utf-8',
+    'text/plain',
+    'text/event-streaming',
+    'text/event-stream-x',
+    'application/x-text/event-stream',
+  ])(
+    "Content-Type %j is not the stream (a single-page app's catch-all, a proxy's page): an error with CLOSED, nothing read, not asked again",
+    async (type) => {
+      let calls = 0;
+      const fetchImpl = typed(type);
+      const source = fetchEventSource(
+        (url, init) => (calls++, fetchImpl(url, init)),
+        () => ({}),
+      )('/v/status/ID/events');
+      const { seen, errors } = watch(source);
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect([seen, errors, calls]).toEqual([[], [2], 1]);
+    },
+  );
+
+  it('a request that fails (no network, a blocked origin) is an error with CLOSED: the follower polls, the stream is not asked again', async () => {
+    let calls = 0;
+    const source = fetchEventSource(
+      () => (calls++, Promise.reject(new TypeError('Failed to fetch'))),
+      () => ({}),
+    )('/v/status/ID/events');
+    const { errors } = watch(source);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect([errors, calls, source.readyState]).toEqual([[2], 1, 2]);
+  });
+
+  it('closed while its request is under way (the fetch aborted): no error at all', async () => {
+    const source = fetchEventSource(
+      (_url, init) =>
+        new Promise((_resolve, reject) =>
+          init.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+        ),
+      () => ({}),
+    )('/v/status/ID/events');
+    const { errors } = watch(source);
+    source.close();
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect([errors, source.readyState]).toEqual([[], 2]);
+  });
+
+  it('a listener that closes on a message gets nothing more from that stream: no message, no error, no reconnection', async () => {
+    let calls = 0;
+    const source = fetchEventSource(
+      // A fetch whose body does not stop on abort: what it already holds is read all the same.
+      () => (calls++, Promise.resolve(streamed(['data: 1\n\n', 'data: 2\n\n']))),
+      () => ({}),
+    )('/v/status/ID/events');
+    const { seen, errors } = watch(source);
+    source.addEventListener('message', () => source.close());
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect([seen, errors, calls, source.readyState]).toEqual([[['message', '1']], [], 1, 2]);
+  });
+
+  it('closed while it waits to reconnect: not asked again', async () => {
+    let calls = 0;
+    const source = fetchEventSource(
+      () => (calls++, Promise.resolve(streamed(['data: 1\n\n']))),
+      () => ({}),
+    )('/v/status/ID/events');
+    const { errors } = watch(source);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect([errors, calls]).toEqual([[0], 1]);
+    source.close();
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect([calls, source.readyState]).toEqual([1, 2]);
+  });
+
+  it("a message without an event name is a 'message', the stream's first one too", async () => {
+    const source = fetchEventSource(
+      () => Promise.resolve(streamed(['data: first\n\nevent: status\ndata: 2\n\ndata: third\n\n'])),
+      () => ({}),
+    )('/v/status/ID/events');
+    const { seen } = watch(source);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual([
+      ['message', 'first'],
+      ['status', '2'],
+      ['message', 'third'],
+    ]);
+    source.close();
+  });
+
+  it('a character whose UTF-8 bytes the network splits between two chunks is read whole', async () => {
+    const bytes = new TextEncoder().encode('data: Zoë → ok\n\n');
+    const cut = bytes.indexOf(0xc3) + 1; // inside ë
+    const source = fetchEventSource(
+      () => Promise.resolve(streamed([bytes.slice(0, cut), bytes.slice(cut)])),
+      () => ({}),
+    )('/v/status/ID/events');
+    const { seen } = watch(source);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual([['message', 'Zoë → ok']]);
+    source.close();
+  });
+
+  it('lines ended by CR alone are read while the stream stays open (only a CR that ends a chunk waits)', async () => {
+    const source = fetchEventSource(
+      () => Promise.resolve(streamed(['event: status\rdata: {"status":"sent"}\r\r: ping\r'], 200, true)),
+      () => ({}),
+    )('/v/status/ID/events');
+    const { seen } = watch(source);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual([['status', '{"status":"sent"}']]);
+    source.close();
+  });
+
+  it("a field's value loses one leading space only; a line without a colon is a field with an empty value", async () => {
+    const source = fetchEventSource(
+      () => Promise.resolve(streamed(['data\n\ndata:a b\n\ndata:  two\n\nevent: status\ndata\ndata\n\n'])),
+      () => ({}),
+    )('/v/status/ID/events');
+    const { seen } = watch(source);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(seen).toStrictEqual([
+      ['message', ''],
+      ['message', 'a b'],
+      ['message', ' two'],
+      ['status', '\n'],
+    ]);
+    source.close();
+  });
+
+  it("a field it does not know is ignored, a number in it too: the reconnection waits retry's default", async () => {
+    let calls = 0;
+    const source = fetchEventSource(
+      () => (calls++, Promise.resolve(streamed(['delay: 1000\nwait: 2000\ndata: x\n\n']))),
+      () => ({}),
+    )('/v/status/ID/events');
     await jest.advanceTimersByTimeAsync(2999);
     expect(calls).toBe(1);
     await jest.advanceTimersByTimeAsync(1);

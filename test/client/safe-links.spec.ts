@@ -56,6 +56,9 @@ const LINKS: [unknown, boolean][] = [
   ['', false],
   [null, false],
   [42, false],
+  // Not text, though its text would be a bot link (an answer's array or object): refused.
+  [['tg://resolve?domain=verify_bot&start=abc'], false],
+  [{ toString: () => 'https://msgr2.example/verify_bot?start=abc' }, false],
 ];
 
 const NUMBERS: [unknown, boolean][] = [
@@ -80,6 +83,11 @@ describe('what a user is handed to open or call', () => {
     expect(isUserLink(link)).toBe(allowed);
     expect(isSafeLink(link)).toBe(allowed);
     expect(isSafeHref(link)).toBe(allowed);
+  });
+
+  it('a number to call that is not text, though its text would be one (an array in an answer), is refused', () => {
+    expect(isNumberToCall(['+74950000000'])).toBe(false);
+    expect(isSafeNumberToCall(['+74950000000'])).toBe(false);
   });
 
   it('tel: is an href for a number to call, never a link the API may hand over', () => {

@@ -39,6 +39,20 @@ describe('VerificationClient storage: left out, null or given', () => {
     expect(harness.routes.count('GET /status')).toBe(0);
   });
 
+  it('left out, on a page whose sessionStorage throws on access (a sandboxed frame): the verification goes on, a reload has nothing to resume', async () => {
+    Object.defineProperty(globalThis, 'sessionStorage', {
+      configurable: true,
+      get: () => {
+        throw new DOMException('The document is sandboxed', 'SecurityError');
+      },
+    });
+    const c = harness.client({ storage: undefined });
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(c.getState()).toMatchObject({ phase: 'awaiting_user', verificationId: 'VID-1', error: null });
+    await expect(harness.client({ storage: undefined }).resume()).resolves.toBe(false);
+    expect(harness.routes.count('GET /status')).toBe(0);
+  });
+
   it("given: the host's storage keeps it, the page's none", async () => {
     const own = new MemoryStorage();
     await harness.client({ storage: own }).start({ phoneNumber: '+79123456789', method: 'sms' });
@@ -66,6 +80,23 @@ describe('VerificationClient resume: a kept verification without its number', ()
 describe('VerificationClient resume: a kept entry another script or an older version damaged', () => {
   const harness = clientHarness();
   const KEY = 'nestjs-phone-verification';
+
+  it.each([
+    ['an id that is not a string', { id: 7, method: 'sms', phone: '+79123456789' }],
+    ['no id', { method: 'sms', phone: '+79123456789' }],
+  ])('with %s: not resumed, nothing asked', async (_name, kept) => {
+    harness.storage.setItem(KEY, JSON.stringify(kept));
+    const c = harness.client();
+    await expect(c.resume()).resolves.toBe(false);
+    expect(harness.routes.count('GET /status')).toBe(0);
+    expect(c.getState()).toMatchObject({ phase: 'idle', verificationId: null });
+  });
+
+  it('not JSON: not resumed, nothing asked', async () => {
+    harness.storage.setItem(KEY, '{"id":"VID-1",');
+    await expect(harness.client().resume()).resolves.toBe(false);
+    expect(harness.routes.count('GET /status')).toBe(0);
+  });
 
   it('without a method that is a string: not resumed, nothing asked', async () => {
     harness.storage.setItem(KEY, JSON.stringify({ id: 'VID-1', method: 42, phone: '+79123456789' }));

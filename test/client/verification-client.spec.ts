@@ -336,6 +336,34 @@ describe('VerificationClient (state machine)', () => {
     expect(limited.getState().phase).toBe('awaiting_user');
   });
 
+  it.each(['1.5', '120abc', '1e3', '-5'])(
+    'Retry-After: %s (neither whole seconds nor a date) holds nothing: the next start goes out at once',
+    async (value) => {
+      harness.routes.on(
+        'POST /start',
+        { ...problem(429, 'rate_limit_exceeded'), headers: { 'Retry-After': value } },
+        { status: 201, body: answer(harness.routes) },
+      );
+      const limited = client();
+      await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+      expect(limited.getState().retryInMs).toBeNull();
+      await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+      expect(harness.routes.count('POST /start')).toBe(2);
+      expect(limited.getState().phase).toBe('awaiting_user');
+    },
+  );
+
+  it("Retry-After with spaces around its seconds (a host's own fetch that hands the header as sent) waits them", async () => {
+    harness.routes.on(
+      'POST /start',
+      { ...problem(429, 'rate_limit_exceeded'), headers: { 'Retry-After': ' 30 ' } },
+      { status: 201, body: answer(harness.routes) },
+    );
+    const limited = client();
+    await limited.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(limited.getState()).toMatchObject({ retryInMs: 30_000, error: { retryAfterMs: 30_000 } });
+  });
+
   it("a refusal's message is the server's detail (what a host may show), its code the error_code", async () => {
     harness.routes.on(
       'POST /start',
