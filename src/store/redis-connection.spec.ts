@@ -5,6 +5,7 @@
  * the store leaves on the host's client. The same over real Redis: test/store (redis.store, redis-store-edges);
  * a store that opened its own client from a URL: redis-connection.owned.spec.
  */
+import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { RedisStore } from './redis.store.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
@@ -18,6 +19,7 @@ import {
   outcome,
   settle,
 } from '../../test/support/redis-client-stand-ins.js';
+import { DRIVERS, Redis } from '../../test/support/redis-link-stand-ins.js';
 
 describe("RedisStore's connection on jest's clock", () => {
   beforeEach(() => {
@@ -185,9 +187,11 @@ describe("RedisStore's connection on jest's clock", () => {
         'PUBLISH pv:ch',
       ]);
       await store.close();
+      // A host's cluster stays open.
+      expect(cluster.written.at(-1)).toBe('PUBLISH pv:ch m');
     });
 
-    it('a group of many keys not yet written at the deadline fails each, with no listener warning to the host', async () => {
+    it('a group of many keys not yet written at the deadline fails each, never written after, with no listener warning to the host', async () => {
       const cluster = new NodeRedisClusterHost();
       cluster.busy = true;
       const store = new RedisStore({ client: cluster, commandTimeoutMs: 500 });
@@ -196,9 +200,14 @@ describe("RedisStore's connection on jest's clock", () => {
       await settle();
       for (const read of reads) {
         expect(read.now).toBeInstanceOf(VerificationStoreUnavailableError);
-        expect((read.now as Error).message).toMatch(/^Verification store unavailable: get failed \(/);
+        expect((read.now as Error).message).toMatch(
+          /^Verification store unavailable: get failed \((no answer within 500 ms|The command was aborted)\)$/,
+        );
       }
       expect(cluster.warnings).toStrictEqual([]);
+      cluster.write();
+      await settle();
+      expect(cluster.written).toStrictEqual([]);
       await store.close();
     });
   });
@@ -248,6 +257,23 @@ describe("RedisStore's connection on jest's clock", () => {
       );
       await store.close();
     });
+
+    it.each(Object.keys(DRIVERS) as (keyof typeof DRIVERS)[])(
+      "a subscription whose connection ends before it is ready fails with the subscriber's reason, not wrapped in a second (%s)",
+      async (driver) => {
+        const redis = new Redis();
+        const client = Object.assign(new EventEmitter(), DRIVERS[driver](redis));
+        const store = new RedisStore({ client: client as never, subscriberCheckMs: 0 });
+        const subscribing = outcome(store.subscribe('status', () => undefined));
+        await settle();
+        redis.last().end();
+        await settle();
+        expect(subscribing.now).toStrictEqual(
+          new VerificationStoreUnavailableError('subscribe', 'the subscriber connection is closed'),
+        );
+        await store.close();
+      },
+    );
 
     it("an operation Redis did not answer in time makes the next script go whole (EVAL): Redis may have restarted and lost the store's scripts", async () => {
       const client = new IoRedisHost();

@@ -85,13 +85,14 @@ export class NodeRedisClusterHost {
   readonly slots = [];
   readonly written: string[] = [];
   /**
-   * While set (its node connecting), commands wait to be written, each listening on its abort signal as
-   * node-redis does, and dropped when it aborts.
+   * While set (its nodes connecting), commands wait to be written (`write()`), each listening on its abort
+   * signal as node-redis does, and dropped when it aborts.
    */
   busy = false;
   /** What Node prints when a signal carries more listeners than its limit (MaxListenersExceededWarning). */
   readonly warnings: string[] = [];
   private readonly listening = new WeakMap<AbortSignal, number>();
+  private readonly unwritten: { run: () => void; signal: AbortSignal | undefined }[] = [];
   sendCommand(
     firstKey: string | undefined,
     isReadonly: boolean | undefined,
@@ -99,14 +100,28 @@ export class NodeRedisClusterHost {
     options?: { abortSignal?: AbortSignal },
   ): Promise<unknown> {
     const signal = options?.abortSignal;
-    if (this.busy && signal)
-      return new Promise((_, reject) => {
-        const listeners = (this.listening.get(signal) ?? 0) + 1;
-        this.listening.set(signal, listeners);
-        const limit = getMaxListeners(signal);
-        if (limit > 0 && listeners > limit) this.warnings.push(`${listeners} abort listeners on one signal`);
-        signal.addEventListener('abort', () => reject(new Error('The command was aborted')), { once: true });
-      });
+    if (!this.busy) return this.running(firstKey, isReadonly, args);
+    return new Promise((resolve, reject) => {
+      this.unwritten.push({ run: () => resolve(this.running(firstKey, isReadonly, args)), signal });
+      if (signal === undefined) return;
+      const listeners = (this.listening.get(signal) ?? 0) + 1;
+      this.listening.set(signal, listeners);
+      const limit = listenerLimit(signal);
+      if (limit > 0 && listeners > limit) this.warnings.push(`${listeners} abort listeners on one signal`);
+      signal.addEventListener('abort', () => reject(new Error('The command was aborted')), { once: true });
+    });
+  }
+  /** Its nodes connected: what is still to be written is written. */
+  write(): void {
+    this.busy = false;
+    for (const { run, signal } of this.unwritten.splice(0)) if (!signal?.aborted) run();
+  }
+  /** The host's own: the store never closes it. */
+  close(): Promise<void> {
+    this.written.push('(closed)');
+    return Promise.resolve();
+  }
+  private running(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]) {
     const [command, key] = args;
     if (key !== firstKey) return Promise.reject(new Error(`MOVED 1 node-of-${key}`));
     if (isReadonly !== false && command !== 'GET')
@@ -116,6 +131,16 @@ export class NodeRedisClusterHost {
   }
 }
 
+/** A signal's listener limit, 0 for none (Node 20's getMaxListeners throws for a limit lifted to 0). */
+function listenerLimit(signal: AbortSignal): number {
+  try {
+    return getMaxListeners(signal);
+  } catch {
+    return 0;
+  }
+}
+
+/** What `promise` came to so far: 'pending', its value ('answered' for none), or its error. */
 export function outcome(promise: Promise<unknown>): { now: unknown } {
   const seen: { now: unknown } = { now: 'pending' };
   promise.then(
