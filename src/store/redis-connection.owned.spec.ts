@@ -12,6 +12,9 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 const log: string[] = [];
 const opened: { ioredis: IoRedisStandIn[]; redis: NodeRedisStandIn[] } = { ioredis: [], redis: [] };
 
+/** Set: every command fails with this text (a library's error may quote its connection's password). */
+let refusal: string | undefined;
+
 /** How a graceful end answers: at once, never, or with a failure. */
 let ending: 'answered' | 'hung' | 'failed' = 'answered';
 const end = (name: string): Promise<unknown> => {
@@ -28,7 +31,7 @@ class IoRedisStandIn extends EventEmitter {
   }
   call(command: string): Promise<unknown> {
     log.push(command);
-    return Promise.resolve(0);
+    return refusal === undefined ? Promise.resolve(0) : Promise.reject(new Error(refusal));
   }
   quit(): Promise<unknown> {
     return end('QUIT');
@@ -103,6 +106,7 @@ beforeEach(() => {
   log.length = 0;
   opened.ioredis.length = opened.redis.length = 0;
   ending = 'answered';
+  refusal = undefined;
   v4 = false;
 });
 
@@ -143,6 +147,20 @@ describe('the library a store opened from a URL uses', () => {
         new VerificationOptionsError('url', 'must start with redis:// or rediss://', 'RedisStore'),
       );
     expect(opened.ioredis).toHaveLength(3);
+  });
+});
+
+describe("the password of a store's URL", () => {
+  it('is in no error, as written in the URL or decoded', async () => {
+    const store = new RedisStore({ url: 'redis://app:pa%40ss-7f3c@127.0.0.1:6379' });
+    await store.ready();
+    opened.ioredis[0]!.up();
+    refusal = 'ERR auth "pa@ss-7f3c" (pa%40ss-7f3c) refused';
+    const error = (await store.publish('ch', 'm').catch((caught: unknown) => caught)) as Error;
+    expect(error.message).toBe(
+      'Verification store unavailable: publish failed (ERR auth "***" (***) refused)',
+    );
+    await store.close();
   });
 });
 
