@@ -45,7 +45,6 @@ describe("RedisStore's connection on jest's clock", () => {
         await settle();
         expect(first.now).toBe(1);
         expect(client.written).toStrictEqual(['ZCARD pv:q']);
-
         client.status = status;
         const second = outcome(store.queueSize('late'));
         await jest.advanceTimersByTimeAsync(500);
@@ -297,13 +296,14 @@ describe("RedisStore's connection on jest's clock", () => {
   });
 
   describe('RedisStore refuses what it cannot connect with', () => {
-    it('a client of neither library, naming both and their shapes', () => {
+    it('a client of neither library (a function has a call of its own), naming both and their shapes', () => {
       const call = () => Promise.resolve(null);
       const sendCommand = () => Promise.resolve(null);
       for (const client of [
         null,
         'redis://127.0.0.1:6379',
         call,
+        Object.assign(() => null, { status: 'ready' }),
         { call },
         { call: 'call', status: 'ready' },
         { call, status: 1 },
