@@ -58,7 +58,7 @@ export class NodeRedisHost extends EventEmitter {
       this.unwritten.push(entry);
       options?.abortSignal?.addEventListener('abort', () => {
         this.unwritten.splice(this.unwritten.indexOf(entry), 1);
-        reject(new Error('The operation was aborted'));
+        reject(new Error('The command was aborted'));
       });
     });
   }
