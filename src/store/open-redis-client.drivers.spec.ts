@@ -73,6 +73,16 @@ describe('a store opened from a URL, with a Redis library missing or seen throug
     });
   });
 
+  it('a RedisStore the host opens from a URL with neither library installed: ready() and each operation name both, ioredis first', async () => {
+    const { RedisStore } = await loadWith({ ioredis: missing('ioredis'), redis: missing('redis') });
+    const store = new RedisStore({ url: sharedRedisUrl() });
+    const named =
+      'RedisStore: connecting by URL needs a Redis client library; install one of: ioredis, redis (npm i ioredis)';
+    await expect(store.ready()).rejects.toThrow(named);
+    await expect(store.get('k')).rejects.toThrow(named);
+    await expect(store.close()).resolves.toBeUndefined();
+  });
+
   it('fails the boot with its own error when an installed library fails to load, not "install one"', async () => {
     const broken = new Error('ioredis: cannot load its parser');
     const { openStore } = await loadWith({

@@ -4,6 +4,7 @@
  */
 import './local-channels.spec.js';
 import './open-redis-client.spec.js';
+import './redis-connection.spec.js';
 import './redis-subscriber.check.spec.js';
 import './redis-subscriber.spec.js';
 import './store-claim.spec.js';
