@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
 import type { JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
+import { isProbeStep } from '../core/fallback-moment.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
 import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { figureCells } from './method-figures.js';
@@ -150,6 +151,45 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
     // Cut off by the switch: neither ended nor pending in the moment's figures (a probe's only).
     const moment = await fx.stats.timeToVerify('flash_call', '7', 'mobile', 7);
     expect(moment.ended).toBe(0);
+  });
+
+  it('an earlier step typed in the page that probes the moment: left in its moment figures, not ended, when a later step verifies', async () => {
+    const probe = Array.from({ length: 200 }, (_, i) => `probe-${i}`).find((id) => isProbeStep('sms', id))!;
+    const start = session({ requestId: probe });
+    await fx.stats.tally(start, 'client:a', 'mobile');
+    fx.now += 20_000;
+    const next = session({ ...rfc, phoneNumber: start.phoneNumber, journeyId: start.requestId });
+    await fx.stats.tally(next, 'client:a', 'mobile', {}, [stepOf(start)]);
+    await verify(next);
+    expect(await cell(start)).toMatchObject({ expired: 1, rescued: 1 });
+    expect(await fx.stats.timeToVerify('sms', '7', 'mobile', 7)).toMatchObject({
+      started: 1,
+      ended: 0,
+      left: 1,
+    });
+  });
+
+  it('an earlier step ended by the verification, its own end delivered later: operations see it delivered and expired, once each', async () => {
+    const registry = new Registry();
+    const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'ended_' });
+    const counted = fx.statsOn(fx.store, { metrics });
+    const start = session(rfc);
+    await counted.tally(start, 'client:a', 'mobile');
+    fx.now += 20_000;
+    const next = session({ phoneNumber: start.phoneNumber, journeyId: start.requestId });
+    await counted.tally(next, 'client:a', 'mobile', {}, [stepOf(start)]);
+    fx.now += 25_000;
+    await counted.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now });
+    fx.now = start.expiresAt;
+    await counted.tally({ ...start, status: 'expired', delivered: true });
+    const json = (await registry.getMetricsAsJSON()) as unknown as {
+      name: string;
+      values: { labels: Record<string, string>; value: number }[];
+    }[];
+    const sessions = json.find((m) => m.name === 'ended_method_sessions_total')!.values;
+    const outcome = (name: string) =>
+      sessions.find((v) => v.labels.method === 'reverse_flash_call' && v.labels.outcome === name)?.value ?? 0;
+    expect([outcome('started'), outcome('delivered'), outcome('expired')]).toStrictEqual([1, 1, 1]);
   });
 
   it('an earlier step the figures did not count (a test number, a suspected start) is not ended', async () => {

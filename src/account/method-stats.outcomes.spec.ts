@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { isProbeStep } from '../core/fallback-moment.js';
 import type { JourneyStep } from '../core/journey.js';
+import { journeyVerifiedKey } from './figure-evidence.keys.js';
 import { choiceCells } from './method-figures.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
@@ -105,6 +106,62 @@ describe('MethodStats: unverified ends', () => {
     expect(cell).toMatchObject({ started: 1, expired: 1, rescued });
     // Either way it is left in its moment's figures: its user did not give up in its time.
     expect(await fx.stats.timeToVerify('flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 0, left: 1 });
+  });
+
+  // The moment's figures of such a step, whichever came first: its end a failure (not an expiry), or the step
+  // first seen at its end (its start counted then).
+  it.each([
+    ['before the call, failed', -16_000, 'failed', true],
+    ['after the call, failed', 16_000, 'failed', true],
+    ['before the call, first seen expired', -16_000, 'expired', false],
+    ['after the call, first seen expired', 16_000, 'expired', false],
+  ] as const)(
+    'a flash call started %s, in a journey the call verified: started and left in its moment, never ended',
+    async (_, startedAfterCall, end, seenAtStart) => {
+      const call = session(rfc);
+      const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
+        isProbeStep('flash_call', id),
+      );
+      const flash = session({
+        requestId: probe!,
+        method: 'flash_call',
+        phoneNumber: call.phoneNumber,
+        journeyId: call.requestId,
+        createdAt: call.createdAt + startedAfterCall,
+        cost: rub(0.8),
+      });
+      await fx.stats.tally(call, 'owner:u', 'mobile');
+      if (seenAtStart) await fx.stats.tally(flash, 'owner:u', 'mobile');
+      await fx.stats.tally({ ...call, status: 'verified', verifiedAt: fx.now + 20_000 });
+      await fx.stats.tally({ ...flash, status: end, delivered: true }, 'owner:u', 'mobile');
+      expect(await fx.stats.timeToVerify('flash_call', '7', 'mobile', 7)).toMatchObject({
+        started: 1,
+        ended: 0,
+        left: 1,
+      });
+    },
+  );
+
+  it('a journey an instance of an earlier version verified (its start not kept): a step ending unverified after it was failed by its method, rescued', async () => {
+    const call = session(rfc);
+    const flash = session({
+      method: 'flash_call',
+      phoneNumber: call.phoneNumber,
+      journeyId: call.requestId,
+      createdAt: call.createdAt + 16_000,
+      cost: rub(0.8),
+    });
+    await fx.stats.tally(flash, 'owner:u', 'mobile');
+    // What such an instance kept of the verified journey: '1', not the verifying step's start.
+    await fx.store.set(journeyVerifiedKey(call), '1', 600_000);
+    await fx.stats.tally({ ...flash, status: 'expired', delivered: true });
+    expect((await fx.stats.learningSamples()).flash_call).toStrictEqual({
+      started: 1,
+      verified: 0,
+      callers: 1,
+    });
+    const [cell] = await fx.stats.cellSums('flash_call', choiceCells(flash.phoneNumber, 'mobile'), 7);
+    expect(cell).toMatchObject({ started: 1, expired: 1, rescued: 1, unproven: 0 });
   });
 
   it('a journey whose earlier step was never counted (suspected) counts its verification, quietly', async () => {

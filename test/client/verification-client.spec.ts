@@ -100,6 +100,21 @@ describe('VerificationClient (state machine)', () => {
     expect(c.getState()).toMatchObject({ phase: 'idle', error: { code: 'method_held', status: 409 } });
   });
 
+  it('a refusal other than method_held is the error it is, though it names offered methods: the start is sent once', async () => {
+    harness.routes.on(
+      'POST /start',
+      problem(403, 'start_refused', { offered_methods: ['reverse_flash_call'] }),
+      {
+        status: 201,
+        body: answer(harness.routes, { method: 'reverse_flash_call' }),
+      },
+    );
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    expect(harness.routes.count('POST /start')).toBe(1);
+    expect(c.getState()).toMatchObject({ phase: 'idle', error: { code: 'start_refused', status: 403 } });
+  });
+
   it('polls status at poll_interval_ms and ends at a terminal status (expired, failed)', async () => {
     harness.routes.on('POST /start', {
       status: 201,
@@ -238,6 +253,25 @@ describe('VerificationClient (state machine)', () => {
     });
     await jest.advanceTimersByTimeAsync(10_000);
     expect(harness.routes.count('GET /status')).toBe(0);
+  });
+
+  it('a wrong code with attempts left reads no status out of turn: the next read comes at poll_interval_ms', async () => {
+    harness.routes.on('POST /start', { status: 201, body: answer(harness.routes) });
+    harness.routes.on('POST /check', problem(400, 'invalid_code', { attempts_remaining: 2 }));
+    harness.routes.on('GET /status', { status: 200, body: answer(harness.routes) });
+    const c = client();
+    await c.start({ phoneNumber: '+79123456789', method: 'sms' });
+    await jest.advanceTimersByTimeAsync(1000);
+    await c.check('000000');
+    await jest.advanceTimersByTimeAsync(1499);
+    expect(harness.routes.count('GET /status')).toBe(0);
+    expect(c.getState()).toMatchObject({
+      phase: 'awaiting_user',
+      attemptsRemaining: 2,
+      error: { code: 'invalid_code' },
+    });
+    await jest.advanceTimersByTimeAsync(1);
+    expect(harness.routes.count('GET /status')).toBe(1);
   });
 
   it('countdowns run on the server clock (Date header), whatever the device clock says', async () => {
