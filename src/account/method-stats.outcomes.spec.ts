@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { isProbeStep } from '../core/fallback-moment.js';
 import type { JourneyStep } from '../core/journey.js';
+import { journeyVerifiedKey } from './figure-evidence.keys.js';
 import { choiceCells } from './method-figures.js';
 import type { VerificationStore } from '../store/verification-store.interface.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
@@ -105,6 +106,56 @@ describe('MethodStats: unverified ends', () => {
     expect(cell).toMatchObject({ started: 1, expired: 1, rescued });
     // Either way it is left in its moment's figures: its user did not give up in its time.
     expect(await fx.stats.timeToVerify('flash_call', '7', 'mobile', 7)).toMatchObject({ ended: 0, left: 1 });
+  });
+
+  // The journey's marker keeps the verifying step's start, not when it verified: on a clock that moves as it does
+  // in a journey (the flash call 16 s after the call, the call verified at 20 s) the flash call is still the later start.
+  it('a flash call started after the call, the call verified 4 s later on the clock: still out of its ranking and rescues', async () => {
+    const call = session(rfc);
+    const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
+      isProbeStep('flash_call', id),
+    );
+    await fx.stats.tally(call, 'owner:u', 'mobile');
+    fx.now += 16_000;
+    const flash = session({
+      requestId: probe!,
+      method: 'flash_call',
+      phoneNumber: call.phoneNumber,
+      journeyId: call.requestId,
+      cost: rub(0.8),
+    });
+    const step: JourneyStep = { requestId: call.requestId, method: call.method, startedAt: call.createdAt };
+    await fx.stats.tally(flash, 'owner:u', 'mobile', {}, [step]);
+    fx.now += 4_000;
+    await fx.stats.tally({ ...call, status: 'verified', verifiedAt: fx.now });
+    await fx.stats.tally({ ...flash, status: 'expired', delivered: true });
+    await fx.stats.flush();
+    expect((await fx.stats.learningSamples()).flash_call).toBeUndefined();
+    const [cell] = await fx.stats.cellSums('flash_call', choiceCells(flash.phoneNumber, 'mobile'), 7);
+    expect(cell).toMatchObject({ started: 1, expired: 1, rescued: 0 });
+  });
+
+  // Until today a verified journey's marker was '1' (no start kept): one the previous release wrote within the
+  // last day (an upgrade, instances of both versions on one store) still reads as a later step's rescue.
+  it("a journey the previous release marked verified ('1', no step's start): a step of it ending now is rescued", async () => {
+    const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
+      isProbeStep('flash_call', id),
+    );
+    const call = session(rfc);
+    const flash = session({
+      requestId: probe!,
+      method: 'flash_call',
+      phoneNumber: call.phoneNumber,
+      journeyId: call.requestId,
+      cost: rub(0.8),
+    });
+    await fx.stats.tally(flash, 'owner:u', 'mobile');
+    await fx.store.set(journeyVerifiedKey(flash), '1', 86_400_000);
+    await fx.stats.tally({ ...flash, status: 'expired', delivered: true });
+    await fx.stats.flush();
+    const [cell] = await fx.stats.cellSums('flash_call', choiceCells(flash.phoneNumber, 'mobile'), 7);
+    expect(cell).toMatchObject({ started: 1, expired: 1, rescued: 1 });
+    expect((await fx.stats.learningSamples()).flash_call).toMatchObject({ started: 1, verified: 0 });
   });
 
   it('a journey whose earlier step was never counted (suspected) counts its verification, quietly', async () => {
