@@ -164,6 +164,33 @@ describe('MethodStats: unverified ends', () => {
     expect(cell).toMatchObject({ started: 1, expired: 1, rescued: 1, unproven: 0 });
   });
 
+  // The journey's marker keeps the verifying step's start, not when it verified: on a clock that moves as it does
+  // in a journey (the flash call 16 s after the call, the call verified at 20 s) the flash call is still the later start.
+  it('a flash call started after the call, the call verified 4 s later on the clock: still out of its ranking and rescues', async () => {
+    const call = session(rfc);
+    const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
+      isProbeStep('flash_call', id),
+    );
+    await fx.stats.tally(call, 'owner:u', 'mobile');
+    fx.now += 16_000;
+    const flash = session({
+      requestId: probe!,
+      method: 'flash_call',
+      phoneNumber: call.phoneNumber,
+      journeyId: call.requestId,
+      cost: rub(0.8),
+    });
+    const step: JourneyStep = { requestId: call.requestId, method: call.method, startedAt: call.createdAt };
+    await fx.stats.tally(flash, 'owner:u', 'mobile', {}, [step]);
+    fx.now += 4_000;
+    await fx.stats.tally({ ...call, status: 'verified', verifiedAt: fx.now });
+    await fx.stats.tally({ ...flash, status: 'expired', delivered: true });
+    await fx.stats.flush();
+    expect((await fx.stats.learningSamples()).flash_call).toBeUndefined();
+    const [cell] = await fx.stats.cellSums('flash_call', choiceCells(flash.phoneNumber, 'mobile'), 7);
+    expect(cell).toMatchObject({ started: 1, expired: 1, rescued: 0 });
+  });
+
   it('a journey whose earlier step was never counted (suspected) counts its verification, quietly', async () => {
     const { stats, warnings } = watched();
     const first = session({ ...rfc, suspected: true });
@@ -209,7 +236,11 @@ describe('MethodStats: money and the logs', () => {
       },
     });
     const { stats, warnings } = watched(down);
-    await stats.tally(session({ method: 'msgr1_otp', cost: rub(0.9) }));
+    // Not a probe of the fallback moment (one id in PROBE_EVERY is, whatever the tests before it drew).
+    const requestId = Array.from({ length: 50 }, (_, i) => `down-${i}`).find(
+      (id) => !isProbeStep('msgr1_otp', id),
+    )!;
+    await stats.tally(session({ requestId, method: 'msgr1_otp', cost: rub(0.9) }));
     await stats.flush();
     // Started in its country and in all, charged in both, and started in its five cells.
     expect(warnings).toStrictEqual([
