@@ -24,6 +24,23 @@ function watched(store: VerificationStore = fx.store) {
   return { stats: fx.statsOn(store, { logger: log }), warnings };
 }
 
+/** A journey's reverse call and its flash call, started `startedAfterCall` ms after it (a probe of its moment). */
+function callAndFlash(startedAfterCall: number) {
+  const call = session(rfc);
+  const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
+    isProbeStep('flash_call', id),
+  );
+  const flash = session({
+    requestId: probe!,
+    method: 'flash_call',
+    phoneNumber: call.phoneNumber,
+    journeyId: call.requestId,
+    createdAt: call.createdAt + startedAfterCall,
+    cost: rub(0.8),
+  });
+  return { call, flash };
+}
+
 describe('MethodStats: unverified ends', () => {
   it('a failed end is ranked like an expired one: with evidence it ends a session, without it is unproven', async () => {
     const known = session(rfc);
@@ -76,18 +93,7 @@ describe('MethodStats: unverified ends', () => {
     ],
     ['after the call that verified the journey: out of its ranking and its rescues', 16_000, undefined, 0],
   ])('a flash call started %s', async (_, startedAfterCall, samples, rescued) => {
-    const call = session(rfc);
-    const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
-      isProbeStep('flash_call', id),
-    );
-    const flash = session({
-      requestId: probe!,
-      method: 'flash_call',
-      phoneNumber: call.phoneNumber,
-      journeyId: call.requestId,
-      createdAt: call.createdAt + startedAfterCall,
-      cost: rub(0.8),
-    });
+    const { call, flash } = callAndFlash(startedAfterCall);
     const [first, second] = startedAfterCall > 0 ? [call, flash] : [flash, call];
     const step: JourneyStep = {
       requestId: first.requestId,
@@ -118,18 +124,7 @@ describe('MethodStats: unverified ends', () => {
   ] as const)(
     'a flash call started %s, in a journey the call verified: started and left in its moment, never ended',
     async (_, startedAfterCall, end, seenAtStart) => {
-      const call = session(rfc);
-      const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
-        isProbeStep('flash_call', id),
-      );
-      const flash = session({
-        requestId: probe!,
-        method: 'flash_call',
-        phoneNumber: call.phoneNumber,
-        journeyId: call.requestId,
-        createdAt: call.createdAt + startedAfterCall,
-        cost: rub(0.8),
-      });
+      const { call, flash } = callAndFlash(startedAfterCall);
       await fx.stats.tally(call, 'owner:u', 'mobile');
       if (seenAtStart) await fx.stats.tally(flash, 'owner:u', 'mobile');
       await fx.stats.tally({ ...call, status: 'verified', verifiedAt: fx.now + 20_000 });
@@ -143,14 +138,7 @@ describe('MethodStats: unverified ends', () => {
   );
 
   it('a journey an instance of an earlier version verified (its start not kept): a step ending unverified after it was failed by its method, rescued', async () => {
-    const call = session(rfc);
-    const flash = session({
-      method: 'flash_call',
-      phoneNumber: call.phoneNumber,
-      journeyId: call.requestId,
-      createdAt: call.createdAt + 16_000,
-      cost: rub(0.8),
-    });
+    const { call, flash } = callAndFlash(16_000);
     await fx.stats.tally(flash, 'owner:u', 'mobile');
     // What such an instance kept of the verified journey: '1', not the verifying step's start.
     await fx.store.set(journeyVerifiedKey(call), '1', 600_000);
@@ -167,19 +155,9 @@ describe('MethodStats: unverified ends', () => {
   // The journey's marker keeps the verifying step's start, not when it verified: on a clock that moves as it does
   // in a journey (the flash call 16 s after the call, the call verified at 20 s) the flash call is still the later start.
   it('a flash call started after the call, the call verified 4 s later on the clock: still out of its ranking and rescues', async () => {
-    const call = session(rfc);
-    const probe = Array.from({ length: 200 }, (_, i) => `flash-${i}`).find((id) =>
-      isProbeStep('flash_call', id),
-    );
+    const { call, flash } = callAndFlash(16_000);
     await fx.stats.tally(call, 'owner:u', 'mobile');
     fx.now += 16_000;
-    const flash = session({
-      requestId: probe!,
-      method: 'flash_call',
-      phoneNumber: call.phoneNumber,
-      journeyId: call.requestId,
-      cost: rub(0.8),
-    });
     const step: JourneyStep = { requestId: call.requestId, method: call.method, startedAt: call.createdAt };
     await fx.stats.tally(flash, 'owner:u', 'mobile', {}, [step]);
     fx.now += 4_000;
