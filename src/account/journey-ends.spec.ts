@@ -25,18 +25,27 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
   });
 
   /** A journey started with `first` (mobile), switched after 20 s to an SMS: both steps' records. */
-  async function switched(first: Partial<SessionRecord> = rfc, tellEarlier = true) {
+  async function switched(first: Partial<SessionRecord> = rfc, tellEarlier = true, stats = fx.stats) {
     const start = session(first);
-    await fx.stats.tally(start, 'client:a', 'mobile');
+    await stats.tally(start, 'client:a', 'mobile');
     fx.now += 20_000;
     const next = session({ phoneNumber: start.phoneNumber, journeyId: start.requestId });
-    await fx.stats.tally(next, 'client:a', 'mobile', {}, tellEarlier ? [stepOf(start)] : []);
+    await stats.tally(next, 'client:a', 'mobile', {}, tellEarlier ? [stepOf(start)] : []);
     return { start, next };
   }
-  const verify = (record: SessionRecord) => {
+  const verify = (record: SessionRecord, stats = fx.stats) => {
     fx.now += 25_000;
-    return fx.stats.tally({ ...record, status: 'verified', delivered: true, verifiedAt: fx.now });
+    return stats.tally({ ...record, status: 'verified', delivered: true, verifiedAt: fx.now });
   };
+  /** A reverse call switched to an SMS that verifies, counted by a MethodStats whose metrics operations read. */
+  async function switchedOnMetrics(prefix: string) {
+    const registry = new Registry();
+    const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix });
+    const counted = fx.statsOn(fx.store, { metrics });
+    const { start, next } = await switched(rfc, true, counted);
+    await verify(next, counted);
+    return { registry, counted, start };
+  }
   /** The method's sums in the first of a record's cells (operator prefix × device). */
   const cell = async (record: SessionRecord, method = record.method) =>
     (await fx.stats.cellSums(method, figureCells(record.phoneNumber, 'mobile'), 7))[0]!;
@@ -84,16 +93,7 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
   });
 
   it('a step completed after the journey verified, as operations see it: charged, no success, no time to verify', async () => {
-    const registry = new Registry();
-    const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'late_' });
-    const counted = fx.statsOn(fx.store, { metrics });
-    const start = session(rfc);
-    await counted.tally(start, 'client:a', 'mobile');
-    fx.now += 20_000;
-    const next = session({ phoneNumber: start.phoneNumber, journeyId: start.requestId });
-    await counted.tally(next, 'client:a', 'mobile', {}, [stepOf(start)]);
-    fx.now += 25_000;
-    await counted.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now });
+    const { registry, counted, start } = await switchedOnMetrics('late_');
     // The earlier step as it was: created 45 s ago, verified now, charged.
     fx.now += 5_000;
     await counted.tally({ ...start, status: 'verified', verifiedAt: fx.now });
@@ -170,16 +170,7 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
   });
 
   it('an earlier step ended by the verification, its own end delivered later: operations see it delivered and expired, once each', async () => {
-    const registry = new Registry();
-    const metrics = await VerificationMetrics.create({ enabled: true, registry, prefix: 'ended_' });
-    const counted = fx.statsOn(fx.store, { metrics });
-    const start = session(rfc);
-    await counted.tally(start, 'client:a', 'mobile');
-    fx.now += 20_000;
-    const next = session({ phoneNumber: start.phoneNumber, journeyId: start.requestId });
-    await counted.tally(next, 'client:a', 'mobile', {}, [stepOf(start)]);
-    fx.now += 25_000;
-    await counted.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now });
+    const { registry, counted, start } = await switchedOnMetrics('ended_');
     fx.now = start.expiresAt;
     await counted.tally({ ...start, status: 'expired', delivered: true });
     const json = (await registry.getMetricsAsJSON()) as unknown as {
