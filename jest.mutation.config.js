@@ -493,6 +493,14 @@ export const SPECS_BY_SCOPE = {
       /^test\/test-numbers\//,
     ],
   },
+  // src/test-numbers/test-number-api.client.ts, the API client with test numbers: a test number's session
+  // answered without the API (its start, status and check: test-numbers.e2e), a real number's sent on, and the
+  // real bot link's shape lent to test links (test-number-attacks). The folder's other suites reach it through
+  // every start at many times the cost.
+  'test-number-client': {
+    folder: 'test-numbers',
+    specs: [/^test\/test-numbers\/(test-numbers|test-number-attacks)\.e2e\./],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
