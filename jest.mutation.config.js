@@ -501,6 +501,19 @@ export const SPECS_BY_SCOPE = {
     folder: 'test-numbers',
     specs: [/^test\/test-numbers\/(test-numbers|test-number-attacks)\.e2e\./],
   },
+  // src/verification/verification.service.ts, the operations a host calls (each forwards to its flow): a
+  // start, check, status and the methods over the routes (happy-paths), a switch and a cancel (test/journeys'
+  // switch and cancel), a verified number read by the host (verified-phone) and the guard's read of it
+  // (verified-phone-guard). Every host suite reaches the file: without the others, a survivor runs these.
+  'verification-service': {
+    folder: 'verification',
+    specs: [
+      /^test\/client-routes\/happy-paths\./,
+      /^test\/journeys\/(switch|cancel)\.e2e\./,
+      /^test\/sessions\/verified-phone\./,
+      /^test\/verified-phone\/verified-phone-guard\./,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
