@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { isProbeStep } from '../core/fallback-moment.js';
 import type { JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
@@ -93,9 +94,9 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
     await counted.tally(next, 'client:a', 'mobile', {}, [stepOf(start)]);
     fx.now += 25_000;
     await counted.tally({ ...next, status: 'verified', delivered: true, verifiedAt: fx.now });
-    // The earlier step as it was: created 45 s ago, verified now, charged.
+    // The earlier step as it was: created 45 s ago, delivered and verified now, charged.
     fx.now += 5_000;
-    await counted.tally({ ...start, status: 'verified', verifiedAt: fx.now });
+    await counted.tally({ ...start, status: 'verified', delivered: true, verifiedAt: fx.now });
     const json = (await registry.getMetricsAsJSON()) as unknown as {
       name: string;
       values: { labels: Record<string, string>; value: number; metricName?: string }[];
@@ -108,6 +109,14 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
     expect(of('late_method_charged_total')).toContainEqual(
       expect.objectContaining({ labels: { method: 'reverse_flash_call', currency: 'RUB' }, value: 0.25 }),
     );
+    // Its sessions by outcome: started, ended expired by the journey's verification, then delivered late;
+    // its late verification is no second end.
+    const outcomes = Object.fromEntries(
+      of('late_method_sessions_total')
+        .filter((v) => v.labels.method === 'reverse_flash_call')
+        .map((v) => [v.labels.outcome, v.value]),
+    );
+    expect(outcomes).toStrictEqual({ started: 1, expired: 1, delivered: 1 });
   });
 
   it('an earlier step’s end counts on the day it started, as every count of a session does', async () => {
@@ -150,6 +159,21 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
     // Cut off by the switch: neither ended nor pending in the moment's figures (a probe's only).
     const moment = await fx.stats.timeToVerify('flash_call', '7', 'mobile', 7);
     expect(moment.ended).toBe(0);
+  });
+
+  it('an earlier probe step whose code is typed in the page is left, not ended, in its moment figures', async () => {
+    const probe = Array.from({ length: 200 }, (_, i) => `probe-${i}`).find((id) =>
+      isProbeStep('flash_call', id),
+    );
+    const { start, next } = await switched({ method: 'flash_call', cost: rub(0.8), requestId: probe! });
+    await verify(next);
+    expect(await cell(start)).toMatchObject({ expired: 1, rescued: 1 });
+    // A probe runs to the ceiling, so its moment counts it started; cut off by the switch, it left.
+    expect(await fx.stats.timeToVerify('flash_call', '7', 'mobile', 7)).toMatchObject({
+      started: 1,
+      ended: 0,
+      left: 1,
+    });
   });
 
   it('an earlier step the figures did not count (a test number, a suspected start) is not ended', async () => {
