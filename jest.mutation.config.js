@@ -514,6 +514,16 @@ export const SPECS_BY_SCOPE = {
       /^test\/verified-phone\/verified-phone-guard\./,
     ],
   },
+  // src/account/verification-account.service.ts, the host's reads of the account: balance, usage, prices and
+  // estimates (account), the method figures (method-stats) and health (a kept record unreadable: the report
+  // read on an instance), over hosts booted per test (the folder's unit specs never make the service).
+  'account-service': {
+    folder: 'account',
+    specs: [
+      /^test\/operations\/(account|method-stats)\.e2e\./,
+      /^test\/attacks\/health-kept-record-unreadable\./,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
