@@ -524,6 +524,19 @@ export const SPECS_BY_SCOPE = {
       /^test\/attacks\/health-kept-record-unreadable\./,
     ],
   },
+  // src/http/browser-key.cookie.ts and global-prefix.ts: the browser key's cookie read and written, the
+  // global prefix and the matched route's literal path (their unit specs), the cookie's scope under a global
+  // prefix and over https (global-prefix), the browser a pending session is handed back to (coalescing), and
+  // a route parameter or URI version in the cookie's path (the cookie-path attacks).
+  'browser-key': {
+    folder: 'http',
+    specs: [
+      /^src\/http\/(browser-key\.cookie|global-prefix|literal-prefix)\.spec\./,
+      /^test\/client-routes\/global-prefix\./,
+      /^test\/protection\/coalescing\./,
+      /^test\/attacks\/cookie-path-/,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
