@@ -537,6 +537,20 @@ export const SPECS_BY_SCOPE = {
       /^test\/attacks\/cookie-path-/,
     ],
   },
+  // src/test-numbers/test-session-store.ts, a test session's entries: its delivery read back and a spare
+  // slot's claim (their unit specs), a test number's journeys (test-numbers.e2e), checks and reads racing on
+  // one session (test-session-races), its entries kept an hour past its end (test-session-retention), the
+  // spare slots a network's starts take (test-numbers-spare-slots) and an erasure of its entries.
+  'test-session-store': {
+    folder: 'test-numbers',
+    specs: [
+      /^src\/test-numbers\/(test-session-delivery|spare-slot-claim)\.spec\./,
+      /^test\/test-numbers\/(test-numbers|test-session-races|test-session-retention|test-numbers-spare-slots)\./,
+      /^test\/privacy\/erasure-test-number\./,
+      // A spare session whose code was entered keeps its slot from a stranger's start (added after the row).
+      /^test\/attacks\/test-numbers-overflow-slot-forced\./,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
