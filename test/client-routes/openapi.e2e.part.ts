@@ -122,8 +122,9 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
         {
           content?: Record<
             string,
-            { schema?: { allOf?: { properties?: Record<string, { enum?: string[] }> }[] } }
+            { schema?: { allOf?: { properties?: Record<string, { type?: string; enum?: string[] }> }[] } }
           >;
+          description?: string;
         }
       >;
       const out: Record<string, string[]> = {};
@@ -137,6 +138,9 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
         const schema = response.content!['application/problem+json'].schema!;
         expect(JSON.stringify(schema)).toContain('#/components/schemas/VerificationProblem');
         out[status] = schema.allOf!.flatMap((part) => part.properties?.error_code?.enum ?? []);
+        // Narrowed to the status's codes, as a string, and named in the response's description.
+        expect(schema.allOf![1]!.properties!.error_code).toStrictEqual({ type: 'string', enum: out[status] });
+        expect(response.description).toBe(out[status]!.join(', '));
       }
       return out;
     };
@@ -157,6 +161,16 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       '413': ['payload_too_large'],
       '415': ['unsupported_media_type'],
       '429': ['rate_limit_exceeded', 'too_many_wrong_codes'],
+      '503': ['service_unavailable'],
+    });
+    expect(errorCodes('/phone/cancel', 'post')).toEqual({
+      '400': ['validation_error'],
+      '403': ['cross_site_request'],
+      '404': ['not_found'],
+      '409': ['not_pending', 'switch_in_progress'],
+      '413': ['payload_too_large'],
+      '415': ['unsupported_media_type'],
+      '429': ['rate_limit_exceeded'],
       '503': ['service_unavailable'],
     });
     expect(errorCodes('/phone/status/{verification_id}', 'get')).toEqual({
