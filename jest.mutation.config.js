@@ -551,6 +551,13 @@ export const SPECS_BY_SCOPE = {
       /^test\/attacks\/test-numbers-overflow-slot-forced\./,
     ],
   },
+  // src/http/verification.problems.ts, the problem document and each route's error codes as the OpenAPI
+  // document shows them (openapi.e2e, on Express and Fastify), and the element's words for every code a
+  // route answers (messages). Every mutant of the file is static (decorators and a table read at import).
+  openapi: {
+    folder: 'http',
+    specs: [/^test\/client-routes\/openapi\./, /^test\/element\/messages\./],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
