@@ -558,6 +558,12 @@ export const SPECS_BY_SCOPE = {
     folder: 'http',
     specs: [/^test\/client-routes\/openapi\./, /^test\/element\/messages\./],
   },
+  // src/account/verification-health.indicator.ts, the host's health check: its unit spec (Terminus present or
+  // not) and the check over a host against the sandbox's balance and failures (test/operations/health).
+  'health-indicator': {
+    folder: 'account',
+    specs: [/^src\/account\/verification-health\.indicator\.spec\./, /^test\/operations\/health\./],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
