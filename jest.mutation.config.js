@@ -558,11 +558,18 @@ export const SPECS_BY_SCOPE = {
     folder: 'http',
     specs: [/^test\/client-routes\/openapi\./, /^test\/element\/messages\./],
   },
-  // src/account/verification-health.indicator.ts, the host's health check: its unit spec (Terminus present or
-  // not) and the check over a host against the sandbox's balance and failures (test/operations/health).
+  // src/account/verification-health.indicator.ts, the host's health check: its unit spec (the read's deadline,
+  // no timer left behind) and the check over a host against the sandbox's balance and failures
+  // (test/operations/health).
   'health-indicator': {
     folder: 'account',
     specs: [/^src\/account\/verification-health\.indicator\.spec\./, /^test\/operations\/health\./],
+  },
+  // src/pumping/pumping-report.ts, a hold's report: the event, log line and metric of a hold (its unit spec)
+  // and the defence that reports it (the pumping-defence unit specs).
+  'pumping-report': {
+    folder: 'pumping',
+    specs: [/^src\/pumping\/pumping-(report|defence)/],
   },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
