@@ -571,6 +571,16 @@ export const SPECS_BY_SCOPE = {
     folder: 'pumping',
     specs: [/^src\/pumping\/pumping-(report|defence)/],
   },
+  // src/protection/protection-events.ts, what protection does with a session's events: its unit spec, a spend
+  // cap's ended sessions settled (charged if delivered or not known, given back if not; a store failing the
+  // settlement; a lost record), and a verified start's free-start proof given back (free-start-networks).
+  'protection-events': {
+    folder: 'protection',
+    specs: [
+      /^src\/protection\/protection-events\.spec\./,
+      /^test\/protection\/(spend-cap|spend-cap-end-store-failure|spend-cap-lost-record|free-start-networks)\./,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
