@@ -572,13 +572,14 @@ export const SPECS_BY_SCOPE = {
     specs: [/^src\/pumping\/pumping-(report|defence)/],
   },
   // src/protection/protection-events.ts, what protection does with a session's events: its unit spec, a spend
-  // cap's ended sessions settled (charged if delivered or not known, given back if not; a store failing the
-  // settlement; a lost record), and a verified start's free-start proof given back (free-start-networks).
+  // cap's ended sessions settled (charged if delivered or not known, given back if not, and what the usage
+  // says since; a store failing the settlement; a lost record), and a verified start's free-start proof
+  // given back (free-start-networks).
   'protection-events': {
     folder: 'protection',
     specs: [
       /^src\/protection\/protection-events\.spec\./,
-      /^test\/protection\/(spend-cap|spend-cap-end-store-failure|spend-cap-lost-record|free-start-networks)\./,
+      /^test\/protection\/(spend-cap|spend-cap-usage|spend-cap-end-store-failure|spend-cap-lost-record|free-start-networks)\./,
     ],
   },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
