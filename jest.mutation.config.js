@@ -582,6 +582,16 @@ export const SPECS_BY_SCOPE = {
       /^test\/protection\/(spend-cap|spend-cap-usage|spend-cap-end-store-failure|spend-cap-lost-record|free-start-networks)\./,
     ],
   },
+  // src/verification/erasure-keys.ts, the counters an erasure deletes: its unit spec, and what a number's or an
+  // owner's erasure leaves in the store and which callers it reaches (erasure, erasure-callers,
+  // erasure-wrong-code-budget: hosts over HTTP, the store read back).
+  'erasure-keys': {
+    folder: 'verification',
+    specs: [
+      /^src\/verification\/erasure-keys\.spec\./,
+      /^test\/privacy\/erasure(-callers|-wrong-code-budget)?\.e2e\./,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
