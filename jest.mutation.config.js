@@ -592,6 +592,16 @@ export const SPECS_BY_SCOPE = {
       /^test\/privacy\/erasure(-callers|-wrong-code-budget)?\.e2e\./,
     ],
   },
+  // src/options/purposes.options.ts, a purpose's policy read at a start: src/options' unit specs, and the
+  // purposes over hosts (purposes, methods-per-purpose, purpose-registrations: a purpose accepted or not, its
+  // methods, its own limits and claim's life).
+  'purposes-options': {
+    folder: 'options',
+    specs: [
+      /^src\/options\//,
+      /^test\/purposes\/(purposes|methods-per-purpose|purpose-registrations)\.e2e\./,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links
