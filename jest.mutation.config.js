@@ -507,6 +507,115 @@ export const SPECS_BY_SCOPE = {
       /^test\/test-numbers\//,
     ],
   },
+  // src/test-numbers/test-number-api.client.ts, the API client with test numbers: a test number's session
+  // answered without the API (its start, status and check: test-numbers.e2e), a real number's sent on, and the
+  // real bot link's shape lent to test links (test-number-attacks). The folder's other suites reach it through
+  // every start at many times the cost.
+  'test-number-client': {
+    folder: 'test-numbers',
+    specs: [/^test\/test-numbers\/(test-numbers|test-number-attacks)\.e2e\./],
+  },
+  // src/verification/verification.service.ts, the operations a host calls (each forwards to its flow): a
+  // start, check, status and the methods over the routes (happy-paths), a switch and a cancel (test/journeys'
+  // switch and cancel), a verified number read by the host (verified-phone) and the guard's read of it
+  // (verified-phone-guard). Every host suite reaches the file: without the others, a survivor runs these.
+  'verification-service': {
+    folder: 'verification',
+    specs: [
+      /^test\/client-routes\/happy-paths\./,
+      /^test\/journeys\/(switch|cancel)\.e2e\./,
+      /^test\/sessions\/verified-phone\./,
+      /^test\/verified-phone\/verified-phone-guard\./,
+    ],
+  },
+  // src/account/verification-account.service.ts, the host's reads of the account: balance, usage, prices and
+  // estimates (account), the method figures (method-stats) and health (a kept record unreadable: the report
+  // read on an instance), over hosts booted per test (the folder's unit specs never make the service).
+  'account-service': {
+    folder: 'account',
+    specs: [
+      /^test\/operations\/(account|method-stats)\.e2e\./,
+      /^test\/attacks\/health-kept-record-unreadable\./,
+    ],
+  },
+  // src/http/browser-key.cookie.ts and global-prefix.ts: the browser key's cookie read and written, the
+  // global prefix and the matched route's literal path (their unit specs), the cookie's scope under a global
+  // prefix and over https (global-prefix), the browser a pending session is handed back to (coalescing), and
+  // a route parameter or URI version in the cookie's path (the cookie-path attacks).
+  'browser-key': {
+    folder: 'http',
+    specs: [
+      /^src\/http\/(browser-key\.cookie|global-prefix|literal-prefix)\.spec\./,
+      /^test\/client-routes\/global-prefix\./,
+      /^test\/protection\/coalescing\./,
+      /^test\/attacks\/cookie-path-/,
+    ],
+  },
+  // src/test-numbers/test-session-store.ts, a test session's entries: its delivery read back and a spare
+  // slot's claim (their unit specs), a test number's journeys (test-numbers.e2e), checks and reads racing on
+  // one session (test-session-races), its entries kept an hour past its end (test-session-retention), the
+  // spare slots a network's starts take (test-numbers-spare-slots) and an erasure of its entries.
+  'test-session-store': {
+    folder: 'test-numbers',
+    specs: [
+      /^src\/test-numbers\/(test-session-delivery|spare-slot-claim)\.spec\./,
+      /^test\/test-numbers\/(test-numbers|test-session-races|test-session-retention|test-numbers-spare-slots)\./,
+      /^test\/privacy\/erasure-test-number\./,
+      // A spare session whose code was entered keeps its slot from a stranger's start (added after the row).
+      /^test\/attacks\/test-numbers-overflow-slot-forced\./,
+    ],
+  },
+  // src/http/verification.problems.ts, the problem document and each route's error codes as the OpenAPI
+  // document shows them (openapi.e2e, on Express and Fastify), and the element's words for every code a
+  // route answers (messages). Every mutant of the file is static (decorators and a table read at import).
+  openapi: {
+    folder: 'http',
+    specs: [/^test\/client-routes\/openapi\./, /^test\/element\/messages\./],
+  },
+  // src/account/verification-health.indicator.ts, the host's health check: its unit spec (the read's deadline,
+  // no timer left behind) and the check over a host against the sandbox's balance and failures
+  // (test/operations/health).
+  'health-indicator': {
+    folder: 'account',
+    specs: [/^src\/account\/verification-health\.indicator\.spec\./, /^test\/operations\/health\./],
+  },
+  // src/pumping/pumping-report.ts, a hold's report: the event, log line and metric of a hold (its unit spec)
+  // and the defence that reports it (the pumping-defence unit specs).
+  'pumping-report': {
+    folder: 'pumping',
+    specs: [/^src\/pumping\/pumping-(report|defence)/],
+  },
+  // src/protection/protection-events.ts, what protection does with a session's events: its unit spec, a spend
+  // cap's ended sessions settled (charged if delivered or not known, given back if not, and what the usage
+  // says since; a store failing the settlement; a lost record), and a verified start's free-start proof
+  // given back (free-start-networks).
+  'protection-events': {
+    folder: 'protection',
+    specs: [
+      /^src\/protection\/protection-events\.spec\./,
+      /^test\/protection\/(spend-cap|spend-cap-usage|spend-cap-end-store-failure|spend-cap-lost-record|free-start-networks)\./,
+    ],
+  },
+  // src/verification/erasure-keys.ts, the counters an erasure deletes: its unit spec, and what a number's or an
+  // owner's erasure leaves in the store and which callers it reaches (erasure, erasure-callers,
+  // erasure-wrong-code-budget: hosts over HTTP, the store read back).
+  'erasure-keys': {
+    folder: 'verification',
+    specs: [
+      /^src\/verification\/erasure-keys\.spec\./,
+      /^test\/privacy\/erasure(-callers|-wrong-code-budget)?\.e2e\./,
+    ],
+  },
+  // src/options/purposes.options.ts, a purpose's policy read at a start: src/options' unit specs, and the
+  // purposes over hosts (purposes, methods-per-purpose, purpose-registrations: a purpose accepted or not, its
+  // methods, its own limits and claim's life).
+  'purposes-options': {
+    folder: 'options',
+    specs: [
+      /^src\/options\//,
+      /^test\/purposes\/(purposes|methods-per-purpose|purpose-registrations)\.e2e\./,
+    ],
+  },
   // src/protection/assess-start-hook.ts and start-hooks.ts: the host's risk and check hooks of a start.
   // src/history/history-links.ts: which rings of the other side an erasure reaches, against its unit spec
   // (one slot per pair, a claim's minute, a link at its TTL, an unlink); the erasures that follow the links

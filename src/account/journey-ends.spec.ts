@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { VerificationMetrics } from '../observability/verification-metrics.js';
+import { isProbeStep } from '../core/fallback-moment.js';
 import type { JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
-import { isProbeStep } from '../core/fallback-moment.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
 import { FOLLOWED_AFTER_MS } from './figure-evidence.js';
 import { figureCells } from './method-figures.js';
@@ -94,9 +94,9 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
 
   it('a step completed after the journey verified, as operations see it: charged, no success, no time to verify', async () => {
     const { registry, counted, start } = await switchedOnMetrics('late_');
-    // The earlier step as it was: created 45 s ago, verified now, charged.
+    // The earlier step as it was: created 45 s ago, delivered and verified now, charged.
     fx.now += 5_000;
-    await counted.tally({ ...start, status: 'verified', verifiedAt: fx.now });
+    await counted.tally({ ...start, status: 'verified', delivered: true, verifiedAt: fx.now });
     const json = (await registry.getMetricsAsJSON()) as unknown as {
       name: string;
       values: { labels: Record<string, string>; value: number; metricName?: string }[];
@@ -109,6 +109,14 @@ describe('MethodStats: a journey verified by a later step ends its earlier steps
     expect(of('late_method_charged_total')).toContainEqual(
       expect.objectContaining({ labels: { method: 'reverse_flash_call', currency: 'RUB' }, value: 0.25 }),
     );
+    // Its sessions by outcome: started, ended expired by the journey's verification, then delivered late;
+    // its late verification is no second end.
+    const outcomes = Object.fromEntries(
+      of('late_method_sessions_total')
+        .filter((v) => v.labels.method === 'reverse_flash_call')
+        .map((v) => [v.labels.outcome, v.value]),
+    );
+    expect(outcomes).toStrictEqual({ started: 1, expired: 1, delivered: 1 });
   });
 
   it('an earlier step’s end counts on the day it started, as every count of a session does', async () => {

@@ -28,7 +28,9 @@ describe('matchedRoute: the declared path a request matched', () => {
       '/verification/start',
     ],
     ['Fastify', { routeOptions: { url: '/v2/verification/start' } }, '/v2/verification/start'],
+    ['a route without a base URL', { route: { path: '/verification/start' } }, '/verification/start'],
     ['neither says', { url: '/verification/start/' }, undefined],
+    ['no request', undefined, undefined],
   ])('%s', (_, request, expected) => {
     expect(matchedRoute(request)).toBe(expected);
   });

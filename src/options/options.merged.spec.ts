@@ -10,6 +10,7 @@ import './orchestration.rules.spec.js';
 import './purposes.rules.spec.js';
 import './test-number-owners-without-owner.spec.js';
 import './unknown-options-shapes.spec.js';
+import './verification-option-checks.spec.js';
 import './verification-options.resolver.shapes.spec.js';
 import './verification-options.resolver.spec.js';
 import './verification-options.rules.spec.js';

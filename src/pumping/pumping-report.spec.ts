@@ -100,3 +100,11 @@ describe('a new hold as the operator reads it', () => {
     expect(event.phoneNumberMasked).not.toContain('1234567');
   });
 });
+
+describe("a new hold's event and its starter", () => {
+  it('names the owner of the start that set it off, and no owner when the start had none', () => {
+    const attempt = { phoneNumber: '+79161234567', owner: 'user-7', clientKey: undefined, ip: undefined };
+    expect(reported({ attempt }).event.owner).toBe('user-7');
+    expect(Object.keys(reported({}).event)).not.toContain('owner');
+  });
+});

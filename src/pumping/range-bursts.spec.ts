@@ -1,8 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryStore } from '../store/memory.store.js';
 import { RangeStats } from './range-stats.js';
 import { burstStats, prefix, range } from '../../test/support/range-bursts.fixture.js';
 import { SPEC_DATA_KEYS } from '../../test/support/data-keys.js';
+import { dumpMemoryStore } from '../../test/support/store-dump.js';
 
 const phone = '+79161234567';
 
@@ -115,5 +116,77 @@ describe('RangeBursts: marks read in a window that rolled over before the start 
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('RangeBursts: a start without a caller, a number or a range', () => {
+  const HOUR = 3_600_000;
+  const opened: MemoryStore[] = [];
+  afterEach(async () => Promise.all(opened.splice(0).map((s) => s.close())));
+  function statsOnStore() {
+    const store = new MemoryStore({ clock: () => Date.UTC(2026, 0, 2) + 60_000 });
+    opened.push(store);
+    return { store, rs: new RangeStats(store, { windowMs: HOUR, recordTtlMs: 86_400_000 }, SPEC_DATA_KEYS) };
+  }
+  /** The store's burst entries: callers counted per subject, and callers marked seen. */
+  const burstEntries = (store: MemoryStore) =>
+    dumpMemoryStore(store)
+      .map((line) => line.split(' ')[0]!)
+      .filter((key) => /pump:(c|cm):/.test(key));
+
+  it('reads no marks and writes nothing before it is counted', async () => {
+    const { store, rs } = statsOnStore();
+    const country = { id: 'country:RU' };
+    for (const marks of [
+      await rs.markBursts([range, prefix], phone, undefined),
+      await rs.markBursts([range, prefix], undefined, 'client:a'),
+      await rs.markBursts([country], phone, 'client:a'),
+    ])
+      expect({ first: marks.first, ids: [...marks.ids] }).toStrictEqual({ first: false, ids: [] });
+    expect(dumpMemoryStore(store)).toStrictEqual([]);
+  });
+
+  it('without a caller (a host’s own start) counts its number in the range, and no caller there', async () => {
+    const { store, rs } = statsOnStore();
+    const marks = await rs.markBursts([range, prefix], phone, undefined);
+    const counted = await rs.countStart([range, prefix], phone, undefined, [], marks);
+    expect(counted.callersBefore).toStrictEqual(new Map());
+    const counts = (await rs.read([range])).get(range.id)!;
+    expect({ current: counts.current, callers: counts.currentCallers ?? 0 }).toStrictEqual({
+      current: 1,
+      callers: 0,
+    });
+    expect(burstEntries(store)).toStrictEqual([]);
+  });
+
+  it('a country is no burst subject: its start counts and marks the caller in the range alone', async () => {
+    const { store, rs } = statsOnStore();
+    const country = { id: 'country:RU' };
+    const marks = await rs.markBursts([range, country], phone, 'client:a');
+    const counted = await rs.countStart([range, country], phone, 'client:a', [], marks);
+    expect(counted.callersBefore).toStrictEqual(new Map([[range.id, 0]]));
+    // Without marks read (a start the reading condemned), the same.
+    const next = '+79161234568';
+    const unread = await rs.countStart([prefix, country], next, 'client:b');
+    expect(unread.callersBefore).toStrictEqual(new Map([[prefix.id, 0]]));
+    // Each start's caller count and the caller's mark, in its range or prefix: nothing of the country.
+    expect(burstEntries(store)).toHaveLength(4);
+  });
+
+  it('one caller’s two numbers read their marks before either is counted: the caller counts once, and not again after', async () => {
+    const { rs } = statsOnStore();
+    const [x, y, z] = ['+79161234501', '+79161234502', '+79161234503'];
+    const [mx, my] = await Promise.all([
+      rs.markBursts([range], x, 'client:a'),
+      rs.markBursts([range], y, 'client:a'),
+    ]);
+    expect([mx.ids.size, my.ids.size]).toStrictEqual([1, 1]);
+    const cx = await rs.countStart([range], x, 'client:a', [], mx);
+    const cy = await rs.countStart([range], y, 'client:a', [], my);
+    expect([cx.callersBefore, cy.callersBefore]).toStrictEqual([new Map([[range.id, 0]]), new Map()]);
+    // Its next number finds its mark: not a new caller.
+    const cz = await rs.countStart([range], z, 'client:a', [], await rs.markBursts([range], z, 'client:a'));
+    expect(cz.callersBefore).toStrictEqual(new Map());
+    expect((await rs.read([range])).get(range.id)).toMatchObject({ current: 3, currentCallers: 1 });
   });
 });

@@ -110,3 +110,44 @@ describe("erasureCounterKeys of an owner: what its starts marked under its numbe
     expect(listed()).toContain(ProtectionKeys.coalesce(keys, 'owner:alice', record.phoneNumber, 'sms'));
   });
 });
+
+describe('erasureCounterKeys: the claims and counters a start left, every shape of its key', () => {
+  const n = '+79161234567';
+  const own = { ...record, purpose: 'payout' } as SessionRecord;
+  const erase = (subject: { owner: string } | { phoneNumber: string }) =>
+    erasureCounterKeys(keys, {
+      subject,
+      records: [own],
+      callers: [],
+      now: 1_000 * WEEK_MS,
+      pumping: { windowMs: 3_600_000, rangeDigits: 3 },
+    });
+
+  it("a number's: its day claims as both key shapes read them, and its coalescing claims of every purpose", () => {
+    const listed = erase({ phoneNumber: n });
+    const digest = keys.digest(n);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        `stats-number:{0:sms:${digest}}`,
+        `stats-number:{1970-01-01:sms:${digest}}`,
+        ...['signup', 'login', 'step_up', 'change_phone', 'payout'].map((purpose) =>
+          ProtectionKeys.coalesce(keys, 'owner:alice', n, 'sms', purpose),
+        ),
+      ]),
+    );
+  });
+
+  it("an owner's: its free starts, its status reads and their refresh, its starts of each of its numbers", () => {
+    const caller = 'owner:alice';
+    const listed = erase({ owner: 'alice' });
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        `${ProtectionKeys.freeStartPerCaller}:${keys.digest(caller)}`,
+        ProtectionKeys.statusReads(keys, caller),
+        `${ProtectionKeys.statusReads(keys, caller)}:refresh`,
+        `${ProtectionKeys.startPerPhoneAndCaller}:${keys.digest(`${caller}\n${n}`)}`,
+        ProtectionKeys.coalesce(keys, caller, n, 'sms', 'payout'),
+      ]),
+    );
+  });
+});

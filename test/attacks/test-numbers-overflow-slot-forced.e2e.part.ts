@@ -46,5 +46,24 @@ describe.each(CASES)(
       const checked = await host.check(id, REVIEWER_CODE, from(reviewerIp));
       expect(checked.body).toMatchObject({ verified: true });
     });
+
+    it("a spare session whose code was entered keeps its slot: the next stranger's start takes another", async () => {
+      const host = await reviewerHost(platform, reviewer, kind, { owner: undefined });
+      const from = (ip: string) => ({ 'x-forwarded-for': ip });
+      const ids: string[] = [];
+      // The number's hour (10 kept), then its five spare slots, each from a network of its own.
+      for (let net = 0; net < 15; net++) ids.push(await host.start(from(`72.${net}.1.7`)));
+      // The newest spare session's user types a wrong code, then a stranger from a new network starts.
+      const newest = ids[14]!;
+      expect((await host.check(newest, '000000', from('72.14.1.7'))).body).toMatchObject({
+        error_code: 'invalid_code',
+      });
+      await host.start(from('72.201.1.7'));
+      expect((await host.check(newest, REVIEWER_CODE, from('72.14.1.7'))).body).toMatchObject({
+        verified: true,
+      });
+      // The stranger took the slot of the newest session no code was entered for.
+      expect((await host.check(ids[13]!, REVIEWER_CODE, from('72.13.1.7'))).status).toBe(404);
+    });
   },
 );

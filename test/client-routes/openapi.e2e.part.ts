@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
+import { ROUTE_ERROR_CODES } from '../../src/http/verification.problems.js';
 
 describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform) => {
   const suite = sandboxSuite({ freezeClock: false });
@@ -69,13 +70,50 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
     const document = SwaggerModule.createDocument(host.app, new DocumentBuilder().setTitle('host').build());
     const problem = document.components?.schemas?.VerificationProblem as {
       required?: string[];
-      properties: Record<string, { type?: string }>;
+      properties: Record<string, { type?: string; description?: string; example?: unknown }>;
     };
-    expect(problem.required).toEqual(
-      expect.arrayContaining(['type', 'title', 'status', 'detail', 'error_code']),
+    expect(problem.required).toStrictEqual(['type', 'title', 'status', 'detail', 'error_code']);
+    // Each field's type as a generated client reads it.
+    const shapes = Object.fromEntries(
+      Object.entries(problem.properties).map(([name, p]) => {
+        const { description: _d, example: _e, ...shape } = p;
+        return [name, shape];
+      }),
     );
-    expect(problem.properties.status.type).toBe('integer');
-    expect(problem.properties).toHaveProperty('verification_status');
+    const text = { type: 'string' };
+    expect(shapes).toStrictEqual({
+      type: text,
+      title: text,
+      status: { type: 'integer' },
+      detail: text,
+      error_code: text,
+      attempts_remaining: { type: 'integer' },
+      verification_status: text,
+      reason: text,
+      available_methods: { type: 'array', items: text },
+      limit: text,
+      fallback_available_at: { type: 'string', format: 'date-time' },
+      errors: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { field: { type: 'string', nullable: true }, message: text },
+        },
+      },
+      purpose: text,
+      challenge: text,
+    });
+    // Each field is described or shown by example; an optional one names the error codes that carry it.
+    const codes = new Set(Object.values(ROUTE_ERROR_CODES).flat());
+    for (const [name, p] of Object.entries(problem.properties)) {
+      expect([name, `${p.description ?? ''}${String(p.example ?? '')}`.length > 0]).toStrictEqual([
+        name,
+        true,
+      ]);
+      if (problem.required!.includes(name)) continue;
+      const carriers = p.description!.split(':')[0]!.split(', ');
+      expect([name, carriers.every((code) => codes.has(code as never))]).toStrictEqual([name, true]);
+    }
 
     /** status → error codes of one route's problem responses; fails if a 2xx lists problem+json. */
     const errorCodes = (path: string, method: 'get' | 'post'): Record<string, string[]> => {
@@ -84,8 +122,9 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
         {
           content?: Record<
             string,
-            { schema?: { allOf?: { properties?: Record<string, { enum?: string[] }> }[] } }
+            { schema?: { allOf?: { properties?: Record<string, { type?: string; enum?: string[] }> }[] } }
           >;
+          description?: string;
         }
       >;
       const out: Record<string, string[]> = {};
@@ -99,6 +138,9 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
         const schema = response.content!['application/problem+json'].schema!;
         expect(JSON.stringify(schema)).toContain('#/components/schemas/VerificationProblem');
         out[status] = schema.allOf!.flatMap((part) => part.properties?.error_code?.enum ?? []);
+        // Narrowed to the status's codes, as a string, and named in the response's description.
+        expect(schema.allOf![1]!.properties!.error_code).toStrictEqual({ type: 'string', enum: out[status] });
+        expect(response.description).toBe(out[status]!.join(', '));
       }
       return out;
     };
@@ -119,6 +161,16 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       '413': ['payload_too_large'],
       '415': ['unsupported_media_type'],
       '429': ['rate_limit_exceeded', 'too_many_wrong_codes'],
+      '503': ['service_unavailable'],
+    });
+    expect(errorCodes('/phone/cancel', 'post')).toEqual({
+      '400': ['validation_error'],
+      '403': ['cross_site_request'],
+      '404': ['not_found'],
+      '409': ['not_pending', 'switch_in_progress'],
+      '413': ['payload_too_large'],
+      '415': ['unsupported_media_type'],
+      '429': ['rate_limit_exceeded'],
       '503': ['service_unavailable'],
     });
     expect(errorCodes('/phone/status/{verification_id}', 'get')).toEqual({

@@ -65,7 +65,9 @@ describe('VerificationAccountService: balance, usage and prices', () => {
 
   it('refuses a malformed or inverted date range before asking the API', async () => {
     const { sb, account } = await boot();
-    await expect(account.getUsage({ from: '2026-02-31' })).rejects.toThrow('"from" is not a calendar date');
+    await expect(account.getUsage({ from: '2026-02-31' })).rejects.toThrow(
+      'getUsage: "from" is not a calendar date',
+    );
     await expect(account.getUsage({ to: '31.01.2026' })).rejects.toThrow('"to" must be a date');
     await expect(account.getUsage({ from: new Date('nope') })).rejects.toThrow('invalid Date');
     await expect(account.getUsage({ from: '2026-03-02', to: '2026-03-01' })).rejects.toThrow(
@@ -97,6 +99,18 @@ describe('VerificationAccountService: balance, usage and prices', () => {
     await sb.advance(1);
     await account.getPrices();
     expect(sb.requestCount('GET /v1/prices')).toBe(2);
+  });
+
+  it('cachedPrices: the list getPrices holds while it is younger than pricesTtlMs, never asking the API', async () => {
+    const { sb, account } = await boot({ freezeClock: true }, { pricesTtlMs: 30_000 });
+    expect(account.cachedPrices()).toBeUndefined();
+    const read = await account.getPrices();
+    await sb.advance(29_999);
+    expect(account.cachedPrices()).toEqual(read);
+    expect(read.prices.find((p) => p.method === 'sms')?.price).toEqual({ amount: 3, currency: 'RUB' });
+    await sb.advance(1);
+    expect(account.cachedPrices()).toBeUndefined();
+    expect(sb.requestCount('GET /v1/prices')).toBe(1);
   });
 
   it('estimates from the account’s own prices, in either response shape; null for a method without a price', async () => {

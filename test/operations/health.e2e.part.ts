@@ -141,7 +141,14 @@ describe.each(ONE_PLATFORM)('health indicator with @nestjs/terminus (%s)', (plat
     const res = await call(host.url, 'GET', '/health/lenient');
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({
-      error: { verification: { status: 'down', reason: 'balance_exhausted', balance: 0 } },
+      error: {
+        verification: {
+          status: 'down',
+          reason: 'balance_exhausted',
+          message: 'The prepaid balance is exhausted: every start is refused (402)',
+          balance: 0,
+        },
+      },
     });
   });
 
@@ -151,13 +158,26 @@ describe.each(ONE_PLATFORM)('health indicator with @nestjs/terminus (%s)', (plat
     const reset = await call(host.url, 'GET', '/health');
     expect(reset.status).toBe(503);
     expect(reset.body).toMatchObject({
-      error: { verification: { status: 'down', reason: 'api_unreachable' } },
+      error: {
+        verification: {
+          status: 'down',
+          reason: 'api_unreachable',
+          message: 'The verification API gave no usable answer (network)',
+        },
+      },
     });
     sb.clearFaults();
     sb.addFault({ route: 'GET /v1/balance', kind: 'status', status: 500, count: 1 });
     const failing = await call(host.url, 'GET', '/health');
     expect(failing.body).toMatchObject({
-      error: { verification: { status: 'down', reason: 'api_error', upstream_status: 500 } },
+      error: {
+        verification: {
+          status: 'down',
+          reason: 'api_error',
+          message: 'The verification API answered HTTP 500',
+          upstream_status: 500,
+        },
+      },
     });
     sb.addFault({ route: 'GET /v1/balance', kind: 'html', status: 502, count: 1 });
     const gateway = await call(host.url, 'GET', '/health');

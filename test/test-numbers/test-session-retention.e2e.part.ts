@@ -41,4 +41,25 @@ describe.each(PLATFORMS)('test sessions read late (%s)', (platform: Platform) =>
     expect(late.status).toBe(200);
     expect(late.body).toMatchObject({ status: 'expired', verified_at: null, awaiting_code: false });
   });
+
+  it("at an hour past the session's expiry its entries are gone: its status and check answer 404", async () => {
+    suite.host = await startAccountHost(platform, suite.sb, {
+      module: { testNumbers: { numbers: [{ phoneNumber: reviewer, code: CODE }] } },
+    });
+    const started = await call(
+      suite.host.url,
+      'POST',
+      '/verification/start',
+      { phone_number: reviewer, method: 'sms' },
+      { 'x-user': 'rita' },
+    );
+    expect(started.status).toBe(201);
+    const expiresAt = Date.parse(String(started.body.expires_at));
+    await suite.sb.advance(expiresAt + HOUR - suite.sb.now());
+    const id = started.body.verification_id;
+    const late = await call(suite.host.url, 'GET', `/verification/status/${id}`, undefined, {
+      'x-user': 'rita',
+    });
+    expect([late.status, late.body.error_code]).toStrictEqual([404, 'not_found']);
+  });
 });
