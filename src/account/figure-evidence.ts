@@ -205,7 +205,7 @@ export class FigureEvidence {
   /**
    * Which step verified the session's journey, by start: `later` (the user switched away from this
    * one), `earlier` (a step it followed completed late, the call a user places or the operator's
-   * push, while this one waited), or none. A journey verified before the start was kept reads `later`.
+   * push, while this one waited), or none. The marker an older release kept (`'1'`) reads `later`.
    */
   async verifiedStep(record: SessionRecord): Promise<'earlier' | 'later' | null> {
     const value = await this.store.get(journeyVerifiedKey(record));
