@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { ModuleRef } from '@nestjs/core';
+import { VerificationApiUnavailableError } from '../api/verification-api.error.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import type { BalanceReading, VerificationBalanceWatch } from './balance-watch.service.js';
 import { VerificationHealthIndicator } from './verification-health.indicator.js';
@@ -8,7 +9,8 @@ import { VerificationHealthIndicator } from './verification-health.indicator.js'
  * The read's deadline on jest's clock (the routes, terminus and the API's failures are
  * test/operations/health.e2e's): down as `api_timeout` when the deadline passes, not a tick before; and a
  * read that answers in time leaves no timer behind, which would hold a host's process open for the rest
- * of the deadline after its last check.
+ * of the deadline after its last check. And two reads' failures the routes do not reach: one that is no API
+ * error, and the API client's own time-out.
  */
 
 afterEach(() => {
@@ -71,5 +73,23 @@ describe('VerificationHealthIndicator read deadline', () => {
     await jest.advanceTimersByTimeAsync(1);
     await check;
     expect(settled).toMatchObject({ verification: { status: 'down', reason: 'api_timeout' } });
+  });
+
+  it('a read failing with no API error is down as api_error, saying the balance could not be read', async () => {
+    const health = indicator(() => Promise.reject(new TypeError('reading.amount is undefined')));
+    expect(await health.isHealthy('phone')).toStrictEqual({
+      phone: { status: 'down', reason: 'api_error', message: 'The balance could not be read' },
+    });
+  });
+
+  it("the API client's own time-out is down as api_timeout, naming the client's reason", async () => {
+    const timedOut = new VerificationApiUnavailableError({ operation: 'getBalance', reason: 'timeout' });
+    expect(await indicator(() => Promise.reject(timedOut)).isHealthy('phone')).toStrictEqual({
+      phone: {
+        status: 'down',
+        reason: 'api_timeout',
+        message: 'The verification API gave no usable answer (timeout)',
+      },
+    });
   });
 });

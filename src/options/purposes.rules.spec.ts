@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { api, itRefusesEachCase, refusal, type RefusalCase } from '../../test/support/option-refusals.js';
-import { PURPOSE_PRESETS } from './purposes.options.js';
+import { longestClaimTtlMs, PURPOSE_PRESETS } from './purposes.options.js';
 import { PURPOSES_OPTION_RULES, purposeRules } from './purposes.rules.js';
 import { optionWarnings, resolveVerificationOptions } from './verification-options.resolver.js';
 
@@ -120,6 +120,7 @@ describe('the rules of `purposes`: each refuses what it should at boot, naming t
         step_up: PURPOSE_PRESETS.stepUp,
         blocked: { methods: [] },
         kyc: PURPOSE_PRESETS.noForeignMessengers,
+        new_number: PURPOSE_PRESETS.changePhone,
       },
     });
     expect(options.purposes.default).toStrictEqual({
@@ -132,11 +133,27 @@ describe('the rules of `purposes`: each refuses what it should at boot, naming t
       startPerPhone: { points: 5, windowMs: 3_600_000 },
       claimTtlMs: 300_000,
     });
+    // A change of number: a claim of 5 minutes, 3 starts an hour per new number.
+    expect(options.purposes.declared.new_number).toStrictEqual({
+      methods: undefined,
+      startPerPhone: { points: 3, windowMs: 3_600_000 },
+      claimTtlMs: 300_000,
+    });
     expect(options.purposes.declared.blocked!.methods).toStrictEqual([]);
     // A purpose without a claimTtlMs of its own takes the registration's, not the built-in default.
     expect(options.purposes.declared.blocked!.claimTtlMs).toBe(120_000);
     expect(options.purposes.declared.kyc!.methods).not.toContain('msgr1_otp');
     expect(options.purposes.declared.kyc!.methods).not.toContain('msgr2_bot');
+  });
+
+  it("the longest claim's life is the longest of the default's and every declared purpose's", () => {
+    const resolved = (purposes: Record<string, { claimTtlMs?: number }>) =>
+      resolveVerificationOptions({ api, verifiedPhone: { claimTtlMs: 120_000 }, purposes }).purposes;
+    expect(longestClaimTtlMs(resolved({}))).toBe(120_000);
+    expect(longestClaimTtlMs(resolved({ step_up: { claimTtlMs: 60_000 } }))).toBe(120_000);
+    expect(
+      longestClaimTtlMs(resolved({ step_up: { claimTtlMs: 60_000 }, kyc: { claimTtlMs: 900_000 } })),
+    ).toBe(900_000);
   });
 
   it('warns at boot of a purpose none of whose methods the registration offers', () => {

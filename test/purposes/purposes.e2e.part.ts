@@ -188,6 +188,16 @@ describe.each(CASES)('a purpose per verification (%s, %s store)', (platform: Pla
     ).toBe(201);
   });
 
+  it('a purpose a host names "undefined" is its own: a start that names none keeps the default policy', async () => {
+    await boot({ purposes: { ...PURPOSES, undefined: { methods: [] } } });
+    expect((await start({ phone_number: phoneNumber(), purpose: 'undefined' })).body).toMatchObject({
+      status: 400,
+      error_code: 'method_not_available',
+      purpose: 'undefined',
+    });
+    expect((await start({ phone_number: phoneNumber() })).status).toBe(201);
+  });
+
   it("a switch stays among its journey's purpose's methods and keeps its purpose", async () => {
     const host = await boot();
     const phone = phoneNumber();
