@@ -97,8 +97,9 @@ describe("how a session's end is settled, and what the host's log is told when i
     const listener = new ProtectionEvents(
       { limits: { enabled: false, freeStartPerCaller: false } } as never,
       { logger: { warn: (...line: Warned) => void warned.push(line) } } as never,
-      { enabled: false } as never,
-      {} as never,
+      // Off, as the module's: the defence and the free starts count nothing.
+      { enabled: false, verified: async () => undefined } as never,
+      { freeStartProved: async () => undefined } as never,
       { ended: async (...args: Ended) => (seen.push(args), ended(...args)) } as never,
       emitter,
       { get: async () => record } as never,
