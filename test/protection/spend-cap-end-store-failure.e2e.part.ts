@@ -75,6 +75,10 @@ describe.each(ONE_PLATFORM)('a session end the store fails to settle (%s)', (pla
         await eventually(async () => {
           expect(logger.lines.filter((line) => line.includes(SETTLING))).toHaveLength(1);
         }, 2000);
+        // The line names the error, for the host to act on.
+        expect(logger.lines.find((line) => line.includes(SETTLING))).toMatch(
+          /VerificationStoreUnavailableError.*connection lost/,
+        );
         expect(unhandled).toEqual([]);
       } finally {
         process.off('unhandledRejection', note);

@@ -4,7 +4,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { SpendCapReachedEvent } from '../../src/core/verification-events.js';
 import { resolveVerificationOptions } from '../../src/options/verification.options.js';
 import { CapturingLogger } from '../support/log-capture.js';
-import { ONE_PLATFORM } from '../support/verification-app.js';
+import { eventually } from '../support/redis-server.js';
+import { call, ONE_PLATFORM } from '../support/verification-app.js';
 import {
   freshIp,
   freshPhone,
@@ -100,6 +101,39 @@ describe.each(ONE_PLATFORM)('spend cap (%s)', (platform) => {
         reason: 'spend_cap',
       });
     expect(heard).toEqual(['verification.spend_cap_reached']);
+  });
+
+  it('a reverse flash call is counted when it is proved: 1.00 admits any number of them unproved, and 4 proved of 0.25 fill it', async () => {
+    fx.host = await protectedHost(fx.sb, platform, capOnly(1));
+    const proved: string[] = [];
+    const prove = async (): Promise<number> => {
+      const [ip, phone] = [freshIp(), freshPhone()];
+      const res = await startFrom(fx.host!, ip, phone, 'reverse_flash_call');
+      if (res.status !== 201) return res.status;
+      const [session] = fx.sb.sessionsFor(phone);
+      await fx.sb.call(session!.request_id, phone);
+      const seen = await call(
+        fx.host!.url,
+        'GET',
+        `/verification/status/${String(res.body.verification_id)}`,
+      );
+      proved.push(String(seen.body.status));
+      return res.status;
+    };
+    // Unproved, they reserve nothing: 8 of them (2.00) are admitted against 1.00.
+    for (let i = 0; i < 8; i++)
+      expect((await startFrom(fx.host, freshIp(), freshPhone(), 'reverse_flash_call')).status).toBe(201);
+    for (let i = 0; i < 4; i++) expect(await prove()).toBe(201);
+    expect(proved).toEqual(['verified', 'verified', 'verified', 'verified']);
+    // The session's end is settled after its status answered: the 4 proofs (1.00) fill the cap.
+    await eventually(async () => {
+      expect(refusal(await startFrom(fx.host!, freshIp(), freshPhone(), 'reverse_flash_call'))).toMatchObject(
+        {
+          status: 503,
+          reason: 'spend_cap',
+        },
+      );
+    }, 2000);
   });
 
   it('a start the cap refuses keeps nothing of the other limits: the same address and number start at once with a method that fits', async () => {
