@@ -572,12 +572,15 @@ export const SPECS_BY_SCOPE = {
     folder: 'http',
     specs: [/^test\/client-routes\/openapi\./, /^test\/element\/messages\./],
   },
-  // src/account/verification-health.indicator.ts, the host's health check: its unit spec (the read's deadline,
-  // no timer left behind) and the check over a host against the sandbox's balance and failures
-  // (test/operations/health).
+  // src/account/verification-health.indicator.ts, the host's health check: its unit specs (the read's deadline,
+  // no timer left behind; the answer without @nestjs/terminus) and the check over a host against the sandbox's
+  // balance and failures (test/operations/health).
   'health-indicator': {
     folder: 'account',
-    specs: [/^src\/account\/verification-health\.indicator\.spec\./, /^test\/operations\/health\./],
+    specs: [
+      /^src\/account\/verification-health\.indicator\.(no-terminus\.)?spec\./,
+      /^test\/operations\/health\./,
+    ],
   },
   // src/pumping/pumping-report.ts, a hold's report: the event, log line and metric of a hold (its unit spec)
   // and the defence that reports it (the pumping-defence unit specs).
