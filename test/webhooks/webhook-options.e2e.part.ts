@@ -323,6 +323,20 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
     expect(suite.host.events.filter((e) => e.requestId === other.requestId)).toEqual([
       expect.objectContaining({ event: 'verification.verified', verifiedAt: new Date(verifiedAt) }),
     ]);
+    // The flat variant (no `data` envelope) is read alike: its own verified_at dates the event.
+    const flat = await startSession(suite.host, suite.sb, 'sms');
+    const flatRes = await postWebhook(
+      `${suite.host.url}/verification/webhooks`,
+      signed(
+        suite.sb.demoAccount.webhookSecret,
+        { event: 'verification.verified', request_id: flat.requestId, verified_at: verifiedAt },
+        { timestampSeconds: ts() },
+      ),
+    );
+    expect(flatRes.body).toEqual({ received: true, result: 'processed' });
+    expect(suite.host.events.filter((e) => e.requestId === flat.requestId)).toEqual([
+      expect.objectContaining({ event: 'verification.verified', verifiedAt: new Date(verifiedAt) }),
+    ]);
     // A verified_at that is not a date's text is not read: the module's clock dates the event.
     const third = await startSession(suite.host, suite.sb, 'sms');
     const numeric = await postWebhook(
