@@ -10,7 +10,8 @@ import {
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
-import { VerificationValidationPipe } from './validation.pipe.js';
+import { ApiBody, ApiConsumes } from './openapi-decorators.js';
+import { VerificationValidationPipe, type BodyDto } from './validation.pipe.js';
 
 /** What the guard reads of an Express or Fastify request. */
 interface BodyRequest {
@@ -69,12 +70,18 @@ export class ClientBodyGuard implements CanActivate {
   }
 }
 
-/** The body routes' validation (one instance for every body route). */
-const VALIDATION_PIPE = new VerificationValidationPipe();
-
-/** Marks a handler as one of the module's body routes: the request rules above, then the body validation. */
-export function ClientBodyRoute(): MethodDecorator {
-  return applyDecorators(UseGuards(ClientBodyGuard), UsePipes(VALIDATION_PIPE));
+/**
+ * Marks a handler as one of the module's body routes: the request rules above, then the body validated
+ * against `dto` (its OpenAPI body too). The handler declares its body `Readonly<dto>`, whose design type
+ * is `Object`: a host's global ValidationPipe, which runs first, passes it by, and the module answers.
+ */
+export function ClientBodyRoute(dto: BodyDto): MethodDecorator {
+  return applyDecorators(
+    UseGuards(ClientBodyGuard),
+    UsePipes(new VerificationValidationPipe(dto)),
+    ApiConsumes('application/json'),
+    ApiBody({ type: dto }),
+  );
 }
 
 function header(headers: BodyRequest['headers'], name: string): string | undefined {

@@ -6,14 +6,17 @@ export interface BodyFields {
   readonly fields: readonly string[];
 }
 
+/** A body route's class: its fields and their class-validator rules. */
+export type BodyDto = (new () => object) & BodyFields;
+
 /**
- * The client routes' own ValidationPipe (never installed globally): non-object bodies, unknown or
+ * A client route's own ValidationPipe for its body class (never installed globally): non-object bodies, unknown or
  * extra fields (prototype-pollution keys among them) and non-string values are a 400
  * `validation_error` after a shallow look at the body's own keys, before class-validator and
  * class-transformer walk it (a deeply nested unknown field would overflow their copy's stack).
  */
 export class VerificationValidationPipe extends ValidationPipe {
-  constructor() {
+  constructor(private readonly dto: BodyDto) {
     super({
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -34,15 +37,14 @@ export class VerificationValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body') {
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
-        throw new VerificationClientError('validation_error', 'The request body must be a JSON object', {
-          errors: [{ field: null, message: 'The request body must be a JSON object' }],
-        });
-      const fields = (metadata.metatype as Partial<BodyFields> | undefined)?.fields;
-      if (fields) assertShallowFields(value, fields);
-    }
-    return super.transform(value, metadata);
+    if (metadata.type !== 'body') return super.transform(value, metadata);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new VerificationClientError('validation_error', 'The request body must be a JSON object', {
+        errors: [{ field: null, message: 'The request body must be a JSON object' }],
+      });
+    assertShallowFields(value, this.dto.fields);
+    // The declared type is the route's `Readonly<dto>` (design type Object): the class is the route's.
+    return super.transform(value, { ...metadata, metatype: this.dto });
   }
 }
 

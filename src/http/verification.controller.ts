@@ -14,16 +14,7 @@ import {
   UseFilters,
   type Type,
 } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOperation,
-  ApiParam,
-  ApiProduces,
-  ApiQuery,
-  ApiResponse,
-  ApiTags,
-} from './openapi-decorators.js';
+import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from './openapi-decorators.js';
 import { VerificationService } from '../verification/verification.service.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
@@ -98,14 +89,12 @@ export abstract class VerificationControllerBase {
   }
 
   @Post('start')
-  @ClientBodyRoute()
+  @ClientBodyRoute(StartVerificationDto)
   @ApiOperation({ summary: 'Start a verification of a phone number' })
-  @ApiConsumes('application/json')
-  @ApiBody({ type: StartVerificationDto })
   @ApiResponse({ status: 201, type: StartVerificationResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.start)
   async start(
-    @Body() body: StartVerificationDto,
+    @Body() body: Readonly<StartVerificationDto>,
     @Req() request: unknown,
     @Res({ passthrough: true }) response: unknown,
   ): Promise<StartVerificationResponse> {
@@ -134,15 +123,13 @@ export abstract class VerificationControllerBase {
   }
 
   @Post('check')
-  @ClientBodyRoute()
+  @ClientBodyRoute(CheckVerificationDto)
   @HttpCode(200)
   @ApiOperation({ summary: 'Submit the code the user received' })
-  @ApiConsumes('application/json')
-  @ApiBody({ type: CheckVerificationDto })
   @ApiResponse({ status: 200, type: CheckVerificationResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.check)
   async check(
-    @Body() body: CheckVerificationDto,
+    @Body() body: Readonly<CheckVerificationDto>,
     @Req() request: unknown,
   ): Promise<CheckVerificationResponse> {
     const view = await this.verification.check({
@@ -157,17 +144,15 @@ export abstract class VerificationControllerBase {
   }
 
   @Post('switch')
-  @ClientBodyRoute()
+  @ClientBodyRoute(SwitchVerificationDto)
   @ApiOperation({
     summary:
       "Move a verification to another method (the policy's next, or a named one) for the same number; the verification_id stays",
   })
-  @ApiConsumes('application/json')
-  @ApiBody({ type: SwitchVerificationDto })
   @ApiResponse({ status: 201, type: StartVerificationResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.switch)
   async switchMethod(
-    @Body() body: SwitchVerificationDto,
+    @Body() body: Readonly<SwitchVerificationDto>,
     @Req() request: unknown,
   ): Promise<StartVerificationResponse> {
     const owner = await this.owner(request);
@@ -185,15 +170,13 @@ export abstract class VerificationControllerBase {
   }
 
   @Post('cancel')
-  @ClientBodyRoute()
+  @ClientBodyRoute(CancelVerificationDto)
   @HttpCode(200)
   @ApiOperation({ summary: 'End a verification: nothing more is sent or polled for it' })
-  @ApiConsumes('application/json')
-  @ApiBody({ type: CancelVerificationDto })
   @ApiResponse({ status: 200, type: CancelVerificationResponse })
   @ApiProblemResponses(ROUTE_ERROR_CODES.cancel)
   async cancel(
-    @Body() body: CancelVerificationDto,
+    @Body() body: Readonly<CancelVerificationDto>,
     @Req() request: unknown,
   ): Promise<CancelVerificationResponse> {
     const view = await this.verification.cancel({

@@ -10,12 +10,13 @@ import {
   Post,
   UnauthorizedException,
   UseFilters,
+  ValidationPipe,
   type ArgumentsHost,
   type CanActivate,
   type ExceptionFilter,
   type ExecutionContext,
 } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, HttpAdapterHost } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import {
   MemoryStore,
   VerificationClientError,
@@ -240,5 +241,58 @@ describe.each(PLATFORMS)('the host boundary of the client routes (%s)', (platfor
     sb.clearFaults();
     expect(garbage.status).toBe(503);
     expect(garbage.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
+  });
+
+  // Most hosts register Nest's ValidationPipe globally; it runs before the module's own pipe, on every route.
+  it.each([
+    ['APP_PIPE, default options', { providers: [{ provide: APP_PIPE, useValue: new ValidationPipe() }] }],
+    [
+      'useGlobalPipes, whitelist, forbidNonWhitelisted and transform',
+      {
+        parsers: (app: { useGlobalPipes: (pipe: ValidationPipe) => unknown }) =>
+          app.useGlobalPipes(
+            new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+          ),
+      },
+    ],
+  ])("a host's global ValidationPipe (%s) leaves the module's bodies to the module", async (_, shape) => {
+    const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
+    const host = await suite.boot({
+      platform,
+      module: { api, clock: () => sb.now(), limits: { enabled: false }, reconcile: { enabled: false } },
+      ...shape,
+    });
+    const bad: [string, Record<string, unknown>, string | null][] = [
+      ['/verification/start', { phone_number: '+79123450105', method: 'sms', extra: '1' }, 'extra'],
+      ['/verification/start', { method: 'sms' }, 'phone_number'],
+      ['/verification/check', { verification_id: 'abc', code: '12' }, 'code'],
+      ['/verification/switch', { verification_id: 5 }, 'verification_id'],
+      ['/verification/cancel', { verification_id: 'abc', extra: '1' }, 'extra'],
+    ];
+    for (const [path, body, field] of bad) {
+      const res = await call(host.url, 'POST', path, body);
+      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({
+        path,
+        status: 400,
+        type: expect.stringMatching(/^application\/problem\+json/),
+      });
+      expect(res.body).toMatchObject({ status: 400, error_code: 'validation_error' });
+      expect((res.body.errors as { field: string | null }[])[0]?.field).toBe(field);
+    }
+    expect(sb.sessionsFor('+79123450105')).toHaveLength(0);
+    // A good body passes both pipes, the host's transform leaving it as sent.
+    const start = await call(host.url, 'POST', '/verification/start', {
+      phone_number: '+79123450106',
+      method: 'sms',
+    });
+    expect(start.status).toBe(201);
+    expect(start.body).toMatchObject({ method: 'sms', status: 'sent' });
+    const [session] = sb.sessionsFor('+79123450106');
+    await sb.deliver(session!.request_id);
+    const check = await call(host.url, 'POST', '/verification/check', {
+      verification_id: start.body.verification_id,
+      code: session!.code!,
+    });
+    expect(check.body).toMatchObject({ status: 'verified', verified: true });
   });
 });
