@@ -162,7 +162,7 @@ export function counting(state: VerificationState): boolean {
 /** Ms past the pending verification's expiry (negative before it; -Infinity when none is pending or known). */
 export function overExpiryMs(state: VerificationState, now: number): number {
   const pending = state.phase === 'awaiting_user' || state.phase === 'verifying';
-  return pending && state.expiresAt !== null ? now - state.expiresAt : Number.NEGATIVE_INFINITY;
+  return pending && state.expiresAt !== null ? now - state.expiresAt : -Infinity;
 }
 
 /** The journey's current step, as a key (`autoFallback` switches once per step); null without a verification. */

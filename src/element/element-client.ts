@@ -2,8 +2,10 @@ import {
   createVerificationClient,
   type FetchLike,
   type VerificationClient,
+  type VerificationClientError,
   type VerificationClientOptions,
 } from '../client/index.js';
+import { RoutesTransport } from '../client/transport.js';
 
 /** Headers the host adds to every request (`credentials="header"`): an object or a function giving one. */
 export type HostHeaders =
@@ -17,11 +19,11 @@ export function hostFetch(host: HTMLElement, headers: () => HostHeaders | undefi
   return async (url, init) => {
     const mode = host.getAttribute('credentials');
     const given = headers();
-    const extra = typeof given === 'function' ? await given() : (given ?? {});
+    const extra = typeof given === 'function' ? await given() : given;
     return fetch(url, {
       ...init,
       credentials: mode === 'include' ? 'include' : mode === 'header' ? 'omit' : init.credentials,
-      headers: { ...init.headers, ...(mode === 'header' ? extra : {}) },
+      headers: { ...init.headers, ...(mode === 'header' && extra) },
     });
   };
 }
@@ -55,23 +57,19 @@ export function elementClient(
  * The methods to offer: `wanted` (the `methods` attribute) limited to what `GET /methods` says the
  * server offers (`all`: every one, in its order), and the module's `phone.defaultCountry` as it says
  * it. When the server cannot say: `wanted` as given (the start route refuses a method it does not
- * offer, in words).
+ * offer, in words), and why (`refusal`: the route's refusal, e.g. the host's 401).
  */
 export async function offeredMethods(
   send: FetchLike,
   baseUrl: string,
   wanted: string[],
-): Promise<{ offered: string[]; country?: string }> {
+): Promise<{ offered: string[]; country?: string; refusal?: VerificationClientError }> {
   let country: string | undefined;
   try {
-    const response = await send(`${baseUrl}/methods`, {
-      method: 'GET',
-      headers: { accept: 'application/json' },
-      credentials: 'same-origin',
-      cache: 'no-store',
-      signal: new AbortController().signal,
-    });
-    const answer = (await response.json()) as { methods: { method: string }[]; default_country?: string };
+    const answer = await new RoutesTransport(baseUrl, send).request<{
+      methods: { method: string }[];
+      default_country?: string;
+    }>('/methods', new AbortController().signal);
     const methods = answer.methods;
     country = answer.default_country;
     const offered = wanted.flatMap((m) =>
@@ -82,7 +80,7 @@ export async function offeredMethods(
           : [],
     );
     return { offered, country };
-  } catch {
-    return { offered: wanted.filter((m) => m !== 'all'), country };
+  } catch (error) {
+    return { offered: wanted.filter((m) => m !== 'all'), country, refusal: error as VerificationClientError };
   }
 }

@@ -106,8 +106,7 @@ export class TaskView {
     this.#view.$('text').textContent = lost
       ? ''
       : this.#view.texts.t(`${phase}Text`, { phone: formatPhone(s.phoneNumber ?? '', this.#view.country()) });
-    const again = this.#view.$('again');
-    again.hidden = phase === 'verified';
+    this.#view.$('again').hidden = phase === 'verified';
     const other = this.#view.$<HTMLButtonElement>('outcome-switch');
     other.hidden = !s.canSwitch || lost;
     other.textContent = this.#view.texts.t('switch');
@@ -191,7 +190,7 @@ export class TaskView {
 export function focusAfter(s: VerificationState): string | undefined {
   const kind = s.prompt?.kind;
   if (s.phase === 'awaiting_user')
-    return kind === 'code' ? 'code' : kind === 'call' ? 'call' : kind === 'link' ? 'bot' : 'say';
+    return kind === 'code' || kind === 'call' ? kind : kind === 'link' ? 'bot' : 'say';
   if (s.phase === 'verifying' && !s.prompt) return 'say';
   if (s.phase === 'verified') return 'title';
   if (s.phase === 'failed' || s.phase === 'expired') return s.canSwitch ? 'outcome-switch' : 'again';

@@ -114,17 +114,23 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
   }
 
   connectedCallback(): void {
-    this.#unsubscribe = this.client.subscribe((state) => this.#render(state));
-    this.#refreshTexts();
-    void this.#loadMethods();
-    if (this.client.getState().phase === 'idle')
-      void this.client.resume().then((resumed) => {
-        if (resumed) this.#announce((this.#notice = this.#texts.t('resumed')));
-      });
+    // After the script that defined or added the element: what it set next (`headers`, `clientOptions`) is
+    // in effect for the first requests. Removed meanwhile, or already running: nothing.
+    queueMicrotask(() => {
+      if (!this.isConnected || this.#unsubscribe) return;
+      this.#unsubscribe = this.client.subscribe((state) => this.#render(state));
+      this.#refreshTexts();
+      void this.#loadMethods();
+      if (this.client.getState().phase === 'idle')
+        void this.client.resume().then((resumed) => {
+          if (resumed) this.#announce((this.#notice = this.#texts.t('resumed')));
+        });
+    });
   }
 
   disconnectedCallback(): void {
     this.#unsubscribe?.();
+    this.#unsubscribe = null;
     // Timers and the stream stop; the saved verification stays for the next connect (or reload).
     this.#verification?.dispose();
     this.#verification = null;
@@ -132,7 +138,7 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
   }
 
   attributeChangedCallback(): void {
-    if (this.isConnected) this.#refreshTexts();
+    this.#refreshTexts();
   }
 
   #$<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -148,9 +154,22 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
     const wanted = (this.getAttribute('methods') ?? 'auto').split(/[\s,]+/).filter(Boolean);
     const asked = wanted.filter((m) => m !== 'all');
     this.#showMethods(asked.length > 1 ? [] : asked);
-    const { offered, country } = await offeredMethods(this.#send, this.#baseUrl, wanted);
+    const { offered, country, refusal } = await offeredMethods(this.#send, this.#baseUrl, wanted);
     this.#serverCountry = country ?? this.#serverCountry;
     this.#showMethods(offered);
+    // The host's own refusal (its auth) is the page's to hear; a server without the route is not.
+    if (this.#last && [401, 403].includes(refusal?.status as number)) this.#error(refusal!);
+  }
+
+  /** `error`, with the refusal's code, status and message (the state: the one drawn last). */
+  #error(error: VerificationClientError): void {
+    this.dispatchEvent(
+      elementEvent('error', this.#last!, {
+        error_code: error.code,
+        status: error.status,
+        message: this.describe(error),
+      }),
+    );
   }
 
   /** The module's `phone.defaultCountry`, as `GET /methods` says it (a server before it: RU, its default). */
@@ -166,6 +185,8 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
   }
 
   #refreshTexts(): void {
+    // Not running yet: connecting renders the texts.
+    if (!this.#unsubscribe) return;
     for (const [id, key] of [
       ['hint', 'phoneHint'],
       ['go', 'start'],
@@ -174,8 +195,9 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
       ['again', 'again'],
     ] as const)
       this.#$(id).textContent = this.#texts.t(key);
-    this.#$('start').querySelector('label')!.textContent = this.#texts.t('phone');
-    this.#$('methods').querySelector('legend')!.textContent = this.#texts.t('method');
+    // The first label is the phone's (the methods' come after it).
+    this.#root.querySelector('label')!.textContent = this.#texts.t('phone');
+    this.#root.querySelector('legend')!.textContent = this.#texts.t('method');
     this.#showMethods(this.#offered);
     this.#task.reset();
     this.#render(this.client.getState());
@@ -243,8 +265,9 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
     this.#errorDismissed = false;
     const after = await this.client.switchMethod();
     if (after.method !== before) {
-      this.#notice = this.#texts.t('switched', { method: this.#texts.methodName(after.method) });
-      this.#announce(this.#notice);
+      this.#announce(
+        (this.#notice = this.#texts.t('switched', { method: this.#texts.methodName(after.method) })),
+      );
     } else if (after.error) this.#focus$('switch');
   }
 
@@ -285,13 +308,7 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
     if (error && error !== this.#lastError) {
       this.#lastError = error;
       this.#errorDismissed = false;
-      this.dispatchEvent(
-        elementEvent('error', s, {
-          error_code: error.code,
-          status: error.status,
-          message: this.describe(error),
-        }),
-      );
+      this.#error(error);
     }
     const message =
       this.#localError || (error && !this.#errorDismissed ? this.describe(error, s.retryInMs) : '');
@@ -300,9 +317,7 @@ export class PhoneVerificationElement extends PhoneVerificationElementBase {
     this.#$('start-error').textContent = idle && !quiet ? message : '';
     this.#$('task-error').textContent = idle || outcome ? '' : message;
     this.#$('outcome-error').textContent = outcome && error ? this.describe(error) : '';
-    const go = this.#$<HTMLButtonElement>('go');
-    const waiting = (s.retryInMs ?? 0) > 0;
-    go.setAttribute('aria-disabled', String(phase === 'starting' || waiting));
+    this.#$('go').setAttribute('aria-disabled', String(starting || (s.retryInMs ?? 0) > 0));
 
     if (!idle && !outcome && !starting) this.#task.show(s, !this.#errorDismissed);
     if (outcome) this.#task.showOutcome(s);
