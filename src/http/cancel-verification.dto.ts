@@ -7,8 +7,8 @@ export class CancelVerificationDto {
   static readonly fields = ['verification_id', 'journey_token'] as const;
 
   @ApiProperty({ description: 'The opaque handle returned by start' })
-  @IsString()
   @MaxLength(256)
+  @IsString()
   verification_id!: string;
 
   @JourneyTokenField()

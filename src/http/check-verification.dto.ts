@@ -8,13 +8,13 @@ export class CheckVerificationDto {
   static readonly fields = ['verification_id', 'code', 'journey_token'] as const;
 
   @ApiProperty({ description: 'The opaque handle returned by start' })
-  @IsString()
   @MaxLength(256)
+  @IsString()
   verification_id!: string;
 
   @ApiProperty({ description: CODE_RULE, example: '1234', pattern: CODE_PATTERN.source })
-  @IsString()
   @Matches(CODE_PATTERN, { message: `code must be ${CODE_RULE}` })
+  @IsString()
   code!: string;
 
   @JourneyTokenField()

@@ -3,6 +3,7 @@ import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DEVICE_HINTS } from '../core/journey.js';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
 
+/** In each body class a field's type check is its last decorator: they register bottom-up, so a field left out is told as not a string first. */
 export class StartVerificationDto {
   /** Every field of the body (see BodyFields). */
   static readonly fields = ['phone_number', 'method', 'device', 'purpose'] as const;
@@ -12,8 +13,8 @@ export class StartVerificationDto {
     example: '+79123456789',
     maxLength: 64,
   })
-  @IsString()
   @MaxLength(64)
+  @IsString()
   phone_number!: string;
 
   @ApiPropertyOptional({
@@ -23,8 +24,8 @@ export class StartVerificationDto {
     enum: ['auto', ...VERIFICATION_METHODS],
   })
   @IsOptional()
-  @IsString()
   @MaxLength(40)
+  @IsString()
   method?: string;
 
   @ApiPropertyOptional({
@@ -42,7 +43,7 @@ export class StartVerificationDto {
     maxLength: 32,
   })
   @IsOptional()
-  @IsString()
   @MaxLength(32)
+  @IsString()
   purpose?: string;
 }

@@ -8,8 +8,8 @@ export class SwitchVerificationDto {
   static readonly fields = ['verification_id', 'method', 'journey_token'] as const;
 
   @ApiProperty({ description: 'The opaque handle returned by start (it stays the same)' })
-  @IsString()
   @MaxLength(256)
+  @IsString()
   verification_id!: string;
 
   @ApiPropertyOptional({
@@ -19,8 +19,8 @@ export class SwitchVerificationDto {
     enum: ['auto', ...VERIFICATION_METHODS],
   })
   @IsOptional()
-  @IsString()
   @MaxLength(40)
+  @IsString()
   method?: string;
 
   @JourneyTokenField()

@@ -176,6 +176,25 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     }
   });
 
+  it('a required field left out is told first as not a string, on each route (never as too long)', async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['/verification/start', { method: 'sms' }, 'phone_number'],
+      ['/verification/check', { code: '1234' }, 'verification_id'],
+      ['/verification/check', { verification_id: 'abc' }, 'code'],
+      ['/verification/switch', {}, 'verification_id'],
+      ['/verification/cancel', {}, 'verification_id'],
+    ];
+    for (const [path, body, field] of cases) {
+      const res = await call(host.url, 'POST', path, body);
+      expectProblem(res, 400, 'validation_error');
+      expect({ path, detail: res.body.detail, first: res.body.errors[0] }).toEqual({
+        path,
+        detail: `${field} must be a string`,
+        first: { field, message: `${field} must be a string` },
+      });
+    }
+  });
+
   it('journey_token is bounded at 2,048 characters on check, switch and cancel: one more is a validation_error naming it', async () => {
     const s = await start({ phone_number: nextPhone(), method: 'sms' });
     const id = s.body.verification_id;
