@@ -121,6 +121,18 @@ export function mayHaveBeenProcessed(error: unknown): boolean {
   );
 }
 
+/** The calls about one session, its request id in the path or the body. */
+const SESSION_OPERATIONS: ReadonlySet<ApiOperation> = new Set<ApiOperation>(['getSession', 'check']);
+
+/**
+ * Whether an upstream answer says the API does not know a session: a 404 to a call about one
+ * session. A 404 to any other call (a start, prices, balance, usage) says the module calls a route
+ * that is not there, a wrong `api.baseUrl`: an outage, not an answer.
+ */
+export function isUnknownSession(operation: ApiOperation, status: number | undefined): boolean {
+  return status === 404 && SESSION_OPERATIONS.has(operation);
+}
+
 /** A short, secret-free description of an upstream failure for the operator's log. */
 export function describeUpstreamError(error: unknown): string {
   if (error instanceof VerificationApiError)

@@ -143,8 +143,11 @@ describe('VerificationMetrics in a host registry', () => {
     metrics.upstreamRequest(attempt({ status: 503 }));
     metrics.upstreamRequest(attempt({ status: undefined, error: 'timeout' }));
     metrics.upstreamRequest(attempt({ status: undefined }));
+    // An unknown session is an answer; a start's 404 (a wrong api.baseUrl) is counted.
+    metrics.upstreamRequest(attempt({ operation: 'getSession', status: 404 }));
     metrics.upstreamRequest(attempt({ status: 404 }));
     expect((await samples(registry, 'verification_upstream_errors_total')).sort()).toEqual([
+      'verification_upstream_errors_total{"operation":"initiate","error":"http_404"} 1',
       'verification_upstream_errors_total{"operation":"initiate","error":"http_503"} 1',
       'verification_upstream_errors_total{"operation":"initiate","error":"http_none"} 1',
       'verification_upstream_errors_total{"operation":"initiate","error":"timeout"} 1',
@@ -206,7 +209,8 @@ describe('isUpstreamFailure: what the operator is paged for', () => {
     [401, undefined, true],
     [402, undefined, true],
     [403, undefined, true],
-    [404, undefined, false],
+    // A start's 404: the module calls a route that is not there (a wrong api.baseUrl).
+    [404, undefined, true],
     [409, undefined, false],
     [429, undefined, true],
     [499, undefined, false],
@@ -215,4 +219,18 @@ describe('isUpstreamFailure: what the operator is paged for', () => {
   ])('status %s with error %s: %s', (status, error, failure) => {
     expect(isUpstreamFailure(attempt({ status, error }))).toBe(failure);
   });
+
+  it.each([
+    ['getSession', false],
+    ['check', false],
+    ['initiate', true],
+    ['getBalance', true],
+    ['getUsage', true],
+    ['getPrices', true],
+  ] as const)(
+    'a 404 to %s: %s (an unknown session is a normal answer, a missing route is not)',
+    (operation, failure) => {
+      expect(isUpstreamFailure(attempt({ operation, status: 404, error: 'not_found' }))).toBe(failure);
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import type { ApiRequestInfo } from '../api/api-client.options.js';
 import type { Money } from '../api/api.types.js';
+import { isUnknownSession } from '../api/verification-api.error.js';
 import {
   VERIFICATION_DEFAULTS,
   VerificationOptionsError,
@@ -190,12 +191,13 @@ export class VerificationMetrics {
 
 /**
  * Whether an upstream attempt is an error for the operator: no usable answer, a 5xx, or an answer
- * that stops verifications (401, 402, 403, 429). A wrong code (400), an unknown id (404) or a
- * resolved session (409) is a normal answer.
+ * that stops verifications (401, 402, 403, 429, a 404 to a call not about one session: a wrong base
+ * URL). A wrong code (400), an unknown id (404) or a resolved session (409) is a normal answer.
  */
 export function isUpstreamFailure(info: ApiRequestInfo): boolean {
   if (info.status === undefined) return true;
   if (info.status >= 200 && info.status < 300) return info.error !== undefined;
+  if (info.status === 404) return !isUnknownSession(info.operation, info.status);
   return info.status >= 500 || [401, 402, 403, 429].includes(info.status);
 }
 

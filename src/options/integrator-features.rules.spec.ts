@@ -1,5 +1,5 @@
 import { describe } from '@jest/globals';
-import { api, itRefusesEachCase, type RefusalCase } from '../../test/support/option-refusals.js';
+import { SECRET, api, itRefusesEachCase, type RefusalCase } from '../../test/support/option-refusals.js';
 import { INTEGRATOR_FEATURE_OPTION_RULES } from './integrator-features.rules.js';
 
 /** One wrong value per rule of `name`, `webhooks.decorators`, `testNumbers`, `verifiedPhone`, `phoneChange`, `history` and `ledger`: [case, options, field named, words of the message]. */
@@ -185,14 +185,14 @@ const CASES: RefusalCase[] = [
 
   [
     'webhooks.decorators',
-    { api, webhooks: { decorators: 'x' } },
+    { api, webhooks: { secret: SECRET, decorators: 'x' } },
     'webhooks.decorators',
     'must be an array of class decorators',
   ],
 
   [
     'webhooks.decorators[]',
-    { api, webhooks: { decorators: [1] } },
+    { api, webhooks: { secret: SECRET, decorators: [1] } },
     'webhooks.decorators[0]',
     'must be a function',
   ],

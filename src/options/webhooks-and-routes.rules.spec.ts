@@ -151,3 +151,71 @@ const SIGNATURE_BOOTS: BootCase[] = [
 describe('the signature rules refuse only the pair they name', () => {
   itRefusesAndBoots(SIGNATURE_REFUSED, SIGNATURE_BOOTS);
 });
+
+/**
+ * A `webhooks` object that asks for the receiver but gives nothing that checks signatures (the README's
+ * `secret: process.env.VERIFICATION_WEBHOOK_SECRET!` with the variable unset) stops the boot naming
+ * webhooks.secret; no `webhooks`, `{}`, `enabled: false`, a verifier or `signature: 'none'` boot as before.
+ */
+const UNSET = process.env.VERIFICATION_WEBHOOK_SECRET_NEVER_SET;
+const MISSING_SECRET = 'is required when webhooks are enabled or configured, and is missing or empty';
+const NOTHING_CHECKS: RefusalCase[] = [
+  [
+    'a secret from an unset variable',
+    { api, webhooks: { secret: UNSET } },
+    'webhooks.secret',
+    MISSING_SECRET,
+  ],
+  ['an empty list of secrets', { api, webhooks: { secret: [] } }, 'webhooks.secret', MISSING_SECRET],
+  [
+    'an unset secret beside other keys',
+    { api, webhooks: { secret: UNSET, path: 'hooks', confirmWithApi: true } },
+    'webhooks.secret',
+    MISSING_SECRET,
+  ],
+  [
+    'a verifier left undefined',
+    { api, webhooks: { verifier: undefined } },
+    'webhooks.secret',
+    MISSING_SECRET,
+  ],
+  [
+    'signature standard-webhooks alone',
+    { api, webhooks: { signature: 'standard-webhooks' } },
+    'webhooks.secret',
+    MISSING_SECRET,
+  ],
+  ['a path alone', { api, webhooks: { path: 'hooks' } }, 'webhooks.secret', MISSING_SECRET],
+  ['decorators alone', { api, webhooks: { decorators: [] } }, 'webhooks.secret', MISSING_SECRET],
+  [
+    'enabled true with an unset secret',
+    { api, webhooks: { enabled: true, secret: UNSET } },
+    'webhooks.secret',
+    MISSING_SECRET,
+  ],
+];
+const WEBHOOK_SHAPES_BOOT: BootCase[] = [
+  ['no webhooks', { api }, (r) => r.webhooks.enabled, false],
+  ['webhooks {}', { api, webhooks: {} }, (r) => r.webhooks.enabled, false],
+  ['enabled false', { api, webhooks: { enabled: false } }, (r) => r.webhooks.enabled, false],
+  [
+    'enabled false with an unset secret',
+    { api, webhooks: { enabled: false, secret: UNSET } },
+    (r) => r.webhooks.enabled,
+    false,
+  ],
+  ['a secret', { api, webhooks: { secret: SECRET } }, (r) => r.webhooks.enabled, true],
+  ['secrets in rotation', { api, webhooks: { secret: [SECRET, SECRET] } }, (r) => r.webhooks.enabled, true],
+  ['a verifier', { api, webhooks: { verifier } }, (r) => r.webhooks.enabled, true],
+  ['signature none', { api, webhooks: { signature: 'none' } }, (r) => r.webhooks.enabled, true],
+  [
+    'signature none with an unset secret key',
+    { api, webhooks: { signature: 'none', secret: UNSET } },
+    (r) => r.webhooks.enabled,
+    true,
+  ],
+];
+
+describe('a webhooks object that gives nothing to check signatures stops the boot; the shapes that run without boot', () => {
+  itRefusesAndBoots(NOTHING_CHECKS, WEBHOOK_SHAPES_BOOT);
+});

@@ -25,12 +25,17 @@ export const WEBHOOK_AND_ROUTE_OPTION_RULES: readonly OptionRule[] = [
   { path: 'webhooks.enabled', checks: [bool] },
   { path: 'webhooks.confirmWithApi', checks: [bool] },
   {
+    // A `webhooks` object that asks for the receiver (`enabled: true`, or any key beside `enabled`, such as
+    // `secret: process.env.UNSET`) without a way to check signatures stops the boot: else the route is not
+    // served and the API's webhooks get 404, silently. `{}` and `enabled: false` run without webhooks.
     path: 'webhooks.secret',
     required: true,
     checks: [
       (_, { parent }) =>
-        parent.enabled === true && !webhooksConfigured(parent)
-          ? 'is required when webhooks are enabled (or give webhooks.verifier, or signature: "none" to run unsigned)'
+        parent.enabled !== false &&
+        (parent.enabled === true || Object.keys(parent).some((key) => key !== 'enabled')) &&
+        !webhooksConfigured(parent)
+          ? 'is required when webhooks are enabled or configured, and is missing or empty (an unset environment variable?): give it, or webhooks.verifier, or signature: "none" to run unsigned, or leave webhooks out to run without them'
           : undefined,
     ],
   },

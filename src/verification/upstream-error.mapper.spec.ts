@@ -1,18 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
 import type { VerificationBalanceWatch } from '../account/balance-watch.service.js';
+import type { ApiOperation } from '../api/api-client.options.js';
 import { VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 import { apiSaidWrongCode, toClientError, upstreamClientError } from './upstream-error.mapper.js';
 
 /*
- * What a frontend sees of an upstream failure: 404 not_found, 429 with a Retry-After in whole seconds
+ * What a frontend sees of an upstream failure: 404 not_found to a call about one session (a 503 to any other), 429 with a Retry-After in whole seconds
  * never shorter than the API's wait (at the second's bound, one ms either side), anything else a 503
  * with Retry-After 30; and whether a failed check counts as a wrong code the API named.
  */
 
-const apiError = (status: number, retryAfterMs?: number, errorCode?: string) =>
+const apiError = (
+  status: number,
+  retryAfterMs?: number,
+  errorCode?: string,
+  operation: ApiOperation = 'initiate',
+) =>
   new VerificationApiError({
-    operation: 'initiate',
+    operation,
     status,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     ...(errorCode === undefined ? {} : { problem: { error_code: errorCode } }),
@@ -24,12 +30,13 @@ const seen = (e: VerificationClientError) => ({
 });
 
 describe('toClientError', () => {
-  it('404 is not_found; a refusal of the module passes as it is', () => {
-    expect(seen(toClientError(apiError(404)))).toStrictEqual({
-      status: 404,
-      error_code: 'not_found',
-      retry_after: undefined,
-    });
+  it('404 to a call about one session is not_found; a refusal of the module passes as it is', () => {
+    for (const operation of ['getSession', 'check'] as const)
+      expect(seen(toClientError(apiError(404, undefined, 'not_found', operation)))).toStrictEqual({
+        status: 404,
+        error_code: 'not_found',
+        retry_after: undefined,
+      });
     const own = new VerificationClientError('invalid_code');
     expect(toClientError(own)).toBe(own);
   });
@@ -45,7 +52,7 @@ describe('toClientError', () => {
     expect(after(undefined).retry_after).toBe(1);
   });
 
-  it('401, 402, 403, 5xx and anything not from the API: 503 service_unavailable, Retry-After 30', () => {
+  it('401, 402, 403, a 404 not about one session, 5xx and anything not from the API: 503 service_unavailable, Retry-After 30', () => {
     expect(toClientError(apiError(500)).detail).toBe(
       'Phone verification is temporarily unavailable, try again later',
     );
@@ -54,6 +61,11 @@ describe('toClientError', () => {
       apiError(402),
       apiError(403),
       apiError(500),
+      // A 404 to a start (or a switch's) or to any call not about one session: a wrong api.baseUrl.
+      apiError(404, undefined, 'not_found'),
+      apiError(404, undefined, undefined, 'getPrices'),
+      apiError(404, undefined, undefined, 'getBalance'),
+      apiError(404, undefined, undefined, 'getUsage'),
       new Error('socket'),
       'garbage',
     ])

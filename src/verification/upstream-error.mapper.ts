@@ -1,5 +1,5 @@
 import type { VerificationBalanceWatch } from '../account/balance-watch.service.js';
-import { VerificationApiError } from '../api/verification-api.error.js';
+import { isUnknownSession, VerificationApiError } from '../api/verification-api.error.js';
 import { VerificationClientError } from '../core/verification.errors.js';
 
 /**
@@ -16,14 +16,15 @@ export async function upstreamClientError(
 
 /**
  * What a frontend sees of an upstream failure that has no more specific meaning for the route:
- * 404 → not_found, 429 → rate_limit_exceeded with Retry-After, everything the frontend cannot act
- * on (401, 402, 403, 5xx, time-outs, garbage) → 503 service_unavailable. The cause is logged by the
+ * 404 to a call about one session → not_found, 429 → rate_limit_exceeded with Retry-After, everything
+ * the frontend cannot act on (401, 402, 403, a 404 to a start or any call not about one session, 5xx,
+ * time-outs, garbage) → 503 service_unavailable. The cause is logged by the
  * caller for the operator, never shown.
  */
 export function toClientError(error: unknown): VerificationClientError {
   if (error instanceof VerificationClientError) return error;
   if (error instanceof VerificationApiError) {
-    if (error.status === 404) return new VerificationClientError('not_found');
+    if (isUnknownSession(error.operation, error.status)) return new VerificationClientError('not_found');
     if (error.status === 429) {
       const seconds = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
       return new VerificationClientError(

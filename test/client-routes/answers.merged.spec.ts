@@ -13,5 +13,6 @@ import './check-at-expiry.e2e.part.js';
 import './start-expiry.e2e.part.js';
 import './start-upstream-answers.e2e.part.js';
 import './errors.e2e.part.js';
+import './wrong-base-path.e2e.part.js';
 import './spec-gaps.e2e.part.js';
 import './operator-fallback-code-length.e2e.part.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import type { WebhookVerifier } from '../../src/options/verification.options.js';
-import { createTestApp, PLATFORMS } from '../support/verification-app.js';
+import { call, createTestApp, PLATFORMS } from '../support/verification-app.js';
 import {
   CapturingLogger,
   drive,
@@ -255,6 +255,26 @@ describe.each(PLATFORMS)('webhook route options (%s)', (platform) => {
         }),
       }),
     ).rejects.toThrow(/"webhooks\.path" must be given statically/);
+  });
+
+  it("the README's webhooks line with its variable unset stops the boot naming webhooks.secret; enabled: false boots without the route", async () => {
+    const unset = process.env.VERIFICATION_WEBHOOK_SECRET_NEVER_SET;
+    await expect(
+      createTestApp({ platform, module: moduleOptions(suite.sb, { webhooks: { secret: unset! } }) }),
+    ).rejects.toThrow(/option "webhooks\.secret" is required when webhooks are enabled or configured/);
+    await expect(
+      createTestApp({
+        platform,
+        module: VerificationModule.forRootAsync({
+          useFactory: () => moduleOptions(suite.sb, { webhooks: { secret: unset! } }),
+        }),
+      }),
+    ).rejects.toThrow(/option "webhooks\.secret" is required/);
+    const off = await suite.boot({
+      platform,
+      module: moduleOptions(suite.sb, { webhooks: { enabled: false, secret: unset! } }),
+    });
+    expect((await call(off.url, 'POST', '/verification/webhooks', {})).status).toBe(404);
   });
 
   it('with the reconciler off, an outcome the API does not show yet is answered 503 so that the sender retries', async () => {
