@@ -35,7 +35,8 @@ export class StreamSlots {
       throw new VerificationClientError(
         'rate_limit_exceeded',
         'Too many open status streams',
-        {},
+        // Told apart from protection's limits: the page may close a stream or poll instead.
+        { reason: 'stream_limit' },
         CAP_RETRY_AFTER_SECONDS,
       );
     this.perClient.set(clientKey, held + 1);

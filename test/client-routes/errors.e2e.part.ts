@@ -187,7 +187,7 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     for (const [path, body, field] of cases) {
       const res = await call(host.url, 'POST', path, body);
       expectProblem(res, 400, 'validation_error');
-      expect({ path, detail: res.body.detail, first: res.body.errors[0] }).toEqual({
+      expect({ path, detail: res.body.detail, first: (res.body.errors as unknown[])[0] }).toEqual({
         path,
         detail: `${field} must be a string`,
         first: { field, message: `${field} must be a string` },

@@ -389,7 +389,11 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     const refused = await openSse(eventsUrl(s), { 'x-user': s.owner });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(refused.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    expect(refused.body).toMatchObject({
+      status: 429,
+      error_code: 'rate_limit_exceeded',
+      reason: 'stream_limit',
+    });
     first.close();
     await waitFor(() => hub().size === 1);
     const again = await stream(s);
@@ -417,7 +421,11 @@ describe.each(PLATFORMS)('status stream (%s)', (platform) => {
     for (const client of clients.slice(3)) {
       const refused = await openSse(eventsUrl(s), { 'x-user': s.owner, 'x-client': client });
       expect(refused.status).toBe(429);
-      expect(refused.body).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+      expect(refused.body).toMatchObject({
+        status: 429,
+        error_code: 'rate_limit_exceeded',
+        reason: 'stream_limit',
+      });
     }
     // Another verification of the same owner is not held back by it.
     const other = await startSession(host!, sb, 'sms');
