@@ -269,7 +269,8 @@ export async function upstreamSessions(
   phone: string,
   count: number,
 ): Promise<ReturnType<VerificationSandbox['sessionsFor']>> {
-  const until = Date.now() + 5000;
+  // A bound on waiting, not a pace: a start held by a latency fault lands seconds late on a loaded machine.
+  const until = Date.now() + 15_000;
   while (sb.sessionsFor(phone).length < count && Date.now() < until)
     await new Promise((r) => setTimeout(r, 20));
   return sb.sessionsFor(phone);
