@@ -184,7 +184,7 @@ export const SPECS_BY_SCOPE = {
   // shared machine (load 26) tested 120 of 267 mutants in 34 minutes and was stopped.
   'http-problems': {
     folder: 'http',
-    specs: [/^src\/http\//, /^test\/client-routes\/(errors|body-rules)\./],
+    specs: [/^src\/http\//, /^test\/client-routes\/(errors|body-rules|host-boundary)\./],
   },
   // src/observability's spans and the upstream observer: a refusal against an upstream outage in spans and
   // metrics, the span's attributes (never a phone number), each booted in its own test (test/tracing). Left
