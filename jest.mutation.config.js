@@ -528,6 +528,17 @@ export const SPECS_BY_SCOPE = {
     folder: 'test-numbers',
     specs: [/^test\/test-numbers\/(test-numbers|test-number-attacks)\.e2e\./],
   },
+  // src/test-numbers/test-number-sessions.ts, the API's side of a test number's session: src/test-numbers' unit
+  // specs, a test number's journeys (test-numbers.e2e), the attacks on them (test-number-attacks), checks racing
+  // on one session, the wrong-code budgets and the spare slots. The attacks of test/attacks reach it through every
+  // start, at many times the cost.
+  'test-number-sessions': {
+    folder: 'test-numbers',
+    specs: [
+      /^src\/test-numbers\/[^/]+\.spec\./,
+      /^test\/test-numbers\/(test-numbers|test-number-attacks|test-session-races|test-numbers-wrong-code-budgets|test-numbers-spare-slots)\./,
+    ],
+  },
   // src/verification/verification.service.ts, the operations a host calls (each forwards to its flow): a
   // start, check, status and the methods over the routes (happy-paths), a switch and a cancel (test/journeys'
   // switch and cancel), a verified number read by the host (verified-phone) and the guard's read of it
