@@ -177,6 +177,19 @@ export const SPECS_BY_SCOPE = {
     folder: 'api',
     specs: [/^src\/api\/retry-policy\.spec\./, /^test\/api-client\/(retry-bounds|faults)\./],
   },
+  // src/api's transports (http-transport.ts, axios-transport.ts, undici-transport.ts): the exchange over a local
+  // server on both transports (transport: the request sent, keep-alive, the body cap, no redirect, the deadline,
+  // broken answers), a long answer's text (answer-text), the axios instance kept apart (transport-isolation) and
+  // undici's clocks (transport-timers), with src/api's unit specs. Left out: close-over-https, whose client runs
+  // dist/ in a child process (out of a mutant's reach, and Stryker's sandbox has no dist/); the folder's other
+  // suites reach every transport line through each call, at many times the cost.
+  'api-transports': {
+    folder: 'api',
+    specs: [
+      /^src\/api\/[^/]+\.spec\./,
+      /^test\/api-client\/(transport|answer-text|transport-isolation|transport-timers)\./,
+    ],
+  },
   // src/http's problem responses and the body routes' rules: the problem filter (status,
   // application/problem+json, error_code, Cache-Control, Retry-After), the body guard (cross-site, media type,
   // size at its bound) and the validation pipe (each field and why), on Express and Fastify (errors,
@@ -514,6 +527,17 @@ export const SPECS_BY_SCOPE = {
   'test-number-client': {
     folder: 'test-numbers',
     specs: [/^test\/test-numbers\/(test-numbers|test-number-attacks)\.e2e\./],
+  },
+  // src/test-numbers/test-number-sessions.ts, the API's side of a test number's session: src/test-numbers' unit
+  // specs, a test number's journeys (test-numbers.e2e), the attacks on them (test-number-attacks), checks racing
+  // on one session, the wrong-code budgets and the spare slots. The attacks of test/attacks reach it through every
+  // start, at many times the cost.
+  'test-number-sessions': {
+    folder: 'test-numbers',
+    specs: [
+      /^src\/test-numbers\/[^/]+\.spec\./,
+      /^test\/test-numbers\/(test-numbers|test-number-attacks|test-session-races|test-numbers-wrong-code-budgets|test-numbers-spare-slots)\./,
+    ],
   },
   // src/verification/verification.service.ts, the operations a host calls (each forwards to its flow): a
   // start, check, status and the methods over the routes (happy-paths), a switch and a cancel (test/journeys'

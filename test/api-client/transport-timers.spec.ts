@@ -121,6 +121,16 @@ describe.each(API_TRANSPORTS)('the transport’s clocks (transport: %s)', (trans
     expect(e).toBeInstanceOf(VerificationApiUnavailableError);
     expect(e).toMatchObject({ reason: 'timeout', code: 'ETIMEDOUT', operation: 'getBalance' });
   });
+
+  it('an answered call leaves no timer behind: a process holds nothing for its deadline', async () => {
+    const client = makeClient();
+    await client.getBalance();
+    await settle();
+    const before = jest.getTimerCount();
+    expect(await client.getBalance()).toEqual(BALANCE);
+    await settle();
+    expect(jest.getTimerCount()).toBe(before);
+  });
 });
 
 describe('the transport’s clocks (transport: undici)', () => {

@@ -331,6 +331,25 @@ describe.each(API_TRANSPORTS)('the HTTP exchange (transport: %s)', (transport) =
     }
   });
 
+  it('an answer without a body reads as empty: a 403 with no body is "forbidden"', async () => {
+    handler = (_req, res) => {
+      res.writeHead(403, { 'content-length': 0 });
+      res.end();
+    };
+    expect(await failure(makeClient().getBalance())).toMatchObject({ reason: 'forbidden', status: 403 });
+  });
+
+  it('a call in flight when the client is closed fails as a network failure, ECONNRESET', async () => {
+    const asked = new Promise<void>((resolve) => {
+      handler = () => resolve();
+    });
+    const client = makeClient();
+    const call = failure(client.getBalance());
+    await asked;
+    client.close();
+    expect(await call).toMatchObject({ reason: 'network', code: 'ECONNRESET', operation: 'getBalance' });
+  });
+
   it('a connection closed before any answer is ECONNRESET; a GET is retried once it has retries', async () => {
     let calls = 0;
     handler = (req, res) => {
