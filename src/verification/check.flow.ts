@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { VerificationBalanceWatch } from '../account/balance-watch.service.js';
 import { VerificationApiClient } from '../api/verification-api.client.js';
 import { answeringSession } from '../core/journey.js';
-import type { SessionRecord } from '../core/session-record.js';
 import { isTestSession } from '../core/test-session.js';
 import { CODE_RULE, isVerificationCode } from '../core/verification-code.js';
 import { methodTraits } from '../core/verification-method.js';
@@ -11,12 +10,12 @@ import { VerificationClientError } from '../core/verification.errors.js';
 import { RESOLVED_VERIFICATION_OPTIONS } from '../options/verification-options.tokens.js';
 import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationProtection } from '../protection/verification-protection.service.js';
-import { SessionRefresher } from '../sessions/session-refresher.js';
 import { VerificationTracker } from '../sessions/verification.tracker.js';
 import { checkRefusal } from './check-refusal.js';
 import { fieldError, notPending } from './client-refusals.js';
 import { FlowOutcomes, forgottenMeanwhile, type FlowFacts } from './flow-outcomes.js';
 import { JourneyHandles } from './journey-handles.js';
+import { JourneyState } from './journey-state.js';
 import { apiSaidWrongCode, upstreamClientError } from './upstream-error.mapper.js';
 import type { CheckInput, CheckView } from './verification.views.js';
 
@@ -36,7 +35,7 @@ export class CheckFlow {
     private readonly protection: VerificationProtection,
     private readonly handles: JourneyHandles,
     private readonly api: VerificationApiClient,
-    private readonly refresher: SessionRefresher,
+    private readonly journeys: JourneyState,
     private readonly tracker: VerificationTracker,
     private readonly balance: VerificationBalanceWatch,
     private readonly outcomes: FlowOutcomes,
@@ -71,10 +70,12 @@ export class CheckFlow {
         const journeyStatus = answeringSession(loaded.journey, loaded.records, record).status;
         if (journeyStatus === 'canceled' || (journeyStatus === 'verified' && record.status !== 'verified'))
           throw notPending(journeyStatus);
+        // As a method not offered: the methods the frontend may switch to instead.
         if (methodTraits(record.method).codeEntry === 'never')
           throw new VerificationClientError(
             'method_not_available',
             'This verification is confirmed by the call; there is no code to check',
+            { available_methods: (await this.journeys.options(loaded)).switchable },
           );
         if (isTerminal(record.status)) throw notPending(record.status);
         if (record.expiresAt <= this.options.clock()) throw notPending('expired');
@@ -90,7 +91,7 @@ export class CheckFlow {
           const [failure, erased] = await Promise.all([
             checkRefusal(error, record, {
               now: this.options.clock(),
-              refresh: (stale) => this.readQuietly(stale),
+              refresh: (stale) => this.journeys.readNowQuietly(stale),
               upstreamFailure: (cause) => upstreamClientError(cause, this.balance),
             }),
             this.tracker.wasErased(record.requestId),
@@ -129,13 +130,5 @@ export class CheckFlow {
         throw await this.outcomes.refused('check', error, facts, input.owner);
       }
     });
-  }
-
-  private async readQuietly(record: SessionRecord): Promise<SessionRecord> {
-    try {
-      return await this.refresher.readNow(record);
-    } catch {
-      return record;
-    }
   }
 }

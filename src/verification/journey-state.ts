@@ -162,6 +162,15 @@ export class JourneyState {
     return journey ? this.withSteps(journey, first) : first && alone(first, false);
   }
 
+  /** The session as the API sees it now; as recorded when the API cannot be asked. */
+  async readNowQuietly(record: SessionRecord): Promise<SessionRecord> {
+    try {
+      return await this.refresher.readNow(record);
+    } catch {
+      return record;
+    }
+  }
+
   /** The journey with a fresher record of its current session. */
   withCurrent(loaded: LoadedJourney, current: SessionRecord): LoadedJourney {
     if (current === loaded.current) return loaded;

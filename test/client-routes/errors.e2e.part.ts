@@ -418,6 +418,25 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     });
     expectProblem(res, 400, 'method_not_available');
     expect(res.body.detail).toBe('This verification is confirmed by the call; there is no code to check');
+    // Like a method not offered, it lists what the frontend may use instead: where a switch may go now.
+    const status = await call(host.url, 'GET', `/verification/status/${s.body.verification_id}`);
+    expect([...status.body.switch_methods].sort()).toEqual(['operator_id', 'sms']);
+    expect(res.body.available_methods).toEqual(status.body.switch_methods);
+  });
+
+  it('check on a reverse flash call the user already completed lists nothing to switch to', async () => {
+    const phone = nextPhone();
+    const s = await start({ phone_number: phone, method: 'reverse_flash_call' });
+    await sb.call(sb.sessionsFor(phone)[0]!.request_id, phone);
+    await sb.webhooksIdle();
+    const verified = await call(host.url, 'GET', `/verification/status/${s.body.verification_id}`);
+    expect(verified.body.status).toBe('verified');
+    const res = await call(host.url, 'POST', '/verification/check', {
+      verification_id: s.body.verification_id,
+      code: '1234',
+    });
+    expectProblem(res, 400, 'method_not_available');
+    expect(res.body.available_methods).toEqual([]);
   });
 
   it("a check the API fails is answered as a start's failure: 429 keeps the API's Retry-After, a 5xx is 503 with 30 s", async () => {
