@@ -6,5 +6,6 @@ import './spare-slot-claim.spec.js';
 import './spare-test-slots.spec.js';
 import './test-deep-link.spec.js';
 import './test-number-api.client.spec.js';
+import './test-number-sessions.spec.js';
 import './test-number-wrong-codes.spec.js';
 import './test-session-delivery.spec.js';

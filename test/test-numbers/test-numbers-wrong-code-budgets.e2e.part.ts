@@ -33,7 +33,8 @@ describe.each(CASES)(
     const suite = sandboxSuite();
     const reviewerHost = reviewerHosts(suite);
 
-    async function boot() {
+    /** `owners`: the `testNumbers.owners` list, when the number is played for listed owners only. */
+    async function boot(owners?: string[]) {
       await reviewerHost(platform, reviewer, storeKind, {
         // The resend cooldown (which test starts take, as a real number's) is not what these tests weigh.
         limits: { resendCooldownMs: false },
@@ -41,6 +42,7 @@ describe.each(CASES)(
           numbers: [{ phoneNumber: reviewer, code: CODE }],
           maxAttempts: 3,
           wrongCodesPerNumber: { points: POINTS, windowMs: HOUR },
+          ...(owners === undefined ? {} : { owners }),
         },
       });
     }
@@ -148,6 +150,22 @@ describe.each(CASES)(
       expect(await check(await start(fresh), CODE, fresh)).toBe(0);
       const elsewhere = caller('198.51.100.9', 'apple-review');
       expect(await check(await start(elsewhere), CODE, elsewhere)).toBe('verified');
+    });
+
+    it("past the number's day, with an `owners` list each listed owner's hard ceiling is its own: listed owners of one /16 spending theirs leave a fresh one of it compared", async () => {
+      const ceiling = POINTS * TEST_WRONG_CODES_DAY_FACTOR;
+      const hard = ceiling * TEST_WRONG_CODES_HARD_FACTOR;
+      const guessers = hard / POINTS;
+      await boot([...Array.from({ length: guessers }, (_, n) => `guesser-${n}`), 'fresh-owner']);
+      // Listed owners, each of its own network of one /16 and within its own budget: the number's day, then
+      // as many codes past it as the block's hard ceiling would hold.
+      for (let n = 0; n < guessers; n++) {
+        const who = caller(`10.3.${n}.7`, `guesser-${n}`);
+        const id = await start(who);
+        expect([await check(id, '000000', who), await check(id, '000001', who)]).toEqual([2, 1]);
+      }
+      const fresh = caller('10.3.200.7', 'fresh-owner');
+      expect(await check(await start(fresh), CODE, fresh)).toBe('verified');
     });
 
     it('the right code costs no budget: more verifications than the network has points leave a wrong code compared', async () => {
