@@ -8,7 +8,7 @@ import {
   assertClaim,
   assertDueAt,
   assertIncrement,
-  assertTtl,
+  assertWrite,
   notACounter,
 } from './store-arguments.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
@@ -112,7 +112,7 @@ export class MemoryStore implements VerificationStore {
 
   async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
     this.assertOpen('set');
-    assertTtl(ttlMs);
+    assertWrite(value, ttlMs);
     this.write(storedKey(key), this.flat.of(value), this.clock() + ttlMs, options);
   }
 
@@ -123,7 +123,7 @@ export class MemoryStore implements VerificationStore {
     options?: StoreWriteOptions,
   ): Promise<boolean> {
     this.assertOpen('setIfAbsent');
-    assertTtl(ttlMs);
+    assertWrite(value, ttlMs);
     const now = this.clock();
     const stored = storedKey(key);
     if (this.live(stored, now) !== undefined) return false;
@@ -139,7 +139,7 @@ export class MemoryStore implements VerificationStore {
     options?: StoreWriteOptions,
   ): Promise<boolean> {
     this.assertOpen('replaceIfEquals');
-    if (value !== null) assertTtl(ttlMs);
+    if (value !== null) assertWrite(value, ttlMs);
     const now = this.clock();
     const stored = storedKey(key);
     const slot = this.live(stored, now);
@@ -161,8 +161,7 @@ export class MemoryStore implements VerificationStore {
     options?: StoreWriteOptions,
   ): Promise<{ value: number; expiresAt: number }> {
     this.assertOpen('increment');
-    assertIncrement(by);
-    assertTtl(ttlMs);
+    assertIncrement(by, ttlMs);
     const now = this.clock();
     const stored = storedKey(key);
     const slot = this.live(stored, now);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { assertTtl } from './store-arguments.js';
+import { assertWrite } from './store-arguments.js';
 
 /**
  * Lua for the operations that must be atomic on Redis, and for a batch of key operations in one
@@ -129,7 +129,7 @@ export function replaceIfEqualsCall(
   value: string | null,
   ttlMs: number,
 ): [RedisScript, string[], string[]] {
-  if (value !== null) assertTtl(ttlMs);
+  if (value !== null) assertWrite(value, ttlMs);
   const raw = value === null ? '' : `${now + ttlMs}:${value}`;
   return [REPLACE_IF_EQUALS, [redisKey], [String(now), expected, raw, String(Math.max(1, Math.ceil(ttlMs)))]];
 }

@@ -3,7 +3,7 @@ import type { RedisClientLike } from './redis-command-runner.js';
 import { errorMessage, RedisConnection, type Send } from './redis-connection.js';
 import { CLAIM_DUE, KEY_OPERATIONS, replaceIfEqualsCall } from './redis-scripts.js';
 import { RedisScriptSender } from './redis-script-sender.js';
-import { assertBatch, assertClaim, assertDueAt, assertIncrement, assertTtl } from './store-arguments.js';
+import { assertBatch, assertClaim, assertDueAt, assertIncrement, assertWrite } from './store-arguments.js';
 import { asString, decodeReply, keyOperationsArguments, plainCommand } from './redis-key-operations.js';
 import { VerificationStoreUnavailableError } from './store-unavailable.error.js';
 import { RedisSubscriber, subscriberCheck, subscriberConnection } from './redis-subscriber.js';
@@ -77,12 +77,12 @@ export class RedisStore implements VerificationStore {
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
-    assertTtl(ttlMs);
+    assertWrite(value, ttlMs);
     await this.queue('set', { op: 'set', key, value, ttlMs });
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
-    assertTtl(ttlMs);
+    assertWrite(value, ttlMs);
     return this.queue('setIfAbsent', { op: 'setIfAbsent', key, value, ttlMs }) as Promise<boolean>;
   }
 
@@ -91,8 +91,7 @@ export class RedisStore implements VerificationStore {
   }
 
   async increment(key: string, by: number, ttlMs: number, options?: StoreWriteOptions) {
-    assertIncrement(by);
-    assertTtl(ttlMs);
+    assertIncrement(by, ttlMs);
     const operation = { op: 'increment', key, by, ttlMs, ...(options && { options }) } as const;
     return this.queue('increment', operation) as Promise<Results['increment']>;
   }

@@ -10,8 +10,17 @@ export function assertTtl(ttlMs: number): void {
     throw new ArgumentRangeError(`ttlMs must be a positive number, got ${ttlMs}`);
 }
 
-export function assertIncrement(by: number): void {
+/** A write's value is text (a plain-JS caller's `undefined` is refused, never stored as "undefined"), and its TTL. */
+export function assertWrite(value: unknown, ttlMs: number): void {
+  if (typeof value !== 'string')
+    throw new ArgumentTypeError(`value must be a string, got ${value === null ? 'null' : typeof value}`);
+  assertTtl(ttlMs);
+}
+
+/** An increment's step is a safe integer, and its window's TTL. */
+export function assertIncrement(by: number, ttlMs: number): void {
   if (!Number.isSafeInteger(by)) throw new ArgumentRangeError(`increment must be a safe integer, got ${by}`);
+  assertTtl(ttlMs);
 }
 
 const OPERATIONS = new Set(['get', 'set', 'setIfAbsent', 'delete', 'increment']);
@@ -24,8 +33,9 @@ export function assertBatch(operations: readonly StoreOperation[]): void {
   for (const operation of operations) {
     if (!OPERATIONS.has(operation.op))
       throw new ArgumentTypeError(`batch: unknown operation ${String(operation.op)}`);
-    if (operation.op === 'increment') assertIncrement(operation.by);
-    if (operation.op !== 'get' && operation.op !== 'delete') assertTtl(operation.ttlMs);
+    if (operation.op === 'increment') assertIncrement(operation.by, operation.ttlMs);
+    else if (operation.op === 'set' || operation.op === 'setIfAbsent')
+      assertWrite(operation.value, operation.ttlMs);
   }
 }
 

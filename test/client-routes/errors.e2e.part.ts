@@ -420,7 +420,7 @@ describe.each(PLATFORMS)('client routes: every client error code (%s)', (platfor
     expect(res.body.detail).toBe('This verification is confirmed by the call; there is no code to check');
     // Like a method not offered, it lists what the frontend may use instead: where a switch may go now.
     const status = await call(host.url, 'GET', `/verification/status/${s.body.verification_id}`);
-    expect([...status.body.switch_methods].sort()).toEqual(['operator_id', 'sms']);
+    expect([...(status.body.switch_methods as string[])].sort()).toEqual(['operator_id', 'sms']);
     expect(res.body.available_methods).toEqual(status.body.switch_methods);
   });
 

@@ -115,6 +115,22 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await expect(store.set('k', 'v', -5)).rejects.toThrow('ttlMs must be a positive number, got -5');
         await expect(store.get('k')).resolves.toBeNull();
       });
+
+      it('refuses a value that is not text, on every write, and stores nothing (a plain-JS caller)', async () => {
+        const notText = (value: unknown) => value as string;
+        const refusal = (got: string) => new TypeError(`value must be a string, got ${got}`);
+        await expect(store.set('k', notText(undefined), 1000)).rejects.toThrow(refusal('undefined'));
+        await expect(store.set('k', notText(42), 1000)).rejects.toThrow(refusal('number'));
+        await expect(store.setIfAbsent('k', notText(null), 1000)).rejects.toThrow(refusal('null'));
+        await expect(store.get('k')).resolves.toBeNull();
+        await store.set('k', 'v', 1000);
+        await expect(store.replaceIfEquals!('k', 'v', notText({}), 1000)).rejects.toThrow(refusal('object'));
+        await expect(
+          store.batch!([{ op: 'setIfAbsent', key: 'j', value: notText(undefined), ttlMs: 1000 }]),
+        ).rejects.toThrow(refusal('undefined'));
+        await expect(store.get('k')).resolves.toBe('v');
+        await expect(store.get('j')).resolves.toBeNull();
+      });
     });
 
     describe('setIfAbsent', () => {
