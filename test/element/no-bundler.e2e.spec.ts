@@ -6,7 +6,8 @@
  * verification against the host's routes and verifies it with the code.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -30,9 +31,11 @@ const PAGE = `<!doctype html><html lang="en"><title>Sign in</title>
 <main><h1>Sign in</h1><phone-verification methods="sms"></phone-verification></main>`;
 
 /** The package's files as the tarball ships them (paths from the package root). */
-function packedFiles(): Set<string> {
-  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8' });
-  return new Set((JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path));
+async function packedFiles(): Promise<Set<string>> {
+  const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    encoding: 'utf8',
+  });
+  return new Set((JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path));
 }
 
 describe('<phone-verification> without a bundler (import map, files served from the package)', () => {
@@ -47,7 +50,8 @@ describe('<phone-verification> without a bundler (import map, files served from 
   const missing: string[] = [];
 
   beforeAll(async () => {
-    packed = packedFiles();
+    // npm lists the tarball while the host and the browser start (one loaded core: seconds each).
+    const listing = packedFiles();
     sb = suite.sb;
     control = new SandboxControlClient(sb.url);
     host = await suite.boot({
@@ -58,7 +62,7 @@ describe('<phone-verification> without a bundler (import map, files served from 
         limits: { enabled: false },
       },
     });
-    browser = await launchChromium();
+    [packed, browser] = await Promise.all([listing, launchChromium()]);
   });
   afterAll(async () => {
     await browser?.close();
