@@ -21,6 +21,8 @@ export class VerificationValidationPipe extends ValidationPipe {
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
+      // One reason per field: a field left out is "must be a string", not also "too long".
+      stopAtFirstError: true,
       transform: false,
       validationError: { target: false, value: false },
       exceptionFactory: (errors: ValidationError[]) => {
