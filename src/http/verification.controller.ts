@@ -12,6 +12,7 @@ import {
   Req,
   Res,
   UseFilters,
+  VERSION_NEUTRAL,
   type Type,
 } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from './openapi-decorators.js';
@@ -264,7 +265,8 @@ function journeyTokenOf(value: unknown): string | undefined {
 
 /** A controller class serving the client routes under `prefix`. */
 export function createVerificationController(prefix: string): Type<VerificationControllerBase> {
-  @Controller(prefix)
+  // Version-neutral: a host's versioning leaves the module's routes where the boot log says.
+  @Controller({ path: prefix, version: VERSION_NEUTRAL })
   class VerificationController extends VerificationControllerBase {}
   return VerificationController;
 }
